@@ -1,0 +1,57 @@
+/*
+ * error.c: per-thread error messages (see error.h).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Long enough for a file path plus a sentence of context. */
+#define ERROR_MESSAGE_MAX 1024
+
+static _Thread_local char error_message[ERROR_MESSAGE_MAX];
+
+int tea_error_set(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(error_message, sizeof error_message, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+int tea_error_prefix(int code, const char *fmt, ...)
+{
+    char old[ERROR_MESSAGE_MAX];
+    size_t used;
+    va_list ap;
+
+    memcpy(old, error_message, sizeof old);
+    va_start(ap, fmt);
+    vsnprintf(error_message, sizeof error_message, fmt, ap);
+    va_end(ap);
+    used = strlen(error_message);
+    /* Append as much of the old message as fits. */
+    memcpy(error_message + used, old, strnlen(old, sizeof error_message - used - 1));
+    error_message[used + strnlen(old, sizeof error_message - used - 1)] = '\0';
+    return code;
+}
+
+const char *tea_error_message(void)
+{
+    return error_message;
+}
+
+void tea_error_clear(void)
+{
+    error_message[0] = '\0';
+}
+
+int tea_error_exit_status(int code)
+{
+    if (code == TEA_OK)
+        return 0;
+    return code == TEA_ERR_USAGE ? 2 : 1;
+}

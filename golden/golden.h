@@ -1,0 +1,107 @@
+/*
+ * golden.h: the golden reference (docs/semantics.md §3 and §6).
+ *
+ * The golden reference decides, for every cycle after the trace's origin (its
+ * first record), which µop(s) the cycle is charged to and which commit state
+ * the core is in. It works per interval, not per cycle: each record that
+ * commits or excepts at cycle c closes the interval (previous boundary, c],
+ * which splits into
+ *
+ *   [start, refill)  flush window: charged to the pending flush cause (Flushed)
+ *   [refill, c)      charged to the record's first µop (Stalled or Drained)
+ *   c                1/n to each of the n committing µops (Compute), or, for
+ *                    an exception without commits, to the excepting µop.
+ *
+ * A flush window opens after a record whose last µop is a flush cause (FL-MB,
+ * FL-EX, or any excepting µop) and lasts until the next record with
+ * TRACE_REC_REFILL or the next commit/exception, as the authors' TraceDoctor
+ * golden worker does. Stalled and Drained differ only in whether the ROB
+ * window is empty; both charge the next µop to commit.
+ *
+ * Cycles after the last commit are charged to the flush cause while its window
+ * lasts, otherwise to nobody (the next µop never commits inside the trace);
+ * golden_totals reports them as unattributed.
+ */
+#ifndef TEA_GOLDEN_GOLDEN_H
+#define TEA_GOLDEN_GOLDEN_H
+
+#include "trace/record.h"
+#include "trace/trace.h"
+
+#include <stdint.h>
+
+enum golden_state {
+    GOLDEN_COMPUTE = 0,  /* µops commit */
+    GOLDEN_STALLED = 1,  /* nothing commits, ROB not empty */
+    GOLDEN_DRAINED = 2,  /* ROB empty, not after a flush */
+    GOLDEN_FLUSHED = 3,  /* ROB empty after a flush cause */
+    GOLDEN_STATE_COUNT = 4
+};
+
+/* "compute", "stalled", "drained", "flushed". */
+const char *golden_state_name(enum golden_state state);
+
+/* One closed interval, handed to the consumer. Pointers are valid only during
+ * the callback. */
+typedef struct golden_interval {
+    uint64_t start;              /* first cycle of the interval */
+    uint64_t refill;             /* cycles [start, refill) go to the flush cause */
+    uint64_t cycle;              /* [refill, cycle) to uops[0]; `cycle` to the commits */
+    const trace_uop *flush_cause;/* NULL when refill == start */
+    const trace_uop *uops;       /* the record's µops: commits, then the excepting one */
+    unsigned n_commit;           /* 0 for an exception without commits */
+    uint64_t stalled;            /* cycles of [refill, cycle) with a non-empty ROB */
+    uint64_t drained;            /* cycles of [refill, cycle) with an empty ROB */
+} golden_interval;
+
+/* Receives each interval as soon as the closing record is seen. */
+typedef struct golden_sink {
+    void (*interval)(void *ctx, const golden_interval *iv);
+    void *ctx;
+} golden_sink;
+
+/* Totals of the classification, all in cycles. */
+typedef struct golden_totals {
+    uint64_t origin;              /* cycle of the first record */
+    uint64_t last_cycle;          /* cycle of the last record */
+    uint64_t states[GOLDEN_STATE_COUNT]; /* cycles per commit state; they sum to the span */
+    uint64_t attributed;          /* cycles charged to some µop */
+    uint64_t unattributed;        /* trailing cycles no µop can be charged with */
+} golden_totals;
+
+/* Streaming state of the golden reference. Plain data: copy to checkpoint. */
+typedef struct golden {
+    int started;                 /* the origin record has been seen */
+    uint64_t boundary;           /* cycle of the last interval end (or the origin) */
+    uint64_t last_cycle;         /* cycle of the previous record */
+    unsigned window;             /* ROB entries after the previous record */
+    int flush_pending;           /* a flush cause awaits its window's end */
+    int refilled;                /* the flush window ended at `refill_cycle` */
+    uint64_t refill_cycle;
+    trace_uop flush_cause;       /* valid while flush_pending */
+    uint64_t pending_stalled;    /* classified cycles since refill, not yet charged */
+    uint64_t pending_drained;
+    int finished;
+    golden_totals totals;
+} golden;
+
+/* Starts a golden reference for a trace whose ROB holds `initial_window`
+ * entries before its first record. */
+void golden_init(golden *g, unsigned initial_window);
+
+/* Consumes a batch of records (already validated by a reader) and reports
+ * each closed interval to `sink` (which may have a NULL callback). */
+void golden_feed(golden *g, const trace_batch *batch, const golden_sink *sink);
+
+/* Consumes one record. */
+void golden_record(golden *g, const trace_record *r, const trace_uop *uops, const golden_sink *sink);
+
+/* Ends the trace: charges trailing flush-window cycles to the flush cause
+ * (reported as an interval with n_commit == 0 and uops == NULL, covering
+ * [start, refill)) and counts the rest as unattributed. */
+void golden_finish(golden *g, const golden_sink *sink);
+
+/* The classification so far (complete after golden_finish). */
+const golden_totals *golden_get_totals(const golden *g);
+
+#endif

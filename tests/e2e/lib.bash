@@ -1,0 +1,54 @@
+# Shared helpers for the end-to-end tests. Each test script is run as
+#   bash SCRIPT BIN_DIR DATA_DIR SCRATCH_DIR
+# and sources this file. Assertions print what went wrong and exit 1.
+set -u
+BIN=$1
+DATA=$2
+SCRATCH=$3
+TEA="$BIN/tea"
+PICS="$BIN/pics"
+rm -rf "$SCRATCH"
+mkdir -p "$SCRATCH"
+cd "$SCRATCH" || exit 1
+
+fail() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+
+# run EXPECTED_STATUS CMD...: runs CMD, keeps stdout/stderr in out.txt/err.txt
+run() {
+    expected=$1
+    shift
+    "$@" >out.txt 2>err.txt
+    status=$?
+    if [ "$status" -ne "$expected" ]; then
+        echo "--- stdout" >&2; cat out.txt >&2
+        echo "--- stderr" >&2; cat err.txt >&2
+        fail "'$*' exited $status, expected $expected"
+    fi
+}
+
+# contains FILE TEXT: FILE contains the fixed string TEXT
+contains() {
+    grep -qF -- "$2" "$1" || { echo "--- $1:" >&2; cat "$1" >&2; fail "'$1' lacks '$2'"; }
+}
+
+# json_number FILE KEY: the first numeric member KEY of a JSON file written by
+# the tools (one member per line)
+json_number() {
+    sed -n "s/^ *\"$2\": \\([0-9.eE+-]*\\),\\{0,1\\}\$/\\1/p" "$1" | head -n 1
+}
+
+# same_figures A.json B.json: the two `tea info --json` outputs agree on every
+# figure (what differs between formats and files is left out)
+same_figures() {
+    strip='"file"|"format"|"compressed"|"tokens"|"records_stored"|"frames"|"source_format"|"generator"|"command_line"'
+    grep -Ev "$strip" "$1" >a.fig
+    grep -Ev "$strip" "$2" >b.fig
+    diff a.fig b.fig >&2 || fail "figures of $1 and $2 differ"
+}
+
+file_size() {
+    wc -c <"$1" | tr -d ' '
+}

@@ -1,0 +1,270 @@
+/*
+ * test_io.c: reading and writing trace files: round trips in both formats
+ * (raw, zstd, several frames, stdin is covered end to end), format detection,
+ * and every kind of bad input: empty files, truncation, corruption, wrong
+ * version, inconsistent footer, records a writer must refuse.
+ */
+#include "testutil.h"
+#include "common/error.h"
+#include "trace/native.h"
+#include "trace/tracedoctor.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static test_stream model;
+
+static int setup(void **state)
+{
+    (void)state;
+    test_model_stream("mixed", 11, 80000, &model);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    test_stream_free(&model);
+    return 0;
+}
+
+/* Writes the model stream, reads it back and compares everything. */
+static void round_trip(trace_format format, int raw, uint32_t frame_records)
+{
+    char *path = test_temp_path("roundtrip.trace");
+    trace_write_options o = { format, 0, raw, frame_records };
+    test_stream back;
+
+    assert_int_equal(test_stream_write(&model, &model.header, &o, path), 0);
+    assert_int_equal(test_stream_read(path, NULL, &back), 0);
+    assert_streams_equal(&model, &back);
+    assert_int_equal(back.stats.format, format);
+    assert_int_equal(back.stats.compressed, !raw);
+    assert_int_equal(back.totals.records, model.count);
+    if (format == TRACE_FORMAT_NATIVE && frame_records)
+        assert_int_equal(back.stats.frames, (model.count + frame_records - 1) / frame_records);
+    test_stream_free(&back);
+    unlink(path);
+    free(path);
+}
+
+static void native_round_trip(void **state)
+{
+    (void)state;
+    round_trip(TRACE_FORMAT_NATIVE, 0, 0);
+    round_trip(TRACE_FORMAT_NATIVE, 0, 1000); /* many frames */
+}
+
+static void tracedoctor_round_trip(void **state)
+{
+    (void)state;
+    round_trip(TRACE_FORMAT_TRACEDOCTOR, 0, 0);
+    round_trip(TRACE_FORMAT_TRACEDOCTOR, 1, 0);
+}
+
+/* Writes `model` natively and returns the file's bytes. */
+static void native_bytes(const char *path, uint8_t **data, size_t *size, uint32_t frame_records)
+{
+    trace_write_options o = { TRACE_FORMAT_NATIVE, 0, 0, frame_records };
+    assert_int_equal(test_stream_write(&model, &model.header, &o, path), 0);
+    test_read_file(path, data, size);
+}
+
+static void expect_read_error(const char *path, int code, const char *needle)
+{
+    test_stream s;
+    int rc = test_stream_read(path, NULL, &s);
+    if (rc != code)
+        fail_msg("expected error %d, got %d (%s)", code, rc, tea_error_message());
+    assert_contains(tea_error_message(), needle);
+    test_stream_free(&s);
+}
+
+static void empty_and_missing_files(void **state)
+{
+    char *path = test_temp_path("empty.trace");
+    (void)state;
+    test_write_file(path, "", 0);
+    expect_read_error(path, TEA_ERR_FORMAT, "empty file");
+    unlink(path);
+    expect_read_error(path, TEA_ERR_IO, "cannot open");
+    free(path);
+}
+
+static void truncated_native_trace(void **state)
+{
+    char *path = test_temp_path("trunc.tea");
+    uint8_t *data;
+    size_t size;
+    (void)state;
+
+    native_bytes(path, &data, &size, 5000);
+    /* a few bytes short: inside the footer frame */
+    test_write_file(path, data, size - 5);
+    expect_read_error(path, TEA_ERR_FORMAT, "truncated zstd frame starting at byte");
+    /* cut exactly at a frame boundary: before the index and footer */
+    {
+        native_footer f;
+        assert_int_equal(native_footer_decode(data + size - NATIVE_FOOTER_SIZE, NATIVE_FOOTER_SIZE, &f), 0);
+        test_write_file(path, data, f.index_offset);
+        expect_read_error(path, TEA_ERR_FORMAT, "truncated native trace: no footer");
+    }
+    /* cut in the middle of a data frame */
+    test_write_file(path, data, size / 2);
+    expect_read_error(path, TEA_ERR_FORMAT, "truncated zstd frame");
+    free(data);
+    unlink(path);
+    free(path);
+}
+
+static void corrupt_native_trace(void **state)
+{
+    char *path = test_temp_path("corrupt.tea");
+    uint8_t *data;
+    size_t size;
+    (void)state;
+
+    native_bytes(path, &data, &size, 5000);
+    /* Flip bytes inside the first data frame (after the header frame). */
+    for (size_t i = size / 4; i < size / 4 + 8; i++)
+        data[i] ^= 0x5A;
+    test_write_file(path, data, size);
+    expect_read_error(path, TEA_ERR_FORMAT, "frame starting at byte");
+    free(data);
+
+    /* The footer's commit count disagreeing with the records. */
+    native_bytes(path, &data, &size, 0);
+    data[size - NATIVE_FOOTER_SIZE + 8 + 8 + 32] ^= 1;
+    test_write_file(path, data, size);
+    expect_read_error(path, TEA_ERR_FORMAT, "footer at byte");
+    free(data);
+
+    /* A header that claims a future major version. */
+    native_bytes(path, &data, &size, 0);
+    data[8 + NATIVE_MAGIC_SIZE] = 9;
+    test_write_file(path, data, size);
+    expect_read_error(path, TEA_ERR_FORMAT, "version 9.0 is not supported");
+    free(data);
+    unlink(path);
+    free(path);
+}
+
+static void truncated_tracedoctor_trace(void **state)
+{
+    char *path = test_temp_path("trunc.td");
+    uint8_t *data;
+    size_t size;
+    (void)state;
+
+    test_read_file(TEA_TEST_DATA "/scenario.bin", &data, &size);
+    test_write_file(path, data, size - 3);
+    expect_read_error(path, TEA_ERR_FORMAT, "file length is not a multiple of 64 bytes: 61 stray bytes after token 19");
+    free(data);
+
+    {
+        trace_write_options o = { TRACE_FORMAT_TRACEDOCTOR, 0, 0, 0 };
+        assert_int_equal(test_stream_write(&model, &model.header, &o, path), 0);
+        test_read_file(path, &data, &size);
+        test_write_file(path, data, size - 7);
+        expect_read_error(path, TEA_ERR_FORMAT, "truncated zstd frame starting at byte 0");
+        /* A damaged checksum: the data decodes, the frame does not verify. */
+        data[size - 2] ^= 0xFF;
+        test_write_file(path, data, size);
+        expect_read_error(path, TEA_ERR_FORMAT, "corrupt zstd data in frame starting at byte 0");
+        data[size - 2] ^= 0xFF;
+        /* Damage in the middle: caught by zstd or, earlier, by the token checks. */
+        data[size / 2] ^= 0xFF;
+        data[size / 2 + 1] ^= 0xFF;
+        test_write_file(path, data, size);
+        expect_read_error(path, TEA_ERR_FORMAT, "byte");
+        free(data);
+    }
+    unlink(path);
+    free(path);
+}
+
+static void format_is_detected_from_content(void **state)
+{
+    char *path = test_temp_path("scenario.zst"); /* misleading name: raw tokens */
+    uint8_t *data;
+    size_t size;
+    test_stream s;
+    (void)state;
+    test_read_file(TEA_TEST_DATA "/scenario.bin", &data, &size);
+    test_write_file(path, data, size);
+    assert_int_equal(test_stream_read(path, NULL, &s), 0);
+    assert_int_equal(s.stats.format, TRACE_FORMAT_TRACEDOCTOR);
+    assert_int_equal(s.stats.compressed, 0);
+    assert_int_equal(s.totals.last_cycle - s.totals.first_cycle, 50);
+    test_stream_free(&s);
+    free(data);
+    unlink(path);
+    free(path);
+}
+
+static void writers_refuse_impossible_records(void **state)
+{
+    char *path = test_temp_path("refuse.tea");
+    trace_write_options native = { TRACE_FORMAT_NATIVE, 0, 0, 0 }, td = { TRACE_FORMAT_TRACEDOCTOR, 0, 0, 0 };
+    trace_header h;
+    trace_writer *w;
+    test_stream s;
+    trace_record r;
+    trace_batch b;
+    (void)state;
+
+    trace_header_init(&h);
+    h.commit_width = 8;
+    h.rob_size = 256;
+    assert_int_equal(trace_writer_open(&w, path, &h, &td), TEA_ERR_UNSUPPORTED);
+    assert_contains(tea_error_message(), "8-wide");
+
+    /* Cycle numbers must increase; nothing is left behind on failure. */
+    unlink(path);
+    trace_header_init(&h);
+    test_stream_init(&s);
+    memset(&r, 0, sizeof r);
+    r.cycle = 5;
+    test_stream_append(&s, &r, NULL);
+    test_stream_append(&s, &r, NULL);
+    assert_int_equal(trace_writer_open(&w, path, &h, &native), 0);
+    b = test_stream_batch(&s, 0, 2);
+    assert_int_equal(trace_writer_write(w, &b), TEA_ERR_FORMAT);
+    assert_contains(tea_error_message(), "does not follow");
+    trace_writer_abort(w);
+    assert_int_equal(access(path, F_OK), -1);
+    test_stream_free(&s);
+
+    /* Commits from an empty ROB. */
+    test_stream_init(&s);
+    r.cycle = 1;
+    r.n_commit = 1;
+    r.retire = 1;
+    {
+        trace_uop u = { 0x10, 0, 0, 0 };
+        test_stream_append(&s, &r, &u);
+    }
+    assert_int_equal(trace_writer_open(&w, path, &h, &native), 0);
+    b = test_stream_batch(&s, 0, 1);
+    assert_int_equal(trace_writer_write(w, &b), TEA_ERR_FORMAT);
+    assert_contains(tea_error_message(), "1 entries retire from a ROB holding 0");
+    trace_writer_abort(w);
+    test_stream_free(&s);
+    free(path);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(native_round_trip),
+        cmocka_unit_test(tracedoctor_round_trip),
+        cmocka_unit_test(empty_and_missing_files),
+        cmocka_unit_test(truncated_native_trace),
+        cmocka_unit_test(corrupt_native_trace),
+        cmocka_unit_test(truncated_tracedoctor_trace),
+        cmocka_unit_test(format_is_detected_from_content),
+        cmocka_unit_test(writers_refuse_impossible_records),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,62 @@
+/*
+ * testutil.h: helpers shared by the unit tests: scratch files and whole
+ * record streams held in memory.
+ */
+#ifndef TEA_TESTS_TESTUTIL_H
+#define TEA_TESTS_TESTUTIL_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "trace/trace.h"
+
+/* A path in the test's scratch directory ($TMPDIR), unique per process;
+ * malloc'd. */
+char *test_temp_path(const char *name);
+
+/* Reads or writes a whole file; abort the test on failure. */
+void test_read_file(const char *path, uint8_t **data, size_t *size);
+void test_write_file(const char *path, const void *data, size_t size);
+
+/* A whole stream of records in memory. */
+typedef struct test_stream {
+    trace_record *records;
+    trace_uop *uops;
+    size_t count, uop_count;
+    size_t record_cap, uop_cap;
+    trace_header header;
+    trace_totals totals;
+    trace_read_stats stats;
+} test_stream;
+
+void test_stream_init(test_stream *s);
+void test_stream_free(test_stream *s);
+
+/* Appends a copy of one record and its µops (first_uop is rewritten). */
+void test_stream_append(test_stream *s, const trace_record *r, const trace_uop *uops);
+
+/* Reads a trace file into `s`; returns the reader's error code (0 on success,
+ * with s holding every record, the header, totals and stats). */
+int test_stream_read(const char *path, const trace_open_options *opts, test_stream *s);
+
+/* Writes `s` with header `h`; returns the writer's error code. */
+int test_stream_write(const test_stream *s, const trace_header *h, const trace_write_options *opts,
+                      const char *path);
+
+/* A batch view of the stream's records [first, first + count). */
+trace_batch test_stream_batch(const test_stream *s, size_t first, size_t count);
+
+/* Asserts that two streams hold identical records and µops. */
+void assert_streams_equal(const test_stream *a, const test_stream *b);
+
+/* Runs the core model on a built-in workload for `cycles` cycles and keeps
+ * the records in `s` (header: the model's core shape). */
+void test_model_stream(const char *workload, uint64_t seed, uint64_t cycles, test_stream *s);
+
+/* Asserts that `message` contains `needle` (with a readable failure). */
+void assert_contains(const char *message, const char *needle);
+
+#endif

@@ -1,0 +1,294 @@
+/*
+ * tea_info.c: `tea info`, a description of a trace in text or JSON.
+ */
+#include "cli.h"
+#include "commands.h"
+#include "common/error.h"
+#include "common/json.h"
+#include "golden/golden.h"
+#include "trace/trace.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Records per batch while scanning. */
+#define INFO_BATCH_RECORDS 4096
+/* Most warnings one trace can produce. */
+#define INFO_MAX_WARNINGS 8
+#define INFO_WARNING_SIZE 256
+
+typedef struct info_report {
+    const char *path;
+    trace_header header;
+    trace_totals totals;
+    trace_read_stats stats;
+    golden_totals golden;
+    char warnings[INFO_MAX_WARNINGS][INFO_WARNING_SIZE];
+    int warning_count;
+} info_report;
+
+static void usage(FILE *out)
+{
+    fprintf(out, "Usage: tea info [--json] [OPTIONS] TRACE\n\n"
+                 "Describe a trace (native or TraceDoctor, raw or zstd; '-' for stdin): its format and\n"
+                 "header, cycle span, records, µops committed, cycles in each commit state (compute,\n"
+                 "stalled, drained, flushed; they sum to the span), event counts, and warnings.\n\n"
+                 "Options:\n"
+                 "  --json             print a JSON object instead of text\n" CLI_TRACE_OPTIONS_HELP
+                 "  -h, --help         show this help\n");
+}
+
+static void add_warning(info_report *rep, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void add_warning(info_report *rep, const char *fmt, ...)
+{
+    va_list ap;
+    if (rep->warning_count >= INFO_MAX_WARNINGS)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(rep->warnings[rep->warning_count++], INFO_WARNING_SIZE, fmt, ap);
+    va_end(ap);
+}
+
+/* Reads the whole trace once, classifying every cycle. */
+static int scan_trace(info_report *rep, const trace_open_options *opts)
+{
+    trace_reader *reader = NULL;
+    trace_batch batch = { 0 };
+    golden g;
+    int rc;
+
+    if ((rc = trace_reader_open(&reader, rep->path, opts)))
+        return rc;
+    if ((rc = trace_batch_init(&batch, INFO_BATCH_RECORDS)))
+        goto done;
+    golden_init(&g, trace_reader_header(reader)->initial_window);
+    for (;;) {
+        if ((rc = trace_reader_read(reader, &batch)))
+            goto done;
+        if (batch.count == 0)
+            break;
+        golden_feed(&g, &batch, NULL);
+    }
+    golden_finish(&g, NULL);
+    rep->golden = *golden_get_totals(&g);
+    rep->totals = *trace_reader_totals(reader);
+    rep->stats = *trace_reader_stats(reader);
+    rc = trace_header_copy(&rep->header, trace_reader_header(reader));
+done:
+    trace_batch_free(&batch);
+    trace_reader_close(reader);
+    return rc;
+}
+
+static void collect_warnings(info_report *rep)
+{
+    if (rep->stats.notes.flags & TRACE_NOTE_ST_LLC_UNAVAILABLE)
+        add_warning(rep, "every memlat is 0: ST-LLC cannot be derived (%llu L1 misses show as ST-L1 only)",
+                    (unsigned long long)rep->totals.events[PSV_ST_L1]);
+    if (rep->stats.notes.counter_wraps)
+        add_warning(rep, "the 44-bit TraceDoctor cycle counter wrapped %llu time(s); cycles were unwrapped",
+                    (unsigned long long)rep->stats.notes.counter_wraps);
+    if (rep->stats.index_resyncs)
+        add_warning(rep, "%llu token(s) had ROB head/tail indices that disagree with the commits; dispatch "
+                         "and squash counts (IBS, SPE, RIS) are approximate",
+                    (unsigned long long)rep->stats.index_resyncs);
+    if (rep->golden.unattributed)
+        add_warning(rep, "%llu cycle(s) after the last commit cannot be attributed",
+                    (unsigned long long)rep->golden.unattributed);
+}
+
+static double percent(uint64_t part, uint64_t whole)
+{
+    return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static void print_text(const info_report *rep)
+{
+    const trace_header *h = &rep->header;
+    const trace_totals *t = &rep->totals;
+    uint64_t span = t->last_cycle - t->first_cycle;
+
+    printf("file:         %s\n", rep->path);
+    printf("format:       %s (%s, %llu %s, %llu zstd frame%s)\n", trace_format_name(rep->stats.format),
+           rep->stats.compressed ? "zstd" : "raw", (unsigned long long)rep->stats.units,
+           rep->stats.format == TRACE_FORMAT_TRACEDOCTOR ? "tokens" : "records",
+           (unsigned long long)rep->stats.frames, rep->stats.frames == 1 ? "" : "s");
+    printf("core:         %u-wide commit, %u-entry ROB, %.4g GHz, %s, %u-bit virtual addresses\n",
+           h->commit_width, h->rob_size, (double)h->clock_hz / 1e9, h->arch, h->va_bits);
+    printf("ST-LLC:       memlat >= %u cycles\n", h->llc_latency);
+    if (h->source_format)
+        printf("source:       %s\n", h->source_format);
+    if (h->generator)
+        printf("generator:    %s\n", h->generator);
+    if (h->command_line)
+        printf("command:      %s\n", h->command_line);
+    if (h->binary_path)
+        printf("binary:       %s\n", h->binary_path);
+    if (h->build_id)
+        printf("build-id:     %s\n", h->build_id);
+    if (h->has_load_bias)
+        printf("load bias:    0x%llx\n", (unsigned long long)h->load_bias);
+    printf("cycles:       %llu .. %llu (span %llu)\n", (unsigned long long)t->first_cycle,
+           (unsigned long long)t->last_cycle, (unsigned long long)span);
+    printf("records:      %llu\n", (unsigned long long)t->records);
+    printf("µops:         %llu committed, %llu excepted\n", (unsigned long long)t->commits,
+           (unsigned long long)t->exceptions);
+    printf("ROB entries:  %llu dispatched, %llu squashed, %llu refills\n", (unsigned long long)t->dispatched,
+           (unsigned long long)t->squashed, (unsigned long long)t->refills);
+    printf("states:      ");
+    for (int s = 0; s < GOLDEN_STATE_COUNT; s++)
+        printf(" %s %llu (%.1f%%)%s", golden_state_name((enum golden_state)s),
+               (unsigned long long)rep->golden.states[s], percent(rep->golden.states[s], span),
+               s + 1 < GOLDEN_STATE_COUNT ? "," : "\n");
+    printf("attributed:   %llu cycles (%llu unattributed)\n", (unsigned long long)rep->golden.attributed,
+           (unsigned long long)rep->golden.unattributed);
+    printf("events:      ");
+    for (int e = 0; e < PSV_EVENT_COUNT; e++)
+        printf(" %s %llu%s", psv_event_name((enum psv_event)e), (unsigned long long)t->events[e],
+               e + 1 < PSV_EVENT_COUNT ? "," : "\n");
+    for (int i = 0; i < rep->warning_count; i++)
+        printf("warning:      %s\n", rep->warnings[i]);
+}
+
+static void print_json(const info_report *rep)
+{
+    const trace_header *h = &rep->header;
+    const trace_totals *t = &rep->totals;
+    json_writer j;
+
+    json_init(&j, stdout);
+    json_begin_object(&j);
+    json_key(&j, "file");
+    json_string(&j, rep->path);
+    json_key(&j, "format");
+    json_string(&j, trace_format_name(rep->stats.format));
+    json_key(&j, "compressed");
+    json_bool(&j, rep->stats.compressed);
+    json_key(&j, rep->stats.format == TRACE_FORMAT_TRACEDOCTOR ? "tokens" : "records_stored");
+    json_u64(&j, rep->stats.units);
+    json_key(&j, "frames");
+    json_u64(&j, rep->stats.frames);
+    json_key(&j, "header");
+    json_begin_object(&j);
+    json_key(&j, "commit_width");
+    json_u64(&j, h->commit_width);
+    json_key(&j, "rob_size");
+    json_u64(&j, h->rob_size);
+    json_key(&j, "clock_hz");
+    json_u64(&j, h->clock_hz);
+    json_key(&j, "arch");
+    json_string(&j, h->arch);
+    json_key(&j, "va_bits");
+    json_u64(&j, h->va_bits);
+    json_key(&j, "llc_latency");
+    json_u64(&j, h->llc_latency);
+    json_key(&j, "initial_rob_entries");
+    json_u64(&j, h->initial_window);
+    json_key(&j, "source_format");
+    json_string(&j, h->source_format);
+    json_key(&j, "generator");
+    json_string(&j, h->generator);
+    json_key(&j, "command_line");
+    json_string(&j, h->command_line);
+    json_key(&j, "binary_path");
+    json_string(&j, h->binary_path);
+    json_key(&j, "build_id");
+    json_string(&j, h->build_id);
+    json_key(&j, "load_bias");
+    if (h->has_load_bias)
+        json_u64(&j, h->load_bias);
+    else
+        json_null(&j);
+    json_end(&j);
+    json_key(&j, "first_cycle");
+    json_u64(&j, t->first_cycle);
+    json_key(&j, "last_cycle");
+    json_u64(&j, t->last_cycle);
+    json_key(&j, "cycles");
+    json_u64(&j, t->last_cycle - t->first_cycle);
+    json_key(&j, "records");
+    json_u64(&j, t->records);
+    json_key(&j, "commits");
+    json_u64(&j, t->commits);
+    json_key(&j, "exceptions");
+    json_u64(&j, t->exceptions);
+    json_key(&j, "dispatched");
+    json_u64(&j, t->dispatched);
+    json_key(&j, "squashed");
+    json_u64(&j, t->squashed);
+    json_key(&j, "refills");
+    json_u64(&j, t->refills);
+    json_key(&j, "states");
+    json_begin_object(&j);
+    for (int s = 0; s < GOLDEN_STATE_COUNT; s++) {
+        json_key(&j, golden_state_name((enum golden_state)s));
+        json_u64(&j, rep->golden.states[s]);
+    }
+    json_end(&j);
+    json_key(&j, "attributed_cycles");
+    json_u64(&j, rep->golden.attributed);
+    json_key(&j, "unattributed_cycles");
+    json_u64(&j, rep->golden.unattributed);
+    json_key(&j, "events");
+    json_begin_object(&j);
+    for (int e = 0; e < PSV_EVENT_COUNT; e++) {
+        json_key(&j, psv_event_name((enum psv_event)e));
+        json_u64(&j, t->events[e]);
+    }
+    json_end(&j);
+    json_key(&j, "counter_wraps");
+    json_u64(&j, rep->stats.notes.counter_wraps);
+    json_key(&j, "warnings");
+    json_begin_array(&j);
+    for (int i = 0; i < rep->warning_count; i++)
+        json_string(&j, rep->warnings[i]);
+    json_end(&j);
+    json_end(&j);
+    json_finish(&j);
+}
+
+int tea_info_main(int argc, char **argv)
+{
+    static const struct option long_options[] = {
+        { "json", no_argument, NULL, 'j' },
+        { "help", no_argument, NULL, 'h' },
+        CLI_TRACE_LONG_OPTIONS,
+        { NULL, 0, NULL, 0 },
+    };
+    trace_open_options opts = { 0 };
+    info_report rep;
+    int json = 0, opt, rc;
+
+    memset(&rep, 0, sizeof rep);
+    trace_header_init(&rep.header);
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "h", long_options, NULL)) != -1) {
+        if (opt == 'j') {
+            json = 1;
+        } else if (opt == 'h') {
+            usage(stdout);
+            return CLI_EXIT_OK;
+        } else if ((rc = cli_trace_option(argv[0], opt, optarg, &opts)) != 1) {
+            if (rc)
+                return rc;
+        } else {
+            return cli_usage_hint(argv[0]);
+        }
+    }
+    if (optind != argc - 1)
+        return cli_usage_error(argv[0], optind == argc ? "missing TRACE" : "expected exactly one TRACE");
+    rep.path = argv[optind];
+    if ((rc = scan_trace(&rep, &opts))) {
+        trace_header_free(&rep.header);
+        return cli_fail(argv[0], rc);
+    }
+    collect_warnings(&rep);
+    if (json)
+        print_json(&rep);
+    else
+        print_text(&rep);
+    trace_header_free(&rep.header);
+    return CLI_EXIT_OK;
+}

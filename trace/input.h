@@ -1,0 +1,70 @@
+/*
+ * input.h: buffered reading of a trace file or standard input, with zstd.
+ *
+ * Internal to trace/. Offers three views of the same input:
+ *   - raw bytes (uncompressed TraceDoctor tokens);
+ *   - the decompressed concatenation of all zstd frames, skippable frames
+ *     skipped (compressed TraceDoctor tokens, and what `zstd -dc` prints);
+ *   - frame by frame, skippable frames included (native traces).
+ * Every error message names the file and the compressed byte offset of the
+ * frame or byte concerned. Memory stays bounded: one read buffer, plus in frame
+ * mode one frame's content (at most INPUT_MAX_FRAME_SIZE bytes).
+ */
+#ifndef TEA_TRACE_INPUT_H
+#define TEA_TRACE_INPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define INPUT_ZSTD_MAGIC 0xFD2FB528u
+#define INPUT_SKIPPABLE_MAGIC 0x184D2A50u      /* ..5F: the low nibble is a variant */
+#define INPUT_SKIPPABLE_MASK 0xFFFFFFF0u
+/* Largest decompressed frame or skippable frame accepted, against hostile sizes. */
+#define INPUT_MAX_FRAME_SIZE (256u << 20)
+
+typedef struct trace_input trace_input;
+
+/* Opens `path`, or standard input for "-". TEA_ERR_IO with the system's
+ * reason when the file cannot be opened. */
+int input_open(trace_input **out, const char *path);
+
+/* The name used in messages ("<stdin>" for "-"). */
+const char *input_name(const trace_input *in);
+
+/* Copies up to `want` bytes from the current position without consuming them;
+ * *got < want only at end of input. */
+int input_peek(trace_input *in, uint8_t *dst, size_t want, size_t *got);
+
+/* Reads up to `size` raw bytes; *got < size only at end of input. */
+int input_read_raw(trace_input *in, void *dst, size_t size, size_t *got);
+
+/* Reads up to `size` bytes of decompressed content from consecutive zstd
+ * frames, skipping skippable frames; *got is 0 only at the end of the input.
+ * Errors: TEA_ERR_FORMAT for corrupt or truncated frames or trailing garbage. */
+int input_read_decompressed(trace_input *in, void *dst, size_t size, size_t *got);
+
+/* One frame returned by input_next_frame. */
+typedef struct input_frame {
+    int skippable;           /* 1: skippable frame, 0: zstd data frame */
+    unsigned variant;        /* skippable magic variant (0..15) */
+    uint64_t offset;         /* compressed byte offset of the frame's first byte */
+    uint64_t compressed_size;/* bytes the frame occupies in the file */
+    const uint8_t *data;     /* content (decompressed for data frames) */
+    size_t size;             /* content bytes; valid until the next call */
+} input_frame;
+
+/* Reads the next whole frame. Returns 0 with *more = 0 at a clean end of input
+ * (between frames). Errors: TEA_ERR_FORMAT for an unknown magic, a truncated
+ * or corrupt frame, or a frame above INPUT_MAX_FRAME_SIZE. */
+int input_next_frame(trace_input *in, input_frame *frame, int *more);
+
+/* Bytes consumed from the file so far. */
+uint64_t input_offset(const trace_input *in);
+
+/* zstd data frames completed so far (both decompressing views). */
+uint64_t input_frames(const trace_input *in);
+
+/* Closes the file (not standard input) and frees. Safe on NULL. */
+void input_close(trace_input *in);
+
+#endif

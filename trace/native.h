@@ -1,0 +1,106 @@
+/*
+ * native.h: encoding of the native trace format (docs/trace-format.md).
+ *
+ * Internal to trace/. A native trace is a sequence of zstd frames:
+ *   header (skippable) · data frames (records) · index (skippable) · footer (skippable).
+ * This module encodes and decodes the pieces; reader.c and writer.c do the
+ * file handling.
+ */
+#ifndef TEA_TRACE_NATIVE_H
+#define TEA_TRACE_NATIVE_H
+
+#include "record.h"
+#include "trace.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define NATIVE_VERSION_MAJOR 1
+#define NATIVE_VERSION_MINOR 0
+/* Skippable-frame variant used for the header, index and footer frames. */
+#define NATIVE_SKIPPABLE_VARIANT 0xE
+/* Eight-byte magics at the start of each metadata frame. */
+#define NATIVE_HEADER_MAGIC "TEATRACE"
+#define NATIVE_INDEX_MAGIC "TEAINDEX"
+#define NATIVE_FOOTER_MAGIC "TEAFOOTR"
+#define NATIVE_MAGIC_SIZE 8
+/* Size of the footer frame's content (fixed, so it can be found from the end). */
+#define NATIVE_FOOTER_SIZE 176
+/* Size of one index entry. */
+#define NATIVE_INDEX_ENTRY_SIZE 48
+/* Longest encoded record: tag, ext, cycle, µops with PSVs and offsets, counts. */
+#define NATIVE_MAX_RECORD_BYTES (2 + 10 + TRACE_MAX_RECORD_UOPS * (10 + 3 + 2) + 4 * 5)
+
+/* A growable byte buffer. */
+typedef struct native_buffer {
+    uint8_t *data;
+    size_t size, capacity;
+} native_buffer;
+
+int native_buffer_reserve(native_buffer *b, size_t extra);
+void native_buffer_free(native_buffer *b);
+
+/* Serializes the header frame's content (magic, version, fields) into `out`
+ * (cleared first). */
+int native_header_encode(const trace_header *h, native_buffer *out);
+
+/* Parses a header frame's content into `h` (initialized here). Errors
+ * (TEA_ERR_FORMAT): wrong magic, unsupported major version, malformed or
+ * missing fields, values out of range. */
+int native_header_decode(const uint8_t *data, size_t size, trace_header *h);
+
+/* True when `data` starts with the header magic. */
+int native_is_header(const uint8_t *data, size_t size);
+
+/* Per-frame encoding state: the previous record's cycle and µop PC. */
+typedef struct native_codec {
+    unsigned width;        /* commit width: a dispatch of this many is implicit */
+    uint64_t prev_cycle;
+    uint64_t prev_pc;
+    int frame_started;     /* 0 until the frame's first record (absolute cycle) */
+} native_codec;
+
+/* Starts a new frame (resets deltas). */
+void native_codec_frame_start(native_codec *c, unsigned width);
+
+/* Appends one record to `out`; the buffer must have NATIVE_MAX_RECORD_BYTES
+ * free. Returns the bytes written. */
+size_t native_encode_record(native_codec *c, const trace_record *r, const trace_uop *uops, uint8_t *out);
+
+/* Decodes one record from data[*pos..size) into *r and uops[] (r->first_uop is
+ * left alone) and advances *pos. TEA_ERR_FORMAT for truncated or malformed
+ * bytes (message without location). Cycle order and window checks are the
+ * caller's. */
+int native_decode_record(native_codec *c, const uint8_t *data, size_t size, size_t *pos,
+                         trace_record *r, trace_uop *uops);
+
+/* What the index says about one data frame. */
+typedef struct native_index_entry {
+    uint64_t offset;          /* file offset of the frame */
+    uint64_t compressed_size; /* bytes in the file */
+    uint64_t first_cycle, last_cycle;
+    uint32_t records;
+    uint32_t content_size;    /* decompressed bytes */
+    uint32_t window;          /* ROB entries in flight before the frame's first record */
+} native_index_entry;
+
+void native_index_entry_encode(const native_index_entry *e, uint8_t out[NATIVE_INDEX_ENTRY_SIZE]);
+void native_index_entry_decode(const uint8_t in[NATIVE_INDEX_ENTRY_SIZE], native_index_entry *e);
+
+/* Folds an index entry into a running 64-bit digest (used to check a streamed
+ * trace's frames against its index in constant memory). */
+uint64_t native_index_digest(uint64_t digest, const native_index_entry *e);
+
+/* The footer's content. */
+typedef struct native_footer {
+    trace_totals totals;
+    trace_notes notes;
+    uint64_t data_frames;
+    uint64_t index_offset;   /* file offset of the index frame */
+} native_footer;
+
+void native_footer_encode(const native_footer *f, uint8_t out[NATIVE_FOOTER_SIZE]);
+/* TEA_ERR_FORMAT for a wrong magic or version. */
+int native_footer_decode(const uint8_t *data, size_t size, native_footer *f);
+
+#endif

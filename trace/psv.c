@@ -1,0 +1,80 @@
+/*
+ * psv.c: names and labels of PSV events (see psv.h).
+ */
+#include "psv.h"
+#include "../common/error.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const event_names[PSV_EVENT_COUNT] = {
+    "ST-L1", "ST-TLB", "ST-LLC", "DR-L1", "DR-TLB", "DR-SQ", "FL-MB", "FL-EX", "FL-MO",
+};
+
+const char *psv_event_name(enum psv_event event)
+{
+    return (unsigned)event < PSV_EVENT_COUNT ? event_names[event] : "?";
+}
+
+char *psv_label(uint16_t psv, char *buf, size_t size)
+{
+    size_t used = 0;
+
+    if (size == 0)
+        return buf;
+    buf[0] = '\0';
+    if ((psv & PSV_MASK_ALL) == 0) {
+        snprintf(buf, size, "base");
+        return buf;
+    }
+    for (int i = 0; i < PSV_EVENT_COUNT; i++) {
+        if (!(psv & (1u << i)))
+            continue;
+        int n = snprintf(buf + used, size - used, "%s%s", used ? "," : "", event_names[i]);
+        if (n < 0 || (size_t)n >= size - used)
+            break;
+        used += (size_t)n;
+    }
+    return buf;
+}
+
+int psv_event_from_name(const char *name, size_t len)
+{
+    for (int i = 0; i < PSV_EVENT_COUNT; i++)
+        if (strlen(event_names[i]) == len && memcmp(event_names[i], name, len) == 0)
+            return i;
+    return -1;
+}
+
+int psv_parse_label(const char *label, uint16_t *psv)
+{
+    const char *p = label;
+    uint16_t value = 0;
+
+    if (strcmp(label, "base") == 0) {
+        *psv = 0;
+        return TEA_OK;
+    }
+    if (*label >= '0' && *label <= '9') {
+        char *end;
+        unsigned long v = strtoul(label, &end, 10);
+        if (*end != '\0' || v >= PSV_VALUES)
+            return tea_error_set(TEA_ERR_USAGE, "invalid PSV value '%s' (expected 0-511)", label);
+        *psv = (uint16_t)v;
+        return TEA_OK;
+    }
+    while (*p) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        int bit = psv_event_from_name(p, len);
+        if (bit < 0)
+            return tea_error_set(TEA_ERR_USAGE, "unknown event '%.*s' in component '%s'", (int)len, p, label);
+        value |= (uint16_t)(1u << bit);
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    *psv = value;
+    return TEA_OK;
+}

@@ -1,0 +1,452 @@
+/*
+ * reader.c: the format-detecting trace reader (see trace.h).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "trace.h"
+#include "input.h"
+#include "native.h"
+#include "tracedoctor.h"
+#include "../common/error.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Tokens decoded per read from the input. */
+#define TOKENS_PER_CHUNK 8192
+/* Bytes needed to recognise a native header: skippable header plus magic. */
+#define DETECT_BYTES (8 + NATIVE_MAGIC_SIZE)
+
+struct trace_reader {
+    trace_input *in;
+    trace_format format;
+    trace_header header;
+    trace_totals totals;
+    trace_read_stats stats;
+    int failed;               /* an error was returned: only close is allowed */
+    int done;                 /* end of stream reached */
+    unsigned window;          /* ROB entries before the next record */
+    uint64_t last_cycle;
+    /* TraceDoctor */
+    td_decoder td;
+    uint8_t *tokens;          /* TOKENS_PER_CHUNK tokens */
+    size_t token_count, token_pos;
+    int input_exhausted;
+    /* native */
+    native_codec codec;
+    const uint8_t *frame;     /* current data frame content */
+    size_t frame_size, frame_pos;
+    native_index_entry frame_entry; /* summary of the current data frame */
+    int in_data_frame;
+    uint64_t data_digest;     /* digest of data frames seen, to compare with the index */
+    int seen_index, seen_footer;
+};
+
+const trace_header *trace_reader_header(const trace_reader *r)
+{
+    return &r->header;
+}
+
+const trace_totals *trace_reader_totals(const trace_reader *r)
+{
+    return &r->totals;
+}
+
+const trace_read_stats *trace_reader_stats(const trace_reader *r)
+{
+    return &r->stats;
+}
+
+void trace_reader_close(trace_reader *r)
+{
+    if (!r)
+        return;
+    input_close(r->in);
+    trace_header_free(&r->header);
+    free(r->tokens);
+    free(r);
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Reads the next chunk of tokens; sets input_exhausted at the end. A length
+ * that is not a multiple of the token size is an error. */
+static int fill_tokens(trace_reader *r)
+{
+    size_t want = (size_t)TOKENS_PER_CHUNK * TD_TOKEN_SIZE, got;
+    int rc = r->stats.compressed ? input_read_decompressed(r->in, r->tokens, want, &got)
+                                 : input_read_raw(r->in, r->tokens, want, &got);
+    if (rc)
+        return rc;
+    r->token_count = got / TD_TOKEN_SIZE;
+    r->token_pos = 0;
+    if (got % TD_TOKEN_SIZE) {
+        uint64_t whole = r->stats.units + r->token_count;
+        return tea_error_set(TEA_ERR_FORMAT,
+                             "%s: %s length is not a multiple of %d bytes: %zu stray bytes after token %llu (byte %llu)",
+                             input_name(r->in), r->stats.compressed ? "decompressed" : "file", TD_TOKEN_SIZE,
+                             got % TD_TOKEN_SIZE, (unsigned long long)whole,
+                             (unsigned long long)(whole * TD_TOKEN_SIZE));
+    }
+    if (got < want)
+        r->input_exhausted = 1;
+    return TEA_OK;
+}
+
+/* Pushes the next token through the decoder; *ready when a record came out. */
+static int push_token(trace_reader *r, trace_record *rec, trace_uop *uops, int *ready)
+{
+    td_token t;
+    int rc;
+
+    td_token_unpack(r->tokens + r->token_pos * TD_TOKEN_SIZE, &t);
+    r->token_pos++;
+    rc = td_decoder_push(&r->td, &t, rec, uops, ready);
+    r->stats.units = r->td.tokens;
+    if (rc)
+        return tea_error_prefix(rc, "%s: ", input_name(r->in));
+    return TEA_OK;
+}
+
+static int open_tracedoctor(trace_reader *r, const trace_open_options *opts)
+{
+    trace_record rec;
+    trace_uop uops[TRACE_MAX_RECORD_UOPS];
+    int ready, rc;
+
+    r->format = TRACE_FORMAT_TRACEDOCTOR;
+    if (opts && opts->rob_size)
+        r->header.rob_size = opts->rob_size;
+    if (opts && opts->llc_latency)
+        r->header.llc_latency = opts->llc_latency;
+    if (opts && opts->clock_hz)
+        r->header.clock_hz = opts->clock_hz;
+    r->header.commit_width = TD_SLOTS;
+    if (r->header.rob_size % TD_SLOTS || r->header.rob_size > TD_MAX_ROB)
+        return tea_error_set(TEA_ERR_USAGE, "ROB size %u: TraceDoctor ROBs have a multiple of %d entries, at most %d",
+                             r->header.rob_size, TD_SLOTS, TD_MAX_ROB);
+    if ((rc = trace_header_set(&r->header.source_format, "tracedoctor")))
+        return rc;
+    td_decoder_init(&r->td, r->header.rob_size, r->header.llc_latency);
+    r->tokens = malloc((size_t)TOKENS_PER_CHUNK * TD_TOKEN_SIZE);
+    if (!r->tokens)
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    if ((rc = fill_tokens(r)))
+        return rc;
+    if (r->token_count == 0)
+        return tea_error_set(TEA_ERR_FORMAT, "%s: no TraceDoctor tokens (empty %s)", input_name(r->in),
+                             r->stats.compressed ? "decompressed stream" : "file");
+    /* Decode the first token now: it fixes the initial ROB occupancy. */
+    if ((rc = push_token(r, &rec, uops, &ready)))
+        return rc;
+    r->header.initial_window = r->td.initial_window;
+    r->window = r->td.initial_window;
+    return TEA_OK;
+}
+
+static int open_native(trace_reader *r)
+{
+    input_frame frame;
+    int more, rc;
+
+    r->format = TRACE_FORMAT_NATIVE;
+    if ((rc = input_next_frame(r->in, &frame, &more)))
+        return rc;
+    if (!more || !frame.skippable || !native_is_header(frame.data, frame.size))
+        return tea_error_set(TEA_ERR_FORMAT, "%s: native trace header missing", input_name(r->in));
+    trace_header_free(&r->header);
+    if ((rc = native_header_decode(frame.data, frame.size, &r->header)))
+        return tea_error_prefix(rc, "%s: header: ", input_name(r->in));
+    r->window = r->header.initial_window;
+    return TEA_OK;
+}
+
+int trace_reader_open(trace_reader **out, const char *path, const trace_open_options *opts)
+{
+    trace_reader *r = calloc(1, sizeof *r);
+    uint8_t head[DETECT_BYTES];
+    size_t got;
+    uint32_t magic;
+    int rc;
+
+    *out = NULL;
+    if (!r)
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    trace_header_init(&r->header);
+    if ((rc = input_open(&r->in, path)))
+        goto fail;
+    if ((rc = input_peek(r->in, head, sizeof head, &got)))
+        goto fail;
+    if (got == 0) {
+        rc = tea_error_set(TEA_ERR_FORMAT, "%s: empty file", input_name(r->in));
+        goto fail;
+    }
+    magic = got >= 4 ? le32(head) : 0;
+    if ((magic & INPUT_SKIPPABLE_MASK) == INPUT_SKIPPABLE_MAGIC && got >= DETECT_BYTES
+        && native_is_header(head + 8, got - 8)) {
+        r->stats.compressed = 1;
+        rc = open_native(r);
+    } else {
+        r->stats.compressed = magic == INPUT_ZSTD_MAGIC || (magic & INPUT_SKIPPABLE_MASK) == INPUT_SKIPPABLE_MAGIC;
+        rc = open_tracedoctor(r, opts);
+    }
+    if (rc)
+        goto fail;
+    r->stats.format = r->format;
+    *out = r;
+    return TEA_OK;
+
+fail:
+    trace_reader_close(r);
+    return rc;
+}
+
+/* Describes where the record being accepted came from, for messages only. */
+static void describe_location(const trace_reader *r, char *where, size_t size)
+{
+    if (r->format == TRACE_FORMAT_NATIVE)
+        snprintf(where, size, "record %llu (frame at byte %llu)", (unsigned long long)r->totals.records,
+                 (unsigned long long)r->frame_entry.offset);
+    else /* the record belongs to the token before the one just pushed */
+        snprintf(where, size, "token %llu", (unsigned long long)(r->td.tokens - (r->done ? 1 : 2)));
+}
+
+/* Checks a decoded record against the stream so far and adds it to the
+ * totals. */
+static int accept_record(trace_reader *r, const trace_record *rec, const trace_uop *uops)
+{
+    char where[96];
+    unsigned after;
+    int rc;
+
+    if (r->totals.records > 0 && rec->cycle <= r->last_cycle) {
+        describe_location(r, where, sizeof where);
+        return tea_error_set(TEA_ERR_FORMAT, "%s: %s: cycle %llu does not follow cycle %llu", input_name(r->in),
+                             where, (unsigned long long)rec->cycle, (unsigned long long)r->last_cycle);
+    }
+    if ((rc = trace_record_check(rec, uops, r->header.commit_width, r->header.rob_size, r->window, &after))) {
+        describe_location(r, where, sizeof where);
+        return tea_error_prefix(rc, "%s: %s (cycle %llu): ", input_name(r->in), where,
+                                (unsigned long long)rec->cycle);
+    }
+    if ((rec->flags & TRACE_REC_EXCEPTION) && !(uops[rec->n_commit].psv & (1u << PSV_FL_EX))) {
+        describe_location(r, where, sizeof where);
+        return tea_error_set(TEA_ERR_FORMAT, "%s: %s (cycle %llu): excepting µop lacks FL-EX", input_name(r->in),
+                             where, (unsigned long long)rec->cycle);
+    }
+    r->window = after;
+    r->last_cycle = rec->cycle;
+    trace_totals_add(&r->totals, rec, uops);
+    return TEA_OK;
+}
+
+/* Appends one record (already in the batch's next slots) to the batch. */
+static void batch_commit(trace_batch *batch, trace_record *rec)
+{
+    rec->first_uop = (uint32_t)batch->uop_count;
+    batch->records[batch->count++] = *rec;
+    batch->uop_count += trace_record_uops(rec);
+}
+
+static int read_tracedoctor(trace_reader *r, trace_batch *batch)
+{
+    int rc;
+
+    while (trace_batch_has_room(batch) && !r->done) {
+        trace_record rec;
+        trace_uop *uops = batch->uops + batch->uop_count;
+        int ready = 0;
+
+        if (r->token_pos == r->token_count) {
+            if (!r->input_exhausted && (rc = fill_tokens(r)))
+                return rc;
+            if (r->token_pos == r->token_count) {
+                td_decoder_finish(&r->td, &rec, uops, &ready);
+                r->done = 1;
+            }
+        }
+        if (!r->done && (rc = push_token(r, &rec, uops, &ready)))
+            return rc;
+        if (!ready)
+            continue;
+        if ((rc = accept_record(r, &rec, uops)))
+            return rc;
+        batch_commit(batch, &rec);
+    }
+    r->stats.notes.counter_wraps = r->td.stats.counter_wraps;
+    r->stats.memlat_nonzero = r->td.stats.memlat_nonzero;
+    r->stats.dcache_misses = r->td.stats.dcache_misses;
+    r->stats.index_resyncs = r->td.stats.index_resyncs;
+    if (r->stats.dcache_misses > 0 && r->stats.memlat_nonzero == 0)
+        r->stats.notes.flags |= TRACE_NOTE_ST_LLC_UNAVAILABLE;
+    else
+        r->stats.notes.flags &= ~TRACE_NOTE_ST_LLC_UNAVAILABLE;
+    r->stats.bytes_in = input_offset(r->in);
+    r->stats.frames = input_frames(r->in);
+    return TEA_OK;
+}
+
+/* Closes the bookkeeping of the data frame just finished. */
+static void end_data_frame(trace_reader *r)
+{
+    if (r->in_data_frame)
+        r->data_digest = native_index_digest(r->data_digest, &r->frame_entry);
+    r->in_data_frame = 0;
+}
+
+static int read_index(trace_reader *r, const input_frame *f)
+{
+    uint64_t count, digest = 0;
+    if (r->seen_index)
+        return tea_error_set(TEA_ERR_FORMAT, "%s: second index frame at byte %llu", input_name(r->in),
+                             (unsigned long long)f->offset);
+    if (f->size < NATIVE_MAGIC_SIZE + 8)
+        return tea_error_set(TEA_ERR_FORMAT, "%s: index frame at byte %llu is truncated", input_name(r->in),
+                             (unsigned long long)f->offset);
+    count = 0;
+    for (int i = 7; i >= 0; i--)
+        count = count << 8 | f->data[NATIVE_MAGIC_SIZE + i];
+    if (count != (f->size - NATIVE_MAGIC_SIZE - 8) / NATIVE_INDEX_ENTRY_SIZE
+        || (f->size - NATIVE_MAGIC_SIZE - 8) % NATIVE_INDEX_ENTRY_SIZE)
+        return tea_error_set(TEA_ERR_FORMAT, "%s: index frame at byte %llu is malformed", input_name(r->in),
+                             (unsigned long long)f->offset);
+    for (uint64_t i = 0; i < count; i++) {
+        native_index_entry e;
+        native_index_entry_decode(f->data + NATIVE_MAGIC_SIZE + 8 + i * NATIVE_INDEX_ENTRY_SIZE, &e);
+        digest = native_index_digest(digest, &e);
+    }
+    if (count != r->stats.frames || digest != r->data_digest)
+        return tea_error_set(TEA_ERR_FORMAT, "%s: index at byte %llu does not describe the %llu data frames read",
+                             input_name(r->in), (unsigned long long)f->offset, (unsigned long long)r->stats.frames);
+    r->seen_index = 1;
+    return TEA_OK;
+}
+
+/* Compares the footer with what was actually read. */
+static int read_footer(trace_reader *r, const input_frame *f)
+{
+    native_footer footer;
+    const trace_totals *a = &footer.totals, *b = &r->totals;
+    int rc = native_footer_decode(f->data, f->size, &footer);
+
+    if (rc)
+        return tea_error_prefix(rc, "%s: footer at byte %llu: ", input_name(r->in), (unsigned long long)f->offset);
+    if (!r->seen_index)
+        return tea_error_set(TEA_ERR_FORMAT, "%s: footer at byte %llu without an index", input_name(r->in),
+                             (unsigned long long)f->offset);
+    if (a->records != b->records || a->commits != b->commits || a->exceptions != b->exceptions
+        || a->dispatched != b->dispatched || a->squashed != b->squashed || a->refills != b->refills
+        || (b->records && (a->first_cycle != b->first_cycle || a->last_cycle != b->last_cycle))
+        || memcmp(a->events, b->events, sizeof a->events) != 0 || footer.data_frames != r->stats.frames)
+        return tea_error_set(TEA_ERR_FORMAT,
+                             "%s: footer at byte %llu disagrees with the records (footer: %llu records, %llu commits; "
+                             "read: %llu records, %llu commits)",
+                             input_name(r->in), (unsigned long long)f->offset, (unsigned long long)a->records,
+                             (unsigned long long)a->commits, (unsigned long long)b->records,
+                             (unsigned long long)b->commits);
+    r->stats.notes = footer.notes;
+    r->seen_footer = 1;
+    return TEA_OK;
+}
+
+/* Moves to the next frame; sets r->done at the end of the trace. */
+static int next_native_frame(trace_reader *r)
+{
+    input_frame f;
+    int more, rc;
+
+    end_data_frame(r);
+    for (;;) {
+        if ((rc = input_next_frame(r->in, &f, &more)))
+            return rc;
+        if (!more) {
+            if (!r->seen_footer)
+                return tea_error_set(TEA_ERR_FORMAT, "%s: truncated native trace: no footer (file ends at byte %llu)",
+                                     input_name(r->in), (unsigned long long)input_offset(r->in));
+            r->done = 1;
+            return TEA_OK;
+        }
+        if (r->seen_footer)
+            return tea_error_set(TEA_ERR_FORMAT, "%s: data after the footer at byte %llu", input_name(r->in),
+                                 (unsigned long long)f.offset);
+        if (!f.skippable) {
+            if (r->seen_index)
+                return tea_error_set(TEA_ERR_FORMAT, "%s: data frame at byte %llu after the index",
+                                     input_name(r->in), (unsigned long long)f.offset);
+            r->stats.frames++;
+            r->frame = f.data;
+            r->frame_size = f.size;
+            r->frame_pos = 0;
+            native_codec_frame_start(&r->codec, r->header.commit_width);
+            memset(&r->frame_entry, 0, sizeof r->frame_entry);
+            r->frame_entry.offset = f.offset;
+            r->frame_entry.compressed_size = f.compressed_size;
+            r->frame_entry.content_size = (uint32_t)f.size;
+            r->frame_entry.window = r->window;
+            r->in_data_frame = 1;
+            return TEA_OK;
+        }
+        if (f.variant == NATIVE_SKIPPABLE_VARIANT && f.size >= NATIVE_MAGIC_SIZE) {
+            if (memcmp(f.data, NATIVE_INDEX_MAGIC, NATIVE_MAGIC_SIZE) == 0)
+                rc = read_index(r, &f);
+            else if (memcmp(f.data, NATIVE_FOOTER_MAGIC, NATIVE_MAGIC_SIZE) == 0)
+                rc = read_footer(r, &f);
+            else if (native_is_header(f.data, f.size))
+                rc = tea_error_set(TEA_ERR_FORMAT, "%s: second header at byte %llu (concatenated traces?)",
+                                   input_name(r->in), (unsigned long long)f.offset);
+            if (rc)
+                return rc;
+        }
+        /* Other skippable frames carry nothing for us. */
+    }
+}
+
+static int read_native(trace_reader *r, trace_batch *batch)
+{
+    int rc;
+
+    while (trace_batch_has_room(batch) && !r->done) {
+        trace_record rec;
+        trace_uop *uops = batch->uops + batch->uop_count;
+        size_t start;
+
+        if (r->frame_pos >= r->frame_size) {
+            if ((rc = next_native_frame(r)))
+                return rc;
+            continue;
+        }
+        start = r->frame_pos;
+        rc = native_decode_record(&r->codec, r->frame, r->frame_size, &r->frame_pos, &rec, uops);
+        if (rc)
+            return tea_error_prefix(rc, "%s: record %llu (frame at byte %llu, offset %zu): ", input_name(r->in),
+                                    (unsigned long long)r->totals.records, (unsigned long long)r->frame_entry.offset,
+                                    start);
+        if ((rc = accept_record(r, &rec, uops)))
+            return rc;
+        if (r->frame_entry.records++ == 0)
+            r->frame_entry.first_cycle = rec.cycle;
+        r->frame_entry.last_cycle = rec.cycle;
+        batch_commit(batch, &rec);
+    }
+    r->stats.units = r->totals.records;
+    r->stats.bytes_in = input_offset(r->in);
+    return TEA_OK;
+}
+
+int trace_reader_read(trace_reader *r, trace_batch *batch)
+{
+    int rc;
+
+    trace_batch_clear(batch);
+    if (r->failed)
+        return tea_error_set(TEA_ERR_USAGE, "%s: reader used after an error", input_name(r->in));
+    rc = r->format == TRACE_FORMAT_NATIVE ? read_native(r, batch) : read_tracedoctor(r, batch);
+    if (rc) {
+        r->failed = 1;
+        trace_batch_clear(batch);
+    }
+    return rc;
+}

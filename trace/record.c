@@ -1,0 +1,71 @@
+/*
+ * record.c: record batches and the window checks every reader applies.
+ */
+#include "record.h"
+#include "psv.h"
+#include "../common/error.h"
+
+#include <stdlib.h>
+
+int trace_batch_init(trace_batch *batch, size_t capacity)
+{
+    batch->records = calloc(capacity, sizeof *batch->records);
+    batch->uops = calloc(capacity * TRACE_MAX_RECORD_UOPS, sizeof *batch->uops);
+    batch->count = 0;
+    batch->uop_count = 0;
+    batch->capacity = capacity;
+    batch->uop_capacity = capacity * TRACE_MAX_RECORD_UOPS;
+    if (!batch->records || !batch->uops) {
+        trace_batch_free(batch);
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory allocating a record batch");
+    }
+    return TEA_OK;
+}
+
+void trace_batch_free(trace_batch *batch)
+{
+    free(batch->records);
+    free(batch->uops);
+    batch->records = NULL;
+    batch->uops = NULL;
+    batch->count = batch->capacity = 0;
+    batch->uop_count = batch->uop_capacity = 0;
+}
+
+int trace_record_check(const trace_record *r, const trace_uop *uops, unsigned width,
+                       unsigned rob_size, unsigned window_before, unsigned *window_after)
+{
+    unsigned n = trace_record_uops(r);
+    unsigned window;
+    int prev = -1;
+
+    if (r->n_commit > width)
+        return tea_error_set(TEA_ERR_FORMAT, "%u µops commit in one cycle but the commit width is %u",
+                             r->n_commit, width);
+    if (r->retire < n)
+        return tea_error_set(TEA_ERR_FORMAT, "%u µops leave the ROB but only %u entries retire",
+                             n, r->retire);
+    if (r->retire > window_before)
+        return tea_error_set(TEA_ERR_FORMAT, "%u entries retire from a ROB holding %u",
+                             r->retire, window_before);
+    for (unsigned i = 0; i < n; i++) {
+        if ((int)uops[i].offset <= prev || uops[i].offset >= r->retire)
+            return tea_error_set(TEA_ERR_FORMAT,
+                                 "µop %u of the cycle sits at ROB offset %u, out of program order",
+                                 i, uops[i].offset);
+        prev = uops[i].offset;
+        if (uops[i].psv & ~PSV_MASK_ALL)
+            return tea_error_set(TEA_ERR_FORMAT, "PSV 0x%x has bits beyond the nine events",
+                                 uops[i].psv);
+    }
+    window = window_before - r->retire;
+    if (r->squash > window)
+        return tea_error_set(TEA_ERR_FORMAT, "%u entries squashed from a ROB holding %u",
+                             r->squash, window);
+    window = window - r->squash + r->dispatch;
+    if (window > rob_size)
+        return tea_error_set(TEA_ERR_FORMAT, "dispatch overfills the ROB (%u entries, size %u)",
+                             window, rob_size);
+    *window_after = window;
+    return TEA_OK;
+}

@@ -1,0 +1,88 @@
+/*
+ * trace.c: header and totals helpers shared by readers and writers.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "trace.h"
+#include "../common/error.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *trace_format_name(trace_format format)
+{
+    switch (format) {
+    case TRACE_FORMAT_TRACEDOCTOR:
+        return "tracedoctor";
+    case TRACE_FORMAT_NATIVE:
+        return "native";
+    default:
+        return "unknown";
+    }
+}
+
+void trace_header_init(trace_header *h)
+{
+    memset(h, 0, sizeof *h);
+    h->commit_width = TRACE_DEFAULT_WIDTH;
+    h->rob_size = TRACE_DEFAULT_ROB;
+    h->clock_hz = TRACE_DEFAULT_CLOCK_HZ;
+    snprintf(h->arch, sizeof h->arch, "%s", TRACE_DEFAULT_ARCH);
+    h->va_bits = TRACE_DEFAULT_VA_BITS;
+    h->llc_latency = TRACE_DEFAULT_LLC_LATENCY;
+}
+
+int trace_header_set(char **field, const char *value)
+{
+    char *copy = NULL;
+    if (value && !(copy = strdup(value)))
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    free(*field);
+    *field = copy;
+    return TEA_OK;
+}
+
+void trace_header_free(trace_header *h)
+{
+    char **strings[] = { &h->generator, &h->command_line, &h->binary_path, &h->build_id, &h->source_format };
+    for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++) {
+        free(*strings[i]);
+        *strings[i] = NULL;
+    }
+}
+
+int trace_header_copy(trace_header *dst, const trace_header *src)
+{
+    *dst = *src;
+    dst->generator = dst->command_line = dst->binary_path = dst->build_id = dst->source_format = NULL;
+    if (trace_header_set(&dst->generator, src->generator) || trace_header_set(&dst->command_line, src->command_line)
+        || trace_header_set(&dst->binary_path, src->binary_path) || trace_header_set(&dst->build_id, src->build_id)
+        || trace_header_set(&dst->source_format, src->source_format)) {
+        trace_header_free(dst);
+        return TEA_ERR_NOMEM;
+    }
+    return TEA_OK;
+}
+
+void trace_totals_add(trace_totals *t, const trace_record *r, const trace_uop *uops)
+{
+    unsigned n = trace_record_uops(r);
+
+    if (t->records == 0)
+        t->first_cycle = r->cycle;
+    t->last_cycle = r->cycle;
+    t->records++;
+    t->commits += r->n_commit;
+    t->exceptions += (r->flags & TRACE_REC_EXCEPTION) ? 1 : 0;
+    t->dispatched += r->dispatch;
+    t->squashed += r->squash;
+    t->refills += (r->flags & TRACE_REC_REFILL) ? 1 : 0;
+    for (unsigned i = 0; i < n; i++) {
+        unsigned psv = uops[i].psv;
+        while (psv) {
+            int bit = __builtin_ctz(psv);
+            t->events[bit]++;
+            psv &= psv - 1;
+        }
+    }
+}

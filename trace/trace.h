@@ -1,0 +1,179 @@
+/*
+ * trace.h: reading and writing commit-stage traces.
+ *
+ * Two formats share one event stream (record.h):
+ *   - TraceDoctor: headerless 64-byte tokens as FireSim's TraceDoctor writes
+ *     them, raw or zstd-compressed (docs/semantics.md, docs/trace-format.md);
+ *   - native: the project's own zstd-framed record format with a header,
+ *     a frame index and a footer of totals (docs/trace-format.md).
+ * The reader detects the format from the content, never from the file name.
+ */
+#ifndef TEA_TRACE_TRACE_H
+#define TEA_TRACE_TRACE_H
+
+#include "psv.h"
+#include "record.h"
+
+#include <stdint.h>
+
+typedef enum trace_format {
+    TRACE_FORMAT_UNKNOWN = 0,
+    TRACE_FORMAT_TRACEDOCTOR = 1,
+    TRACE_FORMAT_NATIVE = 2
+} trace_format;
+
+/* "tracedoctor", "native" or "unknown". */
+const char *trace_format_name(trace_format format);
+
+/* Defaults for traces that carry no header (TraceDoctor): the TEA paper's
+ * baseline BOOM core. */
+#define TRACE_DEFAULT_WIDTH 4
+#define TRACE_DEFAULT_ROB 192
+#define TRACE_DEFAULT_CLOCK_HZ 3200000000ull
+#define TRACE_DEFAULT_ARCH "riscv64"
+#define TRACE_DEFAULT_VA_BITS 39
+#define TRACE_DEFAULT_LLC_LATENCY 32 /* memlat cycles at or above which a load missed the LLC */
+
+/* Longest architecture name, NUL included. */
+#define TRACE_ARCH_MAX 32
+
+/* What a trace says about itself. Strings are owned by the header (malloc'd)
+ * and may be NULL when unknown. */
+typedef struct trace_header {
+    unsigned commit_width;      /* µops per ROB row, most commits per cycle (1..16) */
+    unsigned rob_size;          /* ROB entries, a multiple of commit_width */
+    uint64_t clock_hz;          /* core clock (Hz) */
+    char arch[TRACE_ARCH_MAX];  /* "riscv64", "x86_64", "aarch64", ... */
+    unsigned va_bits;           /* significant bits of a virtual address (PC) */
+    unsigned llc_latency;       /* memlat threshold (cycles) that derived ST-LLC */
+    unsigned initial_window;    /* ROB entries in flight before the first record */
+    char *generator;            /* program and version that wrote the trace */
+    char *command_line;         /* command that produced it */
+    char *binary_path;          /* traced program, when known */
+    char *build_id;             /* its ELF build-id in lower-case hex, when known */
+    uint64_t load_bias;         /* PIE load bias added to ELF addresses (cycles: n/a) */
+    int has_load_bias;          /* load_bias is meaningful */
+    char *source_format;        /* format the records were converted from, if any */
+} trace_header;
+
+/* Fills `h` with the defaults above and no strings. */
+void trace_header_init(trace_header *h);
+
+/* Deep copy; returns 0 or TEA_ERR_NOMEM. */
+int trace_header_copy(trace_header *dst, const trace_header *src);
+
+/* Frees the strings and resets them to NULL. */
+void trace_header_free(trace_header *h);
+
+/* Replaces one string field (NULL clears it). Returns 0 or TEA_ERR_NOMEM. */
+int trace_header_set(char **field, const char *value);
+
+/* Counts over a stream, kept by readers and writers alike. */
+typedef struct trace_totals {
+    uint64_t records;        /* records (cycles with activity) */
+    uint64_t first_cycle;    /* cycle of the first record (the origin) */
+    uint64_t last_cycle;     /* cycle of the last record */
+    uint64_t commits;        /* µops committed */
+    uint64_t exceptions;     /* µops that excepted */
+    uint64_t dispatched;     /* ROB entries allocated */
+    uint64_t squashed;       /* ROB entries squashed */
+    uint64_t refills;        /* records with TRACE_REC_REFILL */
+    uint64_t events[PSV_EVENT_COUNT]; /* committed or excepting µops with each event */
+} trace_totals;
+
+/* Adds one record and its µops to the totals. */
+void trace_totals_add(trace_totals *t, const trace_record *r, const trace_uop *uops);
+
+/* Trace-wide facts only known once the whole trace was read; native traces
+ * keep them in their footer. */
+#define TRACE_NOTE_ST_LLC_UNAVAILABLE 0x01u /* source had no load latencies: no ST-LLC */
+
+typedef struct trace_notes {
+    uint32_t flags;          /* TRACE_NOTE_* */
+    uint64_t counter_wraps;  /* 44-bit TraceDoctor cycle-counter wraps that were unwrapped */
+} trace_notes;
+
+/* How a trace was read, for `tea info` and diagnostics. */
+typedef struct trace_reader_stats {
+    trace_format format;
+    int compressed;           /* input was zstd-compressed */
+    uint64_t bytes_in;        /* bytes read from the file */
+    uint64_t units;           /* tokens (TraceDoctor) or records (native) read */
+    uint64_t frames;          /* zstd data frames */
+    uint64_t memlat_nonzero;  /* TraceDoctor: committing slots with memlat > 0 */
+    uint64_t dcache_misses;   /* TraceDoctor: committing slots with DCACHE_MISS */
+    uint64_t index_resyncs;   /* TraceDoctor: tokens whose ROB indices disagreed with the stream */
+    trace_notes notes;        /* wraps, ST-LLC availability (complete at end of stream) */
+} trace_read_stats;
+
+/* Options for headerless (TraceDoctor) input; ignored for native traces,
+ * whose header decides. Zero fields take the TRACE_DEFAULT_* values. */
+typedef struct trace_open_options {
+    unsigned llc_latency;   /* ST-LLC memlat threshold (cycles) */
+    unsigned rob_size;      /* ROB entries the head/tail indices wrap at */
+    uint64_t clock_hz;      /* core clock to report */
+} trace_open_options;
+
+typedef struct trace_reader trace_reader;
+
+/* Opens `path` ("-" for standard input), detects its format and reads the
+ * header. Errors: TEA_ERR_IO (cannot open/read), TEA_ERR_FORMAT (empty file,
+ * unknown content, bad magic or version), each with a message naming the file. */
+int trace_reader_open(trace_reader **out, const char *path, const trace_open_options *opts);
+
+/* The trace's header (TraceDoctor: the defaults and options). */
+const trace_header *trace_reader_header(const trace_reader *r);
+
+/* Fills `batch` (after clearing it) with the next records. At the end of the
+ * trace batch->count is 0. Every record returned has passed the window checks
+ * of trace_record_check and has a cycle above the previous one. Errors:
+ * TEA_ERR_FORMAT or TEA_ERR_IO with a message naming the file and the byte,
+ * token or record offset. After an error the reader only allows close. */
+int trace_reader_read(trace_reader *r, trace_batch *batch);
+
+/* Totals of the records returned so far. */
+const trace_totals *trace_reader_totals(const trace_reader *r);
+
+/* Statistics of the input read so far. */
+const trace_read_stats *trace_reader_stats(const trace_reader *r);
+
+/* Closes the file and frees the reader. Safe on NULL. */
+void trace_reader_close(trace_reader *r);
+
+/* Output settings. */
+typedef struct trace_write_options {
+    trace_format format;       /* TRACE_FORMAT_NATIVE or TRACE_FORMAT_TRACEDOCTOR */
+    int level;                 /* zstd level; 0 picks the format's default */
+    int raw;                   /* TraceDoctor only: write uncompressed tokens */
+    uint32_t frame_records;    /* native only: records per zstd frame; 0 = default */
+} trace_write_options;
+
+/* Default zstd levels and frame size. */
+#define TRACE_NATIVE_DEFAULT_LEVEL 3
+#define TRACE_TRACEDOCTOR_DEFAULT_LEVEL 3
+#define TRACE_NATIVE_DEFAULT_FRAME_RECORDS (1u << 20)
+
+typedef struct trace_writer trace_writer;
+
+/* Creates `path` (through a temporary file, see outfile.h) and writes the
+ * header. Errors: TEA_ERR_IO, TEA_ERR_UNSUPPORTED (e.g. a commit width the
+ * format cannot express), TEA_ERR_USAGE (bad options). */
+int trace_writer_open(trace_writer **out, const char *path, const trace_header *h,
+                      const trace_write_options *opts);
+
+/* Appends records. They are checked as a reader would check them; a record the
+ * format cannot express fails with TEA_ERR_UNSUPPORTED naming its cycle. */
+int trace_writer_write(trace_writer *w, const trace_batch *batch);
+
+/* Writes the trailer (native: index and footer with `notes`), moves the file
+ * into place and frees the writer. On error nothing is left at `path`. */
+int trace_writer_finish(trace_writer *w, const trace_notes *notes);
+
+/* Abandons the output (no file is left behind) and frees the writer. Safe on
+ * NULL. */
+void trace_writer_abort(trace_writer *w);
+
+/* Totals of what was written so far. */
+const trace_totals *trace_writer_totals(const trace_writer *w);
+
+#endif

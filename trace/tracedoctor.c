@@ -1,0 +1,408 @@
+/*
+ * tracedoctor.c: TraceDoctor token codec (see tracedoctor.h and
+ * docs/trace-format.md, "TraceDoctor tokens").
+ */
+#include "tracedoctor.h"
+#include "psv.h"
+#include "../common/error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Byte offsets inside a token. */
+#define TD_OFF_FLAGS 8
+#define TD_OFF_PC 16
+#define TD_OFF_MEMLAT 48
+#define TD_OFF_ISSLAT 56
+/* Bit positions inside the first u64. */
+#define TD_STATE_SHIFT 44
+#define TD_HEAD_SHIFT 48
+#define TD_TAIL_SHIFT 56
+/* A backwards step of the 44-bit counter larger than this is a wrap. */
+#define TD_WRAP_THRESHOLD (1ull << (TD_CYCLE_BITS - 1))
+
+static uint64_t get_le(const uint8_t *p, int bytes)
+{
+    uint64_t v = 0;
+    for (int i = bytes - 1; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+static void put_le(uint8_t *p, uint64_t v, int bytes)
+{
+    for (int i = 0; i < bytes; i++, v >>= 8)
+        p[i] = (uint8_t)v;
+}
+
+void td_token_unpack(const uint8_t bytes[TD_TOKEN_SIZE], td_token *t)
+{
+    uint64_t w = get_le(bytes, 8);
+    t->cycle = w & TD_CYCLE_MASK;
+    t->rob_state = (unsigned)(w >> TD_STATE_SHIFT) & 0xF;
+    t->head = (unsigned)(w >> TD_HEAD_SHIFT) & 0xFF;
+    t->tail = (unsigned)(w >> TD_TAIL_SHIFT) & 0xFF;
+    for (int i = 0; i < TD_SLOTS; i++) {
+        t->flags[i] = (uint16_t)get_le(bytes + TD_OFF_FLAGS + 2 * i, 2);
+        t->pc[i] = get_le(bytes + TD_OFF_PC + 8 * i, 8);
+        t->memlat[i] = (uint16_t)get_le(bytes + TD_OFF_MEMLAT + 2 * i, 2);
+        t->isslat[i] = (uint16_t)get_le(bytes + TD_OFF_ISSLAT + 2 * i, 2);
+    }
+}
+
+void td_token_pack(const td_token *t, uint8_t bytes[TD_TOKEN_SIZE])
+{
+    uint64_t w = (t->cycle & TD_CYCLE_MASK) | (uint64_t)(t->rob_state & 0xF) << TD_STATE_SHIFT
+        | (uint64_t)(t->head & 0xFF) << TD_HEAD_SHIFT | (uint64_t)(t->tail & 0xFF) << TD_TAIL_SHIFT;
+    put_le(bytes, w, 8);
+    for (int i = 0; i < TD_SLOTS; i++) {
+        put_le(bytes + TD_OFF_FLAGS + 2 * i, t->flags[i], 2);
+        put_le(bytes + TD_OFF_PC + 8 * i, t->pc[i], 8);
+        put_le(bytes + TD_OFF_MEMLAT + 2 * i, t->memlat[i], 2);
+        put_le(bytes + TD_OFF_ISSLAT + 2 * i, t->isslat[i], 2);
+    }
+}
+
+uint16_t td_slot_psv(uint16_t flags, uint16_t memlat, unsigned llc_latency)
+{
+    unsigned psv = 0;
+    if (flags & TD_SLOT_DCACHE_MISS) {
+        psv |= 1u << PSV_ST_L1;
+        if (memlat >= llc_latency)
+            psv |= 1u << PSV_ST_LLC;
+    }
+    if (flags & (TD_SLOT_DTLB_SMISS | TD_SLOT_DTLB_PMISS))
+        psv |= 1u << PSV_ST_TLB;
+    if (flags & TD_SLOT_ICACHE_MISS)
+        psv |= 1u << PSV_DR_L1;
+    if (flags & (TD_SLOT_ITLB_SMISS | TD_SLOT_ITLB_PMISS))
+        psv |= 1u << PSV_DR_TLB;
+    if (flags & TD_SLOT_LSU_FULL)
+        psv |= 1u << PSV_DR_SQ;
+    if (flags & TD_SLOT_BR_MISS)
+        psv |= 1u << PSV_FL_MB;
+    if (flags & TD_SLOT_FLUSHS)
+        psv |= 1u << PSV_FL_EX;
+    if (flags & TD_SLOT_REFETCHED)
+        psv |= 1u << PSV_FL_MO;
+    return (uint16_t)psv;
+}
+
+/* The slot flags that read back as `psv` (the inverse of td_slot_psv for the
+ * bits the encoder writes), without COMMITS/VALID. */
+static uint16_t psv_slot_flags(uint16_t psv)
+{
+    unsigned f = 0;
+    if (psv & (1u << PSV_ST_L1))
+        f |= TD_SLOT_DCACHE_MISS;
+    if (psv & (1u << PSV_ST_TLB))
+        f |= TD_SLOT_DTLB_SMISS;
+    if (psv & (1u << PSV_DR_L1))
+        f |= TD_SLOT_ICACHE_MISS;
+    if (psv & (1u << PSV_DR_TLB))
+        f |= TD_SLOT_ITLB_SMISS;
+    if (psv & (1u << PSV_DR_SQ))
+        f |= TD_SLOT_LSU_FULL;
+    if (psv & (1u << PSV_FL_MB))
+        f |= TD_SLOT_BR_MISS;
+    if (psv & (1u << PSV_FL_EX))
+        f |= TD_SLOT_FLUSHS;
+    if (psv & (1u << PSV_FL_MO))
+        f |= TD_SLOT_REFETCHED;
+    return (uint16_t)f;
+}
+
+void td_decoder_init(td_decoder *d, unsigned rob_size, unsigned llc_latency)
+{
+    memset(d, 0, sizeof *d);
+    d->rob_size = rob_size;
+    d->llc_latency = llc_latency;
+}
+
+/* Records a format error located at the token being decoded. */
+static int token_error(const td_decoder *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int token_error(const td_decoder *d, const char *fmt, ...)
+{
+    uint64_t index = d->tokens;
+    char detail[256];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof detail, fmt, ap);
+    va_end(ap);
+    return tea_error_set(TEA_ERR_FORMAT, "token %llu (uncompressed byte %llu): %s",
+                         (unsigned long long)index, (unsigned long long)(index * TD_TOKEN_SIZE), detail);
+}
+
+/* Unwraps the 44-bit counter against the previous token's cycle. */
+static int unwrap_cycle(td_decoder *d, const td_token *t, uint64_t *cycle)
+{
+    uint64_t c = d->cycle_base + t->cycle;
+
+    if (d->tokens > 0 && c <= d->last_cycle) {
+        if (d->last_cycle - c >= TD_WRAP_THRESHOLD) {
+            d->cycle_base += 1ull << TD_CYCLE_BITS;
+            c += 1ull << TD_CYCLE_BITS;
+            d->stats.counter_wraps++;
+        } else {
+            return token_error(d, "cycle counter goes %s (%llu after %llu)",
+                               c == d->last_cycle ? "nowhere" : "backwards", (unsigned long long)c,
+                               (unsigned long long)d->last_cycle);
+        }
+    }
+    *cycle = c;
+    return TEA_OK;
+}
+
+/* Whether any slot from the head bank on is VALID. */
+static int head_row_valid(const td_token *t, unsigned head_bank)
+{
+    for (unsigned i = head_bank; i < TD_SLOTS; i++)
+        if (t->flags[i] & TD_SLOT_VALID)
+            return 1;
+    return 0;
+}
+
+/* The ROB window at the start of the token's cycle. Equal head and tail
+ * indices mean empty or full: empty when the head row shows no valid slot;
+ * otherwise full when the window was more than half full before (or, for the
+ * first token, when nothing is being dispatched or populated). */
+static unsigned token_window(const td_decoder *d, const td_token *t)
+{
+    unsigned r = d->rob_size;
+    unsigned count = (t->tail + r - t->head) % r;
+
+    if (count != 0 || !head_row_valid(t, t->head % TD_SLOTS))
+        return count;
+    if (!d->have_pending)
+        return (t->rob_state & (TD_ROB_DISPATCHING | TD_ROB_POPULATED)) ? 0 : r;
+    return d->expected_window > r / 2 ? r : 0;
+}
+
+/* Builds the record of token `t` (without its squash, which the next token
+ * reveals): committing and excepting µops, their ROB offsets and how many
+ * entries leave the head. */
+static int token_record(td_decoder *d, const td_token *t, uint64_t cycle, trace_record *rec,
+                        trace_uop *uops)
+{
+    unsigned hb = t->head % TD_SLOTS;
+    int committing = (t->rob_state & TD_ROB_COMMITTING) != 0;
+    int excepting = (t->rob_state & TD_ROB_EXCEPTION) != 0;
+    int pending_valid = -1, exception_slot = -1;
+    unsigned n = 0;
+
+    memset(rec, 0, sizeof *rec);
+    rec->cycle = cycle;
+    for (unsigned i = 0; i < TD_SLOTS; i++) {
+        uint16_t f = t->flags[i];
+        if (f & TD_SLOT_COMMITS) {
+            if (!committing)
+                return token_error(d, "slot %u commits but the ROB is not COMMITTING (state 0x%x)", i,
+                                   t->rob_state);
+            if (i < hb)
+                return token_error(d, "slot %u commits but the ROB head is at bank %u", i, hb);
+            if (pending_valid >= 0)
+                return token_error(d, "slot %u commits after uncommitted valid slot %u", i,
+                                   (unsigned)pending_valid);
+            uops[n].pc = t->pc[i];
+            uops[n].psv = td_slot_psv(f, t->memlat[i], d->llc_latency);
+            uops[n].offset = (uint8_t)(i - hb);
+            n++;
+        } else if ((f & TD_SLOT_VALID) && i >= hb && pending_valid < 0) {
+            pending_valid = (int)i;
+        }
+    }
+    if (committing && n == 0)
+        return token_error(d, "COMMITTING token (state 0x%x) has no committing slot", t->rob_state);
+    rec->n_commit = (uint8_t)n;
+    if (excepting) {
+        if (pending_valid < 0)
+            return token_error(d, "EXCEPTION token (state 0x%x) has no valid slot", t->rob_state);
+        exception_slot = pending_valid;
+        uops[n].pc = t->pc[exception_slot];
+        uops[n].psv = (uint16_t)(td_slot_psv(t->flags[exception_slot], t->memlat[exception_slot],
+                                             d->llc_latency) | (1u << PSV_FL_EX));
+        uops[n].offset = (uint8_t)(exception_slot - (int)hb);
+        rec->flags |= TRACE_REC_EXCEPTION;
+        rec->retire = (uint8_t)(exception_slot - (int)hb + 1);
+    } else if (n > 0) {
+        rec->retire = (uint8_t)((pending_valid >= 0 ? (unsigned)pending_valid : TD_SLOTS) - hb);
+    }
+    for (unsigned i = 0; i < trace_record_uops(rec); i++) {
+        unsigned slot = hb + uops[i].offset;
+        if (t->memlat[slot] > 0)
+            d->stats.memlat_nonzero++;
+        if (t->flags[slot] & TD_SLOT_DCACHE_MISS)
+            d->stats.dcache_misses++;
+    }
+    if (t->rob_state & TD_ROB_POPULATED)
+        rec->flags |= TRACE_REC_REFILL;
+    if (t->rob_state & TD_ROB_DISPATCHING)
+        rec->dispatch = TD_SLOTS;
+    return TEA_OK;
+}
+
+/* Completes the pending record now that the next token shows the window
+ * (`window`) and head index at its start. A window smaller than expected
+ * means entries were squashed after the pending cycle; a squash right after
+ * a dispatch first cancels that dispatch. A larger one cannot be explained
+ * and counts as a resync (the entries are taken as dispatched). */
+static void settle_pending(td_decoder *d, unsigned window, unsigned head)
+{
+    trace_record *p = &d->pending;
+    unsigned expected = d->expected_window;
+
+    if (window < expected) {
+        unsigned gone = expected - window;
+        unsigned cancel = gone < p->dispatch ? gone : p->dispatch;
+        p->dispatch = (uint16_t)(p->dispatch - cancel);
+        p->squash = (uint16_t)(gone - cancel);
+    } else if (window > expected) {
+        p->dispatch = (uint16_t)(p->dispatch + (window - expected));
+        d->stats.index_resyncs++;
+    } else if (window != 0 && head != (d->pending_head + p->retire) % d->rob_size) {
+        d->stats.index_resyncs++;
+    }
+}
+
+int td_decoder_push(td_decoder *d, const td_token *t, trace_record *rec, trace_uop *uops, int *ready)
+{
+    trace_record cur;
+    trace_uop cur_uops[TRACE_MAX_RECORD_UOPS];
+    uint64_t cycle = 0;
+    unsigned window;
+    int rc;
+
+    *ready = 0;
+    if ((rc = unwrap_cycle(d, t, &cycle)))
+        return rc;
+    if (t->head >= d->rob_size || t->tail >= d->rob_size)
+        return token_error(d, "ROB index %u is outside a %u-entry ROB (see --rob-size)",
+                           t->head >= d->rob_size ? t->head : t->tail, d->rob_size);
+    if ((rc = token_record(d, t, cycle, &cur, cur_uops)))
+        return rc;
+    window = token_window(d, t);
+    if (window < cur.retire) {
+        /* The indices claim fewer entries than leave the ROB: trust the slots. */
+        window = cur.retire;
+        d->stats.index_resyncs++;
+    }
+    if (d->tokens == 0)
+        d->initial_window = window;
+    if (d->have_pending) {
+        settle_pending(d, window, t->head);
+        *rec = d->pending;
+        memcpy(uops, d->pending_uops, trace_record_uops(&d->pending) * sizeof *uops);
+        *ready = 1;
+    }
+    if (window - cur.retire + cur.dispatch > d->rob_size) {
+        /* Dispatch into a full ROB: impossible, keep the window bounded. */
+        cur.dispatch = (uint16_t)(d->rob_size - (window - cur.retire));
+        d->stats.index_resyncs++;
+    }
+    d->pending = cur;
+    memcpy(d->pending_uops, cur_uops, sizeof cur_uops);
+    d->pending_head = t->head;
+    d->expected_window = window - cur.retire + cur.dispatch;
+    d->have_pending = 1;
+    d->last_cycle = cycle;
+    d->tokens++;
+    return TEA_OK;
+}
+
+void td_decoder_finish(td_decoder *d, trace_record *rec, trace_uop *uops, int *ready)
+{
+    *ready = d->have_pending;
+    if (d->have_pending) {
+        *rec = d->pending;
+        memcpy(uops, d->pending_uops, trace_record_uops(&d->pending) * sizeof *uops);
+        d->have_pending = 0;
+    }
+}
+
+void td_encoder_init(td_encoder *e, unsigned rob_size, unsigned llc_latency)
+{
+    memset(e, 0, sizeof *e);
+    e->rob_size = rob_size;
+    e->llc_latency = llc_latency;
+}
+
+/* Places one µop in its slot; fails when it does not fit the head row. */
+static int place_uop(const td_encoder *e, td_token *t, unsigned hb, const trace_uop *u, int commits)
+{
+    unsigned slot = hb + u->offset;
+    uint16_t psv = u->psv;
+
+    if (slot >= TD_SLOTS)
+        return tea_error_set(TEA_ERR_UNSUPPORTED, "a µop at ROB offset %u lies outside the head row", u->offset);
+    if ((psv & (1u << PSV_ST_LLC)) && !(psv & (1u << PSV_ST_L1)))
+        return tea_error_set(TEA_ERR_UNSUPPORTED, "ST-LLC without ST-L1 has no TraceDoctor encoding");
+    if (!commits)
+        psv &= (uint16_t)~(1u << PSV_FL_EX); /* implied by the EXCEPTION state */
+    t->flags[slot] = (uint16_t)(psv_slot_flags(psv) | TD_SLOT_VALID | (commits ? TD_SLOT_COMMITS : 0));
+    t->pc[slot] = u->pc;
+    t->memlat[slot] = (uint16_t)((u->psv & (1u << PSV_ST_LLC)) ? e->llc_latency : 0);
+    return TEA_OK;
+}
+
+int td_encoder_encode(td_encoder *e, const trace_record *r, const trace_uop *uops,
+                      unsigned initial_window, td_token *t)
+{
+    unsigned r_size = e->rob_size;
+    unsigned hb, n = trace_record_uops(r), last_slot;
+    unsigned window_after;
+    int rc;
+
+    if (!e->started) {
+        e->window = initial_window;
+        e->started = 1;
+    }
+    memset(t, 0, sizeof *t);
+    if (r->dispatch != 0 && r->dispatch != TD_SLOTS)
+        return tea_error_set(TEA_ERR_UNSUPPORTED, "dispatch of %u entries is not one whole ROB row of %u",
+                             r->dispatch, TD_SLOTS);
+    if (r->dispatch && r->squash)
+        return tea_error_set(TEA_ERR_UNSUPPORTED, "a squash and a dispatch in the same cycle");
+    if (r->retire > 0 && n == 0)
+        return tea_error_set(TEA_ERR_UNSUPPORTED, "entries retire without a committing µop");
+    hb = e->head % TD_SLOTS;
+    t->cycle = r->cycle & TD_CYCLE_MASK;
+    t->head = e->head;
+    t->tail = (e->head + e->window) % r_size;
+    t->rob_state = (r->n_commit ? TD_ROB_COMMITTING : 0) | ((r->flags & TRACE_REC_EXCEPTION) ? TD_ROB_EXCEPTION : 0)
+        | ((r->flags & TRACE_REC_REFILL) ? TD_ROB_POPULATED : 0) | (r->dispatch ? TD_ROB_DISPATCHING : 0);
+    for (unsigned i = 0; i < n; i++)
+        if ((rc = place_uop(e, t, hb, &uops[i], i < r->n_commit)))
+            return rc;
+    last_slot = n ? hb + uops[n - 1].offset : 0;
+    if (r->flags & TRACE_REC_EXCEPTION) {
+        if (r->retire != uops[n - 1].offset + 1u)
+            return tea_error_set(TEA_ERR_UNSUPPORTED, "entries retire past the excepting µop");
+    } else if (n > 0 && hb + r->retire < TD_SLOTS) {
+        /* The head stops inside the row: mark where with a valid, not
+         * committing slot, which is how the decoder finds it. */
+        unsigned marker = hb + r->retire;
+        if (marker <= last_slot)
+            return tea_error_set(TEA_ERR_UNSUPPORTED, "retirement ends before the last committing µop");
+        t->flags[marker] = TD_SLOT_VALID;
+    } else if (n > 0 && hb + r->retire > TD_SLOTS) {
+        return tea_error_set(TEA_ERR_UNSUPPORTED, "retirement crosses the end of the head row");
+    }
+    if (e->window == r_size && !head_row_valid(t, hb)) {
+        /* A full ROB shows a valid head so the decoder can tell it from empty. */
+        if (n > 0 && uops[0].offset != 0)
+            return tea_error_set(TEA_ERR_UNSUPPORTED, "full ROB whose head entry is empty");
+        t->flags[hb] |= TD_SLOT_VALID;
+    }
+    if (r->retire > e->window || r->squash > e->window - r->retire
+        || e->window - r->retire - r->squash + r->dispatch > r_size)
+        return tea_error_set(TEA_ERR_UNSUPPORTED, "ROB window bookkeeping is inconsistent");
+    window_after = e->window - r->retire - r->squash + r->dispatch;
+    e->head = (e->head + r->retire) % r_size;
+    if (window_after == 0 && e->head % TD_SLOTS)
+        e->head = (e->head + TD_SLOTS - e->head % TD_SLOTS) % r_size; /* an empty ROB restarts at a row */
+    e->window = window_after;
+    return TEA_OK;
+}
