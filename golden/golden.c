@@ -55,6 +55,7 @@ static void close_interval(golden *g, const trace_record *r, const trace_uop *uo
     }
     iv.uops = uops;
     iv.n_commit = r->n_commit;
+    iv.exception = (r->flags & TRACE_REC_EXCEPTION) != 0;
     iv.stalled = g->pending_stalled;
     iv.drained = g->pending_drained;
     if (sink && sink->interval)

@@ -50,6 +50,7 @@ typedef struct golden_interval {
     const trace_uop *flush_cause;/* NULL when refill == start */
     const trace_uop *uops;       /* the record's µops: commits, then the excepting one */
     unsigned n_commit;           /* 0 for an exception without commits */
+    int exception;               /* uops[n_commit] excepts (it may get no cycle of its own) */
     uint64_t stalled;            /* cycles of [refill, cycle) with a non-empty ROB */
     uint64_t drained;            /* cycles of [refill, cycle) with an empty ROB */
 } golden_interval;

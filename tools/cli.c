@@ -182,3 +182,40 @@ int cli_trace_option(const char *command, int opt, const char *arg, trace_open_o
         return 1;
     }
 }
+
+static void dispatch_usage(FILE *out, const char *program, const char *intro, const char *epilogue,
+                           const cli_subcommand *table, size_t count)
+{
+    fprintf(out, "Usage: %s COMMAND [OPTIONS] [ARGS]\n\n%s\n\nCommands:\n", program, intro);
+    for (size_t i = 0; i < count; i++)
+        fprintf(out, "  %-10s %s\n", table[i].name, table[i].summary);
+    fprintf(out, "\nRun '%s COMMAND --help' for the options of a command.\n%s", program, epilogue);
+}
+
+int cli_dispatch(const char *program, const char *intro, const char *epilogue, const cli_subcommand *table,
+                 size_t count, int argc, char **argv)
+{
+    char name[64];
+
+    if (argc < 2) {
+        dispatch_usage(stderr, program, intro, epilogue, table, count);
+        return CLI_EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+        dispatch_usage(stdout, program, intro, epilogue, table, count);
+        return CLI_EXIT_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("%s\n", cli_version());
+        return CLI_EXIT_OK;
+    }
+    for (size_t i = 0; i < count; i++) {
+        if (strcmp(argv[1], table[i].name) == 0) {
+            snprintf(name, sizeof name, "%s %s", program, table[i].name);
+            argv[1] = name;
+            return table[i].main(argc - 1, argv + 1);
+        }
+    }
+    fprintf(stderr, "%s: unknown command '%s'\nTry '%s --help'.\n", program, argv[1], program);
+    return CLI_EXIT_USAGE;
+}

@@ -66,6 +66,18 @@ enum {
  * `opt` is not one of them, or CLI_EXIT_USAGE after printing the problem. */
 int cli_trace_option(const char *command, int opt, const char *arg, trace_open_options *o);
 
+/* One subcommand of a multi-command program. */
+typedef struct cli_subcommand {
+    const char *name;
+    int (*main)(int argc, char **argv); /* argv[0] is "<program> <name>" */
+    const char *summary;
+} cli_subcommand;
+
+/* Runs the subcommand named by argv[1] (handling --help and --version), or
+ * prints the program's usage: `intro` and the table. Returns the exit status. */
+int cli_dispatch(const char *program, const char *intro, const char *epilogue, const cli_subcommand *table,
+                 size_t count, int argc, char **argv);
+
 /* The program's version string, "tea <version>". */
 const char *cli_version(void);
 

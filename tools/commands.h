@@ -8,5 +8,11 @@
 int tea_info_main(int argc, char **argv);
 int tea_convert_main(int argc, char **argv);
 int tea_gen_main(int argc, char **argv);
+int tea_replay_main(int argc, char **argv);
+
+/* `pics` subcommands. */
+int pics_export_main(int argc, char **argv);
+int pics_error_main(int argc, char **argv);
+int pics_merge_main(int argc, char **argv);
 
 #endif

@@ -1,32 +1,19 @@
 /*
  * pics.c: the `pics` program: per-instruction cycle stacks, their error,
- * symbols and reports. Its commands arrive with issue 3 (export, error,
- * merge) and issue 5 (report, annotate, diff, plot).
+ * merging, and (with issue 5) symbols and reports.
  */
 #include "cli.h"
+#include "commands.h"
 
-#include <stdio.h>
-#include <string.h>
-
-static void usage(FILE *out)
-{
-    fprintf(out, "Usage: pics COMMAND [OPTIONS] FILE...\n\n"
-                 "Per-instruction cycle stacks (PICS): export, error, merge, report.\n\n"
-                 "No command is available yet: the PICS commands arrive with the replay engine\n"
-                 "(issue 3: export, error, merge) and the reports (issue 5: report, annotate,\n"
-                 "diff, plot).\n");
-}
+static const cli_subcommand subcommands[] = {
+    { "export", pics_export_main, "print a PICS as CSV or JSON, cycles scaled to the golden total" },
+    { "error", pics_error_main, "the error of a sampled PICS against the golden one, and its top contributors" },
+    { "merge", pics_merge_main, "sum PICS files of the same scheme and settings" },
+};
 
 int main(int argc, char **argv)
 {
-    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-        usage(stdout);
-        return CLI_EXIT_OK;
-    }
-    if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
-        printf("%s\n", cli_version());
-        return CLI_EXIT_OK;
-    }
-    usage(stderr);
-    return CLI_EXIT_USAGE;
+    return cli_dispatch("pics", "Per-instruction cycle stacks (PICS): export, error, merge.",
+                        "PICS files are written by 'tea replay' (format: docs/pics-format.md).\n", subcommands,
+                        sizeof subcommands / sizeof subcommands[0], argc, argv);
 }

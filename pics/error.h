@@ -1,0 +1,59 @@
+/*
+ * error.h (pics): how far a sampled PICS is from the golden one.
+ *
+ * With G(i,c) the golden cycles of instruction i in component c, P(i,c) the
+ * sampled weights scaled to the golden total C:
+ *
+ *     error = sum_i sum_c |P(i,c) - G(i,c)| / (2C)
+ *
+ * computed exactly (128-bit integers) and converted to a fraction at the
+ * end. Components a scheme cannot express count as error. The granularities
+ * sum cells before comparing: by instruction and component (insn), by
+ * instruction only (insn-only: TIP's profile error) and by function and
+ * component (func: needs a symbol map; addresses outside every function form
+ * one group, "[unknown]"). Each group's share of the sum is its contribution;
+ * the contributions add up to the error.
+ */
+#ifndef TEA_PICS_ERROR_H
+#define TEA_PICS_ERROR_H
+
+#include "pics.h"
+#include "symmap.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum pics_granularity {
+    PICS_GRAN_INSN = 0,      /* instruction x component */
+    PICS_GRAN_INSN_ONLY = 1, /* instruction, components summed */
+    PICS_GRAN_FUNC = 2       /* function x component */
+} pics_granularity;
+
+/* "insn", "insn-only", "func". */
+const char *pics_granularity_name(pics_granularity g);
+
+/* Parses a granularity name; 0 or TEA_ERR_USAGE. */
+int pics_granularity_parse(const char *name, pics_granularity *g);
+
+typedef struct pics_contribution {
+    uint64_t pc;          /* the instruction, or the function's start (0 for [unknown]) */
+    const char *name;     /* the function (func granularity), else NULL */
+    double contribution;  /* share of the golden total, summing to the error */
+} pics_contribution;
+
+typedef struct pics_error_result {
+    double error;                /* 0 (identical) .. 1 */
+    pics_contribution *items;    /* every group with a non-zero contribution, largest first */
+    size_t count;
+} pics_error_result;
+
+/* Compares `sampled` with `golden`. `syms` is required for PICS_GRAN_FUNC.
+ * A sampled PICS without any sample has error 1 (nothing matches).
+ * Errors: TEA_ERR_USAGE (empty golden PICS, func without symbols),
+ * TEA_ERR_NOMEM. */
+int pics_error_compute(const pics *sampled, const pics *golden, pics_granularity g, const symmap *syms,
+                       pics_error_result *out);
+
+void pics_error_result_free(pics_error_result *r);
+
+#endif

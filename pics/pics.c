@@ -1,0 +1,142 @@
+/*
+ * pics.c: the PICS hash map (see pics.h).
+ */
+#include "pics.h"
+#include "common/error.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define PICS_INITIAL_CAPACITY 1024u
+/* Grow when more than 5/8 of the slots are in use. */
+#define PICS_LOAD_NUM 5u
+#define PICS_LOAD_DEN 8u
+#define HASH_MULTIPLIER 0x9E3779B97F4A7C15ull
+
+static size_t slot_of(const pics *p, uint64_t pc, uint16_t psv)
+{
+    uint64_t h = (pc ^ ((uint64_t)psv << 48) ^ (pc >> 29)) * HASH_MULTIPLIER;
+    return (size_t)(h >> 32) & (p->capacity - 1);
+}
+
+int pics_init(pics *p)
+{
+    memset(p, 0, sizeof *p);
+    p->slots = calloc(PICS_INITIAL_CAPACITY, sizeof *p->slots);
+    if (!p->slots)
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory for a PICS");
+    p->capacity = PICS_INITIAL_CAPACITY;
+    return TEA_OK;
+}
+
+void pics_free(pics *p)
+{
+    free(p->slots);
+    memset(p, 0, sizeof *p);
+}
+
+/* Doubles the table and reinserts every cell. */
+static int grow(pics *p)
+{
+    pics bigger = { 0 };
+    bigger.capacity = p->capacity * 2;
+    bigger.slots = calloc(bigger.capacity, sizeof *bigger.slots);
+    if (!bigger.slots)
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory for a PICS of %zu cells", p->count);
+    for (size_t i = 0; i < p->capacity; i++) {
+        const pics_cell *c = &p->slots[i];
+        size_t s;
+        if (!c->used)
+            continue;
+        s = slot_of(&bigger, c->pc, c->psv);
+        while (bigger.slots[s].used)
+            s = (s + 1) & (bigger.capacity - 1);
+        bigger.slots[s] = *c;
+    }
+    bigger.count = p->count;
+    bigger.total = p->total;
+    free(p->slots);
+    *p = bigger;
+    return TEA_OK;
+}
+
+int pics_add(pics *p, uint64_t pc, uint16_t psv, uint64_t value, uint64_t count)
+{
+    size_t s = slot_of(p, pc, psv);
+    pics_cell *c;
+
+    for (;;) {
+        c = &p->slots[s];
+        if (!c->used)
+            break;
+        if (c->pc == pc && c->psv == psv) {
+            c->value += value;
+            c->count += count;
+            p->total += value;
+            return TEA_OK;
+        }
+        s = (s + 1) & (p->capacity - 1);
+    }
+    if ((p->count + 1) * PICS_LOAD_DEN > p->capacity * PICS_LOAD_NUM) {
+        int rc = grow(p);
+        if (rc)
+            return rc;
+        return pics_add(p, pc, psv, value, count);
+    }
+    c->used = 1;
+    c->pc = pc;
+    c->psv = psv;
+    c->value = value;
+    c->count = count;
+    p->count++;
+    p->total += value;
+    return TEA_OK;
+}
+
+const pics_cell *pics_find(const pics *p, uint64_t pc, uint16_t psv)
+{
+    size_t s = slot_of(p, pc, psv);
+    while (p->slots[s].used) {
+        if (p->slots[s].pc == pc && p->slots[s].psv == psv)
+            return &p->slots[s];
+        s = (s + 1) & (p->capacity - 1);
+    }
+    return NULL;
+}
+
+static int compare_cells(const void *a, const void *b)
+{
+    const pics_cell *x = a, *y = b;
+    if (x->pc != y->pc)
+        return x->pc < y->pc ? -1 : 1;
+    return (int)x->psv - (int)y->psv;
+}
+
+int pics_sorted(const pics *p, pics_cell **cells, size_t *n)
+{
+    size_t k = 0;
+    *cells = NULL;
+    *n = 0;
+    if (p->count == 0)
+        return TEA_OK;
+    *cells = malloc(p->count * sizeof **cells);
+    if (!*cells)
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory sorting %zu cells", p->count);
+    for (size_t i = 0; i < p->capacity; i++)
+        if (p->slots[i].used)
+            (*cells)[k++] = p->slots[i];
+    qsort(*cells, k, sizeof **cells, compare_cells);
+    *n = k;
+    return TEA_OK;
+}
+
+int pics_merge_into(pics *dst, const pics *src)
+{
+    for (size_t i = 0; i < src->capacity; i++) {
+        const pics_cell *c = &src->slots[i];
+        int rc;
+        if (c->used && (rc = pics_add(dst, c->pc, c->psv, c->value, c->count)))
+            return rc;
+    }
+    return TEA_OK;
+}

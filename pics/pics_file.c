@@ -1,0 +1,428 @@
+/*
+ * pics_file.c: reading, writing and merging PICS files (see pics_file.h and
+ * docs/pics-format.md).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "pics_file.h"
+#include "common/error.h"
+#include "common/outfile.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PICS_MAGIC "tea-pics"
+#define FNV_OFFSET 0xcbf29ce484222325ull
+#define FNV_PRIME 0x100000001b3ull
+
+static const char *const lost_names[PICS_LOST_REASONS] = { "busy", "squashed", "empty", "exception", "end" };
+
+const char *pics_lost_name(enum pics_lost_reason reason)
+{
+    return (unsigned)reason < PICS_LOST_REASONS ? lost_names[reason] : "?";
+}
+
+void pics_info_init(pics_info *info)
+{
+    memset(info, 0, sizeof *info);
+    info->unit = PICS_UNIT;
+    info->merged = 1;
+}
+
+void pics_info_free(pics_info *info)
+{
+    free(info->binary_path);
+    free(info->build_id);
+    info->binary_path = info->build_id = NULL;
+}
+
+static int dup_string(char **dst, const char *src)
+{
+    *dst = NULL;
+    if (src && !(*dst = strdup(src)))
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    return TEA_OK;
+}
+
+int pics_info_copy(pics_info *dst, const pics_info *src)
+{
+    *dst = *src;
+    if (dup_string(&dst->binary_path, src->binary_path) || dup_string(&dst->build_id, src->build_id)) {
+        pics_info_free(dst);
+        return TEA_ERR_NOMEM;
+    }
+    return TEA_OK;
+}
+
+uint64_t pics_info_lost(const pics_info *info)
+{
+    uint64_t total = 0;
+    for (int i = 0; i < PICS_LOST_REASONS; i++)
+        total += info->lost[i];
+    return total;
+}
+
+int pics_info_is_golden(const pics_info *info)
+{
+    return strcmp(info->scheme, "golden") == 0;
+}
+
+/* --- scaling ----------------------------------------------------------------- */
+
+typedef unsigned __int128 u128;
+#define PICS_MAX_DIGITS 9
+
+/* The exact fraction num/den that a cell value stands for (see pics.h). */
+static void value_fraction(const pics_info *info, uint64_t total, uint64_t value, u128 *num, u128 *den)
+{
+    if (pics_info_is_golden(info) || total == 0) {
+        *num = total == 0 && !pics_info_is_golden(info) ? 0 : value;
+        *den = info->unit ? info->unit : PICS_UNIT;
+        return;
+    }
+    *num = (u128)value * info->golden_total;
+    *den = (u128)total * (info->unit ? info->unit : PICS_UNIT);
+}
+
+double pics_value_cycles(const pics_info *info, uint64_t total, uint64_t value)
+{
+    u128 num, den;
+    value_fraction(info, total, value, &num, &den);
+    return (double)((long double)num / (long double)den);
+}
+
+void pics_format_cycles(const pics_info *info, uint64_t total, uint64_t value, int digits, char *buf, size_t size)
+{
+    u128 num, den, whole, rest, scale = 1;
+    char frac[24];
+    if (digits > PICS_MAX_DIGITS)
+        digits = PICS_MAX_DIGITS; /* keeps (num % den) * 10^digits * 2 within 128 bits */
+    for (int i = 0; i < digits; i++)
+        scale *= 10;
+    value_fraction(info, total, value, &num, &den);
+    whole = num / den;
+    rest = ((num % den) * scale * 2 + den) / (2 * den); /* rounded half up */
+    if (rest >= scale) {
+        whole++;
+        rest -= scale;
+    }
+    snprintf(frac, sizeof frac, "%0*llu", digits, (unsigned long long)rest);
+    if (digits > 0)
+        snprintf(buf, size, "%llu.%s", (unsigned long long)whole, frac);
+    else
+        snprintf(buf, size, "%llu", (unsigned long long)whole);
+}
+
+/* --- writing --------------------------------------------------------------- */
+
+int pics_write(const char *path, const pics_info *info, const pics *p)
+{
+    pics_cell *cells = NULL;
+    size_t n = 0;
+    outfile *out = NULL;
+    FILE *f;
+    int rc;
+
+    if ((rc = pics_sorted(p, &cells, &n)))
+        return rc;
+    if ((rc = outfile_open(&out, path))) {
+        free(cells);
+        return rc;
+    }
+    f = outfile_stream(out);
+    fprintf(f, "%s %d.%d\n", PICS_MAGIC, PICS_FORMAT_MAJOR, PICS_FORMAT_MINOR);
+    fprintf(f, "scheme %s\n", info->scheme);
+    fprintf(f, "unit %" PRIu64 "\n", info->unit);
+    fprintf(f, "trace.digest %s\n", info->trace_digest[0] ? info->trace_digest : "-");
+    fprintf(f, "trace.first_cycle %" PRIu64 "\n", info->trace_first_cycle);
+    fprintf(f, "trace.last_cycle %" PRIu64 "\n", info->trace_last_cycle);
+    fprintf(f, "trace.records %" PRIu64 "\n", info->trace_records);
+    fprintf(f, "trace.arch %s\n", info->arch[0] ? info->arch : "-");
+    fprintf(f, "trace.clock_hz %" PRIu64 "\n", info->clock_hz);
+    if (info->binary_path)
+        fprintf(f, "trace.binary %s\n", info->binary_path);
+    if (info->build_id)
+        fprintf(f, "trace.build_id %s\n", info->build_id);
+    if (info->has_load_bias)
+        fprintf(f, "trace.load_bias 0x%" PRIx64 "\n", info->load_bias);
+    fprintf(f, "golden_total %" PRIu64 "\n", info->golden_total);
+    fprintf(f, "period %" PRIu64 "\n", info->period);
+    fprintf(f, "frequency_hz %.17g\n", info->frequency_hz);
+    fprintf(f, "seed %" PRIu64 "\n", info->seed);
+    fprintf(f, "jitter %s\n", info->jitter[0] ? info->jitter : "-");
+    fprintf(f, "events %s\n", info->events[0] ? info->events : "-");
+    fprintf(f, "event_mask 0x%03x\n", info->event_mask);
+    fprintf(f, "samples %" PRIu64 "\n", info->samples);
+    for (int i = 0; i < PICS_LOST_REASONS; i++)
+        fprintf(f, "lost.%s %" PRIu64 "\n", lost_names[i], info->lost[i]);
+    fprintf(f, "merged %" PRIu64 "\n", info->merged);
+    fprintf(f, "cells %zu\n", n);
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "0x%" PRIx64 " %u %" PRIu64 " %" PRIu64 "\n", cells[i].pc, cells[i].psv, cells[i].value,
+                cells[i].count);
+    fprintf(f, "end\n");
+    free(cells);
+    return outfile_commit(out);
+}
+
+/* --- reading --------------------------------------------------------------- */
+
+typedef struct line_reader {
+    FILE *f;
+    const char *path;
+    char *line;
+    size_t cap;
+    unsigned long number;
+} line_reader;
+
+static int line_error(const line_reader *lr, const char *what)
+{
+    return tea_error_set(TEA_ERR_FORMAT, "%s: line %lu: %s", lr->path, lr->number, what);
+}
+
+/* Reads the next line without its newline; *eof at the end of the file. */
+static int next_line(line_reader *lr, int *eof)
+{
+    ssize_t len = getline(&lr->line, &lr->cap, lr->f);
+    *eof = len < 0;
+    if (len < 0) {
+        if (ferror(lr->f))
+            return tea_error_set(TEA_ERR_IO, "%s: read failed: %s", lr->path, strerror(errno));
+        return TEA_OK;
+    }
+    lr->number++;
+    if (len > 0 && lr->line[len - 1] == '\n')
+        lr->line[--len] = '\0';
+    if ((size_t)len != strlen(lr->line))
+        return line_error(lr, "contains a NUL byte");
+    return TEA_OK;
+}
+
+/* Parses a whole decimal (or 0x-hex) unsigned number. */
+static int parse_u64(const char *s, uint64_t *v)
+{
+    char *end;
+    int base = (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) ? 16 : 10;
+    if (!*s || *s == '-' || *s == '+' || *s == ' ')
+        return -1;
+    errno = 0;
+    *v = strtoull(s, &end, base);
+    return (errno || *end != '\0' || end == s) ? -1 : 0;
+}
+
+static int copy_word(char *dst, size_t size, const char *value)
+{
+    if (strlen(value) >= size || strchr(value, ' '))
+        return -1;
+    snprintf(dst, size, "%s", strcmp(value, "-") == 0 ? "" : value);
+    return 0;
+}
+
+/* Applies one "key value" line to `info`; unknown keys are ignored (minor
+ * versions may add keys). Returns 0 or -1 for a malformed value. */
+static int apply_key(pics_info *info, const char *key, const char *value)
+{
+    const struct {
+        const char *key;
+        uint64_t *field;
+    } numbers[] = {
+        { "unit", &info->unit },
+        { "trace.first_cycle", &info->trace_first_cycle },
+        { "trace.last_cycle", &info->trace_last_cycle },
+        { "trace.records", &info->trace_records },
+        { "trace.clock_hz", &info->clock_hz },
+        { "trace.load_bias", &info->load_bias },
+        { "golden_total", &info->golden_total },
+        { "period", &info->period },
+        { "seed", &info->seed },
+        { "samples", &info->samples },
+        { "merged", &info->merged },
+    };
+    uint64_t v;
+
+    if (strcmp(key, "scheme") == 0)
+        return copy_word(info->scheme, sizeof info->scheme, value);
+    if (strcmp(key, "trace.digest") == 0)
+        return copy_word(info->trace_digest, sizeof info->trace_digest, value);
+    if (strcmp(key, "trace.arch") == 0)
+        return copy_word(info->arch, sizeof info->arch, value);
+    if (strcmp(key, "jitter") == 0)
+        return copy_word(info->jitter, sizeof info->jitter, value);
+    if (strcmp(key, "events") == 0)
+        return copy_word(info->events, sizeof info->events, value);
+    if (strcmp(key, "trace.binary") == 0)
+        return dup_string(&info->binary_path, value) ? -1 : 0;
+    if (strcmp(key, "trace.build_id") == 0)
+        return dup_string(&info->build_id, value) ? -1 : 0;
+    if (strcmp(key, "frequency_hz") == 0) {
+        char *end;
+        info->frequency_hz = strtod(value, &end);
+        return *end || end == value || info->frequency_hz < 0 ? -1 : 0;
+    }
+    if (strcmp(key, "event_mask") == 0) {
+        if (parse_u64(value, &v) || v > 0x1FF)
+            return -1;
+        info->event_mask = (uint16_t)v;
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++) {
+        if (strcmp(key, numbers[i].key) == 0) {
+            if (numbers[i].field == &info->load_bias)
+                info->has_load_bias = 1;
+            return parse_u64(value, numbers[i].field);
+        }
+    }
+    for (int i = 0; i < PICS_LOST_REASONS; i++)
+        if (strncmp(key, "lost.", 5) == 0 && strcmp(key + 5, lost_names[i]) == 0)
+            return parse_u64(value, &info->lost[i]);
+    return 0;
+}
+
+/* Reads `count` cell lines, then the "end" line. */
+static int read_cells(line_reader *lr, uint64_t count, pics *p)
+{
+    int eof, rc;
+    for (uint64_t i = 0; i < count; i++) {
+        char pc_text[32];
+        uint64_t pc, psv, value, n;
+        char value_text[32], count_text[32], psv_text[8];
+        if ((rc = next_line(lr, &eof)))
+            return rc;
+        if (eof)
+            return tea_error_set(TEA_ERR_FORMAT, "%s: truncated: %llu of %llu cells", lr->path,
+                                 (unsigned long long)i, (unsigned long long)count);
+        if (sscanf(lr->line, "%31s %7s %31s %31s", pc_text, psv_text, value_text, count_text) != 4
+            || parse_u64(pc_text, &pc) || parse_u64(psv_text, &psv) || psv > 0x1FF || parse_u64(value_text, &value)
+            || parse_u64(count_text, &n))
+            return line_error(lr, "malformed cell (expected: PC PSV VALUE COUNT)");
+        if (pics_find(p, pc, (uint16_t)psv))
+            return line_error(lr, "duplicate cell");
+        if (p->total + value < p->total)
+            return line_error(lr, "cell values overflow");
+        if ((rc = pics_add(p, pc, (uint16_t)psv, value, n)))
+            return rc;
+    }
+    if ((rc = next_line(lr, &eof)))
+        return rc;
+    if (eof || strcmp(lr->line, "end") != 0)
+        return tea_error_set(TEA_ERR_FORMAT, "%s: truncated or malformed: no 'end' after the cells", lr->path);
+    if ((rc = next_line(lr, &eof)))
+        return rc;
+    if (!eof)
+        return line_error(lr, "text after 'end'");
+    return TEA_OK;
+}
+
+int pics_read(const char *path, pics_info *info, pics *p)
+{
+    line_reader lr = { NULL, path, NULL, 0, 0 };
+    unsigned major = 0, minor = 0;
+    int eof, rc;
+
+    pics_info_init(info);
+    if ((rc = pics_init(p)))
+        return rc;
+    lr.f = fopen(path, "r");
+    if (!lr.f)
+        return tea_error_set(TEA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    if ((rc = next_line(&lr, &eof)))
+        goto done;
+    if (eof || sscanf(lr.line, PICS_MAGIC " %u.%u", &major, &minor) != 2) {
+        rc = tea_error_set(TEA_ERR_FORMAT, "%s: not a PICS file (no '%s' line)", path, PICS_MAGIC);
+        goto done;
+    }
+    if (major != PICS_FORMAT_MAJOR) {
+        rc = tea_error_set(TEA_ERR_FORMAT, "%s: PICS format %u.%u is not supported (this tool reads %d.x)", path,
+                           major, minor, PICS_FORMAT_MAJOR);
+        goto done;
+    }
+    for (;;) {
+        char *space;
+        if ((rc = next_line(&lr, &eof)))
+            goto done;
+        if (eof) {
+            rc = tea_error_set(TEA_ERR_FORMAT, "%s: truncated: no cells", path);
+            goto done;
+        }
+        space = strchr(lr.line, ' ');
+        if (!space) {
+            rc = line_error(&lr, "expected 'key value'");
+            goto done;
+        }
+        *space = '\0';
+        if (strcmp(lr.line, "cells") == 0) {
+            uint64_t count;
+            if (parse_u64(space + 1, &count)) {
+                rc = line_error(&lr, "malformed cell count");
+                goto done;
+            }
+            rc = read_cells(&lr, count, p);
+            break;
+        }
+        if (apply_key(info, lr.line, space + 1)) {
+            rc = line_error(&lr, "malformed value");
+            goto done;
+        }
+    }
+    if (rc == TEA_OK && !info->scheme[0])
+        rc = tea_error_set(TEA_ERR_FORMAT, "%s: no scheme", path);
+    if (rc == TEA_OK && info->unit != PICS_UNIT)
+        rc = tea_error_set(TEA_ERR_FORMAT, "%s: unit %llu differs from this tool's %llu", path,
+                           (unsigned long long)info->unit, PICS_UNIT);
+    if (rc == TEA_OK && pics_info_is_golden(info) && p->total != info->golden_total)
+        rc = tea_error_set(TEA_ERR_FORMAT, "%s: golden cells sum to %llu but golden_total says %llu", path,
+                           (unsigned long long)p->total, (unsigned long long)info->golden_total);
+done:
+    free(lr.line);
+    fclose(lr.f);
+    if (rc) {
+        pics_info_free(info);
+        pics_free(p);
+    }
+    return rc;
+}
+
+/* --- merging ----------------------------------------------------------------- */
+
+static uint64_t fnv_string(uint64_t h, const char *s)
+{
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * FNV_PRIME;
+    return h;
+}
+
+int pics_info_merge(pics_info *dst, const pics_info *src)
+{
+    if (strcmp(dst->scheme, src->scheme) != 0)
+        return tea_error_set(TEA_ERR_USAGE, "cannot merge a %s PICS into a %s PICS", src->scheme, dst->scheme);
+    if (dst->unit != src->unit || dst->period != src->period || dst->seed != src->seed
+        || strcmp(dst->jitter, src->jitter) != 0 || dst->event_mask != src->event_mask)
+        return tea_error_set(TEA_ERR_USAGE, "cannot merge %s PICS sampled differently (period %llu/%llu, seed "
+                                            "%llu/%llu, jitter %s/%s, events 0x%x/0x%x)",
+                             dst->scheme, (unsigned long long)dst->period, (unsigned long long)src->period,
+                             (unsigned long long)dst->seed, (unsigned long long)src->seed, dst->jitter, src->jitter,
+                             dst->event_mask, src->event_mask);
+    if (strcmp(dst->trace_digest, src->trace_digest) != 0) {
+        uint64_t h = fnv_string(fnv_string(FNV_OFFSET, dst->trace_digest), src->trace_digest);
+        snprintf(dst->trace_digest, sizeof dst->trace_digest, "%016llx", (unsigned long long)h);
+    }
+    if (src->trace_first_cycle < dst->trace_first_cycle)
+        dst->trace_first_cycle = src->trace_first_cycle;
+    if (src->trace_last_cycle > dst->trace_last_cycle)
+        dst->trace_last_cycle = src->trace_last_cycle;
+    dst->trace_records += src->trace_records;
+    if (!dst->binary_path || !src->binary_path || strcmp(dst->binary_path, src->binary_path) != 0) {
+        free(dst->binary_path);
+        free(dst->build_id);
+        dst->binary_path = dst->build_id = NULL;
+        dst->has_load_bias = 0;
+    }
+    dst->golden_total += src->golden_total;
+    dst->samples += src->samples;
+    for (int i = 0; i < PICS_LOST_REASONS; i++)
+        dst->lost[i] += src->lost[i];
+    dst->merged += src->merged;
+    return TEA_OK;
+}

@@ -1,0 +1,101 @@
+/*
+ * pics_file.h: PICS files (docs/pics-format.md) and their provenance.
+ *
+ * A PICS file is a small versioned text file: "key value" lines describing
+ * where the profile came from (trace identity, scheme, sampling settings,
+ * samples taken and lost), then the cells as exact integers. Written through
+ * a temporary file (outfile.h); read strictly, with errors naming the file
+ * and line.
+ */
+#ifndef TEA_PICS_PICS_FILE_H
+#define TEA_PICS_PICS_FILE_H
+
+#include "pics.h"
+
+#include <stdint.h>
+
+#define PICS_FORMAT_MAJOR 1
+#define PICS_FORMAT_MINOR 0
+#define PICS_NAME_MAX 32
+#define PICS_DIGEST_LEN 16 /* hex digits of a trace digest */
+
+/* Why a sample point yielded no sample. */
+enum pics_lost_reason {
+    PICS_LOST_BUSY = 0,    /* the unit was busy with an earlier tag (IBS, RIS) or a collision (SPE) */
+    PICS_LOST_SQUASHED,    /* the tagged µop was squashed */
+    PICS_LOST_EMPTY,       /* the tagged ROB entry held no µop */
+    PICS_LOST_EXCEPTION,   /* the tagged µop excepted instead of committing */
+    PICS_LOST_END,         /* the trace ended before the sample resolved */
+    PICS_LOST_REASONS
+};
+
+/* "busy", "squashed", "empty", "exception", "end". */
+const char *pics_lost_name(enum pics_lost_reason reason);
+
+/* Everything a PICS file says about itself. Strings are owned (malloc'd) and
+ * may be NULL. */
+typedef struct pics_info {
+    char scheme[PICS_NAME_MAX];     /* golden, tea, nci, ibs, spe, ris */
+    uint64_t unit;                  /* fixed-point scale (PICS_UNIT) */
+    /* the trace */
+    char trace_digest[PICS_DIGEST_LEN + 1]; /* identity of the record stream (hex) */
+    uint64_t trace_first_cycle, trace_last_cycle, trace_records;
+    char arch[PICS_NAME_MAX];
+    uint64_t clock_hz;
+    char *binary_path;              /* traced program, when the trace names it */
+    char *build_id;
+    uint64_t load_bias;
+    int has_load_bias;
+    uint64_t golden_total;          /* attributed cycles x unit: what sampled PICS scale to */
+    /* sampling (zero/empty for golden) */
+    uint64_t period;                /* cycles between sample points */
+    double frequency_hz;            /* clock_hz / period */
+    uint64_t seed;
+    char jitter[PICS_NAME_MAX];     /* none, start, interval */
+    char events[PICS_NAME_MAX];     /* native or all */
+    uint16_t event_mask;            /* PSV bits the scheme reports */
+    uint64_t samples;               /* sample points that yielded a sample */
+    uint64_t lost[PICS_LOST_REASONS];
+    uint64_t merged;                /* PICS files summed into this one (1: none) */
+} pics_info;
+
+/* Zeroes `info` (scheme empty, unit PICS_UNIT, merged 1). */
+void pics_info_init(pics_info *info);
+
+/* Frees the strings. */
+void pics_info_free(pics_info *info);
+
+/* Deep copy; 0 or TEA_ERR_NOMEM. */
+int pics_info_copy(pics_info *dst, const pics_info *src);
+
+/* Total sample points that yielded nothing. */
+uint64_t pics_info_lost(const pics_info *info);
+
+/* True for the golden reference (no sampling). */
+int pics_info_is_golden(const pics_info *info);
+
+/* The cycles a cell value stands for: value / unit for the golden PICS; for
+ * a sampled PICS whose values sum to `total`, the value scaled so the PICS
+ * sums to the golden total: value x golden_total / (total x unit). 0 when
+ * the sampled PICS is empty. */
+double pics_value_cycles(const pics_info *info, uint64_t total, uint64_t value);
+
+/* Writes the same quantity as an exact decimal rounded half up to `digits`
+ * fraction digits (at most 9) into buf. */
+void pics_format_cycles(const pics_info *info, uint64_t total, uint64_t value, int digits, char *buf, size_t size);
+
+/* Writes `info` and the cells of `p` (sorted) to `path` atomically.
+ * Errors: TEA_ERR_IO, TEA_ERR_NOMEM. */
+int pics_write(const char *path, const pics_info *info, const pics *p);
+
+/* Reads a PICS file. `p` is initialized here. Errors: TEA_ERR_IO,
+ * TEA_ERR_FORMAT (wrong magic or major version, malformed or truncated
+ * lines, values that do not add up), each naming the file and line. */
+int pics_read(const char *path, pics_info *info, pics *p);
+
+/* Merges `src` into `dst` (profiles of the same scheme and settings, e.g.
+ * the same trace split in parts or several traces): values, counts, samples,
+ * losses and golden totals add. TEA_ERR_USAGE when they are not mergeable. */
+int pics_info_merge(pics_info *dst, const pics_info *src);
+
+#endif

@@ -1,0 +1,102 @@
+/*
+ * symmap.c: symbol maps read from text files (see symmap.h).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "symmap.h"
+#include "common/error.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int compare_start(const void *a, const void *b)
+{
+    const symmap_entry *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int parse_address(const char *s, uint64_t *v)
+{
+    char *end;
+    errno = 0;
+    *v = strtoull(s, &end, (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) ? 16 : 10);
+    return errno || *end || end == s || *s == '-' ? -1 : 0;
+}
+
+int symmap_load(symmap *m, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char *line = NULL;
+    size_t cap = 0, alloc = 0;
+    unsigned long number = 0;
+    int rc = TEA_OK;
+
+    memset(m, 0, sizeof *m);
+    if (!f)
+        return tea_error_set(TEA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    while (getline(&line, &cap, f) >= 0) {
+        char start_text[32], end_text[32], name[512];
+        symmap_entry e;
+        char *hash = strchr(line, '#');
+        number++;
+        if (hash)
+            *hash = '\0';
+        if (sscanf(line, "%31s", start_text) != 1)
+            continue; /* blank or comment */
+        if (sscanf(line, "%31s %31s %511s", start_text, end_text, name) != 3 || parse_address(start_text, &e.start)
+            || parse_address(end_text, &e.end) || e.end <= e.start) {
+            rc = tea_error_set(TEA_ERR_FORMAT, "%s: line %lu: expected 'START END NAME' with START < END", path,
+                               number);
+            break;
+        }
+        if (m->count == alloc) {
+            symmap_entry *grown;
+            alloc = alloc ? 2 * alloc : 64;
+            grown = realloc(m->entries, alloc * sizeof *grown);
+            if (!grown) {
+                rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+                break;
+            }
+            m->entries = grown;
+        }
+        if (!(e.name = strdup(name))) {
+            rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+            break;
+        }
+        m->entries[m->count++] = e;
+    }
+    free(line);
+    fclose(f);
+    if (rc == TEA_OK && m->count) {
+        qsort(m->entries, m->count, sizeof *m->entries, compare_start);
+        for (size_t i = 1; i < m->count; i++)
+            if (m->entries[i].start < m->entries[i - 1].end)
+                rc = tea_error_set(TEA_ERR_FORMAT, "%s: ranges of %s and %s overlap", path, m->entries[i - 1].name,
+                                   m->entries[i].name);
+    }
+    if (rc)
+        symmap_free(m);
+    return rc;
+}
+
+long symmap_find(const symmap *m, uint64_t pc)
+{
+    size_t lo = 0, hi = m->count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->entries[mid].end <= pc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < m->count && m->entries[lo].start <= pc ? (long)lo : -1;
+}
+
+void symmap_free(symmap *m)
+{
+    for (size_t i = 0; i < m->count; i++)
+        free(m->entries[i].name);
+    free(m->entries);
+    memset(m, 0, sizeof *m);
+}

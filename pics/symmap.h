@@ -1,0 +1,34 @@
+/*
+ * symmap.h: address ranges with names, for function-level aggregation.
+ *
+ * A symbol map is a sorted list of [start, end) address ranges with names.
+ * It can be read from a text file ("START END NAME" per line, addresses in
+ * hex with 0x or decimal, END exclusive, '#' starts a comment); the ELF
+ * symbolizer builds the same structure from a binary.
+ */
+#ifndef TEA_PICS_SYMMAP_H
+#define TEA_PICS_SYMMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct symmap_entry {
+    uint64_t start, end; /* [start, end) */
+    char *name;
+} symmap_entry;
+
+typedef struct symmap {
+    symmap_entry *entries; /* sorted by start, non-overlapping */
+    size_t count;
+} symmap;
+
+/* Reads a symbol-map file. Errors (TEA_ERR_FORMAT naming file and line):
+ * malformed lines, empty or overlapping ranges. TEA_ERR_IO when unreadable. */
+int symmap_load(symmap *m, const char *path);
+
+/* The index of the range holding `pc`, or -1. */
+long symmap_find(const symmap *m, uint64_t pc);
+
+void symmap_free(symmap *m);
+
+#endif

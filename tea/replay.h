@@ -1,0 +1,74 @@
+/*
+ * replay.h: one pass over a record stream feeding the golden reference and
+ * any number of samplers.
+ *
+ * The engine runs the golden reference (golden/golden.h) and builds the
+ * golden PICS from its intervals. TEA is the golden reference sampled: at
+ * each sample point it charges exactly what golden charges for that cycle
+ * (all committing µops 1/n each, else the µop golden charges), so TEA with
+ * a period of one cycle equals golden by construction. NCI-TEA charges the
+ * first µop that commits at or after the point. IBS, SPE and RIS follow
+ * tagged ROB entries (tea/tagger.h). Samplers are cheap when idle: the engine
+ * keeps the earliest cycle any of them needs and skips them until then, so
+ * work is O(records + samples), and many frequencies cost little more than
+ * one.
+ */
+#ifndef TEA_TEA_REPLAY_H
+#define TEA_TEA_REPLAY_H
+
+#include "scheme.h"
+#include "golden/golden.h"
+#include "pics/pics.h"
+#include "pics/pics_file.h"
+#include "trace/trace.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One sampler to run. */
+typedef struct tea_sampler_spec {
+    tea_scheme scheme;      /* TEA, NCI, IBS, SPE or RIS */
+    uint64_t period;        /* cycles between sample points (>= 1) */
+    double frequency_hz;    /* clock / period, for reporting */
+    tea_jitter jitter;
+    uint64_t seed;
+    uint16_t event_mask;    /* PSV bits reported */
+    int all_events;         /* the mask is "all" rather than the scheme's native set */
+} tea_sampler_spec;
+
+typedef struct tea_replay tea_replay;
+
+/* Prepares a replay of a trace whose ROB holds `initial_window` entries
+ * before its first record. Errors: TEA_ERR_USAGE (a golden spec, period 0),
+ * TEA_ERR_NOMEM. */
+int tea_replay_create(tea_replay **out, unsigned initial_window, const tea_sampler_spec *specs, size_t count);
+
+/* Consumes a batch of validated records. 0 or TEA_ERR_NOMEM. */
+int tea_replay_feed(tea_replay *r, const trace_batch *batch);
+
+/* Ends the trace: trailing cycles, pending samples. 0 or TEA_ERR_NOMEM. */
+int tea_replay_finish(tea_replay *r);
+
+/* The golden PICS (complete after finish). */
+const pics *tea_replay_golden(const tea_replay *r);
+
+/* The golden reference's classification totals. */
+const golden_totals *tea_replay_golden_totals(const tea_replay *r);
+
+/* Sampler `i`'s raw PICS, its samples and losses. */
+const pics *tea_replay_sampler_pics(const tea_replay *r, size_t i);
+uint64_t tea_replay_sampler_samples(const tea_replay *r, size_t i);
+const uint64_t *tea_replay_sampler_lost(const tea_replay *r, size_t i);
+
+/* Fills the provenance of the golden PICS (i == SIZE_MAX) or of sampler i's
+ * PICS, for a trace with header `h` and totals `t`. 0 or TEA_ERR_NOMEM. */
+int tea_replay_describe(const tea_replay *r, size_t i, const trace_header *h, const trace_totals *t,
+                        pics_info *info);
+
+/* A 64-bit digest of a record stream's totals and core shape, the trace
+ * identity written to PICS files (equal for a trace and its conversions). */
+void tea_trace_digest(const trace_header *h, const trace_totals *t, char out[PICS_DIGEST_LEN + 1]);
+
+void tea_replay_free(tea_replay *r);
+
+#endif

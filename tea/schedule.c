@@ -1,0 +1,61 @@
+/*
+ * schedule.c: sample-point schedules (see schedule.h).
+ */
+#include "schedule.h"
+#include "common/rng.h"
+
+/* The point of window `k`, or TEA_SCHEDULE_NEVER when it lies beyond 2^64. */
+static uint64_t point_of(const tea_schedule *s, uint64_t k)
+{
+    uint64_t u, base;
+    switch (s->jitter) {
+    case TEA_JITTER_NONE:
+        u = s->period;
+        break;
+    case TEA_JITTER_START:
+        u = s->offset;
+        break;
+    default:
+        u = 1 + rng_hash_below(s->seed, s->stream, k, s->period);
+        break;
+    }
+    if (k > (UINT64_MAX - s->origin) / s->period)
+        return TEA_SCHEDULE_NEVER;
+    base = s->origin + k * s->period;
+    return base > UINT64_MAX - u ? TEA_SCHEDULE_NEVER : base + u;
+}
+
+void tea_schedule_init(tea_schedule *s, uint64_t origin, uint64_t period, tea_jitter jitter, uint64_t seed,
+                       uint64_t stream)
+{
+    s->origin = origin;
+    s->period = period ? period : 1;
+    s->jitter = jitter;
+    s->seed = seed;
+    s->stream = stream;
+    s->offset = 1 + rng_hash_below(seed, stream, UINT64_MAX, s->period);
+    s->window = 0;
+    s->next = point_of(s, 0);
+}
+
+uint64_t tea_schedule_take(tea_schedule *s, uint64_t last)
+{
+    uint64_t n;
+
+    if (s->next > last)
+        return 0;
+    if (s->jitter != TEA_JITTER_INTERVAL || s->period == 1) {
+        /* Points are evenly spaced: count them at once. */
+        n = (last - s->next) / s->period + 1;
+        s->window += n;
+        s->next = point_of(s, s->window);
+        return n;
+    }
+    n = 0;
+    while (s->next <= last) {
+        n++;
+        s->window++;
+        s->next = point_of(s, s->window);
+    }
+    return n;
+}

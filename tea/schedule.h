@@ -1,0 +1,40 @@
+/*
+ * schedule.h: deterministic sample points in cycles.
+ *
+ * Time after the origin (the trace's first record) is cut into periods of P
+ * cycles; window k is (origin + kP, origin + (k+1)P] and holds exactly one
+ * sample point, origin + kP + u_k with u_k in [1, P]:
+ *   none      u_k = P          (points origin + P, origin + 2P, ...)
+ *   start     u_k = u          (one seeded offset for the whole trace)
+ *   interval  u_k seeded per k (TIP's random-in-interval)
+ * Points are a pure function of (origin, P, jitter, seed, stream), computable
+ * for any window independently. Counting the points up to a cycle is O(1)
+ * for none and start, O(points) for interval.
+ */
+#ifndef TEA_TEA_SCHEDULE_H
+#define TEA_TEA_SCHEDULE_H
+
+#include "scheme.h"
+
+#include <stdint.h>
+
+#define TEA_SCHEDULE_NEVER UINT64_MAX
+
+typedef struct tea_schedule {
+    uint64_t origin;   /* cycle of the trace's first record */
+    uint64_t period;   /* P, cycles (>= 1) */
+    tea_jitter jitter;
+    uint64_t seed, stream;
+    uint64_t offset;   /* start jitter: u */
+    uint64_t window;   /* k of the next point */
+    uint64_t next;     /* the next point not yet taken (TEA_SCHEDULE_NEVER past the end of time) */
+} tea_schedule;
+
+/* Positions the schedule at its first point. */
+void tea_schedule_init(tea_schedule *s, uint64_t origin, uint64_t period, tea_jitter jitter, uint64_t seed,
+                       uint64_t stream);
+
+/* Takes every point at or before `last` and returns how many there were. */
+uint64_t tea_schedule_take(tea_schedule *s, uint64_t last);
+
+#endif

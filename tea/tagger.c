@@ -1,0 +1,168 @@
+/*
+ * tagger.c: IBS, SPE and RIS (see tagger.h).
+ */
+#include "tagger.h"
+#include "common/error.h"
+#include "common/rng.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Galois LFSR taps of a maximal-length 16-bit sequence. */
+#define RIS_LFSR_TAPS 0xB400u
+/* RIS skips 0..RIS_SKIP_MASK entries before marking one. */
+#define RIS_SKIP_MASK 0xFu
+/* Random streams, kept apart from the cycle schedule's (the period). */
+#define RIS_STREAM 0x5249530000000000ull
+#define SPE_STREAM 0x5350450000000000ull
+
+int tea_tagger_init(tea_tagger *t, tea_scheme scheme, uint64_t period, tea_jitter jitter, uint64_t seed,
+                    uint16_t mask, uint64_t origin)
+{
+    memset(t, 0, sizeof *t);
+    t->scheme = scheme;
+    t->mask = mask;
+    t->period = period;
+    t->jitter = jitter;
+    t->seed = seed;
+    /* All schemes at one period share the cycle points: paired comparisons. */
+    tea_schedule_init(&t->cycles, origin, period, jitter, seed, period);
+    t->lfsr = (uint16_t)(rng_hash64(seed, RIS_STREAM ^ period, 0) | 1u);
+    return pics_init(&t->pics);
+}
+
+void tea_tagger_free(tea_tagger *t)
+{
+    pics_free(&t->pics);
+}
+
+/* A new tag is armed at a cycle sample point. */
+static void arm(tea_tagger *t)
+{
+    t->state = TEA_TAG_ARMED;
+    if (t->scheme == TEA_SCHEME_RIS) {
+        t->lfsr = (uint16_t)((t->lfsr >> 1) ^ (-(unsigned)(t->lfsr & 1u) & RIS_LFSR_TAPS));
+        t->skip = t->lfsr & RIS_SKIP_MASK;
+    }
+}
+
+/* Starts SPE's next interval after ordinal `start`, sized to the dispatch
+ * rate seen so far so that the sample rate matches the cycle-based schemes. */
+static void spe_next_interval(tea_tagger *t, uint64_t start, uint64_t dispatched, uint64_t elapsed)
+{
+    double rate = (elapsed && dispatched) ? (double)dispatched / (double)elapsed : 1.0;
+    double size = floor((double)t->period * rate + 0.5);
+    uint64_t interval = size < 1.0 ? 1 : size > 1e18 ? (uint64_t)1e18 : (uint64_t)size;
+    uint64_t u;
+
+    switch (t->jitter) {
+    case TEA_JITTER_NONE:
+        u = interval;
+        break;
+    case TEA_JITTER_START: {
+        /* a fixed fraction of every interval */
+        double f = (double)(rng_hash64(t->seed, SPE_STREAM ^ t->period, UINT64_MAX) >> 11) * 0x1.0p-53;
+        u = 1 + (uint64_t)(f * (double)interval);
+        if (u > interval)
+            u = interval;
+        break;
+    }
+    default:
+        u = 1 + rng_hash_below(t->seed, SPE_STREAM ^ t->period, t->interval_index, interval);
+        break;
+    }
+    t->interval_index++;
+    t->trigger = start + u;
+    t->window_end = start + interval;
+}
+
+/* Records a sample for a committed µop. */
+static int sample(tea_tagger *t, const trace_uop *u)
+{
+    t->samples++;
+    return pics_add(&t->pics, u->pc, (uint16_t)(u->psv & t->mask), PICS_UNIT, 1);
+}
+
+/* Follows the tag through this record's retirement and squash. */
+static int resolve(tea_tagger *t, const trace_record *r, const trace_uop *uops, const tea_rob_view *v)
+{
+    if (t->tag >= v->head && t->tag < v->head + r->retire) {
+        unsigned offset = (unsigned)(t->tag - v->head), n = trace_record_uops(r);
+        t->state = TEA_TAG_IDLE;
+        for (unsigned i = 0; i < n; i++) {
+            if (uops[i].offset != offset)
+                continue;
+            if (i < r->n_commit)
+                return sample(t, &uops[i]);
+            t->lost[PICS_LOST_EXCEPTION]++;
+            return TEA_OK;
+        }
+        t->lost[PICS_LOST_EMPTY]++;
+    } else if (r->squash && t->tag + r->squash >= v->tail && t->tag < v->tail) {
+        t->state = TEA_TAG_IDLE;
+        t->lost[PICS_LOST_SQUASHED]++;
+    }
+    return TEA_OK;
+}
+
+/* Picks an entry from this record's dispatch when armed or counting. */
+static void pick(tea_tagger *t, const trace_record *r, const tea_rob_view *v)
+{
+    uint64_t first = v->tail - r->squash; /* the row lands here */
+    uint64_t before = v->dispatched, after = before + r->dispatch;
+
+    if (t->state == TEA_TAG_ARMED) {
+        if (t->scheme == TEA_SCHEME_RIS && t->skip >= r->dispatch) {
+            t->skip -= r->dispatch;
+            return;
+        }
+        t->tag = first + (t->scheme == TEA_SCHEME_RIS ? t->skip : 0);
+        t->state = TEA_TAG_IN_FLIGHT;
+        if (t->scheme != TEA_SCHEME_SPE || t->counting)
+            return;
+        /* SPE's first sample came from a cycle point; from here on it counts
+         * entries, starting with the one just tagged. */
+        t->counting = 1;
+        t->cycles.next = TEA_SCHEDULE_NEVER;
+        spe_next_interval(t, before + 1, after, r->cycle - v->origin);
+    }
+    while (t->counting && t->trigger <= after) {
+        if (t->state == TEA_TAG_IDLE) {
+            t->tag = first + (t->trigger - before - 1);
+            t->state = TEA_TAG_IN_FLIGHT;
+        } else {
+            t->lost[PICS_LOST_BUSY]++; /* collision */
+        }
+        spe_next_interval(t, t->window_end, after, r->cycle - v->origin);
+    }
+}
+
+int tea_tagger_record(tea_tagger *t, const trace_record *r, const trace_uop *uops, const tea_rob_view *v)
+{
+    int rc = TEA_OK;
+
+    if (!t->counting) {
+        uint64_t points = tea_schedule_take(&t->cycles, r->cycle);
+        if (points) {
+            if (t->state == TEA_TAG_IDLE) {
+                arm(t);
+                points--;
+            }
+            t->lost[PICS_LOST_BUSY] += points;
+        }
+    }
+    if (t->state == TEA_TAG_IN_FLIGHT && (rc = resolve(t, r, uops, v)))
+        return rc;
+    if (r->dispatch && (t->state == TEA_TAG_ARMED || t->counting))
+        pick(t, r, v);
+    return TEA_OK;
+}
+
+void tea_tagger_finish(tea_tagger *t, uint64_t last_cycle)
+{
+    if (t->state != TEA_TAG_IDLE)
+        t->lost[PICS_LOST_END]++;
+    t->state = TEA_TAG_IDLE;
+    if (!t->counting)
+        t->lost[PICS_LOST_END] += tea_schedule_take(&t->cycles, last_cycle);
+}

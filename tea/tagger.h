@@ -1,0 +1,103 @@
+/*
+ * tagger.h: the tagging samplers (IBS, SPE, RIS) as one mechanism.
+ *
+ * A tagging unit picks a ROB entry when it is dispatched and follows it:
+ * if its µop commits, the sample (weight one) goes to that µop with the PSV
+ * masked to the unit's events; if it is squashed, excepts, or the entry held
+ * no µop, the sample is lost. One tag is in flight at a time. The schemes
+ * differ only in how they pick:
+ *
+ *   IBS  at each cycle sample point, the next dispatched entry (the first of
+ *        the next dispatched row); points while a tag is armed or in flight
+ *        are lost as "busy".
+ *   RIS  at each cycle sample point, a seeded 16-bit LFSR draws how many
+ *        dispatched entries to skip (0-15) before marking one; points while a
+ *        mark is pending are lost as "busy".
+ *   SPE  counts dispatched entries (wrong path included) and samples one per
+ *        interval of I entries, at a jittered position; an interval that
+ *        expires while a sample is in flight is a collision ("busy"). I is
+ *        chosen so the expected number of samples matches the cycle-based
+ *        schemes: I = P x (entries dispatched so far / cycles so far),
+ *        re-evaluated at every interval; the first sample is taken at the
+ *        first cycle sample point, like IBS.
+ *
+ * Entries are identified by absolute entry numbers (tea_rob_view); see
+ * docs/semantics.md for why sampling entries rather than µops is exact for
+ * the schemes' statistics on row-based ROBs.
+ */
+#ifndef TEA_TEA_TAGGER_H
+#define TEA_TEA_TAGGER_H
+
+#include "schedule.h"
+#include "scheme.h"
+#include "pics/pics.h"
+#include "pics/pics_file.h"
+#include "trace/record.h"
+
+#include <stdint.h>
+
+/* The ROB window before a record, in absolute entry numbers. */
+typedef struct tea_rob_view {
+    uint64_t head;        /* oldest entry */
+    uint64_t tail;        /* next entry to be allocated */
+    uint64_t dispatched;  /* entries dispatched since the trace began */
+    uint64_t origin;      /* cycle of the trace's first record */
+} tea_rob_view;
+
+enum tea_tag_state {
+    TEA_TAG_IDLE = 0,
+    TEA_TAG_ARMED,       /* waiting for the entry to pick */
+    TEA_TAG_IN_FLIGHT    /* following entry `tag` */
+};
+
+typedef struct tea_tagger {
+    tea_scheme scheme;         /* IBS, SPE or RIS */
+    uint16_t mask;             /* PSV bits reported */
+    uint64_t period;           /* P, cycles */
+    tea_jitter jitter;
+    uint64_t seed;
+    tea_schedule cycles;       /* cycle sample points (IBS, RIS; SPE's first) */
+    int counting;              /* SPE: now triggered by dispatched entries */
+    uint64_t trigger;          /* SPE: ordinal of the dispatched entry to sample */
+    uint64_t window_end;       /* SPE: ordinal ending the current interval */
+    uint64_t interval_index;   /* SPE: intervals begun, for the jitter stream */
+    uint16_t lfsr;             /* RIS: state of the skip generator */
+    unsigned skip;             /* RIS: entries still to skip while armed */
+    int state;                 /* enum tea_tag_state */
+    uint64_t tag;              /* IN_FLIGHT: the followed entry */
+    pics pics;                 /* raw sample weights */
+    uint64_t samples;
+    uint64_t lost[PICS_LOST_REASONS];
+} tea_tagger;
+
+/* Sets up a tagger for trace origin `origin`. 0 or TEA_ERR_NOMEM. */
+int tea_tagger_init(tea_tagger *t, tea_scheme scheme, uint64_t period, tea_jitter jitter, uint64_t seed,
+                    uint16_t mask, uint64_t origin);
+
+void tea_tagger_free(tea_tagger *t);
+
+/* The earliest cycle at which the tagger must see a record (0: every record). */
+static inline uint64_t tea_tagger_wake_cycle(const tea_tagger *t)
+{
+    if (t->state != TEA_TAG_IDLE)
+        return 0;
+    return t->counting ? TEA_SCHEDULE_NEVER : t->cycles.next;
+}
+
+/* The dispatched-entry ordinal at which the tagger must see a record
+ * (TEA_SCHEDULE_NEVER when it does not count entries). */
+static inline uint64_t tea_tagger_wake_entry(const tea_tagger *t)
+{
+    return t->counting ? t->trigger : TEA_SCHEDULE_NEVER;
+}
+
+/* Processes one record (any record is allowed; skipping records is allowed
+ * only while neither wake condition holds). `v` is the window before it.
+ * Returns 0 or TEA_ERR_NOMEM. */
+int tea_tagger_record(tea_tagger *t, const trace_record *r, const trace_uop *uops, const tea_rob_view *v);
+
+/* Ends the trace at `last_cycle`: pending tags and the remaining sample
+ * points are lost ("end"). */
+void tea_tagger_finish(tea_tagger *t, uint64_t last_cycle);
+
+#endif

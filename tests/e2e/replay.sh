@@ -1,0 +1,116 @@
+# tea replay and the pics commands: the reference scenario's golden PICS,
+# TEA at period 1, identical PICS from both trace formats, seeds, several
+# frequencies, error, export, merge, and the error ordering of the schemes.
+. "$(dirname "$0")/lib.bash"
+
+# --- the scenario's golden PICS equals the expected CSV (fractions as decimals)
+run 0 "$TEA" replay "$DATA/scenario.bin" --period 1 -o sc
+contains out.txt "tea"
+run 0 "$PICS" export sc/golden.pics
+cp out.txt golden.csv
+awk -F, 'NR > 1 { print }' golden.csv | sort >got.txt
+grep -v '^#' "$DATA/scenario.golden.csv" | awk 'NR > 1 {
+    # pc, psv label (maybe quoted, with commas), num/den
+    n = split($0, f, ","); frac = f[n]; pc = f[1]
+    label = substr($0, length(pc) + 2, length($0) - length(pc) - length(frac) - 2)
+    split(frac, q, "/"); den = (q[2] == "") ? 1 : q[2]
+    printf "%s|%s|%.6f\n", pc, label, q[1] / den }' | sort >want.txt
+awk -F, '{ n = split($0, f, ","); label = substr($0, length(f[1]) + length(f[2]) + 3,
+           length($0) - length(f[1]) - length(f[2]) - length(f[n]) - 3); printf "%s|%s|%s\n", f[1], label, f[n] }' \
+    got.txt | sort >got2.txt
+diff want.txt got2.txt >&2 || fail "golden PICS of the scenario differs from scenario.golden.csv"
+head -n 1 golden.csv | grep -qx 'pc,psv,component,cycles' || fail "CSV header"
+contains golden.csv '0x1008,5,"ST-L1,ST-LLC",7.000000'
+contains golden.csv '0x3000,0,base,1.333333'
+
+# TEA at period 1 is golden: same export, zero error
+run 0 "$PICS" export sc/tea.pics
+diff golden.csv out.txt >&2 || fail "TEA at period 1 differs from golden"
+run 0 "$PICS" error sc/tea.pics sc/golden.pics --json
+contains out.txt '"error": 0,'
+run 0 "$PICS" error sc/nci.pics sc/golden.pics --top 3
+contains out.txt "error: "
+contains out.txt "top 3 contributors:"
+run 0 "$PICS" export sc/golden.pics --format json
+contains out.txt '"component": "ST-L1,ST-LLC"'
+
+# --- the same trace in both formats gives identical PICS files
+run 0 "$TEA" gen --workload mixed --cycles 400000 --seed 4 -o m.tea
+run 0 "$TEA" convert m.tea --to tracedoctor -o m.td.zst
+run 0 "$TEA" replay m.tea --freq 100k,1M -o rn
+run 0 "$TEA" replay m.td.zst --freq 100k,1M -o rt
+for f in golden tea-100000hz tea-1000000hz nci-100000hz ibs-1000000hz spe-1000000hz ris-100000hz; do
+    [ -f "rn/$f.pics" ] || fail "rn/$f.pics missing"
+    cmp -s "rn/$f.pics" "rt/$f.pics" || fail "$f.pics differs between native and tracedoctor"
+done
+[ "$(wc -l <rn/summary.csv)" = 11 ] || fail "summary.csv should have a header and 10 rows"
+
+# --- the same seed gives byte-identical output, another seed other samples
+run 0 "$TEA" replay m.tea --freq 1M --seed 7 -o s7a
+run 0 "$TEA" replay m.tea --freq 1M --seed 7 -o s7b
+run 0 "$TEA" replay m.tea --freq 1M --seed 8 -o s8
+for s in golden tea nci ibs spe ris; do
+    cmp -s s7a/$s.pics s7b/$s.pics || fail "seed 7 twice: $s.pics differs"
+done
+for s in tea nci ibs spe ris; do
+    cmp -s s7a/$s.pics s8/$s.pics && fail "seeds 7 and 8: $s.pics identical"
+done
+cmp -s s7a/summary.csv s7b/summary.csv || fail "summary.csv differs for the same seed"
+
+# --- with --jitter none the points are origin + kP: P = 1000 over 400,000 cycles
+run 0 "$TEA" replay m.tea --period 1000 --jitter none --schemes golden,tea -o none
+samples=$(sed -n 's/^samples //p' none/tea.pics)
+span=$("$TEA" info --json m.tea | sed -n 's/^  "cycles": \([0-9]*\),$/\1/p')
+lost=$(sed -n 's/^lost.end //p' none/tea.pics)
+[ $((samples + lost)) = $((span / 1000)) ] || fail "expected $((span / 1000)) points, got $samples + $lost"
+
+# --- merge: two halves of a batch sum exactly
+run 0 "$TEA" gen --workload memory --cycles 200000 --seed 1 -o a.tea
+run 0 "$TEA" gen --workload memory --cycles 200000 --seed 2 -o b.tea
+run 0 "$TEA" replay a.tea --freq 1M -o ra
+run 0 "$TEA" replay b.tea --freq 1M -o rb
+run 0 "$PICS" merge ra/golden.pics rb/golden.pics -o merged-golden.pics
+run 0 "$PICS" merge ra/tea.pics rb/tea.pics -o merged-tea.pics
+ga=$(sed -n 's/^golden_total //p' ra/golden.pics)
+gb=$(sed -n 's/^golden_total //p' rb/golden.pics)
+[ "$(sed -n 's/^golden_total //p' merged-golden.pics)" = $((ga + gb)) ] || fail "merged golden total"
+sa=$(sed -n 's/^samples //p' ra/tea.pics)
+sb=$(sed -n 's/^samples //p' rb/tea.pics)
+[ "$(sed -n 's/^samples //p' merged-tea.pics)" = $((sa + sb)) ] || fail "merged samples"
+run 0 "$PICS" error merged-tea.pics merged-golden.pics
+run 2 "$PICS" merge ra/tea.pics rb/ibs.pics -o x.pics
+contains err.txt "cannot merge a ibs PICS into a tea PICS"
+run 2 "$PICS" error ra/tea.pics rb/golden.pics
+contains err.txt "come from different traces"
+
+# --- function granularity through a symbol map
+printf '0x10000 0x10400 first\n0x10400 0x20000 rest\n' >syms.txt
+run 0 "$PICS" error ra/tea.pics ra/golden.pics --granularity func --symbols syms.txt --json
+contains out.txt '"functions": ['
+run 2 "$PICS" error ra/tea.pics ra/golden.pics --granularity func
+
+# --- bad PICS files
+head -n 20 ra/golden.pics >short.pics
+run 1 "$PICS" export short.pics
+contains err.txt "short.pics: truncated"
+sed 's/^0x1\(.*\) \([0-9]*\) \([0-9]*\)$/0x1\1 \2 x/' ra/golden.pics >bad.pics
+run 1 "$PICS" export bad.pics
+contains err.txt "bad.pics: line"
+printf 'hello\n' >notpics.pics
+run 1 "$PICS" export notpics.pics
+contains err.txt "not a PICS file"
+run 2 "$TEA" replay m.tea -o x --period 0
+run 2 "$TEA" replay m.tea -o x --schemes tea,vtune
+run 1 "$TEA" replay missing.tea -o x
+
+# --- with enough samples: TEA < NCI-TEA < IBS on every workload (20,000 samples each)
+for w in mixed memory branchy frontend flushes compute; do
+    run 0 "$TEA" gen --workload $w --cycles 2000000 --seed 2 -o $w.tea
+    run 0 "$TEA" replay $w.tea --period 100 --schemes golden,tea,nci,ibs -o order-$w
+    tea_err=$(awk -F, '$1 == "tea" { print $6 }' order-$w/summary.csv)
+    nci_err=$(awk -F, '$1 == "nci" { print $6 }' order-$w/summary.csv)
+    ibs_err=$(awk -F, '$1 == "ibs" { print $6 }' order-$w/summary.csv)
+    awk -v t="$tea_err" -v n="$nci_err" -v i="$ibs_err" 'BEGIN { exit !(t < n && n < i) }' ||
+        fail "$w: expected TEA < NCI < IBS, got $tea_err, $nci_err, $ibs_err"
+done
+echo ok

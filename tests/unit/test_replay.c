@@ -1,0 +1,286 @@
+/*
+ * test_replay.c: the replay engine against an independent, cycle-by-cycle
+ * implementation of the golden rules, on generated traces of every workload:
+ * golden equals the brute force; TEA at period 1 equals golden; TEA at
+ * period P without jitter equals golden at origin + kP; cycles and µops are
+ * conserved, in both trace formats; seeds give reproducible, distinct
+ * samples.
+ */
+#include "testutil.h"
+#include "pics/pics.h"
+#include "tea/replay.h"
+#include "trace/psv.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define U PICS_UNIT
+#define CYCLES 120000
+
+static const char *const names[] = { "mixed", "memory", "branchy", "frontend", "flushes", "compute" };
+#define NAMES (sizeof names / sizeof names[0])
+
+/*
+ * Brute force, straight from docs/semantics.md: cycle t (origin < t <= last)
+ * goes to the pending flush cause if the last record that committed or
+ * excepted before t ended with one and no REFILL record came in between;
+ * otherwise to the µops of the first record committing or excepting at or
+ * after t (all commits 1/n if that is cycle t itself, else its first µop).
+ */
+typedef struct brute {
+    const test_stream *s;
+    size_t *closing;      /* indices of records that commit or except */
+    size_t closing_count;
+    uint64_t *next_refill; /* per record: cycle of the first later REFILL record */
+} brute;
+
+static void brute_init(brute *b, const test_stream *s)
+{
+    uint64_t refill = UINT64_MAX;
+    b->s = s;
+    b->closing = malloc(s->count * sizeof *b->closing);
+    b->next_refill = malloc(s->count * sizeof *b->next_refill);
+    b->closing_count = 0;
+    assert_non_null(b->closing);
+    assert_non_null(b->next_refill);
+    for (size_t i = 0; i < s->count; i++)
+        if (trace_record_uops(&s->records[i]) > 0)
+            b->closing[b->closing_count++] = i;
+    for (size_t i = s->count; i-- > 0;) {
+        b->next_refill[i] = refill;
+        if (s->records[i].flags & TRACE_REC_REFILL)
+            refill = s->records[i].cycle;
+    }
+}
+
+static void brute_free(brute *b)
+{
+    free(b->closing);
+    free(b->next_refill);
+}
+
+/* The first closing record with cycle >= t (closing_count if none). */
+static size_t first_closing_at(const brute *b, uint64_t t)
+{
+    size_t lo = 0, hi = b->closing_count;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (b->s->records[b->closing[mid]].cycle < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Charges cycle t to `p` (weight one sample, U). */
+static void brute_charge(const brute *b, uint64_t t, pics *p)
+{
+    const test_stream *s = b->s;
+    size_t k = first_closing_at(b, t);
+    if (k > 0) {
+        /* the last record that committed or excepted before t (maybe the origin) */
+        size_t prev_index = b->closing[k - 1];
+        const trace_record *prev = &s->records[prev_index];
+        {
+            const trace_uop *last = &s->uops[prev->first_uop + trace_record_uops(prev) - 1];
+            int flush = (prev->flags & TRACE_REC_EXCEPTION) || (last->psv & PSV_FLUSH_CAUSE_MASK);
+            int refilled = b->next_refill[prev_index] <= t;
+            if (flush && !refilled && (k == b->closing_count || s->records[b->closing[k]].cycle > t)) {
+                assert_int_equal(pics_add(p, last->pc, last->psv, U, 1), 0);
+                return;
+            }
+        }
+    }
+    if (k == b->closing_count)
+        return; /* unattributed */
+    {
+        const trace_record *r = &s->records[b->closing[k]];
+        const trace_uop *u = &s->uops[r->first_uop];
+        if (r->cycle == t && r->n_commit > 0) {
+            for (unsigned i = 0; i < r->n_commit; i++)
+                assert_int_equal(pics_add(p, u[i].pc, u[i].psv, U / r->n_commit, 1), 0);
+        } else {
+            assert_int_equal(pics_add(p, u[0].pc, u[0].psv, U, 1), 0);
+        }
+    }
+}
+
+static void assert_same_cells(const pics *a, const pics *b, const char *what)
+{
+    if (a->count != b->count || a->total != b->total)
+        fail_msg("%s: %zu cells / total %llu vs %zu cells / total %llu", what, a->count,
+                 (unsigned long long)a->total, b->count, (unsigned long long)b->total);
+    for (size_t i = 0; i < a->capacity; i++) {
+        const pics_cell *c = &a->slots[i], *d;
+        if (!c->used)
+            continue;
+        d = pics_find(b, c->pc, c->psv);
+        if (!d || d->value != c->value)
+            fail_msg("%s: cell 0x%llx/%u is %llu vs %llu", what, (unsigned long long)c->pc, c->psv,
+                     (unsigned long long)c->value, (unsigned long long)(d ? d->value : 0));
+    }
+}
+
+static tea_sampler_spec tea_spec(uint64_t period)
+{
+    tea_sampler_spec sp;
+    memset(&sp, 0, sizeof sp);
+    sp.scheme = TEA_SCHEME_TEA;
+    sp.period = period;
+    sp.frequency_hz = 1;
+    sp.jitter = TEA_JITTER_NONE;
+    sp.seed = 1;
+    sp.event_mask = PSV_MASK_ALL;
+    return sp;
+}
+
+static tea_replay *replay_stream(const test_stream *s, const tea_sampler_spec *specs, size_t n)
+{
+    tea_replay *r;
+    trace_batch b = test_stream_batch(s, 0, s->count);
+    assert_int_equal(tea_replay_create(&r, s->header.initial_window, specs, n), 0);
+    assert_int_equal(tea_replay_feed(r, &b), 0);
+    assert_int_equal(tea_replay_finish(r), 0);
+    return r;
+}
+
+/* Golden equals the brute force over every cycle; TEA at period 1 equals
+ * golden; TEA at period 97 without jitter equals the brute force at
+ * origin + 97k. */
+static void golden_and_tea_match_brute_force(void **state)
+{
+    (void)state;
+    for (size_t n = 0; n < NAMES; n++) {
+        test_stream s;
+        brute b;
+        pics every, sampled;
+        tea_sampler_spec specs[2] = { tea_spec(1), tea_spec(97) };
+        tea_replay *r;
+        uint64_t origin, last;
+
+        test_model_stream(names[n], 17, CYCLES, &s);
+        origin = s.records[0].cycle;
+        last = s.records[s.count - 1].cycle;
+        brute_init(&b, &s);
+        assert_int_equal(pics_init(&every), 0);
+        assert_int_equal(pics_init(&sampled), 0);
+        for (uint64_t t = origin + 1; t <= last; t++) {
+            brute_charge(&b, t, &every);
+            if ((t - origin) % 97 == 0)
+                brute_charge(&b, t, &sampled);
+        }
+        r = replay_stream(&s, specs, 2);
+        assert_same_cells(&every, tea_replay_golden(r), names[n]);
+        assert_same_cells(tea_replay_golden(r), tea_replay_sampler_pics(r, 0), names[n]);
+        assert_same_cells(&sampled, tea_replay_sampler_pics(r, 1), names[n]);
+        assert_int_equal(tea_replay_sampler_samples(r, 1), (last - origin) / 97 - tea_replay_sampler_lost(r, 1)[PICS_LOST_END]);
+        tea_replay_free(r);
+        pics_free(&every);
+        pics_free(&sampled);
+        brute_free(&b);
+        test_stream_free(&s);
+    }
+}
+
+/* Conservation, through files of both formats: the golden cells sum exactly
+ * to the attributed cycles, every committed or excepted µop after the origin
+ * is counted once, and both formats give the same PICS. */
+static void conservation_in_both_formats(void **state)
+{
+    char *native = test_temp_path("cons.tea"), *td = test_temp_path("cons.td.zst");
+    trace_write_options wn = { TRACE_FORMAT_NATIVE, 0, 0, 0 }, wt = { TRACE_FORMAT_TRACEDOCTOR, 0, 0, 0 };
+    (void)state;
+    for (size_t n = 0; n < NAMES; n++) {
+        test_stream s, a, c;
+        tea_replay *ra, *rc;
+        uint64_t counted = 0, expected;
+        const pics *g;
+
+        test_model_stream(names[n], 23, CYCLES, &s);
+        assert_int_equal(test_stream_write(&s, &s.header, &wn, native), 0);
+        assert_int_equal(test_stream_write(&s, &s.header, &wt, td), 0);
+        assert_int_equal(test_stream_read(native, NULL, &a), 0);
+        assert_int_equal(test_stream_read(td, NULL, &c), 0);
+        ra = replay_stream(&a, NULL, 0);
+        rc = replay_stream(&c, NULL, 0);
+        g = tea_replay_golden(ra);
+        assert_true(g->total == tea_replay_golden_totals(ra)->attributed * U);
+        assert_true(tea_replay_golden_totals(ra)->attributed + tea_replay_golden_totals(ra)->unattributed
+                    == a.totals.last_cycle - a.totals.first_cycle);
+        for (size_t i = 0; i < g->capacity; i++)
+            counted += g->slots[i].used ? g->slots[i].count : 0;
+        expected = a.totals.commits + a.totals.exceptions - trace_record_uops(&a.records[0]);
+        if (counted != expected)
+            fail_msg("%s: %llu µops counted, %llu expected", names[n], (unsigned long long)counted, (unsigned long long)expected);
+        assert_same_cells(g, tea_replay_golden(rc), names[n]);
+        tea_replay_free(ra);
+        tea_replay_free(rc);
+        test_stream_free(&s);
+        test_stream_free(&a);
+        test_stream_free(&c);
+    }
+    unlink(native);
+    unlink(td);
+    free(native);
+    free(td);
+}
+
+/* The same seed reproduces every sampler exactly; another seed moves the
+ * jittered points. */
+static void seeds_reproduce_and_differ(void **state)
+{
+    test_stream s;
+    tea_sampler_spec specs[5];
+    tea_replay *a, *b, *c;
+    int differs = 0;
+    (void)state;
+
+    test_model_stream("mixed", 29, CYCLES, &s);
+    for (int i = 0; i < 5; i++) {
+        specs[i] = tea_spec(400);
+        specs[i].scheme = (tea_scheme)(TEA_SCHEME_TEA + i);
+        specs[i].jitter = TEA_JITTER_INTERVAL;
+    }
+    a = replay_stream(&s, specs, 5);
+    b = replay_stream(&s, specs, 5);
+    for (int i = 0; i < 5; i++)
+        specs[i].seed = 2;
+    c = replay_stream(&s, specs, 5);
+    for (size_t i = 0; i < 5; i++) {
+        assert_same_cells(tea_replay_sampler_pics(a, i), tea_replay_sampler_pics(b, i), "same seed");
+        assert_int_equal(tea_replay_sampler_samples(a, i), tea_replay_sampler_samples(b, i));
+        if (tea_replay_sampler_pics(a, i)->count != tea_replay_sampler_pics(c, i)->count
+            || tea_replay_sampler_pics(a, i)->total != tea_replay_sampler_pics(c, i)->total)
+            differs++;
+        else {
+            const pics *p = tea_replay_sampler_pics(a, i);
+            for (size_t k = 0; k < p->capacity; k++) {
+                const pics_cell *x = &p->slots[k], *y;
+                if (!x->used)
+                    continue;
+                y = pics_find(tea_replay_sampler_pics(c, i), x->pc, x->psv);
+                if (!y || y->value != x->value) {
+                    differs++;
+                    break;
+                }
+            }
+        }
+    }
+    assert_int_equal(differs, 5);
+    tea_replay_free(a);
+    tea_replay_free(b);
+    tea_replay_free(c);
+    test_stream_free(&s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(golden_and_tea_match_brute_force),
+        cmocka_unit_test(conservation_in_both_formats),
+        cmocka_unit_test(seeds_reproduce_and_differ),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

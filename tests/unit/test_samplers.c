@@ -1,0 +1,384 @@
+/*
+ * test_samplers.c: every scheme on small hand-built traces, against samples
+ * worked out by hand (the derivations are in the comments).
+ */
+#include "testutil.h"
+#include "common/error.h"
+#include "pics/pics.h"
+#include "tea/replay.h"
+#include "tea/tagger.h"
+#include "trace/psv.h"
+
+#include <string.h>
+
+#define U PICS_UNIT
+#define FLMB (1u << PSV_FL_MB)
+
+/* Appends a record whose µops are given as (pc, psv, offset) triples. */
+static void rec(test_stream *s, uint64_t cycle, unsigned commits, int exception, unsigned retire, unsigned squash,
+                unsigned dispatch, uint8_t flags, const trace_uop *uops)
+{
+    trace_record r;
+    memset(&r, 0, sizeof r);
+    r.cycle = cycle;
+    r.n_commit = (uint8_t)commits;
+    r.flags = (uint8_t)(flags | (exception ? TRACE_REC_EXCEPTION : 0));
+    r.retire = (uint8_t)retire;
+    r.squash = (uint16_t)squash;
+    r.dispatch = (uint16_t)dispatch;
+    test_stream_append(s, &r, uops);
+}
+
+static tea_sampler_spec spec(tea_scheme scheme, uint64_t period, tea_jitter jitter)
+{
+    tea_sampler_spec sp;
+    memset(&sp, 0, sizeof sp);
+    sp.scheme = scheme;
+    sp.period = period;
+    sp.frequency_hz = 1;
+    sp.jitter = jitter;
+    sp.seed = 1;
+    sp.event_mask = PSV_MASK_ALL;
+    return sp;
+}
+
+static tea_replay *replay(const test_stream *s, unsigned initial_window, const tea_sampler_spec *specs, size_t n)
+{
+    tea_replay *r;
+    trace_batch b = test_stream_batch(s, 0, s->count);
+    assert_int_equal(tea_replay_create(&r, initial_window, specs, n), 0);
+    assert_int_equal(tea_replay_feed(r, &b), 0);
+    assert_int_equal(tea_replay_finish(r), 0);
+    return r;
+}
+
+/* Asserts that cell (pc, psv) of `p` holds `value` (0: absent). */
+static void assert_cell(const pics *p, uint64_t pc, uint16_t psv, uint64_t value)
+{
+    const pics_cell *c = pics_find(p, pc, psv);
+    uint64_t got = c ? c->value : 0;
+    if (got != value)
+        fail_msg("cell 0x%llx/%u holds %llu/%llu, expected %llu/%llu", (unsigned long long)pc, psv,
+                 (unsigned long long)got, U, (unsigned long long)value, U);
+}
+
+/*
+ * Trace A (initial window 0):
+ *   0  origin, dispatches row 0 (A B C D)
+ *   1  dispatches row 1 (E F G H)
+ *   2  A commits                         (retire 1)
+ *   3  B, C commit                       (retire 2)
+ *   4  D commits                         (retire 1, row 0 done)
+ *   5  E F G H commit                    (retire 4; the ROB is empty)
+ *   8  dispatches row 2 (I)
+ *   9  REFILL
+ *   12 I commits
+ * Golden: A = 2 (cycle 1 stalled, cycle 2), B = C = 1/2, D = 1, E..H = 1/4,
+ * I = 7 (6-8 drained, 9-11 stalled, 12). Total 12 = the span.
+ */
+static void build_trace_a(test_stream *s)
+{
+    const trace_uop a[] = { { 0x10, 0, 0, 0 } }, bc[] = { { 0x14, 0, 0, 0 }, { 0x18, 0, 1, 0 } },
+                    d[] = { { 0x1c, 0, 0, 0 } },
+                    efgh[] = { { 0x20, 0, 0, 0 }, { 0x24, 0, 1, 0 }, { 0x28, 0, 2, 0 }, { 0x2c, 0, 3, 0 } },
+                    i[] = { { 0x30, 1u << PSV_ST_L1, 0, 0 } };
+    test_stream_init(s);
+    rec(s, 0, 0, 0, 0, 0, 4, 0, NULL);
+    rec(s, 1, 0, 0, 0, 0, 4, TRACE_REC_REFILL, NULL);
+    rec(s, 2, 1, 0, 1, 0, 0, 0, a);
+    rec(s, 3, 2, 0, 2, 0, 0, 0, bc);
+    rec(s, 4, 1, 0, 1, 0, 0, 0, d);
+    rec(s, 5, 4, 0, 4, 0, 0, 0, efgh);
+    rec(s, 8, 0, 0, 0, 0, 4, 0, NULL);
+    rec(s, 9, 0, 0, 0, 0, 0, TRACE_REC_REFILL, NULL);
+    rec(s, 12, 1, 0, 1, 0, 0, 0, i);
+}
+
+static void compute_stall_and_drain(void **state)
+{
+    test_stream s;
+    tea_sampler_spec specs[3] = { spec(TEA_SCHEME_TEA, 1, TEA_JITTER_NONE), spec(TEA_SCHEME_TEA, 3, TEA_JITTER_NONE),
+                                  spec(TEA_SCHEME_NCI, 3, TEA_JITTER_NONE) };
+    tea_replay *r;
+    const golden_totals *g;
+    (void)state;
+
+    build_trace_a(&s);
+    r = replay(&s, 0, specs, 3);
+    g = tea_replay_golden_totals(r);
+    assert_int_equal(g->states[GOLDEN_COMPUTE], 5);  /* 2, 3, 4, 5, 12 */
+    assert_int_equal(g->states[GOLDEN_DRAINED], 3);  /* 6, 7, 8 */
+    assert_int_equal(g->states[GOLDEN_STALLED], 4);  /* 1, 9, 10, 11 */
+    assert_cell(tea_replay_golden(r), 0x10, 0, 2 * U);
+    assert_cell(tea_replay_golden(r), 0x14, 0, U / 2);
+    assert_cell(tea_replay_golden(r), 0x18, 0, U / 2);
+    assert_cell(tea_replay_golden(r), 0x1c, 0, U);
+    assert_cell(tea_replay_golden(r), 0x24, 0, U / 4);
+    assert_cell(tea_replay_golden(r), 0x30, 1, 7 * U);
+    assert_true(tea_replay_golden(r)->total == 12 * U);
+    /* TEA at period 1 is golden, cell for cell. */
+    for (size_t i = 0; i < tea_replay_golden(r)->capacity; i++) {
+        const pics_cell *c = &tea_replay_golden(r)->slots[i];
+        if (c->used)
+            assert_cell(tea_replay_sampler_pics(r, 0), c->pc, c->psv, c->value);
+    }
+    assert_int_equal(tea_replay_sampler_samples(r, 0), 12);
+    /* Period 3, no jitter: points 3, 6, 9, 12. TEA: 3 splits between B and
+     * C, 6 and 9 go to I (drained, stalled), 12 to I committing. */
+    assert_int_equal(tea_replay_sampler_samples(r, 1), 4);
+    assert_cell(tea_replay_sampler_pics(r, 1), 0x14, 0, U / 2);
+    assert_cell(tea_replay_sampler_pics(r, 1), 0x18, 0, U / 2);
+    assert_cell(tea_replay_sampler_pics(r, 1), 0x30, 1, 3 * U);
+    /* NCI: the whole sample at 3 goes to B, the first µop committing then. */
+    assert_cell(tea_replay_sampler_pics(r, 2), 0x14, 0, U);
+    assert_cell(tea_replay_sampler_pics(r, 2), 0x18, 0, 0);
+    assert_cell(tea_replay_sampler_pics(r, 2), 0x30, 1, 3 * U);
+    tea_replay_free(r);
+    test_stream_free(&s);
+}
+
+/*
+ * Trace B: a mispredicted branch (initial window 0).
+ *   0  origin, dispatches row 0: entries 0 X, 1 BR, 2-3 wrong path
+ *   1  dispatches row 1: entries 4-7, wrong path
+ *   3  the branch resolves: row 1 squashed (4 entries)
+ *   4  X and BR commit (retire 4: the killed banks 2-3 go with the row)
+ *   7  dispatches row 2: entry 4 Y (the tail rolled back to 4)
+ *   8  REFILL
+ *   10 Y commits
+ * Golden: X = 3 + 1/2; BR = 1/2 + 3 (5-7 flushed); Y = 3 (8, 9 and 10).
+ */
+static void build_trace_b(test_stream *s)
+{
+    const trace_uop xb[] = { { 0x40, 0, 0, 0 }, { 0x44, FLMB, 1, 0 } }, y[] = { { 0x80, 0, 0, 0 } };
+    test_stream_init(s);
+    rec(s, 0, 0, 0, 0, 0, 4, 0, NULL);
+    rec(s, 1, 0, 0, 0, 0, 4, TRACE_REC_REFILL, NULL);
+    rec(s, 3, 0, 0, 0, 4, 0, 0, NULL);
+    rec(s, 4, 2, 0, 4, 0, 0, 0, xb);
+    rec(s, 7, 0, 0, 0, 0, 4, 0, NULL);
+    rec(s, 8, 0, 0, 0, 0, 0, TRACE_REC_REFILL, NULL);
+    rec(s, 10, 1, 0, 1, 0, 0, 0, y);
+}
+
+static void flush_after_mispredict(void **state)
+{
+    test_stream s;
+    tea_sampler_spec specs[2] = { spec(TEA_SCHEME_TEA, 2, TEA_JITTER_NONE), spec(TEA_SCHEME_NCI, 2, TEA_JITTER_NONE) };
+    tea_replay *r;
+    (void)state;
+
+    build_trace_b(&s);
+    r = replay(&s, 0, specs, 2);
+    assert_int_equal(tea_replay_golden_totals(r)->states[GOLDEN_FLUSHED], 3);
+    assert_cell(tea_replay_golden(r), 0x40, 0, 3 * U + U / 2);
+    assert_cell(tea_replay_golden(r), 0x44, FLMB, 3 * U + U / 2);
+    assert_cell(tea_replay_golden(r), 0x80, 0, 3 * U);
+    /* Points 2, 4, 6, 8, 10. TEA: 2 -> X; 4 -> X, BR half each; 6 -> BR
+     * (flushed); 8, 10 -> Y. */
+    assert_cell(tea_replay_sampler_pics(r, 0), 0x40, 0, U + U / 2);
+    assert_cell(tea_replay_sampler_pics(r, 0), 0x44, FLMB, U / 2 + U);
+    assert_cell(tea_replay_sampler_pics(r, 0), 0x80, 0, 2 * U);
+    /* NCI: 2, 4 -> X; the flush cycle 6 lands on Y, the first correct-path
+     * µop, as do 8 and 10. The branch gets nothing. */
+    assert_cell(tea_replay_sampler_pics(r, 1), 0x40, 0, 2 * U);
+    assert_cell(tea_replay_sampler_pics(r, 1), 0x44, FLMB, 0);
+    assert_cell(tea_replay_sampler_pics(r, 1), 0x80, 0, 3 * U);
+    tea_replay_free(r);
+    test_stream_free(&s);
+}
+
+/*
+ * IBS on trace B, period 1 (points 1..10):
+ *   record 1: point 1 arms; row 1 is dispatched: entry 4 (wrong path) tagged
+ *   record 3: points 2, 3 busy; the squash removes entry 4: lost (squashed)
+ *   record 4: point 4 arms; no dispatch
+ *   record 7: points 5, 6, 7 busy (armed); row 2 dispatched: entry 4 (Y) tagged
+ *   record 8: point 8 busy; record 10: points 9, 10 busy, Y commits: a sample.
+ * Samples 1 (Y), lost: 1 squashed, 8 busy.
+ */
+static void ibs_tag_squashed(void **state)
+{
+    test_stream s;
+    tea_sampler_spec sp = spec(TEA_SCHEME_IBS, 1, TEA_JITTER_NONE);
+    tea_replay *r;
+    const uint64_t *lost;
+    (void)state;
+
+    build_trace_b(&s);
+    r = replay(&s, 0, &sp, 1);
+    lost = tea_replay_sampler_lost(r, 0);
+    assert_int_equal(tea_replay_sampler_samples(r, 0), 1);
+    assert_cell(tea_replay_sampler_pics(r, 0), 0x80, 0, U);
+    assert_int_equal(lost[PICS_LOST_SQUASHED], 1);
+    assert_int_equal(lost[PICS_LOST_BUSY], 8);
+    assert_int_equal(lost[PICS_LOST_EMPTY] + lost[PICS_LOST_EXCEPTION] + lost[PICS_LOST_END], 0);
+    tea_replay_free(r);
+    test_stream_free(&s);
+}
+
+/*
+ * SPE on trace B, period 2 (cycle points 2, 4, ...):
+ *   record 3: point 2 arms (SPE's first sample comes from a cycle point)
+ *   record 4: point 4 busy (armed)
+ *   record 7: point 6 busy; row 2 (entries 9-12 in dispatch order) arrives:
+ *     entry 4 (Y, the 9th dispatched) is tagged; SPE now counts entries:
+ *     interval = round(2 x 12 dispatched / 7 cycles) = 3 starting after the
+ *     9th, so it expires at the 12th, in this same row while Y is in flight:
+ *     a collision (busy). The next interval expires at the 15th entry, never
+ *     dispatched.
+ *   record 10: Y commits: a sample.
+ */
+static void spe_collision(void **state)
+{
+    test_stream s;
+    tea_sampler_spec sp = spec(TEA_SCHEME_SPE, 2, TEA_JITTER_NONE);
+    tea_replay *r;
+    const uint64_t *lost;
+    (void)state;
+
+    build_trace_b(&s);
+    r = replay(&s, 0, &sp, 1);
+    lost = tea_replay_sampler_lost(r, 0);
+    assert_int_equal(tea_replay_sampler_samples(r, 0), 1);
+    assert_cell(tea_replay_sampler_pics(r, 0), 0x80, 0, U);
+    assert_int_equal(lost[PICS_LOST_BUSY], 3);
+    assert_int_equal(lost[PICS_LOST_SQUASHED] + lost[PICS_LOST_EMPTY] + lost[PICS_LOST_END], 0);
+    tea_replay_free(r);
+    test_stream_free(&s);
+}
+
+/*
+ * RIS marks the entry `skip` entries after the first one dispatched at or
+ * after its sample point, skip being the low four bits of the next state of
+ * its 16-bit Galois LFSR (taps 0xB400). A trace of 16 rows of four µops,
+ * entry e at pc 0x1000 + 4e, all committing in order, shows where the mark
+ * fell.
+ */
+static void ris_mark(void **state)
+{
+    test_stream s;
+    tea_sampler_spec sp = spec(TEA_SCHEME_RIS, 3, TEA_JITTER_NONE);
+    tea_tagger probe;
+    tea_replay *r;
+    unsigned lfsr, skip;
+    uint64_t cycle = 0;
+    (void)state;
+
+    /* The LFSR's first draw for this seed and period, by the documented rule. */
+    assert_int_equal(tea_tagger_init(&probe, TEA_SCHEME_RIS, 3, TEA_JITTER_NONE, 1, PSV_MASK_ALL, 0), 0);
+    lfsr = probe.lfsr;
+    tea_tagger_free(&probe);
+    lfsr = (lfsr >> 1) ^ ((lfsr & 1u) ? 0xB400u : 0u);
+    skip = lfsr & 0xFu;
+
+    /* cycle 0: origin, row 0 dispatched; cycles 1..15: one row each; cycles
+     * 20..35: each row commits whole. The point at 3 arms; row 3 (entries
+     * 12-15) is the first dispatched at or after it. */
+    test_stream_init(&s);
+    for (unsigned row = 0; row < 16; row++)
+        rec(&s, cycle++, 0, 0, 0, 0, 4, 0, NULL);
+    cycle = 20;
+    for (unsigned row = 0; row < 16; row++) {
+        trace_uop u[4];
+        for (unsigned k = 0; k < 4; k++)
+            u[k] = (trace_uop){ 0x1000 + 4 * (4 * row + k), 0, (uint8_t)k, 0 };
+        rec(&s, cycle++, 4, 0, 4, 0, 0, 0, u);
+    }
+    r = replay(&s, 0, &sp, 1);
+    assert_true(tea_replay_sampler_samples(r, 0) >= 1);
+    assert_cell(tea_replay_sampler_pics(r, 0), 0x1000 + 4 * (12 + skip), 0, U);
+    tea_replay_free(r);
+    test_stream_free(&s);
+}
+
+/*
+ * A load stalls the ROB head for 100 cycles: with a period of 10 every one of
+ * the ten points in the stall counts (none are merged), for TEA and NCI, with
+ * or without jitter.
+ */
+static void many_points_in_one_stall(void **state)
+{
+    test_stream s;
+    const trace_uop load[] = { { 0x500, (1u << PSV_ST_L1) | (1u << PSV_ST_LLC), 0, 0 } };
+    tea_sampler_spec specs[3] = { spec(TEA_SCHEME_TEA, 10, TEA_JITTER_NONE),
+                                  spec(TEA_SCHEME_TEA, 10, TEA_JITTER_INTERVAL),
+                                  spec(TEA_SCHEME_NCI, 10, TEA_JITTER_START) };
+    tea_replay *r;
+    (void)state;
+
+    test_stream_init(&s);
+    rec(&s, 0, 0, 0, 0, 0, 4, 0, NULL);
+    rec(&s, 100, 1, 0, 1, 0, 0, 0, load);
+    r = replay(&s, 0, specs, 3);
+    for (size_t i = 0; i < 3; i++) {
+        assert_int_equal(tea_replay_sampler_samples(r, i), 10);
+        assert_cell(tea_replay_sampler_pics(r, i), 0x500, load[0].psv, 10 * U);
+        assert_int_equal(pics_find(tea_replay_sampler_pics(r, i), 0x500, load[0].psv)->count, 10);
+    }
+    tea_replay_free(r);
+    test_stream_free(&s);
+}
+
+/* NCI on the reference scenario, period 1: each point goes whole to the first
+ * µop committing at or after it; the exception at 1030 is not a commit. */
+static void nci_skips_exceptions(void **state)
+{
+    test_stream s;
+    tea_sampler_spec sp = spec(TEA_SCHEME_NCI, 1, TEA_JITTER_NONE);
+    tea_replay *r;
+    const pics *p;
+    (void)state;
+
+    assert_int_equal(test_stream_read(TEA_TEST_DATA "/scenario.bin", NULL, &s), 0);
+    r = replay(&s, s.header.initial_window, &sp, 1);
+    p = tea_replay_sampler_pics(r, 0);
+    assert_cell(p, 0x1000, 0, 3 * U);      /* 1001-1003 */
+    assert_cell(p, 0x1008, 5, 7 * U);      /* 1004-1010 */
+    assert_cell(p, 0x100c, 5, U);          /* 1011 */
+    assert_cell(p, 0x2000, 8, 14 * U);     /* 1012-1025 */
+    assert_cell(p, 0x2004, 128, 0);        /* excepts: never sampled */
+    assert_cell(p, 0x3000, 0, 16 * U);     /* 1026-1041 */
+    assert_cell(p, 0x3010, 0, U);          /* 1042 */
+    assert_cell(p, 0x3020, 128, 8 * U);    /* 1043-1050 */
+    assert_true(p->total == 50 * U);
+    tea_replay_free(r);
+    test_stream_free(&s);
+}
+
+/* Events outside a scheme's set are masked off (IBS has no FL-EX, SPE no
+ * DR-L1), and with all events they stay. */
+static void event_sets_mask_psvs(void **state)
+{
+    test_stream s;
+    tea_sampler_spec specs[2] = { spec(TEA_SCHEME_TEA, 1, TEA_JITTER_NONE), spec(TEA_SCHEME_TEA, 1, TEA_JITTER_NONE) };
+    tea_replay *r;
+    (void)state;
+
+    specs[0].event_mask = tea_scheme_native_events(TEA_SCHEME_SPE);
+    assert_int_equal(test_stream_read(TEA_TEST_DATA "/scenario.bin", NULL, &s), 0);
+    r = replay(&s, s.header.initial_window, specs, 2);
+    /* 0x2000 has DR-L1, which SPE cannot report: it becomes base. */
+    assert_cell(tea_replay_sampler_pics(r, 0), 0x2000, 0, 6 * U);
+    assert_cell(tea_replay_sampler_pics(r, 0), 0x2000, 8, 0);
+    assert_cell(tea_replay_sampler_pics(r, 1), 0x2000, 8, 6 * U);
+    assert_int_equal(tea_scheme_native_events(TEA_SCHEME_IBS) & (1u << PSV_FL_EX), 0);
+    assert_int_equal(tea_scheme_native_events(TEA_SCHEME_RIS) & (1u << PSV_DR_SQ), 1u << PSV_DR_SQ);
+    tea_replay_free(r);
+    test_stream_free(&s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(compute_stall_and_drain),
+        cmocka_unit_test(flush_after_mispredict),
+        cmocka_unit_test(ibs_tag_squashed),
+        cmocka_unit_test(spe_collision),
+        cmocka_unit_test(ris_mark),
+        cmocka_unit_test(many_points_in_one_stall),
+        cmocka_unit_test(nci_skips_exceptions),
+        cmocka_unit_test(event_sets_mask_psvs),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,381 @@
+/*
+ * pics_commands.c: `pics export`, `pics error` and `pics merge`.
+ */
+#include "cli.h"
+#include "commands.h"
+#include "common/error.h"
+#include "common/json.h"
+#include "common/outfile.h"
+#include "pics/error.h"
+#include "pics/pics_file.h"
+#include "pics/symmap.h"
+#include "trace/psv.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define EXPORT_DIGITS 6        /* fraction digits of exported cycles */
+#define ERROR_DEFAULT_TOP 10
+
+enum { OPT_FORMAT = CLI_OPT_FIRST_FREE, OPT_GRANULARITY, OPT_TOP, OPT_JSON, OPT_SYMBOLS };
+
+/* --- export ------------------------------------------------------------------ */
+
+static void export_usage(FILE *out)
+{
+    fprintf(out, "Usage: pics export FILE.pics [--format csv|json] [-o OUT]\n\n"
+                 "Print the cells of a PICS, cycles scaled to the golden total for sampled PICS.\n"
+                 "CSV columns: pc,psv,component,cycles (pc in hex, psv 0-511, component its label,\n"
+                 "cycles with six decimals, rows sorted by pc then psv).\n\n"
+                 "Options:\n"
+                 "  --format FORMAT   csv (default) or json\n"
+                 "  -o, --output OUT  write to OUT instead of standard output\n"
+                 "  -h, --help        show this help\n");
+}
+
+static void export_csv(FILE *f, const pics_info *info, const pics *p, const pics_cell *cells, size_t n)
+{
+    char label[PSV_LABEL_MAX], cycles[64];
+    fprintf(f, "pc,psv,component,cycles\n");
+    for (size_t i = 0; i < n; i++) {
+        psv_label(cells[i].psv, label, sizeof label);
+        pics_format_cycles(info, p->total, cells[i].value, EXPORT_DIGITS, cycles, sizeof cycles);
+        fprintf(f, "0x%llx,%u,%s%s%s,%s\n", (unsigned long long)cells[i].pc, cells[i].psv,
+                strchr(label, ',') ? "\"" : "", label, strchr(label, ',') ? "\"" : "", cycles);
+    }
+}
+
+static void export_json(FILE *f, const pics_info *info, const pics *p, const pics_cell *cells, size_t n)
+{
+    char text[PSV_LABEL_MAX];
+    json_writer j;
+
+    json_init(&j, f);
+    json_begin_object(&j);
+    json_key(&j, "scheme");
+    json_string(&j, info->scheme);
+    json_key(&j, "trace");
+    json_begin_object(&j);
+    json_key(&j, "digest");
+    json_string(&j, info->trace_digest);
+    json_key(&j, "first_cycle");
+    json_u64(&j, info->trace_first_cycle);
+    json_key(&j, "last_cycle");
+    json_u64(&j, info->trace_last_cycle);
+    json_key(&j, "binary");
+    json_string(&j, info->binary_path);
+    json_end(&j);
+    json_key(&j, "total_cycles");
+    json_double(&j, (double)info->golden_total / (double)info->unit);
+    if (!pics_info_is_golden(info)) {
+        json_key(&j, "frequency_hz");
+        json_double(&j, info->frequency_hz);
+        json_key(&j, "period");
+        json_u64(&j, info->period);
+        json_key(&j, "seed");
+        json_u64(&j, info->seed);
+        json_key(&j, "jitter");
+        json_string(&j, info->jitter);
+        json_key(&j, "events");
+        json_string(&j, info->events);
+        json_key(&j, "samples");
+        json_u64(&j, info->samples);
+        json_key(&j, "lost");
+        json_u64(&j, pics_info_lost(info));
+    }
+    json_key(&j, "cells");
+    json_begin_array(&j);
+    for (size_t i = 0; i < n; i++) {
+        json_begin_object(&j);
+        json_key(&j, "pc");
+        snprintf(text, sizeof text, "0x%llx", (unsigned long long)cells[i].pc);
+        json_string(&j, text);
+        json_key(&j, "psv");
+        json_u64(&j, cells[i].psv);
+        json_key(&j, "component");
+        json_string(&j, psv_label(cells[i].psv, text, sizeof text));
+        json_key(&j, "cycles");
+        json_double(&j, pics_value_cycles(info, p->total, cells[i].value));
+        json_key(&j, "count");
+        json_u64(&j, cells[i].count);
+        json_end(&j);
+    }
+    json_end(&j);
+    json_end(&j);
+    json_finish(&j);
+}
+
+int pics_export_main(int argc, char **argv)
+{
+    static const struct option long_options[] = {
+        { "format", required_argument, NULL, OPT_FORMAT },
+        { "output", required_argument, NULL, 'o' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *out_path = "-";
+    int json = 0, opt, rc;
+    pics_info info;
+    pics p;
+    pics_cell *cells = NULL;
+    size_t n = 0;
+    outfile *out = NULL;
+
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "o:h", long_options, NULL)) != -1) {
+        if (opt == OPT_FORMAT) {
+            if (strcmp(optarg, "csv") == 0)
+                json = 0;
+            else if (strcmp(optarg, "json") == 0)
+                json = 1;
+            else
+                return cli_usage_error(argv[0], "unknown format '%s' (csv or json)", optarg);
+        } else if (opt == 'o') {
+            out_path = optarg;
+        } else if (opt == 'h') {
+            export_usage(stdout);
+            return CLI_EXIT_OK;
+        } else {
+            return cli_usage_hint(argv[0]);
+        }
+    }
+    if (optind != argc - 1)
+        return cli_usage_error(argv[0], optind == argc ? "missing FILE.pics" : "expected exactly one FILE.pics");
+    if ((rc = pics_read(argv[optind], &info, &p)))
+        return cli_fail(argv[0], rc);
+    if (!(rc = pics_sorted(&p, &cells, &n)) && !(rc = outfile_open(&out, out_path))) {
+        if (json)
+            export_json(outfile_stream(out), &info, &p, cells, n);
+        else
+            export_csv(outfile_stream(out), &info, &p, cells, n);
+        rc = outfile_commit(out);
+    }
+    free(cells);
+    pics_info_free(&info);
+    pics_free(&p);
+    return rc ? cli_fail(argv[0], rc) : CLI_EXIT_OK;
+}
+
+/* --- error ------------------------------------------------------------------- */
+
+static void error_usage(FILE *out)
+{
+    fprintf(out, "Usage: pics error SAMPLED.pics GOLDEN.pics [OPTIONS]\n\n"
+                 "The error of a sampled PICS against the golden PICS of the same trace, sum |P - G| / 2C\n"
+                 "(P scaled to the golden total C), then the instructions (or functions) contributing most.\n\n"
+                 "Options:\n"
+                 "  --granularity G   insn (instruction x component, default), insn-only, or func\n"
+                 "  --symbols MAP     symbol map for func: lines 'START END NAME' (END exclusive)\n"
+                 "  --top N           how many contributors to list (default 10)\n"
+                 "  --json            print {\"error\": fraction, \"instructions\": [...]} instead\n"
+                 "  -h, --help        show this help\n");
+}
+
+typedef struct error_request {
+    const char *sampled_path, *golden_path, *symbols_path;
+    pics_granularity granularity;
+    uint64_t top;
+    int json;
+} error_request;
+
+static void print_error_text(const error_request *req, const pics_info *si, const pics_error_result *res)
+{
+    size_t shown = res->count < req->top ? res->count : (size_t)req->top;
+    printf("error: %.4f%% (%s granularity; %s", 100.0 * res->error, pics_granularity_name(req->granularity),
+           si->scheme);
+    if (!pics_info_is_golden(si))
+        printf(" at %.6g Hz, %llu samples, %llu lost", si->frequency_hz, (unsigned long long)si->samples,
+               (unsigned long long)pics_info_lost(si));
+    printf(", against %s)\n", req->golden_path);
+    if (shown == 0)
+        return;
+    printf("top %zu contributors:\n", shown);
+    for (size_t i = 0; i < shown; i++) {
+        const pics_contribution *c = &res->items[i];
+        if (c->name)
+            printf("  %-40s 0x%-16llx %8.4f%%\n", c->name, (unsigned long long)c->pc, 100.0 * c->contribution);
+        else
+            printf("  0x%-16llx %8.4f%%\n", (unsigned long long)c->pc, 100.0 * c->contribution);
+    }
+}
+
+static void print_error_json(const error_request *req, const pics_error_result *res)
+{
+    size_t shown = res->count < req->top ? res->count : (size_t)req->top;
+    char address[32];
+    json_writer j;
+
+    json_init(&j, stdout);
+    json_begin_object(&j);
+    json_key(&j, "error");
+    json_double(&j, res->error);
+    json_key(&j, "granularity");
+    json_string(&j, pics_granularity_name(req->granularity));
+    json_key(&j, req->granularity == PICS_GRAN_FUNC ? "functions" : "instructions");
+    json_begin_array(&j);
+    for (size_t i = 0; i < shown; i++) {
+        json_begin_object(&j);
+        if (res->items[i].name) {
+            json_key(&j, "function");
+            json_string(&j, res->items[i].name);
+        }
+        json_key(&j, "address");
+        snprintf(address, sizeof address, "0x%llx", (unsigned long long)res->items[i].pc);
+        json_string(&j, address);
+        json_key(&j, "contribution");
+        json_double(&j, res->items[i].contribution);
+        json_end(&j);
+    }
+    json_end(&j);
+    json_end(&j);
+    json_finish(&j);
+}
+
+static int run_error(const error_request *req)
+{
+    pics_info si, gi;
+    pics sp = { 0 }, gp = { 0 };
+    symmap syms = { 0 };
+    pics_error_result res = { 0 };
+    int rc;
+
+    pics_info_init(&si);
+    pics_info_init(&gi);
+    if ((rc = pics_read(req->sampled_path, &si, &sp)) || (rc = pics_read(req->golden_path, &gi, &gp)))
+        goto done;
+    if (!pics_info_is_golden(&gi)) {
+        rc = tea_error_set(TEA_ERR_USAGE, "%s is a %s PICS, not the golden one", req->golden_path, gi.scheme);
+        goto done;
+    }
+    if (strcmp(si.trace_digest, gi.trace_digest) != 0) {
+        rc = tea_error_set(TEA_ERR_USAGE, "%s and %s come from different traces (digest %s vs %s)",
+                           req->sampled_path, req->golden_path, si.trace_digest, gi.trace_digest);
+        goto done;
+    }
+    if (req->symbols_path && (rc = symmap_load(&syms, req->symbols_path)))
+        goto done;
+    if (req->granularity == PICS_GRAN_FUNC && !req->symbols_path) {
+        rc = tea_error_set(TEA_ERR_USAGE, "--granularity func needs --symbols MAP");
+        goto done;
+    }
+    if ((rc = pics_error_compute(&sp, &gp, req->granularity, &syms, &res)))
+        goto done;
+    if (req->json)
+        print_error_json(req, &res);
+    else
+        print_error_text(req, &si, &res);
+done:
+    pics_error_result_free(&res);
+    symmap_free(&syms);
+    pics_info_free(&si);
+    pics_info_free(&gi);
+    pics_free(&sp);
+    pics_free(&gp);
+    return rc;
+}
+
+int pics_error_main(int argc, char **argv)
+{
+    static const struct option long_options[] = {
+        { "granularity", required_argument, NULL, OPT_GRANULARITY },
+        { "top", required_argument, NULL, OPT_TOP },
+        { "json", no_argument, NULL, OPT_JSON },
+        { "symbols", required_argument, NULL, OPT_SYMBOLS },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    error_request req = { NULL, NULL, NULL, PICS_GRAN_INSN, ERROR_DEFAULT_TOP, 0 };
+    int opt, rc;
+
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "h", long_options, NULL)) != -1) {
+        switch (opt) {
+        case OPT_GRANULARITY:
+            if (pics_granularity_parse(optarg, &req.granularity))
+                return cli_usage_error(argv[0], "%s", tea_error_message());
+            break;
+        case OPT_TOP:
+            if (cli_parse_u64(optarg, &req.top))
+                return cli_usage_error(argv[0], "invalid count '%s'", optarg);
+            break;
+        case OPT_JSON:
+            req.json = 1;
+            break;
+        case OPT_SYMBOLS:
+            req.symbols_path = optarg;
+            break;
+        case 'h':
+            error_usage(stdout);
+            return CLI_EXIT_OK;
+        default:
+            return cli_usage_hint(argv[0]);
+        }
+    }
+    if (argc - optind != 2)
+        return cli_usage_error(argv[0], "expected SAMPLED.pics GOLDEN.pics");
+    req.sampled_path = argv[optind];
+    req.golden_path = argv[optind + 1];
+    if ((rc = run_error(&req)))
+        return cli_fail(argv[0], rc);
+    return CLI_EXIT_OK;
+}
+
+/* --- merge ------------------------------------------------------------------- */
+
+static void merge_usage(FILE *out)
+{
+    fprintf(out, "Usage: pics merge A.pics B.pics... -o OUT.pics\n\n"
+                 "Sum PICS of the same scheme and sampling settings (e.g. one per trace of a batch job):\n"
+                 "cells, samples, losses and golden totals add, exactly.\n\n"
+                 "Options:\n"
+                 "  -o, --output OUT  the merged PICS (required)\n"
+                 "  -h, --help        show this help\n");
+}
+
+int pics_merge_main(int argc, char **argv)
+{
+    static const struct option long_options[] = {
+        { "output", required_argument, NULL, 'o' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *out_path = NULL;
+    pics_info acc_info;
+    pics acc = { 0 };
+    int opt, rc;
+
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "o:h", long_options, NULL)) != -1) {
+        if (opt == 'o') {
+            out_path = optarg;
+        } else if (opt == 'h') {
+            merge_usage(stdout);
+            return CLI_EXIT_OK;
+        } else {
+            return cli_usage_hint(argv[0]);
+        }
+    }
+    if (!out_path)
+        return cli_usage_error(argv[0], "missing -o OUT.pics");
+    if (argc - optind < 1)
+        return cli_usage_error(argv[0], "expected at least one PICS file");
+    if ((rc = pics_read(argv[optind], &acc_info, &acc)))
+        return cli_fail(argv[0], rc);
+    for (int i = optind + 1; i < argc && rc == TEA_OK; i++) {
+        pics_info info;
+        pics p;
+        if ((rc = pics_read(argv[i], &info, &p)))
+            break;
+        if ((rc = pics_info_merge(&acc_info, &info)))
+            tea_error_prefix(rc, "%s: ", argv[i]);
+        else
+            rc = pics_merge_into(&acc, &p);
+        pics_info_free(&info);
+        pics_free(&p);
+    }
+    if (rc == TEA_OK)
+        rc = pics_write(out_path, &acc_info, &acc);
+    pics_info_free(&acc_info);
+    pics_free(&acc);
+    return rc ? cli_fail(argv[0], rc) : CLI_EXIT_OK;
+}
