@@ -18,99 +18,118 @@ void golden_init(golden *g, unsigned initial_window)
     g->window = initial_window;
 }
 
-/* True while cycles are charged to the pending flush cause. */
-static int in_flush_window(const golden *g)
-{
-    return g->flush_pending && !g->refilled;
-}
+/* Adds `count` cycles in which nothing commits to the state counters: to
+ * the flush window, or waiting for the next µop with an empty or non-empty
+ * ROB. Branch-free: it runs for most records. */
+#define CLASSIFY_IDLE(count)                                      \
+    do {                                                          \
+        uint64_t n_ = (count);                                    \
+        flushed += in_flush ? n_ : 0;                             \
+        drained += (!in_flush && window == 0) ? n_ : 0;           \
+        stalled += (!in_flush && window != 0) ? n_ : 0;           \
+    } while (0)
 
-/* Classifies `count` cycles in which nothing commits, with the ROB window as
- * it is now. Flushed cycles are charged when the interval closes; the others
- * are remembered for the next µop to commit. */
-static void classify_idle(golden *g, uint64_t count)
+size_t golden_intervals(golden *g, const trace_record *records, size_t count, const trace_uop *uops,
+                        golden_interval *out)
 {
-    if (count == 0)
-        return;
-    if (in_flush_window(g))
-        g->totals.states[GOLDEN_FLUSHED] += count;
-    else if (g->window == 0)
-        g->pending_drained += count;
-    else
-        g->pending_stalled += count;
-}
+    uint64_t boundary = g->boundary, last = g->last_cycle, refill_cycle = g->refill_cycle;
+    uint64_t stalled = g->pending_stalled, drained = g->pending_drained, flushed = 0;
+    uint64_t compute = 0, closed_stalled = 0, closed_drained = 0, attributed = 0;
+    unsigned window = g->window;
+    int flush_pending = g->flush_pending, refilled = g->refilled;
+    trace_uop cause = g->flush_cause;
+    size_t i = 0, k = 0;
 
-/* Closes the interval at commit/exception record `r`. */
-static void close_interval(golden *g, const trace_record *r, const trace_uop *uops, const golden_sink *sink)
-{
-    golden_interval iv;
-
-    iv.start = g->boundary + 1;
-    iv.cycle = r->cycle;
-    iv.flush_cause = NULL;
-    iv.refill = iv.start;
-    if (g->flush_pending) {
-        iv.refill = g->refilled ? g->refill_cycle : r->cycle;
-        if (iv.refill > iv.start)
-            iv.flush_cause = &g->flush_cause;
+    if (count && !g->started) {
+        /* The origin: its own activity is not attributed. */
+        const trace_record *r = &records[0];
+        const trace_uop *u = uops + r->first_uop;
+        unsigned n = trace_record_uops(r);
+        g->started = 1;
+        boundary = last = g->totals.origin = r->cycle;
+        if (n) {
+            flush_pending = (r->flags & TRACE_REC_EXCEPTION) || (u[n - 1].psv & PSV_FLUSH_CAUSE_MASK);
+            cause = u[n - 1];
+        }
+        window = window - r->retire - r->squash + r->dispatch;
+        i = 1;
     }
-    iv.uops = uops;
-    iv.n_commit = r->n_commit;
-    iv.exception = (r->flags & TRACE_REC_EXCEPTION) != 0;
-    iv.stalled = g->pending_stalled;
-    iv.drained = g->pending_drained;
-    if (sink && sink->interval)
-        sink->interval(sink->ctx, &iv);
-    g->totals.states[GOLDEN_STALLED] += g->pending_stalled;
-    g->totals.states[GOLDEN_DRAINED] += g->pending_drained;
-    g->totals.attributed += r->cycle - g->boundary;
-    g->pending_stalled = g->pending_drained = 0;
-    g->boundary = r->cycle;
+    for (; i < count; i++) {
+        const trace_record *r = &records[i];
+        const trace_uop *u = uops + r->first_uop;
+        unsigned n = trace_record_uops(r);
+        int in_flush = flush_pending && !refilled;
+
+        CLASSIFY_IDLE(r->cycle - last - 1);
+        if ((r->flags & TRACE_REC_REFILL) && in_flush) {
+            refilled = 1;
+            refill_cycle = r->cycle;
+            in_flush = 0;
+        }
+        if (n == 0) {
+            CLASSIFY_IDLE(1);
+        } else {
+            golden_interval *iv = &out[k++];
+            iv->start = boundary + 1;
+            iv->cycle = r->cycle;
+            iv->refill = flush_pending ? (refilled ? refill_cycle : r->cycle) : iv->start;
+            iv->has_flush_cause = iv->refill > iv->start;
+            iv->flush_cause = cause;
+            iv->uops = u;
+            iv->n_commit = r->n_commit;
+            iv->exception = (r->flags & TRACE_REC_EXCEPTION) != 0;
+            compute += r->n_commit > 0;
+            closed_stalled += stalled + (r->n_commit == 0); /* an exception's own cycle is Stalled */
+            closed_drained += drained;
+            stalled = drained = 0;
+            attributed += r->cycle - boundary;
+            boundary = r->cycle;
+            flush_pending = iv->exception || (u[n - 1].psv & PSV_FLUSH_CAUSE_MASK);
+            refilled = 0;
+            cause = u[n - 1];
+        }
+        window = window - r->retire - r->squash + r->dispatch;
+        last = r->cycle;
+    }
+    g->boundary = boundary;
+    g->last_cycle = last;
+    g->totals.last_cycle = last;
+    g->refill_cycle = refill_cycle;
+    g->pending_stalled = stalled;
+    g->pending_drained = drained;
+    g->window = window;
+    g->flush_pending = flush_pending;
+    g->refilled = refilled;
+    g->flush_cause = cause;
+    g->totals.states[GOLDEN_COMPUTE] += compute;
+    g->totals.states[GOLDEN_STALLED] += closed_stalled;
+    g->totals.states[GOLDEN_DRAINED] += closed_drained;
+    g->totals.states[GOLDEN_FLUSHED] += flushed;
+    g->totals.attributed += attributed;
+    return k;
+}
+
+/* Intervals handed to a sink are produced in runs of this many records. */
+#define GOLDEN_FEED_RUN 256
+
+void golden_feed(golden *g, const trace_batch *batch, const golden_sink *sink)
+{
+    golden_interval intervals[GOLDEN_FEED_RUN];
+    for (size_t first = 0; first < batch->count; first += GOLDEN_FEED_RUN) {
+        size_t run = batch->count - first < GOLDEN_FEED_RUN ? batch->count - first : GOLDEN_FEED_RUN;
+        size_t n = golden_intervals(g, batch->records + first, run, batch->uops, intervals);
+        for (size_t k = 0; sink && sink->interval && k < n; k++)
+            sink->interval(sink->ctx, &intervals[k]);
+    }
 }
 
 void golden_record(golden *g, const trace_record *r, const trace_uop *uops, const golden_sink *sink)
 {
-    unsigned n = trace_record_uops(r);
-    int closes = n > 0;
-
-    if (!g->started) {
-        /* The origin: its own activity is not attributed. */
-        g->started = 1;
-        g->boundary = r->cycle;
-        g->totals.origin = r->cycle;
-    } else {
-        classify_idle(g, r->cycle - g->last_cycle - 1);
-        if ((r->flags & TRACE_REC_REFILL) && in_flush_window(g)) {
-            g->refilled = 1;
-            g->refill_cycle = r->cycle;
-        }
-        if (closes) {
-            if (r->n_commit > 0)
-                g->totals.states[GOLDEN_COMPUTE]++;
-            else
-                g->totals.states[GOLDEN_STALLED]++; /* the excepting µop's cycle */
-            close_interval(g, r, uops, sink);
-        } else {
-            classify_idle(g, 1);
-        }
-    }
-    if (closes) {
-        const trace_uop *last = &uops[n - 1];
-        g->flush_pending = (r->flags & TRACE_REC_EXCEPTION) || (last->psv & PSV_FLUSH_CAUSE_MASK);
-        g->refilled = 0;
-        if (g->flush_pending)
-            g->flush_cause = *last;
-    }
-    g->window = g->window - r->retire - r->squash + r->dispatch;
-    g->last_cycle = r->cycle;
-    g->totals.last_cycle = r->cycle;
-}
-
-void golden_feed(golden *g, const trace_batch *batch, const golden_sink *sink)
-{
-    for (size_t i = 0; i < batch->count; i++) {
-        const trace_record *r = &batch->records[i];
-        golden_record(g, r, batch->uops + r->first_uop, sink);
-    }
+    golden_interval iv;
+    trace_record copy = *r;
+    copy.first_uop = 0;
+    if (golden_intervals(g, &copy, 1, uops, &iv) && sink && sink->interval)
+        sink->interval(sink->ctx, &iv);
 }
 
 void golden_finish(golden *g, const golden_sink *sink)
@@ -132,7 +151,8 @@ void golden_finish(golden *g, const golden_sink *sink)
             iv.start = g->boundary + 1;
             iv.refill = flushed_end;
             iv.cycle = flushed_end;
-            iv.flush_cause = &g->flush_cause;
+            iv.flush_cause = g->flush_cause;
+            iv.has_flush_cause = 1;
             if (sink && sink->interval)
                 sink->interval(sink->ctx, &iv);
             g->totals.attributed += flushed_end - iv.start;

@@ -41,18 +41,17 @@ enum golden_state {
 /* "compute", "stalled", "drained", "flushed". */
 const char *golden_state_name(enum golden_state state);
 
-/* One closed interval, handed to the consumer. Pointers are valid only during
- * the callback. */
+/* One closed interval. `uops` points into the batch that closed it. */
 typedef struct golden_interval {
     uint64_t start;              /* first cycle of the interval */
     uint64_t refill;             /* cycles [start, refill) go to the flush cause */
     uint64_t cycle;              /* [refill, cycle) to uops[0]; `cycle` to the commits */
-    const trace_uop *flush_cause;/* NULL when refill == start */
-    const trace_uop *uops;       /* the record's µops: commits, then the excepting one */
-    unsigned n_commit;           /* 0 for an exception without commits */
-    int exception;               /* uops[n_commit] excepts (it may get no cycle of its own) */
-    uint64_t stalled;            /* cycles of [refill, cycle) with a non-empty ROB */
-    uint64_t drained;            /* cycles of [refill, cycle) with an empty ROB */
+    const trace_uop *uops;       /* the record's µops: commits, then the excepting one;
+                                    NULL for the trailing flush window of golden_finish */
+    trace_uop flush_cause;       /* valid when has_flush_cause */
+    uint8_t has_flush_cause;     /* refill > start */
+    uint8_t n_commit;            /* 0 for an exception without commits */
+    uint8_t exception;           /* uops[n_commit] excepts (it may get no cycle of its own) */
 } golden_interval;
 
 /* Receives each interval as soon as the closing record is seen. */
@@ -90,16 +89,23 @@ typedef struct golden {
  * entries before its first record. */
 void golden_init(golden *g, unsigned initial_window);
 
-/* Consumes a batch of records (already validated by a reader) and reports
- * each closed interval to `sink` (which may have a NULL callback). */
+/* Consumes records[0..count) (validated by a reader; their µops are
+ * uops[first_uop...]) and writes every interval they close to out[], which
+ * must have room for `count`. Returns the number written. This is the fast
+ * path: the state stays in registers for the whole run of records. */
+size_t golden_intervals(golden *g, const trace_record *records, size_t count, const trace_uop *uops,
+                        golden_interval *out);
+
+/* Consumes a batch of records and reports each closed interval to `sink`
+ * (which may have a NULL callback). */
 void golden_feed(golden *g, const trace_batch *batch, const golden_sink *sink);
 
 /* Consumes one record. */
 void golden_record(golden *g, const trace_record *r, const trace_uop *uops, const golden_sink *sink);
 
 /* Ends the trace: charges trailing flush-window cycles to the flush cause
- * (reported as an interval with n_commit == 0 and uops == NULL, covering
- * [start, refill)) and counts the rest as unattributed. */
+ * (reported as an interval with uops == NULL covering [start, refill)) and
+ * counts the rest as unattributed. */
 void golden_finish(golden *g, const golden_sink *sink);
 
 /* The classification so far (complete after golden_finish). */

@@ -8,16 +8,11 @@
 #include <string.h>
 
 #define PICS_INITIAL_CAPACITY 1024u
-/* Grow when more than 5/8 of the slots are in use. */
-#define PICS_LOAD_NUM 5u
-#define PICS_LOAD_DEN 8u
-#define HASH_MULTIPLIER 0x9E3779B97F4A7C15ull
+/* Grow when more than half the slots are in use: short probes. */
+#define PICS_LOAD_NUM 1u
+#define PICS_LOAD_DEN 2u
 
-static size_t slot_of(const pics *p, uint64_t pc, uint16_t psv)
-{
-    uint64_t h = (pc ^ ((uint64_t)psv << 48) ^ (pc >> 29)) * HASH_MULTIPLIER;
-    return (size_t)(h >> 32) & (p->capacity - 1);
-}
+#define slot_of pics_slot_of
 
 int pics_init(pics *p)
 {
@@ -60,7 +55,7 @@ static int grow(pics *p)
     return TEA_OK;
 }
 
-int pics_add(pics *p, uint64_t pc, uint16_t psv, uint64_t value, uint64_t count)
+int pics_add_probe(pics *p, uint64_t pc, uint16_t psv, uint64_t value, uint64_t count)
 {
     size_t s = slot_of(p, pc, psv);
     pics_cell *c;
@@ -81,7 +76,7 @@ int pics_add(pics *p, uint64_t pc, uint16_t psv, uint64_t value, uint64_t count)
         int rc = grow(p);
         if (rc)
             return rc;
-        return pics_add(p, pc, psv, value, count);
+        return pics_add_probe(p, pc, psv, value, count);
     }
     c->used = 1;
     c->pc = pc;
@@ -139,4 +134,35 @@ int pics_merge_into(pics *dst, const pics *src)
             return rc;
     }
     return TEA_OK;
+}
+
+void pics_cache_init(pics_cache *c, pics *target)
+{
+    memset(c->slots, 0, sizeof c->slots);
+    c->target = target;
+    c->rc = TEA_OK;
+}
+
+void pics_cache_replace(pics_cache *c, pics_cell *e, uint64_t pc, uint16_t psv, uint64_t value, uint64_t count)
+{
+    int rc;
+    if (e->used && (rc = pics_add(c->target, e->pc, e->psv, e->value, e->count)) && !c->rc)
+        c->rc = rc;
+    e->used = 1;
+    e->pc = pc;
+    e->psv = psv;
+    e->value = value;
+    e->count = count;
+}
+
+int pics_cache_flush(pics_cache *c)
+{
+    for (size_t i = 0; i < PICS_CACHE_SLOTS; i++) {
+        pics_cell *e = &c->slots[i];
+        int rc;
+        if (e->used && (rc = pics_add(c->target, e->pc, e->psv, e->value, e->count)) && !c->rc)
+            c->rc = rc;
+        e->used = 0;
+    }
+    return c->rc;
 }

@@ -42,9 +42,67 @@ int pics_init(pics *p);
 
 void pics_free(pics *p);
 
+/* The slot where the probe for (pc, psv) starts. */
+static inline size_t pics_slot_of(const pics *p, uint64_t pc, uint16_t psv)
+{
+    const uint64_t multiplier = 0x9E3779B97F4A7C15ull; /* 2^64 / golden ratio */
+    return (size_t)(((pc ^ ((uint64_t)psv << 52)) * multiplier) >> 32) & (p->capacity - 1);
+}
+
+/* pics_add's general path: probing, inserting, growing. */
+int pics_add_probe(pics *p, uint64_t pc, uint16_t psv, uint64_t value, uint64_t count);
+
 /* Adds `value` and `count` to cell (pc, psv), creating it. Returns 0 or
- * TEA_ERR_NOMEM. */
-int pics_add(pics *p, uint64_t pc, uint16_t psv, uint64_t value, uint64_t count);
+ * TEA_ERR_NOMEM. Inline because the golden reference calls it for every
+ * µop; the common case (the cell exists at its home slot) costs one probe. */
+static inline int pics_add(pics *p, uint64_t pc, uint16_t psv, uint64_t value, uint64_t count)
+{
+    pics_cell *c = &p->slots[pics_slot_of(p, pc, psv)];
+    if (c->pc == pc && c->psv == psv && c->used) {
+        c->value += value;
+        c->count += count;
+        p->total += value;
+        return 0;
+    }
+    return pics_add_probe(p, pc, psv, value, count);
+}
+
+/*
+ * An accumulation cache in front of a PICS: a small direct-mapped table of
+ * partial sums that fits in the L1 cache. Hot loops add to it; a cell that
+ * is evicted, and every cell at pics_cache_flush, is added to the target map.
+ * The target is exact only after a flush.
+ */
+#define PICS_CACHE_SLOTS 512u /* a power of two */
+
+typedef struct pics_cache {
+    pics_cell slots[PICS_CACHE_SLOTS];
+    pics *target;
+    int rc;          /* first error of an eviction (TEA_ERR_NOMEM) */
+} pics_cache;
+
+/* Empties the cache and points it at `target`. */
+void pics_cache_init(pics_cache *c, pics *target);
+
+/* Evicts the entry at `e` and installs (pc, psv) there. */
+void pics_cache_replace(pics_cache *c, pics_cell *e, uint64_t pc, uint16_t psv, uint64_t value, uint64_t count);
+
+/* Adds to cell (pc, psv) through the cache. Errors surface at flush. */
+static inline void pics_cache_add(pics_cache *c, uint64_t pc, uint16_t psv, uint64_t value, uint64_t count)
+{
+    const uint64_t multiplier = 0x9E3779B97F4A7C15ull;
+    pics_cell *e = &c->slots[(((pc >> 1) ^ psv) * multiplier >> 40) & (PICS_CACHE_SLOTS - 1)];
+    if (e->pc == pc && e->psv == psv && e->used) {
+        e->value += value;
+        e->count += count;
+        return;
+    }
+    pics_cache_replace(c, e, pc, psv, value, count);
+}
+
+/* Adds every cached sum to the target and empties the cache. Returns 0 or
+ * the first TEA_ERR_NOMEM seen since the last flush. */
+int pics_cache_flush(pics_cache *c);
 
 /* The cell for (pc, psv), or NULL. */
 const pics_cell *pics_find(const pics *p, uint64_t pc, uint16_t psv);

@@ -14,6 +14,14 @@
 #define FNV_OFFSET 0xcbf29ce484222325ull
 #define FNV_PRIME 0x100000001b3ull
 
+/* PICS_UNIT / n for n committing µops: a table instead of a division per
+ * record. */
+#define SHARE(n) (PICS_UNIT / (n))
+static const uint64_t unit_share[TRACE_MAX_WIDTH + 1] = {
+    0, SHARE(1), SHARE(2), SHARE(3), SHARE(4), SHARE(5), SHARE(6), SHARE(7), SHARE(8),
+    SHARE(9), SHARE(10), SHARE(11), SHARE(12), SHARE(13), SHARE(14), SHARE(15), SHARE(16),
+};
+
 /* TEA or NCI-TEA: a cycle schedule and the PICS it builds. */
 typedef struct cycle_sampler {
     tea_scheme scheme;
@@ -40,6 +48,7 @@ struct tea_replay {
     size_t tag_count;
     golden golden;
     pics golden_pics;
+    pics_cache golden_cache;   /* hot sums of golden_pics; flushed at finish */
     int started;
     tea_rob_view rob;          /* the window before the next record */
     uint64_t cycle_wake;       /* earliest point any cycle sampler waits for */
@@ -72,7 +81,8 @@ static void recompute_tag_wake(tea_replay *r)
 }
 
 /* Adds to a PICS, remembering the first allocation failure. */
-static void add(tea_replay *r, pics *p, const trace_uop *u, uint16_t mask, uint64_t value, uint64_t count)
+static inline __attribute__((always_inline)) void add(tea_replay *r, pics *p, const trace_uop *u, uint16_t mask,
+                                                      uint64_t value, uint64_t count)
 {
     int rc;
     if ((value || count) && (rc = pics_add(p, u->pc, (uint16_t)(u->psv & mask), value, count)) && !r->rc)
@@ -81,23 +91,26 @@ static void add(tea_replay *r, pics *p, const trace_uop *u, uint16_t mask, uint6
 
 /* The golden PICS: every cycle of the interval, exactly. Each µop that
  * commits or excepts counts once in its cell. */
-static void charge_golden(tea_replay *r, const golden_interval *iv)
+static inline void charge_golden(tea_replay *r, const golden_interval *iv)
 {
-    if (iv->flush_cause)
-        add(r, &r->golden_pics, iv->flush_cause, PSV_MASK_ALL, (iv->refill - iv->start) * PICS_UNIT, 0);
-    if (!iv->uops)
+    pics_cache *c = &r->golden_cache;
+    const trace_uop *u = iv->uops;
+
+    if (iv->has_flush_cause)
+        pics_cache_add(c, iv->flush_cause.pc, iv->flush_cause.psv, (iv->refill - iv->start) * PICS_UNIT, 0);
+    if (!u)
         return;
     if (iv->n_commit == 0) {
-        add(r, &r->golden_pics, &iv->uops[0], PSV_MASK_ALL, (iv->cycle - iv->refill + 1) * PICS_UNIT, 1);
+        pics_cache_add(c, u[0].pc, u[0].psv, (iv->cycle - iv->refill + 1) * PICS_UNIT, 1);
         return;
     }
     {
-        uint64_t share = PICS_UNIT / iv->n_commit;
-        add(r, &r->golden_pics, &iv->uops[0], PSV_MASK_ALL, (iv->cycle - iv->refill) * PICS_UNIT + share, 1);
+        uint64_t share = unit_share[iv->n_commit];
+        pics_cache_add(c, u[0].pc, u[0].psv, (iv->cycle - iv->refill) * PICS_UNIT + share, 1);
         for (unsigned i = 1; i < iv->n_commit; i++)
-            add(r, &r->golden_pics, &iv->uops[i], PSV_MASK_ALL, share, 1);
+            pics_cache_add(c, u[i].pc, u[i].psv, share, 1);
         if (iv->exception) /* excepts in a cycle the commits take: counted, charged only its flush */
-            add(r, &r->golden_pics, &iv->uops[iv->n_commit], PSV_MASK_ALL, 0, 1);
+            pics_cache_add(c, u[iv->n_commit].pc, u[iv->n_commit].psv, 0, 1);
     }
 }
 
@@ -106,8 +119,8 @@ static void sample_tea(tea_replay *r, cycle_sampler *s, const golden_interval *i
 {
     uint64_t k;
 
-    if (iv->flush_cause && iv->refill > iv->start && (k = tea_schedule_take(&s->sched, iv->refill - 1))) {
-        add(r, &s->pics, iv->flush_cause, s->mask, k * PICS_UNIT, k);
+    if (iv->has_flush_cause && (k = tea_schedule_take(&s->sched, iv->refill - 1))) {
+        add(r, &s->pics, &iv->flush_cause, s->mask, k * PICS_UNIT, k);
         s->samples += k;
     }
     if (!iv->uops)
@@ -120,7 +133,7 @@ static void sample_tea(tea_replay *r, cycle_sampler *s, const golden_interval *i
         if (iv->n_commit == 0) {
             add(r, &s->pics, &iv->uops[0], s->mask, k * PICS_UNIT, k);
         } else {
-            uint64_t share = PICS_UNIT / iv->n_commit;
+            uint64_t share = unit_share[iv->n_commit];
             for (unsigned i = 0; i < iv->n_commit; i++)
                 add(r, &s->pics, &iv->uops[i], s->mask, k * share, k);
         }
@@ -141,12 +154,9 @@ static void sample_nci(tea_replay *r, cycle_sampler *s, const golden_interval *i
     }
 }
 
-static void on_interval(void *ctx, const golden_interval *iv)
+/* Runs the cycle samplers over an interval some point falls in. */
+static void sample_interval(tea_replay *r, const golden_interval *iv)
 {
-    tea_replay *r = ctx;
-    charge_golden(r, iv);
-    if (iv->cycle < r->cycle_wake)
-        return;
     for (size_t i = 0; i < r->cycle_count; i++) {
         cycle_sampler *s = &r->cycle[i];
         if (s->scheme == TEA_SCHEME_TEA)
@@ -155,6 +165,16 @@ static void on_interval(void *ctx, const golden_interval *iv)
             sample_nci(r, s, iv);
     }
     recompute_cycle_wake(r);
+}
+
+/* Everything an interval feeds: the golden PICS, and the cycle samplers when
+ * one of their points has come. */
+static inline void on_interval(void *ctx, const golden_interval *iv)
+{
+    tea_replay *r = ctx;
+    charge_golden(r, iv);
+    if (iv->cycle >= r->cycle_wake)
+        sample_interval(r, iv);
 }
 
 int tea_replay_create(tea_replay **out, unsigned initial_window, const tea_sampler_spec *specs, size_t count)
@@ -181,6 +201,7 @@ int tea_replay_create(tea_replay **out, unsigned initial_window, const tea_sampl
     if (count)
         memcpy(r->specs, specs, count * sizeof *specs);
     r->count = count;
+    pics_cache_init(&r->golden_cache, &r->golden_pics);
     golden_init(&r->golden, initial_window);
     r->rob.tail = initial_window;
     r->cycle_wake = r->tag_wake_cycle = r->tag_wake_entry = TEA_SCHEDULE_NEVER;
@@ -231,27 +252,54 @@ static int feed_taggers(tea_replay *r, const trace_record *rec, const trace_uop 
     return TEA_OK;
 }
 
-int tea_replay_feed(tea_replay *r, const trace_batch *batch)
+/* Records are handled in runs of this many: the golden intervals of a run
+ * stay in the L1 cache between producing and charging them. */
+#define REPLAY_RUN 256
+
+/* Runs the taggers (when awake) over records [first, first + n) and keeps the
+ * ROB view in step. */
+static int feed_run_taggers(tea_replay *r, const trace_batch *batch, size_t first, size_t n)
 {
-    golden_sink sink = { on_interval, r };
-
-    for (size_t i = 0; i < batch->count; i++) {
+    for (size_t i = first; i < first + n; i++) {
         const trace_record *rec = &batch->records[i];
-        const trace_uop *uops = batch->uops + rec->first_uop;
         int rc;
-
-        if (!r->started) {
-            if ((rc = start(r, rec->cycle)))
-                return tea_error_set(rc, "out of memory starting the samplers");
-        } else if (r->tag_count && (rc = feed_taggers(r, rec, uops))) {
+        if (r->tag_count && (rc = feed_taggers(r, rec, batch->uops + rec->first_uop)))
             return rc;
-        }
-        golden_record(&r->golden, rec, uops, &sink);
-        if (r->rc)
-            return tea_error_set(r->rc, "out of memory building a PICS");
         r->rob.head += rec->retire;
         r->rob.tail = r->rob.tail - rec->squash + rec->dispatch;
         r->rob.dispatched += rec->dispatch;
+    }
+    return TEA_OK;
+}
+
+int tea_replay_feed(tea_replay *r, const trace_batch *batch)
+{
+    golden_interval intervals[REPLAY_RUN];
+    size_t first = 0;
+    int rc;
+
+    if (batch->count && !r->started) {
+        /* The origin record starts every sampler; taggers never see it. */
+        const trace_record *origin = &batch->records[0];
+        if ((rc = start(r, origin->cycle)))
+            return tea_error_set(rc, "out of memory starting the samplers");
+        r->rob.head += origin->retire;
+        r->rob.tail = r->rob.tail - origin->squash + origin->dispatch;
+        r->rob.dispatched += origin->dispatch;
+        golden_intervals(&r->golden, origin, 1, batch->uops, intervals);
+        first = 1;
+    }
+    while (first < batch->count) {
+        size_t n = batch->count - first < REPLAY_RUN ? batch->count - first : REPLAY_RUN;
+        size_t closed;
+        if ((rc = feed_run_taggers(r, batch, first, n)))
+            return rc;
+        closed = golden_intervals(&r->golden, batch->records + first, n, batch->uops, intervals);
+        for (size_t k = 0; k < closed; k++)
+            on_interval(r, &intervals[k]);
+        if (r->rc)
+            return tea_error_set(r->rc, "out of memory building a PICS");
+        first += n;
     }
     return TEA_OK;
 }
@@ -262,6 +310,8 @@ int tea_replay_finish(tea_replay *r)
     uint64_t last;
 
     golden_finish(&r->golden, &sink);
+    if (!r->rc)
+        r->rc = pics_cache_flush(&r->golden_cache);
     if (r->rc)
         return tea_error_set(r->rc, "out of memory building a PICS");
     last = golden_get_totals(&r->golden)->last_cycle;

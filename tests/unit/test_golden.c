@@ -49,8 +49,8 @@ static void charge(tally *t, uint64_t pc, uint16_t psv, uint64_t amount)
 static void tally_interval(void *ctx, const golden_interval *iv)
 {
     tally *t = ctx;
-    if (iv->flush_cause)
-        charge(t, iv->flush_cause->pc, iv->flush_cause->psv, (iv->refill - iv->start) * UNIT);
+    if (iv->has_flush_cause)
+        charge(t, iv->flush_cause.pc, iv->flush_cause.psv, (iv->refill - iv->start) * UNIT);
     if (!iv->uops)
         return;
     charge(t, iv->uops[0].pc, iv->uops[0].psv, (iv->cycle - iv->refill) * UNIT);
