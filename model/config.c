@@ -30,6 +30,7 @@
 #define CORE_REDIRECT_PENALTY 10
 #define CORE_FLUSH_PENALTY 12
 #define CORE_EXCEPTION_PENALTY 40
+#define CORE_MISFETCH_PENALTY 2
 #define LAT_INT 1
 #define LAT_MUL 3
 #define LAT_DIV 16
@@ -81,6 +82,9 @@ static const key_info keys[] = {
     { "core.flush_penalty", KEY_UINT, CORE(flush_penalty), 0, MAX_LATENCY, "cycles to refetch after a flush at commit" },
     { "core.exception_penalty", KEY_UINT, CORE(exception_penalty), 0, MAX_LATENCY,
       "cycles a trap takes before the handler returns" },
+    { "core.misfetch_penalty", KEY_UINT, CORE(misfetch_penalty), 0, MAX_LATENCY,
+      "front-end bubble when decode redirects a branch the BTB did not know" },
+    { "core.page_faults", KEY_BOOL, CORE(page_faults), 0, 1, "the first touch of each data page raises an exception" },
     { "core.lat_int", KEY_UINT, CORE(lat_int), 1, MAX_LATENCY, "integer ALU latency (cycles)" },
     { "core.lat_mul", KEY_UINT, CORE(lat_mul), 1, MAX_LATENCY, "integer multiply latency (cycles)" },
     { "core.lat_div", KEY_UINT, CORE(lat_div), 1, MAX_LATENCY, "integer divide latency (cycles)" },
@@ -152,6 +156,8 @@ void mconf_defaults(mconf *c)
     c->core.redirect_penalty = CORE_REDIRECT_PENALTY;
     c->core.flush_penalty = CORE_FLUSH_PENALTY;
     c->core.exception_penalty = CORE_EXCEPTION_PENALTY;
+    c->core.misfetch_penalty = CORE_MISFETCH_PENALTY;
+    c->core.page_faults = 1;
     c->core.lat_int = LAT_INT;
     c->core.lat_mul = LAT_MUL;
     c->core.lat_div = LAT_DIV;

@@ -35,6 +35,8 @@ typedef struct mconf_core {
     unsigned redirect_penalty;   /* cycles to refetch after a resolved misprediction (10) */
     unsigned flush_penalty;      /* cycles to refetch after a flush at commit (12) */
     unsigned exception_penalty;  /* cycles a trap takes before the handler returns (40) */
+    unsigned misfetch_penalty;   /* front-end bubble when decode redirects a BTB miss (2) */
+    unsigned page_faults;        /* 1: the first touch of each data page raises an exception (1) */
     unsigned lat_int;            /* integer ALU latency, cycles (1) */
     unsigned lat_mul;            /* integer multiply (3) */
     unsigned lat_div;            /* integer divide (16) */

@@ -1,11 +1,19 @@
 /*
  * core.c: the out-of-order core model (see core.h and docs/model.md).
  *
- * Simulation order within a cycle: resolve a mispredicted branch, commit
- * from the head row, dispatch one row, fetch. Cycles in which nothing can
- * happen are skipped. Every cycle with activity at the ROB yields one record.
+ * Simulation order within a cycle: resolve a mispredicted branch, commit from
+ * the head row, dispatch one row, fetch. Cycles in which nothing can happen
+ * are skipped. Every cycle with activity at the ROB yields one record.
+ *
+ * Timing is decided when a µop is dispatched: it issues once its producer's
+ * result is ready and completes after its latency; a load or store goes
+ * through the data TLB and the caches at its issue cycle, which is when the
+ * PSV learns about its misses.
  */
 #include "core.h"
+#include "bpred.h"
+#include "memory.h"
+#include "tlb.h"
 #include "common/error.h"
 #include "trace/psv.h"
 
@@ -13,30 +21,44 @@
 #include <string.h>
 
 #define NO_CYCLE UINT64_MAX
+#define BIT(e) (1u << (e))
 /* Records per batch handed to the emit callback. */
 #define MODEL_BATCH_RECORDS 4096
 /* Completion times of recent correct-path µops, for dependences (power of 2). */
-#define DEP_RING 1024
-/* PSV bits the front end and dispatch set, cleared when a µop is refetched. */
-#define REFETCH_CLEARED_PSV ((1u << PSV_DR_L1) | (1u << PSV_DR_TLB) | (1u << PSV_DR_SQ))
+#define DEP_RING 8192u
+/* Loads that once ran ahead of an older store wait for older stores from then
+ * on (a one-bit store-set predictor), indexed by PC (power of 2). */
+#define WAIT_TABLE 4096u
+/* Granule (bytes) at which a load and a store are taken to overlap. */
+#define ORDER_GRANULE 8u
+/* Initial size of the set of touched data pages (power of 2; grows). */
+#define PAGES_INITIAL 4096u
 
 typedef struct rob_entry {
-    model_uop uop;
-    uint64_t seq;       /* correct-path sequence number */
-    uint64_t complete;  /* cycle the result is ready */
-    uint16_t psv;       /* events as of commit */
-    uint8_t valid;      /* holds a µop (0: empty or killed bank) */
+    model_insn insn;
+    uint64_t seq;        /* correct-path sequence number */
+    uint64_t complete;   /* cycle the result is ready */
+    uint64_t mem_ready;  /* stores: cycle the address is known */
+    uint64_t wrong_target; /* a mispredicted branch: where its wrong path starts */
+    uint16_t psv;        /* events as of commit */
+    uint8_t valid;       /* holds a µop (0: empty or killed bank) */
     uint8_t wrong_path;
+    uint8_t mispredict;  /* a branch whose prediction was wrong */
+    uint8_t except;      /* raises an exception at commit */
+    uint8_t order_fail;  /* a load that ran ahead of an older store to its address */
 } rob_entry;
 
 /* A µop waiting to be fetched or dispatched. */
 typedef struct pending_uop {
-    model_uop uop;
+    model_insn insn;
     uint64_t seq;
-    uint64_t ready;     /* fetch buffer: cycle it may dispatch */
-    uint16_t psv;       /* dynamic events so far (DR-SQ) */
+    uint64_t ready;      /* fetch buffer: cycle it may dispatch */
+    uint64_t wrong_target; /* mispredicted branch: where its wrong path starts */
+    uint16_t psv;        /* events so far (front end, dispatch) */
     uint8_t wrong_path;
-    uint8_t paid;       /* its fetch delay has been spent */
+    uint8_t predicted;   /* its branch prediction is decided (once per dynamic instance) */
+    uint8_t mispredict;
+    uint8_t refetched_after_order_fail;
 } pending_uop;
 
 /* A ring-buffer deque of pending µops. */
@@ -45,61 +67,57 @@ typedef struct uop_queue {
     unsigned cap, head, count;
 } uop_queue;
 
+/* A store in flight, for memory-ordering checks: stores enter in program
+ * order and leave at commit (head) or squash (tail). */
+typedef struct store_slot {
+    uint64_t seq;
+    uint64_t granule;    /* addr / ORDER_GRANULE */
+    uint64_t ready;      /* cycle its address is known */
+    unsigned rob_index;
+} store_slot;
+
 struct model_core {
-    model_config cfg;
+    mconf cfg;
+    mconf_core core;           /* cfg.core, for short access */
     model_source src;
+    mem *memory;
+    tlb *tlbs;
+    bpred *predictor;
     rob_entry *rob;
-    unsigned rows;           /* ROB rows */
-    unsigned head;           /* entry index of the oldest entry */
-    unsigned tail_row;       /* next row to allocate */
+    unsigned rows;             /* ROB rows */
+    unsigned head;             /* entry index of the oldest entry */
+    unsigned tail_row;         /* next row to allocate */
     unsigned rows_used;
-    unsigned window;         /* entries from head to the end of the last row */
+    unsigned window;           /* entries from head to the end of the last row */
     unsigned lsq_used;
-    uop_queue fetch_buffer;  /* fetched, waiting for dispatch */
-    uop_queue to_fetch;      /* correct-path µops to fetch next (refetches first) */
+    uop_queue fetch_buffer;    /* fetched, waiting for dispatch */
+    uop_queue to_fetch;        /* correct-path µops to fetch next (refetches first) */
+    store_slot *stores;        /* ring of in-flight stores */
+    unsigned store_head, store_count;
     uint64_t next_seq;
-    uint64_t done_at[DEP_RING];
-    uint64_t done_seq[DEP_RING];
-    uint64_t fetch_ready;    /* the front end may deliver from this cycle */
-    int wrong_mode;          /* fetching down a wrong path */
+    uint64_t *done_at;         /* completion cycle by seq % DEP_RING */
+    uint64_t *done_seq;
+    uint8_t wait_table[WAIT_TABLE];
+    uint64_t *pages;           /* touched data pages + 1 (0: free slot), open addressing */
+    size_t page_cap, page_count;
+    uint64_t fetch_ready;      /* the front end may deliver from this cycle */
+    uint64_t fetch_line;       /* last instruction line and page fetched (+1; 0: none) */
+    uint64_t fetch_page;
+    int wrong_mode;            /* fetching down a wrong path */
     uint64_t wrong_pc;
     int source_done;
-    int mispredict_pending;  /* a mispredicted branch is in the ROB */
+    int source_rc;             /* error from the source */
+    int mispredict_pending;    /* a mispredicted branch is in the ROB */
     unsigned mispredict_entry;
-    int need_refill;         /* the next cycle with a non-empty ROB is a refill */
+    int need_refill;           /* the next cycle with a non-empty ROB is a refill */
     trace_batch batch;
     model_stats stats;
+    model_progress_fn progress;
+    void *progress_ctx;
+    uint64_t next_progress;
 };
 
-void model_config_defaults(model_config *cfg)
-{
-    cfg->width = 4;
-    cfg->fetch_width = 8;
-    cfg->rob_size = 192;
-    cfg->lsq_size = 64;
-    cfg->fetch_buffer = 32;
-    cfg->frontend_latency = 3;
-    cfg->redirect_penalty = 10;
-    cfg->flush_penalty = 12;
-    cfg->exception_penalty = 40;
-}
-
-int model_config_check(const model_config *cfg)
-{
-    if (cfg->width < 1 || cfg->width > TRACE_MAX_WIDTH)
-        return tea_error_set(TEA_ERR_USAGE, "commit width %u outside 1-%d", cfg->width, TRACE_MAX_WIDTH);
-    if (cfg->rob_size < 2 * cfg->width || cfg->rob_size > TRACE_MAX_ROB || cfg->rob_size % cfg->width)
-        return tea_error_set(TEA_ERR_USAGE, "ROB size %u must be a multiple of the width %u, 2 rows to %d entries",
-                             cfg->rob_size, cfg->width, TRACE_MAX_ROB);
-    if (cfg->fetch_width < 1 || cfg->fetch_buffer < cfg->fetch_width || cfg->lsq_size < 1)
-        return tea_error_set(TEA_ERR_USAGE, "fetch width, fetch buffer and LSQ size must be positive "
-                                            "(and the buffer at least the fetch width)");
-    if (cfg->rob_size + cfg->fetch_buffer >= DEP_RING)
-        return tea_error_set(TEA_ERR_USAGE, "ROB plus fetch buffer must stay below %d µops", DEP_RING);
-    return TEA_OK;
-}
-
-/* --- queues ---------------------------------------------------------------- */
+/* --- queues ------------------------------------------------------------------ */
 
 static pending_uop *queue_at(uop_queue *q, unsigned i)
 {
@@ -133,42 +151,75 @@ static int queue_init(uop_queue *q, unsigned cap)
     return q->items ? TEA_OK : TEA_ERR_NOMEM;
 }
 
-/* --- creation ---------------------------------------------------------------- */
+/* --- creation -------------------------------------------------------------- */
 
-int model_core_create(model_core **out, const model_config *cfg, const model_source *src)
+int model_core_create(model_core **out, const mconf *cfg, const model_source *src)
 {
+    const mconf_core *k = &cfg->core;
     model_core *m;
     int rc;
 
     *out = NULL;
-    if ((rc = model_config_check(cfg)))
+    if ((rc = mconf_check(cfg)))
         return rc;
+    if (k->width > TRACE_MAX_WIDTH || k->rob_size > TRACE_MAX_ROB)
+        return tea_error_set(TEA_ERR_USAGE, "traces describe at most %d-wide cores with %d ROB entries",
+                             TRACE_MAX_WIDTH, TRACE_MAX_ROB);
+    if (k->rob_size + k->fetch_buffer >= DEP_RING)
+        return tea_error_set(TEA_ERR_USAGE, "ROB plus fetch buffer must stay below %u µops", DEP_RING);
     if (!(m = calloc(1, sizeof *m)))
         return tea_error_set(TEA_ERR_NOMEM, "out of memory");
     m->cfg = *cfg;
+    m->core = cfg->core;
     m->src = *src;
-    m->rows = cfg->rob_size / cfg->width;
-    m->rob = calloc(cfg->rob_size, sizeof *m->rob);
+    m->rows = k->rob_size / k->width;
+    m->rob = calloc(k->rob_size, sizeof *m->rob);
+    m->stores = calloc(k->lsq_size, sizeof *m->stores);
+    m->done_at = calloc(DEP_RING, sizeof *m->done_at);
+    m->done_seq = calloc(DEP_RING, sizeof *m->done_seq);
+    m->page_cap = PAGES_INITIAL;
+    m->pages = calloc(m->page_cap, sizeof *m->pages);
     /* The refetch queue holds at most a ROB and a fetch buffer of µops plus
-     * the next source µop. */
-    if (!m->rob || queue_init(&m->fetch_buffer, cfg->fetch_buffer)
-        || queue_init(&m->to_fetch, cfg->rob_size + cfg->fetch_buffer + 2)
+     * the next source instruction and a re-executing one. */
+    if (!m->rob || !m->stores || !m->done_at || !m->done_seq || !m->pages
+        || queue_init(&m->fetch_buffer, k->fetch_buffer) || queue_init(&m->to_fetch, k->rob_size + k->fetch_buffer + 2)
         || trace_batch_init(&m->batch, MODEL_BATCH_RECORDS)) {
         model_core_free(m);
         return tea_error_set(TEA_ERR_NOMEM, "out of memory");
     }
+    if ((rc = mem_create(&m->memory, &cfg->mem)) || (rc = tlb_create(&m->tlbs, &cfg->tlb))
+        || (rc = bpred_create(&m->predictor, &cfg->bpred))) {
+        model_core_free(m);
+        return rc;
+    }
+    if (cfg->tlb.walk_through_memory)
+        tlb_set_walker(m->tlbs, mem_page_walk, m->memory);
     for (unsigned i = 0; i < DEP_RING; i++)
         m->done_seq[i] = UINT64_MAX;
     m->need_refill = 1;
+    m->next_progress = MODEL_PROGRESS_INSNS;
     *out = m;
     return TEA_OK;
+}
+
+void model_core_set_progress(model_core *m, model_progress_fn fn, void *ctx)
+{
+    m->progress = fn;
+    m->progress_ctx = ctx;
 }
 
 void model_core_free(model_core *m)
 {
     if (!m)
         return;
+    mem_free(m->memory);
+    tlb_free(m->tlbs);
+    bpred_free(m->predictor);
     free(m->rob);
+    free(m->stores);
+    free(m->done_at);
+    free(m->done_seq);
+    free(m->pages);
     free(m->fetch_buffer.items);
     free(m->to_fetch.items);
     trace_batch_free(&m->batch);
@@ -180,11 +231,52 @@ const model_stats *model_core_stats(const model_core *m)
     return &m->stats;
 }
 
+const struct mem *model_core_memory(const model_core *m)
+{
+    return m->memory;
+}
+
+const struct tlb *model_core_tlb(const model_core *m)
+{
+    return m->tlbs;
+}
+
+const struct bpred *model_core_bpred(const model_core *m)
+{
+    return m->predictor;
+}
+
 /* --- helpers ----------------------------------------------------------------- */
 
-static int is_memory(const model_uop *u)
+static int is_memory(const model_insn *u)
 {
     return u->cls == MODEL_LOAD || u->cls == MODEL_STORE;
+}
+
+static unsigned entry_index(const model_core *m, unsigned row, unsigned bank)
+{
+    return row * m->core.width + bank;
+}
+
+static uint32_t class_latency(const model_core *m, unsigned cls)
+{
+    const mconf_core *k = &m->core;
+    switch (cls) {
+    case MODEL_MUL:
+        return k->lat_mul;
+    case MODEL_DIV:
+        return k->lat_div;
+    case MODEL_FP_ADD:
+        return k->lat_fp_add;
+    case MODEL_FP_MUL:
+        return k->lat_fp_mul;
+    case MODEL_FP_DIV:
+        return k->lat_fp_div;
+    case MODEL_FP_SQRT:
+        return k->lat_fp_sqrt;
+    default:
+        return k->lat_int;
+    }
 }
 
 /* Cycle the producer of `seq` (dep µops back) has its result, 0 if long done. */
@@ -197,20 +289,68 @@ static uint64_t producer_ready(const model_core *m, uint64_t seq, unsigned dep)
     return m->done_seq[p % DEP_RING] == p ? m->done_at[p % DEP_RING] : 0;
 }
 
-static unsigned entry_index(const model_core *m, unsigned row, unsigned bank)
+/* Marks the data page of `addr` touched; returns 1 when it was not before
+ * (the access page-faults). Grows the set as the footprint grows. */
+static int first_touch(model_core *m, uint64_t addr)
 {
-    return row * m->cfg.width + bank;
+    uint64_t key = addr / m->cfg.tlb.page_size + 1;
+    size_t slot;
+
+    if ((m->page_count + 1) * 2 > m->page_cap) {
+        size_t cap = m->page_cap * 2;
+        uint64_t *bigger = calloc(cap, sizeof *bigger);
+        if (!bigger)
+            return 0; /* out of memory: stop modelling page faults rather than fail */
+        for (size_t i = 0; i < m->page_cap; i++) {
+            if (!m->pages[i])
+                continue;
+            slot = (size_t)((m->pages[i] * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
+            while (bigger[slot])
+                slot = (slot + 1) & (cap - 1);
+            bigger[slot] = m->pages[i];
+        }
+        free(m->pages);
+        m->pages = bigger;
+        m->page_cap = cap;
+    }
+    slot = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & (m->page_cap - 1);
+    while (m->pages[slot]) {
+        if (m->pages[slot] == key)
+            return 0;
+        slot = (slot + 1) & (m->page_cap - 1);
+    }
+    m->pages[slot] = key;
+    m->page_count++;
+    return 1;
 }
 
 /* Returns a squashed correct-path µop to the front of the fetch queue so it is
- * fetched again; front-end and dispatch events are not repeated. */
-static void refetch_front(model_core *m, const model_uop *u, uint64_t seq)
+ * fetched again; its front-end and dispatch events are decided anew, its branch
+ * prediction is kept. */
+static void refetch_front(model_core *m, const model_insn *insn, uint64_t seq, int predicted, int mispredict,
+                          uint64_t wrong_target)
 {
-    pending_uop p = { .uop = *u, .seq = seq, .paid = 1 };
-    p.uop.psv &= (uint16_t)~REFETCH_CLEARED_PSV;
-    p.uop.fetch_delay = 0;
+    pending_uop p;
+    memset(&p, 0, sizeof p);
+    p.insn = *insn;
+    p.seq = seq;
+    p.predicted = (uint8_t)predicted;
+    p.mispredict = (uint8_t)mispredict;
+    p.wrong_target = wrong_target;
     m->done_seq[seq % DEP_RING] = UINT64_MAX;
     queue_push_front(&m->to_fetch, &p);
+}
+
+/* Forgets in-flight stores from ROB entries that are gone: all of them after
+ * a flush, or those younger than `keep_seq` after a squash. */
+static void drop_stores_from(model_core *m, uint64_t first_seq)
+{
+    while (m->store_count > 0) {
+        store_slot *s = &m->stores[(m->store_head + m->store_count - 1) % m->core.lsq_size];
+        if (s->seq < first_seq)
+            break;
+        m->store_count--;
+    }
 }
 
 /* Squashes everything in the ROB window and the fetch buffer, returning
@@ -219,23 +359,24 @@ static void refetch_front(model_core *m, const model_uop *u, uint64_t seq)
  * boundary. Returns the number of ROB entries removed. */
 static unsigned flush_pipeline(model_core *m, uint64_t cycle, unsigned penalty)
 {
-    unsigned w = m->cfg.width, removed = m->window;
+    unsigned w = m->core.width, removed = m->window;
 
     for (unsigned i = m->fetch_buffer.count; i-- > 0;) {
         pending_uop *p = queue_at(&m->fetch_buffer, i);
         if (!p->wrong_path)
-            refetch_front(m, &p->uop, p->seq);
+            refetch_front(m, &p->insn, p->seq, p->predicted, p->mispredict, p->wrong_target);
     }
     m->fetch_buffer.count = 0;
     for (unsigned k = m->window; k-- > 0;) {
-        rob_entry *e = &m->rob[(m->head + k) % m->cfg.rob_size];
+        rob_entry *e = &m->rob[(m->head + k) % m->core.rob_size];
         if (e->valid) {
             if (!e->wrong_path)
-                refetch_front(m, &e->uop, e->seq);
+                refetch_front(m, &e->insn, e->seq, 1, e->mispredict, e->wrong_target);
             m->stats.squashed++;
             e->valid = 0;
         }
     }
+    m->store_count = 0;
     m->window = 0;
     m->lsq_used = 0;
     m->rows_used = 0;
@@ -245,6 +386,7 @@ static unsigned flush_pipeline(model_core *m, uint64_t cycle, unsigned penalty)
     m->wrong_mode = 0;
     m->mispredict_pending = 0;
     m->fetch_ready = cycle + penalty;
+    m->fetch_line = m->fetch_page = 0;
     m->stats.flushes++;
     return removed;
 }
@@ -252,12 +394,12 @@ static unsigned flush_pipeline(model_core *m, uint64_t cycle, unsigned penalty)
 /* Removes `count` entries from the head of the window (the head row). */
 static void retire_entries(model_core *m, trace_record *rec, unsigned count)
 {
-    unsigned w = m->cfg.width;
+    unsigned w = m->core.width;
     rec->retire = (uint8_t)count;
     m->window -= count;
     if (m->head % w + count == w)
         m->rows_used--;
-    m->head = (m->head + count) % m->cfg.rob_size;
+    m->head = (m->head + count) % m->core.rob_size;
 }
 
 /* --- the pipeline stages ------------------------------------------------------ */
@@ -267,14 +409,12 @@ static void retire_entries(model_core *m, trace_record *rec, unsigned count)
  * banks after it (they stay allocated as killed entries). */
 static void resolve(model_core *m, uint64_t cycle, trace_record *rec)
 {
-    unsigned w = m->cfg.width, branch, row, squash = 0;
-    rob_entry *b;
+    unsigned w = m->core.width, branch, row, squash = 0;
 
     if (!m->mispredict_pending)
         return;
     branch = m->mispredict_entry;
-    b = &m->rob[branch];
-    if (b->complete > cycle)
+    if (m->rob[branch].complete > cycle)
         return;
     row = branch / w;
     for (unsigned bank = branch % w + 1; bank < w; bank++) {
@@ -282,7 +422,7 @@ static void resolve(model_core *m, uint64_t cycle, trace_record *rec)
         if (e->valid) {
             e->valid = 0;
             m->stats.squashed++;
-            if (is_memory(&e->uop))
+            if (is_memory(&e->insn))
                 m->lsq_used--;
         }
     }
@@ -292,7 +432,7 @@ static void resolve(model_core *m, uint64_t cycle, trace_record *rec)
             rob_entry *e = &m->rob[entry_index(m, m->tail_row, bank)];
             if (e->valid) {
                 m->stats.squashed++;
-                if (is_memory(&e->uop))
+                if (is_memory(&e->insn))
                     m->lsq_used--;
             }
             e->valid = 0;
@@ -300,22 +440,39 @@ static void resolve(model_core *m, uint64_t cycle, trace_record *rec)
         m->rows_used--;
         squash += w;
     }
+    drop_stores_from(m, m->rob[branch].seq + 1);
     m->window -= squash;
     rec->squash = (uint16_t)(rec->squash + squash);
     m->fetch_buffer.count = 0; /* all wrong path */
     m->wrong_mode = 0;
     m->mispredict_pending = 0;
-    m->fetch_ready = cycle + m->cfg.redirect_penalty;
+    m->fetch_ready = cycle + m->core.redirect_penalty;
+    m->fetch_line = m->fetch_page = 0;
+    m->stats.mispredicts++;
 }
 
 /* Adds a µop to the record. */
 static void record_uop(model_core *m, trace_record *rec, const rob_entry *e, unsigned offset, uint16_t extra_psv)
 {
     trace_uop *u = &m->batch.uops[m->batch.uop_count + trace_record_uops(rec)];
-    u->pc = e->uop.pc;
+    u->pc = e->insn.pc;
     u->psv = (uint16_t)(e->psv | extra_psv);
     u->offset = (uint8_t)offset;
     u->pad_ = 0;
+}
+
+/* A committing µop leaves the load/store queue and the in-flight stores. */
+static void leave_lsq(model_core *m, const rob_entry *e)
+{
+    if (!is_memory(&e->insn))
+        return;
+    m->lsq_used--;
+    if (e->insn.cls == MODEL_STORE || (e->insn.flags & MODEL_INSN_STORE)) {
+        if (m->store_count > 0 && m->stores[m->store_head].seq == e->seq) {
+            m->store_head = (m->store_head + 1) % m->core.lsq_size;
+            m->store_count--;
+        }
+    }
 }
 
 /* Commits ready µops of the head row in order, up to the row's end, and
@@ -323,7 +480,7 @@ static void record_uop(model_core *m, trace_record *rec, const rob_entry *e, uns
  * flush everything younger. */
 static void commit(model_core *m, uint64_t cycle, trace_record *rec)
 {
-    unsigned w = m->cfg.width, hb = m->head % w, row = m->head / w, bank;
+    unsigned w = m->core.width, hb = m->head % w, row = m->head / w, bank;
 
     if (m->window == 0)
         return;
@@ -333,43 +490,43 @@ static void commit(model_core *m, uint64_t cycle, trace_record *rec)
             continue;
         if (e->complete > cycle)
             break;
-        if (e->uop.flags & MODEL_UOP_EXCEPTION) {
-            /* The µop excepts; the trap handler returns to it and it
-             * re-executes, after everything younger is refetched. */
-            model_uop again = e->uop;
+        if (e->except) {
+            /* The µop excepts; the handler returns to it and it re-executes,
+             * after everything younger is refetched. */
+            model_insn again = e->insn;
             uint64_t seq = e->seq;
-            record_uop(m, rec, e, bank - hb, 1u << PSV_FL_EX);
+            int mispredict = e->mispredict;
+            uint64_t wrong_target = e->wrong_target;
+            record_uop(m, rec, e, bank - hb, BIT(PSV_FL_EX));
             rec->flags |= TRACE_REC_EXCEPTION;
             e->valid = 0;
-            if (is_memory(&e->uop))
-                m->lsq_used--;
+            leave_lsq(m, e);
             retire_entries(m, rec, bank - hb + 1);
-            rec->squash = (uint16_t)(rec->squash + flush_pipeline(m, cycle, m->cfg.exception_penalty));
-            again.flags &= (uint8_t)~MODEL_UOP_EXCEPTION;
-            refetch_front(m, &again, seq);
+            rec->squash = (uint16_t)(rec->squash + flush_pipeline(m, cycle, m->core.exception_penalty));
+            again.flags &= (uint8_t)~MODEL_INSN_TRAP;
+            refetch_front(m, &again, seq, 1, mispredict, wrong_target);
             m->stats.exceptions++;
             return;
         }
-        if (e->uop.flags & MODEL_UOP_ORDER_FAIL) {
-            /* Detected when the load reaches commit: squash it and
-             * everything younger and refetch from it; it then carries FL-MO. */
+        if (e->order_fail) {
+            /* Detected when the load reaches commit: squash it and everything
+             * younger and refetch from it; it then carries FL-MO. */
             pending_uop *load;
             retire_entries(m, rec, bank - hb);
-            rec->squash = (uint16_t)(rec->squash + flush_pipeline(m, cycle, m->cfg.flush_penalty));
+            rec->squash = (uint16_t)(rec->squash + flush_pipeline(m, cycle, m->core.flush_penalty));
             load = queue_at(&m->to_fetch, 0);
-            load->uop.flags &= (uint8_t)~MODEL_UOP_ORDER_FAIL;
-            load->uop.psv |= (uint16_t)(1u << PSV_FL_MO);
+            load->refetched_after_order_fail = 1;
+            m->stats.order_failures++;
             return;
         }
         record_uop(m, rec, e, bank - hb, 0);
         rec->n_commit++;
         m->stats.committed++;
-        if (is_memory(&e->uop))
-            m->lsq_used--;
+        leave_lsq(m, e);
         e->valid = 0;
-        if (e->uop.flags & MODEL_UOP_FLUSH) {
+        if (e->insn.flags & MODEL_INSN_FLUSH) {
             retire_entries(m, rec, bank - hb + 1);
-            rec->squash = (uint16_t)(rec->squash + flush_pipeline(m, cycle, m->cfg.flush_penalty));
+            rec->squash = (uint16_t)(rec->squash + flush_pipeline(m, cycle, m->core.flush_penalty));
             return;
         }
     }
@@ -378,10 +535,86 @@ static void commit(model_core *m, uint64_t cycle, trace_record *rec)
     retire_entries(m, rec, bank - hb);
 }
 
+/* A load's ordering check against the in-flight older stores: if the
+ * youngest older store to its granule learns its address after the load
+ * issues, the load either waits for it (it did this before) or runs ahead
+ * and fails. Returns the (maybe later) issue cycle. */
+static uint64_t check_ordering(model_core *m, rob_entry *e, uint64_t issue)
+{
+    uint64_t granule = e->insn.addr / ORDER_GRANULE;
+    unsigned slot = (unsigned)(e->insn.pc % WAIT_TABLE);
+
+    for (unsigned i = m->store_count; i-- > 0;) {
+        const store_slot *s = &m->stores[(m->store_head + i) % m->core.lsq_size];
+        if (s->granule != granule)
+            continue;
+        if (s->ready > issue) {
+            if (m->wait_table[slot])
+                return s->ready;
+            e->order_fail = 1;
+            m->wait_table[slot] = 1;
+        }
+        break; /* only the youngest older store to the granule matters */
+    }
+    return issue;
+}
+
+/* Times a µop at dispatch: issue after its producer, then its latency; loads
+ * and stores go through the data TLB and the caches. */
+static void time_uop(model_core *m, rob_entry *e, uint64_t cycle, unsigned rob_index)
+{
+    model_insn *in = &e->insn;
+    uint64_t issue = cycle + 1, ready = e->wrong_path ? 0 : producer_ready(m, e->seq, in->dep);
+    uint32_t latency;
+
+    if (ready > issue)
+        issue = ready;
+    if (e->wrong_path || !is_memory(in)) {
+        e->complete = issue + class_latency(m, in->cls);
+        return;
+    }
+    {
+        tlb_result t;
+        mem_result r;
+        uint32_t translate = tlb_translate(m->tlbs, TLB_DATA, in->addr, issue, &t);
+        int stores = in->cls == MODEL_STORE || (in->flags & MODEL_INSN_STORE);
+        if (t.l1_miss)
+            e->psv |= BIT(PSV_ST_TLB);
+        if (m->core.page_faults && first_touch(m, in->addr)) {
+            e->except = 1;
+            m->stats.page_faults++;
+        }
+        if (in->cls == MODEL_LOAD) {
+            issue = check_ordering(m, e, issue);
+            latency = mem_load(m->memory, in->addr, in->mem_size ? in->mem_size : 1, issue + translate, &r);
+            if (r.l1_miss)
+                e->psv |= BIT(PSV_ST_L1);
+            if (r.llc_miss)
+                e->psv |= BIT(PSV_ST_LLC);
+            if (in->flags & MODEL_INSN_STORE)
+                mem_store(m->memory, in->addr, in->mem_size ? in->mem_size : 1, issue + translate + latency, &r);
+            e->complete = issue + translate + latency;
+        } else {
+            /* A store completes once its address is translated; the write
+             * drains to the caches without holding commit. */
+            mem_store(m->memory, in->addr, in->mem_size ? in->mem_size : 1, issue + translate, &r);
+            e->complete = issue + translate + 1;
+        }
+        e->mem_ready = issue + translate;
+        if (stores && m->store_count < m->core.lsq_size) {
+            store_slot *s = &m->stores[(m->store_head + m->store_count++) % m->core.lsq_size];
+            s->seq = e->seq;
+            s->granule = in->addr / ORDER_GRANULE;
+            s->ready = e->mem_ready;
+            s->rob_index = rob_index;
+        }
+    }
+}
+
 /* Dispatches up to one row of ready µops from the fetch buffer. */
 static void dispatch(model_core *m, uint64_t cycle, trace_record *rec)
 {
-    unsigned w = m->cfg.width, n = 0;
+    unsigned w = m->core.width, n = 0;
     unsigned row;
 
     if (m->fetch_buffer.count == 0 || m->rows_used == m->rows)
@@ -391,42 +624,43 @@ static void dispatch(model_core *m, uint64_t cycle, trace_record *rec)
     row = m->tail_row;
     while (n < w && m->fetch_buffer.count > 0) {
         pending_uop *p = queue_at(&m->fetch_buffer, 0);
-        rob_entry *e = &m->rob[entry_index(m, row, n)];
-        uint64_t issue;
+        unsigned index = entry_index(m, row, n);
+        rob_entry *e = &m->rob[index];
 
         if (p->ready > cycle)
             break;
-        if (is_memory(&p->uop) && m->lsq_used == m->cfg.lsq_size) {
-            p->psv |= (uint16_t)(1u << PSV_DR_SQ); /* held at dispatch by a full LSQ */
+        if (is_memory(&p->insn) && m->lsq_used == m->core.lsq_size) {
+            p->psv |= (uint16_t)BIT(PSV_DR_SQ); /* held at dispatch by a full LSQ */
             break;
         }
-        e->uop = p->uop;
+        memset(e, 0, sizeof *e);
+        e->insn = p->insn;
         e->seq = p->seq;
         e->valid = 1;
         e->wrong_path = p->wrong_path;
-        e->psv = (uint16_t)(p->uop.psv | p->psv);
-        if (p->uop.flags & MODEL_UOP_MISPREDICT)
-            e->psv |= (uint16_t)(1u << PSV_FL_MB);
-        if (p->uop.flags & MODEL_UOP_FLUSH)
-            e->psv |= (uint16_t)(1u << PSV_FL_EX);
-        issue = cycle + 1;
-        if (!p->wrong_path) {
-            uint64_t ready = producer_ready(m, p->seq, p->uop.dep);
-            if (ready > issue)
-                issue = ready;
-        }
-        e->complete = issue + p->uop.latency;
+        e->psv = p->psv;
+        e->mispredict = p->mispredict;
+        e->wrong_target = p->wrong_target;
+        if (p->mispredict)
+            e->psv |= (uint16_t)BIT(PSV_FL_MB);
+        if (p->insn.flags & MODEL_INSN_FLUSH)
+            e->psv |= (uint16_t)BIT(PSV_FL_EX);
+        if (p->refetched_after_order_fail)
+            e->psv |= (uint16_t)BIT(PSV_FL_MO);
+        if ((p->insn.flags & MODEL_INSN_TRAP) && !p->wrong_path)
+            e->except = 1;
+        time_uop(m, e, cycle, index);
         if (!p->wrong_path) {
             m->done_at[p->seq % DEP_RING] = e->complete;
             m->done_seq[p->seq % DEP_RING] = p->seq;
         } else {
             m->stats.wrong_path++;
         }
-        if ((p->uop.flags & MODEL_UOP_MISPREDICT) && !p->wrong_path) {
+        if (p->mispredict && !p->wrong_path) {
             m->mispredict_pending = 1;
-            m->mispredict_entry = entry_index(m, row, n);
+            m->mispredict_entry = index;
         }
-        if (is_memory(&p->uop))
+        if (is_memory(&p->insn))
             m->lsq_used++;
         queue_pop_front(&m->fetch_buffer);
         n++;
@@ -442,63 +676,129 @@ static void dispatch(model_core *m, uint64_t cycle, trace_record *rec)
     m->stats.dispatched += n;
 }
 
-/* Makes sure the next correct-path µop is in the fetch queue; 0 when the
- * program has ended. */
+/* Makes sure the next correct-path instruction is in the fetch queue; 0 when
+ * the program has ended (or the source failed). */
 static int peek_correct_path(model_core *m)
 {
-    pending_uop p = { 0 };
+    pending_uop p;
+    int rc;
+
     if (m->to_fetch.count > 0)
         return 1;
-    if (m->source_done || !m->src.next(m->src.ctx, &p.uop)) {
+    if (m->source_done)
+        return 0;
+    memset(&p, 0, sizeof p);
+    rc = m->src.next(m->src.ctx, &p.insn);
+    if (rc <= 0) {
         m->source_done = 1;
+        m->source_rc = rc < 0 ? rc : TEA_OK;
         return 0;
     }
     p.seq = ++m->next_seq;
+    m->stats.instructions++;
     queue_push_back(&m->to_fetch, &p);
     return 1;
 }
 
-/* Fetches up to fetch_width µops into the fetch buffer. A µop whose fetch
- * misses (fetch_delay) first stalls the front end for that long. */
-static int fetch(model_core *m, uint64_t cycle)
+/* Instruction fetch of one correct-path µop: the L1 I-cache on a new line,
+ * the I-TLB on a new page. Returns the stall before it can be delivered. */
+static uint32_t fetch_access(model_core *m, pending_uop *p, uint64_t cycle)
+{
+    uint64_t line = p->insn.pc / m->cfg.mem.l1i.line_size + 1;
+    uint64_t page = p->insn.pc / m->cfg.tlb.page_size + 1;
+    uint32_t stall = 0;
+
+    if (page != m->fetch_page) {
+        tlb_result t;
+        stall += tlb_translate(m->tlbs, TLB_INST, p->insn.pc, cycle, &t);
+        if (t.l1_miss)
+            p->psv |= (uint16_t)BIT(PSV_DR_TLB);
+        m->fetch_page = page;
+    }
+    if (line != m->fetch_line) {
+        mem_result r;
+        stall += mem_fetch(m->memory, p->insn.pc, cycle + stall, &r);
+        if (r.l1_miss)
+            p->psv |= (uint16_t)BIT(PSV_DR_L1);
+        m->fetch_line = line;
+    }
+    return stall;
+}
+
+/* Predicts a correct-path branch once per dynamic instance. Returns the
+ * verdict; for a misprediction, where the wrong path starts. */
+static bpred_verdict predict(model_core *m, pending_uop *p)
+{
+    bpred_prediction pred;
+    bpred_verdict v;
+    unsigned kind = p->insn.branch - 1u;
+    int taken = (p->insn.flags & MODEL_INSN_TAKEN) != 0;
+
+    if (p->insn.size == 2)
+        kind |= BPRED_SHORT;
+    bpred_predict(m->predictor, p->insn.pc, kind, &pred);
+    v = bpred_update(m->predictor, p->insn.pc, kind, taken, p->insn.target);
+    p->predicted = 1;
+    if (v == BPRED_MISPREDICT) {
+        p->mispredict = 1;
+        p->wrong_target = pred.taken && pred.target ? pred.target : p->insn.pc + p->insn.size;
+        if (p->wrong_target == (taken ? p->insn.target : p->insn.pc + p->insn.size))
+            p->wrong_target = p->insn.pc + p->insn.size; /* wrong only in a way that lands right */
+    } else if (v == BPRED_MISFETCH) {
+        m->stats.misfetches++;
+    }
+    return v;
+}
+
+/* Fetches up to fetch_width µops into the fetch buffer. */
+static void fetch(model_core *m, uint64_t cycle)
 {
     unsigned fetched = 0;
 
-    while (cycle >= m->fetch_ready && fetched < m->cfg.fetch_width
+    while (cycle >= m->fetch_ready && fetched < m->core.fetch_width
            && m->fetch_buffer.count < m->fetch_buffer.cap) {
-        pending_uop p = { 0 };
+        pending_uop p;
+        bpred_verdict verdict = BPRED_CORRECT;
+
+        memset(&p, 0, sizeof p);
         if (m->wrong_mode) {
-            m->wrong_pc = m->src.wrong_path(m->src.ctx, m->wrong_pc, &p.uop);
-            p.uop.flags = 0;
-            p.uop.psv = 0;
-            p.uop.dep = 0;
+            m->src.wrong_path(m->src.ctx, m->wrong_pc, &p.insn);
+            p.insn.pc = m->wrong_pc;
+            p.insn.flags &= (uint8_t)~(MODEL_INSN_TRAP | MODEL_INSN_FLUSH);
+            p.insn.dep = 0;
             p.wrong_path = 1;
+            m->wrong_pc += p.insn.size ? p.insn.size : 1;
         } else {
             pending_uop *next;
+            uint32_t stall;
             if (!peek_correct_path(m))
                 break;
             next = queue_at(&m->to_fetch, 0);
-            if (next->uop.fetch_delay && !next->paid) {
-                next->paid = 1;
-                m->fetch_ready = cycle + next->uop.fetch_delay;
+            if ((stall = fetch_access(m, next, cycle)) > 0) {
+                m->fetch_ready = cycle + stall;
                 break;
             }
+            if (next->insn.branch != MODEL_BRANCH_NONE && !next->predicted)
+                verdict = predict(m, next);
             p = *next;
             queue_pop_front(&m->to_fetch);
         }
-        p.ready = cycle + m->cfg.frontend_latency;
+        p.ready = cycle + m->core.frontend_latency;
         queue_push_back(&m->fetch_buffer, &p);
         m->stats.fetched++;
         fetched++;
-        if (!p.wrong_path && (p.uop.flags & MODEL_UOP_MISPREDICT)) {
+        if (!p.wrong_path && p.mispredict) {
             m->wrong_mode = 1;
-            m->wrong_pc = p.uop.wrong_pc;
+            m->wrong_pc = p.wrong_target;
             break;
         }
-        if (p.uop.flags & MODEL_UOP_TAKEN)
+        if (verdict == BPRED_MISFETCH) {
+            m->fetch_ready = cycle + m->core.misfetch_penalty;
+            break;
+        }
+        if (p.insn.flags & MODEL_INSN_TAKEN)
             break;
     }
-    return fetched > 0;
 }
 
 /* The earliest cycle after `cycle` at which anything can change. */
@@ -507,7 +807,7 @@ static uint64_t next_event(model_core *m, uint64_t cycle)
     uint64_t next = NO_CYCLE;
 #define CONSIDER(t) do { uint64_t t_ = (t); if (t_ <= cycle) t_ = cycle + 1; if (t_ < next) next = t_; } while (0)
     if (m->window > 0) {
-        unsigned w = m->cfg.width, row = m->head / w;
+        unsigned w = m->core.width, row = m->head / w;
         for (unsigned bank = m->head % w; bank < w; bank++) {
             rob_entry *e = &m->rob[entry_index(m, row, bank)];
             if (e->valid) {
@@ -540,7 +840,7 @@ static int emit_batch(model_core *m, model_emit_fn emit, void *ctx)
 
 int model_core_run(model_core *m, uint64_t first_cycle, uint64_t max_cycles, model_emit_fn emit, void *ctx)
 {
-    uint64_t cycle = first_cycle, end = first_cycle + max_cycles;
+    uint64_t cycle = first_cycle, end = max_cycles ? first_cycle + max_cycles : NO_CYCLE;
     int rc, first = 1, squashed = 0, closing = 0;
 
     for (;;) {
@@ -565,6 +865,8 @@ int model_core_run(model_core *m, uint64_t first_cycle, uint64_t max_cycles, mod
         }
         dispatch(m, cycle, rec);
         fetch(m, cycle);
+        if (m->source_rc)
+            return m->source_rc;
         if (m->window == 0)
             m->need_refill = 1;
         if (m->window > m->stats.max_window)
@@ -576,6 +878,11 @@ int model_core_run(model_core *m, uint64_t first_cycle, uint64_t max_cycles, mod
             m->batch.count++;
             if (!trace_batch_has_room(&m->batch) && (rc = emit_batch(m, emit, ctx)))
                 return rc;
+        }
+        if (m->progress && m->stats.instructions >= m->next_progress) {
+            m->stats.cycles = cycle - first_cycle;
+            m->progress(m->progress_ctx, &m->stats);
+            m->next_progress += MODEL_PROGRESS_INSNS;
         }
         first = 0;
         /* A squash only shows in TraceDoctor tokens through the next token,
@@ -593,6 +900,6 @@ int model_core_run(model_core *m, uint64_t first_cycle, uint64_t max_cycles, mod
     }
     m->stats.in_flight = 0;
     for (unsigned k = 0; k < m->window; k++)
-        m->stats.in_flight += m->rob[(m->head + k) % m->cfg.rob_size].valid;
+        m->stats.in_flight += m->rob[(m->head + k) % m->core.rob_size].valid;
     return emit_batch(m, emit, ctx);
 }

@@ -4,26 +4,31 @@
  *
  * The model times a stream of dynamic instructions through a BOOM-like core
  * (docs/model.md): a front end that fetches up to `fetch_width` µops per cycle
- * into a fetch buffer, in-order dispatch of one ROB row of up to `width` µops
- * per cycle, out-of-order completion after each µop's latency (and its
- * producer's), and in-order commit of up to `width` µops of the head row per
- * cycle. Mispredicted branches fetch and dispatch wrong-path µops until they
- * resolve, then squash them; flush-on-commit µops, exceptions and
- * memory-ordering violations flush the pipeline and refetch. The model emits
- * exactly the records of docs/trace-format.md, so the golden reference of the
- * replay engine is the model's ground truth.
+ * through an L1 instruction cache and TLB, predicting branches with a real
+ * predictor (TAGE or gshare, BTB, return stack); in-order dispatch of one ROB
+ * row of up to `width` µops per cycle, held when the load/store queue is full;
+ * execution after each µop's functional-unit latency, loads and stores going
+ * through the data TLBs and the cache hierarchy (model/memory.h, model/tlb.h);
+ * and in-order commit of up to `width` µops of the head row per cycle.
+ * Mispredicted branches fetch and dispatch wrong-path µops until they resolve;
+ * flush-on-commit µops, exceptions (including a page fault on the first touch
+ * of a data page) and memory-ordering violations flush and refetch.
  *
- * What happens to each instruction (cache and TLB misses, misprediction) is
- * decided by its source (model_source); the model only adds timing.
+ * The source of instructions only says what each instruction does (class,
+ * addresses, branch outcome); every event of the PSV comes from the model's
+ * structures, for the reason the PSV names. The model emits exactly the
+ * records of docs/trace-format.md, so the golden reference of the replay
+ * engine is the model's ground truth.
  */
 #ifndef TEA_MODEL_CORE_H
 #define TEA_MODEL_CORE_H
 
+#include "config.h"
 #include "trace/record.h"
 
 #include <stdint.h>
 
-/* Instruction classes, which select a functional-unit latency. */
+/* Instruction classes: they select a functional-unit latency. */
 typedef enum model_class {
     MODEL_INT = 0,
     MODEL_MUL,
@@ -32,73 +37,61 @@ typedef enum model_class {
     MODEL_FP_MUL,
     MODEL_FP_DIV,
     MODEL_FP_SQRT,
-    MODEL_LOAD,
-    MODEL_STORE,
-    MODEL_BRANCH,     /* conditional branch */
-    MODEL_JUMP,       /* unconditional direct jump or call */
-    MODEL_INDIRECT,   /* indirect jump, return */
-    MODEL_SERIAL,     /* fence, CSR write, system call: flushes on commit */
+    MODEL_LOAD,       /* reads memory at `addr` (and may also write it: MODEL_INSN_STORE) */
+    MODEL_STORE,      /* writes memory at `addr` */
+    MODEL_BRANCH,     /* any control transfer; see model_insn.branch */
+    MODEL_SERIAL,     /* fence, system call, CSR write: flushes the pipeline at commit */
     MODEL_CLASS_COUNT
 } model_class;
 
-/* model_uop.flags */
-#define MODEL_UOP_TAKEN 0x01u        /* a taken branch or jump: ends the fetch group */
-#define MODEL_UOP_MISPREDICT 0x02u   /* the front end guesses wrong: wrong path until it resolves */
-#define MODEL_UOP_FLUSH 0x04u        /* flushes the pipeline when it commits (FL-EX) */
-#define MODEL_UOP_EXCEPTION 0x08u    /* raises an exception at commit, then re-executes */
-#define MODEL_UOP_ORDER_FAIL 0x10u   /* a load that ran ahead of an older store: refetched (FL-MO) */
+/* model_insn.flags */
+#define MODEL_INSN_TAKEN 0x01u   /* control flow goes to `target` */
+#define MODEL_INSN_FLUSH 0x02u   /* flushes the pipeline when it commits (FL-EX) */
+#define MODEL_INSN_TRAP 0x04u    /* raises an exception when it reaches commit, then re-executes */
+#define MODEL_INSN_STORE 0x08u   /* a load that also writes `addr` (read-modify-write) */
 
-/* One dynamic µop as its source describes it. */
-typedef struct model_uop {
+/* model_insn.branch: none, or 1 + bpred_kind. */
+#define MODEL_BRANCH_NONE 0
+
+/* One dynamic instruction as its source knows it: what it does, not what
+ * happens to it in the core. */
+typedef struct model_insn {
     uint64_t pc;
-    uint64_t wrong_pc;       /* mispredicted: where the wrong path starts */
-    uint32_t latency;        /* cycles from issue to result (memory included) */
-    uint16_t fetch_delay;    /* front-end stall before it can be fetched (I-cache/I-TLB miss) */
-    uint16_t psv;            /* events its source decided: ST-*, DR-L1, DR-TLB */
-    uint16_t dep;            /* distance back to its producer µop (0: none) */
-    uint8_t cls;             /* model_class */
-    uint8_t flags;           /* MODEL_UOP_* */
-} model_uop;
+    uint64_t target;     /* control flow: where it goes when taken */
+    uint64_t addr;       /* loads and stores: the effective address */
+    uint16_t mem_size;   /* bytes accessed (loads and stores) */
+    uint16_t dep;        /* distance back to the instruction producing its input (0: none) */
+    uint8_t size;        /* instruction bytes */
+    uint8_t cls;         /* model_class */
+    uint8_t branch;      /* MODEL_BRANCH_NONE or 1 + bpred_kind */
+    uint8_t flags;       /* MODEL_INSN_* */
+} model_insn;
 
-/* Where µops come from. */
+/* Where instructions come from. */
 typedef struct model_source {
-    /* Fills *u with the next correct-path µop; returns 0 when the program
-     * ends, 1 otherwise. */
-    int (*next)(void *ctx, model_uop *u);
-    /* Fills *u with the µop the front end fetches at `pc` on a wrong path and
-     * returns the PC it fetches next. */
-    uint64_t (*wrong_path)(void *ctx, uint64_t pc, model_uop *u);
+    /* Fills *insn with the next correct-path instruction; returns 1, 0 at the
+     * end of the program, or a negative TEA_ERR_* code (message set). */
+    int (*next)(void *ctx, model_insn *insn);
+    /* Fills *insn with the instruction the front end finds at `pc` when it
+     * fetches down a wrong path (its `size` says where the next one is). */
+    void (*wrong_path)(void *ctx, uint64_t pc, model_insn *insn);
     void *ctx;
 } model_source;
-
-/* Core parameters (defaults: the TEA paper's BOOM, docs/semantics.md §7). */
-typedef struct model_config {
-    unsigned width;              /* dispatch/commit width = µops per ROB row */
-    unsigned fetch_width;        /* µops fetched per cycle */
-    unsigned rob_size;           /* ROB entries, a multiple of width */
-    unsigned lsq_size;           /* loads and stores in flight */
-    unsigned fetch_buffer;       /* µops between fetch and dispatch */
-    unsigned frontend_latency;   /* cycles from fetch to dispatch */
-    unsigned redirect_penalty;   /* cycles to refetch after a misprediction resolves */
-    unsigned flush_penalty;      /* cycles to refetch after a flush at commit */
-    unsigned exception_penalty;  /* cycles a trap takes before the handler returns */
-} model_config;
-
-/* Fills `cfg` with the defaults. */
-void model_config_defaults(model_config *cfg);
-
-/* Checks a configuration; TEA_ERR_USAGE with a message when inconsistent. */
-int model_config_check(const model_config *cfg);
 
 /* Counters kept while running. */
 typedef struct model_stats {
     uint64_t cycles;             /* cycles simulated */
+    uint64_t instructions;       /* correct-path instructions taken from the source */
     uint64_t fetched;            /* µops fetched (wrong path included) */
     uint64_t dispatched;         /* µops dispatched into the ROB */
     uint64_t committed;
     uint64_t squashed;           /* µops squashed (wrong path and flushed) */
     uint64_t wrong_path;         /* wrong-path µops dispatched */
-    uint64_t exceptions;
+    uint64_t exceptions;         /* µops that excepted (traps and page faults) */
+    uint64_t page_faults;        /* first touches of a data page */
+    uint64_t mispredicts;        /* branches resolved as mispredicted */
+    uint64_t misfetches;         /* branches redirected at decode (BTB misses) */
+    uint64_t order_failures;     /* loads refetched after running ahead of an older store */
     uint64_t flushes;            /* pipeline flushes (commit, exception, ordering) */
     uint64_t max_window;         /* largest ROB occupancy seen (entries) */
     uint64_t in_flight;          /* µops left in the ROB when the run ended */
@@ -107,19 +100,33 @@ typedef struct model_stats {
 /* Receives full batches of records; returns 0 or an error code to stop. */
 typedef int (*model_emit_fn)(void *ctx, const trace_batch *batch);
 
+/* Progress callback: called every MODEL_PROGRESS_INSNS instructions. */
+typedef void (*model_progress_fn)(void *ctx, const model_stats *stats);
+#define MODEL_PROGRESS_INSNS (1u << 22)
+
 typedef struct model_core model_core;
 
-/* Creates a core. TEA_ERR_USAGE for a bad configuration, TEA_ERR_NOMEM. */
-int model_core_create(model_core **out, const model_config *cfg, const model_source *src);
+/* Creates a core with its caches, TLBs and predictor. TEA_ERR_USAGE for a bad
+ * configuration (mconf_check), TEA_ERR_NOMEM. */
+int model_core_create(model_core **out, const mconf *cfg, const model_source *src);
+
+/* Reports progress to `fn` while running (NULL: none). */
+void model_core_set_progress(model_core *m, model_progress_fn fn, void *ctx);
 
 /* Runs from cycle `first_cycle` (the origin record) until the source ends and
  * the pipeline drains, or until the next record would lie beyond
- * first_cycle + max_cycles. Records go to `emit` in batches; the last partial
- * batch is emitted before returning. Returns 0 or the first error of emit. */
+ * first_cycle + max_cycles (0: no limit). A trace never ends on a squash.
+ * Records go to `emit` in batches; the last partial batch is emitted before
+ * returning. Returns 0, the source's error, or the first error of emit. */
 int model_core_run(model_core *m, uint64_t first_cycle, uint64_t max_cycles, model_emit_fn emit, void *ctx);
 
 /* Counters so far. */
 const model_stats *model_core_stats(const model_core *m);
+
+/* The structures, for their statistics. */
+const struct mem *model_core_memory(const model_core *m);
+const struct tlb *model_core_tlb(const model_core *m);
+const struct bpred *model_core_bpred(const model_core *m);
 
 void model_core_free(model_core *m);
 

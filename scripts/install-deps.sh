@@ -4,7 +4,7 @@
 # to run is printed and the script fails.
 set -eu
 
-PACKAGES="gcc make cmake pkg-config libzstd-dev libelf-dev libcapstone-dev libcmocka-dev zstd"
+PACKAGES="gcc make cmake pkg-config libzstd-dev libelf-dev libcapstone-dev libcmocka-dev zstd valgrind binutils"
 
 missing=""
 for pkg in $PACKAGES; do

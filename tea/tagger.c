@@ -47,14 +47,21 @@ static void arm(tea_tagger *t)
 }
 
 /* Starts SPE's next interval after ordinal `start`, sized to the dispatch
- * rate seen so far so that the sample rate matches the cycle-based schemes. */
-static void spe_next_interval(tea_tagger *t, uint64_t start, uint64_t dispatched, uint64_t elapsed)
+ * rate since the last interval was sized (`dispatched` entries by cycle
+ * `cycle`), so that SPE samples about once per period. */
+static void spe_next_interval(tea_tagger *t, uint64_t start, uint64_t dispatched, uint64_t cycle)
 {
-    double rate = (elapsed && dispatched) ? (double)dispatched / (double)elapsed : 1.0;
-    double size = floor((double)t->period * rate + 0.5);
-    uint64_t interval = size < 1.0 ? 1 : size > 1e18 ? (uint64_t)1e18 : (uint64_t)size;
-    uint64_t u;
+    double size;
+    uint64_t interval, u;
 
+    if (cycle > t->rate_cycle && dispatched > t->rate_dispatched)
+        t->rate = (double)(dispatched - t->rate_dispatched) / (double)(cycle - t->rate_cycle);
+    else if (t->rate <= 0)
+        t->rate = 1.0;
+    t->rate_cycle = cycle;
+    t->rate_dispatched = dispatched;
+    size = floor((double)t->period * t->rate + 0.5);
+    interval = size < 1.0 ? 1 : size > 1e18 ? (uint64_t)1e18 : (uint64_t)size;
     switch (t->jitter) {
     case TEA_JITTER_NONE:
         u = interval;
@@ -124,7 +131,9 @@ static void pick(tea_tagger *t, const trace_record *r, const tea_rob_view *v)
          * entries, starting with the one just tagged. */
         t->counting = 1;
         t->cycles.next = TEA_SCHEDULE_NEVER;
-        spe_next_interval(t, before + 1, after, r->cycle - v->origin);
+        t->rate_cycle = v->origin; /* the first interval: the rate over the whole trace so far */
+        t->rate_dispatched = 0;
+        spe_next_interval(t, before + 1, after, r->cycle);
     }
     while (t->counting && t->trigger <= after) {
         if (t->state == TEA_TAG_IDLE) {
@@ -133,7 +142,7 @@ static void pick(tea_tagger *t, const trace_record *r, const tea_rob_view *v)
         } else {
             t->lost[PICS_LOST_BUSY]++; /* collision */
         }
-        spe_next_interval(t, t->window_end, after, r->cycle - v->origin);
+        spe_next_interval(t, t->window_end, after, r->cycle);
     }
 }
 

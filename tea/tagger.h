@@ -16,10 +16,11 @@
  *   SPE  counts dispatched entries (wrong path included) and samples one per
  *        interval of I entries, at a jittered position; an interval that
  *        expires while a sample is in flight is a collision ("busy"). I is
- *        chosen so the expected number of samples matches the cycle-based
- *        schemes: I = P x (entries dispatched so far / cycles so far),
- *        re-evaluated at every interval; the first sample is taken at the
- *        first cycle sample point, like IBS.
+ *        chosen so that SPE samples about once every P cycles, like the
+ *        cycle-based schemes: I = P x the dispatch rate (entries per cycle)
+ *        seen over the previous interval (over the whole trace so far for
+ *        the first one). The first sample is taken at the first cycle sample
+ *        point, like IBS.
  *
  * Entries are identified by absolute entry numbers (tea_rob_view); see
  * docs/semantics.md for why sampling entries rather than µops is exact for
@@ -61,6 +62,9 @@ typedef struct tea_tagger {
     uint64_t trigger;          /* SPE: ordinal of the dispatched entry to sample */
     uint64_t window_end;       /* SPE: ordinal ending the current interval */
     uint64_t interval_index;   /* SPE: intervals begun, for the jitter stream */
+    uint64_t rate_cycle;       /* SPE: cycle and dispatched-entry count when the */
+    uint64_t rate_dispatched;  /*      current interval was sized */
+    double rate;               /* SPE: entries per cycle used for the last interval */
     uint16_t lfsr;             /* RIS: state of the skip generator */
     unsigned skip;             /* RIS: entries still to skip while armed */
     int state;                 /* enum tea_tag_state */

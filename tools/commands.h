@@ -9,6 +9,7 @@ int tea_info_main(int argc, char **argv);
 int tea_convert_main(int argc, char **argv);
 int tea_gen_main(int argc, char **argv);
 int tea_replay_main(int argc, char **argv);
+int tea_record_main(int argc, char **argv);
 
 /* `pics` subcommands. */
 int pics_export_main(int argc, char **argv);

@@ -8,6 +8,7 @@ static const cli_subcommand subcommands[] = {
     { "info", tea_info_main, "describe a trace: format, header, cycles, commit states, events" },
     { "convert", tea_convert_main, "convert a trace between the native and TraceDoctor formats" },
     { "gen", tea_gen_main, "generate a synthetic trace from a named workload" },
+    { "record", tea_record_main, "run an x86-64 program under valgrind and record a trace of it" },
     { "replay", tea_replay_main, "replay a trace through golden, TEA, NCI-TEA, IBS, SPE and RIS; write PICS" },
 };
 

@@ -16,7 +16,7 @@
 #define GEN_DEFAULT_WORKLOAD "mixed"
 
 enum { OPT_WORKLOAD = CLI_OPT_FIRST_FREE, OPT_CYCLES, OPT_SEED, OPT_FORMAT, OPT_FIRST_CYCLE, OPT_LEVEL, OPT_RAW,
-       OPT_LIST };
+       OPT_LIST, OPT_CONFIG, OPT_SET, OPT_PRINT_CONFIG };
 
 static void usage(FILE *out)
 {
@@ -32,6 +32,9 @@ static void usage(FILE *out)
                  "  --first-cycle C        cycle number of the first record (default 0)\n"
                  "  --level N              zstd compression level (default 3)\n"
                  "  --raw                  tracedoctor: write uncompressed tokens\n"
+                 "  --config FILE          core model parameters ('key = value' lines, see --print-config)\n"
+                 "  --set KEY=VALUE        one parameter (repeatable; after --config)\n"
+                 "  --print-config         print the effective model configuration and exit\n"
                  "  --list                 list the workloads and exit\n"
                  "  -h, --help             show this help\n");
 }
@@ -52,6 +55,7 @@ typedef struct gen_request {
     uint64_t cycles, seed, first_cycle;
     trace_write_options write;
     const char *out_path;
+    mconf model;
 } gen_request;
 
 static int generate(const gen_request *req, int argc, char **argv)
@@ -59,7 +63,6 @@ static int generate(const gen_request *req, int argc, char **argv)
     model_workload *workload = NULL;
     model_core *core = NULL;
     trace_writer *writer = NULL;
-    model_config cfg;
     model_source src;
     trace_header h;
     char generator[96];
@@ -67,11 +70,10 @@ static int generate(const gen_request *req, int argc, char **argv)
     int rc;
 
     trace_header_init(&h);
-    model_config_defaults(&cfg);
     snprintf(generator, sizeof generator, "%s (tea gen, workload %s, seed %llu)", cli_version(), req->workload,
              (unsigned long long)req->seed);
-    h.commit_width = cfg.width;
-    h.rob_size = cfg.rob_size;
+    h.commit_width = req->model.core.width;
+    h.rob_size = req->model.core.rob_size;
     if (!command || trace_header_set(&h.generator, generator) || trace_header_set(&h.command_line, command)) {
         rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
         goto done;
@@ -79,7 +81,7 @@ static int generate(const gen_request *req, int argc, char **argv)
     if ((rc = model_workload_create(&workload, req->workload, req->seed)))
         goto done;
     src = model_workload_source(workload);
-    if ((rc = model_core_create(&core, &cfg, &src)))
+    if ((rc = model_core_create(&core, &req->model, &src)))
         goto done;
     if ((rc = trace_writer_open(&writer, req->out_path, &h, &req->write)))
         goto done;
@@ -110,13 +112,22 @@ int tea_gen_main(int argc, char **argv)
         { "level", required_argument, NULL, OPT_LEVEL },
         { "raw", no_argument, NULL, OPT_RAW },
         { "list", no_argument, NULL, OPT_LIST },
+        { "config", required_argument, NULL, OPT_CONFIG },
+        { "set", required_argument, NULL, OPT_SET },
+        { "print-config", no_argument, NULL, OPT_PRINT_CONFIG },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    gen_request req = { GEN_DEFAULT_WORKLOAD, GEN_DEFAULT_CYCLES, 1, 0, { .format = TRACE_FORMAT_NATIVE }, NULL };
+    gen_request req;
     uint64_t v;
-    int opt, rc;
+    int opt, rc, print_config = 0;
 
+    memset(&req, 0, sizeof req);
+    req.workload = GEN_DEFAULT_WORKLOAD;
+    req.cycles = GEN_DEFAULT_CYCLES;
+    req.seed = 1;
+    req.write.format = TRACE_FORMAT_NATIVE;
+    mconf_defaults(&req.model);
     optind = 1;
     while ((opt = getopt_long(argc, argv, "o:h", long_options, NULL)) != -1) {
         switch (opt) {
@@ -159,6 +170,17 @@ int tea_gen_main(int argc, char **argv)
         case OPT_LIST:
             list_workloads();
             return CLI_EXIT_OK;
+        case OPT_CONFIG:
+            if ((rc = mconf_load(&req.model, optarg)))
+                return cli_fail(argv[0], rc);
+            break;
+        case OPT_SET:
+            if (mconf_set_string(&req.model, optarg))
+                return cli_usage_error(argv[0], "%s", tea_error_message());
+            break;
+        case OPT_PRINT_CONFIG:
+            print_config = 1;
+            break;
         case 'h':
             usage(stdout);
             return CLI_EXIT_OK;
@@ -168,6 +190,10 @@ int tea_gen_main(int argc, char **argv)
     }
     if (optind != argc)
         return cli_usage_error(argv[0], "unexpected argument '%s'", argv[optind]);
+    if (mconf_check(&req.model))
+        return cli_usage_error(argv[0], "%s", tea_error_message());
+    if (print_config)
+        return mconf_write(&req.model, stdout) ? cli_fail(argv[0], TEA_ERR_IO) : CLI_EXIT_OK;
     if (!req.out_path)
         return cli_usage_error(argv[0], "missing -o OUT");
     if (req.write.raw && req.write.format != TRACE_FORMAT_TRACEDOCTOR)

@@ -25,7 +25,7 @@ typedef struct recording_source {
     size_t count, cap;
 } recording_source;
 
-static int recording_next(void *ctx, model_uop *u)
+static int recording_next(void *ctx, model_insn *u)
 {
     recording_source *r = ctx;
     int more = r->inner.next(r->inner.ctx, u);
@@ -40,10 +40,10 @@ static int recording_next(void *ctx, model_uop *u)
     return more;
 }
 
-static uint64_t recording_wrong(void *ctx, uint64_t pc, model_uop *u)
+static void recording_wrong(void *ctx, uint64_t pc, model_insn *u)
 {
     recording_source *r = ctx;
-    return r->inner.wrong_path(r->inner.ctx, pc, u);
+    r->inner.wrong_path(r->inner.ctx, pc, u);
 }
 
 typedef struct run_result {
@@ -64,12 +64,12 @@ static void run_model(const char *workload, uint64_t seed, run_result *res)
 {
     model_workload *w;
     model_core *core;
-    model_config cfg;
+    mconf cfg;
     model_source src;
 
     memset(res, 0, sizeof *res);
     test_stream_init(&res->stream);
-    model_config_defaults(&cfg);
+    mconf_defaults(&cfg);
     assert_int_equal(model_workload_create(&w, workload, seed), 0);
     res->source.inner = model_workload_source(w);
     src.next = recording_next;

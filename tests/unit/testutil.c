@@ -182,13 +182,13 @@ void test_model_stream(const char *workload, uint64_t seed, uint64_t cycles, tes
 {
     model_workload *w;
     model_core *core;
-    model_config cfg;
+    mconf cfg;
     model_source src;
 
     test_stream_init(s);
-    model_config_defaults(&cfg);
-    s->header.commit_width = cfg.width;
-    s->header.rob_size = cfg.rob_size;
+    mconf_defaults(&cfg);
+    s->header.commit_width = cfg.core.width;
+    s->header.rob_size = cfg.core.rob_size;
     assert_int_equal(model_workload_create(&w, workload, seed), 0);
     src = model_workload_source(w);
     assert_int_equal(model_core_create(&core, &cfg, &src), 0);

@@ -1,0 +1,235 @@
+/*
+ * tea_record.c: `tea record`, a native trace of a real x86-64 program, made
+ * by running it under Valgrind's lackey tool and timing every instruction
+ * through the core model (like `perf record`, but for commit-stage traces).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+#include "commands.h"
+#include "common/error.h"
+#include "model/core.h"
+#include "model/lackey.h"
+#include "trace/trace.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define RECORD_DEFAULT_OUTPUT "record.tea"
+#define RECORD_ARCH "x86_64"
+#define RECORD_VA_BITS 48
+
+enum { OPT_CONFIG = CLI_OPT_FIRST_FREE, OPT_SET, OPT_FORMAT, OPT_MAX_INSNS, OPT_QUIET, OPT_VALGRIND };
+
+typedef struct record_request {
+    const char *out_path;
+    trace_write_options write;
+    mconf model;
+    uint64_t max_instructions;
+    int quiet;
+    const char *valgrind;
+    char **argv;          /* the program and its arguments */
+    int argc_all;
+    char **argv_all;      /* tea's own command line, for the header */
+} record_request;
+
+/* Everything the emit and progress callbacks need. */
+typedef struct record_run {
+    const record_request *req;
+    lackey *session;
+    trace_writer *writer;
+    double start;
+} record_run;
+
+static void usage(FILE *out)
+{
+    fprintf(out, "Usage: tea record [OPTIONS] -- PROGRAM [ARGS...]\n\n"
+                 "Run an x86-64 program under Valgrind's lackey tool and write a native trace of it:\n"
+                 "every instruction is decoded with capstone and timed through the core model (4-wide\n"
+                 "BOOM-like core, caches, TLBs, TAGE predictor; docs/model.md). The trace header names\n"
+                 "the binary, its build-id and load bias so reports find and check it.\n\n"
+                 "Options:\n"
+                 "  -o, --output OUT         trace to write (default record.tea)\n"
+                 "  --format FORMAT          native (default) or tracedoctor\n"
+                 "  --config FILE            core model parameters ('key = value'; tea gen --print-config)\n"
+                 "  --set KEY=VALUE          one parameter (repeatable; after --config)\n"
+                 "  --max-instructions N     stop the program after N instructions\n"
+                 "  --valgrind PATH          the valgrind to run (default: valgrind in PATH)\n"
+                 "  -q, --quiet              no progress on stderr\n"
+                 "  -h, --help               show this help\n");
+}
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static void progress(void *ctx, const model_stats *s)
+{
+    record_run *run = ctx;
+    double elapsed = now() - run->start;
+    fprintf(stderr, "tea record: %.1fM instructions, %.1fM cycles, %.2f M instructions/s\n",
+            (double)s->instructions / 1e6, (double)s->cycles / 1e6,
+            elapsed > 0 ? (double)s->instructions / elapsed / 1e6 : 0.0);
+}
+
+/* Opens the writer at the first batch: by then the program is known. */
+static int open_writer(record_run *run)
+{
+    const record_request *req = run->req;
+    const lackey_program *prog = lackey_get_program(run->session);
+    char generator[96];
+    char *command = cli_join_command(req->argc_all, req->argv_all);
+    trace_header h;
+    int rc;
+
+    trace_header_init(&h);
+    snprintf(h.arch, sizeof h.arch, "%s", RECORD_ARCH);
+    h.va_bits = RECORD_VA_BITS;
+    h.commit_width = req->model.core.width;
+    h.rob_size = req->model.core.rob_size;
+    snprintf(generator, sizeof generator, "%s (tea record, valgrind lackey)", cli_version());
+    h.load_bias = prog->load_bias;
+    h.has_load_bias = prog->have_bias;
+    if (!command || trace_header_set(&h.generator, generator) || trace_header_set(&h.command_line, command)
+        || trace_header_set(&h.binary_path, prog->path) || trace_header_set(&h.build_id, prog->build_id))
+        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    else
+        rc = trace_writer_open(&run->writer, req->out_path, &h, &req->write);
+    trace_header_free(&h);
+    free(command);
+    return rc;
+}
+
+static int emit(void *ctx, const trace_batch *batch)
+{
+    record_run *run = ctx;
+    int rc;
+    if (!run->writer && (rc = open_writer(run)))
+        return rc;
+    if ((rc = trace_writer_write(run->writer, batch)))
+        return tea_error_prefix(rc, "%s: ", run->req->out_path);
+    return TEA_OK;
+}
+
+static int record(const record_request *req)
+{
+    record_run run = { req, NULL, NULL, now() };
+    model_core *core = NULL;
+    model_source src;
+    int rc, status = 0;
+
+    if ((rc = lackey_spawn(&run.session, req->argv, req->valgrind)))
+        return rc;
+    lackey_set_limit(run.session, req->max_instructions);
+    src = lackey_source(run.session);
+    if ((rc = model_core_create(&core, &req->model, &src)))
+        goto done;
+    if (!req->quiet)
+        model_core_set_progress(core, progress, &run);
+    rc = model_core_run(core, 0, 0, emit, &run);
+    if (rc == TEA_OK)
+        rc = lackey_wait(run.session, &status);
+    if (rc == TEA_OK && !run.writer)
+        rc = tea_error_set(TEA_ERR_IO, "the program produced no instructions (did valgrind start?)");
+    if (rc == TEA_OK) {
+        rc = trace_writer_finish(run.writer, NULL);
+        run.writer = NULL;
+    }
+    if (rc == TEA_OK && !req->quiet) {
+        const model_stats *s = model_core_stats(core);
+        const lackey_stats *ls = lackey_get_stats(run.session);
+        double elapsed = now() - run.start;
+        fprintf(stderr,
+                "tea record: %s: %llu instructions in %llu cycles (IPC %.2f), %.2f M instructions/s; "
+                "%llu static instructions (%llu not decodable)\n",
+                req->out_path, (unsigned long long)s->instructions, (unsigned long long)s->cycles,
+                s->cycles ? (double)s->committed / (double)s->cycles : 0.0,
+                elapsed > 0 ? (double)s->instructions / elapsed / 1e6 : 0.0,
+                (unsigned long long)ls->static_insns, (unsigned long long)ls->undecodable);
+        if (status == -1)
+            fprintf(stderr, "tea record: stopped after %llu instructions (--max-instructions)\n",
+                    (unsigned long long)req->max_instructions);
+        else if (status != 0)
+            fprintf(stderr, "tea record: warning: the program exited with status %d\n", status);
+    }
+done:
+    trace_writer_abort(run.writer);
+    model_core_free(core);
+    lackey_close(run.session);
+    return rc;
+}
+
+int tea_record_main(int argc, char **argv)
+{
+    static const struct option long_options[] = {
+        { "output", required_argument, NULL, 'o' },
+        { "format", required_argument, NULL, OPT_FORMAT },
+        { "config", required_argument, NULL, OPT_CONFIG },
+        { "set", required_argument, NULL, OPT_SET },
+        { "max-instructions", required_argument, NULL, OPT_MAX_INSNS },
+        { "valgrind", required_argument, NULL, OPT_VALGRIND },
+        { "quiet", no_argument, NULL, 'q' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    record_request req;
+    int opt, rc;
+
+    memset(&req, 0, sizeof req);
+    req.out_path = RECORD_DEFAULT_OUTPUT;
+    req.write.format = TRACE_FORMAT_NATIVE;
+    req.argc_all = argc;
+    req.argv_all = argv;
+    mconf_defaults(&req.model);
+    optind = 1;
+    /* '+': stop at the first non-option, the program to record. */
+    while ((opt = getopt_long(argc, argv, "+o:qh", long_options, NULL)) != -1) {
+        switch (opt) {
+        case 'o':
+            req.out_path = optarg;
+            break;
+        case OPT_FORMAT:
+            if (strcmp(optarg, "native") == 0)
+                req.write.format = TRACE_FORMAT_NATIVE;
+            else if (strcmp(optarg, "tracedoctor") == 0)
+                req.write.format = TRACE_FORMAT_TRACEDOCTOR;
+            else
+                return cli_usage_error(argv[0], "unknown format '%s' (native or tracedoctor)", optarg);
+            break;
+        case OPT_CONFIG:
+            if ((rc = mconf_load(&req.model, optarg)))
+                return cli_fail(argv[0], rc);
+            break;
+        case OPT_SET:
+            if (mconf_set_string(&req.model, optarg))
+                return cli_usage_error(argv[0], "%s", tea_error_message());
+            break;
+        case OPT_MAX_INSNS:
+            if (cli_parse_u64(optarg, &req.max_instructions) || req.max_instructions == 0)
+                return cli_usage_error(argv[0], "invalid instruction count '%s'", optarg);
+            break;
+        case OPT_VALGRIND:
+            req.valgrind = optarg;
+            break;
+        case 'q':
+            req.quiet = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return CLI_EXIT_OK;
+        default:
+            return cli_usage_hint(argv[0]);
+        }
+    }
+    if (optind >= argc)
+        return cli_usage_error(argv[0], "missing PROGRAM (use: tea record [OPTIONS] -- PROGRAM [ARGS...])");
+    if (mconf_check(&req.model))
+        return cli_usage_error(argv[0], "%s", tea_error_message());
+    req.argv = argv + optind;
+    if ((rc = record(&req)))
+        return cli_fail(argv[0], rc);
+    return CLI_EXIT_OK;
+}
