@@ -61,10 +61,11 @@ typedef struct pending_uop {
     uint8_t refetched_after_order_fail;
 } pending_uop;
 
-/* A ring-buffer deque of pending µops. */
+/* A ring-buffer deque of pending µops; its storage is a power of two so that
+ * indexing is a mask, `cap` is the most it may hold. */
 typedef struct uop_queue {
     pending_uop *items;
-    unsigned cap, head, count;
+    unsigned cap, mask, head, count;
 } uop_queue;
 
 /* A store in flight, for memory-ordering checks: stores enter in program
@@ -100,6 +101,8 @@ struct model_core {
     uint8_t wait_table[WAIT_TABLE];
     uint64_t *pages;           /* touched data pages + 1 (0: free slot), open addressing */
     size_t page_cap, page_count;
+    unsigned line_shift;       /* log2 of the L1 I line size */
+    unsigned page_shift;       /* log2 of the page size */
     uint64_t fetch_ready;      /* the front end may deliver from this cycle */
     uint64_t fetch_line;       /* last instruction line and page fetched (+1; 0: none) */
     uint64_t fetch_page;
@@ -121,32 +124,36 @@ struct model_core {
 
 static pending_uop *queue_at(uop_queue *q, unsigned i)
 {
-    return &q->items[(q->head + i) % q->cap];
+    return &q->items[(q->head + i) & q->mask];
 }
 
-static void queue_push_back(uop_queue *q, const pending_uop *p)
+/* The slot a push_back would fill (the caller fills it, then commits it). */
+static pending_uop *queue_back_slot(uop_queue *q)
 {
-    q->items[(q->head + q->count) % q->cap] = *p;
-    q->count++;
+    return &q->items[(q->head + q->count) & q->mask];
 }
 
 static void queue_push_front(uop_queue *q, const pending_uop *p)
 {
-    q->head = (q->head + q->cap - 1) % q->cap;
+    q->head = (q->head - 1) & q->mask;
     q->items[q->head] = *p;
     q->count++;
 }
 
 static void queue_pop_front(uop_queue *q)
 {
-    q->head = (q->head + 1) % q->cap;
+    q->head = (q->head + 1) & q->mask;
     q->count--;
 }
 
 static int queue_init(uop_queue *q, unsigned cap)
 {
-    q->items = calloc(cap, sizeof *q->items);
+    unsigned size = 1;
+    while (size < cap)
+        size *= 2;
+    q->items = calloc(size, sizeof *q->items);
     q->cap = cap;
+    q->mask = size - 1;
     q->head = q->count = 0;
     return q->items ? TEA_OK : TEA_ERR_NOMEM;
 }
@@ -194,6 +201,10 @@ int model_core_create(model_core **out, const mconf *cfg, const model_source *sr
     }
     if (cfg->tlb.walk_through_memory)
         tlb_set_walker(m->tlbs, mem_page_walk, m->memory);
+    while ((1u << m->line_shift) < cfg->mem.l1i.line_size)
+        m->line_shift++;
+    while ((1u << m->page_shift) < cfg->tlb.page_size)
+        m->page_shift++;
     for (unsigned i = 0; i < DEP_RING; i++)
         m->done_seq[i] = UINT64_MAX;
     m->need_refill = 1;
@@ -293,7 +304,7 @@ static uint64_t producer_ready(const model_core *m, uint64_t seq, unsigned dep)
  * (the access page-faults). Grows the set as the footprint grows. */
 static int first_touch(model_core *m, uint64_t addr)
 {
-    uint64_t key = addr / m->cfg.tlb.page_size + 1;
+    uint64_t key = (addr >> m->page_shift) + 1;
     size_t slot;
 
     if ((m->page_count + 1) * 2 > m->page_cap) {
@@ -633,14 +644,16 @@ static void dispatch(model_core *m, uint64_t cycle, trace_record *rec)
             p->psv |= (uint16_t)BIT(PSV_DR_SQ); /* held at dispatch by a full LSQ */
             break;
         }
-        memset(e, 0, sizeof *e);
         e->insn = p->insn;
         e->seq = p->seq;
+        e->mem_ready = 0;
         e->valid = 1;
         e->wrong_path = p->wrong_path;
         e->psv = p->psv;
         e->mispredict = p->mispredict;
         e->wrong_target = p->wrong_target;
+        e->except = 0;
+        e->order_fail = 0;
         if (p->mispredict)
             e->psv |= (uint16_t)BIT(PSV_FL_MB);
         if (p->insn.flags & MODEL_INSN_FLUSH)
@@ -680,23 +693,24 @@ static void dispatch(model_core *m, uint64_t cycle, trace_record *rec)
  * the program has ended (or the source failed). */
 static int peek_correct_path(model_core *m)
 {
-    pending_uop p;
+    pending_uop *slot;
     int rc;
 
     if (m->to_fetch.count > 0)
         return 1;
     if (m->source_done)
         return 0;
-    memset(&p, 0, sizeof p);
-    rc = m->src.next(m->src.ctx, &p.insn);
+    slot = queue_back_slot(&m->to_fetch);
+    memset(slot, 0, sizeof *slot);
+    rc = m->src.next(m->src.ctx, &slot->insn);
     if (rc <= 0) {
         m->source_done = 1;
         m->source_rc = rc < 0 ? rc : TEA_OK;
         return 0;
     }
-    p.seq = ++m->next_seq;
+    slot->seq = ++m->next_seq;
     m->stats.instructions++;
-    queue_push_back(&m->to_fetch, &p);
+    m->to_fetch.count++;
     return 1;
 }
 
@@ -704,8 +718,8 @@ static int peek_correct_path(model_core *m)
  * the I-TLB on a new page. Returns the stall before it can be delivered. */
 static uint32_t fetch_access(model_core *m, pending_uop *p, uint64_t cycle)
 {
-    uint64_t line = p->insn.pc / m->cfg.mem.l1i.line_size + 1;
-    uint64_t page = p->insn.pc / m->cfg.tlb.page_size + 1;
+    uint64_t line = (p->insn.pc >> m->line_shift) + 1;
+    uint64_t page = (p->insn.pc >> m->page_shift) + 1;
     uint32_t stall = 0;
 
     if (page != m->fetch_page) {
@@ -757,17 +771,17 @@ static void fetch(model_core *m, uint64_t cycle)
 
     while (cycle >= m->fetch_ready && fetched < m->core.fetch_width
            && m->fetch_buffer.count < m->fetch_buffer.cap) {
-        pending_uop p;
+        pending_uop *p = queue_back_slot(&m->fetch_buffer);
         bpred_verdict verdict = BPRED_CORRECT;
 
-        memset(&p, 0, sizeof p);
         if (m->wrong_mode) {
-            m->src.wrong_path(m->src.ctx, m->wrong_pc, &p.insn);
-            p.insn.pc = m->wrong_pc;
-            p.insn.flags &= (uint8_t)~(MODEL_INSN_TRAP | MODEL_INSN_FLUSH);
-            p.insn.dep = 0;
-            p.wrong_path = 1;
-            m->wrong_pc += p.insn.size ? p.insn.size : 1;
+            memset(p, 0, sizeof *p);
+            m->src.wrong_path(m->src.ctx, m->wrong_pc, &p->insn);
+            p->insn.pc = m->wrong_pc;
+            p->insn.flags &= (uint8_t)~(MODEL_INSN_TRAP | MODEL_INSN_FLUSH);
+            p->insn.dep = 0;
+            p->wrong_path = 1;
+            m->wrong_pc += p->insn.size ? p->insn.size : 1;
         } else {
             pending_uop *next;
             uint32_t stall;
@@ -780,23 +794,23 @@ static void fetch(model_core *m, uint64_t cycle)
             }
             if (next->insn.branch != MODEL_BRANCH_NONE && !next->predicted)
                 verdict = predict(m, next);
-            p = *next;
+            *p = *next;
             queue_pop_front(&m->to_fetch);
         }
-        p.ready = cycle + m->core.frontend_latency;
-        queue_push_back(&m->fetch_buffer, &p);
+        p->ready = cycle + m->core.frontend_latency;
+        m->fetch_buffer.count++;
         m->stats.fetched++;
         fetched++;
-        if (!p.wrong_path && p.mispredict) {
+        if (!p->wrong_path && p->mispredict) {
             m->wrong_mode = 1;
-            m->wrong_pc = p.wrong_target;
+            m->wrong_pc = p->wrong_target;
             break;
         }
         if (verdict == BPRED_MISFETCH) {
             m->fetch_ready = cycle + m->core.misfetch_penalty;
             break;
         }
-        if (p.insn.flags & MODEL_INSN_TAKEN)
+        if (p->insn.flags & MODEL_INSN_TAKEN)
             break;
     }
 }

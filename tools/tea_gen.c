@@ -2,6 +2,7 @@
  * tea_gen.c: `tea gen`, synthetic traces from named workloads driven through
  * the core model.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "commands.h"
 #include "common/error.h"
@@ -10,13 +11,14 @@
 #include "trace/trace.h"
 
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 
 #define GEN_DEFAULT_CYCLES 1000000ull
 #define GEN_DEFAULT_WORKLOAD "mixed"
 
 enum { OPT_WORKLOAD = CLI_OPT_FIRST_FREE, OPT_CYCLES, OPT_SEED, OPT_FORMAT, OPT_FIRST_CYCLE, OPT_LEVEL, OPT_RAW,
-       OPT_LIST, OPT_CONFIG, OPT_SET, OPT_PRINT_CONFIG };
+       OPT_LIST, OPT_CONFIG, OPT_SET, OPT_PRINT_CONFIG, OPT_DISCARD };
 
 static void usage(FILE *out)
 {
@@ -35,6 +37,7 @@ static void usage(FILE *out)
                  "  --config FILE          core model parameters ('key = value' lines, see --print-config)\n"
                  "  --set KEY=VALUE        one parameter (repeatable; after --config)\n"
                  "  --print-config         print the effective model configuration and exit\n"
+                 "  --discard              run the model without writing a trace; print its speed\n"
                  "  --list                 list the workloads and exit\n"
                  "  -h, --help             show this help\n");
 }
@@ -47,7 +50,14 @@ static void list_workloads(void)
 
 static int emit_to_writer(void *ctx, const trace_batch *batch)
 {
-    return trace_writer_write(ctx, batch);
+    return ctx ? trace_writer_write(ctx, batch) : TEA_OK;
+}
+
+static double seconds_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
 typedef struct gen_request {
@@ -56,6 +66,7 @@ typedef struct gen_request {
     trace_write_options write;
     const char *out_path;
     mconf model;
+    int discard;          /* run the model only */
 } gen_request;
 
 static int generate(const gen_request *req, int argc, char **argv)
@@ -83,14 +94,28 @@ static int generate(const gen_request *req, int argc, char **argv)
     src = model_workload_source(workload);
     if ((rc = model_core_create(&core, &req->model, &src)))
         goto done;
-    if ((rc = trace_writer_open(&writer, req->out_path, &h, &req->write)))
+    if (!req->discard && (rc = trace_writer_open(&writer, req->out_path, &h, &req->write)))
         goto done;
-    if ((rc = model_core_run(core, req->first_cycle, req->cycles, emit_to_writer, writer))) {
-        tea_error_prefix(rc, "%s: ", req->out_path);
-        goto done;
+    {
+        double start = seconds_now(), elapsed;
+        if ((rc = model_core_run(core, req->first_cycle, req->cycles, emit_to_writer, writer))) {
+            tea_error_prefix(rc, "%s: ", req->discard ? "model" : req->out_path);
+            goto done;
+        }
+        elapsed = seconds_now() - start;
+        if (req->discard) {
+            const model_stats *st = model_core_stats(core);
+            printf("model: %llu cycles, %llu µops committed, %llu dispatched, in %.3f s: "
+                   "%.2f M committed µops/s, %.2f M dispatched µops/s\n",
+                   (unsigned long long)st->cycles, (unsigned long long)st->committed,
+                   (unsigned long long)st->dispatched, elapsed, (double)st->committed / elapsed / 1e6,
+                   (double)st->dispatched / elapsed / 1e6);
+        }
     }
-    rc = trace_writer_finish(writer, NULL);
-    writer = NULL;
+    if (writer) {
+        rc = trace_writer_finish(writer, NULL);
+        writer = NULL;
+    }
 done:
     trace_writer_abort(writer);
     model_core_free(core);
@@ -115,6 +140,7 @@ int tea_gen_main(int argc, char **argv)
         { "config", required_argument, NULL, OPT_CONFIG },
         { "set", required_argument, NULL, OPT_SET },
         { "print-config", no_argument, NULL, OPT_PRINT_CONFIG },
+        { "discard", no_argument, NULL, OPT_DISCARD },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -181,6 +207,9 @@ int tea_gen_main(int argc, char **argv)
         case OPT_PRINT_CONFIG:
             print_config = 1;
             break;
+        case OPT_DISCARD:
+            req.discard = 1;
+            break;
         case 'h':
             usage(stdout);
             return CLI_EXIT_OK;
@@ -194,7 +223,7 @@ int tea_gen_main(int argc, char **argv)
         return cli_usage_error(argv[0], "%s", tea_error_message());
     if (print_config)
         return mconf_write(&req.model, stdout) ? cli_fail(argv[0], TEA_ERR_IO) : CLI_EXIT_OK;
-    if (!req.out_path)
+    if (!req.out_path && !req.discard)
         return cli_usage_error(argv[0], "missing -o OUT");
     if (req.write.raw && req.write.format != TRACE_FORMAT_TRACEDOCTOR)
         return cli_usage_error(argv[0], "--raw applies to --format tracedoctor only");
