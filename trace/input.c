@@ -6,6 +6,7 @@
 #include "../common/error.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,43 @@
 #define INPUT_FRAME_INITIAL (1u << 16)
 /* A skippable frame's header: magic and content size, both u32 LE. */
 #define SKIPPABLE_HEADER_SIZE 8
+/* Decompressed frames or chunks in flight with a background reader: one held
+ * by the caller, one being filled ahead of it. */
+#define PREFETCH_SLOTS 2
+/* Longest error message carried from the background thread (the size of
+ * common/error.c's per-thread buffer). */
+#define PREFETCH_MESSAGE_MAX 1024
+
+/* One read done ahead by the background thread: its result exactly as the
+ * synchronous call returned it, and the counters as they stood after it. */
+typedef struct prefetch_slot {
+    int rc;                  /* 0 or the TEA_ERR_* code of the read */
+    int more;                /* frame mode: a frame was read */
+    input_frame frame;       /* frame mode: the frame (its data lives in buf) */
+    size_t got;              /* chunk mode: bytes read into buf */
+    uint8_t *buf;            /* content buffer owned by the slot */
+    size_t cap;
+    uint64_t offset;         /* input_offset() after the read */
+    uint64_t frames;         /* input_frames() after the read */
+    char message[PREFETCH_MESSAGE_MAX]; /* the error message when rc != 0 */
+} prefetch_slot;
+
+/* A producer/consumer queue of PREFETCH_SLOTS slots between the background
+ * thread (which alone touches the file, the read buffer and the zstd context
+ * once started) and the caller. */
+typedef struct prefetch {
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t changed;  /* a slot was filled or released, or stop was set */
+    input_prefetch_mode mode;
+    size_t chunk_size;       /* chunk mode: bytes per read */
+    prefetch_slot slots[PREFETCH_SLOTS];
+    unsigned next;           /* slot the caller takes next */
+    unsigned filled;         /* slots filled and not yet taken */
+    int held;                /* the caller holds the slot before `next` */
+    int finished;            /* the thread stopped after an end or an error */
+    int stop;                /* the caller is closing: the thread must exit */
+} prefetch;
 
 struct trace_input {
     FILE *file;
@@ -34,6 +72,10 @@ struct trace_input {
     uint64_t frames;       /* data frames completed */
     uint8_t *frame_buf;    /* frame mode: content of the current frame */
     size_t frame_cap;
+    /* background reading (NULL when synchronous) */
+    prefetch *ahead;
+    uint64_t view_offset;  /* input_offset() as of the last result handed out */
+    uint64_t view_frames;  /* input_frames() likewise */
 };
 
 int input_open(trace_input **out, const char *path)
@@ -72,18 +114,21 @@ const char *input_name(const trace_input *in)
 
 uint64_t input_offset(const trace_input *in)
 {
-    return in->consumed;
+    return in->ahead ? in->view_offset : in->consumed;
 }
 
 uint64_t input_frames(const trace_input *in)
 {
-    return in->frames;
+    return in->ahead ? in->view_frames : in->frames;
 }
+
+static void prefetch_stop(trace_input *in);
 
 void input_close(trace_input *in)
 {
     if (!in)
         return;
+    prefetch_stop(in);
     if (in->owns_file && in->file)
         fclose(in->file);
     ZSTD_freeDCtx(in->dctx);
@@ -220,7 +265,8 @@ static int decompress_step(trace_input *in, ZSTD_outBuffer *out, size_t *ret)
     return TEA_OK;
 }
 
-int input_read_decompressed(trace_input *in, void *dst, size_t size, size_t *got)
+/* input_read_decompressed without the background thread. */
+static int read_decompressed_sync(trace_input *in, void *dst, size_t size, size_t *got)
 {
     ZSTD_outBuffer out = { dst, size, 0 };
 
@@ -334,7 +380,8 @@ static int read_data_frame(trace_input *in, input_frame *frame)
     return TEA_OK;
 }
 
-int input_next_frame(trace_input *in, input_frame *frame, int *more)
+/* input_next_frame without the background thread. */
+static int next_frame_sync(trace_input *in, input_frame *frame, int *more)
 {
     uint32_t magic;
     int rc;
@@ -357,5 +404,227 @@ int input_next_frame(trace_input *in, input_frame *frame, int *more)
         return rc;
     frame->compressed_size = in->consumed - frame->offset;
     *more = 1;
+    return TEA_OK;
+}
+
+/* --- background reading ---------------------------------------------------- */
+
+/* Does one read of the prefetch mode into `slot`, exactly as the synchronous
+ * call would, and records its result, message and counters. Returns whether
+ * the stream goes on after it (no end, no error). */
+static int prefetch_fill(trace_input *in, prefetch *pf, prefetch_slot *slot)
+{
+    int go_on;
+
+    if (pf->mode == INPUT_PREFETCH_FRAMES) {
+        /* Decompress straight into the slot's buffer; the input's own frame
+         * buffer may still hold what the caller read before the thread
+         * started, so it is set aside meanwhile. */
+        uint8_t *own = in->frame_buf;
+        size_t own_cap = in->frame_cap;
+
+        in->frame_buf = slot->buf;
+        in->frame_cap = slot->cap;
+        slot->more = 0;
+        slot->rc = next_frame_sync(in, &slot->frame, &slot->more);
+        slot->buf = in->frame_buf;
+        slot->cap = in->frame_cap;
+        in->frame_buf = own;
+        in->frame_cap = own_cap;
+        go_on = slot->rc == TEA_OK && slot->more;
+    } else {
+        slot->got = 0;
+        slot->rc = TEA_OK;
+        if (slot->cap < pf->chunk_size) {
+            uint8_t *p = realloc(slot->buf, pf->chunk_size);
+            if (!p)
+                slot->rc = tea_error_set(TEA_ERR_NOMEM, "%s: out of memory for a %zu-byte buffer", in->name,
+                                         pf->chunk_size);
+            else {
+                slot->buf = p;
+                slot->cap = pf->chunk_size;
+            }
+        }
+        if (slot->rc == TEA_OK)
+            slot->rc = read_decompressed_sync(in, slot->buf, pf->chunk_size, &slot->got);
+        go_on = slot->rc == TEA_OK && slot->got == pf->chunk_size;
+    }
+    if (slot->rc != TEA_OK)
+        snprintf(slot->message, sizeof slot->message, "%s", tea_error_message());
+    slot->offset = in->consumed;
+    slot->frames = in->frames;
+    return go_on;
+}
+
+/* The background thread: fills free slots in order until the stream ends, a
+ * read fails or the caller stops it. */
+static void *prefetch_main(void *arg)
+{
+    trace_input *in = arg;
+    prefetch *pf = in->ahead;
+    unsigned tail = 0;
+
+    for (;;) {
+        int go_on;
+
+        pthread_mutex_lock(&pf->lock);
+        while (!pf->stop && pf->filled + (unsigned)pf->held >= PREFETCH_SLOTS)
+            pthread_cond_wait(&pf->changed, &pf->lock);
+        if (pf->stop) {
+            pthread_mutex_unlock(&pf->lock);
+            break;
+        }
+        pthread_mutex_unlock(&pf->lock);
+        /* The slot at `tail` is neither filled nor held: it is ours. */
+        go_on = prefetch_fill(in, pf, &pf->slots[tail]);
+        tail = (tail + 1) % PREFETCH_SLOTS;
+        pthread_mutex_lock(&pf->lock);
+        pf->filled++;
+        pf->finished = !go_on;
+        pthread_cond_broadcast(&pf->changed);
+        pthread_mutex_unlock(&pf->lock);
+        if (!go_on)
+            break;
+    }
+    return NULL;
+}
+
+int input_prefetch_start(trace_input *in, input_prefetch_mode mode, size_t chunk_size)
+{
+    prefetch *pf;
+
+    if (in->ahead)
+        return TEA_OK;
+    pf = calloc(1, sizeof *pf);
+    if (!pf)
+        return TEA_OK; /* reading synchronously is just as correct */
+    pf->mode = mode;
+    pf->chunk_size = chunk_size;
+    if (pthread_mutex_init(&pf->lock, NULL) != 0) {
+        free(pf);
+        return TEA_OK;
+    }
+    if (pthread_cond_init(&pf->changed, NULL) != 0) {
+        pthread_mutex_destroy(&pf->lock);
+        free(pf);
+        return TEA_OK;
+    }
+    /* The caller's view of the counters starts where the file stands now. */
+    in->view_offset = in->consumed;
+    in->view_frames = in->frames;
+    in->ahead = pf;
+    if (pthread_create(&pf->thread, NULL, prefetch_main, in) != 0) {
+        in->ahead = NULL;
+        pthread_cond_destroy(&pf->changed);
+        pthread_mutex_destroy(&pf->lock);
+        free(pf);
+    }
+    return TEA_OK;
+}
+
+/* Stops and joins the background thread and frees its slots. */
+static void prefetch_stop(trace_input *in)
+{
+    prefetch *pf = in->ahead;
+
+    if (!pf)
+        return;
+    pthread_mutex_lock(&pf->lock);
+    pf->stop = 1;
+    pthread_cond_broadcast(&pf->changed);
+    pthread_mutex_unlock(&pf->lock);
+    pthread_join(pf->thread, NULL);
+    pthread_cond_destroy(&pf->changed);
+    pthread_mutex_destroy(&pf->lock);
+    for (unsigned i = 0; i < PREFETCH_SLOTS; i++)
+        free(pf->slots[i].buf);
+    free(pf);
+    in->ahead = NULL;
+}
+
+/* Hands the caller the next slot the thread filled, releasing the one it
+ * held, and replays that slot's error (message and code) on the caller's
+ * thread. NULL after the thread finished and every slot was taken: the
+ * caller then sees the end of the stream again. */
+static prefetch_slot *prefetch_take(trace_input *in, int *rc)
+{
+    prefetch *pf = in->ahead;
+    prefetch_slot *slot = NULL;
+
+    *rc = TEA_OK;
+    pthread_mutex_lock(&pf->lock);
+    pf->held = 0;
+    pthread_cond_broadcast(&pf->changed);
+    while (pf->filled == 0 && !pf->finished)
+        pthread_cond_wait(&pf->changed, &pf->lock);
+    if (pf->filled > 0) {
+        slot = &pf->slots[pf->next];
+        pf->next = (pf->next + 1) % PREFETCH_SLOTS;
+        pf->filled--;
+        pf->held = 1;
+    }
+    pthread_mutex_unlock(&pf->lock);
+    if (!slot)
+        return NULL;
+    in->view_offset = slot->offset;
+    in->view_frames = slot->frames;
+    if (slot->rc != TEA_OK)
+        *rc = tea_error_set(slot->rc, "%s", slot->message);
+    return slot;
+}
+
+int input_next_frame(trace_input *in, input_frame *frame, int *more)
+{
+    prefetch_slot *slot;
+    int rc;
+
+    if (!in->ahead || in->ahead->mode != INPUT_PREFETCH_FRAMES)
+        return next_frame_sync(in, frame, more);
+    *more = 0;
+    slot = prefetch_take(in, &rc);
+    if (!slot || rc)
+        return rc;
+    *more = slot->more;
+    if (slot->more)
+        *frame = slot->frame;
+    return TEA_OK;
+}
+
+int input_read_decompressed(trace_input *in, void *dst, size_t size, size_t *got)
+{
+    const uint8_t *data;
+    int rc;
+
+    if (!in->ahead)
+        return read_decompressed_sync(in, dst, size, got);
+    if ((rc = input_next_chunk(in, size, &data, got)))
+        return rc;
+    if (*got)
+        memcpy(dst, data, *got);
+    return TEA_OK;
+}
+
+int input_next_chunk(trace_input *in, size_t size, const uint8_t **data, size_t *got)
+{
+    prefetch_slot *slot;
+    int rc;
+
+    *data = NULL;
+    *got = 0;
+    if (!in->ahead) {
+        /* The frame buffer is free in this view: read into it. */
+        if ((rc = reserve_frame(in, size)))
+            return rc;
+        *data = in->frame_buf;
+        return read_decompressed_sync(in, in->frame_buf, size, got);
+    }
+    if (in->ahead->mode != INPUT_PREFETCH_CHUNKS || size != in->ahead->chunk_size)
+        return tea_error_set(TEA_ERR_USAGE, "%s: read of %zu bytes does not match the background reader", in->name,
+                             size);
+    slot = prefetch_take(in, &rc);
+    if (!slot || rc)
+        return rc;
+    *data = slot->buf;
+    *got = slot->got;
     return TEA_OK;
 }

@@ -509,6 +509,400 @@ int native_decode_record(native_codec *c, const uint8_t *data, size_t size, size
     return TEA_OK;
 }
 
+/* --- fused decoding and checking ----------------------------------------- */
+
+/* Longest varint the fused decoder takes (63 bits); longer ones, valid or
+ * not, are left to native_decode_record. */
+#define FAST_VARINT_BYTES 9
+/* Bits of a µop's PC delta after the six in its first byte. */
+#define UOP_REST_BITS (64 - UOP_FIRST_BITS)
+/* Continuation bit of a µop's first byte. */
+#define UOP_CONTINUES 0x80u
+/* µops the fused decoder takes in one unrolled block when each is a single
+ * byte (small PC delta, no PSV), and the bits that rule that out in four
+ * first bytes read as one little-endian word. */
+#define FAST_BLOCK_UOPS 4
+#define FAST_BLOCK_NOT_SIMPLE 0x81818181u
+/* Largest number a one-byte varint holds. */
+#define VARINT_ONE_BYTE_MAX 0x7Fu
+/* Most bytes the fused decoder reads for one record: tag, ext, cycle, per µop
+ * a first byte and two varints, per µop an offset gap, then three counts. It
+ * only decodes records that start at least this far from the frame's end, so
+ * it needs no bounds checks. */
+#define FAST_RECORD_BYTES \
+    (2 + VARINT_MAX_BYTES + TRACE_MAX_RECORD_UOPS * (1 + 3 * VARINT_MAX_BYTES) + 3 * VARINT_MAX_BYTES)
+
+/* Reads a varint of at most FAST_VARINT_BYTES bytes at *pp, advancing *pp.
+ * Returns 0 (leaving *pp) for a longer one. The caller guarantees the bytes
+ * are there. Values agree with get_varint. */
+static inline int fast_varint(const uint8_t **pp, uint64_t *v)
+{
+    const uint8_t *p = *pp;
+    uint64_t result;
+
+    if (p[0] <= VARINT_ONE_BYTE_MAX) {
+        *v = p[0];
+        *pp = p + 1;
+        return 1;
+    }
+    result = p[0] & 0x7Fu;
+    for (unsigned i = 1; i < FAST_VARINT_BYTES; i++) {
+        result |= (uint64_t)(p[i] & 0x7Fu) << (7 * i);
+        if (!(p[i] & 0x80)) {
+            *v = result;
+            *pp = p + i + 1;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static inline uint32_t load_le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t load_le64(const uint8_t *p)
+{
+    return (uint64_t)load_le32(p) | (uint64_t)load_le32(p + 4) << 32;
+}
+
+/* Adds a record's events to `events`, one count per µop and event. */
+static void count_events(uint64_t events[PSV_EVENT_COUNT], const trace_uop *uops, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        unsigned psv = uops[i].psv;
+        while (psv) {
+            events[__builtin_ctz(psv)]++;
+            psv &= psv - 1;
+        }
+    }
+}
+
+/* A µop's PC delta when its first byte `b` is all there is (no
+ * continuation): the zig-zagged six bits in bits 1-6. */
+#define PLAIN_DELTA(b) ((int8_t)((((b) >> 1) & 63) >> 1 ^ -((((b) >> 1) & 63) & 1)))
+#define PLAIN_DELTA4(b) PLAIN_DELTA(b), PLAIN_DELTA((b) + 1), PLAIN_DELTA((b) + 2), PLAIN_DELTA((b) + 3)
+#define PLAIN_DELTA16(b) PLAIN_DELTA4(b), PLAIN_DELTA4((b) + 4), PLAIN_DELTA4((b) + 8), PLAIN_DELTA4((b) + 12)
+#define PLAIN_DELTA64(b) PLAIN_DELTA16(b), PLAIN_DELTA16((b) + 16), PLAIN_DELTA16((b) + 32), PLAIN_DELTA16((b) + 48)
+static const int8_t plain_delta[256] = { PLAIN_DELTA64(0), PLAIN_DELTA64(64), PLAIN_DELTA64(128),
+                                         PLAIN_DELTA64(192) };
+
+/* Writes µop `i` of a plain record, whose first byte is `b`: PC, no PSV, at
+ * offset i; returns its PC. */
+static inline uint64_t plain_uop(trace_uop *uops, unsigned i, uint64_t pc, uint8_t b)
+{
+    pc += (uint64_t)(int64_t)plain_delta[b];
+    uops[i].pc = pc;
+    uops[i].psv = 0;
+    uops[i].offset = (uint8_t)i;
+    uops[i].pad_ = 0;
+    return pc;
+}
+
+/* Per µop count (any value of a tag's five commit bits): the bytes of a
+ * little-endian four-byte block that hold that many one-byte µops; none past
+ * FAST_BLOCK_UOPS, which no plain record has. */
+static const uint32_t block_bytes[TAG_COMMITS_MASK + 1] = { 0, 0xFFu, 0xFFFFu, 0xFFFFFFu, 0xFFFFFFFFu };
+
+/* The bytes of a little-endian word below byte `i` (i ≤ 7). */
+static inline uint64_t bytes_below(unsigned i)
+{
+    return (1ull << (8 * i)) - 1;
+}
+
+/*
+ * A record at p that would be plain but for one µop (number j) whose first
+ * byte announces exactly one extra byte, a one-byte PSV or a one-byte PC
+ * continuation; the caller has checked the other fields as for a plain
+ * record. Decodes the n µops into uops[] (all FAST_BLOCK_UOPS slots, as for a
+ * plain record) from *pc on, and returns the record's size (tag, cycle delta,
+ * µops and the extra byte) with *pc the last PC and *psv the PSV, or returns
+ * 0, writing nothing but µop slots, when the record has another shape.
+ */
+static inline size_t one_extra_record(const uint8_t *p, unsigned n, trace_uop *uops, uint64_t *pc, unsigned *psv)
+{
+    uint64_t w = load_le64(p + 2), flagged, packed, delta_fix;
+    unsigned j, b, extra, has_psv, rest_n;
+    uint32_t block;
+
+    if (n > FAST_BLOCK_UOPS)
+        return 0;
+    flagged = w & (uint64_t)FAST_BLOCK_NOT_SIMPLE & bytes_below(n);
+    if (!flagged)
+        return 0;
+    j = (unsigned)__builtin_ctzll(flagged) / 8;
+    b = (unsigned)(w >> (8 * j)) & 0xFFu;
+    extra = (unsigned)(w >> (8 * j + 8)) & 0xFFu;
+    has_psv = b & UOP_PSV_FLAG;
+    rest_n = n - 1 - j;
+    /* One flag, a one-byte extra (a PSV one is not zero), and the µops after
+     * it plain. */
+    if (((b & (UOP_CONTINUES | UOP_PSV_FLAG)) == (UOP_CONTINUES | UOP_PSV_FLAG)) | (extra > VARINT_ONE_BYTE_MAX)
+        | (has_psv & (extra == 0))
+        | (((uint32_t)(w >> (8 * j + 16)) & block_bytes[rest_n] & FAST_BLOCK_NOT_SIMPLE) != 0))
+        return 0;
+    /* The µop bytes without the extra one, in a plain record's layout. */
+    packed = (w & bytes_below(j + 1)) | ((w >> 8) & ~bytes_below(j + 1));
+    block = (uint32_t)packed & block_bytes[n];
+    /* µop j's PC delta: the continuation adds the high bits. */
+    delta_fix = has_psv ? 0
+        : unzigzag(((b >> 1) & ((1u << UOP_FIRST_BITS) - 1)) | (uint64_t)extra << UOP_FIRST_BITS)
+            - (uint64_t)(int64_t)plain_delta[b];
+    for (unsigned i = 0; i < FAST_BLOCK_UOPS; i++) {
+        *pc += (uint64_t)(int64_t)plain_delta[(uint8_t)(block >> (8 * i))] + (i == j ? delta_fix : 0);
+        uops[i].pc = *pc;
+        uops[i].psv = (uint16_t)(i == j && has_psv ? extra : 0);
+        uops[i].offset = (uint8_t)i;
+        uops[i].pad_ = 0;
+    }
+    *psv = has_psv ? extra : 0;
+    return 2 + n + 1;
+}
+
+/* Writes a plain record: no flags, n µops retiring alone, no squash. */
+static inline void plain_record(trace_record *rec, uint64_t cycle, uint32_t first_uop, unsigned n, unsigned dispatch)
+{
+    rec->cycle = cycle;
+    rec->first_uop = first_uop;
+    rec->n_commit = (uint8_t)n;
+    rec->flags = 0;
+    rec->retire = (uint8_t)n;
+    rec->pad_ = 0;
+    rec->squash = 0;
+    rec->dispatch = (uint16_t)dispatch;
+}
+
+/* The stream state fast_record checks a record against. */
+typedef struct fast_context {
+    unsigned width, rob_size;
+    unsigned window;        /* ROB entries before the record */
+    uint64_t cycle;         /* previous record's cycle (the frame has one) */
+    uint64_t pc;            /* previous µop's PC; the record's last one after */
+} fast_context;
+
+/*
+ * Decodes and checks any record at p (at least FAST_RECORD_BYTES readable)
+ * into *rec (without first_uop) and uops[], for native_decode_batch. Returns
+ * the bytes it takes and leaves the last µop's PC in x->pc, or returns 0 when
+ * the record is malformed, impossible or uses a varint longer than
+ * FAST_VARINT_BYTES: the reference path then deals with it. Checks implied by
+ * the encoding are not repeated: a cycle delta of at least one without
+ * overflow orders the cycles, decoded µop offsets strictly increase and the
+ * last one is below the retire count unless that count overflows (rejected
+ * here), and PSVs are below PSV_VALUES.
+ */
+static size_t fast_record(fast_context *x, const uint8_t *p, trace_record *rec, trace_uop *uops)
+    __attribute__((noinline));
+
+static size_t fast_record(fast_context *x, const uint8_t *p, trace_record *rec, trace_uop *uops)
+{
+    const uint8_t *q = p + 1;
+    unsigned tag = p[0], ext = 0, n_commit = tag & TAG_COMMITS_MASK, n, retire, squash = 0, dispatch;
+    uint64_t v, at = x->pc;
+
+    if (tag & TAG_EXT) {
+        ext = *q++;
+        if (ext & ~EXT_KNOWN)
+            return 0;
+    }
+    if (n_commit > x->width || !fast_varint(&q, &v))
+        return 0;
+    if (x->cycle + v <= x->cycle) /* a zero delta, or one that overflows */
+        return 0;
+    rec->cycle = x->cycle + v;
+    n = n_commit + ((ext & EXT_EXCEPTION) ? 1u : 0u);
+    for (unsigned i = 0; i < n; i++) {
+        unsigned first = *q++, psv = 0;
+        uint64_t z = (first >> 1) & ((1u << UOP_FIRST_BITS) - 1);
+
+        if (first & UOP_CONTINUES) {
+            if (!fast_varint(&q, &v) || (v >> UOP_REST_BITS))
+                return 0;
+            z |= v << UOP_FIRST_BITS;
+        }
+        if (first & UOP_PSV_FLAG) {
+            if (!fast_varint(&q, &v) || v == 0 || v >= PSV_VALUES)
+                return 0;
+            psv = (unsigned)v;
+        }
+        at += unzigzag(z);
+        uops[i].pc = at;
+        uops[i].psv = (uint16_t)psv;
+        uops[i].offset = (uint8_t)i;
+        uops[i].pad_ = 0;
+    }
+    retire = n;
+    if (ext & EXT_OFFSETS) {
+        unsigned offset = 0;
+        for (unsigned i = 0; i < n; i++) {
+            if (!fast_varint(&q, &v) || v > UINT8_MAX)
+                return 0;
+            offset += (unsigned)v + (i ? 1u : 0u);
+            if (offset >= UINT8_MAX) /* 255 would wrap the retire count */
+                return 0;
+            uops[i].offset = (uint8_t)offset;
+        }
+        retire = n ? offset + 1u : 0;
+    }
+    if (tag & TAG_TRAIL) {
+        if (!fast_varint(&q, &v) || v == 0 || v > UINT8_MAX - retire)
+            return 0;
+        retire += (unsigned)v;
+    }
+    if (retire > x->window)
+        return 0;
+    if (ext & EXT_SQUASH) {
+        if (!fast_varint(&q, &v) || v > x->window - retire)
+            return 0;
+        squash = (unsigned)v;
+    }
+    dispatch = (tag & TAG_DISPATCH_ROW) ? x->width : 0;
+    if (ext & EXT_DISPATCH_COUNT) {
+        if ((tag & TAG_DISPATCH_ROW) || !fast_varint(&q, &v) || v > TRACE_MAX_ROB)
+            return 0;
+        dispatch = (unsigned)v;
+    }
+    if (x->window - retire - squash + dispatch > x->rob_size)
+        return 0;
+    if ((ext & EXT_EXCEPTION) && !(uops[n_commit].psv & (1u << PSV_FL_EX)))
+        return 0;
+    rec->n_commit = (uint8_t)n_commit;
+    rec->flags = (uint8_t)(((ext & EXT_REFILL) ? TRACE_REC_REFILL : 0)
+                           | ((ext & EXT_EXCEPTION) ? TRACE_REC_EXCEPTION : 0));
+    rec->retire = (uint8_t)retire;
+    rec->pad_ = 0;
+    rec->squash = (uint16_t)squash;
+    rec->dispatch = (uint16_t)dispatch;
+    x->pc = at;
+    return (size_t)(q - p);
+}
+
+/*
+ * The common case of reading a native record stream, fused into one pass
+ * (see native.h). The most frequent records, plain ones (no ext byte, no
+ * trailing entries, a one-byte cycle delta, up to FAST_BLOCK_UOPS one-byte
+ * µops), are decoded and checked inline without branches on their content;
+ * so are plain records but for one µop's one-byte PSV or PC continuation;
+ * others go through fast_record. Anything fast_record refuses, a frame's
+ * first record and records near the end of the frame stop the loop before
+ * that record, with nothing of it committed, for the caller's reference path.
+ * The loop runs in chunks of records that surely fit the batch and the frame,
+ * so that it checks one bound per record.
+ */
+size_t native_decode_batch(native_codec *c, const uint8_t *data, size_t size, size_t *pos, native_stream *s,
+                           trace_batch *batch)
+{
+    const uint8_t *p = data + *pos;
+    const uint8_t *fast_end = size > FAST_RECORD_BYTES ? data + size - FAST_RECORD_BYTES : data;
+    const unsigned width = c->width, rob_size = s->rob_size;
+    /* A plain tag: no ext byte, no trail, at most this many commits. */
+    const unsigned plain_max = width < FAST_BLOCK_UOPS ? width : FAST_BLOCK_UOPS;
+    trace_totals *t = s->totals;
+    trace_record *rec, *rec_end, *rec_start;
+    trace_uop *uops, *uop_end;
+    uint64_t cycle = c->prev_cycle, pc = c->prev_pc, commits = 0, dispatched = 0;
+    unsigned window = s->window;
+    size_t done;
+
+    if (!c->frame_started || !trace_batch_has_room(batch))
+        return 0;
+    rec_start = rec = batch->records + batch->count;
+    rec_end = batch->records + batch->capacity;
+    uops = batch->uops + batch->uop_count;
+    /* trace_batch_has_room: room for a record's full set of µops. */
+    uop_end = batch->uops + (batch->uop_capacity - TRACE_MAX_RECORD_UOPS);
+    while (p < fast_end && rec < rec_end && uops <= uop_end) {
+        /* Records that surely fit: each has at most TRACE_MAX_RECORD_UOPS
+         * µops and FAST_RECORD_BYTES bytes. */
+        size_t k = (size_t)(rec_end - rec), k_uops = (size_t)(uop_end - uops) / TRACE_MAX_RECORD_UOPS + 1;
+        size_t k_bytes = (size_t)(fast_end - p - 1) / FAST_RECORD_BYTES + 1;
+
+        if (k > k_uops)
+            k = k_uops;
+        if (k > k_bytes)
+            k = k_bytes;
+        for (; k > 0; k--) {
+            unsigned tag = p[0], delta = p[1], n = tag & TAG_COMMITS_MASK;
+            unsigned dispatch = width & (0u - ((tag & TAG_DISPATCH_ROW) ? 1u : 0u));
+            uint32_t block = load_le32(p + 2) & block_bytes[n];
+            /* Everything a plain record needs but one-byte µops. */
+            unsigned fields_ok = ((tag & ~TAG_DISPATCH_ROW) <= plain_max) & (delta - 1u < VARINT_ONE_BYTE_MAX)
+                & (window - n <= rob_size - dispatch) & (cycle + delta > cycle);
+            size_t used;
+            unsigned psv;
+
+            if (fields_ok & !(block & FAST_BLOCK_NOT_SIMPLE)) {
+                /* A plain record: n ≤ 4 one-byte µops at offsets 0..n-1
+                 * retiring alone, a one-byte cycle delta, a whole-row dispatch
+                 * or none, nothing else. The window check covers both
+                 * retire ≤ window and the dispatch limit. All four µop slots
+                 * are written without branching on n: the block's bytes past
+                 * n are zero, a zero PC delta, and those slots are
+                 * overwritten later (the batch has room). */
+                cycle += delta;
+                pc = plain_uop(uops, 0, pc, (uint8_t)block);
+                pc = plain_uop(uops, 1, pc, (uint8_t)(block >> 8));
+                pc = plain_uop(uops, 2, pc, (uint8_t)(block >> 16));
+                pc = plain_uop(uops, 3, pc, (uint8_t)(block >> 24));
+                plain_record(rec, cycle, (uint32_t)(uops - batch->uops), n, dispatch);
+                window = window - n + dispatch;
+                p += 2 + n;
+            } else if (fields_ok && (used = one_extra_record(p, n, uops, &pc, &psv))) {
+                /* Plain but for one µop's PSV or PC continuation. */
+                cycle += delta;
+                plain_record(rec, cycle, (uint32_t)(uops - batch->uops), n, dispatch);
+                if (psv)
+                    count_events(t->events, uops, n);
+                window = window - n + dispatch;
+                p += used;
+            } else {
+                fast_context x = { width, rob_size, window, cycle, pc };
+                unsigned n_uops;
+
+                used = fast_record(&x, p, rec, uops);
+                if (!used)
+                    goto stop;
+                pc = x.pc;
+                n = rec->n_commit;
+                n_uops = trace_record_uops(rec);
+                dispatch = rec->dispatch;
+                if (rec->flags & TRACE_REC_EXCEPTION)
+                    t->exceptions++;
+                if (rec->flags & TRACE_REC_REFILL)
+                    t->refills++;
+                t->squashed += rec->squash;
+                count_events(t->events, uops, n_uops);
+                window = window - rec->retire - rec->squash + dispatch;
+                cycle = rec->cycle;
+                rec->first_uop = (uint32_t)(uops - batch->uops);
+                uops += n_uops - n; /* the excepting µop; the commits follow */
+                p += used;
+            }
+            commits += n;
+            dispatched += dispatch;
+            uops += n;
+            rec++;
+        }
+    }
+stop:
+    done = (size_t)(rec - rec_start);
+    if (done) {
+        t->records += done;
+        t->last_cycle = cycle;
+        t->commits += commits;
+        t->dispatched += dispatched;
+        c->prev_cycle = cycle;
+        c->prev_pc = pc;
+        s->window = window;
+        s->last_cycle = cycle;
+        batch->count += done;
+        batch->uop_count = (size_t)(uops - batch->uops);
+        *pos = (size_t)(p - data);
+    }
+    return done;
+}
+
 /* --- index and footer ---------------------------------------------------- */
 
 void native_index_entry_encode(const native_index_entry *e, uint8_t out[NATIVE_INDEX_ENTRY_SIZE])

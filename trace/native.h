@@ -74,6 +74,27 @@ size_t native_encode_record(native_codec *c, const trace_record *r, const trace_
 int native_decode_record(native_codec *c, const uint8_t *data, size_t size, size_t *pos,
                          trace_record *r, trace_uop *uops);
 
+/* The stream state records are checked against while decoding. */
+typedef struct native_stream {
+    unsigned rob_size;      /* ROB entries (header) */
+    unsigned window;        /* ROB entries before the next record */
+    uint64_t last_cycle;    /* previous record's cycle, when totals->records > 0 */
+    trace_totals *totals;   /* counts of the records accepted so far */
+} native_stream;
+
+/* The fast path of reading: decodes, checks and counts records from
+ * data[*pos..size) straight into `batch` while trace_batch_has_room(batch),
+ * and advances *pos, the codec and the stream past them. Each record it takes
+ * is exactly what native_decode_record followed by the reader's cycle-order,
+ * trace_record_check and FL-EX checks would accept, decoded identically, and
+ * the totals grow as trace_totals_add would make them. It stops before a
+ * frame's first record, a record that would fail any of those checks, one
+ * with a number longer than nine bytes, and records near the end of the
+ * data; the caller then handles that record the reference way, which reports
+ * the exact error. Returns the number of records added (0 changes nothing). */
+size_t native_decode_batch(native_codec *c, const uint8_t *data, size_t size, size_t *pos, native_stream *s,
+                           trace_batch *batch);
+
 /* What the index says about one data frame. */
 typedef struct native_index_entry {
     uint64_t offset;          /* file offset of the frame */

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Tokens decoded per read from the input. */
 #define TOKENS_PER_CHUNK 8192
@@ -25,11 +26,14 @@ struct trace_reader {
     trace_read_stats stats;
     int failed;               /* an error was returned: only close is allowed */
     int done;                 /* end of stream reached */
+    int background;           /* decompress ahead on a background thread */
+    int started;              /* trace_reader_read was called */
     unsigned window;          /* ROB entries before the next record */
     uint64_t last_cycle;
     /* TraceDoctor */
     td_decoder td;
-    uint8_t *tokens;          /* TOKENS_PER_CHUNK tokens */
+    const uint8_t *tokens;    /* the current chunk of tokens */
+    uint8_t *token_buf;       /* raw input: TOKENS_PER_CHUNK tokens read into here */
     size_t token_count, token_pos;
     int input_exhausted;
     /* native */
@@ -63,7 +67,7 @@ void trace_reader_close(trace_reader *r)
         return;
     input_close(r->in);
     trace_header_free(&r->header);
-    free(r->tokens);
+    free(r->token_buf);
     free(r);
 }
 
@@ -77,8 +81,14 @@ static uint32_t le32(const uint8_t *p)
 static int fill_tokens(trace_reader *r)
 {
     size_t want = (size_t)TOKENS_PER_CHUNK * TD_TOKEN_SIZE, got;
-    int rc = r->stats.compressed ? input_read_decompressed(r->in, r->tokens, want, &got)
-                                 : input_read_raw(r->in, r->tokens, want, &got);
+    int rc;
+
+    if (r->stats.compressed) {
+        rc = input_next_chunk(r->in, want, &r->tokens, &got);
+    } else {
+        rc = input_read_raw(r->in, r->token_buf, want, &got);
+        r->tokens = r->token_buf;
+    }
     if (rc)
         return rc;
     r->token_count = got / TD_TOKEN_SIZE;
@@ -131,8 +141,7 @@ static int open_tracedoctor(trace_reader *r, const trace_open_options *opts)
     if ((rc = trace_header_set(&r->header.source_format, "tracedoctor")))
         return rc;
     td_decoder_init(&r->td, r->header.rob_size, r->header.llc_latency);
-    r->tokens = malloc((size_t)TOKENS_PER_CHUNK * TD_TOKEN_SIZE);
-    if (!r->tokens)
+    if (!r->stats.compressed && !(r->token_buf = malloc((size_t)TOKENS_PER_CHUNK * TD_TOKEN_SIZE)))
         return tea_error_set(TEA_ERR_NOMEM, "out of memory");
     if ((rc = fill_tokens(r)))
         return rc;
@@ -176,6 +185,7 @@ int trace_reader_open(trace_reader **out, const char *path, const trace_open_opt
     if (!r)
         return tea_error_set(TEA_ERR_NOMEM, "out of memory");
     trace_header_init(&r->header);
+    r->background = sysconf(_SC_NPROCESSORS_ONLN) > 1;
     if ((rc = input_open(&r->in, path)))
         goto fail;
     if ((rc = input_peek(r->in, head, sizeof head, &got)))
@@ -404,20 +414,37 @@ static int next_native_frame(trace_reader *r)
     }
 }
 
+/* Fills the batch from native data frames: the fused decoder takes the
+ * common case, and the reference path (native_decode_record, accept_record)
+ * every record the fused one leaves, which includes every record in error. */
 static int read_native(trace_reader *r, trace_batch *batch)
 {
+    native_stream stream = { r->header.rob_size, 0, 0, &r->totals };
     int rc;
 
     while (trace_batch_has_room(batch) && !r->done) {
         trace_record rec;
-        trace_uop *uops = batch->uops + batch->uop_count;
-        size_t start;
+        trace_uop *uops;
+        size_t start, first = batch->count, fast;
 
         if (r->frame_pos >= r->frame_size) {
             if ((rc = next_native_frame(r)))
                 return rc;
             continue;
         }
+        stream.window = r->window;
+        stream.last_cycle = r->last_cycle;
+        fast = native_decode_batch(&r->codec, r->frame, r->frame_size, &r->frame_pos, &stream, batch);
+        if (fast > 0) {
+            r->window = stream.window;
+            r->last_cycle = stream.last_cycle;
+            if (r->frame_entry.records == 0)
+                r->frame_entry.first_cycle = batch->records[first].cycle;
+            r->frame_entry.records += (uint32_t)fast;
+            r->frame_entry.last_cycle = batch->records[batch->count - 1].cycle;
+            continue;
+        }
+        uops = batch->uops + batch->uop_count;
         start = r->frame_pos;
         rc = native_decode_record(&r->codec, r->frame, r->frame_size, &r->frame_pos, &rec, uops);
         if (rc)
@@ -436,6 +463,26 @@ static int read_native(trace_reader *r, trace_batch *batch)
     return TEA_OK;
 }
 
+void trace_reader_set_background(trace_reader *r, int enabled)
+{
+    if (!r->started)
+        r->background = enabled != 0;
+}
+
+/* On the first read, starts decompressing ahead on a background thread when
+ * that is enabled and there is compressed data left: native data frames, or
+ * chunks of compressed TraceDoctor tokens. */
+static void start_background(trace_reader *r)
+{
+    r->started = 1;
+    if (!r->background || r->done)
+        return;
+    if (r->format == TRACE_FORMAT_NATIVE)
+        input_prefetch_start(r->in, INPUT_PREFETCH_FRAMES, 0);
+    else if (r->stats.compressed && !r->input_exhausted)
+        input_prefetch_start(r->in, INPUT_PREFETCH_CHUNKS, (size_t)TOKENS_PER_CHUNK * TD_TOKEN_SIZE);
+}
+
 int trace_reader_read(trace_reader *r, trace_batch *batch)
 {
     int rc;
@@ -443,6 +490,8 @@ int trace_reader_read(trace_reader *r, trace_batch *batch)
     trace_batch_clear(batch);
     if (r->failed)
         return tea_error_set(TEA_ERR_USAGE, "%s: reader used after an error", input_name(r->in));
+    if (!r->started)
+        start_background(r);
     rc = r->format == TRACE_FORMAT_NATIVE ? read_native(r, batch) : read_tracedoctor(r, batch);
     if (rc) {
         r->failed = 1;

@@ -131,6 +131,13 @@ const trace_header *trace_reader_header(const trace_reader *r);
  * token or record offset. After an error the reader only allows close. */
 int trace_reader_read(trace_reader *r, trace_batch *batch);
 
+/* Chooses whether the reader decompresses upcoming data on a background
+ * thread while the caller works on the current records (default: on when the
+ * machine has more than one processor online). Records, totals, statistics
+ * and errors are the same either way. Only effective before the first
+ * trace_reader_read. */
+void trace_reader_set_background(trace_reader *r, int enabled);
+
 /* Totals of the records returned so far. */
 const trace_totals *trace_reader_totals(const trace_reader *r);
 

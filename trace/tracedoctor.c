@@ -22,12 +22,17 @@
 /* A backwards step of the 44-bit counter larger than this is a wrap. */
 #define TD_WRAP_THRESHOLD (1ull << (TD_CYCLE_BITS - 1))
 
-static uint64_t get_le(const uint8_t *p, int bytes)
+/* Little-endian loads, written so that compilers turn them into single
+ * loads on little-endian machines. */
+static inline uint16_t le16(const uint8_t *p)
 {
-    uint64_t v = 0;
-    for (int i = bytes - 1; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static inline uint64_t le64(const uint8_t *p)
+{
+    return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24
+        | (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
 }
 
 static void put_le(uint8_t *p, uint64_t v, int bytes)
@@ -38,16 +43,16 @@ static void put_le(uint8_t *p, uint64_t v, int bytes)
 
 void td_token_unpack(const uint8_t bytes[TD_TOKEN_SIZE], td_token *t)
 {
-    uint64_t w = get_le(bytes, 8);
+    uint64_t w = le64(bytes);
     t->cycle = w & TD_CYCLE_MASK;
     t->rob_state = (unsigned)(w >> TD_STATE_SHIFT) & 0xF;
     t->head = (unsigned)(w >> TD_HEAD_SHIFT) & 0xFF;
     t->tail = (unsigned)(w >> TD_TAIL_SHIFT) & 0xFF;
     for (int i = 0; i < TD_SLOTS; i++) {
-        t->flags[i] = (uint16_t)get_le(bytes + TD_OFF_FLAGS + 2 * i, 2);
-        t->pc[i] = get_le(bytes + TD_OFF_PC + 8 * i, 8);
-        t->memlat[i] = (uint16_t)get_le(bytes + TD_OFF_MEMLAT + 2 * i, 2);
-        t->isslat[i] = (uint16_t)get_le(bytes + TD_OFF_ISSLAT + 2 * i, 2);
+        t->flags[i] = le16(bytes + TD_OFF_FLAGS + 2 * i);
+        t->pc[i] = le64(bytes + TD_OFF_PC + 8 * i);
+        t->memlat[i] = le16(bytes + TD_OFF_MEMLAT + 2 * i);
+        t->isslat[i] = le16(bytes + TD_OFF_ISSLAT + 2 * i);
     }
 }
 
@@ -118,6 +123,18 @@ void td_decoder_init(td_decoder *d, unsigned rob_size, unsigned llc_latency)
     memset(d, 0, sizeof *d);
     d->rob_size = rob_size;
     d->llc_latency = llc_latency;
+    for (unsigned i = 0; i < TD_EVENT_COMBOS; i++)
+        d->event_psv[i] = (uint16_t)(td_slot_psv((uint16_t)(i << TD_EVENT_SHIFT), 0, llc_latency)
+                                     & ~(1u << PSV_ST_LLC));
+}
+
+/* td_slot_psv through the decoder's table: the same PSV for every input. */
+static inline uint16_t slot_psv(const td_decoder *d, uint16_t flags, uint16_t memlat)
+{
+    unsigned psv = d->event_psv[(flags >> TD_EVENT_SHIFT) & (TD_EVENT_COMBOS - 1)];
+    if ((flags & TD_SLOT_DCACHE_MISS) && memlat >= d->llc_latency)
+        psv |= 1u << PSV_ST_LLC;
+    return (uint16_t)psv;
 }
 
 /* Records a format error located at the token being decoded. */
@@ -207,8 +224,9 @@ static int token_record(td_decoder *d, const td_token *t, uint64_t cycle, trace_
                 return token_error(d, "slot %u commits after uncommitted valid slot %u", i,
                                    (unsigned)pending_valid);
             uops[n].pc = t->pc[i];
-            uops[n].psv = td_slot_psv(f, t->memlat[i], d->llc_latency);
+            uops[n].psv = slot_psv(d, f, t->memlat[i]);
             uops[n].offset = (uint8_t)(i - hb);
+            uops[n].pad_ = 0;
             n++;
         } else if ((f & TD_SLOT_VALID) && i >= hb && pending_valid < 0) {
             pending_valid = (int)i;
@@ -222,9 +240,10 @@ static int token_record(td_decoder *d, const td_token *t, uint64_t cycle, trace_
             return token_error(d, "EXCEPTION token (state 0x%x) has no valid slot", t->rob_state);
         exception_slot = pending_valid;
         uops[n].pc = t->pc[exception_slot];
-        uops[n].psv = (uint16_t)(td_slot_psv(t->flags[exception_slot], t->memlat[exception_slot],
-                                             d->llc_latency) | (1u << PSV_FL_EX));
+        uops[n].psv = (uint16_t)(slot_psv(d, t->flags[exception_slot], t->memlat[exception_slot])
+                                 | (1u << PSV_FL_EX));
         uops[n].offset = (uint8_t)(exception_slot - (int)hb);
+        uops[n].pad_ = 0;
         rec->flags |= TRACE_REC_EXCEPTION;
         rec->retire = (uint8_t)(exception_slot - (int)hb + 1);
     } else if (n > 0) {
@@ -242,6 +261,14 @@ static int token_record(td_decoder *d, const td_token *t, uint64_t cycle, trace_
     if (t->rob_state & TD_ROB_DISPATCHING)
         rec->dispatch = TD_SLOTS;
     return TEA_OK;
+}
+
+/* Copies a record's few µops (a loop the compiler keeps inline, cheaper than
+ * a library call for a handful of 16-byte elements). */
+static inline void copy_uops(trace_uop *dst, const trace_uop *src, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        dst[i] = src[i];
 }
 
 /* Completes the pending record now that the next token shows the window
@@ -294,7 +321,7 @@ int td_decoder_push(td_decoder *d, const td_token *t, trace_record *rec, trace_u
     if (d->have_pending) {
         settle_pending(d, window, t->head);
         *rec = d->pending;
-        memcpy(uops, d->pending_uops, trace_record_uops(&d->pending) * sizeof *uops);
+        copy_uops(uops, d->pending_uops, trace_record_uops(&d->pending));
         *ready = 1;
     }
     if (window - cur.retire + cur.dispatch > d->rob_size) {
@@ -303,7 +330,7 @@ int td_decoder_push(td_decoder *d, const td_token *t, trace_record *rec, trace_u
         d->stats.index_resyncs++;
     }
     d->pending = cur;
-    memcpy(d->pending_uops, cur_uops, sizeof cur_uops);
+    copy_uops(d->pending_uops, cur_uops, trace_record_uops(&cur));
     d->pending_head = t->head;
     d->expected_window = window - cur.retire + cur.dispatch;
     d->have_pending = 1;
@@ -317,7 +344,7 @@ void td_decoder_finish(td_decoder *d, trace_record *rec, trace_uop *uops, int *r
     *ready = d->have_pending;
     if (d->have_pending) {
         *rec = d->pending;
-        memcpy(uops, d->pending_uops, trace_record_uops(&d->pending) * sizeof *uops);
+        copy_uops(uops, d->pending_uops, trace_record_uops(&d->pending));
         d->have_pending = 0;
     }
 }

@@ -41,6 +41,10 @@
 #define TD_SLOT_BR_MISS (1u << 10)
 #define TD_SLOT_FLUSHS (1u << 11)
 
+/* The slot flags that carry events (bits 2-11), as an index into a table. */
+#define TD_EVENT_SHIFT 2
+#define TD_EVENT_COMBOS (1u << 10)
+
 /* One token, unpacked. */
 typedef struct td_token {
     uint64_t cycle;            /* 44-bit cycle counter value */
@@ -80,6 +84,7 @@ typedef struct td_decoder {
     unsigned expected_window;/* window after the pending record, before any squash */
     unsigned initial_window; /* window at the start of the first token's cycle */
     td_decoder_stats stats;
+    uint16_t event_psv[TD_EVENT_COMBOS]; /* td_slot_psv of the event flags, without ST-LLC */
 } td_decoder;
 
 /* Prepares a decoder. rob_size must be a multiple of TD_SLOTS, at most
