@@ -2,9 +2,80 @@
 # Makes sure the Debian packages the build and the tests need are installed.
 # As root, missing packages are installed with apt-get; otherwise the command
 # to run is printed and the script fails.
+#
+# Capstone: the project needs capstone 5 (RISC-V). When the system's capstone
+# (pkg-config `capstone`) is older, the capstone 5 C sources that Debian ships
+# inside librust-capstone-sys-dev are fetched with `apt-get download` and
+# unpacked with `dpkg -x` into build-deps/capstone-sys/ (git-ignored), where
+# CMake builds them (TEA_CAPSTONE=auto or bundled). Installing that package
+# would pull ~190 Rust source packages; only its own .deb is needed.
 set -eu
 
-PACKAGES="gcc make cmake pkg-config libzstd-dev libelf-dev libcapstone-dev libcmocka-dev zstd valgrind binutils"
+# g++: capstone's own CMake project enables C++ (it compiles only C).
+# The RISC-V cross tools build and disassemble the disassembler's test program.
+PACKAGES="gcc g++ make cmake pkg-config libzstd-dev libelf-dev libcapstone-dev libcmocka-dev zstd valgrind binutils
+gcc-riscv64-linux-gnu binutils-riscv64-linux-gnu"
+CAPSTONE_PACKAGE=librust-capstone-sys-dev
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+CAPSTONE_DIR="$ROOT/build-deps/capstone-sys"
+# The capstone sources inside the package (the crate's version varies).
+CAPSTONE_GLOB="usr/share/cargo/registry/capstone-sys-*/capstone/CMakeLists.txt"
+
+is_root() {
+    [ "$(id -u)" -eq 0 ]
+}
+
+# True when the system capstone is recent enough (or cannot be asked: then
+# the bundled sources are fetched, which is always safe).
+system_capstone_ok() {
+    command -v pkg-config >/dev/null 2>&1 && pkg-config --atleast-version=5 capstone 2>/dev/null
+}
+
+# True when the capstone 5 sources are already unpacked.
+capstone_sources_present() {
+    for f in "$CAPSTONE_DIR"/$CAPSTONE_GLOB; do
+        [ -f "$f" ] && return 0
+    done
+    return 1
+}
+
+capstone_commands() {
+    echo "  mkdir -p '$CAPSTONE_DIR' && cd '$CAPSTONE_DIR' && apt-get download $CAPSTONE_PACKAGE && dpkg -x ${CAPSTONE_PACKAGE}_*.deb . && rm ${CAPSTONE_PACKAGE}_*.deb"
+}
+
+# Downloads the package's .deb (apt-get download needs no root, only the
+# package lists) and unpacks it into a temporary directory that is renamed
+# into place, so an interrupted run leaves nothing half-extracted.
+fetch_capstone_sources() {
+    mkdir -p "$ROOT/build-deps"
+    tmp=$(mktemp -d "$ROOT/build-deps/capstone-sys.tmp.XXXXXX")
+    # apt drops privileges to _apt for downloads: let it write there.
+    if is_root && id _apt >/dev/null 2>&1; then
+        chown _apt "$tmp"
+    fi
+    if ! (cd "$tmp" && apt-get download -qq "$CAPSTONE_PACKAGE") >"$tmp.log" 2>&1; then
+        # Fresh machines have no package lists yet.
+        if is_root && apt-get update -qq >>"$tmp.log" 2>&1 &&
+            (cd "$tmp" && apt-get download -qq "$CAPSTONE_PACKAGE") >>"$tmp.log" 2>&1; then
+            :
+        else
+            cat "$tmp.log" >&2
+            rm -rf "$tmp" "$tmp.log"
+            echo "could not download $CAPSTONE_PACKAGE (capstone 5 sources); run:" >&2
+            capstone_commands >&2
+            return 1
+        fi
+    fi
+    mkdir "$tmp/root"
+    dpkg -x "$tmp"/${CAPSTONE_PACKAGE}_*.deb "$tmp/root"
+    rm -rf "$CAPSTONE_DIR"
+    mv "$tmp/root" "$CAPSTONE_DIR"
+    rm -rf "$tmp" "$tmp.log"
+    capstone_sources_present || {
+        echo "$CAPSTONE_PACKAGE holds no capstone sources under $CAPSTONE_GLOB" >&2
+        return 1
+    }
+}
 
 missing=""
 for pkg in $PACKAGES; do
@@ -12,15 +83,25 @@ for pkg in $PACKAGES; do
         missing="$missing $pkg"
     fi
 done
-[ -z "$missing" ] && exit 0
 
-if [ "$(id -u)" -ne 0 ]; then
-    echo "missing Debian packages:$missing" >&2
-    echo "install them with: sudo apt-get install -y$missing" >&2
-    exit 1
+if [ -n "$missing" ]; then
+    if ! is_root; then
+        echo "missing Debian packages:$missing" >&2
+        echo "install them with: sudo apt-get install -y$missing" >&2
+        if ! system_capstone_ok && ! capstone_sources_present; then
+            echo "then fetch the capstone 5 sources (or rerun this script):" >&2
+            capstone_commands >&2
+        fi
+        exit 1
+    fi
+    echo "installing:$missing" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    # shellcheck disable=SC2086
+    apt-get install -y -qq --no-install-recommends $missing >/dev/null
 fi
-echo "installing:$missing" >&2
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-# shellcheck disable=SC2086
-apt-get install -y -qq --no-install-recommends $missing >/dev/null
+
+if ! system_capstone_ok && ! capstone_sources_present; then
+    echo "fetching the capstone 5 sources ($CAPSTONE_PACKAGE) into build-deps/capstone-sys" >&2
+    fetch_capstone_sources
+fi

@@ -1,0 +1,78 @@
+/*
+ * disasm.h: one instruction at a time, for the architectures of the traces.
+ *
+ * A thin layer over capstone 5 that names architectures as trace headers do
+ * ("x86_64", "aarch64", "riscv64"), decodes the instruction at an address
+ * into its size, mnemonic and operand text, and classifies it (branch, load,
+ * store). x86-64 is printed in Intel syntax (capstone's default); RISC-V is
+ * RV64GC, compressed instructions included, printed as capstone prints them
+ * (compressed instructions keep their "c." mnemonics, and capstone's aliases
+ * such as `mv`, `ret`, `j` are used).
+ *
+ * A disasm handle is not thread-safe: use one per thread.
+ */
+#ifndef TEA_PICS_DISASM_H
+#define TEA_PICS_DISASM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Capstone's own limits on the two texts (terminating NUL included). */
+#define DISASM_MNEMONIC_MAX 32
+#define DISASM_OPERANDS_MAX 160
+/* The longest instruction of any supported architecture (x86-64). */
+#define DISASM_MAX_BYTES 15
+
+typedef struct disasm disasm;
+
+/* What an instruction mostly is, for reports: a control transfer wins over a
+ * memory access; an instruction that both reads and writes memory (a
+ * read-modify-write, an atomic) is a store. */
+typedef enum disasm_class {
+    DISASM_OTHER = 0,
+    DISASM_BRANCH,
+    DISASM_LOAD,
+    DISASM_STORE
+} disasm_class;
+
+/* Flags: the properties behind the class, any combination. */
+enum {
+    DISASM_F_BRANCH = 1u << 0, /* may change the control flow (jumps, calls, returns) */
+    DISASM_F_CALL = 1u << 1,   /* a call (also DISASM_F_BRANCH) */
+    DISASM_F_RETURN = 1u << 2, /* a return (also DISASM_F_BRANCH) */
+    DISASM_F_LOAD = 1u << 3,   /* reads data memory (explicit operands; x86 pop and ret too) */
+    DISASM_F_STORE = 1u << 4   /* writes data memory (explicit operands; x86 push and call too) */
+};
+
+/* One decoded instruction. */
+typedef struct disasm_insn {
+    uint64_t pc;                          /* its address */
+    unsigned size;                        /* bytes: 1-15 x86-64, 4 AArch64, 2 or 4 RISC-V */
+    char mnemonic[DISASM_MNEMONIC_MAX];   /* "add", "c.addi", "lock add", ... */
+    char operands[DISASM_OPERANDS_MAX];   /* capstone's operand text, "" when none; direct
+                                           * branch targets are absolute on x86-64 and
+                                           * AArch64, PC-relative offsets on RISC-V */
+    disasm_class cls;
+    unsigned flags;                       /* DISASM_F_* */
+} disasm_insn;
+
+/* Opens a disassembler for `arch` ("x86_64", "aarch64" or "riscv64").
+ * TEA_ERR_USAGE for another name, TEA_ERR_UNSUPPORTED when the capstone
+ * linked in lacks the architecture, TEA_ERR_NOMEM. */
+int disasm_open(disasm **out, const char *arch);
+
+/* The architecture name the handle was opened with. */
+const char *disasm_arch(const disasm *d);
+
+/* Decodes the instruction at `pc` whose bytes start at `bytes` (`avail`
+ * readable bytes; more than the instruction needs is fine) into *out.
+ * TEA_ERR_FORMAT, naming the address and the bytes, when they do not form a
+ * valid instruction (or none are available). */
+int disasm_one(disasm *d, uint64_t pc, const uint8_t *bytes, size_t avail, disasm_insn *out);
+
+/* The name of a class: "other", "branch", "load", "store". */
+const char *disasm_class_name(disasm_class cls);
+
+void disasm_close(disasm *d);
+
+#endif
