@@ -78,6 +78,7 @@ size_t golden_intervals(golden *g, const trace_record *records, size_t count, co
             iv->uops = u;
             iv->n_commit = r->n_commit;
             iv->exception = (r->flags & TRACE_REC_EXCEPTION) != 0;
+            iv->drained = drained;
             compute += r->n_commit > 0;
             closed_stalled += stalled + (r->n_commit == 0); /* an exception's own cycle is Stalled */
             closed_drained += drained;

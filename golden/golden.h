@@ -46,6 +46,8 @@ typedef struct golden_interval {
     uint64_t start;              /* first cycle of the interval */
     uint64_t refill;             /* cycles [start, refill) go to the flush cause */
     uint64_t cycle;              /* [refill, cycle) to uops[0]; `cycle` to the commits */
+    uint64_t drained;            /* cycles of [refill, cycle) with an empty ROB (Drained);
+                                    the others, and an exception's own cycle, are Stalled */
     const trace_uop *uops;       /* the record's µops: commits, then the excepting one;
                                     NULL for the trailing flush window of golden_finish */
     trace_uop flush_cause;       /* valid when has_flush_cause */

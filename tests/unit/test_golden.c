@@ -27,6 +27,7 @@ typedef struct tally {
     cell *cells[MAX_CELLS]; /* the used slots, in order of first charge */
     size_t count;
     uint64_t total;
+    uint64_t drained, stalled; /* cycles the closed intervals report in each state */
 } tally;
 
 static void charge(tally *t, uint64_t pc, uint16_t psv, uint64_t amount)
@@ -53,6 +54,9 @@ static void tally_interval(void *ctx, const golden_interval *iv)
         charge(t, iv->flush_cause.pc, iv->flush_cause.psv, (iv->refill - iv->start) * UNIT);
     if (!iv->uops)
         return;
+    assert_true(iv->drained <= iv->cycle - iv->refill);
+    t->drained += iv->drained;
+    t->stalled += iv->cycle - iv->refill - iv->drained + (iv->n_commit == 0);
     charge(t, iv->uops[0].pc, iv->uops[0].psv, (iv->cycle - iv->refill) * UNIT);
     if (iv->n_commit == 0)
         charge(t, iv->uops[0].pc, iv->uops[0].psv, UNIT);
@@ -102,6 +106,8 @@ static void scenario_matches_expected_pics(void **state)
     assert_int_equal(tot->states[GOLDEN_STALLED], 25);
     assert_int_equal(tot->states[GOLDEN_DRAINED], 1);
     assert_int_equal(tot->states[GOLDEN_FLUSHED], 17);
+    assert_int_equal(t.drained, 1); /* every waiting cycle belongs to a closed interval */
+    assert_int_equal(t.stalled, 25);
 
     csv = fopen(TEA_TEST_DATA "/scenario.golden.csv", "r");
     assert_non_null(csv);
@@ -158,6 +164,11 @@ static void conservation_on_every_workload(void **state)
         assert_true(t.total == tot->attributed * UNIT);
         assert_true(tot->attributed + tot->unattributed == span);
         assert_true(states == span);
+        /* The intervals' split plus the unattributed tail gives the totals. */
+        assert_true(t.drained <= tot->states[GOLDEN_DRAINED]);
+        assert_true(t.stalled <= tot->states[GOLDEN_STALLED]);
+        assert_true(t.drained + t.stalled + tot->unattributed
+                    == tot->states[GOLDEN_DRAINED] + tot->states[GOLDEN_STALLED]);
         test_stream_free(&s);
     }
 }
