@@ -34,8 +34,7 @@
 #define MAX_BTB_WAYS 64
 #define MAX_RAS_ENTRIES 4096
 
-#define INSN_BYTES 4             /* fall-through distance of a normal instruction */
-#define SHORT_INSN_BYTES 2       /* ... of a compressed one */
+#define DEFAULT_INSN_BYTES 4     /* fall-through distance when the kind carries no size */
 
 /* 2-bit counters: 0-1 predict not taken, 2-3 taken; tables start weakly not taken. */
 #define CTR2_MAX 3
@@ -129,6 +128,13 @@ static unsigned kind_of(unsigned kind)
 {
     unsigned k = kind & BPRED_KIND_MASK;
     return k < BPRED_KIND_COUNT ? k : BPRED_INDIRECT;
+}
+
+/* The address after the instruction at `pc` (see BPRED_SIZED). */
+static uint64_t fall_through(uint64_t pc, unsigned kind)
+{
+    unsigned size = kind >> BPRED_SIZE_SHIFT;
+    return pc + (size ? size : DEFAULT_INSN_BYTES);
 }
 
 void bpred_config_defaults(bpred_config *cfg)
@@ -427,7 +433,7 @@ static void do_lookup(bpred *p, uint64_t pc, unsigned kind)
 {
     lookup *l = &p->last;
     unsigned k = kind_of(kind);
-    uint64_t fall = pc + ((kind & BPRED_SHORT) ? SHORT_INSN_BYTES : INSN_BYTES);
+    uint64_t fall = fall_through(pc, kind);
     uint64_t btb_target;
 
     l->pc = pc;
@@ -601,7 +607,7 @@ bpred_verdict bpred_update(bpred *p, uint64_t pc, unsigned kind, int taken, uint
     if (p->cfg.ras_entries) {
         if (k == BPRED_CALL || k == BPRED_INDIRECT_CALL) {
             p->ras_top = (p->ras_top + 1) % p->cfg.ras_entries;
-            p->ras[p->ras_top] = pc + ((kind & BPRED_SHORT) ? SHORT_INSN_BYTES : INSN_BYTES);
+            p->ras[p->ras_top] = fall_through(pc, kind);
             if (p->ras_count < p->cfg.ras_entries)
                 p->ras_count++;
         } else if (k == BPRED_RETURN && p->ras_count) {

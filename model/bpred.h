@@ -26,8 +26,8 @@
  * with the next higher bits XOR-folded in) holds the last target
  * of every taken branch, jump, call and return; returns are predicted from
  * the RAS (a circular stack: overflowing it loses the oldest entry) and fall
- * back to the BTB when it is empty. Calls push pc + 4 (pc + 2 with
- * BPRED_SHORT).
+ * back to the BTB when it is empty. Calls push their fall-through address,
+ * pc + the instruction's size (BPRED_SIZED; 4 bytes when not given).
  *
  * Deterministic: the same configuration (seed included) and the same calls
  * give the same predictions. Not thread safe; no allocation after
@@ -49,8 +49,11 @@ typedef enum bpred_kind {
     BPRED_KIND_COUNT
 } bpred_kind;
 #define BPRED_KIND_MASK 0x0fu
-/* OR'ed into a kind: a 2-byte (compressed) instruction; falls through to pc + 2. */
-#define BPRED_SHORT 0x10u
+/* A kind with the instruction's size in bytes (1-255) folded in: it falls
+ * through to pc + size (x86-64's variable lengths, RISC-V's compressed
+ * instructions). A kind without a size falls through to pc + 4. */
+#define BPRED_SIZE_SHIFT 8
+#define BPRED_SIZED(kind, size) ((unsigned)(kind) | ((unsigned)(size) << BPRED_SIZE_SHIFT))
 
 /* Direction predictors. */
 typedef enum bpred_algorithm { BPRED_GSHARE = 0, BPRED_TAGE = 1 } bpred_algorithm;
@@ -113,7 +116,7 @@ int bpred_create(bpred **out, const bpred_config *cfg);
 void bpred_free(bpred *p);
 
 /* Predicts the control-flow instruction at `pc` of `kind` (bpred_kind, maybe
- * | BPRED_SHORT; unknown kinds count as BPRED_INDIRECT). Changes no
+ * BPRED_SIZED; unknown kinds count as BPRED_INDIRECT). Changes no
  * predictor state. */
 void bpred_predict(bpred *p, uint64_t pc, unsigned kind, bpred_prediction *out);
 

@@ -745,11 +745,9 @@ static bpred_verdict predict(model_core *m, pending_uop *p)
 {
     bpred_prediction pred;
     bpred_verdict v;
-    unsigned kind = p->insn.branch - 1u;
+    unsigned kind = BPRED_SIZED(p->insn.branch - 1u, p->insn.size);
     int taken = (p->insn.flags & MODEL_INSN_TAKEN) != 0;
 
-    if (p->insn.size == 2)
-        kind |= BPRED_SHORT;
     bpred_predict(m->predictor, p->insn.pc, kind, &pred);
     v = bpred_update(m->predictor, p->insn.pc, kind, taken, p->insn.target);
     p->predicted = 1;

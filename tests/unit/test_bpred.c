@@ -179,10 +179,14 @@ static void ras_call_return_pairs(void **state)
     assert_int_equal(s->mispredicts[BPRED_RETURN], 8);
     assert_int_equal(s->branches[BPRED_RETURN], 70);
 
-    /* a compressed call returns to pc + 2 */
-    bpred_update(p, 0x2000, BPRED_CALL | BPRED_SHORT, 1, 0x3000);
+    /* a compressed call returns to pc + 2, an x86-64 call rel32 to pc + 5 */
+    bpred_update(p, 0x2000, BPRED_SIZED(BPRED_CALL, 2), 1, 0x3000);
     bpred_predict(p, 0x3010, BPRED_RETURN, &pred);
     assert_int_equal(pred.target, 0x2002);
+    bpred_update(p, 0x3010, BPRED_RETURN, 1, 0x2002);
+    bpred_update(p, 0x2000, BPRED_SIZED(BPRED_CALL, 5), 1, 0x3000);
+    bpred_predict(p, 0x3010, BPRED_RETURN, &pred);
+    assert_int_equal(pred.target, 0x2005);
     /* an indirect call pushes too */
     bpred_update(p, 0x2100, BPRED_INDIRECT_CALL, 1, 0x3000);
     bpred_predict(p, 0x3010, BPRED_RETURN, &pred);
@@ -241,8 +245,10 @@ static void btb(void **state)
     bpred_predict(p, 0x700, BPRED_COND, &pred);
     assert_false(pred.taken);
     assert_int_equal(pred.target, 0x704);
-    bpred_predict(p, 0x700, BPRED_COND | BPRED_SHORT, &pred);
+    bpred_predict(p, 0x700, BPRED_SIZED(BPRED_COND, 2), &pred);
     assert_int_equal(pred.target, 0x702);
+    bpred_predict(p, 0x700, BPRED_SIZED(BPRED_COND, 6), &pred);
+    assert_int_equal(pred.target, 0x706);
     bpred_free(p);
 }
 
@@ -260,7 +266,7 @@ static void verdicts(void **state)
     assert_int_equal(bpred_check(&taken_unknown, BPRED_RETURN, 1, 0xa), BPRED_MISPREDICT);
     assert_int_equal(bpred_check(&taken_unknown, BPRED_INDIRECT, 1, 0xa), BPRED_MISPREDICT);
     assert_int_equal(bpred_check(&taken_unknown, BPRED_INDIRECT_CALL, 1, 0xa), BPRED_MISPREDICT);
-    assert_int_equal(bpred_check(&taken_to_a, BPRED_RETURN | BPRED_SHORT, 1, 0xa), BPRED_CORRECT);
+    assert_int_equal(bpred_check(&taken_to_a, BPRED_SIZED(BPRED_RETURN, 2), 1, 0xa), BPRED_CORRECT);
 }
 
 /* The same configuration and calls give the same predictions; update without
