@@ -94,6 +94,13 @@ void disasm_close(disasm *d)
     free(d);
 }
 
+const char *disasm_op_name(disasm_op op)
+{
+    static const char *const names[DISASM_OP_COUNT] = { "int",    "mul",    "div",     "fp-add",
+                                                        "fp-mul", "fp-div", "fp-sqrt", "serial" };
+    return (unsigned)op < DISASM_OP_COUNT ? names[op] : "?";
+}
+
 const char *disasm_class_name(disasm_class cls)
 {
     switch (cls) {
@@ -154,6 +161,10 @@ static unsigned x86_flags(const cs_insn *in)
         flags |= DISASM_F_STORE;
     if (in->id == X86_INS_POP || in->id == X86_INS_POPF || in->id == X86_INS_POPFQ || (flags & DISASM_F_RETURN))
         flags |= DISASM_F_LOAD;
+    /* Every jump but jmp tests a condition (jcc, jrcxz, loop). */
+    if ((flags & DISASM_F_BRANCH) && !(flags & (DISASM_F_CALL | DISASM_F_RETURN)) && in->id != X86_INS_JMP
+        && in->id != X86_INS_LJMP)
+        flags |= DISASM_F_CONDITIONAL;
     return flags;
 }
 
@@ -166,6 +177,8 @@ static unsigned aarch64_flags(const cs_insn *in)
     const char *m = in->mnemonic;
     unsigned flags = group_flags(in->detail);
 
+    if (has_prefix(m, "b.") || has_prefix(m, "cb") || has_prefix(m, "tb"))
+        flags |= DISASM_F_CONDITIONAL; /* b.cond, cbz, cbnz, tbz, tbnz */
     if (has_prefix(m, "cas") || has_prefix(m, "swp")) {
         flags |= DISASM_F_LOAD | DISASM_F_STORE;
     } else if (has_prefix(m, "ld") || has_prefix(m, "st")) {
@@ -201,6 +214,8 @@ static unsigned riscv_flags(const cs_insn *in)
 
     if (in_list(m, branches)) {
         flags |= DISASM_F_BRANCH;
+        if (m[0] == 'b' || has_prefix(m, "c.b"))
+            flags |= DISASM_F_CONDITIONAL;
         if (!strcmp(m, "jr") && riscv_first_operand_is(ops, "ra"))
             flags |= DISASM_F_RETURN;
     } else if (!strcmp(m, "ret")) {
@@ -225,6 +240,134 @@ static unsigned riscv_flags(const cs_insn *in)
         flags |= DISASM_F_LOAD | DISASM_F_STORE;
     }
     return flags;
+}
+
+/* The encoded target of a direct control transfer: the last immediate
+ * operand, absolute on x86-64 and AArch64, an offset from the instruction
+ * on RISC-V. Returns 1 and sets *target when there is one. */
+static int direct_target(arch_kind kind, const cs_insn *in, uint64_t *target)
+{
+    const cs_detail *det = in->detail;
+    switch (kind) {
+    case ARCH_X86_64:
+        for (int i = det->x86.op_count - 1; i >= 0; i--)
+            if (det->x86.operands[i].type == X86_OP_IMM) {
+                *target = (uint64_t)det->x86.operands[i].imm;
+                return 1;
+            }
+        return 0;
+    case ARCH_AARCH64:
+        for (int i = det->arm64.op_count - 1; i >= 0; i--)
+            if (det->arm64.operands[i].type == ARM64_OP_IMM) {
+                *target = (uint64_t)det->arm64.operands[i].imm;
+                return 1;
+            }
+        return 0;
+    default:
+        if (strstr(in->mnemonic, "jr") || strstr(in->mnemonic, "jalr"))
+            return 0; /* register targets; their immediate is an offset from the register */
+        for (int i = det->riscv.op_count - 1; i >= 0; i--)
+            if (det->riscv.operands[i].type == RISCV_OP_IMM) {
+                *target = in->address + (uint64_t)det->riscv.operands[i].imm;
+                return 1;
+            }
+        return 0;
+    }
+}
+
+/* One mnemonic pattern of an operation kind: an exact name, or a prefix
+ * when it ends in '*'. */
+typedef struct op_pattern {
+    const char *pattern;
+    disasm_op op;
+} op_pattern;
+
+/* The operation kind of `mnemonic` by the first matching pattern of a
+ * NULL-terminated table; DISASM_OP_INT when none matches. */
+static disasm_op match_op(const char *mnemonic, const op_pattern *table)
+{
+    for (; table->pattern; table++) {
+        size_t n = strlen(table->pattern);
+        if (table->pattern[n - 1] == '*' ? !strncmp(mnemonic, table->pattern, n - 1)
+                                         : !strcmp(mnemonic, table->pattern))
+            return table->op;
+    }
+    return DISASM_OP_INT;
+}
+
+/* x86-64 (SSE and AVX forms alike: a leading 'v' is dropped first). */
+static const op_pattern X86_OPS[] = {
+    { "sqrt*", DISASM_OP_FP_SQRT }, { "rsqrt*", DISASM_OP_FP_SQRT },
+    { "div", DISASM_OP_DIV },       { "idiv", DISASM_OP_DIV },        { "div*", DISASM_OP_FP_DIV },
+    { "mul", DISASM_OP_MUL },       { "imul", DISASM_OP_MUL },        { "mulx", DISASM_OP_MUL },
+    { "mul*", DISASM_OP_FP_MUL },   { "fmadd*", DISASM_OP_FP_MUL },   { "fmsub*", DISASM_OP_FP_MUL },
+    { "fnmadd*", DISASM_OP_FP_MUL }, { "fnmsub*", DISASM_OP_FP_MUL },
+    { "addss", DISASM_OP_FP_ADD },  { "addsd", DISASM_OP_FP_ADD },    { "addps", DISASM_OP_FP_ADD },
+    { "addpd", DISASM_OP_FP_ADD },  { "subss", DISASM_OP_FP_ADD },    { "subsd", DISASM_OP_FP_ADD },
+    { "subps", DISASM_OP_FP_ADD },  { "subpd", DISASM_OP_FP_ADD },    { "minsd", DISASM_OP_FP_ADD },
+    { "maxsd", DISASM_OP_FP_ADD },  { "minss", DISASM_OP_FP_ADD },    { "maxss", DISASM_OP_FP_ADD },
+    { "cvt*", DISASM_OP_FP_ADD },   { "comis*", DISASM_OP_FP_ADD },   { "ucomis*", DISASM_OP_FP_ADD },
+    { "cmpsd", DISASM_OP_FP_ADD },  { "cmpss", DISASM_OP_FP_ADD },    { "cmppd", DISASM_OP_FP_ADD },
+    { "cmpps", DISASM_OP_FP_ADD },
+    { "fsqrt", DISASM_OP_FP_SQRT }, { "fdiv*", DISASM_OP_FP_DIV },    { "fidiv*", DISASM_OP_FP_DIV },
+    { "fmul*", DISASM_OP_FP_MUL },  { "fadd*", DISASM_OP_FP_ADD },    { "fsub*", DISASM_OP_FP_ADD },
+    { "syscall", DISASM_OP_SERIAL }, { "sysenter", DISASM_OP_SERIAL }, { "int", DISASM_OP_SERIAL },
+    { "int3", DISASM_OP_SERIAL },   { "ud2", DISASM_OP_SERIAL },      { "cpuid", DISASM_OP_SERIAL },
+    { "mfence", DISASM_OP_SERIAL }, { "lfence", DISASM_OP_SERIAL },   { "sfence", DISASM_OP_SERIAL },
+    { "rdtsc", DISASM_OP_SERIAL },  { "rdtscp", DISASM_OP_SERIAL },   { "serialize", DISASM_OP_SERIAL },
+    { "xgetbv", DISASM_OP_SERIAL }, { "hlt", DISASM_OP_SERIAL },
+    { NULL, DISASM_OP_INT }
+};
+
+/* AArch64. */
+static const op_pattern AARCH64_OPS[] = {
+    { "fsqrt", DISASM_OP_FP_SQRT }, { "frsqrte", DISASM_OP_FP_SQRT }, { "fdiv", DISASM_OP_FP_DIV },
+    { "sdiv", DISASM_OP_DIV },      { "udiv", DISASM_OP_DIV },
+    { "mul", DISASM_OP_MUL },       { "madd", DISASM_OP_MUL },        { "msub", DISASM_OP_MUL },
+    { "mneg", DISASM_OP_MUL },      { "smull", DISASM_OP_MUL },       { "umull", DISASM_OP_MUL },
+    { "smulh", DISASM_OP_MUL },     { "umulh", DISASM_OP_MUL },       { "smaddl", DISASM_OP_MUL },
+    { "umaddl", DISASM_OP_MUL },    { "smsubl", DISASM_OP_MUL },      { "umsubl", DISASM_OP_MUL },
+    { "fmul", DISASM_OP_FP_MUL },   { "fnmul", DISASM_OP_FP_MUL },    { "fmadd", DISASM_OP_FP_MUL },
+    { "fmsub", DISASM_OP_FP_MUL },  { "fnmadd", DISASM_OP_FP_MUL },   { "fnmsub", DISASM_OP_FP_MUL },
+    { "fmla", DISASM_OP_FP_MUL },   { "fmls", DISASM_OP_FP_MUL },
+    { "f*", DISASM_OP_FP_ADD },     { "scvtf", DISASM_OP_FP_ADD },    { "ucvtf", DISASM_OP_FP_ADD },
+    { "svc", DISASM_OP_SERIAL },    { "hvc", DISASM_OP_SERIAL },      { "smc", DISASM_OP_SERIAL },
+    { "brk", DISASM_OP_SERIAL },    { "dmb", DISASM_OP_SERIAL },      { "dsb", DISASM_OP_SERIAL },
+    { "isb", DISASM_OP_SERIAL },    { "msr", DISASM_OP_SERIAL },      { "wfi", DISASM_OP_SERIAL },
+    { NULL, DISASM_OP_INT }
+};
+
+/* RISC-V (RV64GC). */
+static const op_pattern RISCV_OPS[] = {
+    { "fsqrt.*", DISASM_OP_FP_SQRT }, { "fdiv.*", DISASM_OP_FP_DIV },
+    { "div*", DISASM_OP_DIV },        { "rem*", DISASM_OP_DIV },
+    { "mul*", DISASM_OP_MUL },
+    { "fmul.*", DISASM_OP_FP_MUL },   { "fmadd.*", DISASM_OP_FP_MUL },  { "fmsub.*", DISASM_OP_FP_MUL },
+    { "fnmadd.*", DISASM_OP_FP_MUL }, { "fnmsub.*", DISASM_OP_FP_MUL },
+    { "fence*", DISASM_OP_SERIAL },   { "ecall", DISASM_OP_SERIAL },    { "ebreak", DISASM_OP_SERIAL },
+    { "c.ebreak", DISASM_OP_SERIAL }, { "csr*", DISASM_OP_SERIAL },     { "wfi", DISASM_OP_SERIAL },
+    { "sfence.vma", DISASM_OP_SERIAL }, { "mret", DISASM_OP_SERIAL },   { "sret", DISASM_OP_SERIAL },
+    { "flw", DISASM_OP_INT },         { "fld", DISASM_OP_INT },         { "fsw", DISASM_OP_INT },
+    { "fsd", DISASM_OP_INT },         { "flh", DISASM_OP_INT },         { "fsh", DISASM_OP_INT },
+    { "f*", DISASM_OP_FP_ADD },       { "c.f*", DISASM_OP_INT },
+    { NULL, DISASM_OP_INT }
+};
+
+/* The operation kind of a decoded instruction. Loads and stores of FP
+ * registers count as integer work: the memory access is their cost. */
+static disasm_op op_of(arch_kind kind, const cs_insn *in, unsigned flags)
+{
+    const char *m = in->mnemonic;
+    if (kind == ARCH_X86_64) {
+        if (!strncmp(m, "lock ", 5) || !strncmp(m, "rep ", 4))
+            return DISASM_OP_INT;
+        if (m[0] == 'v' && strcmp(m, "verr") && strcmp(m, "verw"))
+            m++; /* AVX forms time like their SSE forms */
+        return match_op(m, X86_OPS);
+    }
+    if ((flags & (DISASM_F_LOAD | DISASM_F_STORE)) && kind == ARCH_AARCH64)
+        return DISASM_OP_INT; /* ldr/str of FP registers */
+    return match_op(m, kind == ARCH_AARCH64 ? AARCH64_OPS : RISCV_OPS);
 }
 
 /* The class that stands for a set of flags (see disasm_class). */
@@ -275,7 +418,10 @@ int disasm_one(disasm *d, uint64_t pc, const uint8_t *bytes, size_t avail, disas
     case ARCH_AARCH64: flags = aarch64_flags(in); break;
     default: flags = riscv_flags(in); break;
     }
+    if ((flags & DISASM_F_BRANCH) && !(flags & DISASM_F_RETURN) && direct_target(d->arch->kind, in, &out->target))
+        flags |= DISASM_F_DIRECT;
     out->flags = flags;
     out->cls = class_of(flags);
+    out->op = op_of(d->arch->kind, in, flags);
     return TEA_OK;
 }

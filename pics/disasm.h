@@ -41,8 +41,25 @@ enum {
     DISASM_F_CALL = 1u << 1,   /* a call (also DISASM_F_BRANCH) */
     DISASM_F_RETURN = 1u << 2, /* a return (also DISASM_F_BRANCH) */
     DISASM_F_LOAD = 1u << 3,   /* reads data memory (explicit operands; x86 pop and ret too) */
-    DISASM_F_STORE = 1u << 4   /* writes data memory (explicit operands; x86 push and call too) */
+    DISASM_F_STORE = 1u << 4,  /* writes data memory (explicit operands; x86 push and call too) */
+    DISASM_F_CONDITIONAL = 1u << 5, /* a branch that may fall through (also DISASM_F_BRANCH) */
+    DISASM_F_DIRECT = 1u << 6  /* a control transfer whose target is encoded: disasm_insn.target */
 };
+
+/* The kind of work an instruction does, for timing models: which functional
+ * unit it needs. Memory accesses and branches are told by the flags; this
+ * says what else the instruction computes. */
+typedef enum disasm_op {
+    DISASM_OP_INT = 0,   /* integer ALU work, moves, address arithmetic, nops */
+    DISASM_OP_MUL,       /* integer multiply */
+    DISASM_OP_DIV,       /* integer divide or remainder */
+    DISASM_OP_FP_ADD,    /* FP add, subtract, compare, convert, min/max, sign moves */
+    DISASM_OP_FP_MUL,    /* FP multiply and fused multiply-add */
+    DISASM_OP_FP_DIV,    /* FP divide */
+    DISASM_OP_FP_SQRT,   /* FP square root */
+    DISASM_OP_SERIAL,    /* fences, system calls, traps, system-register writes: drain the core */
+    DISASM_OP_COUNT
+} disasm_op;
 
 /* One decoded instruction. */
 typedef struct disasm_insn {
@@ -54,6 +71,9 @@ typedef struct disasm_insn {
                                            * AArch64, PC-relative offsets on RISC-V */
     disasm_class cls;
     unsigned flags;                       /* DISASM_F_* */
+    disasm_op op;
+    uint64_t target;                      /* absolute target of a direct control transfer
+                                           * (DISASM_F_DIRECT), else 0 */
 } disasm_insn;
 
 /* Opens a disassembler for `arch` ("x86_64", "aarch64" or "riscv64").
@@ -72,6 +92,10 @@ int disasm_one(disasm *d, uint64_t pc, const uint8_t *bytes, size_t avail, disas
 
 /* The name of a class: "other", "branch", "load", "store". */
 const char *disasm_class_name(disasm_class cls);
+
+/* The name of an operation kind: "int", "mul", "div", "fp-add", "fp-mul",
+ * "fp-div", "fp-sqrt", "serial". */
+const char *disasm_op_name(disasm_op op);
 
 void disasm_close(disasm *d);
 

@@ -67,49 +67,85 @@ typedef struct vector {
     const char *mnemonic, *operands;
     disasm_class cls;
     unsigned flags;
+    uint64_t target;   /* direct control transfers */
+    disasm_op op;
 } vector;
 
 static const vector VECTORS[] = {
     /* x86-64 */
-    { "x86_64", 0x1000, "55", 1, "push", "rbp", DISASM_STORE, DISASM_F_STORE },
-    { "x86_64", 0x1000, "5d", 1, "pop", "rbp", DISASM_LOAD, DISASM_F_LOAD },
-    { "x86_64", 0x1000, "e8fb0f0000", 5, "call", "0x2000", DISASM_BRANCH,
-      DISASM_F_BRANCH | DISASM_F_CALL | DISASM_F_STORE },
-    { "x86_64", 0x1000, "c3", 1, "ret", "", DISASM_BRANCH, DISASM_F_BRANCH | DISASM_F_RETURN | DISASM_F_LOAD },
-    { "x86_64", 0x1000, "75fe", 2, "jne", "0x1000", DISASM_BRANCH, DISASM_F_BRANCH },
-    { "x86_64", 0x1000, "ffd0", 2, "call", "rax", DISASM_BRANCH,
-      DISASM_F_BRANCH | DISASM_F_CALL | DISASM_F_STORE },
-    { "x86_64", 0x1000, "488b4708", 4, "mov", "rax, qword ptr [rdi + 8]", DISASM_LOAD, DISASM_F_LOAD },
-    { "x86_64", 0x1000, "488907", 3, "mov", "qword ptr [rdi], rax", DISASM_STORE, DISASM_F_STORE },
-    { "x86_64", 0x1000, "488d4708", 4, "lea", "rax, [rdi + 8]", DISASM_OTHER, 0 },
-    { "x86_64", 0x1000, "480307", 3, "add", "rax, qword ptr [rdi]", DISASM_LOAD, DISASM_F_LOAD },
-    { "x86_64", 0x1000, "f0480105a31e0000", 8, "lock add", "qword ptr [rip + 0x1ea3], rax", DISASM_STORE,
-      DISASM_F_LOAD | DISASM_F_STORE },
-    { "x86_64", 0x1000, "f20f51c0", 4, "sqrtsd", "xmm0, xmm0", DISASM_OTHER, 0 },
-    { "x86_64", 0x1000, "0f1f4000", 4, "nop", "dword ptr [rax]", DISASM_OTHER, 0 },
+    {"x86_64", 0x1000, "55", 1, "push", "rbp", DISASM_STORE, DISASM_F_STORE, 0, DISASM_OP_INT },
+    {"x86_64", 0x1000, "5d", 1, "pop", "rbp", DISASM_LOAD, DISASM_F_LOAD, 0, DISASM_OP_INT },
+    {"x86_64", 0x1000, "e8fb0f0000", 5, "call", "0x2000", DISASM_BRANCH,
+      DISASM_F_BRANCH | DISASM_F_CALL | DISASM_F_STORE | DISASM_F_DIRECT, 0x2000, DISASM_OP_INT },
+    {"x86_64", 0x1000, "c3", 1, "ret", "", DISASM_BRANCH, DISASM_F_BRANCH | DISASM_F_RETURN | DISASM_F_LOAD, 0, DISASM_OP_INT },
+    {"x86_64", 0x1000, "75fe", 2, "jne", "0x1000", DISASM_BRANCH,
+      DISASM_F_BRANCH | DISASM_F_CONDITIONAL | DISASM_F_DIRECT, 0x1000, DISASM_OP_INT },
+    {"x86_64", 0x1000, "eb0e", 2, "jmp", "0x1010", DISASM_BRANCH, DISASM_F_BRANCH | DISASM_F_DIRECT, 0x1010, DISASM_OP_INT },
+    {"x86_64", 0x1000, "ff25fa0f0000", 6, "jmp", "qword ptr [rip + 0xffa]", DISASM_BRANCH,
+      DISASM_F_BRANCH | DISASM_F_LOAD, 0, DISASM_OP_INT },
+    {"x86_64", 0x1000, "ffd0", 2, "call", "rax", DISASM_BRANCH,
+      DISASM_F_BRANCH | DISASM_F_CALL | DISASM_F_STORE, 0, DISASM_OP_INT },
+    {"x86_64", 0x1000, "488b4708", 4, "mov", "rax, qword ptr [rdi + 8]", DISASM_LOAD, DISASM_F_LOAD, 0, DISASM_OP_INT },
+    {"x86_64", 0x1000, "488907", 3, "mov", "qword ptr [rdi], rax", DISASM_STORE, DISASM_F_STORE, 0, DISASM_OP_INT },
+    {"x86_64", 0x1000, "488d4708", 4, "lea", "rax, [rdi + 8]", DISASM_OTHER, 0, 0, DISASM_OP_INT },
+    {"x86_64", 0x1000, "480307", 3, "add", "rax, qword ptr [rdi]", DISASM_LOAD, DISASM_F_LOAD, 0, DISASM_OP_INT },
+    {"x86_64", 0x1000, "f0480105a31e0000", 8, "lock add", "qword ptr [rip + 0x1ea3], rax", DISASM_STORE,
+      DISASM_F_LOAD | DISASM_F_STORE, 0, DISASM_OP_INT },
+    {"x86_64", 0x1000, "f20f51c0", 4, "sqrtsd", "xmm0, xmm0", DISASM_OTHER, 0, 0, DISASM_OP_FP_SQRT },
+    {"x86_64", 0x1000, "48f7f1", 3, "div", "rcx", DISASM_OTHER, 0, 0, DISASM_OP_DIV },
+    {"x86_64", 0x1000, "480fafc1", 4, "imul", "rax, rcx", DISASM_OTHER, 0, 0, DISASM_OP_MUL },
+    {"x86_64", 0x1000, "f20f59c1", 4, "mulsd", "xmm0, xmm1", DISASM_OTHER, 0, 0, DISASM_OP_FP_MUL },
+    {"x86_64", 0x1000, "f20f5ec1", 4, "divsd", "xmm0, xmm1", DISASM_OTHER, 0, 0, DISASM_OP_FP_DIV },
+    {"x86_64", 0x1000, "f20f58c1", 4, "addsd", "xmm0, xmm1", DISASM_OTHER, 0, 0, DISASM_OP_FP_ADD },
+    {"x86_64", 0x1000, "c4e2f1b9c2", 5, "vfmadd231sd", "xmm0, xmm1, xmm2", DISASM_OTHER, 0, 0,
+      DISASM_OP_FP_MUL },
+    {"x86_64", 0x1000, "0f05", 2, "syscall", "", DISASM_OTHER, 0, 0, DISASM_OP_SERIAL },
+    {"x86_64", 0x1000, "0faef0", 3, "mfence", "", DISASM_OTHER, 0, 0, DISASM_OP_SERIAL },
+    {"x86_64", 0x1000, "0f1f4000", 4, "nop", "dword ptr [rax]", DISASM_OTHER, 0, 0, DISASM_OP_INT },
     /* AArch64 */
-    { "aarch64", 0x1000, "c0035fd6", 4, "ret", "", DISASM_BRANCH, DISASM_F_BRANCH | DISASM_F_RETURN },
-    { "aarch64", 0x1000, "01000094", 4, "bl", "#0x1004", DISASM_BRANCH, DISASM_F_BRANCH | DISASM_F_CALL },
-    { "aarch64", 0x1000, "40000054", 4, "b.eq", "#0x1008", DISASM_BRANCH, DISASM_F_BRANCH },
-    { "aarch64", 0x1000, "200440f9", 4, "ldr", "x0, [x1, #8]", DISASM_LOAD, DISASM_F_LOAD },
-    { "aarch64", 0x1000, "200000f9", 4, "str", "x0, [x1]", DISASM_STORE, DISASM_F_STORE },
-    { "aarch64", 0x1000, "fd7bbfa9", 4, "stp", "x29, x30, [sp, #-0x10]!", DISASM_STORE, DISASM_F_STORE },
-    { "aarch64", 0x1000, "2000028b", 4, "add", "x0, x1, x2", DISASM_OTHER, 0 },
-    { "aarch64", 0x1000, "410020f8", 4, "ldadd", "x0, x1, [x2]", DISASM_STORE, DISASM_F_LOAD | DISASM_F_STORE },
+    {"aarch64", 0x1000, "c0035fd6", 4, "ret", "", DISASM_BRANCH, DISASM_F_BRANCH | DISASM_F_RETURN, 0, DISASM_OP_INT },
+    {"aarch64", 0x1000, "01000094", 4, "bl", "#0x1004", DISASM_BRANCH,
+      DISASM_F_BRANCH | DISASM_F_CALL | DISASM_F_DIRECT, 0x1004, DISASM_OP_INT },
+    {"aarch64", 0x1000, "40000054", 4, "b.eq", "#0x1008", DISASM_BRANCH,
+      DISASM_F_BRANCH | DISASM_F_CONDITIONAL | DISASM_F_DIRECT, 0x1008, DISASM_OP_INT },
+    {"aarch64", 0x1000, "800000b4", 4, "cbz", "x0, #0x1010", DISASM_BRANCH,
+      DISASM_F_BRANCH | DISASM_F_CONDITIONAL | DISASM_F_DIRECT, 0x1010, DISASM_OP_INT },
+    {"aarch64", 0x1000, "00001fd6", 4, "br", "x0", DISASM_BRANCH, DISASM_F_BRANCH, 0, DISASM_OP_INT },
+    {"aarch64", 0x1000, "200cc29a", 4, "sdiv", "x0, x1, x2", DISASM_OTHER, 0, 0, DISASM_OP_DIV },
+    {"aarch64", 0x1000, "207c029b", 4, "mul", "x0, x1, x2", DISASM_OTHER, 0, 0, DISASM_OP_MUL },
+    {"aarch64", 0x1000, "2018621e", 4, "fdiv", "d0, d1, d2", DISASM_OTHER, 0, 0, DISASM_OP_FP_DIV },
+    {"aarch64", 0x1000, "20c0611e", 4, "fsqrt", "d0, d1", DISASM_OTHER, 0, 0, DISASM_OP_FP_SQRT },
+    {"aarch64", 0x1000, "010000d4", 4, "svc", "#0", DISASM_OTHER, 0, 0, DISASM_OP_SERIAL },
+    {"aarch64", 0x1000, "200440f9", 4, "ldr", "x0, [x1, #8]", DISASM_LOAD, DISASM_F_LOAD, 0, DISASM_OP_INT },
+    {"aarch64", 0x1000, "200000f9", 4, "str", "x0, [x1]", DISASM_STORE, DISASM_F_STORE, 0, DISASM_OP_INT },
+    {"aarch64", 0x1000, "fd7bbfa9", 4, "stp", "x29, x30, [sp, #-0x10]!", DISASM_STORE, DISASM_F_STORE, 0, DISASM_OP_INT },
+    {"aarch64", 0x1000, "2000028b", 4, "add", "x0, x1, x2", DISASM_OTHER, 0, 0, DISASM_OP_INT },
+    {"aarch64", 0x1000, "410020f8", 4, "ldadd", "x0, x1, [x2]", DISASM_STORE, DISASM_F_LOAD | DISASM_F_STORE, 0, DISASM_OP_INT },
     /* RISC-V: compressed and full size */
-    { "riscv64", 0x1000, "0505", 2, "c.addi", "a0, 1", DISASM_OTHER, 0 },
-    { "riscv64", 0x1000, "13051500", 4, "addi", "a0, a0, 1", DISASM_OTHER, 0 },
-    { "riscv64", 0x1000, "8280", 2, "c.jr", "ra", DISASM_BRANCH, DISASM_F_BRANCH | DISASM_F_RETURN },
-    { "riscv64", 0x1000, "8297", 2, "c.jalr", "a5", DISASM_BRANCH, DISASM_F_BRANCH | DISASM_F_CALL },
-    { "riscv64", 0x1000, "ef008000", 4, "jal", "8", DISASM_BRANCH, DISASM_F_BRANCH | DISASM_F_CALL },
-    { "riscv64", 0x1000, "63d2f502", 4, "bge", "a1, a5, 0x24", DISASM_BRANCH, DISASM_F_BRANCH },
-    { "riscv64", 0x1000, "03358100", 4, "ld", "a0, 8(sp)", DISASM_LOAD, DISASM_F_LOAD },
-    { "riscv64", 0x1000, "2334a100", 4, "sd", "a0, 8(sp)", DISASM_STORE, DISASM_F_STORE },
-    { "riscv64", 0x1000, "9c22", 2, "c.fld", "fa5, 0(a3)", DISASM_LOAD, DISASM_F_LOAD },
-    { "riscv64", 0x1000, "22b4", 2, "c.fsdsp", "fs0, 0x28(sp)", DISASM_STORE, DISASM_F_STORE },
-    { "riscv64", 0x1000, "2fb0a704", 4, "amoadd.d.aq", "zero, a0, (a5)", DISASM_STORE,
-      DISASM_F_LOAD | DISASM_F_STORE },
-    { "riscv64", 0x1000, "5375055a", 4, "fsqrt.d", "fa0, fa0", DISASM_OTHER, 0 },
+    {"riscv64", 0x1000, "0505", 2, "c.addi", "a0, 1", DISASM_OTHER, 0, 0, DISASM_OP_INT },
+    {"riscv64", 0x1000, "13051500", 4, "addi", "a0, a0, 1", DISASM_OTHER, 0, 0, DISASM_OP_INT },
+    {"riscv64", 0x1000, "8280", 2, "c.jr", "ra", DISASM_BRANCH, DISASM_F_BRANCH | DISASM_F_RETURN, 0, DISASM_OP_INT },
+    {"riscv64", 0x1000, "8297", 2, "c.jalr", "a5", DISASM_BRANCH, DISASM_F_BRANCH | DISASM_F_CALL, 0, DISASM_OP_INT },
+    {"riscv64", 0x1000, "ef008000", 4, "jal", "8", DISASM_BRANCH,
+      DISASM_F_BRANCH | DISASM_F_CALL | DISASM_F_DIRECT, 0x1008, DISASM_OP_INT },
+    {"riscv64", 0x1000, "63d2f502", 4, "bge", "a1, a5, 0x24", DISASM_BRANCH,
+      DISASM_F_BRANCH | DISASM_F_CONDITIONAL | DISASM_F_DIRECT, 0x1024, DISASM_OP_INT },
+    {"riscv64", 0x1000, "01c5", 2, "c.beqz", "a0, 8", DISASM_BRANCH,
+      DISASM_F_BRANCH | DISASM_F_CONDITIONAL | DISASM_F_DIRECT, 0x1008, DISASM_OP_INT },
+    {"riscv64", 0x1000, "3305b502", 4, "mul", "a0, a0, a1", DISASM_OTHER, 0, 0, DISASM_OP_MUL },
+    {"riscv64", 0x1000, "3355b502", 4, "divu", "a0, a0, a1", DISASM_OTHER, 0, 0, DISASM_OP_DIV },
+    {"riscv64", 0x1000, "5375b512", 4, "fmul.d", "fa0, fa0, fa1", DISASM_OTHER, 0, 0, DISASM_OP_FP_MUL },
+    {"riscv64", 0x1000, "5375b502", 4, "fadd.d", "fa0, fa0, fa1", DISASM_OTHER, 0, 0, DISASM_OP_FP_ADD },
+    {"riscv64", 0x1000, "73000000", 4, "ecall", "", DISASM_OTHER, 0, 0, DISASM_OP_SERIAL },
+    {"riscv64", 0x1000, "0f00f00f", 4, "fence", "", DISASM_OTHER, 0, 0, DISASM_OP_SERIAL },
+    {"riscv64", 0x1000, "03358100", 4, "ld", "a0, 8(sp)", DISASM_LOAD, DISASM_F_LOAD, 0, DISASM_OP_INT },
+    {"riscv64", 0x1000, "2334a100", 4, "sd", "a0, 8(sp)", DISASM_STORE, DISASM_F_STORE, 0, DISASM_OP_INT },
+    {"riscv64", 0x1000, "9c22", 2, "c.fld", "fa5, 0(a3)", DISASM_LOAD, DISASM_F_LOAD, 0, DISASM_OP_INT },
+    {"riscv64", 0x1000, "22b4", 2, "c.fsdsp", "fs0, 0x28(sp)", DISASM_STORE, DISASM_F_STORE, 0, DISASM_OP_INT },
+    {"riscv64", 0x1000, "2fb0a704", 4, "amoadd.d.aq", "zero, a0, (a5)", DISASM_STORE,
+      DISASM_F_LOAD | DISASM_F_STORE, 0, DISASM_OP_INT },
+    {"riscv64", 0x1000, "5375055a", 4, "fsqrt.d", "fa0, fa0", DISASM_OTHER, 0, 0, DISASM_OP_FP_SQRT },
+    {"riscv64", 0x1000, "9c22", 2, "c.fld", "fa5, 0(a3)", DISASM_LOAD, DISASM_F_LOAD, 0, DISASM_OP_INT },
 };
 
 /* Hex text to bytes; returns the count. */
@@ -141,10 +177,13 @@ static void test_vectors(void **state)
         if (rc)
             fail_msg("%s %s: %s", v->arch, v->bytes, tea_error_message());
         if (insn.size != v->size || strcmp(insn.mnemonic, v->mnemonic) || strcmp(insn.operands, v->operands)
-            || insn.cls != v->cls || insn.flags != v->flags)
-            fail_msg("%s %s: got %u bytes '%s' '%s' %s flags 0x%x; expected %u bytes '%s' '%s' %s flags 0x%x",
+            || insn.cls != v->cls || insn.flags != v->flags || insn.target != v->target || insn.op != v->op)
+            fail_msg("%s %s: got %u bytes '%s' '%s' %s flags 0x%x target 0x%llx %s; "
+                     "expected %u bytes '%s' '%s' %s flags 0x%x target 0x%llx %s",
                      v->arch, v->bytes, insn.size, insn.mnemonic, insn.operands, disasm_class_name(insn.cls),
-                     insn.flags, v->size, v->mnemonic, v->operands, disasm_class_name(v->cls), v->flags);
+                     insn.flags, (unsigned long long)insn.target, disasm_op_name(insn.op), v->size, v->mnemonic,
+                     v->operands, disasm_class_name(v->cls), v->flags, (unsigned long long)v->target,
+                     disasm_op_name(v->op));
         assert_true(insn.pc == v->pc);
         disasm_close(d);
     }
@@ -479,6 +518,7 @@ typedef struct coverage {
     size_t bytes;
     unsigned size_counts[DISASM_MAX_BYTES + 1];
     unsigned loads, stores, branches, calls, returns;
+    unsigned direct;   /* direct control transfers, their targets checked against objdump's */
     char mnemonics[MAX_MNEMONICS][DISASM_MNEMONIC_MAX]; /* distinct, as capstone names them */
     size_t mnemonic_count;
 } coverage;
@@ -548,6 +588,15 @@ static void compare_with_objdump(const char *arch, const char *objdump, const ch
             print_error("%s 0x%llx: objdump %u bytes '%s' -> '%s'; capstone %u bytes '%s %s' -> '%s'\n", arch,
                         (unsigned long long)pc, size, od_text, expected, insn.size, insn.mnemonic, insn.operands,
                         got);
+        if (insn.flags & DISASM_F_DIRECT) {
+            /* objdump prints a direct target as "HEX <symbol+off>". */
+            char target[32];
+            snprintf(target, sizeof target, "%llx <", (unsigned long long)insn.target);
+            if (!strstr(od_text, target) && cov->mismatches++ < MAX_REPORTED)
+                print_error("%s 0x%llx: target 0x%llx not in objdump's '%s'\n", arch, (unsigned long long)pc,
+                            (unsigned long long)insn.target, od_text);
+            cov->direct++;
+        }
         cover(cov, &insn);
     }
     assert_int_equal(pclose(f), 0);
@@ -568,8 +617,8 @@ static void test_riscv_objdump(void **state)
     coverage cov;
     (void)state;
     compare_with_objdump("riscv64", TEA_RISCV_OBJDUMP, "-M no-aliases", TEA_DISASM_RISCV64, &cov);
-    print_message("riscv64: %u instructions (%u compressed) agree with objdump\n", cov.compared,
-                  cov.size_counts[2]);
+    print_message("riscv64: %u instructions (%u compressed, %u direct targets) agree with objdump\n",
+                  cov.compared, cov.size_counts[2], cov.direct);
     assert_true(cov.compared >= 100);
     assert_true(cov.size_counts[2] >= 20 && cov.size_counts[4] >= 20);
     assert_true(cov.size_counts[2] + cov.size_counts[4] == cov.compared);
@@ -578,6 +627,7 @@ static void test_riscv_objdump(void **state)
     assert_true(covered(&cov, "c.jalr") && covered(&cov, "jal") && covered(&cov, "bne"));
     assert_true(covered(&cov, "c.ld") && covered(&cov, "c.sdsp") && covered(&cov, "sb") && covered(&cov, "lbu"));
     assert_true(covered(&cov, "amoadd.d.aq"));
+    assert_true(cov.direct >= 10);
 }
 
 /* x86-64: every instruction of the host build (padding nops included). */
@@ -588,11 +638,12 @@ static void test_x86_64_objdump(void **state)
     if (!TEA_DISASM_X86_64[0])
         skip(); /* not an x86-64 host: no x86-64 build of the program */
     compare_with_objdump("x86_64", TEA_HOST_OBJDUMP, "-M intel", TEA_DISASM_X86_64, &cov);
-    print_message("x86_64: %u instructions agree with objdump\n", cov.compared);
+    print_message("x86_64: %u instructions agree with objdump (%u direct targets)\n", cov.compared, cov.direct);
     assert_true(cov.compared >= 100);
     assert_true(cov.loads > 0 && cov.stores > 0 && cov.branches > 0 && cov.calls > 0 && cov.returns > 0);
     assert_true(covered(&cov, "sqrtsd") && covered(&cov, "divsd") && covered(&cov, "call"));
     assert_true(covered(&cov, "lock add") && covered(&cov, "nop"));
+    assert_true(cov.direct >= 5);
 }
 
 int main(void)
