@@ -10,6 +10,7 @@
  */
 #include "workload.h"
 #include "bpred.h"
+#include "elfcode.h"
 #include "common/error.h"
 #include "common/rng.h"
 
@@ -38,6 +39,13 @@
 /* What steers the walk at an instruction. */
 enum insn_kind { KIND_PLAIN, KIND_SKIP, KIND_LOOP, KIND_NEXT_FUNCTION };
 
+/* Walks over a binary's code (model_workload_create_elf). */
+#define ELF_CALL_DEPTH 256          /* return addresses kept; deeper calls forget the oldest */
+#define ELF_MAX_TRIPS 64            /* a loop branch's iterations per visit: up to this many */
+#define ELF_OTHER_CALLEE 0.1        /* an indirect call goes somewhere else this often */
+#define ELF_WRONG_PATH_BYTES 4      /* size assumed for bytes that are no known instruction */
+#define ELF_NO_INDEX UINT32_MAX
+
 /* How a load or store picks its addresses. */
 enum access_pattern {
     ACCESS_STACK,   /* a handful of stack slots */
@@ -60,7 +68,13 @@ typedef struct static_insn {
     uint8_t traps;        /* raises an exception now and then (trap_rate) */
     uint16_t dep;         /* dependence distance (0: none) */
     uint16_t prev_load;   /* chase: distance back to the previous load of the body */
-    double p_taken;       /* KIND_SKIP */
+    double p_taken;       /* KIND_SKIP; forward conditional branches of a binary */
+    /* walks over a binary */
+    uint32_t target;      /* index of a direct branch's target, or ELF_NO_INDEX */
+    uint32_t trips;       /* a backward conditional branch: iterations per visit */
+    uint32_t remaining;   /* ... left in the current visit (0: not inside the loop) */
+    uint32_t callee;      /* an indirect call: index of its usual target */
+    uint32_t function;    /* index of the enclosing function, or ELF_NO_INDEX */
 } static_insn;
 
 typedef struct function {
@@ -131,6 +145,12 @@ struct model_workload {
     uint64_t chase_addr;       /* last address of the pointer chase */
     uint64_t recent_stores[RELOAD_DISTANCE + 1]; /* addresses of the last stores */
     unsigned store_ring;
+    /* walks over a binary (NULL code: a synthetic program) */
+    const elfcode *code;
+    uint32_t cur;                           /* index of the next instruction */
+    uint32_t calls[ELF_CALL_DEPTH];         /* return indices, a ring */
+    unsigned call_top, call_depth;
+    uint32_t *function_end;                 /* per function: index past its last instruction */
 };
 
 static const char *const workload_name_list[] = { "mixed", "memory", "branchy", "frontend", "flushes", "compute", NULL };
@@ -306,11 +326,18 @@ void model_workload_free(model_workload *w)
     free(w->insns);
     free(w->functions);
     free(w->by_address);
+    free(w->function_end);
     free(w);
 }
 
 void model_workload_address_range(const model_workload *w, uint64_t *lo, uint64_t *hi)
 {
+    if (w->code) {
+        const elfcode_insn *last = &w->code->insns[w->code->insn_count - 1];
+        *lo = w->code->insns[0].pc;
+        *hi = last->pc + last->size - 1;
+        return;
+    }
     *lo = w->insns[0].pc;
     *hi = w->insns[w->insn_count - 1].pc + INSN_BYTES - 1;
 }
@@ -414,8 +441,242 @@ static void workload_wrong_path(void *ctx, uint64_t pc, model_insn *u)
         u->cls = MODEL_INT;
 }
 
+/* --- walks over a binary ---------------------------------------------------- */
+
+/* Decides, once per static instruction of a binary, what its dynamic
+ * instances do: loop trip counts, branch biases, indirect-call targets,
+ * memory access patterns, dependences, traps. */
+static void plan_elf_insn(model_workload *w, uint32_t i, uint32_t enclosing, int *last_load)
+{
+    const workload_params *p = w->params;
+    const elfcode *c = w->code;
+    const elfcode_insn *e = &c->insns[i];
+    static_insn *s = &w->insns[i];
+    long t;
+
+    s->pc = e->pc;
+    s->cls = e->cls;
+    s->function = enclosing;
+    s->target = ELF_NO_INDEX;
+    if (e->branch != MODEL_BRANCH_NONE) {
+        unsigned kind = e->branch - 1u;
+        if (e->target && (t = elfcode_find(c, e->target)) >= 0)
+            s->target = (uint32_t)t;
+        if (kind == BPRED_COND && e->target <= e->pc) {
+            s->trips = 1 + (uint32_t)rng_below(&w->rng, ELF_MAX_TRIPS);
+        } else if (kind == BPRED_COND) {
+            s->hard = (uint8_t)rng_chance(&w->rng, p->hard_branches);
+            s->p_taken = s->hard ? 0.5 : (rng_chance(&w->rng, 0.5) ? EASY_BRANCH_BIAS : 1.0 - EASY_BRANCH_BIAS);
+        } else if (kind == BPRED_INDIRECT_CALL && c->function_count) {
+            s->callee = (uint32_t)c->functions[rng_below(&w->rng, c->function_count)].first;
+        }
+        return;
+    }
+    if (s->cls == MODEL_LOAD) {
+        place_access(w, s);
+        if (*last_load >= 0 && i - (uint32_t)*last_load <= UINT16_MAX && rng_chance(&w->rng, p->chase_share)) {
+            s->access = ACCESS_CHASE;
+            s->prev_load = (uint16_t)(i - (uint32_t)*last_load);
+        } else if (rng_chance(&w->rng, p->reload_share)) {
+            s->access = ACCESS_RELOAD;
+        }
+        *last_load = (int)i;
+    } else if (s->cls == MODEL_STORE) {
+        place_access(w, s);
+        s->slow_address = (uint8_t)rng_chance(&w->rng, p->reload_share);
+    }
+    if (s->cls != MODEL_SERIAL && rng_chance(&w->rng, p->trap_fraction))
+        s->traps = 1;
+    if (s->access != ACCESS_CHASE && rng_chance(&w->rng, p->dep_rate))
+        s->dep = (uint16_t)(1 + rng_below(&w->rng, MAX_DEP));
+}
+
+int model_workload_create_elf(model_workload **out, const char *name, uint64_t seed, const elfcode *code)
+{
+    const workload_params *p = find_params(name);
+    model_workload *w;
+    size_t f = 0;
+    int last_load = -1;
+
+    *out = NULL;
+    if (!p)
+        return tea_error_set(TEA_ERR_USAGE, "unknown workload '%s' (see tea gen --list)", name);
+    if (code->insn_count >= ELF_NO_INDEX)
+        return tea_error_set(TEA_ERR_UNSUPPORTED, "%zu instructions: too many for a walk", code->insn_count);
+    if (!(w = calloc(1, sizeof *w)))
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    w->params = p;
+    w->seed = seed;
+    w->code = code;
+    w->insns = calloc(code->insn_count, sizeof *w->insns);
+    w->function_end = calloc(code->function_count ? code->function_count : 1, sizeof *w->function_end);
+    if (!w->insns || !w->function_end) {
+        model_workload_free(w);
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    }
+    w->insn_count = (uint32_t)code->insn_count;
+    rng_seed(&w->rng, seed, 0);
+    for (uint32_t i = 0; i < w->insn_count; i++) {
+        uint64_t pc = code->insns[i].pc;
+        while (f < code->function_count && code->functions[f].end <= pc)
+            f++;
+        if (f < code->function_count && code->functions[f].start <= pc) {
+            w->function_end[f] = i + 1;
+            if (pc == code->functions[f].start)
+                last_load = -1;
+        }
+        plan_elf_insn(w, i, f < code->function_count && code->functions[f].start <= pc ? (uint32_t)f : ELF_NO_INDEX,
+                      &last_load);
+    }
+    w->cur = (uint32_t)code->entry;
+    w->chase_addr = LARGE_BASE;
+    rng_seed(&w->rng, seed, 1);
+    *out = w;
+    return TEA_OK;
+}
+
+/* The instruction after index i in memory, or the entry point when the code
+ * ends there (the end of a section, bytes that decode to nothing). */
+static uint32_t elf_fall_through(const model_workload *w, uint32_t i)
+{
+    const elfcode_insn *e = &w->code->insns[i];
+    if (i + 1 < w->insn_count && w->code->insns[i + 1].pc == e->pc + e->size)
+        return i + 1;
+    return (uint32_t)w->code->entry;
+}
+
+/* Where a return goes: the latest remembered call's successor, or the entry
+ * point when none is left (the program starts over). */
+static uint32_t elf_pop_return(model_workload *w)
+{
+    uint32_t to;
+    if (!w->call_depth)
+        return (uint32_t)w->code->entry;
+    to = w->calls[w->call_top];
+    w->call_top = (w->call_top + ELF_CALL_DEPTH - 1) % ELF_CALL_DEPTH;
+    w->call_depth--;
+    return to;
+}
+
+static void elf_push_return(model_workload *w, uint32_t to)
+{
+    w->call_top = (w->call_top + 1) % ELF_CALL_DEPTH;
+    w->calls[w->call_top] = to;
+    if (w->call_depth < ELF_CALL_DEPTH)
+        w->call_depth++;
+}
+
+/* Where a control transfer at index i goes this time, and whether it is
+ * taken. Calls remember their successor; returns, and jumps that leave the
+ * known code, go back to the latest caller. Indirect jumps (switch tables)
+ * land on a random instruction of their function. */
+static uint32_t elf_branch(model_workload *w, uint32_t i, int *taken)
+{
+    static_insn *s = &w->insns[i];
+    const elfcode_insn *e = &w->code->insns[i];
+    uint32_t fall = elf_fall_through(w, i);
+
+    *taken = 1;
+    switch (e->branch - 1u) {
+    case BPRED_COND:
+        if (s->target == ELF_NO_INDEX) {
+            *taken = 0;
+        } else if (s->trips) {
+            if (s->remaining == 0)
+                s->remaining = s->trips;
+            *taken = --s->remaining > 0;
+        } else {
+            *taken = rng_chance(&w->rng, s->p_taken);
+        }
+        return *taken ? s->target : fall;
+    case BPRED_JUMP:
+        return s->target != ELF_NO_INDEX && s->target != i ? s->target : elf_pop_return(w);
+    case BPRED_CALL:
+        elf_push_return(w, fall);
+        return s->target != ELF_NO_INDEX ? s->target : fall;
+    case BPRED_INDIRECT_CALL:
+        elf_push_return(w, fall);
+        if (!w->code->function_count)
+            return fall;
+        if (rng_chance(&w->rng, ELF_OTHER_CALLEE))
+            return (uint32_t)w->code->functions[rng_below(&w->rng, w->code->function_count)].first;
+        return s->callee;
+    case BPRED_INDIRECT:
+        if (s->function != ELF_NO_INDEX) {
+            uint32_t first = (uint32_t)w->code->functions[s->function].first;
+            return first + (uint32_t)rng_below(&w->rng, w->function_end[s->function] - first);
+        }
+        return elf_pop_return(w);
+    default:
+        return elf_pop_return(w);
+    }
+}
+
+/* The next correct-path instruction of a walk over a binary. */
+static int elf_next(void *ctx, model_insn *u)
+{
+    model_workload *w = ctx;
+    uint32_t i = w->cur;
+    static_insn *s = &w->insns[i];
+    const elfcode_insn *e = &w->code->insns[i];
+    int taken = 0;
+
+    memset(u, 0, sizeof *u);
+    u->pc = e->pc;
+    u->size = e->size;
+    u->cls = e->cls;
+    u->dep = s->dep;
+    u->branch = e->branch;
+    if (e->branch != MODEL_BRANCH_NONE) {
+        w->cur = elf_branch(w, i, &taken);
+        u->target = taken ? w->code->insns[w->cur].pc : e->target;
+        if (taken)
+            u->flags |= MODEL_INSN_TAKEN;
+        return 1;
+    }
+    w->cur = elf_fall_through(w, i);
+    if (s->cls == MODEL_SERIAL)
+        u->flags |= MODEL_INSN_FLUSH;
+    if (s->traps && rng_chance(&w->rng, w->params->trap_rate))
+        u->flags |= MODEL_INSN_TRAP;
+    if (s->cls == MODEL_LOAD || s->cls == MODEL_STORE) {
+        u->addr = next_address(w, s);
+        u->mem_size = ACCESS_BYTES;
+        if (e->rmw)
+            u->flags |= MODEL_INSN_STORE;
+        if (s->access == ACCESS_CHASE)
+            u->dep = s->prev_load;
+        if (s->cls == MODEL_STORE || e->rmw) {
+            w->store_ring = (w->store_ring + 1) % (RELOAD_DISTANCE + 1);
+            w->recent_stores[w->store_ring] = u->addr;
+            if (s->slow_address)
+                u->dep = 1;
+        }
+    }
+    return 1;
+}
+
+/* A wrong-path instruction at `pc` of a binary: the instruction there, or
+ * an integer operation where the bytes are no known instruction. */
+static void elf_wrong_path(void *ctx, uint64_t pc, model_insn *u)
+{
+    model_workload *w = ctx;
+    long i = elfcode_find(w->code, pc);
+
+    memset(u, 0, sizeof *u);
+    u->pc = pc;
+    u->size = i >= 0 ? w->code->insns[i].size : ELF_WRONG_PATH_BYTES;
+    u->cls = i >= 0 ? w->code->insns[i].cls : MODEL_INT;
+    if (u->cls == MODEL_SERIAL || u->cls == MODEL_BRANCH)
+        u->cls = MODEL_INT;
+}
+
 model_source model_workload_source(model_workload *w)
 {
     model_source src = { workload_next, workload_wrong_path, w };
+    if (w->code) {
+        src.next = elf_next;
+        src.wrong_path = elf_wrong_path;
+    }
     return src;
 }

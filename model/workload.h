@@ -12,6 +12,7 @@
 #define TEA_MODEL_WORKLOAD_H
 
 #include "core.h"
+#include "elfcode.h"
 
 #include <stdint.h>
 
@@ -25,6 +26,16 @@ const char *model_workload_description(const char *name);
 
 /* Builds a workload. TEA_ERR_USAGE for an unknown name, TEA_ERR_NOMEM. */
 int model_workload_create(model_workload **out, const char *name, uint64_t seed);
+
+/* Builds a walk over the machine code of a binary (elfcode.h): the
+ * instructions, their classes and the control flow between them are the
+ * binary's; which way each conditional branch goes, how often loops run,
+ * where indirect calls and jumps land, and every data address come from the
+ * named workload's behaviour and the seed, as for the synthetic programs.
+ * Calls are followed and returns go back to the caller; when the walk runs
+ * out of callers or off the code, it starts over at the entry point.
+ * `code` must outlive the workload. Errors as model_workload_create. */
+int model_workload_create_elf(model_workload **out, const char *name, uint64_t seed, const elfcode *code);
 
 /* The µop source to hand to model_core_create; valid while `w` lives. */
 model_source model_workload_source(model_workload *w);

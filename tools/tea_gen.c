@@ -2,14 +2,16 @@
  * tea_gen.c: `tea gen`, synthetic traces from named workloads driven through
  * the core model.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "cli.h"
 #include "commands.h"
 #include "common/error.h"
 #include "model/core.h"
+#include "model/elfcode.h"
 #include "model/workload.h"
 #include "trace/trace.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <time.h>
 #include <string.h>
@@ -18,7 +20,7 @@
 #define GEN_DEFAULT_WORKLOAD "mixed"
 
 enum { OPT_WORKLOAD = CLI_OPT_FIRST_FREE, OPT_CYCLES, OPT_SEED, OPT_FORMAT, OPT_FIRST_CYCLE, OPT_LEVEL, OPT_RAW,
-       OPT_LIST, OPT_CONFIG, OPT_SET, OPT_PRINT_CONFIG, OPT_DISCARD };
+       OPT_LIST, OPT_CONFIG, OPT_SET, OPT_PRINT_CONFIG, OPT_DISCARD, OPT_ELF };
 
 static void usage(FILE *out)
 {
@@ -28,6 +30,10 @@ static void usage(FILE *out)
                  "Options:\n"
                  "  -o, --output OUT       output file (required)\n"
                  "  --workload NAME        workload (default mixed; see --list)\n"
+                 "  --elf BINARY           walk the machine code of BINARY (x86-64, AArch64 or\n"
+                 "                         RISC-V ELF) instead of a synthetic program; the\n"
+                 "                         workload then only sets branch, loop and memory\n"
+                 "                         behaviour (docs/model.md, \"Walks over a binary\")\n"
                  "  --cycles N             cycles to simulate (default 1000000; 1e8, 5M accepted)\n"
                  "  --seed S               seed of every random choice (default 1)\n"
                  "  --format FORMAT        native (default) or tracedoctor\n"
@@ -65,32 +71,60 @@ typedef struct gen_request {
     uint64_t cycles, seed, first_cycle;
     trace_write_options write;
     const char *out_path;
+    const char *elf_path; /* --elf: walk this binary's code */
     mconf model;
     int discard;          /* run the model only */
 } gen_request;
+
+/* Describes the binary in the header: its architecture, absolute path and
+ * build-id; its PCs are link-time addresses, so the load bias is 0. */
+static int describe_binary(trace_header *h, const char *path, const elfcode *code)
+{
+    char *absolute = realpath(path, NULL);
+    int rc = TEA_OK;
+    snprintf(h->arch, sizeof h->arch, "%s", code->arch);
+    h->va_bits = code->va_bits;
+    h->load_bias = 0;
+    h->has_load_bias = 1;
+    if (trace_header_set(&h->binary_path, absolute ? absolute : path)
+        || (code->build_id && trace_header_set(&h->build_id, code->build_id)))
+        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    free(absolute);
+    return rc;
+}
 
 static int generate(const gen_request *req, int argc, char **argv)
 {
     model_workload *workload = NULL;
     model_core *core = NULL;
     trace_writer *writer = NULL;
+    elfcode *code = NULL;
     model_source src;
     trace_header h;
-    char generator[96];
+    char generator[96 + PATH_MAX];
     char *command = cli_join_command(argc, argv);
     int rc;
 
     trace_header_init(&h);
-    snprintf(generator, sizeof generator, "%s (tea gen, workload %s, seed %llu)", cli_version(), req->workload,
-             (unsigned long long)req->seed);
+    if (req->elf_path)
+        snprintf(generator, sizeof generator, "%s (tea gen, walk over %s, workload %s, seed %llu)", cli_version(),
+                 req->elf_path, req->workload, (unsigned long long)req->seed);
+    else
+        snprintf(generator, sizeof generator, "%s (tea gen, workload %s, seed %llu)", cli_version(), req->workload,
+                 (unsigned long long)req->seed);
     h.commit_width = req->model.core.width;
     h.rob_size = req->model.core.rob_size;
     if (!command || trace_header_set(&h.generator, generator) || trace_header_set(&h.command_line, command)) {
         rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
         goto done;
     }
-    if ((rc = model_workload_create(&workload, req->workload, req->seed)))
+    if (req->elf_path) {
+        if ((rc = elfcode_load(&code, req->elf_path)) || (rc = describe_binary(&h, req->elf_path, code))
+            || (rc = model_workload_create_elf(&workload, req->workload, req->seed, code)))
+            goto done;
+    } else if ((rc = model_workload_create(&workload, req->workload, req->seed))) {
         goto done;
+    }
     src = model_workload_source(workload);
     if ((rc = model_core_create(&core, &req->model, &src)))
         goto done;
@@ -120,6 +154,7 @@ done:
     trace_writer_abort(writer);
     model_core_free(core);
     model_workload_free(workload);
+    elfcode_free(code);
     trace_header_free(&h);
     free(command);
     return rc;
@@ -141,6 +176,7 @@ int tea_gen_main(int argc, char **argv)
         { "set", required_argument, NULL, OPT_SET },
         { "print-config", no_argument, NULL, OPT_PRINT_CONFIG },
         { "discard", no_argument, NULL, OPT_DISCARD },
+        { "elf", required_argument, NULL, OPT_ELF },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -209,6 +245,9 @@ int tea_gen_main(int argc, char **argv)
             break;
         case OPT_DISCARD:
             req.discard = 1;
+            break;
+        case OPT_ELF:
+            req.elf_path = optarg;
             break;
         case 'h':
             usage(stdout);

@@ -42,6 +42,33 @@ run 0 "$TEA" convert wrap.td.zst -o wrap.tea
 run 0 "$TEA" info wrap.tea
 contains out.txt "wrapped 1 time(s)"
 
+# --- tea gen --elf: a walk over the RISC-V program the disassembler test
+# builds; every instruction the golden PICS charges is one objdump lists, and
+# the header names the binary, its build-id and a zero load bias.
+rv="$BIN/../tests/disasm_prog.riscv64"
+[ -f "$rv" ] || fail "$rv is missing (built with the unit tests)"
+run 0 "$TEA" gen --elf "$rv" --cycles 300000 --seed 2 -o rv.tea
+run 0 "$TEA" info rv.tea
+contains out.txt "riscv64, 39-bit virtual addresses"
+contains out.txt "binary:       $(cd "$(dirname "$rv")" && pwd)/disasm_prog.riscv64"
+contains out.txt "build-id:     $(LC_ALL=C readelf -n "$rv" | sed -n 's/.*Build ID: //p')"
+contains out.txt "load bias:    0x0"
+run 0 "$TEA" replay rv.tea --period 1 -o rvp
+run 0 "$PICS" export rvp/golden.pics
+awk -F, 'NR > 1 { print $1 }' out.txt | sort -u >charged.txt
+[ "$(wc -l <charged.txt)" -ge 20 ] || fail "the walk charged fewer than 20 instructions"
+LC_ALL=C riscv64-linux-gnu-objdump -d "$rv" | sed -n 's/^ *\([0-9a-f][0-9a-f]*\):.*/0x\1/p' | sort -u >listed.txt
+comm -23 charged.txt listed.txt >strays.txt
+[ -s strays.txt ] && fail "charged PCs that are no instruction of the binary: $(head -n 3 strays.txt)"
+cp rv.tea rv.first.tea
+run 0 "$TEA" gen --elf "$rv" --cycles 300000 --seed 2 -o rv.tea
+cmp -s rv.tea rv.first.tea || fail "--elf: same seed, different output"
+run 1 "$TEA" gen --elf /nonexistent/prog --cycles 1000 -o x.tea
+contains err.txt "/nonexistent/prog: cannot open"
+run 1 "$TEA" gen --elf "$DATA/scenario.bin" --cycles 1000 -o x.tea
+contains err.txt "not an ELF file"
+[ -e x.tea ] && fail "a failed tea gen left x.tea behind"
+
 run 2 "$TEA" gen --workload nope -o x.tea
 contains err.txt "unknown workload 'nope'"
 run 2 "$TEA" gen --cycles -5 -o x.tea

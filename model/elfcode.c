@@ -1,0 +1,321 @@
+/*
+ * elfcode.c: disassembling a binary's executable sections into a static
+ * program (see elfcode.h).
+ */
+#include "elfcode.h"
+#include "bpred.h"
+#include "core.h"
+#include "common/error.h"
+#include "pics/disasm.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define INITIAL_INSNS 4096
+#define BUILD_ID_MAX_BYTES 64
+
+/* Architectures by ELF machine: disassembler name, the smallest instruction
+ * (how far to skip over bytes that decode to nothing) and the usual user
+ * virtual-address width (x86-64 and AArch64 with 4-level tables; Sv39). */
+typedef struct machine_desc {
+    unsigned e_machine;
+    const char *arch;
+    unsigned min_insn_bytes;
+    unsigned va_bits;
+} machine_desc;
+
+static const machine_desc MACHINES[] = {
+    { EM_X86_64, "x86_64", 1, 48 },
+    { EM_AARCH64, "aarch64", 4, 48 },
+    { EM_RISCV, "riscv64", 2, 39 },
+};
+
+/* Loader state. */
+typedef struct loader {
+    const char *path;
+    elfcode *code;
+    size_t insn_cap;
+    disasm *dis;
+    const machine_desc *machine;
+} loader;
+
+/* The model class and branch kind of a decoded instruction. */
+static void classify(const disasm_insn *in, elfcode_insn *out)
+{
+    static const uint8_t op_class[DISASM_OP_COUNT] = {
+        [DISASM_OP_INT] = MODEL_INT,       [DISASM_OP_MUL] = MODEL_MUL,       [DISASM_OP_DIV] = MODEL_DIV,
+        [DISASM_OP_FP_ADD] = MODEL_FP_ADD, [DISASM_OP_FP_MUL] = MODEL_FP_MUL, [DISASM_OP_FP_DIV] = MODEL_FP_DIV,
+        [DISASM_OP_FP_SQRT] = MODEL_FP_SQRT, [DISASM_OP_SERIAL] = MODEL_SERIAL,
+    };
+    unsigned f = in->flags, kind;
+
+    out->branch = MODEL_BRANCH_NONE;
+    if (f & DISASM_F_BRANCH) {
+        int direct = (f & DISASM_F_DIRECT) != 0;
+        if (f & DISASM_F_RETURN)
+            kind = BPRED_RETURN;
+        else if (f & DISASM_F_CALL)
+            kind = direct ? BPRED_CALL : BPRED_INDIRECT_CALL;
+        else if (f & DISASM_F_CONDITIONAL)
+            kind = direct ? BPRED_COND : BPRED_INDIRECT;
+        else
+            kind = direct ? BPRED_JUMP : BPRED_INDIRECT;
+        out->cls = MODEL_BRANCH;
+        out->branch = (uint8_t)(1 + kind);
+        out->target = direct ? in->target : 0;
+    } else if (in->op == DISASM_OP_SERIAL) {
+        out->cls = MODEL_SERIAL;
+    } else if (f & DISASM_F_LOAD) {
+        out->cls = MODEL_LOAD;
+        out->rmw = (f & DISASM_F_STORE) != 0;
+    } else if (f & DISASM_F_STORE) {
+        out->cls = MODEL_STORE;
+    } else {
+        out->cls = op_class[in->op < DISASM_OP_COUNT ? in->op : DISASM_OP_INT];
+    }
+}
+
+/* Appends one instruction to the table. */
+static int append_insn(loader *ld, const elfcode_insn *in)
+{
+    elfcode *c = ld->code;
+    if (c->insn_count == ld->insn_cap) {
+        size_t cap = ld->insn_cap ? ld->insn_cap * 2 : INITIAL_INSNS;
+        elfcode_insn *grown = realloc(c->insns, cap * sizeof *grown);
+        if (!grown)
+            return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        c->insns = grown;
+        ld->insn_cap = cap;
+    }
+    c->insns[c->insn_count++] = *in;
+    return TEA_OK;
+}
+
+/* Disassembles one executable section front to back. Bytes that decode to
+ * nothing (data in code, padding of some assemblers) are skipped in steps of
+ * the smallest instruction and counted. */
+static int decode_section(loader *ld, uint64_t addr, const uint8_t *bytes, size_t size)
+{
+    size_t pos = 0;
+    while (pos < size) {
+        disasm_insn in;
+        elfcode_insn e;
+        int rc;
+        if (disasm_one(ld->dis, addr + pos, bytes + pos, size - pos, &in) != TEA_OK) {
+            size_t step = ld->machine->min_insn_bytes;
+            if (step > size - pos)
+                step = size - pos;
+            ld->code->undecodable_bytes += step;
+            pos += step;
+            continue;
+        }
+        memset(&e, 0, sizeof e);
+        e.pc = addr + pos;
+        e.size = (uint8_t)in.size;
+        classify(&in, &e);
+        if ((rc = append_insn(ld, &e)))
+            return rc;
+        pos += in.size;
+    }
+    return TEA_OK;
+}
+
+/* Orders instructions by address. */
+static int compare_insn(const void *a, const void *b)
+{
+    const elfcode_insn *x = a, *y = b;
+    return x->pc < y->pc ? -1 : x->pc > y->pc;
+}
+
+/* Orders functions by start, the larger first at equal starts. */
+static int compare_function(const void *a, const void *b)
+{
+    const elfcode_function *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return x->end > y->end ? -1 : x->end < y->end;
+}
+
+/* Reads the GNU build-id note, if any, as hex. */
+static int read_build_id(Elf *elf, char **out)
+{
+    Elf_Scn *scn = NULL;
+    *out = NULL;
+    while ((scn = elf_nextscn(elf, scn))) {
+        GElf_Shdr sh;
+        Elf_Data *data;
+        GElf_Nhdr nh;
+        size_t off = 0, name_off, desc_off;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE || !(data = elf_getdata(scn, NULL)))
+            continue;
+        while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+            const uint8_t *desc = (const uint8_t *)data->d_buf + desc_off;
+            if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != sizeof "GNU"
+                || memcmp((const char *)data->d_buf + name_off, "GNU", sizeof "GNU")
+                || nh.n_descsz == 0 || nh.n_descsz > BUILD_ID_MAX_BYTES)
+                continue;
+            if (!(*out = malloc(2 * nh.n_descsz + 1)))
+                return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+            for (size_t i = 0; i < nh.n_descsz; i++)
+                snprintf(*out + 2 * i, 3, "%02x", desc[i]);
+            return TEA_OK;
+        }
+    }
+    return TEA_OK;
+}
+
+/* Collects the function symbols (from .symtab, else .dynsym) that start at
+ * a decoded instruction, sorted and without overlaps, and picks the entry:
+ * `main`, else the ELF entry point, else the first instruction. */
+static int collect_functions(loader *ld, Elf *elf, uint64_t e_entry)
+{
+    elfcode *c = ld->code;
+    Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
+    size_t count = 0, kept = 0;
+    long main_index = -1, entry_index;
+    GElf_Shdr sh;
+    Elf_Data *data;
+
+    while ((scn = elf_nextscn(elf, scn))) {
+        if (!gelf_getshdr(scn, &sh))
+            continue;
+        if (sh.sh_type == SHT_SYMTAB)
+            symtab = scn;
+        else if (sh.sh_type == SHT_DYNSYM)
+            dynsym = scn;
+    }
+    scn = symtab ? symtab : dynsym;
+    if (scn && gelf_getshdr(scn, &sh) && sh.sh_entsize && (data = elf_getdata(scn, NULL))) {
+        size_t n = sh.sh_size / sh.sh_entsize;
+        if (!(c->functions = calloc(n ? n : 1, sizeof *c->functions)))
+            return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        for (size_t i = 0; i < n; i++) {
+            GElf_Sym sym;
+            const char *name;
+            long first;
+            int type;
+            if (!gelf_getsym(data, (int)i, &sym))
+                continue;
+            type = GELF_ST_TYPE(sym.st_info);
+            if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_size == 0 || sym.st_shndx == SHN_UNDEF)
+                continue;
+            if ((first = elfcode_find(c, sym.st_value)) < 0)
+                continue;
+            name = elf_strptr(elf, sh.sh_link, sym.st_name);
+            if (name && !strcmp(name, "main"))
+                main_index = first;
+            c->functions[count++] = (elfcode_function){ sym.st_value, sym.st_value + sym.st_size, (size_t)first };
+        }
+    }
+    qsort(c->functions, count, sizeof *c->functions, compare_function);
+    for (size_t i = 0; i < count; i++)
+        if (!kept || c->functions[i].start >= c->functions[kept - 1].end)
+            c->functions[kept++] = c->functions[i];
+    c->function_count = kept;
+    entry_index = main_index >= 0 ? main_index : elfcode_find(c, e_entry);
+    c->entry = entry_index >= 0 ? (size_t)entry_index : 0;
+    return TEA_OK;
+}
+
+/* Disassembles every allocated executable PROGBITS section. */
+static int decode_sections(loader *ld, Elf *elf)
+{
+    Elf_Scn *scn = NULL;
+    int rc;
+    while ((scn = elf_nextscn(elf, scn))) {
+        GElf_Shdr sh;
+        Elf_Data *data;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_EXECINSTR)
+            || !(sh.sh_flags & SHF_ALLOC) || sh.sh_size == 0)
+            continue;
+        if (!(data = elf_getdata(scn, NULL)) || !data->d_buf || data->d_size < sh.sh_size)
+            return tea_error_set(TEA_ERR_FORMAT, "%s: cannot read the executable section at 0x%llx", ld->path,
+                                 (unsigned long long)sh.sh_addr);
+        if ((rc = decode_section(ld, sh.sh_addr, data->d_buf, sh.sh_size)))
+            return rc;
+    }
+    if (!ld->code->insn_count)
+        return tea_error_set(TEA_ERR_FORMAT, "%s: no executable code", ld->path);
+    qsort(ld->code->insns, ld->code->insn_count, sizeof *ld->code->insns, compare_insn);
+    return TEA_OK;
+}
+
+int elfcode_load(elfcode **out, const char *path)
+{
+    loader ld = { path, NULL, 0, NULL, NULL };
+    Elf *elf = NULL;
+    GElf_Ehdr eh;
+    int fd = -1, rc;
+
+    *out = NULL;
+    if (elf_version(EV_CURRENT) == EV_NONE)
+        return tea_error_set(TEA_ERR_UNSUPPORTED, "libelf: %s", elf_errmsg(-1));
+    if ((fd = open(path, O_RDONLY)) < 0)
+        return tea_error_set(TEA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    if (!(ld.code = calloc(1, sizeof *ld.code))) {
+        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    elf = elf_begin(fd, ELF_C_READ, NULL);
+    if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
+        rc = tea_error_set(TEA_ERR_FORMAT, "%s: not an ELF file", path);
+        goto done;
+    }
+    if (gelf_getclass(elf) != ELFCLASS64) {
+        rc = tea_error_set(TEA_ERR_FORMAT, "%s: not a 64-bit ELF file", path);
+        goto done;
+    }
+    for (size_t i = 0; i < sizeof MACHINES / sizeof MACHINES[0]; i++)
+        if (MACHINES[i].e_machine == eh.e_machine)
+            ld.machine = &MACHINES[i];
+    if (!ld.machine) {
+        rc = tea_error_set(TEA_ERR_UNSUPPORTED, "%s: ELF machine %u is not x86-64, AArch64 or RISC-V", path,
+                           (unsigned)eh.e_machine);
+        goto done;
+    }
+    snprintf(ld.code->arch, sizeof ld.code->arch, "%s", ld.machine->arch);
+    ld.code->va_bits = ld.machine->va_bits;
+    ld.code->position_independent = eh.e_type == ET_DYN;
+    if ((rc = disasm_open(&ld.dis, ld.machine->arch)) || (rc = decode_sections(&ld, elf))
+        || (rc = collect_functions(&ld, elf, eh.e_entry)) || (rc = read_build_id(elf, &ld.code->build_id)))
+        goto done;
+    *out = ld.code;
+    ld.code = NULL;
+done:
+    disasm_close(ld.dis);
+    if (elf)
+        elf_end(elf);
+    close(fd);
+    elfcode_free(ld.code);
+    return rc;
+}
+
+long elfcode_find(const elfcode *c, uint64_t pc)
+{
+    size_t lo = 0, hi = c->insn_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->insns[mid].pc < pc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < c->insn_count && c->insns[lo].pc == pc ? (long)lo : -1;
+}
+
+void elfcode_free(elfcode *c)
+{
+    if (!c)
+        return;
+    free(c->insns);
+    free(c->functions);
+    free(c->build_id);
+    free(c);
+}

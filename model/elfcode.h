@@ -1,0 +1,61 @@
+/*
+ * elfcode.h: the machine code of an ELF binary as a static program for the
+ * core model's synthetic walks (tea gen --elf).
+ *
+ * Every executable section is disassembled front to back (pics/disasm.h:
+ * x86-64, AArch64, RISC-V RV64GC) into a table of instructions sorted by
+ * address, each with its model class (integer, multiply, divide, FP, load,
+ * store, branch, serializing), its branch kind and its direct target. The
+ * function symbols give the walk its call targets and its entry point
+ * (`main` when the binary has one). Addresses are the ELF's own (link-time)
+ * addresses: a position-independent binary is described as if loaded at 0.
+ */
+#ifndef TEA_MODEL_ELFCODE_H
+#define TEA_MODEL_ELFCODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ELFCODE_ARCH_MAX 16
+
+/* One static instruction. */
+typedef struct elfcode_insn {
+    uint64_t pc;
+    uint64_t target;   /* direct control transfers: where they go; else 0 */
+    uint8_t size;      /* bytes */
+    uint8_t cls;       /* model_class */
+    uint8_t branch;    /* MODEL_BRANCH_NONE or 1 + bpred_kind */
+    uint8_t rmw;       /* a load that also writes memory (x86 read-modify-write, atomics) */
+} elfcode_insn;
+
+/* A function symbol with code in it. */
+typedef struct elfcode_function {
+    uint64_t start, end;   /* [start, end) */
+    size_t first;          /* index of the instruction at `start` */
+} elfcode_function;
+
+typedef struct elfcode {
+    char arch[ELFCODE_ARCH_MAX];   /* "x86_64", "aarch64", "riscv64" */
+    unsigned va_bits;              /* virtual-address width of the architecture's usual user space */
+    char *build_id;                /* hex, or NULL when the binary has none */
+    int position_independent;      /* ET_DYN: PCs are link-time addresses (load bias 0) */
+    elfcode_insn *insns;           /* sorted by pc, non-overlapping */
+    size_t insn_count;
+    elfcode_function *functions;   /* sorted by start, non-overlapping */
+    size_t function_count;
+    size_t entry;                  /* index of the instruction where walks start */
+    uint64_t undecodable_bytes;    /* bytes of executable sections that decode to nothing */
+} elfcode;
+
+/* Loads and disassembles `path`. Errors: TEA_ERR_IO (unreadable),
+ * TEA_ERR_FORMAT (not a 64-bit ELF, no executable code), TEA_ERR_UNSUPPORTED
+ * (an architecture other than x86-64, AArch64, RISC-V), TEA_ERR_NOMEM; each
+ * message names the file. */
+int elfcode_load(elfcode **out, const char *path);
+
+/* The index of the instruction that starts at `pc`, or -1. */
+long elfcode_find(const elfcode *c, uint64_t pc);
+
+void elfcode_free(elfcode *c);
+
+#endif
