@@ -325,8 +325,11 @@ int pics_read(const char *path, pics_info *info, pics *p)
     if ((rc = pics_init(p)))
         return rc;
     lr.f = fopen(path, "r");
-    if (!lr.f)
-        return tea_error_set(TEA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    if (!lr.f) {
+        rc = tea_error_set(TEA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+        pics_free(p);
+        return rc;
+    }
     if ((rc = next_line(&lr, &eof)))
         goto done;
     if (eof || sscanf(lr.line, PICS_MAGIC " %u.%u", &major, &minor) != 2) {
