@@ -13,8 +13,9 @@ set -eu
 
 # g++: capstone's own CMake project enables C++ (it compiles only C).
 # The RISC-V cross tools build and disassemble the disassembler's test program.
-PACKAGES="gcc g++ make cmake pkg-config libzstd-dev libelf-dev libcapstone-dev libcmocka-dev zstd valgrind binutils
-gcc-riscv64-linux-gnu binutils-riscv64-linux-gnu"
+# libxml2-utils: xmllint checks the SVG output in tests.
+PACKAGES="gcc g++ make cmake pkg-config libzstd-dev libelf-dev libdw-dev libcapstone-dev libcmocka-dev zstd valgrind binutils
+gcc-riscv64-linux-gnu binutils-riscv64-linux-gnu libxml2-utils"
 CAPSTONE_PACKAGE=librust-capstone-sys-dev
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CAPSTONE_DIR="$ROOT/build-deps/capstone-sys"

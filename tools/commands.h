@@ -10,10 +10,16 @@ int tea_convert_main(int argc, char **argv);
 int tea_gen_main(int argc, char **argv);
 int tea_replay_main(int argc, char **argv);
 int tea_record_main(int argc, char **argv);
+int tea_topdown_main(int argc, char **argv);
+int tea_stalls_main(int argc, char **argv);
 
 /* `pics` subcommands. */
 int pics_export_main(int argc, char **argv);
 int pics_error_main(int argc, char **argv);
 int pics_merge_main(int argc, char **argv);
+int pics_plot_main(int argc, char **argv);
+int pics_diff_main(int argc, char **argv);
+int pics_report_main(int argc, char **argv);
+int pics_annotate_main(int argc, char **argv);
 
 #endif

@@ -1,0 +1,130 @@
+/*
+ * stalls.c: stall-length distributions per event (see stalls.h).
+ */
+#include "stalls.h"
+#include "common/error.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef unsigned __int128 u128;
+
+const char *stalls_group_name(int group)
+{
+    if (group == STALLS_BASE)
+        return "base";
+    if (group == STALLS_ANY_EVENT)
+        return "any-event";
+    if (group >= STALLS_FIRST_EVENT && group < STALLS_GROUP_COUNT)
+        return psv_event_name((enum psv_event)(group - STALLS_FIRST_EVENT));
+    return "?";
+}
+
+int stalls_init(stalls *s, uint64_t max_length)
+{
+    memset(s, 0, sizeof *s);
+    if (max_length < 1 || max_length > STALLS_MAX_MAX_LENGTH)
+        return tea_error_set(TEA_ERR_USAGE, "the longest exact stall length must be 1..%u cycles, not %llu",
+                             STALLS_MAX_MAX_LENGTH, (unsigned long long)max_length);
+    s->max_length = max_length;
+    for (int g = 0; g < STALLS_GROUP_COUNT; g++) {
+        if (!(s->groups[g].histogram = calloc(max_length + 1, sizeof *s->groups[g].histogram))) {
+            stalls_free(s);
+            return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        }
+    }
+    return TEA_OK;
+}
+
+/* Adds one µop with a stall of `length` cycles (maybe 0) to a group. */
+static void add_to_group(stalls *s, stalls_group *g, uint64_t length)
+{
+    g->uops++;
+    if (!length)
+        return;
+    g->stalls++;
+    g->cycles += length;
+    if (length > g->longest)
+        g->longest = length;
+    if (length <= s->max_length)
+        g->histogram[length]++;
+    else
+        g->overflow++;
+}
+
+/* Adds one µop to the groups its PSV puts it in. */
+static void add_uop(stalls *s, uint16_t psv, uint64_t length)
+{
+    psv &= PSV_MASK_ALL;
+    if (!psv) {
+        add_to_group(s, &s->groups[STALLS_BASE], length);
+        return;
+    }
+    add_to_group(s, &s->groups[STALLS_ANY_EVENT], length);
+    for (int e = 0; e < PSV_EVENT_COUNT; e++)
+        if (psv & (1u << e))
+            add_to_group(s, &s->groups[STALLS_EVENT(e)], length);
+}
+
+void stalls_add(stalls *s, const golden_interval *iv)
+{
+    unsigned uops;
+
+    if (!iv->uops)
+        return;
+    uops = iv->n_commit + (iv->exception ? 1u : 0u);
+    /* The first µop waited [refill, cycle), and an exception without
+     * commits also its own cycle; the others committed with it. */
+    add_uop(s, iv->uops[0].psv, iv->cycle - iv->refill + (iv->n_commit == 0));
+    for (unsigned i = 1; i < uops; i++)
+        add_uop(s, iv->uops[i].psv, 0);
+}
+
+static void sink_interval(void *ctx, const golden_interval *iv)
+{
+    stalls_add(ctx, iv);
+}
+
+golden_sink stalls_sink(stalls *s)
+{
+    golden_sink sink = { sink_interval, s };
+    return sink;
+}
+
+int stalls_percentile(const stalls *s, int group, uint64_t num, uint64_t den, uint64_t *length)
+{
+    const stalls_group *g;
+    uint64_t rank, seen = 0;
+
+    *length = 0;
+    if (group < 0 || group >= STALLS_GROUP_COUNT || den == 0 || num == 0 || num > den)
+        return -1;
+    g = &s->groups[group];
+    if (!g->stalls)
+        return -1;
+    /* Nearest rank: ceil(stalls * num / den), at least 1. */
+    rank = (uint64_t)(((u128)g->stalls * num + den - 1) / den);
+    if (rank == 0)
+        rank = 1;
+    if (rank == g->stalls) {
+        *length = g->longest;
+        return 0;
+    }
+    for (uint64_t len = 1; len <= s->max_length; len++) {
+        seen += g->histogram[len];
+        if (seen >= rank) {
+            *length = len;
+            return 0;
+        }
+    }
+    *length = s->max_length + 1;
+    return 1;
+}
+
+void stalls_free(stalls *s)
+{
+    for (int g = 0; g < STALLS_GROUP_COUNT; g++) {
+        free(s->groups[g].histogram);
+        s->groups[g].histogram = NULL;
+    }
+}

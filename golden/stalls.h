@@ -1,0 +1,80 @@
+/*
+ * stalls.h: how long µops hold up commit, by event (docs/topdown.md).
+ *
+ * A µop's stall is the number of cycles the golden reference charges to it
+ * while it is the next µop to commit and nothing commits: the part
+ * [refill, cycle) of the interval its commit (or exception) closes, plus an
+ * exception's own cycle when nothing commits in it. That is its Stalled and
+ * Drained cycles; flush windows are not stalls (they belong to the flush
+ * cause). Only the first µop of a commit group can stall; µops with a stall
+ * of zero cycles are counted but not part of the stall distribution.
+ *
+ * Stalls are grouped: µops without events (`base`), µops with any event, and
+ * one group per event (a µop with several events is in each). Each group
+ * keeps an exact histogram of the stall lengths up to a limit, the number of
+ * longer stalls, the longest stall and the sum, so memory is constant in the
+ * trace's length and percentiles are exact up to the limit.
+ */
+#ifndef TEA_GOLDEN_STALLS_H
+#define TEA_GOLDEN_STALLS_H
+
+#include "golden/golden.h"
+#include "trace/psv.h"
+
+#include <stdint.h>
+
+/* The groups: base, any event, then one per event (STALLS_EVENT(e)). */
+enum {
+    STALLS_BASE = 0,
+    STALLS_ANY_EVENT = 1,
+    STALLS_FIRST_EVENT = 2,
+    STALLS_GROUP_COUNT = STALLS_FIRST_EVENT + PSV_EVENT_COUNT
+};
+#define STALLS_EVENT(e) (STALLS_FIRST_EVENT + (int)(e))
+
+/* Default and largest histogram limits (cycles). */
+#define STALLS_DEFAULT_MAX_LENGTH 16384u
+#define STALLS_MAX_MAX_LENGTH (1u << 20)
+
+/* One group's distribution. */
+typedef struct stalls_group {
+    uint64_t uops;        /* µops of the group that committed or excepted */
+    uint64_t stalls;      /* of them, those with a stall of at least one cycle */
+    uint64_t cycles;      /* the stalls' lengths summed (cycles) */
+    uint64_t longest;     /* the longest stall (cycles) */
+    uint64_t overflow;    /* stalls longer than the histogram's limit */
+    uint64_t *histogram;  /* [0..max_length]: stalls of each length (index 0 unused) */
+} stalls_group;
+
+typedef struct stalls {
+    uint64_t max_length;                  /* longest length kept exactly (cycles) */
+    stalls_group groups[STALLS_GROUP_COUNT];
+} stalls;
+
+/* "base", "any-event", or the event's name ("ST-L1", ...). */
+const char *stalls_group_name(int group);
+
+/* Prepares an empty distribution whose histograms keep lengths up to
+ * `max_length` cycles exactly. Errors: TEA_ERR_USAGE (max_length 0 or above
+ * STALLS_MAX_MAX_LENGTH), TEA_ERR_NOMEM. */
+int stalls_init(stalls *s, uint64_t max_length);
+
+/* Adds the µops of one golden interval (the trailing flush window of
+ * golden_finish, which has no µops, adds nothing). */
+void stalls_add(stalls *s, const golden_interval *iv);
+
+/* A golden sink that calls stalls_add. */
+golden_sink stalls_sink(stalls *s);
+
+/* The nearest-rank percentile num/den (0 < num/den <= 1) of a group's
+ * stalls: the smallest length L such that at least ceil(stalls * num / den)
+ * stalls last L cycles or less. Returns 0 with the exact length in *length;
+ * 1 when it lies beyond the histogram (then *length is max_length + 1, a lower
+ * bound), unless it is the longest stall, which is known exactly; -1 for an
+ * empty group, a bad group or a bad fraction (*length = 0). */
+int stalls_percentile(const stalls *s, int group, uint64_t num, uint64_t den, uint64_t *length);
+
+/* Frees the histograms. Safe on a zeroed struct. */
+void stalls_free(stalls *s);
+
+#endif

@@ -1,0 +1,555 @@
+/*
+ * topdown.c: commit states and commit slots of a trace, per component and
+ * per function (see topdown.h; the mapping is in docs/topdown.md).
+ */
+#include "topdown.h"
+#include "common/error.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Records handed to golden_intervals at a time. */
+#define TOPDOWN_RUN 256
+/* Initial slots of the per-function component table (a power of two). */
+#define TOPDOWN_TABLE_INITIAL 1024u
+/* Bits of a table key: the PSV (or TOPDOWN_NO_UOP), then view and category. */
+#define TOPDOWN_KEY_PSV_BITS 10
+#define TOPDOWN_KEY_CATEGORY_BITS 3
+
+typedef unsigned __int128 u128;
+
+/* One cell of the per-function table: key 0 marks an empty slot. */
+typedef struct table_cell {
+    uint64_t key;    /* (scope + 1, view * 4 + category, component) packed */
+    uint64_t value;  /* cycles in 1/unit (states) or slots */
+} table_cell;
+
+/* A sorted run of components: one (scope, view, category). */
+typedef struct component_run {
+    uint64_t key;    /* the packed key with component 0 */
+    size_t first;    /* index into the sorted component array */
+    size_t count;
+} component_run;
+
+struct topdown {
+    golden g;
+    unsigned width;               /* commit slots per cycle */
+    uint64_t unit;                /* lcm(1..width) */
+    unsigned window;              /* ROB entries after the previous record */
+    int started;                  /* the origin record was seen */
+    int finished;
+    int failed;                   /* an allocation failed; only free is allowed */
+    int per_function;             /* a locator was given: keep the scopes */
+
+    /* Lost slots of the last compute cycle that wait for the next µop. */
+    uint64_t pending_slots;
+    enum topdown_category pending_category;
+
+    topdown_summary summary;
+    topdown_counts whole;
+    uint64_t whole_components[TOPDOWN_VIEW_COUNT][TOPDOWN_CATEGORIES][TOPDOWN_COMPONENTS];
+
+    /* Per function (only with a locator). */
+    size_t functions;             /* F; scopes are F + 2 */
+    topdown_locate_fn locate;
+    void *locate_ctx;
+    topdown_counts *scopes;       /* [F + 2] */
+    table_cell *table;            /* open addressing, `table_capacity` a power of two */
+    size_t table_capacity, table_used;
+
+    /* Sorted components after finish. */
+    topdown_component *sorted;
+    size_t sorted_count;
+    component_run *runs;
+    size_t run_count;
+};
+
+const char *topdown_category_name(enum topdown_category category)
+{
+    static const char *const names[TOPDOWN_CATEGORY_COUNT] = { "retiring", "bad_speculation", "frontend_bound",
+                                                               "backend_bound" };
+    return (unsigned)category < TOPDOWN_CATEGORY_COUNT ? names[category] : "?";
+}
+
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+uint64_t topdown_unit(unsigned width)
+{
+    uint64_t l = 1;
+    if (width < 1 || width > TRACE_MAX_WIDTH)
+        return 0;
+    for (uint64_t k = 2; k <= width; k++)
+        l = l / gcd(l, k) * k;
+    return l;
+}
+
+int topdown_create(topdown **out, const topdown_options *opts)
+{
+    topdown *td;
+    size_t scopes;
+
+    *out = NULL;
+    if (!topdown_unit(opts->commit_width))
+        return tea_error_set(TEA_ERR_USAGE, "commit width %u is outside 1..%u", opts->commit_width,
+                             TRACE_MAX_WIDTH);
+    if (!(td = calloc(1, sizeof *td)))
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    td->width = opts->commit_width;
+    td->unit = topdown_unit(opts->commit_width);
+    td->window = opts->initial_window;
+    td->whole.state_unit = 1;
+    td->summary.commit_width = opts->commit_width;
+    golden_init(&td->g, opts->initial_window);
+    if (opts->locate) {
+        scopes = opts->functions + 2;
+        td->per_function = 1;
+        td->functions = opts->functions;
+        td->locate = opts->locate;
+        td->locate_ctx = opts->locate_ctx;
+        td->table_capacity = TOPDOWN_TABLE_INITIAL;
+        td->scopes = calloc(scopes, sizeof *td->scopes);
+        td->table = calloc(td->table_capacity, sizeof *td->table);
+        if (!td->scopes || !td->table) {
+            topdown_free(td);
+            return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        }
+        for (size_t i = 0; i < scopes; i++)
+            td->scopes[i].state_unit = td->unit;
+    }
+    *out = td;
+    return TEA_OK;
+}
+
+static uint64_t pack_key(size_t scope, unsigned view_category, unsigned component)
+{
+    return (((uint64_t)scope + 1) << (TOPDOWN_KEY_PSV_BITS + TOPDOWN_KEY_CATEGORY_BITS))
+         | ((uint64_t)view_category << TOPDOWN_KEY_PSV_BITS) | component;
+}
+
+static size_t key_slot(uint64_t key, size_t capacity)
+{
+    const uint64_t multiplier = 0x9E3779B97F4A7C15ull; /* 2^64 / golden ratio */
+    return (size_t)((key * multiplier) >> 32) & (capacity - 1);
+}
+
+/* Doubles the per-function table. */
+static int table_grow(topdown *td)
+{
+    size_t capacity = td->table_capacity * 2;
+    table_cell *cells = calloc(capacity, sizeof *cells);
+    if (!cells)
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < td->table_capacity; i++) {
+        size_t s;
+        if (!td->table[i].key)
+            continue;
+        s = key_slot(td->table[i].key, capacity);
+        while (cells[s].key)
+            s = (s + 1) & (capacity - 1);
+        cells[s] = td->table[i];
+    }
+    free(td->table);
+    td->table = cells;
+    td->table_capacity = capacity;
+    return TEA_OK;
+}
+
+/* Adds `value` to a cell of the per-function table, creating it. */
+static void table_add(topdown *td, size_t scope, unsigned view_category, unsigned component, uint64_t value)
+{
+    uint64_t key = pack_key(scope, view_category, component);
+    size_t s;
+
+    if (td->failed)
+        return;
+    s = key_slot(key, td->table_capacity);
+    while (td->table[s].key && td->table[s].key != key)
+        s = (s + 1) & (td->table_capacity - 1);
+    if (!td->table[s].key) {
+        if (2 * (td->table_used + 1) > td->table_capacity) {
+            if (table_grow(td)) {
+                td->failed = 1;
+                return;
+            }
+            table_add(td, scope, view_category, component, value);
+            return;
+        }
+        td->table[s].key = key;
+        td->table_used++;
+    }
+    td->table[s].value += value;
+}
+
+/* The scope of a µop's PC: its function, or the "outside" scope. */
+static size_t scope_of(const topdown *td, uint64_t pc)
+{
+    long f = td->locate(td->locate_ctx, pc);
+    return f >= 0 && (size_t)f < td->functions ? (size_t)f : td->functions;
+}
+
+/* The scope of cycles no µop can be charged with. */
+static size_t unattributed_scope(const topdown *td)
+{
+    return td->functions + 1;
+}
+
+/* Charges `cycles` whole cycles in a non-compute state, with the component
+ * of the µop they go to, to the whole trace and to `scope`. */
+static void charge_state(topdown *td, size_t scope, enum golden_state state, unsigned component, uint64_t cycles)
+{
+    if (!cycles)
+        return;
+    td->whole.states[state] += cycles;
+    td->whole_components[TOPDOWN_VIEW_STATES][state][component] += cycles;
+    if (td->per_function) {
+        td->scopes[scope].states[state] += cycles * td->unit;
+        table_add(td, scope, TOPDOWN_VIEW_STATES * TOPDOWN_CATEGORIES + state, component, cycles * td->unit);
+    }
+}
+
+/* Charges `slots` slots of a category to the whole trace and to `scope`.
+ * Frontend-bound slots of a µop refetched after a memory-ordering violation
+ * are recovery from that flush: bad speculation (docs/topdown.md). */
+static void charge_slots(topdown *td, size_t scope, enum topdown_category category, unsigned component,
+                         uint64_t slots)
+{
+    if (!slots)
+        return;
+    if (category == TOPDOWN_FRONTEND_BOUND && component != TOPDOWN_NO_UOP && (component & (1u << PSV_FL_MO)))
+        category = TOPDOWN_BAD_SPECULATION;
+    td->whole.slots[category] += slots;
+    td->whole_components[TOPDOWN_VIEW_SLOTS][category][component] += slots;
+    if (td->per_function) {
+        td->scopes[scope].slots[category] += slots;
+        table_add(td, scope, TOPDOWN_VIEW_SLOTS * TOPDOWN_CATEGORIES + category, component, slots);
+    }
+}
+
+/* The µop's scope (the "outside" one when there are no functions, unused). */
+static size_t uop_scope(const topdown *td, const trace_uop *u)
+{
+    return td->per_function ? scope_of(td, u->pc) : 0;
+}
+
+/* Charges one golden interval: its flush window, the wait for its first
+ * µop, and its own cycle. `rob_after_retire` is the ROB occupancy after the
+ * closing record's retirement (unused for the trailing flush window). */
+static void charge_interval(topdown *td, const golden_interval *iv, unsigned rob_after_retire)
+{
+    const unsigned w = td->width;
+    uint64_t flushed = iv->refill - iv->start;
+
+    if (flushed) {
+        size_t s = uop_scope(td, &iv->flush_cause);
+        unsigned c = iv->flush_cause.psv & PSV_MASK_ALL;
+        charge_state(td, s, GOLDEN_FLUSHED, c, flushed);
+        charge_slots(td, s, TOPDOWN_BAD_SPECULATION, c, flushed * w);
+    }
+    if (!iv->uops)
+        return;
+    {
+        const trace_uop *head = &iv->uops[0];
+        size_t s = uop_scope(td, head);
+        uint64_t waiting = iv->cycle - iv->refill;
+        uint64_t stalled = waiting - iv->drained;
+        unsigned n = iv->n_commit, uops = n + (iv->exception ? 1u : 0u);
+        const trace_uop *last = &iv->uops[uops - 1];
+        unsigned c = head->psv & PSV_MASK_ALL; /* the component of the µop waited for */
+
+        /* Slots the previous compute cycle could not fill wait for this µop. */
+        charge_slots(td, s, td->pending_category, c, td->pending_slots);
+        td->pending_slots = 0;
+        charge_state(td, s, GOLDEN_DRAINED, c, iv->drained);
+        charge_slots(td, s, TOPDOWN_FRONTEND_BOUND, c, iv->drained * w);
+        charge_state(td, s, GOLDEN_STALLED, c, stalled);
+        charge_slots(td, s, TOPDOWN_BACKEND_BOUND, c, stalled * w);
+        if (n == 0) {
+            /* An exception's own cycle: Stalled, and all its slots are lost
+             * to the flush it starts. */
+            charge_state(td, s, GOLDEN_STALLED, c, 1);
+            charge_slots(td, s, TOPDOWN_BAD_SPECULATION, c, w);
+            td->summary.exceptions++;
+            return;
+        }
+        td->whole.states[GOLDEN_COMPUTE]++;
+        td->summary.commits += n;
+        td->summary.exceptions += iv->exception;
+        for (unsigned i = 0; i < n; i++) {
+            size_t si = uop_scope(td, &iv->uops[i]);
+            if (td->per_function)
+                td->scopes[si].states[GOLDEN_COMPUTE] += td->unit / n;
+            charge_slots(td, si, TOPDOWN_RETIRING, iv->uops[i].psv & PSV_MASK_ALL, 1);
+        }
+        if (n < w) {
+            if (iv->exception || (last->psv & PSV_FLUSH_CAUSE_MASK)) {
+                /* The rest of the row is lost to the flush that follows. */
+                charge_slots(td, uop_scope(td, last), TOPDOWN_BAD_SPECULATION, last->psv & PSV_MASK_ALL, w - n);
+            } else {
+                /* Nothing else could commit: the ROB ran dry, or the next µop
+                 * was not done. Charged to that µop, known at its commit. */
+                td->pending_slots = w - n;
+                td->pending_category = rob_after_retire == 0 ? TOPDOWN_FRONTEND_BOUND : TOPDOWN_BACKEND_BOUND;
+            }
+        }
+    }
+}
+
+/* Feeds a run of at most TOPDOWN_RUN records: golden intervals first, then
+ * the records in order, each commit or exception paired with its interval. */
+static void feed_run(topdown *td, const trace_record *records, size_t count, const trace_uop *uops)
+{
+    golden_interval intervals[TOPDOWN_RUN];
+    size_t n = golden_intervals(&td->g, records, count, uops, intervals), k = 0;
+
+    for (size_t i = 0; i < count; i++) {
+        const trace_record *r = &records[i];
+        unsigned after_retire = td->window - r->retire;
+        if (!td->started) {
+            td->started = 1;
+            td->summary.origin = r->cycle;
+        } else if (trace_record_uops(r) && k < n) {
+            charge_interval(td, &intervals[k++], after_retire);
+        }
+        td->summary.dispatched += r->dispatch;
+        td->summary.squashed += r->squash;
+        td->window = after_retire - r->squash + r->dispatch;
+        td->summary.last_cycle = r->cycle;
+    }
+}
+
+int topdown_feed(topdown *td, const trace_batch *batch)
+{
+    if (td->failed || td->finished)
+        return td->failed ? TEA_ERR_NOMEM : tea_error_set(TEA_ERR_USAGE, "topdown_feed after topdown_finish");
+    for (size_t first = 0; first < batch->count; first += TOPDOWN_RUN) {
+        size_t run = batch->count - first < TOPDOWN_RUN ? batch->count - first : TOPDOWN_RUN;
+        feed_run(td, batch->records + first, run, batch->uops);
+    }
+    return td->failed ? tea_error_set(TEA_ERR_NOMEM, "out of memory") : TEA_OK;
+}
+
+/* Receives golden_finish's trailing flush window. */
+static void trailing_interval(void *ctx, const golden_interval *iv)
+{
+    charge_interval(ctx, iv, 0);
+}
+
+/* Orders components largest first, then by PSV. */
+static int compare_components(const void *a, const void *b)
+{
+    const topdown_component *x = a, *y = b;
+    if (x->value != y->value)
+        return x->value > y->value ? -1 : 1;
+    return (x->psv > y->psv) - (x->psv < y->psv);
+}
+
+/* Orders table cells by (scope, view, category), the component bits masked. */
+static int compare_cells(const void *a, const void *b)
+{
+    const table_cell *x = a, *y = b;
+    uint64_t kx = x->key >> TOPDOWN_KEY_PSV_BITS, ky = y->key >> TOPDOWN_KEY_PSV_BITS;
+    return (kx > ky) - (kx < ky);
+}
+
+/* Builds the sorted component runs: the whole trace's from the dense
+ * arrays, the functions' from the table. */
+static int sort_components(topdown *td)
+{
+    size_t whole = 0, total, at = 0, runs_max;
+    table_cell *cells = NULL;
+    size_t used = 0;
+
+    for (int v = 0; v < TOPDOWN_VIEW_COUNT; v++)
+        for (int c = 0; c < TOPDOWN_CATEGORIES; c++)
+            for (unsigned p = 0; p < TOPDOWN_COMPONENTS; p++)
+                whole += td->whole_components[v][c][p] != 0;
+    total = whole + td->table_used;
+    runs_max = TOPDOWN_VIEW_COUNT * TOPDOWN_CATEGORIES + td->table_used;
+    td->sorted = malloc((total ? total : 1) * sizeof *td->sorted);
+    td->runs = malloc(runs_max * sizeof *td->runs);
+    if (td->table_used)
+        cells = malloc(td->table_used * sizeof *cells);
+    if (!td->sorted || !td->runs || (td->table_used && !cells)) {
+        free(cells);
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    }
+    /* Whole trace: scope key 0. */
+    for (int v = 0; v < TOPDOWN_VIEW_COUNT; v++) {
+        for (int c = 0; c < TOPDOWN_CATEGORIES; c++) {
+            component_run *run = &td->runs[td->run_count++];
+            run->key = ((uint64_t)(v * TOPDOWN_CATEGORIES + c)) << TOPDOWN_KEY_PSV_BITS;
+            run->first = at;
+            for (unsigned p = 0; p < TOPDOWN_COMPONENTS; p++)
+                if (td->whole_components[v][c][p])
+                    td->sorted[at++] = (topdown_component){ (uint16_t)p, td->whole_components[v][c][p] };
+            run->count = at - run->first;
+            qsort(td->sorted + run->first, run->count, sizeof *td->sorted, compare_components);
+        }
+    }
+    for (size_t i = 0; i < td->table_capacity; i++)
+        if (td->table && td->table[i].key)
+            cells[used++] = td->table[i];
+    if (used)
+        qsort(cells, used, sizeof *cells, compare_cells);
+    for (size_t i = 0; i < used;) {
+        uint64_t group = cells[i].key >> TOPDOWN_KEY_PSV_BITS;
+        component_run *run = &td->runs[td->run_count++];
+        run->key = group << TOPDOWN_KEY_PSV_BITS;
+        run->first = at;
+        for (; i < used && cells[i].key >> TOPDOWN_KEY_PSV_BITS == group; i++)
+            td->sorted[at++] = (topdown_component){ (uint16_t)(cells[i].key & ((1u << TOPDOWN_KEY_PSV_BITS) - 1)),
+                                                    cells[i].value };
+        run->count = at - run->first;
+        qsort(td->sorted + run->first, run->count, sizeof *td->sorted, compare_components);
+    }
+    td->sorted_count = at;
+    free(cells);
+    return TEA_OK;
+}
+
+int topdown_finish(topdown *td)
+{
+    golden_sink sink = { trailing_interval, td };
+    const golden_totals *gt;
+    uint64_t tail_stalled, tail_drained;
+    int rc;
+
+    if (td->failed)
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    if (td->finished)
+        return TEA_OK;
+    td->finished = 1;
+    golden_finish(&td->g, &sink);
+    gt = golden_get_totals(&td->g);
+    /* The cycles after the last commit that wait for a µop that never
+     * commits: classified, but charged to nobody. */
+    tail_stalled = gt->states[GOLDEN_STALLED] - td->whole.states[GOLDEN_STALLED];
+    tail_drained = gt->states[GOLDEN_DRAINED] - td->whole.states[GOLDEN_DRAINED];
+    charge_state(td, unattributed_scope(td), GOLDEN_STALLED, TOPDOWN_NO_UOP, tail_stalled);
+    charge_slots(td, unattributed_scope(td), TOPDOWN_BACKEND_BOUND, TOPDOWN_NO_UOP, tail_stalled * td->width);
+    charge_state(td, unattributed_scope(td), GOLDEN_DRAINED, TOPDOWN_NO_UOP, tail_drained);
+    charge_slots(td, unattributed_scope(td), TOPDOWN_FRONTEND_BOUND, TOPDOWN_NO_UOP, tail_drained * td->width);
+    charge_slots(td, unattributed_scope(td), td->pending_category, TOPDOWN_NO_UOP, td->pending_slots);
+    td->pending_slots = 0;
+    if (td->failed)
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    td->summary.cycles = td->started ? td->summary.last_cycle - td->summary.origin : 0;
+    td->summary.slots = td->summary.cycles * td->width;
+    td->summary.unattributed = gt->unattributed;
+    if ((rc = sort_components(td))) {
+        td->failed = 1;
+        return rc;
+    }
+    return TEA_OK;
+}
+
+const topdown_summary *topdown_get_summary(const topdown *td)
+{
+    return &td->summary;
+}
+
+const golden_totals *topdown_get_golden(const topdown *td)
+{
+    return golden_get_totals(&td->g);
+}
+
+size_t topdown_scope_count(const topdown *td)
+{
+    return td->per_function ? td->functions + 2 : 0;
+}
+
+const topdown_counts *topdown_get_counts(const topdown *td, long scope)
+{
+    if (scope == TOPDOWN_WHOLE)
+        return &td->whole;
+    if (scope < 0 || (size_t)scope >= topdown_scope_count(td))
+        return NULL;
+    return &td->scopes[scope];
+}
+
+size_t topdown_get_components(const topdown *td, long scope, enum topdown_view view, unsigned category,
+                              const topdown_component **out)
+{
+    uint64_t key;
+    size_t lo = 0, hi = td->run_count;
+
+    *out = NULL;
+    if (!td->finished || td->failed || (unsigned)view >= TOPDOWN_VIEW_COUNT || category >= TOPDOWN_CATEGORIES)
+        return 0;
+    if (scope != TOPDOWN_WHOLE && (scope < 0 || (size_t)scope >= topdown_scope_count(td)))
+        return 0;
+    key = scope == TOPDOWN_WHOLE ? 0 : pack_key((size_t)scope, 0, 0);
+    key |= (uint64_t)(view * TOPDOWN_CATEGORIES + category) << TOPDOWN_KEY_PSV_BITS;
+    /* The runs are sorted by key: the whole trace's (scope key 0) first. */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (td->runs[mid].key < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == td->run_count || td->runs[lo].key != key)
+        return 0;
+    *out = td->sorted + td->runs[lo].first;
+    return td->runs[lo].count;
+}
+
+void topdown_free(topdown *td)
+{
+    if (!td)
+        return;
+    free(td->scopes);
+    free(td->table);
+    free(td->sorted);
+    free(td->runs);
+    free(td);
+}
+
+/* A leftover candidate of topdown_apportion. */
+typedef struct remainder {
+    u128 rem;      /* counts[i] * units mod sum */
+    size_t index;
+} remainder;
+
+/* Orders remainders largest first, then by index. */
+static int compare_remainders(const void *a, const void *b)
+{
+    const remainder *x = a, *y = b;
+    if (x->rem != y->rem)
+        return x->rem > y->rem ? -1 : 1;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+int topdown_apportion(const uint64_t *counts, size_t n, uint64_t units, uint64_t *out)
+{
+    u128 sum = 0;
+    uint64_t given = 0;
+    remainder *rems;
+
+    for (size_t i = 0; i < n; i++)
+        sum += counts[i];
+    for (size_t i = 0; i < n; i++) {
+        out[i] = sum ? (uint64_t)((u128)counts[i] * units / sum) : 0;
+        given += out[i];
+    }
+    if (!sum || given == units)
+        return TEA_OK;
+    /* Fewer than n units are left over: one each to the largest remainders. */
+    if (!(rems = malloc(n * sizeof *rems)))
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        rems[i] = (remainder){ (u128)counts[i] * units % sum, i };
+    qsort(rems, n, sizeof *rems, compare_remainders);
+    for (size_t k = 0; given < units && k < n; k++, given++)
+        out[rems[k].index]++;
+    free(rems);
+    return TEA_OK;
+}

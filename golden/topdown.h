@@ -1,0 +1,157 @@
+/*
+ * topdown.h: where the cycles of a trace go, in two views (docs/topdown.md).
+ *
+ *  - Commit states: the golden reference's four states (Compute, Stalled,
+ *    Drained, Flushed), in cycles. The cycles of the last three are split by
+ *    the component (whole PSV value) of the µop they are charged to.
+ *  - Commit slots, the view of Intel's top-down method (TMA) and Arm's
+ *    Neoverse top-down: every cycle has W slots (W the commit width), each
+ *    Retiring, Bad speculation, Frontend bound or Backend bound. The slots
+ *    are split by the component of the µop they are charged to as well.
+ *
+ * Both are kept for the whole trace and, when the caller supplies a function
+ * locator, for every function, for PCs outside every function and for the
+ * cycles no µop can be charged with. All counts are exact integers: the
+ * states sum to the trace's span, the slots to W times the span, and the
+ * functions to the whole trace. Memory is constant in the trace's length
+ * (per-function tables grow with the functions and components seen).
+ *
+ * The analysis runs its own golden reference: feed it every record once, in
+ * order (topdown_feed), then call topdown_finish.
+ */
+#ifndef TEA_GOLDEN_TOPDOWN_H
+#define TEA_GOLDEN_TOPDOWN_H
+
+#include "golden/golden.h"
+#include "trace/psv.h"
+#include "trace/record.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The two views. */
+enum topdown_view {
+    TOPDOWN_VIEW_STATES = 0, /* categories: enum golden_state */
+    TOPDOWN_VIEW_SLOTS = 1,  /* categories: enum topdown_category */
+    TOPDOWN_VIEW_COUNT = 2
+};
+
+/* The slot categories, TMA's level 1. */
+enum topdown_category {
+    TOPDOWN_RETIRING = 0,        /* a µop commits in the slot */
+    TOPDOWN_BAD_SPECULATION = 1, /* lost to a flush and its recovery */
+    TOPDOWN_FRONTEND_BOUND = 2,  /* the ROB had run dry: the front end had delivered nothing to commit */
+    TOPDOWN_BACKEND_BOUND = 3,   /* the next µop was in the ROB but not done */
+    TOPDOWN_CATEGORY_COUNT = 4
+};
+
+/* Categories per view (both views have four). */
+#define TOPDOWN_CATEGORIES 4
+
+/* The component of cycles and slots that no µop can be charged with (after
+ * the last commit of the trace); components 0..511 are PSV values. */
+#define TOPDOWN_NO_UOP PSV_VALUES
+#define TOPDOWN_COMPONENTS (PSV_VALUES + 1)
+
+/* Scope of the whole trace, for the accessors below. */
+#define TOPDOWN_WHOLE (-1L)
+
+/* "retiring", "bad_speculation", "frontend_bound", "backend_bound". */
+const char *topdown_category_name(enum topdown_category category);
+
+/* Maps a PC to its function: an index in [0, functions) or -1 when the PC
+ * lies outside every function. */
+typedef long (*topdown_locate_fn)(void *ctx, uint64_t pc);
+
+typedef struct topdown_options {
+    unsigned commit_width;      /* the trace header's commit width (1..TRACE_MAX_WIDTH) */
+    unsigned initial_window;    /* ROB entries before the first record (header) */
+    size_t functions;           /* functions `locate` knows (maybe 0) */
+    topdown_locate_fn locate;   /* NULL: no per-function tables */
+    void *locate_ctx;
+} topdown_options;
+
+/* The totals of one scope. */
+typedef struct topdown_counts {
+    uint64_t state_unit;                     /* states are in 1/state_unit cycles: 1 for the
+                                                whole trace, topdown_unit(W) for a function,
+                                                where a compute cycle is split among its µops */
+    uint64_t states[GOLDEN_STATE_COUNT];     /* per commit state, in 1/state_unit cycles */
+    uint64_t slots[TOPDOWN_CATEGORY_COUNT];  /* commit slots per category */
+} topdown_counts;
+
+/* Whole-trace facts. */
+typedef struct topdown_summary {
+    unsigned commit_width;   /* W: slots per cycle */
+    uint64_t origin;         /* cycle of the first record (not itself counted) */
+    uint64_t last_cycle;     /* cycle of the last record */
+    uint64_t cycles;         /* the span, last_cycle - origin */
+    uint64_t slots;          /* W x cycles */
+    uint64_t commits;        /* µops committed after the origin (the retiring slots) */
+    uint64_t exceptions;     /* µops that excepted after the origin */
+    uint64_t dispatched;     /* ROB entries allocated, the origin's included */
+    uint64_t squashed;       /* ROB entries squashed (wrong path), the origin's included */
+    uint64_t unattributed;   /* cycles after the last commit charged to no µop */
+} topdown_summary;
+
+/* One entry of a category's split by component. */
+typedef struct topdown_component {
+    uint16_t psv;            /* PSV value, or TOPDOWN_NO_UOP */
+    uint64_t value;          /* cycles (in the scope's state_unit) or slots */
+} topdown_component;
+
+typedef struct topdown topdown;
+
+/* lcm(1..width): the unit (per cycle) in which splitting a compute cycle
+ * among up to `width` µops is exact. 0 for a width outside 1..TRACE_MAX_WIDTH. */
+uint64_t topdown_unit(unsigned width);
+
+/* Creates an analysis. Errors: TEA_ERR_USAGE (a commit width outside
+ * 1..TRACE_MAX_WIDTH), TEA_ERR_NOMEM. */
+int topdown_create(topdown **out, const topdown_options *opts);
+
+/* Consumes a batch of records validated by a reader (trace_reader_read or
+ * equivalent), following the previous batch. Returns 0, TEA_ERR_NOMEM (the
+ * analysis then only allows topdown_free) or TEA_ERR_USAGE after
+ * topdown_finish. */
+int topdown_feed(topdown *td, const trace_batch *batch);
+
+/* Ends the trace: charges the trailing cycles and sorts the components.
+ * Returns 0 or TEA_ERR_NOMEM. Calling it again does nothing. */
+int topdown_finish(topdown *td);
+
+/* The whole-trace facts (complete after topdown_finish). */
+const topdown_summary *topdown_get_summary(const topdown *td);
+
+/* The golden reference's totals, for cross-checks. */
+const golden_totals *topdown_get_golden(const topdown *td);
+
+/* Scopes besides the whole trace: the functions 0..F-1, then F for PCs
+ * outside every function and F+1 for what no µop can be charged with; 0
+ * without a locator. */
+size_t topdown_scope_count(const topdown *td);
+
+/* The totals of `scope` (TOPDOWN_WHOLE or 0..topdown_scope_count-1), or NULL
+ * when out of range. */
+const topdown_counts *topdown_get_counts(const topdown *td, long scope);
+
+/* The split of one category of one view in one scope by component, largest
+ * first (ties by PSV), zero entries left out; the values sum to the
+ * category's total, except for the compute state, which is not split.
+ * Stores a pointer valid until topdown_free in *out and returns the count;
+ * 0 before topdown_finish or for an unknown scope, view or category. */
+size_t topdown_get_components(const topdown *td, long scope, enum topdown_view view, unsigned category,
+                              const topdown_component **out);
+
+/* Frees the analysis. Safe on NULL. */
+void topdown_free(topdown *td);
+
+/* Rounds the shares counts[i] / sum(counts) to integers that add up to
+ * exactly `units` (largest-remainder method: every result is the share's
+ * floor or ceiling, the leftover units going to the largest remainders,
+ * earlier entries first on ties). With a zero sum every result is 0. Used
+ * to print percentages that add up to 100 at the printed precision.
+ * Returns 0 or TEA_ERR_NOMEM. */
+int topdown_apportion(const uint64_t *counts, size_t n, uint64_t units, uint64_t *out);
+
+#endif

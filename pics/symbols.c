@@ -1,0 +1,888 @@
+/*
+ * symbols.c: ELF function symbols, section contents and DWARF source lines
+ * (see symbols.h), through libelf and libdw.
+ *
+ * The file is mapped read-only (ELF_C_READ_MMAP) and stays open while the
+ * handle lives: symbol names and section contents point into it.
+ * Internally every range is kept in ELF (link-time) addresses; the bias and
+ * the virtual-address width are applied at the interface.
+ */
+#define _GNU_SOURCE /* strcasestr */
+#include "symbols.h"
+#include "common/error.h"
+
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define UNKNOWN_NAME "[unknown]"
+/* The GNU note owner, NUL included. */
+#define GNU_NOTE_NAME "GNU"
+#define GNU_NOTE_NAME_SIZE 4
+/* Names longer than this are not compared by edit distance (cost). */
+#define SUGGEST_MAX_LENGTH 128
+/* The smallest edit distance always accepted as "close". */
+#define SUGGEST_MIN_DISTANCE 2
+/* A name within len / SUGGEST_DISTANCE_DIVISOR edits is close. */
+#define SUGGEST_DISTANCE_DIVISOR 4
+/* Distance given to substring matches, so they rank first. */
+#define SUGGEST_SUBSTRING_DISTANCE 0
+
+/* An allocated section: what PCs can fall into. */
+typedef struct section {
+    const char *name;
+    uint64_t addr, size;       /* [addr, addr + size), ELF addresses */
+    const uint8_t *data;       /* the contents, NULL for SHT_NOBITS or unreadable */
+    uint64_t data_size;        /* bytes at data (at most size) */
+} section;
+
+/* A candidate function symbol before aliases are merged. */
+typedef struct candidate {
+    uint64_t addr, size;
+    const char *name;
+    uint64_t section_end;      /* end of its section (ELF address), 0 when unknown */
+    unsigned char bind;        /* STB_* */
+} candidate;
+
+/* A function in ELF addresses plus its public (trace PC) view. */
+typedef struct function {
+    uint64_t start, end;       /* ELF addresses */
+} function;
+
+/* A name, chosen or alias, and the function it names. */
+typedef struct name_entry {
+    const char *name;
+    size_t function;
+} name_entry;
+
+/* One row of the merged DWARF line tables. */
+typedef struct line_row {
+    uint64_t addr;             /* ELF address */
+    const char *file;          /* owned by libdw */
+    unsigned line;
+    unsigned end_sequence;     /* the first address after a sequence: no line */
+    size_t order;              /* position in libdw's tables, for a stable sort */
+} line_row;
+
+struct symbols {
+    char *path;
+    int fd;
+    Elf *elf;
+    Dwarf *dwarf;
+    int elf_type;              /* ET_EXEC, ET_DYN */
+    const char *arch;
+    char *build_id;
+    const char *table;
+    uint64_t bias;
+    unsigned va_bits;
+    section *sections;         /* allocated, sorted by address */
+    size_t section_count;
+    function *ranges;          /* sorted by start, disjoint */
+    symbols_function *functions; /* same order: names and trace PCs */
+    size_t count;
+    name_entry *names;         /* sorted by name, then function */
+    size_t name_count;
+    int lines_loaded;          /* 0 not yet, 1 read (maybe empty) */
+    line_row *lines;
+    size_t line_count;
+};
+
+static int oom(void)
+{
+    return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+}
+
+/* --- addresses --------------------------------------------------------------- */
+
+/* ELF address -> trace PC (see symbols.h). */
+static uint64_t to_trace(const symbols *s, uint64_t elf_addr)
+{
+    uint64_t a = elf_addr + s->bias;
+    if (s->va_bits < SYMBOLS_VA_BITS_FULL) {
+        uint64_t high = ~0ull << (s->va_bits - 1);
+        if ((a & high) == high)
+            a &= ~(~0ull << s->va_bits);
+    }
+    return a;
+}
+
+/* Trace PC -> ELF address (see symbols.h). */
+static uint64_t to_elf(const symbols *s, uint64_t pc)
+{
+    if (s->va_bits < SYMBOLS_VA_BITS_FULL && pc < (1ull << s->va_bits) && ((pc >> (s->va_bits - 1)) & 1))
+        pc |= ~0ull << s->va_bits;
+    return pc - s->bias;
+}
+
+/* Recomputes the trace PCs of every function after a change of bias or
+ * width. */
+static void refresh_functions(symbols *s)
+{
+    for (size_t i = 0; i < s->count; i++) {
+        s->functions[i].start = to_trace(s, s->ranges[i].start);
+        s->functions[i].end = s->functions[i].start + (s->ranges[i].end - s->ranges[i].start);
+        s->functions[i].elf_start = s->ranges[i].start;
+    }
+}
+
+/* The allocated section holding an ELF address, or NULL. */
+static const section *section_of(const symbols *s, uint64_t addr)
+{
+    size_t lo = 0, hi = s->section_count;
+    /* Past the last section starting at or below addr, then backwards: the
+     * first that holds it (sections are disjoint in practice, so this is
+     * usually the first one looked at). */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->sections[mid].addr <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    while (lo-- > 0)
+        if (addr - s->sections[lo].addr < s->sections[lo].size)
+            return &s->sections[lo];
+    return NULL;
+}
+
+/* The function holding an ELF address: its index, or -1. */
+static long function_of(const symbols *s, uint64_t addr)
+{
+    size_t lo = 0, hi = s->count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->ranges[mid].end <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->count && s->ranges[lo].start <= addr ? (long)lo : -1;
+}
+
+/* --- reading the file ---------------------------------------------------------- */
+
+static const char *arch_of(const GElf_Ehdr *eh)
+{
+    int is64 = eh->e_ident[EI_CLASS] == ELFCLASS64;
+    switch (eh->e_machine) {
+    case EM_X86_64:
+        return is64 ? "x86_64" : NULL;
+    case EM_AARCH64:
+        return "aarch64";
+    case EM_RISCV:
+        return is64 ? "riscv64" : NULL;
+    default:
+        return NULL;
+    }
+}
+
+static int compare_sections(const void *a, const void *b)
+{
+    const section *x = a, *y = b;
+    if (x->addr != y->addr)
+        return x->addr < y->addr ? -1 : 1;
+    return x->size < y->size ? -1 : x->size > y->size;
+}
+
+/* Reads the allocated sections (names, ranges, contents) and the build-id
+ * note. */
+static int read_sections(symbols *s)
+{
+    size_t shstrndx, n = 0, cap = 0;
+    Elf_Scn *scn = NULL;
+
+    if (elf_getshdrstrndx(s->elf, &shstrndx) != 0)
+        return tea_error_set(TEA_ERR_FORMAT, "%s: no section header string table: %s", s->path, elf_errmsg(-1));
+    while ((scn = elf_nextscn(s->elf, scn))) {
+        GElf_Shdr sh;
+        Elf_Data *data;
+        section *sec;
+        if (!gelf_getshdr(scn, &sh))
+            return tea_error_set(TEA_ERR_FORMAT, "%s: corrupt section header: %s", s->path, elf_errmsg(-1));
+        if (sh.sh_type == SHT_NOTE && !s->build_id && (data = elf_getdata(scn, NULL))) {
+            GElf_Nhdr nh;
+            size_t off = 0, name_off, desc_off;
+            while (!s->build_id && (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+                if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != GNU_NOTE_NAME_SIZE || nh.n_descsz == 0
+                    || memcmp((const char *)data->d_buf + name_off, GNU_NOTE_NAME, GNU_NOTE_NAME_SIZE) != 0)
+                    continue;
+                if (!(s->build_id = malloc(2 * (size_t)nh.n_descsz + 1)))
+                    return oom();
+                for (size_t i = 0; i < nh.n_descsz; i++)
+                    snprintf(s->build_id + 2 * i, 3, "%02x", ((const unsigned char *)data->d_buf)[desc_off + i]);
+            }
+        }
+        /* TLS templates (.tbss) overlap the sections after them and hold no PCs. */
+        if (!(sh.sh_flags & SHF_ALLOC) || sh.sh_size == 0 || ((sh.sh_flags & SHF_TLS) && sh.sh_type == SHT_NOBITS))
+            continue;
+        if (n == cap) {
+            section *grown;
+            cap = cap ? 2 * cap : 32;
+            if (!(grown = realloc(s->sections, cap * sizeof *grown)))
+                return oom();
+            s->sections = grown;
+        }
+        sec = &s->sections[n++];
+        sec->name = elf_strptr(s->elf, shstrndx, sh.sh_name);
+        if (!sec->name)
+            sec->name = "?";
+        sec->addr = sh.sh_addr;
+        sec->size = sh.sh_size;
+        sec->data = NULL;
+        sec->data_size = 0;
+        if (sh.sh_type != SHT_NOBITS && (data = elf_getdata(scn, NULL)) && data->d_buf) {
+            sec->data = data->d_buf;
+            sec->data_size = data->d_size < sh.sh_size ? data->d_size : sh.sh_size;
+        }
+    }
+    s->section_count = n;
+    if (n)
+        qsort(s->sections, n, sizeof *s->sections, compare_sections);
+    return TEA_OK;
+}
+
+/* Preference among symbols at one address (symbols.h): negative when `x` is
+ * the better name. */
+static int compare_preference(const candidate *x, const candidate *y)
+{
+    int c;
+    size_t lx, ly;
+    if ((x->size != 0) != (y->size != 0))
+        return x->size ? -1 : 1;
+    if ((x->bind == STB_GLOBAL) != (y->bind == STB_GLOBAL))
+        return x->bind == STB_GLOBAL ? -1 : 1;
+    if ((x->bind == STB_WEAK) != (y->bind == STB_WEAK))
+        return x->bind == STB_WEAK ? 1 : -1;
+    lx = strlen(x->name);
+    ly = strlen(y->name);
+    if (lx != ly)
+        return lx < ly ? -1 : 1;
+    c = strcmp(x->name, y->name);
+    if (c)
+        return c;
+    /* The same name twice (.symtab duplicates): the larger size. */
+    return x->size > y->size ? -1 : x->size < y->size;
+}
+
+static int compare_candidates(const void *a, const void *b)
+{
+    const candidate *x = a, *y = b;
+    if (x->addr != y->addr)
+        return x->addr < y->addr ? -1 : 1;
+    return compare_preference(x, y);
+}
+
+static int compare_names(const void *a, const void *b)
+{
+    const name_entry *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    if (c)
+        return c;
+    return x->function < y->function ? -1 : x->function > y->function;
+}
+
+/* The end of section `index` as an ELF address, 0 when it is not an
+ * allocated section. */
+static uint64_t section_end(Elf *elf, size_t index)
+{
+    GElf_Shdr sh;
+    Elf_Scn *scn;
+    if (index == SHN_UNDEF || index >= SHN_LORESERVE || !(scn = elf_getscn(elf, index)) || !gelf_getshdr(scn, &sh)
+        || !(sh.sh_flags & SHF_ALLOC))
+        return 0;
+    return sh.sh_addr + sh.sh_size;
+}
+
+/* Collects the function symbols of the first section of type `type`
+ * (SHT_SYMTAB or SHT_DYNSYM). */
+static int collect_candidates(symbols *s, Elf64_Word type, candidate **out, size_t *count)
+{
+    Elf_Scn *scn = NULL;
+    candidate *c = NULL;
+    size_t n = 0, cap = 0;
+
+    *out = NULL;
+    *count = 0;
+    while ((scn = elf_nextscn(s->elf, scn))) {
+        GElf_Shdr sh;
+        Elf_Data *data;
+        size_t symbols_in_table;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != type)
+            continue;
+        if (!(data = elf_getdata(scn, NULL)) || sh.sh_entsize == 0)
+            break;
+        symbols_in_table = sh.sh_size / sh.sh_entsize;
+        for (size_t i = 1; i < symbols_in_table; i++) {
+            GElf_Sym sym;
+            unsigned char kind;
+            const char *name;
+            if (!gelf_getsym(data, (int)i, &sym))
+                break;
+            kind = GELF_ST_TYPE(sym.st_info);
+            if ((kind != STT_FUNC && kind != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF
+                || sym.st_shndx == SHN_ABS || sym.st_shndx == SHN_COMMON)
+                continue;
+            name = elf_strptr(s->elf, sh.sh_link, sym.st_name);
+            if (!name || !*name)
+                continue;
+            if (n == cap) {
+                candidate *grown;
+                cap = cap ? 2 * cap : 256;
+                if (!(grown = realloc(c, cap * sizeof *grown))) {
+                    free(c);
+                    return oom();
+                }
+                c = grown;
+            }
+            c[n].addr = sym.st_value;
+            c[n].size = sym.st_size;
+            c[n].name = name;
+            c[n].bind = GELF_ST_BIND(sym.st_info);
+            c[n].section_end = section_end(s->elf, sym.st_shndx);
+            n++;
+        }
+        break;
+    }
+    *out = c;
+    *count = n;
+    return TEA_OK;
+}
+
+/* Reads the functions: merges aliases, computes the ranges, indexes the
+ * names. */
+static int read_functions(symbols *s)
+{
+    candidate *c = NULL;
+    size_t n = 0, groups = 0;
+    int rc;
+
+    if ((rc = collect_candidates(s, SHT_SYMTAB, &c, &n)))
+        return rc;
+    s->table = ".symtab";
+    if (n == 0) {
+        free(c);
+        if ((rc = collect_candidates(s, SHT_DYNSYM, &c, &n)))
+            return rc;
+        s->table = ".dynsym";
+    }
+    if (n == 0) {
+        s->table = NULL;
+        free(c);
+        return TEA_OK;
+    }
+    qsort(c, n, sizeof *c, compare_candidates);
+    for (size_t i = 0; i < n; i++)
+        groups += i == 0 || c[i].addr != c[i - 1].addr;
+    s->ranges = malloc(groups * sizeof *s->ranges);
+    s->functions = malloc(groups * sizeof *s->functions);
+    s->names = malloc(n * sizeof *s->names);
+    if (!s->ranges || !s->functions || !s->names) {
+        free(c);
+        return oom();
+    }
+    for (size_t i = 0, g = 0; i < n; g++) {
+        size_t first = i;
+        const candidate *best = &c[first];
+        uint64_t next, end;
+        for (; i < n && c[i].addr == best->addr; i++) {
+            s->names[s->name_count].name = c[i].name;
+            s->names[s->name_count++].function = g;
+        }
+        next = i < n ? c[i].addr : UINT64_MAX;
+        if (best->size) {
+            end = best->addr + best->size < best->addr ? UINT64_MAX : best->addr + best->size;
+            if (end > next)
+                end = next;
+        } else {
+            end = next;
+            if (best->section_end > best->addr && best->section_end < end)
+                end = best->section_end;
+            if (end == UINT64_MAX && best->section_end <= best->addr)
+                end = best->addr + 1; /* the last symbol, outside any section: its own address only */
+        }
+        s->ranges[g].start = best->addr;
+        s->ranges[g].end = end;
+        s->functions[g].name = best->name;
+    }
+    s->count = groups;
+    free(c);
+    qsort(s->names, s->name_count, sizeof *s->names, compare_names);
+    refresh_functions(s);
+    return TEA_OK;
+}
+
+int symbols_open(symbols **out, const char *path)
+{
+    symbols *s;
+    GElf_Ehdr eh;
+    int rc = TEA_OK;
+
+    *out = NULL;
+    if (elf_version(EV_CURRENT) == EV_NONE)
+        return tea_error_set(TEA_ERR_UNSUPPORTED, "libelf is out of date: %s", elf_errmsg(-1));
+    if (!(s = calloc(1, sizeof *s)))
+        return oom();
+    s->fd = -1;
+    s->va_bits = SYMBOLS_VA_BITS_FULL;
+    if (!(s->path = strdup(path))) {
+        rc = oom();
+        goto fail;
+    }
+    if ((s->fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+        rc = tea_error_set(TEA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+        goto fail;
+    }
+    if (!(s->elf = elf_begin(s->fd, ELF_C_READ_MMAP, NULL))) {
+        rc = tea_error_set(TEA_ERR_FORMAT, "%s: cannot read as ELF: %s", path, elf_errmsg(-1));
+        goto fail;
+    }
+    if (elf_kind(s->elf) == ELF_K_AR) {
+        rc = tea_error_set(TEA_ERR_UNSUPPORTED, "%s: an archive, not an executable or shared object", path);
+        goto fail;
+    }
+    if (elf_kind(s->elf) != ELF_K_ELF || !gelf_getehdr(s->elf, &eh)) {
+        rc = tea_error_set(TEA_ERR_FORMAT, "%s: not an ELF file", path);
+        goto fail;
+    }
+    s->elf_type = eh.e_type;
+    if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) {
+        rc = tea_error_set(TEA_ERR_UNSUPPORTED, "%s: ELF type %u is not an executable or shared object%s", path,
+                           (unsigned)eh.e_type, eh.e_type == ET_REL ? " (a relocatable object: link it first)" : "");
+        goto fail;
+    }
+    {
+        /* libelf reads a file cut short before its section headers as one
+         * without sections: say what is wrong instead */
+        size_t file_size = 0, headers = eh.e_shnum ? eh.e_shnum : 1;
+        elf_rawfile(s->elf, &file_size);
+        if (eh.e_shoff && (eh.e_shoff > file_size || headers * eh.e_shentsize > file_size - eh.e_shoff)) {
+            rc = tea_error_set(TEA_ERR_FORMAT, "%s: truncated or corrupt: its section headers (from byte %" PRIu64
+                                               ") extend past the end of the file (%zu bytes)",
+                               path, (uint64_t)eh.e_shoff, file_size);
+            goto fail;
+        }
+    }
+    s->arch = arch_of(&eh);
+    if ((rc = read_sections(s)) || (rc = read_functions(s)))
+        goto fail;
+    *out = s;
+    return TEA_OK;
+fail:
+    symbols_close(s);
+    return rc;
+}
+
+void symbols_close(symbols *s)
+{
+    if (!s)
+        return;
+    if (s->dwarf)
+        dwarf_end(s->dwarf);
+    if (s->elf)
+        elf_end(s->elf);
+    if (s->fd >= 0)
+        close(s->fd);
+    free(s->path);
+    free(s->build_id);
+    free(s->sections);
+    free(s->ranges);
+    free(s->functions);
+    free(s->names);
+    free(s->lines);
+    free(s);
+}
+
+/* --- accessors ------------------------------------------------------------------ */
+
+const char *symbols_path(const symbols *s)
+{
+    return s->path;
+}
+
+const char *symbols_arch(const symbols *s)
+{
+    return s->arch;
+}
+
+const char *symbols_build_id(const symbols *s)
+{
+    return s->build_id;
+}
+
+int symbols_is_position_independent(const symbols *s)
+{
+    return s->elf_type == ET_DYN;
+}
+
+const char *symbols_table(const symbols *s)
+{
+    return s->table;
+}
+
+void symbols_set_bias(symbols *s, uint64_t bias)
+{
+    s->bias = bias;
+    refresh_functions(s);
+}
+
+uint64_t symbols_bias(const symbols *s)
+{
+    return s->bias;
+}
+
+int symbols_set_va_bits(symbols *s, unsigned bits)
+{
+    if (bits < SYMBOLS_VA_BITS_MIN || bits > SYMBOLS_VA_BITS_FULL)
+        return tea_error_set(TEA_ERR_USAGE, "virtual-address width %u outside %d..%d bits", bits,
+                             SYMBOLS_VA_BITS_MIN, SYMBOLS_VA_BITS_FULL);
+    s->va_bits = bits;
+    refresh_functions(s);
+    return TEA_OK;
+}
+
+size_t symbols_count(const symbols *s)
+{
+    return s->count;
+}
+
+const symbols_function *symbols_function_at(const symbols *s, size_t index)
+{
+    return index < s->count ? &s->functions[index] : NULL;
+}
+
+/* --- lookups -------------------------------------------------------------------- */
+
+void symbols_locate(const symbols *s, uint64_t pc, symbols_location *loc)
+{
+    uint64_t addr = to_elf(s, pc);
+    long f = function_of(s, addr);
+    const section *sec = section_of(s, addr);
+
+    memset(loc, 0, sizeof *loc);
+    loc->function = f;
+    loc->section = sec ? sec->name : NULL;
+    if (f >= 0) {
+        loc->name = s->functions[f].name;
+        loc->start = s->functions[f].start;
+        loc->offset = addr - s->ranges[f].start;
+    }
+}
+
+char *symbols_format(const symbols *s, uint64_t pc, char *buf, size_t size)
+{
+    symbols_location loc;
+    symbols_locate(s, pc, &loc);
+    if (loc.name)
+        snprintf(buf, size, "%s+0x%" PRIx64, loc.name, loc.offset);
+    else if (loc.section)
+        snprintf(buf, size, "[unknown %s]", loc.section);
+    else
+        snprintf(buf, size, "%s", UNKNOWN_NAME);
+    return buf;
+}
+
+size_t symbols_find_name(const symbols *s, const char *name, size_t *out, size_t max)
+{
+    size_t lo = 0, hi = s->name_count, found = 0;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(s->names[mid].name, name) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    /* Entries of one name are sorted by function, but a function may carry
+     * the same name twice (a duplicate symbol): count it once. */
+    for (size_t i = lo; i < s->name_count && strcmp(s->names[i].name, name) == 0; i++) {
+        if (i > lo && s->names[i].function == s->names[i - 1].function)
+            continue;
+        if (found < max)
+            out[found] = s->names[i].function;
+        found++;
+    }
+    return found;
+}
+
+/* Levenshtein distance of two short strings (two rows of the table). */
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    size_t row[SUGGEST_MAX_LENGTH + 1], prev[SUGGEST_MAX_LENGTH + 1];
+    if (la > SUGGEST_MAX_LENGTH || lb > SUGGEST_MAX_LENGTH)
+        return SIZE_MAX;
+    for (size_t j = 0; j <= lb; j++)
+        prev[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t best = prev[j - 1] + (a[i - 1] != b[j - 1]);
+            if (prev[j] + 1 < best)
+                best = prev[j] + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+        }
+        memcpy(prev, row, (lb + 1) * sizeof *row);
+    }
+    return prev[lb];
+}
+
+size_t symbols_suggest(const symbols *s, const char *name, const char **out, size_t max)
+{
+    size_t limit = strlen(name) / SUGGEST_DISTANCE_DIVISOR, written = 0;
+    size_t distances[16];
+
+    if (limit < SUGGEST_MIN_DISTANCE)
+        limit = SUGGEST_MIN_DISTANCE;
+    if (max > sizeof distances / sizeof distances[0])
+        max = sizeof distances / sizeof distances[0];
+    for (size_t i = 0; i < s->name_count && max; i++) {
+        const char *candidate_name = s->names[i].name;
+        size_t d, pos;
+        if (i > 0 && strcmp(candidate_name, s->names[i - 1].name) == 0)
+            continue;
+        d = *name && strcasestr(candidate_name, name) ? SUGGEST_SUBSTRING_DISTANCE : edit_distance(name, candidate_name);
+        if (d > limit)
+            continue;
+        /* Insertion into the sorted list of the best `max` (names come in
+         * order, so ties keep lexicographic order). */
+        for (pos = written; pos > 0 && distances[pos - 1] > d; pos--)
+            ;
+        if (pos >= max)
+            continue;
+        if (written < max)
+            written++;
+        memmove(&out[pos + 1], &out[pos], (written - 1 - pos) * sizeof *out);
+        memmove(&distances[pos + 1], &distances[pos], (written - 1 - pos) * sizeof *distances);
+        out[pos] = candidate_name;
+        distances[pos] = d;
+    }
+    return written;
+}
+
+int symbols_read(const symbols *s, uint64_t pc, const uint8_t **bytes, size_t *avail)
+{
+    uint64_t addr = to_elf(s, pc);
+    const section *sec = section_of(s, addr);
+    *bytes = NULL;
+    *avail = 0;
+    if (!sec)
+        return tea_error_set(TEA_ERR_FORMAT, "%s: address 0x%" PRIx64 " (ELF address 0x%" PRIx64
+                                             ") is in no section of the file",
+                             s->path, pc, addr);
+    if (!sec->data || addr - sec->addr >= sec->data_size)
+        return tea_error_set(TEA_ERR_FORMAT, "%s: address 0x%" PRIx64 " is in section %s, which has no contents in "
+                                             "the file",
+                             s->path, pc, sec->name);
+    *bytes = sec->data + (addr - sec->addr);
+    *avail = (size_t)(sec->data_size - (addr - sec->addr));
+    return TEA_OK;
+}
+
+/* --- symbol maps ----------------------------------------------------------------- */
+
+static int add_entry(symmap *m, size_t *cap, uint64_t start, uint64_t end, const char *name)
+{
+    if (m->count == *cap) {
+        symmap_entry *grown;
+        *cap = *cap ? 2 * *cap : 64;
+        if (!(grown = realloc(m->entries, *cap * sizeof *grown)))
+            return oom();
+        m->entries = grown;
+    }
+    if (!(m->entries[m->count].name = strdup(name)))
+        return oom();
+    m->entries[m->count].start = start;
+    m->entries[m->count].end = end;
+    m->count++;
+    return TEA_OK;
+}
+
+static int compare_entries(const void *a, const void *b)
+{
+    const symmap_entry *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return x->end < y->end ? -1 : x->end > y->end;
+}
+
+/* Adds the stretches of allocated sections outside every function, in ELF
+ * addresses converted like the functions. */
+static int add_section_gaps(const symbols *s, symmap *m, size_t *cap)
+{
+    char name[256];
+    for (size_t i = 0; i < s->section_count; i++) {
+        const section *sec = &s->sections[i];
+        uint64_t at = sec->addr, end = sec->addr + sec->size;
+        long f;
+        int rc;
+        snprintf(name, sizeof name, "[unknown %s]", sec->name);
+        /* the first function ending after the section's start */
+        f = function_of(s, at);
+        if (f < 0) {
+            size_t lo = 0, hi = s->count;
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (s->ranges[mid].start < at)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            f = (long)lo;
+        }
+        for (size_t k = (size_t)f; at < end; k++) {
+            uint64_t stop = k < s->count && s->ranges[k].start < end ? s->ranges[k].start : end;
+            if (stop > at) {
+                uint64_t start = to_trace(s, at);
+                if ((rc = add_entry(m, cap, start, start + (stop - at), name)))
+                    return rc;
+            }
+            if (k >= s->count || s->ranges[k].start >= end)
+                break;
+            if (s->ranges[k].end > at)
+                at = s->ranges[k].end;
+        }
+    }
+    return TEA_OK;
+}
+
+int symbols_symmap(const symbols *s, unsigned flags, symmap *out)
+{
+    size_t cap = 0, kept = 0;
+    int rc = TEA_OK;
+
+    memset(out, 0, sizeof *out);
+    for (size_t i = 0; i < s->count && rc == TEA_OK; i++)
+        rc = add_entry(out, &cap, s->functions[i].start, s->functions[i].end, s->functions[i].name);
+    if (rc == TEA_OK && (flags & SYMBOLS_MAP_SECTION_GAPS))
+        rc = add_section_gaps(s, out, &cap);
+    if (rc) {
+        symmap_free(out);
+        return rc;
+    }
+    /* Sorted by trace PC; a range that wraps around 2^64 after the bias, or
+     * that overlaps the one before it (overlapping sections), is left out. */
+    if (out->count)
+        qsort(out->entries, out->count, sizeof *out->entries, compare_entries);
+    for (size_t i = 0; i < out->count; i++) {
+        symmap_entry *e = &out->entries[i];
+        if (e->end <= e->start || (kept > 0 && e->start < out->entries[kept - 1].end)) {
+            free(e->name);
+            continue;
+        }
+        out->entries[kept++] = *e;
+    }
+    out->count = kept;
+    return TEA_OK;
+}
+
+/* --- source lines ----------------------------------------------------------------- */
+
+static int compare_lines(const void *a, const void *b)
+{
+    const line_row *x = a, *y = b;
+    if (x->addr != y->addr)
+        return x->addr < y->addr ? -1 : 1;
+    /* At one address, a sequence's end comes before the rows that start the
+     * next sequence there, so that the last row at an address is a real
+     * line whenever there is one. */
+    if (x->end_sequence != y->end_sequence)
+        return x->end_sequence ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Appends the rows of one compilation unit's line table. */
+static int add_unit_lines(symbols *s, Dwarf_Die *cudie, size_t *cap)
+{
+    Dwarf_Lines *lines;
+    size_t n;
+    if (dwarf_getsrclines(cudie, &lines, &n) != 0)
+        return TEA_OK; /* a unit without a line table */
+    for (size_t i = 0; i < n; i++) {
+        Dwarf_Line *l = dwarf_onesrcline(lines, i);
+        Dwarf_Addr addr;
+        int lineno = 0;
+        bool end_sequence = false;
+        const char *file;
+        line_row *r;
+        if (!l || dwarf_lineaddr(l, &addr) != 0 || dwarf_lineno(l, &lineno) != 0
+            || dwarf_lineendsequence(l, &end_sequence) != 0)
+            continue;
+        file = dwarf_linesrc(l, NULL, NULL);
+        if (s->line_count == *cap) {
+            line_row *grown;
+            *cap = *cap ? 2 * *cap : 1024;
+            if (!(grown = realloc(s->lines, *cap * sizeof *grown)))
+                return oom();
+            s->lines = grown;
+        }
+        r = &s->lines[s->line_count];
+        r->addr = addr;
+        r->file = file ? file : "??";
+        r->line = lineno > 0 ? (unsigned)lineno : 0;
+        r->end_sequence = end_sequence;
+        r->order = s->line_count++;
+    }
+    return TEA_OK;
+}
+
+int symbols_load_lines(symbols *s)
+{
+    Dwarf_CU *cu = NULL;
+    Dwarf_Die cudie;
+    Dwarf_Half version;
+    uint8_t unit_type;
+    size_t cap = 0;
+    int rc;
+
+    if (s->lines_loaded)
+        return s->line_count > 0;
+    s->lines_loaded = 1;
+    if (!(s->dwarf = dwarf_begin_elf(s->elf, DWARF_C_READ, NULL)))
+        return 0; /* no DWARF */
+    while (dwarf_get_units(s->dwarf, cu, &cu, &version, &unit_type, &cudie, NULL) == 0) {
+        if ((rc = add_unit_lines(s, &cudie, &cap))) {
+            free(s->lines);
+            s->lines = NULL;
+            s->line_count = 0;
+            s->lines_loaded = 0;
+            return rc;
+        }
+    }
+    if (s->line_count)
+        qsort(s->lines, s->line_count, sizeof *s->lines, compare_lines);
+    return s->line_count > 0;
+}
+
+int symbols_source(symbols *s, uint64_t pc, const char **file, unsigned *line)
+{
+    uint64_t addr = to_elf(s, pc);
+    size_t lo = 0, hi;
+    int rc;
+
+    *file = NULL;
+    *line = 0;
+    if ((rc = symbols_load_lines(s)) <= 0)
+        return rc;
+    /* the last row at or below addr */
+    hi = s->line_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->lines[mid].addr <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0 || s->lines[lo - 1].end_sequence || s->lines[lo - 1].line == 0)
+        return 0;
+    *file = s->lines[lo - 1].file;
+    *line = s->lines[lo - 1].line;
+    return 1;
+}

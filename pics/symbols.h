@@ -1,0 +1,164 @@
+/*
+ * symbols.h: function symbols, section contents and source lines of an ELF
+ * binary, looked up by the PCs of a trace.
+ *
+ * Functions come from the ELF symbol table (.symtab, or .dynsym when the
+ * binary has no function in .symtab, e.g. after `strip`): symbols of type
+ * STT_FUNC and STT_GNU_IFUNC defined in a section. Their ranges:
+ *
+ *   - several symbols at one address are aliases; one name is chosen, in this
+ *     order of preference: a symbol with a size, a global one (STB_GLOBAL), a
+ *     non-weak one, the shorter name, the lexicographically smaller name; the
+ *     others stay searchable by name (symbols_find_name);
+ *   - a symbol with a size covers [value, value + size), cut short at the next
+ *     function's start so that ranges never overlap;
+ *   - a symbol of size zero (hand-written assembly without .size) extends to
+ *     the next function's start or the end of its section, whichever is first.
+ *
+ * An address outside every range has no function: reports show it as
+ * "[unknown SECTION]" (the allocated section holding it, such as .plt) or
+ * "[unknown]", never as the nearest symbol's name.
+ *
+ * Addresses. Every function of this module takes and returns *trace PCs*:
+ *
+ *     trace PC = trace_form(ELF address + load bias)   (mod 2^64)
+ *
+ * The load bias (symbols_set_bias) is where a position-independent binary
+ * was loaded (0 for one that runs at its link-time addresses). trace_form
+ * applies the virtual-address width of the trace (symbols_set_va_bits, V):
+ * traces such as TraceDoctor's record a PC as the V-bit virtual address
+ * zero-extended to 64 bits, while an ELF image linked in the upper half of
+ * the address space (a kernel) has sign-extended 64-bit addresses. So a
+ * 64-bit address whose bits V-1..63 are all set is written as its low V bits,
+ * and conversely a trace PC below 2^V with bit V-1 set is sign-extended from
+ * bit V-1 before the bias is subtracted. Addresses of user-space programs
+ * (bit V-1 clear) are unchanged in both directions. V = 64 (the default)
+ * disables both rules.
+ *
+ * Source lines come from the DWARF line tables (libdw), read on first use:
+ * the row with the greatest address not above the PC, as addr2line finds it.
+ *
+ * A handle is read-only after it is set up (bias, width) except for the
+ * lazily read line tables; use one per thread.
+ */
+#ifndef TEA_PICS_SYMBOLS_H
+#define TEA_PICS_SYMBOLS_H
+
+#include "symmap.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct symbols symbols;
+
+/* Full 64-bit addresses: no zero-extension to undo. */
+#define SYMBOLS_VA_BITS_FULL 64
+/* The narrowest width accepted by symbols_set_va_bits. */
+#define SYMBOLS_VA_BITS_MIN 32
+
+/* One function: a range of trace PCs (after the bias and width are applied,
+ * see above) and its chosen name. */
+typedef struct symbols_function {
+    uint64_t start, end;   /* [start, end), trace PCs */
+    const char *name;      /* the preferred name among its aliases */
+    uint64_t elf_start;    /* start as an ELF (link-time) address */
+} symbols_function;
+
+/* Where a PC is. */
+typedef struct symbols_location {
+    long function;         /* index for symbols_function_at, or -1 outside every function */
+    const char *name;      /* the function's name, NULL when none */
+    uint64_t start;        /* the function's first trace PC (0 when none) */
+    uint64_t offset;       /* pc - start (0 when no function) */
+    const char *section;   /* the allocated section holding the PC, NULL when none */
+} symbols_location;
+
+/* Opens the ELF file at `path` and reads its function symbols and allocated
+ * sections. The bias starts at 0, the width at SYMBOLS_VA_BITS_FULL.
+ * Errors: TEA_ERR_IO (cannot open or read), TEA_ERR_FORMAT (not an ELF file,
+ * corrupt headers), TEA_ERR_UNSUPPORTED (a relocatable object, an archive),
+ * TEA_ERR_NOMEM; each message names the file. */
+int symbols_open(symbols **out, const char *path);
+
+/* Closes the file and frees everything. Safe on NULL. */
+void symbols_close(symbols *s);
+
+/* The path given to symbols_open. */
+const char *symbols_path(const symbols *s);
+
+/* The architecture as disasm_open names it ("x86_64", "aarch64", "riscv64"),
+ * or NULL for another machine (symbols work, disassembly does not). */
+const char *symbols_arch(const symbols *s);
+
+/* The ELF build-id (NT_GNU_BUILD_ID) in lower-case hex, or NULL when the file
+ * has none. */
+const char *symbols_build_id(const symbols *s);
+
+/* True for a position-independent file (ET_DYN: a PIE or a shared object),
+ * whose runtime addresses need a load bias. */
+int symbols_is_position_independent(const symbols *s);
+
+/* Which table the functions came from: ".symtab", ".dynsym", or NULL when
+ * the file has no function symbol at all. */
+const char *symbols_table(const symbols *s);
+
+/* Sets the load bias: runtime address = ELF address + bias (mod 2^64). */
+void symbols_set_bias(symbols *s, uint64_t bias);
+
+/* The load bias in use. */
+uint64_t symbols_bias(const symbols *s);
+
+/* Sets the trace's virtual-address width (see above). TEA_ERR_USAGE unless
+ * SYMBOLS_VA_BITS_MIN <= bits <= SYMBOLS_VA_BITS_FULL. */
+int symbols_set_va_bits(symbols *s, unsigned bits);
+
+/* Number of functions; symbols_function_at(s, i) for i below it, sorted by
+ * address, ranges disjoint. */
+size_t symbols_count(const symbols *s);
+const symbols_function *symbols_function_at(const symbols *s, size_t index);
+
+/* Locates a trace PC: its function (if any) and section (if any). */
+void symbols_locate(const symbols *s, uint64_t pc, symbols_location *loc);
+
+/* Writes "name+0xOFF" for a PC inside a function, else "[unknown SECTION]"
+ * or "[unknown]", into buf (truncated to size). Returns buf. */
+char *symbols_format(const symbols *s, uint64_t pc, char *buf, size_t size);
+
+/* The indices of every function that has `name` as its chosen name or as an
+ * alias, in address order: up to `max` into `out`; returns how many there
+ * are (which may exceed max). */
+size_t symbols_find_name(const symbols *s, const char *name, size_t *out, size_t max);
+
+/* Up to `max` known names close to `name` (a substring match, ignoring
+ * case, or an edit distance of at most a quarter of its length, at least
+ * 2), closest first. Returns how many were written. */
+size_t symbols_suggest(const symbols *s, const char *name, const char **out, size_t max);
+
+/* The file's bytes at a trace PC: *bytes points into the file's contents,
+ * *avail is the count up to the end of the section. Errors:
+ * TEA_ERR_FORMAT (naming the PC) when the PC is in no section with contents
+ * in the file. */
+int symbols_read(const symbols *s, uint64_t pc, const uint8_t **bytes, size_t *avail);
+
+/* Flags of symbols_symmap. */
+enum {
+    /* Also add one range per stretch of an allocated section outside every
+     * function, named "[unknown SECTION]". */
+    SYMBOLS_MAP_SECTION_GAPS = 1u << 0
+};
+
+/* Builds a symbol map of the functions in trace PCs (names copied), for the
+ * function granularity of the error metric. Returns 0 or TEA_ERR_NOMEM. */
+int symbols_symmap(const symbols *s, unsigned flags, symmap *out);
+
+/* Reads the DWARF line tables if not done yet. Returns 1 when the file has
+ * line information, 0 when it has none (no DWARF, or DWARF without line
+ * tables), or TEA_ERR_NOMEM. */
+int symbols_load_lines(symbols *s);
+
+/* The source file and line of a trace PC. Returns 1 and sets *file (owned by
+ * the handle) and *line when known; 0 when the file has no line for it (or
+ * none at all); TEA_ERR_NOMEM. */
+int symbols_source(symbols *s, uint64_t pc, const char **file, unsigned *line);
+
+#endif

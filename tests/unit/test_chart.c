@@ -1,0 +1,504 @@
+/*
+ * test_chart.c: the SVG writer (escaping, numbers) and the charts (nice and
+ * logarithmic ticks, colours, element counts, byte-identical output). The
+ * expected values are worked out by hand in the comments.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "testutil.h"
+#include "common/error.h"
+#include "pics/chart.h"
+#include "pics/svg.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --- helpers ----------------------------------------------------------------- */
+
+typedef struct capture {
+    char *text;
+    size_t size;
+    FILE *f;
+} capture;
+
+static void capture_open(capture *c)
+{
+    c->text = NULL;
+    c->size = 0;
+    c->f = open_memstream(&c->text, &c->size);
+    assert_non_null(c->f);
+}
+
+/* Closes the stream; c->text holds what was written. */
+static void capture_close(capture *c)
+{
+    assert_int_equal(fclose(c->f), 0);
+}
+
+static char *escaped(const char *text)
+{
+    capture c;
+    capture_open(&c);
+    svg_escape(c.f, text);
+    capture_close(&c);
+    return c.text;
+}
+
+/* Occurrences of `needle` in `text`. */
+static size_t count_of(const char *text, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = strstr(text, needle); p; p = strstr(p + strlen(needle), needle))
+        n++;
+    return n;
+}
+
+/* Start tags and end tags of groups balance, and the document ends. */
+static void assert_balanced(const char *svg)
+{
+    assert_int_equal(count_of(svg, "<g>") + count_of(svg, "<g "), count_of(svg, "</g>"));
+    assert_int_equal(count_of(svg, "<svg "), 1);
+    assert_non_null(strstr(svg, "</svg>\n"));
+    assert_string_equal(svg + strlen(svg) - strlen("</svg>\n"), "</svg>\n");
+}
+
+/* --- svg --------------------------------------------------------------------- */
+
+static void escape_xml_specials_and_bad_bytes(void **state)
+{
+    struct {
+        const char *in, *out;
+    } cases[] = {
+        { "a&b<c>\"d'e", "a&amp;b&lt;c&gt;&quot;d&apos;e" },
+        { "plain text, 0x401000+0x1c", "plain text, 0x401000+0x1c" },
+        { "tab\tnl\ncr\r", "tab\tnl\ncr\r" },            /* allowed controls */
+        { "bell\x07 esc\x1b", "bell? esc?" },             /* forbidden controls */
+        { "\xc2\xb5s \xe2\x80\x94 \xf0\x9f\x98\x80", "\xc2\xb5s \xe2\x80\x94 \xf0\x9f\x98\x80" }, /* valid UTF-8 */
+        { "\xff" "x", "?x" },                              /* not a lead byte */
+        { "end\xc2", "end?" },                            /* cut sequence */
+        { "\xc0\xaf", "??" },                              /* overlong '/' */
+        { "\xed\xa0\x80", "???" },                         /* surrogate U+D800 */
+        { "\xef\xbf\xbe", "???" },                         /* U+FFFE */
+        { "", "" },
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *got = escaped(cases[i].in);
+        assert_string_equal(got, cases[i].out);
+        free(got);
+    }
+}
+
+static void numbers_are_fixed_and_never_negative_zero(void **state)
+{
+    char buf[SVG_NUMBER_MAX];
+    (void)state;
+    assert_string_equal(svg_format_fixed(1.5, 2, buf, sizeof buf), "1.50");
+    assert_string_equal(svg_format_fixed(0.125, 2, buf, sizeof buf), "0.13");   /* 12.5 rounds away from 0 */
+    assert_string_equal(svg_format_fixed(-0.125, 2, buf, sizeof buf), "-0.13");
+    assert_string_equal(svg_format_fixed(-0.001, 2, buf, sizeof buf), "0.00");  /* not -0.00 */
+    assert_string_equal(svg_format_fixed(-0.4, 0, buf, sizeof buf), "0");
+    assert_string_equal(svg_format_fixed(-0.0, 3, buf, sizeof buf), "0.000");
+    assert_string_equal(svg_format_fixed(42, 0, buf, sizeof buf), "42");
+    assert_string_equal(svg_format_fixed(7.25, 12, buf, sizeof buf), "7.250000000"); /* clamped to 9 */
+    assert_string_equal(svg_format_fixed(NAN, 1, buf, sizeof buf), "0.0");
+    assert_string_equal(svg_format_fixed(INFINITY, 0, buf, sizeof buf), "0");
+    assert_string_equal(svg_format_fixed(1e20, 2, buf, sizeof buf), "100000000000000000000");
+    assert_string_equal(svg_format_fixed(-3e16, 0, buf, sizeof buf), "-30000000000000000");
+    assert_string_equal(svg_format_number(12.5, buf, sizeof buf), "12.5");
+    assert_string_equal(svg_format_number(3, buf, sizeof buf), "3");
+    assert_string_equal(svg_format_number(-0.25, buf, sizeof buf), "-0.25");
+    assert_string_equal(svg_format_number(-0.001, buf, sizeof buf), "0");
+    assert_string_equal(svg_format_number(1234.5678, buf, sizeof buf), "1234.57");
+    assert_string_equal(svg_format_number(100, buf, sizeof buf), "100"); /* zeros before the point stay */
+}
+
+static void svg_document_elements(void **state)
+{
+    const svg_style style = { .cls = "c", .fill = "#112233", .stroke = "none", .stroke_width = 1.5, .dash = "4 2" };
+    double xs[] = { 0, 10.5, 20 }, ys[] = { 1, 2.25, -3 };
+    svg_writer w;
+    capture c;
+    (void)state;
+
+    capture_open(&c);
+    svg_begin(&w, c.f, 200, 100.5, 12, "T<1>");
+    svg_group_begin(&w, &style, "g&");
+    svg_rect(&w, 1, 2, 3, -4, NULL, NULL);
+    svg_line(&w, 0, 0, 10, 10, &style);
+    svg_polyline(&w, xs, ys, 3, NULL, "p");
+    svg_circle(&w, 5, 5, 2, NULL, NULL);
+    svg_text(&w, 10, 20, SVG_ANCHOR_END, 10, -90, NULL, "x'y");
+    svg_text(&w, 10, 20, SVG_ANCHOR_START, 0, 0, NULL, "plain");
+    svg_end(&w); /* closes the group too */
+    capture_close(&c);
+    assert_string_equal(c.text,
+                        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                        "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"200\" height=\"100.5\" "
+                        "viewBox=\"0 0 200 100.5\" font-family=\"sans-serif\" font-size=\"12\">\n"
+                        "  <title>T&lt;1&gt;</title>\n"
+                        "  <rect x=\"0\" y=\"0\" width=\"200\" height=\"100.5\" fill=\"#ffffff\"/>\n"
+                        "  <g class=\"c\" fill=\"#112233\" stroke=\"none\" stroke-width=\"1.5\" "
+                        "stroke-dasharray=\"4 2\"><title>g&amp;</title>\n"
+                        "    <rect x=\"1\" y=\"2\" width=\"3\" height=\"0\"/>\n"
+                        "    <line x1=\"0\" y1=\"0\" x2=\"10\" y2=\"10\" class=\"c\" fill=\"#112233\" stroke=\"none\" "
+                        "stroke-width=\"1.5\" stroke-dasharray=\"4 2\"/>\n"
+                        "    <polyline points=\"0,1 10.5,2.25 20,-3\"><title>p</title></polyline>\n"
+                        "    <circle cx=\"5\" cy=\"5\" r=\"2\"/>\n"
+                        "    <text x=\"10\" y=\"20\" text-anchor=\"end\" font-size=\"10\" "
+                        "transform=\"rotate(-90 10 20)\">x&apos;y</text>\n"
+                        "    <text x=\"10\" y=\"20\">plain</text>\n"
+                        "  </g>\n"
+                        "</svg>\n");
+    free(c.text);
+}
+
+/* --- ticks ------------------------------------------------------------------- */
+
+static void assert_ticks(const chart_ticks *t, double first, double step, size_t count, int decimals)
+{
+    assert_true(fabs(t->first - first) < 1e-12);
+    assert_true(fabs(t->step - step) < 1e-12 * step);
+    assert_int_equal(t->count, count);
+    assert_int_equal(t->decimals, decimals);
+}
+
+static void nice_ticks_by_hand(void **state)
+{
+    chart_ticks t;
+    char label[64];
+    (void)state;
+
+    /* 7.3 / 5 = 1.46: step 1 needs 8 intervals, step 2 needs 4: 0..8. */
+    assert_int_equal(chart_nice_ticks(0, 7.3, 5, &t), 0);
+    assert_ticks(&t, 0, 2, 5, 0);
+    assert_true(chart_tick_value(&t, 4) == 8);
+    /* 100 / 5 = 20: step 20, 0..100. */
+    assert_int_equal(chart_nice_ticks(0, 100, 5, &t), 0);
+    assert_ticks(&t, 0, 20, 6, 0);
+    /* 0.034 / 5 = 0.0068: 0.005 is too small, 0.01 gives 0..0.04. */
+    assert_int_equal(chart_nice_ticks(0, 0.034, 5, &t), 0);
+    assert_ticks(&t, 0, 0.01, 5, 2);
+    chart_format_tick(chart_tick_value(&t, 3), &t, CHART_NUMBER_PERCENT, label, sizeof label);
+    assert_string_equal(label, "0.03%");
+    /* 1234567 / 6 = 205761: 2e5 is too small, 5e5 gives 0..1.5e6. */
+    assert_int_equal(chart_nice_ticks(0, 1234567, 6, &t), 0);
+    assert_ticks(&t, 0, 5e5, 4, 0);
+    chart_format_tick(chart_tick_value(&t, 0), &t, CHART_NUMBER_PLAIN, label, sizeof label);
+    assert_string_equal(label, "0");
+    chart_format_tick(chart_tick_value(&t, 1), &t, CHART_NUMBER_PLAIN, label, sizeof label);
+    assert_string_equal(label, "0.5M");
+    chart_format_tick(chart_tick_value(&t, 2), &t, CHART_NUMBER_PLAIN, label, sizeof label);
+    assert_string_equal(label, "1.0M");
+    /* 94 / 10 = 9.4: step 10 from 0 (below 3) to 100 (above 97). */
+    assert_int_equal(chart_nice_ticks(3, 97, 10, &t), 0);
+    assert_ticks(&t, 0, 10, 11, 0);
+    /* An empty range becomes [0, 1]: 0.2 steps, one decimal. */
+    assert_int_equal(chart_nice_ticks(0, 0, 5, &t), 0);
+    assert_ticks(&t, 0, 0.2, 6, 1);
+    chart_format_tick(chart_tick_value(&t, 3), &t, CHART_NUMBER_PERCENT, label, sizeof label);
+    assert_string_equal(label, "0.6%");
+    /* 0.3 / 0.1 must not round up to an extra tick: 0, 0.1, 0.2, 0.3. */
+    assert_int_equal(chart_nice_ticks(0, 0.3, 3, &t), 0);
+    assert_ticks(&t, 0, 0.1, 4, 1);
+    /* Negative ranges: -7..-2 by 1. */
+    assert_int_equal(chart_nice_ticks(-7, -2, 5, &t), 0);
+    assert_ticks(&t, -7, 1, 6, 0);
+    /* 2500 cycles on 6: 416.7 -> 500, 0..2500; labels in k. */
+    assert_int_equal(chart_nice_ticks(0, 2500, 6, &t), 0);
+    assert_ticks(&t, 0, 500, 6, 0);
+    chart_format_tick(chart_tick_value(&t, 3), &t, CHART_NUMBER_PLAIN, label, sizeof label);
+    assert_string_equal(label, "1.5k");
+    assert_int_equal(chart_nice_ticks(5, 1, 5, &t), TEA_ERR_USAGE);
+    assert_int_equal(chart_nice_ticks(NAN, 1, 5, &t), TEA_ERR_USAGE);
+    assert_int_equal(chart_nice_ticks(0, INFINITY, 5, &t), TEA_ERR_USAGE);
+}
+
+static void log_ticks_by_hand(void **state)
+{
+    static const double figure8[] = { 100, 200, 500, 1000, 2000, 5000, 10000 };
+    static const double tenths[] = { 0.1, 0.2, 0.5, 1, 2, 5, 10 };
+    chart_log_ticks t;
+    char label[64];
+    (void)state;
+
+    /* 100 Hz .. 8 kHz: the decades 100..1000..10000. */
+    assert_int_equal(chart_log_ticks_compute(100, 8000, &t), 0);
+    assert_true(t.low == 100 && t.high == 10000);
+    assert_int_equal(t.count, 7);
+    for (size_t i = 0; i < 7; i++) {
+        assert_true(t.values[i] == figure8[i]);
+        assert_int_equal(t.major[i], i % 3 == 0);
+    }
+    /* One value on a power of ten: the decade above it. */
+    assert_int_equal(chart_log_ticks_compute(1000, 1000, &t), 0);
+    assert_true(t.low == 1000 && t.high == 10000);
+    assert_int_equal(t.count, 4);
+    /* 150: 100..1000. */
+    assert_int_equal(chart_log_ticks_compute(150, 150, &t), 0);
+    assert_true(t.low == 100 && t.high == 1000);
+    /* Below one: 0.5..3 spans 0.1..10. */
+    assert_int_equal(chart_log_ticks_compute(0.5, 3, &t), 0);
+    assert_int_equal(t.count, 7);
+    for (size_t i = 0; i < 7; i++)
+        assert_true(t.values[i] == tenths[i]);
+    /* Twelve decades are the most. */
+    assert_int_equal(chart_log_ticks_compute(1, 1e12, &t), 0);
+    assert_int_equal(t.count, CHART_LOG_MAX_TICKS);
+    assert_int_equal(chart_log_ticks_compute(1, 1.5e12, &t), TEA_ERR_USAGE);
+    assert_int_equal(chart_log_ticks_compute(0, 10, &t), TEA_ERR_USAGE);
+    assert_int_equal(chart_log_ticks_compute(-1, 10, &t), TEA_ERR_USAGE);
+    assert_int_equal(chart_log_ticks_compute(10, 1, &t), TEA_ERR_USAGE);
+
+    chart_format_si(100, label, sizeof label);
+    assert_string_equal(label, "100");
+    chart_format_si(8000, label, sizeof label);
+    assert_string_equal(label, "8k");
+    chart_format_si(1500, label, sizeof label);
+    assert_string_equal(label, "1.5k");
+    chart_format_si(1e6, label, sizeof label);
+    assert_string_equal(label, "1M");
+    chart_format_si(2e9, label, sizeof label);
+    assert_string_equal(label, "2G");
+    chart_format_si(0.25, label, sizeof label);
+    assert_string_equal(label, "0.25");
+}
+
+/* --- colours ----------------------------------------------------------------- */
+
+static unsigned channel(const char *color, int i)
+{
+    char hex[3] = { color[1 + 2 * i], color[2 + 2 * i], 0 };
+    return (unsigned)strtoul(hex, NULL, 16);
+}
+
+static void psv_colors_fixed_and_distinct(void **state)
+{
+    char colors[512][CHART_COLOR_MAX];
+    (void)state;
+    for (unsigned psv = 0; psv < 512; psv++) {
+        chart_psv_color(psv, colors[psv]);
+        assert_int_equal(strlen(colors[psv]), 7);
+        assert_int_equal(colors[psv][0], '#');
+        for (unsigned other = 0; other < psv; other++)
+            if (strcmp(colors[psv], colors[other]) == 0)
+                fail_msg("PSV %u and %u share colour %s", psv, other, colors[psv]);
+    }
+    assert_string_equal(colors[0], "#a0a0a0"); /* base */
+    /* ST-L1: hue 212, saturation 0.62, lightness 0.72: chroma
+     * (1 - |1.44 - 1|) x 0.62 = 0.3472, x = 0.3472 x (1 - |3.5333 mod 2 - 1|)
+     * = 0.16203, m = 0.72 - 0.1736 = 0.5464: (m, x + m, chroma + m) x 255 =
+     * (139.3, 180.6, 227.9). */
+    assert_string_equal(colors[1], "#8bb5e4");
+    /* Families: stalls blue, drains green, flushes red. */
+    for (unsigned bit = 0; bit < 3; bit++) {
+        const char *st = colors[1u << bit], *dr = colors[8u << bit], *fl = colors[64u << bit];
+        assert_true(channel(st, 2) > channel(st, 0) && channel(st, 2) > channel(st, 1));
+        assert_true(channel(dr, 1) > channel(dr, 0) && channel(dr, 1) > channel(dr, 2));
+        assert_true(channel(fl, 0) > channel(fl, 1) && channel(fl, 0) > channel(fl, 2));
+    }
+    /* More events of a family: darker (ST-L1 < ST-L1,ST-LLC in darkness). */
+    assert_true(channel(colors[5], 2) < channel(colors[1], 2));
+    assert_string_equal(chart_scheme_color("tea", 5), chart_scheme_color("tea", 0));
+    assert_string_equal(chart_scheme_color("mystery", 1), chart_series_color(1));
+    assert_string_equal(chart_series_color(8), chart_series_color(0));
+}
+
+/* --- charts ------------------------------------------------------------------ */
+
+static char *render_stacked(const chart_stacked_bars *c, int *rc)
+{
+    capture cap;
+    capture_open(&cap);
+    *rc = chart_write_stacked_bars(cap.f, c);
+    capture_close(&cap);
+    return cap.text;
+}
+
+static void stacked_bars_counts_and_determinism(void **state)
+{
+    static const char *const groups[] = { "0x1000", "a&b" };
+    static const char *const bars[] = { "golden", "tea", "ibs" };
+    static const char *const segments[] = { "base", "ST-L1" };
+    static const char *const colors[] = { "#a0a0a0", "#8bb5e4" };
+    /* [group][bar][segment]; the tallest bar is 4 + 4 = 8: ticks 0..8 by 2,
+     * so a segment of 4 is 300 x 4 / 8 = 150 units high. */
+    static const double values[] = {
+        4, 4,   3, 0,   0, 0,  /* group 1: the ibs bar is empty */
+        1, 2,   2, 1,   0, 3,
+    };
+    chart_stacked_bars c = { .title = "Top 2", .y_label = "cycles", .value_unit = "cycles",
+                             .format = CHART_NUMBER_PLAIN, .groups = 2, .bars = 3, .segments = 2,
+                             .group_labels = groups, .bar_labels = bars, .segment_labels = segments,
+                             .segment_colors = colors, .values = values };
+    char *first, *second;
+    int rc;
+    (void)state;
+
+    first = render_stacked(&c, &rc);
+    assert_int_equal(rc, 0);
+    second = render_stacked(&c, &rc);
+    assert_int_equal(rc, 0);
+    assert_string_equal(first, second);
+    assert_balanced(first);
+    assert_int_equal(count_of(first, "class=\"group\""), 2);
+    assert_int_equal(count_of(first, "class=\"bar\""), 6);      /* one per bar, empty ones too */
+    assert_int_equal(count_of(first, "class=\"segment\""), 8);  /* the non-zero values */
+    assert_int_equal(count_of(first, "class=\"swatch\""), 2);
+    assert_int_equal(count_of(first, "class=\"bar-label\""), 6);
+    assert_int_equal(count_of(first, "class=\"group-label\""), 2);
+    assert_int_equal(count_of(first, "class=\"tick\""), 5);     /* 0, 2, 4, 6, 8 */
+    assert_non_null(strstr(first, "height=\"150\""));
+    assert_non_null(strstr(first, ">a&amp;b</text>"));
+    assert_null(strstr(first, "a&b"));
+    assert_non_null(strstr(first, "<title>0x1000, golden: ST-L1 4.00 cycles (50.0% of the bar)</title>"));
+    assert_non_null(strstr(first, "<title>0x1000, ibs: 0.00 cycles</title>"));
+    free(first);
+    free(second);
+
+    /* A change in one value changes the output. */
+    {
+        double changed[12];
+        memcpy(changed, values, sizeof changed);
+        changed[11] = 2;
+        c.values = changed;
+        second = render_stacked(&c, &rc);
+        first = (c.values = values, render_stacked(&c, &rc));
+        assert_string_not_equal(first, second);
+        free(first);
+        free(second);
+    }
+
+    /* Bad input: nothing written. */
+    {
+        double bad[12];
+        memcpy(bad, values, sizeof bad);
+        bad[7] = -1;
+        c.values = bad;
+        first = render_stacked(&c, &rc);
+        assert_int_equal(rc, TEA_ERR_USAGE);
+        assert_string_equal(first, "");
+        assert_contains(tea_error_message(), "group 2, bar 1");
+        free(first);
+        bad[7] = NAN;
+        first = render_stacked(&c, &rc);
+        assert_int_equal(rc, TEA_ERR_USAGE);
+        free(first);
+        c.values = values;
+        c.groups = 0;
+        first = render_stacked(&c, &rc);
+        assert_int_equal(rc, TEA_ERR_USAGE);
+        free(first);
+    }
+}
+
+static void grouped_bars_with_whiskers(void **state)
+{
+    static const char *const groups[] = { "lbm", "mcf" };
+    static const char *const series[] = { "tea", "nci", "ibs" };
+    const char *colors[] = { chart_scheme_color("tea", 0), chart_scheme_color("nci", 1), chart_scheme_color("ibs", 2) };
+    const double values[] = { 2.5, 10, NAN, 1, 12.5, 40 };
+    const double low[] = { 2, NAN, NAN, 0.5, 10, 35 };
+    const double high[] = { 3, NAN, NAN, 1.5, 15, 45 };
+    chart_grouped_bars c = { .title = "Error", .y_label = "error (%)", .format = CHART_NUMBER_PERCENT,
+                             .groups = 2, .series = 3, .group_labels = groups, .series_labels = series,
+                             .series_colors = colors, .values = values, .low = low, .high = high };
+    capture a, b;
+    (void)state;
+
+    capture_open(&a);
+    assert_int_equal(chart_write_grouped_bars(a.f, &c), 0);
+    capture_close(&a);
+    capture_open(&b);
+    assert_int_equal(chart_write_grouped_bars(b.f, &c), 0);
+    capture_close(&b);
+    assert_string_equal(a.text, b.text);
+    assert_balanced(a.text);
+    assert_int_equal(count_of(a.text, "class=\"bar\""), 6);
+    assert_int_equal(count_of(a.text, "class=\"segment\""), 5); /* the NaN has none */
+    assert_int_equal(count_of(a.text, "class=\"errorbar\""), 4);
+    assert_non_null(strstr(a.text, "<title>lbm, ibs: no value</title>"));
+    /* Highest whisker 45 on 6 intervals: 7.5 -> 10: 0%..50%. */
+    assert_non_null(strstr(a.text, ">50%</text>"));
+    assert_null(strstr(a.text, ">60%</text>"));
+    free(a.text);
+    free(b.text);
+
+    /* A whisker that does not enclose its value. */
+    {
+        double bad_high[6];
+        memcpy(bad_high, high, sizeof bad_high);
+        bad_high[4] = 11;
+        c.high = bad_high;
+        capture_open(&a);
+        assert_int_equal(chart_write_grouped_bars(a.f, &c), TEA_ERR_USAGE);
+        capture_close(&a);
+        free(a.text);
+    }
+}
+
+static void line_chart_log_axis(void **state)
+{
+    const chart_point tea[] = { { 100, 5, 4, 6 }, { 1000, 2, 1.5, 2.5 }, { 8000, 1, NAN, NAN } };
+    const chart_point ibs[] = { { 100, 30, 25, 35 }, { 1000, 28, 27, 29 }, { 8000, 27, 26, 28 } };
+    const chart_series series[] = { { "tea", chart_scheme_color("tea", 0), tea, 3 },
+                                    { "ibs", NULL, ibs, 3 } };
+    chart_lines c = { .title = "Error vs frequency", .x_label = "sampling frequency (Hz)", .y_label = "error (%)",
+                      .x_log = 1, .y_format = CHART_NUMBER_PERCENT, .series = series, .count = 2 };
+    capture a, b;
+    (void)state;
+
+    capture_open(&a);
+    assert_int_equal(chart_write_lines(a.f, &c), 0);
+    capture_close(&a);
+    capture_open(&b);
+    assert_int_equal(chart_write_lines(b.f, &c), 0);
+    capture_close(&b);
+    assert_string_equal(a.text, b.text);
+    assert_balanced(a.text);
+    assert_int_equal(count_of(a.text, "class=\"series\""), 2);
+    assert_int_equal(count_of(a.text, "class=\"point\""), 6);
+    assert_int_equal(count_of(a.text, "<polyline"), 2);
+    assert_int_equal(count_of(a.text, "class=\"errorbar\""), 5);
+    /* x ticks 100 .. 10k, all labelled (two decades). */
+    assert_non_null(strstr(a.text, ">100</text>"));
+    assert_non_null(strstr(a.text, ">5k</text>"));
+    assert_non_null(strstr(a.text, ">10k</text>"));
+    assert_non_null(strstr(a.text, "<title>tea at 1k: 2.00% (1.50% to 2.50%)</title>"));
+    free(a.text);
+    free(b.text);
+
+    /* x = 0 on a log axis, and a negative mean. */
+    {
+        chart_point bad[] = { { 0, 1, NAN, NAN } };
+        chart_series one = { "x", NULL, bad, 1 };
+        c.series = &one;
+        c.count = 1;
+        capture_open(&a);
+        assert_int_equal(chart_write_lines(a.f, &c), TEA_ERR_USAGE);
+        assert_contains(tea_error_message(), "logarithmic");
+        bad[0].x = 10;
+        bad[0].y = -1;
+        assert_int_equal(chart_write_lines(a.f, &c), TEA_ERR_USAGE);
+        capture_close(&a);
+        assert_string_equal(a.text, "");
+        free(a.text);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(escape_xml_specials_and_bad_bytes),
+        cmocka_unit_test(numbers_are_fixed_and_never_negative_zero),
+        cmocka_unit_test(svg_document_elements),
+        cmocka_unit_test(nice_ticks_by_hand),
+        cmocka_unit_test(log_ticks_by_hand),
+        cmocka_unit_test(psv_colors_fixed_and_distinct),
+        cmocka_unit_test(stacked_bars_counts_and_determinism),
+        cmocka_unit_test(grouped_bars_with_whiskers),
+        cmocka_unit_test(line_chart_log_axis),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,760 @@
+/*
+ * test_symbols.c: the ELF symbolizer (pics/symbols) and the tools' glue
+ * (tools/symbolize) on real binaries, compared with binutils.
+ *
+ * The binaries are tests/data/symbols_prog.c built by the test suite (see
+ * that file and tests/CMakeLists.txt): x86-64 at fixed addresses, as a PIE,
+ * as a stripped PIE and as a stripped PIE whose functions are exported
+ * (.dynsym only); RISC-V (rv64gc) at ordinary addresses and linked in the
+ * upper half of the address space. The references:
+ *
+ *   nm -f sysv --defined-only   every function symbol (FUNC, IFUNC) with its
+ *                               address, size and section: each address must
+ *                               map back to offset 0 of a function named by
+ *                               one of the names nm lists there; interior
+ *                               addresses to name+offset; the bytes after a
+ *                               sized function that no symbol covers to
+ *                               "[unknown SECTION]";
+ *   addr2line                   file:line of a few addresses;
+ *   readelf -n, readelf -S      the build-id; the address of .plt.
+ *
+ * On hosts that are not x86-64 the x86-64 programs are not built and their
+ * tests are skipped.
+ */
+#define _GNU_SOURCE
+#include "testutil.h"
+#include "common/error.h"
+#include "pics/symbols.h"
+#include "tools/symbolize.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_NM_SYMBOLS 256
+#define NAME_MAX_LEN 128
+#define TEXT_MAX 512
+/* Where the PIE tests pretend the program was loaded. */
+#define PIE_BIAS 0x555555554000ull
+/* The RISC-V "kernel" build is linked at this (sign-extended) address and
+ * traced with 39-bit virtual addresses (Sv39). */
+#define HIGH_TEXT 0xffffffff80000000ull
+#define SV39_BITS 39
+/* STT_GNU_IFUNC as nm -f sysv prints it. */
+#define NM_IFUNC "<OS specific>: 10"
+
+typedef struct nm_symbol {
+    uint64_t addr, size;
+    char name[NAME_MAX_LEN];
+    char section[NAME_MAX_LEN];
+} nm_symbol;
+
+typedef struct nm_table {
+    nm_symbol sym[MAX_NM_SYMBOLS];
+    size_t count;
+} nm_table;
+
+/* Removes leading and trailing blanks in place. */
+static char *trim(char *s)
+{
+    char *end;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    end = s + strlen(s);
+    while (end > s && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\n'))
+        *--end = '\0';
+    return s;
+}
+
+/* Runs a command and returns its first output line (trimmed, malloc'd). */
+static char *first_line(const char *command)
+{
+    FILE *p = popen(command, "r");
+    char line[TEXT_MAX] = "";
+    assert_non_null(p);
+    if (!fgets(line, sizeof line, p))
+        line[0] = '\0';
+    assert_int_equal(pclose(p), 0);
+    return strdup(trim(line));
+}
+
+/* The function symbols of `prog` as nm lists them. */
+static void read_nm(const char *nm, const char *prog, nm_table *t)
+{
+    char command[TEXT_MAX], line[TEXT_MAX];
+    FILE *p;
+
+    snprintf(command, sizeof command, "%s -f sysv --defined-only %s", nm, prog);
+    assert_non_null(p = popen(command, "r"));
+    t->count = 0;
+    while (fgets(line, sizeof line, p)) {
+        char *field[7];
+        char *s = line;
+        int n = 0;
+        for (; n < 7 && s; n++) {
+            field[n] = s;
+            if ((s = strchr(s, '|')))
+                *s++ = '\0';
+        }
+        if (n < 7)
+            continue;
+        if (strcmp(trim(field[3]), "FUNC") != 0 && strcmp(trim(field[3]), NM_IFUNC) != 0)
+            continue;
+        assert_true(t->count < MAX_NM_SYMBOLS);
+        nm_symbol *e = &t->sym[t->count++];
+        snprintf(e->name, sizeof e->name, "%s", trim(field[0]));
+        e->addr = strtoull(trim(field[1]), NULL, 16);
+        e->size = *trim(field[4]) ? strtoull(trim(field[4]), NULL, 16) : 0;
+        snprintf(e->section, sizeof e->section, "%s", trim(field[6]));
+    }
+    assert_int_equal(pclose(p), 0);
+    assert_true(t->count > 5);
+}
+
+/* Whether nm lists `name` at `addr`. */
+static int nm_has(const nm_table *t, uint64_t addr, const char *name)
+{
+    for (size_t i = 0; i < t->count; i++)
+        if (t->sym[i].addr == addr && strcmp(t->sym[i].name, name) == 0)
+            return 1;
+    return 0;
+}
+
+/* Whether any nm symbol starts in (lo, hi]. */
+static int nm_starts_in(const nm_table *t, uint64_t lo, uint64_t hi)
+{
+    for (size_t i = 0; i < t->count; i++)
+        if (t->sym[i].addr > lo && t->sym[i].addr <= hi)
+            return 1;
+    return 0;
+}
+
+/* Whether a function symbol covers `addr` by the rules of symbols.h: one
+ * starts there, a sized one spans it, or a size-less one before it has no
+ * other symbol between. */
+static int nm_covers(const nm_table *t, uint64_t addr)
+{
+    for (size_t i = 0; i < t->count; i++) {
+        const nm_symbol *e = &t->sym[i];
+        int sized_alias = 0;
+        if (e->addr == addr || (e->size && e->addr < addr && addr - e->addr < e->size))
+            return 1;
+        if (e->size || e->addr > addr)
+            continue;
+        for (size_t j = 0; j < t->count; j++)
+            sized_alias |= t->sym[j].addr == e->addr && t->sym[j].size;
+        if (!sized_alias && !nm_starts_in(t, e->addr, addr))
+            return 1;
+    }
+    return 0;
+}
+
+/* Distinct addresses in the table. */
+static size_t nm_addresses(const nm_table *t)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->count; i++) {
+        int seen = 0;
+        for (size_t j = 0; j < i; j++)
+            seen |= t->sym[j].addr == t->sym[i].addr;
+        n += !seen;
+    }
+    return n;
+}
+
+/* The trace PC of an ELF address under bias and width (symbols.h), written
+ * out independently of the module. */
+static uint64_t trace_pc(uint64_t elf_addr, uint64_t bias, unsigned va_bits)
+{
+    uint64_t a = elf_addr + bias;
+    if (va_bits < 64 && (a >> (va_bits - 1)) == (~0ull >> (va_bits - 1)))
+        a &= (1ull << va_bits) - 1;
+    return a;
+}
+
+static symbols *open_or_fail(const char *path)
+{
+    symbols *s = NULL;
+    int rc = symbols_open(&s, path);
+    if (rc)
+        fail_msg("symbols_open(%s): %s", path, tea_error_message());
+    return s;
+}
+
+/* Every nm function address, interior address and trailing gap of `prog`
+ * symbolized as nm says; at least `min_gaps` gaps (x86-64 pads functions to
+ * 16 bytes, RISC-V packs them). */
+static void check_against_nm(const char *prog, const char *nm, uint64_t bias, unsigned va_bits, size_t min_gaps)
+{
+    nm_table *t = calloc(1, sizeof *t);
+    symbols *s = open_or_fail(prog);
+    char text[TEXT_MAX], want[TEXT_MAX];
+    size_t gaps = 0, interiors = 0;
+
+    assert_non_null(t);
+    read_nm(nm, prog, t);
+    symbols_set_bias(s, bias);
+    assert_int_equal(symbols_set_va_bits(s, va_bits), 0);
+    assert_string_equal(symbols_table(s), ".symtab");
+    assert_int_equal(symbols_count(s), nm_addresses(t));
+    for (size_t i = 0; i < t->count; i++) {
+        const nm_symbol *e = &t->sym[i];
+        uint64_t pc = trace_pc(e->addr, bias, va_bits);
+        symbols_location loc;
+        symbols_locate(s, pc, &loc);
+        if (loc.function < 0 || loc.offset != 0 || !nm_has(t, e->addr, loc.name))
+            fail_msg("%s: %s at 0x%" PRIx64 " (pc 0x%" PRIx64 ") symbolized as %s+0x%" PRIx64, prog, e->name,
+                     e->addr, pc, loc.name ? loc.name : "(none)", loc.offset);
+        assert_int_equal(loc.start, pc);
+        assert_string_equal(loc.section, e->section);
+        snprintf(want, sizeof want, "%s+0x0", loc.name);
+        assert_string_equal(symbols_format(s, pc, text, sizeof text), want);
+        if (e->size > 1 && !nm_starts_in(t, e->addr, e->addr + e->size - 1)) {
+            uint64_t mid = e->size / 2;
+            symbols_locate(s, pc + mid, &loc);
+            assert_int_equal(loc.start, pc);
+            assert_int_equal(loc.offset, mid);
+            assert_true(nm_has(t, e->addr, loc.name));
+            symbols_locate(s, pc + e->size - 1, &loc);
+            assert_int_equal(loc.offset, e->size - 1);
+            interiors++;
+        }
+        /* the bytes right after a sized function, when no symbol covers them */
+        if (e->size && !nm_covers(t, e->addr + e->size)) {
+            symbols_locate(s, pc + e->size, &loc);
+            assert_int_equal(loc.function, -1);
+            if (loc.section)
+                snprintf(want, sizeof want, "[unknown %s]", loc.section);
+            else
+                snprintf(want, sizeof want, "[unknown]");
+            assert_string_equal(symbols_format(s, pc + e->size, text, sizeof text), want);
+            gaps += loc.section && strcmp(loc.section, e->section) == 0;
+        }
+    }
+    /* the other way round: every function is named as nm names its start */
+    for (size_t i = 0; i < symbols_count(s); i++) {
+        const symbols_function *f = symbols_function_at(s, i);
+        assert_true(nm_has(t, f->elf_start, f->name));
+        assert_int_equal(f->start, trace_pc(f->elf_start, bias, va_bits));
+        assert_true(f->end > f->start);
+    }
+    assert_true(interiors >= 4);
+    assert_true(gaps >= min_gaps);
+    free(t);
+    symbols_close(s);
+}
+
+/* The alias, weak, ifunc and zero-size symbols of symbols_prog.c. */
+static void check_special_symbols(const char *prog, int hosted)
+{
+    symbols *s = open_or_fail(prog);
+    size_t idx[4], idx2[4];
+    const symbols_function *f, *next;
+    symbols_location loc;
+
+    /* real_function, alias_function, weak_alias: one function, named by the
+     * rules (sized, global, non-weak, shorter) real_function */
+    assert_int_equal(symbols_find_name(s, "alias_function", idx, 4), 1);
+    assert_int_equal(symbols_find_name(s, "weak_alias", idx2, 4), 1);
+    assert_int_equal(idx[0], idx2[0]);
+    assert_int_equal(symbols_find_name(s, "real_function", idx2, 4), 1);
+    assert_int_equal(idx[0], idx2[0]);
+    assert_string_equal(symbols_function_at(s, idx[0])->name, "real_function");
+    assert_int_equal(symbols_find_name(s, "weak_function", idx, 4), 1);
+    assert_string_equal(symbols_function_at(s, idx[0])->name, "weak_function");
+    assert_int_equal(symbols_find_name(s, "no_such_function", idx, 4), 0);
+    /* zero_size has no size: it reaches after_zero_size */
+    assert_int_equal(symbols_find_name(s, "zero_size", idx, 4), 1);
+    assert_int_equal(symbols_find_name(s, "after_zero_size", idx2, 4), 1);
+    f = symbols_function_at(s, idx[0]);
+    next = symbols_function_at(s, idx2[0]);
+    assert_int_equal(f->end, next->start);
+    symbols_locate(s, next->start - 1, &loc);
+    assert_string_equal(loc.name, "zero_size");
+    if (hosted) {
+        /* the ifunc shares its resolver's address: global wins over local */
+        assert_int_equal(symbols_find_name(s, "dispatch", idx, 4), 1);
+        assert_int_equal(symbols_find_name(s, "resolve_dispatch", idx2, 4), 1);
+        assert_int_equal(idx[0], idx2[0]);
+        assert_string_equal(symbols_function_at(s, idx[0])->name, "dispatch");
+    }
+    {
+        const char *close[3];
+        size_t n = symbols_suggest(s, "real_functon", close, 3);
+        assert_true(n >= 1);
+        assert_string_equal(close[0], "real_function");
+        n = symbols_suggest(s, "zero", close, 3);
+        assert_true(n >= 1);
+        assert_string_equal(close[0], "after_zero_size"); /* substring matches, in name order */
+    }
+    symbols_close(s);
+}
+
+/* The build-id against readelf's. */
+static void check_build_id(const char *prog)
+{
+    char command[TEXT_MAX];
+    char *line;
+    symbols *s = open_or_fail(prog);
+    snprintf(command, sizeof command, "readelf -n %s | sed -n 's/.*Build ID: *//p'", prog);
+    line = first_line(command);
+    assert_true(strlen(line) > 0);
+    assert_non_null(symbols_build_id(s));
+    assert_string_equal(symbols_build_id(s), line);
+    free(line);
+    symbols_close(s);
+}
+
+/* file:line of some functions' first and later addresses against addr2line. */
+static void check_source_lines(const char *prog, const char *addr2line, uint64_t bias, unsigned va_bits)
+{
+    static const char *const names[] = { "real_function", "local_helper", "after_zero_size", "weak_function",
+                                         "zero_size" };
+    symbols *s = open_or_fail(prog);
+    size_t checked = 0;
+
+    symbols_set_bias(s, bias);
+    assert_int_equal(symbols_set_va_bits(s, va_bits), 0);
+    assert_int_equal(symbols_load_lines(s), 1);
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        size_t idx;
+        const symbols_function *f;
+        assert_int_equal(symbols_find_name(s, names[i], &idx, 1), 1);
+        f = symbols_function_at(s, idx);
+        for (uint64_t off = 0; off < f->end - f->start; off += 3) {
+            char command[TEXT_MAX], got[TEXT_MAX];
+            char *want, *paren;
+            const char *file;
+            unsigned line;
+            int found;
+            snprintf(command, sizeof command, "%s -e %s 0x%" PRIx64, addr2line, prog, f->elf_start + off);
+            want = first_line(command);
+            if ((paren = strstr(want, " (discriminator")))
+                *paren = '\0';
+            found = symbols_source(s, f->start + off, &file, &line);
+            assert_true(found >= 0);
+            if (found)
+                snprintf(got, sizeof got, "%s:%u", file, line);
+            else
+                snprintf(got, sizeof got, "??:0");
+            if (strcmp(got, want) != 0 && !(strcmp(want, "??:?") == 0 && !found))
+                fail_msg("%s: %s+0x%" PRIx64 ": addr2line says %s, symbols_source %s", prog, names[i], off, want,
+                         got);
+            free(want);
+            checked++;
+        }
+    }
+    assert_true(checked >= 10);
+    symbols_close(s);
+}
+
+/* --- the tests ---------------------------------------------------------------------- */
+
+static int have_x86(void)
+{
+    return TEA_SYMBOLS_X86_64[0] != '\0';
+}
+
+static void test_x86_64_fixed(void **state)
+{
+    (void)state;
+    if (!have_x86())
+        skip();
+    check_against_nm(TEA_SYMBOLS_X86_64, TEA_NM, 0, SYMBOLS_VA_BITS_FULL, 1);
+    check_against_nm(TEA_SYMBOLS_X86_64, TEA_NM, 0, 48, 1);
+    check_special_symbols(TEA_SYMBOLS_X86_64, 1);
+    check_build_id(TEA_SYMBOLS_X86_64);
+    check_source_lines(TEA_SYMBOLS_X86_64, TEA_ADDR2LINE, 0, SYMBOLS_VA_BITS_FULL);
+    {
+        symbols *s = open_or_fail(TEA_SYMBOLS_X86_64);
+        assert_false(symbols_is_position_independent(s));
+        assert_string_equal(symbols_arch(s), "x86_64");
+        symbols_close(s);
+    }
+}
+
+/* The address of section `name` as readelf -S gives it. */
+static uint64_t section_address(const char *prog, const char *name)
+{
+    char command[TEXT_MAX];
+    char *line;
+    uint64_t addr;
+    snprintf(command, sizeof command, "readelf -SW %s | awk '$2 == \"%s\" { print $4 } $3 == \"%s\" { print $5 }'",
+             prog, name, name);
+    line = first_line(command);
+    assert_true(strlen(line) > 0);
+    addr = strtoull(line, NULL, 16);
+    free(line);
+    return addr;
+}
+
+static void test_x86_64_pie(void **state)
+{
+    symbols *s;
+    char text[TEXT_MAX];
+    const uint8_t *bytes;
+    size_t avail, idx;
+    (void)state;
+    if (!have_x86())
+        skip();
+    check_against_nm(TEA_SYMBOLS_X86_64_PIE, TEA_NM, 0, SYMBOLS_VA_BITS_FULL, 1);
+    check_against_nm(TEA_SYMBOLS_X86_64_PIE, TEA_NM, PIE_BIAS, 48, 1);
+    check_special_symbols(TEA_SYMBOLS_X86_64_PIE, 1);
+    check_source_lines(TEA_SYMBOLS_X86_64_PIE, TEA_ADDR2LINE, PIE_BIAS, 48);
+
+    s = open_or_fail(TEA_SYMBOLS_X86_64_PIE);
+    assert_true(symbols_is_position_independent(s));
+    symbols_set_bias(s, PIE_BIAS);
+    /* the PLT has no function symbol */
+    assert_string_equal(symbols_format(s, PIE_BIAS + section_address(TEA_SYMBOLS_X86_64_PIE, ".plt") + 4, text,
+                                       sizeof text),
+                        "[unknown .plt]");
+    /* the ELF header is in no section; nor is an address far away */
+    assert_string_equal(symbols_format(s, PIE_BIAS + 0x10, text, sizeof text), "[unknown]");
+    assert_string_equal(symbols_format(s, 0x10, text, sizeof text), "[unknown]");
+    assert_int_equal(symbols_read(s, 0x10, &bytes, &avail), TEA_ERR_FORMAT);
+    assert_contains(tea_error_message(), "0x10");
+    /* bytes of zero_size: four nops and a ret */
+    assert_int_equal(symbols_find_name(s, "zero_size", &idx, 1), 1);
+    assert_int_equal(symbols_read(s, symbols_function_at(s, idx)->start, &bytes, &avail), 0);
+    assert_true(avail >= 5);
+    assert_memory_equal(bytes, "\x90\x90\x90\x90\xc3", 5);
+    symbols_close(s);
+}
+
+/* A stripped PIE: no function at all, never a name. */
+static void test_x86_64_stripped(void **state)
+{
+    nm_table *t = calloc(1, sizeof *t);
+    symbols *s;
+    char text[TEXT_MAX];
+    (void)state;
+    assert_non_null(t);
+    if (!have_x86()) {
+        free(t);
+        skip();
+    }
+    read_nm(TEA_NM, TEA_SYMBOLS_X86_64_PIE, t);
+    s = open_or_fail(TEA_SYMBOLS_X86_64_STRIPPED);
+    assert_null(symbols_table(s));
+    assert_int_equal(symbols_count(s), 0);
+    assert_non_null(symbols_build_id(s)); /* strip keeps the note */
+    for (size_t i = 0; i < t->count; i++) {
+        char got[TEXT_MAX];
+        snprintf(text, sizeof text, "[unknown %s]", t->sym[i].section);
+        assert_string_equal(symbols_format(s, t->sym[i].addr, got, sizeof got), text);
+    }
+    symbols_close(s);
+    free(t);
+}
+
+/* Stripped but exported (-rdynamic): the names come from .dynsym, and an
+ * address is either named as the full symbol table names it or unknown. */
+static void test_x86_64_dynsym(void **state)
+{
+    nm_table *t = calloc(1, sizeof *t);
+    symbols *full, *dyn;
+    size_t named = 0, unknown = 0;
+    (void)state;
+    assert_non_null(t);
+    if (!have_x86()) {
+        free(t);
+        skip();
+    }
+    full = open_or_fail(TEA_SYMBOLS_X86_64_DYN);
+    dyn = open_or_fail(TEA_SYMBOLS_X86_64_DYN_STRIPPED);
+    read_nm(TEA_NM, TEA_SYMBOLS_X86_64_DYN, t);
+    assert_string_equal(symbols_table(dyn), ".dynsym");
+    for (size_t i = 0; i < t->count; i++) {
+        for (uint64_t off = 0; off < (t->sym[i].size ? t->sym[i].size : 1); off++) {
+            uint64_t pc = t->sym[i].addr + off;
+            symbols_location lf, ld;
+            symbols_locate(full, pc, &lf);
+            symbols_locate(dyn, pc, &ld);
+            if (!ld.name) {
+                unknown++;
+                continue;
+            }
+            /* a name from .dynsym is one the full table lists at the start
+             * of the function holding pc */
+            if (lf.function < 0 || ld.start != lf.start
+                || !nm_has(t, symbols_function_at(full, (size_t)lf.function)->elf_start, ld.name))
+                fail_msg("0x%" PRIx64 ": .dynsym says %s+0x%" PRIx64 ", .symtab %s+0x%" PRIx64, pc, ld.name,
+                         ld.offset, lf.name ? lf.name : "(none)", lf.offset);
+            assert_int_equal(ld.offset, lf.offset);
+            named++;
+        }
+    }
+    assert_true(named > 0);
+    assert_true(unknown > 0); /* the local functions */
+    {
+        char text[TEXT_MAX];
+        size_t idx;
+        assert_int_equal(symbols_find_name(full, "local_helper", &idx, 1), 1);
+        assert_string_equal(symbols_format(dyn, symbols_function_at(full, idx)->start, text, sizeof text),
+                            "[unknown .text]");
+    }
+    symbols_close(full);
+    symbols_close(dyn);
+    free(t);
+}
+
+static void test_riscv64(void **state)
+{
+    symbols *s;
+    (void)state;
+    check_against_nm(TEA_SYMBOLS_RISCV64, TEA_RISCV_NM, 0, SYMBOLS_VA_BITS_FULL, 0);
+    check_against_nm(TEA_SYMBOLS_RISCV64, TEA_RISCV_NM, 0, SV39_BITS, 0);
+    check_special_symbols(TEA_SYMBOLS_RISCV64, 0);
+    check_source_lines(TEA_SYMBOLS_RISCV64, TEA_RISCV_ADDR2LINE, 0, SV39_BITS);
+    s = open_or_fail(TEA_SYMBOLS_RISCV64);
+    assert_string_equal(symbols_arch(s), "riscv64");
+    assert_false(symbols_is_position_independent(s));
+    symbols_close(s);
+}
+
+/* Linked at 0xffffffff80000000 and traced with zero-extended 39-bit PCs:
+ * 0xffffffff800000a0 is PC 0x7f800000a0. */
+static void test_riscv64_high(void **state)
+{
+    symbols *s;
+    symbols_location loc;
+    size_t idx;
+    symmap m;
+    (void)state;
+    check_against_nm(TEA_SYMBOLS_RISCV64_HIGH, TEA_RISCV_NM, 0, SV39_BITS, 0);
+    check_source_lines(TEA_SYMBOLS_RISCV64_HIGH, TEA_RISCV_ADDR2LINE, 0, SV39_BITS);
+    s = open_or_fail(TEA_SYMBOLS_RISCV64_HIGH);
+    assert_int_equal(symbols_set_va_bits(s, SV39_BITS), 0);
+    assert_int_equal(symbols_find_name(s, "_start", &idx, 1), 1);
+    assert_true(symbols_function_at(s, idx)->elf_start >= HIGH_TEXT);
+    assert_int_equal(symbols_function_at(s, idx)->start,
+                     symbols_function_at(s, idx)->elf_start & ((1ull << SV39_BITS) - 1));
+    symbols_locate(s, symbols_function_at(s, idx)->start + 2, &loc);
+    assert_string_equal(loc.name, "_start");
+    assert_int_equal(loc.offset, 2);
+    /* the sign-extended form is accepted too */
+    symbols_locate(s, symbols_function_at(s, idx)->elf_start + 2, &loc);
+    assert_string_equal(loc.name, "_start");
+    /* the symbol map is in trace PCs */
+    assert_int_equal(symbols_symmap(s, 0, &m), 0);
+    assert_int_equal(m.count, symbols_count(s));
+    assert_true(symmap_find(&m, symbols_function_at(s, idx)->start + 2) >= 0);
+    assert_string_equal(m.entries[symmap_find(&m, symbols_function_at(s, idx)->start + 2)].name, "_start");
+    symmap_free(&m);
+    /* widths out of range */
+    assert_int_equal(symbols_set_va_bits(s, 12), TEA_ERR_USAGE);
+    assert_int_equal(symbols_set_va_bits(s, 65), TEA_ERR_USAGE);
+    symbols_close(s);
+}
+
+/* Symbol maps: sorted, disjoint; with gaps, the whole of .text covered. */
+static void test_symmap(void **state)
+{
+    const char *prog = have_x86() ? TEA_SYMBOLS_X86_64_PIE : TEA_SYMBOLS_RISCV64;
+    symbols *s = open_or_fail(prog);
+    symmap plain, gaps;
+    size_t functions_in_gaps = 0;
+    (void)state;
+    symbols_set_bias(s, PIE_BIAS);
+    assert_int_equal(symbols_symmap(s, 0, &plain), 0);
+    assert_int_equal(symbols_symmap(s, SYMBOLS_MAP_SECTION_GAPS, &gaps), 0);
+    assert_int_equal(plain.count, symbols_count(s));
+    for (size_t i = 0; i < plain.count; i++) {
+        const symbols_function *f = symbols_function_at(s, i);
+        assert_int_equal(plain.entries[i].start, f->start);
+        assert_int_equal(plain.entries[i].end, f->end);
+        assert_string_equal(plain.entries[i].name, f->name);
+    }
+    assert_true(gaps.count > plain.count);
+    for (size_t i = 0; i < gaps.count; i++) {
+        assert_true(gaps.entries[i].start < gaps.entries[i].end);
+        if (i)
+            assert_true(gaps.entries[i - 1].end <= gaps.entries[i].start);
+        functions_in_gaps += gaps.entries[i].name[0] != '[';
+        if (gaps.entries[i].name[0] == '[') {
+            /* a gap: no function there, and named after its section */
+            symbols_location loc;
+            char want[TEXT_MAX];
+            symbols_locate(s, gaps.entries[i].start, &loc);
+            assert_int_equal(loc.function, -1);
+            snprintf(want, sizeof want, "[unknown %s]", loc.section);
+            assert_string_equal(gaps.entries[i].name, want);
+        }
+    }
+    assert_int_equal(functions_in_gaps, plain.count);
+    symmap_free(&plain);
+    symmap_free(&gaps);
+    symbols_close(s);
+}
+
+/* Files that are no executable. */
+static void test_bad_files(void **state)
+{
+    symbols *s = NULL;
+    char *path = test_temp_path("not-elf");
+    (void)state;
+    assert_int_equal(symbols_open(&s, "/nonexistent/binary"), TEA_ERR_IO);
+    assert_contains(tea_error_message(), "/nonexistent/binary");
+    test_write_file(path, "hello, world\n", 13);
+    assert_int_equal(symbols_open(&s, path), TEA_ERR_FORMAT);
+    assert_contains(tea_error_message(), "not an ELF file");
+    /* an ELF header cut short */
+    {
+        uint8_t *data;
+        size_t size;
+        test_read_file(TEA_SYMBOLS_RISCV64, &data, &size);
+        test_write_file(path, data, 40);
+        assert_true(symbols_open(&s, path) < 0);
+        assert_null(s);
+        /* a file cut before its section headers (at its end) */
+        test_write_file(path, data, size - 1);
+        assert_int_equal(symbols_open(&s, path), TEA_ERR_FORMAT);
+        assert_contains(tea_error_message(), "truncated or corrupt");
+        free(data);
+    }
+    free(path);
+}
+
+/* --- tools/symbolize: the bias rules ----------------------------------------------------- */
+
+static void info_for(pics_info *info, const char *arch)
+{
+    pics_info_init(info);
+    snprintf(info->scheme, sizeof info->scheme, "golden");
+    snprintf(info->arch, sizeof info->arch, "%s", arch);
+}
+
+static void test_symbolize_bias(void **state)
+{
+    symbolize_options o = { 0 };
+    symbolizer *z = NULL;
+    pics_info info;
+    char text[TEXT_MAX];
+    uint64_t main_addr;
+    unsigned size;
+    nm_table *t = calloc(1, sizeof *t);
+    (void)state;
+    assert_non_null(t);
+    if (!have_x86()) {
+        free(t);
+        skip();
+    }
+    read_nm(TEA_NM, TEA_SYMBOLS_X86_64_PIE, t);
+    main_addr = 0;
+    for (size_t i = 0; i < t->count; i++)
+        if (strcmp(t->sym[i].name, "main") == 0)
+            main_addr = t->sym[i].addr;
+    assert_true(main_addr != 0);
+    o.command = "test";
+    o.elf_path = TEA_SYMBOLS_X86_64_PIE;
+    info_for(&info, "x86_64");
+
+    /* a PIE without any bias is refused */
+    assert_int_equal(symbolize_open(&z, &info, &o), TEA_ERR_USAGE);
+    assert_null(z);
+    assert_contains(tea_error_message(), "--adjust-vma");
+    assert_contains(tea_error_message(), "position-independent");
+
+    /* --adjust-vma */
+    o.adjust_vma = PIE_BIAS;
+    o.has_adjust_vma = 1;
+    assert_int_equal(symbolize_open(&z, &info, &o), 0);
+    assert_string_equal(symbolize_location(z, PIE_BIAS + main_addr + 1, text, sizeof text), "main+0x1");
+    assert_string_equal(symbolize_function(z, PIE_BIAS + main_addr + 1, text, sizeof text), "main");
+    symbolize_close(z);
+
+    /* the bias recorded in the trace */
+    o.has_adjust_vma = 0;
+    info.load_bias = PIE_BIAS;
+    info.has_load_bias = 1;
+    assert_int_equal(symbolize_open(&z, &info, &o), 0);
+    assert_string_equal(symbolize_location(z, PIE_BIAS + main_addr, text, sizeof text), "main+0x0");
+    assert_int_equal(symbolize_disasm(z, PIE_BIAS + main_addr, text, sizeof text, &size), 0);
+    assert_true(size >= 1);
+    /* outside the binary: the address */
+    assert_string_equal(symbolize_location(z, 0x1234, text, sizeof text), "0x1234");
+    assert_string_equal(symbolize_function(z, 0x1234, text, sizeof text), "[unknown]");
+    assert_true(symbolize_disasm(z, 0x1234, text, sizeof text, &size) < 0);
+    symbolize_close(z);
+
+    /* --adjust-vma wins over the recorded bias */
+    o.adjust_vma = 0;
+    o.has_adjust_vma = 1;
+    assert_int_equal(symbolize_open(&z, &info, &o), 0);
+    assert_string_equal(symbolize_location(z, main_addr, text, sizeof text), "main+0x0");
+    symbolize_close(z);
+
+    /* a binary at fixed addresses needs no bias */
+    info.has_load_bias = 0;
+    o.has_adjust_vma = 0;
+    o.elf_path = TEA_SYMBOLS_X86_64;
+    assert_int_equal(symbolize_open(&z, &info, &o), 0);
+    assert_non_null(symbolize_symbols(z));
+    symbolize_close(z);
+
+    /* no --elf: the recorded binary when it exists, else addresses only */
+    o.elf_path = NULL;
+    info.binary_path = strdup(TEA_SYMBOLS_X86_64);
+    assert_int_equal(symbolize_open(&z, &info, &o), 0);
+    assert_string_equal(symbolize_binary(z), TEA_SYMBOLS_X86_64);
+    symbolize_close(z);
+    free(info.binary_path);
+    info.binary_path = strdup("/nonexistent/program");
+    assert_int_equal(symbolize_open(&z, &info, &o), 0);
+    assert_null(symbolize_binary(z));
+    assert_string_equal(symbolize_location(z, 0x401000, text, sizeof text), "0x401000");
+    assert_int_equal(symbolize_source(z, 0x401000, text, sizeof text), 0);
+    symbolize_close(z);
+
+    /* an --elf that cannot be read */
+    o.elf_path = "/nonexistent/binary";
+    assert_int_equal(symbolize_open(&z, &info, &o), TEA_ERR_IO);
+    pics_info_free(&info);
+    free(t);
+}
+
+/* Source lines through the glue, and the RISC-V width from the PICS's
+ * architecture. */
+static void test_symbolize_riscv(void **state)
+{
+    symbolize_options o = { 0 };
+    symbolizer *z = NULL;
+    pics_info info;
+    char text[TEXT_MAX];
+    size_t idx;
+    unsigned size;
+    const symbols_function *f;
+    (void)state;
+    info_for(&info, "riscv64");
+    o.command = "test";
+    o.elf_path = TEA_SYMBOLS_RISCV64_HIGH;
+    o.source = 1;
+    assert_int_equal(symbolize_open(&z, &info, &o), 0);
+    assert_int_equal(symbols_find_name(symbolize_symbols(z), "zero_size", &idx, 1), 1);
+    f = symbols_function_at(symbolize_symbols(z), idx);
+    assert_true(f->start < (1ull << SV39_BITS)); /* zero-extended */
+    assert_string_equal(symbolize_location(z, f->start, text, sizeof text), "zero_size+0x0");
+    assert_int_equal(symbolize_disasm(z, f->start, text, sizeof text, &size), 0);
+    assert_string_equal(text, "c.nop");
+    assert_int_equal(size, 2);
+    assert_int_equal(symbols_find_name(symbolize_symbols(z), "real_function", &idx, 1), 1);
+    f = symbols_function_at(symbolize_symbols(z), idx);
+    assert_int_equal(symbolize_source(z, f->start, text, sizeof text), 1);
+    assert_contains(text, "symbols_prog.c:");
+    symbolize_close(z);
+    pics_info_free(&info);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_x86_64_fixed),   cmocka_unit_test(test_x86_64_pie),
+        cmocka_unit_test(test_x86_64_stripped), cmocka_unit_test(test_x86_64_dynsym),
+        cmocka_unit_test(test_riscv64),        cmocka_unit_test(test_riscv64_high),
+        cmocka_unit_test(test_symmap),         cmocka_unit_test(test_bad_files),
+        cmocka_unit_test(test_symbolize_bias), cmocka_unit_test(test_symbolize_riscv),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,423 @@
+/*
+ * pics_annotate.c: `pics annotate`, one function's whole disassembly, every
+ * instruction of its symbol's range whether it took time or not, each with
+ * its cycles, share and cycle stack (like `perf annotate --stdio`), and with
+ * --golden the golden cycles and each instruction's error contribution.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+#include "commands.h"
+#include "common/error.h"
+#include "common/outfile.h"
+#include "pics/error.h"
+#include "report.h"
+#include "symbolize.h"
+#include "trace/psv.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PERCENT 100.0
+/* Functions of one name annotated at most (local functions of several
+ * files may share a name). */
+#define ANNOTATE_MAX_MATCHES 16
+/* Close names listed when the symbol is unknown. */
+#define ANNOTATE_SUGGESTIONS 5
+/* The step over bytes that are no instruction, per architecture: the
+ * instruction alignment. */
+#define STEP_X86_64 1
+#define STEP_RISCV64 2 /* compressed instructions */
+#define STEP_AARCH64 4
+/* Indentation of a stack table under its instruction. */
+#define ANNOTATE_STACK_INDENT 14
+
+typedef struct annotate_request {
+    const char *path, *golden_path, *out_path, *symbol;
+    symbolize_options sym;
+} annotate_request;
+
+/* The cells of one PICS sorted by PC, with a cursor that walks a function. */
+typedef struct cell_walk {
+    pics_cell *cells;
+    size_t count, at;
+} cell_walk;
+
+/* Error contributions sorted by PC. */
+typedef struct contributions {
+    pics_contribution *items;
+    size_t count;
+} contributions;
+
+/* Everything one run needs. */
+typedef struct annotate_data {
+    report_input in;
+    symbolizer *z;
+    cell_walk walk, gwalk;
+    contributions contrib;
+    double error;
+} annotate_data;
+
+static int compare_contribution_pc(const void *a, const void *b)
+{
+    const pics_contribution *x = a, *y = b;
+    return x->pc < y->pc ? -1 : x->pc > y->pc;
+}
+
+static double contribution_of(const contributions *c, uint64_t pc)
+{
+    size_t lo = 0, hi = c->count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->items[mid].pc < pc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < c->count && c->items[lo].pc == pc ? c->items[lo].contribution : 0.0;
+}
+
+/* Positions the cursor at the first cell at or above `pc`. */
+static void walk_seek(cell_walk *w, uint64_t pc)
+{
+    size_t lo = 0, hi = w->count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (w->cells[mid].pc < pc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    w->at = lo;
+}
+
+/* The sum of the values of cells in [start, end). */
+static uint64_t range_sum(const cell_walk *w, uint64_t start, uint64_t end)
+{
+    cell_walk c = *w;
+    uint64_t sum = 0;
+    walk_seek(&c, start);
+    for (; c.at < c.count && c.cells[c.at].pc < end; c.at++)
+        sum += c.cells[c.at].value;
+    return sum;
+}
+
+/* Appends the components at exactly `pc` of both walks to `comps` (up to
+ * PSV_VALUES of them), advancing the cursors. */
+static size_t take_components(annotate_data *d, uint64_t pc, report_component *comps)
+{
+    size_t n = 0;
+    cell_walk *w = &d->walk, *g = &d->gwalk;
+    while ((w->at < w->count && w->cells[w->at].pc == pc) || (g->at < g->count && g->cells[g->at].pc == pc)) {
+        int has_s = w->at < w->count && w->cells[w->at].pc == pc;
+        int has_g = g->at < g->count && g->cells[g->at].pc == pc;
+        int take_s = has_s && (!has_g || w->cells[w->at].psv <= g->cells[g->at].psv);
+        int take_g = has_g && (!has_s || g->cells[g->at].psv <= w->cells[w->at].psv);
+        comps[n].psv = take_s ? w->cells[w->at].psv : g->cells[g->at].psv;
+        comps[n].value = take_s ? w->cells[w->at++].value : 0;
+        comps[n].golden = take_g ? g->cells[g->at++].value : 0;
+        n++;
+    }
+    return n;
+}
+
+/* Cells the walk skipped before `pc`: PCs inside the function that are not
+ * the start of a decoded instruction. Their values are added to *value and
+ * *golden and counted in *count. */
+static void skip_unaligned(annotate_data *d, uint64_t pc, uint64_t *value, uint64_t *golden, size_t *count)
+{
+    for (; d->walk.at < d->walk.count && d->walk.cells[d->walk.at].pc < pc; d->walk.at++, (*count)++)
+        *value += d->walk.cells[d->walk.at].value;
+    for (; d->gwalk.at < d->gwalk.count && d->gwalk.cells[d->gwalk.at].pc < pc; d->gwalk.at++, (*count)++)
+        *golden += d->gwalk.cells[d->gwalk.at].value;
+}
+
+static unsigned step_of(const char *arch)
+{
+    if (arch && strcmp(arch, "riscv64") == 0)
+        return STEP_RISCV64;
+    if (arch && strcmp(arch, "aarch64") == 0)
+        return STEP_AARCH64;
+    return STEP_X86_64;
+}
+
+/* Prints one instruction line. A stack of one component (on both sides) is
+ * named at the end of the line; a stack of several follows as a table. */
+static void print_instruction(FILE *f, annotate_data *d, uint64_t pc, const char *text, uint64_t fn_value,
+                              const report_component *comps, size_t n)
+{
+    uint64_t value = 0, golden = 0;
+    char cycles[REPORT_NUMBER_MAX], gcycles[REPORT_NUMBER_MAX], label[PSV_LABEL_MAX];
+    for (size_t k = 0; k < n; k++) {
+        value += comps[k].value;
+        golden += comps[k].golden;
+    }
+    report_cycles_text(&d->in, 0, value, REPORT_TEXT_DIGITS, cycles, sizeof cycles);
+    fprintf(f, "  %8.2f%% %14s", fn_value ? PERCENT * (double)value / (double)fn_value : 0.0, cycles);
+    if (d->in.has_golden) {
+        report_cycles_text(&d->in, 1, golden, REPORT_TEXT_DIGITS, gcycles, sizeof gcycles);
+        fprintf(f, " %14s %8.4f%%", gcycles, PERCENT * contribution_of(&d->contrib, pc));
+    }
+    if (n == 1)
+        fprintf(f, "  0x%-14" PRIx64 " %-44s %s\n", pc, text, psv_label(comps[0].psv, label, sizeof label));
+    else
+        fprintf(f, "  0x%-14" PRIx64 " %s\n", pc, text);
+    if (n > 1)
+        report_print_stack(f, &d->in, comps, n, ANNOTATE_STACK_INDENT);
+}
+
+/* Annotates one function. */
+static int annotate_function(FILE *f, annotate_data *d, const symbols_function *fn)
+{
+    symbols *s = symbolize_symbols(d->z);
+    uint64_t fn_value = range_sum(&d->walk, fn->start, fn->end);
+    uint64_t fn_golden = range_sum(&d->gwalk, fn->start, fn->end);
+    uint64_t odd_value = 0, odd_golden = 0;
+    unsigned step = step_of(symbols_arch(s));
+    size_t instructions = 0, odd = 0, bad = 0;
+    char cycles[REPORT_NUMBER_MAX], previous_source[SYMBOLIZE_TEXT_MAX] = "";
+    report_component *comps = malloc(PSV_VALUES * sizeof *comps);
+    int rc = TEA_OK;
+
+    if (!comps)
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    report_cycles_text(&d->in, 0, fn_value, REPORT_TEXT_DIGITS, cycles, sizeof cycles);
+    fprintf(f, "#\n# %s: 0x%" PRIx64 "-0x%" PRIx64 " (%" PRIu64 " bytes), %s cycles, %.2f%% of the total\n",
+            fn->name, fn->start, fn->end, fn->end - fn->start, cycles, PERCENT * report_share(&d->in, 0, fn_value));
+    if (d->in.has_golden) {
+        report_cycles_text(&d->in, 1, fn_golden, REPORT_TEXT_DIGITS, cycles, sizeof cycles);
+        fprintf(f, "# golden: %s cycles, %.2f%% of the total\n", cycles, PERCENT * report_share(&d->in, 1, fn_golden));
+    }
+    fprintf(f, "# shares are of the function's cycles%s\n#\n",
+            d->in.has_golden ? "; Error: the instruction's contribution to the error" : "");
+    fprintf(f, "# %9s %14s", "Share", "Cycles");
+    if (d->in.has_golden)
+        fprintf(f, " %14s %9s", "Golden", "Error");
+    fprintf(f, "  %-16s %-44s %s\n", "Address", "Disassembly", "Component");
+    walk_seek(&d->walk, fn->start);
+    walk_seek(&d->gwalk, fn->start);
+    for (uint64_t pc = fn->start; pc < fn->end && pc >= fn->start;) {
+        char text[SYMBOLIZE_TEXT_MAX], source[SYMBOLIZE_TEXT_MAX];
+        unsigned size = 0;
+        size_t n;
+        skip_unaligned(d, pc, &odd_value, &odd_golden, &odd);
+        if ((rc = symbolize_source(d->z, pc, source, sizeof source)) < 0)
+            break;
+        rc = TEA_OK;
+        if (source[0] && strcmp(source, previous_source) != 0) {
+            fprintf(f, "%28s: %s\n", "", source);
+            snprintf(previous_source, sizeof previous_source, "%s", source);
+        }
+        if (symbolize_disasm(d->z, pc, text, sizeof text, &size)) {
+            const uint8_t *bytes;
+            size_t avail;
+            if (symbols_read(s, pc, &bytes, &avail)) {
+                /* the rest of the range has no contents in the file */
+                fprintf(f, "# the function's bytes end at 0x%" PRIx64 ": %s\n", pc, tea_error_message());
+                tea_error_clear();
+                break;
+            }
+            snprintf(text, sizeof text, "(bad) .byte 0x%02x", bytes[0]);
+            size = step;
+            bad++;
+        }
+        tea_error_clear();
+        n = take_components(d, pc, comps);
+        print_instruction(f, d, pc, text, fn_value, comps, n);
+        instructions++;
+        pc += size;
+    }
+    skip_unaligned(d, fn->end, &odd_value, &odd_golden, &odd);
+    fprintf(f, "#\n# %zu instructions", instructions);
+    if (bad)
+        fprintf(f, ", %zu stretches of bytes that are no instruction", bad);
+    fprintf(f, "\n");
+    if (odd) {
+        report_cycles_text(&d->in, 0, odd_value, REPORT_TEXT_DIGITS, cycles, sizeof cycles);
+        fprintf(f, "# warning: %zu cells at PCs that are not instruction starts hold %s cycles", odd, cycles);
+        if (d->in.has_golden) {
+            report_cycles_text(&d->in, 1, odd_golden, REPORT_TEXT_DIGITS, cycles, sizeof cycles);
+            fprintf(f, " (golden %s)", cycles);
+        }
+        fprintf(f, ": wrong binary or bias?\n");
+    }
+    free(comps);
+    return rc;
+}
+
+/* The functions NAME designates: by name (all aliases), else, when NAME is
+ * an address, the function holding it. TEA_ERR_USAGE with close names when
+ * there is none. */
+static int find_functions(const symbols *s, const char *name, size_t *idx, size_t *count)
+{
+    const char *close[ANNOTATE_SUGGESTIONS];
+    char list[SYMBOLIZE_TEXT_MAX] = "";
+    uint64_t pc;
+    size_t n = symbols_find_name(s, name, idx, ANNOTATE_MAX_MATCHES), k;
+
+    if (n > ANNOTATE_MAX_MATCHES)
+        n = ANNOTATE_MAX_MATCHES;
+    if (n == 0 && report_parse_offset(name, &pc) == 0 && name[0] != '-') {
+        symbols_location loc;
+        symbols_locate(s, pc, &loc);
+        if (loc.function >= 0) {
+            idx[0] = (size_t)loc.function;
+            n = 1;
+        }
+    }
+    *count = n;
+    if (n)
+        return TEA_OK;
+    k = symbols_suggest(s, name, close, ANNOTATE_SUGGESTIONS);
+    for (size_t i = 0; i < k; i++) {
+        size_t used = strlen(list);
+        snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", close[i]);
+    }
+    if (!symbols_table(s))
+        return tea_error_set(TEA_ERR_USAGE, "%s has no function symbols (stripped?): cannot find '%s'",
+                             symbols_path(s), name);
+    if (k)
+        return tea_error_set(TEA_ERR_USAGE, "no function '%s' in %s; close matches: %s", name, symbols_path(s), list);
+    return tea_error_set(TEA_ERR_USAGE, "no function '%s' in %s (and no close match)", name, symbols_path(s));
+}
+
+static int load_walk(const pics *p, cell_walk *w)
+{
+    w->at = 0;
+    return pics_sorted(p, &w->cells, &w->count);
+}
+
+static int run_annotate(const annotate_request *req)
+{
+    annotate_data d;
+    pics_error_result res = { 0 };
+    size_t idx[ANNOTATE_MAX_MATCHES], matches = 0;
+    outfile *out = NULL;
+    symbols *s;
+    int rc;
+
+    memset(&d, 0, sizeof d);
+    if ((rc = report_input_load(&d.in, req->path, req->golden_path)))
+        return rc;
+    if ((rc = symbolize_open(&d.z, &d.in.info, &req->sym)))
+        goto done;
+    if (!(s = symbolize_symbols(d.z))) {
+        rc = tea_error_set(TEA_ERR_USAGE, "no binary to annotate: pass --elf BINARY%s%s%s",
+                           d.in.info.binary_path ? " (the trace names " : "",
+                           d.in.info.binary_path ? d.in.info.binary_path : "", d.in.info.binary_path ? ")" : "");
+        goto done;
+    }
+    if (!symbols_arch(s)) {
+        rc = tea_error_set(TEA_ERR_UNSUPPORTED, "%s: cannot disassemble its architecture (x86_64, aarch64 and "
+                                                "riscv64 only)",
+                           symbols_path(s));
+        goto done;
+    }
+    if ((rc = find_functions(s, req->symbol, idx, &matches)) || (rc = load_walk(&d.in.p, &d.walk))
+        || (rc = load_walk(&d.in.g, &d.gwalk)))
+        goto done;
+    if (d.in.has_golden) {
+        if ((rc = pics_error_compute(&d.in.p, &d.in.g, PICS_GRAN_INSN, NULL, &res)))
+            goto done;
+        d.error = res.error;
+        d.contrib.items = res.items;
+        d.contrib.count = res.count;
+        qsort(d.contrib.items, d.contrib.count, sizeof *d.contrib.items, compare_contribution_pc);
+    }
+    if ((rc = outfile_open(&out, req->out_path)))
+        goto done;
+    report_print_header(outfile_stream(out), "pics annotate", &d.in, d.z);
+    if (d.in.has_golden)
+        fprintf(outfile_stream(out), "# golden %s: error %.4f%% at insn granularity\n", req->golden_path,
+                PERCENT * d.error);
+    for (size_t i = 0; i < matches && rc == TEA_OK; i++)
+        rc = annotate_function(outfile_stream(out), &d, symbols_function_at(s, idx[i]));
+    if (rc)
+        outfile_abort(out);
+    else
+        rc = outfile_commit(out);
+done:
+    pics_error_result_free(&res);
+    free(d.walk.cells);
+    free(d.gwalk.cells);
+    symbolize_close(d.z);
+    report_input_free(&d.in);
+    return rc;
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out, "Usage: pics annotate FILE.pics --symbol NAME [OPTIONS]\n\n"
+                 "A function's whole disassembly, every instruction of its symbol's range, each with its\n"
+                 "cycles, its share of the function's cycles and its cycle stack (like perf annotate).\n\n"
+                 "Options:\n"
+                 "  --symbol NAME          the function (any of its aliases; or an address inside it)\n"
+                 "  --elf BINARY           the binary (default: the one the trace names, if it exists)\n"
+                 "  --adjust-vma OFFSET    load bias, runtime address - ELF address (default: the bias the\n"
+                 "                         trace recorded; needed for a PIE without one)\n"
+                 "  --golden GOLDEN.pics   the golden PICS of the same trace: golden cycles and stacks,\n"
+                 "                         each instruction's error contribution\n"
+                 "  --source               source file:line (DWARF) where it changes\n"
+                 "  -o, --output OUT       write to OUT instead of standard output\n"
+                 "  -h, --help             show this help\n");
+}
+
+enum { OPT_GOLDEN = CLI_OPT_FIRST_FREE, OPT_ELF, OPT_ADJUST_VMA, OPT_SYMBOL, OPT_SOURCE };
+
+int pics_annotate_main(int argc, char **argv)
+{
+    static const struct option long_options[] = {
+        { "golden", required_argument, NULL, OPT_GOLDEN },
+        { "elf", required_argument, NULL, OPT_ELF },
+        { "adjust-vma", required_argument, NULL, OPT_ADJUST_VMA },
+        { "symbol", required_argument, NULL, OPT_SYMBOL },
+        { "source", no_argument, NULL, OPT_SOURCE },
+        { "output", required_argument, NULL, 'o' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    annotate_request req;
+    int opt, rc;
+
+    memset(&req, 0, sizeof req);
+    req.out_path = "-";
+    req.sym.command = argv[0];
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "o:h", long_options, NULL)) != -1) {
+        switch (opt) {
+        case OPT_GOLDEN:
+            req.golden_path = optarg;
+            break;
+        case OPT_ELF:
+            req.sym.elf_path = optarg;
+            break;
+        case OPT_ADJUST_VMA:
+            if (report_parse_offset(optarg, &req.sym.adjust_vma))
+                return cli_usage_error(argv[0], "invalid offset '%s' (hex with 0x, or decimal)", optarg);
+            req.sym.has_adjust_vma = 1;
+            break;
+        case OPT_SYMBOL:
+            req.symbol = optarg;
+            break;
+        case OPT_SOURCE:
+            req.sym.source = 1;
+            break;
+        case 'o':
+            req.out_path = optarg;
+            break;
+        case 'h':
+            usage(stdout);
+            return CLI_EXIT_OK;
+        default:
+            return cli_usage_hint(argv[0]);
+        }
+    }
+    if (optind != argc - 1)
+        return cli_usage_error(argv[0], optind == argc ? "missing FILE.pics" : "expected exactly one FILE.pics");
+    if (!req.symbol)
+        return cli_usage_error(argv[0], "missing --symbol NAME");
+    req.path = argv[optind];
+    if ((rc = run_annotate(&req)))
+        return cli_fail(argv[0], rc);
+    return CLI_EXIT_OK;
+}

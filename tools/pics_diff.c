@@ -1,0 +1,558 @@
+/*
+ * pics_diff.c: `pics diff`, where two PICS of one trace differ most.
+ *
+ * Both PICS are read as shares of their totals (a cell's value over the
+ * PICS's sum; scaled to the golden total C these are the cells' cycles), and
+ * every (instruction or function, component) is compared exactly: with TA
+ * and TB the two totals, |B - A| / 2C of a cell is |b x TA - a x TB| /
+ * (2 TA TB) in 128-bit integers, the same arithmetic as pics/error.c. So
+ * when A is the golden PICS the summed difference is `pics error B A`
+ * (instruction x component, or function x component) to the last bit.
+ */
+#include "cli.h"
+#include "commands.h"
+#include "common/error.h"
+#include "common/json.h"
+#include "common/outfile.h"
+#include "pics/error.h"
+#include "pics/pics_file.h"
+#include "pics/svg.h"
+#include "pics/symmap.h"
+#include "report.h"
+#include "symbolize.h"
+#include "trace/psv.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef unsigned __int128 u128;
+
+#define DIFF_DEFAULT_TEXT_TOP 20 /* rows of the text report; CSV and JSON list all */
+#define DIFF_CYCLE_DIGITS 6      /* fraction digits of cycles in every format */
+#define DIFF_SHARE_DIGITS 10     /* fraction digits of shares in CSV */
+#define DIFF_LOCATION_MAX 512
+#define DIFF_NUMBER_MAX 64
+#define PERCENT 100.0
+#define UNKNOWN_FUNCTION "[unknown]"
+
+enum { OPT_TOP = CLI_OPT_FIRST_FREE, OPT_GRANULARITY, OPT_FORMAT, OPT_SYMBOLS, OPT_ELF, OPT_ADJUST_VMA };
+
+typedef enum diff_format { DIFF_TEXT = 0, DIFF_CSV, DIFF_JSON } diff_format;
+
+static void diff_usage(FILE *out)
+{
+    fprintf(out,
+            "Usage: pics diff A.pics B.pics [OPTIONS]\n\n"
+            "Where two PICS of the same trace differ most, per instruction (or function) and\n"
+            "component, both scaled to the golden total C: rows sorted by |B - A| (ties by address,\n"
+            "then PSV) with A, B and B - A in cycles and |B - A| / 2C, a summary per instruction,\n"
+            "and the total sum |B - A| / 2C. When A is the golden PICS the total equals\n"
+            "'pics error B A' at the same granularity.\n\n"
+            "Options:\n"
+            "  --top N           rows and instructions to list (default: %d in text, all in CSV\n"
+            "                    and JSON; at least 1)\n"
+            "  --granularity G   insn (instruction x component, default) or func (function x\n"
+            "                    component; functions from --symbols, else from the binary)\n"
+            "  --symbols MAP     symbol map: lines 'START END NAME' (END exclusive); instructions\n"
+            "                    are shown as NAME+0xOFFSET (it wins over the binary)\n"
+            "  --elf BINARY      the binary to name instructions and functions with (default: the\n"
+            "                    one the trace names, if it exists; else addresses)\n"
+            "  --adjust-vma OFF  load bias, runtime address - ELF address (hex with 0x or decimal;\n"
+            "                    default: the bias the trace recorded; needed for a PIE without one)\n"
+            "  --format FORMAT   text (default), csv or json\n"
+            "  -o, --output OUT  write to OUT instead of standard output\n"
+            "  -h, --help        show this help\n\n"
+            "CSV columns: pc,location,psv,component,a_cycles,b_cycles,diff_cycles,share (share a\n"
+            "fraction of 2C); JSON: the inputs, \"difference\" (a fraction), \"cells\" and\n"
+            "\"instructions\" (or \"functions\").\n",
+            DIFF_DEFAULT_TEXT_TOP);
+}
+
+typedef struct diff_request {
+    const char *a_path, *b_path, *symbols_path, *out_path;
+    pics_granularity granularity;
+    uint64_t top;    /* 0: the format's default */
+    diff_format format;
+    symbolize_options sym;   /* --elf, --adjust-vma */
+} diff_request;
+
+/* One (group, component): a group is an instruction's PC, or for func
+ * 1 + the index of its function in the symbol map (0: outside every one). */
+typedef struct diff_row {
+    uint64_t group;
+    uint64_t a, b;   /* the two PICS's values (raw units) */
+    u128 diff;       /* |b x mb - a x ma|, over the common denominator */
+    uint16_t psv;
+} diff_row;
+
+/* Everything the report needs. */
+typedef struct diff_state {
+    const diff_request *req;
+    pics_info a_info, b_info;
+    pics a, b;
+    symbolizer *z;       /* the binary, when there is one */
+    symmap syms;         /* --symbols, or the binary's functions for func */
+    diff_row *rows;      /* largest difference first */
+    size_t row_count;
+    diff_row *groups;    /* per group (psv unused), largest difference first */
+    size_t group_count;
+    long double denominator; /* of every diff: 2 TA TB (TA or TB alone when the other PICS is empty) */
+    u128 total;          /* sum of all diffs */
+} diff_state;
+
+/* Largest difference first, then by group and PSV. */
+static int compare_rows(const void *x, const void *y)
+{
+    const diff_row *a = x, *b = y;
+    if (a->diff != b->diff)
+        return a->diff > b->diff ? -1 : 1;
+    if (a->group != b->group)
+        return a->group < b->group ? -1 : 1;
+    return a->psv < b->psv ? -1 : a->psv > b->psv;
+}
+
+static int compare_group_ids(const void *x, const void *y)
+{
+    const diff_row *a = x, *b = y;
+    return a->group < b->group ? -1 : a->group > b->group;
+}
+
+/* The group a cell falls in (see diff_row). */
+static uint64_t group_of(const diff_state *s, uint64_t pc)
+{
+    if (s->req->granularity != PICS_GRAN_FUNC)
+        return pc;
+    return (uint64_t)(symmap_find(&s->syms, pc) + 1);
+}
+
+/* Sums a PICS's cells by (group, component). */
+static int aggregate(const diff_state *s, const pics *src, pics *dst)
+{
+    int rc;
+    if ((rc = pics_init(dst)))
+        return rc;
+    for (size_t i = 0; i < src->capacity; i++) {
+        const pics_cell *c = &src->slots[i];
+        if (c->used && (rc = pics_add(dst, group_of(s, c->pc), c->psv, c->value, 0)))
+            return rc;
+    }
+    return TEA_OK;
+}
+
+/* The rows of the union of both aggregated maps, with their differences. */
+static int collect_rows(diff_state *s, const pics *ga, const pics *gb)
+{
+    uint64_t ta = s->a.total, tb = s->b.total, ma, mb;
+    size_t k = 0, cap = ga->count + gb->count;
+
+    /* Common denominator (see the top of the file); an empty PICS matches
+     * nothing, as in pics error. */
+    if (ta && tb) {
+        ma = tb;
+        mb = ta;
+        s->denominator = 2.0L * (long double)ta * (long double)tb;
+    } else {
+        ma = 1;
+        mb = 1;
+        s->denominator = ta ? (long double)ta : tb ? (long double)tb : 1.0L;
+    }
+    s->rows = malloc((cap ? cap : 1) * sizeof *s->rows);
+    if (!s->rows)
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < ga->capacity; i++) {
+        const pics_cell *c = &ga->slots[i], *o;
+        if (!c->used)
+            continue;
+        o = pics_find(gb, c->pc, c->psv);
+        s->rows[k] = (diff_row){ .group = c->pc, .psv = c->psv, .a = c->value, .b = o ? o->value : 0 };
+        k++;
+    }
+    for (size_t i = 0; i < gb->capacity; i++) {
+        const pics_cell *c = &gb->slots[i];
+        if (c->used && !pics_find(ga, c->pc, c->psv))
+            s->rows[k++] = (diff_row){ .group = c->pc, .psv = c->psv, .a = 0, .b = c->value };
+    }
+    s->total = 0;
+    for (size_t i = 0; i < k; i++) {
+        u128 na = (u128)s->rows[i].a * ma, nb = (u128)s->rows[i].b * mb;
+        s->rows[i].diff = na > nb ? na - nb : nb - na;
+        s->total += s->rows[i].diff;
+    }
+    s->row_count = k;
+    return TEA_OK;
+}
+
+/* Sums the rows per group and sorts both lists. */
+static int summarize(diff_state *s)
+{
+    size_t n = 0;
+
+    s->groups = malloc((s->row_count ? s->row_count : 1) * sizeof *s->groups);
+    if (!s->groups)
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    memcpy(s->groups, s->rows, s->row_count * sizeof *s->rows);
+    qsort(s->groups, s->row_count, sizeof *s->groups, compare_group_ids);
+    for (size_t i = 0; i < s->row_count; i++) {
+        if (n > 0 && s->groups[n - 1].group == s->groups[i].group) {
+            s->groups[n - 1].a += s->groups[i].a;
+            s->groups[n - 1].b += s->groups[i].b;
+            s->groups[n - 1].diff += s->groups[i].diff;
+        } else {
+            s->groups[n] = s->groups[i];
+            s->groups[n++].psv = 0;
+        }
+    }
+    s->group_count = n;
+    qsort(s->groups, n, sizeof *s->groups, compare_rows);
+    qsort(s->rows, s->row_count, sizeof *s->rows, compare_rows);
+    return TEA_OK;
+}
+
+/* --- presentation ------------------------------------------------------------ */
+
+/* A difference as a fraction of 2C. */
+static double share_of(const diff_state *s, u128 diff)
+{
+    return (double)((long double)diff / s->denominator);
+}
+
+/* The group's address: the instruction, or its function's start. */
+static uint64_t group_address(const diff_state *s, uint64_t group)
+{
+    if (s->req->granularity != PICS_GRAN_FUNC)
+        return group;
+    return group ? s->syms.entries[group - 1].start : 0;
+}
+
+/* How a group is shown: the function's name (func); for an instruction
+ * NAME+0xOFF inside a symbol of --symbols, else what the symbolizer makes of
+ * it (function+0xOFF with a binary, the address in hex without). */
+static char *diff_location(const diff_state *s, uint64_t group, char *buf, size_t size)
+{
+    if (s->req->granularity == PICS_GRAN_FUNC) {
+        snprintf(buf, size, "%s", group ? s->syms.entries[group - 1].name : UNKNOWN_FUNCTION);
+        return buf;
+    }
+    if (s->req->symbols_path) {
+        long i = symmap_find(&s->syms, group);
+        if (i >= 0)
+            snprintf(buf, size, "%s+0x%llx", s->syms.entries[i].name,
+                     (unsigned long long)(group - s->syms.entries[i].start));
+        else
+            snprintf(buf, size, "0x%llx", (unsigned long long)group);
+        return buf;
+    }
+    return symbolize_location(s->z, group, buf, size);
+}
+
+/* The cycles of `value` in PICS a or b. */
+static double cycles_of(const pics_info *info, const pics *p, uint64_t value)
+{
+    return pics_value_cycles(info, p->total, value);
+}
+
+/* A, B (exact decimals) and B - A, as written in every format. */
+static void format_row(const diff_state *s, const diff_row *r, char *a, char *b, char *d)
+{
+    double delta = cycles_of(&s->b_info, &s->b, r->b) - cycles_of(&s->a_info, &s->a, r->a);
+    pics_format_cycles(&s->a_info, s->a.total, r->a, DIFF_CYCLE_DIGITS, a, DIFF_NUMBER_MAX);
+    pics_format_cycles(&s->b_info, s->b.total, r->b, DIFF_CYCLE_DIGITS, b, DIFF_NUMBER_MAX);
+    svg_format_fixed(delta, DIFF_CYCLE_DIGITS, d, DIFF_NUMBER_MAX);
+}
+
+/* How many of `n` items to list. */
+static size_t shown(const diff_state *s, size_t n)
+{
+    uint64_t top = s->req->top ? s->req->top : s->req->format == DIFF_TEXT ? DIFF_DEFAULT_TEXT_TOP : UINT64_MAX;
+    return n < top ? n : (size_t)top;
+}
+
+/* "golden, 1234.000000 cycles" or "tea at 4000 Hz, 120 samples, 3 lost". */
+static void describe(FILE *f, const char *path, const pics_info *info)
+{
+    fprintf(f, "%s: %s", path, info->scheme);
+    if (pics_info_is_golden(info))
+        fprintf(f, ", golden reference\n");
+    else
+        fprintf(f, " at %.6g Hz, %llu samples, %llu lost\n", info->frequency_hz, (unsigned long long)info->samples,
+                (unsigned long long)pics_info_lost(info));
+}
+
+static void write_text(FILE *f, const diff_state *s)
+{
+    const char *what = s->req->granularity == PICS_GRAN_FUNC ? "function" : "instruction";
+    char total[DIFF_NUMBER_MAX], location[DIFF_LOCATION_MAX], label[PSV_LABEL_MAX];
+    char a[DIFF_NUMBER_MAX], b[DIFF_NUMBER_MAX], d[DIFF_NUMBER_MAX];
+    size_t rows = shown(s, s->row_count), groups = shown(s, s->group_count);
+
+    pics_format_cycles(&s->a_info, s->a_info.golden_total, s->a_info.golden_total, DIFF_CYCLE_DIGITS, total,
+                       sizeof total);
+    fprintf(f, "A: ");
+    describe(f, s->req->a_path, &s->a_info);
+    fprintf(f, "B: ");
+    describe(f, s->req->b_path, &s->b_info);
+    fprintf(f, "trace %s, golden total C = %s cycles, %s granularity\n", s->a_info.trace_digest, total,
+            pics_granularity_name(s->req->granularity));
+    fprintf(f, "difference: %.4f%% (sum |B - A| / 2C)\n", PERCENT * share_of(s, s->total));
+    if (rows == 0)
+        return;
+    fprintf(f, "\nlargest differences (%zu of %zu; %s x component, cycles):\n", rows, s->row_count, what);
+    fprintf(f, "  %-28s %-20s %16s %16s %16s %9s\n", what, "component", "A", "B", "B-A", "share");
+    for (size_t i = 0; i < rows; i++) {
+        const diff_row *r = &s->rows[i];
+        format_row(s, r, a, b, d);
+        fprintf(f, "  %-28s %-20s %16s %16s %16s %8.4f%%\n", diff_location(s, r->group, location, sizeof location),
+                psv_label(r->psv, label, sizeof label), a, b, d, PERCENT * share_of(s, r->diff));
+    }
+    fprintf(f, "\nper %s (%zu of %zu; share: its part of the difference):\n", what, groups, s->group_count);
+    fprintf(f, "  %-28s %16s %16s %16s %9s\n", what, "A", "B", "B-A", "share");
+    for (size_t i = 0; i < groups; i++) {
+        const diff_row *r = &s->groups[i];
+        format_row(s, r, a, b, d);
+        fprintf(f, "  %-28s %16s %16s %16s %8.4f%%\n", diff_location(s, r->group, location, sizeof location), a, b, d,
+                PERCENT * share_of(s, r->diff));
+    }
+}
+
+/* Writes a CSV field, quoted when it holds a comma, a quote or a line end. */
+static void csv_field(FILE *f, const char *text)
+{
+    if (!strpbrk(text, ",\"\r\n")) {
+        fputs(text, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *text; text++) {
+        if (*text == '"')
+            fputc('"', f);
+        fputc(*text, f);
+    }
+    fputc('"', f);
+}
+
+static void write_csv(FILE *f, const diff_state *s)
+{
+    char location[DIFF_LOCATION_MAX], label[PSV_LABEL_MAX], share[DIFF_NUMBER_MAX];
+    char a[DIFF_NUMBER_MAX], b[DIFF_NUMBER_MAX], d[DIFF_NUMBER_MAX];
+    size_t rows = shown(s, s->row_count);
+
+    fprintf(f, "pc,location,psv,component,a_cycles,b_cycles,diff_cycles,share\n");
+    for (size_t i = 0; i < rows; i++) {
+        const diff_row *r = &s->rows[i];
+        format_row(s, r, a, b, d);
+        fprintf(f, "0x%llx,", (unsigned long long)group_address(s, r->group));
+        csv_field(f, diff_location(s, r->group, location, sizeof location));
+        fprintf(f, ",%u,", r->psv);
+        csv_field(f, psv_label(r->psv, label, sizeof label));
+        fprintf(f, ",%s,%s,%s,%s\n", a, b, d, svg_format_fixed(share_of(s, r->diff), DIFF_SHARE_DIGITS, share,
+                                                                sizeof share));
+    }
+}
+
+/* Describes one input in JSON. */
+static void json_input(json_writer *j, const char *path, const pics_info *info)
+{
+    json_begin_object(j);
+    json_key(j, "file");
+    json_string(j, path);
+    json_key(j, "scheme");
+    json_string(j, info->scheme);
+    if (!pics_info_is_golden(info)) {
+        json_key(j, "frequency_hz");
+        json_double(j, info->frequency_hz);
+        json_key(j, "samples");
+        json_u64(j, info->samples);
+        json_key(j, "lost");
+        json_u64(j, pics_info_lost(info));
+    }
+    json_end(j);
+}
+
+/* One row or group in JSON (components only for rows). */
+static void json_row(json_writer *j, const diff_state *s, const diff_row *r, int with_component)
+{
+    char text[DIFF_LOCATION_MAX];
+    json_begin_object(j);
+    json_key(j, "pc");
+    snprintf(text, sizeof text, "0x%llx", (unsigned long long)group_address(s, r->group));
+    json_string(j, text);
+    json_key(j, "location");
+    json_string(j, diff_location(s, r->group, text, sizeof text));
+    if (with_component) {
+        json_key(j, "psv");
+        json_u64(j, r->psv);
+        json_key(j, "component");
+        json_string(j, psv_label(r->psv, text, sizeof text));
+    }
+    json_key(j, "a");
+    json_double(j, cycles_of(&s->a_info, &s->a, r->a));
+    json_key(j, "b");
+    json_double(j, cycles_of(&s->b_info, &s->b, r->b));
+    json_key(j, "diff");
+    json_double(j, cycles_of(&s->b_info, &s->b, r->b) - cycles_of(&s->a_info, &s->a, r->a));
+    json_key(j, "share");
+    json_double(j, share_of(s, r->diff));
+    json_end(j);
+}
+
+static void write_json(FILE *f, const diff_state *s)
+{
+    size_t rows = shown(s, s->row_count), groups = shown(s, s->group_count);
+    json_writer j;
+
+    json_init(&j, f);
+    json_begin_object(&j);
+    json_key(&j, "a");
+    json_input(&j, s->req->a_path, &s->a_info);
+    json_key(&j, "b");
+    json_input(&j, s->req->b_path, &s->b_info);
+    json_key(&j, "trace");
+    json_string(&j, s->a_info.trace_digest);
+    json_key(&j, "granularity");
+    json_string(&j, pics_granularity_name(s->req->granularity));
+    json_key(&j, "total_cycles");
+    json_double(&j, (double)s->a_info.golden_total / (double)(s->a_info.unit ? s->a_info.unit : PICS_UNIT));
+    json_key(&j, "difference");
+    json_double(&j, share_of(s, s->total));
+    json_key(&j, "cells");
+    json_begin_array(&j);
+    for (size_t i = 0; i < rows; i++)
+        json_row(&j, s, &s->rows[i], 1);
+    json_end(&j);
+    json_key(&j, s->req->granularity == PICS_GRAN_FUNC ? "functions" : "instructions");
+    json_begin_array(&j);
+    for (size_t i = 0; i < groups; i++)
+        json_row(&j, s, &s->groups[i], 0);
+    json_end(&j);
+    json_end(&j);
+    json_finish(&j);
+}
+
+/* --- the command ------------------------------------------------------------- */
+
+/* Reads both PICS and checks that they can be compared. */
+static int load(diff_state *s)
+{
+    const diff_request *req = s->req;
+    int rc;
+
+    if ((rc = pics_read(req->a_path, &s->a_info, &s->a)) || (rc = pics_read(req->b_path, &s->b_info, &s->b)))
+        return rc;
+    if (strcmp(s->a_info.trace_digest, s->b_info.trace_digest) != 0)
+        return tea_error_set(TEA_ERR_USAGE, "%s and %s come from different traces (digest %s vs %s)", req->a_path,
+                             req->b_path, s->a_info.trace_digest, s->b_info.trace_digest);
+    if (s->a_info.golden_total != s->b_info.golden_total)
+        return tea_error_set(TEA_ERR_FORMAT, "%s and %s disagree on the golden total (%llu vs %llu units)",
+                             req->a_path, req->b_path, (unsigned long long)s->a_info.golden_total,
+                             (unsigned long long)s->b_info.golden_total);
+    if ((rc = symbolize_open(&s->z, &s->a_info, &req->sym)))
+        return rc;
+    if (req->symbols_path)
+        return symmap_load(&s->syms, req->symbols_path);
+    if (req->granularity != PICS_GRAN_FUNC)
+        return TEA_OK;
+    if (!symbolize_binary(s->z))
+        return tea_error_set(TEA_ERR_USAGE, "--granularity func needs --symbols MAP or a binary (--elf BINARY)");
+    return symbolize_symmap(s->z, SYMBOLS_MAP_SECTION_GAPS, &s->syms);
+}
+
+static int run_diff(const diff_request *req)
+{
+    diff_state s = { .req = req };
+    pics ga = { 0 }, gb = { 0 };
+    outfile *out = NULL;
+    int rc;
+
+    pics_info_init(&s.a_info);
+    pics_info_init(&s.b_info);
+    if ((rc = load(&s)) || (rc = aggregate(&s, &s.a, &ga)) || (rc = aggregate(&s, &s.b, &gb))
+        || (rc = collect_rows(&s, &ga, &gb)) || (rc = summarize(&s)) || (rc = outfile_open(&out, req->out_path)))
+        goto done;
+    if (req->format == DIFF_CSV)
+        write_csv(outfile_stream(out), &s);
+    else if (req->format == DIFF_JSON)
+        write_json(outfile_stream(out), &s);
+    else
+        write_text(outfile_stream(out), &s);
+    rc = outfile_commit(out);
+done:
+    free(s.rows);
+    free(s.groups);
+    pics_free(&ga);
+    pics_free(&gb);
+    symmap_free(&s.syms);
+    symbolize_close(s.z);
+    pics_info_free(&s.a_info);
+    pics_info_free(&s.b_info);
+    pics_free(&s.a);
+    pics_free(&s.b);
+    return rc;
+}
+
+int pics_diff_main(int argc, char **argv)
+{
+    static const struct option long_options[] = {
+        { "top", required_argument, NULL, OPT_TOP },
+        { "granularity", required_argument, NULL, OPT_GRANULARITY },
+        { "format", required_argument, NULL, OPT_FORMAT },
+        { "symbols", required_argument, NULL, OPT_SYMBOLS },
+        { "elf", required_argument, NULL, OPT_ELF },
+        { "adjust-vma", required_argument, NULL, OPT_ADJUST_VMA },
+        { "output", required_argument, NULL, 'o' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    diff_request req = { .out_path = "-", .granularity = PICS_GRAN_INSN, .format = DIFF_TEXT };
+    int opt, rc;
+
+    req.sym.command = argv[0];
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "o:h", long_options, NULL)) != -1) {
+        switch (opt) {
+        case OPT_TOP:
+            if (cli_parse_u64(optarg, &req.top) || req.top == 0)
+                return cli_usage_error(argv[0], "invalid count '%s' for --top (at least 1)", optarg);
+            break;
+        case OPT_GRANULARITY:
+            if (pics_granularity_parse(optarg, &req.granularity) || req.granularity == PICS_GRAN_INSN_ONLY)
+                return cli_usage_error(argv[0], "granularity '%s' not available here (insn or func)", optarg);
+            break;
+        case OPT_FORMAT:
+            if (strcmp(optarg, "text") == 0)
+                req.format = DIFF_TEXT;
+            else if (strcmp(optarg, "csv") == 0)
+                req.format = DIFF_CSV;
+            else if (strcmp(optarg, "json") == 0)
+                req.format = DIFF_JSON;
+            else
+                return cli_usage_error(argv[0], "unknown format '%s' (text, csv or json)", optarg);
+            break;
+        case OPT_SYMBOLS:
+            req.symbols_path = optarg;
+            break;
+        case OPT_ELF:
+            req.sym.elf_path = optarg;
+            break;
+        case OPT_ADJUST_VMA:
+            if (report_parse_offset(optarg, &req.sym.adjust_vma))
+                return cli_usage_error(argv[0], "invalid offset '%s' (hex with 0x, or decimal)", optarg);
+            req.sym.has_adjust_vma = 1;
+            break;
+        case 'o':
+            req.out_path = optarg;
+            break;
+        case 'h':
+            diff_usage(stdout);
+            return CLI_EXIT_OK;
+        default:
+            return cli_usage_hint(argv[0]);
+        }
+    }
+    if (argc - optind != 2)
+        return cli_usage_error(argv[0], "expected A.pics B.pics");
+    req.a_path = argv[optind];
+    req.b_path = argv[optind + 1];
+    if ((rc = run_diff(&req)))
+        return cli_fail(argv[0], rc);
+    return CLI_EXIT_OK;
+}

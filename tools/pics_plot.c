@@ -1,0 +1,399 @@
+/*
+ * pics_plot.c: `pics plot`, the top instructions' cycle stacks as an SVG
+ * chart: one group per instruction, one stacked bar per PICS file (golden,
+ * TEA, IBS, ... like the TEA paper's Figure 6), one segment per component.
+ */
+#include "cli.h"
+#include "commands.h"
+#include "common/error.h"
+#include "common/outfile.h"
+#include "pics/chart.h"
+#include "pics/pics_file.h"
+#include "report.h"
+#include "symbolize.h"
+#include "trace/psv.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define PLOT_DEFAULT_TOP 10
+#define PLOT_LABEL_MAX 128
+#define PLOT_LOCATION_SHOWN 48 /* bytes of a symbolized location shown under its group */
+#define PLOT_ELLIPSIS "..."
+#define PLOT_TITLE_MAX 160
+#define PERCENT 100.0
+
+enum { OPT_TOP = CLI_OPT_FIRST_FREE, OPT_UNIT, OPT_TITLE, OPT_ELF, OPT_ADJUST_VMA };
+
+static void plot_usage(FILE *out)
+{
+    fprintf(out,
+            "Usage: pics plot FILE.pics... -o OUT.svg [OPTIONS]\n\n"
+            "Draw the cycle stacks of the top instructions as an SVG chart: a group of bars per\n"
+            "instruction, one stacked bar per input file (in the order given), one segment per\n"
+            "component (PSV) with a legend. Sampled PICS are scaled to the golden total. The\n"
+            "instructions are the top N by cycles of the first golden input, or of the first\n"
+            "input when none is golden. All inputs must come from the same trace.\n\n"
+            "Options:\n"
+            "  -o, --output OUT  the SVG file (required; - for standard output)\n"
+            "  --top N           how many instructions (default %d, at least 1)\n"
+            "  --unit UNIT       cycles (default) or percent (of the golden total)\n"
+            "  --title TEXT      the chart's title\n"
+            "  --elf BINARY      the binary to name instructions with (function+0xOFFSET; default:\n"
+            "                    the one the trace names, if it exists; else addresses)\n"
+            "  --adjust-vma OFF  load bias, runtime address - ELF address (hex with 0x or decimal;\n"
+            "                    default: the bias the trace recorded; needed for a PIE without one)\n"
+            "  -h, --help        show this help\n",
+            PLOT_DEFAULT_TOP);
+}
+
+typedef struct plot_request {
+    const char *out_path, *title;
+    uint64_t top;
+    int percent;
+    char **paths;
+    size_t files;
+    symbolize_options sym;   /* --elf, --adjust-vma */
+} plot_request;
+
+/* One input file (zeroed entries are safe to free). */
+typedef struct plot_input {
+    pics_info info;
+    pics p;
+} plot_input;
+
+/* An instruction's total in the reference PICS. */
+typedef struct ranked {
+    uint64_t pc;
+    uint64_t value; /* the sum of its cells' values (raw units) */
+} ranked;
+
+/* Largest value first, then the lower address. */
+static int compare_ranked(const void *a, const void *b)
+{
+    const ranked *x = a, *y = b;
+    if (x->value != y->value)
+        return x->value > y->value ? -1 : 1;
+    return x->pc < y->pc ? -1 : x->pc > y->pc;
+}
+
+static int compare_pc(const void *a, const void *b)
+{
+    const uint64_t *x = a, *y = b;
+    return *x < *y ? -1 : *x > *y;
+}
+
+/* How a PC is labelled in the chart: function+0xOFFSET with a binary, else
+ * its address in hex; cut to PLOT_LOCATION_SHOWN bytes (at a character
+ * boundary) with an ellipsis, so that long C++ names do not swamp the chart. */
+static char *plot_location(const symbolizer *z, uint64_t pc, char *buf, size_t size)
+{
+    char full[SYMBOLIZE_TEXT_MAX];
+    size_t n;
+
+    symbolize_location(z, pc, full, sizeof full);
+    n = strlen(full);
+    if (n <= PLOT_LOCATION_SHOWN) {
+        snprintf(buf, size, "%s", full);
+        return buf;
+    }
+    n = PLOT_LOCATION_SHOWN;
+    while (n > 0 && ((unsigned char)full[n] & 0xC0) == 0x80)
+        n--; /* not inside a UTF-8 sequence */
+    snprintf(buf, size, "%.*s" PLOT_ELLIPSIS, (int)n, full);
+    return buf;
+}
+
+/* The reference PICS's top `n` instructions by cycles, into `pcs` (in
+ * chart order) with their count. */
+static int rank_instructions(const pics *ref, uint64_t n, uint64_t **pcs, size_t *count)
+{
+    pics_cell *cells = NULL;
+    ranked *r = NULL;
+    size_t cell_count = 0, k = 0;
+    int rc;
+
+    *pcs = NULL;
+    *count = 0;
+    if ((rc = pics_sorted(ref, &cells, &cell_count)))
+        return rc;
+    r = malloc((cell_count ? cell_count : 1) * sizeof *r);
+    if (!r) {
+        free(cells);
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    }
+    /* Cells come sorted by PC: sum each run. */
+    for (size_t i = 0; i < cell_count; i++) {
+        if (k > 0 && r[k - 1].pc == cells[i].pc) {
+            r[k - 1].value += cells[i].value;
+        } else {
+            r[k].pc = cells[i].pc;
+            r[k++].value = cells[i].value;
+        }
+    }
+    free(cells);
+    qsort(r, k, sizeof *r, compare_ranked);
+    if (k > n)
+        k = (size_t)n;
+    *pcs = malloc((k ? k : 1) * sizeof **pcs);
+    if (!*pcs) {
+        free(r);
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < k; i++)
+        (*pcs)[i] = r[i].pc;
+    *count = k;
+    free(r);
+    return TEA_OK;
+}
+
+/* Marks in `present` every PSV of a cell of `p` whose PC is among the
+ * sorted `pcs`. */
+static void mark_components(const pics *p, const uint64_t *sorted_pcs, size_t n, unsigned char present[PSV_VALUES])
+{
+    for (size_t i = 0; i < p->capacity; i++) {
+        const pics_cell *c = &p->slots[i];
+        if (c->used && bsearch(&c->pc, sorted_pcs, n, sizeof *sorted_pcs, compare_pc))
+            present[c->psv & PSV_MASK_ALL] = 1;
+    }
+}
+
+/* "golden", or the scheme and its frequency ("tea 4kHz"). */
+static void bar_label(const pics_info *info, char *buf, size_t size)
+{
+    char hz[PICS_NAME_MAX];
+    if (pics_info_is_golden(info)) {
+        snprintf(buf, size, "%s", info->scheme);
+        return;
+    }
+    chart_format_si(info->frequency_hz, hz, sizeof hz);
+    snprintf(buf, size, "%s %sHz", info->scheme, hz);
+}
+
+/* The file name without its directory. */
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+/* Fills the bar labels: scheme and frequency, or the file names when two
+ * inputs would look the same. */
+static void label_bars(const plot_request *req, const plot_input *in, char (*labels)[PLOT_LABEL_MAX])
+{
+    int clash = 0;
+    for (size_t i = 0; i < req->files; i++)
+        bar_label(&in[i].info, labels[i], PLOT_LABEL_MAX);
+    for (size_t i = 0; i < req->files && !clash; i++)
+        for (size_t j = 0; j < i && !clash; j++)
+            clash = strcmp(labels[i], labels[j]) == 0;
+    if (clash)
+        for (size_t i = 0; i < req->files; i++)
+            snprintf(labels[i], PLOT_LABEL_MAX, "%s", base_name(req->paths[i]));
+}
+
+/* Reads every input and checks that they share one trace. */
+static int load_inputs(const plot_request *req, plot_input *in)
+{
+    int rc;
+    for (size_t i = 0; i < req->files; i++) {
+        if ((rc = pics_read(req->paths[i], &in[i].info, &in[i].p)))
+            return rc;
+        if (strcmp(in[i].info.trace_digest, in[0].info.trace_digest) != 0)
+            return tea_error_set(TEA_ERR_USAGE, "%s and %s come from different traces (digest %s vs %s)",
+                                 req->paths[0], req->paths[i], in[0].info.trace_digest, in[i].info.trace_digest);
+    }
+    return TEA_OK;
+}
+
+/* The chart's value of one cell: cycles scaled to the golden total, or
+ * their share of it in percent. */
+static double plot_value(const plot_request *req, const plot_input *in, uint64_t value)
+{
+    double cycles = pics_value_cycles(&in->info, in->p.total, value);
+    double total = (double)in->info.golden_total / (double)(in->info.unit ? in->info.unit : PICS_UNIT);
+    if (!req->percent)
+        return cycles;
+    return total > 0 ? PERCENT * cycles / total : 0;
+}
+
+static int run_plot(const plot_request *req)
+{
+    plot_input *in = calloc(req->files, sizeof *in);
+    uint64_t *pcs = NULL, *sorted = NULL;
+    size_t groups = 0, segments = 0, reference = 0;
+    unsigned char present[PSV_VALUES] = { 0 };
+    uint16_t psvs[PSV_VALUES];
+    char (*group_text)[PLOT_LABEL_MAX] = NULL, (*bar_text)[PLOT_LABEL_MAX] = NULL;
+    char segment_text[PSV_VALUES][PSV_LABEL_MAX], segment_color[PSV_VALUES][CHART_COLOR_MAX];
+    const char **group_labels = NULL, **bar_labels = NULL, *segment_labels[PSV_VALUES], *segment_colors[PSV_VALUES];
+    double *values = NULL;
+    char title[PLOT_TITLE_MAX];
+    outfile *out = NULL;
+    symbolizer *z = NULL;
+    int rc;
+
+    if (!in)
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    if ((rc = load_inputs(req, in)))
+        goto done;
+    for (size_t i = 0; i < req->files; i++) {
+        if (pics_info_is_golden(&in[i].info)) {
+            reference = i;
+            break;
+        }
+    }
+    if ((rc = symbolize_open(&z, &in[reference].info, &req->sym)))
+        goto done;
+    if ((rc = rank_instructions(&in[reference].p, req->top, &pcs, &groups)))
+        goto done;
+    if (groups == 0) {
+        rc = tea_error_set(TEA_ERR_FORMAT, "%s: no instruction to plot (the PICS is empty)", req->paths[reference]);
+        goto done;
+    }
+    sorted = malloc(groups * sizeof *sorted);
+    group_text = malloc(groups * sizeof *group_text);
+    group_labels = malloc(groups * sizeof *group_labels);
+    bar_text = malloc(req->files * sizeof *bar_text);
+    bar_labels = malloc(req->files * sizeof *bar_labels);
+    if (!sorted || !group_text || !group_labels || !bar_text || !bar_labels) {
+        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    memcpy(sorted, pcs, groups * sizeof *sorted);
+    qsort(sorted, groups, sizeof *sorted, compare_pc);
+    for (size_t i = 0; i < req->files; i++)
+        mark_components(&in[i].p, sorted, groups, present);
+    for (unsigned psv = 0; psv < PSV_VALUES; psv++) {
+        if (!present[psv])
+            continue;
+        psvs[segments] = (uint16_t)psv;
+        psv_label((uint16_t)psv, segment_text[segments], PSV_LABEL_MAX);
+        chart_psv_color(psv, segment_color[segments]);
+        segment_labels[segments] = segment_text[segments];
+        segment_colors[segments] = segment_color[segments];
+        segments++;
+    }
+    values = calloc(groups * req->files * (segments ? segments : 1), sizeof *values);
+    if (!values) {
+        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t g = 0; g < groups; g++) {
+        group_labels[g] = plot_location(z, pcs[g], group_text[g], PLOT_LABEL_MAX);
+        for (size_t b = 0; b < req->files; b++) {
+            for (size_t s = 0; s < segments; s++) {
+                const pics_cell *c = pics_find(&in[b].p, pcs[g], psvs[s]);
+                values[(g * req->files + b) * segments + s] = c ? plot_value(req, &in[b], c->value) : 0;
+            }
+        }
+    }
+    label_bars(req, in, bar_text);
+    for (size_t b = 0; b < req->files; b++)
+        bar_labels[b] = bar_text[b];
+    snprintf(title, sizeof title, "Cycle stacks of the top %zu instructions (trace %s)", groups,
+             in[0].info.trace_digest);
+
+    {
+        const chart_stacked_bars chart = {
+            .title = req->title ? req->title : title,
+            .y_label = req->percent ? "% of all cycles" : "cycles",
+            .value_unit = "cycles",
+            .format = req->percent ? CHART_NUMBER_PERCENT : CHART_NUMBER_PLAIN,
+            .groups = groups,
+            .bars = req->files,
+            .segments = segments,
+            .group_labels = group_labels,
+            .bar_labels = bar_labels,
+            .segment_labels = segment_labels,
+            .segment_colors = segment_colors,
+            .values = values,
+        };
+        if ((rc = outfile_open(&out, req->out_path)))
+            goto done;
+        if ((rc = chart_write_stacked_bars(outfile_stream(out), &chart))) {
+            outfile_abort(out);
+            goto done;
+        }
+        rc = outfile_commit(out);
+    }
+done:
+    symbolize_close(z);
+    for (size_t i = 0; i < req->files; i++) {
+        /* Also after a failed pics_read, which may leave its map allocated. */
+        pics_info_free(&in[i].info);
+        pics_free(&in[i].p);
+    }
+    free(in);
+    free(pcs);
+    free(sorted);
+    free(group_text);
+    free(group_labels);
+    free(bar_text);
+    free(bar_labels);
+    free(values);
+    return rc;
+}
+
+int pics_plot_main(int argc, char **argv)
+{
+    static const struct option long_options[] = {
+        { "output", required_argument, NULL, 'o' },
+        { "top", required_argument, NULL, OPT_TOP },
+        { "unit", required_argument, NULL, OPT_UNIT },
+        { "title", required_argument, NULL, OPT_TITLE },
+        { "elf", required_argument, NULL, OPT_ELF },
+        { "adjust-vma", required_argument, NULL, OPT_ADJUST_VMA },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    plot_request req = { .top = PLOT_DEFAULT_TOP };
+    int opt, rc;
+
+    req.sym.command = argv[0];
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "o:h", long_options, NULL)) != -1) {
+        switch (opt) {
+        case 'o':
+            req.out_path = optarg;
+            break;
+        case OPT_TOP:
+            if (cli_parse_u64(optarg, &req.top) || req.top == 0)
+                return cli_usage_error(argv[0], "invalid count '%s' for --top (at least 1)", optarg);
+            break;
+        case OPT_UNIT:
+            if (strcmp(optarg, "cycles") == 0)
+                req.percent = 0;
+            else if (strcmp(optarg, "percent") == 0)
+                req.percent = 1;
+            else
+                return cli_usage_error(argv[0], "unknown unit '%s' (cycles or percent)", optarg);
+            break;
+        case OPT_TITLE:
+            req.title = optarg;
+            break;
+        case OPT_ELF:
+            req.sym.elf_path = optarg;
+            break;
+        case OPT_ADJUST_VMA:
+            if (report_parse_offset(optarg, &req.sym.adjust_vma))
+                return cli_usage_error(argv[0], "invalid offset '%s' (hex with 0x, or decimal)", optarg);
+            req.sym.has_adjust_vma = 1;
+            break;
+        case 'h':
+            plot_usage(stdout);
+            return CLI_EXIT_OK;
+        default:
+            return cli_usage_hint(argv[0]);
+        }
+    }
+    if (!req.out_path)
+        return cli_usage_error(argv[0], "missing -o OUT.svg");
+    if (optind == argc)
+        return cli_usage_error(argv[0], "expected at least one FILE.pics");
+    req.paths = &argv[optind];
+    req.files = (size_t)(argc - optind);
+    if ((rc = run_plot(&req)))
+        return cli_fail(argv[0], rc);
+    return CLI_EXIT_OK;
+}

@@ -1,0 +1,939 @@
+/*
+ * pics_report.c: `pics report`, the hottest instructions (or functions) of
+ * a PICS with their cycle stacks, symbolized, optionally next to the golden
+ * reference with each one's error contribution; as text (like `perf report
+ * --stdio`), CSV, JSON or flame-graph folded stacks (docs/report-format.md).
+ * Also the helpers of report.h that `pics annotate` shares.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+#include "commands.h"
+#include "common/error.h"
+#include "common/json.h"
+#include "common/outfile.h"
+#include "pics/error.h"
+#include "report.h"
+#include "symbolize.h"
+#include "trace/psv.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define REPORT_DEFAULT_TOP 10
+#define PERCENT 100.0
+/* Name of the group of PCs outside every function and section. */
+#define UNKNOWN_GROUP "[unknown]"
+/* The narrowest component column of a stack table. */
+#define STACK_LABEL_MIN_WIDTH 16
+
+/* --- report.h helpers ------------------------------------------------------------ */
+
+int report_input_load(report_input *in, const char *path, const char *golden_path)
+{
+    int rc;
+    memset(in, 0, sizeof *in);
+    in->path = path;
+    in->golden_path = golden_path;
+    pics_info_init(&in->info);
+    pics_info_init(&in->ginfo);
+    if ((rc = pics_read(path, &in->info, &in->p)))
+        return rc;
+    if (golden_path) {
+        if ((rc = pics_read(golden_path, &in->ginfo, &in->g))) {
+            pics_info_free(&in->info);
+            pics_free(&in->p);
+            return rc;
+        }
+        in->has_golden = 1;
+        if (!pics_info_is_golden(&in->ginfo))
+            rc = tea_error_set(TEA_ERR_USAGE, "%s is a %s PICS, not the golden one", golden_path, in->ginfo.scheme);
+        else if (strcmp(in->info.trace_digest, in->ginfo.trace_digest) != 0)
+            rc = tea_error_set(TEA_ERR_USAGE, "%s and %s come from different traces (digest %s vs %s)", path,
+                               golden_path, in->info.trace_digest[0] ? in->info.trace_digest : "-",
+                               in->ginfo.trace_digest[0] ? in->ginfo.trace_digest : "-");
+    } else if ((rc = pics_init(&in->g)) == TEA_OK) {
+        in->ginfo = in->info;
+        in->ginfo.binary_path = in->ginfo.build_id = NULL; /* not owned twice */
+    }
+    if (rc)
+        report_input_free(in);
+    return rc;
+}
+
+void report_input_free(report_input *in)
+{
+    pics_info_free(&in->info);
+    if (in->has_golden)
+        pics_info_free(&in->ginfo);
+    pics_free(&in->p);
+    pics_free(&in->g);
+    memset(in, 0, sizeof *in);
+}
+
+int report_parse_offset(const char *text, uint64_t *out)
+{
+    int negative = text[0] == '-';
+    const char *digits = text + negative;
+    char *end;
+    unsigned long long v;
+    if (!*digits || *digits == '-' || *digits == '+' || *digits == ' ')
+        return -1;
+    errno = 0;
+    v = strtoull(digits, &end, digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X') ? 16 : 10);
+    if (errno || *end || end == digits)
+        return -1;
+    *out = negative ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    return 0;
+}
+
+void report_cycles_text(const report_input *in, int golden, uint64_t value, int digits, char *buf, size_t size)
+{
+    if (golden)
+        pics_format_cycles(&in->ginfo, in->g.total, value, digits, buf, size);
+    else
+        pics_format_cycles(&in->info, in->p.total, value, digits, buf, size);
+}
+
+double report_cycles(const report_input *in, int golden, uint64_t value)
+{
+    return golden ? pics_value_cycles(&in->ginfo, in->g.total, value)
+                  : pics_value_cycles(&in->info, in->p.total, value);
+}
+
+double report_share(const report_input *in, int golden, uint64_t value)
+{
+    uint64_t total = golden ? in->g.total : in->p.total;
+    return total ? (double)value / (double)total : 0.0;
+}
+
+/* The total cycles the PICS stands for: the golden total. */
+static void total_text(const report_input *in, int digits, char *buf, size_t size)
+{
+    pics_info golden_view = in->info;
+    golden_view.binary_path = golden_view.build_id = NULL;
+    snprintf(golden_view.scheme, sizeof golden_view.scheme, "golden");
+    pics_format_cycles(&golden_view, in->info.golden_total, in->info.golden_total, digits, buf, size);
+}
+
+void report_print_header(FILE *f, const char *command, const report_input *in, const symbolizer *z)
+{
+    const pics_info *i = &in->info;
+    char total[REPORT_NUMBER_MAX];
+    const char *binary = symbolize_binary(z);
+
+    fprintf(f, "# %s of %s\n", command, in->path);
+    fprintf(f, "# trace %s: %s, cycles %" PRIu64 "-%" PRIu64 ", %" PRIu64 " records\n",
+            i->trace_digest[0] ? i->trace_digest : "-", i->arch[0] ? i->arch : "unknown architecture",
+            i->trace_first_cycle, i->trace_last_cycle, i->trace_records);
+    if (binary) {
+        const symbols *s = symbolize_symbols(z);
+        const char *id = symbols_build_id(s);
+        fprintf(f, "# binary %s (build-id %s, load bias 0x%" PRIx64 ", symbols from %s)\n", binary, id ? id : "none",
+                symbols_bias(s), symbols_table(s) ? symbols_table(s) : "nowhere: stripped");
+    } else {
+        fprintf(f, "# binary: none (%s), PCs shown as addresses\n",
+                i->binary_path ? i->binary_path : "the trace names no binary");
+    }
+    if (pics_info_is_golden(i)) {
+        fprintf(f, "# scheme golden: the exact reference\n");
+    } else {
+        fprintf(f, "# scheme %s at %.10g Hz (period %" PRIu64 " cycles), jitter %s, events %s (mask 0x%03x), seed %" PRIu64
+                   "\n",
+                i->scheme, i->frequency_hz, i->period, i->jitter[0] ? i->jitter : "-", i->events[0] ? i->events : "-",
+                i->event_mask, i->seed);
+        fprintf(f, "# samples %" PRIu64 ", lost %" PRIu64 " (", i->samples, pics_info_lost(i));
+        for (int r = 0; r < PICS_LOST_REASONS; r++)
+            fprintf(f, "%s%s %" PRIu64, r ? ", " : "", pics_lost_name((enum pics_lost_reason)r), i->lost[r]);
+        fprintf(f, ")\n");
+    }
+    total_text(in, REPORT_TEXT_DIGITS, total, sizeof total);
+    fprintf(f, "# total %s cycles\n", total);
+}
+
+void report_print_stack(FILE *f, const report_input *in, const report_component *c, size_t n, int indent)
+{
+    uint64_t sum = 0, gsum = 0;
+    char label[PSV_LABEL_MAX], cycles[REPORT_NUMBER_MAX], golden[REPORT_NUMBER_MAX];
+    int width = STACK_LABEL_MIN_WIDTH;
+
+    for (size_t k = 0; k < n; k++) {
+        int len = (int)strlen(psv_label(c[k].psv, label, sizeof label));
+        sum += c[k].value;
+        gsum += c[k].golden;
+        if (len > width)
+            width = len;
+    }
+    if (in->has_golden)
+        fprintf(f, "%*s%-*s %14s %8s | %14s %8s\n", indent, "", width, "component", "cycles", "share", "golden",
+                "share");
+    for (size_t k = 0; k < n; k++) {
+        psv_label(c[k].psv, label, sizeof label);
+        report_cycles_text(in, 0, c[k].value, REPORT_TEXT_DIGITS, cycles, sizeof cycles);
+        fprintf(f, "%*s%-*s %14s %7.2f%%", indent, "", width, label, cycles,
+                sum ? PERCENT * (double)c[k].value / (double)sum : 0.0);
+        if (in->has_golden) {
+            report_cycles_text(in, 1, c[k].golden, REPORT_TEXT_DIGITS, golden, sizeof golden);
+            fprintf(f, " | %14s %7.2f%%", golden, gsum ? PERCENT * (double)c[k].golden / (double)gsum : 0.0);
+        }
+        fputc('\n', f);
+    }
+}
+
+/* --- rows --------------------------------------------------------------------------- */
+
+typedef enum report_format { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON, FORMAT_FOLDED } report_format;
+typedef enum report_sort { SORT_CYCLES, SORT_ERROR } report_sort;
+
+typedef struct report_request {
+    const char *path, *golden_path, *out_path;
+    symbolize_options sym;
+    uint64_t top;                 /* rows shown; 0: all */
+    double percent_limit;         /* rows below this share (percent) are hidden */
+    pics_granularity granularity; /* PICS_GRAN_INSN or PICS_GRAN_FUNC */
+    report_sort sort;
+    report_format format;
+} report_request;
+
+/* An instruction or a function: its summed values and its components. */
+typedef struct report_row {
+    uint64_t key;          /* the PC (insn), or 1 + the group's symbol-map index, 0 outside every group (func) */
+    uint64_t value;        /* raw sum in the PICS */
+    uint64_t golden;       /* raw sum in the golden PICS */
+    double contribution;   /* share of the error (0 without golden) */
+    size_t first, count;   /* its components: comps[first .. first + count) */
+} report_row;
+
+/* Everything computed before printing. */
+typedef struct report_data {
+    report_input in;
+    symbolizer *z;
+    symmap groups;           /* function granularity: functions and section gaps */
+    report_component *comps;
+    report_row *rows;        /* in the order shown */
+    size_t comp_count, row_count, shown;
+    double error;            /* with golden */
+} report_data;
+
+/* The group key of a PC. */
+static uint64_t key_of(const report_request *req, const report_data *d, uint64_t pc)
+{
+    return req->granularity == PICS_GRAN_FUNC ? (uint64_t)(symmap_find(&d->groups, pc) + 1) : pc;
+}
+
+/* Sums the cells of `src` by (key, psv) into `dst`. */
+static int aggregate(const report_request *req, const report_data *d, const pics *src, pics *dst)
+{
+    int rc;
+    for (size_t i = 0; i < src->capacity; i++) {
+        const pics_cell *c = &src->slots[i];
+        if (c->used && (rc = pics_add(dst, key_of(req, d, c->pc), c->psv, c->value, c->count)))
+            return rc;
+    }
+    return TEA_OK;
+}
+
+/* Builds rows and components from the union of the two aggregated maps. */
+static int build_rows(const report_request *req, report_data *d)
+{
+    pics as = { 0 }, ag = { 0 };
+    pics_cell *cs = NULL, *cg = NULL;
+    size_t ns = 0, ng = 0, i = 0, j = 0;
+    uint64_t *keys = NULL;
+    int rc;
+
+    if ((rc = pics_init(&as)) || (rc = pics_init(&ag)) || (rc = aggregate(req, d, &d->in.p, &as))
+        || (rc = aggregate(req, d, &d->in.g, &ag)) || (rc = pics_sorted(&as, &cs, &ns))
+        || (rc = pics_sorted(&ag, &cg, &ng)))
+        goto done;
+    d->comps = malloc((ns + ng + 1) * sizeof *d->comps);
+    keys = malloc((ns + ng + 1) * sizeof *keys);
+    d->rows = malloc((ns + ng + 1) * sizeof *d->rows);
+    if (!d->comps || !keys || !d->rows) {
+        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    while (i < ns || j < ng) {
+        report_component *c = &d->comps[d->comp_count];
+        int take_s = j >= ng || (i < ns && (cs[i].pc < cg[j].pc || (cs[i].pc == cg[j].pc && cs[i].psv <= cg[j].psv)));
+        int take_g = i >= ns || (j < ng && (cg[j].pc < cs[i].pc || (cg[j].pc == cs[i].pc && cg[j].psv <= cs[i].psv)));
+        c->psv = take_s ? cs[i].psv : cg[j].psv;
+        keys[d->comp_count] = take_s ? cs[i].pc : cg[j].pc;
+        c->value = take_s ? cs[i++].value : 0;
+        c->golden = take_g ? cg[j++].value : 0;
+        d->comp_count++;
+    }
+    for (size_t k = 0; k < d->comp_count;) {
+        report_row *r = &d->rows[d->row_count++];
+        memset(r, 0, sizeof *r);
+        r->key = keys[k];
+        r->first = k;
+        for (; k < d->comp_count && keys[k] == r->key; k++) {
+            r->value += d->comps[k].value;
+            r->golden += d->comps[k].golden;
+            r->count++;
+        }
+    }
+done:
+    free(keys);
+    free(cs);
+    free(cg);
+    pics_free(&as);
+    pics_free(&ag);
+    return rc;
+}
+
+static report_row *find_row(report_data *d, uint64_t key)
+{
+    size_t lo = 0, hi = d->row_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (d->rows[mid].key < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < d->row_count && d->rows[lo].key == key ? &d->rows[lo] : NULL;
+}
+
+/* The error against the golden PICS and each row's contribution (the rows
+ * are still sorted by key). */
+static int add_error(const report_request *req, report_data *d)
+{
+    pics_error_result res;
+    int rc;
+    if ((rc = pics_error_compute(&d->in.p, &d->in.g, req->granularity, &d->groups, &res)))
+        return rc;
+    d->error = res.error;
+    for (size_t i = 0; i < res.count; i++) {
+        const pics_contribution *c = &res.items[i];
+        uint64_t key = c->pc;
+        report_row *r;
+        if (req->granularity == PICS_GRAN_FUNC) {
+            /* error.c names a group by its symbol-map entry's own name
+             * string, and the PCs outside every entry "[unknown]" at 0 */
+            long k = symmap_find(&d->groups, c->pc);
+            key = k >= 0 && d->groups.entries[k].name == c->name ? (uint64_t)k + 1 : 0;
+        }
+        if ((r = find_row(d, key)))
+            r->contribution = c->contribution;
+    }
+    pics_error_result_free(&res);
+    return TEA_OK;
+}
+
+static int compare_by_cycles(const void *a, const void *b)
+{
+    const report_row *x = a, *y = b;
+    if (x->value != y->value)
+        return x->value > y->value ? -1 : 1;
+    if (x->golden != y->golden)
+        return x->golden > y->golden ? -1 : 1;
+    return x->key < y->key ? -1 : x->key > y->key;
+}
+
+static int compare_by_error(const void *a, const void *b)
+{
+    const report_row *x = a, *y = b;
+    if (x->contribution != y->contribution)
+        return x->contribution > y->contribution ? -1 : 1;
+    return compare_by_cycles(a, b);
+}
+
+/* Sorts the rows, drops those under the percent limit and counts the rows
+ * to show. */
+static void select_rows(const report_request *req, report_data *d)
+{
+    size_t kept = 0;
+    qsort(d->rows, d->row_count, sizeof *d->rows, req->sort == SORT_ERROR ? compare_by_error : compare_by_cycles);
+    for (size_t i = 0; i < d->row_count; i++) {
+        const report_row *r = &d->rows[i];
+        double share = PERCENT * report_share(&d->in, 0, r->value);
+        double gshare = d->in.has_golden ? PERCENT * report_share(&d->in, 1, r->golden) : 0.0;
+        if (share >= req->percent_limit || (d->in.has_golden && gshare >= req->percent_limit))
+            d->rows[kept++] = *r;
+    }
+    d->shown = kept;
+    if (req->top && d->shown > req->top)
+        d->shown = (size_t)req->top;
+}
+
+/* --- naming a row --------------------------------------------------------------------- */
+
+/* What a row is called in every format. */
+typedef struct row_names {
+    int has_address;
+    uint64_t address;                        /* the PC, or the function's start */
+    char function[SYMBOLIZE_TEXT_MAX];       /* function or [unknown ...] */
+    char location[SYMBOLIZE_TEXT_MAX];       /* function+0xOFF (insn), the function (func) */
+    char disassembly[SYMBOLIZE_TEXT_MAX];    /* "" when unavailable or func */
+    char source[SYMBOLIZE_TEXT_MAX];         /* "" without --source or line */
+} row_names;
+
+static int name_row(const report_request *req, report_data *d, const report_row *r, row_names *n)
+{
+    unsigned size;
+    int rc;
+    memset(n, 0, sizeof *n);
+    if (req->granularity == PICS_GRAN_FUNC) {
+        if (r->key == 0) {
+            snprintf(n->function, sizeof n->function, "%s", UNKNOWN_GROUP);
+        } else {
+            const symmap_entry *e = &d->groups.entries[r->key - 1];
+            snprintf(n->function, sizeof n->function, "%s", e->name);
+            n->has_address = 1;
+            n->address = e->start;
+        }
+        snprintf(n->location, sizeof n->location, "%s", n->function);
+    } else {
+        n->has_address = 1;
+        n->address = r->key;
+        symbolize_function(d->z, r->key, n->function, sizeof n->function);
+        symbolize_location(d->z, r->key, n->location, sizeof n->location);
+        if (symbolize_disasm(d->z, r->key, n->disassembly, sizeof n->disassembly, &size))
+            n->disassembly[0] = '\0';
+        tea_error_clear();
+    }
+    if (n->has_address && (rc = symbolize_source(d->z, n->address, n->source, sizeof n->source)) < 0)
+        return rc;
+    return TEA_OK;
+}
+
+/* --- text ---------------------------------------------------------------------------- */
+
+/* The file name of a path (for the compact source column). */
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+static int print_text(FILE *f, const report_request *req, report_data *d)
+{
+    const char *what = req->granularity == PICS_GRAN_FUNC ? "functions" : "instructions";
+    uint64_t shown_value = 0;
+    row_names n;
+    int rc;
+
+    report_print_header(f, "pics report", &d->in, d->z);
+    if (d->in.has_golden)
+        fprintf(f, "# golden %s: error %.4f%% at %s granularity\n", req->golden_path, PERCENT * d->error,
+                pics_granularity_name(req->granularity));
+    for (size_t i = 0; i < d->shown; i++)
+        shown_value += d->rows[i].value;
+    fprintf(f, "# %zu of %zu %s, by %s%s: %.2f%% of the total\n", d->shown, d->row_count, what,
+            req->sort == SORT_ERROR ? "error contribution" : "cycles",
+            req->percent_limit > 0 ? " (with a percent limit)" : "", PERCENT * report_share(&d->in, 0, shown_value));
+    fprintf(f, "#\n# %8s %16s  %-40s %-18s %s\n#\n", "Overhead", "Cycles",
+            req->granularity == PICS_GRAN_FUNC ? "Function" : "Symbol", "Address",
+            req->granularity == PICS_GRAN_FUNC ? "" : "Disassembly");
+    for (size_t i = 0; i < d->shown; i++) {
+        const report_row *r = &d->rows[i];
+        char cycles[REPORT_NUMBER_MAX], address[REPORT_NUMBER_MAX], golden[REPORT_NUMBER_MAX];
+        if ((rc = name_row(req, d, r, &n)))
+            return rc;
+        report_cycles_text(&d->in, 0, r->value, REPORT_TEXT_DIGITS, cycles, sizeof cycles);
+        if (n.has_address)
+            snprintf(address, sizeof address, "0x%" PRIx64, n.address);
+        else
+            snprintf(address, sizeof address, "-");
+        fprintf(f, "  %8.2f%% %16s  %-40s %-18s %s\n", PERCENT * report_share(&d->in, 0, r->value), cycles, n.location,
+                address, req->granularity == PICS_GRAN_FUNC ? "" : (n.disassembly[0] ? n.disassembly : "-"));
+        if (n.source[0])
+            fprintf(f, "%12s%s\n", "", base_name(n.source));
+        report_print_stack(f, &d->in, &d->comps[r->first], r->count, 12);
+        if (d->in.has_golden) {
+            report_cycles_text(&d->in, 1, r->golden, REPORT_TEXT_DIGITS, golden, sizeof golden);
+            fprintf(f, "%12serror contribution %.4f%% (golden %s cycles, %.2f%% of the total)\n", "",
+                    PERCENT * r->contribution, golden, PERCENT * report_share(&d->in, 1, r->golden));
+        }
+        fputc('\n', f);
+    }
+    return TEA_OK;
+}
+
+/* --- csv ------------------------------------------------------------------------------- */
+
+/* Writes a CSV field, quoted when it holds a comma, a quote or a newline. */
+static void csv_field(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\n\r")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static int print_csv(FILE *f, const report_request *req, report_data *d)
+{
+    row_names n;
+    int rc;
+
+    fprintf(f, "rank,address,function,location,disassembly,source,component,psv,cycles,share,golden_cycles,"
+               "golden_share,error_contribution\n");
+    for (size_t i = 0; i < d->shown; i++) {
+        const report_row *r = &d->rows[i];
+        if ((rc = name_row(req, d, r, &n)))
+            return rc;
+        for (size_t k = 0; k < r->count; k++) {
+            const report_component *c = &d->comps[r->first + k];
+            char label[PSV_LABEL_MAX], text[REPORT_NUMBER_MAX];
+            fprintf(f, "%zu,", i + 1);
+            if (n.has_address)
+                fprintf(f, "0x%" PRIx64, n.address);
+            fputc(',', f);
+            csv_field(f, n.function);
+            fputc(',', f);
+            csv_field(f, n.location);
+            fputc(',', f);
+            csv_field(f, n.disassembly);
+            fputc(',', f);
+            csv_field(f, n.source);
+            fputc(',', f);
+            csv_field(f, psv_label(c->psv, label, sizeof label));
+            report_cycles_text(&d->in, 0, c->value, REPORT_DATA_DIGITS, text, sizeof text);
+            fprintf(f, ",%u,%s,%.9f,", c->psv, text, report_share(&d->in, 0, c->value));
+            if (d->in.has_golden) {
+                report_cycles_text(&d->in, 1, c->golden, REPORT_DATA_DIGITS, text, sizeof text);
+                fprintf(f, "%s,%.9f,%.9f", text, report_share(&d->in, 1, c->golden), r->contribution);
+            } else {
+                fprintf(f, ",,");
+            }
+            fputc('\n', f);
+        }
+    }
+    return TEA_OK;
+}
+
+/* --- json ------------------------------------------------------------------------------- */
+
+static void json_hex(json_writer *j, uint64_t v)
+{
+    char text[REPORT_NUMBER_MAX];
+    snprintf(text, sizeof text, "0x%" PRIx64, v);
+    json_string(j, text);
+}
+
+static void json_text_or_null(json_writer *j, const char *s)
+{
+    json_string(j, s && *s ? s : NULL);
+}
+
+static void json_header(json_writer *j, const report_request *req, const report_data *d)
+{
+    const pics_info *i = &d->in.info;
+    const symbols *s = symbolize_symbols(d->z);
+
+    json_key(j, "file");
+    json_string(j, req->path);
+    json_key(j, "scheme");
+    json_string(j, i->scheme);
+    json_key(j, "trace");
+    json_begin_object(j);
+    json_key(j, "digest");
+    json_text_or_null(j, i->trace_digest);
+    json_key(j, "arch");
+    json_text_or_null(j, i->arch);
+    json_key(j, "binary");
+    json_string(j, i->binary_path);
+    json_key(j, "build_id");
+    json_string(j, i->build_id);
+    json_key(j, "load_bias");
+    if (i->has_load_bias)
+        json_hex(j, i->load_bias);
+    else
+        json_null(j);
+    json_end(j);
+    json_key(j, "binary");
+    json_string(j, symbolize_binary(d->z));
+    json_key(j, "load_bias");
+    if (s)
+        json_hex(j, symbols_bias(s));
+    else
+        json_null(j);
+    if (!pics_info_is_golden(i)) {
+        json_key(j, "frequency_hz");
+        json_double(j, i->frequency_hz);
+        json_key(j, "period");
+        json_u64(j, i->period);
+        json_key(j, "samples");
+        json_u64(j, i->samples);
+        json_key(j, "lost");
+        json_u64(j, pics_info_lost(i));
+    }
+    json_key(j, "total_cycles");
+    json_double(j, (double)i->golden_total / (double)(i->unit ? i->unit : PICS_UNIT));
+    json_key(j, "granularity");
+    json_string(j, pics_granularity_name(req->granularity));
+    json_key(j, "sort");
+    json_string(j, req->sort == SORT_ERROR ? "error" : "cycles");
+    json_key(j, "golden");
+    json_string(j, req->golden_path);
+    json_key(j, "error");
+    if (d->in.has_golden)
+        json_double(j, d->error);
+    else
+        json_null(j);
+    json_key(j, "groups");
+    json_u64(j, d->row_count);
+    json_key(j, "shown");
+    json_u64(j, d->shown);
+}
+
+static int print_json(FILE *f, const report_request *req, report_data *d)
+{
+    json_writer j;
+    row_names n;
+    int rc;
+
+    json_init(&j, f);
+    json_begin_object(&j);
+    json_header(&j, req, d);
+    json_key(&j, "rows");
+    json_begin_array(&j);
+    for (size_t i = 0; i < d->shown; i++) {
+        const report_row *r = &d->rows[i];
+        if ((rc = name_row(req, d, r, &n)))
+            return rc;
+        for (size_t k = 0; k < r->count; k++) {
+            const report_component *c = &d->comps[r->first + k];
+            char label[PSV_LABEL_MAX];
+            json_begin_object(&j);
+            json_key(&j, "rank");
+            json_u64(&j, i + 1);
+            json_key(&j, "address");
+            if (n.has_address)
+                json_hex(&j, n.address);
+            else
+                json_null(&j);
+            json_key(&j, "function");
+            json_string(&j, n.function);
+            json_key(&j, "location");
+            json_string(&j, n.location);
+            json_key(&j, "disassembly");
+            json_text_or_null(&j, n.disassembly);
+            json_key(&j, "source");
+            json_text_or_null(&j, n.source);
+            json_key(&j, "component");
+            json_string(&j, psv_label(c->psv, label, sizeof label));
+            json_key(&j, "psv");
+            json_u64(&j, c->psv);
+            json_key(&j, "cycles");
+            json_double(&j, report_cycles(&d->in, 0, c->value));
+            json_key(&j, "share");
+            json_double(&j, report_share(&d->in, 0, c->value));
+            json_key(&j, "golden_cycles");
+            if (d->in.has_golden)
+                json_double(&j, report_cycles(&d->in, 1, c->golden));
+            else
+                json_null(&j);
+            json_key(&j, "golden_share");
+            if (d->in.has_golden)
+                json_double(&j, report_share(&d->in, 1, c->golden));
+            else
+                json_null(&j);
+            json_key(&j, "error_contribution");
+            if (d->in.has_golden)
+                json_double(&j, r->contribution);
+            else
+                json_null(&j);
+            json_end(&j);
+        }
+    }
+    json_end(&j);
+    json_end(&j);
+    json_finish(&j);
+    return TEA_OK;
+}
+
+/* --- folded ------------------------------------------------------------------------------ */
+
+typedef unsigned __int128 u128;
+
+/* One folded line: a cell's exact cycles as num/den, rounded to an integer
+ * weight by the largest-remainder method. */
+typedef struct folded_line {
+    uint64_t pc;
+    uint16_t psv;
+    uint64_t weight;
+    u128 remainder;
+    size_t order;
+} folded_line;
+
+static int compare_remainders(const void *a, const void *b)
+{
+    const folded_line *x = a, *y = b;
+    if (x->remainder != y->remainder)
+        return x->remainder > y->remainder ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int compare_order(const void *a, const void *b)
+{
+    const folded_line *x = a, *y = b;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Copies a frame name, replacing what would break the folded syntax (';'
+ * separates frames, a line ends at a newline). */
+static void frame_name(char *dst, size_t size, const char *src)
+{
+    size_t i = 0;
+    for (; src[i] && i + 1 < size; i++)
+        dst[i] = (src[i] == ';' || src[i] == '\n' || src[i] == '\r') ? '_' : src[i];
+    dst[i] = '\0';
+}
+
+/* Writes every cell of the PICS as "function;location;COMPONENT weight": the
+ * weights are the cells' cycles rounded to integers so that they sum to the
+ * total cycles rounded to the nearest integer (each weight is its exact value
+ * rounded down or up: the largest remainders are rounded up). */
+static int print_folded(FILE *f, report_data *d)
+{
+    const pics_info *info = &d->in.info;
+    uint64_t unit = info->unit ? info->unit : PICS_UNIT;
+    pics_cell *cells = NULL;
+    folded_line *lines = NULL;
+    size_t n = 0;
+    u128 den, target, assigned = 0;
+    int rc;
+
+    if ((rc = pics_sorted(&d->in.p, &cells, &n)))
+        return rc;
+    if (n == 0 || d->in.p.total == 0) {
+        free(cells);
+        return TEA_OK;
+    }
+    if (!(lines = malloc(n * sizeof *lines))) {
+        free(cells);
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    }
+    /* cycles of a cell = value * G / (S * unit) (sampled) or value / unit (golden) */
+    if (pics_info_is_golden(info)) {
+        den = unit;
+        target = ((u128)d->in.p.total + den / 2) / den;
+    } else {
+        den = (u128)d->in.p.total * unit;
+        target = ((u128)info->golden_total + unit / 2) / unit;
+    }
+    for (size_t i = 0; i < n; i++) {
+        u128 num = pics_info_is_golden(info) ? (u128)cells[i].value : (u128)cells[i].value * info->golden_total;
+        lines[i].pc = cells[i].pc;
+        lines[i].psv = cells[i].psv;
+        lines[i].weight = (uint64_t)(num / den);
+        lines[i].remainder = num % den;
+        lines[i].order = i;
+        assigned += lines[i].weight;
+    }
+    qsort(lines, n, sizeof *lines, compare_remainders);
+    for (size_t i = 0; i < n && assigned < target; i++, assigned++)
+        lines[i].weight++;
+    qsort(lines, n, sizeof *lines, compare_order);
+    for (size_t i = 0; i < n; i++) {
+        char function[SYMBOLIZE_TEXT_MAX], location[SYMBOLIZE_TEXT_MAX], label[PSV_LABEL_MAX];
+        char fn[SYMBOLIZE_TEXT_MAX], loc[SYMBOLIZE_TEXT_MAX];
+        if (lines[i].weight == 0)
+            continue;
+        symbolize_function(d->z, lines[i].pc, function, sizeof function);
+        symbolize_location(d->z, lines[i].pc, location, sizeof location);
+        frame_name(fn, sizeof fn, function);
+        frame_name(loc, sizeof loc, location);
+        fprintf(f, "%s;%s;%s %" PRIu64 "\n", fn, loc, psv_label(lines[i].psv, label, sizeof label), lines[i].weight);
+    }
+    free(lines);
+    free(cells);
+    return TEA_OK;
+}
+
+/* --- the command ---------------------------------------------------------------------------- */
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "Usage: pics report FILE.pics [OPTIONS]\n\n"
+            "The instructions (or functions) of a PICS that take the most time, each with its cycle\n"
+            "stack, symbolized against the traced binary; with --golden, the golden stack beside it and\n"
+            "each one's contribution to the error. Formats: docs/report-format.md.\n\n"
+            "Options:\n"
+            "  --golden GOLDEN.pics   the golden PICS of the same trace: golden stacks and the error\n"
+            "  --elf BINARY           the binary to symbolize with (default: the one the trace names,\n"
+            "                         if it exists; else PCs are shown as addresses)\n"
+            "  --adjust-vma OFFSET    load bias, runtime address - ELF address (hex with 0x or decimal;\n"
+            "                         default: the bias the trace recorded; needed for a PIE without one)\n"
+            "  --top N                rows to show (default %d; 0: all)\n"
+            "  --sort cycles|error    order by cycles (default) or by error contribution (needs --golden)\n"
+            "  --granularity G        insn (default) or func (stacks summed per function)\n"
+            "  --percent-limit P      hide rows below P %% of the total (in the PICS and in the golden one)\n"
+            "  --format F             text (default), csv, json, or folded (flame-graph stacks\n"
+            "                         'function;function+0xOFF;COMPONENT cycles' of every cell)\n"
+            "  --source               show source file:line (DWARF)\n"
+            "  -o, --output OUT       write to OUT instead of standard output\n"
+            "  -h, --help             show this help\n",
+            REPORT_DEFAULT_TOP);
+}
+
+enum {
+    OPT_GOLDEN = CLI_OPT_FIRST_FREE,
+    OPT_ELF,
+    OPT_ADJUST_VMA,
+    OPT_TOP,
+    OPT_SORT,
+    OPT_GRANULARITY,
+    OPT_PERCENT_LIMIT,
+    OPT_FORMAT,
+    OPT_SOURCE
+};
+
+static int run_report(const report_request *req)
+{
+    report_data d;
+    outfile *out = NULL;
+    int rc;
+
+    memset(&d, 0, sizeof d);
+    if ((rc = report_input_load(&d.in, req->path, req->golden_path)))
+        return rc;
+    if ((rc = symbolize_open(&d.z, &d.in.info, &req->sym)))
+        goto done;
+    if (req->granularity == PICS_GRAN_FUNC && (rc = symbolize_symmap(d.z, SYMBOLS_MAP_SECTION_GAPS, &d.groups)))
+        goto done;
+    if ((rc = build_rows(req, &d)))
+        goto done;
+    if (d.in.has_golden && (rc = add_error(req, &d)))
+        goto done;
+    select_rows(req, &d);
+    if ((rc = outfile_open(&out, req->out_path)))
+        goto done;
+    switch (req->format) {
+    case FORMAT_TEXT:
+        rc = print_text(outfile_stream(out), req, &d);
+        break;
+    case FORMAT_CSV:
+        rc = print_csv(outfile_stream(out), req, &d);
+        break;
+    case FORMAT_JSON:
+        rc = print_json(outfile_stream(out), req, &d);
+        break;
+    case FORMAT_FOLDED:
+        rc = print_folded(outfile_stream(out), &d);
+        break;
+    }
+    if (rc)
+        outfile_abort(out);
+    else
+        rc = outfile_commit(out);
+done:
+    free(d.comps);
+    free(d.rows);
+    symmap_free(&d.groups);
+    symbolize_close(d.z);
+    report_input_free(&d.in);
+    return rc;
+}
+
+int pics_report_main(int argc, char **argv)
+{
+    static const struct option long_options[] = {
+        { "golden", required_argument, NULL, OPT_GOLDEN },
+        { "elf", required_argument, NULL, OPT_ELF },
+        { "adjust-vma", required_argument, NULL, OPT_ADJUST_VMA },
+        { "top", required_argument, NULL, OPT_TOP },
+        { "sort", required_argument, NULL, OPT_SORT },
+        { "granularity", required_argument, NULL, OPT_GRANULARITY },
+        { "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
+        { "format", required_argument, NULL, OPT_FORMAT },
+        { "source", no_argument, NULL, OPT_SOURCE },
+        { "output", required_argument, NULL, 'o' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    report_request req;
+    int opt, rc;
+
+    memset(&req, 0, sizeof req);
+    req.out_path = "-";
+    req.top = REPORT_DEFAULT_TOP;
+    req.granularity = PICS_GRAN_INSN;
+    req.sym.command = argv[0];
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "o:h", long_options, NULL)) != -1) {
+        char *end;
+        switch (opt) {
+        case OPT_GOLDEN:
+            req.golden_path = optarg;
+            break;
+        case OPT_ELF:
+            req.sym.elf_path = optarg;
+            break;
+        case OPT_ADJUST_VMA:
+            if (report_parse_offset(optarg, &req.sym.adjust_vma))
+                return cli_usage_error(argv[0], "invalid offset '%s' (hex with 0x, or decimal)", optarg);
+            req.sym.has_adjust_vma = 1;
+            break;
+        case OPT_TOP:
+            if (cli_parse_u64(optarg, &req.top))
+                return cli_usage_error(argv[0], "invalid count '%s'", optarg);
+            break;
+        case OPT_SORT:
+            if (strcmp(optarg, "cycles") == 0)
+                req.sort = SORT_CYCLES;
+            else if (strcmp(optarg, "error") == 0)
+                req.sort = SORT_ERROR;
+            else
+                return cli_usage_error(argv[0], "unknown sort key '%s' (cycles or error)", optarg);
+            break;
+        case OPT_GRANULARITY:
+            if (strcmp(optarg, "insn") == 0)
+                req.granularity = PICS_GRAN_INSN;
+            else if (strcmp(optarg, "func") == 0)
+                req.granularity = PICS_GRAN_FUNC;
+            else
+                return cli_usage_error(argv[0], "unknown granularity '%s' (insn or func)", optarg);
+            break;
+        case OPT_PERCENT_LIMIT:
+            errno = 0;
+            req.percent_limit = strtod(optarg, &end);
+            if (errno || end == optarg || *end || !(req.percent_limit >= 0 && req.percent_limit <= PERCENT))
+                return cli_usage_error(argv[0], "invalid percentage '%s' (0 to 100)", optarg);
+            break;
+        case OPT_FORMAT:
+            if (strcmp(optarg, "text") == 0)
+                req.format = FORMAT_TEXT;
+            else if (strcmp(optarg, "csv") == 0)
+                req.format = FORMAT_CSV;
+            else if (strcmp(optarg, "json") == 0)
+                req.format = FORMAT_JSON;
+            else if (strcmp(optarg, "folded") == 0)
+                req.format = FORMAT_FOLDED;
+            else
+                return cli_usage_error(argv[0], "unknown format '%s' (text, csv, json or folded)", optarg);
+            break;
+        case OPT_SOURCE:
+            req.sym.source = 1;
+            break;
+        case 'o':
+            req.out_path = optarg;
+            break;
+        case 'h':
+            usage(stdout);
+            return CLI_EXIT_OK;
+        default:
+            return cli_usage_hint(argv[0]);
+        }
+    }
+    if (optind != argc - 1)
+        return cli_usage_error(argv[0], optind == argc ? "missing FILE.pics" : "expected exactly one FILE.pics");
+    if (req.sort == SORT_ERROR && !req.golden_path)
+        return cli_usage_error(argv[0], "--sort error needs --golden GOLDEN.pics");
+    req.path = argv[optind];
+    if ((rc = run_report(&req)))
+        return cli_fail(argv[0], rc);
+    return CLI_EXIT_OK;
+}

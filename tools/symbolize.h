@@ -1,0 +1,88 @@
+/*
+ * symbolize.h: one call that turns a PICS's provenance and the --elf and
+ * --adjust-vma options into a symbolizer, for every command that shows PCs
+ * (pics report, pics annotate, and others).
+ *
+ * Which binary: --elf when given (it must open); else the binary recorded in
+ * the PICS (trace.binary) if that file exists; else none, and PCs are shown
+ * as addresses.
+ *
+ * Which load bias (runtime address = ELF address + bias): --adjust-vma when
+ * given (it wins over the recorded bias, with a warning when they differ);
+ * else the bias recorded in the PICS (trace.load_bias, from the trace
+ * header); else 0 for a binary linked at fixed addresses (ET_EXEC). A
+ * position-independent binary (ET_DYN) with neither is refused
+ * (TEA_ERR_USAGE, saying to pass --adjust-vma; 0 when the PCs are link-time
+ * addresses): the bias is never guessed.
+ *
+ * Checks, printed as warnings on stderr ("<command>: warning: ..."): the
+ * binary's build-id against the one the trace recorded (a mismatch, or a
+ * binary without one when the trace has one), and its architecture against
+ * the trace's.
+ *
+ * Virtual-address width (symbols.h): the trace's PCs are taken as
+ * zero-extended virtual addresses of the architecture's usual width: 39 bits
+ * for riscv64 (Sv39, TraceDoctor's BOOM), 48 for x86_64 and aarch64.
+ */
+#ifndef TEA_TOOLS_SYMBOLIZE_H
+#define TEA_TOOLS_SYMBOLIZE_H
+
+#include "pics/pics_file.h"
+#include "pics/symbols.h"
+#include "pics/symmap.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Room for any text the symbolizer writes (names are truncated to it). */
+#define SYMBOLIZE_TEXT_MAX 512
+
+typedef struct symbolize_options {
+    const char *elf_path;    /* --elf BINARY, or NULL for the binary the PICS records */
+    uint64_t adjust_vma;     /* --adjust-vma: runtime address - ELF address */
+    int has_adjust_vma;      /* adjust_vma was given */
+    int source;              /* --source: read the DWARF line tables */
+    const char *command;     /* prefix of warnings, e.g. "pics report" */
+} symbolize_options;
+
+typedef struct symbolizer symbolizer;
+
+/* Resolves the binary and the bias for the PICS described by `info` (see
+ * above) and opens it. Without any binary the symbolizer still works and
+ * formats plain addresses. Errors: those of symbols_open for the chosen
+ * binary (TEA_ERR_IO, TEA_ERR_FORMAT, ...), TEA_ERR_USAGE for a
+ * position-independent binary without a bias, TEA_ERR_NOMEM. */
+int symbolize_open(symbolizer **out, const pics_info *info, const symbolize_options *opts);
+
+void symbolize_close(symbolizer *z);
+
+/* The opened binary's symbols, or NULL when there is no binary. */
+symbols *symbolize_symbols(const symbolizer *z);
+
+/* The binary's path, or NULL. */
+const char *symbolize_binary(const symbolizer *z);
+
+/* The function holding `pc` ("main"), "[unknown SECTION]" or "[unknown]"
+ * (always "[unknown]" without a binary). Returns buf. */
+char *symbolize_function(const symbolizer *z, uint64_t pc, char *buf, size_t size);
+
+/* "main+0x1c" for a PC in a function, else the PC in hex ("0x401026").
+ * Returns buf. */
+char *symbolize_location(const symbolizer *z, uint64_t pc, char *buf, size_t size);
+
+/* The instruction at `pc` as "mnemonic operands" and its size in bytes.
+ * Returns 0, or a negative code with a message (no binary, an architecture
+ * capstone cannot decode, a PC in no section of the binary, bytes that are
+ * no instruction); callers showing many PCs print a placeholder instead. */
+int symbolize_disasm(symbolizer *z, uint64_t pc, char *buf, size_t size, unsigned *insn_size);
+
+/* The PC's source as "FILE:LINE" (the file's full path as DWARF names it).
+ * Returns 1 when known, 0 when not (no --source, no DWARF, no line for it:
+ * buf is ""), or TEA_ERR_NOMEM. */
+int symbolize_source(symbolizer *z, uint64_t pc, char *buf, size_t size);
+
+/* The function ranges as a symbol map (symbols_symmap with `flags`); an
+ * empty map without a binary. Returns 0 or TEA_ERR_NOMEM. */
+int symbolize_symmap(const symbolizer *z, unsigned flags, symmap *out);
+
+#endif

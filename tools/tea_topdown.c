@@ -1,0 +1,881 @@
+/*
+ * tea_topdown.c: `tea topdown`, the commit states and the top-down slot view
+ * of a trace, for the whole trace and per function (docs/topdown.md).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+#include "commands.h"
+#include "common/error.h"
+#include "common/json.h"
+#include "common/outfile.h"
+#include "golden/topdown.h"
+#include "pics/symbols.h"
+#include "pics/symmap.h"
+#include "symbolize.h"
+#include "trace/psv.h"
+#include "trace/trace.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Records per batch while reading. */
+#define TOPDOWN_BATCH_RECORDS 4096
+/* Decimals of the percentages: text and CSV. */
+#define TEXT_DECIMALS 1
+#define CSV_DECIMALS 2
+/* Components listed under a category in text before "others". */
+#define TEXT_COMPONENTS 8
+/* Functions listed in text by default. */
+#define TEXT_DEFAULT_TOP 20
+/* Width of the name column in text. */
+#define TEXT_NAME_WIDTH 34
+/* Names of the pseudo-functions. */
+#define NAME_WHOLE "(all)"
+#define NAME_OUTSIDE "(outside symbols)"
+#define NAME_UNATTRIBUTED "(unattributed)"
+
+enum { OPT_BY = CLI_OPT_FIRST_FREE, OPT_SYMBOLS, OPT_ELF, OPT_ADJUST_VMA, OPT_FORMAT, OPT_TOP };
+
+enum output_format { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON };
+
+typedef struct request {
+    const char *trace_path;
+    const char *symbols_path;   /* --symbols MAP */
+    symbolize_options sym;      /* --elf BINARY, --adjust-vma OFFSET */
+    const char *out_path;       /* -o, "-" for stdout */
+    int by_function;
+    enum output_format format;
+    uint64_t top;               /* text: functions listed (0: all) */
+    trace_open_options open;
+} request;
+
+/* What the report needs besides the analysis. */
+typedef struct context {
+    const request *req;
+    const topdown *td;
+    const symmap *map;          /* NULL without --by function */
+    const char *functions_from; /* the symbol map's or binary's path */
+    trace_format format;
+    size_t *order;              /* scopes with cycles, most cycles first */
+    size_t order_count;
+    uint64_t *scope_share;      /* [scope] share of the trace's cycles, apportioned */
+    uint64_t *scope_slot_share; /* [scope] share of the trace's slots, apportioned */
+} context;
+
+/* One printed row: a category, or one of its components. */
+typedef struct row {
+    const char *category;       /* the category's name */
+    int is_component;
+    uint16_t psv;               /* component rows: PSV or TOPDOWN_NO_UOP */
+    size_t others;              /* > 0: the row sums this many smaller components */
+    uint64_t value;             /* cycles (in the scope's state unit) or slots */
+    uint64_t share;             /* apportioned share, in units of 10^-decimals percent */
+} row;
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "Usage: tea topdown TRACE [--by function [--symbols MAP | --elf BINARY]]\n"
+            "                         [--format text|csv|json] [-o OUT]\n\n"
+            "Where the cycles of a trace go, in two views (docs/topdown.md):\n"
+            "  commit states  compute, stalled, drained, flushed (cycles; they sum to the span), the\n"
+            "                 last three split by the events (PSV components) of the µops charged;\n"
+            "  top-down       commit slots (commit width x cycles) as retiring, bad speculation,\n"
+            "                 frontend bound, backend bound, split the same way.\n"
+            "For the whole trace and, with --by function, for every function of a symbol map or of\n"
+            "the traced binary (the one the trace header names, or --elf).\n"
+            "Counts are exact integers; printed shares add up to exactly 100%%.\n\n"
+            "Options:\n"
+            "  --by SCOPE         trace (default) or function\n"
+            "  --symbols MAP      functions from a symbol map: lines 'START END NAME' (END exclusive)\n"
+            "  --elf BINARY       functions from this binary's symbols (default: the binary the trace\n"
+            "                     names, when it is readable)\n"
+            "  --adjust-vma OFF   load bias, runtime address - ELF address (default: the trace's)\n"
+            "  --format FORMAT    text (default), csv or json\n"
+            "  --top N            text: functions listed (default %d, 0 for all)\n"
+            "  -o, --output OUT   write to OUT instead of standard output\n" CLI_TRACE_OPTIONS_HELP
+            "  -h, --help         show this help\n\n"
+            "CSV columns: function,view,category,component,value,unit,percent. value/unit is cycles\n"
+            "(view states) or slots (view slots): unit is 1 except for a function's states, where a\n"
+            "compute cycle is split among its µops (unit = lcm(1..commit width)). percent is the\n"
+            "share of the scope's total (category 'total': of the whole trace).\n",
+            TEXT_DEFAULT_TOP);
+}
+
+/* Finds the function of a PC, trying the previous range first. Ranges that
+ * share a name are one function: the first range with the name. */
+typedef struct locator {
+    const symmap *map;
+    const size_t *canonical;    /* [range] the first range with its name */
+    long last;                  /* the last range found, or -1 */
+} locator;
+
+static long locate_function(void *ctx, uint64_t pc)
+{
+    locator *l = ctx;
+    long f;
+    if (l->last < 0 || pc < l->map->entries[l->last].start || pc >= l->map->entries[l->last].end) {
+        if ((f = symmap_find(l->map, pc)) < 0)
+            return -1;
+        l->last = f;
+    }
+    return (long)l->canonical[l->last];
+}
+
+/* Orders range indices by name, then index. */
+static const symmap *sort_map;
+
+static int compare_names(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    int c = strcmp(sort_map->entries[x].name, sort_map->entries[y].name);
+    return c ? c : (x > y) - (x < y);
+}
+
+/* Fills canonical[i] with the first range named like range i. */
+static int canonical_ranges(const symmap *map, size_t **out)
+{
+    size_t *order, *canonical;
+
+    *out = NULL;
+    order = malloc((map->count ? map->count : 1) * sizeof *order);
+    canonical = malloc((map->count ? map->count : 1) * sizeof *canonical);
+    if (!order || !canonical) {
+        free(order);
+        free(canonical);
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < map->count; i++)
+        order[i] = i;
+    sort_map = map;
+    if (map->count)
+        qsort(order, map->count, sizeof *order, compare_names);
+    for (size_t i = 0; i < map->count; i++)
+        canonical[order[i]] = i && strcmp(map->entries[order[i]].name, map->entries[order[i - 1]].name) == 0
+                                  ? canonical[order[i - 1]]
+                                  : order[i];
+    free(order);
+    *out = canonical;
+    return TEA_OK;
+}
+
+/* The functions for --by function: the symbol map, or the symbols of the
+ * binary (--elf, else the one the trace header names) in trace PCs. */
+static int load_functions(const request *req, const trace_header *h, symmap *map, const char **from)
+{
+    symbolizer *z = NULL;
+    pics_info info;
+    int rc;
+
+    if (req->symbols_path) {
+        *from = req->symbols_path;
+        return symmap_load(map, req->symbols_path);
+    }
+    pics_info_init(&info);
+    snprintf(info.arch, sizeof info.arch, "%s", h->arch);
+    info.load_bias = h->load_bias;
+    info.has_load_bias = h->has_load_bias;
+    if ((h->binary_path && !(info.binary_path = strdup(h->binary_path)))
+        || (h->build_id && !(info.build_id = strdup(h->build_id)))) {
+        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    if ((rc = symbolize_open(&z, &info, &req->sym)))
+        goto done;
+    if (!symbolize_symbols(z)) {
+        rc = tea_error_set(TEA_ERR_USAGE, "--by function needs --symbols MAP or --elf BINARY: %s",
+                           h->binary_path ? "the traced binary cannot be read here" : "the trace names no binary");
+        goto done;
+    }
+    *from = symbolize_binary(z);
+    rc = symbolize_symmap(z, SYMBOLS_MAP_SECTION_GAPS, map);
+    if (!rc && !(*from = strdup(*from)))
+        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+done:
+    symbolize_close(z);
+    pics_info_free(&info);
+    return rc;
+}
+
+/* Reads the trace once through the analysis (per function with `map`). */
+static int analyse(trace_reader *reader, const symmap *map, topdown **out)
+{
+    trace_batch batch = { 0 };
+    topdown_options opts;
+    locator loc = { map, NULL, -1 };
+    size_t *canonical = NULL;
+    topdown *td = NULL;
+    int rc;
+
+    *out = NULL;
+    memset(&opts, 0, sizeof opts);
+    opts.commit_width = trace_reader_header(reader)->commit_width;
+    opts.initial_window = trace_reader_header(reader)->initial_window;
+    if (map) {
+        if ((rc = canonical_ranges(map, &canonical)))
+            return rc;
+        loc.canonical = canonical;
+        opts.functions = map->count;
+        opts.locate = locate_function;
+        opts.locate_ctx = &loc;
+    }
+    if ((rc = trace_batch_init(&batch, TOPDOWN_BATCH_RECORDS)) || (rc = topdown_create(&td, &opts)))
+        goto done;
+    for (;;) {
+        if ((rc = trace_reader_read(reader, &batch)))
+            goto done;
+        if (batch.count == 0)
+            break;
+        if ((rc = topdown_feed(td, &batch)))
+            goto done;
+    }
+    rc = topdown_finish(td);
+done:
+    if (rc)
+        topdown_free(td);
+    else
+        *out = td;
+    free(canonical);
+    trace_batch_free(&batch);
+    return rc;
+}
+
+static uint64_t power_of_ten(int decimals)
+{
+    uint64_t p = 1;
+    while (decimals-- > 0)
+        p *= 10;
+    return p;
+}
+
+/* Formats a share given in units of 10^-decimals percent. */
+static char *format_share(uint64_t share, int decimals, char *buf, size_t size)
+{
+    uint64_t p = power_of_ten(decimals);
+    snprintf(buf, size, "%llu.%0*llu", (unsigned long long)(share / p), decimals, (unsigned long long)(share % p));
+    return buf;
+}
+
+/* The component's label: the PSV's, or "(unattributed)". */
+static char *component_label(uint16_t psv, char *buf, size_t size)
+{
+    if (psv == TOPDOWN_NO_UOP)
+        snprintf(buf, size, "%s", NAME_UNATTRIBUTED);
+    else
+        psv_label(psv, buf, size);
+    return buf;
+}
+
+static const char *category_name(enum topdown_view view, unsigned category)
+{
+    return view == TOPDOWN_VIEW_STATES ? golden_state_name((enum golden_state)category)
+                                       : topdown_category_name((enum topdown_category)category);
+}
+
+static const uint64_t *view_values(const topdown_counts *c, enum topdown_view view)
+{
+    return view == TOPDOWN_VIEW_STATES ? c->states : c->slots;
+}
+
+static uint64_t view_total(const topdown_counts *c, enum topdown_view view)
+{
+    const uint64_t *v = view_values(c, view);
+    uint64_t sum = 0;
+    for (int k = 0; k < TOPDOWN_CATEGORIES; k++)
+        sum += v[k];
+    return sum;
+}
+
+/*
+ * Builds the rows of one view of one scope: each category followed by its
+ * components (at most `max_components`, the rest summed in one "others"
+ * row; 0 for all). Category shares are apportioned to 100 % at `decimals`,
+ * each category's components to the category's printed share. Returns 0 or
+ * TEA_ERR_NOMEM; *rows is malloc'd.
+ */
+static int build_rows(const topdown *td, long scope, enum topdown_view view, int decimals, size_t max_components,
+                      row **rows, size_t *count)
+{
+    const topdown_counts *c = topdown_get_counts(td, scope);
+    const uint64_t *values = view_values(c, view);
+    uint64_t shares[TOPDOWN_CATEGORIES];
+    size_t cap = TOPDOWN_CATEGORIES, n = 0;
+    row *out;
+    int rc;
+
+    for (int k = 0; k < TOPDOWN_CATEGORIES; k++) {
+        const topdown_component *comp;
+        size_t m = topdown_get_components(td, scope, view, (unsigned)k, &comp);
+        cap += m + 1;
+    }
+    if (!(out = calloc(cap, sizeof *out)))
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    if ((rc = topdown_apportion(values, TOPDOWN_CATEGORIES, 100 * power_of_ten(decimals), shares)))
+        goto fail;
+    for (unsigned k = 0; k < TOPDOWN_CATEGORIES; k++) {
+        const topdown_component *comp;
+        size_t m = topdown_get_components(td, scope, view, k, &comp), shown;
+        uint64_t *cv, *cs;
+        out[n++] = (row){ category_name(view, k), 0, 0, 0, values[k], shares[k] };
+        if (!m)
+            continue;
+        cv = malloc(2 * m * sizeof *cv);
+        if (!cv) {
+            rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+            goto fail;
+        }
+        cs = cv + m;
+        for (size_t i = 0; i < m; i++)
+            cv[i] = comp[i].value;
+        rc = topdown_apportion(cv, m, shares[k], cs);
+        if (rc) {
+            free(cv);
+            goto fail;
+        }
+        shown = max_components && m > max_components ? max_components - 1 : m;
+        for (size_t i = 0; i < shown; i++)
+            out[n++] = (row){ category_name(view, k), 1, comp[i].psv, 0, comp[i].value, cs[i] };
+        if (shown < m) {
+            row others = { category_name(view, k), 1, 0, m - shown, 0, 0 };
+            for (size_t i = shown; i < m; i++) {
+                others.value += comp[i].value;
+                others.share += cs[i];
+            }
+            out[n++] = others;
+        }
+        free(cv);
+    }
+    *rows = out;
+    *count = n;
+    return TEA_OK;
+fail:
+    free(out);
+    return rc;
+}
+
+/* The name of a scope. */
+static const char *scope_name(const context *ctx, long scope)
+{
+    size_t f = ctx->map ? ctx->map->count : 0;
+    if (scope == TOPDOWN_WHOLE)
+        return NAME_WHOLE;
+    if ((size_t)scope < f)
+        return ctx->map->entries[scope].name;
+    return (size_t)scope == f ? NAME_OUTSIDE : NAME_UNATTRIBUTED;
+}
+
+/* Orders scopes by cycles, most first, then by index. */
+static const topdown *sort_td;
+
+static int compare_scopes(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    uint64_t cx = view_total(topdown_get_counts(sort_td, (long)x), TOPDOWN_VIEW_STATES);
+    uint64_t cy = view_total(topdown_get_counts(sort_td, (long)y), TOPDOWN_VIEW_STATES);
+    if (cx != cy)
+        return cx > cy ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
+/* Ranks the scopes with cycles and apportions their shares of the trace at
+ * `decimals`. */
+static int rank_scopes(context *ctx, int decimals)
+{
+    size_t scopes = topdown_scope_count(ctx->td);
+    uint64_t *cycles;
+    int rc = TEA_OK;
+
+    if (!scopes)
+        return TEA_OK;
+    ctx->order = malloc(scopes * sizeof *ctx->order);
+    ctx->scope_share = malloc(scopes * sizeof *ctx->scope_share);
+    ctx->scope_slot_share = malloc(scopes * sizeof *ctx->scope_slot_share);
+    cycles = malloc(2 * scopes * sizeof *cycles);
+    if (!ctx->order || !ctx->scope_share || !ctx->scope_slot_share || !cycles) {
+        free(cycles);
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    }
+    for (size_t s = 0; s < scopes; s++) {
+        const topdown_counts *c = topdown_get_counts(ctx->td, (long)s);
+        cycles[s] = view_total(c, TOPDOWN_VIEW_STATES);
+        cycles[scopes + s] = view_total(c, TOPDOWN_VIEW_SLOTS);
+        if (cycles[s] || cycles[scopes + s])
+            ctx->order[ctx->order_count++] = s;
+    }
+    if (!(rc = topdown_apportion(cycles, scopes, 100 * power_of_ten(decimals), ctx->scope_share)))
+        rc = topdown_apportion(cycles + scopes, scopes, 100 * power_of_ten(decimals), ctx->scope_slot_share);
+    sort_td = ctx->td;
+    qsort(ctx->order, ctx->order_count, sizeof *ctx->order, compare_scopes);
+    free(cycles);
+    return rc;
+}
+
+/* --- text ------------------------------------------------------------------- */
+
+/* Prints a state value: whole cycles, or cycles with two decimals for a
+ * function's (in 1/unit cycles). */
+static void fprint_value(FILE *f, uint64_t value, uint64_t unit, int width)
+{
+    if (unit == 1)
+        fprintf(f, "%*llu", width, (unsigned long long)value);
+    else
+        fprintf(f, "%*.2f", width, (double)value / (double)unit);
+}
+
+/* Prints one view of the whole trace as an indented table. */
+static int text_view(FILE *f, const context *ctx, enum topdown_view view)
+{
+    const topdown_summary *sum = topdown_get_summary(ctx->td);
+    row *rows;
+    size_t n;
+    char share[32], label[PSV_LABEL_MAX + 32];
+    int rc;
+
+    if ((rc = build_rows(ctx->td, TOPDOWN_WHOLE, view, TEXT_DECIMALS, TEXT_COMPONENTS, &rows, &n)))
+        return rc;
+    if (view == TOPDOWN_VIEW_STATES)
+        fprintf(f, "%-*s %14s %8s\n", TEXT_NAME_WIDTH, "commit states", "cycles", "share");
+    else
+        fprintf(f, "%-*s %14s %8s\n", TEXT_NAME_WIDTH, "top-down (commit slots)", "slots", "share");
+    for (size_t i = 0; i < n; i++) {
+        if (rows[i].others)
+            snprintf(label, sizeof label, "    (%zu others)", rows[i].others);
+        else if (rows[i].is_component)
+            snprintf(label, sizeof label, "    %s", component_label(rows[i].psv, share, sizeof share));
+        else {
+            snprintf(label, sizeof label, "  %s", rows[i].category);
+            for (char *p = label; *p; p++)
+                if (*p == '_')
+                    *p = ' ';
+        }
+        fprintf(f, "%-*s %14llu %7s%%\n", TEXT_NAME_WIDTH, label, (unsigned long long)rows[i].value,
+                format_share(rows[i].share, TEXT_DECIMALS, share, sizeof share));
+    }
+    fprintf(f, "%-*s %14llu %7s%%\n\n", TEXT_NAME_WIDTH, "  total",
+            (unsigned long long)(view == TOPDOWN_VIEW_STATES ? sum->cycles : sum->slots),
+            format_share(view_total(topdown_get_counts(ctx->td, TOPDOWN_WHOLE), view) ? 100 * power_of_ten(TEXT_DECIMALS)
+                                                                                      : 0,
+                         TEXT_DECIMALS, share, sizeof share));
+    free(rows);
+    return TEA_OK;
+}
+
+/* The table of functions: cycles, share of the trace, and each view's
+ * shares of the function's own total; then each function's components. */
+static int text_functions(FILE *f, const context *ctx)
+{
+    size_t shown = ctx->req->top && ctx->req->top < ctx->order_count ? (size_t)ctx->req->top : ctx->order_count;
+    char share[32], label[PSV_LABEL_MAX + 8];
+    int rc = TEA_OK;
+
+    fprintf(f, "functions of %s: %zu with cycles%s (shares of each function's own cycles and slots)\n",
+            ctx->functions_from, ctx->order_count, shown < ctx->order_count ? ", the first listed" : "");
+    fprintf(f, "%-*s %12s %6s | %7s %7s %7s %7s | %8s %8s %8s %8s\n", TEXT_NAME_WIDTH, "function", "cycles",
+            "share", "compute", "stalled", "drained", "flushed", "retiring", "bad-spec", "frontend", "backend");
+    for (size_t i = 0; i < shown; i++) {
+        long s = (long)ctx->order[i];
+        const topdown_counts *c = topdown_get_counts(ctx->td, s);
+        uint64_t st[TOPDOWN_CATEGORIES], sl[TOPDOWN_CATEGORIES];
+        if ((rc = topdown_apportion(c->states, TOPDOWN_CATEGORIES, 100 * power_of_ten(TEXT_DECIMALS), st))
+            || (rc = topdown_apportion(c->slots, TOPDOWN_CATEGORIES, 100 * power_of_ten(TEXT_DECIMALS), sl)))
+            return rc;
+        fprintf(f, "%-*s ", TEXT_NAME_WIDTH, scope_name(ctx, s));
+        fprint_value(f, view_total(c, TOPDOWN_VIEW_STATES), c->state_unit, 12);
+        fprintf(f, " %5s%% |", format_share(ctx->scope_share[s], TEXT_DECIMALS, share, sizeof share));
+        for (int k = 0; k < TOPDOWN_CATEGORIES; k++)
+            fprintf(f, " %6s%%", format_share(st[k], TEXT_DECIMALS, share, sizeof share));
+        fprintf(f, " |");
+        for (int k = 0; k < TOPDOWN_CATEGORIES; k++)
+            fprintf(f, "  %6s%%", format_share(sl[k], TEXT_DECIMALS, share, sizeof share));
+        fprintf(f, "\n");
+    }
+    fprintf(f, "\nevents per function (shares of the function's cycles)\n");
+    for (size_t i = 0; i < shown; i++) {
+        long s = (long)ctx->order[i];
+        row *rows;
+        size_t n;
+        int first_in_category = 0, categories = 0;
+        if ((rc = build_rows(ctx->td, s, TOPDOWN_VIEW_STATES, TEXT_DECIMALS, TEXT_COMPONENTS, &rows, &n)))
+            return rc;
+        fprintf(f, "  %s:", scope_name(ctx, s));
+        for (size_t k = 0; k < n; k++) {
+            if (!rows[k].is_component) {
+                first_in_category = 1;
+                continue;
+            }
+            if (first_in_category)
+                fprintf(f, "%s %s:", categories++ ? ";" : "", rows[k].category);
+            else
+                fputc(',', f);
+            first_in_category = 0;
+            if (rows[k].others)
+                snprintf(label, sizeof label, "%zu others", rows[k].others);
+            else
+                component_label(rows[k].psv, label, sizeof label);
+            fprintf(f, " %s %s%%", label, format_share(rows[k].share, TEXT_DECIMALS, share, sizeof share));
+        }
+        fprintf(f, "\n");
+        free(rows);
+    }
+    return rc;
+}
+
+static int print_text(FILE *f, const context *ctx)
+{
+    const topdown_summary *sum = topdown_get_summary(ctx->td);
+    int rc;
+
+    fprintf(f, "trace:    %s (%s, %u-wide commit)\n", ctx->req->trace_path, trace_format_name(ctx->format),
+            sum->commit_width);
+    fprintf(f, "cycles:   %llu (%llu .. %llu), %llu commit slots\n", (unsigned long long)sum->cycles,
+            (unsigned long long)sum->origin, (unsigned long long)sum->last_cycle, (unsigned long long)sum->slots);
+    fprintf(f, "µops:     %llu committed, %llu excepted; ROB entries: %llu dispatched, %llu squashed\n",
+            (unsigned long long)sum->commits, (unsigned long long)sum->exceptions,
+            (unsigned long long)sum->dispatched, (unsigned long long)sum->squashed);
+    if (sum->unattributed)
+        fprintf(f, "note:     %llu cycle(s) after the last commit are charged to no µop (%s)\n",
+                (unsigned long long)sum->unattributed, NAME_UNATTRIBUTED);
+    fprintf(f, "\n");
+    if ((rc = text_view(f, ctx, TOPDOWN_VIEW_STATES)) || (rc = text_view(f, ctx, TOPDOWN_VIEW_SLOTS)))
+        return rc;
+    if (ctx->map)
+        rc = text_functions(f, ctx);
+    return rc;
+}
+
+/* --- CSV -------------------------------------------------------------------- */
+
+/* Writes a CSV field, quoted when it holds a comma, quote or line break. */
+static void csv_field(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+/* Writes the rows of one scope, both views. */
+static int csv_scope(FILE *f, const context *ctx, long scope)
+{
+    const topdown_counts *c = topdown_get_counts(ctx->td, scope);
+    char share[32], label[PSV_LABEL_MAX + 32];
+    int rc;
+
+    for (int v = 0; v < TOPDOWN_VIEW_COUNT; v++) {
+        enum topdown_view view = (enum topdown_view)v;
+        uint64_t unit = view == TOPDOWN_VIEW_STATES ? c->state_unit : 1;
+        uint64_t whole_share = scope == TOPDOWN_WHOLE
+                                 ? (view_total(c, view) ? 100 * power_of_ten(CSV_DECIMALS) : 0)
+                                 : (view == TOPDOWN_VIEW_STATES ? ctx->scope_share : ctx->scope_slot_share)[scope];
+        const char *view_name = view == TOPDOWN_VIEW_STATES ? "states" : "slots";
+        row *rows;
+        size_t n;
+
+        if ((rc = build_rows(ctx->td, scope, view, CSV_DECIMALS, 0, &rows, &n)))
+            return rc;
+        csv_field(f, scope_name(ctx, scope));
+        fprintf(f, ",%s,total,,%llu,%llu,%s\n", view_name, (unsigned long long)view_total(c, view),
+                (unsigned long long)unit, format_share(whole_share, CSV_DECIMALS, share, sizeof share));
+        for (size_t i = 0; i < n; i++) {
+            csv_field(f, scope_name(ctx, scope));
+            fprintf(f, ",%s,%s,", view_name, rows[i].category);
+            if (rows[i].is_component)
+                csv_field(f, component_label(rows[i].psv, label, sizeof label));
+            fprintf(f, ",%llu,%llu,%s\n", (unsigned long long)rows[i].value, (unsigned long long)unit,
+                    format_share(rows[i].share, CSV_DECIMALS, share, sizeof share));
+        }
+        free(rows);
+    }
+    return TEA_OK;
+}
+
+static int print_csv(FILE *f, const context *ctx)
+{
+    int rc;
+    fprintf(f, "function,view,category,component,value,unit,percent\n");
+    if ((rc = csv_scope(f, ctx, TOPDOWN_WHOLE)))
+        return rc;
+    for (size_t i = 0; i < ctx->order_count; i++)
+        if ((rc = csv_scope(f, ctx, (long)ctx->order[i])))
+            return rc;
+    return TEA_OK;
+}
+
+/* --- JSON ------------------------------------------------------------------- */
+
+static double fraction(uint64_t part, uint64_t whole)
+{
+    return whole ? (double)part / (double)whole : 0.0;
+}
+
+/* Writes one view of a scope: {category: {value, share, components}}. */
+static void json_view(json_writer *j, const context *ctx, long scope, enum topdown_view view, const char *value_key)
+{
+    const topdown_counts *c = topdown_get_counts(ctx->td, scope);
+    const uint64_t *values = view_values(c, view);
+    uint64_t total = view_total(c, view);
+    char label[PSV_LABEL_MAX + 32];
+
+    json_begin_object(j);
+    for (unsigned k = 0; k < TOPDOWN_CATEGORIES; k++) {
+        const topdown_component *comp;
+        size_t m = topdown_get_components(ctx->td, scope, view, k, &comp);
+        json_key(j, category_name(view, k));
+        json_begin_object(j);
+        json_key(j, value_key);
+        json_u64(j, values[k]);
+        json_key(j, "share");
+        json_double(j, fraction(values[k], total));
+        json_key(j, "components");
+        json_begin_array(j);
+        for (size_t i = 0; i < m; i++) {
+            json_begin_object(j);
+            json_key(j, "component");
+            json_string(j, component_label(comp[i].psv, label, sizeof label));
+            json_key(j, "psv");
+            if (comp[i].psv == TOPDOWN_NO_UOP)
+                json_null(j);
+            else
+                json_u64(j, comp[i].psv);
+            json_key(j, value_key);
+            json_u64(j, comp[i].value);
+            json_key(j, "share");
+            json_double(j, fraction(comp[i].value, total));
+            json_end(j);
+        }
+        json_end(j);
+        json_end(j);
+    }
+    json_end(j);
+}
+
+static int print_json(FILE *f, const context *ctx)
+{
+    const topdown_summary *sum = topdown_get_summary(ctx->td);
+    json_writer j;
+    char hex[32];
+
+    json_init(&j, f);
+    json_begin_object(&j);
+    json_key(&j, "file");
+    json_string(&j, ctx->req->trace_path);
+    json_key(&j, "format");
+    json_string(&j, trace_format_name(ctx->format));
+    json_key(&j, "commit_width");
+    json_u64(&j, sum->commit_width);
+    json_key(&j, "first_cycle");
+    json_u64(&j, sum->origin);
+    json_key(&j, "last_cycle");
+    json_u64(&j, sum->last_cycle);
+    json_key(&j, "cycles");
+    json_u64(&j, sum->cycles);
+    json_key(&j, "slots");
+    json_u64(&j, sum->slots);
+    json_key(&j, "commits");
+    json_u64(&j, sum->commits);
+    json_key(&j, "exceptions");
+    json_u64(&j, sum->exceptions);
+    json_key(&j, "dispatched");
+    json_u64(&j, sum->dispatched);
+    json_key(&j, "squashed");
+    json_u64(&j, sum->squashed);
+    json_key(&j, "unattributed_cycles");
+    json_u64(&j, sum->unattributed);
+    json_key(&j, "states");
+    json_view(&j, ctx, TOPDOWN_WHOLE, TOPDOWN_VIEW_STATES, "cycles");
+    json_key(&j, "topdown");
+    json_view(&j, ctx, TOPDOWN_WHOLE, TOPDOWN_VIEW_SLOTS, "slots");
+    if (ctx->map) {
+        json_key(&j, "functions_from");
+        json_string(&j, ctx->functions_from);
+        json_key(&j, "function_unit");
+        json_u64(&j, topdown_unit(sum->commit_width));
+        json_key(&j, "functions");
+        json_begin_array(&j);
+        for (size_t i = 0; i < ctx->order_count; i++) {
+            long s = (long)ctx->order[i];
+            const topdown_counts *c = topdown_get_counts(ctx->td, s);
+            json_begin_object(&j);
+            json_key(&j, "name");
+            json_string(&j, scope_name(ctx, s));
+            json_key(&j, "start");
+            if ((size_t)s < ctx->map->count) {
+                snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)ctx->map->entries[s].start);
+                json_string(&j, hex);
+            } else {
+                json_null(&j);
+            }
+            json_key(&j, "end");
+            if ((size_t)s < ctx->map->count) {
+                snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)ctx->map->entries[s].end);
+                json_string(&j, hex);
+            } else {
+                json_null(&j);
+            }
+            json_key(&j, "units");
+            json_u64(&j, view_total(c, TOPDOWN_VIEW_STATES));
+            json_key(&j, "cycles");
+            json_double(&j, (double)view_total(c, TOPDOWN_VIEW_STATES) / (double)c->state_unit);
+            json_key(&j, "share");
+            json_double(&j, fraction(view_total(c, TOPDOWN_VIEW_STATES), sum->cycles * c->state_unit));
+            json_key(&j, "slots");
+            json_u64(&j, view_total(c, TOPDOWN_VIEW_SLOTS));
+            json_key(&j, "states");
+            json_view(&j, ctx, s, TOPDOWN_VIEW_STATES, "units");
+            json_key(&j, "topdown");
+            json_view(&j, ctx, s, TOPDOWN_VIEW_SLOTS, "slots");
+            json_end(&j);
+        }
+        json_end(&j);
+    }
+    json_end(&j);
+    json_finish(&j);
+    return TEA_OK;
+}
+
+/* --- main ------------------------------------------------------------------- */
+
+/* Parses a load bias: hex with 0x, or decimal. Returns 0 or -1. */
+static int parse_offset(const char *text, uint64_t *out)
+{
+    char *end;
+    if (!*text || *text == '-')
+        return -1;
+    errno = 0;
+    *out = strtoull(text, &end, (text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) ? 16 : 10);
+    return errno || *end ? -1 : 0;
+}
+
+static int parse_args(int argc, char **argv, request *req)
+{
+    static const struct option long_options[] = {
+        { "by", required_argument, NULL, OPT_BY },
+        { "symbols", required_argument, NULL, OPT_SYMBOLS },
+        { "elf", required_argument, NULL, OPT_ELF },
+        { "adjust-vma", required_argument, NULL, OPT_ADJUST_VMA },
+        { "format", required_argument, NULL, OPT_FORMAT },
+        { "top", required_argument, NULL, OPT_TOP },
+        { "output", required_argument, NULL, 'o' },
+        { "help", no_argument, NULL, 'h' },
+        CLI_TRACE_LONG_OPTIONS,
+        { NULL, 0, NULL, 0 },
+    };
+    int opt, rc, by_given = 0;
+
+    memset(req, 0, sizeof *req);
+    req->out_path = "-";
+    req->top = TEXT_DEFAULT_TOP;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "o:h", long_options, NULL)) != -1) {
+        if (opt == OPT_BY) {
+            by_given = 1;
+            if (strcmp(optarg, "function") == 0)
+                req->by_function = 1;
+            else if (strcmp(optarg, "trace") == 0)
+                req->by_function = 0;
+            else
+                return cli_usage_error(argv[0], "unknown scope '%s' (trace or function)", optarg);
+        } else if (opt == OPT_SYMBOLS) {
+            req->symbols_path = optarg;
+        } else if (opt == OPT_ELF) {
+            req->sym.elf_path = optarg;
+        } else if (opt == OPT_ADJUST_VMA) {
+            if (parse_offset(optarg, &req->sym.adjust_vma))
+                return cli_usage_error(argv[0], "--adjust-vma needs an offset (hex with 0x, or decimal), not '%s'",
+                                       optarg);
+            req->sym.has_adjust_vma = 1;
+        } else if (opt == OPT_FORMAT) {
+            if (strcmp(optarg, "text") == 0)
+                req->format = FORMAT_TEXT;
+            else if (strcmp(optarg, "csv") == 0)
+                req->format = FORMAT_CSV;
+            else if (strcmp(optarg, "json") == 0)
+                req->format = FORMAT_JSON;
+            else
+                return cli_usage_error(argv[0], "unknown format '%s' (text, csv or json)", optarg);
+        } else if (opt == OPT_TOP) {
+            if (cli_parse_u64(optarg, &req->top))
+                return cli_usage_error(argv[0], "--top needs a count, not '%s'", optarg);
+        } else if (opt == 'o') {
+            req->out_path = optarg;
+        } else if (opt == 'h') {
+            usage(stdout);
+            return -1;
+        } else if ((rc = cli_trace_option(argv[0], opt, optarg, &req->open)) != 1) {
+            if (rc)
+                return rc;
+        } else {
+            return cli_usage_hint(argv[0]);
+        }
+    }
+    if (optind != argc - 1)
+        return cli_usage_error(argv[0], optind == argc ? "missing TRACE" : "expected exactly one TRACE");
+    req->trace_path = argv[optind];
+    if ((req->symbols_path || req->sym.elf_path) && !by_given)
+        req->by_function = 1;
+    if ((req->symbols_path || req->sym.elf_path || req->sym.has_adjust_vma) && !req->by_function)
+        return cli_usage_error(argv[0], "--symbols, --elf and --adjust-vma are only used with --by function");
+    if (req->symbols_path && (req->sym.elf_path || req->sym.has_adjust_vma))
+        return cli_usage_error(argv[0], "--symbols excludes --elf and --adjust-vma");
+    req->sym.command = argv[0];
+    return CLI_EXIT_OK;
+}
+
+int tea_topdown_main(int argc, char **argv)
+{
+    request req;
+    context ctx;
+    symmap map = { 0 };
+    trace_reader *reader = NULL;
+    topdown *td = NULL;
+    outfile *out = NULL;
+    const char *from = NULL;
+    int rc;
+
+    if ((rc = parse_args(argc, argv, &req)))
+        return rc < 0 ? CLI_EXIT_OK : rc;
+    memset(&ctx, 0, sizeof ctx);
+    if ((rc = trace_reader_open(&reader, req.trace_path, &req.open)))
+        goto done;
+    if (req.by_function && (rc = load_functions(&req, trace_reader_header(reader), &map, &from)))
+        goto done;
+    if ((rc = analyse(reader, req.by_function ? &map : NULL, &td)))
+        goto done;
+    ctx.req = &req;
+    ctx.td = td;
+    ctx.map = req.by_function ? &map : NULL;
+    ctx.functions_from = from;
+    ctx.format = trace_reader_stats(reader)->format;
+    if ((rc = rank_scopes(&ctx, req.format == FORMAT_TEXT ? TEXT_DECIMALS : CSV_DECIMALS)))
+        goto done;
+    if ((rc = outfile_open(&out, req.out_path)))
+        goto done;
+    if (req.format == FORMAT_TEXT)
+        rc = print_text(outfile_stream(out), &ctx);
+    else if (req.format == FORMAT_CSV)
+        rc = print_csv(outfile_stream(out), &ctx);
+    else
+        rc = print_json(outfile_stream(out), &ctx);
+    if (rc)
+        outfile_abort(out);
+    else
+        rc = outfile_commit(out);
+done:
+    free(ctx.order);
+    free(ctx.scope_share);
+    free(ctx.scope_slot_share);
+    topdown_free(td);
+    trace_reader_close(reader);
+    if (from && from != req.symbols_path)
+        free((char *)from);
+    symmap_free(&map);
+    return rc ? cli_fail(argv[0], rc) : CLI_EXIT_OK;
+}
