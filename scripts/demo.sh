@@ -2,7 +2,8 @@
 # The main job on an embedded default: record the lbm example (a stencil whose
 # one load misses the LLC) under valgrind through the core model, describe
 # the trace, replay it through the golden reference and the five sampling
-# schemes, and show the top instructions and how wrong each profiler is.
+# schemes, show how wrong each profiler is, plot the top-3 instructions of
+# IBS, TEA and golden as an SVG, and end with `pics report --top 3`.
 # Usage: scripts/demo.sh BIN_DIR   (run by `make demo`)
 set -eu
 BIN=${1:-build/bin}
@@ -21,13 +22,15 @@ echo
 echo "== tea replay: golden, TEA, NCI-TEA, IBS, SPE, RIS every $period cycles (~2,500 samples)"
 "$BIN/tea" replay "$OUT/lbm.tea" --period "$period" -o "$OUT/replay"
 echo
-echo "== the top 3 instructions of the golden PICS (cycles summed over components)"
-"$BIN/pics" export "$OUT/replay/golden.pics" |
-    awk -F, 'NR > 1 { t[$1] += $NF } END { for (p in t) printf "%14.1f cycles  %s\n", t[p], p }' | sort -g -r | head -n 3
+echo "== pics error: how wrong each profiler is (instruction x component)"
+for scheme in tea nci ibs spe ris; do
+    printf '%-4s ' "$scheme"
+    "$BIN/pics" error "$OUT/replay/$scheme.pics" "$OUT/replay/golden.pics" --top 0 | grep '^error'
+done
 echo
-echo "== their largest cells (pc,psv,component,cycles)"
-"$BIN/pics" export "$OUT/replay/golden.pics" | awk -F, 'NR > 1 { print $NF, $0 }' | sort -g -r | head -n 3 | cut -d' ' -f2-
+echo "== pics plot: the top-3 instructions' PICS for IBS, TEA and golden -> $OUT/top3.svg"
+"$BIN/pics" plot "$OUT/replay/ibs.pics" "$OUT/replay/tea.pics" "$OUT/replay/golden.pics" --top 3 \
+    -o "$OUT/top3.svg"
 echo
-echo "== pics error: where TEA and IBS go wrong"
-"$BIN/pics" error "$OUT/replay/tea.pics" "$OUT/replay/golden.pics" --top 3
-"$BIN/pics" error "$OUT/replay/ibs.pics" "$OUT/replay/golden.pics" --top 3
+echo "== pics report --top 3: TEA's profile beside the golden reference"
+"$BIN/pics" report "$OUT/replay/tea.pics" --golden "$OUT/replay/golden.pics" --top 3
