@@ -21,10 +21,10 @@ typedef struct group_diff {
 const char *pics_granularity_name(pics_granularity g)
 {
     switch (g) {
+    case PICS_GRAN_INSN_COMPONENT:
+        return "insn-component";
     case PICS_GRAN_INSN:
         return "insn";
-    case PICS_GRAN_INSN_ONLY:
-        return "insn-only";
     case PICS_GRAN_FUNC:
         return "func";
     }
@@ -33,14 +33,14 @@ const char *pics_granularity_name(pics_granularity g)
 
 int pics_granularity_parse(const char *name, pics_granularity *g)
 {
-    if (strcmp(name, "insn") == 0)
+    if (strcmp(name, "insn-component") == 0)
+        *g = PICS_GRAN_INSN_COMPONENT;
+    else if (strcmp(name, "insn") == 0)
         *g = PICS_GRAN_INSN;
-    else if (strcmp(name, "insn-only") == 0)
-        *g = PICS_GRAN_INSN_ONLY;
     else if (strcmp(name, "func") == 0)
         *g = PICS_GRAN_FUNC;
     else
-        return tea_error_set(TEA_ERR_USAGE, "unknown granularity '%s' (insn, insn-only or func)", name);
+        return tea_error_set(TEA_ERR_USAGE, "unknown granularity '%s' (insn-component, insn or func)", name);
     return TEA_OK;
 }
 
@@ -61,7 +61,7 @@ static int aggregate(const pics *src, pics_granularity g, const symmap *syms, pi
         int rc;
         if (!c->used)
             continue;
-        if ((rc = pics_add(dst, group_of(c->pc, g, syms), g == PICS_GRAN_INSN_ONLY ? 0 : c->psv, c->value, 0)))
+        if ((rc = pics_add(dst, group_of(c->pc, g, syms), g == PICS_GRAN_INSN ? 0 : c->psv, c->value, 0)))
             return rc;
     }
     return TEA_OK;

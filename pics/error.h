@@ -9,7 +9,7 @@
  * computed exactly (128-bit integers) and converted to a fraction at the
  * end. Components a scheme cannot express count as error. The granularities
  * sum cells before comparing: by instruction and component (insn), by
- * instruction only (insn-only: TIP's profile error) and by function and
+ * instruction only (insn: TIP's profile error) and by function and
  * component (func: needs a symbol map; addresses outside every function form
  * one group, "[unknown]"). Each group's share of the sum is its contribution;
  * the contributions add up to the error.
@@ -24,12 +24,12 @@
 #include <stdint.h>
 
 typedef enum pics_granularity {
-    PICS_GRAN_INSN = 0,      /* instruction x component */
-    PICS_GRAN_INSN_ONLY = 1, /* instruction, components summed */
+    PICS_GRAN_INSN_COMPONENT = 0,      /* instruction x component */
+    PICS_GRAN_INSN = 1, /* instruction, components summed */
     PICS_GRAN_FUNC = 2       /* function x component */
 } pics_granularity;
 
-/* "insn", "insn-only", "func". */
+/* "insn-component", "insn", "func". */
 const char *pics_granularity_name(pics_granularity g);
 
 /* Parses a granularity name; 0 or TEA_ERR_USAGE. */

@@ -317,7 +317,7 @@ static int run_annotate(const annotate_request *req)
         || (rc = load_walk(&d.in.g, &d.gwalk)))
         goto done;
     if (d.in.has_golden) {
-        if ((rc = pics_error_compute(&d.in.p, &d.in.g, PICS_GRAN_INSN, NULL, &res)))
+        if ((rc = pics_error_compute(&d.in.p, &d.in.g, PICS_GRAN_INSN_COMPONENT, NULL, &res)))
             goto done;
         d.error = res.error;
         d.contrib.items = res.items;
@@ -328,7 +328,7 @@ static int run_annotate(const annotate_request *req)
         goto done;
     report_print_header(outfile_stream(out), "pics annotate", &d.in, d.z);
     if (d.in.has_golden)
-        fprintf(outfile_stream(out), "# golden %s: error %.4f%% at insn granularity\n", req->golden_path,
+        fprintf(outfile_stream(out), "# golden %s: error %.4f%% at insn-component granularity\n", req->golden_path,
                 PERCENT * d.error);
     for (size_t i = 0; i < matches && rc == TEA_OK; i++)
         rc = annotate_function(outfile_stream(out), &d, symbols_function_at(s, idx[i]));

@@ -164,7 +164,9 @@ static void error_usage(FILE *out)
                  "The error of a sampled PICS against the golden PICS of the same trace, sum |P - G| / 2C\n"
                  "(P scaled to the golden total C), then the instructions (or functions) contributing most.\n\n"
                  "Options:\n"
-                 "  --granularity G   insn (instruction x component, default), insn-only, or func\n"
+                 "  --granularity G   insn-component (instruction x component, default), insn\n"
+                 "                    (instruction only, components summed), or func (function x\n"
+                 "                    component)\n"
                  "  --symbols MAP     symbol map for func: lines 'START END NAME' (END exclusive)\n"
                  "  --top N           how many contributors to list (default 10)\n"
                  "  --json            print {\"error\": fraction, \"instructions\": [...]} instead\n"
@@ -284,7 +286,7 @@ int pics_error_main(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    error_request req = { NULL, NULL, NULL, PICS_GRAN_INSN, ERROR_DEFAULT_TOP, 0 };
+    error_request req = { NULL, NULL, NULL, PICS_GRAN_INSN_COMPONENT, ERROR_DEFAULT_TOP, 0 };
     int opt, rc;
 
     optind = 1;

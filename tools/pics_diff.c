@@ -502,7 +502,7 @@ int pics_diff_main(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    diff_request req = { .out_path = "-", .granularity = PICS_GRAN_INSN, .format = DIFF_TEXT };
+    diff_request req = { .out_path = "-", .granularity = PICS_GRAN_INSN_COMPONENT, .format = DIFF_TEXT };
     int opt, rc;
 
     req.sym.command = argv[0];
@@ -514,7 +514,12 @@ int pics_diff_main(int argc, char **argv)
                 return cli_usage_error(argv[0], "invalid count '%s' for --top (at least 1)", optarg);
             break;
         case OPT_GRANULARITY:
-            if (pics_granularity_parse(optarg, &req.granularity) || req.granularity == PICS_GRAN_INSN_ONLY)
+            /* rows are (instruction or function, component) */
+            if (strcmp(optarg, "insn") == 0)
+                req.granularity = PICS_GRAN_INSN_COMPONENT;
+            else if (strcmp(optarg, "func") == 0)
+                req.granularity = PICS_GRAN_FUNC;
+            else
                 return cli_usage_error(argv[0], "granularity '%s' not available here (insn or func)", optarg);
             break;
         case OPT_FORMAT:

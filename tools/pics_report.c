@@ -191,7 +191,7 @@ typedef struct report_request {
     symbolize_options sym;
     uint64_t top;                 /* rows shown; 0: all */
     double percent_limit;         /* rows below this share (percent) are hidden */
-    pics_granularity granularity; /* PICS_GRAN_INSN or PICS_GRAN_FUNC */
+    pics_granularity granularity; /* PICS_GRAN_INSN_COMPONENT or PICS_GRAN_FUNC */
     report_sort sort;
     report_format format;
 } report_request;
@@ -860,7 +860,7 @@ int pics_report_main(int argc, char **argv)
     memset(&req, 0, sizeof req);
     req.out_path = "-";
     req.top = REPORT_DEFAULT_TOP;
-    req.granularity = PICS_GRAN_INSN;
+    req.granularity = PICS_GRAN_INSN_COMPONENT;
     req.sym.command = argv[0];
     optind = 1;
     while ((opt = getopt_long(argc, argv, "o:h", long_options, NULL)) != -1) {
@@ -891,7 +891,7 @@ int pics_report_main(int argc, char **argv)
             break;
         case OPT_GRANULARITY:
             if (strcmp(optarg, "insn") == 0)
-                req.granularity = PICS_GRAN_INSN;
+                req.granularity = PICS_GRAN_INSN_COMPONENT;
             else if (strcmp(optarg, "func") == 0)
                 req.granularity = PICS_GRAN_FUNC;
             else

@@ -248,9 +248,9 @@ static int write_outputs(const replay_request *req, const replay_outcome *out, s
         rows[i].error = rows[i].error_insn = NAN;
         if (golden_pics->total == 0)
             continue;
-        if ((rc = pics_error_compute(p, golden_pics, PICS_GRAN_INSN, NULL, &e1)))
+        if ((rc = pics_error_compute(p, golden_pics, PICS_GRAN_INSN_COMPONENT, NULL, &e1)))
             return rc;
-        if ((rc = pics_error_compute(p, golden_pics, PICS_GRAN_INSN_ONLY, NULL, &e2))) {
+        if ((rc = pics_error_compute(p, golden_pics, PICS_GRAN_INSN, NULL, &e2))) {
             pics_error_result_free(&e1);
             return rc;
         }

@@ -184,7 +184,7 @@ run 2 "$PICS" diff r/golden.pics
 run 2 "$PICS" diff r/golden.pics r/tea.pics --format xml
 run 2 "$PICS" diff r/golden.pics r/tea.pics --granularity func
 contains err.txt "needs --symbols"
-run 2 "$PICS" diff r/golden.pics r/tea.pics --granularity insn-only
+run 2 "$PICS" diff r/golden.pics r/tea.pics --granularity insn-component
 printf 'hello\n' >notpics.pics
 run 1 "$PICS" plot notpics.pics -o bad.svg
 contains err.txt "not a PICS file"

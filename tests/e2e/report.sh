@@ -97,7 +97,7 @@ pics tea.pics tea $((100 * U)) 10 -- \
 # --- text: the top 3 by cycles, golden beside, error 50/200 = 25 %
 run 0 "$PICS" report tea.pics --golden golden.pics --elf prog --top 3
 tr -s ' ' <out.txt >text.txt
-contains text.txt "# golden golden.pics: error 25.0000% at insn granularity"
+contains text.txt "# golden golden.pics: error 25.0000% at insn-component granularity"
 contains text.txt "# 3 of 5 instructions, by cycles: 100.00% of the total"
 contains text.txt "# total 100.000 cycles"
 contains text.txt "# samples 10, lost 0"
