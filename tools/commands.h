@@ -12,6 +12,7 @@ int tea_replay_main(int argc, char **argv);
 int tea_record_main(int argc, char **argv);
 int tea_topdown_main(int argc, char **argv);
 int tea_stalls_main(int argc, char **argv);
+int tea_sweep_main(int argc, char **argv);
 
 /* `pics` subcommands. */
 int pics_export_main(int argc, char **argv);
@@ -21,5 +22,7 @@ int pics_plot_main(int argc, char **argv);
 int pics_diff_main(int argc, char **argv);
 int pics_report_main(int argc, char **argv);
 int pics_annotate_main(int argc, char **argv);
+int pics_table_main(int argc, char **argv);
+int pics_correlate_main(int argc, char **argv);
 
 #endif

@@ -43,7 +43,24 @@ for f in golden tea-100000hz tea-1000000hz nci-100000hz ibs-1000000hz spe-100000
     [ -f "rn/$f.pics" ] || fail "rn/$f.pics missing"
     cmp -s "rn/$f.pics" "rt/$f.pics" || fail "$f.pics differs between native and tracedoctor"
 done
-[ "$(wc -l <rn/summary.csv)" = 11 ] || fail "summary.csv should have a header and 10 rows"
+[ "$(grep -vc '^#' rn/summary.csv)" = 11 ] || fail "summary.csv should have a header and 10 rows"
+head -n 1 rn/summary.csv | grep -q '^# tea .* replay: ' || fail "summary.csv: no tool comment"
+grep -qx 'trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func' rn/summary.csv ||
+    fail "summary.csv: column names"
+grep -q '^# trace m: m.tea, digest [0-9a-f]\{16\}, ' rn/summary.csv || fail "summary.csv: no trace comment"
+grep -q '^m,ibs,1000000,1,[0-9]*,[0-9]*,0\.[0-9]\{9\},0\.[0-9]\{9\},$' rn/summary.csv ||
+    fail "summary.csv: an ibs row (no function error without symbols)"
+
+# --- a scheme with all nine events: the same samples, only the components
+# differ, so the instruction-only error is the same as the native scheme's
+run 0 "$TEA" replay m.tea --freq 1M --schemes golden,ibs,ibs:all,spe:all -o va
+for f in golden ibs ibs-all spe-all; do [ -f "va/$f.pics" ] || fail "va/$f.pics missing"; done
+[ "$(sed -n 's/^events //p' va/ibs-all.pics)" = all ] || fail "ibs-all.pics: events not all"
+e_native=$(awk -F, '!/^#/ && $2 == "ibs" { print $8 }' va/summary.csv)
+e_all=$(awk -F, '!/^#/ && $2 == "ibs:all" { print $8 }' va/summary.csv)
+[ -n "$e_native" ] && [ "$e_native" = "$e_all" ] || fail "ibs and ibs:all: error_insn $e_native vs $e_all"
+run 2 "$TEA" replay m.tea --schemes ibs:some -o x
+contains err.txt "unknown event set 'some'"
 
 # --- the same seed gives byte-identical output, another seed other samples
 run 0 "$TEA" replay m.tea --freq 1M --seed 7 -o s7a
@@ -55,7 +72,9 @@ done
 for s in tea nci ibs spe ris; do
     cmp -s s7a/$s.pics s8/$s.pics && fail "seeds 7 and 8: $s.pics identical"
 done
-cmp -s s7a/summary.csv s7b/summary.csv || fail "summary.csv differs for the same seed"
+grep -v '^#' s7a/summary.csv >s7a.rows
+grep -v '^#' s7b/summary.csv >s7b.rows
+cmp -s s7a.rows s7b.rows || fail "summary.csv differs for the same seed"
 
 # --- with --jitter none the points are origin + kP: P = 1000 over 400,000 cycles
 run 0 "$TEA" replay m.tea --period 1000 --jitter none --schemes golden,tea -o none
@@ -107,9 +126,9 @@ run 1 "$TEA" replay missing.tea -o x
 for w in mixed memory branchy frontend flushes compute; do
     run 0 "$TEA" gen --workload $w --cycles 2000000 --seed 2 -o $w.tea
     run 0 "$TEA" replay $w.tea --period 100 --schemes golden,tea,nci,ibs -o order-$w
-    tea_err=$(awk -F, '$1 == "tea" { print $6 }' order-$w/summary.csv)
-    nci_err=$(awk -F, '$1 == "nci" { print $6 }' order-$w/summary.csv)
-    ibs_err=$(awk -F, '$1 == "ibs" { print $6 }' order-$w/summary.csv)
+    tea_err=$(awk -F, '!/^#/ && $2 == "tea" { print $7 }' order-$w/summary.csv)
+    nci_err=$(awk -F, '!/^#/ && $2 == "nci" { print $7 }' order-$w/summary.csv)
+    ibs_err=$(awk -F, '!/^#/ && $2 == "ibs" { print $7 }' order-$w/summary.csv)
     awk -v t="$tea_err" -v n="$nci_err" -v i="$ibs_err" 'BEGIN { exit !(t < n && n < i) }' ||
         fail "$w: expected TEA < NCI < IBS, got $tea_err, $nci_err, $ibs_err"
 done

@@ -1,0 +1,74 @@
+# tea sweep: the tidy CSV (shape, determinism, agreement with tea replay),
+# TEA's error falling as the frequency rises, the SVG, parallel traces, and
+# bad input.
+. "$(dirname "$0")/lib.bash"
+
+run 0 "$TEA" gen --workload mixed --cycles 3000000 --seed 11 -o a.tea
+run 0 "$TEA" gen --workload memory --cycles 1000000 --seed 12 -o b.tea
+# a 10 MHz clock makes 3e6 cycles 0.3 s: 100 Hz gives 30 samples, 8 kHz 2400
+run 0 "$TEA" sweep a.tea b.tea --clock 10M --seeds 3 -j 2 -o sweep.csv --svg sweep.svg
+contains err.txt "a.tea done"
+head -n 1 sweep.csv | grep -q '^# tea .* sweep: ' || fail "no tool comment"
+grep -qx 'trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func' sweep.csv ||
+    fail "column names"
+grep -q '^# trace a: a.tea, digest [0-9a-f]\{16\}, ' sweep.csv || fail "no comment for trace a"
+# 2 traces x 5 schemes x 4 frequencies x 3 seeds
+[ "$(grep -v '^#' sweep.csv | grep -vc '^trace,')" = 120 ] || fail "expected 120 rows"
+for s in tea nci ibs spe ris; do
+    for f in 100 1000 4000 8000; do
+        [ "$(grep -c "^b,$s,$f,[123]," sweep.csv)" = 3 ] || fail "b,$s,$f: not three seeds"
+    done
+done
+
+# TEA's error (mean over seeds) falls as the frequency rises, and TEA beats
+# IBS at every frequency
+awk -F, '!/^#/ && $1 == "a" { sum[$2, $3] += $7; n[$2, $3]++ }
+    END { split("100 1000 4000 8000", f, " ")
+          for (i = 1; i <= 4; i++) { t[i] = sum["tea", f[i]] / n["tea", f[i]]; b[i] = sum["ibs", f[i]] / n["ibs", f[i]]
+                                     printf "%s Hz: tea %.4f ibs %.4f\n", f[i], t[i], b[i]
+                                     if (t[i] >= b[i]) bad = 1 }
+          for (i = 2; i <= 4; i++) if (t[i] >= t[i - 1]) bad = 1
+          exit bad }' sweep.csv >falls.txt || { cat falls.txt >&2; fail "TEA's error does not fall with frequency"; }
+
+# the same sampler in tea replay gives the same row (one decode or many, one
+# sampler or sixty, the samples are the same)
+run 0 "$TEA" replay a.tea --clock 10M --freq 4k --seed 2 -o r
+for s in tea nci ibs spe ris; do
+    want=$(grep "^a,$s,4000,2," sweep.csv)
+    got=$(grep "^a,$s,4000,2," r/summary.csv)
+    [ -n "$want" ] && [ "$want" = "$got" ] || fail "$s: sweep '$want' vs replay '$got'"
+done
+
+# deterministic, whatever the number of jobs
+run 0 "$TEA" sweep a.tea b.tea --clock 10M --seeds 3 -j 1 --quiet -o again.csv
+[ ! -s err.txt ] || fail "--quiet printed progress"
+grep -v '^#' sweep.csv >rows1.txt
+grep -v '^#' again.csv >rows2.txt
+cmp -s rows1.txt rows2.txt || fail "-j 1 and -j 2 give different rows"
+
+# the figure: one line per scheme, one point per frequency
+xmllint --noout sweep.svg || fail "sweep.svg is not well-formed"
+[ "$(xmllint --xpath 'count(//*[local-name()="g"][@class="series"])' sweep.svg)" = 5 ] || fail "not 5 series"
+[ "$(xmllint --xpath 'count(//*[local-name()="circle"][@class="point"])' sweep.svg)" = 20 ] || fail "not 20 points"
+
+# schemes with all events, a symbol map for the function error
+printf '0x0 0x10000 low\n0x10000 0x100000000 high\n' >syms.txt
+run 0 "$TEA" sweep b.tea --clock 10M --freqs 1k --seeds 2 --schemes ibs,ibs:all --symbols syms.txt -o v.csv
+[ "$(grep -c '^b,ibs:all,1000,' v.csv)" = 2 ] || fail "no ibs:all rows"
+grep -q '^b,ibs,1000,1,[0-9]*,[0-9]*,0\.[0-9]*,0\.[0-9]*,0\.[0-9]\{9\}$' v.csv || fail "no error_func with --symbols"
+
+# bad input: nothing written
+run 1 "$TEA" sweep a.tea missing.tea -o bad.csv
+contains err.txt "missing.tea"
+[ ! -e bad.csv ] || fail "a failed sweep left bad.csv"
+printf 'not a trace at all\n' >junk.tea
+run 1 "$TEA" sweep junk.tea -o bad.csv
+[ ! -e bad.csv ] || fail "a failed sweep left bad.csv"
+run 2 "$TEA" sweep a.tea --seeds 0
+run 2 "$TEA" sweep a.tea --schemes golden
+run 2 "$TEA" sweep a.tea --freqs 1k,fast
+run 2 "$TEA" sweep
+contains err.txt "missing TRACE"
+run 0 "$TEA" sweep --help
+contains out.txt "Usage: tea sweep"
+echo ok
