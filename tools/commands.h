@@ -22,5 +22,7 @@ int pics_plot_main(int argc, char **argv);
 int pics_diff_main(int argc, char **argv);
 int pics_report_main(int argc, char **argv);
 int pics_annotate_main(int argc, char **argv);
+int pics_table_main(int argc, char **argv);
+int pics_correlate_main(int argc, char **argv);
 
 #endif

@@ -13,6 +13,8 @@ static const cli_subcommand subcommands[] = {
     { "diff", pics_diff_main, "where two PICS of one trace differ most, per instruction and component" },
     { "report", pics_report_main, "the hottest instructions or functions with their cycle stacks, symbolized" },
     { "annotate", pics_annotate_main, "a function's whole disassembly with each instruction's cycles and stack" },
+    { "table", pics_table_main, "the error of every scheme on every trace as a Markdown, LaTeX or CSV table" },
+    { "correlate", pics_correlate_main, "per event, how its count at each instruction tracks its cycle cost" },
 };
 
 int main(int argc, char **argv)

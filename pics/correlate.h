@@ -1,0 +1,63 @@
+/*
+ * correlate.h: how often an event occurs at each static instruction against
+ * the cycles it costs there (the TEA paper's Figure 7), from a golden PICS.
+ *
+ * For event e and static instruction i of a golden PICS:
+ *
+ *     occurrences(i, e) = sum of the counts of i's cells whose PSV has e
+ *                         (dynamic µops of i subject to e)
+ *     value(i, e)       = sum of the values of the same cells
+ *                         (cycles x PICS_UNIT charged to components with e)
+ *
+ * and the event's correlation is Pearson's r over the instructions' points
+ * (occurrences, value). The unit does not change r. Sums are exact integers;
+ * r is computed in long double with two passes (means first, then centred
+ * products) over the points less the first point (exact 128-bit
+ * differences), so large values with small differences do not cancel.
+ */
+#ifndef TEA_PICS_CORRELATE_H
+#define TEA_PICS_CORRELATE_H
+
+#include "pics.h"
+#include "trace/psv.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One static instruction's point for one event. */
+typedef struct correlate_point {
+    uint64_t occurrences;  /* µops of the instruction subject to the event */
+    uint64_t value;        /* cycles x PICS_UNIT in the components containing the event */
+} correlate_point;
+
+/* A growing array of points. Zero-initialize before the first use. */
+typedef struct correlate_points {
+    correlate_point *items;
+    size_t count, capacity;
+} correlate_points;
+
+/* Frees the array; it is empty afterwards. */
+void correlate_points_free(correlate_points *p);
+
+/* For every event e, appends to points[e] the point of every static
+ * instruction of the golden PICS `p` with at least `min_count` occurrences
+ * of e (0: every instruction of the PICS, those without e as (0, 0)), in
+ * address order. Errors: TEA_ERR_NOMEM; TEA_ERR_FORMAT when an
+ * instruction's counts or values overflow 64 bits (not a real PICS). */
+int correlate_collect(const pics *p, uint64_t min_count, correlate_points points[PSV_EVENT_COUNT]);
+
+/* The figures of one event over a set of points. */
+typedef struct correlate_stats {
+    size_t instructions;              /* points */
+    unsigned __int128 occurrences;    /* their occurrences, summed */
+    unsigned __int128 value;          /* their values, summed: cycles x PICS_UNIT */
+    double r;                         /* Pearson's r in [-1, 1]; NaN when undefined */
+} correlate_stats;
+
+/* Pearson's r of occurrences against values over `n` points (pts may be
+ * NULL when n is 0), and the sums. r is NaN, never 0, when it is undefined:
+ * fewer than two points (an event that never occurs has none) or either
+ * side constant (zero variance). */
+void correlate_compute(const correlate_point *pts, size_t n, correlate_stats *out);
+
+#endif

@@ -1,0 +1,627 @@
+/*
+ * results.c: reading and writing results CSVs (see results.h).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "results.h"
+#include "common/error.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define RESULTS_SUMMARY_NAME "summary.csv"
+#define RESULTS_TRACE_COMMENT "# trace "
+#define RESULTS_DIGEST_KEY "digest "
+#define RESULTS_DIGEST_LEN 16
+#define LINE_MESSAGE_MAX 512 /* longest message about one line */
+#define FIELD_QUOTE_MAX 24   /* characters of a bad field quoted in a message */
+
+/* The columns the reader knows. */
+enum {
+    COL_TRACE = 0,
+    COL_SCHEME,
+    COL_FREQ,
+    COL_SEED,
+    COL_SAMPLES,
+    COL_LOST,
+    COL_ERROR_INSN_COMPONENT,
+    COL_ERROR_INSN,
+    COL_ERROR_FUNC,
+    COL_KNOWN,
+    COL_REQUIRED = COL_SEED + 1 /* trace, scheme, freq_hz and seed must be there */
+};
+
+static const char *const column_names[COL_KNOWN] = {
+    "trace", "scheme", "freq_hz", "seed", "samples", "lost", "error_insn_component", "error_insn", "error_func",
+};
+
+/* The schemes in table order (results_scheme_compare). */
+static const char *const known_schemes[] = { "tea", "nci", "ibs", "spe", "ris" };
+#define KNOWN_SCHEMES (sizeof known_schemes / sizeof known_schemes[0])
+
+void results_init(results_set *s)
+{
+    memset(s, 0, sizeof *s);
+}
+
+static void row_free(results_row *r)
+{
+    free(r->trace);
+    free(r->scheme);
+    r->trace = r->scheme = NULL;
+}
+
+void results_free(results_set *s)
+{
+    for (size_t i = 0; i < s->count; i++)
+        row_free(&s->rows[i]);
+    for (size_t i = 0; i < s->file_count; i++)
+        free(s->files[i]);
+    free(s->rows);
+    free(s->files);
+    results_init(s);
+}
+
+const char *results_error_column(pics_granularity g)
+{
+    switch (g) {
+    case PICS_GRAN_INSN_COMPONENT:
+        return column_names[COL_ERROR_INSN_COMPONENT];
+    case PICS_GRAN_INSN:
+        return column_names[COL_ERROR_INSN];
+    case PICS_GRAN_FUNC:
+        return column_names[COL_ERROR_FUNC];
+    }
+    return "?";
+}
+
+/* --- splitting lines ----------------------------------------------------------- */
+
+/* The fields of one line, pointing into a buffer that split_fields owns. */
+typedef struct fields {
+    char **items;
+    size_t count, capacity;
+    char *text;          /* the unquoted fields, NUL-separated */
+    size_t text_capacity;
+} fields;
+
+static void fields_free(fields *f)
+{
+    free(f->items);
+    free(f->text);
+}
+
+/* Splits `line` (without its newline) into fields, unquoting quoted ones.
+ * Returns 0, TEA_ERR_NOMEM, or a positive value for a malformed quote (the
+ * caller names the line). */
+static int split_fields(fields *f, const char *line, size_t length)
+{
+    size_t out = 0, i = 0;
+
+    if (length + 1 > f->text_capacity) {
+        char *t = realloc(f->text, length + 1);
+        if (!t)
+            return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        f->text = t;
+        f->text_capacity = length + 1;
+    }
+    f->count = 0;
+    for (;;) {
+        size_t start = out;
+        if (f->count == f->capacity) {
+            size_t cap = f->capacity ? 2 * f->capacity : 16;
+            char **items = realloc(f->items, cap * sizeof *items);
+            if (!items)
+                return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+            f->items = items;
+            f->capacity = cap;
+        }
+        if (i < length && line[i] == '"') {
+            i++;
+            for (;;) {
+                if (i >= length)
+                    return 1; /* no closing quote */
+                if (line[i] == '"') {
+                    if (i + 1 < length && line[i + 1] == '"') {
+                        f->text[out++] = '"';
+                        i += 2;
+                        continue;
+                    }
+                    i++;
+                    break;
+                }
+                f->text[out++] = line[i++];
+            }
+            if (i < length && line[i] != ',')
+                return 1; /* text after the closing quote */
+        } else {
+            while (i < length && line[i] != ',') {
+                if (line[i] == '"')
+                    return 1; /* a quote inside an unquoted field */
+                f->text[out++] = line[i++];
+            }
+        }
+        f->text[out++] = '\0';
+        f->items[f->count++] = &f->text[start];
+        if (i >= length)
+            return TEA_OK;
+        i++; /* the comma */
+    }
+}
+
+/* --- reading --------------------------------------------------------------------- */
+
+/* One file being read. */
+typedef struct reader {
+    const char *path;
+    unsigned long line;
+    int columns[COL_KNOWN];  /* field index of each known column, -1 when absent */
+    size_t header_fields;    /* 0 until the first header */
+} reader;
+
+/* TEA_ERR_FORMAT with "FILE: line N: " before the message. */
+static int line_error(const reader *rd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int line_error(const reader *rd, const char *fmt, ...)
+{
+    char what[LINE_MESSAGE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return tea_error_set(TEA_ERR_FORMAT, "%s: line %lu: %s", rd->path, rd->line, what);
+}
+
+/* The known column named `name`, or -1. */
+static int column_of(const char *name)
+{
+    for (int c = 0; c < COL_KNOWN; c++)
+        if (strcmp(name, column_names[c]) == 0)
+            return c;
+    return -1;
+}
+
+/* True when the fields name every required column (a header line). */
+static int is_header(const fields *f)
+{
+    int seen = 0;
+    for (size_t i = 0; i < f->count; i++) {
+        int c = column_of(f->items[i]);
+        if (c >= 0 && c < COL_REQUIRED)
+            seen |= 1 << c;
+    }
+    return seen == (1 << COL_REQUIRED) - 1;
+}
+
+/* The error for a first line that is not a header: which required columns
+ * it lacks (an older summary.csv has no trace or seed column). */
+static int no_header_error(const reader *rd, const fields *f)
+{
+    char missing[LINE_MESSAGE_MAX] = "";
+    size_t used = 0;
+    for (int c = 0; c < COL_REQUIRED; c++) {
+        int found = 0;
+        for (size_t i = 0; i < f->count && !found; i++)
+            found = strcmp(f->items[i], column_names[c]) == 0;
+        if (!found && used < sizeof missing)
+            used += (size_t)snprintf(missing + used, sizeof missing - used, "%s%s", used ? ", " : "",
+                                     column_names[c]);
+    }
+    return line_error(rd, "expected the header 'trace,scheme,freq_hz,seed,...' (no column %s)", missing);
+}
+
+/* Takes a header line's column positions. */
+static int take_header(reader *rd, const fields *f)
+{
+    for (int c = 0; c < COL_KNOWN; c++)
+        rd->columns[c] = -1;
+    for (size_t i = 0; i < f->count; i++) {
+        int c = column_of(f->items[i]);
+        if (c < 0)
+            continue; /* a column of a later version: ignored */
+        if (rd->columns[c] >= 0)
+            return line_error(rd, "column '%s' appears twice in the header", column_names[c]);
+        rd->columns[c] = (int)i;
+    }
+    rd->header_fields = f->count;
+    return TEA_OK;
+}
+
+/* Parses an unsigned decimal integer that fills the whole field. */
+static int parse_u64(const char *text, uint64_t *out)
+{
+    char *end;
+    unsigned long long v;
+    if (*text < '0' || *text > '9')
+        return -1;
+    errno = 0;
+    v = strtoull(text, &end, 10);
+    if (errno || *end)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Parses a finite number that fills the whole field. */
+static int parse_double(const char *text, double *out)
+{
+    char *end;
+    double v;
+    if (!*text || *text == ' ' || *text == '\t')
+        return -1;
+    errno = 0;
+    v = strtod(text, &end);
+    if (errno || *end || !isfinite(v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* The field of known column `c`, or NULL when the header has none. */
+static const char *field_of(const reader *rd, const fields *f, int c)
+{
+    return rd->columns[c] >= 0 ? f->items[rd->columns[c]] : NULL;
+}
+
+/* Turns a data line's fields into `r` (strings malloc'd). */
+static int parse_row(const reader *rd, const fields *f, results_row *r)
+{
+    const char *trace = field_of(rd, f, COL_TRACE), *scheme = field_of(rd, f, COL_SCHEME);
+    const char *text;
+
+    memset(r, 0, sizeof *r);
+    if (f->count != rd->header_fields)
+        return line_error(rd, "%zu fields where the header has %zu", f->count, rd->header_fields);
+    if (!*trace)
+        return line_error(rd, "empty trace name");
+    if (!*scheme)
+        return line_error(rd, "empty scheme");
+    text = field_of(rd, f, COL_FREQ);
+    if (parse_double(text, &r->freq_hz) || r->freq_hz <= 0)
+        return line_error(rd, "freq_hz '%.*s' is not a frequency (a number > 0)", FIELD_QUOTE_MAX, text);
+    text = field_of(rd, f, COL_SEED);
+    if (parse_u64(text, &r->seed))
+        return line_error(rd, "seed '%.*s' is not an unsigned integer", FIELD_QUOTE_MAX, text);
+    if ((text = field_of(rd, f, COL_SAMPLES)) && parse_u64(text, &r->samples))
+        return line_error(rd, "samples '%.*s' is not an unsigned integer", FIELD_QUOTE_MAX, text);
+    if ((text = field_of(rd, f, COL_LOST)) && parse_u64(text, &r->lost))
+        return line_error(rd, "lost '%.*s' is not an unsigned integer", FIELD_QUOTE_MAX, text);
+    for (int g = 0; g < RESULTS_GRANULARITIES; g++) {
+        int c = COL_ERROR_INSN_COMPONENT + g;
+        double *e = &r->error[g];
+        *e = NAN;
+        if (!(text = field_of(rd, f, c)) || !*text)
+            continue;
+        if (parse_double(text, e) || *e < 0 || *e > 1)
+            return line_error(rd, "%s '%.*s' is not a fraction from 0 to 1", column_names[c], FIELD_QUOTE_MAX, text);
+    }
+    r->trace = strdup(trace);
+    r->scheme = strdup(scheme);
+    if (!r->trace || !r->scheme) {
+        row_free(r);
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    }
+    r->file = rd->path;
+    r->line = rd->line;
+    return TEA_OK;
+}
+
+static int append_row(results_set *s, const results_row *r)
+{
+    if (s->count == s->capacity) {
+        size_t cap = s->capacity ? 2 * s->capacity : 64;
+        results_row *rows = realloc(s->rows, cap * sizeof *rows);
+        if (!rows)
+            return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        s->rows = rows;
+        s->capacity = cap;
+    }
+    s->rows[s->count++] = *r;
+    return TEA_OK;
+}
+
+/* The file to read for `path`: itself, or DIR/summary.csv. malloc'd. */
+static int resolve_path(const char *path, char **out)
+{
+    struct stat st;
+    size_t n = strlen(path);
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        *out = malloc(n + sizeof RESULTS_SUMMARY_NAME + 1);
+        if (*out)
+            snprintf(*out, n + sizeof RESULTS_SUMMARY_NAME + 1, "%s%s%s", path,
+                     n && path[n - 1] == '/' ? "" : "/", RESULTS_SUMMARY_NAME);
+    } else {
+        *out = strdup(path);
+    }
+    return *out ? TEA_OK : tea_error_set(TEA_ERR_NOMEM, "out of memory");
+}
+
+/* Reads every line of an open file into `s`. */
+static int read_lines(results_set *s, reader *rd, FILE *in)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t got;
+    fields f = { 0 };
+    int rc = TEA_OK, quote;
+
+    while ((got = getline(&line, &cap, in)) >= 0) {
+        size_t n = (size_t)got;
+        results_row r;
+
+        rd->line++;
+        if (n && line[n - 1] == '\n')
+            n--;
+        if (n && line[n - 1] == '\r')
+            n--;
+        if (n == 0 || line[0] == '#')
+            continue;
+        if (memchr(line, '\0', n)) {
+            rc = line_error(rd, "a NUL byte (not a text file)");
+            break;
+        }
+        if ((quote = split_fields(&f, line, n)) != 0) {
+            rc = quote < 0 ? quote : line_error(rd, "malformed quoting");
+            break;
+        }
+        if (is_header(&f)) {
+            if ((rc = take_header(rd, &f)))
+                break;
+            continue;
+        }
+        if (rd->header_fields == 0) {
+            rc = no_header_error(rd, &f);
+            break;
+        }
+        if ((rc = parse_row(rd, &f, &r)))
+            break;
+        if ((rc = append_row(s, &r))) {
+            row_free(&r);
+            break;
+        }
+    }
+    if (rc == TEA_OK && ferror(in))
+        rc = tea_error_set(TEA_ERR_IO, "%s: read failed: %s", rd->path, strerror(errno));
+    if (rc == TEA_OK && rd->header_fields == 0)
+        rc = tea_error_set(TEA_ERR_FORMAT, "%s: no header line 'trace,scheme,freq_hz,seed,...' (not a results CSV)",
+                           rd->path);
+    free(line);
+    fields_free(&f);
+    return rc;
+}
+
+int results_read(results_set *s, const char *path)
+{
+    size_t first = s->count;
+    reader rd = { 0 };
+    char *file = NULL, **files;
+    FILE *in;
+    int rc;
+
+    if ((rc = resolve_path(path, &file)))
+        return rc;
+    files = realloc(s->files, (s->file_count + 1) * sizeof *files);
+    if (!files) {
+        free(file);
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    }
+    s->files = files;
+    s->files[s->file_count++] = file;
+    rd.path = file;
+    if (!(in = fopen(file, "r")))
+        return tea_error_set(TEA_ERR_IO, "%s: cannot open: %s", file, strerror(errno));
+    rc = read_lines(s, &rd, in);
+    fclose(in);
+    if (rc) {
+        while (s->count > first)
+            row_free(&s->rows[--s->count]);
+    }
+    return rc;
+}
+
+/* --- duplicates ------------------------------------------------------------------ */
+
+/* Orders rows by run (trace, scheme, freq_hz, seed), then by position. */
+static int compare_runs(const void *x, const void *y)
+{
+    const results_row *a = *(const results_row *const *)x, *b = *(const results_row *const *)y;
+    int c;
+    if ((c = strcmp(a->trace, b->trace)) != 0 || (c = strcmp(a->scheme, b->scheme)) != 0)
+        return c;
+    if (a->freq_hz != b->freq_hz)
+        return a->freq_hz < b->freq_hz ? -1 : 1;
+    if (a->seed != b->seed)
+        return a->seed < b->seed ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+static int same_run(const results_row *a, const results_row *b)
+{
+    return strcmp(a->trace, b->trace) == 0 && strcmp(a->scheme, b->scheme) == 0 && a->freq_hz == b->freq_hz
+           && a->seed == b->seed;
+}
+
+/* Same figures, an empty error matching only an empty one. */
+static int same_values(const results_row *a, const results_row *b)
+{
+    if (a->samples != b->samples || a->lost != b->lost)
+        return 0;
+    for (int g = 0; g < RESULTS_GRANULARITIES; g++) {
+        if (isnan(a->error[g]) != isnan(b->error[g]))
+            return 0;
+        if (!isnan(a->error[g]) && a->error[g] != b->error[g])
+            return 0;
+    }
+    return 1;
+}
+
+int results_dedupe(results_set *s)
+{
+    results_row **order;
+    unsigned char *drop;
+    size_t kept = 0;
+    int rc = TEA_OK;
+
+    if (s->count < 2)
+        return TEA_OK;
+    order = malloc(s->count * sizeof *order);
+    drop = calloc(s->count, 1);
+    if (!order || !drop) {
+        free(order);
+        free(drop);
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < s->count; i++)
+        order[i] = &s->rows[i];
+    qsort(order, s->count, sizeof *order, compare_runs);
+    for (size_t i = 1, first = 0; i < s->count && rc == TEA_OK; i++) {
+        const results_row *a = order[first], *b = order[i];
+        if (!same_run(a, b)) {
+            first = i;
+            continue;
+        }
+        if (!same_values(a, b))
+            rc = tea_error_set(TEA_ERR_FORMAT,
+                               "%s: line %lu: trace %s, scheme %s at %.15g Hz, seed %llu repeats %s: line %lu "
+                               "with other values",
+                               b->file, b->line, b->trace, b->scheme, b->freq_hz, (unsigned long long)b->seed,
+                               a->file, a->line);
+        drop[b - s->rows] = 1;
+    }
+    if (rc == TEA_OK) {
+        for (size_t i = 0; i < s->count; i++) {
+            if (drop[i])
+                row_free(&s->rows[i]);
+            else
+                s->rows[kept++] = s->rows[i];
+        }
+        s->count = kept;
+    }
+    free(order);
+    free(drop);
+    return rc;
+}
+
+/* --- scheme order ------------------------------------------------------------------ */
+
+/* A label's place: class 0 (a known scheme), 1 (a known scheme with a
+ * suffix) or 2 (anything else), the scheme's index, and the suffix. */
+static void scheme_rank(const char *label, int *cls, size_t *index, const char **suffix)
+{
+    const char *colon = strchr(label, ':');
+    size_t base = colon ? (size_t)(colon - label) : strlen(label);
+
+    for (size_t i = 0; i < KNOWN_SCHEMES; i++) {
+        if (strlen(known_schemes[i]) == base && strncmp(label, known_schemes[i], base) == 0) {
+            *cls = colon ? 1 : 0;
+            *index = i;
+            *suffix = colon ? colon + 1 : "";
+            return;
+        }
+    }
+    *cls = 2;
+    *index = 0;
+    *suffix = label;
+}
+
+int results_scheme_compare(const char *a, const char *b)
+{
+    int ca, cb;
+    size_t ia, ib;
+    const char *sa, *sb;
+
+    scheme_rank(a, &ca, &ia, &sa);
+    scheme_rank(b, &cb, &ib, &sb);
+    if (ca != cb)
+        return ca < cb ? -1 : 1;
+    if (ia != ib)
+        return ia < ib ? -1 : 1;
+    return strcmp(sa, sb);
+}
+
+/* --- writing ---------------------------------------------------------------------- */
+
+void results_write_field(FILE *out, const char *text)
+{
+    if (!strpbrk(text, ",\"\r\n") && text[0] != '#' && text[0] != ' ') {
+        fputs(text, out);
+        return;
+    }
+    fputc('"', out);
+    for (const char *p = text; *p; p++) {
+        if (*p == '"')
+            fputc('"', out);
+        fputc(*p, out);
+    }
+    fputc('"', out);
+}
+
+void results_write_header(FILE *out)
+{
+    for (int c = 0; c < COL_KNOWN; c++)
+        fprintf(out, "%s%s", c ? "," : "", column_names[c]);
+    fputc('\n', out);
+}
+
+void results_write_row(FILE *out, const results_row *r)
+{
+    results_write_field(out, r->trace);
+    fputc(',', out);
+    results_write_field(out, r->scheme);
+    fprintf(out, ",%.15g,%llu,%llu,%llu", r->freq_hz, (unsigned long long)r->seed, (unsigned long long)r->samples,
+            (unsigned long long)r->lost);
+    for (int g = 0; g < RESULTS_GRANULARITIES; g++) {
+        if (isnan(r->error[g]))
+            fputc(',', out);
+        else
+            fprintf(out, ",%.9f", r->error[g]);
+    }
+    fputc('\n', out);
+}
+
+/* --- trace names ------------------------------------------------------------------ */
+
+/* The NAME of a "# trace NAME: ..., digest HEX, ..." line whose HEX is
+ * `digest`, malloc'd, or NULL for any other line. */
+static int trace_comment_name(const char *line, const char *digest, char **name)
+{
+    const char *start = line + strlen(RESULTS_TRACE_COMMENT), *colon, *key;
+
+    *name = NULL;
+    if (strncmp(line, RESULTS_TRACE_COMMENT, strlen(RESULTS_TRACE_COMMENT)) != 0)
+        return TEA_OK;
+    if (!(colon = strstr(start, ": ")) || colon == start)
+        return TEA_OK;
+    for (key = strstr(colon, RESULTS_DIGEST_KEY); key; key = strstr(key + 1, RESULTS_DIGEST_KEY)) {
+        const char *hex = key + strlen(RESULTS_DIGEST_KEY);
+        if (strncmp(hex, digest, RESULTS_DIGEST_LEN) == 0 && strlen(digest) == RESULTS_DIGEST_LEN
+            && (hex[RESULTS_DIGEST_LEN] == ',' || hex[RESULTS_DIGEST_LEN] == '\0'
+                || hex[RESULTS_DIGEST_LEN] == '\n' || hex[RESULTS_DIGEST_LEN] == '\r')) {
+            if (!(*name = strndup(start, (size_t)(colon - start))))
+                return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+            return TEA_OK;
+        }
+    }
+    return TEA_OK;
+}
+
+int results_trace_name(const char *path, const char *digest, char **name)
+{
+    FILE *in = fopen(path, "r");
+    char *line = NULL;
+    size_t cap = 0;
+    int rc = TEA_OK;
+
+    *name = NULL;
+    if (!in)
+        return TEA_OK;
+    while (!*name && getline(&line, &cap, in) >= 0) {
+        if (line[0] == '#' && (rc = trace_comment_name(line, digest, name)))
+            break;
+    }
+    free(line);
+    fclose(in);
+    return rc;
+}

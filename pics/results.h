@@ -1,0 +1,109 @@
+/*
+ * results.h: results CSVs, the error of each profiler run as a table that
+ * `tea replay` writes as DIR/summary.csv and `tea sweep` as one file; read
+ * into rows for `pics table` (and written, so that every writer agrees).
+ *
+ * The schema (README, "Results CSV"):
+ *
+ *     # tea 0.1.0 replay: <the command line>
+ *     # trace lbm: /path/lbm.tea, digest 3cdd478deb2f956d, 15015862 cycles, ...
+ *     trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func
+ *     lbm,tea,4000,1,2500,0,0.044997647,0.035638817,0.012000000
+ *     lbm,ibs:all,4000,1,2450,50,0.189869360,0.189869360,
+ *
+ * Reading rules:
+ *  - A line starting with '#' is a comment, anywhere; blank lines are
+ *    skipped; a trailing CR is dropped.
+ *  - The first other line is the header. Columns are found by name, in any
+ *    order; trace, scheme, freq_hz and seed are required, samples, lost and
+ *    the error_* columns optional, unknown columns ignored. A later line that
+ *    names every required column is another header (so `cat a.csv b.csv`
+ *    reads), and it may order the columns differently.
+ *  - Fields are separated by commas; a field may be quoted ("a,b", with ""
+ *    for a quote). Every data line has as many fields as its header.
+ *  - trace and scheme are non-empty text; freq_hz a finite number > 0;
+ *    seed, samples and lost unsigned decimal integers; an error a fraction
+ *    from 0 to 1, or empty when unknown (error_func of a trace without
+ *    symbols).
+ * A file that breaks a rule is refused with its name and line number.
+ */
+#ifndef TEA_PICS_RESULTS_H
+#define TEA_PICS_RESULTS_H
+
+#include "pics/error.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* The error columns, indexed by pics_granularity. */
+#define RESULTS_GRANULARITIES 3
+
+/* One profiler run: a scheme on a trace at a frequency with a seed. */
+typedef struct results_row {
+    char *trace;                /* the trace's (benchmark's) name */
+    char *scheme;               /* tea, nci, ibs, spe, ris, maybe with a suffix (":all") */
+    double freq_hz;             /* sampling frequency in Hz */
+    uint64_t seed;
+    uint64_t samples, lost;     /* sample points with and without a sample (0 without the column) */
+    double error[RESULTS_GRANULARITIES]; /* fractions 0..1 by pics_granularity; NaN: empty or no column */
+    const char *file;           /* the file the row was read from (owned by the set) */
+    unsigned long line;         /* its line there, from 1 */
+} results_row;
+
+/* Rows from any number of files, in reading order. */
+typedef struct results_set {
+    results_row *rows;
+    size_t count, capacity;
+    char **files;               /* the paths the rows point to */
+    size_t file_count;
+} results_set;
+
+/* An empty set. */
+void results_init(results_set *s);
+
+/* Frees every row and path; the set is empty afterwards. */
+void results_free(results_set *s);
+
+/* Reads the results CSV at `path` and appends its rows; a directory stands
+ * for the summary.csv that `tea replay -o DIR` writes in it. Errors:
+ * TEA_ERR_IO (cannot open or read), TEA_ERR_FORMAT ("FILE: line N: what";
+ * also a file without any header), TEA_ERR_NOMEM. On an error the set keeps
+ * only the rows of earlier files. */
+int results_read(results_set *s, const char *path);
+
+/* Removes rows that repeat an earlier row's run (same trace, scheme,
+ * freq_hz and seed) with the same values, keeping the first; the order of
+ * the rest is kept. A repeat with other values is TEA_ERR_FORMAT naming both
+ * lines; TEA_ERR_NOMEM. */
+int results_dedupe(results_set *s);
+
+/* The column of a granularity's error: "error_insn_component",
+ * "error_insn", "error_func" ("?" for anything else). */
+const char *results_error_column(pics_granularity g);
+
+/* The order of scheme labels in tables: tea, nci, ibs, spe, ris; then the
+ * same schemes with a suffix after ':' (e.g. "ibs:all"), by scheme then
+ * suffix; then everything else by strcmp. Negative, 0 or positive. */
+int results_scheme_compare(const char *a, const char *b);
+
+/* Writes `text` as one CSV field: as it is, or quoted (doubling quotes)
+ * when it holds a comma, quote, CR or LF or starts with '#' or a space. */
+void results_write_field(FILE *out, const char *text);
+
+/* Writes the header line of the schema above. */
+void results_write_header(FILE *out);
+
+/* Writes one row in the schema: freq_hz with %.15g, errors with 9
+ * decimals (empty when NaN); `file` and `line` are not written. Write errors
+ * surface when the stream is closed (outfile_commit). */
+void results_write_row(FILE *out, const results_row *r);
+
+/* Looks through the '#' comments of a results CSV for the line that
+ * `tea replay` writes about its trace, "# trace NAME: PATH, digest HEX, ...",
+ * with the given digest (16 hex digits), and sets *name to a malloc'd copy
+ * of NAME, or to NULL when the file cannot be read or has no such line.
+ * Returns 0 or TEA_ERR_NOMEM. */
+int results_trace_name(const char *path, const char *digest, char **name);
+
+#endif

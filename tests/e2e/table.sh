@@ -1,0 +1,375 @@
+# pics table and pics correlate.
+# table: hand-written results CSVs with known numbers (seeds averaged, the
+# mean and max rows exactly, --freq, --granularity, concatenated files,
+# duplicates), Markdown and LaTeX cells and rules, a tea replay directory,
+# the SVG's bars and whiskers, bad inputs.
+# correlate: a hand-written golden PICS with r known exactly, golden PICS of
+# generated traces (occurrences equal tea info's event counts, cycles equal
+# pics export's, r in [-1, 1], undefined for an event that never occurs),
+# sampled PICS refused, bad inputs.
+. "$(dirname "$0")/lib.bash"
+
+command -v xmllint >/dev/null 2>&1 ||
+    fail "xmllint is missing (Debian package libxml2-utils; run scripts/install-deps.sh)"
+
+xpath() {
+    xmllint --xpath "$2" "$1" 2>/dev/null | tr -d '\n'
+}
+G="*[local-name()='g']"
+RECT="*[local-name()='rect']"
+
+# matches FILE REGEX: some line of FILE matches the extended regular expression
+matches() {
+    grep -qE -- "$2" "$1" || { echo "--- $1:" >&2; cat "$1" >&2; fail "'$1' has no line matching '$2'"; }
+}
+
+# same FILE EXPECTED_FILE: the files are identical (shows the difference)
+same() {
+    diff "$2" "$1" >&2 || fail "$1 differs from the expected $2"
+}
+
+HEADER=trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func
+
+# ---------------------------------------------------------------- pics table
+# At 4 kHz (percent, insn-component): lbm tea is the mean of seeds 1 and 3
+# (1 and 3 -> 2); the mean row is (2+4+3)/3 = 3, (10+20+15)/3 = 15,
+# (50+60+70)/3 = 60, (20+30+10)/3 = 20; the max row 4, 20, 70, 30. The insn
+# column is half of insn-component; error_func is empty for lbm only.
+cat >a.csv <<EOF
+# tea 0.1.0 replay: tea replay lbm.tea -o lbm
+# trace lbm: lbm.tea, digest 3cdd478deb2f956d, 15015862 cycles, 5353921 records
+$HEADER
+lbm,tea,4000,1,2500,0,0.010000000,0.005000000,
+lbm,tea,4000,3,2500,0,0.030000000,0.015000000,
+lbm,nci,4000,1,2500,0,0.100000000,0.050000000,
+lbm,ibs,4000,1,2400,100,0.500000000,0.250000000,
+lbm,ibs:all,4000,1,2400,100,0.200000000,0.100000000,
+lbm,tea,1000000,1,9,0,0.005000000,0.002500000,
+EOF
+cat >b.csv <<EOF
+# tea 0.1.0 sweep: tea sweep nab.tea 605.mcf_s.tea
+$HEADER
+# trace nab: nab.tea, digest 00000000000000aa, 1 cycles, 1 records
+nab,ibs:all,4000,1,1,0,0.300000000,0.150000000,0.1
+nab,ibs,4000,1,1,0,0.600000000,0.300000000,0.1
+nab,nci,4000,1,1,0,0.200000000,0.100000000,0.1
+nab,tea,4000,1,1,0,0.040000000,0.020000000,0.1
+nab,tea,1e6,1,1,0,0.007000000,0.003500000,0.1
+# trace 605.mcf_s: 605.mcf_s.tea, digest 00000000000000bb, 1 cycles, 1 records
+605.mcf_s,tea,4000,1,1,0,0.030000000,0.015000000,0.1
+605.mcf_s,nci,4000,1,1,0,0.150000000,0.075000000,0.1
+605.mcf_s,ibs,4000,1,1,0,0.700000000,0.350000000,0.1
+605.mcf_s,ibs:all,4000,1,1,0,0.100000000,0.050000000,0.1
+EOF
+
+# several frequencies: --freq is needed, and the message lists them
+run 2 "$PICS" table a.csv b.csv
+contains err.txt "the results hold 2 frequencies (4000, 1000000 Hz): choose one with --freq"
+run 2 "$PICS" table a.csv b.csv --freq 2k
+contains err.txt "no results at 2000 Hz; the results have 4000, 1000000 Hz"
+
+# --- CSV: exact cells, seeds averaged, mean and max rows, min/max per seed
+run 0 "$PICS" table a.csv b.csv --freq 4k --format csv
+cat >want.csv <<'EOF'
+# pics table: error (%) at insn-component granularity, 4000 Hz, mean over seeds
+trace,tea,nci,ibs,ibs:all,tea_min,tea_max,nci_min,nci_max,ibs_min,ibs_max,ibs:all_min,ibs:all_max
+lbm,2,10,50,20,1,3,10,10,50,50,20,20
+nab,4,20,60,30,4,4,20,20,60,60,30,30
+605.mcf_s,3,15,70,10,3,3,15,15,70,70,10,10
+mean,3,15,60,20,,,,,,,,
+max,4,20,70,30,,,,,,,,
+EOF
+same out.txt want.csv
+[ ! -s err.txt ] || fail "unexpected messages: $(cat err.txt)"
+
+# insn granularity: every cell halves
+run 0 "$PICS" table a.csv b.csv --freq 4000 --format csv --granularity insn
+contains out.txt "error (%) at insn granularity"
+contains out.txt "lbm,1,5,25,10,0.5,1.5,"
+contains out.txt "mean,1.5,7.5,30,10,"
+contains out.txt "max,2,10,35,15,"
+# func: lbm has none -> the file and line of the first such row
+run 1 "$PICS" table a.csv b.csv --freq 4000 --granularity func
+contains err.txt "a.csv: line 4: no error_func for trace lbm, scheme tea"
+run 0 "$PICS" table b.csv --freq 4000 --format csv --granularity func
+contains out.txt "nab,10,10,10,10"
+
+# --- at 1 MHz only tea has results; the rest are missing (empty, with warnings)
+run 0 "$PICS" table a.csv b.csv --freq 1M --format csv
+cat >want1m.csv <<'EOF'
+# pics table: error (%) at insn-component granularity, 1000000 Hz, mean over seeds
+trace,tea,nci,ibs,ibs:all
+lbm,0.5,,,
+nab,0.7,,,
+605.mcf_s,,,,
+mean,0.6,,,
+max,0.7,,,
+EOF
+same out.txt want1m.csv
+contains err.txt "warning: scheme tea has no result at 1000000 Hz for 1 of 3 traces (605.mcf_s); its mean and max cover 2"
+contains err.txt "warning: scheme nci has no result at 1000000 Hz for 3 of 3 traces (lbm, nab, 605.mcf_s)"
+
+# --- Markdown: right-aligned numbers, one decimal, dashes for missing cells
+run 0 "$PICS" table a.csv b.csv --freq 4k
+contains out.txt "| trace | tea | nci | ibs | ibs:all |"
+contains out.txt "|:---|---:|---:|---:|---:|"
+contains out.txt "| lbm | 2.0 | 10.0 | 50.0 | 20.0 |"
+contains out.txt '| 605.mcf\_s | 3.0 | 15.0 | 70.0 | 10.0 |'
+contains out.txt "| **mean** | 3.0 | 15.0 | 60.0 | 20.0 |"
+contains out.txt "| **max** | 4.0 | 20.0 | 70.0 | 30.0 |"
+[ "$(grep -c '^|' out.txt)" = 7 ] || fail "Markdown: expected 7 table lines"
+run 0 "$PICS" table a.csv b.csv --freq 1M --format md
+contains out.txt "| 605.mcf\_s | – | – | – | – |"
+
+# --- LaTeX: a booktabs tabular, names escaped, a rule before mean and max
+printf '%s\n%s\n' "$HEADER" 'r&d_%#1,tea,4000,1,1,0,0.130000000,0.1,' >c.csv
+run 0 "$PICS" table a.csv b.csv c.csv --freq 4k --format latex -o t.tex
+[ ! -s out.txt ] || fail "-o: nothing on standard output expected"
+contains t.tex '\begin{tabular}{lrrrr}'
+contains t.tex '\toprule'
+contains t.tex 'trace & tea & nci & ibs & ibs:all \\'
+contains t.tex 'lbm & 2.0 & 10.0 & 50.0 & 20.0 \\'
+contains t.tex '605.mcf\_s & 3.0 & 15.0 & 70.0 & 10.0 \\'
+contains t.tex 'r\&d\_\%\#1 & 13.0 & -- & -- & -- \\'
+contains t.tex '\bottomrule'
+contains t.tex '\end{tabular}'
+[ "$(grep -c '^\\midrule$' t.tex)" = 2 ] || fail "LaTeX: expected two \\midrule"
+# the second \midrule comes right before the mean row, \bottomrule after max
+grep -A1 '^\\midrule$' t.tex | tail -n 1 | grep -q '^mean & ' || fail "LaTeX: no \\midrule before mean"
+grep -B1 '^\\bottomrule$' t.tex | head -n 1 | grep -q '^max & ' || fail "LaTeX: max is not the last row"
+contains t.tex 'mean & 5.5 & 15.0 & 60.0 & 20.0 \\'
+
+# --- the mean and max rows are the mean and max of the rows above (any data)
+awk 'BEGIN { srand(7); print "'"$HEADER"'"
+             for (t = 1; t <= 6; t++) for (s = 1; s <= 3; s++) for (k = 1; k <= 2; k++)
+                 printf "b%d,%s,4000,%d,1,0,%.9f,%.9f,\n", t, (s == 1 ? "tea" : s == 2 ? "spe" : "ris"), k, rand(), rand() }' >r.csv
+run 0 "$PICS" table r.csv --format csv
+awk -F, 'NR > 2 && $1 != "mean" && $1 != "max" { for (i = 2; i <= 4; i++) { sum[i] += $i; if ($i + 0 > max[i] + 0) max[i] = $i + 0 }; n++ }
+         $1 == "mean" { for (i = 2; i <= 4; i++) if ((sum[i] / n - $i) > 1e-8 || ($i - sum[i] / n) > 1e-8) bad = bad " mean" i }
+         $1 == "max" { for (i = 2; i <= 4; i++) if (max[i] != $i + 0) bad = bad " max" i }
+         END { if (n != 6 || bad != "") { print "rows " n ":" bad; exit 1 } }' out.txt ||
+    fail "the mean/max rows are not the mean/max of the rows"
+# each cell is the mean of its two seeds
+awk -F, 'NR > 1 { v[$1 "," $2] += $7 * 50 } END { for (k in v) printf "%s %.9f\n", k, v[k] }' r.csv | sort >seeds.txt
+awk -F, 'NR == 2 { for (i = 2; i <= 4; i++) h[i] = $i } NR > 2 && $1 ~ /^b/ { for (i = 2; i <= 4; i++) printf "%s,%s %.9f\n", $1, h[i], $i }' \
+    out.txt | sort >cells.txt
+same cells.txt seeds.txt
+
+# --- concatenated CSVs read like the files one by one; repeats count once
+cat a.csv b.csv >ab.csv
+run 0 "$PICS" table ab.csv --freq 4k --format csv
+same out.txt want.csv
+run 0 "$PICS" table a.csv ab.csv b.csv a.csv --freq 4k --format csv
+same out.txt want.csv
+sed 's/^lbm,nci,4000,1,2500,0,0.100000000/lbm,nci,4000,1,2500,0,0.100000001/' a.csv >a2.csv
+run 1 "$PICS" table a.csv a2.csv --freq 4k
+contains err.txt "a2.csv: line 6: trace lbm, scheme nci at 4000 Hz, seed 1 repeats a.csv: line 6 with other values"
+
+# --- SVG: groups = traces + mean, one bar per scheme, whiskers where seeds > 1
+run 0 "$PICS" table a.csv b.csv --freq 4k --svg t.svg -o /dev/null
+xmllint --noout t.svg || fail "t.svg is not well-formed XML"
+[ "$(xpath t.svg "count(//$G[@class='group'])")" = 4 ] || fail "SVG: expected 4 groups (3 traces and mean)"
+[ "$(xpath t.svg "count(//$G[@class='bar'])")" = 16 ] || fail "SVG: expected 4 x 4 bars"
+[ "$(xpath t.svg "count(//$RECT[@class='segment'])")" = 16 ] || fail "SVG: expected 16 drawn bars"
+[ "$(xpath t.svg "count(//$G[@class='errorbar'])")" = 1 ] ||
+    fail "SVG: expected one whisker (lbm, tea: two seeds)"
+contains t.svg "lbm, tea: 2.00%"
+run 0 "$PICS" table a.csv b.csv --freq 1M --svg t1.svg -o /dev/null
+xmllint --noout t1.svg || fail "t1.svg is not well-formed XML"
+[ "$(xpath t1.svg "count(//$G[@class='bar'])")" = 16 ] || fail "SVG 1 MHz: expected 16 bars"
+[ "$(xpath t1.svg "count(//$RECT[@class='segment'])")" = 3 ] || fail "SVG 1 MHz: expected 3 drawn bars (lbm, nab, mean)"
+[ "$(xpath t1.svg "count(//$G[@class='errorbar'])")" = 0 ] || fail "SVG 1 MHz: no whiskers with one seed"
+
+# --- tea replay directories as input (two seeds of one trace)
+run 0 "$TEA" gen --workload mixed --cycles 300000 --seed 5 -o mixed.tea
+run 0 "$TEA" replay mixed.tea --freq 100k --seed 1 -o rep1
+run 0 "$TEA" replay mixed.tea --freq 100k --seed 2 -o rep2
+run 0 "$PICS" table rep1 --format csv
+head -n 2 out.txt | tail -n 1 | grep -qx 'trace,tea,nci,ibs,spe,ris' || fail "replay: columns tea,nci,ibs,spe,ris"
+# each cell is summary.csv's error in percent
+awk -F, 'NR == FNR { if ($0 !~ /^#/ && $1 != "trace") want[$2] = $7 * 100; next }
+         FNR == 2 { for (i = 2; i <= NF; i++) h[i] = $i }
+         FNR == 3 { for (i = 2; i <= NF; i++) { d = $i - want[h[i]]; if (d > 1e-7 || d < -1e-7) { print h[i]; bad = 1 } }
+                    if ($1 != "mixed") bad = 1 }
+         END { exit bad }' rep1/summary.csv out.txt || fail "replay: cells differ from summary.csv"
+run 0 "$PICS" table rep1 rep2 --format csv
+contains out.txt "tea_min,tea_max"
+awk -F, 'FILENAME != "out.txt" { if ($0 !~ /^#/ && $1 != "trace" && $2 == "tea") v[++n] = $7 * 100; next }
+         FNR == 3 { m = (v[1] + v[2]) / 2; d = $2 - m; lo = v[1] < v[2] ? v[1] : v[2]
+                    if (d > 1e-7 || d < -1e-7 || $7 - lo > 1e-7 || lo - $7 > 1e-7) bad = 1 }
+         END { exit bad }' rep1/summary.csv rep2/summary.csv out.txt ||
+    fail "replay: tea is not the mean of the two seeds, or tea_min not the lower"
+run 1 "$PICS" table rep1 --granularity func
+contains err.txt "rep1/summary.csv: line"
+contains err.txt "no error_func for trace mixed"
+
+# --- bad inputs
+printf '%s\nlbm,tea,4000,1,1,0,0.1,0.1\n' "$HEADER" >short.csv
+run 1 "$PICS" table short.csv
+contains err.txt "short.csv: line 2: 8 fields where the header has 9"
+printf 'scheme,freq_hz,period,samples,lost,error_insn_component,error_insn\ntea,4000,1,1,0,0.1,0.1\n' >old.csv
+run 1 "$PICS" table old.csv
+contains err.txt "old.csv: line 1: expected the header 'trace,scheme,freq_hz,seed,...' (no column trace, seed)"
+printf '%s\nlbm,tea,4000,1,1,0,2,0.1,\n' "$HEADER" >big.csv
+run 1 "$PICS" table big.csv
+contains err.txt "big.csv: line 2: error_insn_component '2' is not a fraction from 0 to 1"
+printf '# nothing\n%s\n' "$HEADER" >empty.csv
+run 1 "$PICS" table empty.csv
+contains err.txt "no results in empty.csv"
+run 1 "$PICS" table no-such.csv
+contains err.txt "no-such.csv: cannot open"
+mkdir -p emptydir
+run 1 "$PICS" table emptydir
+contains err.txt "emptydir/summary.csv: cannot open"
+run 2 "$PICS" table
+run 2 "$PICS" table a.csv --format html
+run 2 "$PICS" table a.csv --granularity line
+run 2 "$PICS" table a.csv --freq fast
+run 1 "$PICS" table a.csv b.csv --freq 4k -o nodir/t.md
+[ ! -e nodir ] || fail "a failed run created output"
+run 0 "$PICS" table --help
+contains out.txt "Usage: pics table"
+
+# ------------------------------------------------------------ pics correlate
+# A golden PICS by hand (values in cycles x 720720):
+#   ST-L1 at 5 instructions: occurrences 1..5, cycles 2 1 4 3 5 -> r = 0.8
+#   FL-MB at 4 instructions: occurrences 1..4, cycles 8 6 4 2   -> r = -1
+#   ST-LLC at one instruction (2, 7)                           -> undefined
+#   DR-SQ at two with one occurrence each (1/3 + 4/3 cycles)  -> undefined
+#   FL-EX,FL-MO (3, 6) and FL-EX (1, 2): FL-EX r = 1, FL-MO undefined
+#   base cycles (no event) and events that never occur: undefined, n = 0
+U=720720
+cat >cells.txt <<EOF
+0x1000 1 $((2 * U)) 1
+0x1004 1 $((1 * U)) 2
+0x1008 1 $((4 * U)) 3
+0x100c 1 $((3 * U)) 4
+0x1010 1 $((5 * U)) 5
+0x2000 64 $((8 * U)) 1
+0x2004 64 $((6 * U)) 2
+0x2008 64 $((4 * U)) 3
+0x200c 64 $((2 * U)) 4
+0x3000 4 $((7 * U)) 2
+0x4000 0 $((3 * U)) 10
+0x5000 32 $((U / 3)) 1
+0x5004 32 $((4 * U / 3)) 1
+0x6000 384 $((6 * U)) 3
+0x6004 128 $((2 * U)) 1
+EOF
+total=$(awk '{ s += $3 } END { printf "%d", s }' cells.txt)
+{
+    printf 'tea-pics 1.0\nscheme golden\nunit %d\ntrace.digest 0123456789abcdef\n' $U
+    printf 'trace.first_cycle 0\ntrace.last_cycle 100\ntrace.records 50\ntrace.arch riscv64\n'
+    printf 'trace.clock_hz 3200000000\ngolden_total %s\nperiod 0\nfrequency_hz 0\nseed 0\njitter -\n' "$total"
+    printf 'events all\nevent_mask 0x1ff\nsamples 0\nmerged 1\ncells %d\n' "$(wc -l <cells.txt)"
+    cat cells.txt
+    echo end
+} >hand.pics
+run 0 "$PICS" export hand.pics
+run 0 "$PICS" correlate hand.pics
+cat >want-hand.csv <<'EOF'
+trace,event,instructions,occurrences,cycles,r
+hand,ST-L1,5,15,15.000000,0.800000000
+hand,ST-TLB,0,0,0.000000,
+hand,ST-LLC,1,2,7.000000,
+hand,DR-L1,0,0,0.000000,
+hand,DR-TLB,0,0,0.000000,
+hand,DR-SQ,2,2,1.666667,
+hand,FL-MB,4,10,20.000000,-1.000000000
+hand,FL-EX,2,4,8.000000,1.000000000
+hand,FL-MO,1,3,6.000000,
+EOF
+sed 's/^hand,/all,/' want-hand.csv | tail -n +2 >>want-hand.csv
+same out.txt want-hand.csv
+# the text summary goes to standard error (standard output with -o)
+matches err.txt '^ST-L1 +0\.800 \(n=5\)$'
+matches err.txt '^ST-TLB +undefined \(n=0\)$'
+matches err.txt '^FL-MB +-1\.000 \(n=4\)$'
+matches err.txt '^event +hand$'
+run 0 "$PICS" correlate hand.pics -o hand.csv
+same hand.csv want-hand.csv
+matches out.txt '^DR-SQ +undefined \(n=2\)$'
+[ ! -s err.txt ] || fail "correlate -o: unexpected messages: $(cat err.txt)"
+# --min-count 2: ST-L1 keeps (2,1) (3,4) (4,3) (5,5): r = 5.5 / sqrt(5 x 8.75)
+run 0 "$PICS" correlate hand.pics --min-count 2
+want=$(awk 'BEGIN { printf "%.9f", 5.5 / sqrt(5 * 8.75) }')
+contains out.txt "hand,ST-L1,4,14,13.000000,$want"
+contains out.txt "hand,DR-SQ,0,0,0.000000,"
+contains out.txt "hand,FL-MB,3,9,12.000000,-1.000000000"
+
+# --- golden PICS of generated traces
+run 0 "$TEA" gen --workload flushes --cycles 300000 --seed 2 -o flushes.tea
+run 0 "$TEA" gen --workload memory --cycles 300000 --seed 2 -o memory.tea
+run 0 "$TEA" replay flushes.tea --freq 100k -o fl
+run 0 "$TEA" replay memory.tea --freq 100k -o mem
+run 0 "$PICS" correlate fl mem/golden.pics -o corr.csv --svg corr.svg
+[ "$(wc -l <corr.csv)" = 28 ] || fail "correlate: expected a header and 27 rows"
+awk -F, 'NR > 1 && $6 != "" && ($6 < -1 || $6 > 1) { exit 1 }' corr.csv || fail "correlate: r outside [-1, 1]"
+# pooled = the sum of the two traces' instructions and occurrences
+awk -F, 'NR > 1 && $1 != "all" { n[$2] += $3; o[$2] += $4 } $1 == "all" && (n[$2] != $3 || o[$2] != $4) { exit 1 }' corr.csv ||
+    fail "correlate: the 'all' rows do not add the traces up"
+# occurrences are the trace's event counts (tea info); an event that never
+# occurs has no instructions and an undefined r
+for trace in flushes memory; do
+    name=$(grep -c "^$trace," corr.csv) # named by the replays' summary.csv
+    [ "$name" = 9 ] || fail "correlate: expected 9 rows named $trace"
+    run 0 "$TEA" info --json $trace.tea
+    for ev in ST-L1 ST-TLB ST-LLC DR-L1 DR-TLB DR-SQ FL-MB FL-EX FL-MO; do
+        count=$(sed -n "s/.*\"$ev\": \\([0-9]*\\).*/\\1/p" out.txt | head -n 1)
+        [ -n "$count" ] || fail "tea info: no count for $ev"
+        row=$(grep "^$trace,$ev," corr.csv)
+        [ "$(echo "$row" | cut -d, -f4)" = "$count" ] || fail "$trace $ev: occurrences $row, tea info says $count"
+        if [ "$count" = 0 ]; then
+            [ "$row" = "$trace,$ev,0,0,0.000000," ] || fail "$trace $ev never occurs: expected an undefined r, got $row"
+        fi
+    done
+done
+grep -q '"FL-MO": 0' <("$TEA" info --json memory.tea) || fail "the memory workload was expected to have no FL-MO"
+[ "$(grep -c '^flushes,.*,-\{0,1\}[01]\.[0-9]*$' corr.csv)" -ge 4 ] || fail "flushes: too few defined correlations"
+# cycles per event are pics export's cycles of the components containing it
+run 0 "$PICS" export fl/golden.pics
+for ev in ST-L1 FL-EX FL-MB; do
+    want=$(awk -v ev="$ev" 'NR > 1 { line = $0; n = split(line, f, ","); if (index(line, ev)) s += f[n] } END { printf "%.6f", s }' out.txt)
+    got=$(grep "^flushes,$ev," corr.csv | cut -d, -f5)
+    awk -v a="$want" -v b="$got" 'BEGIN { d = a - b; exit !(d < 1e-3 && d > -1e-3) }' ||
+        fail "flushes $ev: cycles $got, pics export sums to $want"
+done
+xmllint --noout corr.svg || fail "corr.svg is not well-formed XML"
+[ "$(xpath corr.svg "count(//$G[@class='group'])")" = 9 ] || fail "correlate SVG: expected 9 groups (events)"
+[ "$(xpath corr.svg "count(//$G[@class='bar'])")" = 27 ] || fail "correlate SVG: expected 9 x 3 bars"
+positive=$(awk -F, 'NR > 1 && $6 != "" && $6 > 0 { n++ } END { print n + 0 }' corr.csv)
+[ "$(xpath corr.svg "count(//$RECT[@class='segment'])")" = "$positive" ] ||
+    fail "correlate SVG: expected $positive drawn bars (one per positive r)"
+
+# --- names: a directory's, a file's, repeats
+cp hand.pics other.pics
+run 0 "$PICS" correlate hand.pics other.pics hand.pics
+contains out.txt "other,ST-L1,5,15,15.000000,0.800000000"
+contains out.txt "hand#2,ST-L1,5,15,15.000000,0.800000000"
+contains out.txt "all,ST-L1,15,45,45.000000,0.800000000"
+contains err.txt "warning: hand and other are the same trace"
+mkdir -p bench1
+cp hand.pics bench1/golden.pics
+run 0 "$PICS" correlate bench1
+contains out.txt "bench1,FL-MB,4,10,20.000000,-1.000000000"
+
+# --- refused inputs
+run 1 "$PICS" correlate fl/tea.pics
+contains err.txt "fl/tea.pics: a sampled PICS (scheme tea); correlation needs the golden reference"
+run 1 "$PICS" correlate a.csv
+contains err.txt "a.csv: not a PICS file"
+run 1 "$PICS" correlate no-such.pics
+contains err.txt "no-such.pics: cannot open"
+run 1 "$PICS" correlate emptydir
+contains err.txt "emptydir/golden.pics: cannot open"
+sed 's/^golden_total .*/golden_total 1/' hand.pics >badtotal.pics
+run 1 "$PICS" correlate badtotal.pics
+contains err.txt "badtotal.pics"
+run 2 "$PICS" correlate
+run 2 "$PICS" correlate hand.pics --min-count many
+run 1 "$PICS" correlate hand.pics -o nodir/c.csv
+[ ! -e nodir ] || fail "a failed run created output"
+run 0 "$PICS" correlate --help
+contains out.txt "Usage: pics correlate"
+
+echo "table: all checks passed"

@@ -1,0 +1,192 @@
+/*
+ * test_correlate.c: event occurrences against cycle impact (pics/correlate):
+ * Pearson's r on data worked out by hand, the undefined cases, large values
+ * with small differences, and the points of a hand-built golden PICS.
+ */
+#include "testutil.h"
+#include "common/error.h"
+#include "pics/correlate.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EXACT 1e-15 /* r of exactly linear or hand-worked data, to rounding */
+
+/* r of the points (x[i], y[i]). */
+static double pearson(const uint64_t *x, const uint64_t *y, size_t n, correlate_stats *stats)
+{
+    correlate_point pts[16];
+    assert_true(n <= 16);
+    for (size_t i = 0; i < n; i++)
+        pts[i] = (correlate_point){ .occurrences = x[i], .value = y[i] };
+    correlate_compute(pts, n, stats);
+    return stats->r;
+}
+
+static void pearson_by_hand(void **state)
+{
+    (void)state;
+    correlate_stats s;
+    const uint64_t x[] = { 1, 2, 3, 4 }, up[] = { 2, 4, 6, 8 }, down[] = { 8, 6, 4, 2 };
+    /* x = 1..5, y = 2 1 4 3 5: deviations (-2 -1 0 1 2) and (-1 -2 1 0 2),
+     * sum of products 2 + 2 + 0 + 0 + 4 = 8, sums of squares 10 and 10:
+     * r = 8 / 10 = 0.8 */
+    const uint64_t x5[] = { 1, 2, 3, 4, 5 }, y5[] = { 2, 1, 4, 3, 5 };
+    /* x = 1 2 3, y = 3 1 2: deviations (-1 0 1) and (1 -1 0): r = -1 / 2 */
+    const uint64_t x3[] = { 1, 2, 3 }, y3[] = { 3, 1, 2 };
+
+    assert_float_equal(pearson(x, up, 4, &s), 1.0, EXACT);
+    assert_int_equal(s.instructions, 4);
+    assert_true(s.occurrences == 10);
+    assert_true(s.value == 20);
+    assert_float_equal(pearson(x, down, 4, &s), -1.0, EXACT);
+    assert_float_equal(pearson(x5, y5, 5, &s), 0.8, EXACT);
+    assert_float_equal(pearson(y5, x5, 5, &s), 0.8, EXACT); /* symmetric */
+    assert_float_equal(pearson(x3, y3, 3, &s), -0.5, EXACT);
+}
+
+/* Values near 2^64 with small differences: a one-pass formula in doubles
+ * loses every digit of the differences; the shifted two-pass one keeps
+ * them. x = 2^63 + (1..5), y = 10^19 + (2 1 4 3 5): still r = 0.8. */
+static void pearson_large_values(void **state)
+{
+    (void)state;
+    correlate_stats s;
+    const uint64_t base_x = 1ull << 63, base_y = 10000000000000000000ull;
+    uint64_t x[5], y[5];
+    const uint64_t dy[] = { 2, 1, 4, 3, 5 };
+    for (int i = 0; i < 5; i++) {
+        x[i] = base_x + (uint64_t)i + 1;
+        y[i] = base_y + dy[i];
+    }
+    assert_float_equal(pearson(x, y, 5, &s), 0.8, EXACT);
+    /* the sums are exact beyond 64 bits */
+    assert_true(s.occurrences == (unsigned __int128)base_x * 5 + 15);
+    assert_true(s.value == (unsigned __int128)base_y * 5 + 15);
+    /* a point at 0 and one at 2^64 - 1: differences of the full range */
+    x[0] = 0;
+    x[1] = UINT64_MAX;
+    y[0] = 0;
+    y[1] = UINT64_MAX;
+    assert_float_equal(pearson(x, y, 2, &s), 1.0, EXACT);
+}
+
+/* Undefined is NaN, never 0: no points, one point, either side constant. */
+static void pearson_undefined(void **state)
+{
+    (void)state;
+    correlate_stats s;
+    const uint64_t x[] = { 1, 2, 3 }, same[] = { 7, 7, 7 };
+
+    correlate_compute(NULL, 0, &s);
+    assert_true(isnan(s.r));
+    assert_int_equal(s.instructions, 0);
+    assert_true(s.occurrences == 0 && s.value == 0);
+    assert_true(isnan(pearson(x, x, 1, &s)));
+    assert_int_equal(s.instructions, 1);
+    assert_true(isnan(pearson(x, same, 3, &s)));
+    assert_true(s.value == 21);
+    assert_true(isnan(pearson(same, x, 3, &s)));
+    assert_true(s.occurrences == 21);
+}
+
+/* A golden PICS built by hand (values in cycles x PICS_UNIT):
+ *
+ *   0x10 base          5 cycles, 7 µops
+ *   0x10 ST-L1         3 cycles, 2 µops
+ *   0x10 ST-L1,ST-LLC 10 cycles, 1 µop
+ *   0x20 ST-L1         1 cycle,  1 µop
+ *   0x30 FL-MB         4 cycles, 3 µops
+ *   0x30 ST-L1,FL-EX   2 cycles, 2 µops
+ *   0x40 base          9 cycles, 9 µops
+ *
+ * ST-L1: 0x10 (3 occurrences, 13 cycles), 0x20 (1, 1), 0x30 (2, 2); ST-LLC:
+ * 0x10 (1, 10); FL-MB: 0x30 (3, 4); FL-EX: 0x30 (2, 2); no other event.
+ * r of ST-L1: deviations (1 -1 0) and (23/3 -13/3 -10/3): products sum to
+ * 12, squares to 2 and 798/9, r = 12 / sqrt(2 x 798 / 9) = 36 / sqrt(1596). */
+static void points_of_a_golden_pics(void **state)
+{
+    (void)state;
+    static const struct {
+        uint64_t pc;
+        uint16_t psv;
+        uint64_t cycles, count;
+    } cells[] = {
+        { 0x10, 0, 5, 7 }, { 0x10, 1, 3, 2 }, { 0x10, 5, 10, 1 }, { 0x20, 1, 1, 1 },
+        { 0x30, 64, 4, 3 }, { 0x30, 129, 2, 2 }, { 0x40, 0, 9, 9 },
+    };
+    correlate_points points[PSV_EVENT_COUNT];
+    correlate_stats s;
+    pics p;
+
+    assert_int_equal(pics_init(&p), TEA_OK);
+    for (size_t i = sizeof cells / sizeof cells[0]; i-- > 0;) /* any order */
+        assert_int_equal(pics_add(&p, cells[i].pc, cells[i].psv, cells[i].cycles * PICS_UNIT, cells[i].count),
+                         TEA_OK);
+
+    memset(points, 0, sizeof points);
+    assert_int_equal(correlate_collect(&p, 1, points), TEA_OK);
+    assert_int_equal(points[PSV_ST_L1].count, 3);
+    assert_true(points[PSV_ST_L1].items[0].occurrences == 3 && points[PSV_ST_L1].items[0].value == 13 * PICS_UNIT);
+    assert_true(points[PSV_ST_L1].items[1].occurrences == 1 && points[PSV_ST_L1].items[1].value == 1 * PICS_UNIT);
+    assert_true(points[PSV_ST_L1].items[2].occurrences == 2 && points[PSV_ST_L1].items[2].value == 2 * PICS_UNIT);
+    assert_int_equal(points[PSV_ST_LLC].count, 1);
+    assert_true(points[PSV_ST_LLC].items[0].occurrences == 1 && points[PSV_ST_LLC].items[0].value == 10 * PICS_UNIT);
+    assert_int_equal(points[PSV_FL_MB].count, 1);
+    assert_true(points[PSV_FL_MB].items[0].occurrences == 3 && points[PSV_FL_MB].items[0].value == 4 * PICS_UNIT);
+    assert_int_equal(points[PSV_FL_EX].count, 1);
+    assert_true(points[PSV_FL_EX].items[0].occurrences == 2);
+    for (int e = 0; e < PSV_EVENT_COUNT; e++)
+        if (e != PSV_ST_L1 && e != PSV_ST_LLC && e != PSV_FL_MB && e != PSV_FL_EX)
+            assert_int_equal(points[e].count, 0);
+
+    correlate_compute(points[PSV_ST_L1].items, points[PSV_ST_L1].count, &s);
+    assert_float_equal(s.r, 36.0 / sqrt(1596.0), 1e-12);
+    assert_true(s.occurrences == 6);
+    assert_true(s.value == 16 * PICS_UNIT);
+    correlate_compute(points[PSV_FL_MB].items, points[PSV_FL_MB].count, &s);
+    assert_true(isnan(s.r)); /* one instruction */
+    correlate_compute(points[PSV_DR_SQ].items, points[PSV_DR_SQ].count, &s);
+    assert_true(isnan(s.r)); /* never occurs */
+    assert_int_equal(s.instructions, 0);
+
+    /* collecting appends: a second PICS (here the same) doubles the points */
+    assert_int_equal(correlate_collect(&p, 1, points), TEA_OK);
+    assert_int_equal(points[PSV_ST_L1].count, 6);
+    correlate_compute(points[PSV_ST_L1].items, points[PSV_ST_L1].count, &s);
+    assert_float_equal(s.r, 36.0 / sqrt(1596.0), 1e-12); /* duplicated points keep r */
+    for (int e = 0; e < PSV_EVENT_COUNT; e++)
+        correlate_points_free(&points[e]);
+
+    /* --min-count 2 drops 0x20 from ST-L1 and 0x10 from ST-LLC */
+    assert_int_equal(correlate_collect(&p, 2, points), TEA_OK);
+    assert_int_equal(points[PSV_ST_L1].count, 2);
+    assert_true(points[PSV_ST_L1].items[0].occurrences == 3 && points[PSV_ST_L1].items[1].occurrences == 2);
+    assert_int_equal(points[PSV_ST_LLC].count, 0);
+    assert_int_equal(points[PSV_FL_EX].count, 1);
+    for (int e = 0; e < PSV_EVENT_COUNT; e++)
+        correlate_points_free(&points[e]);
+
+    /* --min-count 0: every instruction, (0, 0) where the event is absent */
+    assert_int_equal(correlate_collect(&p, 0, points), TEA_OK);
+    for (int e = 0; e < PSV_EVENT_COUNT; e++)
+        assert_int_equal(points[e].count, 4);
+    assert_true(points[PSV_ST_L1].items[3].occurrences == 0 && points[PSV_ST_L1].items[3].value == 0);
+    correlate_compute(points[PSV_ST_TLB].items, points[PSV_ST_TLB].count, &s);
+    assert_true(isnan(s.r)); /* all (0, 0) */
+    for (int e = 0; e < PSV_EVENT_COUNT; e++)
+        correlate_points_free(&points[e]);
+    pics_free(&p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(pearson_by_hand),
+        cmocka_unit_test(pearson_large_values),
+        cmocka_unit_test(pearson_undefined),
+        cmocka_unit_test(points_of_a_golden_pics),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,453 @@
+/*
+ * pics_correlate.c: `pics correlate`, how well an event's count at a static
+ * instruction predicts the cycles it costs there (the TEA paper's Figure 7),
+ * per golden PICS and pooled over all of them.
+ *
+ * For each of the nine events, every static instruction with at least
+ * --min-count occurrences of it is a point (occurrences, cycles of the
+ * components containing the event); r is Pearson's correlation over those
+ * points (pics/correlate.h). The pooled row ("all") takes the points of
+ * every input together: instructions of different traces are different
+ * points even at the same address.
+ */
+#define _XOPEN_SOURCE 700 /* realpath */
+#include "cli.h"
+#include "commands.h"
+#include "common/error.h"
+#include "common/outfile.h"
+#include "pics/chart.h"
+#include "pics/correlate.h"
+#include "pics/pics_file.h"
+#include "pics/results.h"
+#include "trace/psv.h"
+
+#include <libgen.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define GOLDEN_NAME "golden.pics"
+#define SUMMARY_NAME "summary.csv"
+#define PICS_SUFFIX ".pics"
+#define POOLED_NAME "all"
+#define DEFAULT_MIN_COUNT 1
+#define CYCLE_DECIMALS 6            /* fraction digits of cycles in CSV */
+#define CYCLE_SCALE 1000000u        /* 10^CYCLE_DECIMALS */
+#define R_DECIMALS 9                /* fraction digits of r in CSV */
+#define TEXT_R_DECIMALS 3           /* ... and in the text summary */
+#define TEXT_COLUMN_MIN 16          /* width of a trace's column in the text summary */
+#define NUMBER_MAX 64
+#define U128_DIGITS_MAX 40          /* decimal digits of 2^128 and a NUL */
+
+enum { OPT_SVG = CLI_OPT_FIRST_FREE, OPT_MIN_COUNT };
+
+static void correlate_usage(FILE *out)
+{
+    fprintf(out,
+            "Usage: pics correlate GOLDEN.pics... [OPTIONS]\n\n"
+            "For each of the nine events, Pearson's r across static instructions between how often\n"
+            "the event occurred at the instruction (the golden cells' counts: µops subject to it)\n"
+            "and the golden cycles charged to the components (PSVs) containing it, like the TEA\n"
+            "paper's Figure 7. Per input and pooled over all inputs (trace 'all'; instructions of\n"
+            "different inputs are different points). Only instructions with at least --min-count\n"
+            "occurrences take part. r is undefined (empty in CSV), never 0, when fewer than two\n"
+            "instructions take part or either side is constant.\n\n"
+            "Inputs are golden PICS files, or directories written by 'tea replay -o DIR' (their\n"
+            "golden.pics); sampled PICS are refused. A trace is named by the '# trace NAME:' line\n"
+            "of the summary.csv beside the file when its digest matches, else by the directory of\n"
+            "a golden.pics, else by the file name without .pics; repeated names get #2, #3, ...\n\n"
+            "Options:\n"
+            "  -o, --output OUT   write the CSV to OUT (the text summary then goes to standard\n"
+            "                     output; without -o the CSV goes to standard output and the\n"
+            "                     summary to standard error)\n"
+            "  --svg OUT.svg      grouped bars of r: events x traces (no bar where r is undefined\n"
+            "                     or negative)\n"
+            "  --min-count N      least occurrences of an event at an instruction for it to count\n"
+            "                     (default %d; 0 takes every instruction of the PICS)\n"
+            "  -h, --help         show this help\n\n"
+            "CSV columns: trace,event,instructions,occurrences,cycles,r (instructions taking part,\n"
+            "their occurrences and cycles summed, r with %d decimals).\n",
+            DEFAULT_MIN_COUNT, R_DECIMALS);
+}
+
+typedef struct correlate_request {
+    char **paths;
+    size_t count;
+    const char *out_path, *svg_path;
+    uint64_t min_count;
+} correlate_request;
+
+/* One input, or the pooled row. */
+typedef struct trace_result {
+    char *name;
+    char digest[PICS_DIGEST_LEN + 1];
+    correlate_points points[PSV_EVENT_COUNT];
+    correlate_stats stats[PSV_EVENT_COUNT];
+} trace_result;
+
+static void result_free(trace_result *t)
+{
+    free(t->name);
+    for (int e = 0; e < PSV_EVENT_COUNT; e++)
+        correlate_points_free(&t->points[e]);
+}
+
+static int is_directory(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* A malloc'd "a/b". */
+static char *join_path(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *out = malloc(n);
+    if (out)
+        snprintf(out, n, "%s%s%s", dir, dir[0] && dir[strlen(dir) - 1] == '/' ? "" : "/", name);
+    return out;
+}
+
+/* The trace's name (see the usage text). */
+static int name_input(const char *file, const char *digest, char **name)
+{
+    char *copy = strdup(file), *dir, *summary = NULL, *base_copy = strdup(file), *base, resolved[PATH_MAX];
+    int rc = TEA_OK;
+    size_t n;
+
+    *name = NULL;
+    if (!copy || !base_copy) {
+        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    dir = dirname(copy);
+    base = basename(base_copy);
+    if (!(summary = join_path(dir, SUMMARY_NAME))) {
+        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    if ((rc = results_trace_name(summary, digest, name)) || *name)
+        goto done;
+    if (strcmp(base, GOLDEN_NAME) == 0) {
+        /* The directory's own name, also for "." or "..". */
+        const char *d = realpath(dir, resolved) ? resolved : dir;
+        const char *slash = strrchr(d, '/');
+        *name = strdup(slash && slash[1] ? slash + 1 : d);
+    } else {
+        n = strlen(base);
+        if (n > strlen(PICS_SUFFIX) && strcmp(base + n - strlen(PICS_SUFFIX), PICS_SUFFIX) == 0)
+            base[n - strlen(PICS_SUFFIX)] = '\0';
+        *name = strdup(base);
+    }
+    if (!*name)
+        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+done:
+    free(copy);
+    free(base_copy);
+    free(summary);
+    return rc;
+}
+
+/* Gives later inputs with an earlier input's name a "#2", "#3", ... */
+static int unique_names(trace_result *in, size_t count)
+{
+    size_t *same = calloc(count ? count : 1, sizeof *same);
+    if (!same)
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    for (size_t i = 1; i < count; i++)
+        for (size_t j = 0; j < i; j++)
+            same[i] += strcmp(in[j].name, in[i].name) == 0;
+    for (size_t i = 1; i < count; i++) {
+        size_t n = strlen(in[i].name) + NUMBER_MAX;
+        char *renamed;
+        if (!same[i])
+            continue;
+        if (!(renamed = malloc(n))) {
+            free(same);
+            return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        }
+        snprintf(renamed, n, "%s#%zu", in[i].name, same[i] + 1);
+        free(in[i].name);
+        in[i].name = renamed;
+    }
+    free(same);
+    return TEA_OK;
+}
+
+/* Reads one golden PICS into its points and the pooled points. */
+static int load_input(const correlate_request *req, const char *given, trace_result *t, trace_result *pooled)
+{
+    char *file = is_directory(given) ? join_path(given, GOLDEN_NAME) : strdup(given);
+    pics_info info;
+    pics p;
+    int rc;
+
+    pics_info_init(&info);
+    memset(&p, 0, sizeof p);
+    if (!file)
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    if ((rc = pics_read(file, &info, &p)))
+        goto done;
+    if (!pics_info_is_golden(&info)) {
+        rc = tea_error_set(TEA_ERR_FORMAT,
+                           "%s: a sampled PICS (scheme %s); correlation needs the golden reference "
+                           "(golden.pics from tea replay)",
+                           file, info.scheme);
+        goto done;
+    }
+    memcpy(t->digest, info.trace_digest, sizeof t->digest);
+    if ((rc = name_input(file, info.trace_digest, &t->name)))
+        goto done;
+    if ((rc = correlate_collect(&p, req->min_count, t->points))
+        || (rc = correlate_collect(&p, req->min_count, pooled->points)))
+        tea_error_prefix(rc, "%s: ", file);
+done:
+    pics_free(&p);
+    pics_info_free(&info);
+    free(file);
+    return rc;
+}
+
+/* --- output ------------------------------------------------------------------------- */
+
+/* An unsigned 128-bit integer in decimal. */
+static void format_u128(unsigned __int128 v, char *buf, size_t size)
+{
+    char digits[U128_DIGITS_MAX];
+    size_t n = 0;
+    do {
+        digits[n++] = (char)('0' + (int)(v % 10));
+        v /= 10;
+    } while (v && n < sizeof digits);
+    for (size_t i = 0; i < n && i + 1 < size; i++)
+        buf[i] = digits[n - 1 - i];
+    buf[n < size ? n : size - 1] = '\0';
+}
+
+/* Units (cycles x PICS_UNIT) as cycles with CYCLE_DECIMALS digits, rounded
+ * half up, exactly. */
+static void format_cycles(unsigned __int128 units, char *buf, size_t size)
+{
+    unsigned __int128 whole = units / PICS_UNIT;
+    uint64_t rest = (uint64_t)(units % PICS_UNIT);
+    uint64_t fraction = (rest * CYCLE_SCALE + PICS_UNIT / 2) / PICS_UNIT;
+    char integer[U128_DIGITS_MAX];
+
+    if (fraction == CYCLE_SCALE) {
+        whole++;
+        fraction = 0;
+    }
+    format_u128(whole, integer, sizeof integer);
+    snprintf(buf, size, "%s.%0*llu", integer, CYCLE_DECIMALS, (unsigned long long)fraction);
+}
+
+static void write_csv_rows(FILE *f, const trace_result *t)
+{
+    char occurrences[U128_DIGITS_MAX], cycles[NUMBER_MAX];
+    for (int e = 0; e < PSV_EVENT_COUNT; e++) {
+        const correlate_stats *s = &t->stats[e];
+        format_u128(s->occurrences, occurrences, sizeof occurrences);
+        format_cycles(s->value, cycles, sizeof cycles);
+        results_write_field(f, t->name);
+        fprintf(f, ",%s,%zu,%s,%s,", psv_event_name((enum psv_event)e), s->instructions, occurrences, cycles);
+        if (!isnan(s->r))
+            fprintf(f, "%.*f", R_DECIMALS, s->r);
+        fputc('\n', f);
+    }
+}
+
+static int write_csv(const correlate_request *req, const trace_result *in, const trace_result *pooled)
+{
+    outfile *out;
+    int rc;
+
+    if ((rc = outfile_open(&out, req->out_path ? req->out_path : "-")))
+        return rc;
+    fputs("trace,event,instructions,occurrences,cycles,r\n", outfile_stream(out));
+    for (size_t i = 0; i < req->count; i++)
+        write_csv_rows(outfile_stream(out), &in[i]);
+    write_csv_rows(outfile_stream(out), pooled);
+    return outfile_commit(out);
+}
+
+/* The traces a summary or chart shows: the inputs, and the pooled row when
+ * there are several. */
+static size_t shown_count(const correlate_request *req)
+{
+    return req->count > 1 ? req->count + 1 : req->count;
+}
+
+static const trace_result *shown(const correlate_request *req, const trace_result *in, const trace_result *pooled,
+                                 size_t i)
+{
+    return i < req->count ? &in[i] : pooled;
+}
+
+/* The text summary: events x traces, r and the instructions taking part. */
+static void write_summary(FILE *f, const correlate_request *req, const trace_result *in, const trace_result *pooled)
+{
+    size_t columns = shown_count(req);
+    char cell[NUMBER_MAX];
+
+    fprintf(f, "Pearson r across static instructions with >= %llu occurrences (n = instructions):\n",
+            (unsigned long long)req->min_count);
+    fprintf(f, "%-8s", "event");
+    for (size_t c = 0; c < columns; c++) {
+        const char *name = shown(req, in, pooled, c)->name;
+        int width = (int)(strlen(name) > TEXT_COLUMN_MIN ? strlen(name) : TEXT_COLUMN_MIN);
+        fprintf(f, "  %*s", width, name);
+    }
+    fputc('\n', f);
+    for (int e = 0; e < PSV_EVENT_COUNT; e++) {
+        fprintf(f, "%-8s", psv_event_name((enum psv_event)e));
+        for (size_t c = 0; c < columns; c++) {
+            const trace_result *t = shown(req, in, pooled, c);
+            const correlate_stats *s = &t->stats[e];
+            int width = (int)(strlen(t->name) > TEXT_COLUMN_MIN ? strlen(t->name) : TEXT_COLUMN_MIN);
+            if (isnan(s->r))
+                snprintf(cell, sizeof cell, "undefined (n=%zu)", s->instructions);
+            else
+                snprintf(cell, sizeof cell, "%.*f (n=%zu)", TEXT_R_DECIMALS, s->r, s->instructions);
+            fprintf(f, "  %*s", width, cell);
+        }
+        fputc('\n', f);
+    }
+}
+
+/* Grouped bars of r: events x traces. Negative r cannot be drawn on the
+ * chart's axis, which starts at 0: such bars are left out with a note. */
+static int write_svg(const char *command, const correlate_request *req, const trace_result *in,
+                     const trace_result *pooled)
+{
+    size_t S = shown_count(req);
+    double *values = malloc(PSV_EVENT_COUNT * S * sizeof *values);
+    const char **series = malloc(S * sizeof *series), **colors = malloc(S * sizeof *colors);
+    const char *groups[PSV_EVENT_COUNT];
+    outfile *out = NULL;
+    int rc;
+
+    if (!values || !series || !colors) {
+        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t s = 0; s < S; s++) {
+        series[s] = shown(req, in, pooled, s)->name;
+        colors[s] = chart_series_color(s);
+    }
+    for (int e = 0; e < PSV_EVENT_COUNT; e++) {
+        groups[e] = psv_event_name((enum psv_event)e);
+        for (size_t s = 0; s < S; s++) {
+            double r = shown(req, in, pooled, s)->stats[e].r;
+            if (r < 0) {
+                fprintf(stderr, "%s: note: r of %s in %s is %.3f; the chart shows no bar for it\n", command,
+                        groups[e], series[s], r);
+                r = NAN;
+            }
+            values[(size_t)e * S + s] = r;
+        }
+    }
+    {
+        const chart_grouped_bars chart = {
+            .title = "Event occurrences against cycle impact per instruction (Pearson r)",
+            .y_label = "Pearson r",
+            .format = CHART_NUMBER_PLAIN,
+            .groups = PSV_EVENT_COUNT,
+            .series = S,
+            .group_labels = groups,
+            .series_labels = series,
+            .series_colors = colors,
+            .values = values,
+        };
+        if ((rc = outfile_open(&out, req->svg_path)))
+            goto done;
+        if ((rc = chart_write_grouped_bars(outfile_stream(out), &chart))) {
+            outfile_abort(out);
+            goto done;
+        }
+        rc = outfile_commit(out);
+    }
+done:
+    free(values);
+    free(series);
+    free(colors);
+    return rc;
+}
+
+static int run_correlate(const correlate_request *req, const char *command)
+{
+    trace_result *in = calloc(req->count, sizeof *in), pooled;
+    int rc = TEA_OK;
+
+    memset(&pooled, 0, sizeof pooled);
+    if (!in || !(pooled.name = strdup(POOLED_NAME))) {
+        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < req->count && rc == TEA_OK; i++)
+        rc = load_input(req, req->paths[i], &in[i], &pooled);
+    if (rc || (rc = unique_names(in, req->count)))
+        goto done;
+    for (size_t i = 0; i < req->count; i++) {
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(in[i].digest, in[j].digest) == 0)
+                fprintf(stderr, "%s: warning: %s and %s are the same trace (digest %s); the pooled row counts it "
+                        "twice\n", command, in[j].name, in[i].name, in[i].digest);
+        for (int e = 0; e < PSV_EVENT_COUNT; e++)
+            correlate_compute(in[i].points[e].items, in[i].points[e].count, &in[i].stats[e]);
+    }
+    for (int e = 0; e < PSV_EVENT_COUNT; e++)
+        correlate_compute(pooled.points[e].items, pooled.points[e].count, &pooled.stats[e]);
+    if ((req->svg_path && (rc = write_svg(command, req, in, &pooled))) || (rc = write_csv(req, in, &pooled)))
+        goto done;
+    /* The summary never mixes with a CSV on standard output. */
+    write_summary(req->out_path && strcmp(req->out_path, "-") != 0 ? stdout : stderr, req, in, &pooled);
+done:
+    for (size_t i = 0; in && i < req->count; i++)
+        result_free(&in[i]);
+    free(in);
+    result_free(&pooled);
+    return rc;
+}
+
+int pics_correlate_main(int argc, char **argv)
+{
+    static const struct option long_options[] = {
+        { "output", required_argument, NULL, 'o' },
+        { "svg", required_argument, NULL, OPT_SVG },
+        { "min-count", required_argument, NULL, OPT_MIN_COUNT },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    correlate_request req = { .min_count = DEFAULT_MIN_COUNT };
+    int opt, rc;
+
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "o:h", long_options, NULL)) != -1) {
+        switch (opt) {
+        case 'o':
+            req.out_path = optarg;
+            break;
+        case OPT_SVG:
+            req.svg_path = optarg;
+            break;
+        case OPT_MIN_COUNT:
+            if (cli_parse_u64(optarg, &req.min_count))
+                return cli_usage_error(argv[0], "invalid count '%s' for --min-count", optarg);
+            break;
+        case 'h':
+            correlate_usage(stdout);
+            return CLI_EXIT_OK;
+        default:
+            return cli_usage_hint(argv[0]);
+        }
+    }
+    if (optind == argc)
+        return cli_usage_error(argv[0], "expected at least one golden PICS file or replay directory");
+    req.paths = &argv[optind];
+    req.count = (size_t)(argc - optind);
+    if ((rc = run_correlate(&req, argv[0])))
+        return cli_fail(argv[0], rc);
+    return CLI_EXIT_OK;
+}

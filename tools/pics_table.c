@@ -1,0 +1,641 @@
+/*
+ * pics_table.c: `pics table`, the error of every scheme on every trace as a
+ * table (Markdown, LaTeX or CSV) and a grouped-bar chart, like the TEA
+ * paper's Figure 5 and its mean/max summary.
+ *
+ * The inputs are results CSVs (pics/results.h): `tea replay` directories
+ * (their summary.csv) or files such as `tea sweep` writes, in any mix. Rows
+ * are traces in the order they first appear, columns the scheme labels in
+ * results_scheme_compare order; a cell is the mean over seeds of the error at
+ * the chosen granularity and frequency, and the `mean` and `max` rows are the
+ * mean and maximum over the traces of the cells above them.
+ */
+#include "cli.h"
+#include "commands.h"
+#include "common/error.h"
+#include "common/outfile.h"
+#include "pics/chart.h"
+#include "pics/results.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PERCENT 100.0L
+#define FREQ_TOLERANCE 1e-9      /* relative difference at which --freq matches a row's freq_hz */
+#define CSV_DECIMALS 9           /* fraction digits of percentages in CSV, before trailing zeros go */
+#define NUMBER_MAX 64
+#define FREQ_LIST_MAX 512       /* bytes of the frequency list in a message */
+#define NAMES_MAX 256           /* bytes of the trace list in a warning */
+#define TITLE_MAX 160
+#define MISSING_SHOWN 5          /* traces named in a warning about missing results */
+#define MEAN_LABEL "mean"
+#define MAX_LABEL "max"
+#define MD_MISSING "\xe2\x80\x93"  /* an en dash */
+#define LATEX_MISSING "--"         /* an en dash in LaTeX */
+
+enum { OPT_FORMAT = CLI_OPT_FIRST_FREE, OPT_GRANULARITY, OPT_FREQ, OPT_SVG };
+
+typedef enum table_format { TABLE_MD = 0, TABLE_LATEX, TABLE_CSV } table_format;
+
+static void table_usage(FILE *out)
+{
+    fprintf(out,
+            "Usage: pics table RESULTS... [OPTIONS]\n\n"
+            "The error of every scheme on every trace as a table, like the TEA paper's Figure 5:\n"
+            "one row per trace (in the order they first appear in the inputs), one column per\n"
+            "scheme (tea, nci, ibs, spe, ris, then variants such as ibs:all, then others by\n"
+            "name), each cell the error in %% as the mean over the seeds, then a 'mean' and a\n"
+            "'max' row over the traces. A missing trace/scheme pair shows as a dash (empty in\n"
+            "CSV) and is left out of that column's mean and max, with a warning.\n\n"
+            "RESULTS are directories written by 'tea replay -o DIR' (their summary.csv) or\n"
+            "results CSV files ('tea sweep -o OUT.csv', or several concatenated), in any mix.\n\n"
+            "Options:\n"
+            "  --format FORMAT   md (GitHub Markdown, default), latex (a booktabs tabular) or csv;\n"
+            "                    md and latex show one decimal, csv the full precision\n"
+            "  --granularity G   the error column: insn-component (default), insn or func\n"
+            "  --freq HZ         the sampling frequency to show (k/M/G suffixes), required when\n"
+            "                    the results hold several\n"
+            "  --svg OUT.svg     also draw the table as grouped bars (traces and the mean x\n"
+            "                    schemes; whiskers from the lowest to the highest seed)\n"
+            "  -o, --output OUT  write the table to OUT instead of standard output\n"
+            "  -h, --help        show this help\n\n"
+            "CSV: a '#' comment line, then 'trace,SCHEME,...' with percentages; when some cell\n"
+            "averages several seeds, also SCHEME_min and SCHEME_max per scheme (the lowest and\n"
+            "highest seed's error, empty in the mean and max rows).\n");
+}
+
+typedef struct table_request {
+    char **inputs;
+    size_t input_count;
+    table_format format;
+    pics_granularity granularity;
+    int has_freq;
+    double freq_hz;            /* --freq */
+    const char *out_path, *svg_path;
+} table_request;
+
+/* One trace x scheme: the runs (seeds) averaged. */
+typedef struct table_cell {
+    size_t seeds;
+    long double sum;           /* of the error fractions */
+    double min, max;           /* fractions */
+} table_cell;
+
+/* The table, pointing into the results' rows. */
+typedef struct table {
+    const char **traces, **schemes;
+    size_t trace_count, scheme_count;
+    table_cell *cells;         /* [trace][scheme] */
+    long double *mean, *max;   /* [scheme], fractions over the traces with a value; NaN: none */
+    double freq_hz;
+    int spread;                /* some cell averages more than one seed */
+} table;
+
+static void table_free(table *t)
+{
+    free(t->traces);
+    free(t->schemes);
+    free(t->cells);
+    free(t->mean);
+    free(t->max);
+}
+
+static const table_cell *cell_at(const table *t, size_t trace, size_t scheme)
+{
+    return &t->cells[trace * t->scheme_count + scheme];
+}
+
+/* --- choosing the frequency ------------------------------------------------------- */
+
+static int compare_doubles(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return a < b ? -1 : a > b;
+}
+
+static int freq_matches(double row_hz, double wanted_hz)
+{
+    return fabs(row_hz - wanted_hz) <= FREQ_TOLERANCE * wanted_hz;
+}
+
+/* The frequency to show: --freq when some row has it, else the only one.
+ * A choice to make is a usage error listing the frequencies there are.
+ * Returns an exit status. */
+static int choose_frequency(const table_request *req, const results_set *s, const char *command, double *hz)
+{
+    double *all = malloc(s->count * sizeof *all);
+    size_t distinct = 0;
+    char list[FREQ_LIST_MAX];
+    size_t used = 0;
+    int status = CLI_EXIT_OK;
+
+    if (!all)
+        return cli_fail(command, tea_error_set(TEA_ERR_NOMEM, "out of memory"));
+    for (size_t i = 0; i < s->count; i++)
+        all[i] = s->rows[i].freq_hz;
+    qsort(all, s->count, sizeof *all, compare_doubles);
+    for (size_t i = 0; i < s->count; i++)
+        if (distinct == 0 || all[distinct - 1] != all[i])
+            all[distinct++] = all[i];
+    list[0] = '\0';
+    for (size_t i = 0; i < distinct && used < sizeof list; i++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%.15g", i ? ", " : "", all[i]);
+    if (req->has_freq) {
+        size_t i = 0;
+        while (i < distinct && !freq_matches(all[i], req->freq_hz))
+            i++;
+        if (i == distinct)
+            status = cli_usage_error(command, "no results at %.15g Hz; the results have %s Hz", req->freq_hz, list);
+        else
+            *hz = req->freq_hz;
+    } else if (distinct > 1) {
+        status = cli_usage_error(command, "the results hold %zu frequencies (%s Hz): choose one with --freq", distinct,
+                             list);
+    } else {
+        *hz = all[0];
+    }
+    free(all);
+    return status;
+}
+
+/* --- building the table ----------------------------------------------------------- */
+
+/* Index of `name` in names[0..n), or n. */
+static size_t find_name(const char *const *names, size_t n, const char *name)
+{
+    size_t i = 0;
+    while (i < n && strcmp(names[i], name) != 0)
+        i++;
+    return i;
+}
+
+static int compare_schemes(const void *x, const void *y)
+{
+    return results_scheme_compare(*(const char *const *)x, *(const char *const *)y);
+}
+
+/* The traces (first appearance) and schemes (table order) of every row, at
+ * any frequency, so that the table's shape does not depend on --freq. */
+static int collect_names(const results_set *s, table *t)
+{
+    t->traces = malloc(s->count * sizeof *t->traces);
+    t->schemes = malloc(s->count * sizeof *t->schemes);
+    if (!t->traces || !t->schemes)
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < s->count; i++) {
+        const results_row *r = &s->rows[i];
+        if (find_name(t->traces, t->trace_count, r->trace) == t->trace_count)
+            t->traces[t->trace_count++] = r->trace;
+        if (find_name(t->schemes, t->scheme_count, r->scheme) == t->scheme_count)
+            t->schemes[t->scheme_count++] = r->scheme;
+    }
+    qsort(t->schemes, t->scheme_count, sizeof *t->schemes, compare_schemes);
+    return TEA_OK;
+}
+
+/* Averages the rows at the table's frequency into the cells. */
+static int fill_cells(const table_request *req, const results_set *s, table *t)
+{
+    size_t n = t->trace_count * t->scheme_count;
+
+    t->cells = calloc(n, sizeof *t->cells);
+    t->mean = malloc(t->scheme_count * sizeof *t->mean);
+    t->max = malloc(t->scheme_count * sizeof *t->max);
+    if (!t->cells || !t->mean || !t->max)
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < s->count; i++) {
+        const results_row *r = &s->rows[i];
+        double e = r->error[req->granularity];
+        table_cell *c;
+        if (!freq_matches(r->freq_hz, t->freq_hz))
+            continue;
+        if (isnan(e))
+            return tea_error_set(TEA_ERR_FORMAT, "%s: line %lu: no %s for trace %s, scheme %s%s", r->file, r->line,
+                                 results_error_column(req->granularity), r->trace, r->scheme,
+                                 req->granularity == PICS_GRAN_FUNC
+                                     ? " (the run had no function symbols; choose another --granularity)"
+                                     : " (the field is empty)");
+        c = &t->cells[find_name(t->traces, t->trace_count, r->trace) * t->scheme_count
+                      + find_name(t->schemes, t->scheme_count, r->scheme)];
+        if (c->seeds == 0 || e < c->min)
+            c->min = e;
+        if (c->seeds == 0 || e > c->max)
+            c->max = e;
+        c->sum += e;
+        c->seeds++;
+        if (c->seeds > 1)
+            t->spread = 1;
+    }
+    return TEA_OK;
+}
+
+/* The mean and max rows, and a warning for every scheme missing a trace. */
+static void summarize(const char *command, table *t)
+{
+    for (size_t s = 0; s < t->scheme_count; s++) {
+        long double sum = 0, max = 0;
+        size_t covered = 0, missing = 0;
+        char names[NAMES_MAX];
+        size_t used = 0;
+
+        names[0] = '\0';
+        for (size_t i = 0; i < t->trace_count; i++) {
+            const table_cell *c = cell_at(t, i, s);
+            long double v;
+            if (c->seeds == 0) {
+                if (missing++ < MISSING_SHOWN && used < sizeof names)
+                    used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", missing > 1 ? ", " : "",
+                                             t->traces[i]);
+                continue;
+            }
+            v = c->sum / (long double)c->seeds;
+            sum += v;
+            max = covered == 0 || v > max ? v : max;
+            covered++;
+        }
+        t->mean[s] = covered ? sum / (long double)covered : (long double)NAN;
+        t->max[s] = covered ? max : (long double)NAN;
+        if (missing)
+            fprintf(stderr, "%s: warning: scheme %s has no result at %.15g Hz for %zu of %zu traces (%s%s); its %s "
+                    "and %s cover %zu\n", command, t->schemes[s], t->freq_hz, missing, t->trace_count, names,
+                    missing > MISSING_SHOWN ? ", ..." : "", MEAN_LABEL, MAX_LABEL, covered);
+    }
+}
+
+/* --- writing ---------------------------------------------------------------------- */
+
+/* A fraction as a percentage with `decimals` digits; CSV drops trailing
+ * zeros (and a trailing point). "" for NaN. */
+static void format_percent(long double fraction, int decimals, int trim, char *buf, size_t size)
+{
+    size_t n;
+    if (isnan(fraction)) {
+        buf[0] = '\0';
+        return;
+    }
+    snprintf(buf, size, "%.*Lf", decimals, fraction * PERCENT);
+    if (!trim || !strchr(buf, '.'))
+        return;
+    n = strlen(buf);
+    while (n > 0 && buf[n - 1] == '0')
+        buf[--n] = '\0';
+    if (n > 0 && buf[n - 1] == '.')
+        buf[--n] = '\0';
+}
+
+static long double cell_mean(const table_cell *c)
+{
+    return c->seeds ? c->sum / (long double)c->seeds : (long double)NAN;
+}
+
+/* Text with LaTeX's special characters escaped. */
+static void latex_escape(FILE *f, const char *text)
+{
+    for (const char *p = text; *p; p++) {
+        switch (*p) {
+        case '\\':
+            fputs("\\textbackslash{}", f);
+            break;
+        case '~':
+            fputs("\\textasciitilde{}", f);
+            break;
+        case '^':
+            fputs("\\textasciicircum{}", f);
+            break;
+        case '&': case '%': case '$': case '#': case '_': case '{': case '}':
+            fputc('\\', f);
+            fputc(*p, f);
+            break;
+        default:
+            fputc(*p, f);
+        }
+    }
+}
+
+/* Text with the characters Markdown would take as table or emphasis syntax
+ * escaped. */
+static void md_escape(FILE *f, const char *text)
+{
+    for (const char *p = text; *p; p++) {
+        if (strchr("\\|*_`<>[]", *p))
+            fputc('\\', f);
+        fputc(*p, f);
+    }
+}
+
+/* What the numbers are, for the comment line of every format. */
+static void describe(const table_request *req, const table *t, char *buf, size_t size)
+{
+    snprintf(buf, size, "pics table: error (%%) at %s granularity, %.15g Hz, mean over seeds",
+             pics_granularity_name(req->granularity), t->freq_hz);
+}
+
+/* ",LABEL" + suffix as one CSV field. */
+static int write_suffixed_field(FILE *f, const char *label, const char *suffix)
+{
+    size_t n = strlen(label) + strlen(suffix) + 1;
+    char *name = malloc(n);
+    if (!name)
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    snprintf(name, n, "%s%s", label, suffix);
+    fputc(',', f);
+    results_write_field(f, name);
+    free(name);
+    return TEA_OK;
+}
+
+static int write_csv(FILE *f, const table_request *req, const table *t)
+{
+    char number[NUMBER_MAX], what[TITLE_MAX];
+    int rc;
+
+    describe(req, t, what, sizeof what);
+    fprintf(f, "# %s\ntrace", what);
+    for (size_t s = 0; s < t->scheme_count; s++) {
+        fputc(',', f);
+        results_write_field(f, t->schemes[s]);
+    }
+    for (size_t s = 0; t->spread && s < t->scheme_count; s++) {
+        if ((rc = write_suffixed_field(f, t->schemes[s], "_min"))
+            || (rc = write_suffixed_field(f, t->schemes[s], "_max")))
+            return rc;
+    }
+    fputc('\n', f);
+    for (size_t i = 0; i < t->trace_count; i++) {
+        results_write_field(f, t->traces[i]);
+        for (size_t s = 0; s < t->scheme_count; s++) {
+            format_percent(cell_mean(cell_at(t, i, s)), CSV_DECIMALS, 1, number, sizeof number);
+            fprintf(f, ",%s", number);
+        }
+        for (size_t s = 0; t->spread && s < t->scheme_count; s++) {
+            const table_cell *c = cell_at(t, i, s);
+            format_percent(c->seeds ? c->min : NAN, CSV_DECIMALS, 1, number, sizeof number);
+            fprintf(f, ",%s", number);
+            format_percent(c->seeds ? c->max : NAN, CSV_DECIMALS, 1, number, sizeof number);
+            fprintf(f, ",%s", number);
+        }
+        fputc('\n', f);
+    }
+    for (int row = 0; row < 2; row++) {
+        const long double *v = row == 0 ? t->mean : t->max;
+        fputs(row == 0 ? MEAN_LABEL : MAX_LABEL, f);
+        for (size_t s = 0; s < t->scheme_count; s++) {
+            format_percent(v[s], CSV_DECIMALS, 1, number, sizeof number);
+            fprintf(f, ",%s", number);
+        }
+        for (size_t s = 0; t->spread && s < t->scheme_count; s++)
+            fputs(",,", f);
+        fputc('\n', f);
+    }
+    return TEA_OK;
+}
+
+/* One Markdown or LaTeX body row: `label` (already escaped) and values. */
+static void write_text_row(FILE *f, table_format format, const char *label, const char *escaped_label,
+                           const long double *values, size_t count)
+{
+    const char *sep = format == TABLE_MD ? " | " : " & ";
+    char number[NUMBER_MAX];
+
+    if (format == TABLE_MD)
+        fputs("| ", f);
+    if (escaped_label)
+        fputs(escaped_label, f);
+    else if (format == TABLE_MD)
+        md_escape(f, label);
+    else
+        latex_escape(f, label);
+    for (size_t s = 0; s < count; s++) {
+        format_percent(values[s], 1, 0, number, sizeof number);
+        fputs(sep, f);
+        fputs(number[0] ? number : format == TABLE_MD ? MD_MISSING : LATEX_MISSING, f);
+    }
+    fputs(format == TABLE_MD ? " |\n" : " \\\\\n", f);
+}
+
+static int write_text(FILE *f, const table_request *req, const table *t)
+{
+    char what[TITLE_MAX];
+    long double *row = malloc((t->scheme_count ? t->scheme_count : 1) * sizeof *row);
+    int md = req->format == TABLE_MD;
+
+    if (!row)
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+
+    describe(req, t, what, sizeof what);
+    if (md) {
+        fprintf(f, "<!-- %s -->\n| trace", what);
+        for (size_t s = 0; s < t->scheme_count; s++) {
+            fputs(" | ", f);
+            md_escape(f, t->schemes[s]);
+        }
+        fputs(" |\n|:---", f);
+        for (size_t s = 0; s < t->scheme_count; s++)
+            fputs("|---:", f);
+        fputs("|\n", f);
+    } else {
+        fprintf(f, "%% %s\n\\begin{tabular}{l", what);
+        for (size_t s = 0; s < t->scheme_count; s++)
+            fputc('r', f);
+        fputs("}\n\\toprule\ntrace", f);
+        for (size_t s = 0; s < t->scheme_count; s++) {
+            fputs(" & ", f);
+            latex_escape(f, t->schemes[s]);
+        }
+        fputs(" \\\\\n\\midrule\n", f);
+    }
+    for (size_t i = 0; i < t->trace_count; i++) {
+        for (size_t s = 0; s < t->scheme_count; s++)
+            row[s] = cell_mean(cell_at(t, i, s));
+        write_text_row(f, req->format, t->traces[i], NULL, row, t->scheme_count);
+    }
+    if (!md)
+        fputs("\\midrule\n", f);
+    write_text_row(f, req->format, MEAN_LABEL, md ? "**" MEAN_LABEL "**" : MEAN_LABEL, t->mean, t->scheme_count);
+    write_text_row(f, req->format, MAX_LABEL, md ? "**" MAX_LABEL "**" : MAX_LABEL, t->max, t->scheme_count);
+    if (!md)
+        fputs("\\bottomrule\n\\end{tabular}\n", f);
+    free(row);
+    return TEA_OK;
+}
+
+/* The grouped bars: traces and the mean x schemes, in percent. */
+static int write_svg(const table_request *req, const table *t)
+{
+    size_t groups = t->trace_count + 1, S = t->scheme_count;
+    double *values = malloc(groups * S * sizeof *values);
+    double *low = t->spread ? malloc(groups * S * sizeof *low) : NULL;
+    double *high = t->spread ? malloc(groups * S * sizeof *high) : NULL;
+    const char **group_labels = malloc(groups * sizeof *group_labels);
+    const char **colors = malloc(S * sizeof *colors);
+    char title[TITLE_MAX], hz[NUMBER_MAX];
+    outfile *out = NULL;
+    int rc;
+
+    if (!values || !group_labels || !colors || (t->spread && (!low || !high))) {
+        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t g = 0; g < groups; g++) {
+        group_labels[g] = g < t->trace_count ? t->traces[g] : MEAN_LABEL;
+        for (size_t s = 0; s < S; s++) {
+            size_t k = g * S + s;
+            if (g == t->trace_count) {
+                values[k] = (double)(t->mean[s] * PERCENT);
+                if (low)
+                    low[k] = high[k] = NAN;
+                continue;
+            }
+            const table_cell *c = cell_at(t, g, s);
+            values[k] = (double)(cell_mean(c) * PERCENT);
+            if (low) {
+                low[k] = c->seeds > 1 ? fmin(c->min * (double)PERCENT, values[k]) : NAN;
+                high[k] = c->seeds > 1 ? fmax(c->max * (double)PERCENT, values[k]) : NAN;
+            }
+        }
+    }
+    for (size_t s = 0; s < S; s++)
+        colors[s] = chart_scheme_color(t->schemes[s], s);
+    chart_format_si(t->freq_hz, hz, sizeof hz);
+    snprintf(title, sizeof title, "Error per trace and scheme (%s granularity, %s Hz)",
+             pics_granularity_name(req->granularity), hz);
+    {
+        const chart_grouped_bars chart = {
+            .title = title,
+            .y_label = "error (%)",
+            .value_unit = NULL,
+            .format = CHART_NUMBER_PERCENT,
+            .groups = groups,
+            .series = S,
+            .group_labels = group_labels,
+            .series_labels = t->schemes,
+            .series_colors = colors,
+            .values = values,
+            .low = low,
+            .high = high,
+        };
+        if ((rc = outfile_open(&out, req->svg_path)))
+            goto done;
+        if ((rc = chart_write_grouped_bars(outfile_stream(out), &chart))) {
+            outfile_abort(out);
+            goto done;
+        }
+        rc = outfile_commit(out);
+    }
+done:
+    free(values);
+    free(low);
+    free(high);
+    free(group_labels);
+    free(colors);
+    return rc;
+}
+
+static int write_table(const table_request *req, const table *t)
+{
+    outfile *out;
+    int rc;
+
+    if ((rc = outfile_open(&out, req->out_path ? req->out_path : "-")))
+        return rc;
+    if (req->format == TABLE_CSV)
+        rc = write_csv(outfile_stream(out), req, t);
+    else
+        rc = write_text(outfile_stream(out), req, t);
+    if (rc) {
+        outfile_abort(out);
+        return rc;
+    }
+    return outfile_commit(out);
+}
+
+/* Reads the inputs, builds the table and writes it. Returns an exit status. */
+static int run_table(const table_request *req, const char *command)
+{
+    results_set s;
+    table t;
+    int rc = TEA_OK, status;
+
+    results_init(&s);
+    memset(&t, 0, sizeof t);
+    for (size_t i = 0; i < req->input_count && rc == TEA_OK; i++)
+        rc = results_read(&s, req->inputs[i]);
+    if (rc == TEA_OK)
+        rc = results_dedupe(&s);
+    if (rc == TEA_OK && s.count == 0)
+        rc = tea_error_set(TEA_ERR_FORMAT, "no results in %s%s", req->inputs[0], req->input_count > 1 ? " ..." : "");
+    if (rc) {
+        status = cli_fail(command, rc);
+        goto done;
+    }
+    if ((status = choose_frequency(req, &s, command, &t.freq_hz)) != CLI_EXIT_OK)
+        goto done;
+    if ((rc = collect_names(&s, &t)) || (rc = fill_cells(req, &s, &t))) {
+        status = cli_fail(command, rc);
+        goto done;
+    }
+    summarize(command, &t);
+    if ((req->svg_path && (rc = write_svg(req, &t))) || (rc = write_table(req, &t)))
+        status = cli_fail(command, rc);
+done:
+    table_free(&t);
+    results_free(&s);
+    return status;
+}
+
+int pics_table_main(int argc, char **argv)
+{
+    static const struct option long_options[] = {
+        { "output", required_argument, NULL, 'o' },
+        { "format", required_argument, NULL, OPT_FORMAT },
+        { "granularity", required_argument, NULL, OPT_GRANULARITY },
+        { "freq", required_argument, NULL, OPT_FREQ },
+        { "svg", required_argument, NULL, OPT_SVG },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    table_request req = { .format = TABLE_MD, .granularity = PICS_GRAN_INSN_COMPONENT };
+    int opt;
+
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "o:h", long_options, NULL)) != -1) {
+        switch (opt) {
+        case 'o':
+            req.out_path = optarg;
+            break;
+        case OPT_FORMAT:
+            if (strcmp(optarg, "md") == 0)
+                req.format = TABLE_MD;
+            else if (strcmp(optarg, "latex") == 0)
+                req.format = TABLE_LATEX;
+            else if (strcmp(optarg, "csv") == 0)
+                req.format = TABLE_CSV;
+            else
+                return cli_usage_error(argv[0], "unknown format '%s' (md, latex or csv)", optarg);
+            break;
+        case OPT_GRANULARITY:
+            if (pics_granularity_parse(optarg, &req.granularity))
+                return cli_usage_error(argv[0], "unknown granularity '%s' (insn-component, insn or func)", optarg);
+            break;
+        case OPT_FREQ:
+            if (cli_parse_hz(optarg, &req.freq_hz))
+                return cli_usage_error(argv[0], "invalid frequency '%s' (Hz, with an optional k, M or G)", optarg);
+            req.has_freq = 1;
+            break;
+        case OPT_SVG:
+            req.svg_path = optarg;
+            break;
+        case 'h':
+            table_usage(stdout);
+            return CLI_EXIT_OK;
+        default:
+            return cli_usage_hint(argv[0]);
+        }
+    }
+    if (optind == argc)
+        return cli_usage_error(argv[0], "expected at least one results CSV or replay directory");
+    req.inputs = &argv[optind];
+    req.input_count = (size_t)(argc - optind);
+    return run_table(&req, argv[0]);
+}
