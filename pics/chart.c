@@ -343,10 +343,11 @@ typedef struct frame {
     chart_number_format y_format;
 } frame;
 
-/* A y axis from 0 to a nice tick at or above `max_value`. */
-static int frame_set_y(frame *f, double max_value, chart_number_format format)
+/* A y axis from a nice tick at or below min(0, min_value) to one at or
+ * above max_value. */
+static int frame_set_y(frame *f, double min_value, double max_value, chart_number_format format)
 {
-    int rc = chart_nice_ticks(0, max_value, Y_TICK_TARGET, &f->y);
+    int rc = chart_nice_ticks(fmin(0, min_value), max_value, Y_TICK_TARGET, &f->y);
     if (rc)
         return rc;
     f->y_low = chart_tick_value(&f->y, 0);
@@ -404,6 +405,8 @@ static void draw_y_axis(svg_writer *w, const frame *f, const char *y_label)
     }
     svg_line(w, f->left, f->top, f->left, f->top + f->height, &axis);
     svg_line(w, f->left, f->top + f->height, f->left + f->width, f->top + f->height, &axis);
+    if (f->y_low < 0) /* bars grow up and down from zero */
+        svg_line(w, f->left, frame_y(f, 0), f->left + f->width, frame_y(f, 0), &axis);
     /* Rotated, the label's glyphs lie left of its baseline: the baseline
      * goes just left of the tick labels. */
     if (y_label)
@@ -459,7 +462,7 @@ static int need(const void *array, const char *what)
 
 /* --- bar charts -------------------------------------------------------------- */
 
-/* The layout both bar charts share: groups of bars on a y axis from 0. */
+/* The layout both bar charts share: groups of bars on a y axis through 0. */
 typedef struct bar_frame {
     frame plot;
     double group_width;       /* a group's bars and the gaps between them */
@@ -470,13 +473,14 @@ typedef struct bar_frame {
 /* Lays out a bar chart with the given labels and largest value. */
 static int bar_frame_layout(bar_frame *b, size_t groups, size_t bars, const char *const *group_labels,
                             const char *const *bar_labels, const char *const *legend_labels, size_t legend_count,
-                            const char *title, const char *y_label, chart_number_format format, double max_value)
+                            const char *title, const char *y_label, chart_number_format format, double min_value,
+                            double max_value)
 {
     double widest_group = 0, widest_bar = 0, slant = GROUP_LABEL_ANGLE / DEG_PER_RAD, left, bottom;
     int rc;
 
     memset(b, 0, sizeof *b);
-    if ((rc = frame_set_y(&b->plot, max_value, format)))
+    if ((rc = frame_set_y(&b->plot, min_value, max_value, format)))
         return rc;
     b->group_width = (double)bars * BAR_WIDTH + (double)(bars - 1) * BAR_GAP;
     for (size_t g = 0; g < groups; g++)
@@ -567,7 +571,7 @@ int chart_write_stacked_bars(FILE *out, const chart_stacked_bars *c)
         }
     }
     if ((rc = bar_frame_layout(&b, c->groups, B, c->group_labels, c->bar_labels, c->segment_labels, S, c->title,
-                               c->y_label, c->format, max_total)))
+                               c->y_label, c->format, 0, max_total)))
         return rc;
 
     bar_frame_begin(&w, out, &b, c->title, c->y_label);
@@ -635,7 +639,7 @@ static int check_spread(double low, double high, double v, const char *where, si
 int chart_write_grouped_bars(FILE *out, const chart_grouped_bars *c)
 {
     size_t S = c->series;
-    double max_value = 0;
+    double min_value = 0, max_value = 0;
     bar_frame b;
     svg_writer w;
     int rc;
@@ -650,24 +654,25 @@ int chart_write_grouped_bars(FILE *out, const chart_grouped_bars *c)
     for (size_t g = 0; g < c->groups; g++) {
         for (size_t s = 0; s < S; s++) {
             double v = c->values[g * S + s];
-            if ((rc = check_value(v, 1, "the value", g, s)))
-                return rc;
+            if (!isnan(v) && !isfinite(v))
+                return tea_error_set(TEA_ERR_USAGE, "chart: the value of group %zu, series %zu is %g", g + 1, s + 1,
+                                     v);
             if (isnan(v))
                 continue;
+            min_value = fmin(min_value, v);
             max_value = fmax(max_value, v);
             if (!c->low)
                 continue;
             if ((rc = check_spread(c->low[g * S + s], c->high[g * S + s], v, "group, series", g, s)))
                 return rc;
-            if (c->low[g * S + s] < 0)
-                return tea_error_set(TEA_ERR_USAGE, "chart: whisker of group %zu, series %zu goes below 0", g + 1,
-                                     s + 1);
+            if (!isnan(c->low[g * S + s]))
+                min_value = fmin(min_value, c->low[g * S + s]);
             if (!isnan(c->high[g * S + s]))
                 max_value = fmax(max_value, c->high[g * S + s]);
         }
     }
     if ((rc = bar_frame_layout(&b, c->groups, S, c->group_labels, NULL, c->series_labels, S, c->title, c->y_label,
-                               c->format, max_value)))
+                               c->format, min_value, max_value)))
         return rc;
 
     bar_frame_begin(&w, out, &b, c->title, c->y_label);
@@ -687,8 +692,9 @@ int chart_write_grouped_bars(FILE *out, const chart_grouped_bars *c)
             snprintf(tip, sizeof tip, "%s, %s: %s", or_empty(c->group_labels[g]), or_empty(c->series_labels[s]),
                      number);
             svg_group_begin(&w, &(svg_style){ .cls = "bar" }, tip);
-            if (v > 0)
-                svg_rect(&w, x, frame_y(&b.plot, v), BAR_WIDTH, frame_y(&b.plot, 0) - frame_y(&b.plot, v),
+            if (v != 0) /* from zero up, or down for a negative value */
+                svg_rect(&w, x, frame_y(&b.plot, fmax(v, 0)), BAR_WIDTH,
+                         frame_y(&b.plot, fmin(v, 0)) - frame_y(&b.plot, fmax(v, 0)),
                          &(svg_style){ .cls = "segment", .fill = c->series_colors[s] }, tip);
             if (c->low && !isnan(c->low[g * S + s]))
                 draw_error_bar(&w, &b.plot, x + BAR_WIDTH / 2, c->low[g * S + s], c->high[g * S + s], COLOR_AXIS);
@@ -861,7 +867,7 @@ int chart_write_lines(FILE *out, const chart_lines *c)
         a.low = chart_tick_value(&a.linear, 0);
         a.high = chart_tick_value(&a.linear, a.linear.count - 1);
     }
-    if ((rc = frame_set_y(&f, y_max, c->y_format)))
+    if ((rc = frame_set_y(&f, 0, y_max, c->y_format)))
         return rc;
     labels = malloc(c->count * sizeof *labels);
     colors = malloc(c->count * sizeof *colors);

@@ -136,12 +136,14 @@ typedef struct chart_grouped_bars {
     const char *const *group_labels;    /* [groups] */
     const char *const *series_labels;   /* [series]: the legend */
     const char *const *series_colors;   /* [series] */
-    const double *values;               /* [groups][series], finite >= 0, or NaN: no bar there */
+    const double *values;               /* [groups][series], finite (negative values hang below
+                                         * a zero line), or NaN: no bar there */
     const double *low, *high;           /* NULL, or [groups][series] whisker ends (NaN: none) */
 } chart_grouped_bars;
 
-/* 0 or TEA_ERR_USAGE (also for a whisker end that is negative or on the
- * wrong side of its value). */
+/* 0 or TEA_ERR_USAGE (also for a whisker end on the wrong side of its
+ * value). The y axis runs from a nice tick at or below the smallest value
+ * (or 0) to one at or above the largest. */
 int chart_write_grouped_bars(FILE *out, const chart_grouped_bars *c);
 
 /* One point of a line: a mean and its spread. */

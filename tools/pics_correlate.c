@@ -62,8 +62,8 @@ static void correlate_usage(FILE *out)
             "  -o, --output OUT   write the CSV to OUT (the text summary then goes to standard\n"
             "                     output; without -o the CSV goes to standard output and the\n"
             "                     summary to standard error)\n"
-            "  --svg OUT.svg      grouped bars of r: events x traces (no bar where r is undefined\n"
-            "                     or negative)\n"
+            "  --svg OUT.svg      grouped bars of r: events x traces (no bar where r is\n"
+            "                     undefined)\n"
             "  --min-count N      least occurrences of an event at an instruction for it to count\n"
             "                     (default %d; 0 takes every instruction of the PICS)\n"
             "  -h, --help         show this help\n\n"
@@ -316,9 +316,8 @@ static void write_summary(FILE *f, const correlate_request *req, const trace_res
     }
 }
 
-/* Grouped bars of r: events x traces. Negative r cannot be drawn on the
- * chart's axis, which starts at 0: such bars are left out with a note. */
-static int write_svg(const char *command, const correlate_request *req, const trace_result *in,
+/* Grouped bars of r: events x traces; negative r hangs below zero. */
+static int write_svg(const correlate_request *req, const trace_result *in,
                      const trace_result *pooled)
 {
     size_t S = shown_count(req);
@@ -339,13 +338,7 @@ static int write_svg(const char *command, const correlate_request *req, const tr
     for (int e = 0; e < PSV_EVENT_COUNT; e++) {
         groups[e] = psv_event_name((enum psv_event)e);
         for (size_t s = 0; s < S; s++) {
-            double r = shown(req, in, pooled, s)->stats[e].r;
-            if (r < 0) {
-                fprintf(stderr, "%s: note: r of %s in %s is %.3f; the chart shows no bar for it\n", command,
-                        groups[e], series[s], r);
-                r = NAN;
-            }
-            values[(size_t)e * S + s] = r;
+            values[(size_t)e * S + s] = shown(req, in, pooled, s)->stats[e].r;
         }
     }
     {
@@ -399,7 +392,7 @@ static int run_correlate(const correlate_request *req, const char *command)
     }
     for (int e = 0; e < PSV_EVENT_COUNT; e++)
         correlate_compute(pooled.points[e].items, pooled.points[e].count, &pooled.stats[e]);
-    if ((req->svg_path && (rc = write_svg(command, req, in, &pooled))) || (rc = write_csv(req, in, &pooled)))
+    if ((req->svg_path && (rc = write_svg(req, in, &pooled))) || (rc = write_csv(req, in, &pooled)))
         goto done;
     /* The summary never mixes with a CSV on standard output. */
     write_summary(req->out_path && strcmp(req->out_path, "-") != 0 ? stdout : stderr, req, in, &pooled);

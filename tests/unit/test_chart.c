@@ -438,6 +438,33 @@ static void grouped_bars_with_whiskers(void **state)
     }
 }
 
+/* Negative values (a correlation) hang below a zero line; the axis reaches
+ * down to a nice tick under the smallest one. */
+static void grouped_bars_below_zero(void **state)
+{
+    static const char *const groups[] = { "FL-MB", "DR-SQ" };
+    static const char *const series[] = { "lbm", "nab" };
+    const char *colors[] = { chart_series_color(0), chart_series_color(1) };
+    const double values[] = { 0.9, 0.85, -0.2, 0 };
+    chart_grouped_bars c = { .title = "r", .y_label = "Pearson r", .format = CHART_NUMBER_PLAIN, .groups = 2,
+                             .series = 2, .group_labels = groups, .series_labels = series, .series_colors = colors,
+                             .values = values };
+    capture a;
+    (void)state;
+
+    capture_open(&a);
+    assert_int_equal(chart_write_grouped_bars(a.f, &c), 0);
+    capture_close(&a);
+    assert_balanced(a.text);
+    assert_int_equal(count_of(a.text, "class=\"bar\""), 4);
+    assert_int_equal(count_of(a.text, "class=\"segment\""), 3); /* the zero has none */
+    assert_non_null(strstr(a.text, ">-0.2</text>"));           /* -0.2 .. 1.0 in steps of 0.2 */
+    assert_non_null(strstr(a.text, ">1.0</text>"));
+    assert_null(strstr(a.text, ">-0.4</text>"));
+    assert_non_null(strstr(a.text, "<title>DR-SQ, lbm: -0.20</title>"));
+    free(a.text);
+}
+
 static void line_chart_log_axis(void **state)
 {
     const chart_point tea[] = { { 100, 5, 4, 6 }, { 1000, 2, 1.5, 2.5 }, { 8000, 1, NAN, NAN } };
@@ -498,6 +525,7 @@ int main(void)
         cmocka_unit_test(psv_colors_fixed_and_distinct),
         cmocka_unit_test(stacked_bars_counts_and_determinism),
         cmocka_unit_test(grouped_bars_with_whiskers),
+        cmocka_unit_test(grouped_bars_below_zero),
         cmocka_unit_test(line_chart_log_axis),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
