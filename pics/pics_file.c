@@ -14,8 +14,6 @@
 #include <string.h>
 
 #define PICS_MAGIC "tea-pics"
-#define FNV_OFFSET 0xcbf29ce484222325ull
-#define FNV_PRIME 0x100000001b3ull
 
 static const char *const lost_names[PICS_LOST_REASONS] = { "busy", "squashed", "empty", "exception", "end" };
 
@@ -389,13 +387,6 @@ done:
 
 /* --- merging ----------------------------------------------------------------- */
 
-static uint64_t fnv_string(uint64_t h, const char *s)
-{
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * FNV_PRIME;
-    return h;
-}
-
 int pics_info_merge(pics_info *dst, const pics_info *src)
 {
     if (strcmp(dst->scheme, src->scheme) != 0)
@@ -407,8 +398,11 @@ int pics_info_merge(pics_info *dst, const pics_info *src)
                              dst->scheme, (unsigned long long)dst->period, (unsigned long long)src->period,
                              (unsigned long long)dst->seed, (unsigned long long)src->seed, dst->jitter, src->jitter,
                              dst->event_mask, src->event_mask);
-    if (strcmp(dst->trace_digest, src->trace_digest) != 0) {
-        uint64_t h = fnv_string(fnv_string(FNV_OFFSET, dst->trace_digest), src->trace_digest);
+    {
+        /* The sum of the inputs' digests: merging in any order or grouping
+         * gives the same identity, so a golden and a sampled PICS merged from
+         * the same traces always pair up. */
+        uint64_t h = strtoull(dst->trace_digest, NULL, 16) + strtoull(src->trace_digest, NULL, 16);
         snprintf(dst->trace_digest, sizeof dst->trace_digest, "%016llx", (unsigned long long)h);
     }
     if (src->trace_first_cycle < dst->trace_first_cycle)

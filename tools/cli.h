@@ -60,7 +60,8 @@ enum {
     "  --rob-size N       TraceDoctor input: ROB entries its indices wrap at (default 192)\n" \
     "  --llc-latency N    TraceDoctor input: memlat cycles at which a load missed the LLC\n"  \
     "                     (default 32)\n"                                                    \
-    "  --clock HZ         TraceDoctor input: core clock (default 3.2G)\n"
+    "  --clock HZ         core clock of TraceDoctor input (default 3.2G); replay and\n"  \
+    "                     sweep also take it over a native trace's own\n"
 
 /* Handles one of the CLI_OPT_* trace options. Returns 0 when handled, 1 when
  * `opt` is not one of them, or CLI_EXIT_USAGE after printing the problem. */

@@ -33,7 +33,6 @@ static void usage(FILE *out)
                  "                         written SCHEME:all reports all nine events (e.g. ibs:all),\n"
                  "                         to separate time-proportionality from event support\n"
                  "  --freq HZ[,HZ...]      sampling frequencies (default 4000; 4k, 1.5kHz accepted)\n"
-                 "  --clock HZ             core clock (default: the trace header's, 3.2G for TraceDoctor)\n"
                  "  --period CYCLES        sampling period in cycles (instead of --freq)\n"
                  "  --seed N               seed of the sample points and tag choices (default 1)\n"
                  "  --jitter MODE          none, start or interval (default interval)\n"

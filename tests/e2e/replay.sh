@@ -97,6 +97,12 @@ sa=$(sed -n 's/^samples //p' ra/tea.pics)
 sb=$(sed -n 's/^samples //p' rb/tea.pics)
 [ "$(sed -n 's/^samples //p' merged-tea.pics)" = $((sa + sb)) ] || fail "merged samples"
 run 0 "$PICS" error merged-tea.pics merged-golden.pics
+# the merged identity does not depend on the order of the inputs
+run 0 "$PICS" merge rb/tea.pics ra/tea.pics -o merged-tea-ba.pics
+d_ab=$(sed -n 's/^trace.digest //p' merged-tea.pics)
+d_ba=$(sed -n 's/^trace.digest //p' merged-tea-ba.pics)
+[ -n "$d_ab" ] && [ "$d_ab" = "$d_ba" ] || fail "merged digests depend on the order: '$d_ab' vs '$d_ba'"
+run 0 "$PICS" error merged-tea-ba.pics merged-golden.pics
 run 2 "$PICS" merge ra/tea.pics rb/ibs.pics -o x.pics
 contains err.txt "cannot merge a ibs PICS into a tea PICS"
 run 2 "$PICS" error ra/tea.pics rb/golden.pics
