@@ -18,43 +18,90 @@
 #define INPUT_FRAME_INITIAL (1u << 16)
 /* A skippable frame's header: magic and content size, both u32 LE. */
 #define SKIPPABLE_HEADER_SIZE 8
-/* Decompressed frames or chunks in flight with a background reader: one held
- * by the caller, one being filled ahead of it. */
-#define PREFETCH_SLOTS 2
-/* Longest error message carried from the background thread (the size of
+/* A zstd frame's header descriptor byte (after the magic) and its content
+ * checksum flag (RFC 8878, 3.1.1.1.1). */
+#define ZSTD_FHD_OFFSET 4
+#define ZSTD_FHD_CHECKSUM 0x04u
+/* Longest error message kept from a frame read ahead (the size of
  * common/error.c's per-thread buffer). */
-#define PREFETCH_MESSAGE_MAX 1024
+#define LOOKAHEAD_MESSAGE_MAX 1024
 
-/* One read done ahead by the background thread: its result exactly as the
+/* Decompressed chunks in flight with a background chunk reader: one held by
+ * the caller, one being filled ahead of it. */
+#define CHUNK_SLOTS 2
+
+/* One chunk read ahead by the background thread: its result exactly as the
  * synchronous call returned it, and the counters as they stood after it. */
-typedef struct prefetch_slot {
+typedef struct chunk_slot {
     int rc;                  /* 0 or the TEA_ERR_* code of the read */
-    int more;                /* frame mode: a frame was read */
-    input_frame frame;       /* frame mode: the frame (its data lives in buf) */
-    size_t got;              /* chunk mode: bytes read into buf */
-    uint8_t *buf;            /* content buffer owned by the slot */
-    size_t cap;
+    size_t got;              /* bytes read into buf */
+    uint8_t *buf;            /* chunk_size bytes owned by the slot */
     uint64_t offset;         /* input_offset() after the read */
     uint64_t frames;         /* input_frames() after the read */
-    char message[PREFETCH_MESSAGE_MAX]; /* the error message when rc != 0 */
-} prefetch_slot;
+    char message[LOOKAHEAD_MESSAGE_MAX]; /* the error message when rc != 0 */
+} chunk_slot;
 
-/* A producer/consumer queue of PREFETCH_SLOTS slots between the background
+/* A producer/consumer queue of CHUNK_SLOTS slots between the background
  * thread (which alone touches the file, the read buffer and the zstd context
  * once started) and the caller. */
-typedef struct prefetch {
+typedef struct chunk_reader {
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t changed;  /* a slot was filled or released, or stop was set */
-    input_prefetch_mode mode;
-    size_t chunk_size;       /* chunk mode: bytes per read */
-    prefetch_slot slots[PREFETCH_SLOTS];
+    size_t chunk_size;       /* bytes per read */
+    chunk_slot slots[CHUNK_SLOTS];
     unsigned next;           /* slot the caller takes next */
     unsigned filled;         /* slots filled and not yet taken */
     int held;                /* the caller holds the slot before `next` */
     int finished;            /* the thread stopped after an end or an error */
     int stop;                /* the caller is closing: the thread must exit */
-} prefetch;
+} chunk_reader;
+
+/* A growable buffer for one frame's content. */
+typedef struct frame_buffer {
+    uint8_t *data;
+    size_t cap;
+} frame_buffer;
+
+/* How far the frame after the last one handed out has been read ahead
+ * (input_frame_advance). */
+typedef enum lookahead_state {
+    LOOKAHEAD_NONE = 0, /* nothing read ahead: input_next_frame reads synchronously */
+    LOOKAHEAD_PARTIAL,  /* a data frame is partly decompressed */
+    LOOKAHEAD_READY,    /* a whole frame, or the end of the input, awaits */
+    LOOKAHEAD_FAILED    /* reading it failed: the error awaits */
+} lookahead_state;
+
+/* How the frame read ahead is decompressed. zstd's streaming decoder takes
+ * a single-pass shortcut when a whole frame is buffered, its header gives a
+ * content size and the output space holds that size; the shortcut may name
+ * another error than the block-by-block path for the same corrupt frame. A
+ * frame read ahead must therefore take the path the synchronous read takes. */
+typedef enum lookahead_path {
+    PATH_STEPS = 0,  /* block by block from the read buffer, in steps (no shortcut either way) */
+    PATH_WHOLE,      /* the shortcut without a content checksum: one call, as synchronously */
+    PATH_COPY        /* the shortcut with a checksum: in steps from a copy of the frame; on
+                      * trouble the single pass is redone on the copy for its exact result */
+} lookahead_path;
+
+/* The frame read ahead, kept exactly as the synchronous read would have
+ * returned it. */
+typedef struct lookahead {
+    lookahead_state state;
+    frame_buffer buf;        /* its content */
+    input_frame frame;       /* what input_next_frame returns (data set on hand-out) */
+    int more;                /* a frame was read (0: clean end of input) */
+    lookahead_path path;     /* data frame: how it is decompressed */
+    size_t pos;              /* data frame: bytes decompressed so far */
+    size_t ret;              /* data frame: zstd's last return (0: complete) */
+    frame_buffer src;        /* PATH_COPY: the compressed frame */
+    size_t src_size;         /* PATH_COPY: its bytes */
+    size_t src_pos;          /* PATH_COPY: bytes of it zstd took */
+    int rc;                  /* LOOKAHEAD_FAILED: the error code */
+    uint64_t shown_offset;   /* input_offset() before the frame read ahead */
+    uint64_t shown_frames;   /* input_frames() likewise */
+    char message[LOOKAHEAD_MESSAGE_MAX]; /* LOOKAHEAD_FAILED: the error message */
+} lookahead;
 
 struct trace_input {
     FILE *file;
@@ -70,11 +117,13 @@ struct trace_input {
     uint64_t frame_start;  /* offset of the frame being decoded */
     int frame_is_data;     /* the frame being decoded started with the zstd magic */
     uint64_t frames;       /* data frames completed */
-    uint8_t *frame_buf;    /* frame mode: content of the current frame */
-    size_t frame_cap;
-    /* background reading (NULL when synchronous) */
-    prefetch *ahead;
-    uint64_t view_offset;  /* input_offset() as of the last result handed out */
+    frame_buffer frame;    /* content of the current frame, or the current chunk */
+    size_t frame_cap;      /* frame.cap as it would be without reading ahead: the output
+                            * space zstd is offered, which decides its shortcut */
+    lookahead ahead;       /* frame mode: the next frame, read ahead in steps */
+    /* chunks decompressed on a background thread (NULL when synchronous) */
+    chunk_reader *chunks;
+    uint64_t view_offset;  /* input_offset() as of the last chunk handed out */
     uint64_t view_frames;  /* input_frames() likewise */
 };
 
@@ -114,25 +163,31 @@ const char *input_name(const trace_input *in)
 
 uint64_t input_offset(const trace_input *in)
 {
-    return in->ahead ? in->view_offset : in->consumed;
+    if (in->chunks)
+        return in->view_offset;
+    return in->ahead.state != LOOKAHEAD_NONE ? in->ahead.shown_offset : in->consumed;
 }
 
 uint64_t input_frames(const trace_input *in)
 {
-    return in->ahead ? in->view_frames : in->frames;
+    if (in->chunks)
+        return in->view_frames;
+    return in->ahead.state != LOOKAHEAD_NONE ? in->ahead.shown_frames : in->frames;
 }
 
-static void prefetch_stop(trace_input *in);
+static void chunks_stop(trace_input *in);
 
 void input_close(trace_input *in)
 {
     if (!in)
         return;
-    prefetch_stop(in);
+    chunks_stop(in);
     if (in->owns_file && in->file)
         fclose(in->file);
     ZSTD_freeDCtx(in->dctx);
-    free(in->frame_buf);
+    free(in->frame.data);
+    free(in->ahead.buf.data);
+    free(in->ahead.src.data);
     free(in->buf);
     free(in->name);
     free(in);
@@ -300,25 +355,45 @@ static int read_decompressed_sync(trace_input *in, void *dst, size_t size, size_
     return TEA_OK;
 }
 
-/* Makes sure the frame buffer can hold `size` bytes. */
-static int reserve_frame(trace_input *in, size_t size)
+/* Grows a buffer to `size` bytes (at least), doubling from
+ * INPUT_FRAME_INITIAL. */
+static int grow_buffer(trace_input *in, frame_buffer *fb, size_t size)
 {
-    size_t cap = in->frame_cap ? in->frame_cap : INPUT_FRAME_INITIAL;
+    size_t cap = fb->cap ? fb->cap : INPUT_FRAME_INITIAL;
     uint8_t *p;
 
-    if (size <= in->frame_cap)
+    if (size <= fb->cap)
         return TEA_OK;
     while (cap < size)
         cap *= 2;
-    p = realloc(in->frame_buf, cap);
+    p = realloc(fb->data, cap);
     if (!p)
         return tea_error_set(TEA_ERR_NOMEM, "%s: out of memory for a %zu-byte frame", in->name, size);
-    in->frame_buf = p;
+    fb->data = p;
+    fb->cap = cap;
+    return TEA_OK;
+}
+
+/* Makes the frame capacity hold `size` bytes, growing it as the frame buffer
+ * always grew, and makes `fb` (the frame buffer, or the buffer of the frame
+ * read ahead) at least that large. */
+static int reserve_frame(trace_input *in, frame_buffer *fb, size_t size)
+{
+    size_t cap = in->frame_cap ? in->frame_cap : INPUT_FRAME_INITIAL;
+    int rc;
+
+    if (size <= in->frame_cap)
+        cap = in->frame_cap;
+    while (cap < size)
+        cap *= 2;
+    if ((rc = grow_buffer(in, fb, cap)))
+        return rc;
     in->frame_cap = cap;
     return TEA_OK;
 }
 
-static int read_skippable(trace_input *in, input_frame *frame, uint32_t magic)
+/* Reads the skippable frame at the read position whole into `fb`. */
+static int read_skippable(trace_input *in, frame_buffer *fb, input_frame *frame, uint32_t magic)
 {
     uint8_t header[SKIPPABLE_HEADER_SIZE];
     size_t got;
@@ -333,60 +408,84 @@ static int read_skippable(trace_input *in, input_frame *frame, uint32_t magic)
     if (size > INPUT_MAX_FRAME_SIZE)
         return tea_error_set(TEA_ERR_FORMAT, "%s: skippable frame at byte %llu claims %u bytes (limit %u)",
                              in->name, (unsigned long long)frame->offset, size, INPUT_MAX_FRAME_SIZE);
-    if ((rc = reserve_frame(in, size ? size : 1)))
+    if ((rc = reserve_frame(in, fb, size ? size : 1)))
         return rc;
-    if ((rc = input_read_raw(in, in->frame_buf, size, &got)))
+    if ((rc = input_read_raw(in, fb->data, size, &got)))
         return rc;
     if (got < size)
         return truncated_frame(in);
     frame->skippable = 1;
     frame->variant = magic & ~INPUT_SKIPPABLE_MASK;
-    frame->data = in->frame_buf;
+    frame->data = fb->data;
     frame->size = size;
     return TEA_OK;
 }
 
-static int read_data_frame(trace_input *in, input_frame *frame)
+/* Goes on decompressing the data frame at the read position (it starts at
+ * file offset `offset`) into `fb`, from byte *pos on, until the frame is
+ * complete (*ret == 0, zstd's last return) or *pos reaches `stop`; the frame
+ * capacity grows as needed. A whole frame is one call with stop = SIZE_MAX.
+ * Several calls read the same bytes into the same buffers at the same file
+ * offsets (the read buffer is refilled only when empty) and decompress them
+ * alike, provided the first one offers the output space a single call would
+ * whenever that decides zstd's shortcut (see lookahead_path). */
+static int data_frame_step(trace_input *in, frame_buffer *fb, uint64_t offset, size_t *pos, size_t *ret,
+                           size_t stop)
 {
-    ZSTD_outBuffer out;
-    size_t ret = 1;
     int rc;
 
-    if ((rc = reserve_frame(in, INPUT_FRAME_INITIAL)))
-        return rc;
-    out.dst = in->frame_buf;
-    out.size = in->frame_cap;
-    out.pos = 0;
-    while (ret != 0) {
+    while (*ret != 0 && *pos < stop) {
+        ZSTD_outBuffer out;
+
         if ((rc = fill(in, 1)))
             return rc;
-        if (out.pos == out.size) {
-            if (out.size >= INPUT_MAX_FRAME_SIZE)
+        if (*pos == in->frame_cap) {
+            if (in->frame_cap >= INPUT_MAX_FRAME_SIZE)
                 return tea_error_set(TEA_ERR_FORMAT, "%s: frame at byte %llu decompresses to more than %u bytes",
-                                     in->name, (unsigned long long)frame->offset, INPUT_MAX_FRAME_SIZE);
-            if ((rc = reserve_frame(in, out.size * 2)))
+                                     in->name, (unsigned long long)offset, INPUT_MAX_FRAME_SIZE);
+            if ((rc = reserve_frame(in, fb, in->frame_cap * 2)))
                 return rc;
-            out.dst = in->frame_buf;
-            out.size = in->frame_cap;
         }
-        if ((rc = decompress_step(in, &out, &ret)))
+        out.dst = fb->data;
+        out.size = stop < in->frame_cap ? stop : in->frame_cap;
+        out.pos = *pos;
+        rc = decompress_step(in, &out, ret);
+        *pos = out.pos;
+        if (rc)
             return rc;
     }
-    in->frames++;
-    frame->skippable = 0;
-    frame->variant = 0;
-    frame->data = in->frame_buf;
-    frame->size = out.pos;
     return TEA_OK;
 }
 
-/* input_next_frame without the background thread. */
-static int next_frame_sync(trace_input *in, input_frame *frame, int *more)
+/* Reads the whole data frame at the read position into `fb`. */
+static int read_data_frame(trace_input *in, frame_buffer *fb, input_frame *frame)
+{
+    size_t pos = 0, ret = 1;
+    int rc;
+
+    if ((rc = reserve_frame(in, fb, INPUT_FRAME_INITIAL)))
+        return rc;
+    if ((rc = data_frame_step(in, fb, frame->offset, &pos, &ret, SIZE_MAX)))
+        return rc;
+    in->frames++;
+    frame->skippable = 0;
+    frame->variant = 0;
+    frame->data = fb->data;
+    frame->size = pos;
+    return TEA_OK;
+}
+
+/* Starts reading the next frame into `fb`. At a clean end of input
+ * returns with *more = 0. Otherwise checks the frame's magic and sets
+ * frame->offset; a skippable frame is then read whole (*more = 1), while
+ * for a data frame only *data = 1 is set, its reading left to the caller. */
+static int frame_begin(trace_input *in, frame_buffer *fb, input_frame *frame, int *more, int *data)
 {
     uint32_t magic;
     int rc;
 
     *more = 0;
+    *data = 0;
     if ((rc = fill(in, 1)))
         return rc;
     if (in->len == in->pos)
@@ -396,174 +495,324 @@ static int next_frame_sync(trace_input *in, input_frame *frame, int *more)
     magic = read_le32(in->buf + in->pos);
     frame->offset = in->consumed;
     in->frame_start = in->consumed;
-    if (magic == INPUT_ZSTD_MAGIC)
-        rc = read_data_frame(in, frame);
-    else
-        rc = read_skippable(in, frame, magic);
-    if (rc)
+    if (magic == INPUT_ZSTD_MAGIC) {
+        *data = 1;
+        return TEA_OK;
+    }
+    if ((rc = read_skippable(in, fb, frame, magic)))
         return rc;
     frame->compressed_size = in->consumed - frame->offset;
     *more = 1;
     return TEA_OK;
 }
 
-/* --- background reading ---------------------------------------------------- */
-
-/* Does one read of the prefetch mode into `slot`, exactly as the synchronous
- * call would, and records its result, message and counters. Returns whether
- * the stream goes on after it (no end, no error). */
-static int prefetch_fill(trace_input *in, prefetch *pf, prefetch_slot *slot)
+/* input_next_frame without a frame read ahead. */
+static int next_frame_sync(trace_input *in, input_frame *frame, int *more)
 {
-    int go_on;
+    int data, rc;
 
-    if (pf->mode == INPUT_PREFETCH_FRAMES) {
-        /* Decompress straight into the slot's buffer; the input's own frame
-         * buffer may still hold what the caller read before the thread
-         * started, so it is set aside meanwhile. */
-        uint8_t *own = in->frame_buf;
-        size_t own_cap = in->frame_cap;
+    if ((rc = frame_begin(in, &in->frame, frame, more, &data)) || !data)
+        return rc;
+    if ((rc = read_data_frame(in, &in->frame, frame)))
+        return rc;
+    frame->compressed_size = in->consumed - frame->offset;
+    *more = 1;
+    return TEA_OK;
+}
 
-        in->frame_buf = slot->buf;
-        in->frame_cap = slot->cap;
-        slot->more = 0;
-        slot->rc = next_frame_sync(in, &slot->frame, &slot->more);
-        slot->buf = in->frame_buf;
-        slot->cap = in->frame_cap;
-        in->frame_buf = own;
-        in->frame_cap = own_cap;
-        go_on = slot->rc == TEA_OK && slot->more;
-    } else {
-        slot->got = 0;
-        slot->rc = TEA_OK;
-        if (slot->cap < pf->chunk_size) {
-            uint8_t *p = realloc(slot->buf, pf->chunk_size);
-            if (!p)
-                slot->rc = tea_error_set(TEA_ERR_NOMEM, "%s: out of memory for a %zu-byte buffer", in->name,
-                                         pf->chunk_size);
-            else {
-                slot->buf = p;
-                slot->cap = pf->chunk_size;
-            }
-        }
-        if (slot->rc == TEA_OK)
-            slot->rc = read_decompressed_sync(in, slot->buf, pf->chunk_size, &slot->got);
-        go_on = slot->rc == TEA_OK && slot->got == pf->chunk_size;
+/* Keeps the error just recorded for the input_next_frame that reaches it. */
+static int lookahead_fail(trace_input *in, int rc)
+{
+    in->ahead.state = LOOKAHEAD_FAILED;
+    in->ahead.rc = rc;
+    snprintf(in->ahead.message, sizeof in->ahead.message, "%s", tea_error_message());
+    return 0;
+}
+
+/* The path the synchronous read takes for the data frame at the read
+ * position (see lookahead_path): the shortcut needs the whole frame
+ * buffered, a content size in its header and the frame capacity to hold it.
+ * Sets *size to the frame's compressed bytes for the shortcut. */
+static lookahead_path choose_path(const trace_input *in, size_t *size)
+{
+    const uint8_t *p = in->buf + in->pos;
+    size_t avail = in->len - in->pos, c = ZSTD_findFrameCompressedSize(p, avail);
+    unsigned long long content;
+
+    *size = 0;
+    if (ZSTD_isError(c) || c > avail)
+        return PATH_STEPS;
+    content = ZSTD_getFrameContentSize(p, avail);
+    if (content == ZSTD_CONTENTSIZE_UNKNOWN || content == ZSTD_CONTENTSIZE_ERROR || content > in->frame_cap)
+        return PATH_STEPS;
+    *size = c;
+    return (p[ZSTD_FHD_OFFSET] & ZSTD_FHD_CHECKSUM) ? PATH_COPY : PATH_WHOLE;
+}
+
+/* Starts reading the data frame at the read position ahead: its path, and
+ * for PATH_COPY the copy of its compressed bytes, which leave the input. */
+static int lookahead_begin_data(trace_input *in, lookahead *a)
+{
+    int rc;
+
+    if ((rc = reserve_frame(in, &a->buf, INPUT_FRAME_INITIAL)))
+        return rc;
+    a->more = 1;
+    a->pos = 0;
+    a->ret = 1;
+    a->path = choose_path(in, &a->src_size);
+    if (a->path == PATH_COPY) {
+        if ((rc = grow_buffer(in, &a->src, a->src_size)))
+            return rc;
+        memcpy(a->src.data, in->buf + in->pos, a->src_size);
+        consume(in, a->src_size);
+        a->src_pos = 0;
     }
+    return TEA_OK;
+}
+
+/* PATH_COPY: the single pass the synchronous read makes over the copy, for
+ * its exact result when decompressing in steps failed or would outgrow
+ * the frame capacity (which a single pass never does). */
+static int copy_single_pass(trace_input *in, lookahead *a)
+{
+    size_t n = ZSTD_decompressDCtx(in->dctx, a->buf.data, in->frame_cap, a->src.data, a->src_size);
+
+    if (ZSTD_isError(n))
+        return corrupt_frame(in, n);
+    a->pos = n;
+    a->ret = 0;
+    return TEA_OK;
+}
+
+/* PATH_COPY: decompresses the copy until the frame is complete or a->pos
+ * reaches `stop`. Anything unusual (an error, output beyond the frame
+ * capacity, no progress, a frame ending before the copy does) is settled by
+ * the single pass. */
+static int copy_step(trace_input *in, lookahead *a, size_t stop)
+{
+    while (a->ret != 0 && a->pos < stop) {
+        ZSTD_inBuffer inb = { a->src.data + a->src_pos, a->src_size - a->src_pos, 0 };
+        ZSTD_outBuffer out = { a->buf.data, stop < in->frame_cap ? stop : in->frame_cap, a->pos };
+        size_t before = a->pos;
+
+        a->ret = ZSTD_decompressStream(in->dctx, &out, &inb);
+        a->src_pos += inb.pos;
+        a->pos = out.pos;
+        if (ZSTD_isError(a->ret)) {
+            ZSTD_DCtx_reset(in->dctx, ZSTD_reset_session_only);
+            return copy_single_pass(in, a);
+        }
+        if (a->ret != 0 ? a->pos == in->frame_cap || (inb.pos == 0 && a->pos == before)
+                        : a->src_pos != a->src_size) {
+            ZSTD_DCtx_reset(in->dctx, ZSTD_reset_session_only);
+            return copy_single_pass(in, a);
+        }
+    }
+    return TEA_OK;
+}
+
+int input_frame_advance(trace_input *in, size_t budget)
+{
+    lookahead *a = &in->ahead;
+    size_t stop;
+    int data, rc;
+
+    if (a->state == LOOKAHEAD_READY || a->state == LOOKAHEAD_FAILED)
+        return 0;
+    if (a->state == LOOKAHEAD_NONE) {
+        /* What the caller sees stays as of the frame it holds. */
+        a->shown_offset = in->consumed;
+        a->shown_frames = in->frames;
+        a->state = LOOKAHEAD_READY;
+        if ((rc = frame_begin(in, &a->buf, &a->frame, &a->more, &data)))
+            return lookahead_fail(in, rc);
+        if (!data)
+            return 0;
+        if ((rc = lookahead_begin_data(in, a)))
+            return lookahead_fail(in, rc);
+        a->state = LOOKAHEAD_PARTIAL;
+    }
+    stop = budget > SIZE_MAX - a->pos ? SIZE_MAX : a->pos + budget;
+    if (a->path == PATH_COPY) {
+        rc = copy_step(in, a, stop);
+    } else {
+        if (a->path == PATH_WHOLE)
+            stop = SIZE_MAX;
+        rc = data_frame_step(in, &a->buf, a->frame.offset, &a->pos, &a->ret, stop);
+    }
+    if (rc)
+        return lookahead_fail(in, rc);
+    if (a->ret != 0)
+        return 1;
+    in->frames++;
+    a->frame.skippable = 0;
+    a->frame.variant = 0;
+    a->frame.size = a->pos;
+    a->frame.compressed_size = in->consumed - a->frame.offset;
+    a->state = LOOKAHEAD_READY;
+    return 0;
+}
+
+int input_next_frame(trace_input *in, input_frame *frame, int *more)
+{
+    lookahead *a = &in->ahead;
+    frame_buffer held;
+
+    if (a->state == LOOKAHEAD_NONE)
+        return next_frame_sync(in, frame, more);
+    while (input_frame_advance(in, SIZE_MAX))
+        ;
+    *more = 0;
+    if (a->state == LOOKAHEAD_FAILED) {
+        a->state = LOOKAHEAD_NONE;
+        return tea_error_set(a->rc, "%s", a->message);
+    }
+    a->state = LOOKAHEAD_NONE;
+    /* The frame read ahead becomes the current one; the buffer of the
+     * previous one (no longer valid) takes the next. */
+    held = in->frame;
+    in->frame = a->buf;
+    a->buf = held;
+    *more = a->more;
+    if (a->more) {
+        *frame = a->frame;
+        frame->data = in->frame.data;
+    }
+    return TEA_OK;
+}
+
+/* --- chunks decompressed in the background -------------------------------- */
+
+/* Reads one chunk into `slot` exactly as the synchronous call would, and
+ * records its result, message and counters. Returns whether the stream goes
+ * on after it (no end, no error). */
+static int chunk_fill(trace_input *in, chunk_reader *cr, chunk_slot *slot)
+{
+    slot->got = 0;
+    slot->rc = read_decompressed_sync(in, slot->buf, cr->chunk_size, &slot->got);
     if (slot->rc != TEA_OK)
         snprintf(slot->message, sizeof slot->message, "%s", tea_error_message());
     slot->offset = in->consumed;
     slot->frames = in->frames;
-    return go_on;
+    return slot->rc == TEA_OK && slot->got == cr->chunk_size;
 }
 
 /* The background thread: fills free slots in order until the stream ends, a
  * read fails or the caller stops it. */
-static void *prefetch_main(void *arg)
+static void *chunk_main(void *arg)
 {
     trace_input *in = arg;
-    prefetch *pf = in->ahead;
+    chunk_reader *cr = in->chunks;
     unsigned tail = 0;
 
     for (;;) {
         int go_on;
 
-        pthread_mutex_lock(&pf->lock);
-        while (!pf->stop && pf->filled + (unsigned)pf->held >= PREFETCH_SLOTS)
-            pthread_cond_wait(&pf->changed, &pf->lock);
-        if (pf->stop) {
-            pthread_mutex_unlock(&pf->lock);
+        pthread_mutex_lock(&cr->lock);
+        while (!cr->stop && cr->filled + (unsigned)cr->held >= CHUNK_SLOTS)
+            pthread_cond_wait(&cr->changed, &cr->lock);
+        if (cr->stop) {
+            pthread_mutex_unlock(&cr->lock);
             break;
         }
-        pthread_mutex_unlock(&pf->lock);
+        pthread_mutex_unlock(&cr->lock);
         /* The slot at `tail` is neither filled nor held: it is ours. */
-        go_on = prefetch_fill(in, pf, &pf->slots[tail]);
-        tail = (tail + 1) % PREFETCH_SLOTS;
-        pthread_mutex_lock(&pf->lock);
-        pf->filled++;
-        pf->finished = !go_on;
-        pthread_cond_broadcast(&pf->changed);
-        pthread_mutex_unlock(&pf->lock);
+        go_on = chunk_fill(in, cr, &cr->slots[tail]);
+        tail = (tail + 1) % CHUNK_SLOTS;
+        pthread_mutex_lock(&cr->lock);
+        cr->filled++;
+        cr->finished = !go_on;
+        pthread_cond_broadcast(&cr->changed);
+        pthread_mutex_unlock(&cr->lock);
         if (!go_on)
             break;
     }
     return NULL;
 }
 
-int input_prefetch_start(trace_input *in, input_prefetch_mode mode, size_t chunk_size)
+/* Frees a chunk reader whose thread is not running. */
+static void chunks_free(chunk_reader *cr)
 {
-    prefetch *pf;
+    for (unsigned i = 0; i < CHUNK_SLOTS; i++)
+        free(cr->slots[i].buf);
+    free(cr);
+}
 
-    if (in->ahead)
-        return TEA_OK;
-    pf = calloc(1, sizeof *pf);
-    if (!pf)
+int input_prefetch_chunks(trace_input *in, size_t chunk_size)
+{
+    chunk_reader *cr;
+
+    if (in->chunks || in->ahead.state != LOOKAHEAD_NONE || !(cr = calloc(1, sizeof *cr)))
         return TEA_OK; /* reading synchronously is just as correct */
-    pf->mode = mode;
-    pf->chunk_size = chunk_size;
-    if (pthread_mutex_init(&pf->lock, NULL) != 0) {
-        free(pf);
+    cr->chunk_size = chunk_size;
+    for (unsigned i = 0; i < CHUNK_SLOTS; i++)
+        if (!(cr->slots[i].buf = malloc(chunk_size))) {
+            chunks_free(cr);
+            return TEA_OK;
+        }
+    if (pthread_mutex_init(&cr->lock, NULL) != 0) {
+        chunks_free(cr);
         return TEA_OK;
     }
-    if (pthread_cond_init(&pf->changed, NULL) != 0) {
-        pthread_mutex_destroy(&pf->lock);
-        free(pf);
+    if (pthread_cond_init(&cr->changed, NULL) != 0) {
+        pthread_mutex_destroy(&cr->lock);
+        chunks_free(cr);
         return TEA_OK;
     }
     /* The caller's view of the counters starts where the file stands now. */
     in->view_offset = in->consumed;
     in->view_frames = in->frames;
-    in->ahead = pf;
-    if (pthread_create(&pf->thread, NULL, prefetch_main, in) != 0) {
-        in->ahead = NULL;
-        pthread_cond_destroy(&pf->changed);
-        pthread_mutex_destroy(&pf->lock);
-        free(pf);
+    in->chunks = cr;
+    if (pthread_create(&cr->thread, NULL, chunk_main, in) != 0) {
+        in->chunks = NULL;
+        pthread_cond_destroy(&cr->changed);
+        pthread_mutex_destroy(&cr->lock);
+        chunks_free(cr);
     }
     return TEA_OK;
 }
 
 /* Stops and joins the background thread and frees its slots. */
-static void prefetch_stop(trace_input *in)
+static void chunks_stop(trace_input *in)
 {
-    prefetch *pf = in->ahead;
+    chunk_reader *cr = in->chunks;
 
-    if (!pf)
+    if (!cr)
         return;
-    pthread_mutex_lock(&pf->lock);
-    pf->stop = 1;
-    pthread_cond_broadcast(&pf->changed);
-    pthread_mutex_unlock(&pf->lock);
-    pthread_join(pf->thread, NULL);
-    pthread_cond_destroy(&pf->changed);
-    pthread_mutex_destroy(&pf->lock);
-    for (unsigned i = 0; i < PREFETCH_SLOTS; i++)
-        free(pf->slots[i].buf);
-    free(pf);
-    in->ahead = NULL;
+    pthread_mutex_lock(&cr->lock);
+    cr->stop = 1;
+    pthread_cond_broadcast(&cr->changed);
+    pthread_mutex_unlock(&cr->lock);
+    pthread_join(cr->thread, NULL);
+    pthread_cond_destroy(&cr->changed);
+    pthread_mutex_destroy(&cr->lock);
+    chunks_free(cr);
+    in->chunks = NULL;
 }
 
 /* Hands the caller the next slot the thread filled, releasing the one it
  * held, and replays that slot's error (message and code) on the caller's
  * thread. NULL after the thread finished and every slot was taken: the
  * caller then sees the end of the stream again. */
-static prefetch_slot *prefetch_take(trace_input *in, int *rc)
+static chunk_slot *chunk_take(trace_input *in, int *rc)
 {
-    prefetch *pf = in->ahead;
-    prefetch_slot *slot = NULL;
+    chunk_reader *cr = in->chunks;
+    chunk_slot *slot = NULL;
 
     *rc = TEA_OK;
-    pthread_mutex_lock(&pf->lock);
-    pf->held = 0;
-    pthread_cond_broadcast(&pf->changed);
-    while (pf->filled == 0 && !pf->finished)
-        pthread_cond_wait(&pf->changed, &pf->lock);
-    if (pf->filled > 0) {
-        slot = &pf->slots[pf->next];
-        pf->next = (pf->next + 1) % PREFETCH_SLOTS;
-        pf->filled--;
-        pf->held = 1;
+    pthread_mutex_lock(&cr->lock);
+    cr->held = 0;
+    pthread_cond_broadcast(&cr->changed);
+    while (cr->filled == 0 && !cr->finished)
+        pthread_cond_wait(&cr->changed, &cr->lock);
+    if (cr->filled > 0) {
+        slot = &cr->slots[cr->next];
+        cr->next = (cr->next + 1) % CHUNK_SLOTS;
+        cr->filled--;
+        cr->held = 1;
     }
-    pthread_mutex_unlock(&pf->lock);
+    pthread_mutex_unlock(&cr->lock);
     if (!slot)
         return NULL;
     in->view_offset = slot->offset;
@@ -573,29 +822,12 @@ static prefetch_slot *prefetch_take(trace_input *in, int *rc)
     return slot;
 }
 
-int input_next_frame(trace_input *in, input_frame *frame, int *more)
-{
-    prefetch_slot *slot;
-    int rc;
-
-    if (!in->ahead || in->ahead->mode != INPUT_PREFETCH_FRAMES)
-        return next_frame_sync(in, frame, more);
-    *more = 0;
-    slot = prefetch_take(in, &rc);
-    if (!slot || rc)
-        return rc;
-    *more = slot->more;
-    if (slot->more)
-        *frame = slot->frame;
-    return TEA_OK;
-}
-
 int input_read_decompressed(trace_input *in, void *dst, size_t size, size_t *got)
 {
     const uint8_t *data;
     int rc;
 
-    if (!in->ahead)
+    if (!in->chunks)
         return read_decompressed_sync(in, dst, size, got);
     if ((rc = input_next_chunk(in, size, &data, got)))
         return rc;
@@ -606,22 +838,22 @@ int input_read_decompressed(trace_input *in, void *dst, size_t size, size_t *got
 
 int input_next_chunk(trace_input *in, size_t size, const uint8_t **data, size_t *got)
 {
-    prefetch_slot *slot;
+    chunk_slot *slot;
     int rc;
 
     *data = NULL;
     *got = 0;
-    if (!in->ahead) {
+    if (!in->chunks) {
         /* The frame buffer is free in this view: read into it. */
-        if ((rc = reserve_frame(in, size)))
+        if ((rc = reserve_frame(in, &in->frame, size)))
             return rc;
-        *data = in->frame_buf;
-        return read_decompressed_sync(in, in->frame_buf, size, got);
+        *data = in->frame.data;
+        return read_decompressed_sync(in, in->frame.data, size, got);
     }
-    if (in->ahead->mode != INPUT_PREFETCH_CHUNKS || size != in->ahead->chunk_size)
+    if (size != in->chunks->chunk_size)
         return tea_error_set(TEA_ERR_USAGE, "%s: read of %zu bytes does not match the background reader", in->name,
                              size);
-    slot = prefetch_take(in, &rc);
+    slot = chunk_take(in, &rc);
     if (!slot || rc)
         return rc;
     *data = slot->buf;

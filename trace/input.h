@@ -8,8 +8,11 @@
  *   - frame by frame, skippable frames included (native traces).
  * Every error message names the file and the compressed byte offset of the
  * frame or byte concerned. Memory stays bounded: one read buffer, plus in frame
- * mode one frame's content (at most INPUT_MAX_FRAME_SIZE bytes), plus two
- * frames or chunks when a background thread decompresses ahead.
+ * mode one frame's content (at most INPUT_MAX_FRAME_SIZE bytes), or two and a
+ * compressed frame while the next frame is read ahead (input_frame_advance),
+ * plus two chunks when a background thread decompresses them ahead. Not
+ * thread-safe: one thread at a time uses an input (the chunk reader's thread
+ * aside).
  */
 #ifndef TEA_TRACE_INPUT_H
 #define TEA_TRACE_INPUT_H
@@ -62,23 +65,28 @@ int input_next_frame(trace_input *in, input_frame *frame, int *more);
 /* Reads up to `size` bytes of decompressed content like
  * input_read_decompressed, but into a buffer of the input's own: *data is
  * valid until the next call. Every call must ask for the same size once a
- * background reader runs. */
+ * background chunk reader runs. */
 int input_next_chunk(trace_input *in, size_t size, const uint8_t **data, size_t *got);
 
-/* What a background reader reads ahead. */
-typedef enum input_prefetch_mode {
-    INPUT_PREFETCH_FRAMES = 1, /* whole frames, for input_next_frame */
-    INPUT_PREFETCH_CHUNKS = 2  /* decompressed chunks of one size, for input_next_chunk */
-} input_prefetch_mode;
+/* Starts a background thread that decompresses chunks of `chunk_size` bytes
+ * for input_next_chunk (and input_read_decompressed) ahead of the caller, at
+ * most two in flight, while the caller works on the previous one. Results,
+ * errors (same code and message, at the same point of the stream),
+ * input_offset() and input_frames() are exactly what synchronous reading
+ * gives; only those two views may be used afterwards, and input_close stops
+ * the thread. When no thread can be started, reading stays synchronous.
+ * Returns 0. */
+int input_prefetch_chunks(trace_input *in, size_t chunk_size);
 
-/* Starts a background thread that performs the reads of `mode` (chunks of
- * `chunk_size` bytes) ahead of the caller, at most two results in flight,
- * while the caller works on the previous one. Results, errors (same code and
- * message, at the same point of the stream), input_offset() and
- * input_frames() are exactly what synchronous reading gives; only the views of
- * `mode` may be used afterwards. When no thread can be started, reading stays
- * synchronous. Returns 0. */
-int input_prefetch_start(trace_input *in, input_prefetch_mode mode, size_t chunk_size);
+/* Reads ahead, in steps, the frame that the next input_next_frame returns,
+ * while the caller still works on the current one: decompresses at most
+ * `budget` more bytes of it (a skippable frame is read whole in one step).
+ * That input_next_frame finishes what is left and returns exactly what it
+ * would have read without the steps, errors included (same code and
+ * message); until then input_offset() and input_frames() do not count the
+ * frame read ahead. Only for the frame view. Returns 1 while the next frame
+ * is incomplete, 0 once it is read, its reading failed or the input ended. */
+int input_frame_advance(trace_input *in, size_t budget);
 
 /* Bytes consumed from the file so far. */
 uint64_t input_offset(const trace_input *in);

@@ -8,6 +8,7 @@
 #include "tracedoctor.h"
 #include "../common/error.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,17 +18,67 @@
 #define TOKENS_PER_CHUNK 8192
 /* Bytes needed to recognise a native header: skippable header plus magic. */
 #define DETECT_BYTES (8 + NATIVE_MAGIC_SIZE)
+/* Batches the background thread decodes ahead of the caller (besides the
+ * one the caller holds). */
+#define AHEAD_SLOTS 4
+/* Longest error message carried from the background thread (the size of
+ * common/error.c's per-thread buffer). */
+#define AHEAD_MESSAGE_MAX 1024
+/* Native traces: decompressed bytes of the next frame that the background
+ * thread reads ahead per byte of the current frame it decodes, as a
+ * fraction. Above one, so that the next frame is usually complete before
+ * the current one ends and decompression spreads evenly over decoding. */
+#define LOOKAHEAD_RATIO_NUM 5
+#define LOOKAHEAD_RATIO_DEN 4
+/* Decompressed bytes of the next frame read ahead at a time while the queue
+ * of decoded batches is full. */
+#define LOOKAHEAD_IDLE_STEP (64u << 10)
+
+/* One batch decoded by the background thread, with everything the caller
+ * sees once it returns that batch: the result of the read (and its message),
+ * and the totals and statistics as they stood after it. */
+typedef struct ahead_slot {
+    trace_batch batch;        /* records and µops; buffers traded with the caller's */
+    int rc;                   /* 0 or the TEA_ERR_* code of the read */
+    trace_totals totals;
+    trace_read_stats stats;
+    char message[AHEAD_MESSAGE_MAX]; /* the error message when rc != 0 */
+} ahead_slot;
+
+/* The background decoder: a thread that reads, decompresses, decodes and
+ * checks batches exactly as synchronous reads would, into a queue of
+ * AHEAD_SLOTS slots of the caller's batch capacity. Once started, the thread
+ * alone touches the input and the decoding state of the reader, until it is
+ * joined. */
+typedef struct decoder_thread {
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t filled_cond; /* a slot was filled */
+    pthread_cond_t freed_cond;  /* a slot was taken, or stop was set */
+    ahead_slot slots[AHEAD_SLOTS];
+    size_t capacity;          /* records per slot batch (the caller's capacity) */
+    size_t uop_capacity;      /* µops per slot batch */
+    unsigned next;            /* slot the caller takes next */
+    unsigned filled;          /* slots filled and not yet taken */
+    int finished;             /* the thread published its last slot (end of stream or error) */
+    int stop;                 /* the thread must exit after its current batch */
+    int running;              /* the thread was started and not joined yet */
+    size_t drained;           /* records of slot `next` already copied out (capacity change) */
+} decoder_thread;
 
 struct trace_reader {
     trace_input *in;
     trace_format format;
     trace_header header;
-    trace_totals totals;
-    trace_read_stats stats;
+    trace_totals totals;      /* decoding state: the records decoded so far */
+    trace_read_stats stats;   /* decoding state */
+    trace_totals shown_totals;     /* trace_reader_totals: the records returned so far */
+    trace_read_stats shown_stats;  /* trace_reader_stats likewise */
     int failed;               /* an error was returned: only close is allowed */
     int done;                 /* end of stream reached */
-    int background;           /* decompress ahead on a background thread */
+    int background;           /* decode ahead on a background thread */
     int started;              /* trace_reader_read was called */
+    decoder_thread *ahead;    /* the background decoder, NULL when reading synchronously */
     unsigned window;          /* ROB entries before the next record */
     uint64_t last_cycle;
     /* TraceDoctor */
@@ -53,18 +104,21 @@ const trace_header *trace_reader_header(const trace_reader *r)
 
 const trace_totals *trace_reader_totals(const trace_reader *r)
 {
-    return &r->totals;
+    return &r->shown_totals;
 }
 
 const trace_read_stats *trace_reader_stats(const trace_reader *r)
 {
-    return &r->stats;
+    return &r->shown_stats;
 }
+
+static void ahead_free(trace_reader *r);
 
 void trace_reader_close(trace_reader *r)
 {
     if (!r)
         return;
+    ahead_free(r);
     input_close(r->in);
     trace_header_free(&r->header);
     free(r->token_buf);
@@ -206,6 +260,8 @@ int trace_reader_open(trace_reader **out, const char *path, const trace_open_opt
     if (rc)
         goto fail;
     r->stats.format = r->format;
+    r->shown_totals = r->totals;
+    r->shown_stats = r->stats;
     *out = r;
     return TEA_OK;
 
@@ -469,18 +525,284 @@ void trace_reader_set_background(trace_reader *r, int enabled)
         r->background = enabled != 0;
 }
 
-/* On the first read, starts decompressing ahead on a background thread when
- * that is enabled and there is compressed data left: native data frames, or
- * chunks of compressed TraceDoctor tokens. */
-static void start_background(trace_reader *r)
+/* Fills the batch (cleared first) with the next records, on whichever thread
+ * decodes; clears it again on error. */
+static int decode_batch(trace_reader *r, trace_batch *batch)
 {
+    int rc;
+
+    trace_batch_clear(batch);
+    rc = r->format == TRACE_FORMAT_NATIVE ? read_native(r, batch) : read_tracedoctor(r, batch);
+    if (rc)
+        trace_batch_clear(batch);
+    return rc;
+}
+
+/* Decompressed bytes of native frames that the last batch decoded, from
+ * the frame count and position before it (an estimate when it crossed more
+ * than one frame boundary). */
+static size_t frame_bytes_decoded(const trace_reader *r, uint64_t frames_before, size_t pos_before,
+                                  size_t size_before)
+{
+    if (r->stats.frames == frames_before)
+        return r->frame_pos - pos_before;
+    return (size_before - pos_before) + r->frame_pos;
+}
+
+/* Native traces: reads ahead a share of the next frame proportional to
+ * `decoded` bytes of the current one; returns whether more remains to read
+ * ahead. */
+static int read_ahead_share(trace_reader *r, size_t decoded)
+{
+    size_t budget = decoded / LOOKAHEAD_RATIO_DEN * LOOKAHEAD_RATIO_NUM;
+
+    if (r->format != TRACE_FORMAT_NATIVE || r->done)
+        return 0;
+    return budget > 0 ? input_frame_advance(r->in, budget) : 1;
+}
+
+/* Waits until a slot is free or the thread must stop (returns 0). Meanwhile,
+ * for native traces, reads the next frame ahead in steps: work that the
+ * next batches would otherwise wait for. Called and returns with the lock
+ * held. */
+static int wait_for_slot(trace_reader *r, decoder_thread *a, int read_ahead)
+{
+    while (!a->stop && a->filled == AHEAD_SLOTS) {
+        if (read_ahead) {
+            pthread_mutex_unlock(&a->lock);
+            read_ahead = input_frame_advance(r->in, LOOKAHEAD_IDLE_STEP);
+            pthread_mutex_lock(&a->lock);
+        } else {
+            pthread_cond_wait(&a->freed_cond, &a->lock);
+        }
+    }
+    return !a->stop;
+}
+
+/* The background thread: decodes batches into the free slots in order until
+ * the stream ends, a read fails or the caller stops it. The batch in
+ * progress when stop is set is still published, so that the slots always
+ * end where the decoding state stands. */
+static void *decoder_main(void *arg)
+{
+    trace_reader *r = arg;
+    decoder_thread *a = r->ahead;
+    unsigned tail = 0;
+    int read_ahead = r->format == TRACE_FORMAT_NATIVE;
+
+    for (;;) {
+        ahead_slot *slot = &a->slots[tail];
+        uint64_t frames_before = r->stats.frames;
+        size_t pos_before = r->frame_pos, size_before = r->frame_size;
+        int last;
+
+        pthread_mutex_lock(&a->lock);
+        if (!wait_for_slot(r, a, read_ahead)) {
+            pthread_mutex_unlock(&a->lock);
+            break;
+        }
+        pthread_mutex_unlock(&a->lock);
+        /* The slot at `tail` is neither filled nor held by the caller. */
+        slot->rc = decode_batch(r, &slot->batch);
+        if (slot->rc)
+            snprintf(slot->message, sizeof slot->message, "%s", tea_error_message());
+        slot->totals = r->totals;
+        slot->stats = r->stats;
+        last = slot->rc != TEA_OK || slot->batch.count == 0;
+        pthread_mutex_lock(&a->lock);
+        a->filled++;
+        a->finished = last;
+        pthread_cond_signal(&a->filled_cond);
+        pthread_mutex_unlock(&a->lock);
+        if (last)
+            break;
+        tail = (tail + 1) % AHEAD_SLOTS;
+        read_ahead = read_ahead_share(r, frame_bytes_decoded(r, frames_before, pos_before, size_before));
+    }
+    return NULL;
+}
+
+/* Stops the background thread after its current batch and joins it; the
+ * caller's thread then owns the reader's whole state again. Sets no error
+ * message. */
+static void ahead_join(decoder_thread *a)
+{
+    if (!a->running)
+        return;
+    pthread_mutex_lock(&a->lock);
+    a->stop = 1;
+    pthread_cond_signal(&a->freed_cond);
+    pthread_mutex_unlock(&a->lock);
+    pthread_join(a->thread, NULL);
+    a->running = 0;
+}
+
+/* Joins the background thread, if any, and frees it with its slots: the
+ * reader goes on synchronously. Sets no error message. */
+static void ahead_free(trace_reader *r)
+{
+    decoder_thread *a = r->ahead;
+
+    if (!a)
+        return;
+    ahead_join(a);
+    pthread_cond_destroy(&a->freed_cond);
+    pthread_cond_destroy(&a->filled_cond);
+    pthread_mutex_destroy(&a->lock);
+    for (unsigned i = 0; i < AHEAD_SLOTS; i++)
+        trace_batch_free(&a->slots[i].batch);
+    free(a);
+    r->ahead = NULL;
+}
+
+/* On the first read, when background reading is enabled and records remain,
+ * starts the background decoder if the caller's batch is an ordinary one
+ * (from trace_batch_init, with room for a record): its slots take the
+ * batch's capacity. Compressed TraceDoctor tokens are only decompressed
+ * ahead, in chunks. When anything fails, reading simply stays
+ * synchronous. */
+static void start_background(trace_reader *r, const trace_batch *batch)
+{
+    decoder_thread *a;
+    int sync_ok = 0, cond_ok = 0;
+
     r->started = 1;
     if (!r->background || r->done)
         return;
-    if (r->format == TRACE_FORMAT_NATIVE)
-        input_prefetch_start(r->in, INPUT_PREFETCH_FRAMES, 0);
-    else if (r->stats.compressed && !r->input_exhausted)
-        input_prefetch_start(r->in, INPUT_PREFETCH_CHUNKS, (size_t)TOKENS_PER_CHUNK * TD_TOKEN_SIZE);
+    if (r->format == TRACE_FORMAT_TRACEDOCTOR && r->stats.compressed) {
+        /* Decompressing tokens costs more than decoding them: the thread
+         * only decompresses, and the caller decodes. */
+        if (!r->input_exhausted)
+            input_prefetch_chunks(r->in, (size_t)TOKENS_PER_CHUNK * TD_TOKEN_SIZE);
+        return;
+    }
+    if (!trace_batch_has_room(batch) || batch->uop_capacity != batch->capacity * TRACE_MAX_RECORD_UOPS)
+        return;
+    if (!(a = calloc(1, sizeof *a)))
+        return;
+    a->capacity = batch->capacity;
+    a->uop_capacity = batch->uop_capacity;
+    r->ahead = a;
+    for (unsigned i = 0; i < AHEAD_SLOTS; i++)
+        if (trace_batch_init(&a->slots[i].batch, a->capacity))
+            goto fail;
+    if (pthread_mutex_init(&a->lock, NULL) != 0)
+        goto fail;
+    sync_ok = 1;
+    if (pthread_cond_init(&a->filled_cond, NULL) != 0)
+        goto fail;
+    if (pthread_cond_init(&a->freed_cond, NULL) != 0) {
+        pthread_cond_destroy(&a->filled_cond);
+        goto fail;
+    }
+    cond_ok = 1;
+    if (pthread_create(&a->thread, NULL, decoder_main, r) != 0)
+        goto fail;
+    a->running = 1;
+    return;
+
+fail:
+    if (cond_ok) {
+        pthread_cond_destroy(&a->freed_cond);
+        pthread_cond_destroy(&a->filled_cond);
+    }
+    if (sync_ok)
+        pthread_mutex_destroy(&a->lock);
+    for (unsigned i = 0; i < AHEAD_SLOTS; i++)
+        trace_batch_free(&a->slots[i].batch);
+    free(a);
+    r->ahead = NULL;
+}
+
+/* Makes the slot's totals, statistics and result the caller's, as a
+ * synchronous read ending where the slot ends would have left them. */
+static int show_slot(trace_reader *r, const ahead_slot *slot)
+{
+    r->shown_totals = slot->totals;
+    r->shown_stats = slot->stats;
+    if (slot->rc != TEA_OK)
+        return tea_error_set(slot->rc, "%s", slot->message);
+    return TEA_OK;
+}
+
+/* The next batch the background thread decoded, handed over by trading
+ * buffers with the caller's batch (same capacities). After the last one
+ * (end of stream or error) the thread has exited and is freed. */
+static int read_ahead(trace_reader *r, trace_batch *batch)
+{
+    decoder_thread *a = r->ahead;
+    ahead_slot *slot;
+    trace_batch held;
+    int rc, last;
+
+    pthread_mutex_lock(&a->lock);
+    while (a->filled == 0)
+        pthread_cond_wait(&a->filled_cond, &a->lock);
+    slot = &a->slots[a->next];
+    pthread_mutex_unlock(&a->lock);
+    held = *batch;
+    *batch = slot->batch;
+    slot->batch = held;
+    rc = show_slot(r, slot);
+    last = rc != TEA_OK || batch->count == 0;
+    pthread_mutex_lock(&a->lock);
+    a->next = (a->next + 1) % AHEAD_SLOTS;
+    a->filled--;
+    pthread_cond_signal(&a->freed_cond);
+    pthread_mutex_unlock(&a->lock);
+    if (last)
+        ahead_free(r);
+    return rc;
+}
+
+/* A read with a batch of another capacity than the background thread's:
+ * stops the thread, hands out the batches it decoded by copying (the
+ * records of one slot that fit per call; the totals count exactly the
+ * records returned, the statistics are those of the last whole slot
+ * returned), then reads synchronously from where the thread stopped. The
+ * thread is stopped where it stops by itself, at a full queue or at the
+ * end, so that batches and statistics do not depend on timing. */
+static int read_drain(trace_reader *r, trace_batch *batch)
+{
+    decoder_thread *a = r->ahead;
+    ahead_slot *slot = &a->slots[a->next];
+    const trace_batch *src = &slot->batch;
+    int rc = TEA_OK;
+
+    if (a->running) {
+        pthread_mutex_lock(&a->lock);
+        while (a->filled < AHEAD_SLOTS && !a->finished)
+            pthread_cond_wait(&a->filled_cond, &a->lock);
+        pthread_mutex_unlock(&a->lock);
+        ahead_join(a);
+    }
+    if (a->filled == 0) {
+        ahead_free(r);
+        rc = decode_batch(r, batch);
+        r->shown_totals = r->totals;
+        r->shown_stats = r->stats;
+        return rc;
+    }
+    while (a->drained < src->count && trace_batch_has_room(batch)) {
+        trace_record rec = src->records[a->drained++];
+        trace_uop *uops = batch->uops + batch->uop_count;
+        unsigned n = trace_record_uops(&rec);
+
+        memcpy(uops, src->uops + rec.first_uop, n * sizeof *uops);
+        rec.first_uop = (uint32_t)batch->uop_count;
+        batch->records[batch->count++] = rec;
+        batch->uop_count += n;
+        trace_totals_add(&r->shown_totals, &rec, uops);
+    }
+    if (a->drained == src->count) {
+        rc = show_slot(r, slot);
+        a->next = (a->next + 1) % AHEAD_SLOTS;
+        a->filled--;
+        a->drained = 0;
+        if (a->filled == 0)
+            ahead_free(r);
+    }
+    return rc;
 }
 
 int trace_reader_read(trace_reader *r, trace_batch *batch)
@@ -491,8 +813,17 @@ int trace_reader_read(trace_reader *r, trace_batch *batch)
     if (r->failed)
         return tea_error_set(TEA_ERR_USAGE, "%s: reader used after an error", input_name(r->in));
     if (!r->started)
-        start_background(r);
-    rc = r->format == TRACE_FORMAT_NATIVE ? read_native(r, batch) : read_tracedoctor(r, batch);
+        start_background(r, batch);
+    if (!r->ahead) {
+        rc = decode_batch(r, batch);
+        r->shown_totals = r->totals;
+        r->shown_stats = r->stats;
+    } else if (!r->ahead->stop && batch->capacity == r->ahead->capacity
+               && batch->uop_capacity == r->ahead->uop_capacity) {
+        rc = read_ahead(r, batch);
+    } else {
+        rc = read_drain(r, batch);
+    }
     if (rc) {
         r->failed = 1;
         trace_batch_clear(batch);

@@ -128,23 +128,39 @@ const trace_header *trace_reader_header(const trace_reader *r);
  * trace batch->count is 0. Every record returned has passed the window checks
  * of trace_record_check and has a cycle above the previous one. Errors:
  * TEA_ERR_FORMAT or TEA_ERR_IO with a message naming the file and the byte,
- * token or record offset. After an error the reader only allows close. */
+ * token or record offset. After an error the reader only allows close.
+ * The batch must come from trace_batch_init: with the background decoder
+ * (trace_reader_set_background) the reader may trade its buffers for others
+ * of the same capacity, which trace_batch_free frees as usual; pointers into
+ * a batch are only valid until the next read. How many records a batch
+ * holds is not part of the contract (only their order is). */
 int trace_reader_read(trace_reader *r, trace_batch *batch);
 
-/* Chooses whether the reader decompresses upcoming data on a background
- * thread while the caller works on the current records (default: on when the
- * machine has more than one processor online). Records, totals, statistics
- * and errors are the same either way. Only effective before the first
- * trace_reader_read. */
+/* Chooses whether the reader reads, decompresses, decodes and checks
+ * upcoming records on a background thread, a few batches ahead, while the
+ * caller works on the current ones (default: on when the machine has more
+ * than one processor online). For compressed TraceDoctor tokens, whose
+ * decompression costs more than their decoding, the thread only
+ * decompresses ahead and the caller decodes. Records, totals, statistics and errors are the
+ * same either way, and trace_reader_totals and trace_reader_stats describe
+ * the records returned so far. The background batches take the capacity of
+ * the batch passed to the first trace_reader_read; reads with another
+ * capacity continue synchronously once the records decoded ahead are handed
+ * out (deterministically, but batches may end elsewhere, and meanwhile the
+ * statistics may lag by up to one background batch). Only effective before
+ * the first trace_reader_read. */
 void trace_reader_set_background(trace_reader *r, int enabled);
 
 /* Totals of the records returned so far. */
 const trace_totals *trace_reader_totals(const trace_reader *r);
 
-/* Statistics of the input read so far. */
+/* Statistics of the input read so far, as synchronous reading up to the
+ * records returned so far leaves them (never counting input read ahead). */
 const trace_read_stats *trace_reader_stats(const trace_reader *r);
 
-/* Closes the file and frees the reader. Safe on NULL. */
+/* Stops the background decoder, if any (it finishes the batch in progress,
+ * which on a pipe may wait for input), closes the file and frees the reader.
+ * Safe on NULL. */
 void trace_reader_close(trace_reader *r);
 
 /* Output settings. */

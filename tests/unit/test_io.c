@@ -9,6 +9,7 @@
 #include "trace/native.h"
 #include "trace/tracedoctor.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -184,6 +185,77 @@ static void truncated_tracedoctor_trace(void **state)
     free(path);
 }
 
+/* Reads `path` with the background decoder on and off and asserts that both
+ * give the same records, totals and statistics or the same error, message
+ * and records before it. */
+static void assert_background_invisible(const char *path)
+{
+    test_stream on, off;
+    int rc_on, rc_off;
+    char message_on[1024];
+
+    rc_on = test_stream_read_background(path, NULL, 1, &on);
+    snprintf(message_on, sizeof message_on, "%s", rc_on ? tea_error_message() : "");
+    rc_off = test_stream_read_background(path, NULL, 0, &off);
+    assert_int_equal(rc_on, rc_off);
+    if (rc_off)
+        assert_string_equal(message_on, tea_error_message());
+    assert_streams_equal(&on, &off);
+    if (rc_off == 0) {
+        assert_memory_equal(&on.totals, &off.totals, sizeof on.totals);
+        assert_int_equal(on.stats.format, off.stats.format);
+        assert_int_equal(on.stats.compressed, off.stats.compressed);
+        assert_true(on.stats.bytes_in == off.stats.bytes_in);
+        assert_true(on.stats.units == off.stats.units);
+        assert_true(on.stats.frames == off.stats.frames);
+        assert_true(on.stats.memlat_nonzero == off.stats.memlat_nonzero);
+        assert_true(on.stats.dcache_misses == off.stats.dcache_misses);
+        assert_true(on.stats.index_resyncs == off.stats.index_resyncs);
+        assert_int_equal(on.stats.notes.flags, off.stats.notes.flags);
+        assert_true(on.stats.notes.counter_wraps == off.stats.notes.counter_wraps);
+    }
+    test_stream_free(&on);
+    test_stream_free(&off);
+}
+
+/* The background decoder (on by default on multi-core machines) must not
+ * change anything a reader returns: records, totals, statistics, or where
+ * and how bad input fails. Checked on whole files of both formats and on
+ * truncated and damaged ones. */
+static void background_decoding_is_invisible(void **state)
+{
+    static const trace_write_options outputs[] = {
+        { TRACE_FORMAT_NATIVE, 0, 0, 0 },
+        { TRACE_FORMAT_NATIVE, 0, 0, 700 }, /* many frames */
+        { TRACE_FORMAT_TRACEDOCTOR, 0, 0, 0 },
+        { TRACE_FORMAT_TRACEDOCTOR, 0, 1, 0 },
+    };
+    char *path = test_temp_path("background.trace");
+    (void)state;
+
+    for (size_t k = 0; k < sizeof outputs / sizeof outputs[0]; k++) {
+        uint8_t *data;
+        size_t size;
+
+        assert_int_equal(test_stream_write(&model, &model.header, &outputs[k], path), 0);
+        assert_background_invisible(path);
+        test_read_file(path, &data, &size);
+        /* truncated at several places, including inside the first frame */
+        for (size_t cut = 1; cut <= 7; cut++) {
+            test_write_file(path, data, size * cut / 8 + cut);
+            assert_background_invisible(path);
+        }
+        /* damaged bytes in the middle */
+        data[size / 2] ^= 0x5A;
+        data[size / 2 + 3] ^= 0xA5;
+        test_write_file(path, data, size);
+        assert_background_invisible(path);
+        free(data);
+    }
+    unlink(path);
+    free(path);
+}
+
 static void format_is_detected_from_content(void **state)
 {
     char *path = test_temp_path("scenario.zst"); /* misleading name: raw tokens */
@@ -263,6 +335,7 @@ int main(void)
         cmocka_unit_test(truncated_native_trace),
         cmocka_unit_test(corrupt_native_trace),
         cmocka_unit_test(truncated_tracedoctor_trace),
+        cmocka_unit_test(background_decoding_is_invisible),
         cmocka_unit_test(format_is_detected_from_content),
         cmocka_unit_test(writers_refuse_impossible_records),
     };

@@ -88,6 +88,12 @@ void test_stream_append(test_stream *s, const trace_record *r, const trace_uop *
 
 int test_stream_read(const char *path, const trace_open_options *opts, test_stream *s)
 {
+    return test_stream_read_background(path, opts, -1, s);
+}
+
+int test_stream_read_background(const char *path, const trace_open_options *opts, int background,
+                                test_stream *s)
+{
     trace_reader *r;
     trace_batch batch;
     int rc;
@@ -95,6 +101,8 @@ int test_stream_read(const char *path, const trace_open_options *opts, test_stre
     test_stream_init(s);
     if ((rc = trace_reader_open(&r, path, opts)))
         return rc;
+    if (background >= 0)
+        trace_reader_set_background(r, background);
     assert_int_equal(trace_batch_init(&batch, TEST_BATCH), 0);
     for (;;) {
         if ((rc = trace_reader_read(r, &batch)) || batch.count == 0)

@@ -42,6 +42,12 @@ void test_stream_append(test_stream *s, const trace_record *r, const trace_uop *
  * with s holding every record, the header, totals and stats). */
 int test_stream_read(const char *path, const trace_open_options *opts, test_stream *s);
 
+/* As test_stream_read, with the reader's background decoder forced on (1) or
+ * off (0); -1 keeps the reader's default. On error `s` keeps the records read
+ * before it. */
+int test_stream_read_background(const char *path, const trace_open_options *opts, int background,
+                                test_stream *s);
+
 /* Writes `s` with header `h`; returns the writer's error code. */
 int test_stream_write(const test_stream *s, const trace_header *h, const trace_write_options *opts,
                       const char *path);
