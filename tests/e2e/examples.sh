@@ -42,6 +42,12 @@ check chase chase "" chase '^mov$' 'ST-L1.*ST-LLC'
 check sgemm-naive sgemm naive sgemm_naive '^(mul|mov|add)' 'ST-L1.*ST-LLC'
 check sgemm-blocked sgemm blocked sgemm_blocked '^(add|mul)ss$' '^base$'
 check branches branches "" count_small '^j' '^FL-MB$'
+# the nab case study's fix (docs/reproduce.md): without the flushing fence the
+# loop takes less than half the cycles
+check nab-nofence nab nofence distances_nofence '^(addsd|sqrtsd|ja)$' '^base$'
+nab_span=$("$TEA" info --json nab.tea | sed -n 's/^  "cycles": \([0-9]*\),$/\1/p')
+fixed_span=$("$TEA" info --json nab-nofence.tea | sed -n 's/^  "cycles": \([0-9]*\),$/\1/p')
+[ $((2 * fixed_span)) -lt "$nab_span" ] || fail "nab nofence takes $fixed_span cycles, nab $nab_span: expected less than half"
 
 # accuracy at ~2500 sample points per example
 for name in lbm nab chase sgemm-naive sgemm-blocked branches; do
