@@ -19,7 +19,7 @@ static const cli_subcommand subcommands[] = {
 
 int main(int argc, char **argv)
 {
-    return cli_dispatch("pics", "Per-instruction cycle stacks (PICS): export, error, merge.",
+    return cli_dispatch("pics", "Per-instruction cycle stacks (PICS): inspect, compare, report and tabulate them.",
                         "PICS files are written by 'tea replay' (format: docs/pics-format.md).\n", subcommands,
                         sizeof subcommands / sizeof subcommands[0], argc, argv);
 }

@@ -498,7 +498,7 @@ static int write_svg(const table_request *req, const table *t)
     for (size_t s = 0; s < S; s++)
         colors[s] = chart_scheme_color(t->schemes[s], s);
     chart_format_si(t->freq_hz, hz, sizeof hz);
-    snprintf(title, sizeof title, "Error per trace and scheme (%s granularity, %s Hz)",
+    snprintf(title, sizeof title, "Error per trace and scheme (%s granularity, %sHz)",
              pics_granularity_name(req->granularity), hz);
     {
         const chart_grouped_bars chart = {
