@@ -256,6 +256,68 @@ static void background_decoding_is_invisible(void **state)
     free(path);
 }
 
+/* Reads `path` with the background decoder on, switching to batches of
+ * another capacity after the first read (the reader then hands out what it
+ * decoded ahead by copying and goes on synchronously), and returns the
+ * records in `s`. */
+static int read_changing_capacity(const char *path, test_stream *s)
+{
+    enum { FIRST_CAPACITY = 1024, LATER_CAPACITY = 100 };
+    trace_reader *r;
+    trace_batch first, later, *batch = &first;
+    int rc;
+
+    test_stream_init(s);
+    assert_int_equal(trace_reader_open(&r, path, NULL), 0);
+    trace_reader_set_background(r, 1);
+    assert_int_equal(trace_batch_init(&first, FIRST_CAPACITY), 0);
+    assert_int_equal(trace_batch_init(&later, LATER_CAPACITY), 0);
+    for (;;) {
+        if ((rc = trace_reader_read(r, batch)) || batch->count == 0)
+            break;
+        assert_true(batch->count <= batch->capacity);
+        for (size_t i = 0; i < batch->count; i++)
+            test_stream_append(s, &batch->records[i], batch->uops + batch->records[i].first_uop);
+        batch = &later;
+    }
+    if (rc == 0) {
+        s->totals = *trace_reader_totals(r);
+        s->stats = *trace_reader_stats(r);
+    }
+    trace_batch_free(&first);
+    trace_batch_free(&later);
+    trace_reader_close(r);
+    return rc;
+}
+
+/* A reader whose caller changes the batch capacity mid-stream returns the
+ * same records and totals as one read synchronously, in both formats. */
+static void batch_capacity_may_change(void **state)
+{
+    static const trace_write_options outputs[] = {
+        { TRACE_FORMAT_NATIVE, 0, 0, 700 },
+        { TRACE_FORMAT_TRACEDOCTOR, 0, 1, 0 },
+    };
+    char *path = test_temp_path("capacity.trace");
+    (void)state;
+
+    for (size_t k = 0; k < sizeof outputs / sizeof outputs[0]; k++) {
+        test_stream changing, sync;
+
+        assert_int_equal(test_stream_write(&model, &model.header, &outputs[k], path), 0);
+        assert_int_equal(read_changing_capacity(path, &changing), 0);
+        assert_int_equal(test_stream_read_background(path, NULL, 0, &sync), 0);
+        assert_streams_equal(&changing, &sync);
+        assert_memory_equal(&changing.totals, &sync.totals, sizeof sync.totals);
+        assert_true(changing.stats.units == sync.stats.units);
+        assert_true(changing.stats.frames == sync.stats.frames);
+        test_stream_free(&changing);
+        test_stream_free(&sync);
+    }
+    unlink(path);
+    free(path);
+}
+
 static void format_is_detected_from_content(void **state)
 {
     char *path = test_temp_path("scenario.zst"); /* misleading name: raw tokens */
@@ -336,6 +398,7 @@ int main(void)
         cmocka_unit_test(corrupt_native_trace),
         cmocka_unit_test(truncated_tracedoctor_trace),
         cmocka_unit_test(background_decoding_is_invisible),
+        cmocka_unit_test(batch_capacity_may_change),
         cmocka_unit_test(format_is_detected_from_content),
         cmocka_unit_test(writers_refuse_impossible_records),
     };
