@@ -54,6 +54,17 @@ static int add_scheme(study_request *req, study_scheme s)
     return TEA_OK;
 }
 
+int study_parse_event_set(const char *name, int *all_events)
+{
+    if (strcmp(name, "native") == 0)
+        *all_events = 0;
+    else if (strcmp(name, "all") == 0)
+        *all_events = 1;
+    else
+        return tea_error_set(TEA_ERR_USAGE, "unknown event set '%s' (native or all)", name);
+    return TEA_OK;
+}
+
 int study_parse_schemes(study_request *req, const char *list)
 {
     char *copy = strdup(list), *save = NULL;
@@ -67,9 +78,7 @@ int study_parse_schemes(study_request *req, const char *list)
         study_scheme s = { TEA_SCHEME_GOLDEN, 0 };
         if (suffix) {
             *suffix++ = '\0';
-            if (strcmp(suffix, "all") == 0)
-                s.all_events = 1;
-            else if (strcmp(suffix, "native") != 0) {
+            if (study_parse_event_set(suffix, &s.all_events)) {
                 rc = tea_error_set(TEA_ERR_USAGE, "unknown event set '%s' in '%s:%s' (native or all)", suffix, name,
                                    suffix);
                 break;

@@ -78,6 +78,11 @@ typedef struct study_trace {
  * seed, interval jitter. */
 void study_request_init(study_request *req, const char *command);
 
+/* Parses an event set name: "native" (*all_events = 0: each scheme reports
+ * its own events) or "all" (*all_events = 1). Returns 0, or TEA_ERR_USAGE
+ * with a message naming the set. */
+int study_parse_event_set(const char *name, int *all_events);
+
 /* Parses "golden,tea,ibs:all,...". Each name may carry ":all" or ":native".
  * Duplicates are dropped. Returns 0, or TEA_ERR_USAGE with a message. */
 int study_parse_schemes(study_request *req, const char *list);

@@ -292,12 +292,8 @@ static int parse_args(int argc, char **argv, study_request *req, sweep_options *
                 return cli_usage_error(argv[0], "%s", tea_error_message());
             break;
         case OPT_EVENTS:
-            if (strcmp(optarg, "native") == 0)
-                req->all_events = 0;
-            else if (strcmp(optarg, "all") == 0)
-                req->all_events = 1;
-            else
-                return cli_usage_error(argv[0], "unknown event set '%s' (native or all)", optarg);
+            if (study_parse_event_set(optarg, &req->all_events))
+                return cli_usage_error(argv[0], "%s", tea_error_message());
             break;
         case OPT_SYMBOLS:
             req->symbols_path = optarg;
