@@ -162,6 +162,39 @@ void golden_finish(golden *g, const golden_sink *sink)
     g->pending_stalled = g->pending_drained = 0;
 }
 
+void golden_resume(golden *g, const trace_record *r, const trace_uop *uops, unsigned window_after)
+{
+    const trace_uop *u = uops + r->first_uop;
+    unsigned n = trace_record_uops(r);
+
+    /* What golden_intervals leaves after a record that closes an interval. */
+    g->started = 1;
+    g->finished = 0;
+    g->boundary = g->last_cycle = g->totals.last_cycle = r->cycle;
+    g->window = window_after;
+    g->flush_pending = (r->flags & TRACE_REC_EXCEPTION) || (n && (u[n - 1].psv & PSV_FLUSH_CAUSE_MASK));
+    g->refilled = 0;
+    g->refill_cycle = 0;
+    if (n)
+        g->flush_cause = u[n - 1];
+    g->pending_stalled = g->pending_drained = 0;
+}
+
+void golden_adopt_position(golden *dst, const golden *src)
+{
+    golden_totals totals = dst->totals;
+    *dst = *src;
+    totals.last_cycle = src->last_cycle;
+    dst->totals = totals;
+}
+
+void golden_add_totals(golden *dst, const golden *src)
+{
+    for (int s = 0; s < GOLDEN_STATE_COUNT; s++)
+        dst->totals.states[s] += src->totals.states[s];
+    dst->totals.attributed += src->totals.attributed;
+}
+
 const golden_totals *golden_get_totals(const golden *g)
 {
     return &g->totals;

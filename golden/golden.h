@@ -110,6 +110,20 @@ void golden_record(golden *g, const trace_record *r, const trace_uop *uops, cons
  * counts the rest as unattributed. */
 void golden_finish(golden *g, const golden_sink *sink);
 
+/*
+ * Frame-parallel replay. A committing record closes an interval and leaves
+ * the golden reference in a state that depends only on that record and the
+ * ROB occupancy after it, so the records after it can be attributed by
+ * another golden instance before the earlier ones are: golden_resume puts
+ * `g` in that state (keeping its totals), golden_adopt_position moves the
+ * state another instance reached into `dst`, and golden_add_totals sums the
+ * classifications. Attribution and totals are then exactly those of one
+ * instance that consumed every record in order.
+ */
+void golden_resume(golden *g, const trace_record *r, const trace_uop *uops, unsigned window_after);
+void golden_adopt_position(golden *dst, const golden *src);
+void golden_add_totals(golden *dst, const golden *src);
+
 /* The classification so far (complete after golden_finish). */
 const golden_totals *golden_get_totals(const golden *g);
 

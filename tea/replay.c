@@ -50,6 +50,7 @@ struct tea_replay {
     pics golden_pics;
     pics_cache golden_cache;   /* hot sums of golden_pics; flushed at finish */
     int started;
+    int part;                  /* a part of a frame-parallel replay: no taggers */
     tea_rob_view rob;          /* the window before the next record */
     uint64_t cycle_wake;       /* earliest point any cycle sampler waits for */
     uint64_t tag_wake_cycle;   /* earliest cycle any tagger must see */
@@ -225,7 +226,7 @@ static int start(tea_replay *r, uint64_t origin)
             if (pics_init(&s->pics))
                 return TEA_ERR_NOMEM;
             r->refs[i] = (sampler_ref){ 0, r->cycle_count++ };
-        } else {
+        } else if (!r->part) {
             int rc = tea_tagger_init(&r->tags[r->tag_count], sp->scheme, sp->period, sp->jitter, sp->seed,
                                      sp->event_mask, origin);
             if (rc)
@@ -257,13 +258,15 @@ static int feed_taggers(tea_replay *r, const trace_record *rec, const trace_uop 
 #define REPLAY_RUN 256
 
 /* Runs the taggers (when awake) over records [first, first + n) and keeps the
- * ROB view in step. */
+ * ROB view in step (only taggers look at it). */
 static int feed_run_taggers(tea_replay *r, const trace_batch *batch, size_t first, size_t n)
 {
+    if (!r->tag_count)
+        return TEA_OK;
     for (size_t i = first; i < first + n; i++) {
         const trace_record *rec = &batch->records[i];
         int rc;
-        if (r->tag_count && (rc = feed_taggers(r, rec, batch->uops + rec->first_uop)))
+        if ((rc = feed_taggers(r, rec, batch->uops + rec->first_uop)))
             return rc;
         r->rob.head += rec->retire;
         r->rob.tail = r->rob.tail - rec->squash + rec->dispatch;
@@ -400,6 +403,114 @@ int tea_replay_describe(const tea_replay *r, size_t i, const trace_header *h, co
         info->samples = tea_replay_sampler_samples(r, i);
         memcpy(info->lost, lost, sizeof info->lost);
     }
+    return TEA_OK;
+}
+
+int tea_replay_create_part(tea_replay **out, const tea_replay *whole, uint64_t origin)
+{
+    tea_replay *p;
+    int rc;
+
+    *out = NULL;
+    if ((rc = tea_replay_create(&p, 0, whole->specs, whole->count)))
+        return rc;
+    p->part = 1;
+    if ((rc = start(p, origin))) {
+        tea_replay_free(p);
+        return tea_error_set(rc, "out of memory starting the samplers");
+    }
+    *out = p;
+    return TEA_OK;
+}
+
+void tea_replay_part_resume(tea_replay *part, const trace_record *rec, const trace_uop *uops, unsigned window_after)
+{
+    golden_resume(&part->golden, rec, uops, window_after);
+    /* The whole replay took every point up to the record's cycle with the
+     * interval the record closed. */
+    for (size_t i = 0; i < part->cycle_count; i++)
+        tea_schedule_skip_past(&part->cycle[i].sched, rec->cycle);
+    recompute_cycle_wake(part);
+}
+
+struct tea_replay_mark {
+    golden golden;
+    tea_schedule *schedules;   /* one per cycle sampler */
+    size_t count;
+};
+
+/* Cycle samplers among the specs: the same in a whole replay and its parts. */
+static size_t count_cycle_samplers(const tea_replay *r)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->count; i++)
+        n += r->specs[i].scheme == TEA_SCHEME_TEA || r->specs[i].scheme == TEA_SCHEME_NCI;
+    return n;
+}
+
+int tea_replay_mark_create(tea_replay_mark **out, const tea_replay *whole)
+{
+    tea_replay_mark *m = calloc(1, sizeof *m);
+
+    *out = NULL;
+    if (!m)
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    m->count = count_cycle_samplers(whole);
+    if (!(m->schedules = calloc(m->count ? m->count : 1, sizeof *m->schedules))) {
+        free(m);
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    }
+    *out = m;
+    return TEA_OK;
+}
+
+void tea_replay_mark_take(tea_replay_mark *m, const tea_replay *part)
+{
+    m->golden = part->golden;
+    for (size_t i = 0; i < m->count && i < part->cycle_count; i++)
+        m->schedules[i] = part->cycle[i].sched;
+}
+
+void tea_replay_mark_free(tea_replay_mark *m)
+{
+    if (!m)
+        return;
+    free(m->schedules);
+    free(m);
+}
+
+int tea_replay_feed_taggers(tea_replay *whole, const trace_batch *batch, size_t first, size_t count)
+{
+    return feed_run_taggers(whole, batch, first, count);
+}
+
+void tea_replay_adopt(tea_replay *whole, const tea_replay_mark *m)
+{
+    golden_adopt_position(&whole->golden, &m->golden);
+    for (size_t i = 0; i < whole->cycle_count && i < m->count; i++)
+        whole->cycle[i].sched = m->schedules[i];
+    recompute_cycle_wake(whole);
+}
+
+int tea_replay_absorb(tea_replay *whole, tea_replay *part)
+{
+    int rc = part->rc;
+
+    if (!rc)
+        rc = pics_cache_flush(&part->golden_cache);
+    if (!rc)
+        rc = pics_merge_into(&whole->golden_pics, &part->golden_pics);
+    for (size_t i = 0; !rc && i < whole->cycle_count && i < part->cycle_count; i++) {
+        cycle_sampler *w = &whole->cycle[i];
+        const cycle_sampler *p = &part->cycle[i];
+        rc = pics_merge_into(&w->pics, &p->pics);
+        w->samples += p->samples;
+        for (int k = 0; k < PICS_LOST_REASONS; k++)
+            w->lost[k] += p->lost[k];
+    }
+    if (rc)
+        return tea_error_set(rc, "out of memory merging PICS");
+    golden_add_totals(&whole->golden, &part->golden);
     return TEA_OK;
 }
 

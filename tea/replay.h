@@ -69,6 +69,52 @@ int tea_replay_describe(const tea_replay *r, size_t i, const trace_header *h, co
  * identity written to PICS files (equal for a trace and its conversions). */
 void tea_trace_digest(const trace_header *h, const trace_totals *t, char out[PICS_DIGEST_LEN + 1]);
 
+/*
+ * Frame-parallel replay (tea/parallel.h). A committing record leaves the
+ * golden reference and the cycle samplers (TEA, NCI-TEA) in a state that
+ * depends only on that record, the ROB occupancy after it and the sample
+ * schedules, so the records after it can be replayed by a *part* on another
+ * thread before the earlier ones are. A part has the golden reference and
+ * the cycle samplers of the whole replay, with PICS of its own, and no
+ * taggers; the whole replay runs the taggers over every record, in order.
+ *
+ * Creates a part of `whole` (before or after `whole` starts) for a trace
+ * whose first record is at cycle `origin`. 0, TEA_ERR_NOMEM.
+ */
+int tea_replay_create_part(tea_replay **out, const tea_replay *whole, uint64_t origin);
+
+/* Positions a part just after record `rec` (its µops in uops[rec->first_uop
+ * ...]), which commits at least one µop, with `window_after` ROB entries in
+ * flight after it: where the whole replay's golden reference and cycle
+ * samplers stand once they consumed that record. The part's PICS keep what
+ * they have. */
+void tea_replay_part_resume(tea_replay *part, const trace_record *rec, const trace_uop *uops, unsigned window_after);
+
+/* Where a part's golden reference and cycle samplers stand. */
+typedef struct tea_replay_mark tea_replay_mark;
+
+/* A mark for parts of `whole`. 0 or TEA_ERR_NOMEM. */
+int tea_replay_mark_create(tea_replay_mark **out, const tea_replay *whole);
+
+/* Records where `part` stands now. */
+void tea_replay_mark_take(tea_replay_mark *m, const tea_replay *part);
+
+void tea_replay_mark_free(tea_replay_mark *m);
+
+/* Runs only the whole replay's taggers over records [first, first + count)
+ * of `batch`, whose golden and cycle-sampler work a part does. 0 or
+ * TEA_ERR_NOMEM. */
+int tea_replay_feed_taggers(tea_replay *whole, const trace_batch *batch, size_t first, size_t count);
+
+/* Moves the whole replay's golden reference and cycle samplers to the mark,
+ * as if they had consumed the records the part consumed since its resume. */
+void tea_replay_adopt(tea_replay *whole, const tea_replay_mark *m);
+
+/* Adds everything a part built (golden and cycle-sampler PICS, samples, the
+ * golden classification) to the whole replay, once the part is done. 0 or
+ * TEA_ERR_NOMEM. */
+int tea_replay_absorb(tea_replay *whole, tea_replay *part);
+
 void tea_replay_free(tea_replay *r);
 
 #endif

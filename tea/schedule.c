@@ -38,6 +38,20 @@ void tea_schedule_init(tea_schedule *s, uint64_t origin, uint64_t period, tea_ji
     s->next = point_of(s, 0);
 }
 
+void tea_schedule_skip_past(tea_schedule *s, uint64_t cycle)
+{
+    /* Window k = (cycle - origin) / P ends at or after `cycle` and the windows
+     * before it end at or before it: its point or the next window's is the
+     * first one past `cycle`. */
+    uint64_t k = cycle > s->origin ? (cycle - s->origin) / s->period : 0;
+    s->window = k;
+    s->next = point_of(s, k);
+    if (s->next <= cycle) {
+        s->window = k + 1;
+        s->next = point_of(s, k + 1);
+    }
+}
+
 uint64_t tea_schedule_take(tea_schedule *s, uint64_t last)
 {
     uint64_t n;

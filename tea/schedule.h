@@ -34,6 +34,10 @@ typedef struct tea_schedule {
 void tea_schedule_init(tea_schedule *s, uint64_t origin, uint64_t period, tea_jitter jitter, uint64_t seed,
                        uint64_t stream);
 
+/* Positions the schedule at its first point after `cycle`, as if every
+ * point up to `cycle` had been taken (whatever was taken before). O(1). */
+void tea_schedule_skip_past(tea_schedule *s, uint64_t cycle);
+
 /* Takes every point at or before `last` and returns how many there were. */
 uint64_t tea_schedule_take(tea_schedule *s, uint64_t last);
 

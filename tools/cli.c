@@ -1,15 +1,17 @@
 /*
  * cli.c: shared command-line helpers (see cli.h).
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* sched_getaffinity */
 #include "cli.h"
 #include "common/error.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int cli_usage_error(const char *command, const char *fmt, ...)
 {
@@ -218,4 +220,16 @@ int cli_dispatch(const char *program, const char *intro, const char *epilogue, c
     }
     fprintf(stderr, "%s: unknown command '%s'\nTry '%s --help'.\n", program, argv[1], program);
     return CLI_EXIT_USAGE;
+}
+
+unsigned cli_online_processors(void)
+{
+    /* The processors this process may run on (a batch job's allocation,
+     * taskset), else those online. */
+    cpu_set_t set;
+    long n;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return (unsigned)CPU_COUNT(&set);
+    n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (unsigned)n : 1u;
 }

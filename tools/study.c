@@ -8,6 +8,8 @@
 #include "symbolize.h"
 #include "common/error.h"
 #include "pics/pics_file.h"
+#include "tea/parallel.h"
+#include "trace/frames.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -193,22 +195,54 @@ static int build_specs(const study_request *req, uint64_t clock_hz, study_trace 
     return TEA_OK;
 }
 
-/* Reads the trace once, feeding the engine. */
-static int replay_trace(const study_request *req, study_trace *t)
+int study_parse_threads(const char *text, unsigned *out)
+{
+    uint64_t v;
+    if (cli_parse_u64(text, &v) || v < 1 || v > TEA_PARALLEL_MAX_THREADS)
+        return tea_error_set(TEA_ERR_USAGE, "invalid thread count '%s' (1 to %d)", text, TEA_PARALLEL_MAX_THREADS);
+    *out = (unsigned)v;
+    return TEA_OK;
+}
+
+/* Copies the trace's header and creates the engine with every sampler. */
+static int prepare_replay(const study_request *req, study_trace *t, const trace_header *h)
+{
+    tea_sampler_spec *specs = NULL;
+    int rc;
+
+    if ((rc = trace_header_copy(&t->header, h)))
+        return rc;
+    if (req->open.clock_hz) /* --clock overrides the header's clock */
+        t->header.clock_hz = req->open.clock_hz;
+    if (!(rc = build_specs(req, t->header.clock_hz, t, &specs)))
+        rc = tea_replay_create(&t->replay, t->header.initial_window, specs, t->row_count);
+    free(specs);
+    return rc;
+}
+
+/* Forgets a replay that failed, so that it can be redone. */
+static void discard_replay(study_trace *t)
+{
+    tea_replay_free(t->replay);
+    t->replay = NULL;
+    free(t->rows);
+    t->rows = NULL;
+    t->row_count = 0;
+    trace_header_free(&t->header);
+    trace_header_init(&t->header);
+}
+
+/* Reads the trace once as a stream, feeding the engine. */
+static int replay_stream(const study_request *req, study_trace *t)
 {
     trace_reader *reader = NULL;
     trace_batch batch = { 0 };
-    tea_sampler_spec *specs = NULL;
     int rc;
 
     if ((rc = trace_reader_open(&reader, t->path, &req->open)))
         return rc;
-    if ((rc = trace_header_copy(&t->header, trace_reader_header(reader))))
-        goto done;
-    if (req->open.clock_hz) /* --clock overrides the header's clock */
-        t->header.clock_hz = req->open.clock_hz;
-    if ((rc = build_specs(req, t->header.clock_hz, t, &specs)) || (rc = trace_batch_init(&batch, STUDY_BATCH_RECORDS))
-        || (rc = tea_replay_create(&t->replay, t->header.initial_window, specs, t->row_count)))
+    if ((rc = prepare_replay(req, t, trace_reader_header(reader)))
+        || (rc = trace_batch_init(&batch, STUDY_BATCH_RECORDS)))
         goto done;
     for (;;) {
         if ((rc = trace_reader_read(reader, &batch)))
@@ -218,15 +252,50 @@ static int replay_trace(const study_request *req, study_trace *t)
         if ((rc = tea_replay_feed(t->replay, &batch)))
             goto done;
     }
-    if ((rc = tea_replay_finish(t->replay)))
-        goto done;
     t->totals = *trace_reader_totals(reader);
-    tea_trace_digest(&t->header, &t->totals, t->digest);
 done:
-    free(specs);
     trace_batch_free(&batch);
     trace_reader_close(reader);
     return rc;
+}
+
+/* Reads a native trace file by frames on several threads. TEA_ERR_UNSUPPORTED
+ * when the file cannot be read that way. */
+static int replay_frames(const study_request *req, study_trace *t, unsigned threads)
+{
+    trace_frames *frames = NULL;
+    trace_read_stats stats;
+    int rc;
+
+    if ((rc = trace_frames_open(&frames, t->path)))
+        return rc == TEA_ERR_NOMEM ? rc : TEA_ERR_UNSUPPORTED;
+    if (!(rc = prepare_replay(req, t, trace_frames_header(frames))))
+        rc = tea_parallel_replay(t->replay, frames, threads, &t->totals, &stats);
+    trace_frames_close(frames);
+    return rc;
+}
+
+/* Reads the trace once, feeding the engine: by frames when there are
+ * several threads and the trace is a native file, else as a stream. A
+ * trace the frame-parallel path finds wrong is read again as a stream,
+ * whose diagnosis (the same facts, in the streaming reader's words) is the
+ * one reported. */
+static int replay_trace(const study_request *req, study_trace *t)
+{
+    unsigned threads = req->threads ? req->threads : cli_online_processors();
+    int rc = TEA_ERR_UNSUPPORTED;
+
+    if (threads > 1) {
+        rc = replay_frames(req, t, threads > TEA_PARALLEL_MAX_THREADS ? TEA_PARALLEL_MAX_THREADS : threads);
+        if (rc && rc != TEA_ERR_NOMEM)
+            discard_replay(t);
+    }
+    if (rc && rc != TEA_ERR_NOMEM)
+        rc = replay_stream(req, t);
+    if (rc || (rc = tea_replay_finish(t->replay)))
+        return rc;
+    tea_trace_digest(&t->header, &t->totals, t->digest);
+    return TEA_OK;
 }
 
 /* The functions for the function-granularity error: the --symbols map, else

@@ -50,6 +50,8 @@ typedef struct study_request {
     int all_events;                           /* --events all: every scheme gets all nine */
     const char *symbols_path;                 /* --symbols MAP for the function error, or NULL */
     trace_open_options open;
+    unsigned threads;                         /* --threads: 0 = the processors it may use; 1 reads the
+                                                 trace as a stream (tea/parallel.h) */
     const char *command;                      /* for messages and warnings */
 } study_request;
 
@@ -73,6 +75,16 @@ typedef struct study_trace {
     study_row *rows;                          /* one per sampler, in spec order */
     size_t row_count;
 } study_trace;
+
+/* Parses --threads N (1 to TEA_PARALLEL_MAX_THREADS). 0 or TEA_ERR_USAGE with
+ * a message. */
+int study_parse_threads(const char *text, unsigned *out);
+
+/* How --threads reads in `--help` texts. */
+#define STUDY_THREADS_HELP \
+    "  --threads N            replay a native trace file's frames on N threads (default:\n" \
+    "                         the processors this process may use); 1 reads the trace\n" \
+    "                         as a stream. Results are identical for every N\n"
 
 /* Sets the defaults: every scheme natively, golden, 4 kHz, seed 1, one
  * seed, interval jitter. */

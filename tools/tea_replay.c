@@ -19,7 +19,7 @@
 
 #define REPLAY_PATH_MAX 4096
 
-enum { OPT_SCHEMES = CLI_OPT_FIRST_FREE, OPT_FREQ, OPT_PERIOD, OPT_SEED, OPT_JITTER, OPT_EVENTS, OPT_SYMBOLS };
+enum { OPT_SCHEMES = CLI_OPT_FIRST_FREE, OPT_FREQ, OPT_PERIOD, OPT_SEED, OPT_JITTER, OPT_EVENTS, OPT_SYMBOLS, OPT_THREADS };
 
 static void usage(FILE *out)
 {
@@ -40,6 +40,7 @@ static void usage(FILE *out)
                  "                         scheme gets all nine, as SCHEME:all)\n"
                  "  --symbols MAP          functions for error_func ('START END NAME' lines; default:\n"
                  "                         the binary the trace names, if any)\n"
+                 STUDY_THREADS_HELP
                  CLI_TRACE_OPTIONS_HELP
                  "  -h, --help             show this help\n\n"
                  "With --jitter none the sample points are origin + k*P, k = 1, 2, ..., the origin being\n"
@@ -180,6 +181,7 @@ static int parse_args(int argc, char **argv, study_request *req, const char **ou
         { "jitter", required_argument, NULL, OPT_JITTER },
         { "events", required_argument, NULL, OPT_EVENTS },
         { "symbols", required_argument, NULL, OPT_SYMBOLS },
+        { "threads", required_argument, NULL, OPT_THREADS },
         { "help", no_argument, NULL, 'h' },
         CLI_TRACE_LONG_OPTIONS,
         { NULL, 0, NULL, 0 },
@@ -219,6 +221,10 @@ static int parse_args(int argc, char **argv, study_request *req, const char **ou
             break;
         case OPT_SYMBOLS:
             req->symbols_path = optarg;
+            break;
+        case OPT_THREADS:
+            if (study_parse_threads(optarg, &req->threads))
+                return cli_usage_error(argv[0], "%s", tea_error_message());
             break;
         case 'h':
             usage(stdout);

@@ -25,7 +25,7 @@
 #define PERCENT 100.0
 
 enum { OPT_FREQS = CLI_OPT_FIRST_FREE, OPT_SEEDS, OPT_FIRST_SEED, OPT_SCHEMES, OPT_JITTER, OPT_EVENTS, OPT_SYMBOLS,
-       OPT_SVG, OPT_GRANULARITY, OPT_QUIET };
+       OPT_SVG, OPT_GRANULARITY, OPT_QUIET, OPT_THREADS };
 
 static void usage(FILE *out)
 {
@@ -45,6 +45,9 @@ static void usage(FILE *out)
                  "  --symbols MAP        functions for error_func (default: each trace's binary)\n"
                  "  -j, --jobs N         traces replayed at once (default: the number of CPUs,\n"
                  "                       at most the number of traces)\n"
+                 "  --threads N          threads per trace for native trace files (default: the\n"
+                 "                       CPUs left to each job, at least 1; 1 reads as a stream);\n"
+                 "                       results are identical for every N\n"
                  "  -o, --output OUT     the CSV (default: standard output)\n"
                  "  --svg OUT.svg        error against frequency, one line per scheme: the mean\n"
                  "                       over traces and seeds, bars from the best to the worst\n"
@@ -247,6 +250,7 @@ static int parse_args(int argc, char **argv, study_request *req, sweep_options *
         { "jitter", required_argument, NULL, OPT_JITTER },
         { "events", required_argument, NULL, OPT_EVENTS },
         { "symbols", required_argument, NULL, OPT_SYMBOLS },
+        { "threads", required_argument, NULL, OPT_THREADS },
         { "svg", required_argument, NULL, OPT_SVG },
         { "granularity", required_argument, NULL, OPT_GRANULARITY },
         { "quiet", no_argument, NULL, OPT_QUIET },
@@ -298,6 +302,10 @@ static int parse_args(int argc, char **argv, study_request *req, sweep_options *
         case OPT_SYMBOLS:
             req->symbols_path = optarg;
             break;
+        case OPT_THREADS:
+            if (study_parse_threads(optarg, &req->threads))
+                return cli_usage_error(argv[0], "%s", tea_error_message());
+            break;
         case OPT_SVG:
             o->svg_path = optarg;
             break;
@@ -330,12 +338,13 @@ static int sweep(const study_request *req, const sweep_options *o, char **paths,
                  const char *command_line)
 {
     sweep_pool pool;
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    size_t threads = o->jobs ? o->jobs : (cpus > 0 ? (size_t)cpus : 1);
+    study_request per_trace = *req;
+    size_t cpus = cli_online_processors();
+    size_t threads = o->jobs ? o->jobs : cpus;
     int rc;
 
     memset(&pool, 0, sizeof pool);
-    pool.req = req;
+    pool.req = &per_trace;
     pool.count = count;
     pool.quiet = o->quiet;
     if (!(pool.jobs = calloc(count, sizeof *pool.jobs)))
@@ -346,6 +355,8 @@ static int sweep(const study_request *req, const sweep_options *o, char **paths,
         threads = count;
     if (threads > SWEEP_MAX_JOBS)
         threads = SWEEP_MAX_JOBS;
+    if (!per_trace.threads) /* share the processors among the traces replayed at once */
+        per_trace.threads = threads < cpus ? (unsigned)(cpus / threads) : 1;
     if (!(rc = run_all(&pool, threads)) && !(rc = write_csv(&pool, o->out_path ? o->out_path : "-", command_line))
         && o->svg_path)
         rc = write_svg(&pool, o->svg_path, o->granularity);

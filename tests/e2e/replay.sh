@@ -128,6 +128,31 @@ run 2 "$TEA" replay m.tea -o x --period 0
 run 2 "$TEA" replay m.tea -o x --schemes tea,vtune
 run 1 "$TEA" replay missing.tea -o x
 
+# --- frame-parallel replay: the same files for every thread count, and a
+# damaged trace gives the streaming reader's diagnosis
+run 0 "$TEA" convert m.tea --frame-records 1000 -o mf.tea
+run 0 "$TEA" replay mf.tea --threads 1 --freq 100k,1M --jitter start -o th1
+for t in 2 3; do
+    run 0 "$TEA" replay mf.tea --threads $t --freq 100k,1M --jitter start -o th$t
+    for f in th1/*.pics; do
+        cmp "$f" "th$t/$(basename "$f")" || fail "$(basename "$f") differs with --threads $t"
+    done
+    diff <(grep -v '^#' th1/summary.csv) <(grep -v '^#' th$t/summary.csv) >&2 || fail "summary.csv differs with --threads $t"
+done
+size=$(file_size mf.tea)
+head -c $((size / 2)) mf.tea >damaged.tea
+printf '\x55\xaa\x55\xaa' >>damaged.tea
+tail -c +$((size / 2 + 5)) mf.tea >>damaged.tea
+run 1 "$TEA" replay damaged.tea --threads 1 -o dm1
+cp err.txt err1.txt
+run 1 "$TEA" replay damaged.tea --threads 2 -o dm2
+diff err1.txt err.txt >&2 || fail "--threads 2 reports a damaged trace differently"
+[ ! -e dm2/golden.pics ] || fail "output left behind for a damaged trace"
+run 2 "$TEA" replay m.tea -o x --threads 0
+contains err.txt "invalid thread count"
+run 0 "$TEA" replay --help
+contains out.txt "--threads N"
+
 # --- with enough samples: TEA < NCI-TEA < IBS on every workload (20,000 samples each)
 for w in mixed memory branchy frontend flushes compute; do
     run 0 "$TEA" gen --workload $w --cycles 2000000 --seed 2 -o $w.tea

@@ -1,0 +1,319 @@
+/*
+ * parallel.c: frame-parallel replay of a native trace (see parallel.h).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "parallel.h"
+#include "common/error.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Records per batch a frame is decoded into. */
+#define PARALLEL_BATCH_RECORDS 4096
+/* Longest error message carried from a worker (common/error.c's buffer). */
+#define PARALLEL_MESSAGE_MAX 1024
+
+enum slot_state {
+    SLOT_FREE = 0,   /* the calling thread is done with it */
+    SLOT_BUSY,       /* a worker is filling it */
+    SLOT_DONE        /* filled (or failed), waiting for the calling thread */
+};
+
+/* One frame in flight: its records, decoded, and what its part found. */
+typedef struct frame_slot {
+    int state;                  /* enum slot_state */
+    size_t frame;               /* the frame it holds */
+    trace_batch *batches;       /* the frame's records, in order */
+    size_t used, allocated;     /* batches holding records; batches initialized */
+    int resumed;                /* the frame has a committing record, where its part began */
+    size_t resume_batch;        /* that record: batches[resume_batch].records[resume_record] */
+    size_t resume_record;
+    tea_replay_mark *mark;      /* where the part stood after the frame */
+    trace_totals totals;        /* the frame's records */
+    unsigned end_window;        /* ROB entries after its last record */
+    int rc;
+    char message[PARALLEL_MESSAGE_MAX];
+} frame_slot;
+
+typedef struct parallel_run {
+    const trace_frames *frames;
+    size_t frame_count;
+    pthread_mutex_t lock;
+    pthread_cond_t done_cond;   /* a slot became DONE */
+    pthread_cond_t free_cond;   /* a slot became FREE, or stop was set */
+    frame_slot *slots;
+    size_t slot_count;
+    size_t next_frame;          /* the next frame a worker takes */
+    int stop;                   /* workers must exit */
+} parallel_run;
+
+typedef struct worker {
+    parallel_run *run;
+    pthread_t thread;
+    int running;
+    tea_replay *part;
+    trace_frame_reader *reader;
+} worker;
+
+/* Makes slot batch `i` usable. */
+static int slot_batch(frame_slot *s, size_t i)
+{
+    if (i >= s->allocated) {
+        size_t capacity = s->allocated ? 2 * s->allocated : 16;
+        trace_batch *bigger = realloc(s->batches, capacity * sizeof *bigger);
+        if (!bigger)
+            return tea_error_set(TEA_ERR_NOMEM, "out of memory for a frame");
+        memset(bigger + s->allocated, 0, (capacity - s->allocated) * sizeof *bigger);
+        s->batches = bigger;
+        for (size_t k = s->allocated; k < capacity; k++) {
+            if (trace_batch_init(&s->batches[k], PARALLEL_BATCH_RECORDS)) {
+                s->allocated = k;
+                return tea_error_set(TEA_ERR_NOMEM, "out of memory for a frame");
+            }
+        }
+        s->allocated = capacity;
+    }
+    return TEA_OK;
+}
+
+/* Decodes frame k into the slot. */
+static int decode_frame(worker *w, frame_slot *s, size_t k)
+{
+    int rc;
+
+    s->used = 0;
+    if ((rc = trace_frame_reader_start(w->reader, k)))
+        return rc;
+    for (;;) {
+        if ((rc = slot_batch(s, s->used)) || (rc = trace_frame_reader_read(w->reader, &s->batches[s->used])))
+            return rc;
+        if (s->batches[s->used].count == 0)
+            break;
+        s->used++;
+    }
+    s->totals = *trace_frame_reader_totals(w->reader);
+    s->end_window = trace_frame_reader_window(w->reader);
+    return TEA_OK;
+}
+
+/* Replays the slot's frame from its first committing record on with the
+ * worker's part. */
+static int replay_frame(worker *w, frame_slot *s)
+{
+    unsigned window = trace_frames_info(w->run->frames, s->frame)->window;
+    int rc;
+
+    s->resumed = 0;
+    for (size_t b = 0; b < s->used && !s->resumed; b++) {
+        const trace_batch *batch = &s->batches[b];
+        for (size_t i = 0; i < batch->count; i++) {
+            const trace_record *rec = &batch->records[i];
+            window = window - rec->retire - rec->squash + rec->dispatch;
+            if (rec->n_commit) {
+                s->resumed = 1;
+                s->resume_batch = b;
+                s->resume_record = i;
+                tea_replay_part_resume(w->part, rec, batch->uops, window);
+                break;
+            }
+        }
+    }
+    if (!s->resumed)
+        return TEA_OK;
+    for (size_t b = s->resume_batch; b < s->used; b++) {
+        trace_batch view = s->batches[b];
+        if (b == s->resume_batch) {
+            view.records += s->resume_record + 1;
+            view.count -= s->resume_record + 1;
+        }
+        if ((rc = tea_replay_feed(w->part, &view)))
+            return rc;
+    }
+    tea_replay_mark_take(s->mark, w->part);
+    return TEA_OK;
+}
+
+static void *worker_main(void *arg)
+{
+    worker *w = arg;
+    parallel_run *run = w->run;
+
+    for (;;) {
+        frame_slot *s;
+        size_t k;
+        int rc;
+
+        pthread_mutex_lock(&run->lock);
+        while (!run->stop && run->next_frame < run->frame_count
+               && run->slots[run->next_frame % run->slot_count].state != SLOT_FREE)
+            pthread_cond_wait(&run->free_cond, &run->lock);
+        if (run->stop || run->next_frame >= run->frame_count) {
+            pthread_mutex_unlock(&run->lock);
+            break;
+        }
+        k = run->next_frame++;
+        s = &run->slots[k % run->slot_count];
+        s->state = SLOT_BUSY;
+        s->frame = k;
+        pthread_mutex_unlock(&run->lock);
+
+        if (!(rc = decode_frame(w, s, k)))
+            rc = replay_frame(w, s);
+
+        pthread_mutex_lock(&run->lock);
+        s->rc = rc;
+        if (rc)
+            snprintf(s->message, sizeof s->message, "%s", tea_error_message());
+        s->state = SLOT_DONE;
+        pthread_cond_broadcast(&run->done_cond);
+        pthread_mutex_unlock(&run->lock);
+        if (rc)
+            break;
+    }
+    return NULL;
+}
+
+/* The calling thread's share of frame k: the records before the part began
+ * with the whole replay, the taggers over the rest, then the part's end. */
+static int consume_frame(tea_replay *whole, frame_slot *s)
+{
+    int rc;
+
+    for (size_t b = 0; b < s->used; b++) {
+        const trace_batch *batch = &s->batches[b];
+        if (!s->resumed || b < s->resume_batch) {
+            rc = tea_replay_feed(whole, batch);
+        } else if (b == s->resume_batch) {
+            trace_batch head = *batch;
+            head.count = s->resume_record + 1;
+            if (!(rc = tea_replay_feed(whole, &head)))
+                rc = tea_replay_feed_taggers(whole, batch, head.count, batch->count - head.count);
+        } else {
+            rc = tea_replay_feed_taggers(whole, batch, 0, batch->count);
+        }
+        if (rc)
+            return rc;
+    }
+    if (s->resumed)
+        tea_replay_adopt(whole, s->mark);
+    return TEA_OK;
+}
+
+/* Takes every frame in order as the workers finish them. */
+static int consume_frames(parallel_run *run, tea_replay *whole, trace_totals *frame_totals, unsigned *end_window)
+{
+    int rc = TEA_OK;
+
+    for (size_t k = 0; k < run->frame_count && !rc; k++) {
+        frame_slot *s = &run->slots[k % run->slot_count];
+
+        pthread_mutex_lock(&run->lock);
+        while (!(s->state == SLOT_DONE && s->frame == k))
+            pthread_cond_wait(&run->done_cond, &run->lock);
+        pthread_mutex_unlock(&run->lock);
+        if (s->rc)
+            rc = tea_error_set(s->rc, "%s", s->message);
+        else
+            rc = consume_frame(whole, s);
+        frame_totals[k] = s->totals;
+        end_window[k] = s->end_window;
+        pthread_mutex_lock(&run->lock);
+        s->state = SLOT_FREE;
+        if (rc)
+            run->stop = 1;
+        pthread_cond_broadcast(&run->free_cond);
+        pthread_mutex_unlock(&run->lock);
+    }
+    return rc;
+}
+
+static void free_slots(parallel_run *run)
+{
+    for (size_t i = 0; run->slots && i < run->slot_count; i++) {
+        frame_slot *s = &run->slots[i];
+        for (size_t b = 0; b < s->allocated; b++)
+            trace_batch_free(&s->batches[b]);
+        free(s->batches);
+        tea_replay_mark_free(s->mark);
+    }
+    free(run->slots);
+}
+
+int tea_parallel_replay(tea_replay *whole, const trace_frames *f, unsigned threads, trace_totals *totals,
+                        trace_read_stats *stats)
+{
+    parallel_run run;
+    worker *workers = NULL;
+    trace_totals *frame_totals = NULL;
+    unsigned *end_window = NULL;
+    size_t count = trace_frames_count(f);
+    int rc = TEA_OK, sync_ok = 0;
+
+    if (threads < 1 || threads > TEA_PARALLEL_MAX_THREADS)
+        return tea_error_set(TEA_ERR_USAGE, "the thread count must be 1 to %d, not %u", TEA_PARALLEL_MAX_THREADS,
+                             threads);
+    memset(&run, 0, sizeof run);
+    run.frames = f;
+    run.frame_count = count;
+    run.slot_count = (size_t)threads + 1;
+    run.slots = calloc(run.slot_count, sizeof *run.slots);
+    workers = calloc(threads, sizeof *workers);
+    frame_totals = calloc(count ? count : 1, sizeof *frame_totals);
+    end_window = calloc(count ? count : 1, sizeof *end_window);
+    if (!run.slots || !workers || !frame_totals || !end_window) {
+        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < run.slot_count && !rc; i++)
+        rc = tea_replay_mark_create(&run.slots[i].mark, whole);
+    for (unsigned i = 0; i < threads && !rc && count; i++) {
+        workers[i].run = &run;
+        if (!(rc = tea_replay_create_part(&workers[i].part, whole, trace_frames_info(f, 0)->first_cycle)))
+            rc = trace_frame_reader_create(&workers[i].reader, f);
+    }
+    if (rc)
+        goto done;
+    if (pthread_mutex_init(&run.lock, NULL) || pthread_cond_init(&run.done_cond, NULL)
+        || pthread_cond_init(&run.free_cond, NULL)) {
+        rc = tea_error_set(TEA_ERR_NOMEM, "cannot create the replay's locks");
+        goto done;
+    }
+    sync_ok = 1;
+    for (unsigned i = 0; i < threads && count; i++) {
+        if (pthread_create(&workers[i].thread, NULL, worker_main, &workers[i]) != 0) {
+            pthread_mutex_lock(&run.lock);
+            run.stop = 1;
+            pthread_cond_broadcast(&run.free_cond);
+            pthread_mutex_unlock(&run.lock);
+            rc = tea_error_set(TEA_ERR_NOMEM, "cannot start a replay thread");
+            break;
+        }
+        workers[i].running = 1;
+    }
+    if (!rc)
+        rc = consume_frames(&run, whole, frame_totals, end_window);
+    for (unsigned i = 0; i < threads; i++)
+        if (workers[i].running)
+            pthread_join(workers[i].thread, NULL);
+    for (unsigned i = 0; i < threads && !rc && count; i++)
+        rc = tea_replay_absorb(whole, workers[i].part);
+    if (!rc)
+        rc = trace_frames_check_sequence(f, frame_totals, end_window, totals, stats);
+done:
+    if (sync_ok) {
+        pthread_mutex_destroy(&run.lock);
+        pthread_cond_destroy(&run.done_cond);
+        pthread_cond_destroy(&run.free_cond);
+    }
+    for (unsigned i = 0; workers && i < threads; i++) {
+        tea_replay_free(workers[i].part);
+        trace_frame_reader_free(workers[i].reader);
+    }
+    free(workers);
+    free_slots(&run);
+    free(frame_totals);
+    free(end_window);
+    return rc;
+}

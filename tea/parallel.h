@@ -1,0 +1,41 @@
+/*
+ * parallel.h: replaying a native trace file by frames on several threads.
+ *
+ * Worker threads each take the next data frame, decode and check it, and run
+ * the golden reference and the cycle samplers (TEA, NCI-TEA) over it from
+ * its first committing record on, as a part of the replay (tea/replay.h).
+ * The calling thread takes the frames in order: it replays each frame's
+ * records up to that first committing record with the whole replay, runs
+ * the tagging samplers (IBS, SPE, RIS) over all of them, and moves the whole
+ * replay to where the frame's part ended. Every PICS, sample count and
+ * classification is therefore exactly that of a sequential replay (integer
+ * sums do not depend on their order), for any number of threads.
+ *
+ * Memory: each frame in flight is held decoded until the calling thread has
+ * taken it, at most threads + 1 frames (about 56 bytes per record: 2^20
+ * records per frame, the writer's default, is about 60 MB each).
+ */
+#ifndef TEA_TEA_PARALLEL_H
+#define TEA_TEA_PARALLEL_H
+
+#include "replay.h"
+#include "trace/frames.h"
+
+/* Most worker threads one replay uses. */
+#define TEA_PARALLEL_MAX_THREADS 256
+
+/*
+ * Feeds every record of the trace `f` to the replay `whole` (created for
+ * that trace's initial window and not fed yet) using `threads` worker
+ * threads (1 to TEA_PARALLEL_MAX_THREADS), and checks the frames' sequence
+ * against the index and footer. On success the caller finishes the replay
+ * (tea_replay_finish) as after a sequential feed; *totals and *stats are what
+ * the streaming reader reports at the end of the trace. Errors: whatever
+ * decoding or checking a frame raised (TEA_ERR_FORMAT, TEA_ERR_IO, with the
+ * message of trace_frame_reader_read), TEA_ERR_NOMEM, TEA_ERR_USAGE (a bad
+ * thread count); the replay is then unusable.
+ */
+int tea_parallel_replay(tea_replay *whole, const trace_frames *f, unsigned threads, trace_totals *totals,
+                        trace_read_stats *stats);
+
+#endif

@@ -1,0 +1,324 @@
+/*
+ * test_parallel.c: reading a native trace by frames (trace/frames.h) and the
+ * frame-parallel replay (tea/parallel.h). The expectation is always the
+ * sequential path: the same records, and the same PICS, samples, losses and
+ * classification for any number of threads.
+ */
+#include "testutil.h"
+#include "common/error.h"
+#include "tea/parallel.h"
+#include "tea/schedule.h"
+#include "trace/frames.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define U PICS_UNIT
+#define CYCLES 60000
+/* Small frames, so that a short trace has many, some without commits. */
+#define FRAME_RECORDS 257
+/* The footer frame's content starts this far from the end of the file. */
+#define FOOTER_FROM_END 176
+#define FOOTER_COMMITS 48
+#define FOOTER_INDEX_OFFSET 168
+/* Index frame: skippable header, magic and count, then 48-byte entries. */
+#define INDEX_ENTRIES_AT 24
+#define INDEX_ENTRY_SIZE 48
+#define INDEX_ENTRY_WINDOW 40
+
+static const char *const workloads[] = { "mixed", "memory", "branchy", "frontend", "flushes", "compute" };
+#define WORKLOADS (sizeof workloads / sizeof workloads[0])
+
+static uint64_t le64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* Writes a model trace in small native frames; returns its path. */
+static char *write_framed(const char *workload, uint64_t seed, test_stream *s)
+{
+    trace_write_options o = { TRACE_FORMAT_NATIVE, 0, 0, FRAME_RECORDS };
+    char *path = test_temp_path("framed.tea");
+    test_model_stream(workload, seed, CYCLES, s);
+    assert_int_equal(test_stream_write(s, &s->header, &o, path), 0);
+    return path;
+}
+
+/* Every frame decoded on its own gives the stream's records, and the frames'
+ * sequence gives the streaming reader's totals and statistics. */
+static void frames_decode_like_the_stream(void **state)
+{
+    (void)state;
+    for (size_t w = 0; w < WORKLOADS; w++) {
+        test_stream model, back, streamed;
+        trace_frames *f;
+        trace_frame_reader *fr;
+        trace_batch batch;
+        trace_totals *totals, sum;
+        trace_read_stats stats;
+        unsigned *windows;
+        char *path = write_framed(workloads[w], 5, &model);
+        size_t n;
+
+        test_stream_init(&back);
+        assert_int_equal(test_stream_read(path, NULL, &streamed), 0);
+        assert_int_equal(trace_frames_open(&f, path), 0);
+        assert_int_equal(trace_frame_reader_create(&fr, f), 0);
+        assert_int_equal(trace_batch_init(&batch, 100), 0);
+        n = trace_frames_count(f);
+        assert_int_equal(n, (model.count + FRAME_RECORDS - 1) / FRAME_RECORDS);
+        totals = calloc(n, sizeof *totals);
+        windows = calloc(n, sizeof *windows);
+        for (size_t k = 0; k < n; k++) {
+            assert_int_equal(trace_frames_info(f, k)->first_record, k * FRAME_RECORDS);
+            assert_int_equal(trace_frame_reader_start(fr, k), 0);
+            for (;;) {
+                assert_int_equal(trace_frame_reader_read(fr, &batch), 0);
+                if (batch.count == 0)
+                    break;
+                for (size_t i = 0; i < batch.count; i++)
+                    test_stream_append(&back, &batch.records[i], batch.uops + batch.records[i].first_uop);
+            }
+            totals[k] = *trace_frame_reader_totals(fr);
+            windows[k] = trace_frame_reader_window(fr);
+        }
+        back.header = model.header;
+        assert_streams_equal(&model, &back);
+        assert_int_equal(trace_frames_check_sequence(f, totals, windows, &sum, &stats), 0);
+        assert_memory_equal(&sum, &streamed.totals, sizeof sum);
+        assert_int_equal(stats.frames, streamed.stats.frames);
+        assert_int_equal(stats.units, streamed.stats.units);
+        assert_int_equal(stats.bytes_in, streamed.stats.bytes_in);
+        assert_int_equal(stats.notes.flags, streamed.stats.notes.flags);
+        free(totals);
+        free(windows);
+        trace_batch_free(&batch);
+        trace_frame_reader_free(fr);
+        trace_frames_close(f);
+        back.header = (trace_header){ 0 };
+        test_stream_free(&back);
+        test_stream_free(&streamed);
+        test_stream_free(&model);
+        remove(path);
+        free(path);
+    }
+}
+
+/* Same cells and values, and counts too when `counts`. */
+static void assert_pics_match(const pics *a, const pics *b, int counts, const char *what)
+{
+    if (a->count != b->count || a->total != b->total)
+        fail_msg("%s: %zu cells / total %llu vs %zu cells / total %llu", what, a->count,
+                 (unsigned long long)a->total, b->count, (unsigned long long)b->total);
+    for (size_t i = 0; i < a->capacity; i++) {
+        const pics_cell *c = &a->slots[i], *d;
+        if (!c->used)
+            continue;
+        d = pics_find(b, c->pc, c->psv);
+        if (!d || d->value != c->value || (counts && d->count != c->count))
+            fail_msg("%s: cell 0x%llx/%u differs: %llu/%llu vs %llu/%llu", what, (unsigned long long)c->pc, c->psv,
+                     (unsigned long long)c->value, (unsigned long long)c->count,
+                     (unsigned long long)(d ? d->value : 0), (unsigned long long)(d ? d->count : 0));
+    }
+}
+
+static tea_sampler_spec spec(tea_scheme scheme, uint64_t period, tea_jitter jitter)
+{
+    tea_sampler_spec sp;
+    memset(&sp, 0, sizeof sp);
+    sp.scheme = scheme;
+    sp.period = period;
+    sp.frequency_hz = 1;
+    sp.jitter = jitter;
+    sp.seed = 3;
+    sp.event_mask = PSV_MASK_ALL;
+    return sp;
+}
+
+/* Every scheme, periods from one cycle (every cycle sampled: points in
+ * every frame's prefix and part) to longer than a frame. */
+static size_t all_specs(tea_sampler_spec *specs)
+{
+    size_t n = 0;
+    specs[n++] = spec(TEA_SCHEME_TEA, 1, TEA_JITTER_NONE);
+    specs[n++] = spec(TEA_SCHEME_NCI, 1, TEA_JITTER_NONE);
+    for (tea_scheme s = TEA_SCHEME_TEA; s < TEA_SCHEME_COUNT; s++) {
+        specs[n++] = spec(s, 61, TEA_JITTER_NONE);
+        specs[n++] = spec(s, 173, TEA_JITTER_INTERVAL);
+        specs[n++] = spec(s, 997, TEA_JITTER_START);
+    }
+    return n;
+}
+
+/* The frame-parallel replay equals the sequential one for 1 to 5 threads. */
+static void parallel_replay_equals_sequential(void **state)
+{
+    tea_sampler_spec specs[2 + 3 * TEA_SCHEME_COUNT];
+    size_t n_specs = all_specs(specs);
+
+    (void)state;
+    for (size_t w = 0; w < WORKLOADS; w++) {
+        test_stream model;
+        char *path = write_framed(workloads[w], 9, &model);
+        trace_batch all = test_stream_batch(&model, 0, model.count);
+        tea_replay *seq;
+        test_stream streamed;
+
+        assert_int_equal(test_stream_read(path, NULL, &streamed), 0);
+        assert_int_equal(tea_replay_create(&seq, model.header.initial_window, specs, n_specs), 0);
+        assert_int_equal(tea_replay_feed(seq, &all), 0);
+        assert_int_equal(tea_replay_finish(seq), 0);
+        for (unsigned threads = 1; threads <= 5; threads += 2) {
+            trace_frames *f;
+            tea_replay *par;
+            trace_totals totals;
+            trace_read_stats stats;
+            const golden_totals *a = tea_replay_golden_totals(seq), *b;
+
+            assert_int_equal(trace_frames_open(&f, path), 0);
+            assert_int_equal(tea_replay_create(&par, model.header.initial_window, specs, n_specs), 0);
+            assert_int_equal(tea_parallel_replay(par, f, threads, &totals, &stats), 0);
+            assert_int_equal(tea_replay_finish(par), 0);
+            assert_memory_equal(&totals, &streamed.totals, sizeof totals);
+            assert_pics_match(tea_replay_golden(seq), tea_replay_golden(par), 1, workloads[w]);
+            b = tea_replay_golden_totals(par);
+            assert_memory_equal(a->states, b->states, sizeof a->states);
+            assert_int_equal(a->attributed, b->attributed);
+            assert_int_equal(a->unattributed, b->unattributed);
+            assert_int_equal(a->origin, b->origin);
+            assert_int_equal(a->last_cycle, b->last_cycle);
+            for (size_t i = 0; i < n_specs; i++) {
+                assert_pics_match(tea_replay_sampler_pics(seq, i), tea_replay_sampler_pics(par, i), 1,
+                                  workloads[w]);
+                assert_int_equal(tea_replay_sampler_samples(seq, i), tea_replay_sampler_samples(par, i));
+                assert_memory_equal(tea_replay_sampler_lost(seq, i), tea_replay_sampler_lost(par, i),
+                                    PICS_LOST_REASONS * sizeof(uint64_t));
+            }
+            /* Period one: TEA is golden, frame-parallel too (counts differ:
+             * golden counts µops, TEA samples). */
+            assert_pics_match(tea_replay_golden(par), tea_replay_sampler_pics(par, 0), 0, workloads[w]);
+            tea_replay_free(par);
+            trace_frames_close(f);
+        }
+        tea_replay_free(seq);
+        test_stream_free(&streamed);
+        test_stream_free(&model);
+        remove(path);
+        free(path);
+    }
+}
+
+/* Replays `path` by frames on two threads; returns the error code. */
+static int replay_damaged(const char *path, const test_stream *model)
+{
+    tea_sampler_spec specs[2 + 3 * TEA_SCHEME_COUNT];
+    size_t n_specs = all_specs(specs);
+    trace_frames *f;
+    tea_replay *r;
+    trace_totals totals;
+    trace_read_stats stats;
+    int rc = trace_frames_open(&f, path);
+
+    if (rc)
+        return rc;
+    assert_int_equal(tea_replay_create(&r, model->header.initial_window, specs, n_specs), 0);
+    rc = tea_parallel_replay(r, f, 2, &totals, &stats);
+    tea_replay_free(r);
+    trace_frames_close(f);
+    return rc;
+}
+
+/* Damage that only one frame, the index or the footer shows is caught,
+ * with the file named; a file that is not a whole native trace is left to
+ * the streaming reader. */
+static void damaged_traces_are_caught(void **state)
+{
+    test_stream model;
+    char *path = write_framed("mixed", 11, &model);
+    char *bad = test_temp_path("damaged.tea");
+    uint8_t *data, *copy, *window;
+    size_t size;
+    uint64_t index_offset;
+    trace_frames *f;
+
+    (void)state;
+    test_read_file(path, &data, &size);
+    copy = malloc(size);
+    index_offset = le64(data + size - FOOTER_FROM_END + FOOTER_INDEX_OFFSET);
+
+    /* A flipped byte inside a data frame (the zstd checksum or the
+     * decoder notices). */
+    memcpy(copy, data, size);
+    copy[index_offset / 2] ^= 0x5A;
+    test_write_file(bad, copy, size);
+    assert_int_equal(replay_damaged(bad, &model), TEA_ERR_FORMAT);
+    assert_contains(tea_error_message(), bad);
+
+    /* A frame's starting window in the index that its predecessor does not
+     * leave. */
+    memcpy(copy, data, size);
+    window = &copy[index_offset + INDEX_ENTRIES_AT + 3 * INDEX_ENTRY_SIZE + INDEX_ENTRY_WINDOW];
+    *window = *window ? *window - 1 : 1;
+    test_write_file(bad, copy, size);
+    assert_int_equal(replay_damaged(bad, &model), TEA_ERR_FORMAT);
+    assert_contains(tea_error_message(), bad);
+
+    /* A footer whose totals disagree with the records. */
+    memcpy(copy, data, size);
+    copy[size - FOOTER_FROM_END + FOOTER_COMMITS] ^= 0x01;
+    test_write_file(bad, copy, size);
+    assert_int_equal(replay_damaged(bad, &model), TEA_ERR_FORMAT);
+    assert_contains(tea_error_message(), "footer");
+
+    /* Cut short, empty, standard input: not readable by frame. */
+    test_write_file(bad, data, size - 1);
+    assert_int_equal(trace_frames_open(&f, bad), TEA_ERR_UNSUPPORTED);
+    test_write_file(bad, data, 0);
+    assert_int_equal(trace_frames_open(&f, bad), TEA_ERR_UNSUPPORTED);
+    assert_int_equal(trace_frames_open(&f, "-"), TEA_ERR_UNSUPPORTED);
+
+    free(copy);
+    free(data);
+    remove(bad);
+    remove(path);
+    free(bad);
+    free(path);
+    test_stream_free(&model);
+}
+
+/* Skipping past a cycle lands where taking every point up to it does. */
+static void schedule_skip_matches_take(void **state)
+{
+    static const tea_jitter jitters[] = { TEA_JITTER_NONE, TEA_JITTER_START, TEA_JITTER_INTERVAL };
+    static const uint64_t periods[] = { 1, 2, 7, 100, 4096 };
+    (void)state;
+    for (size_t j = 0; j < 3; j++) {
+        for (size_t p = 0; p < sizeof periods / sizeof periods[0]; p++) {
+            for (uint64_t c = 995; c < 995 + 3 * periods[p] + 5; c++) {
+                tea_schedule taken, skipped;
+                tea_schedule_init(&taken, 1000, periods[p], jitters[j], 42, periods[p]);
+                tea_schedule_init(&skipped, 1000, periods[p], jitters[j], 42, periods[p]);
+                tea_schedule_take(&taken, c);
+                tea_schedule_skip_past(&skipped, c);
+                assert_true(skipped.next > c);
+                assert_int_equal(taken.next, skipped.next);
+                assert_int_equal(taken.window, skipped.window);
+            }
+        }
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(frames_decode_like_the_stream),
+        cmocka_unit_test(parallel_replay_equals_sequential),
+        cmocka_unit_test(damaged_traces_are_caught),
+        cmocka_unit_test(schedule_skip_matches_take),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,477 @@
+/*
+ * frames.c: random access to the data frames of a native trace file (see
+ * frames.h).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "frames.h"
+#include "input.h"
+#include "native.h"
+#include "common/error.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+/* A skippable frame's header: magic and content size, both u32 LE. */
+#define SKIPPABLE_HEADER_SIZE 8
+/* The native metadata frames' skippable magic. */
+#define NATIVE_SKIPPABLE_MAGIC (INPUT_SKIPPABLE_MAGIC | NATIVE_SKIPPABLE_VARIANT)
+/* Index content before its entries: magic and u64 count. */
+#define INDEX_PREAMBLE_SIZE (NATIVE_MAGIC_SIZE + 8)
+
+struct trace_frames {
+    int fd;
+    char *name;                 /* the path, for messages */
+    uint64_t file_size;         /* bytes */
+    trace_header header;
+    native_footer footer;
+    size_t count;               /* data frames */
+    native_index_entry *entries;
+    trace_frame_info *info;
+};
+
+struct trace_frame_reader {
+    const trace_frames *frames;
+    ZSTD_DCtx *dctx;
+    uint8_t *compressed;        /* the frame as stored */
+    size_t compressed_capacity;
+    uint8_t *content;           /* the frame's record bytes */
+    size_t content_capacity;
+    size_t k;                   /* the frame being read */
+    size_t size, pos;           /* content bytes, read position */
+    native_codec codec;
+    unsigned window;            /* ROB entries before the next record */
+    uint64_t last_cycle;        /* previous record's cycle, when totals.records > 0 */
+    trace_totals totals;        /* the frame's records so far */
+    int started, done, failed;
+};
+
+static uint64_t get_le(const uint8_t *p, unsigned bytes)
+{
+    uint64_t v = 0;
+    for (unsigned i = bytes; i > 0; i--)
+        v = v << 8 | p[i - 1];
+    return v;
+}
+
+/* Reads exactly `size` bytes at `offset`; TEA_ERR_FORMAT when the file ends
+ * first. */
+static int read_at(const trace_frames *f, void *dst, size_t size, uint64_t offset, const char *what)
+{
+    size_t done = 0;
+    while (done < size) {
+        ssize_t n = pread(f->fd, (uint8_t *)dst + done, size - done, (off_t)(offset + done));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return tea_error_set(TEA_ERR_IO, "%s: cannot read %s at byte %llu: %s", f->name, what,
+                                 (unsigned long long)(offset + done), strerror(errno));
+        if (n == 0)
+            return tea_error_set(TEA_ERR_FORMAT, "%s: %s at byte %llu is truncated", f->name, what,
+                                 (unsigned long long)offset);
+        done += (size_t)n;
+    }
+    return TEA_OK;
+}
+
+/* Reads the native skippable frame at `offset` whole into a malloc'd buffer.
+ * TEA_ERR_UNSUPPORTED when another kind of frame is there. */
+static int read_metadata(const trace_frames *f, uint64_t offset, const char *what, uint8_t **data, uint32_t *size)
+{
+    uint8_t head[SKIPPABLE_HEADER_SIZE];
+    int rc;
+
+    *data = NULL;
+    if (offset > f->file_size || f->file_size - offset < SKIPPABLE_HEADER_SIZE)
+        return tea_error_set(TEA_ERR_UNSUPPORTED, "%s: no %s at byte %llu", f->name, what, (unsigned long long)offset);
+    if ((rc = read_at(f, head, sizeof head, offset, what)))
+        return rc;
+    *size = (uint32_t)get_le(head + 4, 4);
+    if (get_le(head, 4) != NATIVE_SKIPPABLE_MAGIC || *size > INPUT_MAX_FRAME_SIZE
+        || *size > f->file_size - offset - SKIPPABLE_HEADER_SIZE)
+        return tea_error_set(TEA_ERR_UNSUPPORTED, "%s: no %s at byte %llu", f->name, what, (unsigned long long)offset);
+    if (!(*data = malloc(*size ? *size : 1)))
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    if ((rc = read_at(f, *data, *size, offset + SKIPPABLE_HEADER_SIZE, what))) {
+        free(*data);
+        *data = NULL;
+    }
+    return rc;
+}
+
+/* Reads the header frame; returns the offset just after it. */
+static int load_header(trace_frames *f, uint64_t *end)
+{
+    uint8_t *data;
+    uint32_t size;
+    int rc = read_metadata(f, 0, "native header", &data, &size);
+
+    if (rc)
+        return rc;
+    if (!native_is_header(data, size))
+        rc = tea_error_set(TEA_ERR_UNSUPPORTED, "%s: not a native trace", f->name);
+    else if ((rc = native_header_decode(data, size, &f->header)))
+        rc = tea_error_prefix(rc, "%s: header: ", f->name);
+    *end = SKIPPABLE_HEADER_SIZE + (uint64_t)size;
+    free(data);
+    return rc;
+}
+
+static int load_footer(trace_frames *f)
+{
+    const uint64_t frame_size = SKIPPABLE_HEADER_SIZE + NATIVE_FOOTER_SIZE;
+    uint8_t *data;
+    uint32_t size;
+    int rc;
+
+    if (f->file_size < frame_size)
+        return tea_error_set(TEA_ERR_UNSUPPORTED, "%s: no footer", f->name);
+    if ((rc = read_metadata(f, f->file_size - frame_size, "footer", &data, &size)))
+        return rc;
+    if (size != NATIVE_FOOTER_SIZE || memcmp(data, NATIVE_FOOTER_MAGIC, NATIVE_MAGIC_SIZE) != 0)
+        rc = tea_error_set(TEA_ERR_UNSUPPORTED, "%s: no footer at the end", f->name);
+    else if ((rc = native_footer_decode(data, size, &f->footer)))
+        rc = tea_error_prefix(rc, "%s: footer: ", f->name);
+    free(data);
+    return rc;
+}
+
+/* Reads the index and checks that the frames it lists tile the file from
+ * `data_start` to the index, each with a first record number, cycles and
+ * windows that can be right. */
+static int load_index(trace_frames *f, uint64_t data_start)
+{
+    uint8_t *data;
+    uint32_t size;
+    uint64_t count, expect = data_start, records = 0;
+    int rc;
+
+    if ((rc = read_metadata(f, f->footer.index_offset, "index", &data, &size)))
+        return rc;
+    if (size < INDEX_PREAMBLE_SIZE || memcmp(data, NATIVE_INDEX_MAGIC, NATIVE_MAGIC_SIZE) != 0) {
+        free(data);
+        return tea_error_set(TEA_ERR_UNSUPPORTED, "%s: no index at byte %llu", f->name,
+                             (unsigned long long)f->footer.index_offset);
+    }
+    count = get_le(data + NATIVE_MAGIC_SIZE, 8);
+    if ((size - INDEX_PREAMBLE_SIZE) % NATIVE_INDEX_ENTRY_SIZE || count != (size - INDEX_PREAMBLE_SIZE) / NATIVE_INDEX_ENTRY_SIZE
+        || count != f->footer.data_frames) {
+        free(data);
+        return tea_error_set(TEA_ERR_FORMAT, "%s: index at byte %llu is malformed", f->name,
+                             (unsigned long long)f->footer.index_offset);
+    }
+    f->count = (size_t)count;
+    f->entries = calloc(f->count ? f->count : 1, sizeof *f->entries);
+    f->info = calloc(f->count ? f->count : 1, sizeof *f->info);
+    if (!f->entries || !f->info) {
+        free(data);
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    }
+    for (size_t k = 0; k < f->count; k++) {
+        native_index_entry *e = &f->entries[k];
+        native_index_entry_decode(data + INDEX_PREAMBLE_SIZE + k * NATIVE_INDEX_ENTRY_SIZE, e);
+        if (e->offset != expect || e->compressed_size > f->footer.index_offset - expect
+            || e->window > f->header.rob_size || (e->records && e->first_cycle > e->last_cycle)) {
+            rc = tea_error_set(TEA_ERR_UNSUPPORTED, "%s: index entry %zu does not match the file's layout", f->name, k);
+            break;
+        }
+        expect += e->compressed_size;
+        f->info[k] = (trace_frame_info){ records, e->first_cycle, e->last_cycle, e->records, e->window };
+        records += e->records;
+    }
+    if (!rc && expect != f->footer.index_offset)
+        rc = tea_error_set(TEA_ERR_UNSUPPORTED, "%s: data frames do not end at the index", f->name);
+    free(data);
+    return rc;
+}
+
+int trace_frames_open(trace_frames **out, const char *path)
+{
+    trace_frames *f;
+    struct stat st;
+    uint64_t data_start = 0;
+    int rc;
+
+    *out = NULL;
+    if (strcmp(path, "-") == 0)
+        return tea_error_set(TEA_ERR_UNSUPPORTED, "standard input cannot be read by frame");
+    if (!(f = calloc(1, sizeof *f)) || !(f->name = strdup(path))) {
+        free(f);
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    }
+    trace_header_init(&f->header);
+    f->fd = open(path, O_RDONLY);
+    if (f->fd < 0) {
+        rc = tea_error_set(TEA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+        goto fail;
+    }
+    if (fstat(f->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        rc = tea_error_set(TEA_ERR_UNSUPPORTED, "%s: not a regular file", path);
+        goto fail;
+    }
+    f->file_size = (uint64_t)st.st_size;
+    if ((rc = load_header(f, &data_start)) || (rc = load_footer(f)) || (rc = load_index(f, data_start)))
+        goto fail;
+    if (f->count && f->info[0].window != f->header.initial_window) {
+        rc = tea_error_set(TEA_ERR_FORMAT, "%s: the first frame's window disagrees with the header", path);
+        goto fail;
+    }
+    *out = f;
+    return TEA_OK;
+fail:
+    trace_frames_close(f);
+    return rc;
+}
+
+const trace_header *trace_frames_header(const trace_frames *f)
+{
+    return &f->header;
+}
+
+size_t trace_frames_count(const trace_frames *f)
+{
+    return f->count;
+}
+
+const trace_frame_info *trace_frames_info(const trace_frames *f, size_t k)
+{
+    return &f->info[k];
+}
+
+/* Adds the totals of a later stretch of records to `t`. */
+static void totals_append(trace_totals *t, const trace_totals *later)
+{
+    if (!later->records)
+        return;
+    if (!t->records)
+        t->first_cycle = later->first_cycle;
+    t->last_cycle = later->last_cycle;
+    t->records += later->records;
+    t->commits += later->commits;
+    t->exceptions += later->exceptions;
+    t->dispatched += later->dispatched;
+    t->squashed += later->squashed;
+    t->refills += later->refills;
+    for (int i = 0; i < PSV_EVENT_COUNT; i++)
+        t->events[i] += later->events[i];
+}
+
+int trace_frames_check_sequence(const trace_frames *f, const trace_totals *frame_totals, const unsigned *end_window,
+                                trace_totals *totals, trace_read_stats *stats)
+{
+    const trace_totals *a = &f->footer.totals;
+
+    memset(totals, 0, sizeof *totals);
+    for (size_t k = 0; k < f->count; k++) {
+        if (k > 0 && end_window[k - 1] != f->info[k].window)
+            return tea_error_set(TEA_ERR_FORMAT, "%s: record %llu (frame at byte %llu): the ROB holds %u entries, "
+                                 "the index says %u", f->name, (unsigned long long)f->info[k].first_record,
+                                 (unsigned long long)f->entries[k].offset, end_window[k - 1], f->info[k].window);
+        if (totals->records && frame_totals[k].records && frame_totals[k].first_cycle <= totals->last_cycle)
+            return tea_error_set(TEA_ERR_FORMAT, "%s: record %llu (frame at byte %llu): cycle %llu does not follow "
+                                 "cycle %llu", f->name, (unsigned long long)f->info[k].first_record,
+                                 (unsigned long long)f->entries[k].offset,
+                                 (unsigned long long)frame_totals[k].first_cycle,
+                                 (unsigned long long)totals->last_cycle);
+        totals_append(totals, &frame_totals[k]);
+    }
+    if (a->records != totals->records || a->commits != totals->commits || a->exceptions != totals->exceptions
+        || a->dispatched != totals->dispatched || a->squashed != totals->squashed || a->refills != totals->refills
+        || (totals->records && (a->first_cycle != totals->first_cycle || a->last_cycle != totals->last_cycle))
+        || memcmp(a->events, totals->events, sizeof a->events) != 0)
+        return tea_error_set(TEA_ERR_FORMAT, "%s: footer disagrees with the records (footer: %llu records, %llu "
+                             "commits; read: %llu records, %llu commits)", f->name, (unsigned long long)a->records,
+                             (unsigned long long)a->commits, (unsigned long long)totals->records,
+                             (unsigned long long)totals->commits);
+    memset(stats, 0, sizeof *stats);
+    stats->format = TRACE_FORMAT_NATIVE;
+    stats->compressed = 1;
+    stats->bytes_in = f->file_size;
+    stats->units = totals->records;
+    stats->frames = f->count;
+    stats->notes = f->footer.notes;
+    return TEA_OK;
+}
+
+void trace_frames_close(trace_frames *f)
+{
+    if (!f)
+        return;
+    if (f->fd >= 0)
+        close(f->fd);
+    trace_header_free(&f->header);
+    free(f->entries);
+    free(f->info);
+    free(f->name);
+    free(f);
+}
+
+int trace_frame_reader_create(trace_frame_reader **out, const trace_frames *f)
+{
+    trace_frame_reader *fr = calloc(1, sizeof *fr);
+
+    *out = NULL;
+    if (!fr || !(fr->dctx = ZSTD_createDCtx())) {
+        free(fr);
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    }
+    fr->frames = f;
+    *out = fr;
+    return TEA_OK;
+}
+
+/* Makes `*buf` hold at least `size` bytes. */
+static int reserve(uint8_t **buf, size_t *capacity, size_t size)
+{
+    uint8_t *bigger;
+    if (size <= *capacity)
+        return TEA_OK;
+    if (!(bigger = realloc(*buf, size)))
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory for a frame of %zu bytes", size);
+    *buf = bigger;
+    *capacity = size;
+    return TEA_OK;
+}
+
+int trace_frame_reader_start(trace_frame_reader *fr, size_t k)
+{
+    const trace_frames *f = fr->frames;
+    const native_index_entry *e = &f->entries[k];
+    size_t got;
+    int rc;
+
+    fr->started = fr->done = fr->failed = 0;
+    fr->k = k;
+    fr->size = fr->pos = 0;
+    memset(&fr->totals, 0, sizeof fr->totals);
+    fr->window = e->window;
+    fr->last_cycle = 0;
+    native_codec_frame_start(&fr->codec, f->header.commit_width);
+    if (e->content_size > INPUT_MAX_FRAME_SIZE)
+        return tea_error_set(TEA_ERR_FORMAT, "%s: frame at byte %llu claims %u bytes", f->name,
+                             (unsigned long long)e->offset, e->content_size);
+    if ((rc = reserve(&fr->compressed, &fr->compressed_capacity, e->compressed_size ? e->compressed_size : 1))
+        || (rc = reserve(&fr->content, &fr->content_capacity, e->content_size ? e->content_size : 1))
+        || (rc = read_at(f, fr->compressed, e->compressed_size, e->offset, "data frame")))
+        return rc;
+    if (e->compressed_size < 4 || get_le(fr->compressed, 4) != INPUT_ZSTD_MAGIC
+        || ZSTD_findFrameCompressedSize(fr->compressed, e->compressed_size) != e->compressed_size)
+        return tea_error_set(TEA_ERR_FORMAT, "%s: data frame at byte %llu disagrees with the index", f->name,
+                             (unsigned long long)e->offset);
+    got = ZSTD_decompressDCtx(fr->dctx, fr->content, fr->content_capacity, fr->compressed, e->compressed_size);
+    if (ZSTD_isError(got))
+        return tea_error_set(TEA_ERR_FORMAT, "%s: corrupt zstd data in the frame at byte %llu: %s", f->name,
+                             (unsigned long long)e->offset, ZSTD_getErrorName(got));
+    if (got != e->content_size)
+        return tea_error_set(TEA_ERR_FORMAT, "%s: data frame at byte %llu holds %zu bytes, the index says %u",
+                             f->name, (unsigned long long)e->offset, got, e->content_size);
+    fr->size = got;
+    fr->started = 1;
+    return TEA_OK;
+}
+
+/* Checks a record the fused decoder left against the frame so far (as the
+ * streaming reader does) and counts it. */
+static int accept_record(trace_frame_reader *fr, const trace_record *rec, const trace_uop *uops)
+{
+    const trace_frames *f = fr->frames;
+    unsigned after;
+    int rc;
+
+    if (fr->totals.records > 0 && rec->cycle <= fr->last_cycle)
+        rc = tea_error_set(TEA_ERR_FORMAT, "cycle %llu does not follow cycle %llu", (unsigned long long)rec->cycle,
+                           (unsigned long long)fr->last_cycle);
+    else if ((rc = trace_record_check(rec, uops, f->header.commit_width, f->header.rob_size, fr->window, &after)))
+        ;
+    else if ((rec->flags & TRACE_REC_EXCEPTION) && !(uops[rec->n_commit].psv & (1u << PSV_FL_EX)))
+        rc = tea_error_set(TEA_ERR_FORMAT, "excepting µop lacks FL-EX");
+    if (rc)
+        return rc;
+    fr->window = after;
+    fr->last_cycle = rec->cycle;
+    trace_totals_add(&fr->totals, rec, uops);
+    return TEA_OK;
+}
+
+/* Compares the frame just finished with its index entry. */
+static int check_frame_end(const trace_frame_reader *fr)
+{
+    const trace_frame_info *i = &fr->frames->info[fr->k];
+    if (fr->totals.records != i->records
+        || (i->records && (fr->totals.first_cycle != i->first_cycle || fr->totals.last_cycle != i->last_cycle)))
+        return tea_error_set(TEA_ERR_FORMAT, "%s: data frame at byte %llu disagrees with the index (%llu records "
+                             "read, %u listed)", fr->frames->name, (unsigned long long)fr->frames->entries[fr->k].offset,
+                             (unsigned long long)fr->totals.records, i->records);
+    return TEA_OK;
+}
+
+int trace_frame_reader_read(trace_frame_reader *fr, trace_batch *batch)
+{
+    const trace_frames *f = fr->frames;
+    native_stream stream = { f->header.rob_size, 0, 0, &fr->totals };
+    int rc = TEA_OK;
+
+    trace_batch_clear(batch);
+    if (!fr->started || fr->failed)
+        return tea_error_set(TEA_ERR_USAGE, "%s: frame reader used without a frame", f->name);
+    while (trace_batch_has_room(batch) && !fr->done) {
+        trace_record rec;
+        trace_uop *uops;
+        size_t start;
+
+        if (fr->pos >= fr->size) {
+            fr->done = 1;
+            if ((rc = check_frame_end(fr)))
+                break;
+            continue;
+        }
+        stream.window = fr->window;
+        stream.last_cycle = fr->last_cycle;
+        if (native_decode_batch(&fr->codec, fr->content, fr->size, &fr->pos, &stream, batch) > 0) {
+            fr->window = stream.window;
+            fr->last_cycle = stream.last_cycle;
+            continue;
+        }
+        uops = batch->uops + batch->uop_count;
+        start = fr->pos;
+        if ((rc = native_decode_record(&fr->codec, fr->content, fr->size, &fr->pos, &rec, uops))
+            || (rc = accept_record(fr, &rec, uops))) {
+            rc = tea_error_prefix(rc, "%s: record %llu (frame at byte %llu, offset %zu): ", f->name,
+                                  (unsigned long long)(f->info[fr->k].first_record + fr->totals.records),
+                                  (unsigned long long)f->entries[fr->k].offset, start);
+            break;
+        }
+        rec.first_uop = (uint32_t)batch->uop_count;
+        batch->records[batch->count++] = rec;
+        batch->uop_count += trace_record_uops(&rec);
+    }
+    if (rc) {
+        fr->failed = 1;
+        trace_batch_clear(batch);
+    }
+    return rc;
+}
+
+const trace_totals *trace_frame_reader_totals(const trace_frame_reader *fr)
+{
+    return &fr->totals;
+}
+
+unsigned trace_frame_reader_window(const trace_frame_reader *fr)
+{
+    return fr->window;
+}
+
+void trace_frame_reader_free(trace_frame_reader *fr)
+{
+    if (!fr)
+        return;
+    ZSTD_freeDCtx(fr->dctx);
+    free(fr->compressed);
+    free(fr->content);
+    free(fr);
+}

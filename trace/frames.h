@@ -1,0 +1,99 @@
+/*
+ * frames.h: random access to the data frames of a native trace file.
+ *
+ * A native trace's data frames are independent (each starts with an absolute
+ * cycle and restarts its PC deltas) and its index gives each frame's file
+ * offset, first and last cycle, record count and ROB occupancy at its start
+ * (docs/trace-format.md). This module lets several threads decode different
+ * frames of one file at once: trace_frames holds what the whole file says
+ * (header, index, footer) and is read-only after opening; each thread decodes
+ * frames with its own trace_frame_reader.
+ *
+ * Each frame is checked exactly as the streaming reader checks it (every
+ * record against the window, cycles increasing) starting from the occupancy
+ * the index gives, and against its index entry at its end. What spans frames
+ * (the window and the cycle order from one frame to the next, the footer's
+ * totals) is the caller's to check, with trace_frames_check_sequence. Error
+ * messages name the file, the record number and the frame's byte offset, but
+ * may differ in wording from the streaming reader's: callers that want the
+ * streaming reader's exact diagnosis re-read the file with it after a
+ * failure.
+ */
+#ifndef TEA_TRACE_FRAMES_H
+#define TEA_TRACE_FRAMES_H
+
+#include "record.h"
+#include "trace.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct trace_frames trace_frames;
+
+/* What the index says about one data frame. */
+typedef struct trace_frame_info {
+    uint64_t first_record;  /* number of the frame's first record in the trace */
+    uint64_t first_cycle;   /* cycle of its first record */
+    uint64_t last_cycle;    /* cycle of its last record */
+    uint32_t records;
+    unsigned window;        /* ROB entries in flight before its first record */
+} trace_frame_info;
+
+/*
+ * Opens `path` for decoding by frame: reads the header, the footer and the
+ * index, and checks that the data frames tile the file between the header
+ * and the index. Errors: TEA_ERR_UNSUPPORTED when the file cannot be read
+ * this way (standard input, a pipe, a TraceDoctor trace, a native trace with
+ * an unusual layout: the streaming reader handles those), TEA_ERR_FORMAT for
+ * damaged metadata, TEA_ERR_IO, TEA_ERR_NOMEM; each with a message.
+ */
+int trace_frames_open(trace_frames **out, const char *path);
+
+/* The trace's header. */
+const trace_header *trace_frames_header(const trace_frames *f);
+
+/* Number of data frames. */
+size_t trace_frames_count(const trace_frames *f);
+
+/* Index entry `k` (k < trace_frames_count). */
+const trace_frame_info *trace_frames_info(const trace_frames *f, size_t k);
+
+/*
+ * Checks what spans frames, given the totals and final window of every frame
+ * as decoded (frame_totals[k], end_window[k] for all k): each frame starts
+ * with the window the previous one left and a cycle after its last one, and
+ * the totals add up to the footer's. Stores the trace's totals in *totals and
+ * its statistics (as the streaming reader reports them at the end) in
+ * *stats. Returns 0 or TEA_ERR_FORMAT with a message.
+ */
+int trace_frames_check_sequence(const trace_frames *f, const trace_totals *frame_totals, const unsigned *end_window,
+                                trace_totals *totals, trace_read_stats *stats);
+
+/* Closes the file and frees everything. Safe on NULL. */
+void trace_frames_close(trace_frames *f);
+
+typedef struct trace_frame_reader trace_frame_reader;
+
+/* A decoder for frames of `f`, for one thread at a time. 0 or TEA_ERR_NOMEM. */
+int trace_frame_reader_create(trace_frame_reader **out, const trace_frames *f);
+
+/* Reads and decompresses frame `k`, ready for trace_frame_reader_read.
+ * Errors: TEA_ERR_IO, TEA_ERR_FORMAT (corrupt or truncated zstd data, a
+ * frame that disagrees with its index entry), TEA_ERR_NOMEM. */
+int trace_frame_reader_start(trace_frame_reader *fr, size_t k);
+
+/* Fills `batch` (after clearing it) with the frame's next records; at the end
+ * of the frame batch->count is 0 and the frame has been checked against its
+ * index entry. Errors: TEA_ERR_FORMAT with the record number and the frame's
+ * byte offset. After an error only trace_frame_reader_start is allowed. */
+int trace_frame_reader_read(trace_frame_reader *fr, trace_batch *batch);
+
+/* Totals of the current frame's records read so far. */
+const trace_totals *trace_frame_reader_totals(const trace_frame_reader *fr);
+
+/* ROB entries in flight after the records read so far. */
+unsigned trace_frame_reader_window(const trace_frame_reader *fr);
+
+void trace_frame_reader_free(trace_frame_reader *fr);
+
+#endif
