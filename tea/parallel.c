@@ -26,6 +26,7 @@ typedef struct frame_slot {
     int state;                  /* enum slot_state */
     size_t frame;               /* the frame it holds */
     trace_batch *batches;       /* the frame's records, in order */
+    tea_rob_delta *deltas;      /* what each batch does to the ROB */
     size_t used, allocated;     /* batches holding records; batches initialized */
     int resumed;                /* the frame has a committing record, where its part began */
     size_t resume_batch;        /* that record: batches[resume_batch].records[resume_record] */
@@ -63,10 +64,14 @@ static int slot_batch(frame_slot *s, size_t i)
     if (i >= s->allocated) {
         size_t capacity = s->allocated ? 2 * s->allocated : 16;
         trace_batch *bigger = realloc(s->batches, capacity * sizeof *bigger);
+        tea_rob_delta *deltas;
         if (!bigger)
             return tea_error_set(TEA_ERR_NOMEM, "out of memory for a frame");
         memset(bigger + s->allocated, 0, (capacity - s->allocated) * sizeof *bigger);
         s->batches = bigger;
+        if (!(deltas = realloc(s->deltas, capacity * sizeof *deltas)))
+            return tea_error_set(TEA_ERR_NOMEM, "out of memory for a frame");
+        s->deltas = deltas;
         for (size_t k = s->allocated; k < capacity; k++) {
             if (trace_batch_init(&s->batches[k], PARALLEL_BATCH_RECORDS)) {
                 s->allocated = k;
@@ -91,6 +96,7 @@ static int decode_frame(worker *w, frame_slot *s, size_t k)
             return rc;
         if (s->batches[s->used].count == 0)
             break;
+        tea_rob_delta_of(&s->batches[s->used], 0, s->batches[s->used].count, &s->deltas[s->used]);
         s->used++;
     }
     s->totals = *trace_frame_reader_totals(w->reader);
@@ -179,10 +185,9 @@ static void *worker_main(void *arg)
  * with the whole replay, the taggers over the rest, then the part's end. */
 static int consume_frame(tea_replay *whole, frame_slot *s)
 {
-    int rc;
-
     for (size_t b = 0; b < s->used; b++) {
         const trace_batch *batch = &s->batches[b];
+        int rc = TEA_OK;
         if (!s->resumed || b < s->resume_batch) {
             rc = tea_replay_feed(whole, batch);
         } else if (b == s->resume_batch) {
@@ -190,7 +195,7 @@ static int consume_frame(tea_replay *whole, frame_slot *s)
             head.count = s->resume_record + 1;
             if (!(rc = tea_replay_feed(whole, &head)))
                 rc = tea_replay_feed_taggers(whole, batch, head.count, batch->count - head.count);
-        } else {
+        } else if (!tea_replay_taggers_skip(whole, &s->deltas[b])) {
             rc = tea_replay_feed_taggers(whole, batch, 0, batch->count);
         }
         if (rc)
@@ -236,6 +241,7 @@ static void free_slots(parallel_run *run)
         for (size_t b = 0; b < s->allocated; b++)
             trace_batch_free(&s->batches[b]);
         free(s->batches);
+        free(s->deltas);
         tea_replay_mark_free(s->mark);
     }
     free(run->slots);

@@ -484,6 +484,35 @@ int tea_replay_feed_taggers(tea_replay *whole, const trace_batch *batch, size_t 
     return feed_run_taggers(whole, batch, first, count);
 }
 
+void tea_rob_delta_of(const trace_batch *batch, size_t first, size_t count, tea_rob_delta *d)
+{
+    uint64_t retired = 0, squashed = 0, dispatched = 0;
+    for (size_t i = first; i < first + count; i++) {
+        const trace_record *rec = &batch->records[i];
+        retired += rec->retire;
+        squashed += rec->squash;
+        dispatched += rec->dispatch;
+    }
+    d->last_cycle = batch->records[first + count - 1].cycle;
+    d->retired = retired;
+    d->squashed = squashed;
+    d->dispatched = dispatched;
+}
+
+int tea_replay_taggers_skip(tea_replay *whole, const tea_rob_delta *d)
+{
+    if (!whole->tag_count)
+        return 1;
+    /* feed_taggers' test for the run's last record, where the cycle and the
+     * dispatched count are largest. */
+    if (d->last_cycle >= whole->tag_wake_cycle || whole->rob.dispatched + d->dispatched >= whole->tag_wake_entry)
+        return 0;
+    whole->rob.head += d->retired;
+    whole->rob.tail = whole->rob.tail - d->squashed + d->dispatched;
+    whole->rob.dispatched += d->dispatched;
+    return 1;
+}
+
 void tea_replay_adopt(tea_replay *whole, const tea_replay_mark *m)
 {
     golden_adopt_position(&whole->golden, &m->golden);

@@ -106,6 +106,24 @@ void tea_replay_mark_free(tea_replay_mark *m);
  * TEA_ERR_NOMEM. */
 int tea_replay_feed_taggers(tea_replay *whole, const trace_batch *batch, size_t first, size_t count);
 
+/* What a run of records does to the ROB window, for skipping runs that no
+ * tagger needs. */
+typedef struct tea_rob_delta {
+    uint64_t last_cycle;   /* cycle of the run's last record */
+    uint64_t retired;      /* entries leaving at the head */
+    uint64_t squashed;     /* entries squashed at the tail */
+    uint64_t dispatched;   /* entries dispatched */
+} tea_rob_delta;
+
+/* Sums records [first, first + count) of `batch` (count >= 1). */
+void tea_rob_delta_of(const trace_batch *batch, size_t first, size_t count, tea_rob_delta *d);
+
+/* When no tagger of the whole replay wakes during a run of records with
+ * delta `d`, moves the taggers' view of the ROB past the run and returns 1;
+ * otherwise returns 0 and changes nothing (feed the run with
+ * tea_replay_feed_taggers). O(1). */
+int tea_replay_taggers_skip(tea_replay *whole, const tea_rob_delta *d);
+
 /* Moves the whole replay's golden reference and cycle samplers to the mark,
  * as if they had consumed the records the part consumed since its resume. */
 void tea_replay_adopt(tea_replay *whole, const tea_replay_mark *m);
