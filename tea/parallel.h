@@ -12,8 +12,8 @@
  * sums do not depend on their order), for any number of threads.
  *
  * Memory: each frame in flight is held decoded until the calling thread has
- * taken it, at most threads + 1 frames (about 56 bytes per record: 2^20
- * records per frame, the writer's default, is about 60 MB each).
+ * taken it, at most threads + 1 frames (about 56 bytes per record: 2^18
+ * records per frame, the writer's default, is about 15 MB each).
  */
 #ifndef TEA_TEA_PARALLEL_H
 #define TEA_TEA_PARALLEL_H

@@ -23,7 +23,7 @@ static void usage(FILE *out)
                  "  --to FORMAT            native (default) or tracedoctor\n"
                  "  --level N              zstd compression level (default 3)\n"
                  "  --raw                  tracedoctor output: uncompressed tokens\n"
-                 "  --frame-records N      native output: records per zstd frame (default 1048576)\n"
+                 "  --frame-records N      native output: records per zstd frame (default 262144)\n"
                  CLI_TRACE_OPTIONS_HELP
                  "  -h, --help             show this help\n");
 }

@@ -174,7 +174,7 @@ typedef struct trace_write_options {
 /* Default zstd levels and frame size. */
 #define TRACE_NATIVE_DEFAULT_LEVEL 3
 #define TRACE_TRACEDOCTOR_DEFAULT_LEVEL 3
-#define TRACE_NATIVE_DEFAULT_FRAME_RECORDS (1u << 20)
+#define TRACE_NATIVE_DEFAULT_FRAME_RECORDS (1u << 18)
 
 typedef struct trace_writer trace_writer;
 
