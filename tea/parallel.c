@@ -247,6 +247,16 @@ static void free_slots(parallel_run *run)
     free(run->slots);
 }
 
+/* The cycle of the trace's first record, as the index says (each frame's
+ * first cycle is checked when it is decoded). */
+static uint64_t trace_origin(const trace_frames *f)
+{
+    for (size_t k = 0; k < trace_frames_count(f); k++)
+        if (trace_frames_info(f, k)->records)
+            return trace_frames_info(f, k)->first_cycle;
+    return 0;
+}
+
 int tea_parallel_replay(tea_replay *whole, const trace_frames *f, unsigned threads, trace_totals *totals,
                         trace_read_stats *stats)
 {
@@ -276,7 +286,7 @@ int tea_parallel_replay(tea_replay *whole, const trace_frames *f, unsigned threa
         rc = tea_replay_mark_create(&run.slots[i].mark, whole);
     for (unsigned i = 0; i < threads && !rc && count; i++) {
         workers[i].run = &run;
-        if (!(rc = tea_replay_create_part(&workers[i].part, whole, trace_frames_info(f, 0)->first_cycle)))
+        if (!(rc = tea_replay_create_part(&workers[i].part, whole, trace_origin(f))))
             rc = trace_frame_reader_create(&workers[i].reader, f);
     }
     if (rc)
