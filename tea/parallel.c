@@ -83,61 +83,62 @@ static int slot_batch(frame_slot *s, size_t i)
     return TEA_OK;
 }
 
-/* Decodes frame k into the slot. */
-static int decode_frame(worker *w, frame_slot *s, size_t k)
+/* Looks for the frame's first committing record in batch b of the slot,
+ * with `*window` the ROB occupancy before the batch (after the record when
+ * found, else after the batch); positions the worker's part after it. */
+static void find_resume(worker *w, frame_slot *s, size_t b, unsigned *window)
 {
+    const trace_batch *batch = &s->batches[b];
+    for (size_t i = 0; i < batch->count; i++) {
+        const trace_record *rec = &batch->records[i];
+        *window = *window - rec->retire - rec->squash + rec->dispatch;
+        if (rec->n_commit) {
+            s->resumed = 1;
+            s->resume_batch = b;
+            s->resume_record = i;
+            tea_replay_part_resume(w->part, rec, batch->uops, *window);
+            return;
+        }
+    }
+}
+
+/* Decodes frame k into the slot and replays it from its first committing
+ * record on with the worker's part, batch by batch while each is in the
+ * cache. */
+static int replay_frame(worker *w, frame_slot *s, size_t k)
+{
+    unsigned window = trace_frames_info(w->run->frames, k)->window;
     int rc;
 
     s->used = 0;
+    s->resumed = 0;
     if ((rc = trace_frame_reader_start(w->reader, k)))
         return rc;
     for (;;) {
+        trace_batch *batch, view;
         if ((rc = slot_batch(s, s->used)) || (rc = trace_frame_reader_read(w->reader, &s->batches[s->used])))
             return rc;
-        if (s->batches[s->used].count == 0)
+        batch = &s->batches[s->used];
+        if (batch->count == 0)
             break;
-        tea_rob_delta_of(&s->batches[s->used], 0, s->batches[s->used].count, &s->deltas[s->used]);
+        tea_rob_delta_of(batch, 0, batch->count, &s->deltas[s->used]);
+        if (!s->resumed)
+            find_resume(w, s, s->used, &window);
+        if (s->resumed) {
+            view = *batch;
+            if (s->resume_batch == s->used) {
+                view.records += s->resume_record + 1;
+                view.count -= s->resume_record + 1;
+            }
+            if ((rc = tea_replay_feed(w->part, &view)))
+                return rc;
+        }
         s->used++;
     }
     s->totals = *trace_frame_reader_totals(w->reader);
     s->end_window = trace_frame_reader_window(w->reader);
-    return TEA_OK;
-}
-
-/* Replays the slot's frame from its first committing record on with the
- * worker's part. */
-static int replay_frame(worker *w, frame_slot *s)
-{
-    unsigned window = trace_frames_info(w->run->frames, s->frame)->window;
-    int rc;
-
-    s->resumed = 0;
-    for (size_t b = 0; b < s->used && !s->resumed; b++) {
-        const trace_batch *batch = &s->batches[b];
-        for (size_t i = 0; i < batch->count; i++) {
-            const trace_record *rec = &batch->records[i];
-            window = window - rec->retire - rec->squash + rec->dispatch;
-            if (rec->n_commit) {
-                s->resumed = 1;
-                s->resume_batch = b;
-                s->resume_record = i;
-                tea_replay_part_resume(w->part, rec, batch->uops, window);
-                break;
-            }
-        }
-    }
-    if (!s->resumed)
-        return TEA_OK;
-    for (size_t b = s->resume_batch; b < s->used; b++) {
-        trace_batch view = s->batches[b];
-        if (b == s->resume_batch) {
-            view.records += s->resume_record + 1;
-            view.count -= s->resume_record + 1;
-        }
-        if ((rc = tea_replay_feed(w->part, &view)))
-            return rc;
-    }
-    tea_replay_mark_take(s->mark, w->part);
+    if (s->resumed)
+        tea_replay_mark_take(s->mark, w->part);
     return TEA_OK;
 }
 
@@ -165,8 +166,7 @@ static void *worker_main(void *arg)
         s->frame = k;
         pthread_mutex_unlock(&run->lock);
 
-        if (!(rc = decode_frame(w, s, k)))
-            rc = replay_frame(w, s);
+        rc = replay_frame(w, s, k);
 
         pthread_mutex_lock(&run->lock);
         s->rc = rc;
