@@ -204,6 +204,13 @@ int trace_frames_open(trace_frames **out, const char *path)
         return tea_error_set(TEA_ERR_NOMEM, "out of memory");
     }
     trace_header_init(&f->header);
+    f->fd = -1;
+    /* Not even opened unless it is a regular file: opening and closing a
+     * named pipe would cost its writer its reader. */
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+        rc = tea_error_set(TEA_ERR_UNSUPPORTED, "%s: not a regular file", path);
+        goto fail;
+    }
     f->fd = open(path, O_RDONLY);
     if (f->fd < 0) {
         rc = tea_error_set(TEA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));

@@ -139,6 +139,15 @@ for t in 2 3; do
     done
     diff <(grep -v '^#' th1/summary.csv) <(grep -v '^#' th$t/summary.csv) >&2 || fail "summary.csv differs with --threads $t"
 done
+# a named pipe is read as a stream (never opened twice), with the same results
+rm -f fifo.tea
+mkfifo fifo.tea
+cat mf.tea >fifo.tea &
+run 0 "$TEA" replay fifo.tea --threads 2 --freq 100k,1M --jitter start -o thp
+wait
+for f in th1/*.pics; do
+    cmp "$f" "thp/$(basename "$f")" || fail "$(basename "$f") differs when read from a named pipe"
+done
 size=$(file_size mf.tea)
 head -c $((size / 2)) mf.tea >damaged.tea
 printf '\x55\xaa\x55\xaa' >>damaged.tea
