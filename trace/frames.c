@@ -50,14 +50,6 @@ struct trace_frame_reader {
     int started, done, failed;
 };
 
-static uint64_t get_le(const uint8_t *p, unsigned bytes)
-{
-    uint64_t v = 0;
-    for (unsigned i = bytes; i > 0; i--)
-        v = v << 8 | p[i - 1];
-    return v;
-}
-
 /* Reads exactly `size` bytes at `offset`; TEA_ERR_FORMAT when the file ends
  * first. */
 static int read_at(const trace_frames *f, void *dst, size_t size, uint64_t offset, const char *what)
@@ -90,8 +82,8 @@ static int read_metadata(const trace_frames *f, uint64_t offset, const char *wha
         return tea_error_set(TEA_ERR_UNSUPPORTED, "%s: no %s at byte %llu", f->name, what, (unsigned long long)offset);
     if ((rc = read_at(f, head, sizeof head, offset, what)))
         return rc;
-    *size = (uint32_t)get_le(head + 4, 4);
-    if (get_le(head, 4) != NATIVE_SKIPPABLE_MAGIC || *size > INPUT_MAX_FRAME_SIZE
+    *size = (uint32_t)native_get_le(head + 4, 4);
+    if (native_get_le(head, 4) != NATIVE_SKIPPABLE_MAGIC || *size > INPUT_MAX_FRAME_SIZE
         || *size > f->file_size - offset - SKIPPABLE_HEADER_SIZE)
         return tea_error_set(TEA_ERR_UNSUPPORTED, "%s: no %s at byte %llu", f->name, what, (unsigned long long)offset);
     if (!(*data = malloc(*size ? *size : 1)))
@@ -157,7 +149,7 @@ static int load_index(trace_frames *f, uint64_t data_start)
         return tea_error_set(TEA_ERR_UNSUPPORTED, "%s: no index at byte %llu", f->name,
                              (unsigned long long)f->footer.index_offset);
     }
-    count = get_le(data + NATIVE_MAGIC_SIZE, 8);
+    count = native_get_le(data + NATIVE_MAGIC_SIZE, 8);
     if ((size - INDEX_PREAMBLE_SIZE) % NATIVE_INDEX_ENTRY_SIZE || count != (size - INDEX_PREAMBLE_SIZE) / NATIVE_INDEX_ENTRY_SIZE
         || count != f->footer.data_frames) {
         free(data);
@@ -286,10 +278,7 @@ int trace_frames_check_sequence(const trace_frames *f, const trace_totals *frame
                                  (unsigned long long)totals->last_cycle);
         totals_append(totals, &frame_totals[k]);
     }
-    if (a->records != totals->records || a->commits != totals->commits || a->exceptions != totals->exceptions
-        || a->dispatched != totals->dispatched || a->squashed != totals->squashed || a->refills != totals->refills
-        || (totals->records && (a->first_cycle != totals->first_cycle || a->last_cycle != totals->last_cycle))
-        || memcmp(a->events, totals->events, sizeof a->events) != 0)
+    if (!trace_totals_same(a, totals))
         return tea_error_set(TEA_ERR_FORMAT, "%s: footer disagrees with the records (footer: %llu records, %llu "
                              "commits; read: %llu records, %llu commits)", f->name, (unsigned long long)a->records,
                              (unsigned long long)a->commits, (unsigned long long)totals->records,
@@ -365,7 +354,7 @@ int trace_frame_reader_start(trace_frame_reader *fr, size_t k)
         || (rc = reserve(&fr->content, &fr->content_capacity, e->content_size ? e->content_size : 1))
         || (rc = read_at(f, fr->compressed, e->compressed_size, e->offset, "data frame")))
         return rc;
-    if (e->compressed_size < 4 || get_le(fr->compressed, 4) != INPUT_ZSTD_MAGIC
+    if (e->compressed_size < 4 || native_get_le(fr->compressed, 4) != INPUT_ZSTD_MAGIC
         || ZSTD_findFrameCompressedSize(fr->compressed, e->compressed_size) != e->compressed_size)
         return tea_error_set(TEA_ERR_FORMAT, "%s: data frame at byte %llu disagrees with the index", f->name,
                              (unsigned long long)e->offset);
@@ -392,10 +381,8 @@ static int accept_record(trace_frame_reader *fr, const trace_record *rec, const 
     if (fr->totals.records > 0 && rec->cycle <= fr->last_cycle)
         rc = tea_error_set(TEA_ERR_FORMAT, "cycle %llu does not follow cycle %llu", (unsigned long long)rec->cycle,
                            (unsigned long long)fr->last_cycle);
-    else if ((rc = trace_record_check(rec, uops, f->header.commit_width, f->header.rob_size, fr->window, &after)))
-        ;
-    else if ((rec->flags & TRACE_REC_EXCEPTION) && !(uops[rec->n_commit].psv & (1u << PSV_FL_EX)))
-        rc = tea_error_set(TEA_ERR_FORMAT, "excepting µop lacks FL-EX");
+    else
+        rc = trace_record_check_read(rec, uops, f->header.commit_width, f->header.rob_size, fr->window, &after);
     if (rc)
         return rc;
     fr->window = after;

@@ -74,11 +74,11 @@ static void put_le(uint8_t *p, uint64_t v, int bytes)
         p[i] = (uint8_t)v;
 }
 
-static uint64_t get_le(const uint8_t *p, int bytes)
+uint64_t native_get_le(const uint8_t *p, unsigned bytes)
 {
     uint64_t v = 0;
-    for (int i = bytes - 1; i >= 0; i--)
-        v = v << 8 | p[i];
+    for (unsigned i = bytes; i > 0; i--)
+        v = v << 8 | p[i - 1];
     return v;
 }
 
@@ -170,7 +170,7 @@ static int header_field(trace_header *h, unsigned key, const uint8_t *value, siz
     if (is_number) {
         if (len != 8)
             return tea_error_set(TEA_ERR_FORMAT, "header field %u has %zu bytes, expected 8", key, len);
-        n = get_le(value, 8);
+        n = native_get_le(value, 8);
     }
     if (key < 32)
         *seen |= 1u << key;
@@ -241,8 +241,8 @@ int native_header_decode(const uint8_t *data, size_t size, trace_header *h)
     trace_header_init(h);
     if (!native_is_header(data, size) || size < HEADER_FIXED_SIZE)
         return tea_error_set(TEA_ERR_FORMAT, "not a native trace header (bad magic)");
-    major = (unsigned)get_le(data + NATIVE_MAGIC_SIZE, 2);
-    minor = (unsigned)get_le(data + NATIVE_MAGIC_SIZE + 2, 2);
+    major = (unsigned)native_get_le(data + NATIVE_MAGIC_SIZE, 2);
+    minor = (unsigned)native_get_le(data + NATIVE_MAGIC_SIZE + 2, 2);
     if (major != NATIVE_VERSION_MAJOR)
         return tea_error_set(TEA_ERR_FORMAT, "native trace version %u.%u is not supported (this tool reads %d.x)",
                              major, minor, NATIVE_VERSION_MAJOR);
@@ -251,8 +251,8 @@ int native_header_decode(const uint8_t *data, size_t size, trace_header *h)
         size_t len;
         if (size - pos < TLV_HEADER_SIZE)
             return tea_error_set(TEA_ERR_FORMAT, "header field at byte %zu is truncated", pos);
-        key = (unsigned)get_le(data + pos, 2);
-        len = (size_t)get_le(data + pos + 2, 4);
+        key = (unsigned)native_get_le(data + pos, 2);
+        len = (size_t)native_get_le(data + pos + 2, 4);
         if (len > size - pos - TLV_HEADER_SIZE)
             return tea_error_set(TEA_ERR_FORMAT, "header field %u at byte %zu overruns the header", key, pos);
         if ((rc = header_field(h, key, data + pos + TLV_HEADER_SIZE, len, &seen)))
@@ -919,13 +919,13 @@ void native_index_entry_encode(const native_index_entry *e, uint8_t out[NATIVE_I
 
 void native_index_entry_decode(const uint8_t in[NATIVE_INDEX_ENTRY_SIZE], native_index_entry *e)
 {
-    e->offset = get_le(in, 8);
-    e->compressed_size = get_le(in + 8, 8);
-    e->first_cycle = get_le(in + 16, 8);
-    e->last_cycle = get_le(in + 24, 8);
-    e->records = (uint32_t)get_le(in + 32, 4);
-    e->content_size = (uint32_t)get_le(in + 36, 4);
-    e->window = (uint32_t)get_le(in + 40, 4);
+    e->offset = native_get_le(in, 8);
+    e->compressed_size = native_get_le(in + 8, 8);
+    e->first_cycle = native_get_le(in + 16, 8);
+    e->last_cycle = native_get_le(in + 24, 8);
+    e->records = (uint32_t)native_get_le(in + 32, 4);
+    e->content_size = (uint32_t)native_get_le(in + 36, 4);
+    e->window = (uint32_t)native_get_le(in + 40, 4);
 }
 
 uint64_t native_index_digest(uint64_t digest, const native_index_entry *e)
@@ -976,24 +976,24 @@ int native_footer_decode(const uint8_t *data, size_t size, native_footer *f)
     if (size != NATIVE_FOOTER_SIZE || memcmp(data, NATIVE_FOOTER_MAGIC, NATIVE_MAGIC_SIZE) != 0)
         return tea_error_set(TEA_ERR_FORMAT, "malformed footer");
     p += NATIVE_MAGIC_SIZE;
-    major = (unsigned)get_le(p, 2);
+    major = (unsigned)native_get_le(p, 2);
     if (major != NATIVE_VERSION_MAJOR)
         return tea_error_set(TEA_ERR_FORMAT, "footer version %u is not supported", major);
-    f->notes.flags = (uint32_t)get_le(p + 4, 4);
+    f->notes.flags = (uint32_t)native_get_le(p + 4, 4);
     p += 8;
-    f->notes.counter_wraps = get_le(p, 8);
-    t->records = get_le(p + 8, 8);
-    t->first_cycle = get_le(p + 16, 8);
-    t->last_cycle = get_le(p + 24, 8);
-    t->commits = get_le(p + 32, 8);
-    t->exceptions = get_le(p + 40, 8);
-    t->dispatched = get_le(p + 48, 8);
-    t->squashed = get_le(p + 56, 8);
-    t->refills = get_le(p + 64, 8);
+    f->notes.counter_wraps = native_get_le(p, 8);
+    t->records = native_get_le(p + 8, 8);
+    t->first_cycle = native_get_le(p + 16, 8);
+    t->last_cycle = native_get_le(p + 24, 8);
+    t->commits = native_get_le(p + 32, 8);
+    t->exceptions = native_get_le(p + 40, 8);
+    t->dispatched = native_get_le(p + 48, 8);
+    t->squashed = native_get_le(p + 56, 8);
+    t->refills = native_get_le(p + 64, 8);
     p += 72;
     for (int i = 0; i < PSV_EVENT_COUNT; i++, p += 8)
-        t->events[i] = get_le(p, 8);
-    f->data_frames = get_le(p, 8);
-    f->index_offset = get_le(p + 8, 8);
+        t->events[i] = native_get_le(p, 8);
+    f->data_frames = native_get_le(p, 8);
+    f->index_offset = native_get_le(p + 8, 8);
     return TEA_OK;
 }

@@ -31,6 +31,9 @@
 /* Longest encoded record: tag, ext, cycle, µops with PSVs and offsets, counts. */
 #define NATIVE_MAX_RECORD_BYTES (2 + 10 + TRACE_MAX_RECORD_UOPS * (10 + 3 + 2) + 4 * 5)
 
+/* The little-endian unsigned integer of `bytes` (1-8) bytes at p. */
+uint64_t native_get_le(const uint8_t *p, unsigned bytes);
+
 /* A growable byte buffer. */
 typedef struct native_buffer {
     uint8_t *data;

@@ -293,15 +293,10 @@ static int accept_record(trace_reader *r, const trace_record *rec, const trace_u
         return tea_error_set(TEA_ERR_FORMAT, "%s: %s: cycle %llu does not follow cycle %llu", input_name(r->in),
                              where, (unsigned long long)rec->cycle, (unsigned long long)r->last_cycle);
     }
-    if ((rc = trace_record_check(rec, uops, r->header.commit_width, r->header.rob_size, r->window, &after))) {
+    if ((rc = trace_record_check_read(rec, uops, r->header.commit_width, r->header.rob_size, r->window, &after))) {
         describe_location(r, where, sizeof where);
         return tea_error_prefix(rc, "%s: %s (cycle %llu): ", input_name(r->in), where,
                                 (unsigned long long)rec->cycle);
-    }
-    if ((rec->flags & TRACE_REC_EXCEPTION) && !(uops[rec->n_commit].psv & (1u << PSV_FL_EX))) {
-        describe_location(r, where, sizeof where);
-        return tea_error_set(TEA_ERR_FORMAT, "%s: %s (cycle %llu): excepting µop lacks FL-EX", input_name(r->in),
-                             where, (unsigned long long)rec->cycle);
     }
     r->window = after;
     r->last_cycle = rec->cycle;
@@ -403,10 +398,7 @@ static int read_footer(trace_reader *r, const input_frame *f)
     if (!r->seen_index)
         return tea_error_set(TEA_ERR_FORMAT, "%s: footer at byte %llu without an index", input_name(r->in),
                              (unsigned long long)f->offset);
-    if (a->records != b->records || a->commits != b->commits || a->exceptions != b->exceptions
-        || a->dispatched != b->dispatched || a->squashed != b->squashed || a->refills != b->refills
-        || (b->records && (a->first_cycle != b->first_cycle || a->last_cycle != b->last_cycle))
-        || memcmp(a->events, b->events, sizeof a->events) != 0 || footer.data_frames != r->stats.frames)
+    if (!trace_totals_same(a, b) || footer.data_frames != r->stats.frames)
         return tea_error_set(TEA_ERR_FORMAT,
                              "%s: footer at byte %llu disagrees with the records (footer: %llu records, %llu commits; "
                              "read: %llu records, %llu commits)",

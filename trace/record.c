@@ -69,3 +69,14 @@ int trace_record_check(const trace_record *r, const trace_uop *uops, unsigned wi
     *window_after = window;
     return TEA_OK;
 }
+
+int trace_record_check_read(const trace_record *r, const trace_uop *uops, unsigned width, unsigned rob_size,
+                            unsigned window_before, unsigned *window_after)
+{
+    int rc = trace_record_check(r, uops, width, rob_size, window_before, window_after);
+    if (rc)
+        return rc;
+    if ((r->flags & TRACE_REC_EXCEPTION) && !(uops[r->n_commit].psv & (1u << PSV_FL_EX)))
+        return tea_error_set(TEA_ERR_FORMAT, "excepting µop lacks FL-EX");
+    return TEA_OK;
+}

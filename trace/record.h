@@ -107,4 +107,9 @@ static inline unsigned trace_record_uops(const trace_record *r)
 int trace_record_check(const trace_record *r, const trace_uop *uops, unsigned width,
                        unsigned rob_size, unsigned window_before, unsigned *window_after);
 
+/* What readers check of each record they decode: trace_record_check, and an
+ * excepting µop carrying FL-EX. Same results and messages. */
+int trace_record_check_read(const trace_record *r, const trace_uop *uops, unsigned width, unsigned rob_size,
+                            unsigned window_before, unsigned *window_after);
+
 #endif

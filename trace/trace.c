@@ -64,6 +64,14 @@ int trace_header_copy(trace_header *dst, const trace_header *src)
     return TEA_OK;
 }
 
+int trace_totals_same(const trace_totals *a, const trace_totals *b)
+{
+    return a->records == b->records && a->commits == b->commits && a->exceptions == b->exceptions
+        && a->dispatched == b->dispatched && a->squashed == b->squashed && a->refills == b->refills
+        && (!b->records || (a->first_cycle == b->first_cycle && a->last_cycle == b->last_cycle))
+        && memcmp(a->events, b->events, sizeof a->events) == 0;
+}
+
 void trace_totals_add(trace_totals *t, const trace_record *r, const trace_uop *uops)
 {
     unsigned n = trace_record_uops(r);

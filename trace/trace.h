@@ -84,6 +84,10 @@ typedef struct trace_totals {
 /* Adds one record and its µops to the totals. */
 void trace_totals_add(trace_totals *t, const trace_record *r, const trace_uop *uops);
 
+/* True when two totals describe the same records (first and last cycle
+ * compared only when there are records), as a native footer must. */
+int trace_totals_same(const trace_totals *a, const trace_totals *b);
+
 /* Trace-wide facts only known once the whole trace was read; native traces
  * keep them in their footer. */
 #define TRACE_NOTE_ST_LLC_UNAVAILABLE 0x01u /* source had no load latencies: no ST-LLC */
