@@ -195,13 +195,30 @@ static int build_specs(const study_request *req, uint64_t clock_hz, study_trace 
     return TEA_OK;
 }
 
-int study_parse_threads(const char *text, unsigned *out)
+int study_option(const char *command, int opt, const char *arg, study_request *req)
 {
     uint64_t v;
-    if (cli_parse_u64(text, &v) || v < 1 || v > TEA_PARALLEL_MAX_THREADS)
-        return tea_error_set(TEA_ERR_USAGE, "invalid thread count '%s' (1 to %d)", text, TEA_PARALLEL_MAX_THREADS);
-    *out = (unsigned)v;
-    return TEA_OK;
+
+    switch (opt) {
+    case STUDY_OPT_JITTER:
+        if (tea_jitter_parse(arg, &req->jitter))
+            return cli_usage_error(command, "%s", tea_error_message());
+        return 0;
+    case STUDY_OPT_EVENTS:
+        if (study_parse_event_set(arg, &req->all_events))
+            return cli_usage_error(command, "%s", tea_error_message());
+        return 0;
+    case STUDY_OPT_SYMBOLS:
+        req->symbols_path = arg;
+        return 0;
+    case STUDY_OPT_THREADS:
+        if (cli_parse_u64(arg, &v) || v < 1 || v > TEA_PARALLEL_MAX_THREADS)
+            return cli_usage_error(command, "invalid thread count '%s' (1 to %d)", arg, TEA_PARALLEL_MAX_THREADS);
+        req->threads = (unsigned)v;
+        return 0;
+    default:
+        return 1;
+    }
 }
 
 /* Copies the trace's header and creates the engine with every sampler. */

@@ -14,6 +14,7 @@
 #ifndef TEA_TOOLS_STUDY_H
 #define TEA_TOOLS_STUDY_H
 
+#include "cli.h"
 #include "pics/error.h"
 #include "pics/symmap.h"
 #include "tea/replay.h"
@@ -76,9 +77,26 @@ typedef struct study_trace {
     size_t row_count;
 } study_trace;
 
-/* Parses --threads N (1 to TEA_PARALLEL_MAX_THREADS). 0 or TEA_ERR_USAGE with
- * a message. */
-int study_parse_threads(const char *text, unsigned *out);
+/* Long options `tea replay` and `tea sweep` share, numbered after the
+ * CLI_OPT_* trace options; each command numbers its own from
+ * STUDY_OPT_FIRST_FREE. */
+enum {
+    STUDY_OPT_JITTER = CLI_OPT_FIRST_FREE,
+    STUDY_OPT_EVENTS,
+    STUDY_OPT_SYMBOLS,
+    STUDY_OPT_THREADS,
+    STUDY_OPT_FIRST_FREE
+};
+#define STUDY_LONG_OPTIONS                                          \
+    { "jitter", required_argument, NULL, STUDY_OPT_JITTER },        \
+    { "events", required_argument, NULL, STUDY_OPT_EVENTS },        \
+    { "symbols", required_argument, NULL, STUDY_OPT_SYMBOLS },      \
+    { "threads", required_argument, NULL, STUDY_OPT_THREADS }
+
+/* Handles one of the STUDY_OPT_* options into `req`. Returns 0 when handled,
+ * 1 when `opt` is not one of them, or CLI_EXIT_USAGE after printing the
+ * problem (as cli_trace_option). */
+int study_option(const char *command, int opt, const char *arg, study_request *req);
 
 /* How --threads reads in `--help` texts. */
 #define STUDY_THREADS_HELP \

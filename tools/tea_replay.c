@@ -19,7 +19,7 @@
 
 #define REPLAY_PATH_MAX 4096
 
-enum { OPT_SCHEMES = CLI_OPT_FIRST_FREE, OPT_FREQ, OPT_PERIOD, OPT_SEED, OPT_JITTER, OPT_EVENTS, OPT_SYMBOLS, OPT_THREADS };
+enum { OPT_SCHEMES = STUDY_OPT_FIRST_FREE, OPT_FREQ, OPT_PERIOD, OPT_SEED };
 
 static void usage(FILE *out)
 {
@@ -178,11 +178,8 @@ static int parse_args(int argc, char **argv, study_request *req, const char **ou
         { "freq", required_argument, NULL, OPT_FREQ },
         { "period", required_argument, NULL, OPT_PERIOD },
         { "seed", required_argument, NULL, OPT_SEED },
-        { "jitter", required_argument, NULL, OPT_JITTER },
-        { "events", required_argument, NULL, OPT_EVENTS },
-        { "symbols", required_argument, NULL, OPT_SYMBOLS },
-        { "threads", required_argument, NULL, OPT_THREADS },
         { "help", no_argument, NULL, 'h' },
+        STUDY_LONG_OPTIONS,
         CLI_TRACE_LONG_OPTIONS,
         { NULL, 0, NULL, 0 },
     };
@@ -211,26 +208,13 @@ static int parse_args(int argc, char **argv, study_request *req, const char **ou
             if (cli_parse_u64(optarg, &req->first_seed))
                 return cli_usage_error(argv[0], "invalid seed '%s'", optarg);
             break;
-        case OPT_JITTER:
-            if (tea_jitter_parse(optarg, &req->jitter))
-                return cli_usage_error(argv[0], "%s", tea_error_message());
-            break;
-        case OPT_EVENTS:
-            if (study_parse_event_set(optarg, &req->all_events))
-                return cli_usage_error(argv[0], "%s", tea_error_message());
-            break;
-        case OPT_SYMBOLS:
-            req->symbols_path = optarg;
-            break;
-        case OPT_THREADS:
-            if (study_parse_threads(optarg, &req->threads))
-                return cli_usage_error(argv[0], "%s", tea_error_message());
-            break;
         case 'h':
             usage(stdout);
             return CLI_EXIT_OK;
         default:
-            if ((rc = cli_trace_option(argv[0], opt, optarg, &req->open)) == 1)
+            if ((rc = study_option(argv[0], opt, optarg, req)) == 1)
+                rc = cli_trace_option(argv[0], opt, optarg, &req->open);
+            if (rc == 1)
                 return cli_usage_hint(argv[0]);
             if (rc)
                 return rc;

@@ -16,7 +16,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define SWEEP_DEFAULT_FREQS "100,1000,4000,8000"
 #define SWEEP_DEFAULT_SEEDS 5
@@ -24,8 +23,7 @@
 #define SWEEP_MESSAGE_MAX 1024
 #define PERCENT 100.0
 
-enum { OPT_FREQS = CLI_OPT_FIRST_FREE, OPT_SEEDS, OPT_FIRST_SEED, OPT_SCHEMES, OPT_JITTER, OPT_EVENTS, OPT_SYMBOLS,
-       OPT_SVG, OPT_GRANULARITY, OPT_QUIET, OPT_THREADS };
+enum { OPT_FREQS = STUDY_OPT_FIRST_FREE, OPT_SEEDS, OPT_FIRST_SEED, OPT_SCHEMES, OPT_SVG, OPT_GRANULARITY, OPT_QUIET };
 
 static void usage(FILE *out)
 {
@@ -247,14 +245,11 @@ static int parse_args(int argc, char **argv, study_request *req, sweep_options *
         { "seeds", required_argument, NULL, OPT_SEEDS },
         { "first-seed", required_argument, NULL, OPT_FIRST_SEED },
         { "schemes", required_argument, NULL, OPT_SCHEMES },
-        { "jitter", required_argument, NULL, OPT_JITTER },
-        { "events", required_argument, NULL, OPT_EVENTS },
-        { "symbols", required_argument, NULL, OPT_SYMBOLS },
-        { "threads", required_argument, NULL, OPT_THREADS },
         { "svg", required_argument, NULL, OPT_SVG },
         { "granularity", required_argument, NULL, OPT_GRANULARITY },
         { "quiet", no_argument, NULL, OPT_QUIET },
         { "help", no_argument, NULL, 'h' },
+        STUDY_LONG_OPTIONS,
         CLI_TRACE_LONG_OPTIONS,
         { NULL, 0, NULL, 0 },
     };
@@ -291,21 +286,6 @@ static int parse_args(int argc, char **argv, study_request *req, sweep_options *
             if (!req->scheme_count)
                 return cli_usage_error(argv[0], "no sampling scheme in '%s'", optarg);
             break;
-        case OPT_JITTER:
-            if (tea_jitter_parse(optarg, &req->jitter))
-                return cli_usage_error(argv[0], "%s", tea_error_message());
-            break;
-        case OPT_EVENTS:
-            if (study_parse_event_set(optarg, &req->all_events))
-                return cli_usage_error(argv[0], "%s", tea_error_message());
-            break;
-        case OPT_SYMBOLS:
-            req->symbols_path = optarg;
-            break;
-        case OPT_THREADS:
-            if (study_parse_threads(optarg, &req->threads))
-                return cli_usage_error(argv[0], "%s", tea_error_message());
-            break;
         case OPT_SVG:
             o->svg_path = optarg;
             break;
@@ -320,7 +300,9 @@ static int parse_args(int argc, char **argv, study_request *req, sweep_options *
             usage(stdout);
             return CLI_EXIT_OK;
         default:
-            if ((rc = cli_trace_option(argv[0], opt, optarg, &req->open)) == 1)
+            if ((rc = study_option(argv[0], opt, optarg, req)) == 1)
+                rc = cli_trace_option(argv[0], opt, optarg, &req->open);
+            if (rc == 1)
                 return cli_usage_hint(argv[0]);
             if (rc)
                 return rc;
