@@ -111,24 +111,6 @@ static void frames_decode_like_the_stream(void **state)
     }
 }
 
-/* Same cells and values, and counts too when `counts`. */
-static void assert_pics_match(const pics *a, const pics *b, int counts, const char *what)
-{
-    if (a->count != b->count || a->total != b->total)
-        fail_msg("%s: %zu cells / total %llu vs %zu cells / total %llu", what, a->count,
-                 (unsigned long long)a->total, b->count, (unsigned long long)b->total);
-    for (size_t i = 0; i < a->capacity; i++) {
-        const pics_cell *c = &a->slots[i], *d;
-        if (!c->used)
-            continue;
-        d = pics_find(b, c->pc, c->psv);
-        if (!d || d->value != c->value || (counts && d->count != c->count))
-            fail_msg("%s: cell 0x%llx/%u differs: %llu/%llu vs %llu/%llu", what, (unsigned long long)c->pc, c->psv,
-                     (unsigned long long)c->value, (unsigned long long)c->count,
-                     (unsigned long long)(d ? d->value : 0), (unsigned long long)(d ? d->count : 0));
-    }
-}
-
 static tea_sampler_spec spec(tea_scheme scheme, uint64_t period, tea_jitter jitter)
 {
     tea_sampler_spec sp;

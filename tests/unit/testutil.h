@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "pics/pics.h"
 #include "trace/trace.h"
 
 /* A path in the test's scratch directory ($TMPDIR), unique per process;
@@ -64,5 +65,9 @@ void test_model_stream(const char *workload, uint64_t seed, uint64_t cycles, tes
 
 /* Asserts that `message` contains `needle` (with a readable failure). */
 void assert_contains(const char *message, const char *needle);
+
+/* Fails unless the two PICS have the same cells with the same values (and,
+ * when `counts`, the same counts) and the same total; `what` names the case. */
+void assert_pics_match(const pics *a, const pics *b, int counts, const char *what);
 
 #endif
