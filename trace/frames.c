@@ -439,9 +439,7 @@ int trace_frame_reader_read(trace_frame_reader *fr, trace_batch *batch)
                                   (unsigned long long)f->entries[fr->k].offset, start);
             break;
         }
-        rec.first_uop = (uint32_t)batch->uop_count;
-        batch->records[batch->count++] = rec;
-        batch->uop_count += trace_record_uops(&rec);
+        trace_batch_commit(batch, &rec);
     }
     if (rc) {
         fr->failed = 1;

@@ -304,14 +304,6 @@ static int accept_record(trace_reader *r, const trace_record *rec, const trace_u
     return TEA_OK;
 }
 
-/* Appends one record (already in the batch's next slots) to the batch. */
-static void batch_commit(trace_batch *batch, trace_record *rec)
-{
-    rec->first_uop = (uint32_t)batch->uop_count;
-    batch->records[batch->count++] = *rec;
-    batch->uop_count += trace_record_uops(rec);
-}
-
 static int read_tracedoctor(trace_reader *r, trace_batch *batch)
 {
     int rc;
@@ -335,7 +327,7 @@ static int read_tracedoctor(trace_reader *r, trace_batch *batch)
             continue;
         if ((rc = accept_record(r, &rec, uops)))
             return rc;
-        batch_commit(batch, &rec);
+        trace_batch_commit(batch, &rec);
     }
     r->stats.notes.counter_wraps = r->td.stats.counter_wraps;
     r->stats.memlat_nonzero = r->td.stats.memlat_nonzero;
@@ -504,7 +496,7 @@ static int read_native(trace_reader *r, trace_batch *batch)
         if (r->frame_entry.records++ == 0)
             r->frame_entry.first_cycle = rec.cycle;
         r->frame_entry.last_cycle = rec.cycle;
-        batch_commit(batch, &rec);
+        trace_batch_commit(batch, &rec);
     }
     r->stats.units = r->totals.records;
     r->stats.bytes_in = input_offset(r->in);

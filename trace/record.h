@@ -98,6 +98,15 @@ static inline unsigned trace_record_uops(const trace_record *r)
     return r->n_commit + ((r->flags & TRACE_REC_EXCEPTION) ? 1u : 0u);
 }
 
+/* Appends a record whose µops were written at batch->uops + batch->uop_count
+ * (it sets rec->first_uop). The batch must have room. */
+static inline void trace_batch_commit(trace_batch *batch, trace_record *rec)
+{
+    rec->first_uop = (uint32_t)batch->uop_count;
+    batch->records[batch->count++] = *rec;
+    batch->uop_count += trace_record_uops(rec);
+}
+
 /*
  * Validity checks shared by every reader and writer: the window bookkeeping of
  * one record against the ROB window size before it. Returns 0 and stores the
