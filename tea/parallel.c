@@ -26,7 +26,7 @@ typedef struct frame_slot {
     int state;                  /* enum slot_state */
     size_t frame;               /* the frame it holds */
     trace_batch *batches;       /* the frame's records, in order */
-    tea_rob_delta *deltas;      /* what each batch does to the ROB */
+    tea_rob_delta *deltas;      /* what each batch does to the ROB (with taggers) */
     size_t used, allocated;     /* batches holding records; batches initialized */
     int resumed;                /* the frame has a committing record, where its part began */
     size_t resume_batch;        /* that record: batches[resume_batch].records[resume_record] */
@@ -47,6 +47,7 @@ typedef struct parallel_run {
     frame_slot *slots;
     size_t slot_count;
     size_t next_frame;          /* the next frame a worker takes */
+    int taggers;                /* the replay has taggers: batches carry ROB deltas */
     int stop;                   /* workers must exit */
 } parallel_run;
 
@@ -121,7 +122,8 @@ static int replay_frame(worker *w, frame_slot *s, size_t k)
         batch = &s->batches[s->used];
         if (batch->count == 0)
             break;
-        tea_rob_delta_of(batch, 0, batch->count, &s->deltas[s->used]);
+        if (w->run->taggers)
+            tea_rob_delta_of(batch, 0, batch->count, &s->deltas[s->used]);
         if (!s->resumed)
             find_resume(w, s, s->used, &window);
         if (s->resumed) {
@@ -183,7 +185,7 @@ static void *worker_main(void *arg)
 
 /* The calling thread's share of frame k: the records before the part began
  * with the whole replay, the taggers over the rest, then the part's end. */
-static int consume_frame(tea_replay *whole, frame_slot *s)
+static int consume_frame(tea_replay *whole, int taggers, frame_slot *s)
 {
     for (size_t b = 0; b < s->used; b++) {
         const trace_batch *batch = &s->batches[b];
@@ -195,7 +197,7 @@ static int consume_frame(tea_replay *whole, frame_slot *s)
             head.count = s->resume_record + 1;
             if (!(rc = tea_replay_feed(whole, &head)))
                 rc = tea_replay_feed_taggers(whole, batch, head.count, batch->count - head.count);
-        } else if (!tea_replay_taggers_skip(whole, &s->deltas[b])) {
+        } else if (taggers && !tea_replay_taggers_skip(whole, &s->deltas[b])) {
             rc = tea_replay_feed_taggers(whole, batch, 0, batch->count);
         }
         if (rc)
@@ -221,7 +223,7 @@ static int consume_frames(parallel_run *run, tea_replay *whole, trace_totals *fr
         if (s->rc)
             rc = tea_error_set(s->rc, "%s", s->message);
         else
-            rc = consume_frame(whole, s);
+            rc = consume_frame(whole, run->taggers, s);
         frame_totals[k] = s->totals;
         end_window[k] = s->end_window;
         pthread_mutex_lock(&run->lock);
@@ -274,6 +276,7 @@ int tea_parallel_replay(tea_replay *whole, const trace_frames *f, unsigned threa
     run.frames = f;
     run.frame_count = count;
     run.slot_count = (size_t)threads + 1;
+    run.taggers = tea_replay_has_taggers(whole);
     run.slots = calloc(run.slot_count, sizeof *run.slots);
     workers = calloc(threads, sizeof *workers);
     frame_totals = calloc(count ? count : 1, sizeof *frame_totals);

@@ -448,6 +448,11 @@ static size_t count_cycle_samplers(const tea_replay *r)
     return n;
 }
 
+int tea_replay_has_taggers(const tea_replay *r)
+{
+    return count_cycle_samplers(r) < r->count;
+}
+
 int tea_replay_mark_create(tea_replay_mark **out, const tea_replay *whole)
 {
     tea_replay_mark *m = calloc(1, sizeof *m);

@@ -115,6 +115,9 @@ typedef struct tea_rob_delta {
     uint64_t dispatched;   /* entries dispatched */
 } tea_rob_delta;
 
+/* True when the replay has tagging samplers (IBS, SPE, RIS). */
+int tea_replay_has_taggers(const tea_replay *r);
+
 /* Sums records [first, first + count) of `batch` (count >= 1). */
 void tea_rob_delta_of(const trace_batch *batch, size_t first, size_t count, tea_rob_delta *d);
 

@@ -150,15 +150,28 @@ static size_t sparse_specs(tea_sampler_spec *specs)
     return n;
 }
 
+/* TEA and NCI-TEA alone: no taggers, nothing for the calling thread to do
+ * after a frame's prefix. */
+static size_t cycle_specs(tea_sampler_spec *specs)
+{
+    size_t n = 0;
+    specs[n++] = spec(TEA_SCHEME_TEA, 1, TEA_JITTER_NONE);
+    specs[n++] = spec(TEA_SCHEME_NCI, 61, TEA_JITTER_INTERVAL);
+    return n;
+}
+
 /* The frame-parallel replay equals the sequential one for 1 to 5 threads,
- * with small and large frames, and with sparse tagging samplers. */
+ * with small and large frames, with sparse tagging samplers and without
+ * taggers. */
 static void parallel_replay_equals_sequential(void **state)
 {
     tea_sampler_spec specs[2 + 3 * TEA_SCHEME_COUNT];
 
     (void)state;
-    for (size_t run = 0; run < 3 * WORKLOADS; run++) {
-        size_t w = run % WORKLOADS, n_specs = run < 2 * WORKLOADS ? all_specs(specs) : sparse_specs(specs);
+    for (size_t run = 0; run < 4 * WORKLOADS; run++) {
+        size_t w = run % WORKLOADS;
+        size_t n_specs = run < 2 * WORKLOADS ? all_specs(specs)
+                         : run < 3 * WORKLOADS ? sparse_specs(specs) : cycle_specs(specs);
         test_stream model;
         char *path = write_framed(workloads[w], 9, run < WORKLOADS ? FRAME_RECORDS : FRAME_RECORDS_LARGE, &model);
         trace_batch all = test_stream_batch(&model, 0, model.count);
