@@ -18,26 +18,10 @@ void golden_init(golden *g, unsigned initial_window)
     g->window = initial_window;
 }
 
-/* Adds `count` cycles in which nothing commits to the state counters: to
- * the flush window, or waiting for the next µop with an empty or non-empty
- * ROB. Branch-free: it runs for most records. */
-#define CLASSIFY_IDLE(count)                                      \
-    do {                                                          \
-        uint64_t n_ = (count);                                    \
-        flushed += in_flush ? n_ : 0;                             \
-        drained += (!in_flush && window == 0) ? n_ : 0;           \
-        stalled += (!in_flush && window != 0) ? n_ : 0;           \
-    } while (0)
-
 size_t golden_intervals(golden *g, const trace_record *records, size_t count, const trace_uop *uops,
                         golden_interval *out)
 {
-    uint64_t boundary = g->boundary, last = g->last_cycle, refill_cycle = g->refill_cycle;
-    uint64_t stalled = g->pending_stalled, drained = g->pending_drained, flushed = 0;
-    uint64_t compute = 0, closed_stalled = 0, closed_drained = 0, attributed = 0;
-    unsigned window = g->window;
-    int flush_pending = g->flush_pending, refilled = g->refilled;
-    trace_uop cause = g->flush_cause;
+    golden_run s;
     size_t i = 0, k = 0;
 
     if (count && !g->started) {
@@ -46,67 +30,18 @@ size_t golden_intervals(golden *g, const trace_record *records, size_t count, co
         const trace_uop *u = uops + r->first_uop;
         unsigned n = trace_record_uops(r);
         g->started = 1;
-        boundary = last = g->totals.origin = r->cycle;
+        g->boundary = g->last_cycle = g->totals.origin = g->totals.last_cycle = r->cycle;
         if (n) {
-            flush_pending = (r->flags & TRACE_REC_EXCEPTION) || (u[n - 1].psv & PSV_FLUSH_CAUSE_MASK);
-            cause = u[n - 1];
+            g->flush_pending = (r->flags & TRACE_REC_EXCEPTION) || (u[n - 1].psv & PSV_FLUSH_CAUSE_MASK);
+            g->flush_cause = u[n - 1];
         }
-        window = window - r->retire - r->squash + r->dispatch;
+        g->window = g->window - r->retire - r->squash + r->dispatch;
         i = 1;
     }
-    for (; i < count; i++) {
-        const trace_record *r = &records[i];
-        const trace_uop *u = uops + r->first_uop;
-        unsigned n = trace_record_uops(r);
-        int in_flush = flush_pending && !refilled;
-
-        CLASSIFY_IDLE(r->cycle - last - 1);
-        if ((r->flags & TRACE_REC_REFILL) && in_flush) {
-            refilled = 1;
-            refill_cycle = r->cycle;
-            in_flush = 0;
-        }
-        if (n == 0) {
-            CLASSIFY_IDLE(1);
-        } else {
-            golden_interval *iv = &out[k++];
-            iv->start = boundary + 1;
-            iv->cycle = r->cycle;
-            iv->refill = flush_pending ? (refilled ? refill_cycle : r->cycle) : iv->start;
-            iv->has_flush_cause = iv->refill > iv->start;
-            iv->flush_cause = cause;
-            iv->uops = u;
-            iv->n_commit = r->n_commit;
-            iv->exception = (r->flags & TRACE_REC_EXCEPTION) != 0;
-            iv->drained = drained;
-            compute += r->n_commit > 0;
-            closed_stalled += stalled + (r->n_commit == 0); /* an exception's own cycle is Stalled */
-            closed_drained += drained;
-            stalled = drained = 0;
-            attributed += r->cycle - boundary;
-            boundary = r->cycle;
-            flush_pending = iv->exception || (u[n - 1].psv & PSV_FLUSH_CAUSE_MASK);
-            refilled = 0;
-            cause = u[n - 1];
-        }
-        window = window - r->retire - r->squash + r->dispatch;
-        last = r->cycle;
-    }
-    g->boundary = boundary;
-    g->last_cycle = last;
-    g->totals.last_cycle = last;
-    g->refill_cycle = refill_cycle;
-    g->pending_stalled = stalled;
-    g->pending_drained = drained;
-    g->window = window;
-    g->flush_pending = flush_pending;
-    g->refilled = refilled;
-    g->flush_cause = cause;
-    g->totals.states[GOLDEN_COMPUTE] += compute;
-    g->totals.states[GOLDEN_STALLED] += closed_stalled;
-    g->totals.states[GOLDEN_DRAINED] += closed_drained;
-    g->totals.states[GOLDEN_FLUSHED] += flushed;
-    g->totals.attributed += attributed;
+    golden_run_begin(g, &s);
+    for (; i < count; i++)
+        k += (size_t)golden_step(&s, &records[i], uops + records[i].first_uop, &out[k]);
+    golden_run_end(g, &s);
     return k;
 }
 

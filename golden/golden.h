@@ -91,6 +91,117 @@ typedef struct golden {
  * entries before its first record. */
 void golden_init(golden *g, unsigned initial_window);
 
+/*
+ * The golden reference record by record, for hot loops that act on each
+ * interval as it closes (the replay engine charges the golden PICS this way
+ * without storing intervals). golden_run_begin copies the streaming state
+ * into a golden_run, which a loop keeps in local variables; golden_step
+ * consumes one record after the origin; golden_run_end stores the state and
+ * the classification back. Between begin and end, `g` itself is stale.
+ */
+typedef struct golden_run {
+    uint64_t boundary;          /* as in struct golden */
+    uint64_t last;              /* cycle of the previous record */
+    uint64_t refill_cycle;
+    uint64_t stalled, drained;  /* classified cycles not yet closed by an interval */
+    uint64_t flushed;           /* cycles of this run, per state, closed or flushed */
+    uint64_t compute;
+    uint64_t closed_stalled;
+    uint64_t closed_drained;
+    uint64_t run_boundary;      /* boundary when the run began: the cycles charged in
+                                   the run are boundary - run_boundary */
+    unsigned window;
+    int flush_pending, refilled;
+    const trace_uop *cause;     /* the pending flush cause: g's copy or a µop of
+                                   the records being consumed (copied back at the end) */
+} golden_run;
+
+static inline void golden_run_begin(const golden *g, golden_run *s)
+{
+    s->boundary = g->boundary;
+    s->last = g->last_cycle;
+    s->refill_cycle = g->refill_cycle;
+    s->stalled = g->pending_stalled;
+    s->drained = g->pending_drained;
+    s->run_boundary = g->boundary;
+    s->flushed = s->compute = s->closed_stalled = s->closed_drained = 0;
+    s->window = g->window;
+    s->flush_pending = g->flush_pending;
+    s->refilled = g->refilled;
+    s->cause = &g->flush_cause;
+}
+
+static inline void golden_run_end(golden *g, const golden_run *s)
+{
+    g->boundary = s->boundary;
+    g->last_cycle = s->last;
+    g->totals.last_cycle = s->last;
+    g->refill_cycle = s->refill_cycle;
+    g->pending_stalled = s->stalled;
+    g->pending_drained = s->drained;
+    g->window = s->window;
+    g->flush_pending = s->flush_pending;
+    g->refilled = s->refilled;
+    g->flush_cause = *s->cause;
+    g->totals.states[GOLDEN_COMPUTE] += s->compute;
+    g->totals.states[GOLDEN_STALLED] += s->closed_stalled;
+    g->totals.states[GOLDEN_DRAINED] += s->closed_drained;
+    g->totals.states[GOLDEN_FLUSHED] += s->flushed;
+    g->totals.attributed += s->boundary - s->run_boundary;
+}
+
+/* Adds `count` cycles in which nothing commits to the state counters: to
+ * the flush window, or waiting for the next µop with an empty or non-empty
+ * ROB. Branch-free: it runs for most records. */
+static inline void golden_classify_idle(golden_run *s, int in_flush, uint64_t count)
+{
+    s->flushed += in_flush ? count : 0;
+    s->drained += (!in_flush && s->window == 0) ? count : 0;
+    s->stalled += (!in_flush && s->window != 0) ? count : 0;
+}
+
+/* Consumes record r (not the trace's origin; its µops at u). Returns 1 and
+ * fills *iv when the record commits or excepts, closing an interval (iv->uops
+ * is u), else 0. */
+static inline int golden_step(golden_run *s, const trace_record *r, const trace_uop *u, golden_interval *iv)
+{
+    unsigned n = trace_record_uops(r);
+    int in_flush = s->flush_pending && !s->refilled, closed = 0;
+
+    golden_classify_idle(s, in_flush, r->cycle - s->last - 1);
+    if ((r->flags & TRACE_REC_REFILL) && in_flush) {
+        s->refilled = 1;
+        s->refill_cycle = r->cycle;
+        in_flush = 0;
+    }
+    if (n == 0) {
+        golden_classify_idle(s, in_flush, 1);
+    } else {
+        iv->start = s->boundary + 1;
+        iv->cycle = r->cycle;
+        iv->refill = s->flush_pending ? (s->refilled ? s->refill_cycle : r->cycle) : iv->start;
+        iv->has_flush_cause = iv->refill > iv->start;
+        if (iv->has_flush_cause)
+            iv->flush_cause = *s->cause;
+        iv->uops = u;
+        iv->n_commit = r->n_commit;
+        iv->exception = (r->flags & TRACE_REC_EXCEPTION) != 0;
+        iv->drained = s->drained;
+        s->compute += r->n_commit > 0;
+        s->closed_stalled += s->stalled + (r->n_commit == 0); /* an exception's own cycle is Stalled */
+        s->closed_drained += s->drained;
+        s->stalled = s->drained = 0;
+        s->boundary = r->cycle;
+        s->flush_pending = iv->exception || (u[n - 1].psv & PSV_FLUSH_CAUSE_MASK);
+        s->refilled = 0;
+        s->cause = &u[n - 1];
+        closed = 1;
+    }
+    s->window = s->window - r->retire - r->squash + r->dispatch;
+    s->last = r->cycle;
+    return closed;
+}
+
 /* Consumes records[0..count) (validated by a reader; their µops are
  * uops[first_uop...]) and writes every interval they close to out[], which
  * must have room for `count`. Returns the number written. This is the fast

@@ -139,6 +139,8 @@ int pics_merge_into(pics *dst, const pics *src)
 void pics_cache_init(pics_cache *c, pics *target)
 {
     memset(c->slots, 0, sizeof c->slots);
+    for (size_t i = 0; i < PICS_CACHE_SLOTS; i++)
+        c->slots[i].psv = PICS_CACHE_EMPTY_PSV;
     c->target = target;
     c->rc = TEA_OK;
 }
@@ -146,9 +148,8 @@ void pics_cache_init(pics_cache *c, pics *target)
 void pics_cache_replace(pics_cache *c, pics_cell *e, uint64_t pc, uint16_t psv, uint64_t value, uint64_t count)
 {
     int rc;
-    if (e->used && (rc = pics_add(c->target, e->pc, e->psv, e->value, e->count)) && !c->rc)
+    if (e->psv != PICS_CACHE_EMPTY_PSV && (rc = pics_add(c->target, e->pc, e->psv, e->value, e->count)) && !c->rc)
         c->rc = rc;
-    e->used = 1;
     e->pc = pc;
     e->psv = psv;
     e->value = value;
@@ -160,9 +161,10 @@ int pics_cache_flush(pics_cache *c)
     for (size_t i = 0; i < PICS_CACHE_SLOTS; i++) {
         pics_cell *e = &c->slots[i];
         int rc;
-        if (e->used && (rc = pics_add(c->target, e->pc, e->psv, e->value, e->count)) && !c->rc)
+        if (e->psv != PICS_CACHE_EMPTY_PSV && (rc = pics_add(c->target, e->pc, e->psv, e->value, e->count))
+            && !c->rc)
             c->rc = rc;
-        e->used = 0;
+        e->psv = PICS_CACHE_EMPTY_PSV;
     }
     return c->rc;
 }

@@ -74,6 +74,9 @@ static inline int pics_add(pics *p, uint64_t pc, uint16_t psv, uint64_t value, u
  * The target is exact only after a flush.
  */
 #define PICS_CACHE_SLOTS 512u /* a power of two */
+/* The PSV of an empty cache slot: no PSV reaches it (PSVs are below 512), so
+ * the hit test needs no separate occupancy check. */
+#define PICS_CACHE_EMPTY_PSV 0xFFFFu
 
 typedef struct pics_cache {
     pics_cell slots[PICS_CACHE_SLOTS];
@@ -92,7 +95,7 @@ static inline void pics_cache_add(pics_cache *c, uint64_t pc, uint16_t psv, uint
 {
     const uint64_t multiplier = 0x9E3779B97F4A7C15ull;
     pics_cell *e = &c->slots[(((pc >> 1) ^ psv) * multiplier >> 40) & (PICS_CACHE_SLOTS - 1)];
-    if (e->pc == pc && e->psv == psv && e->used) {
+    if (e->pc == pc && e->psv == psv) {
         e->value += value;
         e->count += count;
         return;

@@ -92,7 +92,7 @@ static inline __attribute__((always_inline)) void add(tea_replay *r, pics *p, co
 
 /* The golden PICS: every cycle of the interval, exactly. Each µop that
  * commits or excepts counts once in its cell. */
-static inline void charge_golden(tea_replay *r, const golden_interval *iv)
+static inline __attribute__((always_inline)) void charge_golden(tea_replay *r, const golden_interval *iv)
 {
     pics_cache *c = &r->golden_cache;
     const trace_uop *u = iv->uops;
@@ -253,8 +253,8 @@ static int feed_taggers(tea_replay *r, const trace_record *rec, const trace_uop 
     return TEA_OK;
 }
 
-/* Records are handled in runs of this many: the golden intervals of a run
- * stay in the L1 cache between producing and charging them. */
+/* Records are handled in runs of this many: the taggers, then the golden
+ * reference, over each run while its records are in the L1 cache. */
 #define REPLAY_RUN 256
 
 /* Runs the taggers (when awake) over records [first, first + n) and keeps the
@@ -275,9 +275,33 @@ static int feed_run_taggers(tea_replay *r, const trace_batch *batch, size_t firs
     return TEA_OK;
 }
 
+/* Runs the golden reference over records [first, first + n), charging each
+ * interval as it closes; the cycle samplers see the intervals their points
+ * fall in. The interval stays in registers in the common case. */
+static void feed_run_golden(tea_replay *r, const trace_batch *batch, size_t first, size_t n)
+{
+    golden_run s;
+
+    const trace_record *records = batch->records;
+    const trace_uop *uops = batch->uops;
+
+    golden_run_begin(&r->golden, &s);
+    for (size_t i = first; i < first + n; i++) {
+        const trace_record *rec = &records[i];
+        golden_interval iv;
+        if (golden_step(&s, rec, uops + rec->first_uop, &iv)) {
+            charge_golden(r, &iv);
+            if (iv.cycle >= r->cycle_wake) {
+                golden_interval point = iv;
+                sample_interval(r, &point);
+            }
+        }
+    }
+    golden_run_end(&r->golden, &s);
+}
+
 int tea_replay_feed(tea_replay *r, const trace_batch *batch)
 {
-    golden_interval intervals[REPLAY_RUN];
     size_t first = 0;
     int rc;
 
@@ -289,17 +313,18 @@ int tea_replay_feed(tea_replay *r, const trace_batch *batch)
         r->rob.head += origin->retire;
         r->rob.tail = r->rob.tail - origin->squash + origin->dispatch;
         r->rob.dispatched += origin->dispatch;
-        golden_intervals(&r->golden, origin, 1, batch->uops, intervals);
+    }
+    if (batch->count && !r->golden.started) {
+        /* The origin closes no interval. */
+        golden_interval none;
+        golden_intervals(&r->golden, &batch->records[0], 1, batch->uops, &none);
         first = 1;
     }
     while (first < batch->count) {
         size_t n = batch->count - first < REPLAY_RUN ? batch->count - first : REPLAY_RUN;
-        size_t closed;
         if ((rc = feed_run_taggers(r, batch, first, n)))
             return rc;
-        closed = golden_intervals(&r->golden, batch->records + first, n, batch->uops, intervals);
-        for (size_t k = 0; k < closed; k++)
-            on_interval(r, &intervals[k]);
+        feed_run_golden(r, batch, first, n);
         if (r->rc)
             return tea_error_set(r->rc, "out of memory building a PICS");
         first += n;
