@@ -21,13 +21,23 @@ enum slot_state {
     SLOT_DONE        /* filled (or failed), waiting for the calling thread */
 };
 
-/* One frame in flight: its records, decoded, and what its part found. */
+/*
+ * One frame in flight: its bytes, where each batch of its records starts,
+ * the batches up to where its part began (decoded), and what the part found.
+ * The calling thread needs the records before the part's start; of the
+ * others it needs only the batches a tagger wakes in, which it decodes again
+ * from the frame's bytes, so the workers keep a few hundred kilobytes per
+ * frame instead of every record.
+ */
 typedef struct frame_slot {
     int state;                  /* enum slot_state */
     size_t frame;               /* the frame it holds */
-    trace_batch *batches;       /* the frame's records, in order */
+    trace_frame_data data;      /* its decompressed bytes */
+    trace_frame_position *positions; /* where each batch's read began */
     tea_rob_delta *deltas;      /* what each batch does to the ROB (with taggers) */
-    size_t used, allocated;     /* batches holding records; batches initialized */
+    size_t used, reserved;      /* batches read; positions and deltas allocated */
+    trace_batch *batches;       /* batches [0, kept) decoded: up to the part's start */
+    size_t kept, allocated;     /* batches kept; batches initialized */
     int resumed;                /* the frame has a committing record, where its part began */
     size_t resume_batch;        /* that record: batches[resume_batch].records[resume_record] */
     size_t resume_record;
@@ -57,22 +67,37 @@ typedef struct worker {
     int running;
     tea_replay *part;
     trace_frame_reader *reader;
+    trace_batch scratch;        /* batches after the part's start: replayed, then dropped */
 } worker;
 
-/* Makes slot batch `i` usable. */
+/* Makes room for the position and ROB delta of slot batch `i`. */
+static int slot_reserve(frame_slot *s, size_t i)
+{
+    if (i >= s->reserved) {
+        size_t capacity = s->reserved ? 2 * s->reserved : 64;
+        trace_frame_position *positions = realloc(s->positions, capacity * sizeof *positions);
+        tea_rob_delta *deltas;
+        if (!positions)
+            return tea_error_set(TEA_ERR_NOMEM, "out of memory for a frame");
+        s->positions = positions;
+        if (!(deltas = realloc(s->deltas, capacity * sizeof *deltas)))
+            return tea_error_set(TEA_ERR_NOMEM, "out of memory for a frame");
+        s->deltas = deltas;
+        s->reserved = capacity;
+    }
+    return TEA_OK;
+}
+
+/* Makes slot batch `i` usable for records to keep. */
 static int slot_batch(frame_slot *s, size_t i)
 {
     if (i >= s->allocated) {
-        size_t capacity = s->allocated ? 2 * s->allocated : 16;
+        size_t capacity = s->allocated ? 2 * s->allocated : 4;
         trace_batch *bigger = realloc(s->batches, capacity * sizeof *bigger);
-        tea_rob_delta *deltas;
         if (!bigger)
             return tea_error_set(TEA_ERR_NOMEM, "out of memory for a frame");
         memset(bigger + s->allocated, 0, (capacity - s->allocated) * sizeof *bigger);
         s->batches = bigger;
-        if (!(deltas = realloc(s->deltas, capacity * sizeof *deltas)))
-            return tea_error_set(TEA_ERR_NOMEM, "out of memory for a frame");
-        s->deltas = deltas;
         for (size_t k = s->allocated; k < capacity; k++) {
             if (trace_batch_init(&s->batches[k], PARALLEL_BATCH_RECORDS)) {
                 s->allocated = k;
@@ -84,12 +109,11 @@ static int slot_batch(frame_slot *s, size_t i)
     return TEA_OK;
 }
 
-/* Looks for the frame's first committing record in batch b of the slot,
- * with `*window` the ROB occupancy before the batch (after the record when
- * found, else after the batch); positions the worker's part after it. */
-static void find_resume(worker *w, frame_slot *s, size_t b, unsigned *window)
+/* Looks for the frame's first committing record in `batch`, batch b of the
+ * slot, with `*window` the ROB occupancy before the batch (after the record
+ * when found, else after the batch); positions the worker's part after it. */
+static void find_resume(worker *w, frame_slot *s, const trace_batch *batch, size_t b, unsigned *window)
 {
-    const trace_batch *batch = &s->batches[b];
     for (size_t i = 0; i < batch->count; i++) {
         const trace_record *rec = &batch->records[i];
         *window = *window - rec->retire - rec->squash + rec->dispatch;
@@ -111,21 +135,26 @@ static int replay_frame(worker *w, frame_slot *s, size_t k)
     unsigned window = trace_frames_info(w->run->frames, k)->window;
     int rc;
 
-    s->used = 0;
+    s->used = s->kept = 0;
     s->resumed = 0;
     if ((rc = trace_frame_reader_start(w->reader, k)))
         return rc;
     for (;;) {
         trace_batch *batch, view;
-        if ((rc = slot_batch(s, s->used)) || (rc = trace_frame_reader_read(w->reader, &s->batches[s->used])))
+        if ((rc = slot_reserve(s, s->used)) || (!s->resumed && (rc = slot_batch(s, s->kept))))
             return rc;
-        batch = &s->batches[s->used];
+        trace_frame_reader_tell(w->reader, &s->positions[s->used]);
+        batch = s->resumed ? &w->scratch : &s->batches[s->kept];
+        if ((rc = trace_frame_reader_read(w->reader, batch)))
+            return rc;
         if (batch->count == 0)
             break;
+        if (!s->resumed)
+            s->kept++;
         if (w->run->taggers)
             tea_rob_delta_of(batch, 0, batch->count, &s->deltas[s->used]);
         if (!s->resumed)
-            find_resume(w, s, s->used, &window);
+            find_resume(w, s, batch, s->used, &window);
         if (s->resumed) {
             view = *batch;
             if (s->resume_batch == s->used) {
@@ -139,6 +168,7 @@ static int replay_frame(worker *w, frame_slot *s, size_t k)
     }
     s->totals = *trace_frame_reader_totals(w->reader);
     s->end_window = trace_frame_reader_window(w->reader);
+    trace_frame_reader_hand_over(w->reader, &s->data);
     if (s->resumed)
         tea_replay_mark_take(s->mark, w->part);
     return TEA_OK;
@@ -184,21 +214,25 @@ static void *worker_main(void *arg)
 }
 
 /* The calling thread's share of frame k: the records before the part began
- * with the whole replay, the taggers over the rest, then the part's end. */
-static int consume_frame(tea_replay *whole, int taggers, frame_slot *s)
+ * with the whole replay, the taggers over the rest (decoding again the
+ * batches they wake in, with `reader` into `scratch`), then the part's end. */
+static int consume_frame(tea_replay *whole, int taggers, frame_slot *s, trace_frame_reader *reader,
+                         trace_batch *scratch)
 {
     for (size_t b = 0; b < s->used; b++) {
-        const trace_batch *batch = &s->batches[b];
         int rc = TEA_OK;
         if (!s->resumed || b < s->resume_batch) {
-            rc = tea_replay_feed(whole, batch);
+            rc = tea_replay_feed(whole, &s->batches[b]);
         } else if (b == s->resume_batch) {
+            const trace_batch *batch = &s->batches[b];
             trace_batch head = *batch;
             head.count = s->resume_record + 1;
             if (!(rc = tea_replay_feed(whole, &head)))
                 rc = tea_replay_feed_taggers(whole, batch, head.count, batch->count - head.count);
         } else if (taggers && !tea_replay_taggers_skip(whole, &s->deltas[b])) {
-            rc = tea_replay_feed_taggers(whole, batch, 0, batch->count);
+            trace_frame_reader_seek(reader, &s->data, &s->positions[b]);
+            if (!(rc = trace_frame_reader_read(reader, scratch)))
+                rc = tea_replay_feed_taggers(whole, scratch, 0, scratch->count);
         }
         if (rc)
             return rc;
@@ -209,7 +243,8 @@ static int consume_frame(tea_replay *whole, int taggers, frame_slot *s)
 }
 
 /* Takes every frame in order as the workers finish them. */
-static int consume_frames(parallel_run *run, tea_replay *whole, trace_totals *frame_totals, unsigned *end_window)
+static int consume_frames(parallel_run *run, tea_replay *whole, trace_frame_reader *reader, trace_batch *scratch,
+                          trace_totals *frame_totals, unsigned *end_window)
 {
     int rc = TEA_OK;
 
@@ -223,7 +258,7 @@ static int consume_frames(parallel_run *run, tea_replay *whole, trace_totals *fr
         if (s->rc)
             rc = tea_error_set(s->rc, "%s", s->message);
         else
-            rc = consume_frame(whole, run->taggers, s);
+            rc = consume_frame(whole, run->taggers, s, reader, scratch);
         frame_totals[k] = s->totals;
         end_window[k] = s->end_window;
         pthread_mutex_lock(&run->lock);
@@ -243,7 +278,9 @@ static void free_slots(parallel_run *run)
         for (size_t b = 0; b < s->allocated; b++)
             trace_batch_free(&s->batches[b]);
         free(s->batches);
+        free(s->positions);
         free(s->deltas);
+        trace_frame_data_free(&s->data);
         tea_replay_mark_free(s->mark);
     }
     free(run->slots);
@@ -264,6 +301,8 @@ int tea_parallel_replay(tea_replay *whole, const trace_frames *f, unsigned threa
 {
     parallel_run run;
     worker *workers = NULL;
+    trace_frame_reader *reader = NULL;  /* the calling thread's, for batches taggers wake in */
+    trace_batch scratch = { 0 };
     trace_totals *frame_totals = NULL;
     unsigned *end_window = NULL;
     size_t count = trace_frames_count(f);
@@ -289,9 +328,14 @@ int tea_parallel_replay(tea_replay *whole, const trace_frames *f, unsigned threa
         rc = tea_replay_mark_create(&run.slots[i].mark, whole);
     for (unsigned i = 0; i < threads && !rc && count; i++) {
         workers[i].run = &run;
-        if (!(rc = tea_replay_create_part(&workers[i].part, whole, trace_origin(f))))
-            rc = trace_frame_reader_create(&workers[i].reader, f);
+        if (!(rc = tea_replay_create_part(&workers[i].part, whole, trace_origin(f)))
+            && !(rc = trace_frame_reader_create(&workers[i].reader, f))
+            && trace_batch_init(&workers[i].scratch, PARALLEL_BATCH_RECORDS))
+            rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
     }
+    if (!rc && run.taggers && !(rc = trace_frame_reader_create(&reader, f))
+        && trace_batch_init(&scratch, PARALLEL_BATCH_RECORDS))
+        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
     if (rc)
         goto done;
     if (pthread_mutex_init(&run.lock, NULL) || pthread_cond_init(&run.done_cond, NULL)
@@ -312,7 +356,7 @@ int tea_parallel_replay(tea_replay *whole, const trace_frames *f, unsigned threa
         workers[i].running = 1;
     }
     if (!rc)
-        rc = consume_frames(&run, whole, frame_totals, end_window);
+        rc = consume_frames(&run, whole, reader, &scratch, frame_totals, end_window);
     for (unsigned i = 0; i < threads; i++)
         if (workers[i].running)
             pthread_join(workers[i].thread, NULL);
@@ -329,8 +373,11 @@ done:
     for (unsigned i = 0; workers && i < threads; i++) {
         tea_replay_free(workers[i].part);
         trace_frame_reader_free(workers[i].reader);
+        trace_batch_free(&workers[i].scratch);
     }
     free(workers);
+    trace_frame_reader_free(reader);
+    trace_batch_free(&scratch);
     free_slots(&run);
     free(frame_totals);
     free(end_window);

@@ -11,9 +11,13 @@
  * classification is therefore exactly that of a sequential replay (integer
  * sums do not depend on their order), for any number of threads.
  *
- * Memory: each frame in flight is held decoded until the calling thread has
- * taken it, at most threads + 1 frames (about 56 bytes per record: 2^18
- * records per frame, the writer's default, is about 15 MB each).
+ * Memory: workers replay each 4096-record batch from a scratch batch of
+ * their own and keep only what the calling thread needs: the frame's
+ * decompressed bytes, where each batch starts in them, and the batches up to
+ * the first committing record. The calling thread decodes again the few
+ * batches a tagger wakes in (trace_frame_reader_seek). At most threads + 1
+ * frames are in flight, each about the size of the frame's bytes (about 4.5
+ * bytes per record for `mixed`: 1.2 MB for the writer's 2^18-record frames).
  */
 #ifndef TEA_TEA_PARALLEL_H
 #define TEA_TEA_PARALLEL_H

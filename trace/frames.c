@@ -39,8 +39,9 @@ struct trace_frame_reader {
     ZSTD_DCtx *dctx;
     uint8_t *compressed;        /* the frame as stored */
     size_t compressed_capacity;
-    uint8_t *content;           /* the frame's record bytes */
+    uint8_t *content;           /* the frame's record bytes, when this reader decompressed them */
     size_t content_capacity;
+    const uint8_t *data;        /* the bytes being read: content, or a trace_frame_data */
     size_t k;                   /* the frame being read */
     size_t size, pos;           /* content bytes, read position */
     native_codec codec;
@@ -366,6 +367,7 @@ int trace_frame_reader_start(trace_frame_reader *fr, size_t k)
         return tea_error_set(TEA_ERR_FORMAT, "%s: data frame at byte %llu holds %zu bytes, the index says %u",
                              f->name, (unsigned long long)e->offset, got, e->content_size);
     fr->size = got;
+    fr->data = fr->content;
     fr->started = 1;
     return TEA_OK;
 }
@@ -425,14 +427,14 @@ int trace_frame_reader_read(trace_frame_reader *fr, trace_batch *batch)
         }
         stream.window = fr->window;
         stream.last_cycle = fr->last_cycle;
-        if (native_decode_batch(&fr->codec, fr->content, fr->size, &fr->pos, &stream, batch) > 0) {
+        if (native_decode_batch(&fr->codec, fr->data, fr->size, &fr->pos, &stream, batch) > 0) {
             fr->window = stream.window;
             fr->last_cycle = stream.last_cycle;
             continue;
         }
         uops = batch->uops + batch->uop_count;
         start = fr->pos;
-        if ((rc = native_decode_record(&fr->codec, fr->content, fr->size, &fr->pos, &rec, uops))
+        if ((rc = native_decode_record(&fr->codec, fr->data, fr->size, &fr->pos, &rec, uops))
             || (rc = accept_record(fr, &rec, uops))) {
             rc = tea_error_prefix(rc, "%s: record %llu (frame at byte %llu, offset %zu): ", f->name,
                                   (unsigned long long)(f->info[fr->k].first_record + fr->totals.records),
@@ -456,6 +458,59 @@ const trace_totals *trace_frame_reader_totals(const trace_frame_reader *fr)
 unsigned trace_frame_reader_window(const trace_frame_reader *fr)
 {
     return fr->window;
+}
+
+void trace_frame_reader_tell(const trace_frame_reader *fr, trace_frame_position *at)
+{
+    at->frame = fr->k;
+    at->pos = fr->pos;
+    at->prev_cycle = fr->codec.prev_cycle;
+    at->prev_pc = fr->codec.prev_pc;
+    at->frame_started = fr->codec.frame_started;
+    at->done = fr->done;
+    at->window = fr->window;
+    at->last_cycle = fr->last_cycle;
+    at->totals = fr->totals;
+}
+
+void trace_frame_reader_hand_over(trace_frame_reader *fr, trace_frame_data *data)
+{
+    uint8_t *bytes = data->bytes;
+    size_t capacity = data->capacity;
+
+    data->frame = fr->k;
+    data->bytes = fr->content;
+    data->capacity = fr->content_capacity;
+    data->size = fr->size;
+    fr->content = bytes;
+    fr->content_capacity = capacity;
+    fr->data = NULL;
+    fr->size = fr->pos = 0;
+    fr->started = 0;
+}
+
+void trace_frame_reader_seek(trace_frame_reader *fr, const trace_frame_data *data, const trace_frame_position *at)
+{
+    fr->k = at->frame;
+    fr->data = data->bytes;
+    fr->size = data->size;
+    fr->pos = at->pos;
+    native_codec_frame_start(&fr->codec, fr->frames->header.commit_width);
+    fr->codec.prev_cycle = at->prev_cycle;
+    fr->codec.prev_pc = at->prev_pc;
+    fr->codec.frame_started = at->frame_started;
+    fr->done = at->done;
+    fr->window = at->window;
+    fr->last_cycle = at->last_cycle;
+    fr->totals = at->totals;
+    fr->started = 1;
+    fr->failed = 0;
+}
+
+void trace_frame_data_free(trace_frame_data *data)
+{
+    free(data->bytes);
+    memset(data, 0, sizeof *data);
 }
 
 void trace_frame_reader_free(trace_frame_reader *fr)

@@ -96,4 +96,51 @@ unsigned trace_frame_reader_window(const trace_frame_reader *fr);
 
 void trace_frame_reader_free(trace_frame_reader *fr);
 
+/*
+ * Reading records again. A thread that replays a frame need not keep every
+ * record it decoded for another thread that may want some of them later:
+ * it notes where the reader stood before each read (trace_frame_reader_tell),
+ * then hands the frame's decompressed bytes over (trace_frame_reader_hand_over),
+ * and the other thread reads the batch from any noted position with a reader
+ * of its own (trace_frame_reader_seek, then trace_frame_reader_read). Reads
+ * from a position give exactly the records, totals and checks of the read
+ * that followed it, given a batch of the same capacity.
+ */
+
+/* Where a frame reader stands between two reads. Plain data. */
+typedef struct trace_frame_position {
+    size_t frame;               /* the frame being read */
+    size_t pos;                 /* bytes of its content consumed */
+    uint64_t prev_cycle;        /* the decoder's delta bases (cycle, PC) */
+    uint64_t prev_pc;
+    int frame_started;          /* the frame's first record was read */
+    int done;                   /* the end of the frame was reached and checked */
+    unsigned window;            /* ROB entries before the next record */
+    uint64_t last_cycle;        /* cycle of the previous record */
+    trace_totals totals;        /* the frame's records before the position */
+} trace_frame_position;
+
+/* A frame's decompressed bytes, owned by whoever holds the struct. Start
+ * from all zeros. */
+typedef struct trace_frame_data {
+    size_t frame;
+    uint8_t *bytes;
+    size_t size, capacity;
+} trace_frame_data;
+
+/* Stores where the reader stands (after trace_frame_reader_start). */
+void trace_frame_reader_tell(const trace_frame_reader *fr, trace_frame_position *at);
+
+/* Moves the current frame's bytes into `data` (whose old buffer the reader
+ * keeps for its next frame), once the reader has read the frame to its end.
+ * The reader then needs trace_frame_reader_start again. */
+void trace_frame_reader_hand_over(trace_frame_reader *fr, trace_frame_data *data);
+
+/* Sets the reader to read `data` (which must outlive the reads) from `at`, a
+ * position told by a reader of the same trace on the same frame. */
+void trace_frame_reader_seek(trace_frame_reader *fr, const trace_frame_data *data, const trace_frame_position *at);
+
+/* Frees the bytes of `data` and zeroes it. */
+void trace_frame_data_free(trace_frame_data *data);
+
 #endif

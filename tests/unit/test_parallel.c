@@ -111,6 +111,75 @@ static void frames_decode_like_the_stream(void **state)
     }
 }
 
+/* Batches read again from the positions told before them, from bytes handed
+ * over to another reader and in reverse order, are the batches first read,
+ * with the same totals after them; the first reader goes on to other frames
+ * with the buffer it got in exchange. */
+#define AGAIN_FRAME 500
+#define AGAIN_BATCH 50
+#define AGAIN_MAX_BATCHES (AGAIN_FRAME / AGAIN_BATCH + 2)
+static void frames_read_again_from_positions(void **state)
+{
+    (void)state;
+    for (size_t w = 0; w < WORKLOADS; w++) {
+        test_stream model, first[AGAIN_MAX_BATCHES];
+        trace_frame_position at[AGAIN_MAX_BATCHES];
+        trace_totals after[AGAIN_MAX_BATCHES];
+        trace_frame_data data = { 0 };
+        trace_frames *f;
+        trace_frame_reader *fr, *again;
+        trace_batch batch;
+        char *path = write_framed(workloads[w], 7, AGAIN_FRAME, &model);
+        size_t most = 0; /* batches in the longest frame */
+
+        assert_int_equal(trace_frames_open(&f, path), 0);
+        assert_int_equal(trace_frame_reader_create(&fr, f), 0);
+        assert_int_equal(trace_frame_reader_create(&again, f), 0);
+        assert_int_equal(trace_batch_init(&batch, AGAIN_BATCH), 0);
+        assert_true(trace_frames_count(f) >= 2);
+        for (size_t k = 0; k < trace_frames_count(f); k++) {
+            size_t used = 0;
+            assert_int_equal(trace_frame_reader_start(fr, k), 0);
+            for (;;) {
+                assert_true(used < AGAIN_MAX_BATCHES);
+                trace_frame_reader_tell(fr, &at[used]);
+                assert_int_equal(trace_frame_reader_read(fr, &batch), 0);
+                if (batch.count == 0)
+                    break;
+                test_stream_init(&first[used]);
+                for (size_t i = 0; i < batch.count; i++)
+                    test_stream_append(&first[used], &batch.records[i], batch.uops + batch.records[i].first_uop);
+                after[used++] = *trace_frame_reader_totals(fr);
+            }
+            assert_true(used >= 1);
+            most = used > most ? used : most;
+            trace_frame_reader_hand_over(fr, &data);
+            assert_int_equal(data.frame, k);
+            for (size_t b = used; b-- > 0;) {
+                test_stream back;
+                test_stream_init(&back);
+                trace_frame_reader_seek(again, &data, &at[b]);
+                assert_int_equal(trace_frame_reader_read(again, &batch), 0);
+                for (size_t i = 0; i < batch.count; i++)
+                    test_stream_append(&back, &batch.records[i], batch.uops + batch.records[i].first_uop);
+                assert_streams_equal(&first[b], &back);
+                assert_memory_equal(trace_frame_reader_totals(again), &after[b], sizeof after[b]);
+                test_stream_free(&back);
+                test_stream_free(&first[b]);
+            }
+        }
+        assert_true(most > 1);
+        trace_frame_data_free(&data);
+        trace_batch_free(&batch);
+        trace_frame_reader_free(again);
+        trace_frame_reader_free(fr);
+        trace_frames_close(f);
+        test_stream_free(&model);
+        remove(path);
+        free(path);
+    }
+}
+
 static tea_sampler_spec spec(tea_scheme scheme, uint64_t period, tea_jitter jitter)
 {
     tea_sampler_spec sp;
@@ -327,6 +396,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(frames_decode_like_the_stream),
+        cmocka_unit_test(frames_read_again_from_positions),
         cmocka_unit_test(parallel_replay_equals_sequential),
         cmocka_unit_test(damaged_traces_are_caught),
         cmocka_unit_test(schedule_skip_matches_take),
