@@ -104,9 +104,9 @@ typedef struct golden_run {
     uint64_t last;              /* cycle of the previous record */
     uint64_t refill_cycle;
     uint64_t stalled, drained;  /* classified cycles not yet closed by an interval */
-    uint64_t flushed;           /* cycles of this run, per state, closed or flushed */
-    uint64_t compute;
-    uint64_t closed_stalled;
+    uint64_t flushed;           /* Flushed cycles seen in this run */
+    uint64_t compute;           /* cycles of the intervals closed in this run, */
+    uint64_t closed_stalled;    /*   per state (added to the totals at the end) */
     uint64_t closed_drained;
     uint64_t run_boundary;      /* boundary when the run began: the cycles charged in
                                    the run are boundary - run_boundary */

@@ -75,7 +75,7 @@ static inline int pics_add(pics *p, uint64_t pc, uint16_t psv, uint64_t value, u
  */
 #define PICS_CACHE_SLOTS 512u /* a power of two */
 /* The PSV of an empty cache slot: no PSV reaches it (PSVs are below 512), so
- * the hit test needs no separate occupancy check. */
+ * the hit test needs no occupancy check (cache slots leave `used` at 0). */
 #define PICS_CACHE_EMPTY_PSV 0xFFFFu
 
 typedef struct pics_cache {

@@ -26,8 +26,8 @@ enum slot_state {
  * the batches up to where its part began (decoded), and what the part found.
  * The calling thread needs the records before the part's start; of the
  * others it needs only the batches a tagger wakes in, which it decodes again
- * from the frame's bytes, so the workers keep a few hundred kilobytes per
- * frame instead of every record.
+ * from the frame's bytes, so a frame in flight costs its bytes (about 4.5 per
+ * record for `mixed`) rather than its decoded records (about 56 per record).
  */
 typedef struct frame_slot {
     int state;                  /* enum slot_state */
