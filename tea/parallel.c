@@ -33,9 +33,8 @@ typedef struct frame_slot {
     int state;                  /* enum slot_state */
     size_t frame;               /* the frame it holds */
     trace_frame_data data;      /* its decompressed bytes */
-    trace_frame_position *positions; /* where each batch's read began */
-    tea_rob_delta *deltas;      /* what each batch does to the ROB (with taggers) */
-    size_t used, reserved;      /* batches read; positions and deltas allocated */
+    trace_frame_position *positions; /* where the read of batch b began; [used]: the end */
+    size_t used, reserved;      /* batches read; positions allocated */
     trace_batch *batches;       /* batches [0, kept) decoded: up to the part's start */
     size_t kept, allocated;     /* batches kept; batches initialized */
     int resumed;                /* the frame has a committing record, where its part began */
@@ -57,7 +56,7 @@ typedef struct parallel_run {
     frame_slot *slots;
     size_t slot_count;
     size_t next_frame;          /* the next frame a worker takes */
-    int taggers;                /* the replay has taggers: batches carry ROB deltas */
+    int taggers;                /* the replay has taggers (IBS, SPE, RIS) */
     int stop;                   /* workers must exit */
 } parallel_run;
 
@@ -70,22 +69,31 @@ typedef struct worker {
     trace_batch scratch;        /* batches after the part's start: replayed, then dropped */
 } worker;
 
-/* Makes room for the position and ROB delta of slot batch `i`. */
+/* Makes room for the position of slot batch `i`. */
 static int slot_reserve(frame_slot *s, size_t i)
 {
     if (i >= s->reserved) {
         size_t capacity = s->reserved ? 2 * s->reserved : 64;
         trace_frame_position *positions = realloc(s->positions, capacity * sizeof *positions);
-        tea_rob_delta *deltas;
         if (!positions)
             return tea_error_set(TEA_ERR_NOMEM, "out of memory for a frame");
         s->positions = positions;
-        if (!(deltas = realloc(s->deltas, capacity * sizeof *deltas)))
-            return tea_error_set(TEA_ERR_NOMEM, "out of memory for a frame");
-        s->deltas = deltas;
         s->reserved = capacity;
     }
     return TEA_OK;
+}
+
+/* What batch b did to the ROB window, from where the reader stood before and
+ * after it: no pass over its records. */
+static void batch_delta(const frame_slot *s, size_t b, tea_rob_delta *d)
+{
+    const trace_frame_position *before = &s->positions[b], *after = &s->positions[b + 1];
+
+    d->dispatched = after->totals.dispatched - before->totals.dispatched;
+    d->squashed = after->totals.squashed - before->totals.squashed;
+    /* window after = window before - retired - squashed + dispatched */
+    d->retired = (uint64_t)before->window + d->dispatched - d->squashed - after->window;
+    d->last_cycle = after->totals.last_cycle;
 }
 
 /* Makes slot batch `i` usable for records to keep. */
@@ -151,8 +159,6 @@ static int replay_frame(worker *w, frame_slot *s, size_t k)
             break;
         if (!s->resumed)
             s->kept++;
-        if (w->run->taggers)
-            tea_rob_delta_of(batch, 0, batch->count, &s->deltas[s->used]);
         if (!s->resumed)
             find_resume(w, s, batch, s->used, &window);
         if (s->resumed) {
@@ -220,6 +226,7 @@ static int consume_frame(tea_replay *whole, int taggers, frame_slot *s, trace_fr
                          trace_batch *scratch)
 {
     for (size_t b = 0; b < s->used; b++) {
+        tea_rob_delta delta;
         int rc = TEA_OK;
         if (!s->resumed || b < s->resume_batch) {
             rc = tea_replay_feed(whole, &s->batches[b]);
@@ -229,7 +236,7 @@ static int consume_frame(tea_replay *whole, int taggers, frame_slot *s, trace_fr
             head.count = s->resume_record + 1;
             if (!(rc = tea_replay_feed(whole, &head)))
                 rc = tea_replay_feed_taggers(whole, batch, head.count, batch->count - head.count);
-        } else if (taggers && !tea_replay_taggers_skip(whole, &s->deltas[b])) {
+        } else if (taggers && (batch_delta(s, b, &delta), !tea_replay_taggers_skip(whole, &delta))) {
             trace_frame_reader_seek(reader, &s->data, &s->positions[b]);
             if (!(rc = trace_frame_reader_read(reader, scratch)))
                 rc = tea_replay_feed_taggers(whole, scratch, 0, scratch->count);
@@ -279,7 +286,6 @@ static void free_slots(parallel_run *run)
             trace_batch_free(&s->batches[b]);
         free(s->batches);
         free(s->positions);
-        free(s->deltas);
         trace_frame_data_free(&s->data);
         tea_replay_mark_free(s->mark);
     }

@@ -514,21 +514,6 @@ int tea_replay_feed_taggers(tea_replay *whole, const trace_batch *batch, size_t 
     return feed_run_taggers(whole, batch, first, count);
 }
 
-void tea_rob_delta_of(const trace_batch *batch, size_t first, size_t count, tea_rob_delta *d)
-{
-    uint64_t retired = 0, squashed = 0, dispatched = 0;
-    for (size_t i = first; i < first + count; i++) {
-        const trace_record *rec = &batch->records[i];
-        retired += rec->retire;
-        squashed += rec->squash;
-        dispatched += rec->dispatch;
-    }
-    d->last_cycle = batch->records[first + count - 1].cycle;
-    d->retired = retired;
-    d->squashed = squashed;
-    d->dispatched = dispatched;
-}
-
 int tea_replay_taggers_skip(tea_replay *whole, const tea_rob_delta *d)
 {
     if (!whole->tag_count)

@@ -118,9 +118,6 @@ typedef struct tea_rob_delta {
 /* True when the replay has tagging samplers (IBS, SPE, RIS). */
 int tea_replay_has_taggers(const tea_replay *r);
 
-/* Sums records [first, first + count) of `batch` (count >= 1). */
-void tea_rob_delta_of(const trace_batch *batch, size_t first, size_t count, tea_rob_delta *d);
-
 /* When no tagger of the whole replay wakes during a run of records with
  * delta `d`, moves the taggers' view of the ROB past the run and returns 1;
  * otherwise returns 0 and changes nothing (feed the run with
