@@ -362,14 +362,13 @@ static void usage(FILE *out)
                  "  -h, --help             show this help\n");
 }
 
-enum { OPT_GOLDEN = CLI_OPT_FIRST_FREE, OPT_ELF, OPT_ADJUST_VMA, OPT_SYMBOL, OPT_SOURCE };
+enum { OPT_GOLDEN = REPORT_OPT_FIRST_FREE, OPT_SYMBOL, OPT_SOURCE };
 
 int pics_annotate_main(int argc, char **argv)
 {
     static const struct option long_options[] = {
         { "golden", required_argument, NULL, OPT_GOLDEN },
-        { "elf", required_argument, NULL, OPT_ELF },
-        { "adjust-vma", required_argument, NULL, OPT_ADJUST_VMA },
+        REPORT_SYMBOL_LONG_OPTIONS,
         { "symbol", required_argument, NULL, OPT_SYMBOL },
         { "source", no_argument, NULL, OPT_SOURCE },
         { "output", required_argument, NULL, 'o' },
@@ -388,14 +387,6 @@ int pics_annotate_main(int argc, char **argv)
         case OPT_GOLDEN:
             req.golden_path = optarg;
             break;
-        case OPT_ELF:
-            req.sym.elf_path = optarg;
-            break;
-        case OPT_ADJUST_VMA:
-            if (report_parse_offset(optarg, &req.sym.adjust_vma))
-                return cli_usage_error(argv[0], "invalid offset '%s' (hex with 0x, or decimal)", optarg);
-            req.sym.has_adjust_vma = 1;
-            break;
         case OPT_SYMBOL:
             req.symbol = optarg;
             break;
@@ -409,7 +400,10 @@ int pics_annotate_main(int argc, char **argv)
             usage(stdout);
             return CLI_EXIT_OK;
         default:
-            return cli_usage_hint(argv[0]);
+            if ((rc = report_symbol_option(argv[0], opt, optarg, &req.sym)) == 1)
+                return cli_usage_hint(argv[0]);
+            if (rc)
+                return rc;
         }
     }
     if (optind != argc - 1)

@@ -35,7 +35,7 @@ typedef unsigned __int128 u128;
 #define PERCENT 100.0
 #define UNKNOWN_FUNCTION "[unknown]"
 
-enum { OPT_TOP = CLI_OPT_FIRST_FREE, OPT_GRANULARITY, OPT_FORMAT, OPT_SYMBOLS, OPT_ELF, OPT_ADJUST_VMA };
+enum { OPT_TOP = REPORT_OPT_FIRST_FREE, OPT_GRANULARITY, OPT_FORMAT, OPT_SYMBOLS };
 
 typedef enum diff_format { DIFF_TEXT = 0, DIFF_CSV, DIFF_JSON } diff_format;
 
@@ -496,8 +496,7 @@ int pics_diff_main(int argc, char **argv)
         { "granularity", required_argument, NULL, OPT_GRANULARITY },
         { "format", required_argument, NULL, OPT_FORMAT },
         { "symbols", required_argument, NULL, OPT_SYMBOLS },
-        { "elf", required_argument, NULL, OPT_ELF },
-        { "adjust-vma", required_argument, NULL, OPT_ADJUST_VMA },
+        REPORT_SYMBOL_LONG_OPTIONS,
         { "output", required_argument, NULL, 'o' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -535,14 +534,6 @@ int pics_diff_main(int argc, char **argv)
         case OPT_SYMBOLS:
             req.symbols_path = optarg;
             break;
-        case OPT_ELF:
-            req.sym.elf_path = optarg;
-            break;
-        case OPT_ADJUST_VMA:
-            if (report_parse_offset(optarg, &req.sym.adjust_vma))
-                return cli_usage_error(argv[0], "invalid offset '%s' (hex with 0x, or decimal)", optarg);
-            req.sym.has_adjust_vma = 1;
-            break;
         case 'o':
             req.out_path = optarg;
             break;
@@ -550,7 +541,10 @@ int pics_diff_main(int argc, char **argv)
             diff_usage(stdout);
             return CLI_EXIT_OK;
         default:
-            return cli_usage_hint(argv[0]);
+            if ((rc = report_symbol_option(argv[0], opt, optarg, &req.sym)) == 1)
+                return cli_usage_hint(argv[0]);
+            if (rc)
+                return rc;
         }
     }
     if (argc - optind != 2)

@@ -23,7 +23,7 @@
 #define PLOT_TITLE_MAX 160
 #define PERCENT 100.0
 
-enum { OPT_TOP = CLI_OPT_FIRST_FREE, OPT_UNIT, OPT_TITLE, OPT_ELF, OPT_ADJUST_VMA };
+enum { OPT_TOP = REPORT_OPT_FIRST_FREE, OPT_UNIT, OPT_TITLE };
 
 static void plot_usage(FILE *out)
 {
@@ -342,8 +342,7 @@ int pics_plot_main(int argc, char **argv)
         { "top", required_argument, NULL, OPT_TOP },
         { "unit", required_argument, NULL, OPT_UNIT },
         { "title", required_argument, NULL, OPT_TITLE },
-        { "elf", required_argument, NULL, OPT_ELF },
-        { "adjust-vma", required_argument, NULL, OPT_ADJUST_VMA },
+        REPORT_SYMBOL_LONG_OPTIONS,
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -372,19 +371,14 @@ int pics_plot_main(int argc, char **argv)
         case OPT_TITLE:
             req.title = optarg;
             break;
-        case OPT_ELF:
-            req.sym.elf_path = optarg;
-            break;
-        case OPT_ADJUST_VMA:
-            if (report_parse_offset(optarg, &req.sym.adjust_vma))
-                return cli_usage_error(argv[0], "invalid offset '%s' (hex with 0x, or decimal)", optarg);
-            req.sym.has_adjust_vma = 1;
-            break;
         case 'h':
             plot_usage(stdout);
             return CLI_EXIT_OK;
         default:
-            return cli_usage_hint(argv[0]);
+            if ((rc = report_symbol_option(argv[0], opt, optarg, &req.sym)) == 1)
+                return cli_usage_hint(argv[0]);
+            if (rc)
+                return rc;
         }
     }
     if (!req.out_path)

@@ -88,6 +88,22 @@ int report_parse_offset(const char *text, uint64_t *out)
     return 0;
 }
 
+int report_symbol_option(const char *command, int opt, const char *arg, symbolize_options *sym)
+{
+    switch (opt) {
+    case REPORT_OPT_ELF:
+        sym->elf_path = arg;
+        return 0;
+    case REPORT_OPT_ADJUST_VMA:
+        if (report_parse_offset(arg, &sym->adjust_vma))
+            return cli_usage_error(command, "invalid offset '%s' (hex with 0x, or decimal)", arg);
+        sym->has_adjust_vma = 1;
+        return 0;
+    default:
+        return 1;
+    }
+}
+
 void report_cycles_text(const report_input *in, int golden, uint64_t value, int digits, char *buf, size_t size)
 {
     if (golden)
@@ -780,9 +796,7 @@ static void usage(FILE *out)
 }
 
 enum {
-    OPT_GOLDEN = CLI_OPT_FIRST_FREE,
-    OPT_ELF,
-    OPT_ADJUST_VMA,
+    OPT_GOLDEN = REPORT_OPT_FIRST_FREE,
     OPT_TOP,
     OPT_SORT,
     OPT_GRANULARITY,
@@ -842,8 +856,7 @@ int pics_report_main(int argc, char **argv)
 {
     static const struct option long_options[] = {
         { "golden", required_argument, NULL, OPT_GOLDEN },
-        { "elf", required_argument, NULL, OPT_ELF },
-        { "adjust-vma", required_argument, NULL, OPT_ADJUST_VMA },
+        REPORT_SYMBOL_LONG_OPTIONS,
         { "top", required_argument, NULL, OPT_TOP },
         { "sort", required_argument, NULL, OPT_SORT },
         { "granularity", required_argument, NULL, OPT_GRANULARITY },
@@ -868,14 +881,6 @@ int pics_report_main(int argc, char **argv)
         switch (opt) {
         case OPT_GOLDEN:
             req.golden_path = optarg;
-            break;
-        case OPT_ELF:
-            req.sym.elf_path = optarg;
-            break;
-        case OPT_ADJUST_VMA:
-            if (report_parse_offset(optarg, &req.sym.adjust_vma))
-                return cli_usage_error(argv[0], "invalid offset '%s' (hex with 0x, or decimal)", optarg);
-            req.sym.has_adjust_vma = 1;
             break;
         case OPT_TOP:
             if (cli_parse_u64(optarg, &req.top))
@@ -925,7 +930,10 @@ int pics_report_main(int argc, char **argv)
             usage(stdout);
             return CLI_EXIT_OK;
         default:
-            return cli_usage_hint(argv[0]);
+            if ((rc = report_symbol_option(argv[0], opt, optarg, &req.sym)) == 1)
+                return cli_usage_hint(argv[0]);
+            if (rc)
+                return rc;
         }
     }
     if (optind != argc - 1)
