@@ -9,6 +9,7 @@
 #include "chart.h"
 #include "svg.h"
 #include "common/error.h"
+#include "common/outfile.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -904,4 +905,49 @@ int chart_write_lines(FILE *out, const chart_lines *c)
     free(labels);
     free(colors);
     return rc;
+}
+
+/* Writes a chart with `write` to `path` atomically (see chart.h). */
+static int save_chart(const char *path, int (*write)(FILE *out, const void *chart), const void *chart)
+{
+    outfile *out;
+    int rc;
+
+    if ((rc = outfile_open(&out, path)))
+        return rc;
+    if ((rc = write(outfile_stream(out), chart))) {
+        outfile_abort(out);
+        return rc;
+    }
+    return outfile_commit(out);
+}
+
+static int write_stacked_bars(FILE *out, const void *chart)
+{
+    return chart_write_stacked_bars(out, chart);
+}
+
+static int write_grouped_bars(FILE *out, const void *chart)
+{
+    return chart_write_grouped_bars(out, chart);
+}
+
+static int write_lines(FILE *out, const void *chart)
+{
+    return chart_write_lines(out, chart);
+}
+
+int chart_save_stacked_bars(const char *path, const chart_stacked_bars *c)
+{
+    return save_chart(path, write_stacked_bars, c);
+}
+
+int chart_save_grouped_bars(const char *path, const chart_grouped_bars *c)
+{
+    return save_chart(path, write_grouped_bars, c);
+}
+
+int chart_save_lines(const char *path, const chart_lines *c)
+{
+    return save_chart(path, write_lines, c);
 }

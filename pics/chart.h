@@ -171,4 +171,12 @@ typedef struct chart_lines {
 /* 0, TEA_ERR_USAGE, or TEA_ERR_NOMEM (the document may then be cut short). */
 int chart_write_lines(FILE *out, const chart_lines *c);
 
+/* Write a chart to `path` ("-": standard output) through a temporary file
+ * renamed into place (common/outfile.h), so that a failure leaves no file.
+ * Errors: those of the chart_write_* function, and of outfile_open and
+ * outfile_commit (TEA_ERR_IO with a message). */
+int chart_save_stacked_bars(const char *path, const chart_stacked_bars *c);
+int chart_save_grouped_bars(const char *path, const chart_grouped_bars *c);
+int chart_save_lines(const char *path, const chart_lines *c);
+
 #endif

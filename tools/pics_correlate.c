@@ -324,7 +324,6 @@ static int write_svg(const correlate_request *req, const trace_result *in,
     double *values = malloc(PSV_EVENT_COUNT * S * sizeof *values);
     const char **series = malloc(S * sizeof *series), **colors = malloc(S * sizeof *colors);
     const char *groups[PSV_EVENT_COUNT];
-    outfile *out = NULL;
     int rc;
 
     if (!values || !series || !colors) {
@@ -353,13 +352,7 @@ static int write_svg(const correlate_request *req, const trace_result *in,
             .series_colors = colors,
             .values = values,
         };
-        if ((rc = outfile_open(&out, req->svg_path)))
-            goto done;
-        if ((rc = chart_write_grouped_bars(outfile_stream(out), &chart))) {
-            outfile_abort(out);
-            goto done;
-        }
-        rc = outfile_commit(out);
+        rc = chart_save_grouped_bars(req->svg_path, &chart);
     }
 done:
     free(values);

@@ -6,7 +6,6 @@
 #include "cli.h"
 #include "commands.h"
 #include "common/error.h"
-#include "common/outfile.h"
 #include "pics/chart.h"
 #include "pics/pics_file.h"
 #include "report.h"
@@ -229,7 +228,6 @@ static int run_plot(const plot_request *req)
     const char **group_labels = NULL, **bar_labels = NULL, *segment_labels[PSV_VALUES], *segment_colors[PSV_VALUES];
     double *values = NULL;
     char title[PLOT_TITLE_MAX];
-    outfile *out = NULL;
     symbolizer *z = NULL;
     int rc;
 
@@ -309,13 +307,7 @@ static int run_plot(const plot_request *req)
             .segment_colors = segment_colors,
             .values = values,
         };
-        if ((rc = outfile_open(&out, req->out_path)))
-            goto done;
-        if ((rc = chart_write_stacked_bars(outfile_stream(out), &chart))) {
-            outfile_abort(out);
-            goto done;
-        }
-        rc = outfile_commit(out);
+        rc = chart_save_stacked_bars(req->out_path, &chart);
     }
 done:
     symbolize_close(z);

@@ -470,7 +470,6 @@ static int write_svg(const table_request *req, const table *t)
     const char **group_labels = malloc(groups * sizeof *group_labels);
     const char **colors = malloc(S * sizeof *colors);
     char title[TITLE_MAX], hz[NUMBER_MAX];
-    outfile *out = NULL;
     int rc;
 
     if (!values || !group_labels || !colors || (t->spread && (!low || !high))) {
@@ -515,13 +514,7 @@ static int write_svg(const table_request *req, const table *t)
             .low = low,
             .high = high,
         };
-        if ((rc = outfile_open(&out, req->svg_path)))
-            goto done;
-        if ((rc = chart_write_grouped_bars(outfile_stream(out), &chart))) {
-            outfile_abort(out);
-            goto done;
-        }
-        rc = outfile_commit(out);
+        rc = chart_save_grouped_bars(req->svg_path, &chart);
     }
 done:
     free(values);

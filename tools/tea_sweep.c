@@ -161,7 +161,6 @@ static int write_svg(const sweep_pool *pool, const char *path, pics_granularity 
     char(*labels)[STUDY_LABEL_MAX] = calloc(schemes, sizeof *labels);
     char title[160];
     chart_lines chart;
-    outfile *out = NULL;
     int rc = TEA_OK;
 
     if (!series || !points || !labels) {
@@ -200,12 +199,8 @@ static int write_svg(const sweep_pool *pool, const char *path, pics_granularity 
     chart.y_format = CHART_NUMBER_PERCENT;
     chart.series = series;
     chart.count = schemes;
-    if ((rc = outfile_open(&out, path)) || (rc = chart_write_lines(outfile_stream(out), &chart)))
-        goto done;
-    rc = outfile_commit(out);
-    out = NULL;
+    rc = chart_save_lines(path, &chart);
 done:
-    outfile_abort(out);
     free(series);
     free(points);
     free(labels);
