@@ -56,6 +56,17 @@ static double suffix_scale(const char *s)
     }
 }
 
+int cli_parse_trace_format(const char *command, const char *text, trace_format *out)
+{
+    if (strcmp(text, trace_format_name(TRACE_FORMAT_NATIVE)) == 0)
+        *out = TRACE_FORMAT_NATIVE;
+    else if (strcmp(text, trace_format_name(TRACE_FORMAT_TRACEDOCTOR)) == 0)
+        *out = TRACE_FORMAT_TRACEDOCTOR;
+    else
+        return cli_usage_error(command, "unknown format '%s' (native or tracedoctor)", text);
+    return 0;
+}
+
 int cli_parse_u64(const char *text, uint64_t *out)
 {
     char *end;

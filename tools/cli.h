@@ -35,6 +35,10 @@ int cli_fail(const char *command, int code);
  * (powers of 1000) or a decimal exponent ("1e8"). Returns 0 or -1. */
 int cli_parse_u64(const char *text, uint64_t *out);
 
+/* Parses the name of a trace format to write, "native" or "tracedoctor",
+ * into *out. Returns 0, or CLI_EXIT_USAGE after printing the problem. */
+int cli_parse_trace_format(const char *command, const char *text, trace_format *out);
+
 /* Parses a frequency in Hz with an optional k/M/G suffix ("4k", "3.2G").
  * Returns 0, or -1 for anything but a finite positive number. */
 int cli_parse_hz(const char *text, double *out);

@@ -108,12 +108,8 @@ int tea_convert_main(int argc, char **argv)
             out_path = optarg;
             break;
         case OPT_TO:
-            if (strcmp(optarg, "native") == 0)
-                write_opts.format = TRACE_FORMAT_NATIVE;
-            else if (strcmp(optarg, "tracedoctor") == 0)
-                write_opts.format = TRACE_FORMAT_TRACEDOCTOR;
-            else
-                return cli_usage_error(argv[0], "unknown format '%s' (native or tracedoctor)", optarg);
+            if ((rc = cli_parse_trace_format(argv[0], optarg, &write_opts.format)))
+                return rc;
             break;
         case OPT_LEVEL:
             if (cli_parse_u64(optarg, &v) || v < 1 || v > 22)

@@ -210,12 +210,8 @@ int tea_gen_main(int argc, char **argv)
                 return cli_usage_error(argv[0], "invalid seed '%s'", optarg);
             break;
         case OPT_FORMAT:
-            if (strcmp(optarg, "native") == 0)
-                req.write.format = TRACE_FORMAT_NATIVE;
-            else if (strcmp(optarg, "tracedoctor") == 0)
-                req.write.format = TRACE_FORMAT_TRACEDOCTOR;
-            else
-                return cli_usage_error(argv[0], "unknown format '%s' (native or tracedoctor)", optarg);
+            if ((rc = cli_parse_trace_format(argv[0], optarg, &req.write.format)))
+                return rc;
             break;
         case OPT_FIRST_CYCLE:
             if (cli_parse_u64(optarg, &req.first_cycle) || req.first_cycle > (UINT64_MAX >> 2))

@@ -192,12 +192,8 @@ int tea_record_main(int argc, char **argv)
             req.out_path = optarg;
             break;
         case OPT_FORMAT:
-            if (strcmp(optarg, "native") == 0)
-                req.write.format = TRACE_FORMAT_NATIVE;
-            else if (strcmp(optarg, "tracedoctor") == 0)
-                req.write.format = TRACE_FORMAT_TRACEDOCTOR;
-            else
-                return cli_usage_error(argv[0], "unknown format '%s' (native or tracedoctor)", optarg);
+            if ((rc = cli_parse_trace_format(argv[0], optarg, &req.write.format)))
+                return rc;
             break;
         case OPT_CONFIG:
             if ((rc = mconf_load(&req.model, optarg)))
