@@ -4,6 +4,7 @@
  */
 #include "golden.h"
 
+#include <assert.h>
 #include <string.h>
 
 const char *golden_state_name(enum golden_state state)
@@ -12,10 +13,47 @@ const char *golden_state_name(enum golden_state state)
     return (unsigned)state < GOLDEN_STATE_COUNT ? names[state] : "?";
 }
 
+const char *golden_rules_name(golden_rules rules)
+{
+    static const char *const names[GOLDEN_RULES_COUNT] = { "default", "tracedoctor" };
+    return (unsigned)rules < GOLDEN_RULES_COUNT ? names[rules] : "?";
+}
+
+int golden_rules_parse(const char *name, golden_rules *out)
+{
+    for (unsigned i = 0; i < GOLDEN_RULES_COUNT; i++) {
+        if (strcmp(name, golden_rules_name((golden_rules)i)) == 0) {
+            *out = (golden_rules)i;
+            return 0;
+        }
+    }
+    return -1;
+}
+
 void golden_init(golden *g, unsigned initial_window)
 {
     memset(g, 0, sizeof *g);
     g->window = initial_window;
+    g->rules = GOLDEN_RULES_DEFAULT;
+}
+
+void golden_set_rules(golden *g, golden_rules rules)
+{
+    assert(!g->started && (unsigned)rules < GOLDEN_RULES_COUNT);
+    g->rules = rules;
+}
+
+/* Leaves the state a closing record r (µops u) leaves behind: its flush
+ * cause, if any, pending with no refill yet. */
+static void take_cause_of(golden *g, const trace_record *r, const trace_uop *u)
+{
+    golden_run s;
+    golden_run_begin(g, &s);
+    golden_take_cause(&s, r, u, trace_record_uops(r));
+    g->flush_pending = s.flush_pending;
+    g->refilled = 0;
+    g->flush_cause = *s.cause;
+    g->flush_cause.psv = s.cause_psv;
 }
 
 size_t golden_intervals(golden *g, const trace_record *records, size_t count, const trace_uop *uops,
@@ -31,10 +69,9 @@ size_t golden_intervals(golden *g, const trace_record *records, size_t count, co
         unsigned n = trace_record_uops(r);
         g->started = 1;
         g->boundary = g->last_cycle = g->totals.origin = g->totals.last_cycle = r->cycle;
-        if (n) {
-            g->flush_pending = (r->flags & TRACE_REC_EXCEPTION) || (u[n - 1].psv & PSV_FLUSH_CAUSE_MASK);
-            g->flush_cause = u[n - 1];
-        }
+        /* The TraceDoctor worker clears its flush-cause register at the origin. */
+        if (n && g->rules == GOLDEN_RULES_DEFAULT)
+            take_cause_of(g, r, u);
         g->window = g->window - r->retire - r->squash + r->dispatch;
         i = 1;
     }
@@ -70,29 +107,39 @@ void golden_record(golden *g, const trace_record *r, const trace_uop *uops, cons
 
 void golden_finish(golden *g, const golden_sink *sink)
 {
-    uint64_t flushed_end;
+    uint64_t pending;
+    uint64_t window_end = 0;
 
     if (g->finished || !g->started)
         return;
     g->finished = 1;
+    pending = g->pending_stalled + g->pending_drained;
+    if (g->flush_pending && g->refilled) {
+        /* A refill closed the window; the µop after it never commits. */
+        window_end = g->refill_cycle;
+    } else if (g->flush_pending && g->rules == GOLDEN_RULES_DEFAULT && pending) {
+        /* A window still open at the end: its cycles are the flush cause's. */
+        window_end = g->last_cycle + 1;
+        g->totals.states[GOLDEN_FLUSHED] += pending;
+        pending = 0;
+    }
     /* Pending stalled/drained cycles wait for a µop that never commits. */
-    g->totals.states[GOLDEN_STALLED] += g->pending_stalled;
-    g->totals.states[GOLDEN_DRAINED] += g->pending_drained;
-    g->totals.unattributed = g->pending_stalled + g->pending_drained;
-    if (g->flush_pending && g->last_cycle > g->boundary) {
+    if (pending) {
+        g->totals.states[GOLDEN_STALLED] += g->pending_stalled;
+        g->totals.states[GOLDEN_DRAINED] += g->pending_drained;
+    }
+    g->totals.unattributed = pending;
+    if (window_end > g->boundary + 1) {
         golden_interval iv;
-        flushed_end = g->refilled ? g->refill_cycle : g->last_cycle + 1;
-        if (flushed_end > g->boundary + 1) {
-            memset(&iv, 0, sizeof iv);
-            iv.start = g->boundary + 1;
-            iv.refill = flushed_end;
-            iv.cycle = flushed_end;
-            iv.flush_cause = g->flush_cause;
-            iv.has_flush_cause = 1;
-            if (sink && sink->interval)
-                sink->interval(sink->ctx, &iv);
-            g->totals.attributed += flushed_end - iv.start;
-        }
+        memset(&iv, 0, sizeof iv);
+        iv.start = g->boundary + 1;
+        iv.refill = window_end;
+        iv.cycle = window_end;
+        iv.flush_cause = g->flush_cause;
+        iv.has_flush_cause = 1;
+        if (sink && sink->interval)
+            sink->interval(sink->ctx, &iv);
+        g->totals.attributed += window_end - iv.start;
     }
     g->pending_stalled = g->pending_drained = 0;
 }
@@ -107,11 +154,11 @@ void golden_resume(golden *g, const trace_record *r, const trace_uop *uops, unsi
     g->finished = 0;
     g->boundary = g->last_cycle = g->totals.last_cycle = r->cycle;
     g->window = window_after;
-    g->flush_pending = (r->flags & TRACE_REC_EXCEPTION) || (n && (u[n - 1].psv & PSV_FLUSH_CAUSE_MASK));
+    g->flush_pending = 0;
     g->refilled = 0;
     g->refill_cycle = 0;
     if (n)
-        g->flush_cause = u[n - 1];
+        take_cause_of(g, r, u);
     g->pending_stalled = g->pending_drained = 0;
 }
 

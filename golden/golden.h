@@ -12,15 +12,22 @@
  *   c                1/n to each of the n committing µops (Compute), or, for
  *                    an exception without commits, to the excepting µop.
  *
- * A flush window opens after a record whose last µop is a flush cause (FL-MB,
- * FL-EX, or any excepting µop) and lasts until the next record with
- * TRACE_REC_REFILL or the next commit/exception, as the authors' TraceDoctor
- * golden worker does. Stalled and Drained differ only in whether the ROB
- * window is empty; both charge the next µop to commit.
+ * A flush window exists only between a flush cause and a refill: it opens
+ * after a record whose last µop is a flush cause (FL-MB, FL-EX, or any
+ * excepting µop) and closes at the first later record with TRACE_REC_REFILL
+ * (the ROB head became valid after the ROB was empty; TraceDoctor's
+ * POPULATED). If a commit or an exception comes first, the ROB never emptied
+ * and there was no flush window: those cycles are Stalled (or Drained) and go
+ * to the next µop like any other. Until the refill or the commit is seen, the
+ * cycles are classified as Stalled/Drained and moved to Flushed at the refill.
  *
- * Cycles after the last commit are charged to the flush cause while its window
- * lasts, otherwise to nobody (the next µop never commits inside the trace);
- * golden_totals reports them as unattributed.
+ * Cycles after the last commit are charged to the flush cause while a window
+ * that was opened is still open (default rules), otherwise to nobody (the
+ * next µop never commits inside the trace); golden_totals reports them as
+ * unattributed.
+ *
+ * Two rule sets (enum golden_rules) differ in three documented choices; see
+ * docs/semantics.md, "Rule sets".
  */
 #ifndef TEA_GOLDEN_GOLDEN_H
 #define TEA_GOLDEN_GOLDEN_H
@@ -41,6 +48,35 @@ enum golden_state {
 /* "compute", "stalled", "drained", "flushed". */
 const char *golden_state_name(enum golden_state state);
 
+/*
+ * Which accounting the golden reference follows where reasonable references
+ * differ (docs/semantics.md, "Rule sets"):
+ *
+ * GOLDEN_RULES_DEFAULT      the project's: an excepting µop keeps its own
+ *                           events beside FL-EX; the origin record's flush
+ *                           cause and a flush window still open at the end of
+ *                           the trace are charged; in a record that commits and
+ *                           excepts, the excepting µop is the flush cause.
+ * GOLDEN_RULES_TRACEDOCTOR  the TraceDoctor golden worker's (tea_gold), cell for
+ *                           cell: an excepting µop gets FL-EX alone; neither the
+ *                           origin's flush cause nor a trailing open window is
+ *                           charged; a record that commits ignores its
+ *                           exception, and its flush cause is the last
+ *                           committing µop that is one (not necessarily the
+ *                           record's last µop).
+ */
+typedef enum golden_rules {
+    GOLDEN_RULES_DEFAULT = 0,
+    GOLDEN_RULES_TRACEDOCTOR = 1,
+    GOLDEN_RULES_COUNT = 2
+} golden_rules;
+
+/* "default" or "tracedoctor". */
+const char *golden_rules_name(golden_rules rules);
+
+/* Parses a rule-set name. Returns 0, or -1 for an unknown name. */
+int golden_rules_parse(const char *name, golden_rules *out);
+
 /* One closed interval. `uops` points into the batch that closed it. */
 typedef struct golden_interval {
     uint64_t start;              /* first cycle of the interval */
@@ -50,10 +86,12 @@ typedef struct golden_interval {
                                     the others, and an exception's own cycle, are Stalled */
     const trace_uop *uops;       /* the record's µops: commits, then the excepting one;
                                     NULL for the trailing flush window of golden_finish */
-    trace_uop flush_cause;       /* valid when has_flush_cause */
+    trace_uop flush_cause;       /* valid when has_flush_cause (PSV as the rules charge it) */
+    uint16_t exception_psv;      /* when `exception`: the PSV the excepting µop is charged with */
     uint8_t has_flush_cause;     /* refill > start */
     uint8_t n_commit;            /* 0 for an exception without commits */
-    uint8_t exception;           /* uops[n_commit] excepts (it may get no cycle of its own) */
+    uint8_t exception;           /* uops[n_commit] excepts and is charged (it may get no cycle of
+                                    its own); 0 for an exception the rules ignore */
 } golden_interval;
 
 /* Receives each interval as soon as the closing record is seen. */
@@ -73,14 +111,15 @@ typedef struct golden_totals {
 
 /* Streaming state of the golden reference. Plain data: copy to checkpoint. */
 typedef struct golden {
+    golden_rules rules;          /* set before the first record (golden_set_rules) */
     int started;                 /* the origin record has been seen */
     uint64_t boundary;           /* cycle of the last interval end (or the origin) */
     uint64_t last_cycle;         /* cycle of the previous record */
     unsigned window;             /* ROB entries after the previous record */
-    int flush_pending;           /* a flush cause awaits its window's end */
-    int refilled;                /* the flush window ended at `refill_cycle` */
+    int flush_pending;           /* a flush cause awaits a refill or the next commit */
+    int refilled;                /* a refill at `refill_cycle` closed its flush window */
     uint64_t refill_cycle;
-    trace_uop flush_cause;       /* valid while flush_pending */
+    trace_uop flush_cause;       /* valid while flush_pending (PSV as the rules charge it) */
     uint64_t pending_stalled;    /* classified cycles since refill, not yet charged */
     uint64_t pending_drained;
     int finished;
@@ -88,8 +127,11 @@ typedef struct golden {
 } golden;
 
 /* Starts a golden reference for a trace whose ROB holds `initial_window`
- * entries before its first record. */
+ * entries before its first record, under the default rules. */
 void golden_init(golden *g, unsigned initial_window);
+
+/* Chooses the rule set; call after golden_init, before the first record. */
+void golden_set_rules(golden *g, golden_rules rules);
 
 /*
  * The golden reference record by record, for hot loops that act on each
@@ -112,9 +154,16 @@ typedef struct golden_run {
                                    the run are boundary - run_boundary */
     unsigned window;
     int flush_pending, refilled;
+    golden_rules rules;
+    uint16_t except_keep;       /* PSV bits an excepting µop keeps (FL-EX is always set) */
+    uint16_t cause_psv;         /* the PSV the pending flush cause is charged with */
     const trace_uop *cause;     /* the pending flush cause: g's copy or a µop of
                                    the records being consumed (copied back at the end) */
 } golden_run;
+
+/* PSV bits an excepting µop keeps under each rule set. */
+#define GOLDEN_EXCEPT_KEEP_ALL 0xFFFFu
+#define GOLDEN_EXCEPT_KEEP_FL_EX ((uint16_t)(1u << PSV_FL_EX))
 
 static inline void golden_run_begin(const golden *g, golden_run *s)
 {
@@ -128,6 +177,9 @@ static inline void golden_run_begin(const golden *g, golden_run *s)
     s->window = g->window;
     s->flush_pending = g->flush_pending;
     s->refilled = g->refilled;
+    s->rules = g->rules;
+    s->except_keep = g->rules == GOLDEN_RULES_TRACEDOCTOR ? GOLDEN_EXCEPT_KEEP_FL_EX : GOLDEN_EXCEPT_KEEP_ALL;
+    s->cause_psv = g->flush_cause.psv;
     s->cause = &g->flush_cause;
 }
 
@@ -143,6 +195,7 @@ static inline void golden_run_end(golden *g, const golden_run *s)
     g->flush_pending = s->flush_pending;
     g->refilled = s->refilled;
     g->flush_cause = *s->cause;
+    g->flush_cause.psv = s->cause_psv;
     g->totals.states[GOLDEN_COMPUTE] += s->compute;
     g->totals.states[GOLDEN_STALLED] += s->closed_stalled;
     g->totals.states[GOLDEN_DRAINED] += s->closed_drained;
@@ -150,14 +203,40 @@ static inline void golden_run_end(golden *g, const golden_run *s)
     g->totals.attributed += s->boundary - s->run_boundary;
 }
 
-/* Adds `count` cycles in which nothing commits to the state counters: to
- * the flush window, or waiting for the next µop with an empty or non-empty
- * ROB. Branch-free: it runs for most records. */
-static inline void golden_classify_idle(golden_run *s, int in_flush, uint64_t count)
+/* Adds `count` cycles in which nothing commits to the state counters, as
+ * waiting for the next µop with an empty (Drained) or non-empty (Stalled)
+ * ROB; a refill after a flush cause later moves them to Flushed.
+ * Branch-free: it runs for most records. */
+static inline void golden_classify_idle(golden_run *s, uint64_t count)
 {
-    s->flushed += in_flush ? count : 0;
-    s->drained += (!in_flush && s->window == 0) ? count : 0;
-    s->stalled += (!in_flush && s->window != 0) ? count : 0;
+    s->drained += s->window == 0 ? count : 0;
+    s->stalled += s->window != 0 ? count : 0;
+}
+
+/* The µop a record that commits or excepts leaves as the pending flush
+ * cause, or NULL when it leaves none (n = its µops, n >= 1). */
+static inline const trace_uop *golden_flush_cause(golden_rules rules, const trace_record *r, const trace_uop *u,
+                                                  unsigned n)
+{
+    if (rules == GOLDEN_RULES_DEFAULT)
+        return ((r->flags & TRACE_REC_EXCEPTION) || (u[n - 1].psv & PSV_FLUSH_CAUSE_MASK)) ? &u[n - 1] : NULL;
+    if (r->n_commit == 0)
+        return &u[0]; /* an exception without commits */
+    for (unsigned i = r->n_commit; i-- > 0;)
+        if (u[i].psv & PSV_FLUSH_CAUSE_MASK)
+            return &u[i];
+    return NULL;
+}
+
+/* Makes the flush cause of record r (µops u, n of them) the pending one. */
+static inline void golden_take_cause(golden_run *s, const trace_record *r, const trace_uop *u, unsigned n)
+{
+    const trace_uop *cause = golden_flush_cause(s->rules, r, u, n);
+    s->flush_pending = cause != NULL;
+    s->cause = cause ? cause : &u[n - 1];
+    s->cause_psv = s->cause->psv;
+    if (cause == &u[r->n_commit]) /* the excepting µop */
+        s->cause_psv = (uint16_t)((s->cause_psv & s->except_keep) | (1u << PSV_FL_EX));
 }
 
 /* Consumes record r (not the trace's origin; its µops at u). Returns 1 and
@@ -166,35 +245,42 @@ static inline void golden_classify_idle(golden_run *s, int in_flush, uint64_t co
 static inline int golden_step(golden_run *s, const trace_record *r, const trace_uop *u, golden_interval *iv)
 {
     unsigned n = trace_record_uops(r);
-    int in_flush = s->flush_pending && !s->refilled, closed = 0;
+    int closed = 0;
 
-    golden_classify_idle(s, in_flush, r->cycle - s->last - 1);
-    if ((r->flags & TRACE_REC_REFILL) && in_flush) {
+    golden_classify_idle(s, r->cycle - s->last - 1);
+    if ((r->flags & TRACE_REC_REFILL) && s->flush_pending && !s->refilled) {
+        /* The ROB emptied after the flush cause: the cycles since it were
+         * its flush window. */
+        s->flushed += s->stalled + s->drained;
+        s->stalled = s->drained = 0;
         s->refilled = 1;
         s->refill_cycle = r->cycle;
-        in_flush = 0;
     }
     if (n == 0) {
-        golden_classify_idle(s, in_flush, 1);
+        golden_classify_idle(s, 1);
     } else {
+        int exception = (r->flags & TRACE_REC_EXCEPTION) != 0;
         iv->start = s->boundary + 1;
         iv->cycle = r->cycle;
-        iv->refill = s->flush_pending ? (s->refilled ? s->refill_cycle : r->cycle) : iv->start;
+        iv->refill = s->refilled ? s->refill_cycle : iv->start;
         iv->has_flush_cause = iv->refill > iv->start;
-        if (iv->has_flush_cause)
+        if (iv->has_flush_cause) {
             iv->flush_cause = *s->cause;
+            iv->flush_cause.psv = s->cause_psv;
+        }
         iv->uops = u;
         iv->n_commit = r->n_commit;
-        iv->exception = (r->flags & TRACE_REC_EXCEPTION) != 0;
+        /* The TraceDoctor worker ignores an exception in a committing record. */
+        iv->exception = (uint8_t)(exception && (r->n_commit == 0 || s->rules == GOLDEN_RULES_DEFAULT));
+        iv->exception_psv = exception ? (uint16_t)((u[r->n_commit].psv & s->except_keep) | (1u << PSV_FL_EX)) : 0;
         iv->drained = s->drained;
         s->compute += r->n_commit > 0;
         s->closed_stalled += s->stalled + (r->n_commit == 0); /* an exception's own cycle is Stalled */
         s->closed_drained += s->drained;
         s->stalled = s->drained = 0;
         s->boundary = r->cycle;
-        s->flush_pending = iv->exception || (u[n - 1].psv & PSV_FLUSH_CAUSE_MASK);
         s->refilled = 0;
-        s->cause = &u[n - 1];
+        golden_take_cause(s, r, u, n);
         closed = 1;
     }
     s->window = s->window - r->retire - r->squash + r->dispatch;

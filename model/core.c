@@ -501,6 +501,8 @@ static void commit(model_core *m, uint64_t cycle, trace_record *rec)
             continue;
         if (e->complete > cycle)
             break;
+        if (e->except && rec->n_commit > 0)
+            break; /* BOOM never commits and excepts in one cycle: it excepts next cycle */
         if (e->except) {
             /* The µop excepts; the handler returns to it and it re-executes,
              * after everything younger is refetched. */
@@ -868,13 +870,6 @@ int model_core_run(model_core *m, uint64_t first_cycle, uint64_t max_cycles, mod
         }
         resolve(m, cycle, rec);
         commit(m, cycle, rec);
-        {
-            /* After a flush cause commits, a ROB that is not empty means the
-             * flush window is over at once: say so with a refill next cycle. */
-            unsigned n = trace_record_uops(rec);
-            if (n && (m->batch.uops[rec->first_uop + n - 1].psv & PSV_FLUSH_CAUSE_MASK))
-                m->need_refill = 1;
-        }
         dispatch(m, cycle, rec);
         fetch(m, cycle);
         if (m->source_rc)

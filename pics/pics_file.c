@@ -27,6 +27,7 @@ void pics_info_init(pics_info *info)
     memset(info, 0, sizeof *info);
     info->unit = PICS_UNIT;
     info->merged = 1;
+    snprintf(info->golden_rules, sizeof info->golden_rules, "%s", PICS_GOLDEN_RULES_DEFAULT);
 }
 
 void pics_info_free(pics_info *info)
@@ -146,6 +147,7 @@ int pics_write(const char *path, const pics_info *info, const pics *p)
     if (info->has_load_bias)
         fprintf(f, "trace.load_bias 0x%" PRIx64 "\n", info->load_bias);
     fprintf(f, "golden_total %" PRIu64 "\n", info->golden_total);
+    fprintf(f, "golden_rules %s\n", info->golden_rules[0] ? info->golden_rules : PICS_GOLDEN_RULES_DEFAULT);
     fprintf(f, "period %" PRIu64 "\n", info->period);
     fprintf(f, "frequency_hz %.17g\n", info->frequency_hz);
     fprintf(f, "seed %" PRIu64 "\n", info->seed);
@@ -250,6 +252,8 @@ static int apply_key(pics_info *info, const char *key, const char *value)
         return copy_word(info->jitter, sizeof info->jitter, value);
     if (strcmp(key, "events") == 0)
         return copy_word(info->events, sizeof info->events, value);
+    if (strcmp(key, "golden_rules") == 0)
+        return copy_word(info->golden_rules, sizeof info->golden_rules, value);
     if (strcmp(key, "trace.binary") == 0)
         return dup_string(&info->binary_path, value) ? -1 : 0;
     if (strcmp(key, "trace.build_id") == 0)
@@ -385,12 +389,24 @@ done:
     return rc;
 }
 
+int pics_info_same_rules(const pics_info *info, const char *path, const pics_info *golden,
+                         const char *golden_path)
+{
+    if (strcmp(info->golden_rules, golden->golden_rules) == 0)
+        return TEA_OK;
+    return tea_error_set(TEA_ERR_USAGE, "%s follows the %s golden rules, %s the %s ones (tea replay --golden-rules)",
+                         path, info->golden_rules, golden_path, golden->golden_rules);
+}
+
 /* --- merging ----------------------------------------------------------------- */
 
 int pics_info_merge(pics_info *dst, const pics_info *src)
 {
     if (strcmp(dst->scheme, src->scheme) != 0)
         return tea_error_set(TEA_ERR_USAGE, "cannot merge a %s PICS into a %s PICS", src->scheme, dst->scheme);
+    if (strcmp(dst->golden_rules, src->golden_rules) != 0)
+        return tea_error_set(TEA_ERR_USAGE, "cannot merge PICS whose golden references follow different rules "
+                                            "(%s/%s)", dst->golden_rules, src->golden_rules);
     if (dst->unit != src->unit || dst->period != src->period || dst->seed != src->seed
         || strcmp(dst->jitter, src->jitter) != 0 || dst->event_mask != src->event_mask)
         return tea_error_set(TEA_ERR_USAGE, "cannot merge %s PICS sampled differently (period %llu/%llu, seed "

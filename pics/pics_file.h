@@ -17,6 +17,9 @@
 #define PICS_FORMAT_MAJOR 1
 #define PICS_FORMAT_MINOR 0
 #define PICS_NAME_MAX 32
+/* The golden rule set a PICS assumes when its file does not name one
+ * (golden_rules_name(GOLDEN_RULES_DEFAULT)). */
+#define PICS_GOLDEN_RULES_DEFAULT "default"
 #define PICS_DIGEST_LEN 16 /* hex digits of a trace digest */
 
 /* Why a sample point yielded no sample. */
@@ -47,6 +50,8 @@ typedef struct pics_info {
     uint64_t load_bias;
     int has_load_bias;
     uint64_t golden_total;          /* attributed cycles x unit: what sampled PICS scale to */
+    char golden_rules[PICS_NAME_MAX]; /* the golden reference's rule set: default or tracedoctor
+                                         (files without the key: default) */
     /* sampling (zero/empty for golden) */
     uint64_t period;                /* cycles between sample points */
     double frequency_hz;            /* clock_hz / period */
@@ -59,7 +64,8 @@ typedef struct pics_info {
     uint64_t merged;                /* PICS files summed into this one (1: none) */
 } pics_info;
 
-/* Zeroes `info` (scheme empty, unit PICS_UNIT, merged 1). */
+/* Zeroes `info` (scheme empty, unit PICS_UNIT, merged 1, golden rules
+ * "default"). */
 void pics_info_init(pics_info *info);
 
 /* Frees the strings. */
@@ -70,6 +76,11 @@ int pics_info_copy(pics_info *dst, const pics_info *src);
 
 /* Total sample points that yielded nothing. */
 uint64_t pics_info_lost(const pics_info *info);
+
+/* 0 when a PICS (at `path`) and a golden PICS (at `golden_path`) follow the
+ * same golden rules, else TEA_ERR_USAGE with a message naming both. */
+int pics_info_same_rules(const pics_info *info, const char *path, const pics_info *golden,
+                         const char *golden_path);
 
 /* True for the golden reference (no sampling). */
 int pics_info_is_golden(const pics_info *info);

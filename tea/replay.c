@@ -102,7 +102,7 @@ static inline __attribute__((always_inline)) void charge_golden(tea_replay *r, c
     if (!u)
         return;
     if (iv->n_commit == 0) {
-        pics_cache_add(c, u[0].pc, u[0].psv, (iv->cycle - iv->refill + 1) * PICS_UNIT, 1);
+        pics_cache_add(c, u[0].pc, iv->exception_psv, (iv->cycle - iv->refill + 1) * PICS_UNIT, 1);
         return;
     }
     {
@@ -111,7 +111,7 @@ static inline __attribute__((always_inline)) void charge_golden(tea_replay *r, c
         for (unsigned i = 1; i < iv->n_commit; i++)
             pics_cache_add(c, u[i].pc, u[i].psv, share, 1);
         if (iv->exception) /* excepts in a cycle the commits take: counted, charged only its flush */
-            pics_cache_add(c, u[iv->n_commit].pc, u[iv->n_commit].psv, 0, 1);
+            pics_cache_add(c, u[iv->n_commit].pc, iv->exception_psv, 0, 1);
     }
 }
 
@@ -127,12 +127,17 @@ static void sample_tea(tea_replay *r, cycle_sampler *s, const golden_interval *i
     if (!iv->uops)
         return;
     if ((k = tea_schedule_take(&s->sched, iv->cycle - 1))) {
-        add(r, &s->pics, &iv->uops[0], s->mask, k * PICS_UNIT, k);
+        trace_uop first = iv->uops[0];
+        if (iv->n_commit == 0)
+            first.psv = iv->exception_psv;
+        add(r, &s->pics, &first, s->mask, k * PICS_UNIT, k);
         s->samples += k;
     }
     if ((k = tea_schedule_take(&s->sched, iv->cycle))) {
         if (iv->n_commit == 0) {
-            add(r, &s->pics, &iv->uops[0], s->mask, k * PICS_UNIT, k);
+            trace_uop excepting = iv->uops[0];
+            excepting.psv = iv->exception_psv;
+            add(r, &s->pics, &excepting, s->mask, k * PICS_UNIT, k);
         } else {
             uint64_t share = unit_share[iv->n_commit];
             for (unsigned i = 0; i < iv->n_commit; i++)
@@ -350,6 +355,11 @@ int tea_replay_finish(tea_replay *r)
     return TEA_OK;
 }
 
+void tea_replay_set_golden_rules(tea_replay *r, golden_rules rules)
+{
+    golden_set_rules(&r->golden, rules);
+}
+
 const pics *tea_replay_golden(const tea_replay *r)
 {
     return &r->golden_pics;
@@ -409,6 +419,7 @@ int tea_replay_describe(const tea_replay *r, size_t i, const trace_header *h, co
         return tea_error_set(TEA_ERR_NOMEM, "out of memory");
     }
     info->golden_total = r->golden_pics.total;
+    snprintf(info->golden_rules, sizeof info->golden_rules, "%s", golden_rules_name(r->golden.rules));
     if (i == SIZE_MAX) {
         snprintf(info->scheme, sizeof info->scheme, "%s", tea_scheme_name(TEA_SCHEME_GOLDEN));
         snprintf(info->events, sizeof info->events, "all");
@@ -440,6 +451,7 @@ int tea_replay_create_part(tea_replay **out, const tea_replay *whole, uint64_t o
     if ((rc = tea_replay_create(&p, 0, whole->specs, whole->count)))
         return rc;
     p->part = 1;
+    golden_set_rules(&p->golden, whole->golden.rules);
     if ((rc = start(p, origin))) {
         tea_replay_free(p);
         return tea_error_set(rc, "out of memory starting the samplers");

@@ -43,6 +43,10 @@ typedef struct tea_replay tea_replay;
  * TEA_ERR_NOMEM. */
 int tea_replay_create(tea_replay **out, unsigned initial_window, const tea_sampler_spec *specs, size_t count);
 
+/* Chooses the golden reference's rule set (golden/golden.h), which TEA then
+ * samples; call before the first batch. Default: GOLDEN_RULES_DEFAULT. */
+void tea_replay_set_golden_rules(tea_replay *r, golden_rules rules);
+
 /* Consumes a batch of validated records. 0 or TEA_ERR_NOMEM. */
 int tea_replay_feed(tea_replay *r, const trace_batch *batch);
 

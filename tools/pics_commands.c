@@ -254,6 +254,8 @@ static int run_error(const error_request *req)
                            req->sampled_path, req->golden_path, si.trace_digest, gi.trace_digest);
         goto done;
     }
+    if ((rc = pics_info_same_rules(&si, req->sampled_path, &gi, req->golden_path)))
+        goto done;
     if (req->symbols_path && (rc = symmap_load(&syms, req->symbols_path)))
         goto done;
     if (req->granularity == PICS_GRAN_FUNC && !req->symbols_path) {

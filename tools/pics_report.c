@@ -53,6 +53,8 @@ int report_input_load(report_input *in, const char *path, const char *golden_pat
             rc = tea_error_set(TEA_ERR_USAGE, "%s and %s come from different traces (digest %s vs %s)", path,
                                golden_path, in->info.trace_digest[0] ? in->info.trace_digest : "-",
                                in->ginfo.trace_digest[0] ? in->ginfo.trace_digest : "-");
+        else
+            rc = pics_info_same_rules(&in->info, path, &in->ginfo, golden_path);
     } else if ((rc = pics_init(&in->g)) == TEA_OK) {
         in->ginfo = in->info;
         in->ginfo.binary_path = in->ginfo.build_id = NULL; /* not owned twice */

@@ -211,6 +211,10 @@ int study_option(const char *command, int opt, const char *arg, study_request *r
     case STUDY_OPT_SYMBOLS:
         req->symbols_path = arg;
         return 0;
+    case STUDY_OPT_GOLDEN_RULES:
+        if (golden_rules_parse(arg, &req->rules))
+            return cli_usage_error(command, "unknown golden rules '%s' (default or tracedoctor)", arg);
+        return 0;
     case STUDY_OPT_THREADS:
         if (cli_parse_u64(arg, &v) || v < 1 || v > TEA_PARALLEL_MAX_THREADS)
             return cli_usage_error(command, "invalid thread count '%s' (1 to %d)", arg, TEA_PARALLEL_MAX_THREADS);
@@ -233,6 +237,8 @@ static int prepare_replay(const study_request *req, study_trace *t, const trace_
         t->header.clock_hz = req->open.clock_hz;
     if (!(rc = build_specs(req, t->header.clock_hz, t, &specs)))
         rc = tea_replay_create(&t->replay, t->header.initial_window, specs, t->row_count);
+    if (!rc)
+        tea_replay_set_golden_rules(t->replay, req->rules);
     free(specs);
     return rc;
 }

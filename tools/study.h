@@ -49,6 +49,7 @@ typedef struct study_request {
     size_t seed_count;
     tea_jitter jitter;
     int all_events;                           /* --events all: every scheme gets all nine */
+    golden_rules rules;                       /* --golden-rules: the golden reference TEA samples */
     const char *symbols_path;                 /* --symbols MAP for the function error, or NULL */
     trace_open_options open;
     unsigned threads;                         /* --threads: 0 = the processors it may use; 1 reads the
@@ -85,13 +86,15 @@ enum {
     STUDY_OPT_EVENTS,
     STUDY_OPT_SYMBOLS,
     STUDY_OPT_THREADS,
+    STUDY_OPT_GOLDEN_RULES,
     STUDY_OPT_FIRST_FREE
 };
 #define STUDY_LONG_OPTIONS                                          \
     { "jitter", required_argument, NULL, STUDY_OPT_JITTER },        \
     { "events", required_argument, NULL, STUDY_OPT_EVENTS },        \
     { "symbols", required_argument, NULL, STUDY_OPT_SYMBOLS },      \
-    { "threads", required_argument, NULL, STUDY_OPT_THREADS }
+    { "threads", required_argument, NULL, STUDY_OPT_THREADS },      \
+    { "golden-rules", required_argument, NULL, STUDY_OPT_GOLDEN_RULES }
 
 /* Handles one of the STUDY_OPT_* options into `req`. Returns 0 when handled,
  * 1 when `opt` is not one of them, or CLI_EXIT_USAGE after printing the

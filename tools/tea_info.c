@@ -16,7 +16,7 @@
 #define INFO_BATCH_RECORDS 4096
 /* Most warnings one trace can produce. */
 #define INFO_MAX_WARNINGS 8
-#define INFO_WARNING_SIZE 256
+#define INFO_WARNING_SIZE 320
 
 typedef struct info_report {
     const char *path;
@@ -24,6 +24,7 @@ typedef struct info_report {
     trace_totals totals;
     trace_read_stats stats;
     golden_totals golden;
+    uint64_t commit_exceptions;  /* records that commit and except in one cycle */
     char warnings[INFO_MAX_WARNINGS][INFO_WARNING_SIZE];
     int warning_count;
 } info_report;
@@ -69,6 +70,8 @@ static int scan_trace(info_report *rep, const trace_open_options *opts)
             goto done;
         if (batch.count == 0)
             break;
+        for (size_t i = 0; i < batch.count; i++)
+            rep->commit_exceptions += batch.records[i].n_commit > 0 && (batch.records[i].flags & TRACE_REC_EXCEPTION);
         golden_feed(&g, &batch, NULL);
     }
     golden_finish(&g, NULL);
@@ -94,6 +97,11 @@ static void collect_warnings(info_report *rep)
         add_warning(rep, "%llu token(s) had ROB head/tail indices that disagree with the commits; dispatch "
                          "and squash counts (IBS, SPE, RIS) are approximate",
                     (unsigned long long)rep->stats.index_resyncs);
+    if (rep->commit_exceptions)
+        add_warning(rep, "%llu record(s) commit and except in the same cycle, which BOOM never does: the "
+                         "excepting µop is the first valid one after the commits; the default golden rules make "
+                         "it the flush cause, --golden-rules tracedoctor ignores it (docs/semantics.md)",
+                    (unsigned long long)rep->commit_exceptions);
     if (rep->golden.unattributed)
         add_warning(rep, "%llu cycle(s) after the last commit cannot be attributed",
                     (unsigned long long)rep->golden.unattributed);

@@ -40,6 +40,9 @@ static void usage(FILE *out)
                  "                         scheme gets all nine, as SCHEME:all)\n"
                  "  --symbols MAP          functions for error_func ('START END NAME' lines; default:\n"
                  "                         the binary the trace names, if any)\n"
+                 "  --golden-rules RULES   default, or tracedoctor: the golden reference of the\n"
+                 "                         authors' TraceDoctor worker (tea_gold), cell for cell;\n"
+                 "                         TEA samples it (docs/semantics.md, \"Rule sets\")\n"
                  STUDY_THREADS_HELP
                  CLI_TRACE_OPTIONS_HELP
                  "  -h, --help             show this help\n\n"

@@ -41,6 +41,8 @@ static void usage(FILE *out)
                  "  --events SET         native (default) or all: every scheme gets all nine events\n"
                  "  --jitter MODE        none, start or interval (default interval)\n"
                  "  --symbols MAP        functions for error_func (default: each trace's binary)\n"
+                 "  --golden-rules R     default, or tracedoctor: the golden reference of the\n"
+                 "                       authors' TraceDoctor worker (tea_gold), which TEA samples\n"
                  "  -j, --jobs N         traces replayed at once (default: the number of CPUs,\n"
                  "                       at most the number of traces)\n"
                  "  --threads N          threads per trace for native trace files (default: the\n"

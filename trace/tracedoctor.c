@@ -394,6 +394,9 @@ int td_encoder_encode(td_encoder *e, const trace_record *r, const trace_uop *uop
         return tea_error_set(TEA_ERR_UNSUPPORTED, "a squash and a dispatch in the same cycle");
     if (r->retire > 0 && n == 0)
         return tea_error_set(TEA_ERR_UNSUPPORTED, "entries retire without a committing µop");
+    if (r->n_commit > 0 && (r->flags & TRACE_REC_EXCEPTION))
+        return tea_error_set(TEA_ERR_UNSUPPORTED, "a µop excepts in a cycle in which others commit: BOOM never "
+                                                  "does this, so TraceDoctor tokens cannot say it unambiguously");
     hb = e->head % TD_SLOTS;
     t->cycle = r->cycle & TD_CYCLE_MASK;
     t->head = e->head;

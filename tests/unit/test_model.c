@@ -94,8 +94,8 @@ static void invariants_hold_on_every_workload(void **state)
     for (size_t n = 0; n < NAMES; n++) {
         run_result res;
         const test_stream *s = &res.stream;
-        unsigned window = 0;
-        size_t committed = 0;
+        unsigned window = 0, window_before_previous = 0;
+        size_t committed = 0, refills = 0;
         run_model(names[n], 9, &res);
         for (size_t i = 0; i < s->count; i++) {
             const trace_record *r = &s->records[i];
@@ -104,6 +104,20 @@ static void invariants_hold_on_every_workload(void **state)
             /* ROB capacity, commit width, offsets in order, squash within the window */
             if (trace_record_check(r, u, 4, 192, window, &after))
                 fail_msg("%s, cycle %llu: %s", names[n], (unsigned long long)r->cycle, tea_error_message());
+            /* as on BOOM: never a commit and an exception in one cycle */
+            if (r->n_commit > 0 && (r->flags & TRACE_REC_EXCEPTION))
+                fail_msg("%s, cycle %llu: commits and excepts", names[n], (unsigned long long)r->cycle);
+            /* REFILL (BOOM's POPULATED) exactly in the cycle after one that
+             * began with an empty ROB and dispatched into it */
+            {
+                int expected = i > 0 && s->records[i - 1].cycle + 1 == r->cycle && window_before_previous == 0
+                    && window > 0;
+                if (expected != ((r->flags & TRACE_REC_REFILL) != 0))
+                    fail_msg("%s, cycle %llu: REFILL %s", names[n], (unsigned long long)r->cycle,
+                             expected ? "missing after the ROB was empty" : "but the ROB was not empty before");
+                refills += expected;
+            }
+            window_before_previous = window;
             window = after;
             /* program order: commits replay the source's correct path exactly */
             for (unsigned k = 0; k < r->n_commit; k++, committed++) {
@@ -114,6 +128,7 @@ static void invariants_hold_on_every_workload(void **state)
             }
         }
         assert_int_equal(committed, res.stats.committed);
+        assert_true(refills > 0);
         /* every dispatched µop committed, squashed, excepted or still in flight */
         assert_int_equal(res.stats.dispatched,
                          res.stats.committed + res.stats.squashed + res.stats.exceptions + res.stats.in_flight);

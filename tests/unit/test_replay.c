@@ -11,6 +11,7 @@
 #include "tea/replay.h"
 #include "trace/psv.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -22,23 +23,28 @@ static const char *const names[] = { "mixed", "memory", "branchy", "frontend", "
 #define NAMES (sizeof names / sizeof names[0])
 
 /*
- * Brute force, straight from docs/semantics.md: cycle t (origin < t <= last)
- * goes to the pending flush cause if the last record that committed or
- * excepted before t ended with one and no REFILL record came in between;
- * otherwise to the µops of the first record committing or excepting at or
- * after t (all commits 1/n if that is cycle t itself, else its first µop).
+ * Brute force, straight from docs/semantics.md, for either rule set: cycle t
+ * (origin < t <= last) goes to the flush cause left by the last record that
+ * committed or excepted before t when a REFILL record came after that record,
+ * no later than the next commit or exception, and after t (the flush window
+ * [cause + 1, refill)); under the default rules also when neither a REFILL nor
+ * a commit came until the end of the trace. Otherwise it goes to the µops of
+ * the first record committing or excepting at or after t (all commits 1/n if
+ * that is cycle t itself, else its first µop), or to nobody after the last.
  */
 typedef struct brute {
     const test_stream *s;
+    golden_rules rules;
     size_t *closing;      /* indices of records that commit or except */
     size_t closing_count;
     uint64_t *next_refill; /* per record: cycle of the first later REFILL record */
 } brute;
 
-static void brute_init(brute *b, const test_stream *s)
+static void brute_init(brute *b, const test_stream *s, golden_rules rules)
 {
     uint64_t refill = UINT64_MAX;
     b->s = s;
+    b->rules = rules;
     b->closing = malloc(s->count * sizeof *b->closing);
     b->next_refill = malloc(s->count * sizeof *b->next_refill);
     b->closing_count = 0;
@@ -74,6 +80,40 @@ static size_t first_closing_at(const brute *b, uint64_t t)
     return lo;
 }
 
+/* The PSV an excepting µop is charged with under the rules. */
+static uint16_t brute_exception_psv(const brute *b, const trace_uop *u)
+{
+    return b->rules == GOLDEN_RULES_TRACEDOCTOR ? (uint16_t)(1u << PSV_FL_EX) : u->psv;
+}
+
+/* The flush cause closing record r leaves (NULL: none), its PSV in *psv. The
+ * TraceDoctor worker: the last committing µop that is one, or the excepting
+ * µop of a record without commits. The project: the record's last µop. */
+static const trace_uop *brute_cause(const brute *b, const trace_record *r, int origin, uint16_t *psv)
+{
+    const trace_uop *u = &b->s->uops[r->first_uop];
+    unsigned n = trace_record_uops(r);
+    if (b->rules == GOLDEN_RULES_DEFAULT) {
+        if (!(r->flags & TRACE_REC_EXCEPTION) && !(u[n - 1].psv & PSV_FLUSH_CAUSE_MASK))
+            return NULL;
+        *psv = u[n - 1].psv;
+        return &u[n - 1];
+    }
+    if (origin)
+        return NULL;
+    if (r->n_commit == 0) {
+        *psv = brute_exception_psv(b, &u[0]);
+        return &u[0];
+    }
+    for (unsigned i = r->n_commit; i-- > 0;) {
+        if (u[i].psv & PSV_FLUSH_CAUSE_MASK) {
+            *psv = u[i].psv;
+            return &u[i];
+        }
+    }
+    return NULL;
+}
+
 /* Charges cycle t to `p` (weight one sample, U). */
 static void brute_charge(const brute *b, uint64_t t, pics *p)
 {
@@ -82,15 +122,15 @@ static void brute_charge(const brute *b, uint64_t t, pics *p)
     if (k > 0) {
         /* the last record that committed or excepted before t (maybe the origin) */
         size_t prev_index = b->closing[k - 1];
-        const trace_record *prev = &s->records[prev_index];
-        {
-            const trace_uop *last = &s->uops[prev->first_uop + trace_record_uops(prev) - 1];
-            int flush = (prev->flags & TRACE_REC_EXCEPTION) || (last->psv & PSV_FLUSH_CAUSE_MASK);
-            int refilled = b->next_refill[prev_index] <= t;
-            if (flush && !refilled && (k == b->closing_count || s->records[b->closing[k]].cycle > t)) {
-                assert_int_equal(pics_add(p, last->pc, last->psv, U, 1), 0);
-                return;
-            }
+        uint16_t psv = 0;
+        const trace_uop *cause = brute_cause(b, &s->records[prev_index], prev_index == 0, &psv);
+        uint64_t refill = b->next_refill[prev_index];
+        uint64_t next = k < b->closing_count ? s->records[b->closing[k]].cycle : UINT64_MAX;
+        int window = refill != UINT64_MAX && refill <= next && t < refill;
+        int trailing = k == b->closing_count && refill == UINT64_MAX && b->rules == GOLDEN_RULES_DEFAULT;
+        if (cause && (window || trailing)) {
+            assert_int_equal(pics_add(p, cause->pc, psv, U, 1), 0);
+            return;
         }
     }
     if (k == b->closing_count)
@@ -102,7 +142,8 @@ static void brute_charge(const brute *b, uint64_t t, pics *p)
             for (unsigned i = 0; i < r->n_commit; i++)
                 assert_int_equal(pics_add(p, u[i].pc, u[i].psv, U / r->n_commit, 1), 0);
         } else {
-            assert_int_equal(pics_add(p, u[0].pc, u[0].psv, U, 1), 0);
+            uint16_t psv = r->n_commit == 0 ? brute_exception_psv(b, &u[0]) : u[0].psv;
+            assert_int_equal(pics_add(p, u[0].pc, psv, U, 1), 0);
         }
     }
 }
@@ -120,51 +161,63 @@ static tea_sampler_spec tea_spec(uint64_t period)
     return sp;
 }
 
-static tea_replay *replay_stream(const test_stream *s, const tea_sampler_spec *specs, size_t n)
+static tea_replay *replay_stream_rules(const test_stream *s, const tea_sampler_spec *specs, size_t n,
+                                      golden_rules rules)
 {
     tea_replay *r;
     trace_batch b = test_stream_batch(s, 0, s->count);
     assert_int_equal(tea_replay_create(&r, s->header.initial_window, specs, n), 0);
+    tea_replay_set_golden_rules(r, rules);
     assert_int_equal(tea_replay_feed(r, &b), 0);
     assert_int_equal(tea_replay_finish(r), 0);
     return r;
 }
 
+static tea_replay *replay_stream(const test_stream *s, const tea_sampler_spec *specs, size_t n)
+{
+    return replay_stream_rules(s, specs, n, GOLDEN_RULES_DEFAULT);
+}
+
 /* Golden equals the brute force over every cycle; TEA at period 1 equals
  * golden; TEA at period 97 without jitter equals the brute force at
- * origin + 97k. */
+ * origin + 97k; under both rule sets. */
 static void golden_and_tea_match_brute_force(void **state)
 {
     (void)state;
-    for (size_t n = 0; n < NAMES; n++) {
-        test_stream s;
-        brute b;
-        pics every, sampled;
-        tea_sampler_spec specs[2] = { tea_spec(1), tea_spec(97) };
-        tea_replay *r;
-        uint64_t origin, last;
+    for (int rules = 0; rules < GOLDEN_RULES_COUNT; rules++) {
+        for (size_t n = 0; n < NAMES; n++) {
+            test_stream s;
+            brute b;
+            pics every, sampled;
+            tea_sampler_spec specs[2] = { tea_spec(1), tea_spec(97) };
+            tea_replay *r;
+            uint64_t origin, last;
+            char what[64];
 
-        test_model_stream(names[n], 17, CYCLES, &s);
-        origin = s.records[0].cycle;
-        last = s.records[s.count - 1].cycle;
-        brute_init(&b, &s);
-        assert_int_equal(pics_init(&every), 0);
-        assert_int_equal(pics_init(&sampled), 0);
-        for (uint64_t t = origin + 1; t <= last; t++) {
-            brute_charge(&b, t, &every);
-            if ((t - origin) % 97 == 0)
-                brute_charge(&b, t, &sampled);
+            snprintf(what, sizeof what, "%s, %s rules", names[n], golden_rules_name((golden_rules)rules));
+            test_model_stream(names[n], 17, CYCLES, &s);
+            origin = s.records[0].cycle;
+            last = s.records[s.count - 1].cycle;
+            brute_init(&b, &s, (golden_rules)rules);
+            assert_int_equal(pics_init(&every), 0);
+            assert_int_equal(pics_init(&sampled), 0);
+            for (uint64_t t = origin + 1; t <= last; t++) {
+                brute_charge(&b, t, &every);
+                if ((t - origin) % 97 == 0)
+                    brute_charge(&b, t, &sampled);
+            }
+            r = replay_stream_rules(&s, specs, 2, (golden_rules)rules);
+            assert_pics_match(&every, tea_replay_golden(r), 0, what);
+            assert_pics_match(tea_replay_golden(r), tea_replay_sampler_pics(r, 0), 0, what);
+            assert_pics_match(&sampled, tea_replay_sampler_pics(r, 1), 0, what);
+            assert_int_equal(tea_replay_sampler_samples(r, 1),
+                             (last - origin) / 97 - tea_replay_sampler_lost(r, 1)[PICS_LOST_END]);
+            tea_replay_free(r);
+            pics_free(&every);
+            pics_free(&sampled);
+            brute_free(&b);
+            test_stream_free(&s);
         }
-        r = replay_stream(&s, specs, 2);
-        assert_pics_match(&every, tea_replay_golden(r), 0, names[n]);
-        assert_pics_match(tea_replay_golden(r), tea_replay_sampler_pics(r, 0), 0, names[n]);
-        assert_pics_match(&sampled, tea_replay_sampler_pics(r, 1), 0, names[n]);
-        assert_int_equal(tea_replay_sampler_samples(r, 1), (last - origin) / 97 - tea_replay_sampler_lost(r, 1)[PICS_LOST_END]);
-        tea_replay_free(r);
-        pics_free(&every);
-        pics_free(&sampled);
-        brute_free(&b);
-        test_stream_free(&s);
     }
 }
 
@@ -187,8 +240,8 @@ static void conservation_in_both_formats(void **state)
         assert_int_equal(test_stream_write(&s, &s.header, &wt, td), 0);
         assert_int_equal(test_stream_read(native, NULL, &a), 0);
         assert_int_equal(test_stream_read(td, NULL, &c), 0);
-        ra = replay_stream(&a, NULL, 0);
-        rc = replay_stream(&c, NULL, 0);
+        ra = replay_stream_rules(&a, NULL, 0, (golden_rules)(n % GOLDEN_RULES_COUNT));
+        rc = replay_stream_rules(&c, NULL, 0, (golden_rules)(n % GOLDEN_RULES_COUNT));
         g = tea_replay_golden(ra);
         assert_true(g->total == tea_replay_golden_totals(ra)->attributed * U);
         assert_true(tea_replay_golden_totals(ra)->attributed + tea_replay_golden_totals(ra)->unattributed

@@ -207,6 +207,17 @@ void test_model_stream(const char *workload, uint64_t seed, uint64_t cycles, tes
 
 void assert_pics_match(const pics *a, const pics *b, int counts, const char *what)
 {
+    if ((a->count != b->count || a->total != b->total) && getenv("TEST_PICS_DIFF")) {
+        for (size_t i = 0; i < a->capacity; i++) {
+            const pics_cell *c = &a->slots[i], *d;
+            if (!c->used)
+                continue;
+            d = pics_find(b, c->pc, c->psv);
+            if (!d || d->value != c->value)
+                print_message("a 0x%llx/%u %llu vs %llu\n", (unsigned long long)c->pc, c->psv,
+                              (unsigned long long)c->value, (unsigned long long)(d ? d->value : 0));
+        }
+    }
     if (a->count != b->count || a->total != b->total)
         fail_msg("%s: %zu cells / total %llu vs %zu cells / total %llu", what, a->count,
                  (unsigned long long)a->total, b->count, (unsigned long long)b->total);
