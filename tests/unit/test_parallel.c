@@ -231,7 +231,7 @@ static size_t cycle_specs(tea_sampler_spec *specs)
 
 /* The frame-parallel replay equals the sequential one for 1 to 5 threads,
  * with small and large frames, with sparse tagging samplers and without
- * taggers. */
+ * taggers, under both golden rule sets (alternating per group of runs). */
 static void parallel_replay_equals_sequential(void **state)
 {
     tea_sampler_spec specs[2 + 3 * TEA_SCHEME_COUNT];
@@ -246,9 +246,11 @@ static void parallel_replay_equals_sequential(void **state)
         trace_batch all = test_stream_batch(&model, 0, model.count);
         tea_replay *seq;
         test_stream streamed;
+        golden_rules rules = (golden_rules)(run / WORKLOADS % GOLDEN_RULES_COUNT);
 
         assert_int_equal(test_stream_read(path, NULL, &streamed), 0);
         assert_int_equal(tea_replay_create(&seq, model.header.initial_window, specs, n_specs), 0);
+        tea_replay_set_golden_rules(seq, rules);
         assert_int_equal(tea_replay_feed(seq, &all), 0);
         assert_int_equal(tea_replay_finish(seq), 0);
         for (unsigned threads = 1; threads <= 5; threads += 2) {
@@ -260,6 +262,7 @@ static void parallel_replay_equals_sequential(void **state)
 
             assert_int_equal(trace_frames_open(&f, path), 0);
             assert_int_equal(tea_replay_create(&par, model.header.initial_window, specs, n_specs), 0);
+            tea_replay_set_golden_rules(par, rules);
             assert_int_equal(tea_parallel_replay(par, f, threads, &totals, &stats), 0);
             assert_int_equal(tea_replay_finish(par), 0);
             assert_memory_equal(&totals, &streamed.totals, sizeof totals);

@@ -310,6 +310,53 @@ static void inexpressible_records_are_refused(void **state)
     r.retire = 6;
     assert_int_equal(td_encoder_encode(&e, &r, &u, 8, &t), TEA_ERR_UNSUPPORTED);
     assert_contains(tea_error_message(), "outside the head row");
+
+    /* BOOM never commits and excepts in one cycle: no token for it */
+    {
+        trace_uop two[2] = { { 0x10, 0, 0, 0 }, { 0x14, 1u << PSV_FL_EX, 1, 0 } };
+        td_encoder_init(&e, ROB, LLC);
+        memset(&r, 0, sizeof r);
+        r.n_commit = 1;
+        r.flags = TRACE_REC_EXCEPTION;
+        r.retire = 2;
+        assert_int_equal(td_encoder_encode(&e, &r, two, 4, &t), TEA_ERR_UNSUPPORTED);
+        assert_contains(tea_error_message(), "excepts in a cycle in which others commit");
+    }
+}
+
+/* A token with both COMMITTING and EXCEPTION (not from BOOM) is read one way:
+ * the committing slots commit, and the first valid slot after them, from the
+ * head bank on, is the excepting µop, with FL-EX and its own events. */
+static void commit_and_exception_token_is_read_one_way(void **state)
+{
+    td_token tokens[3];
+    test_stream s;
+    td_decoder d;
+    const trace_record *r;
+    const trace_uop *u;
+    (void)state;
+
+    tokens[0] = token(100, TD_ROB_DISPATCHING, 0, 0);
+    slot(&tokens[0], 0, TD_SLOT_VALID, 0x1000, 0);
+    tokens[1] = token(101, TD_ROB_POPULATED, 0, 4);
+    slot(&tokens[1], 0, TD_SLOT_VALID, 0x1000, 0);
+    slot(&tokens[1], 1, TD_SLOT_VALID | TD_SLOT_DTLB_SMISS, 0x1004, 0);
+    slot(&tokens[1], 2, TD_SLOT_VALID, 0x1008, 0);
+    tokens[2] = token(103, TD_ROB_COMMITTING | TD_ROB_EXCEPTION, 0, 4);
+    slot(&tokens[2], 0, TD_SLOT_COMMITS | TD_SLOT_VALID, 0x1000, 0);
+    slot(&tokens[2], 1, TD_SLOT_VALID | TD_SLOT_DTLB_SMISS, 0x1004, 0);
+    slot(&tokens[2], 2, TD_SLOT_VALID, 0x1008, 0);
+    assert_int_equal(decode_tokens(tokens, 3, &s, &d), 0);
+    assert_int_equal(s.count, 3);
+    r = &s.records[2];
+    u = &s.uops[r->first_uop];
+    assert_int_equal(r->n_commit, 1);
+    assert_true(r->flags & TRACE_REC_EXCEPTION);
+    assert_int_equal(r->retire, 2); /* the commit and the excepting entry */
+    assert_int_equal(u[0].pc, 0x1000);
+    assert_int_equal(u[1].pc, 0x1004);
+    assert_int_equal(u[1].psv, (1u << PSV_ST_TLB) | (1u << PSV_FL_EX));
+    test_stream_free(&s);
 }
 
 int main(void)
@@ -323,6 +370,7 @@ int main(void)
         cmocka_unit_test(model_streams_survive_tokens),
         cmocka_unit_test(full_rob_is_told_from_empty),
         cmocka_unit_test(inexpressible_records_are_refused),
+        cmocka_unit_test(commit_and_exception_token_is_read_one_way),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
