@@ -4,6 +4,8 @@
 #include "schedule.h"
 #include "common/rng.h"
 
+#include <assert.h>
+
 /* The point of window `k`, or TEA_SCHEDULE_NEVER when it lies beyond 2^64. */
 static uint64_t point_of(const tea_schedule *s, uint64_t k)
 {
@@ -54,7 +56,7 @@ void tea_schedule_skip_past(tea_schedule *s, uint64_t cycle)
 
 uint64_t tea_schedule_take(tea_schedule *s, uint64_t last)
 {
-    uint64_t n;
+    uint64_t n, k_last;
 
     if (s->next > last)
         return 0;
@@ -65,11 +67,15 @@ uint64_t tea_schedule_take(tea_schedule *s, uint64_t last)
         s->next = point_of(s, s->window);
         return n;
     }
-    n = 0;
-    while (s->next <= last) {
-        n++;
-        s->window++;
-        s->next = point_of(s, s->window);
-    }
+    /* One point per window: every window from the next point's up to the
+     * one before `last`'s window has its point at or before `last`; the
+     * window holding `last` has it when its point is not after `last`. O(1),
+     * however long the gap (s->next <= last puts `last` past the origin). */
+    k_last = (last - s->origin - 1) / s->period;
+    assert(k_last >= s->window);
+    n = k_last - s->window + (point_of(s, k_last) <= last);
+    s->window += n;
+    s->next = point_of(s, s->window);
+    assert(s->next > last);
     return n;
 }

@@ -29,6 +29,7 @@ struct trace_frames {
     uint64_t file_size;         /* bytes */
     trace_header header;
     native_footer footer;
+    uint64_t footer_offset;     /* file offset of the footer frame */
     size_t count;               /* data frames */
     native_index_entry *entries;
     trace_frame_info *info;
@@ -123,7 +124,8 @@ static int load_footer(trace_frames *f)
 
     if (f->file_size < frame_size)
         return tea_error_set(TEA_ERR_UNSUPPORTED, "%s: no footer", f->name);
-    if ((rc = read_metadata(f, f->file_size - frame_size, "footer", &data, &size)))
+    f->footer_offset = f->file_size - frame_size;
+    if ((rc = read_metadata(f, f->footer_offset, "footer", &data, &size)))
         return rc;
     if (size != NATIVE_FOOTER_SIZE || memcmp(data, NATIVE_FOOTER_MAGIC, NATIVE_MAGIC_SIZE) != 0)
         rc = tea_error_set(TEA_ERR_UNSUPPORTED, "%s: no footer at the end", f->name);
@@ -150,6 +152,12 @@ static int load_index(trace_frames *f, uint64_t data_start)
         return tea_error_set(TEA_ERR_UNSUPPORTED, "%s: no index at byte %llu", f->name,
                              (unsigned long long)f->footer.index_offset);
     }
+    if (f->footer.index_offset + SKIPPABLE_HEADER_SIZE + size != f->footer_offset) {
+        /* Bytes between the index and the footer: the stream reader says what they are. */
+        free(data);
+        return tea_error_set(TEA_ERR_FORMAT, "%s: the index at byte %llu does not end at the footer", f->name,
+                             (unsigned long long)f->footer.index_offset);
+    }
     count = native_get_le(data + NATIVE_MAGIC_SIZE, 8);
     if ((size - INDEX_PREAMBLE_SIZE) % NATIVE_INDEX_ENTRY_SIZE || count != (size - INDEX_PREAMBLE_SIZE) / NATIVE_INDEX_ENTRY_SIZE
         || count != f->footer.data_frames) {
@@ -168,7 +176,7 @@ static int load_index(trace_frames *f, uint64_t data_start)
         native_index_entry *e = &f->entries[k];
         native_index_entry_decode(data + INDEX_PREAMBLE_SIZE + k * NATIVE_INDEX_ENTRY_SIZE, e);
         if (e->offset != expect || e->compressed_size > f->footer.index_offset - expect
-            || e->window > f->header.rob_size || (e->records && e->first_cycle > e->last_cycle)) {
+            || e->window > f->header.rob_size || (e->records && e->first_cycle > e->last_cycle) || e->reserved) {
             rc = tea_error_set(TEA_ERR_UNSUPPORTED, "%s: index entry %zu does not match the file's layout", f->name, k);
             break;
         }
@@ -264,6 +272,8 @@ int trace_frames_check_sequence(const trace_frames *f, const trace_totals *frame
                                 trace_totals *totals, trace_read_stats *stats)
 {
     const trace_totals *a = &f->footer.totals;
+    char field[32];
+    uint64_t va, vb;
 
     memset(totals, 0, sizeof *totals);
     for (size_t k = 0; k < f->count; k++) {
@@ -279,11 +289,10 @@ int trace_frames_check_sequence(const trace_frames *f, const trace_totals *frame
                                  (unsigned long long)totals->last_cycle);
         totals_append(totals, &frame_totals[k]);
     }
-    if (!trace_totals_same(a, totals))
-        return tea_error_set(TEA_ERR_FORMAT, "%s: footer disagrees with the records (footer: %llu records, %llu "
-                             "commits; read: %llu records, %llu commits)", f->name, (unsigned long long)a->records,
-                             (unsigned long long)a->commits, (unsigned long long)totals->records,
-                             (unsigned long long)totals->commits);
+    if (trace_totals_difference(a, totals, field, sizeof field, &va, &vb))
+        return tea_error_set(TEA_ERR_FORMAT, "%s: footer at byte %llu disagrees with the records: %s is %llu in the "
+                             "footer, %llu read", f->name, (unsigned long long)f->footer_offset, field,
+                             (unsigned long long)va, (unsigned long long)vb);
     memset(stats, 0, sizeof *stats);
     stats->format = TRACE_FORMAT_NATIVE;
     stats->compressed = 1;

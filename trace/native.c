@@ -914,7 +914,7 @@ void native_index_entry_encode(const native_index_entry *e, uint8_t out[NATIVE_I
     put_le(out + 32, e->records, 4);
     put_le(out + 36, e->content_size, 4);
     put_le(out + 40, e->window, 4);
-    put_le(out + 44, 0, 4);
+    put_le(out + 44, e->reserved, 4);
 }
 
 void native_index_entry_decode(const uint8_t in[NATIVE_INDEX_ENTRY_SIZE], native_index_entry *e)
@@ -926,6 +926,7 @@ void native_index_entry_decode(const uint8_t in[NATIVE_INDEX_ENTRY_SIZE], native
     e->records = (uint32_t)native_get_le(in + 32, 4);
     e->content_size = (uint32_t)native_get_le(in + 36, 4);
     e->window = (uint32_t)native_get_le(in + 40, 4);
+    e->reserved = (uint32_t)native_get_le(in + 44, 4);
 }
 
 uint64_t native_index_digest(uint64_t digest, const native_index_entry *e)

@@ -106,6 +106,7 @@ typedef struct native_index_entry {
     uint32_t records;
     uint32_t content_size;    /* decompressed bytes */
     uint32_t window;          /* ROB entries in flight before the frame's first record */
+    uint32_t reserved;        /* zero when written; readers refuse anything else */
 } native_index_entry;
 
 void native_index_entry_encode(const native_index_entry *e, uint8_t out[NATIVE_INDEX_ENTRY_SIZE]);

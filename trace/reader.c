@@ -95,6 +95,7 @@ struct trace_reader {
     int in_data_frame;
     uint64_t data_digest;     /* digest of data frames seen, to compare with the index */
     int seen_index, seen_footer;
+    uint64_t index_offset;    /* file offset of the index frame, once seen */
 };
 
 const trace_header *trace_reader_header(const trace_reader *r)
@@ -369,12 +370,16 @@ static int read_index(trace_reader *r, const input_frame *f)
     for (uint64_t i = 0; i < count; i++) {
         native_index_entry e;
         native_index_entry_decode(f->data + NATIVE_MAGIC_SIZE + 8 + i * NATIVE_INDEX_ENTRY_SIZE, &e);
+        if (e.reserved)
+            return tea_error_set(TEA_ERR_FORMAT, "%s: index at byte %llu: entry %llu: reserved bytes are not zero",
+                                 input_name(r->in), (unsigned long long)f->offset, (unsigned long long)i);
         digest = native_index_digest(digest, &e);
     }
     if (count != r->stats.frames || digest != r->data_digest)
         return tea_error_set(TEA_ERR_FORMAT, "%s: index at byte %llu does not describe the %llu data frames read",
                              input_name(r->in), (unsigned long long)f->offset, (unsigned long long)r->stats.frames);
     r->seen_index = 1;
+    r->index_offset = f->offset;
     return TEA_OK;
 }
 
@@ -383,6 +388,8 @@ static int read_footer(trace_reader *r, const input_frame *f)
 {
     native_footer footer;
     const trace_totals *a = &footer.totals, *b = &r->totals;
+    char field[32];
+    uint64_t va, vb;
     int rc = native_footer_decode(f->data, f->size, &footer);
 
     if (rc)
@@ -390,13 +397,19 @@ static int read_footer(trace_reader *r, const input_frame *f)
     if (!r->seen_index)
         return tea_error_set(TEA_ERR_FORMAT, "%s: footer at byte %llu without an index", input_name(r->in),
                              (unsigned long long)f->offset);
-    if (!trace_totals_same(a, b) || footer.data_frames != r->stats.frames)
-        return tea_error_set(TEA_ERR_FORMAT,
-                             "%s: footer at byte %llu disagrees with the records (footer: %llu records, %llu commits; "
-                             "read: %llu records, %llu commits)",
-                             input_name(r->in), (unsigned long long)f->offset, (unsigned long long)a->records,
-                             (unsigned long long)a->commits, (unsigned long long)b->records,
-                             (unsigned long long)b->commits);
+    if (footer.data_frames != r->stats.frames)
+        return tea_error_set(TEA_ERR_FORMAT, "%s: footer at byte %llu disagrees with the records: data_frames is %llu "
+                             "in the footer, %llu read", input_name(r->in), (unsigned long long)f->offset,
+                             (unsigned long long)footer.data_frames, (unsigned long long)r->stats.frames);
+    if (footer.index_offset != r->index_offset)
+        return tea_error_set(TEA_ERR_FORMAT, "%s: footer at byte %llu disagrees with the file: index_offset is %llu "
+                             "in the footer, the index is at byte %llu", input_name(r->in),
+                             (unsigned long long)f->offset, (unsigned long long)footer.index_offset,
+                             (unsigned long long)r->index_offset);
+    if (trace_totals_difference(a, b, field, sizeof field, &va, &vb))
+        return tea_error_set(TEA_ERR_FORMAT, "%s: footer at byte %llu disagrees with the records: %s is %llu in the "
+                             "footer, %llu read", input_name(r->in), (unsigned long long)f->offset, field,
+                             (unsigned long long)va, (unsigned long long)vb);
     r->stats.notes = footer.notes;
     r->seen_footer = 1;
     return TEA_OK;

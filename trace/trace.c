@@ -64,12 +64,47 @@ int trace_header_copy(trace_header *dst, const trace_header *src)
     return TEA_OK;
 }
 
+int trace_totals_difference(const trace_totals *a, const trace_totals *b, char *name, size_t size, uint64_t *va,
+                            uint64_t *vb)
+{
+    const struct {
+        const char *name;
+        uint64_t a, b;
+    } fields[] = {
+        { "records", a->records, b->records },
+        { "commits", a->commits, b->commits },
+        { "exceptions", a->exceptions, b->exceptions },
+        { "dispatched", a->dispatched, b->dispatched },
+        { "squashed", a->squashed, b->squashed },
+        { "refills", a->refills, b->refills },
+        { "first_cycle", b->records ? a->first_cycle : 0, b->records ? b->first_cycle : 0 },
+        { "last_cycle", b->records ? a->last_cycle : 0, b->records ? b->last_cycle : 0 },
+    };
+
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        if (fields[i].a != fields[i].b) {
+            snprintf(name, size, "%s", fields[i].name);
+            *va = fields[i].a;
+            *vb = fields[i].b;
+            return 1;
+        }
+    }
+    for (int e = 0; e < PSV_EVENT_COUNT; e++) {
+        if (a->events[e] != b->events[e]) {
+            snprintf(name, size, "events[%s]", psv_event_name((enum psv_event)e));
+            *va = a->events[e];
+            *vb = b->events[e];
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int trace_totals_same(const trace_totals *a, const trace_totals *b)
 {
-    return a->records == b->records && a->commits == b->commits && a->exceptions == b->exceptions
-        && a->dispatched == b->dispatched && a->squashed == b->squashed && a->refills == b->refills
-        && (!b->records || (a->first_cycle == b->first_cycle && a->last_cycle == b->last_cycle))
-        && memcmp(a->events, b->events, sizeof a->events) == 0;
+    char name[32];
+    uint64_t va, vb;
+    return !trace_totals_difference(a, b, name, sizeof name, &va, &vb);
 }
 
 void trace_totals_add(trace_totals *t, const trace_record *r, const trace_uop *uops)

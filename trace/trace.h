@@ -88,6 +88,13 @@ void trace_totals_add(trace_totals *t, const trace_record *r, const trace_uop *u
  * compared only when there are records), as a native footer must. */
 int trace_totals_same(const trace_totals *a, const trace_totals *b);
 
+/* The first field in which two totals differ, as trace_totals_same compares
+ * them: its name ("records", "commits", ..., "events[FL-EX]") into `name`
+ * and the two values; 0 when they are the same, 1 otherwise. Readers name
+ * the field in their messages. */
+int trace_totals_difference(const trace_totals *a, const trace_totals *b, char *name, size_t size, uint64_t *va,
+                            uint64_t *vb);
+
 /* Trace-wide facts only known once the whole trace was read; native traces
  * keep them in their footer. */
 #define TRACE_NOTE_ST_LLC_UNAVAILABLE 0x01u /* source had no load latencies: no ST-LLC */

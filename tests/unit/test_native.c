@@ -153,7 +153,7 @@ static void malformed_records_fail(void **state)
 static void footer_and_index_round_trip(void **state)
 {
     native_footer f, g;
-    native_index_entry e = { 1234, 567, 10, 20, 30, 40, 50 }, e2;
+    native_index_entry e = { 1234, 567, 10, 20, 30, 40, 50, 0 }, e2;
     uint8_t bytes[NATIVE_FOOTER_SIZE], entry[NATIVE_INDEX_ENTRY_SIZE];
     (void)state;
 

@@ -395,6 +395,44 @@ static void schedule_skip_matches_take(void **state)
     }
 }
 
+/* Taking every point up to any cycle counts exactly the points a
+ * point-by-point walk finds, for every jitter, in steps of any size, and a
+ * 2^62-cycle gap is counted at once (window k's point lies in window k). */
+static void schedule_take_counts_every_point_at_once(void **state)
+{
+    static const tea_jitter jitters[] = { TEA_JITTER_NONE, TEA_JITTER_START, TEA_JITTER_INTERVAL };
+    static const uint64_t periods[] = { 1, 3, 97, 4096 };
+    enum { POINTS = 600 };
+    (void)state;
+    for (size_t j = 0; j < 3; j++) {
+        for (size_t p = 0; p < sizeof periods / sizeof periods[0]; p++) {
+            uint64_t points[POINTS], last = 500, taken = 0, seen = 0;
+            tea_schedule walk, jump, gap;
+            tea_schedule_init(&walk, 500, periods[p], jitters[j], 7, 11);
+            for (size_t i = 0; i < POINTS; i++) {
+                points[i] = walk.next;
+                assert_int_equal(tea_schedule_take(&walk, walk.next), 1);
+                assert_true(i == 0 || points[i] > points[i - 1]);
+            }
+            tea_schedule_init(&jump, 500, periods[p], jitters[j], 7, 11);
+            for (uint64_t step = 1; last < points[POINTS - 1]; step = step * 3 % 1000 + 1) {
+                last += step;
+                if (last > points[POINTS - 1])
+                    last = points[POINTS - 1];
+                taken += tea_schedule_take(&jump, last);
+                while (seen < POINTS && points[seen] <= last)
+                    seen++;
+                assert_int_equal(taken, seen);
+                assert_true(jump.next > last);
+            }
+            tea_schedule_init(&gap, 0, periods[p], jitters[j], 7, 11);
+            taken = tea_schedule_take(&gap, 1ull << 62);
+            assert_true(taken >= ((1ull << 62) - 1) / periods[p] && taken <= (1ull << 62) / periods[p] + 1);
+            assert_true(gap.next > (1ull << 62));
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -403,6 +441,7 @@ int main(void)
         cmocka_unit_test(parallel_replay_equals_sequential),
         cmocka_unit_test(damaged_traces_are_caught),
         cmocka_unit_test(schedule_skip_matches_take),
+        cmocka_unit_test(schedule_take_counts_every_point_at_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,43 @@
+# The regression corpus of tests/data/badinput/ (found by fuzzing; its
+# README says what each file did): every reader gives the same verdict and
+# message whatever --threads says, and no sampler walks an idle gap point by
+# point.
+. "$(dirname "$0")/lib.bash"
+BAD=$DATA/badinput
+
+# same_verdict FILE TEXT: tea info, tea replay --threads 1 and 2 and tea sweep
+# --threads 2 all fail with exit 1 and one message containing TEXT
+same_verdict() {
+    run 1 "$TEA" info "$BAD/$1"
+    contains err.txt "$2"
+    sed 's/^tea info: //' err.txt >want.txt
+    for threads in 1 2; do
+        run 1 "$TEA" replay "$BAD/$1" --threads $threads -o "out-$1"
+        sed 's/^tea replay: //' err.txt >got.txt
+        cmp -s want.txt got.txt || { cat want.txt got.txt >&2; fail "$1: tea replay --threads $threads differs from tea info"; }
+        [ ! -e "out-$1/summary.csv" ] || fail "$1: output left behind"
+    done
+    run 1 "$TEA" sweep "$BAD/$1" --threads 2 --seeds 1 --quiet -o "sweep-$1.csv"
+    sed 's/^tea sweep: //' err.txt >got.txt
+    cmp -s want.txt got.txt || { cat want.txt got.txt >&2; fail "$1: tea sweep --threads 2 differs from tea info"; }
+}
+
+same_verdict nm_garbage_before_footer.tea "not a zstd frame at byte 7184"
+same_verdict nm_dataframe_after_index.tea "data frame at byte 7184 after the index"
+same_verdict nm_twoindex.tea "second index frame at byte 7184"
+same_verdict F04_fuzz_second_header_after_index.tea "second header at byte 848"
+same_verdict F04_fuzz_junk_after_index.tea "index at byte 776: entry 0: reserved bytes are not zero"
+same_verdict nm_foot_indexoff.tea "index_offset is 6440 in the footer, the index is at byte 6392"
+same_verdict nm_idx_usize_max.tea "index at byte 6392: entry 0: reserved bytes are not zero"
+same_verdict nm_foot_event0.tea "events[ST-L1] is 140 in the footer, 139 read"
+same_verdict native_gap_2p62.tea "index at byte 57338 does not describe the 20 data frames read"
+
+# a 2^43-cycle jump at a 3-cycle period: every scheme finishes at once (each
+# sampler counts the points of a gap in O(1)); the time limit turns a hang
+# into a failure
+for file in td_gap_2p43.bin F05_fuzz_td_wrap_gap.td.zst; do
+    for scheme in tea nci ibs spe ris; do
+        run 0 timeout 60 "$TEA" replay "$BAD/$file" --schemes golden,$scheme --period 3 -o "gap-$scheme"
+    done
+done
+echo ok
