@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "lackey.h"
 #include "bpred.h"
+#include "common/cleanup.h"
 #include "common/error.h"
 
 #include <capstone/capstone.h>
@@ -87,6 +88,7 @@ struct lackey {
     int fd;
     char *name;
     pid_t pid;             /* Valgrind, or 0 */
+    int cleanup;           /* cleanup.h handle of pid (terminated on SIGINT/SIGTERM), or -1 */
     int exited;
     int wait_status;
     char *buf;
@@ -691,6 +693,7 @@ static int session_init(lackey **out, int fd, const char *name)
     if (!l)
         return tea_error_set(TEA_ERR_NOMEM, "out of memory");
     l->fd = fd;
+    l->cleanup = -1;
     l->name = strdup(name);
     l->buf = malloc(READ_BUFFER);
     l->table_cap = DECODE_INITIAL;
@@ -716,6 +719,26 @@ int lackey_open_fd(lackey **out, int fd, const char *name)
     return session_init(out, fd, name);
 }
 
+/* Whether `name` names an executable file, directly (with a slash) or in
+ * one of the directories of PATH, as execvp would find it. */
+static int program_runnable(const char *name)
+{
+    const char *path = getenv("PATH"), *dir;
+    char buf[4096];
+
+    if (strchr(name, '/'))
+        return access(name, X_OK) == 0;
+    if (!path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    for (dir = path; dir; dir = strchr(dir, ':') ? strchr(dir, ':') + 1 : NULL) {
+        size_t len = strchr(dir, ':') ? (size_t)(strchr(dir, ':') - dir) : strlen(dir);
+        if (snprintf(buf, sizeof buf, "%.*s/%s", (int)(len ? len : 1), len ? dir : ".", name) < (int)sizeof buf
+            && access(buf, X_OK) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 int lackey_spawn(lackey **out, char *const argv[], const char *valgrind)
 {
     int fds[2];
@@ -726,6 +749,12 @@ int lackey_spawn(lackey **out, char *const argv[], const char *valgrind)
 
     if (!valgrind)
         valgrind = "valgrind";
+    *out = NULL;
+    if (!argv[0] || !program_runnable(argv[0]))
+        return tea_error_set(TEA_ERR_USAGE, "%s: no such program, or not executable",
+                             argv[0] ? argv[0] : "(none)");
+    if (!program_runnable(valgrind))
+        return tea_error_set(TEA_ERR_IO, "%s not found; install the Debian package 'valgrind'", valgrind);
     if (pipe(fds) != 0)
         return tea_error_set(TEA_ERR_IO, "cannot create a pipe: %s", strerror(errno));
     fcntl(fds[0], F_SETPIPE_SZ, PIPE_BYTES);
@@ -767,6 +796,7 @@ int lackey_spawn(lackey **out, char *const argv[], const char *valgrind)
         return rc;
     }
     l->pid = pid;
+    l->cleanup = cleanup_add_child(pid);
     *out = l;
     return TEA_OK;
 }
@@ -803,6 +833,8 @@ int lackey_wait(lackey *l, int *status)
             return tea_error_set(TEA_ERR_IO, "waiting for valgrind: %s", strerror(errno));
     }
     l->exited = 1;
+    cleanup_forget(l->cleanup);
+    l->cleanup = -1;
     if (l->limited) {
         *status = -1;
         return TEA_OK;
@@ -822,6 +854,7 @@ void lackey_close(lackey *l)
         kill(l->pid, SIGKILL);
         waitpid(l->pid, NULL, 0);
     }
+    cleanup_forget(l->cleanup);
     if (l->fd >= 0)
         close(l->fd);
     if (l->cs_open)

@@ -3,6 +3,7 @@
  */
 #define _GNU_SOURCE /* sched_getaffinity */
 #include "cli.h"
+#include "common/cleanup.h"
 #include "common/error.h"
 
 #include <errno.h>
@@ -205,6 +206,18 @@ static void dispatch_usage(FILE *out, const char *program, const char *intro, co
     fprintf(out, "\nRun '%s COMMAND --help' for the options of a command.\n%s", program, epilogue);
 }
 
+/* A command's status once its standard output is flushed: a write error
+ * there (a full disk, a closed pipe, /dev/full) fails the command with a
+ * message, whatever it printed. */
+static int finish_stdout(const char *command, int status)
+{
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "%s: standard output: write failed: %s\n", command, strerror(errno ? errno : EIO));
+        return status ? status : CLI_EXIT_DATA;
+    }
+    return status;
+}
+
 int cli_dispatch(const char *program, const char *intro, const char *epilogue, const cli_subcommand *table,
                  size_t count, int argc, char **argv)
 {
@@ -216,17 +229,18 @@ int cli_dispatch(const char *program, const char *intro, const char *epilogue, c
     }
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
         dispatch_usage(stdout, program, intro, epilogue, table, count);
-        return CLI_EXIT_OK;
+        return finish_stdout(program, CLI_EXIT_OK);
     }
     if (strcmp(argv[1], "--version") == 0) {
         printf("%s\n", cli_version());
-        return CLI_EXIT_OK;
+        return finish_stdout(program, CLI_EXIT_OK);
     }
     for (size_t i = 0; i < count; i++) {
         if (strcmp(argv[1], table[i].name) == 0) {
             snprintf(name, sizeof name, "%s %s", program, table[i].name);
             argv[1] = name;
-            return table[i].main(argc - 1, argv + 1);
+            cleanup_install();
+            return finish_stdout(name, table[i].main(argc - 1, argv + 1));
         }
     }
     fprintf(stderr, "%s: unknown command '%s'\nTry '%s --help'.\n", program, argv[1], program);

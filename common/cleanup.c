@@ -1,0 +1,104 @@
+/*
+ * cleanup.c: removing temporary files and stopping children on SIGINT and
+ * SIGTERM (see cleanup.h).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cleanup.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Exit status of a process ended by signal s, as shells report it. */
+#define CLEANUP_EXIT_BASE 128
+
+typedef struct cleanup_slot {
+    volatile sig_atomic_t used;   /* set last when registering, cleared first when forgetting */
+    pid_t pid;                    /* a child, or 0 for a file */
+    char path[CLEANUP_PATH_MAX];
+} cleanup_slot;
+
+static cleanup_slot slots[CLEANUP_SLOTS];
+static pthread_mutex_t slots_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t installed = PTHREAD_ONCE_INIT;
+
+/* Removes and stops what is registered, then ends the process. Only
+ * async-signal-safe calls. */
+static void on_signal(int sig)
+{
+    for (int i = 0; i < CLEANUP_SLOTS; i++) {
+        if (!slots[i].used)
+            continue;
+        if (slots[i].pid > 0)
+            kill(slots[i].pid, SIGTERM);
+        else
+            unlink(slots[i].path);
+    }
+    _exit(CLEANUP_EXIT_BASE + sig);
+}
+
+/* Installs on_signal for `sig` unless the signal is ignored (a background
+ * job of a shell without job control ignores SIGINT; so do we). */
+static void install_handler(int sig)
+{
+    struct sigaction sa, old;
+    if (sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+        return;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaddset(&sa.sa_mask, SIGINT);
+    sigaddset(&sa.sa_mask, SIGTERM);
+    sigaction(sig, &sa, NULL);
+}
+
+static void install_handlers(void)
+{
+    install_handler(SIGINT);
+    install_handler(SIGTERM);
+}
+
+void cleanup_install(void)
+{
+    pthread_once(&installed, install_handlers);
+}
+
+/* Takes a free slot for a file or a child; -1 when none is free. */
+static int add(const char *path, pid_t pid)
+{
+    int handle = -1;
+    pthread_mutex_lock(&slots_lock);
+    for (int i = 0; i < CLEANUP_SLOTS; i++) {
+        if (!slots[i].used) {
+            slots[i].pid = pid;
+            memcpy(slots[i].path, path, strlen(path) + 1);
+            slots[i].used = 1;
+            handle = i;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&slots_lock);
+    return handle;
+}
+
+int cleanup_add_file(const char *path)
+{
+    if (strlen(path) >= CLEANUP_PATH_MAX)
+        return -1;
+    return add(path, 0);
+}
+
+int cleanup_add_child(pid_t pid)
+{
+    return pid > 0 ? add("", pid) : -1;
+}
+
+void cleanup_forget(int handle)
+{
+    if (handle < 0 || handle >= CLEANUP_SLOTS)
+        return;
+    pthread_mutex_lock(&slots_lock);
+    slots[handle].used = 0;
+    pthread_mutex_unlock(&slots_lock);
+}

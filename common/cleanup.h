@@ -1,0 +1,36 @@
+/*
+ * cleanup.h: what an interrupted run must not leave behind.
+ *
+ * Commands register the temporary files they are writing (outfile.h does
+ * this for every output) and the child processes they run. On SIGINT or
+ * SIGTERM the handler removes every registered file, sends SIGTERM to every
+ * registered child, and ends the process with 128 + the signal number (130,
+ * 143), as shells report a process killed by it. The registry has a fixed
+ * number of slots and copies each path, so the handler touches no memory
+ * that a running thread might free.
+ */
+#ifndef TEA_COMMON_CLEANUP_H
+#define TEA_COMMON_CLEANUP_H
+
+#include <sys/types.h>
+
+/* Most temporary files and children registered at once. */
+#define CLEANUP_SLOTS 64
+/* Longest registrable path, NUL included. */
+#define CLEANUP_PATH_MAX 4096
+
+/* Installs the SIGINT and SIGTERM handlers (once; later calls do nothing). */
+void cleanup_install(void);
+
+/* Registers a file to remove on a signal. Returns a handle (>= 0) for
+ * cleanup_forget, or -1 when the path is too long or every slot is taken
+ * (the file is then simply not removed on a signal). Thread-safe. */
+int cleanup_add_file(const char *path);
+
+/* Registers a child process to terminate on a signal; a handle or -1. */
+int cleanup_add_child(pid_t pid);
+
+/* Forgets a registration (a handle from cleanup_add_*; -1 is ignored). */
+void cleanup_forget(int handle);
+
+#endif
