@@ -127,6 +127,11 @@ int pics_sorted(const pics *p, pics_cell **cells, size_t *n)
 
 int pics_merge_into(pics *dst, const pics *src)
 {
+    /* Every cell is at most its PICS's total: totals that fit mean cells that fit. */
+    if (dst->total + src->total < dst->total)
+        return tea_error_set(TEA_ERR_UNSUPPORTED, "the merged PICS would exceed 2^64 units (%llu cycles at 1/%llu "
+                                                  "cycle): refused rather than wrapped",
+                             (unsigned long long)(UINT64_MAX / PICS_UNIT), (unsigned long long)PICS_UNIT);
     for (size_t i = 0; i < src->capacity; i++) {
         const pics_cell *c = &src->slots[i];
         int rc;

@@ -432,6 +432,10 @@ int pics_info_merge(pics_info *dst, const pics_info *src)
         dst->binary_path = dst->build_id = NULL;
         dst->has_load_bias = 0;
     }
+    if (dst->golden_total + src->golden_total < dst->golden_total || dst->samples + src->samples < dst->samples)
+        return tea_error_set(TEA_ERR_UNSUPPORTED, "the merged golden total would exceed 2^64 units (%llu cycles): "
+                                                  "refused rather than wrapped",
+                             (unsigned long long)(UINT64_MAX / PICS_UNIT));
     dst->golden_total += src->golden_total;
     dst->samples += src->samples;
     for (int i = 0; i < PICS_LOST_REASONS; i++)

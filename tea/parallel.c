@@ -317,6 +317,9 @@ int tea_parallel_replay(tea_replay *whole, const trace_frames *f, unsigned threa
     if (threads < 1 || threads > TEA_PARALLEL_MAX_THREADS)
         return tea_error_set(TEA_ERR_USAGE, "the thread count must be 1 to %d, not %u", TEA_PARALLEL_MAX_THREADS,
                              threads);
+    /* The index's cycles are checked against every frame as it is read. */
+    if (count && (rc = tea_replay_check_span(trace_origin(f), trace_frames_info(f, count - 1)->last_cycle)))
+        return rc;
     memset(&run, 0, sizeof run);
     run.frames = f;
     run.frame_count = count;

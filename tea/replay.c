@@ -305,11 +305,26 @@ static void feed_run_golden(tea_replay *r, const trace_batch *batch, size_t firs
     golden_run_end(&r->golden, &s);
 }
 
+int tea_replay_check_span(uint64_t origin, uint64_t last)
+{
+    if (last - origin <= TEA_REPLAY_MAX_SPAN)
+        return TEA_OK;
+    return tea_error_set(TEA_ERR_UNSUPPORTED, "the trace spans %llu cycles (cycle %llu to %llu); a PICS holds at most "
+                                              "%llu cycles (1/%llu-cycle units in 64 bits)",
+                         (unsigned long long)(last - origin), (unsigned long long)origin, (unsigned long long)last,
+                         (unsigned long long)TEA_REPLAY_MAX_SPAN, (unsigned long long)PICS_UNIT);
+}
+
 int tea_replay_feed(tea_replay *r, const trace_batch *batch)
 {
     size_t first = 0;
     int rc;
 
+    if (batch->count) {
+        uint64_t origin = r->started ? r->rob.origin : batch->records[0].cycle;
+        if ((rc = tea_replay_check_span(origin, batch->records[batch->count - 1].cycle)))
+            return rc;
+    }
     if (batch->count && !r->started) {
         /* The origin record starts every sampler; taggers never see it. */
         const trace_record *origin = &batch->records[0];

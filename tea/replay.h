@@ -47,7 +47,16 @@ int tea_replay_create(tea_replay **out, unsigned initial_window, const tea_sampl
  * samples; call before the first batch. Default: GOLDEN_RULES_DEFAULT. */
 void tea_replay_set_golden_rules(tea_replay *r, golden_rules rules);
 
-/* Consumes a batch of validated records. 0 or TEA_ERR_NOMEM. */
+/* The longest trace (last cycle - first) a replay can attribute: a PICS
+ * counts cycles in 1/PICS_UNIT units in 64 bits. */
+#define TEA_REPLAY_MAX_SPAN (UINT64_MAX / PICS_UNIT)
+
+/* 0 when a trace from `origin` to `last` fits TEA_REPLAY_MAX_SPAN, else
+ * TEA_ERR_UNSUPPORTED with a message saying so (never a wrapped total). */
+int tea_replay_check_span(uint64_t origin, uint64_t last);
+
+/* Consumes a batch of validated records. 0, TEA_ERR_NOMEM, or
+ * TEA_ERR_UNSUPPORTED for a trace longer than TEA_REPLAY_MAX_SPAN. */
 int tea_replay_feed(tea_replay *r, const trace_batch *batch);
 
 /* Ends the trace: trailing cycles, pending samples. 0 or TEA_ERR_NOMEM. */

@@ -272,8 +272,11 @@ static int replay_stream(const study_request *req, study_trace *t)
             goto done;
         if (batch.count == 0)
             break;
-        if ((rc = tea_replay_feed(t->replay, &batch)))
+        if ((rc = tea_replay_feed(t->replay, &batch))) {
+            if (rc != TEA_ERR_NOMEM)
+                rc = tea_error_prefix(rc, "%s: ", t->path);
             goto done;
+        }
     }
     t->totals = *trace_reader_totals(reader);
 done:

@@ -40,4 +40,15 @@ for file in td_gap_2p43.bin F05_fuzz_td_wrap_gap.td.zst; do
         run 0 timeout 60 "$TEA" replay "$BAD/$file" --schemes golden,$scheme --period 3 -o "gap-$scheme"
     done
 done
+# totals never wrap: a merge past 2^64 units and a trace longer than a PICS
+# can hold are refused, with no output
+run 1 "$PICS" merge "$BAD/g_13e12_cycles.pics" "$BAD/g_13e12_cycles.pics" -o merged.pics
+contains err.txt "would exceed 2^64 units"
+[ ! -e merged.pics ] || fail "a refused merge left its output"
+run 0 "$PICS" export "$BAD/g_13e12_cycles.pics"
+for threads in 1 2; do
+    run 1 "$TEA" replay "$BAD/td_span2p45.bin" --threads $threads -o span
+    contains err.txt "td_span2p45.bin: the trace spans 35184372068882 cycles"
+    [ ! -e span/golden.pics ] || fail "a refused replay left a PICS"
+done
 echo ok
