@@ -260,7 +260,8 @@ static int replay_stream(const study_request *req, study_trace *t)
 {
     trace_reader *reader = NULL;
     trace_batch batch = { 0 };
-    int rc;
+    char refused[512] = "";   /* why the engine refused the trace, reported once the file is read */
+    int rc, refusal = TEA_OK;
 
     if ((rc = trace_reader_open(&reader, t->path, &req->open)))
         return rc;
@@ -272,12 +273,18 @@ static int replay_stream(const study_request *req, study_trace *t)
             goto done;
         if (batch.count == 0)
             break;
-        if ((rc = tea_replay_feed(t->replay, &batch))) {
-            if (rc != TEA_ERR_NOMEM)
-                rc = tea_error_prefix(rc, "%s: ", t->path);
+        if (refusal)
+            continue; /* the file is still checked to its end: its own errors come first */
+        if ((rc = tea_replay_feed(t->replay, &batch)) == TEA_ERR_UNSUPPORTED) {
+            refusal = rc;
+            snprintf(refused, sizeof refused, "%s", tea_error_message());
+            rc = TEA_OK;
+        } else if (rc) {
             goto done;
         }
     }
+    if (refusal)
+        rc = tea_error_set(refusal, "%s: %s", t->path, refused);
     t->totals = *trace_reader_totals(reader);
 done:
     trace_batch_free(&batch);
