@@ -4,7 +4,8 @@
  * Commands register the temporary files they are writing (outfile.h does
  * this for every output) and the child processes they run. On SIGINT or
  * SIGTERM the handler removes every registered file, sends SIGTERM to every
- * registered child, and ends the process with 128 + the signal number (130,
+ * registered child, empties and removes every registered directory, and ends
+ * the process with 128 + the signal number (130,
  * 143), as shells report a process killed by it. The registry has a fixed
  * number of slots and copies each path, so the handler touches no memory
  * that a running thread might free.
@@ -26,6 +27,10 @@ void cleanup_install(void);
  * cleanup_forget, or -1 when the path is too long or every slot is taken
  * (the file is then simply not removed on a signal). Thread-safe. */
 int cleanup_add_file(const char *path);
+
+/* Registers a directory to remove on a signal, with the files in it (one
+ * level: a directory being filled with a run's outputs). A handle or -1. */
+int cleanup_add_dir(const char *path);
 
 /* Registers a child process to terminate on a signal; a handle or -1. */
 int cleanup_add_child(pid_t pid);

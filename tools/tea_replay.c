@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "common/error.h"
+#include "common/outdir.h"
 #include "common/outfile.h"
 #include "study.h"
 #include "pics/pics_file.h"
@@ -53,27 +54,6 @@ static void usage(FILE *out)
                  "\"Results CSV\".\n");
 }
 
-/* Creates `path` and its parents (like mkdir -p). */
-static int make_directory(const char *path)
-{
-    char buf[REPLAY_PATH_MAX];
-    size_t len = strlen(path);
-    if (len == 0 || len >= sizeof buf)
-        return tea_error_set(TEA_ERR_USAGE, "invalid output directory '%s'", path);
-    memcpy(buf, path, len + 1);
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-            return tea_error_set(TEA_ERR_IO, "%s: cannot create directory: %s", buf, strerror(errno));
-        *p = '/';
-    }
-    if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-        return tea_error_set(TEA_ERR_IO, "%s: cannot create directory: %s", buf, strerror(errno));
-    return TEA_OK;
-}
-
 /* The file of a sampler's PICS: DIR/LABEL.pics, ':' as '-' ("ibs-all"), with
  * -FREQhz when several frequencies were asked for. */
 static void sampler_file_name(const study_request *req, const char *dir, const study_row *row, char *buf,
@@ -102,15 +82,20 @@ static int write_pics(const study_trace *t, size_t i, const pics *p, const char 
     return rc;
 }
 
-/* Writes every PICS and summary.csv. */
-static int write_outputs(const study_request *req, const char *dir, const study_trace *t, const char *command_line)
+/* The files a replay writes into its directory: *.pics and summary.csv. */
+static int is_replay_output(const char *name)
+{
+    size_t len = strlen(name);
+    return strcmp(name, "summary.csv") == 0 || (len > 5 && strcmp(name + len - 5, ".pics") == 0);
+}
+
+/* Writes every PICS and summary.csv into `dir` (a temporary directory). */
+static int write_files(const study_request *req, const char *dir, const study_trace *t, const char *command_line)
 {
     char path[REPLAY_PATH_MAX];
     outfile *f;
     int rc;
 
-    if ((rc = make_directory(dir)))
-        return rc;
     snprintf(path, sizeof path, "%s/golden.pics", dir);
     if ((rc = write_pics(t, SIZE_MAX, tea_replay_golden(t->replay), path)))
         return rc;
@@ -125,6 +110,25 @@ static int write_outputs(const study_request *req, const char *dir, const study_
     study_csv_begin(outfile_stream(f), "replay", command_line);
     study_csv_trace(outfile_stream(f), t);
     return outfile_commit(f);
+}
+
+/* Writes the run's files beside `dir` and moves them in as a set
+ * (common/outdir.h says what happens to other files in `dir`). */
+static int write_outputs(const study_request *req, const char *dir, const study_trace *t, const char *command_line)
+{
+    outdir *d;
+    int rc;
+
+    if ((rc = outdir_open(&d, dir, is_replay_output)))
+        return rc;
+    /* room for the longest file name: "ibs-all-<frequency>hz.pics" */
+    if (strlen(outdir_path(d)) + STUDY_LABEL_MAX + 32 >= REPLAY_PATH_MAX)
+        rc = tea_error_set(TEA_ERR_USAGE, "output directory name too long: '%s'", dir);
+    if (rc || (rc = write_files(req, outdir_path(d), t, command_line))) {
+        outdir_abort(d);
+        return rc;
+    }
+    return outdir_commit(d);
 }
 
 /* A percentage for the table, or "-" when unknown. */
@@ -227,6 +231,8 @@ static int parse_args(int argc, char **argv, study_request *req, const char **ou
         return cli_usage_error(argv[0], optind == argc ? "missing TRACE" : "expected exactly one TRACE");
     if (!*out_dir)
         return cli_usage_error(argv[0], "missing -o DIR");
+    if (outdir_check(*out_dir))
+        return cli_usage_error(argv[0], "%s", tea_error_message());
     if (req->period && freq_given)
         return cli_usage_error(argv[0], "--period and --freq exclude each other");
     return PARSED_OK;

@@ -40,6 +40,22 @@ ln -s missing/x.tea dangling.tea
 run 2 "$TEA" convert t.tea -o dangling.tea
 contains err.txt "a symbolic link to nothing that can be written"
 
+# tea replay -o DIR appears as a set: a new run's files replace the previous
+# run's (stale ones removed); other files in DIR stay; no temporary directory
+# is left; a DIR that is a file, or empty, is refused before the work
+run 0 "$TEA" replay t.tea --freq 4k,1M -o set/r
+[ -f set/r/tea-4000hz.pics ] || fail "first replay's files missing"
+run 0 "$TEA" replay t.tea --freq 2k -o set/r
+[ -f set/r/tea.pics ] && [ ! -e set/r/tea-4000hz.pics ] || { ls set/r >&2; fail "files of two runs mixed"; }
+touch set/r/notes.txt
+run 0 "$TEA" replay t.tea --freq 8k -o set/r
+[ -f set/r/notes.txt ] || fail "a file that is not a replay output was removed"
+if ls -a set | grep -q tmp; then ls -a set >&2; fail "a temporary directory was left"; fi
+run 2 "$TEA" replay t.tea -o t.tea
+contains err.txt "t.tea: exists and is not a directory"
+run 2 "$TEA" replay t.tea -o ''
+contains err.txt "an empty output directory"
+
 # standard output that cannot be written fails the command
 if [ -w /dev/full ]; then
     for cmd in "$TEA info t.tea" "$TEA info --json t.tea" "$TEA gen --list" "$TEA --help" "$PICS --help"; do
