@@ -104,8 +104,9 @@ int cache_config_check(const cache_config *cfg, const char *name)
         return tea_error_set(TEA_ERR_USAGE,
                              "%s: size %llu bytes is not a power-of-2 number of sets of %u ways of %u bytes",
                              name, (unsigned long long)cfg->size, cfg->ways, cfg->line_size);
-    if (cfg->size / cfg->line_size > UINT32_MAX)
-        return tea_error_set(TEA_ERR_USAGE, "%s: more than 2^32 lines", name);
+    if (cfg->size / cfg->line_size > CACHE_MAX_LINES)
+        return tea_error_set(TEA_ERR_USAGE, "%s: %llu lines, at most %llu (e.g. 1 GiB of 64-byte lines)", name,
+                             (unsigned long long)(cfg->size / cfg->line_size), (unsigned long long)CACHE_MAX_LINES);
     if (cfg->mshrs > CACHE_MAX_MSHRS)
         return tea_error_set(TEA_ERR_USAGE, "%s: %u MSHRs, at most %u", name, cfg->mshrs, CACHE_MAX_MSHRS);
     if (cfg->prefetch > 1)

@@ -46,6 +46,9 @@
 #define CACHE_MAX_WAYS 64u
 /* Maximum MSHRs. */
 #define CACHE_MAX_MSHRS 256u
+/* Most lines a modelled cache may have: 2^24 (a 1 GiB cache of 64-byte
+ * lines), about 400 MB of model state, all allocated up front. */
+#define CACHE_MAX_LINES (1ull << 24)
 
 typedef struct cache_config {
     uint64_t size;        /* capacity in bytes: sets * ways * line_size, sets a power of 2 */

@@ -377,6 +377,9 @@ int mconf_parse_text(mconf *c, const char *text, const char *name)
     return TEA_OK;
 }
 
+/* Largest core configuration file read (bytes): a page of text is typical. */
+#define CONFIG_MAX_FILE_BYTES (1u << 20)
+
 int mconf_load(mconf *c, const char *path)
 {
     FILE *f = fopen(path, "rb");
@@ -403,6 +406,12 @@ int mconf_load(mconf *c, const char *path)
         size += n;
         if (n == 0)
             break;
+        if (size > CONFIG_MAX_FILE_BYTES) {
+            free(text);
+            fclose(f);
+            return tea_error_set(TEA_ERR_USAGE, "%s: larger than %u bytes: not a core configuration", path,
+                                 CONFIG_MAX_FILE_BYTES);
+        }
     }
     if (ferror(f)) {
         free(text);

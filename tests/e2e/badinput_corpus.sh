@@ -51,4 +51,11 @@ for threads in 1 2; do
     contains err.txt "td_span2p45.bin: the trace spans 35184372068882 cycles"
     [ ! -e span/golden.pics ] || fail "a refused replay left a PICS"
 done
+# core configurations: cache sizes and files beyond the documented ceilings
+run 2 "$TEA" gen --cycles 10000 --set llc.size=64G -o big.tea
+contains err.txt "lines, at most 16777216"
+if [ -r /dev/zero ]; then
+    run 2 "$TEA" gen --cycles 10000 --config /dev/zero -o big.tea
+    contains err.txt "larger than 1048576 bytes"
+fi
 echo ok
