@@ -169,12 +169,21 @@ int pics_write(const char *path, const pics_info *info, const pics *p)
 
 /* --- reading --------------------------------------------------------------- */
 
+/* Longest line of a PICS file (bytes, without the newline); a longer one is
+ * an error, so that reading /dev/zero ends. */
+#define PICS_MAX_LINE 4096
+#define PICS_STR_(x) #x
+#define PICS_STR(x) PICS_STR_(x)
+/* Most header keys a PICS file may have. */
+#define PICS_MAX_KEYS 256
+
 typedef struct line_reader {
     FILE *f;
     const char *path;
-    char *line;
-    size_t cap;
+    char line[PICS_MAX_LINE + 1];
     unsigned long number;
+    char *keys[PICS_MAX_KEYS];   /* header keys seen, to refuse a repeated one */
+    size_t key_count;
 } line_reader;
 
 static int line_error(const line_reader *lr, const char *what)
@@ -185,19 +194,53 @@ static int line_error(const line_reader *lr, const char *what)
 /* Reads the next line without its newline; *eof at the end of the file. */
 static int next_line(line_reader *lr, int *eof)
 {
-    ssize_t len = getline(&lr->line, &lr->cap, lr->f);
-    *eof = len < 0;
-    if (len < 0) {
-        if (ferror(lr->f))
-            return tea_error_set(TEA_ERR_IO, "%s: read failed: %s", lr->path, strerror(errno));
-        return TEA_OK;
+    size_t len = 0;
+    int c;
+
+    while ((c = getc(lr->f)) != EOF && c != '\n') {
+        if (len == PICS_MAX_LINE) {
+            lr->number++;
+            return line_error(lr, "longer than " PICS_STR(PICS_MAX_LINE) " bytes");
+        }
+        if (c == '\0') {
+            lr->number++;
+            return line_error(lr, "contains a NUL byte");
+        }
+        lr->line[len++] = (char)c;
     }
-    lr->number++;
-    if (len > 0 && lr->line[len - 1] == '\n')
-        lr->line[--len] = '\0';
-    if ((size_t)len != strlen(lr->line))
-        return line_error(lr, "contains a NUL byte");
+    lr->line[len] = '\0';
+    if (c == EOF && ferror(lr->f))
+        return tea_error_set(TEA_ERR_IO, "%s: read failed: %s", lr->path, strerror(errno));
+    *eof = c == EOF && len == 0;
+    if (!*eof)
+        lr->number++;
     return TEA_OK;
+}
+
+/* Remembers a header key; -1 when it was seen before (or there are too many). */
+static int note_key(line_reader *lr, const char *key)
+{
+    for (size_t i = 0; i < lr->key_count; i++)
+        if (strcmp(lr->keys[i], key) == 0)
+            return -1;
+    if (lr->key_count == PICS_MAX_KEYS || !(lr->keys[lr->key_count] = strdup(key)))
+        return -1;
+    lr->key_count++;
+    return 0;
+}
+
+/* Splits `line` at single spaces into at most `max` fields; returns how many
+ * there were (max + 1 when there were more). */
+static size_t split_fields(char *line, char **fields, size_t max)
+{
+    size_t n = 0;
+    char *save = NULL;
+    for (char *t = strtok_r(line, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+        if (n == max)
+            return max + 1;
+        fields[n++] = t;
+    }
+    return n;
 }
 
 /* Parses a whole decimal (or 0x-hex) unsigned number. */
@@ -287,17 +330,15 @@ static int read_cells(line_reader *lr, uint64_t count, pics *p)
 {
     int eof, rc;
     for (uint64_t i = 0; i < count; i++) {
-        char pc_text[32];
         uint64_t pc, psv, value, n;
-        char value_text[32], count_text[32], psv_text[8];
+        char *f[4];
         if ((rc = next_line(lr, &eof)))
             return rc;
         if (eof)
             return tea_error_set(TEA_ERR_FORMAT, "%s: truncated: %llu of %llu cells", lr->path,
                                  (unsigned long long)i, (unsigned long long)count);
-        if (sscanf(lr->line, "%31s %7s %31s %31s", pc_text, psv_text, value_text, count_text) != 4
-            || parse_u64(pc_text, &pc) || parse_u64(psv_text, &psv) || psv > 0x1FF || parse_u64(value_text, &value)
-            || parse_u64(count_text, &n))
+        if (split_fields(lr->line, f, 4) != 4 || parse_u64(f[0], &pc) || parse_u64(f[1], &psv) || psv > 0x1FF
+            || parse_u64(f[2], &value) || parse_u64(f[3], &n))
             return line_error(lr, "malformed cell (expected: PC PSV VALUE COUNT)");
         if (pics_find(p, pc, (uint16_t)psv))
             return line_error(lr, "duplicate cell");
@@ -319,22 +360,28 @@ static int read_cells(line_reader *lr, uint64_t count, pics *p)
 
 int pics_read(const char *path, pics_info *info, pics *p)
 {
-    line_reader lr = { NULL, path, NULL, 0, 0 };
+    line_reader *lr = calloc(1, sizeof *lr);
     unsigned major = 0, minor = 0;
     int eof, rc;
 
     pics_info_init(info);
-    if ((rc = pics_init(p)))
-        return rc;
-    lr.f = fopen(path, "r");
-    if (!lr.f) {
-        rc = tea_error_set(TEA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-        pics_free(p);
+    if (!lr)
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    if ((rc = pics_init(p))) {
+        free(lr);
         return rc;
     }
-    if ((rc = next_line(&lr, &eof)))
+    lr->path = path;
+    lr->f = fopen(path, "r");
+    if (!lr->f) {
+        rc = tea_error_set(TEA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+        pics_free(p);
+        free(lr);
+        return rc;
+    }
+    if ((rc = next_line(lr, &eof)))
         goto done;
-    if (eof || sscanf(lr.line, PICS_MAGIC " %u.%u", &major, &minor) != 2) {
+    if (eof || sscanf(lr->line, PICS_MAGIC " %u.%u", &major, &minor) != 2) {
         rc = tea_error_set(TEA_ERR_FORMAT, "%s: not a PICS file (no '%s' line)", path, PICS_MAGIC);
         goto done;
     }
@@ -345,29 +392,33 @@ int pics_read(const char *path, pics_info *info, pics *p)
     }
     for (;;) {
         char *space;
-        if ((rc = next_line(&lr, &eof)))
+        if ((rc = next_line(lr, &eof)))
             goto done;
         if (eof) {
             rc = tea_error_set(TEA_ERR_FORMAT, "%s: truncated: no cells", path);
             goto done;
         }
-        space = strchr(lr.line, ' ');
+        space = strchr(lr->line, ' ');
         if (!space) {
-            rc = line_error(&lr, "expected 'key value'");
+            rc = line_error(lr, "expected 'key value'");
             goto done;
         }
         *space = '\0';
-        if (strcmp(lr.line, "cells") == 0) {
+        if (strcmp(lr->line, "cells") == 0) {
             uint64_t count;
             if (parse_u64(space + 1, &count)) {
-                rc = line_error(&lr, "malformed cell count");
+                rc = line_error(lr, "malformed cell count");
                 goto done;
             }
-            rc = read_cells(&lr, count, p);
+            rc = read_cells(lr, count, p);
             break;
         }
-        if (apply_key(info, lr.line, space + 1)) {
-            rc = line_error(&lr, "malformed value");
+        if (note_key(lr, lr->line)) {
+            rc = line_error(lr, "repeated key (or too many keys)");
+            goto done;
+        }
+        if (apply_key(info, lr->line, space + 1)) {
+            rc = line_error(lr, "malformed value");
             goto done;
         }
     }
@@ -380,8 +431,10 @@ int pics_read(const char *path, pics_info *info, pics *p)
         rc = tea_error_set(TEA_ERR_FORMAT, "%s: golden cells sum to %llu but golden_total says %llu", path,
                            (unsigned long long)p->total, (unsigned long long)info->golden_total);
 done:
-    free(lr.line);
-    fclose(lr.f);
+    fclose(lr->f);
+    for (size_t i = 0; i < lr->key_count; i++)
+        free(lr->keys[i]);
+    free(lr);
     if (rc) {
         pics_info_free(info);
         pics_free(p);

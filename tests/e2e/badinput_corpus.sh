@@ -51,6 +51,17 @@ for threads in 1 2; do
     contains err.txt "td_span2p45.bin: the trace spans 35184372068882 cycles"
     [ ! -e span/golden.pics ] || fail "a refused replay left a PICS"
 done
+# PICS files: a long field (leading zeros) is read whole; a repeated key is
+# refused (it used to leak); a line longer than the limit ends the read
+run 0 "$PICS" export "$BAD/F10_pics_cell_long_value.pics"
+contains out.txt "0x4011e7,5"
+run 1 "$PICS" export "$BAD/F14_dup_trace_binary_leak.pics"
+contains err.txt "line 11: repeated key"
+if [ -r /dev/zero ]; then
+    run 1 "$PICS" export /dev/zero
+    contains err.txt "/dev/zero: line 1:"
+fi
+
 # core configurations: cache sizes and files beyond the documented ceilings
 run 2 "$TEA" gen --cycles 10000 --set llc.size=64G -o big.tea
 contains err.txt "lines, at most 16777216"
