@@ -15,7 +15,7 @@
 #include "commands.h"
 #include "common/error.h"
 #include "common/outfile.h"
-#include "pics/chart.h"
+#include "plot/chart.h"
 #include "pics/correlate.h"
 #include "pics/pics_file.h"
 #include "pics/results.h"

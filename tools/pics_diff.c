@@ -16,7 +16,7 @@
 #include "common/outfile.h"
 #include "pics/error.h"
 #include "pics/pics_file.h"
-#include "pics/svg.h"
+#include "plot/svg.h"
 #include "pics/symmap.h"
 #include "report.h"
 #include "symbolize.h"
