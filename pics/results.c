@@ -3,6 +3,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "results.h"
+#include "common/csv.h"
 #include "common/error.h"
 #include "tea/scheme.h"
 
@@ -542,17 +543,10 @@ int results_scheme_compare(const char *a, const char *b)
 
 void results_write_field(FILE *out, const char *text)
 {
-    if (!strpbrk(text, ",\"\r\n") && text[0] != '#' && text[0] != ' ') {
+    if (!csv_needs_quotes(text) && text[0] != '#' && text[0] != ' ')
         fputs(text, out);
-        return;
-    }
-    fputc('"', out);
-    for (const char *p = text; *p; p++) {
-        if (*p == '"')
-            fputc('"', out);
-        fputc(*p, out);
-    }
-    fputc('"', out);
+    else
+        csv_quoted(out, text);
 }
 
 void results_write_header(FILE *out)

@@ -11,6 +11,7 @@
  */
 #include "cli.h"
 #include "commands.h"
+#include "common/csv.h"
 #include "common/error.h"
 #include "common/json.h"
 #include "common/outfile.h"
@@ -312,22 +313,6 @@ static void write_text(FILE *f, const diff_state *s)
         fprintf(f, "  %-28s %16s %16s %16s %8.4f%%\n", diff_location(s, r->group, location, sizeof location), a, b, d,
                 PERCENT * share_of(s, r->diff));
     }
-}
-
-/* Writes a CSV field, quoted when it holds a comma, a quote or a line end. */
-static void csv_field(FILE *f, const char *text)
-{
-    if (!strpbrk(text, ",\"\r\n")) {
-        fputs(text, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *text; text++) {
-        if (*text == '"')
-            fputc('"', f);
-        fputc(*text, f);
-    }
-    fputc('"', f);
 }
 
 static void write_csv(FILE *f, const diff_state *s)

@@ -8,6 +8,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "commands.h"
+#include "common/csv.h"
 #include "common/error.h"
 #include "common/json.h"
 #include "common/outfile.h"
@@ -470,22 +471,6 @@ static int print_text(FILE *f, const report_request *req, report_data *d)
 }
 
 /* --- csv ------------------------------------------------------------------------------- */
-
-/* Writes a CSV field, quoted when it holds a comma, a quote or a newline. */
-static void csv_field(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\n\r")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
 
 static int print_csv(FILE *f, const report_request *req, report_data *d)
 {

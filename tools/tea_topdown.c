@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "commands.h"
+#include "common/csv.h"
 #include "common/error.h"
 #include "common/json.h"
 #include "common/outfile.h"
@@ -545,22 +546,6 @@ static int print_text(FILE *f, const context *ctx)
 }
 
 /* --- CSV -------------------------------------------------------------------- */
-
-/* Writes a CSV field, quoted when it holds a comma, quote or line break. */
-static void csv_field(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
 
 /* Writes the rows of one scope, both views. */
 static int csv_scope(FILE *f, const context *ctx, long scope)
