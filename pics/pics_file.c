@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "pics_file.h"
 #include "common/error.h"
+#include "common/exact.h"
 #include "common/outfile.h"
 
 #include <errno.h>
@@ -69,31 +70,30 @@ int pics_info_is_golden(const pics_info *info)
 
 /* --- scaling ----------------------------------------------------------------- */
 
-typedef unsigned __int128 u128;
 #define PICS_MAX_DIGITS 9
 
 /* The exact fraction num/den that a cell value stands for (see pics.h). */
-static void value_fraction(const pics_info *info, uint64_t total, uint64_t value, u128 *num, u128 *den)
+static void value_fraction(const pics_info *info, uint64_t total, uint64_t value, exact_u128 *num, exact_u128 *den)
 {
     if (pics_info_is_golden(info) || total == 0) {
         *num = total == 0 && !pics_info_is_golden(info) ? 0 : value;
         *den = info->unit ? info->unit : PICS_UNIT;
         return;
     }
-    *num = (u128)value * info->golden_total;
-    *den = (u128)total * (info->unit ? info->unit : PICS_UNIT);
+    *num = (exact_u128)value * info->golden_total;
+    *den = (exact_u128)total * (info->unit ? info->unit : PICS_UNIT);
 }
 
 double pics_value_cycles(const pics_info *info, uint64_t total, uint64_t value)
 {
-    u128 num, den;
+    exact_u128 num, den;
     value_fraction(info, total, value, &num, &den);
     return (double)((long double)num / (long double)den);
 }
 
 void pics_format_cycles(const pics_info *info, uint64_t total, uint64_t value, int digits, char *buf, size_t size)
 {
-    u128 num, den, whole, rest, scale = 1;
+    exact_u128 num, den, whole, rest, scale = 1;
     char frac[24];
     if (digits > PICS_MAX_DIGITS)
         digits = PICS_MAX_DIGITS; /* keeps (num % den) * 10^digits * 2 within 128 bits */

@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "common/csv.h"
 #include "common/error.h"
+#include "common/exact.h"
 #include "common/json.h"
 #include "common/outfile.h"
 #include "pics/error.h"
@@ -656,31 +657,6 @@ static int print_json(FILE *f, const report_request *req, report_data *d)
 
 /* --- folded ------------------------------------------------------------------------------ */
 
-typedef unsigned __int128 u128;
-
-/* One folded line: a cell's exact cycles as num/den, rounded to an integer
- * weight by the largest-remainder method. */
-typedef struct folded_line {
-    uint64_t pc;
-    uint16_t psv;
-    uint64_t weight;
-    u128 remainder;
-    size_t order;
-} folded_line;
-
-static int compare_remainders(const void *a, const void *b)
-{
-    const folded_line *x = a, *y = b;
-    if (x->remainder != y->remainder)
-        return x->remainder > y->remainder ? -1 : 1;
-    return x->order < y->order ? -1 : x->order > y->order;
-}
-
-static int compare_order(const void *a, const void *b)
-{
-    const folded_line *x = a, *y = b;
-    return x->order < y->order ? -1 : x->order > y->order;
-}
 
 /* Copies a frame name, replacing what would break the folded syntax (';'
  * separates frames, a line ends at a newline). */
@@ -701,9 +677,10 @@ static int print_folded(FILE *f, report_data *d)
     const pics_info *info = &d->in.info;
     uint64_t unit = info->unit ? info->unit : PICS_UNIT;
     pics_cell *cells = NULL;
-    folded_line *lines = NULL;
+    exact_u128 *num = NULL;
+    uint64_t *weights = NULL;
     size_t n = 0;
-    u128 den, target, assigned = 0;
+    exact_u128 den, target;
     int rc;
 
     if ((rc = pics_sorted(&d->in.p, &cells, &n)))
@@ -712,45 +689,39 @@ static int print_folded(FILE *f, report_data *d)
         free(cells);
         return TEA_OK;
     }
-    if (!(lines = malloc(n * sizeof *lines))) {
-        free(cells);
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    if (!(num = malloc(n * sizeof *num)) || !(weights = malloc(n * sizeof *weights))) {
+        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        goto done;
     }
     /* cycles of a cell = value * G / (S * unit) (sampled) or value / unit (golden) */
     if (pics_info_is_golden(info)) {
         den = unit;
-        target = ((u128)d->in.p.total + den / 2) / den;
+        target = ((exact_u128)d->in.p.total + den / 2) / den;
     } else {
-        den = (u128)d->in.p.total * unit;
-        target = ((u128)info->golden_total + unit / 2) / unit;
+        den = (exact_u128)d->in.p.total * unit;
+        target = ((exact_u128)info->golden_total + unit / 2) / unit;
     }
-    for (size_t i = 0; i < n; i++) {
-        u128 num = pics_info_is_golden(info) ? (u128)cells[i].value : (u128)cells[i].value * info->golden_total;
-        lines[i].pc = cells[i].pc;
-        lines[i].psv = cells[i].psv;
-        lines[i].weight = (uint64_t)(num / den);
-        lines[i].remainder = num % den;
-        lines[i].order = i;
-        assigned += lines[i].weight;
-    }
-    qsort(lines, n, sizeof *lines, compare_remainders);
-    for (size_t i = 0; i < n && assigned < target; i++, assigned++)
-        lines[i].weight++;
-    qsort(lines, n, sizeof *lines, compare_order);
+    for (size_t i = 0; i < n; i++)
+        num[i] = pics_info_is_golden(info) ? (exact_u128)cells[i].value
+                                           : (exact_u128)cells[i].value * info->golden_total;
+    if ((rc = exact_round_shares(num, n, den, target, weights)))
+        goto done;
     for (size_t i = 0; i < n; i++) {
         char function[SYMBOLIZE_TEXT_MAX], location[SYMBOLIZE_TEXT_MAX], label[PSV_LABEL_MAX];
         char fn[SYMBOLIZE_TEXT_MAX], loc[SYMBOLIZE_TEXT_MAX];
-        if (lines[i].weight == 0)
+        if (weights[i] == 0)
             continue;
-        symbolize_function(d->z, lines[i].pc, function, sizeof function);
-        symbolize_location(d->z, lines[i].pc, location, sizeof location);
+        symbolize_function(d->z, cells[i].pc, function, sizeof function);
+        symbolize_location(d->z, cells[i].pc, location, sizeof location);
         frame_name(fn, sizeof fn, function);
         frame_name(loc, sizeof loc, location);
-        fprintf(f, "%s;%s;%s %" PRIu64 "\n", fn, loc, psv_label(lines[i].psv, label, sizeof label), lines[i].weight);
+        fprintf(f, "%s;%s;%s %" PRIu64 "\n", fn, loc, psv_label(cells[i].psv, label, sizeof label), weights[i]);
     }
-    free(lines);
+done:
+    free(weights);
+    free(num);
     free(cells);
-    return TEA_OK;
+    return rc;
 }
 
 /* --- the command ---------------------------------------------------------------------------- */
