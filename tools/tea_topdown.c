@@ -20,8 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Records per batch while reading. */
-#define TOPDOWN_BATCH_RECORDS 4096
 /* Decimals of the percentages: text and CSV. */
 #define TEXT_DECIMALS 1
 #define CSV_DECIMALS 2
@@ -221,7 +219,7 @@ static int analyse(trace_reader *reader, const symmap *map, topdown **out)
         opts.locate = locate_function;
         opts.locate_ctx = &loc;
     }
-    if ((rc = trace_batch_init(&batch, TOPDOWN_BATCH_RECORDS)) || (rc = topdown_create(&td, &opts)))
+    if ((rc = trace_batch_init(&batch, TRACE_BATCH_RECORDS)) || (rc = topdown_create(&td, &opts)))
         goto done;
     for (;;) {
         if ((rc = trace_reader_read(reader, &batch)))
