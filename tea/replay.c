@@ -29,7 +29,7 @@ typedef struct cycle_sampler {
     tea_schedule sched;
     pics pics;
     uint64_t samples;
-    uint64_t lost[PICS_LOST_REASONS];
+    uint64_t lost[TEA_LOST_REASONS];
 } cycle_sampler;
 
 /* Where spec i lives: a cycle sampler or a tagger, and its index there. */
@@ -344,7 +344,7 @@ int tea_replay_finish(tea_replay *r)
         return tea_error_set(r->rc, "out of memory building a PICS");
     last = golden_get_totals(&r->golden)->last_cycle;
     for (size_t i = 0; i < r->cycle_count; i++)
-        r->cycle[i].lost[PICS_LOST_END] += tea_schedule_take(&r->cycle[i].sched, last);
+        r->cycle[i].lost[TEA_LOST_END] += tea_schedule_take(&r->cycle[i].sched, last);
     for (size_t i = 0; i < r->tag_count; i++)
         tea_tagger_finish(&r->tags[i], last);
     return TEA_OK;
@@ -549,7 +549,7 @@ int tea_replay_absorb(tea_replay *whole, tea_replay *part)
         const cycle_sampler *p = &part->cycle[i];
         rc = pics_merge_into(&w->pics, &p->pics);
         w->samples += p->samples;
-        for (int k = 0; k < PICS_LOST_REASONS; k++)
+        for (int k = 0; k < TEA_LOST_REASONS; k++)
             w->lost[k] += p->lost[k];
     }
     if (rc)

@@ -362,7 +362,7 @@ static int compute_errors(const study_request *req, study_trace *t)
         const uint64_t *lost = tea_replay_sampler_lost(t->replay, i);
         row->samples = tea_replay_sampler_samples(t->replay, i);
         row->lost = 0;
-        for (int r = 0; r < PICS_LOST_REASONS; r++)
+        for (int r = 0; r < TEA_LOST_REASONS; r++)
             row->lost += lost[r];
         for (int g = 0; g < STUDY_GRANULARITIES; g++) {
             pics_error_result e;

@@ -210,9 +210,9 @@ static void ibs_tag_squashed(void **state)
     lost = tea_replay_sampler_lost(r, 0);
     assert_int_equal(tea_replay_sampler_samples(r, 0), 1);
     assert_cell(tea_replay_sampler_pics(r, 0), 0x80, 0, U);
-    assert_int_equal(lost[PICS_LOST_SQUASHED], 1);
-    assert_int_equal(lost[PICS_LOST_BUSY], 8);
-    assert_int_equal(lost[PICS_LOST_EMPTY] + lost[PICS_LOST_EXCEPTION] + lost[PICS_LOST_END], 0);
+    assert_int_equal(lost[TEA_LOST_SQUASHED], 1);
+    assert_int_equal(lost[TEA_LOST_BUSY], 8);
+    assert_int_equal(lost[TEA_LOST_EMPTY] + lost[TEA_LOST_EXCEPTION] + lost[TEA_LOST_END], 0);
     tea_replay_free(r);
     test_stream_free(&s);
 }
@@ -242,8 +242,8 @@ static void spe_collision(void **state)
     lost = tea_replay_sampler_lost(r, 0);
     assert_int_equal(tea_replay_sampler_samples(r, 0), 1);
     assert_cell(tea_replay_sampler_pics(r, 0), 0x80, 0, U);
-    assert_int_equal(lost[PICS_LOST_BUSY], 3);
-    assert_int_equal(lost[PICS_LOST_SQUASHED] + lost[PICS_LOST_EMPTY] + lost[PICS_LOST_END], 0);
+    assert_int_equal(lost[TEA_LOST_BUSY], 3);
+    assert_int_equal(lost[TEA_LOST_SQUASHED] + lost[TEA_LOST_EMPTY] + lost[TEA_LOST_END], 0);
     tea_replay_free(r);
     test_stream_free(&s);
 }
