@@ -4,6 +4,8 @@
  */
 #include "golden.h"
 
+#include <assert.h>
+
 #include <string.h>
 
 const char *golden_state_name(enum golden_state state)
@@ -36,6 +38,7 @@ size_t golden_intervals(golden *g, const trace_record *records, size_t count, co
             g->flush_cause = u[n - 1];
         }
         g->window = g->window - r->retire - r->squash + r->dispatch;
+        assert(g->window <= TRACE_MAX_ROB); /* the reader checked the record against the window */
         i = 1;
     }
     golden_run_begin(g, &s);

@@ -7,6 +7,7 @@
 #include "tagger.h"
 #include "common/error.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -257,6 +258,19 @@ static int feed_taggers(tea_replay *r, const trace_record *rec, const trace_uop 
  * reference, over each run while its records are in the L1 cache. */
 #define REPLAY_RUN 256
 
+/* Moves the taggers' view of the ROB past `retired` entries leaving at the
+ * head, `squashed` removed at the tail and `dispatched` allocated (one record
+ * or a run of them). The readers checked every record against the window
+ * (trace_record_check), so the window never holds more than TRACE_MAX_ROB
+ * entries nor fewer than none. */
+static void rob_advance(tea_rob_view *v, uint64_t retired, uint64_t squashed, uint64_t dispatched)
+{
+    v->head += retired;
+    v->tail = v->tail - squashed + dispatched;
+    v->dispatched += dispatched;
+    assert(v->tail >= v->head && v->tail - v->head <= TRACE_MAX_ROB);
+}
+
 /* Runs the taggers (when awake) over records [first, first + n) and keeps the
  * ROB view in step (only taggers look at it). */
 static int feed_run_taggers(tea_replay *r, const trace_batch *batch, size_t first, size_t n)
@@ -268,9 +282,7 @@ static int feed_run_taggers(tea_replay *r, const trace_batch *batch, size_t firs
         int rc;
         if ((rc = feed_taggers(r, rec, batch->uops + rec->first_uop)))
             return rc;
-        r->rob.head += rec->retire;
-        r->rob.tail = r->rob.tail - rec->squash + rec->dispatch;
-        r->rob.dispatched += rec->dispatch;
+        rob_advance(&r->rob, rec->retire, rec->squash, rec->dispatch);
     }
     return TEA_OK;
 }
@@ -310,9 +322,7 @@ int tea_replay_feed(tea_replay *r, const trace_batch *batch)
         const trace_record *origin = &batch->records[0];
         if ((rc = start(r, origin->cycle)))
             return tea_error_set(rc, "out of memory starting the samplers");
-        r->rob.head += origin->retire;
-        r->rob.tail = r->rob.tail - origin->squash + origin->dispatch;
-        r->rob.dispatched += origin->dispatch;
+        rob_advance(&r->rob, origin->retire, origin->squash, origin->dispatch);
     }
     if (batch->count && !r->golden.started) {
         /* The origin closes no interval. */
@@ -522,9 +532,7 @@ int tea_replay_taggers_skip(tea_replay *whole, const tea_rob_delta *d)
      * dispatched count are largest. */
     if (d->last_cycle >= whole->tag_wake_cycle || whole->rob.dispatched + d->dispatched >= whole->tag_wake_entry)
         return 0;
-    whole->rob.head += d->retired;
-    whole->rob.tail = whole->rob.tail - d->squashed + d->dispatched;
-    whole->rob.dispatched += d->dispatched;
+    rob_advance(&whole->rob, d->retired, d->squashed, d->dispatched);
     return 1;
 }
 

@@ -4,6 +4,8 @@
 #include "schedule.h"
 #include "common/rng.h"
 
+#include <assert.h>
+
 /* The point of window `k`, or TEA_SCHEDULE_NEVER when it lies beyond 2^64. */
 static uint64_t point_of(const tea_schedule *s, uint64_t k)
 {
@@ -50,6 +52,7 @@ void tea_schedule_skip_past(tea_schedule *s, uint64_t cycle)
         s->window = k + 1;
         s->next = point_of(s, k + 1);
     }
+    assert(s->next > cycle || s->next == TEA_SCHEDULE_NEVER);
 }
 
 uint64_t tea_schedule_take(tea_schedule *s, uint64_t last)
@@ -63,13 +66,18 @@ uint64_t tea_schedule_take(tea_schedule *s, uint64_t last)
         n = (last - s->next) / s->period + 1;
         s->window += n;
         s->next = point_of(s, s->window);
+        assert(s->next > last || s->next == TEA_SCHEDULE_NEVER);
         return n;
     }
     n = 0;
     while (s->next <= last) {
+        uint64_t taken = s->next;
         n++;
         s->window++;
         s->next = point_of(s, s->window);
+        /* Points rise strictly: each lies inside its own window. */
+        assert(s->next > taken);
+        (void)taken;
     }
     return n;
 }
