@@ -2,6 +2,7 @@
  * rng.c: xoshiro256** and a splitmix64-based hash (see rng.h).
  */
 #include "rng.h"
+#include "exact.h"
 
 /* splitmix64's increment and finalizer constants. */
 #define SPLITMIX_GAMMA 0x9E3779B97F4A7C15ULL
@@ -46,12 +47,12 @@ uint64_t rng_next(rng_state *rng)
 /* Lemire's multiply-and-reject method: one multiplication in the common case. */
 static uint64_t bounded(uint64_t (*draw)(void *), void *ctx, uint64_t bound)
 {
-    unsigned __int128 m = (unsigned __int128)draw(ctx) * bound;
+    exact_u128 m = (exact_u128)draw(ctx) * bound;
     uint64_t low = (uint64_t)m;
     if (low < bound) {
         uint64_t threshold = -bound % bound;
         while (low < threshold) {
-            m = (unsigned __int128)draw(ctx) * bound;
+            m = (exact_u128)draw(ctx) * bound;
             low = (uint64_t)m;
         }
     }

@@ -73,6 +73,7 @@ size_t golden_intervals(golden *g, const trace_record *records, size_t count, co
         if (n && g->rules == GOLDEN_RULES_DEFAULT)
             take_cause_of(g, r, u);
         g->window = g->window - r->retire - r->squash + r->dispatch;
+        assert(g->window <= TRACE_MAX_ROB); /* the reader checked the record against the window */
         i = 1;
     }
     golden_run_begin(g, &s);

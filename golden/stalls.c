@@ -3,11 +3,11 @@
  */
 #include "stalls.h"
 #include "common/error.h"
+#include "common/exact.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-typedef unsigned __int128 u128;
 
 const char *stalls_group_name(int group)
 {
@@ -103,7 +103,7 @@ int stalls_percentile(const stalls *s, int group, uint64_t num, uint64_t den, ui
     if (!g->stalls)
         return -1;
     /* Nearest rank: ceil(stalls * num / den), at least 1. */
-    rank = (uint64_t)(((u128)g->stalls * num + den - 1) / den);
+    rank = (uint64_t)(((exact_u128)g->stalls * num + den - 1) / den);
     if (rank == 0)
         rank = 1;
     if (rank == g->stalls) {

@@ -4,6 +4,7 @@
  */
 #include "topdown.h"
 #include "common/error.h"
+#include "common/exact.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,6 @@
 #define TOPDOWN_KEY_PSV_BITS 10
 #define TOPDOWN_KEY_CATEGORY_BITS 3
 
-typedef unsigned __int128 u128;
 
 /* One cell of the per-function table: key 0 marks an empty slot. */
 typedef struct table_cell {
@@ -513,43 +513,24 @@ void topdown_free(topdown *td)
     free(td);
 }
 
-/* A leftover candidate of topdown_apportion. */
-typedef struct remainder {
-    u128 rem;      /* counts[i] * units mod sum */
-    size_t index;
-} remainder;
-
-/* Orders remainders largest first, then by index. */
-static int compare_remainders(const void *a, const void *b)
-{
-    const remainder *x = a, *y = b;
-    if (x->rem != y->rem)
-        return x->rem > y->rem ? -1 : 1;
-    return (x->index > y->index) - (x->index < y->index);
-}
-
 int topdown_apportion(const uint64_t *counts, size_t n, uint64_t units, uint64_t *out)
 {
-    u128 sum = 0;
-    uint64_t given = 0;
-    remainder *rems;
+    exact_u128 sum = 0, *num;
+    int rc;
 
     for (size_t i = 0; i < n; i++)
         sum += counts[i];
-    for (size_t i = 0; i < n; i++) {
-        out[i] = sum ? (uint64_t)((u128)counts[i] * units / sum) : 0;
-        given += out[i];
-    }
-    if (!sum || given == units)
+    if (!sum) {
+        for (size_t i = 0; i < n; i++)
+            out[i] = 0;
         return TEA_OK;
-    /* Fewer than n units are left over: one each to the largest remainders. */
-    if (!(rems = malloc(n * sizeof *rems)))
+    }
+    /* counts[i] x units / sum, rounded by the largest remainder. */
+    if (!(num = malloc(n * sizeof *num)))
         return tea_error_set(TEA_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < n; i++)
-        rems[i] = (remainder){ (u128)counts[i] * units % sum, i };
-    qsort(rems, n, sizeof *rems, compare_remainders);
-    for (size_t k = 0; given < units && k < n; k++, given++)
-        out[rems[k].index]++;
-    free(rems);
-    return TEA_OK;
+        num[i] = (exact_u128)counts[i] * units;
+    rc = exact_round_shares(num, n, sum, units, out);
+    free(num);
+    return rc;
 }

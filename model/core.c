@@ -22,8 +22,6 @@
 
 #define NO_CYCLE UINT64_MAX
 #define BIT(e) (1u << (e))
-/* Records per batch handed to the emit callback. */
-#define MODEL_BATCH_RECORDS 4096
 /* Completion times of recent correct-path µops, for dependences (power of 2). */
 #define DEP_RING 8192u
 /* Loads that once ran ahead of an older store wait for older stores from then
@@ -190,7 +188,7 @@ int model_core_create(model_core **out, const mconf *cfg, const model_source *sr
      * the next source instruction and a re-executing one. */
     if (!m->rob || !m->stores || !m->done_at || !m->done_seq || !m->pages
         || queue_init(&m->fetch_buffer, k->fetch_buffer) || queue_init(&m->to_fetch, k->rob_size + k->fetch_buffer + 2)
-        || trace_batch_init(&m->batch, MODEL_BATCH_RECORDS)) {
+        || trace_batch_init(&m->batch, TRACE_BATCH_RECORDS)) {
         model_core_free(m);
         return tea_error_set(TEA_ERR_NOMEM, "out of memory");
     }

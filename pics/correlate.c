@@ -3,6 +3,7 @@
  */
 #include "correlate.h"
 #include "common/error.h"
+#include "common/exact.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -77,7 +78,7 @@ done:
 
 void correlate_compute(const correlate_point *pts, size_t n, correlate_stats *out)
 {
-    __int128 shift_x = 0, shift_y = 0; /* sums of the points less the first point */
+    exact_i128 shift_x = 0, shift_y = 0; /* sums of the points less the first point */
     long double mean_x, mean_y, sxx = 0, syy = 0, sxy = 0, r;
     int x_varies = 0, y_varies = 0;
 
@@ -87,8 +88,8 @@ void correlate_compute(const correlate_point *pts, size_t n, correlate_stats *ou
     for (size_t i = 0; i < n; i++) {
         out->occurrences += pts[i].occurrences;
         out->value += pts[i].value;
-        shift_x += (__int128)pts[i].occurrences - (__int128)pts[0].occurrences;
-        shift_y += (__int128)pts[i].value - (__int128)pts[0].value;
+        shift_x += (exact_i128)pts[i].occurrences - (exact_i128)pts[0].occurrences;
+        shift_y += (exact_i128)pts[i].value - (exact_i128)pts[0].value;
         x_varies |= pts[i].occurrences != pts[0].occurrences;
         y_varies |= pts[i].value != pts[0].value;
     }
@@ -101,8 +102,8 @@ void correlate_compute(const correlate_point *pts, size_t n, correlate_stats *ou
     mean_x = (long double)shift_x / (long double)n;
     mean_y = (long double)shift_y / (long double)n;
     for (size_t i = 0; i < n; i++) {
-        long double dx = (long double)((__int128)pts[i].occurrences - (__int128)pts[0].occurrences) - mean_x;
-        long double dy = (long double)((__int128)pts[i].value - (__int128)pts[0].value) - mean_y;
+        long double dx = (long double)((exact_i128)pts[i].occurrences - (exact_i128)pts[0].occurrences) - mean_x;
+        long double dy = (long double)((exact_i128)pts[i].value - (exact_i128)pts[0].value) - mean_y;
         sxx += dx * dx;
         syy += dy * dy;
         sxy += dx * dy;

@@ -18,6 +18,7 @@
 #ifndef TEA_PICS_CORRELATE_H
 #define TEA_PICS_CORRELATE_H
 
+#include "common/exact.h"
 #include "pics.h"
 #include "trace/psv.h"
 
@@ -49,8 +50,8 @@ int correlate_collect(const pics *p, uint64_t min_count, correlate_points points
 /* The figures of one event over a set of points. */
 typedef struct correlate_stats {
     size_t instructions;              /* points */
-    unsigned __int128 occurrences;    /* their occurrences, summed */
-    unsigned __int128 value;          /* their values, summed: cycles x PICS_UNIT */
+    exact_u128 occurrences;    /* their occurrences, summed */
+    exact_u128 value;          /* their values, summed: cycles x PICS_UNIT */
     double r;                         /* Pearson's r in [-1, 1]; NaN when undefined */
 } correlate_stats;
 

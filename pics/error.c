@@ -3,6 +3,7 @@
  */
 #include "error.h"
 #include "common/error.h"
+#include "common/exact.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -10,12 +11,11 @@
 /* Name of the group of addresses outside every function. */
 #define UNKNOWN_FUNCTION "[unknown]"
 
-typedef unsigned __int128 u128;
 
 /* One group's summed absolute difference, in units of 1/(C*S) cycles^2. */
 typedef struct group_diff {
     uint64_t group;
-    u128 diff;
+    exact_u128 diff;
 } group_diff;
 
 const char *pics_granularity_name(pics_granularity g)
@@ -93,12 +93,12 @@ static int collect_diffs(const pics *gagg, const pics *sagg, uint64_t C, uint64_
     for (size_t i = 0; i < gagg->capacity; i++) {
         const pics_cell *gc = &gagg->slots[i];
         const pics_cell *sc;
-        u128 a, b;
+        exact_u128 a, b;
         if (!gc->used)
             continue;
         sc = pics_find(sagg, gc->pc, gc->psv);
-        a = (u128)(sc ? sc->value : 0) * C;
-        b = (u128)gc->value * S;
+        a = (exact_u128)(sc ? sc->value : 0) * C;
+        b = (exact_u128)gc->value * S;
         d[k].group = gc->pc;
         d[k++].diff = a > b ? a - b : b - a;
     }
@@ -107,7 +107,7 @@ static int collect_diffs(const pics *gagg, const pics *sagg, uint64_t C, uint64_
         if (!sc->used || pics_find(gagg, sc->pc, sc->psv))
             continue;
         d[k].group = sc->pc;
-        d[k++].diff = (u128)sc->value * C;
+        d[k++].diff = (exact_u128)sc->value * C;
     }
     *out = d;
     *n = k;
@@ -119,7 +119,7 @@ static int contributions(group_diff *d, size_t n, long double denominator, pics_
                          pics_error_result *out)
 {
     size_t groups = 0;
-    u128 total = 0;
+    exact_u128 total = 0;
 
     qsort(d, n, sizeof *d, compare_group);
     out->items = malloc((n ? n : 1) * sizeof *out->items);
@@ -127,7 +127,7 @@ static int contributions(group_diff *d, size_t n, long double denominator, pics_
         return tea_error_set(TEA_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < n;) {
         uint64_t group = d[i].group;
-        u128 sum = 0;
+        exact_u128 sum = 0;
         for (; i < n && d[i].group == group; i++)
             sum += d[i].diff;
         total += sum;

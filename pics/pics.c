@@ -4,6 +4,7 @@
 #include "pics.h"
 #include "common/error.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +51,7 @@ static int grow(pics *p)
     }
     bigger.count = p->count;
     bigger.total = p->total;
+    assert((bigger.capacity & (bigger.capacity - 1)) == 0); /* slot_of masks with capacity - 1 */
     free(p->slots);
     *p = bigger;
     return TEA_OK;
@@ -85,6 +87,9 @@ int pics_add_probe(pics *p, uint64_t pc, uint16_t psv, uint64_t value, uint64_t 
     c->count = count;
     p->count++;
     p->total += value;
+    /* The load factor stays at or below PICS_LOAD_NUM / PICS_LOAD_DEN, so
+     * every probe meets an empty slot. */
+    assert(p->count * PICS_LOAD_DEN <= p->capacity * PICS_LOAD_NUM);
     return TEA_OK;
 }
 
@@ -120,6 +125,7 @@ int pics_sorted(const pics *p, pics_cell **cells, size_t *n)
     for (size_t i = 0; i < p->capacity; i++)
         if (p->slots[i].used)
             (*cells)[k++] = p->slots[i];
+    assert(k == p->count);
     qsort(*cells, k, sizeof **cells, compare_cells);
     *n = k;
     return TEA_OK;
@@ -127,6 +133,8 @@ int pics_sorted(const pics *p, pics_cell **cells, size_t *n)
 
 int pics_merge_into(pics *dst, const pics *src)
 {
+    uint64_t before = dst->total;
+
     /* Every cell is at most its PICS's total: totals that fit mean cells that fit. */
     if (dst->total + src->total < dst->total)
         return tea_error_set(TEA_ERR_UNSUPPORTED, "the merged PICS would exceed 2^64 units (%llu cycles at 1/%llu "
@@ -138,6 +146,8 @@ int pics_merge_into(pics *dst, const pics *src)
         if (c->used && (rc = pics_add(dst, c->pc, c->psv, c->value, c->count)))
             return rc;
     }
+    assert(dst->total == before + src->total); /* merging conserves cycles  */
+    (void)before; /* unused when NDEBUG compiles the assertion out */
     return TEA_OK;
 }
 

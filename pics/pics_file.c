@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "pics_file.h"
 #include "common/error.h"
+#include "common/exact.h"
 #include "common/outfile.h"
 
 #include <errno.h>
@@ -14,13 +15,6 @@
 #include <string.h>
 
 #define PICS_MAGIC "tea-pics"
-
-static const char *const lost_names[PICS_LOST_REASONS] = { "busy", "squashed", "empty", "exception", "end" };
-
-const char *pics_lost_name(enum pics_lost_reason reason)
-{
-    return (unsigned)reason < PICS_LOST_REASONS ? lost_names[reason] : "?";
-}
 
 void pics_info_init(pics_info *info)
 {
@@ -58,7 +52,7 @@ int pics_info_copy(pics_info *dst, const pics_info *src)
 uint64_t pics_info_lost(const pics_info *info)
 {
     uint64_t total = 0;
-    for (int i = 0; i < PICS_LOST_REASONS; i++)
+    for (int i = 0; i < TEA_LOST_REASONS; i++)
         total += info->lost[i];
     return total;
 }
@@ -70,31 +64,30 @@ int pics_info_is_golden(const pics_info *info)
 
 /* --- scaling ----------------------------------------------------------------- */
 
-typedef unsigned __int128 u128;
 #define PICS_MAX_DIGITS 9
 
 /* The exact fraction num/den that a cell value stands for (see pics.h). */
-static void value_fraction(const pics_info *info, uint64_t total, uint64_t value, u128 *num, u128 *den)
+static void value_fraction(const pics_info *info, uint64_t total, uint64_t value, exact_u128 *num, exact_u128 *den)
 {
     if (pics_info_is_golden(info) || total == 0) {
         *num = total == 0 && !pics_info_is_golden(info) ? 0 : value;
         *den = info->unit ? info->unit : PICS_UNIT;
         return;
     }
-    *num = (u128)value * info->golden_total;
-    *den = (u128)total * (info->unit ? info->unit : PICS_UNIT);
+    *num = (exact_u128)value * info->golden_total;
+    *den = (exact_u128)total * (info->unit ? info->unit : PICS_UNIT);
 }
 
 double pics_value_cycles(const pics_info *info, uint64_t total, uint64_t value)
 {
-    u128 num, den;
+    exact_u128 num, den;
     value_fraction(info, total, value, &num, &den);
     return (double)((long double)num / (long double)den);
 }
 
 void pics_format_cycles(const pics_info *info, uint64_t total, uint64_t value, int digits, char *buf, size_t size)
 {
-    u128 num, den, whole, rest, scale = 1;
+    exact_u128 num, den, whole, rest, scale = 1;
     char frac[24];
     if (digits > PICS_MAX_DIGITS)
         digits = PICS_MAX_DIGITS; /* keeps (num % den) * 10^digits * 2 within 128 bits */
@@ -155,8 +148,8 @@ int pics_write(const char *path, const pics_info *info, const pics *p)
     fprintf(f, "events %s\n", info->events[0] ? info->events : "-");
     fprintf(f, "event_mask 0x%03x\n", info->event_mask);
     fprintf(f, "samples %" PRIu64 "\n", info->samples);
-    for (int i = 0; i < PICS_LOST_REASONS; i++)
-        fprintf(f, "lost.%s %" PRIu64 "\n", lost_names[i], info->lost[i]);
+    for (int i = 0; i < TEA_LOST_REASONS; i++)
+        fprintf(f, "lost.%s %" PRIu64 "\n", tea_lost_name((enum tea_lost_reason)i), info->lost[i]);
     fprintf(f, "merged %" PRIu64 "\n", info->merged);
     fprintf(f, "cells %zu\n", n);
     for (size_t i = 0; i < n; i++)
@@ -319,8 +312,8 @@ static int apply_key(pics_info *info, const char *key, const char *value)
             return parse_u64(value, numbers[i].field);
         }
     }
-    for (int i = 0; i < PICS_LOST_REASONS; i++)
-        if (strncmp(key, "lost.", 5) == 0 && strcmp(key + 5, lost_names[i]) == 0)
+    for (int i = 0; i < TEA_LOST_REASONS; i++)
+        if (strncmp(key, "lost.", 5) == 0 && strcmp(key + 5, tea_lost_name((enum tea_lost_reason)i)) == 0)
             return parse_u64(value, &info->lost[i]);
     return 0;
 }
@@ -491,7 +484,7 @@ int pics_info_merge(pics_info *dst, const pics_info *src)
                              (unsigned long long)(UINT64_MAX / PICS_UNIT));
     dst->golden_total += src->golden_total;
     dst->samples += src->samples;
-    for (int i = 0; i < PICS_LOST_REASONS; i++)
+    for (int i = 0; i < TEA_LOST_REASONS; i++)
         dst->lost[i] += src->lost[i];
     dst->merged += src->merged;
     return TEA_OK;

@@ -11,6 +11,7 @@
 #define TEA_PICS_PICS_FILE_H
 
 #include "pics.h"
+#include "tea/lost.h"
 
 #include <stdint.h>
 
@@ -21,19 +22,6 @@
  * (golden_rules_name(GOLDEN_RULES_DEFAULT)). */
 #define PICS_GOLDEN_RULES_DEFAULT "default"
 #define PICS_DIGEST_LEN 16 /* hex digits of a trace digest */
-
-/* Why a sample point yielded no sample. */
-enum pics_lost_reason {
-    PICS_LOST_BUSY = 0,    /* the unit was busy with an earlier tag (IBS, RIS) or a collision (SPE) */
-    PICS_LOST_SQUASHED,    /* the tagged µop was squashed */
-    PICS_LOST_EMPTY,       /* the tagged ROB entry held no µop */
-    PICS_LOST_EXCEPTION,   /* the tagged µop excepted instead of committing */
-    PICS_LOST_END,         /* the trace ended before the sample resolved */
-    PICS_LOST_REASONS
-};
-
-/* "busy", "squashed", "empty", "exception", "end". */
-const char *pics_lost_name(enum pics_lost_reason reason);
 
 /* Everything a PICS file says about itself. Strings are owned (malloc'd) and
  * may be NULL. */
@@ -60,7 +48,7 @@ typedef struct pics_info {
     char events[PICS_NAME_MAX];     /* native or all */
     uint16_t event_mask;            /* PSV bits the scheme reports */
     uint64_t samples;               /* sample points that yielded a sample */
-    uint64_t lost[PICS_LOST_REASONS];
+    uint64_t lost[TEA_LOST_REASONS]; /* sample points lost, per reason (tea/lost.h) */
     uint64_t merged;                /* PICS files summed into this one (1: none) */
 } pics_info;
 

@@ -3,7 +3,9 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "results.h"
+#include "common/csv.h"
 #include "common/error.h"
+#include "tea/scheme.h"
 
 #include <errno.h>
 #include <math.h>
@@ -37,10 +39,6 @@ enum {
 static const char *const column_names[COL_KNOWN] = {
     "trace", "scheme", "freq_hz", "seed", "samples", "lost", "error_insn_component", "error_insn", "error_func",
 };
-
-/* The schemes in table order (results_scheme_compare). */
-static const char *const known_schemes[] = { "tea", "nci", "ibs", "spe", "ris" };
-#define KNOWN_SCHEMES (sizeof known_schemes / sizeof known_schemes[0])
 
 void results_init(results_set *s)
 {
@@ -506,20 +504,20 @@ int results_dedupe(results_set *s)
 
 /* --- scheme order ------------------------------------------------------------------ */
 
-/* A label's place: class 0 (a known scheme), 1 (a known scheme with a
- * suffix) or 2 (anything else), the scheme's index, and the suffix. */
+/* A label's place: class 0 (a sampling scheme), 1 (a sampling scheme with
+ * a suffix) or 2 (anything else, golden too), the scheme's place in the
+ * scheme table (tea/scheme.h), and the suffix. */
 static void scheme_rank(const char *label, int *cls, size_t *index, const char **suffix)
 {
     const char *colon = strchr(label, ':');
     size_t base = colon ? (size_t)(colon - label) : strlen(label);
+    tea_scheme scheme;
 
-    for (size_t i = 0; i < KNOWN_SCHEMES; i++) {
-        if (strlen(known_schemes[i]) == base && strncmp(label, known_schemes[i], base) == 0) {
-            *cls = colon ? 1 : 0;
-            *index = i;
-            *suffix = colon ? colon + 1 : "";
-            return;
-        }
+    if (tea_scheme_find(label, base, &scheme) && scheme != TEA_SCHEME_GOLDEN) {
+        *cls = colon ? 1 : 0;
+        *index = (size_t)scheme;
+        *suffix = colon ? colon + 1 : "";
+        return;
     }
     *cls = 2;
     *index = 0;
@@ -545,17 +543,10 @@ int results_scheme_compare(const char *a, const char *b)
 
 void results_write_field(FILE *out, const char *text)
 {
-    if (!strpbrk(text, ",\"\r\n") && text[0] != '#' && text[0] != ' ') {
+    if (!csv_needs_quotes(text) && text[0] != '#' && text[0] != ' ')
         fputs(text, out);
-        return;
-    }
-    fputc('"', out);
-    for (const char *p = text; *p; p++) {
-        if (*p == '"')
-            fputc('"', out);
-        fputc(*p, out);
-    }
-    fputc('"', out);
+    else
+        csv_quoted(out, text);
 }
 
 void results_write_header(FILE *out)

@@ -10,8 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Records per batch a frame is decoded into. */
-#define PARALLEL_BATCH_RECORDS 4096
 /* Longest error message carried from a worker (common/error.c's buffer). */
 #define PARALLEL_MESSAGE_MAX 1024
 
@@ -107,7 +105,7 @@ static int slot_batch(frame_slot *s, size_t i)
         memset(bigger + s->allocated, 0, (capacity - s->allocated) * sizeof *bigger);
         s->batches = bigger;
         for (size_t k = s->allocated; k < capacity; k++) {
-            if (trace_batch_init(&s->batches[k], PARALLEL_BATCH_RECORDS)) {
+            if (trace_batch_init(&s->batches[k], TRACE_BATCH_RECORDS)) {
                 s->allocated = k;
                 return tea_error_set(TEA_ERR_NOMEM, "out of memory for a frame");
             }
@@ -339,11 +337,11 @@ int tea_parallel_replay(tea_replay *whole, const trace_frames *f, unsigned threa
         workers[i].run = &run;
         if (!(rc = tea_replay_create_part(&workers[i].part, whole, trace_origin(f)))
             && !(rc = trace_frame_reader_create(&workers[i].reader, f))
-            && trace_batch_init(&workers[i].scratch, PARALLEL_BATCH_RECORDS))
+            && trace_batch_init(&workers[i].scratch, TRACE_BATCH_RECORDS))
             rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
     }
     if (!rc && run.taggers && !(rc = trace_frame_reader_create(&reader, f))
-        && trace_batch_init(&scratch, PARALLEL_BATCH_RECORDS))
+        && trace_batch_init(&scratch, TRACE_BATCH_RECORDS))
         rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
     if (rc)
         goto done;

@@ -11,7 +11,7 @@
  * classification is therefore exactly that of a sequential replay (integer
  * sums do not depend on their order), for any number of threads.
  *
- * Memory: workers replay each 4096-record batch from a scratch batch of
+ * Memory: workers replay each TRACE_BATCH_RECORDS batch from a scratch batch of
  * their own and keep only what the calling thread needs: the frame's
  * decompressed bytes, where each batch starts in them, and the batches up to
  * the first committing record. The calling thread decodes again the few

@@ -7,6 +7,7 @@
 #include "tagger.h"
 #include "common/error.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,7 @@ typedef struct cycle_sampler {
     tea_schedule sched;
     pics pics;
     uint64_t samples;
-    uint64_t lost[PICS_LOST_REASONS];
+    uint64_t lost[TEA_LOST_REASONS];
 } cycle_sampler;
 
 /* Where spec i lives: a cycle sampler or a tagger, and its index there. */
@@ -262,6 +263,19 @@ static int feed_taggers(tea_replay *r, const trace_record *rec, const trace_uop 
  * reference, over each run while its records are in the L1 cache. */
 #define REPLAY_RUN 256
 
+/* Moves the taggers' view of the ROB past `retired` entries leaving at the
+ * head, `squashed` removed at the tail and `dispatched` allocated (one record
+ * or a run of them). The readers checked every record against the window
+ * (trace_record_check), so the window never holds more than TRACE_MAX_ROB
+ * entries nor fewer than none. */
+static void rob_advance(tea_rob_view *v, uint64_t retired, uint64_t squashed, uint64_t dispatched)
+{
+    v->head += retired;
+    v->tail = v->tail - squashed + dispatched;
+    v->dispatched += dispatched;
+    assert(v->tail >= v->head && v->tail - v->head <= TRACE_MAX_ROB);
+}
+
 /* Runs the taggers (when awake) over records [first, first + n) and keeps the
  * ROB view in step (only taggers look at it). */
 static int feed_run_taggers(tea_replay *r, const trace_batch *batch, size_t first, size_t n)
@@ -273,9 +287,7 @@ static int feed_run_taggers(tea_replay *r, const trace_batch *batch, size_t firs
         int rc;
         if ((rc = feed_taggers(r, rec, batch->uops + rec->first_uop)))
             return rc;
-        r->rob.head += rec->retire;
-        r->rob.tail = r->rob.tail - rec->squash + rec->dispatch;
-        r->rob.dispatched += rec->dispatch;
+        rob_advance(&r->rob, rec->retire, rec->squash, rec->dispatch);
     }
     return TEA_OK;
 }
@@ -330,9 +342,7 @@ int tea_replay_feed(tea_replay *r, const trace_batch *batch)
         const trace_record *origin = &batch->records[0];
         if ((rc = start(r, origin->cycle)))
             return tea_error_set(rc, "out of memory starting the samplers");
-        r->rob.head += origin->retire;
-        r->rob.tail = r->rob.tail - origin->squash + origin->dispatch;
-        r->rob.dispatched += origin->dispatch;
+        rob_advance(&r->rob, origin->retire, origin->squash, origin->dispatch);
     }
     if (batch->count && !r->golden.started) {
         /* The origin closes no interval. */
@@ -364,7 +374,7 @@ int tea_replay_finish(tea_replay *r)
         return tea_error_set(r->rc, "out of memory building a PICS");
     last = golden_get_totals(&r->golden)->last_cycle;
     for (size_t i = 0; i < r->cycle_count; i++)
-        r->cycle[i].lost[PICS_LOST_END] += tea_schedule_take(&r->cycle[i].sched, last);
+        r->cycle[i].lost[TEA_LOST_END] += tea_schedule_take(&r->cycle[i].sched, last);
     for (size_t i = 0; i < r->tag_count; i++)
         tea_tagger_finish(&r->tags[i], last);
     return TEA_OK;
@@ -549,9 +559,7 @@ int tea_replay_taggers_skip(tea_replay *whole, const tea_rob_delta *d)
      * dispatched count are largest. */
     if (d->last_cycle >= whole->tag_wake_cycle || whole->rob.dispatched + d->dispatched >= whole->tag_wake_entry)
         return 0;
-    whole->rob.head += d->retired;
-    whole->rob.tail = whole->rob.tail - d->squashed + d->dispatched;
-    whole->rob.dispatched += d->dispatched;
+    rob_advance(&whole->rob, d->retired, d->squashed, d->dispatched);
     return 1;
 }
 
@@ -576,7 +584,7 @@ int tea_replay_absorb(tea_replay *whole, tea_replay *part)
         const cycle_sampler *p = &part->cycle[i];
         rc = pics_merge_into(&w->pics, &p->pics);
         w->samples += p->samples;
-        for (int k = 0; k < PICS_LOST_REASONS; k++)
+        for (int k = 0; k < TEA_LOST_REASONS; k++)
             w->lost[k] += p->lost[k];
     }
     if (rc)

@@ -52,6 +52,7 @@ void tea_schedule_skip_past(tea_schedule *s, uint64_t cycle)
         s->window = k + 1;
         s->next = point_of(s, k + 1);
     }
+    assert(s->next > cycle || s->next == TEA_SCHEDULE_NEVER);
 }
 
 uint64_t tea_schedule_take(tea_schedule *s, uint64_t last)
@@ -65,6 +66,7 @@ uint64_t tea_schedule_take(tea_schedule *s, uint64_t last)
         n = (last - s->next) / s->period + 1;
         s->window += n;
         s->next = point_of(s, s->window);
+        assert(s->next > last || s->next == TEA_SCHEDULE_NEVER);
         return n;
     }
     /* One point per window: every window from the next point's up to the

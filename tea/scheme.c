@@ -1,5 +1,5 @@
 /*
- * scheme.c: scheme and jitter names, native event sets (see scheme.h).
+ * scheme.c: the scheme table, jitter names (see scheme.h).
  */
 #include "scheme.h"
 #include "common/error.h"
@@ -9,38 +9,70 @@
 
 #define BIT(e) (1u << (e))
 
-static const char *const scheme_names[TEA_SCHEME_COUNT] = { "golden", "tea", "nci", "ibs", "spe", "ris" };
+/* Longest "a, b, c" list of every scheme name. */
+#define SCHEME_LIST_MAX 64
+
+/* One row of the scheme table. */
+typedef struct scheme_entry {
+    const char *name;       /* in files and on command lines */
+    const char *display;    /* in prose and figures */
+    uint16_t native_events; /* the PSV bits its hardware reports */
+} scheme_entry;
+
+/* Indexed by tea_scheme: the order of every table and figure. */
+static const scheme_entry schemes[TEA_SCHEME_COUNT] = {
+    [TEA_SCHEME_GOLDEN] = { "golden", "golden", PSV_MASK_ALL },
+    [TEA_SCHEME_TEA] = { "tea", "TEA", PSV_MASK_ALL },
+    [TEA_SCHEME_NCI] = { "nci", "NCI-TEA", PSV_MASK_ALL },
+    [TEA_SCHEME_IBS] = { "ibs", "IBS",
+                         BIT(PSV_DR_L1) | BIT(PSV_DR_TLB) | BIT(PSV_FL_MB) | BIT(PSV_ST_L1) | BIT(PSV_ST_TLB)
+                             | BIT(PSV_ST_LLC) },
+    [TEA_SCHEME_SPE] = { "spe", "SPE", BIT(PSV_FL_MB) | BIT(PSV_ST_L1) | BIT(PSV_ST_TLB) | BIT(PSV_ST_LLC) },
+    [TEA_SCHEME_RIS] = { "ris", "RIS",
+                         BIT(PSV_DR_L1) | BIT(PSV_DR_TLB) | BIT(PSV_DR_SQ) | BIT(PSV_FL_MB) | BIT(PSV_ST_L1)
+                             | BIT(PSV_ST_TLB) | BIT(PSV_ST_LLC) },
+};
 static const char *const jitter_names[] = { "none", "start", "interval" };
 
 const char *tea_scheme_name(tea_scheme s)
 {
-    return (unsigned)s < TEA_SCHEME_COUNT ? scheme_names[s] : "?";
+    return (unsigned)s < TEA_SCHEME_COUNT ? schemes[s].name : "?";
+}
+
+const char *tea_scheme_display_name(tea_scheme s)
+{
+    return (unsigned)s < TEA_SCHEME_COUNT ? schemes[s].display : "?";
+}
+
+int tea_scheme_find(const char *name, size_t len, tea_scheme *s)
+{
+    for (int i = 0; i < TEA_SCHEME_COUNT; i++) {
+        if (strlen(schemes[i].name) == len && strncmp(name, schemes[i].name, len) == 0) {
+            *s = (tea_scheme)i;
+            return 1;
+        }
+    }
+    return 0;
 }
 
 int tea_scheme_parse(const char *name, tea_scheme *s)
 {
+    char list[SCHEME_LIST_MAX] = "";
+
+    if (tea_scheme_find(name, strlen(name), s))
+        return TEA_OK;
     for (int i = 0; i < TEA_SCHEME_COUNT; i++) {
-        if (strcmp(name, scheme_names[i]) == 0) {
-            *s = (tea_scheme)i;
-            return TEA_OK;
-        }
+        if (i > 0)
+            strncat(list, ", ", sizeof list - strlen(list) - 1);
+        strncat(list, schemes[i].name, sizeof list - strlen(list) - 1);
     }
-    return tea_error_set(TEA_ERR_USAGE, "unknown scheme '%s' (golden, tea, nci, ibs, spe, ris)", name);
+    return tea_error_set(TEA_ERR_USAGE, "unknown scheme '%s' (%s)", name, list);
 }
 
 uint16_t tea_scheme_native_events(tea_scheme s)
 {
-    switch (s) {
-    case TEA_SCHEME_IBS:
-        return BIT(PSV_DR_L1) | BIT(PSV_DR_TLB) | BIT(PSV_FL_MB) | BIT(PSV_ST_L1) | BIT(PSV_ST_TLB) | BIT(PSV_ST_LLC);
-    case TEA_SCHEME_SPE:
-        return BIT(PSV_FL_MB) | BIT(PSV_ST_L1) | BIT(PSV_ST_TLB) | BIT(PSV_ST_LLC);
-    case TEA_SCHEME_RIS:
-        return BIT(PSV_DR_L1) | BIT(PSV_DR_TLB) | BIT(PSV_DR_SQ) | BIT(PSV_FL_MB) | BIT(PSV_ST_L1) | BIT(PSV_ST_TLB)
-            | BIT(PSV_ST_LLC);
-    default:
-        return PSV_MASK_ALL;
-    }
+    /* Out of range: all events, as for the schemes without event limits. */
+    return (unsigned)s < TEA_SCHEME_COUNT ? schemes[s].native_events : PSV_MASK_ALL;
 }
 
 const char *tea_jitter_name(tea_jitter j)

@@ -1,6 +1,12 @@
 /*
  * scheme.h: the profiling schemes and their sampling options.
  *
+ * The one table of the schemes: their names in files and on command lines,
+ * their order (golden first, then the samplers in the order of every table
+ * and figure: tea, nci, ibs, spe, ris), the names they go by in prose and
+ * figures (TEA, NCI-TEA, IBS, SPE, RIS) and their native event sets. Every
+ * other module takes scheme names and their order from here.
+ *
  * Each scheme reports only the events its hardware unit has (its native
  * event set), unless asked to report all nine (which isolates the effect of
  * time-proportionality from that of event support).
@@ -8,6 +14,7 @@
 #ifndef TEA_TEA_SCHEME_H
 #define TEA_TEA_SCHEME_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef enum tea_scheme {
@@ -26,10 +33,19 @@ typedef enum tea_jitter {
     TEA_JITTER_INTERVAL    /* one random point inside every period */
 } tea_jitter;
 
-/* "golden", "tea", "nci", "ibs", "spe", "ris". */
+/* "golden", "tea", "nci", "ibs", "spe", "ris"; "?" out of range. */
 const char *tea_scheme_name(tea_scheme s);
 
-/* Parses a scheme name; returns 0 or TEA_ERR_USAGE. */
+/* The name in prose and figures: "golden", "TEA", "NCI-TEA", "IBS", "SPE",
+ * "RIS"; "?" out of range. */
+const char *tea_scheme_display_name(tea_scheme s);
+
+/* Looks up the `len` bytes at `name` (not necessarily NUL-terminated) as a
+ * scheme name; 1 and *s when found, 0 (nothing set, no message) otherwise. */
+int tea_scheme_find(const char *name, size_t len, tea_scheme *s);
+
+/* Parses a scheme name; returns 0 or TEA_ERR_USAGE (message listing the
+ * names). */
 int tea_scheme_parse(const char *name, tea_scheme *s);
 
 /* The PSV bits a scheme reports natively. */

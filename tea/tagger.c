@@ -101,13 +101,13 @@ static int resolve(tea_tagger *t, const trace_record *r, const trace_uop *uops, 
                 continue;
             if (i < r->n_commit)
                 return sample(t, &uops[i]);
-            t->lost[PICS_LOST_EXCEPTION]++;
+            t->lost[TEA_LOST_EXCEPTION]++;
             return TEA_OK;
         }
-        t->lost[PICS_LOST_EMPTY]++;
+        t->lost[TEA_LOST_EMPTY]++;
     } else if (r->squash && t->tag + r->squash >= v->tail && t->tag < v->tail) {
         t->state = TEA_TAG_IDLE;
-        t->lost[PICS_LOST_SQUASHED]++;
+        t->lost[TEA_LOST_SQUASHED]++;
     }
     return TEA_OK;
 }
@@ -140,7 +140,7 @@ static void pick(tea_tagger *t, const trace_record *r, const tea_rob_view *v)
             t->tag = first + (t->trigger - before - 1);
             t->state = TEA_TAG_IN_FLIGHT;
         } else {
-            t->lost[PICS_LOST_BUSY]++; /* collision */
+            t->lost[TEA_LOST_BUSY]++; /* collision */
         }
         spe_next_interval(t, t->window_end, after, r->cycle);
     }
@@ -157,7 +157,7 @@ int tea_tagger_record(tea_tagger *t, const trace_record *r, const trace_uop *uop
                 arm(t);
                 points--;
             }
-            t->lost[PICS_LOST_BUSY] += points;
+            t->lost[TEA_LOST_BUSY] += points;
         }
     }
     if (t->state == TEA_TAG_IN_FLIGHT && (rc = resolve(t, r, uops, v)))
@@ -170,8 +170,8 @@ int tea_tagger_record(tea_tagger *t, const trace_record *r, const trace_uop *uop
 void tea_tagger_finish(tea_tagger *t, uint64_t last_cycle)
 {
     if (t->state != TEA_TAG_IDLE)
-        t->lost[PICS_LOST_END]++;
+        t->lost[TEA_LOST_END]++;
     t->state = TEA_TAG_IDLE;
     if (!t->counting)
-        t->lost[PICS_LOST_END] += tea_schedule_take(&t->cycles, last_cycle);
+        t->lost[TEA_LOST_END] += tea_schedule_take(&t->cycles, last_cycle);
 }

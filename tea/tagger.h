@@ -29,10 +29,10 @@
 #ifndef TEA_TEA_TAGGER_H
 #define TEA_TEA_TAGGER_H
 
+#include "lost.h"
 #include "schedule.h"
 #include "scheme.h"
 #include "pics/pics.h"
-#include "pics/pics_file.h"
 #include "trace/record.h"
 
 #include <stdint.h>
@@ -71,7 +71,7 @@ typedef struct tea_tagger {
     uint64_t tag;              /* IN_FLIGHT: the followed entry */
     pics pics;                 /* raw sample weights */
     uint64_t samples;
-    uint64_t lost[PICS_LOST_REASONS];
+    uint64_t lost[TEA_LOST_REASONS];
 } tea_tagger;
 
 /* Sets up a tagger for trace origin `origin`. 0 or TEA_ERR_NOMEM. */

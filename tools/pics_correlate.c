@@ -14,8 +14,9 @@
 #include "cli.h"
 #include "commands.h"
 #include "common/error.h"
+#include "common/exact.h"
 #include "common/outfile.h"
-#include "pics/chart.h"
+#include "plot/chart.h"
 #include "pics/correlate.h"
 #include "pics/pics_file.h"
 #include "pics/results.h"
@@ -39,7 +40,6 @@
 #define TEXT_R_DECIMALS 3           /* ... and in the text summary */
 #define TEXT_COLUMN_MIN 16          /* width of a trace's column in the text summary */
 #define NUMBER_MAX 64
-#define U128_DIGITS_MAX 40          /* decimal digits of 2^128 and a NUL */
 
 enum { OPT_SVG = CLI_OPT_FIRST_FREE, OPT_MIN_COUNT };
 
@@ -212,43 +212,29 @@ done:
 
 /* --- output ------------------------------------------------------------------------- */
 
-/* An unsigned 128-bit integer in decimal. */
-static void format_u128(unsigned __int128 v, char *buf, size_t size)
-{
-    char digits[U128_DIGITS_MAX];
-    size_t n = 0;
-    do {
-        digits[n++] = (char)('0' + (int)(v % 10));
-        v /= 10;
-    } while (v && n < sizeof digits);
-    for (size_t i = 0; i < n && i + 1 < size; i++)
-        buf[i] = digits[n - 1 - i];
-    buf[n < size ? n : size - 1] = '\0';
-}
-
 /* Units (cycles x PICS_UNIT) as cycles with CYCLE_DECIMALS digits, rounded
  * half up, exactly. */
-static void format_cycles(unsigned __int128 units, char *buf, size_t size)
+static void format_cycles(exact_u128 units, char *buf, size_t size)
 {
-    unsigned __int128 whole = units / PICS_UNIT;
+    exact_u128 whole = units / PICS_UNIT;
     uint64_t rest = (uint64_t)(units % PICS_UNIT);
     uint64_t fraction = (rest * CYCLE_SCALE + PICS_UNIT / 2) / PICS_UNIT;
-    char integer[U128_DIGITS_MAX];
+    char integer[EXACT_U128_DIGITS_MAX];
 
     if (fraction == CYCLE_SCALE) {
         whole++;
         fraction = 0;
     }
-    format_u128(whole, integer, sizeof integer);
+    exact_format_u128(whole, integer, sizeof integer);
     snprintf(buf, size, "%s.%0*llu", integer, CYCLE_DECIMALS, (unsigned long long)fraction);
 }
 
 static void write_csv_rows(FILE *f, const trace_result *t)
 {
-    char occurrences[U128_DIGITS_MAX], cycles[NUMBER_MAX];
+    char occurrences[EXACT_U128_DIGITS_MAX], cycles[NUMBER_MAX];
     for (int e = 0; e < PSV_EVENT_COUNT; e++) {
         const correlate_stats *s = &t->stats[e];
-        format_u128(s->occurrences, occurrences, sizeof occurrences);
+        exact_format_u128(s->occurrences, occurrences, sizeof occurrences);
         format_cycles(s->value, cycles, sizeof cycles);
         results_write_field(f, t->name);
         fprintf(f, ",%s,%zu,%s,%s,", psv_event_name((enum psv_event)e), s->instructions, occurrences, cycles);

@@ -11,12 +11,14 @@
  */
 #include "cli.h"
 #include "commands.h"
+#include "common/csv.h"
 #include "common/error.h"
+#include "common/exact.h"
 #include "common/json.h"
 #include "common/outfile.h"
 #include "pics/error.h"
 #include "pics/pics_file.h"
-#include "pics/svg.h"
+#include "plot/svg.h"
 #include "pics/symmap.h"
 #include "report.h"
 #include "symbolize.h"
@@ -25,7 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef unsigned __int128 u128;
 
 #define DIFF_DEFAULT_TEXT_TOP 20 /* rows of the text report; CSV and JSON list all */
 #define DIFF_CYCLE_DIGITS 6      /* fraction digits of cycles in every format */
@@ -81,7 +82,7 @@ typedef struct diff_request {
 typedef struct diff_row {
     uint64_t group;
     uint64_t a, b;   /* the two PICS's values (raw units) */
-    u128 diff;       /* |b x mb - a x ma|, over the common denominator */
+    exact_u128 diff;       /* |b x mb - a x ma|, over the common denominator */
     uint16_t psv;
 } diff_row;
 
@@ -97,7 +98,7 @@ typedef struct diff_state {
     diff_row *groups;    /* per group (psv unused), largest difference first */
     size_t group_count;
     long double denominator; /* of every diff: 2 TA TB (TA or TB alone when the other PICS is empty) */
-    u128 total;          /* sum of all diffs */
+    exact_u128 total;          /* sum of all diffs */
 } diff_state;
 
 /* Largest difference first, then by group and PSV. */
@@ -174,7 +175,7 @@ static int collect_rows(diff_state *s, const pics *ga, const pics *gb)
     }
     s->total = 0;
     for (size_t i = 0; i < k; i++) {
-        u128 na = (u128)s->rows[i].a * ma, nb = (u128)s->rows[i].b * mb;
+        exact_u128 na = (exact_u128)s->rows[i].a * ma, nb = (exact_u128)s->rows[i].b * mb;
         s->rows[i].diff = na > nb ? na - nb : nb - na;
         s->total += s->rows[i].diff;
     }
@@ -211,7 +212,7 @@ static int summarize(diff_state *s)
 /* --- presentation ------------------------------------------------------------ */
 
 /* A difference as a fraction of 2C. */
-static double share_of(const diff_state *s, u128 diff)
+static double share_of(const diff_state *s, exact_u128 diff)
 {
     return (double)((long double)diff / s->denominator);
 }
@@ -312,22 +313,6 @@ static void write_text(FILE *f, const diff_state *s)
         fprintf(f, "  %-28s %16s %16s %16s %8.4f%%\n", diff_location(s, r->group, location, sizeof location), a, b, d,
                 PERCENT * share_of(s, r->diff));
     }
-}
-
-/* Writes a CSV field, quoted when it holds a comma, a quote or a line end. */
-static void csv_field(FILE *f, const char *text)
-{
-    if (!strpbrk(text, ",\"\r\n")) {
-        fputs(text, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *text; text++) {
-        if (*text == '"')
-            fputc('"', f);
-        fputc(*text, f);
-    }
-    fputc('"', f);
 }
 
 static void write_csv(FILE *f, const diff_state *s)

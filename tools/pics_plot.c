@@ -6,7 +6,8 @@
 #include "cli.h"
 #include "commands.h"
 #include "common/error.h"
-#include "pics/chart.h"
+#include "palette.h"
+#include "plot/chart.h"
 #include "pics/pics_file.h"
 #include "report.h"
 #include "symbolize.h"
@@ -267,7 +268,7 @@ static int run_plot(const plot_request *req)
             continue;
         psvs[segments] = (uint16_t)psv;
         psv_label((uint16_t)psv, segment_text[segments], PSV_LABEL_MAX);
-        chart_psv_color(psv, segment_color[segments]);
+        palette_component_color((uint16_t)psv, segment_color[segments]);
         segment_labels[segments] = segment_text[segments];
         segment_colors[segments] = segment_color[segments];
         segments++;

@@ -8,7 +8,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "commands.h"
+#include "common/csv.h"
 #include "common/error.h"
+#include "common/exact.h"
 #include "common/json.h"
 #include "common/outfile.h"
 #include "pics/error.h"
@@ -162,8 +164,8 @@ void report_print_header(FILE *f, const char *command, const report_input *in, c
                 i->scheme, i->frequency_hz, i->period, i->jitter[0] ? i->jitter : "-", i->events[0] ? i->events : "-",
                 i->event_mask, i->seed);
         fprintf(f, "# samples %" PRIu64 ", lost %" PRIu64 " (", i->samples, pics_info_lost(i));
-        for (int r = 0; r < PICS_LOST_REASONS; r++)
-            fprintf(f, "%s%s %" PRIu64, r ? ", " : "", pics_lost_name((enum pics_lost_reason)r), i->lost[r]);
+        for (int r = 0; r < TEA_LOST_REASONS; r++)
+            fprintf(f, "%s%s %" PRIu64, r ? ", " : "", tea_lost_name((enum tea_lost_reason)r), i->lost[r]);
         fprintf(f, ")\n");
     }
     total_text(in, REPORT_TEXT_DIGITS, total, sizeof total);
@@ -473,22 +475,6 @@ static int print_text(FILE *f, const report_request *req, report_data *d)
 
 /* --- csv ------------------------------------------------------------------------------- */
 
-/* Writes a CSV field, quoted when it holds a comma, a quote or a newline. */
-static void csv_field(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\n\r")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 static int print_csv(FILE *f, const report_request *req, report_data *d)
 {
     row_names n;
@@ -673,31 +659,6 @@ static int print_json(FILE *f, const report_request *req, report_data *d)
 
 /* --- folded ------------------------------------------------------------------------------ */
 
-typedef unsigned __int128 u128;
-
-/* One folded line: a cell's exact cycles as num/den, rounded to an integer
- * weight by the largest-remainder method. */
-typedef struct folded_line {
-    uint64_t pc;
-    uint16_t psv;
-    uint64_t weight;
-    u128 remainder;
-    size_t order;
-} folded_line;
-
-static int compare_remainders(const void *a, const void *b)
-{
-    const folded_line *x = a, *y = b;
-    if (x->remainder != y->remainder)
-        return x->remainder > y->remainder ? -1 : 1;
-    return x->order < y->order ? -1 : x->order > y->order;
-}
-
-static int compare_order(const void *a, const void *b)
-{
-    const folded_line *x = a, *y = b;
-    return x->order < y->order ? -1 : x->order > y->order;
-}
 
 /* Copies a frame name, replacing what would break the folded syntax (';'
  * separates frames, a line ends at a newline). */
@@ -718,9 +679,10 @@ static int print_folded(FILE *f, report_data *d)
     const pics_info *info = &d->in.info;
     uint64_t unit = info->unit ? info->unit : PICS_UNIT;
     pics_cell *cells = NULL;
-    folded_line *lines = NULL;
+    exact_u128 *num = NULL;
+    uint64_t *weights = NULL;
     size_t n = 0;
-    u128 den, target, assigned = 0;
+    exact_u128 den, target;
     int rc;
 
     if ((rc = pics_sorted(&d->in.p, &cells, &n)))
@@ -729,45 +691,39 @@ static int print_folded(FILE *f, report_data *d)
         free(cells);
         return TEA_OK;
     }
-    if (!(lines = malloc(n * sizeof *lines))) {
-        free(cells);
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    if (!(num = malloc(n * sizeof *num)) || !(weights = malloc(n * sizeof *weights))) {
+        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        goto done;
     }
     /* cycles of a cell = value * G / (S * unit) (sampled) or value / unit (golden) */
     if (pics_info_is_golden(info)) {
         den = unit;
-        target = ((u128)d->in.p.total + den / 2) / den;
+        target = ((exact_u128)d->in.p.total + den / 2) / den;
     } else {
-        den = (u128)d->in.p.total * unit;
-        target = ((u128)info->golden_total + unit / 2) / unit;
+        den = (exact_u128)d->in.p.total * unit;
+        target = ((exact_u128)info->golden_total + unit / 2) / unit;
     }
-    for (size_t i = 0; i < n; i++) {
-        u128 num = pics_info_is_golden(info) ? (u128)cells[i].value : (u128)cells[i].value * info->golden_total;
-        lines[i].pc = cells[i].pc;
-        lines[i].psv = cells[i].psv;
-        lines[i].weight = (uint64_t)(num / den);
-        lines[i].remainder = num % den;
-        lines[i].order = i;
-        assigned += lines[i].weight;
-    }
-    qsort(lines, n, sizeof *lines, compare_remainders);
-    for (size_t i = 0; i < n && assigned < target; i++, assigned++)
-        lines[i].weight++;
-    qsort(lines, n, sizeof *lines, compare_order);
+    for (size_t i = 0; i < n; i++)
+        num[i] = pics_info_is_golden(info) ? (exact_u128)cells[i].value
+                                           : (exact_u128)cells[i].value * info->golden_total;
+    if ((rc = exact_round_shares(num, n, den, target, weights)))
+        goto done;
     for (size_t i = 0; i < n; i++) {
         char function[SYMBOLIZE_TEXT_MAX], location[SYMBOLIZE_TEXT_MAX], label[PSV_LABEL_MAX];
         char fn[SYMBOLIZE_TEXT_MAX], loc[SYMBOLIZE_TEXT_MAX];
-        if (lines[i].weight == 0)
+        if (weights[i] == 0)
             continue;
-        symbolize_function(d->z, lines[i].pc, function, sizeof function);
-        symbolize_location(d->z, lines[i].pc, location, sizeof location);
+        symbolize_function(d->z, cells[i].pc, function, sizeof function);
+        symbolize_location(d->z, cells[i].pc, location, sizeof location);
         frame_name(fn, sizeof fn, function);
         frame_name(loc, sizeof loc, location);
-        fprintf(f, "%s;%s;%s %" PRIu64 "\n", fn, loc, psv_label(lines[i].psv, label, sizeof label), lines[i].weight);
+        fprintf(f, "%s;%s;%s %" PRIu64 "\n", fn, loc, psv_label(cells[i].psv, label, sizeof label), weights[i]);
     }
-    free(lines);
+done:
+    free(weights);
+    free(num);
     free(cells);
-    return TEA_OK;
+    return rc;
 }
 
 /* --- the command ---------------------------------------------------------------------------- */

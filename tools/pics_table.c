@@ -14,7 +14,8 @@
 #include "commands.h"
 #include "common/error.h"
 #include "common/outfile.h"
-#include "pics/chart.h"
+#include "palette.h"
+#include "plot/chart.h"
 #include "pics/results.h"
 
 #include <math.h>
@@ -495,7 +496,7 @@ static int write_svg(const table_request *req, const table *t)
         }
     }
     for (size_t s = 0; s < S; s++)
-        colors[s] = chart_scheme_color(t->schemes[s], s);
+        colors[s] = palette_scheme_color(t->schemes[s], s);
     chart_format_si(t->freq_hz, hz, sizeof hz);
     snprintf(title, sizeof title, "Error per trace and scheme (%s granularity, %sHz)",
              pics_granularity_name(req->granularity), hz);

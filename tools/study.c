@@ -16,7 +16,6 @@
 #include <string.h>
 
 #define STUDY_DEFAULT_FREQ_HZ 4000.0
-#define STUDY_BATCH_RECORDS 4096
 
 static const char *const TRACE_SUFFIXES[] = { ".zst", ".tea", ".td", ".bin", ".trace", NULL };
 
@@ -266,7 +265,7 @@ static int replay_stream(const study_request *req, study_trace *t)
     if ((rc = trace_reader_open(&reader, t->path, &req->open)))
         return rc;
     if ((rc = prepare_replay(req, t, trace_reader_header(reader)))
-        || (rc = trace_batch_init(&batch, STUDY_BATCH_RECORDS)))
+        || (rc = trace_batch_init(&batch, TRACE_BATCH_RECORDS)))
         goto done;
     for (;;) {
         if ((rc = trace_reader_read(reader, &batch)))
@@ -379,7 +378,7 @@ static int compute_errors(const study_request *req, study_trace *t)
         const uint64_t *lost = tea_replay_sampler_lost(t->replay, i);
         row->samples = tea_replay_sampler_samples(t->replay, i);
         row->lost = 0;
-        for (int r = 0; r < PICS_LOST_REASONS; r++)
+        for (int r = 0; r < TEA_LOST_REASONS; r++)
             row->lost += lost[r];
         for (int g = 0; g < STUDY_GRANULARITIES; g++) {
             pics_error_result e;

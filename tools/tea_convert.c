@@ -9,8 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CONVERT_BATCH_RECORDS 4096
-
 enum { OPT_TO = CLI_OPT_FIRST_FREE, OPT_LEVEL, OPT_RAW, OPT_FRAME_RECORDS };
 
 static void usage(FILE *out)
@@ -59,7 +57,7 @@ static int convert(const char *in_path, const char *out_path, const trace_open_o
     if ((rc = trace_reader_open(&reader, in_path, open_opts)))
         goto done;
     if ((rc = trace_header_copy(&header, trace_reader_header(reader)))
-        || (rc = stamp_header(&header, argc, argv)) || (rc = trace_batch_init(&batch, CONVERT_BATCH_RECORDS)))
+        || (rc = stamp_header(&header, argc, argv)) || (rc = trace_batch_init(&batch, TRACE_BATCH_RECORDS)))
         goto done;
     if ((rc = trace_writer_open(&writer, out_path, &header, write_opts)))
         goto done;

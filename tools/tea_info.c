@@ -12,8 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Records per batch while scanning. */
-#define INFO_BATCH_RECORDS 4096
 /* Most warnings one trace can produce. */
 #define INFO_MAX_WARNINGS 8
 #define INFO_WARNING_SIZE 320
@@ -62,7 +60,7 @@ static int scan_trace(info_report *rep, const trace_open_options *opts)
 
     if ((rc = trace_reader_open(&reader, rep->path, opts)))
         return rc;
-    if ((rc = trace_batch_init(&batch, INFO_BATCH_RECORDS)))
+    if ((rc = trace_batch_init(&batch, TRACE_BATCH_RECORDS)))
         goto done;
     golden_init(&g, trace_reader_header(reader)->initial_window);
     for (;;) {

@@ -15,8 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Records per batch while reading. */
-#define STALLS_BATCH_RECORDS 4096
 /* Decimals of the text shares. */
 #define TEXT_DECIMALS 1
 /* Units of 100 % at TEXT_DECIMALS. */
@@ -76,7 +74,7 @@ static int analyse(const request *req, stalls *s, golden_totals *totals, trace_h
 
     if ((rc = trace_reader_open(&reader, req->trace_path, &req->open)))
         return rc;
-    if ((rc = trace_batch_init(&batch, STALLS_BATCH_RECORDS)))
+    if ((rc = trace_batch_init(&batch, TRACE_BATCH_RECORDS)))
         goto done;
     golden_init(&g, trace_reader_header(reader)->initial_window);
     for (;;) {

@@ -10,7 +10,8 @@
 #include "study.h"
 #include "common/error.h"
 #include "common/outfile.h"
-#include "pics/chart.h"
+#include "palette.h"
+#include "plot/chart.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -188,7 +189,7 @@ static int write_svg(const sweep_pool *pool, const char *path, pics_granularity 
                                                         seeds > 1 ? PERCENT * low : NAN,
                                                         seeds > 1 ? PERCENT * high : NAN };
         }
-        series[s] = (chart_series){ labels[s], chart_scheme_color(tea_scheme_name(req->schemes[s].scheme), s),
+        series[s] = (chart_series){ labels[s], palette_scheme_color(tea_scheme_name(req->schemes[s].scheme), s),
                                     points + s * freqs, kept };
     }
     snprintf(title, sizeof title, "Error against sampling frequency (%zu trace%s, %zu seed%s, %s)", pool->count,

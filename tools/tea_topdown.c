@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "commands.h"
+#include "common/csv.h"
 #include "common/error.h"
 #include "common/json.h"
 #include "common/outfile.h"
@@ -19,8 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Records per batch while reading. */
-#define TOPDOWN_BATCH_RECORDS 4096
 /* Decimals of the percentages: text and CSV. */
 #define TEXT_DECIMALS 1
 #define CSV_DECIMALS 2
@@ -220,7 +219,7 @@ static int analyse(trace_reader *reader, const symmap *map, topdown **out)
         opts.locate = locate_function;
         opts.locate_ctx = &loc;
     }
-    if ((rc = trace_batch_init(&batch, TOPDOWN_BATCH_RECORDS)) || (rc = topdown_create(&td, &opts)))
+    if ((rc = trace_batch_init(&batch, TRACE_BATCH_RECORDS)) || (rc = topdown_create(&td, &opts)))
         goto done;
     for (;;) {
         if ((rc = trace_reader_read(reader, &batch)))
@@ -545,22 +544,6 @@ static int print_text(FILE *f, const context *ctx)
 }
 
 /* --- CSV -------------------------------------------------------------------- */
-
-/* Writes a CSV field, quoted when it holds a comma, quote or line break. */
-static void csv_field(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
 
 /* Writes the rows of one scope, both views. */
 static int csv_scope(FILE *f, const context *ctx, long scope)

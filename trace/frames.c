@@ -8,6 +8,7 @@
 #include "native.h"
 #include "common/error.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -397,6 +398,7 @@ static int accept_record(trace_frame_reader *fr, const trace_record *rec, const 
     if (rc)
         return rc;
     fr->window = after;
+    assert(fr->window <= f->header.rob_size); /* trace_record_check keeps the window within the ROB */
     fr->last_cycle = rec->cycle;
     trace_totals_add(&fr->totals, rec, uops);
     return TEA_OK;
@@ -439,6 +441,7 @@ int trace_frame_reader_read(trace_frame_reader *fr, trace_batch *batch)
         if (native_decode_batch(&fr->codec, fr->data, fr->size, &fr->pos, &stream, batch) > 0) {
             fr->window = stream.window;
             fr->last_cycle = stream.last_cycle;
+            assert(fr->window <= f->header.rob_size); /* every decoded record was checked */
             continue;
         }
         uops = batch->uops + batch->uop_count;

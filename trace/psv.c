@@ -78,3 +78,15 @@ int psv_parse_label(const char *label, uint16_t *psv)
     *psv = value;
     return TEA_OK;
 }
+
+unsigned psv_family_bits(uint16_t psv, enum psv_family family)
+{
+    return ((unsigned)psv >> (PSV_FAMILY_EVENTS * (unsigned)family)) & ((1u << PSV_FAMILY_EVENTS) - 1);
+}
+
+/* psv_family_bits relies on the families' first events sitting at multiples
+ * of PSV_FAMILY_EVENTS. */
+_Static_assert(PSV_ST_L1 == PSV_FAMILY_EVENTS * PSV_FAMILY_STALL, "stall family layout");
+_Static_assert(PSV_DR_L1 == PSV_FAMILY_EVENTS * PSV_FAMILY_DRAIN, "drain family layout");
+_Static_assert(PSV_FL_MB == PSV_FAMILY_EVENTS * PSV_FAMILY_FLUSH, "flush family layout");
+_Static_assert(PSV_EVENT_COUNT == PSV_FAMILY_EVENTS * PSV_FAMILY_COUNT, "three families of three events");

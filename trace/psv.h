@@ -24,6 +24,20 @@ enum psv_event {
     PSV_EVENT_COUNT = 9
 };
 
+/* The three event families, each of three consecutive bits in the order
+ * above: stalls (ST-*), drains (DR-*) and flushes (FL-*). */
+enum psv_family {
+    PSV_FAMILY_STALL = 0,
+    PSV_FAMILY_DRAIN = 1,
+    PSV_FAMILY_FLUSH = 2,
+    PSV_FAMILY_COUNT = 3
+};
+#define PSV_FAMILY_EVENTS 3
+
+/* The family's three bits of `psv` as a number 0-7, its first event the
+ * lowest bit (ST-L1, DR-L1 or FL-MB). */
+unsigned psv_family_bits(uint16_t psv, enum psv_family family);
+
 /* Number of distinct PSV values (2^9). */
 #define PSV_VALUES 512u
 /* All nine event bits. */

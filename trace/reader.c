@@ -8,6 +8,7 @@
 #include "tracedoctor.h"
 #include "../common/error.h"
 
+#include <assert.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -300,6 +301,7 @@ static int accept_record(trace_reader *r, const trace_record *rec, const trace_u
                                 (unsigned long long)rec->cycle);
     }
     r->window = after;
+    assert(r->window <= r->header.rob_size); /* trace_record_check keeps the window within the ROB */
     r->last_cycle = rec->cycle;
     trace_totals_add(&r->totals, rec, uops);
     return TEA_OK;
@@ -491,6 +493,7 @@ static int read_native(trace_reader *r, trace_batch *batch)
         if (fast > 0) {
             r->window = stream.window;
             r->last_cycle = stream.last_cycle;
+            assert(r->window <= r->header.rob_size); /* every decoded record was checked */
             if (r->frame_entry.records == 0)
                 r->frame_entry.first_cycle = batch->records[first].cycle;
             r->frame_entry.records += (uint32_t)fast;

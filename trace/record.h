@@ -72,6 +72,12 @@ typedef struct trace_batch {
     size_t uop_capacity;    /* TRACE_MAX_RECORD_UOPS * capacity */
 } trace_batch;
 
+/* The capacity, in records, of the batches every reader of a whole stream
+ * uses (the tools, the core model, frame-parallel replay): big enough that
+ * per-batch costs vanish, small enough that a batch and its µops stay in
+ * the caches. */
+#define TRACE_BATCH_RECORDS 4096
+
 /* Allocates a batch for `capacity` records. Returns 0 or TEA_ERR_NOMEM. */
 int trace_batch_init(trace_batch *batch, size_t capacity);
 

@@ -6,8 +6,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
 #include "common/error.h"
-#include "pics/chart.h"
-#include "pics/svg.h"
+#include "plot/chart.h"
+#include "plot/svg.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -267,42 +267,21 @@ static void log_ticks_by_hand(void **state)
 
 /* --- colours ----------------------------------------------------------------- */
 
-static unsigned channel(const char *color, int i)
+static void hsl_and_series_colors(void **state)
 {
-    char hex[3] = { color[1 + 2 * i], color[2 + 2 * i], 0 };
-    return (unsigned)strtoul(hex, NULL, 16);
-}
-
-static void psv_colors_fixed_and_distinct(void **state)
-{
-    char colors[512][CHART_COLOR_MAX];
+    char color[CHART_COLOR_MAX];
     (void)state;
-    for (unsigned psv = 0; psv < 512; psv++) {
-        chart_psv_color(psv, colors[psv]);
-        assert_int_equal(strlen(colors[psv]), 7);
-        assert_int_equal(colors[psv][0], '#');
-        for (unsigned other = 0; other < psv; other++)
-            if (strcmp(colors[psv], colors[other]) == 0)
-                fail_msg("PSV %u and %u share colour %s", psv, other, colors[psv]);
-    }
-    assert_string_equal(colors[0], "#a0a0a0"); /* base */
-    /* ST-L1: hue 212, saturation 0.62, lightness 0.72: chroma
-     * (1 - |1.44 - 1|) x 0.62 = 0.3472, x = 0.3472 x (1 - |3.5333 mod 2 - 1|)
-     * = 0.16203, m = 0.72 - 0.1736 = 0.5464: (m, x + m, chroma + m) x 255 =
-     * (139.3, 180.6, 227.9). */
-    assert_string_equal(colors[1], "#8bb5e4");
-    /* Families: stalls blue, drains green, flushes red. */
-    for (unsigned bit = 0; bit < 3; bit++) {
-        const char *st = colors[1u << bit], *dr = colors[8u << bit], *fl = colors[64u << bit];
-        assert_true(channel(st, 2) > channel(st, 0) && channel(st, 2) > channel(st, 1));
-        assert_true(channel(dr, 1) > channel(dr, 0) && channel(dr, 1) > channel(dr, 2));
-        assert_true(channel(fl, 0) > channel(fl, 1) && channel(fl, 0) > channel(fl, 2));
-    }
-    /* More events of a family: darker (ST-L1 < ST-L1,ST-LLC in darkness). */
-    assert_true(channel(colors[5], 2) < channel(colors[1], 2));
-    assert_string_equal(chart_scheme_color("tea", 5), chart_scheme_color("tea", 0));
-    assert_string_equal(chart_scheme_color("mystery", 1), chart_series_color(1));
+    /* Hue 212, saturation 0.62, lightness 0.72: chroma (1 - |1.44 - 1|) x
+     * 0.62 = 0.3472, x = 0.3472 x (1 - |3.5333 mod 2 - 1|) = 0.16203, m =
+     * 0.72 - 0.1736 = 0.5464: (m, x + m, chroma + m) x 255 = (139.3, 180.6,
+     * 227.9). */
+    chart_hsl_color(212.0, 0.62, 0.72, color);
+    assert_string_equal(color, "#8bb5e4");
+    /* Grey: no saturation, lightness 0.5 -> 127.5 rounds half up to 128. */
+    chart_hsl_color(0.0, 0.0, 0.5, color);
+    assert_string_equal(color, "#808080");
     assert_string_equal(chart_series_color(8), chart_series_color(0));
+    assert_string_not_equal(chart_series_color(1), chart_series_color(0));
 }
 
 /* --- charts ------------------------------------------------------------------ */
@@ -397,7 +376,7 @@ static void grouped_bars_with_whiskers(void **state)
 {
     static const char *const groups[] = { "lbm", "mcf" };
     static const char *const series[] = { "tea", "nci", "ibs" };
-    const char *colors[] = { chart_scheme_color("tea", 0), chart_scheme_color("nci", 1), chart_scheme_color("ibs", 2) };
+    const char *colors[] = { chart_series_color(0), chart_series_color(1), chart_series_color(2) };
     const double values[] = { 2.5, 10, NAN, 1, 12.5, 40 };
     const double low[] = { 2, NAN, NAN, 0.5, 10, 35 };
     const double high[] = { 3, NAN, NAN, 1.5, 15, 45 };
@@ -469,7 +448,7 @@ static void line_chart_log_axis(void **state)
 {
     const chart_point tea[] = { { 100, 5, 4, 6 }, { 1000, 2, 1.5, 2.5 }, { 8000, 1, NAN, NAN } };
     const chart_point ibs[] = { { 100, 30, 25, 35 }, { 1000, 28, 27, 29 }, { 8000, 27, 26, 28 } };
-    const chart_series series[] = { { "tea", chart_scheme_color("tea", 0), tea, 3 },
+    const chart_series series[] = { { "tea", chart_series_color(0), tea, 3 },
                                     { "ibs", NULL, ibs, 3 } };
     chart_lines c = { .title = "Error vs frequency", .x_label = "sampling frequency (Hz)", .y_label = "error (%)",
                       .x_log = 1, .y_format = CHART_NUMBER_PERCENT, .series = series, .count = 2 };
@@ -522,7 +501,7 @@ int main(void)
         cmocka_unit_test(svg_document_elements),
         cmocka_unit_test(nice_ticks_by_hand),
         cmocka_unit_test(log_ticks_by_hand),
-        cmocka_unit_test(psv_colors_fixed_and_distinct),
+        cmocka_unit_test(hsl_and_series_colors),
         cmocka_unit_test(stacked_bars_counts_and_determinism),
         cmocka_unit_test(grouped_bars_with_whiskers),
         cmocka_unit_test(grouped_bars_below_zero),

@@ -1,9 +1,11 @@
 /*
  * test_common.c: error messages, the random number generator, atomic output
- * files and the JSON writer.
+ * files, the JSON writer, CSV fields and exact arithmetic.
  */
 #include "testutil.h"
+#include "common/csv.h"
 #include "common/error.h"
+#include "common/exact.h"
 #include "common/json.h"
 #include "common/outfile.h"
 #include "common/rng.h"
@@ -137,6 +139,100 @@ static void json_writer_output(void **state)
     free(path);
 }
 
+/* Writes fields through `write` (one per call, comma-separated) and returns
+ * what came out, malloc'd. */
+static char *csv_output(void (*write)(FILE *, const char *), const char *const *fields, size_t n)
+{
+    char *path = test_temp_path("csv.txt");
+    FILE *out = fopen(path, "w");
+    uint8_t *data;
+    size_t size;
+
+    assert_non_null(out);
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            fputc(',', out);
+        write(out, fields[i]);
+    }
+    fclose(out);
+    test_read_file(path, &data, &size);
+    data[size] = 0;
+    unlink(path);
+    free(path);
+    return (char *)data;
+}
+
+static void csv_fields_quoted_when_needed(void **state)
+{
+    static const char *const fields[] = { "plain", "", "a,b", "say \"hi\"", "two\nlines", "cr\r", "#x", " y" };
+    char *text;
+    (void)state;
+    /* Commas, quotes and line ends quote a field, quotes doubled; '#' and a
+     * leading space do not. */
+    text = csv_output(csv_field, fields, sizeof fields / sizeof fields[0]);
+    assert_string_equal(text, "plain,,\"a,b\",\"say \"\"hi\"\"\",\"two\nlines\",\"cr\r\",#x, y");
+    free(text);
+    text = csv_output(csv_quoted, fields, 3);
+    assert_string_equal(text, "\"plain\",\"\",\"a,b\"");
+    free(text);
+    assert_false(csv_needs_quotes("0x401000"));
+    assert_true(csv_needs_quotes("ST-L1,ST-LLC"));
+}
+
+static void exact_u128_decimal(void **state)
+{
+    char buf[EXACT_U128_DIGITS_MAX], small[4];
+    exact_u128 max = ~(exact_u128)0;
+    (void)state;
+    assert_string_equal(exact_format_u128(0, buf, sizeof buf), "0");
+    assert_string_equal(exact_format_u128(18446744073709551615ull, buf, sizeof buf), "18446744073709551615");
+    /* 2^64 = 18446744073709551616 */
+    assert_string_equal(exact_format_u128((exact_u128)1 << 64, buf, sizeof buf), "18446744073709551616");
+    /* 2^128 - 1 = 340282366920938463463374607431768211455, 39 digits */
+    assert_string_equal(exact_format_u128(max, buf, sizeof buf), "340282366920938463463374607431768211455");
+    /* a short buffer keeps the leading digits */
+    assert_string_equal(exact_format_u128(123456, small, sizeof small), "123");
+}
+
+static void exact_round_shares_largest_remainder(void **state)
+{
+    uint64_t out[4];
+    (void)state;
+    {
+        /* 1/3 each of 100: floors 33, 33, 33 (remainders equal); the one
+         * missing unit goes to the first. */
+        const exact_u128 num[] = { 100, 100, 100 };
+        assert_int_equal(exact_round_shares(num, 3, 3, 100, out), TEA_OK);
+        assert_int_equal(out[0], 34);
+        assert_int_equal(out[1], 33);
+        assert_int_equal(out[2], 33);
+    }
+    {
+        /* 10.2, 20.7, 69.1 of 100 (den 10): floors 10, 20, 69 = 99; the
+         * largest remainder is 20.7's. */
+        const exact_u128 num[] = { 102, 207, 691 };
+        assert_int_equal(exact_round_shares(num, 3, 10, 100, out), TEA_OK);
+        assert_int_equal(out[0], 10);
+        assert_int_equal(out[1], 21);
+        assert_int_equal(out[2], 69);
+    }
+    {
+        /* 0.5, 0.5, 0.5, 0.5 rounded to 1 in all: floors 0; the earliest of
+         * the equal remainders gets it. */
+        const exact_u128 num[] = { 1, 1, 1, 1 };
+        assert_int_equal(exact_round_shares(num, 4, 2, 1, out), TEA_OK);
+        assert_int_equal(out[0], 1);
+        assert_int_equal(out[1] + out[2] + out[3], 0);
+    }
+    {
+        /* A numerator beyond 64 bits: 2^69 / 2^6 = 2^63 exactly, the
+         * target reached by the floors alone. */
+        const exact_u128 num[] = { (exact_u128)1 << 69 };
+        assert_int_equal(exact_round_shares(num, 1, 64, (exact_u128)1 << 63, out), TEA_OK);
+        assert_true(out[0] == 1ull << 63);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -145,6 +241,9 @@ int main(void)
         cmocka_unit_test(rng_below_is_uniform),
         cmocka_unit_test(outfile_commit_and_abort),
         cmocka_unit_test(json_writer_output),
+        cmocka_unit_test(csv_fields_quoted_when_needed),
+        cmocka_unit_test(exact_u128_decimal),
+        cmocka_unit_test(exact_round_shares_largest_remainder),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

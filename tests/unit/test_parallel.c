@@ -278,7 +278,7 @@ static void parallel_replay_equals_sequential(void **state)
                                   workloads[w]);
                 assert_int_equal(tea_replay_sampler_samples(seq, i), tea_replay_sampler_samples(par, i));
                 assert_memory_equal(tea_replay_sampler_lost(seq, i), tea_replay_sampler_lost(par, i),
-                                    PICS_LOST_REASONS * sizeof(uint64_t));
+                                    TEA_LOST_REASONS * sizeof(uint64_t));
             }
             /* Period one: TEA is golden, frame-parallel too (counts differ:
              * golden counts µops, TEA samples). */

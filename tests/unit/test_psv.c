@@ -36,11 +36,24 @@ static void labels_parse_back(void **state)
     assert_int_equal(psv_parse_label("512", &psv), TEA_ERR_USAGE);
 }
 
+static void family_bits(void **state)
+{
+    (void)state;
+    /* 0x1A5 = 1 1010 0101: stalls 101 = 5 (ST-L1, ST-LLC), drains 100 = 4
+     * (DR-SQ), flushes 110 = 6 (FL-EX, FL-MO). */
+    assert_int_equal(psv_family_bits(0x1A5, PSV_FAMILY_STALL), 5);
+    assert_int_equal(psv_family_bits(0x1A5, PSV_FAMILY_DRAIN), 4);
+    assert_int_equal(psv_family_bits(0x1A5, PSV_FAMILY_FLUSH), 6);
+    assert_int_equal(psv_family_bits(1u << PSV_DR_TLB, PSV_FAMILY_DRAIN), 2);
+    assert_int_equal(psv_family_bits(0, PSV_FAMILY_FLUSH), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(labels_follow_bit_order),
         cmocka_unit_test(labels_parse_back),
+        cmocka_unit_test(family_bits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -211,7 +211,7 @@ static void golden_and_tea_match_brute_force(void **state)
             assert_pics_match(tea_replay_golden(r), tea_replay_sampler_pics(r, 0), 0, what);
             assert_pics_match(&sampled, tea_replay_sampler_pics(r, 1), 0, what);
             assert_int_equal(tea_replay_sampler_samples(r, 1),
-                             (last - origin) / 97 - tea_replay_sampler_lost(r, 1)[PICS_LOST_END]);
+                             (last - origin) / 97 - tea_replay_sampler_lost(r, 1)[TEA_LOST_END]);
             tea_replay_free(r);
             pics_free(&every);
             pics_free(&sampled);

@@ -210,9 +210,9 @@ static void ibs_tag_squashed(void **state)
     lost = tea_replay_sampler_lost(r, 0);
     assert_int_equal(tea_replay_sampler_samples(r, 0), 1);
     assert_cell(tea_replay_sampler_pics(r, 0), 0x80, 0, U);
-    assert_int_equal(lost[PICS_LOST_SQUASHED], 1);
-    assert_int_equal(lost[PICS_LOST_BUSY], 8);
-    assert_int_equal(lost[PICS_LOST_EMPTY] + lost[PICS_LOST_EXCEPTION] + lost[PICS_LOST_END], 0);
+    assert_int_equal(lost[TEA_LOST_SQUASHED], 1);
+    assert_int_equal(lost[TEA_LOST_BUSY], 8);
+    assert_int_equal(lost[TEA_LOST_EMPTY] + lost[TEA_LOST_EXCEPTION] + lost[TEA_LOST_END], 0);
     tea_replay_free(r);
     test_stream_free(&s);
 }
@@ -242,8 +242,8 @@ static void spe_collision(void **state)
     lost = tea_replay_sampler_lost(r, 0);
     assert_int_equal(tea_replay_sampler_samples(r, 0), 1);
     assert_cell(tea_replay_sampler_pics(r, 0), 0x80, 0, U);
-    assert_int_equal(lost[PICS_LOST_BUSY], 3);
-    assert_int_equal(lost[PICS_LOST_SQUASHED] + lost[PICS_LOST_EMPTY] + lost[PICS_LOST_END], 0);
+    assert_int_equal(lost[TEA_LOST_BUSY], 3);
+    assert_int_equal(lost[TEA_LOST_SQUASHED] + lost[TEA_LOST_EMPTY] + lost[TEA_LOST_END], 0);
     tea_replay_free(r);
     test_stream_free(&s);
 }
@@ -368,6 +368,35 @@ static void event_sets_mask_psvs(void **state)
     test_stream_free(&s);
 }
 
+/* The scheme table: names, order, display names, lookups and the loss
+ * reasons' names (the PICS file keys). */
+static void scheme_table(void **state)
+{
+    static const char *const names[] = { "golden", "tea", "nci", "ibs", "spe", "ris" };
+    static const char *const display[] = { "golden", "TEA", "NCI-TEA", "IBS", "SPE", "RIS" };
+    tea_scheme s;
+    (void)state;
+    assert_int_equal(TEA_SCHEME_COUNT, 6);
+    for (int i = 0; i < TEA_SCHEME_COUNT; i++) {
+        assert_string_equal(tea_scheme_name((tea_scheme)i), names[i]);
+        assert_string_equal(tea_scheme_display_name((tea_scheme)i), display[i]);
+        assert_int_equal(tea_scheme_parse(names[i], &s), TEA_OK);
+        assert_int_equal(s, i);
+    }
+    assert_string_equal(tea_scheme_name(TEA_SCHEME_COUNT), "?");
+    /* find takes a prefix of a longer label ("ibs:all") and sets no error */
+    assert_true(tea_scheme_find("ibs:all", 3, &s));
+    assert_int_equal(s, TEA_SCHEME_IBS);
+    assert_false(tea_scheme_find("ib", 2, &s));
+    assert_false(tea_scheme_find("ibs:all", 7, &s));
+    assert_int_equal(tea_scheme_parse("pebs", &s), TEA_ERR_USAGE);
+    assert_string_equal(tea_error_message(), "unknown scheme 'pebs' (golden, tea, nci, ibs, spe, ris)");
+    assert_int_equal(tea_scheme_native_events(TEA_SCHEME_TEA), PSV_MASK_ALL);
+    assert_string_equal(tea_lost_name(TEA_LOST_BUSY), "busy");
+    assert_string_equal(tea_lost_name(TEA_LOST_END), "end");
+    assert_string_equal(tea_lost_name(TEA_LOST_REASONS), "?");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -379,6 +408,7 @@ int main(void)
         cmocka_unit_test(many_points_in_one_stall),
         cmocka_unit_test(nci_skips_exceptions),
         cmocka_unit_test(event_sets_mask_psvs),
+        cmocka_unit_test(scheme_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,7 +3,8 @@
  * bars and line charts, plus the axis arithmetic they share.
  *
  * Three kinds, each described by a plain struct of counts, labels, colours
- * and values that the caller owns (nothing is copied or kept):
+ * and values that the caller owns (nothing is copied or kept). Charts know
+ * nothing of what they draw: every label and colour comes from the caller.
  *
  *  - chart_stacked_bars: groups (e.g. the top-N instructions) x bars (e.g.
  *    one per PICS file: golden, TEA, IBS) x stacked segments (components),
@@ -28,8 +29,8 @@
  * value, a non-positive x on a logarithmic axis, more than
  * CHART_LOG_MAX_DECADES decades. Nothing is written then.
  */
-#ifndef TEA_PICS_CHART_H
-#define TEA_PICS_CHART_H
+#ifndef TEA_PLOT_CHART_H
+#define TEA_PLOT_CHART_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -93,23 +94,13 @@ void chart_format_tick(double v, const chart_ticks *t, chart_number_format f, ch
  * decimals, trailing zeros dropped: 100, 2k, 1.5k, 8k, 1M, 0.25. */
 void chart_format_si(double v, char *buf, size_t size);
 
-/* The fixed colour of a PICS component (a nine-bit PSV), "#rrggbb": base
- * grey; stalls (ST-*) blues, drains (DR-*) greens, flushes (FL-*) reds,
- * darker the more of the family's events are set (by the family's bits as a
- * number); a component mixing families takes the hue of its highest family
- * (flush, then stall) shifted towards the other (a flush with stalls
- * magenta, with drains orange, with both purple; a stall with drains teal)
- * and a saturation set by the other family's bits. Distinct PSVs get
- * distinct colours. */
-void chart_psv_color(unsigned psv, char buf[CHART_COLOR_MAX]);
+/* Writes the colour of (hue in degrees, saturation and lightness in
+ * [0, 1]) as "#rrggbb", each channel rounded half up. Callers build their
+ * fixed colours from it (e.g. one per PICS component). */
+void chart_hsl_color(double hue, double saturation, double lightness, char buf[CHART_COLOR_MAX]);
 
 /* The i-th colour of a fixed palette for series (wraps around). */
 const char *chart_series_color(size_t index);
-
-/* A fixed colour per scheme name (golden, tea, nci, ibs, spe, ris), so that
- * a scheme looks the same in every chart; other names get
- * chart_series_color(index). */
-const char *chart_scheme_color(const char *scheme, size_t index);
 
 /* Stacked bars: groups x bars x segments. */
 typedef struct chart_stacked_bars {

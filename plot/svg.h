@@ -12,8 +12,8 @@
  * give byte-identical files. Write errors are left in the stream's error
  * flag for the caller to check (outfile_commit reports them).
  */
-#ifndef TEA_PICS_SVG_H
-#define TEA_PICS_SVG_H
+#ifndef TEA_PLOT_SVG_H
+#define TEA_PLOT_SVG_H
 
 #include <stddef.h>
 #include <stdio.h>

@@ -52,7 +52,6 @@
 #define COLOR_GRID "#e0e0e0"
 #define COLOR_GRID_MINOR "#f0f0f0"
 #define COLOR_TEXT "#222222"
-#define COLOR_BASE "#a0a0a0"
 
 /* --- numbers and ticks ------------------------------------------------------- */
 
@@ -217,30 +216,11 @@ void chart_format_si(double v, char *buf, size_t size)
 
 /* --- colours ----------------------------------------------------------------- */
 
-/* Hues (degrees) of the event families and of their mixtures. */
-#define HUE_STALL 212.0
-#define HUE_DRAIN 128.0
-#define HUE_FLUSH 2.0
-#define HUE_FLUSH_STALL 330.0   /* magenta */
-#define HUE_FLUSH_DRAIN 28.0    /* orange */
-#define HUE_FLUSH_BOTH 282.0    /* purple, shifted further by the drain bits */
-#define HUE_FLUSH_BOTH_STEP 6.0
-#define HUE_STALL_DRAIN 182.0   /* teal */
-#define SATURATION_PURE 0.62
-#define SATURATION_MIXED_TOP 0.90
-#define SATURATION_MIXED_STEP 0.09
-#define LIGHTNESS_TOP 0.72      /* one event of the family (the lowest bit) */
-#define LIGHTNESS_STEP 0.06     /* darker per step of the family's bits (1..7) */
-#define FAMILY_MASK 7u
-#define STALL_SHIFT 0           /* ST-L1, ST-TLB, ST-LLC */
-#define DRAIN_SHIFT 3           /* DR-L1, DR-TLB, DR-SQ */
-#define FLUSH_SHIFT 6           /* FL-MB, FL-EX, FL-MO */
 #define RGB_MAX 255.0
 #define HUE_SECTOR 60.0
 #define FULL_TURN 360.0
 
-/* Writes the colour of (hue, saturation, lightness) as "#rrggbb". */
-static void hsl_color(double hue, double saturation, double lightness, char buf[CHART_COLOR_MAX])
+void chart_hsl_color(double hue, double saturation, double lightness, char buf[CHART_COLOR_MAX])
 {
     double chroma = (1 - fabs(2 * lightness - 1)) * saturation;
     double h = fmod(hue, FULL_TURN) / HUE_SECTOR;
@@ -259,42 +239,6 @@ static void hsl_color(double hue, double saturation, double lightness, char buf[
              (unsigned)floor((rgb[1] + m) * RGB_MAX + 0.5) & 0xFFu, (unsigned)floor((rgb[2] + m) * RGB_MAX + 0.5) & 0xFFu);
 }
 
-void chart_psv_color(unsigned psv, char buf[CHART_COLOR_MAX])
-{
-    unsigned stall = (psv >> STALL_SHIFT) & FAMILY_MASK, drain = (psv >> DRAIN_SHIFT) & FAMILY_MASK;
-    unsigned flush = (psv >> FLUSH_SHIFT) & FAMILY_MASK, own, other = 0;
-    double hue, saturation = SATURATION_PURE;
-
-    if (flush) {
-        own = flush;
-        if (stall && drain) {
-            hue = HUE_FLUSH_BOTH + HUE_FLUSH_BOTH_STEP * (drain - 1);
-            other = stall;
-        } else if (stall) {
-            hue = HUE_FLUSH_STALL;
-            other = stall;
-        } else if (drain) {
-            hue = HUE_FLUSH_DRAIN;
-            other = drain;
-        } else {
-            hue = HUE_FLUSH;
-        }
-    } else if (stall) {
-        own = stall;
-        hue = drain ? HUE_STALL_DRAIN : HUE_STALL;
-        other = drain;
-    } else if (drain) {
-        own = drain;
-        hue = HUE_DRAIN;
-    } else {
-        snprintf(buf, CHART_COLOR_MAX, "%s", COLOR_BASE);
-        return;
-    }
-    if (other)
-        saturation = SATURATION_MIXED_TOP - SATURATION_MIXED_STEP * (other - 1);
-    hsl_color(hue, saturation, LIGHTNESS_TOP - LIGHTNESS_STEP * (own - 1), buf);
-}
-
 static const char *const series_palette[] = {
     "#2b6cb0", "#c0392b", "#2f9e44", "#e67e22", "#7b4fa0", "#8c6d31", "#d6409f", "#4a5568",
 };
@@ -302,20 +246,6 @@ static const char *const series_palette[] = {
 const char *chart_series_color(size_t index)
 {
     return series_palette[index % (sizeof series_palette / sizeof series_palette[0])];
-}
-
-const char *chart_scheme_color(const char *scheme, size_t index)
-{
-    static const struct {
-        const char *scheme, *color;
-    } fixed[] = {
-        { "golden", "#4a4a4a" }, { "tea", "#2b6cb0" }, { "nci", "#2f9e44" },
-        { "ibs", "#c0392b" },    { "spe", "#e67e22" }, { "ris", "#7b4fa0" },
-    };
-    for (size_t i = 0; scheme && i < sizeof fixed / sizeof fixed[0]; i++)
-        if (strcmp(scheme, fixed[i].scheme) == 0)
-            return fixed[i].color;
-    return chart_series_color(index);
 }
 
 /* --- shared drawing ---------------------------------------------------------- */

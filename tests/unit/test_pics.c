@@ -1,0 +1,321 @@
+/*
+ * test_pics.c: the PICS error metric (pics/error.c) on hand-computed
+ * examples at every granularity, and the PICS file round trip
+ * (pics/pics_file.c). Every expected value is worked out in the comments,
+ * never by calling the code under test.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "testutil.h"
+
+#include "common/error.h"
+#include "pics/error.h"
+#include "pics/pics_file.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EPS 1e-12
+#define U PICS_UNIT
+
+/* Adds cells {pc, psv, units} to an empty map; units are cycles (golden)
+ * or samples (sampled), each PICS_UNIT. */
+typedef struct cell_spec {
+    uint64_t pc;
+    uint16_t psv;
+    uint64_t units;
+} cell_spec;
+
+static void build(pics *p, const cell_spec *cells, size_t n)
+{
+    assert_int_equal(pics_init(p), TEA_OK);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(pics_add(p, cells[i].pc, cells[i].psv, cells[i].units * U, 1), TEA_OK);
+}
+
+/* The golden PICS of the examples, C = 12 cycles:
+ *   (0x100, base) 6   (0x100, ST-L1) 2   (0x200, base) 4 */
+static const cell_spec golden_cells[] = { { 0x100, 0, 6 }, { 0x100, 1, 2 }, { 0x200, 0, 4 } };
+
+/* A sampled PICS of 4 samples, each scaled to 12/4 = 3 cycles:
+ *   (0x100, base) 1 -> 3   (0x100, ST-L1) 1 -> 3   (0x200, base) 2 -> 6 */
+static const cell_spec sampled_cells[] = { { 0x100, 0, 1 }, { 0x100, 1, 1 }, { 0x200, 0, 2 } };
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Asserts that the contributions add up to the error. */
+static void assert_contributions_sum(const pics_error_result *r)
+{
+    double sum = 0;
+    for (size_t i = 0; i < r->count; i++)
+        sum += r->items[i].contribution;
+    assert_float_equal(sum, r->error, EPS);
+}
+
+static void test_insn_component(void **state)
+{
+    pics g, s;
+    pics_error_result r;
+    (void)state;
+    build(&g, golden_cells, COUNT(golden_cells));
+    build(&s, sampled_cells, COUNT(sampled_cells));
+    /* |3-6| + |3-2| + |6-4| = 3 + 1 + 2 = 6 cycles; 6 / (2 x 12) = 0.25.
+     * 0x100: (3 + 1) / 24 = 1/6; 0x200: 2 / 24 = 1/12. */
+    assert_int_equal(pics_error_compute(&s, &g, PICS_GRAN_INSN_COMPONENT, NULL, &r), TEA_OK);
+    assert_float_equal(r.error, 0.25, EPS);
+    assert_int_equal(r.count, 2);
+    assert_int_equal(r.items[0].pc, 0x100);
+    assert_float_equal(r.items[0].contribution, 1.0 / 6, EPS);
+    assert_null(r.items[0].name);
+    assert_int_equal(r.items[1].pc, 0x200);
+    assert_float_equal(r.items[1].contribution, 1.0 / 12, EPS);
+    assert_contributions_sum(&r);
+    pics_error_result_free(&r);
+    pics_free(&g);
+    pics_free(&s);
+}
+
+static void test_insn(void **state)
+{
+    pics g, s;
+    pics_error_result r;
+    (void)state;
+    build(&g, golden_cells, COUNT(golden_cells));
+    build(&s, sampled_cells, COUNT(sampled_cells));
+    /* Components summed: 0x100 sampled 3 + 3 = 6 against golden 6 + 2 = 8,
+     * 0x200 sampled 6 against 4: |6-8| + |6-4| = 4; 4 / 24 = 1/6, each
+     * instruction 2 / 24 = 1/12 (ties: lower address first). */
+    assert_int_equal(pics_error_compute(&s, &g, PICS_GRAN_INSN, NULL, &r), TEA_OK);
+    assert_float_equal(r.error, 1.0 / 6, EPS);
+    assert_int_equal(r.count, 2);
+    assert_int_equal(r.items[0].pc, 0x100);
+    assert_int_equal(r.items[1].pc, 0x200);
+    assert_float_equal(r.items[0].contribution, 1.0 / 12, EPS);
+    assert_float_equal(r.items[1].contribution, 1.0 / 12, EPS);
+    assert_contributions_sum(&r);
+    pics_error_result_free(&r);
+    pics_free(&g);
+    pics_free(&s);
+}
+
+static void test_func(void **state)
+{
+    pics g, s;
+    pics_error_result r;
+    char f_name[] = "f", g_name[] = "g";
+    symmap_entry both[] = { { 0x100, 0x300, f_name } };
+    symmap_entry only_g[] = { { 0x200, 0x280, g_name } };
+    symmap one = { both, 1 }, partial = { only_g, 1 };
+    (void)state;
+    build(&g, golden_cells, COUNT(golden_cells));
+    build(&s, sampled_cells, COUNT(sampled_cells));
+
+    /* One function f holding both instructions, by component: base sampled
+     * 3 + 6 = 9 against golden 6 + 4 = 10, ST-L1 3 against 2: |9-10| +
+     * |3-2| = 2; 2 / 24 = 1/12, all of it f's (reported at f's start). */
+    assert_int_equal(pics_error_compute(&s, &g, PICS_GRAN_FUNC, &one, &r), TEA_OK);
+    assert_float_equal(r.error, 1.0 / 12, EPS);
+    assert_int_equal(r.count, 1);
+    assert_string_equal(r.items[0].name, "f");
+    assert_int_equal(r.items[0].pc, 0x100);
+    assert_float_equal(r.items[0].contribution, 1.0 / 12, EPS);
+    pics_error_result_free(&r);
+
+    /* Only g = [0x200, 0x280): 0x100 falls in [unknown] (pc 0) with
+     * |3-6| + |3-2| = 4, g has |6-4| = 2: 6 / 24 = 0.25; [unknown] 1/6
+     * first, g 1/12. */
+    assert_int_equal(pics_error_compute(&s, &g, PICS_GRAN_FUNC, &partial, &r), TEA_OK);
+    assert_float_equal(r.error, 0.25, EPS);
+    assert_int_equal(r.count, 2);
+    assert_string_equal(r.items[0].name, "[unknown]");
+    assert_int_equal(r.items[0].pc, 0);
+    assert_float_equal(r.items[0].contribution, 1.0 / 6, EPS);
+    assert_string_equal(r.items[1].name, "g");
+    assert_int_equal(r.items[1].pc, 0x200);
+    assert_float_equal(r.items[1].contribution, 1.0 / 12, EPS);
+    assert_contributions_sum(&r);
+    pics_error_result_free(&r);
+
+    /* Function granularity without symbols is a usage error. */
+    assert_int_equal(pics_error_compute(&s, &g, PICS_GRAN_FUNC, NULL, &r), TEA_ERR_USAGE);
+    pics_free(&g);
+    pics_free(&s);
+}
+
+static void test_identical_and_proportional(void **state)
+{
+    static const cell_spec half[] = { { 0x100, 0, 3 }, { 0x100, 1, 1 }, { 0x200, 0, 2 } };
+    pics g, s;
+    pics_error_result r;
+    (void)state;
+    build(&g, golden_cells, COUNT(golden_cells));
+    /* The golden PICS against itself: every difference 0, no contribution. */
+    for (int gran = PICS_GRAN_INSN_COMPONENT; gran <= PICS_GRAN_INSN; gran++) {
+        assert_int_equal(pics_error_compute(&g, &g, (pics_granularity)gran, NULL, &r), TEA_OK);
+        assert_true(r.error == 0.0);
+        assert_int_equal(r.count, 0);
+        pics_error_result_free(&r);
+    }
+    /* 6 samples in the golden proportions 3:1:2 scale to 6, 2, 4: exact. */
+    build(&s, half, COUNT(half));
+    assert_int_equal(pics_error_compute(&s, &g, PICS_GRAN_INSN_COMPONENT, NULL, &r), TEA_OK);
+    assert_true(r.error == 0.0);
+    assert_int_equal(r.count, 0);
+    pics_error_result_free(&r);
+    pics_free(&g);
+    pics_free(&s);
+}
+
+static void test_disjoint(void **state)
+{
+    static const cell_spec gold[] = { { 0x100, 0, 5 } };
+    static const cell_spec elsewhere[] = { { 0x900, 0, 1 } };
+    pics g, s;
+    pics_error_result r;
+    (void)state;
+    build(&g, gold, COUNT(gold));
+    build(&s, elsewhere, COUNT(elsewhere));
+    /* The one sample scales to all 5 cycles at 0x900: |0-5| + |5-0| = 10;
+     * 10 / (2 x 5) = 1, half of it from each instruction. */
+    assert_int_equal(pics_error_compute(&s, &g, PICS_GRAN_INSN_COMPONENT, NULL, &r), TEA_OK);
+    assert_float_equal(r.error, 1.0, EPS);
+    assert_int_equal(r.count, 2);
+    assert_int_equal(r.items[0].pc, 0x100);
+    assert_int_equal(r.items[1].pc, 0x900);
+    assert_float_equal(r.items[0].contribution, 0.5, EPS);
+    assert_float_equal(r.items[1].contribution, 0.5, EPS);
+    assert_contributions_sum(&r);
+    pics_error_result_free(&r);
+    pics_free(&g);
+    pics_free(&s);
+}
+
+static void test_empty(void **state)
+{
+    pics g, s, none;
+    pics_error_result r;
+    (void)state;
+    build(&g, golden_cells, COUNT(golden_cells));
+    build(&s, sampled_cells, COUNT(sampled_cells));
+    assert_int_equal(pics_init(&none), TEA_OK);
+    /* No sample at all: error 1, each instruction its golden share:
+     * 0x100 (6 + 2) / 12 = 2/3, 0x200 4 / 12 = 1/3. */
+    assert_int_equal(pics_error_compute(&none, &g, PICS_GRAN_INSN_COMPONENT, NULL, &r), TEA_OK);
+    assert_float_equal(r.error, 1.0, EPS);
+    assert_int_equal(r.count, 2);
+    assert_int_equal(r.items[0].pc, 0x100);
+    assert_float_equal(r.items[0].contribution, 2.0 / 3, EPS);
+    assert_int_equal(r.items[1].pc, 0x200);
+    assert_float_equal(r.items[1].contribution, 1.0 / 3, EPS);
+    assert_contributions_sum(&r);
+    pics_error_result_free(&r);
+    /* An empty golden PICS has no error: a usage error, result empty. */
+    assert_int_equal(pics_error_compute(&s, &none, PICS_GRAN_INSN, NULL, &r), TEA_ERR_USAGE);
+    assert_int_equal(r.count, 0);
+    assert_null(r.items);
+    pics_free(&g);
+    pics_free(&s);
+    pics_free(&none);
+}
+
+/* --- the PICS file ----------------------------------------------------------- */
+
+static void test_file_round_trip(void **state)
+{
+    pics p, back;
+    pics_info info, read;
+    char *path = test_temp_path("round.pics");
+    (void)state;
+    assert_int_equal(pics_init(&p), TEA_OK);
+    /* Cells with awkward values: 64-bit addresses, every PSV bit, a value
+     * that is no multiple of the unit. */
+    assert_int_equal(pics_add(&p, 0xffffffff80001234ull, 0x1FF, 3 * U + 7, 2), TEA_OK);
+    assert_int_equal(pics_add(&p, 0x401000, 0, 5 * U, 9), TEA_OK);
+    assert_int_equal(pics_add(&p, 0x401000, 0x40, U, 1), TEA_OK);
+    assert_int_equal(pics_add(&p, 0x10, 0x21, 1, 1), TEA_OK);
+
+    pics_info_init(&info);
+    strcpy(info.scheme, "ibs");
+    strcpy(info.trace_digest, "0123456789abcdef");
+    info.trace_first_cycle = 100;
+    info.trace_last_cycle = 123456789;
+    info.trace_records = 4242;
+    strcpy(info.arch, "riscv64");
+    info.clock_hz = 3200000000ull;
+    info.binary_path = strdup("/opt/prog with space");
+    info.build_id = strdup("deadbeef");
+    info.load_bias = 0x555555554000ull;
+    info.has_load_bias = 1;
+    info.golden_total = 987654321ull * U;
+    info.period = 800000;
+    info.frequency_hz = 4000.0;
+    info.seed = 77;
+    strcpy(info.jitter, "interval");
+    strcpy(info.events, "native");
+    info.event_mask = 0x0DB;
+    info.samples = 12345;
+    for (int i = 0; i < TEA_LOST_REASONS; i++)
+        info.lost[i] = 10 + (uint64_t)i;
+    info.merged = 3;
+
+    assert_int_equal(pics_write(path, &info, &p), TEA_OK);
+    assert_int_equal(pics_read(path, &read, &back), TEA_OK);
+
+    assert_string_equal(read.scheme, "ibs");
+    assert_int_equal(read.unit, U);
+    assert_string_equal(read.trace_digest, "0123456789abcdef");
+    assert_int_equal(read.trace_first_cycle, 100);
+    assert_int_equal(read.trace_last_cycle, 123456789);
+    assert_int_equal(read.trace_records, 4242);
+    assert_string_equal(read.arch, "riscv64");
+    assert_int_equal(read.clock_hz, 3200000000ull);
+    assert_string_equal(read.binary_path, "/opt/prog with space");
+    assert_string_equal(read.build_id, "deadbeef");
+    assert_int_equal(read.has_load_bias, 1);
+    assert_int_equal(read.load_bias, 0x555555554000ull);
+    assert_int_equal(read.golden_total, 987654321ull * U);
+    assert_int_equal(read.period, 800000);
+    assert_true(read.frequency_hz == 4000.0);
+    assert_int_equal(read.seed, 77);
+    assert_string_equal(read.jitter, "interval");
+    assert_string_equal(read.events, "native");
+    assert_int_equal(read.event_mask, 0x0DB);
+    assert_int_equal(read.samples, 12345);
+    for (int i = 0; i < TEA_LOST_REASONS; i++)
+        assert_int_equal(read.lost[i], 10 + (uint64_t)i);
+    assert_int_equal(read.merged, 3);
+
+    /* Every cell, and the total 3U + 7 + 5U + U + 1 = 9U + 8. */
+    assert_int_equal(back.count, 4);
+    assert_int_equal(back.total, 9 * U + 8);
+    for (size_t i = 0; i < p.capacity; i++) {
+        const pics_cell *c = &p.slots[i], *b;
+        if (!c->used)
+            continue;
+        assert_non_null(b = pics_find(&back, c->pc, c->psv));
+        assert_int_equal(b->value, c->value);
+        assert_int_equal(b->count, c->count);
+    }
+
+    pics_info_free(&info);
+    pics_info_free(&read);
+    pics_free(&p);
+    pics_free(&back);
+    remove(path);
+    free(path);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_insn_component),
+        cmocka_unit_test(test_insn),
+        cmocka_unit_test(test_func),
+        cmocka_unit_test(test_identical_and_proportional),
+        cmocka_unit_test(test_disjoint),
+        cmocka_unit_test(test_empty),
+        cmocka_unit_test(test_file_round_trip),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,30 @@
+/*
+ * palette.h: the fixed colours of the project's figures, chosen by what the
+ * charts draw (plot/chart.h takes every colour from its caller).
+ *
+ * A PICS component (PSV) and a scheme each have one colour everywhere, so
+ * that a component or TEA looks the same in every figure.
+ */
+#ifndef TEA_TOOLS_PALETTE_H
+#define TEA_TOOLS_PALETTE_H
+
+#include "plot/chart.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The colour of a PICS component (a nine-bit PSV, trace/psv.h), "#rrggbb":
+ * base grey; stalls (ST-*) blues, drains (DR-*) greens, flushes (FL-*)
+ * reds, darker the more of the family's events are set (by the family's
+ * bits as a number); a component mixing families takes the hue of its
+ * highest family (flush, then stall) shifted towards the other (a flush
+ * with stalls magenta, with drains orange, with both purple; a stall with
+ * drains teal) and a saturation set by the other family's bits. Distinct
+ * PSVs get distinct colours. */
+void palette_component_color(uint16_t psv, char buf[CHART_COLOR_MAX]);
+
+/* The colour of a scheme named as in tea/scheme.h (golden, tea, nci, ibs,
+ * spe, ris); any other label (NULL, "ibs:all") gets chart_series_color(index). */
+const char *palette_scheme_color(const char *scheme, size_t index);
+
+#endif
