@@ -10,7 +10,6 @@
 #include "common/error.h"
 #include "tea/parallel.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
