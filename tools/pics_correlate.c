@@ -6,7 +6,7 @@
  * For each of the nine events, every static instruction with at least
  * --min-count occurrences of it is a point (occurrences, cycles of the
  * components containing the event); r is Pearson's correlation over those
- * points (pics/correlate.h). The pooled row ("all") takes the points of
+ * points (tea/correlate.h). The pooled row ("all") takes the points of
  * every input together: instructions of different traces are different
  * points even at the same address.
  */
@@ -17,9 +17,9 @@
 #include "common/exact.h"
 #include "common/outfile.h"
 #include "plot/chart.h"
-#include "pics/correlate.h"
+#include "tea/correlate.h"
 #include "pics/pics_file.h"
-#include "pics/results.h"
+#include "tea/results.h"
 #include "trace/psv.h"
 
 #include <libgen.h>

@@ -3,7 +3,7 @@
  * table (Markdown, LaTeX or CSV) and a grouped-bar chart, like the TEA
  * paper's Figure 5 and its mean/max summary.
  *
- * The inputs are results CSVs (pics/results.h): `tea replay` directories
+ * The inputs are results CSVs (tea/results.h): `tea replay` directories
  * (their summary.csv) or files such as `tea sweep` writes, in any mix. Rows
  * are traces in the order they first appear, columns the scheme labels in
  * results_scheme_compare order; a cell is the mean over seeds of the error at
@@ -16,7 +16,7 @@
 #include "common/outfile.h"
 #include "palette.h"
 #include "plot/chart.h"
-#include "pics/results.h"
+#include "tea/results.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,23 +1,20 @@
 /*
- * study.h: what `tea replay` and `tea sweep` share: which samplers a command
- * line asks for, one pass over a trace feeding all of them, each sampler's
- * error at the three granularities, and the results CSV both write
- * (docs/pics-format.md, "Results CSV").
+ * study.h: what `tea replay` and `tea sweep` share on the command line:
+ * which samplers a command line asks for (schemes with their event sets,
+ * frequencies or a period, seeds, jitter, --symbols, --threads), turned
+ * into the replay driver's options (tea/run.h), and the functions for the
+ * function-granularity error: from --symbols, or the binary the trace names
+ * (tools/symbolize.h); without either that error is left empty.
  *
  * A study runs every requested scheme (each with its event set: its own
  * events, or all nine when the scheme is written "ibs:all") at every
- * frequency (or one period) and every seed, in one decode of the trace. The
- * error at function granularity needs function symbols: from --symbols, or
- * the binary the trace names (tools/symbolize.h); without either it is left
- * empty.
+ * frequency (or one period) and every seed, in one decode of the trace.
  */
 #ifndef TEA_TOOLS_STUDY_H
 #define TEA_TOOLS_STUDY_H
 
 #include "cli.h"
-#include "pics/error.h"
-#include "pics/symmap.h"
-#include "tea/replay.h"
+#include "tea/run.h"
 #include "trace/trace.h"
 
 #include <stddef.h>
@@ -27,15 +24,9 @@
 #define STUDY_MAX_SCHEMES 16
 #define STUDY_MAX_FREQS 64
 #define STUDY_MAX_SEEDS 1000
-#define STUDY_LABEL_MAX 16      /* "ibs:all" and its NUL */
-#define STUDY_NAME_MAX 128      /* a trace's name */
-#define STUDY_GRANULARITIES 3   /* insn-component, insn, func */
 
 /* A sampling scheme with its event set, as a command line names it. */
-typedef struct study_scheme {
-    tea_scheme scheme;   /* TEA_SCHEME_TEA .. TEA_SCHEME_RIS */
-    int all_events;      /* all nine events instead of the scheme's own */
-} study_scheme;
+typedef tea_run_scheme study_scheme;
 
 /* What to run on each trace. */
 typedef struct study_request {
@@ -56,27 +47,6 @@ typedef struct study_request {
                                                  trace as a stream (tea/parallel.h) */
     const char *command;                      /* for messages and warnings */
 } study_request;
-
-/* One sampler's outcome. */
-typedef struct study_row {
-    tea_sampler_spec spec;
-    char label[STUDY_LABEL_MAX];              /* "tea", "ibs:all" */
-    uint64_t samples, lost;
-    double error[STUDY_GRANULARITIES];        /* fractions; NaN when unknown (no golden cycles,
-                                                 no function symbols) */
-} study_row;
-
-/* One trace's study. */
-typedef struct study_trace {
-    char name[STUDY_NAME_MAX];                /* the file's name without directory and suffixes */
-    const char *path;
-    trace_header header;
-    trace_totals totals;
-    char digest[PICS_DIGEST_LEN + 1];
-    tea_replay *replay;                       /* the engine, with every PICS */
-    study_row *rows;                          /* one per sampler, in spec order */
-    size_t row_count;
-} study_trace;
 
 /* Long options `tea replay` and `tea sweep` share, numbered after the
  * CLI_OPT_* trace options; each command numbers its own from
@@ -123,30 +93,13 @@ int study_parse_schemes(study_request *req, const char *list);
 /* Parses "100,1k,4kHz". Returns 0, or TEA_ERR_USAGE with a message. */
 int study_parse_freqs(study_request *req, const char *list);
 
-/* The name of a trace for tables: the file name without its directory and
- * without the suffixes .zst, .tea, .td, .bin, .trace (innermost last), e.g.
- * "runs/mcf.td.zst" -> "mcf". */
-void study_trace_name(const char *path, char *buf, size_t size);
-
-/* The label of a scheme with its event set: "ibs", "ibs:all". */
-void study_scheme_label(const study_scheme *s, char *buf, size_t size);
-
 /* Replays the trace at `path` once through golden and every sampler of
- * `req` and computes each sampler's errors. `out` is initialized here and
- * must be released with study_trace_free, also after an error. Errors: the
- * reader's (TEA_ERR_IO, TEA_ERR_FORMAT, ... naming the file and offset),
- * TEA_ERR_USAGE (unreadable --symbols map), TEA_ERR_NOMEM. */
-int study_run(const study_request *req, const char *path, study_trace *out);
-
-/* The provenance of the golden PICS (i == SIZE_MAX) or of sampler i, with
- * the trace's name. 0 or TEA_ERR_NOMEM. */
-int study_describe(const study_trace *t, size_t i, pics_info *info);
-
-/* The results CSV: its comment lines (tool, command line), the column
- * names, one comment per trace and one row per sampler. */
-void study_csv_begin(FILE *f, const char *what, const char *command_line);
-void study_csv_trace(FILE *f, const study_trace *t);
-
-void study_trace_free(study_trace *t);
+ * `req` (tea_run_trace; --threads 0 is the processors this process may use)
+ * and computes each sampler's errors (tea_run_errors) with the functions of
+ * --symbols or of the binary the trace names. `out` must be released with
+ * tea_run_free, also after an error. Errors: the reader's (TEA_ERR_IO,
+ * TEA_ERR_FORMAT, ... naming the file and offset), TEA_ERR_USAGE
+ * (unreadable --symbols map), TEA_ERR_NOMEM. */
+int study_run(const study_request *req, const char *path, tea_run *out);
 
 #endif

@@ -56,10 +56,10 @@ static void usage(FILE *out)
 
 /* The file of a sampler's PICS: DIR/LABEL.pics, ':' as '-' ("ibs-all"), with
  * -FREQhz when several frequencies were asked for. */
-static void sampler_file_name(const study_request *req, const char *dir, const study_row *row, char *buf,
+static void sampler_file_name(const study_request *req, const char *dir, const tea_run_row *row, char *buf,
                               size_t size)
 {
-    char label[STUDY_LABEL_MAX];
+    char label[TEA_RUN_LABEL_MAX];
     snprintf(label, sizeof label, "%s", row->label);
     for (char *c = label; *c; c++)
         if (*c == ':')
@@ -71,11 +71,11 @@ static void sampler_file_name(const study_request *req, const char *dir, const s
 }
 
 /* Writes one PICS with its provenance. */
-static int write_pics(const study_trace *t, size_t i, const pics *p, const char *path)
+static int write_pics(const tea_run *t, size_t i, const pics *p, const char *path)
 {
     pics_info info;
     int rc;
-    if ((rc = study_describe(t, i, &info)))
+    if ((rc = tea_run_describe(t, i, &info)))
         return rc;
     rc = pics_write(path, &info, p);
     pics_info_free(&info);
@@ -90,7 +90,7 @@ static int is_replay_output(const char *name)
 }
 
 /* Writes every PICS and summary.csv into `dir` (a temporary directory). */
-static int write_files(const study_request *req, const char *dir, const study_trace *t, const char *command_line)
+static int write_files(const study_request *req, const char *dir, const tea_run *t, const char *command_line)
 {
     char path[REPLAY_PATH_MAX];
     outfile *f;
@@ -107,14 +107,14 @@ static int write_files(const study_request *req, const char *dir, const study_tr
     snprintf(path, sizeof path, "%s/summary.csv", dir);
     if ((rc = outfile_open(&f, path)))
         return rc;
-    study_csv_begin(outfile_stream(f), "replay", command_line);
-    study_csv_trace(outfile_stream(f), t);
+    tea_run_csv_begin(outfile_stream(f), cli_version(), "replay", command_line);
+    tea_run_csv_trace(outfile_stream(f), t);
     return outfile_commit(f);
 }
 
 /* Writes the run's files beside `dir` and moves them in as a set
  * (common/outdir.h says what happens to other files in `dir`). */
-static int write_outputs(const study_request *req, const char *dir, const study_trace *t, const char *command_line)
+static int write_outputs(const study_request *req, const char *dir, const tea_run *t, const char *command_line)
 {
     outdir *d;
     int rc;
@@ -122,7 +122,7 @@ static int write_outputs(const study_request *req, const char *dir, const study_
     if ((rc = outdir_open(&d, dir, is_replay_output)))
         return rc;
     /* room for the longest file name: "ibs-all-<frequency>hz.pics" */
-    if (strlen(outdir_path(d)) + STUDY_LABEL_MAX + 32 >= REPLAY_PATH_MAX)
+    if (strlen(outdir_path(d)) + TEA_RUN_LABEL_MAX + 32 >= REPLAY_PATH_MAX)
         rc = tea_error_set(TEA_ERR_USAGE, "output directory name too long: '%s'", dir);
     if (rc || (rc = write_files(req, outdir_path(d), t, command_line))) {
         outdir_abort(d);
@@ -140,7 +140,7 @@ static void print_percent(double v, int width)
         printf(" %*.2f%%", width - 1, 100.0 * v);
 }
 
-static void print_table(const study_request *req, const char *dir, const study_trace *t)
+static void print_table(const study_request *req, const char *dir, const tea_run *t)
 {
     const golden_totals *g = tea_replay_golden_totals(t->replay);
     printf("trace:  %s (%llu cycles, %llu records; %llu cycles attributed)\n", t->path,
@@ -152,7 +152,7 @@ static void print_table(const study_request *req, const char *dir, const study_t
     if (req->golden)
         printf("%-8s %11s %10s %10s %9s %7.2f%% %9.2f%% %9.2f%%\n", "golden", "-", "-", "-", "-", 0.0, 0.0, 0.0);
     for (size_t i = 0; i < t->row_count; i++) {
-        const study_row *row = &t->rows[i];
+        const tea_run_row *row = &t->rows[i];
         printf("%-8s %11.6g %10llu %10llu %9llu", row->label, row->spec.frequency_hz,
                (unsigned long long)row->spec.period, (unsigned long long)row->samples, (unsigned long long)row->lost);
         print_percent(row->error[0], 8);
@@ -164,11 +164,11 @@ static void print_table(const study_request *req, const char *dir, const study_t
 
 static int replay_main(const study_request *req, const char *trace_path, const char *dir, const char *command_line)
 {
-    study_trace t;
+    tea_run t;
     int rc = study_run(req, trace_path, &t);
     if (!rc && !(rc = write_outputs(req, dir, &t, command_line)))
         print_table(req, dir, &t);
-    study_trace_free(&t);
+    tea_run_free(&t);
     return rc;
 }
 

@@ -62,7 +62,7 @@ static void usage(FILE *out)
 /* One trace of the sweep and its outcome. */
 typedef struct sweep_job {
     const char *path;
-    study_trace result;
+    tea_run result;
     int rc;
     char message[SWEEP_MESSAGE_MAX];   /* the error of a failed job (messages are per thread) */
 } sweep_job;
@@ -131,15 +131,9 @@ static int run_all(sweep_pool *pool, size_t threads)
     return rc;
 }
 
-/* The index of granularity `g` among a study row's errors. */
-static int granularity_index(pics_granularity g)
-{
-    return g == PICS_GRAN_INSN_COMPONENT ? 0 : g == PICS_GRAN_INSN ? 1 : 2;
-}
-
 /* The mean over traces of one (scheme, frequency, seed) error, NaN when a
  * trace lacks it. Rows of a trace are scheme-major, then frequency, then
- * seed (study.h), the same layout in every trace. */
+ * seed (tea/run.h), the same layout in every trace. */
 static double mean_over_traces(const sweep_pool *pool, size_t row, int g)
 {
     double sum = 0;
@@ -158,10 +152,10 @@ static int write_svg(const sweep_pool *pool, const char *path, pics_granularity 
 {
     const study_request *req = pool->req;
     size_t seeds = req->seed_count, freqs = req->freq_count, schemes = req->scheme_count;
-    int g = granularity_index(granularity);
+    int g = (int)granularity; /* a run row's errors are indexed by granularity */
     chart_series *series = calloc(schemes, sizeof *series);
     chart_point *points = calloc(schemes * freqs, sizeof *points);
-    char(*labels)[STUDY_LABEL_MAX] = calloc(schemes, sizeof *labels);
+    char(*labels)[TEA_RUN_LABEL_MAX] = calloc(schemes, sizeof *labels);
     char title[160];
     chart_lines chart;
     int rc = TEA_OK;
@@ -172,7 +166,7 @@ static int write_svg(const sweep_pool *pool, const char *path, pics_granularity 
     }
     for (size_t s = 0; s < schemes; s++) {
         size_t kept = 0;
-        study_scheme_label(&req->schemes[s], labels[s], sizeof labels[s]);
+        tea_run_scheme_label(&req->schemes[s], labels[s], sizeof labels[s]);
         for (size_t f = 0; f < freqs; f++) {
             double sum = 0, low = INFINITY, high = -INFINITY;
             int known = 1;
@@ -217,9 +211,9 @@ static int write_csv(const sweep_pool *pool, const char *path, const char *comma
     int rc;
     if ((rc = outfile_open(&out, path)))
         return rc;
-    study_csv_begin(outfile_stream(out), "sweep", command_line);
+    tea_run_csv_begin(outfile_stream(out), cli_version(), "sweep", command_line);
     for (size_t i = 0; i < pool->count; i++)
-        study_csv_trace(outfile_stream(out), &pool->jobs[i].result);
+        tea_run_csv_trace(outfile_stream(out), &pool->jobs[i].result);
     return outfile_commit(out);
 }
 
@@ -341,7 +335,7 @@ static int sweep(const study_request *req, const sweep_options *o, char **paths,
         && o->svg_path)
         rc = write_svg(&pool, o->svg_path, o->granularity);
     for (size_t i = 0; i < count; i++)
-        study_trace_free(&pool.jobs[i].result);
+        tea_run_free(&pool.jobs[i].result);
     free(pool.jobs);
     return rc;
 }

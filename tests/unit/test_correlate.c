@@ -1,11 +1,11 @@
 /*
- * test_correlate.c: event occurrences against cycle impact (pics/correlate):
+ * test_correlate.c: event occurrences against cycle impact (tea/correlate):
  * Pearson's r on data worked out by hand, the undefined cases, large values
  * with small differences, and the points of a hand-built golden PICS.
  */
 #include "testutil.h"
 #include "common/error.h"
-#include "pics/correlate.h"
+#include "tea/correlate.h"
 
 #include <math.h>
 #include <stdlib.h>

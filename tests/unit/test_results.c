@@ -1,5 +1,5 @@
 /*
- * test_results.c: results CSVs (pics/results): the schema's rows, comments
+ * test_results.c: results CSVs (tea/results): the schema's rows, comments
  * anywhere, concatenated files with repeated (and reordered) headers,
  * quoting, a replay directory, malformed lines with their line numbers,
  * duplicates, the scheme order, writing and reading back, and the trace
@@ -8,7 +8,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
 #include "common/error.h"
-#include "pics/results.h"
+#include "tea/results.h"
 
 #include <math.h>
 #include <stdio.h>

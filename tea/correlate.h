@@ -15,11 +15,11 @@
  * products) over the points less the first point (exact 128-bit
  * differences), so large values with small differences do not cancel.
  */
-#ifndef TEA_PICS_CORRELATE_H
-#define TEA_PICS_CORRELATE_H
+#ifndef TEA_TEA_CORRELATE_H
+#define TEA_TEA_CORRELATE_H
 
 #include "common/exact.h"
-#include "pics.h"
+#include "pics/pics.h"
 #include "trace/psv.h"
 
 #include <stddef.h>

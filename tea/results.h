@@ -27,8 +27,8 @@
  *    symbols).
  * A file that breaks a rule is refused with its name and line number.
  */
-#ifndef TEA_PICS_RESULTS_H
-#define TEA_PICS_RESULTS_H
+#ifndef TEA_TEA_RESULTS_H
+#define TEA_TEA_RESULTS_H
 
 #include "pics/error.h"
 

@@ -1,0 +1,285 @@
+/*
+ * run.c: the replay driver: samplers from options, one replay of a trace,
+ * errors and the results CSV (see run.h).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "run.h"
+#include "parallel.h"
+#include "results.h"
+#include "common/error.h"
+#include "trace/frames.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+static const char *const TRACE_SUFFIXES[] = { ".zst", ".tea", ".td", ".bin", ".trace", NULL };
+
+uint64_t tea_run_period(uint64_t clock_hz, double freq_hz)
+{
+    double p = floor((double)clock_hz / freq_hz + 0.5);
+    if (p < 1)
+        return 1;
+    if (p >= 18446744073709551616.0) /* 2^64: not representable */
+        return UINT64_MAX;
+    return (uint64_t)p;
+}
+
+void tea_run_trace_name(const char *path, char *buf, size_t size)
+{
+    const char *base = strrchr(path, '/');
+    size_t len;
+    int stripped = 1;
+
+    snprintf(buf, size, "%s", base ? base + 1 : path);
+    len = strlen(buf);
+    while (stripped) {
+        stripped = 0;
+        for (const char *const *s = TRACE_SUFFIXES; *s; s++) {
+            size_t n = strlen(*s);
+            if (len > n && strcmp(buf + len - n, *s) == 0) {
+                len -= n;
+                buf[len] = '\0';
+                stripped = 1;
+            }
+        }
+    }
+}
+
+void tea_run_scheme_label(const tea_run_scheme *s, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s%s", tea_scheme_name(s->scheme), s->all_events ? ":all" : "");
+}
+
+/* The samplers: scheme-major, then frequency, then seed. */
+static int build_specs(const tea_run_options *o, uint64_t clock_hz, tea_run *t, tea_sampler_spec **specs)
+{
+    size_t freqs = o->period ? 1 : o->freq_count, n = 0;
+    size_t count = o->scheme_count * freqs * o->seed_count;
+
+    *specs = calloc(count ? count : 1, sizeof **specs);
+    t->rows = calloc(count ? count : 1, sizeof *t->rows);
+    if (!*specs || !t->rows)
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    for (size_t s = 0; s < o->scheme_count; s++) {
+        const tea_run_scheme *sc = &o->schemes[s];
+        int all = sc->all_events || o->all_events;
+        for (size_t f = 0; f < freqs; f++) {
+            for (size_t k = 0; k < o->seed_count; k++) {
+                tea_sampler_spec *sp = &(*specs)[n];
+                tea_run_scheme labelled = { sc->scheme, all };
+                if (o->period) {
+                    sp->period = o->period;
+                    sp->frequency_hz = (double)clock_hz / (double)sp->period;
+                } else {
+                    sp->period = tea_run_period(clock_hz, o->freqs[f]);
+                    sp->frequency_hz = o->freqs[f];
+                }
+                sp->scheme = sc->scheme;
+                sp->jitter = o->jitter;
+                sp->seed = o->first_seed + k;
+                sp->all_events = all;
+                sp->event_mask = all ? PSV_MASK_ALL : tea_scheme_native_events(sc->scheme);
+                t->rows[n].spec = *sp;
+                tea_run_scheme_label(&labelled, t->rows[n].label, sizeof t->rows[n].label);
+                for (int g = 0; g < TEA_RUN_GRANULARITIES; g++)
+                    t->rows[n].error[g] = NAN;
+                n++;
+            }
+        }
+    }
+    t->row_count = n;
+    return TEA_OK;
+}
+
+/* Copies the trace's header and creates the engine with every sampler. */
+static int prepare_replay(const tea_run_options *o, tea_run *t, const trace_header *h)
+{
+    tea_sampler_spec *specs = NULL;
+    int rc;
+
+    if ((rc = trace_header_copy(&t->header, h)))
+        return rc;
+    if (o->open.clock_hz) /* the options' clock overrides the header's */
+        t->header.clock_hz = o->open.clock_hz;
+    if (!(rc = build_specs(o, t->header.clock_hz, t, &specs)))
+        rc = tea_replay_create(&t->replay, t->header.initial_window, specs, t->row_count);
+    if (!rc)
+        tea_replay_set_golden_rules(t->replay, o->rules);
+    free(specs);
+    return rc;
+}
+
+/* Forgets a replay that failed, so that it can be redone. */
+static void discard_replay(tea_run *t)
+{
+    tea_replay_free(t->replay);
+    t->replay = NULL;
+    free(t->rows);
+    t->rows = NULL;
+    t->row_count = 0;
+    trace_header_free(&t->header);
+    trace_header_init(&t->header);
+}
+
+/* Reads the trace once as a stream, feeding the engine. A trace the engine
+ * refuses (too long for a PICS) is still read to its end, so that the file's
+ * own errors are reported first, as tea info reports them. */
+static int replay_stream(const tea_run_options *o, tea_run *t)
+{
+    trace_reader *reader = NULL;
+    trace_batch batch = { 0 };
+    char refused[512] = "";   /* why the engine refused the trace, reported once the file is read */
+    int rc, refusal = TEA_OK;
+
+    if ((rc = trace_reader_open(&reader, t->path, &o->open)))
+        return rc;
+    if ((rc = prepare_replay(o, t, trace_reader_header(reader))) || (rc = trace_batch_init(&batch, TRACE_BATCH_RECORDS)))
+        goto done;
+    for (;;) {
+        if ((rc = trace_reader_read(reader, &batch)))
+            goto done;
+        if (batch.count == 0)
+            break;
+        if (refusal)
+            continue;
+        if ((rc = tea_replay_feed(t->replay, &batch)) == TEA_ERR_UNSUPPORTED) {
+            refusal = rc;
+            snprintf(refused, sizeof refused, "%s", tea_error_message());
+            rc = TEA_OK;
+        } else if (rc) {
+            goto done;
+        }
+    }
+    if (refusal)
+        rc = tea_error_set(refusal, "%s: %s", t->path, refused);
+    t->totals = *trace_reader_totals(reader);
+done:
+    trace_batch_free(&batch);
+    trace_reader_close(reader);
+    return rc;
+}
+
+/* Reads a native trace file by frames on several threads. TEA_ERR_UNSUPPORTED
+ * when the file cannot be read that way. */
+static int replay_frames(const tea_run_options *o, tea_run *t, unsigned threads)
+{
+    trace_frames *frames = NULL;
+    trace_read_stats stats;
+    int rc;
+
+    if ((rc = trace_frames_open(&frames, t->path)))
+        return rc == TEA_ERR_NOMEM ? rc : TEA_ERR_UNSUPPORTED;
+    if (!(rc = prepare_replay(o, t, trace_frames_header(frames))))
+        rc = tea_parallel_replay(t->replay, frames, threads, &t->totals, &stats);
+    trace_frames_close(frames);
+    return rc;
+}
+
+/* Each sampler's samples and losses, once the replay is finished. */
+static void collect_samples(tea_run *t)
+{
+    for (size_t i = 0; i < t->row_count; i++) {
+        tea_run_row *row = &t->rows[i];
+        const uint64_t *lost = tea_replay_sampler_lost(t->replay, i);
+        row->samples = tea_replay_sampler_samples(t->replay, i);
+        row->lost = 0;
+        for (int r = 0; r < TEA_LOST_REASONS; r++)
+            row->lost += lost[r];
+    }
+}
+
+int tea_run_trace(const tea_run_options *o, const char *path, tea_run *out)
+{
+    unsigned threads = o->threads;
+    int rc = TEA_ERR_UNSUPPORTED;
+
+    memset(out, 0, sizeof *out);
+    trace_header_init(&out->header);
+    out->path = path;
+    tea_run_trace_name(path, out->name, sizeof out->name);
+    if (threads > 1) {
+        rc = replay_frames(o, out, threads > TEA_PARALLEL_MAX_THREADS ? TEA_PARALLEL_MAX_THREADS : threads);
+        if (rc && rc != TEA_ERR_NOMEM)
+            discard_replay(out);
+    }
+    if (rc && rc != TEA_ERR_NOMEM)
+        rc = replay_stream(o, out);
+    if (rc || (rc = tea_replay_finish(out->replay)))
+        return rc;
+    tea_trace_digest(&out->header, &out->totals, out->digest);
+    collect_samples(out);
+    return TEA_OK;
+}
+
+int tea_run_errors(tea_run *run, const symmap *functions)
+{
+    static const symmap none;
+    const pics *reference = tea_replay_golden(run->replay);
+
+    if (!functions)
+        functions = &none;
+    for (size_t i = 0; i < run->row_count; i++) {
+        tea_run_row *row = &run->rows[i];
+        for (int g = 0; g < TEA_RUN_GRANULARITIES; g++) {
+            pics_granularity gran = (pics_granularity)g;
+            pics_error_result e;
+            int rc;
+            row->error[g] = NAN;
+            if (reference->total == 0 || (gran == PICS_GRAN_FUNC && functions->count == 0))
+                continue;
+            if ((rc = pics_error_compute(tea_replay_sampler_pics(run->replay, i), reference, gran, functions, &e)))
+                return rc;
+            row->error[g] = e.error;
+            pics_error_result_free(&e);
+        }
+    }
+    return TEA_OK;
+}
+
+int tea_run_describe(const tea_run *run, size_t i, pics_info *info)
+{
+    return tea_replay_describe(run->replay, i, &run->header, &run->totals, info);
+}
+
+void tea_run_csv_begin(FILE *f, const char *tool, const char *what, const char *command_line)
+{
+    fprintf(f, "# %s %s: %s\n", tool, what, command_line ? command_line : "");
+    results_write_header(f);
+}
+
+/* A fraction with nine decimals, or nothing when unknown. */
+static void write_fraction(FILE *f, double v)
+{
+    if (!isnan(v))
+        fprintf(f, "%.9f", v);
+}
+
+void tea_run_csv_trace(FILE *f, const tea_run *run)
+{
+    fprintf(f, "# trace %s: %s, digest %s, %llu cycles, %llu records", run->name, run->path, run->digest,
+            (unsigned long long)(run->totals.last_cycle - run->totals.first_cycle),
+            (unsigned long long)run->totals.records);
+    if (run->header.binary_path)
+        fprintf(f, ", binary %s", run->header.binary_path);
+    fputc('\n', f);
+    for (size_t i = 0; i < run->row_count; i++) {
+        const tea_run_row *row = &run->rows[i];
+        fprintf(f, "%s,%s,%.15g,%llu,%llu,%llu,", run->name, row->label, row->spec.frequency_hz,
+                (unsigned long long)row->spec.seed, (unsigned long long)row->samples, (unsigned long long)row->lost);
+        for (int g = 0; g < TEA_RUN_GRANULARITIES; g++) {
+            write_fraction(f, row->error[g]);
+            fputc(g + 1 < TEA_RUN_GRANULARITIES ? ',' : '\n', f);
+        }
+    }
+}
+
+void tea_run_free(tea_run *run)
+{
+    tea_replay_free(run->replay);
+    free(run->rows);
+    trace_header_free(&run->header);
+    memset(run, 0, sizeof *run);
+}

@@ -1,0 +1,128 @@
+/*
+ * run.h: the replay driver. Given a trace and what to sample, it opens the
+ * trace (by frames on several threads, or as a stream), runs the golden
+ * reference and every sampler over it in one pass (tea/replay.h), and keeps
+ * the outcome: the golden PICS and totals, each sampler's PICS, samples,
+ * losses and error at three granularities, the trace's header, totals and
+ * digest, and the provenance of every PICS. `tea replay` and `tea sweep`
+ * parse a command line into tea_run_options, call tea_run_trace and
+ * tea_run_errors, and print or write what they need; the results CSV both
+ * write is tea_run_csv_begin and tea_run_csv_trace (docs/pics-format.md,
+ * "Results CSV").
+ *
+ * Samplers: every scheme of the options (with its event set) at every
+ * frequency (or the one period) and every seed, scheme-major, then
+ * frequency, then seed. Each frequency becomes a period by
+ * tea_run_period, the one place that rule lives.
+ */
+#ifndef TEA_TEA_RUN_H
+#define TEA_TEA_RUN_H
+
+#include "replay.h"
+#include "scheme.h"
+#include "pics/error.h"
+#include "pics/pics_file.h"
+#include "pics/symmap.h"
+#include "trace/trace.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define TEA_RUN_LABEL_MAX 16      /* "ibs:all" and its NUL */
+#define TEA_RUN_NAME_MAX 128      /* a trace's name */
+#define TEA_RUN_GRANULARITIES 3   /* the pics_granularity values: insn-component, insn, func */
+
+/* A sampling scheme with its event set. */
+typedef struct tea_run_scheme {
+    tea_scheme scheme;   /* TEA_SCHEME_TEA .. TEA_SCHEME_RIS */
+    int all_events;      /* all nine events instead of the scheme's own */
+} tea_run_scheme;
+
+/* What to sample. The arrays are the caller's and are read only during
+ * tea_run_trace. */
+typedef struct tea_run_options {
+    const tea_run_scheme *schemes;   /* in the order the samplers are to have */
+    size_t scheme_count;
+    const double *freqs;             /* Hz, > 0 */
+    size_t freq_count;
+    uint64_t period;                 /* cycles; instead of freqs when not 0 */
+    uint64_t first_seed;             /* seeds first_seed .. first_seed + seed_count - 1 */
+    size_t seed_count;
+    tea_jitter jitter;
+    int all_events;                  /* every scheme gets all nine events */
+    golden_rules rules;              /* the golden reference's rule set, which TEA samples */
+    trace_open_options open;         /* open.clock_hz, when not 0, overrides the header's clock */
+    unsigned threads;                /* > 1: a native trace file by frames on that many threads (at most
+                                        TEA_PARALLEL_MAX_THREADS); 0 or 1: as a stream */
+} tea_run_options;
+
+/* One sampler's outcome. */
+typedef struct tea_run_row {
+    tea_sampler_spec spec;
+    char label[TEA_RUN_LABEL_MAX];             /* "tea", "ibs:all" */
+    uint64_t samples, lost;                    /* lost: summed over the loss reasons */
+    double error[TEA_RUN_GRANULARITIES];       /* fractions, indexed by pics_granularity; NaN when unknown
+                                                  (no golden cycles, no function symbols, not computed) */
+} tea_run_row;
+
+/* One trace's run. */
+typedef struct tea_run {
+    char name[TEA_RUN_NAME_MAX];               /* the file's name without directory and suffixes */
+    const char *path;                          /* the caller's */
+    trace_header header;                       /* the clock as used (options' clock_hz if given) */
+    trace_totals totals;
+    char digest[PICS_DIGEST_LEN + 1];          /* tea_trace_digest */
+    tea_replay *replay;                        /* the engine, with every PICS and the golden totals */
+    tea_run_row *rows;                         /* one per sampler, in spec order */
+    size_t row_count;
+} tea_run;
+
+/*
+ * The sampling period for a frequency: floor(clock_hz / freq_hz + 0.5)
+ * cycles (the nearest whole period, halves rounded up), at least 1 and at
+ * most UINT64_MAX. freq_hz must be > 0. Every sample point of a run at a
+ * frequency follows from this period.
+ */
+uint64_t tea_run_period(uint64_t clock_hz, double freq_hz);
+
+/* The name of a trace for tables: the file name without its directory and
+ * without the suffixes .zst, .tea, .td, .bin, .trace (innermost last), e.g.
+ * "runs/mcf.td.zst" -> "mcf". */
+void tea_run_trace_name(const char *path, char *buf, size_t size);
+
+/* The label of a scheme with its event set: "ibs", "ibs:all". */
+void tea_run_scheme_label(const tea_run_scheme *s, char *buf, size_t size);
+
+/*
+ * Replays the trace at `path` ("-" is standard input) once through golden
+ * and every sampler of `o`: by frames when o->threads > 1 and the trace is a
+ * native file, else as a stream; a trace the frame-parallel path finds wrong
+ * is read again as a stream, whose diagnosis is the one reported, so errors
+ * do not depend on the thread count. Fills everything in `out` but the
+ * errors (all NaN; tea_run_errors). `out` is initialized here and must be
+ * released with tea_run_free, also after an error. Errors: the reader's
+ * (TEA_ERR_IO, TEA_ERR_FORMAT, ... naming the file and offset),
+ * TEA_ERR_NOMEM.
+ */
+int tea_run_trace(const tea_run_options *o, const char *path, tea_run *out);
+
+/* Each sampler's error against the golden PICS at instruction × component,
+ * instruction and (when `functions` has any range) function granularity;
+ * NaN where unknown. `functions` may be NULL. 0 or TEA_ERR_NOMEM. */
+int tea_run_errors(tea_run *run, const symmap *functions);
+
+/* The provenance of the golden PICS (i == SIZE_MAX) or of sampler i. 0 or
+ * TEA_ERR_NOMEM. */
+int tea_run_describe(const tea_run *run, size_t i, pics_info *info);
+
+/* The results CSV: its comment line ("# TOOL WHAT: COMMAND_LINE") and the
+ * column names; then, per trace, one comment with its identity and one
+ * row per sampler. Write errors surface when the stream is closed. */
+void tea_run_csv_begin(FILE *f, const char *tool, const char *what, const char *command_line);
+void tea_run_csv_trace(FILE *f, const tea_run *run);
+
+/* Frees the engine and the rows; `run` is empty afterwards. */
+void tea_run_free(tea_run *run);
+
+#endif

@@ -1,0 +1,179 @@
+/*
+ * test_run.c: the replay driver (tea/run): the frequency -> period rule on
+ * hand-computed periods (rounding at a half, the bounds), trace names and
+ * scheme labels, the samplers' order, and one run giving the same results
+ * by frames and as a stream.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "testutil.h"
+#include "common/error.h"
+#include "tea/run.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CYCLES 200000
+#define FRAME_RECORDS 4000
+
+/* Periods computed by hand: floor(clock / f + 0.5). */
+static void periods_round_to_the_nearest_cycle(void **state)
+{
+    (void)state;
+    assert_int_equal(tea_run_period(3200000000u, 4000), 800000);      /* exact */
+    assert_int_equal(tea_run_period(3200000000u, 1e6), 3200);
+    assert_int_equal(tea_run_period(3200000000u, 333333), 9600);      /* 9600.0096 */
+    assert_int_equal(tea_run_period(3200000000u, 7000), 457143);      /* 457142.857 */
+    assert_int_equal(tea_run_period(2499, 1000), 2);                  /* 2.499 */
+    assert_int_equal(tea_run_period(2501, 1000), 3);                  /* 2.501 */
+    /* a half rounds up */
+    assert_int_equal(tea_run_period(5, 2), 3);                        /* 2.5 */
+    assert_int_equal(tea_run_period(7, 2), 4);                        /* 3.5 */
+    assert_int_equal(tea_run_period(3, 2), 2);                        /* 1.5 */
+    assert_int_equal(tea_run_period(2500, 1000), 3);                  /* 2.5 */
+    /* at least one cycle */
+    assert_int_equal(tea_run_period(1000, 2000), 1);                  /* 0.5 rounds up to 1 */
+    assert_int_equal(tea_run_period(1000, 3000), 1);                  /* 0.33 rounds to 0 */
+    assert_int_equal(tea_run_period(1000, 1e12), 1);
+    assert_int_equal(tea_run_period(0, 4000), 1);                     /* no clock */
+    assert_int_equal(tea_run_period(3200000000u, 3200000000.0), 1);
+    /* at most UINT64_MAX */
+    assert_true(tea_run_period(1000000000000u, 1e-7) == 10000000000000000000u); /* 1e19 */
+    assert_true(tea_run_period(1000000000000u, 5e-8) == UINT64_MAX);            /* 2e19 */
+    assert_true(tea_run_period(1000000000000u, 1e-300) == UINT64_MAX);          /* inf */
+    assert_true(tea_run_period(UINT64_MAX, 1) == UINT64_MAX);                   /* 2^64 as a double */
+}
+
+static void names_traces_and_labels_schemes(void **state)
+{
+    char buf[TEA_RUN_NAME_MAX];
+    tea_run_scheme ibs_all = { TEA_SCHEME_IBS, 1 }, tea = { TEA_SCHEME_TEA, 0 };
+    (void)state;
+    tea_run_trace_name("runs/mcf.td.zst", buf, sizeof buf);
+    assert_string_equal(buf, "mcf");
+    tea_run_trace_name("lbm.tea", buf, sizeof buf);
+    assert_string_equal(buf, "lbm");
+    tea_run_trace_name("a/b/x.trace.bin", buf, sizeof buf);
+    assert_string_equal(buf, "x");
+    tea_run_trace_name(".tea", buf, sizeof buf);  /* nothing would be left */
+    assert_string_equal(buf, ".tea");
+    tea_run_trace_name("-", buf, sizeof buf);
+    assert_string_equal(buf, "-");
+    tea_run_scheme_label(&ibs_all, buf, sizeof buf);
+    assert_string_equal(buf, "ibs:all");
+    tea_run_scheme_label(&tea, buf, sizeof buf);
+    assert_string_equal(buf, "tea");
+}
+
+/* Options for two schemes at two frequencies with two seeds. */
+static tea_run_options two_by_two(const tea_run_scheme *schemes, const double *freqs, unsigned threads)
+{
+    tea_run_options o;
+    memset(&o, 0, sizeof o);
+    o.schemes = schemes;
+    o.scheme_count = 2;
+    o.freqs = freqs;
+    o.freq_count = 2;
+    o.first_seed = 7;
+    o.seed_count = 2;
+    o.jitter = TEA_JITTER_INTERVAL;
+    o.threads = threads;
+    return o;
+}
+
+/* Writes a model trace of `workload` in native frames; returns its path. */
+static char *write_trace(const char *workload, uint64_t seed, const char *name)
+{
+    trace_write_options wo = { TRACE_FORMAT_NATIVE, 0, 0, FRAME_RECORDS };
+    char *path = test_temp_path(name);
+    test_stream s;
+    test_model_stream(workload, seed, CYCLES, &s);
+    assert_int_equal(test_stream_write(&s, &s.header, &wo, path), 0);
+    test_stream_free(&s);
+    return path;
+}
+
+/* Samplers are scheme-major, then frequency, then seed, with the rule's
+ * periods; a run by frames equals one as a stream. */
+static void runs_every_sampler_in_order(void **state)
+{
+    static const tea_run_scheme schemes[] = { { TEA_SCHEME_TEA, 0 }, { TEA_SCHEME_IBS, 1 } };
+    static const double freqs[] = { 1e6, 3e6 };
+    char *path = write_trace("mixed", 3, "run.tea");
+    tea_run_options o;
+    tea_run framed, streamed;
+    (void)state;
+
+    o = two_by_two(schemes, freqs, 3);
+    assert_int_equal(tea_run_trace(&o, path, &framed), 0);
+    o.threads = 1;
+    assert_int_equal(tea_run_trace(&o, path, &streamed), 0);
+    assert_non_null(strstr(framed.name, "run"));
+    assert_null(strstr(framed.name, ".tea"));
+    assert_string_equal(framed.digest, streamed.digest);
+    assert_int_equal(framed.row_count, 8);
+    for (size_t i = 0; i < framed.row_count; i++) {
+        const tea_run_row *row = &framed.rows[i];
+        size_t f = (i / 2) % 2;
+        assert_int_equal(row->spec.scheme, schemes[i / 4].scheme);
+        assert_string_equal(row->label, i < 4 ? "tea" : "ibs:all");
+        assert_int_equal(row->spec.period, tea_run_period(framed.header.clock_hz, freqs[f]));
+        assert_true(row->spec.frequency_hz == freqs[f]);
+        assert_int_equal(row->spec.seed, 7 + i % 2);
+        assert_true(isnan(row->error[0]));
+        assert_int_equal(row->samples, streamed.rows[i].samples);
+        assert_int_equal(row->lost, streamed.rows[i].lost);
+    }
+    assert_int_equal(tea_run_errors(&framed, NULL), 0);
+    assert_int_equal(tea_run_errors(&streamed, NULL), 0);
+    for (size_t i = 0; i < framed.row_count; i++) {
+        assert_false(isnan(framed.rows[i].error[PICS_GRAN_INSN_COMPONENT]));
+        assert_true(framed.rows[i].error[PICS_GRAN_INSN] == streamed.rows[i].error[PICS_GRAN_INSN]);
+        assert_true(isnan(framed.rows[i].error[PICS_GRAN_FUNC])); /* no functions */
+    }
+    tea_run_free(&framed);
+    tea_run_free(&streamed);
+    unlink(path);
+    free(path);
+}
+
+/* A period instead of frequencies: one sampler per scheme and seed, its
+ * frequency the clock over the period; a missing file fails with the
+ * reader's message. */
+static void runs_at_a_period_and_reports_errors(void **state)
+{
+    static const tea_run_scheme schemes[] = { { TEA_SCHEME_NCI, 0 }, { TEA_SCHEME_SPE, 0 } };
+    static const double freqs[] = { 1e6, 3e6 };
+    char *path = write_trace("memory", 4, "period.tea");
+    tea_run_options o = two_by_two(schemes, freqs, 1);
+    tea_run run;
+    (void)state;
+
+    o.period = 1000;
+    o.open.clock_hz = 2000000;
+    assert_int_equal(tea_run_trace(&o, path, &run), 0);
+    assert_int_equal(run.header.clock_hz, 2000000);
+    assert_int_equal(run.row_count, 4);
+    for (size_t i = 0; i < run.row_count; i++) {
+        assert_int_equal(run.rows[i].spec.period, 1000);
+        assert_true(run.rows[i].spec.frequency_hz == 2000.0);
+    }
+    tea_run_free(&run);
+    assert_int_equal(tea_run_trace(&o, "/nonexistent/x.tea", &run), TEA_ERR_IO);
+    assert_contains(tea_error_message(), "/nonexistent/x.tea");
+    tea_run_free(&run);
+    unlink(path);
+    free(path);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(periods_round_to_the_nearest_cycle),
+        cmocka_unit_test(names_traces_and_labels_schemes),
+        cmocka_unit_test(runs_every_sampler_in_order),
+        cmocka_unit_test(runs_at_a_period_and_reports_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
