@@ -54,10 +54,43 @@ void tea_run_scheme_label(const tea_run_scheme *s, char *buf, size_t size)
 }
 
 /* The samplers: scheme-major, then frequency, then seed. */
+/* Largest sampling period accepted (cycles): beyond it a trace would need
+ * more than 2^63 cycles for one sample. */
+#define RUN_MAX_PERIOD (1ull << 63)
+
+/* Checks what build_specs would make of the options at `clock_hz`: every
+ * frequency gives a period of 1 to 2^63 cycles, and no sampler appears twice
+ * (a scheme with and without ":all" under --events all). 0 or TEA_ERR_USAGE. */
+static int check_specs(const tea_run_options *o, uint64_t clock_hz)
+{
+    for (size_t f = 0; !o->period && f < o->freq_count; f++) {
+        double p = floor((double)clock_hz / o->freqs[f] + 0.5);
+        if (p < 1)
+            return tea_error_set(TEA_ERR_USAGE, "%.6g Hz is above twice the %llu Hz clock: its period rounds to 0 "
+                                                "cycles", o->freqs[f], (unsigned long long)clock_hz);
+        if (p > (double)RUN_MAX_PERIOD)
+            return tea_error_set(TEA_ERR_USAGE, "%.6g Hz at the %llu Hz clock is a period beyond 2^63 cycles",
+                                 o->freqs[f], (unsigned long long)clock_hz);
+    }
+    for (size_t a = 0; a < o->scheme_count; a++)
+        for (size_t b = a + 1; b < o->scheme_count; b++)
+            if (o->schemes[a].scheme == o->schemes[b].scheme
+                && (o->schemes[a].all_events || o->all_events) == (o->schemes[b].all_events || o->all_events))
+                return tea_error_set(TEA_ERR_USAGE, "scheme %s asked for twice (with --events all, %s and %s:all "
+                                                    "are the same)", tea_scheme_name(o->schemes[a].scheme),
+                                     tea_scheme_name(o->schemes[a].scheme), tea_scheme_name(o->schemes[a].scheme));
+    return TEA_OK;
+}
+
 static int build_specs(const tea_run_options *o, uint64_t clock_hz, tea_run *t, tea_sampler_spec **specs)
 {
     size_t freqs = o->period ? 1 : o->freq_count, n = 0;
     size_t count = o->scheme_count * freqs * o->seed_count;
+    int rc;
+
+    *specs = NULL;
+    if ((rc = check_specs(o, clock_hz)))
+        return rc;
 
     *specs = calloc(count ? count : 1, sizeof **specs);
     t->rows = calloc(count ? count : 1, sizeof *t->rows);

@@ -116,6 +116,11 @@ int study_parse_freqs(study_request *req, const char *list)
             rc = tea_error_set(TEA_ERR_USAGE, "at most %d frequencies", STUDY_MAX_FREQS);
             break;
         }
+        for (size_t i = 0; i < req->freq_count && !rc; i++)
+            if (req->freqs[i] == hz)
+                rc = tea_error_set(TEA_ERR_USAGE, "frequency '%s' given twice", f);
+        if (rc)
+            break;
         req->freqs[req->freq_count++] = hz;
     }
     if (!rc && req->freq_count == 0)

@@ -62,6 +62,19 @@ if [ -r /dev/zero ]; then
     contains err.txt "/dev/zero: line 1:"
 fi
 
+# frequencies and schemes that would overwrite each other's files or sample
+# at no real period are refused (exit 2) instead of run
+run 0 "$TEA" gen --workload mixed --cycles 20000 -o freq.tea
+run 2 "$TEA" replay freq.tea --freq 4k,4k -o fr
+contains err.txt "frequency '4k' given twice"
+run 2 "$TEA" replay freq.tea --schemes ibs,ibs:all --events all -o fr
+contains err.txt "scheme ibs asked for twice"
+run 2 "$TEA" replay freq.tea --freq 1e300 -o fr
+contains err.txt "its period rounds to 0 cycles"
+run 2 "$TEA" replay freq.tea --freq 1e-12 -o fr
+contains err.txt "a period beyond 2^63 cycles"
+[ ! -e fr ] || fail "a refused replay left its directory"
+
 # core configurations: cache sizes and files beyond the documented ceilings
 run 2 "$TEA" gen --cycles 10000 --set llc.size=64G -o big.tea
 contains err.txt "lines, at most 16777216"
