@@ -196,29 +196,39 @@ static int collect_names(const results_set *s, table *t)
 }
 
 /* Averages the rows at the table's frequency into the cells. */
-static int fill_cells(const table_request *req, const results_set *s, table *t)
+static int fill_cells(const table_request *req, const char *command, const results_set *s, table *t)
 {
     size_t n = t->trace_count * t->scheme_count;
+    char *warned = calloc(t->trace_count ? t->trace_count : 1, 1); /* traces said to have no cycles */
 
     t->cells = calloc(n, sizeof *t->cells);
     t->mean = malloc(t->scheme_count * sizeof *t->mean);
     t->max = malloc(t->scheme_count * sizeof *t->max);
-    if (!t->cells || !t->mean || !t->max)
+    if (!t->cells || !t->mean || !t->max || !warned) {
+        free(warned);
         return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    }
     for (size_t i = 0; i < s->count; i++) {
         const results_row *r = &s->rows[i];
         double e = r->error[req->granularity];
+        size_t trace = find_name(t->traces, t->trace_count, r->trace);
         table_cell *c;
         if (!freq_matches(r->freq_hz, t->freq_hz))
             continue;
-        if (isnan(e))
-            return tea_error_set(TEA_ERR_FORMAT, "%s: line %lu: no %s for trace %s, scheme %s%s", r->file, r->line,
-                                 results_error_column(req->granularity), r->trace, r->scheme,
-                                 req->granularity == PICS_GRAN_FUNC
-                                     ? " (the run had no function symbols; choose another --granularity)"
-                                     : " (the field is empty)");
-        c = &t->cells[find_name(t->traces, t->trace_count, r->trace) * t->scheme_count
-                      + find_name(t->schemes, t->scheme_count, r->scheme)];
+        if (isnan(e) && req->granularity == PICS_GRAN_FUNC) {
+            free(warned);
+            return tea_error_set(TEA_ERR_FORMAT, "%s: line %lu: no %s for trace %s, scheme %s (the run had no "
+                                 "function symbols; choose another --granularity)", r->file, r->line,
+                                 results_error_column(req->granularity), r->trace, r->scheme);
+        }
+        if (isnan(e)) {
+            /* A trace with no attributed cycles has no error: its row stays empty. */
+            if (!warned[trace]++)
+                fprintf(stderr, "%s: warning: trace %s (%s, line %lu) has no attributed cycles: its row is empty\n",
+                        command, r->trace, r->file, r->line);
+            continue;
+        }
+        c = &t->cells[trace * t->scheme_count + find_name(t->schemes, t->scheme_count, r->scheme)];
         if (c->seeds == 0 || e < c->min)
             c->min = e;
         if (c->seeds == 0 || e > c->max)
@@ -228,6 +238,7 @@ static int fill_cells(const table_request *req, const results_set *s, table *t)
         if (c->seeds > 1)
             t->spread = 1;
     }
+    free(warned);
     return TEA_OK;
 }
 
@@ -565,7 +576,7 @@ static int run_table(const table_request *req, const char *command)
     }
     if ((status = choose_frequency(req, &s, command, &t.freq_hz)) != CLI_EXIT_OK)
         goto done;
-    if ((rc = collect_names(&s, &t)) || (rc = fill_cells(req, &s, &t))) {
+    if ((rc = collect_names(&s, &t)) || (rc = fill_cells(req, command, &s, &t))) {
         status = cli_fail(command, rc);
         goto done;
     }

@@ -55,6 +55,17 @@ done
 # refused (it used to leak); a line longer than the limit ends the read
 run 0 "$PICS" export "$BAD/F10_pics_cell_long_value.pics"
 contains out.txt "0x4011e7,5"
+run 0 "$PICS" error "$BAD/F10_pics_cell_long_value.pics" "$BAD/rx_golden.pics"
+contains out.txt "error: 22.9118%"
+run 0 "$PICS" error "$BAD/rx_tea.pics" "$BAD/rx_golden.pics"
+contains out.txt "error: 22.9118%"
+
+# a one-token trace has no attributed cycles: its results are a row of empty
+# cells with a warning, not a failed table
+run 0 "$TEA" replay "$BAD/zero_span_one_token.td" -o zero
+run 0 "$PICS" table zero
+contains out.txt "| zero\\_span\\_one\\_token | – | – | – | – | – |"
+contains err.txt "has no attributed cycles: its row is empty"
 run 1 "$PICS" export "$BAD/F14_dup_trace_binary_leak.pics"
 contains err.txt "line 11: repeated key"
 if [ -r /dev/zero ]; then
