@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "pics_file.h"
 #include "common/error.h"
+#include "common/textline.h"
 #include "common/exact.h"
 #include "common/outfile.h"
 
@@ -162,18 +163,14 @@ int pics_write(const char *path, const pics_info *info, const pics *p)
 
 /* --- reading --------------------------------------------------------------- */
 
-/* Longest line of a PICS file (bytes, without the newline); a longer one is
- * an error, so that reading /dev/zero ends. */
-#define PICS_MAX_LINE 4096
-#define PICS_STR_(x) #x
-#define PICS_STR(x) PICS_STR_(x)
 /* Most header keys a PICS file may have. */
 #define PICS_MAX_KEYS 256
 
 typedef struct line_reader {
     FILE *f;
     const char *path;
-    char line[PICS_MAX_LINE + 1];
+    char *line;                  /* the current line (common/textline.h bounds its length) */
+    size_t cap;
     unsigned long number;
     char *keys[PICS_MAX_KEYS];   /* header keys seen, to refuse a repeated one */
     size_t key_count;
@@ -187,27 +184,25 @@ static int line_error(const line_reader *lr, const char *what)
 /* Reads the next line without its newline; *eof at the end of the file. */
 static int next_line(line_reader *lr, int *eof)
 {
-    size_t len = 0;
-    int c;
+    size_t len;
+    int got = textline_read(lr->f, &lr->line, &lr->cap, TEXTLINE_MAX, &len);
 
-    while ((c = getc(lr->f)) != EOF && c != '\n') {
-        if (len == PICS_MAX_LINE) {
-            lr->number++;
-            return line_error(lr, "longer than " PICS_STR(PICS_MAX_LINE) " bytes");
-        }
-        if (c == '\0') {
-            lr->number++;
-            return line_error(lr, "contains a NUL byte");
-        }
-        lr->line[len++] = (char)c;
-    }
-    lr->line[len] = '\0';
-    if (c == EOF && ferror(lr->f))
+    *eof = got == TEXTLINE_EOF;
+    if (got == TEXTLINE_EOF)
+        return TEA_OK;
+    lr->number++;
+    switch (got) {
+    case TEXTLINE_TOO_LONG:
+        return line_error(lr, "longer than " TEXTLINE_MAX_TEXT " bytes");
+    case TEXTLINE_NUL:
+        return line_error(lr, "contains a NUL byte");
+    case TEXTLINE_NOMEM:
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    case TEXTLINE_IO:
         return tea_error_set(TEA_ERR_IO, "%s: read failed: %s", lr->path, strerror(errno));
-    *eof = c == EOF && len == 0;
-    if (!*eof)
-        lr->number++;
-    return TEA_OK;
+    default:
+        return TEA_OK;
+    }
 }
 
 /* Remembers a header key; -1 when it was seen before (or there are too many). */
@@ -425,6 +420,7 @@ int pics_read(const char *path, pics_info *info, pics *p)
                            (unsigned long long)p->total, (unsigned long long)info->golden_total);
 done:
     fclose(lr->f);
+    free(lr->line);
     for (size_t i = 0; i < lr->key_count; i++)
         free(lr->keys[i]);
     free(lr);

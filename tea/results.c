@@ -5,6 +5,7 @@
 #include "results.h"
 #include "common/csv.h"
 #include "common/error.h"
+#include "common/textline.h"
 #include "tea/scheme.h"
 
 #include <errno.h>
@@ -340,26 +341,31 @@ static int resolve_path(const char *path, char **out)
 static int read_lines(results_set *s, reader *rd, FILE *in)
 {
     char *line = NULL;
-    size_t cap = 0;
-    ssize_t got;
+    size_t cap = 0, n;
     fields f = { 0 };
-    int rc = TEA_OK, quote;
+    int rc = TEA_OK, quote, got;
 
-    while ((got = getline(&line, &cap, in)) >= 0) {
-        size_t n = (size_t)got;
+    while ((got = textline_read(in, &line, &cap, TEXTLINE_MAX, &n)) != TEXTLINE_EOF) {
         results_row r;
 
         rd->line++;
-        if (n && line[n - 1] == '\n')
-            n--;
+        if (got == TEXTLINE_NUL) {
+            rc = line_error(rd, "a NUL byte (not a text file)");
+            break;
+        }
+        if (got == TEXTLINE_TOO_LONG) {
+            rc = line_error(rd, "longer than " TEXTLINE_MAX_TEXT " bytes (not a results CSV)");
+            break;
+        }
+        if (got == TEXTLINE_NOMEM || got == TEXTLINE_IO) {
+            rc = got == TEXTLINE_NOMEM ? tea_error_set(TEA_ERR_NOMEM, "out of memory")
+                                       : tea_error_set(TEA_ERR_IO, "%s: read failed", rd->path);
+            break;
+        }
         if (n && line[n - 1] == '\r')
             n--;
         if (n == 0 || line[0] == '#')
             continue;
-        if (memchr(line, '\0', n)) {
-            rc = line_error(rd, "a NUL byte (not a text file)");
-            break;
-        }
         if ((quote = split_fields(&f, line, n)) != 0) {
             rc = quote < 0 ? quote : line_error(rd, "malformed quoting");
             break;
@@ -608,7 +614,8 @@ int results_trace_name(const char *path, const char *digest, char **name)
     *name = NULL;
     if (!in)
         return TEA_OK;
-    while (!*name && getline(&line, &cap, in) >= 0) {
+    size_t len;
+    while (!*name && textline_read(in, &line, &cap, TEXTLINE_MAX, &len) == TEXTLINE_OK) {
         if (line[0] == '#' && (rc = trace_comment_name(line, digest, name)))
             break;
     }
