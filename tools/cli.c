@@ -402,6 +402,13 @@ int cli_option_trace_format(const char *command, const cli_option *opt, const ch
     return rc ? rc : CLI_CONTINUE;
 }
 
+int cli_option_granularity(const char *command, const cli_option *opt, const char *arg)
+{
+    if (pics_granularity_parse(arg, opt->dest))
+        return cli_usage_error(command, "%s", tea_error_message());
+    return CLI_CONTINUE;
+}
+
 int cli_option_rob_size(const char *command, const cli_option *opt, const char *arg)
 {
     uint64_t v;

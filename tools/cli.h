@@ -8,6 +8,7 @@
 #ifndef TEA_TOOLS_CLI_H
 #define TEA_TOOLS_CLI_H
 
+#include "pics/error.h"
 #include "trace/trace.h"
 
 #include <getopt.h>
@@ -136,6 +137,10 @@ void cli_print_help(FILE *out, const cli_command *cmd);
  * (see cli_option.error). Returns CLI_EXIT_USAGE. */
 int cli_usage_error_arg(const char *command, const char *template_, const char *arg);
 
+/* A macro's value as a string literal: CLI_STR(TRACE_MAX_ROB) is "4096". */
+#define CLI_STR(x) CLI_STR_(x)
+#define CLI_STR_(x) #x
+
 /* Entry builders. `dest` is checked against the type the entry stores. */
 #define CLI_FLAG(lname, sname, dest_, help_)                                                     \
     { .long_name = (lname), .short_name = (sname), .arg = CLI_ARG_NONE, .help = (help_),          \
@@ -177,6 +182,11 @@ int cli_usage_error_arg(const char *command, const char *template_, const char *
 #define CLI_OPTION_TRACE_FORMAT(lname, dest_, help_)                                             \
     CLI_CALL(lname, 0, "FORMAT", cli_option_trace_format, (1 ? (dest_) : (trace_format *)0), help_)
 int cli_option_trace_format(const char *command, const cli_option *opt, const char *arg);
+/* --granularity G: a pics_granularity by its name (pics_granularity_parse)
+ * into the pics_granularity at dest. */
+#define CLI_OPTION_GRANULARITY(dest_, help_)                                                     \
+    CLI_CALL("granularity", 0, "G", cli_option_granularity, (1 ? (dest_) : (pics_granularity *)0), help_)
+int cli_option_granularity(const char *command, const cli_option *opt, const char *arg);
 /* --level N: a zstd level 1-22 into the int at dest. */
 #define CLI_OPTION_ZSTD_LEVEL(dest_, help_)                                                      \
     CLI_UINT("level", "N", (1 ? (dest_) : (int *)0), 1, 22, "invalid zstd level '%s' (1-22)", help_)
