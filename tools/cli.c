@@ -170,32 +170,6 @@ const char *cli_version(void)
     return "tea " TEA_VERSION;
 }
 
-int cli_trace_option(const char *command, int opt, const char *arg, trace_open_options *o)
-{
-    uint64_t v;
-    double hz;
-
-    switch (opt) {
-    case CLI_OPT_ROB_SIZE:
-        if (cli_parse_u64(arg, &v) || v == 0 || v > TRACE_MAX_ROB)
-            return cli_usage_error(command, "invalid ROB size '%s' (1-%d entries)", arg, TRACE_MAX_ROB);
-        o->rob_size = (unsigned)v;
-        return 0;
-    case CLI_OPT_LLC_LATENCY:
-        if (cli_parse_u64(arg, &v) || v == 0 || v > UINT16_MAX)
-            return cli_usage_error(command, "invalid LLC-miss latency '%s' (1-65535 cycles)", arg);
-        o->llc_latency = (unsigned)v;
-        return 0;
-    case CLI_OPT_CLOCK:
-        if (cli_parse_hz(arg, &hz) || hz < 1 || hz > 1e12)
-            return cli_usage_error(command, "invalid clock frequency '%s'", arg);
-        o->clock_hz = (uint64_t)(hz + 0.5);
-        return 0;
-    default:
-        return 1;
-    }
-}
-
 static void dispatch_usage(FILE *out, const char *program, const char *intro, const char *epilogue,
                            const cli_subcommand *table, size_t count)
 {
@@ -252,7 +226,7 @@ int cli_usage_error_arg(const char *command, const char *template_, const char *
     fprintf(stderr, "%s: ", command);
     for (const char *t = template_; *t; t++) {
         if (t[0] == '%' && t[1] == 's') {
-            fputs(arg, stderr);
+            fputs(arg ? arg : "", stderr);
             t++;
         } else if (t[0] == '%' && t[1] == '%') {
             fputc('%', stderr);

@@ -122,6 +122,11 @@ struct cli_command {
     size_t count;
 };
 
+/* The cli_command of the option array `options_` (an array, not a pointer),
+ * whose descriptions begin at `column`. */
+#define CLI_COMMAND(synopsis_, epilogue_, column_, options_) \
+    { (synopsis_), (epilogue_), (column_), 0, (options_), sizeof(options_) / sizeof(options_)[0] }
+
 /* Parses the options of argv by `cmd`'s table with getopt_long, running each
  * option's action in command-line order. Returns CLI_CONTINUE with optind at
  * the first operand, or the exit status when the command ends here: 0 after
@@ -166,6 +171,8 @@ int cli_usage_error_arg(const char *command, const char *template_, const char *
       .type = CLI_TYPE_HELP }
 /* -o, --output VALUE into the const char * at dest. */
 #define CLI_OPTION_OUTPUT(vname, dest_, help_) CLI_STRING("output", 'o', vname, dest_, help_)
+/* -o, --output OUT of a command that writes to standard output without it. */
+#define CLI_OPTION_STDOUT_OUTPUT(dest_) CLI_OPTION_OUTPUT("OUT", dest_, "write to OUT instead of standard output")
 /* --elf BINARY into the const char * at dest. */
 #define CLI_OPTION_ELF(dest_, help_) CLI_STRING("elf", 0, "BINARY", dest_, help_)
 /* --symbols MAP into the const char * at dest. */
@@ -215,29 +222,9 @@ int cli_option_rob_size(const char *command, const cli_option *opt, const char *
 int cli_option_llc_latency(const char *command, const cli_option *opt, const char *arg);
 int cli_option_clock(const char *command, const cli_option *opt, const char *arg);
 
-/* getopt_long codes of the options every trace-reading command accepts; they
- * describe TraceDoctor input, which has no header of its own. */
-enum {
-    CLI_OPT_ROB_SIZE = 0x1000,
-    CLI_OPT_LLC_LATENCY,
-    CLI_OPT_CLOCK,
-    CLI_OPT_FIRST_FREE /* commands number their own long options from here */
-};
-#define CLI_TRACE_LONG_OPTIONS                                          \
-    { "rob-size", required_argument, NULL, CLI_OPT_ROB_SIZE },          \
-    { "llc-latency", required_argument, NULL, CLI_OPT_LLC_LATENCY },    \
-    { "clock", required_argument, NULL, CLI_OPT_CLOCK }
-/* Help text for those options. */
-#define CLI_TRACE_OPTIONS_HELP                                                              \
-    "  --rob-size N       TraceDoctor input: ROB entries its indices wrap at (default 192)\n" \
-    "  --llc-latency N    TraceDoctor input: memlat cycles at which a load missed the LLC\n"  \
-    "                     (default 32)\n"                                                    \
-    "  --clock HZ         core clock of TraceDoctor input (default 3.2G); replay and\n"  \
-    "                     sweep also take it over a native trace's own\n"
-
-/* Handles one of the CLI_OPT_* trace options. Returns 0 when handled, 1 when
- * `opt` is not one of them, or CLI_EXIT_USAGE after printing the problem. */
-int cli_trace_option(const char *command, int opt, const char *arg, trace_open_options *o);
+/* Where option codes of tables outside cli_option begin (report.h numbers
+ * REPORT_OPT_* from here for report_symbol_option). */
+enum { CLI_OPT_FIRST_FREE = 0x1000 };
 
 /* One subcommand of a multi-command program. */
 typedef struct cli_subcommand {

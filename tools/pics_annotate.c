@@ -364,10 +364,10 @@ int pics_annotate_main(int argc, char **argv)
         CLI_OPTION_GOLDEN(&req.golden_path, "the golden PICS of the same trace: golden cycles and stacks,\n"
                                             "each instruction's error contribution"),
         CLI_FLAG("source", 0, &req.sym.source, "source file:line (DWARF) where it changes"),
-        CLI_OPTION_OUTPUT("OUT", &req.out_path, "write to OUT instead of standard output"),
+        CLI_OPTION_STDOUT_OUTPUT(&req.out_path),
         CLI_OPTION_HELP,
     };
-    const cli_command command = { ANNOTATE_SYNOPSIS, NULL, 25, 0, options, sizeof options / sizeof options[0] };
+    const cli_command command = CLI_COMMAND(ANNOTATE_SYNOPSIS, NULL, 25, options);
 
     memset(&req, 0, sizeof req);
     req.out_path = "-";

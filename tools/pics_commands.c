@@ -111,10 +111,10 @@ int pics_export_main(int argc, char **argv)
     outfile *out = NULL;
     const cli_option options[] = {
         CLI_ENUM("format", "FORMAT", &json, formats, NULL, "unknown format '%s' (csv or json)", "csv (default) or json"),
-        CLI_OPTION_OUTPUT("OUT", &out_path, "write to OUT instead of standard output"),
+        CLI_OPTION_STDOUT_OUTPUT(&out_path),
         CLI_OPTION_HELP,
     };
-    const cli_command command = { EXPORT_SYNOPSIS, NULL, 20, 0, options, sizeof options / sizeof options[0] };
+    const cli_command command = CLI_COMMAND(EXPORT_SYNOPSIS, NULL, 20, options);
 
     if ((rc = cli_parse(&command, argc, argv)) != CLI_CONTINUE)
         return rc;
@@ -260,7 +260,7 @@ int pics_error_main(int argc, char **argv)
         CLI_FLAG("json", 0, &req.json, "print {\"error\": fraction, \"instructions\": [...]} instead"),
         CLI_OPTION_HELP,
     };
-    const cli_command command = { ERROR_SYNOPSIS, NULL, 20, 0, options, sizeof options / sizeof options[0] };
+    const cli_command command = CLI_COMMAND(ERROR_SYNOPSIS, NULL, 20, options);
 
     if ((rc = cli_parse(&command, argc, argv)) != CLI_CONTINUE)
         return rc;
@@ -291,7 +291,7 @@ int pics_merge_main(int argc, char **argv)
         CLI_OPTION_OUTPUT("OUT", &out_path, "the merged PICS (required)"),
         CLI_OPTION_HELP,
     };
-    const cli_command command = { MERGE_SYNOPSIS, NULL, 20, 0, options, sizeof options / sizeof options[0] };
+    const cli_command command = CLI_COMMAND(MERGE_SYNOPSIS, NULL, 20, options);
 
     if ((rc = cli_parse(&command, argc, argv)) != CLI_CONTINUE)
         return rc;

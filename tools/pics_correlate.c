@@ -399,8 +399,7 @@ int pics_correlate_main(int argc, char **argv)
                  "(default " CLI_STR(DEFAULT_MIN_COUNT) "; 0 takes every instruction of the PICS)"),
         CLI_OPTION_HELP,
     };
-    const cli_command command = { CORRELATE_SYNOPSIS, CORRELATE_EPILOGUE, 21, 0, options,
-                                  sizeof options / sizeof options[0] };
+    const cli_command command = CLI_COMMAND(CORRELATE_SYNOPSIS, CORRELATE_EPILOGUE, 21, options);
 
     if ((rc = cli_parse(&command, argc, argv)) != CLI_CONTINUE)
         return rc;

@@ -498,10 +498,10 @@ int pics_diff_main(int argc, char **argv)
                                  "default: the bias the trace recorded; needed for a PIE without one)"),
         CLI_ENUM("format", "FORMAT", &req.format, formats, format_values, "unknown format '%s' (text, csv or json)",
                  "text (default), csv or json"),
-        CLI_OPTION_OUTPUT("OUT", &req.out_path, "write to OUT instead of standard output"),
+        CLI_OPTION_STDOUT_OUTPUT(&req.out_path),
         CLI_OPTION_HELP,
     };
-    const cli_command command = { DIFF_SYNOPSIS, DIFF_EPILOGUE, 20, 0, options, sizeof options / sizeof options[0] };
+    const cli_command command = CLI_COMMAND(DIFF_SYNOPSIS, DIFF_EPILOGUE, 20, options);
 
     req.sym.command = argv[0];
     if ((rc = cli_parse(&command, argc, argv)) != CLI_CONTINUE)

@@ -331,7 +331,7 @@ int pics_plot_main(int argc, char **argv)
                                  "default: the bias the trace recorded; needed for a PIE without one)"),
         CLI_OPTION_HELP,
     };
-    const cli_command command = { PLOT_SYNOPSIS, NULL, 20, 0, options, sizeof options / sizeof options[0] };
+    const cli_command command = CLI_COMMAND(PLOT_SYNOPSIS, NULL, 20, options);
 
     req.sym.command = argv[0];
     if ((rc = cli_parse(&command, argc, argv)) != CLI_CONTINUE)

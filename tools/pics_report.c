@@ -874,10 +874,10 @@ int pics_report_main(int argc, char **argv)
                  "text (default), csv, json, or folded (flame-graph stacks\n"
                  "'function;function+0xOFF;COMPONENT cycles' of every cell)"),
         CLI_FLAG("source", 0, &req.sym.source, "show source file:line (DWARF)"),
-        CLI_OPTION_OUTPUT("OUT", &req.out_path, "write to OUT instead of standard output"),
+        CLI_OPTION_STDOUT_OUTPUT(&req.out_path),
         CLI_OPTION_HELP,
     };
-    const cli_command command = { REPORT_SYNOPSIS, NULL, 25, 0, options, sizeof options / sizeof options[0] };
+    const cli_command command = CLI_COMMAND(REPORT_SYNOPSIS, NULL, 25, options);
 
     memset(&req, 0, sizeof req);
     req.out_path = "-";

@@ -585,7 +585,7 @@ int pics_table_main(int argc, char **argv)
         CLI_OPTION_OUTPUT("OUT", &req.out_path, "write the table to OUT instead of standard output"),
         CLI_OPTION_HELP,
     };
-    const cli_command command = { TABLE_SYNOPSIS, TABLE_EPILOGUE, 20, 0, options, sizeof options / sizeof options[0] };
+    const cli_command command = CLI_COMMAND(TABLE_SYNOPSIS, TABLE_EPILOGUE, 20, options);
 
     if ((rc = cli_parse(&command, argc, argv)) != CLI_CONTINUE)
         return rc;

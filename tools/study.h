@@ -80,9 +80,11 @@ typedef struct study_trace {
 
 /* The options `tea replay` and `tea sweep` share, as cli_option entries
  * (cli.h) into the study_request at `req`: --schemes LIST, a frequency list
- * (--freq or --freqs; `seen_`, when not NULL, is set when given), --jitter MODE, --events SET and --threads N; their
- * callbacks report a bad value as a usage error. */
-#define STUDY_OPTION_SCHEMES(req, help_) CLI_CALL("schemes", 0, "LIST", study_option_schemes, STUDY_REQ(req), help_)
+ * (--freq or --freqs; `seen_`, when not NULL, is set when it is given),
+ * --jitter MODE, --events SET and --threads N. Their callbacks report a bad
+ * value as a usage error with the parser's message. */
+#define STUDY_OPTION_SCHEMES(req, help_) \
+    CLI_CALL("schemes", 0, "LIST", study_option_schemes, STUDY_REQ(req), help_)
 #define STUDY_OPTION_FREQS(lname, req, seen_, help_)                                                 \
     { .long_name = (lname), .arg = CLI_ARG_REQUIRED, .value_name = "HZ[,HZ...]", .help = (help_),     \
       .type = CLI_TYPE_CALL, .dest = STUDY_REQ(req), .call = study_option_freqs, .seen = (seen_) }

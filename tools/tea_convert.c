@@ -88,7 +88,7 @@ int tea_convert_main(int argc, char **argv)
         CLI_TRACE_OPTIONS(&open_opts),
         CLI_OPTION_HELP,
     };
-    const cli_command command = { CONVERT_SYNOPSIS, NULL, 25, 0, options, sizeof options / sizeof options[0] };
+    const cli_command command = CLI_COMMAND(CONVERT_SYNOPSIS, NULL, 25, options);
 
     if ((rc = cli_parse(&command, argc, argv)) != CLI_CONTINUE)
         return rc;

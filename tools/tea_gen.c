@@ -182,7 +182,7 @@ int tea_gen_main(int argc, char **argv)
         CLI_CALL("list", 0, NULL, list_option, NULL, "list the workloads and exit"),
         CLI_OPTION_HELP,
     };
-    const cli_command command = { GEN_SYNOPSIS, NULL, 25, 0, options, sizeof options / sizeof options[0] };
+    const cli_command command = CLI_COMMAND(GEN_SYNOPSIS, NULL, 25, options);
 
     memset(&req, 0, sizeof req);
     req.workload = GEN_DEFAULT_WORKLOAD;

@@ -255,7 +255,7 @@ int tea_info_main(int argc, char **argv)
         CLI_TRACE_OPTIONS(&opts),
         CLI_OPTION_HELP,
     };
-    const cli_command command = { INFO_SYNOPSIS, NULL, 21, 0, options, sizeof options / sizeof options[0] };
+    const cli_command command = CLI_COMMAND(INFO_SYNOPSIS, NULL, 21, options);
 
     memset(&rep, 0, sizeof rep);
     trace_header_init(&rep.header);

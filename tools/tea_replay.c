@@ -173,8 +173,7 @@ static int parse_args(int argc, char **argv, study_request *req, const char **ou
         CLI_TRACE_OPTIONS(&req->open),
         CLI_OPTION_HELP,
     };
-    const cli_command command = { REPLAY_SYNOPSIS, REPLAY_EPILOGUE, 25, 0, options,
-                                  sizeof options / sizeof options[0] };
+    const cli_command command = CLI_COMMAND(REPLAY_SYNOPSIS, REPLAY_EPILOGUE, 25, options);
 
     if ((rc = cli_parse(&command, argc, argv)) != CLI_CONTINUE)
         return rc;

@@ -274,11 +274,11 @@ static int parse_args(int argc, char **argv, request *req)
                  "text (default) or csv"),
         CLI_CALL("max-length", 0, "N", max_length_option, &req->max_length, max_length_help),
         CLI_FLAG("histogram", 0, &req->histogram, "CSV: the histogram (length,base,any-event,ST-L1,...) instead"),
-        CLI_OPTION_OUTPUT("OUT", &req->out_path, "write to OUT instead of standard output"),
+        CLI_OPTION_STDOUT_OUTPUT(&req->out_path),
         CLI_TRACE_OPTIONS(&req->open),
         CLI_OPTION_HELP,
     };
-    const cli_command command = { STALLS_SYNOPSIS, NULL, 20, 0, options, sizeof options / sizeof options[0] };
+    const cli_command command = CLI_COMMAND(STALLS_SYNOPSIS, NULL, 20, options);
 
     snprintf(max_length_help, sizeof max_length_help,
              "longest stall kept exactly in the histograms (default %u)", STALLS_DEFAULT_MAX_LENGTH);

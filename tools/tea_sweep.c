@@ -245,7 +245,7 @@ static int parse_args(int argc, char **argv, study_request *req, sweep_options *
         CLI_TRACE_OPTIONS(&req->open),
         CLI_OPTION_HELP,
     };
-    const cli_command command = { SWEEP_SYNOPSIS, NULL, 23, 0, options, sizeof options / sizeof options[0] };
+    const cli_command command = CLI_COMMAND(SWEEP_SYNOPSIS, NULL, 23, options);
 
     if ((rc = cli_parse(&command, argc, argv)) != CLI_CONTINUE)
         return rc;

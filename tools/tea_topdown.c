@@ -773,12 +773,11 @@ static int parse_args(int argc, char **argv, request *req)
                  "text (default), csv or json"),
         CLI_UINT("top", "N", &req->top, 0, UINT64_MAX, "--top needs a count, not '%s'",
                  "text: functions listed (default " CLI_STR(TEXT_DEFAULT_TOP) ", 0 for all)"),
-        CLI_OPTION_OUTPUT("OUT", &req->out_path, "write to OUT instead of standard output"),
+        CLI_OPTION_STDOUT_OUTPUT(&req->out_path),
         CLI_TRACE_OPTIONS(&req->open),
         CLI_OPTION_HELP,
     };
-    const cli_command command = { TOPDOWN_SYNOPSIS, TOPDOWN_EPILOGUE, 21, 0, options,
-                                  sizeof options / sizeof options[0] };
+    const cli_command command = CLI_COMMAND(TOPDOWN_SYNOPSIS, TOPDOWN_EPILOGUE, 21, options);
 
     memset(req, 0, sizeof *req);
     req->out_path = "-";
