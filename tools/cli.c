@@ -331,7 +331,7 @@ int cli_parse(const cli_command *cmd, int argc, char **argv)
         }
     }
     *s = '\0';
-    optind = 1;
+    optind = 0; /* 0, not 1: getopt starts afresh, '+' included, also on a second parse */
     while (rc == CLI_CONTINUE && (opt = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
         size_t i = 0;
         while (i < cmd->count && option_code(&cmd->options[i], i) != opt)
