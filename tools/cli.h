@@ -92,7 +92,7 @@ typedef int (*cli_option_fn)(const char *command, const cli_option *opt, const c
 
 /* One option of a command. */
 struct cli_option {
-    const char *long_name;    /* "output" */
+    const char *long_name;    /* "output"; every entry has one */
     int short_name;           /* 'o', or 0 */
     cli_arg arg;
     const char *value_name;   /* the argument in --help: "DIR", "HZ[,HZ...]"; NULL for none */
