@@ -171,32 +171,6 @@ const char *cli_version(void)
     return "tea " TEA_VERSION;
 }
 
-int cli_trace_option(const char *command, int opt, const char *arg, trace_open_options *o)
-{
-    uint64_t v;
-    double hz;
-
-    switch (opt) {
-    case CLI_OPT_ROB_SIZE:
-        if (cli_parse_u64(arg, &v) || v == 0 || v > TRACE_MAX_ROB)
-            return cli_usage_error(command, "invalid ROB size '%s' (1-%d entries)", arg, TRACE_MAX_ROB);
-        o->rob_size = (unsigned)v;
-        return 0;
-    case CLI_OPT_LLC_LATENCY:
-        if (cli_parse_u64(arg, &v) || v == 0 || v > UINT16_MAX)
-            return cli_usage_error(command, "invalid LLC-miss latency '%s' (1-65535 cycles)", arg);
-        o->llc_latency = (unsigned)v;
-        return 0;
-    case CLI_OPT_CLOCK:
-        if (cli_parse_hz(arg, &hz) || hz < 1 || hz > 1e12)
-            return cli_usage_error(command, "invalid clock frequency '%s'", arg);
-        o->clock_hz = (uint64_t)(hz + 0.5);
-        return 0;
-    default:
-        return 1;
-    }
-}
-
 static void dispatch_usage(FILE *out, const char *program, const char *intro, const char *epilogue,
                            const cli_subcommand *table, size_t count)
 {
@@ -257,4 +231,195 @@ unsigned cli_online_processors(void)
         return (unsigned)CPU_COUNT(&set);
     n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (unsigned)n : 1u;
+}
+
+/* Declarative option tables (see cli.h). */
+
+int cli_usage_error_arg(const char *command, const char *template_, const char *arg)
+{
+    fprintf(stderr, "%s: ", command);
+    for (const char *t = template_; *t; t++) {
+        if (t[0] == '%' && t[1] == 's') {
+            fputs(arg ? arg : "", stderr);
+            t++;
+        } else if (t[0] == '%' && t[1] == '%') {
+            fputc('%', stderr);
+            t++;
+        } else {
+            fputc(*t, stderr);
+        }
+    }
+    fprintf(stderr, "\nTry '%s --help'.\n", command);
+    return CLI_EXIT_USAGE;
+}
+
+/* Stores v in the unsigned integer (or int, or enum) of `size` bytes at
+ * dest; v fits it (the option's range says so). */
+static void store_uint(void *dest, size_t size, uint64_t v)
+{
+    if (size == sizeof(uint8_t)) {
+        uint8_t x = (uint8_t)v;
+        memcpy(dest, &x, size);
+    } else if (size == sizeof(uint16_t)) {
+        uint16_t x = (uint16_t)v;
+        memcpy(dest, &x, size);
+    } else if (size == sizeof(uint32_t)) {
+        uint32_t x = (uint32_t)v;
+        memcpy(dest, &x, size);
+    } else {
+        memcpy(dest, &v, sizeof v);
+    }
+}
+
+/* Runs the action of option `o` on `arg`: CLI_CONTINUE or an exit status. */
+static int run_option(const cli_command *cmd, const cli_option *o, const char *command, const char *arg)
+{
+    uint64_t v;
+    double hz;
+
+    if (o->seen)
+        *o->seen = 1;
+    switch (o->type) {
+    case CLI_TYPE_CALL:
+        return o->call(command, o, arg);
+    case CLI_TYPE_FLAG:
+        *(int *)o->dest = 1;
+        return CLI_CONTINUE;
+    case CLI_TYPE_STRING:
+        *(const char **)o->dest = arg;
+        return CLI_CONTINUE;
+    case CLI_TYPE_UINT:
+        if (cli_parse_u64(arg, &v) || v < o->min || v > o->max)
+            return cli_usage_error_arg(command, o->error, arg);
+        store_uint(o->dest, o->size, v);
+        return CLI_CONTINUE;
+    case CLI_TYPE_HZ:
+        if (cli_parse_hz(arg, &hz))
+            return cli_usage_error_arg(command, o->error, arg);
+        *(double *)o->dest = hz;
+        return CLI_CONTINUE;
+    case CLI_TYPE_ENUM:
+        for (size_t i = 0; o->names[i]; i++) {
+            if (strcmp(arg, o->names[i]) == 0) {
+                store_uint(o->dest, o->size, o->values ? (uint64_t)o->values[i] : (uint64_t)i);
+                return CLI_CONTINUE;
+            }
+        }
+        return cli_usage_error_arg(command, o->error, arg);
+    case CLI_TYPE_HELP:
+        cli_print_help(stdout, cmd);
+        return CLI_EXIT_OK;
+    }
+    return CLI_EXIT_USAGE;
+}
+
+/* getopt_long's value for entry i: its short name, else a code past every
+ * character. */
+#define LONG_ONLY_CODE 0x1000
+
+static int option_code(const cli_option *o, size_t i)
+{
+    return o->short_name ? o->short_name : LONG_ONLY_CODE + (int)i;
+}
+
+int cli_parse(const cli_command *cmd, int argc, char **argv)
+{
+    struct option *longs = calloc(cmd->count + 1, sizeof *longs);
+    char *shorts = malloc(3 * cmd->count + 2), *s = shorts;
+    int opt, rc = CLI_CONTINUE;
+
+    if (!longs || !shorts) {
+        free(longs);
+        free(shorts);
+        return cli_fail(argv[0], tea_error_set(TEA_ERR_NOMEM, "out of memory"));
+    }
+    if (cmd->stop_at_operand)
+        *s++ = '+';
+    for (size_t i = 0; i < cmd->count; i++) {
+        const cli_option *o = &cmd->options[i];
+        longs[i] = (struct option){ o->long_name, (int)o->arg, NULL, option_code(o, i) };
+        if (o->short_name) {
+            *s++ = (char)o->short_name;
+            for (int colons = (int)o->arg; colons > 0; colons--)
+                *s++ = ':';
+        }
+    }
+    *s = '\0';
+    optind = 0; /* 0, not 1: getopt starts afresh, '+' included, also on a second parse */
+    while (rc == CLI_CONTINUE && (opt = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
+        size_t i = 0;
+        while (i < cmd->count && option_code(&cmd->options[i], i) != opt)
+            i++;
+        rc = i < cmd->count ? run_option(cmd, &cmd->options[i], argv[0], optarg) : cli_usage_hint(argv[0]);
+    }
+    free(longs);
+    free(shorts);
+    return rc;
+}
+
+void cli_print_help(FILE *out, const cli_command *cmd)
+{
+    fputs(cmd->synopsis, out);
+    for (size_t i = 0; i < cmd->count; i++) {
+        const cli_option *o = &cmd->options[i];
+        int column = o->column ? o->column : cmd->column, width;
+
+        if (!o->help)
+            continue;
+        width = fprintf(out, "  ");
+        if (o->short_name)
+            width += fprintf(out, "-%c, ", o->short_name);
+        width += fprintf(out, "--%s", o->long_name);
+        if (o->value_name)
+            width += fprintf(out, " %s", o->value_name);
+        fprintf(out, "%*s", width < column ? column - width : 1, "");
+        for (const char *h = o->help; *h; h++) {
+            fputc(*h, out);
+            if (*h == '\n')
+                fprintf(out, "%*s", column, "");
+        }
+        fputc('\n', out);
+    }
+    if (cmd->epilogue)
+        fputs(cmd->epilogue, out);
+}
+
+int cli_option_trace_format(const char *command, const cli_option *opt, const char *arg)
+{
+    int rc = cli_parse_trace_format(command, arg, opt->dest);
+    return rc ? rc : CLI_CONTINUE;
+}
+
+int cli_option_granularity(const char *command, const cli_option *opt, const char *arg)
+{
+    if (pics_granularity_parse(arg, opt->dest))
+        return cli_usage_error(command, "%s", tea_error_message());
+    return CLI_CONTINUE;
+}
+
+int cli_option_rob_size(const char *command, const cli_option *opt, const char *arg)
+{
+    uint64_t v;
+    if (cli_parse_u64(arg, &v) || v == 0 || v > TRACE_MAX_ROB)
+        return cli_usage_error(command, "invalid ROB size '%s' (1-%d entries)", arg, TRACE_MAX_ROB);
+    ((trace_open_options *)opt->dest)->rob_size = (unsigned)v;
+    return CLI_CONTINUE;
+}
+
+int cli_option_llc_latency(const char *command, const cli_option *opt, const char *arg)
+{
+    uint64_t v;
+    if (cli_parse_u64(arg, &v) || v == 0 || v > UINT16_MAX)
+        return cli_usage_error(command, "invalid LLC-miss latency '%s' (1-65535 cycles)", arg);
+    ((trace_open_options *)opt->dest)->llc_latency = (unsigned)v;
+    return CLI_CONTINUE;
+}
+
+int cli_option_clock(const char *command, const cli_option *opt, const char *arg)
+{
+    double hz;
+    if (cli_parse_hz(arg, &hz) || hz < 1 || hz > 1e12)
+        return cli_usage_error(command, "invalid clock frequency '%s'", arg);
+    ((trace_open_options *)opt->dest)->clock_hz = (uint64_t)(hz + 0.5);
+    return CLI_CONTINUE;
 }

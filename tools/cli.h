@@ -8,6 +8,7 @@
 #ifndef TEA_TOOLS_CLI_H
 #define TEA_TOOLS_CLI_H
 
+#include "pics/error.h"
 #include "trace/trace.h"
 
 #include <getopt.h>
@@ -47,29 +48,183 @@ int cli_parse_hz(const char *text, double *out);
  * need it; malloc'd, NULL on allocation failure. */
 char *cli_join_command(int argc, char **argv);
 
-/* getopt_long codes of the options every trace-reading command accepts; they
- * describe TraceDoctor input, which has no header of its own. */
-enum {
-    CLI_OPT_ROB_SIZE = 0x1000,
-    CLI_OPT_LLC_LATENCY,
-    CLI_OPT_CLOCK,
-    CLI_OPT_FIRST_FREE /* commands number their own long options from here */
-};
-#define CLI_TRACE_LONG_OPTIONS                                          \
-    { "rob-size", required_argument, NULL, CLI_OPT_ROB_SIZE },          \
-    { "llc-latency", required_argument, NULL, CLI_OPT_LLC_LATENCY },    \
-    { "clock", required_argument, NULL, CLI_OPT_CLOCK }
-/* Help text for those options. */
-#define CLI_TRACE_OPTIONS_HELP                                                              \
-    "  --rob-size N       TraceDoctor input: ROB entries its indices wrap at (default 192)\n" \
-    "  --llc-latency N    TraceDoctor input: memlat cycles at which a load missed the LLC\n"  \
-    "                     (default 32)\n"                                                    \
-    "  --clock HZ         core clock of TraceDoctor input (default 3.2G); replay and\n"  \
-    "                     sweep also take it over a native trace's own\n"
+/*
+ * Declarative option tables.
+ *
+ * A command describes each option once, in a cli_option table: its names, its
+ * argument, how it reads in --help, and what parsing it does (a typed
+ * destination or a callback). cli_parse runs getopt_long over the table and
+ * cli_print_help prints the command's --help from it. Tables are automatic
+ * arrays built where the destinations live, so entries point at them.
+ */
 
-/* Handles one of the CLI_OPT_* trace options. Returns 0 when handled, 1 when
- * `opt` is not one of them, or CLI_EXIT_USAGE after printing the problem. */
-int cli_trace_option(const char *command, int opt, const char *arg, trace_open_options *o);
+/* Returned by cli_parse and option callbacks: go on with the command. */
+#define CLI_CONTINUE (-1)
+
+/* Whether an option takes an argument (getopt_long's has_arg). */
+typedef enum cli_arg {
+    CLI_ARG_NONE = no_argument,
+    CLI_ARG_REQUIRED = required_argument,
+    CLI_ARG_OPTIONAL = optional_argument
+} cli_arg;
+
+/* What an option does with its argument. */
+typedef enum cli_type {
+    CLI_TYPE_CALL,   /* calls `call` */
+    CLI_TYPE_FLAG,   /* sets the int at `dest` to 1 */
+    CLI_TYPE_STRING, /* stores the argument in the const char * at `dest` */
+    CLI_TYPE_UINT,   /* cli_parse_u64 into the unsigned integer (or int) of `size` bytes at
+                        `dest`, in [min, max]; else `error` */
+    CLI_TYPE_HZ,     /* cli_parse_hz into the double at `dest`; else `error` */
+    CLI_TYPE_ENUM,   /* the index of the argument in `names` (NULL-terminated), or
+                        values[index] when `values` is set, into the integer (or enum) of
+                        `size` bytes at `dest`; else `error` */
+    CLI_TYPE_HELP    /* prints the command's --help to stdout and ends it with status 0 */
+} cli_type;
+
+typedef struct cli_option cli_option;
+typedef struct cli_command cli_command;
+
+/* An option callback: `command` is argv[0] ("tea replay"), `arg` the
+ * argument or NULL. Returns CLI_CONTINUE, or the exit status that ends the
+ * command (after printing any problem, e.g. with cli_usage_error). */
+typedef int (*cli_option_fn)(const char *command, const cli_option *opt, const char *arg);
+
+/* One option of a command. */
+struct cli_option {
+    const char *long_name;    /* "output"; every entry has one */
+    int short_name;           /* 'o', or 0 */
+    cli_arg arg;
+    const char *value_name;   /* the argument in --help: "DIR", "HZ[,HZ...]"; NULL for none */
+    const char *help;         /* the description; '\n' starts a continuation line, indented to
+                                 the help column. NULL: not listed in --help */
+    cli_type type;
+    void *dest;               /* FLAG, STRING, UINT, HZ, ENUM: where the value goes; CALL: any
+                                 data for the callback */
+    size_t size;              /* UINT, ENUM: sizeof *dest */
+    uint64_t min, max;        /* UINT: the accepted range */
+    const char *const *names; /* ENUM: the accepted words, NULL-terminated */
+    const int *values;        /* ENUM: the value of each word, or NULL for its index */
+    const char *error;        /* UINT, HZ, ENUM: the message of a bad argument, its "%s" standing
+                                 for the argument ("invalid seed '%s'"); "%%" is a '%' */
+    cli_option_fn call;       /* CALL */
+    int *seen;                /* when not NULL, set to 1 each time the option is given */
+    int column;               /* the help column of this entry, 0 for the command's */
+};
+
+/* A command's options and --help text. */
+struct cli_command {
+    const char *synopsis;     /* printed before the option lines: usage, description, "Options:\n" */
+    const char *epilogue;     /* printed after them, or NULL */
+    int column;               /* where option descriptions begin ("  -o, --output DIR" padded) */
+    int stop_at_operand;      /* options end at the first operand (getopt's '+') */
+    const cli_option *options;
+    size_t count;
+};
+
+/* The cli_command of the option array `options_` (an array, not a pointer),
+ * whose descriptions begin at `column`. */
+#define CLI_COMMAND(synopsis_, epilogue_, column_, options_) \
+    { (synopsis_), (epilogue_), (column_), 0, (options_), sizeof(options_) / sizeof(options_)[0] }
+
+/* Parses the options of argv by `cmd`'s table with getopt_long, running each
+ * option's action in command-line order. Returns CLI_CONTINUE with optind at
+ * the first operand, or the exit status when the command ends here: 0 after
+ * --help, CLI_EXIT_USAGE after an unknown option, a missing argument or a
+ * bad value (the problem printed), or what a callback returned. */
+int cli_parse(const cli_command *cmd, int argc, char **argv);
+
+/* Prints `cmd`'s --help: the synopsis, one line (and its continuation lines)
+ * per listed option in table order, the epilogue. */
+void cli_print_help(FILE *out, const cli_command *cmd);
+
+/* Like cli_usage_error with a message template whose "%s" stands for `arg`
+ * (see cli_option.error). Returns CLI_EXIT_USAGE. */
+int cli_usage_error_arg(const char *command, const char *template_, const char *arg);
+
+/* A macro's value as a string literal: CLI_STR(TRACE_MAX_ROB) is "4096". */
+#define CLI_STR(x) CLI_STR_(x)
+#define CLI_STR_(x) #x
+
+/* Entry builders. `dest` is checked against the type the entry stores. */
+#define CLI_FLAG(lname, sname, dest_, help_)                                                     \
+    { .long_name = (lname), .short_name = (sname), .arg = CLI_ARG_NONE, .help = (help_),          \
+      .type = CLI_TYPE_FLAG, .dest = (1 ? (dest_) : (int *)0) }
+#define CLI_STRING(lname, sname, vname, dest_, help_)                                            \
+    { .long_name = (lname), .short_name = (sname), .arg = CLI_ARG_REQUIRED, .value_name = (vname), \
+      .help = (help_), .type = CLI_TYPE_STRING, .dest = (1 ? (dest_) : (const char **)0) }
+#define CLI_UINT(lname, vname, dest_, lo, hi, err, help_)                                        \
+    { .long_name = (lname), .arg = CLI_ARG_REQUIRED, .value_name = (vname), .help = (help_),     \
+      .type = CLI_TYPE_UINT, .dest = (dest_), .size = sizeof *(dest_), .min = (lo), .max = (hi),  \
+      .error = (err) }
+#define CLI_ENUM(lname, vname, dest_, names_, values_, err, help_)                                \
+    { .long_name = (lname), .arg = CLI_ARG_REQUIRED, .value_name = (vname), .help = (help_),     \
+      .type = CLI_TYPE_ENUM, .dest = (dest_), .size = sizeof *(dest_), .names = (names_),        \
+      .values = (values_), .error = (err) }
+#define CLI_CALL(lname, sname, vname, fn, data, help_)                                           \
+    { .long_name = (lname), .short_name = (sname), .arg = (vname) ? CLI_ARG_REQUIRED : CLI_ARG_NONE, \
+      .value_name = (vname), .help = (help_), .type = CLI_TYPE_CALL, .dest = (data), .call = (fn) }
+
+/* Options several commands share. */
+#define CLI_OPTION_HELP                                                                          \
+    { .long_name = "help", .short_name = 'h', .arg = CLI_ARG_NONE, .help = "show this help",     \
+      .type = CLI_TYPE_HELP }
+/* -o, --output VALUE into the const char * at dest. */
+#define CLI_OPTION_OUTPUT(vname, dest_, help_) CLI_STRING("output", 'o', vname, dest_, help_)
+/* -o, --output OUT of a command that writes to standard output without it. */
+#define CLI_OPTION_STDOUT_OUTPUT(dest_) CLI_OPTION_OUTPUT("OUT", dest_, "write to OUT instead of standard output")
+/* --elf BINARY into the const char * at dest. */
+#define CLI_OPTION_ELF(dest_, help_) CLI_STRING("elf", 0, "BINARY", dest_, help_)
+/* --symbols MAP into the const char * at dest. */
+#define CLI_OPTION_SYMBOLS(dest_, help_) CLI_STRING("symbols", 0, "MAP", dest_, help_)
+/* --seed N (any 64-bit value) into the uint64_t at dest. */
+#define CLI_OPTION_SEED(vname, dest_, help_)                                                     \
+    CLI_UINT("seed", vname, dest_, 0, UINT64_MAX, "invalid seed '%s'", help_)
+/* --svg OUT.svg into the const char * at dest. */
+#define CLI_OPTION_SVG(dest_, help_) CLI_STRING("svg", 0, "OUT.svg", dest_, help_)
+/* --golden GOLDEN.pics into the const char * at dest. */
+#define CLI_OPTION_GOLDEN(dest_, help_) CLI_STRING("golden", 0, "GOLDEN.pics", dest_, help_)
+/* A trace format to write ("native", "tracedoctor", cli_parse_trace_format)
+ * into the trace_format at dest. */
+#define CLI_OPTION_TRACE_FORMAT(lname, dest_, help_)                                             \
+    CLI_CALL(lname, 0, "FORMAT", cli_option_trace_format, (1 ? (dest_) : (trace_format *)0), help_)
+int cli_option_trace_format(const char *command, const cli_option *opt, const char *arg);
+/* --granularity G: a pics_granularity by its name (pics_granularity_parse)
+ * into the pics_granularity at dest. */
+#define CLI_OPTION_GRANULARITY(dest_, help_)                                                     \
+    CLI_CALL("granularity", 0, "G", cli_option_granularity, (1 ? (dest_) : (pics_granularity *)0), help_)
+int cli_option_granularity(const char *command, const cli_option *opt, const char *arg);
+/* --level N: a zstd level 1-22 into the int at dest. */
+#define CLI_OPTION_ZSTD_LEVEL(dest_, help_)                                                      \
+    CLI_UINT("level", "N", (1 ? (dest_) : (int *)0), 1, 22, "invalid zstd level '%s' (1-22)", help_)
+
+/* The options every trace-reading command accepts; they describe TraceDoctor
+ * input, which has no header of its own: --rob-size, --llc-latency and
+ * --clock into the trace_open_options at `open_`. Their help has its own
+ * column (21), whatever the command's. */
+#define CLI_TRACE_OPTIONS(open_)                                                                 \
+    { .long_name = "rob-size", .arg = CLI_ARG_REQUIRED, .value_name = "N",                       \
+      .help = "TraceDoctor input: ROB entries its indices wrap at (default 192)",                \
+      .type = CLI_TYPE_CALL, .dest = (1 ? (open_) : (trace_open_options *)0),                    \
+      .call = cli_option_rob_size, .column = CLI_TRACE_OPTIONS_COLUMN },                         \
+    { .long_name = "llc-latency", .arg = CLI_ARG_REQUIRED, .value_name = "N",                    \
+      .help = "TraceDoctor input: memlat cycles at which a load missed the LLC\n(default 32)",    \
+      .type = CLI_TYPE_CALL, .dest = (open_), .call = cli_option_llc_latency,                    \
+      .column = CLI_TRACE_OPTIONS_COLUMN },                                                      \
+    { .long_name = "clock", .arg = CLI_ARG_REQUIRED, .value_name = "HZ",                         \
+      .help = "core clock of TraceDoctor input (default 3.2G); replay and\n"                     \
+              "sweep also take it over a native trace's own",                                    \
+      .type = CLI_TYPE_CALL, .dest = (open_), .call = cli_option_clock,                          \
+      .column = CLI_TRACE_OPTIONS_COLUMN }
+#define CLI_TRACE_OPTIONS_COLUMN 21
+/* Their callbacks: `opt->dest` is the trace_open_options. */
+int cli_option_rob_size(const char *command, const cli_option *opt, const char *arg);
+int cli_option_llc_latency(const char *command, const cli_option *opt, const char *arg);
+int cli_option_clock(const char *command, const cli_option *opt, const char *arg);
+
+/* Where option codes of tables outside cli_option begin (report.h numbers
+ * REPORT_OPT_* from here for report_symbol_option). */
+enum { CLI_OPT_FIRST_FREE = 0x1000 };
 
 /* One subcommand of a multi-command program. */
 typedef struct cli_subcommand {

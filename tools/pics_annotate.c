@@ -345,67 +345,35 @@ done:
     return rc;
 }
 
-static void usage(FILE *out)
-{
-    fprintf(out, "Usage: pics annotate FILE.pics --symbol NAME [OPTIONS]\n\n"
-                 "A function's whole disassembly, every instruction of its symbol's range, each with its\n"
-                 "cycles, its share of the function's cycles and its cycle stack (like perf annotate).\n\n"
-                 "Options:\n"
-                 "  --symbol NAME          the function (any of its aliases; or an address inside it)\n"
-                 "  --elf BINARY           the binary (default: the one the trace names, if it exists)\n"
-                 "  --adjust-vma OFFSET    load bias, runtime address - ELF address (default: the bias the\n"
-                 "                         trace recorded; needed for a PIE without one)\n"
-                 "  --golden GOLDEN.pics   the golden PICS of the same trace: golden cycles and stacks,\n"
-                 "                         each instruction's error contribution\n"
-                 "  --source               source file:line (DWARF) where it changes\n"
-                 "  -o, --output OUT       write to OUT instead of standard output\n"
-                 "  -h, --help             show this help\n");
-}
-
-enum { OPT_GOLDEN = REPORT_OPT_FIRST_FREE, OPT_SYMBOL, OPT_SOURCE };
+#define ANNOTATE_SYNOPSIS                                                                           \
+    "Usage: pics annotate FILE.pics --symbol NAME [OPTIONS]\n\n"                                   \
+    "A function's whole disassembly, every instruction of its symbol's range, each with its\n"     \
+    "cycles, its share of the function's cycles and its cycle stack (like perf annotate).\n\n"     \
+    "Options:\n"
 
 int pics_annotate_main(int argc, char **argv)
 {
-    static const struct option long_options[] = {
-        { "golden", required_argument, NULL, OPT_GOLDEN },
-        REPORT_SYMBOL_LONG_OPTIONS,
-        { "symbol", required_argument, NULL, OPT_SYMBOL },
-        { "source", no_argument, NULL, OPT_SOURCE },
-        { "output", required_argument, NULL, 'o' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
     annotate_request req;
-    int opt, rc;
+    int rc;
+    const cli_option options[] = {
+        CLI_STRING("symbol", 0, "NAME", &req.symbol, "the function (any of its aliases; or an address inside it)"),
+        CLI_OPTION_ELF(&req.sym.elf_path, "the binary (default: the one the trace names, if it exists)"),
+        REPORT_OPTION_ADJUST_VMA(&req.sym, "OFFSET",
+                                 "load bias, runtime address - ELF address (default: the bias the\n"
+                                 "trace recorded; needed for a PIE without one)"),
+        CLI_OPTION_GOLDEN(&req.golden_path, "the golden PICS of the same trace: golden cycles and stacks,\n"
+                                            "each instruction's error contribution"),
+        CLI_FLAG("source", 0, &req.sym.source, "source file:line (DWARF) where it changes"),
+        CLI_OPTION_STDOUT_OUTPUT(&req.out_path),
+        CLI_OPTION_HELP,
+    };
+    const cli_command command = CLI_COMMAND(ANNOTATE_SYNOPSIS, NULL, 25, options);
 
     memset(&req, 0, sizeof req);
     req.out_path = "-";
     req.sym.command = argv[0];
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "o:h", long_options, NULL)) != -1) {
-        switch (opt) {
-        case OPT_GOLDEN:
-            req.golden_path = optarg;
-            break;
-        case OPT_SYMBOL:
-            req.symbol = optarg;
-            break;
-        case OPT_SOURCE:
-            req.sym.source = 1;
-            break;
-        case 'o':
-            req.out_path = optarg;
-            break;
-        case 'h':
-            usage(stdout);
-            return CLI_EXIT_OK;
-        default:
-            if ((rc = report_symbol_option(argv[0], opt, optarg, &req.sym)) == 1)
-                return cli_usage_hint(argv[0]);
-            if (rc)
-                return rc;
-        }
-    }
+    if ((rc = cli_parse(&command, argc, argv)) != CLI_CONTINUE)
+        return rc;
     if (optind != argc - 1)
         return cli_usage_error(argv[0], optind == argc ? "missing FILE.pics" : "expected exactly one FILE.pics");
     if (!req.symbol)

@@ -17,21 +17,15 @@
 #define EXPORT_DIGITS 6        /* fraction digits of exported cycles */
 #define ERROR_DEFAULT_TOP 10
 
-enum { OPT_FORMAT = CLI_OPT_FIRST_FREE, OPT_GRANULARITY, OPT_TOP, OPT_JSON, OPT_SYMBOLS };
 
 /* --- export ------------------------------------------------------------------ */
 
-static void export_usage(FILE *out)
-{
-    fprintf(out, "Usage: pics export FILE.pics [--format csv|json] [-o OUT]\n\n"
-                 "Print the cells of a PICS, cycles scaled to the golden total for sampled PICS.\n"
-                 "CSV columns: pc,psv,component,cycles (pc in hex, psv 0-511, component its label,\n"
-                 "cycles with six decimals, rows sorted by pc then psv).\n\n"
-                 "Options:\n"
-                 "  --format FORMAT   csv (default) or json\n"
-                 "  -o, --output OUT  write to OUT instead of standard output\n"
-                 "  -h, --help        show this help\n");
-}
+#define EXPORT_SYNOPSIS                                                                                 \
+    "Usage: pics export FILE.pics [--format csv|json] [-o OUT]\n\n"                                    \
+    "Print the cells of a PICS, cycles scaled to the golden total for sampled PICS.\n"                 \
+    "CSV columns: pc,psv,component,cycles (pc in hex, psv 0-511, component its label,\n"               \
+    "cycles with six decimals, rows sorted by pc then psv).\n\n"                                       \
+    "Options:\n"
 
 static void export_csv(FILE *f, const pics_info *info, const pics *p, const pics_cell *cells, size_t n)
 {
@@ -107,38 +101,23 @@ static void export_json(FILE *f, const pics_info *info, const pics *p, const pic
 
 int pics_export_main(int argc, char **argv)
 {
-    static const struct option long_options[] = {
-        { "format", required_argument, NULL, OPT_FORMAT },
-        { "output", required_argument, NULL, 'o' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
+    static const char *const formats[] = { "csv", "json", NULL };
     const char *out_path = "-";
-    int json = 0, opt, rc;
+    int json = 0, rc;
     pics_info info;
     pics p;
     pics_cell *cells = NULL;
     size_t n = 0;
     outfile *out = NULL;
+    const cli_option options[] = {
+        CLI_ENUM("format", "FORMAT", &json, formats, NULL, "unknown format '%s' (csv or json)", "csv (default) or json"),
+        CLI_OPTION_STDOUT_OUTPUT(&out_path),
+        CLI_OPTION_HELP,
+    };
+    const cli_command command = CLI_COMMAND(EXPORT_SYNOPSIS, NULL, 20, options);
 
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "o:h", long_options, NULL)) != -1) {
-        if (opt == OPT_FORMAT) {
-            if (strcmp(optarg, "csv") == 0)
-                json = 0;
-            else if (strcmp(optarg, "json") == 0)
-                json = 1;
-            else
-                return cli_usage_error(argv[0], "unknown format '%s' (csv or json)", optarg);
-        } else if (opt == 'o') {
-            out_path = optarg;
-        } else if (opt == 'h') {
-            export_usage(stdout);
-            return CLI_EXIT_OK;
-        } else {
-            return cli_usage_hint(argv[0]);
-        }
-    }
+    if ((rc = cli_parse(&command, argc, argv)) != CLI_CONTINUE)
+        return rc;
     if (optind != argc - 1)
         return cli_usage_error(argv[0], optind == argc ? "missing FILE.pics" : "expected exactly one FILE.pics");
     if ((rc = pics_read(argv[optind], &info, &p)))
@@ -158,20 +137,11 @@ int pics_export_main(int argc, char **argv)
 
 /* --- error ------------------------------------------------------------------- */
 
-static void error_usage(FILE *out)
-{
-    fprintf(out, "Usage: pics error SAMPLED.pics GOLDEN.pics [OPTIONS]\n\n"
-                 "The error of a sampled PICS against the golden PICS of the same trace, sum |P - G| / 2C\n"
-                 "(P scaled to the golden total C), then the instructions (or functions) contributing most.\n\n"
-                 "Options:\n"
-                 "  --granularity G   insn-component (instruction x component, default), insn\n"
-                 "                    (instruction only, components summed), or func (function x\n"
-                 "                    component)\n"
-                 "  --symbols MAP     symbol map for func: lines 'START END NAME' (END exclusive)\n"
-                 "  --top N           how many contributors to list (default 10)\n"
-                 "  --json            print {\"error\": fraction, \"instructions\": [...]} instead\n"
-                 "  -h, --help        show this help\n");
-}
+#define ERROR_SYNOPSIS                                                                                  \
+    "Usage: pics error SAMPLED.pics GOLDEN.pics [OPTIONS]\n\n"                                         \
+    "The error of a sampled PICS against the golden PICS of the same trace, sum |P - G| / 2C\n"        \
+    "(P scaled to the golden total C), then the instructions (or functions) contributing most.\n\n"    \
+    "Options:\n"
 
 typedef struct error_request {
     const char *sampled_path, *golden_path, *symbols_path;
@@ -280,41 +250,22 @@ done:
 
 int pics_error_main(int argc, char **argv)
 {
-    static const struct option long_options[] = {
-        { "granularity", required_argument, NULL, OPT_GRANULARITY },
-        { "top", required_argument, NULL, OPT_TOP },
-        { "json", no_argument, NULL, OPT_JSON },
-        { "symbols", required_argument, NULL, OPT_SYMBOLS },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
     error_request req = { NULL, NULL, NULL, PICS_GRAN_INSN_COMPONENT, ERROR_DEFAULT_TOP, 0 };
-    int opt, rc;
+    int rc;
+    const cli_option options[] = {
+        CLI_OPTION_GRANULARITY(&req.granularity, "insn-component (instruction x component, default), insn\n"
+                                                 "(instruction only, components summed), or func (function x\n"
+                                                 "component)"),
+        CLI_OPTION_SYMBOLS(&req.symbols_path, "symbol map for func: lines 'START END NAME' (END exclusive)"),
+        CLI_UINT("top", "N", &req.top, 0, UINT64_MAX, "invalid count '%s'",
+                 "how many contributors to list (default " CLI_STR(ERROR_DEFAULT_TOP) ")"),
+        CLI_FLAG("json", 0, &req.json, "print {\"error\": fraction, \"instructions\": [...]} instead"),
+        CLI_OPTION_HELP,
+    };
+    const cli_command command = CLI_COMMAND(ERROR_SYNOPSIS, NULL, 20, options);
 
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "h", long_options, NULL)) != -1) {
-        switch (opt) {
-        case OPT_GRANULARITY:
-            if (pics_granularity_parse(optarg, &req.granularity))
-                return cli_usage_error(argv[0], "%s", tea_error_message());
-            break;
-        case OPT_TOP:
-            if (cli_parse_u64(optarg, &req.top))
-                return cli_usage_error(argv[0], "invalid count '%s'", optarg);
-            break;
-        case OPT_JSON:
-            req.json = 1;
-            break;
-        case OPT_SYMBOLS:
-            req.symbols_path = optarg;
-            break;
-        case 'h':
-            error_usage(stdout);
-            return CLI_EXIT_OK;
-        default:
-            return cli_usage_hint(argv[0]);
-        }
-    }
+    if ((rc = cli_parse(&command, argc, argv)) != CLI_CONTINUE)
+        return rc;
     if (argc - optind != 2)
         return cli_usage_error(argv[0], "expected SAMPLED.pics GOLDEN.pics");
     req.sampled_path = argv[optind];
@@ -326,39 +277,26 @@ int pics_error_main(int argc, char **argv)
 
 /* --- merge ------------------------------------------------------------------- */
 
-static void merge_usage(FILE *out)
-{
-    fprintf(out, "Usage: pics merge A.pics B.pics... -o OUT.pics\n\n"
-                 "Sum PICS of the same scheme and sampling settings (e.g. one per trace of a batch job):\n"
-                 "cells, samples, losses and golden totals add, exactly.\n\n"
-                 "Options:\n"
-                 "  -o, --output OUT  the merged PICS (required)\n"
-                 "  -h, --help        show this help\n");
-}
+#define MERGE_SYNOPSIS                                                                                  \
+    "Usage: pics merge A.pics B.pics... -o OUT.pics\n\n"                                               \
+    "Sum PICS of the same scheme and sampling settings (e.g. one per trace of a batch job):\n"         \
+    "cells, samples, losses and golden totals add, exactly.\n\n"                                       \
+    "Options:\n"
 
 int pics_merge_main(int argc, char **argv)
 {
-    static const struct option long_options[] = {
-        { "output", required_argument, NULL, 'o' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
     const char *out_path = NULL;
     pics_info acc_info;
     pics acc = { 0 };
-    int opt, rc;
+    int rc;
+    const cli_option options[] = {
+        CLI_OPTION_OUTPUT("OUT", &out_path, "the merged PICS (required)"),
+        CLI_OPTION_HELP,
+    };
+    const cli_command command = CLI_COMMAND(MERGE_SYNOPSIS, NULL, 20, options);
 
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "o:h", long_options, NULL)) != -1) {
-        if (opt == 'o') {
-            out_path = optarg;
-        } else if (opt == 'h') {
-            merge_usage(stdout);
-            return CLI_EXIT_OK;
-        } else {
-            return cli_usage_hint(argv[0]);
-        }
-    }
+    if ((rc = cli_parse(&command, argc, argv)) != CLI_CONTINUE)
+        return rc;
     if (!out_path)
         return cli_usage_error(argv[0], "missing -o OUT.pics");
     if (argc - optind < 1)

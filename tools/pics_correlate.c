@@ -41,36 +41,24 @@
 #define TEXT_COLUMN_MIN 16          /* width of a trace's column in the text summary */
 #define NUMBER_MAX 64
 
-enum { OPT_SVG = CLI_OPT_FIRST_FREE, OPT_MIN_COUNT };
-
-static void correlate_usage(FILE *out)
-{
-    fprintf(out,
-            "Usage: pics correlate GOLDEN.pics... [OPTIONS]\n\n"
-            "For each of the nine events, Pearson's r across static instructions between how often\n"
-            "the event occurred at the instruction (the golden cells' counts: µops subject to it)\n"
-            "and the golden cycles charged to the components (PSVs) containing it, like the TEA\n"
-            "paper's Figure 7. Per input and pooled over all inputs (trace 'all'; instructions of\n"
-            "different inputs are different points). Only instructions with at least --min-count\n"
-            "occurrences take part. r is undefined (empty in CSV), never 0, when fewer than two\n"
-            "instructions take part or either side is constant.\n\n"
-            "Inputs are golden PICS files, or directories written by 'tea replay -o DIR' (their\n"
-            "golden.pics); sampled PICS are refused. A trace is named by the '# trace NAME:' line\n"
-            "of the summary.csv beside the file when its digest matches, else by the directory of\n"
-            "a golden.pics, else by the file name without .pics; repeated names get #2, #3, ...\n\n"
-            "Options:\n"
-            "  -o, --output OUT   write the CSV to OUT (the text summary then goes to standard\n"
-            "                     output; without -o the CSV goes to standard output and the\n"
-            "                     summary to standard error)\n"
-            "  --svg OUT.svg      grouped bars of r: events x traces (no bar where r is\n"
-            "                     undefined)\n"
-            "  --min-count N      least occurrences of an event at an instruction for it to count\n"
-            "                     (default %d; 0 takes every instruction of the PICS)\n"
-            "  -h, --help         show this help\n\n"
-            "CSV columns: trace,event,instructions,occurrences,cycles,r (instructions taking part,\n"
-            "their occurrences and cycles summed, r with %d decimals).\n",
-            DEFAULT_MIN_COUNT, R_DECIMALS);
-}
+#define CORRELATE_SYNOPSIS                                                                          \
+    "Usage: pics correlate GOLDEN.pics... [OPTIONS]\n\n"                                           \
+    "For each of the nine events, Pearson's r across static instructions between how often\n"      \
+    "the event occurred at the instruction (the golden cells' counts: µops subject to it)\n"       \
+    "and the golden cycles charged to the components (PSVs) containing it, like the TEA\n"         \
+    "paper's Figure 7. Per input and pooled over all inputs (trace 'all'; instructions of\n"       \
+    "different inputs are different points). Only instructions with at least --min-count\n"        \
+    "occurrences take part. r is undefined (empty in CSV), never 0, when fewer than two\n"         \
+    "instructions take part or either side is constant.\n\n"                                       \
+    "Inputs are golden PICS files, or directories written by 'tea replay -o DIR' (their\n"         \
+    "golden.pics); sampled PICS are refused. A trace is named by the '# trace NAME:' line\n"       \
+    "of the summary.csv beside the file when its digest matches, else by the directory of\n"       \
+    "a golden.pics, else by the file name without .pics; repeated names get #2, #3, ...\n\n"       \
+    "Options:\n"
+#define CORRELATE_EPILOGUE                                                                          \
+    "\n"                                                                                           \
+    "CSV columns: trace,event,instructions,occurrences,cycles,r (instructions taking part,\n"      \
+    "their occurrences and cycles summed, r with " CLI_STR(R_DECIMALS) " decimals).\n"
 
 typedef struct correlate_request {
     char **paths;
@@ -385,36 +373,22 @@ done:
 
 int pics_correlate_main(int argc, char **argv)
 {
-    static const struct option long_options[] = {
-        { "output", required_argument, NULL, 'o' },
-        { "svg", required_argument, NULL, OPT_SVG },
-        { "min-count", required_argument, NULL, OPT_MIN_COUNT },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
     correlate_request req = { .min_count = DEFAULT_MIN_COUNT };
-    int opt, rc;
+    int rc;
+    const cli_option options[] = {
+        CLI_OPTION_OUTPUT("OUT", &req.out_path, "write the CSV to OUT (the text summary then goes to standard\n"
+                                                "output; without -o the CSV goes to standard output and the\n"
+                                                "summary to standard error)"),
+        CLI_OPTION_SVG(&req.svg_path, "grouped bars of r: events x traces (no bar where r is\nundefined)"),
+        CLI_UINT("min-count", "N", &req.min_count, 0, UINT64_MAX, "invalid count '%s' for --min-count",
+                 "least occurrences of an event at an instruction for it to count\n"
+                 "(default " CLI_STR(DEFAULT_MIN_COUNT) "; 0 takes every instruction of the PICS)"),
+        CLI_OPTION_HELP,
+    };
+    const cli_command command = CLI_COMMAND(CORRELATE_SYNOPSIS, CORRELATE_EPILOGUE, 21, options);
 
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "o:h", long_options, NULL)) != -1) {
-        switch (opt) {
-        case 'o':
-            req.out_path = optarg;
-            break;
-        case OPT_SVG:
-            req.svg_path = optarg;
-            break;
-        case OPT_MIN_COUNT:
-            if (cli_parse_u64(optarg, &req.min_count))
-                return cli_usage_error(argv[0], "invalid count '%s' for --min-count", optarg);
-            break;
-        case 'h':
-            correlate_usage(stdout);
-            return CLI_EXIT_OK;
-        default:
-            return cli_usage_hint(argv[0]);
-        }
-    }
+    if ((rc = cli_parse(&command, argc, argv)) != CLI_CONTINUE)
+        return rc;
     if (optind == argc)
         return cli_usage_error(argv[0], "expected at least one golden PICS file or replay directory");
     req.paths = &argv[optind];

@@ -36,38 +36,21 @@
 #define PERCENT 100.0
 #define UNKNOWN_FUNCTION "[unknown]"
 
-enum { OPT_TOP = REPORT_OPT_FIRST_FREE, OPT_GRANULARITY, OPT_FORMAT, OPT_SYMBOLS };
-
 typedef enum diff_format { DIFF_TEXT = 0, DIFF_CSV, DIFF_JSON } diff_format;
 
-static void diff_usage(FILE *out)
-{
-    fprintf(out,
-            "Usage: pics diff A.pics B.pics [OPTIONS]\n\n"
-            "Where two PICS of the same trace differ most, per instruction (or function) and\n"
-            "component, both scaled to the golden total C: rows sorted by |B - A| (ties by address,\n"
-            "then PSV) with A, B and B - A in cycles and |B - A| / 2C, a summary per instruction,\n"
-            "and the total sum |B - A| / 2C. When A is the golden PICS the total equals\n"
-            "'pics error B A' at the same granularity.\n\n"
-            "Options:\n"
-            "  --top N           rows and instructions to list (default: %d in text, all in CSV\n"
-            "                    and JSON; at least 1)\n"
-            "  --granularity G   insn (instruction x component, default) or func (function x\n"
-            "                    component; functions from --symbols, else from the binary)\n"
-            "  --symbols MAP     symbol map: lines 'START END NAME' (END exclusive); instructions\n"
-            "                    are shown as NAME+0xOFFSET (it wins over the binary)\n"
-            "  --elf BINARY      the binary to name instructions and functions with (default: the\n"
-            "                    one the trace names, if it exists; else addresses)\n"
-            "  --adjust-vma OFF  load bias, runtime address - ELF address (hex with 0x or decimal;\n"
-            "                    default: the bias the trace recorded; needed for a PIE without one)\n"
-            "  --format FORMAT   text (default), csv or json\n"
-            "  -o, --output OUT  write to OUT instead of standard output\n"
-            "  -h, --help        show this help\n\n"
-            "CSV columns: pc,location,psv,component,a_cycles,b_cycles,diff_cycles,share (share a\n"
-            "fraction of 2C); JSON: the inputs, \"difference\" (a fraction), \"cells\" and\n"
-            "\"instructions\" (or \"functions\").\n",
-            DIFF_DEFAULT_TEXT_TOP);
-}
+#define DIFF_SYNOPSIS                                                                               \
+    "Usage: pics diff A.pics B.pics [OPTIONS]\n\n"                                                 \
+    "Where two PICS of the same trace differ most, per instruction (or function) and\n"            \
+    "component, both scaled to the golden total C: rows sorted by |B - A| (ties by address,\n"     \
+    "then PSV) with A, B and B - A in cycles and |B - A| / 2C, a summary per instruction,\n"       \
+    "and the total sum |B - A| / 2C. When A is the golden PICS the total equals\n"                 \
+    "'pics error B A' at the same granularity.\n\n"                                                \
+    "Options:\n"
+#define DIFF_EPILOGUE                                                                               \
+    "\n"                                                                                           \
+    "CSV columns: pc,location,psv,component,a_cycles,b_cycles,diff_cycles,share (share a\n"        \
+    "fraction of 2C); JSON: the inputs, \"difference\" (a fraction), \"cells\" and\n"              \
+    "\"instructions\" (or \"functions\").\n"
 
 typedef struct diff_request {
     const char *a_path, *b_path, *symbols_path, *out_path;
@@ -476,62 +459,38 @@ done:
 
 int pics_diff_main(int argc, char **argv)
 {
-    static const struct option long_options[] = {
-        { "top", required_argument, NULL, OPT_TOP },
-        { "granularity", required_argument, NULL, OPT_GRANULARITY },
-        { "format", required_argument, NULL, OPT_FORMAT },
-        { "symbols", required_argument, NULL, OPT_SYMBOLS },
-        REPORT_SYMBOL_LONG_OPTIONS,
-        { "output", required_argument, NULL, 'o' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
+    static const char *const granularities[] = { "insn", "func", NULL }; /* rows are (instruction or function,
+                                                                            component) */
+    static const int granularity_values[] = { PICS_GRAN_INSN_COMPONENT, PICS_GRAN_FUNC };
+    static const char *const formats[] = { "text", "csv", "json", NULL };
+    static const int format_values[] = { DIFF_TEXT, DIFF_CSV, DIFF_JSON };
     diff_request req = { .out_path = "-", .granularity = PICS_GRAN_INSN_COMPONENT, .format = DIFF_TEXT };
-    int opt, rc;
+    int rc;
+    const cli_option options[] = {
+        CLI_UINT("top", "N", &req.top, 1, UINT64_MAX, "invalid count '%s' for --top (at least 1)",
+                 "rows and instructions to list (default: " CLI_STR(DIFF_DEFAULT_TEXT_TOP) " in text, all in CSV\n"
+                 "and JSON; at least 1)"),
+        CLI_ENUM("granularity", "G", &req.granularity, granularities, granularity_values,
+                 "granularity '%s' not available here (insn or func)",
+                 "insn (instruction x component, default) or func (function x\n"
+                 "component; functions from --symbols, else from the binary)"),
+        CLI_OPTION_SYMBOLS(&req.symbols_path, "symbol map: lines 'START END NAME' (END exclusive); instructions\n"
+                                              "are shown as NAME+0xOFFSET (it wins over the binary)"),
+        CLI_OPTION_ELF(&req.sym.elf_path, "the binary to name instructions and functions with (default: the\n"
+                                          "one the trace names, if it exists; else addresses)"),
+        REPORT_OPTION_ADJUST_VMA(&req.sym, "OFF",
+                                 "load bias, runtime address - ELF address (hex with 0x or decimal;\n"
+                                 "default: the bias the trace recorded; needed for a PIE without one)"),
+        CLI_ENUM("format", "FORMAT", &req.format, formats, format_values, "unknown format '%s' (text, csv or json)",
+                 "text (default), csv or json"),
+        CLI_OPTION_STDOUT_OUTPUT(&req.out_path),
+        CLI_OPTION_HELP,
+    };
+    const cli_command command = CLI_COMMAND(DIFF_SYNOPSIS, DIFF_EPILOGUE, 20, options);
 
     req.sym.command = argv[0];
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "o:h", long_options, NULL)) != -1) {
-        switch (opt) {
-        case OPT_TOP:
-            if (cli_parse_u64(optarg, &req.top) || req.top == 0)
-                return cli_usage_error(argv[0], "invalid count '%s' for --top (at least 1)", optarg);
-            break;
-        case OPT_GRANULARITY:
-            /* rows are (instruction or function, component) */
-            if (strcmp(optarg, "insn") == 0)
-                req.granularity = PICS_GRAN_INSN_COMPONENT;
-            else if (strcmp(optarg, "func") == 0)
-                req.granularity = PICS_GRAN_FUNC;
-            else
-                return cli_usage_error(argv[0], "granularity '%s' not available here (insn or func)", optarg);
-            break;
-        case OPT_FORMAT:
-            if (strcmp(optarg, "text") == 0)
-                req.format = DIFF_TEXT;
-            else if (strcmp(optarg, "csv") == 0)
-                req.format = DIFF_CSV;
-            else if (strcmp(optarg, "json") == 0)
-                req.format = DIFF_JSON;
-            else
-                return cli_usage_error(argv[0], "unknown format '%s' (text, csv or json)", optarg);
-            break;
-        case OPT_SYMBOLS:
-            req.symbols_path = optarg;
-            break;
-        case 'o':
-            req.out_path = optarg;
-            break;
-        case 'h':
-            diff_usage(stdout);
-            return CLI_EXIT_OK;
-        default:
-            if ((rc = report_symbol_option(argv[0], opt, optarg, &req.sym)) == 1)
-                return cli_usage_hint(argv[0]);
-            if (rc)
-                return rc;
-        }
-    }
+    if ((rc = cli_parse(&command, argc, argv)) != CLI_CONTINUE)
+        return rc;
     if (argc - optind != 2)
         return cli_usage_error(argv[0], "expected A.pics B.pics");
     req.a_path = argv[optind];

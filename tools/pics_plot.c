@@ -23,29 +23,14 @@
 #define PLOT_TITLE_MAX 160
 #define PERCENT 100.0
 
-enum { OPT_TOP = REPORT_OPT_FIRST_FREE, OPT_UNIT, OPT_TITLE };
-
-static void plot_usage(FILE *out)
-{
-    fprintf(out,
-            "Usage: pics plot FILE.pics... -o OUT.svg [OPTIONS]\n\n"
-            "Draw the cycle stacks of the top instructions as an SVG chart: a group of bars per\n"
-            "instruction, one stacked bar per input file (in the order given), one segment per\n"
-            "component (PSV) with a legend. Sampled PICS are scaled to the golden total. The\n"
-            "instructions are the top N by cycles of the first golden input, or of the first\n"
-            "input when none is golden. All inputs must come from the same trace.\n\n"
-            "Options:\n"
-            "  -o, --output OUT  the SVG file (required; - for standard output)\n"
-            "  --top N           how many instructions (default %d, at least 1)\n"
-            "  --unit UNIT       cycles (default) or percent (of the golden total)\n"
-            "  --title TEXT      the chart's title\n"
-            "  --elf BINARY      the binary to name instructions with (function+0xOFFSET; default:\n"
-            "                    the one the trace names, if it exists; else addresses)\n"
-            "  --adjust-vma OFF  load bias, runtime address - ELF address (hex with 0x or decimal;\n"
-            "                    default: the bias the trace recorded; needed for a PIE without one)\n"
-            "  -h, --help        show this help\n",
-            PLOT_DEFAULT_TOP);
-}
+#define PLOT_SYNOPSIS                                                                               \
+    "Usage: pics plot FILE.pics... -o OUT.svg [OPTIONS]\n\n"                                       \
+    "Draw the cycle stacks of the top instructions as an SVG chart: a group of bars per\n"         \
+    "instruction, one stacked bar per input file (in the order given), one segment per\n"          \
+    "component (PSV) with a legend. Sampled PICS are scaled to the golden total. The\n"            \
+    "instructions are the top N by cycles of the first golden input, or of the first\n"            \
+    "input when none is golden. All inputs must come from the same trace.\n\n"                     \
+    "Options:\n"
 
 typedef struct plot_request {
     const char *out_path, *title;
@@ -330,50 +315,28 @@ done:
 
 int pics_plot_main(int argc, char **argv)
 {
-    static const struct option long_options[] = {
-        { "output", required_argument, NULL, 'o' },
-        { "top", required_argument, NULL, OPT_TOP },
-        { "unit", required_argument, NULL, OPT_UNIT },
-        { "title", required_argument, NULL, OPT_TITLE },
-        REPORT_SYMBOL_LONG_OPTIONS,
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
+    static const char *const units[] = { "cycles", "percent", NULL };
     plot_request req = { .top = PLOT_DEFAULT_TOP };
-    int opt, rc;
+    int rc;
+    const cli_option options[] = {
+        CLI_OPTION_OUTPUT("OUT", &req.out_path, "the SVG file (required; - for standard output)"),
+        CLI_UINT("top", "N", &req.top, 1, UINT64_MAX, "invalid count '%s' for --top (at least 1)",
+                 "how many instructions (default " CLI_STR(PLOT_DEFAULT_TOP) ", at least 1)"),
+        CLI_ENUM("unit", "UNIT", &req.percent, units, NULL, "unknown unit '%s' (cycles or percent)",
+                 "cycles (default) or percent (of the golden total)"),
+        CLI_STRING("title", 0, "TEXT", &req.title, "the chart's title"),
+        CLI_OPTION_ELF(&req.sym.elf_path, "the binary to name instructions with (function+0xOFFSET; default:\n"
+                                          "the one the trace names, if it exists; else addresses)"),
+        REPORT_OPTION_ADJUST_VMA(&req.sym, "OFF",
+                                 "load bias, runtime address - ELF address (hex with 0x or decimal;\n"
+                                 "default: the bias the trace recorded; needed for a PIE without one)"),
+        CLI_OPTION_HELP,
+    };
+    const cli_command command = CLI_COMMAND(PLOT_SYNOPSIS, NULL, 20, options);
 
     req.sym.command = argv[0];
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "o:h", long_options, NULL)) != -1) {
-        switch (opt) {
-        case 'o':
-            req.out_path = optarg;
-            break;
-        case OPT_TOP:
-            if (cli_parse_u64(optarg, &req.top) || req.top == 0)
-                return cli_usage_error(argv[0], "invalid count '%s' for --top (at least 1)", optarg);
-            break;
-        case OPT_UNIT:
-            if (strcmp(optarg, "cycles") == 0)
-                req.percent = 0;
-            else if (strcmp(optarg, "percent") == 0)
-                req.percent = 1;
-            else
-                return cli_usage_error(argv[0], "unknown unit '%s' (cycles or percent)", optarg);
-            break;
-        case OPT_TITLE:
-            req.title = optarg;
-            break;
-        case 'h':
-            plot_usage(stdout);
-            return CLI_EXIT_OK;
-        default:
-            if ((rc = report_symbol_option(argv[0], opt, optarg, &req.sym)) == 1)
-                return cli_usage_hint(argv[0]);
-            if (rc)
-                return rc;
-        }
-    }
+    if ((rc = cli_parse(&command, argc, argv)) != CLI_CONTINUE)
+        return rc;
     if (!req.out_path)
         return cli_usage_error(argv[0], "missing -o OUT.svg");
     if (optind == argc)

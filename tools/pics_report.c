@@ -108,6 +108,12 @@ int report_symbol_option(const char *command, int opt, const char *arg, symboliz
     }
 }
 
+int report_option_adjust_vma(const char *command, const cli_option *opt, const char *arg)
+{
+    int rc = report_symbol_option(command, REPORT_OPT_ADJUST_VMA, arg, opt->dest);
+    return rc ? rc : CLI_CONTINUE;
+}
+
 void report_cycles_text(const report_input *in, int golden, uint64_t value, int digits, char *buf, size_t size)
 {
     if (golden)
@@ -728,40 +734,12 @@ done:
 
 /* --- the command ---------------------------------------------------------------------------- */
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "Usage: pics report FILE.pics [OPTIONS]\n\n"
-            "The instructions (or functions) of a PICS that take the most time, each with its cycle\n"
-            "stack, symbolized against the traced binary; with --golden, the golden stack beside it and\n"
-            "each one's contribution to the error. Formats: docs/report-format.md.\n\n"
-            "Options:\n"
-            "  --golden GOLDEN.pics   the golden PICS of the same trace: golden stacks and the error\n"
-            "  --elf BINARY           the binary to symbolize with (default: the one the trace names,\n"
-            "                         if it exists; else PCs are shown as addresses)\n"
-            "  --adjust-vma OFFSET    load bias, runtime address - ELF address (hex with 0x or decimal;\n"
-            "                         default: the bias the trace recorded; needed for a PIE without one)\n"
-            "  --top N                rows to show (default %d; 0: all)\n"
-            "  --sort cycles|error    order by cycles (default) or by error contribution (needs --golden)\n"
-            "  --granularity G        insn (default) or func (stacks summed per function)\n"
-            "  --percent-limit P      hide rows below P %% of the total (in the PICS and in the golden one)\n"
-            "  --format F             text (default), csv, json, or folded (flame-graph stacks\n"
-            "                         'function;function+0xOFF;COMPONENT cycles' of every cell)\n"
-            "  --source               show source file:line (DWARF)\n"
-            "  -o, --output OUT       write to OUT instead of standard output\n"
-            "  -h, --help             show this help\n",
-            REPORT_DEFAULT_TOP);
-}
-
-enum {
-    OPT_GOLDEN = REPORT_OPT_FIRST_FREE,
-    OPT_TOP,
-    OPT_SORT,
-    OPT_GRANULARITY,
-    OPT_PERCENT_LIMIT,
-    OPT_FORMAT,
-    OPT_SOURCE
-};
+#define REPORT_SYNOPSIS                                                                             \
+    "Usage: pics report FILE.pics [OPTIONS]\n\n"                                                   \
+    "The instructions (or functions) of a PICS that take the most time, each with its cycle\n"     \
+    "stack, symbolized against the traced binary; with --golden, the golden stack beside it and\n" \
+    "each one's contribution to the error. Formats: docs/report-format.md.\n\n"                    \
+    "Options:\n"
 
 static int run_report(const report_request *req)
 {
@@ -810,90 +788,62 @@ done:
     return rc;
 }
 
+/* --percent-limit P: a percentage from 0 to 100 into the double at
+ * opt->dest. */
+static int percent_limit_option(const char *command, const cli_option *opt, const char *arg)
+{
+    char *end;
+    double v;
+    errno = 0;
+    v = strtod(arg, &end);
+    if (errno || end == arg || *end || !(v >= 0 && v <= PERCENT))
+        return cli_usage_error(command, "invalid percentage '%s' (0 to 100)", arg);
+    *(double *)opt->dest = v;
+    return CLI_CONTINUE;
+}
+
 int pics_report_main(int argc, char **argv)
 {
-    static const struct option long_options[] = {
-        { "golden", required_argument, NULL, OPT_GOLDEN },
-        REPORT_SYMBOL_LONG_OPTIONS,
-        { "top", required_argument, NULL, OPT_TOP },
-        { "sort", required_argument, NULL, OPT_SORT },
-        { "granularity", required_argument, NULL, OPT_GRANULARITY },
-        { "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
-        { "format", required_argument, NULL, OPT_FORMAT },
-        { "source", no_argument, NULL, OPT_SOURCE },
-        { "output", required_argument, NULL, 'o' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
+    static const char *const sorts[] = { "cycles", "error", NULL };
+    static const int sort_values[] = { SORT_CYCLES, SORT_ERROR };
+    static const char *const granularities[] = { "insn", "func", NULL };
+    static const int granularity_values[] = { PICS_GRAN_INSN_COMPONENT, PICS_GRAN_FUNC };
+    static const char *const formats[] = { "text", "csv", "json", "folded", NULL };
+    static const int format_values[] = { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON, FORMAT_FOLDED };
     report_request req;
-    int opt, rc;
+    int rc;
+    const cli_option options[] = {
+        CLI_OPTION_GOLDEN(&req.golden_path, "the golden PICS of the same trace: golden stacks and the error"),
+        CLI_OPTION_ELF(&req.sym.elf_path, "the binary to symbolize with (default: the one the trace names,\n"
+                                          "if it exists; else PCs are shown as addresses)"),
+        REPORT_OPTION_ADJUST_VMA(&req.sym, "OFFSET",
+                                 "load bias, runtime address - ELF address (hex with 0x or decimal;\n"
+                                 "default: the bias the trace recorded; needed for a PIE without one)"),
+        CLI_UINT("top", "N", &req.top, 0, UINT64_MAX, "invalid count '%s'",
+                 "rows to show (default " CLI_STR(REPORT_DEFAULT_TOP) "; 0: all)"),
+        CLI_ENUM("sort", "cycles|error", &req.sort, sorts, sort_values, "unknown sort key '%s' (cycles or error)",
+                 "order by cycles (default) or by error contribution (needs --golden)"),
+        CLI_ENUM("granularity", "G", &req.granularity, granularities, granularity_values,
+                 "unknown granularity '%s' (insn or func)", "insn (default) or func (stacks summed per function)"),
+        CLI_CALL("percent-limit", 0, "P", percent_limit_option, &req.percent_limit,
+                 "hide rows below P % of the total (in the PICS and in the golden one)"),
+        CLI_ENUM("format", "F", &req.format, formats, format_values,
+                 "unknown format '%s' (text, csv, json or folded)",
+                 "text (default), csv, json, or folded (flame-graph stacks\n"
+                 "'function;function+0xOFF;COMPONENT cycles' of every cell)"),
+        CLI_FLAG("source", 0, &req.sym.source, "show source file:line (DWARF)"),
+        CLI_OPTION_STDOUT_OUTPUT(&req.out_path),
+        CLI_OPTION_HELP,
+    };
+    const cli_command command = CLI_COMMAND(REPORT_SYNOPSIS, NULL, 25, options);
 
     memset(&req, 0, sizeof req);
     req.out_path = "-";
     req.top = REPORT_DEFAULT_TOP;
     req.granularity = PICS_GRAN_INSN_COMPONENT;
     req.sym.command = argv[0];
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "o:h", long_options, NULL)) != -1) {
-        char *end;
-        switch (opt) {
-        case OPT_GOLDEN:
-            req.golden_path = optarg;
-            break;
-        case OPT_TOP:
-            if (cli_parse_u64(optarg, &req.top))
-                return cli_usage_error(argv[0], "invalid count '%s'", optarg);
-            break;
-        case OPT_SORT:
-            if (strcmp(optarg, "cycles") == 0)
-                req.sort = SORT_CYCLES;
-            else if (strcmp(optarg, "error") == 0)
-                req.sort = SORT_ERROR;
-            else
-                return cli_usage_error(argv[0], "unknown sort key '%s' (cycles or error)", optarg);
-            break;
-        case OPT_GRANULARITY:
-            if (strcmp(optarg, "insn") == 0)
-                req.granularity = PICS_GRAN_INSN_COMPONENT;
-            else if (strcmp(optarg, "func") == 0)
-                req.granularity = PICS_GRAN_FUNC;
-            else
-                return cli_usage_error(argv[0], "unknown granularity '%s' (insn or func)", optarg);
-            break;
-        case OPT_PERCENT_LIMIT:
-            errno = 0;
-            req.percent_limit = strtod(optarg, &end);
-            if (errno || end == optarg || *end || !(req.percent_limit >= 0 && req.percent_limit <= PERCENT))
-                return cli_usage_error(argv[0], "invalid percentage '%s' (0 to 100)", optarg);
-            break;
-        case OPT_FORMAT:
-            if (strcmp(optarg, "text") == 0)
-                req.format = FORMAT_TEXT;
-            else if (strcmp(optarg, "csv") == 0)
-                req.format = FORMAT_CSV;
-            else if (strcmp(optarg, "json") == 0)
-                req.format = FORMAT_JSON;
-            else if (strcmp(optarg, "folded") == 0)
-                req.format = FORMAT_FOLDED;
-            else
-                return cli_usage_error(argv[0], "unknown format '%s' (text, csv, json or folded)", optarg);
-            break;
-        case OPT_SOURCE:
-            req.sym.source = 1;
-            break;
-        case 'o':
-            req.out_path = optarg;
-            break;
-        case 'h':
-            usage(stdout);
-            return CLI_EXIT_OK;
-        default:
-            if ((rc = report_symbol_option(argv[0], opt, optarg, &req.sym)) == 1)
-                return cli_usage_hint(argv[0]);
-            if (rc)
-                return rc;
-        }
-    }
+    if ((rc = cli_parse(&command, argc, argv)) != CLI_CONTINUE)
+        return rc;
     if (optind != argc - 1)
         return cli_usage_error(argv[0], optind == argc ? "missing FILE.pics" : "expected exactly one FILE.pics");
     if (req.sort == SORT_ERROR && !req.golden_path)

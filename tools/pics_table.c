@@ -35,36 +35,24 @@
 #define MD_MISSING "\xe2\x80\x93"  /* an en dash */
 #define LATEX_MISSING "--"         /* an en dash in LaTeX */
 
-enum { OPT_FORMAT = CLI_OPT_FIRST_FREE, OPT_GRANULARITY, OPT_FREQ, OPT_SVG };
-
 typedef enum table_format { TABLE_MD = 0, TABLE_LATEX, TABLE_CSV } table_format;
 
-static void table_usage(FILE *out)
-{
-    fprintf(out,
-            "Usage: pics table RESULTS... [OPTIONS]\n\n"
-            "The error of every scheme on every trace as a table, like the TEA paper's Figure 5:\n"
-            "one row per trace (in the order they first appear in the inputs), one column per\n"
-            "scheme (tea, nci, ibs, spe, ris, then variants such as ibs:all, then others by\n"
-            "name), each cell the error in %% as the mean over the seeds, then a 'mean' and a\n"
-            "'max' row over the traces. A missing trace/scheme pair shows as a dash (empty in\n"
-            "CSV) and is left out of that column's mean and max, with a warning.\n\n"
-            "RESULTS are directories written by 'tea replay -o DIR' (their summary.csv) or\n"
-            "results CSV files ('tea sweep -o OUT.csv', or several concatenated), in any mix.\n\n"
-            "Options:\n"
-            "  --format FORMAT   md (GitHub Markdown, default), latex (a booktabs tabular) or csv;\n"
-            "                    md and latex show one decimal, csv the full precision\n"
-            "  --granularity G   the error column: insn-component (default), insn or func\n"
-            "  --freq HZ         the sampling frequency to show (k/M/G suffixes), required when\n"
-            "                    the results hold several\n"
-            "  --svg OUT.svg     also draw the table as grouped bars (traces and the mean x\n"
-            "                    schemes; whiskers from the lowest to the highest seed)\n"
-            "  -o, --output OUT  write the table to OUT instead of standard output\n"
-            "  -h, --help        show this help\n\n"
-            "CSV: a '#' comment line, then 'trace,SCHEME,...' with percentages; when some cell\n"
-            "averages several seeds, also SCHEME_min and SCHEME_max per scheme (the lowest and\n"
-            "highest seed's error, empty in the mean and max rows).\n");
-}
+#define TABLE_SYNOPSIS                                                                              \
+    "Usage: pics table RESULTS... [OPTIONS]\n\n"                                                   \
+    "The error of every scheme on every trace as a table, like the TEA paper's Figure 5:\n"        \
+    "one row per trace (in the order they first appear in the inputs), one column per\n"           \
+    "scheme (tea, nci, ibs, spe, ris, then variants such as ibs:all, then others by\n"             \
+    "name), each cell the error in % as the mean over the seeds, then a 'mean' and a\n"            \
+    "'max' row over the traces. A missing trace/scheme pair shows as a dash (empty in\n"           \
+    "CSV) and is left out of that column's mean and max, with a warning.\n\n"                      \
+    "RESULTS are directories written by 'tea replay -o DIR' (their summary.csv) or\n"              \
+    "results CSV files ('tea sweep -o OUT.csv', or several concatenated), in any mix.\n\n"         \
+    "Options:\n"
+#define TABLE_EPILOGUE                                                                              \
+    "\n"                                                                                           \
+    "CSV: a '#' comment line, then 'trace,SCHEME,...' with percentages; when some cell\n"          \
+    "averages several seeds, also SCHEME_min and SCHEME_max per scheme (the lowest and\n"          \
+    "highest seed's error, empty in the mean and max rows).\n"
 
 typedef struct table_request {
     char **inputs;
@@ -591,53 +579,28 @@ done:
 
 int pics_table_main(int argc, char **argv)
 {
-    static const struct option long_options[] = {
-        { "output", required_argument, NULL, 'o' },
-        { "format", required_argument, NULL, OPT_FORMAT },
-        { "granularity", required_argument, NULL, OPT_GRANULARITY },
-        { "freq", required_argument, NULL, OPT_FREQ },
-        { "svg", required_argument, NULL, OPT_SVG },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
+    static const char *const formats[] = { "md", "latex", "csv", NULL };
+    static const int format_values[] = { TABLE_MD, TABLE_LATEX, TABLE_CSV };
     table_request req = { .format = TABLE_MD, .granularity = PICS_GRAN_INSN_COMPONENT };
-    int opt;
+    int rc;
+    const cli_option options[] = {
+        CLI_ENUM("format", "FORMAT", &req.format, formats, format_values, "unknown format '%s' (md, latex or csv)",
+                 "md (GitHub Markdown, default), latex (a booktabs tabular) or csv;\n"
+                 "md and latex show one decimal, csv the full precision"),
+        CLI_OPTION_GRANULARITY(&req.granularity, "the error column: insn-component (default), insn or func"),
+        { .long_name = "freq", .arg = CLI_ARG_REQUIRED, .value_name = "HZ",
+          .help = "the sampling frequency to show (k/M/G suffixes), required when\nthe results hold several",
+          .type = CLI_TYPE_HZ, .dest = &req.freq_hz, .error = "invalid frequency '%s' (Hz, with an optional k, M or G)",
+          .seen = &req.has_freq },
+        CLI_OPTION_SVG(&req.svg_path, "also draw the table as grouped bars (traces and the mean x\n"
+                                      "schemes; whiskers from the lowest to the highest seed)"),
+        CLI_OPTION_OUTPUT("OUT", &req.out_path, "write the table to OUT instead of standard output"),
+        CLI_OPTION_HELP,
+    };
+    const cli_command command = CLI_COMMAND(TABLE_SYNOPSIS, TABLE_EPILOGUE, 20, options);
 
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "o:h", long_options, NULL)) != -1) {
-        switch (opt) {
-        case 'o':
-            req.out_path = optarg;
-            break;
-        case OPT_FORMAT:
-            if (strcmp(optarg, "md") == 0)
-                req.format = TABLE_MD;
-            else if (strcmp(optarg, "latex") == 0)
-                req.format = TABLE_LATEX;
-            else if (strcmp(optarg, "csv") == 0)
-                req.format = TABLE_CSV;
-            else
-                return cli_usage_error(argv[0], "unknown format '%s' (md, latex or csv)", optarg);
-            break;
-        case OPT_GRANULARITY:
-            if (pics_granularity_parse(optarg, &req.granularity))
-                return cli_usage_error(argv[0], "unknown granularity '%s' (insn-component, insn or func)", optarg);
-            break;
-        case OPT_FREQ:
-            if (cli_parse_hz(optarg, &req.freq_hz))
-                return cli_usage_error(argv[0], "invalid frequency '%s' (Hz, with an optional k, M or G)", optarg);
-            req.has_freq = 1;
-            break;
-        case OPT_SVG:
-            req.svg_path = optarg;
-            break;
-        case 'h':
-            table_usage(stdout);
-            return CLI_EXIT_OK;
-        default:
-            return cli_usage_hint(argv[0]);
-        }
-    }
+    if ((rc = cli_parse(&command, argc, argv)) != CLI_CONTINUE)
+        return rc;
     if (optind == argc)
         return cli_usage_error(argv[0], "expected at least one results CSV or replay directory");
     req.inputs = &argv[optind];

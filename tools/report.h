@@ -58,6 +58,12 @@ enum {
  * cli_trace_option). */
 int report_symbol_option(const char *command, int opt, const char *arg, symbolize_options *sym);
 
+/* --adjust-vma VALUE as a cli_option entry (cli.h): report_symbol_option
+ * into the symbolize_options at `sym`. */
+#define REPORT_OPTION_ADJUST_VMA(sym, vname, help_) \
+    CLI_CALL("adjust-vma", 0, vname, report_option_adjust_vma, (1 ? (sym) : (symbolize_options *)0), help_)
+int report_option_adjust_vma(const char *command, const cli_option *opt, const char *arg);
+
 /* The exact cycles a raw value of the PICS (golden: of the golden PICS)
  * stands for, rounded to `digits` fraction digits, into buf. */
 void report_cycles_text(const report_input *in, int golden, uint64_t value, int digits, char *buf, size_t size);

@@ -129,34 +129,39 @@ int study_parse_freqs(study_request *req, const char *list)
     return rc;
 }
 
-int study_option(const char *command, int opt, const char *arg, study_request *req)
+int study_option_schemes(const char *command, const cli_option *opt, const char *arg)
 {
-    uint64_t v;
+    if (study_parse_schemes(opt->dest, arg))
+        return cli_usage_error(command, "%s", tea_error_message());
+    return CLI_CONTINUE;
+}
 
-    switch (opt) {
-    case STUDY_OPT_JITTER:
-        if (tea_jitter_parse(arg, &req->jitter))
-            return cli_usage_error(command, "%s", tea_error_message());
-        return 0;
-    case STUDY_OPT_EVENTS:
-        if (study_parse_event_set(arg, &req->all_events))
-            return cli_usage_error(command, "%s", tea_error_message());
-        return 0;
-    case STUDY_OPT_SYMBOLS:
-        req->symbols_path = arg;
-        return 0;
-    case STUDY_OPT_GOLDEN_RULES:
-        if (golden_rules_parse(arg, &req->rules))
-            return cli_usage_error(command, "unknown golden rules '%s' (default or tracedoctor)", arg);
-        return 0;
-    case STUDY_OPT_THREADS:
-        if (cli_parse_u64(arg, &v) || v < 1 || v > TEA_PARALLEL_MAX_THREADS)
-            return cli_usage_error(command, "invalid thread count '%s' (1 to %d)", arg, TEA_PARALLEL_MAX_THREADS);
-        req->threads = (unsigned)v;
-        return 0;
-    default:
-        return 1;
-    }
+int study_option_freqs(const char *command, const cli_option *opt, const char *arg)
+{
+    if (study_parse_freqs(opt->dest, arg))
+        return cli_usage_error(command, "%s", tea_error_message());
+    return CLI_CONTINUE;
+}
+
+int study_option_jitter(const char *command, const cli_option *opt, const char *arg)
+{
+    if (tea_jitter_parse(arg, &((study_request *)opt->dest)->jitter))
+        return cli_usage_error(command, "%s", tea_error_message());
+    return CLI_CONTINUE;
+}
+
+int study_option_events(const char *command, const cli_option *opt, const char *arg)
+{
+    if (study_parse_event_set(arg, &((study_request *)opt->dest)->all_events))
+        return cli_usage_error(command, "%s", tea_error_message());
+    return CLI_CONTINUE;
+}
+
+int study_option_golden_rules(const char *command, const cli_option *opt, const char *arg)
+{
+    if (golden_rules_parse(arg, &((study_request *)opt->dest)->rules))
+        return cli_usage_error(command, "unknown golden rules '%s' (default or tracedoctor)", arg);
+    return CLI_CONTINUE;
 }
 
 /* The functions for the function-granularity error: the --symbols map, else

@@ -14,6 +14,7 @@
 #define TEA_TOOLS_STUDY_H
 
 #include "cli.h"
+#include "tea/parallel.h"
 #include "tea/run.h"
 #include "trace/trace.h"
 
@@ -48,34 +49,29 @@ typedef struct study_request {
     const char *command;                      /* for messages and warnings */
 } study_request;
 
-/* Long options `tea replay` and `tea sweep` share, numbered after the
- * CLI_OPT_* trace options; each command numbers its own from
- * STUDY_OPT_FIRST_FREE. */
-enum {
-    STUDY_OPT_JITTER = CLI_OPT_FIRST_FREE,
-    STUDY_OPT_EVENTS,
-    STUDY_OPT_SYMBOLS,
-    STUDY_OPT_THREADS,
-    STUDY_OPT_GOLDEN_RULES,
-    STUDY_OPT_FIRST_FREE
-};
-#define STUDY_LONG_OPTIONS                                          \
-    { "jitter", required_argument, NULL, STUDY_OPT_JITTER },        \
-    { "events", required_argument, NULL, STUDY_OPT_EVENTS },        \
-    { "symbols", required_argument, NULL, STUDY_OPT_SYMBOLS },      \
-    { "threads", required_argument, NULL, STUDY_OPT_THREADS },      \
-    { "golden-rules", required_argument, NULL, STUDY_OPT_GOLDEN_RULES }
-
-/* Handles one of the STUDY_OPT_* options into `req`. Returns 0 when handled,
- * 1 when `opt` is not one of them, or CLI_EXIT_USAGE after printing the
- * problem (as cli_trace_option). */
-int study_option(const char *command, int opt, const char *arg, study_request *req);
-
-/* How --threads reads in `--help` texts. */
-#define STUDY_THREADS_HELP \
-    "  --threads N            replay a native trace file's frames on N threads (default:\n" \
-    "                         the processors this process may use); 1 reads the trace\n" \
-    "                         as a stream. Results are identical for every N\n"
+/* The options `tea replay` and `tea sweep` share, as cli_option entries
+ * (cli.h) into the study_request at `req`: --schemes LIST, a frequency list
+ * (--freq or --freqs; `seen_`, when not NULL, is set when it is given),
+ * --jitter MODE, --events SET, --golden-rules RULES and --threads N. Their
+ * callbacks report a bad value as a usage error with the parser's message. */
+#define STUDY_OPTION_SCHEMES(req, help_) \
+    CLI_CALL("schemes", 0, "LIST", study_option_schemes, STUDY_REQ(req), help_)
+#define STUDY_OPTION_FREQS(lname, req, seen_, help_)                                                 \
+    { .long_name = (lname), .arg = CLI_ARG_REQUIRED, .value_name = "HZ[,HZ...]", .help = (help_),     \
+      .type = CLI_TYPE_CALL, .dest = STUDY_REQ(req), .call = study_option_freqs, .seen = (seen_) }
+#define STUDY_OPTION_JITTER(req, help_) CLI_CALL("jitter", 0, "MODE", study_option_jitter, STUDY_REQ(req), help_)
+#define STUDY_OPTION_EVENTS(req, help_) CLI_CALL("events", 0, "SET", study_option_events, STUDY_REQ(req), help_)
+#define STUDY_OPTION_GOLDEN_RULES(req, help_) \
+    CLI_CALL("golden-rules", 0, "RULES", study_option_golden_rules, STUDY_REQ(req), help_)
+#define STUDY_OPTION_THREADS(req, help_)                                                             \
+    CLI_UINT("threads", "N", &STUDY_REQ(req)->threads, 1, TEA_PARALLEL_MAX_THREADS,                  \
+             "invalid thread count '%s' (1 to " CLI_STR(TEA_PARALLEL_MAX_THREADS) ")", help_)
+#define STUDY_REQ(req) (1 ? (req) : (study_request *)0)
+int study_option_schemes(const char *command, const cli_option *opt, const char *arg);
+int study_option_freqs(const char *command, const cli_option *opt, const char *arg);
+int study_option_jitter(const char *command, const cli_option *opt, const char *arg);
+int study_option_events(const char *command, const cli_option *opt, const char *arg);
+int study_option_golden_rules(const char *command, const cli_option *opt, const char *arg);
 
 /* Sets the defaults: every scheme natively, golden, 4 kHz, seed 1, one
  * seed, interval jitter. */

@@ -9,22 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OPT_TO = CLI_OPT_FIRST_FREE, OPT_LEVEL, OPT_RAW, OPT_FRAME_RECORDS };
-
-static void usage(FILE *out)
-{
-    fprintf(out, "Usage: tea convert [OPTIONS] IN -o OUT\n\n"
-                 "Convert a trace between formats. Everything replay uses is kept: replaying IN and OUT\n"
-                 "gives identical results. IN may be '-' (stdin); OUT is written atomically.\n\n"
-                 "Options:\n"
-                 "  -o, --output OUT       output file (required; '-' for stdout)\n"
-                 "  --to FORMAT            native (default) or tracedoctor\n"
-                 "  --level N              zstd compression level (default 3)\n"
-                 "  --raw                  tracedoctor output: uncompressed tokens\n"
-                 "  --frame-records N      native output: records per zstd frame (default 262144)\n"
-                 CLI_TRACE_OPTIONS_HELP
-                 "  -h, --help             show this help\n");
-}
+#define CONVERT_SYNOPSIS                                                                                \
+    "Usage: tea convert [OPTIONS] IN -o OUT\n\n"                                                       \
+    "Convert a trace between formats. Everything replay uses is kept: replaying IN and OUT\n"          \
+    "gives identical results. IN may be '-' (stdin); OUT is written atomically.\n\n"                   \
+    "Options:\n"
 
 /* Gives the output header a provenance when the input had none. */
 static int stamp_header(trace_header *h, int argc, char **argv)
@@ -83,55 +72,24 @@ done:
 
 int tea_convert_main(int argc, char **argv)
 {
-    static const struct option long_options[] = {
-        { "output", required_argument, NULL, 'o' },
-        { "to", required_argument, NULL, OPT_TO },
-        { "level", required_argument, NULL, OPT_LEVEL },
-        { "raw", no_argument, NULL, OPT_RAW },
-        { "frame-records", required_argument, NULL, OPT_FRAME_RECORDS },
-        { "help", no_argument, NULL, 'h' },
-        CLI_TRACE_LONG_OPTIONS,
-        { NULL, 0, NULL, 0 },
-    };
     trace_open_options open_opts = { 0 };
     trace_write_options write_opts = { .format = TRACE_FORMAT_NATIVE };
     const char *out_path = NULL;
-    uint64_t v;
-    int opt, rc;
+    int rc;
+    const cli_option options[] = {
+        CLI_OPTION_OUTPUT("OUT", &out_path, "output file (required; '-' for stdout)"),
+        CLI_OPTION_TRACE_FORMAT("to", &write_opts.format, "native (default) or tracedoctor"),
+        CLI_OPTION_ZSTD_LEVEL(&write_opts.level, "zstd compression level (default 3)"),
+        CLI_FLAG("raw", 0, &write_opts.raw, "tracedoctor output: uncompressed tokens"),
+        CLI_UINT("frame-records", "N", &write_opts.frame_records, 1, UINT32_MAX, "invalid frame size '%s'",
+                 "native output: records per zstd frame (default 262144)"),
+        CLI_TRACE_OPTIONS(&open_opts),
+        CLI_OPTION_HELP,
+    };
+    const cli_command command = CLI_COMMAND(CONVERT_SYNOPSIS, NULL, 25, options);
 
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "o:h", long_options, NULL)) != -1) {
-        switch (opt) {
-        case 'o':
-            out_path = optarg;
-            break;
-        case OPT_TO:
-            if ((rc = cli_parse_trace_format(argv[0], optarg, &write_opts.format)))
-                return rc;
-            break;
-        case OPT_LEVEL:
-            if (cli_parse_u64(optarg, &v) || v < 1 || v > 22)
-                return cli_usage_error(argv[0], "invalid zstd level '%s' (1-22)", optarg);
-            write_opts.level = (int)v;
-            break;
-        case OPT_RAW:
-            write_opts.raw = 1;
-            break;
-        case OPT_FRAME_RECORDS:
-            if (cli_parse_u64(optarg, &v) || v < 1 || v > UINT32_MAX)
-                return cli_usage_error(argv[0], "invalid frame size '%s'", optarg);
-            write_opts.frame_records = (uint32_t)v;
-            break;
-        case 'h':
-            usage(stdout);
-            return CLI_EXIT_OK;
-        default:
-            if ((rc = cli_trace_option(argv[0], opt, optarg, &open_opts)) == 1)
-                return cli_usage_hint(argv[0]);
-            if (rc)
-                return rc;
-        }
-    }
+    if ((rc = cli_parse(&command, argc, argv)) != CLI_CONTINUE)
+        return rc;
     if (optind != argc - 1)
         return cli_usage_error(argv[0], optind == argc ? "missing input trace" : "expected exactly one input trace");
     if (!out_path)

@@ -5,6 +5,7 @@
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "cli.h"
 #include "commands.h"
+#include "model_options.h"
 #include "common/error.h"
 #include "model/core.h"
 #include "model/elfcode.h"
@@ -19,34 +20,11 @@
 #define GEN_DEFAULT_CYCLES 1000000ull
 #define GEN_DEFAULT_WORKLOAD "mixed"
 
-enum { OPT_WORKLOAD = CLI_OPT_FIRST_FREE, OPT_CYCLES, OPT_SEED, OPT_FORMAT, OPT_FIRST_CYCLE, OPT_LEVEL, OPT_RAW,
-       OPT_LIST, OPT_CONFIG, OPT_SET, OPT_PRINT_CONFIG, OPT_DISCARD, OPT_ELF };
-
-static void usage(FILE *out)
-{
-    fprintf(out, "Usage: tea gen [OPTIONS] -o OUT\n\n"
-                 "Generate a deterministic synthetic trace: a named workload driven through the\n"
-                 "out-of-order core model (4-wide, 192-entry ROB; see docs/model.md).\n\n"
-                 "Options:\n"
-                 "  -o, --output OUT       output file (required)\n"
-                 "  --workload NAME        workload (default mixed; see --list)\n"
-                 "  --elf BINARY           walk the machine code of BINARY (x86-64, AArch64 or\n"
-                 "                         RISC-V ELF) instead of a synthetic program; the\n"
-                 "                         workload then only sets branch, loop and memory\n"
-                 "                         behaviour (docs/model.md, \"Walks over a binary\")\n"
-                 "  --cycles N             cycles to simulate (default 1000000; 1e8, 5M accepted)\n"
-                 "  --seed S               seed of every random choice (default 1)\n"
-                 "  --format FORMAT        native (default) or tracedoctor\n"
-                 "  --first-cycle C        cycle number of the first record (default 0)\n"
-                 "  --level N              zstd compression level (default 3)\n"
-                 "  --raw                  tracedoctor: write uncompressed tokens\n"
-                 "  --config FILE          core model parameters ('key = value' lines, see --print-config)\n"
-                 "  --set KEY=VALUE        one parameter (repeatable; after --config)\n"
-                 "  --print-config         print the effective model configuration and exit\n"
-                 "  --discard              run the model without writing a trace; print its speed\n"
-                 "  --list                 list the workloads and exit\n"
-                 "  -h, --help             show this help\n");
-}
+#define GEN_SYNOPSIS                                                                                    \
+    "Usage: tea gen [OPTIONS] -o OUT\n\n"                                                              \
+    "Generate a deterministic synthetic trace: a named workload driven through the\n"                  \
+    "out-of-order core model (4-wide, 192-entry ROB; see docs/model.md).\n\n"                          \
+    "Options:\n"
 
 static void list_workloads(void)
 {
@@ -160,29 +138,51 @@ done:
     return rc;
 }
 
+/* --workload NAME: one of the model's workloads, into the const char * at
+ * opt->dest. */
+static int workload_option(const char *command, const cli_option *opt, const char *arg)
+{
+    if (!model_workload_description(arg))
+        return cli_usage_error(command, "unknown workload '%s' (see --list)", arg);
+    *(const char **)opt->dest = arg;
+    return CLI_CONTINUE;
+}
+
+/* --list: lists the workloads and ends the command. */
+static int list_option(const char *command, const cli_option *opt, const char *arg)
+{
+    (void)command, (void)opt, (void)arg;
+    list_workloads();
+    return CLI_EXIT_OK;
+}
+
 int tea_gen_main(int argc, char **argv)
 {
-    static const struct option long_options[] = {
-        { "output", required_argument, NULL, 'o' },
-        { "workload", required_argument, NULL, OPT_WORKLOAD },
-        { "cycles", required_argument, NULL, OPT_CYCLES },
-        { "seed", required_argument, NULL, OPT_SEED },
-        { "format", required_argument, NULL, OPT_FORMAT },
-        { "first-cycle", required_argument, NULL, OPT_FIRST_CYCLE },
-        { "level", required_argument, NULL, OPT_LEVEL },
-        { "raw", no_argument, NULL, OPT_RAW },
-        { "list", no_argument, NULL, OPT_LIST },
-        { "config", required_argument, NULL, OPT_CONFIG },
-        { "set", required_argument, NULL, OPT_SET },
-        { "print-config", no_argument, NULL, OPT_PRINT_CONFIG },
-        { "discard", no_argument, NULL, OPT_DISCARD },
-        { "elf", required_argument, NULL, OPT_ELF },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
     gen_request req;
-    uint64_t v;
-    int opt, rc, print_config = 0;
+    int rc, print_config = 0;
+    const cli_option options[] = {
+        CLI_OPTION_OUTPUT("OUT", &req.out_path, "output file (required)"),
+        CLI_CALL("workload", 0, "NAME", workload_option, &req.workload, "workload (default mixed; see --list)"),
+        CLI_OPTION_ELF(&req.elf_path, "walk the machine code of BINARY (x86-64, AArch64 or\n"
+                                      "RISC-V ELF) instead of a synthetic program; the\n"
+                                      "workload then only sets branch, loop and memory\n"
+                                      "behaviour (docs/model.md, \"Walks over a binary\")"),
+        CLI_UINT("cycles", "N", &req.cycles, 1, UINT64_MAX, "invalid cycle count '%s'",
+                 "cycles to simulate (default 1000000; 1e8, 5M accepted)"),
+        CLI_OPTION_SEED("S", &req.seed, "seed of every random choice (default 1)"),
+        CLI_OPTION_TRACE_FORMAT("format", &req.write.format, "native (default) or tracedoctor"),
+        CLI_UINT("first-cycle", "C", &req.first_cycle, 0, UINT64_MAX >> 2, "invalid first cycle '%s'",
+                 "cycle number of the first record (default 0)"),
+        CLI_OPTION_ZSTD_LEVEL(&req.write.level, "zstd compression level (default 3)"),
+        CLI_FLAG("raw", 0, &req.write.raw, "tracedoctor: write uncompressed tokens"),
+        MODEL_OPTION_CONFIG(&req.model, "core model parameters ('key = value' lines, see --print-config)"),
+        MODEL_OPTION_SET(&req.model),
+        CLI_FLAG("print-config", 0, &print_config, "print the effective model configuration and exit"),
+        CLI_FLAG("discard", 0, &req.discard, "run the model without writing a trace; print its speed"),
+        CLI_CALL("list", 0, NULL, list_option, NULL, "list the workloads and exit"),
+        CLI_OPTION_HELP,
+    };
+    const cli_command command = CLI_COMMAND(GEN_SYNOPSIS, NULL, 25, options);
 
     memset(&req, 0, sizeof req);
     req.workload = GEN_DEFAULT_WORKLOAD;
@@ -190,68 +190,8 @@ int tea_gen_main(int argc, char **argv)
     req.seed = 1;
     req.write.format = TRACE_FORMAT_NATIVE;
     mconf_defaults(&req.model);
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "o:h", long_options, NULL)) != -1) {
-        switch (opt) {
-        case 'o':
-            req.out_path = optarg;
-            break;
-        case OPT_WORKLOAD:
-            if (!model_workload_description(optarg))
-                return cli_usage_error(argv[0], "unknown workload '%s' (see --list)", optarg);
-            req.workload = optarg;
-            break;
-        case OPT_CYCLES:
-            if (cli_parse_u64(optarg, &req.cycles) || req.cycles == 0)
-                return cli_usage_error(argv[0], "invalid cycle count '%s'", optarg);
-            break;
-        case OPT_SEED:
-            if (cli_parse_u64(optarg, &req.seed))
-                return cli_usage_error(argv[0], "invalid seed '%s'", optarg);
-            break;
-        case OPT_FORMAT:
-            if ((rc = cli_parse_trace_format(argv[0], optarg, &req.write.format)))
-                return rc;
-            break;
-        case OPT_FIRST_CYCLE:
-            if (cli_parse_u64(optarg, &req.first_cycle) || req.first_cycle > (UINT64_MAX >> 2))
-                return cli_usage_error(argv[0], "invalid first cycle '%s'", optarg);
-            break;
-        case OPT_LEVEL:
-            if (cli_parse_u64(optarg, &v) || v < 1 || v > 22)
-                return cli_usage_error(argv[0], "invalid zstd level '%s' (1-22)", optarg);
-            req.write.level = (int)v;
-            break;
-        case OPT_RAW:
-            req.write.raw = 1;
-            break;
-        case OPT_LIST:
-            list_workloads();
-            return CLI_EXIT_OK;
-        case OPT_CONFIG:
-            if ((rc = mconf_load(&req.model, optarg)))
-                return cli_fail(argv[0], rc);
-            break;
-        case OPT_SET:
-            if (mconf_set_string(&req.model, optarg))
-                return cli_usage_error(argv[0], "%s", tea_error_message());
-            break;
-        case OPT_PRINT_CONFIG:
-            print_config = 1;
-            break;
-        case OPT_DISCARD:
-            req.discard = 1;
-            break;
-        case OPT_ELF:
-            req.elf_path = optarg;
-            break;
-        case 'h':
-            usage(stdout);
-            return CLI_EXIT_OK;
-        default:
-            return cli_usage_hint(argv[0]);
-        }
-    }
+    if ((rc = cli_parse(&command, argc, argv)) != CLI_CONTINUE)
+        return rc;
     if (optind != argc)
         return cli_usage_error(argv[0], "unexpected argument '%s'", argv[optind]);
     if (mconf_check(&req.model))

@@ -27,16 +27,12 @@ typedef struct info_report {
     int warning_count;
 } info_report;
 
-static void usage(FILE *out)
-{
-    fprintf(out, "Usage: tea info [--json] [OPTIONS] TRACE\n\n"
-                 "Describe a trace (native or TraceDoctor, raw or zstd; '-' for stdin): its format and\n"
-                 "header, cycle span, records, µops committed, cycles in each commit state (compute,\n"
-                 "stalled, drained, flushed; they sum to the span), event counts, and warnings.\n\n"
-                 "Options:\n"
-                 "  --json             print a JSON object instead of text\n" CLI_TRACE_OPTIONS_HELP
-                 "  -h, --help         show this help\n");
-}
+#define INFO_SYNOPSIS                                                                                  \
+    "Usage: tea info [--json] [OPTIONS] TRACE\n\n"                                                    \
+    "Describe a trace (native or TraceDoctor, raw or zstd; '-' for stdin): its format and\n"           \
+    "header, cycle span, records, µops committed, cycles in each commit state (compute,\n"            \
+    "stalled, drained, flushed; they sum to the span), event counts, and warnings.\n\n"               \
+    "Options:\n"
 
 static void add_warning(info_report *rep, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -257,32 +253,20 @@ static void print_json(const info_report *rep)
 
 int tea_info_main(int argc, char **argv)
 {
-    static const struct option long_options[] = {
-        { "json", no_argument, NULL, 'j' },
-        { "help", no_argument, NULL, 'h' },
-        CLI_TRACE_LONG_OPTIONS,
-        { NULL, 0, NULL, 0 },
-    };
     trace_open_options opts = { 0 };
     info_report rep;
-    int json = 0, opt, rc;
+    int json = 0, rc;
+    const cli_option options[] = {
+        CLI_FLAG("json", 0, &json, "print a JSON object instead of text"),
+        CLI_TRACE_OPTIONS(&opts),
+        CLI_OPTION_HELP,
+    };
+    const cli_command command = CLI_COMMAND(INFO_SYNOPSIS, NULL, 21, options);
 
     memset(&rep, 0, sizeof rep);
     trace_header_init(&rep.header);
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "h", long_options, NULL)) != -1) {
-        if (opt == 'j') {
-            json = 1;
-        } else if (opt == 'h') {
-            usage(stdout);
-            return CLI_EXIT_OK;
-        } else if ((rc = cli_trace_option(argv[0], opt, optarg, &opts)) != 1) {
-            if (rc)
-                return rc;
-        } else {
-            return cli_usage_hint(argv[0]);
-        }
-    }
+    if ((rc = cli_parse(&command, argc, argv)) != CLI_CONTINUE)
+        return rc;
     if (optind != argc - 1)
         return cli_usage_error(argv[0], optind == argc ? "missing TRACE" : "expected exactly one TRACE");
     rep.path = argv[optind];

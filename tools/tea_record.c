@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "commands.h"
+#include "model_options.h"
 #include "common/error.h"
 #include "model/core.h"
 #include "model/lackey.h"
@@ -18,8 +19,6 @@
 #define RECORD_DEFAULT_OUTPUT "record.tea"
 #define RECORD_ARCH "x86_64"
 #define RECORD_VA_BITS 48
-
-enum { OPT_CONFIG = CLI_OPT_FIRST_FREE, OPT_SET, OPT_FORMAT, OPT_MAX_INSNS, OPT_QUIET, OPT_VALGRIND };
 
 typedef struct record_request {
     const char *out_path;
@@ -41,23 +40,13 @@ typedef struct record_run {
     double start;
 } record_run;
 
-static void usage(FILE *out)
-{
-    fprintf(out, "Usage: tea record [OPTIONS] -- PROGRAM [ARGS...]\n\n"
-                 "Run an x86-64 program under Valgrind's lackey tool and write a native trace of it:\n"
-                 "every instruction is decoded with capstone and timed through the core model (4-wide\n"
-                 "BOOM-like core, caches, TLBs, TAGE predictor; docs/model.md). The trace header names\n"
-                 "the binary, its build-id and load bias so reports find and check it.\n\n"
-                 "Options:\n"
-                 "  -o, --output OUT         trace to write (default record.tea)\n"
-                 "  --format FORMAT          native (default) or tracedoctor\n"
-                 "  --config FILE            core model parameters ('key = value'; tea gen --print-config)\n"
-                 "  --set KEY=VALUE          one parameter (repeatable; after --config)\n"
-                 "  --max-instructions N     stop the program after N instructions\n"
-                 "  --valgrind PATH          the valgrind to run (default: valgrind in PATH)\n"
-                 "  -q, --quiet              no progress on stderr\n"
-                 "  -h, --help               show this help\n");
-}
+#define RECORD_SYNOPSIS                                                                                 \
+    "Usage: tea record [OPTIONS] -- PROGRAM [ARGS...]\n\n"                                             \
+    "Run an x86-64 program under Valgrind's lackey tool and write a native trace of it:\n"             \
+    "every instruction is decoded with capstone and timed through the core model (4-wide\n"            \
+    "BOOM-like core, caches, TLBs, TAGE predictor; docs/model.md). The trace header names\n"           \
+    "the binary, its build-id and load bias so reports find and check it.\n\n"                         \
+    "Options:\n"
 
 static double now(void)
 {
@@ -164,19 +153,21 @@ done:
 
 int tea_record_main(int argc, char **argv)
 {
-    static const struct option long_options[] = {
-        { "output", required_argument, NULL, 'o' },
-        { "format", required_argument, NULL, OPT_FORMAT },
-        { "config", required_argument, NULL, OPT_CONFIG },
-        { "set", required_argument, NULL, OPT_SET },
-        { "max-instructions", required_argument, NULL, OPT_MAX_INSNS },
-        { "valgrind", required_argument, NULL, OPT_VALGRIND },
-        { "quiet", no_argument, NULL, 'q' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
     record_request req;
-    int opt, rc;
+    int rc;
+    const cli_option options[] = {
+        CLI_OPTION_OUTPUT("OUT", &req.out_path, "trace to write (default record.tea)"),
+        CLI_OPTION_TRACE_FORMAT("format", &req.write.format, "native (default) or tracedoctor"),
+        MODEL_OPTION_CONFIG(&req.model, "core model parameters ('key = value'; tea gen --print-config)"),
+        MODEL_OPTION_SET(&req.model),
+        CLI_UINT("max-instructions", "N", &req.max_instructions, 1, UINT64_MAX, "invalid instruction count '%s'",
+                 "stop the program after N instructions"),
+        CLI_STRING("valgrind", 0, "PATH", &req.valgrind, "the valgrind to run (default: valgrind in PATH)"),
+        CLI_FLAG("quiet", 'q', &req.quiet, "no progress on stderr"),
+        CLI_OPTION_HELP,
+    };
+    /* Options end at the program to record. */
+    const cli_command command = { RECORD_SYNOPSIS, NULL, 27, 1, options, sizeof options / sizeof options[0] };
 
     memset(&req, 0, sizeof req);
     req.out_path = RECORD_DEFAULT_OUTPUT;
@@ -184,42 +175,8 @@ int tea_record_main(int argc, char **argv)
     req.argc_all = argc;
     req.argv_all = argv;
     mconf_defaults(&req.model);
-    optind = 1;
-    /* '+': stop at the first non-option, the program to record. */
-    while ((opt = getopt_long(argc, argv, "+o:qh", long_options, NULL)) != -1) {
-        switch (opt) {
-        case 'o':
-            req.out_path = optarg;
-            break;
-        case OPT_FORMAT:
-            if ((rc = cli_parse_trace_format(argv[0], optarg, &req.write.format)))
-                return rc;
-            break;
-        case OPT_CONFIG:
-            if ((rc = mconf_load(&req.model, optarg)))
-                return cli_fail(argv[0], rc);
-            break;
-        case OPT_SET:
-            if (mconf_set_string(&req.model, optarg))
-                return cli_usage_error(argv[0], "%s", tea_error_message());
-            break;
-        case OPT_MAX_INSNS:
-            if (cli_parse_u64(optarg, &req.max_instructions) || req.max_instructions == 0)
-                return cli_usage_error(argv[0], "invalid instruction count '%s'", optarg);
-            break;
-        case OPT_VALGRIND:
-            req.valgrind = optarg;
-            break;
-        case 'q':
-            req.quiet = 1;
-            break;
-        case 'h':
-            usage(stdout);
-            return CLI_EXIT_OK;
-        default:
-            return cli_usage_hint(argv[0]);
-        }
-    }
+    if ((rc = cli_parse(&command, argc, argv)) != CLI_CONTINUE)
+        return rc;
     if (optind >= argc)
         return cli_usage_error(argv[0], "missing PROGRAM (use: tea record [OPTIONS] -- PROGRAM [ARGS...])");
     if (mconf_check(&req.model))

@@ -20,39 +20,19 @@
 
 #define REPLAY_PATH_MAX 4096
 
-enum { OPT_SCHEMES = STUDY_OPT_FIRST_FREE, OPT_FREQ, OPT_PERIOD, OPT_SEED };
-
-static void usage(FILE *out)
-{
-    fprintf(out, "Usage: tea replay TRACE [OPTIONS] -o DIR\n\n"
-                 "Replay a trace once through the golden reference and the sampling schemes, write each\n"
-                 "PICS to DIR (golden.pics, SCHEME.pics, or SCHEME-FREQhz.pics with several frequencies,\n"
-                 "plus summary.csv) and print samples, losses and the error of each scheme.\n\n"
-                 "Options:\n"
-                 "  -o, --output DIR       output directory (created if missing)\n"
-                 "  --schemes LIST         of golden,tea,nci,ibs,spe,ris (default: all six); a scheme\n"
-                 "                         written SCHEME:all reports all nine events (e.g. ibs:all),\n"
-                 "                         to separate time-proportionality from event support\n"
-                 "  --freq HZ[,HZ...]      sampling frequencies (default 4000; 4k, 1.5kHz accepted)\n"
-                 "  --period CYCLES        sampling period in cycles (instead of --freq)\n"
-                 "  --seed N               seed of the sample points and tag choices (default 1)\n"
-                 "  --jitter MODE          none, start or interval (default interval)\n"
-                 "  --events SET           native (each scheme's own events, default) or all (every\n"
-                 "                         scheme gets all nine, as SCHEME:all)\n"
-                 "  --symbols MAP          functions for error_func ('START END NAME' lines; default:\n"
-                 "                         the binary the trace names, if any)\n"
-                 "  --golden-rules RULES   default, or tracedoctor: the golden reference of the\n"
-                 "                         authors' TraceDoctor worker (tea_gold), cell for cell;\n"
-                 "                         TEA samples it (docs/semantics.md, \"Rule sets\")\n"
-                 STUDY_THREADS_HELP
-                 CLI_TRACE_OPTIONS_HELP
-                 "  -h, --help             show this help\n\n"
-                 "With --jitter none the sample points are origin + k*P, k = 1, 2, ..., the origin being\n"
-                 "the trace's first cycle. Error is sum |P - G| / 2C per instruction and component\n"
-                 "(error), per instruction (error_insn) and per function and component (in\n"
-                 "summary.csv); see docs/semantics.md. summary.csv follows docs/pics-format.md,\n"
-                 "\"Results CSV\".\n");
-}
+#define REPLAY_SYNOPSIS                                                                                 \
+    "Usage: tea replay TRACE [OPTIONS] -o DIR\n\n"                                                     \
+    "Replay a trace once through the golden reference and the sampling schemes, write each\n"          \
+    "PICS to DIR (golden.pics, SCHEME.pics, or SCHEME-FREQhz.pics with several frequencies,\n"         \
+    "plus summary.csv) and print samples, losses and the error of each scheme.\n\n"                    \
+    "Options:\n"
+#define REPLAY_EPILOGUE                                                                                 \
+    "\n"                                                                                               \
+    "With --jitter none the sample points are origin + k*P, k = 1, 2, ..., the origin being\n"         \
+    "the trace's first cycle. Error is sum |P - G| / 2C per instruction and component\n"               \
+    "(error), per instruction (error_insn) and per function and component (in\n"                      \
+    "summary.csv); see docs/semantics.md. summary.csv follows docs/pics-format.md,\n"                  \
+    "\"Results CSV\".\n"
 
 /* The file of a sampler's PICS: DIR/LABEL.pics, ':' as '-' ("ibs-all"), with
  * -FREQhz when several frequencies were asked for. */
@@ -172,61 +152,38 @@ static int replay_main(const study_request *req, const char *trace_path, const c
     return rc;
 }
 
-/* Continue after parsing the command line. */
-#define PARSED_OK (-1)
-
-/* Parses the options into req and *out_dir. Returns PARSED_OK, or the exit
+/* Parses the options into req and *out_dir. Returns CLI_CONTINUE, or the exit
  * status when the command ends here (--help, usage errors). */
 static int parse_args(int argc, char **argv, study_request *req, const char **out_dir)
 {
-    static const struct option long_options[] = {
-        { "output", required_argument, NULL, 'o' },
-        { "schemes", required_argument, NULL, OPT_SCHEMES },
-        { "freq", required_argument, NULL, OPT_FREQ },
-        { "period", required_argument, NULL, OPT_PERIOD },
-        { "seed", required_argument, NULL, OPT_SEED },
-        { "help", no_argument, NULL, 'h' },
-        STUDY_LONG_OPTIONS,
-        CLI_TRACE_LONG_OPTIONS,
-        { NULL, 0, NULL, 0 },
+    int rc, freq_given = 0;
+    const cli_option options[] = {
+        CLI_OPTION_OUTPUT("DIR", out_dir, "output directory (created if missing)"),
+        STUDY_OPTION_SCHEMES(req, "of golden,tea,nci,ibs,spe,ris (default: all six); a scheme\n"
+                                  "written SCHEME:all reports all nine events (e.g. ibs:all),\n"
+                                  "to separate time-proportionality from event support"),
+        STUDY_OPTION_FREQS("freq", req, &freq_given, "sampling frequencies (default 4000; 4k, 1.5kHz accepted)"),
+        CLI_UINT("period", "CYCLES", &req->period, 1, UINT64_MAX, "invalid period '%s' (cycles, at least 1)",
+                 "sampling period in cycles (instead of --freq)"),
+        CLI_OPTION_SEED("N", &req->first_seed, "seed of the sample points and tag choices (default 1)"),
+        STUDY_OPTION_JITTER(req, "none, start or interval (default interval)"),
+        STUDY_OPTION_EVENTS(req, "native (each scheme's own events, default) or all (every\n"
+                                 "scheme gets all nine, as SCHEME:all)"),
+        CLI_OPTION_SYMBOLS(&req->symbols_path, "functions for error_func ('START END NAME' lines; default:\n"
+                                               "the binary the trace names, if any)"),
+        STUDY_OPTION_GOLDEN_RULES(req, "default, or tracedoctor: the golden reference of the\n"
+                                       "authors' TraceDoctor worker (tea_gold), cell for cell;\n"
+                                       "TEA samples it (docs/semantics.md, \"Rule sets\")"),
+        STUDY_OPTION_THREADS(req, "replay a native trace file's frames on N threads (default:\n"
+                                  "the processors this process may use); 1 reads the trace\n"
+                                  "as a stream. Results are identical for every N"),
+        CLI_TRACE_OPTIONS(&req->open),
+        CLI_OPTION_HELP,
     };
-    int opt, rc, freq_given = 0;
+    const cli_command command = CLI_COMMAND(REPLAY_SYNOPSIS, REPLAY_EPILOGUE, 25, options);
 
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "o:h", long_options, NULL)) != -1) {
-        switch (opt) {
-        case 'o':
-            *out_dir = optarg;
-            break;
-        case OPT_SCHEMES:
-            if (study_parse_schemes(req, optarg))
-                return cli_usage_error(argv[0], "%s", tea_error_message());
-            break;
-        case OPT_FREQ:
-            if (study_parse_freqs(req, optarg))
-                return cli_usage_error(argv[0], "%s", tea_error_message());
-            freq_given = 1;
-            break;
-        case OPT_PERIOD:
-            if (cli_parse_u64(optarg, &req->period) || req->period == 0)
-                return cli_usage_error(argv[0], "invalid period '%s' (cycles, at least 1)", optarg);
-            break;
-        case OPT_SEED:
-            if (cli_parse_u64(optarg, &req->first_seed))
-                return cli_usage_error(argv[0], "invalid seed '%s'", optarg);
-            break;
-        case 'h':
-            usage(stdout);
-            return CLI_EXIT_OK;
-        default:
-            if ((rc = study_option(argv[0], opt, optarg, req)) == 1)
-                rc = cli_trace_option(argv[0], opt, optarg, &req->open);
-            if (rc == 1)
-                return cli_usage_hint(argv[0]);
-            if (rc)
-                return rc;
-        }
-    }
+    if ((rc = cli_parse(&command, argc, argv)) != CLI_CONTINUE)
+        return rc;
     if (optind != argc - 1)
         return cli_usage_error(argv[0], optind == argc ? "missing TRACE" : "expected exactly one TRACE");
     if (!*out_dir)
@@ -235,7 +192,7 @@ static int parse_args(int argc, char **argv, study_request *req, const char **ou
         return cli_usage_error(argv[0], "%s", tea_error_message());
     if (req->period && freq_given)
         return cli_usage_error(argv[0], "--period and --freq exclude each other");
-    return PARSED_OK;
+    return CLI_CONTINUE;
 }
 
 int tea_replay_main(int argc, char **argv)
@@ -248,7 +205,7 @@ int tea_replay_main(int argc, char **argv)
     study_request_init(&req, argv[0]);
     if (!command_line)
         return cli_fail(argv[0], tea_error_set(TEA_ERR_NOMEM, "out of memory"));
-    if ((rc = parse_args(argc, argv, &req, &out_dir)) == PARSED_OK) {
+    if ((rc = parse_args(argc, argv, &req, &out_dir)) == CLI_CONTINUE) {
         rc = replay_main(&req, argv[optind], out_dir, command_line);
         rc = rc ? cli_fail(argv[0], rc) : CLI_EXIT_OK;
     }

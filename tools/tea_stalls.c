@@ -22,7 +22,6 @@
 /* Decimals of the mean. */
 #define MEAN_DECIMALS 3
 
-enum { OPT_FORMAT = CLI_OPT_FIRST_FREE, OPT_MAX_LENGTH, OPT_HISTOGRAM };
 
 /* The percentiles reported, as fractions. */
 static const struct {
@@ -45,23 +44,14 @@ typedef struct request {
     trace_open_options open;
 } request;
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "Usage: tea stalls TRACE [--format text|csv] [--max-length N] [--histogram] [-o OUT]\n\n"
-            "The distribution of stall lengths: a µop's stall is the cycles the golden reference\n"
-            "charges to it before it commits while nothing commits (its Stalled and Drained\n"
-            "cycles; flush windows belong to the flush cause). Groups: µops without events (base),\n"
-            "with any event, and with each event. Percentiles are nearest-rank and exact for\n"
-            "stalls up to --max-length cycles; max and mean are always exact (docs/topdown.md).\n\n"
-            "Options:\n"
-            "  --format FORMAT   text (default) or csv\n"
-            "  --max-length N    longest stall kept exactly in the histograms (default %u)\n"
-            "  --histogram       CSV: the histogram (length,base,any-event,ST-L1,...) instead\n"
-            "  -o, --output OUT  write to OUT instead of standard output\n" CLI_TRACE_OPTIONS_HELP
-            "  -h, --help        show this help\n",
-            STALLS_DEFAULT_MAX_LENGTH);
-}
+#define STALLS_SYNOPSIS                                                                                 \
+    "Usage: tea stalls TRACE [--format text|csv] [--max-length N] [--histogram] [-o OUT]\n\n"          \
+    "The distribution of stall lengths: a µop's stall is the cycles the golden reference\n"           \
+    "charges to it before it commits while nothing commits (its Stalled and Drained\n"                \
+    "cycles; flush windows belong to the flush cause). Groups: µops without events (base),\n"         \
+    "with any event, and with each event. Percentiles are nearest-rank and exact for\n"               \
+    "stalls up to --max-length cycles; max and mean are always exact (docs/topdown.md).\n\n"          \
+    "Options:\n"
 
 /* Reads the trace once through the golden reference into `s`. */
 static int analyse(const request *req, stalls *s, golden_totals *totals, trace_header *header)
@@ -259,56 +249,48 @@ static void print_csv_histogram(FILE *f, const stalls *s)
     fprintf(f, "\n");
 }
 
+/* --max-length N into the uint64_t at opt->dest. */
+static int max_length_option(const char *command, const cli_option *opt, const char *arg)
+{
+    uint64_t v;
+    if (cli_parse_u64(arg, &v) || v < 1 || v > STALLS_MAX_MAX_LENGTH)
+        return cli_usage_error(command, "--max-length needs a length of 1 to %u cycles, not '%s'",
+                               STALLS_MAX_MAX_LENGTH, arg);
+    *(uint64_t *)opt->dest = v;
+    return CLI_CONTINUE;
+}
+
+/* Parses the command line into req. Returns CLI_CONTINUE, or the exit status
+ * when the command ends here (--help, usage errors). */
 static int parse_args(int argc, char **argv, request *req)
 {
-    static const struct option long_options[] = {
-        { "format", required_argument, NULL, OPT_FORMAT },
-        { "max-length", required_argument, NULL, OPT_MAX_LENGTH },
-        { "histogram", no_argument, NULL, OPT_HISTOGRAM },
-        { "output", required_argument, NULL, 'o' },
-        { "help", no_argument, NULL, 'h' },
-        CLI_TRACE_LONG_OPTIONS,
-        { NULL, 0, NULL, 0 },
+    static const char *const formats[] = { "text", "csv", NULL };
+    char max_length_help[96];
+    int rc;
+    const cli_option options[] = {
+        CLI_ENUM("format", "FORMAT", &req->csv, formats, NULL, "unknown format '%s' (text or csv)",
+                 "text (default) or csv"),
+        CLI_CALL("max-length", 0, "N", max_length_option, &req->max_length, max_length_help),
+        CLI_FLAG("histogram", 0, &req->histogram, "CSV: the histogram (length,base,any-event,ST-L1,...) instead"),
+        CLI_OPTION_STDOUT_OUTPUT(&req->out_path),
+        CLI_TRACE_OPTIONS(&req->open),
+        CLI_OPTION_HELP,
     };
-    int opt, rc;
+    const cli_command command = CLI_COMMAND(STALLS_SYNOPSIS, NULL, 20, options);
 
+    snprintf(max_length_help, sizeof max_length_help,
+             "longest stall kept exactly in the histograms (default %u)", STALLS_DEFAULT_MAX_LENGTH);
     memset(req, 0, sizeof *req);
     req->out_path = "-";
     req->max_length = STALLS_DEFAULT_MAX_LENGTH;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "o:h", long_options, NULL)) != -1) {
-        if (opt == OPT_FORMAT) {
-            if (strcmp(optarg, "text") == 0)
-                req->csv = 0;
-            else if (strcmp(optarg, "csv") == 0)
-                req->csv = 1;
-            else
-                return cli_usage_error(argv[0], "unknown format '%s' (text or csv)", optarg);
-        } else if (opt == OPT_MAX_LENGTH) {
-            if (cli_parse_u64(optarg, &req->max_length) || req->max_length < 1
-                || req->max_length > STALLS_MAX_MAX_LENGTH)
-                return cli_usage_error(argv[0], "--max-length needs a length of 1 to %u cycles, not '%s'",
-                                       STALLS_MAX_MAX_LENGTH, optarg);
-        } else if (opt == OPT_HISTOGRAM) {
-            req->histogram = 1;
-        } else if (opt == 'o') {
-            req->out_path = optarg;
-        } else if (opt == 'h') {
-            usage(stdout);
-            return -1;
-        } else if ((rc = cli_trace_option(argv[0], opt, optarg, &req->open)) != 1) {
-            if (rc)
-                return rc;
-        } else {
-            return cli_usage_hint(argv[0]);
-        }
-    }
+    if ((rc = cli_parse(&command, argc, argv)) != CLI_CONTINUE)
+        return rc;
     if (optind != argc - 1)
         return cli_usage_error(argv[0], optind == argc ? "missing TRACE" : "expected exactly one TRACE");
     if (req->histogram && !req->csv)
         return cli_usage_error(argv[0], "--histogram needs --format csv (text shows a summary histogram)");
     req->trace_path = argv[optind];
-    return CLI_EXIT_OK;
+    return CLI_CONTINUE;
 }
 
 int tea_stalls_main(int argc, char **argv)
@@ -320,8 +302,8 @@ int tea_stalls_main(int argc, char **argv)
     outfile *out = NULL;
     int rc;
 
-    if ((rc = parse_args(argc, argv, &req)))
-        return rc < 0 ? CLI_EXIT_OK : rc;
+    if ((rc = parse_args(argc, argv, &req)) != CLI_CONTINUE)
+        return rc;
     trace_header_init(&header);
     memset(&totals, 0, sizeof totals);
     if ((rc = stalls_init(&s, req.max_length)))

@@ -24,40 +24,13 @@
 #define SWEEP_MESSAGE_MAX 1024
 #define PERCENT 100.0
 
-enum { OPT_FREQS = STUDY_OPT_FIRST_FREE, OPT_SEEDS, OPT_FIRST_SEED, OPT_SCHEMES, OPT_SVG, OPT_GRANULARITY, OPT_QUIET };
-
-static void usage(FILE *out)
-{
-    fprintf(out, "Usage: tea sweep TRACE... [OPTIONS] [-o OUT.csv] [--svg OUT.svg]\n\n"
-                 "Error against sampling frequency: every scheme at every frequency and seed, all\n"
-                 "sampled in one pass over each trace; traces in parallel. Writes the tidy results\n"
-                 "CSV (docs/pics-format.md, \"Results CSV\"): trace,scheme,freq_hz,seed,samples,lost,\n"
-                 "error_insn_component,error_insn,error_func.\n\n"
-                 "Options:\n"
-                 "  --freqs HZ[,HZ...]   sampling frequencies (default " SWEEP_DEFAULT_FREQS ")\n"
-                 "  --seeds K            seeds per frequency and scheme (default 5): first..first+K-1\n"
-                 "  --first-seed N       the first seed (default 1)\n"
-                 "  --schemes LIST       of tea,nci,ibs,spe,ris, each maybe SCHEME:all (default:\n"
-                 "                       the five, each with its own events)\n"
-                 "  --events SET         native (default) or all: every scheme gets all nine events\n"
-                 "  --jitter MODE        none, start or interval (default interval)\n"
-                 "  --symbols MAP        functions for error_func (default: each trace's binary)\n"
-                 "  --golden-rules R     default, or tracedoctor: the golden reference of the\n"
-                 "                       authors' TraceDoctor worker (tea_gold), which TEA samples\n"
-                 "  -j, --jobs N         traces replayed at once (default: the number of CPUs,\n"
-                 "                       at most the number of traces)\n"
-                 "  --threads N          threads per trace for native trace files (default: the\n"
-                 "                       CPUs left to each job, at least 1; 1 reads as a stream);\n"
-                 "                       results are identical for every N\n"
-                 "  -o, --output OUT     the CSV (default: standard output)\n"
-                 "  --svg OUT.svg        error against frequency, one line per scheme: the mean\n"
-                 "                       over traces and seeds, bars from the best to the worst\n"
-                 "                       seed (the TEA paper's Figure 8)\n"
-                 "  --granularity G      error the SVG shows: insn-component (default), insn, func\n"
-                 "  --quiet              no progress lines on standard error\n"
-                 CLI_TRACE_OPTIONS_HELP
-                 "  -h, --help           show this help\n");
-}
+#define SWEEP_SYNOPSIS                                                                                  \
+    "Usage: tea sweep TRACE... [OPTIONS] [-o OUT.csv] [--svg OUT.svg]\n\n"                             \
+    "Error against sampling frequency: every scheme at every frequency and seed, all\n"                \
+    "sampled in one pass over each trace; traces in parallel. Writes the tidy results\n"               \
+    "CSV (docs/pics-format.md, \"Results CSV\"): trace,scheme,freq_hz,seed,samples,lost,\n"              \
+    "error_insn_component,error_insn,error_func.\n\n"                                                  \
+    "Options:\n"
 
 /* One trace of the sweep and its outcome. */
 typedef struct sweep_job {
@@ -217,6 +190,16 @@ static int write_csv(const sweep_pool *pool, const char *path, const char *comma
     return outfile_commit(out);
 }
 
+/* --schemes LIST: as in tea replay, but with at least one sampling scheme
+ * (golden alone samples nothing). */
+static int sampler_schemes_option(const char *command, const cli_option *opt, const char *arg)
+{
+    int rc = study_option_schemes(command, opt, arg);
+    if (rc == CLI_CONTINUE && !((const study_request *)opt->dest)->scheme_count)
+        return cli_usage_error(command, "no sampling scheme in '%s'", arg);
+    return rc;
+}
+
 /* The command's options beyond the study's. */
 typedef struct sweep_options {
     const char *out_path, *svg_path;
@@ -225,86 +208,49 @@ typedef struct sweep_options {
     int quiet;
 } sweep_options;
 
-/* Continue after parsing the command line. */
-#define PARSED_OK (-1)
-
 static int parse_args(int argc, char **argv, study_request *req, sweep_options *o)
 {
-    static const struct option long_options[] = {
-        { "output", required_argument, NULL, 'o' },
-        { "jobs", required_argument, NULL, 'j' },
-        { "freqs", required_argument, NULL, OPT_FREQS },
-        { "seeds", required_argument, NULL, OPT_SEEDS },
-        { "first-seed", required_argument, NULL, OPT_FIRST_SEED },
-        { "schemes", required_argument, NULL, OPT_SCHEMES },
-        { "svg", required_argument, NULL, OPT_SVG },
-        { "granularity", required_argument, NULL, OPT_GRANULARITY },
-        { "quiet", no_argument, NULL, OPT_QUIET },
-        { "help", no_argument, NULL, 'h' },
-        STUDY_LONG_OPTIONS,
-        CLI_TRACE_LONG_OPTIONS,
-        { NULL, 0, NULL, 0 },
+    int rc;
+    const cli_option options[] = {
+        STUDY_OPTION_FREQS("freqs", req, NULL, "sampling frequencies (default " SWEEP_DEFAULT_FREQS ")"),
+        CLI_UINT("seeds", "K", &req->seed_count, 1, STUDY_MAX_SEEDS,
+                 "invalid seed count '%s' (1-" CLI_STR(STUDY_MAX_SEEDS) ")",
+                 "seeds per frequency and scheme (default 5): first..first+K-1"),
+        CLI_UINT("first-seed", "N", &req->first_seed, 0, UINT64_MAX - STUDY_MAX_SEEDS, "invalid seed '%s'",
+                 "the first seed (default 1)"),
+        CLI_CALL("schemes", 0, "LIST", sampler_schemes_option, req,
+                 "of tea,nci,ibs,spe,ris, each maybe SCHEME:all (default:\n"
+                 "the five, each with its own events)"),
+        STUDY_OPTION_EVENTS(req, "native (default) or all: every scheme gets all nine events"),
+        STUDY_OPTION_JITTER(req, "none, start or interval (default interval)"),
+        CLI_OPTION_SYMBOLS(&req->symbols_path, "functions for error_func (default: each trace's binary)"),
+        STUDY_OPTION_GOLDEN_RULES(req, "default, or tracedoctor: the golden reference of the\n"
+                                       "authors' TraceDoctor worker (tea_gold), which TEA samples"),
+        { .long_name = "jobs", .short_name = 'j', .arg = CLI_ARG_REQUIRED, .value_name = "N",
+          .help = "traces replayed at once (default: the number of CPUs,\nat most the number of traces)",
+          .type = CLI_TYPE_UINT, .dest = &o->jobs, .size = sizeof o->jobs, .min = 1, .max = SWEEP_MAX_JOBS,
+          .error = "invalid job count '%s' (1-" CLI_STR(SWEEP_MAX_JOBS) ")" },
+        STUDY_OPTION_THREADS(req, "threads per trace for native trace files (default: the\n"
+                                  "CPUs left to each job, at least 1; 1 reads as a stream);\n"
+                                  "results are identical for every N"),
+        CLI_OPTION_OUTPUT("OUT", &o->out_path, "the CSV (default: standard output)"),
+        CLI_OPTION_SVG(&o->svg_path, "error against frequency, one line per scheme: the mean\n"
+                                     "over traces and seeds, bars from the best to the worst\n"
+                                     "seed (the TEA paper's Figure 8)"),
+        CLI_OPTION_GRANULARITY(&o->granularity, "error the SVG shows: insn-component (default), insn, func"),
+        CLI_FLAG("quiet", 0, &o->quiet, "no progress lines on standard error"),
+        CLI_TRACE_OPTIONS(&req->open),
+        CLI_OPTION_HELP,
     };
-    uint64_t v;
-    int opt, rc;
+    const cli_command command = CLI_COMMAND(SWEEP_SYNOPSIS, NULL, 23, options);
 
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "o:j:h", long_options, NULL)) != -1) {
-        switch (opt) {
-        case 'o':
-            o->out_path = optarg;
-            break;
-        case 'j':
-            if (cli_parse_u64(optarg, &v) || v == 0 || v > SWEEP_MAX_JOBS)
-                return cli_usage_error(argv[0], "invalid job count '%s' (1-%d)", optarg, SWEEP_MAX_JOBS);
-            o->jobs = (size_t)v;
-            break;
-        case OPT_FREQS:
-            if (study_parse_freqs(req, optarg))
-                return cli_usage_error(argv[0], "%s", tea_error_message());
-            break;
-        case OPT_SEEDS:
-            if (cli_parse_u64(optarg, &v) || v == 0 || v > STUDY_MAX_SEEDS)
-                return cli_usage_error(argv[0], "invalid seed count '%s' (1-%d)", optarg, STUDY_MAX_SEEDS);
-            req->seed_count = (size_t)v;
-            break;
-        case OPT_FIRST_SEED:
-            if (cli_parse_u64(optarg, &req->first_seed) || req->first_seed > UINT64_MAX - STUDY_MAX_SEEDS)
-                return cli_usage_error(argv[0], "invalid seed '%s'", optarg);
-            break;
-        case OPT_SCHEMES:
-            if (study_parse_schemes(req, optarg))
-                return cli_usage_error(argv[0], "%s", tea_error_message());
-            if (!req->scheme_count)
-                return cli_usage_error(argv[0], "no sampling scheme in '%s'", optarg);
-            break;
-        case OPT_SVG:
-            o->svg_path = optarg;
-            break;
-        case OPT_GRANULARITY:
-            if (pics_granularity_parse(optarg, &o->granularity))
-                return cli_usage_error(argv[0], "%s", tea_error_message());
-            break;
-        case OPT_QUIET:
-            o->quiet = 1;
-            break;
-        case 'h':
-            usage(stdout);
-            return CLI_EXIT_OK;
-        default:
-            if ((rc = study_option(argv[0], opt, optarg, req)) == 1)
-                rc = cli_trace_option(argv[0], opt, optarg, &req->open);
-            if (rc == 1)
-                return cli_usage_hint(argv[0]);
-            if (rc)
-                return rc;
-        }
-    }
+    if ((rc = cli_parse(&command, argc, argv)) != CLI_CONTINUE)
+        return rc;
     if (optind == argc)
         return cli_usage_error(argv[0], "missing TRACE");
     if ((size_t)(argc - optind) > SIZE_MAX / sizeof(sweep_job))
         return cli_usage_error(argv[0], "too many traces");
-    return PARSED_OK;
+    return CLI_CONTINUE;
 }
 
 /* Replays every trace and writes the outputs. */
@@ -354,7 +300,7 @@ int tea_sweep_main(int argc, char **argv)
         return cli_fail(argv[0], tea_error_set(TEA_ERR_NOMEM, "out of memory"));
     if ((rc = study_parse_freqs(&req, SWEEP_DEFAULT_FREQS)))
         rc = cli_fail(argv[0], rc);
-    else if ((rc = parse_args(argc, argv, &req, &o)) == PARSED_OK) {
+    else if ((rc = parse_args(argc, argv, &req, &o)) == CLI_CONTINUE) {
         rc = sweep(&req, &o, argv + optind, (size_t)(argc - optind), command_line);
         rc = rc ? cli_fail(argv[0], rc) : CLI_EXIT_OK;
     }

@@ -34,7 +34,6 @@
 #define NAME_OUTSIDE "(outside symbols)"
 #define NAME_UNATTRIBUTED "(unattributed)"
 
-enum { OPT_BY = CLI_OPT_FIRST_FREE, OPT_SYMBOLS, OPT_ELF, OPT_ADJUST_VMA, OPT_FORMAT, OPT_TOP };
 
 enum output_format { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON };
 
@@ -72,35 +71,24 @@ typedef struct row {
     uint64_t share;             /* apportioned share, in units of 10^-decimals percent */
 } row;
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "Usage: tea topdown TRACE [--by function [--symbols MAP | --elf BINARY]]\n"
-            "                         [--format text|csv|json] [-o OUT]\n\n"
-            "Where the cycles of a trace go, in two views (docs/topdown.md):\n"
-            "  commit states  compute, stalled, drained, flushed (cycles; they sum to the span), the\n"
-            "                 last three split by the events (PSV components) of the µops charged;\n"
-            "  top-down       commit slots (commit width x cycles) as retiring, bad speculation,\n"
-            "                 frontend bound, backend bound, split the same way.\n"
-            "For the whole trace and, with --by function, for every function of a symbol map or of\n"
-            "the traced binary (the one the trace header names, or --elf).\n"
-            "Counts are exact integers; printed shares add up to exactly 100%%.\n\n"
-            "Options:\n"
-            "  --by SCOPE         trace (default) or function\n"
-            "  --symbols MAP      functions from a symbol map: lines 'START END NAME' (END exclusive)\n"
-            "  --elf BINARY       functions from this binary's symbols (default: the binary the trace\n"
-            "                     names, when it is readable)\n"
-            "  --adjust-vma OFF   load bias, runtime address - ELF address (default: the trace's)\n"
-            "  --format FORMAT    text (default), csv or json\n"
-            "  --top N            text: functions listed (default %d, 0 for all)\n"
-            "  -o, --output OUT   write to OUT instead of standard output\n" CLI_TRACE_OPTIONS_HELP
-            "  -h, --help         show this help\n\n"
-            "CSV columns: function,view,category,component,value,unit,percent. value/unit is cycles\n"
-            "(view states) or slots (view slots): unit is 1 except for a function's states, where a\n"
-            "compute cycle is split among its µops (unit = lcm(1..commit width)). percent is the\n"
-            "share of the scope's total (category 'total': of the whole trace).\n",
-            TEXT_DEFAULT_TOP);
-}
+#define TOPDOWN_SYNOPSIS                                                                                \
+    "Usage: tea topdown TRACE [--by function [--symbols MAP | --elf BINARY]]\n"                        \
+    "                         [--format text|csv|json] [-o OUT]\n\n"                                   \
+    "Where the cycles of a trace go, in two views (docs/topdown.md):\n"                                \
+    "  commit states  compute, stalled, drained, flushed (cycles; they sum to the span), the\n"        \
+    "                 last three split by the events (PSV components) of the µops charged;\n"          \
+    "  top-down       commit slots (commit width x cycles) as retiring, bad speculation,\n"            \
+    "                 frontend bound, backend bound, split the same way.\n"                            \
+    "For the whole trace and, with --by function, for every function of a symbol map or of\n"         \
+    "the traced binary (the one the trace header names, or --elf).\n"                                  \
+    "Counts are exact integers; printed shares add up to exactly 100%.\n\n"                            \
+    "Options:\n"
+#define TOPDOWN_EPILOGUE                                                                                \
+    "\n"                                                                                               \
+    "CSV columns: function,view,category,component,value,unit,percent. value/unit is cycles\n"         \
+    "(view states) or slots (view slots): unit is 1 except for a function's states, where a\n"         \
+    "compute cycle is split among its µops (unit = lcm(1..commit width)). percent is the\n"            \
+    "share of the scope's total (category 'total': of the whole trace).\n"
 
 /* Finds the function of a PC, trying the previous range first. Ranges that
  * share a name are one function: the first range with the name. */
@@ -737,68 +725,48 @@ static int parse_offset(const char *text, uint64_t *out)
     return errno || *end ? -1 : 0;
 }
 
+/* --adjust-vma OFFSET into the symbolize_options at opt->dest. */
+static int adjust_vma_option(const char *command, const cli_option *opt, const char *arg)
+{
+    symbolize_options *sym = opt->dest;
+    if (parse_offset(arg, &sym->adjust_vma))
+        return cli_usage_error(command, "--adjust-vma needs an offset (hex with 0x, or decimal), not '%s'", arg);
+    sym->has_adjust_vma = 1;
+    return CLI_CONTINUE;
+}
+
+/* Parses the command line into req. Returns CLI_CONTINUE, or the exit status
+ * when the command ends here (--help, usage errors). */
 static int parse_args(int argc, char **argv, request *req)
 {
-    static const struct option long_options[] = {
-        { "by", required_argument, NULL, OPT_BY },
-        { "symbols", required_argument, NULL, OPT_SYMBOLS },
-        { "elf", required_argument, NULL, OPT_ELF },
-        { "adjust-vma", required_argument, NULL, OPT_ADJUST_VMA },
-        { "format", required_argument, NULL, OPT_FORMAT },
-        { "top", required_argument, NULL, OPT_TOP },
-        { "output", required_argument, NULL, 'o' },
-        { "help", no_argument, NULL, 'h' },
-        CLI_TRACE_LONG_OPTIONS,
-        { NULL, 0, NULL, 0 },
+    static const char *const scopes[] = { "trace", "function", NULL };
+    static const char *const formats[] = { "text", "csv", "json", NULL };
+    static const int format_values[] = { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON };
+    int rc, by_given = 0;
+    const cli_option options[] = {
+        { .long_name = "by", .arg = CLI_ARG_REQUIRED, .value_name = "SCOPE", .help = "trace (default) or function",
+          .type = CLI_TYPE_ENUM, .dest = &req->by_function, .size = sizeof req->by_function, .names = scopes,
+          .error = "unknown scope '%s' (trace or function)", .seen = &by_given },
+        CLI_OPTION_SYMBOLS(&req->symbols_path, "functions from a symbol map: lines 'START END NAME' (END exclusive)"),
+        CLI_OPTION_ELF(&req->sym.elf_path, "functions from this binary's symbols (default: the binary the trace\n"
+                                           "names, when it is readable)"),
+        CLI_CALL("adjust-vma", 0, "OFF", adjust_vma_option, &req->sym,
+                 "load bias, runtime address - ELF address (default: the trace's)"),
+        CLI_ENUM("format", "FORMAT", &req->format, formats, format_values, "unknown format '%s' (text, csv or json)",
+                 "text (default), csv or json"),
+        CLI_UINT("top", "N", &req->top, 0, UINT64_MAX, "--top needs a count, not '%s'",
+                 "text: functions listed (default " CLI_STR(TEXT_DEFAULT_TOP) ", 0 for all)"),
+        CLI_OPTION_STDOUT_OUTPUT(&req->out_path),
+        CLI_TRACE_OPTIONS(&req->open),
+        CLI_OPTION_HELP,
     };
-    int opt, rc, by_given = 0;
+    const cli_command command = CLI_COMMAND(TOPDOWN_SYNOPSIS, TOPDOWN_EPILOGUE, 21, options);
 
     memset(req, 0, sizeof *req);
     req->out_path = "-";
     req->top = TEXT_DEFAULT_TOP;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "o:h", long_options, NULL)) != -1) {
-        if (opt == OPT_BY) {
-            by_given = 1;
-            if (strcmp(optarg, "function") == 0)
-                req->by_function = 1;
-            else if (strcmp(optarg, "trace") == 0)
-                req->by_function = 0;
-            else
-                return cli_usage_error(argv[0], "unknown scope '%s' (trace or function)", optarg);
-        } else if (opt == OPT_SYMBOLS) {
-            req->symbols_path = optarg;
-        } else if (opt == OPT_ELF) {
-            req->sym.elf_path = optarg;
-        } else if (opt == OPT_ADJUST_VMA) {
-            if (parse_offset(optarg, &req->sym.adjust_vma))
-                return cli_usage_error(argv[0], "--adjust-vma needs an offset (hex with 0x, or decimal), not '%s'",
-                                       optarg);
-            req->sym.has_adjust_vma = 1;
-        } else if (opt == OPT_FORMAT) {
-            if (strcmp(optarg, "text") == 0)
-                req->format = FORMAT_TEXT;
-            else if (strcmp(optarg, "csv") == 0)
-                req->format = FORMAT_CSV;
-            else if (strcmp(optarg, "json") == 0)
-                req->format = FORMAT_JSON;
-            else
-                return cli_usage_error(argv[0], "unknown format '%s' (text, csv or json)", optarg);
-        } else if (opt == OPT_TOP) {
-            if (cli_parse_u64(optarg, &req->top))
-                return cli_usage_error(argv[0], "--top needs a count, not '%s'", optarg);
-        } else if (opt == 'o') {
-            req->out_path = optarg;
-        } else if (opt == 'h') {
-            usage(stdout);
-            return -1;
-        } else if ((rc = cli_trace_option(argv[0], opt, optarg, &req->open)) != 1) {
-            if (rc)
-                return rc;
-        } else {
-            return cli_usage_hint(argv[0]);
-        }
-    }
+    if ((rc = cli_parse(&command, argc, argv)) != CLI_CONTINUE)
+        return rc;
     if (optind != argc - 1)
         return cli_usage_error(argv[0], optind == argc ? "missing TRACE" : "expected exactly one TRACE");
     req->trace_path = argv[optind];
@@ -809,7 +777,7 @@ static int parse_args(int argc, char **argv, request *req)
     if (req->symbols_path && (req->sym.elf_path || req->sym.has_adjust_vma))
         return cli_usage_error(argv[0], "--symbols excludes --elf and --adjust-vma");
     req->sym.command = argv[0];
-    return CLI_EXIT_OK;
+    return CLI_CONTINUE;
 }
 
 int tea_topdown_main(int argc, char **argv)
@@ -823,8 +791,8 @@ int tea_topdown_main(int argc, char **argv)
     const char *from = NULL;
     int rc;
 
-    if ((rc = parse_args(argc, argv, &req)))
-        return rc < 0 ? CLI_EXIT_OK : rc;
+    if ((rc = parse_args(argc, argv, &req)) != CLI_CONTINUE)
+        return rc;
     memset(&ctx, 0, sizeof ctx);
     if ((rc = trace_reader_open(&reader, req.trace_path, &req.open)))
         goto done;
