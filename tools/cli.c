@@ -5,6 +5,8 @@
 #include "cli.h"
 #include "common/cleanup.h"
 #include "common/error.h"
+#include "common/outdir.h"
+#include "common/outfile.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -178,6 +180,22 @@ static void dispatch_usage(FILE *out, const char *program, const char *intro, co
     for (size_t i = 0; i < count; i++)
         fprintf(out, "  %-10s %s\n", table[i].name, table[i].summary);
     fprintf(out, "\nRun '%s COMMAND --help' for the options of a command.\n%s", program, epilogue);
+}
+
+int cli_option_output_file(const char *command, const cli_option *opt, const char *arg)
+{
+    if (outfile_check(arg))
+        return cli_usage_error(command, "%s", tea_error_message());
+    *(const char **)opt->dest = arg;
+    return CLI_CONTINUE;
+}
+
+int cli_option_output_dir(const char *command, const cli_option *opt, const char *arg)
+{
+    if (outdir_check(arg))
+        return cli_usage_error(command, "%s", tea_error_message());
+    *(const char **)opt->dest = arg;
+    return CLI_CONTINUE;
 }
 
 /* A command's status once its standard output is flushed: a write error

@@ -170,7 +170,17 @@ int cli_usage_error_arg(const char *command, const char *template_, const char *
     { .long_name = "help", .short_name = 'h', .arg = CLI_ARG_NONE, .help = "show this help",     \
       .type = CLI_TYPE_HELP }
 /* -o, --output VALUE into the const char * at dest. */
-#define CLI_OPTION_OUTPUT(vname, dest_, help_) CLI_STRING("output", 'o', vname, dest_, help_)
+/* -o, --output OUT into the const char * at dest; a path that cannot be an
+ * output (empty, a directory, a socket, a link to nothing: common/outfile.h)
+ * is refused here, before the command's work. */
+#define CLI_OPTION_OUTPUT(vname, dest_, help_) \
+    CLI_CALL("output", 'o', vname, cli_option_output_file, (1 ? (dest_) : (const char **)0), help_)
+/* -o, --output DIR of a command that writes a directory of files
+ * (common/outdir.h): empty or a non-directory is refused here. */
+#define CLI_OPTION_OUTPUT_DIR(dest_, help_) \
+    CLI_CALL("output", 'o', "DIR", cli_option_output_dir, (1 ? (dest_) : (const char **)0), help_)
+int cli_option_output_file(const char *command, const cli_option *opt, const char *arg);
+int cli_option_output_dir(const char *command, const cli_option *opt, const char *arg);
 /* -o, --output OUT of a command that writes to standard output without it. */
 #define CLI_OPTION_STDOUT_OUTPUT(dest_) CLI_OPTION_OUTPUT("OUT", dest_, "write to OUT instead of standard output")
 /* --elf BINARY into the const char * at dest. */

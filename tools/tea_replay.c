@@ -158,7 +158,7 @@ static int parse_args(int argc, char **argv, study_request *req, const char **ou
 {
     int rc, freq_given = 0;
     const cli_option options[] = {
-        CLI_OPTION_OUTPUT("DIR", out_dir, "output directory (created if missing)"),
+        CLI_OPTION_OUTPUT_DIR(out_dir, "output directory (created if missing)"),
         STUDY_OPTION_SCHEMES(req, "of golden,tea,nci,ibs,spe,ris (default: all six); a scheme\n"
                                   "written SCHEME:all reports all nine events (e.g. ibs:all),\n"
                                   "to separate time-proportionality from event support"),
@@ -188,8 +188,6 @@ static int parse_args(int argc, char **argv, study_request *req, const char **ou
         return cli_usage_error(argv[0], optind == argc ? "missing TRACE" : "expected exactly one TRACE");
     if (!*out_dir)
         return cli_usage_error(argv[0], "missing -o DIR");
-    if (outdir_check(*out_dir))
-        return cli_usage_error(argv[0], "%s", tea_error_message());
     if (req->period && freq_given)
         return cli_usage_error(argv[0], "--period and --freq exclude each other");
     return CLI_CONTINUE;

@@ -30,7 +30,11 @@ run 0 "$TEA" convert t.tea -o link.tea
 [ -L link.tea ] || fail "the symbolic link was replaced"
 cmp -s t.tea other.tea || fail "the link's target was not written"
 
-# what cannot be an output is refused as a usage error
+# what cannot be an output is refused as a usage error, before the work
+# (a 10^10-cycle generation would take minutes)
+mkdir early.tea
+run 2 timeout 20 "$TEA" gen --workload mixed --cycles 1e10 -o early.tea
+contains err.txt "early.tea: is a directory"
 mkdir dir.tea
 run 2 "$TEA" convert t.tea -o dir.tea
 contains err.txt "dir.tea: is a directory"
