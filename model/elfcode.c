@@ -6,7 +6,7 @@
 #include "bpred.h"
 #include "core.h"
 #include "common/error.h"
-#include "pics/disasm.h"
+#include "binary/disasm.h"
 
 #include <elf.h>
 #include <errno.h>

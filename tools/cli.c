@@ -196,6 +196,22 @@ int cli_trace_option(const char *command, int opt, const char *arg, trace_open_o
     }
 }
 
+int report_symbol_option(const char *command, int opt, const char *arg, symbolize_options *sym)
+{
+    switch (opt) {
+    case REPORT_OPT_ELF:
+        sym->elf_path = arg;
+        return 0;
+    case REPORT_OPT_ADJUST_VMA:
+        if (symbolize_parse_offset(arg, &sym->adjust_vma))
+            return cli_usage_error(command, "invalid offset '%s' (hex with 0x, or decimal)", arg);
+        sym->has_adjust_vma = 1;
+        return 0;
+    default:
+        return 1;
+    }
+}
+
 static void dispatch_usage(FILE *out, const char *program, const char *intro, const char *epilogue,
                            const cli_subcommand *table, size_t count)
 {

@@ -8,6 +8,7 @@
 #ifndef TEA_TOOLS_CLI_H
 #define TEA_TOOLS_CLI_H
 
+#include "binary/symbolize.h"
 #include "trace/trace.h"
 
 #include <getopt.h>
@@ -70,6 +71,23 @@ enum {
 /* Handles one of the CLI_OPT_* trace options. Returns 0 when handled, 1 when
  * `opt` is not one of them, or CLI_EXIT_USAGE after printing the problem. */
 int cli_trace_option(const char *command, int opt, const char *arg, trace_open_options *o);
+
+/* The long options that choose the binary to symbolize against (pics
+ * report, annotate, diff, plot), after the CLI_OPT_* ones; those commands
+ * number their own from REPORT_OPT_FIRST_FREE. */
+enum {
+    REPORT_OPT_ELF = CLI_OPT_FIRST_FREE,
+    REPORT_OPT_ADJUST_VMA,
+    REPORT_OPT_FIRST_FREE
+};
+#define REPORT_SYMBOL_LONG_OPTIONS                                  \
+    { "elf", required_argument, NULL, REPORT_OPT_ELF },             \
+    { "adjust-vma", required_argument, NULL, REPORT_OPT_ADJUST_VMA }
+
+/* Handles --elf or --adjust-vma (symbolize_parse_offset) into `sym`.
+ * Returns 0 when handled, 1 when `opt` is neither, or CLI_EXIT_USAGE after
+ * printing the problem (as cli_trace_option). */
+int report_symbol_option(const char *command, int opt, const char *arg, symbolize_options *sym);
 
 /* One subcommand of a multi-command program. */
 typedef struct cli_subcommand {

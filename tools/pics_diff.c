@@ -9,6 +9,8 @@
  * when A is the golden PICS the summed difference is `pics error B A`
  * (instruction x component, or function x component) to the last bit.
  */
+#include "binary/report.h"
+#include "binary/symbolize.h"
 #include "cli.h"
 #include "commands.h"
 #include "common/error.h"
@@ -18,8 +20,6 @@
 #include "pics/pics_file.h"
 #include "pics/svg.h"
 #include "pics/symmap.h"
-#include "report.h"
-#include "symbolize.h"
 #include "trace/psv.h"
 
 #include <stdlib.h>

@@ -3,13 +3,13 @@
  * chart: one group per instruction, one stacked bar per PICS file (golden,
  * TEA, IBS, ... like the TEA paper's Figure 6), one segment per component.
  */
+#include "binary/report.h"
+#include "binary/symbolize.h"
 #include "cli.h"
 #include "commands.h"
 #include "common/error.h"
 #include "pics/chart.h"
 #include "pics/pics_file.h"
-#include "report.h"
-#include "symbolize.h"
 #include "trace/psv.h"
 
 #include <stdlib.h>

@@ -3,15 +3,15 @@
  * of a trace, for the whole trace and per function (docs/topdown.md).
  */
 #define _POSIX_C_SOURCE 200809L
+#include "binary/symbolize.h"
+#include "binary/symbols.h"
 #include "cli.h"
 #include "commands.h"
 #include "common/error.h"
 #include "common/json.h"
 #include "common/outfile.h"
 #include "golden/topdown.h"
-#include "pics/symbols.h"
 #include "pics/symmap.h"
-#include "symbolize.h"
 #include "trace/psv.h"
 #include "trace/trace.h"
 

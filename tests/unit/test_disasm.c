@@ -40,7 +40,7 @@
 #define _GNU_SOURCE
 #include "testutil.h"
 #include "common/error.h"
-#include "pics/disasm.h"
+#include "binary/disasm.h"
 
 #include <ctype.h>
 #include <gelf.h>

@@ -24,8 +24,8 @@
 #define _GNU_SOURCE
 #include "testutil.h"
 #include "common/error.h"
-#include "pics/symbols.h"
-#include "tools/symbolize.h"
+#include "binary/symbols.h"
+#include "binary/symbolize.h"
 
 #include <inttypes.h>
 #include <stdio.h>
