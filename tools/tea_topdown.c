@@ -15,7 +15,6 @@
 #include "trace/psv.h"
 #include "trace/trace.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -743,17 +742,6 @@ static int print_json(FILE *f, const context *ctx)
 
 /* --- main ------------------------------------------------------------------- */
 
-/* Parses a load bias: hex with 0x, or decimal. Returns 0 or -1. */
-static int parse_offset(const char *text, uint64_t *out)
-{
-    char *end;
-    if (!*text || *text == '-')
-        return -1;
-    errno = 0;
-    *out = strtoull(text, &end, (text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) ? 16 : 10);
-    return errno || *end ? -1 : 0;
-}
-
 static int parse_args(int argc, char **argv, request *req)
 {
     static const struct option long_options[] = {
@@ -788,7 +776,7 @@ static int parse_args(int argc, char **argv, request *req)
         } else if (opt == OPT_ELF) {
             req->sym.elf_path = optarg;
         } else if (opt == OPT_ADJUST_VMA) {
-            if (parse_offset(optarg, &req->sym.adjust_vma))
+            if (symbolize_parse_offset(optarg, &req->sym.adjust_vma))
                 return cli_usage_error(argv[0], "--adjust-vma needs an offset (hex with 0x, or decimal), not '%s'",
                                        optarg);
             req->sym.has_adjust_vma = 1;
