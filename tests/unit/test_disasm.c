@@ -1,5 +1,5 @@
 /*
- * test_disasm.c: the disassembler (pics/disasm) on hand-picked encodings of
+ * test_disasm.c: the disassembler (binary/disasm) on hand-picked encodings of
  * the three architectures, and on every instruction of a real program's
  * .text compared with binutils' objdump.
  *

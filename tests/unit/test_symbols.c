@@ -1,6 +1,6 @@
 /*
- * test_symbols.c: the ELF symbolizer (pics/symbols) and the tools' glue
- * (tools/symbolize) on real binaries, compared with binutils.
+ * test_symbols.c: the ELF symbol reader (binary/symbols) and the symbolizer
+ * policy (binary/symbolize) on real binaries, compared with binutils.
  *
  * The binaries are tests/data/symbols_prog.c built by the test suite (see
  * that file and tests/CMakeLists.txt): x86-64 at fixed addresses, as a PIE,
@@ -617,7 +617,7 @@ static void test_bad_files(void **state)
     free(path);
 }
 
-/* --- tools/symbolize: the bias rules ----------------------------------------------------- */
+/* --- binary/symbolize: the bias rules ----------------------------------------------------- */
 
 static void info_for(pics_info *info, const char *arch)
 {
