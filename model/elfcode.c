@@ -6,20 +6,17 @@
 #include "bpred.h"
 #include "core.h"
 #include "common/error.h"
-#include "pics/disasm.h"
+#include "binary/disasm.h"
+#include "binary/elffile.h"
 
 #include <elf.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define INITIAL_INSNS 4096
-#define BUILD_ID_MAX_BYTES 64
 
 /* Architectures by ELF machine: disassembler name, the smallest instruction
  * (how far to skip over bytes that decode to nothing) and the usual user
@@ -143,34 +140,6 @@ static int compare_function(const void *a, const void *b)
     return x->end > y->end ? -1 : x->end < y->end;
 }
 
-/* Reads the GNU build-id note, if any, as hex. */
-static int read_build_id(Elf *elf, char **out)
-{
-    Elf_Scn *scn = NULL;
-    *out = NULL;
-    while ((scn = elf_nextscn(elf, scn))) {
-        GElf_Shdr sh;
-        Elf_Data *data;
-        GElf_Nhdr nh;
-        size_t off = 0, name_off, desc_off;
-        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE || !(data = elf_getdata(scn, NULL)))
-            continue;
-        while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
-            const uint8_t *desc = (const uint8_t *)data->d_buf + desc_off;
-            if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != sizeof "GNU"
-                || memcmp((const char *)data->d_buf + name_off, "GNU", sizeof "GNU")
-                || nh.n_descsz == 0 || nh.n_descsz > BUILD_ID_MAX_BYTES)
-                continue;
-            if (!(*out = malloc(2 * nh.n_descsz + 1)))
-                return tea_error_set(TEA_ERR_NOMEM, "out of memory");
-            for (size_t i = 0; i < nh.n_descsz; i++)
-                snprintf(*out + 2 * i, 3, "%02x", desc[i]);
-            return TEA_OK;
-        }
-    }
-    return TEA_OK;
-}
-
 /* Collects the function symbols (from .symtab, else .dynsym) that start at
  * a decoded instruction, sorted and without overlaps, and picks the entry:
  * `main`, else the ELF entry point, else the first instruction. */
@@ -250,21 +219,21 @@ static int decode_sections(loader *ld, Elf *elf)
 int elfcode_load(elfcode **out, const char *path)
 {
     loader ld = { path, NULL, 0, NULL, NULL };
-    Elf *elf = NULL;
+    elffile file;
+    Elf *elf;
     GElf_Ehdr eh;
-    int fd = -1, rc;
+    int rc;
 
     *out = NULL;
-    if (elf_version(EV_CURRENT) == EV_NONE)
-        return tea_error_set(TEA_ERR_UNSUPPORTED, "libelf: %s", elf_errmsg(-1));
-    if ((fd = open(path, O_RDONLY)) < 0)
-        return tea_error_set(TEA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    if ((rc = elffile_open(&file, path)))
+        /* what libelf cannot read (a directory) is not an ELF file here */
+        return rc == TEA_ERR_FORMAT ? tea_error_set(TEA_ERR_FORMAT, "%s: not an ELF file", path) : rc;
+    elf = file.elf;
     if (!(ld.code = calloc(1, sizeof *ld.code))) {
         rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
         goto done;
     }
-    elf = elf_begin(fd, ELF_C_READ, NULL);
-    if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
+    if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
         rc = tea_error_set(TEA_ERR_FORMAT, "%s: not an ELF file", path);
         goto done;
     }
@@ -284,38 +253,13 @@ int elfcode_load(elfcode **out, const char *path)
     ld.code->va_bits = ld.machine->va_bits;
     ld.code->position_independent = eh.e_type == ET_DYN;
     if ((rc = disasm_open(&ld.dis, ld.machine->arch)) || (rc = decode_sections(&ld, elf))
-        || (rc = collect_functions(&ld, elf, eh.e_entry)) || (rc = read_build_id(elf, &ld.code->build_id)))
+        || (rc = collect_functions(&ld, elf, eh.e_entry)) || (rc = elffile_build_id(elf, &ld.code->build_id)))
         goto done;
     *out = ld.code;
     ld.code = NULL;
 done:
     disasm_close(ld.dis);
-    if (elf)
-        elf_end(elf);
-    close(fd);
+    elffile_close(&file);
     elfcode_free(ld.code);
     return rc;
-}
-
-long elfcode_find(const elfcode *c, uint64_t pc)
-{
-    size_t lo = 0, hi = c->insn_count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (c->insns[mid].pc < pc)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < c->insn_count && c->insns[lo].pc == pc ? (long)lo : -1;
-}
-
-void elfcode_free(elfcode *c)
-{
-    if (!c)
-        return;
-    free(c->insns);
-    free(c->functions);
-    free(c->build_id);
-    free(c);
 }

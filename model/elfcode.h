@@ -2,7 +2,7 @@
  * elfcode.h: the machine code of an ELF binary as a static program for the
  * core model's synthetic walks (tea gen --elf).
  *
- * Every executable section is disassembled front to back (pics/disasm.h:
+ * Every executable section is disassembled front to back (binary/disasm.h:
  * x86-64, AArch64, RISC-V RV64GC) into a table of instructions sorted by
  * address, each with its model class (integer, multiply, divide, FP, load,
  * store, branch, serializing), its branch kind and its direct target. The

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "lackey.h"
 #include "bpred.h"
+#include "binary/elffile.h"
 #include "common/cleanup.h"
 #include "common/error.h"
 
@@ -18,8 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -54,7 +53,8 @@ typedef struct segment {
 typedef struct elf_object {
     char *path;
     uint64_t bias;
-    const uint8_t *map;    /* the file, mapped read-only */
+    elffile file;          /* open while the object is known */
+    const uint8_t *map;    /* the file's bytes (elf_rawfile of a read-only mapping) */
     size_t map_size;
     segment segs[MAX_SEGMENTS];
     unsigned seg_count;
@@ -118,31 +118,20 @@ struct lackey {
 static void map_object(lackey *l, const char *path, uint64_t bias)
 {
     elf_object *o;
-    Elf *elf;
-    size_t phnum;
-    struct stat st;
-    int fd;
+    size_t phnum, size = 0;
 
     if (l->object_count == MAX_OBJECTS)
         return;
     o = &l->objects[l->object_count];
     memset(o, 0, sizeof *o);
-    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+    if (elffile_open(&o->file, path))
         return;
-    if (fstat(fd, &st) != 0 || st.st_size <= 0) {
-        close(fd);
-        return;
-    }
-    o->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (o->map == MAP_FAILED)
-        return;
-    o->map_size = (size_t)st.st_size;
-    elf = elf_memory((char *)o->map, o->map_size);
-    if (elf && elf_getphdrnum(elf, &phnum) == 0) {
+    o->map = (const uint8_t *)elf_rawfile(o->file.elf, &size);
+    o->map_size = o->map ? size : 0;
+    if (o->map_size && elf_getphdrnum(o->file.elf, &phnum) == 0) {
         for (size_t i = 0; i < phnum && o->seg_count < MAX_SEGMENTS; i++) {
             GElf_Phdr ph;
-            if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+            if (!gelf_getphdr(o->file.elf, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
                 continue;
             o->segs[o->seg_count].start = ph.p_vaddr + bias;
             o->segs[o->seg_count].end = ph.p_vaddr + bias + ph.p_filesz;
@@ -150,12 +139,10 @@ static void map_object(lackey *l, const char *path, uint64_t bias)
             o->seg_count++;
         }
     }
-    if (elf)
-        elf_end(elf);
     o->path = strdup(path);
     o->bias = bias;
     if (!o->path || o->seg_count == 0) {
-        munmap((void *)o->map, o->map_size);
+        elffile_close(&o->file);
         free(o->path);
         return;
     }
@@ -183,38 +170,6 @@ static const uint8_t *code_at(const lackey *l, uint64_t pc, size_t *avail)
         }
     }
     return NULL;
-}
-
-/* The main executable's ELF build-id in hex, or NULL. */
-static char *read_build_id(const char *path)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    Elf *elf;
-    Elf_Scn *scn = NULL;
-    char *hex = NULL;
-
-    if (fd < 0)
-        return NULL;
-    elf = elf_begin(fd, ELF_C_READ, NULL);
-    while (elf && !hex && (scn = elf_nextscn(elf, scn))) {
-        GElf_Shdr sh;
-        Elf_Data *data;
-        GElf_Nhdr nh;
-        size_t off = 0, name_off, desc_off;
-        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE || !(data = elf_getdata(scn, NULL)))
-            continue;
-        while (!hex && (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
-            if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4
-                && memcmp((char *)data->d_buf + name_off, "GNU", 4) == 0 && (hex = malloc(2 * nh.n_descsz + 1))) {
-                for (size_t i = 0; i < nh.n_descsz; i++)
-                    snprintf(hex + 2 * i, 3, "%02x", ((unsigned char *)data->d_buf)[desc_off + i]);
-            }
-        }
-    }
-    if (elf)
-        elf_end(elf);
-    close(fd);
-    return hex;
 }
 
 /* --- decoding ----------------------------------------------------------------- */
@@ -534,7 +489,7 @@ static void handle_message(lackey *l, const char *line)
                 l->program.path = strdup(l->pending_path);
                 l->program.load_bias = bias;
                 l->program.have_bias = 1;
-                l->program.build_id = read_build_id(l->pending_path);
+                l->program.build_id = elffile_read_build_id(l->pending_path);
             }
             map_object(l, l->pending_path, bias);
         }
@@ -860,7 +815,7 @@ void lackey_close(lackey *l)
     if (l->cs_open)
         cs_close(&l->cs);
     for (unsigned i = 0; i < l->object_count; i++) {
-        munmap((void *)l->objects[i].map, l->objects[i].map_size);
+        elffile_close(&l->objects[i].file);
         free(l->objects[i].path);
     }
     free(l->pending_path);

@@ -173,6 +173,15 @@ const char *cli_version(void)
     return "tea " TEA_VERSION;
 }
 
+int cli_option_adjust_vma(const char *command, const cli_option *opt, const char *arg)
+{
+    symbolize_options *sym = opt->dest;
+    if (symbolize_parse_offset(arg, &sym->adjust_vma))
+        return cli_usage_error(command, "invalid offset '%s' (hex with 0x, or decimal)", arg);
+    sym->has_adjust_vma = 1;
+    return CLI_CONTINUE;
+}
+
 static void dispatch_usage(FILE *out, const char *program, const char *intro, const char *epilogue,
                            const cli_subcommand *table, size_t count)
 {

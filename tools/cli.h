@@ -8,6 +8,7 @@
 #ifndef TEA_TOOLS_CLI_H
 #define TEA_TOOLS_CLI_H
 
+#include "binary/symbolize.h"
 #include "pics/error.h"
 #include "trace/trace.h"
 
@@ -232,9 +233,12 @@ int cli_option_rob_size(const char *command, const cli_option *opt, const char *
 int cli_option_llc_latency(const char *command, const cli_option *opt, const char *arg);
 int cli_option_clock(const char *command, const cli_option *opt, const char *arg);
 
-/* Where option codes of tables outside cli_option begin (report.h numbers
- * REPORT_OPT_* from here for report_symbol_option). */
-enum { CLI_OPT_FIRST_FREE = 0x1000 };
+/* --adjust-vma OFFSET into the symbolize_options at `sym`, read by the one
+ * offset parser (symbolize_parse_offset: hex with 0x or decimal, a leading
+ * '-' taken modulo 2^64): pics report, annotate, diff, plot, tea topdown. */
+#define CLI_OPTION_ADJUST_VMA(sym, vname, help_) \
+    CLI_CALL("adjust-vma", 0, vname, cli_option_adjust_vma, (1 ? (sym) : (symbolize_options *)0), help_)
+int cli_option_adjust_vma(const char *command, const cli_option *opt, const char *arg);
 
 /* One subcommand of a multi-command program. */
 typedef struct cli_subcommand {

@@ -5,13 +5,13 @@
  * --golden the golden cycles and each instruction's error contribution.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "binary/report.h"
+#include "binary/symbolize.h"
 #include "cli.h"
 #include "commands.h"
 #include "common/error.h"
 #include "common/outfile.h"
 #include "pics/error.h"
-#include "report.h"
-#include "symbolize.h"
 #include "trace/psv.h"
 
 #include <inttypes.h>
@@ -257,7 +257,7 @@ static int find_functions(const symbols *s, const char *name, size_t *idx, size_
 
     if (n > ANNOTATE_MAX_MATCHES)
         n = ANNOTATE_MAX_MATCHES;
-    if (n == 0 && report_parse_offset(name, &pc) == 0 && name[0] != '-') {
+    if (n == 0 && symbolize_parse_offset(name, &pc) == 0 && name[0] != '-') {
         symbols_location loc;
         symbols_locate(s, pc, &loc);
         if (loc.function >= 0) {
@@ -358,7 +358,7 @@ int pics_annotate_main(int argc, char **argv)
     const cli_option options[] = {
         CLI_STRING("symbol", 0, "NAME", &req.symbol, "the function (any of its aliases; or an address inside it)"),
         CLI_OPTION_ELF(&req.sym.elf_path, "the binary (default: the one the trace names, if it exists)"),
-        REPORT_OPTION_ADJUST_VMA(&req.sym, "OFFSET",
+        CLI_OPTION_ADJUST_VMA(&req.sym, "OFFSET",
                                  "load bias, runtime address - ELF address (default: the bias the\n"
                                  "trace recorded; needed for a PIE without one)"),
         CLI_OPTION_GOLDEN(&req.golden_path, "the golden PICS of the same trace: golden cycles and stacks,\n"

@@ -9,6 +9,8 @@
  * when A is the golden PICS the summed difference is `pics error B A`
  * (instruction x component, or function x component) to the last bit.
  */
+#include "binary/report.h"
+#include "binary/symbolize.h"
 #include "cli.h"
 #include "commands.h"
 #include "common/csv.h"
@@ -20,8 +22,6 @@
 #include "pics/pics_file.h"
 #include "plot/svg.h"
 #include "pics/symmap.h"
-#include "report.h"
-#include "symbolize.h"
 #include "trace/psv.h"
 
 #include <stdlib.h>
@@ -478,7 +478,7 @@ int pics_diff_main(int argc, char **argv)
                                               "are shown as NAME+0xOFFSET (it wins over the binary)"),
         CLI_OPTION_ELF(&req.sym.elf_path, "the binary to name instructions and functions with (default: the\n"
                                           "one the trace names, if it exists; else addresses)"),
-        REPORT_OPTION_ADJUST_VMA(&req.sym, "OFF",
+        CLI_OPTION_ADJUST_VMA(&req.sym, "OFF",
                                  "load bias, runtime address - ELF address (hex with 0x or decimal;\n"
                                  "default: the bias the trace recorded; needed for a PIE without one)"),
         CLI_ENUM("format", "FORMAT", &req.format, formats, format_values, "unknown format '%s' (text, csv or json)",

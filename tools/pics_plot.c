@@ -3,14 +3,14 @@
  * chart: one group per instruction, one stacked bar per PICS file (golden,
  * TEA, IBS, ... like the TEA paper's Figure 6), one segment per component.
  */
+#include "binary/report.h"
+#include "binary/symbolize.h"
 #include "cli.h"
 #include "commands.h"
 #include "common/error.h"
 #include "palette.h"
 #include "plot/chart.h"
 #include "pics/pics_file.h"
-#include "report.h"
-#include "symbolize.h"
 #include "trace/psv.h"
 
 #include <stdlib.h>
@@ -327,7 +327,7 @@ int pics_plot_main(int argc, char **argv)
         CLI_STRING("title", 0, "TEXT", &req.title, "the chart's title"),
         CLI_OPTION_ELF(&req.sym.elf_path, "the binary to name instructions with (function+0xOFFSET; default:\n"
                                           "the one the trace names, if it exists; else addresses)"),
-        REPORT_OPTION_ADJUST_VMA(&req.sym, "OFF",
+        CLI_OPTION_ADJUST_VMA(&req.sym, "OFF",
                                  "load bias, runtime address - ELF address (hex with 0x or decimal;\n"
                                  "default: the bias the trace recorded; needed for a PIE without one)"),
         CLI_OPTION_HELP,

@@ -5,8 +5,8 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "study.h"
+#include "binary/symbolize.h"
 #include "cli.h"
-#include "symbolize.h"
 #include "common/error.h"
 #include "tea/parallel.h"
 

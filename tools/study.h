@@ -8,7 +8,10 @@
  *
  * A study runs every requested scheme (each with its event set: its own
  * events, or all nine when the scheme is written "ibs:all") at every
- * frequency (or one period) and every seed, in one decode of the trace.
+ * frequency (or one period) and every seed, in one decode of the trace. The
+ * error at function granularity needs function symbols: from --symbols, or
+ * the binary the trace names (binary/symbolize.h); without either it is left
+ * empty.
  */
 #ifndef TEA_TOOLS_STUDY_H
 #define TEA_TOOLS_STUDY_H

@@ -3,6 +3,8 @@
  * of a trace, for the whole trace and per function (docs/topdown.md).
  */
 #define _POSIX_C_SOURCE 200809L
+#include "binary/symbolize.h"
+#include "binary/symbols.h"
 #include "cli.h"
 #include "commands.h"
 #include "common/csv.h"
@@ -10,13 +12,10 @@
 #include "common/json.h"
 #include "common/outfile.h"
 #include "golden/topdown.h"
-#include "pics/symbols.h"
 #include "pics/symmap.h"
-#include "symbolize.h"
 #include "trace/psv.h"
 #include "trace/trace.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -714,27 +713,6 @@ static int print_json(FILE *f, const context *ctx)
 
 /* --- main ------------------------------------------------------------------- */
 
-/* Parses a load bias: hex with 0x, or decimal. Returns 0 or -1. */
-static int parse_offset(const char *text, uint64_t *out)
-{
-    char *end;
-    if (!*text || *text == '-')
-        return -1;
-    errno = 0;
-    *out = strtoull(text, &end, (text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) ? 16 : 10);
-    return errno || *end ? -1 : 0;
-}
-
-/* --adjust-vma OFFSET into the symbolize_options at opt->dest. */
-static int adjust_vma_option(const char *command, const cli_option *opt, const char *arg)
-{
-    symbolize_options *sym = opt->dest;
-    if (parse_offset(arg, &sym->adjust_vma))
-        return cli_usage_error(command, "--adjust-vma needs an offset (hex with 0x, or decimal), not '%s'", arg);
-    sym->has_adjust_vma = 1;
-    return CLI_CONTINUE;
-}
-
 /* Parses the command line into req. Returns CLI_CONTINUE, or the exit status
  * when the command ends here (--help, usage errors). */
 static int parse_args(int argc, char **argv, request *req)
@@ -750,7 +728,7 @@ static int parse_args(int argc, char **argv, request *req)
         CLI_OPTION_SYMBOLS(&req->symbols_path, "functions from a symbol map: lines 'START END NAME' (END exclusive)"),
         CLI_OPTION_ELF(&req->sym.elf_path, "functions from this binary's symbols (default: the binary the trace\n"
                                            "names, when it is readable)"),
-        CLI_CALL("adjust-vma", 0, "OFF", adjust_vma_option, &req->sym,
+        CLI_OPTION_ADJUST_VMA(&req->sym, "OFF",
                  "load bias, runtime address - ELF address (default: the trace's)"),
         CLI_ENUM("format", "FORMAT", &req->format, formats, format_values, "unknown format '%s' (text, csv or json)",
                  "text (default), csv or json"),

@@ -138,6 +138,13 @@ awk -F, '$3 == "total" && $2 == "states" && $1 !~ /^\(/ { n++ } END { exit n < 2
     fail "no functions of the binary in the per-function result"
 run 0 "$TEA" topdown elf.tea --elf "$TEA"
 contains out.txt "functions of $TEA:"
+# --adjust-vma is read as pics report reads it: a negative offset is taken
+# modulo 2^64
+run 0 "$TEA" topdown elf.tea --elf "$TEA" --adjust-vma -0x10 --format csv -o neg.csv
+run 0 "$TEA" topdown elf.tea --elf "$TEA" --adjust-vma 0xfffffffffffffff0 --format csv -o neg2.csv
+cmp -s neg.csv neg2.csv || fail "--adjust-vma -0x10 differs from 0xfffffffffffffff0"
+cmp -s neg.csv elf.csv && fail "--adjust-vma -0x10 changed nothing"
+run 2 "$TEA" topdown elf.tea --elf "$TEA" --adjust-vma +16
 # each function's cycles are its cells of the golden PICS (pics report, func)
 if command -v python3 >/dev/null; then
     run 0 "$TEA" replay elf.tea --schemes golden -o er

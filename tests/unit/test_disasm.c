@@ -1,5 +1,5 @@
 /*
- * test_disasm.c: the disassembler (pics/disasm) on hand-picked encodings of
+ * test_disasm.c: the disassembler (binary/disasm) on hand-picked encodings of
  * the three architectures, and on every instruction of a real program's
  * .text compared with binutils' objdump.
  *
@@ -40,7 +40,7 @@
 #define _GNU_SOURCE
 #include "testutil.h"
 #include "common/error.h"
-#include "pics/disasm.h"
+#include "binary/disasm.h"
 
 #include <ctype.h>
 #include <gelf.h>

@@ -1,6 +1,6 @@
 /*
- * test_symbols.c: the ELF symbolizer (pics/symbols) and the tools' glue
- * (tools/symbolize) on real binaries, compared with binutils.
+ * test_symbols.c: the ELF symbol reader (binary/symbols) and the symbolizer
+ * policy (binary/symbolize) on real binaries, compared with binutils.
  *
  * The binaries are tests/data/symbols_prog.c built by the test suite (see
  * that file and tests/CMakeLists.txt): x86-64 at fixed addresses, as a PIE,
@@ -24,8 +24,8 @@
 #define _GNU_SOURCE
 #include "testutil.h"
 #include "common/error.h"
-#include "pics/symbols.h"
-#include "tools/symbolize.h"
+#include "binary/symbols.h"
+#include "binary/symbolize.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -617,7 +617,7 @@ static void test_bad_files(void **state)
     free(path);
 }
 
-/* --- tools/symbolize: the bias rules ----------------------------------------------------- */
+/* --- binary/symbolize: the bias rules ----------------------------------------------------- */
 
 static void info_for(pics_info *info, const char *arch)
 {
@@ -747,6 +747,43 @@ static void test_symbolize_riscv(void **state)
     pics_info_free(&info);
 }
 
+/* symbolize_parse_offset: the one parser of --adjust-vma (pics report,
+ * annotate, diff, plot and tea topdown). */
+static void test_parse_offset(void **state)
+{
+    static const struct {
+        const char *text;
+        uint64_t value;
+    } good[] = {
+        { "0", 0 },
+        { "4096", 4096 },
+        { "0x1000", 0x1000 },
+        { "0X1F", 0x1f },
+        { "0x555555554000", 0x555555554000ull },
+        { "-0x10", 0xfffffffffffffff0ull },
+        { "-16", 0xfffffffffffffff0ull },
+        { "-0", 0 },
+        { "0xffffffffffffffff", UINT64_MAX },
+        { "18446744073709551615", UINT64_MAX },
+        { "-0xffffffffffffffff", 1 },
+    };
+    static const char *const bad[] = {
+        "", "-", "--1", "-+1", "+1", " 1", "- 1", "0x", "12abc", "0x10 ", "0x1g", "abc", "1.5",
+        "0x10000000000000000", "18446744073709551616",
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        uint64_t v = 7;
+        assert_int_equal(symbolize_parse_offset(good[i].text, &v), 0);
+        assert_true(v == good[i].value);
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        uint64_t v = 7;
+        assert_int_equal(symbolize_parse_offset(bad[i], &v), -1);
+        assert_true(v == 7);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -755,6 +792,7 @@ int main(void)
         cmocka_unit_test(test_riscv64),        cmocka_unit_test(test_riscv64_high),
         cmocka_unit_test(test_symmap),         cmocka_unit_test(test_bad_files),
         cmocka_unit_test(test_symbolize_bias), cmocka_unit_test(test_symbolize_riscv),
+        cmocka_unit_test(test_parse_offset),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

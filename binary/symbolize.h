@@ -24,11 +24,11 @@
  * zero-extended virtual addresses of the architecture's usual width: 39 bits
  * for riscv64 (Sv39, TraceDoctor's BOOM), 48 for x86_64 and aarch64.
  */
-#ifndef TEA_TOOLS_SYMBOLIZE_H
-#define TEA_TOOLS_SYMBOLIZE_H
+#ifndef TEA_BINARY_SYMBOLIZE_H
+#define TEA_BINARY_SYMBOLIZE_H
 
+#include "binary/symbols.h"
 #include "pics/pics_file.h"
-#include "pics/symbols.h"
 #include "pics/symmap.h"
 
 #include <stddef.h>
@@ -46,6 +46,14 @@ typedef struct symbolize_options {
 } symbolize_options;
 
 typedef struct symbolizer symbolizer;
+
+/* Parses a load bias or an address, as every --adjust-vma takes it: hex with
+ * 0x (or 0X), or decimal, optionally preceded by '-' for a negative offset,
+ * which is taken modulo 2^64 (-0x10 is 0xfffffffffffffff0). Nothing else is
+ * accepted: no sign after '-', no '+', no leading space, no empty digits, nothing
+ * after the number, nothing beyond 64 bits. Returns 0 and sets *out, or -1
+ * (*out unchanged). */
+int symbolize_parse_offset(const char *text, uint64_t *out);
 
 /* Resolves the binary and the bias for the PICS described by `info` (see
  * above) and opens it. Without any binary the symbolizer still works and

@@ -5,9 +5,10 @@
 #define _POSIX_C_SOURCE 200809L
 #include "symbolize.h"
 #include "common/error.h"
-#include "pics/disasm.h"
+#include "disasm.h"
 #include "trace/trace.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -92,6 +93,22 @@ static void check_binary(const symbols *syms, const pics_info *info, const symbo
         warn(opts, "%s is a %s binary but the trace is %s", path, arch, info->arch);
     if (!symbols_table(syms))
         warn(opts, "%s has no function symbols (stripped?): PCs are shown as [unknown]", path);
+}
+
+int symbolize_parse_offset(const char *text, uint64_t *out)
+{
+    int negative = text[0] == '-';
+    const char *digits = text + negative;
+    char *end;
+    unsigned long long v;
+    if (!*digits || *digits == '-' || *digits == '+' || *digits == ' ')
+        return -1;
+    errno = 0;
+    v = strtoull(digits, &end, digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X') ? 16 : 10);
+    if (errno || *end || end == digits)
+        return -1;
+    *out = negative ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    return 0;
 }
 
 int symbolize_open(symbolizer **out, const pics_info *info, const symbolize_options *opts)

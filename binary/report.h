@@ -1,16 +1,15 @@
 /*
  * report.h: what `pics report`, `pics annotate`, `pics diff` and `pics plot`
- * share (implemented in pics_report.c): loading a PICS with its optional
- * golden reference, the --elf and --adjust-vma options, the '#' header
- * lines, and the cycle stacks of one instruction or function.
+ * share: loading a PICS with its optional golden reference, cycle text, the
+ * '#' header lines, and the cycle stacks of one instruction or function.
+ * (Their --elf and --adjust-vma options are parsed by tools/cli.)
  */
-#ifndef TEA_TOOLS_REPORT_H
-#define TEA_TOOLS_REPORT_H
+#ifndef TEA_BINARY_REPORT_H
+#define TEA_BINARY_REPORT_H
 
-#include "cli.h"
+#include "binary/symbolize.h"
 #include "pics/pics.h"
 #include "pics/pics_file.h"
-#include "symbolize.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -37,32 +36,6 @@ typedef struct report_input {
 int report_input_load(report_input *in, const char *path, const char *golden_path);
 
 void report_input_free(report_input *in);
-
-/* Parses an --adjust-vma OFFSET: hex with 0x or decimal, optionally
- * negative (taken modulo 2^64). Returns 0 or -1. */
-int report_parse_offset(const char *text, uint64_t *out);
-
-/* The long options that choose the binary to symbolize against, after the
- * CLI_OPT_* ones; each command numbers its own from REPORT_OPT_FIRST_FREE. */
-enum {
-    REPORT_OPT_ELF = CLI_OPT_FIRST_FREE,
-    REPORT_OPT_ADJUST_VMA,
-    REPORT_OPT_FIRST_FREE
-};
-#define REPORT_SYMBOL_LONG_OPTIONS                                  \
-    { "elf", required_argument, NULL, REPORT_OPT_ELF },             \
-    { "adjust-vma", required_argument, NULL, REPORT_OPT_ADJUST_VMA }
-
-/* Handles --elf or --adjust-vma into `sym`. Returns 0 when handled, 1 when
- * `opt` is neither, or CLI_EXIT_USAGE after printing the problem (as
- * cli_trace_option). */
-int report_symbol_option(const char *command, int opt, const char *arg, symbolize_options *sym);
-
-/* --adjust-vma VALUE as a cli_option entry (cli.h): report_symbol_option
- * into the symbolize_options at `sym`. */
-#define REPORT_OPTION_ADJUST_VMA(sym, vname, help_) \
-    CLI_CALL("adjust-vma", 0, vname, report_option_adjust_vma, (1 ? (sym) : (symbolize_options *)0), help_)
-int report_option_adjust_vma(const char *command, const cli_option *opt, const char *arg);
 
 /* The exact cycles a raw value of the PICS (golden: of the golden PICS)
  * stands for, rounded to `digits` fraction digits, into buf. */

@@ -11,8 +11,8 @@
  *
  * A disasm handle is not thread-safe: use one per thread.
  */
-#ifndef TEA_PICS_DISASM_H
-#define TEA_PICS_DISASM_H
+#ifndef TEA_BINARY_DISASM_H
+#define TEA_BINARY_DISASM_H
 
 #include <stddef.h>
 #include <stdint.h>

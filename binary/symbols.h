@@ -41,10 +41,10 @@
  * A handle is read-only after it is set up (bias, width) except for the
  * lazily read line tables; use one per thread.
  */
-#ifndef TEA_PICS_SYMBOLS_H
-#define TEA_PICS_SYMBOLS_H
+#ifndef TEA_BINARY_SYMBOLS_H
+#define TEA_BINARY_SYMBOLS_H
 
-#include "symmap.h"
+#include "pics/symmap.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -10,22 +10,17 @@
 #define _GNU_SOURCE /* strcasestr */
 #include "symbols.h"
 #include "common/error.h"
+#include "elffile.h"
 
 #include <elfutils/libdw.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
 #include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define UNKNOWN_NAME "[unknown]"
-/* The GNU note owner, NUL included. */
-#define GNU_NOTE_NAME "GNU"
-#define GNU_NOTE_NAME_SIZE 4
 /* Names longer than this are not compared by edit distance (cost). */
 #define SUGGEST_MAX_LENGTH 128
 /* The smallest edit distance always accepted as "close". */
@@ -73,8 +68,8 @@ typedef struct line_row {
 
 struct symbols {
     char *path;
-    int fd;
-    Elf *elf;
+    elffile file;              /* the open file */
+    Elf *elf;                  /* file.elf */
     Dwarf *dwarf;
     int elf_type;              /* ET_EXEC, ET_DYN */
     const char *arch;
@@ -191,8 +186,7 @@ static int compare_sections(const void *a, const void *b)
     return x->size < y->size ? -1 : x->size > y->size;
 }
 
-/* Reads the allocated sections (names, ranges, contents) and the build-id
- * note. */
+/* Reads the allocated sections (names, ranges, contents). */
 static int read_sections(symbols *s)
 {
     size_t shstrndx, n = 0, cap = 0;
@@ -206,19 +200,6 @@ static int read_sections(symbols *s)
         section *sec;
         if (!gelf_getshdr(scn, &sh))
             return tea_error_set(TEA_ERR_FORMAT, "%s: corrupt section header: %s", s->path, elf_errmsg(-1));
-        if (sh.sh_type == SHT_NOTE && !s->build_id && (data = elf_getdata(scn, NULL))) {
-            GElf_Nhdr nh;
-            size_t off = 0, name_off, desc_off;
-            while (!s->build_id && (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
-                if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != GNU_NOTE_NAME_SIZE || nh.n_descsz == 0
-                    || memcmp((const char *)data->d_buf + name_off, GNU_NOTE_NAME, GNU_NOTE_NAME_SIZE) != 0)
-                    continue;
-                if (!(s->build_id = malloc(2 * (size_t)nh.n_descsz + 1)))
-                    return oom();
-                for (size_t i = 0; i < nh.n_descsz; i++)
-                    snprintf(s->build_id + 2 * i, 3, "%02x", ((const unsigned char *)data->d_buf)[desc_off + i]);
-            }
-        }
         /* TLS templates (.tbss) overlap the sections after them and hold no PCs. */
         if (!(sh.sh_flags & SHF_ALLOC) || sh.sh_size == 0 || ((sh.sh_flags & SHF_TLS) && sh.sh_type == SHT_NOBITS))
             continue;
@@ -425,24 +406,17 @@ int symbols_open(symbols **out, const char *path)
     int rc = TEA_OK;
 
     *out = NULL;
-    if (elf_version(EV_CURRENT) == EV_NONE)
-        return tea_error_set(TEA_ERR_UNSUPPORTED, "libelf is out of date: %s", elf_errmsg(-1));
     if (!(s = calloc(1, sizeof *s)))
         return oom();
-    s->fd = -1;
+    s->file.fd = -1;
     s->va_bits = SYMBOLS_VA_BITS_FULL;
     if (!(s->path = strdup(path))) {
         rc = oom();
         goto fail;
     }
-    if ((s->fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-        rc = tea_error_set(TEA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    if ((rc = elffile_open(&s->file, path)))
         goto fail;
-    }
-    if (!(s->elf = elf_begin(s->fd, ELF_C_READ_MMAP, NULL))) {
-        rc = tea_error_set(TEA_ERR_FORMAT, "%s: cannot read as ELF: %s", path, elf_errmsg(-1));
-        goto fail;
-    }
+    s->elf = s->file.elf;
     if (elf_kind(s->elf) == ELF_K_AR) {
         rc = tea_error_set(TEA_ERR_UNSUPPORTED, "%s: an archive, not an executable or shared object", path);
         goto fail;
@@ -470,7 +444,7 @@ int symbols_open(symbols **out, const char *path)
         }
     }
     s->arch = arch_of(&eh);
-    if ((rc = read_sections(s)) || (rc = read_functions(s)))
+    if ((rc = read_sections(s)) || (rc = elffile_build_id(s->elf, &s->build_id)) || (rc = read_functions(s)))
         goto fail;
     *out = s;
     return TEA_OK;
@@ -485,10 +459,7 @@ void symbols_close(symbols *s)
         return;
     if (s->dwarf)
         dwarf_end(s->dwarf);
-    if (s->elf)
-        elf_end(s->elf);
-    if (s->fd >= 0)
-        close(s->fd);
+    elffile_close(&s->file);
     free(s->path);
     free(s->build_id);
     free(s->sections);

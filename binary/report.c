@@ -1,0 +1,151 @@
+/*
+ * report.c: what the report commands share (see report.h).
+ */
+#include "report.h"
+#include "common/error.h"
+#include "trace/psv.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PERCENT 100.0
+/* The narrowest component column of a stack table. */
+#define STACK_LABEL_MIN_WIDTH 16
+
+int report_input_load(report_input *in, const char *path, const char *golden_path)
+{
+    int rc;
+    memset(in, 0, sizeof *in);
+    in->path = path;
+    in->golden_path = golden_path;
+    pics_info_init(&in->info);
+    pics_info_init(&in->ginfo);
+    if ((rc = pics_read(path, &in->info, &in->p)))
+        return rc;
+    if (golden_path) {
+        if ((rc = pics_read(golden_path, &in->ginfo, &in->g))) {
+            pics_info_free(&in->info);
+            pics_free(&in->p);
+            return rc;
+        }
+        in->has_golden = 1;
+        if (!pics_info_is_golden(&in->ginfo))
+            rc = tea_error_set(TEA_ERR_USAGE, "%s is a %s PICS, not the golden one", golden_path, in->ginfo.scheme);
+        else if (strcmp(in->info.trace_digest, in->ginfo.trace_digest) != 0)
+            rc = tea_error_set(TEA_ERR_USAGE, "%s and %s come from different traces (digest %s vs %s)", path,
+                               golden_path, in->info.trace_digest[0] ? in->info.trace_digest : "-",
+                               in->ginfo.trace_digest[0] ? in->ginfo.trace_digest : "-");
+        else
+            rc = pics_info_same_rules(&in->info, path, &in->ginfo, golden_path);
+    } else if ((rc = pics_init(&in->g)) == TEA_OK) {
+        in->ginfo = in->info;
+        in->ginfo.binary_path = in->ginfo.build_id = NULL; /* not owned twice */
+    }
+    if (rc)
+        report_input_free(in);
+    return rc;
+}
+
+void report_input_free(report_input *in)
+{
+    pics_info_free(&in->info);
+    if (in->has_golden)
+        pics_info_free(&in->ginfo);
+    pics_free(&in->p);
+    pics_free(&in->g);
+    memset(in, 0, sizeof *in);
+}
+
+void report_cycles_text(const report_input *in, int golden, uint64_t value, int digits, char *buf, size_t size)
+{
+    if (golden)
+        pics_format_cycles(&in->ginfo, in->g.total, value, digits, buf, size);
+    else
+        pics_format_cycles(&in->info, in->p.total, value, digits, buf, size);
+}
+
+double report_cycles(const report_input *in, int golden, uint64_t value)
+{
+    return golden ? pics_value_cycles(&in->ginfo, in->g.total, value)
+                  : pics_value_cycles(&in->info, in->p.total, value);
+}
+
+double report_share(const report_input *in, int golden, uint64_t value)
+{
+    uint64_t total = golden ? in->g.total : in->p.total;
+    return total ? (double)value / (double)total : 0.0;
+}
+
+/* The total cycles the PICS stands for: the golden total. */
+static void total_text(const report_input *in, int digits, char *buf, size_t size)
+{
+    pics_info golden_view = in->info;
+    golden_view.binary_path = golden_view.build_id = NULL;
+    snprintf(golden_view.scheme, sizeof golden_view.scheme, "golden");
+    pics_format_cycles(&golden_view, in->info.golden_total, in->info.golden_total, digits, buf, size);
+}
+
+void report_print_header(FILE *f, const char *command, const report_input *in, const symbolizer *z)
+{
+    const pics_info *i = &in->info;
+    char total[REPORT_NUMBER_MAX];
+    const char *binary = symbolize_binary(z);
+
+    fprintf(f, "# %s of %s\n", command, in->path);
+    fprintf(f, "# trace %s: %s, cycles %" PRIu64 "-%" PRIu64 ", %" PRIu64 " records\n",
+            i->trace_digest[0] ? i->trace_digest : "-", i->arch[0] ? i->arch : "unknown architecture",
+            i->trace_first_cycle, i->trace_last_cycle, i->trace_records);
+    if (binary) {
+        const symbols *s = symbolize_symbols(z);
+        const char *id = symbols_build_id(s);
+        fprintf(f, "# binary %s (build-id %s, load bias 0x%" PRIx64 ", symbols from %s)\n", binary, id ? id : "none",
+                symbols_bias(s), symbols_table(s) ? symbols_table(s) : "nowhere: stripped");
+    } else {
+        fprintf(f, "# binary: none (%s), PCs shown as addresses\n",
+                i->binary_path ? i->binary_path : "the trace names no binary");
+    }
+    if (pics_info_is_golden(i)) {
+        fprintf(f, "# scheme golden: the exact reference\n");
+    } else {
+        fprintf(f, "# scheme %s at %.10g Hz (period %" PRIu64 " cycles), jitter %s, events %s (mask 0x%03x), seed %" PRIu64
+                   "\n",
+                i->scheme, i->frequency_hz, i->period, i->jitter[0] ? i->jitter : "-", i->events[0] ? i->events : "-",
+                i->event_mask, i->seed);
+        fprintf(f, "# samples %" PRIu64 ", lost %" PRIu64 " (", i->samples, pics_info_lost(i));
+        for (int r = 0; r < TEA_LOST_REASONS; r++)
+            fprintf(f, "%s%s %" PRIu64, r ? ", " : "", tea_lost_name((enum tea_lost_reason)r), i->lost[r]);
+        fprintf(f, ")\n");
+    }
+    total_text(in, REPORT_TEXT_DIGITS, total, sizeof total);
+    fprintf(f, "# total %s cycles\n", total);
+}
+
+void report_print_stack(FILE *f, const report_input *in, const report_component *c, size_t n, int indent)
+{
+    uint64_t sum = 0, gsum = 0;
+    char label[PSV_LABEL_MAX], cycles[REPORT_NUMBER_MAX], golden[REPORT_NUMBER_MAX];
+    int width = STACK_LABEL_MIN_WIDTH;
+
+    for (size_t k = 0; k < n; k++) {
+        int len = (int)strlen(psv_label(c[k].psv, label, sizeof label));
+        sum += c[k].value;
+        gsum += c[k].golden;
+        if (len > width)
+            width = len;
+    }
+    if (in->has_golden)
+        fprintf(f, "%*s%-*s %14s %8s | %14s %8s\n", indent, "", width, "component", "cycles", "share", "golden",
+                "share");
+    for (size_t k = 0; k < n; k++) {
+        psv_label(c[k].psv, label, sizeof label);
+        report_cycles_text(in, 0, c[k].value, REPORT_TEXT_DIGITS, cycles, sizeof cycles);
+        fprintf(f, "%*s%-*s %14s %7.2f%%", indent, "", width, label, cycles,
+                sum ? PERCENT * (double)c[k].value / (double)sum : 0.0);
+        if (in->has_golden) {
+            report_cycles_text(in, 1, c[k].golden, REPORT_TEXT_DIGITS, golden, sizeof golden);
+            fprintf(f, " | %14s %7.2f%%", golden, gsum ? PERCENT * (double)c[k].golden / (double)gsum : 0.0);
+        }
+        fputc('\n', f);
+    }
+}

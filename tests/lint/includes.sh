@@ -1,0 +1,69 @@
+# includes.sh SOURCE_DIR: fails when a room (top-level source folder)
+# includes a header of a room it may not depend on. The rooms and what each
+# may include (besides itself and system headers) are the ones listed in
+# docs/architecture.md ("Rooms"); keep the two in step.
+#
+#   common/  nothing
+#   trace/   common
+#   golden/  common trace
+#   pics/    common trace, and the samplers' vocabulary tea/scheme.h, tea/lost.h
+#            (library tea_scheme, below pics/)
+#   tea/     common trace golden pics
+#   binary/  common trace pics
+#   plot/    common
+#   model/   common trace binary
+#
+# tools/, tests/ and examples/ sit on top and may include any room.
+set -eu
+src=${1:-.}
+allowed() {
+    case $1 in
+    common) echo "" ;;
+    trace) echo "common" ;;
+    golden) echo "common trace" ;;
+    pics) echo "common trace" ;;
+    tea) echo "common trace golden pics" ;;
+    binary) echo "common trace pics" ;;
+    plot) echo "common" ;;
+    model) echo "common trace binary" ;;
+    *) return 1 ;;
+    esac
+}
+# Single headers a room may include from a room above it.
+allowed_files() {
+    case $1 in
+    pics) echo "tea/scheme.h tea/lost.h" ;;
+    *) echo "" ;;
+    esac
+}
+check() {
+for room in common trace golden pics tea binary plot model; do
+    ok=" $room $(allowed $room) "
+    files=" $(allowed_files $room) "
+    for file in "$src/$room"/*.[ch]; do
+        [ -e "$file" ] || continue
+        # quoted includes only: "room/x.h", "x.h" (same room) or "../room/x.h"
+        sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$file" | while read -r inc; do
+            case $inc in
+            ../*/*) target=${inc#../}; target=${target%%/*} ;;
+            */*) target=${inc%%/*} ;;
+            *) target=$room ;;
+            esac
+            case $files in
+            *" ${inc#../} "*) continue ;;
+            esac
+            case $ok in
+            *" $target "*) ;;
+            *) echo "$room/${file##*/}: includes \"$inc\" but $room/ may include only: $room $(allowed $room)" ;;
+            esac
+        done
+    done
+done
+}
+out=$(check)
+if [ -n "$out" ]; then
+    echo "$out"
+    echo "wrong-way includes: see docs/architecture.md (Rooms)"
+    exit 1
+fi
+echo "includes: every room includes only the rooms below it"
