@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "parallel.h"
 #include "common/error.h"
+#include "common/threads.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -351,6 +352,7 @@ int tea_parallel_replay(tea_replay *whole, const trace_frames *f, unsigned threa
         goto done;
     }
     sync_ok = 1;
+    threads_reserve(threads); /* asked for: granted even past the processors (common/threads.h) */
     for (unsigned i = 0; i < threads && count; i++) {
         if (pthread_create(&workers[i].thread, NULL, worker_main, &workers[i]) != 0) {
             pthread_mutex_lock(&run.lock);
@@ -367,6 +369,7 @@ int tea_parallel_replay(tea_replay *whole, const trace_frames *f, unsigned threa
     for (unsigned i = 0; i < threads; i++)
         if (workers[i].running)
             pthread_join(workers[i].thread, NULL);
+    threads_release(threads);
     for (unsigned i = 0; i < threads && !rc && count; i++)
         rc = tea_replay_absorb(whole, workers[i].part);
     if (!rc)

@@ -248,17 +248,6 @@ int cli_dispatch(const char *program, const char *intro, const char *epilogue, c
     return CLI_EXIT_USAGE;
 }
 
-unsigned cli_online_processors(void)
-{
-    /* The processors this process may run on (a batch job's allocation,
-     * taskset), else those online. */
-    cpu_set_t set;
-    long n;
-    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
-        return (unsigned)CPU_COUNT(&set);
-    n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (unsigned)n : 1u;
-}
 
 /* Declarative option tables (see cli.h). */
 

@@ -255,8 +255,5 @@ int cli_dispatch(const char *program, const char *intro, const char *epilogue, c
 /* The program's version string, "tea <version>". */
 const char *cli_version(void);
 
-/* Processors this process may run on (its affinity mask, which batch
- * schedulers and taskset set), else those online; at least 1. */
-unsigned cli_online_processors(void);
 
 #endif

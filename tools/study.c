@@ -8,6 +8,7 @@
 #include "binary/symbolize.h"
 #include "cli.h"
 #include "common/error.h"
+#include "common/threads.h"
 #include "tea/parallel.h"
 
 #include <stdlib.h>
@@ -212,7 +213,7 @@ static tea_run_options run_options(const study_request *req)
     o.all_events = req->all_events;
     o.rules = req->rules;
     o.open = req->open;
-    o.threads = req->threads ? req->threads : cli_online_processors();
+    o.threads = req->threads ? req->threads : threads_processors();
     return o;
 }
 

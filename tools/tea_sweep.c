@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "study.h"
 #include "common/error.h"
+#include "common/threads.h"
 #include "common/outfile.h"
 #include "palette.h"
 #include "plot/chart.h"
@@ -91,12 +92,14 @@ static int run_all(sweep_pool *pool, size_t threads)
 
     if (pthread_mutex_init(&pool->lock, NULL))
         return tea_error_set(TEA_ERR_NOMEM, "cannot create a mutex");
+    threads_reserve((unsigned)(threads - 1)); /* -j: granted even past the processors (common/threads.h) */
     for (; started + 1 < threads; started++)
         if (pthread_create(&tids[started], NULL, worker, pool))
             break; /* fewer threads: the rest still runs */
     worker(pool);
     for (size_t i = 0; i < started; i++)
         pthread_join(tids[i], NULL);
+    threads_release((unsigned)(threads - 1));
     pthread_mutex_destroy(&pool->lock);
     for (size_t i = 0; i < pool->count && !rc; i++)
         if (pool->jobs[i].rc)
@@ -259,7 +262,7 @@ static int sweep(const study_request *req, const sweep_options *o, char **paths,
 {
     sweep_pool pool;
     study_request per_trace = *req;
-    size_t cpus = cli_online_processors();
+    size_t cpus = threads_processors();
     size_t threads = o->jobs ? o->jobs : cpus;
     int rc;
 

@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "input.h"
 #include "../common/error.h"
+#include "../common/threads.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -742,6 +743,7 @@ static void chunks_free(chunk_reader *cr)
 int input_prefetch_chunks(trace_input *in, size_t chunk_size)
 {
     chunk_reader *cr;
+    int started;
 
     if (in->chunks || in->ahead.state != LOOKAHEAD_NONE || !(cr = calloc(1, sizeof *cr)))
         return TEA_OK; /* reading synchronously is just as correct */
@@ -764,7 +766,12 @@ int input_prefetch_chunks(trace_input *in, size_t chunk_size)
     in->view_offset = in->consumed;
     in->view_frames = in->frames;
     in->chunks = cr;
-    if (pthread_create(&cr->thread, NULL, chunk_main, in) != 0) {
+    started = threads_try_one(); /* a processor to spare (common/threads.h)? */
+    if (started && pthread_create(&cr->thread, NULL, chunk_main, in) != 0) {
+        threads_release(1);
+        started = 0;
+    }
+    if (!started) { /* read synchronously */
         in->chunks = NULL;
         pthread_cond_destroy(&cr->changed);
         pthread_mutex_destroy(&cr->lock);
@@ -785,6 +792,7 @@ static void chunks_stop(trace_input *in)
     pthread_cond_broadcast(&cr->changed);
     pthread_mutex_unlock(&cr->lock);
     pthread_join(cr->thread, NULL);
+    threads_release(1);
     pthread_cond_destroy(&cr->changed);
     pthread_mutex_destroy(&cr->lock);
     chunks_free(cr);

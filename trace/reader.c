@@ -7,6 +7,7 @@
 #include "native.h"
 #include "tracedoctor.h"
 #include "../common/error.h"
+#include "../common/threads.h"
 
 #include <assert.h>
 #include <pthread.h>
@@ -241,7 +242,7 @@ int trace_reader_open(trace_reader **out, const char *path, const trace_open_opt
     if (!r)
         return tea_error_set(TEA_ERR_NOMEM, "out of memory");
     trace_header_init(&r->header);
-    r->background = sysconf(_SC_NPROCESSORS_ONLN) > 1;
+    r->background = threads_processors() > 1;
     if ((rc = input_open(&r->in, path)))
         goto fail;
     if ((rc = input_peek(r->in, head, sizeof head, &got)))
@@ -634,6 +635,7 @@ static void ahead_join(decoder_thread *a)
     pthread_cond_signal(&a->freed_cond);
     pthread_mutex_unlock(&a->lock);
     pthread_join(a->thread, NULL);
+    threads_release(1);
     a->running = 0;
 }
 
@@ -696,8 +698,12 @@ static void start_background(trace_reader *r, const trace_batch *batch)
         goto fail;
     }
     cond_ok = 1;
-    if (pthread_create(&a->thread, NULL, decoder_main, r) != 0)
+    if (!threads_try_one()) /* no processor to spare (common/threads.h): stay synchronous */
         goto fail;
+    if (pthread_create(&a->thread, NULL, decoder_main, r) != 0) {
+        threads_release(1);
+        goto fail;
+    }
     a->running = 1;
     return;
 

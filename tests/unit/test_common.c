@@ -9,6 +9,8 @@
 #include "common/json.h"
 #include "common/outfile.h"
 #include "common/rng.h"
+#include "common/textline.h"
+#include "common/threads.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -233,6 +235,55 @@ static void exact_round_shares_largest_remainder(void **state)
     }
 }
 
+/* The thread budget: one thread per processor less the main one; helper
+ * threads only while there is room, asked-for threads even past it. */
+static void thread_budget(void **state)
+{
+    unsigned room = threads_processors() - 1;
+    (void)state;
+    assert_true(threads_processors() >= 1);
+    for (unsigned i = 0; i < room; i++)
+        assert_int_equal(threads_try_one(), 1);
+    assert_int_equal(threads_try_one(), 0);
+    threads_reserve(3); /* overdrawn */
+    threads_release(3);
+    assert_int_equal(threads_try_one(), 0);
+    threads_release(1);
+    assert_int_equal(threads_try_one(), 1);
+    threads_release(room);
+}
+
+/* Bounded lines: a long line is refused, a NUL byte flagged, the last line
+ * counts without its newline. */
+static void textline_bounds(void **state)
+{
+    char *path = test_temp_path("lines.txt"), *buf = NULL;
+    size_t cap = 0, len;
+    FILE *f;
+    (void)state;
+    static const char text[] = "ab\n\nxyz0123456789\nc\0d\nlast";
+    test_write_file(path, text, sizeof text - 1);
+    f = fopen(path, "r");
+    assert_non_null(f);
+    assert_int_equal(textline_read(f, &buf, &cap, 10, &len), TEXTLINE_OK);
+    assert_string_equal(buf, "ab");
+    assert_int_equal(textline_read(f, &buf, &cap, 10, &len), TEXTLINE_OK);
+    assert_int_equal(len, 0);
+    assert_int_equal(textline_read(f, &buf, &cap, 10, &len), TEXTLINE_TOO_LONG);
+    fclose(f);
+    f = fopen(path, "r");
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(textline_read(f, &buf, &cap, 100, &len), TEXTLINE_OK);
+    assert_int_equal(textline_read(f, &buf, &cap, 100, &len), TEXTLINE_NUL);
+    assert_int_equal(textline_read(f, &buf, &cap, 100, &len), TEXTLINE_OK);
+    assert_string_equal(buf, "last");
+    assert_int_equal(textline_read(f, &buf, &cap, 100, &len), TEXTLINE_EOF);
+    fclose(f);
+    free(buf);
+    unlink(path);
+    free(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -244,6 +295,8 @@ int main(void)
         cmocka_unit_test(csv_fields_quoted_when_needed),
         cmocka_unit_test(exact_u128_decimal),
         cmocka_unit_test(exact_round_shares_largest_remainder),
+        cmocka_unit_test(thread_budget),
+        cmocka_unit_test(textline_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
