@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "symmap.h"
 #include "common/error.h"
+#include "common/textline.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -35,17 +36,30 @@ int symmap_load(symmap *m, const char *path)
     memset(m, 0, sizeof *m);
     if (!f)
         return tea_error_set(TEA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    while (getline(&line, &cap, f) >= 0) {
-        char start_text[32], end_text[32], name[512];
+    for (;;) {
+        char *fields[3], *save = NULL, *hash;
+        size_t len, n = 0;
         symmap_entry e;
-        char *hash = strchr(line, '#');
+        int got = textline_read(f, &line, &cap, TEXTLINE_MAX, &len);
+        if (got == TEXTLINE_EOF)
+            break;
         number++;
-        if (hash)
+        if (got != TEXTLINE_OK) {
+            rc = got == TEXTLINE_NOMEM ? tea_error_set(TEA_ERR_NOMEM, "out of memory")
+                : got == TEXTLINE_IO   ? tea_error_set(TEA_ERR_IO, "%s: read failed: %s", path, strerror(errno))
+                                       : tea_error_set(TEA_ERR_FORMAT, "%s: line %lu: %s", path, number,
+                                                       got == TEXTLINE_NUL ? "a NUL byte (not a text file)"
+                                                                           : "longer than " TEXTLINE_MAX_TEXT " bytes");
+            break;
+        }
+        if ((hash = strchr(line, '#')))
             *hash = '\0';
-        if (sscanf(line, "%31s", start_text) != 1)
+        /* Fields of any length, separated by blanks: START END NAME (more are ignored). */
+        for (char *t = strtok_r(line, " \t\r", &save); t && n < 3; t = strtok_r(NULL, " \t\r", &save))
+            fields[n++] = t;
+        if (n == 0)
             continue; /* blank or comment */
-        if (sscanf(line, "%31s %31s %511s", start_text, end_text, name) != 3 || parse_address(start_text, &e.start)
-            || parse_address(end_text, &e.end) || e.end <= e.start) {
+        if (n != 3 || parse_address(fields[0], &e.start) || parse_address(fields[1], &e.end) || e.end <= e.start) {
             rc = tea_error_set(TEA_ERR_FORMAT, "%s: line %lu: expected 'START END NAME' with START < END", path,
                                number);
             break;
@@ -60,7 +74,7 @@ int symmap_load(symmap *m, const char *path)
             }
             m->entries = grown;
         }
-        if (!(e.name = strdup(name))) {
+        if (!(e.name = strdup(fields[2]))) {
             rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
             break;
         }

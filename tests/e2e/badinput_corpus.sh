@@ -60,6 +60,15 @@ contains out.txt "error: 22.9118%"
 run 0 "$PICS" error "$BAD/rx_tea.pics" "$BAD/rx_golden.pics"
 contains out.txt "error: 22.9118%"
 
+# a symbol map whose address has leading zeros (a field longer than 31
+# characters) is read whole: local_helper is a function, not a split line
+run 0 "$PICS" error "$BAD/rx_tea.pics" "$BAD/rx_golden.pics" --granularity func --symbols "$BAD/map_longtoken.map"
+contains out.txt "local_helper"
+if [ -r /dev/zero ]; then
+    run 1 "$PICS" error "$BAD/rx_tea.pics" "$BAD/rx_golden.pics" --granularity func --symbols /dev/zero
+    contains err.txt "longer than 65536 bytes"
+fi
+
 # a one-token trace has no attributed cycles: its results are a row of empty
 # cells with a warning, not a failed table
 run 0 "$TEA" replay "$BAD/zero_span_one_token.td" -o zero
