@@ -19,6 +19,7 @@
 #include "model/config.h"
 #include "pics/pics.h"
 #include "pics/pics_file.h"
+#include "pics/symbols.h"
 #include "pics/symmap.h"
 #include "tea/results.h"
 #include "trace/frames.h"
@@ -28,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void *__real_malloc(size_t size);
 void *__real_calloc(size_t n, size_t size);
@@ -192,24 +194,43 @@ static int read_config(const char *path)
     return mconf_load(&c, path);
 }
 
+static int read_elf(const char *path)
+{
+    symbols *s = NULL;
+    symmap m = { 0 };
+    int rc = symbols_open(&s, path);
+
+    if (rc)
+        return rc;
+    if ((rc = symbols_symmap(s, SYMBOLS_MAP_SECTION_GAPS, &m)) == 0) {
+        symmap_free(&m);
+        rc = symbols_load_lines(s);
+        rc = rc < 0 ? rc : 0;
+    }
+    symbols_close(s);
+    return rc;
+}
+
 typedef struct reader_case {
     const char *name;
     const char *file; /* under SEEDS_DIR */
     int (*read)(const char *path);
+    int optional; /* skipped when the seed is missing (the x86-64 ELF, on other hosts) */
 } reader_case;
 
 static const reader_case cases[] = {
-    { "trace (native)", "trace/mixed.tea", read_trace },
-    { "trace (native, 64-record frames)", "trace/frames.tea", read_trace },
-    { "trace (TraceDoctor zstd)", "trace/mixed.td.zst", read_trace },
-    { "trace (TraceDoctor raw)", "trace/scenario.bin", read_trace },
-    { "frames", "frames/frames.tea", read_frames },
-    { "pics (golden)", "pics/replay-golden.pics", read_pics },
-    { "pics (sampled)", "pics/replay-tea-4000hz.pics", read_pics },
-    { "results (replay)", "results/replay-summary.csv", read_results },
-    { "results (sweep)", "results/sweep.csv", read_results },
-    { "symbol map", "symmap/mixed.map", read_symmap },
-    { "config", "config/default.cfg", read_config },
+    { "trace (native)", "trace/mixed.tea", read_trace, 0 },
+    { "trace (native, 64-record frames)", "trace/frames.tea", read_trace, 0 },
+    { "trace (TraceDoctor zstd)", "trace/mixed.td.zst", read_trace, 0 },
+    { "trace (TraceDoctor raw)", "trace/scenario.bin", read_trace, 0 },
+    { "frames", "frames/frames.tea", read_frames, 0 },
+    { "pics (golden)", "pics/replay-golden.pics", read_pics, 0 },
+    { "pics (sampled)", "pics/replay-tea-4000hz.pics", read_pics, 0 },
+    { "results (replay)", "results/replay-summary.csv", read_results, 0 },
+    { "results (sweep)", "results/sweep.csv", read_results, 0 },
+    { "symbol map", "symmap/mixed.map", read_symmap, 0 },
+    { "config", "config/default.cfg", read_config, 0 },
+    { "elf", "elf/symbols_prog.x86_64.elf", read_elf, 1 },
 };
 
 int main(int argc, char **argv)
@@ -227,6 +248,10 @@ int main(int argc, char **argv)
         int rc;
 
         snprintf(path, sizeof path, "%s/%s", argv[1], c->file);
+        if (c->optional && access(path, F_OK) != 0) {
+            printf("%s: skipped, no %s\n", c->name, path);
+            continue;
+        }
         fail_at = 0;
         if ((rc = c->read(path))) {
             fprintf(stderr, "%s: %s does not read without injection: %s\n", c->name, path, tea_error_message());
