@@ -2,14 +2,19 @@
 #   make demo     install missing packages (as root), build, run the demo
 #   make test     build plain and sanitized (ASan+UBSan), run every test in both
 #   make install  install the programs under PREFIX (default /usr/local)
+#   make fuzz     build the fuzz/ harnesses with clang's libFuzzer and run each
+#                 for FUZZ_SECONDS (default 600) on seeds the tools make
 
 BUILD_DIR ?= build
 SANITIZE_DIR ?= build-sanitize
 PREFIX ?= /usr/local
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
+FUZZ_DIR ?= build-fuzz
+FUZZ_SECONDS ?= 600
+FUZZ_CC ?= clang
 
-.PHONY: all deps build build-sanitize demo test test-plain test-sanitize install bench clean
+.PHONY: all deps build build-sanitize demo test test-plain test-sanitize install bench fuzz clean
 
 all: build
 
@@ -41,5 +46,15 @@ install: build
 bench: build
 	@sh bench/replay $(BUILD_DIR)/bin
 
+# The libraries are instrumented for libFuzzer and built with ASan, UBSan and
+# their assertions (no NDEBUG); the seeds come from the plain build's tools.
+fuzz: build
+	@sh scripts/install-deps.sh --fuzz
+	cmake -S . -B $(FUZZ_DIR) -DCMAKE_C_COMPILER=$(FUZZ_CC) -DTEA_FUZZ=ON -DTEA_BUILD_TESTS=OFF \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g" $(CMAKE_FLAGS)
+	cmake --build $(FUZZ_DIR) -j $(JOBS) --target fuzz_harnesses
+	sh fuzz/make-corpus $(BUILD_DIR)/bin $(FUZZ_DIR)/corpus
+	sh fuzz/run-libfuzzer $(FUZZ_DIR) $(FUZZ_SECONDS)
+
 clean:
-	rm -rf $(BUILD_DIR) $(SANITIZE_DIR)
+	rm -rf $(BUILD_DIR) $(SANITIZE_DIR) $(FUZZ_DIR)

@@ -205,14 +205,17 @@ static int next_line(line_reader *lr, int *eof)
     }
 }
 
-/* Remembers a header key; -1 when it was seen before (or there are too many). */
+/* Remembers a header key; -1 when it was seen before (or there are too many),
+ * TEA_ERR_NOMEM when it cannot be copied. */
 static int note_key(line_reader *lr, const char *key)
 {
     for (size_t i = 0; i < lr->key_count; i++)
         if (strcmp(lr->keys[i], key) == 0)
             return -1;
-    if (lr->key_count == PICS_MAX_KEYS || !(lr->keys[lr->key_count] = strdup(key)))
+    if (lr->key_count == PICS_MAX_KEYS)
         return -1;
+    if (!(lr->keys[lr->key_count] = strdup(key)))
+        return TEA_ERR_NOMEM;
     lr->key_count++;
     return 0;
 }
@@ -401,8 +404,9 @@ int pics_read(const char *path, pics_info *info, pics *p)
             rc = read_cells(lr, count, p);
             break;
         }
-        if (note_key(lr, lr->line)) {
-            rc = line_error(lr, "repeated key (or too many keys)");
+        if ((rc = note_key(lr, lr->line))) {
+            rc = rc == TEA_ERR_NOMEM ? tea_error_set(TEA_ERR_NOMEM, "out of memory")
+                                     : line_error(lr, "repeated key (or too many keys)");
             goto done;
         }
         if (apply_key(info, lr->line, space + 1)) {

@@ -9,13 +9,25 @@
 # unpacked with `dpkg -x` into build-deps/capstone-sys/ (git-ignored), where
 # CMake builds them (TEA_CAPSTONE=auto or bundled). Installing that package
 # would pull ~190 Rust source packages; only its own .deb is needed.
+#
+# With --fuzz (`make fuzz` only), also clang and the libFuzzer runtime that
+# goes with its version (Debian: libclang-rt-N-dev, which clang does not
+# pull in); the normal build needs neither.
 set -eu
+
+FUZZ=0
+if [ "${1:-}" = --fuzz ]; then
+    FUZZ=1
+fi
 
 # g++: capstone's own CMake project enables C++ (it compiles only C).
 # The RISC-V cross tools build and disassemble the disassembler's test program.
 # libxml2-utils: xmllint checks the SVG output in tests.
 PACKAGES="gcc g++ make cmake pkg-config libzstd-dev libelf-dev libdw-dev libcapstone-dev libcmocka-dev zstd valgrind binutils
 gcc-riscv64-linux-gnu binutils-riscv64-linux-gnu libxml2-utils"
+if [ "$FUZZ" -eq 1 ]; then
+    PACKAGES="$PACKAGES clang"
+fi
 CAPSTONE_PACKAGE=librust-capstone-sys-dev
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CAPSTONE_DIR="$ROOT/build-deps/capstone-sys"
@@ -105,4 +117,30 @@ fi
 if ! system_capstone_ok && ! capstone_sources_present; then
     echo "fetching the capstone 5 sources ($CAPSTONE_PACKAGE) into build-deps/capstone-sys" >&2
     fetch_capstone_sources
+fi
+
+# libFuzzer: a program with -fsanitize=fuzzer must link; else the runtime of
+# the installed clang's major version is missing.
+libfuzzer_links() {
+    dir=$(mktemp -d "${TMPDIR:-/tmp}/tea-libfuzzer.XXXXXX")
+    printf '#include <stddef.h>\n#include <stdint.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }\n' >"$dir/t.c"
+    ok=1
+    clang -fsanitize=fuzzer "$dir/t.c" -o "$dir/t" >/dev/null 2>&1 || ok=0
+    rm -rf "$dir"
+    [ "$ok" -eq 1 ]
+}
+
+if [ "$FUZZ" -eq 1 ] && ! libfuzzer_links; then
+    major=$(clang --version | sed -n 's/.*clang version \([0-9][0-9]*\).*/\1/p' | head -n 1)
+    pkg="libclang-rt-$major-dev"
+    if ! is_root; then
+        echo "clang -fsanitize=fuzzer does not link: install libFuzzer with: sudo apt-get install -y $pkg" >&2
+        exit 1
+    fi
+    echo "installing: $pkg (libFuzzer)" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -qq --no-install-recommends "$pkg" >/dev/null || {
+        apt-get update -qq && apt-get install -y -qq --no-install-recommends "$pkg" >/dev/null
+    }
+    libfuzzer_links || { echo "clang -fsanitize=fuzzer still does not link after installing $pkg" >&2; exit 1; }
 fi

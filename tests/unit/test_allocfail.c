@@ -1,0 +1,283 @@
+/* Allocation-failure injection for the readers: for each reader and a
+ * small valid input, the n-th allocation fails, for n = 1, 2, ... until a
+ * read succeeds with no allocation failed. Every run must return
+ * TEA_ERR_NOMEM (or succeed: a reader may do without what it could not get)
+ * and, in the sanitized build, leak nothing (LeakSanitizer checks at exit)
+ * and never crash.
+ *
+ * The libraries' calls to malloc, calloc, realloc, strdup and strndup are
+ * redirected here at link time (ld --wrap, tests/CMakeLists.txt): only the
+ * project's static libraries are affected, never the C library's or zstd's
+ * own allocations, and the real functions (ASan's, in the sanitized build)
+ * do the work.
+ *
+ *   test_allocfail SEEDS_DIR     (fuzz/make-corpus's output: one folder per harness)
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "common/error.h"
+#include "model/config.h"
+#include "pics/pics.h"
+#include "pics/pics_file.h"
+#include "binary/symbols.h"
+#include "pics/symmap.h"
+#include "tea/results.h"
+#include "trace/frames.h"
+#include "trace/record.h"
+#include "trace/trace.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void *__real_malloc(size_t size);
+void *__real_calloc(size_t n, size_t size);
+void *__real_realloc(void *p, size_t size);
+char *__real_strdup(const char *s);
+char *__real_strndup(const char *s, size_t n);
+void *__wrap_malloc(size_t size);
+void *__wrap_calloc(size_t n, size_t size);
+void *__wrap_realloc(void *p, size_t size);
+char *__wrap_strdup(const char *s);
+char *__wrap_strndup(const char *s, size_t n);
+
+/* The allocation to fail (1 = the first after arming), 0 = none; and
+ * whether one has failed since. */
+static unsigned long fail_at, allocations;
+static int failed;
+
+static int inject(void)
+{
+    if (fail_at == 0)
+        return 0;
+    if (++allocations == fail_at) {
+        failed = 1;
+        return 1;
+    }
+    return 0;
+}
+
+void *__wrap_malloc(size_t size)
+{
+    return inject() ? NULL : __real_malloc(size);
+}
+
+void *__wrap_calloc(size_t n, size_t size)
+{
+    return inject() ? NULL : __real_calloc(n, size);
+}
+
+void *__wrap_realloc(void *p, size_t size)
+{
+    return inject() ? NULL : __real_realloc(p, size);
+}
+
+char *__wrap_strdup(const char *s)
+{
+    return inject() ? NULL : __real_strdup(s);
+}
+
+char *__wrap_strndup(const char *s, size_t n)
+{
+    return inject() ? NULL : __real_strndup(s, n);
+}
+
+/* Each reader over a whole input: 0 or the first error. */
+
+static int read_trace(const char *path)
+{
+    trace_reader *r = NULL;
+    trace_batch batch;
+    int rc;
+
+    if ((rc = trace_batch_init(&batch, 64)))
+        return rc;
+    rc = trace_reader_open(&r, path, NULL);
+    if (rc == 0) {
+        trace_reader_set_background(r, 0);
+        while ((rc = trace_reader_read(r, &batch)) == 0 && batch.count > 0)
+            ;
+        trace_reader_close(r);
+    }
+    trace_batch_free(&batch);
+    return rc;
+}
+
+static int read_frames(const char *path)
+{
+    trace_frames *f = NULL;
+    trace_frame_reader *fr = NULL;
+    trace_batch batch;
+    trace_totals *totals = NULL;
+    unsigned *windows = NULL;
+    size_t n;
+    int rc;
+
+    if ((rc = trace_frames_open(&f, path)))
+        return rc;
+    n = trace_frames_count(f);
+    totals = __real_calloc(n ? n : 1, sizeof *totals);
+    windows = __real_calloc(n ? n : 1, sizeof *windows);
+    if (!totals || !windows) {
+        fprintf(stderr, "test_allocfail: out of memory\n");
+        exit(1);
+    }
+    if ((rc = trace_batch_init(&batch, 64)) == 0) {
+        if ((rc = trace_frame_reader_create(&fr, f)) == 0) {
+            for (size_t k = 0; k < n && rc == 0; k++) {
+                if ((rc = trace_frame_reader_start(fr, k)))
+                    break;
+                while ((rc = trace_frame_reader_read(fr, &batch)) == 0 && batch.count > 0)
+                    ;
+                if (rc == 0) {
+                    totals[k] = *trace_frame_reader_totals(fr);
+                    windows[k] = trace_frame_reader_window(fr);
+                }
+            }
+            if (rc == 0) {
+                trace_totals all;
+                trace_read_stats stats;
+                rc = trace_frames_check_sequence(f, totals, windows, &all, &stats);
+            }
+            trace_frame_reader_free(fr);
+        }
+        trace_batch_free(&batch);
+    }
+    free(totals);
+    free(windows);
+    trace_frames_close(f);
+    return rc;
+}
+
+static int read_pics(const char *path)
+{
+    pics_info info;
+    pics p;
+    int rc = pics_read(path, &info, &p);
+
+    if (rc == 0) {
+        pics_info_free(&info);
+        pics_free(&p);
+    }
+    return rc;
+}
+
+static int read_results(const char *path)
+{
+    results_set s;
+    int rc;
+
+    results_init(&s);
+    rc = results_read(&s, path);
+    if (rc == 0)
+        rc = results_dedupe(&s);
+    results_free(&s);
+    return rc;
+}
+
+static int read_symmap(const char *path)
+{
+    symmap m = { 0 };
+    int rc = symmap_load(&m, path);
+
+    if (rc == 0)
+        symmap_free(&m);
+    return rc;
+}
+
+static int read_config(const char *path)
+{
+    mconf c;
+
+    mconf_defaults(&c);
+    return mconf_load(&c, path);
+}
+
+static int read_elf(const char *path)
+{
+    symbols *s = NULL;
+    symmap m = { 0 };
+    int rc = symbols_open(&s, path);
+
+    if (rc)
+        return rc;
+    if ((rc = symbols_symmap(s, SYMBOLS_MAP_SECTION_GAPS, &m)) == 0) {
+        symmap_free(&m);
+        rc = symbols_load_lines(s);
+        rc = rc < 0 ? rc : 0;
+    }
+    symbols_close(s);
+    return rc;
+}
+
+typedef struct reader_case {
+    const char *name;
+    const char *file; /* under SEEDS_DIR */
+    int (*read)(const char *path);
+    int optional; /* skipped when the seed is missing (the x86-64 ELF, on other hosts) */
+} reader_case;
+
+static const reader_case cases[] = {
+    { "trace (native)", "trace/mixed.tea", read_trace, 0 },
+    { "trace (native, 64-record frames)", "trace/frames.tea", read_trace, 0 },
+    { "trace (TraceDoctor zstd)", "trace/mixed.td.zst", read_trace, 0 },
+    { "trace (TraceDoctor raw)", "trace/scenario.bin", read_trace, 0 },
+    { "frames", "frames/frames.tea", read_frames, 0 },
+    { "pics (golden)", "pics/replay-golden.pics", read_pics, 0 },
+    { "pics (sampled)", "pics/replay-tea-4000hz.pics", read_pics, 0 },
+    { "results (replay)", "results/replay-summary.csv", read_results, 0 },
+    { "results (sweep)", "results/sweep.csv", read_results, 0 },
+    { "symbol map", "symmap/mixed.map", read_symmap, 0 },
+    { "config", "config/default.cfg", read_config, 0 },
+    { "elf", "elf/symbols_prog.x86_64.elf", read_elf, 1 },
+};
+
+int main(int argc, char **argv)
+{
+    int bad = 0;
+
+    if (argc != 2) {
+        fprintf(stderr, "usage: test_allocfail SEEDS_DIR\n");
+        return 2;
+    }
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const reader_case *c = &cases[i];
+        char path[4096];
+        unsigned long n;
+        int rc;
+
+        snprintf(path, sizeof path, "%s/%s", argv[1], c->file);
+        if (c->optional && access(path, F_OK) != 0) {
+            printf("%s: skipped, no %s\n", c->name, path);
+            continue;
+        }
+        fail_at = 0;
+        if ((rc = c->read(path))) {
+            fprintf(stderr, "%s: %s does not read without injection: %s\n", c->name, path, tea_error_message());
+            bad = 1;
+            continue;
+        }
+        for (n = 1;; n++) {
+            fail_at = n;
+            allocations = 0;
+            failed = 0;
+            rc = c->read(path);
+            fail_at = 0;
+            if (!failed) {
+                if (rc) {
+                    fprintf(stderr, "%s: fails without injection: %s\n", c->name, tea_error_message());
+                    bad = 1;
+                }
+                break;
+            }
+            if (rc != 0 && rc != TEA_ERR_NOMEM) {
+                fprintf(stderr, "%s: allocation %lu failed: returned %d, not TEA_ERR_NOMEM (%s)\n", c->name, n, rc,
+                        tea_error_message());
+                bad = 1;
+            }
+        }
+        printf("%s: %lu allocations, each failed once\n", c->name, n - 1);
+    }
+    return bad;
+}
