@@ -12,11 +12,9 @@
 #include "study.h"
 #include "pics/pics_file.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #define REPLAY_PATH_MAX 4096
 
