@@ -11,13 +11,13 @@
 /* Long enough for a file path plus a sentence of context. */
 #define ERROR_MESSAGE_MAX 1024
 
-static _Thread_local char error_message[ERROR_MESSAGE_MAX];
+static _Thread_local char error_text[ERROR_MESSAGE_MAX];
 
 int tea_error_set(int code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(error_message, sizeof error_message, fmt, ap);
+    vsnprintf(error_text, sizeof error_text, fmt, ap);
     va_end(ap);
     return code;
 }
@@ -28,25 +28,25 @@ int tea_error_prefix(int code, const char *fmt, ...)
     size_t used;
     va_list ap;
 
-    memcpy(old, error_message, sizeof old);
+    memcpy(old, error_text, sizeof old);
     va_start(ap, fmt);
-    vsnprintf(error_message, sizeof error_message, fmt, ap);
+    vsnprintf(error_text, sizeof error_text, fmt, ap);
     va_end(ap);
-    used = strlen(error_message);
+    used = strlen(error_text);
     /* Append as much of the old message as fits. */
-    memcpy(error_message + used, old, strnlen(old, sizeof error_message - used - 1));
-    error_message[used + strnlen(old, sizeof error_message - used - 1)] = '\0';
+    memcpy(error_text + used, old, strnlen(old, sizeof error_text - used - 1));
+    error_text[used + strnlen(old, sizeof error_text - used - 1)] = '\0';
     return code;
 }
 
 const char *tea_error_message(void)
 {
-    return error_message;
+    return error_text;
 }
 
 void tea_error_clear(void)
 {
-    error_message[0] = '\0';
+    error_text[0] = '\0';
 }
 
 int tea_error_exit_status(int code)
