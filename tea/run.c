@@ -14,12 +14,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 static const char *const TRACE_SUFFIXES[] = { ".zst", ".tea", ".td", ".bin", ".trace", NULL };
+
+/* The frequency -> period rule, before clamping: the clock's cycles per
+ * sample rounded to the nearest whole cycle (halves up). Every sample point
+ * of a run at a frequency follows from it, so it has this one home. */
+static double rounded_period(uint64_t clock_hz, double freq_hz)
+{
+    return floor((double)clock_hz / freq_hz + 0.5);
+}
 
 uint64_t tea_run_period(uint64_t clock_hz, double freq_hz)
 {
-    double p = floor((double)clock_hz / freq_hz + 0.5);
+    double p = rounded_period(clock_hz, freq_hz);
     if (p < 1)
         return 1;
     if (p >= 18446744073709551616.0) /* 2^64: not representable */
@@ -64,7 +71,7 @@ void tea_run_scheme_label(const tea_run_scheme *s, char *buf, size_t size)
 static int check_specs(const tea_run_options *o, uint64_t clock_hz)
 {
     for (size_t f = 0; !o->period && f < o->freq_count; f++) {
-        double p = floor((double)clock_hz / o->freqs[f] + 0.5);
+        double p = rounded_period(clock_hz, o->freqs[f]);
         if (p < 1)
             return tea_error_set(TEA_ERR_USAGE, "%.6g Hz is above twice the %llu Hz clock: its period rounds to 0 "
                                                 "cycles", o->freqs[f], (unsigned long long)clock_hz);
