@@ -207,6 +207,13 @@ int cli_option_output_dir(const char *command, const cli_option *opt, const char
     return CLI_CONTINUE;
 }
 
+int cli_option_progress(const char *command, const cli_option *opt, const char *arg)
+{
+    (void)command, (void)arg;
+    *(progress_mode *)opt->dest = strcmp(opt->long_name, "quiet") == 0 ? PROGRESS_OFF : PROGRESS_ON;
+    return CLI_CONTINUE;
+}
+
 /* A command's status once its standard output is flushed: a write error
  * there (a full disk, a closed pipe, /dev/full) fails the command with a
  * message, whatever it printed. */

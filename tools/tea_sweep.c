@@ -48,7 +48,8 @@ typedef struct sweep_pool {
     size_t count;
     size_t next;                       /* the next job to take; under `lock` */
     size_t done;
-    int quiet;
+    int quiet;                         /* -q: no line for a failed trace either */
+    progress_meter meter;              /* traces done; under `lock` */
     pthread_mutex_t lock;
 } sweep_pool;
 
@@ -76,9 +77,11 @@ static void *worker(void *arg)
         run_job(pool->req, &pool->jobs[i]);
         pthread_mutex_lock(&pool->lock);
         pool->done++;
-        if (!pool->quiet)
-            fprintf(stderr, "tea sweep: %s %s (%zu of %zu)\n", pool->jobs[i].path,
-                    pool->jobs[i].rc ? "failed" : "done", pool->done, pool->count);
+        if (pool->jobs[i].rc && !pool->quiet) {
+            progress_hide(&pool->meter);
+            fprintf(stderr, "tea sweep: %s failed (%zu of %zu)\n", pool->jobs[i].path, pool->done, pool->count);
+        }
+        progress_update(&pool->meter, pool->done);
         pthread_mutex_unlock(&pool->lock);
     }
 }
@@ -99,6 +102,7 @@ static int run_all(sweep_pool *pool, size_t threads)
     worker(pool);
     for (size_t i = 0; i < started; i++)
         pthread_join(tids[i], NULL);
+    progress_end(&pool->meter);
     threads_release((unsigned)(threads - 1));
     pthread_mutex_destroy(&pool->lock);
     for (size_t i = 0; i < pool->count && !rc; i++)
@@ -208,7 +212,7 @@ typedef struct sweep_options {
     const char *out_path, *svg_path;
     size_t jobs;
     pics_granularity granularity;
-    int quiet;
+    progress_mode progress;
 } sweep_options;
 
 static int parse_args(int argc, char **argv, study_request *req, sweep_options *o)
@@ -241,7 +245,7 @@ static int parse_args(int argc, char **argv, study_request *req, sweep_options *
                                      "over traces and seeds, bars from the best to the worst\n"
                                      "seed (the TEA paper's Figure 8)"),
         CLI_OPTION_GRANULARITY(&o->granularity, "error the SVG shows: insn-component (default), insn, func"),
-        CLI_FLAG("quiet", 0, &o->quiet, "no progress lines on standard error"),
+        CLI_OPTIONS_PROGRESS(&o->progress),
         CLI_TRACE_OPTIONS(&req->open),
         CLI_OPTION_HELP,
     };
@@ -269,7 +273,8 @@ static int sweep(const study_request *req, const sweep_options *o, char **paths,
     memset(&pool, 0, sizeof pool);
     pool.req = &per_trace;
     pool.count = count;
-    pool.quiet = o->quiet;
+    pool.quiet = o->progress == PROGRESS_OFF;
+    progress_start(&pool.meter, o->progress, stderr, "tea sweep", "traces", count);
     if (!(pool.jobs = calloc(count, sizeof *pool.jobs)))
         return tea_error_set(TEA_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < count; i++)
@@ -292,7 +297,7 @@ static int sweep(const study_request *req, const sweep_options *o, char **paths,
 int tea_sweep_main(int argc, char **argv)
 {
     study_request req;
-    sweep_options o = { NULL, NULL, 0, PICS_GRAN_INSN_COMPONENT, 0 };
+    sweep_options o = { NULL, NULL, 0, PICS_GRAN_INSN_COMPONENT, PROGRESS_AUTO };
     char *command_line = cli_join_command(argc, argv); /* before getopt reorders argv */
     int rc;
 
