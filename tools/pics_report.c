@@ -11,7 +11,6 @@
 #include "commands.h"
 #include "common/csv.h"
 #include "common/error.h"
-#include "common/exact.h"
 #include "common/json.h"
 #include "common/outfile.h"
 #include "pics/error.h"
