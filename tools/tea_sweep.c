@@ -25,6 +25,8 @@
 #define SWEEP_MESSAGE_MAX 1024
 #define PERCENT 100.0
 
+#define SWEEP_TITLE_MAX 256
+#define SWEEP_PROGRAM_SHOWN 96  /* bytes of the program's name in the chart's title */
 #define SWEEP_SYNOPSIS                                                                                  \
     "Usage: tea sweep TRACE... [OPTIONS] [-o OUT.csv] [--svg OUT.svg]\n\n"                             \
     "Error against sampling frequency: every scheme at every frequency and seed, all\n"                \
@@ -136,7 +138,7 @@ static int write_svg(const sweep_pool *pool, const char *path, pics_granularity 
     chart_series *series = calloc(schemes, sizeof *series);
     chart_point *points = calloc(schemes * freqs, sizeof *points);
     char(*labels)[TEA_RUN_LABEL_MAX] = calloc(schemes, sizeof *labels);
-    char title[160];
+    char title[SWEEP_TITLE_MAX];
     chart_lines chart;
     int rc = TEA_OK;
 
@@ -166,8 +168,16 @@ static int write_svg(const sweep_pool *pool, const char *path, pics_granularity 
         series[s] = (chart_series){ labels[s], palette_scheme_color(tea_scheme_name(req->schemes[s].scheme), s),
                                     points + s * freqs, kept };
     }
-    snprintf(title, sizeof title, "Error against sampling frequency (%zu trace%s, %zu seed%s, %s)", pool->count,
-             pool->count == 1 ? "" : "s", seeds, seeds == 1 ? "" : "s", pics_granularity_name(granularity));
+    if (pool->count == 1) {
+        const tea_run *run = &pool->jobs[0].result;
+        const char *program = run->header.binary_path, *slash = program ? strrchr(program, '/') : NULL;
+        snprintf(title, sizeof title, "%.*s: error against sampling frequency (%zu seed%s, %s)", SWEEP_PROGRAM_SHOWN,
+                 program && *program ? (slash && slash[1] ? slash + 1 : program) : run->name, seeds,
+                 seeds == 1 ? "" : "s", pics_granularity_name(granularity));
+    } else {
+        snprintf(title, sizeof title, "Error against sampling frequency (%zu traces, %zu seed%s, %s)", pool->count,
+                 seeds, seeds == 1 ? "" : "s", pics_granularity_name(granularity));
+    }
     memset(&chart, 0, sizeof chart);
     chart.title = title;
     chart.x_label = "sampling frequency (Hz)";

@@ -70,6 +70,19 @@ contains again.svg "<title>A &amp; B</title>"
 run 0 "$PICS" flamegraph r/golden.pics -o again.svg
 cmp -s golden.svg again.svg || fail "flame graph not deterministic"
 
+# charts are titled with the program's name, else the trace
+run 0 "$PICS" plot r/golden.pics -o plot.svg
+run 0 "$TEA" sweep t.tea --seeds 1 --freqs 40k,80k -q -o sweep.csv --svg sweep.svg
+if [ -x "$ELF" ]; then
+    contains golden.svg "<title>lbm: golden cycles"
+    contains plot.svg "<title>lbm: cycle stacks of the top 10 instructions</title>"
+    contains sweep.svg "<title>lbm: error against sampling frequency (1 seed, insn-component)</title>"
+else
+    contains golden.svg "<title>the trace: golden cycles"
+    contains plot.svg "<title>Cycle stacks of the top 10 instructions (trace "
+    contains sweep.svg "<title>t: error against sampling frequency (1 seed, insn-component)</title>"
+fi
+
 # bad input: usage errors and a missing file, nothing written
 run 2 "$PICS" flamegraph r/golden.pics
 contains err.txt "missing -o OUT.svg"
