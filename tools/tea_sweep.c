@@ -51,7 +51,7 @@ typedef struct sweep_pool {
     size_t next;                       /* the next job to take; under `lock` */
     size_t done;
     int quiet;                         /* -q: no line for a failed trace either */
-    progress_meter meter;              /* traces done; under `lock` */
+    progress_meter meter;              /* traces done, under `lock`; one trace: its records */
     pthread_mutex_t lock;
 } sweep_pool;
 
@@ -83,7 +83,8 @@ static void *worker(void *arg)
             progress_hide(&pool->meter);
             fprintf(stderr, "tea sweep: %s failed (%zu of %zu)\n", pool->jobs[i].path, pool->done, pool->count);
         }
-        progress_update(&pool->meter, pool->done);
+        if (pool->count > 1) /* one trace: its records are counted instead */
+            progress_update(&pool->meter, pool->done);
         pthread_mutex_unlock(&pool->lock);
     }
 }
@@ -284,7 +285,12 @@ static int sweep(const study_request *req, const sweep_options *o, char **paths,
     pool.req = &per_trace;
     pool.count = count;
     pool.quiet = o->progress == PROGRESS_OFF;
-    progress_start(&pool.meter, o->progress, stderr, "tea sweep", "traces", count);
+    /* Several traces: traces done of all; one trace: its records, as tea
+     * replay counts them (on the one job's thread). */
+    progress_start(&pool.meter, o->progress, stderr, "tea sweep", count > 1 ? "traces" : "records",
+                   count > 1 ? count : 0);
+    if (count == 1)
+        per_trace.meter = &pool.meter;
     if (!(pool.jobs = calloc(count, sizeof *pool.jobs)))
         return tea_error_set(TEA_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < count; i++)

@@ -65,10 +65,14 @@ for threads in 2 1; do
 done
 grep -qaF " of 1" replay2.log || grep -qaF "% " replay2.log || { cat -A replay2.log >&2; fail "tea replay by frames: no total"; }
 
-# tea sweep: traces done of the traces given
+# tea sweep: traces done of the traces given; of one trace, its records
 on_tty tty sweep.log "$TEA" sweep g.tea g.tea --seeds 1 --freqs 40k -j 1 -o s.csv
 has_progress sweep.log "tea sweep" traces
 grep -qaF " of 2 traces" sweep.log || { cat -A sweep.log >&2; fail "tea sweep: no count of traces"; }
+# one trace: its records, of the index's total when read by frames
+on_tty tty sweep1.log "$TEA" sweep g.tea --seeds 1 --freqs 40k --threads 2 -o s1.csv
+has_progress sweep1.log "tea sweep" records
+grep -qaF " records, " sweep1.log || { cat -A sweep1.log >&2; fail "tea sweep of one trace: no records"; }
 in_file file "$TEA" sweep g.tea g.tea --seeds 1 --freqs 40k -j 1 -o s.csv
 [ ! -s file/err.txt ] || fail "tea sweep printed progress into a file"
 cmp tty/s.csv file/s.csv || fail "tea sweep: CSV differs with progress"
