@@ -1,7 +1,8 @@
 # Entry points for people and CI; CMake does the building.
 #   make demo     install missing packages (as root), build, run the demo
 #   make test     build plain and sanitized (ASan+UBSan), run every test in both
-#   make install  install the programs under PREFIX (default /usr/local)
+#   make install  install the programs, their man pages (with help2man) and bash
+#                 completion under PREFIX (default /usr/local; DESTDIR for staging)
 #   make fuzz     build the fuzz/ harnesses with clang's libFuzzer and run each
 #                 for FUZZ_SECONDS (default 600) on seeds the tools make
 

@@ -3,6 +3,7 @@
  */
 #include "report.h"
 #include "common/error.h"
+#include "common/exact.h"
 #include "trace/psv.h"
 
 #include <inttypes.h>
@@ -148,4 +149,56 @@ void report_print_stack(FILE *f, const report_input *in, const report_component 
         }
         fputc('\n', f);
     }
+}
+
+int report_folded_cells(const report_input *in, report_folded **out, size_t *n)
+{
+    const pics_info *info = &in->info;
+    uint64_t unit = info->unit ? info->unit : PICS_UNIT;
+    pics_cell *cells = NULL;
+    exact_u128 *num = NULL;
+    uint64_t *weights = NULL;
+    report_folded *rows = NULL;
+    size_t count = 0, kept = 0;
+    exact_u128 den, target;
+    int rc;
+
+    *out = NULL;
+    *n = 0;
+    if ((rc = pics_sorted(&in->p, &cells, &count)))
+        return rc;
+    if (count == 0 || in->p.total == 0)
+        goto done;
+    if (!(num = malloc(count * sizeof *num)) || !(weights = malloc(count * sizeof *weights))
+        || !(rows = malloc(count * sizeof *rows))) {
+        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    /* cycles of a cell = value * G / (S * unit) (sampled) or value / unit (golden) */
+    if (pics_info_is_golden(info)) {
+        den = unit;
+        target = ((exact_u128)in->p.total + den / 2) / den;
+    } else {
+        den = (exact_u128)in->p.total * unit;
+        target = ((exact_u128)info->golden_total + unit / 2) / unit;
+    }
+    for (size_t i = 0; i < count; i++)
+        num[i] = pics_info_is_golden(info) ? (exact_u128)cells[i].value
+                                           : (exact_u128)cells[i].value * info->golden_total;
+    if ((rc = exact_round_shares(num, count, den, target, weights)))
+        goto done;
+    for (size_t i = 0; i < count; i++)
+        if (weights[i])
+            rows[kept++] = (report_folded){ cells[i].pc, cells[i].psv, weights[i] };
+    if (kept) {
+        *out = rows;
+        *n = kept;
+        rows = NULL;
+    }
+done:
+    free(rows);
+    free(weights);
+    free(num);
+    free(cells);
+    return rc;
 }

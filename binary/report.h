@@ -63,4 +63,20 @@ typedef struct report_component {
  * golden PICS the golden cycles and share side by side. */
 void report_print_stack(FILE *f, const report_input *in, const report_component *c, size_t n, int indent);
 
+/* One cell of a PICS as a flame-graph stack: its instruction, component and
+ * cycles as a whole number. */
+typedef struct report_folded {
+    uint64_t pc;
+    uint16_t psv;
+    uint64_t weight;
+} report_folded;
+
+/* The cells of in->p (not the golden PICS) in pics_sorted order with their
+ * cycles rounded to whole numbers that sum to the total cycles rounded to
+ * the nearest integer: each weight is its exact value rounded down or up,
+ * the largest remainders up (exact_round_shares). Cells whose weight is 0
+ * are left out. *out is malloc'd (NULL when *n is 0). What `pics report
+ * --format folded` and `pics flamegraph` draw. 0 or TEA_ERR_NOMEM. */
+int report_folded_cells(const report_input *in, report_folded **out, size_t *n);
+
 #endif

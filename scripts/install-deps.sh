@@ -28,6 +28,12 @@ gcc-riscv64-linux-gnu binutils-riscv64-linux-gnu libxml2-utils"
 if [ "$FUZZ" -eq 1 ]; then
     PACKAGES="$PACKAGES clang"
 fi
+# Optional: installed as root, only reported otherwise. help2man writes the
+# man pages `make install` installs (without it they are left out, with a
+# message); chromium runs the flame graph's script in the e2e.flamegraph test
+# (Debian has no other program that opens an interactive SVG; without it the
+# browser half of that test is skipped).
+OPTIONAL_PACKAGES="help2man chromium"
 CAPSTONE_PACKAGE=librust-capstone-sys-dev
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CAPSTONE_DIR="$ROOT/build-deps/capstone-sys"
@@ -96,6 +102,20 @@ for pkg in $PACKAGES; do
         missing="$missing $pkg"
     fi
 done
+
+optional_missing=""
+for pkg in $OPTIONAL_PACKAGES; do
+    if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+        if is_root; then
+            missing="$missing $pkg"
+        else
+            optional_missing="$optional_missing $pkg"
+        fi
+    fi
+done
+if [ -n "$optional_missing" ]; then
+    echo "optional Debian packages not installed:$optional_missing (man pages, browser test; see README)" >&2
+fi
 
 if [ -n "$missing" ]; then
     if ! is_root; then

@@ -57,6 +57,7 @@ typedef struct parallel_run {
     size_t next_frame;          /* the next frame a worker takes */
     int taggers;                /* the replay has taggers (IBS, SPE, RIS) */
     int stop;                   /* workers must exit */
+    progress_meter *meter;      /* records taken in order, or NULL; the calling thread's */
 } parallel_run;
 
 typedef struct worker {
@@ -267,6 +268,10 @@ static int consume_frames(parallel_run *run, tea_replay *whole, trace_frame_read
             rc = consume_frame(whole, run->taggers, s, reader, scratch);
         frame_totals[k] = s->totals;
         end_window[k] = s->end_window;
+        if (!rc) {
+            const trace_frame_info *info = trace_frames_info(run->frames, k);
+            progress_update(run->meter, info->first_record + info->records);
+        }
         pthread_mutex_lock(&run->lock);
         s->state = SLOT_FREE;
         if (rc)
@@ -304,6 +309,12 @@ static uint64_t trace_origin(const trace_frames *f)
 int tea_parallel_replay(tea_replay *whole, const trace_frames *f, unsigned threads, trace_totals *totals,
                         trace_read_stats *stats)
 {
+    return tea_parallel_replay_progress(whole, f, threads, totals, stats, NULL);
+}
+
+int tea_parallel_replay_progress(tea_replay *whole, const trace_frames *f, unsigned threads, trace_totals *totals,
+                                 trace_read_stats *stats, progress_meter *meter)
+{
     parallel_run run;
     worker *workers = NULL;
     trace_frame_reader *reader = NULL;  /* the calling thread's, for batches taggers wake in */
@@ -322,6 +333,7 @@ int tea_parallel_replay(tea_replay *whole, const trace_frames *f, unsigned threa
     memset(&run, 0, sizeof run);
     run.frames = f;
     run.frame_count = count;
+    run.meter = meter;
     run.slot_count = (size_t)threads + 1;
     run.taggers = tea_replay_has_taggers(whole);
     run.slots = calloc(run.slot_count, sizeof *run.slots);

@@ -23,6 +23,7 @@
 #define TEA_TEA_PARALLEL_H
 
 #include "replay.h"
+#include "common/progress.h"
 #include "trace/frames.h"
 
 /* Most worker threads one replay uses. */
@@ -41,5 +42,11 @@
  */
 int tea_parallel_replay(tea_replay *whole, const trace_frames *f, unsigned threads, trace_totals *totals,
                         trace_read_stats *stats);
+
+/* tea_parallel_replay, reporting to `meter` (common/progress.h; NULL: none)
+ * the records taken so far, frame by frame in order, from the calling
+ * thread. Results do not depend on it. */
+int tea_parallel_replay_progress(tea_replay *whole, const trace_frames *f, unsigned threads, trace_totals *totals,
+                                 trace_read_stats *stats, progress_meter *meter);
 
 #endif

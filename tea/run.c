@@ -172,10 +172,12 @@ static int replay_stream(const tea_run_options *o, tea_run *t)
     trace_reader *reader = NULL;
     trace_batch batch = { 0 };
     char refused[512] = "";   /* why the engine refused the trace, reported once the file is read */
+    uint64_t records = 0;
     int rc, refusal = TEA_OK;
 
     if ((rc = trace_reader_open(&reader, t->path, &o->open)))
         return rc;
+    progress_restart(o->meter, 0);
     if ((rc = prepare_replay(o, t, trace_reader_header(reader))) || (rc = trace_batch_init(&batch, TRACE_BATCH_RECORDS)))
         goto done;
     for (;;) {
@@ -183,6 +185,8 @@ static int replay_stream(const tea_run_options *o, tea_run *t)
             goto done;
         if (batch.count == 0)
             break;
+        records += batch.count;
+        progress_update(o->meter, records);
         if (refusal)
             continue;
         if ((rc = tea_replay_feed(t->replay, &batch)) == TEA_ERR_UNSUPPORTED) {
@@ -212,8 +216,13 @@ static int replay_frames(const tea_run_options *o, tea_run *t, unsigned threads)
 
     if ((rc = trace_frames_open(&frames, t->path)))
         return rc == TEA_ERR_NOMEM ? rc : TEA_ERR_UNSUPPORTED;
-    if (!(rc = prepare_replay(o, t, trace_frames_header(frames))))
-        rc = tea_parallel_replay(t->replay, frames, threads, &t->totals, &stats);
+    if (!(rc = prepare_replay(o, t, trace_frames_header(frames)))) {
+        size_t count = trace_frames_count(frames);
+        progress_restart(o->meter, count ? trace_frames_info(frames, count - 1)->first_record
+                                                    + trace_frames_info(frames, count - 1)->records
+                                              : 0);
+        rc = tea_parallel_replay_progress(t->replay, frames, threads, &t->totals, &stats, o->meter);
+    }
     trace_frames_close(frames);
     return rc;
 }

@@ -19,6 +19,7 @@
 #define TEA_TEA_RUN_H
 
 #include "replay.h"
+#include "common/progress.h"
 #include "scheme.h"
 #include "pics/error.h"
 #include "pics/pics_file.h"
@@ -55,6 +56,9 @@ typedef struct tea_run_options {
     trace_open_options open;         /* open.clock_hz, when not 0, overrides the header's clock */
     unsigned threads;                /* > 1: a native trace file by frames on that many threads (at most
                                         TEA_PARALLEL_MAX_THREADS); 0 or 1: as a stream */
+    progress_meter *meter;           /* records replayed, when not NULL (common/progress.h): of the
+                                        index's total by frames, a count as a stream; started and
+                                        ended by the caller, updated from the calling thread */
 } tea_run_options;
 
 /* One sampler's outcome. */

@@ -182,12 +182,15 @@ int cli_option_adjust_vma(const char *command, const cli_option *opt, const char
     return CLI_CONTINUE;
 }
 
+/* The command column of a program's usage: "flamegraph" and a space. */
+#define DISPATCH_NAME_WIDTH 11
+
 static void dispatch_usage(FILE *out, const char *program, const char *intro, const char *epilogue,
                            const cli_subcommand *table, size_t count)
 {
     fprintf(out, "Usage: %s COMMAND [OPTIONS] [ARGS]\n\n%s\n\nCommands:\n", program, intro);
     for (size_t i = 0; i < count; i++)
-        fprintf(out, "  %-10s %s\n", table[i].name, table[i].summary);
+        fprintf(out, "  %-*s %s\n", DISPATCH_NAME_WIDTH, table[i].name, table[i].summary);
     fprintf(out, "\nRun '%s COMMAND --help' for the options of a command.\n%s", program, epilogue);
 }
 
@@ -204,6 +207,13 @@ int cli_option_output_dir(const char *command, const cli_option *opt, const char
     if (outdir_check(arg))
         return cli_usage_error(command, "%s", tea_error_message());
     *(const char **)opt->dest = arg;
+    return CLI_CONTINUE;
+}
+
+int cli_option_progress(const char *command, const cli_option *opt, const char *arg)
+{
+    (void)command, (void)arg;
+    *(progress_mode *)opt->dest = strcmp(opt->long_name, "quiet") == 0 ? PROGRESS_OFF : PROGRESS_ON;
     return CLI_CONTINUE;
 }
 

@@ -9,6 +9,7 @@
 #define TEA_TOOLS_CLI_H
 
 #include "binary/symbolize.h"
+#include "common/progress.h"
 #include "pics/error.h"
 #include "trace/trace.h"
 
@@ -239,6 +240,17 @@ int cli_option_clock(const char *command, const cli_option *opt, const char *arg
 #define CLI_OPTION_ADJUST_VMA(sym, vname, help_) \
     CLI_CALL("adjust-vma", 0, vname, cli_option_adjust_vma, (1 ? (sym) : (symbolize_options *)0), help_)
 int cli_option_adjust_vma(const char *command, const cli_option *opt, const char *arg);
+
+/* -q, --quiet and --progress: the progress_mode at dest (common/progress.h)
+ * becomes PROGRESS_OFF or PROGRESS_ON; without either it stays as the
+ * command set it (PROGRESS_AUTO: a progress line on stderr when it is a
+ * terminal). Two entries. */
+#define CLI_OPTIONS_PROGRESS(dest_)                                                               \
+    CLI_CALL("quiet", 'q', NULL, cli_option_progress, (1 ? (dest_) : (progress_mode *)0),         \
+             "no progress line on standard error"),                                              \
+    CLI_CALL("progress", 0, NULL, cli_option_progress, (dest_),                                  \
+             "a progress line on standard error even when it is not a\nterminal (default: only on a terminal)")
+int cli_option_progress(const char *command, const cli_option *opt, const char *arg);
 
 /* One subcommand of a multi-command program. */
 typedef struct cli_subcommand {

@@ -19,6 +19,7 @@ int pics_export_main(int argc, char **argv);
 int pics_error_main(int argc, char **argv);
 int pics_merge_main(int argc, char **argv);
 int pics_plot_main(int argc, char **argv);
+int pics_flamegraph_main(int argc, char **argv);
 int pics_diff_main(int argc, char **argv);
 int pics_report_main(int argc, char **argv);
 int pics_annotate_main(int argc, char **argv);

@@ -8,30 +8,44 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Hues (degrees) of the event families and of their mixtures. */
-#define HUE_STALL 212.0
-#define HUE_DRAIN 128.0
-#define HUE_FLUSH 2.0
-#define HUE_FLUSH_STALL 330.0   /* magenta */
-#define HUE_FLUSH_DRAIN 28.0    /* orange */
-#define HUE_FLUSH_BOTH 282.0    /* purple, shifted further by the drain bits */
+/*
+ * Colour-blind and grey-scale safe: the three event families take hues of
+ * Okabe and Ito's colour-blind-safe set (blue, yellow-orange, crimson), which
+ * stay apart under simulated deuteranopia, protanopia and tritanopia, and
+ * separate lightness bands, so that in grey scale drains are light (CIE L*
+ * 70-80), stalls medium (39-57) and flushes dark (17-33), with base lighter
+ * than all (88). Within a family more events are darker.
+ */
+#define HUE_STALL 210.0         /* blue */
+#define HUE_DRAIN 42.0          /* yellow-orange */
+#define HUE_FLUSH 350.0         /* crimson */
+#define HUE_FLUSH_STALL 300.0   /* purple */
+#define HUE_FLUSH_DRAIN 18.0    /* vermilion */
+#define HUE_FLUSH_BOTH 255.0    /* violet, shifted further by the drain bits (to 291) */
 #define HUE_FLUSH_BOTH_STEP 6.0
-#define HUE_STALL_DRAIN 182.0   /* teal */
-#define SATURATION_PURE 0.62
+#define HUE_STALL_DRAIN 175.0   /* bluish green */
+#define SATURATION_STALL 0.65
+#define SATURATION_DRAIN 0.85
+#define SATURATION_FLUSH 0.60
 #define SATURATION_MIXED_TOP 0.90
 #define SATURATION_MIXED_STEP 0.09
-#define LIGHTNESS_TOP 0.72      /* one event of the family (the lowest bit) */
-#define LIGHTNESS_STEP 0.06     /* darker per step of the family's bits (1..7) */
-#define COLOR_BASE "#a0a0a0"
+#define LIGHTNESS_STALL 0.55    /* one event of the family (the lowest bit) */
+#define LIGHTNESS_DRAIN 0.62
+#define LIGHTNESS_FLUSH 0.35
+#define LIGHTNESS_STEP_STALL 0.03   /* darker per step of the family's bits (1..7) */
+#define LIGHTNESS_STEP_OTHER 0.025
+#define COLOR_BASE "#dcdcdc"
 
 void palette_component_color(uint16_t psv, char buf[CHART_COLOR_MAX])
 {
     unsigned stall = psv_family_bits(psv, PSV_FAMILY_STALL), drain = psv_family_bits(psv, PSV_FAMILY_DRAIN);
     unsigned flush = psv_family_bits(psv, PSV_FAMILY_FLUSH), own, other = 0;
-    double hue, saturation = SATURATION_PURE;
+    double hue, saturation, lightness, step = LIGHTNESS_STEP_OTHER;
 
     if (flush) {
         own = flush;
+        saturation = SATURATION_FLUSH;
+        lightness = LIGHTNESS_FLUSH;
         if (stall && drain) {
             hue = HUE_FLUSH_BOTH + HUE_FLUSH_BOTH_STEP * (drain - 1);
             other = stall;
@@ -46,10 +60,15 @@ void palette_component_color(uint16_t psv, char buf[CHART_COLOR_MAX])
         }
     } else if (stall) {
         own = stall;
+        saturation = SATURATION_STALL;
+        lightness = LIGHTNESS_STALL;
+        step = LIGHTNESS_STEP_STALL;
         hue = drain ? HUE_STALL_DRAIN : HUE_STALL;
         other = drain;
     } else if (drain) {
         own = drain;
+        saturation = SATURATION_DRAIN;
+        lightness = LIGHTNESS_DRAIN;
         hue = HUE_DRAIN;
     } else {
         snprintf(buf, CHART_COLOR_MAX, "%s", COLOR_BASE);
@@ -57,13 +76,14 @@ void palette_component_color(uint16_t psv, char buf[CHART_COLOR_MAX])
     }
     if (other)
         saturation = SATURATION_MIXED_TOP - SATURATION_MIXED_STEP * (other - 1);
-    chart_hsl_color(hue, saturation, LIGHTNESS_TOP - LIGHTNESS_STEP * (own - 1), buf);
+    chart_hsl_color(hue, saturation, lightness - step * (own - 1), buf);
 }
 
-/* Indexed by tea_scheme. */
+/* Indexed by tea_scheme: Okabe and Ito's colour-blind-safe set (black, blue,
+ * bluish green, vermilion, orange, reddish purple). */
 static const char *const scheme_colors[TEA_SCHEME_COUNT] = {
-    [TEA_SCHEME_GOLDEN] = "#4a4a4a", [TEA_SCHEME_TEA] = "#2b6cb0", [TEA_SCHEME_NCI] = "#2f9e44",
-    [TEA_SCHEME_IBS] = "#c0392b",    [TEA_SCHEME_SPE] = "#e67e22", [TEA_SCHEME_RIS] = "#7b4fa0",
+    [TEA_SCHEME_GOLDEN] = "#000000", [TEA_SCHEME_TEA] = "#0072b2", [TEA_SCHEME_NCI] = "#009e73",
+    [TEA_SCHEME_IBS] = "#d55e00",    [TEA_SCHEME_SPE] = "#e69f00", [TEA_SCHEME_RIS] = "#cc79a7",
 };
 
 const char *palette_scheme_color(const char *scheme, size_t index)

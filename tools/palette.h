@@ -14,13 +14,16 @@
 #include <stdint.h>
 
 /* The colour of a PICS component (a nine-bit PSV, trace/psv.h), "#rrggbb":
- * base grey; stalls (ST-*) blues, drains (DR-*) greens, flushes (FL-*)
- * reds, darker the more of the family's events are set (by the family's
- * bits as a number); a component mixing families takes the hue of its
- * highest family (flush, then stall) shifted towards the other (a flush
- * with stalls magenta, with drains orange, with both purple; a stall with
- * drains teal) and a saturation set by the other family's bits. Distinct
- * PSVs get distinct colours. */
+ * base light grey; stalls (ST-*) blues, drains (DR-*) yellow-oranges,
+ * flushes (FL-*) crimsons (hues of Okabe and Ito's colour-blind-safe set, in
+ * separate lightness bands: drains light, stalls medium, flushes dark, so
+ * that the families also part in grey scale), darker the more of the
+ * family's events are set (by the family's bits as a number); a component
+ * mixing families takes the hue of its highest family (flush, then stall)
+ * shifted towards the other (a flush with stalls purple, with drains
+ * vermilion, with both violet; a stall with drains bluish green), its
+ * family's lightness band and a saturation set by the other family's bits.
+ * Distinct PSVs get distinct colours. */
 void palette_component_color(uint16_t psv, char buf[CHART_COLOR_MAX]);
 
 /* The colour of a scheme named as in tea/scheme.h (golden, tea, nci, ibs,

@@ -10,6 +10,7 @@ static const cli_subcommand subcommands[] = {
     { "error", pics_error_main, "the error of a sampled PICS against the golden one, and its top contributors" },
     { "merge", pics_merge_main, "sum PICS files of the same scheme and settings" },
     { "plot", pics_plot_main, "the top instructions' cycle stacks of several PICS as an SVG bar chart" },
+    { "flamegraph", pics_flamegraph_main, "a PICS as an interactive flame graph (SVG: zoom, search, hover)" },
     { "diff", pics_diff_main, "where two PICS of one trace differ most, per instruction and component" },
     { "report", pics_report_main, "the hottest instructions or functions with their cycle stacks, symbolized" },
     { "annotate", pics_annotate_main, "a function's whole disassembly with each instruction's cycles and stack" },

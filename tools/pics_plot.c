@@ -21,6 +21,7 @@
 #define PLOT_LOCATION_SHOWN 48 /* bytes of a symbolized location shown under its group */
 #define PLOT_ELLIPSIS "..."
 #define PLOT_TITLE_MAX 160
+#define PLOT_DIGEST_SHOWN 8    /* hex digits of the trace digest in a title without a program */
 #define PERCENT 100.0
 
 #define PLOT_SYNOPSIS                                                                               \
@@ -275,8 +276,14 @@ static int run_plot(const plot_request *req)
     label_bars(req, in, bar_text);
     for (size_t b = 0; b < req->files; b++)
         bar_labels[b] = bar_text[b];
-    snprintf(title, sizeof title, "Cycle stacks of the top %zu instructions (trace %s)", groups,
-             in[0].info.trace_digest);
+    if (in[0].info.binary_path && *in[0].info.binary_path) {
+        const char *slash = strrchr(in[0].info.binary_path, '/');
+        snprintf(title, sizeof title, "%s: cycle stacks of the top %zu instructions",
+                 slash && slash[1] ? slash + 1 : in[0].info.binary_path, groups);
+    } else {
+        snprintf(title, sizeof title, "Cycle stacks of the top %zu instructions (trace %.*s)", groups,
+                 PLOT_DIGEST_SHOWN, in[0].info.trace_digest);
+    }
 
     {
         const chart_stacked_bars chart = {

@@ -11,7 +11,6 @@
 #include "commands.h"
 #include "common/csv.h"
 #include "common/error.h"
-#include "common/exact.h"
 #include "common/json.h"
 #include "common/outfile.h"
 #include "pics/error.h"
@@ -496,60 +495,28 @@ static void frame_name(char *dst, size_t size, const char *src)
     dst[i] = '\0';
 }
 
-/* Writes every cell of the PICS as "function;location;COMPONENT weight": the
- * weights are the cells' cycles rounded to integers so that they sum to the
- * total cycles rounded to the nearest integer (each weight is its exact value
- * rounded down or up: the largest remainders are rounded up). */
+/* Writes every cell of the PICS as "function;location;COMPONENT weight",
+ * the weights those of report_folded_cells (whole cycles summing to the
+ * total rounded). */
 static int print_folded(FILE *f, report_data *d)
 {
-    const pics_info *info = &d->in.info;
-    uint64_t unit = info->unit ? info->unit : PICS_UNIT;
-    pics_cell *cells = NULL;
-    exact_u128 *num = NULL;
-    uint64_t *weights = NULL;
+    report_folded *rows = NULL;
     size_t n = 0;
-    exact_u128 den, target;
     int rc;
 
-    if ((rc = pics_sorted(&d->in.p, &cells, &n)))
+    if ((rc = report_folded_cells(&d->in, &rows, &n)))
         return rc;
-    if (n == 0 || d->in.p.total == 0) {
-        free(cells);
-        return TEA_OK;
-    }
-    if (!(num = malloc(n * sizeof *num)) || !(weights = malloc(n * sizeof *weights))) {
-        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
-        goto done;
-    }
-    /* cycles of a cell = value * G / (S * unit) (sampled) or value / unit (golden) */
-    if (pics_info_is_golden(info)) {
-        den = unit;
-        target = ((exact_u128)d->in.p.total + den / 2) / den;
-    } else {
-        den = (exact_u128)d->in.p.total * unit;
-        target = ((exact_u128)info->golden_total + unit / 2) / unit;
-    }
-    for (size_t i = 0; i < n; i++)
-        num[i] = pics_info_is_golden(info) ? (exact_u128)cells[i].value
-                                           : (exact_u128)cells[i].value * info->golden_total;
-    if ((rc = exact_round_shares(num, n, den, target, weights)))
-        goto done;
     for (size_t i = 0; i < n; i++) {
         char function[SYMBOLIZE_TEXT_MAX], location[SYMBOLIZE_TEXT_MAX], label[PSV_LABEL_MAX];
         char fn[SYMBOLIZE_TEXT_MAX], loc[SYMBOLIZE_TEXT_MAX];
-        if (weights[i] == 0)
-            continue;
-        symbolize_function(d->z, cells[i].pc, function, sizeof function);
-        symbolize_location(d->z, cells[i].pc, location, sizeof location);
+        symbolize_function(d->z, rows[i].pc, function, sizeof function);
+        symbolize_location(d->z, rows[i].pc, location, sizeof location);
         frame_name(fn, sizeof fn, function);
         frame_name(loc, sizeof loc, location);
-        fprintf(f, "%s;%s;%s %" PRIu64 "\n", fn, loc, psv_label(cells[i].psv, label, sizeof label), weights[i]);
+        fprintf(f, "%s;%s;%s %" PRIu64 "\n", fn, loc, psv_label(rows[i].psv, label, sizeof label), rows[i].weight);
     }
-done:
-    free(weights);
-    free(num);
-    free(cells);
-    return rc;
+    free(rows);
+    return TEA_OK;
 }
 
 /* --- the command ---------------------------------------------------------------------------- */

@@ -214,6 +214,7 @@ static tea_run_options run_options(const study_request *req)
     o.rules = req->rules;
     o.open = req->open;
     o.threads = req->threads ? req->threads : threads_processors();
+    o.meter = req->meter;
     return o;
 }
 

@@ -50,6 +50,8 @@ typedef struct study_request {
     unsigned threads;                         /* --threads: 0 = the processors it may use; 1 reads the
                                                  trace as a stream (tea/parallel.h) */
     const char *command;                      /* for messages and warnings */
+    progress_mode progress;                   /* -q/--progress (CLI_OPTIONS_PROGRESS) */
+    progress_meter *meter;                    /* records replayed, or NULL (tea/run.h) */
 } study_request;
 
 /* The options `tea replay` and `tea sweep` share, as cli_option entries

@@ -34,14 +34,17 @@ static int stamp_header(trace_header *h, int argc, char **argv)
 }
 
 static int convert(const char *in_path, const char *out_path, const trace_open_options *open_opts,
-                   const trace_write_options *write_opts, int argc, char **argv)
+                   const trace_write_options *write_opts, progress_mode mode, int argc, char **argv)
 {
+    progress_meter meter;
+    uint64_t records = 0;
     trace_reader *reader = NULL;
     trace_writer *writer = NULL;
     trace_batch batch = { 0 };
     trace_header header;
     int rc;
 
+    memset(&meter, 0, sizeof meter); /* progress_end is safe before progress_start */
     trace_header_init(&header);
     if ((rc = trace_reader_open(&reader, in_path, open_opts)))
         goto done;
@@ -50,11 +53,14 @@ static int convert(const char *in_path, const char *out_path, const trace_open_o
         goto done;
     if ((rc = trace_writer_open(&writer, out_path, &header, write_opts)))
         goto done;
+    progress_start(&meter, mode, stderr, "tea convert", "records", 0);
     for (;;) {
         if ((rc = trace_reader_read(reader, &batch)))
             goto done;
         if (batch.count == 0)
             break;
+        records += batch.count;
+        progress_update(&meter, records);
         if ((rc = trace_writer_write(writer, &batch))) {
             tea_error_prefix(rc, "%s: ", out_path);
             goto done;
@@ -63,6 +69,7 @@ static int convert(const char *in_path, const char *out_path, const trace_open_o
     rc = trace_writer_finish(writer, &trace_reader_stats(reader)->notes);
     writer = NULL;
 done:
+    progress_end(&meter);
     trace_writer_abort(writer);
     trace_batch_free(&batch);
     trace_header_free(&header);
@@ -75,6 +82,7 @@ int tea_convert_main(int argc, char **argv)
     trace_open_options open_opts = { 0 };
     trace_write_options write_opts = { .format = TRACE_FORMAT_NATIVE };
     const char *out_path = NULL;
+    progress_mode mode = PROGRESS_AUTO;
     int rc;
     const cli_option options[] = {
         CLI_OPTION_OUTPUT("OUT", &out_path, "output file (required; '-' for stdout)"),
@@ -83,6 +91,7 @@ int tea_convert_main(int argc, char **argv)
         CLI_FLAG("raw", 0, &write_opts.raw, "tracedoctor output: uncompressed tokens"),
         CLI_UINT("frame-records", "N", &write_opts.frame_records, 1, UINT32_MAX, "invalid frame size '%s'",
                  "native output: records per zstd frame (default 262144)"),
+        CLI_OPTIONS_PROGRESS(&mode),
         CLI_TRACE_OPTIONS(&open_opts),
         CLI_OPTION_HELP,
     };
@@ -96,7 +105,7 @@ int tea_convert_main(int argc, char **argv)
         return cli_usage_error(argv[0], "missing -o OUT");
     if (write_opts.raw && write_opts.format != TRACE_FORMAT_TRACEDOCTOR)
         return cli_usage_error(argv[0], "--raw applies to --to tracedoctor only");
-    if ((rc = convert(argv[optind], out_path, &open_opts, &write_opts, argc, argv)))
+    if ((rc = convert(argv[optind], out_path, &open_opts, &write_opts, mode, argc, argv)))
         return cli_fail(argv[0], rc);
     return CLI_EXIT_OK;
 }

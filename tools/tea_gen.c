@@ -32,9 +32,20 @@ static void list_workloads(void)
         printf("%-10s %s\n", *name, model_workload_description(*name));
 }
 
+/* What the emit callback needs: the writer (NULL with --discard) and the
+ * progress meter, which counts cycles from the first. */
+typedef struct gen_emit {
+    trace_writer *writer;
+    progress_meter meter;
+    uint64_t first_cycle;
+} gen_emit;
+
 static int emit_to_writer(void *ctx, const trace_batch *batch)
 {
-    return ctx ? trace_writer_write(ctx, batch) : TEA_OK;
+    gen_emit *e = ctx;
+    if (batch->count)
+        progress_update(&e->meter, batch->records[batch->count - 1].cycle - e->first_cycle + 1);
+    return e->writer ? trace_writer_write(e->writer, batch) : TEA_OK;
 }
 
 static double seconds_now(void)
@@ -52,6 +63,7 @@ typedef struct gen_request {
     const char *elf_path; /* --elf: walk this binary's code */
     mconf model;
     int discard;          /* run the model only */
+    progress_mode progress;
 } gen_request;
 
 /* Describes the binary in the header: its architecture, absolute path and
@@ -75,7 +87,7 @@ static int generate(const gen_request *req, int argc, char **argv)
 {
     model_workload *workload = NULL;
     model_core *core = NULL;
-    trace_writer *writer = NULL;
+    gen_emit emit = { 0 };
     elfcode *code = NULL;
     model_source src;
     trace_header h;
@@ -106,11 +118,15 @@ static int generate(const gen_request *req, int argc, char **argv)
     src = model_workload_source(workload);
     if ((rc = model_core_create(&core, &req->model, &src)))
         goto done;
-    if (!req->discard && (rc = trace_writer_open(&writer, req->out_path, &h, &req->write)))
+    if (!req->discard && (rc = trace_writer_open(&emit.writer, req->out_path, &h, &req->write)))
         goto done;
     {
         double start = seconds_now(), elapsed;
-        if ((rc = model_core_run(core, req->first_cycle, req->cycles, emit_to_writer, writer))) {
+        emit.first_cycle = req->first_cycle;
+        progress_start(&emit.meter, req->progress, stderr, "tea gen", "cycles", req->cycles);
+        rc = model_core_run(core, req->first_cycle, req->cycles, emit_to_writer, &emit);
+        progress_end(&emit.meter);
+        if (rc) {
             tea_error_prefix(rc, "%s: ", req->discard ? "model" : req->out_path);
             goto done;
         }
@@ -124,12 +140,12 @@ static int generate(const gen_request *req, int argc, char **argv)
                    (double)st->dispatched / elapsed / 1e6);
         }
     }
-    if (writer) {
-        rc = trace_writer_finish(writer, NULL);
-        writer = NULL;
+    if (emit.writer) {
+        rc = trace_writer_finish(emit.writer, NULL);
+        emit.writer = NULL;
     }
 done:
-    trace_writer_abort(writer);
+    trace_writer_abort(emit.writer);
     model_core_free(core);
     model_workload_free(workload);
     elfcode_free(code);
@@ -180,6 +196,7 @@ int tea_gen_main(int argc, char **argv)
         CLI_FLAG("print-config", 0, &print_config, "print the effective model configuration and exit"),
         CLI_FLAG("discard", 0, &req.discard, "run the model without writing a trace; print its speed"),
         CLI_CALL("list", 0, NULL, list_option, NULL, "list the workloads and exit"),
+        CLI_OPTIONS_PROGRESS(&req.progress),
         CLI_OPTION_HELP,
     };
     const cli_command command = CLI_COMMAND(GEN_SYNOPSIS, NULL, 25, options);

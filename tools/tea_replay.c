@@ -142,8 +142,15 @@ static void print_table(const study_request *req, const char *dir, const tea_run
 
 static int replay_main(const study_request *req, const char *trace_path, const char *dir, const char *command_line)
 {
+    study_request with_meter = *req;
+    progress_meter meter;
     tea_run t;
-    int rc = study_run(req, trace_path, &t);
+    int rc;
+
+    progress_start(&meter, req->progress, stderr, "tea replay", "records", 0);
+    with_meter.meter = &meter;
+    rc = study_run(&with_meter, trace_path, &t);
+    progress_end(&meter);
     if (!rc && !(rc = write_outputs(req, dir, &t, command_line)))
         print_table(req, dir, &t);
     tea_run_free(&t);
@@ -175,6 +182,7 @@ static int parse_args(int argc, char **argv, study_request *req, const char **ou
         STUDY_OPTION_THREADS(req, "replay a native trace file's frames on N threads (default:\n"
                                   "the processors this process may use); 1 reads the trace\n"
                                   "as a stream. Results are identical for every N"),
+        CLI_OPTIONS_PROGRESS(&req->progress),
         CLI_TRACE_OPTIONS(&req->open),
         CLI_OPTION_HELP,
     };

@@ -25,6 +25,8 @@
 #define SWEEP_MESSAGE_MAX 1024
 #define PERCENT 100.0
 
+#define SWEEP_TITLE_MAX 256
+#define SWEEP_PROGRAM_SHOWN 96  /* bytes of the program's name in the chart's title */
 #define SWEEP_SYNOPSIS                                                                                  \
     "Usage: tea sweep TRACE... [OPTIONS] [-o OUT.csv] [--svg OUT.svg]\n\n"                             \
     "Error against sampling frequency: every scheme at every frequency and seed, all\n"                \
@@ -48,7 +50,8 @@ typedef struct sweep_pool {
     size_t count;
     size_t next;                       /* the next job to take; under `lock` */
     size_t done;
-    int quiet;
+    int quiet;                         /* -q: no line for a failed trace either */
+    progress_meter meter;              /* traces done, under `lock`; one trace: its records */
     pthread_mutex_t lock;
 } sweep_pool;
 
@@ -76,9 +79,12 @@ static void *worker(void *arg)
         run_job(pool->req, &pool->jobs[i]);
         pthread_mutex_lock(&pool->lock);
         pool->done++;
-        if (!pool->quiet)
-            fprintf(stderr, "tea sweep: %s %s (%zu of %zu)\n", pool->jobs[i].path,
-                    pool->jobs[i].rc ? "failed" : "done", pool->done, pool->count);
+        if (pool->jobs[i].rc && !pool->quiet) {
+            progress_hide(&pool->meter);
+            fprintf(stderr, "tea sweep: %s failed (%zu of %zu)\n", pool->jobs[i].path, pool->done, pool->count);
+        }
+        if (pool->count > 1) /* one trace: its records are counted instead */
+            progress_update(&pool->meter, pool->done);
         pthread_mutex_unlock(&pool->lock);
     }
 }
@@ -99,6 +105,7 @@ static int run_all(sweep_pool *pool, size_t threads)
     worker(pool);
     for (size_t i = 0; i < started; i++)
         pthread_join(tids[i], NULL);
+    progress_end(&pool->meter);
     threads_release((unsigned)(threads - 1));
     pthread_mutex_destroy(&pool->lock);
     for (size_t i = 0; i < pool->count && !rc; i++)
@@ -132,7 +139,7 @@ static int write_svg(const sweep_pool *pool, const char *path, pics_granularity 
     chart_series *series = calloc(schemes, sizeof *series);
     chart_point *points = calloc(schemes * freqs, sizeof *points);
     char(*labels)[TEA_RUN_LABEL_MAX] = calloc(schemes, sizeof *labels);
-    char title[160];
+    char title[SWEEP_TITLE_MAX];
     chart_lines chart;
     int rc = TEA_OK;
 
@@ -162,8 +169,16 @@ static int write_svg(const sweep_pool *pool, const char *path, pics_granularity 
         series[s] = (chart_series){ labels[s], palette_scheme_color(tea_scheme_name(req->schemes[s].scheme), s),
                                     points + s * freqs, kept };
     }
-    snprintf(title, sizeof title, "Error against sampling frequency (%zu trace%s, %zu seed%s, %s)", pool->count,
-             pool->count == 1 ? "" : "s", seeds, seeds == 1 ? "" : "s", pics_granularity_name(granularity));
+    if (pool->count == 1) {
+        const tea_run *run = &pool->jobs[0].result;
+        const char *program = run->header.binary_path, *slash = program ? strrchr(program, '/') : NULL;
+        snprintf(title, sizeof title, "%.*s: error against sampling frequency (%zu seed%s, %s)", SWEEP_PROGRAM_SHOWN,
+                 program && *program ? (slash && slash[1] ? slash + 1 : program) : run->name, seeds,
+                 seeds == 1 ? "" : "s", pics_granularity_name(granularity));
+    } else {
+        snprintf(title, sizeof title, "Error against sampling frequency (%zu traces, %zu seed%s, %s)", pool->count,
+                 seeds, seeds == 1 ? "" : "s", pics_granularity_name(granularity));
+    }
     memset(&chart, 0, sizeof chart);
     chart.title = title;
     chart.x_label = "sampling frequency (Hz)";
@@ -208,7 +223,7 @@ typedef struct sweep_options {
     const char *out_path, *svg_path;
     size_t jobs;
     pics_granularity granularity;
-    int quiet;
+    progress_mode progress;
 } sweep_options;
 
 static int parse_args(int argc, char **argv, study_request *req, sweep_options *o)
@@ -241,7 +256,7 @@ static int parse_args(int argc, char **argv, study_request *req, sweep_options *
                                      "over traces and seeds, bars from the best to the worst\n"
                                      "seed (the TEA paper's Figure 8)"),
         CLI_OPTION_GRANULARITY(&o->granularity, "error the SVG shows: insn-component (default), insn, func"),
-        CLI_FLAG("quiet", 0, &o->quiet, "no progress lines on standard error"),
+        CLI_OPTIONS_PROGRESS(&o->progress),
         CLI_TRACE_OPTIONS(&req->open),
         CLI_OPTION_HELP,
     };
@@ -269,7 +284,13 @@ static int sweep(const study_request *req, const sweep_options *o, char **paths,
     memset(&pool, 0, sizeof pool);
     pool.req = &per_trace;
     pool.count = count;
-    pool.quiet = o->quiet;
+    pool.quiet = o->progress == PROGRESS_OFF;
+    /* Several traces: traces done of all; one trace: its records, as tea
+     * replay counts them (on the one job's thread). */
+    progress_start(&pool.meter, o->progress, stderr, "tea sweep", count > 1 ? "traces" : "records",
+                   count > 1 ? count : 0);
+    if (count == 1)
+        per_trace.meter = &pool.meter;
     if (!(pool.jobs = calloc(count, sizeof *pool.jobs)))
         return tea_error_set(TEA_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < count; i++)
@@ -292,7 +313,7 @@ static int sweep(const study_request *req, const sweep_options *o, char **paths,
 int tea_sweep_main(int argc, char **argv)
 {
     study_request req;
-    sweep_options o = { NULL, NULL, 0, PICS_GRAN_INSN_COMPONENT, 0 };
+    sweep_options o = { NULL, NULL, 0, PICS_GRAN_INSN_COMPONENT, PROGRESS_AUTO };
     char *command_line = cli_join_command(argc, argv); /* before getopt reorders argv */
     int rc;
 

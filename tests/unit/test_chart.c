@@ -7,6 +7,7 @@
 #include "testutil.h"
 #include "common/error.h"
 #include "plot/chart.h"
+#include "plot/flame.h"
 #include "plot/svg.h"
 
 #include <math.h>
@@ -284,6 +285,62 @@ static void hsl_and_series_colors(void **state)
     assert_string_not_equal(chart_series_color(1), chart_series_color(0));
 }
 
+/* --- flame graphs ----------------------------------------------------------- */
+
+/* Three stacks given out of order, two sharing a function: frames are
+ * merged by prefix and ordered by name; offsets and widths by hand. */
+static void flame_frames_by_hand(void **state)
+{
+    static const char *const s1[] = { "main", "main+0x4", "ST-L1" };
+    static const char *const s2[] = { "f<g>", "f+0x0", "base" };
+    static const char *const s3[] = { "main", "main+0x4", "base" };
+    static const char *const c[] = { "#111111", "#eeeeee", "#8bb5e4" };
+    const flame_stack stacks[] = { { s1, c, 30 }, { s2, c, 10 }, { s3, c, 60 } };
+    flame_options o = { "T", "all", "cycles", 220 }; /* span 200: 2 units per cycle */
+    capture cap;
+    char *again;
+    int rc;
+    (void)state;
+
+    capture_open(&cap);
+    rc = flame_write(cap.f, &o, stacks, 3, 3);
+    capture_close(&cap);
+    assert_int_equal(rc, 0);
+    assert_int_equal(count_of(cap.text, "class=\"frame\""), 1 + 2 + 2 + 3);
+    assert_int_equal(count_of(cap.text, "data-d=\"1\""), 2);
+    assert_int_equal(count_of(cap.text, "data-d=\"3\""), 3);
+    assert_non_null(strstr(cap.text, "data-total=\"100\""));
+    /* "f<g>" sorts before "main": offset 0, width 10 of 100 -> 20 units */
+    assert_non_null(strstr(cap.text, "id=\"f1\" data-d=\"1\" data-o=\"0\" data-w=\"10\""));
+    assert_non_null(strstr(cap.text, "data-n=\"f&lt;g&gt;\"><title>f&lt;g&gt;: 10 cycles (10.00%)</title>"
+                                     "<rect x=\"10\" y=\"92\" width=\"20\""));
+    assert_non_null(strstr(cap.text, "id=\"f2\" data-d=\"1\" data-o=\"10\" data-w=\"90\""));
+    /* main's components: "ST-L1" (30) before "base" (60) (byte order); rows from the root up:
+     * the root row at 56 + 3 x 18 = 110, depth d at 110 - 18 d */
+    assert_non_null(strstr(cap.text, "data-d=\"3\" data-o=\"40\" data-w=\"60\" data-c=\"#8bb5e4\" data-n=\"base\""));
+    assert_non_null(strstr(cap.text, "data-d=\"3\" data-o=\"10\" data-w=\"30\""));
+    assert_non_null(strstr(cap.text, "<rect x=\"90\" y=\"56\" width=\"120\""));
+    assert_non_null(strstr(cap.text, "<![CDATA["));
+    assert_int_equal(count_of(cap.text, "]]>"), 1);
+    again = cap.text;
+    capture_open(&cap);
+    assert_int_equal(flame_write(cap.f, &o, stacks, 3, 3), 0);
+    capture_close(&cap);
+    assert_string_equal(again, cap.text);
+    free(again);
+    free(cap.text);
+
+    /* refused: no frames, a weight of 0 */
+    capture_open(&cap);
+    assert_int_equal(flame_write(cap.f, &o, stacks, 3, 0), TEA_ERR_USAGE);
+    {
+        const flame_stack zero[] = { { s1, c, 0 } };
+        assert_int_equal(flame_write(cap.f, &o, zero, 1, 3), TEA_ERR_USAGE);
+    }
+    capture_close(&cap);
+    free(cap.text);
+}
+
 /* --- charts ------------------------------------------------------------------ */
 
 static char *render_stacked(const chart_stacked_bars *c, int *rc)
@@ -506,6 +563,7 @@ int main(void)
         cmocka_unit_test(grouped_bars_with_whiskers),
         cmocka_unit_test(grouped_bars_below_zero),
         cmocka_unit_test(line_chart_log_axis),
+        cmocka_unit_test(flame_frames_by_hand),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,6 +8,7 @@
 #include "common/exact.h"
 #include "common/json.h"
 #include "common/outfile.h"
+#include "common/progress.h"
 #include "common/rng.h"
 #include "common/textline.h"
 #include "common/threads.h"
@@ -284,6 +285,113 @@ static void textline_bounds(void **state)
     free(path);
 }
 
+/* The text a file holds, malloc'd. */
+static char *file_text(FILE *f)
+{
+    long size;
+    char *text;
+    fflush(f);
+    size = ftell(f);
+    assert_true(size >= 0);
+    text = calloc((size_t)size + 1, 1);
+    assert_non_null(text);
+    rewind(f);
+    assert_int_equal(fread(text, 1, (size_t)size, f), (size_t)size);
+    return text;
+}
+
+static void progress_counts_formatted(void **state)
+{
+    char buf[16];
+    (void)state;
+    progress_format_count(buf, sizeof buf, 0);
+    assert_string_equal(buf, "0");
+    progress_format_count(buf, sizeof buf, 999);
+    assert_string_equal(buf, "999");
+    progress_format_count(buf, sizeof buf, 999.5); /* rounds to 1000: a suffix */
+    assert_string_equal(buf, "1.00k");
+    progress_format_count(buf, sizeof buf, 1234);
+    assert_string_equal(buf, "1.23k");
+    progress_format_count(buf, sizeof buf, 45600000);
+    assert_string_equal(buf, "45.6M");
+    progress_format_count(buf, sizeof buf, 2e8);
+    assert_string_equal(buf, "200M");
+    progress_format_count(buf, sizeof buf, 3e12);
+    assert_string_equal(buf, "3.00T");
+}
+
+/* Modes: auto draws nothing on a file (not a terminal), off nothing
+ * anywhere, on draws a line that progress_end clears. */
+static void progress_modes_and_line(void **state)
+{
+    progress_meter m;
+    FILE *f = tmpfile();
+    char *text;
+    (void)state;
+    assert_non_null(f);
+
+    progress_start(&m, PROGRESS_AUTO, f, "tea gen", "cycles", 100);
+    assert_false(progress_active(&m));
+    progress_update(&m, 50);
+    progress_end(&m);
+    progress_start(&m, PROGRESS_OFF, f, "tea gen", "cycles", 100);
+    assert_false(progress_active(&m));
+    progress_update(&m, 50);
+    progress_end(&m);
+    text = file_text(f);
+    assert_string_equal(text, "");
+    free(text);
+
+    progress_start(&m, PROGRESS_ON, f, "tea gen", "cycles", 200);
+    assert_true(progress_active(&m));
+    progress_update(&m, 0); /* below the first check: nothing */
+    text = file_text(f);
+    assert_string_equal(text, "");
+    free(text);
+    fseek(f, 0, SEEK_END);
+    progress_update(&m, 50); /* the first check draws at once */
+    assert_true(m.next_check > 50);
+    text = file_text(f);
+    assert_non_null(strstr(text, "\rtea gen:  25.0% 50 of 200 cycles, "));
+    assert_non_null(strstr(text, " cycles/s, "));
+    assert_non_null(strstr(text, " left"));
+    assert_int_equal((size_t)m.width, strlen(text) - 1);
+    free(text);
+    fseek(f, 0, SEEK_END);
+    progress_end(&m);
+    assert_false(progress_active(&m));
+    text = file_text(f);
+    /* the line, then '\r', as many spaces as it had and '\r' */
+    {
+        size_t n = strlen(text), line = strchr(text + 1, '\r') - text - 1;
+        assert_int_equal(n, 2 * line + 3);
+        for (size_t i = line + 2; i < n - 1; i++)
+            assert_int_equal(text[i], ' ');
+        assert_int_equal(text[n - 1], '\r');
+    }
+    free(text);
+    progress_end(&m); /* twice: nothing more */
+    progress_end(NULL);
+    progress_update(NULL, 1);
+    fclose(f);
+
+    /* An unknown total: the count and the rate. */
+    f = tmpfile();
+    assert_non_null(f);
+    progress_start(&m, PROGRESS_ON, f, "tea convert", "records", 0);
+    progress_update(&m, 4096);
+    text = file_text(f);
+    assert_non_null(strstr(text, "\rtea convert: 4.10k records, "));
+    assert_null(strstr(text, "%"));
+    free(text);
+    /* Restarted with a total (a stream read again): the share of it. */
+    progress_restart(&m, 8192);
+    progress_update(&m, 4096);
+    assert_true(m.next_check > 4096);
+    progress_end(&m);
+    fclose(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -297,6 +405,8 @@ int main(void)
         cmocka_unit_test(exact_round_shares_largest_remainder),
         cmocka_unit_test(thread_budget),
         cmocka_unit_test(textline_bounds),
+        cmocka_unit_test(progress_counts_formatted),
+        cmocka_unit_test(progress_modes_and_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,291 @@
+/*
+ * flame.c: an interactive flame graph as one SVG file (see flame.h).
+ */
+#include "flame.h"
+#include "svg.h"
+#include "common/error.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FLAME_MARGIN 10.0         /* left and right */
+#define FLAME_HEADER 56.0         /* title and buttons above the frames */
+#define FLAME_FOOTER 28.0         /* the status line below them */
+#define FLAME_ROW 18.0            /* a frame's height, gap included */
+#define FLAME_GAP 1.0             /* between rows */
+#define FLAME_FONT 12.0           /* the document's */
+#define FLAME_LABEL_FONT 11.0     /* frame labels */
+#define FLAME_CHAR_WIDTH 6.6      /* a label character, about 0.6 em */
+#define FLAME_LABEL_PAD 3.0       /* label inset from the frame's left edge */
+#define FLAME_LABEL_MIN_CHARS 3   /* fewer fit: no label */
+#define FLAME_TITLE_FONT 16.0
+#define FLAME_TEXT_DARK "#000000"
+#define FLAME_TEXT_LIGHT "#ffffff"
+#define FLAME_ROOT_COLOR "#bdbdbd"
+#define FLAME_HIGHLIGHT "#e600e6"  /* search matches: a magenta no component uses */
+#define FLAME_LUMA_DARK 140        /* below this luma (0-255) labels are white */
+#define FLAME_MAX_EXACT (UINT64_C(1) << 53)  /* the script adds weights as doubles */
+#define PERCENT 100.0
+
+/* The script: zoom on click, search, hover details, URL query. Ours, no
+ * library; it must not contain the CDATA end "]]" ">". */
+static const char flame_script[] =
+    "(function () {\n"
+    "'use strict';\n"
+    "var root = document.getElementById('frames');\n"
+    "var L = +root.getAttribute('data-left'), S = +root.getAttribute('data-span');\n"
+    "var T = +root.getAttribute('data-total'), CW = +root.getAttribute('data-char');\n"
+    "var unit = root.getAttribute('data-unit'), HI = root.getAttribute('data-highlight');\n"
+    "var frames = Array.prototype.slice.call(root.getElementsByTagName('g'));\n"
+    "var details = document.getElementById('details'), matched = document.getElementById('matched');\n"
+    "var unzoom = document.getElementById('unzoom');\n"
+    "function num(g, a) { return +g.getAttribute(a); }\n"
+    "function part(g, tag) { return g.getElementsByTagName(tag)[0]; }\n"
+    "function pct(w) { return (100 * w / T).toFixed(2) + '%'; }\n"
+    "function label(g, width) {\n"
+    "  var n = g.getAttribute('data-n'), fit = Math.floor((width - 2 * 3) / CW);\n"
+    "  part(g, 'text').textContent = fit < 3 ? '' : n.length <= fit ? n : n.substring(0, fit - 2) + '..';\n"
+    "}\n"
+    "function place(g, x, w) {\n"
+    "  part(g, 'rect').setAttribute('x', x.toFixed(2));\n"
+    "  part(g, 'rect').setAttribute('width', w.toFixed(2));\n"
+    "  part(g, 'text').setAttribute('x', (x + 3).toFixed(2));\n"
+    "  label(g, w);\n"
+    "  g.style.display = '';\n"
+    "}\n"
+    "function zoom(z) {\n"
+    "  var o0 = num(z, 'data-o'), w0 = num(z, 'data-w'), d0 = num(z, 'data-d');\n"
+    "  frames.forEach(function (g) {\n"
+    "    var o = num(g, 'data-o'), w = num(g, 'data-w'), d = num(g, 'data-d');\n"
+    "    g.classList.remove('zoomed');\n"
+    "    if (d < d0 ? o <= o0 && o + w >= o0 + w0 : o >= o0 && o + w <= o0 + w0)\n"
+    "      place(g, d < d0 ? L : L + (o - o0) / w0 * S, d < d0 ? S : w / w0 * S);\n"
+    "    else\n"
+    "      g.style.display = 'none';\n"
+    "  });\n"
+    "  z.classList.add('zoomed');\n"
+    "  unzoom.style.display = d0 > 0 ? '' : 'none';\n"
+    "}\n"
+    "function search(term) {\n"
+    "  var t = (term || '').toLowerCase(), hits = [], kept = [], sum = 0;\n"
+    "  frames.forEach(function (g) {\n"
+    "    var on = t !== '' && g.getAttribute('data-n').toLowerCase().indexOf(t) >= 0;\n"
+    "    part(g, 'rect').setAttribute('fill', on ? HI : g.getAttribute('data-c'));\n"
+    "    if (on) { g.classList.add('match'); hits.push(g); } else g.classList.remove('match');\n"
+    "  });\n"
+    "  hits.sort(function (a, b) { return num(a, 'data-d') - num(b, 'data-d'); });\n"
+    "  hits.forEach(function (g) {\n"
+    "    var o = num(g, 'data-o'), w = num(g, 'data-w');\n"
+    "    if (!kept.some(function (k) { return o >= k[0] && o + w <= k[1]; })) { kept.push([o, o + w]); sum += w; }\n"
+    "  });\n"
+    "  root.setAttribute('data-matched', String(sum));\n"
+    "  matched.textContent = t === '' ? '' : 'Matched \"' + term + '\": ' + sum + ' ' + unit + ', ' + pct(sum);\n"
+    "}\n"
+    "function ask() { var t = window.prompt('Search frame names (case-insensitive text):', ''); if (t !== null) search(t); }\n"
+    "frames.forEach(function (g) {\n"
+    "  g.addEventListener('click', function () { zoom(g); });\n"
+    "  g.addEventListener('mouseover', function () {\n"
+    "    details.textContent = g.getAttribute('data-n') + ': ' + g.getAttribute('data-w') + ' ' + unit + ', ' +\n"
+    "      pct(num(g, 'data-w'));\n"
+    "  });\n"
+    "  g.addEventListener('mouseout', function () { details.textContent = ' '; });\n"
+    "});\n"
+    "unzoom.addEventListener('click', function () { zoom(frames[0]); });\n"
+    "document.getElementById('search').addEventListener('click', ask);\n"
+    "document.addEventListener('keydown', function (e) {\n"
+    "  if (e.key === '/' || ((e.ctrlKey || e.metaKey) && e.key === 'f')) { e.preventDefault(); ask(); }\n"
+    "  else if (e.key === 'Escape') { search(''); zoom(frames[0]); }\n"
+    "});\n"
+    "var q = new URLSearchParams(window.location.search);\n"
+    "if (q.get('x') && document.getElementById(q.get('x')))\n"
+    "  document.getElementById(q.get('x')).dispatchEvent(new MouseEvent('click', { bubbles: true }));\n"
+    "if (q.get('s')) search(q.get('s'));\n"
+    "root.setAttribute('data-ready', '1');\n"
+    "})();\n";
+
+/* Sorting stack indices by their frames, name by name, then by index (so
+ * the order is the same on every platform). */
+typedef struct order_ctx {
+    const flame_stack *stacks;
+    size_t depth;
+} order_ctx;
+
+static int compare_stacks(const order_ctx *c, size_t a, size_t b)
+{
+    for (size_t d = 0; d < c->depth; d++) {
+        int r = strcmp(c->stacks[a].frames[d], c->stacks[b].frames[d]);
+        if (r)
+            return r;
+    }
+    return a < b ? -1 : a > b;
+}
+
+/* Merge sort of idx[0..n) with tmp as scratch. */
+static void sort_stacks(const order_ctx *c, size_t *idx, size_t *tmp, size_t n)
+{
+    size_t half = n / 2, i = 0, j = half, k = 0;
+    if (n < 2)
+        return;
+    sort_stacks(c, idx, tmp, half);
+    sort_stacks(c, idx + half, tmp, n - half);
+    while (i < half && j < n)
+        tmp[k++] = compare_stacks(c, idx[i], idx[j]) <= 0 ? idx[i++] : idx[j++];
+    while (i < half)
+        tmp[k++] = idx[i++];
+    while (j < n)
+        tmp[k++] = idx[j++];
+    memcpy(idx, tmp, n * sizeof *idx);
+}
+
+/* Whether stacks a and b share frames 0..d. */
+static int same_prefix(const flame_stack *a, const flame_stack *b, size_t d)
+{
+    for (size_t i = 0; i <= d; i++)
+        if (strcmp(a->frames[i], b->frames[i]))
+            return 0;
+    return 1;
+}
+
+/* A label's colour on `fill` ("#rrggbb"): white on dark fills. */
+static const char *text_color(const char *fill)
+{
+    unsigned r, g, b;
+    if (!fill || sscanf(fill, "#%2x%2x%2x", &r, &g, &b) != 3)
+        return FLAME_TEXT_DARK;
+    /* ITU-R BT.601 luma, in thousandths */
+    return (299 * r + 587 * g + 114 * b) / 1000 < FLAME_LUMA_DARK ? FLAME_TEXT_LIGHT : FLAME_TEXT_DARK;
+}
+
+/* Writes `name` cut to what fits in `width` ("name.." when cut; empty when
+ * fewer than FLAME_LABEL_MIN_CHARS fit), escaped. Cuts count bytes, so a
+ * cut inside a UTF-8 character becomes '?' (svg_escape). */
+static void put_label(FILE *out, const char *name, double width)
+{
+    double room = (width - 2 * FLAME_LABEL_PAD) / FLAME_CHAR_WIDTH;
+    size_t fit = room > 0 ? (size_t)room : 0, len = strlen(name);
+    char *cut;
+    if (fit < FLAME_LABEL_MIN_CHARS)
+        return;
+    if (len <= fit) {
+        svg_escape(out, name);
+        return;
+    }
+    if (!(cut = malloc(fit + 1)))
+        return; /* a label is a convenience: none rather than a failure */
+    memcpy(cut, name, fit - 2);
+    memcpy(cut + fit - 2, "..", 3);
+    svg_escape(out, cut);
+    free(cut);
+}
+
+/* One frame: its group, tooltip, rectangle and label. */
+static void put_frame(FILE *out, size_t id, size_t d, uint64_t offset, uint64_t weight, uint64_t total,
+                      const char *name, const char *color, const char *unit, double x, double y, double w)
+{
+    char xb[SVG_NUMBER_MAX], yb[SVG_NUMBER_MAX], wb[SVG_NUMBER_MAX], hb[SVG_NUMBER_MAX], tb[SVG_NUMBER_MAX];
+    char ty[SVG_NUMBER_MAX], share[SVG_NUMBER_MAX];
+
+    svg_format_number(x, xb, sizeof xb);
+    svg_format_number(y, yb, sizeof yb);
+    svg_format_number(w, wb, sizeof wb);
+    svg_format_number(FLAME_ROW - FLAME_GAP, hb, sizeof hb);
+    svg_format_number(x + FLAME_LABEL_PAD, tb, sizeof tb);
+    svg_format_number(y + FLAME_ROW - FLAME_GAP - (FLAME_ROW - FLAME_LABEL_FONT) / 2, ty, sizeof ty);
+    svg_format_fixed(PERCENT * (double)weight / (double)total, 2, share, sizeof share);
+    fprintf(out, "    <g class=\"frame\" id=\"f%zu\" data-d=\"%zu\" data-o=\"%" PRIu64 "\" data-w=\"%" PRIu64 "\" data-c=\"",
+            id, d, offset, weight);
+    svg_escape(out, color);
+    fputs("\" data-n=\"", out);
+    svg_escape(out, name);
+    fputs("\"><title>", out);
+    svg_escape(out, name);
+    fprintf(out, ": %" PRIu64 " ", weight);
+    svg_escape(out, unit);
+    fprintf(out, " (%s%%)</title><rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" rx=\"2\" fill=\"", share, xb,
+            yb, wb, hb);
+    svg_escape(out, color);
+    fprintf(out, "\"/><text x=\"%s\" y=\"%s\" fill=\"%s\">", tb, ty, text_color(color));
+    put_label(out, name, w);
+    fputs("</text></g>\n", out);
+}
+
+int flame_write(FILE *out, const flame_options *o, const flame_stack *stacks, size_t n, size_t depth)
+{
+    double width = o->width > 0 ? o->width : FLAME_DEFAULT_WIDTH;
+    double span = width - 2 * FLAME_MARGIN, height = FLAME_HEADER + (double)(depth + 1) * FLAME_ROW + FLAME_FOOTER;
+    double bottom = FLAME_HEADER + (double)depth * FLAME_ROW; /* the root row's top */
+    const char *unit = o->unit ? o->unit : "";
+    size_t *idx = NULL, *tmp = NULL, id = 0;
+    uint64_t total = 0;
+    order_ctx ctx = { stacks, depth };
+    svg_writer w;
+    char buf[SVG_NUMBER_MAX], left[SVG_NUMBER_MAX], spanb[SVG_NUMBER_MAX], charb[SVG_NUMBER_MAX];
+
+    if (depth < 1 || depth > FLAME_MAX_DEPTH)
+        return tea_error_set(TEA_ERR_USAGE, "a flame graph's stacks have 1 to %d frames, not %zu", FLAME_MAX_DEPTH,
+                             depth);
+    for (size_t i = 0; i < n; i++) {
+        if (stacks[i].weight == 0)
+            return tea_error_set(TEA_ERR_USAGE, "a flame graph's stack has no weight");
+        if (stacks[i].weight > FLAME_MAX_EXACT - total)
+            return tea_error_set(TEA_ERR_USAGE, "a flame graph's total is above 2^53");
+        total += stacks[i].weight;
+    }
+    if (n && (!(idx = malloc(n * sizeof *idx)) || !(tmp = malloc(n * sizeof *tmp)))) {
+        free(idx);
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++)
+        idx[i] = i;
+    sort_stacks(&ctx, idx, tmp, n);
+    free(tmp);
+
+    svg_begin(&w, out, width, height, FLAME_FONT, o->title);
+    fputs("  <style>.frame { cursor: pointer; } .frame:hover rect { stroke: #000000; stroke-width: 0.5; }"
+          " .frame text { font-size: 11px; pointer-events: none; }"
+          " .button { cursor: pointer; fill: #1a4f8a; } .button:hover { text-decoration: underline; }</style>\n",
+          out);
+    if (o->title)
+        svg_text(&w, width / 2, FLAME_HEADER / 2 - 4, SVG_ANCHOR_MIDDLE, FLAME_TITLE_FONT, 0, NULL, o->title);
+    fprintf(out, "  <text id=\"unzoom\" class=\"button\" x=\"%s\" y=\"%s\" style=\"display:none\">Reset zoom</text>\n",
+            svg_format_number(FLAME_MARGIN, left, sizeof left), svg_format_number(FLAME_HEADER - 10, buf, sizeof buf));
+    fprintf(out, "  <text id=\"search\" class=\"button\" x=\"%s\" y=\"%s\" text-anchor=\"end\">Search</text>\n",
+            svg_format_number(width - FLAME_MARGIN, spanb, sizeof spanb), buf);
+    fprintf(out, "  <text id=\"matched\" x=\"%s\" y=\"%s\" text-anchor=\"end\"> </text>\n",
+            svg_format_number(width - FLAME_MARGIN, spanb, sizeof spanb),
+            svg_format_number(height - FLAME_FOOTER / 2 + 4, buf, sizeof buf));
+    fprintf(out, "  <text id=\"details\" x=\"%s\" y=\"%s\"> </text>\n", left, buf);
+
+    svg_format_number(FLAME_MARGIN, left, sizeof left);
+    svg_format_number(span, spanb, sizeof spanb);
+    svg_format_number(FLAME_CHAR_WIDTH, charb, sizeof charb);
+    fprintf(out, "  <g id=\"frames\" data-total=\"%" PRIu64 "\" data-left=\"%s\" data-span=\"%s\" data-char=\"%s\" "
+                 "data-highlight=\"" FLAME_HIGHLIGHT "\" data-unit=\"", total, left, spanb, charb);
+    svg_escape(out, unit);
+    fputs("\">\n", out);
+    put_frame(out, id++, 0, 0, total, total ? total : 1, o->root ? o->root : "all", FLAME_ROOT_COLOR, unit,
+              FLAME_MARGIN, bottom, total ? span : 0);
+    /* Depth by depth, each run of stacks sharing frames 0..d is one frame. */
+    for (size_t d = 0; d < depth; d++) {
+        uint64_t offset = 0;
+        for (size_t i = 0; i < n;) {
+            const flame_stack *first = &stacks[idx[i]];
+            uint64_t weight = 0;
+            size_t j = i;
+            while (j < n && same_prefix(first, &stacks[idx[j]], d))
+                weight += stacks[idx[j++]].weight;
+            put_frame(out, id++, d + 1, offset, weight, total, first->frames[d], first->colors[d], unit,
+                      FLAME_MARGIN + span * (double)offset / (double)total, bottom - (double)(d + 1) * FLAME_ROW,
+                      span * (double)weight / (double)total);
+            offset += weight;
+            i = j;
+        }
+    }
+    fputs("  </g>\n  <script type=\"text/javascript\"><![CDATA[\n", out);
+    fputs(flame_script, out);
+    fputs("]]></script>\n", out);
+    svg_end(&w);
+    free(idx);
+    return TEA_OK;
+}

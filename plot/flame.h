@@ -1,0 +1,63 @@
+/*
+ * flame.h: an interactive flame graph as one SVG file.
+ *
+ * The caller gives stacks: each a list of frame names from the outermost
+ * (a function) to the innermost (a component), a colour per frame and a
+ * whole-number weight (cycles). Stacks that share a prefix of frames share
+ * those frames; each frame is as wide as the sum of its stacks' weights, so
+ * the frames of every depth sum to the total. A root frame spans all.
+ *
+ * The file opens in any browser and needs nothing else: a small script of
+ * its own zooms into a frame when it is clicked (its ancestors span the
+ * width, other frames hide; the root or "Reset zoom" zooms out), searches
+ * frame names (the "Search" button, '/' or Ctrl-F; Escape clears) and
+ * highlights matches with the share they cover, and shows a frame's weight
+ * and share on hover (in the status line and a <title> tooltip). A URL
+ * query selects the same from a link: "?s=TEXT" searches, "?x=ID" zooms as
+ * a click on the frame with element id ID ("f0" is the root, then frames
+ * in document order) does.
+ *
+ * Every frame is a <g class="frame"> with data-d (depth, 0 for the root),
+ * data-o and data-w (its offset and weight in the caller's units, integers)
+ * and data-n (its name), holding a <title>, a <rect> and a <text>; the
+ * frames' group <g id="frames"> has data-total, data-left, data-span (the
+ * drawing's left edge and width in user units). Labels, colours and units
+ * all come from the caller: plot/ knows nothing of PICS.
+ */
+#ifndef TEA_PLOT_FLAME_H
+#define TEA_PLOT_FLAME_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* The drawing's default width in user units. */
+#define FLAME_DEFAULT_WIDTH 1200.0
+/* Deepest stack. */
+#define FLAME_MAX_DEPTH 16
+
+/* One stack: `depth` (the flame_write argument) names and colours. */
+typedef struct flame_stack {
+    const char *const *frames;  /* names, outermost first; any text (escaped on output) */
+    const char *const *colors;  /* "#rrggbb" per frame */
+    uint64_t weight;            /* > 0 */
+} flame_stack;
+
+typedef struct flame_options {
+    const char *title;   /* the heading and the document's <title> */
+    const char *root;    /* the root frame's name ("all") */
+    const char *unit;    /* what weights count ("cycles") */
+    double width;        /* user units; 0: FLAME_DEFAULT_WIDTH */
+} flame_options;
+
+/*
+ * Writes the flame graph of `n` stacks of `depth` frames (1 to
+ * FLAME_MAX_DEPTH) to `out`. Frames of equal prefixes are merged whatever the
+ * order of the stacks; siblings are ordered by name. The same input gives
+ * the same bytes. Returns 0, TEA_ERR_USAGE (a bad depth, a weight of 0, a
+ * total above 2^53, which the script could not add exactly) or
+ * TEA_ERR_NOMEM; write errors are left in the stream's error flag.
+ */
+int flame_write(FILE *out, const flame_options *o, const flame_stack *stacks, size_t n, size_t depth);
+
+#endif

@@ -1,0 +1,147 @@
+# pics flamegraph: the SVG is well-formed XML (xmllint); at every depth the
+# frames' weights sum to the total, which is the sum of `pics report --format
+# folded`, and their widths to the drawing's span; there is one frame per
+# distinct stack prefix of the folded output; output is deterministic. Then,
+# where Debian's chromium is installed, a headless browser runs the SVG's
+# own script: a click on a function frame (through the ?x= query, which
+# dispatches a click event on it) zooms it to the full width and hides its
+# siblings, and a search (?s=) highlights frames and reports the weight they
+# cover.
+. "$(dirname "$0")/lib.bash"
+
+command -v xmllint >/dev/null 2>&1 ||
+    fail "xmllint is missing (Debian package libxml2-utils; run scripts/install-deps.sh)"
+
+# xpath FILE EXPR: evaluates an XPath expression on an SVG (elements are in
+# the SVG namespace, hence local-name())
+xpath() {
+    xmllint --xpath "$2" "$1" 2>/dev/null | tr -d '\n'
+}
+G="*[local-name()='g']"
+RECT="*[local-name()='rect']"
+
+# close A B: |A - B| <= TOLERANCE (decimal numbers)
+close() {
+    awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'
+}
+
+# A program with functions when the examples are built (x86-64 hosts), else
+# addresses only: both are flame graphs.
+ELF="$BIN/../examples/lbm"
+if [ -x "$ELF" ]; then
+    run 0 "$TEA" gen --elf "$ELF" --cycles 400000 --seed 2 -q -o t.tea
+else
+    run 0 "$TEA" gen --workload mixed --cycles 400000 --seed 2 -q -o t.tea
+fi
+run 0 "$TEA" replay t.tea --period 97 --schemes golden,tea -q -o r
+
+for s in golden tea; do
+    run 0 "$PICS" flamegraph r/$s.pics -o $s.svg
+    xmllint --noout $s.svg || fail "$s.svg is not well-formed XML"
+    run 0 "$PICS" report r/$s.pics --format folded
+    cp out.txt $s.folded
+    total=$(awk '{ s += $NF } END { print s }' $s.folded)
+    [ "$(xpath $s.svg "string(//$G[@id='frames']/@data-total)")" = "$total" ] ||
+        fail "$s: data-total is not the folded total $total"
+    span=$(xpath $s.svg "string(//$G[@id='frames']/@data-span)")
+    [ "$(xpath $s.svg "count(//$G[@class='frame'][@data-d='0'])")" = 1 ] || fail "$s: not one root frame"
+    for d in 0 1 2 3; do
+        sum=$(xpath $s.svg "sum(//$G[@class='frame'][@data-d='$d']/@data-w)")
+        [ "$sum" = "$total" ] || fail "$s: depth $d weights sum to $sum, not $total"
+        frames=$(xpath $s.svg "count(//$G[@class='frame'][@data-d='$d'])")
+        widths=$(xpath $s.svg "sum(//$G[@class='frame'][@data-d='$d']/$RECT/@width)")
+        # each width is rounded to 0.01
+        close "$widths" "$span" "$(awk -v n="$frames" 'BEGIN { print 0.005 * n + 0.001 }')" ||
+            fail "$s: depth $d widths sum to $widths, not $span"
+        if [ $d -gt 0 ]; then
+            # one frame per distinct prefix of d frames
+            prefixes=$(awk -v d=$d '{ sub(/ [0-9]+$/, ""); n = split($0, f, ";"); p = f[1];
+                                      for (i = 2; i <= d; i++) p = p ";" f[i]; print p }' $s.folded | sort -u | wc -l)
+            [ "$frames" = "$prefixes" ] || fail "$s: depth $d has $frames frames, expected $prefixes"
+        fi
+    done
+done
+# sampled PICS are scaled to the golden total
+[ "$(xpath tea.svg "string(//$G[@id='frames']/@data-total)")" = \
+  "$(xpath golden.svg "string(//$G[@id='frames']/@data-total)")" ] || fail "tea and golden totals differ"
+contains golden.svg "golden cycles by function, instruction and component"
+run 0 "$PICS" flamegraph r/golden.pics --title 'A & B' -o again.svg
+contains again.svg "<title>A &amp; B</title>"
+run 0 "$PICS" flamegraph r/golden.pics -o again.svg
+cmp -s golden.svg again.svg || fail "flame graph not deterministic"
+
+# charts are titled with the program's name, else the trace
+run 0 "$PICS" plot r/golden.pics -o plot.svg
+run 0 "$TEA" sweep t.tea --seeds 1 --freqs 40k,80k -q -o sweep.csv --svg sweep.svg
+if [ -x "$ELF" ]; then
+    contains golden.svg "<title>lbm: golden cycles"
+    contains plot.svg "<title>lbm: cycle stacks of the top 10 instructions</title>"
+    contains sweep.svg "<title>lbm: error against sampling frequency (1 seed, insn-component)</title>"
+else
+    contains golden.svg "<title>the trace: golden cycles"
+    contains plot.svg "<title>Cycle stacks of the top 10 instructions (trace "
+    contains sweep.svg "<title>t: error against sampling frequency (1 seed, insn-component)</title>"
+fi
+
+# bad input: usage errors and a missing file, nothing written
+run 2 "$PICS" flamegraph r/golden.pics
+contains err.txt "missing -o OUT.svg"
+run 2 "$PICS" flamegraph -o x.svg
+run 1 "$PICS" flamegraph missing.pics -o x.svg
+[ ! -e x.svg ] || fail "a failed flame graph left x.svg"
+
+# --- in a browser
+CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$CHROMIUM" ]; then
+    echo "chromium not installed: the browser checks are skipped"
+    exit 0
+fi
+# dump URL OUT: the document after its script ran (headless, no profile
+# left behind; --no-sandbox as root in containers)
+dump() {
+    timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --user-data-dir="$SCRATCH/profile" \
+        --dump-dom "$1" >"$2" 2>chromium.err || { cat chromium.err >&2; fail "chromium failed on $1"; }
+    # the serialized DOM of an SVG document is XML again
+    xmllint --noout "$2" || fail "the DOM chromium dumped for $1 is not XML"
+}
+SVG="file://$SCRATCH/golden.svg"
+dump "$SVG" plain.dom
+[ "$(xpath plain.dom "string(//$G[@id='frames']/@data-ready)")" = 1 ] || fail "the script did not run"
+
+# the widest function frame that is not the whole width
+target=$(xpath golden.svg "//$G[@class='frame'][@data-d='1']/@id" | tr ' ' '\n' | sed -n 's/^id="\(.*\)"$/\1/p' |
+    while read -r id; do echo "$(xpath golden.svg "string(//$G[@id='$id']/@data-w)") $id"; done |
+    sort -k1,1nr | awk -v t="$total" '$1 < t { print $2; exit }')
+[ -n "$target" ] || { echo "one function only: no zoom to check"; exit 0; }
+dump "$SVG?x=$target" zoom.dom
+[ "$(xpath zoom.dom "string(//$G[@id='$target']/@class)")" = "frame zoomed" ] || fail "$target not zoomed"
+width=$(xpath zoom.dom "string(//$G[@id='$target']/$RECT/@width)")
+close "$width" "$span" 0.01 || fail "zoomed frame is $width wide, not $span"
+[ "$(xpath zoom.dom "string(//$G[@id='f0']/$RECT/@width)")" = "$span.00" ] ||
+    close "$(xpath zoom.dom "string(//$G[@id='f0']/$RECT/@width)")" "$span" 0.01 || fail "root not full width"
+# every other function frame hidden; the zoomed frame's children fill it
+others=$(xpath zoom.dom "count(//$G[@class='frame'][@data-d='1'][@id!='$target'])")
+hidden=$(xpath zoom.dom "count(//$G[@class='frame'][@data-d='1'][@id!='$target'][contains(@style,'display: none')])")
+[ "$others" = "$hidden" ] || fail "$hidden of $others sibling frames hidden after the zoom"
+o=$(xpath golden.svg "string(//$G[@id='$target']/@data-o)")
+w=$(xpath golden.svg "string(//$G[@id='$target']/@data-w)")
+kids=$(xpath zoom.dom "sum(//$G[@class='frame'][@data-d='2'][not(contains(@style,'none'))]/$RECT/@width)")
+close "$kids" "$span" 0.05 || fail "the zoomed frame's children are $kids wide, not $span"
+[ "$(xpath zoom.dom "sum(//$G[@class='frame'][@data-d='2'][not(contains(@style,'none'))]/@data-w)")" = "$w" ] ||
+    fail "the visible children do not add up to the zoomed frame"
+unzoom=$(xpath zoom.dom "string(//*[@id='unzoom']/@style)")
+case "$unzoom" in *none*) fail "Reset zoom hidden while zoomed" ;; esac
+[ "$o" -ge 0 ] || fail "no offset"
+
+# search: case-insensitive text over frame names; the weight covered counts
+# nested matches once (here only components match)
+term=st-l1
+expected=$(awk -F';' '{ n = split($3, c, " "); if (index(tolower(c[1]), "st-l1")) s += c[2] } END { print s + 0 }' golden.folded)
+dump "$SVG?s=$term" search.dom
+[ "$(xpath search.dom "string(//$G[@id='frames']/@data-matched)")" = "$expected" ] ||
+    fail "search '$term' covered $(xpath search.dom "string(//$G[@id='frames']/@data-matched)"), expected $expected"
+matches=$(xpath search.dom "count(//$G[contains(@class,'match')])")
+expected_matches=$(xpath golden.svg "count(//$G[@class='frame'][contains(translate(@data-n,'STL','stl'),'$term')])")
+[ "$matches" = "$expected_matches" ] || fail "$matches frames highlighted, expected $expected_matches"
+[ "$expected" -gt 0 ] || echo "note: no ST-L1 cycles in this trace"
+exit 0

@@ -1,0 +1,147 @@
+/*
+ * pics_flamegraph.c: `pics flamegraph`, a PICS as an interactive flame graph
+ * (one SVG file: click to zoom, search, hover; plot/flame.h). The stacks are
+ * those of `pics report --format folded`: function, instruction, component,
+ * weighted by whole cycles (report_folded_cells).
+ */
+#include "binary/report.h"
+#include "binary/symbolize.h"
+#include "cli.h"
+#include "commands.h"
+#include "common/error.h"
+#include "common/outfile.h"
+#include "palette.h"
+#include "plot/flame.h"
+#include "trace/psv.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define FLAME_FRAMES 3               /* function, instruction, component */
+#define FLAME_TITLE_MAX 256
+#define FLAME_FUNCTION_COLOR "#f2d9a6"  /* light sand: functions */
+#define FLAME_INSN_COLOR "#e3e3e3"      /* light grey: instructions */
+
+#define FLAMEGRAPH_SYNOPSIS                                                                         \
+    "Usage: pics flamegraph FILE.pics -o OUT.svg [OPTIONS]\n\n"                                    \
+    "Draw a PICS as an interactive flame graph: one SVG file that any browser opens, with\n"       \
+    "frames function -> instruction -> component (coloured by component as in pics plot),\n"       \
+    "each as wide as its cycles (sampled PICS scaled to the golden total, whole cycles as\n"       \
+    "in `pics report --format folded`). Click a frame to zoom, 'Reset zoom' or the root\n"         \
+    "to zoom out; 'Search' (or '/', Ctrl-F) highlights frames whose name contains a text\n"        \
+    "and shows their share; hovering shows a frame's cycles and share. A URL query does the\n"     \
+    "same from a link: OUT.svg?s=TEXT searches, OUT.svg?x=fN zooms into frame fN.\n\n"             \
+    "Options:\n"
+
+typedef struct flame_request {
+    const char *path, *out_path, *title;
+    symbolize_options sym;   /* --elf, --adjust-vma */
+} flame_request;
+
+/* The frame names of one stack, kept until the SVG is written. */
+typedef struct flame_names {
+    char function[SYMBOLIZE_TEXT_MAX];
+    char insn[SYMBOLIZE_TEXT_MAX];
+    char component[PSV_LABEL_MAX];
+    char color[CHART_COLOR_MAX];
+    const char *frames[FLAME_FRAMES];
+    const char *colors[FLAME_FRAMES];
+} flame_names;
+
+/* The program's name for the title: the traced binary's file name, else
+ * "the trace". */
+static const char *program_name(const pics_info *info)
+{
+    const char *slash;
+    if (!info->binary_path || !*info->binary_path)
+        return "the trace";
+    slash = strrchr(info->binary_path, '/');
+    return slash && slash[1] ? slash + 1 : info->binary_path;
+}
+
+static int run_flamegraph(const flame_request *req)
+{
+    report_input in;
+    symbolizer *z = NULL;
+    report_folded *rows = NULL;
+    flame_names *names = NULL;
+    flame_stack *stacks = NULL;
+    outfile *out = NULL;
+    size_t n = 0;
+    char title[FLAME_TITLE_MAX];
+    flame_options fo = { NULL, "all", "cycles", 0 };
+    int rc;
+
+    memset(&in, 0, sizeof in);
+    if ((rc = report_input_load(&in, req->path, NULL)) || (rc = symbolize_open(&z, &in.info, &req->sym))
+        || (rc = report_folded_cells(&in, &rows, &n)))
+        goto done;
+    if (n && (!(names = calloc(n, sizeof *names)) || !(stacks = calloc(n, sizeof *stacks)))) {
+        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        flame_names *nm = &names[i];
+        symbolize_function(z, rows[i].pc, nm->function, sizeof nm->function);
+        symbolize_location(z, rows[i].pc, nm->insn, sizeof nm->insn);
+        psv_label(rows[i].psv, nm->component, sizeof nm->component);
+        palette_component_color(rows[i].psv, nm->color);
+        nm->frames[0] = nm->function;
+        nm->frames[1] = nm->insn;
+        nm->frames[2] = nm->component;
+        nm->colors[0] = FLAME_FUNCTION_COLOR;
+        nm->colors[1] = FLAME_INSN_COLOR;
+        nm->colors[2] = nm->color;
+        stacks[i] = (flame_stack){ nm->frames, nm->colors, rows[i].weight };
+    }
+    if (req->title) {
+        fo.title = req->title;
+    } else {
+        snprintf(title, sizeof title, "%s: %s cycles by function, instruction and component", program_name(&in.info),
+                 in.info.scheme);
+        fo.title = title;
+    }
+    if ((rc = outfile_open(&out, req->out_path)))
+        goto done;
+    if ((rc = flame_write(outfile_stream(out), &fo, stacks, n, FLAME_FRAMES)))
+        outfile_abort(out);
+    else
+        rc = outfile_commit(out);
+done:
+    free(stacks);
+    free(names);
+    free(rows);
+    symbolize_close(z);
+    report_input_free(&in);
+    return rc;
+}
+
+int pics_flamegraph_main(int argc, char **argv)
+{
+    flame_request req;
+    int rc;
+    const cli_option options[] = {
+        CLI_OPTION_OUTPUT("OUT.svg", &req.out_path, "the SVG file (required; - for standard output)"),
+        CLI_STRING("title", 0, "TEXT", &req.title, "the heading (default: the program's name and the scheme)"),
+        CLI_OPTION_ELF(&req.sym.elf_path, "the binary to name functions and instructions with (default:\n"
+                                          "the one the trace names, if it exists; else addresses)"),
+        CLI_OPTION_ADJUST_VMA(&req.sym, "OFF",
+                                 "load bias, runtime address - ELF address (hex with 0x or decimal;\n"
+                                 "default: the bias the trace recorded; needed for a PIE without one)"),
+        CLI_OPTION_HELP,
+    };
+    const cli_command command = CLI_COMMAND(FLAMEGRAPH_SYNOPSIS, NULL, 22, options);
+
+    memset(&req, 0, sizeof req);
+    req.sym.command = argv[0];
+    if ((rc = cli_parse(&command, argc, argv)) != CLI_CONTINUE)
+        return rc;
+    if (optind != argc - 1)
+        return cli_usage_error(argv[0], optind == argc ? "missing FILE.pics" : "expected exactly one FILE.pics");
+    if (!req.out_path)
+        return cli_usage_error(argv[0], "missing -o OUT.svg");
+    req.path = argv[optind];
+    if ((rc = run_flamegraph(&req)))
+        return cli_fail(argv[0], rc);
+    return CLI_EXIT_OK;
+}
