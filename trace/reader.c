@@ -5,6 +5,7 @@
 #include "trace.h"
 #include "input.h"
 #include "native.h"
+#include "objects.h"
 #include "tracedoctor.h"
 #include "../common/error.h"
 #include "../common/threads.h"
@@ -98,6 +99,7 @@ struct trace_reader {
     uint64_t data_digest;     /* digest of data frames seen, to compare with the index */
     int seen_index, seen_footer;
     uint64_t index_offset;    /* file offset of the index frame, once seen */
+    trace_object_list objects; /* executable objects and recorded thread */
 };
 
 const trace_header *trace_reader_header(const trace_reader *r)
@@ -124,8 +126,23 @@ void trace_reader_close(trace_reader *r)
     ahead_free(r);
     input_close(r->in);
     trace_header_free(&r->header);
+    trace_object_list_free(&r->objects);
     free(r->token_buf);
     free(r);
+}
+
+int trace_reader_objects(trace_reader *r, const trace_object **objs, size_t *count)
+{
+    *objs = r->objects.items;
+    *count = r->objects.count;
+    return TEA_OK;
+}
+
+int trace_reader_thread(trace_reader *r, uint32_t *tid, uint32_t *threads_seen)
+{
+    *tid = r->objects.tid;
+    *threads_seen = r->objects.threads_seen;
+    return TEA_OK;
 }
 
 static uint32_t le32(const uint8_t *p)
