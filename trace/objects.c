@@ -30,6 +30,8 @@ static int check_object(const trace_object *o)
     len = strlen(o->path);
     if (len > TRACE_OBJECT_PATH_MAX)
         return tea_error_set(TEA_ERR_USAGE, "object path of %zu bytes is longer than %d", len, TRACE_OBJECT_PATH_MAX);
+    if (strchr(o->path, '\n'))
+        return tea_error_set(TEA_ERR_USAGE, "an object path holds a line break");
     if (o->build_id_len > TRACE_BUILD_ID_MAX)
         return tea_error_set(TEA_ERR_USAGE, "%s: build-id of %u bytes is longer than %d", o->path,
                              (unsigned)o->build_id_len, TRACE_BUILD_ID_MAX);
@@ -156,7 +158,7 @@ int trace_object_list_encode(const trace_object_list *l, uint8_t **data, size_t 
 static int bad_frame(size_t *bad, size_t at, const char *what)
 {
     *bad = at;
-    return tea_error_set(TEA_ERR_FORMAT, "malformed objects frame: %s", what);
+    return tea_error_set(TEA_ERR_FORMAT, "content byte %zu: %s", at, what);
 }
 
 int trace_object_list_decode(const uint8_t *data, size_t size, trace_object_list *l, size_t *bad)
@@ -208,8 +210,8 @@ int trace_object_list_decode(const uint8_t *data, size_t size, trace_object_list
         pos += OBJ_U16;
         if (size - pos < len)
             goto truncated;
-        if (memchr(data + pos, '\0', len)) {
-            rc = bad_frame(bad, pos, "NUL byte in an object path");
+        if (memchr(data + pos, '\0', len) || memchr(data + pos, '\n', len)) {
+            rc = bad_frame(bad, pos, "NUL byte or line break in an object path");
             goto fail;
         }
         if ((rc = list_push(l, &o, (const char *)data + pos, len)))

@@ -35,7 +35,8 @@ typedef struct trace_object {
 
 /* Writer: any time before trace_writer_finish; the strings are copied.
  * Errors: TEA_ERR_USAGE for an object without a path, a path longer than
- * TRACE_OBJECT_PATH_MAX or holding a NUL, a build-id longer than
+ * TRACE_OBJECT_PATH_MAX or holding a line break (PICS files keep one
+ * object per line), a build-id longer than
  * TRACE_BUILD_ID_MAX, end < start, or more than TRACE_OBJECTS_MAX objects;
  * TEA_ERR_NOMEM. Objects are kept in the order added. */
 int trace_writer_add_object(trace_writer *w, const trace_object *obj);
@@ -57,9 +58,10 @@ int trace_reader_thread(trace_reader *r, uint32_t *tid, uint32_t *threads_seen);
  * 2 * TRACE_BUILD_ID_MAX + 1); "" when unknown. */
 void trace_object_build_id_hex(const trace_object *obj, char *out, size_t size);
 
-/* --- internal to trace/ (reader.c, writer.c, frames.c) ------------------ */
+/* --- the list the readers and writers keep (tools may keep copies) ------- */
 
-/* A growable list of objects that owns its paths, and the thread. */
+/* A growable list of objects that owns its paths, and the thread. Start
+ * from all zeros. */
 typedef struct trace_object_list {
     trace_object *items;
     size_t count, capacity;
@@ -75,6 +77,8 @@ int trace_object_list_present(const trace_object_list *l);
 /* Frees the paths and the array; the list is empty afterwards. */
 void trace_object_list_free(trace_object_list *l);
 
+/* --- internal to trace/ (reader.c, writer.c, frames.c) ------------------ */
+
 /* Eight-byte magic of the objects frame. */
 #define TRACE_OBJECTS_MAGIC "TEAOBJCT"
 
@@ -83,9 +87,18 @@ void trace_object_list_free(trace_object_list *l);
 int trace_object_list_encode(const trace_object_list *l, uint8_t **data, size_t *size);
 
 /* Parses an objects frame's content into `l` (emptied first). On
- * TEA_ERR_FORMAT the message says what is wrong and *bad is the byte offset
- * within `data` where it was found; the caller adds the file and the
- * frame's offset. */
+ * TEA_ERR_FORMAT the message is "content byte N: what is wrong" and *bad is
+ * N, the byte offset within `data`; the caller prefixes the file and the
+ * frame's offset ("F: objects frame at byte B, "). */
 int trace_object_list_decode(const uint8_t *data, size_t size, trace_object_list *l, size_t *bad);
+
+/* Reads the objects frame of the native trace at `path` through its footer,
+ * without reading the records (the streaming reader's preload). Leaves `l`
+ * empty and returns 0 when `path` is not a regular file or has no footer,
+ * index or objects frame where the footer says (the streaming reader
+ * diagnoses such files when it gets there). TEA_ERR_FORMAT for a damaged
+ * objects frame, naming the file and the frame's byte offset;
+ * TEA_ERR_NOMEM. Implemented in frames.c. */
+int trace_objects_preload(const char *path, trace_object_list *l);
 
 #endif

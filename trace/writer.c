@@ -305,6 +305,18 @@ static int finish_native(trace_writer *w, const trace_notes *notes)
     footer.index_offset = w->offset;
     if ((rc = write_skippable(w, w->staging.data, NATIVE_MAGIC_SIZE + 8 + w->index.size)))
         return rc;
+    if (trace_object_list_present(&w->objects)) {
+        /* objects: after the index, before the footer that refers to them */
+        uint8_t *bytes = NULL;
+        size_t size = 0;
+        if ((rc = trace_object_list_encode(&w->objects, &bytes, &size)))
+            return rc;
+        rc = write_skippable(w, bytes, size);
+        free(bytes);
+        if (rc)
+            return rc;
+        footer.has_objects = 1;
+    }
     footer.totals = w->totals;
     if (notes)
         footer.notes = *notes;
