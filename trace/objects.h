@@ -48,6 +48,9 @@ int trace_writer_set_thread(trace_writer *w, uint32_t tid, uint32_t threads_seen
 
 /* Reader: the objects the trace carries (0 for formats/files without any); valid until close.
  * For a native file read from a seekable file they are available right after open. */
+/* Read from a pipe or standard input, they are available once
+ * trace_reader_read has returned the end of the trace (none before); safe
+ * with the background decoder. */
 int trace_reader_objects(trace_reader *r, const trace_object **objs, size_t *count);
 
 /* Reader: the recorded thread; *threads_seen is TRACE_THREAD_UNKNOWN (and

@@ -99,9 +99,11 @@ struct trace_reader {
     uint64_t data_digest;     /* digest of data frames seen, to compare with the index */
     int seen_index, seen_footer;
     uint64_t index_offset;    /* file offset of the index frame, once seen */
-    trace_object_list objects; /* executable objects and recorded thread */
+    trace_object_list objects; /* executable objects and recorded thread, preloaded at open */
     int objects_preloaded;    /* objects came from the footer at open (seekable file) */
-    int seen_objects;         /* the objects frame was read in the stream */
+    int seen_objects;         /* decoding state: the objects frame was read in the stream */
+    trace_object_list stream_objects; /* decoding state: the objects frame's content, unless preloaded */
+    int shown_end;            /* trace_reader_read returned the end: stream_objects may be shown */
     uint64_t index_end;       /* file offset just after the index frame, once seen */
 };
 
@@ -130,21 +132,32 @@ void trace_reader_close(trace_reader *r)
     input_close(r->in);
     trace_header_free(&r->header);
     trace_object_list_free(&r->objects);
+    trace_object_list_free(&r->stream_objects);
     free(r->token_buf);
     free(r);
 }
 
+/* The objects the caller may see: those preloaded at open, or once the
+ * caller has been handed the end of the stream (the background decoder has
+ * finished then), those the stream carried. */
+static const trace_object_list *shown_objects(const trace_reader *r)
+{
+    return r->objects_preloaded || !r->shown_end ? &r->objects : &r->stream_objects;
+}
+
 int trace_reader_objects(trace_reader *r, const trace_object **objs, size_t *count)
 {
-    *objs = r->objects.items;
-    *count = r->objects.count;
+    const trace_object_list *l = shown_objects(r);
+    *objs = l->items;
+    *count = l->count;
     return TEA_OK;
 }
 
 int trace_reader_thread(trace_reader *r, uint32_t *tid, uint32_t *threads_seen)
 {
-    *tid = r->objects.tid;
-    *threads_seen = r->objects.threads_seen;
+    const trace_object_list *l = shown_objects(r);
+    *tid = l->tid;
+    *threads_seen = l->threads_seen;
     return TEA_OK;
 }
 
@@ -412,7 +425,8 @@ static int read_index(trace_reader *r, const input_frame *f)
 }
 
 /* Reads the objects frame, which must follow the index; keeps its content
- * unless the objects were preloaded at open (the same bytes). */
+ * unless the objects were preloaded at open (the same bytes). Runs on
+ * whichever thread decodes. */
 static int read_objects(trace_reader *r, const input_frame *f)
 {
     trace_object_list list;
@@ -433,8 +447,8 @@ static int read_objects(trace_reader *r, const input_frame *f)
     if (r->objects_preloaded) {
         trace_object_list_free(&list);
     } else {
-        trace_object_list_free(&r->objects);
-        r->objects = list;
+        trace_object_list_free(&r->stream_objects);
+        r->stream_objects = list;
     }
     return TEA_OK;
 }
@@ -894,6 +908,8 @@ int trace_reader_read(trace_reader *r, trace_batch *batch)
     if (rc) {
         r->failed = 1;
         trace_batch_clear(batch);
+    } else if (batch->count == 0) {
+        r->shown_end = 1;
     }
     return rc;
 }
