@@ -7,6 +7,7 @@
 #include "trace/objects.h"
 #include "trace/trace.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,8 +37,9 @@ static int stamp_header(trace_header *h, int argc, char **argv)
 }
 
 /* Copies the executable objects and the recorded thread (known once the
- * whole input was read, also from a pipe) into the output. */
-static int copy_objects(trace_reader *reader, trace_writer *writer)
+ * whole input was read, also from a pipe) into a native output; for
+ * TraceDoctor output notes on stderr that they are lost. */
+static int copy_objects(trace_reader *reader, trace_writer *writer, trace_format format)
 {
     const trace_object *objs;
     size_t count;
@@ -46,6 +48,12 @@ static int copy_objects(trace_reader *reader, trace_writer *writer)
 
     if ((rc = trace_reader_objects(reader, &objs, &count)) || (rc = trace_reader_thread(reader, &tid, &threads)))
         return rc;
+    if (format == TRACE_FORMAT_TRACEDOCTOR) {
+        if (count || threads != TRACE_THREAD_UNKNOWN)
+            fprintf(stderr, "tea convert: note: TraceDoctor tokens have no place for the trace's %zu executable "
+                            "object%s and recorded thread; they are not kept\n", count, count == 1 ? "" : "s");
+        return TEA_OK;
+    }
     for (size_t i = 0; i < count; i++)
         if ((rc = trace_writer_add_object(writer, &objs[i])))
             return rc;
@@ -81,7 +89,7 @@ static int convert(const char *in_path, const char *out_path, const trace_open_o
             goto done;
         }
     }
-    if ((rc = copy_objects(reader, writer)))
+    if ((rc = copy_objects(reader, writer, write_opts->format)))
         goto done;
     rc = trace_writer_finish(writer, &trace_reader_stats(reader)->notes);
     writer = NULL;

@@ -56,6 +56,9 @@ contains out.txt "/lib/x86_64-linux-gnu/libc.so.6"
 run 0 "$TEA" convert - -o piped.tea <obj.tea
 cmp -s conv.tea piped.tea || fail "converting from a pipe differs from converting the file"
 run 0 "$TEA" convert obj.tea --to tracedoctor -o obj.td.zst
+contains err.txt "TraceDoctor tokens have no place for the trace's 2 executable objects and recorded thread"
+run 0 "$TEA" convert plain.tea --to tracedoctor -o plain.td.zst
+[ ! -s err.txt ] || fail "a plain conversion to TraceDoctor printed a note"
 run 0 "$TEA" info obj.td.zst
 if grep -q "^objects:" out.txt; then fail "a TraceDoctor trace shows objects"; fi
 
