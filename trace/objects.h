@@ -38,7 +38,8 @@ typedef struct trace_object {
  * TRACE_OBJECT_PATH_MAX or holding a line break (PICS files keep one
  * object per line), a build-id longer than
  * TRACE_BUILD_ID_MAX, end < start, or more than TRACE_OBJECTS_MAX objects;
- * TEA_ERR_NOMEM. Objects are kept in the order added. */
+ * TEA_ERR_NOMEM. Objects are kept in the order added. A TraceDoctor
+ * writer accepts them and writes nothing of them (tokens have no place). */
 int trace_writer_add_object(trace_writer *w, const trace_object *obj);
 
 /* Writer: which thread was recorded (its id) and how many threads the
