@@ -7,6 +7,7 @@
 #include "trace/record.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -23,6 +24,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         unsigned *windows = calloc(n ? n : 1, sizeof *windows);
         int ok = totals && windows;
         (void)trace_frames_header(f);
+        {
+            const trace_object *objs;
+            size_t count;
+            uint32_t tid, threads;
+            trace_frames_objects(f, &objs, &count, &tid, &threads);
+            for (size_t i = 0; i < count; i++)
+                (void)strlen(objs[i].path);
+        }
         if (ok && trace_batch_init(&batch, 256) == 0) {
             if (trace_frame_reader_create(&fr, f) == 0) {
                 for (size_t k = 0; k < n && ok; k++) {

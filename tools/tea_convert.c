@@ -4,15 +4,18 @@
 #include "cli.h"
 #include "commands.h"
 #include "common/error.h"
+#include "trace/objects.h"
 #include "trace/trace.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define CONVERT_SYNOPSIS                                                                                \
     "Usage: tea convert [OPTIONS] IN -o OUT\n\n"                                                       \
     "Convert a trace between formats. Everything replay uses is kept: replaying IN and OUT\n"          \
-    "gives identical results. IN may be '-' (stdin); OUT is written atomically.\n\n"                   \
+    "gives identical results, and native output keeps the executable objects and the\n"                \
+    "recorded thread. IN may be '-' (stdin); OUT is written atomically.\n\n"                           \
     "Options:\n"
 
 /* Gives the output header a provenance when the input had none. */
@@ -30,6 +33,32 @@ static int stamp_header(trace_header *h, int argc, char **argv)
     if (trace_header_set(&h->generator, generator) || trace_header_set(&h->command_line, command))
         rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
     free(command);
+    return rc;
+}
+
+/* Copies the executable objects and the recorded thread (known once the
+ * whole input was read, also from a pipe) into a native output; for
+ * TraceDoctor output notes on stderr that they are lost. */
+static int copy_objects(trace_reader *reader, trace_writer *writer, trace_format format)
+{
+    const trace_object *objs;
+    size_t count;
+    uint32_t tid, threads;
+    int rc;
+
+    if ((rc = trace_reader_objects(reader, &objs, &count)) || (rc = trace_reader_thread(reader, &tid, &threads)))
+        return rc;
+    if (format == TRACE_FORMAT_TRACEDOCTOR) {
+        if (count || threads != TRACE_THREAD_UNKNOWN)
+            fprintf(stderr, "tea convert: note: TraceDoctor tokens have no place for the trace's %zu executable "
+                            "object%s and recorded thread; they are not kept\n", count, count == 1 ? "" : "s");
+        return TEA_OK;
+    }
+    for (size_t i = 0; i < count; i++)
+        if ((rc = trace_writer_add_object(writer, &objs[i])))
+            return rc;
+    if (threads != TRACE_THREAD_UNKNOWN)
+        rc = trace_writer_set_thread(writer, tid, threads);
     return rc;
 }
 
@@ -66,6 +95,8 @@ static int convert(const char *in_path, const char *out_path, const trace_open_o
             goto done;
         }
     }
+    if ((rc = copy_objects(reader, writer, write_opts->format)))
+        goto done;
     rc = trace_writer_finish(writer, &trace_reader_stats(reader)->notes);
     writer = NULL;
 done:
