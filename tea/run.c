@@ -9,6 +9,7 @@
 #include "common/error.h"
 #include "trace/frames.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -277,36 +278,81 @@ int tea_run_describe(const tea_run *run, size_t i, pics_info *info)
     return tea_replay_describe(run->replay, i, &run->header, &run->totals, info);
 }
 
-void tea_run_csv_begin(FILE *f, const char *tool, const char *what, const char *command_line)
+void tea_run_csv_begin(FILE *f)
 {
-    fprintf(f, "# %s %s: %s\n", tool, what, command_line ? command_line : "");
     results_write_header(f);
-}
-
-/* A fraction with nine decimals, or nothing when unknown. */
-static void write_fraction(FILE *f, double v)
-{
-    if (!isnan(v))
-        fprintf(f, "%.9f", v);
 }
 
 void tea_run_csv_trace(FILE *f, const tea_run *run)
 {
-    fprintf(f, "# trace %s: %s, digest %s, %llu cycles, %llu records", run->name, run->path, run->digest,
-            (unsigned long long)(run->totals.last_cycle - run->totals.first_cycle),
-            (unsigned long long)run->totals.records);
-    if (run->header.binary_path)
-        fprintf(f, ", binary %s", run->header.binary_path);
-    fputc('\n', f);
     for (size_t i = 0; i < run->row_count; i++) {
         const tea_run_row *row = &run->rows[i];
-        fprintf(f, "%s,%s,%.15g,%llu,%llu,%llu,", run->name, row->label, row->spec.frequency_hz,
-                (unsigned long long)row->spec.seed, (unsigned long long)row->samples, (unsigned long long)row->lost);
-        for (int g = 0; g < TEA_RUN_GRANULARITIES; g++) {
-            write_fraction(f, row->error[g]);
-            fputc(g + 1 < TEA_RUN_GRANULARITIES ? ',' : '\n', f);
-        }
+        results_row r = {
+            .trace = (char *)run->name,
+            .scheme = (char *)row->label,
+            .freq_hz = row->spec.frequency_hz,
+            .seed = row->spec.seed,
+            .samples = row->samples,
+            .lost = row->lost,
+            .digest = (char *)run->digest,
+            .cycles = run->totals.last_cycle - run->totals.first_cycle,
+            .records = run->totals.records,
+        };
+        static_assert(TEA_RUN_GRANULARITIES == RESULTS_GRANULARITIES, "one error column per granularity");
+        for (int g = 0; g < TEA_RUN_GRANULARITIES; g++)
+            r.error[g] = row->error[g];
+        results_write_row(f, &r);
     }
+}
+
+int tea_run_json_path(const char *csv_path, char **json_path)
+{
+    size_t n = strlen(csv_path), suffix = strlen(TEA_RUN_CSV_SUFFIX);
+    size_t keep = n >= suffix && strcmp(csv_path + n - suffix, TEA_RUN_CSV_SUFFIX) == 0 ? n - suffix : n;
+    size_t size = keep + strlen(TEA_RUN_JSON_SUFFIX) + 1;
+
+    if (!(*json_path = malloc(size)))
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    snprintf(*json_path, size, "%.*s%s", (int)keep, csv_path, TEA_RUN_JSON_SUFFIX);
+    return TEA_OK;
+}
+
+void tea_run_json_begin(json_writer *j, const char *tool, const char *what, const char *command_line)
+{
+    json_begin_object(j);
+    json_key(j, "tool");
+    json_string(j, tool);
+    json_key(j, "command");
+    json_string(j, what);
+    json_key(j, "command_line");
+    json_string(j, command_line);
+    json_key(j, "traces");
+    json_begin_array(j);
+}
+
+void tea_run_json_trace(json_writer *j, const tea_run *run)
+{
+    json_begin_object(j);
+    json_key(j, "name");
+    json_string(j, run->name);
+    json_key(j, "path");
+    json_string(j, run->path);
+    json_key(j, "digest");
+    json_string(j, run->digest);
+    json_key(j, "cycles");
+    json_u64(j, run->totals.last_cycle - run->totals.first_cycle);
+    json_key(j, "records");
+    json_u64(j, run->totals.records);
+    json_key(j, "binary");
+    json_string(j, run->header.binary_path);
+    json_end(j);
+}
+
+void tea_run_json_end(json_writer *j)
+{
+    json_end(j);
+    json_end(j);
+    json_finish(j);
 }
 
 void tea_run_free(tea_run *run)

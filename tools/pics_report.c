@@ -301,6 +301,28 @@ static int print_text(FILE *f, const report_request *req, report_data *d)
 
 /* --- csv ------------------------------------------------------------------------------- */
 
+/*
+ * One component's contribution to the error, as pics/error.c counts it
+ * (docs/semantics.md, "Error"): |P − G| / 2C with P the component's sampled
+ * cycles scaled to the golden total C, exactly |value·C − golden·S| / 2CS for
+ * a sampled total S; G / C when nothing was sampled (error 1). The
+ * contributions of a row's components add up to the row's contribution when
+ * every component of the row is listed (they are).
+ */
+static double component_contribution(const report_input *in, const report_component *c)
+{
+    uint64_t C = in->g.total, S = in->p.total;
+    exact_u128 a, b;
+
+    if (C == 0)
+        return 0.0;
+    if (S == 0)
+        return (double)((long double)c->golden / (long double)C);
+    a = (exact_u128)c->value * C;
+    b = (exact_u128)c->golden * S;
+    return (double)((long double)(a > b ? a - b : b - a) / (2.0L * (long double)C * (long double)S));
+}
+
 static int print_csv(FILE *f, const report_request *req, report_data *d)
 {
     row_names n;
@@ -332,7 +354,8 @@ static int print_csv(FILE *f, const report_request *req, report_data *d)
             fprintf(f, ",%u,%s,%.9f,", c->psv, text, report_share(&d->in, 0, c->value));
             if (d->in.has_golden) {
                 report_cycles_text(&d->in, 1, c->golden, REPORT_DATA_DIGITS, text, sizeof text);
-                fprintf(f, "%s,%.9f,%.9f", text, report_share(&d->in, 1, c->golden), r->contribution);
+                fprintf(f, "%s,%.9f,%.9f", text, report_share(&d->in, 1, c->golden),
+                        component_contribution(&d->in, c));
             } else {
                 fprintf(f, ",,");
             }
@@ -471,7 +494,7 @@ static int print_json(FILE *f, const report_request *req, report_data *d)
                 json_null(&j);
             json_key(&j, "error_contribution");
             if (d->in.has_golden)
-                json_double(&j, r->contribution);
+                json_double(&j, component_contribution(&d->in, c));
             else
                 json_null(&j);
             json_end(&j);

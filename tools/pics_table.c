@@ -24,7 +24,7 @@
 
 #define PERCENT 100.0L
 #define FREQ_TOLERANCE 1e-9      /* relative difference at which --freq matches a row's freq_hz */
-#define CSV_DECIMALS 9           /* fraction digits of percentages in CSV, before trailing zeros go */
+#define CSV_DECIMALS 9           /* fraction digits of error fractions in CSV, before trailing zeros go */
 #define NUMBER_MAX 64
 #define FREQ_LIST_MAX 512       /* bytes of the frequency list in a message */
 #define NAMES_MAX 256           /* bytes of the trace list in a warning */
@@ -50,9 +50,10 @@ typedef enum table_format { TABLE_MD = 0, TABLE_LATEX, TABLE_CSV } table_format;
     "Options:\n"
 #define TABLE_EPILOGUE                                                                              \
     "\n"                                                                                           \
-    "CSV: a '#' comment line, then 'trace,SCHEME,...' with percentages; when some cell\n"          \
-    "averages several seeds, also SCHEME_min and SCHEME_max per scheme (the lowest and\n"          \
-    "highest seed's error, empty in the mean and max rows).\n"
+    "CSV: the header 'trace,granularity,freq_hz,SCHEME,...' and rows only, errors as\n"          \
+    "fractions (0.05 is 5 %); when some cell averages several seeds, also SCHEME_min\n"          \
+    "and SCHEME_max per scheme (the lowest and highest seed's error, empty in the mean\n"        \
+    "and max rows).\n"
 
 typedef struct table_request {
     char **inputs;
@@ -265,16 +266,16 @@ static void summarize(const char *command, table *t)
 
 /* --- writing ---------------------------------------------------------------------- */
 
-/* A fraction as a percentage with `decimals` digits; CSV drops trailing
- * zeros (and a trailing point). "" for NaN. */
-static void format_percent(long double fraction, int decimals, int trim, char *buf, size_t size)
+/* A fraction times `scale` (1, or PERCENT) with `decimals` digits; `trim`
+ * drops trailing zeros (and a trailing point). "" for NaN. */
+static void format_scaled(long double fraction, long double scale, int decimals, int trim, char *buf, size_t size)
 {
     size_t n;
     if (isnan(fraction)) {
         buf[0] = '\0';
         return;
     }
-    snprintf(buf, size, "%.*Lf", decimals, fraction * PERCENT);
+    snprintf(buf, size, "%.*Lf", decimals, fraction * scale);
     if (!trim || !strchr(buf, '.'))
         return;
     n = strlen(buf);
@@ -282,6 +283,18 @@ static void format_percent(long double fraction, int decimals, int trim, char *b
         buf[--n] = '\0';
     if (n > 0 && buf[n - 1] == '.')
         buf[--n] = '\0';
+}
+
+/* A fraction as a percentage with `decimals` digits (see format_scaled). */
+static void format_percent(long double fraction, int decimals, int trim, char *buf, size_t size)
+{
+    format_scaled(fraction, PERCENT, decimals, trim, buf, size);
+}
+
+/* A fraction as it is, as CSV writes errors (docs/pics-format.md, "Units"). */
+static void format_fraction(long double fraction, char *buf, size_t size)
+{
+    format_scaled(fraction, 1, CSV_DECIMALS, 1, buf, size);
 }
 
 static long double cell_mean(const table_cell *c)
@@ -345,13 +358,19 @@ static int write_suffixed_field(FILE *f, const char *label, const char *suffix)
     return TEA_OK;
 }
 
+/* The granularity and frequency columns of every CSV row. */
+static void write_csv_context(FILE *f, const table_request *req, const table *t)
+{
+    fprintf(f, ",%s,%.15g", pics_granularity_name(req->granularity), t->freq_hz);
+}
+
+/* The CSV: a header line and rows only (TABLE_EPILOGUE), errors as fractions. */
 static int write_csv(FILE *f, const table_request *req, const table *t)
 {
-    char number[NUMBER_MAX], what[TITLE_MAX];
+    char number[NUMBER_MAX];
     int rc;
 
-    describe(req, t, what, sizeof what);
-    fprintf(f, "# %s\ntrace", what);
+    fputs("trace,granularity,freq_hz", f);
     for (size_t s = 0; s < t->scheme_count; s++) {
         fputc(',', f);
         results_write_field(f, t->schemes[s]);
@@ -364,15 +383,16 @@ static int write_csv(FILE *f, const table_request *req, const table *t)
     fputc('\n', f);
     for (size_t i = 0; i < t->trace_count; i++) {
         results_write_field(f, t->traces[i]);
+        write_csv_context(f, req, t);
         for (size_t s = 0; s < t->scheme_count; s++) {
-            format_percent(cell_mean(cell_at(t, i, s)), CSV_DECIMALS, 1, number, sizeof number);
+            format_fraction(cell_mean(cell_at(t, i, s)), number, sizeof number);
             fprintf(f, ",%s", number);
         }
         for (size_t s = 0; t->spread && s < t->scheme_count; s++) {
             const table_cell *c = cell_at(t, i, s);
-            format_percent(c->seeds ? c->min : NAN, CSV_DECIMALS, 1, number, sizeof number);
+            format_fraction(c->seeds ? c->min : NAN, number, sizeof number);
             fprintf(f, ",%s", number);
-            format_percent(c->seeds ? c->max : NAN, CSV_DECIMALS, 1, number, sizeof number);
+            format_fraction(c->seeds ? c->max : NAN, number, sizeof number);
             fprintf(f, ",%s", number);
         }
         fputc('\n', f);
@@ -380,8 +400,9 @@ static int write_csv(FILE *f, const table_request *req, const table *t)
     for (int row = 0; row < 2; row++) {
         const long double *v = row == 0 ? t->mean : t->max;
         fputs(row == 0 ? MEAN_LABEL : MAX_LABEL, f);
+        write_csv_context(f, req, t);
         for (size_t s = 0; s < t->scheme_count; s++) {
-            format_percent(v[s], CSV_DECIMALS, 1, number, sizeof number);
+            format_fraction(v[s], number, sizeof number);
             fprintf(f, ",%s", number);
         }
         for (size_t s = 0; t->spread && s < t->scheme_count; s++)

@@ -22,7 +22,8 @@
     "Usage: tea replay TRACE [OPTIONS] -o DIR\n\n"                                                     \
     "Replay a trace once through the golden reference and the sampling schemes, write each\n"          \
     "PICS to DIR (golden.pics, SCHEME.pics, or SCHEME-FREQhz.pics with several frequencies,\n"         \
-    "plus summary.csv) and print samples, losses and the error of each scheme.\n\n"                    \
+    "plus summary.csv and its provenance summary.json) and print samples, losses and the\n"           \
+    "error of each scheme.\n\n"                                                                        \
     "Options:\n"
 #define REPLAY_EPILOGUE                                                                                 \
     "\n"                                                                                               \
@@ -30,7 +31,7 @@
     "the trace's first cycle. Error is sum |P - G| / 2C per instruction and component\n"               \
     "(error), per instruction (error_insn) and per function and component (in\n"                      \
     "summary.csv); see docs/semantics.md. summary.csv follows docs/pics-format.md,\n"                  \
-    "\"Results CSV\".\n"
+    "\"Results CSV\": the header line, then rows only, errors as fractions.\n"
 
 /* The file of a sampler's PICS: DIR/LABEL.pics, ':' as '-' ("ibs-all"), with
  * -FREQhz when several frequencies were asked for. */
@@ -60,14 +61,17 @@ static int write_pics(const tea_run *t, size_t i, const pics *p, const char *pat
     return rc;
 }
 
-/* The files a replay writes into its directory: *.pics and summary.csv. */
+/* The files a replay writes into its directory: *.pics, summary.csv and
+ * summary.json. */
 static int is_replay_output(const char *name)
 {
     size_t len = strlen(name);
-    return strcmp(name, "summary.csv") == 0 || (len > 5 && strcmp(name + len - 5, ".pics") == 0);
+    return strcmp(name, "summary.csv") == 0 || strcmp(name, "summary.json") == 0
+           || (len > 5 && strcmp(name + len - 5, ".pics") == 0);
 }
 
-/* Writes every PICS and summary.csv into `dir` (a temporary directory). */
+/* Writes every PICS, summary.csv and its provenance summary.json into `dir`
+ * (a temporary directory). */
 static int write_files(const study_request *req, const char *dir, const tea_run *t, const char *command_line)
 {
     char path[REPLAY_PATH_MAX];
@@ -85,8 +89,18 @@ static int write_files(const study_request *req, const char *dir, const tea_run 
     snprintf(path, sizeof path, "%s/summary.csv", dir);
     if ((rc = outfile_open(&f, path)))
         return rc;
-    tea_run_csv_begin(outfile_stream(f), cli_version(), "replay", command_line);
+    tea_run_csv_begin(outfile_stream(f));
     tea_run_csv_trace(outfile_stream(f), t);
+    if ((rc = outfile_commit(f)))
+        return rc;
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    if ((rc = outfile_open(&f, path)))
+        return rc;
+    json_writer j;
+    json_init(&j, outfile_stream(f));
+    tea_run_json_begin(&j, cli_version(), "replay", command_line);
+    tea_run_json_trace(&j, t);
+    tea_run_json_end(&j);
     return outfile_commit(f);
 }
 

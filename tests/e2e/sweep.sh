@@ -8,10 +8,13 @@ run 0 "$TEA" gen --workload memory --cycles 1000000 --seed 12 -o b.tea
 # a 10 MHz clock makes 3e6 cycles 0.3 s: 100 Hz gives 30 samples, 8 kHz 2400
 run 0 "$TEA" sweep a.tea b.tea --clock 10M --seeds 3 -j 2 -o sweep.csv --svg sweep.svg
 contains err.txt "a.tea done"
-head -n 1 sweep.csv | grep -q '^# tea .* sweep: ' || fail "no tool comment"
-grep -qx 'trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func' sweep.csv ||
-    fail "column names"
-grep -q '^# trace a: a.tea, digest [0-9a-f]\{16\}, ' sweep.csv || fail "no comment for trace a"
+head -n 1 sweep.csv |
+    grep -qx 'trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func,digest,cycles,records' ||
+    fail "line 1 is not the column names"
+! grep -q '^#' sweep.csv || fail "a comment line in sweep.csv"
+grep -q '"command_line": "tea sweep a.tea b.tea --clock 10M --seeds 3 -j 2 -o sweep.csv --svg sweep.svg"' sweep.json ||
+    fail "sweep.json: no command line"
+grep -q '"name": "a",' sweep.json || fail "sweep.json: no trace a"
 # 2 traces x 5 schemes x 4 frequencies x 3 seeds
 [ "$(grep -v '^#' sweep.csv | grep -vc '^trace,')" = 120 ] || fail "expected 120 rows"
 for s in tea nci ibs spe ris; do
@@ -55,7 +58,7 @@ xmllint --noout sweep.svg || fail "sweep.svg is not well-formed"
 printf '0x0 0x10000 low\n0x10000 0x100000000 high\n' >syms.txt
 run 0 "$TEA" sweep b.tea --clock 10M --freqs 1k --seeds 2 --schemes ibs,ibs:all --symbols syms.txt -o v.csv
 [ "$(grep -c '^b,ibs:all,1000,' v.csv)" = 2 ] || fail "no ibs:all rows"
-grep -q '^b,ibs,1000,1,[0-9]*,[0-9]*,0\.[0-9]*,0\.[0-9]*,0\.[0-9]\{9\}$' v.csv || fail "no error_func with --symbols"
+grep -q '^b,ibs,1000,1,[0-9]*,[0-9]*,0\.[0-9]*,0\.[0-9]*,0\.[0-9]\{9\},[0-9a-f]\{16\},[1-9][0-9]*,[1-9][0-9]*$' v.csv || fail "no error_func with --symbols"
 
 # bad input: nothing written
 run 1 "$TEA" sweep a.tea missing.tea -o bad.csv
