@@ -61,6 +61,20 @@ grep -q '"command_line": "tea replay m.tea --freq 100k,1M -o rn"' rn/summary.jso
 grep -q "\"digest\": \"$digest\"" rn/summary.json || fail "summary.json: no trace digest"
 grep -q '"path": "m.tea"' rn/summary.json || fail "summary.json: no trace path"
 
+# --- pics report on a replay directory: its TEA PICS against its golden, or
+# with several frequencies a message naming the files to pass
+run 0 "$TEA" replay m.tea --freq 1M -o one
+run 0 "$PICS" report one/tea.pics --golden one/golden.pics
+cp out.txt want-report.txt
+run 0 "$PICS" report one
+cmp -s out.txt want-report.txt || fail "pics report DIR differs from pics report DIR/tea.pics --golden DIR/golden.pics"
+contains err.txt "one is a tea replay directory: reporting one/tea.pics against one/golden.pics"
+run 2 "$PICS" report rn
+contains err.txt "rn is a tea replay directory with TEA PICS at 2 frequencies: pass one of tea-1000000hz.pics, tea-100000hz.pics with --golden rn/golden.pics"
+mkdir -p notreplay
+run 2 "$PICS" report notreplay
+contains err.txt "notreplay is a directory without golden.pics, not a tea replay directory: pass a PICS file"
+
 # --- a scheme with all nine events: the same samples, only the components
 # differ, so the instruction-only error is the same as the native scheme's
 run 0 "$TEA" replay m.tea --freq 1M --schemes golden,ibs,ibs:all,spe:all -o va
