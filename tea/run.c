@@ -10,6 +10,7 @@
 #include "trace/frames.h"
 
 #include <assert.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +59,7 @@ void tea_run_scheme_label(const tea_run_scheme *s, char *buf, size_t size)
 /* Largest sampling period accepted (cycles): beyond it a trace would need
  * more than 2^63 cycles for one sample. */
 #define RUN_MAX_PERIOD (1ull << 63)
+#define TEA_RUN_WARN_SCHEMES_MAX 256 /* characters of scheme labels in one warning */
 
 /* Checks what build_specs would make of the options at `clock_hz`: every
  * frequency gives a period of 1 to 2^63 cycles, and no sampler appears twice
@@ -353,6 +355,61 @@ void tea_run_json_end(json_writer *j)
     json_end(j);
     json_end(j);
     json_finish(j);
+}
+
+/* `x` > 0 rounded up to two significant digits (16384 -> 17000). */
+static double round_up_two_digits(double x)
+{
+    double unit = pow(10.0, floor(log10(x)) - 1);
+    return ceil(x / unit - 1e-9) * unit;
+}
+
+size_t tea_run_warn_few_samples(const tea_run *run, FILE *f, const char *command, const char *freq_option)
+{
+    uint64_t cycles = run->totals.last_cycle - run->totals.first_cycle, clock = run->header.clock_hz;
+    size_t warnings = 0;
+
+    for (size_t i = 0; i < run->row_count; i++) {
+        double freq = run->rows[i].spec.frequency_hz, want = 0;
+        uint64_t fewest = UINT64_MAX;
+        char schemes[TEA_RUN_WARN_SCHEMES_MAX] = "";
+        size_t used = 0;
+        int seen = 0;
+
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = run->rows[k].spec.frequency_hz == freq;
+        if (seen)
+            continue; /* this frequency was looked at with row k */
+        for (size_t k = i; k < run->row_count; k++) {
+            const tea_run_row *row = &run->rows[k];
+            int listed = 0;
+            if (row->spec.frequency_hz != freq || row->samples >= TEA_RUN_MIN_SAMPLES)
+                continue;
+            if (row->samples < fewest)
+                fewest = row->samples;
+            if (row->samples > 0 && freq * TEA_RUN_MIN_SAMPLES / (double)row->samples > want)
+                want = freq * TEA_RUN_MIN_SAMPLES / (double)row->samples;
+            for (size_t j = i; j < k && !listed; j++) /* each label once (several seeds) */
+                listed = run->rows[j].spec.frequency_hz == freq && run->rows[j].samples < TEA_RUN_MIN_SAMPLES
+                         && strcmp(run->rows[j].label, row->label) == 0;
+            if (!listed && used < sizeof schemes)
+                used += (size_t)snprintf(schemes + used, sizeof schemes - used, "%s%s", used ? ", " : "", row->label);
+        }
+        if (fewest == UINT64_MAX)
+            continue;
+        if (cycles > 0 && (double)clock * TEA_RUN_MIN_SAMPLES / (double)cycles > want)
+            want = (double)clock * TEA_RUN_MIN_SAMPLES / (double)cycles;
+        fprintf(f, "%s: warning: %s: at %.15g Hz %s took fewer than %d samples (as few as %llu): too few for the "
+                   "error to mean much; ",
+                command, run->name, freq, schemes, TEA_RUN_MIN_SAMPLES, (unsigned long long)fewest);
+        if (cycles < TEA_RUN_MIN_SAMPLES || want > (double)clock)
+            fprintf(f, "the trace is too short for that even at one sample per cycle");
+        else
+            fprintf(f, "use %s %.15g or more", freq_option, round_up_two_digits(want));
+        fprintf(f, " (a trace of %llu cycles at %llu Hz)\n", (unsigned long long)cycles, (unsigned long long)clock);
+        warnings++;
+    }
+    return warnings;
 }
 
 void tea_run_free(tea_run *run)

@@ -142,6 +142,27 @@ void tea_run_json_begin(json_writer *j, const char *tool, const char *what, cons
 void tea_run_json_trace(json_writer *j, const tea_run *run);
 void tea_run_json_end(json_writer *j);
 
+/* The fewest samples a scheme should take for its error to mean much: the
+ * sampling noise alone is about 1/sqrt(n) of a profile (3 % at 1000). */
+#define TEA_RUN_MIN_SAMPLES 1000
+
+/*
+ * Warns on `f`, once per frequency of the run at which some sampler took
+ * fewer than TEA_RUN_MIN_SAMPLES samples (over every scheme and seed):
+ *
+ *   COMMAND: warning: NAME: at F Hz SCHEMES took fewer than 1000 samples
+ *   (as few as N): too few for the error to mean much; use FREQ_OPTION S or more
+ *   (a trace of C cycles at H Hz)
+ *
+ * S is the lowest frequency, rounded up to two significant digits, at which
+ * the trace's cycles give TEA_RUN_MIN_SAMPLES sample points and, when a
+ * scheme took some samples but too few (tagging schemes lose some), at which
+ * its samples would scale up to that many; when even a period of one cycle
+ * is not enough, the warning says the trace is too short instead. Returns
+ * the number of warnings written.
+ */
+size_t tea_run_warn_few_samples(const tea_run *run, FILE *f, const char *command, const char *freq_option);
+
 /* Frees the engine and the rows; `run` is empty afterwards. */
 void tea_run_free(tea_run *run);
 

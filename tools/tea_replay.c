@@ -31,7 +31,11 @@
     "the trace's first cycle. Error is sum |P - G| / 2C per instruction and component\n"               \
     "(error), per instruction (error_insn) and per function and component (in\n"                      \
     "summary.csv); see docs/semantics.md. summary.csv follows docs/pics-format.md,\n"                  \
-    "\"Results CSV\": the header line, then rows only, errors as fractions.\n"
+    "\"Results CSV\": the header line, then rows only, errors as fractions.\n\n"                      \
+    "A scheme that takes fewer than 1000 samples gets a warning on standard error: its\n"         \
+    "error then mostly measures sampling noise (about 1/sqrt(samples)). The default 4 kHz\n"     \
+    "is the TEA paper's, for runs of seconds; the warning names the frequency at which a\n"      \
+    "short trace gives 1000 samples (or says it is too short even at one per cycle).\n"
 
 /* The file of a sampler's PICS: DIR/LABEL.pics, ':' as '-' ("ibs-all"), with
  * -FREQhz when several frequencies were asked for. */
@@ -158,8 +162,10 @@ static int replay_main(const study_request *req, const char *trace_path, const c
 {
     tea_run t;
     int rc = study_run(req, trace_path, &t);
-    if (!rc && !(rc = write_outputs(req, dir, &t, command_line)))
+    if (!rc && !(rc = write_outputs(req, dir, &t, command_line))) {
         print_table(req, dir, &t);
+        tea_run_warn_few_samples(&t, stderr, "tea replay", "--freq");
+    }
     tea_run_free(&t);
     return rc;
 }

@@ -31,7 +31,9 @@
     "Error against sampling frequency: every scheme at every frequency and seed, all\n"                \
     "sampled in one pass over each trace; traces in parallel. Writes the tidy results\n"               \
     "CSV (docs/pics-format.md, \"Results CSV\"): trace,scheme,freq_hz,seed,samples,lost,\n"              \
-    "error_insn_component,error_insn,error_func.\n\n"                                                  \
+    "error_insn_component,error_insn,error_func,digest,cycles,records.\n\n"                             \
+    "A frequency at which a scheme takes fewer than 1000 samples on a trace gets a warning\n"      \
+    "on standard error with the frequency that would give enough.\n\n"                          \
     "Options:\n"
 
 /* One trace of the sweep and its outcome. */
@@ -303,6 +305,8 @@ static int sweep(const study_request *req, const sweep_options *o, char **paths,
     if (!(rc = run_all(&pool, threads)) && !(rc = write_csv(&pool, o->out_path ? o->out_path : "-", command_line))
         && o->svg_path)
         rc = write_svg(&pool, o->svg_path, o->granularity);
+    for (size_t i = 0; !rc && i < count; i++)
+        tea_run_warn_few_samples(&pool.jobs[i].result, stderr, "tea sweep", "--freqs");
     for (size_t i = 0; i < count; i++)
         tea_run_free(&pool.jobs[i].result);
     free(pool.jobs);

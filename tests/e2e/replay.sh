@@ -75,6 +75,16 @@ mkdir -p notreplay
 run 2 "$PICS" report notreplay
 contains err.txt "notreplay is a directory without golden.pics, not a tea replay directory: pass a PICS file"
 
+# --- too few samples are said, with the frequency that gives enough: at
+# 1 MHz (period 3200) the 400,000 cycles hold 125 points; 1000 need 8 MHz
+run 0 "$TEA" replay m.tea --schemes golden,tea --freq 1M --jitter none -o few
+contains err.txt "tea replay: warning: m: at 1000000 Hz tea took fewer than 1000 samples (as few as 125): too few for the error to mean much; use --freq 8000000 or more (a trace of 400000 cycles at 3200000000 Hz)"
+run 0 "$TEA" replay m.tea --schemes golden,tea --freq 8M --jitter none -o enough
+[ ! -s err.txt ] || fail "a warning with 1000 samples: $(cat err.txt)"
+# the 50 cycles of the scenario hold 1000 samples at no frequency
+run 0 "$TEA" replay "$DATA/scenario.bin" --schemes golden,tea -o short
+contains err.txt "at 4000 Hz tea took fewer than 1000 samples (as few as 0): too few for the error to mean much; the trace is too short for that even at one sample per cycle (a trace of 50 cycles at "
+
 # --- a scheme with all nine events: the same samples, only the components
 # differ, so the instruction-only error is the same as the native scheme's
 run 0 "$TEA" replay m.tea --freq 1M --schemes golden,ibs,ibs:all,spe:all -o va

@@ -44,7 +44,7 @@ done
 
 # deterministic, whatever the number of jobs
 run 0 "$TEA" sweep a.tea b.tea --clock 10M --seeds 3 -j 1 --quiet -o again.csv
-[ ! -s err.txt ] || fail "--quiet printed progress"
+! grep -v ': warning: ' err.txt | grep -q . || fail "--quiet printed progress"
 grep -v '^#' sweep.csv >rows1.txt
 grep -v '^#' again.csv >rows2.txt
 cmp -s rows1.txt rows2.txt || fail "-j 1 and -j 2 give different rows"
@@ -53,6 +53,15 @@ cmp -s rows1.txt rows2.txt || fail "-j 1 and -j 2 give different rows"
 xmllint --noout sweep.svg || fail "sweep.svg is not well-formed"
 [ "$(xmllint --xpath 'count(//*[local-name()="g"][@class="series"])' sweep.svg)" = 5 ] || fail "not 5 series"
 [ "$(xmllint --xpath 'count(//*[local-name()="circle"][@class="point"])' sweep.svg)" = 20 ] || fail "not 20 points"
+
+# too few samples: one warning per trace and frequency, naming the schemes
+# once whatever the seeds; b's 999,988 cycles at 10 MHz give 99 points at
+# 1 kHz (jitter none: one sample per period of 10,000 cycles), so 1000 need
+# 10^7 * 1000 / 999,988 = 10,000.12 Hz, rounded up to two digits 11,000
+run 0 "$TEA" sweep b.tea --clock 10M --freqs 1k,20k --seeds 2 --schemes tea,nci --jitter none --quiet -o few.csv
+[ "$(grep -c 'warning' err.txt)" = 1 ] || fail "expected one warning (1 kHz only): $(cat err.txt)"
+contains err.txt "tea sweep: warning: b: at 1000 Hz tea, nci took fewer than 1000 samples (as few as "
+contains err.txt "use --freqs 11000 or more (a trace of 999988 cycles at 10000000 Hz)"
 
 # schemes with all events, a symbol map for the function error
 printf '0x0 0x10000 low\n0x10000 0x100000000 high\n' >syms.txt
