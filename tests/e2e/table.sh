@@ -182,6 +182,41 @@ xmllint --noout t1.svg || fail "t1.svg is not well-formed XML"
 [ "$(xpath t1.svg "count(//$RECT[@class='segment'])")" = 3 ] || fail "SVG 1 MHz: expected 3 drawn bars (lbm, nab, mean)"
 [ "$(xpath t1.svg "count(//$G[@class='errorbar'])")" = 0 ] || fail "SVG 1 MHz: no whiskers with one seed"
 
+# --- publication polish: display names, precision, the best (lowest) error
+# of each row in bold, a caption; the cells are those of want.csv in percent
+run 0 "$PICS" table a.csv b.csv --freq 4k --names --bold-best --precision 0 --caption "Error (%) of each scheme"
+cat >want-polish.md <<'EOF'
+<!-- pics table: error (%) at insn-component granularity, 4000 Hz, mean over seeds -->
+| trace | TEA | NCI-TEA | IBS | IBS (all events) |
+|:---|---:|---:|---:|---:|
+| lbm | **2** | 10 | 50 | 20 |
+| nab | **4** | 20 | 60 | 30 |
+| 605.mcf\_s | **3** | 15 | 70 | 10 |
+| **mean** | **3** | 15 | 60 | 20 |
+| **max** | **4** | 20 | 70 | 30 |
+
+Table: Error (%) of each scheme
+EOF
+same out.txt want-polish.md
+run 0 "$PICS" table a.csv b.csv --freq 4k --names --format latex --caption 'A & B_1'
+contains out.txt '\begin{table}'
+contains out.txt '\caption{A \& B\_1}'
+contains out.txt 'trace & TEA & NCI-TEA & IBS & IBS (all events) \\'
+tail -n 1 out.txt | grep -qx '\\end{table}' || fail "LaTeX caption: no \end{table} last"
+# ties at the precision shown are all bold: 2.14 % and 2.136 % are both 2.14
+# at two decimals, and only 2.136 is the best at three
+printf '%s\nx,tea,4000,1,1,0,0.0214,0.01,\nx,nci,4000,1,1,0,0.02136,0.01,\nx,ibs,4000,1,1,0,0.5,0.01,\n' "$HEADER" >ties.csv
+run 0 "$PICS" table ties.csv --bold-best --precision 2 --format latex
+contains out.txt 'x & \textbf{2.14} & \textbf{2.14} & 50.00 \\'
+run 0 "$PICS" table ties.csv --bold-best --precision 3
+contains out.txt '| x | 2.140 | **2.136** | 50.000 |'
+# without the options the table is as before (labels, one decimal, no bold)
+run 0 "$PICS" table ties.csv
+contains out.txt '| x | 2.1 | 2.1 | 50.0 |'
+contains out.txt '| trace | tea | nci | ibs |'
+run 2 "$PICS" table ties.csv --precision 10
+contains err.txt "invalid precision '10'"
+
 # --- tea replay directories as input (two seeds of one trace)
 run 0 "$TEA" gen --workload mixed --cycles 300000 --seed 5 -o mixed.tea
 run 0 "$TEA" replay mixed.tea --freq 100k --seed 1 -o rep1
@@ -292,6 +327,13 @@ run 0 "$PICS" correlate hand.pics -o hand.csv
 same hand.csv want-hand.csv
 matches out.txt '^DR-SQ +undefined \(n=2\)$'
 [ ! -s err.txt ] || fail "correlate -o: unexpected messages: $(cat err.txt)"
+# the SVG (one series for one input) marks each of the 6 undefined r 'n/a',
+# so that it does not look like r = 0, and draws a bar for each of the 3
+# defined ones
+run 0 "$PICS" correlate hand.pics -o /dev/null --svg hand.svg
+xmllint --noout hand.svg || fail "hand.svg is not well-formed"
+[ "$(grep -c '<text [^>]*class="missing"[^>]*>n/a</text>' hand.svg)" = 6 ] || fail "SVG: expected 6 'n/a' marks"
+[ "$(grep -c '<rect [^>]*class="segment"' hand.svg)" = 3 ] || fail "SVG: expected 3 bars"
 # --min-count 2: ST-L1 keeps (2,1) (3,4) (4,3) (5,5): r = 5.5 / sqrt(5 x 8.75)
 run 0 "$PICS" correlate hand.pics --min-count 2
 want=$(awk 'BEGIN { printf "%.9f", 5.5 / sqrt(5 * 8.75) }')
