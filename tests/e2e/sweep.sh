@@ -63,6 +63,14 @@ run 0 "$TEA" sweep b.tea --clock 10M --freqs 1k,20k --seeds 2 --schemes tea,nci 
 contains err.txt "tea sweep: warning: b: at 1000 Hz tea, nci took fewer than 1000 samples (as few as "
 contains err.txt "use --freqs 11000 or more (a trace of 999988 cycles at 10000000 Hz)"
 
+# the provenance goes beside a file: OUT.json for OUT.csv, NAME.json for a
+# name without .csv, none for standard output
+run 0 "$TEA" sweep b.tea --clock 10M --freqs 20k --seeds 1 --schemes tea --quiet -o noext
+[ -f noext.json ] && [ ! -e noext.csv.json ] || fail "no noext.json beside noext"
+run 0 "$TEA" sweep b.tea --clock 10M --freqs 20k --seeds 1 --schemes tea --quiet
+head -n 1 out.txt | grep -q '^trace,scheme,' || fail "standard output: no header first"
+[ ! -e -.json ] && [ ! -e .json ] || fail "a JSON file for standard output"
+
 # schemes with all events, a symbol map for the function error
 printf '0x0 0x10000 low\n0x10000 0x100000000 high\n' >syms.txt
 run 0 "$TEA" sweep b.tea --clock 10M --freqs 1k --seeds 2 --schemes ibs,ibs:all --symbols syms.txt -o v.csv
