@@ -6,6 +6,7 @@
 #include "common/error.h"
 #include "common/exact.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,6 +70,47 @@ const char *topdown_category_name(enum topdown_category category)
     static const char *const names[TOPDOWN_CATEGORY_COUNT] = { "retiring", "bad_speculation", "frontend_bound",
                                                                "backend_bound" };
     return (unsigned)category < TOPDOWN_CATEGORY_COUNT ? names[category] : "?";
+}
+
+const char *topdown_level2_name(enum topdown_level2 node)
+{
+    static const char *const names[TOPDOWN_LEVEL2_COUNT] = {
+        "Frontend_Bound.Fetch_Latency",      "Frontend_Bound.Fetch_Bandwidth", "Bad_Speculation.Branch_Mispredicts",
+        "Bad_Speculation.Machine_Clears",    "Backend_Bound.Memory_Bound",     "Backend_Bound.Core_Bound",
+    };
+    return (unsigned)node < TOPDOWN_LEVEL2_COUNT ? names[node] : "?";
+}
+
+enum topdown_category topdown_level2_parent(enum topdown_level2 node)
+{
+    assert((unsigned)node < TOPDOWN_LEVEL2_COUNT);
+    return node <= TOPDOWN_FETCH_BANDWIDTH     ? TOPDOWN_FRONTEND_BOUND
+           : node <= TOPDOWN_MACHINE_CLEARS    ? TOPDOWN_BAD_SPECULATION
+                                               : TOPDOWN_BACKEND_BOUND;
+}
+
+/* The PSV events that make Backend-bound slots Memory bound: the µop missed
+ * in the data cache, the data TLB or the LLC, or waited for a full load or
+ * store queue (TMA's Store_Bound is under Memory_Bound). */
+#define TOPDOWN_MEMORY_EVENTS                                                                                  \
+    ((1u << PSV_ST_L1) | (1u << PSV_ST_TLB) | (1u << PSV_ST_LLC) | (1u << PSV_DR_SQ))
+
+/* The level-2 node of slots of `category` charged to `component`;
+ * `whole_cycle` when they are all W slots of a cycle in which nothing
+ * commits. -1 for Retiring, which is not split. */
+static int level2_of(enum topdown_category category, unsigned component, int whole_cycle)
+{
+    unsigned events = component == TOPDOWN_NO_UOP ? 0 : component;
+    switch (category) {
+    case TOPDOWN_FRONTEND_BOUND:
+        return whole_cycle ? TOPDOWN_FETCH_LATENCY : TOPDOWN_FETCH_BANDWIDTH;
+    case TOPDOWN_BAD_SPECULATION:
+        return events & (1u << PSV_FL_MB) ? TOPDOWN_BRANCH_MISPREDICTS : TOPDOWN_MACHINE_CLEARS;
+    case TOPDOWN_BACKEND_BOUND:
+        return events & TOPDOWN_MEMORY_EVENTS ? TOPDOWN_MEMORY_BOUND : TOPDOWN_CORE_BOUND;
+    default:
+        return -1;
+    }
 }
 
 static uint64_t gcd(uint64_t a, uint64_t b)
@@ -215,16 +257,24 @@ static void charge_state(topdown *td, size_t scope, enum golden_state state, uns
     }
 }
 
-/* Charges `slots` slots of a category to the whole trace and to `scope`.
- * Frontend-bound slots of a µop refetched after a memory-ordering violation
- * are recovery from that flush: bad speculation (docs/topdown.md). */
+/* Charges `slots` slots of a category to the whole trace and to `scope`
+ * (`whole_cycle`: they are all the slots of cycles in which nothing
+ * commits, for level 2). Frontend-bound slots of a µop refetched after a
+ * memory-ordering violation are recovery from that flush: bad speculation
+ * (docs/topdown.md). */
 static void charge_slots(topdown *td, size_t scope, enum topdown_category category, unsigned component,
-                         uint64_t slots)
+                         uint64_t slots, int whole_cycle)
 {
+    int node;
     if (!slots)
         return;
     if (category == TOPDOWN_FRONTEND_BOUND && component != TOPDOWN_NO_UOP && (component & (1u << PSV_FL_MO)))
         category = TOPDOWN_BAD_SPECULATION;
+    if ((node = level2_of(category, component, whole_cycle)) >= 0) {
+        td->whole.level2[node] += slots;
+        if (td->per_function)
+            td->scopes[scope].level2[node] += slots;
+    }
     td->whole.slots[category] += slots;
     td->whole_components[TOPDOWN_VIEW_SLOTS][category][component] += slots;
     if (td->per_function) {
@@ -251,7 +301,7 @@ static void charge_interval(topdown *td, const golden_interval *iv, unsigned rob
         size_t s = uop_scope(td, &iv->flush_cause);
         unsigned c = iv->flush_cause.psv & PSV_MASK_ALL;
         charge_state(td, s, GOLDEN_FLUSHED, c, flushed);
-        charge_slots(td, s, TOPDOWN_BAD_SPECULATION, c, flushed * w);
+        charge_slots(td, s, TOPDOWN_BAD_SPECULATION, c, flushed * w, 1);
     }
     if (!iv->uops)
         return;
@@ -265,17 +315,17 @@ static void charge_interval(topdown *td, const golden_interval *iv, unsigned rob
         unsigned c = head->psv & PSV_MASK_ALL; /* the component of the µop waited for */
 
         /* Slots the previous compute cycle could not fill wait for this µop. */
-        charge_slots(td, s, td->pending_category, c, td->pending_slots);
+        charge_slots(td, s, td->pending_category, c, td->pending_slots, 0);
         td->pending_slots = 0;
         charge_state(td, s, GOLDEN_DRAINED, c, iv->drained);
-        charge_slots(td, s, TOPDOWN_FRONTEND_BOUND, c, iv->drained * w);
+        charge_slots(td, s, TOPDOWN_FRONTEND_BOUND, c, iv->drained * w, 1);
         charge_state(td, s, GOLDEN_STALLED, c, stalled);
-        charge_slots(td, s, TOPDOWN_BACKEND_BOUND, c, stalled * w);
+        charge_slots(td, s, TOPDOWN_BACKEND_BOUND, c, stalled * w, 1);
         if (n == 0) {
             /* An exception's own cycle: Stalled, and all its slots are lost
              * to the flush it starts. */
             charge_state(td, s, GOLDEN_STALLED, c, 1);
-            charge_slots(td, s, TOPDOWN_BAD_SPECULATION, c, w);
+            charge_slots(td, s, TOPDOWN_BAD_SPECULATION, c, w, 1);
             td->summary.exceptions++;
             return;
         }
@@ -286,12 +336,12 @@ static void charge_interval(topdown *td, const golden_interval *iv, unsigned rob
             size_t si = uop_scope(td, &iv->uops[i]);
             if (td->per_function)
                 td->scopes[si].states[GOLDEN_COMPUTE] += td->unit / n;
-            charge_slots(td, si, TOPDOWN_RETIRING, iv->uops[i].psv & PSV_MASK_ALL, 1);
+            charge_slots(td, si, TOPDOWN_RETIRING, iv->uops[i].psv & PSV_MASK_ALL, 1, 0);
         }
         if (n < w) {
             if (iv->exception || (last->psv & PSV_FLUSH_CAUSE_MASK)) {
                 /* The rest of the row is lost to the flush that follows. */
-                charge_slots(td, uop_scope(td, last), TOPDOWN_BAD_SPECULATION, last->psv & PSV_MASK_ALL, w - n);
+                charge_slots(td, uop_scope(td, last), TOPDOWN_BAD_SPECULATION, last->psv & PSV_MASK_ALL, w - n, 0);
             } else {
                 /* Nothing else could commit: the ROB ran dry, or the next µop
                  * was not done. Charged to that µop, known at its commit. */
@@ -434,10 +484,10 @@ int topdown_finish(topdown *td)
     tail_stalled = gt->states[GOLDEN_STALLED] - td->whole.states[GOLDEN_STALLED];
     tail_drained = gt->states[GOLDEN_DRAINED] - td->whole.states[GOLDEN_DRAINED];
     charge_state(td, unattributed_scope(td), GOLDEN_STALLED, TOPDOWN_NO_UOP, tail_stalled);
-    charge_slots(td, unattributed_scope(td), TOPDOWN_BACKEND_BOUND, TOPDOWN_NO_UOP, tail_stalled * td->width);
+    charge_slots(td, unattributed_scope(td), TOPDOWN_BACKEND_BOUND, TOPDOWN_NO_UOP, tail_stalled * td->width, 1);
     charge_state(td, unattributed_scope(td), GOLDEN_DRAINED, TOPDOWN_NO_UOP, tail_drained);
-    charge_slots(td, unattributed_scope(td), TOPDOWN_FRONTEND_BOUND, TOPDOWN_NO_UOP, tail_drained * td->width);
-    charge_slots(td, unattributed_scope(td), td->pending_category, TOPDOWN_NO_UOP, td->pending_slots);
+    charge_slots(td, unattributed_scope(td), TOPDOWN_FRONTEND_BOUND, TOPDOWN_NO_UOP, tail_drained * td->width, 1);
+    charge_slots(td, unattributed_scope(td), td->pending_category, TOPDOWN_NO_UOP, td->pending_slots, 0);
     td->pending_slots = 0;
     if (td->failed)
         return tea_error_set(TEA_ERR_NOMEM, "out of memory");

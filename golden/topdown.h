@@ -45,6 +45,29 @@ enum topdown_category {
     TOPDOWN_CATEGORY_COUNT = 4
 };
 
+/*
+ * TMA's level 2 of the slots where the PSV can tell (docs/topdown.md,
+ * "Level 2"), named as toplev names them; each pair splits one level-1
+ * category exactly (Retiring is not split: the trace cannot tell light from
+ * heavy operations).
+ */
+enum topdown_level2 {
+    TOPDOWN_FETCH_LATENCY = 0,      /* Frontend bound: whole cycles with nothing to commit (Drained) */
+    TOPDOWN_FETCH_BANDWIDTH = 1,    /* Frontend bound: the rest of a commit row when the ROB ran dry */
+    TOPDOWN_BRANCH_MISPREDICTS = 2, /* Bad speculation charged to a µop with FL-MB */
+    TOPDOWN_MACHINE_CLEARS = 3,     /* Bad speculation otherwise (FL-EX, exceptions, FL-MO) */
+    TOPDOWN_MEMORY_BOUND = 4,       /* Backend bound charged to a µop with ST-L1, ST-TLB, ST-LLC or DR-SQ */
+    TOPDOWN_CORE_BOUND = 5,         /* Backend bound otherwise */
+    TOPDOWN_LEVEL2_COUNT = 6
+};
+
+/* "Frontend_Bound.Fetch_Latency", ..., "Backend_Bound.Core_Bound" (toplev's
+ * names), "?" for anything else. */
+const char *topdown_level2_name(enum topdown_level2 node);
+
+/* The level-1 category a level-2 node splits. */
+enum topdown_category topdown_level2_parent(enum topdown_level2 node);
+
 /* Categories per view (both views have four). */
 #define TOPDOWN_CATEGORIES 4
 
@@ -78,6 +101,8 @@ typedef struct topdown_counts {
                                                 where a compute cycle is split among its µops */
     uint64_t states[GOLDEN_STATE_COUNT];     /* per commit state, in 1/state_unit cycles */
     uint64_t slots[TOPDOWN_CATEGORY_COUNT];  /* commit slots per category */
+    uint64_t level2[TOPDOWN_LEVEL2_COUNT];   /* the same slots split at level 2 (each pair sums
+                                                to its parent's slots) */
 } topdown_counts;
 
 /* Whole-trace facts. */

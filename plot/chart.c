@@ -616,6 +616,10 @@ int chart_write_grouped_bars(FILE *out, const chart_grouped_bars *c)
                 snprintf(tip, sizeof tip, "%s, %s: no value", or_empty(c->group_labels[g]),
                          or_empty(c->series_labels[s]));
                 svg_group_begin(&w, &(svg_style){ .cls = "bar" }, tip);
+                if (c->missing_label) /* upright, reading from the zero line upwards */
+                    svg_text(&w, x + BAR_WIDTH / 2 + SMALL_FONT_SIZE / 3, frame_y(&b.plot, 0) - LABEL_GAP,
+                             SVG_ANCHOR_START, SMALL_FONT_SIZE, -90,
+                             &(svg_style){ .cls = "missing", .fill = COLOR_AXIS }, c->missing_label);
                 svg_group_end(&w);
                 continue;
             }

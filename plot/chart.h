@@ -130,6 +130,9 @@ typedef struct chart_grouped_bars {
     const double *values;               /* [groups][series], finite (negative values hang below
                                          * a zero line), or NaN: no bar there */
     const double *low, *high;           /* NULL, or [groups][series] whisker ends (NaN: none) */
+    const char *missing_label;          /* NULL, or text written upright at the zero line where a
+                                         * value is NaN (e.g. "n/a"), so that no value does not
+                                         * look like a value of 0 (class "missing") */
 } chart_grouped_bars;
 
 /* 0 or TEA_ERR_USAGE (also for a whisker end on the wrong side of its

@@ -25,6 +25,8 @@ fi
 # libxml2-utils: xmllint checks the SVG output in tests.
 PACKAGES="gcc g++ make cmake pkg-config libzstd-dev libelf-dev libdw-dev libcapstone-dev libcmocka-dev zstd valgrind binutils
 gcc-riscv64-linux-gnu binutils-riscv64-linux-gnu libxml2-utils"
+# python3: e2e.csvs parses every CSV the tools write with Python's csv module.
+PACKAGES="$PACKAGES python3"
 if [ "$FUZZ" -eq 1 ]; then
     PACKAGES="$PACKAGES clang"
 fi

@@ -33,12 +33,15 @@ enum {
     COL_ERROR_INSN_COMPONENT,
     COL_ERROR_INSN,
     COL_ERROR_FUNC,
+    COL_DIGEST,
+    COL_CYCLES,
+    COL_RECORDS,
     COL_KNOWN,
     COL_REQUIRED = COL_SEED + 1 /* trace, scheme, freq_hz and seed must be there */
 };
 
 static const char *const column_names[COL_KNOWN] = {
-    "trace", "scheme", "freq_hz", "seed", "samples", "lost", "error_insn_component", "error_insn", "error_func",
+    "trace", "scheme", "freq_hz", "seed", "samples", "lost", "error_insn_component", "error_insn", "error_func", "digest", "cycles", "records",
 };
 
 void results_init(results_set *s)
@@ -50,7 +53,8 @@ static void row_free(results_row *r)
 {
     free(r->trace);
     free(r->scheme);
-    r->trace = r->scheme = NULL;
+    free(r->digest);
+    r->trace = r->scheme = r->digest = NULL;
 }
 
 void results_free(results_set *s)
@@ -287,6 +291,10 @@ static int parse_row(const reader *rd, const fields *f, results_row *r)
         return line_error(rd, "samples '%.*s' is not an unsigned integer", FIELD_QUOTE_MAX, text);
     if ((text = field_of(rd, f, COL_LOST)) && parse_u64(text, &r->lost))
         return line_error(rd, "lost '%.*s' is not an unsigned integer", FIELD_QUOTE_MAX, text);
+    if ((text = field_of(rd, f, COL_CYCLES)) && *text && parse_u64(text, &r->cycles))
+        return line_error(rd, "cycles '%.*s' is not an unsigned integer", FIELD_QUOTE_MAX, text);
+    if ((text = field_of(rd, f, COL_RECORDS)) && *text && parse_u64(text, &r->records))
+        return line_error(rd, "records '%.*s' is not an unsigned integer", FIELD_QUOTE_MAX, text);
     for (int g = 0; g < RESULTS_GRANULARITIES; g++) {
         int c = COL_ERROR_INSN_COMPONENT + g;
         double *e = &r->error[g];
@@ -298,7 +306,9 @@ static int parse_row(const reader *rd, const fields *f, results_row *r)
     }
     r->trace = strdup(trace);
     r->scheme = strdup(scheme);
-    if (!r->trace || !r->scheme) {
+    text = field_of(rd, f, COL_DIGEST);
+    r->digest = text && *text ? strdup(text) : NULL;
+    if (!r->trace || !r->scheme || (text && *text && !r->digest)) {
         row_free(r);
         return tea_error_set(TEA_ERR_NOMEM, "out of memory");
     }
@@ -575,6 +585,13 @@ void results_write_row(FILE *out, const results_row *r)
         else
             fprintf(out, ",%.9f", r->error[g]);
     }
+    fputc(',', out);
+    if (r->digest) {
+        results_write_field(out, r->digest);
+        fprintf(out, ",%llu,%llu", (unsigned long long)r->cycles, (unsigned long long)r->records);
+    } else {
+        fputs(",,", out); /* no digest: cycles and records unknown */
+    }
     fputc('\n', out);
 }
 
@@ -604,6 +621,30 @@ static int trace_comment_name(const char *line, const char *digest, char **name)
     return TEA_OK;
 }
 
+/* The trace name of the first row of `path` whose digest column is
+ * `digest`, malloc'd, or NULL (no such row, or not a readable results CSV). */
+static int digest_column_name(const char *path, const char *digest, char **name)
+{
+    results_set s;
+    int rc;
+
+    *name = NULL;
+    results_init(&s);
+    rc = results_read(&s, path);
+    if (rc == TEA_ERR_NOMEM) {
+        results_free(&s);
+        return rc;
+    }
+    for (size_t i = 0; i < s.count && !*name; i++) {
+        if (s.rows[i].digest && strcmp(s.rows[i].digest, digest) == 0 && !(*name = strdup(s.rows[i].trace))) {
+            results_free(&s);
+            return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        }
+    }
+    results_free(&s);
+    return TEA_OK;
+}
+
 int results_trace_name(const char *path, const char *digest, char **name)
 {
     FILE *in = fopen(path, "r");
@@ -621,5 +662,7 @@ int results_trace_name(const char *path, const char *digest, char **name)
     }
     free(line);
     fclose(in);
+    if (rc == TEA_OK && !*name)
+        rc = digest_column_name(path, digest, name);
     return rc;
 }

@@ -3,17 +3,18 @@
  * `tea replay` writes as DIR/summary.csv and `tea sweep` as one file; read
  * into rows for `pics table` (and written, so that every writer agrees).
  *
- * The schema (README, "Results CSV"):
+ * The schema (docs/pics-format.md, "Results CSV"): the header line, then
+ * rows and nothing else; the provenance (tool, command line, trace paths
+ * and binaries) is in NAME.json beside the CSV (tea/run.h).
  *
- *     # tea 0.1.0 replay: <the command line>
- *     # trace lbm: /path/lbm.tea, digest 3cdd478deb2f956d, 15015862 cycles, ...
- *     trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func
- *     lbm,tea,4000,1,2500,0,0.044997647,0.035638817,0.012000000
- *     lbm,ibs:all,4000,1,2450,50,0.189869360,0.189869360,
+ *     trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func,digest,cycles,records
+ *     lbm,tea,4000,1,2500,0,0.044997647,0.035638817,0.012000000,3cdd478deb2f956d,15015862,5353921
+ *     lbm,ibs:all,4000,1,2450,50,0.189869360,0.189869360,,3cdd478deb2f956d,15015862,5353921
  *
- * Reading rules:
- *  - A line starting with '#' is a comment, anywhere; blank lines are
- *    skipped; a trailing CR is dropped.
+ * Reading rules (lenient: files of earlier versions read too):
+ *  - A line starting with '#' is a comment, anywhere (earlier versions
+ *    wrote provenance so); blank lines are skipped; a trailing CR is
+ *    dropped.
  *  - The first other line is the header. Columns are found by name, in any
  *    order; trace, scheme, freq_hz and seed are required, samples, lost and
  *    the error_* columns optional, unknown columns ignored. A later line that
@@ -24,7 +25,9 @@
  *  - trace and scheme are non-empty text; freq_hz a finite number > 0;
  *    seed, samples and lost unsigned decimal integers; an error a fraction
  *    from 0 to 1, or empty when unknown (error_func of a trace without
- *    symbols).
+ *    symbols); digest the trace's identity (16 hex digits, as in its PICS
+ *    files), cycles and records its span and record count, all three
+ *    optional (empty or no column: unknown).
  * A file that breaks a rule is refused with its name and line number.
  */
 #ifndef TEA_TEA_RESULTS_H
@@ -47,6 +50,8 @@ typedef struct results_row {
     uint64_t seed;
     uint64_t samples, lost;     /* sample points with and without a sample (0 without the column) */
     double error[RESULTS_GRANULARITIES]; /* fractions 0..1 by pics_granularity; NaN: empty or no column */
+    char *digest;               /* the trace's digest, or NULL when unknown */
+    uint64_t cycles, records;   /* the trace's span and records (0 without a digest) */
     const char *file;           /* the file the row was read from (owned by the set) */
     unsigned long line;         /* its line there, from 1 */
 } results_row;
@@ -95,14 +100,16 @@ void results_write_field(FILE *out, const char *text);
 void results_write_header(FILE *out);
 
 /* Writes one row in the schema: freq_hz with %.15g, errors with 9
- * decimals (empty when NaN); `file` and `line` are not written. Write errors
+ * decimals (empty when NaN), digest, cycles and records empty when digest
+ * is NULL; `file` and `line` are not written. Write errors
  * surface when the stream is closed (outfile_commit). */
 void results_write_row(FILE *out, const results_row *r);
 
-/* Looks through the '#' comments of a results CSV for the line that
- * `tea replay` writes about its trace, "# trace NAME: PATH, digest HEX, ...",
- * with the given digest (16 hex digits), and sets *name to a malloc'd copy
- * of NAME, or to NULL when the file cannot be read or has no such line.
+/* Finds the name of the trace with the given digest (16 hex digits) in a
+ * results CSV: the trace column of the first row whose digest column
+ * matches, or in a file of an earlier version the '#' comment line
+ * "# trace NAME: PATH, digest HEX, ...". Sets *name to a malloc'd copy, or
+ * to NULL when the file cannot be read or names no such trace.
  * Returns 0 or TEA_ERR_NOMEM. */
 int results_trace_name(const char *path, const char *digest, char **name);
 

@@ -9,6 +9,8 @@
 #include "common/error.h"
 #include "trace/frames.h"
 
+#include <assert.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +66,7 @@ void tea_run_scheme_label(const tea_run_scheme *s, char *buf, size_t size)
 /* Largest sampling period accepted (cycles): beyond it a trace would need
  * more than 2^63 cycles for one sample. */
 #define RUN_MAX_PERIOD (1ull << 63)
+#define TEA_RUN_WARN_SCHEMES_MAX 256 /* characters of scheme labels in one warning */
 
 /* Checks what build_specs would make of the options at `clock_hz`: every
  * frequency gives a period of 1 to 2^63 cycles, and no sampler appears twice
@@ -325,36 +328,136 @@ int tea_run_describe(const tea_run *run, size_t i, pics_info *info)
     return rc;
 }
 
-void tea_run_csv_begin(FILE *f, const char *tool, const char *what, const char *command_line)
+void tea_run_csv_begin(FILE *f)
 {
-    fprintf(f, "# %s %s: %s\n", tool, what, command_line ? command_line : "");
     results_write_header(f);
-}
-
-/* A fraction with nine decimals, or nothing when unknown. */
-static void write_fraction(FILE *f, double v)
-{
-    if (!isnan(v))
-        fprintf(f, "%.9f", v);
 }
 
 void tea_run_csv_trace(FILE *f, const tea_run *run)
 {
-    fprintf(f, "# trace %s: %s, digest %s, %llu cycles, %llu records", run->name, run->path, run->digest,
-            (unsigned long long)(run->totals.last_cycle - run->totals.first_cycle),
-            (unsigned long long)run->totals.records);
-    if (run->header.binary_path)
-        fprintf(f, ", binary %s", run->header.binary_path);
-    fputc('\n', f);
     for (size_t i = 0; i < run->row_count; i++) {
         const tea_run_row *row = &run->rows[i];
-        fprintf(f, "%s,%s,%.15g,%llu,%llu,%llu,", run->name, row->label, row->spec.frequency_hz,
-                (unsigned long long)row->spec.seed, (unsigned long long)row->samples, (unsigned long long)row->lost);
-        for (int g = 0; g < TEA_RUN_GRANULARITIES; g++) {
-            write_fraction(f, row->error[g]);
-            fputc(g + 1 < TEA_RUN_GRANULARITIES ? ',' : '\n', f);
-        }
+        results_row r = {
+            .trace = (char *)run->name,
+            .scheme = (char *)row->label,
+            .freq_hz = row->spec.frequency_hz,
+            .seed = row->spec.seed,
+            .samples = row->samples,
+            .lost = row->lost,
+            .digest = (char *)run->digest,
+            .cycles = run->totals.last_cycle - run->totals.first_cycle,
+            .records = run->totals.records,
+        };
+        static_assert(TEA_RUN_GRANULARITIES == RESULTS_GRANULARITIES, "one error column per granularity");
+        for (int g = 0; g < TEA_RUN_GRANULARITIES; g++)
+            r.error[g] = row->error[g];
+        results_write_row(f, &r);
     }
+}
+
+int tea_run_json_path(const char *csv_path, char **json_path)
+{
+    size_t n = strlen(csv_path), suffix = strlen(TEA_RUN_CSV_SUFFIX);
+    size_t keep = n >= suffix && strcmp(csv_path + n - suffix, TEA_RUN_CSV_SUFFIX) == 0 ? n - suffix : n;
+    size_t size = keep + strlen(TEA_RUN_JSON_SUFFIX) + 1;
+
+    if (!(*json_path = malloc(size)))
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    snprintf(*json_path, size, "%.*s%s", (int)keep, csv_path, TEA_RUN_JSON_SUFFIX);
+    return TEA_OK;
+}
+
+void tea_run_json_begin(json_writer *j, const char *tool, const char *what, const char *command_line)
+{
+    json_begin_object(j);
+    json_key(j, "tool");
+    json_string(j, tool);
+    json_key(j, "command");
+    json_string(j, what);
+    json_key(j, "command_line");
+    json_string(j, command_line);
+    json_key(j, "traces");
+    json_begin_array(j);
+}
+
+void tea_run_json_trace(json_writer *j, const tea_run *run)
+{
+    json_begin_object(j);
+    json_key(j, "name");
+    json_string(j, run->name);
+    json_key(j, "path");
+    json_string(j, run->path);
+    json_key(j, "digest");
+    json_string(j, run->digest);
+    json_key(j, "cycles");
+    json_u64(j, run->totals.last_cycle - run->totals.first_cycle);
+    json_key(j, "records");
+    json_u64(j, run->totals.records);
+    json_key(j, "binary");
+    json_string(j, run->header.binary_path);
+    json_end(j);
+}
+
+void tea_run_json_end(json_writer *j)
+{
+    json_end(j);
+    json_end(j);
+    json_finish(j);
+}
+
+/* `x` > 0 rounded up to two significant digits (16384 -> 17000). */
+static double round_up_two_digits(double x)
+{
+    double unit = pow(10.0, floor(log10(x)) - 1);
+    return ceil(x / unit - 1e-9) * unit;
+}
+
+size_t tea_run_warn_few_samples(const tea_run *run, FILE *f, const char *command, const char *freq_option)
+{
+    uint64_t cycles = run->totals.last_cycle - run->totals.first_cycle, clock = run->header.clock_hz;
+    size_t warnings = 0;
+
+    for (size_t i = 0; i < run->row_count; i++) {
+        double freq = run->rows[i].spec.frequency_hz, want = 0;
+        uint64_t fewest = UINT64_MAX;
+        char schemes[TEA_RUN_WARN_SCHEMES_MAX] = "";
+        size_t used = 0;
+        int seen = 0;
+
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = run->rows[k].spec.frequency_hz == freq;
+        if (seen)
+            continue; /* this frequency was looked at with row k */
+        for (size_t k = i; k < run->row_count; k++) {
+            const tea_run_row *row = &run->rows[k];
+            int listed = 0;
+            if (row->spec.frequency_hz != freq || row->samples >= TEA_RUN_MIN_SAMPLES)
+                continue;
+            if (row->samples < fewest)
+                fewest = row->samples;
+            if (row->samples > 0 && freq * TEA_RUN_MIN_SAMPLES / (double)row->samples > want)
+                want = freq * TEA_RUN_MIN_SAMPLES / (double)row->samples;
+            for (size_t j = i; j < k && !listed; j++) /* each label once (several seeds) */
+                listed = run->rows[j].spec.frequency_hz == freq && run->rows[j].samples < TEA_RUN_MIN_SAMPLES
+                         && strcmp(run->rows[j].label, row->label) == 0;
+            if (!listed && used < sizeof schemes)
+                used += (size_t)snprintf(schemes + used, sizeof schemes - used, "%s%s", used ? ", " : "", row->label);
+        }
+        if (fewest == UINT64_MAX)
+            continue;
+        if (cycles > 0 && (double)clock * TEA_RUN_MIN_SAMPLES / (double)cycles > want)
+            want = (double)clock * TEA_RUN_MIN_SAMPLES / (double)cycles;
+        fprintf(f, "%s: warning: %s: at %.15g Hz %s took fewer than %d samples (as few as %llu): too few for the "
+                   "error to mean much; ",
+                command, run->name, freq, schemes, TEA_RUN_MIN_SAMPLES, (unsigned long long)fewest);
+        if (cycles < TEA_RUN_MIN_SAMPLES || want > (double)clock)
+            fprintf(f, "the trace is too short for that even at one sample per cycle");
+        else
+            fprintf(f, "use %s %.15g or more", freq_option, round_up_two_digits(want));
+        fprintf(f, " (a trace of %llu cycles at %llu Hz)\n", (unsigned long long)cycles, (unsigned long long)clock);
+        warnings++;
+    }
+    return warnings;
 }
 
 void tea_run_free(tea_run *run)

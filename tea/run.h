@@ -7,8 +7,8 @@
  * digest, and the provenance of every PICS. `tea replay` and `tea sweep`
  * parse a command line into tea_run_options, call tea_run_trace and
  * tea_run_errors, and print or write what they need; the results CSV both
- * write is tea_run_csv_begin and tea_run_csv_trace (docs/pics-format.md,
- * "Results CSV").
+ * write is tea_run_csv_begin and tea_run_csv_trace, its provenance
+ * tea_run_json_* (docs/pics-format.md, "Results CSV").
  *
  * Samplers: every scheme of the options (with its event set) at every
  * frequency (or the one period) and every seed, scheme-major, then
@@ -21,6 +21,7 @@
 #include "replay.h"
 #include "common/progress.h"
 #include "scheme.h"
+#include "common/json.h"
 #include "pics/error.h"
 #include "pics/pics_file.h"
 #include "pics/symmap.h"
@@ -121,11 +122,51 @@ int tea_run_errors(tea_run *run, const symmap *functions);
  * TEA_ERR_NOMEM. */
 int tea_run_describe(const tea_run *run, size_t i, pics_info *info);
 
-/* The results CSV: its comment line ("# TOOL WHAT: COMMAND_LINE") and the
- * column names; then, per trace, one comment with its identity and one
- * row per sampler. Write errors surface when the stream is closed. */
-void tea_run_csv_begin(FILE *f, const char *tool, const char *what, const char *command_line);
+/* The results CSV (tea/results.h): the column names; then, per trace, one
+ * row per sampler, each naming the trace's digest, span and records.
+ * Nothing but the header and rows: the provenance goes to the JSON file
+ * beside it (below). Write errors surface when the stream is closed. */
+void tea_run_csv_begin(FILE *f);
 void tea_run_csv_trace(FILE *f, const tea_run *run);
+
+#define TEA_RUN_CSV_SUFFIX ".csv"
+#define TEA_RUN_JSON_SUFFIX ".json"
+
+/* The path of the provenance file beside a results CSV: `csv_path` with
+ * its ".csv" suffix replaced by (or, without one, followed by) ".json",
+ * malloc'd. 0 or TEA_ERR_NOMEM. */
+int tea_run_json_path(const char *csv_path, char **json_path);
+
+/* The provenance of a results CSV as one JSON object:
+ *   {"tool": TOOL, "command": WHAT, "command_line": COMMAND_LINE,
+ *    "traces": [{"name", "path", "digest", "cycles", "records",
+ *                "binary" (null when the trace names none)}, ...]}
+ * begin, then trace once per trace in the CSV's order, then end (which
+ * finishes the document). */
+void tea_run_json_begin(json_writer *j, const char *tool, const char *what, const char *command_line);
+void tea_run_json_trace(json_writer *j, const tea_run *run);
+void tea_run_json_end(json_writer *j);
+
+/* The fewest samples a scheme should take for its error to mean much: the
+ * sampling noise alone is about 1/sqrt(n) of a profile (3 % at 1000). */
+#define TEA_RUN_MIN_SAMPLES 1000
+
+/*
+ * Warns on `f`, once per frequency of the run at which some sampler took
+ * fewer than TEA_RUN_MIN_SAMPLES samples (over every scheme and seed):
+ *
+ *   COMMAND: warning: NAME: at F Hz SCHEMES took fewer than 1000 samples
+ *   (as few as N): too few for the error to mean much; use FREQ_OPTION S or more
+ *   (a trace of C cycles at H Hz)
+ *
+ * S is the lowest frequency, rounded up to two significant digits, at which
+ * the trace's cycles give TEA_RUN_MIN_SAMPLES sample points and, when a
+ * scheme took some samples but too few (tagging schemes lose some), at which
+ * its samples would scale up to that many; when even a period of one cycle
+ * is not enough, the warning says the trace is too short instead. Returns
+ * the number of warnings written.
+ */
+size_t tea_run_warn_few_samples(const tea_run *run, FILE *f, const char *command, const char *freq_option);
 
 /* Frees the engine and the rows; `run` is empty afterwards. */
 void tea_run_free(tea_run *run);

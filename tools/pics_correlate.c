@@ -37,6 +37,7 @@
 #define CYCLE_DECIMALS 6            /* fraction digits of cycles in CSV */
 #define CYCLE_SCALE 1000000u        /* 10^CYCLE_DECIMALS */
 #define R_DECIMALS 9                /* fraction digits of r in CSV */
+#define UNDEFINED_LABEL "n/a"       /* in place of the bar of an undefined r in the SVG */
 #define TEXT_R_DECIMALS 3           /* ... and in the text summary */
 #define TEXT_COLUMN_MIN 16          /* width of a trace's column in the text summary */
 #define NUMBER_MAX 64
@@ -48,11 +49,12 @@
     "and the golden cycles charged to the components (PSVs) containing it, like the TEA\n"         \
     "paper's Figure 7. Per input and pooled over all inputs (trace 'all'; instructions of\n"       \
     "different inputs are different points). Only instructions with at least --min-count\n"        \
-    "occurrences take part. r is undefined (empty in CSV), never 0, when fewer than two\n"         \
-    "instructions take part or either side is constant.\n\n"                                       \
+    "occurrences take part. r is undefined, never 0, when fewer than two instructions\n"          \
+    "take part or either side is constant: 'undefined' in the text summary, an empty field\n"    \
+    "in CSV (NaN for pandas), 'n/a' in place of the bar in the SVG.\n\n"                         \
     "Inputs are golden PICS files, or directories written by 'tea replay -o DIR' (their\n"         \
-    "golden.pics); sampled PICS are refused. A trace is named by the '# trace NAME:' line\n"       \
-    "of the summary.csv beside the file when its digest matches, else by the directory of\n"       \
+    "golden.pics); sampled PICS are refused. A trace is named by the summary.csv beside\n"         \
+    "the file when its digest matches a row's, else by the directory of\n"                         \
     "a golden.pics, else by the file name without .pics; repeated names get #2, #3, ...\n\n"       \
     "Options:\n"
 #define CORRELATE_EPILOGUE                                                                          \
@@ -325,6 +327,7 @@ static int write_svg(const correlate_request *req, const trace_result *in,
             .series_labels = series,
             .series_colors = colors,
             .values = values,
+            .missing_label = UNDEFINED_LABEL,
         };
         rc = chart_save_grouped_bars(req->svg_path, &chart);
     }

@@ -11,15 +11,18 @@
 #include "commands.h"
 #include "common/csv.h"
 #include "common/error.h"
+#include "common/exact.h"
 #include "common/json.h"
 #include "common/outfile.h"
 #include "pics/error.h"
 #include "trace/psv.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define REPORT_DEFAULT_TOP 10
 #define PERCENT 100.0
@@ -300,6 +303,28 @@ static int print_text(FILE *f, const report_request *req, report_data *d)
 
 /* --- csv ------------------------------------------------------------------------------- */
 
+/*
+ * One component's contribution to the error, as pics/error.c counts it
+ * (docs/semantics.md, "Error"): |P − G| / 2C with P the component's sampled
+ * cycles scaled to the golden total C, exactly |value·C − golden·S| / 2CS for
+ * a sampled total S; G / C when nothing was sampled (error 1). The
+ * contributions of a row's components add up to the row's contribution when
+ * every component of the row is listed (they are).
+ */
+static double component_contribution(const report_input *in, const report_component *c)
+{
+    uint64_t C = in->g.total, S = in->p.total;
+    exact_u128 a, b;
+
+    if (C == 0)
+        return 0.0;
+    if (S == 0)
+        return (double)((long double)c->golden / (long double)C);
+    a = (exact_u128)c->value * C;
+    b = (exact_u128)c->golden * S;
+    return (double)((long double)(a > b ? a - b : b - a) / (2.0L * (long double)C * (long double)S));
+}
+
 static int print_csv(FILE *f, const report_request *req, report_data *d)
 {
     row_names n;
@@ -331,7 +356,8 @@ static int print_csv(FILE *f, const report_request *req, report_data *d)
             fprintf(f, ",%u,%s,%.9f,", c->psv, text, report_share(&d->in, 0, c->value));
             if (d->in.has_golden) {
                 report_cycles_text(&d->in, 1, c->golden, REPORT_DATA_DIGITS, text, sizeof text);
-                fprintf(f, "%s,%.9f,%.9f", text, report_share(&d->in, 1, c->golden), r->contribution);
+                fprintf(f, "%s,%.9f,%.9f", text, report_share(&d->in, 1, c->golden),
+                        component_contribution(&d->in, c));
             } else {
                 fprintf(f, ",,");
             }
@@ -471,7 +497,7 @@ static int print_json(FILE *f, const report_request *req, report_data *d)
                 json_null(&j);
             json_key(&j, "error_contribution");
             if (d->in.has_golden)
-                json_double(&j, r->contribution);
+                json_double(&j, component_contribution(&d->in, c));
             else
                 json_null(&j);
             json_end(&j);
@@ -527,6 +553,9 @@ static int print_folded(FILE *f, report_data *d)
     "The instructions (or functions) of a PICS that take the most time, each with its cycle\n"     \
     "stack, symbolized against the traced binary; with --golden, the golden stack beside it and\n" \
     "each one's contribution to the error. Formats: docs/report-format.md.\n\n"                    \
+    "FILE may be a 'tea replay -o DIR' directory: its TEA PICS (tea.pics, or its one\n"           \
+    "tea-FREQhz.pics) is reported against its golden.pics (unless --golden names another);\n"      \
+    "with several frequencies the message lists the files to pass.\n\n"                          \
     "Options:\n"
 
 static int run_report(const report_request *req)
@@ -590,6 +619,103 @@ static int percent_limit_option(const char *command, const cli_option *opt, cons
     return CLI_CONTINUE;
 }
 
+/* --- a tea replay directory as FILE ---------------------------------------------------- */
+
+#define REPLAY_GOLDEN "golden.pics"
+#define REPLAY_TEA "tea.pics"
+#define REPLAY_TEA_PREFIX "tea-"   /* tea-FREQhz.pics, with several frequencies */
+#define REPLAY_PICS_SUFFIX ".pics"
+#define REPLAY_LISTED_MAX 1024      /* characters of file names listed in a message */
+
+/* DIR/NAME, malloc'd, or NULL. */
+static char *dir_file(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *path = malloc(n);
+    if (path)
+        snprintf(path, n, "%s%s%s", dir, n > 2 && dir[strlen(dir) - 1] == '/' ? "" : "/", name);
+    return path;
+}
+
+static int is_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Whether an entry is tea-*.pics (a scandir filter). */
+static int is_tea_frequency_file(const struct dirent *e)
+{
+    const char *name = e->d_name;
+    size_t n = strlen(name), prefix = strlen(REPLAY_TEA_PREFIX), suffix = strlen(REPLAY_PICS_SUFFIX);
+    return n > prefix + suffix && strncmp(name, REPLAY_TEA_PREFIX, prefix) == 0
+           && strcmp(name + n - suffix, REPLAY_PICS_SUFFIX) == 0;
+}
+
+/*
+ * FILE is a directory: when it is a `tea replay` output (it holds
+ * golden.pics), the report is of its TEA PICS (tea.pics, or the one
+ * tea-FREQhz.pics) against its golden.pics unless --golden names another;
+ * *pics_path and *golden are set to malloc'd paths. Otherwise (no golden.pics, no
+ * TEA PICS, several frequencies) TEA_ERR_USAGE says which file to pass.
+ */
+static int resolve_replay_dir(const char *dir, char **pics_path, char **golden)
+{
+    char listed[REPLAY_LISTED_MAX] = "";
+    size_t used = 0;
+    struct dirent **names = NULL;
+    int count, rc = TEA_OK;
+
+    *pics_path = *golden = NULL;
+    if (!(*golden = dir_file(dir, REPLAY_GOLDEN)) || !(*pics_path = dir_file(dir, REPLAY_TEA)))
+        goto nomem;
+    if (!is_file(*golden)) {
+        rc = tea_error_set(TEA_ERR_USAGE,
+                           "%s is a directory without %s, not a tea replay directory: pass a PICS file", dir,
+                           REPLAY_GOLDEN);
+        goto fail;
+    }
+    if (is_file(*pics_path))
+        return TEA_OK;
+    if ((count = scandir(dir, &names, is_tea_frequency_file, alphasort)) < 0) {
+        rc = tea_error_set(TEA_ERR_IO, "%s: cannot read the directory: %s", dir, strerror(errno));
+        goto fail;
+    }
+    for (int i = 0; i < count; i++) {
+        if (used < sizeof listed)
+            used += (size_t)snprintf(listed + used, sizeof listed - used, "%s%s", used ? ", " : "", names[i]->d_name);
+    }
+    if (count == 1) {
+        free(*pics_path);
+        *pics_path = dir_file(dir, names[0]->d_name);
+    }
+    for (int i = 0; i < count; i++)
+        free(names[i]);
+    free(names);
+    if (count == 1 && !*pics_path)
+        goto nomem;
+    if (count == 1)
+        return TEA_OK;
+    if (count == 0)
+        rc = tea_error_set(TEA_ERR_USAGE,
+                           "%s is a tea replay directory without TEA PICS: pass one of its PICS files "
+                           "with --golden %s",
+                           dir, *golden);
+    else
+        rc = tea_error_set(TEA_ERR_USAGE,
+                           "%s is a tea replay directory with TEA PICS at %d frequencies: pass one of %s "
+                           "with --golden %s",
+                           dir, count, listed, *golden);
+    goto fail;
+nomem:
+    rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+fail:
+    free(*pics_path);
+    free(*golden);
+    *pics_path = *golden = NULL;
+    return rc;
+}
+
 int pics_report_main(int argc, char **argv)
 {
     static const char *const sorts[] = { "cycles", "error", NULL };
@@ -634,10 +760,25 @@ int pics_report_main(int argc, char **argv)
         return rc;
     if (optind != argc - 1)
         return cli_usage_error(argv[0], optind == argc ? "missing FILE.pics" : "expected exactly one FILE.pics");
-    if (req.sort == SORT_ERROR && !req.golden_path)
-        return cli_usage_error(argv[0], "--sort error needs --golden GOLDEN.pics");
     req.path = argv[optind];
-    if ((rc = run_report(&req)))
-        return cli_fail(argv[0], rc);
-    return CLI_EXIT_OK;
+    struct stat st;
+    char *dir_pics = NULL, *dir_golden = NULL;
+    if (stat(req.path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        if ((rc = resolve_replay_dir(req.path, &dir_pics, &dir_golden)))
+            return cli_fail(argv[0], rc);
+        req.path = dir_pics;
+        if (!req.golden_path)
+            req.golden_path = dir_golden;
+        fprintf(stderr, "%s: %s is a tea replay directory: reporting %s against %s\n", argv[0], argv[optind],
+                req.path, req.golden_path);
+    }
+    if (req.sort == SORT_ERROR && !req.golden_path)
+        rc = cli_usage_error(argv[0], "--sort error needs --golden GOLDEN.pics");
+    else if ((rc = run_report(&req)))
+        rc = cli_fail(argv[0], rc);
+    else
+        rc = CLI_EXIT_OK;
+    free(dir_pics);
+    free(dir_golden);
+    return rc;
 }

@@ -17,6 +17,7 @@
 #include "palette.h"
 #include "plot/chart.h"
 #include "tea/results.h"
+#include "tea/scheme.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -24,7 +25,7 @@
 
 #define PERCENT 100.0L
 #define FREQ_TOLERANCE 1e-9      /* relative difference at which --freq matches a row's freq_hz */
-#define CSV_DECIMALS 9           /* fraction digits of percentages in CSV, before trailing zeros go */
+#define CSV_DECIMALS 9           /* fraction digits of error fractions in CSV, before trailing zeros go */
 #define NUMBER_MAX 64
 #define FREQ_LIST_MAX 512       /* bytes of the frequency list in a message */
 #define NAMES_MAX 256           /* bytes of the trace list in a warning */
@@ -34,6 +35,10 @@
 #define MAX_LABEL "max"
 #define MD_MISSING "\xe2\x80\x93"  /* an en dash */
 #define LATEX_MISSING "--"         /* an en dash in LaTeX */
+#define TEXT_DEFAULT_DECIMALS 1    /* fraction digits of percentages in md and latex */
+#define TEXT_MAX_DECIMALS 9        /* --precision's upper bound */
+#define SCHEME_NAME_MAX 64         /* a scheme's column name */
+#define ALL_EVENTS_SUFFIX "all"    /* the suffix of SCHEME:all */
 
 typedef enum table_format { TABLE_MD = 0, TABLE_LATEX, TABLE_CSV } table_format;
 
@@ -50,9 +55,10 @@ typedef enum table_format { TABLE_MD = 0, TABLE_LATEX, TABLE_CSV } table_format;
     "Options:\n"
 #define TABLE_EPILOGUE                                                                              \
     "\n"                                                                                           \
-    "CSV: a '#' comment line, then 'trace,SCHEME,...' with percentages; when some cell\n"          \
-    "averages several seeds, also SCHEME_min and SCHEME_max per scheme (the lowest and\n"          \
-    "highest seed's error, empty in the mean and max rows).\n"
+    "CSV: the header 'trace,granularity,freq_hz,SCHEME,...' and rows only, errors as\n"          \
+    "fractions (0.05 is 5 %); when some cell averages several seeds, also SCHEME_min\n"          \
+    "and SCHEME_max per scheme (the lowest and highest seed's error, empty in the mean\n"        \
+    "and max rows).\n"
 
 typedef struct table_request {
     char **inputs;
@@ -62,6 +68,10 @@ typedef struct table_request {
     int has_freq;
     double freq_hz;            /* --freq */
     const char *out_path, *svg_path;
+    int names;                 /* --names: TEA, NCI-TEA, ... in md, latex and the SVG */
+    uint64_t precision;        /* --precision: decimals of md and latex */
+    int bold_best;             /* --bold-best */
+    const char *caption;       /* --caption */
 } table_request;
 
 /* One trace x scheme: the runs (seeds) averaged. */
@@ -265,16 +275,16 @@ static void summarize(const char *command, table *t)
 
 /* --- writing ---------------------------------------------------------------------- */
 
-/* A fraction as a percentage with `decimals` digits; CSV drops trailing
- * zeros (and a trailing point). "" for NaN. */
-static void format_percent(long double fraction, int decimals, int trim, char *buf, size_t size)
+/* A fraction times `scale` (1, or PERCENT) with `decimals` digits; `trim`
+ * drops trailing zeros (and a trailing point). "" for NaN. */
+static void format_scaled(long double fraction, long double scale, int decimals, int trim, char *buf, size_t size)
 {
     size_t n;
     if (isnan(fraction)) {
         buf[0] = '\0';
         return;
     }
-    snprintf(buf, size, "%.*Lf", decimals, fraction * PERCENT);
+    snprintf(buf, size, "%.*Lf", decimals, fraction * scale);
     if (!trim || !strchr(buf, '.'))
         return;
     n = strlen(buf);
@@ -282,6 +292,18 @@ static void format_percent(long double fraction, int decimals, int trim, char *b
         buf[--n] = '\0';
     if (n > 0 && buf[n - 1] == '.')
         buf[--n] = '\0';
+}
+
+/* A fraction as a percentage with `decimals` digits (see format_scaled). */
+static void format_percent(long double fraction, int decimals, int trim, char *buf, size_t size)
+{
+    format_scaled(fraction, PERCENT, decimals, trim, buf, size);
+}
+
+/* A fraction as it is, as CSV writes errors (docs/pics-format.md, "Units"). */
+static void format_fraction(long double fraction, char *buf, size_t size)
+{
+    format_scaled(fraction, 1, CSV_DECIMALS, 1, buf, size);
 }
 
 static long double cell_mean(const table_cell *c)
@@ -345,13 +367,19 @@ static int write_suffixed_field(FILE *f, const char *label, const char *suffix)
     return TEA_OK;
 }
 
+/* The granularity and frequency columns of every CSV row. */
+static void write_csv_context(FILE *f, const table_request *req, const table *t)
+{
+    fprintf(f, ",%s,%.15g", pics_granularity_name(req->granularity), t->freq_hz);
+}
+
+/* The CSV: a header line and rows only (TABLE_EPILOGUE), errors as fractions. */
 static int write_csv(FILE *f, const table_request *req, const table *t)
 {
-    char number[NUMBER_MAX], what[TITLE_MAX];
+    char number[NUMBER_MAX];
     int rc;
 
-    describe(req, t, what, sizeof what);
-    fprintf(f, "# %s\ntrace", what);
+    fputs("trace,granularity,freq_hz", f);
     for (size_t s = 0; s < t->scheme_count; s++) {
         fputc(',', f);
         results_write_field(f, t->schemes[s]);
@@ -364,15 +392,16 @@ static int write_csv(FILE *f, const table_request *req, const table *t)
     fputc('\n', f);
     for (size_t i = 0; i < t->trace_count; i++) {
         results_write_field(f, t->traces[i]);
+        write_csv_context(f, req, t);
         for (size_t s = 0; s < t->scheme_count; s++) {
-            format_percent(cell_mean(cell_at(t, i, s)), CSV_DECIMALS, 1, number, sizeof number);
+            format_fraction(cell_mean(cell_at(t, i, s)), number, sizeof number);
             fprintf(f, ",%s", number);
         }
         for (size_t s = 0; t->spread && s < t->scheme_count; s++) {
             const table_cell *c = cell_at(t, i, s);
-            format_percent(c->seeds ? c->min : NAN, CSV_DECIMALS, 1, number, sizeof number);
+            format_fraction(c->seeds ? c->min : NAN, number, sizeof number);
             fprintf(f, ",%s", number);
-            format_percent(c->seeds ? c->max : NAN, CSV_DECIMALS, 1, number, sizeof number);
+            format_fraction(c->seeds ? c->max : NAN, number, sizeof number);
             fprintf(f, ",%s", number);
         }
         fputc('\n', f);
@@ -380,8 +409,9 @@ static int write_csv(FILE *f, const table_request *req, const table *t)
     for (int row = 0; row < 2; row++) {
         const long double *v = row == 0 ? t->mean : t->max;
         fputs(row == 0 ? MEAN_LABEL : MAX_LABEL, f);
+        write_csv_context(f, req, t);
         for (size_t s = 0; s < t->scheme_count; s++) {
-            format_percent(v[s], CSV_DECIMALS, 1, number, sizeof number);
+            format_fraction(v[s], number, sizeof number);
             fprintf(f, ",%s", number);
         }
         for (size_t s = 0; t->spread && s < t->scheme_count; s++)
@@ -391,13 +421,20 @@ static int write_csv(FILE *f, const table_request *req, const table *t)
     return TEA_OK;
 }
 
-/* One Markdown or LaTeX body row: `label` (already escaped) and values. */
+/* One Markdown or LaTeX body row: `label` (already escaped) and values with
+ * `decimals` digits; with `bold_best`, every value shown as the row's
+ * lowest (the best error; ties all) is bold. */
 static void write_text_row(FILE *f, table_format format, const char *label, const char *escaped_label,
-                           const long double *values, size_t count)
+                           const long double *values, size_t count, int decimals, int bold_best)
 {
     const char *sep = format == TABLE_MD ? " | " : " & ";
-    char number[NUMBER_MAX];
+    char number[NUMBER_MAX], best[NUMBER_MAX] = "";
+    long double lowest = NAN;
 
+    for (size_t s = 0; bold_best && s < count; s++)
+        if (!isnan(values[s]) && (isnan(lowest) || values[s] < lowest))
+            lowest = values[s];
+    format_percent(lowest, decimals, 0, best, sizeof best);
     if (format == TABLE_MD)
         fputs("| ", f);
     if (escaped_label)
@@ -407,18 +444,49 @@ static void write_text_row(FILE *f, table_format format, const char *label, cons
     else
         latex_escape(f, label);
     for (size_t s = 0; s < count; s++) {
-        format_percent(values[s], 1, 0, number, sizeof number);
+        format_percent(values[s], decimals, 0, number, sizeof number);
         fputs(sep, f);
-        fputs(number[0] ? number : format == TABLE_MD ? MD_MISSING : LATEX_MISSING, f);
+        if (!number[0])
+            fputs(format == TABLE_MD ? MD_MISSING : LATEX_MISSING, f);
+        else if (best[0] && strcmp(number, best) == 0)
+            fprintf(f, format == TABLE_MD ? "**%s**" : "\\textbf{%s}", number);
+        else
+            fputs(number, f);
     }
     fputs(format == TABLE_MD ? " |\n" : " \\\\\n", f);
 }
 
+/* The column name of a scheme label: the label, or with --names its name in
+ * prose (tea/scheme.h: TEA, NCI-TEA, IBS, SPE, RIS), "IBS (all events)" for
+ * ibs:all and "IBS:SUFFIX" for another suffix; labels of no known scheme
+ * stay as they are. */
+static const char *scheme_column(const table_request *req, const char *label, char *buf, size_t size)
+{
+    const char *colon = strchr(label, ':');
+    size_t len = colon ? (size_t)(colon - label) : strlen(label);
+    tea_scheme scheme;
+
+    if (!req->names || !tea_scheme_find(label, len, &scheme))
+        return label;
+    if (!colon)
+        snprintf(buf, size, "%s", tea_scheme_display_name(scheme));
+    else if (strcmp(colon + 1, ALL_EVENTS_SUFFIX) == 0)
+        snprintf(buf, size, "%s (all events)", tea_scheme_display_name(scheme));
+    else
+        snprintf(buf, size, "%s:%s", tea_scheme_display_name(scheme), colon + 1);
+    return buf;
+}
+
+/*
+ * The Markdown or LaTeX table. With --caption, Markdown gets a pandoc
+ * caption line ("Table: TEXT") after the table and LaTeX a floating table
+ * environment with \caption{TEXT} around the tabular.
+ */
 static int write_text(FILE *f, const table_request *req, const table *t)
 {
-    char what[TITLE_MAX];
+    char what[TITLE_MAX], name[SCHEME_NAME_MAX];
     long double *row = malloc((t->scheme_count ? t->scheme_count : 1) * sizeof *row);
-    int md = req->format == TABLE_MD;
+    int md = req->format == TABLE_MD, decimals = (int)req->precision;
 
     if (!row)
         return tea_error_set(TEA_ERR_NOMEM, "out of memory");
@@ -428,34 +496,49 @@ static int write_text(FILE *f, const table_request *req, const table *t)
         fprintf(f, "<!-- %s -->\n| trace", what);
         for (size_t s = 0; s < t->scheme_count; s++) {
             fputs(" | ", f);
-            md_escape(f, t->schemes[s]);
+            md_escape(f, scheme_column(req, t->schemes[s], name, sizeof name));
         }
         fputs(" |\n|:---", f);
         for (size_t s = 0; s < t->scheme_count; s++)
             fputs("|---:", f);
         fputs("|\n", f);
     } else {
-        fprintf(f, "%% %s\n\\begin{tabular}{l", what);
+        fprintf(f, "%% %s\n", what);
+        if (req->caption) {
+            fputs("\\begin{table}\n\\centering\n\\caption{", f);
+            latex_escape(f, req->caption);
+            fputs("}\n", f);
+        }
+        fputs("\\begin{tabular}{l", f);
         for (size_t s = 0; s < t->scheme_count; s++)
             fputc('r', f);
         fputs("}\n\\toprule\ntrace", f);
         for (size_t s = 0; s < t->scheme_count; s++) {
             fputs(" & ", f);
-            latex_escape(f, t->schemes[s]);
+            latex_escape(f, scheme_column(req, t->schemes[s], name, sizeof name));
         }
         fputs(" \\\\\n\\midrule\n", f);
     }
     for (size_t i = 0; i < t->trace_count; i++) {
         for (size_t s = 0; s < t->scheme_count; s++)
             row[s] = cell_mean(cell_at(t, i, s));
-        write_text_row(f, req->format, t->traces[i], NULL, row, t->scheme_count);
+        write_text_row(f, req->format, t->traces[i], NULL, row, t->scheme_count, decimals, req->bold_best);
     }
     if (!md)
         fputs("\\midrule\n", f);
-    write_text_row(f, req->format, MEAN_LABEL, md ? "**" MEAN_LABEL "**" : MEAN_LABEL, t->mean, t->scheme_count);
-    write_text_row(f, req->format, MAX_LABEL, md ? "**" MAX_LABEL "**" : MAX_LABEL, t->max, t->scheme_count);
+    write_text_row(f, req->format, MEAN_LABEL, md ? "**" MEAN_LABEL "**" : MEAN_LABEL, t->mean, t->scheme_count,
+                   decimals, req->bold_best);
+    write_text_row(f, req->format, MAX_LABEL, md ? "**" MAX_LABEL "**" : MAX_LABEL, t->max, t->scheme_count,
+                   decimals, req->bold_best);
     if (!md)
         fputs("\\bottomrule\n\\end{tabular}\n", f);
+    if (!md && req->caption)
+        fputs("\\end{table}\n", f);
+    if (md && req->caption) {
+        fputs("\nTable: ", f);
+        md_escape(f, req->caption);
+        fputc('\n', f);
+    }
     free(row);
     return TEA_OK;
 }
@@ -469,10 +552,12 @@ static int write_svg(const table_request *req, const table *t)
     double *high = t->spread ? malloc(groups * S * sizeof *high) : NULL;
     const char **group_labels = malloc(groups * sizeof *group_labels);
     const char **colors = malloc(S * sizeof *colors);
+    const char **series_labels = malloc(S * sizeof *series_labels);
+    char (*names)[SCHEME_NAME_MAX] = malloc(S * sizeof *names);
     char title[TITLE_MAX], hz[NUMBER_MAX];
     int rc;
 
-    if (!values || !group_labels || !colors || (t->spread && (!low || !high))) {
+    if (!values || !group_labels || !colors || !series_labels || !names || (t->spread && (!low || !high))) {
         rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
         goto done;
     }
@@ -494,8 +579,10 @@ static int write_svg(const table_request *req, const table *t)
             }
         }
     }
-    for (size_t s = 0; s < S; s++)
+    for (size_t s = 0; s < S; s++) {
         colors[s] = palette_scheme_color(t->schemes[s], s);
+        series_labels[s] = scheme_column(req, t->schemes[s], names[s], sizeof names[s]);
+    }
     chart_format_si(t->freq_hz, hz, sizeof hz);
     snprintf(title, sizeof title, "Error per trace and scheme (%s granularity, %sHz)",
              pics_granularity_name(req->granularity), hz);
@@ -508,7 +595,7 @@ static int write_svg(const table_request *req, const table *t)
             .groups = groups,
             .series = S,
             .group_labels = group_labels,
-            .series_labels = t->schemes,
+            .series_labels = series_labels,
             .series_colors = colors,
             .values = values,
             .low = low,
@@ -522,6 +609,8 @@ done:
     free(high);
     free(group_labels);
     free(colors);
+    free(series_labels);
+    free(names);
     return rc;
 }
 
@@ -581,12 +670,13 @@ int pics_table_main(int argc, char **argv)
 {
     static const char *const formats[] = { "md", "latex", "csv", NULL };
     static const int format_values[] = { TABLE_MD, TABLE_LATEX, TABLE_CSV };
-    table_request req = { .format = TABLE_MD, .granularity = PICS_GRAN_INSN_COMPONENT };
+    table_request req = { .format = TABLE_MD, .granularity = PICS_GRAN_INSN_COMPONENT,
+                          .precision = TEXT_DEFAULT_DECIMALS };
     int rc;
     const cli_option options[] = {
         CLI_ENUM("format", "FORMAT", &req.format, formats, format_values, "unknown format '%s' (md, latex or csv)",
                  "md (GitHub Markdown, default), latex (a booktabs tabular) or csv;\n"
-                 "md and latex show one decimal, csv the full precision"),
+                 "md and latex show one decimal (--precision), csv the full precision"),
         CLI_OPTION_GRANULARITY(&req.granularity, "the error column: insn-component (default), insn or func"),
         { .long_name = "freq", .arg = CLI_ARG_REQUIRED, .value_name = "HZ",
           .help = "the sampling frequency to show (k/M/G suffixes), required when\nthe results hold several",
@@ -594,6 +684,16 @@ int pics_table_main(int argc, char **argv)
           .seen = &req.has_freq },
         CLI_OPTION_SVG(&req.svg_path, "also draw the table as grouped bars (traces and the mean x\n"
                                       "schemes; whiskers from the lowest to the highest seed)"),
+        CLI_FLAG("names", 0, &req.names, "name the schemes as in prose (TEA, NCI-TEA, IBS, SPE, RIS;\n"
+                                         "IBS (all events) for ibs:all) in md, latex and the SVG;\n"
+                                         "CSV keeps the labels"),
+        CLI_UINT("precision", "N", &req.precision, 0, TEXT_MAX_DECIMALS,
+                 "invalid precision '%s' (0-" CLI_STR(TEXT_MAX_DECIMALS) " decimals)",
+                 "decimals of the percentages in md and latex (default " CLI_STR(TEXT_DEFAULT_DECIMALS) ")"),
+        CLI_FLAG("bold-best", 0, &req.bold_best, "set the lowest error of each row in bold (md, latex; every\n"
+                                                 "cell that shows the lowest value at --precision)"),
+        CLI_STRING("caption", 0, "TEXT", &req.caption, "a caption: 'Table: TEXT' after the Markdown table (pandoc),\n"
+                                                       "a table environment with \\caption{TEXT} in LaTeX"),
         CLI_OPTION_OUTPUT("OUT", &req.out_path, "write the table to OUT instead of standard output"),
         CLI_OPTION_HELP,
     };

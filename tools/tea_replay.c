@@ -22,7 +22,8 @@
     "Usage: tea replay TRACE [OPTIONS] -o DIR\n\n"                                                     \
     "Replay a trace once through the golden reference and the sampling schemes, write each\n"          \
     "PICS to DIR (golden.pics, SCHEME.pics, or SCHEME-FREQhz.pics with several frequencies,\n"         \
-    "plus summary.csv) and print samples, losses and the error of each scheme.\n\n"                    \
+    "plus summary.csv and its provenance summary.json) and print samples, losses and the\n"           \
+    "error of each scheme.\n\n"                                                                        \
     "Options:\n"
 #define REPLAY_EPILOGUE                                                                                 \
     "\n"                                                                                               \
@@ -30,7 +31,11 @@
     "the trace's first cycle. Error is sum |P - G| / 2C per instruction and component\n"               \
     "(error), per instruction (error_insn) and per function and component (in\n"                      \
     "summary.csv); see docs/semantics.md. summary.csv follows docs/pics-format.md,\n"                  \
-    "\"Results CSV\".\n"
+    "\"Results CSV\": the header line, then rows only, errors as fractions.\n\n"                      \
+    "A scheme that takes fewer than 1000 samples gets a warning on standard error: its\n"         \
+    "error then mostly measures sampling noise (about 1/sqrt(samples)). The default 4 kHz\n"     \
+    "is the TEA paper's, for runs of seconds; the warning names the frequency at which a\n"      \
+    "short trace gives 1000 samples (or says it is too short even at one per cycle).\n"
 
 /* The file of a sampler's PICS: DIR/LABEL.pics, ':' as '-' ("ibs-all"), with
  * -FREQhz when several frequencies were asked for. */
@@ -60,14 +65,17 @@ static int write_pics(const tea_run *t, size_t i, const pics *p, const char *pat
     return rc;
 }
 
-/* The files a replay writes into its directory: *.pics and summary.csv. */
+/* The files a replay writes into its directory: *.pics, summary.csv and
+ * summary.json. */
 static int is_replay_output(const char *name)
 {
     size_t len = strlen(name);
-    return strcmp(name, "summary.csv") == 0 || (len > 5 && strcmp(name + len - 5, ".pics") == 0);
+    return strcmp(name, "summary.csv") == 0 || strcmp(name, "summary.json") == 0
+           || (len > 5 && strcmp(name + len - 5, ".pics") == 0);
 }
 
-/* Writes every PICS and summary.csv into `dir` (a temporary directory). */
+/* Writes every PICS, summary.csv and its provenance summary.json into `dir`
+ * (a temporary directory). */
 static int write_files(const study_request *req, const char *dir, const tea_run *t, const char *command_line)
 {
     char path[REPLAY_PATH_MAX];
@@ -85,8 +93,18 @@ static int write_files(const study_request *req, const char *dir, const tea_run 
     snprintf(path, sizeof path, "%s/summary.csv", dir);
     if ((rc = outfile_open(&f, path)))
         return rc;
-    tea_run_csv_begin(outfile_stream(f), cli_version(), "replay", command_line);
+    tea_run_csv_begin(outfile_stream(f));
     tea_run_csv_trace(outfile_stream(f), t);
+    if ((rc = outfile_commit(f)))
+        return rc;
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    if ((rc = outfile_open(&f, path)))
+        return rc;
+    json_writer j;
+    json_init(&j, outfile_stream(f));
+    tea_run_json_begin(&j, cli_version(), "replay", command_line);
+    tea_run_json_trace(&j, t);
+    tea_run_json_end(&j);
     return outfile_commit(f);
 }
 
@@ -151,8 +169,10 @@ static int replay_main(const study_request *req, const char *trace_path, const c
     with_meter.meter = &meter;
     rc = study_run(&with_meter, trace_path, &t);
     progress_end(&meter);
-    if (!rc && !(rc = write_outputs(req, dir, &t, command_line)))
+    if (!rc && !(rc = write_outputs(req, dir, &t, command_line))) {
         print_table(req, dir, &t);
+        tea_run_warn_few_samples(&t, stderr, "tea replay", "--freq");
+    }
     tea_run_free(&t);
     return rc;
 }

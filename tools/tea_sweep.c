@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define SWEEP_DEFAULT_FREQS "100,1000,4000,8000"
 #define SWEEP_DEFAULT_SEEDS 5
@@ -32,7 +33,9 @@
     "Error against sampling frequency: every scheme at every frequency and seed, all\n"                \
     "sampled in one pass over each trace; traces in parallel. Writes the tidy results\n"               \
     "CSV (docs/pics-format.md, \"Results CSV\"): trace,scheme,freq_hz,seed,samples,lost,\n"              \
-    "error_insn_component,error_insn,error_func.\n\n"                                                  \
+    "error_insn_component,error_insn,error_func,digest,cycles,records.\n\n"                             \
+    "A frequency at which a scheme takes fewer than 1000 samples on a trace gets a warning\n"      \
+    "on standard error with the frequency that would give enough.\n\n"                          \
     "Options:\n"
 
 /* One trace of the sweep and its outcome. */
@@ -195,16 +198,34 @@ done:
     return rc;
 }
 
-/* Writes the results CSV: every trace in the order given. */
+/* Writes the results CSV, every trace in the order given, and, when it
+ * goes to a regular file, its provenance beside it (OUT.json for OUT.csv;
+ * none beside standard output, a FIFO or a device). */
 static int write_csv(const sweep_pool *pool, const char *path, const char *command_line)
 {
     outfile *out;
+    json_writer j;
+    char *json_path;
     int rc;
     if ((rc = outfile_open(&out, path)))
         return rc;
-    tea_run_csv_begin(outfile_stream(out), cli_version(), "sweep", command_line);
+    tea_run_csv_begin(outfile_stream(out));
     for (size_t i = 0; i < pool->count; i++)
         tea_run_csv_trace(outfile_stream(out), &pool->jobs[i].result);
+    struct stat st;
+    if ((rc = outfile_commit(out)) || strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return rc;
+    if ((rc = tea_run_json_path(path, &json_path)))
+        return rc;
+    rc = outfile_open(&out, json_path);
+    free(json_path);
+    if (rc)
+        return rc;
+    json_init(&j, outfile_stream(out));
+    tea_run_json_begin(&j, cli_version(), "sweep", command_line);
+    for (size_t i = 0; i < pool->count; i++)
+        tea_run_json_trace(&j, &pool->jobs[i].result);
+    tea_run_json_end(&j);
     return outfile_commit(out);
 }
 
@@ -251,7 +272,8 @@ static int parse_args(int argc, char **argv, study_request *req, sweep_options *
         STUDY_OPTION_THREADS(req, "threads per trace for native trace files (default: the\n"
                                   "CPUs left to each job, at least 1; 1 reads as a stream);\n"
                                   "results are identical for every N"),
-        CLI_OPTION_OUTPUT("OUT", &o->out_path, "the CSV (default: standard output)"),
+        CLI_OPTION_OUTPUT("OUT", &o->out_path, "the CSV (default: standard output); its provenance\n"
+                                                 "goes to OUT.json beside it (OUT.csv -> OUT.json)"),
         CLI_OPTION_SVG(&o->svg_path, "error against frequency, one line per scheme: the mean\n"
                                      "over traces and seeds, bars from the best to the worst\n"
                                      "seed (the TEA paper's Figure 8)"),
@@ -304,6 +326,8 @@ static int sweep(const study_request *req, const sweep_options *o, char **paths,
     if (!(rc = run_all(&pool, threads)) && !(rc = write_csv(&pool, o->out_path ? o->out_path : "-", command_line))
         && o->svg_path)
         rc = write_svg(&pool, o->svg_path, o->granularity);
+    for (size_t i = 0; !rc && i < count; i++)
+        tea_run_warn_few_samples(&pool.jobs[i].result, stderr, "tea sweep", "--freqs");
     for (size_t i = 0; i < count; i++)
         tea_run_free(&pool.jobs[i].result);
     free(pool.jobs);

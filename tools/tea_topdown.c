@@ -77,7 +77,10 @@ typedef struct row {
     "  commit states  compute, stalled, drained, flushed (cycles; they sum to the span), the\n"        \
     "                 last three split by the events (PSV components) of the µops charged;\n"          \
     "  top-down       commit slots (commit width x cycles) as retiring, bad speculation,\n"            \
-    "                 frontend bound, backend bound, split the same way.\n"                            \
+    "                 frontend bound, backend bound, split the same way; and TMA's level 2\n"        \
+    "                 where the PSV can tell, named as toplev does (Frontend_Bound.\n"             \
+    "                 Fetch_Latency/Fetch_Bandwidth, Bad_Speculation.Branch_Mispredicts/\n"       \
+    "                 Machine_Clears, Backend_Bound.Memory_Bound/Core_Bound).\n"                  \
     "For the whole trace and, with --by function, for every function of a symbol map or of\n"         \
     "the traced binary (the one the trace header names, or --elf).\n"                                  \
     "Counts are exact integers; printed shares add up to exactly 100%.\n\n"                            \
@@ -85,9 +88,9 @@ typedef struct row {
 #define TOPDOWN_EPILOGUE                                                                                \
     "\n"                                                                                               \
     "CSV columns: function,view,category,component,value,unit,percent. value/unit is cycles\n"         \
-    "(view states) or slots (view slots): unit is 1 except for a function's states, where a\n"         \
-    "compute cycle is split among its µops (unit = lcm(1..commit width)). percent is the\n"            \
-    "share of the scope's total (category 'total': of the whole trace).\n"
+    "(view states) or slots (views slots and level2): unit is 1 except for a function's\n"           \
+    "states, where a compute cycle is split among its µops (unit = lcm(1..commit width)).\n"        \
+    "percent is the share of the scope's total (category 'total': of the whole trace).\n"
 
 /* Finds the function of a PC, trying the previous range first. Ranges that
  * share a name are one function: the first range with the name. */
@@ -507,6 +510,45 @@ static int text_functions(FILE *f, const context *ctx)
     return rc;
 }
 
+/*
+ * The level-2 slots of `scope` and their shares of all its slots,
+ * apportioned (with Retiring, which level 2 does not split) to 100 % at
+ * `decimals`. 0 or TEA_ERR_NOMEM.
+ */
+static int level2_shares(const topdown_counts *c, int decimals, uint64_t shares[TOPDOWN_LEVEL2_COUNT])
+{
+    uint64_t values[TOPDOWN_LEVEL2_COUNT + 1], out[TOPDOWN_LEVEL2_COUNT + 1];
+    int rc;
+
+    for (int k = 0; k < TOPDOWN_LEVEL2_COUNT; k++)
+        values[k] = c->level2[k];
+    values[TOPDOWN_LEVEL2_COUNT] = c->slots[TOPDOWN_RETIRING];
+    if ((rc = topdown_apportion(values, TOPDOWN_LEVEL2_COUNT + 1, 100 * power_of_ten(decimals), out)))
+        return rc;
+    memcpy(shares, out, TOPDOWN_LEVEL2_COUNT * sizeof *shares);
+    return TEA_OK;
+}
+
+/* Prints TMA's level 2 of the whole trace's slots (toplev's names). */
+static int text_level2(FILE *f, const context *ctx)
+{
+    const topdown_counts *c = topdown_get_counts(ctx->td, TOPDOWN_WHOLE);
+    uint64_t shares[TOPDOWN_LEVEL2_COUNT];
+    char share[32], label[TEXT_NAME_WIDTH + 8];
+    int rc;
+
+    if ((rc = level2_shares(c, TEXT_DECIMALS, shares)))
+        return rc;
+    fprintf(f, "%-*s %14s %8s\n", TEXT_NAME_WIDTH, "top-down level 2 (commit slots)", "slots", "share");
+    for (int k = 0; k < TOPDOWN_LEVEL2_COUNT; k++) {
+        snprintf(label, sizeof label, "  %s", topdown_level2_name((enum topdown_level2)k));
+        fprintf(f, "%-*s %14llu %7s%%\n", TEXT_NAME_WIDTH, label, (unsigned long long)c->level2[k],
+                format_share(shares[k], TEXT_DECIMALS, share, sizeof share));
+    }
+    fputc('\n', f);
+    return TEA_OK;
+}
+
 static int print_text(FILE *f, const context *ctx)
 {
     const topdown_summary *sum = topdown_get_summary(ctx->td);
@@ -523,7 +565,8 @@ static int print_text(FILE *f, const context *ctx)
         fprintf(f, "note:     %llu cycle(s) after the last commit are charged to no µop (%s)\n",
                 (unsigned long long)sum->unattributed, NAME_UNATTRIBUTED);
     fprintf(f, "\n");
-    if ((rc = text_view(f, ctx, TOPDOWN_VIEW_STATES)) || (rc = text_view(f, ctx, TOPDOWN_VIEW_SLOTS)))
+    if ((rc = text_view(f, ctx, TOPDOWN_VIEW_STATES)) || (rc = text_view(f, ctx, TOPDOWN_VIEW_SLOTS))
+        || (rc = text_level2(f, ctx)))
         return rc;
     if (ctx->map)
         rc = text_functions(f, ctx);
@@ -563,6 +606,16 @@ static int csv_scope(FILE *f, const context *ctx, long scope)
                     format_share(rows[i].share, CSV_DECIMALS, share, sizeof share));
         }
         free(rows);
+    }
+    {
+        uint64_t shares[TOPDOWN_LEVEL2_COUNT];
+        if ((rc = level2_shares(c, CSV_DECIMALS, shares)))
+            return rc;
+        for (int k = 0; k < TOPDOWN_LEVEL2_COUNT; k++) {
+            csv_field(f, scope_name(ctx, scope));
+            fprintf(f, ",level2,%s,,%llu,1,%s\n", topdown_level2_name((enum topdown_level2)k),
+                    (unsigned long long)c->level2[k], format_share(shares[k], CSV_DECIMALS, share, sizeof share));
+        }
     }
     return TEA_OK;
 }
@@ -627,6 +680,26 @@ static void json_view(json_writer *j, const context *ctx, long scope, enum topdo
     json_end(j);
 }
 
+/* TMA's level 2 of a scope's slots: {name: {slots, share}} (share of all
+ * the scope's slots). */
+static void json_level2(json_writer *j, const context *ctx, long scope)
+{
+    const topdown_counts *c = topdown_get_counts(ctx->td, scope);
+    uint64_t total = view_total(c, TOPDOWN_VIEW_SLOTS);
+
+    json_begin_object(j);
+    for (int k = 0; k < TOPDOWN_LEVEL2_COUNT; k++) {
+        json_key(j, topdown_level2_name((enum topdown_level2)k));
+        json_begin_object(j);
+        json_key(j, "slots");
+        json_u64(j, c->level2[k]);
+        json_key(j, "share");
+        json_double(j, fraction(c->level2[k], total));
+        json_end(j);
+    }
+    json_end(j);
+}
+
 static int print_json(FILE *f, const context *ctx)
 {
     const topdown_summary *sum = topdown_get_summary(ctx->td);
@@ -663,6 +736,8 @@ static int print_json(FILE *f, const context *ctx)
     json_view(&j, ctx, TOPDOWN_WHOLE, TOPDOWN_VIEW_STATES, "cycles");
     json_key(&j, "topdown");
     json_view(&j, ctx, TOPDOWN_WHOLE, TOPDOWN_VIEW_SLOTS, "slots");
+    json_key(&j, "topdown_level2");
+    json_level2(&j, ctx, TOPDOWN_WHOLE);
     if (ctx->map) {
         json_key(&j, "functions_from");
         json_string(&j, ctx->functions_from);
@@ -702,6 +777,8 @@ static int print_json(FILE *f, const context *ctx)
             json_view(&j, ctx, s, TOPDOWN_VIEW_STATES, "units");
             json_key(&j, "topdown");
             json_view(&j, ctx, s, TOPDOWN_VIEW_SLOTS, "slots");
+            json_key(&j, "topdown_level2");
+            json_level2(&j, ctx, s);
             json_end(&j);
         }
         json_end(&j);

@@ -21,6 +21,8 @@
 #define TOKENS_PER_CHUNK 8192
 /* Bytes needed to recognise a native header: skippable header plus magic. */
 #define DETECT_BYTES (8 + NATIVE_MAGIC_SIZE)
+/* Bytes peeked at the start: enough for a native header and one token. */
+#define PEEK_BYTES (DETECT_BYTES > TD_TOKEN_SIZE ? DETECT_BYTES : TD_TOKEN_SIZE)
 /* Batches the background thread decodes ahead of the caller (besides the
  * one the caller holds). */
 #define AHEAD_SLOTS 4
@@ -166,6 +168,18 @@ static uint32_t le32(const uint8_t *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+/*
+ * Whether the first bytes of an uncompressed input can start TraceDoctor
+ * tokens: a token always holds zero bytes (the issue latencies are 0, the
+ * PCs are zero-extended addresses of at most 48 bits, the flag words use
+ * 12 of their 16 bits), while text (a README, a CSV, a log) holds none.
+ * `head` holds the first `got` bytes (at most one token's).
+ */
+static int could_be_tokens(const uint8_t *head, size_t got)
+{
+    return memchr(head, 0, got) != NULL;
+}
+
 /* Reads the next chunk of tokens; sets input_exhausted at the end. A length
  * that is not a multiple of the token size is an error. */
 static int fill_tokens(trace_reader *r)
@@ -270,7 +284,7 @@ static int open_native(trace_reader *r, const char *path)
 int trace_reader_open(trace_reader **out, const char *path, const trace_open_options *opts)
 {
     trace_reader *r = calloc(1, sizeof *r);
-    uint8_t head[DETECT_BYTES];
+    uint8_t head[PEEK_BYTES];
     size_t got;
     uint32_t magic;
     int rc;
@@ -295,7 +309,13 @@ int trace_reader_open(trace_reader **out, const char *path, const trace_open_opt
         rc = open_native(r, path);
     } else {
         r->stats.compressed = magic == INPUT_ZSTD_MAGIC || (magic & INPUT_SKIPPABLE_MASK) == INPUT_SKIPPABLE_MAGIC;
-        rc = open_tracedoctor(r, opts);
+        if (!r->stats.compressed && !could_be_tokens(head, got < TD_TOKEN_SIZE ? got : TD_TOKEN_SIZE))
+            rc = tea_error_set(TEA_ERR_FORMAT,
+                               "%s: not a trace (format detection failed): neither a native trace nor zstd-compressed "
+                               "or raw TraceDoctor tokens (its first bytes hold no zero byte, as text does)",
+                               input_name(r->in));
+        else
+            rc = open_tracedoctor(r, opts);
     }
     if (rc)
         goto fail;

@@ -44,4 +44,17 @@ run 2 "$TEA" frobnicate
 run 2 "$TEA" info --rob-size 0 "$DATA/scenario.bin"
 run 1 "$TEA" info does-not-exist.tea
 contains err.txt "does-not-exist.tea: cannot open"
+# a text file (a README, longer and shorter than a token) is "not a trace",
+# not a TraceDoctor trace of the wrong length
+printf '# A project\n\nSome text that is longer than one 64-byte token, as READMEs are.\n' >README.md
+printf 'short\n' >short.txt
+for f in README.md short.txt; do
+    run 1 "$TEA" info $f
+    contains err.txt "$f: not a trace (format detection failed)"
+    grep -q "multiple of 64" err.txt && fail "$f: the message is about token length"
+done
+# with a zero byte in its first 64 it may be raw tokens: the length message
+head -c 100 /dev/zero >zeros.bin
+run 1 "$TEA" info zeros.bin
+contains err.txt "not a multiple of 64 bytes: 36 stray bytes after token 1"
 echo ok

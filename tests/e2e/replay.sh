@@ -43,13 +43,47 @@ for f in golden tea-100000hz tea-1000000hz nci-100000hz ibs-1000000hz spe-100000
     [ -f "rn/$f.pics" ] || fail "rn/$f.pics missing"
     cmp -s "rn/$f.pics" "rt/$f.pics" || fail "$f.pics differs between native and tracedoctor"
 done
-[ "$(grep -vc '^#' rn/summary.csv)" = 11 ] || fail "summary.csv should have a header and 10 rows"
-head -n 1 rn/summary.csv | grep -q '^# tea .* replay: ' || fail "summary.csv: no tool comment"
-grep -qx 'trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func' rn/summary.csv ||
-    fail "summary.csv: column names"
-grep -q '^# trace m: m.tea, digest [0-9a-f]\{16\}, ' rn/summary.csv || fail "summary.csv: no trace comment"
-grep -q '^m,ibs,1000000,1,[0-9]*,[0-9]*,0\.[0-9]\{9\},0\.[0-9]\{9\},$' rn/summary.csv ||
-    fail "summary.csv: an ibs row (no function error without symbols)"
+[ "$(wc -l <rn/summary.csv)" = 11 ] || fail "summary.csv should have a header and 10 rows"
+! grep -q '^#' rn/summary.csv || fail "summary.csv: a comment line (provenance belongs in summary.json)"
+head -n 1 rn/summary.csv |
+    grep -qx 'trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func,digest,cycles,records' ||
+    fail "summary.csv: line 1 is not the column names"
+digest=$(sed -n 's/^trace.digest //p' rn/golden.pics)
+[ -n "$digest" ] || fail "golden.pics: no digest line"
+span=$("$TEA" info --json m.tea | sed -n 's/^  "cycles": \([0-9]*\),$/\1/p')
+records=$("$TEA" info --json m.tea | sed -n 's/^  "records": \([0-9]*\),$/\1/p')
+[ -n "$span" ] && [ -n "$records" ] || fail "tea info --json: no cycles or records"
+grep -q "^m,ibs,1000000,1,[0-9]*,[0-9]*,0\.[0-9]\{9\},0\.[0-9]\{9\},,$digest,$span,$records\$" rn/summary.csv ||
+    fail "summary.csv: an ibs row (no function error without symbols, the trace's digest and span)"
+grep -q '"tool": "tea [^"]*",' rn/summary.json || fail "summary.json: no tool"
+grep -q '"command_line": "tea replay m.tea --freq 100k,1M -o rn"' rn/summary.json ||
+    fail "summary.json: no command line"
+grep -q "\"digest\": \"$digest\"" rn/summary.json || fail "summary.json: no trace digest"
+grep -q '"path": "m.tea"' rn/summary.json || fail "summary.json: no trace path"
+
+# --- pics report on a replay directory: its TEA PICS against its golden, or
+# with several frequencies a message naming the files to pass
+run 0 "$TEA" replay m.tea --freq 1M -o one
+run 0 "$PICS" report one/tea.pics --golden one/golden.pics
+cp out.txt want-report.txt
+run 0 "$PICS" report one
+cmp -s out.txt want-report.txt || fail "pics report DIR differs from pics report DIR/tea.pics --golden DIR/golden.pics"
+contains err.txt "one is a tea replay directory: reporting one/tea.pics against one/golden.pics"
+run 2 "$PICS" report rn
+contains err.txt "rn is a tea replay directory with TEA PICS at 2 frequencies: pass one of tea-1000000hz.pics, tea-100000hz.pics with --golden rn/golden.pics"
+mkdir -p notreplay
+run 2 "$PICS" report notreplay
+contains err.txt "notreplay is a directory without golden.pics, not a tea replay directory: pass a PICS file"
+
+# --- too few samples are said, with the frequency that gives enough: at
+# 1 MHz (period 3200) the 400,000 cycles hold 125 points; 1000 need 8 MHz
+run 0 "$TEA" replay m.tea --schemes golden,tea --freq 1M --jitter none -o few
+contains err.txt "tea replay: warning: m: at 1000000 Hz tea took fewer than 1000 samples (as few as 125): too few for the error to mean much; use --freq 8000000 or more (a trace of 400000 cycles at 3200000000 Hz)"
+run 0 "$TEA" replay m.tea --schemes golden,tea --freq 8M --jitter none -o enough
+[ ! -s err.txt ] || fail "a warning with 1000 samples: $(cat err.txt)"
+# the 50 cycles of the scenario hold 1000 samples at no frequency
+run 0 "$TEA" replay "$DATA/scenario.bin" --schemes golden,tea -o short
+contains err.txt "at 4000 Hz tea took fewer than 1000 samples (as few as 0): too few for the error to mean much; the trace is too short for that even at one sample per cycle (a trace of 50 cycles at "
 
 # --- a scheme with all nine events: the same samples, only the components
 # differ, so the instruction-only error is the same as the native scheme's

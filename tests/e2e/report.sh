@@ -127,15 +127,22 @@ run 0 "$PICS" report tea.pics --golden golden.pics --elf prog --percent-limit 25
 contains out.txt "# 2 of 5 instructions"
 grep -q "hot+0x4" out.txt && fail "--percent-limit 25 shows hot+0x4"
 
-# --- CSV: one row per (instruction, component), exact
+# --- CSV: one row per (instruction, component), exact; error_contribution is
+# the component's |P - G| / 2C: hot+1 base |40 - 30| / 200 = 0.05,
+# ST-L1,ST-LLC |20 - 10| / 200 = 0.05 (the row's 10 % split in two), cold base
+# |30 - 25| / 200 = 0.025
 run 0 "$PICS" report tea.pics --golden golden.pics --elf prog --format csv --top 2
 head -n 1 out.txt | grep -qx \
     'rank,address,function,location,disassembly,source,component,psv,cycles,share,golden_cycles,golden_share,error_contribution' ||
     fail "CSV header"
-contains out.txt "1,$(hex $((H + 1))),hot,hot+0x1,\"add rax, rbx\",,base,0,40.000000,0.400000000,30.000000,0.300000000,0.100000000"
-contains out.txt "1,$(hex $((H + 1))),hot,hot+0x1,\"add rax, rbx\",,\"ST-L1,ST-LLC\",5,20.000000,0.200000000,10.000000,0.100000000,0.100000000"
+contains out.txt "1,$(hex $((H + 1))),hot,hot+0x1,\"add rax, rbx\",,base,0,40.000000,0.400000000,30.000000,0.300000000,0.050000000"
+contains out.txt "1,$(hex $((H + 1))),hot,hot+0x1,\"add rax, rbx\",,\"ST-L1,ST-LLC\",5,20.000000,0.200000000,10.000000,0.100000000,0.050000000"
 contains out.txt "2,$(hex $C),cold,cold+0x0,nop,,base,0,30.000000,0.300000000,25.000000,0.250000000,0.025000000"
 [ "$(wc -l <out.txt)" = 4 ] || fail "CSV: expected a header and 3 rows"
+# over every line the contributions add up to the error, 25 %
+run 0 "$PICS" report tea.pics --golden golden.pics --elf prog --format csv --top 0
+awk -F, 'NR > 1 { s += $NF } END { printf "%.9f\n", s }' out.txt | grep -qx 0.250000000 ||
+    fail "CSV: the components' error contributions do not add up to the error"
 # without golden the golden columns are empty
 run 0 "$PICS" report tea.pics --elf prog --format csv --top 1
 contains out.txt "1,$(hex $((H + 1))),hot,hot+0x1,\"add rax, rbx\",,base,0,40.000000,0.400000000,,,"
@@ -146,8 +153,8 @@ run 0 "$PICS" report tea.pics --golden golden.pics --elf prog --format json --to
 [ "$(json_number out.txt total_cycles)" = 100 ] || fail "JSON total_cycles"
 [ "$(json_number out.txt cycles)" = 40 ] || fail "JSON first row's cycles"
 [ "$(json_number out.txt golden_cycles)" = 30 ] || fail "JSON first row's golden cycles"
-[ "$(json_number out.txt error_contribution)" = 0.10000000000000001 ] ||
-    [ "$(json_number out.txt error_contribution)" = 0.1 ] || fail "JSON error contribution"
+[ "$(json_number out.txt error_contribution)" = 0.050000000000000003 ] ||
+    [ "$(json_number out.txt error_contribution)" = 0.05 ] || fail "JSON error contribution"
 contains out.txt '"location": "hot+0x1",'
 contains out.txt '"disassembly": "add rax, rbx",'
 contains out.txt '"component": "ST-L1,ST-LLC",'

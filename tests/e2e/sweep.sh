@@ -7,11 +7,14 @@ run 0 "$TEA" gen --workload mixed --cycles 3000000 --seed 11 -o a.tea
 run 0 "$TEA" gen --workload memory --cycles 1000000 --seed 12 -o b.tea
 # a 10 MHz clock makes 3e6 cycles 0.3 s: 100 Hz gives 30 samples, 8 kHz 2400
 run 0 "$TEA" sweep a.tea b.tea --clock 10M --seeds 3 -j 2 -o sweep.csv --svg sweep.svg
-[ ! -s err.txt ] || fail "progress printed with stderr in a file (tests/e2e/progress.sh tests the terminal)"
-head -n 1 sweep.csv | grep -q '^# tea .* sweep: ' || fail "no tool comment"
-grep -qx 'trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func' sweep.csv ||
-    fail "column names"
-grep -q '^# trace a: a.tea, digest [0-9a-f]\{16\}, ' sweep.csv || fail "no comment for trace a"
+! grep -v ': warning: ' err.txt | grep -q . || fail "progress printed with stderr in a file (tests/e2e/progress.sh tests the terminal)"
+head -n 1 sweep.csv |
+    grep -qx 'trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func,digest,cycles,records' ||
+    fail "line 1 is not the column names"
+! grep -q '^#' sweep.csv || fail "a comment line in sweep.csv"
+grep -q '"command_line": "tea sweep a.tea b.tea --clock 10M --seeds 3 -j 2 -o sweep.csv --svg sweep.svg"' sweep.json ||
+    fail "sweep.json: no command line"
+grep -q '"name": "a",' sweep.json || fail "sweep.json: no trace a"
 # 2 traces x 5 schemes x 4 frequencies x 3 seeds
 [ "$(grep -v '^#' sweep.csv | grep -vc '^trace,')" = 120 ] || fail "expected 120 rows"
 for s in tea nci ibs spe ris; do
@@ -41,7 +44,7 @@ done
 
 # deterministic, whatever the number of jobs
 run 0 "$TEA" sweep a.tea b.tea --clock 10M --seeds 3 -j 1 --quiet -o again.csv
-[ ! -s err.txt ] || fail "-q printed something"
+! grep -v ': warning: ' err.txt | grep -q . || fail "--quiet printed progress"
 grep -v '^#' sweep.csv >rows1.txt
 grep -v '^#' again.csv >rows2.txt
 cmp -s rows1.txt rows2.txt || fail "-j 1 and -j 2 give different rows"
@@ -51,11 +54,28 @@ xmllint --noout sweep.svg || fail "sweep.svg is not well-formed"
 [ "$(xmllint --xpath 'count(//*[local-name()="g"][@class="series"])' sweep.svg)" = 5 ] || fail "not 5 series"
 [ "$(xmllint --xpath 'count(//*[local-name()="circle"][@class="point"])' sweep.svg)" = 20 ] || fail "not 20 points"
 
+# too few samples: one warning per trace and frequency, naming the schemes
+# once whatever the seeds; b's 999,988 cycles at 10 MHz give 99 points at
+# 1 kHz (jitter none: one sample per period of 10,000 cycles), so 1000 need
+# 10^7 * 1000 / 999,988 = 10,000.12 Hz, rounded up to two digits 11,000
+run 0 "$TEA" sweep b.tea --clock 10M --freqs 1k,20k --seeds 2 --schemes tea,nci --jitter none --quiet -o few.csv
+[ "$(grep -c 'warning' err.txt)" = 1 ] || fail "expected one warning (1 kHz only): $(cat err.txt)"
+contains err.txt "tea sweep: warning: b: at 1000 Hz tea, nci took fewer than 1000 samples (as few as "
+contains err.txt "use --freqs 11000 or more (a trace of 999988 cycles at 10000000 Hz)"
+
+# the provenance goes beside a file: OUT.json for OUT.csv, NAME.json for a
+# name without .csv, none for standard output
+run 0 "$TEA" sweep b.tea --clock 10M --freqs 20k --seeds 1 --schemes tea --quiet -o noext
+[ -f noext.json ] && [ ! -e noext.csv.json ] || fail "no noext.json beside noext"
+run 0 "$TEA" sweep b.tea --clock 10M --freqs 20k --seeds 1 --schemes tea --quiet
+head -n 1 out.txt | grep -q '^trace,scheme,' || fail "standard output: no header first"
+[ ! -e -.json ] && [ ! -e .json ] || fail "a JSON file for standard output"
+
 # schemes with all events, a symbol map for the function error
 printf '0x0 0x10000 low\n0x10000 0x100000000 high\n' >syms.txt
 run 0 "$TEA" sweep b.tea --clock 10M --freqs 1k --seeds 2 --schemes ibs,ibs:all --symbols syms.txt -o v.csv
 [ "$(grep -c '^b,ibs:all,1000,' v.csv)" = 2 ] || fail "no ibs:all rows"
-grep -q '^b,ibs,1000,1,[0-9]*,[0-9]*,0\.[0-9]*,0\.[0-9]*,0\.[0-9]\{9\}$' v.csv || fail "no error_func with --symbols"
+grep -q '^b,ibs,1000,1,[0-9]*,[0-9]*,0\.[0-9]*,0\.[0-9]*,0\.[0-9]\{9\},[0-9a-f]\{16\},[1-9][0-9]*,[1-9][0-9]*$' v.csv || fail "no error_func with --symbols"
 
 # bad input: nothing written
 run 1 "$TEA" sweep a.tea missing.tea -o bad.csv

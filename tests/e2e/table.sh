@@ -31,7 +31,8 @@ same() {
 HEADER=trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func
 
 # ---------------------------------------------------------------- pics table
-# At 4 kHz (percent, insn-component): lbm tea is the mean of seeds 1 and 3
+# The inputs are results CSVs of an earlier version, with '#' comment lines
+# (still read). At 4 kHz (percent, insn-component): lbm tea is the mean of seeds 1 and 3
 # (1 and 3 -> 2); the mean row is (2+4+3)/3 = 3, (10+20+15)/3 = 15,
 # (50+60+70)/3 = 60, (20+30+10)/3 = 20; the max row 4, 20, 70, 30. The insn
 # column is half of insn-component; error_func is empty for lbm only.
@@ -68,42 +69,40 @@ contains err.txt "the results hold 2 frequencies (4000, 1000000 Hz): choose one 
 run 2 "$PICS" table a.csv b.csv --freq 2k
 contains err.txt "no results at 2000 Hz; the results have 4000, 1000000 Hz"
 
-# --- CSV: exact cells, seeds averaged, mean and max rows, min/max per seed
+# --- CSV: exact cells, seeds averaged, mean and max rows, min/max per seed;
+# the header on line 1, errors as fractions (the percentages above / 100)
 run 0 "$PICS" table a.csv b.csv --freq 4k --format csv
 cat >want.csv <<'EOF'
-# pics table: error (%) at insn-component granularity, 4000 Hz, mean over seeds
-trace,tea,nci,ibs,ibs:all,tea_min,tea_max,nci_min,nci_max,ibs_min,ibs_max,ibs:all_min,ibs:all_max
-lbm,2,10,50,20,1,3,10,10,50,50,20,20
-nab,4,20,60,30,4,4,20,20,60,60,30,30
-605.mcf_s,3,15,70,10,3,3,15,15,70,70,10,10
-mean,3,15,60,20,,,,,,,,
-max,4,20,70,30,,,,,,,,
+trace,granularity,freq_hz,tea,nci,ibs,ibs:all,tea_min,tea_max,nci_min,nci_max,ibs_min,ibs_max,ibs:all_min,ibs:all_max
+lbm,insn-component,4000,0.02,0.1,0.5,0.2,0.01,0.03,0.1,0.1,0.5,0.5,0.2,0.2
+nab,insn-component,4000,0.04,0.2,0.6,0.3,0.04,0.04,0.2,0.2,0.6,0.6,0.3,0.3
+605.mcf_s,insn-component,4000,0.03,0.15,0.7,0.1,0.03,0.03,0.15,0.15,0.7,0.7,0.1,0.1
+mean,insn-component,4000,0.03,0.15,0.6,0.2,,,,,,,,
+max,insn-component,4000,0.04,0.2,0.7,0.3,,,,,,,,
 EOF
 same out.txt want.csv
 [ ! -s err.txt ] || fail "unexpected messages: $(cat err.txt)"
 
 # insn granularity: every cell halves
 run 0 "$PICS" table a.csv b.csv --freq 4000 --format csv --granularity insn
-contains out.txt "error (%) at insn granularity"
-contains out.txt "lbm,1,5,25,10,0.5,1.5,"
-contains out.txt "mean,1.5,7.5,30,10,"
-contains out.txt "max,2,10,35,15,"
+contains out.txt "lbm,insn,4000,0.01,0.05,0.25,0.1,0.005,0.015,"
+contains out.txt "mean,insn,4000,0.015,0.075,0.3,0.1,"
+contains out.txt "max,insn,4000,0.02,0.1,0.35,0.15,"
 # func: lbm has none -> the file and line of the first such row
 run 1 "$PICS" table a.csv b.csv --freq 4000 --granularity func
 contains err.txt "a.csv: line 4: no error_func for trace lbm, scheme tea"
 run 0 "$PICS" table b.csv --freq 4000 --format csv --granularity func
-contains out.txt "nab,10,10,10,10"
+contains out.txt "nab,func,4000,0.1,0.1,0.1,0.1"
 
 # --- at 1 MHz only tea has results; the rest are missing (empty, with warnings)
 run 0 "$PICS" table a.csv b.csv --freq 1M --format csv
 cat >want1m.csv <<'EOF'
-# pics table: error (%) at insn-component granularity, 1000000 Hz, mean over seeds
-trace,tea,nci,ibs,ibs:all
-lbm,0.5,,,
-nab,0.7,,,
-605.mcf_s,,,,
-mean,0.6,,,
-max,0.7,,,
+trace,granularity,freq_hz,tea,nci,ibs,ibs:all
+lbm,insn-component,1000000,0.005,,,
+nab,insn-component,1000000,0.007,,,
+605.mcf_s,insn-component,1000000,,,,
+mean,insn-component,1000000,0.006,,,
+max,insn-component,1000000,0.007,,,
 EOF
 same out.txt want1m.csv
 contains err.txt "warning: scheme tea has no result at 1000000 Hz for 1 of 3 traces (605.mcf_s); its mean and max cover 2"
@@ -144,16 +143,19 @@ awk 'BEGIN { srand(7); print "'"$HEADER"'"
              for (t = 1; t <= 6; t++) for (s = 1; s <= 3; s++) for (k = 1; k <= 2; k++)
                  printf "b%d,%s,4000,%d,1,0,%.9f,%.9f,\n", t, (s == 1 ? "tea" : s == 2 ? "spe" : "ris"), k, rand(), rand() }' >r.csv
 run 0 "$PICS" table r.csv --format csv
-awk -F, 'NR > 2 && $1 != "mean" && $1 != "max" { for (i = 2; i <= 4; i++) { sum[i] += $i; if ($i + 0 > max[i] + 0) max[i] = $i + 0 }; n++ }
-         $1 == "mean" { for (i = 2; i <= 4; i++) if ((sum[i] / n - $i) > 1e-8 || ($i - sum[i] / n) > 1e-8) bad = bad " mean" i }
-         $1 == "max" { for (i = 2; i <= 4; i++) if (max[i] != $i + 0) bad = bad " max" i }
+awk -F, 'NR > 1 && $1 != "mean" && $1 != "max" { for (i = 4; i <= 6; i++) { sum[i] += $i; if ($i + 0 > max[i] + 0) max[i] = $i + 0 }; n++ }
+         $1 == "mean" { for (i = 4; i <= 6; i++) if ((sum[i] / n - $i) > 2e-9 || ($i - sum[i] / n) > 2e-9) bad = bad " mean" i }
+         $1 == "max" { for (i = 4; i <= 6; i++) if (max[i] != $i + 0) bad = bad " max" i }
          END { if (n != 6 || bad != "") { print "rows " n ":" bad; exit 1 } }' out.txt ||
     fail "the mean/max rows are not the mean/max of the rows"
 # each cell is the mean of its two seeds
-awk -F, 'NR > 1 { v[$1 "," $2] += $7 * 50 } END { for (k in v) printf "%s %.9f\n", k, v[k] }' r.csv | sort >seeds.txt
-awk -F, 'NR == 2 { for (i = 2; i <= 4; i++) h[i] = $i } NR > 2 && $1 ~ /^b/ { for (i = 2; i <= 4; i++) printf "%s,%s %.9f\n", $1, h[i], $i }' \
+awk -F, 'NR > 1 { v[$1 "," $2] += $7 / 2 } END { for (k in v) printf "%s %.9f\n", k, v[k] }' r.csv | sort >seeds.txt
+awk -F, 'NR == 1 { for (i = 4; i <= 6; i++) h[i] = $i } NR > 1 && $1 ~ /^b/ { for (i = 4; i <= 6; i++) printf "%s,%s %.9f\n", $1, h[i], $i }' \
     out.txt | sort >cells.txt
-same cells.txt seeds.txt
+# the same keys, values equal to the 9 decimals the CSV has
+join cells.txt seeds.txt | awk '{ d = $2 - $3; if (d > 1e-9 || d < -1e-9) bad = 1; n++ } END { exit bad || n != 18 }' ||
+    fail "a cell is not the mean of its two seeds"
+[ "$(cut -d ' ' -f 1 cells.txt)" = "$(cut -d ' ' -f 1 seeds.txt)" ] || fail "cells and seeds: other keys"
 
 # --- concatenated CSVs read like the files one by one; repeats count once
 cat a.csv b.csv >ab.csv
@@ -180,23 +182,58 @@ xmllint --noout t1.svg || fail "t1.svg is not well-formed XML"
 [ "$(xpath t1.svg "count(//$RECT[@class='segment'])")" = 3 ] || fail "SVG 1 MHz: expected 3 drawn bars (lbm, nab, mean)"
 [ "$(xpath t1.svg "count(//$G[@class='errorbar'])")" = 0 ] || fail "SVG 1 MHz: no whiskers with one seed"
 
+# --- publication polish: display names, precision, the best (lowest) error
+# of each row in bold, a caption; the cells are those of want.csv in percent
+run 0 "$PICS" table a.csv b.csv --freq 4k --names --bold-best --precision 0 --caption "Error (%) of each scheme"
+cat >want-polish.md <<'EOF'
+<!-- pics table: error (%) at insn-component granularity, 4000 Hz, mean over seeds -->
+| trace | TEA | NCI-TEA | IBS | IBS (all events) |
+|:---|---:|---:|---:|---:|
+| lbm | **2** | 10 | 50 | 20 |
+| nab | **4** | 20 | 60 | 30 |
+| 605.mcf\_s | **3** | 15 | 70 | 10 |
+| **mean** | **3** | 15 | 60 | 20 |
+| **max** | **4** | 20 | 70 | 30 |
+
+Table: Error (%) of each scheme
+EOF
+same out.txt want-polish.md
+run 0 "$PICS" table a.csv b.csv --freq 4k --names --format latex --caption 'A & B_1'
+contains out.txt '\begin{table}'
+contains out.txt '\caption{A \& B\_1}'
+contains out.txt 'trace & TEA & NCI-TEA & IBS & IBS (all events) \\'
+tail -n 1 out.txt | grep -qx '\\end{table}' || fail "LaTeX caption: no \end{table} last"
+# ties at the precision shown are all bold: 2.14 % and 2.136 % are both 2.14
+# at two decimals, and only 2.136 is the best at three
+printf '%s\nx,tea,4000,1,1,0,0.0214,0.01,\nx,nci,4000,1,1,0,0.02136,0.01,\nx,ibs,4000,1,1,0,0.5,0.01,\n' "$HEADER" >ties.csv
+run 0 "$PICS" table ties.csv --bold-best --precision 2 --format latex
+contains out.txt 'x & \textbf{2.14} & \textbf{2.14} & 50.00 \\'
+run 0 "$PICS" table ties.csv --bold-best --precision 3
+contains out.txt '| x | 2.140 | **2.136** | 50.000 |'
+# without the options the table is as before (labels, one decimal, no bold)
+run 0 "$PICS" table ties.csv
+contains out.txt '| x | 2.1 | 2.1 | 50.0 |'
+contains out.txt '| trace | tea | nci | ibs |'
+run 2 "$PICS" table ties.csv --precision 10
+contains err.txt "invalid precision '10'"
+
 # --- tea replay directories as input (two seeds of one trace)
 run 0 "$TEA" gen --workload mixed --cycles 300000 --seed 5 -o mixed.tea
 run 0 "$TEA" replay mixed.tea --freq 100k --seed 1 -o rep1
 run 0 "$TEA" replay mixed.tea --freq 100k --seed 2 -o rep2
 run 0 "$PICS" table rep1 --format csv
-head -n 2 out.txt | tail -n 1 | grep -qx 'trace,tea,nci,ibs,spe,ris' || fail "replay: columns tea,nci,ibs,spe,ris"
-# each cell is summary.csv's error in percent
-awk -F, 'NR == FNR { if ($0 !~ /^#/ && $1 != "trace") want[$2] = $7 * 100; next }
-         FNR == 2 { for (i = 2; i <= NF; i++) h[i] = $i }
-         FNR == 3 { for (i = 2; i <= NF; i++) { d = $i - want[h[i]]; if (d > 1e-7 || d < -1e-7) { print h[i]; bad = 1 } }
+head -n 1 out.txt | grep -qx 'trace,granularity,freq_hz,tea,nci,ibs,spe,ris' || fail "replay: columns tea,nci,ibs,spe,ris"
+# each cell is summary.csv's error
+awk -F, 'NR == FNR { if ($1 != "trace") want[$2] = $7; next }
+         FNR == 1 { for (i = 4; i <= NF; i++) h[i] = $i }
+         FNR == 2 { for (i = 4; i <= NF; i++) { d = $i - want[h[i]]; if (d > 1e-9 || d < -1e-9) { print h[i]; bad = 1 } }
                     if ($1 != "mixed") bad = 1 }
          END { exit bad }' rep1/summary.csv out.txt || fail "replay: cells differ from summary.csv"
 run 0 "$PICS" table rep1 rep2 --format csv
 contains out.txt "tea_min,tea_max"
-awk -F, 'FILENAME != "out.txt" { if ($0 !~ /^#/ && $1 != "trace" && $2 == "tea") v[++n] = $7 * 100; next }
-         FNR == 3 { m = (v[1] + v[2]) / 2; d = $2 - m; lo = v[1] < v[2] ? v[1] : v[2]
-                    if (d > 1e-7 || d < -1e-7 || $7 - lo > 1e-7 || lo - $7 > 1e-7) bad = 1 }
+awk -F, 'FILENAME != "out.txt" { if ($1 != "trace" && $2 == "tea") v[++n] = $7; next }
+         FNR == 2 { m = (v[1] + v[2]) / 2; d = $4 - m; lo = v[1] < v[2] ? v[1] : v[2]
+                    if (d > 1e-9 || d < -1e-9 || $9 - lo > 1e-9 || lo - $9 > 1e-9) bad = 1 }
          END { exit bad }' rep1/summary.csv rep2/summary.csv out.txt ||
     fail "replay: tea is not the mean of the two seeds, or tea_min not the lower"
 run 1 "$PICS" table rep1 --granularity func
@@ -290,6 +327,13 @@ run 0 "$PICS" correlate hand.pics -o hand.csv
 same hand.csv want-hand.csv
 matches out.txt '^DR-SQ +undefined \(n=2\)$'
 [ ! -s err.txt ] || fail "correlate -o: unexpected messages: $(cat err.txt)"
+# the SVG (one series for one input) marks each of the 6 undefined r 'n/a',
+# so that it does not look like r = 0, and draws a bar for each of the 3
+# defined ones
+run 0 "$PICS" correlate hand.pics -o /dev/null --svg hand.svg
+xmllint --noout hand.svg || fail "hand.svg is not well-formed"
+[ "$(grep -c '<text [^>]*class="missing"[^>]*>n/a</text>' hand.svg)" = 6 ] || fail "SVG: expected 6 'n/a' marks"
+[ "$(grep -c '<rect [^>]*class="segment"' hand.svg)" = 3 ] || fail "SVG: expected 3 bars"
 # --min-count 2: ST-L1 keeps (2,1) (3,4) (4,3) (5,5): r = 5.5 / sqrt(5 x 8.75)
 run 0 "$PICS" correlate hand.pics --min-count 2
 want=$(awk 'BEGIN { printf "%.9f", 5.5 / sqrt(5 * 8.75) }')

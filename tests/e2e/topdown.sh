@@ -52,6 +52,14 @@ for row in '(all),states,total,,50,1,100.00' '(all),states,compute,,7,1,14.00' '
 done
 csv_sums sc.csv >bad.txt
 [ -s bad.txt ] && { cat bad.txt >&2; fail "scenario CSV sums"; }
+# level 2 (docs/topdown.md; test_topdown derives it): fetch latency 4,
+# bandwidth 0; branch mispredicts 34, machine clears 43; memory 29, core 76
+for row in '(all),level2,Frontend_Bound.Fetch_Latency,,4,1,2.00' '(all),level2,Frontend_Bound.Fetch_Bandwidth,,0,1,0.00' \
+    '(all),level2,Bad_Speculation.Branch_Mispredicts,,34,1,17.00' '(all),level2,Bad_Speculation.Machine_Clears,,43,1,21.50' \
+    '(all),level2,Backend_Bound.Memory_Bound,,29,1,14.50' '(all),level2,Backend_Bound.Core_Bound,,76,1,38.00'; do
+    grep -qxF -- "$row" sc.csv || { cat sc.csv >&2; fail "scenario CSV lacks $row"; }
+done
+grep -q '^  Backend_Bound.Memory_Bound  *29  *14.50*%$' sc.txt || { cat sc.txt >&2; fail "text: no level-2 memory bound line"; }
 
 # per function: f1 = 0x1000-0x100c, f2 = 0x1010 and 0x2000, f3 = 0x3000-0x301c;
 # 0x2004 and 0x3020 are outside (values in twelfths of a cycle for states)

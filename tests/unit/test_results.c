@@ -18,6 +18,9 @@
 #include <unistd.h>
 
 #define HEADER "trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func\n"
+/* The header results_write_header writes: HEADER's columns and the trace's identity. */
+#define WRITTEN_HEADER                                                                                              \
+    "trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func,digest,cycles,records\n"
 
 /* Writes `text` to a scratch file and returns its malloc'd path. */
 static char *scratch(const char *name, const char *text)
@@ -265,7 +268,8 @@ static void writes_rows_that_read_back(void **state)
     (void)state;
     results_row rows[2] = {
         { .trace = "a,b", .scheme = "ibs:all", .freq_hz = 3333.333333333333, .seed = 18446744073709551615ull,
-          .samples = 5, .lost = 6, .error = { 0.044997647, 1, NAN } },
+          .samples = 5, .lost = 6, .error = { 0.044997647, 1, NAN }, .digest = "3cdd478deb2f956d",
+          .cycles = 15015862, .records = 5353921 },
         { .trace = "#x", .scheme = "say \"hi\"", .freq_hz = 1e6, .seed = 0, .error = { 0, 0.5, 0.25 } },
     };
     char *path = test_temp_path("written.csv");
@@ -280,12 +284,12 @@ static void writes_rows_that_read_back(void **state)
         results_write_row(f, &rows[i]);
     assert_int_equal(fclose(f), 0);
     test_read_file(path, &text, &size);
-    assert_int_equal(size, strlen(HEADER "\"a,b\",ibs:all,3333.33333333333,18446744073709551615,5,6,0.044997647,"
-                                         "1.000000000,\n\"#x\",\"say \"\"hi\"\"\",1000000,0,0,0,0.000000000,"
-                                         "0.500000000,0.250000000\n"));
-    assert_memory_equal(text, HEADER "\"a,b\",ibs:all,3333.33333333333,18446744073709551615,5,6,0.044997647,"
-                                     "1.000000000,\n\"#x\",\"say \"\"hi\"\"\",1000000,0,0,0,0.000000000,"
-                                     "0.500000000,0.250000000\n", size);
+#define WRITTEN WRITTEN_HEADER "\"a,b\",ibs:all,3333.33333333333,18446744073709551615,5,6,0.044997647,1.000000000,," \
+                               "3cdd478deb2f956d,15015862,5353921\n\"#x\",\"say \"\"hi\"\"\",1000000,0,0,0,0.000000000," \
+                               "0.500000000,0.250000000,,,\n"
+    assert_int_equal(size, strlen(WRITTEN));
+    assert_memory_equal(text, WRITTEN, size);
+#undef WRITTEN
     free(text);
     results_init(&s);
     assert_int_equal(results_read(&s, path), TEA_OK);
@@ -302,7 +306,35 @@ static void writes_rows_that_read_back(void **state)
         }
     }
     assert_true(fabs(s.rows[0].freq_hz - rows[0].freq_hz) < 1e-9);
+    assert_string_equal(s.rows[0].digest, "3cdd478deb2f956d");
+    assert_int_equal(s.rows[0].cycles, 15015862);
+    assert_int_equal(s.rows[0].records, 5353921);
+    assert_null(s.rows[1].digest);
+    assert_int_equal(s.rows[1].cycles, 0);
+    assert_int_equal(s.rows[1].records, 0);
     results_free(&s);
+    unlink(path);
+    free(path);
+}
+
+/* The digest column names the trace: the first row with that digest. */
+static void finds_trace_names_in_the_digest_column(void **state)
+{
+    (void)state;
+    char *path = scratch("digests.csv", WRITTEN_HEADER "lbm,tea,4000,1,5,0,0.5,0.5,,3cdd478deb2f956d,100,50\n"
+                                                       "\"my, trace\",tea,4000,1,5,0,0.5,0.5,,00000000000000ff,100,50\n"
+                                                       "other,tea,4000,1,5,0,0.5,0.5,,00000000000000ff,100,50\n"
+                                                       "nodigest,tea,4000,1,5,0,0.5,0.5,,,,\n");
+    char *name;
+
+    assert_int_equal(results_trace_name(path, "3cdd478deb2f956d", &name), TEA_OK);
+    assert_string_equal(name, "lbm");
+    free(name);
+    assert_int_equal(results_trace_name(path, "00000000000000ff", &name), TEA_OK);
+    assert_string_equal(name, "my, trace");
+    free(name);
+    assert_int_equal(results_trace_name(path, "1111111111111111", &name), TEA_OK);
+    assert_null(name);
     unlink(path);
     free(path);
 }
@@ -349,6 +381,7 @@ int main(void)
         cmocka_unit_test(orders_schemes),
         cmocka_unit_test(writes_rows_that_read_back),
         cmocka_unit_test(finds_trace_names_in_comments),
+        cmocka_unit_test(finds_trace_names_in_the_digest_column),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

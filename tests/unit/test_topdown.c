@@ -65,6 +65,30 @@ static void assert_states(const topdown_counts *c, uint64_t compute, uint64_t st
     assert_int_equal(c->states[GOLDEN_FLUSHED], flushed);
 }
 
+/* Level 2: frontend latency/bandwidth, bad speculation branch/clears,
+ * backend memory/core. */
+static void assert_level2(const topdown_counts *c, uint64_t latency, uint64_t bandwidth, uint64_t branches,
+                          uint64_t clears, uint64_t memory, uint64_t core)
+{
+    assert_int_equal(c->level2[TOPDOWN_FETCH_LATENCY], latency);
+    assert_int_equal(c->level2[TOPDOWN_FETCH_BANDWIDTH], bandwidth);
+    assert_int_equal(c->level2[TOPDOWN_BRANCH_MISPREDICTS], branches);
+    assert_int_equal(c->level2[TOPDOWN_MACHINE_CLEARS], clears);
+    assert_int_equal(c->level2[TOPDOWN_MEMORY_BOUND], memory);
+    assert_int_equal(c->level2[TOPDOWN_CORE_BOUND], core);
+}
+
+/* Each level-2 pair sums to its level-1 parent. */
+static void check_level2_sums(const topdown_counts *c)
+{
+    uint64_t sum[TOPDOWN_CATEGORY_COUNT] = { 0 };
+    for (int k = 0; k < TOPDOWN_LEVEL2_COUNT; k++)
+        sum[topdown_level2_parent((enum topdown_level2)k)] += c->level2[k];
+    assert_true(sum[TOPDOWN_RETIRING] == 0);
+    for (int k = TOPDOWN_BAD_SPECULATION; k < TOPDOWN_CATEGORY_COUNT; k++)
+        assert_true(sum[k] == c->slots[k]);
+}
+
 static void assert_slots(const topdown_counts *c, uint64_t retiring, uint64_t bad, uint64_t frontend,
                          uint64_t backend)
 {
@@ -122,6 +146,10 @@ static long scenario_locate(void *ctx, uint64_t pc)
  *   1041 (1, to 0x3010): backend = 96 + 9 = 105, by component base 3x4+1 =
  *   13, ST-L1,ST-LLC 6x4+2+3 = 29, DR-L1 5x4 = 20, FL-EX 10x4+3 = 43.
  * 14 + 77 + 4 + 105 = 200.
+ * Level 2: frontend 4 is all a Drained cycle's: fetch latency 4, bandwidth
+ * 0; bad speculation: FL-MB 34 branch mispredicts, FL-EX 43 machine clears;
+ * backend: ST-L1,ST-LLC 29 memory bound, base 13 + DR-L1 20 + FL-EX 43 = 76
+ * core bound.
  */
 static void scenario_by_hand(void **state)
 {
@@ -187,6 +215,7 @@ static void scenario_by_hand(void **state)
     assert_int_equal(component(td, TOPDOWN_WHOLE, TOPDOWN_VIEW_SLOTS, TOPDOWN_BACKEND_BOUND, PSV_DRL1), 20);
     assert_int_equal(component(td, TOPDOWN_WHOLE, TOPDOWN_VIEW_SLOTS, TOPDOWN_BACKEND_BOUND, PSV_EX), 43);
     assert_int_equal(component_count(td, TOPDOWN_WHOLE, TOPDOWN_VIEW_SLOTS, TOPDOWN_BACKEND_BOUND), 4);
+    assert_level2(w, 4, 0, 34, 43, 29, 76);
     topdown_free(td);
     test_stream_free(&s);
 }
@@ -282,6 +311,10 @@ static void append(test_stream *s, uint64_t cycle, unsigned n, const uint16_t *p
  * from the memory-ordering flush: bad speculation. Frontend: 8's 3 and the
  * 2 drained cycles x 4 (base 11), and 12's 3 with no next µop (charged to
  * nobody): 14. 4 + 14 + 14 + 16 = 48.
+ * Level 2: fetch latency = the 2 drained cycles x 4 = 8 (whole cycles with
+ * nothing to commit), fetch bandwidth = the rest of rows 8 and 12 = 6; the
+ * 14 bad speculation slots are machine clears (FL-MO); backend all core
+ * bound (no memory event).
  */
 static void frontend_and_memory_ordering(void **state)
 {
@@ -312,6 +345,7 @@ static void frontend_and_memory_ordering(void **state)
     assert_int_equal(component(td, TOPDOWN_WHOLE, TOPDOWN_VIEW_SLOTS, TOPDOWN_FRONTEND_BOUND, TOPDOWN_NO_UOP), 3);
     assert_int_equal(component(td, TOPDOWN_WHOLE, TOPDOWN_VIEW_SLOTS, TOPDOWN_BACKEND_BOUND, 0), 12);
     assert_int_equal(component(td, TOPDOWN_WHOLE, TOPDOWN_VIEW_SLOTS, TOPDOWN_BACKEND_BOUND, PSV_MO), 4);
+    assert_level2(w, 8, 6, 0, 14, 0, 16);
     assert_int_equal(topdown_get_summary(td)->unattributed, 0);
     topdown_free(td);
     test_stream_free(&s);
@@ -481,6 +515,9 @@ static void invariants_on_every_workload(void **state)
         assert_true(w->slots[TOPDOWN_RETIRING] == sum->commits);
         assert_true(w->slots[TOPDOWN_RETIRING] > 0 && w->slots[TOPDOWN_BACKEND_BOUND] > 0);
         check_scopes_sum_to_whole(td);
+        check_level2_sums(w);
+        for (size_t sc = 0; sc < topdown_scope_count(td); sc++)
+            check_level2_sums(topdown_get_counts(td, (long)sc));
         /* Whole-trace components sum to their categories. */
         for (int v = 0; v < TOPDOWN_VIEW_COUNT; v++) {
             for (unsigned k = 0; k < TOPDOWN_CATEGORIES; k++) {
@@ -525,6 +562,10 @@ static void unit_and_errors(void **state)
     o.commit_width = 17;
     assert_int_equal(topdown_create(&td, &o), TEA_ERR_USAGE);
     assert_string_equal(topdown_category_name(TOPDOWN_BAD_SPECULATION), "bad_speculation");
+    assert_string_equal(topdown_level2_name(TOPDOWN_FETCH_LATENCY), "Frontend_Bound.Fetch_Latency");
+    assert_string_equal(topdown_level2_name(TOPDOWN_CORE_BOUND), "Backend_Bound.Core_Bound");
+    assert_string_equal(topdown_level2_name(TOPDOWN_LEVEL2_COUNT), "?");
+    assert_int_equal(topdown_level2_parent(TOPDOWN_MACHINE_CLEARS), TOPDOWN_BAD_SPECULATION);
     /* An empty trace: nothing anywhere, no components. */
     o.commit_width = WIDTH;
     assert_int_equal(topdown_create(&td, &o), 0);
