@@ -1,32 +1,38 @@
 /*
  * tea_record.c: `tea record`, a native trace of a real x86-64 program, made
- * by running it under Valgrind's lackey tool and timing every instruction
- * through the core model (like `perf record`, but for commit-stage traces).
+ * by running it under tea's own Valgrind tool (record/tearec.c) and timing
+ * every instruction through the core model (like `perf record`, but for
+ * commit-stage traces).
  */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700
 #include "cli.h"
 #include "commands.h"
 #include "model_options.h"
 #include "common/error.h"
 #include "model/core.h"
-#include "model/lackey.h"
+#include "model/vgrecord.h"
 #include "trace/trace.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define RECORD_DEFAULT_OUTPUT "record.tea"
 #define RECORD_ARCH "x86_64"
 #define RECORD_VA_BITS 48
+/* Where the tool lies relative to the tea binary, in the build tree
+ * (build/bin/tea, build/libexec/tea/valgrind) and once installed
+ * (PREFIX/bin/tea, PREFIX/libexec/tea/valgrind). */
+#define RECORD_TOOL_SUBDIR "/../libexec/tea/valgrind"
 
 typedef struct record_request {
     const char *out_path;
     trace_write_options write;
     mconf model;
-    uint64_t max_instructions;
+    vgrecord_options vg;
     int quiet;
-    const char *valgrind;
     char **argv;          /* the program and its arguments */
     int argc_all;
     char **argv_all;      /* tea's own command line, for the header */
@@ -35,17 +41,22 @@ typedef struct record_request {
 /* Everything the emit and progress callbacks need. */
 typedef struct record_run {
     const record_request *req;
-    lackey *session;
+    vgrecord *session;
     trace_writer *writer;
     double start;
 } record_run;
 
 #define RECORD_SYNOPSIS                                                                                 \
     "Usage: tea record [OPTIONS] -- PROGRAM [ARGS...]\n\n"                                             \
-    "Run an x86-64 program under Valgrind's lackey tool and write a native trace of it:\n"             \
-    "every instruction is decoded with capstone and timed through the core model (4-wide\n"            \
-    "BOOM-like core, caches, TLBs, TAGE predictor; docs/model.md). The trace header names\n"           \
-    "the binary, its build-id and load bias so reports find and check it.\n\n"                         \
+    "Run an x86-64 program under tea's Valgrind tool (tearec) and write a native trace of\n"          \
+    "it: every instruction is decoded once with capstone and timed through the core model\n"          \
+    "(4-wide BOOM-like core, caches, TLBs, TAGE predictor; docs/model.md). The trace header\n"        \
+    "names the binary, its build-id and load bias so reports find and check it.\n"                    \
+    "Recording starts at the program's start, at the entry of --start-at FUNCTION or at\n"            \
+    "tea_record_start() (--wait-start; include/tea_record.h), then skips --skip N\n"                   \
+    "instructions; it ends after --max-instructions N, at the entry of --stop-at FUNCTION\n"          \
+    "(recorded) or at tea_record_stop(). The program then runs on to its end, unless\n"               \
+    "--kill-after.\n\n"                                                                                \
     "Options:\n"
 
 static double now(void)
@@ -68,7 +79,7 @@ static void progress(void *ctx, const model_stats *s)
 static int open_writer(record_run *run)
 {
     const record_request *req = run->req;
-    const lackey_program *prog = lackey_get_program(run->session);
+    const vgrecord_program *prog = vgrecord_get_program(run->session);
     char generator[96];
     char *command = cli_join_command(req->argc_all, req->argv_all);
     trace_header h;
@@ -79,7 +90,7 @@ static int open_writer(record_run *run)
     h.va_bits = RECORD_VA_BITS;
     h.commit_width = req->model.core.width;
     h.rob_size = req->model.core.rob_size;
-    snprintf(generator, sizeof generator, "%s (tea record, valgrind lackey)", cli_version());
+    snprintf(generator, sizeof generator, "%s (tea record, valgrind tearec)", cli_version());
     h.load_bias = prog->load_bias;
     h.has_load_bias = prog->have_bias;
     if (!command || trace_header_set(&h.generator, generator) || trace_header_set(&h.command_line, command)
@@ -103,51 +114,89 @@ static int emit(void *ctx, const trace_batch *batch)
     return TEA_OK;
 }
 
-static int record(const record_request *req)
+/* The tool's directory: beside the tea binary's (RECORD_TOOL_SUBDIR), or
+ * NULL when it is not there. */
+static char *find_tool_dir(void)
+{
+    char exe[PATH_MAX], dir[PATH_MAX + sizeof RECORD_TOOL_SUBDIR], *slash, *real;
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+
+    if (n <= 0)
+        return NULL;
+    exe[n] = '\0';
+    if (!(slash = strrchr(exe, '/')))
+        return NULL;
+    *slash = '\0';
+    snprintf(dir, sizeof dir, "%s%s", exe, RECORD_TOOL_SUBDIR);
+    real = realpath(dir, NULL);
+    return real;
+}
+
+/* Why recording ended, for the summary. */
+static const char *stop_reason(int stop)
+{
+    switch (stop) {
+    case VGRECORD_STOP_MAX:
+        return "stopped at --max-instructions";
+    case VGRECORD_STOP_SYMBOL:
+        return "stopped at the --stop-at function";
+    case VGRECORD_STOP_REQUEST:
+        return "stopped by tea_record_stop()";
+    case VGRECORD_STOP_EXIT:
+        return "recorded to the program's end";
+    default:
+        return "the stream ended early";
+    }
+}
+
+static int record(record_request *req)
 {
     record_run run = { req, NULL, NULL, now() };
     model_core *core = NULL;
     model_source src;
+    char *tool_dir = find_tool_dir();
     int rc, status = 0;
 
-    if ((rc = lackey_spawn(&run.session, req->argv, req->valgrind)))
-        return rc;
-    lackey_set_limit(run.session, req->max_instructions);
-    src = lackey_source(run.session);
+    req->vg.tool_dir = tool_dir;
+    if ((rc = vgrecord_spawn(&run.session, req->argv, &req->vg)))
+        goto done;
+    src = vgrecord_source(run.session);
     if ((rc = model_core_create(&core, &req->model, &src)))
         goto done;
     if (!req->quiet)
         model_core_set_progress(core, progress, &run);
     rc = model_core_run(core, 0, 0, emit, &run);
     if (rc == TEA_OK)
-        rc = lackey_wait(run.session, &status);
+        rc = vgrecord_wait(run.session, &status);
     if (rc == TEA_OK && !run.writer)
-        rc = tea_error_set(TEA_ERR_IO, "the program produced no instructions (did valgrind start?)");
+        rc = tea_error_set(TEA_ERR_IO, "no instruction was recorded (%s)",
+                           stop_reason(vgrecord_get_stats(run.session)->stop));
     if (rc == TEA_OK) {
         rc = trace_writer_finish(run.writer, NULL);
         run.writer = NULL;
     }
     if (rc == TEA_OK && !req->quiet) {
         const model_stats *s = model_core_stats(core);
-        const lackey_stats *ls = lackey_get_stats(run.session);
+        const vgrecord_stats *vs = vgrecord_get_stats(run.session);
         double elapsed = now() - run.start;
         fprintf(stderr,
                 "tea record: %s: %llu instructions in %llu cycles (IPC %.2f), %.2f M instructions/s; "
-                "%llu static instructions (%llu not decodable)\n",
+                "%llu static instructions (%llu not decodable), %llu objects; %s\n",
                 req->out_path, (unsigned long long)s->instructions, (unsigned long long)s->cycles,
                 s->cycles ? (double)s->committed / (double)s->cycles : 0.0,
                 elapsed > 0 ? (double)s->instructions / elapsed / 1e6 : 0.0,
-                (unsigned long long)ls->static_insns, (unsigned long long)ls->undecodable);
+                (unsigned long long)vs->static_insns, (unsigned long long)vs->undecodable,
+                (unsigned long long)vs->objects, stop_reason(vs->stop));
         if (status == -1)
-            fprintf(stderr, "tea record: stopped after %llu instructions (--max-instructions)\n",
-                    (unsigned long long)req->max_instructions);
+            fprintf(stderr, "tea record: the program was killed after recording (--kill-after)\n");
         else if (status != 0)
             fprintf(stderr, "tea record: warning: the program exited with status %d\n", status);
     }
 done:
     trace_writer_abort(run.writer);
     model_core_free(core);
-    lackey_close(run.session);
+    vgrecord_close(run.session);
+    free(tool_dir);
     return rc;
 }
 
@@ -160,9 +209,17 @@ int tea_record_main(int argc, char **argv)
         CLI_OPTION_TRACE_FORMAT("format", &req.write.format, "native (default) or tracedoctor"),
         MODEL_OPTION_CONFIG(&req.model, "core model parameters ('key = value'; tea gen --print-config)"),
         MODEL_OPTION_SET(&req.model),
-        CLI_UINT("max-instructions", "N", &req.max_instructions, 1, UINT64_MAX, "invalid instruction count '%s'",
-                 "stop the program after N instructions"),
-        CLI_STRING("valgrind", 0, "PATH", &req.valgrind, "the valgrind to run (default: valgrind in PATH)"),
+        CLI_UINT("max-instructions", "N", &req.vg.max_instructions, 1, UINT64_MAX, "invalid instruction count '%s'",
+                 "stop recording after N instructions"),
+        CLI_UINT("skip", "N", &req.vg.skip, 0, UINT64_MAX, "invalid instruction count '%s'",
+                 "skip N instructions once started (run, not recorded)"),
+        CLI_STRING("start-at", 0, "FUNCTION", &req.vg.start_at, "start recording at FUNCTION's entry (any object)"),
+        CLI_STRING("stop-at", 0, "FUNCTION", &req.vg.stop_at, "stop recording at FUNCTION's entry (recorded)"),
+        CLI_FLAG("wait-start", 0, &req.vg.wait_start, "start recording at tea_record_start() (include/tea_record.h)"),
+        CLI_FLAG("kill-after", 0, &req.vg.kill_after, "kill the program when recording stops"),
+        CLI_UINT("thread", "N", &req.vg.thread, 1, UINT32_MAX, "invalid thread number '%s'",
+                 "record Valgrind's thread N (default 1, the main thread)"),
+        CLI_STRING("valgrind", 0, "PATH", &req.vg.valgrind, "the valgrind to run (default: valgrind in PATH)"),
         CLI_FLAG("quiet", 'q', &req.quiet, "no progress on stderr"),
         CLI_OPTION_HELP,
     };
