@@ -46,7 +46,8 @@ typedef enum rec_state {
     REC_WAIT,    /* before the start condition */
     REC_SKIP,    /* started: skipping --skip instructions */
     REC_ON,      /* recording */
-    REC_LAST,    /* recording the --stop-at entry instruction, then stop */
+    REC_ENTRY,   /* the --stop-at function is entered: record this instruction */
+    REC_LAST,    /* ... and stop at the next one */
     REC_DONE     /* stopped */
 } rec_state;
 
@@ -133,6 +134,8 @@ static VG_REGPARM(1) void on_insn(ULong word)
         stop_recording(state == REC_LAST ? STREAM_STOP_SYMBOL : STREAM_STOP_MAX);
         return;
     }
+    if (state == REC_ENTRY)
+        state = REC_LAST;
     if (buf_len > BUF_WORDS - BUF_SLACK)
         flush();
     put(word);
@@ -160,7 +163,7 @@ static void on_stop_symbol(void)
     if (VG_(get_running_tid)() != (ThreadId)clo_thread)
         return;
     if (state == REC_ON)
-        state = REC_LAST;
+        state = REC_ENTRY;
 }
 
 /* Sends the executable file mapping `seg` unless it was sent already. */

@@ -168,7 +168,7 @@ static int record(record_request *req)
     rc = model_core_run(core, 0, 0, emit, &run);
     if (rc == TEA_OK)
         rc = vgrecord_wait(run.session, &status);
-    if (rc == TEA_OK && !run.writer)
+    if (rc == TEA_OK && (!run.writer || vgrecord_get_stats(run.session)->instructions == 0))
         rc = tea_error_set(TEA_ERR_IO, "no instruction was recorded (%s)",
                            stop_reason(vgrecord_get_stats(run.session)->stop));
     if (rc == TEA_OK) {

@@ -1,0 +1,97 @@
+# tea record's regions, output and messages on tests/data/record_prog.c, a
+# program whose region (assembly) has a hand-counted instruction count:
+# from region's entry to stop_here's entry 2 * 100 + 5 instructions, to its
+# own return 2 * 100 + 6 (see the program's comment). Skipped (77) where
+# valgrind or tea's Valgrind tool is absent.
+. "$(dirname "$0")/lib.bash"
+SRC=$DATA/../..
+TOOL=$BIN/../libexec/tea/valgrind/tearec-amd64-linux
+
+command -v valgrind >/dev/null || { echo "SKIP: valgrind is not installed"; exit 77; }
+[ -x "$TOOL" ] || { echo "SKIP: the tearec tool is not built ($TOOL)"; exit 77; }
+[ -r /usr/include/valgrind/valgrind.h ] || { echo "SKIP: valgrind.h is missing"; exit 77; }
+cc -O1 -no-pie -I"$SRC/include" -o prog "$DATA/record_prog.c" || fail "cannot build record_prog"
+
+commits() {
+    "$TEA" info --json "$1" >info.json || fail "tea info $1"
+    json_number info.json commits
+}
+
+# pc_range TRACE: "MIN MAX" of the committed PCs (decimal), from the golden PICS
+pc_range() {
+    run 0 "$TEA" replay "$1" --schemes golden -o "r-$1"
+    "$PICS" export "r-$1/golden.pics" >cells.csv || fail "pics export"
+    awk -F, 'NR > 1 { print $1 }' cells.csv | while read -r pc; do echo $((pc)); done | sort -n >pcs.txt
+    echo "$(head -n 1 pcs.txt) $(tail -n 1 pcs.txt)"
+}
+sym() {
+    printf '%d' 0x$(nm prog | awk -v s="$1" '$3 == s { print $1 }')
+}
+
+# --start-at / --stop-at: exactly the region, every PC in region..stop_here
+run 0 "$TEA" record -q -o startstop.tea --start-at region --stop-at stop_here -- ./prog plain out1.txt 1000
+n=$(commits startstop.tea)
+[ "$n" -eq 205 ] || fail "--start-at region --stop-at stop_here recorded $n instructions, expected 2 * 100 + 5"
+set -- $(pc_range startstop.tea)
+[ "$1" -eq "$(sym region)" ] || fail "the lowest recorded PC is $1, expected region's entry $(sym region)"
+[ "$2" -eq "$(sym stop_here)" ] || fail "the highest recorded PC is $2, expected stop_here's entry $(sym stop_here)"
+# the program ran on to its end after recording stopped
+[ "$(wc -l <out1.txt)" -eq 1001 ] && [ "$(tail -n 1 out1.txt)" = done ] || fail "the program's output is incomplete"
+
+# --skip N then --max-instructions M: exactly M; the output is complete
+run 0 "$TEA" record -q -o skipmax.tea --skip 1000 --max-instructions 5000 -- ./prog plain out2.txt 100000
+n=$(commits skipmax.tea)
+[ "$n" -eq 5000 ] || fail "--skip 1000 --max-instructions 5000 recorded $n instructions"
+[ "$(wc -l <out2.txt)" -eq 100001 ] && [ "$(tail -n 1 out2.txt)" = done ] || fail "output incomplete after --max-instructions"
+# --max-instructions alone, and from the same start --skip shifts the region
+run 0 "$TEA" record -q -o max.tea --max-instructions 777 -- ./prog plain out3.txt 10
+n=$(commits max.tea)
+[ "$n" -eq 777 ] || fail "--max-instructions 777 recorded $n instructions"
+
+# --start-at with --max-instructions: the region's first 3 instructions
+run 0 "$TEA" record -q -o start3.tea --start-at work --max-instructions 3 -- ./prog plain out4.txt 10
+n=$(commits start3.tea)
+[ "$n" -eq 3 ] || fail "--start-at work --max-instructions 3 recorded $n instructions"
+set -- $(pc_range start3.tea)
+[ "$1" -eq "$(sym work)" ] || fail "--start-at work starts at $1, expected $(sym work)"
+
+# client requests: tea_record_start() .. tea_record_stop() holds the region
+# (2 * 100 + 6) and the few instructions of the requests' own code
+run 0 "$TEA" record -q -o request.tea --wait-start -- ./prog request out5.txt 10
+n=$(commits request.tea)
+[ "$n" -ge 206 ] && [ "$n" -le 240 ] || fail "tea_record_start/stop recorded $n instructions, expected 206 plus the requests' code"
+[ "$(tail -n 1 out5.txt)" = done ] || fail "output incomplete after tea_record_stop()"
+
+# --kill-after: the program does not reach its end
+run 0 "$TEA" record -q -o kill.tea --max-instructions 1000 --kill-after -- ./prog plain out6.txt 10
+[ ! -e out6.txt ] || fail "--kill-after let the program write its output"
+n=$(commits kill.tea)
+[ "$n" -eq 1000 ] || fail "--kill-after recorded $n instructions"
+
+# a function that never runs: nothing recorded, said so
+run 1 "$TEA" record -q -o never.tea --start-at no_such_function -- ./prog plain out7.txt 1
+contains err.txt "no instruction was recorded"
+[ ! -e never.tea ] || fail "an empty recording left a trace file"
+
+# programs that cannot run: the message says why
+run 2 "$TEA" record -q -o bad.tea -- ./no-such-program
+contains err.txt "no such program"
+run 2 "$TEA" record -q -o bad.tea -- no-such-program-in-path
+contains err.txt "not found in PATH"
+echo "not a program" >notexec
+chmod 644 notexec
+run 2 "$TEA" record -q -o bad.tea -- ./notexec
+contains err.txt "not an executable file"
+[ ! -e bad.tea ] || fail "a failed recording left a trace file"
+
+# killing tea record stops Valgrind and leaves no temporary files
+mkdir killdir
+"$TEA" record -q -o killdir/k.tea -- ./prog plain killdir/out.txt 100000000 2>/dev/null &
+pid=$!
+sleep 3
+kill -TERM $pid
+wait $pid
+sleep 1
+pgrep -f "tearec.*killdir/out.txt" >/dev/null && fail "valgrind still runs after tea record was killed"
+[ -z "$(ls -A killdir | grep -v '^out.txt$')" ] || fail "files left after tea record was killed: $(ls -A killdir)"
+echo "record: regions, output, messages and kill checked"
