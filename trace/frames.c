@@ -6,6 +6,7 @@
 #include "frames.h"
 #include "input.h"
 #include "native.h"
+#include "objects.h"
 #include "common/error.h"
 
 #include <assert.h>
@@ -31,6 +32,8 @@ struct trace_frames {
     trace_header header;
     native_footer footer;
     uint64_t footer_offset;     /* file offset of the footer frame */
+    uint64_t index_end;         /* where the index must end: the objects frame or the footer */
+    trace_object_list objects;  /* the objects frame's content */
     size_t count;               /* data frames */
     native_index_entry *entries;
     trace_frame_info *info;
@@ -136,6 +139,48 @@ static int load_footer(trace_frames *f)
     return rc;
 }
 
+/* Finds and decodes the objects frame the footer refers to (it stands
+ * right after the index and ends at the footer), and sets index_end.
+ * TEA_ERR_UNSUPPORTED when the frame is not where the footer says (the
+ * stream reader says what is there), TEA_ERR_FORMAT for a damaged one (then
+ * *damaged is set). */
+static int load_objects(trace_frames *f, int *damaged)
+{
+    uint8_t head[SKIPPABLE_HEADER_SIZE], *data;
+    uint64_t at;
+    uint32_t size;
+    size_t bad;
+    int rc;
+
+    *damaged = 0;
+    f->index_end = f->footer_offset;
+    if (!f->footer.has_objects)
+        return TEA_OK;
+    if (f->footer.index_offset > f->footer_offset
+        || f->footer_offset - f->footer.index_offset < SKIPPABLE_HEADER_SIZE)
+        return tea_error_set(TEA_ERR_UNSUPPORTED, "%s: no index at byte %llu", f->name,
+                             (unsigned long long)f->footer.index_offset);
+    if ((rc = read_at(f, head, sizeof head, f->footer.index_offset, "index")))
+        return rc;
+    at = f->footer.index_offset + SKIPPABLE_HEADER_SIZE + native_get_le(head + 4, 4);
+    if ((rc = read_metadata(f, at, "objects frame", &data, &size)))
+        return rc;
+    if (size < NATIVE_MAGIC_SIZE || memcmp(data, TRACE_OBJECTS_MAGIC, NATIVE_MAGIC_SIZE) != 0
+        || at + SKIPPABLE_HEADER_SIZE + size != f->footer_offset) {
+        free(data);
+        return tea_error_set(TEA_ERR_UNSUPPORTED, "%s: no objects frame at byte %llu", f->name,
+                             (unsigned long long)at);
+    }
+    rc = trace_object_list_decode(data, size, &f->objects, &bad);
+    free(data);
+    if (rc) {
+        *damaged = rc == TEA_ERR_FORMAT;
+        return tea_error_prefix(rc, "%s: objects frame at byte %llu, ", f->name, (unsigned long long)at);
+    }
+    f->index_end = at;
+    return TEA_OK;
+}
+
 /* Reads the index and checks that the frames it lists tile the file from
  * `data_start` to the index, each with a first record number, cycles and
  * windows that can be right. */
@@ -153,8 +198,9 @@ static int load_index(trace_frames *f, uint64_t data_start)
         return tea_error_set(TEA_ERR_UNSUPPORTED, "%s: no index at byte %llu", f->name,
                              (unsigned long long)f->footer.index_offset);
     }
-    if (f->footer.index_offset + SKIPPABLE_HEADER_SIZE + size != f->footer_offset) {
-        /* Bytes between the index and the footer: the stream reader says what they are. */
+    if (f->footer.index_offset + SKIPPABLE_HEADER_SIZE + size != f->index_end) {
+        /* Bytes between the index and the footer (or the objects frame):
+         * the stream reader says what they are. */
         free(data);
         return tea_error_set(TEA_ERR_FORMAT, "%s: the index at byte %llu does not end at the footer", f->name,
                              (unsigned long long)f->footer.index_offset);
@@ -196,7 +242,7 @@ int trace_frames_open(trace_frames **out, const char *path)
     trace_frames *f;
     struct stat st;
     uint64_t data_start = 0;
-    int rc;
+    int rc, damaged;
 
     *out = NULL;
     if (strcmp(path, "-") == 0)
@@ -223,7 +269,8 @@ int trace_frames_open(trace_frames **out, const char *path)
         goto fail;
     }
     f->file_size = (uint64_t)st.st_size;
-    if ((rc = load_header(f, &data_start)) || (rc = load_footer(f)) || (rc = load_index(f, data_start)))
+    if ((rc = load_header(f, &data_start)) || (rc = load_footer(f)) || (rc = load_objects(f, &damaged))
+        || (rc = load_index(f, data_start)))
         goto fail;
     if (f->count && f->info[0].window != f->header.initial_window) {
         rc = tea_error_set(TEA_ERR_FORMAT, "%s: the first frame's window disagrees with the header", path);
@@ -239,6 +286,50 @@ fail:
 const trace_header *trace_frames_header(const trace_frames *f)
 {
     return &f->header;
+}
+
+void trace_frames_objects(const trace_frames *f, const trace_object **objs, size_t *count, uint32_t *tid,
+                          uint32_t *threads_seen)
+{
+    *objs = f->objects.items;
+    *count = f->objects.count;
+    *tid = f->objects.tid;
+    *threads_seen = f->objects.threads_seen;
+}
+
+int trace_objects_preload(const char *path, trace_object_list *l)
+{
+    trace_frames f;
+    struct stat st;
+    int rc, damaged = 0;
+
+    memset(&f, 0, sizeof f);
+    f.name = (char *)path;
+    if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return TEA_OK;
+    if ((f.fd = open(path, O_RDONLY)) < 0)
+        return TEA_OK;
+    if (fstat(f.fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        f.file_size = (uint64_t)st.st_size;
+        trace_header_init(&f.header);
+        rc = load_footer(&f);
+        if (!rc)
+            rc = load_objects(&f, &damaged);
+        /* Only a damaged objects frame is refused here; whatever else is
+         * wrong the stream reader diagnoses where it finds it. */
+        if (rc != TEA_ERR_NOMEM && !damaged)
+            rc = TEA_OK;
+        if (!rc) {
+            *l = f.objects;
+            memset(&f.objects, 0, sizeof f.objects);
+        }
+        trace_object_list_free(&f.objects);
+        trace_header_free(&f.header);
+    } else {
+        rc = TEA_OK;
+    }
+    close(f.fd);
+    return rc;
 }
 
 size_t trace_frames_count(const trace_frames *f)
@@ -311,6 +402,7 @@ void trace_frames_close(trace_frames *f)
     if (f->fd >= 0)
         close(f->fd);
     trace_header_free(&f->header);
+    trace_object_list_free(&f->objects);
     free(f->entries);
     free(f->info);
     free(f->name);

@@ -22,6 +22,7 @@
 #ifndef TEA_TRACE_FRAMES_H
 #define TEA_TRACE_FRAMES_H
 
+#include "objects.h"
 #include "record.h"
 #include "trace.h"
 
@@ -45,7 +46,7 @@ typedef struct trace_frame_info {
  * and the index. Errors: TEA_ERR_UNSUPPORTED when the file cannot be read
  * this way (standard input, a pipe, a TraceDoctor trace, a native trace with
  * an unusual layout: the streaming reader handles those), TEA_ERR_FORMAT for
- * damaged metadata, TEA_ERR_IO, TEA_ERR_NOMEM; each with a message.
+ * damaged metadata (the objects frame included), TEA_ERR_IO, TEA_ERR_NOMEM; each with a message.
  */
 int trace_frames_open(trace_frames **out, const char *path);
 
@@ -54,6 +55,11 @@ const trace_header *trace_frames_header(const trace_frames *f);
 
 /* Number of data frames. */
 size_t trace_frames_count(const trace_frames *f);
+/* The executable objects and recorded thread of the trace's objects frame
+ * (none, thread unknown, when it has none); valid until close. A damaged
+ * objects frame fails trace_frames_open with TEA_ERR_FORMAT. */
+void trace_frames_objects(const trace_frames *f, const trace_object **objs, size_t *count, uint32_t *tid,
+                          uint32_t *threads_seen);
 
 /* Index entry `k` (k < trace_frames_count). */
 const trace_frame_info *trace_frames_info(const trace_frames *f, size_t k);

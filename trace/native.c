@@ -948,8 +948,8 @@ void native_footer_encode(const native_footer *f, uint8_t out[NATIVE_FOOTER_SIZE
     memcpy(p, NATIVE_FOOTER_MAGIC, NATIVE_MAGIC_SIZE);
     p += NATIVE_MAGIC_SIZE;
     put_le(p, NATIVE_VERSION_MAJOR, 2);
-    put_le(p + 2, NATIVE_VERSION_MINOR, 2);
-    put_le(p + 4, f->notes.flags, 4);
+    put_le(p + 2, f->has_objects ? NATIVE_VERSION_MINOR_OBJECTS : NATIVE_VERSION_MINOR, 2);
+    put_le(p + 4, (f->notes.flags & ~NATIVE_FOOTER_FLAG_OBJECTS) | (f->has_objects ? NATIVE_FOOTER_FLAG_OBJECTS : 0), 4);
     p += 8;
     put_le(p, f->notes.counter_wraps, 8);
     put_le(p + 8, t->records, 8);
@@ -981,6 +981,10 @@ int native_footer_decode(const uint8_t *data, size_t size, native_footer *f)
     if (major != NATIVE_VERSION_MAJOR)
         return tea_error_set(TEA_ERR_FORMAT, "footer version %u is not supported", major);
     f->notes.flags = (uint32_t)native_get_le(p + 4, 4);
+    f->has_objects = (f->notes.flags & NATIVE_FOOTER_FLAG_OBJECTS) != 0;
+    f->notes.flags &= ~NATIVE_FOOTER_FLAG_OBJECTS;
+    if (f->has_objects && native_get_le(p + 2, 2) < NATIVE_VERSION_MINOR_OBJECTS)
+        return tea_error_set(TEA_ERR_FORMAT, "footer version %u.0 cannot refer to an objects frame", major);
     p += 8;
     f->notes.counter_wraps = native_get_le(p, 8);
     t->records = native_get_le(p + 8, 8);

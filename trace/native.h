@@ -17,6 +17,11 @@
 
 #define NATIVE_VERSION_MAJOR 1
 #define NATIVE_VERSION_MINOR 0
+/* Minor version of a footer that refers to an objects frame (objects.h). */
+#define NATIVE_VERSION_MINOR_OBJECTS 1
+/* Footer flags bit (beside the trace_notes flags): an objects frame stands
+ * between the index and the footer. */
+#define NATIVE_FOOTER_FLAG_OBJECTS 0x80000000u
 /* Skippable-frame variant used for the header, index and footer frames. */
 #define NATIVE_SKIPPABLE_VARIANT 0xE
 /* Eight-byte magics at the start of each metadata frame. */
@@ -122,10 +127,12 @@ typedef struct native_footer {
     trace_notes notes;
     uint64_t data_frames;
     uint64_t index_offset;   /* file offset of the index frame */
+    int has_objects;         /* an objects frame follows the index (minor 1) */
 } native_footer;
 
 void native_footer_encode(const native_footer *f, uint8_t out[NATIVE_FOOTER_SIZE]);
-/* TEA_ERR_FORMAT for a wrong magic or version. */
+/* TEA_ERR_FORMAT for a wrong magic or version, or the objects flag in a
+ * minor-0 footer. */
 int native_footer_decode(const uint8_t *data, size_t size, native_footer *f);
 
 #endif

@@ -5,6 +5,7 @@
 #include "trace.h"
 #include "input.h"
 #include "native.h"
+#include "objects.h"
 #include "tracedoctor.h"
 #include "../common/error.h"
 #include "../common/threads.h"
@@ -98,6 +99,10 @@ struct trace_reader {
     uint64_t data_digest;     /* digest of data frames seen, to compare with the index */
     int seen_index, seen_footer;
     uint64_t index_offset;    /* file offset of the index frame, once seen */
+    trace_object_list objects; /* executable objects and recorded thread */
+    int objects_preloaded;    /* objects came from the footer at open (seekable file) */
+    int seen_objects;         /* the objects frame was read in the stream */
+    uint64_t index_end;       /* file offset just after the index frame, once seen */
 };
 
 const trace_header *trace_reader_header(const trace_reader *r)
@@ -124,8 +129,23 @@ void trace_reader_close(trace_reader *r)
     ahead_free(r);
     input_close(r->in);
     trace_header_free(&r->header);
+    trace_object_list_free(&r->objects);
     free(r->token_buf);
     free(r);
+}
+
+int trace_reader_objects(trace_reader *r, const trace_object **objs, size_t *count)
+{
+    *objs = r->objects.items;
+    *count = r->objects.count;
+    return TEA_OK;
+}
+
+int trace_reader_thread(trace_reader *r, uint32_t *tid, uint32_t *threads_seen)
+{
+    *tid = r->objects.tid;
+    *threads_seen = r->objects.threads_seen;
+    return TEA_OK;
 }
 
 static uint32_t le32(const uint8_t *p)
@@ -213,7 +233,7 @@ static int open_tracedoctor(trace_reader *r, const trace_open_options *opts)
     return TEA_OK;
 }
 
-static int open_native(trace_reader *r)
+static int open_native(trace_reader *r, const char *path)
 {
     input_frame frame;
     int more, rc;
@@ -227,6 +247,10 @@ static int open_native(trace_reader *r)
     if ((rc = native_header_decode(frame.data, frame.size, &r->header)))
         return tea_error_prefix(rc, "%s: header: ", input_name(r->in));
     r->window = r->header.initial_window;
+    /* A seekable file shows its objects at once; a stream when it reaches them. */
+    if ((rc = trace_objects_preload(path, &r->objects)))
+        return rc;
+    r->objects_preloaded = trace_object_list_present(&r->objects);
     return TEA_OK;
 }
 
@@ -255,7 +279,7 @@ int trace_reader_open(trace_reader **out, const char *path, const trace_open_opt
     if ((magic & INPUT_SKIPPABLE_MASK) == INPUT_SKIPPABLE_MAGIC && got >= DETECT_BYTES
         && native_is_header(head + 8, got - 8)) {
         r->stats.compressed = 1;
-        rc = open_native(r);
+        rc = open_native(r, path);
     } else {
         r->stats.compressed = magic == INPUT_ZSTD_MAGIC || (magic & INPUT_SKIPPABLE_MASK) == INPUT_SKIPPABLE_MAGIC;
         rc = open_tracedoctor(r, opts);
@@ -383,6 +407,35 @@ static int read_index(trace_reader *r, const input_frame *f)
                              input_name(r->in), (unsigned long long)f->offset, (unsigned long long)r->stats.frames);
     r->seen_index = 1;
     r->index_offset = f->offset;
+    r->index_end = f->offset + f->compressed_size;
+    return TEA_OK;
+}
+
+/* Reads the objects frame, which must follow the index; keeps its content
+ * unless the objects were preloaded at open (the same bytes). */
+static int read_objects(trace_reader *r, const input_frame *f)
+{
+    trace_object_list list;
+    size_t bad;
+    int rc;
+
+    if (r->seen_objects)
+        return tea_error_set(TEA_ERR_FORMAT, "%s: second objects frame at byte %llu", input_name(r->in),
+                             (unsigned long long)f->offset);
+    if (!r->seen_index || f->offset != r->index_end)
+        return tea_error_set(TEA_ERR_FORMAT, "%s: objects frame at byte %llu does not follow the index",
+                             input_name(r->in), (unsigned long long)f->offset);
+    memset(&list, 0, sizeof list);
+    if ((rc = trace_object_list_decode(f->data, f->size, &list, &bad)))
+        return tea_error_prefix(rc, "%s: objects frame at byte %llu, ", input_name(r->in),
+                                (unsigned long long)f->offset);
+    r->seen_objects = 1;
+    if (r->objects_preloaded) {
+        trace_object_list_free(&list);
+    } else {
+        trace_object_list_free(&r->objects);
+        r->objects = list;
+    }
     return TEA_OK;
 }
 
@@ -400,6 +453,12 @@ static int read_footer(trace_reader *r, const input_frame *f)
     if (!r->seen_index)
         return tea_error_set(TEA_ERR_FORMAT, "%s: footer at byte %llu without an index", input_name(r->in),
                              (unsigned long long)f->offset);
+    if (footer.has_objects && !r->seen_objects)
+        return tea_error_set(TEA_ERR_FORMAT, "%s: footer at byte %llu refers to an objects frame, none was read",
+                             input_name(r->in), (unsigned long long)f->offset);
+    if (!footer.has_objects && r->seen_objects)
+        return tea_error_set(TEA_ERR_FORMAT, "%s: footer at byte %llu does not refer to the objects frame read",
+                             input_name(r->in), (unsigned long long)f->offset);
     if (footer.data_frames != r->stats.frames)
         return tea_error_set(TEA_ERR_FORMAT, "%s: footer at byte %llu disagrees with the records: data_frames is %llu "
                              "in the footer, %llu read", input_name(r->in), (unsigned long long)f->offset,
@@ -460,6 +519,8 @@ static int next_native_frame(trace_reader *r)
                 rc = read_index(r, &f);
             else if (memcmp(f.data, NATIVE_FOOTER_MAGIC, NATIVE_MAGIC_SIZE) == 0)
                 rc = read_footer(r, &f);
+            else if (memcmp(f.data, TRACE_OBJECTS_MAGIC, NATIVE_MAGIC_SIZE) == 0)
+                rc = read_objects(r, &f);
             else if (native_is_header(f.data, f.size))
                 rc = tea_error_set(TEA_ERR_FORMAT, "%s: second header at byte %llu (concatenated traces?)",
                                    input_name(r->in), (unsigned long long)f.offset);

@@ -5,6 +5,7 @@
 #include "trace.h"
 #include "input.h"
 #include "native.h"
+#include "objects.h"
 #include "tracedoctor.h"
 #include "../common/error.h"
 #include "../common/outfile.h"
@@ -33,6 +34,7 @@ struct trace_writer {
     native_index_entry frame;   /* summary of the frame being built */
     native_buffer index;        /* index entries written so far */
     uint64_t data_frames;
+    trace_object_list objects;  /* executable objects and the recorded thread */
     /* TraceDoctor */
     td_encoder td;
 };
@@ -40,6 +42,20 @@ struct trace_writer {
 const trace_totals *trace_writer_totals(const trace_writer *w)
 {
     return &w->totals;
+}
+
+int trace_writer_add_object(trace_writer *w, const trace_object *obj)
+{
+    return trace_object_list_add(&w->objects, obj);
+}
+
+int trace_writer_set_thread(trace_writer *w, uint32_t tid, uint32_t threads_seen)
+{
+    if (threads_seen == TRACE_THREAD_UNKNOWN)
+        return tea_error_set(TEA_ERR_USAGE, "a recorded thread needs a thread count of at least 1");
+    w->objects.tid = tid;
+    w->objects.threads_seen = threads_seen;
+    return TEA_OK;
 }
 
 static int write_bytes(trace_writer *w, const void *data, size_t size)
@@ -70,6 +86,7 @@ static void writer_free(trace_writer *w)
     native_buffer_free(&w->staging);
     native_buffer_free(&w->compressed);
     native_buffer_free(&w->index);
+    trace_object_list_free(&w->objects);
     trace_header_free(&w->header);
     free(w);
 }
@@ -288,6 +305,18 @@ static int finish_native(trace_writer *w, const trace_notes *notes)
     footer.index_offset = w->offset;
     if ((rc = write_skippable(w, w->staging.data, NATIVE_MAGIC_SIZE + 8 + w->index.size)))
         return rc;
+    if (trace_object_list_present(&w->objects)) {
+        /* objects: after the index, before the footer that refers to them */
+        uint8_t *bytes = NULL;
+        size_t size = 0;
+        if ((rc = trace_object_list_encode(&w->objects, &bytes, &size)))
+            return rc;
+        rc = write_skippable(w, bytes, size);
+        free(bytes);
+        if (rc)
+            return rc;
+        footer.has_objects = 1;
+    }
     footer.totals = w->totals;
     if (notes)
         footer.notes = *notes;

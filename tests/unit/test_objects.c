@@ -1,0 +1,406 @@
+/*
+ * test_objects.c: the executable objects and recorded thread a native trace
+ * carries (trace/objects.h): round trips through the streaming reader (a
+ * seekable file, where they show at open, and a pipe, where they show at
+ * the end) and the frame reader, no objects at all (bytes unchanged), many
+ * objects, the longest path, and damaged objects frames and footers.
+ */
+#define _GNU_SOURCE
+#include "testutil.h"
+#include "common/error.h"
+#include "trace/frames.h"
+#include "trace/native.h"
+#include "trace/objects.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Size of a skippable frame's header (magic, content size). */
+#define SKIP_HEADER 8
+/* Records per data frame in these tests: several frames. */
+#define FRAME_RECORDS 3000
+/* Objects in the "many objects" case: more than the list's first growth steps. */
+#define MANY_OBJECTS 1000
+
+static test_stream model;
+
+static int setup(void **state)
+{
+    (void)state;
+    test_model_stream("mixed", 5, 20000, &model);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    test_stream_free(&model);
+    return 0;
+}
+
+/* Object i of a test list: path, build-id of i % 21 bytes (0: unknown), and
+ * distinct addresses. `path` is a buffer for the path. */
+static trace_object make_object(size_t i, char *path, size_t size)
+{
+    trace_object o;
+    memset(&o, 0, sizeof o);
+    snprintf(path, size, "/usr/lib/x86_64-linux-gnu/lib%zu.so.6", i);
+    o.path = path;
+    o.build_id_len = (uint32_t)(i % 21);
+    for (uint32_t k = 0; k < o.build_id_len; k++)
+        o.build_id[k] = (uint8_t)(i * 7 + k);
+    o.load_bias = 0x7f0000000000ull + i * 0x100000;
+    o.start = o.load_bias + 0x1000;
+    o.end = o.start + 0x2345 + i;
+    return o;
+}
+
+/* Writes the model stream natively with objects [0, n) (and `extra` after
+ * them when not NULL) and, when threads > 0, the thread. */
+static void write_with_objects(const char *path, size_t n, const trace_object *extra, uint32_t tid, uint32_t threads)
+{
+    trace_write_options o = { TRACE_FORMAT_NATIVE, 0, 0, FRAME_RECORDS };
+    trace_writer *w;
+    trace_batch b = test_stream_batch(&model, 0, model.count);
+    char name[64];
+
+    assert_int_equal(trace_writer_open(&w, path, &model.header, &o), 0);
+    /* half the objects before the records, half after (dlopen during the run) */
+    for (size_t i = 0; i < n / 2; i++) {
+        trace_object obj = make_object(i, name, sizeof name);
+        assert_int_equal(trace_writer_add_object(w, &obj), 0);
+    }
+    assert_int_equal(trace_writer_write(w, &b), 0);
+    for (size_t i = n / 2; i < n; i++) {
+        trace_object obj = make_object(i, name, sizeof name);
+        assert_int_equal(trace_writer_add_object(w, &obj), 0);
+    }
+    if (extra)
+        assert_int_equal(trace_writer_add_object(w, extra), 0);
+    if (threads)
+        assert_int_equal(trace_writer_set_thread(w, tid, threads), 0);
+    assert_int_equal(trace_writer_finish(w, NULL), 0);
+}
+
+/* Asserts that objs[0..count) are the test objects [0, n). */
+static void assert_objects(const trace_object *objs, size_t count, size_t n)
+{
+    char name[64];
+    assert_int_equal(count, n);
+    for (size_t i = 0; i < n; i++) {
+        trace_object want = make_object(i, name, sizeof name);
+        assert_string_equal(objs[i].path, want.path);
+        assert_int_equal(objs[i].build_id_len, want.build_id_len);
+        assert_memory_equal(objs[i].build_id, want.build_id, TRACE_BUILD_ID_MAX);
+        assert_int_equal(objs[i].load_bias, want.load_bias);
+        assert_int_equal(objs[i].start, want.start);
+        assert_int_equal(objs[i].end, want.end);
+    }
+}
+
+/* Reads `path` whole with the streaming reader; checks the objects and the
+ * thread right after open (when `at_open`) and at the end. */
+static void stream_check(const char *path, size_t n, uint32_t tid, uint32_t threads, int at_open)
+{
+    trace_reader *r;
+    trace_batch b;
+    const trace_object *objs;
+    size_t count, records = 0;
+    uint32_t t, seen;
+
+    assert_int_equal(trace_reader_open(&r, path, NULL), 0);
+    assert_int_equal(trace_reader_objects(r, &objs, &count), 0);
+    if (at_open)
+        assert_objects(objs, count, n);
+    else
+        assert_int_equal(count, 0);
+    assert_int_equal(trace_batch_init(&b, 512), 0);
+    do {
+        assert_int_equal(trace_reader_read(r, &b), 0);
+        records += b.count;
+    } while (b.count);
+    assert_int_equal(records, model.count);
+    assert_int_equal(trace_reader_objects(r, &objs, &count), 0);
+    assert_objects(objs, count, n);
+    assert_int_equal(trace_reader_thread(r, &t, &seen), 0);
+    assert_int_equal(t, tid);
+    assert_int_equal(seen, threads);
+    trace_batch_free(&b);
+    trace_reader_close(r);
+}
+
+/* The same file read from a pipe: the objects show at the end only. */
+static void pipe_check(const char *path, size_t n, uint32_t tid, uint32_t threads)
+{
+    char *fifo = test_temp_path("objects.fifo");
+    uint8_t *data;
+    size_t size;
+    pid_t child;
+    int status;
+
+    test_read_file(path, &data, &size);
+    unlink(fifo);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        FILE *f = fopen(fifo, "wb");
+        int ok = f && fwrite(data, 1, size, f) == size;
+        if (f)
+            fclose(f);
+        _exit(ok ? 0 : 1);
+    }
+    stream_check(fifo, n, tid, threads, 0);
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    unlink(fifo);
+    free(fifo);
+    free(data);
+}
+
+/* The frame reader opens the file and shows the same objects. */
+static void frames_check(const char *path, size_t n, uint32_t tid, uint32_t threads)
+{
+    trace_frames *f;
+    const trace_object *objs;
+    size_t count;
+    uint32_t t, seen;
+
+    if (trace_frames_open(&f, path))
+        fail_msg("%s", tea_error_message());
+    trace_frames_objects(f, &objs, &count, &t, &seen);
+    assert_objects(objs, count, n);
+    assert_int_equal(t, tid);
+    assert_int_equal(seen, threads);
+    trace_frames_close(f);
+}
+
+static void round_trip(void **state)
+{
+    char *path = test_temp_path("objects.tea");
+    const size_t counts[] = { 1, 2, MANY_OBJECTS };
+    (void)state;
+
+    for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {
+        write_with_objects(path, counts[k], NULL, 4242, 3);
+        stream_check(path, counts[k], 4242, 3, 1);
+        pipe_check(path, counts[k], 4242, 3);
+        frames_check(path, counts[k], 4242, 3);
+    }
+    /* a thread and no objects */
+    write_with_objects(path, 0, NULL, 7, 1);
+    stream_check(path, 0, 7, 1, 1);
+    frames_check(path, 0, 7, 1);
+    unlink(path);
+    free(path);
+}
+
+/* Without objects or thread the file is exactly what it was before objects
+ * existed: no objects frame, footer minor version 0, no flag. */
+static void no_objects_no_frame(void **state)
+{
+    char *plain = test_temp_path("plain.tea"), *with = test_temp_path("with.tea");
+    trace_write_options o = { TRACE_FORMAT_NATIVE, 0, 0, FRAME_RECORDS };
+    uint8_t *a, *b;
+    size_t na, nb;
+    native_footer foot;
+    (void)state;
+
+    assert_int_equal(test_stream_write(&model, &model.header, &o, plain), 0);
+    write_with_objects(with, 0, NULL, 0, 0);
+    test_read_file(plain, &a, &na);
+    test_read_file(with, &b, &nb);
+    assert_int_equal(na, nb);
+    assert_memory_equal(a, b, na);
+    /* footer: version 1.0, flags without the objects bit */
+    assert_int_equal(native_get_le(a + na - NATIVE_FOOTER_SIZE + NATIVE_MAGIC_SIZE + 2, 2), 0);
+    assert_int_equal(native_footer_decode(a + na - NATIVE_FOOTER_SIZE, NATIVE_FOOTER_SIZE, &foot), 0);
+    assert_false(foot.has_objects);
+    assert_null(memmem(a, na, TRACE_OBJECTS_MAGIC, NATIVE_MAGIC_SIZE));
+    stream_check(plain, 0, 0, TRACE_THREAD_UNKNOWN, 1);
+    frames_check(plain, 0, 0, TRACE_THREAD_UNKNOWN);
+    free(a);
+    free(b);
+    unlink(plain);
+    unlink(with);
+    free(plain);
+    free(with);
+}
+
+/* The longest path is kept whole; a longer one, a build-id over 64 bytes, a
+ * range that ends before it starts, no path and no thread count are
+ * refused by the writer. */
+static void writer_limits(void **state)
+{
+    char *path = test_temp_path("long.tea");
+    char *long_path = malloc(TRACE_OBJECT_PATH_MAX + 2);
+    trace_write_options o = { TRACE_FORMAT_NATIVE, 0, 0, FRAME_RECORDS };
+    trace_writer *w;
+    trace_object obj;
+    trace_reader *r;
+    const trace_object *objs;
+    size_t count;
+    (void)state;
+
+    assert_non_null(long_path);
+    memset(long_path, 'a', TRACE_OBJECT_PATH_MAX + 1);
+    long_path[0] = '/';
+    long_path[TRACE_OBJECT_PATH_MAX + 1] = '\0';
+    memset(&obj, 0, sizeof obj);
+    obj.path = long_path;
+    obj.start = 0x1000;
+    obj.end = 0x2000;
+    obj.build_id_len = TRACE_BUILD_ID_MAX;
+    memset(obj.build_id, 0xab, TRACE_BUILD_ID_MAX);
+    assert_int_equal(trace_writer_open(&w, path, &model.header, &o), 0);
+    assert_int_equal(trace_writer_add_object(w, &obj), TEA_ERR_USAGE); /* 4097 bytes */
+    assert_contains(tea_error_message(), "longer than 4096");
+    long_path[TRACE_OBJECT_PATH_MAX] = '\0';
+    assert_int_equal(trace_writer_add_object(w, &obj), 0);
+    obj.build_id_len = TRACE_BUILD_ID_MAX + 1;
+    assert_int_equal(trace_writer_add_object(w, &obj), TEA_ERR_USAGE);
+    obj.build_id_len = 0;
+    obj.end = obj.start - 1;
+    assert_int_equal(trace_writer_add_object(w, &obj), TEA_ERR_USAGE);
+    obj.end = obj.start;
+    obj.path = "";
+    assert_int_equal(trace_writer_add_object(w, &obj), TEA_ERR_USAGE);
+    obj.path = NULL;
+    assert_int_equal(trace_writer_add_object(w, &obj), TEA_ERR_USAGE);
+    assert_int_equal(trace_writer_set_thread(w, 1, TRACE_THREAD_UNKNOWN), TEA_ERR_USAGE);
+    assert_int_equal(trace_writer_finish(w, NULL), 0);
+
+    assert_int_equal(trace_reader_open(&r, path, NULL), 0);
+    assert_int_equal(trace_reader_objects(r, &objs, &count), 0);
+    assert_int_equal(count, 1);
+    assert_int_equal(strlen(objs[0].path), TRACE_OBJECT_PATH_MAX);
+    assert_memory_equal(objs[0].path, long_path, TRACE_OBJECT_PATH_MAX);
+    assert_int_equal(objs[0].build_id_len, TRACE_BUILD_ID_MAX);
+    {
+        char hex[2 * TRACE_BUILD_ID_MAX + 1];
+        trace_object_build_id_hex(&objs[0], hex, sizeof hex);
+        assert_int_equal(strlen(hex), 2 * TRACE_BUILD_ID_MAX);
+        assert_int_equal(strspn(hex, "ab"), 2 * TRACE_BUILD_ID_MAX);
+    }
+    trace_reader_close(r);
+    unlink(path);
+    free(path);
+    free(long_path);
+}
+
+/* The file offset of the objects frame (its skippable header) of `data`. */
+static size_t objects_frame_offset(const uint8_t *data, size_t size)
+{
+    native_footer foot;
+    assert_int_equal(native_footer_decode(data + size - NATIVE_FOOTER_SIZE, NATIVE_FOOTER_SIZE, &foot), 0);
+    assert_true(foot.has_objects);
+    return (size_t)(foot.index_offset + SKIP_HEADER + native_get_le(data + foot.index_offset + 4, 4));
+}
+
+/* Both readers refuse `data` with TEA_ERR_FORMAT and a message holding
+ * `needle`; the streaming reader already at open. */
+static void expect_refused(const char *path, const uint8_t *data, size_t size, const char *needle, int frames_too)
+{
+    trace_reader *r;
+    trace_frames *f;
+    test_stream s;
+    int rc;
+
+    test_write_file(path, data, size);
+    rc = test_stream_read(path, NULL, &s);
+    if (rc != TEA_ERR_FORMAT)
+        fail_msg("%s: expected a format error, got %d (%s)", needle, rc, tea_error_message());
+    assert_contains(tea_error_message(), needle);
+    assert_contains(tea_error_message(), path);
+    test_stream_free(&s);
+    if (frames_too) {
+        assert_int_equal(trace_reader_open(&r, path, NULL), TEA_ERR_FORMAT);
+        assert_contains(tea_error_message(), needle);
+        assert_int_equal(trace_frames_open(&f, path), TEA_ERR_FORMAT);
+        assert_contains(tea_error_message(), needle);
+    } else {
+        /* the frame reader leaves the diagnosis to the stream reader */
+        assert_int_not_equal(trace_frames_open(&f, path), 0);
+    }
+}
+
+static void damaged_objects_frame(void **state)
+{
+    char *path = test_temp_path("damaged.tea"), *plain = test_temp_path("noobj.tea");
+    uint8_t *data, *copy;
+    size_t size, at, first, needle_len;
+    char needle[96];
+    trace_write_options o = { TRACE_FORMAT_NATIVE, 0, 0, FRAME_RECORDS };
+    (void)state;
+
+    write_with_objects(path, 2, NULL, 9, 2);
+    test_read_file(path, &data, &size);
+    copy = malloc(size);
+    assert_non_null(copy);
+    at = objects_frame_offset(data, size);
+    /* first object: after magic, tid, threads, count (20 bytes) */
+    first = at + SKIP_HEADER + NATIVE_MAGIC_SIZE + 12;
+    needle_len = (size_t)snprintf(needle, sizeof needle, "objects frame at byte %zu, content byte ", at);
+    assert_true(needle_len < sizeof needle);
+
+    /* a build-id longer than 64 bytes */
+    memcpy(copy, data, size);
+    copy[first + 24] = TRACE_BUILD_ID_MAX + 1;
+    snprintf(needle + needle_len, sizeof needle - needle_len, "44: build-id longer than 64 bytes");
+    expect_refused(path, copy, size, needle, 1);
+    /* a range that ends before it starts: end = 0 */
+    memcpy(copy, data, size);
+    memset(copy + first + 16, 0, 8);
+    snprintf(needle + needle_len, sizeof needle - needle_len, "20: an object's range ends before it starts");
+    expect_refused(path, copy, size, needle, 1);
+    /* one more object than the frame holds */
+    memcpy(copy, data, size);
+    copy[at + SKIP_HEADER + NATIVE_MAGIC_SIZE + 8] = 3;
+    expect_refused(path, copy, size, "truncated", 1);
+    /* one object fewer: bytes left over */
+    memcpy(copy, data, size);
+    copy[at + SKIP_HEADER + NATIVE_MAGIC_SIZE + 8] = 1;
+    expect_refused(path, copy, size, "bytes after the last object", 1);
+    /* a thread id without a thread count */
+    memcpy(copy, data, size);
+    memset(copy + at + SKIP_HEADER + NATIVE_MAGIC_SIZE + 4, 0, 4);
+    expect_refused(path, copy, size, "a thread id without a thread count", 1);
+    /* the footer does not refer to the objects frame (flag cleared) */
+    memcpy(copy, data, size);
+    copy[size - NATIVE_FOOTER_SIZE + NATIVE_MAGIC_SIZE + 7] &= 0x7f;
+    expect_refused(path, copy, size, "does not refer to the objects frame read", 0);
+    /* the objects flag in a 1.0 footer */
+    memcpy(copy, data, size);
+    copy[size - NATIVE_FOOTER_SIZE + NATIVE_MAGIC_SIZE + 2] = 0;
+    expect_refused(path, copy, size, "cannot refer to an objects frame", 0);
+    free(copy);
+    free(data);
+
+    /* a footer that refers to an objects frame in a file without one */
+    assert_int_equal(test_stream_write(&model, &model.header, &o, plain), 0);
+    test_read_file(plain, &data, &size);
+    data[size - NATIVE_FOOTER_SIZE + NATIVE_MAGIC_SIZE + 2] = NATIVE_VERSION_MINOR_OBJECTS;
+    data[size - NATIVE_FOOTER_SIZE + NATIVE_MAGIC_SIZE + 7] |= 0x80;
+    expect_refused(plain, data, size, "refers to an objects frame, none was read", 0);
+    free(data);
+    unlink(path);
+    unlink(plain);
+    free(path);
+    free(plain);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(round_trip),
+        cmocka_unit_test(no_objects_no_frame),
+        cmocka_unit_test(writer_limits),
+        cmocka_unit_test(damaged_objects_frame),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,231 @@
+/*
+ * objects.c: the list of executable objects a trace carries and its objects
+ * frame encoding (see objects.h, docs/trace-format.md "Objects frame").
+ */
+#include "objects.h"
+#include "../common/error.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Field sizes in the objects frame. */
+#define OBJ_U64 8
+#define OBJ_U32 4
+#define OBJ_U16 2
+#define OBJ_U8 1
+/* Magic, thread id, threads seen, object count. */
+#define OBJ_FRAME_FIXED (8 + OBJ_U32 + OBJ_U32 + OBJ_U32)
+/* Per object before its variable parts: bias, start, end, build-id length. */
+#define OBJ_ENTRY_FIXED (3 * OBJ_U64 + OBJ_U8)
+/* Initial capacity of a list. */
+#define OBJ_LIST_INITIAL 8
+
+/* Checks one object as trace_writer_add_object documents. */
+static int check_object(const trace_object *o)
+{
+    size_t len;
+    if (!o->path || !o->path[0])
+        return tea_error_set(TEA_ERR_USAGE, "an object needs a path");
+    len = strlen(o->path);
+    if (len > TRACE_OBJECT_PATH_MAX)
+        return tea_error_set(TEA_ERR_USAGE, "object path of %zu bytes is longer than %d", len, TRACE_OBJECT_PATH_MAX);
+    if (strchr(o->path, '\n'))
+        return tea_error_set(TEA_ERR_USAGE, "an object path holds a line break");
+    if (o->build_id_len > TRACE_BUILD_ID_MAX)
+        return tea_error_set(TEA_ERR_USAGE, "%s: build-id of %u bytes is longer than %d", o->path,
+                             (unsigned)o->build_id_len, TRACE_BUILD_ID_MAX);
+    if (o->end < o->start)
+        return tea_error_set(TEA_ERR_USAGE, "%s: range ends (0x%llx) before it starts (0x%llx)", o->path,
+                             (unsigned long long)o->end, (unsigned long long)o->start);
+    return TEA_OK;
+}
+
+/* Appends a deep copy of a checked object, copying `len` bytes of path. */
+static int list_push(trace_object_list *l, const trace_object *obj, const char *path, size_t len)
+{
+    trace_object *o;
+    char *copy;
+
+    if (l->count >= TRACE_OBJECTS_MAX)
+        return tea_error_set(TEA_ERR_USAGE, "more than %d objects", TRACE_OBJECTS_MAX);
+    if (l->count == l->capacity) {
+        size_t cap = l->capacity ? 2 * l->capacity : OBJ_LIST_INITIAL;
+        trace_object *items = realloc(l->items, cap * sizeof *items);
+        if (!items)
+            return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        l->items = items;
+        l->capacity = cap;
+    }
+    if (!(copy = malloc(len + 1)))
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    memcpy(copy, path, len);
+    copy[len] = '\0';
+    o = &l->items[l->count++];
+    *o = *obj;
+    o->path = copy;
+    if (o->build_id_len < TRACE_BUILD_ID_MAX)
+        memset(o->build_id + o->build_id_len, 0, TRACE_BUILD_ID_MAX - o->build_id_len);
+    return TEA_OK;
+}
+
+int trace_object_list_add(trace_object_list *l, const trace_object *obj)
+{
+    int rc = check_object(obj);
+    if (rc)
+        return rc;
+    return list_push(l, obj, obj->path, strlen(obj->path));
+}
+
+int trace_object_list_present(const trace_object_list *l)
+{
+    return l->count > 0 || l->threads_seen != TRACE_THREAD_UNKNOWN;
+}
+
+void trace_object_list_free(trace_object_list *l)
+{
+    for (size_t i = 0; i < l->count; i++)
+        free((char *)l->items[i].path);
+    free(l->items);
+    memset(l, 0, sizeof *l);
+}
+
+void trace_object_build_id_hex(const trace_object *obj, char *out, size_t size)
+{
+    static const char digits[] = "0123456789abcdef";
+    size_t n = 0;
+
+    assert(size > 0);
+    for (uint32_t i = 0; i < obj->build_id_len && i < TRACE_BUILD_ID_MAX && n + 2 < size; i++) {
+        out[n++] = digits[obj->build_id[i] >> 4];
+        out[n++] = digits[obj->build_id[i] & 0xF];
+    }
+    out[n] = '\0';
+}
+
+static void put_le(uint8_t *p, uint64_t v, unsigned bytes)
+{
+    for (unsigned i = 0; i < bytes; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get_le(const uint8_t *p, unsigned bytes)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < bytes; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+int trace_object_list_encode(const trace_object_list *l, uint8_t **data, size_t *size)
+{
+    size_t need = OBJ_FRAME_FIXED, pos = *size;
+    uint8_t *buf, *p;
+
+    for (size_t i = 0; i < l->count; i++)
+        need += OBJ_ENTRY_FIXED + l->items[i].build_id_len + OBJ_U16 + strlen(l->items[i].path);
+    if (!(buf = realloc(*data, pos + need)))
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    *data = buf;
+    p = buf + pos;
+    memcpy(p, TRACE_OBJECTS_MAGIC, 8);
+    p += 8;
+    put_le(p, l->tid, OBJ_U32);
+    put_le(p + OBJ_U32, l->threads_seen, OBJ_U32);
+    put_le(p + 2 * OBJ_U32, l->count, OBJ_U32);
+    p += 3 * OBJ_U32;
+    for (size_t i = 0; i < l->count; i++) {
+        const trace_object *o = &l->items[i];
+        size_t len = strlen(o->path);
+        put_le(p, o->load_bias, OBJ_U64);
+        put_le(p + OBJ_U64, o->start, OBJ_U64);
+        put_le(p + 2 * OBJ_U64, o->end, OBJ_U64);
+        p[3 * OBJ_U64] = (uint8_t)o->build_id_len;
+        p += OBJ_ENTRY_FIXED;
+        memcpy(p, o->build_id, o->build_id_len);
+        p += o->build_id_len;
+        put_le(p, len, OBJ_U16);
+        p += OBJ_U16;
+        memcpy(p, o->path, len);
+        p += len;
+    }
+    assert((size_t)(p - buf) == pos + need);
+    *size = pos + need;
+    return TEA_OK;
+}
+
+/* Sets *bad and the message for a malformed objects frame. */
+static int bad_frame(size_t *bad, size_t at, const char *what)
+{
+    *bad = at;
+    return tea_error_set(TEA_ERR_FORMAT, "content byte %zu: %s", at, what);
+}
+
+int trace_object_list_decode(const uint8_t *data, size_t size, trace_object_list *l, size_t *bad)
+{
+    size_t pos = OBJ_FRAME_FIXED;
+    uint64_t count;
+    int rc;
+
+    trace_object_list_free(l);
+    *bad = 0;
+    if (size < OBJ_FRAME_FIXED || memcmp(data, TRACE_OBJECTS_MAGIC, 8) != 0)
+        return bad_frame(bad, 0, "no TEAOBJCT magic or truncated");
+    l->tid = (uint32_t)get_le(data + 8, OBJ_U32);
+    l->threads_seen = (uint32_t)get_le(data + 8 + OBJ_U32, OBJ_U32);
+    count = get_le(data + 8 + 2 * OBJ_U32, OBJ_U32);
+    if (l->threads_seen == TRACE_THREAD_UNKNOWN && l->tid != 0)
+        return bad_frame(bad, 8, "a thread id without a thread count");
+    if (count > TRACE_OBJECTS_MAX)
+        return bad_frame(bad, 8 + 2 * OBJ_U32, "too many objects");
+    for (uint64_t i = 0; i < count; i++) {
+        trace_object o;
+        size_t start = pos, len;
+
+        memset(&o, 0, sizeof o);
+        if (size - pos < OBJ_ENTRY_FIXED)
+            goto truncated;
+        o.load_bias = get_le(data + pos, OBJ_U64);
+        o.start = get_le(data + pos + OBJ_U64, OBJ_U64);
+        o.end = get_le(data + pos + 2 * OBJ_U64, OBJ_U64);
+        o.build_id_len = data[pos + 3 * OBJ_U64];
+        if (o.end < o.start) {
+            rc = bad_frame(bad, start, "an object's range ends before it starts");
+            goto fail;
+        }
+        if (o.build_id_len > TRACE_BUILD_ID_MAX) {
+            rc = bad_frame(bad, pos + 3 * OBJ_U64, "build-id longer than 64 bytes");
+            goto fail;
+        }
+        pos += OBJ_ENTRY_FIXED;
+        if (size - pos < o.build_id_len + (size_t)OBJ_U16)
+            goto truncated;
+        memcpy(o.build_id, data + pos, o.build_id_len);
+        pos += o.build_id_len;
+        len = (size_t)get_le(data + pos, OBJ_U16);
+        if (len == 0 || len > TRACE_OBJECT_PATH_MAX) {
+            rc = bad_frame(bad, pos, "object path length out of range");
+            goto fail;
+        }
+        pos += OBJ_U16;
+        if (size - pos < len)
+            goto truncated;
+        if (memchr(data + pos, '\0', len) || memchr(data + pos, '\n', len)) {
+            rc = bad_frame(bad, pos, "NUL byte or line break in an object path");
+            goto fail;
+        }
+        if ((rc = list_push(l, &o, (const char *)data + pos, len)))
+            goto fail;
+        pos += len;
+    }
+    if (pos != size) {
+        rc = bad_frame(bad, pos, "bytes after the last object");
+        goto fail;
+    }
+    return TEA_OK;
+truncated:
+    rc = bad_frame(bad, size, "truncated");
+fail:
+    trace_object_list_free(l);
+    return rc;
+}

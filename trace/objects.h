@@ -1,0 +1,104 @@
+/*
+ * objects.h: the executable objects (main binary, shared libraries, dlopen'ed
+ * code) and the recorded thread a trace carries (docs/trace-format.md,
+ * "Objects frame").
+ *
+ * A recorder adds each executable mapping it sees with
+ * trace_writer_add_object, at any time before trace_writer_finish (objects
+ * can appear during the run); a native trace keeps them in an objects frame
+ * before its footer. Readers expose them with trace_reader_objects.
+ * TraceDoctor traces carry none.
+ */
+#ifndef TEA_TRACE_OBJECTS_H
+#define TEA_TRACE_OBJECTS_H
+
+#include "trace.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TRACE_BUILD_ID_MAX 64            /* bytes */
+/* Longest object path kept, in bytes (no NUL). */
+#define TRACE_OBJECT_PATH_MAX 4096
+/* Most objects one trace may carry. */
+#define TRACE_OBJECTS_MAX 65536
+/* threads_seen when the recorded thread is unknown (set_thread never called). */
+#define TRACE_THREAD_UNKNOWN 0
+
+typedef struct trace_object {
+    const char *path;                    /* the mapped file's path as the program saw it */
+    uint8_t build_id[TRACE_BUILD_ID_MAX];
+    uint32_t build_id_len;               /* 0: unknown */
+    uint64_t load_bias;                  /* run-time address minus the ELF file's virtual address */
+    uint64_t start, end;                 /* executable range [start, end) at run time */
+} trace_object;
+
+/* Writer: any time before trace_writer_finish; the strings are copied.
+ * Errors: TEA_ERR_USAGE for an object without a path, a path longer than
+ * TRACE_OBJECT_PATH_MAX or holding a line break (PICS files keep one
+ * object per line), a build-id longer than
+ * TRACE_BUILD_ID_MAX, end < start, or more than TRACE_OBJECTS_MAX objects;
+ * TEA_ERR_NOMEM. Objects are kept in the order added. */
+int trace_writer_add_object(trace_writer *w, const trace_object *obj);
+
+/* Writer: which thread was recorded (its id) and how many threads the
+ * program had in all (threads_seen >= 1). The last call wins; a native
+ * trace keeps it with the objects. Errors: TEA_ERR_USAGE for threads_seen 0. */
+int trace_writer_set_thread(trace_writer *w, uint32_t tid, uint32_t threads_seen);
+
+/* Reader: the objects the trace carries (0 for formats/files without any); valid until close.
+ * For a native file read from a seekable file they are available right after open. */
+int trace_reader_objects(trace_reader *r, const trace_object **objs, size_t *count);
+
+/* Reader: the recorded thread; *threads_seen is TRACE_THREAD_UNKNOWN (and
+ * *tid 0) when the trace does not say. Same availability as the objects. */
+int trace_reader_thread(trace_reader *r, uint32_t *tid, uint32_t *threads_seen);
+
+/* Writes the build-id of `obj` as lower-case hex into `out` (size at least
+ * 2 * TRACE_BUILD_ID_MAX + 1); "" when unknown. */
+void trace_object_build_id_hex(const trace_object *obj, char *out, size_t size);
+
+/* --- the list the readers and writers keep (tools may keep copies) ------- */
+
+/* A growable list of objects that owns its paths, and the thread. Start
+ * from all zeros. */
+typedef struct trace_object_list {
+    trace_object *items;
+    size_t count, capacity;
+    uint32_t tid;
+    uint32_t threads_seen;  /* TRACE_THREAD_UNKNOWN: no thread recorded */
+} trace_object_list;
+
+/* Appends a deep copy of `obj` after the checks trace_writer_add_object
+ * documents. */
+int trace_object_list_add(trace_object_list *l, const trace_object *obj);
+/* True when the list has anything to store (objects or a thread). */
+int trace_object_list_present(const trace_object_list *l);
+/* Frees the paths and the array; the list is empty afterwards. */
+void trace_object_list_free(trace_object_list *l);
+
+/* --- internal to trace/ (reader.c, writer.c, frames.c) ------------------ */
+
+/* Eight-byte magic of the objects frame. */
+#define TRACE_OBJECTS_MAGIC "TEAOBJCT"
+
+/* Serializes the objects frame's content (magic, thread, objects) and
+ * appends it to *data (realloc'd; *size grows). */
+int trace_object_list_encode(const trace_object_list *l, uint8_t **data, size_t *size);
+
+/* Parses an objects frame's content into `l` (emptied first). On
+ * TEA_ERR_FORMAT the message is "content byte N: what is wrong" and *bad is
+ * N, the byte offset within `data`; the caller prefixes the file and the
+ * frame's offset ("F: objects frame at byte B, "). */
+int trace_object_list_decode(const uint8_t *data, size_t size, trace_object_list *l, size_t *bad);
+
+/* Reads the objects frame of the native trace at `path` through its footer,
+ * without reading the records (the streaming reader's preload). Leaves `l`
+ * empty and returns 0 when `path` is not a regular file or has no footer,
+ * index or objects frame where the footer says (the streaming reader
+ * diagnoses such files when it gets there). TEA_ERR_FORMAT for a damaged
+ * objects frame, naming the file and the frame's byte offset;
+ * TEA_ERR_NOMEM. Implemented in frames.c. */
+int trace_objects_preload(const char *path, trace_object_list *l);
+
+#endif
