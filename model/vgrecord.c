@@ -589,7 +589,8 @@ static int read_instruction(vgrecord *v, pending_insn *out, int *got)
                 return rc;
             break;
         case STREAM_STOP:
-            v->stats.stop = (int)(w & 0xff);
+            v->stats.stop = (int)(w & STREAM_STOP_REASON_MASK);
+            v->stats.threads_seen = (uint32_t)((w >> STREAM_STOP_THREADS_SHIFT) & STREAM_STOP_THREADS_MASK);
             v->stopped = 1;
             v->pos++;
             if (v->kill_after && v->pid > 0 && !v->exited) {

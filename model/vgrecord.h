@@ -80,6 +80,7 @@ typedef struct vgrecord_stats {
     uint64_t undecodable;    /* of those, without bytes or not decodable */
     uint64_t objects;        /* executable mappings reported */
     int stop;                /* vgrecord_stop */
+    uint32_t threads_seen;   /* threads the program had started when recording stopped (0: unknown) */
 } vgrecord_stats;
 
 /* Reads a record stream from file descriptor `fd` (closed by vgrecord_close;

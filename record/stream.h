@@ -18,7 +18,8 @@
  *           (exclusive), the file offset mapped at start, the path's length
  *           in bytes, then the path, zero-padded to whole words. An
  *           executable file mapping from which code was first translated.
- *   STOP    one word: recording ended (low bits: a STREAM_STOP_* reason);
+ *   STOP    one word: recording ended: a STREAM_STOP_* reason (bits 0-7)
+ *           | the number of threads the program had started (bits 8-39);
  *           nothing follows but the program's own end.
  *
  * This header holds macros only, so that both the tool (built without the
@@ -44,6 +45,10 @@
 #define STREAM_CODE_WORDS 3
 #define STREAM_OBJECT_WORDS 4
 #define STREAM_PATH_MAX 4096
+
+#define STREAM_STOP_REASON_MASK 0xffull
+#define STREAM_STOP_THREADS_SHIFT 8
+#define STREAM_STOP_THREADS_MASK 0xffffffffull
 
 /* STOP reasons */
 #define STREAM_STOP_MAX 1          /* --max-instructions reached */

@@ -27,6 +27,7 @@
 #include "pub_tool_libcbase.h"
 #include "pub_tool_libcfile.h"
 #include "pub_tool_libcprint.h"
+#include "pub_tool_libcproc.h"
 #include "pub_tool_machine.h"
 #include "pub_tool_options.h"
 #include "pub_tool_threadstate.h"
@@ -39,6 +40,8 @@
 #define BUF_SLACK (STREAM_OBJECT_WORDS + STREAM_PATH_MAX / 8 + 64)
 /* Executable mappings already reported, by start address. */
 #define MAX_REPORTED 4096
+/* This tool's file name, as Valgrind's launcher finds it. */
+#define TOOL_FILE "/tearec-amd64-linux"
 /* The main thread in Valgrind's numbering. */
 #define MAIN_THREAD 1
 
@@ -67,6 +70,7 @@ static Bool out_failed = False;
 static rec_state state = REC_ON;
 static ULong skip_left = 0;
 static ULong recorded = 0;
+static ULong threads_started = 0; /* Valgrind reports the main thread's creation too */
 static Bool cur_on = False;   /* the current instruction is recorded */
 
 static Addr reported[MAX_REPORTED];
@@ -106,7 +110,8 @@ static void stop_recording(ULong reason)
         return;
     state = REC_DONE;
     cur_on = False;
-    put(STREAM_STOP << STREAM_KIND_SHIFT | reason);
+    put(STREAM_STOP << STREAM_KIND_SHIFT | (threads_started & STREAM_STOP_THREADS_MASK) << STREAM_STOP_THREADS_SHIFT
+        | reason);
     flush();
 }
 
@@ -181,6 +186,9 @@ static void report_segment(NSegment const *seg)
     if (!path)
         return;
     len = (UInt)VG_(strlen)(path);
+    /* the tool's own file, which Valgrind maps for its trampolines */
+    if (len >= sizeof TOOL_FILE - 1 && VG_(strcmp)(path + len - (sizeof TOOL_FILE - 1), TOOL_FILE) == 0)
+        return;
     if (len >= STREAM_PATH_MAX)
         return;
     reported[reported_count++] = seg->start;
@@ -374,6 +382,24 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
     return sb;
 }
 
+/* A thread is created: counted for the trace's header. */
+static void tearec_thread_created(ThreadId parent, ThreadId child)
+{
+    (void)parent;
+    (void)child;
+    threads_started++;
+}
+
+/* In a child of fork() the stream is the parent's: the child records
+ * nothing and writes nothing. */
+static void tearec_fork_child(ThreadId tid)
+{
+    (void)tid;
+    buf_len = 0;
+    state = REC_DONE;
+    out_failed = True;
+}
+
 /* tea_record_start() / tea_record_stop() */
 static Bool tearec_client_request(ThreadId tid, UWord *args, UWord *ret)
 {
@@ -447,6 +473,8 @@ static void tearec_pre_clo_init(void)
     VG_(basic_tool_funcs)(tearec_post_clo_init, tearec_instrument, tearec_fini);
     VG_(needs_command_line_options)(tearec_option, tearec_usage, tearec_debug_usage);
     VG_(needs_client_requests)(tearec_client_request);
+    VG_(track_pre_thread_ll_create)(tearec_thread_created);
+    VG_(atfork)(NULL, NULL, tearec_fork_child);
 }
 
 VG_DETERMINE_INTERFACE_VERSION(tearec_pre_clo_init)

@@ -11,6 +11,7 @@
 #include "common/error.h"
 #include "model/core.h"
 #include "model/vgrecord.h"
+#include "trace/objects.h"
 #include "trace/trace.h"
 
 #include <limits.h>
@@ -149,6 +150,53 @@ static const char *stop_reason(int stop)
     }
 }
 
+/* The value of hex digit `c`, or -1. */
+static int hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Adds every executable mapping the tool reported to the trace, with its
+ * build-id and load bias when its file could be read. */
+static int add_objects(record_run *run)
+{
+    size_t count;
+    const vgrecord_object *objs = vgrecord_objects(run->session, &count);
+
+    for (size_t i = 0; i < count; i++) {
+        trace_object o;
+        int rc;
+        memset(&o, 0, sizeof o);
+        o.path = objs[i].path;
+        o.start = objs[i].start;
+        o.end = objs[i].end;
+        o.load_bias = objs[i].have_bias ? objs[i].load_bias : 0;
+        if (objs[i].build_id) {
+            size_t n = strlen(objs[i].build_id) / 2;
+            if (n > TRACE_BUILD_ID_MAX)
+                n = 0;
+            for (size_t k = 0; k < n; k++) {
+                int hi = hex_digit(objs[i].build_id[2 * k]), lo = hex_digit(objs[i].build_id[2 * k + 1]);
+                if (hi < 0 || lo < 0) {
+                    n = 0;
+                    break;
+                }
+                o.build_id[k] = (uint8_t)(hi << 4 | lo);
+            }
+            o.build_id_len = (uint32_t)n;
+        }
+        if ((rc = trace_writer_add_object(run->writer, &o)))
+            return tea_error_prefix(rc, "%s: ", o.path);
+    }
+    return TEA_OK;
+}
+
 static int record(record_request *req)
 {
     record_run run = { req, NULL, NULL, now() };
@@ -171,6 +219,11 @@ static int record(record_request *req)
     if (rc == TEA_OK && (!run.writer || vgrecord_get_stats(run.session)->instructions == 0))
         rc = tea_error_set(TEA_ERR_IO, "no instruction was recorded (%s)",
                            stop_reason(vgrecord_get_stats(run.session)->stop));
+    if (rc == TEA_OK)
+        rc = add_objects(&run);
+    if (rc == TEA_OK && vgrecord_get_stats(run.session)->threads_seen)
+        rc = trace_writer_set_thread(run.writer, req->vg.thread ? req->vg.thread : 1,
+                                     vgrecord_get_stats(run.session)->threads_seen);
     if (rc == TEA_OK) {
         rc = trace_writer_finish(run.writer, NULL);
         run.writer = NULL;
