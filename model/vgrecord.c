@@ -511,6 +511,34 @@ static int read_object(vgrecord *v)
     return add_object(v, path, start, end, offset);
 }
 
+/* An EXE record at buf + pos: the program the process runs, recognised by
+ * its file among the objects (unless known already). */
+static int read_exe(vgrecord *v)
+{
+    uint64_t len = v->buf[v->pos] & STREAM_ADDR_MASK;
+    char path[STREAM_PATH_MAX + 1];
+    struct stat st;
+    size_t words;
+    int got, rc;
+
+    if (len > STREAM_PATH_MAX)
+        return tea_error_set(TEA_ERR_FORMAT, "%s: malformed program record", v->name);
+    words = 1 + (size_t)(len + 7) / 8;
+    if ((rc = need(v, words, &got)))
+        return rc;
+    if (!got)
+        return tea_error_set(TEA_ERR_FORMAT, "%s: the stream ends inside a record", v->name);
+    memcpy(path, v->buf + v->pos + 1, (size_t)len);
+    path[len] = '\0';
+    v->pos += words;
+    if (!v->have_exe && stat(path, &st) == 0) {
+        v->exe_dev = st.st_dev;
+        v->exe_ino = st.st_ino;
+        v->have_exe = 1;
+    }
+    return TEA_OK;
+}
+
 /* A CODE record at buf + pos: the bytes of a static instruction. */
 static int read_code(vgrecord *v)
 {
@@ -586,6 +614,10 @@ static int read_instruction(vgrecord *v, pending_insn *out, int *got)
             break;
         case STREAM_OBJECT:
             if ((rc = read_object(v)))
+                return rc;
+            break;
+        case STREAM_EXE:
+            if ((rc = read_exe(v)))
                 return rc;
             break;
         case STREAM_STOP:
@@ -791,6 +823,11 @@ static void build_args(char **args, char *text, size_t size, const vgrecord_opti
         args[n++] = "--wait-start=yes";
     if (opt->thread)
         ADD_OPTION("--thread=%u", (unsigned)opt->thread);
+    if (opt->children_dir) {
+        args[n++] = "--trace-children=yes";
+        ADD_OPTION("--tea-children=%s", opt->children_dir);
+        ADD_OPTION("--tea-root=%ld", (long)getpid());
+    }
 #undef ADD_OPTION
     for (size_t i = 0; argv[i]; i++)
         args[n++] = argv[i];
@@ -830,6 +867,9 @@ int vgrecord_spawn(vgrecord **out, char *const argv[], const vgrecord_options *o
                              "the Valgrind tool %s is not built or installed (%s); build tea where the "
                              "Debian package 'valgrind' is installed",
                              VGRECORD_TOOL_FILE, opt->tool_dir ? opt->tool_dir : "no directory found");
+    if ((opt->start_at ? strlen(opt->start_at) : 0) + (opt->stop_at ? strlen(opt->stop_at) : 0)
+            + (opt->children_dir ? strlen(opt->children_dir) : 0) + VALGRIND_ARGS * 32 >= sizeof text)
+        return tea_error_set(TEA_ERR_USAGE, "the function names or the directory are too long");
     while (argv[argc])
         argc++;
     if (!(args = calloc(argc + VALGRIND_ARGS, sizeof *args)))
@@ -840,7 +880,6 @@ int vgrecord_spawn(vgrecord **out, char *const argv[], const vgrecord_options *o
     }
     fcntl(fds[0], F_SETPIPE_SZ, PIPE_BYTES);
     fcntl(fds[0], F_SETFD, FD_CLOEXEC);
-    build_args(args, text, sizeof text, opt, fds[1], argv);
     pid = fork();
     if (pid < 0) {
         close(fds[0]);
@@ -849,6 +888,8 @@ int vgrecord_spawn(vgrecord **out, char *const argv[], const vgrecord_options *o
         return tea_error_set(TEA_ERR_IO, "cannot start valgrind: %s", strerror(errno));
     }
     if (pid == 0) {
+        /* built here: the tool tells the process started here (getpid) from its children */
+        build_args(args, text, sizeof text, opt, fds[1], argv);
         setenv("VALGRIND_LIB", opt->tool_dir, 1);
         execvp(valgrind, args);
         fprintf(stderr, "tea record: cannot run %s: %s\n", valgrind, strerror(errno));

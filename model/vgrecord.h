@@ -44,6 +44,7 @@ typedef struct vgrecord_options {
     int wait_start;           /* start at tea_record_start() */
     int kill_after;           /* kill the program when recording ends */
     uint32_t thread;          /* Valgrind's thread number; 0: the main thread (1) */
+    const char *children_dir; /* --trace-children: children's FIFOs appear here as PID.fifo (NULL: none) */
 } vgrecord_options;
 
 /* An executable file mapping code ran from. */

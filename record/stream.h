@@ -18,6 +18,8 @@
  *           (exclusive), the file offset mapped at start, the path's length
  *           in bytes, then the path, zero-padded to whole words. An
  *           executable file mapping from which code was first translated.
+ *   EXE     the path of the program the process runs: its length (bits
+ *           0-47), then the path, zero-padded to whole words. First.
  *   STOP    one word: recording ended: a STREAM_STOP_* reason (bits 0-7)
  *           | the number of threads the program had started (bits 8-39);
  *           nothing follows but the program's own end.
@@ -40,6 +42,7 @@
 #define STREAM_CODE 4ull
 #define STREAM_OBJECT 5ull
 #define STREAM_STOP 6ull
+#define STREAM_EXE 7ull
 
 #define STREAM_CODE_BYTES 16       /* x86-64 instructions are at most 15 bytes */
 #define STREAM_CODE_WORDS 3

@@ -20,6 +20,7 @@
  * includes Valgrind's pub_tool_*.h headers and the stream format only.
  */
 #include "pub_tool_basics.h"
+#include "pub_tool_clientstate.h"
 #include "pub_tool_tooliface.h"
 #include "pub_tool_aspacemgr.h"
 #include "pub_tool_debuginfo.h"
@@ -31,6 +32,7 @@
 #include "pub_tool_machine.h"
 #include "pub_tool_options.h"
 #include "pub_tool_threadstate.h"
+#include "pub_tool_vki.h"
 
 #include "stream.h"
 
@@ -62,6 +64,8 @@ static const HChar *clo_start_at = NULL;
 static const HChar *clo_stop_at = NULL;
 static Bool clo_wait_start = False;
 static Long clo_thread = MAIN_THREAD;
+static const HChar *clo_children = NULL; /* --trace-children: where children make their FIFOs */
+static Long clo_root = 0;                /* the pid of the process tea record started */
 
 static ULong buf[BUF_WORDS];
 static UInt buf_len = 0;
@@ -425,6 +429,8 @@ static Bool tearec_option(const HChar *arg)
     } else if VG_STR_CLO (arg, "--stop-at", clo_stop_at) {
     } else if VG_BOOL_CLO (arg, "--wait-start", clo_wait_start) {
     } else if VG_BINT_CLO (arg, "--thread", clo_thread, 1, VG_N_THREADS) {
+    } else if VG_STR_CLO (arg, "--tea-children", clo_children) {
+    } else if VG_BINT_CLO (arg, "--tea-root", clo_root, 0, (1LL << 31)) {
     } else
         return False;
     return True;
@@ -438,17 +444,67 @@ static void tearec_usage(void)
                 "    --start-at=FUNCTION      start at the entry of FUNCTION\n"
                 "    --stop-at=FUNCTION       stop after the entry instruction of FUNCTION\n"
                 "    --wait-start=yes|no      start at tea_record_start() [no]\n"
-                "    --thread=N               the thread to record (Valgrind's numbering) [1]\n");
+                "    --thread=N               the thread to record (Valgrind's numbering) [1]\n"
+                "    --tea-root=PID           the process tea record started; others are children\n"
+                "    --tea-children=DIR       children write their streams to FIFOs DIR/PID.fifo\n");
 }
 
 static void tearec_debug_usage(void)
 {
 }
 
+/* Sends the path of the program this process runs (an EXE record). */
+static void report_exe(void)
+{
+    const HChar *path = VG_(args_the_exename);
+    UInt len = path ? (UInt)VG_(strlen)(path) : 0;
+
+    if (!len || len >= STREAM_PATH_MAX)
+        return;
+    put(STREAM_EXE << STREAM_KIND_SHIFT | len);
+    for (UInt i = 0; i < len; i += 8) {
+        ULong w = 0;
+        for (UInt k = 0; k < 8 && i + k < len; k++)
+            w |= (ULong)(UChar)path[i + k] << (8 * k);
+        put(w);
+    }
+}
+
+/* A child process (run by --trace-children after an exec): its stream goes
+ * to a FIFO of its own, DIR/PID.fifo, which tea record finds and opens;
+ * without a directory it records nothing. */
+static void open_child_stream(void)
+{
+    HChar path[STREAM_PATH_MAX];
+    SysRes res;
+
+    clo_fd = -1;
+    if (!clo_children || VG_(strlen)(clo_children) + 32 >= sizeof path) {
+        out_failed = True;
+        return;
+    }
+    VG_(sprintf)(path, "%s/%d.fifo", clo_children, VG_(getpid)());
+    res = VG_(mknod)(path, VKI_S_IFIFO | 0600, 0);
+    if (!sr_isError(res))
+        res = VG_(open)(path, VKI_O_WRONLY, 0); /* waits for tea record */
+    if (sr_isError(res)) {
+        out_failed = True;
+        return;
+    }
+    clo_fd = (Int)sr_Res(res);
+}
+
 static void tearec_post_clo_init(void)
 {
-    if (clo_fd < 0)
+    if (clo_root && VG_(getpid)() != clo_root)
+        open_child_stream();
+    else if (clo_fd < 0)
         VG_(fmsg_bad_option)("--tea-fd", "tearec needs --tea-fd=N (it is started by tea record)\n");
+    if (out_failed) {
+        state = REC_DONE;
+        return;
+    }
+    report_exe();
     state = (clo_start_at || clo_wait_start) ? REC_WAIT : REC_ON;
     if (state == REC_ON) {
         state = REC_WAIT;

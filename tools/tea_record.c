@@ -4,17 +4,24 @@
  * every instruction through the core model (like `perf record`, but for
  * commit-stage traces).
  */
-#define _XOPEN_SOURCE 700
+#define _GNU_SOURCE
 #include "cli.h"
 #include "commands.h"
 #include "model_options.h"
+#include "common/cleanup.h"
 #include "common/error.h"
 #include "model/core.h"
 #include "model/vgrecord.h"
 #include "trace/objects.h"
 #include "trace/trace.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -27,6 +34,10 @@
  * (build/bin/tea, build/libexec/tea/valgrind) and once installed
  * (PREFIX/bin/tea, PREFIX/libexec/tea/valgrind). */
 #define RECORD_TOOL_SUBDIR "/../libexec/tea/valgrind"
+#define RECORD_SUFFIX ".tea"
+#define RECORD_FIFO_SUFFIX ".fifo"
+/* How often the children's FIFO directory is looked at. */
+#define RECORD_WATCH_NS 10000000L
 
 typedef struct record_request {
     const char *out_path;
@@ -34,6 +45,7 @@ typedef struct record_request {
     mconf model;
     vgrecord_options vg;
     int quiet;
+    int trace_children;
     char **argv;          /* the program and its arguments */
     int argc_all;
     char **argv_all;      /* tea's own command line, for the header */
@@ -42,6 +54,7 @@ typedef struct record_request {
 /* Everything the emit and progress callbacks need. */
 typedef struct record_run {
     const record_request *req;
+    const char *out_path;
     vgrecord *session;
     trace_writer *writer;
     double start;
@@ -98,7 +111,7 @@ static int open_writer(record_run *run)
         || trace_header_set(&h.binary_path, prog->path) || trace_header_set(&h.build_id, prog->build_id))
         rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
     else
-        rc = trace_writer_open(&run->writer, req->out_path, &h, &req->write);
+        rc = trace_writer_open(&run->writer, run->out_path, &h, &req->write);
     trace_header_free(&h);
     free(command);
     return rc;
@@ -111,7 +124,7 @@ static int emit(void *ctx, const trace_batch *batch)
     if (!run->writer && (rc = open_writer(run)))
         return rc;
     if ((rc = trace_writer_write(run->writer, batch)))
-        return tea_error_prefix(rc, "%s: ", run->req->out_path);
+        return tea_error_prefix(rc, "%s: ", run->out_path);
     return TEA_OK;
 }
 
@@ -197,37 +210,224 @@ static int add_objects(record_run *run)
     return TEA_OK;
 }
 
+/* Runs the model over the session's stream to its end and finishes the
+ * trace (objects, thread). `root`: the process tea record started, whose
+ * Valgrind is waited for (*status as vgrecord_wait) before finishing. */
+static int run_model(record_run *run, model_core **core, int root, int *status)
+{
+    model_source src = vgrecord_source(run->session);
+    int rc;
+
+    *status = 0;
+    if ((rc = model_core_create(core, &run->req->model, &src)))
+        return rc;
+    if (root && !run->req->quiet)
+        model_core_set_progress(*core, progress, run);
+    rc = model_core_run(*core, 0, 0, emit, run);
+    if (rc == TEA_OK && root)
+        rc = vgrecord_wait(run->session, status);
+    if (rc == TEA_OK && (!run->writer || vgrecord_get_stats(run->session)->instructions == 0))
+        rc = tea_error_set(TEA_ERR_IO, "no instruction was recorded (%s)",
+                           stop_reason(vgrecord_get_stats(run->session)->stop));
+    if (rc == TEA_OK)
+        rc = add_objects(run);
+    if (rc == TEA_OK && vgrecord_get_stats(run->session)->threads_seen)
+        rc = trace_writer_set_thread(run->writer, run->req->vg.thread ? run->req->vg.thread : 1,
+                                     vgrecord_get_stats(run->session)->threads_seen);
+    if (rc == TEA_OK) {
+        rc = trace_writer_finish(run->writer, NULL);
+        run->writer = NULL;
+    }
+    return rc;
+}
+
+/* --- --trace-children ------------------------------------------------------ */
+
+/* A child process's recording: its FIFO, its thread, its trace. */
+typedef struct child_run {
+    record_run run;
+    char *fifo;
+    char *out_path;            /* OUT.PID.tea */
+    long pid;
+    pthread_t thread;
+    int rc;
+    uint64_t instructions;
+    char message[256];         /* the error, when rc != 0 */
+    struct child_run *next;
+} child_run;
+
+/* Children's FIFOs appear in `dir`; a watcher thread starts a child_run for
+ * each. */
+typedef struct children {
+    const record_request *req;
+    char dir[PATH_MAX];
+    pthread_t watcher;
+    int watching;
+    atomic_int stop;
+    child_run *list;
+} children;
+
+/* OUT.PID.tea of `out` ("x.tea" gives "x.PID.tea"). */
+static char *child_output(const char *out, long pid)
+{
+    size_t n = strlen(out), stem = n;
+    char *path;
+    if (n > strlen(RECORD_SUFFIX) && !strcmp(out + n - strlen(RECORD_SUFFIX), RECORD_SUFFIX))
+        stem = n - strlen(RECORD_SUFFIX);
+    if (!(path = malloc(n + 32)))
+        return NULL;
+    snprintf(path, n + 32, "%.*s.%ld%s", (int)stem, out, pid, RECORD_SUFFIX);
+    return path;
+}
+
+/* A child's thread: opens its FIFO (waiting for the tool to open the other
+ * end), then models its stream into its own trace. */
+static void *child_main(void *arg)
+{
+    child_run *c = arg;
+    model_core *core = NULL;
+    int status, fd = open(c->fifo, O_RDONLY | O_CLOEXEC);
+
+    if (fd < 0) {
+        c->rc = tea_error_set(TEA_ERR_IO, "%s: %s", c->fifo, strerror(errno));
+    } else {
+        unlink(c->fifo);
+        if ((c->rc = vgrecord_open_fd(&c->run.session, fd, c->fifo)) == TEA_OK) {
+            c->rc = run_model(&c->run, &core, 0, &status);
+            c->instructions = vgrecord_get_stats(c->run.session)->instructions;
+        } else {
+            close(fd);
+        }
+    }
+    if (c->rc)
+        snprintf(c->message, sizeof c->message, "%s", tea_error_message());
+    trace_writer_abort(c->run.writer);
+    c->run.writer = NULL;
+    model_core_free(core);
+    vgrecord_close(c->run.session);
+    c->run.session = NULL;
+    return NULL;
+}
+
+/* Starts a child_run for every new FIFO in the directory. */
+static void scan_children(children *ch)
+{
+    DIR *d = opendir(ch->dir);
+    struct dirent *e;
+
+    if (!d)
+        return;
+    while ((e = readdir(d))) {
+        char *end;
+        long pid = strtol(e->d_name, &end, 10);
+        child_run *c;
+        int known = 0;
+        if (end == e->d_name || strcmp(end, RECORD_FIFO_SUFFIX))
+            continue;
+        for (c = ch->list; c; c = c->next)
+            known |= c->pid == pid;
+        if (known || !(c = calloc(1, sizeof *c)))
+            continue;
+        c->pid = pid;
+        c->fifo = malloc(strlen(ch->dir) + strlen(e->d_name) + 2);
+        c->out_path = child_output(ch->req->out_path, pid);
+        if (!c->fifo || !c->out_path) {
+            free(c->fifo);
+            free(c->out_path);
+            free(c);
+            continue;
+        }
+        sprintf(c->fifo, "%s/%s", ch->dir, e->d_name);
+        c->run.req = ch->req;
+        c->run.out_path = c->out_path;
+        c->run.start = now();
+        if (pthread_create(&c->thread, NULL, child_main, c) != 0) {
+            free(c->fifo);
+            free(c->out_path);
+            free(c);
+            continue;
+        }
+        c->next = ch->list;
+        ch->list = c;
+    }
+    closedir(d);
+}
+
+static void *watch_children(void *arg)
+{
+    children *ch = arg;
+    const struct timespec pause = { 0, RECORD_WATCH_NS };
+    while (!atomic_load(&ch->stop)) {
+        scan_children(ch);
+        nanosleep(&pause, NULL);
+    }
+    scan_children(ch);
+    return NULL;
+}
+
+/* Makes the FIFO directory and starts watching it. */
+static int children_start(children *ch, const record_request *req)
+{
+    const char *tmp = getenv("TMPDIR");
+    memset(ch, 0, sizeof *ch);
+    ch->req = req;
+    atomic_init(&ch->stop, 0);
+    snprintf(ch->dir, sizeof ch->dir, "%s/tea-record-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(ch->dir))
+        return tea_error_set(TEA_ERR_IO, "cannot create a directory for the children's streams: %s",
+                             strerror(errno));
+    cleanup_add_dir(ch->dir);
+    if (pthread_create(&ch->watcher, NULL, watch_children, ch) != 0) {
+        rmdir(ch->dir);
+        return tea_error_set(TEA_ERR_IO, "cannot start a thread");
+    }
+    ch->watching = 1;
+    return TEA_OK;
+}
+
+/* Waits for every child's recording (they end when the children do), says
+ * what each wrote, and removes the directory. */
+static void children_finish(children *ch, int quiet)
+{
+    if (!ch->watching)
+        return;
+    atomic_store(&ch->stop, 1);
+    pthread_join(ch->watcher, NULL);
+    while (ch->list) {
+        child_run *c = ch->list;
+        ch->list = c->next;
+        pthread_join(c->thread, NULL);
+        if (c->rc)
+            fprintf(stderr, "tea record: child %ld: %s\n", c->pid, c->message);
+        else if (!quiet)
+            fprintf(stderr, "tea record: child %ld: %s: %llu instructions\n", c->pid, c->out_path,
+                    (unsigned long long)c->instructions);
+        free(c->fifo);
+        free(c->out_path);
+        free(c);
+    }
+    rmdir(ch->dir);
+    ch->watching = 0;
+}
+
 static int record(record_request *req)
 {
-    record_run run = { req, NULL, NULL, now() };
+    record_run run = { req, req->out_path, NULL, NULL, now() };
     model_core *core = NULL;
-    model_source src;
     char *tool_dir = find_tool_dir();
+    children ch;
     int rc, status = 0;
 
+    memset(&ch, 0, sizeof ch);
     req->vg.tool_dir = tool_dir;
+    if (req->trace_children) {
+        if ((rc = children_start(&ch, req)))
+            goto done;
+        req->vg.children_dir = ch.dir;
+    }
     if ((rc = vgrecord_spawn(&run.session, req->argv, &req->vg)))
         goto done;
-    src = vgrecord_source(run.session);
-    if ((rc = model_core_create(&core, &req->model, &src)))
-        goto done;
-    if (!req->quiet)
-        model_core_set_progress(core, progress, &run);
-    rc = model_core_run(core, 0, 0, emit, &run);
-    if (rc == TEA_OK)
-        rc = vgrecord_wait(run.session, &status);
-    if (rc == TEA_OK && (!run.writer || vgrecord_get_stats(run.session)->instructions == 0))
-        rc = tea_error_set(TEA_ERR_IO, "no instruction was recorded (%s)",
-                           stop_reason(vgrecord_get_stats(run.session)->stop));
-    if (rc == TEA_OK)
-        rc = add_objects(&run);
-    if (rc == TEA_OK && vgrecord_get_stats(run.session)->threads_seen)
-        rc = trace_writer_set_thread(run.writer, req->vg.thread ? req->vg.thread : 1,
-                                     vgrecord_get_stats(run.session)->threads_seen);
-    if (rc == TEA_OK) {
-        rc = trace_writer_finish(run.writer, NULL);
-        run.writer = NULL;
-    }
+    rc = run_model(&run, &core, 1, &status);
     if (rc == TEA_OK && !req->quiet) {
         const model_stats *s = model_core_stats(core);
         const vgrecord_stats *vs = vgrecord_get_stats(run.session);
@@ -249,6 +449,7 @@ done:
     trace_writer_abort(run.writer);
     model_core_free(core);
     vgrecord_close(run.session);
+    children_finish(&ch, req->quiet);
     free(tool_dir);
     return rc;
 }
@@ -270,6 +471,8 @@ int tea_record_main(int argc, char **argv)
         CLI_STRING("stop-at", 0, "FUNCTION", &req.vg.stop_at, "stop recording at FUNCTION's entry (recorded)"),
         CLI_FLAG("wait-start", 0, &req.vg.wait_start, "start recording at tea_record_start() (include/tea_record.h)"),
         CLI_FLAG("kill-after", 0, &req.vg.kill_after, "kill the program when recording stops"),
+        CLI_FLAG("trace-children", 0, &req.trace_children,
+                 "record each program a child process executes into OUT.PID.tea\n(the same region options apply)"),
         CLI_UINT("thread", "N", &req.vg.thread, 1, UINT32_MAX, "invalid thread number '%s'",
                  "record Valgrind's thread N (default 1, the main thread)"),
         CLI_STRING("valgrind", 0, "PATH", &req.vg.valgrind, "the valgrind to run (default: valgrind in PATH)"),

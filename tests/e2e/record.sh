@@ -84,6 +84,18 @@ run 2 "$TEA" record -q -o bad.tea -- ./notexec
 contains err.txt "not an executable file"
 [ ! -e bad.tea ] || fail "a failed recording left a trace file"
 
+# --trace-children: each program a child executes gets OUT.PID.tea, whose
+# header names that program; the parent's trace is OUT itself
+run 0 "$TEA" record -q -o ch.tea --trace-children -- /bin/sh -c "./prog plain c1.txt 5; ./prog plain c2.txt 5"
+[ -s ch.tea ] || fail "--trace-children: no trace of the parent"
+set -- ch.[0-9]*.tea
+[ $# -eq 2 ] && [ -s "$1" ] && [ -s "$2" ] || fail "--trace-children: expected two child traces, found: $*"
+for t in "$@"; do
+    run 0 "$TEA" info "$t"
+    grep -q "^binary: .*/prog$" out.txt || fail "$t does not name the child's program"
+done
+[ "$(tail -n 1 c2.txt)" = done ] || fail "--trace-children: the second child did not run to its end"
+
 # killing tea record stops Valgrind and leaves no temporary files
 mkdir killdir
 "$TEA" record -q -o killdir/k.tea -- ./prog plain killdir/out.txt 100000000 2>/dev/null &
