@@ -78,7 +78,7 @@ typedef struct pending_insn {
     unsigned size;
     uint64_t load_addr, store_addr;
     unsigned load_size, store_size;
-    uint8_t loads, stores, have;
+    uint8_t loads, stores, have, warm;
 } pending_insn;
 
 struct vgrecord {
@@ -108,6 +108,8 @@ struct vgrecord {
     vgrecord_program program;
     vgrecord_stats stats;
     vgrecord_object pub_objects[MAX_OBJECTS];
+    vgrecord_warm_fn warm;  /* where warm-up instructions go (NULL: dropped) */
+    void *warm_ctx;
 };
 
 /* --- objects -------------------------------------------------------------------- */
@@ -587,7 +589,9 @@ static int read_instruction(vgrecord *v, pending_insn *out, int *got)
         v->stats.words++;
         switch (w >> STREAM_KIND_SHIFT) {
         case STREAM_INSN:
+        case STREAM_WARM:
             memset(out, 0, sizeof *out);
+            out->warm = (w >> STREAM_KIND_SHIFT) == STREAM_WARM;
             out->pc = w & STREAM_ADDR_MASK;
             out->size = (unsigned)((w >> STREAM_SIZE_SHIFT) & 0xff);
             out->have = 1;
@@ -700,15 +704,34 @@ static int vgrecord_next(void *ctx, model_insn *u)
         if (!got)
             return 0;
     }
-    if ((rc = read_instruction(v, &next, &got)))
-        return rc;
-    make_insn(v, &v->cur, got ? next.pc : v->cur.pc + v->cur.size, u);
+    for (;;) {
+        if ((rc = read_instruction(v, &next, &got)))
+            return rc;
+        make_insn(v, &v->cur, got ? next.pc : v->cur.pc + v->cur.size, u);
+        if (!v->cur.warm)
+            break;
+        /* warm-up: to the model's caches and predictor, not to its pipeline */
+        if (v->warm)
+            v->warm(v->warm_ctx, u);
+        v->stats.warmed++;
+        if (!got) {
+            v->cur.have = 0;
+            return 0;
+        }
+        v->cur = next;
+    }
     v->stats.instructions++;
     if (got)
         v->cur = next;
     else
         v->cur.have = 0;
     return 1;
+}
+
+void vgrecord_set_warm(vgrecord *v, vgrecord_warm_fn fn, void *ctx)
+{
+    v->warm = fn;
+    v->warm_ctx = ctx;
 }
 
 /* A wrong-path instruction: whatever the program holds at `pc`. */
@@ -815,6 +838,8 @@ static void build_args(char **args, char *text, size_t size, const vgrecord_opti
         ADD_OPTION("--skip=%llu", (unsigned long long)opt->skip);
     if (opt->max_instructions)
         ADD_OPTION("--max-instructions=%llu", (unsigned long long)opt->max_instructions);
+    if (opt->warmup)
+        ADD_OPTION("--warmup=%llu", (unsigned long long)opt->warmup);
     if (opt->start_at)
         ADD_OPTION("--start-at=%s", opt->start_at);
     if (opt->stop_at)

@@ -39,6 +39,7 @@ typedef struct vgrecord_options {
     const char *tool_dir;     /* the directory holding VGRECORD_TOOL_FILE (VALGRIND_LIB) */
     uint64_t skip;            /* instructions skipped once started */
     uint64_t max_instructions;/* 0: no limit */
+    uint64_t warmup;          /* instructions after the skip that only warm the model */
     const char *start_at;     /* function whose entry starts recording, or NULL */
     const char *stop_at;      /* function whose entry ends it (entry included), or NULL */
     int wait_start;           /* start at tea_record_start() */
@@ -77,6 +78,7 @@ typedef enum vgrecord_stop {
 typedef struct vgrecord_stats {
     uint64_t words;          /* stream words read */
     uint64_t instructions;   /* dynamic instructions handed to the model */
+    uint64_t warmed;         /* warm-up instructions handed to the warm callback */
     uint64_t static_insns;   /* distinct instruction addresses decoded */
     uint64_t undecodable;    /* of those, without bytes or not decodable */
     uint64_t objects;        /* executable mappings reported */
@@ -94,6 +96,13 @@ int vgrecord_open_fd(vgrecord **out, int fd, const char *name);
  * TEA_ERR_USAGE (the program is not found or not executable), TEA_ERR_IO
  * (valgrind or the tool missing, cannot start). */
 int vgrecord_spawn(vgrecord **out, char *const argv[], const vgrecord_options *opt);
+
+/* Receives each warm-up instruction (--warmup), in order, before the
+ * region's first instruction is returned by the source. */
+typedef void (*vgrecord_warm_fn)(void *ctx, const model_insn *insn);
+
+/* Where warm-up instructions go (default: dropped). */
+void vgrecord_set_warm(vgrecord *v, vgrecord_warm_fn fn, void *ctx);
 
 /* The model source over this session; valid while it lives. */
 model_source vgrecord_source(vgrecord *v);

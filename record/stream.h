@@ -9,6 +9,8 @@
  *
  *   INSN    one word:  pc (bits 0-47) | instruction bytes (bits 48-55).
  *           An executed instruction of the recorded thread in the region.
+ *   WARM    like INSN, for an instruction of the warm-up before the region
+ *           (--warmup): it and its accesses warm the model, untimed.
  *   LOAD    one word:  address (bits 0-47) | access bytes (bits 48-59);
  *   STORE   the same: a memory access of the latest INSN (in program order).
  *   CODE    three words: pc | length (bits 48-55), then the instruction's
@@ -43,6 +45,7 @@
 #define STREAM_OBJECT 5ull
 #define STREAM_STOP 6ull
 #define STREAM_EXE 7ull
+#define STREAM_WARM 8ull
 
 #define STREAM_CODE_BYTES 16       /* x86-64 instructions are at most 15 bytes */
 #define STREAM_CODE_WORDS 3

@@ -11,7 +11,9 @@
  *
  * The region: recording starts at the program's start, at the entry of the
  * --start-at function, or at tea_record_start() (--wait-start=yes), then
- * skips --skip instructions, and ends after --max-instructions, at the entry
+ * skips --skip instructions, sends --warmup instructions marked as warm-up
+ * (WARM records: the model warms its caches and predictor with them but
+ * does not time them), and ends after --max-instructions, at the entry
  * of the --stop-at function (that instruction included) or at
  * tea_record_stop(). Afterwards the program runs on to its own end; the
  * instrumentation left in it only counts nothing and returns.
@@ -50,6 +52,7 @@
 typedef enum rec_state {
     REC_WAIT,    /* before the start condition */
     REC_SKIP,    /* started: skipping --skip instructions */
+    REC_WARM,    /* then sending --warmup instructions to warm the model */
     REC_ON,      /* recording */
     REC_ENTRY,   /* the --stop-at function is entered: record this instruction */
     REC_LAST,    /* ... and stop at the next one */
@@ -60,6 +63,7 @@ typedef enum rec_state {
 static Int clo_fd = -1;
 static Long clo_skip = 0;
 static Long clo_max = 0;
+static Long clo_warmup = 0;
 static const HChar *clo_start_at = NULL;
 static const HChar *clo_stop_at = NULL;
 static Bool clo_wait_start = False;
@@ -73,6 +77,7 @@ static Bool out_failed = False;
 
 static rec_state state = REC_ON;
 static ULong skip_left = 0;
+static ULong warm_left = 0;
 static ULong recorded = 0;
 static ULong threads_started = 0; /* Valgrind reports the main thread's creation too */
 static Bool cur_on = False;   /* the current instruction is recorded */
@@ -125,7 +130,8 @@ static void start_recording(void)
     if (state != REC_WAIT)
         return;
     skip_left = (ULong)clo_skip;
-    state = skip_left ? REC_SKIP : REC_ON;
+    warm_left = (ULong)clo_warmup;
+    state = skip_left ? REC_SKIP : warm_left ? REC_WARM : REC_ON;
 }
 
 /* Called before every instruction: `word` is its INSN record. */
@@ -134,11 +140,20 @@ static VG_REGPARM(1) void on_insn(ULong word)
     cur_on = False;
     if (state <= REC_SKIP || state == REC_DONE) {
         if (state == REC_SKIP && VG_(get_running_tid)() == (ThreadId)clo_thread && --skip_left == 0)
-            state = REC_ON;
+            state = warm_left ? REC_WARM : REC_ON;
         return;
     }
     if (VG_(get_running_tid)() != (ThreadId)clo_thread)
         return;
+    if (state == REC_WARM) {
+        if (buf_len > BUF_WORDS - BUF_SLACK)
+            flush();
+        put((word & ~(0xfull << STREAM_KIND_SHIFT)) | STREAM_WARM << STREAM_KIND_SHIFT);
+        cur_on = True;
+        if (--warm_left == 0)
+            state = REC_ON;
+        return;
+    }
     if (state == REC_LAST || (clo_max && recorded == (ULong)clo_max)) {
         stop_recording(state == REC_LAST ? STREAM_STOP_SYMBOL : STREAM_STOP_MAX);
         return;
@@ -425,6 +440,7 @@ static Bool tearec_option(const HChar *arg)
     if VG_INT_CLO (arg, "--tea-fd", clo_fd) {
     } else if VG_BINT_CLO (arg, "--skip", clo_skip, 0, (1LL << 62)) {
     } else if VG_BINT_CLO (arg, "--max-instructions", clo_max, 0, (1LL << 62)) {
+    } else if VG_BINT_CLO (arg, "--warmup", clo_warmup, 0, (1LL << 62)) {
     } else if VG_STR_CLO (arg, "--start-at", clo_start_at) {
     } else if VG_STR_CLO (arg, "--stop-at", clo_stop_at) {
     } else if VG_BOOL_CLO (arg, "--wait-start", clo_wait_start) {
@@ -441,6 +457,7 @@ static void tearec_usage(void)
     VG_(printf)("    --tea-fd=N               write the record stream to file descriptor N\n"
                 "    --skip=N                 skip N instructions once started [0]\n"
                 "    --max-instructions=N     stop after N recorded instructions [0: no limit]\n"
+                "    --warmup=N               then send N instructions to warm the model [0]\n"
                 "    --start-at=FUNCTION      start at the entry of FUNCTION\n"
                 "    --stop-at=FUNCTION       stop after the entry instruction of FUNCTION\n"
                 "    --wait-start=yes|no      start at tea_record_start() [no]\n"

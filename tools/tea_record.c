@@ -66,11 +66,12 @@ typedef struct record_run {
     "it: every instruction is decoded once with capstone and timed through the core model\n"          \
     "(4-wide BOOM-like core, caches, TLBs, TAGE predictor; docs/model.md). The trace header\n"        \
     "names the binary, its build-id and load bias so reports find and check it.\n"                    \
-    "Recording starts at the program's start, at the entry of --start-at FUNCTION or at\n"            \
-    "tea_record_start() (--wait-start; include/tea_record.h), then skips --skip N\n"                   \
-    "instructions; it ends after --max-instructions N, at the entry of --stop-at FUNCTION\n"          \
-    "(recorded) or at tea_record_stop(). The program then runs on to its end, unless\n"               \
-    "--kill-after.\n\n"                                                                                \
+    "Recording starts at the program's start, at the entry of --start-at FUNCTION or at\n"              \
+    "tea_record_start() (--wait-start; include/tea_record.h), then skips --skip N\n"                    \
+    "instructions and warms the model's caches and predictor with --warmup N more; it\n"                \
+    "ends after --max-instructions N, at the entry of --stop-at FUNCTION (recorded) or at\n"            \
+    "tea_record_stop(). The program then runs on to its end, unless --kill-after.\n"                    \
+    "--trace-children records each program a child executes into OUT.PID.tea.\n\n"                      \
     "Options:\n"
 
 static double now(void)
@@ -210,6 +211,12 @@ static int add_objects(record_run *run)
     return TEA_OK;
 }
 
+/* A warm-up instruction: to the core's caches, TLBs and predictor. */
+static void warm(void *ctx, const model_insn *insn)
+{
+    model_core_warm(ctx, insn);
+}
+
 /* Runs the model over the session's stream to its end and finishes the
  * trace (objects, thread). `root`: the process tea record started, whose
  * Valgrind is waited for (*status as vgrecord_wait) before finishing. */
@@ -221,6 +228,7 @@ static int run_model(record_run *run, model_core **core, int root, int *status)
     *status = 0;
     if ((rc = model_core_create(core, &run->req->model, &src)))
         return rc;
+    vgrecord_set_warm(run->session, warm, *core);
     if (root && !run->req->quiet)
         model_core_set_progress(*core, progress, run);
     rc = model_core_run(*core, 0, 0, emit, run);
@@ -467,6 +475,8 @@ int tea_record_main(int argc, char **argv)
                  "stop recording after N instructions"),
         CLI_UINT("skip", "N", &req.vg.skip, 0, UINT64_MAX, "invalid instruction count '%s'",
                  "skip N instructions once started (run, not recorded)"),
+        CLI_UINT("warmup", "N", &req.vg.warmup, 0, UINT64_MAX, "invalid instruction count '%s'",
+                 "then warm the model with N instructions (not recorded)"),
         CLI_STRING("start-at", 0, "FUNCTION", &req.vg.start_at, "start recording at FUNCTION's entry (any object)"),
         CLI_STRING("stop-at", 0, "FUNCTION", &req.vg.stop_at, "stop recording at FUNCTION's entry (recorded)"),
         CLI_FLAG("wait-start", 0, &req.vg.wait_start, "start recording at tea_record_start() (include/tea_record.h)"),

@@ -48,6 +48,22 @@ run 0 "$TEA" record -q -o max.tea --max-instructions 777 -- ./prog plain out3.tx
 n=$(commits max.tea)
 [ "$n" -eq 777 ] || fail "--max-instructions 777 recorded $n instructions"
 
+# --warmup: --skip 1000 --warmup 2000 records the same 5000 instructions as
+# --skip 3000, in fewer cycles (the caches, TLBs and predictor are warm)
+run 0 "$TEA" record -q -o cold.tea --skip 3000 --max-instructions 5000 -- ./prog plain out8.txt 10
+run 0 "$TEA" record -q -o warm.tea --skip 1000 --warmup 2000 --max-instructions 5000 -- ./prog plain out9.txt 10
+[ "$(commits warm.tea)" -eq 5000 ] || fail "--warmup: $(commits warm.tea) instructions recorded, expected 5000"
+pc_range cold.tea >/dev/null
+cp pcs.txt cold.pcs
+pc_range warm.tea >/dev/null
+sort -u cold.pcs >a.pcs
+sort -u pcs.txt >b.pcs
+cmp -s a.pcs b.pcs || fail "--warmup recorded other instructions than --skip over the same count"
+"$TEA" info --json cold.tea >cold.json
+"$TEA" info --json warm.tea >warm.json
+[ "$(json_number warm.json cycles)" -lt "$(json_number cold.json cycles)" ] ||
+    fail "--warmup: $(json_number warm.json cycles) cycles, not fewer than cold $(json_number cold.json cycles)"
+
 # --start-at with --max-instructions: the region's first 3 instructions
 run 0 "$TEA" record -q -o start3.tea --start-at work --max-instructions 3 -- ./prog plain out4.txt 10
 n=$(commits start3.tea)
