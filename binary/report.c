@@ -41,6 +41,7 @@ int report_input_load(report_input *in, const char *path, const char *golden_pat
     } else if ((rc = pics_init(&in->g)) == TEA_OK) {
         in->ginfo = in->info;
         in->ginfo.binary_path = in->ginfo.build_id = NULL; /* not owned twice */
+        memset(&in->ginfo.objects, 0, sizeof in->ginfo.objects);
     }
     if (rc)
         report_input_free(in);
@@ -82,6 +83,7 @@ static void total_text(const report_input *in, int digits, char *buf, size_t siz
 {
     pics_info golden_view = in->info;
     golden_view.binary_path = golden_view.build_id = NULL;
+    memset(&golden_view.objects, 0, sizeof golden_view.objects);
     snprintf(golden_view.scheme, sizeof golden_view.scheme, "golden");
     pics_format_cycles(&golden_view, in->info.golden_total, in->info.golden_total, digits, buf, size);
 }
@@ -104,6 +106,16 @@ void report_print_header(FILE *f, const char *command, const report_input *in, c
     } else {
         fprintf(f, "# binary: none (%s), PCs shown as addresses\n",
                 i->binary_path ? i->binary_path : "the trace names no binary");
+    }
+    if (i->objects.threads_seen != TRACE_THREAD_UNKNOWN)
+        fprintf(f, "# thread %" PRIu32 " recorded (%" PRIu32 " in the program)\n", i->objects.tid,
+                i->objects.threads_seen);
+    for (size_t k = 0; k < i->objects.count; k++) {
+        const trace_object *o = &i->objects.items[k];
+        char hex[2 * TRACE_BUILD_ID_MAX + 1];
+        trace_object_build_id_hex(o, hex, sizeof hex);
+        fprintf(f, "# object %s: 0x%" PRIx64 "-0x%" PRIx64 ", load bias 0x%" PRIx64 ", build-id %s\n", o->path,
+                o->start, o->end, o->load_bias, hex[0] ? hex : "none");
     }
     if (pics_info_is_golden(i)) {
         fprintf(f, "# scheme golden: the exact reference\n");

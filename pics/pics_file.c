@@ -30,6 +30,22 @@ void pics_info_free(pics_info *info)
     free(info->binary_path);
     free(info->build_id);
     info->binary_path = info->build_id = NULL;
+    trace_object_list_free(&info->objects);
+}
+
+int pics_info_set_objects(pics_info *info, const trace_object *objs, size_t count, uint32_t tid,
+                          uint32_t threads_seen)
+{
+    int rc;
+    trace_object_list_free(&info->objects);
+    for (size_t i = 0; i < count; i++)
+        if ((rc = trace_object_list_add(&info->objects, &objs[i]))) {
+            trace_object_list_free(&info->objects);
+            return rc;
+        }
+    info->objects.tid = tid;
+    info->objects.threads_seen = threads_seen;
+    return TEA_OK;
 }
 
 static int dup_string(char **dst, const char *src)
@@ -43,7 +59,10 @@ static int dup_string(char **dst, const char *src)
 int pics_info_copy(pics_info *dst, const pics_info *src)
 {
     *dst = *src;
-    if (dup_string(&dst->binary_path, src->binary_path) || dup_string(&dst->build_id, src->build_id)) {
+    memset(&dst->objects, 0, sizeof dst->objects);
+    if (dup_string(&dst->binary_path, src->binary_path) || dup_string(&dst->build_id, src->build_id)
+        || pics_info_set_objects(dst, src->objects.items, src->objects.count, src->objects.tid,
+                                 src->objects.threads_seen)) {
         pics_info_free(dst);
         return TEA_ERR_NOMEM;
     }
@@ -110,6 +129,24 @@ void pics_format_cycles(const pics_info *info, uint64_t total, uint64_t value, i
 
 /* --- writing --------------------------------------------------------------- */
 
+/* The trace.thread, trace.objects and trace.object lines (none when the
+ * trace had neither objects nor a thread). */
+static void write_objects(FILE *f, const trace_object_list *l)
+{
+    if (l->threads_seen != TRACE_THREAD_UNKNOWN)
+        fprintf(f, "trace.thread %" PRIu32 " %" PRIu32 "\n", l->tid, l->threads_seen);
+    if (!l->count)
+        return;
+    fprintf(f, "trace.objects %zu\n", l->count);
+    for (size_t i = 0; i < l->count; i++) {
+        const trace_object *o = &l->items[i];
+        char hex[2 * TRACE_BUILD_ID_MAX + 1];
+        trace_object_build_id_hex(o, hex, sizeof hex);
+        fprintf(f, "trace.object 0x%" PRIx64 " 0x%" PRIx64 " 0x%" PRIx64 " %s %s\n", o->start, o->end, o->load_bias,
+                hex[0] ? hex : "-", o->path);
+    }
+}
+
 int pics_write(const char *path, const pics_info *info, const pics *p)
 {
     pics_cell *cells = NULL;
@@ -125,7 +162,8 @@ int pics_write(const char *path, const pics_info *info, const pics *p)
         return rc;
     }
     f = outfile_stream(out);
-    fprintf(f, "%s %d.%d\n", PICS_MAGIC, PICS_FORMAT_MAJOR, PICS_FORMAT_MINOR);
+    fprintf(f, "%s %d.%d\n", PICS_MAGIC, PICS_FORMAT_MAJOR,
+            trace_object_list_present(&info->objects) ? PICS_FORMAT_MINOR_OBJECTS : PICS_FORMAT_MINOR);
     fprintf(f, "scheme %s\n", info->scheme);
     fprintf(f, "unit %" PRIu64 "\n", info->unit);
     fprintf(f, "trace.digest %s\n", info->trace_digest[0] ? info->trace_digest : "-");
@@ -140,6 +178,7 @@ int pics_write(const char *path, const pics_info *info, const pics *p)
         fprintf(f, "trace.build_id %s\n", info->build_id);
     if (info->has_load_bias)
         fprintf(f, "trace.load_bias 0x%" PRIx64 "\n", info->load_bias);
+    write_objects(f, &info->objects);
     fprintf(f, "golden_total %" PRIu64 "\n", info->golden_total);
     fprintf(f, "golden_rules %s\n", info->golden_rules[0] ? info->golden_rules : PICS_GOLDEN_RULES_DEFAULT);
     fprintf(f, "period %" PRIu64 "\n", info->period);
@@ -316,6 +355,72 @@ static int apply_key(pics_info *info, const char *key, const char *value)
     return 0;
 }
 
+/* The value of a hex digit, -1 for another character. */
+static int hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    return -1;
+}
+
+/* Applies one "trace.object START END BIAS BUILD_ID PATH" value (build-id
+ * in lower-case hex or '-', the path to the end of the line). Returns 0, -1
+ * for a malformed value, or TEA_ERR_NOMEM. */
+static int apply_object(pics_info *info, char *value)
+{
+    trace_object o;
+    uint64_t *numbers[] = { &o.start, &o.end, &o.load_bias };
+    char *field = value, *space;
+    size_t len;
+
+    memset(&o, 0, sizeof o);
+    for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++) {
+        if (!(space = strchr(field, ' ')))
+            return -1;
+        *space = '\0';
+        if (parse_u64(field, numbers[i]))
+            return -1;
+        field = space + 1;
+    }
+    if (!(space = strchr(field, ' ')))
+        return -1;
+    *space = '\0';
+    len = strlen(field);
+    if (strcmp(field, "-") != 0) {
+        if (len == 0 || len % 2 || len > 2 * TRACE_BUILD_ID_MAX)
+            return -1;
+        for (size_t i = 0; i < len; i += 2) {
+            int hi = hex_digit(field[i]), lo = hex_digit(field[i + 1]);
+            if (hi < 0 || lo < 0)
+                return -1;
+            o.build_id[i / 2] = (uint8_t)(hi << 4 | lo);
+        }
+        o.build_id_len = (uint32_t)(len / 2);
+    }
+    o.path = space + 1;
+    if (o.end < o.start || !o.path[0] || strlen(o.path) > TRACE_OBJECT_PATH_MAX)
+        return -1;
+    {
+        int rc = trace_object_list_add(&info->objects, &o);
+        return rc == TEA_ERR_NOMEM ? rc : rc ? -1 : 0;
+    }
+}
+
+/* Applies "trace.thread TID THREADS" (THREADS >= 1). 0 or -1. */
+static int apply_thread(pics_info *info, const char *value)
+{
+    unsigned long long tid, threads;
+    char extra;
+    if (sscanf(value, "%llu %llu%c", &tid, &threads, &extra) != 2 || value[0] < '0' || value[0] > '9'
+        || tid > UINT32_MAX || threads < 1 || threads > UINT32_MAX)
+        return -1;
+    info->objects.tid = (uint32_t)tid;
+    info->objects.threads_seen = (uint32_t)threads;
+    return 0;
+}
+
 /* Reads `count` cell lines, then the "end" line. */
 static int read_cells(line_reader *lr, uint64_t count, pics *p)
 {
@@ -353,6 +458,7 @@ int pics_read(const char *path, pics_info *info, pics *p)
 {
     line_reader *lr = calloc(1, sizeof *lr);
     unsigned major = 0, minor = 0;
+    uint64_t objects_expected = 0; /* trace.objects */
     int eof, rc;
 
     pics_info_init(info);
@@ -404,16 +510,41 @@ int pics_read(const char *path, pics_info *info, pics *p)
             rc = read_cells(lr, count, p);
             break;
         }
+        if (strcmp(lr->line, "trace.object") == 0) {
+            /* one line per object, in order: the only key that repeats */
+            size_t before = info->objects.count;
+            if ((rc = apply_object(info, space + 1)) == TEA_ERR_NOMEM) {
+                rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+                goto done;
+            }
+            if (rc || info->objects.count != before + 1) {
+                rc = line_error(lr, "malformed object (expected: START END BIAS BUILD_ID PATH)");
+                goto done;
+            }
+            continue;
+        }
         if ((rc = note_key(lr, lr->line))) {
             rc = rc == TEA_ERR_NOMEM ? tea_error_set(TEA_ERR_NOMEM, "out of memory")
                                      : line_error(lr, "repeated key (or too many keys)");
             goto done;
         }
-        if (apply_key(info, lr->line, space + 1)) {
+        if (strcmp(lr->line, "trace.objects") == 0) {
+            if (parse_u64(space + 1, &objects_expected) || objects_expected == 0
+                || objects_expected > TRACE_OBJECTS_MAX) {
+                rc = line_error(lr, "malformed value");
+                goto done;
+            }
+            continue;
+        }
+        if (strcmp(lr->line, "trace.thread") == 0 ? apply_thread(info, space + 1)
+                                                   : apply_key(info, lr->line, space + 1)) {
             rc = line_error(lr, "malformed value");
             goto done;
         }
     }
+    if (rc == TEA_OK && objects_expected != info->objects.count)
+        rc = tea_error_set(TEA_ERR_FORMAT, "%s: trace.objects says %llu, %zu trace.object lines", path,
+                           (unsigned long long)objects_expected, info->objects.count);
     if (rc == TEA_OK && !info->scheme[0])
         rc = tea_error_set(TEA_ERR_FORMAT, "%s: no scheme", path);
     if (rc == TEA_OK && info->unit != PICS_UNIT)
@@ -444,7 +575,60 @@ int pics_info_same_rules(const pics_info *info, const char *path, const pics_inf
                          path, info->golden_rules, golden_path, golden->golden_rules);
 }
 
+/* --- JSON ------------------------------------------------------------------ */
+
+void pics_json_objects(json_writer *j, const trace_object_list *l)
+{
+    json_key(j, "thread");
+    if (l->threads_seen != TRACE_THREAD_UNKNOWN) {
+        json_begin_object(j);
+        json_key(j, "id");
+        json_u64(j, l->tid);
+        json_key(j, "threads");
+        json_u64(j, l->threads_seen);
+        json_end(j);
+    } else {
+        json_null(j);
+    }
+    json_key(j, "objects");
+    json_begin_array(j);
+    for (size_t i = 0; i < l->count; i++) {
+        const trace_object *o = &l->items[i];
+        char hex[2 * TRACE_BUILD_ID_MAX + 1];
+        trace_object_build_id_hex(o, hex, sizeof hex);
+        json_begin_object(j);
+        json_key(j, "path");
+        json_string(j, o->path);
+        json_key(j, "build_id");
+        json_string(j, hex[0] ? hex : NULL);
+        json_key(j, "load_bias");
+        json_u64(j, o->load_bias);
+        json_key(j, "start");
+        json_u64(j, o->start);
+        json_key(j, "end");
+        json_u64(j, o->end);
+        json_end(j);
+    }
+    json_end(j);
+}
+
 /* --- merging ----------------------------------------------------------------- */
+
+/* True when two lists name the same objects in the same order and the same
+ * thread. */
+static int same_objects(const trace_object_list *a, const trace_object_list *b)
+{
+    if (a->count != b->count || a->tid != b->tid || a->threads_seen != b->threads_seen)
+        return 0;
+    for (size_t i = 0; i < a->count; i++) {
+        const trace_object *x = &a->items[i], *y = &b->items[i];
+        if (strcmp(x->path, y->path) != 0 || x->build_id_len != y->build_id_len
+            || memcmp(x->build_id, y->build_id, x->build_id_len) != 0 || x->load_bias != y->load_bias
+            || x->start != y->start || x->end != y->end)
+            return 0;
+    }
+    return 1;
+}
 
 int pics_info_merge(pics_info *dst, const pics_info *src)
 {
@@ -478,6 +662,8 @@ int pics_info_merge(pics_info *dst, const pics_info *src)
         dst->binary_path = dst->build_id = NULL;
         dst->has_load_bias = 0;
     }
+    if (!same_objects(&dst->objects, &src->objects))
+        trace_object_list_free(&dst->objects);
     if (dst->golden_total + src->golden_total < dst->golden_total || dst->samples + src->samples < dst->samples)
         return tea_error_set(TEA_ERR_UNSUPPORTED, "the merged golden total would exceed 2^64 units (%llu cycles): "
                                                   "refused rather than wrapped",

@@ -11,12 +11,17 @@
 #define TEA_PICS_PICS_FILE_H
 
 #include "pics.h"
+#include "common/json.h"
 #include "tea/lost.h"
+#include "trace/objects.h"
 
 #include <stdint.h>
 
 #define PICS_FORMAT_MAJOR 1
 #define PICS_FORMAT_MINOR 0
+/* Minor version of a file that carries the trace's objects or thread
+ * (trace.objects, trace.object, trace.thread); files without them stay 1.0. */
+#define PICS_FORMAT_MINOR_OBJECTS 1
 #define PICS_NAME_MAX 32
 /* The golden rule set a PICS assumes when its file does not name one
  * (golden_rules_name(GOLDEN_RULES_DEFAULT)). */
@@ -37,6 +42,7 @@ typedef struct pics_info {
     char *build_id;
     uint64_t load_bias;
     int has_load_bias;
+    trace_object_list objects;      /* the trace's executable objects and recorded thread */
     uint64_t golden_total;          /* attributed cycles x unit: what sampled PICS scale to */
     char golden_rules[PICS_NAME_MAX]; /* the golden reference's rule set: default or tracedoctor
                                          (files without the key: default) */
@@ -92,9 +98,23 @@ int pics_write(const char *path, const pics_info *info, const pics *p);
  * lines, values that do not add up), each naming the file and line. */
 int pics_read(const char *path, pics_info *info, pics *p);
 
+/* Copies a trace's executable objects and recorded thread into `info`
+ * (replacing any it had). 0 or TEA_ERR_NOMEM. */
+int pics_info_set_objects(pics_info *info, const trace_object *objs, size_t count, uint32_t tid,
+                          uint32_t threads_seen);
+
+/* Writes the members "thread" ({"id", "threads"} or null) and "objects"
+ * (an array of {"path", "build_id" (hex or null), "load_bias", "start",
+ * "end"}) into the JSON object `j` has open: the JSON form of a trace's
+ * objects, shared by tea info and the pics commands. */
+void pics_json_objects(json_writer *j, const trace_object_list *l);
+
 /* Merges `src` into `dst` (profiles of the same scheme and settings, e.g.
  * the same trace split in parts or several traces): values, counts, samples,
- * losses and golden totals add. TEA_ERR_USAGE when they are not mergeable. */
+ * losses and golden totals add. The objects and thread stay when both lists
+ * are the same (same objects in the same order, same thread) and are
+ * dropped otherwise, as the binary is: one list cannot describe the address
+ * spaces of different runs. TEA_ERR_USAGE when they are not mergeable. */
 int pics_info_merge(pics_info *dst, const pics_info *src);
 
 #endif

@@ -155,6 +155,21 @@ static void discard_replay(tea_run *t)
     t->row_count = 0;
     trace_header_free(&t->header);
     trace_header_init(&t->header);
+    trace_object_list_free(&t->objects);
+}
+
+/* Keeps a copy of the trace's executable objects and recorded thread, for
+ * the PICS provenance. */
+static int keep_objects(tea_run *t, const trace_object *objs, size_t count, uint32_t tid, uint32_t threads_seen)
+{
+    int rc;
+    trace_object_list_free(&t->objects);
+    for (size_t i = 0; i < count; i++)
+        if ((rc = trace_object_list_add(&t->objects, &objs[i])))
+            return rc;
+    t->objects.tid = tid;
+    t->objects.threads_seen = threads_seen;
+    return TEA_OK;
 }
 
 /* Reads the trace once as a stream, feeding the engine. A trace the engine
@@ -186,8 +201,16 @@ static int replay_stream(const tea_run_options *o, tea_run *t)
             goto done;
         }
     }
-    if (refusal)
+    if (refusal) {
         rc = tea_error_set(refusal, "%s: %s", t->path, refused);
+    } else {
+        /* read at the end: a trace from a pipe has its objects only then */
+        const trace_object *objs;
+        size_t count;
+        uint32_t tid, threads;
+        if (!(rc = trace_reader_objects(reader, &objs, &count)) && !(rc = trace_reader_thread(reader, &tid, &threads)))
+            rc = keep_objects(t, objs, count, tid, threads);
+    }
     t->totals = *trace_reader_totals(reader);
 done:
     trace_batch_free(&batch);
@@ -205,8 +228,14 @@ static int replay_frames(const tea_run_options *o, tea_run *t, unsigned threads)
 
     if ((rc = trace_frames_open(&frames, t->path)))
         return rc == TEA_ERR_NOMEM ? rc : TEA_ERR_UNSUPPORTED;
-    if (!(rc = prepare_replay(o, t, trace_frames_header(frames))))
-        rc = tea_parallel_replay(t->replay, frames, threads, &t->totals, &stats);
+    if (!(rc = prepare_replay(o, t, trace_frames_header(frames)))) {
+        const trace_object *objs;
+        size_t count;
+        uint32_t tid, threads_seen;
+        trace_frames_objects(frames, &objs, &count, &tid, &threads_seen);
+        if (!(rc = keep_objects(t, objs, count, tid, threads_seen)))
+            rc = tea_parallel_replay(t->replay, frames, threads, &t->totals, &stats);
+    }
     trace_frames_close(frames);
     return rc;
 }
@@ -274,7 +303,11 @@ int tea_run_errors(tea_run *run, const symmap *functions)
 
 int tea_run_describe(const tea_run *run, size_t i, pics_info *info)
 {
-    return tea_replay_describe(run->replay, i, &run->header, &run->totals, info);
+    const trace_object_list *l = &run->objects;
+    int rc = tea_replay_describe(run->replay, i, &run->header, &run->totals, info);
+    if (!rc && (rc = pics_info_set_objects(info, l->items, l->count, l->tid, l->threads_seen)))
+        pics_info_free(info);
+    return rc;
 }
 
 void tea_run_csv_begin(FILE *f, const char *tool, const char *what, const char *command_line)
@@ -314,5 +347,6 @@ void tea_run_free(tea_run *run)
     tea_replay_free(run->replay);
     free(run->rows);
     trace_header_free(&run->header);
+    trace_object_list_free(&run->objects);
     memset(run, 0, sizeof *run);
 }

@@ -72,6 +72,7 @@ typedef struct tea_run {
     const char *path;                          /* the caller's */
     trace_header header;                       /* the clock as used (options' clock_hz if given) */
     trace_totals totals;
+    trace_object_list objects;                 /* the trace's executable objects and recorded thread */
     char digest[PICS_DIGEST_LEN + 1];          /* tea_trace_digest */
     tea_replay *replay;                        /* the engine, with every PICS and the golden totals */
     tea_run_row *rows;                         /* one per sampler, in spec order */

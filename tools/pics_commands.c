@@ -58,6 +58,7 @@ static void export_json(FILE *f, const pics_info *info, const pics *p, const pic
     json_u64(&j, info->trace_last_cycle);
     json_key(&j, "binary");
     json_string(&j, info->binary_path);
+    pics_json_objects(&j, &info->objects);
     json_end(&j);
     json_key(&j, "total_cycles");
     json_double(&j, (double)info->golden_total / (double)info->unit);

@@ -380,6 +380,7 @@ static void json_header(json_writer *j, const report_request *req, const report_
         json_hex(j, i->load_bias);
     else
         json_null(j);
+    pics_json_objects(j, &i->objects);
     json_end(j);
     json_key(j, "binary");
     json_string(j, symbolize_binary(d->z));

@@ -4,6 +4,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "common/error.h"
+#include "trace/objects.h"
 #include "trace/trace.h"
 
 #include <stdlib.h>
@@ -12,7 +13,8 @@
 #define CONVERT_SYNOPSIS                                                                                \
     "Usage: tea convert [OPTIONS] IN -o OUT\n\n"                                                       \
     "Convert a trace between formats. Everything replay uses is kept: replaying IN and OUT\n"          \
-    "gives identical results. IN may be '-' (stdin); OUT is written atomically.\n\n"                   \
+    "gives identical results, and native output keeps the executable objects and the\n"                \
+    "recorded thread. IN may be '-' (stdin); OUT is written atomically.\n\n"                           \
     "Options:\n"
 
 /* Gives the output header a provenance when the input had none. */
@@ -30,6 +32,25 @@ static int stamp_header(trace_header *h, int argc, char **argv)
     if (trace_header_set(&h->generator, generator) || trace_header_set(&h->command_line, command))
         rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
     free(command);
+    return rc;
+}
+
+/* Copies the executable objects and the recorded thread (known once the
+ * whole input was read, also from a pipe) into the output. */
+static int copy_objects(trace_reader *reader, trace_writer *writer)
+{
+    const trace_object *objs;
+    size_t count;
+    uint32_t tid, threads;
+    int rc;
+
+    if ((rc = trace_reader_objects(reader, &objs, &count)) || (rc = trace_reader_thread(reader, &tid, &threads)))
+        return rc;
+    for (size_t i = 0; i < count; i++)
+        if ((rc = trace_writer_add_object(writer, &objs[i])))
+            return rc;
+    if (threads != TRACE_THREAD_UNKNOWN)
+        rc = trace_writer_set_thread(writer, tid, threads);
     return rc;
 }
 
@@ -60,6 +81,8 @@ static int convert(const char *in_path, const char *out_path, const trace_open_o
             goto done;
         }
     }
+    if ((rc = copy_objects(reader, writer)))
+        goto done;
     rc = trace_writer_finish(writer, &trace_reader_stats(reader)->notes);
     writer = NULL;
 done:

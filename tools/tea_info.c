@@ -6,6 +6,8 @@
 #include "common/error.h"
 #include "common/json.h"
 #include "golden/golden.h"
+#include "pics/pics_file.h"
+#include "trace/objects.h"
 #include "trace/trace.h"
 
 #include <stdarg.h>
@@ -22,6 +24,7 @@ typedef struct info_report {
     trace_totals totals;
     trace_read_stats stats;
     golden_totals golden;
+    trace_object_list objects;   /* executable objects and the recorded thread (a copy) */
     uint64_t commit_exceptions;  /* records that commit and except in one cycle */
     char warnings[INFO_MAX_WARNINGS][INFO_WARNING_SIZE];
     int warning_count;
@@ -31,7 +34,8 @@ typedef struct info_report {
     "Usage: tea info [--json] [OPTIONS] TRACE\n\n"                                                    \
     "Describe a trace (native or TraceDoctor, raw or zstd; '-' for stdin): its format and\n"           \
     "header, cycle span, records, µops committed, cycles in each commit state (compute,\n"            \
-    "stalled, drained, flushed; they sum to the span), event counts, and warnings.\n\n"               \
+    "stalled, drained, flushed; they sum to the span), event counts, the executable\n"               \
+    "objects and the recorded thread (traces of `tea record`), and warnings.\n\n"                    \
     "Options:\n"
 
 static void add_warning(info_report *rep, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -44,6 +48,23 @@ static void add_warning(info_report *rep, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(rep->warnings[rep->warning_count++], INFO_WARNING_SIZE, fmt, ap);
     va_end(ap);
+}
+
+/* Copies the reader's objects and thread into the report (read at the end,
+ * so that a trace from a pipe shows them too). */
+static int copy_objects(info_report *rep, trace_reader *reader)
+{
+    const trace_object *objs;
+    size_t count;
+    int rc;
+
+    if ((rc = trace_reader_objects(reader, &objs, &count))
+        || (rc = trace_reader_thread(reader, &rep->objects.tid, &rep->objects.threads_seen)))
+        return rc;
+    for (size_t i = 0; i < count; i++)
+        if ((rc = trace_object_list_add(&rep->objects, &objs[i])))
+            return rc;
+    return TEA_OK;
 }
 
 /* Reads the whole trace once, classifying every cycle. */
@@ -72,6 +93,8 @@ static int scan_trace(info_report *rep, const trace_open_options *opts)
     rep->golden = *golden_get_totals(&g);
     rep->totals = *trace_reader_totals(reader);
     rep->stats = *trace_reader_stats(reader);
+    if ((rc = copy_objects(rep, reader)))
+        goto done;
     rc = trace_header_copy(&rep->header, trace_reader_header(reader));
 done:
     trace_batch_free(&batch);
@@ -132,6 +155,19 @@ static void print_text(const info_report *rep)
         printf("build-id:     %s\n", h->build_id);
     if (h->has_load_bias)
         printf("load bias:    0x%llx\n", (unsigned long long)h->load_bias);
+    if (rep->objects.threads_seen != TRACE_THREAD_UNKNOWN)
+        printf("thread:       %lu recorded (%lu thread%s in the program)\n", (unsigned long)rep->objects.tid,
+               (unsigned long)rep->objects.threads_seen, rep->objects.threads_seen == 1 ? "" : "s");
+    if (rep->objects.count)
+        printf("objects:      %zu executable object%s (range, load bias, build-id, path)\n", rep->objects.count,
+               rep->objects.count == 1 ? "" : "s");
+    for (size_t i = 0; i < rep->objects.count; i++) {
+        const trace_object *o = &rep->objects.items[i];
+        char hex[2 * TRACE_BUILD_ID_MAX + 1];
+        trace_object_build_id_hex(o, hex, sizeof hex);
+        printf("  0x%llx-0x%llx bias 0x%llx build-id %s %s\n", (unsigned long long)o->start,
+               (unsigned long long)o->end, (unsigned long long)o->load_bias, hex[0] ? hex : "-", o->path);
+    }
     printf("cycles:       %llu .. %llu (span %llu)\n", (unsigned long long)t->first_cycle,
            (unsigned long long)t->last_cycle, (unsigned long long)span);
     printf("records:      %llu\n", (unsigned long long)t->records);
@@ -204,6 +240,7 @@ static void print_json(const info_report *rep)
     else
         json_null(&j);
     json_end(&j);
+    pics_json_objects(&j, &rep->objects);
     json_key(&j, "first_cycle");
     json_u64(&j, t->first_cycle);
     json_key(&j, "last_cycle");
@@ -272,6 +309,7 @@ int tea_info_main(int argc, char **argv)
     rep.path = argv[optind];
     if ((rc = scan_trace(&rep, &opts))) {
         trace_header_free(&rep.header);
+        trace_object_list_free(&rep.objects);
         return cli_fail(argv[0], rc);
     }
     collect_warnings(&rep);
@@ -280,5 +318,6 @@ int tea_info_main(int argc, char **argv)
     else
         print_text(&rep);
     trace_header_free(&rep.header);
+    trace_object_list_free(&rep.objects);
     return CLI_EXIT_OK;
 }

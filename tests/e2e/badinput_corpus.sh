@@ -31,6 +31,11 @@ same_verdict nm_foot_indexoff.tea "index_offset is 6440 in the footer, the index
 same_verdict nm_idx_usize_max.tea "index at byte 6392: entry 0: reserved bytes are not zero"
 same_verdict nm_foot_event0.tea "events[ST-L1] is 140 in the footer, 139 read"
 same_verdict native_gap_2p62.tea "index at byte 57338 does not describe the 20 data frames read"
+# damaged objects frames (made from a 3000-cycle tea gen trace with
+# objects_fixture, one byte changed): refused at open, by every reader
+same_verdict ob_buildid65.tea "objects frame at byte 842, content byte 44: build-id longer than 64 bytes"
+same_verdict ob_count_too_high.tea "objects frame at byte 842, content byte 100: truncated"
+same_verdict ob_flag_without_frame.tea "footer at byte 842 refers to an objects frame, none was read"
 
 # a 2^43-cycle jump at a 3-cycle period: every scheme finishes at once (each
 # sampler counts the points of a gap in O(1)); the time limit turns a hang

@@ -306,6 +306,110 @@ static void test_file_round_trip(void **state)
     free(path);
 }
 
+/* Objects for the PICS tests: a main binary with a 20-byte build-id and a
+ * library without one, its path with spaces. */
+static void two_objects(trace_object objs[2])
+{
+    memset(objs, 0, 2 * sizeof objs[0]);
+    objs[0].path = "/usr/bin/prog";
+    objs[0].build_id_len = 20;
+    for (int i = 0; i < 20; i++)
+        objs[0].build_id[i] = (uint8_t)(0xf0 + i % 16);
+    objs[0].load_bias = 0x555555554000ull;
+    objs[0].start = 0x555555555000ull;
+    objs[0].end = 0x555555560000ull;
+    objs[1].path = "/opt/my libs/liba.so";
+    objs[1].load_bias = 0x7f0000000000ull;
+    objs[1].start = 0x7f0000001000ull;
+    objs[1].end = 0x7f0000001000ull; /* empty range: allowed */
+}
+
+/* A golden PICS of one cell, with `count` of the two objects and thread
+ * 99 of 4 when `thread`. */
+static void objects_info(pics_info *info, size_t count, int thread)
+{
+    trace_object objs[2];
+    two_objects(objs);
+    pics_info_init(info);
+    strcpy(info->scheme, "golden");
+    strcpy(info->trace_digest, "0000000000000001");
+    info->golden_total = U;
+    assert_int_equal(pics_info_set_objects(info, objs, count, thread ? 99 : 0, thread ? 4 : 0), TEA_OK);
+}
+
+/* The objects and thread survive a file round trip; a PICS with them is
+ * format 1.1, one without stays 1.0; merging keeps equal lists and drops
+ * different ones. */
+static void test_objects_round_trip_and_merge(void **state)
+{
+    char *path = test_temp_path("objects.pics");
+    trace_object want[2];
+    pics_info info, read, other;
+    pics p, back;
+    uint8_t *bytes;
+    size_t size;
+    char hex[2 * TRACE_BUILD_ID_MAX + 1];
+    (void)state;
+
+    two_objects(want);
+    assert_int_equal(pics_init(&p), TEA_OK);
+    assert_int_equal(pics_add(&p, 0x555555555010ull, 0, U, 1), TEA_OK);
+    objects_info(&info, 2, 1);
+    assert_int_equal(pics_write(path, &info, &p), TEA_OK);
+    test_read_file(path, &bytes, &size);
+    assert_true(size > 12 && memcmp(bytes, "tea-pics 1.1", 12) == 0);
+    free(bytes);
+    assert_int_equal(pics_read(path, &read, &back), TEA_OK);
+    assert_int_equal(read.objects.count, 2);
+    assert_int_equal(read.objects.tid, 99);
+    assert_int_equal(read.objects.threads_seen, 4);
+    for (size_t i = 0; i < 2; i++) {
+        assert_string_equal(read.objects.items[i].path, want[i].path);
+        assert_int_equal(read.objects.items[i].build_id_len, want[i].build_id_len);
+        assert_memory_equal(read.objects.items[i].build_id, want[i].build_id, want[i].build_id_len);
+        assert_int_equal(read.objects.items[i].load_bias, want[i].load_bias);
+        assert_int_equal(read.objects.items[i].start, want[i].start);
+        assert_int_equal(read.objects.items[i].end, want[i].end);
+    }
+    trace_object_build_id_hex(&read.objects.items[0], hex, sizeof hex);
+    assert_string_equal(hex, "f0f1f2f3f4f5f6f7f8f9fafbfcfdfefff0f1f2f3"); /* 20 bytes: 0xf0 + i % 16 */
+    pics_free(&back);
+
+    /* equal lists stay */
+    assert_int_equal(pics_info_merge(&read, &info), TEA_OK);
+    assert_int_equal(read.objects.count, 2);
+    assert_int_equal(read.objects.threads_seen, 4);
+    /* another thread: dropped, thread and objects alike */
+    objects_info(&other, 2, 0);
+    assert_int_equal(pics_info_merge(&read, &other), TEA_OK);
+    assert_int_equal(read.objects.count, 0);
+    assert_int_equal(read.objects.threads_seen, TRACE_THREAD_UNKNOWN);
+    pics_info_free(&other);
+    pics_info_free(&read);
+    /* one object fewer: dropped */
+    assert_int_equal(pics_info_copy(&read, &info), TEA_OK);
+    objects_info(&other, 1, 1);
+    assert_int_equal(pics_info_merge(&read, &other), TEA_OK);
+    assert_int_equal(read.objects.count, 0);
+    pics_info_free(&other);
+    pics_info_free(&read);
+
+    /* no objects, no thread: format 1.0 and no object keys */
+    pics_info_free(&info);
+    objects_info(&info, 0, 0);
+    assert_int_equal(pics_write(path, &info, &p), TEA_OK);
+    test_read_file(path, &bytes, &size);
+    assert_true(size > 12 && memcmp(bytes, "tea-pics 1.0", 12) == 0);
+    bytes[size] = '\0'; /* test_read_file leaves room for it */
+    assert_null(strstr((const char *)bytes, "trace.object"));
+    assert_null(strstr((const char *)bytes, "trace.thread"));
+    free(bytes);
+    pics_info_free(&info);
+    pics_free(&p);
+    remove(path);
+    free(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -316,6 +420,7 @@ int main(void)
         cmocka_unit_test(test_disjoint),
         cmocka_unit_test(test_empty),
         cmocka_unit_test(test_file_round_trip),
+        cmocka_unit_test(test_objects_round_trip_and_merge),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
