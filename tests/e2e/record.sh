@@ -100,6 +100,33 @@ run 2 "$TEA" record -q -o bad.tea -- ./notexec
 contains err.txt "not an executable file"
 [ ! -e bad.tea ] || fail "a failed recording left a trace file"
 
+# a program whose time is in libc: the trace lists libc with its build-id
+# (as readelf reads it) and a load bias that maps its executable segment,
+# and every recorded PC lies in a listed object
+cc -O2 -o libprog "$DATA/record_lib.c" || fail "cannot build record_lib"
+run 0 "$TEA" record -q -o lib.tea -- ./libprog
+run 0 "$TEA" info --json lib.tea
+awk '/"objects": \[/ { o = 1 } o && /"path"/ { gsub(/[",]/, "", $2); p = $2 }
+     o && /"build_id"/ { gsub(/[",]/, "", $2); b = $2 } o && /"load_bias"/ { gsub(/,/, "", $2); l = $2 }
+     o && /"start"/ { gsub(/,/, "", $2); st = $2 } o && /"end"/ { gsub(/,/, "", $2); print p, b, l, st, $2 }
+     o && /^  \]/ { o = 0 }' out.txt >objects.txt
+cat objects.txt
+libc=$(awk '$1 ~ /\/libc\.so/ { print $1; exit }' objects.txt)
+[ -n "$libc" ] || fail "the trace does not list libc"
+set -- $(awk -v p="$libc" '$1 == p { print; exit }' objects.txt)
+want=$(readelf -n "$libc" | sed -n 's/^ *Build ID: *//p')
+[ "$2" = "$want" ] || fail "libc's build-id is '$2', readelf says '$want'"
+vaddr=$(readelf -lW "$libc" | awk '$1 == "LOAD" && / R?W?E / { print $3; exit }')
+[ $(( $4 - $3 )) -eq $(( vaddr & ~4095 )) ] || fail "libc's bias $3 does not map its executable segment at $vaddr to $4"
+[ $(($(commits lib.tea))) -gt 100000 ] || fail "the libc program recorded too few instructions"
+pc_range lib.tea >/dev/null
+outside=$(awk 'NR == FNR { s[NR] = $4; e[NR] = $5; n = NR; next }
+                { f = 0; for (i = 1; i <= n; i++) if ($1 >= s[i] && $1 < e[i]) f = 1; if (!f) print }' \
+              objects.txt pcs.txt | head -n 3)
+[ -z "$outside" ] || fail "recorded PCs outside every listed object: $outside"
+in_libc=$(awk -v s="$4" -v e="$5" '$1 >= s && $1 < e' pcs.txt | wc -l)
+[ "$in_libc" -gt 0 ] || fail "no recorded PC lies in libc"
+
 # --trace-children: each program a child executes gets OUT.PID.tea, whose
 # header names that program; the parent's trace is OUT itself
 run 0 "$TEA" record -q -o ch.tea --trace-children -- /bin/sh -c "./prog plain c1.txt 5; ./prog plain c2.txt 5"
