@@ -99,6 +99,14 @@ chmod 644 notexec
 run 2 "$TEA" record -q -o bad.tea -- ./notexec
 contains err.txt "not an executable file"
 [ ! -e bad.tea ] || fail "a failed recording left a trace file"
+# valgrind or the tool missing: said so
+run 1 "$TEA" record -q -o bad.tea --valgrind /nonexistent/valgrind -- ./prog plain out10.txt 1
+contains err.txt "/nonexistent/valgrind not found; install the Debian package 'valgrind'"
+mkdir -p elsewhere/bin
+cp "$TEA" elsewhere/bin/tea
+run 1 elsewhere/bin/tea record -q -o bad.tea -- ./prog plain out10.txt 1
+contains err.txt "the Valgrind tool tearec-amd64-linux is not built or installed"
+[ ! -e bad.tea ] || fail "a failed recording left a trace file"
 
 # a program whose time is in libc: the trace lists libc with its build-id
 # (as readelf reads it) and a load bias that maps its executable segment,
