@@ -13,9 +13,11 @@
  * Usage: record_prog MODE OUTPUT_FILE LINES
  *   MODE plain:   runs region() once
  *   MODE request: tea_record_start(); region(); tea_record_stop()
+ *   MODE thread:  runs region() once on a second thread (Valgrind's thread 2)
  * then writes LINES numbered lines to OUTPUT_FILE and "done" as the last,
  * so a test sees whether the program ran to its end.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,10 +38,19 @@ __asm__(".text\n"
         ".globl stop_here\n.type stop_here,@function\nstop_here:\n"
         "  ret\n.size stop_here,.-stop_here\n");
 
+/* The second thread's body. */
+static void *run_region(void *arg)
+{
+    (void)arg;
+    region();
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     FILE *out;
     long lines;
+    pthread_t t;
 
     if (argc != 4)
         return 2;
@@ -47,6 +58,9 @@ int main(int argc, char **argv)
         tea_record_start();
         region();
         tea_record_stop();
+    } else if (!strcmp(argv[1], "thread")) {
+        if (pthread_create(&t, NULL, run_region, NULL) != 0 || pthread_join(t, NULL) != 0)
+            return 1;
     } else {
         region();
     }

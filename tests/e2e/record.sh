@@ -10,7 +10,7 @@ TOOL=$BIN/../libexec/tea/valgrind/tearec-amd64-linux
 command -v valgrind >/dev/null || { echo "SKIP: valgrind is not installed"; exit 77; }
 [ -x "$TOOL" ] || { echo "SKIP: the tearec tool is not built ($TOOL)"; exit 77; }
 [ -r /usr/include/valgrind/valgrind.h ] || { echo "SKIP: valgrind.h is missing"; exit 77; }
-cc -O1 -no-pie -I"$SRC/include" -o prog "$DATA/record_prog.c" || fail "cannot build record_prog"
+cc -O1 -no-pie -pthread -I"$SRC/include" -o prog "$DATA/record_prog.c" || fail "cannot build record_prog"
 
 commits() {
     "$TEA" info --json "$1" >info.json || fail "tea info $1"
@@ -37,6 +37,16 @@ set -- $(pc_range startstop.tea)
 [ "$2" -eq "$(sym stop_here)" ] || fail "the highest recorded PC is $2, expected stop_here's entry $(sym stop_here)"
 # the program ran on to its end after recording stopped
 [ "$(wc -l <out1.txt)" -eq 1001 ] && [ "$(tail -n 1 out1.txt)" = done ] || fail "the program's output is incomplete"
+
+# --thread 2: the region run by the second thread, exactly (2 * 100 + 5); tea info says
+# which thread of how many; the main thread never runs it
+run 0 "$TEA" record -q -o thread.tea --thread 2 --start-at region --stop-at stop_here -- ./prog thread out11.txt 10
+n=$(commits thread.tea)
+[ "$n" -eq 205 ] || fail "--thread 2 recorded $n instructions of the region, expected 205"
+run 0 "$TEA" info thread.tea
+contains out.txt "2 recorded (2 threads in the program)"
+run 1 "$TEA" record -q -o thread1.tea --start-at region --stop-at stop_here -- ./prog thread out12.txt 10
+contains err.txt "no instruction was recorded"
 
 # --skip N then --max-instructions M: exactly M; the output is complete
 run 0 "$TEA" record -q -o skipmax.tea --skip 1000 --max-instructions 5000 -- ./prog plain out2.txt 100000
