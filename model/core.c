@@ -840,6 +840,33 @@ static uint64_t next_event(model_core *m, uint64_t cycle)
     return next;
 }
 
+void model_core_warm(model_core *m, const model_insn *in)
+{
+    tlb_result t;
+    mem_result r;
+
+    /* Everything happens "before" the first cycle: timings are discarded. */
+    tlb_translate(m->tlbs, TLB_INST, in->pc, 0, &t);
+    mem_fetch(m->memory, in->pc, 0, &r);
+    if (in->cls == MODEL_LOAD || in->cls == MODEL_STORE) {
+        unsigned size = in->mem_size ? in->mem_size : 1;
+        tlb_translate(m->tlbs, TLB_DATA, in->addr, 0, &t);
+        if (m->core.page_faults)
+            first_touch(m, in->addr);
+        if (in->cls == MODEL_LOAD)
+            mem_load(m->memory, in->addr, size, 0, &r);
+        if (in->cls == MODEL_STORE || (in->flags & MODEL_INSN_STORE))
+            mem_store(m->memory, in->addr, size, 0, &r);
+    }
+    if (in->branch != MODEL_BRANCH_NONE) {
+        bpred_prediction pred;
+        unsigned kind = BPRED_SIZED(in->branch - 1u, in->size);
+        bpred_predict(m->predictor, in->pc, kind, &pred);
+        bpred_update(m->predictor, in->pc, kind, (in->flags & MODEL_INSN_TAKEN) != 0, in->target);
+    }
+    m->stats.warmed++;
+}
+
 /* Hands the batch to the consumer and clears it. */
 static int emit_batch(model_core *m, model_emit_fn emit, void *ctx)
 {

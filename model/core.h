@@ -95,6 +95,7 @@ typedef struct model_stats {
     uint64_t flushes;            /* pipeline flushes (commit, exception, ordering) */
     uint64_t max_window;         /* largest ROB occupancy seen (entries) */
     uint64_t in_flight;          /* µops left in the ROB when the run ended */
+    uint64_t warmed;             /* instructions given to model_core_warm */
 } model_stats;
 
 /* Receives full batches of records; returns 0 or an error code to stop. */
@@ -119,6 +120,14 @@ void model_core_set_progress(model_core *m, model_progress_fn fn, void *ctx);
  * Records go to `emit` in batches; the last partial batch is emitted before
  * returning. Returns 0, the source's error, or the first error of emit. */
 int model_core_run(model_core *m, uint64_t first_cycle, uint64_t max_cycles, model_emit_fn emit, void *ctx);
+
+/* Warms the caches, TLBs and branch predictor with `insn` as if it had run
+ * before the first cycle (and marks its data page touched), without timing
+ * it or emitting anything: the warm-up of a fast-forward (tea record
+ * --warmup). Call before model_core_run, or from the source's `next` while
+ * it runs, before returning the instructions it warms ahead of. The caches'
+ * and predictor's statistics count these accesses too. */
+void model_core_warm(model_core *m, const model_insn *insn);
 
 /* Counters so far. */
 const model_stats *model_core_stats(const model_core *m);

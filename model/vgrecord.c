@@ -1,0 +1,1015 @@
+/*
+ * vgrecord.c: tea's Valgrind tool's record stream of x86-64 programs as model
+ * instructions (see vgrecord.h, record/stream.h and docs/model.md,
+ * "Recording real programs").
+ */
+#define _GNU_SOURCE
+#include "vgrecord.h"
+#include "bpred.h"
+#include "binary/elffile.h"
+#include "common/cleanup.h"
+#include "common/error.h"
+#include "record/stream.h"
+
+#include <capstone/capstone.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* The pipe from Valgrind: as large as the kernel allows an unprivileged
+ * process by default; the tool writes batches of this size. */
+#define PIPE_BYTES (1u << 20)
+#define READ_WORDS (PIPE_BYTES / 8)
+/* Static instructions decoded (power of 2; grows). */
+#define DECODE_INITIAL 65536u
+#define MAX_OBJECTS 256
+#define MAX_X86_BYTES 15
+#define MAX_READS 8
+#define MAX_WRITES 4
+/* Register slots tracked for dataflow: capstone x86 register ids. */
+#define REG_SLOTS 512
+/* A producer further back than this is not a dependence the model tracks. */
+#define MAX_DEP_DISTANCE 4096
+/* Size assumed for an instruction nothing is known about (wrong path). */
+#define UNKNOWN_SIZE 4
+/* Arguments of the valgrind command line besides the program's. */
+#define VALGRIND_ARGS 16
+#define OPTION_BYTES 4200
+
+/* An executable mapping and, when its file could be read, its bytes. */
+typedef struct elf_object {
+    vgrecord_object pub;
+    uint64_t file_offset;  /* of start in the file */
+    elffile file;          /* open while the object is known, when readable */
+    int file_open;
+    const uint8_t *map;    /* the file's bytes (elf_rawfile of a read-only mapping) */
+    size_t map_size;
+} elf_object;
+
+/* What decoding a static instruction tells us, and the bytes it came from. */
+typedef struct decoded {
+    uint64_t pc;
+    uint64_t target;       /* direct control flow: the target */
+    uint16_t reads[MAX_READS];
+    uint16_t writes[MAX_WRITES];
+    uint8_t bytes[STREAM_CODE_BYTES];
+    uint8_t nbytes;        /* bytes sent by the tool (0: none) */
+    uint8_t nreads, nwrites;
+    uint8_t size;
+    uint8_t cls;           /* model_class before memory accesses are seen */
+    uint8_t branch;        /* MODEL_BRANCH_NONE or 1 + bpred_kind */
+    uint8_t flush;         /* serializing: flushes at commit */
+    uint8_t known;         /* decoded from the instruction's bytes */
+    uint8_t done;          /* decoded */
+    uint8_t used;
+} decoded;
+
+/* One executed instruction and its memory accesses. */
+typedef struct pending_insn {
+    uint64_t pc;
+    unsigned size;
+    uint64_t load_addr, store_addr;
+    unsigned load_size, store_size;
+    uint8_t loads, stores, have, warm;
+} pending_insn;
+
+struct vgrecord {
+    int fd;
+    char *name;
+    pid_t pid;             /* Valgrind, or 0 */
+    int cleanup;           /* cleanup.h handle of pid (terminated on SIGINT/SIGTERM), or -1 */
+    int exited, killed;
+    int kill_after;
+    uint64_t *buf;         /* words read */
+    size_t len, pos;       /* in words */
+    size_t partial;        /* bytes of an incomplete word at buf + len */
+    int eof;
+    int stopped;           /* a STOP record was read */
+    csh cs;
+    int cs_open;
+    elf_object objects[MAX_OBJECTS];
+    unsigned object_count;
+    dev_t exe_dev;         /* the main program's file, to recognise its mapping */
+    ino_t exe_ino;
+    int have_exe;
+    decoded *table;
+    size_t table_cap, table_count;
+    uint64_t last_writer[REG_SLOTS]; /* seq of the latest writer of each register */
+    uint64_t seq;
+    pending_insn cur;      /* the instruction being assembled */
+    vgrecord_program program;
+    vgrecord_stats stats;
+    vgrecord_object pub_objects[MAX_OBJECTS];
+    vgrecord_warm_fn warm;  /* where warm-up instructions go (NULL: dropped) */
+    void *warm_ctx;
+};
+
+/* --- objects -------------------------------------------------------------------- */
+
+/* Records the executable mapping [start, end) of `path` at file offset
+ * `offset`. When the file is a readable ELF file, its load bias follows from
+ * the executable segment holding `offset`, and it is mapped for wrong-path
+ * decoding. */
+static int add_object(vgrecord *v, const char *path, uint64_t start, uint64_t end, uint64_t offset)
+{
+    elf_object *o;
+    size_t phnum, size = 0;
+    struct stat st;
+
+    if (v->object_count == MAX_OBJECTS)
+        return TEA_OK;
+    o = &v->objects[v->object_count];
+    memset(o, 0, sizeof *o);
+    o->pub.path = strdup(path);
+    if (!o->pub.path)
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    o->pub.start = start;
+    o->pub.end = end;
+    o->file_offset = offset;
+    if (elffile_open(&o->file, path) == TEA_OK) {
+        o->file_open = 1;
+        o->map = (const uint8_t *)elf_rawfile(o->file.elf, &size);
+        o->map_size = o->map ? size : 0;
+        if (elf_getphdrnum(o->file.elf, &phnum) == 0) {
+            for (size_t i = 0; i < phnum; i++) {
+                GElf_Phdr ph;
+                if (!gelf_getphdr(o->file.elf, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+                    continue;
+                if (offset < ph.p_offset || offset >= ph.p_offset + ph.p_filesz)
+                    continue;
+                o->pub.load_bias = start - (ph.p_vaddr + (offset - ph.p_offset));
+                o->pub.have_bias = 1;
+                break;
+            }
+        }
+        o->pub.build_id = elffile_read_build_id(path);
+    }
+    v->object_count++;
+    v->stats.objects++;
+    if (!v->program.path && v->have_exe && stat(path, &st) == 0 && st.st_dev == v->exe_dev
+        && st.st_ino == v->exe_ino) {
+        v->program.path = strdup(path);
+        v->program.build_id = o->pub.build_id ? strdup(o->pub.build_id) : NULL;
+        v->program.load_bias = o->pub.load_bias;
+        v->program.have_bias = o->pub.have_bias;
+        if (!v->program.path || (o->pub.build_id && !v->program.build_id))
+            return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    }
+    return TEA_OK;
+}
+
+/* The file bytes at runtime address `pc` (up to `*avail`), or NULL. */
+static const uint8_t *code_at(const vgrecord *v, uint64_t pc, size_t *avail)
+{
+    for (unsigned i = 0; i < v->object_count; i++) {
+        const elf_object *o = &v->objects[i];
+        uint64_t off;
+        if (pc < o->pub.start || pc >= o->pub.end || !o->map_size)
+            continue;
+        off = o->file_offset + (pc - o->pub.start);
+        if (off >= o->map_size)
+            return NULL;
+        *avail = o->map_size - off;
+        if (*avail > o->pub.end - pc)
+            *avail = o->pub.end - pc;
+        return o->map + off;
+    }
+    return NULL;
+}
+
+/* --- decoding ----------------------------------------------------------------- */
+
+static int starts_with(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* Does an SSE/AVX mnemonic end in a floating-point type suffix? */
+static int fp_suffix(const char *m)
+{
+    size_t n = strlen(m);
+    return n > 2 && (!strcmp(m + n - 2, "sd") || !strcmp(m + n - 2, "ss") || !strcmp(m + n - 2, "pd")
+                     || !strcmp(m + n - 2, "ps") || !strcmp(m + n - 2, "sh"));
+}
+
+/* The functional-unit class of a non-branch x86 mnemonic. */
+static uint8_t mnemonic_class(const char *m)
+{
+    const char *v = m[0] == 'v' ? m + 1 : m; /* AVX forms share the SSE names */
+    if (starts_with(v, "sqrt") || starts_with(m, "fsqrt") || starts_with(v, "rsqrt"))
+        return MODEL_FP_SQRT;
+    if ((starts_with(v, "div") && fp_suffix(v)) || starts_with(m, "fdiv") || starts_with(m, "fidiv"))
+        return MODEL_FP_DIV;
+    if (!strcmp(m, "div") || !strcmp(m, "idiv"))
+        return MODEL_DIV;
+    if ((starts_with(v, "mul") && fp_suffix(v)) || starts_with(m, "fmul") || starts_with(m, "fimul")
+        || starts_with(v, "fmadd") || starts_with(v, "fmsub") || starts_with(v, "fnmadd") || starts_with(v, "fnmsub"))
+        return MODEL_FP_MUL;
+    if (!strcmp(m, "mul") || !strcmp(m, "imul") || !strcmp(m, "mulx") || starts_with(v, "pmul"))
+        return MODEL_MUL;
+    if (((starts_with(v, "add") || starts_with(v, "sub") || starts_with(v, "min") || starts_with(v, "max")
+          || starts_with(v, "cvt") || starts_with(v, "comi") || starts_with(v, "ucomi") || starts_with(v, "cmp"))
+         && fp_suffix(v))
+        || starts_with(m, "fadd") || starts_with(m, "fsub") || starts_with(m, "fiadd") || starts_with(m, "fisub"))
+        return MODEL_FP_ADD;
+    return MODEL_INT;
+}
+
+/* Instructions that serialize the pipeline: system calls, fences, cpuid,
+ * time-stamp reads and locked read-modify-writes. */
+static int serializing(const cs_insn *in)
+{
+    static const char *const names[] = { "syscall", "sysenter", "int", "int3", "cpuid", "lfence", "mfence",
+                                         "sfence", "rdtsc", "rdtscp", "xgetbv", "pause", NULL };
+    const cs_x86 *x = &in->detail->x86;
+    for (const char *const *n = names; *n; n++)
+        if (!strcmp(in->mnemonic, *n))
+            return 1;
+    if (x->prefix[0] == X86_PREFIX_LOCK)
+        return 1;
+    if (!strcmp(in->mnemonic, "xchg")) /* with a memory operand it is locked */
+        for (unsigned i = 0; i < x->op_count; i++)
+            if (x->operands[i].type == X86_OP_MEM)
+                return 1;
+    return 0;
+}
+
+/* The control-flow kind of a decoded instruction (MODEL_BRANCH_NONE if none)
+ * and its direct target. */
+static uint8_t branch_kind(const cs_insn *in, uint64_t *target)
+{
+    const cs_detail *d = in->detail;
+    int jump = 0, call = 0, ret = 0, direct = 0;
+    const cs_x86 *x = &d->x86;
+
+    for (unsigned i = 0; i < d->groups_count; i++) {
+        jump |= d->groups[i] == CS_GRP_JUMP;
+        call |= d->groups[i] == CS_GRP_CALL;
+        ret |= d->groups[i] == CS_GRP_RET || d->groups[i] == CS_GRP_IRET;
+    }
+    if (x->op_count == 1 && x->operands[0].type == X86_OP_IMM) {
+        direct = 1;
+        *target = (uint64_t)x->operands[0].imm;
+    }
+    if (ret)
+        return 1 + BPRED_RETURN;
+    if (call)
+        return (uint8_t)(1 + (direct ? BPRED_CALL : BPRED_INDIRECT_CALL));
+    if (!jump)
+        return MODEL_BRANCH_NONE;
+    if (in->id == X86_INS_JMP || in->id == X86_INS_LJMP)
+        return (uint8_t)(1 + (direct ? BPRED_JUMP : BPRED_INDIRECT));
+    return 1 + BPRED_COND;
+}
+
+/* Registers whose chains the model ignores: the stack pointer (x86 cores
+ * resolve push/pop/call/ret updates at decode), the instruction pointer and
+ * the flags' partial updates are kept. */
+static int ignored_register(uint16_t reg)
+{
+    return reg == X86_REG_RSP || reg == X86_REG_ESP || reg == X86_REG_SP || reg == X86_REG_SPL
+        || reg == X86_REG_RIP || reg == X86_REG_EIP || reg == X86_REG_IP;
+}
+
+/* One register id per architectural register: sub-registers of the
+ * general-purpose registers map to the 64-bit register, XMM/YMM/ZMM share
+ * one slot. */
+static uint16_t canonical_register(uint16_t reg)
+{
+    static const uint16_t families[][5] = {
+        { X86_REG_RAX, X86_REG_EAX, X86_REG_AX, X86_REG_AL, X86_REG_AH },
+        { X86_REG_RBX, X86_REG_EBX, X86_REG_BX, X86_REG_BL, X86_REG_BH },
+        { X86_REG_RCX, X86_REG_ECX, X86_REG_CX, X86_REG_CL, X86_REG_CH },
+        { X86_REG_RDX, X86_REG_EDX, X86_REG_DX, X86_REG_DL, X86_REG_DH },
+        { X86_REG_RSI, X86_REG_ESI, X86_REG_SI, X86_REG_SIL, X86_REG_SIL },
+        { X86_REG_RDI, X86_REG_EDI, X86_REG_DI, X86_REG_DIL, X86_REG_DIL },
+        { X86_REG_RBP, X86_REG_EBP, X86_REG_BP, X86_REG_BPL, X86_REG_BPL },
+        { X86_REG_R8, X86_REG_R8D, X86_REG_R8W, X86_REG_R8B, X86_REG_R8B },
+        { X86_REG_R9, X86_REG_R9D, X86_REG_R9W, X86_REG_R9B, X86_REG_R9B },
+        { X86_REG_R10, X86_REG_R10D, X86_REG_R10W, X86_REG_R10B, X86_REG_R10B },
+        { X86_REG_R11, X86_REG_R11D, X86_REG_R11W, X86_REG_R11B, X86_REG_R11B },
+        { X86_REG_R12, X86_REG_R12D, X86_REG_R12W, X86_REG_R12B, X86_REG_R12B },
+        { X86_REG_R13, X86_REG_R13D, X86_REG_R13W, X86_REG_R13B, X86_REG_R13B },
+        { X86_REG_R14, X86_REG_R14D, X86_REG_R14W, X86_REG_R14B, X86_REG_R14B },
+        { X86_REG_R15, X86_REG_R15D, X86_REG_R15W, X86_REG_R15B, X86_REG_R15B },
+    };
+    for (size_t f = 0; f < sizeof families / sizeof families[0]; f++)
+        for (int k = 0; k < 5; k++)
+            if (families[f][k] == reg)
+                return families[f][0];
+    if (reg >= X86_REG_YMM0 && reg <= X86_REG_YMM31)
+        return (uint16_t)(X86_REG_XMM0 + (reg - X86_REG_YMM0));
+    if (reg >= X86_REG_ZMM0 && reg <= X86_REG_ZMM31)
+        return (uint16_t)(X86_REG_XMM0 + (reg - X86_REG_ZMM0));
+    return reg;
+}
+
+/* Decodes the static instruction d->pc (its size from the trace when known,
+ * else from the decoder), from the bytes the tool sent, else from the mapped
+ * file. Unknown code is an integer instruction. */
+static void decode(vgrecord *v, unsigned trace_size, decoded *d)
+{
+    size_t avail = d->nbytes;
+    const uint8_t *code = d->bytes;
+    cs_insn *in;
+
+    d->target = 0;
+    d->nreads = d->nwrites = 0;
+    d->size = (uint8_t)(trace_size ? trace_size : (d->nbytes ? d->nbytes : UNKNOWN_SIZE));
+    d->cls = MODEL_INT;
+    d->branch = MODEL_BRANCH_NONE;
+    d->flush = 0;
+    d->known = 0;
+    d->done = 1;
+    if (!d->nbytes)
+        code = code_at(v, d->pc, &avail);
+    if (!code || !v->cs_open || !(in = cs_malloc(v->cs)))
+        return;
+    {
+        const uint8_t *p = code;
+        size_t n = avail < MAX_X86_BYTES ? avail : MAX_X86_BYTES;
+        uint64_t addr = d->pc;
+        if (cs_disasm_iter(v->cs, &p, &n, &addr, in)) {
+            cs_regs reads, writes;
+            uint8_t nr = 0, nw = 0;
+            d->known = 1;
+            if (!trace_size)
+                d->size = (uint8_t)in->size;
+            d->branch = branch_kind(in, &d->target);
+            if (d->branch != MODEL_BRANCH_NONE) {
+                d->cls = MODEL_BRANCH;
+            } else if (serializing(in)) {
+                d->cls = MODEL_SERIAL;
+                d->flush = 1;
+            } else {
+                d->cls = mnemonic_class(in->mnemonic);
+            }
+            if (cs_regs_access(v->cs, in, reads, &nr, writes, &nw) == CS_ERR_OK) {
+                for (unsigned i = 0; i < nr && d->nreads < MAX_READS; i++)
+                    if (!ignored_register(reads[i]))
+                        d->reads[d->nreads++] = canonical_register(reads[i]);
+                for (unsigned i = 0; i < nw && d->nwrites < MAX_WRITES; i++)
+                    if (!ignored_register(writes[i]))
+                        d->writes[d->nwrites++] = canonical_register(writes[i]);
+            }
+        }
+    }
+    cs_free(in, 1);
+}
+
+static size_t slot_of(const vgrecord *v, uint64_t pc)
+{
+    return (size_t)((pc * 0x9E3779B97F4A7C15ull) >> 32) & (v->table_cap - 1);
+}
+
+/* Doubles the decode table when it is half full (keeps it when out of
+ * memory: it still has room). */
+static void maybe_grow(vgrecord *v)
+{
+    size_t cap = v->table_cap * 2, s;
+    decoded *bigger, *old = v->table;
+
+    if ((v->table_count + 1) * 2 <= v->table_cap || !(bigger = calloc(cap, sizeof *bigger)))
+        return;
+    v->table = bigger;
+    v->table_cap = cap;
+    for (size_t i = 0; i < cap / 2; i++) {
+        if (!old[i].used)
+            continue;
+        s = slot_of(v, old[i].pc);
+        while (v->table[s].used)
+            s = (s + 1) & (cap - 1);
+        v->table[s] = old[i];
+    }
+    free(old);
+}
+
+/* The table entry of `pc`, created (not yet decoded) if new; NULL when the
+ * table is full and cannot grow. */
+static decoded *entry(vgrecord *v, uint64_t pc)
+{
+    size_t s;
+    maybe_grow(v);
+    s = slot_of(v, pc);
+    while (v->table[s].used) {
+        if (v->table[s].pc == pc)
+            return &v->table[s];
+        s = (s + 1) & (v->table_cap - 1);
+    }
+    if (v->table_count + 1 >= v->table_cap)
+        return NULL;
+    memset(&v->table[s], 0, sizeof v->table[s]);
+    v->table[s].pc = pc;
+    v->table[s].used = 1;
+    v->table_count++;
+    return &v->table[s];
+}
+
+/* The decoded instruction at `pc`, decoding it the first time. */
+static const decoded *lookup(vgrecord *v, uint64_t pc, unsigned trace_size)
+{
+    static decoded scratch; /* only when the table cannot grow */
+    decoded *d = entry(v, pc);
+    if (!d) {
+        memset(&scratch, 0, sizeof scratch);
+        scratch.pc = pc;
+        d = &scratch;
+    }
+    if (!d->done) {
+        decode(v, trace_size, d);
+        v->stats.static_insns++;
+        if (!d->known)
+            v->stats.undecodable++;
+    }
+    return d;
+}
+
+/* --- reading ---------------------------------------------------------------- */
+
+/* Refills the buffer from the pipe (blocking until some words arrive or the
+ * writer is gone), keeping the unread words. */
+static int refill(vgrecord *v)
+{
+    ssize_t n;
+    uint8_t *bytes;
+
+    if (v->eof)
+        return TEA_OK;
+    if (v->pos > 0) {
+        memmove(v->buf, v->buf + v->pos, (v->len - v->pos) * sizeof *v->buf + v->partial);
+        v->len -= v->pos;
+        v->pos = 0;
+    }
+    bytes = (uint8_t *)(v->buf + v->len);
+    do
+        n = read(v->fd, bytes + v->partial, (READ_WORDS - v->len) * sizeof *v->buf - v->partial);
+    while (n < 0 && errno == EINTR);
+    if (n < 0)
+        return tea_error_set(TEA_ERR_IO, "%s: read failed: %s", v->name, strerror(errno));
+    if (n == 0) {
+        v->eof = 1;
+        if (v->partial)
+            return tea_error_set(TEA_ERR_FORMAT, "%s: the stream ends inside a record", v->name);
+        return TEA_OK;
+    }
+    v->partial += (size_t)n;
+    v->len += v->partial / sizeof *v->buf;
+    v->partial %= sizeof *v->buf;
+    return TEA_OK;
+}
+
+/* Makes `words` words available at buf + pos; *got = 0 at the end. */
+static int need(vgrecord *v, size_t words, int *got)
+{
+    int rc;
+    while (v->len - v->pos < words) {
+        if (v->eof) {
+            *got = 0;
+            if (v->len > v->pos)
+                return tea_error_set(TEA_ERR_FORMAT, "%s: the stream ends inside a record", v->name);
+            return TEA_OK;
+        }
+        if ((rc = refill(v)))
+            return rc;
+    }
+    *got = 1;
+    return TEA_OK;
+}
+
+/* An OBJECT record whose first word is at buf + pos. */
+static int read_object(vgrecord *v)
+{
+    uint64_t start, end, offset, len;
+    size_t words;
+    char path[STREAM_PATH_MAX + 1];
+    int got, rc;
+
+    if ((rc = need(v, STREAM_OBJECT_WORDS, &got)))
+        return rc;
+    if (!got)
+        return tea_error_set(TEA_ERR_FORMAT, "%s: the stream ends inside a record", v->name);
+    start = v->buf[v->pos] & STREAM_ADDR_MASK;
+    end = v->buf[v->pos + 1];
+    offset = v->buf[v->pos + 2];
+    len = v->buf[v->pos + 3];
+    if (len > STREAM_PATH_MAX || end <= start)
+        return tea_error_set(TEA_ERR_FORMAT, "%s: malformed object record", v->name);
+    words = STREAM_OBJECT_WORDS + (size_t)(len + 7) / 8;
+    if ((rc = need(v, words, &got)))
+        return rc;
+    if (!got)
+        return tea_error_set(TEA_ERR_FORMAT, "%s: the stream ends inside a record", v->name);
+    memcpy(path, v->buf + v->pos + STREAM_OBJECT_WORDS, (size_t)len);
+    path[len] = '\0';
+    v->pos += words;
+    return add_object(v, path, start, end, offset);
+}
+
+/* An EXE record at buf + pos: the program the process runs, recognised by
+ * its file among the objects (unless known already). */
+static int read_exe(vgrecord *v)
+{
+    uint64_t len = v->buf[v->pos] & STREAM_ADDR_MASK;
+    char path[STREAM_PATH_MAX + 1];
+    struct stat st;
+    size_t words;
+    int got, rc;
+
+    if (len > STREAM_PATH_MAX)
+        return tea_error_set(TEA_ERR_FORMAT, "%s: malformed program record", v->name);
+    words = 1 + (size_t)(len + 7) / 8;
+    if ((rc = need(v, words, &got)))
+        return rc;
+    if (!got)
+        return tea_error_set(TEA_ERR_FORMAT, "%s: the stream ends inside a record", v->name);
+    memcpy(path, v->buf + v->pos + 1, (size_t)len);
+    path[len] = '\0';
+    v->pos += words;
+    if (!v->have_exe && stat(path, &st) == 0) {
+        v->exe_dev = st.st_dev;
+        v->exe_ino = st.st_ino;
+        v->have_exe = 1;
+    }
+    return TEA_OK;
+}
+
+/* A CODE record at buf + pos: the bytes of a static instruction. */
+static int read_code(vgrecord *v)
+{
+    int got, rc;
+    uint64_t w;
+    unsigned len;
+    decoded *d;
+
+    if ((rc = need(v, STREAM_CODE_WORDS, &got)))
+        return rc;
+    if (!got)
+        return tea_error_set(TEA_ERR_FORMAT, "%s: the stream ends inside a record", v->name);
+    w = v->buf[v->pos];
+    len = (unsigned)((w >> STREAM_SIZE_SHIFT) & 0xff);
+    if (len > STREAM_CODE_BYTES)
+        return tea_error_set(TEA_ERR_FORMAT, "%s: malformed code record", v->name);
+    d = entry(v, w & STREAM_ADDR_MASK);
+    if (d && (d->nbytes != len || memcmp(d->bytes, v->buf + v->pos + 1, len))) {
+        /* new, or code that changed: decode again when it runs */
+        memcpy(d->bytes, v->buf + v->pos + 1, len);
+        d->nbytes = (uint8_t)len;
+        if (d->done) {
+            v->stats.static_insns--;
+            v->stats.undecodable -= !d->known;
+        }
+        d->done = 0;
+    }
+    v->pos += STREAM_CODE_WORDS;
+    return TEA_OK;
+}
+
+/* Reads records until an instruction, adding memory accesses to the current
+ * one; *got = 0 at the end of the stream or of the region. */
+static int read_instruction(vgrecord *v, pending_insn *out, int *got)
+{
+    int rc, have;
+
+    *got = 0;
+    while (!v->stopped) {
+        uint64_t w;
+        if ((rc = need(v, 1, &have)))
+            return rc;
+        if (!have)
+            return TEA_OK;
+        w = v->buf[v->pos];
+        v->stats.words++;
+        switch (w >> STREAM_KIND_SHIFT) {
+        case STREAM_INSN:
+        case STREAM_WARM:
+            memset(out, 0, sizeof *out);
+            out->warm = (w >> STREAM_KIND_SHIFT) == STREAM_WARM;
+            out->pc = w & STREAM_ADDR_MASK;
+            out->size = (unsigned)((w >> STREAM_SIZE_SHIFT) & 0xff);
+            out->have = 1;
+            v->pos++;
+            *got = 1;
+            return TEA_OK;
+        case STREAM_LOAD:
+            if (v->cur.have && !v->cur.loads++) {
+                v->cur.load_addr = w & STREAM_ADDR_MASK;
+                v->cur.load_size = (unsigned)((w >> STREAM_SIZE_SHIFT) & STREAM_SIZE_MASK);
+            }
+            v->pos++;
+            break;
+        case STREAM_STORE:
+            if (v->cur.have && !v->cur.stores++) {
+                v->cur.store_addr = w & STREAM_ADDR_MASK;
+                v->cur.store_size = (unsigned)((w >> STREAM_SIZE_SHIFT) & STREAM_SIZE_MASK);
+            }
+            v->pos++;
+            break;
+        case STREAM_CODE:
+            if ((rc = read_code(v)))
+                return rc;
+            break;
+        case STREAM_OBJECT:
+            if ((rc = read_object(v)))
+                return rc;
+            break;
+        case STREAM_EXE:
+            if ((rc = read_exe(v)))
+                return rc;
+            break;
+        case STREAM_STOP:
+            v->stats.stop = (int)(w & STREAM_STOP_REASON_MASK);
+            v->stats.threads_seen = (uint32_t)((w >> STREAM_STOP_THREADS_SHIFT) & STREAM_STOP_THREADS_MASK);
+            v->stopped = 1;
+            v->pos++;
+            if (v->kill_after && v->pid > 0 && !v->exited) {
+                kill(v->pid, SIGKILL);
+                v->killed = 1;
+            }
+            break;
+        default:
+            return tea_error_set(TEA_ERR_FORMAT, "%s: unknown record kind %llu after %llu words", v->name,
+                                 (unsigned long long)(w >> STREAM_KIND_SHIFT), (unsigned long long)v->stats.words);
+        }
+    }
+    return TEA_OK;
+}
+
+/* Builds the model instruction for `p`, whose successor starts at next_pc. */
+static void make_insn(vgrecord *v, const pending_insn *p, uint64_t next_pc, model_insn *u)
+{
+    const decoded *d = lookup(v, p->pc, p->size);
+    uint64_t producer = 0;
+
+    memset(u, 0, sizeof *u);
+    u->pc = p->pc;
+    u->size = (uint8_t)p->size;
+    u->cls = d->cls;
+    u->branch = d->branch;
+    if (d->flush)
+        u->flags |= MODEL_INSN_FLUSH;
+    if (d->branch != MODEL_BRANCH_NONE) {
+        int taken = next_pc != p->pc + p->size;
+        if (taken) {
+            u->flags |= MODEL_INSN_TAKEN;
+            u->target = next_pc;
+        } else {
+            u->target = d->target;
+        }
+    } else if (d->cls != MODEL_SERIAL && (p->loads || p->stores)) {
+        /* Memory decides the class of ordinary instructions: a load's latency
+         * is its memory access's. */
+        if (p->loads) {
+            u->cls = MODEL_LOAD;
+            u->addr = p->load_addr;
+            u->mem_size = (uint16_t)p->load_size;
+            if (p->stores)
+                u->flags |= MODEL_INSN_STORE;
+        } else {
+            u->cls = MODEL_STORE;
+            u->addr = p->store_addr;
+            u->mem_size = (uint16_t)p->store_size;
+        }
+    }
+    v->seq++;
+    for (unsigned i = 0; i < d->nreads; i++) {
+        uint64_t w = v->last_writer[d->reads[i] % REG_SLOTS];
+        if (w > producer)
+            producer = w;
+    }
+    if (producer && v->seq - producer < MAX_DEP_DISTANCE)
+        u->dep = (uint16_t)(v->seq - producer);
+    for (unsigned i = 0; i < d->nwrites; i++)
+        v->last_writer[d->writes[i] % REG_SLOTS] = v->seq;
+}
+
+/* The model source: the next executed instruction, whose branch outcome the
+ * instruction after it reveals. */
+static int vgrecord_next(void *ctx, model_insn *u)
+{
+    vgrecord *v = ctx;
+    pending_insn next;
+    int got, rc;
+
+    if (!v->cur.have) {
+        if ((rc = read_instruction(v, &v->cur, &got)))
+            return rc;
+        if (!got)
+            return 0;
+    }
+    for (;;) {
+        if ((rc = read_instruction(v, &next, &got)))
+            return rc;
+        make_insn(v, &v->cur, got ? next.pc : v->cur.pc + v->cur.size, u);
+        if (!v->cur.warm)
+            break;
+        /* warm-up: to the model's caches and predictor, not to its pipeline */
+        if (v->warm)
+            v->warm(v->warm_ctx, u);
+        v->stats.warmed++;
+        if (!got) {
+            v->cur.have = 0;
+            return 0;
+        }
+        v->cur = next;
+    }
+    v->stats.instructions++;
+    if (got)
+        v->cur = next;
+    else
+        v->cur.have = 0;
+    return 1;
+}
+
+void vgrecord_set_warm(vgrecord *v, vgrecord_warm_fn fn, void *ctx)
+{
+    v->warm = fn;
+    v->warm_ctx = ctx;
+}
+
+/* A wrong-path instruction: whatever the program holds at `pc`. */
+static void vgrecord_wrong_path(void *ctx, uint64_t pc, model_insn *u)
+{
+    vgrecord *v = ctx;
+    const decoded *d = lookup(v, pc, 0);
+
+    memset(u, 0, sizeof *u);
+    u->pc = pc;
+    u->size = d->size;
+    u->cls = d->cls == MODEL_SERIAL || d->cls == MODEL_BRANCH ? MODEL_INT : d->cls;
+}
+
+model_source vgrecord_source(vgrecord *v)
+{
+    model_source src = { vgrecord_next, vgrecord_wrong_path, v };
+    return src;
+}
+
+/* --- sessions ----------------------------------------------------------------- */
+
+static int session_init(vgrecord **out, int fd, const char *name)
+{
+    vgrecord *v = calloc(1, sizeof *v);
+    *out = NULL;
+    if (!v)
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    v->fd = fd;
+    v->cleanup = -1;
+    v->name = strdup(name);
+    v->buf = malloc(READ_WORDS * sizeof *v->buf);
+    v->table_cap = DECODE_INITIAL;
+    v->table = calloc(v->table_cap, sizeof *v->table);
+    if (!v->name || !v->buf || !v->table) {
+        v->fd = -1;
+        vgrecord_close(v);
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    }
+    if (elf_version(EV_CURRENT) == EV_NONE) {
+        v->fd = -1;
+        vgrecord_close(v);
+        return tea_error_set(TEA_ERR_IO, "libelf is out of date");
+    }
+    if (cs_open(CS_ARCH_X86, CS_MODE_64, &v->cs) == CS_ERR_OK) {
+        v->cs_open = 1;
+        cs_option(v->cs, CS_OPT_DETAIL, CS_OPT_ON);
+    }
+    *out = v;
+    return TEA_OK;
+}
+
+int vgrecord_open_fd(vgrecord **out, int fd, const char *name)
+{
+    return session_init(out, fd, name);
+}
+
+/* Finds `name` as execvp would (directly with a slash, else in PATH) and
+ * fills `found`. Returns 0, or ENOENT (nowhere) or EACCES (found, but not
+ * an executable file). */
+static int find_program(const char *name, char *found, size_t size)
+{
+    const char *path = getenv("PATH"), *dir;
+    int seen = 0;
+    struct stat st;
+
+    if (strchr(name, '/')) {
+        snprintf(found, size, "%s", name);
+        if (stat(name, &st) != 0)
+            return ENOENT;
+        return S_ISREG(st.st_mode) && access(name, X_OK) == 0 ? 0 : EACCES;
+    }
+    if (!path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    for (dir = path; dir; dir = strchr(dir, ':') ? strchr(dir, ':') + 1 : NULL) {
+        size_t len = strchr(dir, ':') ? (size_t)(strchr(dir, ':') - dir) : strlen(dir);
+        if (snprintf(found, size, "%.*s/%s", (int)(len ? len : 1), len ? dir : ".", name) >= (int)size
+            || stat(found, &st) != 0)
+            continue;
+        if (S_ISREG(st.st_mode) && access(found, X_OK) == 0)
+            return 0;
+        seen = 1;
+    }
+    return seen ? EACCES : ENOENT;
+}
+
+/* Fills args[] with the valgrind command line for `opt` and the program
+ * argv (storage for option strings in `text`). */
+static void build_args(char **args, char *text, size_t size, const vgrecord_options *opt, int fd,
+                       char *const argv[])
+{
+    size_t n = 0, used = 0;
+#define ADD_OPTION(...)                                                                                 \
+    do {                                                                                                \
+        int k_ = snprintf(text + used, size - used, __VA_ARGS__);                                       \
+        args[n++] = text + used;                                                                        \
+        used += (size_t)k_ + 1;                                                                         \
+    } while (0)
+    args[n++] = (char *)(opt->valgrind ? opt->valgrind : "valgrind");
+    args[n++] = "--tool=" VGRECORD_TOOL;
+    args[n++] = "-q";
+    ADD_OPTION("--tea-fd=%d", fd);
+    if (opt->skip)
+        ADD_OPTION("--skip=%llu", (unsigned long long)opt->skip);
+    if (opt->max_instructions)
+        ADD_OPTION("--max-instructions=%llu", (unsigned long long)opt->max_instructions);
+    if (opt->warmup)
+        ADD_OPTION("--warmup=%llu", (unsigned long long)opt->warmup);
+    if (opt->start_at)
+        ADD_OPTION("--start-at=%s", opt->start_at);
+    if (opt->stop_at)
+        ADD_OPTION("--stop-at=%s", opt->stop_at);
+    if (opt->wait_start)
+        args[n++] = "--wait-start=yes";
+    if (opt->thread)
+        ADD_OPTION("--thread=%u", (unsigned)opt->thread);
+    if (opt->children_dir) {
+        args[n++] = "--trace-children=yes";
+        ADD_OPTION("--tea-children=%s", opt->children_dir);
+        ADD_OPTION("--tea-root=%ld", (long)getpid());
+    }
+#undef ADD_OPTION
+    for (size_t i = 0; argv[i]; i++)
+        args[n++] = argv[i];
+    args[n] = NULL;
+}
+
+int vgrecord_spawn(vgrecord **out, char *const argv[], const vgrecord_options *opt)
+{
+    const char *valgrind = opt->valgrind ? opt->valgrind : "valgrind";
+    char found[4096], tool[4096], text[OPTION_BYTES];
+    int fds[2], err;
+    struct stat st;
+    size_t argc = 0;
+    char **args;
+    pid_t pid;
+    vgrecord *v;
+    int rc;
+
+    *out = NULL;
+    if (!argv[0])
+        return tea_error_set(TEA_ERR_USAGE, "no program to record");
+    if ((err = find_program(argv[0], found, sizeof found)) == ENOENT)
+        return tea_error_set(TEA_ERR_USAGE, "%s: no such program%s", argv[0],
+                             strchr(argv[0], '/') ? "" : " (not found in PATH)");
+    if (err)
+        return tea_error_set(TEA_ERR_USAGE, "%s: not an executable file (check its permissions)", found);
+    if (stat(found, &st) != 0)
+        return tea_error_set(TEA_ERR_USAGE, "%s: %s", found, strerror(errno));
+    {
+        char vg[4096];
+        if (find_program(valgrind, vg, sizeof vg))
+            return tea_error_set(TEA_ERR_IO, "%s not found; install the Debian package 'valgrind'", valgrind);
+    }
+    if (!opt->tool_dir || snprintf(tool, sizeof tool, "%s/%s", opt->tool_dir, VGRECORD_TOOL_FILE) >= (int)sizeof tool
+        || access(tool, X_OK) != 0)
+        return tea_error_set(TEA_ERR_IO,
+                             "the Valgrind tool %s is not built or installed (%s); build tea where the "
+                             "Debian package 'valgrind' is installed",
+                             VGRECORD_TOOL_FILE, opt->tool_dir ? opt->tool_dir : "no directory found");
+    if ((opt->start_at ? strlen(opt->start_at) : 0) + (opt->stop_at ? strlen(opt->stop_at) : 0)
+            + (opt->children_dir ? strlen(opt->children_dir) : 0) + VALGRIND_ARGS * 32 >= sizeof text)
+        return tea_error_set(TEA_ERR_USAGE, "the function names or the directory are too long");
+    while (argv[argc])
+        argc++;
+    if (!(args = calloc(argc + VALGRIND_ARGS, sizeof *args)))
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    if (pipe(fds) != 0) {
+        free(args);
+        return tea_error_set(TEA_ERR_IO, "cannot create a pipe: %s", strerror(errno));
+    }
+    fcntl(fds[0], F_SETPIPE_SZ, PIPE_BYTES);
+    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+    pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        free(args);
+        return tea_error_set(TEA_ERR_IO, "cannot start valgrind: %s", strerror(errno));
+    }
+    if (pid == 0) {
+        /* built here: the tool tells the process started here (getpid) from its children */
+        build_args(args, text, sizeof text, opt, fds[1], argv);
+        setenv("VALGRIND_LIB", opt->tool_dir, 1);
+        execvp(valgrind, args);
+        fprintf(stderr, "tea record: cannot run %s: %s\n", valgrind, strerror(errno));
+        _exit(127);
+    }
+    free(args);
+    close(fds[1]);
+    if ((rc = session_init(&v, fds[0], "the tearec tool's stream"))) {
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        close(fds[0]);
+        return rc;
+    }
+    v->exe_dev = st.st_dev;
+    v->exe_ino = st.st_ino;
+    v->have_exe = 1;
+    v->kill_after = opt->kill_after;
+    v->pid = pid;
+    v->cleanup = cleanup_add_child(pid);
+    *out = v;
+    return TEA_OK;
+}
+
+const vgrecord_program *vgrecord_get_program(const vgrecord *v)
+{
+    return &v->program;
+}
+
+const vgrecord_object *vgrecord_objects(const vgrecord *v, size_t *count)
+{
+    vgrecord *w = (vgrecord *)v; /* the public copies are a view */
+    for (unsigned i = 0; i < v->object_count; i++)
+        w->pub_objects[i] = v->objects[i].pub;
+    *count = v->object_count;
+    return w->pub_objects;
+}
+
+const vgrecord_stats *vgrecord_get_stats(const vgrecord *v)
+{
+    return &v->stats;
+}
+
+int vgrecord_wait(vgrecord *v, int *status)
+{
+    int st;
+    *status = 0;
+    if (!v->pid || v->exited)
+        return TEA_OK;
+    /* The stream has nothing more for the model: the program runs on to
+     * its end (the pipe is drained so that it never blocks). */
+    while (!v->eof && !v->killed) {
+        v->pos = v->len;
+        if (refill(v))
+            break;
+    }
+    while (waitpid(v->pid, &st, 0) < 0) {
+        if (errno != EINTR)
+            return tea_error_set(TEA_ERR_IO, "waiting for valgrind: %s", strerror(errno));
+    }
+    v->exited = 1;
+    cleanup_forget(v->cleanup);
+    v->cleanup = -1;
+    if (v->killed) {
+        *status = -1;
+        return TEA_OK;
+    }
+    *status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 127 && v->stats.words == 0)
+        return tea_error_set(TEA_ERR_IO, "valgrind did not run the program (its messages are above)");
+    return TEA_OK;
+}
+
+void vgrecord_close(vgrecord *v)
+{
+    if (!v)
+        return;
+    if (v->pid > 0 && !v->exited) {
+        kill(v->pid, SIGKILL);
+        waitpid(v->pid, NULL, 0);
+    }
+    cleanup_forget(v->cleanup);
+    if (v->fd >= 0)
+        close(v->fd);
+    if (v->cs_open)
+        cs_close(&v->cs);
+    for (unsigned i = 0; i < v->object_count; i++) {
+        if (v->objects[i].file_open)
+            elffile_close(&v->objects[i].file);
+        free(v->objects[i].pub.path);
+        free(v->objects[i].pub.build_id);
+    }
+    free(v->program.path);
+    free(v->program.build_id);
+    free(v->table);
+    free(v->buf);
+    free(v->name);
+    free(v);
+}

@@ -1,0 +1,70 @@
+/*
+ * stream.h: the binary record stream from the `tearec` Valgrind tool
+ * (record/tearec.c) to `tea record` (model/vgrecord.c).
+ *
+ * The stream is a sequence of 64-bit words in the machine's byte order (the
+ * tool and tea record run on the same machine). A record's first word holds
+ * its kind in the top 4 bits (STREAM_KIND_SHIFT); what the other bits mean
+ * depends on the kind:
+ *
+ *   INSN    one word:  pc (bits 0-47) | instruction bytes (bits 48-55).
+ *           An executed instruction of the recorded thread in the region.
+ *   WARM    like INSN, for an instruction of the warm-up before the region
+ *           (--warmup): it and its accesses warm the model, untimed.
+ *   LOAD    one word:  address (bits 0-47) | access bytes (bits 48-59);
+ *   STORE   the same: a memory access of the latest INSN (in program order).
+ *   CODE    three words: pc | length (bits 48-55), then the instruction's
+ *           bytes (STREAM_CODE_BYTES, zero-padded). Sent when Valgrind
+ *           translates the instruction, before it first runs.
+ *   OBJECT  STREAM_OBJECT_WORDS words and the path: start | kind, end
+ *           (exclusive), the file offset mapped at start, the path's length
+ *           in bytes, then the path, zero-padded to whole words. An
+ *           executable file mapping from which code was first translated.
+ *   EXE     the path of the program the process runs: its length (bits
+ *           0-47), then the path, zero-padded to whole words. First.
+ *   STOP    one word: recording ended: a STREAM_STOP_* reason (bits 0-7)
+ *           | the number of threads the program had started (bits 8-39);
+ *           nothing follows but the program's own end.
+ *
+ * This header holds macros only, so that both the tool (built without the
+ * C library) and tea record include it.
+ */
+#ifndef TEA_RECORD_STREAM_H
+#define TEA_RECORD_STREAM_H
+
+#define STREAM_KIND_SHIFT 60
+#define STREAM_ADDR_BITS 48
+#define STREAM_ADDR_MASK ((1ull << STREAM_ADDR_BITS) - 1)
+#define STREAM_SIZE_SHIFT STREAM_ADDR_BITS
+#define STREAM_SIZE_MASK 0xfffull   /* access sizes up to 4095 bytes */
+
+#define STREAM_INSN 1ull
+#define STREAM_LOAD 2ull
+#define STREAM_STORE 3ull
+#define STREAM_CODE 4ull
+#define STREAM_OBJECT 5ull
+#define STREAM_STOP 6ull
+#define STREAM_EXE 7ull
+#define STREAM_WARM 8ull
+
+#define STREAM_CODE_BYTES 16       /* x86-64 instructions are at most 15 bytes */
+#define STREAM_CODE_WORDS 3
+#define STREAM_OBJECT_WORDS 4
+#define STREAM_PATH_MAX 4096
+
+#define STREAM_STOP_REASON_MASK 0xffull
+#define STREAM_STOP_THREADS_SHIFT 8
+#define STREAM_STOP_THREADS_MASK 0xffffffffull
+
+/* STOP reasons */
+#define STREAM_STOP_MAX 1          /* --max-instructions reached */
+#define STREAM_STOP_SYMBOL 2       /* the --stop-at function was entered */
+#define STREAM_STOP_REQUEST 3      /* tea_record_stop() */
+#define STREAM_STOP_EXIT 4         /* the program ended */
+
+/* Client requests (include/tea_record.h): Valgrind's tool base for 'T','R'. */
+#define STREAM_REQUEST_BASE(a, b) ((((unsigned)(a)) & 0xff) << 24 | (((unsigned)(b)) & 0xff) << 16)
+#define STREAM_REQUEST_START (STREAM_REQUEST_BASE('T', 'R') + 0)
+#define STREAM_REQUEST_STOP (STREAM_REQUEST_BASE('T', 'R') + 1)
+
+#endif

@@ -1,0 +1,553 @@
+/*
+ * tearec.c: the Valgrind tool behind `tea record`.
+ *
+ * It runs a program on Valgrind's core and writes, for one thread and one
+ * region of its execution, every executed instruction and its memory
+ * accesses as compact binary records (record/stream.h) to a file descriptor
+ * that tea record reads, in large batched writes. It also sends each
+ * instruction's bytes once, when Valgrind translates it, and each executable
+ * file mapping code is translated from, so that tea record decodes every
+ * static instruction once and knows every object.
+ *
+ * The region: recording starts at the program's start, at the entry of the
+ * --start-at function, or at tea_record_start() (--wait-start=yes), then
+ * skips --skip instructions, sends --warmup instructions marked as warm-up
+ * (WARM records: the model warms its caches and predictor with them but
+ * does not time them), and ends after --max-instructions, at the entry
+ * of the --stop-at function (that instruction included) or at
+ * tea_record_stop(). Afterwards the program runs on to its own end; the
+ * instrumentation left in it only counts nothing and returns.
+ *
+ * Built without the C library against Valgrind's core (CMakeLists.txt): it
+ * includes Valgrind's pub_tool_*.h headers and the stream format only.
+ */
+#include "pub_tool_basics.h"
+#include "pub_tool_clientstate.h"
+#include "pub_tool_tooliface.h"
+#include "pub_tool_aspacemgr.h"
+#include "pub_tool_debuginfo.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcfile.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_libcproc.h"
+#include "pub_tool_machine.h"
+#include "pub_tool_options.h"
+#include "pub_tool_threadstate.h"
+#include "pub_tool_vki.h"
+
+#include "stream.h"
+
+/* The output buffer, in words; flushed when fewer than BUF_SLACK remain (the
+ * most one instruction and its accesses, or one object record, can add). */
+#define BUF_WORDS (1u << 17)
+#define BUF_SLACK (STREAM_OBJECT_WORDS + STREAM_PATH_MAX / 8 + 64)
+/* Executable mappings already reported, by start address. */
+#define MAX_REPORTED 4096
+/* This tool's file name, as Valgrind's launcher finds it. */
+#define TOOL_FILE "/tearec-amd64-linux"
+/* The main thread in Valgrind's numbering. */
+#define MAIN_THREAD 1
+
+typedef enum rec_state {
+    REC_WAIT,    /* before the start condition */
+    REC_SKIP,    /* started: skipping --skip instructions */
+    REC_WARM,    /* then sending --warmup instructions to warm the model */
+    REC_ON,      /* recording */
+    REC_ENTRY,   /* the --stop-at function is entered: record this instruction */
+    REC_LAST,    /* ... and stop at the next one */
+    REC_DONE     /* stopped */
+} rec_state;
+
+/* Options */
+static Int clo_fd = -1;
+static Long clo_skip = 0;
+static Long clo_max = 0;
+static Long clo_warmup = 0;
+static const HChar *clo_start_at = NULL;
+static const HChar *clo_stop_at = NULL;
+static Bool clo_wait_start = False;
+static Long clo_thread = MAIN_THREAD;
+static const HChar *clo_children = NULL; /* --trace-children: where children make their FIFOs */
+static Long clo_root = 0;                /* the pid of the process tea record started */
+
+static ULong buf[BUF_WORDS];
+static UInt buf_len = 0;
+static Bool out_failed = False;
+
+static rec_state state = REC_ON;
+static ULong skip_left = 0;
+static ULong warm_left = 0;
+static ULong recorded = 0;
+static ULong threads_started = 0; /* Valgrind reports the main thread's creation too */
+static Bool cur_on = False;   /* the current instruction is recorded */
+
+static Addr reported[MAX_REPORTED];
+static UInt reported_count = 0;
+static Addr known_lo = 0, known_hi = 0; /* the last mapping checked */
+
+/* Writes the buffer to the output descriptor (all of it, or gives up). */
+static void flush(void)
+{
+    const UChar *p = (const UChar *)buf;
+    Int left = (Int)(buf_len * sizeof buf[0]);
+
+    while (left > 0 && !out_failed) {
+        Int n = VG_(write)(clo_fd, p, left);
+        if (n <= 0) {
+            /* tea record is gone: the program runs on unrecorded. */
+            out_failed = True;
+            state = REC_DONE;
+            break;
+        }
+        p += n;
+        left -= n;
+    }
+    buf_len = 0;
+}
+
+static void put(ULong w)
+{
+    buf[buf_len++] = w;
+}
+
+/* Ends recording with `reason`: the STOP record goes out at once, so that
+ * tea record can finish while the program runs on. */
+static void stop_recording(ULong reason)
+{
+    if (state == REC_DONE)
+        return;
+    state = REC_DONE;
+    cur_on = False;
+    put(STREAM_STOP << STREAM_KIND_SHIFT | (threads_started & STREAM_STOP_THREADS_MASK) << STREAM_STOP_THREADS_SHIFT
+        | reason);
+    flush();
+}
+
+/* Moves from waiting to skipping or recording. */
+static void start_recording(void)
+{
+    if (state != REC_WAIT)
+        return;
+    skip_left = (ULong)clo_skip;
+    warm_left = (ULong)clo_warmup;
+    state = skip_left ? REC_SKIP : warm_left ? REC_WARM : REC_ON;
+}
+
+/* Called before every instruction: `word` is its INSN record. */
+static VG_REGPARM(1) void on_insn(ULong word)
+{
+    cur_on = False;
+    if (state <= REC_SKIP || state == REC_DONE) {
+        if (state == REC_SKIP && VG_(get_running_tid)() == (ThreadId)clo_thread && --skip_left == 0)
+            state = warm_left ? REC_WARM : REC_ON;
+        return;
+    }
+    if (VG_(get_running_tid)() != (ThreadId)clo_thread)
+        return;
+    if (state == REC_WARM) {
+        if (buf_len > BUF_WORDS - BUF_SLACK)
+            flush();
+        put((word & ~(0xfull << STREAM_KIND_SHIFT)) | STREAM_WARM << STREAM_KIND_SHIFT);
+        cur_on = True;
+        if (--warm_left == 0)
+            state = REC_ON;
+        return;
+    }
+    if (state == REC_LAST || (clo_max && recorded == (ULong)clo_max)) {
+        stop_recording(state == REC_LAST ? STREAM_STOP_SYMBOL : STREAM_STOP_MAX);
+        return;
+    }
+    if (state == REC_ENTRY)
+        state = REC_LAST;
+    if (buf_len > BUF_WORDS - BUF_SLACK)
+        flush();
+    put(word);
+    recorded++;
+    cur_on = True;
+}
+
+/* A load or store of the current instruction. */
+static VG_REGPARM(2) void on_mem(Addr addr, ULong kind_size)
+{
+    if (cur_on)
+        put(kind_size | ((ULong)addr & STREAM_ADDR_MASK));
+}
+
+/* The entry of the --start-at function. */
+static void on_start_symbol(void)
+{
+    if (VG_(get_running_tid)() == (ThreadId)clo_thread)
+        start_recording();
+}
+
+/* The entry of the --stop-at function: record this instruction, then stop. */
+static void on_stop_symbol(void)
+{
+    if (VG_(get_running_tid)() != (ThreadId)clo_thread)
+        return;
+    if (state == REC_ON)
+        state = REC_ENTRY;
+}
+
+/* Sends the executable file mapping `seg` unless it was sent already. */
+static void report_segment(NSegment const *seg)
+{
+    const HChar *path;
+    UInt len;
+
+    for (UInt i = 0; i < reported_count; i++)
+        if (reported[i] == seg->start)
+            return;
+    if (reported_count == MAX_REPORTED)
+        return;
+    path = VG_(am_get_filename)(seg);
+    if (!path)
+        return;
+    len = (UInt)VG_(strlen)(path);
+    /* the tool's own file, which Valgrind maps for its trampolines */
+    if (len >= sizeof TOOL_FILE - 1 && VG_(strcmp)(path + len - (sizeof TOOL_FILE - 1), TOOL_FILE) == 0)
+        return;
+    if (len >= STREAM_PATH_MAX)
+        return;
+    reported[reported_count++] = seg->start;
+    if (buf_len > BUF_WORDS - BUF_SLACK)
+        flush();
+    put(STREAM_OBJECT << STREAM_KIND_SHIFT | ((ULong)seg->start & STREAM_ADDR_MASK));
+    put((ULong)seg->end + 1);
+    put((ULong)seg->offset);
+    put(len);
+    for (UInt i = 0; i < len; i += 8) {
+        ULong w = 0;
+        for (UInt k = 0; k < 8 && i + k < len; k++)
+            w |= (ULong)(UChar)path[i + k] << (8 * k);
+        put(w);
+    }
+}
+
+/* Sends the executable file mapping holding `pc` the first time code is
+ * translated from it; at the first translation, every executable file
+ * mapping there is (the program and the dynamic loader), so that tea
+ * record knows the program before its first instruction. */
+static void report_object(Addr pc)
+{
+    static Bool scanned = False;
+    NSegment const *seg;
+
+    if (!scanned) {
+        Addr starts[MAX_REPORTED];
+        Int n = VG_(am_get_segment_starts)(SkFileC, starts, MAX_REPORTED);
+        scanned = True;
+        for (Int i = 0; i < n; i++) {
+            seg = VG_(am_find_nsegment)(starts[i]);
+            if (seg && seg->kind == SkFileC && seg->hasX)
+                report_segment(seg);
+        }
+    }
+    if (pc >= known_lo && pc < known_hi)
+        return;
+    seg = VG_(am_find_nsegment)(pc);
+    if (!seg || seg->kind != SkFileC)
+        return;
+    known_lo = seg->start;
+    known_hi = seg->end + 1;
+    report_segment(seg);
+}
+
+/* Sends the bytes of the instruction at `pc` (`len` bytes). */
+static void report_code(Addr pc, UInt len)
+{
+    const UChar *code = (const UChar *)pc;
+    ULong w[2] = { 0, 0 };
+
+    if (len > STREAM_CODE_BYTES)
+        len = STREAM_CODE_BYTES;
+    for (UInt i = 0; i < len; i++)
+        w[i / 8] |= (ULong)code[i] << (8 * (i % 8));
+    if (buf_len > BUF_WORDS - BUF_SLACK)
+        flush();
+    put(STREAM_CODE << STREAM_KIND_SHIFT | (ULong)len << STREAM_SIZE_SHIFT | ((ULong)pc & STREAM_ADDR_MASK));
+    put(w[0]);
+    put(w[1]);
+}
+
+/* Adds a call of `fn` (no arguments) to `sb`. */
+static void add_call0(IRSB *sb, const HChar *name, void *fn)
+{
+    IRDirty *di = unsafeIRDirty_0_N(0, name, VG_(fnptr_to_fnentry)(fn), mkIRExprVec_0());
+    addStmtToIRSB(sb, IRStmt_Dirty(di));
+}
+
+/* Adds a call recording a memory access at `addr` of `size` bytes, done
+ * only when `guard` holds (NULL: always). */
+static void add_mem(IRSB *sb, IRExpr *addr, Int size, ULong kind, IRExpr *guard)
+{
+    ULong ks = kind << STREAM_KIND_SHIFT | ((ULong)size & STREAM_SIZE_MASK) << STREAM_SIZE_SHIFT;
+    IRDirty *di = unsafeIRDirty_0_N(2, "tearec_mem", VG_(fnptr_to_fnentry)(on_mem),
+                                    mkIRExprVec_2(addr, mkIRExpr_HWord((HWord)ks)));
+    if (guard)
+        di->guard = guard;
+    addStmtToIRSB(sb, IRStmt_Dirty(di));
+}
+
+/* Is `pc` the entry of the function named `name`? */
+static Bool is_entry_of(Addr pc, const HChar *name)
+{
+    const HChar *fn;
+    return name && VG_(get_fnname_if_entry)(VG_(current_DiEpoch)(), pc, &fn) && VG_(strcmp)(fn, name) == 0;
+}
+
+static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const VexGuestLayout *layout,
+                               const VexGuestExtents *vge, const VexArchInfo *archinfo_host, IRType gWordTy,
+                               IRType hWordTy)
+{
+    IRSB *sb;
+    Int i = 0;
+
+    (void)closure;
+    (void)layout;
+    (void)vge;
+    (void)archinfo_host;
+    (void)hWordTy;
+    if (gWordTy != Ity_I64)
+        VG_(tool_panic)("tearec: 64-bit guests only");
+    if (state == REC_DONE)
+        return sb_in; /* nothing more to record */
+    sb = deepCopyIRSBExceptStmts(sb_in);
+    /* Statements before the first instruction mark stay as they are. */
+    while (i < sb_in->stmts_used && sb_in->stmts[i]->tag != Ist_IMark) {
+        addStmtToIRSB(sb, sb_in->stmts[i]);
+        i++;
+    }
+    for (; i < sb_in->stmts_used; i++) {
+        IRStmt *st = sb_in->stmts[i];
+        if (!st || st->tag == Ist_NoOp)
+            continue;
+        switch (st->tag) {
+        case Ist_IMark: {
+            Addr pc = (Addr)st->Ist.IMark.addr;
+            UInt len = st->Ist.IMark.len;
+            IRDirty *di;
+            report_object(pc);
+            report_code(pc, len);
+            if (is_entry_of(pc, clo_start_at))
+                add_call0(sb, "tearec_start", on_start_symbol);
+            if (is_entry_of(pc, clo_stop_at))
+                add_call0(sb, "tearec_stop", on_stop_symbol);
+            di = unsafeIRDirty_0_N(1, "tearec_insn", VG_(fnptr_to_fnentry)(on_insn),
+                                   mkIRExprVec_1(mkIRExpr_HWord((HWord)(STREAM_INSN << STREAM_KIND_SHIFT
+                                                                        | (ULong)(len & 0xff) << STREAM_SIZE_SHIFT
+                                                                        | ((ULong)pc & STREAM_ADDR_MASK)))));
+            addStmtToIRSB(sb, st);
+            addStmtToIRSB(sb, IRStmt_Dirty(di));
+            continue;
+        }
+        case Ist_WrTmp:
+            if (st->Ist.WrTmp.data->tag == Iex_Load) {
+                IRExpr *e = st->Ist.WrTmp.data;
+                add_mem(sb, e->Iex.Load.addr, sizeofIRType(e->Iex.Load.ty), STREAM_LOAD, NULL);
+            }
+            break;
+        case Ist_Store: {
+            IRExpr *data = st->Ist.Store.data;
+            add_mem(sb, st->Ist.Store.addr, sizeofIRType(typeOfIRExpr(sb_in->tyenv, data)), STREAM_STORE, NULL);
+            break;
+        }
+        case Ist_StoreG: {
+            IRStoreG *sg = st->Ist.StoreG.details;
+            add_mem(sb, sg->addr, sizeofIRType(typeOfIRExpr(sb_in->tyenv, sg->data)), STREAM_STORE, sg->guard);
+            break;
+        }
+        case Ist_LoadG: {
+            IRLoadG *lg = st->Ist.LoadG.details;
+            IRType ty = Ity_INVALID, ty_wide = Ity_INVALID;
+            typeOfIRLoadGOp(lg->cvt, &ty_wide, &ty);
+            add_mem(sb, lg->addr, sizeofIRType(ty), STREAM_LOAD, lg->guard);
+            break;
+        }
+        case Ist_Dirty: {
+            IRDirty *d = st->Ist.Dirty.details;
+            if (d->mFx != Ifx_None) {
+                if (d->mFx == Ifx_Read || d->mFx == Ifx_Modify)
+                    add_mem(sb, d->mAddr, d->mSize, STREAM_LOAD, NULL);
+                if (d->mFx == Ifx_Write || d->mFx == Ifx_Modify)
+                    add_mem(sb, d->mAddr, d->mSize, STREAM_STORE, NULL);
+            }
+            break;
+        }
+        case Ist_CAS: {
+            IRCAS *cas = st->Ist.CAS.details;
+            Int size = sizeofIRType(typeOfIRExpr(sb_in->tyenv, cas->dataLo)) * (cas->dataHi ? 2 : 1);
+            add_mem(sb, cas->addr, size, STREAM_LOAD, NULL);
+            add_mem(sb, cas->addr, size, STREAM_STORE, NULL);
+            break;
+        }
+        case Ist_LLSC: {
+            IRType ty = typeOfIRExpr(sb_in->tyenv, st->Ist.LLSC.addr);
+            (void)ty;
+            if (st->Ist.LLSC.storedata == NULL)
+                add_mem(sb, st->Ist.LLSC.addr, sizeofIRType(typeOfIRTemp(sb_in->tyenv, st->Ist.LLSC.result)),
+                        STREAM_LOAD, NULL);
+            else
+                add_mem(sb, st->Ist.LLSC.addr, sizeofIRType(typeOfIRExpr(sb_in->tyenv, st->Ist.LLSC.storedata)),
+                        STREAM_STORE, NULL);
+            break;
+        }
+        default:
+            break;
+        }
+        addStmtToIRSB(sb, st);
+    }
+    return sb;
+}
+
+/* A thread is created: counted for the trace's header. */
+static void tearec_thread_created(ThreadId parent, ThreadId child)
+{
+    (void)parent;
+    (void)child;
+    threads_started++;
+}
+
+/* In a child of fork() the stream is the parent's: the child records
+ * nothing and writes nothing. */
+static void tearec_fork_child(ThreadId tid)
+{
+    (void)tid;
+    buf_len = 0;
+    state = REC_DONE;
+    out_failed = True;
+}
+
+/* tea_record_start() / tea_record_stop() */
+static Bool tearec_client_request(ThreadId tid, UWord *args, UWord *ret)
+{
+    if (args[0] == STREAM_REQUEST_START) {
+        if (tid == (ThreadId)clo_thread)
+            start_recording();
+    } else if (args[0] == STREAM_REQUEST_STOP) {
+        if (tid == (ThreadId)clo_thread && state != REC_WAIT)
+            stop_recording(STREAM_STOP_REQUEST);
+    } else {
+        return False;
+    }
+    *ret = 0;
+    return True;
+}
+
+static Bool tearec_option(const HChar *arg)
+{
+    if VG_INT_CLO (arg, "--tea-fd", clo_fd) {
+    } else if VG_BINT_CLO (arg, "--skip", clo_skip, 0, (1LL << 62)) {
+    } else if VG_BINT_CLO (arg, "--max-instructions", clo_max, 0, (1LL << 62)) {
+    } else if VG_BINT_CLO (arg, "--warmup", clo_warmup, 0, (1LL << 62)) {
+    } else if VG_STR_CLO (arg, "--start-at", clo_start_at) {
+    } else if VG_STR_CLO (arg, "--stop-at", clo_stop_at) {
+    } else if VG_BOOL_CLO (arg, "--wait-start", clo_wait_start) {
+    } else if VG_BINT_CLO (arg, "--thread", clo_thread, 1, VG_N_THREADS) {
+    } else if VG_STR_CLO (arg, "--tea-children", clo_children) {
+    } else if VG_BINT_CLO (arg, "--tea-root", clo_root, 0, (1LL << 31)) {
+    } else
+        return False;
+    return True;
+}
+
+static void tearec_usage(void)
+{
+    VG_(printf)("    --tea-fd=N               write the record stream to file descriptor N\n"
+                "    --skip=N                 skip N instructions once started [0]\n"
+                "    --max-instructions=N     stop after N recorded instructions [0: no limit]\n"
+                "    --warmup=N               then send N instructions to warm the model [0]\n"
+                "    --start-at=FUNCTION      start at the entry of FUNCTION\n"
+                "    --stop-at=FUNCTION       stop after the entry instruction of FUNCTION\n"
+                "    --wait-start=yes|no      start at tea_record_start() [no]\n"
+                "    --thread=N               the thread to record (Valgrind's numbering) [1]\n"
+                "    --tea-root=PID           the process tea record started; others are children\n"
+                "    --tea-children=DIR       children write their streams to FIFOs DIR/PID.fifo\n");
+}
+
+static void tearec_debug_usage(void)
+{
+}
+
+/* Sends the path of the program this process runs (an EXE record). */
+static void report_exe(void)
+{
+    const HChar *path = VG_(args_the_exename);
+    UInt len = path ? (UInt)VG_(strlen)(path) : 0;
+
+    if (!len || len >= STREAM_PATH_MAX)
+        return;
+    put(STREAM_EXE << STREAM_KIND_SHIFT | len);
+    for (UInt i = 0; i < len; i += 8) {
+        ULong w = 0;
+        for (UInt k = 0; k < 8 && i + k < len; k++)
+            w |= (ULong)(UChar)path[i + k] << (8 * k);
+        put(w);
+    }
+}
+
+/* A child process (run by --trace-children after an exec): its stream goes
+ * to a FIFO of its own, DIR/PID.fifo, which tea record finds and opens;
+ * without a directory it records nothing. */
+static void open_child_stream(void)
+{
+    HChar path[STREAM_PATH_MAX];
+    SysRes res;
+
+    clo_fd = -1;
+    if (!clo_children || VG_(strlen)(clo_children) + 32 >= sizeof path) {
+        out_failed = True;
+        return;
+    }
+    VG_(sprintf)(path, "%s/%d.fifo", clo_children, VG_(getpid)());
+    res = VG_(mknod)(path, VKI_S_IFIFO | 0600, 0);
+    if (!sr_isError(res))
+        res = VG_(open)(path, VKI_O_WRONLY, 0); /* waits for tea record */
+    if (sr_isError(res)) {
+        out_failed = True;
+        return;
+    }
+    clo_fd = (Int)sr_Res(res);
+}
+
+static void tearec_post_clo_init(void)
+{
+    if (clo_root && VG_(getpid)() != clo_root)
+        open_child_stream();
+    else if (clo_fd < 0)
+        VG_(fmsg_bad_option)("--tea-fd", "tearec needs --tea-fd=N (it is started by tea record)\n");
+    if (out_failed) {
+        state = REC_DONE;
+        return;
+    }
+    report_exe();
+    state = (clo_start_at || clo_wait_start) ? REC_WAIT : REC_ON;
+    if (state == REC_ON) {
+        state = REC_WAIT;
+        start_recording();
+    }
+}
+
+static void tearec_fini(Int exitcode)
+{
+    (void)exitcode;
+    stop_recording(STREAM_STOP_EXIT);
+    flush();
+}
+
+static void tearec_pre_clo_init(void)
+{
+    VG_(details_name)("tearec");
+    VG_(details_version)(NULL);
+    VG_(details_description)("the instruction recorder of tea record");
+    VG_(details_copyright_author)("");
+    VG_(details_bug_reports_to)("the tea project");
+    VG_(basic_tool_funcs)(tearec_post_clo_init, tearec_instrument, tearec_fini);
+    VG_(needs_command_line_options)(tearec_option, tearec_usage, tearec_debug_usage);
+    VG_(needs_client_requests)(tearec_client_request);
+    VG_(track_pre_thread_ll_create)(tearec_thread_created);
+    VG_(atfork)(NULL, NULL, tearec_fork_child);
+}
+
+VG_DETERMINE_INTERFACE_VERSION(tearec_pre_clo_init)

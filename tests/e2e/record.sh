@@ -1,0 +1,170 @@
+# tea record's regions, output and messages on tests/data/record_prog.c, a
+# program whose region (assembly) has a hand-counted instruction count:
+# from region's entry to stop_here's entry 2 * 100 + 5 instructions, to its
+# own return 2 * 100 + 6 (see the program's comment). Skipped (77) where
+# valgrind or tea's Valgrind tool is absent.
+. "$(dirname "$0")/lib.bash"
+SRC=$DATA/../..
+TOOL=$BIN/../libexec/tea/valgrind/tearec-amd64-linux
+
+command -v valgrind >/dev/null || { echo "SKIP: valgrind is not installed"; exit 77; }
+[ -x "$TOOL" ] || { echo "SKIP: the tearec tool is not built ($TOOL)"; exit 77; }
+[ -r /usr/include/valgrind/valgrind.h ] || { echo "SKIP: valgrind.h is missing"; exit 77; }
+cc -O1 -no-pie -pthread -I"$SRC/include" -o prog "$DATA/record_prog.c" || fail "cannot build record_prog"
+
+commits() {
+    "$TEA" info --json "$1" >info.json || fail "tea info $1"
+    json_number info.json commits
+}
+
+# pc_range TRACE: "MIN MAX" of the committed PCs (decimal), from the golden PICS
+pc_range() {
+    run 0 "$TEA" replay "$1" --schemes golden -o "r-$1"
+    "$PICS" export "r-$1/golden.pics" >cells.csv || fail "pics export"
+    awk -F, 'NR > 1 { print $1 }' cells.csv | while read -r pc; do echo $((pc)); done | sort -n >pcs.txt
+    echo "$(head -n 1 pcs.txt) $(tail -n 1 pcs.txt)"
+}
+sym() {
+    printf '%d' 0x$(nm prog | awk -v s="$1" '$3 == s { print $1 }')
+}
+
+# --start-at / --stop-at: exactly the region, every PC in region..stop_here
+run 0 "$TEA" record -q -o startstop.tea --start-at region --stop-at stop_here -- ./prog plain out1.txt 1000
+n=$(commits startstop.tea)
+[ "$n" -eq 205 ] || fail "--start-at region --stop-at stop_here recorded $n instructions, expected 2 * 100 + 5"
+set -- $(pc_range startstop.tea)
+[ "$1" -eq "$(sym region)" ] || fail "the lowest recorded PC is $1, expected region's entry $(sym region)"
+[ "$2" -eq "$(sym stop_here)" ] || fail "the highest recorded PC is $2, expected stop_here's entry $(sym stop_here)"
+# the program ran on to its end after recording stopped
+[ "$(wc -l <out1.txt)" -eq 1001 ] && [ "$(tail -n 1 out1.txt)" = done ] || fail "the program's output is incomplete"
+
+# --thread 2: the region run by the second thread, exactly (2 * 100 + 5); tea info says
+# which thread of how many; the main thread never runs it
+run 0 "$TEA" record -q -o thread.tea --thread 2 --start-at region --stop-at stop_here -- ./prog thread out11.txt 10
+n=$(commits thread.tea)
+[ "$n" -eq 205 ] || fail "--thread 2 recorded $n instructions of the region, expected 205"
+run 0 "$TEA" info thread.tea
+contains out.txt "2 recorded (2 threads in the program)"
+run 1 "$TEA" record -q -o thread1.tea --start-at region --stop-at stop_here -- ./prog thread out12.txt 10
+contains err.txt "no instruction was recorded"
+
+# --skip N then --max-instructions M: exactly M; the output is complete
+run 0 "$TEA" record -q -o skipmax.tea --skip 1000 --max-instructions 5000 -- ./prog plain out2.txt 100000
+n=$(commits skipmax.tea)
+[ "$n" -eq 5000 ] || fail "--skip 1000 --max-instructions 5000 recorded $n instructions"
+[ "$(wc -l <out2.txt)" -eq 100001 ] && [ "$(tail -n 1 out2.txt)" = done ] || fail "output incomplete after --max-instructions"
+# --max-instructions alone, and from the same start --skip shifts the region
+run 0 "$TEA" record -q -o max.tea --max-instructions 777 -- ./prog plain out3.txt 10
+n=$(commits max.tea)
+[ "$n" -eq 777 ] || fail "--max-instructions 777 recorded $n instructions"
+
+# --warmup: --skip 1000 --warmup 2000 records the same 5000 instructions as
+# --skip 3000, in fewer cycles (the caches, TLBs and predictor are warm)
+run 0 "$TEA" record -q -o cold.tea --skip 3000 --max-instructions 5000 -- ./prog plain out8.txt 10
+run 0 "$TEA" record -q -o warm.tea --skip 1000 --warmup 2000 --max-instructions 5000 -- ./prog plain out9.txt 10
+[ "$(commits warm.tea)" -eq 5000 ] || fail "--warmup: $(commits warm.tea) instructions recorded, expected 5000"
+pc_range cold.tea >/dev/null
+cp pcs.txt cold.pcs
+pc_range warm.tea >/dev/null
+sort -u cold.pcs >a.pcs
+sort -u pcs.txt >b.pcs
+cmp -s a.pcs b.pcs || fail "--warmup recorded other instructions than --skip over the same count"
+"$TEA" info --json cold.tea >cold.json
+"$TEA" info --json warm.tea >warm.json
+[ "$(json_number warm.json cycles)" -lt "$(json_number cold.json cycles)" ] ||
+    fail "--warmup: $(json_number warm.json cycles) cycles, not fewer than cold $(json_number cold.json cycles)"
+
+# --start-at with --max-instructions: the region's first 3 instructions
+run 0 "$TEA" record -q -o start3.tea --start-at work --max-instructions 3 -- ./prog plain out4.txt 10
+n=$(commits start3.tea)
+[ "$n" -eq 3 ] || fail "--start-at work --max-instructions 3 recorded $n instructions"
+set -- $(pc_range start3.tea)
+[ "$1" -eq "$(sym work)" ] || fail "--start-at work starts at $1, expected $(sym work)"
+
+# client requests: tea_record_start() .. tea_record_stop() holds the region
+# (2 * 100 + 6) and the few instructions of the requests' own code
+run 0 "$TEA" record -q -o request.tea --wait-start -- ./prog request out5.txt 10
+n=$(commits request.tea)
+[ "$n" -ge 206 ] && [ "$n" -le 240 ] || fail "tea_record_start/stop recorded $n instructions, expected 206 plus the requests' code"
+[ "$(tail -n 1 out5.txt)" = done ] || fail "output incomplete after tea_record_stop()"
+
+# --kill-after: the program does not reach its end
+run 0 "$TEA" record -q -o kill.tea --max-instructions 1000 --kill-after -- ./prog plain out6.txt 10
+[ ! -e out6.txt ] || fail "--kill-after let the program write its output"
+n=$(commits kill.tea)
+[ "$n" -eq 1000 ] || fail "--kill-after recorded $n instructions"
+
+# a function that never runs: nothing recorded, said so
+run 1 "$TEA" record -q -o never.tea --start-at no_such_function -- ./prog plain out7.txt 1
+contains err.txt "no instruction was recorded"
+[ ! -e never.tea ] || fail "an empty recording left a trace file"
+
+# programs that cannot run: the message says why
+run 2 "$TEA" record -q -o bad.tea -- ./no-such-program
+contains err.txt "no such program"
+run 2 "$TEA" record -q -o bad.tea -- no-such-program-in-path
+contains err.txt "not found in PATH"
+echo "not a program" >notexec
+chmod 644 notexec
+run 2 "$TEA" record -q -o bad.tea -- ./notexec
+contains err.txt "not an executable file"
+[ ! -e bad.tea ] || fail "a failed recording left a trace file"
+# valgrind or the tool missing: said so
+run 1 "$TEA" record -q -o bad.tea --valgrind /nonexistent/valgrind -- ./prog plain out10.txt 1
+contains err.txt "/nonexistent/valgrind not found; install the Debian package 'valgrind'"
+mkdir -p elsewhere/bin
+cp "$TEA" elsewhere/bin/tea
+run 1 elsewhere/bin/tea record -q -o bad.tea -- ./prog plain out10.txt 1
+contains err.txt "the Valgrind tool tearec-amd64-linux is not built or installed"
+[ ! -e bad.tea ] || fail "a failed recording left a trace file"
+
+# a program whose time is in libc: the trace lists libc with its build-id
+# (as readelf reads it) and a load bias that maps its executable segment,
+# and every recorded PC lies in a listed object
+cc -O2 -o libprog "$DATA/record_lib.c" || fail "cannot build record_lib"
+run 0 "$TEA" record -q -o lib.tea -- ./libprog
+run 0 "$TEA" info --json lib.tea
+awk '/"objects": \[/ { o = 1 } o && /"path"/ { gsub(/[",]/, "", $2); p = $2 }
+     o && /"build_id"/ { gsub(/[",]/, "", $2); b = $2 } o && /"load_bias"/ { gsub(/,/, "", $2); l = $2 }
+     o && /"start"/ { gsub(/,/, "", $2); st = $2 } o && /"end"/ { gsub(/,/, "", $2); print p, b, l, st, $2 }
+     o && /^  \]/ { o = 0 }' out.txt >objects.txt
+cat objects.txt
+libc=$(awk '$1 ~ /\/libc\.so/ { print $1; exit }' objects.txt)
+[ -n "$libc" ] || fail "the trace does not list libc"
+set -- $(awk -v p="$libc" '$1 == p { print; exit }' objects.txt)
+want=$(readelf -n "$libc" | sed -n 's/^ *Build ID: *//p')
+[ "$2" = "$want" ] || fail "libc's build-id is '$2', readelf says '$want'"
+vaddr=$(readelf -lW "$libc" | awk '$1 == "LOAD" && / R?W?E / { print $3; exit }')
+[ $(( $4 - $3 )) -eq $(( vaddr & ~4095 )) ] || fail "libc's bias $3 does not map its executable segment at $vaddr to $4"
+[ $(($(commits lib.tea))) -gt 100000 ] || fail "the libc program recorded too few instructions"
+pc_range lib.tea >/dev/null
+outside=$(awk 'NR == FNR { s[NR] = $4; e[NR] = $5; n = NR; next }
+                { f = 0; for (i = 1; i <= n; i++) if ($1 >= s[i] && $1 < e[i]) f = 1; if (!f) print }' \
+              objects.txt pcs.txt | head -n 3)
+[ -z "$outside" ] || fail "recorded PCs outside every listed object: $outside"
+in_libc=$(awk -v s="$4" -v e="$5" '$1 >= s && $1 < e' pcs.txt | wc -l)
+[ "$in_libc" -gt 0 ] || fail "no recorded PC lies in libc"
+
+# --trace-children: each program a child executes gets OUT.PID.tea, whose
+# header names that program; the parent's trace is OUT itself
+run 0 "$TEA" record -q -o ch.tea --trace-children -- /bin/sh -c "./prog plain c1.txt 5; ./prog plain c2.txt 5"
+[ -s ch.tea ] || fail "--trace-children: no trace of the parent"
+set -- ch.[0-9]*.tea
+[ $# -eq 2 ] && [ -s "$1" ] && [ -s "$2" ] || fail "--trace-children: expected two child traces, found: $*"
+for t in "$@"; do
+    run 0 "$TEA" info "$t"
+    grep -q "^binary: .*/prog$" out.txt || fail "$t does not name the child's program"
+done
+[ "$(tail -n 1 c2.txt)" = done ] || fail "--trace-children: the second child did not run to its end"
+
+# killing tea record stops Valgrind and leaves no temporary files
+mkdir killdir
+"$TEA" record -q -o killdir/k.tea -- ./prog plain killdir/out.txt 100000000 2>/dev/null &
+pid=$!
+sleep 3
+kill -TERM $pid
+wait $pid
+sleep 1
+pgrep -f "tearec.*killdir/out.txt" >/dev/null && fail "valgrind still runs after tea record was killed"
+[ -z "$(ls -A killdir | grep -v '^out.txt$')" ] || fail "files left after tea record was killed: $(ls -A killdir)"
+echo "record: regions, output, messages and kill checked"

@@ -1,0 +1,251 @@
+/*
+ * test_vgrecord.c: tea record's front end (model/vgrecord.c) on record
+ * streams written here by hand (record/stream.h): a two-iteration loop
+ * (load, add, conditional branch back, then a store) gives the model
+ * instructions one by one — classes from the decoded bytes, memory
+ * addresses, branch outcomes from the next PC, register dependences —
+ * each static instruction decoded once; warm-up instructions go to the
+ * warm callback only; objects whose file cannot be read are kept without a
+ * bias; the STOP record ends the stream with its reason and thread count;
+ * malformed streams are refused.
+ */
+#include "testutil.h"
+#include "common/error.h"
+#include "model/bpred.h"
+#include "model/vgrecord.h"
+#include "record/stream.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_WORDS 256
+#define LOOP_PC 0x401000ull
+#define DATA 0x5000ull
+#define OUT 0x6000ull
+
+typedef struct stream {
+    uint64_t w[MAX_WORDS];
+    size_t n;
+} stream;
+
+static void put(stream *s, uint64_t w)
+{
+    assert_true(s->n < MAX_WORDS);
+    s->w[s->n++] = w;
+}
+
+static void code(stream *s, uint64_t pc, const uint8_t *bytes, unsigned len)
+{
+    uint64_t b[2] = { 0, 0 };
+    memcpy(b, bytes, len);
+    put(s, STREAM_CODE << STREAM_KIND_SHIFT | (uint64_t)len << STREAM_SIZE_SHIFT | pc);
+    put(s, b[0]);
+    put(s, b[1]);
+}
+
+static void insn(stream *s, uint64_t kind, uint64_t pc, unsigned len)
+{
+    put(s, kind << STREAM_KIND_SHIFT | (uint64_t)len << STREAM_SIZE_SHIFT | pc);
+}
+
+static void put_access(stream *s, uint64_t kind, uint64_t addr, unsigned size)
+{
+    put(s, kind << STREAM_KIND_SHIFT | (uint64_t)size << STREAM_SIZE_SHIFT | addr);
+}
+
+/* The loop's code: mov (%rbx),%rax; add %rcx,%rax; jne LOOP_PC; mov %rax,(%rdx) */
+static const uint8_t LOAD_BYTES[] = { 0x48, 0x8b, 0x03 };
+static const uint8_t ADD_BYTES[] = { 0x48, 0x01, 0xc8 };
+static const uint8_t JNE_BYTES[] = { 0x75, 0xf8 };
+static const uint8_t STORE_BYTES[] = { 0x48, 0x89, 0x02 };
+
+static void loop_code(stream *s)
+{
+    code(s, LOOP_PC, LOAD_BYTES, sizeof LOAD_BYTES);
+    code(s, LOOP_PC + 3, ADD_BYTES, sizeof ADD_BYTES);
+    code(s, LOOP_PC + 6, JNE_BYTES, sizeof JNE_BYTES);
+    code(s, LOOP_PC + 8, STORE_BYTES, sizeof STORE_BYTES);
+}
+
+/* One loop iteration: load DATA + 8 i, add, jne. */
+static void iteration(stream *s, uint64_t kind, unsigned i)
+{
+    insn(s, kind, LOOP_PC, 3);
+    put_access(s, STREAM_LOAD, DATA + 8 * i, 8);
+    insn(s, kind, LOOP_PC + 3, 3);
+    insn(s, kind, LOOP_PC + 6, 2);
+}
+
+/* A session reading `s` through a pipe (all written before reading). */
+static vgrecord *open_stream(const stream *s)
+{
+    int fds[2];
+    vgrecord *v;
+    assert_int_equal(pipe(fds), 0);
+    assert_int_equal(write(fds[1], s->w, s->n * sizeof s->w[0]), (ssize_t)(s->n * sizeof s->w[0]));
+    close(fds[1]);
+    assert_int_equal(vgrecord_open_fd(&v, fds[0], "test stream"), TEA_OK);
+    return v;
+}
+
+static void next_insn(model_source *src, model_insn *u)
+{
+    assert_int_equal(src->next(src->ctx, u), 1);
+}
+
+static void loop(void **state)
+{
+    stream s = { .n = 0 };
+    vgrecord *v;
+    model_source src;
+    model_insn u;
+    const vgrecord_stats *st;
+    (void)state;
+
+    loop_code(&s);
+    iteration(&s, STREAM_INSN, 0);   /* jne taken back to the load */
+    iteration(&s, STREAM_INSN, 1);   /* jne falls through to the store */
+    insn(&s, STREAM_INSN, LOOP_PC + 8, 3);
+    put_access(&s, STREAM_STORE, OUT, 8);
+    put(&s, STREAM_STOP << STREAM_KIND_SHIFT | 3ull << STREAM_STOP_THREADS_SHIFT | STREAM_STOP_MAX);
+    put(&s, STREAM_INSN << STREAM_KIND_SHIFT | LOOP_PC); /* nothing after STOP is read */
+    v = open_stream(&s);
+    src = vgrecord_source(v);
+
+    next_insn(&src, &u);
+    assert_int_equal(u.pc, LOOP_PC);
+    assert_int_equal(u.size, 3);
+    assert_int_equal(u.cls, MODEL_LOAD);
+    assert_int_equal(u.addr, DATA);
+    assert_int_equal(u.mem_size, 8);
+    assert_int_equal(u.dep, 0);
+    next_insn(&src, &u);
+    assert_int_equal(u.cls, MODEL_INT);
+    assert_int_equal(u.dep, 1);      /* rax from the load */
+    next_insn(&src, &u);
+    assert_int_equal(u.cls, MODEL_BRANCH);
+    assert_int_equal(u.branch, 1 + BPRED_COND);
+    assert_true(u.flags & MODEL_INSN_TAKEN);
+    assert_int_equal(u.target, LOOP_PC);
+    assert_int_equal(u.dep, 1);      /* the flags from the add */
+    next_insn(&src, &u);
+    assert_int_equal(u.cls, MODEL_LOAD);
+    assert_int_equal(u.addr, DATA + 8);
+    next_insn(&src, &u);
+    next_insn(&src, &u);
+    assert_int_equal(u.cls, MODEL_BRANCH);
+    assert_false(u.flags & MODEL_INSN_TAKEN);
+    assert_int_equal(u.target, LOOP_PC); /* the decoded direct target */
+    next_insn(&src, &u);
+    assert_int_equal(u.pc, LOOP_PC + 8);
+    assert_int_equal(u.cls, MODEL_STORE);
+    assert_int_equal(u.addr, OUT);
+    assert_int_equal(u.dep, 2);      /* rax from the second add */
+    assert_int_equal(src.next(src.ctx, &u), 0);
+
+    st = vgrecord_get_stats(v);
+    assert_int_equal(st->instructions, 7);
+    assert_int_equal(st->static_insns, 4); /* decoded once each */
+    assert_int_equal(st->undecodable, 0);
+    assert_int_equal(st->stop, VGRECORD_STOP_MAX);
+    assert_int_equal(st->threads_seen, 3);
+    vgrecord_close(v);
+}
+
+typedef struct warm_log {
+    unsigned count;
+    model_insn first;
+} warm_log;
+
+static void warm_cb(void *ctx, const model_insn *u)
+{
+    warm_log *log = ctx;
+    if (!log->count++)
+        log->first = *u;
+}
+
+static void warmup_and_objects(void **state)
+{
+    static const char path[] = "/nonexistent/libtest.so";
+    stream s = { .n = 0 };
+    uint64_t words[4] = { 0 };
+    warm_log log = { 0, { 0 } };
+    vgrecord *v;
+    model_source src;
+    model_insn u;
+    const vgrecord_object *objs;
+    size_t count;
+    (void)state;
+
+    put(&s, STREAM_OBJECT << STREAM_KIND_SHIFT | LOOP_PC);
+    put(&s, LOOP_PC + 0x1000);
+    put(&s, 0x1000);
+    put(&s, sizeof path - 1);
+    memcpy(words, path, sizeof path - 1);
+    for (size_t i = 0; i < (sizeof path - 1 + 7) / 8; i++)
+        put(&s, words[i]);
+    loop_code(&s);
+    iteration(&s, STREAM_WARM, 0);
+    iteration(&s, STREAM_INSN, 1);
+    v = open_stream(&s);
+    vgrecord_set_warm(v, warm_cb, &log);
+    src = vgrecord_source(v);
+
+    next_insn(&src, &u);             /* the first recorded one: the warm-up went before */
+    assert_int_equal(log.count, 3);
+    assert_int_equal(log.first.cls, MODEL_LOAD);
+    assert_int_equal(log.first.addr, DATA);
+    assert_int_equal(u.pc, LOOP_PC);
+    assert_int_equal(u.addr, DATA + 8);
+    next_insn(&src, &u);
+    next_insn(&src, &u);
+    assert_int_equal(src.next(src.ctx, &u), 0); /* end of stream without STOP */
+    assert_int_equal(vgrecord_get_stats(v)->instructions, 3);
+    assert_int_equal(vgrecord_get_stats(v)->warmed, 3);
+    assert_int_equal(vgrecord_get_stats(v)->stop, VGRECORD_RUNNING);
+
+    objs = vgrecord_objects(v, &count);
+    assert_int_equal(count, 1);
+    assert_string_equal(objs[0].path, path);
+    assert_int_equal(objs[0].start, LOOP_PC);
+    assert_int_equal(objs[0].end, LOOP_PC + 0x1000);
+    assert_int_equal(objs[0].have_bias, 0);
+    assert_null(objs[0].build_id);
+    vgrecord_close(v);
+}
+
+static void malformed(void **state)
+{
+    stream s = { .n = 0 };
+    vgrecord *v;
+    model_source src;
+    model_insn u;
+    (void)state;
+
+    /* an unknown record kind */
+    put(&s, 15ull << STREAM_KIND_SHIFT);
+    v = open_stream(&s);
+    src = vgrecord_source(v);
+    assert_int_equal(src.next(src.ctx, &u), TEA_ERR_FORMAT);
+    assert_non_null(strstr(tea_error_message(), "unknown record kind"));
+    vgrecord_close(v);
+
+    /* a code record cut short */
+    s.n = 0;
+    put(&s, STREAM_CODE << STREAM_KIND_SHIFT | 3ull << STREAM_SIZE_SHIFT | LOOP_PC);
+    v = open_stream(&s);
+    src = vgrecord_source(v);
+    assert_int_equal(src.next(src.ctx, &u), TEA_ERR_FORMAT);
+    assert_non_null(strstr(tea_error_message(), "ends inside a record"));
+    vgrecord_close(v);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(loop),
+        cmocka_unit_test(warmup_and_objects),
+        cmocka_unit_test(malformed),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
