@@ -103,7 +103,7 @@ typedef int (*model_emit_fn)(void *ctx, const trace_batch *batch);
 
 /* Progress callback: called every MODEL_PROGRESS_INSNS instructions. */
 typedef void (*model_progress_fn)(void *ctx, const model_stats *stats);
-#define MODEL_PROGRESS_INSNS (1u << 22)
+#define MODEL_PROGRESS_INSNS (1u << 20)
 
 typedef struct model_core model_core;
 

@@ -10,6 +10,7 @@
 #include "model_options.h"
 #include "common/cleanup.h"
 #include "common/error.h"
+#include "common/progress.h"
 #include "model/core.h"
 #include "model/vgrecord.h"
 #include "trace/objects.h"
@@ -44,7 +45,7 @@ typedef struct record_request {
     trace_write_options write;
     mconf model;
     vgrecord_options vg;
-    int quiet;
+    progress_mode progress; /* PROGRESS_OFF (-q) also silences the summary */
     int trace_children;
     char **argv;          /* the program and its arguments */
     int argc_all;
@@ -58,6 +59,7 @@ typedef struct record_run {
     vgrecord *session;
     trace_writer *writer;
     double start;
+    progress_meter meter;   /* instructions recorded, towards --max-instructions */
 } record_run;
 
 #define RECORD_SYNOPSIS                                                                                 \
@@ -81,13 +83,11 @@ static double now(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+/* The model's progress callback: instructions recorded so far. */
 static void progress(void *ctx, const model_stats *s)
 {
     record_run *run = ctx;
-    double elapsed = now() - run->start;
-    fprintf(stderr, "tea record: %.1fM instructions, %.1fM cycles, %.2f M instructions/s\n",
-            (double)s->instructions / 1e6, (double)s->cycles / 1e6,
-            elapsed > 0 ? (double)s->instructions / elapsed / 1e6 : 0.0);
+    progress_update(&run->meter, s->instructions);
 }
 
 /* Opens the writer at the first batch: by then the program is known. */
@@ -229,9 +229,13 @@ static int run_model(record_run *run, model_core **core, int root, int *status)
     if ((rc = model_core_create(core, &run->req->model, &src)))
         return rc;
     vgrecord_set_warm(run->session, warm, *core);
-    if (root && !run->req->quiet)
+    if (root) {
+        progress_start(&run->meter, run->req->progress, stderr, "tea record", "instructions",
+                       run->req->vg.max_instructions);
         model_core_set_progress(*core, progress, run);
+    }
     rc = model_core_run(*core, 0, 0, emit, run);
+    progress_end(&run->meter);
     if (rc == TEA_OK && root)
         rc = vgrecord_wait(run->session, status);
     if (rc == TEA_OK && (!run->writer || vgrecord_get_stats(run->session)->instructions == 0))
@@ -420,7 +424,7 @@ static void children_finish(children *ch, int quiet)
 
 static int record(record_request *req)
 {
-    record_run run = { req, req->out_path, NULL, NULL, now() };
+    record_run run = { req, req->out_path, NULL, NULL, now(), { 0 } };
     model_core *core = NULL;
     char *tool_dir = find_tool_dir();
     children ch;
@@ -436,7 +440,7 @@ static int record(record_request *req)
     if ((rc = vgrecord_spawn(&run.session, req->argv, &req->vg)))
         goto done;
     rc = run_model(&run, &core, 1, &status);
-    if (rc == TEA_OK && !req->quiet) {
+    if (rc == TEA_OK && req->progress != PROGRESS_OFF) {
         const model_stats *s = model_core_stats(core);
         const vgrecord_stats *vs = vgrecord_get_stats(run.session);
         double elapsed = now() - run.start;
@@ -457,7 +461,7 @@ done:
     trace_writer_abort(run.writer);
     model_core_free(core);
     vgrecord_close(run.session);
-    children_finish(&ch, req->quiet);
+    children_finish(&ch, req->progress == PROGRESS_OFF);
     free(tool_dir);
     return rc;
 }
@@ -486,7 +490,7 @@ int tea_record_main(int argc, char **argv)
         CLI_UINT("thread", "N", &req.vg.thread, 1, UINT32_MAX, "invalid thread number '%s'",
                  "record Valgrind's thread N (default 1, the main thread)"),
         CLI_STRING("valgrind", 0, "PATH", &req.vg.valgrind, "the valgrind to run (default: valgrind in PATH)"),
-        CLI_FLAG("quiet", 'q', &req.quiet, "no progress on stderr"),
+        CLI_OPTIONS_PROGRESS(&req.progress),
         CLI_OPTION_HELP,
     };
     /* Options end at the program to record. */

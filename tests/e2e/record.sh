@@ -167,4 +167,17 @@ wait $pid
 sleep 1
 pgrep -f "tearec.*killdir/out.txt" >/dev/null && fail "valgrind still runs after tea record was killed"
 [ -z "$(ls -A killdir | grep -v '^out.txt$')" ] || fail "files left after tea record was killed: $(ls -A killdir)"
+# progress: on a terminal, the share of --max-instructions and a rate; nothing
+# when stderr is a file. (The two traces are not compared: under script(1)
+# the program's environment differs, and with it its stack addresses.)
+mkdir -p tty file
+(cd tty && script -qec "$(printf '%q ' "$TEA" record --max-instructions 3000000 -o p.tea -- ../prog plain big.txt 100000)" \
+    /dev/null </dev/null >../tty.log) || fail "tea record failed on a terminal"
+grep -qaF "$(printf '\r')tea record: " tty.log && grep -qaF " of 3.00M instructions" tty.log \
+    || { cat -A tty.log >&2; fail "tea record drew no progress line on a terminal"; }
+(cd file && "$TEA" record --max-instructions 3000000 -o p.tea -- ../prog plain big.txt 100000 2>../err.txt) \
+    || fail "tea record failed with stderr in a file"
+! grep -qaF "$(printf '\r')" err.txt || fail "tea record drew progress into a file"
+[ "$(commits tty/p.tea)" -eq 3000000 ] && [ "$(commits file/p.tea)" -eq 3000000 ] ||
+    fail "tea record with progress did not record 3000000 instructions"
 echo "record: regions, output, messages and kill checked"
