@@ -26,6 +26,7 @@
 #define LABEL_GAP 6.0           /* between an axis and its labels */
 #define PLOT_HEIGHT 300.0
 #define LINE_PLOT_WIDTH 560.0
+#define MIN_BAR_PLOT_WIDTH LINE_PLOT_WIDTH /* bar charts of few groups spread their groups over this width */
 #define BAR_WIDTH 16.0
 #define BAR_GAP 2.0             /* between the bars of a group */
 #define GROUP_GAP 18.0          /* between groups */
@@ -397,6 +398,7 @@ static int need(const void *array, const char *what)
 typedef struct bar_frame {
     frame plot;
     double group_width;       /* a group's bars and the gaps between them */
+    double group_pitch;       /* from one group's slot to the next: its width and at least GROUP_GAP */
     double bar_labels_height; /* room under the axis for vertical bar labels (0: none) */
     double legend_x, width, height;
 } bar_frame;
@@ -421,10 +423,11 @@ static int bar_frame_layout(bar_frame *b, size_t groups, size_t bars, const char
     b->bar_labels_height = bar_labels ? widest_bar + LABEL_GAP : 0;
     /* The first group's label slants left of its group's centre. */
     left = y_axis_room(&b->plot, y_label);
-    left = fmax(left, MARGIN + widest_group * cos(slant) - (GROUP_GAP + b->group_width) / 2);
+    b->group_pitch = fmax(b->group_width + GROUP_GAP, groups ? MIN_BAR_PLOT_WIDTH / (double)groups : 0);
+    left = fmax(left, MARGIN + widest_group * cos(slant) - b->group_pitch / 2);
     b->plot.left = left;
     b->plot.top = MARGIN + (title ? TITLE_HEIGHT : 0);
-    b->plot.width = (double)groups * (b->group_width + GROUP_GAP);
+    b->plot.width = (double)groups * b->group_pitch;
     b->plot.height = PLOT_HEIGHT;
     bottom = LABEL_GAP + b->bar_labels_height + widest_group * sin(slant) + FONT_SIZE + MARGIN;
     b->legend_x = left + b->plot.width + LEGEND_GAP;
@@ -433,10 +436,11 @@ static int bar_frame_layout(bar_frame *b, size_t groups, size_t bars, const char
     return TEA_OK;
 }
 
-/* The left edge of bar `bar` of group `group`. */
+/* The left edge of bar `bar` of group `group`: the groups' bars centred in
+ * their slots. */
 static double bar_x(const bar_frame *b, size_t group, size_t bar)
 {
-    return b->plot.left + GROUP_GAP / 2 + (double)group * (b->group_width + GROUP_GAP)
+    return b->plot.left + (b->group_pitch - b->group_width) / 2 + (double)group * b->group_pitch
            + (double)bar * (BAR_WIDTH + BAR_GAP);
 }
 

@@ -352,6 +352,19 @@ static char *render_stacked(const chart_stacked_bars *c, int *rc)
     return cap.text;
 }
 
+/* The x of the rect element whose content begins with `title_text`. */
+static double rect_x_of(const char *svg, const char *title_text)
+{
+    const char *at = strstr(svg, title_text), *rect = NULL;
+    double x = -1;
+    assert_non_null(at);
+    for (const char *p = svg; (p = strstr(p, "<rect x=\"")) && p < at; p++)
+        rect = p;
+    assert_non_null(rect);
+    assert_int_equal(sscanf(rect, "<rect x=\"%lf\"", &x), 1);
+    return x;
+}
+
 static void stacked_bars_counts_and_determinism(void **state)
 {
     static const char *const groups[] = { "0x1000", "a&b" };
@@ -388,6 +401,10 @@ static void stacked_bars_counts_and_determinism(void **state)
     assert_non_null(strstr(first, "height=\"150\""));
     assert_non_null(strstr(first, ">a&amp;b</text>"));
     assert_null(strstr(first, "a&b"));
+    /* Two groups of 3 bars (3 x 16 + 2 x 2 = 52 wide) are spread over the
+     * full 560-unit plot: a 280-unit slot each, their bars centred in it. */
+    assert_true(fabs(rect_x_of(first, "<title>a&amp;b, golden: base") - rect_x_of(first, "<title>0x1000, golden: base")
+                     - 280.0) < 0.02);
     assert_non_null(strstr(first, "<title>0x1000, golden: ST-L1 4.00 cycles (50.0% of the bar)</title>"));
     assert_non_null(strstr(first, "<title>0x1000, ibs: 0.00 cycles</title>"));
     free(first);
