@@ -1,6 +1,8 @@
 # make install: `cmake --install` into a scratch prefix (and with DESTDIR)
-# installs the two programs, bash completion for both and, where help2man
-# is installed, a man page for each program and each of their commands;
+# installs the two programs, bash completion for both, where the Valgrind
+# tool is built `tea record`'s tool (its links to Valgrind's own files are
+# links, not files) and client request header, and, where help2man is
+# installed, a man page for each program and each of their commands;
 # nothing else (no test binaries, fuzz harnesses, libraries or examples).
 # The installed programs run; the completion completes commands and options.
 . "$(dirname "$0")/lib.bash"
@@ -20,6 +22,10 @@ commands() {
     echo ./bin/tea
     echo ./share/bash-completion/completions/pics
     echo ./share/bash-completion/completions/tea
+    if [ -x "$BUILD/libexec/tea/valgrind/tearec-amd64-linux" ]; then
+        echo ./include/tea_record.h
+        echo ./libexec/tea/valgrind/tearec-amd64-linux
+    fi
     if [ -f "$BUILD/man/tea.1" ]; then
         echo ./share/man/man1/pics.1
         echo ./share/man/man1/tea.1
