@@ -36,6 +36,7 @@ typedef struct section {
     uint64_t addr, size;       /* [addr, addr + size), ELF addresses */
     const uint8_t *data;       /* the contents, NULL for SHT_NOBITS or unreadable */
     uint64_t data_size;        /* bytes at data (at most size) */
+    int executable;            /* SHF_EXECINSTR */
 } section;
 
 /* A candidate function symbol before aliases are merged. */
@@ -218,6 +219,7 @@ static int read_sections(symbols *s)
         sec->size = sh.sh_size;
         sec->data = NULL;
         sec->data_size = 0;
+        sec->executable = (sh.sh_flags & SHF_EXECINSTR) != 0;
         if (sh.sh_type != SHT_NOBITS && (data = elf_getdata(scn, NULL)) && data->d_buf) {
             sec->data = data->d_buf;
             sec->data_size = data->d_size < sh.sh_size ? data->d_size : sh.sh_size;
@@ -655,6 +657,20 @@ int symbols_read(const symbols *s, uint64_t pc, const uint8_t **bytes, size_t *a
     *bytes = sec->data + (addr - sec->addr);
     *avail = (size_t)(sec->data_size - (addr - sec->addr));
     return TEA_OK;
+}
+
+size_t symbols_code_sections(const symbols *s, symbols_code *out, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->section_count; i++) {
+        const section *sec = &s->sections[i];
+        if (!sec->executable || !sec->data || sec->data_size == 0)
+            continue;
+        if (n < max)
+            out[n] = (symbols_code){ sec->name, sec->addr, sec->data, (size_t)sec->data_size };
+        n++;
+    }
+    return n;
 }
 
 /* --- symbol maps ----------------------------------------------------------------- */

@@ -140,6 +140,20 @@ size_t symbols_suggest(const symbols *s, const char *name, const char **out, siz
  * in the file. */
 int symbols_read(const symbols *s, uint64_t pc, const uint8_t **bytes, size_t *avail);
 
+/* An executable section (SHF_ALLOC and SHF_EXECINSTR) with contents in the
+ * file, in ELF (link-time) addresses: where --adjust-vma auto looks for
+ * instruction starts. */
+typedef struct symbols_code {
+    const char *name;          /* ".text" */
+    uint64_t addr;             /* ELF address of data[0] */
+    const uint8_t *data;       /* the contents, pointing into the mapped file */
+    size_t size;               /* bytes at data */
+} symbols_code;
+
+/* The executable sections with contents, in address order: up to `max`
+ * into `out`; returns how many there are (which may exceed max). */
+size_t symbols_code_sections(const symbols *s, symbols_code *out, size_t max);
+
 /* Flags of symbols_symmap. */
 enum {
     /* Also add one range per stretch of an allocated section outside every

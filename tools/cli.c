@@ -176,9 +176,22 @@ const char *cli_version(void)
 int cli_option_adjust_vma(const char *command, const cli_option *opt, const char *arg)
 {
     symbolize_options *sym = opt->dest;
+    if (strcmp(arg, "auto") == 0) {
+        sym->adjust_vma_auto = 1;
+        sym->has_adjust_vma = 0;
+        return CLI_CONTINUE;
+    }
+    sym->adjust_vma_auto = 0;
     if (symbolize_parse_offset(arg, &sym->adjust_vma))
         return cli_usage_error(command, "invalid offset '%s' (hex with 0x, or decimal)", arg);
     sym->has_adjust_vma = 1;
+    return CLI_CONTINUE;
+}
+
+int cli_option_load_bias(const char *command, const cli_option *opt, const char *arg)
+{
+    if (symbolize_parse_offset(arg, (uint64_t *)opt->dest))
+        return cli_usage_error(command, "invalid load bias '%s' (hex with 0x, or decimal)", arg);
     return CLI_CONTINUE;
 }
 

@@ -235,10 +235,28 @@ int cli_option_clock(const char *command, const cli_option *opt, const char *arg
 
 /* --adjust-vma OFFSET into the symbolize_options at `sym`, read by the one
  * offset parser (symbolize_parse_offset: hex with 0x or decimal, a leading
- * '-' taken modulo 2^64): pics report, annotate, diff, plot, tea topdown. */
+ * '-' taken modulo 2^64), or "auto" (sym->adjust_vma_auto: inferred from the
+ * PCs, symbolize.h): pics report, annotate, diff, plot, tea topdown, replay,
+ * sweep. */
 #define CLI_OPTION_ADJUST_VMA(sym, vname, help_) \
     CLI_CALL("adjust-vma", 0, vname, cli_option_adjust_vma, (1 ? (sym) : (symbolize_options *)0), help_)
 int cli_option_adjust_vma(const char *command, const cli_option *opt, const char *arg);
+/* --adjust-vma OFF|auto as the commands that show a PICS take it (auto
+ * scores the PCs of the PICS shown). */
+#define CLI_OPTION_ADJUST_VMA_AUTO(sym)                                                              \
+    CLI_OPTION_ADJUST_VMA(sym, "OFF|auto",                                                           \
+                          "load bias, runtime address - ELF address (hex with 0x or decimal;\n"     \
+                          "default: the bias the trace recorded; needed for a PIE without one);\n"  \
+                          "auto infers it from the PICS's PCs and prints it")
+
+/* --load-bias B: where a binary is loaded (runtime minus ELF address), read
+ * by the --adjust-vma parser, into the uint64_t at dest; the int at `seen_`
+ * is set when given: tea gen, tea convert. */
+#define CLI_OPTION_LOAD_BIAS(dest_, seen_, help_)                                                     \
+    { .long_name = "load-bias", .arg = CLI_ARG_REQUIRED, .value_name = "B", .help = (help_),          \
+      .type = CLI_TYPE_CALL, .dest = (1 ? (dest_) : (uint64_t *)0), .call = cli_option_load_bias,     \
+      .seen = (seen_) }
+int cli_option_load_bias(const char *command, const cli_option *opt, const char *arg);
 
 /* One subcommand of a multi-command program. */
 typedef struct cli_subcommand {

@@ -294,12 +294,15 @@ static int run_annotate(const annotate_request *req)
     size_t idx[ANNOTATE_MAX_MATCHES], matches = 0;
     outfile *out = NULL;
     symbols *s;
+    symbolize_options sym;
     int rc;
 
     memset(&d, 0, sizeof d);
     if ((rc = report_input_load(&d.in, req->path, req->golden_path)))
         return rc;
-    if ((rc = symbolize_open(&d.z, &d.in.info, &req->sym)))
+    sym = req->sym;
+    sym.auto_pics = &d.in.p; /* --adjust-vma auto scores the PCs shown */
+    if ((rc = symbolize_open(&d.z, &d.in.info, &sym)))
         goto done;
     if (!(s = symbolize_symbols(d.z))) {
         rc = tea_error_set(TEA_ERR_USAGE, "no binary to annotate: pass --elf BINARY%s%s%s",
@@ -358,9 +361,7 @@ int pics_annotate_main(int argc, char **argv)
     const cli_option options[] = {
         CLI_STRING("symbol", 0, "NAME", &req.symbol, "the function (any of its aliases; or an address inside it)"),
         CLI_OPTION_ELF(&req.sym.elf_path, "the binary (default: the one the trace names, if it exists)"),
-        CLI_OPTION_ADJUST_VMA(&req.sym, "OFFSET",
-                                 "load bias, runtime address - ELF address (default: the bias the\n"
-                                 "trace recorded; needed for a PIE without one)"),
+        CLI_OPTION_ADJUST_VMA_AUTO(&req.sym),
         CLI_OPTION_GOLDEN(&req.golden_path, "the golden PICS of the same trace: golden cycles and stacks,\n"
                                             "each instruction's error contribution"),
         CLI_FLAG("source", 0, &req.sym.source, "source file:line (DWARF) where it changes"),

@@ -564,13 +564,16 @@ done:
 static int run_report(const report_request *req)
 {
     report_data d;
+    symbolize_options sym;
     outfile *out = NULL;
     int rc;
 
     memset(&d, 0, sizeof d);
     if ((rc = report_input_load(&d.in, req->path, req->golden_path)))
         return rc;
-    if ((rc = symbolize_open(&d.z, &d.in.info, &req->sym)))
+    sym = req->sym;
+    sym.auto_pics = &d.in.p; /* --adjust-vma auto scores the PCs shown */
+    if ((rc = symbolize_open(&d.z, &d.in.info, &sym)))
         goto done;
     if (req->granularity == PICS_GRAN_FUNC && (rc = symbolize_symmap(d.z, SYMBOLS_MAP_SECTION_GAPS, &d.groups)))
         goto done;
@@ -636,9 +639,7 @@ int pics_report_main(int argc, char **argv)
         CLI_OPTION_GOLDEN(&req.golden_path, "the golden PICS of the same trace: golden stacks and the error"),
         CLI_OPTION_ELF(&req.sym.elf_path, "the binary to symbolize with (default: the one the trace names,\n"
                                           "if it exists; else PCs are shown as addresses)"),
-        CLI_OPTION_ADJUST_VMA(&req.sym, "OFFSET",
-                                 "load bias, runtime address - ELF address (hex with 0x or decimal;\n"
-                                 "default: the bias the trace recorded; needed for a PIE without one)"),
+        CLI_OPTION_ADJUST_VMA_AUTO(&req.sym),
         CLI_UINT("top", "N", &req.top, 0, UINT64_MAX, "invalid count '%s'",
                  "rows to show (default " CLI_STR(REPORT_DEFAULT_TOP) "; 0: all)"),
         CLI_ENUM("sort", "cycles|error", &req.sort, sorts, sort_values, "unknown sort key '%s' (cycles or error)",
