@@ -397,6 +397,7 @@ int symbolize_open(symbolizer **out, const pics_info *info, const symbolize_opti
     }
     if ((rc = symbols_open(&z->syms, path)))
         goto fail;
+    symbols_set_demangle(z->syms, !opts->no_demangle);
     va_bits = va_bits_of(info->arch[0] ? info->arch : symbols_arch(z->syms));
     if ((rc = choose_bias(z->syms, info, opts, va_bits)) || (rc = symbols_set_va_bits(z->syms, va_bits)))
         goto fail;

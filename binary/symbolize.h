@@ -48,6 +48,7 @@ typedef struct symbolize_options {
     const char *command;     /* prefix of warnings, e.g. "pics report" */
     int adjust_vma_auto;     /* --adjust-vma auto: infer the bias from the PCs of `auto_pics` */
     const pics *auto_pics;   /* the PCs --adjust-vma auto scores candidates with (the PICS shown) */
+    int no_demangle;         /* --no-demangle: C++ names as in the file (symbols_set_demangle) */
 } symbolize_options;
 
 typedef struct symbolizer symbolizer;

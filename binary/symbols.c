@@ -37,6 +37,7 @@ typedef struct section {
     const uint8_t *data;       /* the contents, NULL for SHT_NOBITS or unreadable */
     uint64_t data_size;        /* bytes at data (at most size) */
     int executable;            /* SHF_EXECINSTR */
+    uint64_t entsize;          /* sh_entsize */
 } section;
 
 /* A candidate function symbol before aliases are merged. */
@@ -85,6 +86,11 @@ struct symbols {
     size_t count;
     name_entry *names;         /* sorted by name, then function */
     size_t name_count;
+    const char **mangled;      /* per function: the chosen name as in the file */
+    const char **demangled;    /* per function: its demangled form, or NULL when not a C++ name */
+    int demangle;              /* functions[].name shows demangled names */
+    char **owned;              /* strings this handle allocated: "rand@plt", demangled names */
+    size_t owned_count, owned_cap;
     int lines_loaded;          /* 0 not yet, 1 read (maybe empty) */
     line_row *lines;
     size_t line_count;
@@ -93,6 +99,24 @@ struct symbols {
 static int oom(void)
 {
     return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+}
+
+/* Keeps a string the handle allocated, to free it on close; frees it and
+ * fails on allocation failure. */
+static int keep_string(symbols *s, char *str)
+{
+    if (s->owned_count == s->owned_cap) {
+        size_t cap = s->owned_cap ? 2 * s->owned_cap : 64;
+        char **grown = realloc(s->owned, cap * sizeof *grown);
+        if (!grown) {
+            free(str);
+            return oom();
+        }
+        s->owned = grown;
+        s->owned_cap = cap;
+    }
+    s->owned[s->owned_count++] = str;
+    return TEA_OK;
 }
 
 /* --- addresses --------------------------------------------------------------- */
@@ -220,6 +244,7 @@ static int read_sections(symbols *s)
         sec->data = NULL;
         sec->data_size = 0;
         sec->executable = (sh.sh_flags & SHF_EXECINSTR) != 0;
+        sec->entsize = sh.sh_entsize;
         if (sh.sh_type != SHT_NOBITS && (data = elf_getdata(scn, NULL)) && data->d_buf) {
             sec->data = data->d_buf;
             sec->data_size = data->d_size < sh.sh_size ? data->d_size : sh.sh_size;
@@ -338,12 +363,252 @@ static int collect_candidates(symbols *s, Elf64_Word type, candidate **out, size
     return TEA_OK;
 }
 
+/* --- PLT stubs -------------------------------------------------------------- */
+
+/* The PLT's first entry on RISC-V (the resolver trampoline) and the size of
+ * each entry after it (the psABI's layout, as binutils writes it). */
+#define RISCV_PLT_HEADER 32u
+#define RISCV_PLT_ENTRY 16u
+/* x86-64 PLT entries when the section gives no sh_entsize. */
+#define X86_64_PLT_ENTRY 16u
+/* x86-64 `jmp *disp32(%rip)`: opcode, ModRM, 32-bit displacement. */
+#define X86_64_JMP_RIP_0 0xffu
+#define X86_64_JMP_RIP_1 0x25u
+#define X86_64_JMP_RIP_SIZE 6u
+/* RISC-V opcodes of the PLT's `auipc t3, hi` and `ld t3, lo(t3)`. */
+#define RISCV_OPCODE_MASK 0x7fu
+#define RISCV_OPCODE_AUIPC 0x17u
+#define RISCV_OPCODE_LOAD 0x03u
+#define RISCV_FUNCT3_LD 3u
+
+/* Room for "*ABS*+0x" and 16 hex digits. */
+#define ABS_NAME_MAX 32
+
+/* A GOT slot that a dynamic relocation fills with a symbol's address. */
+typedef struct got_slot {
+    uint64_t addr;
+    const char *name;      /* the dynamic symbol's name, in the file */
+} got_slot;
+
+static int compare_slots(const void *a, const void *b)
+{
+    const got_slot *x = a, *y = b;
+    return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* The named GOT slots of every dynamic relocation section (SHT_RELA or
+ * SHT_REL linked to .dynsym), sorted by address. */
+static int collect_got_slots(symbols *s, got_slot **out, size_t *count)
+{
+    Elf_Scn *scn = NULL;
+    got_slot *slots = NULL;
+    size_t n = 0, cap = 0;
+
+    *out = NULL;
+    *count = 0;
+    while ((scn = elf_nextscn(s->elf, scn))) {
+        GElf_Shdr sh, symsh;
+        Elf_Scn *symscn;
+        Elf_Data *data, *symdata;
+        if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_RELA && sh.sh_type != SHT_REL) || sh.sh_entsize == 0
+            || !(symscn = elf_getscn(s->elf, sh.sh_link)) || !gelf_getshdr(symscn, &symsh)
+            || symsh.sh_type != SHT_DYNSYM || !(data = elf_getdata(scn, NULL)) || !(symdata = elf_getdata(symscn, NULL)))
+            continue;
+        for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+            GElf_Rela rela;
+            GElf_Rel rel;
+            GElf_Sym sym;
+            uint64_t offset, info;
+            const char *name;
+            if (sh.sh_type == SHT_RELA) {
+                if (!gelf_getrela(data, (int)i, &rela))
+                    break;
+                offset = rela.r_offset;
+                info = rela.r_info;
+            } else {
+                if (!gelf_getrel(data, (int)i, &rel))
+                    break;
+                offset = rel.r_offset;
+                info = rel.r_info;
+            }
+            if (GELF_R_SYM(info) == 0 && sh.sh_type == SHT_RELA) {
+                /* no symbol (IRELATIVE: an ifunc's resolver): objdump's "*ABS*+0xADDEND" */
+                char *abs = malloc(ABS_NAME_MAX);
+                if (!abs || (snprintf(abs, ABS_NAME_MAX, "*ABS*+0x%" PRIx64, (uint64_t)rela.r_addend),
+                             keep_string(s, abs))) {
+                    free(slots);
+                    return oom();
+                }
+                name = abs;
+            } else if (GELF_R_SYM(info) == 0 || !gelf_getsym(symdata, (int)GELF_R_SYM(info), &sym)
+                       || !(name = elf_strptr(s->elf, symsh.sh_link, sym.st_name)) || !*name) {
+                continue;
+            }
+            if (n == cap) {
+                got_slot *grown;
+                cap = cap ? 2 * cap : 64;
+                if (!(grown = realloc(slots, cap * sizeof *grown))) {
+                    free(slots);
+                    return oom();
+                }
+                slots = grown;
+            }
+            slots[n++] = (got_slot){ offset, name };
+        }
+    }
+    if (n)
+        qsort(slots, n, sizeof *slots, compare_slots);
+    *out = slots;
+    *count = n;
+    return TEA_OK;
+}
+
+/* The name filling the GOT slot at `addr`, or NULL. */
+static const char *slot_name(const got_slot *slots, size_t n, uint64_t addr)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (slots[mid].addr < addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && slots[lo].addr == addr ? slots[lo].name : NULL;
+}
+
+/* The GOT slot a PLT entry of `size` bytes at `addr` jumps through, or 0
+ * when its code is not the architecture's PLT pattern: x86-64 `jmp
+ * *disp32(%rip)` anywhere in the entry (after endbr64 or a bnd prefix);
+ * RISC-V `auipc t3, hi; ld t3, lo(t3)` at its start. */
+static uint64_t plt_entry_slot(const char *arch, uint64_t addr, const uint8_t *p, size_t size)
+{
+    if (strcmp(arch, "x86_64") == 0) {
+        for (size_t i = 0; i + X86_64_JMP_RIP_SIZE <= size; i++)
+            if (p[i] == X86_64_JMP_RIP_0 && p[i + 1] == X86_64_JMP_RIP_1)
+                return addr + i + X86_64_JMP_RIP_SIZE + (uint64_t)(int64_t)(int32_t)le32(p + i + 2);
+        return 0;
+    }
+    if (strcmp(arch, "riscv64") == 0 && size >= 2 * sizeof(uint32_t)) {
+        uint32_t hi = le32(p), lo = le32(p + sizeof(uint32_t));
+        if ((hi & RISCV_OPCODE_MASK) != RISCV_OPCODE_AUIPC || (lo & RISCV_OPCODE_MASK) != RISCV_OPCODE_LOAD
+            || ((lo >> 12) & 7u) != RISCV_FUNCT3_LD)
+            return 0;
+        return addr + (uint64_t)(int64_t)(int32_t)(hi & 0xfffff000u) + (uint64_t)(int64_t)((int32_t)lo >> 20);
+    }
+    return 0;
+}
+
+/* Adds a candidate "NAME@plt" for every PLT entry whose GOT slot a dynamic
+ * relocation names, as objdump's synthetic symbols do: the sections .plt,
+ * .plt.sec and .plt.got (x86-64: entries of sh_entsize bytes, or 16) and
+ * .plt (RISC-V: 16-byte entries after a 32-byte header). Other
+ * architectures get none. */
+static int add_plt_candidates(symbols *s, candidate **c, size_t *n, size_t *cap)
+{
+    got_slot *slots;
+    size_t slot_count;
+    int rc;
+
+    if (!s->arch || (strcmp(s->arch, "x86_64") != 0 && strcmp(s->arch, "riscv64") != 0))
+        return TEA_OK;
+    if ((rc = collect_got_slots(s, &slots, &slot_count)) || slot_count == 0)
+        return rc;
+    for (size_t i = 0; i < s->section_count && !rc; i++) {
+        const section *sec = &s->sections[i];
+        int riscv = strcmp(s->arch, "riscv64") == 0;
+        uint64_t entry = riscv ? RISCV_PLT_ENTRY : X86_64_PLT_ENTRY, first = riscv ? RISCV_PLT_HEADER : 0;
+        if (!sec->data || !sec->executable
+            || (strcmp(sec->name, ".plt") != 0 && (riscv || (strcmp(sec->name, ".plt.sec") != 0
+                                                             && strcmp(sec->name, ".plt.got") != 0))))
+            continue;
+        if (!riscv && sec->entsize)
+            entry = sec->entsize;
+        for (uint64_t off = first; off + entry <= sec->data_size; off += entry) {
+            uint64_t slot = plt_entry_slot(s->arch, sec->addr + off, sec->data + off, (size_t)entry);
+            const char *name = slot ? slot_name(slots, slot_count, slot) : NULL;
+            char *stub;
+            size_t len;
+            if (!name)
+                continue;
+            len = strlen(name) + sizeof "@plt";
+            if (!(stub = malloc(len)) || (snprintf(stub, len, "%s@plt", name), (rc = keep_string(s, stub)))) {
+                rc = stub ? rc : oom();
+                break;
+            }
+            if (*n == *cap) {
+                candidate *grown;
+                *cap = *cap ? 2 * *cap : 64;
+                if (!(grown = realloc(*c, *cap * sizeof *grown))) {
+                    rc = oom();
+                    break;
+                }
+                *c = grown;
+            }
+            (*c)[(*n)++] = (candidate){ sec->addr + off, entry, stub, sec->addr + sec->size, STB_GLOBAL };
+        }
+    }
+    free(slots);
+    return rc;
+}
+
+/* --- C++ names ---------------------------------------------------------------- */
+
+/* libstdc++'s demangler (the C++ ABI's abi::__cxa_demangle, declared here
+ * since this is C): a malloc'd demangled name, or NULL with *status set. */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *length, int *status);
+
+/* The Itanium C++ ABI's prefix of mangled names. */
+#define MANGLED_PREFIX "_Z"
+/* The suffix of PLT stub names (add_plt_candidates). */
+#define PLT_SUFFIX "@plt"
+
+/* The demangled form of `name` (kept by the handle), or NULL when it is not
+ * a mangled C++ name; a "NAME@plt" stub demangles NAME. Returns 0 or
+ * TEA_ERR_NOMEM. */
+static int demangle_name(symbols *s, const char *name, const char **out)
+{
+    size_t len = strlen(name), suffix = sizeof PLT_SUFFIX - 1;
+    int plt = len > suffix && strcmp(name + len - suffix, PLT_SUFFIX) == 0, status = 0;
+    char *base, *plain, *text;
+
+    *out = NULL;
+    if (strncmp(name, MANGLED_PREFIX, sizeof MANGLED_PREFIX - 1) != 0)
+        return TEA_OK;
+    if (!(base = strndup(name, plt ? len - suffix : len)))
+        return oom();
+    plain = __cxa_demangle(base, NULL, NULL, &status);
+    free(base);
+    if (!plain)
+        return TEA_OK; /* not a valid mangled name (or out of memory: shown mangled) */
+    if (plt) {
+        size_t size = strlen(plain) + sizeof PLT_SUFFIX;
+        text = malloc(size);
+        if (text)
+            snprintf(text, size, "%s%s", plain, PLT_SUFFIX);
+        free(plain);
+        if (!text)
+            return oom();
+    } else {
+        text = plain;
+    }
+    if (keep_string(s, text))
+        return TEA_ERR_NOMEM;
+    *out = text;
+    return TEA_OK;
+}
+
 /* Reads the functions: merges aliases, computes the ranges, indexes the
  * names. */
 static int read_functions(symbols *s)
 {
     candidate *c = NULL;
-    size_t n = 0, groups = 0;
+    size_t n = 0, groups = 0, cap;
     int rc;
 
     if ((rc = collect_candidates(s, SHT_SYMTAB, &c, &n)))
@@ -355,8 +620,14 @@ static int read_functions(symbols *s)
             return rc;
         s->table = ".dynsym";
     }
-    if (n == 0) {
+    if (n == 0)
         s->table = NULL;
+    cap = n;
+    if ((rc = add_plt_candidates(s, &c, &n, &cap))) {
+        free(c);
+        return rc;
+    }
+    if (n == 0) {
         free(c);
         return TEA_OK;
     }
@@ -365,8 +636,10 @@ static int read_functions(symbols *s)
         groups += i == 0 || c[i].addr != c[i - 1].addr;
     s->ranges = malloc(groups * sizeof *s->ranges);
     s->functions = malloc(groups * sizeof *s->functions);
-    s->names = malloc(n * sizeof *s->names);
-    if (!s->ranges || !s->functions || !s->names) {
+    s->names = malloc((n + groups) * sizeof *s->names); /* every name, and each demangled one */
+    s->mangled = malloc(groups * sizeof *s->mangled);
+    s->demangled = calloc(groups, sizeof *s->demangled);
+    if (!s->ranges || !s->functions || !s->names || !s->mangled || !s->demangled) {
         free(c);
         return oom();
     }
@@ -392,10 +665,21 @@ static int read_functions(symbols *s)
         }
         s->ranges[g].start = best->addr;
         s->ranges[g].end = end;
-        s->functions[g].name = best->name;
+        s->mangled[g] = best->name;
     }
     s->count = groups;
     free(c);
+    for (size_t g = 0; g < groups; g++) {
+        if ((rc = demangle_name(s, s->mangled[g], &s->demangled[g])))
+            return rc;
+        if (s->demangled[g]) {
+            s->names[s->name_count].name = s->demangled[g];
+            s->names[s->name_count++].function = g;
+        }
+    }
+    s->demangle = 1;
+    for (size_t g = 0; g < groups; g++)
+        s->functions[g].name = s->demangled[g] ? s->demangled[g] : s->mangled[g];
     qsort(s->names, s->name_count, sizeof *s->names, compare_names);
     refresh_functions(s);
     return TEA_OK;
@@ -468,6 +752,11 @@ void symbols_close(symbols *s)
     free(s->ranges);
     free(s->functions);
     free(s->names);
+    free(s->mangled);
+    free(s->demangled);
+    for (size_t i = 0; i < s->owned_count; i++)
+        free(s->owned[i]);
+    free(s->owned);
     free(s->lines);
     free(s);
 }
@@ -657,6 +946,13 @@ int symbols_read(const symbols *s, uint64_t pc, const uint8_t **bytes, size_t *a
     *bytes = sec->data + (addr - sec->addr);
     *avail = (size_t)(sec->data_size - (addr - sec->addr));
     return TEA_OK;
+}
+
+void symbols_set_demangle(symbols *s, int on)
+{
+    s->demangle = on != 0;
+    for (size_t g = 0; g < s->count; g++)
+        s->functions[g].name = s->demangle && s->demangled[g] ? s->demangled[g] : s->mangled[g];
 }
 
 size_t symbols_code_sections(const symbols *s, symbols_code *out, size_t max)

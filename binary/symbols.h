@@ -15,6 +15,11 @@
  *   - a symbol of size zero (hand-written assembly without .size) extends to
  *     the next function's start or the end of its section, whichever is first.
  *
+ * PLT stubs get synthetic functions named "NAME@plt", as objdump names them:
+ * each entry of .plt, .plt.sec and .plt.got (x86-64) or .plt (RISC-V) whose
+ * code jumps through a GOT slot that a dynamic relocation names (AArch64:
+ * none yet).
+ *
  * An address outside every range has no function: reports show it as
  * "[unknown SECTION]" (the allocated section holding it, such as .plt) or
  * "[unknown]", never as the nearest symbol's name.
@@ -153,6 +158,12 @@ typedef struct symbols_code {
 /* The executable sections with contents, in address order: up to `max`
  * into `out`; returns how many there are (which may exceed max). */
 size_t symbols_code_sections(const symbols *s, symbols_code *out, size_t max);
+
+/* Shows C++ names demangled (on, the default after symbols_open: "std::
+ * vector<int>::push_back(int const&)", through libstdc++'s __cxa_demangle)
+ * or as in the file (off: "_ZNSt6vectorIiSaIiEE9push_backERKi"). Both
+ * forms stay searchable by symbols_find_name. */
+void symbols_set_demangle(symbols *s, int on);
 
 /* Flags of symbols_symmap. */
 enum {

@@ -249,6 +249,12 @@ int cli_option_adjust_vma(const char *command, const cli_option *opt, const char
                           "default: the bias the trace recorded; needed for a PIE without one);\n"  \
                           "auto infers it from the PICS's PCs and prints it")
 
+/* --no-demangle into the symbolize_options at `sym`: C++ names as in the
+ * file instead of demangled (binary/symbols.h). */
+#define CLI_OPTION_NO_DEMANGLE(sym)                                                                  \
+    CLI_FLAG("no-demangle", 0, &(1 ? (sym) : (symbolize_options *)0)->no_demangle,                   \
+             "show C++ names mangled, as in the binary (default: demangled)")
+
 /* --load-bias B: where a binary is loaded (runtime minus ELF address), read
  * by the --adjust-vma parser, into the uint64_t at dest; the int at `seen_`
  * is set when given: tea gen, tea convert. */

@@ -362,6 +362,7 @@ int pics_annotate_main(int argc, char **argv)
         CLI_STRING("symbol", 0, "NAME", &req.symbol, "the function (any of its aliases; or an address inside it)"),
         CLI_OPTION_ELF(&req.sym.elf_path, "the binary (default: the one the trace names, if it exists)"),
         CLI_OPTION_ADJUST_VMA_AUTO(&req.sym),
+        CLI_OPTION_NO_DEMANGLE(&req.sym),
         CLI_OPTION_GOLDEN(&req.golden_path, "the golden PICS of the same trace: golden cycles and stacks,\n"
                                             "each instruction's error contribution"),
         CLI_FLAG("source", 0, &req.sym.source, "source file:line (DWARF) where it changes"),

@@ -482,6 +482,7 @@ int pics_diff_main(int argc, char **argv)
         CLI_OPTION_ELF(&req.sym.elf_path, "the binary to name instructions and functions with (default: the\n"
                                           "one the trace names, if it exists; else addresses)"),
         CLI_OPTION_ADJUST_VMA_AUTO(&req.sym),
+        CLI_OPTION_NO_DEMANGLE(&req.sym),
         CLI_ENUM("format", "FORMAT", &req.format, formats, format_values, "unknown format '%s' (text, csv or json)",
                  "text (default), csv or json"),
         CLI_OPTION_STDOUT_OUTPUT(&req.out_path),

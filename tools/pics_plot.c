@@ -331,6 +331,7 @@ int pics_plot_main(int argc, char **argv)
         CLI_OPTION_ELF(&req.sym.elf_path, "the binary to name instructions with (function+0xOFFSET; default:\n"
                                           "the one the trace names, if it exists; else addresses)"),
         CLI_OPTION_ADJUST_VMA_AUTO(&req.sym),
+        CLI_OPTION_NO_DEMANGLE(&req.sym),
         CLI_OPTION_HELP,
     };
     const cli_command command = CLI_COMMAND(PLOT_SYNOPSIS, NULL, 20, options);

@@ -640,6 +640,7 @@ int pics_report_main(int argc, char **argv)
         CLI_OPTION_ELF(&req.sym.elf_path, "the binary to symbolize with (default: the one the trace names,\n"
                                           "if it exists; else PCs are shown as addresses)"),
         CLI_OPTION_ADJUST_VMA_AUTO(&req.sym),
+        CLI_OPTION_NO_DEMANGLE(&req.sym),
         CLI_UINT("top", "N", &req.top, 0, UINT64_MAX, "invalid count '%s'",
                  "rows to show (default " CLI_STR(REPORT_DEFAULT_TOP) "; 0: all)"),
         CLI_ENUM("sort", "cycles|error", &req.sort, sorts, sort_values, "unknown sort key '%s' (cycles or error)",

@@ -182,6 +182,18 @@ static symbols *open_or_fail(const char *path)
     return s;
 }
 
+/* How many functions are PLT stubs ("NAME@plt"). */
+static size_t plt_stubs(const symbols *s)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < symbols_count(s); i++) {
+        const char *name = symbols_function_at(s, i)->name;
+        size_t len = strlen(name);
+        n += len > 4 && strcmp(name + len - 4, "@plt") == 0;
+    }
+    return n;
+}
+
 /* Every nm function address, interior address and trailing gap of `prog`
  * symbolized as nm says; at least `min_gaps` gaps (x86-64 pads functions to
  * 16 bytes, RISC-V packs them). */
@@ -197,7 +209,7 @@ static void check_against_nm(const char *prog, const char *nm, uint64_t bias, un
     symbols_set_bias(s, bias);
     assert_int_equal(symbols_set_va_bits(s, va_bits), 0);
     assert_string_equal(symbols_table(s), ".symtab");
-    assert_int_equal(symbols_count(s), nm_addresses(t));
+    assert_int_equal(symbols_count(s), nm_addresses(t) + plt_stubs(s));
     for (size_t i = 0; i < t->count; i++) {
         const nm_symbol *e = &t->sym[i];
         uint64_t pc = trace_pc(e->addr, bias, va_bits);
@@ -235,6 +247,9 @@ static void check_against_nm(const char *prog, const char *nm, uint64_t bias, un
     /* the other way round: every function is named as nm names its start */
     for (size_t i = 0; i < symbols_count(s); i++) {
         const symbols_function *f = symbols_function_at(s, i);
+        size_t len = strlen(f->name);
+        if (len > 4 && strcmp(f->name + len - 4, "@plt") == 0)
+            continue; /* PLT stubs: test_plt_x86_64 */
         assert_true(nm_has(t, f->elf_start, f->name));
         assert_int_equal(f->start, trace_pc(f->elf_start, bias, va_bits));
         assert_true(f->end > f->start);
@@ -438,7 +453,9 @@ static void test_x86_64_stripped(void **state)
     read_nm(TEA_NM, TEA_SYMBOLS_X86_64_PIE, t);
     s = open_or_fail(TEA_SYMBOLS_X86_64_STRIPPED);
     assert_null(symbols_table(s));
-    assert_int_equal(symbols_count(s), 0);
+    /* no function but the PLT stubs, named from the dynamic relocations */
+    assert_true(symbols_count(s) > 0);
+    assert_int_equal(symbols_count(s), plt_stubs(s));
     assert_non_null(symbols_build_id(s)); /* strip keeps the note */
     for (size_t i = 0; i < t->count; i++) {
         char got[TEXT_MAX];
@@ -749,6 +766,116 @@ static void test_symbolize_riscv(void **state)
 
 /* symbolize_parse_offset: the one parser of --adjust-vma (pics report,
  * annotate, diff, plot and tea topdown). */
+/* Room for an objdump line with a long C++ name. */
+#define OBJDUMP_LINE_MAX 4096
+
+/* Every label objdump -d (-dC when `demangle`) prints for `prog` (only the
+ * "NAME@plt" ones when `plt_only`) names the function starting at its
+ * address, with the handle showing names demangled or not; objdump's labels
+ * of the PLT's header ("NAME@plt-0x10", or the section's name "<.plt>")
+ * are skipped. Returns how many labels
+ * were checked; *plts, how many of them were PLT stubs. */
+static size_t check_objdump_labels(const char *objdump, const char *prog, int demangle, int plt_only, size_t *plts)
+{
+    char command[TEXT_MAX], line[OBJDUMP_LINE_MAX];
+    symbols *s = open_or_fail(prog);
+    size_t checked = 0;
+    FILE *p;
+
+    *plts = 0;
+    symbols_set_demangle(s, demangle);
+    snprintf(command, sizeof command, "LC_ALL=C %s -d %s %s", objdump, demangle ? "-C" : "", prog);
+    assert_non_null(p = popen(command, "r"));
+    while (fgets(line, sizeof line, p)) {
+        size_t len = strlen(line);
+        char *open = strchr(line, '<'), *end, *name;
+        int plt;
+        uint64_t addr;
+        symbols_location loc;
+        if (!open || len < 4 || strcmp(line + len - 3, ">:\n") != 0)
+            continue;
+        addr = strtoull(line, &end, 16);
+        if (end + 1 != open)
+            continue;
+        line[len - 3] = '\0';
+        name = open + 1;
+        len = strlen(name);
+        plt = len > 4 && strcmp(name + len - 4, "@plt") == 0;
+        if (strstr(name, "@plt-") || name[0] == '.' || (plt_only && !plt))
+            continue;
+        symbols_locate(s, addr, &loc);
+        if (!loc.name || loc.offset != 0 || strcmp(loc.name, name) != 0)
+            fail_msg("%s: objdump%s names 0x%" PRIx64 " <%s>, the symbolizer %s+0x%" PRIx64, prog,
+                     demangle ? " -C" : "", addr, name, loc.name ? loc.name : "(none)", loc.offset);
+        checked++;
+        *plts += (size_t)plt;
+    }
+    assert_int_equal(pclose(p), 0);
+    symbols_close(s);
+    return checked;
+}
+
+/* PLT stubs are "NAME@plt" at objdump's addresses: rand@plt in a PIE; an
+ * ifunc's stub "*ABS*+0xADDR@plt" and __cxa_finalize@plt (.plt.got) in
+ * symbols_prog's; the stub's whole entry is named. */
+static void test_plt_x86_64(void **state)
+{
+    symbols *s;
+    size_t plts, idx;
+    char text[TEXT_MAX];
+    (void)state;
+    if (!have_x86())
+        skip();
+    assert_true(check_objdump_labels(TEA_HOST_OBJDUMP, TEA_PLT_X86_64, 1, 0, &plts) >= 3);
+    assert_true(plts >= 1);
+    check_objdump_labels(TEA_HOST_OBJDUMP, TEA_SYMBOLS_X86_64_PIE, 1, 1, &plts);
+    assert_true(plts >= 2);
+    check_objdump_labels(TEA_HOST_OBJDUMP, TEA_SYMBOLS_X86_64_STRIPPED, 1, 1, &plts);
+    assert_true(plts >= 2);
+    s = open_or_fail(TEA_PLT_X86_64);
+    symbols_set_bias(s, PIE_BIAS);
+    assert_int_equal(symbols_find_name(s, "rand@plt", &idx, 1), 1);
+    assert_int_equal(symbols_function_at(s, idx)->end - symbols_function_at(s, idx)->start, 16);
+    assert_string_equal(symbols_format(s, symbols_function_at(s, idx)->start + 15, text, sizeof text),
+                        "rand@plt+0xf");
+    symbols_close(s);
+}
+
+/* RISC-V: the stubs after the PLT's 32-byte header, by their auipc/ld pair. */
+static void test_plt_riscv64(void **state)
+{
+    size_t plts;
+    (void)state;
+    assert_true(check_objdump_labels(TEA_RISCV_OBJDUMP, TEA_PLT_RISCV64, 1, 0, &plts) >= 3);
+    assert_int_equal(plts, 1); /* rand@plt */
+}
+
+/* C++ names: demangled as objdump -C shows them, mangled as objdump -d;
+ * std::vector<int>::push_back found by either name. */
+static void test_cxx_demangle(void **state)
+{
+    static const char push_back[] = "std::vector<int, std::allocator<int> >::push_back(int&&)";
+    static const char push_back_mangled[] = "_ZNSt6vectorIiSaIiEE9push_backEOi";
+    symbols *s;
+    size_t plts, by_name, by_mangled;
+    (void)state;
+    if (TEA_CXX_X86_64[0] == '\0')
+        skip(); /* no C++ compiler */
+    assert_true(check_objdump_labels(TEA_HOST_OBJDUMP, TEA_CXX_X86_64, 1, 0, &plts) >= 10);
+    assert_true(plts >= 2); /* operator new(unsigned long)@plt, ... */
+    assert_true(check_objdump_labels(TEA_HOST_OBJDUMP, TEA_CXX_X86_64, 0, 0, &plts) >= 10);
+    s = open_or_fail(TEA_CXX_X86_64);
+    assert_int_equal(symbols_find_name(s, push_back, &by_name, 1), 1);
+    assert_int_equal(symbols_find_name(s, push_back_mangled, &by_mangled, 1), 1);
+    assert_int_equal(by_name, by_mangled);
+    assert_string_equal(symbols_function_at(s, by_name)->name, push_back);
+    symbols_set_demangle(s, 0);
+    assert_string_equal(symbols_function_at(s, by_name)->name, push_back_mangled);
+    symbols_set_demangle(s, 1);
+    assert_string_equal(symbols_function_at(s, by_name)->name, push_back);
+    symbols_close(s);
+}
+
 static void test_parse_offset(void **state)
 {
     static const struct {
@@ -792,7 +919,8 @@ int main(void)
         cmocka_unit_test(test_riscv64),        cmocka_unit_test(test_riscv64_high),
         cmocka_unit_test(test_symmap),         cmocka_unit_test(test_bad_files),
         cmocka_unit_test(test_symbolize_bias), cmocka_unit_test(test_symbolize_riscv),
-        cmocka_unit_test(test_parse_offset),
+        cmocka_unit_test(test_parse_offset),   cmocka_unit_test(test_plt_x86_64),
+        cmocka_unit_test(test_plt_riscv64),    cmocka_unit_test(test_cxx_demangle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,39 @@
+# Function names as objdump and perf show them, through tea gen --elf walks
+# of the symbolizer's test programs: rand@plt in a PIE calling rand through
+# the PLT, C++ names demangled by default and mangled with --no-demangle in
+# pics report and pics annotate. Skipped (77) where the x86-64 programs are
+# not built (a host that is not x86-64, no C++ compiler).
+. "$(dirname "$0")/lib.bash"
+
+TESTS="$BIN/../tests"
+plt="$TESTS/plt_prog.x86_64-pie"
+cxx="$TESTS/cxx_prog.x86_64"
+[ -f "$plt" ] && [ -f "$cxx" ] || exit 77
+
+# --- rand@plt: the walk calls rand through its stub
+run 0 "$TEA" gen --elf "$plt" --load-bias 0x555555554000 --cycles 200000 -o plt.tea
+run 0 "$TEA" replay plt.tea --period 1000 --schemes tea -o plt
+run 0 "$PICS" report plt/golden.pics --granularity func --top 0
+grep -q "^ *[0-9.]*% *[0-9.]* *rand@plt " out.txt || fail "pics report does not name rand@plt"
+plt_addr=$(LC_ALL=C objdump -d "$plt" | sed -n 's/^0*\([0-9a-f]*\) <rand@plt>:$/\1/p')
+[ -n "$plt_addr" ] || fail "objdump lists no rand@plt"
+contains out.txt "$(printf '0x%x' $((0x555555554000 + 0x$plt_addr)))"
+run 0 "$PICS" annotate plt/golden.pics --symbol rand@plt
+contains out.txt "rand@plt"
+
+# --- C++: demangled by default, as in the file with --no-demangle
+run 0 "$TEA" gen --elf "$cxx" --cycles 300000 -o cxx.tea
+run 0 "$TEA" replay cxx.tea --period 1000 --schemes tea -o cxx
+run 0 "$PICS" report cxx/golden.pics --granularity func --top 0
+contains out.txt "std::vector<int, std::allocator<int> >::"
+grep -q " _ZN" out.txt && fail "a mangled name without --no-demangle"
+run 0 "$PICS" report cxx/golden.pics --granularity func --top 0 --no-demangle
+contains out.txt " _ZNSt6vectorIiSaIiEE"
+grep -q "std::vector<" out.txt && fail "a demangled name with --no-demangle"
+# annotate finds push_back by either name and shows the form asked for
+push_back='std::vector<int, std::allocator<int> >::push_back(int&&)'
+run 0 "$PICS" annotate cxx/golden.pics --symbol "$push_back"
+contains out.txt "$push_back"
+run 0 "$PICS" annotate cxx/golden.pics --symbol _ZNSt6vectorIiSaIiEE9push_backEOi --no-demangle
+contains out.txt "_ZNSt6vectorIiSaIiEE9push_backEOi"
+exit 0
