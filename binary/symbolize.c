@@ -28,6 +28,7 @@ struct symbolizer {
     disasm *dis;             /* opened on first use */
     int dis_failed;          /* the architecture cannot be disassembled */
     int source;              /* --source */
+    int elf_addresses;       /* --addresses elf */
 };
 
 static void warn(const symbolize_options *opts, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -384,6 +385,7 @@ int symbolize_open(symbolizer **out, const pics_info *info, const symbolize_opti
     if (!(z = calloc(1, sizeof *z)))
         return tea_error_set(TEA_ERR_NOMEM, "out of memory");
     z->source = opts->source;
+    z->elf_addresses = opts->elf_addresses;
     if (!path && info->binary_path) {
         if (access(info->binary_path, R_OK) == 0)
             path = info->binary_path;
@@ -484,9 +486,50 @@ int symbolize_disasm(symbolizer *z, uint64_t pc, char *buf, size_t size, unsigne
         return tea_error_set(TEA_ERR_UNSUPPORTED, "%s: cannot disassemble this architecture", symbols_path(z->syms));
     if ((rc = symbols_read(z->syms, pc, &bytes, &avail)) || (rc = disasm_one(z->dis, pc, bytes, avail, &insn)))
         return rc;
-    snprintf(buf, size, "%s%s%s", insn.mnemonic, insn.operands[0] ? " " : "", insn.operands);
+    if (insn.flags & DISASM_F_DIRECT) {
+        /* the target replaces the last operand (after the last ", ") */
+        char target[SYMBOLIZE_TEXT_MAX];
+        char *last = strrchr(insn.operands, ',');
+        int keep = last ? (int)(last - insn.operands) + 1 : 0;
+        symbolize_target(z, insn.target, target, sizeof target);
+        snprintf(buf, size, "%s %.*s%s%s", insn.mnemonic, keep, insn.operands, keep ? " " : "", target);
+    } else {
+        snprintf(buf, size, "%s%s%s", insn.mnemonic, insn.operands[0] ? " " : "", insn.operands);
+    }
     *insn_size = insn.size;
     return TEA_OK;
+}
+
+uint64_t symbolize_address(const symbolizer *z, uint64_t pc)
+{
+    if (!z->syms || !z->elf_addresses)
+        return pc;
+    return symbols_elf_address(z->syms, pc);
+}
+
+uint64_t symbolize_pc_of(const symbolizer *z, uint64_t shown)
+{
+    if (!z->syms || !z->elf_addresses)
+        return shown;
+    return symbols_trace_address(z->syms, shown);
+}
+
+char *symbolize_target(const symbolizer *z, uint64_t pc, char *buf, size_t size)
+{
+    symbols_location loc;
+    uint64_t shown = symbolize_address(z, pc);
+    if (z->syms) {
+        symbols_locate(z->syms, pc, &loc);
+        if (loc.name && loc.offset)
+            snprintf(buf, size, "0x%" PRIx64 " <%s+0x%" PRIx64 ">", shown, loc.name, loc.offset);
+        else if (loc.name)
+            snprintf(buf, size, "0x%" PRIx64 " <%s>", shown, loc.name);
+        else
+            snprintf(buf, size, "0x%" PRIx64, shown);
+        return buf;
+    }
+    snprintf(buf, size, "0x%" PRIx64, shown);
+    return buf;
 }
 
 int symbolize_source(symbolizer *z, uint64_t pc, char *buf, size_t size)

@@ -49,6 +49,8 @@ typedef struct symbolize_options {
     int adjust_vma_auto;     /* --adjust-vma auto: infer the bias from the PCs of `auto_pics` */
     const pics *auto_pics;   /* the PCs --adjust-vma auto scores candidates with (the PICS shown) */
     int no_demangle;         /* --no-demangle: C++ names as in the file (symbols_set_demangle) */
+    int elf_addresses;       /* --addresses elf: show ELF (link-time) addresses, as objdump -d does,
+                                instead of runtime ones (symbolize_address) */
 } symbolize_options;
 
 typedef struct symbolizer symbolizer;
@@ -134,7 +136,23 @@ char *symbolize_function(const symbolizer *z, uint64_t pc, char *buf, size_t siz
  * Returns buf. */
 char *symbolize_location(const symbolizer *z, uint64_t pc, char *buf, size_t size);
 
-/* The instruction at `pc` as "mnemonic operands" and its size in bytes.
+/* The address to show for the trace PC `pc`: `pc` itself, or with
+ * --addresses elf (and a binary) its ELF address, pc - bias. */
+uint64_t symbolize_address(const symbolizer *z, uint64_t pc);
+
+/* The trace PC of an address as symbolize_address shows it (its inverse):
+ * for addresses a user types with --addresses elf. */
+uint64_t symbolize_pc_of(const symbolizer *z, uint64_t shown);
+
+/* A code address as objdump names a branch target: "0xADDR <name>" at a
+ * function's start, "0xADDR <name+0xOFF>" inside one, "0xADDR" outside
+ * every function; ADDR as symbolize_address shows it. Returns buf. */
+char *symbolize_target(const symbolizer *z, uint64_t pc, char *buf, size_t size);
+
+/* The instruction at `pc` as "mnemonic operands" and its size in bytes. The
+ * target of a direct branch or call replaces its last operand as
+ * symbolize_target writes it ("call 0x401030 <helper>", "bnez a5, 0x10086
+ * <loop+0xe>"), whatever capstone printed (RISC-V: an offset).
  * Returns 0, or a negative code with a message (no binary, an architecture
  * capstone cannot decode, a PC in no section of the binary, bytes that are
  * no instruction); callers showing many PCs print a placeholder instead. */

@@ -948,6 +948,16 @@ int symbols_read(const symbols *s, uint64_t pc, const uint8_t **bytes, size_t *a
     return TEA_OK;
 }
 
+uint64_t symbols_elf_address(const symbols *s, uint64_t pc)
+{
+    return to_elf(s, pc);
+}
+
+uint64_t symbols_trace_address(const symbols *s, uint64_t elf_addr)
+{
+    return to_trace(s, elf_addr);
+}
+
 void symbols_set_demangle(symbols *s, int on)
 {
     s->demangle = on != 0;

@@ -113,6 +113,14 @@ void symbols_set_bias(symbols *s, uint64_t bias);
 /* The load bias in use. */
 uint64_t symbols_bias(const symbols *s);
 
+/* The ELF (link-time) address of a trace PC: the PC less the bias, after
+ * the width rule above. */
+uint64_t symbols_elf_address(const symbols *s, uint64_t pc);
+
+/* The trace PC of an ELF address: address + bias, after the width rule
+ * above (the inverse of symbols_elf_address). */
+uint64_t symbols_trace_address(const symbols *s, uint64_t elf_addr);
+
 /* Sets the trace's virtual-address width (see above). TEA_ERR_USAGE unless
  * SYMBOLS_VA_BITS_MIN <= bits <= SYMBOLS_VA_BITS_FULL. */
 int symbols_set_va_bits(symbols *s, unsigned bits);

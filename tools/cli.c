@@ -188,6 +188,9 @@ int cli_option_adjust_vma(const char *command, const cli_option *opt, const char
     return CLI_CONTINUE;
 }
 
+const char *const cli_addresses_names[] = { "runtime", "elf", NULL };
+const int cli_addresses_values[] = { 0, 1 };
+
 int cli_option_load_bias(const char *command, const cli_option *opt, const char *arg)
 {
     if (symbolize_parse_offset(arg, (uint64_t *)opt->dest))

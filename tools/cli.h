@@ -255,6 +255,16 @@ int cli_option_adjust_vma(const char *command, const cli_option *opt, const char
     CLI_FLAG("no-demangle", 0, &(1 ? (sym) : (symbolize_options *)0)->no_demangle,                   \
              "show C++ names mangled, as in the binary (default: demangled)")
 
+/* --addresses elf|runtime into the symbolize_options at `sym`: addresses
+ * shown as in the ELF file (objdump -d) or as the program ran (default). */
+#define CLI_OPTION_ADDRESSES(sym)                                                                    \
+    CLI_ENUM("addresses", "KIND", &(1 ? (sym) : (symbolize_options *)0)->elf_addresses,              \
+             cli_addresses_names, cli_addresses_values, "unknown address kind '%s' (elf or runtime)",  \
+             "elf: addresses and branch targets as in the ELF file, as\n"                            \
+             "objdump -d shows them; runtime (default): as the program ran")
+extern const char *const cli_addresses_names[];
+extern const int cli_addresses_values[];
+
 /* --load-bias B: where a binary is loaded (runtime minus ELF address), read
  * by the --adjust-vma parser, into the uint64_t at dest; the int at `seen_`
  * is set when given: tea gen, tea convert. */

@@ -211,6 +211,7 @@ static void select_rows(const report_request *req, report_data *d)
 typedef struct row_names {
     int has_address;
     uint64_t address;                        /* the PC, or the function's start */
+    uint64_t shown;                          /* address as shown (--addresses) */
     char function[SYMBOLIZE_TEXT_MAX];       /* function or [unknown ...] */
     char location[SYMBOLIZE_TEXT_MAX];       /* function+0xOFF (insn), the function (func) */
     char disassembly[SYMBOLIZE_TEXT_MAX];    /* "" when unavailable or func */
@@ -241,6 +242,7 @@ static int name_row(const report_request *req, report_data *d, const report_row 
             n->disassembly[0] = '\0';
         tea_error_clear();
     }
+    n->shown = n->has_address ? symbolize_address(d->z, n->address) : 0;
     if (n->has_address && (rc = symbolize_source(d->z, n->address, n->source, sizeof n->source)) < 0)
         return rc;
     return TEA_OK;
@@ -281,7 +283,7 @@ static int print_text(FILE *f, const report_request *req, report_data *d)
             return rc;
         report_cycles_text(&d->in, 0, r->value, REPORT_TEXT_DIGITS, cycles, sizeof cycles);
         if (n.has_address)
-            snprintf(address, sizeof address, "0x%" PRIx64, n.address);
+            snprintf(address, sizeof address, "0x%" PRIx64, n.shown);
         else
             snprintf(address, sizeof address, "-");
         fprintf(f, "  %8.2f%% %16s  %-40s %-18s %s\n", PERCENT * report_share(&d->in, 0, r->value), cycles, n.location,
@@ -317,7 +319,7 @@ static int print_csv(FILE *f, const report_request *req, report_data *d)
             char label[PSV_LABEL_MAX], text[REPORT_NUMBER_MAX];
             fprintf(f, "%zu,", i + 1);
             if (n.has_address)
-                fprintf(f, "0x%" PRIx64, n.address);
+                fprintf(f, "0x%" PRIx64, n.shown);
             fputc(',', f);
             csv_field(f, n.function);
             fputc(',', f);
@@ -440,7 +442,7 @@ static int print_json(FILE *f, const report_request *req, report_data *d)
             json_u64(&j, i + 1);
             json_key(&j, "address");
             if (n.has_address)
-                json_hex(&j, n.address);
+                json_hex(&j, n.shown);
             else
                 json_null(&j);
             json_key(&j, "function");
@@ -641,6 +643,7 @@ int pics_report_main(int argc, char **argv)
                                           "if it exists; else PCs are shown as addresses)"),
         CLI_OPTION_ADJUST_VMA_AUTO(&req.sym),
         CLI_OPTION_NO_DEMANGLE(&req.sym),
+        CLI_OPTION_ADDRESSES(&req.sym),
         CLI_UINT("top", "N", &req.top, 0, UINT64_MAX, "invalid count '%s'",
                  "rows to show (default " CLI_STR(REPORT_DEFAULT_TOP) "; 0: all)"),
         CLI_ENUM("sort", "cycles|error", &req.sort, sorts, sort_values, "unknown sort key '%s' (cycles or error)",

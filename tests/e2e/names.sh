@@ -20,6 +20,32 @@ plt_addr=$(LC_ALL=C objdump -d "$plt" | sed -n 's/^0*\([0-9a-f]*\) <rand@plt>:$/
 contains out.txt "$(printf '0x%x' $((0x555555554000 + 0x$plt_addr)))"
 run 0 "$PICS" annotate plt/golden.pics --symbol rand@plt
 contains out.txt "rand@plt"
+# the call's target as objdump shows it, in runtime and ELF addresses
+run 0 "$PICS" annotate plt/golden.pics --symbol plt_work
+contains out.txt "call $(printf '0x%x' $((0x555555554000 + 0x$plt_addr))) <rand@plt>"
+run 0 "$PICS" annotate plt/golden.pics --symbol plt_work --addresses elf
+contains out.txt "call 0x$plt_addr <rand@plt>"
+work_addr=$(LC_ALL=C objdump -d "$plt" | sed -n 's/^0*\([0-9a-f]*\) <plt_work>:$/\1/p')
+contains out.txt "# plt_work: 0x$work_addr-"
+run 0 "$PICS" report plt/golden.pics --granularity func --addresses elf --format csv
+contains out.txt "0x$plt_addr,rand@plt,"
+# --source: the lines' text under their file:line
+run 0 "$PICS" annotate plt/golden.pics --symbol plt_work --source
+contains out.txt "plt_prog.c:"
+contains out.txt ": $(grep -F 's += rand() % 7;' "$DATA/plt_prog.c")"
+# stripped code: a range of addresses, runtime or ELF; the PLT names survive strip
+strip -o plt.stripped "$plt"
+end_addr=$(printf '%x' $((0x$work_addr + 0x20)))
+run 0 "$PICS" annotate plt/golden.pics --elf plt.stripped --addresses elf --symbol "0x$work_addr-0x$end_addr"
+contains out.txt "# 0x$work_addr-0x$end_addr: 0x$work_addr-0x$end_addr (32 bytes)"
+contains out.txt "call 0x$plt_addr <rand@plt>"
+run 0 "$PICS" annotate plt/golden.pics --elf plt.stripped \
+    --symbol "$(printf '0x%x-0x%x' $((0x555555554000 + 0x$work_addr)) $((0x555555554000 + 0x$end_addr)))"
+contains out.txt "call $(printf '0x%x' $((0x555555554000 + 0x$plt_addr))) <rand@plt>"
+run 2 "$PICS" annotate plt/golden.pics --symbol 0x20-0x10
+contains err.txt "the range must end after it starts"
+run 2 "$PICS" report plt/golden.pics --addresses linked
+contains err.txt "unknown address kind 'linked'"
 
 # --- C++: demangled by default, as in the file with --no-demangle
 run 0 "$TEA" gen --elf "$cxx" --cycles 300000 -o cxx.tea

@@ -37,6 +37,8 @@
 #define TEXT_MAX 512
 /* Where the PIE tests pretend the program was loaded. */
 #define PIE_BIAS 0x555555554000ull
+/* A RISC-V PIE's load bias under Sv39. */
+#define PIE_BIAS_SV39 0x2aaaab5000ull
 /* The RISC-V "kernel" build is linked at this (sign-extended) address and
  * traced with 39-bit virtual addresses (Sv39). */
 #define HIGH_TEXT 0xffffffff80000000ull
@@ -876,6 +878,105 @@ static void test_cxx_demangle(void **state)
     symbols_close(s);
 }
 
+/* Every branch and call target objdump -d prints ("ADDR <NAME>" at the end
+ * of an instruction; "#" comments on memory operands are not targets) is
+ * what symbolize_disasm shows: "0xADDR <NAME>", ADDR as in the file with
+ * elf_addresses, else plus the bias. A target outside every function, which
+ * objdump names after the nearest symbol, is shown as the bare address.
+ * Returns how many named targets matched; *two_byte counts those of
+ * two-byte instructions (RISC-V compressed branches). */
+static size_t check_objdump_targets(const char *objdump, const char *prog, uint64_t bias, int elf_addresses,
+                                    size_t *two_byte)
+{
+    char command[TEXT_MAX], line[OBJDUMP_LINE_MAX];
+    symbolize_options o;
+    pics_info info;
+    symbolizer *z;
+    size_t named = 0, unnamed = 0;
+    FILE *p;
+
+    memset(&o, 0, sizeof o);
+    memset(&info, 0, sizeof info);
+    o.elf_path = prog;
+    o.adjust_vma = bias;
+    o.has_adjust_vma = 1;
+    o.elf_addresses = elf_addresses;
+    assert_int_equal(symbolize_open(&z, &info, &o), 0);
+    snprintf(command, sizeof command, "LC_ALL=C %s -d %s", objdump, prog);
+    assert_non_null(p = popen(command, "r"));
+    while (fgets(line, sizeof line, p)) {
+        char *insn, *open, *close, *start, *end, want[OBJDUMP_LINE_MAX], text[SYMBOLIZE_TEXT_MAX];
+        uint64_t pc, target;
+        unsigned size;
+        symbols_location loc;
+        pc = strtoull(line, &end, 16);
+        if (end == line || *end != ':' || strchr(line, '#') || !(insn = strchr(end + 2, '\t'))
+            || !(open = strrchr(insn, '<')) || !(close = strchr(open, '>')) || close[1] != '\n' || open[-1] != ' ')
+            continue;
+        *close = '\0';
+        for (start = open - 1; start > insn && !strchr(" \t,", start[-1]); start--)
+            ;
+        target = strtoull(start, &end, 16);
+        if (end != open - 1)
+            continue;
+        assert_int_equal(symbolize_disasm(z, pc + bias, text, sizeof text, &size), 0);
+        symbols_locate(symbolize_symbols(z), target + bias, &loc);
+        if (loc.name) {
+            /* objdump's NAME[+0xOFF]: NAME may be another alias of the function */
+            char *plus = strstr(open + 1, "+0x");
+            size_t ids[MAX_NM_SYMBOLS], found;
+            int same = 0;
+            if (plus)
+                *plus = '\0';
+            found = symbols_find_name(symbolize_symbols(z), open + 1, ids, MAX_NM_SYMBOLS);
+            for (size_t k = 0; k < found && k < MAX_NM_SYMBOLS; k++)
+                same |= ids[k] == (size_t)loc.function;
+            if (!same)
+                fail_msg("%s: 0x%" PRIx64 ": objdump names the target %s, ours %s", prog, pc, open + 1, loc.name);
+            if (plus)
+                *plus = '+';
+            snprintf(want, sizeof want, "0x%" PRIx64 " <%s%s>", elf_addresses ? target : target + bias, loc.name,
+                     plus ? plus : "");
+        } else {
+            snprintf(want, sizeof want, "0x%" PRIx64, elf_addresses ? target : target + bias);
+        }
+        if (!strstr(text, want) || (!loc.name && strchr(text, '<')))
+            fail_msg("%s: 0x%" PRIx64 ": objdump's target %" PRIx64 " <%s>, ours '%s'", prog, pc, target, open + 1,
+                     text);
+        if (loc.name)
+            named++;
+        else
+            unnamed++;
+        *two_byte += size == 2;
+    }
+    assert_int_equal(pclose(p), 0);
+    assert_true(unnamed <= named);
+    symbolize_close(z);
+    return named;
+}
+
+/* Branch and call targets as objdump shows them: x86-64 and RISC-V (with
+ * compressed branches, c.j and c.beqz) at fixed addresses, an x86-64 PIE
+ * through the PLT at a load bias in both address forms. */
+static void test_branch_targets(void **state)
+{
+    size_t compressed = 0, ignored = 0;
+    (void)state;
+    assert_true(check_objdump_targets(TEA_RISCV_OBJDUMP, TEA_DISASM_RISCV64, 0, 0, &compressed) >= 10);
+    assert_true(check_objdump_targets(TEA_RISCV_OBJDUMP, TEA_SYMBOLS_RISCV64, 0, 0, &compressed) >= 5);
+    assert_true(check_objdump_targets(TEA_RISCV_OBJDUMP, TEA_PLT_RISCV64, 0, 0, &compressed) >= 2);
+    assert_true(check_objdump_targets(TEA_RISCV_OBJDUMP, TEA_PLT_RISCV64, PIE_BIAS_SV39, 1, &compressed) >= 2);
+    assert_true(check_objdump_targets(TEA_RISCV_OBJDUMP, TEA_PLT_RISCV64, PIE_BIAS_SV39, 0, &compressed) >= 2);
+    assert_true(compressed >= 5);
+    if (!have_x86())
+        skip();
+    assert_true(check_objdump_targets(TEA_HOST_OBJDUMP, TEA_DISASM_X86_64, 0, 0, &ignored) >= 5);
+    assert_true(check_objdump_targets(TEA_HOST_OBJDUMP, TEA_PLT_X86_64, PIE_BIAS, 1, &ignored) >= 3);
+    assert_true(check_objdump_targets(TEA_HOST_OBJDUMP, TEA_PLT_X86_64, PIE_BIAS, 0, &ignored) >= 3);
+    if (TEA_CXX_X86_64[0] != '\0')
+        assert_true(check_objdump_targets(TEA_HOST_OBJDUMP, TEA_CXX_X86_64, PIE_BIAS, 0, &ignored) >= 10);
+}
+
 static void test_parse_offset(void **state)
 {
     static const struct {
@@ -921,6 +1022,7 @@ int main(void)
         cmocka_unit_test(test_symbolize_bias), cmocka_unit_test(test_symbolize_riscv),
         cmocka_unit_test(test_parse_offset),   cmocka_unit_test(test_plt_x86_64),
         cmocka_unit_test(test_plt_riscv64),    cmocka_unit_test(test_cxx_demangle),
+        cmocka_unit_test(test_branch_targets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
