@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define UNKNOWN_NAME "[unknown]"
 /* Names longer than this are not compared by edit distance (cost). */
@@ -73,6 +74,9 @@ struct symbols {
     elffile file;              /* the open file */
     Elf *elf;                  /* file.elf */
     Dwarf *dwarf;
+    elffile debug;             /* the separate debug file, when found (find_debug_file) */
+    Elf *debug_elf;            /* debug.elf, or NULL */
+    char *debug_path;
     int elf_type;              /* ET_EXEC, ET_DYN */
     const char *arch;
     char *build_id;
@@ -309,8 +313,8 @@ static uint64_t section_end(Elf *elf, size_t index)
 }
 
 /* Collects the function symbols of the first section of type `type`
- * (SHT_SYMTAB or SHT_DYNSYM). */
-static int collect_candidates(symbols *s, Elf64_Word type, candidate **out, size_t *count)
+ * (SHT_SYMTAB or SHT_DYNSYM) of `elf` (the binary or its debug file). */
+static int collect_candidates(Elf *elf, Elf64_Word type, candidate **out, size_t *count)
 {
     Elf_Scn *scn = NULL;
     candidate *c = NULL;
@@ -318,7 +322,7 @@ static int collect_candidates(symbols *s, Elf64_Word type, candidate **out, size
 
     *out = NULL;
     *count = 0;
-    while ((scn = elf_nextscn(s->elf, scn))) {
+    while ((scn = elf_nextscn(elf, scn))) {
         GElf_Shdr sh;
         Elf_Data *data;
         size_t symbols_in_table;
@@ -337,7 +341,7 @@ static int collect_candidates(symbols *s, Elf64_Word type, candidate **out, size
             if ((kind != STT_FUNC && kind != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF
                 || sym.st_shndx == SHN_ABS || sym.st_shndx == SHN_COMMON)
                 continue;
-            name = elf_strptr(s->elf, sh.sh_link, sym.st_name);
+            name = elf_strptr(elf, sh.sh_link, sym.st_name);
             if (!name || !*name)
                 continue;
             if (n == cap) {
@@ -353,7 +357,7 @@ static int collect_candidates(symbols *s, Elf64_Word type, candidate **out, size
             c[n].size = sym.st_size;
             c[n].name = name;
             c[n].bind = GELF_ST_BIND(sym.st_info);
-            c[n].section_end = section_end(s->elf, sym.st_shndx);
+            c[n].section_end = section_end(elf, sym.st_shndx);
             n++;
         }
         break;
@@ -557,6 +561,133 @@ static int add_plt_candidates(symbols *s, candidate **c, size_t *n, size_t *cap)
     return rc;
 }
 
+/* --- separate debug files --------------------------------------------------- */
+
+/* Where Debian's -dbgsym packages put debug files; TEA_DEBUG_ROOT overrides
+ * it (tests, or debug files unpacked elsewhere). */
+#define DEBUG_ROOT_DEFAULT "/usr/lib/debug"
+#define DEBUG_ROOT_ENV "TEA_DEBUG_ROOT"
+#define DEBUG_PATH_MAX 4096
+/* The reflected CRC-32 polynomial of .gnu_debuglink (as zlib's crc32). */
+#define DEBUGLINK_CRC_POLY 0xedb88320u
+#define CRC_BITS 8
+
+/* The CRC-32 a .gnu_debuglink section records of its debug file. */
+static uint32_t debuglink_crc(const unsigned char *p, size_t n)
+{
+    uint32_t crc = 0xffffffffu;
+    for (size_t i = 0; i < n; i++) {
+        crc ^= p[i];
+        for (int b = 0; b < CRC_BITS; b++)
+            crc = (crc >> 1) ^ (DEBUGLINK_CRC_POLY & (0u - (crc & 1u)));
+    }
+    return ~crc;
+}
+
+/* Opens `path` as the debug file when it is one of this binary: the same
+ * build-id, or, for a binary without one, the CRC its .gnu_debuglink
+ * records (has_crc). Returns 1 when taken, 0 when not (absent, another
+ * binary's), TEA_ERR_NOMEM. */
+static int try_debug_file(symbols *s, const char *path, int has_crc, uint32_t crc)
+{
+    char *id = NULL;
+    size_t size = 0;
+    const char *bytes;
+    int match;
+    if (access(path, R_OK) != 0 || elffile_open(&s->debug, path)) {
+        tea_error_clear();
+        return 0;
+    }
+    if (elf_kind(s->debug.elf) != ELF_K_ELF || elffile_build_id(s->debug.elf, &id)) {
+        elffile_close(&s->debug);
+        tea_error_clear();
+        return 0;
+    }
+    if (s->build_id)
+        match = id && strcmp(id, s->build_id) == 0;
+    else
+        match = has_crc && (bytes = elf_rawfile(s->debug.elf, &size)) && debuglink_crc((const unsigned char *)bytes, size) == crc;
+    free(id);
+    if (!match) {
+        elffile_close(&s->debug);
+        return 0;
+    }
+    if (!(s->debug_path = strdup(path))) {
+        elffile_close(&s->debug);
+        return oom();
+    }
+    s->debug_elf = s->debug.elf;
+    return 1;
+}
+
+/* The file name and CRC of the binary's .gnu_debuglink section, if any. */
+static const char *debuglink(const symbols *s, uint32_t *crc)
+{
+    Elf_Scn *scn = NULL;
+    size_t shstrndx;
+    if (elf_getshdrstrndx(s->elf, &shstrndx) != 0)
+        return NULL;
+    while ((scn = elf_nextscn(s->elf, scn))) {
+        GElf_Shdr sh;
+        Elf_Data *data;
+        const char *name;
+        size_t len, crc_at;
+        if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(s->elf, shstrndx, sh.sh_name))
+            || strcmp(name, ".gnu_debuglink") != 0 || !(data = elf_getdata(scn, NULL)) || !data->d_buf)
+            continue;
+        len = strnlen(data->d_buf, data->d_size);
+        /* the name, its NUL, padding to 4 bytes, then the CRC (little-endian) */
+        crc_at = (len + sizeof(uint32_t)) & ~(sizeof(uint32_t) - 1);
+        if (len == 0 || crc_at + sizeof(uint32_t) > data->d_size)
+            return NULL;
+        *crc = le32((const uint8_t *)data->d_buf + crc_at);
+        return data->d_buf;
+    }
+    return NULL;
+}
+
+/* Finds the separate debug file of a binary, as gdb and libdw do: by
+ * build-id under the debug root (ROOT/.build-id/xx/yyyy.debug), else by
+ * .gnu_debuglink next to the binary, in its .debug/ directory and under the
+ * root. Only symbols and DWARF come from it; code from the binary. */
+static int find_debug_file(symbols *s)
+{
+    const char *root = getenv(DEBUG_ROOT_ENV), *link;
+    char path[DEBUG_PATH_MAX], dir[DEBUG_PATH_MAX];
+    uint32_t crc = 0;
+    char *slash;
+    int rc;
+
+    if (!root || !*root)
+        root = DEBUG_ROOT_DEFAULT;
+    if (s->build_id && strlen(s->build_id) > 2) {
+        int len = snprintf(path, sizeof path, "%s/.build-id/%.2s/%s.debug", root, s->build_id, s->build_id + 2);
+        if (len > 0 && (size_t)len < sizeof path && (rc = try_debug_file(s, path, 0, 0)))
+            return rc < 0 ? rc : TEA_OK;
+    }
+    if (!(link = debuglink(s, &crc)))
+        return TEA_OK;
+    if (!realpath(s->path, dir))
+        snprintf(dir, sizeof dir, "%s", s->path);
+    slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        snprintf(dir, sizeof dir, ".");
+    {
+        /* DIR/NAME, DIR/.debug/NAME, ROOT/DIR/NAME */
+        const char *prefix[] = { "", "", root }, *middle[] = { "/", "/.debug/", "/" };
+        for (size_t i = 0; i < sizeof prefix / sizeof prefix[0]; i++) {
+            int len = snprintf(path, sizeof path, "%s%s%s%s", prefix[i], dir, middle[i], link);
+            if (len < 0 || (size_t)len >= sizeof path)
+                continue;
+            if ((rc = try_debug_file(s, path, 1, crc)))
+                return rc < 0 ? rc : TEA_OK;
+        }
+    }
+    return TEA_OK;
+}
+
 /* --- C++ names ---------------------------------------------------------------- */
 
 /* libstdc++'s demangler (the C++ ABI's abi::__cxa_demangle, declared here
@@ -611,12 +742,18 @@ static int read_functions(symbols *s)
     size_t n = 0, groups = 0, cap;
     int rc;
 
-    if ((rc = collect_candidates(s, SHT_SYMTAB, &c, &n)))
+    if ((rc = collect_candidates(s->elf, SHT_SYMTAB, &c, &n)))
         return rc;
     s->table = ".symtab";
+    if (n == 0 && s->debug_elf) {
+        free(c);
+        if ((rc = collect_candidates(s->debug_elf, SHT_SYMTAB, &c, &n)))
+            return rc;
+        s->table = ".symtab of the debug file";
+    }
     if (n == 0) {
         free(c);
-        if ((rc = collect_candidates(s, SHT_DYNSYM, &c, &n)))
+        if ((rc = collect_candidates(s->elf, SHT_DYNSYM, &c, &n)))
             return rc;
         s->table = ".dynsym";
     }
@@ -695,6 +832,7 @@ int symbols_open(symbols **out, const char *path)
     if (!(s = calloc(1, sizeof *s)))
         return oom();
     s->file.fd = -1;
+    s->debug.fd = -1;
     s->va_bits = SYMBOLS_VA_BITS_FULL;
     if (!(s->path = strdup(path))) {
         rc = oom();
@@ -730,7 +868,8 @@ int symbols_open(symbols **out, const char *path)
         }
     }
     s->arch = arch_of(&eh);
-    if ((rc = read_sections(s)) || (rc = elffile_build_id(s->elf, &s->build_id)) || (rc = read_functions(s)))
+    if ((rc = read_sections(s)) || (rc = elffile_build_id(s->elf, &s->build_id)) || (rc = find_debug_file(s))
+        || (rc = read_functions(s)))
         goto fail;
     *out = s;
     return TEA_OK;
@@ -745,6 +884,8 @@ void symbols_close(symbols *s)
         return;
     if (s->dwarf)
         dwarf_end(s->dwarf);
+    elffile_close(&s->debug);
+    free(s->debug_path);
     elffile_close(&s->file);
     free(s->path);
     free(s->build_id);
@@ -953,6 +1094,11 @@ uint64_t symbols_elf_address(const symbols *s, uint64_t pc)
     return to_elf(s, pc);
 }
 
+const char *symbols_debug_file(const symbols *s)
+{
+    return s->debug_path;
+}
+
 uint64_t symbols_trace_address(const symbols *s, uint64_t elf_addr)
 {
     return to_trace(s, elf_addr);
@@ -1138,7 +1284,9 @@ int symbols_load_lines(symbols *s)
     if (s->lines_loaded)
         return s->line_count > 0;
     s->lines_loaded = 1;
-    if (!(s->dwarf = dwarf_begin_elf(s->elf, DWARF_C_READ, NULL)))
+    /* the binary's own DWARF, else the separate debug file's */
+    if (!(s->dwarf = dwarf_begin_elf(s->elf, DWARF_C_READ, NULL))
+        && (!s->debug_elf || !(s->dwarf = dwarf_begin_elf(s->debug_elf, DWARF_C_READ, NULL))))
         return 0; /* no DWARF */
     while (dwarf_get_units(s->dwarf, cu, &cu, &version, &unit_type, &cudie, NULL) == 0) {
         if ((rc = add_unit_lines(s, &cudie, &cap))) {

@@ -88,6 +88,16 @@ int symbols_open(symbols **out, const char *path);
 /* Closes the file and frees everything. Safe on NULL. */
 void symbols_close(symbols *s);
 
+/* The separate debug file found for the binary (symbols_open), or NULL:
+ * ROOT/.build-id/xx/yyyy.debug with the binary's build-id, ROOT being
+ * $TEA_DEBUG_ROOT or /usr/lib/debug, else the file .gnu_debuglink names, in
+ * the binary's directory, its .debug/ subdirectory or ROOT/DIR (accepted
+ * when its build-id equals the binary's, or, without one, its CRC-32 the
+ * one the link records), as gdb and libdw look for them. Its .symtab is
+ * used when the binary has none, its DWARF when the binary has none; code
+ * always comes from the binary. */
+const char *symbols_debug_file(const symbols *s);
+
 /* The path given to symbols_open. */
 const char *symbols_path(const symbols *s);
 
@@ -103,8 +113,8 @@ const char *symbols_build_id(const symbols *s);
  * whose runtime addresses need a load bias. */
 int symbols_is_position_independent(const symbols *s);
 
-/* Which table the functions came from: ".symtab", ".dynsym", or NULL when
- * the file has no function symbol at all. */
+/* Which table the functions came from: ".symtab", ".symtab of the debug
+ * file", ".dynsym", or NULL when the file has no function symbol at all. */
 const char *symbols_table(const symbols *s);
 
 /* Sets the load bias: runtime address = ELF address + bias (mod 2^64). */

@@ -42,6 +42,29 @@ contains out.txt "call 0x$plt_addr <rand@plt>"
 run 0 "$PICS" annotate plt/golden.pics --elf plt.stripped \
     --symbol "$(printf '0x%x-0x%x' $((0x555555554000 + 0x$work_addr)) $((0x555555554000 + 0x$end_addr)))"
 contains out.txt "call $(printf '0x%x' $((0x555555554000 + 0x$plt_addr))) <rand@plt>"
+# separate debug files: a stripped binary gets names and source lines from
+# its .gnu_debuglink, or from ROOT/.build-id/xx/yyyy.debug (TEA_DEBUG_ROOT)
+objcopy --only-keep-debug "$plt" plt.debug
+objcopy --add-gnu-debuglink=plt.debug plt.stripped plt.linked
+run 0 "$PICS" report plt/golden.pics --elf plt.linked --granularity func --source
+contains out.txt "symbols from .symtab of the debug file"
+contains out.txt "# debug file $PWD/plt.debug"
+grep -q "^ *[0-9.]*% *[0-9.]* *plt_work " out.txt || fail "no plt_work through .gnu_debuglink"
+contains out.txt "plt_prog.c:"
+id=$(LC_ALL=C readelf -n "$plt" | sed -n 's/.*Build ID: //p')
+mkdir -p "root/.build-id/$(echo "$id" | cut -c1-2)"
+cp plt.debug "root/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-).debug"
+run 0 "$PICS" report plt/golden.pics --elf plt.stripped --granularity func
+grep -q "^ *[0-9.]*% *[0-9.]* *plt_work " out.txt && fail "a name without a debug file"
+TEA_DEBUG_ROOT="$PWD/root" run 0 "$PICS" report plt/golden.pics --elf plt.stripped --granularity func
+grep -q "^ *[0-9.]*% *[0-9.]* *plt_work " out.txt || fail "no plt_work through the build-id directory"
+contains out.txt "# debug file $PWD/root/.build-id/"
+# a debug file of another binary (another build-id) is not taken
+cp "$TESTS/symbols_prog.x86_64-pie" other
+objcopy --only-keep-debug other other.debug
+cp other.debug "root/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-).debug"
+TEA_DEBUG_ROOT="$PWD/root" run 0 "$PICS" report plt/golden.pics --elf plt.stripped --granularity func
+grep -q "debug file" out.txt && fail "took another binary's debug file"
 run 2 "$PICS" annotate plt/golden.pics --symbol 0x20-0x10
 contains err.txt "the range must end after it starts"
 run 2 "$PICS" report plt/golden.pics --addresses linked
