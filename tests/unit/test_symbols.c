@@ -977,6 +977,89 @@ static void test_branch_targets(void **state)
         assert_true(check_objdump_targets(TEA_HOST_OBJDUMP, TEA_CXX_X86_64, PIE_BIAS, 0, &ignored) >= 10);
 }
 
+/* Up to `max` instruction addresses objdump -d lists for `prog`, ascending. */
+static size_t objdump_pcs(const char *objdump, const char *prog, uint64_t *pcs, size_t max)
+{
+    char command[TEXT_MAX], line[OBJDUMP_LINE_MAX];
+    size_t n = 0;
+    FILE *p;
+    snprintf(command, sizeof command, "LC_ALL=C %s -d %s", objdump, prog);
+    assert_non_null(p = popen(command, "r"));
+    while (fgets(line, sizeof line, p)) {
+        char *end;
+        uint64_t pc = strtoull(line, &end, 16);
+        /* "ADDR:\tBYTES\tINSN"; a long instruction's further bytes follow on
+         * lines without the instruction */
+        if (end != line && *end == ':' && end[1] == '\t' && strchr(end + 2, '\t') && n < max
+            && (n == 0 || pcs[n - 1] < pc))
+            pcs[n++] = pc;
+    }
+    assert_int_equal(pclose(p), 0);
+    return n;
+}
+
+/* --adjust-vma auto over objdump's instruction addresses moved by a known
+ * bias: found for a static binary (0), a PIE at a Sv39 or x86-64 bias, a
+ * "kernel" image in the upper half under Sv39; refused for PCs that are no
+ * instruction starts and for the wrong binary. */
+static void check_guess(const char *objdump, const char *prog, uint64_t bias, unsigned va_bits)
+{
+    enum { MAX_PCS = 4096 };
+    uint64_t *pcs = calloc(MAX_PCS, sizeof *pcs);
+    symbols *s = open_or_fail(prog);
+    symbolize_bias_guess g;
+    size_t n;
+    assert_non_null(pcs);
+    n = objdump_pcs(objdump, prog, pcs, MAX_PCS);
+    assert_true(n >= 16);
+    for (size_t i = 0; i < n; i++)
+        pcs[i] = trace_pc(pcs[i], bias, va_bits);
+    if (symbolize_guess_bias(s, pcs, n, va_bits, &g))
+        fail_msg("%s at 0x%" PRIx64 ": %s", prog, bias, tea_error_message());
+    assert_int_equal(g.bias, bias);
+    assert_true(g.hits * 100 >= g.in_code * SYMBOLIZE_BIAS_MIN_PRECISION_PERCENT);
+    /* one byte off every PC: no instruction starts there (RISC-V: never
+     * at an odd address) */
+    if (strcmp(symbols_arch(s), "riscv64") == 0) {
+        for (size_t i = 0; i < n; i++)
+            pcs[i] += 1;
+        assert_int_equal(symbolize_guess_bias(s, pcs, n, va_bits, &g), TEA_ERR_USAGE);
+        assert_contains(tea_error_message(), "is it the traced binary?");
+    }
+    symbols_close(s);
+    free(pcs);
+}
+
+static void test_guess_bias(void **state)
+{
+    enum { MAX_PCS = 4096 };
+    symbols *s;
+    symbolize_bias_guess g;
+    uint64_t *pcs;
+    size_t n;
+    (void)state;
+    check_guess(TEA_RISCV_OBJDUMP, TEA_DISASM_RISCV64, 0, SV39_BITS);
+    check_guess(TEA_RISCV_OBJDUMP, TEA_PLT_RISCV64, PIE_BIAS_SV39, SV39_BITS);
+    check_guess(TEA_RISCV_OBJDUMP, TEA_SYMBOLS_RISCV64_HIGH, 0, SV39_BITS);
+    /* no PCs */
+    s = open_or_fail(TEA_DISASM_RISCV64);
+    assert_int_equal(symbolize_guess_bias(s, NULL, 0, SV39_BITS, &g), TEA_ERR_USAGE);
+    symbols_close(s);
+    /* the wrong binary: RISC-V PCs of one program against another */
+    assert_non_null(pcs = calloc(MAX_PCS, sizeof *pcs));
+    n = objdump_pcs(TEA_RISCV_OBJDUMP, TEA_DISASM_RISCV64, pcs, MAX_PCS);
+    s = open_or_fail(TEA_SYMBOLS_RISCV64);
+    assert_int_equal(symbolize_guess_bias(s, pcs, n, SV39_BITS, &g), TEA_ERR_USAGE);
+    symbols_close(s);
+    free(pcs);
+    if (!have_x86())
+        skip();
+    check_guess(TEA_HOST_OBJDUMP, TEA_DISASM_X86_64, 0, 48);
+    check_guess(TEA_HOST_OBJDUMP, TEA_PLT_X86_64, PIE_BIAS, 48);
+    if (TEA_CXX_X86_64[0] != '\0')
+        check_guess(TEA_HOST_OBJDUMP, TEA_CXX_X86_64, PIE_BIAS + 0x10000, 48);
+}
+
 static void test_parse_offset(void **state)
 {
     static const struct {
@@ -1022,7 +1105,7 @@ int main(void)
         cmocka_unit_test(test_symbolize_bias), cmocka_unit_test(test_symbolize_riscv),
         cmocka_unit_test(test_parse_offset),   cmocka_unit_test(test_plt_x86_64),
         cmocka_unit_test(test_plt_riscv64),    cmocka_unit_test(test_cxx_demangle),
-        cmocka_unit_test(test_branch_targets),
+        cmocka_unit_test(test_branch_targets), cmocka_unit_test(test_guess_bias),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
