@@ -104,6 +104,8 @@ void report_print_header(FILE *f, const char *command, const report_input *in, c
         const char *id = symbols_build_id(s);
         fprintf(f, "# binary %s (build-id %s, load bias 0x%" PRIx64 ", symbols from %s)\n", binary, id ? id : "none",
                 symbols_bias(s), symbols_table(s) ? symbols_table(s) : "nowhere: stripped");
+        if (symbols_debug_file(s))
+            fprintf(f, "# debug file %s\n", symbols_debug_file(s));
     } else {
         fprintf(f, "# binary: none (%s), PCs shown as addresses\n",
                 i->binary_path ? i->binary_path : "the trace names no binary");

@@ -8,7 +8,9 @@
 #include "disasm.h"
 #include "trace/trace.h"
 
+#include <assert.h>
 #include <errno.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,6 +28,7 @@ struct symbolizer {
     disasm *dis;             /* opened on first use */
     int dis_failed;          /* the architecture cannot be disassembled */
     int source;              /* --source */
+    int elf_addresses;       /* --addresses elf */
 };
 
 static void warn(const symbolize_options *opts, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -54,10 +57,270 @@ static unsigned va_bits_of(const char *arch)
     return SYMBOLS_VA_BITS_FULL;
 }
 
+/* --- --adjust-vma auto ------------------------------------------------------ */
+
+/* Most executable sections looked at (a binary has a handful). */
+#define GUESS_MAX_SECTIONS 64
+/* Bytes of the smallest instruction unit: where decoding resumes after
+ * bytes that form no instruction. */
+#define UNIT_X86_64 1u
+#define UNIT_RISCV64 2u
+#define UNIT_AARCH64 4u
+
+/* An executable section and which of its bytes start an instruction. */
+typedef struct code_map {
+    symbols_code code;
+    uint8_t *starts;         /* one bit per byte */
+} code_map;
+
+static unsigned insn_unit(const char *arch)
+{
+    if (strcmp(arch, "riscv64") == 0)
+        return UNIT_RISCV64;
+    if (strcmp(arch, "aarch64") == 0)
+        return UNIT_AARCH64;
+    return UNIT_X86_64;
+}
+
+static int start_marked(const code_map *m, size_t off)
+{
+    return (m->starts[off / CHAR_BIT] >> (off % CHAR_BIT)) & 1;
+}
+
+/* Decodes linearly from byte `off` of the section, marking instruction
+ * starts, until the end or a start already marked (the sweeps agree from
+ * there on). Undecodable bytes are skipped one unit at a time. */
+static void sweep_from(disasm *d, code_map *m, size_t off, unsigned unit)
+{
+    disasm_insn insn;
+    while (off < m->code.size && !start_marked(m, off)) {
+        if (disasm_one(d, m->code.addr + off, m->code.data + off, m->code.size - off, &insn) == TEA_OK) {
+            m->starts[off / CHAR_BIT] |= (uint8_t)(1u << (off % CHAR_BIT));
+            off += insn.size;
+        } else {
+            off += unit;
+        }
+    }
+}
+
+/* Where the ELF address `addr` is: 0 outside every map, 1 inside one but
+ * not on an instruction start, 2 on an instruction start. */
+static int classify(const code_map *maps, size_t n, uint64_t addr)
+{
+    for (size_t i = 0; i < n; i++)
+        if (addr - maps[i].code.addr < maps[i].code.size)
+            return 1 + start_marked(&maps[i], (size_t)(addr - maps[i].code.addr));
+    return 0;
+}
+
+/* A trace PC as a full 64-bit address (the sign extension of symbols.h). */
+static uint64_t full_address(uint64_t pc, unsigned va_bits)
+{
+    if (va_bits < SYMBOLS_VA_BITS_FULL && pc < (1ull << va_bits) && ((pc >> (va_bits - 1)) & 1))
+        pc |= ~0ull << va_bits;
+    return pc;
+}
+
+static int compare_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Marks the instruction starts of every map: sweeps from each section's
+ * start and from every function symbol inside it. */
+static int mark_starts(const symbols *syms, code_map *maps, size_t n)
+{
+    disasm *d;
+    unsigned unit = insn_unit(symbols_arch(syms));
+    int rc;
+    if ((rc = disasm_open(&d, symbols_arch(syms))))
+        return rc;
+    for (size_t i = 0; i < n; i++)
+        sweep_from(d, &maps[i], 0, unit);
+    for (size_t f = 0; f < symbols_count(syms); f++) {
+        uint64_t start = symbols_function_at(syms, f)->elf_start;
+        for (size_t i = 0; i < n; i++)
+            if (start - maps[i].code.addr < maps[i].code.size)
+                sweep_from(d, &maps[i], (size_t)(start - maps[i].code.addr), unit);
+    }
+    disasm_close(d);
+    return TEA_OK;
+}
+
+/* The candidate biases: multiples of SYMBOLIZE_BIAS_ALIGN putting an anchor
+ * PC inside an executable section; sorted, distinct. */
+static int make_candidates(const code_map *maps, size_t n, const uint64_t *pcs, size_t count, uint64_t **out,
+                           size_t *out_count)
+{
+    size_t anchors = count < SYMBOLIZE_BIAS_ANCHORS ? count : SYMBOLIZE_BIAS_ANCHORS, total = 0, k = 0;
+    uint64_t *c;
+    for (size_t i = 0; i < n; i++)
+        total += maps[i].code.size / SYMBOLIZE_BIAS_ALIGN + 2;
+    if (!(c = malloc(total * anchors * sizeof *c)))
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    for (size_t a = 0; a < anchors; a++) {
+        uint64_t pc = pcs[anchors > 1 ? a * (count - 1) / (anchors - 1) : 0];
+        for (size_t i = 0; i < n; i++) {
+            uint64_t lo = maps[i].code.addr, end = lo + maps[i].code.size;
+            /* the first ELF address >= lo with the anchor's offset in a page */
+            uint64_t e = (lo & ~(uint64_t)(SYMBOLIZE_BIAS_ALIGN - 1)) | (pc & (SYMBOLIZE_BIAS_ALIGN - 1));
+            if (e < lo)
+                e += SYMBOLIZE_BIAS_ALIGN;
+            for (; e < end && e >= lo; e += SYMBOLIZE_BIAS_ALIGN) {
+                assert(k < total * anchors);
+                c[k++] = pc - e;
+            }
+        }
+    }
+    qsort(c, k, sizeof *c, compare_u64);
+    *out_count = 0;
+    for (size_t i = 0; i < k; i++)
+        if (*out_count == 0 || c[*out_count - 1] != c[i])
+            c[(*out_count)++] = c[i];
+    *out = c;
+    return TEA_OK;
+}
+
+/* Scores every candidate over the sampled PCs and fills the guess. */
+static void score_candidates(const code_map *maps, size_t n, const uint64_t *sample, size_t sampled,
+                             const uint64_t *cand, size_t cand_count, symbolize_bias_guess *g)
+{
+    g->candidates = cand_count;
+    g->pcs = sampled;
+    for (size_t c = 0; c < cand_count; c++) {
+        size_t hits = 0, in_code = 0;
+        for (size_t i = 0; i < sampled; i++) {
+            int where = classify(maps, n, sample[i] - cand[c]);
+            in_code += where > 0;
+            hits += where == 2;
+        }
+        if (c == 0 || hits > g->hits) {
+            if (c > 0) {
+                g->runner_up = g->bias;
+                g->runner_up_hits = g->hits;
+            }
+            g->bias = cand[c];
+            g->hits = hits;
+            g->in_code = in_code;
+        } else if (c == 1 || hits > g->runner_up_hits) {
+            g->runner_up = cand[c];
+            g->runner_up_hits = hits;
+        }
+    }
+}
+
+int symbolize_guess_bias(const symbols *syms, const uint64_t *pcs, size_t count, unsigned va_bits,
+                         symbolize_bias_guess *out)
+{
+    code_map maps[GUESS_MAX_SECTIONS];
+    symbols_code codes[GUESS_MAX_SECTIONS];
+    size_t n, sampled = count < SYMBOLIZE_BIAS_SAMPLE ? count : SYMBOLIZE_BIAS_SAMPLE, cand_count = 0, min_hits;
+    uint64_t *sample = NULL, *cand = NULL;
+    int rc = TEA_OK;
+
+    memset(out, 0, sizeof *out);
+    memset(maps, 0, sizeof maps);
+    if (!symbols_arch(syms))
+        return tea_error_set(TEA_ERR_UNSUPPORTED, "%s: --adjust-vma auto cannot disassemble this architecture",
+                             symbols_path(syms));
+    n = symbols_code_sections(syms, codes, GUESS_MAX_SECTIONS);
+    if (n > GUESS_MAX_SECTIONS)
+        n = GUESS_MAX_SECTIONS;
+    if (n == 0 || count == 0)
+        return tea_error_set(TEA_ERR_USAGE, "--adjust-vma auto: %s", n == 0 ? "the binary has no executable section"
+                                                                            : "no PCs to infer the load bias from");
+    if (!(sample = malloc(sampled * sizeof *sample))) {
+        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < sampled; i++)
+        sample[i] = full_address(pcs[sampled > 1 ? i * (count - 1) / (sampled - 1) : 0], va_bits);
+    for (size_t i = 0; i < n; i++) {
+        maps[i].code = codes[i];
+        if (!(maps[i].starts = calloc(codes[i].size / CHAR_BIT + 1, 1))) {
+            rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+            goto done;
+        }
+    }
+    if ((rc = mark_starts(syms, maps, n)) || (rc = make_candidates(maps, n, sample, sampled, &cand, &cand_count)))
+        goto done;
+    score_candidates(maps, n, sample, sampled, cand, cand_count, out);
+    min_hits = sampled < SYMBOLIZE_BIAS_MIN_HITS ? sampled : SYMBOLIZE_BIAS_MIN_HITS;
+    if (cand_count == 0 || out->hits < min_hits
+        || out->hits * 100 < (uint64_t)out->in_code * SYMBOLIZE_BIAS_MIN_PRECISION_PERCENT)
+        rc = tea_error_set(TEA_ERR_USAGE,
+                           "--adjust-vma auto: no load bias puts the PCs on instructions of %s (best 0x%" PRIx64
+                           ": %zu of the %zu PCs in its code on instruction starts, of %zu PCs): is it the traced "
+                           "binary? Pass --adjust-vma OFFSET",
+                           symbols_path(syms), out->bias, out->hits, out->in_code, out->pcs);
+    else if (cand_count > 1 && out->runner_up_hits * 100 >= (uint64_t)out->hits * SYMBOLIZE_BIAS_MARGIN_PERCENT)
+        rc = tea_error_set(TEA_ERR_USAGE,
+                           "--adjust-vma auto: no load bias of %s is clearly best (0x%" PRIx64 ": %zu of %zu PCs on "
+                           "instruction starts, 0x%" PRIx64 ": %zu); pass --adjust-vma OFFSET",
+                           symbols_path(syms), out->bias, out->hits, out->pcs, out->runner_up, out->runner_up_hits);
+done:
+    for (size_t i = 0; i < n; i++)
+        free(maps[i].starts);
+    free(sample);
+    free(cand);
+    return rc;
+}
+
+int symbolize_pics_pcs(const pics *p, uint64_t **pcs, size_t *n)
+{
+    uint64_t *v = NULL;
+    size_t k = 0;
+    *pcs = NULL;
+    *n = 0;
+    if (p->count && !(v = malloc(p->count * sizeof *v)))
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < p->capacity; i++)
+        if (p->slots[i].used)
+            v[k++] = p->slots[i].pc;
+    assert(k == p->count);
+    if (k)
+        qsort(v, k, sizeof *v, compare_u64);
+    *n = 0;
+    for (size_t i = 0; i < k; i++)
+        if (*n == 0 || v[*n - 1] != v[i])
+            v[(*n)++] = v[i];
+    *pcs = v;
+    return TEA_OK;
+}
+
+/* --adjust-vma auto for the opened binary: guesses, prints and sets the bias. */
+static int auto_bias(symbols *syms, unsigned va_bits, const symbolize_options *opts)
+{
+    symbolize_bias_guess g;
+    uint64_t *pcs;
+    size_t n;
+    int rc;
+    if (!opts->auto_pics)
+        return tea_error_set(TEA_ERR_USAGE, "--adjust-vma auto needs the trace's PCs here; pass --adjust-vma OFFSET");
+    if ((rc = symbolize_pics_pcs(opts->auto_pics, &pcs, &n)))
+        return rc;
+    rc = symbolize_guess_bias(syms, pcs, n, va_bits, &g);
+    free(pcs);
+    if (rc)
+        return rc;
+    fprintf(stderr, "%s: --adjust-vma auto: load bias 0x%" PRIx64 " (%zu of %zu PCs on instruction starts",
+            opts->command ? opts->command : "symbolize", g.bias, g.hits, g.pcs);
+    if (g.in_code > g.hits)
+        fprintf(stderr, ", %zu elsewhere in its code", g.in_code - g.hits);
+    if (g.candidates > 1)
+        fprintf(stderr, "; next best 0x%" PRIx64 ": %zu", g.runner_up, g.runner_up_hits);
+    fprintf(stderr, ")\n");
+    symbols_set_bias(syms, g.bias);
+    return TEA_OK;
+}
+
 /* Applies the bias rules of symbolize.h to the opened binary. */
-static int choose_bias(symbols *syms, const pics_info *info, const symbolize_options *opts)
+static int choose_bias(symbols *syms, const pics_info *info, const symbolize_options *opts, unsigned va_bits)
 {
     const char *path = symbols_path(syms);
+    if (opts->adjust_vma_auto)
+        return auto_bias(syms, va_bits, opts);
     if (opts->has_adjust_vma) {
         if (info->has_load_bias && info->load_bias != opts->adjust_vma)
             warn(opts, "--adjust-vma 0x%" PRIx64 " overrides the load bias 0x%" PRIx64 " recorded in the trace",
@@ -73,7 +336,7 @@ static int choose_bias(symbols *syms, const pics_info *info, const symbolize_opt
         return tea_error_set(TEA_ERR_USAGE,
                              "%s is position-independent (ET_DYN) and the PICS records no load bias: pass "
                              "--adjust-vma OFFSET (runtime address minus ELF address; 0 if the PCs are link-time "
-                             "addresses)",
+                             "addresses) or --adjust-vma auto",
                              path);
     symbols_set_bias(syms, 0);
     return TEA_OK;
@@ -115,12 +378,14 @@ int symbolize_open(symbolizer **out, const pics_info *info, const symbolize_opti
 {
     symbolizer *z;
     const char *path = opts->elf_path;
+    unsigned va_bits;
     int rc;
 
     *out = NULL;
     if (!(z = calloc(1, sizeof *z)))
         return tea_error_set(TEA_ERR_NOMEM, "out of memory");
     z->source = opts->source;
+    z->elf_addresses = opts->elf_addresses;
     if (!path && info->binary_path) {
         if (access(info->binary_path, R_OK) == 0)
             path = info->binary_path;
@@ -132,8 +397,11 @@ int symbolize_open(symbolizer **out, const pics_info *info, const symbolize_opti
         *out = z;
         return TEA_OK;
     }
-    if ((rc = symbols_open(&z->syms, path)) || (rc = choose_bias(z->syms, info, opts))
-        || (rc = symbols_set_va_bits(z->syms, va_bits_of(info->arch[0] ? info->arch : symbols_arch(z->syms)))))
+    if ((rc = symbols_open(&z->syms, path)))
+        goto fail;
+    symbols_set_demangle(z->syms, !opts->no_demangle);
+    va_bits = va_bits_of(info->arch[0] ? info->arch : symbols_arch(z->syms));
+    if ((rc = choose_bias(z->syms, info, opts, va_bits)) || (rc = symbols_set_va_bits(z->syms, va_bits)))
         goto fail;
     check_binary(z->syms, info, opts);
     if (z->source) {
@@ -218,9 +486,50 @@ int symbolize_disasm(symbolizer *z, uint64_t pc, char *buf, size_t size, unsigne
         return tea_error_set(TEA_ERR_UNSUPPORTED, "%s: cannot disassemble this architecture", symbols_path(z->syms));
     if ((rc = symbols_read(z->syms, pc, &bytes, &avail)) || (rc = disasm_one(z->dis, pc, bytes, avail, &insn)))
         return rc;
-    snprintf(buf, size, "%s%s%s", insn.mnemonic, insn.operands[0] ? " " : "", insn.operands);
+    if (insn.flags & DISASM_F_DIRECT) {
+        /* the target replaces the last operand (after the last ", ") */
+        char target[SYMBOLIZE_TEXT_MAX];
+        char *last = strrchr(insn.operands, ',');
+        int keep = last ? (int)(last - insn.operands) + 1 : 0;
+        symbolize_target(z, insn.target, target, sizeof target);
+        snprintf(buf, size, "%s %.*s%s%s", insn.mnemonic, keep, insn.operands, keep ? " " : "", target);
+    } else {
+        snprintf(buf, size, "%s%s%s", insn.mnemonic, insn.operands[0] ? " " : "", insn.operands);
+    }
     *insn_size = insn.size;
     return TEA_OK;
+}
+
+uint64_t symbolize_address(const symbolizer *z, uint64_t pc)
+{
+    if (!z->syms || !z->elf_addresses)
+        return pc;
+    return symbols_elf_address(z->syms, pc);
+}
+
+uint64_t symbolize_pc_of(const symbolizer *z, uint64_t shown)
+{
+    if (!z->syms || !z->elf_addresses)
+        return shown;
+    return symbols_trace_address(z->syms, shown);
+}
+
+char *symbolize_target(const symbolizer *z, uint64_t pc, char *buf, size_t size)
+{
+    symbols_location loc;
+    uint64_t shown = symbolize_address(z, pc);
+    if (z->syms) {
+        symbols_locate(z->syms, pc, &loc);
+        if (loc.name && loc.offset)
+            snprintf(buf, size, "0x%" PRIx64 " <%s+0x%" PRIx64 ">", shown, loc.name, loc.offset);
+        else if (loc.name)
+            snprintf(buf, size, "0x%" PRIx64 " <%s>", shown, loc.name);
+        else
+            snprintf(buf, size, "0x%" PRIx64, shown);
+        return buf;
+    }
+    snprintf(buf, size, "0x%" PRIx64, shown);
+    return buf;
 }
 
 int symbolize_source(symbolizer *z, uint64_t pc, char *buf, size_t size)

@@ -7,8 +7,10 @@
  * the PICS (trace.binary) if that file exists; else none, and PCs are shown
  * as addresses.
  *
- * Which load bias (runtime address = ELF address + bias): --adjust-vma when
- * given (it wins over the recorded bias, with a warning when they differ);
+ * Which load bias (runtime address = ELF address + bias): --adjust-vma auto
+ * when given (symbolize_guess_bias over the PCs of opts->auto_pics; the bias
+ * and score are printed on stderr, and no clear winner is TEA_ERR_USAGE);
+ * --adjust-vma OFFSET when given (it wins over the recorded bias, with a warning when they differ);
  * else the bias recorded in the PICS (trace.load_bias, from the trace
  * header); else 0 for a binary linked at fixed addresses (ET_EXEC). A
  * position-independent binary (ET_DYN) with neither is refused
@@ -28,6 +30,7 @@
 #define TEA_BINARY_SYMBOLIZE_H
 
 #include "binary/symbols.h"
+#include "pics/pics.h"
 #include "pics/pics_file.h"
 #include "pics/symmap.h"
 
@@ -43,6 +46,11 @@ typedef struct symbolize_options {
     int has_adjust_vma;      /* adjust_vma was given */
     int source;              /* --source: read the DWARF line tables */
     const char *command;     /* prefix of warnings, e.g. "pics report" */
+    int adjust_vma_auto;     /* --adjust-vma auto: infer the bias from the PCs of `auto_pics` */
+    const pics *auto_pics;   /* the PCs --adjust-vma auto scores candidates with (the PICS shown) */
+    int no_demangle;         /* --no-demangle: C++ names as in the file (symbols_set_demangle) */
+    int elf_addresses;       /* --addresses elf: show ELF (link-time) addresses, as objdump -d does,
+                                instead of runtime ones (symbolize_address) */
 } symbolize_options;
 
 typedef struct symbolizer symbolizer;
@@ -54,6 +62,56 @@ typedef struct symbolizer symbolizer;
  * after the number, nothing beyond 64 bits. Returns 0 and sets *out, or -1
  * (*out unchanged). */
 int symbolize_parse_offset(const char *text, uint64_t *out);
+
+/* What --adjust-vma auto found (symbolize_guess_bias). */
+typedef struct symbolize_bias_guess {
+    uint64_t bias;           /* the best candidate */
+    size_t hits;             /* sampled PCs on an instruction start under it */
+    size_t in_code;          /* sampled PCs in an executable section under it (>= hits) */
+    size_t pcs;              /* PCs sampled */
+    uint64_t runner_up;      /* the next best candidate (valid when candidates > 1) */
+    size_t runner_up_hits;
+    size_t candidates;       /* page-aligned biases scored */
+} symbolize_bias_guess;
+
+/* The page size candidate biases are multiples of. */
+#define SYMBOLIZE_BIAS_ALIGN 4096u
+/* At most this many distinct PCs are scored (evenly spread over them). */
+#define SYMBOLIZE_BIAS_SAMPLE 1024u
+/* Candidates come from this many anchor PCs (evenly spread). */
+#define SYMBOLIZE_BIAS_ANCHORS 8u
+/* Under the best candidate, at least this percentage of the PCs that land in
+ * executable sections must land on instruction starts (by chance about a
+ * quarter of x86-64 bytes and two thirds of RISC-V halfwords are starts) ... */
+#define SYMBOLIZE_BIAS_MIN_PRECISION_PERCENT 90u
+/* ... at least this many PCs (or all when fewer) must land on starts ... */
+#define SYMBOLIZE_BIAS_MIN_HITS 8u
+/* ... and the runner-up must put fewer than this percentage of the best's
+ * count on starts. */
+#define SYMBOLIZE_BIAS_MARGIN_PERCENT 75u
+
+/*
+ * --adjust-vma auto: infers the load bias of `syms` from trace PCs (`pcs`,
+ * sorted ascending, distinct; `va_bits` their virtual-address width as in
+ * symbols.h). Candidates are multiples of SYMBOLIZE_BIAS_ALIGN that put one
+ * of a few anchor PCs inside an executable section (symbols_code_sections);
+ * each is scored by how many sampled PCs then land on an instruction start,
+ * the starts being found by disassembling every executable section linearly
+ * from its start and from each function symbol (an undecodable unit is
+ * skipped). PCs outside the binary (shared objects, the kernel) count for no
+ * candidate. Fills *out and returns 0 when the best candidate is clearly
+ * best (SYMBOLIZE_BIAS_MIN_PRECISION_PERCENT, SYMBOLIZE_BIAS_MIN_HITS,
+ * SYMBOLIZE_BIAS_MARGIN_PERCENT); else
+ * TEA_ERR_USAGE with a message giving the scores (*out still filled), also
+ * for no PCs or no executable section. TEA_ERR_UNSUPPORTED for an
+ * architecture capstone cannot decode; TEA_ERR_NOMEM. Does not set the bias.
+ */
+int symbolize_guess_bias(const symbols *syms, const uint64_t *pcs, size_t count, unsigned va_bits,
+                         symbolize_bias_guess *out);
+
+/* The distinct PCs of a PICS, ascending, in a malloc'd array (NULL with
+ * *n = 0 when empty). Returns 0 or TEA_ERR_NOMEM. */
+int symbolize_pics_pcs(const pics *p, uint64_t **pcs, size_t *n);
 
 /* Resolves the binary and the bias for the PICS described by `info` (see
  * above) and opens it. Without any binary the symbolizer still works and
@@ -78,7 +136,23 @@ char *symbolize_function(const symbolizer *z, uint64_t pc, char *buf, size_t siz
  * Returns buf. */
 char *symbolize_location(const symbolizer *z, uint64_t pc, char *buf, size_t size);
 
-/* The instruction at `pc` as "mnemonic operands" and its size in bytes.
+/* The address to show for the trace PC `pc`: `pc` itself, or with
+ * --addresses elf (and a binary) its ELF address, pc - bias. */
+uint64_t symbolize_address(const symbolizer *z, uint64_t pc);
+
+/* The trace PC of an address as symbolize_address shows it (its inverse):
+ * for addresses a user types with --addresses elf. */
+uint64_t symbolize_pc_of(const symbolizer *z, uint64_t shown);
+
+/* A code address as objdump names a branch target: "0xADDR <name>" at a
+ * function's start, "0xADDR <name+0xOFF>" inside one, "0xADDR" outside
+ * every function; ADDR as symbolize_address shows it. Returns buf. */
+char *symbolize_target(const symbolizer *z, uint64_t pc, char *buf, size_t size);
+
+/* The instruction at `pc` as "mnemonic operands" and its size in bytes. The
+ * target of a direct branch or call replaces its last operand as
+ * symbolize_target writes it ("call 0x401030 <helper>", "bnez a5, 0x10086
+ * <loop+0xe>"), whatever capstone printed (RISC-V: an offset).
  * Returns 0, or a negative code with a message (no binary, an architecture
  * capstone cannot decode, a PC in no section of the binary, bytes that are
  * no instruction); callers showing many PCs print a placeholder instead. */

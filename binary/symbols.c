@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define UNKNOWN_NAME "[unknown]"
 /* Names longer than this are not compared by edit distance (cost). */
@@ -36,6 +37,8 @@ typedef struct section {
     uint64_t addr, size;       /* [addr, addr + size), ELF addresses */
     const uint8_t *data;       /* the contents, NULL for SHT_NOBITS or unreadable */
     uint64_t data_size;        /* bytes at data (at most size) */
+    int executable;            /* SHF_EXECINSTR */
+    uint64_t entsize;          /* sh_entsize */
 } section;
 
 /* A candidate function symbol before aliases are merged. */
@@ -71,6 +74,9 @@ struct symbols {
     elffile file;              /* the open file */
     Elf *elf;                  /* file.elf */
     Dwarf *dwarf;
+    elffile debug;             /* the separate debug file, when found (find_debug_file) */
+    Elf *debug_elf;            /* debug.elf, or NULL */
+    char *debug_path;
     int elf_type;              /* ET_EXEC, ET_DYN */
     const char *arch;
     char *build_id;
@@ -84,6 +90,11 @@ struct symbols {
     size_t count;
     name_entry *names;         /* sorted by name, then function */
     size_t name_count;
+    const char **mangled;      /* per function: the chosen name as in the file */
+    const char **demangled;    /* per function: its demangled form, or NULL when not a C++ name */
+    int demangle;              /* functions[].name shows demangled names */
+    char **owned;              /* strings this handle allocated: "rand@plt", demangled names */
+    size_t owned_count, owned_cap;
     int lines_loaded;          /* 0 not yet, 1 read (maybe empty) */
     line_row *lines;
     size_t line_count;
@@ -92,6 +103,24 @@ struct symbols {
 static int oom(void)
 {
     return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+}
+
+/* Keeps a string the handle allocated, to free it on close; frees it and
+ * fails on allocation failure. */
+static int keep_string(symbols *s, char *str)
+{
+    if (s->owned_count == s->owned_cap) {
+        size_t cap = s->owned_cap ? 2 * s->owned_cap : 64;
+        char **grown = realloc(s->owned, cap * sizeof *grown);
+        if (!grown) {
+            free(str);
+            return oom();
+        }
+        s->owned = grown;
+        s->owned_cap = cap;
+    }
+    s->owned[s->owned_count++] = str;
+    return TEA_OK;
 }
 
 /* --- addresses --------------------------------------------------------------- */
@@ -218,6 +247,8 @@ static int read_sections(symbols *s)
         sec->size = sh.sh_size;
         sec->data = NULL;
         sec->data_size = 0;
+        sec->executable = (sh.sh_flags & SHF_EXECINSTR) != 0;
+        sec->entsize = sh.sh_entsize;
         if (sh.sh_type != SHT_NOBITS && (data = elf_getdata(scn, NULL)) && data->d_buf) {
             sec->data = data->d_buf;
             sec->data_size = data->d_size < sh.sh_size ? data->d_size : sh.sh_size;
@@ -282,8 +313,8 @@ static uint64_t section_end(Elf *elf, size_t index)
 }
 
 /* Collects the function symbols of the first section of type `type`
- * (SHT_SYMTAB or SHT_DYNSYM). */
-static int collect_candidates(symbols *s, Elf64_Word type, candidate **out, size_t *count)
+ * (SHT_SYMTAB or SHT_DYNSYM) of `elf` (the binary or its debug file). */
+static int collect_candidates(Elf *elf, Elf64_Word type, candidate **out, size_t *count)
 {
     Elf_Scn *scn = NULL;
     candidate *c = NULL;
@@ -291,7 +322,7 @@ static int collect_candidates(symbols *s, Elf64_Word type, candidate **out, size
 
     *out = NULL;
     *count = 0;
-    while ((scn = elf_nextscn(s->elf, scn))) {
+    while ((scn = elf_nextscn(elf, scn))) {
         GElf_Shdr sh;
         Elf_Data *data;
         size_t symbols_in_table;
@@ -310,7 +341,7 @@ static int collect_candidates(symbols *s, Elf64_Word type, candidate **out, size
             if ((kind != STT_FUNC && kind != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF
                 || sym.st_shndx == SHN_ABS || sym.st_shndx == SHN_COMMON)
                 continue;
-            name = elf_strptr(s->elf, sh.sh_link, sym.st_name);
+            name = elf_strptr(elf, sh.sh_link, sym.st_name);
             if (!name || !*name)
                 continue;
             if (n == cap) {
@@ -326,7 +357,7 @@ static int collect_candidates(symbols *s, Elf64_Word type, candidate **out, size
             c[n].size = sym.st_size;
             c[n].name = name;
             c[n].bind = GELF_ST_BIND(sym.st_info);
-            c[n].section_end = section_end(s->elf, sym.st_shndx);
+            c[n].section_end = section_end(elf, sym.st_shndx);
             n++;
         }
         break;
@@ -336,25 +367,404 @@ static int collect_candidates(symbols *s, Elf64_Word type, candidate **out, size
     return TEA_OK;
 }
 
+/* --- PLT stubs -------------------------------------------------------------- */
+
+/* The PLT's first entry on RISC-V (the resolver trampoline) and the size of
+ * each entry after it (the psABI's layout, as binutils writes it). */
+#define RISCV_PLT_HEADER 32u
+#define RISCV_PLT_ENTRY 16u
+/* x86-64 PLT entries when the section gives no sh_entsize. */
+#define X86_64_PLT_ENTRY 16u
+/* x86-64 `jmp *disp32(%rip)`: opcode, ModRM, 32-bit displacement. */
+#define X86_64_JMP_RIP_0 0xffu
+#define X86_64_JMP_RIP_1 0x25u
+#define X86_64_JMP_RIP_SIZE 6u
+/* RISC-V opcodes of the PLT's `auipc t3, hi` and `ld t3, lo(t3)`. */
+#define RISCV_OPCODE_MASK 0x7fu
+#define RISCV_OPCODE_AUIPC 0x17u
+#define RISCV_OPCODE_LOAD 0x03u
+#define RISCV_FUNCT3_LD 3u
+
+/* Room for "*ABS*+0x" and 16 hex digits. */
+#define ABS_NAME_MAX 32
+
+/* A GOT slot that a dynamic relocation fills with a symbol's address. */
+typedef struct got_slot {
+    uint64_t addr;
+    const char *name;      /* the dynamic symbol's name, in the file */
+} got_slot;
+
+static int compare_slots(const void *a, const void *b)
+{
+    const got_slot *x = a, *y = b;
+    return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* The named GOT slots of every dynamic relocation section (SHT_RELA or
+ * SHT_REL linked to .dynsym), sorted by address. */
+static int collect_got_slots(symbols *s, got_slot **out, size_t *count)
+{
+    Elf_Scn *scn = NULL;
+    got_slot *slots = NULL;
+    size_t n = 0, cap = 0;
+
+    *out = NULL;
+    *count = 0;
+    while ((scn = elf_nextscn(s->elf, scn))) {
+        GElf_Shdr sh, symsh;
+        Elf_Scn *symscn;
+        Elf_Data *data, *symdata;
+        if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_RELA && sh.sh_type != SHT_REL) || sh.sh_entsize == 0
+            || !(symscn = elf_getscn(s->elf, sh.sh_link)) || !gelf_getshdr(symscn, &symsh)
+            || symsh.sh_type != SHT_DYNSYM || !(data = elf_getdata(scn, NULL)) || !(symdata = elf_getdata(symscn, NULL)))
+            continue;
+        for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+            GElf_Rela rela;
+            GElf_Rel rel;
+            GElf_Sym sym;
+            uint64_t offset, info;
+            const char *name;
+            if (sh.sh_type == SHT_RELA) {
+                if (!gelf_getrela(data, (int)i, &rela))
+                    break;
+                offset = rela.r_offset;
+                info = rela.r_info;
+            } else {
+                if (!gelf_getrel(data, (int)i, &rel))
+                    break;
+                offset = rel.r_offset;
+                info = rel.r_info;
+            }
+            if (GELF_R_SYM(info) == 0 && sh.sh_type == SHT_RELA) {
+                /* no symbol (IRELATIVE: an ifunc's resolver): objdump's "*ABS*+0xADDEND" */
+                char *abs = malloc(ABS_NAME_MAX);
+                if (!abs || (snprintf(abs, ABS_NAME_MAX, "*ABS*+0x%" PRIx64, (uint64_t)rela.r_addend),
+                             keep_string(s, abs))) {
+                    free(slots);
+                    return oom();
+                }
+                name = abs;
+            } else if (GELF_R_SYM(info) == 0 || !gelf_getsym(symdata, (int)GELF_R_SYM(info), &sym)
+                       || !(name = elf_strptr(s->elf, symsh.sh_link, sym.st_name)) || !*name) {
+                continue;
+            }
+            if (n == cap) {
+                got_slot *grown;
+                cap = cap ? 2 * cap : 64;
+                if (!(grown = realloc(slots, cap * sizeof *grown))) {
+                    free(slots);
+                    return oom();
+                }
+                slots = grown;
+            }
+            slots[n++] = (got_slot){ offset, name };
+        }
+    }
+    if (n)
+        qsort(slots, n, sizeof *slots, compare_slots);
+    *out = slots;
+    *count = n;
+    return TEA_OK;
+}
+
+/* The name filling the GOT slot at `addr`, or NULL. */
+static const char *slot_name(const got_slot *slots, size_t n, uint64_t addr)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (slots[mid].addr < addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && slots[lo].addr == addr ? slots[lo].name : NULL;
+}
+
+/* The GOT slot a PLT entry of `size` bytes at `addr` jumps through, or 0
+ * when its code is not the architecture's PLT pattern: x86-64 `jmp
+ * *disp32(%rip)` anywhere in the entry (after endbr64 or a bnd prefix);
+ * RISC-V `auipc t3, hi; ld t3, lo(t3)` at its start. */
+static uint64_t plt_entry_slot(const char *arch, uint64_t addr, const uint8_t *p, size_t size)
+{
+    if (strcmp(arch, "x86_64") == 0) {
+        for (size_t i = 0; i + X86_64_JMP_RIP_SIZE <= size; i++)
+            if (p[i] == X86_64_JMP_RIP_0 && p[i + 1] == X86_64_JMP_RIP_1)
+                return addr + i + X86_64_JMP_RIP_SIZE + (uint64_t)(int64_t)(int32_t)le32(p + i + 2);
+        return 0;
+    }
+    if (strcmp(arch, "riscv64") == 0 && size >= 2 * sizeof(uint32_t)) {
+        uint32_t hi = le32(p), lo = le32(p + sizeof(uint32_t));
+        if ((hi & RISCV_OPCODE_MASK) != RISCV_OPCODE_AUIPC || (lo & RISCV_OPCODE_MASK) != RISCV_OPCODE_LOAD
+            || ((lo >> 12) & 7u) != RISCV_FUNCT3_LD)
+            return 0;
+        return addr + (uint64_t)(int64_t)(int32_t)(hi & 0xfffff000u) + (uint64_t)(int64_t)((int32_t)lo >> 20);
+    }
+    return 0;
+}
+
+/* Adds a candidate "NAME@plt" for every PLT entry whose GOT slot a dynamic
+ * relocation names, as objdump's synthetic symbols do: the sections .plt,
+ * .plt.sec and .plt.got (x86-64: entries of sh_entsize bytes, or 16) and
+ * .plt (RISC-V: 16-byte entries after a 32-byte header). Other
+ * architectures get none. */
+static int add_plt_candidates(symbols *s, candidate **c, size_t *n, size_t *cap)
+{
+    got_slot *slots;
+    size_t slot_count;
+    int rc;
+
+    if (!s->arch || (strcmp(s->arch, "x86_64") != 0 && strcmp(s->arch, "riscv64") != 0))
+        return TEA_OK;
+    if ((rc = collect_got_slots(s, &slots, &slot_count)) || slot_count == 0)
+        return rc;
+    for (size_t i = 0; i < s->section_count && !rc; i++) {
+        const section *sec = &s->sections[i];
+        int riscv = strcmp(s->arch, "riscv64") == 0;
+        uint64_t entry = riscv ? RISCV_PLT_ENTRY : X86_64_PLT_ENTRY, first = riscv ? RISCV_PLT_HEADER : 0;
+        if (!sec->data || !sec->executable
+            || (strcmp(sec->name, ".plt") != 0 && (riscv || (strcmp(sec->name, ".plt.sec") != 0
+                                                             && strcmp(sec->name, ".plt.got") != 0))))
+            continue;
+        if (!riscv && sec->entsize)
+            entry = sec->entsize;
+        for (uint64_t off = first; off + entry <= sec->data_size; off += entry) {
+            uint64_t slot = plt_entry_slot(s->arch, sec->addr + off, sec->data + off, (size_t)entry);
+            const char *name = slot ? slot_name(slots, slot_count, slot) : NULL;
+            char *stub;
+            size_t len;
+            if (!name)
+                continue;
+            len = strlen(name) + sizeof "@plt";
+            if (!(stub = malloc(len)) || (snprintf(stub, len, "%s@plt", name), (rc = keep_string(s, stub)))) {
+                rc = stub ? rc : oom();
+                break;
+            }
+            if (*n == *cap) {
+                candidate *grown;
+                *cap = *cap ? 2 * *cap : 64;
+                if (!(grown = realloc(*c, *cap * sizeof *grown))) {
+                    rc = oom();
+                    break;
+                }
+                *c = grown;
+            }
+            (*c)[(*n)++] = (candidate){ sec->addr + off, entry, stub, sec->addr + sec->size, STB_GLOBAL };
+        }
+    }
+    free(slots);
+    return rc;
+}
+
+/* --- separate debug files --------------------------------------------------- */
+
+/* Where Debian's -dbgsym packages put debug files; TEA_DEBUG_ROOT overrides
+ * it (tests, or debug files unpacked elsewhere). */
+#define DEBUG_ROOT_DEFAULT "/usr/lib/debug"
+#define DEBUG_ROOT_ENV "TEA_DEBUG_ROOT"
+#define DEBUG_PATH_MAX 4096
+/* The reflected CRC-32 polynomial of .gnu_debuglink (as zlib's crc32). */
+#define DEBUGLINK_CRC_POLY 0xedb88320u
+#define CRC_BITS 8
+
+/* The CRC-32 a .gnu_debuglink section records of its debug file. */
+static uint32_t debuglink_crc(const unsigned char *p, size_t n)
+{
+    uint32_t crc = 0xffffffffu;
+    for (size_t i = 0; i < n; i++) {
+        crc ^= p[i];
+        for (int b = 0; b < CRC_BITS; b++)
+            crc = (crc >> 1) ^ (DEBUGLINK_CRC_POLY & (0u - (crc & 1u)));
+    }
+    return ~crc;
+}
+
+/* Opens `path` as the debug file when it is one of this binary: the same
+ * build-id, or, for a binary without one, the CRC its .gnu_debuglink
+ * records (has_crc). Returns 1 when taken, 0 when not (absent, another
+ * binary's), TEA_ERR_NOMEM. */
+static int try_debug_file(symbols *s, const char *path, int has_crc, uint32_t crc)
+{
+    char *id = NULL;
+    size_t size = 0;
+    const char *bytes;
+    int match;
+    if (access(path, R_OK) != 0 || elffile_open(&s->debug, path)) {
+        tea_error_clear();
+        return 0;
+    }
+    if (elf_kind(s->debug.elf) != ELF_K_ELF || elffile_build_id(s->debug.elf, &id)) {
+        elffile_close(&s->debug);
+        tea_error_clear();
+        return 0;
+    }
+    if (s->build_id)
+        match = id && strcmp(id, s->build_id) == 0;
+    else
+        match = has_crc && (bytes = elf_rawfile(s->debug.elf, &size)) && debuglink_crc((const unsigned char *)bytes, size) == crc;
+    free(id);
+    if (!match) {
+        elffile_close(&s->debug);
+        return 0;
+    }
+    if (!(s->debug_path = strdup(path))) {
+        elffile_close(&s->debug);
+        return oom();
+    }
+    s->debug_elf = s->debug.elf;
+    return 1;
+}
+
+/* The file name and CRC of the binary's .gnu_debuglink section, if any. */
+static const char *debuglink(const symbols *s, uint32_t *crc)
+{
+    Elf_Scn *scn = NULL;
+    size_t shstrndx;
+    if (elf_getshdrstrndx(s->elf, &shstrndx) != 0)
+        return NULL;
+    while ((scn = elf_nextscn(s->elf, scn))) {
+        GElf_Shdr sh;
+        Elf_Data *data;
+        const char *name;
+        size_t len, crc_at;
+        if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(s->elf, shstrndx, sh.sh_name))
+            || strcmp(name, ".gnu_debuglink") != 0 || !(data = elf_getdata(scn, NULL)) || !data->d_buf)
+            continue;
+        len = strnlen(data->d_buf, data->d_size);
+        /* the name, its NUL, padding to 4 bytes, then the CRC (little-endian) */
+        crc_at = (len + sizeof(uint32_t)) & ~(sizeof(uint32_t) - 1);
+        if (len == 0 || crc_at + sizeof(uint32_t) > data->d_size)
+            return NULL;
+        *crc = le32((const uint8_t *)data->d_buf + crc_at);
+        return data->d_buf;
+    }
+    return NULL;
+}
+
+/* Finds the separate debug file of a binary, as gdb and libdw do: by
+ * build-id under the debug root (ROOT/.build-id/xx/yyyy.debug), else by
+ * .gnu_debuglink next to the binary, in its .debug/ directory and under the
+ * root. Only symbols and DWARF come from it; code from the binary. */
+static int find_debug_file(symbols *s)
+{
+    const char *root = getenv(DEBUG_ROOT_ENV), *link;
+    char path[DEBUG_PATH_MAX], dir[DEBUG_PATH_MAX];
+    uint32_t crc = 0;
+    char *slash;
+    int rc;
+
+    if (!root || !*root)
+        root = DEBUG_ROOT_DEFAULT;
+    if (s->build_id && strlen(s->build_id) > 2) {
+        int len = snprintf(path, sizeof path, "%s/.build-id/%.2s/%s.debug", root, s->build_id, s->build_id + 2);
+        if (len > 0 && (size_t)len < sizeof path && (rc = try_debug_file(s, path, 0, 0)))
+            return rc < 0 ? rc : TEA_OK;
+    }
+    if (!(link = debuglink(s, &crc)))
+        return TEA_OK;
+    if (!realpath(s->path, dir))
+        snprintf(dir, sizeof dir, "%s", s->path);
+    slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        snprintf(dir, sizeof dir, ".");
+    {
+        /* DIR/NAME, DIR/.debug/NAME, ROOT/DIR/NAME */
+        const char *prefix[] = { "", "", root }, *middle[] = { "/", "/.debug/", "/" };
+        for (size_t i = 0; i < sizeof prefix / sizeof prefix[0]; i++) {
+            int len = snprintf(path, sizeof path, "%s%s%s%s", prefix[i], dir, middle[i], link);
+            if (len < 0 || (size_t)len >= sizeof path)
+                continue;
+            if ((rc = try_debug_file(s, path, 1, crc)))
+                return rc < 0 ? rc : TEA_OK;
+        }
+    }
+    return TEA_OK;
+}
+
+/* --- C++ names ---------------------------------------------------------------- */
+
+/* libstdc++'s demangler (the C++ ABI's abi::__cxa_demangle, declared here
+ * since this is C): a malloc'd demangled name, or NULL with *status set. */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *length, int *status);
+
+/* The Itanium C++ ABI's prefix of mangled names. */
+#define MANGLED_PREFIX "_Z"
+/* The suffix of PLT stub names (add_plt_candidates). */
+#define PLT_SUFFIX "@plt"
+
+/* The demangled form of `name` (kept by the handle), or NULL when it is not
+ * a mangled C++ name; a "NAME@plt" stub demangles NAME. Returns 0 or
+ * TEA_ERR_NOMEM. */
+static int demangle_name(symbols *s, const char *name, const char **out)
+{
+    size_t len = strlen(name), suffix = sizeof PLT_SUFFIX - 1;
+    int plt = len > suffix && strcmp(name + len - suffix, PLT_SUFFIX) == 0, status = 0;
+    char *base, *plain, *text;
+
+    *out = NULL;
+    if (strncmp(name, MANGLED_PREFIX, sizeof MANGLED_PREFIX - 1) != 0)
+        return TEA_OK;
+    if (!(base = strndup(name, plt ? len - suffix : len)))
+        return oom();
+    plain = __cxa_demangle(base, NULL, NULL, &status);
+    free(base);
+    if (!plain)
+        return TEA_OK; /* not a valid mangled name (or out of memory: shown mangled) */
+    if (plt) {
+        size_t size = strlen(plain) + sizeof PLT_SUFFIX;
+        text = malloc(size);
+        if (text)
+            snprintf(text, size, "%s%s", plain, PLT_SUFFIX);
+        free(plain);
+        if (!text)
+            return oom();
+    } else {
+        text = plain;
+    }
+    if (keep_string(s, text))
+        return TEA_ERR_NOMEM;
+    *out = text;
+    return TEA_OK;
+}
+
 /* Reads the functions: merges aliases, computes the ranges, indexes the
  * names. */
 static int read_functions(symbols *s)
 {
     candidate *c = NULL;
-    size_t n = 0, groups = 0;
+    size_t n = 0, groups = 0, cap;
     int rc;
 
-    if ((rc = collect_candidates(s, SHT_SYMTAB, &c, &n)))
+    if ((rc = collect_candidates(s->elf, SHT_SYMTAB, &c, &n)))
         return rc;
     s->table = ".symtab";
+    if (n == 0 && s->debug_elf) {
+        free(c);
+        if ((rc = collect_candidates(s->debug_elf, SHT_SYMTAB, &c, &n)))
+            return rc;
+        s->table = ".symtab of the debug file";
+    }
     if (n == 0) {
         free(c);
-        if ((rc = collect_candidates(s, SHT_DYNSYM, &c, &n)))
+        if ((rc = collect_candidates(s->elf, SHT_DYNSYM, &c, &n)))
             return rc;
         s->table = ".dynsym";
     }
-    if (n == 0) {
+    if (n == 0)
         s->table = NULL;
+    cap = n;
+    if ((rc = add_plt_candidates(s, &c, &n, &cap))) {
+        free(c);
+        return rc;
+    }
+    if (n == 0) {
         free(c);
         return TEA_OK;
     }
@@ -363,8 +773,10 @@ static int read_functions(symbols *s)
         groups += i == 0 || c[i].addr != c[i - 1].addr;
     s->ranges = malloc(groups * sizeof *s->ranges);
     s->functions = malloc(groups * sizeof *s->functions);
-    s->names = malloc(n * sizeof *s->names);
-    if (!s->ranges || !s->functions || !s->names) {
+    s->names = malloc((n + groups) * sizeof *s->names); /* every name, and each demangled one */
+    s->mangled = malloc(groups * sizeof *s->mangled);
+    s->demangled = calloc(groups, sizeof *s->demangled);
+    if (!s->ranges || !s->functions || !s->names || !s->mangled || !s->demangled) {
         free(c);
         return oom();
     }
@@ -390,10 +802,21 @@ static int read_functions(symbols *s)
         }
         s->ranges[g].start = best->addr;
         s->ranges[g].end = end;
-        s->functions[g].name = best->name;
+        s->mangled[g] = best->name;
     }
     s->count = groups;
     free(c);
+    for (size_t g = 0; g < groups; g++) {
+        if ((rc = demangle_name(s, s->mangled[g], &s->demangled[g])))
+            return rc;
+        if (s->demangled[g]) {
+            s->names[s->name_count].name = s->demangled[g];
+            s->names[s->name_count++].function = g;
+        }
+    }
+    s->demangle = 1;
+    for (size_t g = 0; g < groups; g++)
+        s->functions[g].name = s->demangled[g] ? s->demangled[g] : s->mangled[g];
     qsort(s->names, s->name_count, sizeof *s->names, compare_names);
     refresh_functions(s);
     return TEA_OK;
@@ -409,6 +832,7 @@ int symbols_open(symbols **out, const char *path)
     if (!(s = calloc(1, sizeof *s)))
         return oom();
     s->file.fd = -1;
+    s->debug.fd = -1;
     s->va_bits = SYMBOLS_VA_BITS_FULL;
     if (!(s->path = strdup(path))) {
         rc = oom();
@@ -444,7 +868,8 @@ int symbols_open(symbols **out, const char *path)
         }
     }
     s->arch = arch_of(&eh);
-    if ((rc = read_sections(s)) || (rc = elffile_build_id(s->elf, &s->build_id)) || (rc = read_functions(s)))
+    if ((rc = read_sections(s)) || (rc = elffile_build_id(s->elf, &s->build_id)) || (rc = find_debug_file(s))
+        || (rc = read_functions(s)))
         goto fail;
     *out = s;
     return TEA_OK;
@@ -459,6 +884,8 @@ void symbols_close(symbols *s)
         return;
     if (s->dwarf)
         dwarf_end(s->dwarf);
+    elffile_close(&s->debug);
+    free(s->debug_path);
     elffile_close(&s->file);
     free(s->path);
     free(s->build_id);
@@ -466,6 +893,11 @@ void symbols_close(symbols *s)
     free(s->ranges);
     free(s->functions);
     free(s->names);
+    free(s->mangled);
+    free(s->demangled);
+    for (size_t i = 0; i < s->owned_count; i++)
+        free(s->owned[i]);
+    free(s->owned);
     free(s->lines);
     free(s);
 }
@@ -657,6 +1089,42 @@ int symbols_read(const symbols *s, uint64_t pc, const uint8_t **bytes, size_t *a
     return TEA_OK;
 }
 
+uint64_t symbols_elf_address(const symbols *s, uint64_t pc)
+{
+    return to_elf(s, pc);
+}
+
+const char *symbols_debug_file(const symbols *s)
+{
+    return s->debug_path;
+}
+
+uint64_t symbols_trace_address(const symbols *s, uint64_t elf_addr)
+{
+    return to_trace(s, elf_addr);
+}
+
+void symbols_set_demangle(symbols *s, int on)
+{
+    s->demangle = on != 0;
+    for (size_t g = 0; g < s->count; g++)
+        s->functions[g].name = s->demangle && s->demangled[g] ? s->demangled[g] : s->mangled[g];
+}
+
+size_t symbols_code_sections(const symbols *s, symbols_code *out, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->section_count; i++) {
+        const section *sec = &s->sections[i];
+        if (!sec->executable || !sec->data || sec->data_size == 0)
+            continue;
+        if (n < max)
+            out[n] = (symbols_code){ sec->name, sec->addr, sec->data, (size_t)sec->data_size };
+        n++;
+    }
+    return n;
+}
+
 /* --- symbol maps ----------------------------------------------------------------- */
 
 static int add_entry(symmap *m, size_t *cap, uint64_t start, uint64_t end, const char *name)
@@ -816,7 +1284,9 @@ int symbols_load_lines(symbols *s)
     if (s->lines_loaded)
         return s->line_count > 0;
     s->lines_loaded = 1;
-    if (!(s->dwarf = dwarf_begin_elf(s->elf, DWARF_C_READ, NULL)))
+    /* the binary's own DWARF, else the separate debug file's */
+    if (!(s->dwarf = dwarf_begin_elf(s->elf, DWARF_C_READ, NULL))
+        && (!s->debug_elf || !(s->dwarf = dwarf_begin_elf(s->debug_elf, DWARF_C_READ, NULL))))
         return 0; /* no DWARF */
     while (dwarf_get_units(s->dwarf, cu, &cu, &version, &unit_type, &cudie, NULL) == 0) {
         if ((rc = add_unit_lines(s, &cudie, &cap))) {

@@ -15,6 +15,11 @@
  *   - a symbol of size zero (hand-written assembly without .size) extends to
  *     the next function's start or the end of its section, whichever is first.
  *
+ * PLT stubs get synthetic functions named "NAME@plt", as objdump names them:
+ * each entry of .plt, .plt.sec and .plt.got (x86-64) or .plt (RISC-V) whose
+ * code jumps through a GOT slot that a dynamic relocation names (AArch64:
+ * none yet).
+ *
  * An address outside every range has no function: reports show it as
  * "[unknown SECTION]" (the allocated section holding it, such as .plt) or
  * "[unknown]", never as the nearest symbol's name.
@@ -83,6 +88,16 @@ int symbols_open(symbols **out, const char *path);
 /* Closes the file and frees everything. Safe on NULL. */
 void symbols_close(symbols *s);
 
+/* The separate debug file found for the binary (symbols_open), or NULL:
+ * ROOT/.build-id/xx/yyyy.debug with the binary's build-id, ROOT being
+ * $TEA_DEBUG_ROOT or /usr/lib/debug, else the file .gnu_debuglink names, in
+ * the binary's directory, its .debug/ subdirectory or ROOT/DIR (accepted
+ * when its build-id equals the binary's, or, without one, its CRC-32 the
+ * one the link records), as gdb and libdw look for them. Its .symtab is
+ * used when the binary has none, its DWARF when the binary has none; code
+ * always comes from the binary. */
+const char *symbols_debug_file(const symbols *s);
+
 /* The path given to symbols_open. */
 const char *symbols_path(const symbols *s);
 
@@ -98,8 +113,8 @@ const char *symbols_build_id(const symbols *s);
  * whose runtime addresses need a load bias. */
 int symbols_is_position_independent(const symbols *s);
 
-/* Which table the functions came from: ".symtab", ".dynsym", or NULL when
- * the file has no function symbol at all. */
+/* Which table the functions came from: ".symtab", ".symtab of the debug
+ * file", ".dynsym", or NULL when the file has no function symbol at all. */
 const char *symbols_table(const symbols *s);
 
 /* Sets the load bias: runtime address = ELF address + bias (mod 2^64). */
@@ -107,6 +122,14 @@ void symbols_set_bias(symbols *s, uint64_t bias);
 
 /* The load bias in use. */
 uint64_t symbols_bias(const symbols *s);
+
+/* The ELF (link-time) address of a trace PC: the PC less the bias, after
+ * the width rule above. */
+uint64_t symbols_elf_address(const symbols *s, uint64_t pc);
+
+/* The trace PC of an ELF address: address + bias, after the width rule
+ * above (the inverse of symbols_elf_address). */
+uint64_t symbols_trace_address(const symbols *s, uint64_t elf_addr);
 
 /* Sets the trace's virtual-address width (see above). TEA_ERR_USAGE unless
  * SYMBOLS_VA_BITS_MIN <= bits <= SYMBOLS_VA_BITS_FULL. */
@@ -139,6 +162,26 @@ size_t symbols_suggest(const symbols *s, const char *name, const char **out, siz
  * TEA_ERR_FORMAT (naming the PC) when the PC is in no section with contents
  * in the file. */
 int symbols_read(const symbols *s, uint64_t pc, const uint8_t **bytes, size_t *avail);
+
+/* An executable section (SHF_ALLOC and SHF_EXECINSTR) with contents in the
+ * file, in ELF (link-time) addresses: where --adjust-vma auto looks for
+ * instruction starts. */
+typedef struct symbols_code {
+    const char *name;          /* ".text" */
+    uint64_t addr;             /* ELF address of data[0] */
+    const uint8_t *data;       /* the contents, pointing into the mapped file */
+    size_t size;               /* bytes at data */
+} symbols_code;
+
+/* The executable sections with contents, in address order: up to `max`
+ * into `out`; returns how many there are (which may exceed max). */
+size_t symbols_code_sections(const symbols *s, symbols_code *out, size_t max);
+
+/* Shows C++ names demangled (on, the default after symbols_open: "std::
+ * vector<int>::push_back(int const&)", through libstdc++'s __cxa_demangle)
+ * or as in the file (off: "_ZNSt6vectorIiSaIiEE9push_backERKi"). Both
+ * forms stay searchable by symbols_find_name. */
+void symbols_set_demangle(symbols *s, int on);
 
 /* Flags of symbols_symmap. */
 enum {

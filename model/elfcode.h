@@ -56,6 +56,13 @@ int elfcode_load(elfcode **out, const char *path);
 /* The index of the instruction that starts at `pc`, or -1. */
 long elfcode_find(const elfcode *c, uint64_t pc);
 
+/* Moves the program to where a loader would put it with load bias `bias`
+ * (runtime address = ELF address + bias): every instruction's PC and direct
+ * target and every function range, for tea gen --load-bias. TEA_ERR_USAGE
+ * (nothing changed) when a PC would pass the architecture's user half
+ * (bit va_bits - 1) or wrap. */
+int elfcode_rebase(elfcode *c, uint64_t bias);
+
 void elfcode_free(elfcode *c);
 
 #endif

@@ -5,6 +5,9 @@
  */
 #include "elfcode.h"
 
+#include "common/error.h"
+
+#include <inttypes.h>
 #include <stdlib.h>
 
 long elfcode_find(const elfcode *c, uint64_t pc)
@@ -18,6 +21,29 @@ long elfcode_find(const elfcode *c, uint64_t pc)
             hi = mid;
     }
     return lo < c->insn_count && c->insns[lo].pc == pc ? (long)lo : -1;
+}
+
+int elfcode_rebase(elfcode *c, uint64_t bias)
+{
+    uint64_t limit = c->va_bits && c->va_bits < 64 ? 1ull << (c->va_bits - 1) : UINT64_MAX;
+    uint64_t last = c->function_count ? c->functions[c->function_count - 1].end : 0;
+    if (c->insn_count) {
+        const elfcode_insn *in = &c->insns[c->insn_count - 1];
+        if (in->pc + in->size > last)
+            last = in->pc + in->size;
+    }
+    if (last > limit || bias > limit - last)
+        return tea_error_set(TEA_ERR_USAGE, "load bias 0x%" PRIx64 " moves the code past 0x%" PRIx64, bias, limit);
+    for (size_t i = 0; i < c->insn_count; i++) {
+        c->insns[i].pc += bias;
+        if (c->insns[i].target)
+            c->insns[i].target += bias;
+    }
+    for (size_t i = 0; i < c->function_count; i++) {
+        c->functions[i].start += bias;
+        c->functions[i].end += bias;
+    }
+    return TEA_OK;
 }
 
 void elfcode_free(elfcode *c)

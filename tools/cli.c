@@ -176,6 +176,12 @@ const char *cli_version(void)
 int cli_option_adjust_vma(const char *command, const cli_option *opt, const char *arg)
 {
     symbolize_options *sym = opt->dest;
+    if (strcmp(arg, "auto") == 0) {
+        sym->adjust_vma_auto = 1;
+        sym->has_adjust_vma = 0;
+        return CLI_CONTINUE;
+    }
+    sym->adjust_vma_auto = 0;
     if (symbolize_parse_offset(arg, &sym->adjust_vma))
         return cli_usage_error(command, "invalid offset '%s' (hex with 0x, or decimal)", arg);
     sym->has_adjust_vma = 1;
@@ -184,6 +190,16 @@ int cli_option_adjust_vma(const char *command, const cli_option *opt, const char
 
 /* The command column of a program's usage: "flamegraph" and a space. */
 #define DISPATCH_NAME_WIDTH 11
+
+const char *const cli_addresses_names[] = { "runtime", "elf", NULL };
+const int cli_addresses_values[] = { 0, 1 };
+
+int cli_option_load_bias(const char *command, const cli_option *opt, const char *arg)
+{
+    if (symbolize_parse_offset(arg, (uint64_t *)opt->dest))
+        return cli_usage_error(command, "invalid load bias '%s' (hex with 0x, or decimal)", arg);
+    return CLI_CONTINUE;
+}
 
 static void dispatch_usage(FILE *out, const char *program, const char *intro, const char *epilogue,
                            const cli_subcommand *table, size_t count)

@@ -31,6 +31,20 @@
 #define STEP_AARCH64 4
 /* Indentation of a stack table under its instruction. */
 #define ANNOTATE_STACK_INDENT 14
+/* Width of the margin before source lines. */
+#define ANNOTATE_SOURCE_MARGIN 28
+/* The longest address range --symbol 0xSTART-0xEND may annotate. */
+#define ANNOTATE_RANGE_MAX (1u << 20)
+/* Source files larger than this are not read for --source text. */
+#define ANNOTATE_SOURCE_MAX_BYTES (64u << 20)
+
+/* The source file --source read last and where its lines start. */
+typedef struct source_file {
+    char *path;                /* NULL before the first */
+    char *text;                /* its bytes, NULL when unreadable */
+    size_t *starts;            /* offset of each line in text */
+    size_t lines;
+} source_file;
 
 typedef struct annotate_request {
     const char *path, *golden_path, *out_path, *symbol;
@@ -56,7 +70,72 @@ typedef struct annotate_data {
     cell_walk walk, gwalk;
     contributions contrib;
     double error;
+    source_file src;           /* --source: the text of the lines */
 } annotate_data;
+
+static void source_file_free(source_file *c)
+{
+    free(c->path);
+    free(c->text);
+    free(c->starts);
+    memset(c, 0, sizeof *c);
+}
+
+/* Reads `path` into the cache unless it is there (an unreadable or too large
+ * file is remembered as having no text). Returns 0 or TEA_ERR_NOMEM. */
+static int source_file_load(source_file *c, const char *path)
+{
+    FILE *f;
+    long size;
+    size_t lines = 1;
+
+    if (c->path && strcmp(c->path, path) == 0)
+        return TEA_OK;
+    source_file_free(c);
+    if (!(c->path = strdup(path)))
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    if (!(f = fopen(path, "rb")))
+        return TEA_OK;
+    if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0 && (unsigned long)size <= ANNOTATE_SOURCE_MAX_BYTES
+        && fseek(f, 0, SEEK_SET) == 0 && (c->text = malloc((size_t)size + 1))) {
+        if (fread(c->text, 1, (size_t)size, f) != (size_t)size) {
+            free(c->text);
+            c->text = NULL;
+        } else {
+            c->text[size] = '\0';
+            for (long i = 0; i < size; i++)
+                lines += c->text[i] == '\n';
+            if ((c->starts = malloc(lines * sizeof *c->starts))) {
+                c->starts[c->lines++] = 0;
+                for (long i = 0; i < size; i++)
+                    if (c->text[i] == '\n' && i + 1 < size)
+                        c->starts[c->lines++] = (size_t)i + 1;
+            }
+        }
+    }
+    fclose(f);
+    if (c->text && !c->starts) {
+        free(c->text);
+        c->text = NULL;
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    }
+    return TEA_OK;
+}
+
+/* Prints the text of line `line` (1-based) of `path` under its FILE:LINE,
+ * when the file is readable and has that line. */
+static int print_source_text(FILE *f, source_file *c, const char *path, unsigned line)
+{
+    const char *start;
+    size_t len;
+    int rc;
+    if ((rc = source_file_load(c, path)) || !c->text || line == 0 || line > c->lines)
+        return rc;
+    start = c->text + c->starts[line - 1];
+    len = strcspn(start, "\r\n");
+    fprintf(f, "%*s: %.*s\n", ANNOTATE_SOURCE_MARGIN, "", (int)len, start);
+    return TEA_OK;
+}
 
 static int compare_contribution_pc(const void *a, const void *b)
 {
@@ -159,9 +238,10 @@ static void print_instruction(FILE *f, annotate_data *d, uint64_t pc, const char
         fprintf(f, " %14s %8.4f%%", gcycles, PERCENT * contribution_of(&d->contrib, pc));
     }
     if (n == 1)
-        fprintf(f, "  0x%-14" PRIx64 " %-44s %s\n", pc, text, psv_label(comps[0].psv, label, sizeof label));
+        fprintf(f, "  0x%-14" PRIx64 " %-44s %s\n", symbolize_address(d->z, pc), text,
+                psv_label(comps[0].psv, label, sizeof label));
     else
-        fprintf(f, "  0x%-14" PRIx64 " %s\n", pc, text);
+        fprintf(f, "  0x%-14" PRIx64 " %s\n", symbolize_address(d->z, pc), text);
     if (n > 1)
         report_print_stack(f, &d->in, comps, n, ANNOTATE_STACK_INDENT);
 }
@@ -183,7 +263,8 @@ static int annotate_function(FILE *f, annotate_data *d, const symbols_function *
         return tea_error_set(TEA_ERR_NOMEM, "out of memory");
     report_cycles_text(&d->in, 0, fn_value, REPORT_TEXT_DIGITS, cycles, sizeof cycles);
     fprintf(f, "#\n# %s: 0x%" PRIx64 "-0x%" PRIx64 " (%" PRIu64 " bytes), %s cycles, %.2f%% of the total\n",
-            fn->name, fn->start, fn->end, fn->end - fn->start, cycles, PERCENT * report_share(&d->in, 0, fn_value));
+            fn->name, symbolize_address(d->z, fn->start), symbolize_address(d->z, fn->start) + (fn->end - fn->start),
+            fn->end - fn->start, cycles, PERCENT * report_share(&d->in, 0, fn_value));
     if (d->in.has_golden) {
         report_cycles_text(&d->in, 1, fn_golden, REPORT_TEXT_DIGITS, cycles, sizeof cycles);
         fprintf(f, "# golden: %s cycles, %.2f%% of the total\n", cycles, PERCENT * report_share(&d->in, 1, fn_golden));
@@ -205,8 +286,14 @@ static int annotate_function(FILE *f, annotate_data *d, const symbols_function *
             break;
         rc = TEA_OK;
         if (source[0] && strcmp(source, previous_source) != 0) {
-            fprintf(f, "%28s: %s\n", "", source);
+            char *colon = strrchr(source, ':');
+            fprintf(f, "%*s: %s\n", ANNOTATE_SOURCE_MARGIN, "", source);
             snprintf(previous_source, sizeof previous_source, "%s", source);
+            if (colon) {
+                *colon = '\0';
+                if ((rc = print_source_text(f, &d->src, source, (unsigned)strtoul(colon + 1, NULL, 10))))
+                    break;
+            }
         }
         if (symbolize_disasm(d->z, pc, text, sizeof text, &size)) {
             const uint8_t *bytes;
@@ -246,9 +333,9 @@ static int annotate_function(FILE *f, annotate_data *d, const symbols_function *
 }
 
 /* The functions NAME designates: by name (all aliases), else, when NAME is
- * an address, the function holding it. TEA_ERR_USAGE with close names when
- * there is none. */
-static int find_functions(const symbols *s, const char *name, size_t *idx, size_t *count)
+ * an address (as --addresses shows them), the function holding it.
+ * TEA_ERR_USAGE with close names when there is none. */
+static int find_functions(const symbolizer *z, const symbols *s, const char *name, size_t *idx, size_t *count)
 {
     const char *close[ANNOTATE_SUGGESTIONS];
     char list[SYMBOLIZE_TEXT_MAX] = "";
@@ -259,7 +346,7 @@ static int find_functions(const symbols *s, const char *name, size_t *idx, size_
         n = ANNOTATE_MAX_MATCHES;
     if (n == 0 && symbolize_parse_offset(name, &pc) == 0 && name[0] != '-') {
         symbols_location loc;
-        symbols_locate(s, pc, &loc);
+        symbols_locate(s, symbolize_pc_of(z, pc), &loc);
         if (loc.function >= 0) {
             idx[0] = (size_t)loc.function;
             n = 1;
@@ -281,6 +368,33 @@ static int find_functions(const symbols *s, const char *name, size_t *idx, size_
     return tea_error_set(TEA_ERR_USAGE, "no function '%s' in %s (and no close match)", name, symbols_path(s));
 }
 
+/* --symbol 0xSTART-0xEND: the range [START, END) (addresses as --addresses
+ * shows them) as a function of its own named `label`, for stripped code.
+ * Returns 1 when `name` is such a range, 0 when it is not, TEA_ERR_USAGE for
+ * an empty, reversed or too long one. */
+static int parse_range(const char *name, const symbolizer *z, symbols_function *out, char *label, size_t size)
+{
+    const char *dash = strchr(name + 1, '-');
+    char first[SYMBOLIZE_TEXT_MAX];
+    uint64_t start, end;
+
+    if (name[0] == '-' || !dash || (size_t)(dash - name) >= sizeof first)
+        return 0;
+    snprintf(first, sizeof first, "%.*s", (int)(dash - name), name);
+    if (symbolize_parse_offset(first, &start) || dash[1] == '-' || symbolize_parse_offset(dash + 1, &end))
+        return 0;
+    if (end <= start || end - start > ANNOTATE_RANGE_MAX)
+        return tea_error_set(TEA_ERR_USAGE, "--symbol %s: the range must end after it starts and span at most %u "
+                                            "bytes",
+                             name, ANNOTATE_RANGE_MAX);
+    snprintf(label, size, "0x%" PRIx64 "-0x%" PRIx64, start, end);
+    out->start = symbolize_pc_of(z, start);
+    out->end = out->start + (end - start);
+    out->elf_start = start;
+    out->name = label;
+    return 1;
+}
+
 static int load_walk(const pics *p, cell_walk *w)
 {
     w->at = 0;
@@ -294,12 +408,17 @@ static int run_annotate(const annotate_request *req)
     size_t idx[ANNOTATE_MAX_MATCHES], matches = 0;
     outfile *out = NULL;
     symbols *s;
-    int rc;
+    symbolize_options sym;
+    symbols_function range;
+    char range_label[SYMBOLIZE_TEXT_MAX];
+    int rc, is_range = 0;
 
     memset(&d, 0, sizeof d);
     if ((rc = report_input_load(&d.in, req->path, req->golden_path)))
         return rc;
-    if ((rc = symbolize_open(&d.z, &d.in.info, &req->sym)))
+    sym = req->sym;
+    sym.auto_pics = &d.in.p; /* --adjust-vma auto scores the PCs shown */
+    if ((rc = symbolize_open(&d.z, &d.in.info, &sym)))
         goto done;
     if (!(s = symbolize_symbols(d.z))) {
         rc = tea_error_set(TEA_ERR_USAGE, "no binary to annotate: pass --elf BINARY%s%s%s",
@@ -313,7 +432,11 @@ static int run_annotate(const annotate_request *req)
                            symbols_path(s));
         goto done;
     }
-    if ((rc = find_functions(s, req->symbol, idx, &matches)) || (rc = load_walk(&d.in.p, &d.walk))
+    if ((rc = parse_range(req->symbol, d.z, &range, range_label, sizeof range_label)) < 0)
+        goto done;
+    is_range = rc;
+    rc = TEA_OK;
+    if ((!is_range && (rc = find_functions(d.z, s, req->symbol, idx, &matches))) || (rc = load_walk(&d.in.p, &d.walk))
         || (rc = load_walk(&d.in.g, &d.gwalk)))
         goto done;
     if (d.in.has_golden) {
@@ -330,6 +453,8 @@ static int run_annotate(const annotate_request *req)
     if (d.in.has_golden)
         fprintf(outfile_stream(out), "# golden %s: error %.4f%% at insn-component granularity\n", req->golden_path,
                 PERCENT * d.error);
+    if (is_range)
+        rc = annotate_function(outfile_stream(out), &d, &range);
     for (size_t i = 0; i < matches && rc == TEA_OK; i++)
         rc = annotate_function(outfile_stream(out), &d, symbols_function_at(s, idx[i]));
     if (rc)
@@ -340,6 +465,7 @@ done:
     pics_error_result_free(&res);
     free(d.walk.cells);
     free(d.gwalk.cells);
+    source_file_free(&d.src);
     symbolize_close(d.z);
     report_input_free(&d.in);
     return rc;
@@ -356,14 +482,17 @@ int pics_annotate_main(int argc, char **argv)
     annotate_request req;
     int rc;
     const cli_option options[] = {
-        CLI_STRING("symbol", 0, "NAME", &req.symbol, "the function (any of its aliases; or an address inside it)"),
+        CLI_STRING("symbol", 0, "NAME", &req.symbol, "the function (any of its aliases, mangled or not; or an\n"
+                                                     "address inside it; or 0xSTART-0xEND, a range of code,\n"
+                                                     "for stripped binaries)"),
         CLI_OPTION_ELF(&req.sym.elf_path, "the binary (default: the one the trace names, if it exists)"),
-        CLI_OPTION_ADJUST_VMA(&req.sym, "OFFSET",
-                                 "load bias, runtime address - ELF address (default: the bias the\n"
-                                 "trace recorded; needed for a PIE without one)"),
+        CLI_OPTION_ADJUST_VMA_AUTO(&req.sym),
+        CLI_OPTION_NO_DEMANGLE(&req.sym),
+        CLI_OPTION_ADDRESSES(&req.sym),
         CLI_OPTION_GOLDEN(&req.golden_path, "the golden PICS of the same trace: golden cycles and stacks,\n"
                                             "each instruction's error contribution"),
-        CLI_FLAG("source", 0, &req.sym.source, "source file:line (DWARF) where it changes"),
+        CLI_FLAG("source", 0, &req.sym.source, "source file:line (DWARF) where it changes, and the\n"
+                                               "line's text when the file is readable"),
         CLI_OPTION_STDOUT_OUTPUT(&req.out_path),
         CLI_OPTION_HELP,
     };

@@ -402,6 +402,7 @@ static void write_json(FILE *f, const diff_state *s)
 static int load(diff_state *s)
 {
     const diff_request *req = s->req;
+    symbolize_options sym;
     int rc;
 
     if ((rc = pics_read(req->a_path, &s->a_info, &s->a)) || (rc = pics_read(req->b_path, &s->b_info, &s->b)))
@@ -413,7 +414,9 @@ static int load(diff_state *s)
         return tea_error_set(TEA_ERR_FORMAT, "%s and %s disagree on the golden total (%llu vs %llu units)",
                              req->a_path, req->b_path, (unsigned long long)s->a_info.golden_total,
                              (unsigned long long)s->b_info.golden_total);
-    if ((rc = symbolize_open(&s->z, &s->a_info, &req->sym)))
+    sym = req->sym;
+    sym.auto_pics = &s->a; /* --adjust-vma auto scores the first file's PCs */
+    if ((rc = symbolize_open(&s->z, &s->a_info, &sym)))
         return rc;
     if (req->symbols_path)
         return symmap_load(&s->syms, req->symbols_path);
@@ -478,9 +481,8 @@ int pics_diff_main(int argc, char **argv)
                                               "are shown as NAME+0xOFFSET (it wins over the binary)"),
         CLI_OPTION_ELF(&req.sym.elf_path, "the binary to name instructions and functions with (default: the\n"
                                           "one the trace names, if it exists; else addresses)"),
-        CLI_OPTION_ADJUST_VMA(&req.sym, "OFF",
-                                 "load bias, runtime address - ELF address (hex with 0x or decimal;\n"
-                                 "default: the bias the trace recorded; needed for a PIE without one)"),
+        CLI_OPTION_ADJUST_VMA_AUTO(&req.sym),
+        CLI_OPTION_NO_DEMANGLE(&req.sym),
         CLI_ENUM("format", "FORMAT", &req.format, formats, format_values, "unknown format '%s' (text, csv or json)",
                  "text (default), csv or json"),
         CLI_OPTION_STDOUT_OUTPUT(&req.out_path),

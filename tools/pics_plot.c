@@ -216,6 +216,7 @@ static int run_plot(const plot_request *req)
     double *values = NULL;
     char title[PLOT_TITLE_MAX];
     symbolizer *z = NULL;
+    symbolize_options sym;
     int rc;
 
     if (!in)
@@ -228,7 +229,9 @@ static int run_plot(const plot_request *req)
             break;
         }
     }
-    if ((rc = symbolize_open(&z, &in[reference].info, &req->sym)))
+    sym = req->sym;
+    sym.auto_pics = &in[reference].p; /* --adjust-vma auto scores the reference's PCs */
+    if ((rc = symbolize_open(&z, &in[reference].info, &sym)))
         goto done;
     if ((rc = rank_instructions(&in[reference].p, req->top, &pcs, &groups)))
         goto done;
@@ -334,9 +337,8 @@ int pics_plot_main(int argc, char **argv)
         CLI_STRING("title", 0, "TEXT", &req.title, "the chart's title"),
         CLI_OPTION_ELF(&req.sym.elf_path, "the binary to name instructions with (function+0xOFFSET; default:\n"
                                           "the one the trace names, if it exists; else addresses)"),
-        CLI_OPTION_ADJUST_VMA(&req.sym, "OFF",
-                                 "load bias, runtime address - ELF address (hex with 0x or decimal;\n"
-                                 "default: the bias the trace recorded; needed for a PIE without one)"),
+        CLI_OPTION_ADJUST_VMA_AUTO(&req.sym),
+        CLI_OPTION_NO_DEMANGLE(&req.sym),
         CLI_OPTION_HELP,
     };
     const cli_command command = CLI_COMMAND(PLOT_SYNOPSIS, NULL, 20, options);

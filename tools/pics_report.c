@@ -213,6 +213,7 @@ static void select_rows(const report_request *req, report_data *d)
 typedef struct row_names {
     int has_address;
     uint64_t address;                        /* the PC, or the function's start */
+    uint64_t shown;                          /* address as shown (--addresses) */
     char function[SYMBOLIZE_TEXT_MAX];       /* function or [unknown ...] */
     char location[SYMBOLIZE_TEXT_MAX];       /* function+0xOFF (insn), the function (func) */
     char disassembly[SYMBOLIZE_TEXT_MAX];    /* "" when unavailable or func */
@@ -243,6 +244,7 @@ static int name_row(const report_request *req, report_data *d, const report_row 
             n->disassembly[0] = '\0';
         tea_error_clear();
     }
+    n->shown = n->has_address ? symbolize_address(d->z, n->address) : 0;
     if (n->has_address && (rc = symbolize_source(d->z, n->address, n->source, sizeof n->source)) < 0)
         return rc;
     return TEA_OK;
@@ -283,7 +285,7 @@ static int print_text(FILE *f, const report_request *req, report_data *d)
             return rc;
         report_cycles_text(&d->in, 0, r->value, REPORT_TEXT_DIGITS, cycles, sizeof cycles);
         if (n.has_address)
-            snprintf(address, sizeof address, "0x%" PRIx64, n.address);
+            snprintf(address, sizeof address, "0x%" PRIx64, n.shown);
         else
             snprintf(address, sizeof address, "-");
         fprintf(f, "  %8.2f%% %16s  %-40s %-18s %s\n", PERCENT * report_share(&d->in, 0, r->value), cycles, n.location,
@@ -341,7 +343,7 @@ static int print_csv(FILE *f, const report_request *req, report_data *d)
             char label[PSV_LABEL_MAX], text[REPORT_NUMBER_MAX];
             fprintf(f, "%zu,", i + 1);
             if (n.has_address)
-                fprintf(f, "0x%" PRIx64, n.address);
+                fprintf(f, "0x%" PRIx64, n.shown);
             fputc(',', f);
             csv_field(f, n.function);
             fputc(',', f);
@@ -466,7 +468,7 @@ static int print_json(FILE *f, const report_request *req, report_data *d)
             json_u64(&j, i + 1);
             json_key(&j, "address");
             if (n.has_address)
-                json_hex(&j, n.address);
+                json_hex(&j, n.shown);
             else
                 json_null(&j);
             json_key(&j, "function");
@@ -561,13 +563,16 @@ static int print_folded(FILE *f, report_data *d)
 static int run_report(const report_request *req)
 {
     report_data d;
+    symbolize_options sym;
     outfile *out = NULL;
     int rc;
 
     memset(&d, 0, sizeof d);
     if ((rc = report_input_load(&d.in, req->path, req->golden_path)))
         return rc;
-    if ((rc = symbolize_open(&d.z, &d.in.info, &req->sym)))
+    sym = req->sym;
+    sym.auto_pics = &d.in.p; /* --adjust-vma auto scores the PCs shown */
+    if ((rc = symbolize_open(&d.z, &d.in.info, &sym)))
         goto done;
     if (req->granularity == PICS_GRAN_FUNC && (rc = symbolize_symmap(d.z, SYMBOLS_MAP_SECTION_GAPS, &d.groups)))
         goto done;
@@ -730,9 +735,9 @@ int pics_report_main(int argc, char **argv)
         CLI_OPTION_GOLDEN(&req.golden_path, "the golden PICS of the same trace: golden stacks and the error"),
         CLI_OPTION_ELF(&req.sym.elf_path, "the binary to symbolize with (default: the one the trace names,\n"
                                           "if it exists; else PCs are shown as addresses)"),
-        CLI_OPTION_ADJUST_VMA(&req.sym, "OFFSET",
-                                 "load bias, runtime address - ELF address (hex with 0x or decimal;\n"
-                                 "default: the bias the trace recorded; needed for a PIE without one)"),
+        CLI_OPTION_ADJUST_VMA_AUTO(&req.sym),
+        CLI_OPTION_NO_DEMANGLE(&req.sym),
+        CLI_OPTION_ADDRESSES(&req.sym),
         CLI_UINT("top", "N", &req.top, 0, UINT64_MAX, "invalid count '%s'",
                  "rows to show (default " CLI_STR(REPORT_DEFAULT_TOP) "; 0: all)"),
         CLI_ENUM("sort", "cycles|error", &req.sort, sorts, sort_values, "unknown sort key '%s' (cycles or error)",

@@ -3,7 +3,7 @@
  * (tea/run.h) with the functions for the function-level error (see
  * study.h).
  */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "study.h"
 #include "binary/symbolize.h"
 #include "cli.h"
@@ -11,6 +11,8 @@
 #include "common/threads.h"
 #include "tea/parallel.h"
 
+#include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -165,34 +167,61 @@ int study_option_golden_rules(const char *command, const cli_option *opt, const 
     return CLI_CONTINUE;
 }
 
-/* The functions for the function-granularity error: the --symbols map, else
- * those of the binary the trace names (as pics report groups them), else
- * none (an empty map). A binary that cannot be used costs only this error,
- * with a warning. */
-static int load_functions(const study_request *req, const tea_run *t, symmap *out)
+/* Records the binary of --elf in the run's header, as a trace stamped by
+ * tea record or tea gen names its binary: absolute path, build-id, the load
+ * bias in use and, when the trace named none, the architecture. */
+static int stamp_binary(tea_run *t, const symbolizer *z)
 {
-    symbolize_options opts = { NULL, 0, 0, 0, req->command };
+    const symbols *s = symbolize_symbols(z);
+    char *absolute = realpath(symbols_path(s), NULL);
+    int rc = TEA_OK;
+    assert(s);
+    if (trace_header_set(&t->header.binary_path, absolute ? absolute : symbols_path(s))
+        || trace_header_set(&t->header.build_id, symbols_build_id(s)))
+        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    t->header.load_bias = symbols_bias(s);
+    t->header.has_load_bias = 1;
+    if (!t->header.arch[0] && symbols_arch(s))
+        snprintf(t->header.arch, sizeof t->header.arch, "%s", symbols_arch(s));
+    free(absolute);
+    return rc;
+}
+
+/* The functions for the function-granularity error: the --symbols map, else
+ * those of --elf or of the binary the trace names (as pics report groups
+ * them), else none (an empty map). A binary the trace names that cannot be
+ * used costs only this error, with a warning; one given with --elf must
+ * open, and is stamped into the header (stamp_binary). */
+static int load_functions(const study_request *req, tea_run *t, symmap *out)
+{
+    symbolize_options opts = req->sym;
     symbolizer *z = NULL;
     pics_info info;
     int rc;
 
     memset(out, 0, sizeof *out);
-    if (req->symbols_path)
+    opts.command = req->command;
+    opts.source = 0;
+    opts.auto_pics = tea_replay_golden(t->replay); /* --adjust-vma auto scores the golden PCs */
+    if (req->symbols_path && !opts.elf_path)
         return symmap_load(out, req->symbols_path);
-    if (!t->header.binary_path)
+    if (!t->header.binary_path && !opts.elf_path)
         return TEA_OK;
     if ((rc = tea_run_describe(t, SIZE_MAX, &info)))
         return rc;
     rc = symbolize_open(&z, &info, &opts);
     pics_info_free(&info);
-    if (rc == TEA_ERR_NOMEM)
+    if (rc == TEA_ERR_NOMEM || (rc && opts.elf_path))
         return rc;
     if (rc) {
         fprintf(stderr, "%s: warning: %s: no function-level error: %s\n", req->command, t->path,
                 tea_error_message());
         return TEA_OK;
     }
-    rc = symbolize_symmap(z, SYMBOLS_MAP_SECTION_GAPS, out);
+    if (opts.elf_path)
+        rc = stamp_binary(t, z);
+    if (!rc)
+        rc = req->symbols_path ? symmap_load(out, req->symbols_path) : symbolize_symmap(z, SYMBOLS_MAP_SECTION_GAPS, out);
     symbolize_close(z);
     return rc;
 }

@@ -46,6 +46,8 @@ typedef struct study_request {
     int all_events;                           /* --events all: every scheme gets all nine */
     golden_rules rules;                       /* --golden-rules: the golden reference TEA samples */
     const char *symbols_path;                 /* --symbols MAP for the function error, or NULL */
+    symbolize_options sym;                    /* --elf BINARY and --adjust-vma OFFSET|auto: the binary
+                                                 to symbolize with, recorded in the PICS */
     trace_open_options open;
     unsigned threads;                         /* --threads: 0 = the processors it may use; 1 reads the
                                                  trace as a stream (tea/parallel.h) */
@@ -71,6 +73,14 @@ typedef struct study_request {
 #define STUDY_OPTION_THREADS(req, help_)                                                             \
     CLI_UINT("threads", "N", &STUDY_REQ(req)->threads, 1, TEA_PARALLEL_MAX_THREADS,                  \
              "invalid thread count '%s' (1 to " CLI_STR(TEA_PARALLEL_MAX_THREADS) ")", help_)
+/* --elf BINARY and --adjust-vma OFFSET|auto into req->sym (the binary of
+ * the function-level error, recorded in the PICS; study_run). */
+#define STUDY_OPTION_ELF(req, help_) CLI_OPTION_ELF(&STUDY_REQ(req)->sym.elf_path, help_)
+#define STUDY_OPTION_ADJUST_VMA(req)                                                                 \
+    CLI_OPTION_ADJUST_VMA(&STUDY_REQ(req)->sym, "OFF|auto",                                     \
+                          "with --elf: runtime minus ELF address of the traced\n"                   \
+                          "program (default: the trace's, else 0 for a non-PIE);\n"                 \
+                          "auto infers it from the trace's PCs")
 #define STUDY_REQ(req) (1 ? (req) : (study_request *)0)
 int study_option_schemes(const char *command, const cli_option *opt, const char *arg);
 int study_option_freqs(const char *command, const cli_option *opt, const char *arg);
@@ -98,9 +108,15 @@ int study_parse_freqs(study_request *req, const char *list);
  * `req` (tea_run_trace; --threads 0 is the processors this process may use)
  * and computes each sampler's errors (tea_run_errors) with the functions of
  * --symbols or of the binary the trace names. `out` must be released with
- * tea_run_free, also after an error. Errors: the reader's (TEA_ERR_IO,
- * TEA_ERR_FORMAT, ... naming the file and offset), TEA_ERR_USAGE
- * (unreadable --symbols map), TEA_ERR_NOMEM. */
+ * tea_run_free, also after an error. With --elf (req->sym.elf_path) the
+ * binary is opened with the bias of --adjust-vma (a number, or auto: inferred
+ * from the golden PICS's PCs), else the trace's, else 0 for a binary linked at
+ * fixed addresses, and stamped into out->header (absolute path, build-id,
+ * bias), so that the PICS written from `out` name it and later commands need
+ * neither option. Errors: the reader's (TEA_ERR_IO, TEA_ERR_FORMAT, ...
+ * naming the file and offset), TEA_ERR_USAGE (unreadable --symbols map, a
+ * PIE without a bias, no clear bias for auto), --elf's (symbolize_open),
+ * TEA_ERR_NOMEM. */
 int study_run(const study_request *req, const char *path, tea_run *out);
 
 #endif

@@ -1,6 +1,8 @@
 /*
  * tea_convert.c: `tea convert`, a trace rewritten in the other format.
  */
+#define _XOPEN_SOURCE 700 /* realpath */
+#include "binary/symbols.h"
 #include "cli.h"
 #include "commands.h"
 #include "common/error.h"
@@ -15,8 +17,47 @@
     "Usage: tea convert [OPTIONS] IN -o OUT\n\n"                                                       \
     "Convert a trace between formats. Everything replay uses is kept: replaying IN and OUT\n"          \
     "gives identical results, and native output keeps the executable objects and the\n"                \
-    "recorded thread. IN may be '-' (stdin); OUT is written atomically.\n\n"                           \
+    "recorded thread. IN may be '-' (stdin); OUT is written atomically.\n"                             \
+    "--binary names the traced program in OUT's header (absolute path, build-id, load\n"             \
+    "bias), as tea record does, so that replay and the pics commands find it: the\n"                 \
+    "FireSim/TraceDoctor flow, whose traces name no binary.\n\n"                                      \
     "Options:\n"
+
+/* --binary and --load-bias. */
+typedef struct convert_binary {
+    const char *path;       /* --binary BIN, or NULL */
+    uint64_t load_bias;     /* --load-bias B */
+    int has_load_bias;
+} convert_binary;
+
+/* Names the binary of --binary in the header: its absolute path, build-id,
+ * architecture (when the trace has none) and the load bias (--load-bias, else
+ * 0 for a binary linked at fixed addresses; a PIE without it gets none, with
+ * a warning). */
+static int stamp_binary(trace_header *h, const convert_binary *b, const char *command)
+{
+    symbols *s;
+    char *absolute;
+    int rc;
+
+    if ((rc = symbols_open(&s, b->path)))
+        return rc;
+    absolute = realpath(b->path, NULL);
+    if (trace_header_set(&h->binary_path, absolute ? absolute : b->path)
+        || trace_header_set(&h->build_id, symbols_build_id(s)))
+        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    if (!h->arch[0] && symbols_arch(s))
+        snprintf(h->arch, sizeof h->arch, "%s", symbols_arch(s));
+    h->has_load_bias = b->has_load_bias || !symbols_is_position_independent(s);
+    h->load_bias = b->has_load_bias ? b->load_bias : 0;
+    if (!h->has_load_bias)
+        fprintf(stderr, "%s: warning: %s is position-independent and no --load-bias was given: later commands "
+                        "need --adjust-vma OFFSET or auto\n",
+                command, b->path);
+    free(absolute);
+    symbols_close(s);
+    return rc;
+}
 
 /* Gives the output header a provenance when the input had none. */
 static int stamp_header(trace_header *h, int argc, char **argv)
@@ -63,7 +104,8 @@ static int copy_objects(trace_reader *reader, trace_writer *writer, trace_format
 }
 
 static int convert(const char *in_path, const char *out_path, const trace_open_options *open_opts,
-                   const trace_write_options *write_opts, progress_mode mode, int argc, char **argv)
+                   const trace_write_options *write_opts, const convert_binary *binary, progress_mode mode, int argc,
+                   char **argv)
 {
     progress_meter meter;
     uint64_t records = 0;
@@ -78,7 +120,9 @@ static int convert(const char *in_path, const char *out_path, const trace_open_o
     if ((rc = trace_reader_open(&reader, in_path, open_opts)))
         goto done;
     if ((rc = trace_header_copy(&header, trace_reader_header(reader)))
-        || (rc = stamp_header(&header, argc, argv)) || (rc = trace_batch_init(&batch, TRACE_BATCH_RECORDS)))
+        || (rc = stamp_header(&header, argc, argv))
+        || (binary->path && (rc = stamp_binary(&header, binary, argv[0])))
+        || (rc = trace_batch_init(&batch, TRACE_BATCH_RECORDS)))
         goto done;
     if ((rc = trace_writer_open(&writer, out_path, &header, write_opts)))
         goto done;
@@ -114,6 +158,7 @@ int tea_convert_main(int argc, char **argv)
     trace_write_options write_opts = { .format = TRACE_FORMAT_NATIVE };
     const char *out_path = NULL;
     progress_mode mode = PROGRESS_AUTO;
+    convert_binary binary = { NULL, 0, 0 };
     int rc;
     const cli_option options[] = {
         CLI_OPTION_OUTPUT("OUT", &out_path, "output file (required; '-' for stdout)"),
@@ -123,6 +168,10 @@ int tea_convert_main(int argc, char **argv)
         CLI_UINT("frame-records", "N", &write_opts.frame_records, 1, UINT32_MAX, "invalid frame size '%s'",
                  "native output: records per zstd frame (default 262144)"),
         CLI_OPTIONS_PROGRESS(&mode),
+        CLI_STRING("binary", 0, "BIN", &binary.path, "the traced program, named in OUT's header"),
+        CLI_OPTION_LOAD_BIAS(&binary.load_bias, &binary.has_load_bias,
+                             "with --binary: runtime minus ELF address (a PIE's load\n"
+                             "address; default 0 for a non-PIE)"),
         CLI_TRACE_OPTIONS(&open_opts),
         CLI_OPTION_HELP,
     };
@@ -136,7 +185,9 @@ int tea_convert_main(int argc, char **argv)
         return cli_usage_error(argv[0], "missing -o OUT");
     if (write_opts.raw && write_opts.format != TRACE_FORMAT_TRACEDOCTOR)
         return cli_usage_error(argv[0], "--raw applies to --to tracedoctor only");
-    if ((rc = convert(argv[optind], out_path, &open_opts, &write_opts, mode, argc, argv)))
+    if (binary.has_load_bias && !binary.path)
+        return cli_usage_error(argv[0], "--load-bias applies with --binary only");
+    if ((rc = convert(argv[optind], out_path, &open_opts, &write_opts, &binary, mode, argc, argv)))
         return cli_fail(argv[0], rc);
     return CLI_EXIT_OK;
 }

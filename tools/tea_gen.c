@@ -61,20 +61,22 @@ typedef struct gen_request {
     trace_write_options write;
     const char *out_path;
     const char *elf_path; /* --elf: walk this binary's code */
+    uint64_t load_bias;   /* --load-bias: where the binary is loaded */
+    int has_load_bias;
     mconf model;
     int discard;          /* run the model only */
     progress_mode progress;
 } gen_request;
 
-/* Describes the binary in the header: its architecture, absolute path and
- * build-id; its PCs are link-time addresses, so the load bias is 0. */
-static int describe_binary(trace_header *h, const char *path, const elfcode *code)
+/* Describes the binary in the header: its architecture, absolute path,
+ * build-id and load bias (that of --load-bias, 0 without: link-time PCs). */
+static int describe_binary(trace_header *h, const char *path, const elfcode *code, uint64_t bias)
 {
     char *absolute = realpath(path, NULL);
     int rc = TEA_OK;
     snprintf(h->arch, sizeof h->arch, "%s", code->arch);
     h->va_bits = code->va_bits;
-    h->load_bias = 0;
+    h->load_bias = bias;
     h->has_load_bias = 1;
     if (trace_header_set(&h->binary_path, absolute ? absolute : path)
         || (code->build_id && trace_header_set(&h->build_id, code->build_id)))
@@ -109,7 +111,8 @@ static int generate(const gen_request *req, int argc, char **argv)
         goto done;
     }
     if (req->elf_path) {
-        if ((rc = elfcode_load(&code, req->elf_path)) || (rc = describe_binary(&h, req->elf_path, code))
+        if ((rc = elfcode_load(&code, req->elf_path)) || (rc = elfcode_rebase(code, req->load_bias))
+            || (rc = describe_binary(&h, req->elf_path, code, req->load_bias))
             || (rc = model_workload_create_elf(&workload, req->workload, req->seed, code)))
             goto done;
     } else if ((rc = model_workload_create(&workload, req->workload, req->seed))) {
@@ -183,6 +186,9 @@ int tea_gen_main(int argc, char **argv)
                                       "RISC-V ELF) instead of a synthetic program; the\n"
                                       "workload then only sets branch, loop and memory\n"
                                       "behaviour (docs/model.md, \"Walks over a binary\")"),
+        CLI_OPTION_LOAD_BIAS(&req.load_bias, &req.has_load_bias,
+                             "with --elf: run the code as loaded at ELF address + B\n"
+                             "(a PIE's load address; default 0, link-time PCs)"),
         CLI_UINT("cycles", "N", &req.cycles, 1, UINT64_MAX, "invalid cycle count '%s'",
                  "cycles to simulate (default 1000000; 1e8, 5M accepted)"),
         CLI_OPTION_SEED("S", &req.seed, "seed of every random choice (default 1)"),
@@ -219,6 +225,8 @@ int tea_gen_main(int argc, char **argv)
         return cli_usage_error(argv[0], "missing -o OUT");
     if (req.write.raw && req.write.format != TRACE_FORMAT_TRACEDOCTOR)
         return cli_usage_error(argv[0], "--raw applies to --format tracedoctor only");
+    if (req.has_load_bias && !req.elf_path)
+        return cli_usage_error(argv[0], "--load-bias applies with --elf only");
     if ((rc = generate(&req, argc, argv)))
         return cli_fail(argv[0], rc);
     return CLI_EXIT_OK;

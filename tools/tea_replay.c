@@ -196,6 +196,9 @@ static int parse_args(int argc, char **argv, study_request *req, const char **ou
                                  "scheme gets all nine, as SCHEME:all)"),
         CLI_OPTION_SYMBOLS(&req->symbols_path, "functions for error_func ('START END NAME' lines; default:\n"
                                                "the binary the trace names, if any)"),
+        STUDY_OPTION_ELF(req, "the traced program: functions for error_func, recorded in\n"
+                              "every PICS so later commands need no --elf"),
+        STUDY_OPTION_ADJUST_VMA(req),
         STUDY_OPTION_GOLDEN_RULES(req, "default, or tracedoctor: the golden reference of the\n"
                                        "authors' TraceDoctor worker (tea_gold), cell for cell;\n"
                                        "TEA samples it (docs/semantics.md, \"Rule sets\")"),

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define SWEEP_DEFAULT_FREQS "100,1000,4000,8000"
 #define SWEEP_DEFAULT_SEEDS 5
@@ -33,7 +34,9 @@
     "Error against sampling frequency: every scheme at every frequency and seed, all\n"                \
     "sampled in one pass over each trace; traces in parallel. Writes the tidy results\n"               \
     "CSV (docs/pics-format.md, \"Results CSV\"): trace,scheme,freq_hz,seed,samples,lost,\n"              \
-    "error_insn_component,error_insn,error_func,digest,cycles,records.\n\n"                             \
+    "error_insn_component,error_insn,error_func,digest,cycles,records. A TRACE written\n"               \
+    "TRACE:BINARY names its program (as --elf does for all); a TRACE that exists as a file\n"          \
+    "is never split.\n\n"                                                                              \
     "A frequency at which a scheme takes fewer than 1000 samples on a trace gets a warning\n"      \
     "on standard error with the frequency that would give enough.\n\n"                          \
     "Options:\n"
@@ -41,6 +44,8 @@
 /* One trace of the sweep and its outcome. */
 typedef struct sweep_job {
     const char *path;
+    const char *elf;                   /* TRACE:BINARY's binary, or NULL for --elf's */
+    char *owned;                       /* path when split off a TRACE:BINARY operand */
     tea_run result;
     int rc;
     char message[SWEEP_MESSAGE_MAX];   /* the error of a failed job (messages are per thread) */
@@ -61,7 +66,10 @@ typedef struct sweep_pool {
 /* Replays one trace, keeping only its rows (the PICS go with the engine). */
 static void run_job(const study_request *req, sweep_job *job)
 {
-    job->rc = study_run(req, job->path, &job->result);
+    study_request own = *req;
+    if (job->elf)
+        own.sym.elf_path = job->elf;
+    job->rc = study_run(&own, job->path, &job->result);
     if (job->rc)
         snprintf(job->message, sizeof job->message, "%s", tea_error_message());
     tea_replay_free(job->result.replay);
@@ -263,6 +271,9 @@ static int parse_args(int argc, char **argv, study_request *req, sweep_options *
         STUDY_OPTION_EVENTS(req, "native (default) or all: every scheme gets all nine events"),
         STUDY_OPTION_JITTER(req, "none, start or interval (default interval)"),
         CLI_OPTION_SYMBOLS(&req->symbols_path, "functions for error_func (default: each trace's binary)"),
+        STUDY_OPTION_ELF(req, "the traced program of every TRACE without its own\n"
+                              "(TRACE:BINARY): functions for error_func"),
+        STUDY_OPTION_ADJUST_VMA(req),
         STUDY_OPTION_GOLDEN_RULES(req, "default, or tracedoctor: the golden reference of the\n"
                                        "authors' TraceDoctor worker (tea_gold), which TEA samples"),
         { .long_name = "jobs", .short_name = 'j', .arg = CLI_ARG_REQUIRED, .value_name = "N",
@@ -293,6 +304,21 @@ static int parse_args(int argc, char **argv, study_request *req, sweep_options *
     return CLI_CONTINUE;
 }
 
+/* A TRACE operand into the job: the whole operand when it names a file (or
+ * is "-"), else TRACE:BINARY split at its last ':'. */
+static int split_operand(const char *operand, sweep_job *job)
+{
+    const char *colon = strrchr(operand, ':');
+    job->path = operand;
+    if (strcmp(operand, "-") == 0 || access(operand, F_OK) == 0 || !colon || colon == operand || !colon[1])
+        return TEA_OK;
+    if (!(job->owned = strndup(operand, (size_t)(colon - operand))))
+        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    job->path = job->owned;
+    job->elf = colon + 1;
+    return TEA_OK;
+}
+
 /* Replays every trace and writes the outputs. */
 static int sweep(const study_request *req, const sweep_options *o, char **paths, size_t count,
                  const char *command_line)
@@ -316,7 +342,8 @@ static int sweep(const study_request *req, const sweep_options *o, char **paths,
     if (!(pool.jobs = calloc(count, sizeof *pool.jobs)))
         return tea_error_set(TEA_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < count; i++)
-        pool.jobs[i].path = paths[i];
+        if ((rc = split_operand(paths[i], &pool.jobs[i])))
+            goto done;
     if (threads > count)
         threads = count;
     if (threads > SWEEP_MAX_JOBS)
@@ -328,8 +355,11 @@ static int sweep(const study_request *req, const sweep_options *o, char **paths,
         rc = write_svg(&pool, o->svg_path, o->granularity);
     for (size_t i = 0; !rc && i < count; i++)
         tea_run_warn_few_samples(&pool.jobs[i].result, stderr, "tea sweep", "--freqs");
-    for (size_t i = 0; i < count; i++)
+done:
+    for (size_t i = 0; i < count; i++) {
         tea_run_free(&pool.jobs[i].result);
+        free(pool.jobs[i].owned);
+    }
     free(pool.jobs);
     return rc;
 }

@@ -807,6 +807,7 @@ static int parse_args(int argc, char **argv, request *req)
                                            "names, when it is readable)"),
         CLI_OPTION_ADJUST_VMA(&req->sym, "OFF",
                  "load bias, runtime address - ELF address (default: the trace's)"),
+        CLI_OPTION_NO_DEMANGLE(&req->sym),
         CLI_ENUM("format", "FORMAT", &req->format, formats, format_values, "unknown format '%s' (text, csv or json)",
                  "text (default), csv or json"),
         CLI_UINT("top", "N", &req->top, 0, UINT64_MAX, "--top needs a count, not '%s'",

@@ -37,6 +37,8 @@
 #define TEXT_MAX 512
 /* Where the PIE tests pretend the program was loaded. */
 #define PIE_BIAS 0x555555554000ull
+/* A RISC-V PIE's load bias under Sv39. */
+#define PIE_BIAS_SV39 0x2aaaab5000ull
 /* The RISC-V "kernel" build is linked at this (sign-extended) address and
  * traced with 39-bit virtual addresses (Sv39). */
 #define HIGH_TEXT 0xffffffff80000000ull
@@ -182,6 +184,18 @@ static symbols *open_or_fail(const char *path)
     return s;
 }
 
+/* How many functions are PLT stubs ("NAME@plt"). */
+static size_t plt_stubs(const symbols *s)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < symbols_count(s); i++) {
+        const char *name = symbols_function_at(s, i)->name;
+        size_t len = strlen(name);
+        n += len > 4 && strcmp(name + len - 4, "@plt") == 0;
+    }
+    return n;
+}
+
 /* Every nm function address, interior address and trailing gap of `prog`
  * symbolized as nm says; at least `min_gaps` gaps (x86-64 pads functions to
  * 16 bytes, RISC-V packs them). */
@@ -197,7 +211,7 @@ static void check_against_nm(const char *prog, const char *nm, uint64_t bias, un
     symbols_set_bias(s, bias);
     assert_int_equal(symbols_set_va_bits(s, va_bits), 0);
     assert_string_equal(symbols_table(s), ".symtab");
-    assert_int_equal(symbols_count(s), nm_addresses(t));
+    assert_int_equal(symbols_count(s), nm_addresses(t) + plt_stubs(s));
     for (size_t i = 0; i < t->count; i++) {
         const nm_symbol *e = &t->sym[i];
         uint64_t pc = trace_pc(e->addr, bias, va_bits);
@@ -235,6 +249,9 @@ static void check_against_nm(const char *prog, const char *nm, uint64_t bias, un
     /* the other way round: every function is named as nm names its start */
     for (size_t i = 0; i < symbols_count(s); i++) {
         const symbols_function *f = symbols_function_at(s, i);
+        size_t len = strlen(f->name);
+        if (len > 4 && strcmp(f->name + len - 4, "@plt") == 0)
+            continue; /* PLT stubs: test_plt_x86_64 */
         assert_true(nm_has(t, f->elf_start, f->name));
         assert_int_equal(f->start, trace_pc(f->elf_start, bias, va_bits));
         assert_true(f->end > f->start);
@@ -438,7 +455,9 @@ static void test_x86_64_stripped(void **state)
     read_nm(TEA_NM, TEA_SYMBOLS_X86_64_PIE, t);
     s = open_or_fail(TEA_SYMBOLS_X86_64_STRIPPED);
     assert_null(symbols_table(s));
-    assert_int_equal(symbols_count(s), 0);
+    /* no function but the PLT stubs, named from the dynamic relocations */
+    assert_true(symbols_count(s) > 0);
+    assert_int_equal(symbols_count(s), plt_stubs(s));
     assert_non_null(symbols_build_id(s)); /* strip keeps the note */
     for (size_t i = 0; i < t->count; i++) {
         char got[TEXT_MAX];
@@ -749,6 +768,298 @@ static void test_symbolize_riscv(void **state)
 
 /* symbolize_parse_offset: the one parser of --adjust-vma (pics report,
  * annotate, diff, plot and tea topdown). */
+/* Room for an objdump line with a long C++ name. */
+#define OBJDUMP_LINE_MAX 4096
+
+/* Every label objdump -d (-dC when `demangle`) prints for `prog` (only the
+ * "NAME@plt" ones when `plt_only`) names the function starting at its
+ * address, with the handle showing names demangled or not; objdump's labels
+ * of the PLT's header ("NAME@plt-0x10", or the section's name "<.plt>")
+ * are skipped. Returns how many labels
+ * were checked; *plts, how many of them were PLT stubs. */
+static size_t check_objdump_labels(const char *objdump, const char *prog, int demangle, int plt_only, size_t *plts)
+{
+    char command[TEXT_MAX], line[OBJDUMP_LINE_MAX];
+    symbols *s = open_or_fail(prog);
+    size_t checked = 0;
+    FILE *p;
+
+    *plts = 0;
+    symbols_set_demangle(s, demangle);
+    snprintf(command, sizeof command, "LC_ALL=C %s -d %s %s", objdump, demangle ? "-C" : "", prog);
+    assert_non_null(p = popen(command, "r"));
+    while (fgets(line, sizeof line, p)) {
+        size_t len = strlen(line);
+        char *open = strchr(line, '<'), *end, *name;
+        int plt;
+        uint64_t addr;
+        symbols_location loc;
+        if (!open || len < 4 || strcmp(line + len - 3, ">:\n") != 0)
+            continue;
+        addr = strtoull(line, &end, 16);
+        if (end + 1 != open)
+            continue;
+        line[len - 3] = '\0';
+        name = open + 1;
+        len = strlen(name);
+        plt = len > 4 && strcmp(name + len - 4, "@plt") == 0;
+        if (strstr(name, "@plt-") || name[0] == '.' || (plt_only && !plt))
+            continue;
+        symbols_locate(s, addr, &loc);
+        if (!loc.name || loc.offset != 0 || strcmp(loc.name, name) != 0)
+            fail_msg("%s: objdump%s names 0x%" PRIx64 " <%s>, the symbolizer %s+0x%" PRIx64, prog,
+                     demangle ? " -C" : "", addr, name, loc.name ? loc.name : "(none)", loc.offset);
+        checked++;
+        *plts += (size_t)plt;
+    }
+    assert_int_equal(pclose(p), 0);
+    symbols_close(s);
+    return checked;
+}
+
+/* PLT stubs are "NAME@plt" at objdump's addresses: rand@plt in a PIE; an
+ * ifunc's stub "*ABS*+0xADDR@plt" and __cxa_finalize@plt (.plt.got) in
+ * symbols_prog's; the stub's whole entry is named. */
+static void test_plt_x86_64(void **state)
+{
+    symbols *s;
+    size_t plts, idx;
+    char text[TEXT_MAX];
+    (void)state;
+    if (!have_x86())
+        skip();
+    assert_true(check_objdump_labels(TEA_HOST_OBJDUMP, TEA_PLT_X86_64, 1, 0, &plts) >= 3);
+    assert_true(plts >= 1);
+    check_objdump_labels(TEA_HOST_OBJDUMP, TEA_SYMBOLS_X86_64_PIE, 1, 1, &plts);
+    assert_true(plts >= 2);
+    check_objdump_labels(TEA_HOST_OBJDUMP, TEA_SYMBOLS_X86_64_STRIPPED, 1, 1, &plts);
+    assert_true(plts >= 2);
+    s = open_or_fail(TEA_PLT_X86_64);
+    symbols_set_bias(s, PIE_BIAS);
+    assert_int_equal(symbols_find_name(s, "rand@plt", &idx, 1), 1);
+    assert_int_equal(symbols_function_at(s, idx)->end - symbols_function_at(s, idx)->start, 16);
+    assert_string_equal(symbols_format(s, symbols_function_at(s, idx)->start + 15, text, sizeof text),
+                        "rand@plt+0xf");
+    symbols_close(s);
+}
+
+/* RISC-V: the stubs after the PLT's 32-byte header, by their auipc/ld pair. */
+static void test_plt_riscv64(void **state)
+{
+    size_t plts;
+    (void)state;
+    assert_true(check_objdump_labels(TEA_RISCV_OBJDUMP, TEA_PLT_RISCV64, 1, 0, &plts) >= 3);
+    assert_int_equal(plts, 1); /* rand@plt */
+}
+
+/* C++ names: demangled as objdump -C shows them, mangled as objdump -d;
+ * std::vector<int>::push_back found by either name. */
+static void test_cxx_demangle(void **state)
+{
+    static const char push_back[] = "std::vector<int, std::allocator<int> >::push_back(int&&)";
+    static const char push_back_mangled[] = "_ZNSt6vectorIiSaIiEE9push_backEOi";
+    symbols *s;
+    size_t plts, by_name, by_mangled;
+    (void)state;
+    if (TEA_CXX_X86_64[0] == '\0')
+        skip(); /* no C++ compiler */
+    assert_true(check_objdump_labels(TEA_HOST_OBJDUMP, TEA_CXX_X86_64, 1, 0, &plts) >= 10);
+    assert_true(plts >= 2); /* operator new(unsigned long)@plt, ... */
+    assert_true(check_objdump_labels(TEA_HOST_OBJDUMP, TEA_CXX_X86_64, 0, 0, &plts) >= 10);
+    s = open_or_fail(TEA_CXX_X86_64);
+    assert_int_equal(symbols_find_name(s, push_back, &by_name, 1), 1);
+    assert_int_equal(symbols_find_name(s, push_back_mangled, &by_mangled, 1), 1);
+    assert_int_equal(by_name, by_mangled);
+    assert_string_equal(symbols_function_at(s, by_name)->name, push_back);
+    symbols_set_demangle(s, 0);
+    assert_string_equal(symbols_function_at(s, by_name)->name, push_back_mangled);
+    symbols_set_demangle(s, 1);
+    assert_string_equal(symbols_function_at(s, by_name)->name, push_back);
+    symbols_close(s);
+}
+
+/* Every branch and call target objdump -d prints ("ADDR <NAME>" at the end
+ * of an instruction; "#" comments on memory operands are not targets) is
+ * what symbolize_disasm shows: "0xADDR <NAME>", ADDR as in the file with
+ * elf_addresses, else plus the bias. A target outside every function, which
+ * objdump names after the nearest symbol, is shown as the bare address.
+ * Returns how many named targets matched; *two_byte counts those of
+ * two-byte instructions (RISC-V compressed branches). */
+static size_t check_objdump_targets(const char *objdump, const char *prog, uint64_t bias, int elf_addresses,
+                                    size_t *two_byte)
+{
+    char command[TEXT_MAX], line[OBJDUMP_LINE_MAX];
+    symbolize_options o;
+    pics_info info;
+    symbolizer *z;
+    size_t named = 0, unnamed = 0;
+    FILE *p;
+
+    memset(&o, 0, sizeof o);
+    memset(&info, 0, sizeof info);
+    o.elf_path = prog;
+    o.adjust_vma = bias;
+    o.has_adjust_vma = 1;
+    o.elf_addresses = elf_addresses;
+    assert_int_equal(symbolize_open(&z, &info, &o), 0);
+    snprintf(command, sizeof command, "LC_ALL=C %s -d %s", objdump, prog);
+    assert_non_null(p = popen(command, "r"));
+    while (fgets(line, sizeof line, p)) {
+        char *insn, *open, *close, *start, *end, want[OBJDUMP_LINE_MAX], text[SYMBOLIZE_TEXT_MAX];
+        uint64_t pc, target;
+        unsigned size;
+        symbols_location loc;
+        pc = strtoull(line, &end, 16);
+        if (end == line || *end != ':' || strchr(line, '#') || !(insn = strchr(end + 2, '\t'))
+            || !(open = strrchr(insn, '<')) || !(close = strchr(open, '>')) || close[1] != '\n' || open[-1] != ' ')
+            continue;
+        *close = '\0';
+        for (start = open - 1; start > insn && !strchr(" \t,", start[-1]); start--)
+            ;
+        target = strtoull(start, &end, 16);
+        if (end != open - 1)
+            continue;
+        assert_int_equal(symbolize_disasm(z, pc + bias, text, sizeof text, &size), 0);
+        symbols_locate(symbolize_symbols(z), target + bias, &loc);
+        if (loc.name) {
+            /* objdump's NAME[+0xOFF]: NAME may be another alias of the function */
+            char *plus = strstr(open + 1, "+0x");
+            size_t ids[MAX_NM_SYMBOLS], found;
+            int same = 0;
+            if (plus)
+                *plus = '\0';
+            found = symbols_find_name(symbolize_symbols(z), open + 1, ids, MAX_NM_SYMBOLS);
+            for (size_t k = 0; k < found && k < MAX_NM_SYMBOLS; k++)
+                same |= ids[k] == (size_t)loc.function;
+            if (!same)
+                fail_msg("%s: 0x%" PRIx64 ": objdump names the target %s, ours %s", prog, pc, open + 1, loc.name);
+            if (plus)
+                *plus = '+';
+            snprintf(want, sizeof want, "0x%" PRIx64 " <%s%s>", elf_addresses ? target : target + bias, loc.name,
+                     plus ? plus : "");
+        } else {
+            snprintf(want, sizeof want, "0x%" PRIx64, elf_addresses ? target : target + bias);
+        }
+        if (!strstr(text, want) || (!loc.name && strchr(text, '<')))
+            fail_msg("%s: 0x%" PRIx64 ": objdump's target %" PRIx64 " <%s>, ours '%s'", prog, pc, target, open + 1,
+                     text);
+        if (loc.name)
+            named++;
+        else
+            unnamed++;
+        *two_byte += size == 2;
+    }
+    assert_int_equal(pclose(p), 0);
+    assert_true(unnamed <= named);
+    symbolize_close(z);
+    return named;
+}
+
+/* Branch and call targets as objdump shows them: x86-64 and RISC-V (with
+ * compressed branches, c.j and c.beqz) at fixed addresses, an x86-64 PIE
+ * through the PLT at a load bias in both address forms. */
+static void test_branch_targets(void **state)
+{
+    size_t compressed = 0, ignored = 0;
+    (void)state;
+    assert_true(check_objdump_targets(TEA_RISCV_OBJDUMP, TEA_DISASM_RISCV64, 0, 0, &compressed) >= 10);
+    assert_true(check_objdump_targets(TEA_RISCV_OBJDUMP, TEA_SYMBOLS_RISCV64, 0, 0, &compressed) >= 5);
+    assert_true(check_objdump_targets(TEA_RISCV_OBJDUMP, TEA_PLT_RISCV64, 0, 0, &compressed) >= 2);
+    assert_true(check_objdump_targets(TEA_RISCV_OBJDUMP, TEA_PLT_RISCV64, PIE_BIAS_SV39, 1, &compressed) >= 2);
+    assert_true(check_objdump_targets(TEA_RISCV_OBJDUMP, TEA_PLT_RISCV64, PIE_BIAS_SV39, 0, &compressed) >= 2);
+    assert_true(compressed >= 5);
+    if (!have_x86())
+        skip();
+    assert_true(check_objdump_targets(TEA_HOST_OBJDUMP, TEA_DISASM_X86_64, 0, 0, &ignored) >= 5);
+    assert_true(check_objdump_targets(TEA_HOST_OBJDUMP, TEA_PLT_X86_64, PIE_BIAS, 1, &ignored) >= 3);
+    assert_true(check_objdump_targets(TEA_HOST_OBJDUMP, TEA_PLT_X86_64, PIE_BIAS, 0, &ignored) >= 3);
+    if (TEA_CXX_X86_64[0] != '\0')
+        assert_true(check_objdump_targets(TEA_HOST_OBJDUMP, TEA_CXX_X86_64, PIE_BIAS, 0, &ignored) >= 10);
+}
+
+/* Up to `max` instruction addresses objdump -d lists for `prog`, ascending. */
+static size_t objdump_pcs(const char *objdump, const char *prog, uint64_t *pcs, size_t max)
+{
+    char command[TEXT_MAX], line[OBJDUMP_LINE_MAX];
+    size_t n = 0;
+    FILE *p;
+    snprintf(command, sizeof command, "LC_ALL=C %s -d %s", objdump, prog);
+    assert_non_null(p = popen(command, "r"));
+    while (fgets(line, sizeof line, p)) {
+        char *end;
+        uint64_t pc = strtoull(line, &end, 16);
+        /* "ADDR:\tBYTES\tINSN"; a long instruction's further bytes follow on
+         * lines without the instruction */
+        if (end != line && *end == ':' && end[1] == '\t' && strchr(end + 2, '\t') && n < max
+            && (n == 0 || pcs[n - 1] < pc))
+            pcs[n++] = pc;
+    }
+    assert_int_equal(pclose(p), 0);
+    return n;
+}
+
+/* --adjust-vma auto over objdump's instruction addresses moved by a known
+ * bias: found for a static binary (0), a PIE at a Sv39 or x86-64 bias, a
+ * "kernel" image in the upper half under Sv39; refused for PCs that are no
+ * instruction starts and for the wrong binary. */
+static void check_guess(const char *objdump, const char *prog, uint64_t bias, unsigned va_bits)
+{
+    enum { MAX_PCS = 4096 };
+    uint64_t *pcs = calloc(MAX_PCS, sizeof *pcs);
+    symbols *s = open_or_fail(prog);
+    symbolize_bias_guess g;
+    size_t n;
+    assert_non_null(pcs);
+    n = objdump_pcs(objdump, prog, pcs, MAX_PCS);
+    assert_true(n >= 16);
+    for (size_t i = 0; i < n; i++)
+        pcs[i] = trace_pc(pcs[i], bias, va_bits);
+    if (symbolize_guess_bias(s, pcs, n, va_bits, &g))
+        fail_msg("%s at 0x%" PRIx64 ": %s", prog, bias, tea_error_message());
+    assert_int_equal(g.bias, bias);
+    assert_true(g.hits * 100 >= g.in_code * SYMBOLIZE_BIAS_MIN_PRECISION_PERCENT);
+    /* one byte off every PC: no instruction starts there (RISC-V: never
+     * at an odd address) */
+    if (strcmp(symbols_arch(s), "riscv64") == 0) {
+        for (size_t i = 0; i < n; i++)
+            pcs[i] += 1;
+        assert_int_equal(symbolize_guess_bias(s, pcs, n, va_bits, &g), TEA_ERR_USAGE);
+        assert_contains(tea_error_message(), "is it the traced binary?");
+    }
+    symbols_close(s);
+    free(pcs);
+}
+
+static void test_guess_bias(void **state)
+{
+    enum { MAX_PCS = 4096 };
+    symbols *s;
+    symbolize_bias_guess g;
+    uint64_t *pcs;
+    size_t n;
+    (void)state;
+    check_guess(TEA_RISCV_OBJDUMP, TEA_DISASM_RISCV64, 0, SV39_BITS);
+    check_guess(TEA_RISCV_OBJDUMP, TEA_PLT_RISCV64, PIE_BIAS_SV39, SV39_BITS);
+    check_guess(TEA_RISCV_OBJDUMP, TEA_SYMBOLS_RISCV64_HIGH, 0, SV39_BITS);
+    /* no PCs */
+    s = open_or_fail(TEA_DISASM_RISCV64);
+    assert_int_equal(symbolize_guess_bias(s, NULL, 0, SV39_BITS, &g), TEA_ERR_USAGE);
+    symbols_close(s);
+    /* the wrong binary: RISC-V PCs of one program against another */
+    assert_non_null(pcs = calloc(MAX_PCS, sizeof *pcs));
+    n = objdump_pcs(TEA_RISCV_OBJDUMP, TEA_DISASM_RISCV64, pcs, MAX_PCS);
+    s = open_or_fail(TEA_SYMBOLS_RISCV64);
+    assert_int_equal(symbolize_guess_bias(s, pcs, n, SV39_BITS, &g), TEA_ERR_USAGE);
+    symbols_close(s);
+    free(pcs);
+    if (!have_x86())
+        skip();
+    check_guess(TEA_HOST_OBJDUMP, TEA_DISASM_X86_64, 0, 48);
+    check_guess(TEA_HOST_OBJDUMP, TEA_PLT_X86_64, PIE_BIAS, 48);
+    if (TEA_CXX_X86_64[0] != '\0')
+        check_guess(TEA_HOST_OBJDUMP, TEA_CXX_X86_64, PIE_BIAS + 0x10000, 48);
+}
+
 static void test_parse_offset(void **state)
 {
     static const struct {
@@ -792,7 +1103,9 @@ int main(void)
         cmocka_unit_test(test_riscv64),        cmocka_unit_test(test_riscv64_high),
         cmocka_unit_test(test_symmap),         cmocka_unit_test(test_bad_files),
         cmocka_unit_test(test_symbolize_bias), cmocka_unit_test(test_symbolize_riscv),
-        cmocka_unit_test(test_parse_offset),
+        cmocka_unit_test(test_parse_offset),   cmocka_unit_test(test_plt_x86_64),
+        cmocka_unit_test(test_plt_riscv64),    cmocka_unit_test(test_cxx_demangle),
+        cmocka_unit_test(test_branch_targets), cmocka_unit_test(test_guess_bias),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
