@@ -30,7 +30,7 @@ contains err.txt "--adjust-vma auto"
 # --- tea replay --elf with the true bias: function error, binary recorded
 run 0 "$TEA" replay rv.td.zst --elf "$rv" --adjust-vma "$bias" --period 1000 --schemes tea -o true
 [ -n "$(error_func true/summary.csv tea)" ] || fail "no error_func with --elf"
-contains true/summary.csv "binary $rv_abs"
+contains true/summary.json "\"binary\": \"$rv_abs\""
 run 0 "$PICS" report true/golden.pics --granularity func --top 3
 contains out.txt "# binary $rv_abs"
 contains out.txt "load bias $bias"
@@ -71,9 +71,9 @@ contains err.txt "/nonexistent/prog"
 [ -e x.tea ] && fail "a failed tea convert left x.tea behind"
 
 # --- tea sweep TRACE:BINARY
-run 0 "$TEA" sweep "rv.td.zst:$rv" --adjust-vma "$bias" --freqs 4000 --seeds 1 --schemes tea --quiet
-[ -n "$(awk -F, '$2 == "tea" { print $9 }' out.txt)" ] || fail "sweep TRACE:BINARY: no error_func"
-contains out.txt "binary $rv_abs"
+run 0 "$TEA" sweep "rv.td.zst:$rv" --adjust-vma "$bias" --freqs 4000 --seeds 1 --schemes tea --quiet -o sw.csv
+[ -n "$(awk -F, '$2 == "tea" { print $9 }' sw.csv)" ] || fail "sweep TRACE:BINARY: no error_func"
+contains sw.json "\"binary\": \"$rv_abs\""
 
 # --- x86-64: a PIE at a typical bias and a static binary (bias 0)
 if [ -f "$TESTS/symbols_prog.x86_64-pie" ]; then
