@@ -37,16 +37,16 @@ static const arch_desc ARCHES[] = {
     { "riscv64", ARCH_RISCV64, CS_ARCH_RISCV, (cs_mode)(CS_MODE_RISCV64 | CS_MODE_RISCVC) },
 };
 
-struct disasm {
+struct binary_disasm {
     const arch_desc *arch;
     csh cs;
     cs_insn *insn; /* capstone's buffer, reused for every instruction */
 };
 
-int disasm_open(disasm **out, const char *arch)
+int binary_disasm_open(binary_disasm **out, const char *arch)
 {
     const arch_desc *a = NULL;
-    disasm *d;
+    binary_disasm *d;
     cs_err err;
 
     *out = NULL;
@@ -54,37 +54,37 @@ int disasm_open(disasm **out, const char *arch)
         if (arch && !strcmp(arch, ARCHES[i].name))
             a = &ARCHES[i];
     if (!a)
-        return tea_error_set(TEA_ERR_USAGE, "unknown architecture '%s' (x86_64, aarch64 or riscv64)",
-                             arch ? arch : "(null)");
+        return error_set(TEA_ERR_USAGE, "unknown architecture '%s' (x86_64, aarch64 or riscv64)",
+                         arch ? arch : "(null)");
     if (!cs_support((int)a->cs))
-        return tea_error_set(TEA_ERR_UNSUPPORTED, "the capstone linked in cannot disassemble %s", a->name);
+        return error_set(TEA_ERR_UNSUPPORTED, "the capstone linked in cannot disassemble %s", a->name);
     d = calloc(1, sizeof *d);
     if (!d)
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     d->arch = a;
     err = cs_open(a->cs, a->mode, &d->cs);
     if (err != CS_ERR_OK) {
         free(d);
-        return tea_error_set(err == CS_ERR_MEM ? TEA_ERR_NOMEM : TEA_ERR_UNSUPPORTED,
-                             "capstone cannot open %s: %s", a->name, cs_strerror(err));
+        return error_set(err == CS_ERR_MEM ? TEA_ERR_NOMEM : TEA_ERR_UNSUPPORTED, "capstone cannot open %s: %s",
+                         a->name, cs_strerror(err));
     }
     cs_option(d->cs, CS_OPT_DETAIL, CS_OPT_ON);
     d->insn = cs_malloc(d->cs);
     if (!d->insn) {
         cs_close(&d->cs);
         free(d);
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     }
     *out = d;
     return TEA_OK;
 }
 
-const char *disasm_arch(const disasm *d)
+const char *binary_disasm_arch(const binary_disasm *d)
 {
     return d->arch->name;
 }
 
-void disasm_close(disasm *d)
+void binary_disasm_close(binary_disasm *d)
 {
     if (!d)
         return;
@@ -94,19 +94,19 @@ void disasm_close(disasm *d)
     free(d);
 }
 
-const char *disasm_op_name(disasm_op op)
+const char *binary_disasm_op_name(binary_disasm_op op)
 {
-    static const char *const names[DISASM_OP_COUNT] = { "int",    "mul",    "div",     "fp-add",
-                                                        "fp-mul", "fp-div", "fp-sqrt", "serial" };
-    return (unsigned)op < DISASM_OP_COUNT ? names[op] : "?";
+    static const char *const names[BINARY_DISASM_OP_COUNT] = { "int",    "mul",    "div",     "fp-add",
+                                                               "fp-mul", "fp-div", "fp-sqrt", "serial" };
+    return (unsigned)op < BINARY_DISASM_OP_COUNT ? names[op] : "?";
 }
 
-const char *disasm_class_name(disasm_class cls)
+const char *binary_disasm_class_name(binary_disasm_class cls)
 {
     switch (cls) {
-    case DISASM_BRANCH: return "branch";
-    case DISASM_LOAD: return "load";
-    case DISASM_STORE: return "store";
+    case BINARY_DISASM_BRANCH: return "branch";
+    case BINARY_DISASM_LOAD: return "load";
+    case BINARY_DISASM_STORE: return "store";
     default: return "other";
     }
 }
@@ -131,10 +131,10 @@ static unsigned group_flags(const cs_detail *det)
     unsigned flags = 0;
     for (unsigned i = 0; i < det->groups_count; i++) {
         switch (det->groups[i]) {
-        case CS_GRP_JUMP: flags |= DISASM_F_BRANCH; break;
-        case CS_GRP_CALL: flags |= DISASM_F_BRANCH | DISASM_F_CALL; break;
+        case CS_GRP_JUMP: flags |= BINARY_DISASM_F_BRANCH; break;
+        case CS_GRP_CALL: flags |= BINARY_DISASM_F_BRANCH | BINARY_DISASM_F_CALL; break;
         case CS_GRP_RET:
-        case CS_GRP_IRET: flags |= DISASM_F_BRANCH | DISASM_F_RETURN; break;
+        case CS_GRP_IRET: flags |= BINARY_DISASM_F_BRANCH | BINARY_DISASM_F_RETURN; break;
         default: break;
         }
     }
@@ -153,18 +153,18 @@ static unsigned x86_flags(const cs_insn *in)
         for (unsigned i = 0; i < x->op_count; i++)
             if (x->operands[i].type == X86_OP_MEM) {
                 if (x->operands[i].access & CS_AC_READ)
-                    flags |= DISASM_F_LOAD;
+                    flags |= BINARY_DISASM_F_LOAD;
                 if (x->operands[i].access & CS_AC_WRITE)
-                    flags |= DISASM_F_STORE;
+                    flags |= BINARY_DISASM_F_STORE;
             }
-    if (in->id == X86_INS_PUSH || in->id == X86_INS_PUSHF || in->id == X86_INS_PUSHFQ || (flags & DISASM_F_CALL))
-        flags |= DISASM_F_STORE;
-    if (in->id == X86_INS_POP || in->id == X86_INS_POPF || in->id == X86_INS_POPFQ || (flags & DISASM_F_RETURN))
-        flags |= DISASM_F_LOAD;
+    if (in->id == X86_INS_PUSH || in->id == X86_INS_PUSHF || in->id == X86_INS_PUSHFQ || (flags & BINARY_DISASM_F_CALL))
+        flags |= BINARY_DISASM_F_STORE;
+    if (in->id == X86_INS_POP || in->id == X86_INS_POPF || in->id == X86_INS_POPFQ || (flags & BINARY_DISASM_F_RETURN))
+        flags |= BINARY_DISASM_F_LOAD;
     /* Every jump but jmp tests a condition (jcc, jrcxz, loop). */
-    if ((flags & DISASM_F_BRANCH) && !(flags & (DISASM_F_CALL | DISASM_F_RETURN)) && in->id != X86_INS_JMP
-        && in->id != X86_INS_LJMP)
-        flags |= DISASM_F_CONDITIONAL;
+    if ((flags & BINARY_DISASM_F_BRANCH) && !(flags & (BINARY_DISASM_F_CALL | BINARY_DISASM_F_RETURN))
+        && in->id != X86_INS_JMP && in->id != X86_INS_LJMP)
+        flags |= BINARY_DISASM_F_CONDITIONAL;
     return flags;
 }
 
@@ -178,14 +178,14 @@ static unsigned aarch64_flags(const cs_insn *in)
     unsigned flags = group_flags(in->detail);
 
     if (has_prefix(m, "b.") || has_prefix(m, "cb") || has_prefix(m, "tb"))
-        flags |= DISASM_F_CONDITIONAL; /* b.cond, cbz, cbnz, tbz, tbnz */
+        flags |= BINARY_DISASM_F_CONDITIONAL; /* b.cond, cbz, cbnz, tbz, tbnz */
     if (has_prefix(m, "cas") || has_prefix(m, "swp")) {
-        flags |= DISASM_F_LOAD | DISASM_F_STORE;
+        flags |= BINARY_DISASM_F_LOAD | BINARY_DISASM_F_STORE;
     } else if (has_prefix(m, "ld") || has_prefix(m, "st")) {
-        flags |= m[0] == 'l' ? DISASM_F_LOAD : DISASM_F_STORE;
+        flags |= m[0] == 'l' ? BINARY_DISASM_F_LOAD : BINARY_DISASM_F_STORE;
         for (const char *const *op = atomic_ops; *op; op++)
             if (has_prefix(m + 2, *op))
-                flags |= DISASM_F_LOAD | DISASM_F_STORE;
+                flags |= BINARY_DISASM_F_LOAD | BINARY_DISASM_F_STORE;
     }
     return flags;
 }
@@ -213,31 +213,31 @@ static unsigned riscv_flags(const cs_insn *in)
     unsigned flags = 0;
 
     if (in_list(m, branches)) {
-        flags |= DISASM_F_BRANCH;
+        flags |= BINARY_DISASM_F_BRANCH;
         if (m[0] == 'b' || has_prefix(m, "c.b"))
-            flags |= DISASM_F_CONDITIONAL;
+            flags |= BINARY_DISASM_F_CONDITIONAL;
         if (!strcmp(m, "jr") && riscv_first_operand_is(ops, "ra"))
-            flags |= DISASM_F_RETURN;
+            flags |= BINARY_DISASM_F_RETURN;
     } else if (!strcmp(m, "ret")) {
-        flags |= DISASM_F_BRANCH | DISASM_F_RETURN;
+        flags |= BINARY_DISASM_F_BRANCH | BINARY_DISASM_F_RETURN;
     } else if (!strcmp(m, "c.jr")) {
-        flags |= DISASM_F_BRANCH | (riscv_first_operand_is(ops, "ra") ? DISASM_F_RETURN : 0u);
+        flags |= BINARY_DISASM_F_BRANCH | (riscv_first_operand_is(ops, "ra") ? BINARY_DISASM_F_RETURN : 0u);
     } else if (!strcmp(m, "c.jal") || !strcmp(m, "c.jalr")) {
-        flags |= DISASM_F_BRANCH | DISASM_F_CALL;
+        flags |= BINARY_DISASM_F_BRANCH | BINARY_DISASM_F_CALL;
     } else if (!strcmp(m, "jal") || !strcmp(m, "jalr")) {
         /* The aliases `jal OFFSET` and `jalr RS` link in ra; the full forms
          * name the link register first. */
-        flags |= DISASM_F_BRANCH;
+        flags |= BINARY_DISASM_F_BRANCH;
         if (!strchr(ops, ',') || riscv_first_operand_is(ops, "ra"))
-            flags |= DISASM_F_CALL;
+            flags |= BINARY_DISASM_F_CALL;
         else if (!strcmp(m, "jalr") && riscv_first_operand_is(ops, "zero") && strstr(ops, "(ra)"))
-            flags |= DISASM_F_RETURN;
+            flags |= BINARY_DISASM_F_RETURN;
     } else if (in_list(m, loads) || has_prefix(m, "lr.")) {
-        flags |= DISASM_F_LOAD;
+        flags |= BINARY_DISASM_F_LOAD;
     } else if (in_list(m, stores) || has_prefix(m, "sc.")) {
-        flags |= DISASM_F_STORE;
+        flags |= BINARY_DISASM_F_STORE;
     } else if (has_prefix(m, "amo")) {
-        flags |= DISASM_F_LOAD | DISASM_F_STORE;
+        flags |= BINARY_DISASM_F_LOAD | BINARY_DISASM_F_STORE;
     }
     return flags;
 }
@@ -279,12 +279,12 @@ static int direct_target(arch_kind kind, const cs_insn *in, uint64_t *target)
  * when it ends in '*'. */
 typedef struct op_pattern {
     const char *pattern;
-    disasm_op op;
+    binary_disasm_op op;
 } op_pattern;
 
 /* The operation kind of `mnemonic` by the first matching pattern of a
- * NULL-terminated table; DISASM_OP_INT when none matches. */
-static disasm_op match_op(const char *mnemonic, const op_pattern *table)
+ * NULL-terminated table; BINARY_DISASM_OP_INT when none matches. */
+static binary_disasm_op match_op(const char *mnemonic, const op_pattern *table)
 {
     for (; table->pattern; table++) {
         size_t n = strlen(table->pattern);
@@ -292,94 +292,106 @@ static disasm_op match_op(const char *mnemonic, const op_pattern *table)
                                          : !strcmp(mnemonic, table->pattern))
             return table->op;
     }
-    return DISASM_OP_INT;
+    return BINARY_DISASM_OP_INT;
 }
 
 /* x86-64 (SSE and AVX forms alike: a leading 'v' is dropped first). */
-static const op_pattern X86_OPS[] = {
-    { "sqrt*", DISASM_OP_FP_SQRT }, { "rsqrt*", DISASM_OP_FP_SQRT },
-    { "div", DISASM_OP_DIV },       { "idiv", DISASM_OP_DIV },        { "div*", DISASM_OP_FP_DIV },
-    { "mul", DISASM_OP_MUL },       { "imul", DISASM_OP_MUL },        { "mulx", DISASM_OP_MUL },
-    { "mul*", DISASM_OP_FP_MUL },   { "fmadd*", DISASM_OP_FP_MUL },   { "fmsub*", DISASM_OP_FP_MUL },
-    { "fnmadd*", DISASM_OP_FP_MUL }, { "fnmsub*", DISASM_OP_FP_MUL },
-    { "addss", DISASM_OP_FP_ADD },  { "addsd", DISASM_OP_FP_ADD },    { "addps", DISASM_OP_FP_ADD },
-    { "addpd", DISASM_OP_FP_ADD },  { "subss", DISASM_OP_FP_ADD },    { "subsd", DISASM_OP_FP_ADD },
-    { "subps", DISASM_OP_FP_ADD },  { "subpd", DISASM_OP_FP_ADD },    { "minsd", DISASM_OP_FP_ADD },
-    { "maxsd", DISASM_OP_FP_ADD },  { "minss", DISASM_OP_FP_ADD },    { "maxss", DISASM_OP_FP_ADD },
-    { "cvt*", DISASM_OP_FP_ADD },   { "comis*", DISASM_OP_FP_ADD },   { "ucomis*", DISASM_OP_FP_ADD },
-    { "cmpsd", DISASM_OP_FP_ADD },  { "cmpss", DISASM_OP_FP_ADD },    { "cmppd", DISASM_OP_FP_ADD },
-    { "cmpps", DISASM_OP_FP_ADD },
-    { "fsqrt", DISASM_OP_FP_SQRT }, { "fdiv*", DISASM_OP_FP_DIV },    { "fidiv*", DISASM_OP_FP_DIV },
-    { "fmul*", DISASM_OP_FP_MUL },  { "fadd*", DISASM_OP_FP_ADD },    { "fsub*", DISASM_OP_FP_ADD },
-    { "syscall", DISASM_OP_SERIAL }, { "sysenter", DISASM_OP_SERIAL }, { "int", DISASM_OP_SERIAL },
-    { "int3", DISASM_OP_SERIAL },   { "ud2", DISASM_OP_SERIAL },      { "cpuid", DISASM_OP_SERIAL },
-    { "mfence", DISASM_OP_SERIAL }, { "lfence", DISASM_OP_SERIAL },   { "sfence", DISASM_OP_SERIAL },
-    { "rdtsc", DISASM_OP_SERIAL },  { "rdtscp", DISASM_OP_SERIAL },   { "serialize", DISASM_OP_SERIAL },
-    { "xgetbv", DISASM_OP_SERIAL }, { "hlt", DISASM_OP_SERIAL },
-    { NULL, DISASM_OP_INT }
-};
+static const op_pattern X86_OPS[] = { { "sqrt*", BINARY_DISASM_OP_FP_SQRT },  { "rsqrt*", BINARY_DISASM_OP_FP_SQRT },
+                                      { "div", BINARY_DISASM_OP_DIV },        { "idiv", BINARY_DISASM_OP_DIV },
+                                      { "div*", BINARY_DISASM_OP_FP_DIV },    { "mul", BINARY_DISASM_OP_MUL },
+                                      { "imul", BINARY_DISASM_OP_MUL },       { "mulx", BINARY_DISASM_OP_MUL },
+                                      { "mul*", BINARY_DISASM_OP_FP_MUL },    { "fmadd*", BINARY_DISASM_OP_FP_MUL },
+                                      { "fmsub*", BINARY_DISASM_OP_FP_MUL },  { "fnmadd*", BINARY_DISASM_OP_FP_MUL },
+                                      { "fnmsub*", BINARY_DISASM_OP_FP_MUL }, { "addss", BINARY_DISASM_OP_FP_ADD },
+                                      { "addsd", BINARY_DISASM_OP_FP_ADD },   { "addps", BINARY_DISASM_OP_FP_ADD },
+                                      { "addpd", BINARY_DISASM_OP_FP_ADD },   { "subss", BINARY_DISASM_OP_FP_ADD },
+                                      { "subsd", BINARY_DISASM_OP_FP_ADD },   { "subps", BINARY_DISASM_OP_FP_ADD },
+                                      { "subpd", BINARY_DISASM_OP_FP_ADD },   { "minsd", BINARY_DISASM_OP_FP_ADD },
+                                      { "maxsd", BINARY_DISASM_OP_FP_ADD },   { "minss", BINARY_DISASM_OP_FP_ADD },
+                                      { "maxss", BINARY_DISASM_OP_FP_ADD },   { "cvt*", BINARY_DISASM_OP_FP_ADD },
+                                      { "comis*", BINARY_DISASM_OP_FP_ADD },  { "ucomis*", BINARY_DISASM_OP_FP_ADD },
+                                      { "cmpsd", BINARY_DISASM_OP_FP_ADD },   { "cmpss", BINARY_DISASM_OP_FP_ADD },
+                                      { "cmppd", BINARY_DISASM_OP_FP_ADD },   { "cmpps", BINARY_DISASM_OP_FP_ADD },
+                                      { "fsqrt", BINARY_DISASM_OP_FP_SQRT },  { "fdiv*", BINARY_DISASM_OP_FP_DIV },
+                                      { "fidiv*", BINARY_DISASM_OP_FP_DIV },  { "fmul*", BINARY_DISASM_OP_FP_MUL },
+                                      { "fadd*", BINARY_DISASM_OP_FP_ADD },   { "fsub*", BINARY_DISASM_OP_FP_ADD },
+                                      { "syscall", BINARY_DISASM_OP_SERIAL }, { "sysenter", BINARY_DISASM_OP_SERIAL },
+                                      { "int", BINARY_DISASM_OP_SERIAL },     { "int3", BINARY_DISASM_OP_SERIAL },
+                                      { "ud2", BINARY_DISASM_OP_SERIAL },     { "cpuid", BINARY_DISASM_OP_SERIAL },
+                                      { "mfence", BINARY_DISASM_OP_SERIAL },  { "lfence", BINARY_DISASM_OP_SERIAL },
+                                      { "sfence", BINARY_DISASM_OP_SERIAL },  { "rdtsc", BINARY_DISASM_OP_SERIAL },
+                                      { "rdtscp", BINARY_DISASM_OP_SERIAL },  { "serialize", BINARY_DISASM_OP_SERIAL },
+                                      { "xgetbv", BINARY_DISASM_OP_SERIAL },  { "hlt", BINARY_DISASM_OP_SERIAL },
+                                      { NULL, BINARY_DISASM_OP_INT } };
 
 /* AArch64. */
 static const op_pattern AARCH64_OPS[] = {
-    { "fsqrt", DISASM_OP_FP_SQRT }, { "frsqrte", DISASM_OP_FP_SQRT }, { "fdiv", DISASM_OP_FP_DIV },
-    { "sdiv", DISASM_OP_DIV },      { "udiv", DISASM_OP_DIV },
-    { "mul", DISASM_OP_MUL },       { "madd", DISASM_OP_MUL },        { "msub", DISASM_OP_MUL },
-    { "mneg", DISASM_OP_MUL },      { "smull", DISASM_OP_MUL },       { "umull", DISASM_OP_MUL },
-    { "smulh", DISASM_OP_MUL },     { "umulh", DISASM_OP_MUL },       { "smaddl", DISASM_OP_MUL },
-    { "umaddl", DISASM_OP_MUL },    { "smsubl", DISASM_OP_MUL },      { "umsubl", DISASM_OP_MUL },
-    { "fmul", DISASM_OP_FP_MUL },   { "fnmul", DISASM_OP_FP_MUL },    { "fmadd", DISASM_OP_FP_MUL },
-    { "fmsub", DISASM_OP_FP_MUL },  { "fnmadd", DISASM_OP_FP_MUL },   { "fnmsub", DISASM_OP_FP_MUL },
-    { "fmla", DISASM_OP_FP_MUL },   { "fmls", DISASM_OP_FP_MUL },
-    { "f*", DISASM_OP_FP_ADD },     { "scvtf", DISASM_OP_FP_ADD },    { "ucvtf", DISASM_OP_FP_ADD },
-    { "svc", DISASM_OP_SERIAL },    { "hvc", DISASM_OP_SERIAL },      { "smc", DISASM_OP_SERIAL },
-    { "brk", DISASM_OP_SERIAL },    { "dmb", DISASM_OP_SERIAL },      { "dsb", DISASM_OP_SERIAL },
-    { "isb", DISASM_OP_SERIAL },    { "msr", DISASM_OP_SERIAL },      { "wfi", DISASM_OP_SERIAL },
-    { NULL, DISASM_OP_INT }
+    { "fsqrt", BINARY_DISASM_OP_FP_SQRT }, { "frsqrte", BINARY_DISASM_OP_FP_SQRT },
+    { "fdiv", BINARY_DISASM_OP_FP_DIV },   { "sdiv", BINARY_DISASM_OP_DIV },
+    { "udiv", BINARY_DISASM_OP_DIV },      { "mul", BINARY_DISASM_OP_MUL },
+    { "madd", BINARY_DISASM_OP_MUL },      { "msub", BINARY_DISASM_OP_MUL },
+    { "mneg", BINARY_DISASM_OP_MUL },      { "smull", BINARY_DISASM_OP_MUL },
+    { "umull", BINARY_DISASM_OP_MUL },     { "smulh", BINARY_DISASM_OP_MUL },
+    { "umulh", BINARY_DISASM_OP_MUL },     { "smaddl", BINARY_DISASM_OP_MUL },
+    { "umaddl", BINARY_DISASM_OP_MUL },    { "smsubl", BINARY_DISASM_OP_MUL },
+    { "umsubl", BINARY_DISASM_OP_MUL },    { "fmul", BINARY_DISASM_OP_FP_MUL },
+    { "fnmul", BINARY_DISASM_OP_FP_MUL },  { "fmadd", BINARY_DISASM_OP_FP_MUL },
+    { "fmsub", BINARY_DISASM_OP_FP_MUL },  { "fnmadd", BINARY_DISASM_OP_FP_MUL },
+    { "fnmsub", BINARY_DISASM_OP_FP_MUL }, { "fmla", BINARY_DISASM_OP_FP_MUL },
+    { "fmls", BINARY_DISASM_OP_FP_MUL },   { "f*", BINARY_DISASM_OP_FP_ADD },
+    { "scvtf", BINARY_DISASM_OP_FP_ADD },  { "ucvtf", BINARY_DISASM_OP_FP_ADD },
+    { "svc", BINARY_DISASM_OP_SERIAL },    { "hvc", BINARY_DISASM_OP_SERIAL },
+    { "smc", BINARY_DISASM_OP_SERIAL },    { "brk", BINARY_DISASM_OP_SERIAL },
+    { "dmb", BINARY_DISASM_OP_SERIAL },    { "dsb", BINARY_DISASM_OP_SERIAL },
+    { "isb", BINARY_DISASM_OP_SERIAL },    { "msr", BINARY_DISASM_OP_SERIAL },
+    { "wfi", BINARY_DISASM_OP_SERIAL },    { NULL, BINARY_DISASM_OP_INT }
 };
 
 /* RISC-V (RV64GC). */
 static const op_pattern RISCV_OPS[] = {
-    { "fsqrt.*", DISASM_OP_FP_SQRT }, { "fdiv.*", DISASM_OP_FP_DIV },
-    { "div*", DISASM_OP_DIV },        { "rem*", DISASM_OP_DIV },
-    { "mul*", DISASM_OP_MUL },
-    { "fmul.*", DISASM_OP_FP_MUL },   { "fmadd.*", DISASM_OP_FP_MUL },  { "fmsub.*", DISASM_OP_FP_MUL },
-    { "fnmadd.*", DISASM_OP_FP_MUL }, { "fnmsub.*", DISASM_OP_FP_MUL },
-    { "fence*", DISASM_OP_SERIAL },   { "ecall", DISASM_OP_SERIAL },    { "ebreak", DISASM_OP_SERIAL },
-    { "c.ebreak", DISASM_OP_SERIAL }, { "csr*", DISASM_OP_SERIAL },     { "wfi", DISASM_OP_SERIAL },
-    { "sfence.vma", DISASM_OP_SERIAL }, { "mret", DISASM_OP_SERIAL },   { "sret", DISASM_OP_SERIAL },
-    { "flw", DISASM_OP_INT },         { "fld", DISASM_OP_INT },         { "fsw", DISASM_OP_INT },
-    { "fsd", DISASM_OP_INT },         { "flh", DISASM_OP_INT },         { "fsh", DISASM_OP_INT },
-    { "f*", DISASM_OP_FP_ADD },       { "c.f*", DISASM_OP_INT },
-    { NULL, DISASM_OP_INT }
+    { "fsqrt.*", BINARY_DISASM_OP_FP_SQRT },   { "fdiv.*", BINARY_DISASM_OP_FP_DIV },
+    { "div*", BINARY_DISASM_OP_DIV },          { "rem*", BINARY_DISASM_OP_DIV },
+    { "mul*", BINARY_DISASM_OP_MUL },          { "fmul.*", BINARY_DISASM_OP_FP_MUL },
+    { "fmadd.*", BINARY_DISASM_OP_FP_MUL },    { "fmsub.*", BINARY_DISASM_OP_FP_MUL },
+    { "fnmadd.*", BINARY_DISASM_OP_FP_MUL },   { "fnmsub.*", BINARY_DISASM_OP_FP_MUL },
+    { "fence*", BINARY_DISASM_OP_SERIAL },     { "ecall", BINARY_DISASM_OP_SERIAL },
+    { "ebreak", BINARY_DISASM_OP_SERIAL },     { "c.ebreak", BINARY_DISASM_OP_SERIAL },
+    { "csr*", BINARY_DISASM_OP_SERIAL },       { "wfi", BINARY_DISASM_OP_SERIAL },
+    { "sfence.vma", BINARY_DISASM_OP_SERIAL }, { "mret", BINARY_DISASM_OP_SERIAL },
+    { "sret", BINARY_DISASM_OP_SERIAL },       { "flw", BINARY_DISASM_OP_INT },
+    { "fld", BINARY_DISASM_OP_INT },           { "fsw", BINARY_DISASM_OP_INT },
+    { "fsd", BINARY_DISASM_OP_INT },           { "flh", BINARY_DISASM_OP_INT },
+    { "fsh", BINARY_DISASM_OP_INT },           { "f*", BINARY_DISASM_OP_FP_ADD },
+    { "c.f*", BINARY_DISASM_OP_INT },          { NULL, BINARY_DISASM_OP_INT }
 };
 
 /* The operation kind of a decoded instruction. Loads and stores of FP
  * registers count as integer work: the memory access is their cost. */
-static disasm_op op_of(arch_kind kind, const cs_insn *in, unsigned flags)
+static binary_disasm_op op_of(arch_kind kind, const cs_insn *in, unsigned flags)
 {
     const char *m = in->mnemonic;
     if (kind == ARCH_X86_64) {
         if (!strncmp(m, "lock ", 5) || !strncmp(m, "rep ", 4))
-            return DISASM_OP_INT;
+            return BINARY_DISASM_OP_INT;
         if (m[0] == 'v' && strcmp(m, "verr") && strcmp(m, "verw"))
             m++; /* AVX forms time like their SSE forms */
         return match_op(m, X86_OPS);
     }
-    if ((flags & (DISASM_F_LOAD | DISASM_F_STORE)) && kind == ARCH_AARCH64)
-        return DISASM_OP_INT; /* ldr/str of FP registers */
+    if ((flags & (BINARY_DISASM_F_LOAD | BINARY_DISASM_F_STORE)) && kind == ARCH_AARCH64)
+        return BINARY_DISASM_OP_INT; /* ldr/str of FP registers */
     return match_op(m, kind == ARCH_AARCH64 ? AARCH64_OPS : RISCV_OPS);
 }
 
-/* The class that stands for a set of flags (see disasm_class). */
-static disasm_class class_of(unsigned flags)
+/* The class that stands for a set of flags (see binary_disasm_class). */
+static binary_disasm_class class_of(unsigned flags)
 {
-    if (flags & DISASM_F_BRANCH)
-        return DISASM_BRANCH;
-    if (flags & DISASM_F_STORE)
-        return DISASM_STORE;
-    if (flags & DISASM_F_LOAD)
-        return DISASM_LOAD;
-    return DISASM_OTHER;
+    if (flags & BINARY_DISASM_F_BRANCH)
+        return BINARY_DISASM_BRANCH;
+    if (flags & BINARY_DISASM_F_STORE)
+        return BINARY_DISASM_STORE;
+    if (flags & BINARY_DISASM_F_LOAD)
+        return BINARY_DISASM_LOAD;
+    return BINARY_DISASM_OTHER;
 }
 
 /* Formats up to ERROR_BYTES bytes as hex for an error message. */
@@ -391,10 +403,10 @@ static void hex_bytes(const uint8_t *bytes, size_t avail, char *buf, size_t cap)
         used += (size_t)snprintf(buf + used, cap - used, "%s%02x", i ? " " : "", bytes[i]);
 }
 
-int disasm_one(disasm *d, uint64_t pc, const uint8_t *bytes, size_t avail, disasm_insn *out)
+int binary_disasm_one(binary_disasm *d, uint64_t pc, const uint8_t *bytes, size_t avail, binary_disasm_insn *out)
 {
     const uint8_t *p = bytes;
-    size_t n = avail < DISASM_MAX_BYTES ? avail : DISASM_MAX_BYTES;
+    size_t n = avail < BINARY_DISASM_MAX_BYTES ? avail : BINARY_DISASM_MAX_BYTES;
     uint64_t addr = pc;
     cs_insn *in = d->insn;
     unsigned flags;
@@ -402,13 +414,12 @@ int disasm_one(disasm *d, uint64_t pc, const uint8_t *bytes, size_t avail, disas
     memset(out, 0, sizeof *out);
     out->pc = pc;
     if (!bytes || !avail)
-        return tea_error_set(TEA_ERR_FORMAT, "%s: no instruction bytes at 0x%llx", d->arch->name,
-                             (unsigned long long)pc);
+        return error_set(TEA_ERR_FORMAT, "%s: no instruction bytes at 0x%llx", d->arch->name, (unsigned long long)pc);
     if (!cs_disasm_iter(d->cs, &p, &n, &addr, in)) {
         char hex[3 * ERROR_BYTES + 1];
         hex_bytes(bytes, avail, hex, sizeof hex);
-        return tea_error_set(TEA_ERR_FORMAT, "%s: no valid instruction at 0x%llx (bytes %s%s)", d->arch->name,
-                             (unsigned long long)pc, hex, avail > ERROR_BYTES ? " ..." : "");
+        return error_set(TEA_ERR_FORMAT, "%s: no valid instruction at 0x%llx (bytes %s%s)", d->arch->name,
+                         (unsigned long long)pc, hex, avail > ERROR_BYTES ? " ..." : "");
     }
     out->size = in->size;
     snprintf(out->mnemonic, sizeof out->mnemonic, "%s", in->mnemonic);
@@ -418,8 +429,9 @@ int disasm_one(disasm *d, uint64_t pc, const uint8_t *bytes, size_t avail, disas
     case ARCH_AARCH64: flags = aarch64_flags(in); break;
     default: flags = riscv_flags(in); break;
     }
-    if ((flags & DISASM_F_BRANCH) && !(flags & DISASM_F_RETURN) && direct_target(d->arch->kind, in, &out->target))
-        flags |= DISASM_F_DIRECT;
+    if ((flags & BINARY_DISASM_F_BRANCH) && !(flags & BINARY_DISASM_F_RETURN)
+        && direct_target(d->arch->kind, in, &out->target))
+        flags |= BINARY_DISASM_F_DIRECT;
     out->flags = flags;
     out->cls = class_of(flags);
     out->op = op_of(d->arch->kind, in, flags);

@@ -17,23 +17,23 @@
 #define GNU_NOTE_NAME "GNU"
 #define GNU_NOTE_NAME_SIZE 4
 
-int elffile_open(elffile *f, const char *path)
+int binary_elffile_open(binary_elffile *f, const char *path)
 {
     f->fd = -1;
     f->elf = NULL;
     if (elf_version(EV_CURRENT) == EV_NONE)
-        return tea_error_set(TEA_ERR_UNSUPPORTED, "libelf is out of date: %s", elf_errmsg(-1));
+        return error_set(TEA_ERR_UNSUPPORTED, "libelf is out of date: %s", elf_errmsg(-1));
     if ((f->fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-        return tea_error_set(TEA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+        return error_set(TEA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     if (!(f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL))) {
-        int rc = tea_error_set(TEA_ERR_FORMAT, "%s: cannot read as ELF: %s", path, elf_errmsg(-1));
-        elffile_close(f);
+        int rc = error_set(TEA_ERR_FORMAT, "%s: cannot read as ELF: %s", path, elf_errmsg(-1));
+        binary_elffile_close(f);
         return rc;
     }
     return TEA_OK;
 }
 
-void elffile_close(elffile *f)
+void binary_elffile_close(binary_elffile *f)
 {
     if (f->elf)
         elf_end(f->elf);
@@ -43,7 +43,7 @@ void elffile_close(elffile *f)
     f->fd = -1;
 }
 
-int elffile_build_id(Elf *elf, char **out)
+int binary_elffile_build_id(Elf *elf, char **out)
 {
     Elf_Scn *scn = NULL;
     *out = NULL;
@@ -60,7 +60,7 @@ int elffile_build_id(Elf *elf, char **out)
                 || memcmp((const char *)data->d_buf + name_off, GNU_NOTE_NAME, GNU_NOTE_NAME_SIZE) != 0)
                 continue;
             if (!(*out = malloc(2 * (size_t)nh.n_descsz + 1)))
-                return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+                return error_set(TEA_ERR_NOMEM, "out of memory");
             for (size_t i = 0; i < nh.n_descsz; i++)
                 snprintf(*out + 2 * i, 3, "%02x", desc[i]);
             return TEA_OK;
@@ -69,14 +69,14 @@ int elffile_build_id(Elf *elf, char **out)
     return TEA_OK;
 }
 
-char *elffile_read_build_id(const char *path)
+char *binary_elffile_read_build_id(const char *path)
 {
-    elffile f;
+    binary_elffile f;
     char *hex = NULL;
-    if (elffile_open(&f, path))
+    if (binary_elffile_open(&f, path))
         return NULL;
-    if (elf_kind(f.elf) == ELF_K_ELF && elffile_build_id(f.elf, &hex))
+    if (elf_kind(f.elf) == ELF_K_ELF && binary_elffile_build_id(f.elf, &hex))
         hex = NULL;
-    elffile_close(&f);
+    binary_elffile_close(&f);
     return hex;
 }

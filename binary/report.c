@@ -14,7 +14,7 @@
 /* The narrowest component column of a stack table. */
 #define STACK_LABEL_MIN_WIDTH 16
 
-int report_input_load(report_input *in, const char *path, const char *golden_path)
+int binary_report_input_load(binary_report_input *in, const char *path, const char *golden_path)
 {
     int rc;
     memset(in, 0, sizeof *in);
@@ -32,11 +32,11 @@ int report_input_load(report_input *in, const char *path, const char *golden_pat
         }
         in->has_golden = 1;
         if (!pics_info_is_golden(&in->ginfo))
-            rc = tea_error_set(TEA_ERR_USAGE, "%s is a %s PICS, not the golden one", golden_path, in->ginfo.scheme);
+            rc = error_set(TEA_ERR_USAGE, "%s is a %s PICS, not the golden one", golden_path, in->ginfo.scheme);
         else if (strcmp(in->info.trace_digest, in->ginfo.trace_digest) != 0)
-            rc = tea_error_set(TEA_ERR_USAGE, "%s and %s come from different traces (digest %s vs %s)", path,
-                               golden_path, in->info.trace_digest[0] ? in->info.trace_digest : "-",
-                               in->ginfo.trace_digest[0] ? in->ginfo.trace_digest : "-");
+            rc = error_set(TEA_ERR_USAGE, "%s and %s come from different traces (digest %s vs %s)", path, golden_path,
+                           in->info.trace_digest[0] ? in->info.trace_digest : "-",
+                           in->ginfo.trace_digest[0] ? in->ginfo.trace_digest : "-");
         else
             rc = pics_info_same_rules(&in->info, path, &in->ginfo, golden_path);
     } else if ((rc = pics_init(&in->g)) == TEA_OK) {
@@ -45,11 +45,11 @@ int report_input_load(report_input *in, const char *path, const char *golden_pat
         memset(&in->ginfo.objects, 0, sizeof in->ginfo.objects);
     }
     if (rc)
-        report_input_free(in);
+        binary_report_input_free(in);
     return rc;
 }
 
-void report_input_free(report_input *in)
+void binary_report_input_free(binary_report_input *in)
 {
     pics_info_free(&in->info);
     if (in->has_golden)
@@ -59,7 +59,8 @@ void report_input_free(report_input *in)
     memset(in, 0, sizeof *in);
 }
 
-void report_cycles_text(const report_input *in, int golden, uint64_t value, int digits, char *buf, size_t size)
+void binary_report_cycles_text(const binary_report_input *in, int golden, uint64_t value, int digits, char *buf,
+                               size_t size)
 {
     if (golden)
         pics_format_cycles(&in->ginfo, in->g.total, value, digits, buf, size);
@@ -67,20 +68,20 @@ void report_cycles_text(const report_input *in, int golden, uint64_t value, int 
         pics_format_cycles(&in->info, in->p.total, value, digits, buf, size);
 }
 
-double report_cycles(const report_input *in, int golden, uint64_t value)
+double binary_report_cycles(const binary_report_input *in, int golden, uint64_t value)
 {
     return golden ? pics_value_cycles(&in->ginfo, in->g.total, value)
                   : pics_value_cycles(&in->info, in->p.total, value);
 }
 
-double report_share(const report_input *in, int golden, uint64_t value)
+double binary_report_share(const binary_report_input *in, int golden, uint64_t value)
 {
     uint64_t total = golden ? in->g.total : in->p.total;
     return total ? (double)value / (double)total : 0.0;
 }
 
 /* The total cycles the PICS stands for: the golden total. */
-static void total_text(const report_input *in, int digits, char *buf, size_t size)
+static void total_text(const binary_report_input *in, int digits, char *buf, size_t size)
 {
     pics_info golden_view = in->info;
     golden_view.binary_path = golden_view.build_id = NULL;
@@ -89,23 +90,23 @@ static void total_text(const report_input *in, int digits, char *buf, size_t siz
     pics_format_cycles(&golden_view, in->info.golden_total, in->info.golden_total, digits, buf, size);
 }
 
-void report_print_header(FILE *f, const char *command, const report_input *in, const symbolizer *z)
+void binary_report_print_header(FILE *f, const char *command, const binary_report_input *in, const binary_symbolizer *z)
 {
     const pics_info *i = &in->info;
-    char total[REPORT_NUMBER_MAX];
-    const char *binary = symbolize_binary(z);
+    char total[BINARY_REPORT_NUMBER_MAX];
+    const char *binary = binary_symbolize_binary(z);
 
     fprintf(f, "# %s of %s\n", command, in->path);
     fprintf(f, "# trace %s: %s, cycles %" PRIu64 "-%" PRIu64 ", %" PRIu64 " records\n",
             i->trace_digest[0] ? i->trace_digest : "-", i->arch[0] ? i->arch : "unknown architecture",
             i->trace_first_cycle, i->trace_last_cycle, i->trace_records);
     if (binary) {
-        const symbols *s = symbolize_symbols(z);
-        const char *id = symbols_build_id(s);
+        const binary_symbols *s = binary_symbolize_symbols(z);
+        const char *id = binary_symbols_build_id(s);
         fprintf(f, "# binary %s (build-id %s, load bias 0x%" PRIx64 ", symbols from %s)\n", binary, id ? id : "none",
-                symbols_bias(s), symbols_table(s) ? symbols_table(s) : "nowhere: stripped");
-        if (symbols_debug_file(s))
-            fprintf(f, "# debug file %s\n", symbols_debug_file(s));
+                binary_symbols_bias(s), binary_symbols_table(s) ? binary_symbols_table(s) : "nowhere: stripped");
+        if (binary_symbols_debug_file(s))
+            fprintf(f, "# debug file %s\n", binary_symbols_debug_file(s));
     } else {
         fprintf(f, "# binary: none (%s), PCs shown as addresses\n",
                 i->binary_path ? i->binary_path : "the trace names no binary");
@@ -132,18 +133,19 @@ void report_print_header(FILE *f, const char *command, const report_input *in, c
             fprintf(f, "%s%s %" PRIu64, r ? ", " : "", tea_lost_name((enum tea_lost_reason)r), i->lost[r]);
         fprintf(f, ")\n");
     }
-    total_text(in, REPORT_TEXT_DIGITS, total, sizeof total);
+    total_text(in, BINARY_REPORT_TEXT_DIGITS, total, sizeof total);
     fprintf(f, "# total %s cycles\n", total);
 }
 
-void report_print_stack(FILE *f, const report_input *in, const report_component *c, size_t n, int indent)
+void binary_report_print_stack(FILE *f, const binary_report_input *in, const binary_report_component *c, size_t n,
+                               int indent)
 {
     uint64_t sum = 0, gsum = 0;
-    char label[PSV_LABEL_MAX], cycles[REPORT_NUMBER_MAX], golden[REPORT_NUMBER_MAX];
+    char label[TRACE_PSV_LABEL_MAX], cycles[BINARY_REPORT_NUMBER_MAX], golden[BINARY_REPORT_NUMBER_MAX];
     int width = STACK_LABEL_MIN_WIDTH;
 
     for (size_t k = 0; k < n; k++) {
-        int len = (int)strlen(psv_label(c[k].psv, label, sizeof label));
+        int len = (int)strlen(trace_psv_label(c[k].psv, label, sizeof label));
         sum += c[k].value;
         gsum += c[k].golden;
         if (len > width)
@@ -153,26 +155,26 @@ void report_print_stack(FILE *f, const report_input *in, const report_component 
         fprintf(f, "%*s%-*s %14s %8s | %14s %8s\n", indent, "", width, "component", "cycles", "share", "golden",
                 "share");
     for (size_t k = 0; k < n; k++) {
-        psv_label(c[k].psv, label, sizeof label);
-        report_cycles_text(in, 0, c[k].value, REPORT_TEXT_DIGITS, cycles, sizeof cycles);
+        trace_psv_label(c[k].psv, label, sizeof label);
+        binary_report_cycles_text(in, 0, c[k].value, BINARY_REPORT_TEXT_DIGITS, cycles, sizeof cycles);
         fprintf(f, "%*s%-*s %14s %7.2f%%", indent, "", width, label, cycles,
                 sum ? PERCENT * (double)c[k].value / (double)sum : 0.0);
         if (in->has_golden) {
-            report_cycles_text(in, 1, c[k].golden, REPORT_TEXT_DIGITS, golden, sizeof golden);
+            binary_report_cycles_text(in, 1, c[k].golden, BINARY_REPORT_TEXT_DIGITS, golden, sizeof golden);
             fprintf(f, " | %14s %7.2f%%", golden, gsum ? PERCENT * (double)c[k].golden / (double)gsum : 0.0);
         }
         fputc('\n', f);
     }
 }
 
-int report_folded_cells(const report_input *in, report_folded **out, size_t *n)
+int binary_report_folded_cells(const binary_report_input *in, binary_report_folded **out, size_t *n)
 {
     const pics_info *info = &in->info;
     uint64_t unit = info->unit ? info->unit : PICS_UNIT;
     pics_cell *cells = NULL;
     exact_u128 *num = NULL;
     uint64_t *weights = NULL;
-    report_folded *rows = NULL;
+    binary_report_folded *rows = NULL;
     size_t count = 0, kept = 0;
     exact_u128 den, target;
     int rc;
@@ -185,7 +187,7 @@ int report_folded_cells(const report_input *in, report_folded **out, size_t *n)
         goto done;
     if (!(num = malloc(count * sizeof *num)) || !(weights = malloc(count * sizeof *weights))
         || !(rows = malloc(count * sizeof *rows))) {
-        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        rc = error_set(TEA_ERR_NOMEM, "out of memory");
         goto done;
     }
     /* cycles of a cell = value * G / (S * unit) (sampled) or value / unit (golden) */
@@ -203,7 +205,7 @@ int report_folded_cells(const report_input *in, report_folded **out, size_t *n)
         goto done;
     for (size_t i = 0; i < count; i++)
         if (weights[i])
-            rows[kept++] = (report_folded){ cells[i].pc, cells[i].psv, weights[i] };
+            rows[kept++] = (binary_report_folded){ cells[i].pc, cells[i].psv, weights[i] };
     if (kept) {
         *out = rows;
         *n = kept;

@@ -15,61 +15,64 @@
 #include <stdio.h>
 
 /* Fraction digits of cycles in text output and in CSV/JSON. */
-#define REPORT_TEXT_DIGITS 3
-#define REPORT_DATA_DIGITS 6
+#define BINARY_REPORT_TEXT_DIGITS 3
+#define BINARY_REPORT_DATA_DIGITS 6
 /* Room for a formatted cycle count. */
-#define REPORT_NUMBER_MAX 64
+#define BINARY_REPORT_NUMBER_MAX 64
 
 /* A PICS and, optionally, the golden PICS of the same trace. */
-typedef struct report_input {
+typedef struct binary_report_input {
     const char *path;          /* FILE.pics */
     const char *golden_path;   /* --golden, or NULL */
     pics_info info, ginfo;
     pics p, g;                 /* g is empty without --golden */
     int has_golden;
-} report_input;
+} binary_report_input;
 
 /* Reads `path` and, when `golden_path` is not NULL, the golden PICS, and
  * checks that the second is a golden PICS of the same trace (digest).
  * Errors: those of pics_read; TEA_ERR_USAGE for a golden PICS that is not
  * golden or of another trace. Frees everything on failure. */
-int report_input_load(report_input *in, const char *path, const char *golden_path);
+int binary_report_input_load(binary_report_input *in, const char *path, const char *golden_path);
 
-void report_input_free(report_input *in);
+void binary_report_input_free(binary_report_input *in);
 
 /* The exact cycles a raw value of the PICS (golden: of the golden PICS)
  * stands for, rounded to `digits` fraction digits, into buf. */
-void report_cycles_text(const report_input *in, int golden, uint64_t value, int digits, char *buf, size_t size);
+void binary_report_cycles_text(const binary_report_input *in, int golden, uint64_t value, int digits, char *buf,
+                               size_t size);
 
 /* The same as a double. */
-double report_cycles(const report_input *in, int golden, uint64_t value);
+double binary_report_cycles(const binary_report_input *in, int golden, uint64_t value);
 
 /* value / total of the PICS (golden: of the golden PICS), 0 when empty. */
-double report_share(const report_input *in, int golden, uint64_t value);
+double binary_report_share(const binary_report_input *in, int golden, uint64_t value);
 
 /* Prints the '#' lines that describe the inputs: trace, binary, scheme,
  * sampling, samples and losses, total cycles. */
-void report_print_header(FILE *f, const char *command, const report_input *in, const symbolizer *z);
+void binary_report_print_header(FILE *f, const char *command, const binary_report_input *in,
+                                const binary_symbolizer *z);
 
 /* One component of a stack: its raw values in the PICS and in the golden
  * PICS (0 when absent). */
-typedef struct report_component {
+typedef struct binary_report_component {
     uint16_t psv;
     uint64_t value, golden;
-} report_component;
+} binary_report_component;
 
 /* Prints the component lines of one stack (text format), each indented by
  * `indent` spaces: component, cycles and share of the stack, and with a
  * golden PICS the golden cycles and share side by side. */
-void report_print_stack(FILE *f, const report_input *in, const report_component *c, size_t n, int indent);
+void binary_report_print_stack(FILE *f, const binary_report_input *in, const binary_report_component *c, size_t n,
+                               int indent);
 
 /* One cell of a PICS as a flame-graph stack: its instruction, component and
  * cycles as a whole number. */
-typedef struct report_folded {
+typedef struct binary_report_folded {
     uint64_t pc;
     uint16_t psv;
     uint64_t weight;
-} report_folded;
+} binary_report_folded;
 
 /* The cells of in->p (not the golden PICS) in pics_sorted order with their
  * cycles rounded to whole numbers that sum to the total cycles rounded to
@@ -77,6 +80,6 @@ typedef struct report_folded {
  * the largest remainders up (exact_round_shares). Cells whose weight is 0
  * are left out. *out is malloc'd (NULL when *n is 0). What `pics report
  * --format folded` and `pics flamegraph` draw. 0 or TEA_ERR_NOMEM. */
-int report_folded_cells(const report_input *in, report_folded **out, size_t *n);
+int binary_report_folded_cells(const binary_report_input *in, binary_report_folded **out, size_t *n);
 
 #endif

@@ -23,18 +23,18 @@
 #define VA_BITS_X86_64 48
 #define VA_BITS_AARCH64 48
 
-struct symbolizer {
-    symbols *syms;           /* NULL without a binary */
-    disasm *dis;             /* opened on first use */
+struct binary_symbolizer {
+    binary_symbols *syms;    /* NULL without a binary */
+    binary_disasm *dis;      /* opened on first use */
     int dis_failed;          /* the architecture cannot be disassembled */
     int source;              /* --source */
     int elf_addresses;       /* --addresses elf */
 };
 
-static void warn(const symbolize_options *opts, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warn(const binary_symbolize_options *opts, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Prints "<command>: warning: <message>" on stderr. */
-static void warn(const symbolize_options *opts, const char *fmt, ...)
+static void warn(const binary_symbolize_options *opts, const char *fmt, ...)
 {
     va_list ap;
     fprintf(stderr, "%s: warning: ", opts->command ? opts->command : "symbolize");
@@ -54,7 +54,7 @@ static unsigned va_bits_of(const char *arch)
         return VA_BITS_X86_64;
     if (arch && strcmp(arch, "aarch64") == 0)
         return VA_BITS_AARCH64;
-    return SYMBOLS_VA_BITS_FULL;
+    return BINARY_SYMBOLS_VA_BITS_FULL;
 }
 
 /* --- --adjust-vma auto ------------------------------------------------------ */
@@ -69,7 +69,7 @@ static unsigned va_bits_of(const char *arch)
 
 /* An executable section and which of its bytes start an instruction. */
 typedef struct code_map {
-    symbols_code code;
+    binary_symbols_code code;
     uint8_t *starts;         /* one bit per byte */
 } code_map;
 
@@ -90,11 +90,11 @@ static int start_marked(const code_map *m, size_t off)
 /* Decodes linearly from byte `off` of the section, marking instruction
  * starts, until the end or a start already marked (the sweeps agree from
  * there on). Undecodable bytes are skipped one unit at a time. */
-static void sweep_from(disasm *d, code_map *m, size_t off, unsigned unit)
+static void sweep_from(binary_disasm *d, code_map *m, size_t off, unsigned unit)
 {
-    disasm_insn insn;
+    binary_disasm_insn insn;
     while (off < m->code.size && !start_marked(m, off)) {
-        if (disasm_one(d, m->code.addr + off, m->code.data + off, m->code.size - off, &insn) == TEA_OK) {
+        if (binary_disasm_one(d, m->code.addr + off, m->code.data + off, m->code.size - off, &insn) == TEA_OK) {
             m->starts[off / CHAR_BIT] |= (uint8_t)(1u << (off % CHAR_BIT));
             off += insn.size;
         } else {
@@ -116,7 +116,7 @@ static int classify(const code_map *maps, size_t n, uint64_t addr)
 /* A trace PC as a full 64-bit address (the sign extension of symbols.h). */
 static uint64_t full_address(uint64_t pc, unsigned va_bits)
 {
-    if (va_bits < SYMBOLS_VA_BITS_FULL && pc < (1ull << va_bits) && ((pc >> (va_bits - 1)) & 1))
+    if (va_bits < BINARY_SYMBOLS_VA_BITS_FULL && pc < (1ull << va_bits) && ((pc >> (va_bits - 1)) & 1))
         pc |= ~0ull << va_bits;
     return pc;
 }
@@ -129,45 +129,45 @@ static int compare_u64(const void *a, const void *b)
 
 /* Marks the instruction starts of every map: sweeps from each section's
  * start and from every function symbol inside it. */
-static int mark_starts(const symbols *syms, code_map *maps, size_t n)
+static int mark_starts(const binary_symbols *syms, code_map *maps, size_t n)
 {
-    disasm *d;
-    unsigned unit = insn_unit(symbols_arch(syms));
+    binary_disasm *d;
+    unsigned unit = insn_unit(binary_symbols_arch(syms));
     int rc;
-    if ((rc = disasm_open(&d, symbols_arch(syms))))
+    if ((rc = binary_disasm_open(&d, binary_symbols_arch(syms))))
         return rc;
     for (size_t i = 0; i < n; i++)
         sweep_from(d, &maps[i], 0, unit);
-    for (size_t f = 0; f < symbols_count(syms); f++) {
-        uint64_t start = symbols_function_at(syms, f)->elf_start;
+    for (size_t f = 0; f < binary_symbols_count(syms); f++) {
+        uint64_t start = binary_symbols_function_at(syms, f)->elf_start;
         for (size_t i = 0; i < n; i++)
             if (start - maps[i].code.addr < maps[i].code.size)
                 sweep_from(d, &maps[i], (size_t)(start - maps[i].code.addr), unit);
     }
-    disasm_close(d);
+    binary_disasm_close(d);
     return TEA_OK;
 }
 
-/* The candidate biases: multiples of SYMBOLIZE_BIAS_ALIGN putting an anchor
+/* The candidate biases: multiples of BINARY_SYMBOLIZE_BIAS_ALIGN putting an anchor
  * PC inside an executable section; sorted, distinct. */
 static int make_candidates(const code_map *maps, size_t n, const uint64_t *pcs, size_t count, uint64_t **out,
                            size_t *out_count)
 {
-    size_t anchors = count < SYMBOLIZE_BIAS_ANCHORS ? count : SYMBOLIZE_BIAS_ANCHORS, total = 0, k = 0;
+    size_t anchors = count < BINARY_SYMBOLIZE_BIAS_ANCHORS ? count : BINARY_SYMBOLIZE_BIAS_ANCHORS, total = 0, k = 0;
     uint64_t *c;
     for (size_t i = 0; i < n; i++)
-        total += maps[i].code.size / SYMBOLIZE_BIAS_ALIGN + 2;
+        total += maps[i].code.size / BINARY_SYMBOLIZE_BIAS_ALIGN + 2;
     if (!(c = malloc(total * anchors * sizeof *c)))
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     for (size_t a = 0; a < anchors; a++) {
         uint64_t pc = pcs[anchors > 1 ? a * (count - 1) / (anchors - 1) : 0];
         for (size_t i = 0; i < n; i++) {
             uint64_t lo = maps[i].code.addr, end = lo + maps[i].code.size;
             /* the first ELF address >= lo with the anchor's offset in a page */
-            uint64_t e = (lo & ~(uint64_t)(SYMBOLIZE_BIAS_ALIGN - 1)) | (pc & (SYMBOLIZE_BIAS_ALIGN - 1));
+            uint64_t e = (lo & ~(uint64_t)(BINARY_SYMBOLIZE_BIAS_ALIGN - 1)) | (pc & (BINARY_SYMBOLIZE_BIAS_ALIGN - 1));
             if (e < lo)
-                e += SYMBOLIZE_BIAS_ALIGN;
-            for (; e < end && e >= lo; e += SYMBOLIZE_BIAS_ALIGN) {
+                e += BINARY_SYMBOLIZE_BIAS_ALIGN;
+            for (; e < end && e >= lo; e += BINARY_SYMBOLIZE_BIAS_ALIGN) {
                 assert(k < total * anchors);
                 c[k++] = pc - e;
             }
@@ -184,7 +184,7 @@ static int make_candidates(const code_map *maps, size_t n, const uint64_t *pcs, 
 
 /* Scores every candidate over the sampled PCs and fills the guess. */
 static void score_candidates(const code_map *maps, size_t n, const uint64_t *sample, size_t sampled,
-                             const uint64_t *cand, size_t cand_count, symbolize_bias_guess *g)
+                             const uint64_t *cand, size_t cand_count, binary_symbolize_bias_guess *g)
 {
     g->candidates = cand_count;
     g->pcs = sampled;
@@ -210,28 +210,29 @@ static void score_candidates(const code_map *maps, size_t n, const uint64_t *sam
     }
 }
 
-int symbolize_guess_bias(const symbols *syms, const uint64_t *pcs, size_t count, unsigned va_bits,
-                         symbolize_bias_guess *out)
+int binary_symbolize_guess_bias(const binary_symbols *syms, const uint64_t *pcs, size_t count, unsigned va_bits,
+                                binary_symbolize_bias_guess *out)
 {
     code_map maps[GUESS_MAX_SECTIONS];
-    symbols_code codes[GUESS_MAX_SECTIONS];
-    size_t n, sampled = count < SYMBOLIZE_BIAS_SAMPLE ? count : SYMBOLIZE_BIAS_SAMPLE, cand_count = 0, min_hits;
+    binary_symbols_code codes[GUESS_MAX_SECTIONS];
+    size_t n, sampled = count < BINARY_SYMBOLIZE_BIAS_SAMPLE ? count : BINARY_SYMBOLIZE_BIAS_SAMPLE, cand_count = 0,
+              min_hits;
     uint64_t *sample = NULL, *cand = NULL;
     int rc = TEA_OK;
 
     memset(out, 0, sizeof *out);
     memset(maps, 0, sizeof maps);
-    if (!symbols_arch(syms))
-        return tea_error_set(TEA_ERR_UNSUPPORTED, "%s: --adjust-vma auto cannot disassemble this architecture",
-                             symbols_path(syms));
-    n = symbols_code_sections(syms, codes, GUESS_MAX_SECTIONS);
+    if (!binary_symbols_arch(syms))
+        return error_set(TEA_ERR_UNSUPPORTED, "%s: --adjust-vma auto cannot disassemble this architecture",
+                         binary_symbols_path(syms));
+    n = binary_symbols_code_sections(syms, codes, GUESS_MAX_SECTIONS);
     if (n > GUESS_MAX_SECTIONS)
         n = GUESS_MAX_SECTIONS;
     if (n == 0 || count == 0)
-        return tea_error_set(TEA_ERR_USAGE, "--adjust-vma auto: %s", n == 0 ? "the binary has no executable section"
-                                                                            : "no PCs to infer the load bias from");
+        return error_set(TEA_ERR_USAGE, "--adjust-vma auto: %s",
+                         n == 0 ? "the binary has no executable section" : "no PCs to infer the load bias from");
     if (!(sample = malloc(sampled * sizeof *sample))) {
-        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        rc = error_set(TEA_ERR_NOMEM, "out of memory");
         goto done;
     }
     for (size_t i = 0; i < sampled; i++)
@@ -239,26 +240,26 @@ int symbolize_guess_bias(const symbols *syms, const uint64_t *pcs, size_t count,
     for (size_t i = 0; i < n; i++) {
         maps[i].code = codes[i];
         if (!(maps[i].starts = calloc(codes[i].size / CHAR_BIT + 1, 1))) {
-            rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+            rc = error_set(TEA_ERR_NOMEM, "out of memory");
             goto done;
         }
     }
     if ((rc = mark_starts(syms, maps, n)) || (rc = make_candidates(maps, n, sample, sampled, &cand, &cand_count)))
         goto done;
     score_candidates(maps, n, sample, sampled, cand, cand_count, out);
-    min_hits = sampled < SYMBOLIZE_BIAS_MIN_HITS ? sampled : SYMBOLIZE_BIAS_MIN_HITS;
+    min_hits = sampled < BINARY_SYMBOLIZE_BIAS_MIN_HITS ? sampled : BINARY_SYMBOLIZE_BIAS_MIN_HITS;
     if (cand_count == 0 || out->hits < min_hits
-        || out->hits * 100 < (uint64_t)out->in_code * SYMBOLIZE_BIAS_MIN_PRECISION_PERCENT)
-        rc = tea_error_set(TEA_ERR_USAGE,
-                           "--adjust-vma auto: no load bias puts the PCs on instructions of %s (best 0x%" PRIx64
-                           ": %zu of the %zu PCs in its code on instruction starts, of %zu PCs): is it the traced "
-                           "binary? Pass --adjust-vma OFFSET",
-                           symbols_path(syms), out->bias, out->hits, out->in_code, out->pcs);
-    else if (cand_count > 1 && out->runner_up_hits * 100 >= (uint64_t)out->hits * SYMBOLIZE_BIAS_MARGIN_PERCENT)
-        rc = tea_error_set(TEA_ERR_USAGE,
-                           "--adjust-vma auto: no load bias of %s is clearly best (0x%" PRIx64 ": %zu of %zu PCs on "
-                           "instruction starts, 0x%" PRIx64 ": %zu); pass --adjust-vma OFFSET",
-                           symbols_path(syms), out->bias, out->hits, out->pcs, out->runner_up, out->runner_up_hits);
+        || out->hits * 100 < (uint64_t)out->in_code * BINARY_SYMBOLIZE_BIAS_MIN_PRECISION_PERCENT)
+        rc = error_set(TEA_ERR_USAGE,
+                       "--adjust-vma auto: no load bias puts the PCs on instructions of %s (best 0x%" PRIx64
+                       ": %zu of the %zu PCs in its code on instruction starts, of %zu PCs): is it the traced "
+                       "binary? Pass --adjust-vma OFFSET",
+                       binary_symbols_path(syms), out->bias, out->hits, out->in_code, out->pcs);
+    else if (cand_count > 1 && out->runner_up_hits * 100 >= (uint64_t)out->hits * BINARY_SYMBOLIZE_BIAS_MARGIN_PERCENT)
+        rc = error_set(TEA_ERR_USAGE,
+                       "--adjust-vma auto: no load bias of %s is clearly best (0x%" PRIx64 ": %zu of %zu PCs on "
+                       "instruction starts, 0x%" PRIx64 ": %zu); pass --adjust-vma OFFSET",
+                       binary_symbols_path(syms), out->bias, out->hits, out->pcs, out->runner_up, out->runner_up_hits);
 done:
     for (size_t i = 0; i < n; i++)
         free(maps[i].starts);
@@ -267,14 +268,14 @@ done:
     return rc;
 }
 
-int symbolize_pics_pcs(const pics *p, uint64_t **pcs, size_t *n)
+int binary_symbolize_pics_pcs(const pics *p, uint64_t **pcs, size_t *n)
 {
     uint64_t *v = NULL;
     size_t k = 0;
     *pcs = NULL;
     *n = 0;
     if (p->count && !(v = malloc(p->count * sizeof *v)))
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < p->capacity; i++)
         if (p->slots[i].used)
             v[k++] = p->slots[i].pc;
@@ -290,17 +291,17 @@ int symbolize_pics_pcs(const pics *p, uint64_t **pcs, size_t *n)
 }
 
 /* --adjust-vma auto for the opened binary: guesses, prints and sets the bias. */
-static int auto_bias(symbols *syms, unsigned va_bits, const symbolize_options *opts)
+static int auto_bias(binary_symbols *syms, unsigned va_bits, const binary_symbolize_options *opts)
 {
-    symbolize_bias_guess g;
+    binary_symbolize_bias_guess g;
     uint64_t *pcs;
     size_t n;
     int rc;
     if (!opts->auto_pics)
-        return tea_error_set(TEA_ERR_USAGE, "--adjust-vma auto needs the trace's PCs here; pass --adjust-vma OFFSET");
-    if ((rc = symbolize_pics_pcs(opts->auto_pics, &pcs, &n)))
+        return error_set(TEA_ERR_USAGE, "--adjust-vma auto needs the trace's PCs here; pass --adjust-vma OFFSET");
+    if ((rc = binary_symbolize_pics_pcs(opts->auto_pics, &pcs, &n)))
         return rc;
-    rc = symbolize_guess_bias(syms, pcs, n, va_bits, &g);
+    rc = binary_symbolize_guess_bias(syms, pcs, n, va_bits, &g);
     free(pcs);
     if (rc)
         return rc;
@@ -311,41 +312,43 @@ static int auto_bias(symbols *syms, unsigned va_bits, const symbolize_options *o
     if (g.candidates > 1)
         fprintf(stderr, "; next best 0x%" PRIx64 ": %zu", g.runner_up, g.runner_up_hits);
     fprintf(stderr, ")\n");
-    symbols_set_bias(syms, g.bias);
+    binary_symbols_set_bias(syms, g.bias);
     return TEA_OK;
 }
 
 /* Applies the bias rules of symbolize.h to the opened binary. */
-static int choose_bias(symbols *syms, const pics_info *info, const symbolize_options *opts, unsigned va_bits)
+static int choose_bias(binary_symbols *syms, const pics_info *info, const binary_symbolize_options *opts,
+                       unsigned va_bits)
 {
-    const char *path = symbols_path(syms);
+    const char *path = binary_symbols_path(syms);
     if (opts->adjust_vma_auto)
         return auto_bias(syms, va_bits, opts);
     if (opts->has_adjust_vma) {
         if (info->has_load_bias && info->load_bias != opts->adjust_vma)
             warn(opts, "--adjust-vma 0x%" PRIx64 " overrides the load bias 0x%" PRIx64 " recorded in the trace",
                  opts->adjust_vma, info->load_bias);
-        symbols_set_bias(syms, opts->adjust_vma);
+        binary_symbols_set_bias(syms, opts->adjust_vma);
         return TEA_OK;
     }
     if (info->has_load_bias) {
-        symbols_set_bias(syms, info->load_bias);
+        binary_symbols_set_bias(syms, info->load_bias);
         return TEA_OK;
     }
-    if (symbols_is_position_independent(syms))
-        return tea_error_set(TEA_ERR_USAGE,
-                             "%s is position-independent (ET_DYN) and the PICS records no load bias: pass "
-                             "--adjust-vma OFFSET (runtime address minus ELF address; 0 if the PCs are link-time "
-                             "addresses) or --adjust-vma auto",
-                             path);
-    symbols_set_bias(syms, 0);
+    if (binary_symbols_is_position_independent(syms))
+        return error_set(TEA_ERR_USAGE,
+                         "%s is position-independent (ET_DYN) and the PICS records no load bias: pass "
+                         "--adjust-vma OFFSET (runtime address minus ELF address; 0 if the PCs are link-time "
+                         "addresses) or --adjust-vma auto",
+                         path);
+    binary_symbols_set_bias(syms, 0);
     return TEA_OK;
 }
 
 /* The build-id and architecture checks (warnings only). */
-static void check_binary(const symbols *syms, const pics_info *info, const symbolize_options *opts)
+static void check_binary(const binary_symbols *syms, const pics_info *info, const binary_symbolize_options *opts)
 {
-    const char *path = symbols_path(syms), *id = symbols_build_id(syms), *arch = symbols_arch(syms);
+    const char *path = binary_symbols_path(syms), *id = binary_symbols_build_id(syms),
+               *arch = binary_symbols_arch(syms);
     if (info->build_id && id && strcmp(info->build_id, id) != 0)
         warn(opts, "build-id of %s (%s) differs from the one recorded in the trace (%s): it is not the traced "
                    "binary, symbols may be wrong",
@@ -354,11 +357,11 @@ static void check_binary(const symbols *syms, const pics_info *info, const symbo
         warn(opts, "%s has no build-id, so it cannot be checked against the trace's (%s)", path, info->build_id);
     if (info->arch[0] && arch && strcmp(info->arch, arch) != 0)
         warn(opts, "%s is a %s binary but the trace is %s", path, arch, info->arch);
-    if (!symbols_table(syms))
+    if (!binary_symbols_table(syms))
         warn(opts, "%s has no function symbols (stripped?): PCs are shown as [unknown]", path);
 }
 
-int symbolize_parse_offset(const char *text, uint64_t *out)
+int binary_symbolize_parse_offset(const char *text, uint64_t *out)
 {
     int negative = text[0] == '-';
     const char *digits = text + negative;
@@ -374,16 +377,16 @@ int symbolize_parse_offset(const char *text, uint64_t *out)
     return 0;
 }
 
-int symbolize_open(symbolizer **out, const pics_info *info, const symbolize_options *opts)
+int binary_symbolize_open(binary_symbolizer **out, const pics_info *info, const binary_symbolize_options *opts)
 {
-    symbolizer *z;
+    binary_symbolizer *z;
     const char *path = opts->elf_path;
     unsigned va_bits;
     int rc;
 
     *out = NULL;
     if (!(z = calloc(1, sizeof *z)))
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     z->source = opts->source;
     z->elf_addresses = opts->elf_addresses;
     if (!path && info->binary_path) {
@@ -397,15 +400,15 @@ int symbolize_open(symbolizer **out, const pics_info *info, const symbolize_opti
         *out = z;
         return TEA_OK;
     }
-    if ((rc = symbols_open(&z->syms, path)))
+    if ((rc = binary_symbols_open(&z->syms, path)))
         goto fail;
-    symbols_set_demangle(z->syms, !opts->no_demangle);
-    va_bits = va_bits_of(info->arch[0] ? info->arch : symbols_arch(z->syms));
-    if ((rc = choose_bias(z->syms, info, opts, va_bits)) || (rc = symbols_set_va_bits(z->syms, va_bits)))
+    binary_symbols_set_demangle(z->syms, !opts->no_demangle);
+    va_bits = va_bits_of(info->arch[0] ? info->arch : binary_symbols_arch(z->syms));
+    if ((rc = choose_bias(z->syms, info, opts, va_bits)) || (rc = binary_symbols_set_va_bits(z->syms, va_bits)))
         goto fail;
     check_binary(z->syms, info, opts);
     if (z->source) {
-        if ((rc = symbols_load_lines(z->syms)) < 0)
+        if ((rc = binary_symbols_load_lines(z->syms)) < 0)
             goto fail;
         if (rc == 0)
             warn(opts, "%s has no DWARF line information: no source lines", path);
@@ -413,37 +416,37 @@ int symbolize_open(symbolizer **out, const pics_info *info, const symbolize_opti
     *out = z;
     return TEA_OK;
 fail:
-    symbolize_close(z);
+    binary_symbolize_close(z);
     return rc;
 }
 
-void symbolize_close(symbolizer *z)
+void binary_symbolize_close(binary_symbolizer *z)
 {
     if (!z)
         return;
-    disasm_close(z->dis);
-    symbols_close(z->syms);
+    binary_disasm_close(z->dis);
+    binary_symbols_close(z->syms);
     free(z);
 }
 
-symbols *symbolize_symbols(const symbolizer *z)
+binary_symbols *binary_symbolize_symbols(const binary_symbolizer *z)
 {
     return z->syms;
 }
 
-const char *symbolize_binary(const symbolizer *z)
+const char *binary_symbolize_binary(const binary_symbolizer *z)
 {
-    return z->syms ? symbols_path(z->syms) : NULL;
+    return z->syms ? binary_symbols_path(z->syms) : NULL;
 }
 
-char *symbolize_function(const symbolizer *z, uint64_t pc, char *buf, size_t size)
+char *binary_symbolize_function(const binary_symbolizer *z, uint64_t pc, char *buf, size_t size)
 {
-    symbols_location loc;
+    binary_symbols_location loc;
     if (!z->syms) {
         snprintf(buf, size, "[unknown]");
         return buf;
     }
-    symbols_locate(z->syms, pc, &loc);
+    binary_symbols_locate(z->syms, pc, &loc);
     if (loc.name)
         snprintf(buf, size, "%s", loc.name);
     else if (loc.section)
@@ -453,11 +456,11 @@ char *symbolize_function(const symbolizer *z, uint64_t pc, char *buf, size_t siz
     return buf;
 }
 
-char *symbolize_location(const symbolizer *z, uint64_t pc, char *buf, size_t size)
+char *binary_symbolize_location(const binary_symbolizer *z, uint64_t pc, char *buf, size_t size)
 {
-    symbols_location loc;
+    binary_symbols_location loc;
     if (z->syms) {
-        symbols_locate(z->syms, pc, &loc);
+        binary_symbols_locate(z->syms, pc, &loc);
         if (loc.name) {
             snprintf(buf, size, "%s+0x%" PRIx64, loc.name, loc.offset);
             return buf;
@@ -467,31 +470,32 @@ char *symbolize_location(const symbolizer *z, uint64_t pc, char *buf, size_t siz
     return buf;
 }
 
-int symbolize_disasm(symbolizer *z, uint64_t pc, char *buf, size_t size, unsigned *insn_size)
+int binary_symbolize_disasm(binary_symbolizer *z, uint64_t pc, char *buf, size_t size, unsigned *insn_size)
 {
     const uint8_t *bytes;
     size_t avail;
-    disasm_insn insn;
+    binary_disasm_insn insn;
     int rc;
 
     buf[0] = '\0';
     *insn_size = 0;
     if (!z->syms)
-        return tea_error_set(TEA_ERR_USAGE, "no binary to disassemble");
-    if (!z->dis && !z->dis_failed && (rc = disasm_open(&z->dis, symbols_arch(z->syms)))) {
+        return error_set(TEA_ERR_USAGE, "no binary to disassemble");
+    if (!z->dis && !z->dis_failed && (rc = binary_disasm_open(&z->dis, binary_symbols_arch(z->syms)))) {
         z->dis_failed = 1;
         return rc;
     }
     if (!z->dis)
-        return tea_error_set(TEA_ERR_UNSUPPORTED, "%s: cannot disassemble this architecture", symbols_path(z->syms));
-    if ((rc = symbols_read(z->syms, pc, &bytes, &avail)) || (rc = disasm_one(z->dis, pc, bytes, avail, &insn)))
+        return error_set(TEA_ERR_UNSUPPORTED, "%s: cannot disassemble this architecture", binary_symbols_path(z->syms));
+    if ((rc = binary_symbols_read(z->syms, pc, &bytes, &avail))
+        || (rc = binary_disasm_one(z->dis, pc, bytes, avail, &insn)))
         return rc;
-    if (insn.flags & DISASM_F_DIRECT) {
+    if (insn.flags & BINARY_DISASM_F_DIRECT) {
         /* the target replaces the last operand (after the last ", ") */
-        char target[SYMBOLIZE_TEXT_MAX];
+        char target[BINARY_SYMBOLIZE_TEXT_MAX];
         char *last = strrchr(insn.operands, ',');
         int keep = last ? (int)(last - insn.operands) + 1 : 0;
-        symbolize_target(z, insn.target, target, sizeof target);
+        binary_symbolize_target(z, insn.target, target, sizeof target);
         snprintf(buf, size, "%s %.*s%s%s", insn.mnemonic, keep, insn.operands, keep ? " " : "", target);
     } else {
         snprintf(buf, size, "%s%s%s", insn.mnemonic, insn.operands[0] ? " " : "", insn.operands);
@@ -500,26 +504,26 @@ int symbolize_disasm(symbolizer *z, uint64_t pc, char *buf, size_t size, unsigne
     return TEA_OK;
 }
 
-uint64_t symbolize_address(const symbolizer *z, uint64_t pc)
+uint64_t binary_symbolize_address(const binary_symbolizer *z, uint64_t pc)
 {
     if (!z->syms || !z->elf_addresses)
         return pc;
-    return symbols_elf_address(z->syms, pc);
+    return binary_symbols_elf_address(z->syms, pc);
 }
 
-uint64_t symbolize_pc_of(const symbolizer *z, uint64_t shown)
+uint64_t binary_symbolize_pc_of(const binary_symbolizer *z, uint64_t shown)
 {
     if (!z->syms || !z->elf_addresses)
         return shown;
-    return symbols_trace_address(z->syms, shown);
+    return binary_symbols_trace_address(z->syms, shown);
 }
 
-char *symbolize_target(const symbolizer *z, uint64_t pc, char *buf, size_t size)
+char *binary_symbolize_target(const binary_symbolizer *z, uint64_t pc, char *buf, size_t size)
 {
-    symbols_location loc;
-    uint64_t shown = symbolize_address(z, pc);
+    binary_symbols_location loc;
+    uint64_t shown = binary_symbolize_address(z, pc);
     if (z->syms) {
-        symbols_locate(z->syms, pc, &loc);
+        binary_symbols_locate(z->syms, pc, &loc);
         if (loc.name && loc.offset)
             snprintf(buf, size, "0x%" PRIx64 " <%s+0x%" PRIx64 ">", shown, loc.name, loc.offset);
         else if (loc.name)
@@ -532,7 +536,7 @@ char *symbolize_target(const symbolizer *z, uint64_t pc, char *buf, size_t size)
     return buf;
 }
 
-int symbolize_source(symbolizer *z, uint64_t pc, char *buf, size_t size)
+int binary_symbolize_source(binary_symbolizer *z, uint64_t pc, char *buf, size_t size)
 {
     const char *file;
     unsigned line;
@@ -540,17 +544,17 @@ int symbolize_source(symbolizer *z, uint64_t pc, char *buf, size_t size)
     buf[0] = '\0';
     if (!z->syms || !z->source)
         return 0;
-    if ((rc = symbols_source(z->syms, pc, &file, &line)) <= 0)
+    if ((rc = binary_symbols_source(z->syms, pc, &file, &line)) <= 0)
         return rc;
     snprintf(buf, size, "%s:%u", file, line);
     return 1;
 }
 
-int symbolize_symmap(const symbolizer *z, unsigned flags, symmap *out)
+int binary_symbolize_symmap(const binary_symbolizer *z, unsigned flags, pics_symmap *out)
 {
     if (!z->syms) {
         memset(out, 0, sizeof *out);
         return TEA_OK;
     }
-    return symbols_symmap(z->syms, flags, out);
+    return binary_symbols_symmap(z->syms, flags, out);
 }

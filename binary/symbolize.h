@@ -8,7 +8,7 @@
  * as addresses.
  *
  * Which load bias (runtime address = ELF address + bias): --adjust-vma auto
- * when given (symbolize_guess_bias over the PCs of opts->auto_pics; the bias
+ * when given (binary_symbolize_guess_bias over the PCs of opts->auto_pics; the bias
  * and score are printed on stderr, and no clear winner is TEA_ERR_USAGE);
  * --adjust-vma OFFSET when given (it wins over the recorded bias, with a warning when they differ);
  * else the bias recorded in the PICS (trace.load_bias, from the trace
@@ -38,9 +38,9 @@
 #include <stdint.h>
 
 /* Room for any text the symbolizer writes (names are truncated to it). */
-#define SYMBOLIZE_TEXT_MAX 512
+#define BINARY_SYMBOLIZE_TEXT_MAX 512
 
-typedef struct symbolize_options {
+typedef struct binary_symbolize_options {
     const char *elf_path;    /* --elf BINARY, or NULL for the binary the PICS records */
     uint64_t adjust_vma;     /* --adjust-vma: runtime address - ELF address */
     int has_adjust_vma;      /* adjust_vma was given */
@@ -48,12 +48,12 @@ typedef struct symbolize_options {
     const char *command;     /* prefix of warnings, e.g. "pics report" */
     int adjust_vma_auto;     /* --adjust-vma auto: infer the bias from the PCs of `auto_pics` */
     const pics *auto_pics;   /* the PCs --adjust-vma auto scores candidates with (the PICS shown) */
-    int no_demangle;         /* --no-demangle: C++ names as in the file (symbols_set_demangle) */
+    int no_demangle;         /* --no-demangle: C++ names as in the file (binary_symbols_set_demangle) */
     int elf_addresses;       /* --addresses elf: show ELF (link-time) addresses, as objdump -d does,
-                                instead of runtime ones (symbolize_address) */
-} symbolize_options;
+                                instead of runtime ones (binary_symbolize_address) */
+} binary_symbolize_options;
 
-typedef struct symbolizer symbolizer;
+typedef struct binary_symbolizer binary_symbolizer;
 
 /* Parses a load bias or an address, as every --adjust-vma takes it: hex with
  * 0x (or 0X), or decimal, optionally preceded by '-' for a negative offset,
@@ -61,10 +61,10 @@ typedef struct symbolizer symbolizer;
  * accepted: no sign after '-', no '+', no leading space, no empty digits, nothing
  * after the number, nothing beyond 64 bits. Returns 0 and sets *out, or -1
  * (*out unchanged). */
-int symbolize_parse_offset(const char *text, uint64_t *out);
+int binary_symbolize_parse_offset(const char *text, uint64_t *out);
 
-/* What --adjust-vma auto found (symbolize_guess_bias). */
-typedef struct symbolize_bias_guess {
+/* What --adjust-vma auto found (binary_symbolize_guess_bias). */
+typedef struct binary_symbolize_bias_guess {
     uint64_t bias;           /* the best candidate */
     size_t hits;             /* sampled PCs on an instruction start under it */
     size_t in_code;          /* sampled PCs in an executable section under it (>= hits) */
@@ -72,99 +72,99 @@ typedef struct symbolize_bias_guess {
     uint64_t runner_up;      /* the next best candidate (valid when candidates > 1) */
     size_t runner_up_hits;
     size_t candidates;       /* page-aligned biases scored */
-} symbolize_bias_guess;
+} binary_symbolize_bias_guess;
 
 /* The page size candidate biases are multiples of. */
-#define SYMBOLIZE_BIAS_ALIGN 4096u
+#define BINARY_SYMBOLIZE_BIAS_ALIGN 4096u
 /* At most this many distinct PCs are scored (evenly spread over them). */
-#define SYMBOLIZE_BIAS_SAMPLE 1024u
+#define BINARY_SYMBOLIZE_BIAS_SAMPLE 1024u
 /* Candidates come from this many anchor PCs (evenly spread). */
-#define SYMBOLIZE_BIAS_ANCHORS 8u
+#define BINARY_SYMBOLIZE_BIAS_ANCHORS 8u
 /* Under the best candidate, at least this percentage of the PCs that land in
  * executable sections must land on instruction starts (by chance about a
  * quarter of x86-64 bytes and two thirds of RISC-V halfwords are starts) ... */
-#define SYMBOLIZE_BIAS_MIN_PRECISION_PERCENT 90u
+#define BINARY_SYMBOLIZE_BIAS_MIN_PRECISION_PERCENT 90u
 /* ... at least this many PCs (or all when fewer) must land on starts ... */
-#define SYMBOLIZE_BIAS_MIN_HITS 8u
+#define BINARY_SYMBOLIZE_BIAS_MIN_HITS 8u
 /* ... and the runner-up must put fewer than this percentage of the best's
  * count on starts. */
-#define SYMBOLIZE_BIAS_MARGIN_PERCENT 75u
+#define BINARY_SYMBOLIZE_BIAS_MARGIN_PERCENT 75u
 
 /*
  * --adjust-vma auto: infers the load bias of `syms` from trace PCs (`pcs`,
  * sorted ascending, distinct; `va_bits` their virtual-address width as in
- * symbols.h). Candidates are multiples of SYMBOLIZE_BIAS_ALIGN that put one
- * of a few anchor PCs inside an executable section (symbols_code_sections);
+ * symbols.h). Candidates are multiples of BINARY_SYMBOLIZE_BIAS_ALIGN that put one
+ * of a few anchor PCs inside an executable section (binary_symbols_code_sections);
  * each is scored by how many sampled PCs then land on an instruction start,
  * the starts being found by disassembling every executable section linearly
  * from its start and from each function symbol (an undecodable unit is
  * skipped). PCs outside the binary (shared objects, the kernel) count for no
  * candidate. Fills *out and returns 0 when the best candidate is clearly
- * best (SYMBOLIZE_BIAS_MIN_PRECISION_PERCENT, SYMBOLIZE_BIAS_MIN_HITS,
- * SYMBOLIZE_BIAS_MARGIN_PERCENT); else
+ * best (BINARY_SYMBOLIZE_BIAS_MIN_PRECISION_PERCENT, BINARY_SYMBOLIZE_BIAS_MIN_HITS,
+ * BINARY_SYMBOLIZE_BIAS_MARGIN_PERCENT); else
  * TEA_ERR_USAGE with a message giving the scores (*out still filled), also
  * for no PCs or no executable section. TEA_ERR_UNSUPPORTED for an
  * architecture capstone cannot decode; TEA_ERR_NOMEM. Does not set the bias.
  */
-int symbolize_guess_bias(const symbols *syms, const uint64_t *pcs, size_t count, unsigned va_bits,
-                         symbolize_bias_guess *out);
+int binary_symbolize_guess_bias(const binary_symbols *syms, const uint64_t *pcs, size_t count, unsigned va_bits,
+                                binary_symbolize_bias_guess *out);
 
 /* The distinct PCs of a PICS, ascending, in a malloc'd array (NULL with
  * *n = 0 when empty). Returns 0 or TEA_ERR_NOMEM. */
-int symbolize_pics_pcs(const pics *p, uint64_t **pcs, size_t *n);
+int binary_symbolize_pics_pcs(const pics *p, uint64_t **pcs, size_t *n);
 
 /* Resolves the binary and the bias for the PICS described by `info` (see
  * above) and opens it. Without any binary the symbolizer still works and
- * formats plain addresses. Errors: those of symbols_open for the chosen
+ * formats plain addresses. Errors: those of binary_symbols_open for the chosen
  * binary (TEA_ERR_IO, TEA_ERR_FORMAT, ...), TEA_ERR_USAGE for a
  * position-independent binary without a bias, TEA_ERR_NOMEM. */
-int symbolize_open(symbolizer **out, const pics_info *info, const symbolize_options *opts);
+int binary_symbolize_open(binary_symbolizer **out, const pics_info *info, const binary_symbolize_options *opts);
 
-void symbolize_close(symbolizer *z);
+void binary_symbolize_close(binary_symbolizer *z);
 
 /* The opened binary's symbols, or NULL when there is no binary. */
-symbols *symbolize_symbols(const symbolizer *z);
+binary_symbols *binary_symbolize_symbols(const binary_symbolizer *z);
 
 /* The binary's path, or NULL. */
-const char *symbolize_binary(const symbolizer *z);
+const char *binary_symbolize_binary(const binary_symbolizer *z);
 
 /* The function holding `pc` ("main"), "[unknown SECTION]" or "[unknown]"
  * (always "[unknown]" without a binary). Returns buf. */
-char *symbolize_function(const symbolizer *z, uint64_t pc, char *buf, size_t size);
+char *binary_symbolize_function(const binary_symbolizer *z, uint64_t pc, char *buf, size_t size);
 
 /* "main+0x1c" for a PC in a function, else the PC in hex ("0x401026").
  * Returns buf. */
-char *symbolize_location(const symbolizer *z, uint64_t pc, char *buf, size_t size);
+char *binary_symbolize_location(const binary_symbolizer *z, uint64_t pc, char *buf, size_t size);
 
 /* The address to show for the trace PC `pc`: `pc` itself, or with
  * --addresses elf (and a binary) its ELF address, pc - bias. */
-uint64_t symbolize_address(const symbolizer *z, uint64_t pc);
+uint64_t binary_symbolize_address(const binary_symbolizer *z, uint64_t pc);
 
-/* The trace PC of an address as symbolize_address shows it (its inverse):
+/* The trace PC of an address as binary_symbolize_address shows it (its inverse):
  * for addresses a user types with --addresses elf. */
-uint64_t symbolize_pc_of(const symbolizer *z, uint64_t shown);
+uint64_t binary_symbolize_pc_of(const binary_symbolizer *z, uint64_t shown);
 
 /* A code address as objdump names a branch target: "0xADDR <name>" at a
  * function's start, "0xADDR <name+0xOFF>" inside one, "0xADDR" outside
- * every function; ADDR as symbolize_address shows it. Returns buf. */
-char *symbolize_target(const symbolizer *z, uint64_t pc, char *buf, size_t size);
+ * every function; ADDR as binary_symbolize_address shows it. Returns buf. */
+char *binary_symbolize_target(const binary_symbolizer *z, uint64_t pc, char *buf, size_t size);
 
 /* The instruction at `pc` as "mnemonic operands" and its size in bytes. The
  * target of a direct branch or call replaces its last operand as
- * symbolize_target writes it ("call 0x401030 <helper>", "bnez a5, 0x10086
+ * binary_symbolize_target writes it ("call 0x401030 <helper>", "bnez a5, 0x10086
  * <loop+0xe>"), whatever capstone printed (RISC-V: an offset).
  * Returns 0, or a negative code with a message (no binary, an architecture
  * capstone cannot decode, a PC in no section of the binary, bytes that are
  * no instruction); callers showing many PCs print a placeholder instead. */
-int symbolize_disasm(symbolizer *z, uint64_t pc, char *buf, size_t size, unsigned *insn_size);
+int binary_symbolize_disasm(binary_symbolizer *z, uint64_t pc, char *buf, size_t size, unsigned *insn_size);
 
 /* The PC's source as "FILE:LINE" (the file's full path as DWARF names it).
  * Returns 1 when known, 0 when not (no --source, no DWARF, no line for it:
  * buf is ""), or TEA_ERR_NOMEM. */
-int symbolize_source(symbolizer *z, uint64_t pc, char *buf, size_t size);
+int binary_symbolize_source(binary_symbolizer *z, uint64_t pc, char *buf, size_t size);
 
-/* The function ranges as a symbol map (symbols_symmap with `flags`); an
+/* The function ranges as a symbol map (binary_symbols_symmap with `flags`); an
  * empty map without a binary. Returns 0 or TEA_ERR_NOMEM. */
-int symbolize_symmap(const symbolizer *z, unsigned flags, symmap *out);
+int binary_symbolize_symmap(const binary_symbolizer *z, unsigned flags, pics_symmap *out);
 
 #endif

@@ -69,12 +69,12 @@ typedef struct line_row {
     size_t order;              /* position in libdw's tables, for a stable sort */
 } line_row;
 
-struct symbols {
+struct binary_symbols {
     char *path;
-    elffile file;              /* the open file */
+    binary_elffile file;       /* the open file */
     Elf *elf;                  /* file.elf */
     Dwarf *dwarf;
-    elffile debug;             /* the separate debug file, when found (find_debug_file) */
+    binary_elffile debug;      /* the separate debug file, when found (find_debug_file) */
     Elf *debug_elf;            /* debug.elf, or NULL */
     char *debug_path;
     int elf_type;              /* ET_EXEC, ET_DYN */
@@ -86,7 +86,7 @@ struct symbols {
     section *sections;         /* allocated, sorted by address */
     size_t section_count;
     function *ranges;          /* sorted by start, disjoint */
-    symbols_function *functions; /* same order: names and trace PCs */
+    binary_symbols_function *functions; /* same order: names and trace PCs */
     size_t count;
     name_entry *names;         /* sorted by name, then function */
     size_t name_count;
@@ -102,12 +102,12 @@ struct symbols {
 
 static int oom(void)
 {
-    return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    return error_set(TEA_ERR_NOMEM, "out of memory");
 }
 
 /* Keeps a string the handle allocated, to free it on close; frees it and
  * fails on allocation failure. */
-static int keep_string(symbols *s, char *str)
+static int keep_string(binary_symbols *s, char *str)
 {
     if (s->owned_count == s->owned_cap) {
         size_t cap = s->owned_cap ? 2 * s->owned_cap : 64;
@@ -126,10 +126,10 @@ static int keep_string(symbols *s, char *str)
 /* --- addresses --------------------------------------------------------------- */
 
 /* ELF address -> trace PC (see symbols.h). */
-static uint64_t to_trace(const symbols *s, uint64_t elf_addr)
+static uint64_t to_trace(const binary_symbols *s, uint64_t elf_addr)
 {
     uint64_t a = elf_addr + s->bias;
-    if (s->va_bits < SYMBOLS_VA_BITS_FULL) {
+    if (s->va_bits < BINARY_SYMBOLS_VA_BITS_FULL) {
         uint64_t high = ~0ull << (s->va_bits - 1);
         if ((a & high) == high)
             a &= ~(~0ull << s->va_bits);
@@ -138,16 +138,16 @@ static uint64_t to_trace(const symbols *s, uint64_t elf_addr)
 }
 
 /* Trace PC -> ELF address (see symbols.h). */
-static uint64_t to_elf(const symbols *s, uint64_t pc)
+static uint64_t to_elf(const binary_symbols *s, uint64_t pc)
 {
-    if (s->va_bits < SYMBOLS_VA_BITS_FULL && pc < (1ull << s->va_bits) && ((pc >> (s->va_bits - 1)) & 1))
+    if (s->va_bits < BINARY_SYMBOLS_VA_BITS_FULL && pc < (1ull << s->va_bits) && ((pc >> (s->va_bits - 1)) & 1))
         pc |= ~0ull << s->va_bits;
     return pc - s->bias;
 }
 
 /* Recomputes the trace PCs of every function after a change of bias or
  * width. */
-static void refresh_functions(symbols *s)
+static void refresh_functions(binary_symbols *s)
 {
     for (size_t i = 0; i < s->count; i++) {
         s->functions[i].start = to_trace(s, s->ranges[i].start);
@@ -157,7 +157,7 @@ static void refresh_functions(symbols *s)
 }
 
 /* The allocated section holding an ELF address, or NULL. */
-static const section *section_of(const symbols *s, uint64_t addr)
+static const section *section_of(const binary_symbols *s, uint64_t addr)
 {
     size_t lo = 0, hi = s->section_count;
     /* Past the last section starting at or below addr, then backwards: the
@@ -177,7 +177,7 @@ static const section *section_of(const symbols *s, uint64_t addr)
 }
 
 /* The function holding an ELF address: its index, or -1. */
-static long function_of(const symbols *s, uint64_t addr)
+static long function_of(const binary_symbols *s, uint64_t addr)
 {
     size_t lo = 0, hi = s->count;
     while (lo < hi) {
@@ -216,19 +216,19 @@ static int compare_sections(const void *a, const void *b)
 }
 
 /* Reads the allocated sections (names, ranges, contents). */
-static int read_sections(symbols *s)
+static int read_sections(binary_symbols *s)
 {
     size_t shstrndx, n = 0, cap = 0;
     Elf_Scn *scn = NULL;
 
     if (elf_getshdrstrndx(s->elf, &shstrndx) != 0)
-        return tea_error_set(TEA_ERR_FORMAT, "%s: no section header string table: %s", s->path, elf_errmsg(-1));
+        return error_set(TEA_ERR_FORMAT, "%s: no section header string table: %s", s->path, elf_errmsg(-1));
     while ((scn = elf_nextscn(s->elf, scn))) {
         GElf_Shdr sh;
         Elf_Data *data;
         section *sec;
         if (!gelf_getshdr(scn, &sh))
-            return tea_error_set(TEA_ERR_FORMAT, "%s: corrupt section header: %s", s->path, elf_errmsg(-1));
+            return error_set(TEA_ERR_FORMAT, "%s: corrupt section header: %s", s->path, elf_errmsg(-1));
         /* TLS templates (.tbss) overlap the sections after them and hold no PCs. */
         if (!(sh.sh_flags & SHF_ALLOC) || sh.sh_size == 0 || ((sh.sh_flags & SHF_TLS) && sh.sh_type == SHT_NOBITS))
             continue;
@@ -407,7 +407,7 @@ static uint32_t le32(const uint8_t *p)
 
 /* The named GOT slots of every dynamic relocation section (SHT_RELA or
  * SHT_REL linked to .dynsym), sorted by address. */
-static int collect_got_slots(symbols *s, got_slot **out, size_t *count)
+static int collect_got_slots(binary_symbols *s, got_slot **out, size_t *count)
 {
     Elf_Scn *scn = NULL;
     got_slot *slots = NULL;
@@ -513,7 +513,7 @@ static uint64_t plt_entry_slot(const char *arch, uint64_t addr, const uint8_t *p
  * .plt.sec and .plt.got (x86-64: entries of sh_entsize bytes, or 16) and
  * .plt (RISC-V: 16-byte entries after a 32-byte header). Other
  * architectures get none. */
-static int add_plt_candidates(symbols *s, candidate **c, size_t *n, size_t *cap)
+static int add_plt_candidates(binary_symbols *s, candidate **c, size_t *n, size_t *cap)
 {
     got_slot *slots;
     size_t slot_count;
@@ -588,19 +588,19 @@ static uint32_t debuglink_crc(const unsigned char *p, size_t n)
  * build-id, or, for a binary without one, the CRC its .gnu_debuglink
  * records (has_crc). Returns 1 when taken, 0 when not (absent, another
  * binary's), TEA_ERR_NOMEM. */
-static int try_debug_file(symbols *s, const char *path, int has_crc, uint32_t crc)
+static int try_debug_file(binary_symbols *s, const char *path, int has_crc, uint32_t crc)
 {
     char *id = NULL;
     size_t size = 0;
     const char *bytes;
     int match;
-    if (access(path, R_OK) != 0 || elffile_open(&s->debug, path)) {
-        tea_error_clear();
+    if (access(path, R_OK) != 0 || binary_elffile_open(&s->debug, path)) {
+        error_clear();
         return 0;
     }
-    if (elf_kind(s->debug.elf) != ELF_K_ELF || elffile_build_id(s->debug.elf, &id)) {
-        elffile_close(&s->debug);
-        tea_error_clear();
+    if (elf_kind(s->debug.elf) != ELF_K_ELF || binary_elffile_build_id(s->debug.elf, &id)) {
+        binary_elffile_close(&s->debug);
+        error_clear();
         return 0;
     }
     if (s->build_id)
@@ -609,11 +609,11 @@ static int try_debug_file(symbols *s, const char *path, int has_crc, uint32_t cr
         match = has_crc && (bytes = elf_rawfile(s->debug.elf, &size)) && debuglink_crc((const unsigned char *)bytes, size) == crc;
     free(id);
     if (!match) {
-        elffile_close(&s->debug);
+        binary_elffile_close(&s->debug);
         return 0;
     }
     if (!(s->debug_path = strdup(path))) {
-        elffile_close(&s->debug);
+        binary_elffile_close(&s->debug);
         return oom();
     }
     s->debug_elf = s->debug.elf;
@@ -621,7 +621,7 @@ static int try_debug_file(symbols *s, const char *path, int has_crc, uint32_t cr
 }
 
 /* The file name and CRC of the binary's .gnu_debuglink section, if any. */
-static const char *debuglink(const symbols *s, uint32_t *crc)
+static const char *debuglink(const binary_symbols *s, uint32_t *crc)
 {
     Elf_Scn *scn = NULL;
     size_t shstrndx;
@@ -650,7 +650,7 @@ static const char *debuglink(const symbols *s, uint32_t *crc)
  * build-id under the debug root (ROOT/.build-id/xx/yyyy.debug), else by
  * .gnu_debuglink next to the binary, in its .debug/ directory and under the
  * root. Only symbols and DWARF come from it; code from the binary. */
-static int find_debug_file(symbols *s)
+static int find_debug_file(binary_symbols *s)
 {
     const char *root = getenv(DEBUG_ROOT_ENV), *link;
     char path[DEBUG_PATH_MAX], dir[DEBUG_PATH_MAX];
@@ -702,7 +702,7 @@ extern char *__cxa_demangle(const char *mangled, char *buf, size_t *length, int 
 /* The demangled form of `name` (kept by the handle), or NULL when it is not
  * a mangled C++ name; a "NAME@plt" stub demangles NAME. Returns 0 or
  * TEA_ERR_NOMEM. */
-static int demangle_name(symbols *s, const char *name, const char **out)
+static int demangle_name(binary_symbols *s, const char *name, const char **out)
 {
     size_t len = strlen(name), suffix = sizeof PLT_SUFFIX - 1;
     int plt = len > suffix && strcmp(name + len - suffix, PLT_SUFFIX) == 0, status = 0;
@@ -736,7 +736,7 @@ static int demangle_name(symbols *s, const char *name, const char **out)
 
 /* Reads the functions: merges aliases, computes the ranges, indexes the
  * names. */
-static int read_functions(symbols *s)
+static int read_functions(binary_symbols *s)
 {
     candidate *c = NULL;
     size_t n = 0, groups = 0, cap;
@@ -822,9 +822,9 @@ static int read_functions(symbols *s)
     return TEA_OK;
 }
 
-int symbols_open(symbols **out, const char *path)
+int binary_symbols_open(binary_symbols **out, const char *path)
 {
-    symbols *s;
+    binary_symbols *s;
     GElf_Ehdr eh;
     int rc = TEA_OK;
 
@@ -833,26 +833,26 @@ int symbols_open(symbols **out, const char *path)
         return oom();
     s->file.fd = -1;
     s->debug.fd = -1;
-    s->va_bits = SYMBOLS_VA_BITS_FULL;
+    s->va_bits = BINARY_SYMBOLS_VA_BITS_FULL;
     if (!(s->path = strdup(path))) {
         rc = oom();
         goto fail;
     }
-    if ((rc = elffile_open(&s->file, path)))
+    if ((rc = binary_elffile_open(&s->file, path)))
         goto fail;
     s->elf = s->file.elf;
     if (elf_kind(s->elf) == ELF_K_AR) {
-        rc = tea_error_set(TEA_ERR_UNSUPPORTED, "%s: an archive, not an executable or shared object", path);
+        rc = error_set(TEA_ERR_UNSUPPORTED, "%s: an archive, not an executable or shared object", path);
         goto fail;
     }
     if (elf_kind(s->elf) != ELF_K_ELF || !gelf_getehdr(s->elf, &eh)) {
-        rc = tea_error_set(TEA_ERR_FORMAT, "%s: not an ELF file", path);
+        rc = error_set(TEA_ERR_FORMAT, "%s: not an ELF file", path);
         goto fail;
     }
     s->elf_type = eh.e_type;
     if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) {
-        rc = tea_error_set(TEA_ERR_UNSUPPORTED, "%s: ELF type %u is not an executable or shared object%s", path,
-                           (unsigned)eh.e_type, eh.e_type == ET_REL ? " (a relocatable object: link it first)" : "");
+        rc = error_set(TEA_ERR_UNSUPPORTED, "%s: ELF type %u is not an executable or shared object%s", path,
+                       (unsigned)eh.e_type, eh.e_type == ET_REL ? " (a relocatable object: link it first)" : "");
         goto fail;
     }
     {
@@ -861,32 +861,33 @@ int symbols_open(symbols **out, const char *path)
         size_t file_size = 0, headers = eh.e_shnum ? eh.e_shnum : 1;
         elf_rawfile(s->elf, &file_size);
         if (eh.e_shoff && (eh.e_shoff > file_size || headers * eh.e_shentsize > file_size - eh.e_shoff)) {
-            rc = tea_error_set(TEA_ERR_FORMAT, "%s: truncated or corrupt: its section headers (from byte %" PRIu64
-                                               ") extend past the end of the file (%zu bytes)",
-                               path, (uint64_t)eh.e_shoff, file_size);
+            rc = error_set(TEA_ERR_FORMAT,
+                           "%s: truncated or corrupt: its section headers (from byte %" PRIu64
+                           ") extend past the end of the file (%zu bytes)",
+                           path, (uint64_t)eh.e_shoff, file_size);
             goto fail;
         }
     }
     s->arch = arch_of(&eh);
-    if ((rc = read_sections(s)) || (rc = elffile_build_id(s->elf, &s->build_id)) || (rc = find_debug_file(s))
+    if ((rc = read_sections(s)) || (rc = binary_elffile_build_id(s->elf, &s->build_id)) || (rc = find_debug_file(s))
         || (rc = read_functions(s)))
         goto fail;
     *out = s;
     return TEA_OK;
 fail:
-    symbols_close(s);
+    binary_symbols_close(s);
     return rc;
 }
 
-void symbols_close(symbols *s)
+void binary_symbols_close(binary_symbols *s)
 {
     if (!s)
         return;
     if (s->dwarf)
         dwarf_end(s->dwarf);
-    elffile_close(&s->debug);
+    binary_elffile_close(&s->debug);
     free(s->debug_path);
-    elffile_close(&s->file);
+    binary_elffile_close(&s->file);
     free(s->path);
     free(s->build_id);
     free(s->sections);
@@ -904,65 +905,65 @@ void symbols_close(symbols *s)
 
 /* --- accessors ------------------------------------------------------------------ */
 
-const char *symbols_path(const symbols *s)
+const char *binary_symbols_path(const binary_symbols *s)
 {
     return s->path;
 }
 
-const char *symbols_arch(const symbols *s)
+const char *binary_symbols_arch(const binary_symbols *s)
 {
     return s->arch;
 }
 
-const char *symbols_build_id(const symbols *s)
+const char *binary_symbols_build_id(const binary_symbols *s)
 {
     return s->build_id;
 }
 
-int symbols_is_position_independent(const symbols *s)
+int binary_symbols_is_position_independent(const binary_symbols *s)
 {
     return s->elf_type == ET_DYN;
 }
 
-const char *symbols_table(const symbols *s)
+const char *binary_symbols_table(const binary_symbols *s)
 {
     return s->table;
 }
 
-void symbols_set_bias(symbols *s, uint64_t bias)
+void binary_symbols_set_bias(binary_symbols *s, uint64_t bias)
 {
     s->bias = bias;
     refresh_functions(s);
 }
 
-uint64_t symbols_bias(const symbols *s)
+uint64_t binary_symbols_bias(const binary_symbols *s)
 {
     return s->bias;
 }
 
-int symbols_set_va_bits(symbols *s, unsigned bits)
+int binary_symbols_set_va_bits(binary_symbols *s, unsigned bits)
 {
-    if (bits < SYMBOLS_VA_BITS_MIN || bits > SYMBOLS_VA_BITS_FULL)
-        return tea_error_set(TEA_ERR_USAGE, "virtual-address width %u outside %d..%d bits", bits,
-                             SYMBOLS_VA_BITS_MIN, SYMBOLS_VA_BITS_FULL);
+    if (bits < BINARY_SYMBOLS_VA_BITS_MIN || bits > BINARY_SYMBOLS_VA_BITS_FULL)
+        return error_set(TEA_ERR_USAGE, "virtual-address width %u outside %d..%d bits", bits,
+                         BINARY_SYMBOLS_VA_BITS_MIN, BINARY_SYMBOLS_VA_BITS_FULL);
     s->va_bits = bits;
     refresh_functions(s);
     return TEA_OK;
 }
 
-size_t symbols_count(const symbols *s)
+size_t binary_symbols_count(const binary_symbols *s)
 {
     return s->count;
 }
 
-const symbols_function *symbols_function_at(const symbols *s, size_t index)
+const binary_symbols_function *binary_symbols_function_at(const binary_symbols *s, size_t index)
 {
     return index < s->count ? &s->functions[index] : NULL;
 }
 
 /* --- lookups -------------------------------------------------------------------- */
 
-void symbols_locate(const symbols *s, uint64_t pc, symbols_location *loc)
+void binary_symbols_locate(const binary_symbols *s, uint64_t pc, binary_symbols_location *loc)
 {
     uint64_t addr = to_elf(s, pc);
     long f = function_of(s, addr);
@@ -978,10 +979,10 @@ void symbols_locate(const symbols *s, uint64_t pc, symbols_location *loc)
     }
 }
 
-char *symbols_format(const symbols *s, uint64_t pc, char *buf, size_t size)
+char *binary_symbols_format(const binary_symbols *s, uint64_t pc, char *buf, size_t size)
 {
-    symbols_location loc;
-    symbols_locate(s, pc, &loc);
+    binary_symbols_location loc;
+    binary_symbols_locate(s, pc, &loc);
     if (loc.name)
         snprintf(buf, size, "%s+0x%" PRIx64, loc.name, loc.offset);
     else if (loc.section)
@@ -991,7 +992,7 @@ char *symbols_format(const symbols *s, uint64_t pc, char *buf, size_t size)
     return buf;
 }
 
-size_t symbols_find_name(const symbols *s, const char *name, size_t *out, size_t max)
+size_t binary_symbols_find_name(const binary_symbols *s, const char *name, size_t *out, size_t max)
 {
     size_t lo = 0, hi = s->name_count, found = 0;
     while (lo < hi) {
@@ -1037,7 +1038,7 @@ static size_t edit_distance(const char *a, const char *b)
     return prev[lb];
 }
 
-size_t symbols_suggest(const symbols *s, const char *name, const char **out, size_t max)
+size_t binary_symbols_suggest(const binary_symbols *s, const char *name, const char **out, size_t max)
 {
     size_t limit = strlen(name) / SUGGEST_DISTANCE_DIVISOR, written = 0;
     size_t distances[16];
@@ -1070,48 +1071,49 @@ size_t symbols_suggest(const symbols *s, const char *name, const char **out, siz
     return written;
 }
 
-int symbols_read(const symbols *s, uint64_t pc, const uint8_t **bytes, size_t *avail)
+int binary_symbols_read(const binary_symbols *s, uint64_t pc, const uint8_t **bytes, size_t *avail)
 {
     uint64_t addr = to_elf(s, pc);
     const section *sec = section_of(s, addr);
     *bytes = NULL;
     *avail = 0;
     if (!sec)
-        return tea_error_set(TEA_ERR_FORMAT, "%s: address 0x%" PRIx64 " (ELF address 0x%" PRIx64
-                                             ") is in no section of the file",
-                             s->path, pc, addr);
+        return error_set(TEA_ERR_FORMAT,
+                         "%s: address 0x%" PRIx64 " (ELF address 0x%" PRIx64 ") is in no section of the file", s->path,
+                         pc, addr);
     if (!sec->data || addr - sec->addr >= sec->data_size)
-        return tea_error_set(TEA_ERR_FORMAT, "%s: address 0x%" PRIx64 " is in section %s, which has no contents in "
-                                             "the file",
-                             s->path, pc, sec->name);
+        return error_set(TEA_ERR_FORMAT,
+                         "%s: address 0x%" PRIx64 " is in section %s, which has no contents in "
+                         "the file",
+                         s->path, pc, sec->name);
     *bytes = sec->data + (addr - sec->addr);
     *avail = (size_t)(sec->data_size - (addr - sec->addr));
     return TEA_OK;
 }
 
-uint64_t symbols_elf_address(const symbols *s, uint64_t pc)
+uint64_t binary_symbols_elf_address(const binary_symbols *s, uint64_t pc)
 {
     return to_elf(s, pc);
 }
 
-const char *symbols_debug_file(const symbols *s)
+const char *binary_symbols_debug_file(const binary_symbols *s)
 {
     return s->debug_path;
 }
 
-uint64_t symbols_trace_address(const symbols *s, uint64_t elf_addr)
+uint64_t binary_symbols_trace_address(const binary_symbols *s, uint64_t elf_addr)
 {
     return to_trace(s, elf_addr);
 }
 
-void symbols_set_demangle(symbols *s, int on)
+void binary_symbols_set_demangle(binary_symbols *s, int on)
 {
     s->demangle = on != 0;
     for (size_t g = 0; g < s->count; g++)
         s->functions[g].name = s->demangle && s->demangled[g] ? s->demangled[g] : s->mangled[g];
 }
 
-size_t symbols_code_sections(const symbols *s, symbols_code *out, size_t max)
+size_t binary_symbols_code_sections(const binary_symbols *s, binary_symbols_code *out, size_t max)
 {
     size_t n = 0;
     for (size_t i = 0; i < s->section_count; i++) {
@@ -1119,7 +1121,7 @@ size_t symbols_code_sections(const symbols *s, symbols_code *out, size_t max)
         if (!sec->executable || !sec->data || sec->data_size == 0)
             continue;
         if (n < max)
-            out[n] = (symbols_code){ sec->name, sec->addr, sec->data, (size_t)sec->data_size };
+            out[n] = (binary_symbols_code){ sec->name, sec->addr, sec->data, (size_t)sec->data_size };
         n++;
     }
     return n;
@@ -1127,10 +1129,10 @@ size_t symbols_code_sections(const symbols *s, symbols_code *out, size_t max)
 
 /* --- symbol maps ----------------------------------------------------------------- */
 
-static int add_entry(symmap *m, size_t *cap, uint64_t start, uint64_t end, const char *name)
+static int add_entry(pics_symmap *m, size_t *cap, uint64_t start, uint64_t end, const char *name)
 {
     if (m->count == *cap) {
-        symmap_entry *grown;
+        pics_symmap_entry *grown;
         *cap = *cap ? 2 * *cap : 64;
         if (!(grown = realloc(m->entries, *cap * sizeof *grown)))
             return oom();
@@ -1146,7 +1148,7 @@ static int add_entry(symmap *m, size_t *cap, uint64_t start, uint64_t end, const
 
 static int compare_entries(const void *a, const void *b)
 {
-    const symmap_entry *x = a, *y = b;
+    const pics_symmap_entry *x = a, *y = b;
     if (x->start != y->start)
         return x->start < y->start ? -1 : 1;
     return x->end < y->end ? -1 : x->end > y->end;
@@ -1154,7 +1156,7 @@ static int compare_entries(const void *a, const void *b)
 
 /* Adds the stretches of allocated sections outside every function, in ELF
  * addresses converted like the functions. */
-static int add_section_gaps(const symbols *s, symmap *m, size_t *cap)
+static int add_section_gaps(const binary_symbols *s, pics_symmap *m, size_t *cap)
 {
     char name[256];
     for (size_t i = 0; i < s->section_count; i++) {
@@ -1192,7 +1194,7 @@ static int add_section_gaps(const symbols *s, symmap *m, size_t *cap)
     return TEA_OK;
 }
 
-int symbols_symmap(const symbols *s, unsigned flags, symmap *out)
+int binary_symbols_symmap(const binary_symbols *s, unsigned flags, pics_symmap *out)
 {
     size_t cap = 0, kept = 0;
     int rc = TEA_OK;
@@ -1200,10 +1202,10 @@ int symbols_symmap(const symbols *s, unsigned flags, symmap *out)
     memset(out, 0, sizeof *out);
     for (size_t i = 0; i < s->count && rc == TEA_OK; i++)
         rc = add_entry(out, &cap, s->functions[i].start, s->functions[i].end, s->functions[i].name);
-    if (rc == TEA_OK && (flags & SYMBOLS_MAP_SECTION_GAPS))
+    if (rc == TEA_OK && (flags & BINARY_SYMBOLS_MAP_SECTION_GAPS))
         rc = add_section_gaps(s, out, &cap);
     if (rc) {
-        symmap_free(out);
+        pics_symmap_free(out);
         return rc;
     }
     /* Sorted by trace PC; a range that wraps around 2^64 after the bias, or
@@ -1211,7 +1213,7 @@ int symbols_symmap(const symbols *s, unsigned flags, symmap *out)
     if (out->count)
         qsort(out->entries, out->count, sizeof *out->entries, compare_entries);
     for (size_t i = 0; i < out->count; i++) {
-        symmap_entry *e = &out->entries[i];
+        pics_symmap_entry *e = &out->entries[i];
         if (e->end <= e->start || (kept > 0 && e->start < out->entries[kept - 1].end)) {
             free(e->name);
             continue;
@@ -1238,7 +1240,7 @@ static int compare_lines(const void *a, const void *b)
 }
 
 /* Appends the rows of one compilation unit's line table. */
-static int add_unit_lines(symbols *s, Dwarf_Die *cudie, size_t *cap)
+static int add_unit_lines(binary_symbols *s, Dwarf_Die *cudie, size_t *cap)
 {
     Dwarf_Lines *lines;
     size_t n;
@@ -1272,7 +1274,7 @@ static int add_unit_lines(symbols *s, Dwarf_Die *cudie, size_t *cap)
     return TEA_OK;
 }
 
-int symbols_load_lines(symbols *s)
+int binary_symbols_load_lines(binary_symbols *s)
 {
     Dwarf_CU *cu = NULL;
     Dwarf_Die cudie;
@@ -1302,7 +1304,7 @@ int symbols_load_lines(symbols *s)
     return s->line_count > 0;
 }
 
-int symbols_source(symbols *s, uint64_t pc, const char **file, unsigned *line)
+int binary_symbols_source(binary_symbols *s, uint64_t pc, const char **file, unsigned *line)
 {
     uint64_t addr = to_elf(s, pc);
     size_t lo = 0, hi;
@@ -1310,7 +1312,7 @@ int symbols_source(symbols *s, uint64_t pc, const char **file, unsigned *line)
 
     *file = NULL;
     *line = 0;
-    if ((rc = symbols_load_lines(s)) <= 0)
+    if ((rc = binary_symbols_load_lines(s)) <= 0)
         return rc;
     /* the last row at or below addr */
     hi = s->line_count;

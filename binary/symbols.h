@@ -9,7 +9,7 @@
  *   - several symbols at one address are aliases; one name is chosen, in this
  *     order of preference: a symbol with a size, a global one (STB_GLOBAL), a
  *     non-weak one, the shorter name, the lexicographically smaller name; the
- *     others stay searchable by name (symbols_find_name);
+ *     others stay searchable by name (binary_symbols_find_name);
  *   - a symbol with a size covers [value, value + size), cut short at the next
  *     function's start so that ranges never overlap;
  *   - a symbol of size zero (hand-written assembly without .size) extends to
@@ -28,9 +28,9 @@
  *
  *     trace PC = trace_form(ELF address + load bias)   (mod 2^64)
  *
- * The load bias (symbols_set_bias) is where a position-independent binary
+ * The load bias (binary_symbols_set_bias) is where a position-independent binary
  * was loaded (0 for one that runs at its link-time addresses). trace_form
- * applies the virtual-address width of the trace (symbols_set_va_bits, V):
+ * applies the virtual-address width of the trace (binary_symbols_set_va_bits, V):
  * traces such as TraceDoctor's record a PC as the V-bit virtual address
  * zero-extended to 64 bits, while an ELF image linked in the upper half of
  * the address space (a kernel) has sign-extended 64-bit addresses. So a
@@ -54,41 +54,41 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct symbols symbols;
+typedef struct binary_symbols binary_symbols;
 
 /* Full 64-bit addresses: no zero-extension to undo. */
-#define SYMBOLS_VA_BITS_FULL 64
-/* The narrowest width accepted by symbols_set_va_bits. */
-#define SYMBOLS_VA_BITS_MIN 32
+#define BINARY_SYMBOLS_VA_BITS_FULL 64
+/* The narrowest width accepted by binary_symbols_set_va_bits. */
+#define BINARY_SYMBOLS_VA_BITS_MIN 32
 
 /* One function: a range of trace PCs (after the bias and width are applied,
  * see above) and its chosen name. */
-typedef struct symbols_function {
+typedef struct binary_symbols_function {
     uint64_t start, end;   /* [start, end), trace PCs */
     const char *name;      /* the preferred name among its aliases */
     uint64_t elf_start;    /* start as an ELF (link-time) address */
-} symbols_function;
+} binary_symbols_function;
 
 /* Where a PC is. */
-typedef struct symbols_location {
-    long function;         /* index for symbols_function_at, or -1 outside every function */
+typedef struct binary_symbols_location {
+    long function;         /* index for binary_symbols_function_at, or -1 outside every function */
     const char *name;      /* the function's name, NULL when none */
     uint64_t start;        /* the function's first trace PC (0 when none) */
     uint64_t offset;       /* pc - start (0 when no function) */
     const char *section;   /* the allocated section holding the PC, NULL when none */
-} symbols_location;
+} binary_symbols_location;
 
 /* Opens the ELF file at `path` and reads its function symbols and allocated
- * sections. The bias starts at 0, the width at SYMBOLS_VA_BITS_FULL.
+ * sections. The bias starts at 0, the width at BINARY_SYMBOLS_VA_BITS_FULL.
  * Errors: TEA_ERR_IO (cannot open or read), TEA_ERR_FORMAT (not an ELF file,
  * corrupt headers), TEA_ERR_UNSUPPORTED (a relocatable object, an archive),
  * TEA_ERR_NOMEM; each message names the file. */
-int symbols_open(symbols **out, const char *path);
+int binary_symbols_open(binary_symbols **out, const char *path);
 
 /* Closes the file and frees everything. Safe on NULL. */
-void symbols_close(symbols *s);
+void binary_symbols_close(binary_symbols *s);
 
-/* The separate debug file found for the binary (symbols_open), or NULL:
+/* The separate debug file found for the binary (binary_symbols_open), or NULL:
  * ROOT/.build-id/xx/yyyy.debug with the binary's build-id, ROOT being
  * $TEA_DEBUG_ROOT or /usr/lib/debug, else the file .gnu_debuglink names, in
  * the binary's directory, its .debug/ subdirectory or ROOT/DIR (accepted
@@ -96,112 +96,112 @@ void symbols_close(symbols *s);
  * one the link records), as gdb and libdw look for them. Its .symtab is
  * used when the binary has none, its DWARF when the binary has none; code
  * always comes from the binary. */
-const char *symbols_debug_file(const symbols *s);
+const char *binary_symbols_debug_file(const binary_symbols *s);
 
-/* The path given to symbols_open. */
-const char *symbols_path(const symbols *s);
+/* The path given to binary_symbols_open. */
+const char *binary_symbols_path(const binary_symbols *s);
 
-/* The architecture as disasm_open names it ("x86_64", "aarch64", "riscv64"),
+/* The architecture as binary_disasm_open names it ("x86_64", "aarch64", "riscv64"),
  * or NULL for another machine (symbols work, disassembly does not). */
-const char *symbols_arch(const symbols *s);
+const char *binary_symbols_arch(const binary_symbols *s);
 
 /* The ELF build-id (NT_GNU_BUILD_ID) in lower-case hex, or NULL when the file
  * has none. */
-const char *symbols_build_id(const symbols *s);
+const char *binary_symbols_build_id(const binary_symbols *s);
 
 /* True for a position-independent file (ET_DYN: a PIE or a shared object),
  * whose runtime addresses need a load bias. */
-int symbols_is_position_independent(const symbols *s);
+int binary_symbols_is_position_independent(const binary_symbols *s);
 
 /* Which table the functions came from: ".symtab", ".symtab of the debug
  * file", ".dynsym", or NULL when the file has no function symbol at all. */
-const char *symbols_table(const symbols *s);
+const char *binary_symbols_table(const binary_symbols *s);
 
 /* Sets the load bias: runtime address = ELF address + bias (mod 2^64). */
-void symbols_set_bias(symbols *s, uint64_t bias);
+void binary_symbols_set_bias(binary_symbols *s, uint64_t bias);
 
 /* The load bias in use. */
-uint64_t symbols_bias(const symbols *s);
+uint64_t binary_symbols_bias(const binary_symbols *s);
 
 /* The ELF (link-time) address of a trace PC: the PC less the bias, after
  * the width rule above. */
-uint64_t symbols_elf_address(const symbols *s, uint64_t pc);
+uint64_t binary_symbols_elf_address(const binary_symbols *s, uint64_t pc);
 
 /* The trace PC of an ELF address: address + bias, after the width rule
- * above (the inverse of symbols_elf_address). */
-uint64_t symbols_trace_address(const symbols *s, uint64_t elf_addr);
+ * above (the inverse of binary_symbols_elf_address). */
+uint64_t binary_symbols_trace_address(const binary_symbols *s, uint64_t elf_addr);
 
 /* Sets the trace's virtual-address width (see above). TEA_ERR_USAGE unless
- * SYMBOLS_VA_BITS_MIN <= bits <= SYMBOLS_VA_BITS_FULL. */
-int symbols_set_va_bits(symbols *s, unsigned bits);
+ * BINARY_SYMBOLS_VA_BITS_MIN <= bits <= BINARY_SYMBOLS_VA_BITS_FULL. */
+int binary_symbols_set_va_bits(binary_symbols *s, unsigned bits);
 
-/* Number of functions; symbols_function_at(s, i) for i below it, sorted by
+/* Number of functions; binary_symbols_function_at(s, i) for i below it, sorted by
  * address, ranges disjoint. */
-size_t symbols_count(const symbols *s);
-const symbols_function *symbols_function_at(const symbols *s, size_t index);
+size_t binary_symbols_count(const binary_symbols *s);
+const binary_symbols_function *binary_symbols_function_at(const binary_symbols *s, size_t index);
 
 /* Locates a trace PC: its function (if any) and section (if any). */
-void symbols_locate(const symbols *s, uint64_t pc, symbols_location *loc);
+void binary_symbols_locate(const binary_symbols *s, uint64_t pc, binary_symbols_location *loc);
 
 /* Writes "name+0xOFF" for a PC inside a function, else "[unknown SECTION]"
  * or "[unknown]", into buf (truncated to size). Returns buf. */
-char *symbols_format(const symbols *s, uint64_t pc, char *buf, size_t size);
+char *binary_symbols_format(const binary_symbols *s, uint64_t pc, char *buf, size_t size);
 
 /* The indices of every function that has `name` as its chosen name or as an
  * alias, in address order: up to `max` into `out`; returns how many there
  * are (which may exceed max). */
-size_t symbols_find_name(const symbols *s, const char *name, size_t *out, size_t max);
+size_t binary_symbols_find_name(const binary_symbols *s, const char *name, size_t *out, size_t max);
 
 /* Up to `max` known names close to `name` (a substring match, ignoring
  * case, or an edit distance of at most a quarter of its length, at least
  * 2), closest first. Returns how many were written. */
-size_t symbols_suggest(const symbols *s, const char *name, const char **out, size_t max);
+size_t binary_symbols_suggest(const binary_symbols *s, const char *name, const char **out, size_t max);
 
 /* The file's bytes at a trace PC: *bytes points into the file's contents,
  * *avail is the count up to the end of the section. Errors:
  * TEA_ERR_FORMAT (naming the PC) when the PC is in no section with contents
  * in the file. */
-int symbols_read(const symbols *s, uint64_t pc, const uint8_t **bytes, size_t *avail);
+int binary_symbols_read(const binary_symbols *s, uint64_t pc, const uint8_t **bytes, size_t *avail);
 
 /* An executable section (SHF_ALLOC and SHF_EXECINSTR) with contents in the
  * file, in ELF (link-time) addresses: where --adjust-vma auto looks for
  * instruction starts. */
-typedef struct symbols_code {
+typedef struct binary_symbols_code {
     const char *name;          /* ".text" */
     uint64_t addr;             /* ELF address of data[0] */
     const uint8_t *data;       /* the contents, pointing into the mapped file */
     size_t size;               /* bytes at data */
-} symbols_code;
+} binary_symbols_code;
 
 /* The executable sections with contents, in address order: up to `max`
  * into `out`; returns how many there are (which may exceed max). */
-size_t symbols_code_sections(const symbols *s, symbols_code *out, size_t max);
+size_t binary_symbols_code_sections(const binary_symbols *s, binary_symbols_code *out, size_t max);
 
-/* Shows C++ names demangled (on, the default after symbols_open: "std::
+/* Shows C++ names demangled (on, the default after binary_symbols_open: "std::
  * vector<int>::push_back(int const&)", through libstdc++'s __cxa_demangle)
  * or as in the file (off: "_ZNSt6vectorIiSaIiEE9push_backERKi"). Both
- * forms stay searchable by symbols_find_name. */
-void symbols_set_demangle(symbols *s, int on);
+ * forms stay searchable by binary_symbols_find_name. */
+void binary_symbols_set_demangle(binary_symbols *s, int on);
 
-/* Flags of symbols_symmap. */
+/* Flags of binary_symbols_symmap. */
 enum {
     /* Also add one range per stretch of an allocated section outside every
      * function, named "[unknown SECTION]". */
-    SYMBOLS_MAP_SECTION_GAPS = 1u << 0
+    BINARY_SYMBOLS_MAP_SECTION_GAPS = 1u << 0
 };
 
 /* Builds a symbol map of the functions in trace PCs (names copied), for the
  * function granularity of the error metric. Returns 0 or TEA_ERR_NOMEM. */
-int symbols_symmap(const symbols *s, unsigned flags, symmap *out);
+int binary_symbols_symmap(const binary_symbols *s, unsigned flags, pics_symmap *out);
 
 /* Reads the DWARF line tables if not done yet. Returns 1 when the file has
  * line information, 0 when it has none (no DWARF, or DWARF without line
  * tables), or TEA_ERR_NOMEM. */
-int symbols_load_lines(symbols *s);
+int binary_symbols_load_lines(binary_symbols *s);
 
 /* The source file and line of a trace PC. Returns 1 and sets *file (owned by
  * the handle) and *line when known; 0 when the file has no line for it (or
  * none at all); TEA_ERR_NOMEM. */
-int symbols_source(symbols *s, uint64_t pc, const char **file, unsigned *line);
+int binary_symbols_source(binary_symbols *s, uint64_t pc, const char **file, unsigned *line);
 
 #endif

@@ -13,7 +13,7 @@
 
 static _Thread_local char error_text[ERROR_MESSAGE_MAX];
 
-int tea_error_set(int code, const char *fmt, ...)
+int error_set(int code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -22,7 +22,7 @@ int tea_error_set(int code, const char *fmt, ...)
     return code;
 }
 
-int tea_error_prefix(int code, const char *fmt, ...)
+int error_prefix(int code, const char *fmt, ...)
 {
     char old[ERROR_MESSAGE_MAX];
     size_t used;
@@ -39,17 +39,17 @@ int tea_error_prefix(int code, const char *fmt, ...)
     return code;
 }
 
-const char *tea_error_message(void)
+const char *error_message(void)
 {
     return error_text;
 }
 
-void tea_error_clear(void)
+void error_clear(void)
 {
     error_text[0] = '\0';
 }
 
-int tea_error_exit_status(int code)
+int error_exit_status(int code)
 {
     if (code == TEA_OK)
         return 0;

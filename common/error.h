@@ -4,8 +4,8 @@
  * Every fallible function returns 0 on success or one of the negative TEA_ERR_*
  * codes below, and passes results through pointer parameters. The function that
  * detects a failure records a human-readable message (naming the file and the
- * byte, token or record offset where that applies) with tea_error_set(); the
- * caller retrieves it with tea_error_message(). Messages are per thread.
+ * byte, token or record offset where that applies) with error_set(); the
+ * caller retrieves it with error_message(). Messages are per thread.
  */
 #ifndef TEA_COMMON_ERROR_H
 #define TEA_COMMON_ERROR_H
@@ -20,23 +20,21 @@ enum {
 };
 
 /* Records a printf-style message for the calling thread and returns `code`, so
- * that `return tea_error_set(TEA_ERR_FORMAT, "...")` reads naturally. */
-int tea_error_set(int code, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+ * that `return error_set(TEA_ERR_FORMAT, "...")` reads naturally. */
+int error_set(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Prefixes the current message with a printf-style context ("file.zst: ...")
  * and returns `code`. Used by outer layers that know the file name. */
-int tea_error_prefix(int code, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+int error_prefix(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The last message recorded on this thread, or "" when none. */
-const char *tea_error_message(void);
+const char *error_message(void);
 
 /* Forgets the last message. */
-void tea_error_clear(void);
+void error_clear(void);
 
 /* The process exit status for an error code: 2 for usage errors, 1 otherwise,
  * 0 for TEA_OK. */
-int tea_error_exit_status(int code);
+int error_exit_status(int code);
 
 #endif

@@ -53,7 +53,7 @@ int exact_round_shares(const exact_u128 *num, size_t n, exact_u128 den, exact_u1
     if (given >= target || n == 0)
         return TEA_OK;
     if (!(rems = malloc(n * sizeof *rems)))
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < n; i++)
         rems[i] = (remainder){ num[i] % den, i };
     qsort(rems, n, sizeof *rems, compare_remainders);

@@ -32,13 +32,13 @@ static int make_parents(const char *path)
     int rc = TEA_OK;
 
     if (!buf)
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     for (char *p = buf + 1; *p && !rc; p++) {
         if (*p != '/')
             continue;
         *p = '\0';
         if (mkdir(buf, OUTDIR_MODE) != 0 && errno != EEXIST)
-            rc = tea_error_set(TEA_ERR_IO, "%s: cannot create directory: %s", buf, strerror(errno));
+            rc = error_set(TEA_ERR_IO, "%s: cannot create directory: %s", buf, strerror(errno));
         *p = '/';
     }
     free(buf);
@@ -68,9 +68,9 @@ int outdir_check(const char *dir)
 {
     struct stat st;
     if (dir[0] == '\0')
-        return tea_error_set(TEA_ERR_USAGE, "an empty output directory");
+        return error_set(TEA_ERR_USAGE, "an empty output directory");
     if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode))
-        return tea_error_set(TEA_ERR_USAGE, "%s: exists and is not a directory", dir);
+        return error_set(TEA_ERR_USAGE, "%s: exists and is not a directory", dir);
     return TEA_OK;
 }
 
@@ -86,11 +86,11 @@ int outdir_open(outdir **out, const char *dir, outdir_is_output is_output)
         if (d)
             free(d->dest);
         free(d);
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     }
     d->is_output = is_output;
     if (!mkdtemp(d->temp)) {
-        rc = tea_error_set(TEA_ERR_IO, "%s: cannot create a directory beside it: %s", dir, strerror(errno));
+        rc = error_set(TEA_ERR_IO, "%s: cannot create a directory beside it: %s", dir, strerror(errno));
         free(d->temp);
         free(d->dest);
         free(d);
@@ -154,7 +154,7 @@ static int move_each(outdir *d)
     if ((src = open(d->temp, O_RDONLY | O_DIRECTORY)) < 0 || (dst = open(d->dest, O_RDONLY | O_DIRECTORY)) < 0) {
         if (src >= 0)
             close(src);
-        return tea_error_set(TEA_ERR_IO, "%s: cannot open: %s", d->dest, strerror(errno));
+        return error_set(TEA_ERR_IO, "%s: cannot open: %s", d->dest, strerror(errno));
     }
     if ((dir = opendir(d->dest))) {
         while ((e = readdir(dir)))
@@ -166,8 +166,7 @@ static int move_each(outdir *d)
         while (!rc && (e = readdir(dir)))
             if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0
                 && renameat(src, e->d_name, dst, e->d_name) != 0)
-                rc = tea_error_set(TEA_ERR_IO, "%s/%s: cannot move into place: %s", d->dest, e->d_name,
-                                   strerror(errno));
+                rc = error_set(TEA_ERR_IO, "%s/%s: cannot move into place: %s", d->dest, e->d_name, strerror(errno));
         closedir(dir);
     }
     close(src);
@@ -182,7 +181,7 @@ int outdir_commit(outdir *d)
 
     if (stat(d->dest, &st) != 0) {
         if (rename(d->temp, d->dest) != 0)
-            rc = tea_error_set(TEA_ERR_IO, "%s: cannot move the outputs into place: %s", d->dest, strerror(errno));
+            rc = error_set(TEA_ERR_IO, "%s: cannot move the outputs into place: %s", d->dest, strerror(errno));
     } else if (only_outputs(d->dest, d->is_output)
                && renameat2(AT_FDCWD, d->temp, AT_FDCWD, d->dest, RENAME_EXCHANGE) == 0) {
         /* d->temp now holds the previous run's files */

@@ -38,12 +38,12 @@ static int classify(const char *path, enum destination *dest, char **target)
 
     *target = NULL;
     if (path[0] == '\0')
-        return tea_error_set(TEA_ERR_USAGE, "an empty output path");
+        return error_set(TEA_ERR_USAGE, "an empty output path");
     if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
         /* A link is followed: the file it names is replaced, the link kept. */
         if (!(*target = realpath(path, NULL)))
-            return tea_error_set(TEA_ERR_USAGE, "%s: a symbolic link to nothing that can be written (%s)", path,
-                                 strerror(errno));
+            return error_set(TEA_ERR_USAGE, "%s: a symbolic link to nothing that can be written (%s)", path,
+                             strerror(errno));
         path = *target;
     }
     if (stat(path, &st) != 0 || S_ISREG(st.st_mode)) {
@@ -57,8 +57,8 @@ static int classify(const char *path, enum destination *dest, char **target)
     free(*target);
     *target = NULL;
     if (S_ISDIR(st.st_mode))
-        return tea_error_set(TEA_ERR_USAGE, "%s: is a directory", path);
-    return tea_error_set(TEA_ERR_USAGE, "%s: not a regular file, FIFO or character device", path);
+        return error_set(TEA_ERR_USAGE, "%s: is a directory", path);
+    return error_set(TEA_ERR_USAGE, "%s: not a regular file, FIFO or character device", path);
 }
 
 int outfile_check(const char *path)
@@ -113,7 +113,7 @@ int outfile_open(outfile **out, const char *path)
     if (dest == DEST_IN_PLACE) {
         /* Never replaced: a FIFO's reader or a device stays where it is. */
         if (!(f->stream = fopen(f->target, "wb"))) {
-            rc = tea_error_set(TEA_ERR_IO, "%s: cannot open for writing: %s", path, strerror(errno));
+            rc = error_set(TEA_ERR_IO, "%s: cannot open for writing: %s", path, strerror(errno));
             outfile_abort(f);
             return rc;
         }
@@ -130,7 +130,7 @@ int outfile_open(outfile **out, const char *path)
         free(f->target);
         free(f->path);
         free(f);
-        return tea_error_set(TEA_ERR_IO, "%s: cannot create output file: %s", path, strerror(saved));
+        return error_set(TEA_ERR_IO, "%s: cannot create output file: %s", path, strerror(saved));
     }
     f->cleanup = cleanup_add_file(f->temp_path);
     {
@@ -156,7 +156,7 @@ nomem:
         free(f->path);
         free(f);
     }
-    return tea_error_set(TEA_ERR_NOMEM, "%s: out of memory", path);
+    return error_set(TEA_ERR_NOMEM, "%s: out of memory", path);
 }
 
 FILE *outfile_stream(outfile *f)
@@ -172,7 +172,7 @@ const char *outfile_path(const outfile *f)
 int outfile_write(outfile *f, const void *data, size_t size)
 {
     if (size && fwrite(data, 1, size, f->stream) != size)
-        return tea_error_set(TEA_ERR_IO, "%s: write failed: %s", f->path, strerror(errno));
+        return error_set(TEA_ERR_IO, "%s: write failed: %s", f->path, strerror(errno));
     return TEA_OK;
 }
 
@@ -191,24 +191,24 @@ int outfile_commit(outfile *f)
 
     if (f->in_place) {
         if (ferror(f->stream) || fflush(f->stream) != 0)
-            rc = tea_error_set(TEA_ERR_IO, "%s: write failed: %s", f->path, strerror(errno));
+            rc = error_set(TEA_ERR_IO, "%s: write failed: %s", f->path, strerror(errno));
         if (fclose(f->stream) != 0 && rc == TEA_OK)
-            rc = tea_error_set(TEA_ERR_IO, "%s: write failed: %s", f->path, strerror(errno));
+            rc = error_set(TEA_ERR_IO, "%s: write failed: %s", f->path, strerror(errno));
         outfile_free(f);
         return rc;
     }
     if (!f->temp_path) {
         if (ferror(f->stream) || fflush(f->stream) != 0)
-            rc = tea_error_set(TEA_ERR_IO, "standard output: write failed: %s", strerror(errno));
+            rc = error_set(TEA_ERR_IO, "standard output: write failed: %s", strerror(errno));
         outfile_free(f);
         return rc;
     }
     if (ferror(f->stream) || fflush(f->stream) != 0)
-        rc = tea_error_set(TEA_ERR_IO, "%s: write failed: %s", f->path, strerror(errno));
+        rc = error_set(TEA_ERR_IO, "%s: write failed: %s", f->path, strerror(errno));
     if (fclose(f->stream) != 0 && rc == TEA_OK)
-        rc = tea_error_set(TEA_ERR_IO, "%s: write failed: %s", f->path, strerror(errno));
+        rc = error_set(TEA_ERR_IO, "%s: write failed: %s", f->path, strerror(errno));
     if (rc == TEA_OK && rename(f->temp_path, f->target) != 0)
-        rc = tea_error_set(TEA_ERR_IO, "%s: cannot move output into place: %s", f->path, strerror(errno));
+        rc = error_set(TEA_ERR_IO, "%s: cannot move output into place: %s", f->path, strerror(errno));
     if (rc != TEA_OK)
         unlink(f->temp_path);
     outfile_free(f);

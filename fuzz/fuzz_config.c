@@ -11,16 +11,16 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char *text = malloc(size + 1);
-    mconf c;
+    model_config c;
 
     if (!text)
         return 0;
     if (size)
         memcpy(text, data, size);
     text[size] = '\0';
-    mconf_defaults(&c);
-    if (mconf_parse_text(&c, text, "fuzz") == 0)
-        (void)mconf_check(&c);
+    model_config_defaults(&c);
+    if (model_config_parse_text(&c, text, "fuzz") == 0)
+        (void)model_config_check(&c);
     free(text);
     return 0;
 }

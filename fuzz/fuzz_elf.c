@@ -10,34 +10,34 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char path[FUZZ_PATH_MAX];
-    symbols *s = NULL;
+    binary_symbols *s = NULL;
 
     if (fuzz_write_temp(data, size, path))
         return 0;
-    if (symbols_open(&s, path) == 0) {
-        symmap m = { 0 };
+    if (binary_symbols_open(&s, path) == 0) {
+        pics_symmap m = { 0 };
         char buf[256];
-        (void)symbols_arch(s);
-        (void)symbols_build_id(s);
-        (void)symbols_table(s);
-        if (symbols_symmap(s, SYMBOLS_MAP_SECTION_GAPS, &m) == 0)
-            symmap_free(&m);
-        for (size_t i = 0; i < symbols_count(s) && i < 64; i++) {
-            const symbols_function *fn = symbols_function_at(s, i);
+        (void)binary_symbols_arch(s);
+        (void)binary_symbols_build_id(s);
+        (void)binary_symbols_table(s);
+        if (binary_symbols_symmap(s, BINARY_SYMBOLS_MAP_SECTION_GAPS, &m) == 0)
+            pics_symmap_free(&m);
+        for (size_t i = 0; i < binary_symbols_count(s) && i < 64; i++) {
+            const binary_symbols_function *fn = binary_symbols_function_at(s, i);
             const uint8_t *bytes;
             size_t avail;
-            symbols_location loc;
+            binary_symbols_location loc;
             uint64_t pc = fn->start + (fn->end - fn->start) / 2;
-            (void)symbols_read(s, pc, &bytes, &avail);
-            symbols_locate(s, pc, &loc);
-            (void)symbols_format(s, pc, buf, sizeof buf);
+            (void)binary_symbols_read(s, pc, &bytes, &avail);
+            binary_symbols_locate(s, pc, &loc);
+            (void)binary_symbols_format(s, pc, buf, sizeof buf);
         }
-        if (symbols_load_lines(s) == 1 && symbols_count(s) > 0) {
+        if (binary_symbols_load_lines(s) == 1 && binary_symbols_count(s) > 0) {
             const char *file;
             unsigned line;
-            (void)symbols_source(s, symbols_function_at(s, 0)->start, &file, &line);
+            (void)binary_symbols_source(s, binary_symbols_function_at(s, 0)->start, &file, &line);
         }
-        symbols_close(s);
+        binary_symbols_close(s);
     }
     fuzz_remove_temp(path);
     return 0;

@@ -7,14 +7,14 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char path[FUZZ_PATH_MAX];
-    results_set s;
+    tea_results_set s;
 
     if (fuzz_write_temp(data, size, path))
         return 0;
-    results_init(&s);
-    if (results_read(&s, path) == 0)
-        (void)results_dedupe(&s);
-    results_free(&s);
+    tea_results_init(&s);
+    if (tea_results_read(&s, path) == 0)
+        (void)tea_results_dedupe(&s);
+    tea_results_free(&s);
     fuzz_remove_temp(path);
     return 0;
 }

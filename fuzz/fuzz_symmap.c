@@ -8,14 +8,14 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char path[FUZZ_PATH_MAX];
-    symmap m = { 0 };
+    pics_symmap m = { 0 };
 
     if (fuzz_write_temp(data, size, path))
         return 0;
-    if (symmap_load(&m, path) == 0) {
-        (void)symmap_find(&m, 0);
-        (void)symmap_find(&m, 0x400000);
-        symmap_free(&m);
+    if (pics_symmap_load(&m, path) == 0) {
+        (void)pics_symmap_find(&m, 0);
+        (void)pics_symmap_find(&m, 0x400000);
+        pics_symmap_free(&m);
     }
     fuzz_remove_temp(path);
     return 0;

@@ -163,7 +163,7 @@ typedef struct golden_run {
 
 /* PSV bits an excepting µop keeps under each rule set. */
 #define GOLDEN_EXCEPT_KEEP_ALL 0xFFFFu
-#define GOLDEN_EXCEPT_KEEP_FL_EX ((uint16_t)(1u << PSV_FL_EX))
+#define GOLDEN_EXCEPT_KEEP_FL_EX ((uint16_t)(1u << TRACE_PSV_FL_EX))
 
 static inline void golden_run_begin(const golden *g, golden_run *s)
 {
@@ -219,11 +219,11 @@ static inline const trace_uop *golden_flush_cause(golden_rules rules, const trac
                                                   unsigned n)
 {
     if (rules == GOLDEN_RULES_DEFAULT)
-        return ((r->flags & TRACE_REC_EXCEPTION) || (u[n - 1].psv & PSV_FLUSH_CAUSE_MASK)) ? &u[n - 1] : NULL;
+        return ((r->flags & TRACE_REC_EXCEPTION) || (u[n - 1].psv & TRACE_PSV_FLUSH_CAUSE_MASK)) ? &u[n - 1] : NULL;
     if (r->n_commit == 0)
         return &u[0]; /* an exception without commits */
     for (unsigned i = r->n_commit; i-- > 0;)
-        if (u[i].psv & PSV_FLUSH_CAUSE_MASK)
+        if (u[i].psv & TRACE_PSV_FLUSH_CAUSE_MASK)
             return &u[i];
     return NULL;
 }
@@ -236,7 +236,7 @@ static inline void golden_take_cause(golden_run *s, const trace_record *r, const
     s->cause = cause ? cause : &u[n - 1];
     s->cause_psv = s->cause->psv;
     if (cause == &u[r->n_commit]) /* the excepting µop */
-        s->cause_psv = (uint16_t)((s->cause_psv & s->except_keep) | (1u << PSV_FL_EX));
+        s->cause_psv = (uint16_t)((s->cause_psv & s->except_keep) | (1u << TRACE_PSV_FL_EX));
 }
 
 /* Consumes record r (not the trace's origin; its µops at u). Returns 1 and
@@ -272,7 +272,7 @@ static inline int golden_step(golden_run *s, const trace_record *r, const trace_
         iv->n_commit = r->n_commit;
         /* The TraceDoctor worker ignores an exception in a committing record. */
         iv->exception = (uint8_t)(exception && (r->n_commit == 0 || s->rules == GOLDEN_RULES_DEFAULT));
-        iv->exception_psv = exception ? (uint16_t)((u[r->n_commit].psv & s->except_keep) | (1u << PSV_FL_EX)) : 0;
+        iv->exception_psv = exception ? (uint16_t)((u[r->n_commit].psv & s->except_keep) | (1u << TRACE_PSV_FL_EX)) : 0;
         iv->drained = s->drained;
         s->compute += r->n_commit > 0;
         s->closed_stalled += s->stalled + (r->n_commit == 0); /* an exception's own cycle is Stalled */

@@ -8,36 +8,35 @@
 #include <stdlib.h>
 #include <string.h>
 
-
-const char *stalls_group_name(int group)
+const char *golden_stalls_group_name(int group)
 {
-    if (group == STALLS_BASE)
+    if (group == GOLDEN_STALLS_BASE)
         return "base";
-    if (group == STALLS_ANY_EVENT)
+    if (group == GOLDEN_STALLS_ANY_EVENT)
         return "any-event";
-    if (group >= STALLS_FIRST_EVENT && group < STALLS_GROUP_COUNT)
-        return psv_event_name((enum psv_event)(group - STALLS_FIRST_EVENT));
+    if (group >= GOLDEN_STALLS_FIRST_EVENT && group < GOLDEN_STALLS_GROUP_COUNT)
+        return trace_psv_event_name((enum trace_psv_event)(group - GOLDEN_STALLS_FIRST_EVENT));
     return "?";
 }
 
-int stalls_init(stalls *s, uint64_t max_length)
+int golden_stalls_init(golden_stalls *s, uint64_t max_length)
 {
     memset(s, 0, sizeof *s);
-    if (max_length < 1 || max_length > STALLS_MAX_MAX_LENGTH)
-        return tea_error_set(TEA_ERR_USAGE, "the longest exact stall length must be 1..%u cycles, not %llu",
-                             STALLS_MAX_MAX_LENGTH, (unsigned long long)max_length);
+    if (max_length < 1 || max_length > GOLDEN_STALLS_MAX_MAX_LENGTH)
+        return error_set(TEA_ERR_USAGE, "the longest exact stall length must be 1..%u cycles, not %llu",
+                         GOLDEN_STALLS_MAX_MAX_LENGTH, (unsigned long long)max_length);
     s->max_length = max_length;
-    for (int g = 0; g < STALLS_GROUP_COUNT; g++) {
+    for (int g = 0; g < GOLDEN_STALLS_GROUP_COUNT; g++) {
         if (!(s->groups[g].histogram = calloc(max_length + 1, sizeof *s->groups[g].histogram))) {
-            stalls_free(s);
-            return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+            golden_stalls_free(s);
+            return error_set(TEA_ERR_NOMEM, "out of memory");
         }
     }
     return TEA_OK;
 }
 
 /* Adds one µop with a stall of `length` cycles (maybe 0) to a group. */
-static void add_to_group(stalls *s, stalls_group *g, uint64_t length)
+static void add_to_group(golden_stalls *s, golden_stalls_group *g, uint64_t length)
 {
     g->uops++;
     if (!length)
@@ -53,20 +52,20 @@ static void add_to_group(stalls *s, stalls_group *g, uint64_t length)
 }
 
 /* Adds one µop to the groups its PSV puts it in. */
-static void add_uop(stalls *s, uint16_t psv, uint64_t length)
+static void add_uop(golden_stalls *s, uint16_t psv, uint64_t length)
 {
-    psv &= PSV_MASK_ALL;
+    psv &= TRACE_PSV_MASK_ALL;
     if (!psv) {
-        add_to_group(s, &s->groups[STALLS_BASE], length);
+        add_to_group(s, &s->groups[GOLDEN_STALLS_BASE], length);
         return;
     }
-    add_to_group(s, &s->groups[STALLS_ANY_EVENT], length);
-    for (int e = 0; e < PSV_EVENT_COUNT; e++)
+    add_to_group(s, &s->groups[GOLDEN_STALLS_ANY_EVENT], length);
+    for (int e = 0; e < TRACE_PSV_EVENT_COUNT; e++)
         if (psv & (1u << e))
-            add_to_group(s, &s->groups[STALLS_EVENT(e)], length);
+            add_to_group(s, &s->groups[GOLDEN_STALLS_EVENT(e)], length);
 }
 
-void stalls_add(stalls *s, const golden_interval *iv)
+void golden_stalls_add(golden_stalls *s, const golden_interval *iv)
 {
     unsigned uops;
 
@@ -82,22 +81,22 @@ void stalls_add(stalls *s, const golden_interval *iv)
 
 static void sink_interval(void *ctx, const golden_interval *iv)
 {
-    stalls_add(ctx, iv);
+    golden_stalls_add(ctx, iv);
 }
 
-golden_sink stalls_sink(stalls *s)
+golden_sink golden_stalls_sink(golden_stalls *s)
 {
     golden_sink sink = { sink_interval, s };
     return sink;
 }
 
-int stalls_percentile(const stalls *s, int group, uint64_t num, uint64_t den, uint64_t *length)
+int golden_stalls_percentile(const golden_stalls *s, int group, uint64_t num, uint64_t den, uint64_t *length)
 {
-    const stalls_group *g;
+    const golden_stalls_group *g;
     uint64_t rank, seen = 0;
 
     *length = 0;
-    if (group < 0 || group >= STALLS_GROUP_COUNT || den == 0 || num == 0 || num > den)
+    if (group < 0 || group >= GOLDEN_STALLS_GROUP_COUNT || den == 0 || num == 0 || num > den)
         return -1;
     g = &s->groups[group];
     if (!g->stalls)
@@ -121,9 +120,9 @@ int stalls_percentile(const stalls *s, int group, uint64_t num, uint64_t den, ui
     return 1;
 }
 
-void stalls_free(stalls *s)
+void golden_stalls_free(golden_stalls *s)
 {
-    for (int g = 0; g < STALLS_GROUP_COUNT; g++) {
+    for (int g = 0; g < GOLDEN_STALLS_GROUP_COUNT; g++) {
         free(s->groups[g].histogram);
         s->groups[g].histogram = NULL;
     }

@@ -23,48 +23,48 @@
 
 #include <stdint.h>
 
-/* The groups: base, any event, then one per event (STALLS_EVENT(e)). */
+/* The groups: base, any event, then one per event (GOLDEN_STALLS_EVENT(e)). */
 enum {
-    STALLS_BASE = 0,
-    STALLS_ANY_EVENT = 1,
-    STALLS_FIRST_EVENT = 2,
-    STALLS_GROUP_COUNT = STALLS_FIRST_EVENT + PSV_EVENT_COUNT
+    GOLDEN_STALLS_BASE = 0,
+    GOLDEN_STALLS_ANY_EVENT = 1,
+    GOLDEN_STALLS_FIRST_EVENT = 2,
+    GOLDEN_STALLS_GROUP_COUNT = GOLDEN_STALLS_FIRST_EVENT + TRACE_PSV_EVENT_COUNT
 };
-#define STALLS_EVENT(e) (STALLS_FIRST_EVENT + (int)(e))
+#define GOLDEN_STALLS_EVENT(e) (GOLDEN_STALLS_FIRST_EVENT + (int)(e))
 
 /* Default and largest histogram limits (cycles). */
-#define STALLS_DEFAULT_MAX_LENGTH 16384u
-#define STALLS_MAX_MAX_LENGTH (1u << 20)
+#define GOLDEN_STALLS_DEFAULT_MAX_LENGTH 16384u
+#define GOLDEN_STALLS_MAX_MAX_LENGTH (1u << 20)
 
 /* One group's distribution. */
-typedef struct stalls_group {
+typedef struct golden_stalls_group {
     uint64_t uops;        /* µops of the group that committed or excepted */
     uint64_t stalls;      /* of them, those with a stall of at least one cycle */
     uint64_t cycles;      /* the stalls' lengths summed (cycles) */
     uint64_t longest;     /* the longest stall (cycles) */
     uint64_t overflow;    /* stalls longer than the histogram's limit */
     uint64_t *histogram;  /* [0..max_length]: stalls of each length (index 0 unused) */
-} stalls_group;
+} golden_stalls_group;
 
-typedef struct stalls {
+typedef struct golden_stalls {
     uint64_t max_length;                  /* longest length kept exactly (cycles) */
-    stalls_group groups[STALLS_GROUP_COUNT];
-} stalls;
+    golden_stalls_group groups[GOLDEN_STALLS_GROUP_COUNT];
+} golden_stalls;
 
 /* "base", "any-event", or the event's name ("ST-L1", ...). */
-const char *stalls_group_name(int group);
+const char *golden_stalls_group_name(int group);
 
 /* Prepares an empty distribution whose histograms keep lengths up to
  * `max_length` cycles exactly. Errors: TEA_ERR_USAGE (max_length 0 or above
- * STALLS_MAX_MAX_LENGTH), TEA_ERR_NOMEM. */
-int stalls_init(stalls *s, uint64_t max_length);
+ * GOLDEN_STALLS_MAX_MAX_LENGTH), TEA_ERR_NOMEM. */
+int golden_stalls_init(golden_stalls *s, uint64_t max_length);
 
 /* Adds the µops of one golden interval (the trailing flush window of
  * golden_finish, which has no µops, adds nothing). */
-void stalls_add(stalls *s, const golden_interval *iv);
+void golden_stalls_add(golden_stalls *s, const golden_interval *iv);
 
-/* A golden sink that calls stalls_add. */
-golden_sink stalls_sink(stalls *s);
+/* A golden sink that calls golden_stalls_add. */
+golden_sink golden_stalls_sink(golden_stalls *s);
 
 /* The nearest-rank percentile num/den (0 < num/den <= 1) of a group's
  * stalls: the smallest length L such that at least ceil(stalls * num / den)
@@ -72,9 +72,9 @@ golden_sink stalls_sink(stalls *s);
  * 1 when it lies beyond the histogram (then *length is max_length + 1, a lower
  * bound), unless it is the longest stall, which is known exactly; -1 for an
  * empty group, a bad group or a bad fraction (*length = 0). */
-int stalls_percentile(const stalls *s, int group, uint64_t num, uint64_t den, uint64_t *length);
+int golden_stalls_percentile(const golden_stalls *s, int group, uint64_t num, uint64_t den, uint64_t *length);
 
 /* Frees the histograms. Safe on a zeroed struct. */
-void stalls_free(stalls *s);
+void golden_stalls_free(golden_stalls *s);
 
 #endif

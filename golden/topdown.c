@@ -14,7 +14,7 @@
 #define TOPDOWN_RUN 256
 /* Initial slots of the per-function component table (a power of two). */
 #define TOPDOWN_TABLE_INITIAL 1024u
-/* Bits of a table key: the PSV (or TOPDOWN_NO_UOP), then view and category. */
+/* Bits of a table key: the PSV (or GOLDEN_TOPDOWN_NO_UOP), then view and category. */
 #define TOPDOWN_KEY_PSV_BITS 10
 #define TOPDOWN_KEY_CATEGORY_BITS 3
 
@@ -32,7 +32,7 @@ typedef struct component_run {
     size_t count;
 } component_run;
 
-struct topdown {
+struct golden_topdown {
     golden g;
     unsigned width;               /* commit slots per cycle */
     uint64_t unit;                /* lcm(1..width) */
@@ -44,70 +44,70 @@ struct topdown {
 
     /* Lost slots of the last compute cycle that wait for the next µop. */
     uint64_t pending_slots;
-    enum topdown_category pending_category;
+    enum golden_topdown_category pending_category;
 
-    topdown_summary summary;
-    topdown_counts whole;
-    uint64_t whole_components[TOPDOWN_VIEW_COUNT][TOPDOWN_CATEGORIES][TOPDOWN_COMPONENTS];
+    golden_topdown_summary summary;
+    golden_topdown_counts whole;
+    uint64_t whole_components[GOLDEN_TOPDOWN_VIEW_COUNT][GOLDEN_TOPDOWN_CATEGORIES][GOLDEN_TOPDOWN_COMPONENTS];
 
     /* Per function (only with a locator). */
     size_t functions;             /* F; scopes are F + 2 */
-    topdown_locate_fn locate;
+    golden_topdown_locate_fn locate;
     void *locate_ctx;
-    topdown_counts *scopes;       /* [F + 2] */
+    golden_topdown_counts *scopes; /* [F + 2] */
     table_cell *table;            /* open addressing, `table_capacity` a power of two */
     size_t table_capacity, table_used;
 
     /* Sorted components after finish. */
-    topdown_component *sorted;
+    golden_topdown_component *sorted;
     size_t sorted_count;
     component_run *runs;
     size_t run_count;
 };
 
-const char *topdown_category_name(enum topdown_category category)
+const char *golden_topdown_category_name(enum golden_topdown_category category)
 {
-    static const char *const names[TOPDOWN_CATEGORY_COUNT] = { "retiring", "bad_speculation", "frontend_bound",
-                                                               "backend_bound" };
-    return (unsigned)category < TOPDOWN_CATEGORY_COUNT ? names[category] : "?";
+    static const char *const names[GOLDEN_TOPDOWN_CATEGORY_COUNT] = { "retiring", "bad_speculation", "frontend_bound",
+                                                                      "backend_bound" };
+    return (unsigned)category < GOLDEN_TOPDOWN_CATEGORY_COUNT ? names[category] : "?";
 }
 
-const char *topdown_level2_name(enum topdown_level2 node)
+const char *golden_topdown_level2_name(enum golden_topdown_level2 node)
 {
-    static const char *const names[TOPDOWN_LEVEL2_COUNT] = {
-        "Frontend_Bound.Fetch_Latency",      "Frontend_Bound.Fetch_Bandwidth", "Bad_Speculation.Branch_Mispredicts",
-        "Bad_Speculation.Machine_Clears",    "Backend_Bound.Memory_Bound",     "Backend_Bound.Core_Bound",
+    static const char *const names[GOLDEN_TOPDOWN_LEVEL2_COUNT] = {
+        "Frontend_Bound.Fetch_Latency",   "Frontend_Bound.Fetch_Bandwidth", "Bad_Speculation.Branch_Mispredicts",
+        "Bad_Speculation.Machine_Clears", "Backend_Bound.Memory_Bound",     "Backend_Bound.Core_Bound",
     };
-    return (unsigned)node < TOPDOWN_LEVEL2_COUNT ? names[node] : "?";
+    return (unsigned)node < GOLDEN_TOPDOWN_LEVEL2_COUNT ? names[node] : "?";
 }
 
-enum topdown_category topdown_level2_parent(enum topdown_level2 node)
+enum golden_topdown_category golden_topdown_level2_parent(enum golden_topdown_level2 node)
 {
-    assert((unsigned)node < TOPDOWN_LEVEL2_COUNT);
-    return node <= TOPDOWN_FETCH_BANDWIDTH     ? TOPDOWN_FRONTEND_BOUND
-           : node <= TOPDOWN_MACHINE_CLEARS    ? TOPDOWN_BAD_SPECULATION
-                                               : TOPDOWN_BACKEND_BOUND;
+    assert((unsigned)node < GOLDEN_TOPDOWN_LEVEL2_COUNT);
+    return node <= GOLDEN_TOPDOWN_FETCH_BANDWIDTH  ? GOLDEN_TOPDOWN_FRONTEND_BOUND
+           : node <= GOLDEN_TOPDOWN_MACHINE_CLEARS ? GOLDEN_TOPDOWN_BAD_SPECULATION
+                                                   : GOLDEN_TOPDOWN_BACKEND_BOUND;
 }
 
 /* The PSV events that make Backend-bound slots Memory bound: the µop missed
  * in the data cache, the data TLB or the LLC, or waited for a full load or
  * store queue (TMA's Store_Bound is under Memory_Bound). */
-#define TOPDOWN_MEMORY_EVENTS                                                                                  \
-    ((1u << PSV_ST_L1) | (1u << PSV_ST_TLB) | (1u << PSV_ST_LLC) | (1u << PSV_DR_SQ))
+#define TOPDOWN_MEMORY_EVENTS                                                                                          \
+    ((1u << TRACE_PSV_ST_L1) | (1u << TRACE_PSV_ST_TLB) | (1u << TRACE_PSV_ST_LLC) | (1u << TRACE_PSV_DR_SQ))
 
 /* The level-2 node of slots of `category` charged to `component`;
  * `whole_cycle` when they are all W slots of a cycle in which nothing
  * commits. -1 for Retiring, which is not split. */
-static int level2_of(enum topdown_category category, unsigned component, int whole_cycle)
+static int level2_of(enum golden_topdown_category category, unsigned component, int whole_cycle)
 {
-    unsigned events = component == TOPDOWN_NO_UOP ? 0 : component;
+    unsigned events = component == GOLDEN_TOPDOWN_NO_UOP ? 0 : component;
     switch (category) {
-    case TOPDOWN_FRONTEND_BOUND:
-        return whole_cycle ? TOPDOWN_FETCH_LATENCY : TOPDOWN_FETCH_BANDWIDTH;
-    case TOPDOWN_BAD_SPECULATION:
-        return events & (1u << PSV_FL_MB) ? TOPDOWN_BRANCH_MISPREDICTS : TOPDOWN_MACHINE_CLEARS;
-    case TOPDOWN_BACKEND_BOUND:
-        return events & TOPDOWN_MEMORY_EVENTS ? TOPDOWN_MEMORY_BOUND : TOPDOWN_CORE_BOUND;
+    case GOLDEN_TOPDOWN_FRONTEND_BOUND:
+        return whole_cycle ? GOLDEN_TOPDOWN_FETCH_LATENCY : GOLDEN_TOPDOWN_FETCH_BANDWIDTH;
+    case GOLDEN_TOPDOWN_BAD_SPECULATION:
+        return events & (1u << TRACE_PSV_FL_MB) ? GOLDEN_TOPDOWN_BRANCH_MISPREDICTS : GOLDEN_TOPDOWN_MACHINE_CLEARS;
+    case GOLDEN_TOPDOWN_BACKEND_BOUND:
+        return events & TOPDOWN_MEMORY_EVENTS ? GOLDEN_TOPDOWN_MEMORY_BOUND : GOLDEN_TOPDOWN_CORE_BOUND;
     default:
         return -1;
     }
@@ -123,7 +123,7 @@ static uint64_t gcd(uint64_t a, uint64_t b)
     return a;
 }
 
-uint64_t topdown_unit(unsigned width)
+uint64_t golden_topdown_unit(unsigned width)
 {
     uint64_t l = 1;
     if (width < 1 || width > TRACE_MAX_WIDTH)
@@ -133,19 +133,18 @@ uint64_t topdown_unit(unsigned width)
     return l;
 }
 
-int topdown_create(topdown **out, const topdown_options *opts)
+int golden_topdown_create(golden_topdown **out, const golden_topdown_options *opts)
 {
-    topdown *td;
+    golden_topdown *td;
     size_t scopes;
 
     *out = NULL;
-    if (!topdown_unit(opts->commit_width))
-        return tea_error_set(TEA_ERR_USAGE, "commit width %u is outside 1..%u", opts->commit_width,
-                             TRACE_MAX_WIDTH);
+    if (!golden_topdown_unit(opts->commit_width))
+        return error_set(TEA_ERR_USAGE, "commit width %u is outside 1..%u", opts->commit_width, TRACE_MAX_WIDTH);
     if (!(td = calloc(1, sizeof *td)))
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     td->width = opts->commit_width;
-    td->unit = topdown_unit(opts->commit_width);
+    td->unit = golden_topdown_unit(opts->commit_width);
     td->window = opts->initial_window;
     td->whole.state_unit = 1;
     td->summary.commit_width = opts->commit_width;
@@ -160,8 +159,8 @@ int topdown_create(topdown **out, const topdown_options *opts)
         td->scopes = calloc(scopes, sizeof *td->scopes);
         td->table = calloc(td->table_capacity, sizeof *td->table);
         if (!td->scopes || !td->table) {
-            topdown_free(td);
-            return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+            golden_topdown_free(td);
+            return error_set(TEA_ERR_NOMEM, "out of memory");
         }
         for (size_t i = 0; i < scopes; i++)
             td->scopes[i].state_unit = td->unit;
@@ -183,12 +182,12 @@ static size_t key_slot(uint64_t key, size_t capacity)
 }
 
 /* Doubles the per-function table. */
-static int table_grow(topdown *td)
+static int table_grow(golden_topdown *td)
 {
     size_t capacity = td->table_capacity * 2;
     table_cell *cells = calloc(capacity, sizeof *cells);
     if (!cells)
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < td->table_capacity; i++) {
         size_t s;
         if (!td->table[i].key)
@@ -205,7 +204,7 @@ static int table_grow(topdown *td)
 }
 
 /* Adds `value` to a cell of the per-function table, creating it. */
-static void table_add(topdown *td, size_t scope, unsigned view_category, unsigned component, uint64_t value)
+static void table_add(golden_topdown *td, size_t scope, unsigned view_category, unsigned component, uint64_t value)
 {
     uint64_t key = pack_key(scope, view_category, component);
     size_t s;
@@ -231,29 +230,30 @@ static void table_add(topdown *td, size_t scope, unsigned view_category, unsigne
 }
 
 /* The scope of a µop's PC: its function, or the "outside" scope. */
-static size_t scope_of(const topdown *td, uint64_t pc)
+static size_t scope_of(const golden_topdown *td, uint64_t pc)
 {
     long f = td->locate(td->locate_ctx, pc);
     return f >= 0 && (size_t)f < td->functions ? (size_t)f : td->functions;
 }
 
 /* The scope of cycles no µop can be charged with. */
-static size_t unattributed_scope(const topdown *td)
+static size_t unattributed_scope(const golden_topdown *td)
 {
     return td->functions + 1;
 }
 
 /* Charges `cycles` whole cycles in a non-compute state, with the component
  * of the µop they go to, to the whole trace and to `scope`. */
-static void charge_state(topdown *td, size_t scope, enum golden_state state, unsigned component, uint64_t cycles)
+static void charge_state(golden_topdown *td, size_t scope, enum golden_state state, unsigned component, uint64_t cycles)
 {
     if (!cycles)
         return;
     td->whole.states[state] += cycles;
-    td->whole_components[TOPDOWN_VIEW_STATES][state][component] += cycles;
+    td->whole_components[GOLDEN_TOPDOWN_VIEW_STATES][state][component] += cycles;
     if (td->per_function) {
         td->scopes[scope].states[state] += cycles * td->unit;
-        table_add(td, scope, TOPDOWN_VIEW_STATES * TOPDOWN_CATEGORIES + state, component, cycles * td->unit);
+        table_add(td, scope, GOLDEN_TOPDOWN_VIEW_STATES * GOLDEN_TOPDOWN_CATEGORIES + state, component,
+                  cycles * td->unit);
     }
 }
 
@@ -262,29 +262,30 @@ static void charge_state(topdown *td, size_t scope, enum golden_state state, uns
  * commits, for level 2). Frontend-bound slots of a µop refetched after a
  * memory-ordering violation are recovery from that flush: bad speculation
  * (docs/topdown.md). */
-static void charge_slots(topdown *td, size_t scope, enum topdown_category category, unsigned component,
+static void charge_slots(golden_topdown *td, size_t scope, enum golden_topdown_category category, unsigned component,
                          uint64_t slots, int whole_cycle)
 {
     int node;
     if (!slots)
         return;
-    if (category == TOPDOWN_FRONTEND_BOUND && component != TOPDOWN_NO_UOP && (component & (1u << PSV_FL_MO)))
-        category = TOPDOWN_BAD_SPECULATION;
+    if (category == GOLDEN_TOPDOWN_FRONTEND_BOUND && component != GOLDEN_TOPDOWN_NO_UOP
+        && (component & (1u << TRACE_PSV_FL_MO)))
+        category = GOLDEN_TOPDOWN_BAD_SPECULATION;
     if ((node = level2_of(category, component, whole_cycle)) >= 0) {
         td->whole.level2[node] += slots;
         if (td->per_function)
             td->scopes[scope].level2[node] += slots;
     }
     td->whole.slots[category] += slots;
-    td->whole_components[TOPDOWN_VIEW_SLOTS][category][component] += slots;
+    td->whole_components[GOLDEN_TOPDOWN_VIEW_SLOTS][category][component] += slots;
     if (td->per_function) {
         td->scopes[scope].slots[category] += slots;
-        table_add(td, scope, TOPDOWN_VIEW_SLOTS * TOPDOWN_CATEGORIES + category, component, slots);
+        table_add(td, scope, GOLDEN_TOPDOWN_VIEW_SLOTS * GOLDEN_TOPDOWN_CATEGORIES + category, component, slots);
     }
 }
 
 /* The µop's scope (the "outside" one when there are no functions, unused). */
-static size_t uop_scope(const topdown *td, const trace_uop *u)
+static size_t uop_scope(const golden_topdown *td, const trace_uop *u)
 {
     return td->per_function ? scope_of(td, u->pc) : 0;
 }
@@ -292,16 +293,16 @@ static size_t uop_scope(const topdown *td, const trace_uop *u)
 /* Charges one golden interval: its flush window, the wait for its first
  * µop, and its own cycle. `rob_after_retire` is the ROB occupancy after the
  * closing record's retirement (unused for the trailing flush window). */
-static void charge_interval(topdown *td, const golden_interval *iv, unsigned rob_after_retire)
+static void charge_interval(golden_topdown *td, const golden_interval *iv, unsigned rob_after_retire)
 {
     const unsigned w = td->width;
     uint64_t flushed = iv->refill - iv->start;
 
     if (flushed) {
         size_t s = uop_scope(td, &iv->flush_cause);
-        unsigned c = iv->flush_cause.psv & PSV_MASK_ALL;
+        unsigned c = iv->flush_cause.psv & TRACE_PSV_MASK_ALL;
         charge_state(td, s, GOLDEN_FLUSHED, c, flushed);
-        charge_slots(td, s, TOPDOWN_BAD_SPECULATION, c, flushed * w, 1);
+        charge_slots(td, s, GOLDEN_TOPDOWN_BAD_SPECULATION, c, flushed * w, 1);
     }
     if (!iv->uops)
         return;
@@ -312,20 +313,20 @@ static void charge_interval(topdown *td, const golden_interval *iv, unsigned rob
         uint64_t stalled = waiting - iv->drained;
         unsigned n = iv->n_commit, uops = n + (iv->exception ? 1u : 0u);
         const trace_uop *last = &iv->uops[uops - 1];
-        unsigned c = head->psv & PSV_MASK_ALL; /* the component of the µop waited for */
+        unsigned c = head->psv & TRACE_PSV_MASK_ALL; /* the component of the µop waited for */
 
         /* Slots the previous compute cycle could not fill wait for this µop. */
         charge_slots(td, s, td->pending_category, c, td->pending_slots, 0);
         td->pending_slots = 0;
         charge_state(td, s, GOLDEN_DRAINED, c, iv->drained);
-        charge_slots(td, s, TOPDOWN_FRONTEND_BOUND, c, iv->drained * w, 1);
+        charge_slots(td, s, GOLDEN_TOPDOWN_FRONTEND_BOUND, c, iv->drained * w, 1);
         charge_state(td, s, GOLDEN_STALLED, c, stalled);
-        charge_slots(td, s, TOPDOWN_BACKEND_BOUND, c, stalled * w, 1);
+        charge_slots(td, s, GOLDEN_TOPDOWN_BACKEND_BOUND, c, stalled * w, 1);
         if (n == 0) {
             /* An exception's own cycle: Stalled, and all its slots are lost
              * to the flush it starts. */
             charge_state(td, s, GOLDEN_STALLED, c, 1);
-            charge_slots(td, s, TOPDOWN_BAD_SPECULATION, c, w, 1);
+            charge_slots(td, s, GOLDEN_TOPDOWN_BAD_SPECULATION, c, w, 1);
             td->summary.exceptions++;
             return;
         }
@@ -336,17 +337,19 @@ static void charge_interval(topdown *td, const golden_interval *iv, unsigned rob
             size_t si = uop_scope(td, &iv->uops[i]);
             if (td->per_function)
                 td->scopes[si].states[GOLDEN_COMPUTE] += td->unit / n;
-            charge_slots(td, si, TOPDOWN_RETIRING, iv->uops[i].psv & PSV_MASK_ALL, 1, 0);
+            charge_slots(td, si, GOLDEN_TOPDOWN_RETIRING, iv->uops[i].psv & TRACE_PSV_MASK_ALL, 1, 0);
         }
         if (n < w) {
-            if (iv->exception || (last->psv & PSV_FLUSH_CAUSE_MASK)) {
+            if (iv->exception || (last->psv & TRACE_PSV_FLUSH_CAUSE_MASK)) {
                 /* The rest of the row is lost to the flush that follows. */
-                charge_slots(td, uop_scope(td, last), TOPDOWN_BAD_SPECULATION, last->psv & PSV_MASK_ALL, w - n, 0);
+                charge_slots(td, uop_scope(td, last), GOLDEN_TOPDOWN_BAD_SPECULATION, last->psv & TRACE_PSV_MASK_ALL,
+                             w - n, 0);
             } else {
                 /* Nothing else could commit: the ROB ran dry, or the next µop
                  * was not done. Charged to that µop, known at its commit. */
                 td->pending_slots = w - n;
-                td->pending_category = rob_after_retire == 0 ? TOPDOWN_FRONTEND_BOUND : TOPDOWN_BACKEND_BOUND;
+                td->pending_category =
+                    rob_after_retire == 0 ? GOLDEN_TOPDOWN_FRONTEND_BOUND : GOLDEN_TOPDOWN_BACKEND_BOUND;
             }
         }
     }
@@ -354,7 +357,7 @@ static void charge_interval(topdown *td, const golden_interval *iv, unsigned rob
 
 /* Feeds a run of at most TOPDOWN_RUN records: golden intervals first, then
  * the records in order, each commit or exception paired with its interval. */
-static void feed_run(topdown *td, const trace_record *records, size_t count, const trace_uop *uops)
+static void feed_run(golden_topdown *td, const trace_record *records, size_t count, const trace_uop *uops)
 {
     golden_interval intervals[TOPDOWN_RUN];
     size_t n = golden_intervals(&td->g, records, count, uops, intervals), k = 0;
@@ -375,15 +378,15 @@ static void feed_run(topdown *td, const trace_record *records, size_t count, con
     }
 }
 
-int topdown_feed(topdown *td, const trace_batch *batch)
+int golden_topdown_feed(golden_topdown *td, const trace_batch *batch)
 {
     if (td->failed || td->finished)
-        return td->failed ? TEA_ERR_NOMEM : tea_error_set(TEA_ERR_USAGE, "topdown_feed after topdown_finish");
+        return td->failed ? TEA_ERR_NOMEM : error_set(TEA_ERR_USAGE, "golden_topdown_feed after golden_topdown_finish");
     for (size_t first = 0; first < batch->count; first += TOPDOWN_RUN) {
         size_t run = batch->count - first < TOPDOWN_RUN ? batch->count - first : TOPDOWN_RUN;
         feed_run(td, batch->records + first, run, batch->uops);
     }
-    return td->failed ? tea_error_set(TEA_ERR_NOMEM, "out of memory") : TEA_OK;
+    return td->failed ? error_set(TEA_ERR_NOMEM, "out of memory") : TEA_OK;
 }
 
 /* Receives golden_finish's trailing flush window. */
@@ -395,7 +398,7 @@ static void trailing_interval(void *ctx, const golden_interval *iv)
 /* Orders components largest first, then by PSV. */
 static int compare_components(const void *a, const void *b)
 {
-    const topdown_component *x = a, *y = b;
+    const golden_topdown_component *x = a, *y = b;
     if (x->value != y->value)
         return x->value > y->value ? -1 : 1;
     return (x->psv > y->psv) - (x->psv < y->psv);
@@ -411,35 +414,35 @@ static int compare_cells(const void *a, const void *b)
 
 /* Builds the sorted component runs: the whole trace's from the dense
  * arrays, the functions' from the table. */
-static int sort_components(topdown *td)
+static int sort_components(golden_topdown *td)
 {
     size_t whole = 0, total, at = 0, runs_max;
     table_cell *cells = NULL;
     size_t used = 0;
 
-    for (int v = 0; v < TOPDOWN_VIEW_COUNT; v++)
-        for (int c = 0; c < TOPDOWN_CATEGORIES; c++)
-            for (unsigned p = 0; p < TOPDOWN_COMPONENTS; p++)
+    for (int v = 0; v < GOLDEN_TOPDOWN_VIEW_COUNT; v++)
+        for (int c = 0; c < GOLDEN_TOPDOWN_CATEGORIES; c++)
+            for (unsigned p = 0; p < GOLDEN_TOPDOWN_COMPONENTS; p++)
                 whole += td->whole_components[v][c][p] != 0;
     total = whole + td->table_used;
-    runs_max = TOPDOWN_VIEW_COUNT * TOPDOWN_CATEGORIES + td->table_used;
+    runs_max = GOLDEN_TOPDOWN_VIEW_COUNT * GOLDEN_TOPDOWN_CATEGORIES + td->table_used;
     td->sorted = malloc((total ? total : 1) * sizeof *td->sorted);
     td->runs = malloc(runs_max * sizeof *td->runs);
     if (td->table_used)
         cells = malloc(td->table_used * sizeof *cells);
     if (!td->sorted || !td->runs || (td->table_used && !cells)) {
         free(cells);
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     }
     /* Whole trace: scope key 0. */
-    for (int v = 0; v < TOPDOWN_VIEW_COUNT; v++) {
-        for (int c = 0; c < TOPDOWN_CATEGORIES; c++) {
+    for (int v = 0; v < GOLDEN_TOPDOWN_VIEW_COUNT; v++) {
+        for (int c = 0; c < GOLDEN_TOPDOWN_CATEGORIES; c++) {
             component_run *run = &td->runs[td->run_count++];
-            run->key = ((uint64_t)(v * TOPDOWN_CATEGORIES + c)) << TOPDOWN_KEY_PSV_BITS;
+            run->key = ((uint64_t)(v * GOLDEN_TOPDOWN_CATEGORIES + c)) << TOPDOWN_KEY_PSV_BITS;
             run->first = at;
-            for (unsigned p = 0; p < TOPDOWN_COMPONENTS; p++)
+            for (unsigned p = 0; p < GOLDEN_TOPDOWN_COMPONENTS; p++)
                 if (td->whole_components[v][c][p])
-                    td->sorted[at++] = (topdown_component){ (uint16_t)p, td->whole_components[v][c][p] };
+                    td->sorted[at++] = (golden_topdown_component){ (uint16_t)p, td->whole_components[v][c][p] };
             run->count = at - run->first;
             qsort(td->sorted + run->first, run->count, sizeof *td->sorted, compare_components);
         }
@@ -455,8 +458,9 @@ static int sort_components(topdown *td)
         run->key = group << TOPDOWN_KEY_PSV_BITS;
         run->first = at;
         for (; i < used && cells[i].key >> TOPDOWN_KEY_PSV_BITS == group; i++)
-            td->sorted[at++] = (topdown_component){ (uint16_t)(cells[i].key & ((1u << TOPDOWN_KEY_PSV_BITS) - 1)),
-                                                    cells[i].value };
+            td->sorted[at++] =
+                (golden_topdown_component){ (uint16_t)(cells[i].key & ((1u << TOPDOWN_KEY_PSV_BITS) - 1)),
+                                            cells[i].value };
         run->count = at - run->first;
         qsort(td->sorted + run->first, run->count, sizeof *td->sorted, compare_components);
     }
@@ -465,7 +469,7 @@ static int sort_components(topdown *td)
     return TEA_OK;
 }
 
-int topdown_finish(topdown *td)
+int golden_topdown_finish(golden_topdown *td)
 {
     golden_sink sink = { trailing_interval, td };
     const golden_totals *gt;
@@ -473,7 +477,7 @@ int topdown_finish(topdown *td)
     int rc;
 
     if (td->failed)
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     if (td->finished)
         return TEA_OK;
     td->finished = 1;
@@ -483,14 +487,16 @@ int topdown_finish(topdown *td)
      * commits: classified, but charged to nobody. */
     tail_stalled = gt->states[GOLDEN_STALLED] - td->whole.states[GOLDEN_STALLED];
     tail_drained = gt->states[GOLDEN_DRAINED] - td->whole.states[GOLDEN_DRAINED];
-    charge_state(td, unattributed_scope(td), GOLDEN_STALLED, TOPDOWN_NO_UOP, tail_stalled);
-    charge_slots(td, unattributed_scope(td), TOPDOWN_BACKEND_BOUND, TOPDOWN_NO_UOP, tail_stalled * td->width, 1);
-    charge_state(td, unattributed_scope(td), GOLDEN_DRAINED, TOPDOWN_NO_UOP, tail_drained);
-    charge_slots(td, unattributed_scope(td), TOPDOWN_FRONTEND_BOUND, TOPDOWN_NO_UOP, tail_drained * td->width, 1);
-    charge_slots(td, unattributed_scope(td), td->pending_category, TOPDOWN_NO_UOP, td->pending_slots, 0);
+    charge_state(td, unattributed_scope(td), GOLDEN_STALLED, GOLDEN_TOPDOWN_NO_UOP, tail_stalled);
+    charge_slots(td, unattributed_scope(td), GOLDEN_TOPDOWN_BACKEND_BOUND, GOLDEN_TOPDOWN_NO_UOP,
+                 tail_stalled * td->width, 1);
+    charge_state(td, unattributed_scope(td), GOLDEN_DRAINED, GOLDEN_TOPDOWN_NO_UOP, tail_drained);
+    charge_slots(td, unattributed_scope(td), GOLDEN_TOPDOWN_FRONTEND_BOUND, GOLDEN_TOPDOWN_NO_UOP,
+                 tail_drained * td->width, 1);
+    charge_slots(td, unattributed_scope(td), td->pending_category, GOLDEN_TOPDOWN_NO_UOP, td->pending_slots, 0);
     td->pending_slots = 0;
     if (td->failed)
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     td->summary.cycles = td->started ? td->summary.last_cycle - td->summary.origin : 0;
     td->summary.slots = td->summary.cycles * td->width;
     td->summary.unattributed = gt->unattributed;
@@ -501,43 +507,44 @@ int topdown_finish(topdown *td)
     return TEA_OK;
 }
 
-const topdown_summary *topdown_get_summary(const topdown *td)
+const golden_topdown_summary *golden_topdown_get_summary(const golden_topdown *td)
 {
     return &td->summary;
 }
 
-const golden_totals *topdown_get_golden(const topdown *td)
+const golden_totals *golden_topdown_get_golden(const golden_topdown *td)
 {
     return golden_get_totals(&td->g);
 }
 
-size_t topdown_scope_count(const topdown *td)
+size_t golden_topdown_scope_count(const golden_topdown *td)
 {
     return td->per_function ? td->functions + 2 : 0;
 }
 
-const topdown_counts *topdown_get_counts(const topdown *td, long scope)
+const golden_topdown_counts *golden_topdown_get_counts(const golden_topdown *td, long scope)
 {
-    if (scope == TOPDOWN_WHOLE)
+    if (scope == GOLDEN_TOPDOWN_WHOLE)
         return &td->whole;
-    if (scope < 0 || (size_t)scope >= topdown_scope_count(td))
+    if (scope < 0 || (size_t)scope >= golden_topdown_scope_count(td))
         return NULL;
     return &td->scopes[scope];
 }
 
-size_t topdown_get_components(const topdown *td, long scope, enum topdown_view view, unsigned category,
-                              const topdown_component **out)
+size_t golden_topdown_get_components(const golden_topdown *td, long scope, enum golden_topdown_view view,
+                                     unsigned category, const golden_topdown_component **out)
 {
     uint64_t key;
     size_t lo = 0, hi = td->run_count;
 
     *out = NULL;
-    if (!td->finished || td->failed || (unsigned)view >= TOPDOWN_VIEW_COUNT || category >= TOPDOWN_CATEGORIES)
+    if (!td->finished || td->failed || (unsigned)view >= GOLDEN_TOPDOWN_VIEW_COUNT
+        || category >= GOLDEN_TOPDOWN_CATEGORIES)
         return 0;
-    if (scope != TOPDOWN_WHOLE && (scope < 0 || (size_t)scope >= topdown_scope_count(td)))
+    if (scope != GOLDEN_TOPDOWN_WHOLE && (scope < 0 || (size_t)scope >= golden_topdown_scope_count(td)))
         return 0;
-    key = scope == TOPDOWN_WHOLE ? 0 : pack_key((size_t)scope, 0, 0);
-    key |= (uint64_t)(view * TOPDOWN_CATEGORIES + category) << TOPDOWN_KEY_PSV_BITS;
+    key = scope == GOLDEN_TOPDOWN_WHOLE ? 0 : pack_key((size_t)scope, 0, 0);
+    key |= (uint64_t)(view * GOLDEN_TOPDOWN_CATEGORIES + category) << TOPDOWN_KEY_PSV_BITS;
     /* The runs are sorted by key: the whole trace's (scope key 0) first. */
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -552,7 +559,7 @@ size_t topdown_get_components(const topdown *td, long scope, enum topdown_view v
     return td->runs[lo].count;
 }
 
-void topdown_free(topdown *td)
+void golden_topdown_free(golden_topdown *td)
 {
     if (!td)
         return;
@@ -563,7 +570,7 @@ void topdown_free(topdown *td)
     free(td);
 }
 
-int topdown_apportion(const uint64_t *counts, size_t n, uint64_t units, uint64_t *out)
+int golden_topdown_apportion(const uint64_t *counts, size_t n, uint64_t units, uint64_t *out)
 {
     exact_u128 sum = 0, *num;
     int rc;
@@ -577,7 +584,7 @@ int topdown_apportion(const uint64_t *counts, size_t n, uint64_t units, uint64_t
     }
     /* counts[i] x units / sum, rounded by the largest remainder. */
     if (!(num = malloc(n * sizeof *num)))
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < n; i++)
         num[i] = (exact_u128)counts[i] * units;
     rc = exact_round_shares(num, n, sum, units, out);

@@ -17,7 +17,7 @@
  * (per-function tables grow with the functions and components seen).
  *
  * The analysis runs its own golden reference: feed it every record once, in
- * order (topdown_feed), then call topdown_finish.
+ * order (golden_topdown_feed), then call golden_topdown_finish.
  */
 #ifndef TEA_GOLDEN_TOPDOWN_H
 #define TEA_GOLDEN_TOPDOWN_H
@@ -30,19 +30,19 @@
 #include <stdint.h>
 
 /* The two views. */
-enum topdown_view {
-    TOPDOWN_VIEW_STATES = 0, /* categories: enum golden_state */
-    TOPDOWN_VIEW_SLOTS = 1,  /* categories: enum topdown_category */
-    TOPDOWN_VIEW_COUNT = 2
+enum golden_topdown_view {
+    GOLDEN_TOPDOWN_VIEW_STATES = 0, /* categories: enum golden_state */
+    GOLDEN_TOPDOWN_VIEW_SLOTS = 1,  /* categories: enum golden_topdown_category */
+    GOLDEN_TOPDOWN_VIEW_COUNT = 2
 };
 
 /* The slot categories, TMA's level 1. */
-enum topdown_category {
-    TOPDOWN_RETIRING = 0,        /* a µop commits in the slot */
-    TOPDOWN_BAD_SPECULATION = 1, /* lost to a flush and its recovery */
-    TOPDOWN_FRONTEND_BOUND = 2,  /* the ROB had run dry: the front end had delivered nothing to commit */
-    TOPDOWN_BACKEND_BOUND = 3,   /* the next µop was in the ROB but not done */
-    TOPDOWN_CATEGORY_COUNT = 4
+enum golden_topdown_category {
+    GOLDEN_TOPDOWN_RETIRING = 0,        /* a µop commits in the slot */
+    GOLDEN_TOPDOWN_BAD_SPECULATION = 1, /* lost to a flush and its recovery */
+    GOLDEN_TOPDOWN_FRONTEND_BOUND = 2,  /* the ROB had run dry: the front end had delivered nothing to commit */
+    GOLDEN_TOPDOWN_BACKEND_BOUND = 3,   /* the next µop was in the ROB but not done */
+    GOLDEN_TOPDOWN_CATEGORY_COUNT = 4
 };
 
 /*
@@ -51,62 +51,62 @@ enum topdown_category {
  * category exactly (Retiring is not split: the trace cannot tell light from
  * heavy operations).
  */
-enum topdown_level2 {
-    TOPDOWN_FETCH_LATENCY = 0,      /* Frontend bound: whole cycles with nothing to commit (Drained) */
-    TOPDOWN_FETCH_BANDWIDTH = 1,    /* Frontend bound: the rest of a commit row when the ROB ran dry */
-    TOPDOWN_BRANCH_MISPREDICTS = 2, /* Bad speculation charged to a µop with FL-MB */
-    TOPDOWN_MACHINE_CLEARS = 3,     /* Bad speculation otherwise (FL-EX, exceptions, FL-MO) */
-    TOPDOWN_MEMORY_BOUND = 4,       /* Backend bound charged to a µop with ST-L1, ST-TLB, ST-LLC or DR-SQ */
-    TOPDOWN_CORE_BOUND = 5,         /* Backend bound otherwise */
-    TOPDOWN_LEVEL2_COUNT = 6
+enum golden_topdown_level2 {
+    GOLDEN_TOPDOWN_FETCH_LATENCY = 0,      /* Frontend bound: whole cycles with nothing to commit (Drained) */
+    GOLDEN_TOPDOWN_FETCH_BANDWIDTH = 1,    /* Frontend bound: the rest of a commit row when the ROB ran dry */
+    GOLDEN_TOPDOWN_BRANCH_MISPREDICTS = 2, /* Bad speculation charged to a µop with FL-MB */
+    GOLDEN_TOPDOWN_MACHINE_CLEARS = 3,     /* Bad speculation otherwise (FL-EX, exceptions, FL-MO) */
+    GOLDEN_TOPDOWN_MEMORY_BOUND = 4,       /* Backend bound charged to a µop with ST-L1, ST-TLB, ST-LLC or DR-SQ */
+    GOLDEN_TOPDOWN_CORE_BOUND = 5,         /* Backend bound otherwise */
+    GOLDEN_TOPDOWN_LEVEL2_COUNT = 6
 };
 
 /* "Frontend_Bound.Fetch_Latency", ..., "Backend_Bound.Core_Bound" (toplev's
  * names), "?" for anything else. */
-const char *topdown_level2_name(enum topdown_level2 node);
+const char *golden_topdown_level2_name(enum golden_topdown_level2 node);
 
 /* The level-1 category a level-2 node splits. */
-enum topdown_category topdown_level2_parent(enum topdown_level2 node);
+enum golden_topdown_category golden_topdown_level2_parent(enum golden_topdown_level2 node);
 
 /* Categories per view (both views have four). */
-#define TOPDOWN_CATEGORIES 4
+#define GOLDEN_TOPDOWN_CATEGORIES 4
 
 /* The component of cycles and slots that no µop can be charged with (after
  * the last commit of the trace); components 0..511 are PSV values. */
-#define TOPDOWN_NO_UOP PSV_VALUES
-#define TOPDOWN_COMPONENTS (PSV_VALUES + 1)
+#define GOLDEN_TOPDOWN_NO_UOP TRACE_PSV_VALUES
+#define GOLDEN_TOPDOWN_COMPONENTS (TRACE_PSV_VALUES + 1)
 
 /* Scope of the whole trace, for the accessors below. */
-#define TOPDOWN_WHOLE (-1L)
+#define GOLDEN_TOPDOWN_WHOLE (-1L)
 
 /* "retiring", "bad_speculation", "frontend_bound", "backend_bound". */
-const char *topdown_category_name(enum topdown_category category);
+const char *golden_topdown_category_name(enum golden_topdown_category category);
 
 /* Maps a PC to its function: an index in [0, functions) or -1 when the PC
  * lies outside every function. */
-typedef long (*topdown_locate_fn)(void *ctx, uint64_t pc);
+typedef long (*golden_topdown_locate_fn)(void *ctx, uint64_t pc);
 
-typedef struct topdown_options {
+typedef struct golden_topdown_options {
     unsigned commit_width;      /* the trace header's commit width (1..TRACE_MAX_WIDTH) */
     unsigned initial_window;    /* ROB entries before the first record (header) */
     size_t functions;           /* functions `locate` knows (maybe 0) */
-    topdown_locate_fn locate;   /* NULL: no per-function tables */
+    golden_topdown_locate_fn locate; /* NULL: no per-function tables */
     void *locate_ctx;
-} topdown_options;
+} golden_topdown_options;
 
 /* The totals of one scope. */
-typedef struct topdown_counts {
+typedef struct golden_topdown_counts {
     uint64_t state_unit;                     /* states are in 1/state_unit cycles: 1 for the
-                                                whole trace, topdown_unit(W) for a function,
+                                                whole trace, golden_topdown_unit(W) for a function,
                                                 where a compute cycle is split among its µops */
     uint64_t states[GOLDEN_STATE_COUNT];     /* per commit state, in 1/state_unit cycles */
-    uint64_t slots[TOPDOWN_CATEGORY_COUNT];  /* commit slots per category */
-    uint64_t level2[TOPDOWN_LEVEL2_COUNT];   /* the same slots split at level 2 (each pair sums
-                                                to its parent's slots) */
-} topdown_counts;
+    uint64_t slots[GOLDEN_TOPDOWN_CATEGORY_COUNT]; /* commit slots per category */
+    uint64_t level2[GOLDEN_TOPDOWN_LEVEL2_COUNT];  /* the same slots split at level 2 (each pair sums
+                                               to its parent's slots) */
+} golden_topdown_counts;
 
 /* Whole-trace facts. */
-typedef struct topdown_summary {
+typedef struct golden_topdown_summary {
     unsigned commit_width;   /* W: slots per cycle */
     uint64_t origin;         /* cycle of the first record (not itself counted) */
     uint64_t last_cycle;     /* cycle of the last record */
@@ -117,59 +117,59 @@ typedef struct topdown_summary {
     uint64_t dispatched;     /* ROB entries allocated, the origin's included */
     uint64_t squashed;       /* ROB entries squashed (wrong path), the origin's included */
     uint64_t unattributed;   /* cycles after the last commit charged to no µop */
-} topdown_summary;
+} golden_topdown_summary;
 
 /* One entry of a category's split by component. */
-typedef struct topdown_component {
-    uint16_t psv;            /* PSV value, or TOPDOWN_NO_UOP */
+typedef struct golden_topdown_component {
+    uint16_t psv;            /* PSV value, or GOLDEN_TOPDOWN_NO_UOP */
     uint64_t value;          /* cycles (in the scope's state_unit) or slots */
-} topdown_component;
+} golden_topdown_component;
 
-typedef struct topdown topdown;
+typedef struct golden_topdown golden_topdown;
 
 /* lcm(1..width): the unit (per cycle) in which splitting a compute cycle
  * among up to `width` µops is exact. 0 for a width outside 1..TRACE_MAX_WIDTH. */
-uint64_t topdown_unit(unsigned width);
+uint64_t golden_topdown_unit(unsigned width);
 
 /* Creates an analysis. Errors: TEA_ERR_USAGE (a commit width outside
  * 1..TRACE_MAX_WIDTH), TEA_ERR_NOMEM. */
-int topdown_create(topdown **out, const topdown_options *opts);
+int golden_topdown_create(golden_topdown **out, const golden_topdown_options *opts);
 
 /* Consumes a batch of records validated by a reader (trace_reader_read or
  * equivalent), following the previous batch. Returns 0, TEA_ERR_NOMEM (the
- * analysis then only allows topdown_free) or TEA_ERR_USAGE after
- * topdown_finish. */
-int topdown_feed(topdown *td, const trace_batch *batch);
+ * analysis then only allows golden_topdown_free) or TEA_ERR_USAGE after
+ * golden_topdown_finish. */
+int golden_topdown_feed(golden_topdown *td, const trace_batch *batch);
 
 /* Ends the trace: charges the trailing cycles and sorts the components.
  * Returns 0 or TEA_ERR_NOMEM. Calling it again does nothing. */
-int topdown_finish(topdown *td);
+int golden_topdown_finish(golden_topdown *td);
 
-/* The whole-trace facts (complete after topdown_finish). */
-const topdown_summary *topdown_get_summary(const topdown *td);
+/* The whole-trace facts (complete after golden_topdown_finish). */
+const golden_topdown_summary *golden_topdown_get_summary(const golden_topdown *td);
 
 /* The golden reference's totals, for cross-checks. */
-const golden_totals *topdown_get_golden(const topdown *td);
+const golden_totals *golden_topdown_get_golden(const golden_topdown *td);
 
 /* Scopes besides the whole trace: the functions 0..F-1, then F for PCs
  * outside every function and F+1 for what no µop can be charged with; 0
  * without a locator. */
-size_t topdown_scope_count(const topdown *td);
+size_t golden_topdown_scope_count(const golden_topdown *td);
 
-/* The totals of `scope` (TOPDOWN_WHOLE or 0..topdown_scope_count-1), or NULL
+/* The totals of `scope` (GOLDEN_TOPDOWN_WHOLE or 0..golden_topdown_scope_count-1), or NULL
  * when out of range. */
-const topdown_counts *topdown_get_counts(const topdown *td, long scope);
+const golden_topdown_counts *golden_topdown_get_counts(const golden_topdown *td, long scope);
 
 /* The split of one category of one view in one scope by component, largest
  * first (ties by PSV), zero entries left out; the values sum to the
  * category's total, except for the compute state, which is not split.
- * Stores a pointer valid until topdown_free in *out and returns the count;
- * 0 before topdown_finish or for an unknown scope, view or category. */
-size_t topdown_get_components(const topdown *td, long scope, enum topdown_view view, unsigned category,
-                              const topdown_component **out);
+ * Stores a pointer valid until golden_topdown_free in *out and returns the count;
+ * 0 before golden_topdown_finish or for an unknown scope, view or category. */
+size_t golden_topdown_get_components(const golden_topdown *td, long scope, enum golden_topdown_view view,
+                                     unsigned category, const golden_topdown_component **out);
 
 /* Frees the analysis. Safe on NULL. */
-void topdown_free(topdown *td);
+void golden_topdown_free(golden_topdown *td);
 
 /* Rounds the shares counts[i] / sum(counts) to integers that add up to
  * exactly `units` (largest-remainder method: every result is the share's
@@ -177,6 +177,6 @@ void topdown_free(topdown *td);
  * earlier entries first on ties). With a zero sum every result is 0. Used
  * to print percentages that add up to 100 at the printed precision.
  * Returns 0 or TEA_ERR_NOMEM. */
-int topdown_apportion(const uint64_t *counts, size_t n, uint64_t units, uint64_t *out);
+int golden_topdown_apportion(const uint64_t *counts, size_t n, uint64_t units, uint64_t *out);
 
 #endif

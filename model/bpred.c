@@ -1,8 +1,8 @@
 /*
  * bpred.c: gshare and TAGE direction predictors, BTB and RAS (see bpred.h).
  *
- * bpred_predict() computes everything bpred_update() needs (table indices,
- * tags, provider) and keeps it; bpred_update() reuses it when it is for the
+ * model_bpred_predict() computes everything model_bpred_update() needs (table indices,
+ * tags, provider) and keeps it; model_bpred_update() reuses it when it is for the
  * same instruction and recomputes it otherwise, so each branch costs one
  * lookup. TAGE keeps its long histories as circular-shift-register folds
  * (one per table for the index, two for the tag), updated in O(1) per
@@ -47,7 +47,7 @@
 #define U_RESET_PERIOD (1u << 18) /* updates between halvings of every u */
 #define USE_ALT_MIN (-8)         /* 4-bit signed use-alternate-on-weak counter */
 #define USE_ALT_MAX 7
-#define HIST_RING 1024           /* past outcomes kept: > BPRED_MAX_HISTORY, a power of 2 */
+#define HIST_RING 1024 /* past outcomes kept: > MODEL_BPRED_MAX_HISTORY, a power of 2 */
 #define BISECTION_STEPS 100
 #define LFSR_SEED_MIX 0x9e3779b97f4a7c15ull
 
@@ -70,19 +70,19 @@ typedef struct lookup {
     uint64_t pc;
     unsigned kind;
     int valid;
-    bpred_prediction pred;
+    model_bpred_prediction pred;
     uint32_t gshare_index;
     uint32_t bimodal_index;
-    uint32_t index[BPRED_TAGE_MAX_TABLES];
-    uint16_t tag[BPRED_TAGE_MAX_TABLES];
+    uint32_t index[MODEL_BPRED_TAGE_MAX_TABLES];
+    uint16_t tag[MODEL_BPRED_TAGE_MAX_TABLES];
     int provider;            /* tagged table that hit, longest first; -1: none */
     int alt;                 /* next one that hit; -1: bimodal */
     uint8_t provider_taken, alt_taken, direction;
     int32_t btb_slot;        /* -1: BTB miss */
 } lookup;
 
-struct bpred {
-    bpred_config cfg;
+struct model_bpred {
+    model_bpred_config cfg;
     /* gshare */
     uint8_t *gshare;
     uint32_t gshare_mask;
@@ -94,10 +94,10 @@ struct bpred {
     tage_entry *tables;      /* tage_tables blocks of 2^tage_log_size */
     uint32_t table_mask;
     uint16_t tag_mask;
-    unsigned history[BPRED_TAGE_MAX_TABLES]; /* history length per table */
-    folded fold_index[BPRED_TAGE_MAX_TABLES];
-    folded fold_tag0[BPRED_TAGE_MAX_TABLES];
-    folded fold_tag1[BPRED_TAGE_MAX_TABLES];
+    unsigned history[MODEL_BPRED_TAGE_MAX_TABLES]; /* history length per table */
+    folded fold_index[MODEL_BPRED_TAGE_MAX_TABLES];
+    folded fold_tag0[MODEL_BPRED_TAGE_MAX_TABLES];
+    folded fold_tag1[MODEL_BPRED_TAGE_MAX_TABLES];
     uint8_t ring[HIST_RING]; /* past conditional outcomes, ring[ring_pos] newest */
     unsigned ring_pos;
     int use_alt;
@@ -115,7 +115,7 @@ struct bpred {
     uint64_t *ras;
     unsigned ras_top, ras_count;
     lookup last;
-    bpred_stats stats;
+    model_bpred_stats stats;
 };
 
 static int is_pow2(uint64_t x)
@@ -123,23 +123,23 @@ static int is_pow2(uint64_t x)
     return x && !(x & (x - 1));
 }
 
-/* The bpred_kind of a kind argument; unknown values count as indirect jumps. */
+/* The model_bpred_kind of a kind argument; unknown values count as indirect jumps. */
 static unsigned kind_of(unsigned kind)
 {
-    unsigned k = kind & BPRED_KIND_MASK;
-    return k < BPRED_KIND_COUNT ? k : BPRED_INDIRECT;
+    unsigned k = kind & MODEL_BPRED_KIND_MASK;
+    return k < MODEL_BPRED_KIND_COUNT ? k : MODEL_BPRED_INDIRECT;
 }
 
-/* The address after the instruction at `pc` (see BPRED_SIZED). */
+/* The address after the instruction at `pc` (see MODEL_BPRED_SIZED). */
 static uint64_t fall_through(uint64_t pc, unsigned kind)
 {
-    unsigned size = kind >> BPRED_SIZE_SHIFT;
+    unsigned size = kind >> MODEL_BPRED_SIZE_SHIFT;
     return pc + (size ? size : DEFAULT_INSN_BYTES);
 }
 
-void bpred_config_defaults(bpred_config *cfg)
+void model_bpred_config_defaults(model_bpred_config *cfg)
 {
-    cfg->predictor = BPRED_TAGE;
+    cfg->predictor = MODEL_BPRED_TAGE;
     cfg->gshare_log_size = DEFAULT_GSHARE_LOG;
     cfg->gshare_history = DEFAULT_GSHARE_HISTORY;
     cfg->bimodal_log_size = DEFAULT_BIMODAL_LOG;
@@ -154,41 +154,38 @@ void bpred_config_defaults(bpred_config *cfg)
     cfg->seed = 0;
 }
 
-int bpred_config_check(const bpred_config *cfg)
+int model_bpred_config_check(const model_bpred_config *cfg)
 {
-    if (cfg->predictor != BPRED_GSHARE && cfg->predictor != BPRED_TAGE)
-        return tea_error_set(TEA_ERR_USAGE, "bpred: unknown predictor %u", cfg->predictor);
+    if (cfg->predictor != MODEL_BPRED_GSHARE && cfg->predictor != MODEL_BPRED_TAGE)
+        return error_set(TEA_ERR_USAGE, "bpred: unknown predictor %u", cfg->predictor);
     if (cfg->gshare_log_size < 1 || cfg->gshare_log_size > MAX_LOG_SIZE)
-        return tea_error_set(TEA_ERR_USAGE, "bpred: gshare_log_size %u outside 1-%d", cfg->gshare_log_size,
-                             MAX_LOG_SIZE);
+        return error_set(TEA_ERR_USAGE, "bpred: gshare_log_size %u outside 1-%d", cfg->gshare_log_size, MAX_LOG_SIZE);
     if (cfg->gshare_history > MAX_GSHARE_HISTORY)
-        return tea_error_set(TEA_ERR_USAGE, "bpred: gshare_history %u above %d", cfg->gshare_history,
-                             MAX_GSHARE_HISTORY);
+        return error_set(TEA_ERR_USAGE, "bpred: gshare_history %u above %d", cfg->gshare_history, MAX_GSHARE_HISTORY);
     if (cfg->bimodal_log_size < 1 || cfg->bimodal_log_size > MAX_LOG_SIZE)
-        return tea_error_set(TEA_ERR_USAGE, "bpred: bimodal_log_size %u outside 1-%d", cfg->bimodal_log_size,
-                             MAX_LOG_SIZE);
-    if (cfg->tage_tables < 1 || cfg->tage_tables > BPRED_TAGE_MAX_TABLES)
-        return tea_error_set(TEA_ERR_USAGE, "bpred: tage_tables %u outside 1-%d", cfg->tage_tables,
-                             BPRED_TAGE_MAX_TABLES);
+        return error_set(TEA_ERR_USAGE, "bpred: bimodal_log_size %u outside 1-%d", cfg->bimodal_log_size, MAX_LOG_SIZE);
+    if (cfg->tage_tables < 1 || cfg->tage_tables > MODEL_BPRED_TAGE_MAX_TABLES)
+        return error_set(TEA_ERR_USAGE, "bpred: tage_tables %u outside 1-%d", cfg->tage_tables,
+                         MODEL_BPRED_TAGE_MAX_TABLES);
     if (cfg->tage_log_size < 1 || cfg->tage_log_size > MAX_TAGE_LOG_SIZE)
-        return tea_error_set(TEA_ERR_USAGE, "bpred: tage_log_size %u outside 1-%d", cfg->tage_log_size,
-                             MAX_TAGE_LOG_SIZE);
+        return error_set(TEA_ERR_USAGE, "bpred: tage_log_size %u outside 1-%d", cfg->tage_log_size, MAX_TAGE_LOG_SIZE);
     if (cfg->tage_tag_bits < MIN_TAG_BITS || cfg->tage_tag_bits > MAX_TAG_BITS)
-        return tea_error_set(TEA_ERR_USAGE, "bpred: tage_tag_bits %u outside %d-%d", cfg->tage_tag_bits,
-                             MIN_TAG_BITS, MAX_TAG_BITS);
-    if (cfg->tage_min_history < 1 || cfg->tage_max_history > BPRED_MAX_HISTORY
+        return error_set(TEA_ERR_USAGE, "bpred: tage_tag_bits %u outside %d-%d", cfg->tage_tag_bits, MIN_TAG_BITS,
+                         MAX_TAG_BITS);
+    if (cfg->tage_min_history < 1 || cfg->tage_max_history > MODEL_BPRED_MAX_HISTORY
         || cfg->tage_max_history < cfg->tage_min_history + cfg->tage_tables - 1)
-        return tea_error_set(TEA_ERR_USAGE,
-                             "bpred: TAGE histories %u-%u must rise by at least 1 per table (%u tables), "
-                             "within 1-%d",
-                             cfg->tage_min_history, cfg->tage_max_history, cfg->tage_tables, BPRED_MAX_HISTORY);
+        return error_set(TEA_ERR_USAGE,
+                         "bpred: TAGE histories %u-%u must rise by at least 1 per table (%u tables), "
+                         "within 1-%d",
+                         cfg->tage_min_history, cfg->tage_max_history, cfg->tage_tables, MODEL_BPRED_MAX_HISTORY);
     if (cfg->btb_ways < 1 || cfg->btb_ways > MAX_BTB_WAYS || cfg->btb_entries % cfg->btb_ways
         || !is_pow2(cfg->btb_entries / cfg->btb_ways))
-        return tea_error_set(TEA_ERR_USAGE, "bpred: BTB of %u entries and %u ways (1-%d) needs a power-of-2 "
-                             "number of sets", cfg->btb_entries, cfg->btb_ways, MAX_BTB_WAYS);
+        return error_set(TEA_ERR_USAGE,
+                         "bpred: BTB of %u entries and %u ways (1-%d) needs a power-of-2 "
+                         "number of sets",
+                         cfg->btb_entries, cfg->btb_ways, MAX_BTB_WAYS);
     if (cfg->ras_entries > MAX_RAS_ENTRIES)
-        return tea_error_set(TEA_ERR_USAGE, "bpred: ras_entries %u above %d", cfg->ras_entries,
-                             MAX_RAS_ENTRIES);
+        return error_set(TEA_ERR_USAGE, "bpred: ras_entries %u above %d", cfg->ras_entries, MAX_RAS_ENTRIES);
     return TEA_OK;
 }
 
@@ -248,19 +245,19 @@ static inline void folded_push(folded *f, unsigned newest, unsigned oldest)
     f->value = v & f->mask;
 }
 
-int bpred_create(bpred **out, const bpred_config *cfg)
+int model_bpred_create(model_bpred **out, const model_bpred_config *cfg)
 {
-    bpred *p;
+    model_bpred *p;
     size_t tage_size;
     unsigned btb_sets;
-    int rc = bpred_config_check(cfg);
+    int rc = model_bpred_config_check(cfg);
 
     *out = NULL;
     if (rc)
         return rc;
     p = calloc(1, sizeof *p);
     if (!p)
-        return tea_error_set(TEA_ERR_NOMEM, "bpred: out of memory");
+        return error_set(TEA_ERR_NOMEM, "bpred: out of memory");
     p->cfg = *cfg;
     p->gshare_mask = (1u << cfg->gshare_log_size) - 1;
     p->ghist_mask = cfg->gshare_history >= 64 ? UINT64_MAX : (1ull << cfg->gshare_history) - 1;
@@ -273,7 +270,7 @@ int bpred_create(bpred **out, const bpred_config *cfg)
     while ((1u << p->btb_set_bits) < btb_sets)
         p->btb_set_bits++;
     p->btb_ways = cfg->btb_ways;
-    if (cfg->predictor == BPRED_GSHARE) {
+    if (cfg->predictor == MODEL_BPRED_GSHARE) {
         p->gshare = malloc((size_t)p->gshare_mask + 1);
     } else {
         p->bimodal = malloc((size_t)p->bimodal_mask + 1);
@@ -283,10 +280,10 @@ int bpred_create(bpred **out, const bpred_config *cfg)
     p->btb_target = calloc(cfg->btb_entries, sizeof *p->btb_target);
     p->btb_stamp = calloc(cfg->btb_entries, sizeof *p->btb_stamp);
     p->ras = calloc(cfg->ras_entries ? cfg->ras_entries : 1, sizeof *p->ras);
-    if ((cfg->predictor == BPRED_GSHARE ? !p->gshare : (!p->bimodal || !p->tables)) || !p->btb_tag
+    if ((cfg->predictor == MODEL_BPRED_GSHARE ? !p->gshare : (!p->bimodal || !p->tables)) || !p->btb_tag
         || !p->btb_target || !p->btb_stamp || !p->ras) {
-        bpred_free(p);
-        return tea_error_set(TEA_ERR_NOMEM, "bpred: out of memory");
+        model_bpred_free(p);
+        return error_set(TEA_ERR_NOMEM, "bpred: out of memory");
     }
     if (p->gshare)
         memset(p->gshare, CTR2_INIT, (size_t)p->gshare_mask + 1);
@@ -305,7 +302,7 @@ int bpred_create(bpred **out, const bpred_config *cfg)
     return TEA_OK;
 }
 
-void bpred_free(bpred *p)
+void model_bpred_free(model_bpred *p)
 {
     if (!p)
         return;
@@ -320,7 +317,7 @@ void bpred_free(bpred *p)
 }
 
 /* The next pseudo-random bit (xorshift64), for allocation tie-breaks. */
-static unsigned lfsr_bit(bpred *p)
+static unsigned lfsr_bit(model_bpred *p)
 {
     uint64_t x = p->lfsr;
     x ^= x << 13;
@@ -343,7 +340,7 @@ static inline uint32_t fold64(uint64_t h, unsigned bits)
 }
 
 /* gshare direction lookup. */
-static void gshare_lookup(const bpred *p, uint64_t pc, lookup *l)
+static void gshare_lookup(const model_bpred *p, uint64_t pc, lookup *l)
 {
     uint32_t index = ((uint32_t)(pc >> 1) ^ fold64(p->ghist & p->ghist_mask, p->cfg.gshare_log_size))
                      & p->gshare_mask;
@@ -354,7 +351,7 @@ static void gshare_lookup(const bpred *p, uint64_t pc, lookup *l)
 
 /* TAGE direction lookup: indices and tags of every table, the longest
  * matching table (provider), the next one (alternate) and the decision. */
-static void tage_lookup(const bpred *p, uint64_t pc, lookup *l)
+static void tage_lookup(const model_bpred *p, uint64_t pc, lookup *l)
 {
     unsigned n = p->cfg.tage_tables;
     uint32_t pch = (uint32_t)(pc >> 1);
@@ -397,14 +394,14 @@ static void tage_lookup(const bpred *p, uint64_t pc, lookup *l)
 /* The first BTB slot of the set of `pc`: the PC (in 2-byte units) with its
  * next higher bits folded in, so that code at page-aligned strides does not
  * crowd into one set. */
-static inline uint32_t btb_set_base(const bpred *p, uint64_t pc)
+static inline uint32_t btb_set_base(const model_bpred *p, uint64_t pc)
 {
     uint64_t h = (pc >> 1) ^ (pc >> (1 + p->btb_set_bits));
     return (uint32_t)(h & p->btb_set_mask) * p->btb_ways;
 }
 
 /* The BTB slot holding `pc`, or -1. */
-static int32_t btb_find(const bpred *p, uint64_t pc)
+static int32_t btb_find(const model_bpred *p, uint64_t pc)
 {
     uint32_t base = btb_set_base(p, pc);
     for (unsigned w = 0; w < p->btb_ways; w++)
@@ -414,7 +411,7 @@ static int32_t btb_find(const bpred *p, uint64_t pc)
 }
 
 /* Records the target of a taken branch at `pc` (slot: its BTB slot or -1). */
-static void btb_update(bpred *p, uint64_t pc, int32_t slot, uint64_t target)
+static void btb_update(model_bpred *p, uint64_t pc, int32_t slot, uint64_t target)
 {
     if (slot < 0) {
         uint32_t base = btb_set_base(p, pc);
@@ -429,7 +426,7 @@ static void btb_update(bpred *p, uint64_t pc, int32_t slot, uint64_t target)
 }
 
 /* The full lookup for (pc, kind) into p->last. */
-static void do_lookup(bpred *p, uint64_t pc, unsigned kind)
+static void do_lookup(model_bpred *p, uint64_t pc, unsigned kind)
 {
     lookup *l = &p->last;
     unsigned k = kind_of(kind);
@@ -443,8 +440,8 @@ static void do_lookup(bpred *p, uint64_t pc, unsigned kind)
     l->pred.btb_hit = l->btb_slot >= 0;
     btb_target = l->btb_slot >= 0 ? p->btb_target[l->btb_slot] : 0;
     l->pred.provider = 0;
-    if (k == BPRED_COND) {
-        if (p->cfg.predictor == BPRED_GSHARE)
+    if (k == MODEL_BPRED_COND) {
+        if (p->cfg.predictor == MODEL_BPRED_GSHARE)
             gshare_lookup(p, pc, l);
         else
             tage_lookup(p, pc, l);
@@ -453,28 +450,29 @@ static void do_lookup(bpred *p, uint64_t pc, unsigned kind)
         return;
     }
     l->pred.taken = 1;
-    if (k == BPRED_RETURN && p->ras_count)
+    if (k == MODEL_BPRED_RETURN && p->ras_count)
         l->pred.target = p->ras[p->ras_top];
     else
         l->pred.target = btb_target;
 }
 
-void bpred_predict(bpred *p, uint64_t pc, unsigned kind, bpred_prediction *out)
+void model_bpred_predict(model_bpred *p, uint64_t pc, unsigned kind, model_bpred_prediction *out)
 {
     do_lookup(p, pc, kind);
     *out = p->last.pred;
 }
 
-bpred_verdict bpred_check(const bpred_prediction *pred, unsigned kind, int taken, uint64_t target)
+model_bpred_verdict model_bpred_check(const model_bpred_prediction *pred, unsigned kind, int taken, uint64_t target)
 {
     unsigned k = kind_of(kind);
     if (!taken)
-        return pred->taken ? BPRED_MISPREDICT : BPRED_CORRECT;
+        return pred->taken ? MODEL_BPRED_MISPREDICT : MODEL_BPRED_CORRECT;
     if (!pred->taken)
-        return BPRED_MISPREDICT;
+        return MODEL_BPRED_MISPREDICT;
     if (pred->target == target)
-        return BPRED_CORRECT;
-    return k == BPRED_COND || k == BPRED_JUMP || k == BPRED_CALL ? BPRED_MISFETCH : BPRED_MISPREDICT;
+        return MODEL_BPRED_CORRECT;
+    return k == MODEL_BPRED_COND || k == MODEL_BPRED_JUMP || k == MODEL_BPRED_CALL ? MODEL_BPRED_MISFETCH
+                                                                                   : MODEL_BPRED_MISPREDICT;
 }
 
 static void ctr2_update(uint8_t *c, int taken)
@@ -496,7 +494,7 @@ static void ctr3_update(int8_t *c, int taken)
 /* Allocates one entry for a mispredicted branch in a table longer than the
  * provider whose entry is not useful (the first such table, or the second
  * one on a coin flip); when none is free, ages the candidates instead. */
-static void tage_allocate(bpred *p, const lookup *l, int taken)
+static void tage_allocate(model_bpred *p, const lookup *l, int taken)
 {
     unsigned n = p->cfg.tage_tables;
     int first = -1, second = -1;
@@ -531,7 +529,7 @@ static void tage_allocate(bpred *p, const lookup *l, int taken)
 }
 
 /* Trains TAGE with the outcome of the branch looked up in `l`. */
-static void tage_train(bpred *p, const lookup *l, int taken)
+static void tage_train(model_bpred *p, const lookup *l, int taken)
 {
     size_t table_size = (size_t)1 << p->cfg.tage_log_size;
 
@@ -565,11 +563,11 @@ static void tage_train(bpred *p, const lookup *l, int taken)
 }
 
 /* Appends a conditional outcome to the global histories. */
-static void push_history(bpred *p, int taken)
+static void push_history(model_bpred *p, int taken)
 {
     unsigned t = taken != 0;
     p->ghist = (p->ghist << 1) | t;
-    if (p->cfg.predictor != BPRED_TAGE)
+    if (p->cfg.predictor != MODEL_BPRED_TAGE)
         return;
     p->ring_pos = (p->ring_pos + 1) & (HIST_RING - 1);
     p->ring[p->ring_pos] = (uint8_t)t;
@@ -581,20 +579,20 @@ static void push_history(bpred *p, int taken)
     }
 }
 
-bpred_verdict bpred_update(bpred *p, uint64_t pc, unsigned kind, int taken, uint64_t target)
+model_bpred_verdict model_bpred_update(model_bpred *p, uint64_t pc, unsigned kind, int taken, uint64_t target)
 {
     lookup *l = &p->last;
     unsigned k = kind_of(kind);
-    bpred_verdict v;
+    model_bpred_verdict v;
 
     if (!l->valid || l->pc != pc || l->kind != kind)
         do_lookup(p, pc, kind);
-    v = bpred_check(&l->pred, kind, taken, target);
+    v = model_bpred_check(&l->pred, kind, taken, target);
     p->stats.branches[k]++;
-    p->stats.mispredicts[k] += v == BPRED_MISPREDICT;
-    p->stats.misfetches[k] += v == BPRED_MISFETCH;
-    if (k == BPRED_COND) {
-        if (p->cfg.predictor == BPRED_GSHARE)
+    p->stats.mispredicts[k] += v == MODEL_BPRED_MISPREDICT;
+    p->stats.misfetches[k] += v == MODEL_BPRED_MISFETCH;
+    if (k == MODEL_BPRED_COND) {
+        if (p->cfg.predictor == MODEL_BPRED_GSHARE)
             ctr2_update(&p->gshare[l->gshare_index], taken);
         else
             tage_train(p, l, taken);
@@ -605,12 +603,12 @@ bpred_verdict bpred_update(bpred *p, uint64_t pc, unsigned kind, int taken, uint
         btb_update(p, pc, l->btb_slot, target);
     }
     if (p->cfg.ras_entries) {
-        if (k == BPRED_CALL || k == BPRED_INDIRECT_CALL) {
+        if (k == MODEL_BPRED_CALL || k == MODEL_BPRED_INDIRECT_CALL) {
             p->ras_top = (p->ras_top + 1) % p->cfg.ras_entries;
             p->ras[p->ras_top] = fall_through(pc, kind);
             if (p->ras_count < p->cfg.ras_entries)
                 p->ras_count++;
-        } else if (k == BPRED_RETURN && p->ras_count) {
+        } else if (k == MODEL_BPRED_RETURN && p->ras_count) {
             p->ras_top = (p->ras_top + p->cfg.ras_entries - 1) % p->cfg.ras_entries;
             p->ras_count--;
         }
@@ -619,17 +617,17 @@ bpred_verdict bpred_update(bpred *p, uint64_t pc, unsigned kind, int taken, uint
     return v;
 }
 
-const bpred_stats *bpred_get_stats(const bpred *p)
+const model_bpred_stats *model_bpred_get_stats(const model_bpred *p)
 {
     return &p->stats;
 }
 
-const bpred_config *bpred_get_config(const bpred *p)
+const model_bpred_config *model_bpred_get_config(const model_bpred *p)
 {
     return &p->cfg;
 }
 
-unsigned bpred_tage_history(const bpred *p, unsigned i)
+unsigned model_bpred_tage_history(const model_bpred *p, unsigned i)
 {
     return i < p->cfg.tage_tables ? p->history[i] : 0;
 }

@@ -45,17 +45,17 @@ typedef struct mshr_entry {
     uint64_t line;   /* line number being fetched */
     uint64_t fill;   /* cycle the fill completes: busy while > now (0: never used) */
     uint32_t slot;   /* where the line was installed */
-    uint8_t info;    /* fill info (cache_fill) */
+    uint8_t info;    /* fill info (model_cache_fill) */
 } mshr_entry;
 
-struct cache {
-    cache_config cfg;
+struct model_cache {
+    model_cache_config cfg;
     unsigned line_bits;      /* log2(line_size) */
     unsigned ways;
     uint64_t set_mask;       /* sets - 1 */
     uint64_t *tag;           /* line number per slot, INVALID_LINE when empty */
     uint64_t *stamp;         /* LRU stamp per slot (0: never used) */
-    uint64_t *ready;         /* cycle the line's fill completes, CACHE_PENDING if unknown */
+    uint64_t *ready;         /* cycle the line's fill completes, MODEL_CACHE_PENDING if unknown */
     uint8_t *flags;          /* LINE_* | info << INFO_SHIFT */
     uint64_t clock;          /* LRU counter */
     uint32_t mru;            /* slot touched last */
@@ -65,7 +65,7 @@ struct cache {
     unsigned mshr_count;
     unsigned mshr_next;      /* where the search for a free MSHR starts */
     int orphans;             /* an MSHR may be filling a line no longer in the array */
-    cache_stats stats;
+    model_cache_stats stats;
 };
 
 static int is_pow2_u64(uint64_t x)
@@ -83,7 +83,7 @@ static unsigned log2_u64(uint64_t x)
     return n;
 }
 
-void cache_config_defaults(cache_config *cfg)
+void model_cache_config_defaults(model_cache_config *cfg)
 {
     cfg->size = DEFAULT_SIZE;
     cfg->ways = DEFAULT_WAYS;
@@ -92,33 +92,32 @@ void cache_config_defaults(cache_config *cfg)
     cfg->prefetch = 0;
 }
 
-int cache_config_check(const cache_config *cfg, const char *name)
+int model_cache_config_check(const model_cache_config *cfg, const char *name)
 {
     uint64_t set_bytes;
     if (!is_pow2_u64(cfg->line_size))
-        return tea_error_set(TEA_ERR_USAGE, "%s: line size %u is not a power of 2", name, cfg->line_size);
-    if (cfg->ways < 1 || cfg->ways > CACHE_MAX_WAYS)
-        return tea_error_set(TEA_ERR_USAGE, "%s: associativity %u outside 1-%u", name, cfg->ways, CACHE_MAX_WAYS);
+        return error_set(TEA_ERR_USAGE, "%s: line size %u is not a power of 2", name, cfg->line_size);
+    if (cfg->ways < 1 || cfg->ways > MODEL_CACHE_MAX_WAYS)
+        return error_set(TEA_ERR_USAGE, "%s: associativity %u outside 1-%u", name, cfg->ways, MODEL_CACHE_MAX_WAYS);
     set_bytes = (uint64_t)cfg->ways * cfg->line_size;
     if (cfg->size == 0 || cfg->size % set_bytes || !is_pow2_u64(cfg->size / set_bytes))
-        return tea_error_set(TEA_ERR_USAGE,
-                             "%s: size %llu bytes is not a power-of-2 number of sets of %u ways of %u bytes",
-                             name, (unsigned long long)cfg->size, cfg->ways, cfg->line_size);
-    if (cfg->size / cfg->line_size > CACHE_MAX_LINES)
-        return tea_error_set(TEA_ERR_USAGE, "%s: %llu lines, at most %llu (e.g. 1 GiB of 64-byte lines)", name,
-                             (unsigned long long)(cfg->size / cfg->line_size), (unsigned long long)CACHE_MAX_LINES);
-    if (cfg->mshrs > CACHE_MAX_MSHRS)
-        return tea_error_set(TEA_ERR_USAGE, "%s: %u MSHRs, at most %u", name, cfg->mshrs, CACHE_MAX_MSHRS);
+        return error_set(TEA_ERR_USAGE, "%s: size %llu bytes is not a power-of-2 number of sets of %u ways of %u bytes",
+                         name, (unsigned long long)cfg->size, cfg->ways, cfg->line_size);
+    if (cfg->size / cfg->line_size > MODEL_CACHE_MAX_LINES)
+        return error_set(TEA_ERR_USAGE, "%s: %llu lines, at most %llu (e.g. 1 GiB of 64-byte lines)", name,
+                         (unsigned long long)(cfg->size / cfg->line_size), (unsigned long long)MODEL_CACHE_MAX_LINES);
+    if (cfg->mshrs > MODEL_CACHE_MAX_MSHRS)
+        return error_set(TEA_ERR_USAGE, "%s: %u MSHRs, at most %u", name, cfg->mshrs, MODEL_CACHE_MAX_MSHRS);
     if (cfg->prefetch > 1)
-        return tea_error_set(TEA_ERR_USAGE, "%s: prefetch must be 0 or 1", name);
+        return error_set(TEA_ERR_USAGE, "%s: prefetch must be 0 or 1", name);
     return TEA_OK;
 }
 
-int cache_create(cache **out, const cache_config *cfg, const char *name)
+int model_cache_create(model_cache **out, const model_cache_config *cfg, const char *name)
 {
-    cache *c;
+    model_cache *c;
     uint64_t slots;
-    int rc = cache_config_check(cfg, name);
+    int rc = model_cache_config_check(cfg, name);
 
     *out = NULL;
     if (rc)
@@ -126,7 +125,7 @@ int cache_create(cache **out, const cache_config *cfg, const char *name)
     slots = cfg->size / cfg->line_size;
     c = calloc(1, sizeof *c);
     if (!c)
-        return tea_error_set(TEA_ERR_NOMEM, "%s: out of memory", name);
+        return error_set(TEA_ERR_NOMEM, "%s: out of memory", name);
     c->cfg = *cfg;
     c->line_bits = log2_u64(cfg->line_size);
     c->ways = cfg->ways;
@@ -145,8 +144,8 @@ int cache_create(cache **out, const cache_config *cfg, const char *name)
         c->hint_mask = (uint32_t)(n - 1);
     }
     if (!c->tag || !c->stamp || !c->ready || !c->flags || !c->mshr || (cfg->ways >= HINT_MIN_WAYS && slots <= HINT_MAX_SLOTS && !c->hint)) {
-        cache_free(c);
-        return tea_error_set(TEA_ERR_NOMEM, "%s: out of memory", name);
+        model_cache_free(c);
+        return error_set(TEA_ERR_NOMEM, "%s: out of memory", name);
     }
     for (uint64_t i = 0; i < slots; i++)
         c->tag[i] = INVALID_LINE;
@@ -156,7 +155,7 @@ int cache_create(cache **out, const cache_config *cfg, const char *name)
     return TEA_OK;
 }
 
-void cache_free(cache *c)
+void model_cache_free(model_cache *c)
 {
     if (!c)
         return;
@@ -170,7 +169,7 @@ void cache_free(cache *c)
 }
 
 /* The hint-table entry of `line`. */
-static inline uint32_t hint_index(const cache *c, uint64_t line)
+static inline uint32_t hint_index(const model_cache *c, uint64_t line)
 {
     return (uint32_t)(line ^ (line >> 16)) & c->hint_mask;
 }
@@ -179,7 +178,7 @@ static inline uint32_t hint_index(const cache *c, uint64_t line)
  * the hint table where there is one), then compares every way of the set
  * without an early exit: a fixed trip count and a conditional move, so the
  * host predicts the loop perfectly whichever way hits. */
-static inline int64_t find_slot(const cache *c, uint64_t line)
+static inline int64_t find_slot(const model_cache *c, uint64_t line)
 {
     uint64_t base;
     const uint64_t *tags;
@@ -200,7 +199,7 @@ static inline int64_t find_slot(const cache *c, uint64_t line)
 
 /* The LRU slot of the set `line` maps to (empty slots first, lowest way on
  * ties), found without branches on the stamps. */
-static uint32_t victim_slot(const cache *c, uint64_t line)
+static uint32_t victim_slot(const model_cache *c, uint64_t line)
 {
     uint64_t base = (line & c->set_mask) * c->ways;
     const uint64_t *stamps = c->stamp + base;
@@ -215,7 +214,8 @@ static uint32_t victim_slot(const cache *c, uint64_t line)
 
 /* Replaces the line in `slot` by `line` (pending, most recently used) at
  * `cycle`, accounting for the victim and reporting it when dirty. */
-static void install(cache *c, uint32_t slot, uint64_t line, uint8_t state, uint64_t cycle, cache_result *out)
+static void install(model_cache *c, uint32_t slot, uint64_t line, uint8_t state, uint64_t cycle,
+                    model_cache_result *out)
 {
     uint64_t old = c->tag[slot];
     if (old != INVALID_LINE) {
@@ -234,7 +234,7 @@ static void install(cache *c, uint32_t slot, uint64_t line, uint8_t state, uint6
     if (c->hint)
         c->hint[hint_index(c, line)] = slot;
     c->stamp[slot] = ++c->clock;
-    c->ready[slot] = CACHE_PENDING;
+    c->ready[slot] = MODEL_CACHE_PENDING;
     c->flags[slot] = state;
     c->mru = slot;
 }
@@ -243,7 +243,7 @@ static void install(cache *c, uint32_t slot, uint64_t line, uint8_t state, uint6
  * `cycle`, or -1. Only a line evicted before its fill can be outstanding and
  * absent, so without such orphans there is nothing to scan for; a scan
  * forgets the orphans once all of them have completed. */
-static int find_mshr(cache *c, uint64_t line, uint64_t cycle)
+static int find_mshr(model_cache *c, uint64_t line, uint64_t cycle)
 {
     int found = -1, orphans = 0;
     if (!c->orphans)
@@ -263,7 +263,7 @@ static int find_mshr(cache *c, uint64_t line, uint64_t cycle)
 
 /* An MSHR free at `cycle`, or -1. The search starts after the last one
  * taken, so that MSHRs taken in turn are found at once. */
-static int free_mshr(const cache *c, uint64_t cycle)
+static int free_mshr(const model_cache *c, uint64_t cycle)
 {
     unsigned i = c->mshr_next;
     for (unsigned k = 0; k < c->mshr_count; k++) {
@@ -276,18 +276,18 @@ static int free_mshr(const cache *c, uint64_t cycle)
 }
 
 /* Takes MSHR `idx` for a request of `line` installed in `slot`. */
-static void claim_mshr(cache *c, int idx, uint64_t line, uint32_t slot)
+static void claim_mshr(model_cache *c, int idx, uint64_t line, uint32_t slot)
 {
     mshr_entry *e = &c->mshr[idx];
     e->line = line;
-    e->fill = CACHE_PENDING;
+    e->fill = MODEL_CACHE_PENDING;
     e->slot = slot;
     e->info = 0;
     c->mshr_next = (unsigned)idx + 1 == c->mshr_count ? 0 : (unsigned)idx + 1;
 }
 
 /* The MSHR that frees first (all are busy). */
-static int earliest_mshr(const cache *c)
+static int earliest_mshr(const model_cache *c)
 {
     unsigned best = 0;
     for (unsigned i = 1; i < c->mshr_count; i++)
@@ -299,7 +299,7 @@ static int earliest_mshr(const cache *c)
 /* Issues the next-line prefetch of `line` for a demand miss leaving at
  * `start` whose line went to `demand_slot`, if the line is absent and an
  * MSHR is free then. */
-static void issue_prefetch(cache *c, uint64_t line, uint64_t start, uint32_t demand_slot, cache_result *out)
+static void issue_prefetch(model_cache *c, uint64_t line, uint64_t start, uint32_t demand_slot, model_cache_result *out)
 {
     int idx = -1;
     uint32_t slot;
@@ -330,11 +330,12 @@ static void issue_prefetch(cache *c, uint64_t line, uint64_t start, uint32_t dem
     out->prefetch.mshr = idx;
 }
 
-/* The tag-miss path of cache_access: merge into an outstanding MSHR of an
+/* The tag-miss path of model_cache_access: merge into an outstanding MSHR of an
  * evicted line, or allocate a line and an MSHR (waiting for one if all are
  * busy) and possibly a prefetch. */
-__attribute__((noinline)) /* keeps the hit path in cache_access short */
-static cache_outcome access_miss(cache *c, uint64_t line, int is_write, uint64_t cycle, cache_result *out)
+__attribute__((noinline)) /* keeps the hit path in model_cache_access short */
+static model_cache_outcome
+access_miss(model_cache *c, uint64_t line, int is_write, uint64_t cycle, model_cache_result *out)
 {
     uint8_t state = is_write ? LINE_DIRTY : 0;
     uint64_t start = cycle;
@@ -352,8 +353,8 @@ static cache_outcome access_miss(cache *c, uint64_t line, int is_write, uint64_t
             c->stats.merged++;
             out->ready = e->fill;
             out->fill_info = e->info;
-            out->outcome = CACHE_MERGED;
-            return CACHE_MERGED;
+            out->outcome = MODEL_CACHE_MERGED;
+            return MODEL_CACHE_MERGED;
         }
         idx = free_mshr(c, cycle);
         if (idx < 0) {
@@ -373,13 +374,14 @@ static cache_outcome access_miss(cache *c, uint64_t line, int is_write, uint64_t
     out->miss.slot = slot;
     out->miss.mshr = idx;
     out->ready = start;
-    out->outcome = CACHE_MISS;
+    out->outcome = MODEL_CACHE_MISS;
     if (c->cfg.prefetch)
         issue_prefetch(c, line + 1, start, slot, out);
-    return CACHE_MISS;
+    return MODEL_CACHE_MISS;
 }
 
-cache_outcome cache_access(cache *c, uint64_t addr, int is_write, uint64_t cycle, cache_result *out)
+model_cache_outcome model_cache_access(model_cache *c, uint64_t addr, int is_write, uint64_t cycle,
+                                       model_cache_result *out)
 {
     uint64_t line = addr >> c->line_bits;
     int64_t s = find_slot(c, line);
@@ -408,24 +410,24 @@ cache_outcome cache_access(cache *c, uint64_t addr, int is_write, uint64_t cycle
         if (c->ready[s] <= cycle) {
             c->stats.hits++;
             out->ready = cycle;
-            out->outcome = CACHE_HIT;
-            return CACHE_HIT;
+            out->outcome = MODEL_CACHE_HIT;
+            return MODEL_CACHE_HIT;
         }
         c->stats.merged++;
         out->ready = c->ready[s];
         out->fill_info = f >> INFO_SHIFT;
-        out->outcome = CACHE_MERGED;
-        return CACHE_MERGED;
+        out->outcome = MODEL_CACHE_MERGED;
+        return MODEL_CACHE_MERGED;
     }
     return access_miss(c, line, is_write, cycle, out);
 }
 
-void cache_fill(cache *c, const cache_request *req, uint64_t fill_cycle, unsigned info)
+void model_cache_fill(model_cache *c, const model_cache_request *req, uint64_t fill_cycle, unsigned info)
 {
     uint64_t line = req->addr >> c->line_bits;
     uint32_t slot = req->slot;
 
-    info &= CACHE_INFO_MAX;
+    info &= MODEL_CACHE_INFO_MAX;
     if (req->mshr >= 0 && (unsigned)req->mshr < c->mshr_count && c->mshr[req->mshr].line == line) {
         mshr_entry *e = &c->mshr[req->mshr];
         e->fill = fill_cycle;
@@ -438,12 +440,12 @@ void cache_fill(cache *c, const cache_request *req, uint64_t fill_cycle, unsigne
     }
 }
 
-int cache_probe(const cache *c, uint64_t addr)
+int model_cache_probe(const model_cache *c, uint64_t addr)
 {
     return find_slot(c, addr >> c->line_bits) >= 0;
 }
 
-int cache_writeback(cache *c, uint64_t addr)
+int model_cache_writeback(model_cache *c, uint64_t addr)
 {
     int64_t s = find_slot(c, addr >> c->line_bits);
     if (s < 0)
@@ -452,7 +454,7 @@ int cache_writeback(cache *c, uint64_t addr)
     return 1;
 }
 
-unsigned cache_mshrs_busy(const cache *c, uint64_t cycle)
+unsigned model_cache_mshrs_busy(const model_cache *c, uint64_t cycle)
 {
     unsigned n = 0;
     for (unsigned i = 0; i < c->mshr_count; i++)
@@ -460,12 +462,12 @@ unsigned cache_mshrs_busy(const cache *c, uint64_t cycle)
     return n;
 }
 
-const cache_stats *cache_get_stats(const cache *c)
+const model_cache_stats *model_cache_get_stats(const model_cache *c)
 {
     return &c->stats;
 }
 
-const cache_config *cache_get_config(const cache *c)
+const model_cache_config *model_cache_get_config(const model_cache *c)
 {
     return &c->cfg;
 }

@@ -3,7 +3,7 @@
  *
  * One table lists every key with its type, the field it sets (an offset into
  * mconf), its range and a one-line description; parsing, range checks and
- * mconf_write all read the table, so a new parameter is one table line.
+ * model_config_write all read the table, so a new parameter is one table line.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "config.h"
@@ -49,12 +49,12 @@
 #define QUOTE_MAX 40
 
 typedef enum key_type {
-    KEY_UINT,      /* unsigned */
-    KEY_U64,       /* uint64_t */
-    KEY_BYTES,     /* uint64_t, binary suffixes allowed */
-    KEY_UBYTES,    /* unsigned, binary suffixes allowed */
-    KEY_BOOL,      /* unsigned 0/1 */
-    KEY_PREDICTOR  /* unsigned bpred_algorithm */
+    KEY_UINT,     /* unsigned */
+    KEY_U64,      /* uint64_t */
+    KEY_BYTES,    /* uint64_t, binary suffixes allowed */
+    KEY_UBYTES,   /* unsigned, binary suffixes allowed */
+    KEY_BOOL,     /* unsigned 0/1 */
+    KEY_PREDICTOR /* unsigned model_bpred_algorithm */
 } key_type;
 
 typedef struct key_info {
@@ -65,10 +65,10 @@ typedef struct key_info {
     const char *help;
 } key_info;
 
-#define CORE(field) offsetof(mconf, core.field)
-#define MEM(field) offsetof(mconf, mem.field)
-#define TLB(field) offsetof(mconf, tlb.field)
-#define BP(field) offsetof(mconf, bpred.field)
+#define CORE(field) offsetof(model_config, core.field)
+#define MEM(field) offsetof(model_config, mem.field)
+#define TLB(field) offsetof(model_config, tlb.field)
+#define BP(field) offsetof(model_config, bpred.field)
 
 static const key_info keys[] = {
     { "core.width", KEY_UINT, CORE(width), 1, 64, "dispatch/commit width: µops per ROB row" },
@@ -79,7 +79,8 @@ static const key_info keys[] = {
     { "core.frontend_latency", KEY_UINT, CORE(frontend_latency), 0, MAX_LATENCY, "cycles from fetch to dispatch" },
     { "core.redirect_penalty", KEY_UINT, CORE(redirect_penalty), 0, MAX_LATENCY,
       "cycles to refetch after a resolved misprediction" },
-    { "core.flush_penalty", KEY_UINT, CORE(flush_penalty), 0, MAX_LATENCY, "cycles to refetch after a flush at commit" },
+    { "core.flush_penalty", KEY_UINT, CORE(flush_penalty), 0, MAX_LATENCY,
+      "cycles to refetch after a flush at commit" },
     { "core.exception_penalty", KEY_UINT, CORE(exception_penalty), 0, MAX_LATENCY,
       "cycles a trap takes before the handler returns" },
     { "core.misfetch_penalty", KEY_UINT, CORE(misfetch_penalty), 0, MAX_LATENCY,
@@ -94,48 +95,49 @@ static const key_info keys[] = {
     { "core.lat_fp_sqrt", KEY_UINT, CORE(lat_fp_sqrt), 1, MAX_LATENCY, "FP square root latency (cycles)" },
 
     { "l1i.size", KEY_BYTES, MEM(l1i.size), 1, MAX_BYTES, "L1 instruction cache capacity (bytes)" },
-    { "l1i.ways", KEY_UINT, MEM(l1i.ways), 1, CACHE_MAX_WAYS, "L1 I associativity" },
+    { "l1i.ways", KEY_UINT, MEM(l1i.ways), 1, MODEL_CACHE_MAX_WAYS, "L1 I associativity" },
     { "l1i.line_size", KEY_UBYTES, MEM(l1i.line_size), 1, MAX_LINE_BYTES, "L1 I line (bytes)" },
-    { "l1i.mshrs", KEY_UINT, MEM(l1i.mshrs), 0, CACHE_MAX_MSHRS, "L1 I outstanding misses (0: unbounded)" },
+    { "l1i.mshrs", KEY_UINT, MEM(l1i.mshrs), 0, MODEL_CACHE_MAX_MSHRS, "L1 I outstanding misses (0: unbounded)" },
     { "l1i.prefetch", KEY_BOOL, MEM(l1i.prefetch), 0, 1, "L1 I next-line prefetcher" },
     { "l1i.latency", KEY_UINT, MEM(l1i_latency), 0, MAX_LATENCY, "front-end stall of an L1 I hit (cycles)" },
     { "l1d.size", KEY_BYTES, MEM(l1d.size), 1, MAX_BYTES, "L1 data cache capacity (bytes)" },
-    { "l1d.ways", KEY_UINT, MEM(l1d.ways), 1, CACHE_MAX_WAYS, "L1 D associativity" },
+    { "l1d.ways", KEY_UINT, MEM(l1d.ways), 1, MODEL_CACHE_MAX_WAYS, "L1 D associativity" },
     { "l1d.line_size", KEY_UBYTES, MEM(l1d.line_size), 1, MAX_LINE_BYTES, "L1 D line (bytes)" },
-    { "l1d.mshrs", KEY_UINT, MEM(l1d.mshrs), 0, CACHE_MAX_MSHRS, "L1 D outstanding misses (0: unbounded)" },
+    { "l1d.mshrs", KEY_UINT, MEM(l1d.mshrs), 0, MODEL_CACHE_MAX_MSHRS, "L1 D outstanding misses (0: unbounded)" },
     { "l1d.prefetch", KEY_BOOL, MEM(l1d.prefetch), 0, 1, "L1 D next-line prefetcher" },
     { "l1d.latency", KEY_UINT, MEM(l1d_latency), 0, MAX_LATENCY, "load-to-use latency of an L1 D hit (cycles)" },
     { "llc.size", KEY_BYTES, MEM(llc.size), 1, MAX_BYTES, "shared last-level cache capacity (bytes)" },
-    { "llc.ways", KEY_UINT, MEM(llc.ways), 1, CACHE_MAX_WAYS, "LLC associativity" },
+    { "llc.ways", KEY_UINT, MEM(llc.ways), 1, MODEL_CACHE_MAX_WAYS, "LLC associativity" },
     { "llc.line_size", KEY_UBYTES, MEM(llc.line_size), 1, MAX_LINE_BYTES, "LLC line (bytes; equal to the L1s')" },
-    { "llc.mshrs", KEY_UINT, MEM(llc.mshrs), 0, CACHE_MAX_MSHRS, "LLC outstanding misses (0: unbounded)" },
+    { "llc.mshrs", KEY_UINT, MEM(llc.mshrs), 0, MODEL_CACHE_MAX_MSHRS, "LLC outstanding misses (0: unbounded)" },
     { "llc.prefetch", KEY_BOOL, MEM(llc.prefetch), 0, 1, "LLC next-line prefetcher" },
     { "llc.latency", KEY_UINT, MEM(llc_latency), 0, MAX_LATENCY, "cycles an L1 miss served by the LLC adds" },
     { "dram.latency", KEY_UINT, MEM(dram_latency), 0, MAX_LATENCY, "cycles an LLC miss adds" },
 
     { "tlb.page_size", KEY_UBYTES, TLB(page_size), 1, GIB, "page size (bytes)" },
     { "tlb.walk_latency", KEY_UINT, TLB(walk_latency), 0, MAX_LATENCY, "cycles of a page walk (fixed-latency walks)" },
-    { "tlb.walkers", KEY_UINT, TLB(walkers), 1, CACHE_MAX_MSHRS, "page walks in flight at once" },
+    { "tlb.walkers", KEY_UINT, TLB(walkers), 1, MODEL_CACHE_MAX_MSHRS, "page walks in flight at once" },
     { "tlb.walk_through_memory", KEY_BOOL, TLB(walk_through_memory), 0, 1,
       "walks load page-table entries through the data caches instead of tlb.walk_latency" },
     { "itlb.entries", KEY_UINT, TLB(itlb_entries), 1, MAX_COUNT, "L1 instruction TLB entries" },
-    { "itlb.ways", KEY_UINT, TLB(itlb_ways), 1, CACHE_MAX_WAYS, "L1 I-TLB associativity (= entries: fully associative)" },
+    { "itlb.ways", KEY_UINT, TLB(itlb_ways), 1, MODEL_CACHE_MAX_WAYS,
+      "L1 I-TLB associativity (= entries: fully associative)" },
     { "dtlb.entries", KEY_UINT, TLB(dtlb_entries), 1, MAX_COUNT, "L1 data TLB entries" },
-    { "dtlb.ways", KEY_UINT, TLB(dtlb_ways), 1, CACHE_MAX_WAYS, "L1 D-TLB associativity" },
+    { "dtlb.ways", KEY_UINT, TLB(dtlb_ways), 1, MODEL_CACHE_MAX_WAYS, "L1 D-TLB associativity" },
     { "l2tlb.entries", KEY_UINT, TLB(l2_entries), 1, MAX_COUNT, "shared L2 TLB entries" },
-    { "l2tlb.ways", KEY_UINT, TLB(l2_ways), 1, CACHE_MAX_WAYS, "L2 TLB associativity" },
+    { "l2tlb.ways", KEY_UINT, TLB(l2_ways), 1, MODEL_CACHE_MAX_WAYS, "L2 TLB associativity" },
     { "l2tlb.latency", KEY_UINT, TLB(l2_latency), 0, MAX_LATENCY, "cycles an L1 TLB miss that hits the L2 TLB adds" },
 
     { "bpred.predictor", KEY_PREDICTOR, BP(predictor), 0, 1, "direction predictor: gshare or tage" },
     { "bpred.gshare_log_size", KEY_UINT, BP(gshare_log_size), 1, 24, "log2 of the gshare counters" },
     { "bpred.gshare_history", KEY_UINT, BP(gshare_history), 0, 64, "gshare global history bits" },
     { "bpred.bimodal_log_size", KEY_UINT, BP(bimodal_log_size), 1, 24, "log2 of the TAGE bimodal counters" },
-    { "bpred.tage_tables", KEY_UINT, BP(tage_tables), 1, BPRED_TAGE_MAX_TABLES, "TAGE tagged tables" },
+    { "bpred.tage_tables", KEY_UINT, BP(tage_tables), 1, MODEL_BPRED_TAGE_MAX_TABLES, "TAGE tagged tables" },
     { "bpred.tage_log_size", KEY_UINT, BP(tage_log_size), 1, 20, "log2 entries per TAGE tagged table" },
     { "bpred.tage_tag_bits", KEY_UINT, BP(tage_tag_bits), 4, 16, "TAGE tag bits" },
-    { "bpred.tage_min_history", KEY_UINT, BP(tage_min_history), 1, BPRED_MAX_HISTORY,
+    { "bpred.tage_min_history", KEY_UINT, BP(tage_min_history), 1, MODEL_BPRED_MAX_HISTORY,
       "history of the shortest TAGE table (conditional branches)" },
-    { "bpred.tage_max_history", KEY_UINT, BP(tage_max_history), 1, BPRED_MAX_HISTORY,
+    { "bpred.tage_max_history", KEY_UINT, BP(tage_max_history), 1, MODEL_BPRED_MAX_HISTORY,
       "history of the longest TAGE table (geometric series between)" },
     { "bpred.btb_entries", KEY_UINT, BP(btb_entries), 1, MAX_COUNT, "branch target buffer entries" },
     { "bpred.btb_ways", KEY_UINT, BP(btb_ways), 1, 64, "BTB associativity" },
@@ -144,7 +146,7 @@ static const key_info keys[] = {
 };
 #define KEY_COUNT (sizeof keys / sizeof keys[0])
 
-void mconf_defaults(mconf *c)
+void model_config_defaults(model_config *c)
 {
     memset(c, 0, sizeof *c);
     c->core.width = CORE_WIDTH;
@@ -165,24 +167,25 @@ void mconf_defaults(mconf *c)
     c->core.lat_fp_mul = LAT_FP_MUL;
     c->core.lat_fp_div = LAT_FP_DIV;
     c->core.lat_fp_sqrt = LAT_FP_SQRT;
-    mem_config_defaults(&c->mem);
-    tlb_config_defaults(&c->tlb);
-    bpred_config_defaults(&c->bpred);
+    model_mem_config_defaults(&c->mem);
+    model_tlb_config_defaults(&c->tlb);
+    model_bpred_config_defaults(&c->bpred);
 }
 
-int mconf_check(const mconf *c)
+int model_config_check(const model_config *c)
 {
-    const mconf_core *k = &c->core;
+    const model_config_core *k = &c->core;
     int rc;
     if (k->width < 1 || k->rob_size < 2 * k->width || k->rob_size % k->width)
-        return tea_error_set(TEA_ERR_USAGE, "core.rob_size %u must be a multiple of core.width %u, two rows at least",
-                             k->rob_size, k->width);
+        return error_set(TEA_ERR_USAGE, "core.rob_size %u must be a multiple of core.width %u, two rows at least",
+                         k->rob_size, k->width);
     if (k->fetch_width < 1 || k->fetch_buffer < k->fetch_width)
-        return tea_error_set(TEA_ERR_USAGE, "core.fetch_buffer %u must hold core.fetch_width %u µops",
-                             k->fetch_buffer, k->fetch_width);
+        return error_set(TEA_ERR_USAGE, "core.fetch_buffer %u must hold core.fetch_width %u µops", k->fetch_buffer,
+                         k->fetch_width);
     if (k->lsq_size < 1)
-        return tea_error_set(TEA_ERR_USAGE, "core.lsq_size must be positive");
-    if ((rc = mem_config_check(&c->mem)) || (rc = tlb_config_check(&c->tlb)) || (rc = bpred_config_check(&c->bpred)))
+        return error_set(TEA_ERR_USAGE, "core.lsq_size must be positive");
+    if ((rc = model_mem_config_check(&c->mem)) || (rc = model_tlb_config_check(&c->tlb))
+        || (rc = model_bpred_config_check(&c->bpred)))
         return rc;
     return TEA_OK;
 }
@@ -262,7 +265,7 @@ static const char *type_description(key_type t)
     }
 }
 
-int mconf_set(mconf *c, const char *key, const char *value, const char *where)
+int model_config_set(model_config *c, const char *key, const char *value, const char *where)
 {
     const key_info *k = find_key(key);
     uint64_t v = 0;
@@ -270,7 +273,7 @@ int mconf_set(mconf *c, const char *key, const char *value, const char *where)
     char *field;
 
     if (!k)
-        return tea_error_set(TEA_ERR_USAGE, "%s: unknown key '%s'", where, key);
+        return error_set(TEA_ERR_USAGE, "%s: unknown key '%s'", where, key);
     switch (k->type) {
     case KEY_BOOL:
         bad = parse_bool(value, &v);
@@ -278,9 +281,9 @@ int mconf_set(mconf *c, const char *key, const char *value, const char *where)
     case KEY_PREDICTOR:
         bad = 0;
         if (!strcasecmp(value, "gshare"))
-            v = BPRED_GSHARE;
+            v = MODEL_BPRED_GSHARE;
         else if (!strcasecmp(value, "tage"))
-            v = BPRED_TAGE;
+            v = MODEL_BPRED_TAGE;
         else
             bad = -1;
         break;
@@ -289,11 +292,11 @@ int mconf_set(mconf *c, const char *key, const char *value, const char *where)
         break;
     }
     if (bad)
-        return tea_error_set(TEA_ERR_USAGE, "%s: bad value '%.*s' for %s: expected %s", where, QUOTE_MAX, value,
-                             key, type_description(k->type));
+        return error_set(TEA_ERR_USAGE, "%s: bad value '%.*s' for %s: expected %s", where, QUOTE_MAX, value, key,
+                         type_description(k->type));
     if (v < k->min || v > k->max)
-        return tea_error_set(TEA_ERR_USAGE, "%s: %s = %llu is outside %llu-%llu", where, key, (unsigned long long)v,
-                             (unsigned long long)k->min, (unsigned long long)k->max);
+        return error_set(TEA_ERR_USAGE, "%s: %s = %llu is outside %llu-%llu", where, key, (unsigned long long)v,
+                         (unsigned long long)k->min, (unsigned long long)k->max);
     field = (char *)c + k->offset;
     if (k->type == KEY_U64 || k->type == KEY_BYTES)
         memcpy(field, &v, sizeof v);
@@ -315,7 +318,7 @@ static void trim(const char **s, const char **e)
 
 /* Parses one line [s, e) (comment included); `where` names it in errors.
  * Blank and comment-only lines do nothing. */
-static int parse_line(mconf *c, const char *s, const char *e, const char *where)
+static int parse_line(model_config *c, const char *s, const char *e, const char *where)
 {
     const char *hash = memchr(s, '#', (size_t)(e - s));
     const char *eq, *ks, *ke, *vs, *ve;
@@ -328,7 +331,7 @@ static int parse_line(mconf *c, const char *s, const char *e, const char *where)
         return TEA_OK;
     eq = memchr(s, '=', (size_t)(e - s));
     if (!eq)
-        return tea_error_set(TEA_ERR_USAGE, "%s: expected 'key = value'", where);
+        return error_set(TEA_ERR_USAGE, "%s: expected 'key = value'", where);
     ks = s;
     ke = eq;
     vs = eq + 1;
@@ -336,26 +339,26 @@ static int parse_line(mconf *c, const char *s, const char *e, const char *where)
     trim(&ks, &ke);
     trim(&vs, &ve);
     if (ks == ke || vs == ve)
-        return tea_error_set(TEA_ERR_USAGE, "%s: expected 'key = value'", where);
+        return error_set(TEA_ERR_USAGE, "%s: expected 'key = value'", where);
     if ((size_t)(ke - ks) >= sizeof key || (size_t)(ve - vs) >= sizeof value)
-        return tea_error_set(TEA_ERR_USAGE, "%s: key or value too long", where);
+        return error_set(TEA_ERR_USAGE, "%s: key or value too long", where);
     memcpy(key, ks, (size_t)(ke - ks));
     key[ke - ks] = '\0';
     memcpy(value, vs, (size_t)(ve - vs));
     value[ve - vs] = '\0';
-    return mconf_set(c, key, value, where);
+    return model_config_set(c, key, value, where);
 }
 
-int mconf_set_string(mconf *c, const char *assignment)
+int model_config_set_string(model_config *c, const char *assignment)
 {
     char where[64];
     snprintf(where, sizeof where, "--set '%.*s'", QUOTE_MAX, assignment);
     if (!strchr(assignment, '='))
-        return tea_error_set(TEA_ERR_USAGE, "%s: expected key=value", where);
+        return error_set(TEA_ERR_USAGE, "%s: expected key=value", where);
     return parse_line(c, assignment, assignment + strlen(assignment), where);
 }
 
-int mconf_parse_text(mconf *c, const char *text, const char *name)
+int model_config_parse_text(model_config *c, const char *text, const char *name)
 {
     const char *s = text;
     unsigned long line = 1;
@@ -380,7 +383,7 @@ int mconf_parse_text(mconf *c, const char *text, const char *name)
 /* Largest core configuration file read (bytes): a page of text is typical. */
 #define CONFIG_MAX_FILE_BYTES (1u << 20)
 
-int mconf_load(mconf *c, const char *path)
+int model_config_load(model_config *c, const char *path)
 {
     FILE *f = fopen(path, "rb");
     char *text = NULL;
@@ -388,7 +391,7 @@ int mconf_load(mconf *c, const char *path)
     int rc;
 
     if (!f)
-        return tea_error_set(TEA_ERR_IO, "%s: %s", path, strerror(errno));
+        return error_set(TEA_ERR_IO, "%s: %s", path, strerror(errno));
     for (;;) {
         size_t n;
         if (cap - size < 2) {
@@ -398,7 +401,7 @@ int mconf_load(mconf *c, const char *path)
             if (!t) {
                 free(text);
                 fclose(f);
-                return tea_error_set(TEA_ERR_NOMEM, "%s: out of memory", path);
+                return error_set(TEA_ERR_NOMEM, "%s: out of memory", path);
             }
             text = t;
         }
@@ -409,22 +412,22 @@ int mconf_load(mconf *c, const char *path)
         if (size > CONFIG_MAX_FILE_BYTES) {
             free(text);
             fclose(f);
-            return tea_error_set(TEA_ERR_USAGE, "%s: larger than %u bytes: not a core configuration", path,
-                                 CONFIG_MAX_FILE_BYTES);
+            return error_set(TEA_ERR_USAGE, "%s: larger than %u bytes: not a core configuration", path,
+                             CONFIG_MAX_FILE_BYTES);
         }
     }
     if (ferror(f)) {
         free(text);
         fclose(f);
-        return tea_error_set(TEA_ERR_IO, "%s: read error", path);
+        return error_set(TEA_ERR_IO, "%s: read error", path);
     }
     fclose(f);
     text[size] = '\0';
     if (strlen(text) != size) {
         free(text);
-        return tea_error_set(TEA_ERR_USAGE, "%s: not a text file (NUL byte)", path);
+        return error_set(TEA_ERR_USAGE, "%s: not a text file (NUL byte)", path);
     }
-    rc = mconf_parse_text(c, text, path);
+    rc = model_config_parse_text(c, text, path);
     free(text);
     return rc;
 }
@@ -442,7 +445,7 @@ static void format_bytes(uint64_t v, char *buf, size_t size)
         snprintf(buf, size, "%llu", (unsigned long long)v);
 }
 
-int mconf_write(const mconf *c, FILE *out)
+int model_config_write(const model_config *c, FILE *out)
 {
     const char *group = "";
     size_t group_len = 0;
@@ -472,9 +475,7 @@ int mconf_write(const mconf *c, FILE *out)
         case KEY_UBYTES:
             format_bytes(v64, value, sizeof value);
             break;
-        case KEY_PREDICTOR:
-            snprintf(value, sizeof value, "%s", v64 == BPRED_GSHARE ? "gshare" : "tage");
-            break;
+        case KEY_PREDICTOR: snprintf(value, sizeof value, "%s", v64 == MODEL_BPRED_GSHARE ? "gshare" : "tage"); break;
         default:
             snprintf(value, sizeof value, "%llu", (unsigned long long)v64);
             break;
@@ -482,6 +483,6 @@ int mconf_write(const mconf *c, FILE *out)
         fprintf(out, "%-28s = %-8s # %s\n", k->name, value, k->help);
     }
     if (fflush(out) || ferror(out))
-        return tea_error_set(TEA_ERR_IO, "writing the configuration failed");
+        return error_set(TEA_ERR_IO, "writing the configuration failed");
     return TEA_OK;
 }

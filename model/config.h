@@ -5,7 +5,7 @@
  * Syntax: one `key = value` per line; `#` starts a comment; blank lines are
  * ignored; later settings override earlier ones. Keys are grouped by
  * structure: core.*, l1i.*, l1d.*, llc.*, dram.*, tlb.*, itlb.*, dtlb.*,
- * l2tlb.*, bpred.* (mconf_write lists them all with their meaning). Values are
+ * l2tlb.*, bpred.* (model_config_write lists them all with their meaning). Values are
  * unsigned integers in decimal or 0x hex; sizes in bytes also take a binary
  * suffix (K or KiB = 1024, M or MiB, G or GiB: "32KiB", "2M"); switches take
  * 0/1/true/false/yes/no/on/off; bpred.predictor takes gshare or tage.
@@ -13,7 +13,7 @@
  * Errors are TEA_ERR_USAGE with a message naming the file and line (or the
  * --set argument): unknown keys, malformed or out-of-range values, lines
  * without '='. Consistency across keys (cache geometry, ROB rows) is checked
- * by mconf_check() once everything is read.
+ * by model_config_check() once everything is read.
  */
 #ifndef TEA_MODEL_CONFIG_H
 #define TEA_MODEL_CONFIG_H
@@ -25,7 +25,7 @@
 #include <stdio.h>
 
 /* The core's own parameters (BOOM-like defaults; see model/core.h). */
-typedef struct mconf_core {
+typedef struct model_config_core {
     unsigned width;              /* dispatch/commit width, µops per ROB row (4) */
     unsigned fetch_width;        /* µops fetched per cycle (8) */
     unsigned rob_size;           /* ROB entries, a multiple of width (192) */
@@ -44,41 +44,41 @@ typedef struct mconf_core {
     unsigned lat_fp_mul;         /* FP multiply / fused multiply-add (4) */
     unsigned lat_fp_div;         /* FP divide (14) */
     unsigned lat_fp_sqrt;        /* FP square root (20) */
-} mconf_core;
+} model_config_core;
 
 /* Everything the model can be configured with. */
-typedef struct mconf {
-    mconf_core core;
-    mem_config mem;
-    tlb_config tlb;
-    bpred_config bpred;
-} mconf;
+typedef struct model_config {
+    model_config_core core;
+    model_mem_config mem;
+    model_tlb_config tlb;
+    model_bpred_config bpred;
+} model_config;
 
 /* Fills `c` with the defaults of every structure. */
-void mconf_defaults(mconf *c);
+void model_config_defaults(model_config *c);
 
 /* Checks consistency across keys (each structure's own check plus the
  * core's); TEA_ERR_USAGE naming the keys involved. */
-int mconf_check(const mconf *c);
+int model_config_check(const model_config *c);
 
 /* Applies one `key = value` setting. `where` prefixes error messages (e.g.
  * "model.cfg:12" or "--set"). */
-int mconf_set(mconf *c, const char *key, const char *value, const char *where);
+int model_config_set(model_config *c, const char *key, const char *value, const char *where);
 
 /* Applies a --set style "key=value" string. Errors name the argument. */
-int mconf_set_string(mconf *c, const char *assignment);
+int model_config_set_string(model_config *c, const char *assignment);
 
 /* Applies every line of `text` (NUL-terminated); `name` names it in errors
  * ("name:LINE: ..."). Stops at the first error. */
-int mconf_parse_text(mconf *c, const char *text, const char *name);
+int model_config_parse_text(model_config *c, const char *text, const char *name);
 
 /* Reads and applies a configuration file. TEA_ERR_IO when unreadable,
  * TEA_ERR_USAGE for its contents (naming the path and line). */
-int mconf_load(mconf *c, const char *path);
+int model_config_load(model_config *c, const char *path);
 
 /* Writes the full effective configuration as `key = value` lines with a
- * comment on each, readable by mconf_parse_text. TEA_ERR_IO on a write
+ * comment on each, readable by model_config_parse_text. TEA_ERR_IO on a write
  * error. */
-int mconf_write(const mconf *c, FILE *out);
+int model_config_write(const model_config *c, FILE *out);
 
 #endif

@@ -76,12 +76,12 @@ typedef struct store_slot {
 } store_slot;
 
 struct model_core {
-    mconf cfg;
-    mconf_core core;           /* cfg.core, for short access */
+    model_config cfg;
+    model_config_core core; /* cfg.core, for short access */
     model_source src;
-    mem *memory;
-    tlb *tlbs;
-    bpred *predictor;
+    model_mem *memory;
+    model_tlb *tlbs;
+    model_bpred *predictor;
     rob_entry *rob;
     unsigned rows;             /* ROB rows */
     unsigned head;             /* entry index of the oldest entry */
@@ -158,22 +158,22 @@ static int queue_init(uop_queue *q, unsigned cap)
 
 /* --- creation -------------------------------------------------------------- */
 
-int model_core_create(model_core **out, const mconf *cfg, const model_source *src)
+int model_core_create(model_core **out, const model_config *cfg, const model_source *src)
 {
-    const mconf_core *k = &cfg->core;
+    const model_config_core *k = &cfg->core;
     model_core *m;
     int rc;
 
     *out = NULL;
-    if ((rc = mconf_check(cfg)))
+    if ((rc = model_config_check(cfg)))
         return rc;
     if (k->width > TRACE_MAX_WIDTH || k->rob_size > TRACE_MAX_ROB)
-        return tea_error_set(TEA_ERR_USAGE, "traces describe at most %d-wide cores with %d ROB entries",
-                             TRACE_MAX_WIDTH, TRACE_MAX_ROB);
+        return error_set(TEA_ERR_USAGE, "traces describe at most %d-wide cores with %d ROB entries", TRACE_MAX_WIDTH,
+                         TRACE_MAX_ROB);
     if (k->rob_size + k->fetch_buffer >= DEP_RING)
-        return tea_error_set(TEA_ERR_USAGE, "ROB plus fetch buffer must stay below %u µops", DEP_RING);
+        return error_set(TEA_ERR_USAGE, "ROB plus fetch buffer must stay below %u µops", DEP_RING);
     if (!(m = calloc(1, sizeof *m)))
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     m->cfg = *cfg;
     m->core = cfg->core;
     m->src = *src;
@@ -190,15 +190,15 @@ int model_core_create(model_core **out, const mconf *cfg, const model_source *sr
         || queue_init(&m->fetch_buffer, k->fetch_buffer) || queue_init(&m->to_fetch, k->rob_size + k->fetch_buffer + 2)
         || trace_batch_init(&m->batch, TRACE_BATCH_RECORDS)) {
         model_core_free(m);
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     }
-    if ((rc = mem_create(&m->memory, &cfg->mem)) || (rc = tlb_create(&m->tlbs, &cfg->tlb))
-        || (rc = bpred_create(&m->predictor, &cfg->bpred))) {
+    if ((rc = model_mem_create(&m->memory, &cfg->mem)) || (rc = model_tlb_create(&m->tlbs, &cfg->tlb))
+        || (rc = model_bpred_create(&m->predictor, &cfg->bpred))) {
         model_core_free(m);
         return rc;
     }
     if (cfg->tlb.walk_through_memory)
-        tlb_set_walker(m->tlbs, mem_page_walk, m->memory);
+        model_tlb_set_walker(m->tlbs, model_mem_page_walk, m->memory);
     while ((1u << m->line_shift) < cfg->mem.l1i.line_size)
         m->line_shift++;
     while ((1u << m->page_shift) < cfg->tlb.page_size)
@@ -221,9 +221,9 @@ void model_core_free(model_core *m)
 {
     if (!m)
         return;
-    mem_free(m->memory);
-    tlb_free(m->tlbs);
-    bpred_free(m->predictor);
+    model_mem_free(m->memory);
+    model_tlb_free(m->tlbs);
+    model_bpred_free(m->predictor);
     free(m->rob);
     free(m->stores);
     free(m->done_at);
@@ -240,17 +240,17 @@ const model_stats *model_core_stats(const model_core *m)
     return &m->stats;
 }
 
-const struct mem *model_core_memory(const model_core *m)
+const struct model_mem *model_core_memory(const model_core *m)
 {
     return m->memory;
 }
 
-const struct tlb *model_core_tlb(const model_core *m)
+const struct model_tlb *model_core_tlb(const model_core *m)
 {
     return m->tlbs;
 }
 
-const struct bpred *model_core_bpred(const model_core *m)
+const struct model_bpred *model_core_bpred(const model_core *m)
 {
     return m->predictor;
 }
@@ -269,7 +269,7 @@ static unsigned entry_index(const model_core *m, unsigned row, unsigned bank)
 
 static uint32_t class_latency(const model_core *m, unsigned cls)
 {
-    const mconf_core *k = &m->core;
+    const model_config_core *k = &m->core;
     switch (cls) {
     case MODEL_MUL:
         return k->lat_mul;
@@ -508,7 +508,7 @@ static void commit(model_core *m, uint64_t cycle, trace_record *rec)
             uint64_t seq = e->seq;
             int mispredict = e->mispredict;
             uint64_t wrong_target = e->wrong_target;
-            record_uop(m, rec, e, bank - hb, BIT(PSV_FL_EX));
+            record_uop(m, rec, e, bank - hb, BIT(TRACE_PSV_FL_EX));
             rec->flags |= TRACE_REC_EXCEPTION;
             e->valid = 0;
             leave_lsq(m, e);
@@ -585,30 +585,30 @@ static void time_uop(model_core *m, rob_entry *e, uint64_t cycle, unsigned rob_i
         return;
     }
     {
-        tlb_result t;
-        mem_result r;
-        uint32_t translate = tlb_translate(m->tlbs, TLB_DATA, in->addr, issue, &t);
+        model_tlb_result t;
+        model_mem_result r;
+        uint32_t translate = model_tlb_translate(m->tlbs, MODEL_TLB_DATA, in->addr, issue, &t);
         int stores = in->cls == MODEL_STORE || (in->flags & MODEL_INSN_STORE);
         if (t.l1_miss)
-            e->psv |= BIT(PSV_ST_TLB);
+            e->psv |= BIT(TRACE_PSV_ST_TLB);
         if (m->core.page_faults && first_touch(m, in->addr)) {
             e->except = 1;
             m->stats.page_faults++;
         }
         if (in->cls == MODEL_LOAD) {
             issue = check_ordering(m, e, issue);
-            latency = mem_load(m->memory, in->addr, in->mem_size ? in->mem_size : 1, issue + translate, &r);
+            latency = model_mem_load(m->memory, in->addr, in->mem_size ? in->mem_size : 1, issue + translate, &r);
             if (r.l1_miss)
-                e->psv |= BIT(PSV_ST_L1);
+                e->psv |= BIT(TRACE_PSV_ST_L1);
             if (r.llc_miss)
-                e->psv |= BIT(PSV_ST_LLC);
+                e->psv |= BIT(TRACE_PSV_ST_LLC);
             if (in->flags & MODEL_INSN_STORE)
-                mem_store(m->memory, in->addr, in->mem_size ? in->mem_size : 1, issue + translate + latency, &r);
+                model_mem_store(m->memory, in->addr, in->mem_size ? in->mem_size : 1, issue + translate + latency, &r);
             e->complete = issue + translate + latency;
         } else {
             /* A store completes once its address is translated; the write
              * drains to the caches without holding commit. */
-            mem_store(m->memory, in->addr, in->mem_size ? in->mem_size : 1, issue + translate, &r);
+            model_mem_store(m->memory, in->addr, in->mem_size ? in->mem_size : 1, issue + translate, &r);
             e->complete = issue + translate + 1;
         }
         e->mem_ready = issue + translate;
@@ -641,7 +641,7 @@ static void dispatch(model_core *m, uint64_t cycle, trace_record *rec)
         if (p->ready > cycle)
             break;
         if (is_memory(&p->insn) && m->lsq_used == m->core.lsq_size) {
-            p->psv |= (uint16_t)BIT(PSV_DR_SQ); /* held at dispatch by a full LSQ */
+            p->psv |= (uint16_t)BIT(TRACE_PSV_DR_SQ); /* held at dispatch by a full LSQ */
             break;
         }
         e->insn = p->insn;
@@ -655,11 +655,11 @@ static void dispatch(model_core *m, uint64_t cycle, trace_record *rec)
         e->except = 0;
         e->order_fail = 0;
         if (p->mispredict)
-            e->psv |= (uint16_t)BIT(PSV_FL_MB);
+            e->psv |= (uint16_t)BIT(TRACE_PSV_FL_MB);
         if (p->insn.flags & MODEL_INSN_FLUSH)
-            e->psv |= (uint16_t)BIT(PSV_FL_EX);
+            e->psv |= (uint16_t)BIT(TRACE_PSV_FL_EX);
         if (p->refetched_after_order_fail)
-            e->psv |= (uint16_t)BIT(PSV_FL_MO);
+            e->psv |= (uint16_t)BIT(TRACE_PSV_FL_MO);
         if ((p->insn.flags & MODEL_INSN_TRAP) && !p->wrong_path)
             e->except = 1;
         time_uop(m, e, cycle, index);
@@ -723,17 +723,17 @@ static uint32_t fetch_access(model_core *m, pending_uop *p, uint64_t cycle)
     uint32_t stall = 0;
 
     if (page != m->fetch_page) {
-        tlb_result t;
-        stall += tlb_translate(m->tlbs, TLB_INST, p->insn.pc, cycle, &t);
+        model_tlb_result t;
+        stall += model_tlb_translate(m->tlbs, MODEL_TLB_INST, p->insn.pc, cycle, &t);
         if (t.l1_miss)
-            p->psv |= (uint16_t)BIT(PSV_DR_TLB);
+            p->psv |= (uint16_t)BIT(TRACE_PSV_DR_TLB);
         m->fetch_page = page;
     }
     if (line != m->fetch_line) {
-        mem_result r;
-        stall += mem_fetch(m->memory, p->insn.pc, cycle + stall, &r);
+        model_mem_result r;
+        stall += model_mem_fetch(m->memory, p->insn.pc, cycle + stall, &r);
         if (r.l1_miss)
-            p->psv |= (uint16_t)BIT(PSV_DR_L1);
+            p->psv |= (uint16_t)BIT(TRACE_PSV_DR_L1);
         m->fetch_line = line;
     }
     return stall;
@@ -741,22 +741,22 @@ static uint32_t fetch_access(model_core *m, pending_uop *p, uint64_t cycle)
 
 /* Predicts a correct-path branch once per dynamic instance. Returns the
  * verdict; for a misprediction, where the wrong path starts. */
-static bpred_verdict predict(model_core *m, pending_uop *p)
+static model_bpred_verdict predict(model_core *m, pending_uop *p)
 {
-    bpred_prediction pred;
-    bpred_verdict v;
-    unsigned kind = BPRED_SIZED(p->insn.branch - 1u, p->insn.size);
+    model_bpred_prediction pred;
+    model_bpred_verdict v;
+    unsigned kind = MODEL_BPRED_SIZED(p->insn.branch - 1u, p->insn.size);
     int taken = (p->insn.flags & MODEL_INSN_TAKEN) != 0;
 
-    bpred_predict(m->predictor, p->insn.pc, kind, &pred);
-    v = bpred_update(m->predictor, p->insn.pc, kind, taken, p->insn.target);
+    model_bpred_predict(m->predictor, p->insn.pc, kind, &pred);
+    v = model_bpred_update(m->predictor, p->insn.pc, kind, taken, p->insn.target);
     p->predicted = 1;
-    if (v == BPRED_MISPREDICT) {
+    if (v == MODEL_BPRED_MISPREDICT) {
         p->mispredict = 1;
         p->wrong_target = pred.taken && pred.target ? pred.target : p->insn.pc + p->insn.size;
         if (p->wrong_target == (taken ? p->insn.target : p->insn.pc + p->insn.size))
             p->wrong_target = p->insn.pc + p->insn.size; /* wrong only in a way that lands right */
-    } else if (v == BPRED_MISFETCH) {
+    } else if (v == MODEL_BPRED_MISFETCH) {
         m->stats.misfetches++;
     }
     return v;
@@ -770,7 +770,7 @@ static void fetch(model_core *m, uint64_t cycle)
     while (cycle >= m->fetch_ready && fetched < m->core.fetch_width
            && m->fetch_buffer.count < m->fetch_buffer.cap) {
         pending_uop *p = queue_back_slot(&m->fetch_buffer);
-        bpred_verdict verdict = BPRED_CORRECT;
+        model_bpred_verdict verdict = MODEL_BPRED_CORRECT;
 
         if (m->wrong_mode) {
             memset(p, 0, sizeof *p);
@@ -804,7 +804,7 @@ static void fetch(model_core *m, uint64_t cycle)
             m->wrong_pc = p->wrong_target;
             break;
         }
-        if (verdict == BPRED_MISFETCH) {
+        if (verdict == MODEL_BPRED_MISFETCH) {
             m->fetch_ready = cycle + m->core.misfetch_penalty;
             break;
         }
@@ -842,27 +842,27 @@ static uint64_t next_event(model_core *m, uint64_t cycle)
 
 void model_core_warm(model_core *m, const model_insn *in)
 {
-    tlb_result t;
-    mem_result r;
+    model_tlb_result t;
+    model_mem_result r;
 
     /* Everything happens "before" the first cycle: timings are discarded. */
-    tlb_translate(m->tlbs, TLB_INST, in->pc, 0, &t);
-    mem_fetch(m->memory, in->pc, 0, &r);
+    model_tlb_translate(m->tlbs, MODEL_TLB_INST, in->pc, 0, &t);
+    model_mem_fetch(m->memory, in->pc, 0, &r);
     if (in->cls == MODEL_LOAD || in->cls == MODEL_STORE) {
         unsigned size = in->mem_size ? in->mem_size : 1;
-        tlb_translate(m->tlbs, TLB_DATA, in->addr, 0, &t);
+        model_tlb_translate(m->tlbs, MODEL_TLB_DATA, in->addr, 0, &t);
         if (m->core.page_faults)
             first_touch(m, in->addr);
         if (in->cls == MODEL_LOAD)
-            mem_load(m->memory, in->addr, size, 0, &r);
+            model_mem_load(m->memory, in->addr, size, 0, &r);
         if (in->cls == MODEL_STORE || (in->flags & MODEL_INSN_STORE))
-            mem_store(m->memory, in->addr, size, 0, &r);
+            model_mem_store(m->memory, in->addr, size, 0, &r);
     }
     if (in->branch != MODEL_BRANCH_NONE) {
-        bpred_prediction pred;
-        unsigned kind = BPRED_SIZED(in->branch - 1u, in->size);
-        bpred_predict(m->predictor, in->pc, kind, &pred);
-        bpred_update(m->predictor, in->pc, kind, (in->flags & MODEL_INSN_TAKEN) != 0, in->target);
+        model_bpred_prediction pred;
+        unsigned kind = MODEL_BPRED_SIZED(in->branch - 1u, in->size);
+        model_bpred_predict(m->predictor, in->pc, kind, &pred);
+        model_bpred_update(m->predictor, in->pc, kind, (in->flags & MODEL_INSN_TAKEN) != 0, in->target);
     }
     m->stats.warmed++;
 }

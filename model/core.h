@@ -50,7 +50,7 @@ typedef enum model_class {
 #define MODEL_INSN_TRAP 0x04u    /* raises an exception when it reaches commit, then re-executes */
 #define MODEL_INSN_STORE 0x08u   /* a load that also writes `addr` (read-modify-write) */
 
-/* model_insn.branch: none, or 1 + bpred_kind. */
+/* model_insn.branch: none, or 1 + model_bpred_kind. */
 #define MODEL_BRANCH_NONE 0
 
 /* One dynamic instruction as its source knows it: what it does, not what
@@ -63,7 +63,7 @@ typedef struct model_insn {
     uint16_t dep;        /* distance back to the instruction producing its input (0: none) */
     uint8_t size;        /* instruction bytes */
     uint8_t cls;         /* model_class */
-    uint8_t branch;      /* MODEL_BRANCH_NONE or 1 + bpred_kind */
+    uint8_t branch;      /* MODEL_BRANCH_NONE or 1 + model_bpred_kind */
     uint8_t flags;       /* MODEL_INSN_* */
 } model_insn;
 
@@ -108,8 +108,8 @@ typedef void (*model_progress_fn)(void *ctx, const model_stats *stats);
 typedef struct model_core model_core;
 
 /* Creates a core with its caches, TLBs and predictor. TEA_ERR_USAGE for a bad
- * configuration (mconf_check), TEA_ERR_NOMEM. */
-int model_core_create(model_core **out, const mconf *cfg, const model_source *src);
+ * configuration (model_config_check), TEA_ERR_NOMEM. */
+int model_core_create(model_core **out, const model_config *cfg, const model_source *src);
 
 /* Reports progress to `fn` while running (NULL: none). */
 void model_core_set_progress(model_core *m, model_progress_fn fn, void *ctx);
@@ -133,9 +133,9 @@ void model_core_warm(model_core *m, const model_insn *insn);
 const model_stats *model_core_stats(const model_core *m);
 
 /* The structures, for their statistics. */
-const struct mem *model_core_memory(const model_core *m);
-const struct tlb *model_core_tlb(const model_core *m);
-const struct bpred *model_core_bpred(const model_core *m);
+const struct model_mem *model_core_memory(const model_core *m);
+const struct model_tlb *model_core_tlb(const model_core *m);
+const struct model_bpred *model_core_bpred(const model_core *m);
 
 void model_core_free(model_core *m);
 

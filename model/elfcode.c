@@ -37,57 +37,58 @@ static const machine_desc MACHINES[] = {
 /* Loader state. */
 typedef struct loader {
     const char *path;
-    elfcode *code;
+    model_elfcode *code;
     size_t insn_cap;
-    disasm *dis;
+    binary_disasm *dis;
     const machine_desc *machine;
 } loader;
 
 /* The model class and branch kind of a decoded instruction. */
-static void classify(const disasm_insn *in, elfcode_insn *out)
+static void classify(const binary_disasm_insn *in, model_elfcode_insn *out)
 {
-    static const uint8_t op_class[DISASM_OP_COUNT] = {
-        [DISASM_OP_INT] = MODEL_INT,       [DISASM_OP_MUL] = MODEL_MUL,       [DISASM_OP_DIV] = MODEL_DIV,
-        [DISASM_OP_FP_ADD] = MODEL_FP_ADD, [DISASM_OP_FP_MUL] = MODEL_FP_MUL, [DISASM_OP_FP_DIV] = MODEL_FP_DIV,
-        [DISASM_OP_FP_SQRT] = MODEL_FP_SQRT, [DISASM_OP_SERIAL] = MODEL_SERIAL,
+    static const uint8_t op_class[BINARY_DISASM_OP_COUNT] = {
+        [BINARY_DISASM_OP_INT] = MODEL_INT,         [BINARY_DISASM_OP_MUL] = MODEL_MUL,
+        [BINARY_DISASM_OP_DIV] = MODEL_DIV,         [BINARY_DISASM_OP_FP_ADD] = MODEL_FP_ADD,
+        [BINARY_DISASM_OP_FP_MUL] = MODEL_FP_MUL,   [BINARY_DISASM_OP_FP_DIV] = MODEL_FP_DIV,
+        [BINARY_DISASM_OP_FP_SQRT] = MODEL_FP_SQRT, [BINARY_DISASM_OP_SERIAL] = MODEL_SERIAL,
     };
     unsigned f = in->flags, kind;
 
     out->branch = MODEL_BRANCH_NONE;
-    if (f & DISASM_F_BRANCH) {
-        int direct = (f & DISASM_F_DIRECT) != 0;
-        if (f & DISASM_F_RETURN)
-            kind = BPRED_RETURN;
-        else if (f & DISASM_F_CALL)
-            kind = direct ? BPRED_CALL : BPRED_INDIRECT_CALL;
-        else if (f & DISASM_F_CONDITIONAL)
-            kind = direct ? BPRED_COND : BPRED_INDIRECT;
+    if (f & BINARY_DISASM_F_BRANCH) {
+        int direct = (f & BINARY_DISASM_F_DIRECT) != 0;
+        if (f & BINARY_DISASM_F_RETURN)
+            kind = MODEL_BPRED_RETURN;
+        else if (f & BINARY_DISASM_F_CALL)
+            kind = direct ? MODEL_BPRED_CALL : MODEL_BPRED_INDIRECT_CALL;
+        else if (f & BINARY_DISASM_F_CONDITIONAL)
+            kind = direct ? MODEL_BPRED_COND : MODEL_BPRED_INDIRECT;
         else
-            kind = direct ? BPRED_JUMP : BPRED_INDIRECT;
+            kind = direct ? MODEL_BPRED_JUMP : MODEL_BPRED_INDIRECT;
         out->cls = MODEL_BRANCH;
         out->branch = (uint8_t)(1 + kind);
         out->target = direct ? in->target : 0;
-    } else if (in->op == DISASM_OP_SERIAL) {
+    } else if (in->op == BINARY_DISASM_OP_SERIAL) {
         out->cls = MODEL_SERIAL;
-    } else if (f & DISASM_F_LOAD) {
+    } else if (f & BINARY_DISASM_F_LOAD) {
         out->cls = MODEL_LOAD;
-        out->rmw = (f & DISASM_F_STORE) != 0;
-    } else if (f & DISASM_F_STORE) {
+        out->rmw = (f & BINARY_DISASM_F_STORE) != 0;
+    } else if (f & BINARY_DISASM_F_STORE) {
         out->cls = MODEL_STORE;
     } else {
-        out->cls = op_class[in->op < DISASM_OP_COUNT ? in->op : DISASM_OP_INT];
+        out->cls = op_class[in->op < BINARY_DISASM_OP_COUNT ? in->op : BINARY_DISASM_OP_INT];
     }
 }
 
 /* Appends one instruction to the table. */
-static int append_insn(loader *ld, const elfcode_insn *in)
+static int append_insn(loader *ld, const model_elfcode_insn *in)
 {
-    elfcode *c = ld->code;
+    model_elfcode *c = ld->code;
     if (c->insn_count == ld->insn_cap) {
         size_t cap = ld->insn_cap ? ld->insn_cap * 2 : INITIAL_INSNS;
-        elfcode_insn *grown = realloc(c->insns, cap * sizeof *grown);
+        model_elfcode_insn *grown = realloc(c->insns, cap * sizeof *grown);
         if (!grown)
-            return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+            return error_set(TEA_ERR_NOMEM, "out of memory");
         c->insns = grown;
         ld->insn_cap = cap;
     }
@@ -102,10 +103,10 @@ static int decode_section(loader *ld, uint64_t addr, const uint8_t *bytes, size_
 {
     size_t pos = 0;
     while (pos < size) {
-        disasm_insn in;
-        elfcode_insn e;
+        binary_disasm_insn in;
+        model_elfcode_insn e;
         int rc;
-        if (disasm_one(ld->dis, addr + pos, bytes + pos, size - pos, &in) != TEA_OK) {
+        if (binary_disasm_one(ld->dis, addr + pos, bytes + pos, size - pos, &in) != TEA_OK) {
             size_t step = ld->machine->min_insn_bytes;
             if (step > size - pos)
                 step = size - pos;
@@ -127,14 +128,14 @@ static int decode_section(loader *ld, uint64_t addr, const uint8_t *bytes, size_
 /* Orders instructions by address. */
 static int compare_insn(const void *a, const void *b)
 {
-    const elfcode_insn *x = a, *y = b;
+    const model_elfcode_insn *x = a, *y = b;
     return x->pc < y->pc ? -1 : x->pc > y->pc;
 }
 
 /* Orders functions by start, the larger first at equal starts. */
 static int compare_function(const void *a, const void *b)
 {
-    const elfcode_function *x = a, *y = b;
+    const model_elfcode_function *x = a, *y = b;
     if (x->start != y->start)
         return x->start < y->start ? -1 : 1;
     return x->end > y->end ? -1 : x->end < y->end;
@@ -145,7 +146,7 @@ static int compare_function(const void *a, const void *b)
  * `main`, else the ELF entry point, else the first instruction. */
 static int collect_functions(loader *ld, Elf *elf, uint64_t e_entry)
 {
-    elfcode *c = ld->code;
+    model_elfcode *c = ld->code;
     Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
     size_t count = 0, kept = 0;
     long main_index = -1, entry_index;
@@ -164,7 +165,7 @@ static int collect_functions(loader *ld, Elf *elf, uint64_t e_entry)
     if (scn && gelf_getshdr(scn, &sh) && sh.sh_entsize && (data = elf_getdata(scn, NULL))) {
         size_t n = sh.sh_size / sh.sh_entsize;
         if (!(c->functions = calloc(n ? n : 1, sizeof *c->functions)))
-            return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+            return error_set(TEA_ERR_NOMEM, "out of memory");
         for (size_t i = 0; i < n; i++) {
             GElf_Sym sym;
             const char *name;
@@ -175,12 +176,12 @@ static int collect_functions(loader *ld, Elf *elf, uint64_t e_entry)
             type = GELF_ST_TYPE(sym.st_info);
             if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_size == 0 || sym.st_shndx == SHN_UNDEF)
                 continue;
-            if ((first = elfcode_find(c, sym.st_value)) < 0)
+            if ((first = model_elfcode_find(c, sym.st_value)) < 0)
                 continue;
             name = elf_strptr(elf, sh.sh_link, sym.st_name);
             if (name && !strcmp(name, "main"))
                 main_index = first;
-            c->functions[count++] = (elfcode_function){ sym.st_value, sym.st_value + sym.st_size, (size_t)first };
+            c->functions[count++] = (model_elfcode_function){ sym.st_value, sym.st_value + sym.st_size, (size_t)first };
         }
     }
     qsort(c->functions, count, sizeof *c->functions, compare_function);
@@ -188,7 +189,7 @@ static int collect_functions(loader *ld, Elf *elf, uint64_t e_entry)
         if (!kept || c->functions[i].start >= c->functions[kept - 1].end)
             c->functions[kept++] = c->functions[i];
     c->function_count = kept;
-    entry_index = main_index >= 0 ? main_index : elfcode_find(c, e_entry);
+    entry_index = main_index >= 0 ? main_index : model_elfcode_find(c, e_entry);
     c->entry = entry_index >= 0 ? (size_t)entry_index : 0;
     return TEA_OK;
 }
@@ -205,61 +206,61 @@ static int decode_sections(loader *ld, Elf *elf)
             || !(sh.sh_flags & SHF_ALLOC) || sh.sh_size == 0)
             continue;
         if (!(data = elf_getdata(scn, NULL)) || !data->d_buf || data->d_size < sh.sh_size)
-            return tea_error_set(TEA_ERR_FORMAT, "%s: cannot read the executable section at 0x%llx", ld->path,
-                                 (unsigned long long)sh.sh_addr);
+            return error_set(TEA_ERR_FORMAT, "%s: cannot read the executable section at 0x%llx", ld->path,
+                             (unsigned long long)sh.sh_addr);
         if ((rc = decode_section(ld, sh.sh_addr, data->d_buf, sh.sh_size)))
             return rc;
     }
     if (!ld->code->insn_count)
-        return tea_error_set(TEA_ERR_FORMAT, "%s: no executable code", ld->path);
+        return error_set(TEA_ERR_FORMAT, "%s: no executable code", ld->path);
     qsort(ld->code->insns, ld->code->insn_count, sizeof *ld->code->insns, compare_insn);
     return TEA_OK;
 }
 
-int elfcode_load(elfcode **out, const char *path)
+int model_elfcode_load(model_elfcode **out, const char *path)
 {
     loader ld = { path, NULL, 0, NULL, NULL };
-    elffile file;
+    binary_elffile file;
     Elf *elf;
     GElf_Ehdr eh;
     int rc;
 
     *out = NULL;
-    if ((rc = elffile_open(&file, path)))
+    if ((rc = binary_elffile_open(&file, path)))
         /* what libelf cannot read (a directory) is not an ELF file here */
-        return rc == TEA_ERR_FORMAT ? tea_error_set(TEA_ERR_FORMAT, "%s: not an ELF file", path) : rc;
+        return rc == TEA_ERR_FORMAT ? error_set(TEA_ERR_FORMAT, "%s: not an ELF file", path) : rc;
     elf = file.elf;
     if (!(ld.code = calloc(1, sizeof *ld.code))) {
-        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        rc = error_set(TEA_ERR_NOMEM, "out of memory");
         goto done;
     }
     if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
-        rc = tea_error_set(TEA_ERR_FORMAT, "%s: not an ELF file", path);
+        rc = error_set(TEA_ERR_FORMAT, "%s: not an ELF file", path);
         goto done;
     }
     if (gelf_getclass(elf) != ELFCLASS64) {
-        rc = tea_error_set(TEA_ERR_FORMAT, "%s: not a 64-bit ELF file", path);
+        rc = error_set(TEA_ERR_FORMAT, "%s: not a 64-bit ELF file", path);
         goto done;
     }
     for (size_t i = 0; i < sizeof MACHINES / sizeof MACHINES[0]; i++)
         if (MACHINES[i].e_machine == eh.e_machine)
             ld.machine = &MACHINES[i];
     if (!ld.machine) {
-        rc = tea_error_set(TEA_ERR_UNSUPPORTED, "%s: ELF machine %u is not x86-64, AArch64 or RISC-V", path,
-                           (unsigned)eh.e_machine);
+        rc = error_set(TEA_ERR_UNSUPPORTED, "%s: ELF machine %u is not x86-64, AArch64 or RISC-V", path,
+                       (unsigned)eh.e_machine);
         goto done;
     }
     snprintf(ld.code->arch, sizeof ld.code->arch, "%s", ld.machine->arch);
     ld.code->va_bits = ld.machine->va_bits;
     ld.code->position_independent = eh.e_type == ET_DYN;
-    if ((rc = disasm_open(&ld.dis, ld.machine->arch)) || (rc = decode_sections(&ld, elf))
-        || (rc = collect_functions(&ld, elf, eh.e_entry)) || (rc = elffile_build_id(elf, &ld.code->build_id)))
+    if ((rc = binary_disasm_open(&ld.dis, ld.machine->arch)) || (rc = decode_sections(&ld, elf))
+        || (rc = collect_functions(&ld, elf, eh.e_entry)) || (rc = binary_elffile_build_id(elf, &ld.code->build_id)))
         goto done;
     *out = ld.code;
     ld.code = NULL;
 done:
-    disasm_close(ld.dis);
-    elffile_close(&file);
-    elfcode_free(ld.code);
+    binary_disasm_close(ld.dis);
+    binary_elffile_close(&file);
+    model_elfcode_free(ld.code);
     return rc;
 }

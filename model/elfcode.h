@@ -16,53 +16,53 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ELFCODE_ARCH_MAX 16
+#define MODEL_ELFCODE_ARCH_MAX 16
 
 /* One static instruction. */
-typedef struct elfcode_insn {
+typedef struct model_elfcode_insn {
     uint64_t pc;
     uint64_t target;   /* direct control transfers: where they go; else 0 */
     uint8_t size;      /* bytes */
     uint8_t cls;       /* model_class */
-    uint8_t branch;    /* MODEL_BRANCH_NONE or 1 + bpred_kind */
+    uint8_t branch;    /* MODEL_BRANCH_NONE or 1 + model_bpred_kind */
     uint8_t rmw;       /* a load that also writes memory (x86 read-modify-write, atomics) */
-} elfcode_insn;
+} model_elfcode_insn;
 
 /* A function symbol with code in it. */
-typedef struct elfcode_function {
+typedef struct model_elfcode_function {
     uint64_t start, end;   /* [start, end) */
     size_t first;          /* index of the instruction at `start` */
-} elfcode_function;
+} model_elfcode_function;
 
-typedef struct elfcode {
-    char arch[ELFCODE_ARCH_MAX];   /* "x86_64", "aarch64", "riscv64" */
+typedef struct model_elfcode {
+    char arch[MODEL_ELFCODE_ARCH_MAX]; /* "x86_64", "aarch64", "riscv64" */
     unsigned va_bits;              /* virtual-address width of the architecture's usual user space */
     char *build_id;                /* hex, or NULL when the binary has none */
     int position_independent;      /* ET_DYN: PCs are link-time addresses (load bias 0) */
-    elfcode_insn *insns;           /* sorted by pc, non-overlapping */
+    model_elfcode_insn *insns;     /* sorted by pc, non-overlapping */
     size_t insn_count;
-    elfcode_function *functions;   /* sorted by start, non-overlapping */
+    model_elfcode_function *functions; /* sorted by start, non-overlapping */
     size_t function_count;
     size_t entry;                  /* index of the instruction where walks start */
     uint64_t undecodable_bytes;    /* bytes of executable sections that decode to nothing */
-} elfcode;
+} model_elfcode;
 
 /* Loads and disassembles `path`. Errors: TEA_ERR_IO (unreadable),
  * TEA_ERR_FORMAT (not a 64-bit ELF, no executable code), TEA_ERR_UNSUPPORTED
  * (an architecture other than x86-64, AArch64, RISC-V), TEA_ERR_NOMEM; each
  * message names the file. */
-int elfcode_load(elfcode **out, const char *path);
+int model_elfcode_load(model_elfcode **out, const char *path);
 
 /* The index of the instruction that starts at `pc`, or -1. */
-long elfcode_find(const elfcode *c, uint64_t pc);
+long model_elfcode_find(const model_elfcode *c, uint64_t pc);
 
 /* Moves the program to where a loader would put it with load bias `bias`
  * (runtime address = ELF address + bias): every instruction's PC and direct
  * target and every function range, for tea gen --load-bias. TEA_ERR_USAGE
  * (nothing changed) when a PC would pass the architecture's user half
  * (bit va_bits - 1) or wrap. */
-int elfcode_rebase(elfcode *c, uint64_t bias);
+int model_elfcode_rebase(model_elfcode *c, uint64_t bias);
 
-void elfcode_free(elfcode *c);
+void model_elfcode_free(model_elfcode *c);
 
 #endif

@@ -10,7 +10,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-long elfcode_find(const elfcode *c, uint64_t pc)
+long model_elfcode_find(const model_elfcode *c, uint64_t pc)
 {
     size_t lo = 0, hi = c->insn_count;
     while (lo < hi) {
@@ -23,17 +23,17 @@ long elfcode_find(const elfcode *c, uint64_t pc)
     return lo < c->insn_count && c->insns[lo].pc == pc ? (long)lo : -1;
 }
 
-int elfcode_rebase(elfcode *c, uint64_t bias)
+int model_elfcode_rebase(model_elfcode *c, uint64_t bias)
 {
     uint64_t limit = c->va_bits && c->va_bits < 64 ? 1ull << (c->va_bits - 1) : UINT64_MAX;
     uint64_t last = c->function_count ? c->functions[c->function_count - 1].end : 0;
     if (c->insn_count) {
-        const elfcode_insn *in = &c->insns[c->insn_count - 1];
+        const model_elfcode_insn *in = &c->insns[c->insn_count - 1];
         if (in->pc + in->size > last)
             last = in->pc + in->size;
     }
     if (last > limit || bias > limit - last)
-        return tea_error_set(TEA_ERR_USAGE, "load bias 0x%" PRIx64 " moves the code past 0x%" PRIx64, bias, limit);
+        return error_set(TEA_ERR_USAGE, "load bias 0x%" PRIx64 " moves the code past 0x%" PRIx64, bias, limit);
     for (size_t i = 0; i < c->insn_count; i++) {
         c->insns[i].pc += bias;
         if (c->insns[i].target)
@@ -46,7 +46,7 @@ int elfcode_rebase(elfcode *c, uint64_t bias)
     return TEA_OK;
 }
 
-void elfcode_free(elfcode *c)
+void model_elfcode_free(model_elfcode *c)
 {
     if (!c)
         return;

@@ -1,9 +1,9 @@
 /*
  * memory.c: L1 I, L1 D, shared LLC and DRAM (see memory.h).
  *
- * Each L1 line access is one cache_access(); a primary miss (and its
+ * Each L1 line access is one model_cache_access(); a primary miss (and its
  * prefetch) is sent to the LLC at the cycle its L1 MSHR lets it leave, and
- * the LLC's answer completes the L1 request with cache_fill(). The L1 keeps
+ * the LLC's answer completes the L1 request with model_cache_fill(). The L1 keeps
  * "came from DRAM" as the fill info, so a secondary miss knows whether it
  * waits for DRAM.
  */
@@ -38,11 +38,11 @@
 #define PT_PAGE_SHIFT 12
 #define PTE_INDEX_MASK ((1ull << PTE_BITS) - 1)
 
-struct mem {
-    mem_config cfg;
-    cache *l1i, *l1d, *llc;
+struct model_mem {
+    model_mem_config cfg;
+    model_cache *l1i, *l1d, *llc;
     uint64_t line_mask;      /* ~(line_size - 1) */
-    mem_stats stats;
+    model_mem_stats stats;
 };
 
 /* Flags gathered over the lines of one access. */
@@ -52,7 +52,7 @@ typedef struct access_flags {
     uint8_t dram;     /* some line comes from DRAM */
 } access_flags;
 
-void mem_config_defaults(mem_config *cfg)
+void model_mem_config_defaults(model_mem_config *cfg)
 {
     cfg->l1i.size = DEFAULT_L1_SIZE;
     cfg->l1i.ways = DEFAULT_L1_WAYS;
@@ -71,87 +71,85 @@ void mem_config_defaults(mem_config *cfg)
     cfg->dram_latency = DEFAULT_DRAM_LATENCY;
 }
 
-int mem_config_check(const mem_config *cfg)
+int model_mem_config_check(const model_mem_config *cfg)
 {
     int rc;
-    if ((rc = cache_config_check(&cfg->l1i, "l1i")) || (rc = cache_config_check(&cfg->l1d, "l1d"))
-        || (rc = cache_config_check(&cfg->llc, "llc")))
+    if ((rc = model_cache_config_check(&cfg->l1i, "l1i")) || (rc = model_cache_config_check(&cfg->l1d, "l1d"))
+        || (rc = model_cache_config_check(&cfg->llc, "llc")))
         return rc;
     if (cfg->l1i.line_size != cfg->llc.line_size || cfg->l1d.line_size != cfg->llc.line_size)
-        return tea_error_set(TEA_ERR_USAGE, "l1i, l1d and llc line sizes must be equal (%u, %u, %u)",
-                             cfg->l1i.line_size, cfg->l1d.line_size, cfg->llc.line_size);
+        return error_set(TEA_ERR_USAGE, "l1i, l1d and llc line sizes must be equal (%u, %u, %u)", cfg->l1i.line_size,
+                         cfg->l1d.line_size, cfg->llc.line_size);
     return TEA_OK;
 }
 
-int mem_create(mem **out, const mem_config *cfg)
+int model_mem_create(model_mem **out, const model_mem_config *cfg)
 {
-    mem *m;
-    int rc = mem_config_check(cfg);
+    model_mem *m;
+    int rc = model_mem_config_check(cfg);
 
     *out = NULL;
     if (rc)
         return rc;
     m = calloc(1, sizeof *m);
     if (!m)
-        return tea_error_set(TEA_ERR_NOMEM, "memory hierarchy: out of memory");
+        return error_set(TEA_ERR_NOMEM, "memory hierarchy: out of memory");
     m->cfg = *cfg;
     m->line_mask = ~(uint64_t)(cfg->l1d.line_size - 1);
-    if ((rc = cache_create(&m->l1i, &cfg->l1i, "l1i")) || (rc = cache_create(&m->l1d, &cfg->l1d, "l1d"))
-        || (rc = cache_create(&m->llc, &cfg->llc, "llc"))) {
-        mem_free(m);
+    if ((rc = model_cache_create(&m->l1i, &cfg->l1i, "l1i")) || (rc = model_cache_create(&m->l1d, &cfg->l1d, "l1d"))
+        || (rc = model_cache_create(&m->llc, &cfg->llc, "llc"))) {
+        model_mem_free(m);
         return rc;
     }
     *out = m;
     return TEA_OK;
 }
 
-void mem_free(mem *m)
+void model_mem_free(model_mem *m)
 {
     if (!m)
         return;
-    cache_free(m->l1i);
-    cache_free(m->l1d);
-    cache_free(m->llc);
+    model_cache_free(m->l1i);
+    model_cache_free(m->l1d);
+    model_cache_free(m->llc);
     free(m);
 }
 
 /* Dirty LLC victims go to DRAM. */
-static void llc_writebacks(mem *m, const cache_result *r)
+static void llc_writebacks(model_mem *m, const model_cache_result *r)
 {
     m->stats.dram_writes += r->writebacks;
 }
 
 /* Dirty L1 victims update the LLC's copy, or go to DRAM without one. */
-static void l1_writebacks(mem *m, const cache_result *r)
+static void l1_writebacks(model_mem *m, const model_cache_result *r)
 {
     for (unsigned i = 0; i < r->writebacks; i++)
-        if (!cache_writeback(m->llc, r->writeback_addr[i]))
+        if (!model_cache_writeback(m->llc, r->writeback_addr[i]))
             m->stats.dram_writes++;
 }
 
 /* Sends an L1 request for the line at `addr` to the LLC at `start`; returns
  * the cycle the line reaches the L1 and sets *dram when it comes from DRAM. */
-static uint64_t llc_request(mem *m, uint64_t addr, uint64_t start, unsigned *dram)
+static uint64_t llc_request(model_mem *m, uint64_t addr, uint64_t start, unsigned *dram)
 {
-    cache_result r;
+    model_cache_result r;
     uint64_t at_l1 = start + m->cfg.llc_latency;
     uint64_t fill;
 
-    switch (cache_access(m->llc, addr, 0, start, &r)) {
-    case CACHE_HIT:
-        *dram = 0;
-        return at_l1;
-    case CACHE_MERGED:
+    switch (model_cache_access(m->llc, addr, 0, start, &r)) {
+    case MODEL_CACHE_HIT: *dram = 0; return at_l1;
+    case MODEL_CACHE_MERGED:
         *dram = 1; /* LLC fills come from DRAM */
         return r.ready > at_l1 ? r.ready : at_l1;
     default:
         llc_writebacks(m, &r);
         fill = r.miss.start + m->cfg.llc_latency + m->cfg.dram_latency;
-        cache_fill(m->llc, &r.miss, fill, INFO_DRAM);
+        model_cache_fill(m->llc, &r.miss, fill, INFO_DRAM);
         m->stats.dram_reads++;
         if (r.has_prefetch) {
-            cache_fill(m->llc, &r.prefetch, r.prefetch.start + m->cfg.llc_latency + m->cfg.dram_latency,
-                       INFO_DRAM);
+            model_cache_fill(m->llc, &r.prefetch, r.prefetch.start + m->cfg.llc_latency + m->cfg.dram_latency,
+                             INFO_DRAM);
             m->stats.dram_reads++;
         }
         *dram = 1;
@@ -163,34 +161,36 @@ static uint64_t llc_request(mem *m, uint64_t addr, uint64_t start, unsigned *dra
  * miss waits for its fill; a primary miss (and its prefetch) goes to the
  * LLC. Returns the cycle the line is available and accumulates the flags. */
 __attribute__((noinline)) /* keeps the hit path of l1_line short */
-static uint64_t l1_not_hit(mem *m, cache *l1, const cache_result *r, access_flags *f)
+static uint64_t
+l1_not_hit(model_mem *m, model_cache *l1, const model_cache_result *r, access_flags *f)
 {
     uint64_t fill;
     unsigned dram;
 
     f->miss = 1;
-    if (r->outcome == CACHE_MERGED) {
+    if (r->outcome == MODEL_CACHE_MERGED) {
         f->dram |= (r->fill_info & INFO_DRAM) != 0;
         return r->ready;
     }
     l1_writebacks(m, r);
     f->primary = 1;
     fill = llc_request(m, r->miss.addr, r->miss.start, &dram);
-    cache_fill(l1, &r->miss, fill, dram ? INFO_DRAM : 0);
+    model_cache_fill(l1, &r->miss, fill, dram ? INFO_DRAM : 0);
     f->dram |= (uint8_t)dram;
     if (r->has_prefetch) {
         uint64_t pfill = llc_request(m, r->prefetch.addr, r->prefetch.start, &dram);
-        cache_fill(l1, &r->prefetch, pfill, dram ? INFO_DRAM : 0);
+        model_cache_fill(l1, &r->prefetch, pfill, dram ? INFO_DRAM : 0);
     }
     return fill;
 }
 
 /* One L1 line access at `cycle`; returns the cycle the line is available in
  * the L1 and accumulates the flags. */
-static inline uint64_t l1_line(mem *m, cache *l1, uint64_t addr, int is_write, uint64_t cycle, access_flags *f)
+static inline uint64_t l1_line(model_mem *m, model_cache *l1, uint64_t addr, int is_write, uint64_t cycle,
+                               access_flags *f)
 {
-    cache_result r;
-    if (cache_access(l1, addr, is_write, cycle, &r) == CACHE_HIT)
+    model_cache_result r;
+    if (model_cache_access(l1, addr, is_write, cycle, &r) == MODEL_CACHE_HIT)
         return cycle;
     return l1_not_hit(m, l1, &r, f);
 }
@@ -198,7 +198,7 @@ static inline uint64_t l1_line(mem *m, cache *l1, uint64_t addr, int is_write, u
 /* The lines after the first of an access that straddles lines: accesses
  * each of (first, last] at `cycle`; returns the latest availability, at
  * least `avail`. */
-static uint64_t l1_rest(mem *m, cache *l1, uint64_t first, uint64_t last, int is_write, uint64_t cycle,
+static uint64_t l1_rest(model_mem *m, model_cache *l1, uint64_t first, uint64_t last, int is_write, uint64_t cycle,
                         uint64_t avail, access_flags *f)
 {
     uint64_t line_size = ~m->line_mask + 1;
@@ -213,8 +213,8 @@ static uint64_t l1_rest(mem *m, cache *l1, uint64_t first, uint64_t last, int is
 
 /* Accesses every line of [addr, addr + size) at `cycle`; returns the cycle
  * the last of them is available. */
-static inline uint64_t l1_range(mem *m, cache *l1, uint64_t addr, unsigned size, int is_write, uint64_t cycle,
-                                access_flags *f)
+static inline uint64_t l1_range(model_mem *m, model_cache *l1, uint64_t addr, unsigned size, int is_write,
+                                uint64_t cycle, access_flags *f)
 {
     uint64_t first = addr & m->line_mask;
     uint64_t last = (addr + (size ? size - 1 : 0)) & m->line_mask;
@@ -227,7 +227,7 @@ static inline uint64_t l1_range(mem *m, cache *l1, uint64_t addr, unsigned size,
 
 /* Fills *out from the availability cycle and the flags. */
 static uint32_t finish(uint64_t avail, uint64_t cycle, unsigned base_latency, const access_flags *f,
-                       mem_result *out)
+                       model_mem_result *out)
 {
     uint64_t wait = avail > cycle ? avail - cycle : 0;
     uint64_t latency = wait + base_latency;
@@ -238,7 +238,7 @@ static uint32_t finish(uint64_t avail, uint64_t cycle, unsigned base_latency, co
     return out->latency;
 }
 
-uint32_t mem_load(mem *m, uint64_t addr, unsigned size, uint64_t cycle, mem_result *out)
+uint32_t model_mem_load(model_mem *m, uint64_t addr, unsigned size, uint64_t cycle, model_mem_result *out)
 {
     access_flags f = { 0, 0, 0 };
     uint64_t avail = l1_range(m, m->l1d, addr, size, 0, cycle, &f);
@@ -246,7 +246,7 @@ uint32_t mem_load(mem *m, uint64_t addr, unsigned size, uint64_t cycle, mem_resu
     return finish(avail, cycle, m->cfg.l1d_latency, &f, out);
 }
 
-uint32_t mem_store(mem *m, uint64_t addr, unsigned size, uint64_t cycle, mem_result *out)
+uint32_t model_mem_store(model_mem *m, uint64_t addr, unsigned size, uint64_t cycle, model_mem_result *out)
 {
     access_flags f = { 0, 0, 0 };
     uint64_t avail = l1_range(m, m->l1d, addr, size, 1, cycle, &f);
@@ -254,7 +254,7 @@ uint32_t mem_store(mem *m, uint64_t addr, unsigned size, uint64_t cycle, mem_res
     return finish(avail, cycle, m->cfg.l1d_latency, &f, out);
 }
 
-uint32_t mem_fetch(mem *m, uint64_t pc, uint64_t cycle, mem_result *out)
+uint32_t model_mem_fetch(model_mem *m, uint64_t pc, uint64_t cycle, model_mem_result *out)
 {
     access_flags f = { 0, 0, 0 };
     uint64_t avail = l1_line(m, m->l1i, pc, 0, cycle, &f);
@@ -286,42 +286,39 @@ static uint64_t pte_address(uint64_t vaddr, unsigned level)
         index = vpn0;
         break;
     }
-    return MEM_PAGE_TABLE_BASE + table * PT_PAGE_BYTES + index * PTE_BYTES;
+    return MODEL_MEM_PAGE_TABLE_BASE + table * PT_PAGE_BYTES + index * PTE_BYTES;
 }
 
-uint32_t mem_page_walk(void *ctx, uint64_t vaddr, uint64_t cycle)
+uint32_t model_mem_page_walk(void *ctx, uint64_t vaddr, uint64_t cycle)
 {
-    mem *m = ctx;
+    model_mem *m = ctx;
     uint64_t t = cycle;
 
     m->stats.walks++;
     for (unsigned level = 0; level < WALK_LEVELS; level++) {
         access_flags f = { 0, 0, 0 };
-        mem_result r;
+        model_mem_result r;
         uint64_t avail = l1_line(m, m->l1d, pte_address(vaddr, level), 0, t, &f);
         t += finish(avail, t, m->cfg.l1d_latency, &f, &r);
     }
     return t - cycle > UINT32_MAX ? UINT32_MAX : (uint32_t)(t - cycle);
 }
 
-const mem_stats *mem_get_stats(const mem *m)
+const model_mem_stats *model_mem_get_stats(const model_mem *m)
 {
     return &m->stats;
 }
 
-const cache_stats *mem_cache_stats(const mem *m, mem_level level)
+const model_cache_stats *model_mem_cache_stats(const model_mem *m, model_mem_level level)
 {
     switch (level) {
-    case MEM_L1I:
-        return cache_get_stats(m->l1i);
-    case MEM_L1D:
-        return cache_get_stats(m->l1d);
-    default:
-        return cache_get_stats(m->llc);
+    case MODEL_MEM_L1I: return model_cache_get_stats(m->l1i);
+    case MODEL_MEM_L1D: return model_cache_get_stats(m->l1d);
+    default: return model_cache_get_stats(m->llc);
     }
 }
 
-const mem_config *mem_get_config(const mem *m)
+const model_mem_config *model_mem_get_config(const model_mem *m)
 {
     return &m->cfg;
 }

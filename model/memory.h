@@ -22,7 +22,7 @@
  * to the LLC.
  *
  * An access that straddles lines touches each line; its latency is that of
- * the slowest. Not thread safe; no allocation after mem_create().
+ * the slowest. Not thread safe; no allocation after model_mem_create().
  */
 #ifndef TEA_MODEL_MEMORY_H
 #define TEA_MODEL_MEMORY_H
@@ -31,81 +31,81 @@
 
 #include <stdint.h>
 
-typedef struct mem_config {
-    cache_config l1i;        /* instruction cache */
-    cache_config l1d;        /* data cache */
-    cache_config llc;        /* shared last-level cache; same line size as the L1s */
+typedef struct model_mem_config {
+    model_cache_config l1i;  /* instruction cache */
+    model_cache_config l1d;  /* data cache */
+    model_cache_config llc;  /* shared last-level cache; same line size as the L1s */
     unsigned l1i_latency;    /* cycles a fetch that hits the L1 I adds (0) */
     unsigned l1d_latency;    /* cycles of a load that hits the L1 D (load to use, 4) */
     unsigned llc_latency;    /* cycles an L1 miss takes when the LLC has the line (20) */
     unsigned dram_latency;   /* cycles an LLC miss adds (180) */
-} mem_config;
+} model_mem_config;
 
 /* Fills `cfg` with the defaults above. */
-void mem_config_defaults(mem_config *cfg);
+void model_mem_config_defaults(model_mem_config *cfg);
 
 /* Checks each cache and that the line sizes agree; TEA_ERR_USAGE. */
-int mem_config_check(const mem_config *cfg);
+int model_mem_config_check(const model_mem_config *cfg);
 
 /* What one access cost. */
-typedef struct mem_result {
+typedef struct model_mem_result {
     uint32_t latency;   /* load/store: cycles until the data is available;
                            fetch: extra front-end stall cycles */
     uint8_t l1_miss;    /* the L1 did not have a filled line: a primary or secondary miss */
     uint8_t l1_merged;  /* every missing line was a secondary miss (no new request) */
     uint8_t llc_miss;   /* the data comes from DRAM (directly or by merging into such a fill) */
-} mem_result;
+} model_mem_result;
 
 /* Counters beyond those of each cache. */
-typedef struct mem_stats {
+typedef struct model_mem_stats {
     uint64_t loads, stores, fetches;  /* calls */
     uint64_t straddles;               /* accesses that touched two or more lines */
     uint64_t dram_reads;              /* lines read from DRAM */
     uint64_t dram_writes;             /* lines written to DRAM */
-    uint64_t walks;                   /* mem_page_walk calls */
-} mem_stats;
+    uint64_t walks;                   /* model_mem_page_walk calls */
+} model_mem_stats;
 
-/* The caches of the hierarchy, for mem_cache_stats. */
-typedef enum mem_level { MEM_L1I = 0, MEM_L1D, MEM_LLC, MEM_LEVELS } mem_level;
+/* The caches of the hierarchy, for model_mem_cache_stats. */
+typedef enum model_mem_level { MODEL_MEM_L1I = 0, MODEL_MEM_L1D, MODEL_MEM_LLC, MODEL_MEM_LEVELS } model_mem_level;
 
-typedef struct mem mem;
+typedef struct model_mem model_mem;
 
 /* Creates the hierarchy (all caches empty). TEA_ERR_USAGE, TEA_ERR_NOMEM. */
-int mem_create(mem **out, const mem_config *cfg);
+int model_mem_create(model_mem **out, const model_mem_config *cfg);
 
-void mem_free(mem *m);
+void model_mem_free(model_mem *m);
 
 /* A load of `size` bytes (at least 1) at `addr` issued at `cycle`. Returns
  * the latency, also in out->latency. */
-uint32_t mem_load(mem *m, uint64_t addr, unsigned size, uint64_t cycle, mem_result *out);
+uint32_t model_mem_load(model_mem *m, uint64_t addr, unsigned size, uint64_t cycle, model_mem_result *out);
 
 /* A store of `size` bytes at `addr` at `cycle` (write-allocate). The latency
  * is the cycles until the line is writable (as for a load); a core with a
  * store buffer may ignore it. */
-uint32_t mem_store(mem *m, uint64_t addr, unsigned size, uint64_t cycle, mem_result *out);
+uint32_t model_mem_store(model_mem *m, uint64_t addr, unsigned size, uint64_t cycle, model_mem_result *out);
 
 /* An instruction fetch of the line holding `pc` at `cycle`. Returns the extra
  * stall cycles (0 for a hit), also in out->latency. */
-uint32_t mem_fetch(mem *m, uint64_t pc, uint64_t cycle, mem_result *out);
+uint32_t model_mem_fetch(model_mem *m, uint64_t pc, uint64_t cycle, model_mem_result *out);
 
 /* A page walk through the data side of the hierarchy, with the signature of
- * tlb_walk_fn (tlb.h) so it can be installed with tlb_set_walker(): three
+ * model_tlb_walk_fn (tlb.h) so it can be installed with model_tlb_set_walker(): three
  * dependent 8-byte loads of Sv39 page-table entries of `vaddr`, the first at
  * `cycle`, each at the completion of the previous one. Returns the walk's
  * cycles. The page tables are synthetic: a full radix tree laid out from
- * MEM_PAGE_TABLE_BASE, so walks of nearby pages share upper-level entries and
+ * MODEL_MEM_PAGE_TABLE_BASE, so walks of nearby pages share upper-level entries and
  * hit in the caches. Its loads count in the L1 D and LLC statistics, not
- * in mem_stats.loads. `ctx` is the mem. */
-uint32_t mem_page_walk(void *ctx, uint64_t vaddr, uint64_t cycle);
+ * in model_mem_stats.loads. `ctx` is the mem. */
+uint32_t model_mem_page_walk(void *ctx, uint64_t vaddr, uint64_t cycle);
 
 /* Where the synthetic page tables live (above any Sv39/Sv48 user address). */
-#define MEM_PAGE_TABLE_BASE 0x4000000000000000ull
+#define MODEL_MEM_PAGE_TABLE_BASE 0x4000000000000000ull
 
-const mem_stats *mem_get_stats(const mem *m);
+const model_mem_stats *model_mem_get_stats(const model_mem *m);
 
 /* Statistics of one cache of the hierarchy. */
-const cache_stats *mem_cache_stats(const mem *m, mem_level level);
+const model_cache_stats *model_mem_cache_stats(const model_mem *m, model_mem_level level);
 
-const mem_config *mem_get_config(const mem *m);
+const model_mem_config *model_mem_get_config(const model_mem *m);
 
 #endif

@@ -23,18 +23,18 @@
 #define DEFAULT_WALK_LATENCY 30u
 #define DEFAULT_WALKERS 1u
 /* Walkers are the L2 TLB's MSHRs. */
-#define MAX_WALKERS CACHE_MAX_MSHRS
+#define MAX_WALKERS MODEL_CACHE_MAX_MSHRS
 
-struct tlb {
-    tlb_config cfg;
-    cache *l1[2];      /* per tlb_side */
-    cache *l2;
-    tlb_walk_fn walk;  /* NULL: fixed walk_latency */
+struct model_tlb {
+    model_tlb_config cfg;
+    model_cache *l1[2]; /* per model_tlb_side */
+    model_cache *l2;
+    model_tlb_walk_fn walk; /* NULL: fixed walk_latency */
     void *walk_ctx;
-    tlb_stats stats;
+    model_tlb_stats stats;
 };
 
-void tlb_config_defaults(tlb_config *cfg)
+void model_tlb_config_defaults(model_tlb_config *cfg)
 {
     cfg->page_size = DEFAULT_PAGE;
     cfg->itlb_entries = cfg->itlb_ways = DEFAULT_L1_ENTRIES;
@@ -48,9 +48,9 @@ void tlb_config_defaults(tlb_config *cfg)
 }
 
 /* The cache configuration of a TLB of `entries` pages. */
-static cache_config as_cache(const tlb_config *cfg, unsigned entries, unsigned ways, unsigned mshrs)
+static model_cache_config as_cache(const model_tlb_config *cfg, unsigned entries, unsigned ways, unsigned mshrs)
 {
-    cache_config c;
+    model_cache_config c;
     c.size = (uint64_t)entries * cfg->page_size;
     c.ways = ways;
     c.line_size = cfg->page_size;
@@ -59,66 +59,66 @@ static cache_config as_cache(const tlb_config *cfg, unsigned entries, unsigned w
     return c;
 }
 
-int tlb_config_check(const tlb_config *cfg)
+int model_tlb_config_check(const model_tlb_config *cfg)
 {
-    cache_config c;
+    model_cache_config c;
     int rc;
     if (cfg->walkers < 1 || cfg->walkers > MAX_WALKERS)
-        return tea_error_set(TEA_ERR_USAGE, "tlb: walkers %u outside 1-%u", cfg->walkers, MAX_WALKERS);
+        return error_set(TEA_ERR_USAGE, "tlb: walkers %u outside 1-%u", cfg->walkers, MAX_WALKERS);
     if (cfg->walk_through_memory > 1)
-        return tea_error_set(TEA_ERR_USAGE, "tlb: walk_through_memory must be 0 or 1");
+        return error_set(TEA_ERR_USAGE, "tlb: walk_through_memory must be 0 or 1");
     c = as_cache(cfg, cfg->itlb_entries, cfg->itlb_ways, 0);
-    if ((rc = cache_config_check(&c, "itlb")))
+    if ((rc = model_cache_config_check(&c, "itlb")))
         return rc;
     c = as_cache(cfg, cfg->dtlb_entries, cfg->dtlb_ways, 0);
-    if ((rc = cache_config_check(&c, "dtlb")))
+    if ((rc = model_cache_config_check(&c, "dtlb")))
         return rc;
     c = as_cache(cfg, cfg->l2_entries, cfg->l2_ways, cfg->walkers);
-    return cache_config_check(&c, "l2tlb");
+    return model_cache_config_check(&c, "l2tlb");
 }
 
-int tlb_create(tlb **out, const tlb_config *cfg)
+int model_tlb_create(model_tlb **out, const model_tlb_config *cfg)
 {
-    tlb *t;
-    cache_config c;
-    int rc = tlb_config_check(cfg);
+    model_tlb *t;
+    model_cache_config c;
+    int rc = model_tlb_config_check(cfg);
 
     *out = NULL;
     if (rc)
         return rc;
     t = calloc(1, sizeof *t);
     if (!t)
-        return tea_error_set(TEA_ERR_NOMEM, "tlb: out of memory");
+        return error_set(TEA_ERR_NOMEM, "tlb: out of memory");
     t->cfg = *cfg;
     c = as_cache(cfg, cfg->itlb_entries, cfg->itlb_ways, 0);
-    rc = cache_create(&t->l1[TLB_INST], &c, "itlb");
+    rc = model_cache_create(&t->l1[MODEL_TLB_INST], &c, "itlb");
     if (!rc) {
         c = as_cache(cfg, cfg->dtlb_entries, cfg->dtlb_ways, 0);
-        rc = cache_create(&t->l1[TLB_DATA], &c, "dtlb");
+        rc = model_cache_create(&t->l1[MODEL_TLB_DATA], &c, "dtlb");
     }
     if (!rc) {
         c = as_cache(cfg, cfg->l2_entries, cfg->l2_ways, cfg->walkers);
-        rc = cache_create(&t->l2, &c, "l2tlb");
+        rc = model_cache_create(&t->l2, &c, "l2tlb");
     }
     if (rc) {
-        tlb_free(t);
+        model_tlb_free(t);
         return rc;
     }
     *out = t;
     return TEA_OK;
 }
 
-void tlb_free(tlb *t)
+void model_tlb_free(model_tlb *t)
 {
     if (!t)
         return;
-    cache_free(t->l1[TLB_INST]);
-    cache_free(t->l1[TLB_DATA]);
-    cache_free(t->l2);
+    model_cache_free(t->l1[MODEL_TLB_INST]);
+    model_cache_free(t->l1[MODEL_TLB_DATA]);
+    model_cache_free(t->l2);
     free(t);
 }
 
-void tlb_set_walker(tlb *t, tlb_walk_fn fn, void *ctx)
+void model_tlb_set_walker(model_tlb *t, model_tlb_walk_fn fn, void *ctx)
 {
     t->walk = fn;
     t->walk_ctx = ctx;
@@ -127,18 +127,16 @@ void tlb_set_walker(tlb *t, tlb_walk_fn fn, void *ctx)
 /* Looks up the L2 TLB for an L1 miss that leaves at `start`; returns the
  * cycle the translation reaches the L1 TLB and sets *walked when it needs a
  * walk. */
-static uint64_t l2_lookup(tlb *t, uint64_t vaddr, uint64_t start, unsigned *walked)
+static uint64_t l2_lookup(model_tlb *t, uint64_t vaddr, uint64_t start, unsigned *walked)
 {
-    cache_result r;
+    model_cache_result r;
     uint64_t known = start + t->cfg.l2_latency; /* the L2 TLB has answered */
     uint64_t walk;
 
     t->stats.l2_accesses++;
-    switch (cache_access(t->l2, vaddr, 0, known, &r)) {
-    case CACHE_HIT:
-        *walked = 0;
-        return known;
-    case CACHE_MERGED:
+    switch (model_cache_access(t->l2, vaddr, 0, known, &r)) {
+    case MODEL_CACHE_HIT: *walked = 0; return known;
+    case MODEL_CACHE_MERGED:
         t->stats.l2_misses++;
         *walked = 1;
         return r.ready;
@@ -149,32 +147,32 @@ static uint64_t l2_lookup(tlb *t, uint64_t vaddr, uint64_t start, unsigned *walk
             t->stats.walker_stalls++;
         walk = t->walk ? t->walk(t->walk_ctx, vaddr, r.miss.start) : t->cfg.walk_latency;
         t->stats.walk_cycles += walk;
-        cache_fill(t->l2, &r.miss, r.miss.start + walk, INFO_WALK);
+        model_cache_fill(t->l2, &r.miss, r.miss.start + walk, INFO_WALK);
         *walked = 1;
         return r.miss.start + walk;
     }
 }
 
-uint32_t tlb_translate(tlb *t, tlb_side side, uint64_t vaddr, uint64_t cycle, tlb_result *out)
+uint32_t model_tlb_translate(model_tlb *t, model_tlb_side side, uint64_t vaddr, uint64_t cycle, model_tlb_result *out)
 {
-    cache *l1 = t->l1[side];
-    cache_result r;
+    model_cache *l1 = t->l1[side];
+    model_cache_result r;
     uint64_t ready;
     unsigned walked;
 
     t->stats.accesses[side]++;
-    switch (cache_access(l1, vaddr, 0, cycle, &r)) {
-    case CACHE_HIT:
+    switch (model_cache_access(l1, vaddr, 0, cycle, &r)) {
+    case MODEL_CACHE_HIT:
         out->latency = 0;
         out->l1_miss = out->l2_miss = 0;
         return 0;
-    case CACHE_MERGED:
+    case MODEL_CACHE_MERGED:
         ready = r.ready;
         walked = r.fill_info & INFO_WALK;
         break;
     default:
         ready = l2_lookup(t, vaddr, r.miss.start, &walked);
-        cache_fill(l1, &r.miss, ready, walked ? INFO_WALK : 0);
+        model_cache_fill(l1, &r.miss, ready, walked ? INFO_WALK : 0);
         break;
     }
     t->stats.l1_misses[side]++;
@@ -184,12 +182,12 @@ uint32_t tlb_translate(tlb *t, tlb_side side, uint64_t vaddr, uint64_t cycle, tl
     return out->latency;
 }
 
-const tlb_stats *tlb_get_stats(const tlb *t)
+const model_tlb_stats *model_tlb_get_stats(const model_tlb *t)
 {
     return &t->stats;
 }
 
-const tlb_config *tlb_get_config(const tlb *t)
+const model_tlb_config *model_tlb_get_config(const model_tlb *t)
 {
     return &t->cfg;
 }

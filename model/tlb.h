@@ -12,7 +12,7 @@
  * secondary miss), the rest of that wait.
  *
  * The walk costs `walk_latency` cycles unless a walker function is installed
- * with tlb_set_walker(); mem_page_walk (memory.h) walks Sv39 page tables
+ * with model_tlb_set_walker(); model_mem_page_walk (memory.h) walks Sv39 page tables
  * through the data caches, so walks whose entries hit in the caches are
  * cheaper (`walk_through_memory` in the configuration asks whoever builds the
  * model to install it). Only 4 KiB pages (superpages are not modelled); one
@@ -20,7 +20,7 @@
  *
  * Each TLB is a cache (cache.h) of page translations: lines are pages, the
  * L1 TLBs have unbounded outstanding misses and the L2 TLB has one MSHR per
- * walker. Not thread safe; no allocation after tlb_create().
+ * walker. Not thread safe; no allocation after model_tlb_create().
  */
 #ifndef TEA_MODEL_TLB_H
 #define TEA_MODEL_TLB_H
@@ -29,7 +29,7 @@
 
 #include <stdint.h>
 
-typedef struct tlb_config {
+typedef struct model_tlb_config {
     unsigned page_size;        /* bytes, a power of 2 (4096) */
     unsigned itlb_entries;     /* L1 I-TLB entries (32) */
     unsigned itlb_ways;        /* its associativity; = entries: fully associative (32) */
@@ -40,54 +40,54 @@ typedef struct tlb_config {
     unsigned l2_latency;       /* cycles an L1 TLB miss that hits the L2 TLB adds (4) */
     unsigned walk_latency;     /* cycles of a page walk without a walker function (30) */
     unsigned walkers;          /* page walks in flight at once (1) */
-    unsigned walk_through_memory; /* 1: the model should install mem_page_walk (tlb ignores it) */
-} tlb_config;
+    unsigned walk_through_memory; /* 1: the model should install model_mem_page_walk (tlb ignores it) */
+} model_tlb_config;
 
 /* Fills `cfg` with the defaults above. */
-void tlb_config_defaults(tlb_config *cfg);
+void model_tlb_config_defaults(model_tlb_config *cfg);
 
 /* Checks a configuration; TEA_ERR_USAGE. */
-int tlb_config_check(const tlb_config *cfg);
+int model_tlb_config_check(const model_tlb_config *cfg);
 
 /* Which L1 TLB an access uses. */
-typedef enum tlb_side { TLB_INST = 0, TLB_DATA = 1 } tlb_side;
+typedef enum model_tlb_side { MODEL_TLB_INST = 0, MODEL_TLB_DATA = 1 } model_tlb_side;
 
-typedef struct tlb_result {
+typedef struct model_tlb_result {
     uint32_t latency;     /* extra cycles for the translation */
     uint8_t l1_miss;      /* missed in the L1 TLB (including waiting for a translation on its way) */
     uint8_t l2_miss;      /* the translation needs (or waits for) a page walk */
-} tlb_result;
+} model_tlb_result;
 
 /* Computes the cycles of a page walk for `vaddr` starting at `cycle`. */
-typedef uint32_t (*tlb_walk_fn)(void *ctx, uint64_t vaddr, uint64_t cycle);
+typedef uint32_t (*model_tlb_walk_fn)(void *ctx, uint64_t vaddr, uint64_t cycle);
 
-typedef struct tlb_stats {
-    uint64_t accesses[2];  /* per tlb_side */
+typedef struct model_tlb_stats {
+    uint64_t accesses[2];  /* per model_tlb_side */
     uint64_t l1_misses[2]; /* primary and secondary */
     uint64_t l2_accesses;
     uint64_t l2_misses;    /* primary and secondary */
     uint64_t walks;        /* page walks performed */
     uint64_t walk_cycles;  /* their cycles, summed (walker waits excluded) */
     uint64_t walker_stalls; /* walks that waited for a free walker */
-} tlb_stats;
+} model_tlb_stats;
 
-typedef struct tlb tlb;
+typedef struct model_tlb model_tlb;
 
 /* Creates empty TLBs. TEA_ERR_USAGE, TEA_ERR_NOMEM. */
-int tlb_create(tlb **out, const tlb_config *cfg);
+int model_tlb_create(model_tlb **out, const model_tlb_config *cfg);
 
-void tlb_free(tlb *t);
+void model_tlb_free(model_tlb *t);
 
 /* Uses `fn(ctx, vaddr, cycle)` for the cost of page walks from now on (NULL:
  * back to the fixed walk_latency). */
-void tlb_set_walker(tlb *t, tlb_walk_fn fn, void *ctx);
+void model_tlb_set_walker(model_tlb *t, model_tlb_walk_fn fn, void *ctx);
 
 /* Translates `vaddr` for an access at `cycle` on `side`; returns the extra
  * latency, also in out->latency. */
-uint32_t tlb_translate(tlb *t, tlb_side side, uint64_t vaddr, uint64_t cycle, tlb_result *out);
+uint32_t model_tlb_translate(model_tlb *t, model_tlb_side side, uint64_t vaddr, uint64_t cycle, model_tlb_result *out);
 
-const tlb_stats *tlb_get_stats(const tlb *t);
+const model_tlb_stats *model_tlb_get_stats(const model_tlb *t);
 
-const tlb_config *tlb_get_config(const tlb *t);
+const model_tlb_config *model_tlb_get_config(const model_tlb *t);
 
 #endif

@@ -46,9 +46,9 @@
 
 /* An executable mapping and, when its file could be read, its bytes. */
 typedef struct elf_object {
-    vgrecord_object pub;
+    model_vgrecord_object pub;
     uint64_t file_offset;  /* of start in the file */
-    elffile file;          /* open while the object is known, when readable */
+    binary_elffile file;   /* open while the object is known, when readable */
     int file_open;
     const uint8_t *map;    /* the file's bytes (elf_rawfile of a read-only mapping) */
     size_t map_size;
@@ -60,12 +60,12 @@ typedef struct decoded {
     uint64_t target;       /* direct control flow: the target */
     uint16_t reads[MAX_READS];
     uint16_t writes[MAX_WRITES];
-    uint8_t bytes[STREAM_CODE_BYTES];
+    uint8_t bytes[RECORD_STREAM_CODE_BYTES];
     uint8_t nbytes;        /* bytes sent by the tool (0: none) */
     uint8_t nreads, nwrites;
     uint8_t size;
     uint8_t cls;           /* model_class before memory accesses are seen */
-    uint8_t branch;        /* MODEL_BRANCH_NONE or 1 + bpred_kind */
+    uint8_t branch;        /* MODEL_BRANCH_NONE or 1 + model_bpred_kind */
     uint8_t flush;         /* serializing: flushes at commit */
     uint8_t known;         /* decoded from the instruction's bytes */
     uint8_t done;          /* decoded */
@@ -81,7 +81,7 @@ typedef struct pending_insn {
     uint8_t loads, stores, have, warm;
 } pending_insn;
 
-struct vgrecord {
+struct model_vgrecord {
     int fd;
     char *name;
     pid_t pid;             /* Valgrind, or 0 */
@@ -105,10 +105,10 @@ struct vgrecord {
     uint64_t last_writer[REG_SLOTS]; /* seq of the latest writer of each register */
     uint64_t seq;
     pending_insn cur;      /* the instruction being assembled */
-    vgrecord_program program;
-    vgrecord_stats stats;
-    vgrecord_object pub_objects[MAX_OBJECTS];
-    vgrecord_warm_fn warm;  /* where warm-up instructions go (NULL: dropped) */
+    model_vgrecord_program program;
+    model_vgrecord_stats stats;
+    model_vgrecord_object pub_objects[MAX_OBJECTS];
+    model_vgrecord_warm_fn warm; /* where warm-up instructions go (NULL: dropped) */
     void *warm_ctx;
 };
 
@@ -118,7 +118,7 @@ struct vgrecord {
  * `offset`. When the file is a readable ELF file, its load bias follows from
  * the executable segment holding `offset`, and it is mapped for wrong-path
  * decoding. */
-static int add_object(vgrecord *v, const char *path, uint64_t start, uint64_t end, uint64_t offset)
+static int add_object(model_vgrecord *v, const char *path, uint64_t start, uint64_t end, uint64_t offset)
 {
     elf_object *o;
     size_t phnum, size = 0;
@@ -130,11 +130,11 @@ static int add_object(vgrecord *v, const char *path, uint64_t start, uint64_t en
     memset(o, 0, sizeof *o);
     o->pub.path = strdup(path);
     if (!o->pub.path)
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     o->pub.start = start;
     o->pub.end = end;
     o->file_offset = offset;
-    if (elffile_open(&o->file, path) == TEA_OK) {
+    if (binary_elffile_open(&o->file, path) == TEA_OK) {
         o->file_open = 1;
         o->map = (const uint8_t *)elf_rawfile(o->file.elf, &size);
         o->map_size = o->map ? size : 0;
@@ -150,7 +150,7 @@ static int add_object(vgrecord *v, const char *path, uint64_t start, uint64_t en
                 break;
             }
         }
-        o->pub.build_id = elffile_read_build_id(path);
+        o->pub.build_id = binary_elffile_read_build_id(path);
     }
     v->object_count++;
     v->stats.objects++;
@@ -161,13 +161,13 @@ static int add_object(vgrecord *v, const char *path, uint64_t start, uint64_t en
         v->program.load_bias = o->pub.load_bias;
         v->program.have_bias = o->pub.have_bias;
         if (!v->program.path || (o->pub.build_id && !v->program.build_id))
-            return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+            return error_set(TEA_ERR_NOMEM, "out of memory");
     }
     return TEA_OK;
 }
 
 /* The file bytes at runtime address `pc` (up to `*avail`), or NULL. */
-static const uint8_t *code_at(const vgrecord *v, uint64_t pc, size_t *avail)
+static const uint8_t *code_at(const model_vgrecord *v, uint64_t pc, size_t *avail)
 {
     for (unsigned i = 0; i < v->object_count; i++) {
         const elf_object *o = &v->objects[i];
@@ -260,14 +260,14 @@ static uint8_t branch_kind(const cs_insn *in, uint64_t *target)
         *target = (uint64_t)x->operands[0].imm;
     }
     if (ret)
-        return 1 + BPRED_RETURN;
+        return 1 + MODEL_BPRED_RETURN;
     if (call)
-        return (uint8_t)(1 + (direct ? BPRED_CALL : BPRED_INDIRECT_CALL));
+        return (uint8_t)(1 + (direct ? MODEL_BPRED_CALL : MODEL_BPRED_INDIRECT_CALL));
     if (!jump)
         return MODEL_BRANCH_NONE;
     if (in->id == X86_INS_JMP || in->id == X86_INS_LJMP)
-        return (uint8_t)(1 + (direct ? BPRED_JUMP : BPRED_INDIRECT));
-    return 1 + BPRED_COND;
+        return (uint8_t)(1 + (direct ? MODEL_BPRED_JUMP : MODEL_BPRED_INDIRECT));
+    return 1 + MODEL_BPRED_COND;
 }
 
 /* Registers whose chains the model ignores: the stack pointer (x86 cores
@@ -315,7 +315,7 @@ static uint16_t canonical_register(uint16_t reg)
 /* Decodes the static instruction d->pc (its size from the trace when known,
  * else from the decoder), from the bytes the tool sent, else from the mapped
  * file. Unknown code is an integer instruction. */
-static void decode(vgrecord *v, unsigned trace_size, decoded *d)
+static void decode(model_vgrecord *v, unsigned trace_size, decoded *d)
 {
     size_t avail = d->nbytes;
     const uint8_t *code = d->bytes;
@@ -365,14 +365,14 @@ static void decode(vgrecord *v, unsigned trace_size, decoded *d)
     cs_free(in, 1);
 }
 
-static size_t slot_of(const vgrecord *v, uint64_t pc)
+static size_t slot_of(const model_vgrecord *v, uint64_t pc)
 {
     return (size_t)((pc * 0x9E3779B97F4A7C15ull) >> 32) & (v->table_cap - 1);
 }
 
 /* Doubles the decode table when it is half full (keeps it when out of
  * memory: it still has room). */
-static void maybe_grow(vgrecord *v)
+static void maybe_grow(model_vgrecord *v)
 {
     size_t cap = v->table_cap * 2, s;
     decoded *bigger, *old = v->table;
@@ -394,7 +394,7 @@ static void maybe_grow(vgrecord *v)
 
 /* The table entry of `pc`, created (not yet decoded) if new; NULL when the
  * table is full and cannot grow. */
-static decoded *entry(vgrecord *v, uint64_t pc)
+static decoded *entry(model_vgrecord *v, uint64_t pc)
 {
     size_t s;
     maybe_grow(v);
@@ -414,7 +414,7 @@ static decoded *entry(vgrecord *v, uint64_t pc)
 }
 
 /* The decoded instruction at `pc`, decoding it the first time. */
-static const decoded *lookup(vgrecord *v, uint64_t pc, unsigned trace_size)
+static const decoded *lookup(model_vgrecord *v, uint64_t pc, unsigned trace_size)
 {
     static decoded scratch; /* only when the table cannot grow */
     decoded *d = entry(v, pc);
@@ -436,7 +436,7 @@ static const decoded *lookup(vgrecord *v, uint64_t pc, unsigned trace_size)
 
 /* Refills the buffer from the pipe (blocking until some words arrive or the
  * writer is gone), keeping the unread words. */
-static int refill(vgrecord *v)
+static int refill(model_vgrecord *v)
 {
     ssize_t n;
     uint8_t *bytes;
@@ -453,11 +453,11 @@ static int refill(vgrecord *v)
         n = read(v->fd, bytes + v->partial, (READ_WORDS - v->len) * sizeof *v->buf - v->partial);
     while (n < 0 && errno == EINTR);
     if (n < 0)
-        return tea_error_set(TEA_ERR_IO, "%s: read failed: %s", v->name, strerror(errno));
+        return error_set(TEA_ERR_IO, "%s: read failed: %s", v->name, strerror(errno));
     if (n == 0) {
         v->eof = 1;
         if (v->partial)
-            return tea_error_set(TEA_ERR_FORMAT, "%s: the stream ends inside a record", v->name);
+            return error_set(TEA_ERR_FORMAT, "%s: the stream ends inside a record", v->name);
         return TEA_OK;
     }
     v->partial += (size_t)n;
@@ -467,14 +467,14 @@ static int refill(vgrecord *v)
 }
 
 /* Makes `words` words available at buf + pos; *got = 0 at the end. */
-static int need(vgrecord *v, size_t words, int *got)
+static int need(model_vgrecord *v, size_t words, int *got)
 {
     int rc;
     while (v->len - v->pos < words) {
         if (v->eof) {
             *got = 0;
             if (v->len > v->pos)
-                return tea_error_set(TEA_ERR_FORMAT, "%s: the stream ends inside a record", v->name);
+                return error_set(TEA_ERR_FORMAT, "%s: the stream ends inside a record", v->name);
             return TEA_OK;
         }
         if ((rc = refill(v)))
@@ -485,29 +485,29 @@ static int need(vgrecord *v, size_t words, int *got)
 }
 
 /* An OBJECT record whose first word is at buf + pos. */
-static int read_object(vgrecord *v)
+static int read_object(model_vgrecord *v)
 {
     uint64_t start, end, offset, len;
     size_t words;
-    char path[STREAM_PATH_MAX + 1];
+    char path[RECORD_STREAM_PATH_MAX + 1];
     int got, rc;
 
-    if ((rc = need(v, STREAM_OBJECT_WORDS, &got)))
+    if ((rc = need(v, RECORD_STREAM_OBJECT_WORDS, &got)))
         return rc;
     if (!got)
-        return tea_error_set(TEA_ERR_FORMAT, "%s: the stream ends inside a record", v->name);
-    start = v->buf[v->pos] & STREAM_ADDR_MASK;
+        return error_set(TEA_ERR_FORMAT, "%s: the stream ends inside a record", v->name);
+    start = v->buf[v->pos] & RECORD_STREAM_ADDR_MASK;
     end = v->buf[v->pos + 1];
     offset = v->buf[v->pos + 2];
     len = v->buf[v->pos + 3];
-    if (len > STREAM_PATH_MAX || end <= start)
-        return tea_error_set(TEA_ERR_FORMAT, "%s: malformed object record", v->name);
-    words = STREAM_OBJECT_WORDS + (size_t)(len + 7) / 8;
+    if (len > RECORD_STREAM_PATH_MAX || end <= start)
+        return error_set(TEA_ERR_FORMAT, "%s: malformed object record", v->name);
+    words = RECORD_STREAM_OBJECT_WORDS + (size_t)(len + 7) / 8;
     if ((rc = need(v, words, &got)))
         return rc;
     if (!got)
-        return tea_error_set(TEA_ERR_FORMAT, "%s: the stream ends inside a record", v->name);
-    memcpy(path, v->buf + v->pos + STREAM_OBJECT_WORDS, (size_t)len);
+        return error_set(TEA_ERR_FORMAT, "%s: the stream ends inside a record", v->name);
+    memcpy(path, v->buf + v->pos + RECORD_STREAM_OBJECT_WORDS, (size_t)len);
     path[len] = '\0';
     v->pos += words;
     return add_object(v, path, start, end, offset);
@@ -515,21 +515,21 @@ static int read_object(vgrecord *v)
 
 /* An EXE record at buf + pos: the program the process runs, recognised by
  * its file among the objects (unless known already). */
-static int read_exe(vgrecord *v)
+static int read_exe(model_vgrecord *v)
 {
-    uint64_t len = v->buf[v->pos] & STREAM_ADDR_MASK;
-    char path[STREAM_PATH_MAX + 1];
+    uint64_t len = v->buf[v->pos] & RECORD_STREAM_ADDR_MASK;
+    char path[RECORD_STREAM_PATH_MAX + 1];
     struct stat st;
     size_t words;
     int got, rc;
 
-    if (len > STREAM_PATH_MAX)
-        return tea_error_set(TEA_ERR_FORMAT, "%s: malformed program record", v->name);
+    if (len > RECORD_STREAM_PATH_MAX)
+        return error_set(TEA_ERR_FORMAT, "%s: malformed program record", v->name);
     words = 1 + (size_t)(len + 7) / 8;
     if ((rc = need(v, words, &got)))
         return rc;
     if (!got)
-        return tea_error_set(TEA_ERR_FORMAT, "%s: the stream ends inside a record", v->name);
+        return error_set(TEA_ERR_FORMAT, "%s: the stream ends inside a record", v->name);
     memcpy(path, v->buf + v->pos + 1, (size_t)len);
     path[len] = '\0';
     v->pos += words;
@@ -542,22 +542,22 @@ static int read_exe(vgrecord *v)
 }
 
 /* A CODE record at buf + pos: the bytes of a static instruction. */
-static int read_code(vgrecord *v)
+static int read_code(model_vgrecord *v)
 {
     int got, rc;
     uint64_t w;
     unsigned len;
     decoded *d;
 
-    if ((rc = need(v, STREAM_CODE_WORDS, &got)))
+    if ((rc = need(v, RECORD_STREAM_CODE_WORDS, &got)))
         return rc;
     if (!got)
-        return tea_error_set(TEA_ERR_FORMAT, "%s: the stream ends inside a record", v->name);
+        return error_set(TEA_ERR_FORMAT, "%s: the stream ends inside a record", v->name);
     w = v->buf[v->pos];
-    len = (unsigned)((w >> STREAM_SIZE_SHIFT) & 0xff);
-    if (len > STREAM_CODE_BYTES)
-        return tea_error_set(TEA_ERR_FORMAT, "%s: malformed code record", v->name);
-    d = entry(v, w & STREAM_ADDR_MASK);
+    len = (unsigned)((w >> RECORD_STREAM_SIZE_SHIFT) & 0xff);
+    if (len > RECORD_STREAM_CODE_BYTES)
+        return error_set(TEA_ERR_FORMAT, "%s: malformed code record", v->name);
+    d = entry(v, w & RECORD_STREAM_ADDR_MASK);
     if (d && (d->nbytes != len || memcmp(d->bytes, v->buf + v->pos + 1, len))) {
         /* new, or code that changed: decode again when it runs */
         memcpy(d->bytes, v->buf + v->pos + 1, len);
@@ -568,13 +568,13 @@ static int read_code(vgrecord *v)
         }
         d->done = 0;
     }
-    v->pos += STREAM_CODE_WORDS;
+    v->pos += RECORD_STREAM_CODE_WORDS;
     return TEA_OK;
 }
 
 /* Reads records until an instruction, adding memory accesses to the current
  * one; *got = 0 at the end of the stream or of the region. */
-static int read_instruction(vgrecord *v, pending_insn *out, int *got)
+static int read_instruction(model_vgrecord *v, pending_insn *out, int *got)
 {
     int rc, have;
 
@@ -587,46 +587,47 @@ static int read_instruction(vgrecord *v, pending_insn *out, int *got)
             return TEA_OK;
         w = v->buf[v->pos];
         v->stats.words++;
-        switch (w >> STREAM_KIND_SHIFT) {
-        case STREAM_INSN:
-        case STREAM_WARM:
+        switch (w >> RECORD_STREAM_KIND_SHIFT) {
+        case RECORD_STREAM_INSN:
+        case RECORD_STREAM_WARM:
             memset(out, 0, sizeof *out);
-            out->warm = (w >> STREAM_KIND_SHIFT) == STREAM_WARM;
-            out->pc = w & STREAM_ADDR_MASK;
-            out->size = (unsigned)((w >> STREAM_SIZE_SHIFT) & 0xff);
+            out->warm = (w >> RECORD_STREAM_KIND_SHIFT) == RECORD_STREAM_WARM;
+            out->pc = w & RECORD_STREAM_ADDR_MASK;
+            out->size = (unsigned)((w >> RECORD_STREAM_SIZE_SHIFT) & 0xff);
             out->have = 1;
             v->pos++;
             *got = 1;
             return TEA_OK;
-        case STREAM_LOAD:
+        case RECORD_STREAM_LOAD:
             if (v->cur.have && !v->cur.loads++) {
-                v->cur.load_addr = w & STREAM_ADDR_MASK;
-                v->cur.load_size = (unsigned)((w >> STREAM_SIZE_SHIFT) & STREAM_SIZE_MASK);
+                v->cur.load_addr = w & RECORD_STREAM_ADDR_MASK;
+                v->cur.load_size = (unsigned)((w >> RECORD_STREAM_SIZE_SHIFT) & RECORD_STREAM_SIZE_MASK);
             }
             v->pos++;
             break;
-        case STREAM_STORE:
+        case RECORD_STREAM_STORE:
             if (v->cur.have && !v->cur.stores++) {
-                v->cur.store_addr = w & STREAM_ADDR_MASK;
-                v->cur.store_size = (unsigned)((w >> STREAM_SIZE_SHIFT) & STREAM_SIZE_MASK);
+                v->cur.store_addr = w & RECORD_STREAM_ADDR_MASK;
+                v->cur.store_size = (unsigned)((w >> RECORD_STREAM_SIZE_SHIFT) & RECORD_STREAM_SIZE_MASK);
             }
             v->pos++;
             break;
-        case STREAM_CODE:
+        case RECORD_STREAM_CODE:
             if ((rc = read_code(v)))
                 return rc;
             break;
-        case STREAM_OBJECT:
+        case RECORD_STREAM_OBJECT:
             if ((rc = read_object(v)))
                 return rc;
             break;
-        case STREAM_EXE:
+        case RECORD_STREAM_EXE:
             if ((rc = read_exe(v)))
                 return rc;
             break;
-        case STREAM_STOP:
-            v->stats.stop = (int)(w & STREAM_STOP_REASON_MASK);
-            v->stats.threads_seen = (uint32_t)((w >> STREAM_STOP_THREADS_SHIFT) & STREAM_STOP_THREADS_MASK);
+        case RECORD_STREAM_STOP:
+            v->stats.stop = (int)(w & RECORD_STREAM_STOP_REASON_MASK);
+            v->stats.threads_seen =
+                (uint32_t)((w >> RECORD_STREAM_STOP_THREADS_SHIFT) & RECORD_STREAM_STOP_THREADS_MASK);
             v->stopped = 1;
             v->pos++;
             if (v->kill_after && v->pid > 0 && !v->exited) {
@@ -635,15 +636,15 @@ static int read_instruction(vgrecord *v, pending_insn *out, int *got)
             }
             break;
         default:
-            return tea_error_set(TEA_ERR_FORMAT, "%s: unknown record kind %llu after %llu words", v->name,
-                                 (unsigned long long)(w >> STREAM_KIND_SHIFT), (unsigned long long)v->stats.words);
+            return error_set(TEA_ERR_FORMAT, "%s: unknown record kind %llu after %llu words", v->name,
+                             (unsigned long long)(w >> RECORD_STREAM_KIND_SHIFT), (unsigned long long)v->stats.words);
         }
     }
     return TEA_OK;
 }
 
 /* Builds the model instruction for `p`, whose successor starts at next_pc. */
-static void make_insn(vgrecord *v, const pending_insn *p, uint64_t next_pc, model_insn *u)
+static void make_insn(model_vgrecord *v, const pending_insn *p, uint64_t next_pc, model_insn *u)
 {
     const decoded *d = lookup(v, p->pc, p->size);
     uint64_t producer = 0;
@@ -694,7 +695,7 @@ static void make_insn(vgrecord *v, const pending_insn *p, uint64_t next_pc, mode
  * instruction after it reveals. */
 static int vgrecord_next(void *ctx, model_insn *u)
 {
-    vgrecord *v = ctx;
+    model_vgrecord *v = ctx;
     pending_insn next;
     int got, rc;
 
@@ -728,7 +729,7 @@ static int vgrecord_next(void *ctx, model_insn *u)
     return 1;
 }
 
-void vgrecord_set_warm(vgrecord *v, vgrecord_warm_fn fn, void *ctx)
+void model_vgrecord_set_warm(model_vgrecord *v, model_vgrecord_warm_fn fn, void *ctx)
 {
     v->warm = fn;
     v->warm_ctx = ctx;
@@ -737,7 +738,7 @@ void vgrecord_set_warm(vgrecord *v, vgrecord_warm_fn fn, void *ctx)
 /* A wrong-path instruction: whatever the program holds at `pc`. */
 static void vgrecord_wrong_path(void *ctx, uint64_t pc, model_insn *u)
 {
-    vgrecord *v = ctx;
+    model_vgrecord *v = ctx;
     const decoded *d = lookup(v, pc, 0);
 
     memset(u, 0, sizeof *u);
@@ -746,7 +747,7 @@ static void vgrecord_wrong_path(void *ctx, uint64_t pc, model_insn *u)
     u->cls = d->cls == MODEL_SERIAL || d->cls == MODEL_BRANCH ? MODEL_INT : d->cls;
 }
 
-model_source vgrecord_source(vgrecord *v)
+model_source model_vgrecord_source(model_vgrecord *v)
 {
     model_source src = { vgrecord_next, vgrecord_wrong_path, v };
     return src;
@@ -754,12 +755,12 @@ model_source vgrecord_source(vgrecord *v)
 
 /* --- sessions ----------------------------------------------------------------- */
 
-static int session_init(vgrecord **out, int fd, const char *name)
+static int session_init(model_vgrecord **out, int fd, const char *name)
 {
-    vgrecord *v = calloc(1, sizeof *v);
+    model_vgrecord *v = calloc(1, sizeof *v);
     *out = NULL;
     if (!v)
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     v->fd = fd;
     v->cleanup = -1;
     v->name = strdup(name);
@@ -768,13 +769,13 @@ static int session_init(vgrecord **out, int fd, const char *name)
     v->table = calloc(v->table_cap, sizeof *v->table);
     if (!v->name || !v->buf || !v->table) {
         v->fd = -1;
-        vgrecord_close(v);
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        model_vgrecord_close(v);
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     }
     if (elf_version(EV_CURRENT) == EV_NONE) {
         v->fd = -1;
-        vgrecord_close(v);
-        return tea_error_set(TEA_ERR_IO, "libelf is out of date");
+        model_vgrecord_close(v);
+        return error_set(TEA_ERR_IO, "libelf is out of date");
     }
     if (cs_open(CS_ARCH_X86, CS_MODE_64, &v->cs) == CS_ERR_OK) {
         v->cs_open = 1;
@@ -784,7 +785,7 @@ static int session_init(vgrecord **out, int fd, const char *name)
     return TEA_OK;
 }
 
-int vgrecord_open_fd(vgrecord **out, int fd, const char *name)
+int model_vgrecord_open_fd(model_vgrecord **out, int fd, const char *name)
 {
     return session_init(out, fd, name);
 }
@@ -820,7 +821,7 @@ static int find_program(const char *name, char *found, size_t size)
 
 /* Fills args[] with the valgrind command line for `opt` and the program
  * argv (storage for option strings in `text`). */
-static void build_args(char **args, char *text, size_t size, const vgrecord_options *opt, int fd,
+static void build_args(char **args, char *text, size_t size, const model_vgrecord_options *opt, int fd,
                        char *const argv[])
 {
     size_t n = 0, used = 0;
@@ -831,7 +832,7 @@ static void build_args(char **args, char *text, size_t size, const vgrecord_opti
         used += (size_t)k_ + 1;                                                                         \
     } while (0)
     args[n++] = (char *)(opt->valgrind ? opt->valgrind : "valgrind");
-    args[n++] = "--tool=" VGRECORD_TOOL;
+    args[n++] = "--tool=" MODEL_VGRECORD_TOOL;
     args[n++] = "-q";
     ADD_OPTION("--tea-fd=%d", fd);
     if (opt->skip)
@@ -859,7 +860,7 @@ static void build_args(char **args, char *text, size_t size, const vgrecord_opti
     args[n] = NULL;
 }
 
-int vgrecord_spawn(vgrecord **out, char *const argv[], const vgrecord_options *opt)
+int model_vgrecord_spawn(model_vgrecord **out, char *const argv[], const model_vgrecord_options *opt)
 {
     const char *valgrind = opt->valgrind ? opt->valgrind : "valgrind";
     char found[4096], tool[4096], text[OPTION_BYTES];
@@ -868,40 +869,41 @@ int vgrecord_spawn(vgrecord **out, char *const argv[], const vgrecord_options *o
     size_t argc = 0;
     char **args;
     pid_t pid;
-    vgrecord *v;
+    model_vgrecord *v;
     int rc;
 
     *out = NULL;
     if (!argv[0])
-        return tea_error_set(TEA_ERR_USAGE, "no program to record");
+        return error_set(TEA_ERR_USAGE, "no program to record");
     if ((err = find_program(argv[0], found, sizeof found)) == ENOENT)
-        return tea_error_set(TEA_ERR_USAGE, "%s: no such program%s", argv[0],
-                             strchr(argv[0], '/') ? "" : " (not found in PATH)");
+        return error_set(TEA_ERR_USAGE, "%s: no such program%s", argv[0],
+                         strchr(argv[0], '/') ? "" : " (not found in PATH)");
     if (err)
-        return tea_error_set(TEA_ERR_USAGE, "%s: not an executable file (check its permissions)", found);
+        return error_set(TEA_ERR_USAGE, "%s: not an executable file (check its permissions)", found);
     if (stat(found, &st) != 0)
-        return tea_error_set(TEA_ERR_USAGE, "%s: %s", found, strerror(errno));
+        return error_set(TEA_ERR_USAGE, "%s: %s", found, strerror(errno));
     {
         char vg[4096];
         if (find_program(valgrind, vg, sizeof vg))
-            return tea_error_set(TEA_ERR_IO, "%s not found; install the Debian package 'valgrind'", valgrind);
+            return error_set(TEA_ERR_IO, "%s not found; install the Debian package 'valgrind'", valgrind);
     }
-    if (!opt->tool_dir || snprintf(tool, sizeof tool, "%s/%s", opt->tool_dir, VGRECORD_TOOL_FILE) >= (int)sizeof tool
+    if (!opt->tool_dir
+        || snprintf(tool, sizeof tool, "%s/%s", opt->tool_dir, MODEL_VGRECORD_TOOL_FILE) >= (int)sizeof tool
         || access(tool, X_OK) != 0)
-        return tea_error_set(TEA_ERR_IO,
-                             "the Valgrind tool %s is not built or installed (%s); build tea where the "
-                             "Debian package 'valgrind' is installed",
-                             VGRECORD_TOOL_FILE, opt->tool_dir ? opt->tool_dir : "no directory found");
+        return error_set(TEA_ERR_IO,
+                         "the Valgrind tool %s is not built or installed (%s); build tea where the "
+                         "Debian package 'valgrind' is installed",
+                         MODEL_VGRECORD_TOOL_FILE, opt->tool_dir ? opt->tool_dir : "no directory found");
     if ((opt->start_at ? strlen(opt->start_at) : 0) + (opt->stop_at ? strlen(opt->stop_at) : 0)
             + (opt->children_dir ? strlen(opt->children_dir) : 0) + VALGRIND_ARGS * 32 >= sizeof text)
-        return tea_error_set(TEA_ERR_USAGE, "the function names or the directory are too long");
+        return error_set(TEA_ERR_USAGE, "the function names or the directory are too long");
     while (argv[argc])
         argc++;
     if (!(args = calloc(argc + VALGRIND_ARGS, sizeof *args)))
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     if (pipe(fds) != 0) {
         free(args);
-        return tea_error_set(TEA_ERR_IO, "cannot create a pipe: %s", strerror(errno));
+        return error_set(TEA_ERR_IO, "cannot create a pipe: %s", strerror(errno));
     }
     fcntl(fds[0], F_SETPIPE_SZ, PIPE_BYTES);
     fcntl(fds[0], F_SETFD, FD_CLOEXEC);
@@ -910,7 +912,7 @@ int vgrecord_spawn(vgrecord **out, char *const argv[], const vgrecord_options *o
         close(fds[0]);
         close(fds[1]);
         free(args);
-        return tea_error_set(TEA_ERR_IO, "cannot start valgrind: %s", strerror(errno));
+        return error_set(TEA_ERR_IO, "cannot start valgrind: %s", strerror(errno));
     }
     if (pid == 0) {
         /* built here: the tool tells the process started here (getpid) from its children */
@@ -938,26 +940,26 @@ int vgrecord_spawn(vgrecord **out, char *const argv[], const vgrecord_options *o
     return TEA_OK;
 }
 
-const vgrecord_program *vgrecord_get_program(const vgrecord *v)
+const model_vgrecord_program *model_vgrecord_get_program(const model_vgrecord *v)
 {
     return &v->program;
 }
 
-const vgrecord_object *vgrecord_objects(const vgrecord *v, size_t *count)
+const model_vgrecord_object *model_vgrecord_objects(const model_vgrecord *v, size_t *count)
 {
-    vgrecord *w = (vgrecord *)v; /* the public copies are a view */
+    model_vgrecord *w = (model_vgrecord *)v; /* the public copies are a view */
     for (unsigned i = 0; i < v->object_count; i++)
         w->pub_objects[i] = v->objects[i].pub;
     *count = v->object_count;
     return w->pub_objects;
 }
 
-const vgrecord_stats *vgrecord_get_stats(const vgrecord *v)
+const model_vgrecord_stats *model_vgrecord_get_stats(const model_vgrecord *v)
 {
     return &v->stats;
 }
 
-int vgrecord_wait(vgrecord *v, int *status)
+int model_vgrecord_wait(model_vgrecord *v, int *status)
 {
     int st;
     *status = 0;
@@ -972,7 +974,7 @@ int vgrecord_wait(vgrecord *v, int *status)
     }
     while (waitpid(v->pid, &st, 0) < 0) {
         if (errno != EINTR)
-            return tea_error_set(TEA_ERR_IO, "waiting for valgrind: %s", strerror(errno));
+            return error_set(TEA_ERR_IO, "waiting for valgrind: %s", strerror(errno));
     }
     v->exited = 1;
     cleanup_forget(v->cleanup);
@@ -983,11 +985,11 @@ int vgrecord_wait(vgrecord *v, int *status)
     }
     *status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
     if (WIFEXITED(st) && WEXITSTATUS(st) == 127 && v->stats.words == 0)
-        return tea_error_set(TEA_ERR_IO, "valgrind did not run the program (its messages are above)");
+        return error_set(TEA_ERR_IO, "valgrind did not run the program (its messages are above)");
     return TEA_OK;
 }
 
-void vgrecord_close(vgrecord *v)
+void model_vgrecord_close(model_vgrecord *v)
 {
     if (!v)
         return;
@@ -1002,7 +1004,7 @@ void vgrecord_close(vgrecord *v)
         cs_close(&v->cs);
     for (unsigned i = 0; i < v->object_count; i++) {
         if (v->objects[i].file_open)
-            elffile_close(&v->objects[i].file);
+            binary_elffile_close(&v->objects[i].file);
         free(v->objects[i].pub.path);
         free(v->objects[i].pub.build_id);
     }

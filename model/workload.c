@@ -146,7 +146,7 @@ struct model_workload {
     uint64_t recent_stores[RELOAD_DISTANCE + 1]; /* addresses of the last stores */
     unsigned store_ring;
     /* walks over a binary (NULL code: a synthetic program) */
-    const elfcode *code;
+    const model_elfcode *code;
     uint32_t cur;                           /* index of the next instruction */
     uint32_t calls[ELF_CALL_DEPTH];         /* return indices, a ring */
     unsigned call_top, call_depth;
@@ -286,9 +286,9 @@ int model_workload_create(model_workload **out, const char *name, uint64_t seed)
 
     *out = NULL;
     if (!p)
-        return tea_error_set(TEA_ERR_USAGE, "unknown workload '%s' (see tea gen --list)", name);
+        return error_set(TEA_ERR_USAGE, "unknown workload '%s' (see tea gen --list)", name);
     if (!(w = calloc(1, sizeof *w)))
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     w->params = p;
     w->seed = seed;
     max_insns = (size_t)p->functions * (p->body_max + 2);
@@ -296,7 +296,7 @@ int model_workload_create(model_workload **out, const char *name, uint64_t seed)
     w->functions = calloc(p->functions, sizeof *w->functions);
     if (!w->insns || !w->functions) {
         model_workload_free(w);
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     }
     rng_seed(&w->rng, seed, 0);
     for (unsigned f = 0; f < p->functions; f++)
@@ -306,7 +306,7 @@ int model_workload_create(model_workload **out, const char *name, uint64_t seed)
     w->by_address = malloc(w->code_words * sizeof *w->by_address);
     if (!w->by_address) {
         model_workload_free(w);
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     }
     for (uint64_t i = 0; i < w->code_words; i++)
         w->by_address[i] = -1;
@@ -333,7 +333,7 @@ void model_workload_free(model_workload *w)
 void model_workload_address_range(const model_workload *w, uint64_t *lo, uint64_t *hi)
 {
     if (w->code) {
-        const elfcode_insn *last = &w->code->insns[w->code->insn_count - 1];
+        const model_elfcode_insn *last = &w->code->insns[w->code->insn_count - 1];
         *lo = w->code->insns[0].pc;
         *hi = last->pc + last->size - 1;
         return;
@@ -377,13 +377,13 @@ static int workload_next(void *ctx, model_insn *u)
     switch (s->kind) {
     case KIND_SKIP:
         taken = rng_chance(&w->rng, s->p_taken);
-        u->branch = 1 + BPRED_COND;
+        u->branch = 1 + MODEL_BPRED_COND;
         u->target = s->pc + (uint64_t)(s->skip + 1) * INSN_BYTES;
         w->pos += taken ? 1u + s->skip : 1u;
         break;
     case KIND_LOOP:
         taken = w->iteration + 1 < f->trips;
-        u->branch = 1 + BPRED_COND;
+        u->branch = 1 + MODEL_BPRED_COND;
         u->target = w->insns[f->first].pc;
         if (taken) {
             w->pos = 0;
@@ -394,7 +394,7 @@ static int workload_next(void *ctx, model_insn *u)
         break;
     case KIND_NEXT_FUNCTION:
         taken = 1;
-        u->branch = 1 + BPRED_JUMP;
+        u->branch = 1 + MODEL_BPRED_JUMP;
         w->func = (w->func + 1) % w->function_count;
         u->target = w->insns[w->functions[w->func].first].pc;
         w->pos = 0;
@@ -449,8 +449,8 @@ static void workload_wrong_path(void *ctx, uint64_t pc, model_insn *u)
 static void plan_elf_insn(model_workload *w, uint32_t i, uint32_t enclosing, int *last_load)
 {
     const workload_params *p = w->params;
-    const elfcode *c = w->code;
-    const elfcode_insn *e = &c->insns[i];
+    const model_elfcode *c = w->code;
+    const model_elfcode_insn *e = &c->insns[i];
     static_insn *s = &w->insns[i];
     long t;
 
@@ -460,14 +460,14 @@ static void plan_elf_insn(model_workload *w, uint32_t i, uint32_t enclosing, int
     s->target = ELF_NO_INDEX;
     if (e->branch != MODEL_BRANCH_NONE) {
         unsigned kind = e->branch - 1u;
-        if (e->target && (t = elfcode_find(c, e->target)) >= 0)
+        if (e->target && (t = model_elfcode_find(c, e->target)) >= 0)
             s->target = (uint32_t)t;
-        if (kind == BPRED_COND && e->target <= e->pc) {
+        if (kind == MODEL_BPRED_COND && e->target <= e->pc) {
             s->trips = 1 + (uint32_t)rng_below(&w->rng, ELF_MAX_TRIPS);
-        } else if (kind == BPRED_COND) {
+        } else if (kind == MODEL_BPRED_COND) {
             s->hard = (uint8_t)rng_chance(&w->rng, p->hard_branches);
             s->p_taken = s->hard ? 0.5 : (rng_chance(&w->rng, 0.5) ? EASY_BRANCH_BIAS : 1.0 - EASY_BRANCH_BIAS);
-        } else if (kind == BPRED_INDIRECT_CALL && c->function_count) {
+        } else if (kind == MODEL_BPRED_INDIRECT_CALL && c->function_count) {
             s->callee = (uint32_t)c->functions[rng_below(&w->rng, c->function_count)].first;
         }
         return;
@@ -491,7 +491,7 @@ static void plan_elf_insn(model_workload *w, uint32_t i, uint32_t enclosing, int
         s->dep = (uint16_t)(1 + rng_below(&w->rng, MAX_DEP));
 }
 
-int model_workload_create_elf(model_workload **out, const char *name, uint64_t seed, const elfcode *code)
+int model_workload_create_elf(model_workload **out, const char *name, uint64_t seed, const model_elfcode *code)
 {
     const workload_params *p = find_params(name);
     model_workload *w;
@@ -500,11 +500,11 @@ int model_workload_create_elf(model_workload **out, const char *name, uint64_t s
 
     *out = NULL;
     if (!p)
-        return tea_error_set(TEA_ERR_USAGE, "unknown workload '%s' (see tea gen --list)", name);
+        return error_set(TEA_ERR_USAGE, "unknown workload '%s' (see tea gen --list)", name);
     if (code->insn_count >= ELF_NO_INDEX)
-        return tea_error_set(TEA_ERR_UNSUPPORTED, "%zu instructions: too many for a walk", code->insn_count);
+        return error_set(TEA_ERR_UNSUPPORTED, "%zu instructions: too many for a walk", code->insn_count);
     if (!(w = calloc(1, sizeof *w)))
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     w->params = p;
     w->seed = seed;
     w->code = code;
@@ -512,7 +512,7 @@ int model_workload_create_elf(model_workload **out, const char *name, uint64_t s
     w->function_end = calloc(code->function_count ? code->function_count : 1, sizeof *w->function_end);
     if (!w->insns || !w->function_end) {
         model_workload_free(w);
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     }
     w->insn_count = (uint32_t)code->insn_count;
     rng_seed(&w->rng, seed, 0);
@@ -539,7 +539,7 @@ int model_workload_create_elf(model_workload **out, const char *name, uint64_t s
  * ends there (the end of a section, bytes that decode to nothing). */
 static uint32_t elf_fall_through(const model_workload *w, uint32_t i)
 {
-    const elfcode_insn *e = &w->code->insns[i];
+    const model_elfcode_insn *e = &w->code->insns[i];
     if (i + 1 < w->insn_count && w->code->insns[i + 1].pc == e->pc + e->size)
         return i + 1;
     return (uint32_t)w->code->entry;
@@ -573,12 +573,12 @@ static void elf_push_return(model_workload *w, uint32_t to)
 static uint32_t elf_branch(model_workload *w, uint32_t i, int *taken)
 {
     static_insn *s = &w->insns[i];
-    const elfcode_insn *e = &w->code->insns[i];
+    const model_elfcode_insn *e = &w->code->insns[i];
     uint32_t fall = elf_fall_through(w, i);
 
     *taken = 1;
     switch (e->branch - 1u) {
-    case BPRED_COND:
+    case MODEL_BPRED_COND:
         if (s->target == ELF_NO_INDEX) {
             *taken = 0;
         } else if (s->trips) {
@@ -589,19 +589,16 @@ static uint32_t elf_branch(model_workload *w, uint32_t i, int *taken)
             *taken = rng_chance(&w->rng, s->p_taken);
         }
         return *taken ? s->target : fall;
-    case BPRED_JUMP:
-        return s->target != ELF_NO_INDEX && s->target != i ? s->target : elf_pop_return(w);
-    case BPRED_CALL:
-        elf_push_return(w, fall);
-        return s->target != ELF_NO_INDEX ? s->target : fall;
-    case BPRED_INDIRECT_CALL:
+    case MODEL_BPRED_JUMP: return s->target != ELF_NO_INDEX && s->target != i ? s->target : elf_pop_return(w);
+    case MODEL_BPRED_CALL: elf_push_return(w, fall); return s->target != ELF_NO_INDEX ? s->target : fall;
+    case MODEL_BPRED_INDIRECT_CALL:
         elf_push_return(w, fall);
         if (!w->code->function_count)
             return fall;
         if (rng_chance(&w->rng, ELF_OTHER_CALLEE))
             return (uint32_t)w->code->functions[rng_below(&w->rng, w->code->function_count)].first;
         return s->callee;
-    case BPRED_INDIRECT:
+    case MODEL_BPRED_INDIRECT:
         if (s->function != ELF_NO_INDEX) {
             uint32_t first = (uint32_t)w->code->functions[s->function].first;
             return first + (uint32_t)rng_below(&w->rng, w->function_end[s->function] - first);
@@ -618,7 +615,7 @@ static int elf_next(void *ctx, model_insn *u)
     model_workload *w = ctx;
     uint32_t i = w->cur;
     static_insn *s = &w->insns[i];
-    const elfcode_insn *e = &w->code->insns[i];
+    const model_elfcode_insn *e = &w->code->insns[i];
     int taken = 0;
 
     memset(u, 0, sizeof *u);
@@ -661,7 +658,7 @@ static int elf_next(void *ctx, model_insn *u)
 static void elf_wrong_path(void *ctx, uint64_t pc, model_insn *u)
 {
     model_workload *w = ctx;
-    long i = elfcode_find(w->code, pc);
+    long i = model_elfcode_find(w->code, pc);
 
     memset(u, 0, sizeof *u);
     u->pc = pc;

@@ -35,7 +35,7 @@ int model_workload_create(model_workload **out, const char *name, uint64_t seed)
  * Calls are followed and returns go back to the caller; when the walk runs
  * out of callers or off the code, it starts over at the entry point.
  * `code` must outlive the workload. Errors as model_workload_create. */
-int model_workload_create_elf(model_workload **out, const char *name, uint64_t seed, const elfcode *code);
+int model_workload_create_elf(model_workload **out, const char *name, uint64_t seed, const model_elfcode *code);
 
 /* The µop source to hand to model_core_create; valid while `w` lives. */
 model_source model_workload_source(model_workload *w);

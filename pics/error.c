@@ -40,21 +40,21 @@ int pics_granularity_parse(const char *name, pics_granularity *g)
     else if (strcmp(name, "func") == 0)
         *g = PICS_GRAN_FUNC;
     else
-        return tea_error_set(TEA_ERR_USAGE, "unknown granularity '%s' (insn-component, insn or func)", name);
+        return error_set(TEA_ERR_USAGE, "unknown granularity '%s' (insn-component, insn or func)", name);
     return TEA_OK;
 }
 
 /* The group a cell is summed into: its instruction, or 1 + the index of its
  * function (0 for addresses outside every function). */
-static uint64_t group_of(uint64_t pc, pics_granularity g, const symmap *syms)
+static uint64_t group_of(uint64_t pc, pics_granularity g, const pics_symmap *syms)
 {
     if (g != PICS_GRAN_FUNC)
         return pc;
-    return (uint64_t)(symmap_find(syms, pc) + 1);
+    return (uint64_t)(pics_symmap_find(syms, pc) + 1);
 }
 
 /* Sums `src` into `dst` by (group, component). */
-static int aggregate(const pics *src, pics_granularity g, const symmap *syms, pics *dst)
+static int aggregate(const pics *src, pics_granularity g, const pics_symmap *syms, pics *dst)
 {
     for (size_t i = 0; i < src->capacity; i++) {
         const pics_cell *c = &src->slots[i];
@@ -89,7 +89,7 @@ static int collect_diffs(const pics *gagg, const pics *sagg, uint64_t C, uint64_
     group_diff *d = malloc((cap ? cap : 1) * sizeof *d);
 
     if (!d)
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < gagg->capacity; i++) {
         const pics_cell *gc = &gagg->slots[i];
         const pics_cell *sc;
@@ -115,7 +115,7 @@ static int collect_diffs(const pics *gagg, const pics *sagg, uint64_t C, uint64_
 }
 
 /* Turns per-(group, component) differences into per-group contributions. */
-static int contributions(group_diff *d, size_t n, long double denominator, pics_granularity g, const symmap *syms,
+static int contributions(group_diff *d, size_t n, long double denominator, pics_granularity g, const pics_symmap *syms,
                          pics_error_result *out)
 {
     size_t groups = 0;
@@ -124,7 +124,7 @@ static int contributions(group_diff *d, size_t n, long double denominator, pics_
     qsort(d, n, sizeof *d, compare_group);
     out->items = malloc((n ? n : 1) * sizeof *out->items);
     if (!out->items)
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < n;) {
         uint64_t group = d[i].group;
         exact_u128 sum = 0;
@@ -148,7 +148,7 @@ static int contributions(group_diff *d, size_t n, long double denominator, pics_
     return TEA_OK;
 }
 
-int pics_error_compute(const pics *sampled, const pics *golden, pics_granularity g, const symmap *syms,
+int pics_error_compute(const pics *sampled, const pics *golden, pics_granularity g, const pics_symmap *syms,
                        pics_error_result *out)
 {
     pics gagg = { 0 }, sagg = { 0 };
@@ -159,9 +159,9 @@ int pics_error_compute(const pics *sampled, const pics *golden, pics_granularity
 
     memset(out, 0, sizeof *out);
     if (C == 0)
-        return tea_error_set(TEA_ERR_USAGE, "the golden PICS is empty: no error can be computed");
+        return error_set(TEA_ERR_USAGE, "the golden PICS is empty: no error can be computed");
     if (g == PICS_GRAN_FUNC && !syms)
-        return tea_error_set(TEA_ERR_USAGE, "function granularity needs symbols");
+        return error_set(TEA_ERR_USAGE, "function granularity needs symbols");
     if ((rc = pics_init(&gagg)) || (rc = pics_init(&sagg)) || (rc = aggregate(golden, g, syms, &gagg))
         || (rc = aggregate(sampled, g, syms, &sagg)))
         goto done;

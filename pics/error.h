@@ -51,7 +51,7 @@ typedef struct pics_error_result {
  * A sampled PICS without any sample has error 1 (nothing matches).
  * Errors: TEA_ERR_USAGE (empty golden PICS, func without symbols),
  * TEA_ERR_NOMEM. */
-int pics_error_compute(const pics *sampled, const pics *golden, pics_granularity g, const symmap *syms,
+int pics_error_compute(const pics *sampled, const pics *golden, pics_granularity g, const pics_symmap *syms,
                        pics_error_result *out);
 
 void pics_error_result_free(pics_error_result *r);

@@ -20,7 +20,7 @@ int pics_init(pics *p)
     memset(p, 0, sizeof *p);
     p->slots = calloc(PICS_INITIAL_CAPACITY, sizeof *p->slots);
     if (!p->slots)
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory for a PICS");
+        return error_set(TEA_ERR_NOMEM, "out of memory for a PICS");
     p->capacity = PICS_INITIAL_CAPACITY;
     return TEA_OK;
 }
@@ -38,7 +38,7 @@ static int grow(pics *p)
     bigger.capacity = p->capacity * 2;
     bigger.slots = calloc(bigger.capacity, sizeof *bigger.slots);
     if (!bigger.slots)
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory for a PICS of %zu cells", p->count);
+        return error_set(TEA_ERR_NOMEM, "out of memory for a PICS of %zu cells", p->count);
     for (size_t i = 0; i < p->capacity; i++) {
         const pics_cell *c = &p->slots[i];
         size_t s;
@@ -121,7 +121,7 @@ int pics_sorted(const pics *p, pics_cell **cells, size_t *n)
         return TEA_OK;
     *cells = malloc(p->count * sizeof **cells);
     if (!*cells)
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory sorting %zu cells", p->count);
+        return error_set(TEA_ERR_NOMEM, "out of memory sorting %zu cells", p->count);
     for (size_t i = 0; i < p->capacity; i++)
         if (p->slots[i].used)
             (*cells)[k++] = p->slots[i];
@@ -137,9 +137,10 @@ int pics_merge_into(pics *dst, const pics *src)
 
     /* Every cell is at most its PICS's total: totals that fit mean cells that fit. */
     if (dst->total + src->total < dst->total)
-        return tea_error_set(TEA_ERR_UNSUPPORTED, "the merged PICS would exceed 2^64 units (%llu cycles at 1/%llu "
-                                                  "cycle): refused rather than wrapped",
-                             (unsigned long long)(UINT64_MAX / PICS_UNIT), (unsigned long long)PICS_UNIT);
+        return error_set(TEA_ERR_UNSUPPORTED,
+                         "the merged PICS would exceed 2^64 units (%llu cycles at 1/%llu "
+                         "cycle): refused rather than wrapped",
+                         (unsigned long long)(UINT64_MAX / PICS_UNIT), (unsigned long long)PICS_UNIT);
     for (size_t i = 0; i < src->capacity; i++) {
         const pics_cell *c = &src->slots[i];
         int rc;

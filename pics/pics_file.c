@@ -52,7 +52,7 @@ static int dup_string(char **dst, const char *src)
 {
     *dst = NULL;
     if (src && !(*dst = strdup(src)))
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     return TEA_OK;
 }
 
@@ -217,7 +217,7 @@ typedef struct line_reader {
 
 static int line_error(const line_reader *lr, const char *what)
 {
-    return tea_error_set(TEA_ERR_FORMAT, "%s: line %lu: %s", lr->path, lr->number, what);
+    return error_set(TEA_ERR_FORMAT, "%s: line %lu: %s", lr->path, lr->number, what);
 }
 
 /* Reads the next line without its newline; *eof at the end of the file. */
@@ -235,10 +235,8 @@ static int next_line(line_reader *lr, int *eof)
         return line_error(lr, "longer than " TEXTLINE_MAX_TEXT " bytes");
     case TEXTLINE_NUL:
         return line_error(lr, "contains a NUL byte");
-    case TEXTLINE_NOMEM:
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
-    case TEXTLINE_IO:
-        return tea_error_set(TEA_ERR_IO, "%s: read failed: %s", lr->path, strerror(errno));
+    case TEXTLINE_NOMEM: return error_set(TEA_ERR_NOMEM, "out of memory");
+    case TEXTLINE_IO: return error_set(TEA_ERR_IO, "%s: read failed: %s", lr->path, strerror(errno));
     default:
         return TEA_OK;
     }
@@ -431,8 +429,8 @@ static int read_cells(line_reader *lr, uint64_t count, pics *p)
         if ((rc = next_line(lr, &eof)))
             return rc;
         if (eof)
-            return tea_error_set(TEA_ERR_FORMAT, "%s: truncated: %llu of %llu cells", lr->path,
-                                 (unsigned long long)i, (unsigned long long)count);
+            return error_set(TEA_ERR_FORMAT, "%s: truncated: %llu of %llu cells", lr->path, (unsigned long long)i,
+                             (unsigned long long)count);
         if (split_fields(lr->line, f, 4) != 4 || parse_u64(f[0], &pc) || parse_u64(f[1], &psv) || psv > 0x1FF
             || parse_u64(f[2], &value) || parse_u64(f[3], &n))
             return line_error(lr, "malformed cell (expected: PC PSV VALUE COUNT)");
@@ -446,7 +444,7 @@ static int read_cells(line_reader *lr, uint64_t count, pics *p)
     if ((rc = next_line(lr, &eof)))
         return rc;
     if (eof || strcmp(lr->line, "end") != 0)
-        return tea_error_set(TEA_ERR_FORMAT, "%s: truncated or malformed: no 'end' after the cells", lr->path);
+        return error_set(TEA_ERR_FORMAT, "%s: truncated or malformed: no 'end' after the cells", lr->path);
     if ((rc = next_line(lr, &eof)))
         return rc;
     if (!eof)
@@ -463,7 +461,7 @@ int pics_read(const char *path, pics_info *info, pics *p)
 
     pics_info_init(info);
     if (!lr)
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     if ((rc = pics_init(p))) {
         free(lr);
         return rc;
@@ -471,7 +469,7 @@ int pics_read(const char *path, pics_info *info, pics *p)
     lr->path = path;
     lr->f = fopen(path, "r");
     if (!lr->f) {
-        rc = tea_error_set(TEA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+        rc = error_set(TEA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
         pics_free(p);
         free(lr);
         return rc;
@@ -479,12 +477,12 @@ int pics_read(const char *path, pics_info *info, pics *p)
     if ((rc = next_line(lr, &eof)))
         goto done;
     if (eof || sscanf(lr->line, PICS_MAGIC " %u.%u", &major, &minor) != 2) {
-        rc = tea_error_set(TEA_ERR_FORMAT, "%s: not a PICS file (no '%s' line)", path, PICS_MAGIC);
+        rc = error_set(TEA_ERR_FORMAT, "%s: not a PICS file (no '%s' line)", path, PICS_MAGIC);
         goto done;
     }
     if (major != PICS_FORMAT_MAJOR) {
-        rc = tea_error_set(TEA_ERR_FORMAT, "%s: PICS format %u.%u is not supported (this tool reads %d.x)", path,
-                           major, minor, PICS_FORMAT_MAJOR);
+        rc = error_set(TEA_ERR_FORMAT, "%s: PICS format %u.%u is not supported (this tool reads %d.x)", path, major,
+                       minor, PICS_FORMAT_MAJOR);
         goto done;
     }
     for (;;) {
@@ -492,7 +490,7 @@ int pics_read(const char *path, pics_info *info, pics *p)
         if ((rc = next_line(lr, &eof)))
             goto done;
         if (eof) {
-            rc = tea_error_set(TEA_ERR_FORMAT, "%s: truncated: no cells", path);
+            rc = error_set(TEA_ERR_FORMAT, "%s: truncated: no cells", path);
             goto done;
         }
         space = strchr(lr->line, ' ');
@@ -514,7 +512,7 @@ int pics_read(const char *path, pics_info *info, pics *p)
             /* one line per object, in order: the only key that repeats */
             size_t before = info->objects.count;
             if ((rc = apply_object(info, space + 1)) == TEA_ERR_NOMEM) {
-                rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+                rc = error_set(TEA_ERR_NOMEM, "out of memory");
                 goto done;
             }
             if (rc || info->objects.count != before + 1) {
@@ -524,7 +522,7 @@ int pics_read(const char *path, pics_info *info, pics *p)
             continue;
         }
         if ((rc = note_key(lr, lr->line))) {
-            rc = rc == TEA_ERR_NOMEM ? tea_error_set(TEA_ERR_NOMEM, "out of memory")
+            rc = rc == TEA_ERR_NOMEM ? error_set(TEA_ERR_NOMEM, "out of memory")
                                      : line_error(lr, "repeated key (or too many keys)");
             goto done;
         }
@@ -543,16 +541,16 @@ int pics_read(const char *path, pics_info *info, pics *p)
         }
     }
     if (rc == TEA_OK && objects_expected != info->objects.count)
-        rc = tea_error_set(TEA_ERR_FORMAT, "%s: trace.objects says %llu, %zu trace.object lines", path,
-                           (unsigned long long)objects_expected, info->objects.count);
+        rc = error_set(TEA_ERR_FORMAT, "%s: trace.objects says %llu, %zu trace.object lines", path,
+                       (unsigned long long)objects_expected, info->objects.count);
     if (rc == TEA_OK && !info->scheme[0])
-        rc = tea_error_set(TEA_ERR_FORMAT, "%s: no scheme", path);
+        rc = error_set(TEA_ERR_FORMAT, "%s: no scheme", path);
     if (rc == TEA_OK && info->unit != PICS_UNIT)
-        rc = tea_error_set(TEA_ERR_FORMAT, "%s: unit %llu differs from this tool's %llu", path,
-                           (unsigned long long)info->unit, PICS_UNIT);
+        rc = error_set(TEA_ERR_FORMAT, "%s: unit %llu differs from this tool's %llu", path,
+                       (unsigned long long)info->unit, PICS_UNIT);
     if (rc == TEA_OK && pics_info_is_golden(info) && p->total != info->golden_total)
-        rc = tea_error_set(TEA_ERR_FORMAT, "%s: golden cells sum to %llu but golden_total says %llu", path,
-                           (unsigned long long)p->total, (unsigned long long)info->golden_total);
+        rc = error_set(TEA_ERR_FORMAT, "%s: golden cells sum to %llu but golden_total says %llu", path,
+                       (unsigned long long)p->total, (unsigned long long)info->golden_total);
 done:
     fclose(lr->f);
     free(lr->line);
@@ -571,8 +569,8 @@ int pics_info_same_rules(const pics_info *info, const char *path, const pics_inf
 {
     if (strcmp(info->golden_rules, golden->golden_rules) == 0)
         return TEA_OK;
-    return tea_error_set(TEA_ERR_USAGE, "%s follows the %s golden rules, %s the %s ones (tea replay --golden-rules)",
-                         path, info->golden_rules, golden_path, golden->golden_rules);
+    return error_set(TEA_ERR_USAGE, "%s follows the %s golden rules, %s the %s ones (tea replay --golden-rules)", path,
+                     info->golden_rules, golden_path, golden->golden_rules);
 }
 
 /* --- JSON ------------------------------------------------------------------ */
@@ -633,17 +631,20 @@ static int same_objects(const trace_object_list *a, const trace_object_list *b)
 int pics_info_merge(pics_info *dst, const pics_info *src)
 {
     if (strcmp(dst->scheme, src->scheme) != 0)
-        return tea_error_set(TEA_ERR_USAGE, "cannot merge a %s PICS into a %s PICS", src->scheme, dst->scheme);
+        return error_set(TEA_ERR_USAGE, "cannot merge a %s PICS into a %s PICS", src->scheme, dst->scheme);
     if (strcmp(dst->golden_rules, src->golden_rules) != 0)
-        return tea_error_set(TEA_ERR_USAGE, "cannot merge PICS whose golden references follow different rules "
-                                            "(%s/%s)", dst->golden_rules, src->golden_rules);
+        return error_set(TEA_ERR_USAGE,
+                         "cannot merge PICS whose golden references follow different rules "
+                         "(%s/%s)",
+                         dst->golden_rules, src->golden_rules);
     if (dst->unit != src->unit || dst->period != src->period || dst->seed != src->seed
         || strcmp(dst->jitter, src->jitter) != 0 || dst->event_mask != src->event_mask)
-        return tea_error_set(TEA_ERR_USAGE, "cannot merge %s PICS sampled differently (period %llu/%llu, seed "
-                                            "%llu/%llu, jitter %s/%s, events 0x%x/0x%x)",
-                             dst->scheme, (unsigned long long)dst->period, (unsigned long long)src->period,
-                             (unsigned long long)dst->seed, (unsigned long long)src->seed, dst->jitter, src->jitter,
-                             dst->event_mask, src->event_mask);
+        return error_set(TEA_ERR_USAGE,
+                         "cannot merge %s PICS sampled differently (period %llu/%llu, seed "
+                         "%llu/%llu, jitter %s/%s, events 0x%x/0x%x)",
+                         dst->scheme, (unsigned long long)dst->period, (unsigned long long)src->period,
+                         (unsigned long long)dst->seed, (unsigned long long)src->seed, dst->jitter, src->jitter,
+                         dst->event_mask, src->event_mask);
     {
         /* The sum of the inputs' digests: merging in any order or grouping
          * gives the same identity, so a golden and a sampled PICS merged from
@@ -665,9 +666,10 @@ int pics_info_merge(pics_info *dst, const pics_info *src)
     if (!same_objects(&dst->objects, &src->objects))
         trace_object_list_free(&dst->objects);
     if (dst->golden_total + src->golden_total < dst->golden_total || dst->samples + src->samples < dst->samples)
-        return tea_error_set(TEA_ERR_UNSUPPORTED, "the merged golden total would exceed 2^64 units (%llu cycles): "
-                                                  "refused rather than wrapped",
-                             (unsigned long long)(UINT64_MAX / PICS_UNIT));
+        return error_set(TEA_ERR_UNSUPPORTED,
+                         "the merged golden total would exceed 2^64 units (%llu cycles): "
+                         "refused rather than wrapped",
+                         (unsigned long long)(UINT64_MAX / PICS_UNIT));
     dst->golden_total += src->golden_total;
     dst->samples += src->samples;
     for (int i = 0; i < TEA_LOST_REASONS; i++)

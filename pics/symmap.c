@@ -13,7 +13,7 @@
 
 static int compare_start(const void *a, const void *b)
 {
-    const symmap_entry *x = a, *y = b;
+    const pics_symmap_entry *x = a, *y = b;
     return x->start < y->start ? -1 : x->start > y->start;
 }
 
@@ -25,7 +25,7 @@ static int parse_address(const char *s, uint64_t *v)
     return errno || *end || end == s || *s == '-' ? -1 : 0;
 }
 
-int symmap_load(symmap *m, const char *path)
+int pics_symmap_load(pics_symmap *m, const char *path)
 {
     FILE *f = fopen(path, "r");
     char *line = NULL;
@@ -35,21 +35,21 @@ int symmap_load(symmap *m, const char *path)
 
     memset(m, 0, sizeof *m);
     if (!f)
-        return tea_error_set(TEA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+        return error_set(TEA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     for (;;) {
         char *fields[3], *save = NULL, *hash;
         size_t len, n = 0;
-        symmap_entry e;
+        pics_symmap_entry e;
         int got = textline_read(f, &line, &cap, TEXTLINE_MAX, &len);
         if (got == TEXTLINE_EOF)
             break;
         number++;
         if (got != TEXTLINE_OK) {
-            rc = got == TEXTLINE_NOMEM ? tea_error_set(TEA_ERR_NOMEM, "out of memory")
-                : got == TEXTLINE_IO   ? tea_error_set(TEA_ERR_IO, "%s: read failed: %s", path, strerror(errno))
-                                       : tea_error_set(TEA_ERR_FORMAT, "%s: line %lu: %s", path, number,
-                                                       got == TEXTLINE_NUL ? "a NUL byte (not a text file)"
-                                                                           : "longer than " TEXTLINE_MAX_TEXT " bytes");
+            rc = got == TEXTLINE_NOMEM ? error_set(TEA_ERR_NOMEM, "out of memory")
+                 : got == TEXTLINE_IO  ? error_set(TEA_ERR_IO, "%s: read failed: %s", path, strerror(errno))
+                                       : error_set(TEA_ERR_FORMAT, "%s: line %lu: %s", path, number,
+                                                  got == TEXTLINE_NUL ? "a NUL byte (not a text file)"
+                                                                       : "longer than " TEXTLINE_MAX_TEXT " bytes");
             break;
         }
         if ((hash = strchr(line, '#')))
@@ -60,22 +60,21 @@ int symmap_load(symmap *m, const char *path)
         if (n == 0)
             continue; /* blank or comment */
         if (n != 3 || parse_address(fields[0], &e.start) || parse_address(fields[1], &e.end) || e.end <= e.start) {
-            rc = tea_error_set(TEA_ERR_FORMAT, "%s: line %lu: expected 'START END NAME' with START < END", path,
-                               number);
+            rc = error_set(TEA_ERR_FORMAT, "%s: line %lu: expected 'START END NAME' with START < END", path, number);
             break;
         }
         if (m->count == alloc) {
-            symmap_entry *grown;
+            pics_symmap_entry *grown;
             alloc = alloc ? 2 * alloc : 64;
             grown = realloc(m->entries, alloc * sizeof *grown);
             if (!grown) {
-                rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+                rc = error_set(TEA_ERR_NOMEM, "out of memory");
                 break;
             }
             m->entries = grown;
         }
         if (!(e.name = strdup(fields[2]))) {
-            rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+            rc = error_set(TEA_ERR_NOMEM, "out of memory");
             break;
         }
         m->entries[m->count++] = e;
@@ -86,15 +85,15 @@ int symmap_load(symmap *m, const char *path)
         qsort(m->entries, m->count, sizeof *m->entries, compare_start);
         for (size_t i = 1; i < m->count; i++)
             if (m->entries[i].start < m->entries[i - 1].end)
-                rc = tea_error_set(TEA_ERR_FORMAT, "%s: ranges of %s and %s overlap", path, m->entries[i - 1].name,
-                                   m->entries[i].name);
+                rc = error_set(TEA_ERR_FORMAT, "%s: ranges of %s and %s overlap", path, m->entries[i - 1].name,
+                               m->entries[i].name);
     }
     if (rc)
-        symmap_free(m);
+        pics_symmap_free(m);
     return rc;
 }
 
-long symmap_find(const symmap *m, uint64_t pc)
+long pics_symmap_find(const pics_symmap *m, uint64_t pc)
 {
     size_t lo = 0, hi = m->count;
     while (lo < hi) {
@@ -107,7 +106,7 @@ long symmap_find(const symmap *m, uint64_t pc)
     return lo < m->count && m->entries[lo].start <= pc ? (long)lo : -1;
 }
 
-void symmap_free(symmap *m)
+void pics_symmap_free(pics_symmap *m)
 {
     for (size_t i = 0; i < m->count; i++)
         free(m->entries[i].name);

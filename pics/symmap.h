@@ -12,23 +12,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct symmap_entry {
+typedef struct pics_symmap_entry {
     uint64_t start, end; /* [start, end) */
     char *name;
-} symmap_entry;
+} pics_symmap_entry;
 
-typedef struct symmap {
-    symmap_entry *entries; /* sorted by start, non-overlapping */
+typedef struct pics_symmap {
+    pics_symmap_entry *entries; /* sorted by start, non-overlapping */
     size_t count;
-} symmap;
+} pics_symmap;
 
 /* Reads a symbol-map file. Errors (TEA_ERR_FORMAT naming file and line):
  * malformed lines, empty or overlapping ranges. TEA_ERR_IO when unreadable. */
-int symmap_load(symmap *m, const char *path);
+int pics_symmap_load(pics_symmap *m, const char *path);
 
 /* The index of the range holding `pc`, or -1. */
-long symmap_find(const symmap *m, uint64_t pc);
+long pics_symmap_find(const pics_symmap *m, uint64_t pc);
 
-void symmap_free(symmap *m);
+void pics_symmap_free(pics_symmap *m);
 
 #endif

@@ -107,7 +107,7 @@ static const char flame_script[] =
 /* Sorting stack indices by their frames, name by name, then by index (so
  * the order is the same on every platform). */
 typedef struct order_ctx {
-    const flame_stack *stacks;
+    const plot_flame_stack *stacks;
     size_t depth;
 } order_ctx;
 
@@ -139,7 +139,7 @@ static void sort_stacks(const order_ctx *c, size_t *idx, size_t *tmp, size_t n)
 }
 
 /* Whether stacks a and b share frames 0..d. */
-static int same_prefix(const flame_stack *a, const flame_stack *b, size_t d)
+static int same_prefix(const plot_flame_stack *a, const plot_flame_stack *b, size_t d)
 {
     for (size_t i = 0; i <= d; i++)
         if (strcmp(a->frames[i], b->frames[i]))
@@ -159,7 +159,7 @@ static const char *text_color(const char *fill)
 
 /* Writes `name` cut to what fits in `width` ("name.." when cut; empty when
  * fewer than FLAME_LABEL_MIN_CHARS fit), escaped. Cuts count bytes, so a
- * cut inside a UTF-8 character becomes '?' (svg_escape). */
+ * cut inside a UTF-8 character becomes '?' (plot_svg_escape). */
 static void put_label(FILE *out, const char *name, double width)
 {
     double room = (width - 2 * FLAME_LABEL_PAD) / FLAME_CHAR_WIDTH;
@@ -168,14 +168,14 @@ static void put_label(FILE *out, const char *name, double width)
     if (fit < FLAME_LABEL_MIN_CHARS)
         return;
     if (len <= fit) {
-        svg_escape(out, name);
+        plot_svg_escape(out, name);
         return;
     }
     if (!(cut = malloc(fit + 1)))
         return; /* a label is a convenience: none rather than a failure */
     memcpy(cut, name, fit - 2);
     memcpy(cut + fit - 2, "..", 3);
-    svg_escape(out, cut);
+    plot_svg_escape(out, cut);
     free(cut);
 }
 
@@ -183,86 +183,88 @@ static void put_label(FILE *out, const char *name, double width)
 static void put_frame(FILE *out, size_t id, size_t d, uint64_t offset, uint64_t weight, uint64_t total,
                       const char *name, const char *color, const char *unit, double x, double y, double w)
 {
-    char xb[SVG_NUMBER_MAX], yb[SVG_NUMBER_MAX], wb[SVG_NUMBER_MAX], hb[SVG_NUMBER_MAX], tb[SVG_NUMBER_MAX];
-    char ty[SVG_NUMBER_MAX], share[SVG_NUMBER_MAX];
+    char xb[PLOT_SVG_NUMBER_MAX], yb[PLOT_SVG_NUMBER_MAX], wb[PLOT_SVG_NUMBER_MAX], hb[PLOT_SVG_NUMBER_MAX],
+        tb[PLOT_SVG_NUMBER_MAX];
+    char ty[PLOT_SVG_NUMBER_MAX], share[PLOT_SVG_NUMBER_MAX];
 
-    svg_format_number(x, xb, sizeof xb);
-    svg_format_number(y, yb, sizeof yb);
-    svg_format_number(w, wb, sizeof wb);
-    svg_format_number(FLAME_ROW - FLAME_GAP, hb, sizeof hb);
-    svg_format_number(x + FLAME_LABEL_PAD, tb, sizeof tb);
-    svg_format_number(y + FLAME_ROW - FLAME_GAP - (FLAME_ROW - FLAME_LABEL_FONT) / 2, ty, sizeof ty);
-    svg_format_fixed(PERCENT * (double)weight / (double)total, 2, share, sizeof share);
+    plot_svg_format_number(x, xb, sizeof xb);
+    plot_svg_format_number(y, yb, sizeof yb);
+    plot_svg_format_number(w, wb, sizeof wb);
+    plot_svg_format_number(FLAME_ROW - FLAME_GAP, hb, sizeof hb);
+    plot_svg_format_number(x + FLAME_LABEL_PAD, tb, sizeof tb);
+    plot_svg_format_number(y + FLAME_ROW - FLAME_GAP - (FLAME_ROW - FLAME_LABEL_FONT) / 2, ty, sizeof ty);
+    plot_svg_format_fixed(PERCENT * (double)weight / (double)total, 2, share, sizeof share);
     fprintf(out, "    <g class=\"frame\" id=\"f%zu\" data-d=\"%zu\" data-o=\"%" PRIu64 "\" data-w=\"%" PRIu64 "\" data-c=\"",
             id, d, offset, weight);
-    svg_escape(out, color);
+    plot_svg_escape(out, color);
     fputs("\" data-n=\"", out);
-    svg_escape(out, name);
+    plot_svg_escape(out, name);
     fputs("\"><title>", out);
-    svg_escape(out, name);
+    plot_svg_escape(out, name);
     fprintf(out, ": %" PRIu64 " ", weight);
-    svg_escape(out, unit);
+    plot_svg_escape(out, unit);
     fprintf(out, " (%s%%)</title><rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" rx=\"2\" fill=\"", share, xb,
             yb, wb, hb);
-    svg_escape(out, color);
+    plot_svg_escape(out, color);
     fprintf(out, "\"/><text x=\"%s\" y=\"%s\" fill=\"%s\">", tb, ty, text_color(color));
     put_label(out, name, w);
     fputs("</text></g>\n", out);
 }
 
-int flame_write(FILE *out, const flame_options *o, const flame_stack *stacks, size_t n, size_t depth)
+int plot_flame_write(FILE *out, const plot_flame_options *o, const plot_flame_stack *stacks, size_t n, size_t depth)
 {
-    double width = o->width > 0 ? o->width : FLAME_DEFAULT_WIDTH;
+    double width = o->width > 0 ? o->width : PLOT_FLAME_DEFAULT_WIDTH;
     double span = width - 2 * FLAME_MARGIN, height = FLAME_HEADER + (double)(depth + 1) * FLAME_ROW + FLAME_FOOTER;
     double bottom = FLAME_HEADER + (double)depth * FLAME_ROW; /* the root row's top */
     const char *unit = o->unit ? o->unit : "";
     size_t *idx = NULL, *tmp = NULL, id = 0;
     uint64_t total = 0;
     order_ctx ctx = { stacks, depth };
-    svg_writer w;
-    char buf[SVG_NUMBER_MAX], left[SVG_NUMBER_MAX], spanb[SVG_NUMBER_MAX], charb[SVG_NUMBER_MAX];
+    plot_svg_writer w;
+    char buf[PLOT_SVG_NUMBER_MAX], left[PLOT_SVG_NUMBER_MAX], spanb[PLOT_SVG_NUMBER_MAX], charb[PLOT_SVG_NUMBER_MAX];
 
-    if (depth < 1 || depth > FLAME_MAX_DEPTH)
-        return tea_error_set(TEA_ERR_USAGE, "a flame graph's stacks have 1 to %d frames, not %zu", FLAME_MAX_DEPTH,
-                             depth);
+    if (depth < 1 || depth > PLOT_FLAME_MAX_DEPTH)
+        return error_set(TEA_ERR_USAGE, "a flame graph's stacks have 1 to %d frames, not %zu", PLOT_FLAME_MAX_DEPTH,
+                         depth);
     for (size_t i = 0; i < n; i++) {
         if (stacks[i].weight == 0)
-            return tea_error_set(TEA_ERR_USAGE, "a flame graph's stack has no weight");
+            return error_set(TEA_ERR_USAGE, "a flame graph's stack has no weight");
         if (stacks[i].weight > FLAME_MAX_EXACT - total)
-            return tea_error_set(TEA_ERR_USAGE, "a flame graph's total is above 2^53");
+            return error_set(TEA_ERR_USAGE, "a flame graph's total is above 2^53");
         total += stacks[i].weight;
     }
     if (n && (!(idx = malloc(n * sizeof *idx)) || !(tmp = malloc(n * sizeof *tmp)))) {
         free(idx);
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     }
     for (size_t i = 0; i < n; i++)
         idx[i] = i;
     sort_stacks(&ctx, idx, tmp, n);
     free(tmp);
 
-    svg_begin(&w, out, width, height, FLAME_FONT, o->title);
+    plot_svg_begin(&w, out, width, height, FLAME_FONT, o->title);
     fputs("  <style>.frame { cursor: pointer; } .frame:hover rect { stroke: #000000; stroke-width: 0.5; }"
           " .frame text { font-size: 11px; pointer-events: none; }"
           " .button { cursor: pointer; fill: #1a4f8a; } .button:hover { text-decoration: underline; }</style>\n",
           out);
     if (o->title)
-        svg_text(&w, width / 2, FLAME_HEADER / 2 - 4, SVG_ANCHOR_MIDDLE, FLAME_TITLE_FONT, 0, NULL, o->title);
+        plot_svg_text(&w, width / 2, FLAME_HEADER / 2 - 4, PLOT_SVG_ANCHOR_MIDDLE, FLAME_TITLE_FONT, 0, NULL, o->title);
     fprintf(out, "  <text id=\"unzoom\" class=\"button\" x=\"%s\" y=\"%s\" style=\"display:none\">Reset zoom</text>\n",
-            svg_format_number(FLAME_MARGIN, left, sizeof left), svg_format_number(FLAME_HEADER - 10, buf, sizeof buf));
+            plot_svg_format_number(FLAME_MARGIN, left, sizeof left),
+            plot_svg_format_number(FLAME_HEADER - 10, buf, sizeof buf));
     fprintf(out, "  <text id=\"search\" class=\"button\" x=\"%s\" y=\"%s\" text-anchor=\"end\">Search</text>\n",
-            svg_format_number(width - FLAME_MARGIN, spanb, sizeof spanb), buf);
+            plot_svg_format_number(width - FLAME_MARGIN, spanb, sizeof spanb), buf);
     fprintf(out, "  <text id=\"matched\" x=\"%s\" y=\"%s\" text-anchor=\"end\"> </text>\n",
-            svg_format_number(width - FLAME_MARGIN, spanb, sizeof spanb),
-            svg_format_number(height - FLAME_FOOTER / 2 + 4, buf, sizeof buf));
+            plot_svg_format_number(width - FLAME_MARGIN, spanb, sizeof spanb),
+            plot_svg_format_number(height - FLAME_FOOTER / 2 + 4, buf, sizeof buf));
     fprintf(out, "  <text id=\"details\" x=\"%s\" y=\"%s\"> </text>\n", left, buf);
 
-    svg_format_number(FLAME_MARGIN, left, sizeof left);
-    svg_format_number(span, spanb, sizeof spanb);
-    svg_format_number(FLAME_CHAR_WIDTH, charb, sizeof charb);
+    plot_svg_format_number(FLAME_MARGIN, left, sizeof left);
+    plot_svg_format_number(span, spanb, sizeof spanb);
+    plot_svg_format_number(FLAME_CHAR_WIDTH, charb, sizeof charb);
     fprintf(out, "  <g id=\"frames\" data-total=\"%" PRIu64 "\" data-left=\"%s\" data-span=\"%s\" data-char=\"%s\" "
                  "data-highlight=\"" FLAME_HIGHLIGHT "\" data-unit=\"", total, left, spanb, charb);
-    svg_escape(out, unit);
+    plot_svg_escape(out, unit);
     fputs("\">\n", out);
     put_frame(out, id++, 0, 0, total, total ? total : 1, o->root ? o->root : "all", FLAME_ROOT_COLOR, unit,
               FLAME_MARGIN, bottom, total ? span : 0);
@@ -270,7 +272,7 @@ int flame_write(FILE *out, const flame_options *o, const flame_stack *stacks, si
     for (size_t d = 0; d < depth; d++) {
         uint64_t offset = 0;
         for (size_t i = 0; i < n;) {
-            const flame_stack *first = &stacks[idx[i]];
+            const plot_flame_stack *first = &stacks[idx[i]];
             uint64_t weight = 0;
             size_t j = i;
             while (j < n && same_prefix(first, &stacks[idx[j]], d))
@@ -285,7 +287,7 @@ int flame_write(FILE *out, const flame_options *o, const flame_stack *stacks, si
     fputs("  </g>\n  <script type=\"text/javascript\"><![CDATA[\n", out);
     fputs(flame_script, out);
     fputs("]]></script>\n", out);
-    svg_end(&w);
+    plot_svg_end(&w);
     free(idx);
     return TEA_OK;
 }

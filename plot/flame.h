@@ -32,32 +32,32 @@
 #include <stdio.h>
 
 /* The drawing's default width in user units. */
-#define FLAME_DEFAULT_WIDTH 1200.0
+#define PLOT_FLAME_DEFAULT_WIDTH 1200.0
 /* Deepest stack. */
-#define FLAME_MAX_DEPTH 16
+#define PLOT_FLAME_MAX_DEPTH 16
 
-/* One stack: `depth` (the flame_write argument) names and colours. */
-typedef struct flame_stack {
+/* One stack: `depth` (the plot_flame_write argument) names and colours. */
+typedef struct plot_flame_stack {
     const char *const *frames;  /* names, outermost first; any text (escaped on output) */
     const char *const *colors;  /* "#rrggbb" per frame */
     uint64_t weight;            /* > 0 */
-} flame_stack;
+} plot_flame_stack;
 
-typedef struct flame_options {
+typedef struct plot_flame_options {
     const char *title;   /* the heading and the document's <title> */
     const char *root;    /* the root frame's name ("all") */
     const char *unit;    /* what weights count ("cycles") */
-    double width;        /* user units; 0: FLAME_DEFAULT_WIDTH */
-} flame_options;
+    double width;        /* user units; 0: PLOT_FLAME_DEFAULT_WIDTH */
+} plot_flame_options;
 
 /*
  * Writes the flame graph of `n` stacks of `depth` frames (1 to
- * FLAME_MAX_DEPTH) to `out`. Frames of equal prefixes are merged whatever the
+ * PLOT_FLAME_MAX_DEPTH) to `out`. Frames of equal prefixes are merged whatever the
  * order of the stacks; siblings are ordered by name. The same input gives
  * the same bytes. Returns 0, TEA_ERR_USAGE (a bad depth, a weight of 0, a
  * total above 2^53, which the script could not add exactly) or
  * TEA_ERR_NOMEM; write errors are left in the stream's error flag.
  */
-int flame_write(FILE *out, const flame_options *o, const flame_stack *stacks, size_t n, size_t depth);
+int plot_flame_write(FILE *out, const plot_flame_options *o, const plot_flame_stack *stacks, size_t n, size_t depth);
 
 #endif

@@ -13,7 +13,7 @@
 #define SVG_FONT_FAMILY "sans-serif"
 #define SVG_REPLACEMENT '?' /* stands for a byte XML cannot carry */
 
-char *svg_format_fixed(double v, int decimals, char *buf, size_t size)
+char *plot_svg_format_fixed(double v, int decimals, char *buf, size_t size)
 {
     uint64_t scale = 1, scaled;
     double magnitude;
@@ -46,10 +46,10 @@ char *svg_format_fixed(double v, int decimals, char *buf, size_t size)
     return buf;
 }
 
-char *svg_format_number(double v, char *buf, size_t size)
+char *plot_svg_format_number(double v, char *buf, size_t size)
 {
     size_t n;
-    svg_format_fixed(v, SVG_DECIMALS, buf, size);
+    plot_svg_format_fixed(v, PLOT_SVG_DECIMALS, buf, size);
     if (!strchr(buf, '.'))
         return buf;
     n = strlen(buf);
@@ -93,7 +93,7 @@ static size_t utf8_sequence(const unsigned char *s)
     return len;
 }
 
-void svg_escape(FILE *out, const char *text)
+void plot_svg_escape(FILE *out, const char *text)
 {
     const unsigned char *s = (const unsigned char *)(text ? text : "");
 
@@ -142,8 +142,8 @@ void svg_escape(FILE *out, const char *text)
 /* Writes ` name="number"`. */
 static void put_number_attr(FILE *out, const char *name, double v)
 {
-    char buf[SVG_NUMBER_MAX];
-    fprintf(out, " %s=\"%s\"", name, svg_format_number(v, buf, sizeof buf));
+    char buf[PLOT_SVG_NUMBER_MAX];
+    fprintf(out, " %s=\"%s\"", name, plot_svg_format_number(v, buf, sizeof buf));
 }
 
 /* Writes ` name="escaped text"` when `value` is not NULL. */
@@ -152,11 +152,11 @@ static void put_text_attr(FILE *out, const char *name, const char *value)
     if (!value)
         return;
     fprintf(out, " %s=\"", name);
-    svg_escape(out, value);
+    plot_svg_escape(out, value);
     fputc('"', out);
 }
 
-static void put_style(FILE *out, const svg_style *style)
+static void put_style(FILE *out, const plot_svg_style *style)
 {
     if (!style)
         return;
@@ -168,7 +168,7 @@ static void put_style(FILE *out, const svg_style *style)
     put_text_attr(out, "stroke-dasharray", style->dash);
 }
 
-static void indent(const svg_writer *w)
+static void indent(const plot_svg_writer *w)
 {
     for (int i = 0; i < w->depth; i++)
         fputs("  ", w->out);
@@ -176,25 +176,25 @@ static void indent(const svg_writer *w)
 
 /* Ends an element's start tag: with a <title> child and a closing tag when
  * `title` is given, else as an empty element. */
-static void close_element(svg_writer *w, const char *name, const char *title)
+static void close_element(plot_svg_writer *w, const char *name, const char *title)
 {
     if (!title) {
         fputs("/>\n", w->out);
         return;
     }
     fputs("><title>", w->out);
-    svg_escape(w->out, title);
+    plot_svg_escape(w->out, title);
     fprintf(w->out, "</title></%s>\n", name);
 }
 
-void svg_begin(svg_writer *w, FILE *out, double width, double height, double font_size, const char *title)
+void plot_svg_begin(plot_svg_writer *w, FILE *out, double width, double height, double font_size, const char *title)
 {
-    char wb[SVG_NUMBER_MAX], hb[SVG_NUMBER_MAX];
+    char wb[PLOT_SVG_NUMBER_MAX], hb[PLOT_SVG_NUMBER_MAX];
 
     w->out = out;
     w->depth = 0;
-    svg_format_number(width, wb, sizeof wb);
-    svg_format_number(height, hb, sizeof hb);
+    plot_svg_format_number(width, wb, sizeof wb);
+    plot_svg_format_number(height, hb, sizeof hb);
     fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
     fprintf(out,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%s\" height=\"%s\" "
@@ -206,27 +206,27 @@ void svg_begin(svg_writer *w, FILE *out, double width, double height, double fon
     if (title) {
         indent(w);
         fputs("<title>", out);
-        svg_escape(out, title);
+        plot_svg_escape(out, title);
         fputs("</title>\n", out);
     }
     indent(w);
     fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%s\" height=\"%s\" fill=\"" SVG_BACKGROUND "\"/>\n", wb, hb);
 }
 
-void svg_end(svg_writer *w)
+void plot_svg_end(plot_svg_writer *w)
 {
     while (w->depth > 1)
-        svg_group_end(w);
+        plot_svg_group_end(w);
     if (w->depth == 1) {
         fputs("</svg>\n", w->out);
         w->depth = 0;
     }
 }
 
-void svg_group_begin(svg_writer *w, const svg_style *style, const char *title)
+void plot_svg_group_begin(plot_svg_writer *w, const plot_svg_style *style, const char *title)
 {
-    if (w->depth >= SVG_MAX_DEPTH) {
-        w->depth++; /* counted so that the matching svg_group_end stays balanced */
+    if (w->depth >= PLOT_SVG_MAX_DEPTH) {
+        w->depth++; /* counted so that the matching plot_svg_group_end stays balanced */
         return;
     }
     indent(w);
@@ -235,26 +235,26 @@ void svg_group_begin(svg_writer *w, const svg_style *style, const char *title)
     fputs(">", w->out);
     if (title) {
         fputs("<title>", w->out);
-        svg_escape(w->out, title);
+        plot_svg_escape(w->out, title);
         fputs("</title>", w->out);
     }
     fputc('\n', w->out);
     w->depth++;
 }
 
-void svg_group_end(svg_writer *w)
+void plot_svg_group_end(plot_svg_writer *w)
 {
     if (w->depth <= 1)
         return;
     w->depth--;
-    if (w->depth >= SVG_MAX_DEPTH)
+    if (w->depth >= PLOT_SVG_MAX_DEPTH)
         return;
     indent(w);
     fputs("</g>\n", w->out);
 }
 
-void svg_rect(svg_writer *w, double x, double y, double width, double height, const svg_style *style,
-              const char *title)
+void plot_svg_rect(plot_svg_writer *w, double x, double y, double width, double height, const plot_svg_style *style,
+                   const char *title)
 {
     indent(w);
     fputs("<rect", w->out);
@@ -266,7 +266,7 @@ void svg_rect(svg_writer *w, double x, double y, double width, double height, co
     close_element(w, "rect", title);
 }
 
-void svg_line(svg_writer *w, double x1, double y1, double x2, double y2, const svg_style *style)
+void plot_svg_line(plot_svg_writer *w, double x1, double y1, double x2, double y2, const plot_svg_style *style)
 {
     indent(w);
     fputs("<line", w->out);
@@ -278,22 +278,22 @@ void svg_line(svg_writer *w, double x1, double y1, double x2, double y2, const s
     close_element(w, "line", NULL);
 }
 
-void svg_polyline(svg_writer *w, const double *xs, const double *ys, size_t n, const svg_style *style,
-                  const char *title)
+void plot_svg_polyline(plot_svg_writer *w, const double *xs, const double *ys, size_t n, const plot_svg_style *style,
+                       const char *title)
 {
-    char xb[SVG_NUMBER_MAX], yb[SVG_NUMBER_MAX];
+    char xb[PLOT_SVG_NUMBER_MAX], yb[PLOT_SVG_NUMBER_MAX];
 
     indent(w);
     fputs("<polyline points=\"", w->out);
     for (size_t i = 0; i < n; i++)
-        fprintf(w->out, "%s%s,%s", i ? " " : "", svg_format_number(xs[i], xb, sizeof xb),
-                svg_format_number(ys[i], yb, sizeof yb));
+        fprintf(w->out, "%s%s,%s", i ? " " : "", plot_svg_format_number(xs[i], xb, sizeof xb),
+                plot_svg_format_number(ys[i], yb, sizeof yb));
     fputc('"', w->out);
     put_style(w->out, style);
     close_element(w, "polyline", title);
 }
 
-void svg_circle(svg_writer *w, double cx, double cy, double r, const svg_style *style, const char *title)
+void plot_svg_circle(plot_svg_writer *w, double cx, double cy, double r, const plot_svg_style *style, const char *title)
 {
     indent(w);
     fputs("<circle", w->out);
@@ -304,26 +304,26 @@ void svg_circle(svg_writer *w, double cx, double cy, double r, const svg_style *
     close_element(w, "circle", title);
 }
 
-void svg_text(svg_writer *w, double x, double y, svg_anchor anchor, double font_size, double rotate,
-              const svg_style *style, const char *text)
+void plot_svg_text(plot_svg_writer *w, double x, double y, plot_svg_anchor anchor, double font_size, double rotate,
+                   const plot_svg_style *style, const char *text)
 {
     static const char *const anchors[] = { "start", "middle", "end" };
-    char xb[SVG_NUMBER_MAX], yb[SVG_NUMBER_MAX], rb[SVG_NUMBER_MAX];
+    char xb[PLOT_SVG_NUMBER_MAX], yb[PLOT_SVG_NUMBER_MAX], rb[PLOT_SVG_NUMBER_MAX];
 
     indent(w);
     fputs("<text", w->out);
     put_number_attr(w->out, "x", x);
     put_number_attr(w->out, "y", y);
-    if (anchor != SVG_ANCHOR_START)
-        fprintf(w->out, " text-anchor=\"%s\"", anchors[anchor == SVG_ANCHOR_END ? 2 : 1]);
+    if (anchor != PLOT_SVG_ANCHOR_START)
+        fprintf(w->out, " text-anchor=\"%s\"", anchors[anchor == PLOT_SVG_ANCHOR_END ? 2 : 1]);
     if (font_size > 0)
         put_number_attr(w->out, "font-size", font_size);
-    svg_format_number(rotate, rb, sizeof rb);
+    plot_svg_format_number(rotate, rb, sizeof rb);
     if (strcmp(rb, "0") != 0)
-        fprintf(w->out, " transform=\"rotate(%s %s %s)\"", rb, svg_format_number(x, xb, sizeof xb),
-                svg_format_number(y, yb, sizeof yb));
+        fprintf(w->out, " transform=\"rotate(%s %s %s)\"", rb, plot_svg_format_number(x, xb, sizeof xb),
+                plot_svg_format_number(y, yb, sizeof yb));
     put_style(w->out, style);
     fputc('>', w->out);
-    svg_escape(w->out, text);
+    plot_svg_escape(w->out, text);
     fputs("</text>\n", w->out);
 }

@@ -7,7 +7,7 @@
  * escaped for XML (& < > " ' become entities; control characters and bytes
  * that are not UTF-8 become '?'), so the output is always well-formed XML.
  *
- * Numbers are written with at most SVG_DECIMALS fraction digits by integer
+ * Numbers are written with at most PLOT_SVG_DECIMALS fraction digits by integer
  * arithmetic (no locale, no "-0", trailing zeros dropped), so the same calls
  * give byte-identical files. Write errors are left in the stream's error
  * flag for the caller to check (outfile_commit reports them).
@@ -19,74 +19,71 @@
 #include <stdio.h>
 
 /* Fraction digits of coordinates and lengths. */
-#define SVG_DECIMALS 2
+#define PLOT_SVG_DECIMALS 2
 /* Enough for any number svg_format_* writes. */
-#define SVG_NUMBER_MAX 32
+#define PLOT_SVG_NUMBER_MAX 32
 /* Deepest nesting of groups. */
-#define SVG_MAX_DEPTH 16
+#define PLOT_SVG_MAX_DEPTH 16
 
-typedef struct svg_writer {
+typedef struct plot_svg_writer {
     FILE *out;
     int depth;      /* open elements: the document and its groups */
-} svg_writer;
+} plot_svg_writer;
 
 /* How an element is drawn. Every field may be left zero/NULL: the attribute
  * is then not written (and SVG's default or the enclosing group's applies). */
-typedef struct svg_style {
+typedef struct plot_svg_style {
     const char *cls;      /* class attribute (lets tests and stylesheets find elements) */
     const char *fill;     /* "#rrggbb", "none", ... */
     const char *stroke;
     double stroke_width;  /* user units; written when > 0 */
     const char *dash;     /* stroke-dasharray, e.g. "4 2" */
-} svg_style;
+} plot_svg_style;
 
-typedef enum svg_anchor {
-    SVG_ANCHOR_START = 0,
-    SVG_ANCHOR_MIDDLE,
-    SVG_ANCHOR_END
-} svg_anchor;
+typedef enum plot_svg_anchor { PLOT_SVG_ANCHOR_START = 0, PLOT_SVG_ANCHOR_MIDDLE, PLOT_SVG_ANCHOR_END } plot_svg_anchor;
 
 /* Writes `v` rounded half away from zero to `decimals` fraction digits
  * (0..9, clamped), all of them written ("1.50"). A result that rounds to
  * zero is "0" (or "0.00"), never "-0". Non-finite values are written as 0;
  * magnitudes of 2^53 / 10^decimals and more as whole numbers. Returns buf. */
-char *svg_format_fixed(double v, int decimals, char *buf, size_t size);
+char *plot_svg_format_fixed(double v, int decimals, char *buf, size_t size);
 
-/* Like svg_format_fixed with SVG_DECIMALS digits, then trailing zeros and a
+/* Like plot_svg_format_fixed with PLOT_SVG_DECIMALS digits, then trailing zeros and a
  * trailing point dropped ("12.5", "3", "-0.25"). Returns buf. */
-char *svg_format_number(double v, char *buf, size_t size);
+char *plot_svg_format_number(double v, char *buf, size_t size);
 
 /* Writes `text` escaped for XML character data and attribute values. */
-void svg_escape(FILE *out, const char *text);
+void plot_svg_escape(FILE *out, const char *text);
 
 /* Starts a document of `width` x `height` user units (viewBox 0 0 width
  * height) with a white background, sans-serif text of `font_size`, and a
  * <title> when `title` is not NULL. */
-void svg_begin(svg_writer *w, FILE *out, double width, double height, double font_size, const char *title);
+void plot_svg_begin(plot_svg_writer *w, FILE *out, double width, double height, double font_size, const char *title);
 
 /* Closes every open group and the document. */
-void svg_end(svg_writer *w);
+void plot_svg_end(plot_svg_writer *w);
 
 /* Opens a <g> with the given style (NULL: none) and optional <title>.
- * Groups nest up to SVG_MAX_DEPTH; deeper calls are ignored together with
- * their svg_group_end. */
-void svg_group_begin(svg_writer *w, const svg_style *style, const char *title);
+ * Groups nest up to PLOT_SVG_MAX_DEPTH; deeper calls are ignored together with
+ * their plot_svg_group_end. */
+void plot_svg_group_begin(plot_svg_writer *w, const plot_svg_style *style, const char *title);
 
-void svg_group_end(svg_writer *w);
+void plot_svg_group_end(plot_svg_writer *w);
 
 /* Elements. `style` and `title` may be NULL. Negative widths or heights
  * are written as 0. */
-void svg_rect(svg_writer *w, double x, double y, double width, double height, const svg_style *style,
-              const char *title);
-void svg_line(svg_writer *w, double x1, double y1, double x2, double y2, const svg_style *style);
-void svg_polyline(svg_writer *w, const double *xs, const double *ys, size_t n, const svg_style *style,
-                  const char *title);
-void svg_circle(svg_writer *w, double cx, double cy, double r, const svg_style *style, const char *title);
+void plot_svg_rect(plot_svg_writer *w, double x, double y, double width, double height, const plot_svg_style *style,
+                   const char *title);
+void plot_svg_line(plot_svg_writer *w, double x1, double y1, double x2, double y2, const plot_svg_style *style);
+void plot_svg_polyline(plot_svg_writer *w, const double *xs, const double *ys, size_t n, const plot_svg_style *style,
+                       const char *title);
+void plot_svg_circle(plot_svg_writer *w, double cx, double cy, double r, const plot_svg_style *style,
+                     const char *title);
 
 /* Text at (x, y) (the baseline), anchored at its start, middle or end,
  * rotated by `rotate` degrees about (x, y) when non-zero; `font_size` 0
  * inherits the document's. */
-void svg_text(svg_writer *w, double x, double y, svg_anchor anchor, double font_size, double rotate,
-              const svg_style *style, const char *text);
+void plot_svg_text(plot_svg_writer *w, double x, double y, plot_svg_anchor anchor, double font_size, double rotate,
+                   const plot_svg_style *style, const char *text);
 
 #endif

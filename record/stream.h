@@ -4,7 +4,7 @@
  *
  * The stream is a sequence of 64-bit words in the machine's byte order (the
  * tool and tea record run on the same machine). A record's first word holds
- * its kind in the top 4 bits (STREAM_KIND_SHIFT); what the other bits mean
+ * its kind in the top 4 bits (RECORD_STREAM_KIND_SHIFT); what the other bits mean
  * depends on the kind:
  *
  *   INSN    one word:  pc (bits 0-47) | instruction bytes (bits 48-55).
@@ -14,9 +14,9 @@
  *   LOAD    one word:  address (bits 0-47) | access bytes (bits 48-59);
  *   STORE   the same: a memory access of the latest INSN (in program order).
  *   CODE    three words: pc | length (bits 48-55), then the instruction's
- *           bytes (STREAM_CODE_BYTES, zero-padded). Sent when Valgrind
+ *           bytes (RECORD_STREAM_CODE_BYTES, zero-padded). Sent when Valgrind
  *           translates the instruction, before it first runs.
- *   OBJECT  STREAM_OBJECT_WORDS words and the path: start | kind, end
+ *   OBJECT  RECORD_STREAM_OBJECT_WORDS words and the path: start | kind, end
  *           (exclusive), the file offset mapped at start, the path's length
  *           in bytes, then the path, zero-padded to whole words. An
  *           executable file mapping from which code was first translated.
@@ -32,39 +32,39 @@
 #ifndef TEA_RECORD_STREAM_H
 #define TEA_RECORD_STREAM_H
 
-#define STREAM_KIND_SHIFT 60
-#define STREAM_ADDR_BITS 48
-#define STREAM_ADDR_MASK ((1ull << STREAM_ADDR_BITS) - 1)
-#define STREAM_SIZE_SHIFT STREAM_ADDR_BITS
-#define STREAM_SIZE_MASK 0xfffull   /* access sizes up to 4095 bytes */
+#define RECORD_STREAM_KIND_SHIFT 60
+#define RECORD_STREAM_ADDR_BITS 48
+#define RECORD_STREAM_ADDR_MASK ((1ull << RECORD_STREAM_ADDR_BITS) - 1)
+#define RECORD_STREAM_SIZE_SHIFT RECORD_STREAM_ADDR_BITS
+#define RECORD_STREAM_SIZE_MASK 0xfffull /* access sizes up to 4095 bytes */
 
-#define STREAM_INSN 1ull
-#define STREAM_LOAD 2ull
-#define STREAM_STORE 3ull
-#define STREAM_CODE 4ull
-#define STREAM_OBJECT 5ull
-#define STREAM_STOP 6ull
-#define STREAM_EXE 7ull
-#define STREAM_WARM 8ull
+#define RECORD_STREAM_INSN 1ull
+#define RECORD_STREAM_LOAD 2ull
+#define RECORD_STREAM_STORE 3ull
+#define RECORD_STREAM_CODE 4ull
+#define RECORD_STREAM_OBJECT 5ull
+#define RECORD_STREAM_STOP 6ull
+#define RECORD_STREAM_EXE 7ull
+#define RECORD_STREAM_WARM 8ull
 
-#define STREAM_CODE_BYTES 16       /* x86-64 instructions are at most 15 bytes */
-#define STREAM_CODE_WORDS 3
-#define STREAM_OBJECT_WORDS 4
-#define STREAM_PATH_MAX 4096
+#define RECORD_STREAM_CODE_BYTES 16 /* x86-64 instructions are at most 15 bytes */
+#define RECORD_STREAM_CODE_WORDS 3
+#define RECORD_STREAM_OBJECT_WORDS 4
+#define RECORD_STREAM_PATH_MAX 4096
 
-#define STREAM_STOP_REASON_MASK 0xffull
-#define STREAM_STOP_THREADS_SHIFT 8
-#define STREAM_STOP_THREADS_MASK 0xffffffffull
+#define RECORD_STREAM_STOP_REASON_MASK 0xffull
+#define RECORD_STREAM_STOP_THREADS_SHIFT 8
+#define RECORD_STREAM_STOP_THREADS_MASK 0xffffffffull
 
 /* STOP reasons */
-#define STREAM_STOP_MAX 1          /* --max-instructions reached */
-#define STREAM_STOP_SYMBOL 2       /* the --stop-at function was entered */
-#define STREAM_STOP_REQUEST 3      /* tea_record_stop() */
-#define STREAM_STOP_EXIT 4         /* the program ended */
+#define RECORD_STREAM_STOP_MAX 1     /* --max-instructions reached */
+#define RECORD_STREAM_STOP_SYMBOL 2  /* the --stop-at function was entered */
+#define RECORD_STREAM_STOP_REQUEST 3 /* tea_record_stop() */
+#define RECORD_STREAM_STOP_EXIT 4    /* the program ended */
 
 /* Client requests (include/tea_record.h): Valgrind's tool base for 'T','R'. */
-#define STREAM_REQUEST_BASE(a, b) ((((unsigned)(a)) & 0xff) << 24 | (((unsigned)(b)) & 0xff) << 16)
-#define STREAM_REQUEST_START (STREAM_REQUEST_BASE('T', 'R') + 0)
-#define STREAM_REQUEST_STOP (STREAM_REQUEST_BASE('T', 'R') + 1)
+#define RECORD_STREAM_REQUEST_BASE(a, b) ((((unsigned)(a)) & 0xff) << 24 | (((unsigned)(b)) & 0xff) << 16)
+#define RECORD_STREAM_REQUEST_START (RECORD_STREAM_REQUEST_BASE('T', 'R') + 0)
+#define RECORD_STREAM_REQUEST_STOP (RECORD_STREAM_REQUEST_BASE('T', 'R') + 1)
 
 #endif

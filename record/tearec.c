@@ -41,7 +41,7 @@
 /* The output buffer, in words; flushed when fewer than BUF_SLACK remain (the
  * most one instruction and its accesses, or one object record, can add). */
 #define BUF_WORDS (1u << 17)
-#define BUF_SLACK (STREAM_OBJECT_WORDS + STREAM_PATH_MAX / 8 + 64)
+#define BUF_SLACK (RECORD_STREAM_OBJECT_WORDS + RECORD_STREAM_PATH_MAX / 8 + 64)
 /* Executable mappings already reported, by start address. */
 #define MAX_REPORTED 4096
 /* This tool's file name, as Valgrind's launcher finds it. */
@@ -119,8 +119,8 @@ static void stop_recording(ULong reason)
         return;
     state = REC_DONE;
     cur_on = False;
-    put(STREAM_STOP << STREAM_KIND_SHIFT | (threads_started & STREAM_STOP_THREADS_MASK) << STREAM_STOP_THREADS_SHIFT
-        | reason);
+    put(RECORD_STREAM_STOP << RECORD_STREAM_KIND_SHIFT
+        | (threads_started & RECORD_STREAM_STOP_THREADS_MASK) << RECORD_STREAM_STOP_THREADS_SHIFT | reason);
     flush();
 }
 
@@ -148,14 +148,14 @@ static VG_REGPARM(1) void on_insn(ULong word)
     if (state == REC_WARM) {
         if (buf_len > BUF_WORDS - BUF_SLACK)
             flush();
-        put((word & ~(0xfull << STREAM_KIND_SHIFT)) | STREAM_WARM << STREAM_KIND_SHIFT);
+        put((word & ~(0xfull << RECORD_STREAM_KIND_SHIFT)) | RECORD_STREAM_WARM << RECORD_STREAM_KIND_SHIFT);
         cur_on = True;
         if (--warm_left == 0)
             state = REC_ON;
         return;
     }
     if (state == REC_LAST || (clo_max && recorded == (ULong)clo_max)) {
-        stop_recording(state == REC_LAST ? STREAM_STOP_SYMBOL : STREAM_STOP_MAX);
+        stop_recording(state == REC_LAST ? RECORD_STREAM_STOP_SYMBOL : RECORD_STREAM_STOP_MAX);
         return;
     }
     if (state == REC_ENTRY)
@@ -171,7 +171,7 @@ static VG_REGPARM(1) void on_insn(ULong word)
 static VG_REGPARM(2) void on_mem(Addr addr, ULong kind_size)
 {
     if (cur_on)
-        put(kind_size | ((ULong)addr & STREAM_ADDR_MASK));
+        put(kind_size | ((ULong)addr & RECORD_STREAM_ADDR_MASK));
 }
 
 /* The entry of the --start-at function. */
@@ -208,12 +208,12 @@ static void report_segment(NSegment const *seg)
     /* the tool's own file, which Valgrind maps for its trampolines */
     if (len >= sizeof TOOL_FILE - 1 && VG_(strcmp)(path + len - (sizeof TOOL_FILE - 1), TOOL_FILE) == 0)
         return;
-    if (len >= STREAM_PATH_MAX)
+    if (len >= RECORD_STREAM_PATH_MAX)
         return;
     reported[reported_count++] = seg->start;
     if (buf_len > BUF_WORDS - BUF_SLACK)
         flush();
-    put(STREAM_OBJECT << STREAM_KIND_SHIFT | ((ULong)seg->start & STREAM_ADDR_MASK));
+    put(RECORD_STREAM_OBJECT << RECORD_STREAM_KIND_SHIFT | ((ULong)seg->start & RECORD_STREAM_ADDR_MASK));
     put((ULong)seg->end + 1);
     put((ULong)seg->offset);
     put(len);
@@ -260,13 +260,14 @@ static void report_code(Addr pc, UInt len)
     const UChar *code = (const UChar *)pc;
     ULong w[2] = { 0, 0 };
 
-    if (len > STREAM_CODE_BYTES)
-        len = STREAM_CODE_BYTES;
+    if (len > RECORD_STREAM_CODE_BYTES)
+        len = RECORD_STREAM_CODE_BYTES;
     for (UInt i = 0; i < len; i++)
         w[i / 8] |= (ULong)code[i] << (8 * (i % 8));
     if (buf_len > BUF_WORDS - BUF_SLACK)
         flush();
-    put(STREAM_CODE << STREAM_KIND_SHIFT | (ULong)len << STREAM_SIZE_SHIFT | ((ULong)pc & STREAM_ADDR_MASK));
+    put(RECORD_STREAM_CODE << RECORD_STREAM_KIND_SHIFT | (ULong)len << RECORD_STREAM_SIZE_SHIFT
+        | ((ULong)pc & RECORD_STREAM_ADDR_MASK));
     put(w[0]);
     put(w[1]);
 }
@@ -282,7 +283,7 @@ static void add_call0(IRSB *sb, const HChar *name, void *fn)
  * only when `guard` holds (NULL: always). */
 static void add_mem(IRSB *sb, IRExpr *addr, Int size, ULong kind, IRExpr *guard)
 {
-    ULong ks = kind << STREAM_KIND_SHIFT | ((ULong)size & STREAM_SIZE_MASK) << STREAM_SIZE_SHIFT;
+    ULong ks = kind << RECORD_STREAM_KIND_SHIFT | ((ULong)size & RECORD_STREAM_SIZE_MASK) << RECORD_STREAM_SIZE_SHIFT;
     IRDirty *di = unsafeIRDirty_0_N(2, "tearec_mem", VG_(fnptr_to_fnentry)(on_mem),
                                     mkIRExprVec_2(addr, mkIRExpr_HWord((HWord)ks)));
     if (guard)
@@ -334,10 +335,11 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
                 add_call0(sb, "tearec_start", on_start_symbol);
             if (is_entry_of(pc, clo_stop_at))
                 add_call0(sb, "tearec_stop", on_stop_symbol);
-            di = unsafeIRDirty_0_N(1, "tearec_insn", VG_(fnptr_to_fnentry)(on_insn),
-                                   mkIRExprVec_1(mkIRExpr_HWord((HWord)(STREAM_INSN << STREAM_KIND_SHIFT
-                                                                        | (ULong)(len & 0xff) << STREAM_SIZE_SHIFT
-                                                                        | ((ULong)pc & STREAM_ADDR_MASK)))));
+            di =
+                unsafeIRDirty_0_N(1, "tearec_insn", VG_(fnptr_to_fnentry)(on_insn),
+                                  mkIRExprVec_1(mkIRExpr_HWord((HWord)(RECORD_STREAM_INSN << RECORD_STREAM_KIND_SHIFT
+                                                                       | (ULong)(len & 0xff) << RECORD_STREAM_SIZE_SHIFT
+                                                                       | ((ULong)pc & RECORD_STREAM_ADDR_MASK)))));
             addStmtToIRSB(sb, st);
             addStmtToIRSB(sb, IRStmt_Dirty(di));
             continue;
@@ -345,41 +347,41 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
         case Ist_WrTmp:
             if (st->Ist.WrTmp.data->tag == Iex_Load) {
                 IRExpr *e = st->Ist.WrTmp.data;
-                add_mem(sb, e->Iex.Load.addr, sizeofIRType(e->Iex.Load.ty), STREAM_LOAD, NULL);
+                add_mem(sb, e->Iex.Load.addr, sizeofIRType(e->Iex.Load.ty), RECORD_STREAM_LOAD, NULL);
             }
             break;
         case Ist_Store: {
             IRExpr *data = st->Ist.Store.data;
-            add_mem(sb, st->Ist.Store.addr, sizeofIRType(typeOfIRExpr(sb_in->tyenv, data)), STREAM_STORE, NULL);
+            add_mem(sb, st->Ist.Store.addr, sizeofIRType(typeOfIRExpr(sb_in->tyenv, data)), RECORD_STREAM_STORE, NULL);
             break;
         }
         case Ist_StoreG: {
             IRStoreG *sg = st->Ist.StoreG.details;
-            add_mem(sb, sg->addr, sizeofIRType(typeOfIRExpr(sb_in->tyenv, sg->data)), STREAM_STORE, sg->guard);
+            add_mem(sb, sg->addr, sizeofIRType(typeOfIRExpr(sb_in->tyenv, sg->data)), RECORD_STREAM_STORE, sg->guard);
             break;
         }
         case Ist_LoadG: {
             IRLoadG *lg = st->Ist.LoadG.details;
             IRType ty = Ity_INVALID, ty_wide = Ity_INVALID;
             typeOfIRLoadGOp(lg->cvt, &ty_wide, &ty);
-            add_mem(sb, lg->addr, sizeofIRType(ty), STREAM_LOAD, lg->guard);
+            add_mem(sb, lg->addr, sizeofIRType(ty), RECORD_STREAM_LOAD, lg->guard);
             break;
         }
         case Ist_Dirty: {
             IRDirty *d = st->Ist.Dirty.details;
             if (d->mFx != Ifx_None) {
                 if (d->mFx == Ifx_Read || d->mFx == Ifx_Modify)
-                    add_mem(sb, d->mAddr, d->mSize, STREAM_LOAD, NULL);
+                    add_mem(sb, d->mAddr, d->mSize, RECORD_STREAM_LOAD, NULL);
                 if (d->mFx == Ifx_Write || d->mFx == Ifx_Modify)
-                    add_mem(sb, d->mAddr, d->mSize, STREAM_STORE, NULL);
+                    add_mem(sb, d->mAddr, d->mSize, RECORD_STREAM_STORE, NULL);
             }
             break;
         }
         case Ist_CAS: {
             IRCAS *cas = st->Ist.CAS.details;
             Int size = sizeofIRType(typeOfIRExpr(sb_in->tyenv, cas->dataLo)) * (cas->dataHi ? 2 : 1);
-            add_mem(sb, cas->addr, size, STREAM_LOAD, NULL);
-            add_mem(sb, cas->addr, size, STREAM_STORE, NULL);
+            add_mem(sb, cas->addr, size, RECORD_STREAM_LOAD, NULL);
+            add_mem(sb, cas->addr, size, RECORD_STREAM_STORE, NULL);
             break;
         }
         case Ist_LLSC: {
@@ -387,10 +389,10 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
             (void)ty;
             if (st->Ist.LLSC.storedata == NULL)
                 add_mem(sb, st->Ist.LLSC.addr, sizeofIRType(typeOfIRTemp(sb_in->tyenv, st->Ist.LLSC.result)),
-                        STREAM_LOAD, NULL);
+                        RECORD_STREAM_LOAD, NULL);
             else
                 add_mem(sb, st->Ist.LLSC.addr, sizeofIRType(typeOfIRExpr(sb_in->tyenv, st->Ist.LLSC.storedata)),
-                        STREAM_STORE, NULL);
+                        RECORD_STREAM_STORE, NULL);
             break;
         }
         default:
@@ -422,12 +424,12 @@ static void tearec_fork_child(ThreadId tid)
 /* tea_record_start() / tea_record_stop() */
 static Bool tearec_client_request(ThreadId tid, UWord *args, UWord *ret)
 {
-    if (args[0] == STREAM_REQUEST_START) {
+    if (args[0] == RECORD_STREAM_REQUEST_START) {
         if (tid == (ThreadId)clo_thread)
             start_recording();
-    } else if (args[0] == STREAM_REQUEST_STOP) {
+    } else if (args[0] == RECORD_STREAM_REQUEST_STOP) {
         if (tid == (ThreadId)clo_thread && state != REC_WAIT)
-            stop_recording(STREAM_STOP_REQUEST);
+            stop_recording(RECORD_STREAM_STOP_REQUEST);
     } else {
         return False;
     }
@@ -476,9 +478,9 @@ static void report_exe(void)
     const HChar *path = VG_(args_the_exename);
     UInt len = path ? (UInt)VG_(strlen)(path) : 0;
 
-    if (!len || len >= STREAM_PATH_MAX)
+    if (!len || len >= RECORD_STREAM_PATH_MAX)
         return;
-    put(STREAM_EXE << STREAM_KIND_SHIFT | len);
+    put(RECORD_STREAM_EXE << RECORD_STREAM_KIND_SHIFT | len);
     for (UInt i = 0; i < len; i += 8) {
         ULong w = 0;
         for (UInt k = 0; k < 8 && i + k < len; k++)
@@ -492,7 +494,7 @@ static void report_exe(void)
  * without a directory it records nothing. */
 static void open_child_stream(void)
 {
-    HChar path[STREAM_PATH_MAX];
+    HChar path[RECORD_STREAM_PATH_MAX];
     SysRes res;
 
     clo_fd = -1;
@@ -532,7 +534,7 @@ static void tearec_post_clo_init(void)
 static void tearec_fini(Int exitcode)
 {
     (void)exitcode;
-    stop_recording(STREAM_STOP_EXIT);
+    stop_recording(RECORD_STREAM_STOP_EXIT);
     flush();
 }
 

@@ -11,41 +11,42 @@
 
 #define POINTS_INITIAL_CAPACITY 256
 
-void correlate_points_free(correlate_points *p)
+void tea_correlate_points_free(tea_correlate_points *p)
 {
     free(p->items);
     memset(p, 0, sizeof *p);
 }
 
-static int append_point(correlate_points *p, uint64_t occurrences, uint64_t value)
+static int append_point(tea_correlate_points *p, uint64_t occurrences, uint64_t value)
 {
     if (p->count == p->capacity) {
         size_t cap = p->capacity ? 2 * p->capacity : POINTS_INITIAL_CAPACITY;
-        correlate_point *items = realloc(p->items, cap * sizeof *items);
+        tea_correlate_point *items = realloc(p->items, cap * sizeof *items);
         if (!items)
-            return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+            return error_set(TEA_ERR_NOMEM, "out of memory");
         p->items = items;
         p->capacity = cap;
     }
-    p->items[p->count++] = (correlate_point){ .occurrences = occurrences, .value = value };
+    p->items[p->count++] = (tea_correlate_point){ .occurrences = occurrences, .value = value };
     return TEA_OK;
 }
 
 /* Appends one instruction's points (its per-event sums). */
-static int flush_instruction(const uint64_t occurrences[PSV_EVENT_COUNT], const uint64_t values[PSV_EVENT_COUNT],
-                             uint64_t min_count, correlate_points points[PSV_EVENT_COUNT])
+static int flush_instruction(const uint64_t occurrences[TRACE_PSV_EVENT_COUNT],
+                             const uint64_t values[TRACE_PSV_EVENT_COUNT], uint64_t min_count,
+                             tea_correlate_points points[TRACE_PSV_EVENT_COUNT])
 {
     int rc;
-    for (int e = 0; e < PSV_EVENT_COUNT; e++) {
+    for (int e = 0; e < TRACE_PSV_EVENT_COUNT; e++) {
         if (occurrences[e] >= min_count && (rc = append_point(&points[e], occurrences[e], values[e])))
             return rc;
     }
     return TEA_OK;
 }
 
-int correlate_collect(const pics *p, uint64_t min_count, correlate_points points[PSV_EVENT_COUNT])
+int tea_correlate_collect(const pics *p, uint64_t min_count, tea_correlate_points points[TRACE_PSV_EVENT_COUNT])
 {
-    uint64_t occurrences[PSV_EVENT_COUNT] = { 0 }, values[PSV_EVENT_COUNT] = { 0 };
+    uint64_t occurrences[TRACE_PSV_EVENT_COUNT] = { 0 }, values[TRACE_PSV_EVENT_COUNT] = { 0 };
     pics_cell *cells = NULL;
     size_t n = 0;
     int rc;
@@ -54,13 +55,13 @@ int correlate_collect(const pics *p, uint64_t min_count, correlate_points points
         return rc;
     for (size_t i = 0; i < n; i++) {
         const pics_cell *c = &cells[i];
-        for (int e = 0; e < PSV_EVENT_COUNT; e++) {
+        for (int e = 0; e < TRACE_PSV_EVENT_COUNT; e++) {
             if (!(c->psv & (1u << e)))
                 continue;
             if (__builtin_add_overflow(occurrences[e], c->count, &occurrences[e])
                 || __builtin_add_overflow(values[e], c->value, &values[e])) {
-                rc = tea_error_set(TEA_ERR_FORMAT, "instruction 0x%llx: its %s counts or values overflow 64 bits",
-                                   (unsigned long long)c->pc, psv_event_name((enum psv_event)e));
+                rc = error_set(TEA_ERR_FORMAT, "instruction 0x%llx: its %s counts or values overflow 64 bits",
+                               (unsigned long long)c->pc, trace_psv_event_name((enum trace_psv_event)e));
                 goto done;
             }
         }
@@ -76,7 +77,7 @@ done:
     return rc;
 }
 
-void correlate_compute(const correlate_point *pts, size_t n, correlate_stats *out)
+void tea_correlate_compute(const tea_correlate_point *pts, size_t n, tea_correlate_stats *out)
 {
     exact_i128 shift_x = 0, shift_y = 0; /* sums of the points less the first point */
     long double mean_x, mean_y, sxx = 0, syy = 0, sxy = 0, r;

@@ -26,39 +26,39 @@
 #include <stdint.h>
 
 /* One static instruction's point for one event. */
-typedef struct correlate_point {
+typedef struct tea_correlate_point {
     uint64_t occurrences;  /* µops of the instruction subject to the event */
     uint64_t value;        /* cycles x PICS_UNIT in the components containing the event */
-} correlate_point;
+} tea_correlate_point;
 
 /* A growing array of points. Zero-initialize before the first use. */
-typedef struct correlate_points {
-    correlate_point *items;
+typedef struct tea_correlate_points {
+    tea_correlate_point *items;
     size_t count, capacity;
-} correlate_points;
+} tea_correlate_points;
 
 /* Frees the array; it is empty afterwards. */
-void correlate_points_free(correlate_points *p);
+void tea_correlate_points_free(tea_correlate_points *p);
 
 /* For every event e, appends to points[e] the point of every static
  * instruction of the golden PICS `p` with at least `min_count` occurrences
  * of e (0: every instruction of the PICS, those without e as (0, 0)), in
  * address order. Errors: TEA_ERR_NOMEM; TEA_ERR_FORMAT when an
  * instruction's counts or values overflow 64 bits (not a real PICS). */
-int correlate_collect(const pics *p, uint64_t min_count, correlate_points points[PSV_EVENT_COUNT]);
+int tea_correlate_collect(const pics *p, uint64_t min_count, tea_correlate_points points[TRACE_PSV_EVENT_COUNT]);
 
 /* The figures of one event over a set of points. */
-typedef struct correlate_stats {
+typedef struct tea_correlate_stats {
     size_t instructions;              /* points */
     exact_u128 occurrences;    /* their occurrences, summed */
     exact_u128 value;          /* their values, summed: cycles x PICS_UNIT */
     double r;                         /* Pearson's r in [-1, 1]; NaN when undefined */
-} correlate_stats;
+} tea_correlate_stats;
 
 /* Pearson's r of occurrences against values over `n` points (pts may be
  * NULL when n is 0), and the sums. r is NaN, never 0, when it is undefined:
  * fewer than two points (an event that never occurs has none) or either
  * side constant (zero variance). */
-void correlate_compute(const correlate_point *pts, size_t n, correlate_stats *out);
+void tea_correlate_compute(const tea_correlate_point *pts, size_t n, tea_correlate_stats *out);
 
 #endif

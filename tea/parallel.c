@@ -76,7 +76,7 @@ static int slot_reserve(frame_slot *s, size_t i)
         size_t capacity = s->reserved ? 2 * s->reserved : 64;
         trace_frame_position *positions = realloc(s->positions, capacity * sizeof *positions);
         if (!positions)
-            return tea_error_set(TEA_ERR_NOMEM, "out of memory for a frame");
+            return error_set(TEA_ERR_NOMEM, "out of memory for a frame");
         s->positions = positions;
         s->reserved = capacity;
     }
@@ -103,13 +103,13 @@ static int slot_batch(frame_slot *s, size_t i)
         size_t capacity = s->allocated ? 2 * s->allocated : 4;
         trace_batch *bigger = realloc(s->batches, capacity * sizeof *bigger);
         if (!bigger)
-            return tea_error_set(TEA_ERR_NOMEM, "out of memory for a frame");
+            return error_set(TEA_ERR_NOMEM, "out of memory for a frame");
         memset(bigger + s->allocated, 0, (capacity - s->allocated) * sizeof *bigger);
         s->batches = bigger;
         for (size_t k = s->allocated; k < capacity; k++) {
             if (trace_batch_init(&s->batches[k], TRACE_BATCH_RECORDS)) {
                 s->allocated = k;
-                return tea_error_set(TEA_ERR_NOMEM, "out of memory for a frame");
+                return error_set(TEA_ERR_NOMEM, "out of memory for a frame");
             }
         }
         s->allocated = capacity;
@@ -209,7 +209,7 @@ static void *worker_main(void *arg)
         pthread_mutex_lock(&run->lock);
         s->rc = rc;
         if (rc)
-            snprintf(s->message, sizeof s->message, "%s", tea_error_message());
+            snprintf(s->message, sizeof s->message, "%s", error_message());
         s->state = SLOT_DONE;
         pthread_cond_broadcast(&run->done_cond);
         pthread_mutex_unlock(&run->lock);
@@ -263,7 +263,7 @@ static int consume_frames(parallel_run *run, tea_replay *whole, trace_frame_read
             pthread_cond_wait(&run->done_cond, &run->lock);
         pthread_mutex_unlock(&run->lock);
         if (s->rc)
-            rc = tea_error_set(s->rc, "%s", s->message);
+            rc = error_set(s->rc, "%s", s->message);
         else
             rc = consume_frame(whole, run->taggers, s, reader, scratch);
         frame_totals[k] = s->totals;
@@ -325,8 +325,7 @@ int tea_parallel_replay_progress(tea_replay *whole, const trace_frames *f, unsig
     int rc = TEA_OK, sync_ok = 0;
 
     if (threads < 1 || threads > TEA_PARALLEL_MAX_THREADS)
-        return tea_error_set(TEA_ERR_USAGE, "the thread count must be 1 to %d, not %u", TEA_PARALLEL_MAX_THREADS,
-                             threads);
+        return error_set(TEA_ERR_USAGE, "the thread count must be 1 to %d, not %u", TEA_PARALLEL_MAX_THREADS, threads);
     /* The index's cycles are checked against every frame as it is read. */
     if (count && (rc = tea_replay_check_span(trace_origin(f), trace_frames_info(f, count - 1)->last_cycle)))
         return rc;
@@ -341,7 +340,7 @@ int tea_parallel_replay_progress(tea_replay *whole, const trace_frames *f, unsig
     frame_totals = calloc(count ? count : 1, sizeof *frame_totals);
     end_window = calloc(count ? count : 1, sizeof *end_window);
     if (!run.slots || !workers || !frame_totals || !end_window) {
-        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        rc = error_set(TEA_ERR_NOMEM, "out of memory");
         goto done;
     }
     for (size_t i = 0; i < run.slot_count && !rc; i++)
@@ -351,16 +350,16 @@ int tea_parallel_replay_progress(tea_replay *whole, const trace_frames *f, unsig
         if (!(rc = tea_replay_create_part(&workers[i].part, whole, trace_origin(f)))
             && !(rc = trace_frame_reader_create(&workers[i].reader, f))
             && trace_batch_init(&workers[i].scratch, TRACE_BATCH_RECORDS))
-            rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+            rc = error_set(TEA_ERR_NOMEM, "out of memory");
     }
     if (!rc && run.taggers && !(rc = trace_frame_reader_create(&reader, f))
         && trace_batch_init(&scratch, TRACE_BATCH_RECORDS))
-        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        rc = error_set(TEA_ERR_NOMEM, "out of memory");
     if (rc)
         goto done;
     if (pthread_mutex_init(&run.lock, NULL) || pthread_cond_init(&run.done_cond, NULL)
         || pthread_cond_init(&run.free_cond, NULL)) {
-        rc = tea_error_set(TEA_ERR_NOMEM, "cannot create the replay's locks");
+        rc = error_set(TEA_ERR_NOMEM, "cannot create the replay's locks");
         goto done;
     }
     sync_ok = 1;
@@ -371,7 +370,7 @@ int tea_parallel_replay_progress(tea_replay *whole, const trace_frames *f, unsig
             run.stop = 1;
             pthread_cond_broadcast(&run.free_cond);
             pthread_mutex_unlock(&run.lock);
-            rc = tea_error_set(TEA_ERR_NOMEM, "cannot start a replay thread");
+            rc = error_set(TEA_ERR_NOMEM, "cannot start a replay thread");
             break;
         }
         workers[i].running = 1;

@@ -191,19 +191,19 @@ int tea_replay_create(tea_replay **out, unsigned initial_window, const tea_sampl
     *out = NULL;
     for (size_t i = 0; i < count; i++) {
         if (specs[i].scheme == TEA_SCHEME_GOLDEN || specs[i].scheme >= TEA_SCHEME_COUNT)
-            return tea_error_set(TEA_ERR_USAGE, "sampler %zu: not a sampling scheme", i);
+            return error_set(TEA_ERR_USAGE, "sampler %zu: not a sampling scheme", i);
         if (specs[i].period == 0)
-            return tea_error_set(TEA_ERR_USAGE, "sampler %zu: the sampling period must be at least one cycle", i);
+            return error_set(TEA_ERR_USAGE, "sampler %zu: the sampling period must be at least one cycle", i);
     }
     if (!(r = calloc(1, sizeof *r)))
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     r->specs = calloc(count ? count : 1, sizeof *r->specs);
     r->refs = calloc(count ? count : 1, sizeof *r->refs);
     r->cycle = calloc(count ? count : 1, sizeof *r->cycle);
     r->tags = calloc(count ? count : 1, sizeof *r->tags);
     if (!r->specs || !r->refs || !r->cycle || !r->tags || pics_init(&r->golden_pics)) {
         tea_replay_free(r);
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     }
     if (count)
         memcpy(r->specs, specs, count * sizeof *specs);
@@ -321,10 +321,11 @@ int tea_replay_check_span(uint64_t origin, uint64_t last)
 {
     if (last - origin <= TEA_REPLAY_MAX_SPAN)
         return TEA_OK;
-    return tea_error_set(TEA_ERR_UNSUPPORTED, "the trace spans %llu cycles (cycle %llu to %llu); a PICS holds at most "
-                                              "%llu cycles (1/%llu-cycle units in 64 bits)",
-                         (unsigned long long)(last - origin), (unsigned long long)origin, (unsigned long long)last,
-                         (unsigned long long)TEA_REPLAY_MAX_SPAN, (unsigned long long)PICS_UNIT);
+    return error_set(TEA_ERR_UNSUPPORTED,
+                     "the trace spans %llu cycles (cycle %llu to %llu); a PICS holds at most "
+                     "%llu cycles (1/%llu-cycle units in 64 bits)",
+                     (unsigned long long)(last - origin), (unsigned long long)origin, (unsigned long long)last,
+                     (unsigned long long)TEA_REPLAY_MAX_SPAN, (unsigned long long)PICS_UNIT);
 }
 
 int tea_replay_feed(tea_replay *r, const trace_batch *batch)
@@ -341,7 +342,7 @@ int tea_replay_feed(tea_replay *r, const trace_batch *batch)
         /* The origin record starts every sampler; taggers never see it. */
         const trace_record *origin = &batch->records[0];
         if ((rc = start(r, origin->cycle)))
-            return tea_error_set(rc, "out of memory starting the samplers");
+            return error_set(rc, "out of memory starting the samplers");
         rob_advance(&r->rob, origin->retire, origin->squash, origin->dispatch);
     }
     if (batch->count && !r->golden.started) {
@@ -356,7 +357,7 @@ int tea_replay_feed(tea_replay *r, const trace_batch *batch)
             return rc;
         feed_run_golden(r, batch, first, n);
         if (r->rc)
-            return tea_error_set(r->rc, "out of memory building a PICS");
+            return error_set(r->rc, "out of memory building a PICS");
         first += n;
     }
     return TEA_OK;
@@ -371,7 +372,7 @@ int tea_replay_finish(tea_replay *r)
     if (!r->rc)
         r->rc = pics_cache_flush(&r->golden_cache);
     if (r->rc)
-        return tea_error_set(r->rc, "out of memory building a PICS");
+        return error_set(r->rc, "out of memory building a PICS");
     last = golden_get_totals(&r->golden)->last_cycle;
     for (size_t i = 0; i < r->cycle_count; i++)
         r->cycle[i].lost[TEA_LOST_END] += tea_schedule_take(&r->cycle[i].sched, last);
@@ -418,7 +419,7 @@ void tea_trace_digest(const trace_header *h, const trace_totals *t, char out[PIC
     const uint64_t fields[] = { h->commit_width, h->rob_size, h->initial_window, t->records, t->first_cycle,
                                 t->last_cycle, t->commits, t->exceptions, t->dispatched, t->squashed, t->refills };
     uint64_t hash = FNV_OFFSET;
-    for (size_t i = 0; i < sizeof fields / sizeof fields[0] + PSV_EVENT_COUNT; i++) {
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0] + TRACE_PSV_EVENT_COUNT; i++) {
         uint64_t v = i < sizeof fields / sizeof fields[0] ? fields[i] : t->events[i - sizeof fields / sizeof fields[0]];
         for (int b = 0; b < 8; b++, v >>= 8)
             hash = (hash ^ (v & 0xFF)) * FNV_PRIME;
@@ -441,14 +442,14 @@ int tea_replay_describe(const tea_replay *r, size_t i, const trace_header *h, co
     if ((h->binary_path && !(info->binary_path = strdup(h->binary_path)))
         || (h->build_id && !(info->build_id = strdup(h->build_id)))) {
         pics_info_free(info);
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     }
     info->golden_total = r->golden_pics.total;
     snprintf(info->golden_rules, sizeof info->golden_rules, "%s", golden_rules_name(r->golden.rules));
     if (i == SIZE_MAX) {
         snprintf(info->scheme, sizeof info->scheme, "%s", tea_scheme_name(TEA_SCHEME_GOLDEN));
         snprintf(info->events, sizeof info->events, "all");
-        info->event_mask = PSV_MASK_ALL;
+        info->event_mask = TRACE_PSV_MASK_ALL;
         return TEA_OK;
     }
     {
@@ -479,7 +480,7 @@ int tea_replay_create_part(tea_replay **out, const tea_replay *whole, uint64_t o
     golden_set_rules(&p->golden, whole->golden.rules);
     if ((rc = start(p, origin))) {
         tea_replay_free(p);
-        return tea_error_set(rc, "out of memory starting the samplers");
+        return error_set(rc, "out of memory starting the samplers");
     }
     *out = p;
     return TEA_OK;
@@ -521,11 +522,11 @@ int tea_replay_mark_create(tea_replay_mark **out, const tea_replay *whole)
 
     *out = NULL;
     if (!m)
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     m->count = count_cycle_samplers(whole);
     if (!(m->schedules = calloc(m->count ? m->count : 1, sizeof *m->schedules))) {
         free(m);
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     }
     *out = m;
     return TEA_OK;
@@ -588,7 +589,7 @@ int tea_replay_absorb(tea_replay *whole, tea_replay *part)
             w->lost[k] += p->lost[k];
     }
     if (rc)
-        return tea_error_set(rc, "out of memory merging PICS");
+        return error_set(rc, "out of memory merging PICS");
     golden_add_totals(&whole->golden, &part->golden);
     return TEA_OK;
 }

@@ -44,12 +44,12 @@ static const char *const column_names[COL_KNOWN] = {
     "trace", "scheme", "freq_hz", "seed", "samples", "lost", "error_insn_component", "error_insn", "error_func", "digest", "cycles", "records",
 };
 
-void results_init(results_set *s)
+void tea_results_init(tea_results_set *s)
 {
     memset(s, 0, sizeof *s);
 }
 
-static void row_free(results_row *r)
+static void row_free(tea_results_row *r)
 {
     free(r->trace);
     free(r->scheme);
@@ -57,7 +57,7 @@ static void row_free(results_row *r)
     r->trace = r->scheme = r->digest = NULL;
 }
 
-void results_free(results_set *s)
+void tea_results_free(tea_results_set *s)
 {
     for (size_t i = 0; i < s->count; i++)
         row_free(&s->rows[i]);
@@ -65,10 +65,10 @@ void results_free(results_set *s)
         free(s->files[i]);
     free(s->rows);
     free(s->files);
-    results_init(s);
+    tea_results_init(s);
 }
 
-const char *results_error_column(pics_granularity g)
+const char *tea_results_error_column(pics_granularity g)
 {
     switch (g) {
     case PICS_GRAN_INSN_COMPONENT:
@@ -107,7 +107,7 @@ static int split_fields(fields *f, const char *line, size_t length)
     if (length + 1 > f->text_capacity) {
         char *t = realloc(f->text, length + 1);
         if (!t)
-            return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+            return error_set(TEA_ERR_NOMEM, "out of memory");
         f->text = t;
         f->text_capacity = length + 1;
     }
@@ -118,7 +118,7 @@ static int split_fields(fields *f, const char *line, size_t length)
             size_t cap = f->capacity ? 2 * f->capacity : 16;
             char **items = realloc(f->items, cap * sizeof *items);
             if (!items)
-                return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+                return error_set(TEA_ERR_NOMEM, "out of memory");
             f->items = items;
             f->capacity = cap;
         }
@@ -174,7 +174,7 @@ static int line_error(const reader *rd, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    return tea_error_set(TEA_ERR_FORMAT, "%s: line %lu: %s", rd->path, rd->line, what);
+    return error_set(TEA_ERR_FORMAT, "%s: line %lu: %s", rd->path, rd->line, what);
 }
 
 /* The known column named `name`, or -1. */
@@ -269,7 +269,7 @@ static const char *field_of(const reader *rd, const fields *f, int c)
 }
 
 /* Turns a data line's fields into `r` (strings malloc'd). */
-static int parse_row(const reader *rd, const fields *f, results_row *r)
+static int parse_row(const reader *rd, const fields *f, tea_results_row *r)
 {
     const char *trace = field_of(rd, f, COL_TRACE), *scheme = field_of(rd, f, COL_SCHEME);
     const char *text;
@@ -295,7 +295,7 @@ static int parse_row(const reader *rd, const fields *f, results_row *r)
         return line_error(rd, "cycles '%.*s' is not an unsigned integer", FIELD_QUOTE_MAX, text);
     if ((text = field_of(rd, f, COL_RECORDS)) && *text && parse_u64(text, &r->records))
         return line_error(rd, "records '%.*s' is not an unsigned integer", FIELD_QUOTE_MAX, text);
-    for (int g = 0; g < RESULTS_GRANULARITIES; g++) {
+    for (int g = 0; g < TEA_RESULTS_GRANULARITIES; g++) {
         int c = COL_ERROR_INSN_COMPONENT + g;
         double *e = &r->error[g];
         *e = NAN;
@@ -310,20 +310,20 @@ static int parse_row(const reader *rd, const fields *f, results_row *r)
     r->digest = text && *text ? strdup(text) : NULL;
     if (!r->trace || !r->scheme || (text && *text && !r->digest)) {
         row_free(r);
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     }
     r->file = rd->path;
     r->line = rd->line;
     return TEA_OK;
 }
 
-static int append_row(results_set *s, const results_row *r)
+static int append_row(tea_results_set *s, const tea_results_row *r)
 {
     if (s->count == s->capacity) {
         size_t cap = s->capacity ? 2 * s->capacity : 64;
-        results_row *rows = realloc(s->rows, cap * sizeof *rows);
+        tea_results_row *rows = realloc(s->rows, cap * sizeof *rows);
         if (!rows)
-            return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+            return error_set(TEA_ERR_NOMEM, "out of memory");
         s->rows = rows;
         s->capacity = cap;
     }
@@ -344,11 +344,11 @@ static int resolve_path(const char *path, char **out)
     } else {
         *out = strdup(path);
     }
-    return *out ? TEA_OK : tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    return *out ? TEA_OK : error_set(TEA_ERR_NOMEM, "out of memory");
 }
 
 /* Reads every line of an open file into `s`. */
-static int read_lines(results_set *s, reader *rd, FILE *in)
+static int read_lines(tea_results_set *s, reader *rd, FILE *in)
 {
     char *line = NULL;
     size_t cap = 0, n;
@@ -356,7 +356,7 @@ static int read_lines(results_set *s, reader *rd, FILE *in)
     int rc = TEA_OK, quote, got;
 
     while ((got = textline_read(in, &line, &cap, TEXTLINE_MAX, &n)) != TEXTLINE_EOF) {
-        results_row r;
+        tea_results_row r;
 
         rd->line++;
         if (got == TEXTLINE_NUL) {
@@ -368,8 +368,8 @@ static int read_lines(results_set *s, reader *rd, FILE *in)
             break;
         }
         if (got == TEXTLINE_NOMEM || got == TEXTLINE_IO) {
-            rc = got == TEXTLINE_NOMEM ? tea_error_set(TEA_ERR_NOMEM, "out of memory")
-                                       : tea_error_set(TEA_ERR_IO, "%s: read failed", rd->path);
+            rc = got == TEXTLINE_NOMEM ? error_set(TEA_ERR_NOMEM, "out of memory")
+                                       : error_set(TEA_ERR_IO, "%s: read failed", rd->path);
             break;
         }
         if (n && line[n - 1] == '\r')
@@ -397,16 +397,16 @@ static int read_lines(results_set *s, reader *rd, FILE *in)
         }
     }
     if (rc == TEA_OK && ferror(in))
-        rc = tea_error_set(TEA_ERR_IO, "%s: read failed: %s", rd->path, strerror(errno));
+        rc = error_set(TEA_ERR_IO, "%s: read failed: %s", rd->path, strerror(errno));
     if (rc == TEA_OK && rd->header_fields == 0)
-        rc = tea_error_set(TEA_ERR_FORMAT, "%s: no header line 'trace,scheme,freq_hz,seed,...' (not a results CSV)",
-                           rd->path);
+        rc = error_set(TEA_ERR_FORMAT, "%s: no header line 'trace,scheme,freq_hz,seed,...' (not a results CSV)",
+                       rd->path);
     free(line);
     fields_free(&f);
     return rc;
 }
 
-int results_read(results_set *s, const char *path)
+int tea_results_read(tea_results_set *s, const char *path)
 {
     size_t first = s->count;
     reader rd = { 0 };
@@ -419,13 +419,13 @@ int results_read(results_set *s, const char *path)
     files = realloc(s->files, (s->file_count + 1) * sizeof *files);
     if (!files) {
         free(file);
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     }
     s->files = files;
     s->files[s->file_count++] = file;
     rd.path = file;
     if (!(in = fopen(file, "r")))
-        return tea_error_set(TEA_ERR_IO, "%s: cannot open: %s", file, strerror(errno));
+        return error_set(TEA_ERR_IO, "%s: cannot open: %s", file, strerror(errno));
     rc = read_lines(s, &rd, in);
     fclose(in);
     if (rc) {
@@ -440,7 +440,7 @@ int results_read(results_set *s, const char *path)
 /* Orders rows by run (trace, scheme, freq_hz, seed), then by position. */
 static int compare_runs(const void *x, const void *y)
 {
-    const results_row *a = *(const results_row *const *)x, *b = *(const results_row *const *)y;
+    const tea_results_row *a = *(const tea_results_row *const *)x, *b = *(const tea_results_row *const *)y;
     int c;
     if ((c = strcmp(a->trace, b->trace)) != 0 || (c = strcmp(a->scheme, b->scheme)) != 0)
         return c;
@@ -451,18 +451,18 @@ static int compare_runs(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
-static int same_run(const results_row *a, const results_row *b)
+static int same_run(const tea_results_row *a, const tea_results_row *b)
 {
     return strcmp(a->trace, b->trace) == 0 && strcmp(a->scheme, b->scheme) == 0 && a->freq_hz == b->freq_hz
            && a->seed == b->seed;
 }
 
 /* Same figures, an empty error matching only an empty one. */
-static int same_values(const results_row *a, const results_row *b)
+static int same_values(const tea_results_row *a, const tea_results_row *b)
 {
     if (a->samples != b->samples || a->lost != b->lost)
         return 0;
-    for (int g = 0; g < RESULTS_GRANULARITIES; g++) {
+    for (int g = 0; g < TEA_RESULTS_GRANULARITIES; g++) {
         if (isnan(a->error[g]) != isnan(b->error[g]))
             return 0;
         if (!isnan(a->error[g]) && a->error[g] != b->error[g])
@@ -471,9 +471,9 @@ static int same_values(const results_row *a, const results_row *b)
     return 1;
 }
 
-int results_dedupe(results_set *s)
+int tea_results_dedupe(tea_results_set *s)
 {
-    results_row **order;
+    tea_results_row **order;
     unsigned char *drop;
     size_t kept = 0;
     int rc = TEA_OK;
@@ -485,23 +485,23 @@ int results_dedupe(results_set *s)
     if (!order || !drop) {
         free(order);
         free(drop);
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     }
     for (size_t i = 0; i < s->count; i++)
         order[i] = &s->rows[i];
     qsort(order, s->count, sizeof *order, compare_runs);
     for (size_t i = 1, first = 0; i < s->count && rc == TEA_OK; i++) {
-        const results_row *a = order[first], *b = order[i];
+        const tea_results_row *a = order[first], *b = order[i];
         if (!same_run(a, b)) {
             first = i;
             continue;
         }
         if (!same_values(a, b))
-            rc = tea_error_set(TEA_ERR_FORMAT,
-                               "%s: line %lu: trace %s, scheme %s at %.15g Hz, seed %llu repeats %s: line %lu "
-                               "with other values",
-                               b->file, b->line, b->trace, b->scheme, b->freq_hz, (unsigned long long)b->seed,
-                               a->file, a->line);
+            rc = error_set(TEA_ERR_FORMAT,
+                           "%s: line %lu: trace %s, scheme %s at %.15g Hz, seed %llu repeats %s: line %lu "
+                           "with other values",
+                           b->file, b->line, b->trace, b->scheme, b->freq_hz, (unsigned long long)b->seed, a->file,
+                           a->line);
         drop[b - s->rows] = 1;
     }
     if (rc == TEA_OK) {
@@ -540,7 +540,7 @@ static void scheme_rank(const char *label, int *cls, size_t *index, const char *
     *suffix = label;
 }
 
-int results_scheme_compare(const char *a, const char *b)
+int tea_results_scheme_compare(const char *a, const char *b)
 {
     int ca, cb;
     size_t ia, ib;
@@ -557,7 +557,7 @@ int results_scheme_compare(const char *a, const char *b)
 
 /* --- writing ---------------------------------------------------------------------- */
 
-void results_write_field(FILE *out, const char *text)
+void tea_results_write_field(FILE *out, const char *text)
 {
     if (!csv_needs_quotes(text) && text[0] != '#' && text[0] != ' ')
         fputs(text, out);
@@ -565,21 +565,21 @@ void results_write_field(FILE *out, const char *text)
         csv_quoted(out, text);
 }
 
-void results_write_header(FILE *out)
+void tea_results_write_header(FILE *out)
 {
     for (int c = 0; c < COL_KNOWN; c++)
         fprintf(out, "%s%s", c ? "," : "", column_names[c]);
     fputc('\n', out);
 }
 
-void results_write_row(FILE *out, const results_row *r)
+void tea_results_write_row(FILE *out, const tea_results_row *r)
 {
-    results_write_field(out, r->trace);
+    tea_results_write_field(out, r->trace);
     fputc(',', out);
-    results_write_field(out, r->scheme);
+    tea_results_write_field(out, r->scheme);
     fprintf(out, ",%.15g,%llu,%llu,%llu", r->freq_hz, (unsigned long long)r->seed, (unsigned long long)r->samples,
             (unsigned long long)r->lost);
-    for (int g = 0; g < RESULTS_GRANULARITIES; g++) {
+    for (int g = 0; g < TEA_RESULTS_GRANULARITIES; g++) {
         if (isnan(r->error[g]))
             fputc(',', out);
         else
@@ -587,7 +587,7 @@ void results_write_row(FILE *out, const results_row *r)
     }
     fputc(',', out);
     if (r->digest) {
-        results_write_field(out, r->digest);
+        tea_results_write_field(out, r->digest);
         fprintf(out, ",%llu,%llu", (unsigned long long)r->cycles, (unsigned long long)r->records);
     } else {
         fputs(",,", out); /* no digest: cycles and records unknown */
@@ -614,7 +614,7 @@ static int trace_comment_name(const char *line, const char *digest, char **name)
             && (hex[RESULTS_DIGEST_LEN] == ',' || hex[RESULTS_DIGEST_LEN] == '\0'
                 || hex[RESULTS_DIGEST_LEN] == '\n' || hex[RESULTS_DIGEST_LEN] == '\r')) {
             if (!(*name = strndup(start, (size_t)(colon - start))))
-                return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+                return error_set(TEA_ERR_NOMEM, "out of memory");
             return TEA_OK;
         }
     }
@@ -625,27 +625,27 @@ static int trace_comment_name(const char *line, const char *digest, char **name)
  * `digest`, malloc'd, or NULL (no such row, or not a readable results CSV). */
 static int digest_column_name(const char *path, const char *digest, char **name)
 {
-    results_set s;
+    tea_results_set s;
     int rc;
 
     *name = NULL;
-    results_init(&s);
-    rc = results_read(&s, path);
+    tea_results_init(&s);
+    rc = tea_results_read(&s, path);
     if (rc == TEA_ERR_NOMEM) {
-        results_free(&s);
+        tea_results_free(&s);
         return rc;
     }
     for (size_t i = 0; i < s.count && !*name; i++) {
         if (s.rows[i].digest && strcmp(s.rows[i].digest, digest) == 0 && !(*name = strdup(s.rows[i].trace))) {
-            results_free(&s);
-            return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+            tea_results_free(&s);
+            return error_set(TEA_ERR_NOMEM, "out of memory");
         }
     }
-    results_free(&s);
+    tea_results_free(&s);
     return TEA_OK;
 }
 
-int results_trace_name(const char *path, const char *digest, char **name)
+int tea_results_trace_name(const char *path, const char *digest, char **name)
 {
     FILE *in = fopen(path, "r");
     char *line = NULL;

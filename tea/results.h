@@ -40,70 +40,70 @@
 #include <stdio.h>
 
 /* The error columns, indexed by pics_granularity. */
-#define RESULTS_GRANULARITIES 3
+#define TEA_RESULTS_GRANULARITIES 3
 
 /* One profiler run: a scheme on a trace at a frequency with a seed. */
-typedef struct results_row {
+typedef struct tea_results_row {
     char *trace;                /* the trace's (benchmark's) name */
     char *scheme;               /* tea, nci, ibs, spe, ris, maybe with a suffix (":all") */
     double freq_hz;             /* sampling frequency in Hz */
     uint64_t seed;
     uint64_t samples, lost;     /* sample points with and without a sample (0 without the column) */
-    double error[RESULTS_GRANULARITIES]; /* fractions 0..1 by pics_granularity; NaN: empty or no column */
+    double error[TEA_RESULTS_GRANULARITIES]; /* fractions 0..1 by pics_granularity; NaN: empty or no column */
     char *digest;               /* the trace's digest, or NULL when unknown */
     uint64_t cycles, records;   /* the trace's span and records (0 without a digest) */
     const char *file;           /* the file the row was read from (owned by the set) */
     unsigned long line;         /* its line there, from 1 */
-} results_row;
+} tea_results_row;
 
 /* Rows from any number of files, in reading order. */
-typedef struct results_set {
-    results_row *rows;
+typedef struct tea_results_set {
+    tea_results_row *rows;
     size_t count, capacity;
     char **files;               /* the paths the rows point to */
     size_t file_count;
-} results_set;
+} tea_results_set;
 
 /* An empty set. */
-void results_init(results_set *s);
+void tea_results_init(tea_results_set *s);
 
 /* Frees every row and path; the set is empty afterwards. */
-void results_free(results_set *s);
+void tea_results_free(tea_results_set *s);
 
 /* Reads the results CSV at `path` and appends its rows; a directory stands
  * for the summary.csv that `tea replay -o DIR` writes in it. Errors:
  * TEA_ERR_IO (cannot open or read), TEA_ERR_FORMAT ("FILE: line N: what";
  * also a file without any header), TEA_ERR_NOMEM. On an error the set keeps
  * only the rows of earlier files. */
-int results_read(results_set *s, const char *path);
+int tea_results_read(tea_results_set *s, const char *path);
 
 /* Removes rows that repeat an earlier row's run (same trace, scheme,
  * freq_hz and seed) with the same values, keeping the first; the order of
  * the rest is kept. A repeat with other values is TEA_ERR_FORMAT naming both
  * lines; TEA_ERR_NOMEM. */
-int results_dedupe(results_set *s);
+int tea_results_dedupe(tea_results_set *s);
 
 /* The column of a granularity's error: "error_insn_component",
  * "error_insn", "error_func" ("?" for anything else). */
-const char *results_error_column(pics_granularity g);
+const char *tea_results_error_column(pics_granularity g);
 
 /* The order of scheme labels in tables: tea, nci, ibs, spe, ris; then the
  * same schemes with a suffix after ':' (e.g. "ibs:all"), by scheme then
  * suffix; then everything else by strcmp. Negative, 0 or positive. */
-int results_scheme_compare(const char *a, const char *b);
+int tea_results_scheme_compare(const char *a, const char *b);
 
 /* Writes `text` as one CSV field: as it is, or quoted (doubling quotes)
  * when it holds a comma, quote, CR or LF or starts with '#' or a space. */
-void results_write_field(FILE *out, const char *text);
+void tea_results_write_field(FILE *out, const char *text);
 
 /* Writes the header line of the schema above. */
-void results_write_header(FILE *out);
+void tea_results_write_header(FILE *out);
 
 /* Writes one row in the schema: freq_hz with %.15g, errors with 9
  * decimals (empty when NaN), digest, cycles and records empty when digest
  * is NULL; `file` and `line` are not written. Write errors
  * surface when the stream is closed (outfile_commit). */
-void results_write_row(FILE *out, const results_row *r);
+void tea_results_write_row(FILE *out, const tea_results_row *r);
 
 /* Finds the name of the trace with the given digest (16 hex digits) in a
  * results CSV: the trace column of the first row whose digest column
@@ -111,6 +111,6 @@ void results_write_row(FILE *out, const results_row *r);
  * "# trace NAME: PATH, digest HEX, ...". Sets *name to a malloc'd copy, or
  * to NULL when the file cannot be read or names no such trace.
  * Returns 0 or TEA_ERR_NOMEM. */
-int results_trace_name(const char *path, const char *digest, char **name);
+int tea_results_trace_name(const char *path, const char *digest, char **name);
 
 #endif

@@ -76,19 +76,23 @@ static int check_specs(const tea_run_options *o, uint64_t clock_hz)
     for (size_t f = 0; !o->period && f < o->freq_count; f++) {
         double p = rounded_period(clock_hz, o->freqs[f]);
         if (p < 1)
-            return tea_error_set(TEA_ERR_USAGE, "%.6g Hz is above twice the %llu Hz clock: its period rounds to 0 "
-                                                "cycles", o->freqs[f], (unsigned long long)clock_hz);
+            return error_set(TEA_ERR_USAGE,
+                             "%.6g Hz is above twice the %llu Hz clock: its period rounds to 0 "
+                             "cycles",
+                             o->freqs[f], (unsigned long long)clock_hz);
         if (p > (double)RUN_MAX_PERIOD)
-            return tea_error_set(TEA_ERR_USAGE, "%.6g Hz at the %llu Hz clock is a period beyond 2^63 cycles",
-                                 o->freqs[f], (unsigned long long)clock_hz);
+            return error_set(TEA_ERR_USAGE, "%.6g Hz at the %llu Hz clock is a period beyond 2^63 cycles", o->freqs[f],
+                             (unsigned long long)clock_hz);
     }
     for (size_t a = 0; a < o->scheme_count; a++)
         for (size_t b = a + 1; b < o->scheme_count; b++)
             if (o->schemes[a].scheme == o->schemes[b].scheme
                 && (o->schemes[a].all_events || o->all_events) == (o->schemes[b].all_events || o->all_events))
-                return tea_error_set(TEA_ERR_USAGE, "scheme %s asked for twice (with --events all, %s and %s:all "
-                                                    "are the same)", tea_scheme_name(o->schemes[a].scheme),
-                                     tea_scheme_name(o->schemes[a].scheme), tea_scheme_name(o->schemes[a].scheme));
+                return error_set(TEA_ERR_USAGE,
+                                 "scheme %s asked for twice (with --events all, %s and %s:all "
+                                 "are the same)",
+                                 tea_scheme_name(o->schemes[a].scheme), tea_scheme_name(o->schemes[a].scheme),
+                                 tea_scheme_name(o->schemes[a].scheme));
     return TEA_OK;
 }
 
@@ -105,7 +109,7 @@ static int build_specs(const tea_run_options *o, uint64_t clock_hz, tea_run *t, 
     *specs = calloc(count ? count : 1, sizeof **specs);
     t->rows = calloc(count ? count : 1, sizeof *t->rows);
     if (!*specs || !t->rows)
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     for (size_t s = 0; s < o->scheme_count; s++) {
         const tea_run_scheme *sc = &o->schemes[s];
         int all = sc->all_events || o->all_events;
@@ -124,7 +128,7 @@ static int build_specs(const tea_run_options *o, uint64_t clock_hz, tea_run *t, 
                 sp->jitter = o->jitter;
                 sp->seed = o->first_seed + k;
                 sp->all_events = all;
-                sp->event_mask = all ? PSV_MASK_ALL : tea_scheme_native_events(sc->scheme);
+                sp->event_mask = all ? TRACE_PSV_MASK_ALL : tea_scheme_native_events(sc->scheme);
                 t->rows[n].spec = *sp;
                 tea_run_scheme_label(&labelled, t->rows[n].label, sizeof t->rows[n].label);
                 for (int g = 0; g < TEA_RUN_GRANULARITIES; g++)
@@ -209,14 +213,14 @@ static int replay_stream(const tea_run_options *o, tea_run *t)
             continue;
         if ((rc = tea_replay_feed(t->replay, &batch)) == TEA_ERR_UNSUPPORTED) {
             refusal = rc;
-            snprintf(refused, sizeof refused, "%s", tea_error_message());
+            snprintf(refused, sizeof refused, "%s", error_message());
             rc = TEA_OK;
         } else if (rc) {
             goto done;
         }
     }
     if (refusal) {
-        rc = tea_error_set(refusal, "%s: %s", t->path, refused);
+        rc = error_set(refusal, "%s: %s", t->path, refused);
     } else {
         /* read at the end: a trace from a pipe has its objects only then */
         const trace_object *objs;
@@ -294,9 +298,9 @@ int tea_run_trace(const tea_run_options *o, const char *path, tea_run *out)
     return TEA_OK;
 }
 
-int tea_run_errors(tea_run *run, const symmap *functions)
+int tea_run_errors(tea_run *run, const pics_symmap *functions)
 {
-    static const symmap none;
+    static const pics_symmap none;
     const pics *reference = tea_replay_golden(run->replay);
 
     if (!functions)
@@ -330,14 +334,14 @@ int tea_run_describe(const tea_run *run, size_t i, pics_info *info)
 
 void tea_run_csv_begin(FILE *f)
 {
-    results_write_header(f);
+    tea_results_write_header(f);
 }
 
 void tea_run_csv_trace(FILE *f, const tea_run *run)
 {
     for (size_t i = 0; i < run->row_count; i++) {
         const tea_run_row *row = &run->rows[i];
-        results_row r = {
+        tea_results_row r = {
             .trace = (char *)run->name,
             .scheme = (char *)row->label,
             .freq_hz = row->spec.frequency_hz,
@@ -348,10 +352,10 @@ void tea_run_csv_trace(FILE *f, const tea_run *run)
             .cycles = run->totals.last_cycle - run->totals.first_cycle,
             .records = run->totals.records,
         };
-        static_assert(TEA_RUN_GRANULARITIES == RESULTS_GRANULARITIES, "one error column per granularity");
+        static_assert(TEA_RUN_GRANULARITIES == TEA_RESULTS_GRANULARITIES, "one error column per granularity");
         for (int g = 0; g < TEA_RUN_GRANULARITIES; g++)
             r.error[g] = row->error[g];
-        results_write_row(f, &r);
+        tea_results_write_row(f, &r);
     }
 }
 
@@ -362,7 +366,7 @@ int tea_run_json_path(const char *csv_path, char **json_path)
     size_t size = keep + strlen(TEA_RUN_JSON_SUFFIX) + 1;
 
     if (!(*json_path = malloc(size)))
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     snprintf(*json_path, size, "%.*s%s", (int)keep, csv_path, TEA_RUN_JSON_SUFFIX);
     return TEA_OK;
 }

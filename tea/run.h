@@ -116,7 +116,7 @@ int tea_run_trace(const tea_run_options *o, const char *path, tea_run *out);
 /* Each sampler's error against the golden PICS at instruction × component,
  * instruction and (when `functions` has any range) function granularity;
  * NaN where unknown. `functions` may be NULL. 0 or TEA_ERR_NOMEM. */
-int tea_run_errors(tea_run *run, const symmap *functions);
+int tea_run_errors(tea_run *run, const pics_symmap *functions);
 
 /* The provenance of the golden PICS (i == SIZE_MAX) or of sampler i. 0 or
  * TEA_ERR_NOMEM. */

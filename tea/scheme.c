@@ -21,16 +21,17 @@ typedef struct scheme_entry {
 
 /* Indexed by tea_scheme: the order of every table and figure. */
 static const scheme_entry schemes[TEA_SCHEME_COUNT] = {
-    [TEA_SCHEME_GOLDEN] = { "golden", "golden", PSV_MASK_ALL },
-    [TEA_SCHEME_TEA] = { "tea", "TEA", PSV_MASK_ALL },
-    [TEA_SCHEME_NCI] = { "nci", "NCI-TEA", PSV_MASK_ALL },
+    [TEA_SCHEME_GOLDEN] = { "golden", "golden", TRACE_PSV_MASK_ALL },
+    [TEA_SCHEME_TEA] = { "tea", "TEA", TRACE_PSV_MASK_ALL },
+    [TEA_SCHEME_NCI] = { "nci", "NCI-TEA", TRACE_PSV_MASK_ALL },
     [TEA_SCHEME_IBS] = { "ibs", "IBS",
-                         BIT(PSV_DR_L1) | BIT(PSV_DR_TLB) | BIT(PSV_FL_MB) | BIT(PSV_ST_L1) | BIT(PSV_ST_TLB)
-                             | BIT(PSV_ST_LLC) },
-    [TEA_SCHEME_SPE] = { "spe", "SPE", BIT(PSV_FL_MB) | BIT(PSV_ST_L1) | BIT(PSV_ST_TLB) | BIT(PSV_ST_LLC) },
+                         BIT(TRACE_PSV_DR_L1) | BIT(TRACE_PSV_DR_TLB) | BIT(TRACE_PSV_FL_MB) | BIT(TRACE_PSV_ST_L1)
+                             | BIT(TRACE_PSV_ST_TLB) | BIT(TRACE_PSV_ST_LLC) },
+    [TEA_SCHEME_SPE] = { "spe", "SPE",
+                         BIT(TRACE_PSV_FL_MB) | BIT(TRACE_PSV_ST_L1) | BIT(TRACE_PSV_ST_TLB) | BIT(TRACE_PSV_ST_LLC) },
     [TEA_SCHEME_RIS] = { "ris", "RIS",
-                         BIT(PSV_DR_L1) | BIT(PSV_DR_TLB) | BIT(PSV_DR_SQ) | BIT(PSV_FL_MB) | BIT(PSV_ST_L1)
-                             | BIT(PSV_ST_TLB) | BIT(PSV_ST_LLC) },
+                         BIT(TRACE_PSV_DR_L1) | BIT(TRACE_PSV_DR_TLB) | BIT(TRACE_PSV_DR_SQ) | BIT(TRACE_PSV_FL_MB)
+                             | BIT(TRACE_PSV_ST_L1) | BIT(TRACE_PSV_ST_TLB) | BIT(TRACE_PSV_ST_LLC) },
 };
 static const char *const jitter_names[] = { "none", "start", "interval" };
 
@@ -66,13 +67,13 @@ int tea_scheme_parse(const char *name, tea_scheme *s)
             strncat(list, ", ", sizeof list - strlen(list) - 1);
         strncat(list, schemes[i].name, sizeof list - strlen(list) - 1);
     }
-    return tea_error_set(TEA_ERR_USAGE, "unknown scheme '%s' (%s)", name, list);
+    return error_set(TEA_ERR_USAGE, "unknown scheme '%s' (%s)", name, list);
 }
 
 uint16_t tea_scheme_native_events(tea_scheme s)
 {
     /* Out of range: all events, as for the schemes without event limits. */
-    return (unsigned)s < TEA_SCHEME_COUNT ? schemes[s].native_events : PSV_MASK_ALL;
+    return (unsigned)s < TEA_SCHEME_COUNT ? schemes[s].native_events : TRACE_PSV_MASK_ALL;
 }
 
 const char *tea_jitter_name(tea_jitter j)
@@ -88,5 +89,5 @@ int tea_jitter_parse(const char *name, tea_jitter *j)
             return TEA_OK;
         }
     }
-    return tea_error_set(TEA_ERR_USAGE, "unknown jitter '%s' (none, start or interval)", name);
+    return error_set(TEA_ERR_USAGE, "unknown jitter '%s' (none, start or interval)", name);
 }

@@ -35,8 +35,8 @@ int cli_usage_hint(const char *command)
 
 int cli_fail(const char *command, int code)
 {
-    fprintf(stderr, "%s: %s\n", command, tea_error_message());
-    return tea_error_exit_status(code);
+    fprintf(stderr, "%s: %s\n", command, error_message());
+    return error_exit_status(code);
 }
 
 /* Multiplier of a k/M/G suffix, 1 for none, 0 for anything else. */
@@ -175,14 +175,14 @@ const char *cli_version(void)
 
 int cli_option_adjust_vma(const char *command, const cli_option *opt, const char *arg)
 {
-    symbolize_options *sym = opt->dest;
+    binary_symbolize_options *sym = opt->dest;
     if (strcmp(arg, "auto") == 0) {
         sym->adjust_vma_auto = 1;
         sym->has_adjust_vma = 0;
         return CLI_CONTINUE;
     }
     sym->adjust_vma_auto = 0;
-    if (symbolize_parse_offset(arg, &sym->adjust_vma))
+    if (binary_symbolize_parse_offset(arg, &sym->adjust_vma))
         return cli_usage_error(command, "invalid offset '%s' (hex with 0x, or decimal)", arg);
     sym->has_adjust_vma = 1;
     return CLI_CONTINUE;
@@ -196,7 +196,7 @@ const int cli_addresses_values[] = { 0, 1 };
 
 int cli_option_load_bias(const char *command, const cli_option *opt, const char *arg)
 {
-    if (symbolize_parse_offset(arg, (uint64_t *)opt->dest))
+    if (binary_symbolize_parse_offset(arg, (uint64_t *)opt->dest))
         return cli_usage_error(command, "invalid load bias '%s' (hex with 0x, or decimal)", arg);
     return CLI_CONTINUE;
 }
@@ -213,7 +213,7 @@ static void dispatch_usage(FILE *out, const char *program, const char *intro, co
 int cli_option_output_file(const char *command, const cli_option *opt, const char *arg)
 {
     if (outfile_check(arg))
-        return cli_usage_error(command, "%s", tea_error_message());
+        return cli_usage_error(command, "%s", error_message());
     *(const char **)opt->dest = arg;
     return CLI_CONTINUE;
 }
@@ -221,7 +221,7 @@ int cli_option_output_file(const char *command, const cli_option *opt, const cha
 int cli_option_output_dir(const char *command, const cli_option *opt, const char *arg)
 {
     if (outdir_check(arg))
-        return cli_usage_error(command, "%s", tea_error_message());
+        return cli_usage_error(command, "%s", error_message());
     *(const char **)opt->dest = arg;
     return CLI_CONTINUE;
 }
@@ -373,7 +373,7 @@ int cli_parse(const cli_command *cmd, int argc, char **argv)
     if (!longs || !shorts) {
         free(longs);
         free(shorts);
-        return cli_fail(argv[0], tea_error_set(TEA_ERR_NOMEM, "out of memory"));
+        return cli_fail(argv[0], error_set(TEA_ERR_NOMEM, "out of memory"));
     }
     if (cmd->stop_at_operand)
         *s++ = '+';
@@ -435,7 +435,7 @@ int cli_option_trace_format(const char *command, const cli_option *opt, const ch
 int cli_option_granularity(const char *command, const cli_option *opt, const char *arg)
 {
     if (pics_granularity_parse(arg, opt->dest))
-        return cli_usage_error(command, "%s", tea_error_message());
+        return cli_usage_error(command, "%s", error_message());
     return CLI_CONTINUE;
 }
 

@@ -234,13 +234,13 @@ int cli_option_rob_size(const char *command, const cli_option *opt, const char *
 int cli_option_llc_latency(const char *command, const cli_option *opt, const char *arg);
 int cli_option_clock(const char *command, const cli_option *opt, const char *arg);
 
-/* --adjust-vma OFFSET into the symbolize_options at `sym`, read by the one
- * offset parser (symbolize_parse_offset: hex with 0x or decimal, a leading
+/* --adjust-vma OFFSET into the binary_symbolize_options at `sym`, read by the one
+ * offset parser (binary_symbolize_parse_offset: hex with 0x or decimal, a leading
  * '-' taken modulo 2^64), or "auto" (sym->adjust_vma_auto: inferred from the
  * PCs, symbolize.h): pics report, annotate, diff, plot, tea topdown, replay,
  * sweep. */
-#define CLI_OPTION_ADJUST_VMA(sym, vname, help_) \
-    CLI_CALL("adjust-vma", 0, vname, cli_option_adjust_vma, (1 ? (sym) : (symbolize_options *)0), help_)
+#define CLI_OPTION_ADJUST_VMA(sym, vname, help_)                                                                       \
+    CLI_CALL("adjust-vma", 0, vname, cli_option_adjust_vma, (1 ? (sym) : (binary_symbolize_options *)0), help_)
 int cli_option_adjust_vma(const char *command, const cli_option *opt, const char *arg);
 /* --adjust-vma OFF|auto as the commands that show a PICS take it (auto
  * scores the PCs of the PICS shown). */
@@ -250,18 +250,18 @@ int cli_option_adjust_vma(const char *command, const cli_option *opt, const char
                           "default: the bias the trace recorded; needed for a PIE without one);\n"  \
                           "auto infers it from the PICS's PCs and prints it")
 
-/* --no-demangle into the symbolize_options at `sym`: C++ names as in the
+/* --no-demangle into the binary_symbolize_options at `sym`: C++ names as in the
  * file instead of demangled (binary/symbols.h). */
-#define CLI_OPTION_NO_DEMANGLE(sym)                                                                  \
-    CLI_FLAG("no-demangle", 0, &(1 ? (sym) : (symbolize_options *)0)->no_demangle,                   \
+#define CLI_OPTION_NO_DEMANGLE(sym)                                                                                    \
+    CLI_FLAG("no-demangle", 0, &(1 ? (sym) : (binary_symbolize_options *)0)->no_demangle,                              \
              "show C++ names mangled, as in the binary (default: demangled)")
 
-/* --addresses elf|runtime into the symbolize_options at `sym`: addresses
+/* --addresses elf|runtime into the binary_symbolize_options at `sym`: addresses
  * shown as in the ELF file (objdump -d) or as the program ran (default). */
-#define CLI_OPTION_ADDRESSES(sym)                                                                    \
-    CLI_ENUM("addresses", "KIND", &(1 ? (sym) : (symbolize_options *)0)->elf_addresses,              \
-             cli_addresses_names, cli_addresses_values, "unknown address kind '%s' (elf or runtime)",  \
-             "elf: addresses and branch targets as in the ELF file, as\n"                            \
+#define CLI_OPTION_ADDRESSES(sym)                                                                                      \
+    CLI_ENUM("addresses", "KIND", &(1 ? (sym) : (binary_symbolize_options *)0)->elf_addresses, cli_addresses_names,    \
+             cli_addresses_values, "unknown address kind '%s' (elf or runtime)",                                       \
+             "elf: addresses and branch targets as in the ELF file, as\n"                                              \
              "objdump -d shows them; runtime (default): as the program ran")
 extern const char *const cli_addresses_names[];
 extern const int cli_addresses_values[];

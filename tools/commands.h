@@ -5,25 +5,25 @@
 #ifndef TEA_TOOLS_COMMANDS_H
 #define TEA_TOOLS_COMMANDS_H
 
-int tea_info_main(int argc, char **argv);
-int tea_convert_main(int argc, char **argv);
-int tea_gen_main(int argc, char **argv);
-int tea_replay_main(int argc, char **argv);
-int tea_record_main(int argc, char **argv);
-int tea_topdown_main(int argc, char **argv);
-int tea_stalls_main(int argc, char **argv);
-int tea_sweep_main(int argc, char **argv);
+int cmd_tea_info(int argc, char **argv);
+int cmd_tea_convert(int argc, char **argv);
+int cmd_tea_gen(int argc, char **argv);
+int cmd_tea_replay(int argc, char **argv);
+int cmd_tea_record(int argc, char **argv);
+int cmd_tea_topdown(int argc, char **argv);
+int cmd_tea_stalls(int argc, char **argv);
+int cmd_tea_sweep(int argc, char **argv);
 
 /* `pics` subcommands. */
-int pics_export_main(int argc, char **argv);
-int pics_error_main(int argc, char **argv);
-int pics_merge_main(int argc, char **argv);
-int pics_plot_main(int argc, char **argv);
-int pics_flamegraph_main(int argc, char **argv);
-int pics_diff_main(int argc, char **argv);
-int pics_report_main(int argc, char **argv);
-int pics_annotate_main(int argc, char **argv);
-int pics_table_main(int argc, char **argv);
-int pics_correlate_main(int argc, char **argv);
+int cmd_pics_export(int argc, char **argv);
+int cmd_pics_error(int argc, char **argv);
+int cmd_pics_merge(int argc, char **argv);
+int cmd_pics_plot(int argc, char **argv);
+int cmd_pics_flamegraph(int argc, char **argv);
+int cmd_pics_diff(int argc, char **argv);
+int cmd_pics_report(int argc, char **argv);
+int cmd_pics_annotate(int argc, char **argv);
+int cmd_pics_table(int argc, char **argv);
+int cmd_pics_correlate(int argc, char **argv);
 
 #endif

@@ -7,13 +7,13 @@
 
 int model_option_config(const char *command, const cli_option *opt, const char *arg)
 {
-    int rc = mconf_load(opt->dest, arg);
+    int rc = model_config_load(opt->dest, arg);
     return rc ? cli_fail(command, rc) : CLI_CONTINUE;
 }
 
 int model_option_set(const char *command, const cli_option *opt, const char *arg)
 {
-    if (mconf_set_string(opt->dest, arg))
-        return cli_usage_error(command, "%s", tea_error_message());
+    if (model_config_set_string(opt->dest, arg))
+        return cli_usage_error(command, "%s", error_message());
     return CLI_CONTINUE;
 }

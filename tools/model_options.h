@@ -10,11 +10,11 @@
 #include "model/config.h"
 
 /* --config FILE: loads FILE into the mconf at `conf` (model_option_config). */
-#define MODEL_OPTION_CONFIG(conf, help_) \
-    CLI_CALL("config", 0, "FILE", model_option_config, (1 ? (conf) : (mconf *)0), help_)
+#define MODEL_OPTIONS_CONFIG(conf, help_)                                                                              \
+    CLI_CALL("config", 0, "FILE", model_option_config, (1 ? (conf) : (model_config *)0), help_)
 /* --set KEY=VALUE: sets one parameter of the mconf at `conf`. */
-#define MODEL_OPTION_SET(conf) \
-    CLI_CALL("set", 0, "KEY=VALUE", model_option_set, (1 ? (conf) : (mconf *)0), \
+#define MODEL_OPTIONS_SET(conf)                                                                                        \
+    CLI_CALL("set", 0, "KEY=VALUE", model_option_set, (1 ? (conf) : (model_config *)0),                                \
              "one parameter (repeatable; after --config)")
 
 /* Their callbacks: `opt->dest` is the mconf. A file that cannot be loaded

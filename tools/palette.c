@@ -36,10 +36,11 @@
 #define LIGHTNESS_STEP_OTHER 0.025
 #define COLOR_BASE "#dcdcdc"
 
-void palette_component_color(uint16_t psv, char buf[CHART_COLOR_MAX])
+void palette_component_color(uint16_t psv, char buf[PLOT_CHART_COLOR_MAX])
 {
-    unsigned stall = psv_family_bits(psv, PSV_FAMILY_STALL), drain = psv_family_bits(psv, PSV_FAMILY_DRAIN);
-    unsigned flush = psv_family_bits(psv, PSV_FAMILY_FLUSH), own, other = 0;
+    unsigned stall = trace_psv_family_bits(psv, TRACE_PSV_FAMILY_STALL),
+             drain = trace_psv_family_bits(psv, TRACE_PSV_FAMILY_DRAIN);
+    unsigned flush = trace_psv_family_bits(psv, TRACE_PSV_FAMILY_FLUSH), own, other = 0;
     double hue, saturation, lightness, step = LIGHTNESS_STEP_OTHER;
 
     if (flush) {
@@ -71,12 +72,12 @@ void palette_component_color(uint16_t psv, char buf[CHART_COLOR_MAX])
         lightness = LIGHTNESS_DRAIN;
         hue = HUE_DRAIN;
     } else {
-        snprintf(buf, CHART_COLOR_MAX, "%s", COLOR_BASE);
+        snprintf(buf, PLOT_CHART_COLOR_MAX, "%s", COLOR_BASE);
         return;
     }
     if (other)
         saturation = SATURATION_MIXED_TOP - SATURATION_MIXED_STEP * (other - 1);
-    chart_hsl_color(hue, saturation, lightness - step * (own - 1), buf);
+    plot_chart_hsl_color(hue, saturation, lightness - step * (own - 1), buf);
 }
 
 /* Indexed by tea_scheme: Okabe and Ito's colour-blind-safe set (black, blue,
@@ -91,5 +92,5 @@ const char *palette_scheme_color(const char *scheme, size_t index)
     tea_scheme s;
     if (scheme && tea_scheme_find(scheme, strlen(scheme), &s))
         return scheme_colors[s];
-    return chart_series_color(index);
+    return plot_chart_series_color(index);
 }

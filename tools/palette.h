@@ -24,10 +24,10 @@
  * vermilion, with both violet; a stall with drains bluish green), its
  * family's lightness band and a saturation set by the other family's bits.
  * Distinct PSVs get distinct colours. */
-void palette_component_color(uint16_t psv, char buf[CHART_COLOR_MAX]);
+void palette_component_color(uint16_t psv, char buf[PLOT_CHART_COLOR_MAX]);
 
 /* The colour of a scheme named as in tea/scheme.h (golden, tea, nci, ibs,
- * spe, ris); any other label (NULL, "ibs:all") gets chart_series_color(index). */
+ * spe, ris); any other label (NULL, "ibs:all") gets plot_chart_series_color(index). */
 const char *palette_scheme_color(const char *scheme, size_t index);
 
 #endif

@@ -6,16 +6,16 @@
 #include "commands.h"
 
 static const cli_subcommand subcommands[] = {
-    { "export", pics_export_main, "print a PICS as CSV or JSON, cycles scaled to the golden total" },
-    { "error", pics_error_main, "the error of a sampled PICS against the golden one, and its top contributors" },
-    { "merge", pics_merge_main, "sum PICS files of the same scheme and settings" },
-    { "plot", pics_plot_main, "the top instructions' cycle stacks of several PICS as an SVG bar chart" },
-    { "flamegraph", pics_flamegraph_main, "a PICS as an interactive flame graph (SVG: zoom, search, hover)" },
-    { "diff", pics_diff_main, "where two PICS of one trace differ most, per instruction and component" },
-    { "report", pics_report_main, "the hottest instructions or functions with their cycle stacks, symbolized" },
-    { "annotate", pics_annotate_main, "a function's whole disassembly with each instruction's cycles and stack" },
-    { "table", pics_table_main, "the error of every scheme on every trace as a Markdown, LaTeX or CSV table" },
-    { "correlate", pics_correlate_main, "per event, how its count at each instruction tracks its cycle cost" },
+    { "export", cmd_pics_export, "print a PICS as CSV or JSON, cycles scaled to the golden total" },
+    { "error", cmd_pics_error, "the error of a sampled PICS against the golden one, and its top contributors" },
+    { "merge", cmd_pics_merge, "sum PICS files of the same scheme and settings" },
+    { "plot", cmd_pics_plot, "the top instructions' cycle stacks of several PICS as an SVG bar chart" },
+    { "flamegraph", cmd_pics_flamegraph, "a PICS as an interactive flame graph (SVG: zoom, search, hover)" },
+    { "diff", cmd_pics_diff, "where two PICS of one trace differ most, per instruction and component" },
+    { "report", cmd_pics_report, "the hottest instructions or functions with their cycle stacks, symbolized" },
+    { "annotate", cmd_pics_annotate, "a function's whole disassembly with each instruction's cycles and stack" },
+    { "table", cmd_pics_table, "the error of every scheme on every trace as a Markdown, LaTeX or CSV table" },
+    { "correlate", cmd_pics_correlate, "per event, how its count at each instruction tracks its cycle cost" },
 };
 
 int main(int argc, char **argv)

@@ -48,7 +48,7 @@ typedef struct source_file {
 
 typedef struct annotate_request {
     const char *path, *golden_path, *out_path, *symbol;
-    symbolize_options sym;
+    binary_symbolize_options sym;
 } annotate_request;
 
 /* The cells of one PICS sorted by PC, with a cursor that walks a function. */
@@ -65,8 +65,8 @@ typedef struct contributions {
 
 /* Everything one run needs. */
 typedef struct annotate_data {
-    report_input in;
-    symbolizer *z;
+    binary_report_input in;
+    binary_symbolizer *z;
     cell_walk walk, gwalk;
     contributions contrib;
     double error;
@@ -93,7 +93,7 @@ static int source_file_load(source_file *c, const char *path)
         return TEA_OK;
     source_file_free(c);
     if (!(c->path = strdup(path)))
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     if (!(f = fopen(path, "rb")))
         return TEA_OK;
     if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0 && (unsigned long)size <= ANNOTATE_SOURCE_MAX_BYTES
@@ -117,7 +117,7 @@ static int source_file_load(source_file *c, const char *path)
     if (c->text && !c->starts) {
         free(c->text);
         c->text = NULL;
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     }
     return TEA_OK;
 }
@@ -182,8 +182,8 @@ static uint64_t range_sum(const cell_walk *w, uint64_t start, uint64_t end)
 }
 
 /* Appends the components at exactly `pc` of both walks to `comps` (up to
- * PSV_VALUES of them), advancing the cursors. */
-static size_t take_components(annotate_data *d, uint64_t pc, report_component *comps)
+ * TRACE_PSV_VALUES of them), advancing the cursors. */
+static size_t take_components(annotate_data *d, uint64_t pc, binary_report_component *comps)
 {
     size_t n = 0;
     cell_walk *w = &d->walk, *g = &d->gwalk;
@@ -223,51 +223,53 @@ static unsigned step_of(const char *arch)
 /* Prints one instruction line. A stack of one component (on both sides) is
  * named at the end of the line; a stack of several follows as a table. */
 static void print_instruction(FILE *f, annotate_data *d, uint64_t pc, const char *text, uint64_t fn_value,
-                              const report_component *comps, size_t n)
+                              const binary_report_component *comps, size_t n)
 {
     uint64_t value = 0, golden = 0;
-    char cycles[REPORT_NUMBER_MAX], gcycles[REPORT_NUMBER_MAX], label[PSV_LABEL_MAX];
+    char cycles[BINARY_REPORT_NUMBER_MAX], gcycles[BINARY_REPORT_NUMBER_MAX], label[TRACE_PSV_LABEL_MAX];
     for (size_t k = 0; k < n; k++) {
         value += comps[k].value;
         golden += comps[k].golden;
     }
-    report_cycles_text(&d->in, 0, value, REPORT_TEXT_DIGITS, cycles, sizeof cycles);
+    binary_report_cycles_text(&d->in, 0, value, BINARY_REPORT_TEXT_DIGITS, cycles, sizeof cycles);
     fprintf(f, "  %8.2f%% %14s", fn_value ? PERCENT * (double)value / (double)fn_value : 0.0, cycles);
     if (d->in.has_golden) {
-        report_cycles_text(&d->in, 1, golden, REPORT_TEXT_DIGITS, gcycles, sizeof gcycles);
+        binary_report_cycles_text(&d->in, 1, golden, BINARY_REPORT_TEXT_DIGITS, gcycles, sizeof gcycles);
         fprintf(f, " %14s %8.4f%%", gcycles, PERCENT * contribution_of(&d->contrib, pc));
     }
     if (n == 1)
-        fprintf(f, "  0x%-14" PRIx64 " %-44s %s\n", symbolize_address(d->z, pc), text,
-                psv_label(comps[0].psv, label, sizeof label));
+        fprintf(f, "  0x%-14" PRIx64 " %-44s %s\n", binary_symbolize_address(d->z, pc), text,
+                trace_psv_label(comps[0].psv, label, sizeof label));
     else
-        fprintf(f, "  0x%-14" PRIx64 " %s\n", symbolize_address(d->z, pc), text);
+        fprintf(f, "  0x%-14" PRIx64 " %s\n", binary_symbolize_address(d->z, pc), text);
     if (n > 1)
-        report_print_stack(f, &d->in, comps, n, ANNOTATE_STACK_INDENT);
+        binary_report_print_stack(f, &d->in, comps, n, ANNOTATE_STACK_INDENT);
 }
 
 /* Annotates one function. */
-static int annotate_function(FILE *f, annotate_data *d, const symbols_function *fn)
+static int annotate_function(FILE *f, annotate_data *d, const binary_symbols_function *fn)
 {
-    symbols *s = symbolize_symbols(d->z);
+    binary_symbols *s = binary_symbolize_symbols(d->z);
     uint64_t fn_value = range_sum(&d->walk, fn->start, fn->end);
     uint64_t fn_golden = range_sum(&d->gwalk, fn->start, fn->end);
     uint64_t odd_value = 0, odd_golden = 0;
-    unsigned step = step_of(symbols_arch(s));
+    unsigned step = step_of(binary_symbols_arch(s));
     size_t instructions = 0, odd = 0, bad = 0;
-    char cycles[REPORT_NUMBER_MAX], previous_source[SYMBOLIZE_TEXT_MAX] = "";
-    report_component *comps = malloc(PSV_VALUES * sizeof *comps);
+    char cycles[BINARY_REPORT_NUMBER_MAX], previous_source[BINARY_SYMBOLIZE_TEXT_MAX] = "";
+    binary_report_component *comps = malloc(TRACE_PSV_VALUES * sizeof *comps);
     int rc = TEA_OK;
 
     if (!comps)
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
-    report_cycles_text(&d->in, 0, fn_value, REPORT_TEXT_DIGITS, cycles, sizeof cycles);
-    fprintf(f, "#\n# %s: 0x%" PRIx64 "-0x%" PRIx64 " (%" PRIu64 " bytes), %s cycles, %.2f%% of the total\n",
-            fn->name, symbolize_address(d->z, fn->start), symbolize_address(d->z, fn->start) + (fn->end - fn->start),
-            fn->end - fn->start, cycles, PERCENT * report_share(&d->in, 0, fn_value));
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    binary_report_cycles_text(&d->in, 0, fn_value, BINARY_REPORT_TEXT_DIGITS, cycles, sizeof cycles);
+    fprintf(f, "#\n# %s: 0x%" PRIx64 "-0x%" PRIx64 " (%" PRIu64 " bytes), %s cycles, %.2f%% of the total\n", fn->name,
+            binary_symbolize_address(d->z, fn->start),
+            binary_symbolize_address(d->z, fn->start) + (fn->end - fn->start), fn->end - fn->start, cycles,
+            PERCENT * binary_report_share(&d->in, 0, fn_value));
     if (d->in.has_golden) {
-        report_cycles_text(&d->in, 1, fn_golden, REPORT_TEXT_DIGITS, cycles, sizeof cycles);
-        fprintf(f, "# golden: %s cycles, %.2f%% of the total\n", cycles, PERCENT * report_share(&d->in, 1, fn_golden));
+        binary_report_cycles_text(&d->in, 1, fn_golden, BINARY_REPORT_TEXT_DIGITS, cycles, sizeof cycles);
+        fprintf(f, "# golden: %s cycles, %.2f%% of the total\n", cycles,
+                PERCENT * binary_report_share(&d->in, 1, fn_golden));
     }
     fprintf(f, "# shares are of the function's cycles%s\n#\n",
             d->in.has_golden ? "; Error: the instruction's contribution to the error" : "");
@@ -278,11 +280,11 @@ static int annotate_function(FILE *f, annotate_data *d, const symbols_function *
     walk_seek(&d->walk, fn->start);
     walk_seek(&d->gwalk, fn->start);
     for (uint64_t pc = fn->start; pc < fn->end && pc >= fn->start;) {
-        char text[SYMBOLIZE_TEXT_MAX], source[SYMBOLIZE_TEXT_MAX];
+        char text[BINARY_SYMBOLIZE_TEXT_MAX], source[BINARY_SYMBOLIZE_TEXT_MAX];
         unsigned size = 0;
         size_t n;
         skip_unaligned(d, pc, &odd_value, &odd_golden, &odd);
-        if ((rc = symbolize_source(d->z, pc, source, sizeof source)) < 0)
+        if ((rc = binary_symbolize_source(d->z, pc, source, sizeof source)) < 0)
             break;
         rc = TEA_OK;
         if (source[0] && strcmp(source, previous_source) != 0) {
@@ -295,20 +297,20 @@ static int annotate_function(FILE *f, annotate_data *d, const symbols_function *
                     break;
             }
         }
-        if (symbolize_disasm(d->z, pc, text, sizeof text, &size)) {
+        if (binary_symbolize_disasm(d->z, pc, text, sizeof text, &size)) {
             const uint8_t *bytes;
             size_t avail;
-            if (symbols_read(s, pc, &bytes, &avail)) {
+            if (binary_symbols_read(s, pc, &bytes, &avail)) {
                 /* the rest of the range has no contents in the file */
-                fprintf(f, "# the function's bytes end at 0x%" PRIx64 ": %s\n", pc, tea_error_message());
-                tea_error_clear();
+                fprintf(f, "# the function's bytes end at 0x%" PRIx64 ": %s\n", pc, error_message());
+                error_clear();
                 break;
             }
             snprintf(text, sizeof text, "(bad) .byte 0x%02x", bytes[0]);
             size = step;
             bad++;
         }
-        tea_error_clear();
+        error_clear();
         n = take_components(d, pc, comps);
         print_instruction(f, d, pc, text, fn_value, comps, n);
         instructions++;
@@ -320,10 +322,10 @@ static int annotate_function(FILE *f, annotate_data *d, const symbols_function *
         fprintf(f, ", %zu stretches of bytes that are no instruction", bad);
     fprintf(f, "\n");
     if (odd) {
-        report_cycles_text(&d->in, 0, odd_value, REPORT_TEXT_DIGITS, cycles, sizeof cycles);
+        binary_report_cycles_text(&d->in, 0, odd_value, BINARY_REPORT_TEXT_DIGITS, cycles, sizeof cycles);
         fprintf(f, "# warning: %zu cells at PCs that are not instruction starts hold %s cycles", odd, cycles);
         if (d->in.has_golden) {
-            report_cycles_text(&d->in, 1, odd_golden, REPORT_TEXT_DIGITS, cycles, sizeof cycles);
+            binary_report_cycles_text(&d->in, 1, odd_golden, BINARY_REPORT_TEXT_DIGITS, cycles, sizeof cycles);
             fprintf(f, " (golden %s)", cycles);
         }
         fprintf(f, ": wrong binary or bias?\n");
@@ -335,18 +337,19 @@ static int annotate_function(FILE *f, annotate_data *d, const symbols_function *
 /* The functions NAME designates: by name (all aliases), else, when NAME is
  * an address (as --addresses shows them), the function holding it.
  * TEA_ERR_USAGE with close names when there is none. */
-static int find_functions(const symbolizer *z, const symbols *s, const char *name, size_t *idx, size_t *count)
+static int find_functions(const binary_symbolizer *z, const binary_symbols *s, const char *name, size_t *idx,
+                          size_t *count)
 {
     const char *close[ANNOTATE_SUGGESTIONS];
-    char list[SYMBOLIZE_TEXT_MAX] = "";
+    char list[BINARY_SYMBOLIZE_TEXT_MAX] = "";
     uint64_t pc;
-    size_t n = symbols_find_name(s, name, idx, ANNOTATE_MAX_MATCHES), k;
+    size_t n = binary_symbols_find_name(s, name, idx, ANNOTATE_MAX_MATCHES), k;
 
     if (n > ANNOTATE_MAX_MATCHES)
         n = ANNOTATE_MAX_MATCHES;
-    if (n == 0 && symbolize_parse_offset(name, &pc) == 0 && name[0] != '-') {
-        symbols_location loc;
-        symbols_locate(s, symbolize_pc_of(z, pc), &loc);
+    if (n == 0 && binary_symbolize_parse_offset(name, &pc) == 0 && name[0] != '-') {
+        binary_symbols_location loc;
+        binary_symbols_locate(s, binary_symbolize_pc_of(z, pc), &loc);
         if (loc.function >= 0) {
             idx[0] = (size_t)loc.function;
             n = 1;
@@ -355,40 +358,43 @@ static int find_functions(const symbolizer *z, const symbols *s, const char *nam
     *count = n;
     if (n)
         return TEA_OK;
-    k = symbols_suggest(s, name, close, ANNOTATE_SUGGESTIONS);
+    k = binary_symbols_suggest(s, name, close, ANNOTATE_SUGGESTIONS);
     for (size_t i = 0; i < k; i++) {
         size_t used = strlen(list);
         snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", close[i]);
     }
-    if (!symbols_table(s))
-        return tea_error_set(TEA_ERR_USAGE, "%s has no function symbols (stripped?): cannot find '%s'",
-                             symbols_path(s), name);
+    if (!binary_symbols_table(s))
+        return error_set(TEA_ERR_USAGE, "%s has no function symbols (stripped?): cannot find '%s'",
+                         binary_symbols_path(s), name);
     if (k)
-        return tea_error_set(TEA_ERR_USAGE, "no function '%s' in %s; close matches: %s", name, symbols_path(s), list);
-    return tea_error_set(TEA_ERR_USAGE, "no function '%s' in %s (and no close match)", name, symbols_path(s));
+        return error_set(TEA_ERR_USAGE, "no function '%s' in %s; close matches: %s", name, binary_symbols_path(s),
+                         list);
+    return error_set(TEA_ERR_USAGE, "no function '%s' in %s (and no close match)", name, binary_symbols_path(s));
 }
 
 /* --symbol 0xSTART-0xEND: the range [START, END) (addresses as --addresses
  * shows them) as a function of its own named `label`, for stripped code.
  * Returns 1 when `name` is such a range, 0 when it is not, TEA_ERR_USAGE for
  * an empty, reversed or too long one. */
-static int parse_range(const char *name, const symbolizer *z, symbols_function *out, char *label, size_t size)
+static int parse_range(const char *name, const binary_symbolizer *z, binary_symbols_function *out, char *label,
+                       size_t size)
 {
     const char *dash = strchr(name + 1, '-');
-    char first[SYMBOLIZE_TEXT_MAX];
+    char first[BINARY_SYMBOLIZE_TEXT_MAX];
     uint64_t start, end;
 
     if (name[0] == '-' || !dash || (size_t)(dash - name) >= sizeof first)
         return 0;
     snprintf(first, sizeof first, "%.*s", (int)(dash - name), name);
-    if (symbolize_parse_offset(first, &start) || dash[1] == '-' || symbolize_parse_offset(dash + 1, &end))
+    if (binary_symbolize_parse_offset(first, &start) || dash[1] == '-' || binary_symbolize_parse_offset(dash + 1, &end))
         return 0;
     if (end <= start || end - start > ANNOTATE_RANGE_MAX)
-        return tea_error_set(TEA_ERR_USAGE, "--symbol %s: the range must end after it starts and span at most %u "
-                                            "bytes",
-                             name, ANNOTATE_RANGE_MAX);
+        return error_set(TEA_ERR_USAGE,
+                         "--symbol %s: the range must end after it starts and span at most %u "
+                         "bytes",
+                         name, ANNOTATE_RANGE_MAX);
     snprintf(label, size, "0x%" PRIx64 "-0x%" PRIx64, start, end);
-    out->start = symbolize_pc_of(z, start);
+    out->start = binary_symbolize_pc_of(z, start);
     out->end = out->start + (end - start);
     out->elf_start = start;
     out->name = label;
@@ -407,29 +413,30 @@ static int run_annotate(const annotate_request *req)
     pics_error_result res = { 0 };
     size_t idx[ANNOTATE_MAX_MATCHES], matches = 0;
     outfile *out = NULL;
-    symbols *s;
-    symbolize_options sym;
-    symbols_function range;
-    char range_label[SYMBOLIZE_TEXT_MAX];
+    binary_symbols *s;
+    binary_symbolize_options sym;
+    binary_symbols_function range;
+    char range_label[BINARY_SYMBOLIZE_TEXT_MAX];
     int rc, is_range = 0;
 
     memset(&d, 0, sizeof d);
-    if ((rc = report_input_load(&d.in, req->path, req->golden_path)))
+    if ((rc = binary_report_input_load(&d.in, req->path, req->golden_path)))
         return rc;
     sym = req->sym;
     sym.auto_pics = &d.in.p; /* --adjust-vma auto scores the PCs shown */
-    if ((rc = symbolize_open(&d.z, &d.in.info, &sym)))
+    if ((rc = binary_symbolize_open(&d.z, &d.in.info, &sym)))
         goto done;
-    if (!(s = symbolize_symbols(d.z))) {
-        rc = tea_error_set(TEA_ERR_USAGE, "no binary to annotate: pass --elf BINARY%s%s%s",
-                           d.in.info.binary_path ? " (the trace names " : "",
-                           d.in.info.binary_path ? d.in.info.binary_path : "", d.in.info.binary_path ? ")" : "");
+    if (!(s = binary_symbolize_symbols(d.z))) {
+        rc = error_set(TEA_ERR_USAGE, "no binary to annotate: pass --elf BINARY%s%s%s",
+                       d.in.info.binary_path ? " (the trace names " : "",
+                       d.in.info.binary_path ? d.in.info.binary_path : "", d.in.info.binary_path ? ")" : "");
         goto done;
     }
-    if (!symbols_arch(s)) {
-        rc = tea_error_set(TEA_ERR_UNSUPPORTED, "%s: cannot disassemble its architecture (x86_64, aarch64 and "
-                                                "riscv64 only)",
-                           symbols_path(s));
+    if (!binary_symbols_arch(s)) {
+        rc = error_set(TEA_ERR_UNSUPPORTED,
+                       "%s: cannot disassemble its architecture (x86_64, aarch64 and "
+                       "riscv64 only)",
+                       binary_symbols_path(s));
         goto done;
     }
     if ((rc = parse_range(req->symbol, d.z, &range, range_label, sizeof range_label)) < 0)
@@ -449,14 +456,14 @@ static int run_annotate(const annotate_request *req)
     }
     if ((rc = outfile_open(&out, req->out_path)))
         goto done;
-    report_print_header(outfile_stream(out), "pics annotate", &d.in, d.z);
+    binary_report_print_header(outfile_stream(out), "pics annotate", &d.in, d.z);
     if (d.in.has_golden)
         fprintf(outfile_stream(out), "# golden %s: error %.4f%% at insn-component granularity\n", req->golden_path,
                 PERCENT * d.error);
     if (is_range)
         rc = annotate_function(outfile_stream(out), &d, &range);
     for (size_t i = 0; i < matches && rc == TEA_OK; i++)
-        rc = annotate_function(outfile_stream(out), &d, symbols_function_at(s, idx[i]));
+        rc = annotate_function(outfile_stream(out), &d, binary_symbols_function_at(s, idx[i]));
     if (rc)
         outfile_abort(out);
     else
@@ -466,8 +473,8 @@ done:
     free(d.walk.cells);
     free(d.gwalk.cells);
     source_file_free(&d.src);
-    symbolize_close(d.z);
-    report_input_free(&d.in);
+    binary_symbolize_close(d.z);
+    binary_report_input_free(&d.in);
     return rc;
 }
 
@@ -477,7 +484,7 @@ done:
     "cycles, its share of the function's cycles and its cycle stack (like perf annotate).\n\n"     \
     "Options:\n"
 
-int pics_annotate_main(int argc, char **argv)
+int cmd_pics_annotate(int argc, char **argv)
 {
     annotate_request req;
     int rc;

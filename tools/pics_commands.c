@@ -29,10 +29,10 @@
 
 static void export_csv(FILE *f, const pics_info *info, const pics *p, const pics_cell *cells, size_t n)
 {
-    char label[PSV_LABEL_MAX], cycles[64];
+    char label[TRACE_PSV_LABEL_MAX], cycles[64];
     fprintf(f, "pc,psv,component,cycles\n");
     for (size_t i = 0; i < n; i++) {
-        psv_label(cells[i].psv, label, sizeof label);
+        trace_psv_label(cells[i].psv, label, sizeof label);
         pics_format_cycles(info, p->total, cells[i].value, EXPORT_DIGITS, cycles, sizeof cycles);
         fprintf(f, "0x%llx,%u,%s%s%s,%s\n", (unsigned long long)cells[i].pc, cells[i].psv,
                 strchr(label, ',') ? "\"" : "", label, strchr(label, ',') ? "\"" : "", cycles);
@@ -41,7 +41,7 @@ static void export_csv(FILE *f, const pics_info *info, const pics *p, const pics
 
 static void export_json(FILE *f, const pics_info *info, const pics *p, const pics_cell *cells, size_t n)
 {
-    char text[PSV_LABEL_MAX];
+    char text[TRACE_PSV_LABEL_MAX];
     json_writer j;
 
     json_init(&j, f);
@@ -88,7 +88,7 @@ static void export_json(FILE *f, const pics_info *info, const pics *p, const pic
         json_key(&j, "psv");
         json_u64(&j, cells[i].psv);
         json_key(&j, "component");
-        json_string(&j, psv_label(cells[i].psv, text, sizeof text));
+        json_string(&j, trace_psv_label(cells[i].psv, text, sizeof text));
         json_key(&j, "cycles");
         json_double(&j, pics_value_cycles(info, p->total, cells[i].value));
         json_key(&j, "count");
@@ -100,7 +100,7 @@ static void export_json(FILE *f, const pics_info *info, const pics *p, const pic
     json_finish(&j);
 }
 
-int pics_export_main(int argc, char **argv)
+int cmd_pics_export(int argc, char **argv)
 {
     static const char *const formats[] = { "csv", "json", NULL };
     const char *out_path = "-";
@@ -145,7 +145,7 @@ int pics_export_main(int argc, char **argv)
     "Options:\n"
 
 typedef struct error_request {
-    const char *sampled_path, *golden_path, *symbols_path;
+    const char *sampled_path, *golden_path, *binary_symbols_path;
     pics_granularity granularity;
     uint64_t top;
     int json;
@@ -208,7 +208,7 @@ static int run_error(const error_request *req)
 {
     pics_info si, gi;
     pics sp = { 0 }, gp = { 0 };
-    symmap syms = { 0 };
+    pics_symmap syms = { 0 };
     pics_error_result res = { 0 };
     int rc;
 
@@ -217,20 +217,20 @@ static int run_error(const error_request *req)
     if ((rc = pics_read(req->sampled_path, &si, &sp)) || (rc = pics_read(req->golden_path, &gi, &gp)))
         goto done;
     if (!pics_info_is_golden(&gi)) {
-        rc = tea_error_set(TEA_ERR_USAGE, "%s is a %s PICS, not the golden one", req->golden_path, gi.scheme);
+        rc = error_set(TEA_ERR_USAGE, "%s is a %s PICS, not the golden one", req->golden_path, gi.scheme);
         goto done;
     }
     if (strcmp(si.trace_digest, gi.trace_digest) != 0) {
-        rc = tea_error_set(TEA_ERR_USAGE, "%s and %s come from different traces (digest %s vs %s)",
-                           req->sampled_path, req->golden_path, si.trace_digest, gi.trace_digest);
+        rc = error_set(TEA_ERR_USAGE, "%s and %s come from different traces (digest %s vs %s)", req->sampled_path,
+                       req->golden_path, si.trace_digest, gi.trace_digest);
         goto done;
     }
     if ((rc = pics_info_same_rules(&si, req->sampled_path, &gi, req->golden_path)))
         goto done;
-    if (req->symbols_path && (rc = symmap_load(&syms, req->symbols_path)))
+    if (req->binary_symbols_path && (rc = pics_symmap_load(&syms, req->binary_symbols_path)))
         goto done;
-    if (req->granularity == PICS_GRAN_FUNC && !req->symbols_path) {
-        rc = tea_error_set(TEA_ERR_USAGE, "--granularity func needs --symbols MAP");
+    if (req->granularity == PICS_GRAN_FUNC && !req->binary_symbols_path) {
+        rc = error_set(TEA_ERR_USAGE, "--granularity func needs --symbols MAP");
         goto done;
     }
     if ((rc = pics_error_compute(&sp, &gp, req->granularity, &syms, &res)))
@@ -241,7 +241,7 @@ static int run_error(const error_request *req)
         print_error_text(req, &si, &res);
 done:
     pics_error_result_free(&res);
-    symmap_free(&syms);
+    pics_symmap_free(&syms);
     pics_info_free(&si);
     pics_info_free(&gi);
     pics_free(&sp);
@@ -249,7 +249,7 @@ done:
     return rc;
 }
 
-int pics_error_main(int argc, char **argv)
+int cmd_pics_error(int argc, char **argv)
 {
     error_request req = { NULL, NULL, NULL, PICS_GRAN_INSN_COMPONENT, ERROR_DEFAULT_TOP, 0 };
     int rc;
@@ -257,7 +257,7 @@ int pics_error_main(int argc, char **argv)
         CLI_OPTION_GRANULARITY(&req.granularity, "insn-component (instruction x component, default), insn\n"
                                                  "(instruction only, components summed), or func (function x\n"
                                                  "component)"),
-        CLI_OPTION_SYMBOLS(&req.symbols_path, "symbol map for func: lines 'START END NAME' (END exclusive)"),
+        CLI_OPTION_SYMBOLS(&req.binary_symbols_path, "symbol map for func: lines 'START END NAME' (END exclusive)"),
         CLI_UINT("top", "N", &req.top, 0, UINT64_MAX, "invalid count '%s'",
                  "how many contributors to list (default " CLI_STR(ERROR_DEFAULT_TOP) ")"),
         CLI_FLAG("json", 0, &req.json, "print {\"error\": fraction, \"instructions\": [...]} instead"),
@@ -284,7 +284,7 @@ int pics_error_main(int argc, char **argv)
     "cells, samples, losses and golden totals add, exactly.\n\n"                                       \
     "Options:\n"
 
-int pics_merge_main(int argc, char **argv)
+int cmd_pics_merge(int argc, char **argv)
 {
     const char *out_path = NULL;
     pics_info acc_info;
@@ -310,7 +310,7 @@ int pics_merge_main(int argc, char **argv)
         if ((rc = pics_read(argv[i], &info, &p)))
             break;
         if ((rc = pics_info_merge(&acc_info, &info)))
-            tea_error_prefix(rc, "%s: ", argv[i]);
+            error_prefix(rc, "%s: ", argv[i]);
         else
             rc = pics_merge_into(&acc, &p);
         pics_info_free(&info);

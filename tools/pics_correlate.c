@@ -73,15 +73,15 @@ typedef struct correlate_request {
 typedef struct trace_result {
     char *name;
     char digest[PICS_DIGEST_LEN + 1];
-    correlate_points points[PSV_EVENT_COUNT];
-    correlate_stats stats[PSV_EVENT_COUNT];
+    tea_correlate_points points[TRACE_PSV_EVENT_COUNT];
+    tea_correlate_stats stats[TRACE_PSV_EVENT_COUNT];
 } trace_result;
 
 static void result_free(trace_result *t)
 {
     free(t->name);
-    for (int e = 0; e < PSV_EVENT_COUNT; e++)
-        correlate_points_free(&t->points[e]);
+    for (int e = 0; e < TRACE_PSV_EVENT_COUNT; e++)
+        tea_correlate_points_free(&t->points[e]);
 }
 
 static int is_directory(const char *path)
@@ -109,16 +109,16 @@ static int name_input(const char *file, const char *digest, char **name)
 
     *name = NULL;
     if (!copy || !base_copy) {
-        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        rc = error_set(TEA_ERR_NOMEM, "out of memory");
         goto done;
     }
     dir = dirname(copy);
     base = basename(base_copy);
     if (!(summary = join_path(dir, SUMMARY_NAME))) {
-        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        rc = error_set(TEA_ERR_NOMEM, "out of memory");
         goto done;
     }
-    if ((rc = results_trace_name(summary, digest, name)) || *name)
+    if ((rc = tea_results_trace_name(summary, digest, name)) || *name)
         goto done;
     if (strcmp(base, GOLDEN_NAME) == 0) {
         /* The directory's own name, also for "." or "..". */
@@ -132,7 +132,7 @@ static int name_input(const char *file, const char *digest, char **name)
         *name = strdup(base);
     }
     if (!*name)
-        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        rc = error_set(TEA_ERR_NOMEM, "out of memory");
 done:
     free(copy);
     free(base_copy);
@@ -145,7 +145,7 @@ static int unique_names(trace_result *in, size_t count)
 {
     size_t *same = calloc(count ? count : 1, sizeof *same);
     if (!same)
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     for (size_t i = 1; i < count; i++)
         for (size_t j = 0; j < i; j++)
             same[i] += strcmp(in[j].name, in[i].name) == 0;
@@ -156,7 +156,7 @@ static int unique_names(trace_result *in, size_t count)
             continue;
         if (!(renamed = malloc(n))) {
             free(same);
-            return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+            return error_set(TEA_ERR_NOMEM, "out of memory");
         }
         snprintf(renamed, n, "%s#%zu", in[i].name, same[i] + 1);
         free(in[i].name);
@@ -177,22 +177,22 @@ static int load_input(const correlate_request *req, const char *given, trace_res
     pics_info_init(&info);
     memset(&p, 0, sizeof p);
     if (!file)
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     if ((rc = pics_read(file, &info, &p)))
         goto done;
     if (!pics_info_is_golden(&info)) {
-        rc = tea_error_set(TEA_ERR_FORMAT,
-                           "%s: a sampled PICS (scheme %s); correlation needs the golden reference "
-                           "(golden.pics from tea replay)",
-                           file, info.scheme);
+        rc = error_set(TEA_ERR_FORMAT,
+                       "%s: a sampled PICS (scheme %s); correlation needs the golden reference "
+                       "(golden.pics from tea replay)",
+                       file, info.scheme);
         goto done;
     }
     memcpy(t->digest, info.trace_digest, sizeof t->digest);
     if ((rc = name_input(file, info.trace_digest, &t->name)))
         goto done;
-    if ((rc = correlate_collect(&p, req->min_count, t->points))
-        || (rc = correlate_collect(&p, req->min_count, pooled->points)))
-        tea_error_prefix(rc, "%s: ", file);
+    if ((rc = tea_correlate_collect(&p, req->min_count, t->points))
+        || (rc = tea_correlate_collect(&p, req->min_count, pooled->points)))
+        error_prefix(rc, "%s: ", file);
 done:
     pics_free(&p);
     pics_info_free(&info);
@@ -222,12 +222,13 @@ static void format_cycles(exact_u128 units, char *buf, size_t size)
 static void write_csv_rows(FILE *f, const trace_result *t)
 {
     char occurrences[EXACT_U128_DIGITS_MAX], cycles[NUMBER_MAX];
-    for (int e = 0; e < PSV_EVENT_COUNT; e++) {
-        const correlate_stats *s = &t->stats[e];
+    for (int e = 0; e < TRACE_PSV_EVENT_COUNT; e++) {
+        const tea_correlate_stats *s = &t->stats[e];
         exact_format_u128(s->occurrences, occurrences, sizeof occurrences);
         format_cycles(s->value, cycles, sizeof cycles);
-        results_write_field(f, t->name);
-        fprintf(f, ",%s,%zu,%s,%s,", psv_event_name((enum psv_event)e), s->instructions, occurrences, cycles);
+        tea_results_write_field(f, t->name);
+        fprintf(f, ",%s,%zu,%s,%s,", trace_psv_event_name((enum trace_psv_event)e), s->instructions, occurrences,
+                cycles);
         if (!isnan(s->r))
             fprintf(f, "%.*f", R_DECIMALS, s->r);
         fputc('\n', f);
@@ -276,11 +277,11 @@ static void write_summary(FILE *f, const correlate_request *req, const trace_res
         fprintf(f, "  %*s", width, name);
     }
     fputc('\n', f);
-    for (int e = 0; e < PSV_EVENT_COUNT; e++) {
-        fprintf(f, "%-8s", psv_event_name((enum psv_event)e));
+    for (int e = 0; e < TRACE_PSV_EVENT_COUNT; e++) {
+        fprintf(f, "%-8s", trace_psv_event_name((enum trace_psv_event)e));
         for (size_t c = 0; c < columns; c++) {
             const trace_result *t = shown(req, in, pooled, c);
-            const correlate_stats *s = &t->stats[e];
+            const tea_correlate_stats *s = &t->stats[e];
             int width = (int)(strlen(t->name) > TEXT_COLUMN_MIN ? strlen(t->name) : TEXT_COLUMN_MIN);
             if (isnan(s->r))
                 snprintf(cell, sizeof cell, "undefined (n=%zu)", s->instructions);
@@ -297,31 +298,31 @@ static int write_svg(const correlate_request *req, const trace_result *in,
                      const trace_result *pooled)
 {
     size_t S = shown_count(req);
-    double *values = malloc(PSV_EVENT_COUNT * S * sizeof *values);
+    double *values = malloc(TRACE_PSV_EVENT_COUNT * S * sizeof *values);
     const char **series = malloc(S * sizeof *series), **colors = malloc(S * sizeof *colors);
-    const char *groups[PSV_EVENT_COUNT];
+    const char *groups[TRACE_PSV_EVENT_COUNT];
     int rc;
 
     if (!values || !series || !colors) {
-        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        rc = error_set(TEA_ERR_NOMEM, "out of memory");
         goto done;
     }
     for (size_t s = 0; s < S; s++) {
         series[s] = shown(req, in, pooled, s)->name;
-        colors[s] = chart_series_color(s);
+        colors[s] = plot_chart_series_color(s);
     }
-    for (int e = 0; e < PSV_EVENT_COUNT; e++) {
-        groups[e] = psv_event_name((enum psv_event)e);
+    for (int e = 0; e < TRACE_PSV_EVENT_COUNT; e++) {
+        groups[e] = trace_psv_event_name((enum trace_psv_event)e);
         for (size_t s = 0; s < S; s++) {
             values[(size_t)e * S + s] = shown(req, in, pooled, s)->stats[e].r;
         }
     }
     {
-        const chart_grouped_bars chart = {
+        const plot_chart_grouped_bars chart = {
             .title = "Event occurrences against cycle impact per instruction (Pearson r)",
             .y_label = "Pearson r",
-            .format = CHART_NUMBER_PLAIN,
-            .groups = PSV_EVENT_COUNT,
+            .format = PLOT_CHART_NUMBER_PLAIN,
+            .groups = TRACE_PSV_EVENT_COUNT,
             .series = S,
             .group_labels = groups,
             .series_labels = series,
@@ -329,7 +330,7 @@ static int write_svg(const correlate_request *req, const trace_result *in,
             .values = values,
             .missing_label = UNDEFINED_LABEL,
         };
-        rc = chart_save_grouped_bars(req->svg_path, &chart);
+        rc = plot_chart_save_grouped_bars(req->svg_path, &chart);
     }
 done:
     free(values);
@@ -345,7 +346,7 @@ static int run_correlate(const correlate_request *req, const char *command)
 
     memset(&pooled, 0, sizeof pooled);
     if (!in || !(pooled.name = strdup(POOLED_NAME))) {
-        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        rc = error_set(TEA_ERR_NOMEM, "out of memory");
         goto done;
     }
     for (size_t i = 0; i < req->count && rc == TEA_OK; i++)
@@ -357,11 +358,11 @@ static int run_correlate(const correlate_request *req, const char *command)
             if (strcmp(in[i].digest, in[j].digest) == 0)
                 fprintf(stderr, "%s: warning: %s and %s are the same trace (digest %s); the pooled row counts it "
                         "twice\n", command, in[j].name, in[i].name, in[i].digest);
-        for (int e = 0; e < PSV_EVENT_COUNT; e++)
-            correlate_compute(in[i].points[e].items, in[i].points[e].count, &in[i].stats[e]);
+        for (int e = 0; e < TRACE_PSV_EVENT_COUNT; e++)
+            tea_correlate_compute(in[i].points[e].items, in[i].points[e].count, &in[i].stats[e]);
     }
-    for (int e = 0; e < PSV_EVENT_COUNT; e++)
-        correlate_compute(pooled.points[e].items, pooled.points[e].count, &pooled.stats[e]);
+    for (int e = 0; e < TRACE_PSV_EVENT_COUNT; e++)
+        tea_correlate_compute(pooled.points[e].items, pooled.points[e].count, &pooled.stats[e]);
     if ((req->svg_path && (rc = write_svg(req, in, &pooled))) || (rc = write_csv(req, in, &pooled)))
         goto done;
     /* The summary never mixes with a CSV on standard output. */
@@ -374,7 +375,7 @@ done:
     return rc;
 }
 
-int pics_correlate_main(int argc, char **argv)
+int cmd_pics_correlate(int argc, char **argv)
 {
     correlate_request req = { .min_count = DEFAULT_MIN_COUNT };
     int rc;

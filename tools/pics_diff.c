@@ -53,11 +53,11 @@ typedef enum diff_format { DIFF_TEXT = 0, DIFF_CSV, DIFF_JSON } diff_format;
     "\"instructions\" (or \"functions\").\n"
 
 typedef struct diff_request {
-    const char *a_path, *b_path, *symbols_path, *out_path;
+    const char *a_path, *b_path, *binary_symbols_path, *out_path;
     pics_granularity granularity;
     uint64_t top;    /* 0: the format's default */
     diff_format format;
-    symbolize_options sym;   /* --elf, --adjust-vma */
+    binary_symbolize_options sym; /* --elf, --adjust-vma */
 } diff_request;
 
 /* One (group, component): a group is an instruction's PC, or for func
@@ -74,8 +74,8 @@ typedef struct diff_state {
     const diff_request *req;
     pics_info a_info, b_info;
     pics a, b;
-    symbolizer *z;       /* the binary, when there is one */
-    symmap syms;         /* --symbols, or the binary's functions for func */
+    binary_symbolizer *z; /* the binary, when there is one */
+    pics_symmap syms;     /* --symbols, or the binary's functions for func */
     diff_row *rows;      /* largest difference first */
     size_t row_count;
     diff_row *groups;    /* per group (psv unused), largest difference first */
@@ -106,7 +106,7 @@ static uint64_t group_of(const diff_state *s, uint64_t pc)
 {
     if (s->req->granularity != PICS_GRAN_FUNC)
         return pc;
-    return (uint64_t)(symmap_find(&s->syms, pc) + 1);
+    return (uint64_t)(pics_symmap_find(&s->syms, pc) + 1);
 }
 
 /* Sums a PICS's cells by (group, component). */
@@ -142,7 +142,7 @@ static int collect_rows(diff_state *s, const pics *ga, const pics *gb)
     }
     s->rows = malloc((cap ? cap : 1) * sizeof *s->rows);
     if (!s->rows)
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < ga->capacity; i++) {
         const pics_cell *c = &ga->slots[i], *o;
         if (!c->used)
@@ -173,7 +173,7 @@ static int summarize(diff_state *s)
 
     s->groups = malloc((s->row_count ? s->row_count : 1) * sizeof *s->groups);
     if (!s->groups)
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     memcpy(s->groups, s->rows, s->row_count * sizeof *s->rows);
     qsort(s->groups, s->row_count, sizeof *s->groups, compare_group_ids);
     for (size_t i = 0; i < s->row_count; i++) {
@@ -217,8 +217,8 @@ static char *diff_location(const diff_state *s, uint64_t group, char *buf, size_
         snprintf(buf, size, "%s", group ? s->syms.entries[group - 1].name : UNKNOWN_FUNCTION);
         return buf;
     }
-    if (s->req->symbols_path) {
-        long i = symmap_find(&s->syms, group);
+    if (s->req->binary_symbols_path) {
+        long i = pics_symmap_find(&s->syms, group);
         if (i >= 0)
             snprintf(buf, size, "%s+0x%llx", s->syms.entries[i].name,
                      (unsigned long long)(group - s->syms.entries[i].start));
@@ -226,7 +226,7 @@ static char *diff_location(const diff_state *s, uint64_t group, char *buf, size_
             snprintf(buf, size, "0x%llx", (unsigned long long)group);
         return buf;
     }
-    return symbolize_location(s->z, group, buf, size);
+    return binary_symbolize_location(s->z, group, buf, size);
 }
 
 /* The cycles of `value` in PICS a or b. */
@@ -241,7 +241,7 @@ static void format_row(const diff_state *s, const diff_row *r, char *a, char *b,
     double delta = cycles_of(&s->b_info, &s->b, r->b) - cycles_of(&s->a_info, &s->a, r->a);
     pics_format_cycles(&s->a_info, s->a.total, r->a, DIFF_CYCLE_DIGITS, a, DIFF_NUMBER_MAX);
     pics_format_cycles(&s->b_info, s->b.total, r->b, DIFF_CYCLE_DIGITS, b, DIFF_NUMBER_MAX);
-    svg_format_fixed(delta, DIFF_CYCLE_DIGITS, d, DIFF_NUMBER_MAX);
+    plot_svg_format_fixed(delta, DIFF_CYCLE_DIGITS, d, DIFF_NUMBER_MAX);
 }
 
 /* How many of `n` items to list. */
@@ -265,7 +265,7 @@ static void describe(FILE *f, const char *path, const pics_info *info)
 static void write_text(FILE *f, const diff_state *s)
 {
     const char *what = s->req->granularity == PICS_GRAN_FUNC ? "function" : "instruction";
-    char total[DIFF_NUMBER_MAX], location[DIFF_LOCATION_MAX], label[PSV_LABEL_MAX];
+    char total[DIFF_NUMBER_MAX], location[DIFF_LOCATION_MAX], label[TRACE_PSV_LABEL_MAX];
     char a[DIFF_NUMBER_MAX], b[DIFF_NUMBER_MAX], d[DIFF_NUMBER_MAX];
     size_t rows = shown(s, s->row_count), groups = shown(s, s->group_count);
 
@@ -286,7 +286,7 @@ static void write_text(FILE *f, const diff_state *s)
         const diff_row *r = &s->rows[i];
         format_row(s, r, a, b, d);
         fprintf(f, "  %-28s %-20s %16s %16s %16s %8.4f%%\n", diff_location(s, r->group, location, sizeof location),
-                psv_label(r->psv, label, sizeof label), a, b, d, PERCENT * share_of(s, r->diff));
+                trace_psv_label(r->psv, label, sizeof label), a, b, d, PERCENT * share_of(s, r->diff));
     }
     fprintf(f, "\nper %s (%zu of %zu; share: its part of the difference):\n", what, groups, s->group_count);
     fprintf(f, "  %-28s %16s %16s %16s %9s\n", what, "A", "B", "B-A", "share");
@@ -300,7 +300,7 @@ static void write_text(FILE *f, const diff_state *s)
 
 static void write_csv(FILE *f, const diff_state *s)
 {
-    char location[DIFF_LOCATION_MAX], label[PSV_LABEL_MAX], share[DIFF_NUMBER_MAX];
+    char location[DIFF_LOCATION_MAX], label[TRACE_PSV_LABEL_MAX], share[DIFF_NUMBER_MAX];
     char a[DIFF_NUMBER_MAX], b[DIFF_NUMBER_MAX], d[DIFF_NUMBER_MAX];
     size_t rows = shown(s, s->row_count);
 
@@ -311,9 +311,9 @@ static void write_csv(FILE *f, const diff_state *s)
         fprintf(f, "0x%llx,", (unsigned long long)group_address(s, r->group));
         csv_field(f, diff_location(s, r->group, location, sizeof location));
         fprintf(f, ",%u,", r->psv);
-        csv_field(f, psv_label(r->psv, label, sizeof label));
-        fprintf(f, ",%s,%s,%s,%s\n", a, b, d, svg_format_fixed(share_of(s, r->diff), DIFF_SHARE_DIGITS, share,
-                                                                sizeof share));
+        csv_field(f, trace_psv_label(r->psv, label, sizeof label));
+        fprintf(f, ",%s,%s,%s,%s\n", a, b, d,
+                plot_svg_format_fixed(share_of(s, r->diff), DIFF_SHARE_DIGITS, share, sizeof share));
     }
 }
 
@@ -350,7 +350,7 @@ static void json_row(json_writer *j, const diff_state *s, const diff_row *r, int
         json_key(j, "psv");
         json_u64(j, r->psv);
         json_key(j, "component");
-        json_string(j, psv_label(r->psv, text, sizeof text));
+        json_string(j, trace_psv_label(r->psv, text, sizeof text));
     }
     json_key(j, "a");
     json_double(j, cycles_of(&s->a_info, &s->a, r->a));
@@ -402,29 +402,29 @@ static void write_json(FILE *f, const diff_state *s)
 static int load(diff_state *s)
 {
     const diff_request *req = s->req;
-    symbolize_options sym;
+    binary_symbolize_options sym;
     int rc;
 
     if ((rc = pics_read(req->a_path, &s->a_info, &s->a)) || (rc = pics_read(req->b_path, &s->b_info, &s->b)))
         return rc;
     if (strcmp(s->a_info.trace_digest, s->b_info.trace_digest) != 0)
-        return tea_error_set(TEA_ERR_USAGE, "%s and %s come from different traces (digest %s vs %s)", req->a_path,
-                             req->b_path, s->a_info.trace_digest, s->b_info.trace_digest);
+        return error_set(TEA_ERR_USAGE, "%s and %s come from different traces (digest %s vs %s)", req->a_path,
+                         req->b_path, s->a_info.trace_digest, s->b_info.trace_digest);
     if (s->a_info.golden_total != s->b_info.golden_total)
-        return tea_error_set(TEA_ERR_FORMAT, "%s and %s disagree on the golden total (%llu vs %llu units)",
-                             req->a_path, req->b_path, (unsigned long long)s->a_info.golden_total,
-                             (unsigned long long)s->b_info.golden_total);
+        return error_set(TEA_ERR_FORMAT, "%s and %s disagree on the golden total (%llu vs %llu units)", req->a_path,
+                         req->b_path, (unsigned long long)s->a_info.golden_total,
+                         (unsigned long long)s->b_info.golden_total);
     sym = req->sym;
     sym.auto_pics = &s->a; /* --adjust-vma auto scores the first file's PCs */
-    if ((rc = symbolize_open(&s->z, &s->a_info, &sym)))
+    if ((rc = binary_symbolize_open(&s->z, &s->a_info, &sym)))
         return rc;
-    if (req->symbols_path)
-        return symmap_load(&s->syms, req->symbols_path);
+    if (req->binary_symbols_path)
+        return pics_symmap_load(&s->syms, req->binary_symbols_path);
     if (req->granularity != PICS_GRAN_FUNC)
         return TEA_OK;
-    if (!symbolize_binary(s->z))
-        return tea_error_set(TEA_ERR_USAGE, "--granularity func needs --symbols MAP or a binary (--elf BINARY)");
-    return symbolize_symmap(s->z, SYMBOLS_MAP_SECTION_GAPS, &s->syms);
+    if (!binary_symbolize_binary(s->z))
+        return error_set(TEA_ERR_USAGE, "--granularity func needs --symbols MAP or a binary (--elf BINARY)");
+    return binary_symbolize_symmap(s->z, BINARY_SYMBOLS_MAP_SECTION_GAPS, &s->syms);
 }
 
 static int run_diff(const diff_request *req)
@@ -451,8 +451,8 @@ done:
     free(s.groups);
     pics_free(&ga);
     pics_free(&gb);
-    symmap_free(&s.syms);
-    symbolize_close(s.z);
+    pics_symmap_free(&s.syms);
+    binary_symbolize_close(s.z);
     pics_info_free(&s.a_info);
     pics_info_free(&s.b_info);
     pics_free(&s.a);
@@ -460,7 +460,7 @@ done:
     return rc;
 }
 
-int pics_diff_main(int argc, char **argv)
+int cmd_pics_diff(int argc, char **argv)
 {
     static const char *const granularities[] = { "insn", "func", NULL }; /* rows are (instruction or function,
                                                                             component) */
@@ -472,13 +472,14 @@ int pics_diff_main(int argc, char **argv)
     const cli_option options[] = {
         CLI_UINT("top", "N", &req.top, 1, UINT64_MAX, "invalid count '%s' for --top (at least 1)",
                  "rows and instructions to list (default: " CLI_STR(DIFF_DEFAULT_TEXT_TOP) " in text, all in CSV\n"
-                 "and JSON; at least 1)"),
+                                                                                           "and JSON; at least 1)"),
         CLI_ENUM("granularity", "G", &req.granularity, granularities, granularity_values,
                  "granularity '%s' not available here (insn or func)",
                  "insn (instruction x component, default) or func (function x\n"
                  "component; functions from --symbols, else from the binary)"),
-        CLI_OPTION_SYMBOLS(&req.symbols_path, "symbol map: lines 'START END NAME' (END exclusive); instructions\n"
-                                              "are shown as NAME+0xOFFSET (it wins over the binary)"),
+        CLI_OPTION_SYMBOLS(&req.binary_symbols_path,
+                           "symbol map: lines 'START END NAME' (END exclusive); instructions\n"
+                           "are shown as NAME+0xOFFSET (it wins over the binary)"),
         CLI_OPTION_ELF(&req.sym.elf_path, "the binary to name instructions and functions with (default: the\n"
                                           "one the trace names, if it exists; else addresses)"),
         CLI_OPTION_ADJUST_VMA_AUTO(&req.sym),

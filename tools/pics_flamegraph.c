@@ -2,7 +2,7 @@
  * pics_flamegraph.c: `pics flamegraph`, a PICS as an interactive flame graph
  * (one SVG file: click to zoom, search, hover; plot/flame.h). The stacks are
  * those of `pics report --format folded`: function, instruction, component,
- * weighted by whole cycles (report_folded_cells).
+ * weighted by whole cycles (binary_report_folded_cells).
  */
 #include "binary/report.h"
 #include "binary/symbolize.h"
@@ -35,15 +35,15 @@
 
 typedef struct flame_request {
     const char *path, *out_path, *title;
-    symbolize_options sym;   /* --elf, --adjust-vma */
+    binary_symbolize_options sym; /* --elf, --adjust-vma */
 } flame_request;
 
 /* The frame names of one stack, kept until the SVG is written. */
 typedef struct flame_names {
-    char function[SYMBOLIZE_TEXT_MAX];
-    char insn[SYMBOLIZE_TEXT_MAX];
-    char component[PSV_LABEL_MAX];
-    char color[CHART_COLOR_MAX];
+    char function[BINARY_SYMBOLIZE_TEXT_MAX];
+    char insn[BINARY_SYMBOLIZE_TEXT_MAX];
+    char component[TRACE_PSV_LABEL_MAX];
+    char color[PLOT_CHART_COLOR_MAX];
     const char *frames[FLAME_FRAMES];
     const char *colors[FLAME_FRAMES];
 } flame_names;
@@ -61,30 +61,30 @@ static const char *program_name(const pics_info *info)
 
 static int run_flamegraph(const flame_request *req)
 {
-    report_input in;
-    symbolizer *z = NULL;
-    report_folded *rows = NULL;
+    binary_report_input in;
+    binary_symbolizer *z = NULL;
+    binary_report_folded *rows = NULL;
     flame_names *names = NULL;
-    flame_stack *stacks = NULL;
+    plot_flame_stack *stacks = NULL;
     outfile *out = NULL;
     size_t n = 0;
     char title[FLAME_TITLE_MAX];
-    flame_options fo = { NULL, "all", "cycles", 0 };
+    plot_flame_options fo = { NULL, "all", "cycles", 0 };
     int rc;
 
     memset(&in, 0, sizeof in);
-    if ((rc = report_input_load(&in, req->path, NULL)) || (rc = symbolize_open(&z, &in.info, &req->sym))
-        || (rc = report_folded_cells(&in, &rows, &n)))
+    if ((rc = binary_report_input_load(&in, req->path, NULL)) || (rc = binary_symbolize_open(&z, &in.info, &req->sym))
+        || (rc = binary_report_folded_cells(&in, &rows, &n)))
         goto done;
     if (n && (!(names = calloc(n, sizeof *names)) || !(stacks = calloc(n, sizeof *stacks)))) {
-        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        rc = error_set(TEA_ERR_NOMEM, "out of memory");
         goto done;
     }
     for (size_t i = 0; i < n; i++) {
         flame_names *nm = &names[i];
-        symbolize_function(z, rows[i].pc, nm->function, sizeof nm->function);
-        symbolize_location(z, rows[i].pc, nm->insn, sizeof nm->insn);
-        psv_label(rows[i].psv, nm->component, sizeof nm->component);
+        binary_symbolize_function(z, rows[i].pc, nm->function, sizeof nm->function);
+        binary_symbolize_location(z, rows[i].pc, nm->insn, sizeof nm->insn);
+        trace_psv_label(rows[i].psv, nm->component, sizeof nm->component);
         palette_component_color(rows[i].psv, nm->color);
         nm->frames[0] = nm->function;
         nm->frames[1] = nm->insn;
@@ -92,7 +92,7 @@ static int run_flamegraph(const flame_request *req)
         nm->colors[0] = FLAME_FUNCTION_COLOR;
         nm->colors[1] = FLAME_INSN_COLOR;
         nm->colors[2] = nm->color;
-        stacks[i] = (flame_stack){ nm->frames, nm->colors, rows[i].weight };
+        stacks[i] = (plot_flame_stack){ nm->frames, nm->colors, rows[i].weight };
     }
     if (req->title) {
         fo.title = req->title;
@@ -103,7 +103,7 @@ static int run_flamegraph(const flame_request *req)
     }
     if ((rc = outfile_open(&out, req->out_path)))
         goto done;
-    if ((rc = flame_write(outfile_stream(out), &fo, stacks, n, FLAME_FRAMES)))
+    if ((rc = plot_flame_write(outfile_stream(out), &fo, stacks, n, FLAME_FRAMES)))
         outfile_abort(out);
     else
         rc = outfile_commit(out);
@@ -111,12 +111,12 @@ done:
     free(stacks);
     free(names);
     free(rows);
-    symbolize_close(z);
-    report_input_free(&in);
+    binary_symbolize_close(z);
+    binary_report_input_free(&in);
     return rc;
 }
 
-int pics_flamegraph_main(int argc, char **argv)
+int cmd_pics_flamegraph(int argc, char **argv)
 {
     flame_request req;
     int rc;

@@ -39,7 +39,7 @@ typedef struct plot_request {
     int percent;
     char **paths;
     size_t files;
-    symbolize_options sym;   /* --elf, --adjust-vma */
+    binary_symbolize_options sym; /* --elf, --adjust-vma */
 } plot_request;
 
 /* One input file (zeroed entries are safe to free). */
@@ -72,12 +72,12 @@ static int compare_pc(const void *a, const void *b)
 /* How a PC is labelled in the chart: function+0xOFFSET with a binary, else
  * its address in hex; cut to PLOT_LOCATION_SHOWN bytes (at a character
  * boundary) with an ellipsis, so that long C++ names do not swamp the chart. */
-static char *plot_location(const symbolizer *z, uint64_t pc, char *buf, size_t size)
+static char *plot_location(const binary_symbolizer *z, uint64_t pc, char *buf, size_t size)
 {
-    char full[SYMBOLIZE_TEXT_MAX];
+    char full[BINARY_SYMBOLIZE_TEXT_MAX];
     size_t n;
 
-    symbolize_location(z, pc, full, sizeof full);
+    binary_symbolize_location(z, pc, full, sizeof full);
     n = strlen(full);
     if (n <= PLOT_LOCATION_SHOWN) {
         snprintf(buf, size, "%s", full);
@@ -106,7 +106,7 @@ static int rank_instructions(const pics *ref, uint64_t n, uint64_t **pcs, size_t
     r = malloc((cell_count ? cell_count : 1) * sizeof *r);
     if (!r) {
         free(cells);
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     }
     /* Cells come sorted by PC: sum each run. */
     for (size_t i = 0; i < cell_count; i++) {
@@ -124,7 +124,7 @@ static int rank_instructions(const pics *ref, uint64_t n, uint64_t **pcs, size_t
     *pcs = malloc((k ? k : 1) * sizeof **pcs);
     if (!*pcs) {
         free(r);
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     }
     for (size_t i = 0; i < k; i++)
         (*pcs)[i] = r[i].pc;
@@ -135,12 +135,13 @@ static int rank_instructions(const pics *ref, uint64_t n, uint64_t **pcs, size_t
 
 /* Marks in `present` every PSV of a cell of `p` whose PC is among the
  * sorted `pcs`. */
-static void mark_components(const pics *p, const uint64_t *sorted_pcs, size_t n, unsigned char present[PSV_VALUES])
+static void mark_components(const pics *p, const uint64_t *sorted_pcs, size_t n,
+                            unsigned char present[TRACE_PSV_VALUES])
 {
     for (size_t i = 0; i < p->capacity; i++) {
         const pics_cell *c = &p->slots[i];
         if (c->used && bsearch(&c->pc, sorted_pcs, n, sizeof *sorted_pcs, compare_pc))
-            present[c->psv & PSV_MASK_ALL] = 1;
+            present[c->psv & TRACE_PSV_MASK_ALL] = 1;
     }
 }
 
@@ -152,7 +153,7 @@ static void bar_label(const pics_info *info, char *buf, size_t size)
         snprintf(buf, size, "%s", info->scheme);
         return;
     }
-    chart_format_si(info->frequency_hz, hz, sizeof hz);
+    plot_chart_format_si(info->frequency_hz, hz, sizeof hz);
     snprintf(buf, size, "%s %sHz", info->scheme, hz);
 }
 
@@ -186,8 +187,8 @@ static int load_inputs(const plot_request *req, plot_input *in)
         if ((rc = pics_read(req->paths[i], &in[i].info, &in[i].p)))
             return rc;
         if (strcmp(in[i].info.trace_digest, in[0].info.trace_digest) != 0)
-            return tea_error_set(TEA_ERR_USAGE, "%s and %s come from different traces (digest %s vs %s)",
-                                 req->paths[0], req->paths[i], in[0].info.trace_digest, in[i].info.trace_digest);
+            return error_set(TEA_ERR_USAGE, "%s and %s come from different traces (digest %s vs %s)", req->paths[0],
+                             req->paths[i], in[0].info.trace_digest, in[i].info.trace_digest);
     }
     return TEA_OK;
 }
@@ -208,19 +209,20 @@ static int run_plot(const plot_request *req)
     plot_input *in = calloc(req->files, sizeof *in);
     uint64_t *pcs = NULL, *sorted = NULL;
     size_t groups = 0, segments = 0, reference = 0;
-    unsigned char present[PSV_VALUES] = { 0 };
-    uint16_t psvs[PSV_VALUES];
+    unsigned char present[TRACE_PSV_VALUES] = { 0 };
+    uint16_t psvs[TRACE_PSV_VALUES];
     char (*group_text)[PLOT_LABEL_MAX] = NULL, (*bar_text)[PLOT_LABEL_MAX] = NULL;
-    char segment_text[PSV_VALUES][PSV_LABEL_MAX], segment_color[PSV_VALUES][CHART_COLOR_MAX];
-    const char **group_labels = NULL, **bar_labels = NULL, *segment_labels[PSV_VALUES], *segment_colors[PSV_VALUES];
+    char segment_text[TRACE_PSV_VALUES][TRACE_PSV_LABEL_MAX], segment_color[TRACE_PSV_VALUES][PLOT_CHART_COLOR_MAX];
+    const char **group_labels = NULL, **bar_labels = NULL, *segment_labels[TRACE_PSV_VALUES],
+               *segment_colors[TRACE_PSV_VALUES];
     double *values = NULL;
     char title[PLOT_TITLE_MAX];
-    symbolizer *z = NULL;
-    symbolize_options sym;
+    binary_symbolizer *z = NULL;
+    binary_symbolize_options sym;
     int rc;
 
     if (!in)
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     if ((rc = load_inputs(req, in)))
         goto done;
     for (size_t i = 0; i < req->files; i++) {
@@ -231,12 +233,12 @@ static int run_plot(const plot_request *req)
     }
     sym = req->sym;
     sym.auto_pics = &in[reference].p; /* --adjust-vma auto scores the reference's PCs */
-    if ((rc = symbolize_open(&z, &in[reference].info, &sym)))
+    if ((rc = binary_symbolize_open(&z, &in[reference].info, &sym)))
         goto done;
     if ((rc = rank_instructions(&in[reference].p, req->top, &pcs, &groups)))
         goto done;
     if (groups == 0) {
-        rc = tea_error_set(TEA_ERR_FORMAT, "%s: no instruction to plot (the PICS is empty)", req->paths[reference]);
+        rc = error_set(TEA_ERR_FORMAT, "%s: no instruction to plot (the PICS is empty)", req->paths[reference]);
         goto done;
     }
     sorted = malloc(groups * sizeof *sorted);
@@ -245,18 +247,18 @@ static int run_plot(const plot_request *req)
     bar_text = malloc(req->files * sizeof *bar_text);
     bar_labels = malloc(req->files * sizeof *bar_labels);
     if (!sorted || !group_text || !group_labels || !bar_text || !bar_labels) {
-        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        rc = error_set(TEA_ERR_NOMEM, "out of memory");
         goto done;
     }
     memcpy(sorted, pcs, groups * sizeof *sorted);
     qsort(sorted, groups, sizeof *sorted, compare_pc);
     for (size_t i = 0; i < req->files; i++)
         mark_components(&in[i].p, sorted, groups, present);
-    for (unsigned psv = 0; psv < PSV_VALUES; psv++) {
+    for (unsigned psv = 0; psv < TRACE_PSV_VALUES; psv++) {
         if (!present[psv])
             continue;
         psvs[segments] = (uint16_t)psv;
-        psv_label((uint16_t)psv, segment_text[segments], PSV_LABEL_MAX);
+        trace_psv_label((uint16_t)psv, segment_text[segments], TRACE_PSV_LABEL_MAX);
         palette_component_color((uint16_t)psv, segment_color[segments]);
         segment_labels[segments] = segment_text[segments];
         segment_colors[segments] = segment_color[segments];
@@ -264,7 +266,7 @@ static int run_plot(const plot_request *req)
     }
     values = calloc(groups * req->files * (segments ? segments : 1), sizeof *values);
     if (!values) {
-        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        rc = error_set(TEA_ERR_NOMEM, "out of memory");
         goto done;
     }
     for (size_t g = 0; g < groups; g++) {
@@ -289,11 +291,11 @@ static int run_plot(const plot_request *req)
     }
 
     {
-        const chart_stacked_bars chart = {
+        const plot_chart_stacked_bars chart = {
             .title = req->title ? req->title : title,
             .y_label = req->percent ? "% of all cycles" : "cycles",
             .value_unit = "cycles",
-            .format = req->percent ? CHART_NUMBER_PERCENT : CHART_NUMBER_PLAIN,
+            .format = req->percent ? PLOT_CHART_NUMBER_PERCENT : PLOT_CHART_NUMBER_PLAIN,
             .groups = groups,
             .bars = req->files,
             .segments = segments,
@@ -303,10 +305,10 @@ static int run_plot(const plot_request *req)
             .segment_colors = segment_colors,
             .values = values,
         };
-        rc = chart_save_stacked_bars(req->out_path, &chart);
+        rc = plot_chart_save_stacked_bars(req->out_path, &chart);
     }
 done:
-    symbolize_close(z);
+    binary_symbolize_close(z);
     for (size_t i = 0; i < req->files; i++) {
         /* Also after a failed pics_read, which may leave its map allocated. */
         pics_info_free(&in[i].info);
@@ -323,7 +325,7 @@ done:
     return rc;
 }
 
-int pics_plot_main(int argc, char **argv)
+int cmd_pics_plot(int argc, char **argv)
 {
     static const char *const units[] = { "cycles", "percent", NULL };
     plot_request req = { .top = PLOT_DEFAULT_TOP };

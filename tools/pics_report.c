@@ -36,7 +36,7 @@ typedef enum report_sort { SORT_CYCLES, SORT_ERROR } report_sort;
 
 typedef struct report_request {
     const char *path, *golden_path, *out_path;
-    symbolize_options sym;
+    binary_symbolize_options sym;
     uint64_t top;                 /* rows shown; 0: all */
     double percent_limit;         /* rows below this share (percent) are hidden */
     pics_granularity granularity; /* PICS_GRAN_INSN_COMPONENT or PICS_GRAN_FUNC */
@@ -55,10 +55,10 @@ typedef struct report_row {
 
 /* Everything computed before printing. */
 typedef struct report_data {
-    report_input in;
-    symbolizer *z;
-    symmap groups;           /* function granularity: functions and section gaps */
-    report_component *comps;
+    binary_report_input in;
+    binary_symbolizer *z;
+    pics_symmap groups; /* function granularity: functions and section gaps */
+    binary_report_component *comps;
     report_row *rows;        /* in the order shown */
     size_t comp_count, row_count, shown;
     double error;            /* with golden */
@@ -67,7 +67,7 @@ typedef struct report_data {
 /* The group key of a PC. */
 static uint64_t key_of(const report_request *req, const report_data *d, uint64_t pc)
 {
-    return req->granularity == PICS_GRAN_FUNC ? (uint64_t)(symmap_find(&d->groups, pc) + 1) : pc;
+    return req->granularity == PICS_GRAN_FUNC ? (uint64_t)(pics_symmap_find(&d->groups, pc) + 1) : pc;
 }
 
 /* Sums the cells of `src` by (key, psv) into `dst`. */
@@ -99,11 +99,11 @@ static int build_rows(const report_request *req, report_data *d)
     keys = malloc((ns + ng + 1) * sizeof *keys);
     d->rows = malloc((ns + ng + 1) * sizeof *d->rows);
     if (!d->comps || !keys || !d->rows) {
-        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        rc = error_set(TEA_ERR_NOMEM, "out of memory");
         goto done;
     }
     while (i < ns || j < ng) {
-        report_component *c = &d->comps[d->comp_count];
+        binary_report_component *c = &d->comps[d->comp_count];
         int take_s = j >= ng || (i < ns && (cs[i].pc < cg[j].pc || (cs[i].pc == cg[j].pc && cs[i].psv <= cg[j].psv)));
         int take_g = i >= ns || (j < ng && (cg[j].pc < cs[i].pc || (cg[j].pc == cs[i].pc && cg[j].psv <= cs[i].psv)));
         c->psv = take_s ? cs[i].psv : cg[j].psv;
@@ -161,7 +161,7 @@ static int add_error(const report_request *req, report_data *d)
         if (req->granularity == PICS_GRAN_FUNC) {
             /* error.c names a group by its symbol-map entry's own name
              * string, and the PCs outside every entry "[unknown]" at 0 */
-            long k = symmap_find(&d->groups, c->pc);
+            long k = pics_symmap_find(&d->groups, c->pc);
             key = k >= 0 && d->groups.entries[k].name == c->name ? (uint64_t)k + 1 : 0;
         }
         if ((r = find_row(d, key)))
@@ -197,8 +197,8 @@ static void select_rows(const report_request *req, report_data *d)
     qsort(d->rows, d->row_count, sizeof *d->rows, req->sort == SORT_ERROR ? compare_by_error : compare_by_cycles);
     for (size_t i = 0; i < d->row_count; i++) {
         const report_row *r = &d->rows[i];
-        double share = PERCENT * report_share(&d->in, 0, r->value);
-        double gshare = d->in.has_golden ? PERCENT * report_share(&d->in, 1, r->golden) : 0.0;
+        double share = PERCENT * binary_report_share(&d->in, 0, r->value);
+        double gshare = d->in.has_golden ? PERCENT * binary_report_share(&d->in, 1, r->golden) : 0.0;
         if (share >= req->percent_limit || (d->in.has_golden && gshare >= req->percent_limit))
             d->rows[kept++] = *r;
     }
@@ -214,10 +214,10 @@ typedef struct row_names {
     int has_address;
     uint64_t address;                        /* the PC, or the function's start */
     uint64_t shown;                          /* address as shown (--addresses) */
-    char function[SYMBOLIZE_TEXT_MAX];       /* function or [unknown ...] */
-    char location[SYMBOLIZE_TEXT_MAX];       /* function+0xOFF (insn), the function (func) */
-    char disassembly[SYMBOLIZE_TEXT_MAX];    /* "" when unavailable or func */
-    char source[SYMBOLIZE_TEXT_MAX];         /* "" without --source or line */
+    char function[BINARY_SYMBOLIZE_TEXT_MAX];    /* function or [unknown ...] */
+    char location[BINARY_SYMBOLIZE_TEXT_MAX];    /* function+0xOFF (insn), the function (func) */
+    char disassembly[BINARY_SYMBOLIZE_TEXT_MAX]; /* "" when unavailable or func */
+    char source[BINARY_SYMBOLIZE_TEXT_MAX];      /* "" without --source or line */
 } row_names;
 
 static int name_row(const report_request *req, report_data *d, const report_row *r, row_names *n)
@@ -229,7 +229,7 @@ static int name_row(const report_request *req, report_data *d, const report_row 
         if (r->key == 0) {
             snprintf(n->function, sizeof n->function, "%s", UNKNOWN_GROUP);
         } else {
-            const symmap_entry *e = &d->groups.entries[r->key - 1];
+            const pics_symmap_entry *e = &d->groups.entries[r->key - 1];
             snprintf(n->function, sizeof n->function, "%s", e->name);
             n->has_address = 1;
             n->address = e->start;
@@ -238,14 +238,14 @@ static int name_row(const report_request *req, report_data *d, const report_row 
     } else {
         n->has_address = 1;
         n->address = r->key;
-        symbolize_function(d->z, r->key, n->function, sizeof n->function);
-        symbolize_location(d->z, r->key, n->location, sizeof n->location);
-        if (symbolize_disasm(d->z, r->key, n->disassembly, sizeof n->disassembly, &size))
+        binary_symbolize_function(d->z, r->key, n->function, sizeof n->function);
+        binary_symbolize_location(d->z, r->key, n->location, sizeof n->location);
+        if (binary_symbolize_disasm(d->z, r->key, n->disassembly, sizeof n->disassembly, &size))
             n->disassembly[0] = '\0';
-        tea_error_clear();
+        error_clear();
     }
-    n->shown = n->has_address ? symbolize_address(d->z, n->address) : 0;
-    if (n->has_address && (rc = symbolize_source(d->z, n->address, n->source, sizeof n->source)) < 0)
+    n->shown = n->has_address ? binary_symbolize_address(d->z, n->address) : 0;
+    if (n->has_address && (rc = binary_symbolize_source(d->z, n->address, n->source, sizeof n->source)) < 0)
         return rc;
     return TEA_OK;
 }
@@ -266,7 +266,7 @@ static int print_text(FILE *f, const report_request *req, report_data *d)
     row_names n;
     int rc;
 
-    report_print_header(f, "pics report", &d->in, d->z);
+    binary_report_print_header(f, "pics report", &d->in, d->z);
     if (d->in.has_golden)
         fprintf(f, "# golden %s: error %.4f%% at %s granularity\n", req->golden_path, PERCENT * d->error,
                 pics_granularity_name(req->granularity));
@@ -274,29 +274,31 @@ static int print_text(FILE *f, const report_request *req, report_data *d)
         shown_value += d->rows[i].value;
     fprintf(f, "# %zu of %zu %s, by %s%s: %.2f%% of the total\n", d->shown, d->row_count, what,
             req->sort == SORT_ERROR ? "error contribution" : "cycles",
-            req->percent_limit > 0 ? " (with a percent limit)" : "", PERCENT * report_share(&d->in, 0, shown_value));
+            req->percent_limit > 0 ? " (with a percent limit)" : "",
+            PERCENT * binary_report_share(&d->in, 0, shown_value));
     fprintf(f, "#\n# %8s %16s  %-40s %-18s %s\n#\n", "Overhead", "Cycles",
             req->granularity == PICS_GRAN_FUNC ? "Function" : "Symbol", "Address",
             req->granularity == PICS_GRAN_FUNC ? "" : "Disassembly");
     for (size_t i = 0; i < d->shown; i++) {
         const report_row *r = &d->rows[i];
-        char cycles[REPORT_NUMBER_MAX], address[REPORT_NUMBER_MAX], golden[REPORT_NUMBER_MAX];
+        char cycles[BINARY_REPORT_NUMBER_MAX], address[BINARY_REPORT_NUMBER_MAX], golden[BINARY_REPORT_NUMBER_MAX];
         if ((rc = name_row(req, d, r, &n)))
             return rc;
-        report_cycles_text(&d->in, 0, r->value, REPORT_TEXT_DIGITS, cycles, sizeof cycles);
+        binary_report_cycles_text(&d->in, 0, r->value, BINARY_REPORT_TEXT_DIGITS, cycles, sizeof cycles);
         if (n.has_address)
             snprintf(address, sizeof address, "0x%" PRIx64, n.shown);
         else
             snprintf(address, sizeof address, "-");
-        fprintf(f, "  %8.2f%% %16s  %-40s %-18s %s\n", PERCENT * report_share(&d->in, 0, r->value), cycles, n.location,
-                address, req->granularity == PICS_GRAN_FUNC ? "" : (n.disassembly[0] ? n.disassembly : "-"));
+        fprintf(f, "  %8.2f%% %16s  %-40s %-18s %s\n", PERCENT * binary_report_share(&d->in, 0, r->value), cycles,
+                n.location, address,
+                req->granularity == PICS_GRAN_FUNC ? "" : (n.disassembly[0] ? n.disassembly : "-"));
         if (n.source[0])
             fprintf(f, "%12s%s\n", "", base_name(n.source));
-        report_print_stack(f, &d->in, &d->comps[r->first], r->count, 12);
+        binary_report_print_stack(f, &d->in, &d->comps[r->first], r->count, 12);
         if (d->in.has_golden) {
-            report_cycles_text(&d->in, 1, r->golden, REPORT_TEXT_DIGITS, golden, sizeof golden);
+            binary_report_cycles_text(&d->in, 1, r->golden, BINARY_REPORT_TEXT_DIGITS, golden, sizeof golden);
             fprintf(f, "%12serror contribution %.4f%% (golden %s cycles, %.2f%% of the total)\n", "",
-                    PERCENT * r->contribution, golden, PERCENT * report_share(&d->in, 1, r->golden));
+                    PERCENT * r->contribution, golden, PERCENT * binary_report_share(&d->in, 1, r->golden));
         }
         fputc('\n', f);
     }
@@ -313,7 +315,7 @@ static int print_text(FILE *f, const report_request *req, report_data *d)
  * contributions of a row's components add up to the row's contribution when
  * every component of the row is listed (they are).
  */
-static double component_contribution(const report_input *in, const report_component *c)
+static double component_contribution(const binary_report_input *in, const binary_report_component *c)
 {
     uint64_t C = in->g.total, S = in->p.total;
     exact_u128 a, b;
@@ -339,8 +341,8 @@ static int print_csv(FILE *f, const report_request *req, report_data *d)
         if ((rc = name_row(req, d, r, &n)))
             return rc;
         for (size_t k = 0; k < r->count; k++) {
-            const report_component *c = &d->comps[r->first + k];
-            char label[PSV_LABEL_MAX], text[REPORT_NUMBER_MAX];
+            const binary_report_component *c = &d->comps[r->first + k];
+            char label[TRACE_PSV_LABEL_MAX], text[BINARY_REPORT_NUMBER_MAX];
             fprintf(f, "%zu,", i + 1);
             if (n.has_address)
                 fprintf(f, "0x%" PRIx64, n.shown);
@@ -353,12 +355,12 @@ static int print_csv(FILE *f, const report_request *req, report_data *d)
             fputc(',', f);
             csv_field(f, n.source);
             fputc(',', f);
-            csv_field(f, psv_label(c->psv, label, sizeof label));
-            report_cycles_text(&d->in, 0, c->value, REPORT_DATA_DIGITS, text, sizeof text);
-            fprintf(f, ",%u,%s,%.9f,", c->psv, text, report_share(&d->in, 0, c->value));
+            csv_field(f, trace_psv_label(c->psv, label, sizeof label));
+            binary_report_cycles_text(&d->in, 0, c->value, BINARY_REPORT_DATA_DIGITS, text, sizeof text);
+            fprintf(f, ",%u,%s,%.9f,", c->psv, text, binary_report_share(&d->in, 0, c->value));
             if (d->in.has_golden) {
-                report_cycles_text(&d->in, 1, c->golden, REPORT_DATA_DIGITS, text, sizeof text);
-                fprintf(f, "%s,%.9f,%.9f", text, report_share(&d->in, 1, c->golden),
+                binary_report_cycles_text(&d->in, 1, c->golden, BINARY_REPORT_DATA_DIGITS, text, sizeof text);
+                fprintf(f, "%s,%.9f,%.9f", text, binary_report_share(&d->in, 1, c->golden),
                         component_contribution(&d->in, c));
             } else {
                 fprintf(f, ",,");
@@ -373,7 +375,7 @@ static int print_csv(FILE *f, const report_request *req, report_data *d)
 
 static void json_hex(json_writer *j, uint64_t v)
 {
-    char text[REPORT_NUMBER_MAX];
+    char text[BINARY_REPORT_NUMBER_MAX];
     snprintf(text, sizeof text, "0x%" PRIx64, v);
     json_string(j, text);
 }
@@ -386,7 +388,7 @@ static void json_text_or_null(json_writer *j, const char *s)
 static void json_header(json_writer *j, const report_request *req, const report_data *d)
 {
     const pics_info *i = &d->in.info;
-    const symbols *s = symbolize_symbols(d->z);
+    const binary_symbols *s = binary_symbolize_symbols(d->z);
 
     json_key(j, "file");
     json_string(j, req->path);
@@ -410,10 +412,10 @@ static void json_header(json_writer *j, const report_request *req, const report_
     pics_json_objects(j, &i->objects);
     json_end(j);
     json_key(j, "binary");
-    json_string(j, symbolize_binary(d->z));
+    json_string(j, binary_symbolize_binary(d->z));
     json_key(j, "load_bias");
     if (s)
-        json_hex(j, symbols_bias(s));
+        json_hex(j, binary_symbols_bias(s));
     else
         json_null(j);
     if (!pics_info_is_golden(i)) {
@@ -461,8 +463,8 @@ static int print_json(FILE *f, const report_request *req, report_data *d)
         if ((rc = name_row(req, d, r, &n)))
             return rc;
         for (size_t k = 0; k < r->count; k++) {
-            const report_component *c = &d->comps[r->first + k];
-            char label[PSV_LABEL_MAX];
+            const binary_report_component *c = &d->comps[r->first + k];
+            char label[TRACE_PSV_LABEL_MAX];
             json_begin_object(&j);
             json_key(&j, "rank");
             json_u64(&j, i + 1);
@@ -480,21 +482,21 @@ static int print_json(FILE *f, const report_request *req, report_data *d)
             json_key(&j, "source");
             json_text_or_null(&j, n.source);
             json_key(&j, "component");
-            json_string(&j, psv_label(c->psv, label, sizeof label));
+            json_string(&j, trace_psv_label(c->psv, label, sizeof label));
             json_key(&j, "psv");
             json_u64(&j, c->psv);
             json_key(&j, "cycles");
-            json_double(&j, report_cycles(&d->in, 0, c->value));
+            json_double(&j, binary_report_cycles(&d->in, 0, c->value));
             json_key(&j, "share");
-            json_double(&j, report_share(&d->in, 0, c->value));
+            json_double(&j, binary_report_share(&d->in, 0, c->value));
             json_key(&j, "golden_cycles");
             if (d->in.has_golden)
-                json_double(&j, report_cycles(&d->in, 1, c->golden));
+                json_double(&j, binary_report_cycles(&d->in, 1, c->golden));
             else
                 json_null(&j);
             json_key(&j, "golden_share");
             if (d->in.has_golden)
-                json_double(&j, report_share(&d->in, 1, c->golden));
+                json_double(&j, binary_report_share(&d->in, 1, c->golden));
             else
                 json_null(&j);
             json_key(&j, "error_contribution");
@@ -525,24 +527,25 @@ static void frame_name(char *dst, size_t size, const char *src)
 }
 
 /* Writes every cell of the PICS as "function;location;COMPONENT weight",
- * the weights those of report_folded_cells (whole cycles summing to the
+ * the weights those of binary_report_folded_cells (whole cycles summing to the
  * total rounded). */
 static int print_folded(FILE *f, report_data *d)
 {
-    report_folded *rows = NULL;
+    binary_report_folded *rows = NULL;
     size_t n = 0;
     int rc;
 
-    if ((rc = report_folded_cells(&d->in, &rows, &n)))
+    if ((rc = binary_report_folded_cells(&d->in, &rows, &n)))
         return rc;
     for (size_t i = 0; i < n; i++) {
-        char function[SYMBOLIZE_TEXT_MAX], location[SYMBOLIZE_TEXT_MAX], label[PSV_LABEL_MAX];
-        char fn[SYMBOLIZE_TEXT_MAX], loc[SYMBOLIZE_TEXT_MAX];
-        symbolize_function(d->z, rows[i].pc, function, sizeof function);
-        symbolize_location(d->z, rows[i].pc, location, sizeof location);
+        char function[BINARY_SYMBOLIZE_TEXT_MAX], location[BINARY_SYMBOLIZE_TEXT_MAX], label[TRACE_PSV_LABEL_MAX];
+        char fn[BINARY_SYMBOLIZE_TEXT_MAX], loc[BINARY_SYMBOLIZE_TEXT_MAX];
+        binary_symbolize_function(d->z, rows[i].pc, function, sizeof function);
+        binary_symbolize_location(d->z, rows[i].pc, location, sizeof location);
         frame_name(fn, sizeof fn, function);
         frame_name(loc, sizeof loc, location);
-        fprintf(f, "%s;%s;%s %" PRIu64 "\n", fn, loc, psv_label(rows[i].psv, label, sizeof label), rows[i].weight);
+        fprintf(f, "%s;%s;%s %" PRIu64 "\n", fn, loc, trace_psv_label(rows[i].psv, label, sizeof label),
+                rows[i].weight);
     }
     free(rows);
     return TEA_OK;
@@ -563,18 +566,19 @@ static int print_folded(FILE *f, report_data *d)
 static int run_report(const report_request *req)
 {
     report_data d;
-    symbolize_options sym;
+    binary_symbolize_options sym;
     outfile *out = NULL;
     int rc;
 
     memset(&d, 0, sizeof d);
-    if ((rc = report_input_load(&d.in, req->path, req->golden_path)))
+    if ((rc = binary_report_input_load(&d.in, req->path, req->golden_path)))
         return rc;
     sym = req->sym;
     sym.auto_pics = &d.in.p; /* --adjust-vma auto scores the PCs shown */
-    if ((rc = symbolize_open(&d.z, &d.in.info, &sym)))
+    if ((rc = binary_symbolize_open(&d.z, &d.in.info, &sym)))
         goto done;
-    if (req->granularity == PICS_GRAN_FUNC && (rc = symbolize_symmap(d.z, SYMBOLS_MAP_SECTION_GAPS, &d.groups)))
+    if (req->granularity == PICS_GRAN_FUNC
+        && (rc = binary_symbolize_symmap(d.z, BINARY_SYMBOLS_MAP_SECTION_GAPS, &d.groups)))
         goto done;
     if ((rc = build_rows(req, &d)))
         goto done;
@@ -604,9 +608,9 @@ static int run_report(const report_request *req)
 done:
     free(d.comps);
     free(d.rows);
-    symmap_free(&d.groups);
-    symbolize_close(d.z);
-    report_input_free(&d.in);
+    pics_symmap_free(&d.groups);
+    binary_symbolize_close(d.z);
+    binary_report_input_free(&d.in);
     return rc;
 }
 
@@ -675,15 +679,14 @@ static int resolve_replay_dir(const char *dir, char **pics_path, char **golden)
     if (!(*golden = dir_file(dir, REPLAY_GOLDEN)) || !(*pics_path = dir_file(dir, REPLAY_TEA)))
         goto nomem;
     if (!is_file(*golden)) {
-        rc = tea_error_set(TEA_ERR_USAGE,
-                           "%s is a directory without %s, not a tea replay directory: pass a PICS file", dir,
-                           REPLAY_GOLDEN);
+        rc = error_set(TEA_ERR_USAGE, "%s is a directory without %s, not a tea replay directory: pass a PICS file", dir,
+                       REPLAY_GOLDEN);
         goto fail;
     }
     if (is_file(*pics_path))
         return TEA_OK;
     if ((count = scandir(dir, &names, is_tea_frequency_file, alphasort)) < 0) {
-        rc = tea_error_set(TEA_ERR_IO, "%s: cannot read the directory: %s", dir, strerror(errno));
+        rc = error_set(TEA_ERR_IO, "%s: cannot read the directory: %s", dir, strerror(errno));
         goto fail;
     }
     for (int i = 0; i < count; i++) {
@@ -702,18 +705,18 @@ static int resolve_replay_dir(const char *dir, char **pics_path, char **golden)
     if (count == 1)
         return TEA_OK;
     if (count == 0)
-        rc = tea_error_set(TEA_ERR_USAGE,
-                           "%s is a tea replay directory without TEA PICS: pass one of its PICS files "
-                           "with --golden %s",
-                           dir, *golden);
+        rc = error_set(TEA_ERR_USAGE,
+                       "%s is a tea replay directory without TEA PICS: pass one of its PICS files "
+                       "with --golden %s",
+                       dir, *golden);
     else
-        rc = tea_error_set(TEA_ERR_USAGE,
-                           "%s is a tea replay directory with TEA PICS at %d frequencies: pass one of %s "
-                           "with --golden %s",
-                           dir, count, listed, *golden);
+        rc = error_set(TEA_ERR_USAGE,
+                       "%s is a tea replay directory with TEA PICS at %d frequencies: pass one of %s "
+                       "with --golden %s",
+                       dir, count, listed, *golden);
     goto fail;
 nomem:
-    rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    rc = error_set(TEA_ERR_NOMEM, "out of memory");
 fail:
     free(*pics_path);
     free(*golden);
@@ -721,7 +724,7 @@ fail:
     return rc;
 }
 
-int pics_report_main(int argc, char **argv)
+int cmd_pics_report(int argc, char **argv)
 {
     static const char *const sorts[] = { "cycles", "error", NULL };
     static const int sort_values[] = { SORT_CYCLES, SORT_ERROR };

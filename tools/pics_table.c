@@ -6,7 +6,7 @@
  * The inputs are results CSVs (tea/results.h): `tea replay` directories
  * (their summary.csv) or files such as `tea sweep` writes, in any mix. Rows
  * are traces in the order they first appear, columns the scheme labels in
- * results_scheme_compare order; a cell is the mean over seeds of the error at
+ * tea_results_scheme_compare order; a cell is the mean over seeds of the error at
  * the chosen granularity and frequency, and the `mean` and `max` rows are the
  * mean and maximum over the traces of the cells above them.
  */
@@ -121,7 +121,7 @@ static int freq_matches(double row_hz, double wanted_hz)
 /* The frequency to show: --freq when some row has it, else the only one.
  * A choice to make is a usage error listing the frequencies there are.
  * Returns an exit status. */
-static int choose_frequency(const table_request *req, const results_set *s, const char *command, double *hz)
+static int choose_frequency(const table_request *req, const tea_results_set *s, const char *command, double *hz)
 {
     double *all = malloc(s->count * sizeof *all);
     size_t distinct = 0;
@@ -130,7 +130,7 @@ static int choose_frequency(const table_request *req, const results_set *s, cons
     int status = CLI_EXIT_OK;
 
     if (!all)
-        return cli_fail(command, tea_error_set(TEA_ERR_NOMEM, "out of memory"));
+        return cli_fail(command, error_set(TEA_ERR_NOMEM, "out of memory"));
     for (size_t i = 0; i < s->count; i++)
         all[i] = s->rows[i].freq_hz;
     qsort(all, s->count, sizeof *all, compare_doubles);
@@ -171,19 +171,19 @@ static size_t find_name(const char *const *names, size_t n, const char *name)
 
 static int compare_schemes(const void *x, const void *y)
 {
-    return results_scheme_compare(*(const char *const *)x, *(const char *const *)y);
+    return tea_results_scheme_compare(*(const char *const *)x, *(const char *const *)y);
 }
 
 /* The traces (first appearance) and schemes (table order) of every row, at
  * any frequency, so that the table's shape does not depend on --freq. */
-static int collect_names(const results_set *s, table *t)
+static int collect_names(const tea_results_set *s, table *t)
 {
     t->traces = malloc(s->count * sizeof *t->traces);
     t->schemes = malloc(s->count * sizeof *t->schemes);
     if (!t->traces || !t->schemes)
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < s->count; i++) {
-        const results_row *r = &s->rows[i];
+        const tea_results_row *r = &s->rows[i];
         if (find_name(t->traces, t->trace_count, r->trace) == t->trace_count)
             t->traces[t->trace_count++] = r->trace;
         if (find_name(t->schemes, t->scheme_count, r->scheme) == t->scheme_count)
@@ -194,7 +194,7 @@ static int collect_names(const results_set *s, table *t)
 }
 
 /* Averages the rows at the table's frequency into the cells. */
-static int fill_cells(const table_request *req, const char *command, const results_set *s, table *t)
+static int fill_cells(const table_request *req, const char *command, const tea_results_set *s, table *t)
 {
     size_t n = t->trace_count * t->scheme_count;
     char *warned = calloc(t->trace_count ? t->trace_count : 1, 1); /* traces said to have no cycles */
@@ -204,10 +204,10 @@ static int fill_cells(const table_request *req, const char *command, const resul
     t->max = malloc(t->scheme_count * sizeof *t->max);
     if (!t->cells || !t->mean || !t->max || !warned) {
         free(warned);
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     }
     for (size_t i = 0; i < s->count; i++) {
-        const results_row *r = &s->rows[i];
+        const tea_results_row *r = &s->rows[i];
         double e = r->error[req->granularity];
         size_t trace = find_name(t->traces, t->trace_count, r->trace);
         table_cell *c;
@@ -215,9 +215,10 @@ static int fill_cells(const table_request *req, const char *command, const resul
             continue;
         if (isnan(e) && req->granularity == PICS_GRAN_FUNC) {
             free(warned);
-            return tea_error_set(TEA_ERR_FORMAT, "%s: line %lu: no %s for trace %s, scheme %s (the run had no "
-                                 "function symbols; choose another --granularity)", r->file, r->line,
-                                 results_error_column(req->granularity), r->trace, r->scheme);
+            return error_set(TEA_ERR_FORMAT,
+                             "%s: line %lu: no %s for trace %s, scheme %s (the run had no "
+                             "function symbols; choose another --granularity)",
+                             r->file, r->line, tea_results_error_column(req->granularity), r->trace, r->scheme);
         }
         if (isnan(e)) {
             /* A trace with no attributed cycles has no error: its row stays empty. */
@@ -359,10 +360,10 @@ static int write_suffixed_field(FILE *f, const char *label, const char *suffix)
     size_t n = strlen(label) + strlen(suffix) + 1;
     char *name = malloc(n);
     if (!name)
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     snprintf(name, n, "%s%s", label, suffix);
     fputc(',', f);
-    results_write_field(f, name);
+    tea_results_write_field(f, name);
     free(name);
     return TEA_OK;
 }
@@ -382,7 +383,7 @@ static int write_csv(FILE *f, const table_request *req, const table *t)
     fputs("trace,granularity,freq_hz", f);
     for (size_t s = 0; s < t->scheme_count; s++) {
         fputc(',', f);
-        results_write_field(f, t->schemes[s]);
+        tea_results_write_field(f, t->schemes[s]);
     }
     for (size_t s = 0; t->spread && s < t->scheme_count; s++) {
         if ((rc = write_suffixed_field(f, t->schemes[s], "_min"))
@@ -391,7 +392,7 @@ static int write_csv(FILE *f, const table_request *req, const table *t)
     }
     fputc('\n', f);
     for (size_t i = 0; i < t->trace_count; i++) {
-        results_write_field(f, t->traces[i]);
+        tea_results_write_field(f, t->traces[i]);
         write_csv_context(f, req, t);
         for (size_t s = 0; s < t->scheme_count; s++) {
             format_fraction(cell_mean(cell_at(t, i, s)), number, sizeof number);
@@ -489,7 +490,7 @@ static int write_text(FILE *f, const table_request *req, const table *t)
     int md = req->format == TABLE_MD, decimals = (int)req->precision;
 
     if (!row)
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
 
     describe(req, t, what, sizeof what);
     if (md) {
@@ -558,7 +559,7 @@ static int write_svg(const table_request *req, const table *t)
     int rc;
 
     if (!values || !group_labels || !colors || !series_labels || !names || (t->spread && (!low || !high))) {
-        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        rc = error_set(TEA_ERR_NOMEM, "out of memory");
         goto done;
     }
     for (size_t g = 0; g < groups; g++) {
@@ -583,15 +584,15 @@ static int write_svg(const table_request *req, const table *t)
         colors[s] = palette_scheme_color(t->schemes[s], s);
         series_labels[s] = scheme_column(req, t->schemes[s], names[s], sizeof names[s]);
     }
-    chart_format_si(t->freq_hz, hz, sizeof hz);
+    plot_chart_format_si(t->freq_hz, hz, sizeof hz);
     snprintf(title, sizeof title, "Error per trace and scheme (%s granularity, %sHz)",
              pics_granularity_name(req->granularity), hz);
     {
-        const chart_grouped_bars chart = {
+        const plot_chart_grouped_bars chart = {
             .title = title,
             .y_label = "error (%)",
             .value_unit = NULL,
-            .format = CHART_NUMBER_PERCENT,
+            .format = PLOT_CHART_NUMBER_PERCENT,
             .groups = groups,
             .series = S,
             .group_labels = group_labels,
@@ -601,7 +602,7 @@ static int write_svg(const table_request *req, const table *t)
             .low = low,
             .high = high,
         };
-        rc = chart_save_grouped_bars(req->svg_path, &chart);
+        rc = plot_chart_save_grouped_bars(req->svg_path, &chart);
     }
 done:
     free(values);
@@ -635,18 +636,18 @@ static int write_table(const table_request *req, const table *t)
 /* Reads the inputs, builds the table and writes it. Returns an exit status. */
 static int run_table(const table_request *req, const char *command)
 {
-    results_set s;
+    tea_results_set s;
     table t;
     int rc = TEA_OK, status;
 
-    results_init(&s);
+    tea_results_init(&s);
     memset(&t, 0, sizeof t);
     for (size_t i = 0; i < req->input_count && rc == TEA_OK; i++)
-        rc = results_read(&s, req->inputs[i]);
+        rc = tea_results_read(&s, req->inputs[i]);
     if (rc == TEA_OK)
-        rc = results_dedupe(&s);
+        rc = tea_results_dedupe(&s);
     if (rc == TEA_OK && s.count == 0)
-        rc = tea_error_set(TEA_ERR_FORMAT, "no results in %s%s", req->inputs[0], req->input_count > 1 ? " ..." : "");
+        rc = error_set(TEA_ERR_FORMAT, "no results in %s%s", req->inputs[0], req->input_count > 1 ? " ..." : "");
     if (rc) {
         status = cli_fail(command, rc);
         goto done;
@@ -662,11 +663,11 @@ static int run_table(const table_request *req, const char *command)
         status = cli_fail(command, rc);
 done:
     table_free(&t);
-    results_free(&s);
+    tea_results_free(&s);
     return status;
 }
 
-int pics_table_main(int argc, char **argv)
+int cmd_pics_table(int argc, char **argv)
 {
     static const char *const formats[] = { "md", "latex", "csv", NULL };
     static const int format_values[] = { TABLE_MD, TABLE_LATEX, TABLE_CSV };

@@ -47,7 +47,7 @@ static int add_scheme(study_request *req, study_scheme s)
     if (at < req->scheme_count && req->schemes[at].scheme == s.scheme && req->schemes[at].all_events == s.all_events)
         return TEA_OK;
     if (req->scheme_count == STUDY_MAX_SCHEMES)
-        return tea_error_set(TEA_ERR_USAGE, "at most %d schemes", STUDY_MAX_SCHEMES);
+        return error_set(TEA_ERR_USAGE, "at most %d schemes", STUDY_MAX_SCHEMES);
     memmove(&req->schemes[at + 1], &req->schemes[at], (req->scheme_count - at) * sizeof s);
     req->schemes[at] = s;
     req->scheme_count++;
@@ -61,7 +61,7 @@ int study_parse_event_set(const char *name, int *all_events)
     else if (strcmp(name, "all") == 0)
         *all_events = 1;
     else
-        return tea_error_set(TEA_ERR_USAGE, "unknown event set '%s' (native or all)", name);
+        return error_set(TEA_ERR_USAGE, "unknown event set '%s' (native or all)", name);
     return TEA_OK;
 }
 
@@ -70,7 +70,7 @@ int study_parse_schemes(study_request *req, const char *list)
     char *copy = strdup(list), *save = NULL;
     int rc = TEA_OK;
     if (!copy)
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     req->golden = 0;
     req->scheme_count = 0;
     for (char *name = strtok_r(copy, ",", &save); name && !rc; name = strtok_r(NULL, ",", &save)) {
@@ -79,8 +79,8 @@ int study_parse_schemes(study_request *req, const char *list)
         if (suffix) {
             *suffix++ = '\0';
             if (study_parse_event_set(suffix, &s.all_events)) {
-                rc = tea_error_set(TEA_ERR_USAGE, "unknown event set '%s' in '%s:%s' (native or all)", suffix, name,
-                                   suffix);
+                rc =
+                    error_set(TEA_ERR_USAGE, "unknown event set '%s' in '%s:%s' (native or all)", suffix, name, suffix);
                 break;
             }
         }
@@ -88,7 +88,7 @@ int study_parse_schemes(study_request *req, const char *list)
             break;
         if (s.scheme == TEA_SCHEME_GOLDEN) {
             if (suffix) {
-                rc = tea_error_set(TEA_ERR_USAGE, "golden has no event set");
+                rc = error_set(TEA_ERR_USAGE, "golden has no event set");
                 break;
             }
             req->golden = 1;
@@ -98,7 +98,7 @@ int study_parse_schemes(study_request *req, const char *list)
     }
     free(copy);
     if (!rc && !req->golden && !req->scheme_count)
-        rc = tea_error_set(TEA_ERR_USAGE, "no scheme in '%s'", list);
+        rc = error_set(TEA_ERR_USAGE, "no scheme in '%s'", list);
     return rc;
 }
 
@@ -107,27 +107,27 @@ int study_parse_freqs(study_request *req, const char *list)
     char *copy = strdup(list), *save = NULL;
     int rc = TEA_OK;
     if (!copy)
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     req->freq_count = 0;
     for (char *f = strtok_r(copy, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
         double hz;
         if (cli_parse_hz(f, &hz)) {
-            rc = tea_error_set(TEA_ERR_USAGE, "invalid frequency '%s'", f);
+            rc = error_set(TEA_ERR_USAGE, "invalid frequency '%s'", f);
             break;
         }
         if (req->freq_count == STUDY_MAX_FREQS) {
-            rc = tea_error_set(TEA_ERR_USAGE, "at most %d frequencies", STUDY_MAX_FREQS);
+            rc = error_set(TEA_ERR_USAGE, "at most %d frequencies", STUDY_MAX_FREQS);
             break;
         }
         for (size_t i = 0; i < req->freq_count && !rc; i++)
             if (req->freqs[i] == hz)
-                rc = tea_error_set(TEA_ERR_USAGE, "frequency '%s' given twice", f);
+                rc = error_set(TEA_ERR_USAGE, "frequency '%s' given twice", f);
         if (rc)
             break;
         req->freqs[req->freq_count++] = hz;
     }
     if (!rc && req->freq_count == 0)
-        rc = tea_error_set(TEA_ERR_USAGE, "no frequency in '%s'", list);
+        rc = error_set(TEA_ERR_USAGE, "no frequency in '%s'", list);
     free(copy);
     return rc;
 }
@@ -135,28 +135,28 @@ int study_parse_freqs(study_request *req, const char *list)
 int study_option_schemes(const char *command, const cli_option *opt, const char *arg)
 {
     if (study_parse_schemes(opt->dest, arg))
-        return cli_usage_error(command, "%s", tea_error_message());
+        return cli_usage_error(command, "%s", error_message());
     return CLI_CONTINUE;
 }
 
 int study_option_freqs(const char *command, const cli_option *opt, const char *arg)
 {
     if (study_parse_freqs(opt->dest, arg))
-        return cli_usage_error(command, "%s", tea_error_message());
+        return cli_usage_error(command, "%s", error_message());
     return CLI_CONTINUE;
 }
 
 int study_option_jitter(const char *command, const cli_option *opt, const char *arg)
 {
     if (tea_jitter_parse(arg, &((study_request *)opt->dest)->jitter))
-        return cli_usage_error(command, "%s", tea_error_message());
+        return cli_usage_error(command, "%s", error_message());
     return CLI_CONTINUE;
 }
 
 int study_option_events(const char *command, const cli_option *opt, const char *arg)
 {
     if (study_parse_event_set(arg, &((study_request *)opt->dest)->all_events))
-        return cli_usage_error(command, "%s", tea_error_message());
+        return cli_usage_error(command, "%s", error_message());
     return CLI_CONTINUE;
 }
 
@@ -170,19 +170,19 @@ int study_option_golden_rules(const char *command, const cli_option *opt, const 
 /* Records the binary of --elf in the run's header, as a trace stamped by
  * tea record or tea gen names its binary: absolute path, build-id, the load
  * bias in use and, when the trace named none, the architecture. */
-static int stamp_binary(tea_run *t, const symbolizer *z)
+static int stamp_binary(tea_run *t, const binary_symbolizer *z)
 {
-    const symbols *s = symbolize_symbols(z);
-    char *absolute = realpath(symbols_path(s), NULL);
+    const binary_symbols *s = binary_symbolize_symbols(z);
+    char *absolute = realpath(binary_symbols_path(s), NULL);
     int rc = TEA_OK;
     assert(s);
-    if (trace_header_set(&t->header.binary_path, absolute ? absolute : symbols_path(s))
-        || trace_header_set(&t->header.build_id, symbols_build_id(s)))
-        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
-    t->header.load_bias = symbols_bias(s);
+    if (trace_header_set(&t->header.binary_path, absolute ? absolute : binary_symbols_path(s))
+        || trace_header_set(&t->header.build_id, binary_symbols_build_id(s)))
+        rc = error_set(TEA_ERR_NOMEM, "out of memory");
+    t->header.load_bias = binary_symbols_bias(s);
     t->header.has_load_bias = 1;
-    if (!t->header.arch[0] && symbols_arch(s))
-        snprintf(t->header.arch, sizeof t->header.arch, "%s", symbols_arch(s));
+    if (!t->header.arch[0] && binary_symbols_arch(s))
+        snprintf(t->header.arch, sizeof t->header.arch, "%s", binary_symbols_arch(s));
     free(absolute);
     return rc;
 }
@@ -192,10 +192,10 @@ static int stamp_binary(tea_run *t, const symbolizer *z)
  * them), else none (an empty map). A binary the trace names that cannot be
  * used costs only this error, with a warning; one given with --elf must
  * open, and is stamped into the header (stamp_binary). */
-static int load_functions(const study_request *req, tea_run *t, symmap *out)
+static int load_functions(const study_request *req, tea_run *t, pics_symmap *out)
 {
-    symbolize_options opts = req->sym;
-    symbolizer *z = NULL;
+    binary_symbolize_options opts = req->sym;
+    binary_symbolizer *z = NULL;
     pics_info info;
     int rc;
 
@@ -203,26 +203,26 @@ static int load_functions(const study_request *req, tea_run *t, symmap *out)
     opts.command = req->command;
     opts.source = 0;
     opts.auto_pics = tea_replay_golden(t->replay); /* --adjust-vma auto scores the golden PCs */
-    if (req->symbols_path && !opts.elf_path)
-        return symmap_load(out, req->symbols_path);
+    if (req->binary_symbols_path && !opts.elf_path)
+        return pics_symmap_load(out, req->binary_symbols_path);
     if (!t->header.binary_path && !opts.elf_path)
         return TEA_OK;
     if ((rc = tea_run_describe(t, SIZE_MAX, &info)))
         return rc;
-    rc = symbolize_open(&z, &info, &opts);
+    rc = binary_symbolize_open(&z, &info, &opts);
     pics_info_free(&info);
     if (rc == TEA_ERR_NOMEM || (rc && opts.elf_path))
         return rc;
     if (rc) {
-        fprintf(stderr, "%s: warning: %s: no function-level error: %s\n", req->command, t->path,
-                tea_error_message());
+        fprintf(stderr, "%s: warning: %s: no function-level error: %s\n", req->command, t->path, error_message());
         return TEA_OK;
     }
     if (opts.elf_path)
         rc = stamp_binary(t, z);
     if (!rc)
-        rc = req->symbols_path ? symmap_load(out, req->symbols_path) : symbolize_symmap(z, SYMBOLS_MAP_SECTION_GAPS, out);
-    symbolize_close(z);
+        rc = req->binary_symbols_path ? pics_symmap_load(out, req->binary_symbols_path)
+                                      : binary_symbolize_symmap(z, BINARY_SYMBOLS_MAP_SECTION_GAPS, out);
+    binary_symbolize_close(z);
     return rc;
 }
 
@@ -250,12 +250,12 @@ static tea_run_options run_options(const study_request *req)
 int study_run(const study_request *req, const char *path, tea_run *out)
 {
     tea_run_options o = run_options(req);
-    symmap functions;
+    pics_symmap functions;
     int rc;
 
     if ((rc = tea_run_trace(&o, path, out)) || (rc = load_functions(req, out, &functions)))
         return rc;
     rc = tea_run_errors(out, &functions);
-    symmap_free(&functions);
+    pics_symmap_free(&functions);
     return rc;
 }

@@ -45,9 +45,9 @@ typedef struct study_request {
     tea_jitter jitter;
     int all_events;                           /* --events all: every scheme gets all nine */
     golden_rules rules;                       /* --golden-rules: the golden reference TEA samples */
-    const char *symbols_path;                 /* --symbols MAP for the function error, or NULL */
-    symbolize_options sym;                    /* --elf BINARY and --adjust-vma OFFSET|auto: the binary
-                                                 to symbolize with, recorded in the PICS */
+    const char *binary_symbols_path;          /* --symbols MAP for the function error, or NULL */
+    binary_symbolize_options sym;             /* --elf BINARY and --adjust-vma OFFSET|auto: the binary
+                                          to symbolize with, recorded in the PICS */
     trace_open_options open;
     unsigned threads;                         /* --threads: 0 = the processors it may use; 1 reads the
                                                  trace as a stream (tea/parallel.h) */
@@ -115,7 +115,7 @@ int study_parse_freqs(study_request *req, const char *list);
  * bias), so that the PICS written from `out` name it and later commands need
  * neither option. Errors: the reader's (TEA_ERR_IO, TEA_ERR_FORMAT, ...
  * naming the file and offset), TEA_ERR_USAGE (unreadable --symbols map, a
- * PIE without a bias, no clear bias for auto), --elf's (symbolize_open),
+ * PIE without a bias, no clear bias for auto), --elf's (binary_symbolize_open),
  * TEA_ERR_NOMEM. */
 int study_run(const study_request *req, const char *path, tea_run *out);
 

@@ -5,14 +5,14 @@
 #include "commands.h"
 
 static const cli_subcommand subcommands[] = {
-    { "info", tea_info_main, "describe a trace: format, header, cycles, commit states, events" },
-    { "convert", tea_convert_main, "convert a trace between the native and TraceDoctor formats" },
-    { "gen", tea_gen_main, "generate a synthetic trace from a named workload" },
-    { "record", tea_record_main, "run an x86-64 program under valgrind and record a trace of it" },
-    { "replay", tea_replay_main, "replay a trace through golden, TEA, NCI-TEA, IBS, SPE and RIS; write PICS" },
-    { "sweep", tea_sweep_main, "error against sampling frequency: every scheme, frequency and seed in one pass" },
-    { "topdown", tea_topdown_main, "commit states and top-down slots (retiring, bad speculation, ...) by event" },
-    { "stalls", tea_stalls_main, "stall-length distribution of µops without events against those with events" },
+    { "info", cmd_tea_info, "describe a trace: format, header, cycles, commit states, events" },
+    { "convert", cmd_tea_convert, "convert a trace between the native and TraceDoctor formats" },
+    { "gen", cmd_tea_gen, "generate a synthetic trace from a named workload" },
+    { "record", cmd_tea_record, "run an x86-64 program under valgrind and record a trace of it" },
+    { "replay", cmd_tea_replay, "replay a trace through golden, TEA, NCI-TEA, IBS, SPE and RIS; write PICS" },
+    { "sweep", cmd_tea_sweep, "error against sampling frequency: every scheme, frequency and seed in one pass" },
+    { "topdown", cmd_tea_topdown, "commit states and top-down slots (retiring, bad speculation, ...) by event" },
+    { "stalls", cmd_tea_stalls, "stall-length distribution of µops without events against those with events" },
 };
 
 int main(int argc, char **argv)

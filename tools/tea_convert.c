@@ -36,26 +36,26 @@ typedef struct convert_binary {
  * a warning). */
 static int stamp_binary(trace_header *h, const convert_binary *b, const char *command)
 {
-    symbols *s;
+    binary_symbols *s;
     char *absolute;
     int rc;
 
-    if ((rc = symbols_open(&s, b->path)))
+    if ((rc = binary_symbols_open(&s, b->path)))
         return rc;
     absolute = realpath(b->path, NULL);
     if (trace_header_set(&h->binary_path, absolute ? absolute : b->path)
-        || trace_header_set(&h->build_id, symbols_build_id(s)))
-        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
-    if (!h->arch[0] && symbols_arch(s))
-        snprintf(h->arch, sizeof h->arch, "%s", symbols_arch(s));
-    h->has_load_bias = b->has_load_bias || !symbols_is_position_independent(s);
+        || trace_header_set(&h->build_id, binary_symbols_build_id(s)))
+        rc = error_set(TEA_ERR_NOMEM, "out of memory");
+    if (!h->arch[0] && binary_symbols_arch(s))
+        snprintf(h->arch, sizeof h->arch, "%s", binary_symbols_arch(s));
+    h->has_load_bias = b->has_load_bias || !binary_symbols_is_position_independent(s);
     h->load_bias = b->has_load_bias ? b->load_bias : 0;
     if (!h->has_load_bias)
         fprintf(stderr, "%s: warning: %s is position-independent and no --load-bias was given: later commands "
                         "need --adjust-vma OFFSET or auto\n",
                 command, b->path);
     free(absolute);
-    symbols_close(s);
+    binary_symbols_close(s);
     return rc;
 }
 
@@ -70,9 +70,9 @@ static int stamp_header(trace_header *h, int argc, char **argv)
         return TEA_OK;
     snprintf(generator, sizeof generator, "%s (tea convert)", cli_version());
     if (!(command = cli_join_command(argc, argv)))
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     if (trace_header_set(&h->generator, generator) || trace_header_set(&h->command_line, command))
-        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        rc = error_set(TEA_ERR_NOMEM, "out of memory");
     free(command);
     return rc;
 }
@@ -135,7 +135,7 @@ static int convert(const char *in_path, const char *out_path, const trace_open_o
         records += batch.count;
         progress_update(&meter, records);
         if ((rc = trace_writer_write(writer, &batch))) {
-            tea_error_prefix(rc, "%s: ", out_path);
+            error_prefix(rc, "%s: ", out_path);
             goto done;
         }
     }
@@ -152,7 +152,7 @@ done:
     return rc;
 }
 
-int tea_convert_main(int argc, char **argv)
+int cmd_tea_convert(int argc, char **argv)
 {
     trace_open_options open_opts = { 0 };
     trace_write_options write_opts = { .format = TRACE_FORMAT_NATIVE };

@@ -63,14 +63,14 @@ typedef struct gen_request {
     const char *elf_path; /* --elf: walk this binary's code */
     uint64_t load_bias;   /* --load-bias: where the binary is loaded */
     int has_load_bias;
-    mconf model;
+    model_config model;
     int discard;          /* run the model only */
     progress_mode progress;
 } gen_request;
 
 /* Describes the binary in the header: its architecture, absolute path,
  * build-id and load bias (that of --load-bias, 0 without: link-time PCs). */
-static int describe_binary(trace_header *h, const char *path, const elfcode *code, uint64_t bias)
+static int describe_binary(trace_header *h, const char *path, const model_elfcode *code, uint64_t bias)
 {
     char *absolute = realpath(path, NULL);
     int rc = TEA_OK;
@@ -80,7 +80,7 @@ static int describe_binary(trace_header *h, const char *path, const elfcode *cod
     h->has_load_bias = 1;
     if (trace_header_set(&h->binary_path, absolute ? absolute : path)
         || (code->build_id && trace_header_set(&h->build_id, code->build_id)))
-        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        rc = error_set(TEA_ERR_NOMEM, "out of memory");
     free(absolute);
     return rc;
 }
@@ -90,7 +90,7 @@ static int generate(const gen_request *req, int argc, char **argv)
     model_workload *workload = NULL;
     model_core *core = NULL;
     gen_emit emit = { 0 };
-    elfcode *code = NULL;
+    model_elfcode *code = NULL;
     model_source src;
     trace_header h;
     char generator[96 + PATH_MAX];
@@ -107,11 +107,11 @@ static int generate(const gen_request *req, int argc, char **argv)
     h.commit_width = req->model.core.width;
     h.rob_size = req->model.core.rob_size;
     if (!command || trace_header_set(&h.generator, generator) || trace_header_set(&h.command_line, command)) {
-        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        rc = error_set(TEA_ERR_NOMEM, "out of memory");
         goto done;
     }
     if (req->elf_path) {
-        if ((rc = elfcode_load(&code, req->elf_path)) || (rc = elfcode_rebase(code, req->load_bias))
+        if ((rc = model_elfcode_load(&code, req->elf_path)) || (rc = model_elfcode_rebase(code, req->load_bias))
             || (rc = describe_binary(&h, req->elf_path, code, req->load_bias))
             || (rc = model_workload_create_elf(&workload, req->workload, req->seed, code)))
             goto done;
@@ -130,7 +130,7 @@ static int generate(const gen_request *req, int argc, char **argv)
         rc = model_core_run(core, req->first_cycle, req->cycles, emit_to_writer, &emit);
         progress_end(&emit.meter);
         if (rc) {
-            tea_error_prefix(rc, "%s: ", req->discard ? "model" : req->out_path);
+            error_prefix(rc, "%s: ", req->discard ? "model" : req->out_path);
             goto done;
         }
         elapsed = seconds_now() - start;
@@ -151,7 +151,7 @@ done:
     trace_writer_abort(emit.writer);
     model_core_free(core);
     model_workload_free(workload);
-    elfcode_free(code);
+    model_elfcode_free(code);
     trace_header_free(&h);
     free(command);
     return rc;
@@ -175,7 +175,7 @@ static int list_option(const char *command, const cli_option *opt, const char *a
     return CLI_EXIT_OK;
 }
 
-int tea_gen_main(int argc, char **argv)
+int cmd_tea_gen(int argc, char **argv)
 {
     gen_request req;
     int rc, print_config = 0;
@@ -197,8 +197,8 @@ int tea_gen_main(int argc, char **argv)
                  "cycle number of the first record (default 0)"),
         CLI_OPTION_ZSTD_LEVEL(&req.write.level, "zstd compression level (default 3)"),
         CLI_FLAG("raw", 0, &req.write.raw, "tracedoctor: write uncompressed tokens"),
-        MODEL_OPTION_CONFIG(&req.model, "core model parameters ('key = value' lines, see --print-config)"),
-        MODEL_OPTION_SET(&req.model),
+        MODEL_OPTIONS_CONFIG(&req.model, "core model parameters ('key = value' lines, see --print-config)"),
+        MODEL_OPTIONS_SET(&req.model),
         CLI_FLAG("print-config", 0, &print_config, "print the effective model configuration and exit"),
         CLI_FLAG("discard", 0, &req.discard, "run the model without writing a trace; print its speed"),
         CLI_CALL("list", 0, NULL, list_option, NULL, "list the workloads and exit"),
@@ -212,15 +212,15 @@ int tea_gen_main(int argc, char **argv)
     req.cycles = GEN_DEFAULT_CYCLES;
     req.seed = 1;
     req.write.format = TRACE_FORMAT_NATIVE;
-    mconf_defaults(&req.model);
+    model_config_defaults(&req.model);
     if ((rc = cli_parse(&command, argc, argv)) != CLI_CONTINUE)
         return rc;
     if (optind != argc)
         return cli_usage_error(argv[0], "unexpected argument '%s'", argv[optind]);
-    if (mconf_check(&req.model))
-        return cli_usage_error(argv[0], "%s", tea_error_message());
+    if (model_config_check(&req.model))
+        return cli_usage_error(argv[0], "%s", error_message());
     if (print_config)
-        return mconf_write(&req.model, stdout) ? cli_fail(argv[0], TEA_ERR_IO) : CLI_EXIT_OK;
+        return model_config_write(&req.model, stdout) ? cli_fail(argv[0], TEA_ERR_IO) : CLI_EXIT_OK;
     if (!req.out_path && !req.discard)
         return cli_usage_error(argv[0], "missing -o OUT");
     if (req.write.raw && req.write.format != TRACE_FORMAT_TRACEDOCTOR)

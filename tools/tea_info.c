@@ -106,7 +106,7 @@ static void collect_warnings(info_report *rep)
 {
     if (rep->stats.notes.flags & TRACE_NOTE_ST_LLC_UNAVAILABLE)
         add_warning(rep, "every memlat is 0: ST-LLC cannot be derived (%llu L1 misses show as ST-L1 only)",
-                    (unsigned long long)rep->totals.events[PSV_ST_L1]);
+                    (unsigned long long)rep->totals.events[TRACE_PSV_ST_L1]);
     if (rep->stats.notes.counter_wraps)
         add_warning(rep, "the 44-bit TraceDoctor cycle counter wrapped %llu time(s); cycles were unwrapped",
                     (unsigned long long)rep->stats.notes.counter_wraps);
@@ -183,9 +183,9 @@ static void print_text(const info_report *rep)
     printf("attributed:   %llu cycles (%llu unattributed)\n", (unsigned long long)rep->golden.attributed,
            (unsigned long long)rep->golden.unattributed);
     printf("events:      ");
-    for (int e = 0; e < PSV_EVENT_COUNT; e++)
-        printf(" %s %llu%s", psv_event_name((enum psv_event)e), (unsigned long long)t->events[e],
-               e + 1 < PSV_EVENT_COUNT ? "," : "\n");
+    for (int e = 0; e < TRACE_PSV_EVENT_COUNT; e++)
+        printf(" %s %llu%s", trace_psv_event_name((enum trace_psv_event)e), (unsigned long long)t->events[e],
+               e + 1 < TRACE_PSV_EVENT_COUNT ? "," : "\n");
     for (int i = 0; i < rep->warning_count; i++)
         printf("warning:      %s\n", rep->warnings[i]);
 }
@@ -272,8 +272,8 @@ static void print_json(const info_report *rep)
     json_u64(&j, rep->golden.unattributed);
     json_key(&j, "events");
     json_begin_object(&j);
-    for (int e = 0; e < PSV_EVENT_COUNT; e++) {
-        json_key(&j, psv_event_name((enum psv_event)e));
+    for (int e = 0; e < TRACE_PSV_EVENT_COUNT; e++) {
+        json_key(&j, trace_psv_event_name((enum trace_psv_event)e));
         json_u64(&j, t->events[e]);
     }
     json_end(&j);
@@ -288,7 +288,7 @@ static void print_json(const info_report *rep)
     json_finish(&j);
 }
 
-int tea_info_main(int argc, char **argv)
+int cmd_tea_info(int argc, char **argv)
 {
     trace_open_options opts = { 0 };
     info_report rep;

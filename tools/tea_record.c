@@ -43,8 +43,8 @@
 typedef struct record_request {
     const char *out_path;
     trace_write_options write;
-    mconf model;
-    vgrecord_options vg;
+    model_config model;
+    model_vgrecord_options vg;
     progress_mode progress; /* PROGRESS_OFF (-q) also silences the summary */
     int trace_children;
     char **argv;          /* the program and its arguments */
@@ -56,7 +56,7 @@ typedef struct record_request {
 typedef struct record_run {
     const record_request *req;
     const char *out_path;
-    vgrecord *session;
+    model_vgrecord *session;
     trace_writer *writer;
     double start;
     progress_meter meter;   /* instructions recorded, towards --max-instructions */
@@ -94,7 +94,7 @@ static void progress(void *ctx, const model_stats *s)
 static int open_writer(record_run *run)
 {
     const record_request *req = run->req;
-    const vgrecord_program *prog = vgrecord_get_program(run->session);
+    const model_vgrecord_program *prog = model_vgrecord_get_program(run->session);
     char generator[96];
     char *command = cli_join_command(req->argc_all, req->argv_all);
     trace_header h;
@@ -110,7 +110,7 @@ static int open_writer(record_run *run)
     h.has_load_bias = prog->have_bias;
     if (!command || trace_header_set(&h.generator, generator) || trace_header_set(&h.command_line, command)
         || trace_header_set(&h.binary_path, prog->path) || trace_header_set(&h.build_id, prog->build_id))
-        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        rc = error_set(TEA_ERR_NOMEM, "out of memory");
     else
         rc = trace_writer_open(&run->writer, run->out_path, &h, &req->write);
     trace_header_free(&h);
@@ -125,7 +125,7 @@ static int emit(void *ctx, const trace_batch *batch)
     if (!run->writer && (rc = open_writer(run)))
         return rc;
     if ((rc = trace_writer_write(run->writer, batch)))
-        return tea_error_prefix(rc, "%s: ", run->out_path);
+        return error_prefix(rc, "%s: ", run->out_path);
     return TEA_OK;
 }
 
@@ -151,14 +151,10 @@ static char *find_tool_dir(void)
 static const char *stop_reason(int stop)
 {
     switch (stop) {
-    case VGRECORD_STOP_MAX:
-        return "stopped at --max-instructions";
-    case VGRECORD_STOP_SYMBOL:
-        return "stopped at the --stop-at function";
-    case VGRECORD_STOP_REQUEST:
-        return "stopped by tea_record_stop()";
-    case VGRECORD_STOP_EXIT:
-        return "recorded to the program's end";
+    case MODEL_VGRECORD_STOP_MAX: return "stopped at --max-instructions";
+    case MODEL_VGRECORD_STOP_SYMBOL: return "stopped at the --stop-at function";
+    case MODEL_VGRECORD_STOP_REQUEST: return "stopped by tea_record_stop()";
+    case MODEL_VGRECORD_STOP_EXIT: return "recorded to the program's end";
     default:
         return "the stream ended early";
     }
@@ -181,7 +177,7 @@ static int hex_digit(char c)
 static int add_objects(record_run *run)
 {
     size_t count;
-    const vgrecord_object *objs = vgrecord_objects(run->session, &count);
+    const model_vgrecord_object *objs = model_vgrecord_objects(run->session, &count);
 
     for (size_t i = 0; i < count; i++) {
         trace_object o;
@@ -206,7 +202,7 @@ static int add_objects(record_run *run)
             o.build_id_len = (uint32_t)n;
         }
         if ((rc = trace_writer_add_object(run->writer, &o)))
-            return tea_error_prefix(rc, "%s: ", o.path);
+            return error_prefix(rc, "%s: ", o.path);
     }
     return TEA_OK;
 }
@@ -219,16 +215,16 @@ static void warm(void *ctx, const model_insn *insn)
 
 /* Runs the model over the session's stream to its end and finishes the
  * trace (objects, thread). `root`: the process tea record started, whose
- * Valgrind is waited for (*status as vgrecord_wait) before finishing. */
+ * Valgrind is waited for (*status as model_vgrecord_wait) before finishing. */
 static int run_model(record_run *run, model_core **core, int root, int *status)
 {
-    model_source src = vgrecord_source(run->session);
+    model_source src = model_vgrecord_source(run->session);
     int rc;
 
     *status = 0;
     if ((rc = model_core_create(core, &run->req->model, &src)))
         return rc;
-    vgrecord_set_warm(run->session, warm, *core);
+    model_vgrecord_set_warm(run->session, warm, *core);
     if (root) {
         progress_start(&run->meter, run->req->progress, stderr, "tea record", "instructions",
                        run->req->vg.max_instructions);
@@ -237,15 +233,15 @@ static int run_model(record_run *run, model_core **core, int root, int *status)
     rc = model_core_run(*core, 0, 0, emit, run);
     progress_end(&run->meter);
     if (rc == TEA_OK && root)
-        rc = vgrecord_wait(run->session, status);
-    if (rc == TEA_OK && (!run->writer || vgrecord_get_stats(run->session)->instructions == 0))
-        rc = tea_error_set(TEA_ERR_IO, "no instruction was recorded (%s)",
-                           stop_reason(vgrecord_get_stats(run->session)->stop));
+        rc = model_vgrecord_wait(run->session, status);
+    if (rc == TEA_OK && (!run->writer || model_vgrecord_get_stats(run->session)->instructions == 0))
+        rc = error_set(TEA_ERR_IO, "no instruction was recorded (%s)",
+                       stop_reason(model_vgrecord_get_stats(run->session)->stop));
     if (rc == TEA_OK)
         rc = add_objects(run);
-    if (rc == TEA_OK && vgrecord_get_stats(run->session)->threads_seen)
+    if (rc == TEA_OK && model_vgrecord_get_stats(run->session)->threads_seen)
         rc = trace_writer_set_thread(run->writer, run->req->vg.thread ? run->req->vg.thread : 1,
-                                     vgrecord_get_stats(run->session)->threads_seen);
+                                     model_vgrecord_get_stats(run->session)->threads_seen);
     if (rc == TEA_OK) {
         rc = trace_writer_finish(run->writer, NULL);
         run->writer = NULL;
@@ -301,22 +297,22 @@ static void *child_main(void *arg)
     int status, fd = open(c->fifo, O_RDONLY | O_CLOEXEC);
 
     if (fd < 0) {
-        c->rc = tea_error_set(TEA_ERR_IO, "%s: %s", c->fifo, strerror(errno));
+        c->rc = error_set(TEA_ERR_IO, "%s: %s", c->fifo, strerror(errno));
     } else {
         unlink(c->fifo);
-        if ((c->rc = vgrecord_open_fd(&c->run.session, fd, c->fifo)) == TEA_OK) {
+        if ((c->rc = model_vgrecord_open_fd(&c->run.session, fd, c->fifo)) == TEA_OK) {
             c->rc = run_model(&c->run, &core, 0, &status);
-            c->instructions = vgrecord_get_stats(c->run.session)->instructions;
+            c->instructions = model_vgrecord_get_stats(c->run.session)->instructions;
         } else {
             close(fd);
         }
     }
     if (c->rc)
-        snprintf(c->message, sizeof c->message, "%s", tea_error_message());
+        snprintf(c->message, sizeof c->message, "%s", error_message());
     trace_writer_abort(c->run.writer);
     c->run.writer = NULL;
     model_core_free(core);
-    vgrecord_close(c->run.session);
+    model_vgrecord_close(c->run.session);
     c->run.session = NULL;
     return NULL;
 }
@@ -386,12 +382,11 @@ static int children_start(children *ch, const record_request *req)
     atomic_init(&ch->stop, 0);
     snprintf(ch->dir, sizeof ch->dir, "%s/tea-record-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(ch->dir))
-        return tea_error_set(TEA_ERR_IO, "cannot create a directory for the children's streams: %s",
-                             strerror(errno));
+        return error_set(TEA_ERR_IO, "cannot create a directory for the children's streams: %s", strerror(errno));
     cleanup_add_dir(ch->dir);
     if (pthread_create(&ch->watcher, NULL, watch_children, ch) != 0) {
         rmdir(ch->dir);
-        return tea_error_set(TEA_ERR_IO, "cannot start a thread");
+        return error_set(TEA_ERR_IO, "cannot start a thread");
     }
     ch->watching = 1;
     return TEA_OK;
@@ -437,12 +432,12 @@ static int record(record_request *req)
             goto done;
         req->vg.children_dir = ch.dir;
     }
-    if ((rc = vgrecord_spawn(&run.session, req->argv, &req->vg)))
+    if ((rc = model_vgrecord_spawn(&run.session, req->argv, &req->vg)))
         goto done;
     rc = run_model(&run, &core, 1, &status);
     if (rc == TEA_OK && req->progress != PROGRESS_OFF) {
         const model_stats *s = model_core_stats(core);
-        const vgrecord_stats *vs = vgrecord_get_stats(run.session);
+        const model_vgrecord_stats *vs = model_vgrecord_get_stats(run.session);
         double elapsed = now() - run.start;
         fprintf(stderr,
                 "tea record: %s: %llu instructions in %llu cycles (IPC %.2f), %.2f M instructions/s; "
@@ -460,21 +455,21 @@ static int record(record_request *req)
 done:
     trace_writer_abort(run.writer);
     model_core_free(core);
-    vgrecord_close(run.session);
+    model_vgrecord_close(run.session);
     children_finish(&ch, req->progress == PROGRESS_OFF);
     free(tool_dir);
     return rc;
 }
 
-int tea_record_main(int argc, char **argv)
+int cmd_tea_record(int argc, char **argv)
 {
     record_request req;
     int rc;
     const cli_option options[] = {
         CLI_OPTION_OUTPUT("OUT", &req.out_path, "trace to write (default record.tea)"),
         CLI_OPTION_TRACE_FORMAT("format", &req.write.format, "native (default) or tracedoctor"),
-        MODEL_OPTION_CONFIG(&req.model, "core model parameters ('key = value'; tea gen --print-config)"),
-        MODEL_OPTION_SET(&req.model),
+        MODEL_OPTIONS_CONFIG(&req.model, "core model parameters ('key = value'; tea gen --print-config)"),
+        MODEL_OPTIONS_SET(&req.model),
         CLI_UINT("max-instructions", "N", &req.vg.max_instructions, 1, UINT64_MAX, "invalid instruction count '%s'",
                  "stop recording after N instructions"),
         CLI_UINT("skip", "N", &req.vg.skip, 0, UINT64_MAX, "invalid instruction count '%s'",
@@ -501,13 +496,13 @@ int tea_record_main(int argc, char **argv)
     req.write.format = TRACE_FORMAT_NATIVE;
     req.argc_all = argc;
     req.argv_all = argv;
-    mconf_defaults(&req.model);
+    model_config_defaults(&req.model);
     if ((rc = cli_parse(&command, argc, argv)) != CLI_CONTINUE)
         return rc;
     if (optind >= argc)
         return cli_usage_error(argv[0], "missing PROGRAM (use: tea record [OPTIONS] -- PROGRAM [ARGS...])");
-    if (mconf_check(&req.model))
-        return cli_usage_error(argv[0], "%s", tea_error_message());
+    if (model_config_check(&req.model))
+        return cli_usage_error(argv[0], "%s", error_message());
     req.argv = argv + optind;
     if ((rc = record(&req)))
         return cli_fail(argv[0], rc);

@@ -119,7 +119,7 @@ static int write_outputs(const study_request *req, const char *dir, const tea_ru
         return rc;
     /* room for the longest file name: "ibs-all-<frequency>hz.pics" */
     if (strlen(outdir_path(d)) + TEA_RUN_LABEL_MAX + 32 >= REPLAY_PATH_MAX)
-        rc = tea_error_set(TEA_ERR_USAGE, "output directory name too long: '%s'", dir);
+        rc = error_set(TEA_ERR_USAGE, "output directory name too long: '%s'", dir);
     if (rc || (rc = write_files(req, outdir_path(d), t, command_line))) {
         outdir_abort(d);
         return rc;
@@ -194,8 +194,8 @@ static int parse_args(int argc, char **argv, study_request *req, const char **ou
         STUDY_OPTION_JITTER(req, "none, start or interval (default interval)"),
         STUDY_OPTION_EVENTS(req, "native (each scheme's own events, default) or all (every\n"
                                  "scheme gets all nine, as SCHEME:all)"),
-        CLI_OPTION_SYMBOLS(&req->symbols_path, "functions for error_func ('START END NAME' lines; default:\n"
-                                               "the binary the trace names, if any)"),
+        CLI_OPTION_SYMBOLS(&req->binary_symbols_path, "functions for error_func ('START END NAME' lines; default:\n"
+                                                      "the binary the trace names, if any)"),
         STUDY_OPTION_ELF(req, "the traced program: functions for error_func, recorded in\n"
                               "every PICS so later commands need no --elf"),
         STUDY_OPTION_ADJUST_VMA(req),
@@ -222,7 +222,7 @@ static int parse_args(int argc, char **argv, study_request *req, const char **ou
     return CLI_CONTINUE;
 }
 
-int tea_replay_main(int argc, char **argv)
+int cmd_tea_replay(int argc, char **argv)
 {
     study_request req;
     const char *out_dir = NULL;
@@ -231,7 +231,7 @@ int tea_replay_main(int argc, char **argv)
 
     study_request_init(&req, argv[0]);
     if (!command_line)
-        return cli_fail(argv[0], tea_error_set(TEA_ERR_NOMEM, "out of memory"));
+        return cli_fail(argv[0], error_set(TEA_ERR_NOMEM, "out of memory"));
     if ((rc = parse_args(argc, argv, &req, &out_dir)) == CLI_CONTINUE) {
         rc = replay_main(&req, argv[optind], out_dir, command_line);
         rc = rc ? cli_fail(argv[0], rc) : CLI_EXIT_OK;

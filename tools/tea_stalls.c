@@ -54,12 +54,12 @@ typedef struct request {
     "Options:\n"
 
 /* Reads the trace once through the golden reference into `s`. */
-static int analyse(const request *req, stalls *s, golden_totals *totals, trace_header *header)
+static int analyse(const request *req, golden_stalls *s, golden_totals *totals, trace_header *header)
 {
     trace_reader *reader = NULL;
     trace_batch batch = { 0 };
     golden g;
-    golden_sink sink = stalls_sink(s);
+    golden_sink sink = golden_stalls_sink(s);
     int rc;
 
     if ((rc = trace_reader_open(&reader, req->trace_path, &req->open)))
@@ -85,10 +85,10 @@ done:
 
 /* Formats a percentile of a group: the length, ">N" beyond the histogram,
  * or "" for an empty group. */
-static char *format_percentile(const stalls *s, int group, size_t p, char *buf, size_t size)
+static char *format_percentile(const golden_stalls *s, int group, size_t p, char *buf, size_t size)
 {
     uint64_t length;
-    int r = stalls_percentile(s, group, percentiles[p].num, percentiles[p].den, &length);
+    int r = golden_stalls_percentile(s, group, percentiles[p].num, percentiles[p].den, &length);
     if (r < 0)
         snprintf(buf, size, "%s", "");
     else if (r > 0)
@@ -99,7 +99,7 @@ static char *format_percentile(const stalls *s, int group, size_t p, char *buf, 
 }
 
 /* Formats the mean stall of a group ("" when empty). */
-static char *format_mean(const stalls_group *g, char *buf, size_t size)
+static char *format_mean(const golden_stalls_group *g, char *buf, size_t size)
 {
     if (!g->stalls)
         snprintf(buf, size, "%s", "");
@@ -117,9 +117,9 @@ static char *format_share(uint64_t share, char *buf, size_t size)
 /* The log2 buckets of the text histogram: [1], [2], [3,4], [5,8], ... up to
  * max_length, then the overflow. Fills counts[] (room for 66) and returns
  * the number of buckets up to the last non-empty one. */
-static size_t log2_buckets(const stalls *s, int group, uint64_t *counts, uint64_t *lows, uint64_t *highs)
+static size_t log2_buckets(const golden_stalls *s, int group, uint64_t *counts, uint64_t *lows, uint64_t *highs)
 {
-    const stalls_group *g = &s->groups[group];
+    const golden_stalls_group *g = &s->groups[group];
     size_t n = 0;
     for (uint64_t lo = 1; lo <= s->max_length; n++) {
         uint64_t hi = lo == 1 ? 1 : 2 * lo - 2;
@@ -141,9 +141,10 @@ static size_t log2_buckets(const stalls *s, int group, uint64_t *counts, uint64_
 /* Buckets of the text histogram: log2 of the largest length, plus two. */
 #define MAX_BUCKETS 70
 
-static int print_text(FILE *f, const request *req, const stalls *s, const golden_totals *t, const trace_header *h)
+static int print_text(FILE *f, const request *req, const golden_stalls *s, const golden_totals *t,
+                      const trace_header *h)
 {
-    static const int shown[2] = { STALLS_BASE, STALLS_ANY_EVENT };
+    static const int shown[2] = { GOLDEN_STALLS_BASE, GOLDEN_STALLS_ANY_EVENT };
     uint64_t counts[2][MAX_BUCKETS], shares[2][MAX_BUCKETS], lows[MAX_BUCKETS], highs[MAX_BUCKETS];
     size_t buckets = 0, last = 0;
     char a[32], b[32], c[32], d[32];
@@ -157,12 +158,12 @@ static int print_text(FILE *f, const request *req, const stalls *s, const golden
     /* "µops" is one byte longer than it is wide. */
     fprintf(f, "%-10s %13s %12s %7s %12s %7s %7s %7s %7s %9s %10s\n", "group", "µops", "stalls", "stalled",
             "cycles", "p50", "p90", "p99", "p99.9", "max", "mean");
-    for (int grp = 0; grp < STALLS_GROUP_COUNT; grp++) {
-        const stalls_group *g = &s->groups[grp];
+    for (int grp = 0; grp < GOLDEN_STALLS_GROUP_COUNT; grp++) {
+        const golden_stalls_group *g = &s->groups[grp];
         uint64_t frac[2] = { g->stalls, g->uops - g->stalls }, sh[2];
-        if ((rc = topdown_apportion(frac, 2, TEXT_PERCENT_UNITS, sh)))
+        if ((rc = golden_topdown_apportion(frac, 2, TEXT_PERCENT_UNITS, sh)))
             return rc;
-        fprintf(f, "%-10s %12llu %12llu %6s%% %12llu", stalls_group_name(grp), (unsigned long long)g->uops,
+        fprintf(f, "%-10s %12llu %12llu %6s%% %12llu", golden_stalls_group_name(grp), (unsigned long long)g->uops,
                 (unsigned long long)g->stalls, format_share(sh[0], a, sizeof a), (unsigned long long)g->cycles);
         /* A group without stalls has no percentiles: "-". */
         for (size_t p = 0; p < PERCENTILE_COUNT; p++)
@@ -172,7 +173,7 @@ static int print_text(FILE *f, const request *req, const stalls *s, const golden
     }
     for (int k = 0; k < 2; k++) {
         buckets = log2_buckets(s, shown[k], counts[k], lows, highs);
-        if ((rc = topdown_apportion(counts[k], buckets, TEXT_PERCENT_UNITS, shares[k])))
+        if ((rc = golden_topdown_apportion(counts[k], buckets, TEXT_PERCENT_UNITS, shares[k])))
             return rc;
         for (size_t i = 0; i < buckets; i++)
             if (counts[k][i] && i + 1 > last)
@@ -203,16 +204,16 @@ static int print_text(FILE *f, const request *req, const stalls *s, const golden
     return TEA_OK;
 }
 
-static void print_csv_summary(FILE *f, const stalls *s)
+static void print_csv_summary(FILE *f, const golden_stalls *s)
 {
     char a[32];
     fprintf(f, "group,uops,stalls,cycles");
     for (size_t p = 0; p < PERCENTILE_COUNT; p++)
         fprintf(f, ",%s", percentiles[p].name);
     fprintf(f, ",max,mean\n");
-    for (int grp = 0; grp < STALLS_GROUP_COUNT; grp++) {
-        const stalls_group *g = &s->groups[grp];
-        fprintf(f, "%s,%llu,%llu,%llu", stalls_group_name(grp), (unsigned long long)g->uops,
+    for (int grp = 0; grp < GOLDEN_STALLS_GROUP_COUNT; grp++) {
+        const golden_stalls_group *g = &s->groups[grp];
+        fprintf(f, "%s,%llu,%llu,%llu", golden_stalls_group_name(grp), (unsigned long long)g->uops,
                 (unsigned long long)g->stalls, (unsigned long long)g->cycles);
         for (size_t p = 0; p < PERCENTILE_COUNT; p++)
             fprintf(f, ",%s", format_percentile(s, grp, p, a, sizeof a));
@@ -226,25 +227,25 @@ static void print_csv_summary(FILE *f, const stalls *s)
 
 /* The histogram: one row per length that some group has, then the stalls
  * beyond the histogram. */
-static void print_csv_histogram(FILE *f, const stalls *s)
+static void print_csv_histogram(FILE *f, const golden_stalls *s)
 {
     fprintf(f, "length");
-    for (int grp = 0; grp < STALLS_GROUP_COUNT; grp++)
-        fprintf(f, ",%s", stalls_group_name(grp));
+    for (int grp = 0; grp < GOLDEN_STALLS_GROUP_COUNT; grp++)
+        fprintf(f, ",%s", golden_stalls_group_name(grp));
     fprintf(f, "\n");
     for (uint64_t len = 1; len <= s->max_length; len++) {
         int any = 0;
-        for (int grp = 0; grp < STALLS_GROUP_COUNT; grp++)
+        for (int grp = 0; grp < GOLDEN_STALLS_GROUP_COUNT; grp++)
             any |= s->groups[grp].histogram[len] != 0;
         if (!any)
             continue;
         fprintf(f, "%llu", (unsigned long long)len);
-        for (int grp = 0; grp < STALLS_GROUP_COUNT; grp++)
+        for (int grp = 0; grp < GOLDEN_STALLS_GROUP_COUNT; grp++)
             fprintf(f, ",%llu", (unsigned long long)s->groups[grp].histogram[len]);
         fprintf(f, "\n");
     }
     fprintf(f, ">%llu", (unsigned long long)s->max_length);
-    for (int grp = 0; grp < STALLS_GROUP_COUNT; grp++)
+    for (int grp = 0; grp < GOLDEN_STALLS_GROUP_COUNT; grp++)
         fprintf(f, ",%llu", (unsigned long long)s->groups[grp].overflow);
     fprintf(f, "\n");
 }
@@ -253,9 +254,9 @@ static void print_csv_histogram(FILE *f, const stalls *s)
 static int max_length_option(const char *command, const cli_option *opt, const char *arg)
 {
     uint64_t v;
-    if (cli_parse_u64(arg, &v) || v < 1 || v > STALLS_MAX_MAX_LENGTH)
+    if (cli_parse_u64(arg, &v) || v < 1 || v > GOLDEN_STALLS_MAX_MAX_LENGTH)
         return cli_usage_error(command, "--max-length needs a length of 1 to %u cycles, not '%s'",
-                               STALLS_MAX_MAX_LENGTH, arg);
+                               GOLDEN_STALLS_MAX_MAX_LENGTH, arg);
     *(uint64_t *)opt->dest = v;
     return CLI_CONTINUE;
 }
@@ -278,11 +279,11 @@ static int parse_args(int argc, char **argv, request *req)
     };
     const cli_command command = CLI_COMMAND(STALLS_SYNOPSIS, NULL, 20, options);
 
-    snprintf(max_length_help, sizeof max_length_help,
-             "longest stall kept exactly in the histograms (default %u)", STALLS_DEFAULT_MAX_LENGTH);
+    snprintf(max_length_help, sizeof max_length_help, "longest stall kept exactly in the histograms (default %u)",
+             GOLDEN_STALLS_DEFAULT_MAX_LENGTH);
     memset(req, 0, sizeof *req);
     req->out_path = "-";
-    req->max_length = STALLS_DEFAULT_MAX_LENGTH;
+    req->max_length = GOLDEN_STALLS_DEFAULT_MAX_LENGTH;
     if ((rc = cli_parse(&command, argc, argv)) != CLI_CONTINUE)
         return rc;
     if (optind != argc - 1)
@@ -293,10 +294,10 @@ static int parse_args(int argc, char **argv, request *req)
     return CLI_CONTINUE;
 }
 
-int tea_stalls_main(int argc, char **argv)
+int cmd_tea_stalls(int argc, char **argv)
 {
     request req;
-    stalls s;
+    golden_stalls s;
     golden_totals totals;
     trace_header header;
     outfile *out = NULL;
@@ -306,7 +307,7 @@ int tea_stalls_main(int argc, char **argv)
         return rc;
     trace_header_init(&header);
     memset(&totals, 0, sizeof totals);
-    if ((rc = stalls_init(&s, req.max_length)))
+    if ((rc = golden_stalls_init(&s, req.max_length)))
         return cli_fail(argv[0], rc);
     if ((rc = analyse(&req, &s, &totals, &header)) || (rc = outfile_open(&out, req.out_path)))
         goto done;
@@ -321,7 +322,7 @@ int tea_stalls_main(int argc, char **argv)
     else
         rc = outfile_commit(out);
 done:
-    stalls_free(&s);
+    golden_stalls_free(&s);
     trace_header_free(&header);
     return rc ? cli_fail(argv[0], rc) : CLI_EXIT_OK;
 }

@@ -71,7 +71,7 @@ static void run_job(const study_request *req, sweep_job *job)
         own.sym.elf_path = job->elf;
     job->rc = study_run(&own, job->path, &job->result);
     if (job->rc)
-        snprintf(job->message, sizeof job->message, "%s", tea_error_message());
+        snprintf(job->message, sizeof job->message, "%s", error_message());
     tea_replay_free(job->result.replay);
     job->result.replay = NULL;
 }
@@ -108,7 +108,7 @@ static int run_all(sweep_pool *pool, size_t threads)
     int rc = TEA_OK;
 
     if (pthread_mutex_init(&pool->lock, NULL))
-        return tea_error_set(TEA_ERR_NOMEM, "cannot create a mutex");
+        return error_set(TEA_ERR_NOMEM, "cannot create a mutex");
     threads_reserve((unsigned)(threads - 1)); /* -j: granted even past the processors (common/threads.h) */
     for (; started + 1 < threads; started++)
         if (pthread_create(&tids[started], NULL, worker, pool))
@@ -121,7 +121,7 @@ static int run_all(sweep_pool *pool, size_t threads)
     pthread_mutex_destroy(&pool->lock);
     for (size_t i = 0; i < pool->count && !rc; i++)
         if (pool->jobs[i].rc)
-            rc = tea_error_set(pool->jobs[i].rc, "%s", pool->jobs[i].message);
+            rc = error_set(pool->jobs[i].rc, "%s", pool->jobs[i].message);
     return rc;
 }
 
@@ -147,15 +147,15 @@ static int write_svg(const sweep_pool *pool, const char *path, pics_granularity 
     const study_request *req = pool->req;
     size_t seeds = req->seed_count, freqs = req->freq_count, schemes = req->scheme_count;
     int g = (int)granularity; /* a run row's errors are indexed by granularity */
-    chart_series *series = calloc(schemes, sizeof *series);
-    chart_point *points = calloc(schemes * freqs, sizeof *points);
+    plot_chart_series *series = calloc(schemes, sizeof *series);
+    plot_chart_point *points = calloc(schemes * freqs, sizeof *points);
     char(*labels)[TEA_RUN_LABEL_MAX] = calloc(schemes, sizeof *labels);
     char title[SWEEP_TITLE_MAX];
-    chart_lines chart;
+    plot_chart_lines chart;
     int rc = TEA_OK;
 
     if (!series || !points || !labels) {
-        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        rc = error_set(TEA_ERR_NOMEM, "out of memory");
         goto done;
     }
     for (size_t s = 0; s < schemes; s++) {
@@ -173,12 +173,12 @@ static int write_svg(const sweep_pool *pool, const char *path, pics_granularity 
             }
             if (!known)
                 continue;
-            points[s * freqs + kept++] = (chart_point){ req->freqs[f], PERCENT * sum / (double)seeds,
-                                                        seeds > 1 ? PERCENT * low : NAN,
-                                                        seeds > 1 ? PERCENT * high : NAN };
+            points[s * freqs + kept++] =
+                (plot_chart_point){ req->freqs[f], PERCENT * sum / (double)seeds, seeds > 1 ? PERCENT * low : NAN,
+                                    seeds > 1 ? PERCENT * high : NAN };
         }
-        series[s] = (chart_series){ labels[s], palette_scheme_color(tea_scheme_name(req->schemes[s].scheme), s),
-                                    points + s * freqs, kept };
+        series[s] = (plot_chart_series){ labels[s], palette_scheme_color(tea_scheme_name(req->schemes[s].scheme), s),
+                                         points + s * freqs, kept };
     }
     if (pool->count == 1) {
         const tea_run *run = &pool->jobs[0].result;
@@ -195,10 +195,10 @@ static int write_svg(const sweep_pool *pool, const char *path, pics_granularity 
     chart.x_label = "sampling frequency (Hz)";
     chart.y_label = "error";
     chart.x_log = 1;
-    chart.y_format = CHART_NUMBER_PERCENT;
+    chart.y_format = PLOT_CHART_NUMBER_PERCENT;
     chart.series = series;
     chart.count = schemes;
-    rc = chart_save_lines(path, &chart);
+    rc = plot_chart_save_lines(path, &chart);
 done:
     free(series);
     free(points);
@@ -270,21 +270,29 @@ static int parse_args(int argc, char **argv, study_request *req, sweep_options *
                  "the five, each with its own events)"),
         STUDY_OPTION_EVENTS(req, "native (default) or all: every scheme gets all nine events"),
         STUDY_OPTION_JITTER(req, "none, start or interval (default interval)"),
-        CLI_OPTION_SYMBOLS(&req->symbols_path, "functions for error_func (default: each trace's binary)"),
+        CLI_OPTION_SYMBOLS(&req->binary_symbols_path, "functions for error_func (default: each trace's binary)"),
         STUDY_OPTION_ELF(req, "the traced program of every TRACE without its own\n"
                               "(TRACE:BINARY): functions for error_func"),
         STUDY_OPTION_ADJUST_VMA(req),
         STUDY_OPTION_GOLDEN_RULES(req, "default, or tracedoctor: the golden reference of the\n"
                                        "authors' TraceDoctor worker (tea_gold), which TEA samples"),
-        { .long_name = "jobs", .short_name = 'j', .arg = CLI_ARG_REQUIRED, .value_name = "N",
+        { .long_name = "jobs",
+          .short_name = 'j',
+          .arg = CLI_ARG_REQUIRED,
+          .value_name = "N",
           .help = "traces replayed at once (default: the number of CPUs,\nat most the number of traces)",
-          .type = CLI_TYPE_UINT, .dest = &o->jobs, .size = sizeof o->jobs, .min = 1, .max = SWEEP_MAX_JOBS,
+          .type = CLI_TYPE_UINT,
+          .dest = &o->jobs,
+          .size = sizeof o->jobs,
+          .min = 1,
+          .max = SWEEP_MAX_JOBS,
           .error = "invalid job count '%s' (1-" CLI_STR(SWEEP_MAX_JOBS) ")" },
         STUDY_OPTION_THREADS(req, "threads per trace for native trace files (default: the\n"
                                   "CPUs left to each job, at least 1; 1 reads as a stream);\n"
                                   "results are identical for every N"),
-        CLI_OPTION_OUTPUT("OUT", &o->out_path, "the CSV (default: standard output); its provenance\n"
-                                                 "goes to OUT.json beside it (OUT.csv -> OUT.json)"),
+        CLI_OPTION_OUTPUT("OUT", &o->out_path,
+                          "the CSV (default: standard output); its provenance\n"
+                          "goes to OUT.json beside it (OUT.csv -> OUT.json)"),
         CLI_OPTION_SVG(&o->svg_path, "error against frequency, one line per scheme: the mean\n"
                                      "over traces and seeds, bars from the best to the worst\n"
                                      "seed (the TEA paper's Figure 8)"),
@@ -313,7 +321,7 @@ static int split_operand(const char *operand, sweep_job *job)
     if (strcmp(operand, "-") == 0 || access(operand, F_OK) == 0 || !colon || colon == operand || !colon[1])
         return TEA_OK;
     if (!(job->owned = strndup(operand, (size_t)(colon - operand))))
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     job->path = job->owned;
     job->elf = colon + 1;
     return TEA_OK;
@@ -340,7 +348,7 @@ static int sweep(const study_request *req, const sweep_options *o, char **paths,
     if (count == 1)
         per_trace.meter = &pool.meter;
     if (!(pool.jobs = calloc(count, sizeof *pool.jobs)))
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < count; i++)
         if ((rc = split_operand(paths[i], &pool.jobs[i])))
             goto done;
@@ -364,7 +372,7 @@ done:
     return rc;
 }
 
-int tea_sweep_main(int argc, char **argv)
+int cmd_tea_sweep(int argc, char **argv)
 {
     study_request req;
     sweep_options o = { NULL, NULL, 0, PICS_GRAN_INSN_COMPONENT, PROGRESS_AUTO };
@@ -375,7 +383,7 @@ int tea_sweep_main(int argc, char **argv)
     req.golden = 0;
     req.seed_count = SWEEP_DEFAULT_SEEDS;
     if (!command_line)
-        return cli_fail(argv[0], tea_error_set(TEA_ERR_NOMEM, "out of memory"));
+        return cli_fail(argv[0], error_set(TEA_ERR_NOMEM, "out of memory"));
     if ((rc = study_parse_freqs(&req, SWEEP_DEFAULT_FREQS)))
         rc = cli_fail(argv[0], rc);
     else if ((rc = parse_args(argc, argv, &req, &o)) == CLI_CONTINUE) {

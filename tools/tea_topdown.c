@@ -38,8 +38,8 @@ enum output_format { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON };
 
 typedef struct request {
     const char *trace_path;
-    const char *symbols_path;   /* --symbols MAP */
-    symbolize_options sym;      /* --elf BINARY, --adjust-vma OFFSET */
+    const char *binary_symbols_path; /* --symbols MAP */
+    binary_symbolize_options sym;    /* --elf BINARY, --adjust-vma OFFSET */
     const char *out_path;       /* -o, "-" for stdout */
     int by_function;
     enum output_format format;
@@ -50,8 +50,8 @@ typedef struct request {
 /* What the report needs besides the analysis. */
 typedef struct context {
     const request *req;
-    const topdown *td;
-    const symmap *map;          /* NULL without --by function */
+    const golden_topdown *td;
+    const pics_symmap *map;     /* NULL without --by function */
     const char *functions_from; /* the symbol map's or binary's path */
     trace_format format;
     size_t *order;              /* scopes with cycles, most cycles first */
@@ -64,7 +64,7 @@ typedef struct context {
 typedef struct row {
     const char *category;       /* the category's name */
     int is_component;
-    uint16_t psv;               /* component rows: PSV or TOPDOWN_NO_UOP */
+    uint16_t psv;               /* component rows: PSV or GOLDEN_TOPDOWN_NO_UOP */
     size_t others;              /* > 0: the row sums this many smaller components */
     uint64_t value;             /* cycles (in the scope's state unit) or slots */
     uint64_t share;             /* apportioned share, in units of 10^-decimals percent */
@@ -95,7 +95,7 @@ typedef struct row {
 /* Finds the function of a PC, trying the previous range first. Ranges that
  * share a name are one function: the first range with the name. */
 typedef struct locator {
-    const symmap *map;
+    const pics_symmap *map;
     const size_t *canonical;    /* [range] the first range with its name */
     long last;                  /* the last range found, or -1 */
 } locator;
@@ -105,7 +105,7 @@ static long locate_function(void *ctx, uint64_t pc)
     locator *l = ctx;
     long f;
     if (l->last < 0 || pc < l->map->entries[l->last].start || pc >= l->map->entries[l->last].end) {
-        if ((f = symmap_find(l->map, pc)) < 0)
+        if ((f = pics_symmap_find(l->map, pc)) < 0)
             return -1;
         l->last = f;
     }
@@ -113,7 +113,7 @@ static long locate_function(void *ctx, uint64_t pc)
 }
 
 /* Orders range indices by name, then index. */
-static const symmap *sort_map;
+static const pics_symmap *sort_map;
 
 static int compare_names(const void *a, const void *b)
 {
@@ -123,7 +123,7 @@ static int compare_names(const void *a, const void *b)
 }
 
 /* Fills canonical[i] with the first range named like range i. */
-static int canonical_ranges(const symmap *map, size_t **out)
+static int canonical_ranges(const pics_symmap *map, size_t **out)
 {
     size_t *order, *canonical;
 
@@ -133,7 +133,7 @@ static int canonical_ranges(const symmap *map, size_t **out)
     if (!order || !canonical) {
         free(order);
         free(canonical);
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     }
     for (size_t i = 0; i < map->count; i++)
         order[i] = i;
@@ -151,15 +151,15 @@ static int canonical_ranges(const symmap *map, size_t **out)
 
 /* The functions for --by function: the symbol map, or the symbols of the
  * binary (--elf, else the one the trace header names) in trace PCs. */
-static int load_functions(const request *req, const trace_header *h, symmap *map, const char **from)
+static int load_functions(const request *req, const trace_header *h, pics_symmap *map, const char **from)
 {
-    symbolizer *z = NULL;
+    binary_symbolizer *z = NULL;
     pics_info info;
     int rc;
 
-    if (req->symbols_path) {
-        *from = req->symbols_path;
-        return symmap_load(map, req->symbols_path);
+    if (req->binary_symbols_path) {
+        *from = req->binary_symbols_path;
+        return pics_symmap_load(map, req->binary_symbols_path);
     }
     pics_info_init(&info);
     snprintf(info.arch, sizeof info.arch, "%s", h->arch);
@@ -167,34 +167,34 @@ static int load_functions(const request *req, const trace_header *h, symmap *map
     info.has_load_bias = h->has_load_bias;
     if ((h->binary_path && !(info.binary_path = strdup(h->binary_path)))
         || (h->build_id && !(info.build_id = strdup(h->build_id)))) {
-        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        rc = error_set(TEA_ERR_NOMEM, "out of memory");
         goto done;
     }
-    if ((rc = symbolize_open(&z, &info, &req->sym)))
+    if ((rc = binary_symbolize_open(&z, &info, &req->sym)))
         goto done;
-    if (!symbolize_symbols(z)) {
-        rc = tea_error_set(TEA_ERR_USAGE, "--by function needs --symbols MAP or --elf BINARY: %s",
-                           h->binary_path ? "the traced binary cannot be read here" : "the trace names no binary");
+    if (!binary_symbolize_symbols(z)) {
+        rc = error_set(TEA_ERR_USAGE, "--by function needs --symbols MAP or --elf BINARY: %s",
+                       h->binary_path ? "the traced binary cannot be read here" : "the trace names no binary");
         goto done;
     }
-    *from = symbolize_binary(z);
-    rc = symbolize_symmap(z, SYMBOLS_MAP_SECTION_GAPS, map);
+    *from = binary_symbolize_binary(z);
+    rc = binary_symbolize_symmap(z, BINARY_SYMBOLS_MAP_SECTION_GAPS, map);
     if (!rc && !(*from = strdup(*from)))
-        rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        rc = error_set(TEA_ERR_NOMEM, "out of memory");
 done:
-    symbolize_close(z);
+    binary_symbolize_close(z);
     pics_info_free(&info);
     return rc;
 }
 
 /* Reads the trace once through the analysis (per function with `map`). */
-static int analyse(trace_reader *reader, const symmap *map, topdown **out)
+static int analyse(trace_reader *reader, const pics_symmap *map, golden_topdown **out)
 {
     trace_batch batch = { 0 };
-    topdown_options opts;
+    golden_topdown_options opts;
     locator loc = { map, NULL, -1 };
     size_t *canonical = NULL;
-    topdown *td = NULL;
+    golden_topdown *td = NULL;
     int rc;
 
     *out = NULL;
@@ -209,20 +209,20 @@ static int analyse(trace_reader *reader, const symmap *map, topdown **out)
         opts.locate = locate_function;
         opts.locate_ctx = &loc;
     }
-    if ((rc = trace_batch_init(&batch, TRACE_BATCH_RECORDS)) || (rc = topdown_create(&td, &opts)))
+    if ((rc = trace_batch_init(&batch, TRACE_BATCH_RECORDS)) || (rc = golden_topdown_create(&td, &opts)))
         goto done;
     for (;;) {
         if ((rc = trace_reader_read(reader, &batch)))
             goto done;
         if (batch.count == 0)
             break;
-        if ((rc = topdown_feed(td, &batch)))
+        if ((rc = golden_topdown_feed(td, &batch)))
             goto done;
     }
-    rc = topdown_finish(td);
+    rc = golden_topdown_finish(td);
 done:
     if (rc)
-        topdown_free(td);
+        golden_topdown_free(td);
     else
         *out = td;
     free(canonical);
@@ -249,29 +249,29 @@ static char *format_share(uint64_t share, int decimals, char *buf, size_t size)
 /* The component's label: the PSV's, or "(unattributed)". */
 static char *component_label(uint16_t psv, char *buf, size_t size)
 {
-    if (psv == TOPDOWN_NO_UOP)
+    if (psv == GOLDEN_TOPDOWN_NO_UOP)
         snprintf(buf, size, "%s", NAME_UNATTRIBUTED);
     else
-        psv_label(psv, buf, size);
+        trace_psv_label(psv, buf, size);
     return buf;
 }
 
-static const char *category_name(enum topdown_view view, unsigned category)
+static const char *category_name(enum golden_topdown_view view, unsigned category)
 {
-    return view == TOPDOWN_VIEW_STATES ? golden_state_name((enum golden_state)category)
-                                       : topdown_category_name((enum topdown_category)category);
+    return view == GOLDEN_TOPDOWN_VIEW_STATES ? golden_state_name((enum golden_state)category)
+                                              : golden_topdown_category_name((enum golden_topdown_category)category);
 }
 
-static const uint64_t *view_values(const topdown_counts *c, enum topdown_view view)
+static const uint64_t *view_values(const golden_topdown_counts *c, enum golden_topdown_view view)
 {
-    return view == TOPDOWN_VIEW_STATES ? c->states : c->slots;
+    return view == GOLDEN_TOPDOWN_VIEW_STATES ? c->states : c->slots;
 }
 
-static uint64_t view_total(const topdown_counts *c, enum topdown_view view)
+static uint64_t view_total(const golden_topdown_counts *c, enum golden_topdown_view view)
 {
     const uint64_t *v = view_values(c, view);
     uint64_t sum = 0;
-    for (int k = 0; k < TOPDOWN_CATEGORIES; k++)
+    for (int k = 0; k < GOLDEN_TOPDOWN_CATEGORIES; k++)
         sum += v[k];
     return sum;
 }
@@ -283,41 +283,41 @@ static uint64_t view_total(const topdown_counts *c, enum topdown_view view)
  * each category's components to the category's printed share. Returns 0 or
  * TEA_ERR_NOMEM; *rows is malloc'd.
  */
-static int build_rows(const topdown *td, long scope, enum topdown_view view, int decimals, size_t max_components,
-                      row **rows, size_t *count)
+static int build_rows(const golden_topdown *td, long scope, enum golden_topdown_view view, int decimals,
+                      size_t max_components, row **rows, size_t *count)
 {
-    const topdown_counts *c = topdown_get_counts(td, scope);
+    const golden_topdown_counts *c = golden_topdown_get_counts(td, scope);
     const uint64_t *values = view_values(c, view);
-    uint64_t shares[TOPDOWN_CATEGORIES];
-    size_t cap = TOPDOWN_CATEGORIES, n = 0;
+    uint64_t shares[GOLDEN_TOPDOWN_CATEGORIES];
+    size_t cap = GOLDEN_TOPDOWN_CATEGORIES, n = 0;
     row *out;
     int rc;
 
-    for (int k = 0; k < TOPDOWN_CATEGORIES; k++) {
-        const topdown_component *comp;
-        size_t m = topdown_get_components(td, scope, view, (unsigned)k, &comp);
+    for (int k = 0; k < GOLDEN_TOPDOWN_CATEGORIES; k++) {
+        const golden_topdown_component *comp;
+        size_t m = golden_topdown_get_components(td, scope, view, (unsigned)k, &comp);
         cap += m + 1;
     }
     if (!(out = calloc(cap, sizeof *out)))
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
-    if ((rc = topdown_apportion(values, TOPDOWN_CATEGORIES, 100 * power_of_ten(decimals), shares)))
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    if ((rc = golden_topdown_apportion(values, GOLDEN_TOPDOWN_CATEGORIES, 100 * power_of_ten(decimals), shares)))
         goto fail;
-    for (unsigned k = 0; k < TOPDOWN_CATEGORIES; k++) {
-        const topdown_component *comp;
-        size_t m = topdown_get_components(td, scope, view, k, &comp), shown;
+    for (unsigned k = 0; k < GOLDEN_TOPDOWN_CATEGORIES; k++) {
+        const golden_topdown_component *comp;
+        size_t m = golden_topdown_get_components(td, scope, view, k, &comp), shown;
         uint64_t *cv, *cs;
         out[n++] = (row){ category_name(view, k), 0, 0, 0, values[k], shares[k] };
         if (!m)
             continue;
         cv = malloc(2 * m * sizeof *cv);
         if (!cv) {
-            rc = tea_error_set(TEA_ERR_NOMEM, "out of memory");
+            rc = error_set(TEA_ERR_NOMEM, "out of memory");
             goto fail;
         }
         cs = cv + m;
         for (size_t i = 0; i < m; i++)
             cv[i] = comp[i].value;
-        rc = topdown_apportion(cv, m, shares[k], cs);
+        rc = golden_topdown_apportion(cv, m, shares[k], cs);
         if (rc) {
             free(cv);
             goto fail;
@@ -347,7 +347,7 @@ fail:
 static const char *scope_name(const context *ctx, long scope)
 {
     size_t f = ctx->map ? ctx->map->count : 0;
-    if (scope == TOPDOWN_WHOLE)
+    if (scope == GOLDEN_TOPDOWN_WHOLE)
         return NAME_WHOLE;
     if ((size_t)scope < f)
         return ctx->map->entries[scope].name;
@@ -355,13 +355,13 @@ static const char *scope_name(const context *ctx, long scope)
 }
 
 /* Orders scopes by cycles, most first, then by index. */
-static const topdown *sort_td;
+static const golden_topdown *sort_td;
 
 static int compare_scopes(const void *a, const void *b)
 {
     size_t x = *(const size_t *)a, y = *(const size_t *)b;
-    uint64_t cx = view_total(topdown_get_counts(sort_td, (long)x), TOPDOWN_VIEW_STATES);
-    uint64_t cy = view_total(topdown_get_counts(sort_td, (long)y), TOPDOWN_VIEW_STATES);
+    uint64_t cx = view_total(golden_topdown_get_counts(sort_td, (long)x), GOLDEN_TOPDOWN_VIEW_STATES);
+    uint64_t cy = view_total(golden_topdown_get_counts(sort_td, (long)y), GOLDEN_TOPDOWN_VIEW_STATES);
     if (cx != cy)
         return cx > cy ? -1 : 1;
     return (x > y) - (x < y);
@@ -371,7 +371,7 @@ static int compare_scopes(const void *a, const void *b)
  * `decimals`. */
 static int rank_scopes(context *ctx, int decimals)
 {
-    size_t scopes = topdown_scope_count(ctx->td);
+    size_t scopes = golden_topdown_scope_count(ctx->td);
     uint64_t *cycles;
     int rc = TEA_OK;
 
@@ -383,17 +383,17 @@ static int rank_scopes(context *ctx, int decimals)
     cycles = malloc(2 * scopes * sizeof *cycles);
     if (!ctx->order || !ctx->scope_share || !ctx->scope_slot_share || !cycles) {
         free(cycles);
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     }
     for (size_t s = 0; s < scopes; s++) {
-        const topdown_counts *c = topdown_get_counts(ctx->td, (long)s);
-        cycles[s] = view_total(c, TOPDOWN_VIEW_STATES);
-        cycles[scopes + s] = view_total(c, TOPDOWN_VIEW_SLOTS);
+        const golden_topdown_counts *c = golden_topdown_get_counts(ctx->td, (long)s);
+        cycles[s] = view_total(c, GOLDEN_TOPDOWN_VIEW_STATES);
+        cycles[scopes + s] = view_total(c, GOLDEN_TOPDOWN_VIEW_SLOTS);
         if (cycles[s] || cycles[scopes + s])
             ctx->order[ctx->order_count++] = s;
     }
-    if (!(rc = topdown_apportion(cycles, scopes, 100 * power_of_ten(decimals), ctx->scope_share)))
-        rc = topdown_apportion(cycles + scopes, scopes, 100 * power_of_ten(decimals), ctx->scope_slot_share);
+    if (!(rc = golden_topdown_apportion(cycles, scopes, 100 * power_of_ten(decimals), ctx->scope_share)))
+        rc = golden_topdown_apportion(cycles + scopes, scopes, 100 * power_of_ten(decimals), ctx->scope_slot_share);
     sort_td = ctx->td;
     qsort(ctx->order, ctx->order_count, sizeof *ctx->order, compare_scopes);
     free(cycles);
@@ -413,17 +413,17 @@ static void fprint_value(FILE *f, uint64_t value, uint64_t unit, int width)
 }
 
 /* Prints one view of the whole trace as an indented table. */
-static int text_view(FILE *f, const context *ctx, enum topdown_view view)
+static int text_view(FILE *f, const context *ctx, enum golden_topdown_view view)
 {
-    const topdown_summary *sum = topdown_get_summary(ctx->td);
+    const golden_topdown_summary *sum = golden_topdown_get_summary(ctx->td);
     row *rows;
     size_t n;
-    char share[32], label[PSV_LABEL_MAX + 32];
+    char share[32], label[TRACE_PSV_LABEL_MAX + 32];
     int rc;
 
-    if ((rc = build_rows(ctx->td, TOPDOWN_WHOLE, view, TEXT_DECIMALS, TEXT_COMPONENTS, &rows, &n)))
+    if ((rc = build_rows(ctx->td, GOLDEN_TOPDOWN_WHOLE, view, TEXT_DECIMALS, TEXT_COMPONENTS, &rows, &n)))
         return rc;
-    if (view == TOPDOWN_VIEW_STATES)
+    if (view == GOLDEN_TOPDOWN_VIEW_STATES)
         fprintf(f, "%-*s %14s %8s\n", TEXT_NAME_WIDTH, "commit states", "cycles", "share");
     else
         fprintf(f, "%-*s %14s %8s\n", TEXT_NAME_WIDTH, "top-down (commit slots)", "slots", "share");
@@ -442,9 +442,10 @@ static int text_view(FILE *f, const context *ctx, enum topdown_view view)
                 format_share(rows[i].share, TEXT_DECIMALS, share, sizeof share));
     }
     fprintf(f, "%-*s %14llu %7s%%\n\n", TEXT_NAME_WIDTH, "  total",
-            (unsigned long long)(view == TOPDOWN_VIEW_STATES ? sum->cycles : sum->slots),
-            format_share(view_total(topdown_get_counts(ctx->td, TOPDOWN_WHOLE), view) ? 100 * power_of_ten(TEXT_DECIMALS)
-                                                                                      : 0,
+            (unsigned long long)(view == GOLDEN_TOPDOWN_VIEW_STATES ? sum->cycles : sum->slots),
+            format_share(view_total(golden_topdown_get_counts(ctx->td, GOLDEN_TOPDOWN_WHOLE), view)
+                             ? 100 * power_of_ten(TEXT_DECIMALS)
+                             : 0,
                          TEXT_DECIMALS, share, sizeof share));
     free(rows);
     return TEA_OK;
@@ -455,7 +456,7 @@ static int text_view(FILE *f, const context *ctx, enum topdown_view view)
 static int text_functions(FILE *f, const context *ctx)
 {
     size_t shown = ctx->req->top && ctx->req->top < ctx->order_count ? (size_t)ctx->req->top : ctx->order_count;
-    char share[32], label[PSV_LABEL_MAX + 8];
+    char share[32], label[TRACE_PSV_LABEL_MAX + 8];
     int rc = TEA_OK;
 
     fprintf(f, "functions of %s: %zu with cycles%s (shares of each function's own cycles and slots)\n",
@@ -464,18 +465,19 @@ static int text_functions(FILE *f, const context *ctx)
             "share", "compute", "stalled", "drained", "flushed", "retiring", "bad-spec", "frontend", "backend");
     for (size_t i = 0; i < shown; i++) {
         long s = (long)ctx->order[i];
-        const topdown_counts *c = topdown_get_counts(ctx->td, s);
-        uint64_t st[TOPDOWN_CATEGORIES], sl[TOPDOWN_CATEGORIES];
-        if ((rc = topdown_apportion(c->states, TOPDOWN_CATEGORIES, 100 * power_of_ten(TEXT_DECIMALS), st))
-            || (rc = topdown_apportion(c->slots, TOPDOWN_CATEGORIES, 100 * power_of_ten(TEXT_DECIMALS), sl)))
+        const golden_topdown_counts *c = golden_topdown_get_counts(ctx->td, s);
+        uint64_t st[GOLDEN_TOPDOWN_CATEGORIES], sl[GOLDEN_TOPDOWN_CATEGORIES];
+        if ((rc = golden_topdown_apportion(c->states, GOLDEN_TOPDOWN_CATEGORIES, 100 * power_of_ten(TEXT_DECIMALS), st))
+            || (rc = golden_topdown_apportion(c->slots, GOLDEN_TOPDOWN_CATEGORIES, 100 * power_of_ten(TEXT_DECIMALS),
+                                              sl)))
             return rc;
         fprintf(f, "%-*s ", TEXT_NAME_WIDTH, scope_name(ctx, s));
-        fprint_value(f, view_total(c, TOPDOWN_VIEW_STATES), c->state_unit, 12);
+        fprint_value(f, view_total(c, GOLDEN_TOPDOWN_VIEW_STATES), c->state_unit, 12);
         fprintf(f, " %5s%% |", format_share(ctx->scope_share[s], TEXT_DECIMALS, share, sizeof share));
-        for (int k = 0; k < TOPDOWN_CATEGORIES; k++)
+        for (int k = 0; k < GOLDEN_TOPDOWN_CATEGORIES; k++)
             fprintf(f, " %6s%%", format_share(st[k], TEXT_DECIMALS, share, sizeof share));
         fprintf(f, " |");
-        for (int k = 0; k < TOPDOWN_CATEGORIES; k++)
+        for (int k = 0; k < GOLDEN_TOPDOWN_CATEGORIES; k++)
             fprintf(f, "  %6s%%", format_share(sl[k], TEXT_DECIMALS, share, sizeof share));
         fprintf(f, "\n");
     }
@@ -485,7 +487,7 @@ static int text_functions(FILE *f, const context *ctx)
         row *rows;
         size_t n;
         int first_in_category = 0, categories = 0;
-        if ((rc = build_rows(ctx->td, s, TOPDOWN_VIEW_STATES, TEXT_DECIMALS, TEXT_COMPONENTS, &rows, &n)))
+        if ((rc = build_rows(ctx->td, s, GOLDEN_TOPDOWN_VIEW_STATES, TEXT_DECIMALS, TEXT_COMPONENTS, &rows, &n)))
             return rc;
         fprintf(f, "  %s:", scope_name(ctx, s));
         for (size_t k = 0; k < n; k++) {
@@ -515,33 +517,33 @@ static int text_functions(FILE *f, const context *ctx)
  * apportioned (with Retiring, which level 2 does not split) to 100 % at
  * `decimals`. 0 or TEA_ERR_NOMEM.
  */
-static int level2_shares(const topdown_counts *c, int decimals, uint64_t shares[TOPDOWN_LEVEL2_COUNT])
+static int level2_shares(const golden_topdown_counts *c, int decimals, uint64_t shares[GOLDEN_TOPDOWN_LEVEL2_COUNT])
 {
-    uint64_t values[TOPDOWN_LEVEL2_COUNT + 1], out[TOPDOWN_LEVEL2_COUNT + 1];
+    uint64_t values[GOLDEN_TOPDOWN_LEVEL2_COUNT + 1], out[GOLDEN_TOPDOWN_LEVEL2_COUNT + 1];
     int rc;
 
-    for (int k = 0; k < TOPDOWN_LEVEL2_COUNT; k++)
+    for (int k = 0; k < GOLDEN_TOPDOWN_LEVEL2_COUNT; k++)
         values[k] = c->level2[k];
-    values[TOPDOWN_LEVEL2_COUNT] = c->slots[TOPDOWN_RETIRING];
-    if ((rc = topdown_apportion(values, TOPDOWN_LEVEL2_COUNT + 1, 100 * power_of_ten(decimals), out)))
+    values[GOLDEN_TOPDOWN_LEVEL2_COUNT] = c->slots[GOLDEN_TOPDOWN_RETIRING];
+    if ((rc = golden_topdown_apportion(values, GOLDEN_TOPDOWN_LEVEL2_COUNT + 1, 100 * power_of_ten(decimals), out)))
         return rc;
-    memcpy(shares, out, TOPDOWN_LEVEL2_COUNT * sizeof *shares);
+    memcpy(shares, out, GOLDEN_TOPDOWN_LEVEL2_COUNT * sizeof *shares);
     return TEA_OK;
 }
 
 /* Prints TMA's level 2 of the whole trace's slots (toplev's names). */
 static int text_level2(FILE *f, const context *ctx)
 {
-    const topdown_counts *c = topdown_get_counts(ctx->td, TOPDOWN_WHOLE);
-    uint64_t shares[TOPDOWN_LEVEL2_COUNT];
+    const golden_topdown_counts *c = golden_topdown_get_counts(ctx->td, GOLDEN_TOPDOWN_WHOLE);
+    uint64_t shares[GOLDEN_TOPDOWN_LEVEL2_COUNT];
     char share[32], label[TEXT_NAME_WIDTH + 8];
     int rc;
 
     if ((rc = level2_shares(c, TEXT_DECIMALS, shares)))
         return rc;
     fprintf(f, "%-*s %14s %8s\n", TEXT_NAME_WIDTH, "top-down level 2 (commit slots)", "slots", "share");
-    for (int k = 0; k < TOPDOWN_LEVEL2_COUNT; k++) {
-        snprintf(label, sizeof label, "  %s", topdown_level2_name((enum topdown_level2)k));
+    for (int k = 0; k < GOLDEN_TOPDOWN_LEVEL2_COUNT; k++) {
+        snprintf(label, sizeof label, "  %s", golden_topdown_level2_name((enum golden_topdown_level2)k));
         fprintf(f, "%-*s %14llu %7s%%\n", TEXT_NAME_WIDTH, label, (unsigned long long)c->level2[k],
                 format_share(shares[k], TEXT_DECIMALS, share, sizeof share));
     }
@@ -551,7 +553,7 @@ static int text_level2(FILE *f, const context *ctx)
 
 static int print_text(FILE *f, const context *ctx)
 {
-    const topdown_summary *sum = topdown_get_summary(ctx->td);
+    const golden_topdown_summary *sum = golden_topdown_get_summary(ctx->td);
     int rc;
 
     fprintf(f, "trace:    %s (%s, %u-wide commit)\n", ctx->req->trace_path, trace_format_name(ctx->format),
@@ -565,7 +567,7 @@ static int print_text(FILE *f, const context *ctx)
         fprintf(f, "note:     %llu cycle(s) after the last commit are charged to no µop (%s)\n",
                 (unsigned long long)sum->unattributed, NAME_UNATTRIBUTED);
     fprintf(f, "\n");
-    if ((rc = text_view(f, ctx, TOPDOWN_VIEW_STATES)) || (rc = text_view(f, ctx, TOPDOWN_VIEW_SLOTS))
+    if ((rc = text_view(f, ctx, GOLDEN_TOPDOWN_VIEW_STATES)) || (rc = text_view(f, ctx, GOLDEN_TOPDOWN_VIEW_SLOTS))
         || (rc = text_level2(f, ctx)))
         return rc;
     if (ctx->map)
@@ -578,17 +580,18 @@ static int print_text(FILE *f, const context *ctx)
 /* Writes the rows of one scope, both views. */
 static int csv_scope(FILE *f, const context *ctx, long scope)
 {
-    const topdown_counts *c = topdown_get_counts(ctx->td, scope);
-    char share[32], label[PSV_LABEL_MAX + 32];
+    const golden_topdown_counts *c = golden_topdown_get_counts(ctx->td, scope);
+    char share[32], label[TRACE_PSV_LABEL_MAX + 32];
     int rc;
 
-    for (int v = 0; v < TOPDOWN_VIEW_COUNT; v++) {
-        enum topdown_view view = (enum topdown_view)v;
-        uint64_t unit = view == TOPDOWN_VIEW_STATES ? c->state_unit : 1;
-        uint64_t whole_share = scope == TOPDOWN_WHOLE
-                                 ? (view_total(c, view) ? 100 * power_of_ten(CSV_DECIMALS) : 0)
-                                 : (view == TOPDOWN_VIEW_STATES ? ctx->scope_share : ctx->scope_slot_share)[scope];
-        const char *view_name = view == TOPDOWN_VIEW_STATES ? "states" : "slots";
+    for (int v = 0; v < GOLDEN_TOPDOWN_VIEW_COUNT; v++) {
+        enum golden_topdown_view view = (enum golden_topdown_view)v;
+        uint64_t unit = view == GOLDEN_TOPDOWN_VIEW_STATES ? c->state_unit : 1;
+        uint64_t whole_share =
+            scope == GOLDEN_TOPDOWN_WHOLE
+                ? (view_total(c, view) ? 100 * power_of_ten(CSV_DECIMALS) : 0)
+                : (view == GOLDEN_TOPDOWN_VIEW_STATES ? ctx->scope_share : ctx->scope_slot_share)[scope];
+        const char *view_name = view == GOLDEN_TOPDOWN_VIEW_STATES ? "states" : "slots";
         row *rows;
         size_t n;
 
@@ -608,12 +611,12 @@ static int csv_scope(FILE *f, const context *ctx, long scope)
         free(rows);
     }
     {
-        uint64_t shares[TOPDOWN_LEVEL2_COUNT];
+        uint64_t shares[GOLDEN_TOPDOWN_LEVEL2_COUNT];
         if ((rc = level2_shares(c, CSV_DECIMALS, shares)))
             return rc;
-        for (int k = 0; k < TOPDOWN_LEVEL2_COUNT; k++) {
+        for (int k = 0; k < GOLDEN_TOPDOWN_LEVEL2_COUNT; k++) {
             csv_field(f, scope_name(ctx, scope));
-            fprintf(f, ",level2,%s,,%llu,1,%s\n", topdown_level2_name((enum topdown_level2)k),
+            fprintf(f, ",level2,%s,,%llu,1,%s\n", golden_topdown_level2_name((enum golden_topdown_level2)k),
                     (unsigned long long)c->level2[k], format_share(shares[k], CSV_DECIMALS, share, sizeof share));
         }
     }
@@ -624,7 +627,7 @@ static int print_csv(FILE *f, const context *ctx)
 {
     int rc;
     fprintf(f, "function,view,category,component,value,unit,percent\n");
-    if ((rc = csv_scope(f, ctx, TOPDOWN_WHOLE)))
+    if ((rc = csv_scope(f, ctx, GOLDEN_TOPDOWN_WHOLE)))
         return rc;
     for (size_t i = 0; i < ctx->order_count; i++)
         if ((rc = csv_scope(f, ctx, (long)ctx->order[i])))
@@ -640,17 +643,18 @@ static double fraction(uint64_t part, uint64_t whole)
 }
 
 /* Writes one view of a scope: {category: {value, share, components}}. */
-static void json_view(json_writer *j, const context *ctx, long scope, enum topdown_view view, const char *value_key)
+static void json_view(json_writer *j, const context *ctx, long scope, enum golden_topdown_view view,
+                      const char *value_key)
 {
-    const topdown_counts *c = topdown_get_counts(ctx->td, scope);
+    const golden_topdown_counts *c = golden_topdown_get_counts(ctx->td, scope);
     const uint64_t *values = view_values(c, view);
     uint64_t total = view_total(c, view);
-    char label[PSV_LABEL_MAX + 32];
+    char label[TRACE_PSV_LABEL_MAX + 32];
 
     json_begin_object(j);
-    for (unsigned k = 0; k < TOPDOWN_CATEGORIES; k++) {
-        const topdown_component *comp;
-        size_t m = topdown_get_components(ctx->td, scope, view, k, &comp);
+    for (unsigned k = 0; k < GOLDEN_TOPDOWN_CATEGORIES; k++) {
+        const golden_topdown_component *comp;
+        size_t m = golden_topdown_get_components(ctx->td, scope, view, k, &comp);
         json_key(j, category_name(view, k));
         json_begin_object(j);
         json_key(j, value_key);
@@ -664,7 +668,7 @@ static void json_view(json_writer *j, const context *ctx, long scope, enum topdo
             json_key(j, "component");
             json_string(j, component_label(comp[i].psv, label, sizeof label));
             json_key(j, "psv");
-            if (comp[i].psv == TOPDOWN_NO_UOP)
+            if (comp[i].psv == GOLDEN_TOPDOWN_NO_UOP)
                 json_null(j);
             else
                 json_u64(j, comp[i].psv);
@@ -684,12 +688,12 @@ static void json_view(json_writer *j, const context *ctx, long scope, enum topdo
  * the scope's slots). */
 static void json_level2(json_writer *j, const context *ctx, long scope)
 {
-    const topdown_counts *c = topdown_get_counts(ctx->td, scope);
-    uint64_t total = view_total(c, TOPDOWN_VIEW_SLOTS);
+    const golden_topdown_counts *c = golden_topdown_get_counts(ctx->td, scope);
+    uint64_t total = view_total(c, GOLDEN_TOPDOWN_VIEW_SLOTS);
 
     json_begin_object(j);
-    for (int k = 0; k < TOPDOWN_LEVEL2_COUNT; k++) {
-        json_key(j, topdown_level2_name((enum topdown_level2)k));
+    for (int k = 0; k < GOLDEN_TOPDOWN_LEVEL2_COUNT; k++) {
+        json_key(j, golden_topdown_level2_name((enum golden_topdown_level2)k));
         json_begin_object(j);
         json_key(j, "slots");
         json_u64(j, c->level2[k]);
@@ -702,7 +706,7 @@ static void json_level2(json_writer *j, const context *ctx, long scope)
 
 static int print_json(FILE *f, const context *ctx)
 {
-    const topdown_summary *sum = topdown_get_summary(ctx->td);
+    const golden_topdown_summary *sum = golden_topdown_get_summary(ctx->td);
     json_writer j;
     char hex[32];
 
@@ -733,21 +737,21 @@ static int print_json(FILE *f, const context *ctx)
     json_key(&j, "unattributed_cycles");
     json_u64(&j, sum->unattributed);
     json_key(&j, "states");
-    json_view(&j, ctx, TOPDOWN_WHOLE, TOPDOWN_VIEW_STATES, "cycles");
+    json_view(&j, ctx, GOLDEN_TOPDOWN_WHOLE, GOLDEN_TOPDOWN_VIEW_STATES, "cycles");
     json_key(&j, "topdown");
-    json_view(&j, ctx, TOPDOWN_WHOLE, TOPDOWN_VIEW_SLOTS, "slots");
+    json_view(&j, ctx, GOLDEN_TOPDOWN_WHOLE, GOLDEN_TOPDOWN_VIEW_SLOTS, "slots");
     json_key(&j, "topdown_level2");
-    json_level2(&j, ctx, TOPDOWN_WHOLE);
+    json_level2(&j, ctx, GOLDEN_TOPDOWN_WHOLE);
     if (ctx->map) {
         json_key(&j, "functions_from");
         json_string(&j, ctx->functions_from);
         json_key(&j, "function_unit");
-        json_u64(&j, topdown_unit(sum->commit_width));
+        json_u64(&j, golden_topdown_unit(sum->commit_width));
         json_key(&j, "functions");
         json_begin_array(&j);
         for (size_t i = 0; i < ctx->order_count; i++) {
             long s = (long)ctx->order[i];
-            const topdown_counts *c = topdown_get_counts(ctx->td, s);
+            const golden_topdown_counts *c = golden_topdown_get_counts(ctx->td, s);
             json_begin_object(&j);
             json_key(&j, "name");
             json_string(&j, scope_name(ctx, s));
@@ -766,17 +770,17 @@ static int print_json(FILE *f, const context *ctx)
                 json_null(&j);
             }
             json_key(&j, "units");
-            json_u64(&j, view_total(c, TOPDOWN_VIEW_STATES));
+            json_u64(&j, view_total(c, GOLDEN_TOPDOWN_VIEW_STATES));
             json_key(&j, "cycles");
-            json_double(&j, (double)view_total(c, TOPDOWN_VIEW_STATES) / (double)c->state_unit);
+            json_double(&j, (double)view_total(c, GOLDEN_TOPDOWN_VIEW_STATES) / (double)c->state_unit);
             json_key(&j, "share");
-            json_double(&j, fraction(view_total(c, TOPDOWN_VIEW_STATES), sum->cycles * c->state_unit));
+            json_double(&j, fraction(view_total(c, GOLDEN_TOPDOWN_VIEW_STATES), sum->cycles * c->state_unit));
             json_key(&j, "slots");
-            json_u64(&j, view_total(c, TOPDOWN_VIEW_SLOTS));
+            json_u64(&j, view_total(c, GOLDEN_TOPDOWN_VIEW_SLOTS));
             json_key(&j, "states");
-            json_view(&j, ctx, s, TOPDOWN_VIEW_STATES, "units");
+            json_view(&j, ctx, s, GOLDEN_TOPDOWN_VIEW_STATES, "units");
             json_key(&j, "topdown");
-            json_view(&j, ctx, s, TOPDOWN_VIEW_SLOTS, "slots");
+            json_view(&j, ctx, s, GOLDEN_TOPDOWN_VIEW_SLOTS, "slots");
             json_key(&j, "topdown_level2");
             json_level2(&j, ctx, s);
             json_end(&j);
@@ -799,14 +803,21 @@ static int parse_args(int argc, char **argv, request *req)
     static const int format_values[] = { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON };
     int rc, by_given = 0;
     const cli_option options[] = {
-        { .long_name = "by", .arg = CLI_ARG_REQUIRED, .value_name = "SCOPE", .help = "trace (default) or function",
-          .type = CLI_TYPE_ENUM, .dest = &req->by_function, .size = sizeof req->by_function, .names = scopes,
-          .error = "unknown scope '%s' (trace or function)", .seen = &by_given },
-        CLI_OPTION_SYMBOLS(&req->symbols_path, "functions from a symbol map: lines 'START END NAME' (END exclusive)"),
+        { .long_name = "by",
+          .arg = CLI_ARG_REQUIRED,
+          .value_name = "SCOPE",
+          .help = "trace (default) or function",
+          .type = CLI_TYPE_ENUM,
+          .dest = &req->by_function,
+          .size = sizeof req->by_function,
+          .names = scopes,
+          .error = "unknown scope '%s' (trace or function)",
+          .seen = &by_given },
+        CLI_OPTION_SYMBOLS(&req->binary_symbols_path,
+                           "functions from a symbol map: lines 'START END NAME' (END exclusive)"),
         CLI_OPTION_ELF(&req->sym.elf_path, "functions from this binary's symbols (default: the binary the trace\n"
                                            "names, when it is readable)"),
-        CLI_OPTION_ADJUST_VMA(&req->sym, "OFF",
-                 "load bias, runtime address - ELF address (default: the trace's)"),
+        CLI_OPTION_ADJUST_VMA(&req->sym, "OFF", "load bias, runtime address - ELF address (default: the trace's)"),
         CLI_OPTION_NO_DEMANGLE(&req->sym),
         CLI_ENUM("format", "FORMAT", &req->format, formats, format_values, "unknown format '%s' (text, csv or json)",
                  "text (default), csv or json"),
@@ -826,23 +837,23 @@ static int parse_args(int argc, char **argv, request *req)
     if (optind != argc - 1)
         return cli_usage_error(argv[0], optind == argc ? "missing TRACE" : "expected exactly one TRACE");
     req->trace_path = argv[optind];
-    if ((req->symbols_path || req->sym.elf_path) && !by_given)
+    if ((req->binary_symbols_path || req->sym.elf_path) && !by_given)
         req->by_function = 1;
-    if ((req->symbols_path || req->sym.elf_path || req->sym.has_adjust_vma) && !req->by_function)
+    if ((req->binary_symbols_path || req->sym.elf_path || req->sym.has_adjust_vma) && !req->by_function)
         return cli_usage_error(argv[0], "--symbols, --elf and --adjust-vma are only used with --by function");
-    if (req->symbols_path && (req->sym.elf_path || req->sym.has_adjust_vma))
+    if (req->binary_symbols_path && (req->sym.elf_path || req->sym.has_adjust_vma))
         return cli_usage_error(argv[0], "--symbols excludes --elf and --adjust-vma");
     req->sym.command = argv[0];
     return CLI_CONTINUE;
 }
 
-int tea_topdown_main(int argc, char **argv)
+int cmd_tea_topdown(int argc, char **argv)
 {
     request req;
     context ctx;
-    symmap map = { 0 };
+    pics_symmap map = { 0 };
     trace_reader *reader = NULL;
-    topdown *td = NULL;
+    golden_topdown *td = NULL;
     outfile *out = NULL;
     const char *from = NULL;
     int rc;
@@ -879,10 +890,10 @@ done:
     free(ctx.order);
     free(ctx.scope_share);
     free(ctx.scope_slot_share);
-    topdown_free(td);
+    golden_topdown_free(td);
     trace_reader_close(reader);
-    if (from && from != req.symbols_path)
+    if (from && from != req.binary_symbols_path)
         free((char *)from);
-    symmap_free(&map);
+    pics_symmap_free(&map);
     return rc ? cli_fail(argv[0], rc) : CLI_EXIT_OK;
 }

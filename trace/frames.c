@@ -21,21 +21,21 @@
 /* A skippable frame's header: magic and content size, both u32 LE. */
 #define SKIPPABLE_HEADER_SIZE 8
 /* The native metadata frames' skippable magic. */
-#define NATIVE_SKIPPABLE_MAGIC (INPUT_SKIPPABLE_MAGIC | NATIVE_SKIPPABLE_VARIANT)
+#define NATIVE_SKIPPABLE_MAGIC (TRACE_INPUT_SKIPPABLE_MAGIC | TRACE_NATIVE_SKIPPABLE_VARIANT)
 /* Index content before its entries: magic and u64 count. */
-#define INDEX_PREAMBLE_SIZE (NATIVE_MAGIC_SIZE + 8)
+#define INDEX_PREAMBLE_SIZE (TRACE_NATIVE_MAGIC_SIZE + 8)
 
 struct trace_frames {
     int fd;
     char *name;                 /* the path, for messages */
     uint64_t file_size;         /* bytes */
     trace_header header;
-    native_footer footer;
+    trace_native_footer footer;
     uint64_t footer_offset;     /* file offset of the footer frame */
     uint64_t index_end;         /* where the index must end: the objects frame or the footer */
     trace_object_list objects;  /* the objects frame's content */
     size_t count;               /* data frames */
-    native_index_entry *entries;
+    trace_native_index_entry *entries;
     trace_frame_info *info;
 };
 
@@ -49,7 +49,7 @@ struct trace_frame_reader {
     const uint8_t *data;        /* the bytes being read: content, or a trace_frame_data */
     size_t k;                   /* the frame being read */
     size_t size, pos;           /* content bytes, read position */
-    native_codec codec;
+    trace_native_codec codec;
     unsigned window;            /* ROB entries before the next record */
     uint64_t last_cycle;        /* previous record's cycle, when totals.records > 0 */
     trace_totals totals;        /* the frame's records so far */
@@ -66,11 +66,11 @@ static int read_at(const trace_frames *f, void *dst, size_t size, uint64_t offse
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
-            return tea_error_set(TEA_ERR_IO, "%s: cannot read %s at byte %llu: %s", f->name, what,
-                                 (unsigned long long)(offset + done), strerror(errno));
+            return error_set(TEA_ERR_IO, "%s: cannot read %s at byte %llu: %s", f->name, what,
+                             (unsigned long long)(offset + done), strerror(errno));
         if (n == 0)
-            return tea_error_set(TEA_ERR_FORMAT, "%s: %s at byte %llu is truncated", f->name, what,
-                                 (unsigned long long)offset);
+            return error_set(TEA_ERR_FORMAT, "%s: %s at byte %llu is truncated", f->name, what,
+                             (unsigned long long)offset);
         done += (size_t)n;
     }
     return TEA_OK;
@@ -85,15 +85,15 @@ static int read_metadata(const trace_frames *f, uint64_t offset, const char *wha
 
     *data = NULL;
     if (offset > f->file_size || f->file_size - offset < SKIPPABLE_HEADER_SIZE)
-        return tea_error_set(TEA_ERR_UNSUPPORTED, "%s: no %s at byte %llu", f->name, what, (unsigned long long)offset);
+        return error_set(TEA_ERR_UNSUPPORTED, "%s: no %s at byte %llu", f->name, what, (unsigned long long)offset);
     if ((rc = read_at(f, head, sizeof head, offset, what)))
         return rc;
-    *size = (uint32_t)native_get_le(head + 4, 4);
-    if (native_get_le(head, 4) != NATIVE_SKIPPABLE_MAGIC || *size > INPUT_MAX_FRAME_SIZE
+    *size = (uint32_t)trace_native_get_le(head + 4, 4);
+    if (trace_native_get_le(head, 4) != NATIVE_SKIPPABLE_MAGIC || *size > TRACE_INPUT_MAX_FRAME_SIZE
         || *size > f->file_size - offset - SKIPPABLE_HEADER_SIZE)
-        return tea_error_set(TEA_ERR_UNSUPPORTED, "%s: no %s at byte %llu", f->name, what, (unsigned long long)offset);
+        return error_set(TEA_ERR_UNSUPPORTED, "%s: no %s at byte %llu", f->name, what, (unsigned long long)offset);
     if (!(*data = malloc(*size ? *size : 1)))
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     if ((rc = read_at(f, *data, *size, offset + SKIPPABLE_HEADER_SIZE, what))) {
         free(*data);
         *data = NULL;
@@ -110,10 +110,10 @@ static int load_header(trace_frames *f, uint64_t *end)
 
     if (rc)
         return rc;
-    if (!native_is_header(data, size))
-        rc = tea_error_set(TEA_ERR_UNSUPPORTED, "%s: not a native trace", f->name);
-    else if ((rc = native_header_decode(data, size, &f->header)))
-        rc = tea_error_prefix(rc, "%s: header: ", f->name);
+    if (!trace_native_is_header(data, size))
+        rc = error_set(TEA_ERR_UNSUPPORTED, "%s: not a native trace", f->name);
+    else if ((rc = trace_native_header_decode(data, size, &f->header)))
+        rc = error_prefix(rc, "%s: header: ", f->name);
     *end = SKIPPABLE_HEADER_SIZE + (uint64_t)size;
     free(data);
     return rc;
@@ -121,20 +121,20 @@ static int load_header(trace_frames *f, uint64_t *end)
 
 static int load_footer(trace_frames *f)
 {
-    const uint64_t frame_size = SKIPPABLE_HEADER_SIZE + NATIVE_FOOTER_SIZE;
+    const uint64_t frame_size = SKIPPABLE_HEADER_SIZE + TRACE_NATIVE_FOOTER_SIZE;
     uint8_t *data;
     uint32_t size;
     int rc;
 
     if (f->file_size < frame_size)
-        return tea_error_set(TEA_ERR_UNSUPPORTED, "%s: no footer", f->name);
+        return error_set(TEA_ERR_UNSUPPORTED, "%s: no footer", f->name);
     f->footer_offset = f->file_size - frame_size;
     if ((rc = read_metadata(f, f->footer_offset, "footer", &data, &size)))
         return rc;
-    if (size != NATIVE_FOOTER_SIZE || memcmp(data, NATIVE_FOOTER_MAGIC, NATIVE_MAGIC_SIZE) != 0)
-        rc = tea_error_set(TEA_ERR_UNSUPPORTED, "%s: no footer at the end", f->name);
-    else if ((rc = native_footer_decode(data, size, &f->footer)))
-        rc = tea_error_prefix(rc, "%s: footer: ", f->name);
+    if (size != TRACE_NATIVE_FOOTER_SIZE || memcmp(data, TRACE_NATIVE_FOOTER_MAGIC, TRACE_NATIVE_MAGIC_SIZE) != 0)
+        rc = error_set(TEA_ERR_UNSUPPORTED, "%s: no footer at the end", f->name);
+    else if ((rc = trace_native_footer_decode(data, size, &f->footer)))
+        rc = error_prefix(rc, "%s: footer: ", f->name);
     free(data);
     return rc;
 }
@@ -158,24 +158,23 @@ static int load_objects(trace_frames *f, int *damaged)
         return TEA_OK;
     if (f->footer.index_offset > f->footer_offset
         || f->footer_offset - f->footer.index_offset < SKIPPABLE_HEADER_SIZE)
-        return tea_error_set(TEA_ERR_UNSUPPORTED, "%s: no index at byte %llu", f->name,
-                             (unsigned long long)f->footer.index_offset);
+        return error_set(TEA_ERR_UNSUPPORTED, "%s: no index at byte %llu", f->name,
+                         (unsigned long long)f->footer.index_offset);
     if ((rc = read_at(f, head, sizeof head, f->footer.index_offset, "index")))
         return rc;
-    at = f->footer.index_offset + SKIPPABLE_HEADER_SIZE + native_get_le(head + 4, 4);
+    at = f->footer.index_offset + SKIPPABLE_HEADER_SIZE + trace_native_get_le(head + 4, 4);
     if ((rc = read_metadata(f, at, "objects frame", &data, &size)))
         return rc;
-    if (size < NATIVE_MAGIC_SIZE || memcmp(data, TRACE_OBJECTS_MAGIC, NATIVE_MAGIC_SIZE) != 0
+    if (size < TRACE_NATIVE_MAGIC_SIZE || memcmp(data, TRACE_OBJECTS_MAGIC, TRACE_NATIVE_MAGIC_SIZE) != 0
         || at + SKIPPABLE_HEADER_SIZE + size != f->footer_offset) {
         free(data);
-        return tea_error_set(TEA_ERR_UNSUPPORTED, "%s: no objects frame at byte %llu", f->name,
-                             (unsigned long long)at);
+        return error_set(TEA_ERR_UNSUPPORTED, "%s: no objects frame at byte %llu", f->name, (unsigned long long)at);
     }
     rc = trace_object_list_decode(data, size, &f->objects, &bad);
     free(data);
     if (rc) {
         *damaged = rc == TEA_ERR_FORMAT;
-        return tea_error_prefix(rc, "%s: objects frame at byte %llu, ", f->name, (unsigned long long)at);
+        return error_prefix(rc, "%s: objects frame at byte %llu, ", f->name, (unsigned long long)at);
     }
     f->index_end = at;
     return TEA_OK;
@@ -193,38 +192,38 @@ static int load_index(trace_frames *f, uint64_t data_start)
 
     if ((rc = read_metadata(f, f->footer.index_offset, "index", &data, &size)))
         return rc;
-    if (size < INDEX_PREAMBLE_SIZE || memcmp(data, NATIVE_INDEX_MAGIC, NATIVE_MAGIC_SIZE) != 0) {
+    if (size < INDEX_PREAMBLE_SIZE || memcmp(data, TRACE_NATIVE_INDEX_MAGIC, TRACE_NATIVE_MAGIC_SIZE) != 0) {
         free(data);
-        return tea_error_set(TEA_ERR_UNSUPPORTED, "%s: no index at byte %llu", f->name,
-                             (unsigned long long)f->footer.index_offset);
+        return error_set(TEA_ERR_UNSUPPORTED, "%s: no index at byte %llu", f->name,
+                         (unsigned long long)f->footer.index_offset);
     }
     if (f->footer.index_offset + SKIPPABLE_HEADER_SIZE + size != f->index_end) {
         /* Bytes between the index and the footer (or the objects frame):
          * the stream reader says what they are. */
         free(data);
-        return tea_error_set(TEA_ERR_FORMAT, "%s: the index at byte %llu does not end at the footer", f->name,
-                             (unsigned long long)f->footer.index_offset);
+        return error_set(TEA_ERR_FORMAT, "%s: the index at byte %llu does not end at the footer", f->name,
+                         (unsigned long long)f->footer.index_offset);
     }
-    count = native_get_le(data + NATIVE_MAGIC_SIZE, 8);
-    if ((size - INDEX_PREAMBLE_SIZE) % NATIVE_INDEX_ENTRY_SIZE || count != (size - INDEX_PREAMBLE_SIZE) / NATIVE_INDEX_ENTRY_SIZE
-        || count != f->footer.data_frames) {
+    count = trace_native_get_le(data + TRACE_NATIVE_MAGIC_SIZE, 8);
+    if ((size - INDEX_PREAMBLE_SIZE) % TRACE_NATIVE_INDEX_ENTRY_SIZE
+        || count != (size - INDEX_PREAMBLE_SIZE) / TRACE_NATIVE_INDEX_ENTRY_SIZE || count != f->footer.data_frames) {
         free(data);
-        return tea_error_set(TEA_ERR_FORMAT, "%s: index at byte %llu is malformed", f->name,
-                             (unsigned long long)f->footer.index_offset);
+        return error_set(TEA_ERR_FORMAT, "%s: index at byte %llu is malformed", f->name,
+                         (unsigned long long)f->footer.index_offset);
     }
     f->count = (size_t)count;
     f->entries = calloc(f->count ? f->count : 1, sizeof *f->entries);
     f->info = calloc(f->count ? f->count : 1, sizeof *f->info);
     if (!f->entries || !f->info) {
         free(data);
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     }
     for (size_t k = 0; k < f->count; k++) {
-        native_index_entry *e = &f->entries[k];
-        native_index_entry_decode(data + INDEX_PREAMBLE_SIZE + k * NATIVE_INDEX_ENTRY_SIZE, e);
+        trace_native_index_entry *e = &f->entries[k];
+        trace_native_index_entry_decode(data + INDEX_PREAMBLE_SIZE + k * TRACE_NATIVE_INDEX_ENTRY_SIZE, e);
         if (e->offset != expect || e->compressed_size > f->footer.index_offset - expect
             || e->window > f->header.rob_size || (e->records && e->first_cycle > e->last_cycle) || e->reserved) {
-            rc = tea_error_set(TEA_ERR_UNSUPPORTED, "%s: index entry %zu does not match the file's layout", f->name, k);
+            rc = error_set(TEA_ERR_UNSUPPORTED, "%s: index entry %zu does not match the file's layout", f->name, k);
             break;
         }
         expect += e->compressed_size;
@@ -232,7 +231,7 @@ static int load_index(trace_frames *f, uint64_t data_start)
         records += e->records;
     }
     if (!rc && expect != f->footer.index_offset)
-        rc = tea_error_set(TEA_ERR_UNSUPPORTED, "%s: data frames do not end at the index", f->name);
+        rc = error_set(TEA_ERR_UNSUPPORTED, "%s: data frames do not end at the index", f->name);
     free(data);
     return rc;
 }
@@ -246,26 +245,26 @@ int trace_frames_open(trace_frames **out, const char *path)
 
     *out = NULL;
     if (strcmp(path, "-") == 0)
-        return tea_error_set(TEA_ERR_UNSUPPORTED, "standard input cannot be read by frame");
+        return error_set(TEA_ERR_UNSUPPORTED, "standard input cannot be read by frame");
     if (!(f = calloc(1, sizeof *f)) || !(f->name = strdup(path))) {
         free(f);
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     }
     trace_header_init(&f->header);
     f->fd = -1;
     /* Not even opened unless it is a regular file: opening and closing a
      * named pipe would cost its writer its reader. */
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
-        rc = tea_error_set(TEA_ERR_UNSUPPORTED, "%s: not a regular file", path);
+        rc = error_set(TEA_ERR_UNSUPPORTED, "%s: not a regular file", path);
         goto fail;
     }
     f->fd = open(path, O_RDONLY);
     if (f->fd < 0) {
-        rc = tea_error_set(TEA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+        rc = error_set(TEA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
         goto fail;
     }
     if (fstat(f->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        rc = tea_error_set(TEA_ERR_UNSUPPORTED, "%s: not a regular file", path);
+        rc = error_set(TEA_ERR_UNSUPPORTED, "%s: not a regular file", path);
         goto fail;
     }
     f->file_size = (uint64_t)st.st_size;
@@ -273,7 +272,7 @@ int trace_frames_open(trace_frames **out, const char *path)
         || (rc = load_index(f, data_start)))
         goto fail;
     if (f->count && f->info[0].window != f->header.initial_window) {
-        rc = tea_error_set(TEA_ERR_FORMAT, "%s: the first frame's window disagrees with the header", path);
+        rc = error_set(TEA_ERR_FORMAT, "%s: the first frame's window disagrees with the header", path);
         goto fail;
     }
     *out = f;
@@ -356,7 +355,7 @@ static void totals_append(trace_totals *t, const trace_totals *later)
     t->dispatched += later->dispatched;
     t->squashed += later->squashed;
     t->refills += later->refills;
-    for (int i = 0; i < PSV_EVENT_COUNT; i++)
+    for (int i = 0; i < TRACE_PSV_EVENT_COUNT; i++)
         t->events[i] += later->events[i];
 }
 
@@ -370,21 +369,26 @@ int trace_frames_check_sequence(const trace_frames *f, const trace_totals *frame
     memset(totals, 0, sizeof *totals);
     for (size_t k = 0; k < f->count; k++) {
         if (k > 0 && end_window[k - 1] != f->info[k].window)
-            return tea_error_set(TEA_ERR_FORMAT, "%s: record %llu (frame at byte %llu): the ROB holds %u entries, "
-                                 "the index says %u", f->name, (unsigned long long)f->info[k].first_record,
-                                 (unsigned long long)f->entries[k].offset, end_window[k - 1], f->info[k].window);
+            return error_set(TEA_ERR_FORMAT,
+                             "%s: record %llu (frame at byte %llu): the ROB holds %u entries, "
+                             "the index says %u",
+                             f->name, (unsigned long long)f->info[k].first_record,
+                             (unsigned long long)f->entries[k].offset, end_window[k - 1], f->info[k].window);
         if (totals->records && frame_totals[k].records && frame_totals[k].first_cycle <= totals->last_cycle)
-            return tea_error_set(TEA_ERR_FORMAT, "%s: record %llu (frame at byte %llu): cycle %llu does not follow "
-                                 "cycle %llu", f->name, (unsigned long long)f->info[k].first_record,
-                                 (unsigned long long)f->entries[k].offset,
-                                 (unsigned long long)frame_totals[k].first_cycle,
-                                 (unsigned long long)totals->last_cycle);
+            return error_set(TEA_ERR_FORMAT,
+                             "%s: record %llu (frame at byte %llu): cycle %llu does not follow "
+                             "cycle %llu",
+                             f->name, (unsigned long long)f->info[k].first_record,
+                             (unsigned long long)f->entries[k].offset, (unsigned long long)frame_totals[k].first_cycle,
+                             (unsigned long long)totals->last_cycle);
         totals_append(totals, &frame_totals[k]);
     }
     if (trace_totals_difference(a, totals, field, sizeof field, &va, &vb))
-        return tea_error_set(TEA_ERR_FORMAT, "%s: footer at byte %llu disagrees with the records: %s is %llu in the "
-                             "footer, %llu read", f->name, (unsigned long long)f->footer_offset, field,
-                             (unsigned long long)va, (unsigned long long)vb);
+        return error_set(TEA_ERR_FORMAT,
+                         "%s: footer at byte %llu disagrees with the records: %s is %llu in the "
+                         "footer, %llu read",
+                         f->name, (unsigned long long)f->footer_offset, field, (unsigned long long)va,
+                         (unsigned long long)vb);
     memset(stats, 0, sizeof *stats);
     stats->format = TRACE_FORMAT_NATIVE;
     stats->compressed = 1;
@@ -416,7 +420,7 @@ int trace_frame_reader_create(trace_frame_reader **out, const trace_frames *f)
     *out = NULL;
     if (!fr || !(fr->dctx = ZSTD_createDCtx())) {
         free(fr);
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     }
     fr->frames = f;
     *out = fr;
@@ -430,7 +434,7 @@ static int reserve(uint8_t **buf, size_t *capacity, size_t size)
     if (size <= *capacity)
         return TEA_OK;
     if (!(bigger = realloc(*buf, size)))
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory for a frame of %zu bytes", size);
+        return error_set(TEA_ERR_NOMEM, "out of memory for a frame of %zu bytes", size);
     *buf = bigger;
     *capacity = size;
     return TEA_OK;
@@ -439,7 +443,7 @@ static int reserve(uint8_t **buf, size_t *capacity, size_t size)
 int trace_frame_reader_start(trace_frame_reader *fr, size_t k)
 {
     const trace_frames *f = fr->frames;
-    const native_index_entry *e = &f->entries[k];
+    const trace_native_index_entry *e = &f->entries[k];
     size_t got;
     int rc;
 
@@ -449,25 +453,25 @@ int trace_frame_reader_start(trace_frame_reader *fr, size_t k)
     memset(&fr->totals, 0, sizeof fr->totals);
     fr->window = e->window;
     fr->last_cycle = 0;
-    native_codec_frame_start(&fr->codec, f->header.commit_width);
-    if (e->content_size > INPUT_MAX_FRAME_SIZE)
-        return tea_error_set(TEA_ERR_FORMAT, "%s: frame at byte %llu claims %u bytes", f->name,
-                             (unsigned long long)e->offset, e->content_size);
+    trace_native_codec_frame_start(&fr->codec, f->header.commit_width);
+    if (e->content_size > TRACE_INPUT_MAX_FRAME_SIZE)
+        return error_set(TEA_ERR_FORMAT, "%s: frame at byte %llu claims %u bytes", f->name,
+                         (unsigned long long)e->offset, e->content_size);
     if ((rc = reserve(&fr->compressed, &fr->compressed_capacity, e->compressed_size ? e->compressed_size : 1))
         || (rc = reserve(&fr->content, &fr->content_capacity, e->content_size ? e->content_size : 1))
         || (rc = read_at(f, fr->compressed, e->compressed_size, e->offset, "data frame")))
         return rc;
-    if (e->compressed_size < 4 || native_get_le(fr->compressed, 4) != INPUT_ZSTD_MAGIC
+    if (e->compressed_size < 4 || trace_native_get_le(fr->compressed, 4) != TRACE_INPUT_ZSTD_MAGIC
         || ZSTD_findFrameCompressedSize(fr->compressed, e->compressed_size) != e->compressed_size)
-        return tea_error_set(TEA_ERR_FORMAT, "%s: data frame at byte %llu disagrees with the index", f->name,
-                             (unsigned long long)e->offset);
+        return error_set(TEA_ERR_FORMAT, "%s: data frame at byte %llu disagrees with the index", f->name,
+                         (unsigned long long)e->offset);
     got = ZSTD_decompressDCtx(fr->dctx, fr->content, fr->content_capacity, fr->compressed, e->compressed_size);
     if (ZSTD_isError(got))
-        return tea_error_set(TEA_ERR_FORMAT, "%s: corrupt zstd data in the frame at byte %llu: %s", f->name,
-                             (unsigned long long)e->offset, ZSTD_getErrorName(got));
+        return error_set(TEA_ERR_FORMAT, "%s: corrupt zstd data in the frame at byte %llu: %s", f->name,
+                         (unsigned long long)e->offset, ZSTD_getErrorName(got));
     if (got != e->content_size)
-        return tea_error_set(TEA_ERR_FORMAT, "%s: data frame at byte %llu holds %zu bytes, the index says %u",
-                             f->name, (unsigned long long)e->offset, got, e->content_size);
+        return error_set(TEA_ERR_FORMAT, "%s: data frame at byte %llu holds %zu bytes, the index says %u", f->name,
+                         (unsigned long long)e->offset, got, e->content_size);
     fr->size = got;
     fr->data = fr->content;
     fr->started = 1;
@@ -483,8 +487,8 @@ static int accept_record(trace_frame_reader *fr, const trace_record *rec, const 
     int rc;
 
     if (fr->totals.records > 0 && rec->cycle <= fr->last_cycle)
-        rc = tea_error_set(TEA_ERR_FORMAT, "cycle %llu does not follow cycle %llu", (unsigned long long)rec->cycle,
-                           (unsigned long long)fr->last_cycle);
+        rc = error_set(TEA_ERR_FORMAT, "cycle %llu does not follow cycle %llu", (unsigned long long)rec->cycle,
+                       (unsigned long long)fr->last_cycle);
     else
         rc = trace_record_check_read(rec, uops, f->header.commit_width, f->header.rob_size, fr->window, &after);
     if (rc)
@@ -502,21 +506,23 @@ static int check_frame_end(const trace_frame_reader *fr)
     const trace_frame_info *i = &fr->frames->info[fr->k];
     if (fr->totals.records != i->records
         || (i->records && (fr->totals.first_cycle != i->first_cycle || fr->totals.last_cycle != i->last_cycle)))
-        return tea_error_set(TEA_ERR_FORMAT, "%s: data frame at byte %llu disagrees with the index (%llu records "
-                             "read, %u listed)", fr->frames->name, (unsigned long long)fr->frames->entries[fr->k].offset,
-                             (unsigned long long)fr->totals.records, i->records);
+        return error_set(TEA_ERR_FORMAT,
+                         "%s: data frame at byte %llu disagrees with the index (%llu records "
+                         "read, %u listed)",
+                         fr->frames->name, (unsigned long long)fr->frames->entries[fr->k].offset,
+                         (unsigned long long)fr->totals.records, i->records);
     return TEA_OK;
 }
 
 int trace_frame_reader_read(trace_frame_reader *fr, trace_batch *batch)
 {
     const trace_frames *f = fr->frames;
-    native_stream stream = { f->header.rob_size, 0, 0, &fr->totals };
+    trace_native_stream stream = { f->header.rob_size, 0, 0, &fr->totals };
     int rc = TEA_OK;
 
     trace_batch_clear(batch);
     if (!fr->started || fr->failed)
-        return tea_error_set(TEA_ERR_USAGE, "%s: frame reader used without a frame", f->name);
+        return error_set(TEA_ERR_USAGE, "%s: frame reader used without a frame", f->name);
     while (trace_batch_has_room(batch) && !fr->done) {
         trace_record rec;
         trace_uop *uops;
@@ -530,7 +536,7 @@ int trace_frame_reader_read(trace_frame_reader *fr, trace_batch *batch)
         }
         stream.window = fr->window;
         stream.last_cycle = fr->last_cycle;
-        if (native_decode_batch(&fr->codec, fr->data, fr->size, &fr->pos, &stream, batch) > 0) {
+        if (trace_native_decode_batch(&fr->codec, fr->data, fr->size, &fr->pos, &stream, batch) > 0) {
             fr->window = stream.window;
             fr->last_cycle = stream.last_cycle;
             assert(fr->window <= f->header.rob_size); /* every decoded record was checked */
@@ -538,11 +544,11 @@ int trace_frame_reader_read(trace_frame_reader *fr, trace_batch *batch)
         }
         uops = batch->uops + batch->uop_count;
         start = fr->pos;
-        if ((rc = native_decode_record(&fr->codec, fr->data, fr->size, &fr->pos, &rec, uops))
+        if ((rc = trace_native_decode_record(&fr->codec, fr->data, fr->size, &fr->pos, &rec, uops))
             || (rc = accept_record(fr, &rec, uops))) {
-            rc = tea_error_prefix(rc, "%s: record %llu (frame at byte %llu, offset %zu): ", f->name,
-                                  (unsigned long long)(f->info[fr->k].first_record + fr->totals.records),
-                                  (unsigned long long)f->entries[fr->k].offset, start);
+            rc = error_prefix(rc, "%s: record %llu (frame at byte %llu, offset %zu): ", f->name,
+                              (unsigned long long)(f->info[fr->k].first_record + fr->totals.records),
+                              (unsigned long long)f->entries[fr->k].offset, start);
             break;
         }
         trace_batch_commit(batch, &rec);
@@ -599,7 +605,7 @@ void trace_frame_reader_seek(trace_frame_reader *fr, const trace_frame_data *dat
     fr->data = data->bytes;
     fr->size = data->size;
     fr->pos = at->pos;
-    native_codec_frame_start(&fr->codec, fr->frames->header.commit_width);
+    trace_native_codec_frame_start(&fr->codec, fr->frames->header.commit_width);
     fr->codec.prev_cycle = at->prev_cycle;
     fr->codec.prev_pc = at->prev_pc;
     fr->codec.frame_started = at->frame_started;

@@ -37,8 +37,8 @@ typedef struct chunk_slot {
     int rc;                  /* 0 or the TEA_ERR_* code of the read */
     size_t got;              /* bytes read into buf */
     uint8_t *buf;            /* chunk_size bytes owned by the slot */
-    uint64_t offset;         /* input_offset() after the read */
-    uint64_t frames;         /* input_frames() after the read */
+    uint64_t offset;         /* trace_input_offset() after the read */
+    uint64_t frames;         /* trace_input_frames() after the read */
     char message[LOOKAHEAD_MESSAGE_MAX]; /* the error message when rc != 0 */
 } chunk_slot;
 
@@ -65,9 +65,9 @@ typedef struct frame_buffer {
 } frame_buffer;
 
 /* How far the frame after the last one handed out has been read ahead
- * (input_frame_advance). */
+ * (trace_input_frame_advance). */
 typedef enum lookahead_state {
-    LOOKAHEAD_NONE = 0, /* nothing read ahead: input_next_frame reads synchronously */
+    LOOKAHEAD_NONE = 0, /* nothing read ahead: trace_input_next_frame reads synchronously */
     LOOKAHEAD_PARTIAL,  /* a data frame is partly decompressed */
     LOOKAHEAD_READY,    /* a whole frame, or the end of the input, awaits */
     LOOKAHEAD_FAILED    /* reading it failed: the error awaits */
@@ -90,7 +90,7 @@ typedef enum lookahead_path {
 typedef struct lookahead {
     lookahead_state state;
     frame_buffer buf;        /* its content */
-    input_frame frame;       /* what input_next_frame returns (data set on hand-out) */
+    trace_input_frame frame; /* what trace_input_next_frame returns (data set on hand-out) */
     int more;                /* a frame was read (0: clean end of input) */
     lookahead_path path;     /* data frame: how it is decompressed */
     size_t pos;              /* data frame: bytes decompressed so far */
@@ -99,8 +99,8 @@ typedef struct lookahead {
     size_t src_size;         /* PATH_COPY: its bytes */
     size_t src_pos;          /* PATH_COPY: bytes of it zstd took */
     int rc;                  /* LOOKAHEAD_FAILED: the error code */
-    uint64_t shown_offset;   /* input_offset() before the frame read ahead */
-    uint64_t shown_frames;   /* input_frames() likewise */
+    uint64_t shown_offset;   /* trace_input_offset() before the frame read ahead */
+    uint64_t shown_frames;   /* trace_input_frames() likewise */
     char message[LOOKAHEAD_MESSAGE_MAX]; /* LOOKAHEAD_FAILED: the error message */
 } lookahead;
 
@@ -124,23 +124,23 @@ struct trace_input {
     lookahead ahead;       /* frame mode: the next frame, read ahead in steps */
     /* chunks decompressed on a background thread (NULL when synchronous) */
     chunk_reader *chunks;
-    uint64_t view_offset;  /* input_offset() as of the last chunk handed out */
-    uint64_t view_frames;  /* input_frames() likewise */
+    uint64_t view_offset; /* trace_input_offset() as of the last chunk handed out */
+    uint64_t view_frames; /* trace_input_frames() likewise */
 };
 
-int input_open(trace_input **out, const char *path)
+int trace_input_open(trace_input **out, const char *path)
 {
     trace_input *in = calloc(1, sizeof *in);
 
     *out = NULL;
     if (!in)
-        return tea_error_set(TEA_ERR_NOMEM, "%s: out of memory", path);
+        return error_set(TEA_ERR_NOMEM, "%s: out of memory", path);
     in->buf = malloc(INPUT_BUFFER_SIZE);
     in->name = strdup(strcmp(path, "-") == 0 ? "<stdin>" : path);
     in->dctx = ZSTD_createDCtx();
     if (!in->buf || !in->name || !in->dctx) {
-        input_close(in);
-        return tea_error_set(TEA_ERR_NOMEM, "%s: out of memory", path);
+        trace_input_close(in);
+        return error_set(TEA_ERR_NOMEM, "%s: out of memory", path);
     }
     if (strcmp(path, "-") == 0) {
         in->file = stdin;
@@ -148,8 +148,8 @@ int input_open(trace_input **out, const char *path)
         in->file = fopen(path, "rb");
         if (!in->file) {
             int saved = errno;
-            input_close(in);
-            return tea_error_set(TEA_ERR_IO, "%s: cannot open: %s", path, strerror(saved));
+            trace_input_close(in);
+            return error_set(TEA_ERR_IO, "%s: cannot open: %s", path, strerror(saved));
         }
         in->owns_file = 1;
     }
@@ -157,19 +157,19 @@ int input_open(trace_input **out, const char *path)
     return TEA_OK;
 }
 
-const char *input_name(const trace_input *in)
+const char *trace_input_name(const trace_input *in)
 {
     return in->name;
 }
 
-uint64_t input_offset(const trace_input *in)
+uint64_t trace_input_offset(const trace_input *in)
 {
     if (in->chunks)
         return in->view_offset;
     return in->ahead.state != LOOKAHEAD_NONE ? in->ahead.shown_offset : in->consumed;
 }
 
-uint64_t input_frames(const trace_input *in)
+uint64_t trace_input_frames(const trace_input *in)
 {
     if (in->chunks)
         return in->view_frames;
@@ -178,7 +178,7 @@ uint64_t input_frames(const trace_input *in)
 
 static void chunks_stop(trace_input *in);
 
-void input_close(trace_input *in)
+void trace_input_close(trace_input *in)
 {
     if (!in)
         return;
@@ -212,8 +212,8 @@ static int fill(trace_input *in, size_t want)
         in->len += n;
         if (n == 0) {
             if (ferror(in->file))
-                return tea_error_set(TEA_ERR_IO, "%s: read failed at byte %llu: %s", in->name,
-                                     (unsigned long long)(in->consumed + in->len), strerror(errno));
+                return error_set(TEA_ERR_IO, "%s: read failed at byte %llu: %s", in->name,
+                                 (unsigned long long)(in->consumed + in->len), strerror(errno));
             in->eof = 1;
         }
     }
@@ -226,7 +226,7 @@ static void consume(trace_input *in, size_t n)
     in->consumed += n;
 }
 
-int input_peek(trace_input *in, uint8_t *dst, size_t want, size_t *got)
+int trace_input_peek(trace_input *in, uint8_t *dst, size_t want, size_t *got)
 {
     int rc = fill(in, want);
     size_t avail = in->len - in->pos;
@@ -237,7 +237,7 @@ int input_peek(trace_input *in, uint8_t *dst, size_t want, size_t *got)
     return TEA_OK;
 }
 
-int input_read_raw(trace_input *in, void *dst, size_t size, size_t *got)
+int trace_input_read_raw(trace_input *in, void *dst, size_t size, size_t *got)
 {
     uint8_t *out = dst;
     size_t done = 0;
@@ -268,16 +268,14 @@ static uint32_t read_le32(const uint8_t *p)
 /* Error for input that ends inside a frame. */
 static int truncated_frame(const trace_input *in)
 {
-    return tea_error_set(TEA_ERR_FORMAT,
-                         "%s: truncated zstd frame starting at byte %llu (file ends at byte %llu)",
-                         in->name, (unsigned long long)in->frame_start,
-                         (unsigned long long)in->consumed);
+    return error_set(TEA_ERR_FORMAT, "%s: truncated zstd frame starting at byte %llu (file ends at byte %llu)",
+                     in->name, (unsigned long long)in->frame_start, (unsigned long long)in->consumed);
 }
 
 static int corrupt_frame(const trace_input *in, size_t zstd_code)
 {
-    return tea_error_set(TEA_ERR_FORMAT, "%s: corrupt zstd data in frame starting at byte %llu: %s",
-                         in->name, (unsigned long long)in->frame_start, ZSTD_getErrorName(zstd_code));
+    return error_set(TEA_ERR_FORMAT, "%s: corrupt zstd data in frame starting at byte %llu: %s", in->name,
+                     (unsigned long long)in->frame_start, ZSTD_getErrorName(zstd_code));
 }
 
 /* Checks the magic at a frame boundary so that garbage between or after frames
@@ -291,13 +289,12 @@ static int check_frame_magic(trace_input *in)
     if (rc)
         return rc;
     if (avail < 4)
-        return tea_error_set(TEA_ERR_FORMAT, "%s: %zu stray bytes after the last zstd frame at byte %llu",
-                             in->name, avail, (unsigned long long)in->consumed);
+        return error_set(TEA_ERR_FORMAT, "%s: %zu stray bytes after the last zstd frame at byte %llu", in->name, avail,
+                         (unsigned long long)in->consumed);
     magic = read_le32(in->buf + in->pos);
-    if (magic != INPUT_ZSTD_MAGIC && (magic & INPUT_SKIPPABLE_MASK) != INPUT_SKIPPABLE_MAGIC)
-        return tea_error_set(TEA_ERR_FORMAT,
-                             "%s: not a zstd frame at byte %llu (magic 0x%08x): corrupt or appended data",
-                             in->name, (unsigned long long)in->consumed, magic);
+    if (magic != TRACE_INPUT_ZSTD_MAGIC && (magic & TRACE_INPUT_SKIPPABLE_MASK) != TRACE_INPUT_SKIPPABLE_MAGIC)
+        return error_set(TEA_ERR_FORMAT, "%s: not a zstd frame at byte %llu (magic 0x%08x): corrupt or appended data",
+                         in->name, (unsigned long long)in->consumed, magic);
     return TEA_OK;
 }
 
@@ -321,7 +318,7 @@ static int decompress_step(trace_input *in, ZSTD_outBuffer *out, size_t *ret)
     return TEA_OK;
 }
 
-/* input_read_decompressed without the background thread. */
+/* trace_input_read_decompressed without the background thread. */
 static int read_decompressed_sync(trace_input *in, void *dst, size_t size, size_t *got)
 {
     ZSTD_outBuffer out = { dst, size, 0 };
@@ -340,7 +337,7 @@ static int read_decompressed_sync(trace_input *in, void *dst, size_t size, size_
                 return rc;
             in->in_frame = 1;
             in->frame_start = in->consumed;
-            in->frame_is_data = read_le32(in->buf + in->pos) == INPUT_ZSTD_MAGIC;
+            in->frame_is_data = read_le32(in->buf + in->pos) == TRACE_INPUT_ZSTD_MAGIC;
         }
         if ((rc = fill(in, 1)))
             return rc;
@@ -369,7 +366,7 @@ static int grow_buffer(trace_input *in, frame_buffer *fb, size_t size)
         cap *= 2;
     p = realloc(fb->data, cap);
     if (!p)
-        return tea_error_set(TEA_ERR_NOMEM, "%s: out of memory for a %zu-byte frame", in->name, size);
+        return error_set(TEA_ERR_NOMEM, "%s: out of memory for a %zu-byte frame", in->name, size);
     fb->data = p;
     fb->cap = cap;
     return TEA_OK;
@@ -394,29 +391,29 @@ static int reserve_frame(trace_input *in, frame_buffer *fb, size_t size)
 }
 
 /* Reads the skippable frame at the read position whole into `fb`. */
-static int read_skippable(trace_input *in, frame_buffer *fb, input_frame *frame, uint32_t magic)
+static int read_skippable(trace_input *in, frame_buffer *fb, trace_input_frame *frame, uint32_t magic)
 {
     uint8_t header[SKIPPABLE_HEADER_SIZE];
     size_t got;
     uint32_t size;
     int rc;
 
-    if ((rc = input_read_raw(in, header, sizeof header, &got)))
+    if ((rc = trace_input_read_raw(in, header, sizeof header, &got)))
         return rc;
     if (got < sizeof header)
         return truncated_frame(in);
     size = read_le32(header + 4);
-    if (size > INPUT_MAX_FRAME_SIZE)
-        return tea_error_set(TEA_ERR_FORMAT, "%s: skippable frame at byte %llu claims %u bytes (limit %u)",
-                             in->name, (unsigned long long)frame->offset, size, INPUT_MAX_FRAME_SIZE);
+    if (size > TRACE_INPUT_MAX_FRAME_SIZE)
+        return error_set(TEA_ERR_FORMAT, "%s: skippable frame at byte %llu claims %u bytes (limit %u)", in->name,
+                         (unsigned long long)frame->offset, size, TRACE_INPUT_MAX_FRAME_SIZE);
     if ((rc = reserve_frame(in, fb, size ? size : 1)))
         return rc;
-    if ((rc = input_read_raw(in, fb->data, size, &got)))
+    if ((rc = trace_input_read_raw(in, fb->data, size, &got)))
         return rc;
     if (got < size)
         return truncated_frame(in);
     frame->skippable = 1;
-    frame->variant = magic & ~INPUT_SKIPPABLE_MASK;
+    frame->variant = magic & ~TRACE_INPUT_SKIPPABLE_MASK;
     frame->data = fb->data;
     frame->size = size;
     return TEA_OK;
@@ -441,9 +438,9 @@ static int data_frame_step(trace_input *in, frame_buffer *fb, uint64_t offset, s
         if ((rc = fill(in, 1)))
             return rc;
         if (*pos == in->frame_cap) {
-            if (in->frame_cap >= INPUT_MAX_FRAME_SIZE)
-                return tea_error_set(TEA_ERR_FORMAT, "%s: frame at byte %llu decompresses to more than %u bytes",
-                                     in->name, (unsigned long long)offset, INPUT_MAX_FRAME_SIZE);
+            if (in->frame_cap >= TRACE_INPUT_MAX_FRAME_SIZE)
+                return error_set(TEA_ERR_FORMAT, "%s: frame at byte %llu decompresses to more than %u bytes", in->name,
+                                 (unsigned long long)offset, TRACE_INPUT_MAX_FRAME_SIZE);
             if ((rc = reserve_frame(in, fb, in->frame_cap * 2)))
                 return rc;
         }
@@ -459,7 +456,7 @@ static int data_frame_step(trace_input *in, frame_buffer *fb, uint64_t offset, s
 }
 
 /* Reads the whole data frame at the read position into `fb`. */
-static int read_data_frame(trace_input *in, frame_buffer *fb, input_frame *frame)
+static int read_data_frame(trace_input *in, frame_buffer *fb, trace_input_frame *frame)
 {
     size_t pos = 0, ret = 1;
     int rc;
@@ -480,7 +477,7 @@ static int read_data_frame(trace_input *in, frame_buffer *fb, input_frame *frame
  * returns with *more = 0. Otherwise checks the frame's magic and sets
  * frame->offset; a skippable frame is then read whole (*more = 1), while
  * for a data frame only *data = 1 is set, its reading left to the caller. */
-static int frame_begin(trace_input *in, frame_buffer *fb, input_frame *frame, int *more, int *data)
+static int frame_begin(trace_input *in, frame_buffer *fb, trace_input_frame *frame, int *more, int *data)
 {
     uint32_t magic;
     int rc;
@@ -496,7 +493,7 @@ static int frame_begin(trace_input *in, frame_buffer *fb, input_frame *frame, in
     magic = read_le32(in->buf + in->pos);
     frame->offset = in->consumed;
     in->frame_start = in->consumed;
-    if (magic == INPUT_ZSTD_MAGIC) {
+    if (magic == TRACE_INPUT_ZSTD_MAGIC) {
         *data = 1;
         return TEA_OK;
     }
@@ -507,8 +504,8 @@ static int frame_begin(trace_input *in, frame_buffer *fb, input_frame *frame, in
     return TEA_OK;
 }
 
-/* input_next_frame without a frame read ahead. */
-static int next_frame_sync(trace_input *in, input_frame *frame, int *more)
+/* trace_input_next_frame without a frame read ahead. */
+static int next_frame_sync(trace_input *in, trace_input_frame *frame, int *more)
 {
     int data, rc;
 
@@ -521,12 +518,12 @@ static int next_frame_sync(trace_input *in, input_frame *frame, int *more)
     return TEA_OK;
 }
 
-/* Keeps the error just recorded for the input_next_frame that reaches it. */
+/* Keeps the error just recorded for the trace_input_next_frame that reaches it. */
 static int lookahead_fail(trace_input *in, int rc)
 {
     in->ahead.state = LOOKAHEAD_FAILED;
     in->ahead.rc = rc;
-    snprintf(in->ahead.message, sizeof in->ahead.message, "%s", tea_error_message());
+    snprintf(in->ahead.message, sizeof in->ahead.message, "%s", error_message());
     return 0;
 }
 
@@ -613,7 +610,7 @@ static int copy_step(trace_input *in, lookahead *a, size_t stop)
     return TEA_OK;
 }
 
-int input_frame_advance(trace_input *in, size_t budget)
+int trace_input_frame_advance(trace_input *in, size_t budget)
 {
     lookahead *a = &in->ahead;
     size_t stop;
@@ -655,19 +652,19 @@ int input_frame_advance(trace_input *in, size_t budget)
     return 0;
 }
 
-int input_next_frame(trace_input *in, input_frame *frame, int *more)
+int trace_input_next_frame(trace_input *in, trace_input_frame *frame, int *more)
 {
     lookahead *a = &in->ahead;
     frame_buffer held;
 
     if (a->state == LOOKAHEAD_NONE)
         return next_frame_sync(in, frame, more);
-    while (input_frame_advance(in, SIZE_MAX))
+    while (trace_input_frame_advance(in, SIZE_MAX))
         ;
     *more = 0;
     if (a->state == LOOKAHEAD_FAILED) {
         a->state = LOOKAHEAD_NONE;
-        return tea_error_set(a->rc, "%s", a->message);
+        return error_set(a->rc, "%s", a->message);
     }
     a->state = LOOKAHEAD_NONE;
     /* The frame read ahead becomes the current one; the buffer of the
@@ -693,7 +690,7 @@ static int chunk_fill(trace_input *in, chunk_reader *cr, chunk_slot *slot)
     slot->got = 0;
     slot->rc = read_decompressed_sync(in, slot->buf, cr->chunk_size, &slot->got);
     if (slot->rc != TEA_OK)
-        snprintf(slot->message, sizeof slot->message, "%s", tea_error_message());
+        snprintf(slot->message, sizeof slot->message, "%s", error_message());
     slot->offset = in->consumed;
     slot->frames = in->frames;
     return slot->rc == TEA_OK && slot->got == cr->chunk_size;
@@ -740,7 +737,7 @@ static void chunks_free(chunk_reader *cr)
     free(cr);
 }
 
-int input_prefetch_chunks(trace_input *in, size_t chunk_size)
+int trace_input_prefetch_chunks(trace_input *in, size_t chunk_size)
 {
     chunk_reader *cr;
     int started;
@@ -826,25 +823,25 @@ static chunk_slot *chunk_take(trace_input *in, int *rc)
     in->view_offset = slot->offset;
     in->view_frames = slot->frames;
     if (slot->rc != TEA_OK)
-        *rc = tea_error_set(slot->rc, "%s", slot->message);
+        *rc = error_set(slot->rc, "%s", slot->message);
     return slot;
 }
 
-int input_read_decompressed(trace_input *in, void *dst, size_t size, size_t *got)
+int trace_input_read_decompressed(trace_input *in, void *dst, size_t size, size_t *got)
 {
     const uint8_t *data;
     int rc;
 
     if (!in->chunks)
         return read_decompressed_sync(in, dst, size, got);
-    if ((rc = input_next_chunk(in, size, &data, got)))
+    if ((rc = trace_input_next_chunk(in, size, &data, got)))
         return rc;
     if (*got)
         memcpy(dst, data, *got);
     return TEA_OK;
 }
 
-int input_next_chunk(trace_input *in, size_t size, const uint8_t **data, size_t *got)
+int trace_input_next_chunk(trace_input *in, size_t size, const uint8_t **data, size_t *got)
 {
     chunk_slot *slot;
     int rc;
@@ -859,8 +856,7 @@ int input_next_chunk(trace_input *in, size_t size, const uint8_t **data, size_t 
         return read_decompressed_sync(in, in->frame.data, size, got);
     }
     if (size != in->chunks->chunk_size)
-        return tea_error_set(TEA_ERR_USAGE, "%s: read of %zu bytes does not match the background reader", in->name,
-                             size);
+        return error_set(TEA_ERR_USAGE, "%s: read of %zu bytes does not match the background reader", in->name, size);
     slot = chunk_take(in, &rc);
     if (!slot || rc)
         return rc;

@@ -8,8 +8,8 @@
  *   - frame by frame, skippable frames included (native traces).
  * Every error message names the file and the compressed byte offset of the
  * frame or byte concerned. Memory stays bounded: one read buffer, plus in frame
- * mode one frame's content (at most INPUT_MAX_FRAME_SIZE bytes), or two and a
- * compressed frame while the next frame is read ahead (input_frame_advance),
+ * mode one frame's content (at most TRACE_INPUT_MAX_FRAME_SIZE bytes), or two and a
+ * compressed frame while the next frame is read ahead (trace_input_frame_advance),
  * plus two chunks when a background thread decompresses them ahead. Not
  * thread-safe: one thread at a time uses an input (the chunk reader's thread
  * aside).
@@ -20,81 +20,81 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define INPUT_ZSTD_MAGIC 0xFD2FB528u
-#define INPUT_SKIPPABLE_MAGIC 0x184D2A50u      /* ..5F: the low nibble is a variant */
-#define INPUT_SKIPPABLE_MASK 0xFFFFFFF0u
+#define TRACE_INPUT_ZSTD_MAGIC 0xFD2FB528u
+#define TRACE_INPUT_SKIPPABLE_MAGIC 0x184D2A50u /* ..5F: the low nibble is a variant */
+#define TRACE_INPUT_SKIPPABLE_MASK 0xFFFFFFF0u
 /* Largest decompressed frame or skippable frame accepted, against hostile sizes. */
-#define INPUT_MAX_FRAME_SIZE (256u << 20)
+#define TRACE_INPUT_MAX_FRAME_SIZE (256u << 20)
 
 typedef struct trace_input trace_input;
 
 /* Opens `path`, or standard input for "-". TEA_ERR_IO with the system's
  * reason when the file cannot be opened. */
-int input_open(trace_input **out, const char *path);
+int trace_input_open(trace_input **out, const char *path);
 
 /* The name used in messages ("<stdin>" for "-"). */
-const char *input_name(const trace_input *in);
+const char *trace_input_name(const trace_input *in);
 
 /* Copies up to `want` bytes from the current position without consuming them;
  * *got < want only at end of input. */
-int input_peek(trace_input *in, uint8_t *dst, size_t want, size_t *got);
+int trace_input_peek(trace_input *in, uint8_t *dst, size_t want, size_t *got);
 
 /* Reads up to `size` raw bytes; *got < size only at end of input. */
-int input_read_raw(trace_input *in, void *dst, size_t size, size_t *got);
+int trace_input_read_raw(trace_input *in, void *dst, size_t size, size_t *got);
 
 /* Reads up to `size` bytes of decompressed content from consecutive zstd
  * frames, skipping skippable frames; *got is 0 only at the end of the input.
  * Errors: TEA_ERR_FORMAT for corrupt or truncated frames or trailing garbage. */
-int input_read_decompressed(trace_input *in, void *dst, size_t size, size_t *got);
+int trace_input_read_decompressed(trace_input *in, void *dst, size_t size, size_t *got);
 
-/* One frame returned by input_next_frame. */
-typedef struct input_frame {
+/* One frame returned by trace_input_next_frame. */
+typedef struct trace_input_frame {
     int skippable;           /* 1: skippable frame, 0: zstd data frame */
     unsigned variant;        /* skippable magic variant (0..15) */
     uint64_t offset;         /* compressed byte offset of the frame's first byte */
     uint64_t compressed_size;/* bytes the frame occupies in the file */
     const uint8_t *data;     /* content (decompressed for data frames) */
     size_t size;             /* content bytes; valid until the next call */
-} input_frame;
+} trace_input_frame;
 
 /* Reads the next whole frame. Returns 0 with *more = 0 at a clean end of input
  * (between frames). Errors: TEA_ERR_FORMAT for an unknown magic, a truncated
- * or corrupt frame, or a frame above INPUT_MAX_FRAME_SIZE. */
-int input_next_frame(trace_input *in, input_frame *frame, int *more);
+ * or corrupt frame, or a frame above TRACE_INPUT_MAX_FRAME_SIZE. */
+int trace_input_next_frame(trace_input *in, trace_input_frame *frame, int *more);
 
 /* Reads up to `size` bytes of decompressed content like
- * input_read_decompressed, but into a buffer of the input's own: *data is
+ * trace_input_read_decompressed, but into a buffer of the input's own: *data is
  * valid until the next call. Every call must ask for the same size once a
  * background chunk reader runs. */
-int input_next_chunk(trace_input *in, size_t size, const uint8_t **data, size_t *got);
+int trace_input_next_chunk(trace_input *in, size_t size, const uint8_t **data, size_t *got);
 
 /* Starts a background thread that decompresses chunks of `chunk_size` bytes
- * for input_next_chunk (and input_read_decompressed) ahead of the caller, at
+ * for trace_input_next_chunk (and trace_input_read_decompressed) ahead of the caller, at
  * most two in flight, while the caller works on the previous one. Results,
  * errors (same code and message, at the same point of the stream),
- * input_offset() and input_frames() are exactly what synchronous reading
- * gives; only those two views may be used afterwards, and input_close stops
+ * trace_input_offset() and trace_input_frames() are exactly what synchronous reading
+ * gives; only those two views may be used afterwards, and trace_input_close stops
  * the thread. When no thread can be started, reading stays synchronous.
  * Returns 0. */
-int input_prefetch_chunks(trace_input *in, size_t chunk_size);
+int trace_input_prefetch_chunks(trace_input *in, size_t chunk_size);
 
-/* Reads ahead, in steps, the frame that the next input_next_frame returns,
+/* Reads ahead, in steps, the frame that the next trace_input_next_frame returns,
  * while the caller still works on the current one: decompresses at most
  * `budget` more bytes of it (a skippable frame is read whole in one step).
- * That input_next_frame finishes what is left and returns exactly what it
+ * That trace_input_next_frame finishes what is left and returns exactly what it
  * would have read without the steps, errors included (same code and
- * message); until then input_offset() and input_frames() do not count the
+ * message); until then trace_input_offset() and trace_input_frames() do not count the
  * frame read ahead. Only for the frame view. Returns 1 while the next frame
  * is incomplete, 0 once it is read, its reading failed or the input ended. */
-int input_frame_advance(trace_input *in, size_t budget);
+int trace_input_frame_advance(trace_input *in, size_t budget);
 
 /* Bytes consumed from the file so far. */
-uint64_t input_offset(const trace_input *in);
+uint64_t trace_input_offset(const trace_input *in);
 
 /* zstd data frames completed so far (both decompressing views). */
-uint64_t input_frames(const trace_input *in);
+uint64_t trace_input_frames(const trace_input *in);
 
 /* Closes the file (not standard input) and frees. Safe on NULL. */
-void input_close(trace_input *in);
+void trace_input_close(trace_input *in);
 
 #endif

@@ -43,9 +43,9 @@ enum header_key {
     KEY_SOURCE_FORMAT = 13
 };
 #define TLV_HEADER_SIZE 6
-#define HEADER_FIXED_SIZE (NATIVE_MAGIC_SIZE + 4)
+#define HEADER_FIXED_SIZE (TRACE_NATIVE_MAGIC_SIZE + 4)
 
-int native_buffer_reserve(native_buffer *b, size_t extra)
+int trace_native_buffer_reserve(trace_native_buffer *b, size_t extra)
 {
     size_t need = b->size + extra, cap = b->capacity ? b->capacity : 4096;
     uint8_t *p;
@@ -55,13 +55,13 @@ int native_buffer_reserve(native_buffer *b, size_t extra)
         cap *= 2;
     p = realloc(b->data, cap);
     if (!p)
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory (%zu bytes)", cap);
+        return error_set(TEA_ERR_NOMEM, "out of memory (%zu bytes)", cap);
     b->data = p;
     b->capacity = cap;
     return TEA_OK;
 }
 
-void native_buffer_free(native_buffer *b)
+void trace_native_buffer_free(trace_native_buffer *b)
 {
     free(b->data);
     b->data = NULL;
@@ -74,7 +74,7 @@ static void put_le(uint8_t *p, uint64_t v, int bytes)
         p[i] = (uint8_t)v;
 }
 
-uint64_t native_get_le(const uint8_t *p, unsigned bytes)
+uint64_t trace_native_get_le(const uint8_t *p, unsigned bytes)
 {
     uint64_t v = 0;
     for (unsigned i = bytes; i > 0; i--)
@@ -84,9 +84,9 @@ uint64_t native_get_le(const uint8_t *p, unsigned bytes)
 
 /* --- header ------------------------------------------------------------- */
 
-static int put_field(native_buffer *out, unsigned key, const void *value, size_t len)
+static int put_field(trace_native_buffer *out, unsigned key, const void *value, size_t len)
 {
-    int rc = native_buffer_reserve(out, TLV_HEADER_SIZE + len);
+    int rc = trace_native_buffer_reserve(out, TLV_HEADER_SIZE + len);
     if (rc)
         return rc;
     put_le(out->data + out->size, key, 2);
@@ -97,28 +97,28 @@ static int put_field(native_buffer *out, unsigned key, const void *value, size_t
     return TEA_OK;
 }
 
-static int put_number(native_buffer *out, unsigned key, uint64_t value)
+static int put_number(trace_native_buffer *out, unsigned key, uint64_t value)
 {
     uint8_t bytes[8];
     put_le(bytes, value, 8);
     return put_field(out, key, bytes, 8);
 }
 
-static int put_string(native_buffer *out, unsigned key, const char *value)
+static int put_string(trace_native_buffer *out, unsigned key, const char *value)
 {
     return value ? put_field(out, key, value, strlen(value)) : TEA_OK;
 }
 
-int native_header_encode(const trace_header *h, native_buffer *out)
+int trace_native_header_encode(const trace_header *h, trace_native_buffer *out)
 {
     int rc;
 
     out->size = 0;
-    if ((rc = native_buffer_reserve(out, HEADER_FIXED_SIZE)))
+    if ((rc = trace_native_buffer_reserve(out, HEADER_FIXED_SIZE)))
         return rc;
-    memcpy(out->data, NATIVE_HEADER_MAGIC, NATIVE_MAGIC_SIZE);
-    put_le(out->data + NATIVE_MAGIC_SIZE, NATIVE_VERSION_MAJOR, 2);
-    put_le(out->data + NATIVE_MAGIC_SIZE + 2, NATIVE_VERSION_MINOR, 2);
+    memcpy(out->data, TRACE_NATIVE_HEADER_MAGIC, TRACE_NATIVE_MAGIC_SIZE);
+    put_le(out->data + TRACE_NATIVE_MAGIC_SIZE, TRACE_NATIVE_VERSION_MAJOR, 2);
+    put_le(out->data + TRACE_NATIVE_MAGIC_SIZE + 2, TRACE_NATIVE_VERSION_MINOR, 2);
     out->size = HEADER_FIXED_SIZE;
     if ((rc = put_number(out, KEY_COMMIT_WIDTH, h->commit_width))
         || (rc = put_number(out, KEY_ROB_SIZE, h->rob_size))
@@ -138,21 +138,21 @@ int native_header_encode(const trace_header *h, native_buffer *out)
     return TEA_OK;
 }
 
-int native_is_header(const uint8_t *data, size_t size)
+int trace_native_is_header(const uint8_t *data, size_t size)
 {
-    return size >= NATIVE_MAGIC_SIZE && memcmp(data, NATIVE_HEADER_MAGIC, NATIVE_MAGIC_SIZE) == 0;
+    return size >= TRACE_NATIVE_MAGIC_SIZE && memcmp(data, TRACE_NATIVE_HEADER_MAGIC, TRACE_NATIVE_MAGIC_SIZE) == 0;
 }
 
 static int header_string(char **field, const uint8_t *value, size_t len)
 {
     char *s = malloc(len + 1);
     if (!s)
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     memcpy(s, value, len);
     s[len] = '\0';
     if (strlen(s) != len) {
         free(s);
-        return tea_error_set(TEA_ERR_FORMAT, "header string contains a NUL byte");
+        return error_set(TEA_ERR_FORMAT, "header string contains a NUL byte");
     }
     free(*field);
     *field = s;
@@ -169,47 +169,46 @@ static int header_field(trace_header *h, unsigned key, const uint8_t *value, siz
 
     if (is_number) {
         if (len != 8)
-            return tea_error_set(TEA_ERR_FORMAT, "header field %u has %zu bytes, expected 8", key, len);
-        n = native_get_le(value, 8);
+            return error_set(TEA_ERR_FORMAT, "header field %u has %zu bytes, expected 8", key, len);
+        n = trace_native_get_le(value, 8);
     }
     if (key < 32)
         *seen |= 1u << key;
     switch (key) {
     case KEY_COMMIT_WIDTH:
         if (n < 1 || n > TRACE_MAX_WIDTH)
-            return tea_error_set(TEA_ERR_FORMAT, "commit width %llu outside 1-%d", (unsigned long long)n,
-                                 TRACE_MAX_WIDTH);
+            return error_set(TEA_ERR_FORMAT, "commit width %llu outside 1-%d", (unsigned long long)n, TRACE_MAX_WIDTH);
         h->commit_width = (unsigned)n;
         return TEA_OK;
     case KEY_ROB_SIZE:
         if (n < 1 || n > TRACE_MAX_ROB)
-            return tea_error_set(TEA_ERR_FORMAT, "ROB size %llu outside 1-%d", (unsigned long long)n, TRACE_MAX_ROB);
+            return error_set(TEA_ERR_FORMAT, "ROB size %llu outside 1-%d", (unsigned long long)n, TRACE_MAX_ROB);
         h->rob_size = (unsigned)n;
         return TEA_OK;
     case KEY_CLOCK_HZ:
         if (n == 0)
-            return tea_error_set(TEA_ERR_FORMAT, "clock frequency is zero");
+            return error_set(TEA_ERR_FORMAT, "clock frequency is zero");
         h->clock_hz = n;
         return TEA_OK;
     case KEY_ARCH:
         if (len == 0 || len >= TRACE_ARCH_MAX || memchr(value, '\0', len))
-            return tea_error_set(TEA_ERR_FORMAT, "architecture name of %zu bytes is invalid", len);
+            return error_set(TEA_ERR_FORMAT, "architecture name of %zu bytes is invalid", len);
         memcpy(h->arch, value, len);
         h->arch[len] = '\0';
         return TEA_OK;
     case KEY_VA_BITS:
         if (n < 1 || n > 64)
-            return tea_error_set(TEA_ERR_FORMAT, "virtual-address width %llu outside 1-64", (unsigned long long)n);
+            return error_set(TEA_ERR_FORMAT, "virtual-address width %llu outside 1-64", (unsigned long long)n);
         h->va_bits = (unsigned)n;
         return TEA_OK;
     case KEY_LLC_LATENCY:
         if (n > UINT16_MAX)
-            return tea_error_set(TEA_ERR_FORMAT, "LLC-miss latency %llu too large", (unsigned long long)n);
+            return error_set(TEA_ERR_FORMAT, "LLC-miss latency %llu too large", (unsigned long long)n);
         h->llc_latency = (unsigned)n;
         return TEA_OK;
     case KEY_INITIAL_WINDOW:
         if (n > TRACE_MAX_ROB)
-            return tea_error_set(TEA_ERR_FORMAT, "initial ROB occupancy %llu too large", (unsigned long long)n);
+            return error_set(TEA_ERR_FORMAT, "initial ROB occupancy %llu too large", (unsigned long long)n);
         h->initial_window = (unsigned)n;
         return TEA_OK;
     case KEY_LOAD_BIAS:
@@ -231,7 +230,7 @@ static int header_field(trace_header *h, unsigned key, const uint8_t *value, siz
     }
 }
 
-int native_header_decode(const uint8_t *data, size_t size, trace_header *h)
+int trace_native_header_decode(const uint8_t *data, size_t size, trace_header *h)
 {
     const unsigned required = 1u << KEY_COMMIT_WIDTH | 1u << KEY_ROB_SIZE | 1u << KEY_CLOCK_HZ | 1u << KEY_ARCH;
     unsigned seen = 0, major, minor;
@@ -239,34 +238,34 @@ int native_header_decode(const uint8_t *data, size_t size, trace_header *h)
     int rc;
 
     trace_header_init(h);
-    if (!native_is_header(data, size) || size < HEADER_FIXED_SIZE)
-        return tea_error_set(TEA_ERR_FORMAT, "not a native trace header (bad magic)");
-    major = (unsigned)native_get_le(data + NATIVE_MAGIC_SIZE, 2);
-    minor = (unsigned)native_get_le(data + NATIVE_MAGIC_SIZE + 2, 2);
-    if (major != NATIVE_VERSION_MAJOR)
-        return tea_error_set(TEA_ERR_FORMAT, "native trace version %u.%u is not supported (this tool reads %d.x)",
-                             major, minor, NATIVE_VERSION_MAJOR);
+    if (!trace_native_is_header(data, size) || size < HEADER_FIXED_SIZE)
+        return error_set(TEA_ERR_FORMAT, "not a native trace header (bad magic)");
+    major = (unsigned)trace_native_get_le(data + TRACE_NATIVE_MAGIC_SIZE, 2);
+    minor = (unsigned)trace_native_get_le(data + TRACE_NATIVE_MAGIC_SIZE + 2, 2);
+    if (major != TRACE_NATIVE_VERSION_MAJOR)
+        return error_set(TEA_ERR_FORMAT, "native trace version %u.%u is not supported (this tool reads %d.x)", major,
+                         minor, TRACE_NATIVE_VERSION_MAJOR);
     while (pos < size) {
         unsigned key;
         size_t len;
         if (size - pos < TLV_HEADER_SIZE)
-            return tea_error_set(TEA_ERR_FORMAT, "header field at byte %zu is truncated", pos);
-        key = (unsigned)native_get_le(data + pos, 2);
-        len = (size_t)native_get_le(data + pos + 2, 4);
+            return error_set(TEA_ERR_FORMAT, "header field at byte %zu is truncated", pos);
+        key = (unsigned)trace_native_get_le(data + pos, 2);
+        len = (size_t)trace_native_get_le(data + pos + 2, 4);
         if (len > size - pos - TLV_HEADER_SIZE)
-            return tea_error_set(TEA_ERR_FORMAT, "header field %u at byte %zu overruns the header", key, pos);
+            return error_set(TEA_ERR_FORMAT, "header field %u at byte %zu overruns the header", key, pos);
         if ((rc = header_field(h, key, data + pos + TLV_HEADER_SIZE, len, &seen)))
             return rc;
         pos += TLV_HEADER_SIZE + len;
     }
     if ((seen & required) != required)
-        return tea_error_set(TEA_ERR_FORMAT, "header lacks a required field (width, ROB size, clock or arch)");
+        return error_set(TEA_ERR_FORMAT, "header lacks a required field (width, ROB size, clock or arch)");
     if (h->rob_size % h->commit_width != 0)
-        return tea_error_set(TEA_ERR_FORMAT, "ROB size %u is not a multiple of the commit width %u", h->rob_size,
-                             h->commit_width);
+        return error_set(TEA_ERR_FORMAT, "ROB size %u is not a multiple of the commit width %u", h->rob_size,
+                         h->commit_width);
     if (h->initial_window > h->rob_size)
-        return tea_error_set(TEA_ERR_FORMAT, "initial ROB occupancy %u exceeds the ROB size %u",
-                             h->initial_window, h->rob_size);
+        return error_set(TEA_ERR_FORMAT, "initial ROB occupancy %u exceeds the ROB size %u", h->initial_window,
+                         h->rob_size);
     return TEA_OK;
 }
 
@@ -290,7 +289,7 @@ static inline int get_varint(const uint8_t *data, size_t size, size_t *pos, uint
     for (int shift = 0; shift < 64; shift += 7) {
         uint8_t b;
         if (p >= size)
-            return tea_error_set(TEA_ERR_FORMAT, "record truncated inside a number");
+            return error_set(TEA_ERR_FORMAT, "record truncated inside a number");
         b = data[p++];
         if (shift == 63 && (b & 0x7E))
             break;
@@ -301,7 +300,7 @@ static inline int get_varint(const uint8_t *data, size_t size, size_t *pos, uint
             return TEA_OK;
         }
     }
-    return tea_error_set(TEA_ERR_FORMAT, "over-long number in record");
+    return error_set(TEA_ERR_FORMAT, "over-long number in record");
 }
 
 static inline uint64_t zigzag(uint64_t delta)
@@ -314,7 +313,7 @@ static inline uint64_t unzigzag(uint64_t z)
     return (z >> 1) ^ (0 - (z & 1));
 }
 
-void native_codec_frame_start(native_codec *c, unsigned width)
+void trace_native_codec_frame_start(trace_native_codec *c, unsigned width)
 {
     c->width = width;
     c->prev_cycle = 0;
@@ -322,7 +321,7 @@ void native_codec_frame_start(native_codec *c, unsigned width)
     c->frame_started = 0;
 }
 
-static size_t put_uop(native_codec *c, const trace_uop *u, uint8_t *out)
+static size_t put_uop(trace_native_codec *c, const trace_uop *u, uint8_t *out)
 {
     uint64_t z = zigzag(u->pc - c->prev_pc);
     uint8_t first = (uint8_t)((u->psv ? UOP_PSV_FLAG : 0) | (z & ((1u << UOP_FIRST_BITS) - 1)) << 1);
@@ -341,7 +340,7 @@ static size_t put_uop(native_codec *c, const trace_uop *u, uint8_t *out)
     return n;
 }
 
-size_t native_encode_record(native_codec *c, const trace_record *r, const trace_uop *uops, uint8_t *out)
+size_t trace_native_encode_record(trace_native_codec *c, const trace_record *r, const trace_uop *uops, uint8_t *out)
 {
     unsigned n = trace_record_uops(r);
     unsigned natural_retire = n ? uops[n - 1].offset + 1u : 0;
@@ -392,28 +391,28 @@ size_t native_encode_record(native_codec *c, const trace_record *r, const trace_
     return len;
 }
 
-static int get_uop(native_codec *c, const uint8_t *data, size_t size, size_t *pos, trace_uop *u)
+static int get_uop(trace_native_codec *c, const uint8_t *data, size_t size, size_t *pos, trace_uop *u)
 {
     uint64_t z, rest = 0, psv = 0;
     uint8_t first;
     int rc;
 
     if (*pos >= size)
-        return tea_error_set(TEA_ERR_FORMAT, "record truncated inside a µop");
+        return error_set(TEA_ERR_FORMAT, "record truncated inside a µop");
     first = data[(*pos)++];
     z = (first >> 1) & ((1u << UOP_FIRST_BITS) - 1);
     if (first & 0x80) {
         if ((rc = get_varint(data, size, pos, &rest)))
             return rc;
         if (rest >> (64 - UOP_FIRST_BITS))
-            return tea_error_set(TEA_ERR_FORMAT, "µop address delta out of range");
+            return error_set(TEA_ERR_FORMAT, "µop address delta out of range");
         z |= rest << UOP_FIRST_BITS;
     }
     if (first & UOP_PSV_FLAG) {
         if ((rc = get_varint(data, size, pos, &psv)))
             return rc;
-        if (psv == 0 || psv >= PSV_VALUES)
-            return tea_error_set(TEA_ERR_FORMAT, "PSV %llu out of range", (unsigned long long)psv);
+        if (psv == 0 || psv >= TRACE_PSV_VALUES)
+            return error_set(TEA_ERR_FORMAT, "PSV %llu out of range", (unsigned long long)psv);
     }
     u->pc = c->prev_pc + unzigzag(z);
     u->psv = (uint16_t)psv;
@@ -430,36 +429,36 @@ static int get_count(const uint8_t *data, size_t size, size_t *pos, uint64_t lim
     if (rc)
         return rc;
     if (*v > limit)
-        return tea_error_set(TEA_ERR_FORMAT, "%s %llu out of range", what, (unsigned long long)*v);
+        return error_set(TEA_ERR_FORMAT, "%s %llu out of range", what, (unsigned long long)*v);
     return TEA_OK;
 }
 
-int native_decode_record(native_codec *c, const uint8_t *data, size_t size, size_t *pos,
-                         trace_record *r, trace_uop *uops)
+int trace_native_decode_record(trace_native_codec *c, const uint8_t *data, size_t size, size_t *pos, trace_record *r,
+                               trace_uop *uops)
 {
     unsigned tag, ext = 0, n;
     uint64_t v = 0;
     int rc;
 
     if (*pos >= size)
-        return tea_error_set(TEA_ERR_FORMAT, "record truncated");
+        return error_set(TEA_ERR_FORMAT, "record truncated");
     tag = data[(*pos)++];
     if (tag & TAG_EXT) {
         if (*pos >= size)
-            return tea_error_set(TEA_ERR_FORMAT, "record truncated");
+            return error_set(TEA_ERR_FORMAT, "record truncated");
         ext = data[(*pos)++];
         if (ext & ~EXT_KNOWN)
-            return tea_error_set(TEA_ERR_FORMAT, "unknown record flags 0x%02x", ext);
+            return error_set(TEA_ERR_FORMAT, "unknown record flags 0x%02x", ext);
     }
     r->n_commit = (uint8_t)(tag & TAG_COMMITS_MASK);
     if (r->n_commit > TRACE_MAX_WIDTH)
-        return tea_error_set(TEA_ERR_FORMAT, "%u commits in one record", r->n_commit);
+        return error_set(TEA_ERR_FORMAT, "%u commits in one record", r->n_commit);
     r->flags = (uint8_t)(((ext & EXT_REFILL) ? TRACE_REC_REFILL : 0) | ((ext & EXT_EXCEPTION) ? TRACE_REC_EXCEPTION : 0));
     if ((rc = get_varint(data, size, pos, &v)))
         return rc;
     if (c->frame_started) {
         if (v == 0 || v > UINT64_MAX - c->prev_cycle)
-            return tea_error_set(TEA_ERR_FORMAT, "cycle delta %llu does not advance", (unsigned long long)v);
+            return error_set(TEA_ERR_FORMAT, "cycle delta %llu does not advance", (unsigned long long)v);
         r->cycle = c->prev_cycle + v;
     } else {
         r->cycle = v;
@@ -477,7 +476,7 @@ int native_decode_record(native_codec *c, const uint8_t *data, size_t size, size
                 return rc;
             offset += (unsigned)v + (i ? 1u : 0u);
             if (offset > UINT8_MAX)
-                return tea_error_set(TEA_ERR_FORMAT, "ROB offset %u out of range", offset);
+                return error_set(TEA_ERR_FORMAT, "ROB offset %u out of range", offset);
             uops[i].offset = (uint8_t)offset;
         }
     }
@@ -486,7 +485,7 @@ int native_decode_record(native_codec *c, const uint8_t *data, size_t size, size
         if ((rc = get_count(data, size, pos, UINT8_MAX, "retire count", &v)))
             return rc;
         if (v == 0 || v + r->retire > UINT8_MAX)
-            return tea_error_set(TEA_ERR_FORMAT, "retire count %llu out of range", (unsigned long long)v);
+            return error_set(TEA_ERR_FORMAT, "retire count %llu out of range", (unsigned long long)v);
         r->retire = (uint8_t)(r->retire + v);
     }
     r->squash = 0;
@@ -498,7 +497,7 @@ int native_decode_record(native_codec *c, const uint8_t *data, size_t size, size
     r->dispatch = (tag & TAG_DISPATCH_ROW) ? (uint16_t)c->width : 0;
     if (ext & EXT_DISPATCH_COUNT) {
         if (tag & TAG_DISPATCH_ROW)
-            return tea_error_set(TEA_ERR_FORMAT, "record has two dispatch counts");
+            return error_set(TEA_ERR_FORMAT, "record has two dispatch counts");
         if ((rc = get_count(data, size, pos, TRACE_MAX_ROB, "dispatch count", &v)))
             return rc;
         r->dispatch = (uint16_t)v;
@@ -512,7 +511,7 @@ int native_decode_record(native_codec *c, const uint8_t *data, size_t size, size
 /* --- fused decoding and checking ----------------------------------------- */
 
 /* Longest varint the fused decoder takes (63 bits); longer ones, valid or
- * not, are left to native_decode_record. */
+ * not, are left to trace_native_decode_record. */
 #define FAST_VARINT_BYTES 9
 /* Bits of a µop's PC delta after the six in its first byte. */
 #define UOP_REST_BITS (64 - UOP_FIRST_BITS)
@@ -568,7 +567,7 @@ static inline uint64_t load_le64(const uint8_t *p)
 }
 
 /* Adds a record's events to `events`, one count per µop and event. */
-static void count_events(uint64_t events[PSV_EVENT_COUNT], const trace_uop *uops, unsigned n)
+static void count_events(uint64_t events[TRACE_PSV_EVENT_COUNT], const trace_uop *uops, unsigned n)
 {
     for (unsigned i = 0; i < n; i++) {
         unsigned psv = uops[i].psv;
@@ -683,14 +682,14 @@ typedef struct fast_context {
 
 /*
  * Decodes and checks any record at p (at least FAST_RECORD_BYTES readable)
- * into *rec (without first_uop) and uops[], for native_decode_batch. Returns
+ * into *rec (without first_uop) and uops[], for trace_native_decode_batch. Returns
  * the bytes it takes and leaves the last µop's PC in x->pc, or returns 0 when
  * the record is malformed, impossible or uses a varint longer than
  * FAST_VARINT_BYTES: the reference path then deals with it. Checks implied by
  * the encoding are not repeated: a cycle delta of at least one without
  * overflow orders the cycles, decoded µop offsets strictly increase and the
  * last one is below the retire count unless that count overflows (rejected
- * here), and PSVs are below PSV_VALUES.
+ * here), and PSVs are below TRACE_PSV_VALUES.
  */
 static size_t fast_record(fast_context *x, const uint8_t *p, trace_record *rec, trace_uop *uops)
     __attribute__((noinline));
@@ -722,7 +721,7 @@ static size_t fast_record(fast_context *x, const uint8_t *p, trace_record *rec, 
             z |= v << UOP_FIRST_BITS;
         }
         if (first & UOP_PSV_FLAG) {
-            if (!fast_varint(&q, &v) || v == 0 || v >= PSV_VALUES)
+            if (!fast_varint(&q, &v) || v == 0 || v >= TRACE_PSV_VALUES)
                 return 0;
             psv = (unsigned)v;
         }
@@ -765,7 +764,7 @@ static size_t fast_record(fast_context *x, const uint8_t *p, trace_record *rec, 
     }
     if (x->window - retire - squash + dispatch > x->rob_size)
         return 0;
-    if ((ext & EXT_EXCEPTION) && !(uops[n_commit].psv & (1u << PSV_FL_EX)))
+    if ((ext & EXT_EXCEPTION) && !(uops[n_commit].psv & (1u << TRACE_PSV_FL_EX)))
         return 0;
     rec->n_commit = (uint8_t)n_commit;
     rec->flags = (uint8_t)(((ext & EXT_REFILL) ? TRACE_REC_REFILL : 0)
@@ -790,8 +789,8 @@ static size_t fast_record(fast_context *x, const uint8_t *p, trace_record *rec, 
  * The loop runs in chunks of records that surely fit the batch and the frame,
  * so that it checks one bound per record.
  */
-size_t native_decode_batch(native_codec *c, const uint8_t *data, size_t size, size_t *pos, native_stream *s,
-                           trace_batch *batch)
+size_t trace_native_decode_batch(trace_native_codec *c, const uint8_t *data, size_t size, size_t *pos,
+                                 trace_native_stream *s, trace_batch *batch)
 {
     const uint8_t *p = data + *pos;
     const uint8_t *fast_end = size > FAST_RECORD_BYTES ? data + size - FAST_RECORD_BYTES : data;
@@ -905,7 +904,7 @@ stop:
 
 /* --- index and footer ---------------------------------------------------- */
 
-void native_index_entry_encode(const native_index_entry *e, uint8_t out[NATIVE_INDEX_ENTRY_SIZE])
+void trace_native_index_entry_encode(const trace_native_index_entry *e, uint8_t out[TRACE_NATIVE_INDEX_ENTRY_SIZE])
 {
     put_le(out, e->offset, 8);
     put_le(out + 8, e->compressed_size, 8);
@@ -917,39 +916,42 @@ void native_index_entry_encode(const native_index_entry *e, uint8_t out[NATIVE_I
     put_le(out + 44, e->reserved, 4);
 }
 
-void native_index_entry_decode(const uint8_t in[NATIVE_INDEX_ENTRY_SIZE], native_index_entry *e)
+void trace_native_index_entry_decode(const uint8_t in[TRACE_NATIVE_INDEX_ENTRY_SIZE], trace_native_index_entry *e)
 {
-    e->offset = native_get_le(in, 8);
-    e->compressed_size = native_get_le(in + 8, 8);
-    e->first_cycle = native_get_le(in + 16, 8);
-    e->last_cycle = native_get_le(in + 24, 8);
-    e->records = (uint32_t)native_get_le(in + 32, 4);
-    e->content_size = (uint32_t)native_get_le(in + 36, 4);
-    e->window = (uint32_t)native_get_le(in + 40, 4);
-    e->reserved = (uint32_t)native_get_le(in + 44, 4);
+    e->offset = trace_native_get_le(in, 8);
+    e->compressed_size = trace_native_get_le(in + 8, 8);
+    e->first_cycle = trace_native_get_le(in + 16, 8);
+    e->last_cycle = trace_native_get_le(in + 24, 8);
+    e->records = (uint32_t)trace_native_get_le(in + 32, 4);
+    e->content_size = (uint32_t)trace_native_get_le(in + 36, 4);
+    e->window = (uint32_t)trace_native_get_le(in + 40, 4);
+    e->reserved = (uint32_t)trace_native_get_le(in + 44, 4);
 }
 
-uint64_t native_index_digest(uint64_t digest, const native_index_entry *e)
+uint64_t trace_native_index_digest(uint64_t digest, const trace_native_index_entry *e)
 {
-    uint8_t bytes[NATIVE_INDEX_ENTRY_SIZE];
+    uint8_t bytes[TRACE_NATIVE_INDEX_ENTRY_SIZE];
     const uint64_t fnv_prime = 0x100000001B3ull;
-    native_index_entry_encode(e, bytes);
+    trace_native_index_entry_encode(e, bytes);
     for (size_t i = 0; i < sizeof bytes; i++)
         digest = (digest ^ bytes[i]) * fnv_prime;
     return digest;
 }
 
-void native_footer_encode(const native_footer *f, uint8_t out[NATIVE_FOOTER_SIZE])
+void trace_native_footer_encode(const trace_native_footer *f, uint8_t out[TRACE_NATIVE_FOOTER_SIZE])
 {
     const trace_totals *t = &f->totals;
     uint8_t *p = out;
 
-    memset(out, 0, NATIVE_FOOTER_SIZE);
-    memcpy(p, NATIVE_FOOTER_MAGIC, NATIVE_MAGIC_SIZE);
-    p += NATIVE_MAGIC_SIZE;
-    put_le(p, NATIVE_VERSION_MAJOR, 2);
-    put_le(p + 2, f->has_objects ? NATIVE_VERSION_MINOR_OBJECTS : NATIVE_VERSION_MINOR, 2);
-    put_le(p + 4, (f->notes.flags & ~NATIVE_FOOTER_FLAG_OBJECTS) | (f->has_objects ? NATIVE_FOOTER_FLAG_OBJECTS : 0), 4);
+    memset(out, 0, TRACE_NATIVE_FOOTER_SIZE);
+    memcpy(p, TRACE_NATIVE_FOOTER_MAGIC, TRACE_NATIVE_MAGIC_SIZE);
+    p += TRACE_NATIVE_MAGIC_SIZE;
+    put_le(p, TRACE_NATIVE_VERSION_MAJOR, 2);
+    put_le(p + 2, f->has_objects ? TRACE_NATIVE_VERSION_MINOR_OBJECTS : TRACE_NATIVE_VERSION_MINOR, 2);
+    put_le(p + 4,
+           (f->notes.flags & ~TRACE_NATIVE_FOOTER_FLAG_OBJECTS)
+               | (f->has_objects ? TRACE_NATIVE_FOOTER_FLAG_OBJECTS : 0),
+           4);
     p += 8;
     put_le(p, f->notes.counter_wraps, 8);
     put_le(p + 8, t->records, 8);
@@ -961,44 +963,44 @@ void native_footer_encode(const native_footer *f, uint8_t out[NATIVE_FOOTER_SIZE
     put_le(p + 56, t->squashed, 8);
     put_le(p + 64, t->refills, 8);
     p += 72;
-    for (int i = 0; i < PSV_EVENT_COUNT; i++, p += 8)
+    for (int i = 0; i < TRACE_PSV_EVENT_COUNT; i++, p += 8)
         put_le(p, t->events[i], 8);
     put_le(p, f->data_frames, 8);
     put_le(p + 8, f->index_offset, 8);
 }
 
-int native_footer_decode(const uint8_t *data, size_t size, native_footer *f)
+int trace_native_footer_decode(const uint8_t *data, size_t size, trace_native_footer *f)
 {
     trace_totals *t = &f->totals;
     const uint8_t *p = data;
     unsigned major;
 
     memset(f, 0, sizeof *f);
-    if (size != NATIVE_FOOTER_SIZE || memcmp(data, NATIVE_FOOTER_MAGIC, NATIVE_MAGIC_SIZE) != 0)
-        return tea_error_set(TEA_ERR_FORMAT, "malformed footer");
-    p += NATIVE_MAGIC_SIZE;
-    major = (unsigned)native_get_le(p, 2);
-    if (major != NATIVE_VERSION_MAJOR)
-        return tea_error_set(TEA_ERR_FORMAT, "footer version %u is not supported", major);
-    f->notes.flags = (uint32_t)native_get_le(p + 4, 4);
-    f->has_objects = (f->notes.flags & NATIVE_FOOTER_FLAG_OBJECTS) != 0;
-    f->notes.flags &= ~NATIVE_FOOTER_FLAG_OBJECTS;
-    if (f->has_objects && native_get_le(p + 2, 2) < NATIVE_VERSION_MINOR_OBJECTS)
-        return tea_error_set(TEA_ERR_FORMAT, "footer version %u.0 cannot refer to an objects frame", major);
+    if (size != TRACE_NATIVE_FOOTER_SIZE || memcmp(data, TRACE_NATIVE_FOOTER_MAGIC, TRACE_NATIVE_MAGIC_SIZE) != 0)
+        return error_set(TEA_ERR_FORMAT, "malformed footer");
+    p += TRACE_NATIVE_MAGIC_SIZE;
+    major = (unsigned)trace_native_get_le(p, 2);
+    if (major != TRACE_NATIVE_VERSION_MAJOR)
+        return error_set(TEA_ERR_FORMAT, "footer version %u is not supported", major);
+    f->notes.flags = (uint32_t)trace_native_get_le(p + 4, 4);
+    f->has_objects = (f->notes.flags & TRACE_NATIVE_FOOTER_FLAG_OBJECTS) != 0;
+    f->notes.flags &= ~TRACE_NATIVE_FOOTER_FLAG_OBJECTS;
+    if (f->has_objects && trace_native_get_le(p + 2, 2) < TRACE_NATIVE_VERSION_MINOR_OBJECTS)
+        return error_set(TEA_ERR_FORMAT, "footer version %u.0 cannot refer to an objects frame", major);
     p += 8;
-    f->notes.counter_wraps = native_get_le(p, 8);
-    t->records = native_get_le(p + 8, 8);
-    t->first_cycle = native_get_le(p + 16, 8);
-    t->last_cycle = native_get_le(p + 24, 8);
-    t->commits = native_get_le(p + 32, 8);
-    t->exceptions = native_get_le(p + 40, 8);
-    t->dispatched = native_get_le(p + 48, 8);
-    t->squashed = native_get_le(p + 56, 8);
-    t->refills = native_get_le(p + 64, 8);
+    f->notes.counter_wraps = trace_native_get_le(p, 8);
+    t->records = trace_native_get_le(p + 8, 8);
+    t->first_cycle = trace_native_get_le(p + 16, 8);
+    t->last_cycle = trace_native_get_le(p + 24, 8);
+    t->commits = trace_native_get_le(p + 32, 8);
+    t->exceptions = trace_native_get_le(p + 40, 8);
+    t->dispatched = trace_native_get_le(p + 48, 8);
+    t->squashed = trace_native_get_le(p + 56, 8);
+    t->refills = trace_native_get_le(p + 64, 8);
     p += 72;
-    for (int i = 0; i < PSV_EVENT_COUNT; i++, p += 8)
-        t->events[i] = native_get_le(p, 8);
-    f->data_frames = native_get_le(p, 8);
-    f->index_offset = native_get_le(p + 8, 8);
+    for (int i = 0; i < TRACE_PSV_EVENT_COUNT; i++, p += 8)
+        t->events[i] = trace_native_get_le(p, 8);
+    f->data_frames = trace_native_get_le(p, 8);
+    f->index_offset = trace_native_get_le(p + 8, 8);
     return TEA_OK;
 }

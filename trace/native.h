@@ -15,96 +15,96 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define NATIVE_VERSION_MAJOR 1
-#define NATIVE_VERSION_MINOR 0
+#define TRACE_NATIVE_VERSION_MAJOR 1
+#define TRACE_NATIVE_VERSION_MINOR 0
 /* Minor version of a footer that refers to an objects frame (objects.h). */
-#define NATIVE_VERSION_MINOR_OBJECTS 1
+#define TRACE_NATIVE_VERSION_MINOR_OBJECTS 1
 /* Footer flags bit (beside the trace_notes flags): an objects frame stands
  * between the index and the footer. */
-#define NATIVE_FOOTER_FLAG_OBJECTS 0x80000000u
+#define TRACE_NATIVE_FOOTER_FLAG_OBJECTS 0x80000000u
 /* Skippable-frame variant used for the header, index and footer frames. */
-#define NATIVE_SKIPPABLE_VARIANT 0xE
+#define TRACE_NATIVE_SKIPPABLE_VARIANT 0xE
 /* Eight-byte magics at the start of each metadata frame. */
-#define NATIVE_HEADER_MAGIC "TEATRACE"
-#define NATIVE_INDEX_MAGIC "TEAINDEX"
-#define NATIVE_FOOTER_MAGIC "TEAFOOTR"
-#define NATIVE_MAGIC_SIZE 8
+#define TRACE_NATIVE_HEADER_MAGIC "TEATRACE"
+#define TRACE_NATIVE_INDEX_MAGIC "TEAINDEX"
+#define TRACE_NATIVE_FOOTER_MAGIC "TEAFOOTR"
+#define TRACE_NATIVE_MAGIC_SIZE 8
 /* Size of the footer frame's content (fixed, so it can be found from the end). */
-#define NATIVE_FOOTER_SIZE 176
+#define TRACE_NATIVE_FOOTER_SIZE 176
 /* Size of one index entry. */
-#define NATIVE_INDEX_ENTRY_SIZE 48
+#define TRACE_NATIVE_INDEX_ENTRY_SIZE 48
 /* Longest encoded record: tag, ext, cycle, µops with PSVs and offsets, counts. */
-#define NATIVE_MAX_RECORD_BYTES (2 + 10 + TRACE_MAX_RECORD_UOPS * (10 + 3 + 2) + 4 * 5)
+#define TRACE_NATIVE_MAX_RECORD_BYTES (2 + 10 + TRACE_MAX_RECORD_UOPS * (10 + 3 + 2) + 4 * 5)
 
 /* The little-endian unsigned integer of `bytes` (1-8) bytes at p. */
-uint64_t native_get_le(const uint8_t *p, unsigned bytes);
+uint64_t trace_native_get_le(const uint8_t *p, unsigned bytes);
 
 /* A growable byte buffer. */
-typedef struct native_buffer {
+typedef struct trace_native_buffer {
     uint8_t *data;
     size_t size, capacity;
-} native_buffer;
+} trace_native_buffer;
 
-int native_buffer_reserve(native_buffer *b, size_t extra);
-void native_buffer_free(native_buffer *b);
+int trace_native_buffer_reserve(trace_native_buffer *b, size_t extra);
+void trace_native_buffer_free(trace_native_buffer *b);
 
 /* Serializes the header frame's content (magic, version, fields) into `out`
  * (cleared first). */
-int native_header_encode(const trace_header *h, native_buffer *out);
+int trace_native_header_encode(const trace_header *h, trace_native_buffer *out);
 
 /* Parses a header frame's content into `h` (initialized here). Errors
  * (TEA_ERR_FORMAT): wrong magic, unsupported major version, malformed or
  * missing fields, values out of range. */
-int native_header_decode(const uint8_t *data, size_t size, trace_header *h);
+int trace_native_header_decode(const uint8_t *data, size_t size, trace_header *h);
 
 /* True when `data` starts with the header magic. */
-int native_is_header(const uint8_t *data, size_t size);
+int trace_native_is_header(const uint8_t *data, size_t size);
 
 /* Per-frame encoding state: the previous record's cycle and µop PC. */
-typedef struct native_codec {
+typedef struct trace_native_codec {
     unsigned width;        /* commit width: a dispatch of this many is implicit */
     uint64_t prev_cycle;
     uint64_t prev_pc;
     int frame_started;     /* 0 until the frame's first record (absolute cycle) */
-} native_codec;
+} trace_native_codec;
 
 /* Starts a new frame (resets deltas). */
-void native_codec_frame_start(native_codec *c, unsigned width);
+void trace_native_codec_frame_start(trace_native_codec *c, unsigned width);
 
-/* Appends one record to `out`; the buffer must have NATIVE_MAX_RECORD_BYTES
+/* Appends one record to `out`; the buffer must have TRACE_NATIVE_MAX_RECORD_BYTES
  * free. Returns the bytes written. */
-size_t native_encode_record(native_codec *c, const trace_record *r, const trace_uop *uops, uint8_t *out);
+size_t trace_native_encode_record(trace_native_codec *c, const trace_record *r, const trace_uop *uops, uint8_t *out);
 
 /* Decodes one record from data[*pos..size) into *r and uops[] (r->first_uop is
  * left alone) and advances *pos. TEA_ERR_FORMAT for truncated or malformed
  * bytes (message without location). Cycle order and window checks are the
  * caller's. */
-int native_decode_record(native_codec *c, const uint8_t *data, size_t size, size_t *pos,
-                         trace_record *r, trace_uop *uops);
+int trace_native_decode_record(trace_native_codec *c, const uint8_t *data, size_t size, size_t *pos, trace_record *r,
+                               trace_uop *uops);
 
 /* The stream state records are checked against while decoding. */
-typedef struct native_stream {
+typedef struct trace_native_stream {
     unsigned rob_size;      /* ROB entries (header) */
     unsigned window;        /* ROB entries before the next record */
     uint64_t last_cycle;    /* previous record's cycle, when totals->records > 0 */
     trace_totals *totals;   /* counts of the records accepted so far */
-} native_stream;
+} trace_native_stream;
 
 /* The fast path of reading: decodes, checks and counts records from
  * data[*pos..size) straight into `batch` while trace_batch_has_room(batch),
  * and advances *pos, the codec and the stream past them. Each record it takes
- * is exactly what native_decode_record followed by the reader's cycle-order,
+ * is exactly what trace_native_decode_record followed by the reader's cycle-order,
  * trace_record_check and FL-EX checks would accept, decoded identically, and
  * the totals grow as trace_totals_add would make them. It stops before a
  * frame's first record, a record that would fail any of those checks, one
  * with a number longer than nine bytes, and records near the end of the
  * data; the caller then handles that record the reference way, which reports
  * the exact error. Returns the number of records added (0 changes nothing). */
-size_t native_decode_batch(native_codec *c, const uint8_t *data, size_t size, size_t *pos, native_stream *s,
-                           trace_batch *batch);
+size_t trace_native_decode_batch(trace_native_codec *c, const uint8_t *data, size_t size, size_t *pos,
+                                 trace_native_stream *s, trace_batch *batch);
 
 /* What the index says about one data frame. */
-typedef struct native_index_entry {
+typedef struct trace_native_index_entry {
     uint64_t offset;          /* file offset of the frame */
     uint64_t compressed_size; /* bytes in the file */
     uint64_t first_cycle, last_cycle;
@@ -112,27 +112,27 @@ typedef struct native_index_entry {
     uint32_t content_size;    /* decompressed bytes */
     uint32_t window;          /* ROB entries in flight before the frame's first record */
     uint32_t reserved;        /* zero when written; readers refuse anything else */
-} native_index_entry;
+} trace_native_index_entry;
 
-void native_index_entry_encode(const native_index_entry *e, uint8_t out[NATIVE_INDEX_ENTRY_SIZE]);
-void native_index_entry_decode(const uint8_t in[NATIVE_INDEX_ENTRY_SIZE], native_index_entry *e);
+void trace_native_index_entry_encode(const trace_native_index_entry *e, uint8_t out[TRACE_NATIVE_INDEX_ENTRY_SIZE]);
+void trace_native_index_entry_decode(const uint8_t in[TRACE_NATIVE_INDEX_ENTRY_SIZE], trace_native_index_entry *e);
 
 /* Folds an index entry into a running 64-bit digest (used to check a streamed
  * trace's frames against its index in constant memory). */
-uint64_t native_index_digest(uint64_t digest, const native_index_entry *e);
+uint64_t trace_native_index_digest(uint64_t digest, const trace_native_index_entry *e);
 
 /* The footer's content. */
-typedef struct native_footer {
+typedef struct trace_native_footer {
     trace_totals totals;
     trace_notes notes;
     uint64_t data_frames;
     uint64_t index_offset;   /* file offset of the index frame */
     int has_objects;         /* an objects frame follows the index (minor 1) */
-} native_footer;
+} trace_native_footer;
 
-void native_footer_encode(const native_footer *f, uint8_t out[NATIVE_FOOTER_SIZE]);
+void trace_native_footer_encode(const trace_native_footer *f, uint8_t out[TRACE_NATIVE_FOOTER_SIZE]);
 /* TEA_ERR_FORMAT for a wrong magic or version, or the objects flag in a
  * minor-0 footer. */
-int native_footer_decode(const uint8_t *data, size_t size, native_footer *f);
+int trace_native_footer_decode(const uint8_t *data, size_t size, trace_native_footer *f);
 
 #endif

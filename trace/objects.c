@@ -26,18 +26,18 @@ static int check_object(const trace_object *o)
 {
     size_t len;
     if (!o->path || !o->path[0])
-        return tea_error_set(TEA_ERR_USAGE, "an object needs a path");
+        return error_set(TEA_ERR_USAGE, "an object needs a path");
     len = strlen(o->path);
     if (len > TRACE_OBJECT_PATH_MAX)
-        return tea_error_set(TEA_ERR_USAGE, "object path of %zu bytes is longer than %d", len, TRACE_OBJECT_PATH_MAX);
+        return error_set(TEA_ERR_USAGE, "object path of %zu bytes is longer than %d", len, TRACE_OBJECT_PATH_MAX);
     if (strchr(o->path, '\n'))
-        return tea_error_set(TEA_ERR_USAGE, "an object path holds a line break");
+        return error_set(TEA_ERR_USAGE, "an object path holds a line break");
     if (o->build_id_len > TRACE_BUILD_ID_MAX)
-        return tea_error_set(TEA_ERR_USAGE, "%s: build-id of %u bytes is longer than %d", o->path,
-                             (unsigned)o->build_id_len, TRACE_BUILD_ID_MAX);
+        return error_set(TEA_ERR_USAGE, "%s: build-id of %u bytes is longer than %d", o->path,
+                         (unsigned)o->build_id_len, TRACE_BUILD_ID_MAX);
     if (o->end < o->start)
-        return tea_error_set(TEA_ERR_USAGE, "%s: range ends (0x%llx) before it starts (0x%llx)", o->path,
-                             (unsigned long long)o->end, (unsigned long long)o->start);
+        return error_set(TEA_ERR_USAGE, "%s: range ends (0x%llx) before it starts (0x%llx)", o->path,
+                         (unsigned long long)o->end, (unsigned long long)o->start);
     return TEA_OK;
 }
 
@@ -48,17 +48,17 @@ static int list_push(trace_object_list *l, const trace_object *obj, const char *
     char *copy;
 
     if (l->count >= TRACE_OBJECTS_MAX)
-        return tea_error_set(TEA_ERR_USAGE, "more than %d objects", TRACE_OBJECTS_MAX);
+        return error_set(TEA_ERR_USAGE, "more than %d objects", TRACE_OBJECTS_MAX);
     if (l->count == l->capacity) {
         size_t cap = l->capacity ? 2 * l->capacity : OBJ_LIST_INITIAL;
         trace_object *items = realloc(l->items, cap * sizeof *items);
         if (!items)
-            return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+            return error_set(TEA_ERR_NOMEM, "out of memory");
         l->items = items;
         l->capacity = cap;
     }
     if (!(copy = malloc(len + 1)))
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     memcpy(copy, path, len);
     copy[len] = '\0';
     o = &l->items[l->count++];
@@ -125,7 +125,7 @@ int trace_object_list_encode(const trace_object_list *l, uint8_t **data, size_t 
     for (size_t i = 0; i < l->count; i++)
         need += OBJ_ENTRY_FIXED + l->items[i].build_id_len + OBJ_U16 + strlen(l->items[i].path);
     if (!(buf = realloc(*data, pos + need)))
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     *data = buf;
     p = buf + pos;
     memcpy(p, TRACE_OBJECTS_MAGIC, 8);
@@ -158,7 +158,7 @@ int trace_object_list_encode(const trace_object_list *l, uint8_t **data, size_t 
 static int bad_frame(size_t *bad, size_t at, const char *what)
 {
     *bad = at;
-    return tea_error_set(TEA_ERR_FORMAT, "content byte %zu: %s", at, what);
+    return error_set(TEA_ERR_FORMAT, "content byte %zu: %s", at, what);
 }
 
 int trace_object_list_decode(const uint8_t *data, size_t size, trace_object_list *l, size_t *bad)

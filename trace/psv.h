@@ -11,57 +11,57 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum psv_event {
-    PSV_ST_L1 = 0,   /* Stalled: load missed in the L1 data cache */
-    PSV_ST_TLB = 1,  /* Stalled: missed in the L1 data TLB */
-    PSV_ST_LLC = 2,  /* Stalled: load missed in the last-level cache */
-    PSV_DR_L1 = 3,   /* Drained: fetch missed in the L1 instruction cache */
-    PSV_DR_TLB = 4,  /* Drained: fetch missed in the L1 instruction TLB */
-    PSV_DR_SQ = 5,   /* Drained: dispatch held by a full load/store queue */
-    PSV_FL_MB = 6,   /* Flushed: mispredicted branch */
-    PSV_FL_EX = 7,   /* Flushed: exception or flush-on-commit */
-    PSV_FL_MO = 8,   /* Flushed: re-fetched after a memory-ordering violation */
-    PSV_EVENT_COUNT = 9
+enum trace_psv_event {
+    TRACE_PSV_ST_L1 = 0,  /* Stalled: load missed in the L1 data cache */
+    TRACE_PSV_ST_TLB = 1, /* Stalled: missed in the L1 data TLB */
+    TRACE_PSV_ST_LLC = 2, /* Stalled: load missed in the last-level cache */
+    TRACE_PSV_DR_L1 = 3,  /* Drained: fetch missed in the L1 instruction cache */
+    TRACE_PSV_DR_TLB = 4, /* Drained: fetch missed in the L1 instruction TLB */
+    TRACE_PSV_DR_SQ = 5,  /* Drained: dispatch held by a full load/store queue */
+    TRACE_PSV_FL_MB = 6,  /* Flushed: mispredicted branch */
+    TRACE_PSV_FL_EX = 7,  /* Flushed: exception or flush-on-commit */
+    TRACE_PSV_FL_MO = 8,  /* Flushed: re-fetched after a memory-ordering violation */
+    TRACE_PSV_EVENT_COUNT = 9
 };
 
 /* The three event families, each of three consecutive bits in the order
  * above: stalls (ST-*), drains (DR-*) and flushes (FL-*). */
-enum psv_family {
-    PSV_FAMILY_STALL = 0,
-    PSV_FAMILY_DRAIN = 1,
-    PSV_FAMILY_FLUSH = 2,
-    PSV_FAMILY_COUNT = 3
+enum trace_psv_family {
+    TRACE_PSV_FAMILY_STALL = 0,
+    TRACE_PSV_FAMILY_DRAIN = 1,
+    TRACE_PSV_FAMILY_FLUSH = 2,
+    TRACE_PSV_FAMILY_COUNT = 3
 };
-#define PSV_FAMILY_EVENTS 3
+#define TRACE_PSV_FAMILY_EVENTS 3
 
 /* The family's three bits of `psv` as a number 0-7, its first event the
  * lowest bit (ST-L1, DR-L1 or FL-MB). */
-unsigned psv_family_bits(uint16_t psv, enum psv_family family);
+unsigned trace_psv_family_bits(uint16_t psv, enum trace_psv_family family);
 
 /* Number of distinct PSV values (2^9). */
-#define PSV_VALUES 512u
+#define TRACE_PSV_VALUES 512u
 /* All nine event bits. */
-#define PSV_MASK_ALL 0x1FFu
+#define TRACE_PSV_MASK_ALL 0x1FFu
 /* The events whose µop flushes the pipeline (the paper's "flush causes"). */
-#define PSV_FLUSH_CAUSE_MASK ((1u << PSV_FL_MB) | (1u << PSV_FL_EX))
+#define TRACE_PSV_FLUSH_CAUSE_MASK ((1u << TRACE_PSV_FL_MB) | (1u << TRACE_PSV_FL_EX))
 
 /* Longest component label: all nine names joined by commas, plus NUL. */
-#define PSV_LABEL_MAX 64
+#define TRACE_PSV_LABEL_MAX 64
 
 /* The event's name as used in labels and files, e.g. "ST-LLC". */
-const char *psv_event_name(enum psv_event event);
+const char *trace_psv_event_name(enum trace_psv_event event);
 
 /* Writes the component label of `psv` ("base" for 0, else the names of the set
- * bits in bit order joined by commas) into `buf` (PSV_LABEL_MAX bytes suffice)
+ * bits in bit order joined by commas) into `buf` (TRACE_PSV_LABEL_MAX bytes suffice)
  * and returns `buf`. Bits above the ninth are ignored. */
-char *psv_label(uint16_t psv, char *buf, size_t size);
+char *trace_psv_label(uint16_t psv, char *buf, size_t size);
 
-/* Parses an event name (case-sensitive, as psv_event_name prints it) and
+/* Parses an event name (case-sensitive, as trace_psv_event_name prints it) and
  * returns its bit index, or -1 when the name is unknown. */
-int psv_event_from_name(const char *name, size_t len);
+int trace_psv_event_from_name(const char *name, size_t len);
 
-/* Parses a label as written by psv_label (also accepting a decimal 0-511) into
+/* Parses a label as written by trace_psv_label (also accepting a decimal 0-511) into
  * *psv. Returns 0, or TEA_ERR_USAGE with a message naming the bad part. */
-int psv_parse_label(const char *label, uint16_t *psv);
+int trace_psv_parse_label(const char *label, uint16_t *psv);
 
 #endif

@@ -20,9 +20,9 @@
 /* Tokens decoded per read from the input. */
 #define TOKENS_PER_CHUNK 8192
 /* Bytes needed to recognise a native header: skippable header plus magic. */
-#define DETECT_BYTES (8 + NATIVE_MAGIC_SIZE)
+#define DETECT_BYTES (8 + TRACE_NATIVE_MAGIC_SIZE)
 /* Bytes peeked at the start: enough for a native header and one token. */
-#define PEEK_BYTES (DETECT_BYTES > TD_TOKEN_SIZE ? DETECT_BYTES : TD_TOKEN_SIZE)
+#define PEEK_BYTES (DETECT_BYTES > TRACE_TD_TOKEN_SIZE ? DETECT_BYTES : TRACE_TD_TOKEN_SIZE)
 /* Batches the background thread decodes ahead of the caller (besides the
  * one the caller holds). */
 #define AHEAD_SLOTS 4
@@ -87,16 +87,16 @@ struct trace_reader {
     unsigned window;          /* ROB entries before the next record */
     uint64_t last_cycle;
     /* TraceDoctor */
-    td_decoder td;
+    trace_td_decoder td;
     const uint8_t *tokens;    /* the current chunk of tokens */
     uint8_t *token_buf;       /* raw input: TOKENS_PER_CHUNK tokens read into here */
     size_t token_count, token_pos;
     int input_exhausted;
     /* native */
-    native_codec codec;
+    trace_native_codec codec;
     const uint8_t *frame;     /* current data frame content */
     size_t frame_size, frame_pos;
-    native_index_entry frame_entry; /* summary of the current data frame */
+    trace_native_index_entry frame_entry; /* summary of the current data frame */
     int in_data_frame;
     uint64_t data_digest;     /* digest of data frames seen, to compare with the index */
     int seen_index, seen_footer;
@@ -131,7 +131,7 @@ void trace_reader_close(trace_reader *r)
     if (!r)
         return;
     ahead_free(r);
-    input_close(r->in);
+    trace_input_close(r->in);
     trace_header_free(&r->header);
     trace_object_list_free(&r->objects);
     trace_object_list_free(&r->stream_objects);
@@ -184,26 +184,25 @@ static int could_be_tokens(const uint8_t *head, size_t got)
  * that is not a multiple of the token size is an error. */
 static int fill_tokens(trace_reader *r)
 {
-    size_t want = (size_t)TOKENS_PER_CHUNK * TD_TOKEN_SIZE, got;
+    size_t want = (size_t)TOKENS_PER_CHUNK * TRACE_TD_TOKEN_SIZE, got;
     int rc;
 
     if (r->stats.compressed) {
-        rc = input_next_chunk(r->in, want, &r->tokens, &got);
+        rc = trace_input_next_chunk(r->in, want, &r->tokens, &got);
     } else {
-        rc = input_read_raw(r->in, r->token_buf, want, &got);
+        rc = trace_input_read_raw(r->in, r->token_buf, want, &got);
         r->tokens = r->token_buf;
     }
     if (rc)
         return rc;
-    r->token_count = got / TD_TOKEN_SIZE;
+    r->token_count = got / TRACE_TD_TOKEN_SIZE;
     r->token_pos = 0;
-    if (got % TD_TOKEN_SIZE) {
+    if (got % TRACE_TD_TOKEN_SIZE) {
         uint64_t whole = r->stats.units + r->token_count;
-        return tea_error_set(TEA_ERR_FORMAT,
-                             "%s: %s length is not a multiple of %d bytes: %zu stray bytes after token %llu (byte %llu)",
-                             input_name(r->in), r->stats.compressed ? "decompressed" : "file", TD_TOKEN_SIZE,
-                             got % TD_TOKEN_SIZE, (unsigned long long)whole,
-                             (unsigned long long)(whole * TD_TOKEN_SIZE));
+        return error_set(
+            TEA_ERR_FORMAT, "%s: %s length is not a multiple of %d bytes: %zu stray bytes after token %llu (byte %llu)",
+            trace_input_name(r->in), r->stats.compressed ? "decompressed" : "file", TRACE_TD_TOKEN_SIZE,
+            got % TRACE_TD_TOKEN_SIZE, (unsigned long long)whole, (unsigned long long)(whole * TRACE_TD_TOKEN_SIZE));
     }
     if (got < want)
         r->input_exhausted = 1;
@@ -213,15 +212,15 @@ static int fill_tokens(trace_reader *r)
 /* Pushes the next token through the decoder; *ready when a record came out. */
 static int push_token(trace_reader *r, trace_record *rec, trace_uop *uops, int *ready)
 {
-    td_token t;
+    trace_td_token t;
     int rc;
 
-    td_token_unpack(r->tokens + r->token_pos * TD_TOKEN_SIZE, &t);
+    trace_td_token_unpack(r->tokens + r->token_pos * TRACE_TD_TOKEN_SIZE, &t);
     r->token_pos++;
-    rc = td_decoder_push(&r->td, &t, rec, uops, ready);
+    rc = trace_td_decoder_push(&r->td, &t, rec, uops, ready);
     r->stats.units = r->td.tokens;
     if (rc)
-        return tea_error_prefix(rc, "%s: ", input_name(r->in));
+        return error_prefix(rc, "%s: ", trace_input_name(r->in));
     return TEA_OK;
 }
 
@@ -238,20 +237,20 @@ static int open_tracedoctor(trace_reader *r, const trace_open_options *opts)
         r->header.llc_latency = opts->llc_latency;
     if (opts && opts->clock_hz)
         r->header.clock_hz = opts->clock_hz;
-    r->header.commit_width = TD_SLOTS;
-    if (r->header.rob_size % TD_SLOTS || r->header.rob_size > TD_MAX_ROB)
-        return tea_error_set(TEA_ERR_USAGE, "ROB size %u: TraceDoctor ROBs have a multiple of %d entries, at most %d",
-                             r->header.rob_size, TD_SLOTS, TD_MAX_ROB);
+    r->header.commit_width = TRACE_TD_SLOTS;
+    if (r->header.rob_size % TRACE_TD_SLOTS || r->header.rob_size > TRACE_TD_MAX_ROB)
+        return error_set(TEA_ERR_USAGE, "ROB size %u: TraceDoctor ROBs have a multiple of %d entries, at most %d",
+                         r->header.rob_size, TRACE_TD_SLOTS, TRACE_TD_MAX_ROB);
     if ((rc = trace_header_set(&r->header.source_format, "tracedoctor")))
         return rc;
-    td_decoder_init(&r->td, r->header.rob_size, r->header.llc_latency);
-    if (!r->stats.compressed && !(r->token_buf = malloc((size_t)TOKENS_PER_CHUNK * TD_TOKEN_SIZE)))
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+    trace_td_decoder_init(&r->td, r->header.rob_size, r->header.llc_latency);
+    if (!r->stats.compressed && !(r->token_buf = malloc((size_t)TOKENS_PER_CHUNK * TRACE_TD_TOKEN_SIZE)))
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     if ((rc = fill_tokens(r)))
         return rc;
     if (r->token_count == 0)
-        return tea_error_set(TEA_ERR_FORMAT, "%s: no TraceDoctor tokens (empty %s)", input_name(r->in),
-                             r->stats.compressed ? "decompressed stream" : "file");
+        return error_set(TEA_ERR_FORMAT, "%s: no TraceDoctor tokens (empty %s)", trace_input_name(r->in),
+                         r->stats.compressed ? "decompressed stream" : "file");
     /* Decode the first token now: it fixes the initial ROB occupancy. */
     if ((rc = push_token(r, &rec, uops, &ready)))
         return rc;
@@ -262,17 +261,17 @@ static int open_tracedoctor(trace_reader *r, const trace_open_options *opts)
 
 static int open_native(trace_reader *r, const char *path)
 {
-    input_frame frame;
+    trace_input_frame frame;
     int more, rc;
 
     r->format = TRACE_FORMAT_NATIVE;
-    if ((rc = input_next_frame(r->in, &frame, &more)))
+    if ((rc = trace_input_next_frame(r->in, &frame, &more)))
         return rc;
-    if (!more || !frame.skippable || !native_is_header(frame.data, frame.size))
-        return tea_error_set(TEA_ERR_FORMAT, "%s: native trace header missing", input_name(r->in));
+    if (!more || !frame.skippable || !trace_native_is_header(frame.data, frame.size))
+        return error_set(TEA_ERR_FORMAT, "%s: native trace header missing", trace_input_name(r->in));
     trace_header_free(&r->header);
-    if ((rc = native_header_decode(frame.data, frame.size, &r->header)))
-        return tea_error_prefix(rc, "%s: header: ", input_name(r->in));
+    if ((rc = trace_native_header_decode(frame.data, frame.size, &r->header)))
+        return error_prefix(rc, "%s: header: ", trace_input_name(r->in));
     r->window = r->header.initial_window;
     /* A seekable file shows its objects at once; a stream when it reaches them. */
     if ((rc = trace_objects_preload(path, &r->objects)))
@@ -291,29 +290,30 @@ int trace_reader_open(trace_reader **out, const char *path, const trace_open_opt
 
     *out = NULL;
     if (!r)
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     trace_header_init(&r->header);
     r->background = threads_processors() > 1;
-    if ((rc = input_open(&r->in, path)))
+    if ((rc = trace_input_open(&r->in, path)))
         goto fail;
-    if ((rc = input_peek(r->in, head, sizeof head, &got)))
+    if ((rc = trace_input_peek(r->in, head, sizeof head, &got)))
         goto fail;
     if (got == 0) {
-        rc = tea_error_set(TEA_ERR_FORMAT, "%s: empty file", input_name(r->in));
+        rc = error_set(TEA_ERR_FORMAT, "%s: empty file", trace_input_name(r->in));
         goto fail;
     }
     magic = got >= 4 ? le32(head) : 0;
-    if ((magic & INPUT_SKIPPABLE_MASK) == INPUT_SKIPPABLE_MAGIC && got >= DETECT_BYTES
-        && native_is_header(head + 8, got - 8)) {
+    if ((magic & TRACE_INPUT_SKIPPABLE_MASK) == TRACE_INPUT_SKIPPABLE_MAGIC && got >= DETECT_BYTES
+        && trace_native_is_header(head + 8, got - 8)) {
         r->stats.compressed = 1;
         rc = open_native(r, path);
     } else {
-        r->stats.compressed = magic == INPUT_ZSTD_MAGIC || (magic & INPUT_SKIPPABLE_MASK) == INPUT_SKIPPABLE_MAGIC;
-        if (!r->stats.compressed && !could_be_tokens(head, got < TD_TOKEN_SIZE ? got : TD_TOKEN_SIZE))
-            rc = tea_error_set(TEA_ERR_FORMAT,
-                               "%s: not a trace (format detection failed): neither a native trace nor zstd-compressed "
-                               "or raw TraceDoctor tokens (its first bytes hold no zero byte, as text does)",
-                               input_name(r->in));
+        r->stats.compressed =
+            magic == TRACE_INPUT_ZSTD_MAGIC || (magic & TRACE_INPUT_SKIPPABLE_MASK) == TRACE_INPUT_SKIPPABLE_MAGIC;
+        if (!r->stats.compressed && !could_be_tokens(head, got < TRACE_TD_TOKEN_SIZE ? got : TRACE_TD_TOKEN_SIZE))
+            rc = error_set(TEA_ERR_FORMAT,
+                           "%s: not a trace (format detection failed): neither a native trace nor zstd-compressed "
+                           "or raw TraceDoctor tokens (its first bytes hold no zero byte, as text does)",
+                           trace_input_name(r->in));
         else
             rc = open_tracedoctor(r, opts);
     }
@@ -350,13 +350,13 @@ static int accept_record(trace_reader *r, const trace_record *rec, const trace_u
 
     if (r->totals.records > 0 && rec->cycle <= r->last_cycle) {
         describe_location(r, where, sizeof where);
-        return tea_error_set(TEA_ERR_FORMAT, "%s: %s: cycle %llu does not follow cycle %llu", input_name(r->in),
-                             where, (unsigned long long)rec->cycle, (unsigned long long)r->last_cycle);
+        return error_set(TEA_ERR_FORMAT, "%s: %s: cycle %llu does not follow cycle %llu", trace_input_name(r->in),
+                         where, (unsigned long long)rec->cycle, (unsigned long long)r->last_cycle);
     }
     if ((rc = trace_record_check_read(rec, uops, r->header.commit_width, r->header.rob_size, r->window, &after))) {
         describe_location(r, where, sizeof where);
-        return tea_error_prefix(rc, "%s: %s (cycle %llu): ", input_name(r->in), where,
-                                (unsigned long long)rec->cycle);
+        return error_prefix(rc, "%s: %s (cycle %llu): ", trace_input_name(r->in), where,
+                            (unsigned long long)rec->cycle);
     }
     r->window = after;
     assert(r->window <= r->header.rob_size); /* trace_record_check keeps the window within the ROB */
@@ -378,7 +378,7 @@ static int read_tracedoctor(trace_reader *r, trace_batch *batch)
             if (!r->input_exhausted && (rc = fill_tokens(r)))
                 return rc;
             if (r->token_pos == r->token_count) {
-                td_decoder_finish(&r->td, &rec, uops, &ready);
+                trace_td_decoder_finish(&r->td, &rec, uops, &ready);
                 r->done = 1;
             }
         }
@@ -398,8 +398,8 @@ static int read_tracedoctor(trace_reader *r, trace_batch *batch)
         r->stats.notes.flags |= TRACE_NOTE_ST_LLC_UNAVAILABLE;
     else
         r->stats.notes.flags &= ~TRACE_NOTE_ST_LLC_UNAVAILABLE;
-    r->stats.bytes_in = input_offset(r->in);
-    r->stats.frames = input_frames(r->in);
+    r->stats.bytes_in = trace_input_offset(r->in);
+    r->stats.frames = trace_input_frames(r->in);
     return TEA_OK;
 }
 
@@ -407,37 +407,37 @@ static int read_tracedoctor(trace_reader *r, trace_batch *batch)
 static void end_data_frame(trace_reader *r)
 {
     if (r->in_data_frame)
-        r->data_digest = native_index_digest(r->data_digest, &r->frame_entry);
+        r->data_digest = trace_native_index_digest(r->data_digest, &r->frame_entry);
     r->in_data_frame = 0;
 }
 
-static int read_index(trace_reader *r, const input_frame *f)
+static int read_index(trace_reader *r, const trace_input_frame *f)
 {
     uint64_t count, digest = 0;
     if (r->seen_index)
-        return tea_error_set(TEA_ERR_FORMAT, "%s: second index frame at byte %llu", input_name(r->in),
-                             (unsigned long long)f->offset);
-    if (f->size < NATIVE_MAGIC_SIZE + 8)
-        return tea_error_set(TEA_ERR_FORMAT, "%s: index frame at byte %llu is truncated", input_name(r->in),
-                             (unsigned long long)f->offset);
+        return error_set(TEA_ERR_FORMAT, "%s: second index frame at byte %llu", trace_input_name(r->in),
+                         (unsigned long long)f->offset);
+    if (f->size < TRACE_NATIVE_MAGIC_SIZE + 8)
+        return error_set(TEA_ERR_FORMAT, "%s: index frame at byte %llu is truncated", trace_input_name(r->in),
+                         (unsigned long long)f->offset);
     count = 0;
     for (int i = 7; i >= 0; i--)
-        count = count << 8 | f->data[NATIVE_MAGIC_SIZE + i];
-    if (count != (f->size - NATIVE_MAGIC_SIZE - 8) / NATIVE_INDEX_ENTRY_SIZE
-        || (f->size - NATIVE_MAGIC_SIZE - 8) % NATIVE_INDEX_ENTRY_SIZE)
-        return tea_error_set(TEA_ERR_FORMAT, "%s: index frame at byte %llu is malformed", input_name(r->in),
-                             (unsigned long long)f->offset);
+        count = count << 8 | f->data[TRACE_NATIVE_MAGIC_SIZE + i];
+    if (count != (f->size - TRACE_NATIVE_MAGIC_SIZE - 8) / TRACE_NATIVE_INDEX_ENTRY_SIZE
+        || (f->size - TRACE_NATIVE_MAGIC_SIZE - 8) % TRACE_NATIVE_INDEX_ENTRY_SIZE)
+        return error_set(TEA_ERR_FORMAT, "%s: index frame at byte %llu is malformed", trace_input_name(r->in),
+                         (unsigned long long)f->offset);
     for (uint64_t i = 0; i < count; i++) {
-        native_index_entry e;
-        native_index_entry_decode(f->data + NATIVE_MAGIC_SIZE + 8 + i * NATIVE_INDEX_ENTRY_SIZE, &e);
+        trace_native_index_entry e;
+        trace_native_index_entry_decode(f->data + TRACE_NATIVE_MAGIC_SIZE + 8 + i * TRACE_NATIVE_INDEX_ENTRY_SIZE, &e);
         if (e.reserved)
-            return tea_error_set(TEA_ERR_FORMAT, "%s: index at byte %llu: entry %llu: reserved bytes are not zero",
-                                 input_name(r->in), (unsigned long long)f->offset, (unsigned long long)i);
-        digest = native_index_digest(digest, &e);
+            return error_set(TEA_ERR_FORMAT, "%s: index at byte %llu: entry %llu: reserved bytes are not zero",
+                             trace_input_name(r->in), (unsigned long long)f->offset, (unsigned long long)i);
+        digest = trace_native_index_digest(digest, &e);
     }
     if (count != r->stats.frames || digest != r->data_digest)
-        return tea_error_set(TEA_ERR_FORMAT, "%s: index at byte %llu does not describe the %llu data frames read",
-                             input_name(r->in), (unsigned long long)f->offset, (unsigned long long)r->stats.frames);
+        return error_set(TEA_ERR_FORMAT, "%s: index at byte %llu does not describe the %llu data frames read",
+                         trace_input_name(r->in), (unsigned long long)f->offset, (unsigned long long)r->stats.frames);
     r->seen_index = 1;
     r->index_offset = f->offset;
     r->index_end = f->offset + f->compressed_size;
@@ -447,22 +447,22 @@ static int read_index(trace_reader *r, const input_frame *f)
 /* Reads the objects frame, which must follow the index; keeps its content
  * unless the objects were preloaded at open (the same bytes). Runs on
  * whichever thread decodes. */
-static int read_objects(trace_reader *r, const input_frame *f)
+static int read_objects(trace_reader *r, const trace_input_frame *f)
 {
     trace_object_list list;
     size_t bad;
     int rc;
 
     if (r->seen_objects)
-        return tea_error_set(TEA_ERR_FORMAT, "%s: second objects frame at byte %llu", input_name(r->in),
-                             (unsigned long long)f->offset);
+        return error_set(TEA_ERR_FORMAT, "%s: second objects frame at byte %llu", trace_input_name(r->in),
+                         (unsigned long long)f->offset);
     if (!r->seen_index || f->offset != r->index_end)
-        return tea_error_set(TEA_ERR_FORMAT, "%s: objects frame at byte %llu does not follow the index",
-                             input_name(r->in), (unsigned long long)f->offset);
+        return error_set(TEA_ERR_FORMAT, "%s: objects frame at byte %llu does not follow the index",
+                         trace_input_name(r->in), (unsigned long long)f->offset);
     memset(&list, 0, sizeof list);
     if ((rc = trace_object_list_decode(f->data, f->size, &list, &bad)))
-        return tea_error_prefix(rc, "%s: objects frame at byte %llu, ", input_name(r->in),
-                                (unsigned long long)f->offset);
+        return error_prefix(rc, "%s: objects frame at byte %llu, ", trace_input_name(r->in),
+                            (unsigned long long)f->offset);
     r->seen_objects = 1;
     if (r->objects_preloaded) {
         trace_object_list_free(&list);
@@ -474,38 +474,43 @@ static int read_objects(trace_reader *r, const input_frame *f)
 }
 
 /* Compares the footer with what was actually read. */
-static int read_footer(trace_reader *r, const input_frame *f)
+static int read_footer(trace_reader *r, const trace_input_frame *f)
 {
-    native_footer footer;
+    trace_native_footer footer;
     const trace_totals *a = &footer.totals, *b = &r->totals;
     char field[32];
     uint64_t va, vb;
-    int rc = native_footer_decode(f->data, f->size, &footer);
+    int rc = trace_native_footer_decode(f->data, f->size, &footer);
 
     if (rc)
-        return tea_error_prefix(rc, "%s: footer at byte %llu: ", input_name(r->in), (unsigned long long)f->offset);
+        return error_prefix(rc, "%s: footer at byte %llu: ", trace_input_name(r->in), (unsigned long long)f->offset);
     if (!r->seen_index)
-        return tea_error_set(TEA_ERR_FORMAT, "%s: footer at byte %llu without an index", input_name(r->in),
-                             (unsigned long long)f->offset);
+        return error_set(TEA_ERR_FORMAT, "%s: footer at byte %llu without an index", trace_input_name(r->in),
+                         (unsigned long long)f->offset);
     if (footer.has_objects && !r->seen_objects)
-        return tea_error_set(TEA_ERR_FORMAT, "%s: footer at byte %llu refers to an objects frame, none was read",
-                             input_name(r->in), (unsigned long long)f->offset);
+        return error_set(TEA_ERR_FORMAT, "%s: footer at byte %llu refers to an objects frame, none was read",
+                         trace_input_name(r->in), (unsigned long long)f->offset);
     if (!footer.has_objects && r->seen_objects)
-        return tea_error_set(TEA_ERR_FORMAT, "%s: footer at byte %llu does not refer to the objects frame read",
-                             input_name(r->in), (unsigned long long)f->offset);
+        return error_set(TEA_ERR_FORMAT, "%s: footer at byte %llu does not refer to the objects frame read",
+                         trace_input_name(r->in), (unsigned long long)f->offset);
     if (footer.data_frames != r->stats.frames)
-        return tea_error_set(TEA_ERR_FORMAT, "%s: footer at byte %llu disagrees with the records: data_frames is %llu "
-                             "in the footer, %llu read", input_name(r->in), (unsigned long long)f->offset,
-                             (unsigned long long)footer.data_frames, (unsigned long long)r->stats.frames);
+        return error_set(TEA_ERR_FORMAT,
+                         "%s: footer at byte %llu disagrees with the records: data_frames is %llu "
+                         "in the footer, %llu read",
+                         trace_input_name(r->in), (unsigned long long)f->offset, (unsigned long long)footer.data_frames,
+                         (unsigned long long)r->stats.frames);
     if (footer.index_offset != r->index_offset)
-        return tea_error_set(TEA_ERR_FORMAT, "%s: footer at byte %llu disagrees with the file: index_offset is %llu "
-                             "in the footer, the index is at byte %llu", input_name(r->in),
-                             (unsigned long long)f->offset, (unsigned long long)footer.index_offset,
-                             (unsigned long long)r->index_offset);
+        return error_set(TEA_ERR_FORMAT,
+                         "%s: footer at byte %llu disagrees with the file: index_offset is %llu "
+                         "in the footer, the index is at byte %llu",
+                         trace_input_name(r->in), (unsigned long long)f->offset,
+                         (unsigned long long)footer.index_offset, (unsigned long long)r->index_offset);
     if (trace_totals_difference(a, b, field, sizeof field, &va, &vb))
-        return tea_error_set(TEA_ERR_FORMAT, "%s: footer at byte %llu disagrees with the records: %s is %llu in the "
-                             "footer, %llu read", input_name(r->in), (unsigned long long)f->offset, field,
-                             (unsigned long long)va, (unsigned long long)vb);
+        return error_set(TEA_ERR_FORMAT,
+                         "%s: footer at byte %llu disagrees with the records: %s is %llu in the "
+                         "footer, %llu read",
+                         trace_input_name(r->in), (unsigned long long)f->offset, field, (unsigned long long)va,
+                         (unsigned long long)vb);
     r->stats.notes = footer.notes;
     r->seen_footer = 1;
     return TEA_OK;
@@ -514,32 +519,32 @@ static int read_footer(trace_reader *r, const input_frame *f)
 /* Moves to the next frame; sets r->done at the end of the trace. */
 static int next_native_frame(trace_reader *r)
 {
-    input_frame f;
+    trace_input_frame f;
     int more, rc;
 
     end_data_frame(r);
     for (;;) {
-        if ((rc = input_next_frame(r->in, &f, &more)))
+        if ((rc = trace_input_next_frame(r->in, &f, &more)))
             return rc;
         if (!more) {
             if (!r->seen_footer)
-                return tea_error_set(TEA_ERR_FORMAT, "%s: truncated native trace: no footer (file ends at byte %llu)",
-                                     input_name(r->in), (unsigned long long)input_offset(r->in));
+                return error_set(TEA_ERR_FORMAT, "%s: truncated native trace: no footer (file ends at byte %llu)",
+                                 trace_input_name(r->in), (unsigned long long)trace_input_offset(r->in));
             r->done = 1;
             return TEA_OK;
         }
         if (r->seen_footer)
-            return tea_error_set(TEA_ERR_FORMAT, "%s: data after the footer at byte %llu", input_name(r->in),
-                                 (unsigned long long)f.offset);
+            return error_set(TEA_ERR_FORMAT, "%s: data after the footer at byte %llu", trace_input_name(r->in),
+                             (unsigned long long)f.offset);
         if (!f.skippable) {
             if (r->seen_index)
-                return tea_error_set(TEA_ERR_FORMAT, "%s: data frame at byte %llu after the index",
-                                     input_name(r->in), (unsigned long long)f.offset);
+                return error_set(TEA_ERR_FORMAT, "%s: data frame at byte %llu after the index", trace_input_name(r->in),
+                                 (unsigned long long)f.offset);
             r->stats.frames++;
             r->frame = f.data;
             r->frame_size = f.size;
             r->frame_pos = 0;
-            native_codec_frame_start(&r->codec, r->header.commit_width);
+            trace_native_codec_frame_start(&r->codec, r->header.commit_width);
             memset(&r->frame_entry, 0, sizeof r->frame_entry);
             r->frame_entry.offset = f.offset;
             r->frame_entry.compressed_size = f.compressed_size;
@@ -548,16 +553,16 @@ static int next_native_frame(trace_reader *r)
             r->in_data_frame = 1;
             return TEA_OK;
         }
-        if (f.variant == NATIVE_SKIPPABLE_VARIANT && f.size >= NATIVE_MAGIC_SIZE) {
-            if (memcmp(f.data, NATIVE_INDEX_MAGIC, NATIVE_MAGIC_SIZE) == 0)
+        if (f.variant == TRACE_NATIVE_SKIPPABLE_VARIANT && f.size >= TRACE_NATIVE_MAGIC_SIZE) {
+            if (memcmp(f.data, TRACE_NATIVE_INDEX_MAGIC, TRACE_NATIVE_MAGIC_SIZE) == 0)
                 rc = read_index(r, &f);
-            else if (memcmp(f.data, NATIVE_FOOTER_MAGIC, NATIVE_MAGIC_SIZE) == 0)
+            else if (memcmp(f.data, TRACE_NATIVE_FOOTER_MAGIC, TRACE_NATIVE_MAGIC_SIZE) == 0)
                 rc = read_footer(r, &f);
-            else if (memcmp(f.data, TRACE_OBJECTS_MAGIC, NATIVE_MAGIC_SIZE) == 0)
+            else if (memcmp(f.data, TRACE_OBJECTS_MAGIC, TRACE_NATIVE_MAGIC_SIZE) == 0)
                 rc = read_objects(r, &f);
-            else if (native_is_header(f.data, f.size))
-                rc = tea_error_set(TEA_ERR_FORMAT, "%s: second header at byte %llu (concatenated traces?)",
-                                   input_name(r->in), (unsigned long long)f.offset);
+            else if (trace_native_is_header(f.data, f.size))
+                rc = error_set(TEA_ERR_FORMAT, "%s: second header at byte %llu (concatenated traces?)",
+                               trace_input_name(r->in), (unsigned long long)f.offset);
             if (rc)
                 return rc;
         }
@@ -566,11 +571,11 @@ static int next_native_frame(trace_reader *r)
 }
 
 /* Fills the batch from native data frames: the fused decoder takes the
- * common case, and the reference path (native_decode_record, accept_record)
+ * common case, and the reference path (trace_native_decode_record, accept_record)
  * every record the fused one leaves, which includes every record in error. */
 static int read_native(trace_reader *r, trace_batch *batch)
 {
-    native_stream stream = { r->header.rob_size, 0, 0, &r->totals };
+    trace_native_stream stream = { r->header.rob_size, 0, 0, &r->totals };
     int rc;
 
     while (trace_batch_has_room(batch) && !r->done) {
@@ -585,7 +590,7 @@ static int read_native(trace_reader *r, trace_batch *batch)
         }
         stream.window = r->window;
         stream.last_cycle = r->last_cycle;
-        fast = native_decode_batch(&r->codec, r->frame, r->frame_size, &r->frame_pos, &stream, batch);
+        fast = trace_native_decode_batch(&r->codec, r->frame, r->frame_size, &r->frame_pos, &stream, batch);
         if (fast > 0) {
             r->window = stream.window;
             r->last_cycle = stream.last_cycle;
@@ -598,11 +603,11 @@ static int read_native(trace_reader *r, trace_batch *batch)
         }
         uops = batch->uops + batch->uop_count;
         start = r->frame_pos;
-        rc = native_decode_record(&r->codec, r->frame, r->frame_size, &r->frame_pos, &rec, uops);
+        rc = trace_native_decode_record(&r->codec, r->frame, r->frame_size, &r->frame_pos, &rec, uops);
         if (rc)
-            return tea_error_prefix(rc, "%s: record %llu (frame at byte %llu, offset %zu): ", input_name(r->in),
-                                    (unsigned long long)r->totals.records, (unsigned long long)r->frame_entry.offset,
-                                    start);
+            return error_prefix(rc, "%s: record %llu (frame at byte %llu, offset %zu): ", trace_input_name(r->in),
+                                (unsigned long long)r->totals.records, (unsigned long long)r->frame_entry.offset,
+                                start);
         if ((rc = accept_record(r, &rec, uops)))
             return rc;
         if (r->frame_entry.records++ == 0)
@@ -611,7 +616,7 @@ static int read_native(trace_reader *r, trace_batch *batch)
         trace_batch_commit(batch, &rec);
     }
     r->stats.units = r->totals.records;
-    r->stats.bytes_in = input_offset(r->in);
+    r->stats.bytes_in = trace_input_offset(r->in);
     return TEA_OK;
 }
 
@@ -654,7 +659,7 @@ static int read_ahead_share(trace_reader *r, size_t decoded)
 
     if (r->format != TRACE_FORMAT_NATIVE || r->done)
         return 0;
-    return budget > 0 ? input_frame_advance(r->in, budget) : 1;
+    return budget > 0 ? trace_input_frame_advance(r->in, budget) : 1;
 }
 
 /* Waits until a slot is free or the thread must stop (returns 0). Meanwhile,
@@ -666,7 +671,7 @@ static int wait_for_slot(trace_reader *r, decoder_thread *a, int read_ahead)
     while (!a->stop && a->filled == AHEAD_SLOTS) {
         if (read_ahead) {
             pthread_mutex_unlock(&a->lock);
-            read_ahead = input_frame_advance(r->in, LOOKAHEAD_IDLE_STEP);
+            read_ahead = trace_input_frame_advance(r->in, LOOKAHEAD_IDLE_STEP);
             pthread_mutex_lock(&a->lock);
         } else {
             pthread_cond_wait(&a->freed_cond, &a->lock);
@@ -701,7 +706,7 @@ static void *decoder_main(void *arg)
         /* The slot at `tail` is neither filled nor held by the caller. */
         slot->rc = decode_batch(r, &slot->batch);
         if (slot->rc)
-            snprintf(slot->message, sizeof slot->message, "%s", tea_error_message());
+            snprintf(slot->message, sizeof slot->message, "%s", error_message());
         slot->totals = r->totals;
         slot->stats = r->stats;
         last = slot->rc != TEA_OK || slot->batch.count == 0;
@@ -770,7 +775,7 @@ static void start_background(trace_reader *r, const trace_batch *batch)
         /* Decompressing tokens costs more than decoding them: the thread
          * only decompresses, and the caller decodes. */
         if (!r->input_exhausted)
-            input_prefetch_chunks(r->in, (size_t)TOKENS_PER_CHUNK * TD_TOKEN_SIZE);
+            trace_input_prefetch_chunks(r->in, (size_t)TOKENS_PER_CHUNK * TRACE_TD_TOKEN_SIZE);
         return;
     }
     if (!trace_batch_has_room(batch) || batch->uop_capacity != batch->capacity * TRACE_MAX_RECORD_UOPS)
@@ -822,7 +827,7 @@ static int show_slot(trace_reader *r, const ahead_slot *slot)
     r->shown_totals = slot->totals;
     r->shown_stats = slot->stats;
     if (slot->rc != TEA_OK)
-        return tea_error_set(slot->rc, "%s", slot->message);
+        return error_set(slot->rc, "%s", slot->message);
     return TEA_OK;
 }
 
@@ -912,7 +917,7 @@ int trace_reader_read(trace_reader *r, trace_batch *batch)
 
     trace_batch_clear(batch);
     if (r->failed)
-        return tea_error_set(TEA_ERR_USAGE, "%s: reader used after an error", input_name(r->in));
+        return error_set(TEA_ERR_USAGE, "%s: reader used after an error", trace_input_name(r->in));
     if (!r->started)
         start_background(r, batch);
     if (!r->ahead) {

@@ -17,7 +17,7 @@ int trace_batch_init(trace_batch *batch, size_t capacity)
     batch->uop_capacity = capacity * TRACE_MAX_RECORD_UOPS;
     if (!batch->records || !batch->uops) {
         trace_batch_free(batch);
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory allocating a record batch");
+        return error_set(TEA_ERR_NOMEM, "out of memory allocating a record batch");
     }
     return TEA_OK;
 }
@@ -40,32 +40,25 @@ int trace_record_check(const trace_record *r, const trace_uop *uops, unsigned wi
     int prev = -1;
 
     if (r->n_commit > width)
-        return tea_error_set(TEA_ERR_FORMAT, "%u µops commit in one cycle but the commit width is %u",
-                             r->n_commit, width);
+        return error_set(TEA_ERR_FORMAT, "%u µops commit in one cycle but the commit width is %u", r->n_commit, width);
     if (r->retire < n)
-        return tea_error_set(TEA_ERR_FORMAT, "%u µops leave the ROB but only %u entries retire",
-                             n, r->retire);
+        return error_set(TEA_ERR_FORMAT, "%u µops leave the ROB but only %u entries retire", n, r->retire);
     if (r->retire > window_before)
-        return tea_error_set(TEA_ERR_FORMAT, "%u entries retire from a ROB holding %u",
-                             r->retire, window_before);
+        return error_set(TEA_ERR_FORMAT, "%u entries retire from a ROB holding %u", r->retire, window_before);
     for (unsigned i = 0; i < n; i++) {
         if ((int)uops[i].offset <= prev || uops[i].offset >= r->retire)
-            return tea_error_set(TEA_ERR_FORMAT,
-                                 "µop %u of the cycle sits at ROB offset %u, out of program order",
-                                 i, uops[i].offset);
+            return error_set(TEA_ERR_FORMAT, "µop %u of the cycle sits at ROB offset %u, out of program order", i,
+                             uops[i].offset);
         prev = uops[i].offset;
-        if (uops[i].psv & ~PSV_MASK_ALL)
-            return tea_error_set(TEA_ERR_FORMAT, "PSV 0x%x has bits beyond the nine events",
-                                 uops[i].psv);
+        if (uops[i].psv & ~TRACE_PSV_MASK_ALL)
+            return error_set(TEA_ERR_FORMAT, "PSV 0x%x has bits beyond the nine events", uops[i].psv);
     }
     window = window_before - r->retire;
     if (r->squash > window)
-        return tea_error_set(TEA_ERR_FORMAT, "%u entries squashed from a ROB holding %u",
-                             r->squash, window);
+        return error_set(TEA_ERR_FORMAT, "%u entries squashed from a ROB holding %u", r->squash, window);
     window = window - r->squash + r->dispatch;
     if (window > rob_size)
-        return tea_error_set(TEA_ERR_FORMAT, "dispatch overfills the ROB (%u entries, size %u)",
-                             window, rob_size);
+        return error_set(TEA_ERR_FORMAT, "dispatch overfills the ROB (%u entries, size %u)", window, rob_size);
     *window_after = window;
     return TEA_OK;
 }
@@ -76,7 +69,7 @@ int trace_record_check_read(const trace_record *r, const trace_uop *uops, unsign
     int rc = trace_record_check(r, uops, width, rob_size, window_before, window_after);
     if (rc)
         return rc;
-    if ((r->flags & TRACE_REC_EXCEPTION) && !(uops[r->n_commit].psv & (1u << PSV_FL_EX)))
-        return tea_error_set(TEA_ERR_FORMAT, "excepting µop lacks FL-EX");
+    if ((r->flags & TRACE_REC_EXCEPTION) && !(uops[r->n_commit].psv & (1u << TRACE_PSV_FL_EX)))
+        return error_set(TEA_ERR_FORMAT, "excepting µop lacks FL-EX");
     return TEA_OK;
 }

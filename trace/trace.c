@@ -36,7 +36,7 @@ int trace_header_set(char **field, const char *value)
 {
     char *copy = NULL;
     if (value && !(copy = strdup(value)))
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     free(*field);
     *field = copy;
     return TEA_OK;
@@ -89,9 +89,9 @@ int trace_totals_difference(const trace_totals *a, const trace_totals *b, char *
             return 1;
         }
     }
-    for (int e = 0; e < PSV_EVENT_COUNT; e++) {
+    for (int e = 0; e < TRACE_PSV_EVENT_COUNT; e++) {
         if (a->events[e] != b->events[e]) {
-            snprintf(name, size, "events[%s]", psv_event_name((enum psv_event)e));
+            snprintf(name, size, "events[%s]", trace_psv_event_name((enum trace_psv_event)e));
             *va = a->events[e];
             *vb = b->events[e];
             return 1;

@@ -78,7 +78,7 @@ typedef struct trace_totals {
     uint64_t dispatched;     /* ROB entries allocated */
     uint64_t squashed;       /* ROB entries squashed */
     uint64_t refills;        /* records with TRACE_REC_REFILL */
-    uint64_t events[PSV_EVENT_COUNT]; /* committed or excepting µops with each event */
+    uint64_t events[TRACE_PSV_EVENT_COUNT]; /* committed or excepting µops with each event */
 } trace_totals;
 
 /* Adds one record and its µops to the totals. */

@@ -20,7 +20,7 @@
 #define TD_HEAD_SHIFT 48
 #define TD_TAIL_SHIFT 56
 /* A backwards step of the 44-bit counter larger than this is a wrap. */
-#define TD_WRAP_THRESHOLD (1ull << (TD_CYCLE_BITS - 1))
+#define TD_WRAP_THRESHOLD (1ull << (TRACE_TD_CYCLE_BITS - 1))
 
 /* Little-endian loads, written so that compilers turn them into single
  * loads on little-endian machines. */
@@ -41,14 +41,14 @@ static void put_le(uint8_t *p, uint64_t v, int bytes)
         p[i] = (uint8_t)v;
 }
 
-void td_token_unpack(const uint8_t bytes[TD_TOKEN_SIZE], td_token *t)
+void trace_td_token_unpack(const uint8_t bytes[TRACE_TD_TOKEN_SIZE], trace_td_token *t)
 {
     uint64_t w = le64(bytes);
-    t->cycle = w & TD_CYCLE_MASK;
+    t->cycle = w & TRACE_TD_CYCLE_MASK;
     t->rob_state = (unsigned)(w >> TD_STATE_SHIFT) & 0xF;
     t->head = (unsigned)(w >> TD_HEAD_SHIFT) & 0xFF;
     t->tail = (unsigned)(w >> TD_TAIL_SHIFT) & 0xFF;
-    for (int i = 0; i < TD_SLOTS; i++) {
+    for (int i = 0; i < TRACE_TD_SLOTS; i++) {
         t->flags[i] = le16(bytes + TD_OFF_FLAGS + 2 * i);
         t->pc[i] = le64(bytes + TD_OFF_PC + 8 * i);
         t->memlat[i] = le16(bytes + TD_OFF_MEMLAT + 2 * i);
@@ -56,12 +56,12 @@ void td_token_unpack(const uint8_t bytes[TD_TOKEN_SIZE], td_token *t)
     }
 }
 
-void td_token_pack(const td_token *t, uint8_t bytes[TD_TOKEN_SIZE])
+void trace_td_token_pack(const trace_td_token *t, uint8_t bytes[TRACE_TD_TOKEN_SIZE])
 {
-    uint64_t w = (t->cycle & TD_CYCLE_MASK) | (uint64_t)(t->rob_state & 0xF) << TD_STATE_SHIFT
-        | (uint64_t)(t->head & 0xFF) << TD_HEAD_SHIFT | (uint64_t)(t->tail & 0xFF) << TD_TAIL_SHIFT;
+    uint64_t w = (t->cycle & TRACE_TD_CYCLE_MASK) | (uint64_t)(t->rob_state & 0xF) << TD_STATE_SHIFT
+                 | (uint64_t)(t->head & 0xFF) << TD_HEAD_SHIFT | (uint64_t)(t->tail & 0xFF) << TD_TAIL_SHIFT;
     put_le(bytes, w, 8);
-    for (int i = 0; i < TD_SLOTS; i++) {
+    for (int i = 0; i < TRACE_TD_SLOTS; i++) {
         put_le(bytes + TD_OFF_FLAGS + 2 * i, t->flags[i], 2);
         put_le(bytes + TD_OFF_PC + 8 * i, t->pc[i], 8);
         put_le(bytes + TD_OFF_MEMLAT + 2 * i, t->memlat[i], 2);
@@ -69,78 +69,78 @@ void td_token_pack(const td_token *t, uint8_t bytes[TD_TOKEN_SIZE])
     }
 }
 
-uint16_t td_slot_psv(uint16_t flags, uint16_t memlat, unsigned llc_latency)
+uint16_t trace_td_slot_psv(uint16_t flags, uint16_t memlat, unsigned llc_latency)
 {
     unsigned psv = 0;
-    if (flags & TD_SLOT_DCACHE_MISS) {
-        psv |= 1u << PSV_ST_L1;
+    if (flags & TRACE_TD_SLOT_DCACHE_MISS) {
+        psv |= 1u << TRACE_PSV_ST_L1;
         if (memlat >= llc_latency)
-            psv |= 1u << PSV_ST_LLC;
+            psv |= 1u << TRACE_PSV_ST_LLC;
     }
-    if (flags & (TD_SLOT_DTLB_SMISS | TD_SLOT_DTLB_PMISS))
-        psv |= 1u << PSV_ST_TLB;
-    if (flags & TD_SLOT_ICACHE_MISS)
-        psv |= 1u << PSV_DR_L1;
-    if (flags & (TD_SLOT_ITLB_SMISS | TD_SLOT_ITLB_PMISS))
-        psv |= 1u << PSV_DR_TLB;
-    if (flags & TD_SLOT_LSU_FULL)
-        psv |= 1u << PSV_DR_SQ;
-    if (flags & TD_SLOT_BR_MISS)
-        psv |= 1u << PSV_FL_MB;
-    if (flags & TD_SLOT_FLUSHS)
-        psv |= 1u << PSV_FL_EX;
-    if (flags & TD_SLOT_REFETCHED)
-        psv |= 1u << PSV_FL_MO;
+    if (flags & (TRACE_TD_SLOT_DTLB_SMISS | TRACE_TD_SLOT_DTLB_PMISS))
+        psv |= 1u << TRACE_PSV_ST_TLB;
+    if (flags & TRACE_TD_SLOT_ICACHE_MISS)
+        psv |= 1u << TRACE_PSV_DR_L1;
+    if (flags & (TRACE_TD_SLOT_ITLB_SMISS | TRACE_TD_SLOT_ITLB_PMISS))
+        psv |= 1u << TRACE_PSV_DR_TLB;
+    if (flags & TRACE_TD_SLOT_LSU_FULL)
+        psv |= 1u << TRACE_PSV_DR_SQ;
+    if (flags & TRACE_TD_SLOT_BR_MISS)
+        psv |= 1u << TRACE_PSV_FL_MB;
+    if (flags & TRACE_TD_SLOT_FLUSHS)
+        psv |= 1u << TRACE_PSV_FL_EX;
+    if (flags & TRACE_TD_SLOT_REFETCHED)
+        psv |= 1u << TRACE_PSV_FL_MO;
     return (uint16_t)psv;
 }
 
-/* The slot flags that read back as `psv` (the inverse of td_slot_psv for the
+/* The slot flags that read back as `psv` (the inverse of trace_td_slot_psv for the
  * bits the encoder writes), without COMMITS/VALID. */
 static uint16_t psv_slot_flags(uint16_t psv)
 {
     unsigned f = 0;
-    if (psv & (1u << PSV_ST_L1))
-        f |= TD_SLOT_DCACHE_MISS;
-    if (psv & (1u << PSV_ST_TLB))
-        f |= TD_SLOT_DTLB_SMISS;
-    if (psv & (1u << PSV_DR_L1))
-        f |= TD_SLOT_ICACHE_MISS;
-    if (psv & (1u << PSV_DR_TLB))
-        f |= TD_SLOT_ITLB_SMISS;
-    if (psv & (1u << PSV_DR_SQ))
-        f |= TD_SLOT_LSU_FULL;
-    if (psv & (1u << PSV_FL_MB))
-        f |= TD_SLOT_BR_MISS;
-    if (psv & (1u << PSV_FL_EX))
-        f |= TD_SLOT_FLUSHS;
-    if (psv & (1u << PSV_FL_MO))
-        f |= TD_SLOT_REFETCHED;
+    if (psv & (1u << TRACE_PSV_ST_L1))
+        f |= TRACE_TD_SLOT_DCACHE_MISS;
+    if (psv & (1u << TRACE_PSV_ST_TLB))
+        f |= TRACE_TD_SLOT_DTLB_SMISS;
+    if (psv & (1u << TRACE_PSV_DR_L1))
+        f |= TRACE_TD_SLOT_ICACHE_MISS;
+    if (psv & (1u << TRACE_PSV_DR_TLB))
+        f |= TRACE_TD_SLOT_ITLB_SMISS;
+    if (psv & (1u << TRACE_PSV_DR_SQ))
+        f |= TRACE_TD_SLOT_LSU_FULL;
+    if (psv & (1u << TRACE_PSV_FL_MB))
+        f |= TRACE_TD_SLOT_BR_MISS;
+    if (psv & (1u << TRACE_PSV_FL_EX))
+        f |= TRACE_TD_SLOT_FLUSHS;
+    if (psv & (1u << TRACE_PSV_FL_MO))
+        f |= TRACE_TD_SLOT_REFETCHED;
     return (uint16_t)f;
 }
 
-void td_decoder_init(td_decoder *d, unsigned rob_size, unsigned llc_latency)
+void trace_td_decoder_init(trace_td_decoder *d, unsigned rob_size, unsigned llc_latency)
 {
     memset(d, 0, sizeof *d);
     d->rob_size = rob_size;
     d->llc_latency = llc_latency;
-    for (unsigned i = 0; i < TD_EVENT_COMBOS; i++)
-        d->event_psv[i] = (uint16_t)(td_slot_psv((uint16_t)(i << TD_EVENT_SHIFT), 0, llc_latency)
-                                     & ~(1u << PSV_ST_LLC));
+    for (unsigned i = 0; i < TRACE_TD_EVENT_COMBOS; i++)
+        d->event_psv[i] = (uint16_t)(trace_td_slot_psv((uint16_t)(i << TRACE_TD_EVENT_SHIFT), 0, llc_latency)
+                                     & ~(1u << TRACE_PSV_ST_LLC));
 }
 
-/* td_slot_psv through the decoder's table: the same PSV for every input. */
-static inline uint16_t slot_psv(const td_decoder *d, uint16_t flags, uint16_t memlat)
+/* trace_td_slot_psv through the decoder's table: the same PSV for every input. */
+static inline uint16_t slot_psv(const trace_td_decoder *d, uint16_t flags, uint16_t memlat)
 {
-    unsigned psv = d->event_psv[(flags >> TD_EVENT_SHIFT) & (TD_EVENT_COMBOS - 1)];
-    if ((flags & TD_SLOT_DCACHE_MISS) && memlat >= d->llc_latency)
-        psv |= 1u << PSV_ST_LLC;
+    unsigned psv = d->event_psv[(flags >> TRACE_TD_EVENT_SHIFT) & (TRACE_TD_EVENT_COMBOS - 1)];
+    if ((flags & TRACE_TD_SLOT_DCACHE_MISS) && memlat >= d->llc_latency)
+        psv |= 1u << TRACE_PSV_ST_LLC;
     return (uint16_t)psv;
 }
 
 /* Records a format error located at the token being decoded. */
-static int token_error(const td_decoder *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int token_error(const trace_td_decoder *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-static int token_error(const td_decoder *d, const char *fmt, ...)
+static int token_error(const trace_td_decoder *d, const char *fmt, ...)
 {
     uint64_t index = d->tokens;
     char detail[256];
@@ -149,19 +149,19 @@ static int token_error(const td_decoder *d, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(detail, sizeof detail, fmt, ap);
     va_end(ap);
-    return tea_error_set(TEA_ERR_FORMAT, "token %llu (uncompressed byte %llu): %s",
-                         (unsigned long long)index, (unsigned long long)(index * TD_TOKEN_SIZE), detail);
+    return error_set(TEA_ERR_FORMAT, "token %llu (uncompressed byte %llu): %s", (unsigned long long)index,
+                     (unsigned long long)(index * TRACE_TD_TOKEN_SIZE), detail);
 }
 
 /* Unwraps the 44-bit counter against the previous token's cycle. */
-static int unwrap_cycle(td_decoder *d, const td_token *t, uint64_t *cycle)
+static int unwrap_cycle(trace_td_decoder *d, const trace_td_token *t, uint64_t *cycle)
 {
     uint64_t c = d->cycle_base + t->cycle;
 
     if (d->tokens > 0 && c <= d->last_cycle) {
         if (d->last_cycle - c >= TD_WRAP_THRESHOLD) {
-            d->cycle_base += 1ull << TD_CYCLE_BITS;
-            c += 1ull << TD_CYCLE_BITS;
+            d->cycle_base += 1ull << TRACE_TD_CYCLE_BITS;
+            c += 1ull << TRACE_TD_CYCLE_BITS;
             d->stats.counter_wraps++;
         } else {
             return token_error(d, "cycle counter goes %s (%llu after %llu)",
@@ -174,10 +174,10 @@ static int unwrap_cycle(td_decoder *d, const td_token *t, uint64_t *cycle)
 }
 
 /* Whether any slot from the head bank on is VALID. */
-static int head_row_valid(const td_token *t, unsigned head_bank)
+static int head_row_valid(const trace_td_token *t, unsigned head_bank)
 {
-    for (unsigned i = head_bank; i < TD_SLOTS; i++)
-        if (t->flags[i] & TD_SLOT_VALID)
+    for (unsigned i = head_bank; i < TRACE_TD_SLOTS; i++)
+        if (t->flags[i] & TRACE_TD_SLOT_VALID)
             return 1;
     return 0;
 }
@@ -186,35 +186,35 @@ static int head_row_valid(const td_token *t, unsigned head_bank)
  * indices mean empty or full: empty when the head row shows no valid slot;
  * otherwise full when the window was more than half full before (or, for the
  * first token, when nothing is being dispatched or populated). */
-static unsigned token_window(const td_decoder *d, const td_token *t)
+static unsigned token_window(const trace_td_decoder *d, const trace_td_token *t)
 {
     unsigned r = d->rob_size;
     unsigned count = (t->tail + r - t->head) % r;
 
-    if (count != 0 || !head_row_valid(t, t->head % TD_SLOTS))
+    if (count != 0 || !head_row_valid(t, t->head % TRACE_TD_SLOTS))
         return count;
     if (!d->have_pending)
-        return (t->rob_state & (TD_ROB_DISPATCHING | TD_ROB_POPULATED)) ? 0 : r;
+        return (t->rob_state & (TRACE_TD_ROB_DISPATCHING | TRACE_TD_ROB_POPULATED)) ? 0 : r;
     return d->expected_window > r / 2 ? r : 0;
 }
 
 /* Builds the record of token `t` (without its squash, which the next token
  * reveals): committing and excepting µops, their ROB offsets and how many
  * entries leave the head. */
-static int token_record(td_decoder *d, const td_token *t, uint64_t cycle, trace_record *rec,
+static int token_record(trace_td_decoder *d, const trace_td_token *t, uint64_t cycle, trace_record *rec,
                         trace_uop *uops)
 {
-    unsigned hb = t->head % TD_SLOTS;
-    int committing = (t->rob_state & TD_ROB_COMMITTING) != 0;
-    int excepting = (t->rob_state & TD_ROB_EXCEPTION) != 0;
+    unsigned hb = t->head % TRACE_TD_SLOTS;
+    int committing = (t->rob_state & TRACE_TD_ROB_COMMITTING) != 0;
+    int excepting = (t->rob_state & TRACE_TD_ROB_EXCEPTION) != 0;
     int pending_valid = -1, exception_slot = -1;
     unsigned n = 0;
 
     memset(rec, 0, sizeof *rec);
     rec->cycle = cycle;
-    for (unsigned i = 0; i < TD_SLOTS; i++) {
+    for (unsigned i = 0; i < TRACE_TD_SLOTS; i++) {
         uint16_t f = t->flags[i];
-        if (f & TD_SLOT_COMMITS) {
+        if (f & TRACE_TD_SLOT_COMMITS) {
             if (!committing)
                 return token_error(d, "slot %u commits but the ROB is not COMMITTING (state 0x%x)", i,
                                    t->rob_state);
@@ -228,7 +228,7 @@ static int token_record(td_decoder *d, const td_token *t, uint64_t cycle, trace_
             uops[n].offset = (uint8_t)(i - hb);
             uops[n].pad_ = 0;
             n++;
-        } else if ((f & TD_SLOT_VALID) && i >= hb && pending_valid < 0) {
+        } else if ((f & TRACE_TD_SLOT_VALID) && i >= hb && pending_valid < 0) {
             pending_valid = (int)i;
         }
     }
@@ -240,26 +240,26 @@ static int token_record(td_decoder *d, const td_token *t, uint64_t cycle, trace_
             return token_error(d, "EXCEPTION token (state 0x%x) has no valid slot", t->rob_state);
         exception_slot = pending_valid;
         uops[n].pc = t->pc[exception_slot];
-        uops[n].psv = (uint16_t)(slot_psv(d, t->flags[exception_slot], t->memlat[exception_slot])
-                                 | (1u << PSV_FL_EX));
+        uops[n].psv =
+            (uint16_t)(slot_psv(d, t->flags[exception_slot], t->memlat[exception_slot]) | (1u << TRACE_PSV_FL_EX));
         uops[n].offset = (uint8_t)(exception_slot - (int)hb);
         uops[n].pad_ = 0;
         rec->flags |= TRACE_REC_EXCEPTION;
         rec->retire = (uint8_t)(exception_slot - (int)hb + 1);
     } else if (n > 0) {
-        rec->retire = (uint8_t)((pending_valid >= 0 ? (unsigned)pending_valid : TD_SLOTS) - hb);
+        rec->retire = (uint8_t)((pending_valid >= 0 ? (unsigned)pending_valid : TRACE_TD_SLOTS) - hb);
     }
     for (unsigned i = 0; i < trace_record_uops(rec); i++) {
         unsigned slot = hb + uops[i].offset;
         if (t->memlat[slot] > 0)
             d->stats.memlat_nonzero++;
-        if (t->flags[slot] & TD_SLOT_DCACHE_MISS)
+        if (t->flags[slot] & TRACE_TD_SLOT_DCACHE_MISS)
             d->stats.dcache_misses++;
     }
-    if (t->rob_state & TD_ROB_POPULATED)
+    if (t->rob_state & TRACE_TD_ROB_POPULATED)
         rec->flags |= TRACE_REC_REFILL;
-    if (t->rob_state & TD_ROB_DISPATCHING)
-        rec->dispatch = TD_SLOTS;
+    if (t->rob_state & TRACE_TD_ROB_DISPATCHING)
+        rec->dispatch = TRACE_TD_SLOTS;
     return TEA_OK;
 }
 
@@ -276,7 +276,7 @@ static inline void copy_uops(trace_uop *dst, const trace_uop *src, unsigned n)
  * means entries were squashed after the pending cycle; a squash right after
  * a dispatch first cancels that dispatch. A larger one cannot be explained
  * and counts as a resync (the entries are taken as dispatched). */
-static void settle_pending(td_decoder *d, unsigned window, unsigned head)
+static void settle_pending(trace_td_decoder *d, unsigned window, unsigned head)
 {
     trace_record *p = &d->pending;
     unsigned expected = d->expected_window;
@@ -294,7 +294,7 @@ static void settle_pending(td_decoder *d, unsigned window, unsigned head)
     }
 }
 
-int td_decoder_push(td_decoder *d, const td_token *t, trace_record *rec, trace_uop *uops, int *ready)
+int trace_td_decoder_push(trace_td_decoder *d, const trace_td_token *t, trace_record *rec, trace_uop *uops, int *ready)
 {
     trace_record cur;
     trace_uop cur_uops[TRACE_MAX_RECORD_UOPS];
@@ -339,7 +339,7 @@ int td_decoder_push(td_decoder *d, const td_token *t, trace_record *rec, trace_u
     return TEA_OK;
 }
 
-void td_decoder_finish(td_decoder *d, trace_record *rec, trace_uop *uops, int *ready)
+void trace_td_decoder_finish(trace_td_decoder *d, trace_record *rec, trace_uop *uops, int *ready)
 {
     *ready = d->have_pending;
     if (d->have_pending) {
@@ -349,7 +349,7 @@ void td_decoder_finish(td_decoder *d, trace_record *rec, trace_uop *uops, int *r
     }
 }
 
-void td_encoder_init(td_encoder *e, unsigned rob_size, unsigned llc_latency)
+void trace_td_encoder_init(trace_td_encoder *e, unsigned rob_size, unsigned llc_latency)
 {
     memset(e, 0, sizeof *e);
     e->rob_size = rob_size;
@@ -357,25 +357,25 @@ void td_encoder_init(td_encoder *e, unsigned rob_size, unsigned llc_latency)
 }
 
 /* Places one µop in its slot; fails when it does not fit the head row. */
-static int place_uop(const td_encoder *e, td_token *t, unsigned hb, const trace_uop *u, int commits)
+static int place_uop(const trace_td_encoder *e, trace_td_token *t, unsigned hb, const trace_uop *u, int commits)
 {
     unsigned slot = hb + u->offset;
     uint16_t psv = u->psv;
 
-    if (slot >= TD_SLOTS)
-        return tea_error_set(TEA_ERR_UNSUPPORTED, "a µop at ROB offset %u lies outside the head row", u->offset);
-    if ((psv & (1u << PSV_ST_LLC)) && !(psv & (1u << PSV_ST_L1)))
-        return tea_error_set(TEA_ERR_UNSUPPORTED, "ST-LLC without ST-L1 has no TraceDoctor encoding");
+    if (slot >= TRACE_TD_SLOTS)
+        return error_set(TEA_ERR_UNSUPPORTED, "a µop at ROB offset %u lies outside the head row", u->offset);
+    if ((psv & (1u << TRACE_PSV_ST_LLC)) && !(psv & (1u << TRACE_PSV_ST_L1)))
+        return error_set(TEA_ERR_UNSUPPORTED, "ST-LLC without ST-L1 has no TraceDoctor encoding");
     if (!commits)
-        psv &= (uint16_t)~(1u << PSV_FL_EX); /* implied by the EXCEPTION state */
-    t->flags[slot] = (uint16_t)(psv_slot_flags(psv) | TD_SLOT_VALID | (commits ? TD_SLOT_COMMITS : 0));
+        psv &= (uint16_t) ~(1u << TRACE_PSV_FL_EX); /* implied by the EXCEPTION state */
+    t->flags[slot] = (uint16_t)(psv_slot_flags(psv) | TRACE_TD_SLOT_VALID | (commits ? TRACE_TD_SLOT_COMMITS : 0));
     t->pc[slot] = u->pc;
-    t->memlat[slot] = (uint16_t)((u->psv & (1u << PSV_ST_LLC)) ? e->llc_latency : 0);
+    t->memlat[slot] = (uint16_t)((u->psv & (1u << TRACE_PSV_ST_LLC)) ? e->llc_latency : 0);
     return TEA_OK;
 }
 
-int td_encoder_encode(td_encoder *e, const trace_record *r, const trace_uop *uops,
-                      unsigned initial_window, td_token *t)
+int trace_td_encoder_encode(trace_td_encoder *e, const trace_record *r, const trace_uop *uops, unsigned initial_window,
+                            trace_td_token *t)
 {
     unsigned r_size = e->rob_size;
     unsigned hb, n = trace_record_uops(r), last_slot;
@@ -387,52 +387,53 @@ int td_encoder_encode(td_encoder *e, const trace_record *r, const trace_uop *uop
         e->started = 1;
     }
     memset(t, 0, sizeof *t);
-    if (r->dispatch != 0 && r->dispatch != TD_SLOTS)
-        return tea_error_set(TEA_ERR_UNSUPPORTED, "dispatch of %u entries is not one whole ROB row of %u",
-                             r->dispatch, TD_SLOTS);
+    if (r->dispatch != 0 && r->dispatch != TRACE_TD_SLOTS)
+        return error_set(TEA_ERR_UNSUPPORTED, "dispatch of %u entries is not one whole ROB row of %u", r->dispatch,
+                         TRACE_TD_SLOTS);
     if (r->dispatch && r->squash)
-        return tea_error_set(TEA_ERR_UNSUPPORTED, "a squash and a dispatch in the same cycle");
+        return error_set(TEA_ERR_UNSUPPORTED, "a squash and a dispatch in the same cycle");
     if (r->retire > 0 && n == 0)
-        return tea_error_set(TEA_ERR_UNSUPPORTED, "entries retire without a committing µop");
+        return error_set(TEA_ERR_UNSUPPORTED, "entries retire without a committing µop");
     if (r->n_commit > 0 && (r->flags & TRACE_REC_EXCEPTION))
-        return tea_error_set(TEA_ERR_UNSUPPORTED, "a µop excepts in a cycle in which others commit: BOOM never "
-                                                  "does this, so TraceDoctor tokens cannot say it unambiguously");
-    hb = e->head % TD_SLOTS;
-    t->cycle = r->cycle & TD_CYCLE_MASK;
+        return error_set(TEA_ERR_UNSUPPORTED, "a µop excepts in a cycle in which others commit: BOOM never "
+                                              "does this, so TraceDoctor tokens cannot say it unambiguously");
+    hb = e->head % TRACE_TD_SLOTS;
+    t->cycle = r->cycle & TRACE_TD_CYCLE_MASK;
     t->head = e->head;
     t->tail = (e->head + e->window) % r_size;
-    t->rob_state = (r->n_commit ? TD_ROB_COMMITTING : 0) | ((r->flags & TRACE_REC_EXCEPTION) ? TD_ROB_EXCEPTION : 0)
-        | ((r->flags & TRACE_REC_REFILL) ? TD_ROB_POPULATED : 0) | (r->dispatch ? TD_ROB_DISPATCHING : 0);
+    t->rob_state =
+        (r->n_commit ? TRACE_TD_ROB_COMMITTING : 0) | ((r->flags & TRACE_REC_EXCEPTION) ? TRACE_TD_ROB_EXCEPTION : 0)
+        | ((r->flags & TRACE_REC_REFILL) ? TRACE_TD_ROB_POPULATED : 0) | (r->dispatch ? TRACE_TD_ROB_DISPATCHING : 0);
     for (unsigned i = 0; i < n; i++)
         if ((rc = place_uop(e, t, hb, &uops[i], i < r->n_commit)))
             return rc;
     last_slot = n ? hb + uops[n - 1].offset : 0;
     if (r->flags & TRACE_REC_EXCEPTION) {
         if (r->retire != uops[n - 1].offset + 1u)
-            return tea_error_set(TEA_ERR_UNSUPPORTED, "entries retire past the excepting µop");
-    } else if (n > 0 && hb + r->retire < TD_SLOTS) {
+            return error_set(TEA_ERR_UNSUPPORTED, "entries retire past the excepting µop");
+    } else if (n > 0 && hb + r->retire < TRACE_TD_SLOTS) {
         /* The head stops inside the row: mark where with a valid, not
          * committing slot, which is how the decoder finds it. */
         unsigned marker = hb + r->retire;
         if (marker <= last_slot)
-            return tea_error_set(TEA_ERR_UNSUPPORTED, "retirement ends before the last committing µop");
-        t->flags[marker] = TD_SLOT_VALID;
-    } else if (n > 0 && hb + r->retire > TD_SLOTS) {
-        return tea_error_set(TEA_ERR_UNSUPPORTED, "retirement crosses the end of the head row");
+            return error_set(TEA_ERR_UNSUPPORTED, "retirement ends before the last committing µop");
+        t->flags[marker] = TRACE_TD_SLOT_VALID;
+    } else if (n > 0 && hb + r->retire > TRACE_TD_SLOTS) {
+        return error_set(TEA_ERR_UNSUPPORTED, "retirement crosses the end of the head row");
     }
     if (e->window == r_size && !head_row_valid(t, hb)) {
         /* A full ROB shows a valid head so the decoder can tell it from empty. */
         if (n > 0 && uops[0].offset != 0)
-            return tea_error_set(TEA_ERR_UNSUPPORTED, "full ROB whose head entry is empty");
-        t->flags[hb] |= TD_SLOT_VALID;
+            return error_set(TEA_ERR_UNSUPPORTED, "full ROB whose head entry is empty");
+        t->flags[hb] |= TRACE_TD_SLOT_VALID;
     }
     if (r->retire > e->window || r->squash > e->window - r->retire
         || e->window - r->retire - r->squash + r->dispatch > r_size)
-        return tea_error_set(TEA_ERR_UNSUPPORTED, "ROB window bookkeeping is inconsistent");
+        return error_set(TEA_ERR_UNSUPPORTED, "ROB window bookkeeping is inconsistent");
     window_after = e->window - r->retire - r->squash + r->dispatch;
     e->head = (e->head + r->retire) % r_size;
-    if (window_after == 0 && e->head % TD_SLOTS)
-        e->head = (e->head + TD_SLOTS - e->head % TD_SLOTS) % r_size; /* an empty ROB restarts at a row */
+    if (window_after == 0 && e->head % TRACE_TD_SLOTS)
+        e->head = (e->head + TRACE_TD_SLOTS - e->head % TRACE_TD_SLOTS) % r_size; /* an empty ROB restarts at a row */
     e->window = window_after;
     return TEA_OK;
 }

@@ -15,63 +15,63 @@
 
 #include <stdint.h>
 
-#define TD_TOKEN_SIZE 64
-#define TD_SLOTS 4                    /* banks of a ROB row = commit width */
-#define TD_CYCLE_BITS 44
-#define TD_CYCLE_MASK ((1ull << TD_CYCLE_BITS) - 1)
-#define TD_MAX_ROB 256                /* head and tail indices are 8 bits wide */
+#define TRACE_TD_TOKEN_SIZE 64
+#define TRACE_TD_SLOTS 4 /* banks of a ROB row = commit width */
+#define TRACE_TD_CYCLE_BITS 44
+#define TRACE_TD_CYCLE_MASK ((1ull << TRACE_TD_CYCLE_BITS) - 1)
+#define TRACE_TD_MAX_ROB 256 /* head and tail indices are 8 bits wide */
 
 /* ROB state bits (token bits 44-47). */
-#define TD_ROB_COMMITTING 0x1u
-#define TD_ROB_POPULATED 0x2u
-#define TD_ROB_DISPATCHING 0x4u
-#define TD_ROB_EXCEPTION 0x8u
+#define TRACE_TD_ROB_COMMITTING 0x1u
+#define TRACE_TD_ROB_POPULATED 0x2u
+#define TRACE_TD_ROB_DISPATCHING 0x4u
+#define TRACE_TD_ROB_EXCEPTION 0x8u
 
 /* Slot flag bits. */
-#define TD_SLOT_COMMITS (1u << 0)
-#define TD_SLOT_VALID (1u << 1)
-#define TD_SLOT_ICACHE_MISS (1u << 2)
-#define TD_SLOT_ITLB_SMISS (1u << 3)
-#define TD_SLOT_ITLB_PMISS (1u << 4)
-#define TD_SLOT_DCACHE_MISS (1u << 5)
-#define TD_SLOT_DTLB_SMISS (1u << 6)
-#define TD_SLOT_DTLB_PMISS (1u << 7)
-#define TD_SLOT_LSU_FULL (1u << 8)
-#define TD_SLOT_REFETCHED (1u << 9)
-#define TD_SLOT_BR_MISS (1u << 10)
-#define TD_SLOT_FLUSHS (1u << 11)
+#define TRACE_TD_SLOT_COMMITS (1u << 0)
+#define TRACE_TD_SLOT_VALID (1u << 1)
+#define TRACE_TD_SLOT_ICACHE_MISS (1u << 2)
+#define TRACE_TD_SLOT_ITLB_SMISS (1u << 3)
+#define TRACE_TD_SLOT_ITLB_PMISS (1u << 4)
+#define TRACE_TD_SLOT_DCACHE_MISS (1u << 5)
+#define TRACE_TD_SLOT_DTLB_SMISS (1u << 6)
+#define TRACE_TD_SLOT_DTLB_PMISS (1u << 7)
+#define TRACE_TD_SLOT_LSU_FULL (1u << 8)
+#define TRACE_TD_SLOT_REFETCHED (1u << 9)
+#define TRACE_TD_SLOT_BR_MISS (1u << 10)
+#define TRACE_TD_SLOT_FLUSHS (1u << 11)
 
 /* The slot flags that carry events (bits 2-11), as an index into a table. */
-#define TD_EVENT_SHIFT 2
-#define TD_EVENT_COMBOS (1u << 10)
+#define TRACE_TD_EVENT_SHIFT 2
+#define TRACE_TD_EVENT_COMBOS (1u << 10)
 
 /* One token, unpacked. */
-typedef struct td_token {
+typedef struct trace_td_token {
     uint64_t cycle;            /* 44-bit cycle counter value */
     unsigned rob_state;        /* TD_ROB_* */
     unsigned head, tail;       /* ROB head and tail indices (entries) */
-    uint16_t flags[TD_SLOTS];  /* TD_SLOT_* per bank of the head row */
-    uint64_t pc[TD_SLOTS];
-    uint16_t memlat[TD_SLOTS]; /* load latency (cycles) */
-    uint16_t isslat[TD_SLOTS]; /* issue latency (unused) */
-} td_token;
+    uint16_t flags[TRACE_TD_SLOTS]; /* TD_SLOT_* per bank of the head row */
+    uint64_t pc[TRACE_TD_SLOTS];
+    uint16_t memlat[TRACE_TD_SLOTS]; /* load latency (cycles) */
+    uint16_t isslat[TRACE_TD_SLOTS]; /* issue latency (unused) */
+} trace_td_token;
 
-void td_token_unpack(const uint8_t bytes[TD_TOKEN_SIZE], td_token *t);
-void td_token_pack(const td_token *t, uint8_t bytes[TD_TOKEN_SIZE]);
+void trace_td_token_unpack(const uint8_t bytes[TRACE_TD_TOKEN_SIZE], trace_td_token *t);
+void trace_td_token_pack(const trace_td_token *t, uint8_t bytes[TRACE_TD_TOKEN_SIZE]);
 
 /* The PSV of a slot: its flags folded to the nine events, ST-LLC when the load
  * missed in the L1 and its memlat reached `llc_latency`. */
-uint16_t td_slot_psv(uint16_t flags, uint16_t memlat, unsigned llc_latency);
+uint16_t trace_td_slot_psv(uint16_t flags, uint16_t memlat, unsigned llc_latency);
 
 /* Decoder statistics. */
-typedef struct td_decoder_stats {
+typedef struct trace_td_decoder_stats {
     uint64_t counter_wraps;  /* 44-bit cycle counter wraps unwrapped */
     uint64_t memlat_nonzero; /* committing/excepting slots with memlat > 0 */
     uint64_t dcache_misses;  /* committing/excepting slots with DCACHE_MISS */
     uint64_t index_resyncs;  /* tokens whose head/tail indices disagreed with the stream */
-} td_decoder_stats;
+} trace_td_decoder_stats;
 
-typedef struct td_decoder {
+typedef struct trace_td_decoder {
     unsigned rob_size;       /* entries the indices wrap at */
     unsigned llc_latency;    /* ST-LLC memlat threshold (cycles) */
     uint64_t tokens;         /* tokens pushed */
@@ -83,13 +83,13 @@ typedef struct td_decoder {
     unsigned pending_head;   /* head index of the pending token */
     unsigned expected_window;/* window after the pending record, before any squash */
     unsigned initial_window; /* window at the start of the first token's cycle */
-    td_decoder_stats stats;
-    uint16_t event_psv[TD_EVENT_COMBOS]; /* td_slot_psv of the event flags, without ST-LLC */
-} td_decoder;
+    trace_td_decoder_stats stats;
+    uint16_t event_psv[TRACE_TD_EVENT_COMBOS]; /* trace_td_slot_psv of the event flags, without ST-LLC */
+} trace_td_decoder;
 
-/* Prepares a decoder. rob_size must be a multiple of TD_SLOTS, at most
- * TD_MAX_ROB. */
-void td_decoder_init(td_decoder *d, unsigned rob_size, unsigned llc_latency);
+/* Prepares a decoder. rob_size must be a multiple of TRACE_TD_SLOTS, at most
+ * TRACE_TD_MAX_ROB. */
+void trace_td_decoder_init(trace_td_decoder *d, unsigned rob_size, unsigned llc_latency);
 
 /* Decodes one token. Because a squash only shows in the next token's indices,
  * records come out one token late: when the previous token's record is
@@ -98,22 +98,22 @@ void td_decoder_init(td_decoder *d, unsigned rob_size, unsigned llc_latency);
  * cycle counter going backwards or repeating, indices outside the ROB, a
  * COMMITTING token without a committing slot, an EXCEPTION token without a
  * valid slot, commits out of bank order. */
-int td_decoder_push(td_decoder *d, const td_token *t, trace_record *rec, trace_uop *uops, int *ready);
+int trace_td_decoder_push(trace_td_decoder *d, const trace_td_token *t, trace_record *rec, trace_uop *uops, int *ready);
 
 /* Flushes the last record at the end of the stream (*ready tells whether there
  * was one). */
-void td_decoder_finish(td_decoder *d, trace_record *rec, trace_uop *uops, int *ready);
+void trace_td_decoder_finish(trace_td_decoder *d, trace_record *rec, trace_uop *uops, int *ready);
 
-typedef struct td_encoder {
+typedef struct trace_td_encoder {
     unsigned rob_size;       /* entries the indices wrap at */
     unsigned llc_latency;    /* memlat written for ST-LLC loads */
     unsigned head;           /* head index at the start of the next record */
     unsigned window;         /* entries in the ROB at the start of the next record */
     int started;
-} td_encoder;
+} trace_td_encoder;
 
 /* Prepares an encoder for a 4-wide ROB of `rob_size` entries. */
-void td_encoder_init(td_encoder *e, unsigned rob_size, unsigned llc_latency);
+void trace_td_encoder_init(trace_td_encoder *e, unsigned rob_size, unsigned llc_latency);
 
 /* Encodes one record. The first record's window is taken as the initial ROB
  * content (`initial_window`, ignored afterwards). TEA_ERR_UNSUPPORTED (message
@@ -121,7 +121,7 @@ void td_encoder_init(td_encoder *e, unsigned rob_size, unsigned llc_latency);
  * record: dispatch other than one whole row, a squash and a dispatch in the
  * same cycle, µops outside the head row, ST-LLC without ST-L1, or an ROB
  * retirement that the token's slots cannot show. */
-int td_encoder_encode(td_encoder *e, const trace_record *r, const trace_uop *uops,
-                      unsigned initial_window, td_token *t);
+int trace_td_encoder_encode(trace_td_encoder *e, const trace_record *r, const trace_uop *uops, unsigned initial_window,
+                            trace_td_token *t);
 
 #endif

@@ -27,16 +27,16 @@ struct trace_writer {
     unsigned window;            /* ROB entries before the next record */
     uint64_t offset;            /* bytes written so far */
     ZSTD_CCtx *cctx;
-    native_buffer staging;      /* native: the frame being built; TraceDoctor: tokens */
-    native_buffer compressed;   /* compression output */
+    trace_native_buffer staging;    /* native: the frame being built; TraceDoctor: tokens */
+    trace_native_buffer compressed; /* compression output */
     /* native */
-    native_codec codec;
-    native_index_entry frame;   /* summary of the frame being built */
-    native_buffer index;        /* index entries written so far */
+    trace_native_codec codec;
+    trace_native_index_entry frame; /* summary of the frame being built */
+    trace_native_buffer index;      /* index entries written so far */
     uint64_t data_frames;
     trace_object_list objects;  /* executable objects and the recorded thread */
     /* TraceDoctor */
-    td_encoder td;
+    trace_td_encoder td;
 };
 
 const trace_totals *trace_writer_totals(const trace_writer *w)
@@ -52,7 +52,7 @@ int trace_writer_add_object(trace_writer *w, const trace_object *obj)
 int trace_writer_set_thread(trace_writer *w, uint32_t tid, uint32_t threads_seen)
 {
     if (threads_seen == TRACE_THREAD_UNKNOWN)
-        return tea_error_set(TEA_ERR_USAGE, "a recorded thread needs a thread count of at least 1");
+        return error_set(TEA_ERR_USAGE, "a recorded thread needs a thread count of at least 1");
     w->objects.tid = tid;
     w->objects.threads_seen = threads_seen;
     return TEA_OK;
@@ -69,7 +69,7 @@ static int write_bytes(trace_writer *w, const void *data, size_t size)
 static int write_skippable(trace_writer *w, const uint8_t *content, size_t size)
 {
     uint8_t header[SKIPPABLE_HEADER_SIZE];
-    uint32_t magic = INPUT_SKIPPABLE_MAGIC | NATIVE_SKIPPABLE_VARIANT;
+    uint32_t magic = TRACE_INPUT_SKIPPABLE_MAGIC | TRACE_NATIVE_SKIPPABLE_VARIANT;
     int rc;
     for (int i = 0; i < 4; i++) {
         header[i] = (uint8_t)(magic >> (8 * i));
@@ -83,9 +83,9 @@ static int write_skippable(trace_writer *w, const uint8_t *content, size_t size)
 static void writer_free(trace_writer *w)
 {
     ZSTD_freeCCtx(w->cctx);
-    native_buffer_free(&w->staging);
-    native_buffer_free(&w->compressed);
-    native_buffer_free(&w->index);
+    trace_native_buffer_free(&w->staging);
+    trace_native_buffer_free(&w->compressed);
+    trace_native_buffer_free(&w->index);
     trace_object_list_free(&w->objects);
     trace_header_free(&w->header);
     free(w);
@@ -103,19 +103,19 @@ static int check_options(const trace_header *h, const trace_write_options *o)
 {
     if (h->commit_width < 1 || h->commit_width > TRACE_MAX_WIDTH || h->rob_size < 1 || h->rob_size > TRACE_MAX_ROB
         || h->rob_size % h->commit_width)
-        return tea_error_set(TEA_ERR_USAGE, "invalid core shape: width %u, ROB %u", h->commit_width, h->rob_size);
+        return error_set(TEA_ERR_USAGE, "invalid core shape: width %u, ROB %u", h->commit_width, h->rob_size);
     if (o->format == TRACE_FORMAT_TRACEDOCTOR) {
-        if (h->commit_width != TD_SLOTS)
-            return tea_error_set(TEA_ERR_UNSUPPORTED, "TraceDoctor tokens describe a %d-wide ROB; this trace is %u-wide",
-                                 TD_SLOTS, h->commit_width);
-        if (h->rob_size > TD_MAX_ROB)
-            return tea_error_set(TEA_ERR_UNSUPPORTED, "TraceDoctor ROB indices are 8 bits; this ROB has %u entries",
-                                 h->rob_size);
+        if (h->commit_width != TRACE_TD_SLOTS)
+            return error_set(TEA_ERR_UNSUPPORTED, "TraceDoctor tokens describe a %d-wide ROB; this trace is %u-wide",
+                             TRACE_TD_SLOTS, h->commit_width);
+        if (h->rob_size > TRACE_TD_MAX_ROB)
+            return error_set(TEA_ERR_UNSUPPORTED, "TraceDoctor ROB indices are 8 bits; this ROB has %u entries",
+                             h->rob_size);
     } else if (o->format != TRACE_FORMAT_NATIVE) {
-        return tea_error_set(TEA_ERR_USAGE, "unknown output format");
+        return error_set(TEA_ERR_USAGE, "unknown output format");
     }
     if (o->level < 0 || o->level > ZSTD_maxCLevel())
-        return tea_error_set(TEA_ERR_USAGE, "zstd level %d outside 1-%d", o->level, ZSTD_maxCLevel());
+        return error_set(TEA_ERR_USAGE, "zstd level %d outside 1-%d", o->level, ZSTD_maxCLevel());
     return TEA_OK;
 }
 
@@ -128,7 +128,7 @@ int trace_writer_open(trace_writer **out, const char *path, const trace_header *
     if ((rc = check_options(h, opts)))
         return rc;
     if (!(w = calloc(1, sizeof *w)))
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     w->opts = *opts;
     if (!w->opts.level)
         w->opts.level = opts->format == TRACE_FORMAT_NATIVE ? TRACE_NATIVE_DEFAULT_LEVEL : TRACE_TRACEDOCTOR_DEFAULT_LEVEL;
@@ -136,13 +136,13 @@ int trace_writer_open(trace_writer **out, const char *path, const trace_header *
         w->opts.frame_records = TRACE_NATIVE_DEFAULT_FRAME_RECORDS;
     if ((rc = trace_header_copy(&w->header, h))) {
         free(w);
-        return tea_error_set(rc, "out of memory");
+        return error_set(rc, "out of memory");
     }
     w->window = h->initial_window;
     w->cctx = ZSTD_createCCtx();
     if (!w->cctx) {
         writer_free(w);
-        return tea_error_set(TEA_ERR_NOMEM, "out of memory");
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     }
     ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, w->opts.level);
     ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1);
@@ -151,13 +151,13 @@ int trace_writer_open(trace_writer **out, const char *path, const trace_header *
         return rc;
     }
     if (opts->format == TRACE_FORMAT_NATIVE) {
-        native_codec_frame_start(&w->codec, h->commit_width);
-        rc = native_header_encode(h, &w->staging);
+        trace_native_codec_frame_start(&w->codec, h->commit_width);
+        rc = trace_native_header_encode(h, &w->staging);
         if (!rc)
             rc = write_skippable(w, w->staging.data, w->staging.size);
         w->staging.size = 0;
     } else {
-        td_encoder_init(&w->td, h->rob_size, h->llc_latency);
+        trace_td_encoder_init(&w->td, h->rob_size, h->llc_latency);
     }
     if (rc) {
         trace_writer_abort(w);
@@ -171,32 +171,32 @@ int trace_writer_open(trace_writer **out, const char *path, const trace_header *
 static int flush_native_frame(trace_writer *w)
 {
     size_t bound, size;
-    uint8_t entry[NATIVE_INDEX_ENTRY_SIZE];
+    uint8_t entry[TRACE_NATIVE_INDEX_ENTRY_SIZE];
     int rc;
 
     if (w->frame.records == 0)
         return TEA_OK;
     bound = ZSTD_compressBound(w->staging.size);
     w->compressed.size = 0;
-    if ((rc = native_buffer_reserve(&w->compressed, bound)))
+    if ((rc = trace_native_buffer_reserve(&w->compressed, bound)))
         return rc;
     size = ZSTD_compress2(w->cctx, w->compressed.data, bound, w->staging.data, w->staging.size);
     if (ZSTD_isError(size))
-        return tea_error_set(TEA_ERR_IO, "%s: compression failed: %s", outfile_path(w->out), ZSTD_getErrorName(size));
+        return error_set(TEA_ERR_IO, "%s: compression failed: %s", outfile_path(w->out), ZSTD_getErrorName(size));
     w->frame.offset = w->offset;
     w->frame.compressed_size = size;
     w->frame.content_size = (uint32_t)w->staging.size;
     if ((rc = write_bytes(w, w->compressed.data, size)))
         return rc;
-    native_index_entry_encode(&w->frame, entry);
-    if ((rc = native_buffer_reserve(&w->index, sizeof entry)))
+    trace_native_index_entry_encode(&w->frame, entry);
+    if ((rc = trace_native_buffer_reserve(&w->index, sizeof entry)))
         return rc;
     memcpy(w->index.data + w->index.size, entry, sizeof entry);
     w->index.size += sizeof entry;
     w->data_frames++;
     w->staging.size = 0;
     memset(&w->frame, 0, sizeof w->frame);
-    native_codec_frame_start(&w->codec, w->header.commit_width);
+    trace_native_codec_frame_start(&w->codec, w->header.commit_width);
     return TEA_OK;
 }
 
@@ -204,13 +204,13 @@ static int write_native_record(trace_writer *w, const trace_record *r, const tra
 {
     int rc;
 
-    if ((rc = native_buffer_reserve(&w->staging, NATIVE_MAX_RECORD_BYTES)))
+    if ((rc = trace_native_buffer_reserve(&w->staging, TRACE_NATIVE_MAX_RECORD_BYTES)))
         return rc;
     if (w->frame.records == 0) {
         w->frame.first_cycle = r->cycle;
         w->frame.window = w->window;
     }
-    w->staging.size += native_encode_record(&w->codec, r, uops, w->staging.data + w->staging.size);
+    w->staging.size += trace_native_encode_record(&w->codec, r, uops, w->staging.data + w->staging.size);
     w->frame.last_cycle = r->cycle;
     if (++w->frame.records >= w->opts.frame_records)
         return flush_native_frame(w);
@@ -229,14 +229,14 @@ static int flush_tokens(trace_writer *w, ZSTD_EndDirective mode)
         w->staging.size = 0;
         return rc;
     }
-    if ((rc = native_buffer_reserve(&w->compressed, ZSTD_CStreamOutSize())))
+    if ((rc = trace_native_buffer_reserve(&w->compressed, ZSTD_CStreamOutSize())))
         return rc;
     do {
         ZSTD_outBuffer out = { w->compressed.data, w->compressed.capacity, 0 };
         remaining = ZSTD_compressStream2(w->cctx, &out, &in, mode);
         if (ZSTD_isError(remaining))
-            return tea_error_set(TEA_ERR_IO, "%s: compression failed: %s", outfile_path(w->out),
-                                 ZSTD_getErrorName(remaining));
+            return error_set(TEA_ERR_IO, "%s: compression failed: %s", outfile_path(w->out),
+                             ZSTD_getErrorName(remaining));
         if ((rc = write_bytes(w, out.dst, out.pos)))
             return rc;
     } while (mode == ZSTD_e_end ? remaining != 0 : in.pos < in.size);
@@ -246,16 +246,16 @@ static int flush_tokens(trace_writer *w, ZSTD_EndDirective mode)
 
 static int write_td_record(trace_writer *w, const trace_record *r, const trace_uop *uops)
 {
-    td_token t;
-    int rc = td_encoder_encode(&w->td, r, uops, w->header.initial_window, &t);
+    trace_td_token t;
+    int rc = trace_td_encoder_encode(&w->td, r, uops, w->header.initial_window, &t);
 
     if (rc)
-        return tea_error_prefix(rc, "cannot write cycle %llu as a TraceDoctor token: ", (unsigned long long)r->cycle);
-    if ((rc = native_buffer_reserve(&w->staging, TD_TOKEN_SIZE)))
+        return error_prefix(rc, "cannot write cycle %llu as a TraceDoctor token: ", (unsigned long long)r->cycle);
+    if ((rc = trace_native_buffer_reserve(&w->staging, TRACE_TD_TOKEN_SIZE)))
         return rc;
-    td_token_pack(&t, w->staging.data + w->staging.size);
-    w->staging.size += TD_TOKEN_SIZE;
-    if (w->staging.size >= (size_t)TD_TOKENS_PER_FLUSH * TD_TOKEN_SIZE)
+    trace_td_token_pack(&t, w->staging.data + w->staging.size);
+    w->staging.size += TRACE_TD_TOKEN_SIZE;
+    if (w->staging.size >= (size_t)TD_TOKENS_PER_FLUSH * TRACE_TD_TOKEN_SIZE)
         return flush_tokens(w, ZSTD_e_continue);
     return TEA_OK;
 }
@@ -269,10 +269,10 @@ int trace_writer_write(trace_writer *w, const trace_batch *batch)
         int rc;
 
         if (w->totals.records > 0 && r->cycle <= w->totals.last_cycle)
-            return tea_error_set(TEA_ERR_FORMAT, "record for cycle %llu does not follow cycle %llu",
-                                 (unsigned long long)r->cycle, (unsigned long long)w->totals.last_cycle);
+            return error_set(TEA_ERR_FORMAT, "record for cycle %llu does not follow cycle %llu",
+                             (unsigned long long)r->cycle, (unsigned long long)w->totals.last_cycle);
         if ((rc = trace_record_check(r, uops, w->header.commit_width, w->header.rob_size, w->window, &after)))
-            return tea_error_prefix(rc, "record for cycle %llu: ", (unsigned long long)r->cycle);
+            return error_prefix(rc, "record for cycle %llu: ", (unsigned long long)r->cycle);
         rc = w->opts.format == TRACE_FORMAT_NATIVE ? write_native_record(w, r, uops) : write_td_record(w, r, uops);
         if (rc)
             return rc;
@@ -284,8 +284,8 @@ int trace_writer_write(trace_writer *w, const trace_batch *batch)
 
 static int finish_native(trace_writer *w, const trace_notes *notes)
 {
-    native_footer footer;
-    uint8_t footer_bytes[NATIVE_FOOTER_SIZE];
+    trace_native_footer footer;
+    uint8_t footer_bytes[TRACE_NATIVE_FOOTER_SIZE];
     uint64_t count = w->data_frames;
     int rc;
 
@@ -294,16 +294,16 @@ static int finish_native(trace_writer *w, const trace_notes *notes)
     count = w->data_frames;
     /* index: magic, entry count, entries */
     w->staging.size = 0;
-    if ((rc = native_buffer_reserve(&w->staging, NATIVE_MAGIC_SIZE + 8 + w->index.size)))
+    if ((rc = trace_native_buffer_reserve(&w->staging, TRACE_NATIVE_MAGIC_SIZE + 8 + w->index.size)))
         return rc;
-    memcpy(w->staging.data, NATIVE_INDEX_MAGIC, NATIVE_MAGIC_SIZE);
+    memcpy(w->staging.data, TRACE_NATIVE_INDEX_MAGIC, TRACE_NATIVE_MAGIC_SIZE);
     for (int i = 0; i < 8; i++)
-        w->staging.data[NATIVE_MAGIC_SIZE + i] = (uint8_t)(count >> (8 * i));
+        w->staging.data[TRACE_NATIVE_MAGIC_SIZE + i] = (uint8_t)(count >> (8 * i));
     if (w->index.size)
-        memcpy(w->staging.data + NATIVE_MAGIC_SIZE + 8, w->index.data, w->index.size);
+        memcpy(w->staging.data + TRACE_NATIVE_MAGIC_SIZE + 8, w->index.data, w->index.size);
     memset(&footer, 0, sizeof footer);
     footer.index_offset = w->offset;
-    if ((rc = write_skippable(w, w->staging.data, NATIVE_MAGIC_SIZE + 8 + w->index.size)))
+    if ((rc = write_skippable(w, w->staging.data, TRACE_NATIVE_MAGIC_SIZE + 8 + w->index.size)))
         return rc;
     if (trace_object_list_present(&w->objects)) {
         /* objects: after the index, before the footer that refers to them */
@@ -321,7 +321,7 @@ static int finish_native(trace_writer *w, const trace_notes *notes)
     if (notes)
         footer.notes = *notes;
     footer.data_frames = count;
-    native_footer_encode(&footer, footer_bytes);
+    trace_native_footer_encode(&footer, footer_bytes);
     return write_skippable(w, footer_bytes, sizeof footer_bytes);
 }
 

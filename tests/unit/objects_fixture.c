@@ -75,7 +75,7 @@ int main(int argc, char **argv)
     for (int i = FIXED_ARGS; i < argc; i += OBJECT_ARGS) {
         trace_object o;
         if (parse_object(argv + i, &o)) {
-            rc = tea_error_set(TEA_ERR_USAGE, "malformed object at argument %d", i);
+            rc = error_set(TEA_ERR_USAGE, "malformed object at argument %d", i);
             goto done;
         }
         if ((rc = trace_writer_add_object(w, &o)))
@@ -94,6 +94,6 @@ done:
     trace_batch_free(&b);
     trace_reader_close(r);
     if (rc)
-        fprintf(stderr, "%s: %s\n", argv[0], tea_error_message());
+        fprintf(stderr, "%s: %s\n", argv[0], error_message());
     return rc ? 1 : 0;
 }

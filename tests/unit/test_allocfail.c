@@ -165,49 +165,49 @@ static int read_pics(const char *path)
 
 static int read_results(const char *path)
 {
-    results_set s;
+    tea_results_set s;
     int rc;
 
-    results_init(&s);
-    rc = results_read(&s, path);
+    tea_results_init(&s);
+    rc = tea_results_read(&s, path);
     if (rc == 0)
-        rc = results_dedupe(&s);
-    results_free(&s);
+        rc = tea_results_dedupe(&s);
+    tea_results_free(&s);
     return rc;
 }
 
 static int read_symmap(const char *path)
 {
-    symmap m = { 0 };
-    int rc = symmap_load(&m, path);
+    pics_symmap m = { 0 };
+    int rc = pics_symmap_load(&m, path);
 
     if (rc == 0)
-        symmap_free(&m);
+        pics_symmap_free(&m);
     return rc;
 }
 
 static int read_config(const char *path)
 {
-    mconf c;
+    model_config c;
 
-    mconf_defaults(&c);
-    return mconf_load(&c, path);
+    model_config_defaults(&c);
+    return model_config_load(&c, path);
 }
 
 static int read_elf(const char *path)
 {
-    symbols *s = NULL;
-    symmap m = { 0 };
-    int rc = symbols_open(&s, path);
+    binary_symbols *s = NULL;
+    pics_symmap m = { 0 };
+    int rc = binary_symbols_open(&s, path);
 
     if (rc)
         return rc;
-    if ((rc = symbols_symmap(s, SYMBOLS_MAP_SECTION_GAPS, &m)) == 0) {
-        symmap_free(&m);
-        rc = symbols_load_lines(s);
+    if ((rc = binary_symbols_symmap(s, BINARY_SYMBOLS_MAP_SECTION_GAPS, &m)) == 0) {
+        pics_symmap_free(&m);
+        rc = binary_symbols_load_lines(s);
         rc = rc < 0 ? rc : 0;
     }
-    symbols_close(s);
+    binary_symbols_close(s);
     return rc;
 }
 
@@ -254,7 +254,7 @@ int main(int argc, char **argv)
         }
         fail_at = 0;
         if ((rc = c->read(path))) {
-            fprintf(stderr, "%s: %s does not read without injection: %s\n", c->name, path, tea_error_message());
+            fprintf(stderr, "%s: %s does not read without injection: %s\n", c->name, path, error_message());
             bad = 1;
             continue;
         }
@@ -266,14 +266,14 @@ int main(int argc, char **argv)
             fail_at = 0;
             if (!failed) {
                 if (rc) {
-                    fprintf(stderr, "%s: fails without injection: %s\n", c->name, tea_error_message());
+                    fprintf(stderr, "%s: fails without injection: %s\n", c->name, error_message());
                     bad = 1;
                 }
                 break;
             }
             if (rc != 0 && rc != TEA_ERR_NOMEM) {
                 fprintf(stderr, "%s: allocation %lu failed: returned %d, not TEA_ERR_NOMEM (%s)\n", c->name, n, rc,
-                        tea_error_message());
+                        error_message());
                 bad = 1;
             }
         }

@@ -15,31 +15,31 @@
 #define LOOP_PC 0x10040u
 #define LOOP_TARGET 0x10000u
 
-static bpred *make(unsigned predictor)
+static model_bpred *make(unsigned predictor)
 {
-    bpred_config cfg;
-    bpred *p;
-    bpred_config_defaults(&cfg);
+    model_bpred_config cfg;
+    model_bpred *p;
+    model_bpred_config_defaults(&cfg);
     cfg.predictor = predictor;
-    assert_int_equal(bpred_create(&p, &cfg), 0);
+    assert_int_equal(model_bpred_create(&p, &cfg), 0);
     return p;
 }
 
 /* Predicts and updates one conditional branch; returns 1 on a wrong
  * direction. */
-static unsigned cond(bpred *p, uint64_t pc, int taken)
+static unsigned cond(model_bpred *p, uint64_t pc, int taken)
 {
-    bpred_prediction pred;
-    bpred_verdict v;
-    bpred_predict(p, pc, BPRED_COND, &pred);
-    v = bpred_update(p, pc, BPRED_COND, taken, LOOP_TARGET);
-    assert_int_equal(v, bpred_check(&pred, BPRED_COND, taken, LOOP_TARGET));
+    model_bpred_prediction pred;
+    model_bpred_verdict v;
+    model_bpred_predict(p, pc, MODEL_BPRED_COND, &pred);
+    v = model_bpred_update(p, pc, MODEL_BPRED_COND, taken, LOOP_TARGET);
+    assert_int_equal(v, model_bpred_check(&pred, MODEL_BPRED_COND, taken, LOOP_TARGET));
     return pred.taken != (taken != 0);
 }
 
 /* `trips` trips of a loop branch taken n-1 times, then not taken; returns the
  * direction mispredictions. */
-static unsigned loop(bpred *p, unsigned n, unsigned trips)
+static unsigned loop(model_bpred *p, unsigned n, unsigned trips)
 {
     unsigned wrong = 0;
     for (unsigned t = 0; t < trips; t++)
@@ -56,14 +56,14 @@ static unsigned loop(bpred *p, unsigned n, unsigned trips)
  * 14 + 2 * 8 in all, none after that. */
 static void gshare_learns_a_short_loop(void **state)
 {
-    bpred *p = make(BPRED_GSHARE);
+    model_bpred *p = make(MODEL_BPRED_GSHARE);
     unsigned warm;
     (void)state;
     warm = loop(p, 8, 100);
     assert_true(warm <= 14 + 2 * 8);
     assert_int_equal(loop(p, 8, 1000), 0);
-    assert_int_equal(bpred_get_stats(p)->branches[BPRED_COND], 1100 * 8);
-    bpred_free(p);
+    assert_int_equal(model_bpred_get_stats(p)->branches[MODEL_BPRED_COND], 1100 * 8);
+    model_bpred_free(p);
 }
 
 /* A loop of N = 20 > 14 history bits: positions 14..19 all see fourteen
@@ -71,11 +71,11 @@ static void gshare_learns_a_short_loop(void **state)
  * and mispredicts the exit exactly once per trip. */
 static void gshare_long_loop_misses_each_exit(void **state)
 {
-    bpred *p = make(BPRED_GSHARE);
+    model_bpred *p = make(MODEL_BPRED_GSHARE);
     (void)state;
     loop(p, 20, 10);
     assert_int_equal(loop(p, 20, 100), 100);
-    bpred_free(p);
+    model_bpred_free(p);
 }
 
 /* TAGE with histories 4..64: every position of a loop of N = 8 or 30 has a
@@ -88,12 +88,12 @@ static void tage_learns_loops(void **state)
     static const unsigned trips[] = { 8, 30 };
     (void)state;
     for (size_t i = 0; i < sizeof trips / sizeof trips[0]; i++) {
-        bpred *p = make(BPRED_TAGE);
+        model_bpred *p = make(MODEL_BPRED_TAGE);
         unsigned warm = loop(p, trips[i], 300);
         assert_true(warm > 0);
         assert_int_equal(loop(p, trips[i], 1000), 0);
-        assert_true(bpred_get_stats(p)->tage_allocations > 0);
-        bpred_free(p);
+        assert_true(model_bpred_get_stats(p)->tage_allocations > 0);
+        model_bpred_free(p);
     }
 }
 
@@ -102,19 +102,19 @@ static void tage_learns_loops(void **state)
  * branches. TAGE: the bimodal table cannot learn it, a tagged entry can. */
 static void alternating_pattern(void **state)
 {
-    static const unsigned predictors[] = { BPRED_GSHARE, BPRED_TAGE };
+    static const unsigned predictors[] = { MODEL_BPRED_GSHARE, MODEL_BPRED_TAGE };
     (void)state;
     for (size_t i = 0; i < 2; i++) {
-        bpred *p = make(predictors[i]);
+        model_bpred *p = make(predictors[i]);
         unsigned warm = 0, late = 0;
         for (unsigned n = 0; n < 200; n++)
             warm += cond(p, LOOP_PC, n & 1);
         for (unsigned n = 200; n < 10200; n++)
             late += cond(p, LOOP_PC, n & 1);
-        if (predictors[i] == BPRED_GSHARE)
+        if (predictors[i] == MODEL_BPRED_GSHARE)
             assert_true(warm <= 14 + 2 * 2);
         assert_int_equal(late, 0);
-        bpred_free(p);
+        model_bpred_free(p);
     }
 }
 
@@ -122,17 +122,17 @@ static void alternating_pattern(void **state)
  * (20000 flips: the standard deviation is 0.35 %, so 45-55 % is 14 sigma). */
 static void random_pattern(void **state)
 {
-    static const unsigned predictors[] = { BPRED_GSHARE, BPRED_TAGE };
+    static const unsigned predictors[] = { MODEL_BPRED_GSHARE, MODEL_BPRED_TAGE };
     (void)state;
     for (size_t i = 0; i < 2; i++) {
-        bpred *p = make(predictors[i]);
+        model_bpred *p = make(predictors[i]);
         rng_state rng;
         unsigned wrong = 0, n = 20000;
         rng_seed(&rng, 7, i);
         for (unsigned k = 0; k < n; k++)
             wrong += cond(p, LOOP_PC, (int)(rng_next(&rng) & 1));
         assert_true(wrong >= n * 45 / 100 && wrong <= n * 55 / 100);
-        bpred_free(p);
+        model_bpred_free(p);
     }
 }
 
@@ -142,17 +142,17 @@ static void random_pattern(void **state)
 
 /* Calls nested `depth` deep from function 0, then the returns; returns the
  * return mispredictions. */
-static unsigned nest(bpred *p, unsigned first, unsigned depth)
+static unsigned nest(model_bpred *p, unsigned first, unsigned depth)
 {
-    bpred_prediction pred;
+    model_bpred_prediction pred;
     unsigned wrong = 0;
     for (unsigned i = first; i < first + depth; i++) {
-        bpred_predict(p, CALL_SITE(i), BPRED_CALL, &pred);
-        bpred_update(p, CALL_SITE(i), BPRED_CALL, 1, FUNC(i + 1));
+        model_bpred_predict(p, CALL_SITE(i), MODEL_BPRED_CALL, &pred);
+        model_bpred_update(p, CALL_SITE(i), MODEL_BPRED_CALL, 1, FUNC(i + 1));
     }
     for (unsigned i = first + depth; i > first; i--) {
-        bpred_predict(p, RET_SITE(i), BPRED_RETURN, &pred);
-        if (bpred_update(p, RET_SITE(i), BPRED_RETURN, 1, CALL_SITE(i - 1) + 4) != BPRED_CORRECT)
+        model_bpred_predict(p, RET_SITE(i), MODEL_BPRED_RETURN, &pred);
+        if (model_bpred_update(p, RET_SITE(i), MODEL_BPRED_RETURN, 1, CALL_SITE(i - 1) + 4) != MODEL_BPRED_CORRECT)
             wrong++;
         else
             assert_int_equal(pred.target, CALL_SITE(i - 1) + 4);
@@ -166,46 +166,46 @@ static unsigned nest(bpred *p, unsigned first, unsigned depth)
  * unknown to the BTB too) are wrong. */
 static void ras_call_return_pairs(void **state)
 {
-    bpred *p = make(BPRED_TAGE);
-    const bpred_stats *s = bpred_get_stats(p);
-    bpred_prediction pred;
+    model_bpred *p = make(MODEL_BPRED_TAGE);
+    const model_bpred_stats *s = model_bpred_get_stats(p);
+    model_bpred_prediction pred;
     (void)state;
 
     for (int rep = 0; rep < 3; rep++)
         assert_int_equal(nest(p, 0, 10), 0);
-    assert_int_equal(s->misfetches[BPRED_CALL], 10); /* the calls' first time: BTB misses */
-    assert_int_equal(s->mispredicts[BPRED_CALL], 0);
+    assert_int_equal(s->misfetches[MODEL_BPRED_CALL], 10); /* the calls' first time: BTB misses */
+    assert_int_equal(s->mispredicts[MODEL_BPRED_CALL], 0);
     assert_int_equal(nest(p, 100, 40), 8);
-    assert_int_equal(s->mispredicts[BPRED_RETURN], 8);
-    assert_int_equal(s->branches[BPRED_RETURN], 70);
+    assert_int_equal(s->mispredicts[MODEL_BPRED_RETURN], 8);
+    assert_int_equal(s->branches[MODEL_BPRED_RETURN], 70);
 
     /* a compressed call returns to pc + 2, an x86-64 call rel32 to pc + 5 */
-    bpred_update(p, 0x2000, BPRED_SIZED(BPRED_CALL, 2), 1, 0x3000);
-    bpred_predict(p, 0x3010, BPRED_RETURN, &pred);
+    model_bpred_update(p, 0x2000, MODEL_BPRED_SIZED(MODEL_BPRED_CALL, 2), 1, 0x3000);
+    model_bpred_predict(p, 0x3010, MODEL_BPRED_RETURN, &pred);
     assert_int_equal(pred.target, 0x2002);
-    bpred_update(p, 0x3010, BPRED_RETURN, 1, 0x2002);
-    bpred_update(p, 0x2000, BPRED_SIZED(BPRED_CALL, 5), 1, 0x3000);
-    bpred_predict(p, 0x3010, BPRED_RETURN, &pred);
+    model_bpred_update(p, 0x3010, MODEL_BPRED_RETURN, 1, 0x2002);
+    model_bpred_update(p, 0x2000, MODEL_BPRED_SIZED(MODEL_BPRED_CALL, 5), 1, 0x3000);
+    model_bpred_predict(p, 0x3010, MODEL_BPRED_RETURN, &pred);
     assert_int_equal(pred.target, 0x2005);
     /* an indirect call pushes too */
-    bpred_update(p, 0x2100, BPRED_INDIRECT_CALL, 1, 0x3000);
-    bpred_predict(p, 0x3010, BPRED_RETURN, &pred);
+    model_bpred_update(p, 0x2100, MODEL_BPRED_INDIRECT_CALL, 1, 0x3000);
+    model_bpred_predict(p, 0x3010, MODEL_BPRED_RETURN, &pred);
     assert_int_equal(pred.target, 0x2104);
-    bpred_free(p);
+    model_bpred_free(p);
 
     /* without a RAS, returns come from the BTB: the last target */
     {
-        bpred_config cfg;
-        bpred_config_defaults(&cfg);
+        model_bpred_config cfg;
+        model_bpred_config_defaults(&cfg);
         cfg.ras_entries = 0;
-        assert_int_equal(bpred_create(&p, &cfg), 0);
-        bpred_update(p, 0x2000, BPRED_CALL, 1, 0x3000);
-        bpred_update(p, 0x3010, BPRED_RETURN, 1, 0x2004);
-        bpred_update(p, 0x2800, BPRED_CALL, 1, 0x3000);
-        bpred_predict(p, 0x3010, BPRED_RETURN, &pred);
+        assert_int_equal(model_bpred_create(&p, &cfg), 0);
+        model_bpred_update(p, 0x2000, MODEL_BPRED_CALL, 1, 0x3000);
+        model_bpred_update(p, 0x3010, MODEL_BPRED_RETURN, 1, 0x2004);
+        model_bpred_update(p, 0x2800, MODEL_BPRED_CALL, 1, 0x3000);
+        model_bpred_predict(p, 0x3010, MODEL_BPRED_RETURN, &pred);
         assert_int_equal(pred.target, 0x2004);
-        assert_int_equal(bpred_update(p, 0x3010, BPRED_RETURN, 1, 0x2804), BPRED_MISPREDICT);
-        bpred_free(p);
+        assert_int_equal(model_bpred_update(p, 0x3010, MODEL_BPRED_RETURN, 1, 0x2804), MODEL_BPRED_MISPREDICT);
+        model_bpred_free(p);
     }
 }
 
@@ -214,97 +214,100 @@ static void ras_call_return_pairs(void **state)
  * least recently used is evicted. */
 static void btb(void **state)
 {
-    bpred *p = make(BPRED_GSHARE);
-    bpred_prediction pred;
+    model_bpred *p = make(MODEL_BPRED_GSHARE);
+    model_bpred_prediction pred;
     /* set = ((pc >> 1) ^ (pc >> 10)) mod 512: both terms are 0 for multiples of 2^19 */
     const uint64_t base = 0x40000000, set_stride = 1u << 19;
     (void)state;
 
-    bpred_predict(p, 0x500, BPRED_JUMP, &pred);
+    model_bpred_predict(p, 0x500, MODEL_BPRED_JUMP, &pred);
     assert_true(pred.taken);
     assert_false(pred.btb_hit);
-    assert_int_equal(bpred_update(p, 0x500, BPRED_JUMP, 1, 0x900), BPRED_MISFETCH);
-    bpred_predict(p, 0x500, BPRED_JUMP, &pred);
+    assert_int_equal(model_bpred_update(p, 0x500, MODEL_BPRED_JUMP, 1, 0x900), MODEL_BPRED_MISFETCH);
+    model_bpred_predict(p, 0x500, MODEL_BPRED_JUMP, &pred);
     assert_true(pred.btb_hit);
     assert_int_equal(pred.target, 0x900);
-    assert_int_equal(bpred_update(p, 0x500, BPRED_JUMP, 1, 0x900), BPRED_CORRECT);
+    assert_int_equal(model_bpred_update(p, 0x500, MODEL_BPRED_JUMP, 1, 0x900), MODEL_BPRED_CORRECT);
 
-    assert_int_equal(bpred_update(p, 0x600, BPRED_INDIRECT, 1, 0xa00), BPRED_MISPREDICT);
-    assert_int_equal(bpred_update(p, 0x600, BPRED_INDIRECT, 1, 0xa00), BPRED_CORRECT);
-    assert_int_equal(bpred_update(p, 0x600, BPRED_INDIRECT, 1, 0xb00), BPRED_MISPREDICT);
-    assert_int_equal(bpred_update(p, 0x600, BPRED_INDIRECT, 1, 0xa00), BPRED_MISPREDICT);
+    assert_int_equal(model_bpred_update(p, 0x600, MODEL_BPRED_INDIRECT, 1, 0xa00), MODEL_BPRED_MISPREDICT);
+    assert_int_equal(model_bpred_update(p, 0x600, MODEL_BPRED_INDIRECT, 1, 0xa00), MODEL_BPRED_CORRECT);
+    assert_int_equal(model_bpred_update(p, 0x600, MODEL_BPRED_INDIRECT, 1, 0xb00), MODEL_BPRED_MISPREDICT);
+    assert_int_equal(model_bpred_update(p, 0x600, MODEL_BPRED_INDIRECT, 1, 0xa00), MODEL_BPRED_MISPREDICT);
 
     for (unsigned k = 0; k < 5; k++)
-        assert_int_equal(bpred_update(p, base + k * set_stride, BPRED_JUMP, 1, 0x80000), BPRED_MISFETCH);
+        assert_int_equal(model_bpred_update(p, base + k * set_stride, MODEL_BPRED_JUMP, 1, 0x80000),
+                         MODEL_BPRED_MISFETCH);
     for (unsigned k = 1; k < 5; k++)
-        assert_int_equal(bpred_update(p, base + k * set_stride, BPRED_JUMP, 1, 0x80000), BPRED_CORRECT);
-    assert_int_equal(bpred_update(p, base, BPRED_JUMP, 1, 0x80000), BPRED_MISFETCH);
-    assert_int_equal(bpred_get_stats(p)->btb_misses, 1 + 1 + 5 + 1);
+        assert_int_equal(model_bpred_update(p, base + k * set_stride, MODEL_BPRED_JUMP, 1, 0x80000),
+                         MODEL_BPRED_CORRECT);
+    assert_int_equal(model_bpred_update(p, base, MODEL_BPRED_JUMP, 1, 0x80000), MODEL_BPRED_MISFETCH);
+    assert_int_equal(model_bpred_get_stats(p)->btb_misses, 1 + 1 + 5 + 1);
 
     /* a not-taken prediction targets the fall-through */
-    bpred_predict(p, 0x700, BPRED_COND, &pred);
+    model_bpred_predict(p, 0x700, MODEL_BPRED_COND, &pred);
     assert_false(pred.taken);
     assert_int_equal(pred.target, 0x704);
-    bpred_predict(p, 0x700, BPRED_SIZED(BPRED_COND, 2), &pred);
+    model_bpred_predict(p, 0x700, MODEL_BPRED_SIZED(MODEL_BPRED_COND, 2), &pred);
     assert_int_equal(pred.target, 0x702);
-    bpred_predict(p, 0x700, BPRED_SIZED(BPRED_COND, 6), &pred);
+    model_bpred_predict(p, 0x700, MODEL_BPRED_SIZED(MODEL_BPRED_COND, 6), &pred);
     assert_int_equal(pred.target, 0x706);
-    bpred_free(p);
+    model_bpred_free(p);
 }
 
 static void verdicts(void **state)
 {
-    bpred_prediction taken_to_a = { 0xa, 1, 1, 0 }, taken_unknown = { 0, 1, 0, 0 }, not_taken = { 0x4, 0, 0, 0 };
+    model_bpred_prediction taken_to_a = { 0xa, 1, 1, 0 }, taken_unknown = { 0, 1, 0, 0 }, not_taken = { 0x4, 0, 0, 0 };
     (void)state;
-    assert_int_equal(bpred_check(&not_taken, BPRED_COND, 0, 0), BPRED_CORRECT);
-    assert_int_equal(bpred_check(&not_taken, BPRED_COND, 1, 0xa), BPRED_MISPREDICT);
-    assert_int_equal(bpred_check(&taken_to_a, BPRED_COND, 0, 0), BPRED_MISPREDICT);
-    assert_int_equal(bpred_check(&taken_to_a, BPRED_COND, 1, 0xa), BPRED_CORRECT);
-    assert_int_equal(bpred_check(&taken_unknown, BPRED_COND, 1, 0xa), BPRED_MISFETCH);
-    assert_int_equal(bpred_check(&taken_unknown, BPRED_JUMP, 1, 0xa), BPRED_MISFETCH);
-    assert_int_equal(bpred_check(&taken_unknown, BPRED_CALL, 1, 0xa), BPRED_MISFETCH);
-    assert_int_equal(bpred_check(&taken_unknown, BPRED_RETURN, 1, 0xa), BPRED_MISPREDICT);
-    assert_int_equal(bpred_check(&taken_unknown, BPRED_INDIRECT, 1, 0xa), BPRED_MISPREDICT);
-    assert_int_equal(bpred_check(&taken_unknown, BPRED_INDIRECT_CALL, 1, 0xa), BPRED_MISPREDICT);
-    assert_int_equal(bpred_check(&taken_to_a, BPRED_SIZED(BPRED_RETURN, 2), 1, 0xa), BPRED_CORRECT);
+    assert_int_equal(model_bpred_check(&not_taken, MODEL_BPRED_COND, 0, 0), MODEL_BPRED_CORRECT);
+    assert_int_equal(model_bpred_check(&not_taken, MODEL_BPRED_COND, 1, 0xa), MODEL_BPRED_MISPREDICT);
+    assert_int_equal(model_bpred_check(&taken_to_a, MODEL_BPRED_COND, 0, 0), MODEL_BPRED_MISPREDICT);
+    assert_int_equal(model_bpred_check(&taken_to_a, MODEL_BPRED_COND, 1, 0xa), MODEL_BPRED_CORRECT);
+    assert_int_equal(model_bpred_check(&taken_unknown, MODEL_BPRED_COND, 1, 0xa), MODEL_BPRED_MISFETCH);
+    assert_int_equal(model_bpred_check(&taken_unknown, MODEL_BPRED_JUMP, 1, 0xa), MODEL_BPRED_MISFETCH);
+    assert_int_equal(model_bpred_check(&taken_unknown, MODEL_BPRED_CALL, 1, 0xa), MODEL_BPRED_MISFETCH);
+    assert_int_equal(model_bpred_check(&taken_unknown, MODEL_BPRED_RETURN, 1, 0xa), MODEL_BPRED_MISPREDICT);
+    assert_int_equal(model_bpred_check(&taken_unknown, MODEL_BPRED_INDIRECT, 1, 0xa), MODEL_BPRED_MISPREDICT);
+    assert_int_equal(model_bpred_check(&taken_unknown, MODEL_BPRED_INDIRECT_CALL, 1, 0xa), MODEL_BPRED_MISPREDICT);
+    assert_int_equal(model_bpred_check(&taken_to_a, MODEL_BPRED_SIZED(MODEL_BPRED_RETURN, 2), 1, 0xa),
+                     MODEL_BPRED_CORRECT);
 }
 
 /* The same configuration and calls give the same predictions; update without
  * a preceding predict behaves the same as with one. */
 static void deterministic(void **state)
 {
-    bpred *a = make(BPRED_TAGE), *b = make(BPRED_TAGE);
+    model_bpred *a = make(MODEL_BPRED_TAGE), *b = make(MODEL_BPRED_TAGE);
     rng_state rng;
     (void)state;
     rng_seed(&rng, 3, 0);
     for (unsigned n = 0; n < 50000; n++) {
         uint64_t pc = 0x1000 + 4 * rng_below(&rng, 64);
         int taken = (pc & 0x40) ? (int)(rng_next(&rng) & 1) : (n % 7 != 0);
-        bpred_prediction pa, pb;
-        bpred_predict(a, pc, BPRED_COND, &pa);
-        bpred_predict(b, pc, BPRED_COND, &pb);
+        model_bpred_prediction pa, pb;
+        model_bpred_predict(a, pc, MODEL_BPRED_COND, &pa);
+        model_bpred_predict(b, pc, MODEL_BPRED_COND, &pb);
         assert_memory_equal(&pa, &pb, sizeof pa);
-        bpred_update(a, pc, BPRED_COND, taken, 0x800);
-        bpred_update(b, pc, BPRED_COND, taken, 0x800);
+        model_bpred_update(a, pc, MODEL_BPRED_COND, taken, 0x800);
+        model_bpred_update(b, pc, MODEL_BPRED_COND, taken, 0x800);
     }
-    assert_memory_equal(bpred_get_stats(a), bpred_get_stats(b), sizeof(bpred_stats));
-    bpred_free(a);
-    bpred_free(b);
+    assert_memory_equal(model_bpred_get_stats(a), model_bpred_get_stats(b), sizeof(model_bpred_stats));
+    model_bpred_free(a);
+    model_bpred_free(b);
 
-    a = make(BPRED_TAGE);
-    b = make(BPRED_TAGE);
+    a = make(MODEL_BPRED_TAGE);
+    b = make(MODEL_BPRED_TAGE);
     rng_seed(&rng, 4, 0);
     for (unsigned n = 0; n < 20000; n++) {
         uint64_t pc = 0x1000 + 4 * rng_below(&rng, 16);
         int taken = (int)(rng_next(&rng) % 3 != 0);
-        bpred_prediction pa;
-        bpred_predict(a, pc, BPRED_COND, &pa);
-        bpred_update(a, pc, BPRED_COND, taken, 0x800);
-        bpred_update(b, pc, BPRED_COND, taken, 0x800);
+        model_bpred_prediction pa;
+        model_bpred_predict(a, pc, MODEL_BPRED_COND, &pa);
+        model_bpred_update(a, pc, MODEL_BPRED_COND, taken, 0x800);
+        model_bpred_update(b, pc, MODEL_BPRED_COND, taken, 0x800);
     }
-    assert_memory_equal(bpred_get_stats(a), bpred_get_stats(b), sizeof(bpred_stats));
-    bpred_free(a);
-    bpred_free(b);
+    assert_memory_equal(model_bpred_get_stats(a), model_bpred_get_stats(b), sizeof(model_bpred_stats));
+    model_bpred_free(a);
+    model_bpred_free(b);
 }
 
 /* Defaults, and the geometric history series 4 * 16^(i/5): 4, 6.96, 12.1,
@@ -312,34 +315,34 @@ static void deterministic(void **state)
 static void configuration(void **state)
 {
     static const unsigned expected[] = { 4, 7, 12, 21, 37, 64 };
-    bpred_config cfg;
-    bpred *p;
+    model_bpred_config cfg;
+    model_bpred *p;
     (void)state;
-    bpred_config_defaults(&cfg);
-    assert_int_equal(cfg.predictor, BPRED_TAGE);
+    model_bpred_config_defaults(&cfg);
+    assert_int_equal(cfg.predictor, MODEL_BPRED_TAGE);
     assert_int_equal(cfg.btb_entries, 2048);
     assert_int_equal(cfg.ras_entries, 32);
-    assert_int_equal(bpred_create(&p, &cfg), 0);
+    assert_int_equal(model_bpred_create(&p, &cfg), 0);
     for (unsigned i = 0; i < 6; i++)
-        assert_int_equal(bpred_tage_history(p, i), expected[i]);
-    bpred_free(p);
+        assert_int_equal(model_bpred_tage_history(p, i), expected[i]);
+    model_bpred_free(p);
 
     cfg.tage_tables = 8;
     cfg.tage_min_history = 2;
     cfg.tage_max_history = 5; /* no room for 8 increasing lengths */
-    assert_int_equal(bpred_config_check(&cfg), TEA_ERR_USAGE);
+    assert_int_equal(model_bpred_config_check(&cfg), TEA_ERR_USAGE);
     cfg.tage_max_history = 9; /* exactly room: 2..9 */
-    assert_int_equal(bpred_create(&p, &cfg), 0);
+    assert_int_equal(model_bpred_create(&p, &cfg), 0);
     for (unsigned i = 0; i < 8; i++)
-        assert_int_equal(bpred_tage_history(p, i), 2 + i);
-    bpred_free(p);
-    bpred_config_defaults(&cfg);
+        assert_int_equal(model_bpred_tage_history(p, i), 2 + i);
+    model_bpred_free(p);
+    model_bpred_config_defaults(&cfg);
     cfg.btb_entries = 3000;
-    assert_int_equal(bpred_config_check(&cfg), TEA_ERR_USAGE);
-    assert_contains(tea_error_message(), "BTB");
-    bpred_config_defaults(&cfg);
+    assert_int_equal(model_bpred_config_check(&cfg), TEA_ERR_USAGE);
+    assert_contains(error_message(), "BTB");
+    model_bpred_config_defaults(&cfg);
     cfg.predictor = 7;
-    assert_int_equal(bpred_create(&p, &cfg), TEA_ERR_USAGE);
+    assert_int_equal(model_bpred_create(&p, &cfg), TEA_ERR_USAGE);
     assert_null(p);
 }
 

@@ -41,7 +41,7 @@ static char *escaped(const char *text)
 {
     capture c;
     capture_open(&c);
-    svg_escape(c.f, text);
+    plot_svg_escape(c.f, text);
     capture_close(&c);
     return c.text;
 }
@@ -93,46 +93,48 @@ static void escape_xml_specials_and_bad_bytes(void **state)
 
 static void numbers_are_fixed_and_never_negative_zero(void **state)
 {
-    char buf[SVG_NUMBER_MAX];
+    char buf[PLOT_SVG_NUMBER_MAX];
     (void)state;
-    assert_string_equal(svg_format_fixed(1.5, 2, buf, sizeof buf), "1.50");
-    assert_string_equal(svg_format_fixed(0.125, 2, buf, sizeof buf), "0.13");   /* 12.5 rounds away from 0 */
-    assert_string_equal(svg_format_fixed(-0.125, 2, buf, sizeof buf), "-0.13");
-    assert_string_equal(svg_format_fixed(-0.001, 2, buf, sizeof buf), "0.00");  /* not -0.00 */
-    assert_string_equal(svg_format_fixed(-0.4, 0, buf, sizeof buf), "0");
-    assert_string_equal(svg_format_fixed(-0.0, 3, buf, sizeof buf), "0.000");
-    assert_string_equal(svg_format_fixed(42, 0, buf, sizeof buf), "42");
-    assert_string_equal(svg_format_fixed(7.25, 12, buf, sizeof buf), "7.250000000"); /* clamped to 9 */
-    assert_string_equal(svg_format_fixed(NAN, 1, buf, sizeof buf), "0.0");
-    assert_string_equal(svg_format_fixed(INFINITY, 0, buf, sizeof buf), "0");
-    assert_string_equal(svg_format_fixed(1e20, 2, buf, sizeof buf), "100000000000000000000");
-    assert_string_equal(svg_format_fixed(-3e16, 0, buf, sizeof buf), "-30000000000000000");
-    assert_string_equal(svg_format_number(12.5, buf, sizeof buf), "12.5");
-    assert_string_equal(svg_format_number(3, buf, sizeof buf), "3");
-    assert_string_equal(svg_format_number(-0.25, buf, sizeof buf), "-0.25");
-    assert_string_equal(svg_format_number(-0.001, buf, sizeof buf), "0");
-    assert_string_equal(svg_format_number(1234.5678, buf, sizeof buf), "1234.57");
-    assert_string_equal(svg_format_number(100, buf, sizeof buf), "100"); /* zeros before the point stay */
+    assert_string_equal(plot_svg_format_fixed(1.5, 2, buf, sizeof buf), "1.50");
+    assert_string_equal(plot_svg_format_fixed(0.125, 2, buf, sizeof buf), "0.13"); /* 12.5 rounds away from 0 */
+    assert_string_equal(plot_svg_format_fixed(-0.125, 2, buf, sizeof buf), "-0.13");
+    assert_string_equal(plot_svg_format_fixed(-0.001, 2, buf, sizeof buf), "0.00"); /* not -0.00 */
+    assert_string_equal(plot_svg_format_fixed(-0.4, 0, buf, sizeof buf), "0");
+    assert_string_equal(plot_svg_format_fixed(-0.0, 3, buf, sizeof buf), "0.000");
+    assert_string_equal(plot_svg_format_fixed(42, 0, buf, sizeof buf), "42");
+    assert_string_equal(plot_svg_format_fixed(7.25, 12, buf, sizeof buf), "7.250000000"); /* clamped to 9 */
+    assert_string_equal(plot_svg_format_fixed(NAN, 1, buf, sizeof buf), "0.0");
+    assert_string_equal(plot_svg_format_fixed(INFINITY, 0, buf, sizeof buf), "0");
+    assert_string_equal(plot_svg_format_fixed(1e20, 2, buf, sizeof buf), "100000000000000000000");
+    assert_string_equal(plot_svg_format_fixed(-3e16, 0, buf, sizeof buf), "-30000000000000000");
+    assert_string_equal(plot_svg_format_number(12.5, buf, sizeof buf), "12.5");
+    assert_string_equal(plot_svg_format_number(3, buf, sizeof buf), "3");
+    assert_string_equal(plot_svg_format_number(-0.25, buf, sizeof buf), "-0.25");
+    assert_string_equal(plot_svg_format_number(-0.001, buf, sizeof buf), "0");
+    assert_string_equal(plot_svg_format_number(1234.5678, buf, sizeof buf), "1234.57");
+    assert_string_equal(plot_svg_format_number(100, buf, sizeof buf), "100"); /* zeros before the point stay */
 }
 
 static void svg_document_elements(void **state)
 {
-    const svg_style style = { .cls = "c", .fill = "#112233", .stroke = "none", .stroke_width = 1.5, .dash = "4 2" };
+    const plot_svg_style style = {
+        .cls = "c", .fill = "#112233", .stroke = "none", .stroke_width = 1.5, .dash = "4 2"
+    };
     double xs[] = { 0, 10.5, 20 }, ys[] = { 1, 2.25, -3 };
-    svg_writer w;
+    plot_svg_writer w;
     capture c;
     (void)state;
 
     capture_open(&c);
-    svg_begin(&w, c.f, 200, 100.5, 12, "T<1>");
-    svg_group_begin(&w, &style, "g&");
-    svg_rect(&w, 1, 2, 3, -4, NULL, NULL);
-    svg_line(&w, 0, 0, 10, 10, &style);
-    svg_polyline(&w, xs, ys, 3, NULL, "p");
-    svg_circle(&w, 5, 5, 2, NULL, NULL);
-    svg_text(&w, 10, 20, SVG_ANCHOR_END, 10, -90, NULL, "x'y");
-    svg_text(&w, 10, 20, SVG_ANCHOR_START, 0, 0, NULL, "plain");
-    svg_end(&w); /* closes the group too */
+    plot_svg_begin(&w, c.f, 200, 100.5, 12, "T<1>");
+    plot_svg_group_begin(&w, &style, "g&");
+    plot_svg_rect(&w, 1, 2, 3, -4, NULL, NULL);
+    plot_svg_line(&w, 0, 0, 10, 10, &style);
+    plot_svg_polyline(&w, xs, ys, 3, NULL, "p");
+    plot_svg_circle(&w, 5, 5, 2, NULL, NULL);
+    plot_svg_text(&w, 10, 20, PLOT_SVG_ANCHOR_END, 10, -90, NULL, "x'y");
+    plot_svg_text(&w, 10, 20, PLOT_SVG_ANCHOR_START, 0, 0, NULL, "plain");
+    plot_svg_end(&w); /* closes the group too */
     capture_close(&c);
     assert_string_equal(c.text,
                         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -157,7 +159,7 @@ static void svg_document_elements(void **state)
 
 /* --- ticks ------------------------------------------------------------------- */
 
-static void assert_ticks(const chart_ticks *t, double first, double step, size_t count, int decimals)
+static void assert_ticks(const plot_chart_ticks *t, double first, double step, size_t count, int decimals)
 {
     assert_true(fabs(t->first - first) < 1e-12);
     assert_true(fabs(t->step - step) < 1e-12 * step);
@@ -167,65 +169,65 @@ static void assert_ticks(const chart_ticks *t, double first, double step, size_t
 
 static void nice_ticks_by_hand(void **state)
 {
-    chart_ticks t;
+    plot_chart_ticks t;
     char label[64];
     (void)state;
 
     /* 7.3 / 5 = 1.46: step 1 needs 8 intervals, step 2 needs 4: 0..8. */
-    assert_int_equal(chart_nice_ticks(0, 7.3, 5, &t), 0);
+    assert_int_equal(plot_chart_nice_ticks(0, 7.3, 5, &t), 0);
     assert_ticks(&t, 0, 2, 5, 0);
-    assert_true(chart_tick_value(&t, 4) == 8);
+    assert_true(plot_chart_tick_value(&t, 4) == 8);
     /* 100 / 5 = 20: step 20, 0..100. */
-    assert_int_equal(chart_nice_ticks(0, 100, 5, &t), 0);
+    assert_int_equal(plot_chart_nice_ticks(0, 100, 5, &t), 0);
     assert_ticks(&t, 0, 20, 6, 0);
     /* 0.034 / 5 = 0.0068: 0.005 is too small, 0.01 gives 0..0.04. */
-    assert_int_equal(chart_nice_ticks(0, 0.034, 5, &t), 0);
+    assert_int_equal(plot_chart_nice_ticks(0, 0.034, 5, &t), 0);
     assert_ticks(&t, 0, 0.01, 5, 2);
-    chart_format_tick(chart_tick_value(&t, 3), &t, CHART_NUMBER_PERCENT, label, sizeof label);
+    plot_chart_format_tick(plot_chart_tick_value(&t, 3), &t, PLOT_CHART_NUMBER_PERCENT, label, sizeof label);
     assert_string_equal(label, "0.03%");
     /* 1234567 / 6 = 205761: 2e5 is too small, 5e5 gives 0..1.5e6. */
-    assert_int_equal(chart_nice_ticks(0, 1234567, 6, &t), 0);
+    assert_int_equal(plot_chart_nice_ticks(0, 1234567, 6, &t), 0);
     assert_ticks(&t, 0, 5e5, 4, 0);
-    chart_format_tick(chart_tick_value(&t, 0), &t, CHART_NUMBER_PLAIN, label, sizeof label);
+    plot_chart_format_tick(plot_chart_tick_value(&t, 0), &t, PLOT_CHART_NUMBER_PLAIN, label, sizeof label);
     assert_string_equal(label, "0");
-    chart_format_tick(chart_tick_value(&t, 1), &t, CHART_NUMBER_PLAIN, label, sizeof label);
+    plot_chart_format_tick(plot_chart_tick_value(&t, 1), &t, PLOT_CHART_NUMBER_PLAIN, label, sizeof label);
     assert_string_equal(label, "0.5M");
-    chart_format_tick(chart_tick_value(&t, 2), &t, CHART_NUMBER_PLAIN, label, sizeof label);
+    plot_chart_format_tick(plot_chart_tick_value(&t, 2), &t, PLOT_CHART_NUMBER_PLAIN, label, sizeof label);
     assert_string_equal(label, "1.0M");
     /* 94 / 10 = 9.4: step 10 from 0 (below 3) to 100 (above 97). */
-    assert_int_equal(chart_nice_ticks(3, 97, 10, &t), 0);
+    assert_int_equal(plot_chart_nice_ticks(3, 97, 10, &t), 0);
     assert_ticks(&t, 0, 10, 11, 0);
     /* An empty range becomes [0, 1]: 0.2 steps, one decimal. */
-    assert_int_equal(chart_nice_ticks(0, 0, 5, &t), 0);
+    assert_int_equal(plot_chart_nice_ticks(0, 0, 5, &t), 0);
     assert_ticks(&t, 0, 0.2, 6, 1);
-    chart_format_tick(chart_tick_value(&t, 3), &t, CHART_NUMBER_PERCENT, label, sizeof label);
+    plot_chart_format_tick(plot_chart_tick_value(&t, 3), &t, PLOT_CHART_NUMBER_PERCENT, label, sizeof label);
     assert_string_equal(label, "0.6%");
     /* 0.3 / 0.1 must not round up to an extra tick: 0, 0.1, 0.2, 0.3. */
-    assert_int_equal(chart_nice_ticks(0, 0.3, 3, &t), 0);
+    assert_int_equal(plot_chart_nice_ticks(0, 0.3, 3, &t), 0);
     assert_ticks(&t, 0, 0.1, 4, 1);
     /* Negative ranges: -7..-2 by 1. */
-    assert_int_equal(chart_nice_ticks(-7, -2, 5, &t), 0);
+    assert_int_equal(plot_chart_nice_ticks(-7, -2, 5, &t), 0);
     assert_ticks(&t, -7, 1, 6, 0);
     /* 2500 cycles on 6: 416.7 -> 500, 0..2500; labels in k. */
-    assert_int_equal(chart_nice_ticks(0, 2500, 6, &t), 0);
+    assert_int_equal(plot_chart_nice_ticks(0, 2500, 6, &t), 0);
     assert_ticks(&t, 0, 500, 6, 0);
-    chart_format_tick(chart_tick_value(&t, 3), &t, CHART_NUMBER_PLAIN, label, sizeof label);
+    plot_chart_format_tick(plot_chart_tick_value(&t, 3), &t, PLOT_CHART_NUMBER_PLAIN, label, sizeof label);
     assert_string_equal(label, "1.5k");
-    assert_int_equal(chart_nice_ticks(5, 1, 5, &t), TEA_ERR_USAGE);
-    assert_int_equal(chart_nice_ticks(NAN, 1, 5, &t), TEA_ERR_USAGE);
-    assert_int_equal(chart_nice_ticks(0, INFINITY, 5, &t), TEA_ERR_USAGE);
+    assert_int_equal(plot_chart_nice_ticks(5, 1, 5, &t), TEA_ERR_USAGE);
+    assert_int_equal(plot_chart_nice_ticks(NAN, 1, 5, &t), TEA_ERR_USAGE);
+    assert_int_equal(plot_chart_nice_ticks(0, INFINITY, 5, &t), TEA_ERR_USAGE);
 }
 
 static void log_ticks_by_hand(void **state)
 {
     static const double figure8[] = { 100, 200, 500, 1000, 2000, 5000, 10000 };
     static const double tenths[] = { 0.1, 0.2, 0.5, 1, 2, 5, 10 };
-    chart_log_ticks t;
+    plot_chart_log_ticks t;
     char label[64];
     (void)state;
 
     /* 100 Hz .. 8 kHz: the decades 100..1000..10000. */
-    assert_int_equal(chart_log_ticks_compute(100, 8000, &t), 0);
+    assert_int_equal(plot_chart_log_ticks_compute(100, 8000, &t), 0);
     assert_true(t.low == 100 && t.high == 10000);
     assert_int_equal(t.count, 7);
     for (size_t i = 0; i < 7; i++) {
@@ -233,36 +235,36 @@ static void log_ticks_by_hand(void **state)
         assert_int_equal(t.major[i], i % 3 == 0);
     }
     /* One value on a power of ten: the decade above it. */
-    assert_int_equal(chart_log_ticks_compute(1000, 1000, &t), 0);
+    assert_int_equal(plot_chart_log_ticks_compute(1000, 1000, &t), 0);
     assert_true(t.low == 1000 && t.high == 10000);
     assert_int_equal(t.count, 4);
     /* 150: 100..1000. */
-    assert_int_equal(chart_log_ticks_compute(150, 150, &t), 0);
+    assert_int_equal(plot_chart_log_ticks_compute(150, 150, &t), 0);
     assert_true(t.low == 100 && t.high == 1000);
     /* Below one: 0.5..3 spans 0.1..10. */
-    assert_int_equal(chart_log_ticks_compute(0.5, 3, &t), 0);
+    assert_int_equal(plot_chart_log_ticks_compute(0.5, 3, &t), 0);
     assert_int_equal(t.count, 7);
     for (size_t i = 0; i < 7; i++)
         assert_true(t.values[i] == tenths[i]);
     /* Twelve decades are the most. */
-    assert_int_equal(chart_log_ticks_compute(1, 1e12, &t), 0);
-    assert_int_equal(t.count, CHART_LOG_MAX_TICKS);
-    assert_int_equal(chart_log_ticks_compute(1, 1.5e12, &t), TEA_ERR_USAGE);
-    assert_int_equal(chart_log_ticks_compute(0, 10, &t), TEA_ERR_USAGE);
-    assert_int_equal(chart_log_ticks_compute(-1, 10, &t), TEA_ERR_USAGE);
-    assert_int_equal(chart_log_ticks_compute(10, 1, &t), TEA_ERR_USAGE);
+    assert_int_equal(plot_chart_log_ticks_compute(1, 1e12, &t), 0);
+    assert_int_equal(t.count, PLOT_CHART_LOG_MAX_TICKS);
+    assert_int_equal(plot_chart_log_ticks_compute(1, 1.5e12, &t), TEA_ERR_USAGE);
+    assert_int_equal(plot_chart_log_ticks_compute(0, 10, &t), TEA_ERR_USAGE);
+    assert_int_equal(plot_chart_log_ticks_compute(-1, 10, &t), TEA_ERR_USAGE);
+    assert_int_equal(plot_chart_log_ticks_compute(10, 1, &t), TEA_ERR_USAGE);
 
-    chart_format_si(100, label, sizeof label);
+    plot_chart_format_si(100, label, sizeof label);
     assert_string_equal(label, "100");
-    chart_format_si(8000, label, sizeof label);
+    plot_chart_format_si(8000, label, sizeof label);
     assert_string_equal(label, "8k");
-    chart_format_si(1500, label, sizeof label);
+    plot_chart_format_si(1500, label, sizeof label);
     assert_string_equal(label, "1.5k");
-    chart_format_si(1e6, label, sizeof label);
+    plot_chart_format_si(1e6, label, sizeof label);
     assert_string_equal(label, "1M");
-    chart_format_si(2e9, label, sizeof label);
+    plot_chart_format_si(2e9, label, sizeof label);
     assert_string_equal(label, "2G");
-    chart_format_si(0.25, label, sizeof label);
+    plot_chart_format_si(0.25, label, sizeof label);
     assert_string_equal(label, "0.25");
 }
 
@@ -270,19 +272,19 @@ static void log_ticks_by_hand(void **state)
 
 static void hsl_and_series_colors(void **state)
 {
-    char color[CHART_COLOR_MAX];
+    char color[PLOT_CHART_COLOR_MAX];
     (void)state;
     /* Hue 212, saturation 0.62, lightness 0.72: chroma (1 - |1.44 - 1|) x
      * 0.62 = 0.3472, x = 0.3472 x (1 - |3.5333 mod 2 - 1|) = 0.16203, m =
      * 0.72 - 0.1736 = 0.5464: (m, x + m, chroma + m) x 255 = (139.3, 180.6,
      * 227.9). */
-    chart_hsl_color(212.0, 0.62, 0.72, color);
+    plot_chart_hsl_color(212.0, 0.62, 0.72, color);
     assert_string_equal(color, "#8bb5e4");
     /* Grey: no saturation, lightness 0.5 -> 127.5 rounds half up to 128. */
-    chart_hsl_color(0.0, 0.0, 0.5, color);
+    plot_chart_hsl_color(0.0, 0.0, 0.5, color);
     assert_string_equal(color, "#808080");
-    assert_string_equal(chart_series_color(8), chart_series_color(0));
-    assert_string_not_equal(chart_series_color(1), chart_series_color(0));
+    assert_string_equal(plot_chart_series_color(8), plot_chart_series_color(0));
+    assert_string_not_equal(plot_chart_series_color(1), plot_chart_series_color(0));
 }
 
 /* --- flame graphs ----------------------------------------------------------- */
@@ -295,15 +297,15 @@ static void flame_frames_by_hand(void **state)
     static const char *const s2[] = { "f<g>", "f+0x0", "base" };
     static const char *const s3[] = { "main", "main+0x4", "base" };
     static const char *const c[] = { "#111111", "#eeeeee", "#8bb5e4" };
-    const flame_stack stacks[] = { { s1, c, 30 }, { s2, c, 10 }, { s3, c, 60 } };
-    flame_options o = { "T", "all", "cycles", 220 }; /* span 200: 2 units per cycle */
+    const plot_flame_stack stacks[] = { { s1, c, 30 }, { s2, c, 10 }, { s3, c, 60 } };
+    plot_flame_options o = { "T", "all", "cycles", 220 }; /* span 200: 2 units per cycle */
     capture cap;
     char *again;
     int rc;
     (void)state;
 
     capture_open(&cap);
-    rc = flame_write(cap.f, &o, stacks, 3, 3);
+    rc = plot_flame_write(cap.f, &o, stacks, 3, 3);
     capture_close(&cap);
     assert_int_equal(rc, 0);
     assert_int_equal(count_of(cap.text, "class=\"frame\""), 1 + 2 + 2 + 3);
@@ -324,7 +326,7 @@ static void flame_frames_by_hand(void **state)
     assert_int_equal(count_of(cap.text, "]]>"), 1);
     again = cap.text;
     capture_open(&cap);
-    assert_int_equal(flame_write(cap.f, &o, stacks, 3, 3), 0);
+    assert_int_equal(plot_flame_write(cap.f, &o, stacks, 3, 3), 0);
     capture_close(&cap);
     assert_string_equal(again, cap.text);
     free(again);
@@ -332,10 +334,10 @@ static void flame_frames_by_hand(void **state)
 
     /* refused: no frames, a weight of 0 */
     capture_open(&cap);
-    assert_int_equal(flame_write(cap.f, &o, stacks, 3, 0), TEA_ERR_USAGE);
+    assert_int_equal(plot_flame_write(cap.f, &o, stacks, 3, 0), TEA_ERR_USAGE);
     {
-        const flame_stack zero[] = { { s1, c, 0 } };
-        assert_int_equal(flame_write(cap.f, &o, zero, 1, 3), TEA_ERR_USAGE);
+        const plot_flame_stack zero[] = { { s1, c, 0 } };
+        assert_int_equal(plot_flame_write(cap.f, &o, zero, 1, 3), TEA_ERR_USAGE);
     }
     capture_close(&cap);
     free(cap.text);
@@ -343,11 +345,11 @@ static void flame_frames_by_hand(void **state)
 
 /* --- charts ------------------------------------------------------------------ */
 
-static char *render_stacked(const chart_stacked_bars *c, int *rc)
+static char *render_stacked(const plot_chart_stacked_bars *c, int *rc)
 {
     capture cap;
     capture_open(&cap);
-    *rc = chart_write_stacked_bars(cap.f, c);
+    *rc = plot_chart_write_stacked_bars(cap.f, c);
     capture_close(&cap);
     return cap.text;
 }
@@ -377,10 +379,18 @@ static void stacked_bars_counts_and_determinism(void **state)
         4, 4,   3, 0,   0, 0,  /* group 1: the ibs bar is empty */
         1, 2,   2, 1,   0, 3,
     };
-    chart_stacked_bars c = { .title = "Top 2", .y_label = "cycles", .value_unit = "cycles",
-                             .format = CHART_NUMBER_PLAIN, .groups = 2, .bars = 3, .segments = 2,
-                             .group_labels = groups, .bar_labels = bars, .segment_labels = segments,
-                             .segment_colors = colors, .values = values };
+    plot_chart_stacked_bars c = { .title = "Top 2",
+                                  .y_label = "cycles",
+                                  .value_unit = "cycles",
+                                  .format = PLOT_CHART_NUMBER_PLAIN,
+                                  .groups = 2,
+                                  .bars = 3,
+                                  .segments = 2,
+                                  .group_labels = groups,
+                                  .bar_labels = bars,
+                                  .segment_labels = segments,
+                                  .segment_colors = colors,
+                                  .values = values };
     char *first, *second;
     int rc;
     (void)state;
@@ -432,7 +442,7 @@ static void stacked_bars_counts_and_determinism(void **state)
         first = render_stacked(&c, &rc);
         assert_int_equal(rc, TEA_ERR_USAGE);
         assert_string_equal(first, "");
-        assert_contains(tea_error_message(), "group 2, bar 1");
+        assert_contains(error_message(), "group 2, bar 1");
         free(first);
         bad[7] = NAN;
         first = render_stacked(&c, &rc);
@@ -450,21 +460,29 @@ static void grouped_bars_with_whiskers(void **state)
 {
     static const char *const groups[] = { "lbm", "mcf" };
     static const char *const series[] = { "tea", "nci", "ibs" };
-    const char *colors[] = { chart_series_color(0), chart_series_color(1), chart_series_color(2) };
+    const char *colors[] = { plot_chart_series_color(0), plot_chart_series_color(1), plot_chart_series_color(2) };
     const double values[] = { 2.5, 10, NAN, 1, 12.5, 40 };
     const double low[] = { 2, NAN, NAN, 0.5, 10, 35 };
     const double high[] = { 3, NAN, NAN, 1.5, 15, 45 };
-    chart_grouped_bars c = { .title = "Error", .y_label = "error (%)", .format = CHART_NUMBER_PERCENT,
-                             .groups = 2, .series = 3, .group_labels = groups, .series_labels = series,
-                             .series_colors = colors, .values = values, .low = low, .high = high };
+    plot_chart_grouped_bars c = { .title = "Error",
+                                  .y_label = "error (%)",
+                                  .format = PLOT_CHART_NUMBER_PERCENT,
+                                  .groups = 2,
+                                  .series = 3,
+                                  .group_labels = groups,
+                                  .series_labels = series,
+                                  .series_colors = colors,
+                                  .values = values,
+                                  .low = low,
+                                  .high = high };
     capture a, b;
     (void)state;
 
     capture_open(&a);
-    assert_int_equal(chart_write_grouped_bars(a.f, &c), 0);
+    assert_int_equal(plot_chart_write_grouped_bars(a.f, &c), 0);
     capture_close(&a);
     capture_open(&b);
-    assert_int_equal(chart_write_grouped_bars(b.f, &c), 0);
+    assert_int_equal(plot_chart_write_grouped_bars(b.f, &c), 0);
     capture_close(&b);
     assert_string_equal(a.text, b.text);
     assert_balanced(a.text);
@@ -485,7 +503,7 @@ static void grouped_bars_with_whiskers(void **state)
         bad_high[4] = 11;
         c.high = bad_high;
         capture_open(&a);
-        assert_int_equal(chart_write_grouped_bars(a.f, &c), TEA_ERR_USAGE);
+        assert_int_equal(plot_chart_write_grouped_bars(a.f, &c), TEA_ERR_USAGE);
         capture_close(&a);
         free(a.text);
     }
@@ -497,16 +515,22 @@ static void grouped_bars_below_zero(void **state)
 {
     static const char *const groups[] = { "FL-MB", "DR-SQ" };
     static const char *const series[] = { "lbm", "nab" };
-    const char *colors[] = { chart_series_color(0), chart_series_color(1) };
+    const char *colors[] = { plot_chart_series_color(0), plot_chart_series_color(1) };
     const double values[] = { 0.9, 0.85, -0.2, 0 };
-    chart_grouped_bars c = { .title = "r", .y_label = "Pearson r", .format = CHART_NUMBER_PLAIN, .groups = 2,
-                             .series = 2, .group_labels = groups, .series_labels = series, .series_colors = colors,
-                             .values = values };
+    plot_chart_grouped_bars c = { .title = "r",
+                                  .y_label = "Pearson r",
+                                  .format = PLOT_CHART_NUMBER_PLAIN,
+                                  .groups = 2,
+                                  .series = 2,
+                                  .group_labels = groups,
+                                  .series_labels = series,
+                                  .series_colors = colors,
+                                  .values = values };
     capture a;
     (void)state;
 
     capture_open(&a);
-    assert_int_equal(chart_write_grouped_bars(a.f, &c), 0);
+    assert_int_equal(plot_chart_write_grouped_bars(a.f, &c), 0);
     capture_close(&a);
     assert_balanced(a.text);
     assert_int_equal(count_of(a.text, "class=\"bar\""), 4);
@@ -520,20 +544,24 @@ static void grouped_bars_below_zero(void **state)
 
 static void line_chart_log_axis(void **state)
 {
-    const chart_point tea[] = { { 100, 5, 4, 6 }, { 1000, 2, 1.5, 2.5 }, { 8000, 1, NAN, NAN } };
-    const chart_point ibs[] = { { 100, 30, 25, 35 }, { 1000, 28, 27, 29 }, { 8000, 27, 26, 28 } };
-    const chart_series series[] = { { "tea", chart_series_color(0), tea, 3 },
-                                    { "ibs", NULL, ibs, 3 } };
-    chart_lines c = { .title = "Error vs frequency", .x_label = "sampling frequency (Hz)", .y_label = "error (%)",
-                      .x_log = 1, .y_format = CHART_NUMBER_PERCENT, .series = series, .count = 2 };
+    const plot_chart_point tea[] = { { 100, 5, 4, 6 }, { 1000, 2, 1.5, 2.5 }, { 8000, 1, NAN, NAN } };
+    const plot_chart_point ibs[] = { { 100, 30, 25, 35 }, { 1000, 28, 27, 29 }, { 8000, 27, 26, 28 } };
+    const plot_chart_series series[] = { { "tea", plot_chart_series_color(0), tea, 3 }, { "ibs", NULL, ibs, 3 } };
+    plot_chart_lines c = { .title = "Error vs frequency",
+                           .x_label = "sampling frequency (Hz)",
+                           .y_label = "error (%)",
+                           .x_log = 1,
+                           .y_format = PLOT_CHART_NUMBER_PERCENT,
+                           .series = series,
+                           .count = 2 };
     capture a, b;
     (void)state;
 
     capture_open(&a);
-    assert_int_equal(chart_write_lines(a.f, &c), 0);
+    assert_int_equal(plot_chart_write_lines(a.f, &c), 0);
     capture_close(&a);
     capture_open(&b);
-    assert_int_equal(chart_write_lines(b.f, &c), 0);
+    assert_int_equal(plot_chart_write_lines(b.f, &c), 0);
     capture_close(&b);
     assert_string_equal(a.text, b.text);
     assert_balanced(a.text);
@@ -551,16 +579,16 @@ static void line_chart_log_axis(void **state)
 
     /* x = 0 on a log axis, and a negative mean. */
     {
-        chart_point bad[] = { { 0, 1, NAN, NAN } };
-        chart_series one = { "x", NULL, bad, 1 };
+        plot_chart_point bad[] = { { 0, 1, NAN, NAN } };
+        plot_chart_series one = { "x", NULL, bad, 1 };
         c.series = &one;
         c.count = 1;
         capture_open(&a);
-        assert_int_equal(chart_write_lines(a.f, &c), TEA_ERR_USAGE);
-        assert_contains(tea_error_message(), "logarithmic");
+        assert_int_equal(plot_chart_write_lines(a.f, &c), TEA_ERR_USAGE);
+        assert_contains(error_message(), "logarithmic");
         bad[0].x = 10;
         bad[0].y = -1;
-        assert_int_equal(chart_write_lines(a.f, &c), TEA_ERR_USAGE);
+        assert_int_equal(plot_chart_write_lines(a.f, &c), TEA_ERR_USAGE);
         capture_close(&a);
         assert_string_equal(a.text, "");
         free(a.text);

@@ -21,15 +21,15 @@
 static void error_messages_compose(void **state)
 {
     (void)state;
-    assert_int_equal(tea_error_set(TEA_ERR_FORMAT, "token %d: bad", 7), TEA_ERR_FORMAT);
-    assert_string_equal(tea_error_message(), "token 7: bad");
-    assert_int_equal(tea_error_prefix(TEA_ERR_FORMAT, "%s: ", "f.zst"), TEA_ERR_FORMAT);
-    assert_string_equal(tea_error_message(), "f.zst: token 7: bad");
-    assert_int_equal(tea_error_exit_status(TEA_ERR_USAGE), 2);
-    assert_int_equal(tea_error_exit_status(TEA_ERR_FORMAT), 1);
-    assert_int_equal(tea_error_exit_status(TEA_OK), 0);
-    tea_error_clear();
-    assert_string_equal(tea_error_message(), "");
+    assert_int_equal(error_set(TEA_ERR_FORMAT, "token %d: bad", 7), TEA_ERR_FORMAT);
+    assert_string_equal(error_message(), "token 7: bad");
+    assert_int_equal(error_prefix(TEA_ERR_FORMAT, "%s: ", "f.zst"), TEA_ERR_FORMAT);
+    assert_string_equal(error_message(), "f.zst: token 7: bad");
+    assert_int_equal(error_exit_status(TEA_ERR_USAGE), 2);
+    assert_int_equal(error_exit_status(TEA_ERR_FORMAT), 1);
+    assert_int_equal(error_exit_status(TEA_OK), 0);
+    error_clear();
+    assert_string_equal(error_message(), "");
 }
 
 static void rng_is_deterministic_and_seed_dependent(void **state)
@@ -102,7 +102,7 @@ static void outfile_commit_and_abort(void **state)
     unlink(path);
 
     assert_int_equal(outfile_open(&f, "/nonexistent-dir/x"), TEA_ERR_IO);
-    assert_contains(tea_error_message(), "/nonexistent-dir/x");
+    assert_contains(error_message(), "/nonexistent-dir/x");
     free(path);
 }
 

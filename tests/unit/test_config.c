@@ -35,9 +35,9 @@ static const char sample[] =
 
 static void defaults_are_boom_like(void **state)
 {
-    mconf c;
+    model_config c;
     (void)state;
-    mconf_defaults(&c);
+    model_config_defaults(&c);
     assert_int_equal(c.core.width, 4);
     assert_int_equal(c.core.fetch_width, 8);
     assert_int_equal(c.core.rob_size, 192);
@@ -51,18 +51,18 @@ static void defaults_are_boom_like(void **state)
     assert_int_equal(c.mem.l1d.size, 32768);
     assert_int_equal(c.mem.llc.size, 2u << 20);
     assert_int_equal(c.tlb.dtlb_entries, 32);
-    assert_int_equal(c.bpred.predictor, BPRED_TAGE);
-    assert_int_equal(mconf_check(&c), 0);
+    assert_int_equal(c.bpred.predictor, MODEL_BPRED_TAGE);
+    assert_int_equal(model_config_check(&c), 0);
 }
 
 static void reads_a_sample_file(void **state)
 {
     char *path = test_temp_path("sample.cfg");
-    mconf c;
+    model_config c;
     (void)state;
     test_write_file(path, sample, strlen(sample));
-    mconf_defaults(&c);
-    assert_int_equal(mconf_load(&c, path), 0);
+    model_config_defaults(&c);
+    assert_int_equal(model_config_load(&c, path), 0);
     assert_int_equal(c.core.width, 2);
     assert_int_equal(c.core.rob_size, 96);
     assert_int_equal(c.core.lat_div, 20);
@@ -76,29 +76,29 @@ static void reads_a_sample_file(void **state)
     assert_int_equal(c.mem.dram_latency, 10);
     assert_int_equal(c.tlb.walk_through_memory, 1);
     assert_int_equal(c.tlb.l2_entries, 2048);
-    assert_int_equal(c.bpred.predictor, BPRED_GSHARE);
+    assert_int_equal(c.bpred.predictor, MODEL_BPRED_GSHARE);
     assert_int_equal(c.bpred.gshare_history, 20);
     assert_true(c.bpred.seed == UINT64_MAX);
-    assert_int_equal(mconf_check(&c), 0);
+    assert_int_equal(model_config_check(&c), 0);
     free(path);
 
-    assert_int_equal(mconf_load(&c, "/nonexistent/model.cfg"), TEA_ERR_IO);
-    assert_contains(tea_error_message(), "/nonexistent/model.cfg");
+    assert_int_equal(model_config_load(&c, "/nonexistent/model.cfg"), TEA_ERR_IO);
+    assert_contains(error_message(), "/nonexistent/model.cfg");
 }
 
 /* Parses `text` as file "t.cfg" and expects TEA_ERR_USAGE with a message
  * holding each of the NULL-terminated needles. */
 static void expect_error(const char *text, ...)
 {
-    mconf c;
+    model_config c;
     va_list ap;
     const char *needle;
-    mconf_defaults(&c);
-    if (mconf_parse_text(&c, text, "t.cfg") != TEA_ERR_USAGE)
+    model_config_defaults(&c);
+    if (model_config_parse_text(&c, text, "t.cfg") != TEA_ERR_USAGE)
         fail_msg("accepted: %s", text);
     va_start(ap, text);
     while ((needle = va_arg(ap, const char *)))
-        assert_contains(tea_error_message(), needle);
+        assert_contains(error_message(), needle);
     va_end(ap);
 }
 
@@ -126,53 +126,53 @@ static void rejects_bad_lines_naming_file_and_line(void **state)
 
 static void set_strings(void **state)
 {
-    mconf c;
+    model_config c;
     (void)state;
-    mconf_defaults(&c);
-    assert_int_equal(mconf_set_string(&c, "l1d.size=64KiB"), 0);
+    model_config_defaults(&c);
+    assert_int_equal(model_config_set_string(&c, "l1d.size=64KiB"), 0);
     assert_int_equal(c.mem.l1d.size, 65536);
-    assert_int_equal(mconf_set_string(&c, " bpred.predictor = gshare "), 0);
-    assert_int_equal(c.bpred.predictor, BPRED_GSHARE);
-    assert_int_equal(mconf_set_string(&c, "nokey=1"), TEA_ERR_USAGE);
-    assert_contains(tea_error_message(), "--set");
-    assert_contains(tea_error_message(), "nokey");
-    assert_int_equal(mconf_set_string(&c, "l1d.size"), TEA_ERR_USAGE);
-    assert_contains(tea_error_message(), "key=value");
-    assert_int_equal(mconf_set(&c, "core.rob_size", "128", "here"), 0);
+    assert_int_equal(model_config_set_string(&c, " bpred.predictor = gshare "), 0);
+    assert_int_equal(c.bpred.predictor, MODEL_BPRED_GSHARE);
+    assert_int_equal(model_config_set_string(&c, "nokey=1"), TEA_ERR_USAGE);
+    assert_contains(error_message(), "--set");
+    assert_contains(error_message(), "nokey");
+    assert_int_equal(model_config_set_string(&c, "l1d.size"), TEA_ERR_USAGE);
+    assert_contains(error_message(), "key=value");
+    assert_int_equal(model_config_set(&c, "core.rob_size", "128", "here"), 0);
     assert_int_equal(c.core.rob_size, 128);
 }
 
 static void check_catches_inconsistencies(void **state)
 {
-    mconf c;
+    model_config c;
     (void)state;
-    mconf_defaults(&c);
-    assert_int_equal(mconf_set_string(&c, "core.rob_size=190"), 0); /* parses, but not rows of 4 */
-    assert_int_equal(mconf_check(&c), TEA_ERR_USAGE);
-    assert_contains(tea_error_message(), "core.rob_size");
-    mconf_defaults(&c);
-    assert_int_equal(mconf_set_string(&c, "l1d.size=48K"), 0);
-    assert_int_equal(mconf_check(&c), TEA_ERR_USAGE);
-    assert_contains(tea_error_message(), "l1d");
-    mconf_defaults(&c);
-    assert_int_equal(mconf_set_string(&c, "llc.line_size=128"), 0);
-    assert_int_equal(mconf_check(&c), TEA_ERR_USAGE);
-    mconf_defaults(&c);
-    assert_int_equal(mconf_set_string(&c, "bpred.tage_max_history=6"), 0);
-    assert_int_equal(mconf_check(&c), TEA_ERR_USAGE);
-    mconf_defaults(&c);
-    assert_int_equal(mconf_set_string(&c, "core.fetch_buffer=4"), 0);
-    assert_int_equal(mconf_check(&c), TEA_ERR_USAGE);
+    model_config_defaults(&c);
+    assert_int_equal(model_config_set_string(&c, "core.rob_size=190"), 0); /* parses, but not rows of 4 */
+    assert_int_equal(model_config_check(&c), TEA_ERR_USAGE);
+    assert_contains(error_message(), "core.rob_size");
+    model_config_defaults(&c);
+    assert_int_equal(model_config_set_string(&c, "l1d.size=48K"), 0);
+    assert_int_equal(model_config_check(&c), TEA_ERR_USAGE);
+    assert_contains(error_message(), "l1d");
+    model_config_defaults(&c);
+    assert_int_equal(model_config_set_string(&c, "llc.line_size=128"), 0);
+    assert_int_equal(model_config_check(&c), TEA_ERR_USAGE);
+    model_config_defaults(&c);
+    assert_int_equal(model_config_set_string(&c, "bpred.tage_max_history=6"), 0);
+    assert_int_equal(model_config_check(&c), TEA_ERR_USAGE);
+    model_config_defaults(&c);
+    assert_int_equal(model_config_set_string(&c, "core.fetch_buffer=4"), 0);
+    assert_int_equal(model_config_check(&c), TEA_ERR_USAGE);
 }
 
 /* The written configuration to a malloc'd string. */
-static char *written(const mconf *c)
+static char *written(const model_config *c)
 {
     char *buf = NULL;
     size_t size = 0;
     FILE *f = open_memstream(&buf, &size);
     assert_non_null(f);
-    assert_int_equal(mconf_write(c, f), 0);
+    assert_int_equal(model_config_write(c, f), 0);
     fclose(f);
     return buf;
 }
@@ -181,12 +181,12 @@ static char *written(const mconf *c)
  * configuration, so writing again gives the same text. */
 static void write_reads_back(void **state)
 {
-    mconf c, d;
+    model_config c, d;
     char *a, *b;
     (void)state;
-    mconf_defaults(&c);
-    assert_int_equal(mconf_parse_text(&c, sample, "sample"), 0);
-    assert_int_equal(mconf_set_string(&c, "llc.size=1536KiB"), 0); /* not a power of 2: still written exactly */
+    model_config_defaults(&c);
+    assert_int_equal(model_config_parse_text(&c, sample, "sample"), 0);
+    assert_int_equal(model_config_set_string(&c, "llc.size=1536KiB"), 0); /* not a power of 2: still written exactly */
     a = written(&c);
     assert_contains(a, "core.width                   = 2");
     assert_contains(a, "l1d.size                     = 64KiB");
@@ -194,15 +194,15 @@ static void write_reads_back(void **state)
     assert_contains(a, "bpred.predictor              = gshare");
     assert_contains(a, "core.lat_fp_sqrt");
     assert_contains(a, "tlb.walk_latency");
-    mconf_defaults(&d);
-    if (mconf_parse_text(&d, a, "written"))
-        fail_msg("%s", tea_error_message());
+    model_config_defaults(&d);
+    if (model_config_parse_text(&d, a, "written"))
+        fail_msg("%s", error_message());
     b = written(&d);
     assert_string_equal(a, b);
     free(a);
     free(b);
 
-    mconf_defaults(&c);
+    model_config_defaults(&c);
     a = written(&c);
     assert_contains(a, "llc.size                     = 2MiB");
     assert_contains(a, "bpred.predictor              = tage");

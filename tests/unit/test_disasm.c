@@ -7,7 +7,7 @@
  * RISC-V (rv64gc: compressed and full-size instructions) with
  * riscv64-linux-gnu-gcc and, on x86-64 hosts, for x86-64. Its .text is read
  * with libelf and each instruction that objdump lists is decoded with
- * disasm_one at the same address: the sizes must agree and the texts must
+ * binary_disasm_one at the same address: the sizes must agree and the texts must
  * agree exactly once both are put in a canonical form (see canonical()), and
  * the instructions must cover the whole .text. On hosts that are not x86-64
  * there is no x86-64 build and that comparison is skipped. The references:
@@ -65,87 +65,106 @@ typedef struct vector {
     const char *bytes; /* hex, one instruction (plus anything after it) */
     unsigned size;
     const char *mnemonic, *operands;
-    disasm_class cls;
+    binary_disasm_class cls;
     unsigned flags;
     uint64_t target;   /* direct control transfers */
-    disasm_op op;
+    binary_disasm_op op;
 } vector;
 
 static const vector VECTORS[] = {
     /* x86-64 */
-    {"x86_64", 0x1000, "55", 1, "push", "rbp", DISASM_STORE, DISASM_F_STORE, 0, DISASM_OP_INT },
-    {"x86_64", 0x1000, "5d", 1, "pop", "rbp", DISASM_LOAD, DISASM_F_LOAD, 0, DISASM_OP_INT },
-    {"x86_64", 0x1000, "e8fb0f0000", 5, "call", "0x2000", DISASM_BRANCH,
-      DISASM_F_BRANCH | DISASM_F_CALL | DISASM_F_STORE | DISASM_F_DIRECT, 0x2000, DISASM_OP_INT },
-    {"x86_64", 0x1000, "c3", 1, "ret", "", DISASM_BRANCH, DISASM_F_BRANCH | DISASM_F_RETURN | DISASM_F_LOAD, 0, DISASM_OP_INT },
-    {"x86_64", 0x1000, "75fe", 2, "jne", "0x1000", DISASM_BRANCH,
-      DISASM_F_BRANCH | DISASM_F_CONDITIONAL | DISASM_F_DIRECT, 0x1000, DISASM_OP_INT },
-    {"x86_64", 0x1000, "eb0e", 2, "jmp", "0x1010", DISASM_BRANCH, DISASM_F_BRANCH | DISASM_F_DIRECT, 0x1010, DISASM_OP_INT },
-    {"x86_64", 0x1000, "ff25fa0f0000", 6, "jmp", "qword ptr [rip + 0xffa]", DISASM_BRANCH,
-      DISASM_F_BRANCH | DISASM_F_LOAD, 0, DISASM_OP_INT },
-    {"x86_64", 0x1000, "ffd0", 2, "call", "rax", DISASM_BRANCH,
-      DISASM_F_BRANCH | DISASM_F_CALL | DISASM_F_STORE, 0, DISASM_OP_INT },
-    {"x86_64", 0x1000, "488b4708", 4, "mov", "rax, qword ptr [rdi + 8]", DISASM_LOAD, DISASM_F_LOAD, 0, DISASM_OP_INT },
-    {"x86_64", 0x1000, "488907", 3, "mov", "qword ptr [rdi], rax", DISASM_STORE, DISASM_F_STORE, 0, DISASM_OP_INT },
-    {"x86_64", 0x1000, "488d4708", 4, "lea", "rax, [rdi + 8]", DISASM_OTHER, 0, 0, DISASM_OP_INT },
-    {"x86_64", 0x1000, "480307", 3, "add", "rax, qword ptr [rdi]", DISASM_LOAD, DISASM_F_LOAD, 0, DISASM_OP_INT },
-    {"x86_64", 0x1000, "f0480105a31e0000", 8, "lock add", "qword ptr [rip + 0x1ea3], rax", DISASM_STORE,
-      DISASM_F_LOAD | DISASM_F_STORE, 0, DISASM_OP_INT },
-    {"x86_64", 0x1000, "f20f51c0", 4, "sqrtsd", "xmm0, xmm0", DISASM_OTHER, 0, 0, DISASM_OP_FP_SQRT },
-    {"x86_64", 0x1000, "48f7f1", 3, "div", "rcx", DISASM_OTHER, 0, 0, DISASM_OP_DIV },
-    {"x86_64", 0x1000, "480fafc1", 4, "imul", "rax, rcx", DISASM_OTHER, 0, 0, DISASM_OP_MUL },
-    {"x86_64", 0x1000, "f20f59c1", 4, "mulsd", "xmm0, xmm1", DISASM_OTHER, 0, 0, DISASM_OP_FP_MUL },
-    {"x86_64", 0x1000, "f20f5ec1", 4, "divsd", "xmm0, xmm1", DISASM_OTHER, 0, 0, DISASM_OP_FP_DIV },
-    {"x86_64", 0x1000, "f20f58c1", 4, "addsd", "xmm0, xmm1", DISASM_OTHER, 0, 0, DISASM_OP_FP_ADD },
-    {"x86_64", 0x1000, "c4e2f1b9c2", 5, "vfmadd231sd", "xmm0, xmm1, xmm2", DISASM_OTHER, 0, 0,
-      DISASM_OP_FP_MUL },
-    {"x86_64", 0x1000, "0f05", 2, "syscall", "", DISASM_OTHER, 0, 0, DISASM_OP_SERIAL },
-    {"x86_64", 0x1000, "0faef0", 3, "mfence", "", DISASM_OTHER, 0, 0, DISASM_OP_SERIAL },
-    {"x86_64", 0x1000, "0f1f4000", 4, "nop", "dword ptr [rax]", DISASM_OTHER, 0, 0, DISASM_OP_INT },
+    { "x86_64", 0x1000, "55", 1, "push", "rbp", BINARY_DISASM_STORE, BINARY_DISASM_F_STORE, 0, BINARY_DISASM_OP_INT },
+    { "x86_64", 0x1000, "5d", 1, "pop", "rbp", BINARY_DISASM_LOAD, BINARY_DISASM_F_LOAD, 0, BINARY_DISASM_OP_INT },
+    { "x86_64", 0x1000, "e8fb0f0000", 5, "call", "0x2000", BINARY_DISASM_BRANCH,
+      BINARY_DISASM_F_BRANCH | BINARY_DISASM_F_CALL | BINARY_DISASM_F_STORE | BINARY_DISASM_F_DIRECT, 0x2000,
+      BINARY_DISASM_OP_INT },
+    { "x86_64", 0x1000, "c3", 1, "ret", "", BINARY_DISASM_BRANCH,
+      BINARY_DISASM_F_BRANCH | BINARY_DISASM_F_RETURN | BINARY_DISASM_F_LOAD, 0, BINARY_DISASM_OP_INT },
+    { "x86_64", 0x1000, "75fe", 2, "jne", "0x1000", BINARY_DISASM_BRANCH,
+      BINARY_DISASM_F_BRANCH | BINARY_DISASM_F_CONDITIONAL | BINARY_DISASM_F_DIRECT, 0x1000, BINARY_DISASM_OP_INT },
+    { "x86_64", 0x1000, "eb0e", 2, "jmp", "0x1010", BINARY_DISASM_BRANCH,
+      BINARY_DISASM_F_BRANCH | BINARY_DISASM_F_DIRECT, 0x1010, BINARY_DISASM_OP_INT },
+    { "x86_64", 0x1000, "ff25fa0f0000", 6, "jmp", "qword ptr [rip + 0xffa]", BINARY_DISASM_BRANCH,
+      BINARY_DISASM_F_BRANCH | BINARY_DISASM_F_LOAD, 0, BINARY_DISASM_OP_INT },
+    { "x86_64", 0x1000, "ffd0", 2, "call", "rax", BINARY_DISASM_BRANCH,
+      BINARY_DISASM_F_BRANCH | BINARY_DISASM_F_CALL | BINARY_DISASM_F_STORE, 0, BINARY_DISASM_OP_INT },
+    { "x86_64", 0x1000, "488b4708", 4, "mov", "rax, qword ptr [rdi + 8]", BINARY_DISASM_LOAD, BINARY_DISASM_F_LOAD, 0,
+      BINARY_DISASM_OP_INT },
+    { "x86_64", 0x1000, "488907", 3, "mov", "qword ptr [rdi], rax", BINARY_DISASM_STORE, BINARY_DISASM_F_STORE, 0,
+      BINARY_DISASM_OP_INT },
+    { "x86_64", 0x1000, "488d4708", 4, "lea", "rax, [rdi + 8]", BINARY_DISASM_OTHER, 0, 0, BINARY_DISASM_OP_INT },
+    { "x86_64", 0x1000, "480307", 3, "add", "rax, qword ptr [rdi]", BINARY_DISASM_LOAD, BINARY_DISASM_F_LOAD, 0,
+      BINARY_DISASM_OP_INT },
+    { "x86_64", 0x1000, "f0480105a31e0000", 8, "lock add", "qword ptr [rip + 0x1ea3], rax", BINARY_DISASM_STORE,
+      BINARY_DISASM_F_LOAD | BINARY_DISASM_F_STORE, 0, BINARY_DISASM_OP_INT },
+    { "x86_64", 0x1000, "f20f51c0", 4, "sqrtsd", "xmm0, xmm0", BINARY_DISASM_OTHER, 0, 0, BINARY_DISASM_OP_FP_SQRT },
+    { "x86_64", 0x1000, "48f7f1", 3, "div", "rcx", BINARY_DISASM_OTHER, 0, 0, BINARY_DISASM_OP_DIV },
+    { "x86_64", 0x1000, "480fafc1", 4, "imul", "rax, rcx", BINARY_DISASM_OTHER, 0, 0, BINARY_DISASM_OP_MUL },
+    { "x86_64", 0x1000, "f20f59c1", 4, "mulsd", "xmm0, xmm1", BINARY_DISASM_OTHER, 0, 0, BINARY_DISASM_OP_FP_MUL },
+    { "x86_64", 0x1000, "f20f5ec1", 4, "divsd", "xmm0, xmm1", BINARY_DISASM_OTHER, 0, 0, BINARY_DISASM_OP_FP_DIV },
+    { "x86_64", 0x1000, "f20f58c1", 4, "addsd", "xmm0, xmm1", BINARY_DISASM_OTHER, 0, 0, BINARY_DISASM_OP_FP_ADD },
+    { "x86_64", 0x1000, "c4e2f1b9c2", 5, "vfmadd231sd", "xmm0, xmm1, xmm2", BINARY_DISASM_OTHER, 0, 0,
+      BINARY_DISASM_OP_FP_MUL },
+    { "x86_64", 0x1000, "0f05", 2, "syscall", "", BINARY_DISASM_OTHER, 0, 0, BINARY_DISASM_OP_SERIAL },
+    { "x86_64", 0x1000, "0faef0", 3, "mfence", "", BINARY_DISASM_OTHER, 0, 0, BINARY_DISASM_OP_SERIAL },
+    { "x86_64", 0x1000, "0f1f4000", 4, "nop", "dword ptr [rax]", BINARY_DISASM_OTHER, 0, 0, BINARY_DISASM_OP_INT },
     /* AArch64 */
-    {"aarch64", 0x1000, "c0035fd6", 4, "ret", "", DISASM_BRANCH, DISASM_F_BRANCH | DISASM_F_RETURN, 0, DISASM_OP_INT },
-    {"aarch64", 0x1000, "01000094", 4, "bl", "#0x1004", DISASM_BRANCH,
-      DISASM_F_BRANCH | DISASM_F_CALL | DISASM_F_DIRECT, 0x1004, DISASM_OP_INT },
-    {"aarch64", 0x1000, "40000054", 4, "b.eq", "#0x1008", DISASM_BRANCH,
-      DISASM_F_BRANCH | DISASM_F_CONDITIONAL | DISASM_F_DIRECT, 0x1008, DISASM_OP_INT },
-    {"aarch64", 0x1000, "800000b4", 4, "cbz", "x0, #0x1010", DISASM_BRANCH,
-      DISASM_F_BRANCH | DISASM_F_CONDITIONAL | DISASM_F_DIRECT, 0x1010, DISASM_OP_INT },
-    {"aarch64", 0x1000, "00001fd6", 4, "br", "x0", DISASM_BRANCH, DISASM_F_BRANCH, 0, DISASM_OP_INT },
-    {"aarch64", 0x1000, "200cc29a", 4, "sdiv", "x0, x1, x2", DISASM_OTHER, 0, 0, DISASM_OP_DIV },
-    {"aarch64", 0x1000, "207c029b", 4, "mul", "x0, x1, x2", DISASM_OTHER, 0, 0, DISASM_OP_MUL },
-    {"aarch64", 0x1000, "2018621e", 4, "fdiv", "d0, d1, d2", DISASM_OTHER, 0, 0, DISASM_OP_FP_DIV },
-    {"aarch64", 0x1000, "20c0611e", 4, "fsqrt", "d0, d1", DISASM_OTHER, 0, 0, DISASM_OP_FP_SQRT },
-    {"aarch64", 0x1000, "010000d4", 4, "svc", "#0", DISASM_OTHER, 0, 0, DISASM_OP_SERIAL },
-    {"aarch64", 0x1000, "200440f9", 4, "ldr", "x0, [x1, #8]", DISASM_LOAD, DISASM_F_LOAD, 0, DISASM_OP_INT },
-    {"aarch64", 0x1000, "200000f9", 4, "str", "x0, [x1]", DISASM_STORE, DISASM_F_STORE, 0, DISASM_OP_INT },
-    {"aarch64", 0x1000, "fd7bbfa9", 4, "stp", "x29, x30, [sp, #-0x10]!", DISASM_STORE, DISASM_F_STORE, 0, DISASM_OP_INT },
-    {"aarch64", 0x1000, "2000028b", 4, "add", "x0, x1, x2", DISASM_OTHER, 0, 0, DISASM_OP_INT },
-    {"aarch64", 0x1000, "410020f8", 4, "ldadd", "x0, x1, [x2]", DISASM_STORE, DISASM_F_LOAD | DISASM_F_STORE, 0, DISASM_OP_INT },
+    { "aarch64", 0x1000, "c0035fd6", 4, "ret", "", BINARY_DISASM_BRANCH,
+      BINARY_DISASM_F_BRANCH | BINARY_DISASM_F_RETURN, 0, BINARY_DISASM_OP_INT },
+    { "aarch64", 0x1000, "01000094", 4, "bl", "#0x1004", BINARY_DISASM_BRANCH,
+      BINARY_DISASM_F_BRANCH | BINARY_DISASM_F_CALL | BINARY_DISASM_F_DIRECT, 0x1004, BINARY_DISASM_OP_INT },
+    { "aarch64", 0x1000, "40000054", 4, "b.eq", "#0x1008", BINARY_DISASM_BRANCH,
+      BINARY_DISASM_F_BRANCH | BINARY_DISASM_F_CONDITIONAL | BINARY_DISASM_F_DIRECT, 0x1008, BINARY_DISASM_OP_INT },
+    { "aarch64", 0x1000, "800000b4", 4, "cbz", "x0, #0x1010", BINARY_DISASM_BRANCH,
+      BINARY_DISASM_F_BRANCH | BINARY_DISASM_F_CONDITIONAL | BINARY_DISASM_F_DIRECT, 0x1010, BINARY_DISASM_OP_INT },
+    { "aarch64", 0x1000, "00001fd6", 4, "br", "x0", BINARY_DISASM_BRANCH, BINARY_DISASM_F_BRANCH, 0,
+      BINARY_DISASM_OP_INT },
+    { "aarch64", 0x1000, "200cc29a", 4, "sdiv", "x0, x1, x2", BINARY_DISASM_OTHER, 0, 0, BINARY_DISASM_OP_DIV },
+    { "aarch64", 0x1000, "207c029b", 4, "mul", "x0, x1, x2", BINARY_DISASM_OTHER, 0, 0, BINARY_DISASM_OP_MUL },
+    { "aarch64", 0x1000, "2018621e", 4, "fdiv", "d0, d1, d2", BINARY_DISASM_OTHER, 0, 0, BINARY_DISASM_OP_FP_DIV },
+    { "aarch64", 0x1000, "20c0611e", 4, "fsqrt", "d0, d1", BINARY_DISASM_OTHER, 0, 0, BINARY_DISASM_OP_FP_SQRT },
+    { "aarch64", 0x1000, "010000d4", 4, "svc", "#0", BINARY_DISASM_OTHER, 0, 0, BINARY_DISASM_OP_SERIAL },
+    { "aarch64", 0x1000, "200440f9", 4, "ldr", "x0, [x1, #8]", BINARY_DISASM_LOAD, BINARY_DISASM_F_LOAD, 0,
+      BINARY_DISASM_OP_INT },
+    { "aarch64", 0x1000, "200000f9", 4, "str", "x0, [x1]", BINARY_DISASM_STORE, BINARY_DISASM_F_STORE, 0,
+      BINARY_DISASM_OP_INT },
+    { "aarch64", 0x1000, "fd7bbfa9", 4, "stp", "x29, x30, [sp, #-0x10]!", BINARY_DISASM_STORE, BINARY_DISASM_F_STORE, 0,
+      BINARY_DISASM_OP_INT },
+    { "aarch64", 0x1000, "2000028b", 4, "add", "x0, x1, x2", BINARY_DISASM_OTHER, 0, 0, BINARY_DISASM_OP_INT },
+    { "aarch64", 0x1000, "410020f8", 4, "ldadd", "x0, x1, [x2]", BINARY_DISASM_STORE,
+      BINARY_DISASM_F_LOAD | BINARY_DISASM_F_STORE, 0, BINARY_DISASM_OP_INT },
     /* RISC-V: compressed and full size */
-    {"riscv64", 0x1000, "0505", 2, "c.addi", "a0, 1", DISASM_OTHER, 0, 0, DISASM_OP_INT },
-    {"riscv64", 0x1000, "13051500", 4, "addi", "a0, a0, 1", DISASM_OTHER, 0, 0, DISASM_OP_INT },
-    {"riscv64", 0x1000, "8280", 2, "c.jr", "ra", DISASM_BRANCH, DISASM_F_BRANCH | DISASM_F_RETURN, 0, DISASM_OP_INT },
-    {"riscv64", 0x1000, "8297", 2, "c.jalr", "a5", DISASM_BRANCH, DISASM_F_BRANCH | DISASM_F_CALL, 0, DISASM_OP_INT },
-    {"riscv64", 0x1000, "ef008000", 4, "jal", "8", DISASM_BRANCH,
-      DISASM_F_BRANCH | DISASM_F_CALL | DISASM_F_DIRECT, 0x1008, DISASM_OP_INT },
-    {"riscv64", 0x1000, "63d2f502", 4, "bge", "a1, a5, 0x24", DISASM_BRANCH,
-      DISASM_F_BRANCH | DISASM_F_CONDITIONAL | DISASM_F_DIRECT, 0x1024, DISASM_OP_INT },
-    {"riscv64", 0x1000, "01c5", 2, "c.beqz", "a0, 8", DISASM_BRANCH,
-      DISASM_F_BRANCH | DISASM_F_CONDITIONAL | DISASM_F_DIRECT, 0x1008, DISASM_OP_INT },
-    {"riscv64", 0x1000, "3305b502", 4, "mul", "a0, a0, a1", DISASM_OTHER, 0, 0, DISASM_OP_MUL },
-    {"riscv64", 0x1000, "3355b502", 4, "divu", "a0, a0, a1", DISASM_OTHER, 0, 0, DISASM_OP_DIV },
-    {"riscv64", 0x1000, "5375b512", 4, "fmul.d", "fa0, fa0, fa1", DISASM_OTHER, 0, 0, DISASM_OP_FP_MUL },
-    {"riscv64", 0x1000, "5375b502", 4, "fadd.d", "fa0, fa0, fa1", DISASM_OTHER, 0, 0, DISASM_OP_FP_ADD },
-    {"riscv64", 0x1000, "73000000", 4, "ecall", "", DISASM_OTHER, 0, 0, DISASM_OP_SERIAL },
-    {"riscv64", 0x1000, "0f00f00f", 4, "fence", "", DISASM_OTHER, 0, 0, DISASM_OP_SERIAL },
-    {"riscv64", 0x1000, "03358100", 4, "ld", "a0, 8(sp)", DISASM_LOAD, DISASM_F_LOAD, 0, DISASM_OP_INT },
-    {"riscv64", 0x1000, "2334a100", 4, "sd", "a0, 8(sp)", DISASM_STORE, DISASM_F_STORE, 0, DISASM_OP_INT },
-    {"riscv64", 0x1000, "9c22", 2, "c.fld", "fa5, 0(a3)", DISASM_LOAD, DISASM_F_LOAD, 0, DISASM_OP_INT },
-    {"riscv64", 0x1000, "22b4", 2, "c.fsdsp", "fs0, 0x28(sp)", DISASM_STORE, DISASM_F_STORE, 0, DISASM_OP_INT },
-    {"riscv64", 0x1000, "2fb0a704", 4, "amoadd.d.aq", "zero, a0, (a5)", DISASM_STORE,
-      DISASM_F_LOAD | DISASM_F_STORE, 0, DISASM_OP_INT },
-    {"riscv64", 0x1000, "5375055a", 4, "fsqrt.d", "fa0, fa0", DISASM_OTHER, 0, 0, DISASM_OP_FP_SQRT },
-    {"riscv64", 0x1000, "9c22", 2, "c.fld", "fa5, 0(a3)", DISASM_LOAD, DISASM_F_LOAD, 0, DISASM_OP_INT },
+    { "riscv64", 0x1000, "0505", 2, "c.addi", "a0, 1", BINARY_DISASM_OTHER, 0, 0, BINARY_DISASM_OP_INT },
+    { "riscv64", 0x1000, "13051500", 4, "addi", "a0, a0, 1", BINARY_DISASM_OTHER, 0, 0, BINARY_DISASM_OP_INT },
+    { "riscv64", 0x1000, "8280", 2, "c.jr", "ra", BINARY_DISASM_BRANCH, BINARY_DISASM_F_BRANCH | BINARY_DISASM_F_RETURN,
+      0, BINARY_DISASM_OP_INT },
+    { "riscv64", 0x1000, "8297", 2, "c.jalr", "a5", BINARY_DISASM_BRANCH, BINARY_DISASM_F_BRANCH | BINARY_DISASM_F_CALL,
+      0, BINARY_DISASM_OP_INT },
+    { "riscv64", 0x1000, "ef008000", 4, "jal", "8", BINARY_DISASM_BRANCH,
+      BINARY_DISASM_F_BRANCH | BINARY_DISASM_F_CALL | BINARY_DISASM_F_DIRECT, 0x1008, BINARY_DISASM_OP_INT },
+    { "riscv64", 0x1000, "63d2f502", 4, "bge", "a1, a5, 0x24", BINARY_DISASM_BRANCH,
+      BINARY_DISASM_F_BRANCH | BINARY_DISASM_F_CONDITIONAL | BINARY_DISASM_F_DIRECT, 0x1024, BINARY_DISASM_OP_INT },
+    { "riscv64", 0x1000, "01c5", 2, "c.beqz", "a0, 8", BINARY_DISASM_BRANCH,
+      BINARY_DISASM_F_BRANCH | BINARY_DISASM_F_CONDITIONAL | BINARY_DISASM_F_DIRECT, 0x1008, BINARY_DISASM_OP_INT },
+    { "riscv64", 0x1000, "3305b502", 4, "mul", "a0, a0, a1", BINARY_DISASM_OTHER, 0, 0, BINARY_DISASM_OP_MUL },
+    { "riscv64", 0x1000, "3355b502", 4, "divu", "a0, a0, a1", BINARY_DISASM_OTHER, 0, 0, BINARY_DISASM_OP_DIV },
+    { "riscv64", 0x1000, "5375b512", 4, "fmul.d", "fa0, fa0, fa1", BINARY_DISASM_OTHER, 0, 0, BINARY_DISASM_OP_FP_MUL },
+    { "riscv64", 0x1000, "5375b502", 4, "fadd.d", "fa0, fa0, fa1", BINARY_DISASM_OTHER, 0, 0, BINARY_DISASM_OP_FP_ADD },
+    { "riscv64", 0x1000, "73000000", 4, "ecall", "", BINARY_DISASM_OTHER, 0, 0, BINARY_DISASM_OP_SERIAL },
+    { "riscv64", 0x1000, "0f00f00f", 4, "fence", "", BINARY_DISASM_OTHER, 0, 0, BINARY_DISASM_OP_SERIAL },
+    { "riscv64", 0x1000, "03358100", 4, "ld", "a0, 8(sp)", BINARY_DISASM_LOAD, BINARY_DISASM_F_LOAD, 0,
+      BINARY_DISASM_OP_INT },
+    { "riscv64", 0x1000, "2334a100", 4, "sd", "a0, 8(sp)", BINARY_DISASM_STORE, BINARY_DISASM_F_STORE, 0,
+      BINARY_DISASM_OP_INT },
+    { "riscv64", 0x1000, "9c22", 2, "c.fld", "fa5, 0(a3)", BINARY_DISASM_LOAD, BINARY_DISASM_F_LOAD, 0,
+      BINARY_DISASM_OP_INT },
+    { "riscv64", 0x1000, "22b4", 2, "c.fsdsp", "fs0, 0x28(sp)", BINARY_DISASM_STORE, BINARY_DISASM_F_STORE, 0,
+      BINARY_DISASM_OP_INT },
+    { "riscv64", 0x1000, "2fb0a704", 4, "amoadd.d.aq", "zero, a0, (a5)", BINARY_DISASM_STORE,
+      BINARY_DISASM_F_LOAD | BINARY_DISASM_F_STORE, 0, BINARY_DISASM_OP_INT },
+    { "riscv64", 0x1000, "5375055a", 4, "fsqrt.d", "fa0, fa0", BINARY_DISASM_OTHER, 0, 0, BINARY_DISASM_OP_FP_SQRT },
+    { "riscv64", 0x1000, "9c22", 2, "c.fld", "fa5, 0(a3)", BINARY_DISASM_LOAD, BINARY_DISASM_F_LOAD, 0,
+      BINARY_DISASM_OP_INT },
 };
 
 /* Hex text to bytes; returns the count. */
@@ -165,27 +184,27 @@ static void test_vectors(void **state)
     (void)state;
     for (size_t i = 0; i < sizeof VECTORS / sizeof VECTORS[0]; i++) {
         const vector *v = &VECTORS[i];
-        uint8_t bytes[DISASM_MAX_BYTES + 1];
+        uint8_t bytes[BINARY_DISASM_MAX_BYTES + 1];
         size_t n = unhex(v->bytes, bytes, sizeof bytes);
-        disasm *d;
-        disasm_insn insn;
+        binary_disasm *d;
+        binary_disasm_insn insn;
         int rc;
 
-        assert_int_equal(disasm_open(&d, v->arch), TEA_OK);
-        assert_string_equal(disasm_arch(d), v->arch);
-        rc = disasm_one(d, v->pc, bytes, n, &insn);
+        assert_int_equal(binary_disasm_open(&d, v->arch), TEA_OK);
+        assert_string_equal(binary_disasm_arch(d), v->arch);
+        rc = binary_disasm_one(d, v->pc, bytes, n, &insn);
         if (rc)
-            fail_msg("%s %s: %s", v->arch, v->bytes, tea_error_message());
+            fail_msg("%s %s: %s", v->arch, v->bytes, error_message());
         if (insn.size != v->size || strcmp(insn.mnemonic, v->mnemonic) || strcmp(insn.operands, v->operands)
             || insn.cls != v->cls || insn.flags != v->flags || insn.target != v->target || insn.op != v->op)
             fail_msg("%s %s: got %u bytes '%s' '%s' %s flags 0x%x target 0x%llx %s; "
                      "expected %u bytes '%s' '%s' %s flags 0x%x target 0x%llx %s",
-                     v->arch, v->bytes, insn.size, insn.mnemonic, insn.operands, disasm_class_name(insn.cls),
-                     insn.flags, (unsigned long long)insn.target, disasm_op_name(insn.op), v->size, v->mnemonic,
-                     v->operands, disasm_class_name(v->cls), v->flags, (unsigned long long)v->target,
-                     disasm_op_name(v->op));
+                     v->arch, v->bytes, insn.size, insn.mnemonic, insn.operands, binary_disasm_class_name(insn.cls),
+                     insn.flags, (unsigned long long)insn.target, binary_disasm_op_name(insn.op), v->size, v->mnemonic,
+                     v->operands, binary_disasm_class_name(v->cls), v->flags, (unsigned long long)v->target,
+                     binary_disasm_op_name(v->op));
         assert_true(insn.pc == v->pc);
-        disasm_close(d);
+        binary_disasm_close(d);
     }
 }
 
@@ -194,35 +213,35 @@ static void test_errors(void **state)
     static const uint8_t truncated[] = { 0x48, 0x8b };      /* mov rax, [...] without its ModRM */
     static const uint8_t invalid_x86[] = { 0x06 };          /* push es: invalid in 64-bit mode */
     static const uint8_t invalid_rv[] = { 0xff, 0xff, 0xff, 0xff }; /* a reserved long encoding */
-    disasm *d = (disasm *)1;
-    disasm_insn insn;
+    binary_disasm *d = (binary_disasm *)1;
+    binary_disasm_insn insn;
     (void)state;
 
-    assert_int_equal(disasm_open(&d, "mips"), TEA_ERR_USAGE);
+    assert_int_equal(binary_disasm_open(&d, "mips"), TEA_ERR_USAGE);
     assert_null(d);
-    assert_contains(tea_error_message(), "mips");
-    assert_int_equal(disasm_open(&d, NULL), TEA_ERR_USAGE);
-    assert_int_equal(disasm_open(&d, "riscv32"), TEA_ERR_USAGE);
+    assert_contains(error_message(), "mips");
+    assert_int_equal(binary_disasm_open(&d, NULL), TEA_ERR_USAGE);
+    assert_int_equal(binary_disasm_open(&d, "riscv32"), TEA_ERR_USAGE);
 
-    assert_int_equal(disasm_open(&d, "x86_64"), TEA_OK);
-    assert_int_equal(disasm_one(d, 0x401000, truncated, sizeof truncated, &insn), TEA_ERR_FORMAT);
-    assert_contains(tea_error_message(), "0x401000");
-    assert_contains(tea_error_message(), "48 8b");
-    assert_int_equal(disasm_one(d, 0x401000, invalid_x86, sizeof invalid_x86, &insn), TEA_ERR_FORMAT);
-    assert_int_equal(disasm_one(d, 0x401000, invalid_x86, 0, &insn), TEA_ERR_FORMAT);
-    assert_int_equal(disasm_one(d, 0x401000, NULL, 4, &insn), TEA_ERR_FORMAT);
-    disasm_close(d);
+    assert_int_equal(binary_disasm_open(&d, "x86_64"), TEA_OK);
+    assert_int_equal(binary_disasm_one(d, 0x401000, truncated, sizeof truncated, &insn), TEA_ERR_FORMAT);
+    assert_contains(error_message(), "0x401000");
+    assert_contains(error_message(), "48 8b");
+    assert_int_equal(binary_disasm_one(d, 0x401000, invalid_x86, sizeof invalid_x86, &insn), TEA_ERR_FORMAT);
+    assert_int_equal(binary_disasm_one(d, 0x401000, invalid_x86, 0, &insn), TEA_ERR_FORMAT);
+    assert_int_equal(binary_disasm_one(d, 0x401000, NULL, 4, &insn), TEA_ERR_FORMAT);
+    binary_disasm_close(d);
 
-    assert_int_equal(disasm_open(&d, "riscv64"), TEA_OK);
-    assert_int_equal(disasm_one(d, 0x10000, invalid_rv, sizeof invalid_rv, &insn), TEA_ERR_FORMAT);
-    assert_contains(tea_error_message(), "riscv64");
+    assert_int_equal(binary_disasm_open(&d, "riscv64"), TEA_OK);
+    assert_int_equal(binary_disasm_one(d, 0x10000, invalid_rv, sizeof invalid_rv, &insn), TEA_ERR_FORMAT);
+    assert_contains(error_message(), "riscv64");
     /* half of a full-size instruction */
-    assert_int_equal(disasm_one(d, 0x10000, (const uint8_t *)"\x13\x05", 2, &insn), TEA_ERR_FORMAT);
-    disasm_close(d);
-    disasm_close(NULL);
+    assert_int_equal(binary_disasm_one(d, 0x10000, (const uint8_t *)"\x13\x05", 2, &insn), TEA_ERR_FORMAT);
+    binary_disasm_close(d);
+    binary_disasm_close(NULL);
 
-    assert_string_equal(disasm_class_name(DISASM_BRANCH), "branch");
-    assert_string_equal(disasm_class_name(DISASM_OTHER), "other");
+    assert_string_equal(binary_disasm_class_name(BINARY_DISASM_BRANCH), "branch");
+    assert_string_equal(binary_disasm_class_name(BINARY_DISASM_OTHER), "other");
 }
 
 /* --- canonical text ------------------------------------------------------------- */
@@ -268,9 +287,9 @@ static const alias RISCV_ALIASES[] = {
 };
 
 /* Writes capstone's RISC-V text with an alias expanded (see RISCV_ALIASES). */
-static void riscv_expand_alias(const disasm_insn *insn, char *out, size_t cap)
+static void riscv_expand_alias(const binary_disasm_insn *insn, char *out, size_t cap)
 {
-    char ops[DISASM_OPERANDS_MAX];
+    char ops[BINARY_DISASM_OPERANDS_MAX];
     char *op[MAX_OPERANDS];
     int count = 0;
 
@@ -516,10 +535,10 @@ static int parse_objdump_line(char *line, uint64_t *addr, unsigned *size, char *
 typedef struct coverage {
     unsigned compared, mismatches;
     size_t bytes;
-    unsigned size_counts[DISASM_MAX_BYTES + 1];
+    unsigned size_counts[BINARY_DISASM_MAX_BYTES + 1];
     unsigned loads, stores, branches, calls, returns;
     unsigned direct;   /* direct control transfers, their targets checked against objdump's */
-    char mnemonics[MAX_MNEMONICS][DISASM_MNEMONIC_MAX]; /* distinct, as capstone names them */
+    char mnemonics[MAX_MNEMONICS][BINARY_DISASM_MNEMONIC_MAX]; /* distinct, as capstone names them */
     size_t mnemonic_count;
 } coverage;
 
@@ -532,37 +551,37 @@ static int covered(const coverage *cov, const char *mnemonic)
 }
 
 /* Adds one decoded instruction to the coverage. */
-static void cover(coverage *cov, const disasm_insn *insn)
+static void cover(coverage *cov, const binary_disasm_insn *insn)
 {
     cov->compared++;
     cov->bytes += insn->size;
-    if (insn->size <= DISASM_MAX_BYTES)
+    if (insn->size <= BINARY_DISASM_MAX_BYTES)
         cov->size_counts[insn->size]++;
-    cov->loads += (insn->flags & DISASM_F_LOAD) != 0;
-    cov->stores += (insn->flags & DISASM_F_STORE) != 0;
-    cov->branches += (insn->flags & DISASM_F_BRANCH) != 0;
-    cov->calls += (insn->flags & DISASM_F_CALL) != 0;
-    cov->returns += (insn->flags & DISASM_F_RETURN) != 0;
+    cov->loads += (insn->flags & BINARY_DISASM_F_LOAD) != 0;
+    cov->stores += (insn->flags & BINARY_DISASM_F_STORE) != 0;
+    cov->branches += (insn->flags & BINARY_DISASM_F_BRANCH) != 0;
+    cov->calls += (insn->flags & BINARY_DISASM_F_CALL) != 0;
+    cov->returns += (insn->flags & BINARY_DISASM_F_RETURN) != 0;
     if (!covered(cov, insn->mnemonic) && cov->mnemonic_count < MAX_MNEMONICS)
-        snprintf(cov->mnemonics[cov->mnemonic_count++], DISASM_MNEMONIC_MAX, "%s", insn->mnemonic);
+        snprintf(cov->mnemonics[cov->mnemonic_count++], BINARY_DISASM_MNEMONIC_MAX, "%s", insn->mnemonic);
 }
 
 /* Disassembles every instruction objdump lists in `prog`'s .text with
- * disasm_one and compares the two (see the top of the file). */
+ * binary_disasm_one and compares the two (see the top of the file). */
 static void compare_with_objdump(const char *arch, const char *objdump, const char *options, const char *prog,
                                  coverage *cov)
 {
     int riscv = !strcmp(arch, "riscv64");
     char command[LINE_MAX_BYTES], line[LINE_MAX_BYTES];
     text_section text;
-    disasm *d;
+    binary_disasm *d;
     FILE *f;
 
     assert_null(strchr(objdump, '\''));
     assert_null(strchr(prog, '\''));
     memset(cov, 0, sizeof *cov);
     read_text(prog, &text);
-    assert_int_equal(disasm_open(&d, arch), TEA_OK);
+    assert_int_equal(binary_disasm_open(&d, arch), TEA_OK);
     snprintf(command, sizeof command, "LC_ALL=C '%s' -d -w %s --section=.text '%s'", objdump, options, prog);
     f = popen(command, "r");
     assert_non_null(f);
@@ -570,14 +589,14 @@ static void compare_with_objdump(const char *arch, const char *objdump, const ch
         uint64_t pc;
         unsigned size;
         char *od_text, expected[TEXT_MAX], got[TEXT_MAX], cs_text[TEXT_MAX];
-        disasm_insn insn;
+        binary_disasm_insn insn;
 
         if (!parse_objdump_line(line, &pc, &size, &od_text))
             continue;
         if (pc < text.addr || pc - text.addr >= text.size)
             fail_msg("%s: objdump lists 0x%llx, outside .text", prog, (unsigned long long)pc);
-        if (disasm_one(d, pc, text.bytes + (pc - text.addr), text.size - (size_t)(pc - text.addr), &insn))
-            fail_msg("%s: 0x%llx (objdump: %s): %s", prog, (unsigned long long)pc, od_text, tea_error_message());
+        if (binary_disasm_one(d, pc, text.bytes + (pc - text.addr), text.size - (size_t)(pc - text.addr), &insn))
+            fail_msg("%s: 0x%llx (objdump: %s): %s", prog, (unsigned long long)pc, od_text, error_message());
         if (riscv)
             riscv_expand_alias(&insn, cs_text, sizeof cs_text);
         else
@@ -588,7 +607,7 @@ static void compare_with_objdump(const char *arch, const char *objdump, const ch
             print_error("%s 0x%llx: objdump %u bytes '%s' -> '%s'; capstone %u bytes '%s %s' -> '%s'\n", arch,
                         (unsigned long long)pc, size, od_text, expected, insn.size, insn.mnemonic, insn.operands,
                         got);
-        if (insn.flags & DISASM_F_DIRECT) {
+        if (insn.flags & BINARY_DISASM_F_DIRECT) {
             /* objdump prints a direct target as "HEX <symbol+off>". */
             char target[32];
             snprintf(target, sizeof target, "%llx <", (unsigned long long)insn.target);
@@ -600,7 +619,7 @@ static void compare_with_objdump(const char *arch, const char *objdump, const ch
         cover(cov, &insn);
     }
     assert_int_equal(pclose(f), 0);
-    disasm_close(d);
+    binary_disasm_close(d);
     free(text.bytes);
     if (cov->mismatches)
         fail_msg("%s: %u of %u instructions differ from objdump", prog, cov->mismatches, cov->compared);

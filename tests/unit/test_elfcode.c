@@ -149,17 +149,23 @@ static void aarch64_static_program(void **state)
         uint8_t cls, branch;
         uint64_t target;
     } expected[] = {
-        { MODEL_INT, 0, 0 },       { MODEL_LOAD, 0, 0 },    { MODEL_STORE, 0, 0 },
-        { MODEL_MUL, 0, 0 },       { MODEL_FP_SQRT, 0, 0 }, { MODEL_INT, 0, 0 },
-        { MODEL_BRANCH, 1 + BPRED_COND, 0x1000 },            { MODEL_BRANCH, 1 + BPRED_CALL, 0x1024 },
-        { MODEL_BRANCH, 1 + BPRED_JUMP, 0x1000 },            { MODEL_BRANCH, 1 + BPRED_RETURN, 0 },
+        { MODEL_INT, 0, 0 },
+        { MODEL_LOAD, 0, 0 },
+        { MODEL_STORE, 0, 0 },
+        { MODEL_MUL, 0, 0 },
+        { MODEL_FP_SQRT, 0, 0 },
+        { MODEL_INT, 0, 0 },
+        { MODEL_BRANCH, 1 + MODEL_BPRED_COND, 0x1000 },
+        { MODEL_BRANCH, 1 + MODEL_BPRED_CALL, 0x1024 },
+        { MODEL_BRANCH, 1 + MODEL_BPRED_JUMP, 0x1000 },
+        { MODEL_BRANCH, 1 + MODEL_BPRED_RETURN, 0 },
     };
     char *path = aarch64_program();
-    elfcode *c;
+    model_elfcode *c;
     (void)state;
 
-    if (elfcode_load(&c, path))
-        fail_msg("%s", tea_error_message());
+    if (model_elfcode_load(&c, path))
+        fail_msg("%s", error_message());
     assert_string_equal(c->arch, "aarch64");
     assert_int_equal(c->va_bits, 48);
     assert_false(c->position_independent);
@@ -178,10 +184,10 @@ static void aarch64_static_program(void **state)
     assert_true(c->functions[0].start == 0x1000 && c->functions[0].end == 0x1024 && c->functions[0].first == 0);
     assert_true(c->functions[1].start == 0x1024 && c->functions[1].first == 9);
     assert_int_equal(c->entry, 0); /* main */
-    assert_int_equal(elfcode_find(c, 0x1018), 6);
-    assert_int_equal(elfcode_find(c, 0x1019), -1);
-    assert_int_equal(elfcode_find(c, 0x2000), -1);
-    elfcode_free(c);
+    assert_int_equal(model_elfcode_find(c, 0x1018), 6);
+    assert_int_equal(model_elfcode_find(c, 0x1019), -1);
+    assert_int_equal(model_elfcode_find(c, 0x2000), -1);
+    model_elfcode_free(c);
     unlink(path);
     free(path);
 }
@@ -192,14 +198,14 @@ static void aarch64_static_program(void **state)
 static void aarch64_walk(void **state)
 {
     char *path = aarch64_program();
-    elfcode *c;
+    model_elfcode *c;
     model_workload *w, *again;
     model_source src, src2;
     uint64_t prev = 0;
     unsigned taken_run = 0, trips = 0, visits = 0, calls = 0;
     (void)state;
 
-    assert_int_equal(elfcode_load(&c, path), TEA_OK);
+    assert_int_equal(model_elfcode_load(&c, path), TEA_OK);
     assert_int_equal(model_workload_create_elf(&w, "mixed", 7, c), TEA_OK);
     assert_int_equal(model_workload_create_elf(&again, "mixed", 7, c), TEA_OK);
     src = model_workload_source(w);
@@ -209,7 +215,7 @@ static void aarch64_walk(void **state)
         assert_int_equal(src.next(src.ctx, &u), 1);
         assert_int_equal(src2.next(src2.ctx, &u2), 1);
         assert_memory_equal(&u, &u2, sizeof u);
-        assert_true(elfcode_find(c, u.pc) >= 0);
+        assert_true(model_elfcode_find(c, u.pc) >= 0);
         if (step == 0)
             assert_true(u.pc == 0x1000);
         else if (prev == 0x1018 && u.pc == 0x101c)
@@ -236,7 +242,7 @@ static void aarch64_walk(void **state)
             }
         }
         if (u.pc == 0x101c) {
-            assert_true((u.flags & MODEL_INSN_TAKEN) && u.target == 0x1024 && u.branch == 1 + BPRED_CALL);
+            assert_true((u.flags & MODEL_INSN_TAKEN) && u.target == 0x1024 && u.branch == 1 + MODEL_BPRED_CALL);
             calls++;
         }
         if (u.cls == MODEL_LOAD || u.cls == MODEL_STORE)
@@ -246,14 +252,14 @@ static void aarch64_walk(void **state)
     assert_true(visits > 10 && calls == visits);
     model_workload_free(w);
     model_workload_free(again);
-    elfcode_free(c);
+    model_elfcode_free(c);
     unlink(path);
     free(path);
 }
 
 /* Checks each record's µops against the binary's instructions. */
 typedef struct pc_check {
-    const elfcode *code;
+    const model_elfcode *code;
     uint64_t committed;
 } pc_check;
 
@@ -264,7 +270,7 @@ static int check_batch(void *ctx, const trace_batch *b)
         const trace_record *r = &b->records[i];
         for (unsigned k = 0; k < r->n_commit; k++) {
             const trace_uop *u = &b->uops[r->first_uop + k];
-            if (elfcode_find(pc->code, u->pc) < 0)
+            if (model_elfcode_find(pc->code, u->pc) < 0)
                 fail_msg("committed µop at 0x%llx is no instruction of the binary", (unsigned long long)u->pc);
             pc->committed++;
         }
@@ -277,16 +283,16 @@ static int check_batch(void *ctx, const trace_batch *b)
  * by a walk over it commits only the binary's instructions. */
 static void walk_real_program(const char *path, const char *arch)
 {
-    elfcode *c;
+    model_elfcode *c;
     model_workload *w;
     model_core *core;
     model_source src;
-    mconf conf;
+    model_config conf;
     pc_check check = { NULL, 0 };
     size_t branches = 0, loads = 0, stores = 0;
 
-    if (elfcode_load(&c, path))
-        fail_msg("%s", tea_error_message());
+    if (model_elfcode_load(&c, path))
+        fail_msg("%s", error_message());
     check.code = c;
     assert_string_equal(c->arch, arch);
     assert_true(c->insn_count >= 100);
@@ -298,14 +304,14 @@ static void walk_real_program(const char *path, const char *arch)
         else if (i + 1 == c->function_count)
             fail_msg("%s: entry 0x%llx is no function start", path, (unsigned long long)c->insns[c->entry].pc);
     for (size_t i = 0; i < c->insn_count; i++) {
-        const elfcode_insn *e = &c->insns[i];
+        const model_elfcode_insn *e = &c->insns[i];
         branches += e->cls == MODEL_BRANCH;
         loads += e->cls == MODEL_LOAD;
         stores += e->cls == MODEL_STORE;
         if (i + 1 < c->insn_count)
             assert_true(e->pc + e->size <= c->insns[i + 1].pc);
         if (e->target && e->target >= c->insns[0].pc && e->target <= c->insns[c->insn_count - 1].pc
-            && elfcode_find(c, e->target) < 0)
+            && model_elfcode_find(c, e->target) < 0)
             fail_msg("%s: branch at 0x%llx targets 0x%llx, inside the code but no instruction", path,
                      (unsigned long long)e->pc, (unsigned long long)e->target);
     }
@@ -313,7 +319,7 @@ static void walk_real_program(const char *path, const char *arch)
                   branches, loads, stores, c->function_count);
     assert_true(branches > 10 && loads > 0 && stores > 0);
 
-    mconf_defaults(&conf);
+    model_config_defaults(&conf);
     assert_int_equal(model_workload_create_elf(&w, "mixed", 3, c), TEA_OK);
     src = model_workload_source(w);
     assert_int_equal(model_core_create(&core, &conf, &src), TEA_OK);
@@ -321,7 +327,7 @@ static void walk_real_program(const char *path, const char *arch)
     assert_true(check.committed > 10000);
     model_core_free(core);
     model_workload_free(w);
-    elfcode_free(c);
+    model_elfcode_free(c);
 }
 
 static void riscv_program(void **state)
@@ -342,24 +348,24 @@ static void bad_files(void **state)
 {
     static const uint32_t code[] = { 0xd65f03c0 };
     char *path = test_temp_path("bad.elf");
-    elfcode *c = (elfcode *)1;
+    model_elfcode *c = (model_elfcode *)1;
     (void)state;
 
-    assert_int_equal(elfcode_load(&c, "/nonexistent/binary"), TEA_ERR_IO);
+    assert_int_equal(model_elfcode_load(&c, "/nonexistent/binary"), TEA_ERR_IO);
     assert_null(c);
-    assert_contains(tea_error_message(), "/nonexistent/binary");
+    assert_contains(error_message(), "/nonexistent/binary");
 
     test_write_file(path, "#!/bin/sh\necho not an ELF file\n", 31);
-    assert_int_equal(elfcode_load(&c, path), TEA_ERR_FORMAT);
-    assert_contains(tea_error_message(), "not an ELF file");
+    assert_int_equal(model_elfcode_load(&c, path), TEA_ERR_FORMAT);
+    assert_contains(error_message(), "not an ELF file");
 
     write_elf(path, EM_PPC64, 1, code, sizeof code, NULL, 0);
-    assert_int_equal(elfcode_load(&c, path), TEA_ERR_UNSUPPORTED);
-    assert_contains(tea_error_message(), "machine 21");
+    assert_int_equal(model_elfcode_load(&c, path), TEA_ERR_UNSUPPORTED);
+    assert_contains(error_message(), "machine 21");
 
     write_elf(path, EM_AARCH64, 0, code, sizeof code, NULL, 0); /* a data section only */
-    assert_int_equal(elfcode_load(&c, path), TEA_ERR_FORMAT);
-    assert_contains(tea_error_message(), "no executable code");
+    assert_int_equal(model_elfcode_load(&c, path), TEA_ERR_FORMAT);
+    assert_contains(error_message(), "no executable code");
     assert_null(c);
     unlink(path);
     free(path);

@@ -124,7 +124,7 @@ static size_t assert_tally_matches_csv(const tally *t, const char *csv_path)
         if (*p == '"')
             p++;
         snprintf(label, sizeof label, "%.*s", (int)(last - p - (last[-1] == '"')), p);
-        if (psv_parse_label(label, &psv)) {
+        if (trace_psv_parse_label(label, &psv)) {
             char *end;
             unsigned long v = strtoul(label, &end, 0); /* a numeric PSV */
             assert_true(*end == '\0' && v <= 0x1FF);
@@ -248,7 +248,7 @@ static void trailing_cycles(void **state)
 
     test_stream_init(&s);
     append(&s, 0, 0, 0, 0, 4);                      /* origin, dispatches a row */
-    append(&s, 5, 1, 0, 1u << PSV_FL_MB, 0);       /* branch commits at 5 (after 4 stalled cycles) */
+    append(&s, 5, 1, 0, 1u << TRACE_PSV_FL_MB, 0);  /* branch commits at 5 (after 4 stalled cycles) */
     append(&s, 8, 0, TRACE_REC_REFILL, 0, 0);       /* refill at 8: 6 and 7 flushed */
     append(&s, 10, 0, 0, 0, 0);                     /* 8, 9, 10 wait for a commit that never comes */
     run_golden(&s, 4, &t, &g);
@@ -281,8 +281,8 @@ static void put(test_stream *s, uint64_t cycle, unsigned n, uint8_t flags, unsig
     test_stream_append(s, &r, u ? u : &none);
 }
 
-#define MB (1u << PSV_FL_MB)
-#define EX (1u << PSV_FL_EX)
+#define MB (1u << TRACE_PSV_FL_MB)
+#define EX (1u << TRACE_PSV_FL_EX)
 #define CYC(x) ((uint64_t)(x) * UNIT)
 
 /* Runs `s` under both rule sets and checks one cell's cycles and the
@@ -321,9 +321,9 @@ static void check_both_rules(const test_stream *s, unsigned window, const expect
  * The project keeps its ST-L1 beside FL-EX; the worker gives it FL-EX alone. */
 static void rules_exception_events(void **state)
 {
-    const trace_uop load = { 0x200, (1u << PSV_ST_L1) | EX, 0, 0 }, next = { 0x204, 0, 0, 0 };
+    const trace_uop load = { 0x200, (1u << TRACE_PSV_ST_L1) | EX, 0, 0 }, next = { 0x204, 0, 0, 0 };
     const expected_cell cells[] = {
-        { 0x200, (1u << PSV_ST_L1) | EX, { CYC(5), 0 } },
+        { 0x200, (1u << TRACE_PSV_ST_L1) | EX, { CYC(5), 0 } },
         { 0x200, EX, { 0, CYC(5) } },
         { 0x204, 0, { CYC(3), CYC(3) } },
     };
@@ -398,11 +398,11 @@ static void rules_trailing_window(void **state)
  * go to 0x508. */
 static void rules_commit_and_exception(void **state)
 {
-    const trace_uop u[2] = { { 0x500, 0, 0, 0 }, { 0x504, (1u << PSV_ST_TLB) | EX, 1, 0 } };
+    const trace_uop u[2] = { { 0x500, 0, 0, 0 }, { 0x504, (1u << TRACE_PSV_ST_TLB) | EX, 1, 0 } };
     const trace_uop next = { 0x508, 0, 0, 0 };
     const expected_cell cells[] = {
         { 0x500, 0, { CYC(2), CYC(2) } },
-        { 0x504, (1u << PSV_ST_TLB) | EX, { CYC(2), 0 } },
+        { 0x504, (1u << TRACE_PSV_ST_TLB) | EX, { CYC(2), 0 } },
         { 0x508, 0, { CYC(3), CYC(5) } },
     };
     const uint64_t attributed[GOLDEN_RULES_COUNT] = { 7, 7 };

@@ -77,8 +77,8 @@ static void expect_read_error(const char *path, int code, const char *needle)
     test_stream s;
     int rc = test_stream_read(path, NULL, &s);
     if (rc != code)
-        fail_msg("expected error %d, got %d (%s)", code, rc, tea_error_message());
-    assert_contains(tea_error_message(), needle);
+        fail_msg("expected error %d, got %d (%s)", code, rc, error_message());
+    assert_contains(error_message(), needle);
     test_stream_free(&s);
 }
 
@@ -106,8 +106,9 @@ static void truncated_native_trace(void **state)
     expect_read_error(path, TEA_ERR_FORMAT, "truncated zstd frame starting at byte");
     /* cut exactly at a frame boundary: before the index and footer */
     {
-        native_footer f;
-        assert_int_equal(native_footer_decode(data + size - NATIVE_FOOTER_SIZE, NATIVE_FOOTER_SIZE, &f), 0);
+        trace_native_footer f;
+        assert_int_equal(
+            trace_native_footer_decode(data + size - TRACE_NATIVE_FOOTER_SIZE, TRACE_NATIVE_FOOTER_SIZE, &f), 0);
         test_write_file(path, data, f.index_offset);
         expect_read_error(path, TEA_ERR_FORMAT, "truncated native trace: no footer");
     }
@@ -136,14 +137,14 @@ static void corrupt_native_trace(void **state)
 
     /* The footer's commit count disagreeing with the records. */
     native_bytes(path, &data, &size, 0);
-    data[size - NATIVE_FOOTER_SIZE + 8 + 8 + 32] ^= 1;
+    data[size - TRACE_NATIVE_FOOTER_SIZE + 8 + 8 + 32] ^= 1;
     test_write_file(path, data, size);
     expect_read_error(path, TEA_ERR_FORMAT, "footer at byte");
     free(data);
 
     /* A header that claims a future major version. */
     native_bytes(path, &data, &size, 0);
-    data[8 + NATIVE_MAGIC_SIZE] = 9;
+    data[8 + TRACE_NATIVE_MAGIC_SIZE] = 9;
     test_write_file(path, data, size);
     expect_read_error(path, TEA_ERR_FORMAT, "version 9.0 is not supported");
     free(data);
@@ -195,11 +196,11 @@ static void assert_background_invisible(const char *path)
     char message_on[1024];
 
     rc_on = test_stream_read_background(path, NULL, 1, &on);
-    snprintf(message_on, sizeof message_on, "%s", rc_on ? tea_error_message() : "");
+    snprintf(message_on, sizeof message_on, "%s", rc_on ? error_message() : "");
     rc_off = test_stream_read_background(path, NULL, 0, &off);
     assert_int_equal(rc_on, rc_off);
     if (rc_off)
-        assert_string_equal(message_on, tea_error_message());
+        assert_string_equal(message_on, error_message());
     assert_streams_equal(&on, &off);
     if (rc_off == 0) {
         assert_memory_equal(&on.totals, &off.totals, sizeof on.totals);
@@ -352,7 +353,7 @@ static void writers_refuse_impossible_records(void **state)
     h.commit_width = 8;
     h.rob_size = 256;
     assert_int_equal(trace_writer_open(&w, path, &h, &td), TEA_ERR_UNSUPPORTED);
-    assert_contains(tea_error_message(), "8-wide");
+    assert_contains(error_message(), "8-wide");
 
     /* Cycle numbers must increase; nothing is left behind on failure. */
     unlink(path);
@@ -365,7 +366,7 @@ static void writers_refuse_impossible_records(void **state)
     assert_int_equal(trace_writer_open(&w, path, &h, &native), 0);
     b = test_stream_batch(&s, 0, 2);
     assert_int_equal(trace_writer_write(w, &b), TEA_ERR_FORMAT);
-    assert_contains(tea_error_message(), "does not follow");
+    assert_contains(error_message(), "does not follow");
     trace_writer_abort(w);
     assert_int_equal(access(path, F_OK), -1);
     test_stream_free(&s);
@@ -382,7 +383,7 @@ static void writers_refuse_impossible_records(void **state)
     assert_int_equal(trace_writer_open(&w, path, &h, &native), 0);
     b = test_stream_batch(&s, 0, 1);
     assert_int_equal(trace_writer_write(w, &b), TEA_ERR_FORMAT);
-    assert_contains(tea_error_message(), "1 entries retire from a ROB holding 0");
+    assert_contains(error_message(), "1 entries retire from a ROB holding 0");
     trace_writer_abort(w);
     test_stream_free(&s);
     free(path);

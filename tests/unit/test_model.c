@@ -64,12 +64,12 @@ static void run_model(const char *workload, uint64_t seed, run_result *res)
 {
     model_workload *w;
     model_core *core;
-    mconf cfg;
+    model_config cfg;
     model_source src;
 
     memset(res, 0, sizeof *res);
     test_stream_init(&res->stream);
-    mconf_defaults(&cfg);
+    model_config_defaults(&cfg);
     assert_int_equal(model_workload_create(&w, workload, seed), 0);
     res->source.inner = model_workload_source(w);
     src.next = recording_next;
@@ -103,7 +103,7 @@ static void invariants_hold_on_every_workload(void **state)
             unsigned after;
             /* ROB capacity, commit width, offsets in order, squash within the window */
             if (trace_record_check(r, u, 4, 192, window, &after))
-                fail_msg("%s, cycle %llu: %s", names[n], (unsigned long long)r->cycle, tea_error_message());
+                fail_msg("%s, cycle %llu: %s", names[n], (unsigned long long)r->cycle, error_message());
             /* as on BOOM: never a commit and an exception in one cycle */
             if (r->n_commit > 0 && (r->flags & TRACE_REC_EXCEPTION))
                 fail_msg("%s, cycle %llu: commits and excepts", names[n], (unsigned long long)r->cycle);
@@ -157,12 +157,13 @@ static void runs_are_deterministic(void **state)
 static void workloads_cover_every_event_and_state(void **state)
 {
     static const uint16_t expected[NAMES] = {
-        PSV_MASK_ALL,                                                         /* mixed */
-        (1u << PSV_ST_L1) | (1u << PSV_ST_LLC) | (1u << PSV_ST_TLB) | (1u << PSV_DR_SQ), /* memory */
-        1u << PSV_FL_MB,                                                      /* branchy */
-        (1u << PSV_DR_L1) | (1u << PSV_DR_TLB),                               /* frontend */
-        (1u << PSV_FL_EX) | (1u << PSV_FL_MO),                                /* flushes */
-        0,                                                                    /* compute */
+        TRACE_PSV_MASK_ALL, /* mixed */
+        (1u << TRACE_PSV_ST_L1) | (1u << TRACE_PSV_ST_LLC) | (1u << TRACE_PSV_ST_TLB)
+            | (1u << TRACE_PSV_DR_SQ),                      /* memory */
+        1u << TRACE_PSV_FL_MB,                              /* branchy */
+        (1u << TRACE_PSV_DR_L1) | (1u << TRACE_PSV_DR_TLB), /* frontend */
+        (1u << TRACE_PSV_FL_EX) | (1u << TRACE_PSV_FL_MO),  /* flushes */
+        0,                                                  /* compute */
     };
     unsigned all_events = 0;
     uint64_t all_states[GOLDEN_STATE_COUNT] = { 0 };
@@ -188,7 +189,7 @@ static void workloads_cover_every_event_and_state(void **state)
             assert_true(res.stats.exceptions > 0);
         free_result(&res);
     }
-    assert_int_equal(all_events, PSV_MASK_ALL);
+    assert_int_equal(all_events, TRACE_PSV_MASK_ALL);
     for (int k = 0; k < GOLDEN_STATE_COUNT; k++)
         assert_true(all_states[k] > 0);
 }

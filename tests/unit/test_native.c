@@ -14,7 +14,7 @@
 static void header_round_trips(void **state)
 {
     trace_header h, back;
-    native_buffer buf = { 0 };
+    trace_native_buffer buf = { 0 };
     (void)state;
 
     trace_header_init(&h);
@@ -31,8 +31,8 @@ static void header_round_trips(void **state)
     assert_int_equal(trace_header_set(&h.command_line, "tea record -- ./a.out"), 0);
     assert_int_equal(trace_header_set(&h.binary_path, "/usr/bin/a.out"), 0);
     assert_int_equal(trace_header_set(&h.build_id, "0123abcd"), 0);
-    assert_int_equal(native_header_encode(&h, &buf), 0);
-    assert_int_equal(native_header_decode(buf.data, buf.size, &back), 0);
+    assert_int_equal(trace_native_header_encode(&h, &buf), 0);
+    assert_int_equal(trace_native_header_decode(buf.data, buf.size, &back), 0);
     assert_int_equal(back.commit_width, 8);
     assert_int_equal(back.rob_size, 256);
     assert_true(back.clock_hz == 2000000000ull);
@@ -50,20 +50,20 @@ static void header_round_trips(void **state)
 
     /* A major version this reader does not know. */
     buf.data[8] = 2;
-    assert_int_equal(native_header_decode(buf.data, buf.size, &back), TEA_ERR_FORMAT);
-    assert_contains(tea_error_message(), "version 2.0 is not supported");
+    assert_int_equal(trace_native_header_decode(buf.data, buf.size, &back), TEA_ERR_FORMAT);
+    assert_contains(error_message(), "version 2.0 is not supported");
     trace_header_free(&back);
     buf.data[8] = 1;
     /* A field running past the end. */
-    assert_int_equal(native_header_decode(buf.data, buf.size - 3, &back), TEA_ERR_FORMAT);
-    assert_contains(tea_error_message(), "overruns");
+    assert_int_equal(trace_native_header_decode(buf.data, buf.size - 3, &back), TEA_ERR_FORMAT);
+    assert_contains(error_message(), "overruns");
     trace_header_free(&back);
     buf.data[0] = 'X';
-    assert_int_equal(native_header_decode(buf.data, buf.size, &back), TEA_ERR_FORMAT);
-    assert_contains(tea_error_message(), "bad magic");
+    assert_int_equal(trace_native_header_decode(buf.data, buf.size, &back), TEA_ERR_FORMAT);
+    assert_contains(error_message(), "bad magic");
     trace_header_free(&back);
     trace_header_free(&h);
-    native_buffer_free(&buf);
+    trace_native_buffer_free(&buf);
 }
 
 /* Encodes records into one frame and decodes them back. */
@@ -71,8 +71,8 @@ static void records_round_trip(void **state)
 {
     trace_record in[6], out;
     trace_uop uin[6][TRACE_MAX_RECORD_UOPS], uout[TRACE_MAX_RECORD_UOPS];
-    uint8_t frame[6 * NATIVE_MAX_RECORD_BYTES];
-    native_codec enc, dec;
+    uint8_t frame[6 * TRACE_NATIVE_MAX_RECORD_BYTES];
+    trace_native_codec enc, dec;
     size_t len = 0, pos = 0;
     (void)state;
 
@@ -90,7 +90,7 @@ static void records_round_trip(void **state)
     in[2].flags = TRACE_REC_EXCEPTION | TRACE_REC_REFILL;
     in[2].retire = 3;
     uin[2][0] = (trace_uop){ 0, 0, 0, 0 };
-    uin[2][1] = (trace_uop){ 0x8000000000000000ull, 1u << PSV_FL_EX, 2, 0 };
+    uin[2][1] = (trace_uop){ 0x8000000000000000ull, 1u << TRACE_PSV_FL_EX, 2, 0 };
     in[3].cycle = in[2].cycle + 3; /* squash and an unusual dispatch count */
     in[3].squash = 300;
     in[4].cycle = in[3].cycle + 1;
@@ -101,13 +101,13 @@ static void records_round_trip(void **state)
     for (int k = 0; k < 16; k++)
         uin[5][k] = (trace_uop){ 0x1000 + 4u * (unsigned)k, (uint16_t)k, (uint8_t)k, 0 };
 
-    native_codec_frame_start(&enc, WIDTH);
+    trace_native_codec_frame_start(&enc, WIDTH);
     for (int i = 0; i < 6; i++)
-        len += native_encode_record(&enc, &in[i], uin[i], frame + len);
-    native_codec_frame_start(&dec, WIDTH);
+        len += trace_native_encode_record(&enc, &in[i], uin[i], frame + len);
+    trace_native_codec_frame_start(&dec, WIDTH);
     for (int i = 0; i < 6; i++) {
         unsigned n = trace_record_uops(&in[i]);
-        assert_int_equal(native_decode_record(&dec, frame, len, &pos, &out, uout), 0);
+        assert_int_equal(trace_native_decode_record(&dec, frame, len, &pos, &out, uout), 0);
         assert_true(out.cycle == in[i].cycle);
         assert_int_equal(out.n_commit, in[i].n_commit);
         assert_int_equal(out.flags, in[i].flags);
@@ -127,7 +127,7 @@ static void malformed_records_fail(void **state)
 {
     trace_record r;
     trace_uop u[TRACE_MAX_RECORD_UOPS];
-    native_codec c;
+    trace_native_codec c;
     size_t pos;
     const uint8_t truncated[] = { 0x01, 0x05 };                  /* one commit, no µop bytes */
     const uint8_t bad_ext[] = { 0x80, 0x40, 0x01 };              /* unknown extension bit */
@@ -135,26 +135,26 @@ static void malformed_records_fail(void **state)
     const uint8_t bad_psv[] = { 0x01, 0x00, 0x09, 0x80, 0x04 };  /* PSV 512 */
     (void)state;
 
-    native_codec_frame_start(&c, WIDTH);
+    trace_native_codec_frame_start(&c, WIDTH);
     pos = 0;
-    assert_int_equal(native_decode_record(&c, truncated, sizeof truncated, &pos, &r, u), TEA_ERR_FORMAT);
-    assert_contains(tea_error_message(), "truncated");
+    assert_int_equal(trace_native_decode_record(&c, truncated, sizeof truncated, &pos, &r, u), TEA_ERR_FORMAT);
+    assert_contains(error_message(), "truncated");
     pos = 0;
-    assert_int_equal(native_decode_record(&c, bad_ext, sizeof bad_ext, &pos, &r, u), TEA_ERR_FORMAT);
-    assert_contains(tea_error_message(), "unknown record flags");
+    assert_int_equal(trace_native_decode_record(&c, bad_ext, sizeof bad_ext, &pos, &r, u), TEA_ERR_FORMAT);
+    assert_contains(error_message(), "unknown record flags");
     pos = 0;
-    assert_int_equal(native_decode_record(&c, overlong, sizeof overlong, &pos, &r, u), TEA_ERR_FORMAT);
-    assert_contains(tea_error_message(), "over-long");
+    assert_int_equal(trace_native_decode_record(&c, overlong, sizeof overlong, &pos, &r, u), TEA_ERR_FORMAT);
+    assert_contains(error_message(), "over-long");
     pos = 0;
-    assert_int_equal(native_decode_record(&c, bad_psv, sizeof bad_psv, &pos, &r, u), TEA_ERR_FORMAT);
-    assert_contains(tea_error_message(), "PSV 512");
+    assert_int_equal(trace_native_decode_record(&c, bad_psv, sizeof bad_psv, &pos, &r, u), TEA_ERR_FORMAT);
+    assert_contains(error_message(), "PSV 512");
 }
 
 static void footer_and_index_round_trip(void **state)
 {
-    native_footer f, g;
-    native_index_entry e = { 1234, 567, 10, 20, 30, 40, 50, 0 }, e2;
-    uint8_t bytes[NATIVE_FOOTER_SIZE], entry[NATIVE_INDEX_ENTRY_SIZE];
+    trace_native_footer f, g;
+    trace_native_index_entry e = { 1234, 567, 10, 20, 30, 40, 50, 0 }, e2;
+    uint8_t bytes[TRACE_NATIVE_FOOTER_SIZE], entry[TRACE_NATIVE_INDEX_ENTRY_SIZE];
     (void)state;
 
     memset(&f, 0, sizeof f);
@@ -166,23 +166,23 @@ static void footer_and_index_round_trip(void **state)
     f.totals.dispatched = 6;
     f.totals.squashed = 7;
     f.totals.refills = 8;
-    for (int i = 0; i < PSV_EVENT_COUNT; i++)
+    for (int i = 0; i < TRACE_PSV_EVENT_COUNT; i++)
         f.totals.events[i] = 100u + (unsigned)i;
     f.notes.flags = TRACE_NOTE_ST_LLC_UNAVAILABLE;
     f.notes.counter_wraps = 9;
     f.data_frames = 10;
     f.index_offset = 11;
-    native_footer_encode(&f, bytes);
-    assert_int_equal(native_footer_decode(bytes, sizeof bytes, &g), 0);
+    trace_native_footer_encode(&f, bytes);
+    assert_int_equal(trace_native_footer_decode(bytes, sizeof bytes, &g), 0);
     assert_memory_equal(&f, &g, sizeof f);
     bytes[0] ^= 1;
-    assert_int_equal(native_footer_decode(bytes, sizeof bytes, &g), TEA_ERR_FORMAT);
+    assert_int_equal(trace_native_footer_decode(bytes, sizeof bytes, &g), TEA_ERR_FORMAT);
 
-    native_index_entry_encode(&e, entry);
-    native_index_entry_decode(entry, &e2);
+    trace_native_index_entry_encode(&e, entry);
+    trace_native_index_entry_decode(entry, &e2);
     assert_true(e2.offset == 1234 && e2.compressed_size == 567 && e2.first_cycle == 10 && e2.last_cycle == 20);
     assert_true(e2.records == 30 && e2.content_size == 40 && e2.window == 50);
-    assert_true(native_index_digest(0, &e) != native_index_digest(1, &e));
+    assert_true(trace_native_index_digest(0, &e) != trace_native_index_digest(1, &e));
 }
 
 int main(void)

@@ -172,7 +172,7 @@ static void frames_check(const char *path, size_t n, uint32_t tid, uint32_t thre
     uint32_t t, seen;
 
     if (trace_frames_open(&f, path))
-        fail_msg("%s", tea_error_message());
+        fail_msg("%s", error_message());
     trace_frames_objects(f, &objs, &count, &t, &seen);
     assert_objects(objs, count, n);
     assert_int_equal(t, tid);
@@ -208,7 +208,7 @@ static void no_objects_no_frame(void **state)
     trace_write_options o = { TRACE_FORMAT_NATIVE, 0, 0, FRAME_RECORDS };
     uint8_t *a, *b;
     size_t na, nb;
-    native_footer foot;
+    trace_native_footer foot;
     (void)state;
 
     assert_int_equal(test_stream_write(&model, &model.header, &o, plain), 0);
@@ -218,10 +218,10 @@ static void no_objects_no_frame(void **state)
     assert_int_equal(na, nb);
     assert_memory_equal(a, b, na);
     /* footer: version 1.0, flags without the objects bit */
-    assert_int_equal(native_get_le(a + na - NATIVE_FOOTER_SIZE + NATIVE_MAGIC_SIZE + 2, 2), 0);
-    assert_int_equal(native_footer_decode(a + na - NATIVE_FOOTER_SIZE, NATIVE_FOOTER_SIZE, &foot), 0);
+    assert_int_equal(trace_native_get_le(a + na - TRACE_NATIVE_FOOTER_SIZE + TRACE_NATIVE_MAGIC_SIZE + 2, 2), 0);
+    assert_int_equal(trace_native_footer_decode(a + na - TRACE_NATIVE_FOOTER_SIZE, TRACE_NATIVE_FOOTER_SIZE, &foot), 0);
     assert_false(foot.has_objects);
-    assert_null(memmem(a, na, TRACE_OBJECTS_MAGIC, NATIVE_MAGIC_SIZE));
+    assert_null(memmem(a, na, TRACE_OBJECTS_MAGIC, TRACE_NATIVE_MAGIC_SIZE));
     stream_check(plain, 0, 0, TRACE_THREAD_UNKNOWN, 1);
     frames_check(plain, 0, 0, TRACE_THREAD_UNKNOWN);
     free(a);
@@ -259,7 +259,7 @@ static void writer_limits(void **state)
     memset(obj.build_id, 0xab, TRACE_BUILD_ID_MAX);
     assert_int_equal(trace_writer_open(&w, path, &model.header, &o), 0);
     assert_int_equal(trace_writer_add_object(w, &obj), TEA_ERR_USAGE); /* 4097 bytes */
-    assert_contains(tea_error_message(), "longer than 4096");
+    assert_contains(error_message(), "longer than 4096");
     long_path[TRACE_OBJECT_PATH_MAX] = '\0';
     assert_int_equal(trace_writer_add_object(w, &obj), 0);
     obj.build_id_len = TRACE_BUILD_ID_MAX + 1;
@@ -296,10 +296,11 @@ static void writer_limits(void **state)
 /* The file offset of the objects frame (its skippable header) of `data`. */
 static size_t objects_frame_offset(const uint8_t *data, size_t size)
 {
-    native_footer foot;
-    assert_int_equal(native_footer_decode(data + size - NATIVE_FOOTER_SIZE, NATIVE_FOOTER_SIZE, &foot), 0);
+    trace_native_footer foot;
+    assert_int_equal(
+        trace_native_footer_decode(data + size - TRACE_NATIVE_FOOTER_SIZE, TRACE_NATIVE_FOOTER_SIZE, &foot), 0);
     assert_true(foot.has_objects);
-    return (size_t)(foot.index_offset + SKIP_HEADER + native_get_le(data + foot.index_offset + 4, 4));
+    return (size_t)(foot.index_offset + SKIP_HEADER + trace_native_get_le(data + foot.index_offset + 4, 4));
 }
 
 /* Both readers refuse `data` with TEA_ERR_FORMAT and a message holding
@@ -314,15 +315,15 @@ static void expect_refused(const char *path, const uint8_t *data, size_t size, c
     test_write_file(path, data, size);
     rc = test_stream_read(path, NULL, &s);
     if (rc != TEA_ERR_FORMAT)
-        fail_msg("%s: expected a format error, got %d (%s)", needle, rc, tea_error_message());
-    assert_contains(tea_error_message(), needle);
-    assert_contains(tea_error_message(), path);
+        fail_msg("%s: expected a format error, got %d (%s)", needle, rc, error_message());
+    assert_contains(error_message(), needle);
+    assert_contains(error_message(), path);
     test_stream_free(&s);
     if (frames_too) {
         assert_int_equal(trace_reader_open(&r, path, NULL), TEA_ERR_FORMAT);
-        assert_contains(tea_error_message(), needle);
+        assert_contains(error_message(), needle);
         assert_int_equal(trace_frames_open(&f, path), TEA_ERR_FORMAT);
-        assert_contains(tea_error_message(), needle);
+        assert_contains(error_message(), needle);
     } else {
         /* the frame reader leaves the diagnosis to the stream reader */
         assert_int_not_equal(trace_frames_open(&f, path), 0);
@@ -344,7 +345,7 @@ static void damaged_objects_frame(void **state)
     assert_non_null(copy);
     at = objects_frame_offset(data, size);
     /* first object: after magic, tid, threads, count (20 bytes) */
-    first = at + SKIP_HEADER + NATIVE_MAGIC_SIZE + 12;
+    first = at + SKIP_HEADER + TRACE_NATIVE_MAGIC_SIZE + 12;
     needle_len = (size_t)snprintf(needle, sizeof needle, "objects frame at byte %zu, content byte ", at);
     assert_true(needle_len < sizeof needle);
 
@@ -360,23 +361,23 @@ static void damaged_objects_frame(void **state)
     expect_refused(path, copy, size, needle, 1);
     /* one more object than the frame holds */
     memcpy(copy, data, size);
-    copy[at + SKIP_HEADER + NATIVE_MAGIC_SIZE + 8] = 3;
+    copy[at + SKIP_HEADER + TRACE_NATIVE_MAGIC_SIZE + 8] = 3;
     expect_refused(path, copy, size, "truncated", 1);
     /* one object fewer: bytes left over */
     memcpy(copy, data, size);
-    copy[at + SKIP_HEADER + NATIVE_MAGIC_SIZE + 8] = 1;
+    copy[at + SKIP_HEADER + TRACE_NATIVE_MAGIC_SIZE + 8] = 1;
     expect_refused(path, copy, size, "bytes after the last object", 1);
     /* a thread id without a thread count */
     memcpy(copy, data, size);
-    memset(copy + at + SKIP_HEADER + NATIVE_MAGIC_SIZE + 4, 0, 4);
+    memset(copy + at + SKIP_HEADER + TRACE_NATIVE_MAGIC_SIZE + 4, 0, 4);
     expect_refused(path, copy, size, "a thread id without a thread count", 1);
     /* the footer does not refer to the objects frame (flag cleared) */
     memcpy(copy, data, size);
-    copy[size - NATIVE_FOOTER_SIZE + NATIVE_MAGIC_SIZE + 7] &= 0x7f;
+    copy[size - TRACE_NATIVE_FOOTER_SIZE + TRACE_NATIVE_MAGIC_SIZE + 7] &= 0x7f;
     expect_refused(path, copy, size, "does not refer to the objects frame read", 0);
     /* the objects flag in a 1.0 footer */
     memcpy(copy, data, size);
-    copy[size - NATIVE_FOOTER_SIZE + NATIVE_MAGIC_SIZE + 2] = 0;
+    copy[size - TRACE_NATIVE_FOOTER_SIZE + TRACE_NATIVE_MAGIC_SIZE + 2] = 0;
     expect_refused(path, copy, size, "cannot refer to an objects frame", 0);
     free(copy);
     free(data);
@@ -384,8 +385,8 @@ static void damaged_objects_frame(void **state)
     /* a footer that refers to an objects frame in a file without one */
     assert_int_equal(test_stream_write(&model, &model.header, &o, plain), 0);
     test_read_file(plain, &data, &size);
-    data[size - NATIVE_FOOTER_SIZE + NATIVE_MAGIC_SIZE + 2] = NATIVE_VERSION_MINOR_OBJECTS;
-    data[size - NATIVE_FOOTER_SIZE + NATIVE_MAGIC_SIZE + 7] |= 0x80;
+    data[size - TRACE_NATIVE_FOOTER_SIZE + TRACE_NATIVE_MAGIC_SIZE + 2] = TRACE_NATIVE_VERSION_MINOR_OBJECTS;
+    data[size - TRACE_NATIVE_FOOTER_SIZE + TRACE_NATIVE_MAGIC_SIZE + 7] |= 0x80;
     expect_refused(plain, data, size, "refers to an objects frame, none was read", 0);
     free(data);
     unlink(path);

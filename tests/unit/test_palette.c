@@ -19,9 +19,9 @@ static unsigned channel(const char *color, int i)
 
 static void component_colors_fixed_and_distinct(void **state)
 {
-    char colors[PSV_VALUES][CHART_COLOR_MAX];
+    char colors[TRACE_PSV_VALUES][PLOT_CHART_COLOR_MAX];
     (void)state;
-    for (unsigned psv = 0; psv < PSV_VALUES; psv++) {
+    for (unsigned psv = 0; psv < TRACE_PSV_VALUES; psv++) {
         palette_component_color((uint16_t)psv, colors[psv]);
         assert_int_equal(strlen(colors[psv]), 7);
         assert_int_equal(colors[psv][0], '#');
@@ -34,18 +34,19 @@ static void component_colors_fixed_and_distinct(void **state)
      * (1 - |1.1 - 1|) x 0.65 = 0.585, x = 0.585 x (1 - |3.5 mod 2 - 1|)
      * = 0.2925, m = 0.55 - 0.2925 = 0.2575: (m, x + m, chroma + m) x 255 =
      * (65.7, 140.3, 214.8). */
-    assert_string_equal(colors[1u << PSV_ST_L1], "#428cd7");
+    assert_string_equal(colors[1u << TRACE_PSV_ST_L1], "#428cd7");
     /* Families: stalls blue, drains yellow-orange (red > green > blue),
      * flushes crimson (red). */
-    for (unsigned bit = 0; bit < PSV_FAMILY_EVENTS; bit++) {
-        const char *st = colors[1u << (PSV_ST_L1 + bit)], *dr = colors[1u << (PSV_DR_L1 + bit)];
-        const char *fl = colors[1u << (PSV_FL_MB + bit)];
+    for (unsigned bit = 0; bit < TRACE_PSV_FAMILY_EVENTS; bit++) {
+        const char *st = colors[1u << (TRACE_PSV_ST_L1 + bit)], *dr = colors[1u << (TRACE_PSV_DR_L1 + bit)];
+        const char *fl = colors[1u << (TRACE_PSV_FL_MB + bit)];
         assert_true(channel(st, 2) > channel(st, 0) && channel(st, 2) > channel(st, 1));
         assert_true(channel(dr, 0) > channel(dr, 1) && channel(dr, 1) > channel(dr, 2));
         assert_true(channel(fl, 0) > channel(fl, 1) && channel(fl, 0) > channel(fl, 2));
     }
     /* More events of a family: darker (ST-L1 < ST-L1,ST-LLC in darkness). */
-    assert_true(channel(colors[(1u << PSV_ST_L1) | (1u << PSV_ST_LLC)], 2) < channel(colors[1u << PSV_ST_L1], 2));
+    assert_true(channel(colors[(1u << TRACE_PSV_ST_L1) | (1u << TRACE_PSV_ST_LLC)], 2)
+                < channel(colors[1u << TRACE_PSV_ST_L1], 2));
 }
 
 /* sRGB channel i of a colour, linearized. */
@@ -113,27 +114,27 @@ static void component_colors_grey_and_colour_blind(void **state)
         { { 0.152286, 1.052583, -0.204868 }, { 0.114503, 0.786281, 0.099216 }, { -0.003882, -0.048116, 1.051998 } },
         { { 1.255528, -0.076749, -0.178779 }, { -0.078411, 0.930809, 0.147602 }, { 0.004733, 0.691367, 0.303900 } },
     };
-    double lo[PSV_FAMILY_COUNT], hi[PSV_FAMILY_COUNT];
-    char c[CHART_COLOR_MAX], base[CHART_COLOR_MAX], first[PSV_FAMILY_COUNT][CHART_COLOR_MAX];
+    double lo[TRACE_PSV_FAMILY_COUNT], hi[TRACE_PSV_FAMILY_COUNT];
+    char c[PLOT_CHART_COLOR_MAX], base[PLOT_CHART_COLOR_MAX], first[TRACE_PSV_FAMILY_COUNT][PLOT_CHART_COLOR_MAX];
     (void)state;
-    for (int f = 0; f < PSV_FAMILY_COUNT; f++) {
+    for (int f = 0; f < TRACE_PSV_FAMILY_COUNT; f++) {
         lo[f] = 1;
         hi[f] = 0;
-        for (unsigned bits = 1; bits < (1u << PSV_FAMILY_EVENTS); bits++) {
+        for (unsigned bits = 1; bits < (1u << TRACE_PSV_FAMILY_EVENTS); bits++) {
             double y;
-            palette_component_color((uint16_t)(bits << (f * PSV_FAMILY_EVENTS)), c);
+            palette_component_color((uint16_t)(bits << (f * TRACE_PSV_FAMILY_EVENTS)), c);
             y = luminance(c);
             lo[f] = y < lo[f] ? y : lo[f];
             hi[f] = y > hi[f] ? y : hi[f];
         }
-        palette_component_color((uint16_t)(1u << (f * PSV_FAMILY_EVENTS)), first[f]);
+        palette_component_color((uint16_t)(1u << (f * TRACE_PSV_FAMILY_EVENTS)), first[f]);
     }
     palette_component_color(0, base);
-    assert_true(luminance(base) > hi[PSV_FAMILY_DRAIN]);
-    assert_true(lo[PSV_FAMILY_DRAIN] > hi[PSV_FAMILY_STALL]);
-    assert_true(lo[PSV_FAMILY_STALL] > hi[PSV_FAMILY_FLUSH]);
+    assert_true(luminance(base) > hi[TRACE_PSV_FAMILY_DRAIN]);
+    assert_true(lo[TRACE_PSV_FAMILY_DRAIN] > hi[TRACE_PSV_FAMILY_STALL]);
+    assert_true(lo[TRACE_PSV_FAMILY_STALL] > hi[TRACE_PSV_FAMILY_FLUSH]);
     for (int m = 0; m < 3; m++)
-        for (int a = 0; a < PSV_FAMILY_COUNT; a++)
+        for (int a = 0; a < TRACE_PSV_FAMILY_COUNT; a++)
             for (int b = 0; b < a; b++)
                 if (cvd_delta_e(cvd[m], first[a], first[b]) < 40)
                     fail_msg("families %d and %d: %s and %s too close under deficiency %d (%.1f)", a, b, first[a],
@@ -147,9 +148,9 @@ static void scheme_colors_fixed(void **state)
     assert_string_equal(palette_scheme_color("tea", 0), "#0072b2");
     assert_string_equal(palette_scheme_color("golden", 3), "#000000");
     assert_string_not_equal(palette_scheme_color("ibs", 0), palette_scheme_color("spe", 0));
-    assert_string_equal(palette_scheme_color("mystery", 1), chart_series_color(1));
-    assert_string_equal(palette_scheme_color("ibs:all", 2), chart_series_color(2));
-    assert_string_equal(palette_scheme_color(NULL, 3), chart_series_color(3));
+    assert_string_equal(palette_scheme_color("mystery", 1), plot_chart_series_color(1));
+    assert_string_equal(palette_scheme_color("ibs:all", 2), plot_chart_series_color(2));
+    assert_string_equal(palette_scheme_color(NULL, 3), plot_chart_series_color(3));
 }
 
 int main(void)

@@ -189,7 +189,7 @@ static tea_sampler_spec spec(tea_scheme scheme, uint64_t period, tea_jitter jitt
     sp.frequency_hz = 1;
     sp.jitter = jitter;
     sp.seed = 3;
-    sp.event_mask = PSV_MASK_ALL;
+    sp.event_mask = TRACE_PSV_MASK_ALL;
     return sp;
 }
 
@@ -339,7 +339,7 @@ static void damaged_traces_are_caught(void **state)
     copy[index_offset / 2] ^= 0x5A;
     test_write_file(bad, copy, size);
     assert_int_equal(replay_damaged(bad, &model), TEA_ERR_FORMAT);
-    assert_contains(tea_error_message(), bad);
+    assert_contains(error_message(), bad);
 
     /* A frame's starting window in the index that its predecessor does not
      * leave. */
@@ -348,14 +348,14 @@ static void damaged_traces_are_caught(void **state)
     *window = *window ? *window - 1 : 1;
     test_write_file(bad, copy, size);
     assert_int_equal(replay_damaged(bad, &model), TEA_ERR_FORMAT);
-    assert_contains(tea_error_message(), bad);
+    assert_contains(error_message(), bad);
 
     /* A footer whose totals disagree with the records. */
     memcpy(copy, data, size);
     copy[size - FOOTER_FROM_END + FOOTER_COMMITS] ^= 0x01;
     test_write_file(bad, copy, size);
     assert_int_equal(replay_damaged(bad, &model), TEA_ERR_FORMAT);
-    assert_contains(tea_error_message(), "footer");
+    assert_contains(error_message(), "footer");
 
     /* Cut short, empty, standard input: not readable by frame. */
     test_write_file(bad, data, size - 1);

@@ -9,31 +9,32 @@
 
 static void labels_follow_bit_order(void **state)
 {
-    char buf[PSV_LABEL_MAX];
+    char buf[TRACE_PSV_LABEL_MAX];
     (void)state;
-    assert_string_equal(psv_label(0, buf, sizeof buf), "base");
-    assert_string_equal(psv_label(1u << PSV_ST_L1, buf, sizeof buf), "ST-L1");
-    assert_string_equal(psv_label((1u << PSV_ST_L1) | (1u << PSV_ST_LLC), buf, sizeof buf), "ST-L1,ST-LLC");
-    assert_string_equal(psv_label(1u << PSV_FL_MO, buf, sizeof buf), "FL-MO");
-    assert_string_equal(psv_label(PSV_MASK_ALL, buf, sizeof buf),
+    assert_string_equal(trace_psv_label(0, buf, sizeof buf), "base");
+    assert_string_equal(trace_psv_label(1u << TRACE_PSV_ST_L1, buf, sizeof buf), "ST-L1");
+    assert_string_equal(trace_psv_label((1u << TRACE_PSV_ST_L1) | (1u << TRACE_PSV_ST_LLC), buf, sizeof buf),
+                        "ST-L1,ST-LLC");
+    assert_string_equal(trace_psv_label(1u << TRACE_PSV_FL_MO, buf, sizeof buf), "FL-MO");
+    assert_string_equal(trace_psv_label(TRACE_PSV_MASK_ALL, buf, sizeof buf),
                         "ST-L1,ST-TLB,ST-LLC,DR-L1,DR-TLB,DR-SQ,FL-MB,FL-EX,FL-MO");
-    assert_true(strlen(buf) < PSV_LABEL_MAX);
+    assert_true(strlen(buf) < TRACE_PSV_LABEL_MAX);
 }
 
 static void labels_parse_back(void **state)
 {
-    char buf[PSV_LABEL_MAX];
+    char buf[TRACE_PSV_LABEL_MAX];
     uint16_t psv;
     (void)state;
-    for (unsigned v = 0; v < PSV_VALUES; v++) {
-        assert_int_equal(psv_parse_label(psv_label((uint16_t)v, buf, sizeof buf), &psv), 0);
+    for (unsigned v = 0; v < TRACE_PSV_VALUES; v++) {
+        assert_int_equal(trace_psv_parse_label(trace_psv_label((uint16_t)v, buf, sizeof buf), &psv), 0);
         assert_int_equal(psv, v);
     }
-    assert_int_equal(psv_parse_label("72", &psv), 0);
+    assert_int_equal(trace_psv_parse_label("72", &psv), 0);
     assert_int_equal(psv, 72);
-    assert_int_equal(psv_parse_label("ST-L2", &psv), TEA_ERR_USAGE);
-    assert_contains(tea_error_message(), "ST-L2");
-    assert_int_equal(psv_parse_label("512", &psv), TEA_ERR_USAGE);
+    assert_int_equal(trace_psv_parse_label("ST-L2", &psv), TEA_ERR_USAGE);
+    assert_contains(error_message(), "ST-L2");
+    assert_int_equal(trace_psv_parse_label("512", &psv), TEA_ERR_USAGE);
 }
 
 static void family_bits(void **state)
@@ -41,11 +42,11 @@ static void family_bits(void **state)
     (void)state;
     /* 0x1A5 = 1 1010 0101: stalls 101 = 5 (ST-L1, ST-LLC), drains 100 = 4
      * (DR-SQ), flushes 110 = 6 (FL-EX, FL-MO). */
-    assert_int_equal(psv_family_bits(0x1A5, PSV_FAMILY_STALL), 5);
-    assert_int_equal(psv_family_bits(0x1A5, PSV_FAMILY_DRAIN), 4);
-    assert_int_equal(psv_family_bits(0x1A5, PSV_FAMILY_FLUSH), 6);
-    assert_int_equal(psv_family_bits(1u << PSV_DR_TLB, PSV_FAMILY_DRAIN), 2);
-    assert_int_equal(psv_family_bits(0, PSV_FAMILY_FLUSH), 0);
+    assert_int_equal(trace_psv_family_bits(0x1A5, TRACE_PSV_FAMILY_STALL), 5);
+    assert_int_equal(trace_psv_family_bits(0x1A5, TRACE_PSV_FAMILY_DRAIN), 4);
+    assert_int_equal(trace_psv_family_bits(0x1A5, TRACE_PSV_FAMILY_FLUSH), 6);
+    assert_int_equal(trace_psv_family_bits(1u << TRACE_PSV_DR_TLB, TRACE_PSV_FAMILY_DRAIN), 2);
+    assert_int_equal(trace_psv_family_bits(0, TRACE_PSV_FAMILY_FLUSH), 0);
 }
 
 int main(void)

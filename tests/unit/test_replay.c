@@ -83,7 +83,7 @@ static size_t first_closing_at(const brute *b, uint64_t t)
 /* The PSV an excepting µop is charged with under the rules. */
 static uint16_t brute_exception_psv(const brute *b, const trace_uop *u)
 {
-    return b->rules == GOLDEN_RULES_TRACEDOCTOR ? (uint16_t)(1u << PSV_FL_EX) : u->psv;
+    return b->rules == GOLDEN_RULES_TRACEDOCTOR ? (uint16_t)(1u << TRACE_PSV_FL_EX) : u->psv;
 }
 
 /* The flush cause closing record r leaves (NULL: none), its PSV in *psv. The
@@ -94,7 +94,7 @@ static const trace_uop *brute_cause(const brute *b, const trace_record *r, int o
     const trace_uop *u = &b->s->uops[r->first_uop];
     unsigned n = trace_record_uops(r);
     if (b->rules == GOLDEN_RULES_DEFAULT) {
-        if (!(r->flags & TRACE_REC_EXCEPTION) && !(u[n - 1].psv & PSV_FLUSH_CAUSE_MASK))
+        if (!(r->flags & TRACE_REC_EXCEPTION) && !(u[n - 1].psv & TRACE_PSV_FLUSH_CAUSE_MASK))
             return NULL;
         *psv = u[n - 1].psv;
         return &u[n - 1];
@@ -106,7 +106,7 @@ static const trace_uop *brute_cause(const brute *b, const trace_record *r, int o
         return &u[0];
     }
     for (unsigned i = r->n_commit; i-- > 0;) {
-        if (u[i].psv & PSV_FLUSH_CAUSE_MASK) {
+        if (u[i].psv & TRACE_PSV_FLUSH_CAUSE_MASK) {
             *psv = u[i].psv;
             return &u[i];
         }
@@ -157,7 +157,7 @@ static tea_sampler_spec tea_spec(uint64_t period)
     sp.frequency_hz = 1;
     sp.jitter = TEA_JITTER_NONE;
     sp.seed = 1;
-    sp.event_mask = PSV_MASK_ALL;
+    sp.event_mask = TRACE_PSV_MASK_ALL;
     return sp;
 }
 

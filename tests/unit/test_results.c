@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #define HEADER "trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func\n"
-/* The header results_write_header writes: HEADER's columns and the trace's identity. */
+/* The header tea_results_write_header writes: HEADER's columns and the trace's identity. */
 #define WRITTEN_HEADER                                                                                              \
     "trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func,digest,cycles,records\n"
 
@@ -39,9 +39,9 @@ static void reads_rows_of_the_schema(void **state)
                                       "# trace lbm: /path/lbm.tea, digest 3cdd478deb2f956d, 15015862 cycles\n" HEADER
                                       "lbm,tea,4000,1,2500,0,0.044997647,0.035638817,0.012000000\n"
                                       "lbm,ibs:all,4000,1,2450,50,0.189869360,0.189869360,\n");
-    results_set s;
-    results_init(&s);
-    assert_int_equal(results_read(&s, path), TEA_OK);
+    tea_results_set s;
+    tea_results_init(&s);
+    assert_int_equal(tea_results_read(&s, path), TEA_OK);
     assert_int_equal(s.count, 2);
     assert_string_equal(s.rows[0].trace, "lbm");
     assert_string_equal(s.rows[0].scheme, "tea");
@@ -58,7 +58,7 @@ static void reads_rows_of_the_schema(void **state)
     assert_int_equal(s.rows[1].lost, 50);
     assert_true(isnan(s.rows[1].error[PICS_GRAN_FUNC]));
     assert_int_equal(s.rows[1].line, 5);
-    results_free(&s);
+    tea_results_free(&s);
     assert_int_equal(s.count, 0);
     unlink(path);
     free(path);
@@ -77,9 +77,9 @@ static void reads_concatenated_files(void **state)
                                     "# trace \"a,b\": x, digest 0123456789abcdef\n"
                                     "nci,\"a,b\",7,1e6,whatever,0.125\n"
                                     "\"tea\",\"say \"\"hi\"\"\",2,100,,1\n");
-    results_set s;
-    results_init(&s);
-    assert_int_equal(results_read(&s, path), TEA_OK);
+    tea_results_set s;
+    tea_results_init(&s);
+    assert_int_equal(tea_results_read(&s, path), TEA_OK);
     assert_int_equal(s.count, 3);
     assert_string_equal(s.rows[0].trace, "lbm");
     assert_true(s.rows[0].error[PICS_GRAN_INSN] == 0.25);
@@ -94,7 +94,7 @@ static void reads_concatenated_files(void **state)
     assert_string_equal(s.rows[2].trace, "say \"hi\"");
     assert_true(s.rows[2].error[PICS_GRAN_INSN] == 1.0);
     assert_int_equal(s.rows[2].line, 9);
-    results_free(&s);
+    tea_results_free(&s);
     unlink(path);
     free(path);
 }
@@ -106,7 +106,7 @@ static void reads_a_replay_directory(void **state)
     static const char summary_text[] = HEADER "mcf,spe,4000,3,1,2,0.1,0.2,0.3\n";
     char *dir = test_temp_path("replaydir"), *summary, *other;
     size_t n = strlen(dir) + sizeof "/summary.csv";
-    results_set s;
+    tea_results_set s;
 
     assert_int_equal(mkdir(dir, 0755), 0);
     summary = malloc(n);
@@ -114,9 +114,9 @@ static void reads_a_replay_directory(void **state)
     snprintf(summary, n, "%s/summary.csv", dir);
     test_write_file(summary, summary_text, strlen(summary_text));
     other = scratch("other.csv", HEADER "lbm,ris,4000,1,1,2,0.4,0.5,0.6\n");
-    results_init(&s);
-    assert_int_equal(results_read(&s, dir), TEA_OK);
-    assert_int_equal(results_read(&s, other), TEA_OK);
+    tea_results_init(&s);
+    assert_int_equal(tea_results_read(&s, dir), TEA_OK);
+    assert_int_equal(tea_results_read(&s, other), TEA_OK);
     assert_int_equal(s.count, 2);
     assert_string_equal(s.rows[0].file, summary);
     assert_string_equal(s.rows[0].trace, "mcf");
@@ -124,7 +124,7 @@ static void reads_a_replay_directory(void **state)
     assert_true(s.rows[0].error[PICS_GRAN_FUNC] == 0.3);
     assert_string_equal(s.rows[1].file, other);
     assert_int_equal(s.rows[1].line, 2);
-    results_free(&s);
+    tea_results_free(&s);
     unlink(summary);
     unlink(other);
     rmdir(dir);
@@ -173,25 +173,25 @@ static void refuses_bad_lines(void **state)
 
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *path = scratch("bad.csv", cases[i].text);
-        results_set s;
-        results_init(&s);
-        assert_int_equal(results_read(&s, good), TEA_OK);
-        assert_int_equal(results_read(&s, path), cases[i].code);
-        assert_contains(tea_error_message(), path);
-        assert_contains(tea_error_message(), cases[i].message);
+        tea_results_set s;
+        tea_results_init(&s);
+        assert_int_equal(tea_results_read(&s, good), TEA_OK);
+        assert_int_equal(tea_results_read(&s, path), cases[i].code);
+        assert_contains(error_message(), path);
+        assert_contains(error_message(), cases[i].message);
         assert_int_equal(s.count, 1);
         assert_string_equal(s.rows[0].trace, "lbm");
-        results_free(&s);
+        tea_results_free(&s);
         unlink(path);
         free(path);
     }
     {
-        results_set s;
+        tea_results_set s;
         char *missing = test_temp_path("missing.csv");
-        results_init(&s);
-        assert_int_equal(results_read(&s, missing), TEA_ERR_IO);
-        assert_contains(tea_error_message(), "cannot open");
-        results_free(&s);
+        tea_results_init(&s);
+        assert_int_equal(tea_results_read(&s, missing), TEA_ERR_IO);
+        assert_contains(error_message(), "cannot open");
+        tea_results_free(&s);
         free(missing);
     }
     unlink(good);
@@ -210,13 +210,13 @@ static void dedupes_identical_and_refuses_inconsistent_repeats(void **state)
                                           "lbm,tea,4e3,1,1,0,0.1,0.1,\n"
                                           "mcf,tea,4000,1,1,0,0.2,0.1,\n");
     char *c = scratch("dup-c.csv", HEADER "nab,tea,4000,1,1,0,0.2,0.1,0.05\n");
-    results_set s;
+    tea_results_set s;
 
-    results_init(&s);
-    assert_int_equal(results_read(&s, a), TEA_OK);
-    assert_int_equal(results_read(&s, b), TEA_OK);
+    tea_results_init(&s);
+    assert_int_equal(tea_results_read(&s, a), TEA_OK);
+    assert_int_equal(tea_results_read(&s, b), TEA_OK);
     assert_int_equal(s.count, 6);
-    assert_int_equal(results_dedupe(&s), TEA_OK);
+    assert_int_equal(tea_results_dedupe(&s), TEA_OK);
     assert_int_equal(s.count, 4);
     assert_string_equal(s.rows[0].trace, "lbm");
     assert_int_equal(s.rows[0].seed, 1);
@@ -225,13 +225,13 @@ static void dedupes_identical_and_refuses_inconsistent_repeats(void **state)
     assert_string_equal(s.rows[2].trace, "nab");
     assert_string_equal(s.rows[3].trace, "mcf");
     /* an empty error_func against a filled one is a different figure */
-    assert_int_equal(results_read(&s, c), TEA_OK);
-    assert_int_equal(results_dedupe(&s), TEA_ERR_FORMAT);
-    assert_contains(tea_error_message(), c);
-    assert_contains(tea_error_message(), "line 2: trace nab, scheme tea at 4000 Hz, seed 1 repeats");
-    assert_contains(tea_error_message(), a);
-    assert_contains(tea_error_message(), "line 4 with other values");
-    results_free(&s);
+    assert_int_equal(tea_results_read(&s, c), TEA_OK);
+    assert_int_equal(tea_results_dedupe(&s), TEA_ERR_FORMAT);
+    assert_contains(error_message(), c);
+    assert_contains(error_message(), "line 2: trace nab, scheme tea at 4000 Hz, seed 1 repeats");
+    assert_contains(error_message(), a);
+    assert_contains(error_message(), "line 4 with other values");
+    tea_results_free(&s);
     unlink(a);
     unlink(b);
     unlink(c);
@@ -242,7 +242,7 @@ static void dedupes_identical_and_refuses_inconsistent_repeats(void **state)
 
 static int compare_labels(const void *x, const void *y)
 {
-    return results_scheme_compare(*(const char *const *)x, *(const char *const *)y);
+    return tea_results_scheme_compare(*(const char *const *)x, *(const char *const *)y);
 }
 
 static void orders_schemes(void **state)
@@ -255,33 +255,40 @@ static void orders_schemes(void **state)
     qsort(labels, sizeof labels / sizeof labels[0], sizeof labels[0], compare_labels);
     for (size_t i = 0; i < sizeof labels / sizeof labels[0]; i++)
         assert_string_equal(labels[i], expected[i]);
-    assert_int_equal(results_scheme_compare("ibs", "ibs"), 0);
-    assert_string_equal(results_error_column(PICS_GRAN_INSN_COMPONENT), "error_insn_component");
-    assert_string_equal(results_error_column(PICS_GRAN_INSN), "error_insn");
-    assert_string_equal(results_error_column(PICS_GRAN_FUNC), "error_func");
+    assert_int_equal(tea_results_scheme_compare("ibs", "ibs"), 0);
+    assert_string_equal(tea_results_error_column(PICS_GRAN_INSN_COMPONENT), "error_insn_component");
+    assert_string_equal(tea_results_error_column(PICS_GRAN_INSN), "error_insn");
+    assert_string_equal(tea_results_error_column(PICS_GRAN_FUNC), "error_func");
 }
 
-/* What results_write_row writes reads back to the same row; names that
+/* What tea_results_write_row writes reads back to the same row; names that
  * need it are quoted (a leading '#' would otherwise make a comment). */
 static void writes_rows_that_read_back(void **state)
 {
     (void)state;
-    results_row rows[2] = {
-        { .trace = "a,b", .scheme = "ibs:all", .freq_hz = 3333.333333333333, .seed = 18446744073709551615ull,
-          .samples = 5, .lost = 6, .error = { 0.044997647, 1, NAN }, .digest = "3cdd478deb2f956d",
-          .cycles = 15015862, .records = 5353921 },
+    tea_results_row rows[2] = {
+        { .trace = "a,b",
+          .scheme = "ibs:all",
+          .freq_hz = 3333.333333333333,
+          .seed = 18446744073709551615ull,
+          .samples = 5,
+          .lost = 6,
+          .error = { 0.044997647, 1, NAN },
+          .digest = "3cdd478deb2f956d",
+          .cycles = 15015862,
+          .records = 5353921 },
         { .trace = "#x", .scheme = "say \"hi\"", .freq_hz = 1e6, .seed = 0, .error = { 0, 0.5, 0.25 } },
     };
     char *path = test_temp_path("written.csv");
     FILE *f = fopen(path, "w");
-    results_set s;
+    tea_results_set s;
     uint8_t *text;
     size_t size;
 
     assert_non_null(f);
-    results_write_header(f);
+    tea_results_write_header(f);
     for (int i = 0; i < 2; i++)
-        results_write_row(f, &rows[i]);
+        tea_results_write_row(f, &rows[i]);
     assert_int_equal(fclose(f), 0);
     test_read_file(path, &text, &size);
 #define WRITTEN WRITTEN_HEADER "\"a,b\",ibs:all,3333.33333333333,18446744073709551615,5,6,0.044997647,1.000000000,," \
@@ -291,15 +298,15 @@ static void writes_rows_that_read_back(void **state)
     assert_memory_equal(text, WRITTEN, size);
 #undef WRITTEN
     free(text);
-    results_init(&s);
-    assert_int_equal(results_read(&s, path), TEA_OK);
+    tea_results_init(&s);
+    assert_int_equal(tea_results_read(&s, path), TEA_OK);
     assert_int_equal(s.count, 2);
     for (int i = 0; i < 2; i++) {
         assert_string_equal(s.rows[i].trace, rows[i].trace);
         assert_string_equal(s.rows[i].scheme, rows[i].scheme);
         assert_int_equal(s.rows[i].seed, rows[i].seed);
         assert_int_equal(s.rows[i].samples, rows[i].samples);
-        for (int g = 0; g < RESULTS_GRANULARITIES; g++) {
+        for (int g = 0; g < TEA_RESULTS_GRANULARITIES; g++) {
             assert_int_equal(isnan(s.rows[i].error[g]), isnan(rows[i].error[g]));
             if (!isnan(rows[i].error[g]))
                 assert_true(s.rows[i].error[g] == rows[i].error[g]);
@@ -312,7 +319,7 @@ static void writes_rows_that_read_back(void **state)
     assert_null(s.rows[1].digest);
     assert_int_equal(s.rows[1].cycles, 0);
     assert_int_equal(s.rows[1].records, 0);
-    results_free(&s);
+    tea_results_free(&s);
     unlink(path);
     free(path);
 }
@@ -327,13 +334,13 @@ static void finds_trace_names_in_the_digest_column(void **state)
                                                        "nodigest,tea,4000,1,5,0,0.5,0.5,,,,\n");
     char *name;
 
-    assert_int_equal(results_trace_name(path, "3cdd478deb2f956d", &name), TEA_OK);
+    assert_int_equal(tea_results_trace_name(path, "3cdd478deb2f956d", &name), TEA_OK);
     assert_string_equal(name, "lbm");
     free(name);
-    assert_int_equal(results_trace_name(path, "00000000000000ff", &name), TEA_OK);
+    assert_int_equal(tea_results_trace_name(path, "00000000000000ff", &name), TEA_OK);
     assert_string_equal(name, "my, trace");
     free(name);
-    assert_int_equal(results_trace_name(path, "1111111111111111", &name), TEA_OK);
+    assert_int_equal(tea_results_trace_name(path, "1111111111111111", &name), TEA_OK);
     assert_null(name);
     unlink(path);
     free(path);
@@ -349,21 +356,21 @@ static void finds_trace_names_in_comments(void **state)
                                       "# trace nab: nab.tea, digest 00000000000000aa\n");
     char *name, *missing = test_temp_path("no-such.csv");
 
-    assert_int_equal(results_trace_name(path, "3cdd478deb2f956d", &name), TEA_OK);
+    assert_int_equal(tea_results_trace_name(path, "3cdd478deb2f956d", &name), TEA_OK);
     assert_string_equal(name, "lbm");
     free(name);
-    assert_int_equal(results_trace_name(path, "00000000000000ff", &name), TEA_OK);
+    assert_int_equal(tea_results_trace_name(path, "00000000000000ff", &name), TEA_OK);
     assert_string_equal(name, "my trace");
     free(name);
-    assert_int_equal(results_trace_name(path, "00000000000000aa", &name), TEA_OK);
+    assert_int_equal(tea_results_trace_name(path, "00000000000000aa", &name), TEA_OK);
     assert_string_equal(name, "nab");
     free(name);
     /* a prefix of a digest, another digest, a missing file: no name */
-    assert_int_equal(results_trace_name(path, "00000000000000a", &name), TEA_OK);
+    assert_int_equal(tea_results_trace_name(path, "00000000000000a", &name), TEA_OK);
     assert_null(name);
-    assert_int_equal(results_trace_name(path, "1111111111111111", &name), TEA_OK);
+    assert_int_equal(tea_results_trace_name(path, "1111111111111111", &name), TEA_OK);
     assert_null(name);
-    assert_int_equal(results_trace_name(missing, "3cdd478deb2f956d", &name), TEA_OK);
+    assert_int_equal(tea_results_trace_name(missing, "3cdd478deb2f956d", &name), TEA_OK);
     assert_null(name);
     unlink(path);
     free(path);

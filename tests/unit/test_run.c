@@ -161,7 +161,7 @@ static void runs_at_a_period_and_reports_errors(void **state)
     }
     tea_run_free(&run);
     assert_int_equal(tea_run_trace(&o, "/nonexistent/x.tea", &run), TEA_ERR_IO);
-    assert_contains(tea_error_message(), "/nonexistent/x.tea");
+    assert_contains(error_message(), "/nonexistent/x.tea");
     tea_run_free(&run);
     unlink(path);
     free(path);

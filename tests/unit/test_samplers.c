@@ -12,7 +12,7 @@
 #include <string.h>
 
 #define U PICS_UNIT
-#define FLMB (1u << PSV_FL_MB)
+#define FLMB (1u << TRACE_PSV_FL_MB)
 
 /* Appends a record whose µops are given as (pc, psv, offset) triples. */
 static void rec(test_stream *s, uint64_t cycle, unsigned commits, int exception, unsigned retire, unsigned squash,
@@ -38,7 +38,7 @@ static tea_sampler_spec spec(tea_scheme scheme, uint64_t period, tea_jitter jitt
     sp.frequency_hz = 1;
     sp.jitter = jitter;
     sp.seed = 1;
-    sp.event_mask = PSV_MASK_ALL;
+    sp.event_mask = TRACE_PSV_MASK_ALL;
     return sp;
 }
 
@@ -81,7 +81,7 @@ static void build_trace_a(test_stream *s)
     const trace_uop a[] = { { 0x10, 0, 0, 0 } }, bc[] = { { 0x14, 0, 0, 0 }, { 0x18, 0, 1, 0 } },
                     d[] = { { 0x1c, 0, 0, 0 } },
                     efgh[] = { { 0x20, 0, 0, 0 }, { 0x24, 0, 1, 0 }, { 0x28, 0, 2, 0 }, { 0x2c, 0, 3, 0 } },
-                    i[] = { { 0x30, 1u << PSV_ST_L1, 0, 0 } };
+                    i[] = { { 0x30, 1u << TRACE_PSV_ST_L1, 0, 0 } };
     test_stream_init(s);
     rec(s, 0, 0, 0, 0, 0, 4, 0, NULL);
     rec(s, 1, 0, 0, 0, 0, 4, TRACE_REC_REFILL, NULL);
@@ -266,7 +266,7 @@ static void ris_mark(void **state)
     (void)state;
 
     /* The LFSR's first draw for this seed and period, by the documented rule. */
-    assert_int_equal(tea_tagger_init(&probe, TEA_SCHEME_RIS, 3, TEA_JITTER_NONE, 1, PSV_MASK_ALL, 0), 0);
+    assert_int_equal(tea_tagger_init(&probe, TEA_SCHEME_RIS, 3, TEA_JITTER_NONE, 1, TRACE_PSV_MASK_ALL, 0), 0);
     lfsr = probe.lfsr;
     tea_tagger_free(&probe);
     lfsr = (lfsr >> 1) ^ ((lfsr & 1u) ? 0xB400u : 0u);
@@ -300,7 +300,7 @@ static void ris_mark(void **state)
 static void many_points_in_one_stall(void **state)
 {
     test_stream s;
-    const trace_uop load[] = { { 0x500, (1u << PSV_ST_L1) | (1u << PSV_ST_LLC), 0, 0 } };
+    const trace_uop load[] = { { 0x500, (1u << TRACE_PSV_ST_L1) | (1u << TRACE_PSV_ST_LLC), 0, 0 } };
     tea_sampler_spec specs[3] = { spec(TEA_SCHEME_TEA, 10, TEA_JITTER_NONE),
                                   spec(TEA_SCHEME_TEA, 10, TEA_JITTER_INTERVAL),
                                   spec(TEA_SCHEME_NCI, 10, TEA_JITTER_START) };
@@ -362,8 +362,8 @@ static void event_sets_mask_psvs(void **state)
     assert_cell(tea_replay_sampler_pics(r, 0), 0x2000, 0, 6 * U);
     assert_cell(tea_replay_sampler_pics(r, 0), 0x2000, 8, 0);
     assert_cell(tea_replay_sampler_pics(r, 1), 0x2000, 8, 6 * U);
-    assert_int_equal(tea_scheme_native_events(TEA_SCHEME_IBS) & (1u << PSV_FL_EX), 0);
-    assert_int_equal(tea_scheme_native_events(TEA_SCHEME_RIS) & (1u << PSV_DR_SQ), 1u << PSV_DR_SQ);
+    assert_int_equal(tea_scheme_native_events(TEA_SCHEME_IBS) & (1u << TRACE_PSV_FL_EX), 0);
+    assert_int_equal(tea_scheme_native_events(TEA_SCHEME_RIS) & (1u << TRACE_PSV_DR_SQ), 1u << TRACE_PSV_DR_SQ);
     tea_replay_free(r);
     test_stream_free(&s);
 }
@@ -390,8 +390,8 @@ static void scheme_table(void **state)
     assert_false(tea_scheme_find("ib", 2, &s));
     assert_false(tea_scheme_find("ibs:all", 7, &s));
     assert_int_equal(tea_scheme_parse("pebs", &s), TEA_ERR_USAGE);
-    assert_string_equal(tea_error_message(), "unknown scheme 'pebs' (golden, tea, nci, ibs, spe, ris)");
-    assert_int_equal(tea_scheme_native_events(TEA_SCHEME_TEA), PSV_MASK_ALL);
+    assert_string_equal(error_message(), "unknown scheme 'pebs' (golden, tea, nci, ibs, spe, ris)");
+    assert_int_equal(tea_scheme_native_events(TEA_SCHEME_TEA), TRACE_PSV_MASK_ALL);
     assert_string_equal(tea_lost_name(TEA_LOST_BUSY), "busy");
     assert_string_equal(tea_lost_name(TEA_LOST_END), "end");
     assert_string_equal(tea_lost_name(TEA_LOST_REASONS), "?");

@@ -13,21 +13,21 @@
 #include <string.h>
 
 /* Runs the golden reference over `s` into a fresh distribution. */
-static void run(const test_stream *s, unsigned initial_window, uint64_t max_length, stalls *st, golden *g)
+static void run(const test_stream *s, unsigned initial_window, uint64_t max_length, golden_stalls *st, golden *g)
 {
     golden_sink sink;
     trace_batch b = test_stream_batch(s, 0, s->count);
-    assert_int_equal(stalls_init(st, max_length), 0);
-    sink = stalls_sink(st);
+    assert_int_equal(golden_stalls_init(st, max_length), 0);
+    sink = golden_stalls_sink(st);
     golden_init(g, initial_window);
     golden_feed(g, &b, &sink);
     golden_finish(g, &sink);
 }
 
-static uint64_t percentile(const stalls *st, int group, uint64_t num, uint64_t den, int expect_rc)
+static uint64_t percentile(const golden_stalls *st, int group, uint64_t num, uint64_t den, int expect_rc)
 {
     uint64_t length;
-    assert_int_equal(stalls_percentile(st, group, num, den, &length), expect_rc);
+    assert_int_equal(golden_stalls_percentile(st, group, num, den, &length), expect_rc);
     return length;
 }
 
@@ -47,51 +47,51 @@ static uint64_t percentile(const stalls *st, int group, uint64_t num, uint64_t d
 static void scenario_by_hand(void **state)
 {
     test_stream s;
-    stalls st;
+    golden_stalls st;
     golden g;
-    const stalls_group *base, *any;
+    const golden_stalls_group *base, *any;
     (void)state;
 
     assert_int_equal(test_stream_read(TEA_TEST_DATA "/scenario.bin", NULL, &s), 0);
-    run(&s, s.header.initial_window, STALLS_DEFAULT_MAX_LENGTH, &st, &g);
-    base = &st.groups[STALLS_BASE];
-    any = &st.groups[STALLS_ANY_EVENT];
+    run(&s, s.header.initial_window, GOLDEN_STALLS_DEFAULT_MAX_LENGTH, &st, &g);
+    base = &st.groups[GOLDEN_STALLS_BASE];
+    any = &st.groups[GOLDEN_STALLS_ANY_EVENT];
     assert_int_equal(base->uops, 7);
     assert_int_equal(base->stalls, 2);
     assert_int_equal(base->cycles, 3);
     assert_int_equal(base->longest, 2);
     assert_int_equal(base->histogram[1], 1);
     assert_int_equal(base->histogram[2], 1);
-    assert_int_equal(percentile(&st, STALLS_BASE, 50, 100, 0), 1);
-    assert_int_equal(percentile(&st, STALLS_BASE, 90, 100, 0), 2);
-    assert_int_equal(percentile(&st, STALLS_BASE, 999, 1000, 0), 2);
+    assert_int_equal(percentile(&st, GOLDEN_STALLS_BASE, 50, 100, 0), 1);
+    assert_int_equal(percentile(&st, GOLDEN_STALLS_BASE, 90, 100, 0), 2);
+    assert_int_equal(percentile(&st, GOLDEN_STALLS_BASE, 999, 1000, 0), 2);
     assert_int_equal(any->uops, 8);
     assert_int_equal(any->stalls, 4);
     assert_int_equal(any->cycles, 23);
     assert_int_equal(any->longest, 7);
-    assert_int_equal(percentile(&st, STALLS_ANY_EVENT, 50, 100, 0), 5);
-    assert_int_equal(percentile(&st, STALLS_ANY_EVENT, 90, 100, 0), 7);
-    assert_int_equal(st.groups[STALLS_EVENT(PSV_FL_EX)].uops, 2);
-    assert_int_equal(st.groups[STALLS_EVENT(PSV_FL_EX)].stalls, 2);
-    assert_int_equal(percentile(&st, STALLS_EVENT(PSV_FL_EX), 50, 100, 0), 5);
-    assert_int_equal(percentile(&st, STALLS_EVENT(PSV_FL_EX), 99, 100, 0), 7);
-    assert_int_equal(st.groups[STALLS_EVENT(PSV_ST_L1)].cycles, 6);
-    assert_int_equal(st.groups[STALLS_EVENT(PSV_ST_LLC)].cycles, 6);
-    assert_int_equal(st.groups[STALLS_EVENT(PSV_DR_L1)].cycles, 5);
-    assert_int_equal(st.groups[STALLS_EVENT(PSV_FL_MB)].uops, 1);
-    assert_int_equal(st.groups[STALLS_EVENT(PSV_FL_MB)].stalls, 0);
-    assert_int_equal(percentile(&st, STALLS_EVENT(PSV_FL_MB), 50, 100, -1), 0);
-    assert_int_equal(st.groups[STALLS_EVENT(PSV_ST_TLB)].uops, 1);
-    assert_int_equal(st.groups[STALLS_EVENT(PSV_DR_SQ)].uops, 1);
-    assert_int_equal(st.groups[STALLS_EVENT(PSV_FL_MO)].uops, 0);
+    assert_int_equal(percentile(&st, GOLDEN_STALLS_ANY_EVENT, 50, 100, 0), 5);
+    assert_int_equal(percentile(&st, GOLDEN_STALLS_ANY_EVENT, 90, 100, 0), 7);
+    assert_int_equal(st.groups[GOLDEN_STALLS_EVENT(TRACE_PSV_FL_EX)].uops, 2);
+    assert_int_equal(st.groups[GOLDEN_STALLS_EVENT(TRACE_PSV_FL_EX)].stalls, 2);
+    assert_int_equal(percentile(&st, GOLDEN_STALLS_EVENT(TRACE_PSV_FL_EX), 50, 100, 0), 5);
+    assert_int_equal(percentile(&st, GOLDEN_STALLS_EVENT(TRACE_PSV_FL_EX), 99, 100, 0), 7);
+    assert_int_equal(st.groups[GOLDEN_STALLS_EVENT(TRACE_PSV_ST_L1)].cycles, 6);
+    assert_int_equal(st.groups[GOLDEN_STALLS_EVENT(TRACE_PSV_ST_LLC)].cycles, 6);
+    assert_int_equal(st.groups[GOLDEN_STALLS_EVENT(TRACE_PSV_DR_L1)].cycles, 5);
+    assert_int_equal(st.groups[GOLDEN_STALLS_EVENT(TRACE_PSV_FL_MB)].uops, 1);
+    assert_int_equal(st.groups[GOLDEN_STALLS_EVENT(TRACE_PSV_FL_MB)].stalls, 0);
+    assert_int_equal(percentile(&st, GOLDEN_STALLS_EVENT(TRACE_PSV_FL_MB), 50, 100, -1), 0);
+    assert_int_equal(st.groups[GOLDEN_STALLS_EVENT(TRACE_PSV_ST_TLB)].uops, 1);
+    assert_int_equal(st.groups[GOLDEN_STALLS_EVENT(TRACE_PSV_DR_SQ)].uops, 1);
+    assert_int_equal(st.groups[GOLDEN_STALLS_EVENT(TRACE_PSV_FL_MO)].uops, 0);
     assert_int_equal(base->cycles + any->cycles,
                      golden_get_totals(&g)->states[GOLDEN_STALLED] + golden_get_totals(&g)->states[GOLDEN_DRAINED]);
-    stalls_free(&st);
+    golden_stalls_free(&st);
     test_stream_free(&s);
 }
 
 /* Adds a stall of `length` cycles of a µop with `psv` as a one-µop interval. */
-static void add_stall(stalls *st, uint16_t psv, uint64_t length)
+static void add_stall(golden_stalls *st, uint16_t psv, uint64_t length)
 {
     trace_uop u = { 0x400, psv, 0, 0 };
     golden_interval iv;
@@ -100,53 +100,53 @@ static void add_stall(stalls *st, uint16_t psv, uint64_t length)
     iv.cycle = 100 + length;
     iv.uops = &u;
     iv.n_commit = 1;
-    stalls_add(st, &iv);
+    golden_stalls_add(st, &iv);
 }
 
 /* Nearest rank on 1..100 and on 1..20 with a histogram of 10. */
 static void percentiles_by_hand(void **state)
 {
-    stalls st;
+    golden_stalls st;
     (void)state;
 
-    assert_int_equal(stalls_init(&st, 1000), 0);
+    assert_int_equal(golden_stalls_init(&st, 1000), 0);
     for (uint64_t len = 100; len >= 1; len--)
         add_stall(&st, 0, len);
     add_stall(&st, 0, 0); /* a µop that did not stall */
-    assert_int_equal(st.groups[STALLS_BASE].uops, 101);
-    assert_int_equal(st.groups[STALLS_BASE].stalls, 100);
+    assert_int_equal(st.groups[GOLDEN_STALLS_BASE].uops, 101);
+    assert_int_equal(st.groups[GOLDEN_STALLS_BASE].stalls, 100);
     /* rank = ceil(100 p): the p-th smallest of 1..100. */
-    assert_int_equal(percentile(&st, STALLS_BASE, 50, 100, 0), 50);
-    assert_int_equal(percentile(&st, STALLS_BASE, 90, 100, 0), 90);
-    assert_int_equal(percentile(&st, STALLS_BASE, 99, 100, 0), 99);
-    assert_int_equal(percentile(&st, STALLS_BASE, 999, 1000, 0), 100); /* ceil(99.9) = 100 */
-    assert_int_equal(percentile(&st, STALLS_BASE, 1, 1000, 0), 1);     /* ceil(0.1) = 1 */
-    assert_int_equal(percentile(&st, STALLS_BASE, 0, 100, -1), 0);
-    assert_int_equal(percentile(&st, STALLS_BASE, 101, 100, -1), 0);
-    assert_int_equal(percentile(&st, STALLS_GROUP_COUNT, 1, 2, -1), 0);
-    assert_int_equal(percentile(&st, STALLS_ANY_EVENT, 1, 2, -1), 0);
-    stalls_free(&st);
+    assert_int_equal(percentile(&st, GOLDEN_STALLS_BASE, 50, 100, 0), 50);
+    assert_int_equal(percentile(&st, GOLDEN_STALLS_BASE, 90, 100, 0), 90);
+    assert_int_equal(percentile(&st, GOLDEN_STALLS_BASE, 99, 100, 0), 99);
+    assert_int_equal(percentile(&st, GOLDEN_STALLS_BASE, 999, 1000, 0), 100); /* ceil(99.9) = 100 */
+    assert_int_equal(percentile(&st, GOLDEN_STALLS_BASE, 1, 1000, 0), 1);     /* ceil(0.1) = 1 */
+    assert_int_equal(percentile(&st, GOLDEN_STALLS_BASE, 0, 100, -1), 0);
+    assert_int_equal(percentile(&st, GOLDEN_STALLS_BASE, 101, 100, -1), 0);
+    assert_int_equal(percentile(&st, GOLDEN_STALLS_GROUP_COUNT, 1, 2, -1), 0);
+    assert_int_equal(percentile(&st, GOLDEN_STALLS_ANY_EVENT, 1, 2, -1), 0);
+    golden_stalls_free(&st);
 
     /* 1..20 with lengths above 10 beyond the histogram: p50 is the 10th
      * (10, exact), p90 the 18th (beyond: a lower bound of 11), p99.9 the
      * 20th, the longest, exact. A µop with two events is in both groups. */
-    assert_int_equal(stalls_init(&st, 10), 0);
+    assert_int_equal(golden_stalls_init(&st, 10), 0);
     for (uint64_t len = 1; len <= 20; len++)
-        add_stall(&st, (1u << PSV_ST_L1) | (1u << PSV_ST_TLB), len);
-    assert_int_equal(st.groups[STALLS_EVENT(PSV_ST_L1)].overflow, 10);
-    assert_int_equal(st.groups[STALLS_EVENT(PSV_ST_TLB)].stalls, 20);
-    assert_int_equal(st.groups[STALLS_ANY_EVENT].cycles, 210);
-    assert_int_equal(percentile(&st, STALLS_EVENT(PSV_ST_L1), 50, 100, 0), 10);
-    assert_int_equal(percentile(&st, STALLS_EVENT(PSV_ST_L1), 90, 100, 1), 11);
-    assert_int_equal(percentile(&st, STALLS_EVENT(PSV_ST_L1), 999, 1000, 0), 20);
-    stalls_free(&st);
+        add_stall(&st, (1u << TRACE_PSV_ST_L1) | (1u << TRACE_PSV_ST_TLB), len);
+    assert_int_equal(st.groups[GOLDEN_STALLS_EVENT(TRACE_PSV_ST_L1)].overflow, 10);
+    assert_int_equal(st.groups[GOLDEN_STALLS_EVENT(TRACE_PSV_ST_TLB)].stalls, 20);
+    assert_int_equal(st.groups[GOLDEN_STALLS_ANY_EVENT].cycles, 210);
+    assert_int_equal(percentile(&st, GOLDEN_STALLS_EVENT(TRACE_PSV_ST_L1), 50, 100, 0), 10);
+    assert_int_equal(percentile(&st, GOLDEN_STALLS_EVENT(TRACE_PSV_ST_L1), 90, 100, 1), 11);
+    assert_int_equal(percentile(&st, GOLDEN_STALLS_EVENT(TRACE_PSV_ST_L1), 999, 1000, 0), 20);
+    golden_stalls_free(&st);
 
-    assert_int_equal(stalls_init(&st, 0), TEA_ERR_USAGE);
-    assert_int_equal(stalls_init(&st, (uint64_t)STALLS_MAX_MAX_LENGTH + 1), TEA_ERR_USAGE);
-    stalls_free(&st);
-    assert_string_equal(stalls_group_name(STALLS_BASE), "base");
-    assert_string_equal(stalls_group_name(STALLS_ANY_EVENT), "any-event");
-    assert_string_equal(stalls_group_name(STALLS_EVENT(PSV_FL_MO)), "FL-MO");
+    assert_int_equal(golden_stalls_init(&st, 0), TEA_ERR_USAGE);
+    assert_int_equal(golden_stalls_init(&st, (uint64_t)GOLDEN_STALLS_MAX_MAX_LENGTH + 1), TEA_ERR_USAGE);
+    golden_stalls_free(&st);
+    assert_string_equal(golden_stalls_group_name(GOLDEN_STALLS_BASE), "base");
+    assert_string_equal(golden_stalls_group_name(GOLDEN_STALLS_ANY_EVENT), "any-event");
+    assert_string_equal(golden_stalls_group_name(GOLDEN_STALLS_EVENT(TRACE_PSV_FL_MO)), "FL-MO");
 }
 
 /* Every workload: the stalls sum to the attributed Stalled and Drained
@@ -159,7 +159,7 @@ static void invariants_on_every_workload(void **state)
     (void)state;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         test_stream s;
-        stalls st;
+        golden_stalls st;
         golden g;
         const golden_totals *t;
         uint64_t uops = 0;
@@ -169,12 +169,12 @@ static void invariants_on_every_workload(void **state)
         t = golden_get_totals(&g);
         for (size_t r = 1; r < s.count; r++)
             uops += trace_record_uops(&s.records[r]);
-        assert_true(st.groups[STALLS_BASE].cycles + st.groups[STALLS_ANY_EVENT].cycles
+        assert_true(st.groups[GOLDEN_STALLS_BASE].cycles + st.groups[GOLDEN_STALLS_ANY_EVENT].cycles
                     == t->states[GOLDEN_STALLED] + t->states[GOLDEN_DRAINED] - t->unattributed);
-        assert_true(st.groups[STALLS_BASE].uops + st.groups[STALLS_ANY_EVENT].uops == uops);
-        assert_true(st.groups[STALLS_BASE].stalls > 0);
-        for (int grp = 0; grp < STALLS_GROUP_COUNT; grp++) {
-            const stalls_group *gr = &st.groups[grp];
+        assert_true(st.groups[GOLDEN_STALLS_BASE].uops + st.groups[GOLDEN_STALLS_ANY_EVENT].uops == uops);
+        assert_true(st.groups[GOLDEN_STALLS_BASE].stalls > 0);
+        for (int grp = 0; grp < GOLDEN_STALLS_GROUP_COUNT; grp++) {
+            const golden_stalls_group *gr = &st.groups[grp];
             uint64_t counted = gr->overflow, cycles = 0, length;
             for (uint64_t len = 1; len <= st.max_length; len++) {
                 counted += gr->histogram[len];
@@ -183,21 +183,21 @@ static void invariants_on_every_workload(void **state)
             assert_true(counted == gr->stalls);
             assert_true(gr->overflow || cycles == gr->cycles);
             assert_true(gr->stalls <= gr->uops);
-            if (grp >= STALLS_FIRST_EVENT) {
-                assert_true(gr->stalls <= st.groups[STALLS_ANY_EVENT].stalls);
-                assert_true(gr->longest <= st.groups[STALLS_ANY_EVENT].longest);
+            if (grp >= GOLDEN_STALLS_FIRST_EVENT) {
+                assert_true(gr->stalls <= st.groups[GOLDEN_STALLS_ANY_EVENT].stalls);
+                assert_true(gr->longest <= st.groups[GOLDEN_STALLS_ANY_EVENT].longest);
             }
             /* Percentiles are ordered and the top one is the longest stall. */
             if (gr->stalls) {
                 uint64_t p50, p99;
-                int r50 = stalls_percentile(&st, grp, 50, 100, &p50);
-                int r99 = stalls_percentile(&st, grp, 99, 100, &p99);
+                int r50 = golden_stalls_percentile(&st, grp, 50, 100, &p50);
+                int r99 = golden_stalls_percentile(&st, grp, 99, 100, &p99);
                 assert_true(r50 >= 0 && r99 >= 0 && p50 <= p99);
-                assert_int_equal(stalls_percentile(&st, grp, 1, 1, &length), 0);
+                assert_int_equal(golden_stalls_percentile(&st, grp, 1, 1, &length), 0);
                 assert_true(length == gr->longest);
             }
         }
-        stalls_free(&st);
+        golden_stalls_free(&st);
         test_stream_free(&s);
     }
 }

@@ -175,21 +175,21 @@ static uint64_t trace_pc(uint64_t elf_addr, uint64_t bias, unsigned va_bits)
     return a;
 }
 
-static symbols *open_or_fail(const char *path)
+static binary_symbols *open_or_fail(const char *path)
 {
-    symbols *s = NULL;
-    int rc = symbols_open(&s, path);
+    binary_symbols *s = NULL;
+    int rc = binary_symbols_open(&s, path);
     if (rc)
-        fail_msg("symbols_open(%s): %s", path, tea_error_message());
+        fail_msg("binary_symbols_open(%s): %s", path, error_message());
     return s;
 }
 
 /* How many functions are PLT stubs ("NAME@plt"). */
-static size_t plt_stubs(const symbols *s)
+static size_t plt_stubs(const binary_symbols *s)
 {
     size_t n = 0;
-    for (size_t i = 0; i < symbols_count(s); i++) {
-        const char *name = symbols_function_at(s, i)->name;
+    for (size_t i = 0; i < binary_symbols_count(s); i++) {
+        const char *name = binary_symbols_function_at(s, i)->name;
         size_t len = strlen(name);
         n += len > 4 && strcmp(name + len - 4, "@plt") == 0;
     }
@@ -202,53 +202,53 @@ static size_t plt_stubs(const symbols *s)
 static void check_against_nm(const char *prog, const char *nm, uint64_t bias, unsigned va_bits, size_t min_gaps)
 {
     nm_table *t = calloc(1, sizeof *t);
-    symbols *s = open_or_fail(prog);
+    binary_symbols *s = open_or_fail(prog);
     char text[TEXT_MAX], want[TEXT_MAX];
     size_t gaps = 0, interiors = 0;
 
     assert_non_null(t);
     read_nm(nm, prog, t);
-    symbols_set_bias(s, bias);
-    assert_int_equal(symbols_set_va_bits(s, va_bits), 0);
-    assert_string_equal(symbols_table(s), ".symtab");
-    assert_int_equal(symbols_count(s), nm_addresses(t) + plt_stubs(s));
+    binary_symbols_set_bias(s, bias);
+    assert_int_equal(binary_symbols_set_va_bits(s, va_bits), 0);
+    assert_string_equal(binary_symbols_table(s), ".symtab");
+    assert_int_equal(binary_symbols_count(s), nm_addresses(t) + plt_stubs(s));
     for (size_t i = 0; i < t->count; i++) {
         const nm_symbol *e = &t->sym[i];
         uint64_t pc = trace_pc(e->addr, bias, va_bits);
-        symbols_location loc;
-        symbols_locate(s, pc, &loc);
+        binary_symbols_location loc;
+        binary_symbols_locate(s, pc, &loc);
         if (loc.function < 0 || loc.offset != 0 || !nm_has(t, e->addr, loc.name))
             fail_msg("%s: %s at 0x%" PRIx64 " (pc 0x%" PRIx64 ") symbolized as %s+0x%" PRIx64, prog, e->name,
                      e->addr, pc, loc.name ? loc.name : "(none)", loc.offset);
         assert_int_equal(loc.start, pc);
         assert_string_equal(loc.section, e->section);
         snprintf(want, sizeof want, "%s+0x0", loc.name);
-        assert_string_equal(symbols_format(s, pc, text, sizeof text), want);
+        assert_string_equal(binary_symbols_format(s, pc, text, sizeof text), want);
         if (e->size > 1 && !nm_starts_in(t, e->addr, e->addr + e->size - 1)) {
             uint64_t mid = e->size / 2;
-            symbols_locate(s, pc + mid, &loc);
+            binary_symbols_locate(s, pc + mid, &loc);
             assert_int_equal(loc.start, pc);
             assert_int_equal(loc.offset, mid);
             assert_true(nm_has(t, e->addr, loc.name));
-            symbols_locate(s, pc + e->size - 1, &loc);
+            binary_symbols_locate(s, pc + e->size - 1, &loc);
             assert_int_equal(loc.offset, e->size - 1);
             interiors++;
         }
         /* the bytes right after a sized function, when no symbol covers them */
         if (e->size && !nm_covers(t, e->addr + e->size)) {
-            symbols_locate(s, pc + e->size, &loc);
+            binary_symbols_locate(s, pc + e->size, &loc);
             assert_int_equal(loc.function, -1);
             if (loc.section)
                 snprintf(want, sizeof want, "[unknown %s]", loc.section);
             else
                 snprintf(want, sizeof want, "[unknown]");
-            assert_string_equal(symbols_format(s, pc + e->size, text, sizeof text), want);
+            assert_string_equal(binary_symbols_format(s, pc + e->size, text, sizeof text), want);
             gaps += loc.section && strcmp(loc.section, e->section) == 0;
         }
     }
     /* the other way round: every function is named as nm names its start */
-    for (size_t i = 0; i < symbols_count(s); i++) {
-        const symbols_function *f = symbols_function_at(s, i);
+    for (size_t i = 0; i < binary_symbols_count(s); i++) {
+        const binary_symbols_function *f = binary_symbols_function_at(s, i);
         size_t len = strlen(f->name);
         if (len > 4 && strcmp(f->name + len - 4, "@plt") == 0)
             continue; /* PLT stubs: test_plt_x86_64 */
@@ -259,53 +259,53 @@ static void check_against_nm(const char *prog, const char *nm, uint64_t bias, un
     assert_true(interiors >= 4);
     assert_true(gaps >= min_gaps);
     free(t);
-    symbols_close(s);
+    binary_symbols_close(s);
 }
 
 /* The alias, weak, ifunc and zero-size symbols of symbols_prog.c. */
 static void check_special_symbols(const char *prog, int hosted)
 {
-    symbols *s = open_or_fail(prog);
+    binary_symbols *s = open_or_fail(prog);
     size_t idx[4], idx2[4];
-    const symbols_function *f, *next;
-    symbols_location loc;
+    const binary_symbols_function *f, *next;
+    binary_symbols_location loc;
 
     /* real_function, alias_function, weak_alias: one function, named by the
      * rules (sized, global, non-weak, shorter) real_function */
-    assert_int_equal(symbols_find_name(s, "alias_function", idx, 4), 1);
-    assert_int_equal(symbols_find_name(s, "weak_alias", idx2, 4), 1);
+    assert_int_equal(binary_symbols_find_name(s, "alias_function", idx, 4), 1);
+    assert_int_equal(binary_symbols_find_name(s, "weak_alias", idx2, 4), 1);
     assert_int_equal(idx[0], idx2[0]);
-    assert_int_equal(symbols_find_name(s, "real_function", idx2, 4), 1);
+    assert_int_equal(binary_symbols_find_name(s, "real_function", idx2, 4), 1);
     assert_int_equal(idx[0], idx2[0]);
-    assert_string_equal(symbols_function_at(s, idx[0])->name, "real_function");
-    assert_int_equal(symbols_find_name(s, "weak_function", idx, 4), 1);
-    assert_string_equal(symbols_function_at(s, idx[0])->name, "weak_function");
-    assert_int_equal(symbols_find_name(s, "no_such_function", idx, 4), 0);
+    assert_string_equal(binary_symbols_function_at(s, idx[0])->name, "real_function");
+    assert_int_equal(binary_symbols_find_name(s, "weak_function", idx, 4), 1);
+    assert_string_equal(binary_symbols_function_at(s, idx[0])->name, "weak_function");
+    assert_int_equal(binary_symbols_find_name(s, "no_such_function", idx, 4), 0);
     /* zero_size has no size: it reaches after_zero_size */
-    assert_int_equal(symbols_find_name(s, "zero_size", idx, 4), 1);
-    assert_int_equal(symbols_find_name(s, "after_zero_size", idx2, 4), 1);
-    f = symbols_function_at(s, idx[0]);
-    next = symbols_function_at(s, idx2[0]);
+    assert_int_equal(binary_symbols_find_name(s, "zero_size", idx, 4), 1);
+    assert_int_equal(binary_symbols_find_name(s, "after_zero_size", idx2, 4), 1);
+    f = binary_symbols_function_at(s, idx[0]);
+    next = binary_symbols_function_at(s, idx2[0]);
     assert_int_equal(f->end, next->start);
-    symbols_locate(s, next->start - 1, &loc);
+    binary_symbols_locate(s, next->start - 1, &loc);
     assert_string_equal(loc.name, "zero_size");
     if (hosted) {
         /* the ifunc shares its resolver's address: global wins over local */
-        assert_int_equal(symbols_find_name(s, "dispatch", idx, 4), 1);
-        assert_int_equal(symbols_find_name(s, "resolve_dispatch", idx2, 4), 1);
+        assert_int_equal(binary_symbols_find_name(s, "dispatch", idx, 4), 1);
+        assert_int_equal(binary_symbols_find_name(s, "resolve_dispatch", idx2, 4), 1);
         assert_int_equal(idx[0], idx2[0]);
-        assert_string_equal(symbols_function_at(s, idx[0])->name, "dispatch");
+        assert_string_equal(binary_symbols_function_at(s, idx[0])->name, "dispatch");
     }
     {
         const char *close[3];
-        size_t n = symbols_suggest(s, "real_functon", close, 3);
+        size_t n = binary_symbols_suggest(s, "real_functon", close, 3);
         assert_true(n >= 1);
         assert_string_equal(close[0], "real_function");
-        n = symbols_suggest(s, "zero", close, 3);
+        n = binary_symbols_suggest(s, "zero", close, 3);
         assert_true(n >= 1);
         assert_string_equal(close[0], "after_zero_size"); /* substring matches, in name order */
     }
-    symbols_close(s);
+    binary_symbols_close(s);
 }
 
 /* The build-id against readelf's. */
@@ -313,14 +313,14 @@ static void check_build_id(const char *prog)
 {
     char command[TEXT_MAX];
     char *line;
-    symbols *s = open_or_fail(prog);
+    binary_symbols *s = open_or_fail(prog);
     snprintf(command, sizeof command, "readelf -n %s | sed -n 's/.*Build ID: *//p'", prog);
     line = first_line(command);
     assert_true(strlen(line) > 0);
-    assert_non_null(symbols_build_id(s));
-    assert_string_equal(symbols_build_id(s), line);
+    assert_non_null(binary_symbols_build_id(s));
+    assert_string_equal(binary_symbols_build_id(s), line);
     free(line);
-    symbols_close(s);
+    binary_symbols_close(s);
 }
 
 /* file:line of some functions' first and later addresses against addr2line. */
@@ -328,17 +328,17 @@ static void check_source_lines(const char *prog, const char *addr2line, uint64_t
 {
     static const char *const names[] = { "real_function", "local_helper", "after_zero_size", "weak_function",
                                          "zero_size" };
-    symbols *s = open_or_fail(prog);
+    binary_symbols *s = open_or_fail(prog);
     size_t checked = 0;
 
-    symbols_set_bias(s, bias);
-    assert_int_equal(symbols_set_va_bits(s, va_bits), 0);
-    assert_int_equal(symbols_load_lines(s), 1);
+    binary_symbols_set_bias(s, bias);
+    assert_int_equal(binary_symbols_set_va_bits(s, va_bits), 0);
+    assert_int_equal(binary_symbols_load_lines(s), 1);
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         size_t idx;
-        const symbols_function *f;
-        assert_int_equal(symbols_find_name(s, names[i], &idx, 1), 1);
-        f = symbols_function_at(s, idx);
+        const binary_symbols_function *f;
+        assert_int_equal(binary_symbols_find_name(s, names[i], &idx, 1), 1);
+        f = binary_symbols_function_at(s, idx);
         for (uint64_t off = 0; off < f->end - f->start; off += 3) {
             char command[TEXT_MAX], got[TEXT_MAX];
             char *want, *paren;
@@ -349,21 +349,21 @@ static void check_source_lines(const char *prog, const char *addr2line, uint64_t
             want = first_line(command);
             if ((paren = strstr(want, " (discriminator")))
                 *paren = '\0';
-            found = symbols_source(s, f->start + off, &file, &line);
+            found = binary_symbols_source(s, f->start + off, &file, &line);
             assert_true(found >= 0);
             if (found)
                 snprintf(got, sizeof got, "%s:%u", file, line);
             else
                 snprintf(got, sizeof got, "??:0");
             if (strcmp(got, want) != 0 && !(strcmp(want, "??:?") == 0 && !found))
-                fail_msg("%s: %s+0x%" PRIx64 ": addr2line says %s, symbols_source %s", prog, names[i], off, want,
+                fail_msg("%s: %s+0x%" PRIx64 ": addr2line says %s, binary_symbols_source %s", prog, names[i], off, want,
                          got);
             free(want);
             checked++;
         }
     }
     assert_true(checked >= 10);
-    symbols_close(s);
+    binary_symbols_close(s);
 }
 
 /* --- the tests ---------------------------------------------------------------------- */
@@ -378,16 +378,16 @@ static void test_x86_64_fixed(void **state)
     (void)state;
     if (!have_x86())
         skip();
-    check_against_nm(TEA_SYMBOLS_X86_64, TEA_NM, 0, SYMBOLS_VA_BITS_FULL, 1);
+    check_against_nm(TEA_SYMBOLS_X86_64, TEA_NM, 0, BINARY_SYMBOLS_VA_BITS_FULL, 1);
     check_against_nm(TEA_SYMBOLS_X86_64, TEA_NM, 0, 48, 1);
     check_special_symbols(TEA_SYMBOLS_X86_64, 1);
     check_build_id(TEA_SYMBOLS_X86_64);
-    check_source_lines(TEA_SYMBOLS_X86_64, TEA_ADDR2LINE, 0, SYMBOLS_VA_BITS_FULL);
+    check_source_lines(TEA_SYMBOLS_X86_64, TEA_ADDR2LINE, 0, BINARY_SYMBOLS_VA_BITS_FULL);
     {
-        symbols *s = open_or_fail(TEA_SYMBOLS_X86_64);
-        assert_false(symbols_is_position_independent(s));
-        assert_string_equal(symbols_arch(s), "x86_64");
-        symbols_close(s);
+        binary_symbols *s = open_or_fail(TEA_SYMBOLS_X86_64);
+        assert_false(binary_symbols_is_position_independent(s));
+        assert_string_equal(binary_symbols_arch(s), "x86_64");
+        binary_symbols_close(s);
     }
 }
 
@@ -408,43 +408,43 @@ static uint64_t section_address(const char *prog, const char *name)
 
 static void test_x86_64_pie(void **state)
 {
-    symbols *s;
+    binary_symbols *s;
     char text[TEXT_MAX];
     const uint8_t *bytes;
     size_t avail, idx;
     (void)state;
     if (!have_x86())
         skip();
-    check_against_nm(TEA_SYMBOLS_X86_64_PIE, TEA_NM, 0, SYMBOLS_VA_BITS_FULL, 1);
+    check_against_nm(TEA_SYMBOLS_X86_64_PIE, TEA_NM, 0, BINARY_SYMBOLS_VA_BITS_FULL, 1);
     check_against_nm(TEA_SYMBOLS_X86_64_PIE, TEA_NM, PIE_BIAS, 48, 1);
     check_special_symbols(TEA_SYMBOLS_X86_64_PIE, 1);
     check_source_lines(TEA_SYMBOLS_X86_64_PIE, TEA_ADDR2LINE, PIE_BIAS, 48);
 
     s = open_or_fail(TEA_SYMBOLS_X86_64_PIE);
-    assert_true(symbols_is_position_independent(s));
-    symbols_set_bias(s, PIE_BIAS);
+    assert_true(binary_symbols_is_position_independent(s));
+    binary_symbols_set_bias(s, PIE_BIAS);
     /* the PLT has no function symbol */
-    assert_string_equal(symbols_format(s, PIE_BIAS + section_address(TEA_SYMBOLS_X86_64_PIE, ".plt") + 4, text,
-                                       sizeof text),
-                        "[unknown .plt]");
+    assert_string_equal(
+        binary_symbols_format(s, PIE_BIAS + section_address(TEA_SYMBOLS_X86_64_PIE, ".plt") + 4, text, sizeof text),
+        "[unknown .plt]");
     /* the ELF header is in no section; nor is an address far away */
-    assert_string_equal(symbols_format(s, PIE_BIAS + 0x10, text, sizeof text), "[unknown]");
-    assert_string_equal(symbols_format(s, 0x10, text, sizeof text), "[unknown]");
-    assert_int_equal(symbols_read(s, 0x10, &bytes, &avail), TEA_ERR_FORMAT);
-    assert_contains(tea_error_message(), "0x10");
+    assert_string_equal(binary_symbols_format(s, PIE_BIAS + 0x10, text, sizeof text), "[unknown]");
+    assert_string_equal(binary_symbols_format(s, 0x10, text, sizeof text), "[unknown]");
+    assert_int_equal(binary_symbols_read(s, 0x10, &bytes, &avail), TEA_ERR_FORMAT);
+    assert_contains(error_message(), "0x10");
     /* bytes of zero_size: four nops and a ret */
-    assert_int_equal(symbols_find_name(s, "zero_size", &idx, 1), 1);
-    assert_int_equal(symbols_read(s, symbols_function_at(s, idx)->start, &bytes, &avail), 0);
+    assert_int_equal(binary_symbols_find_name(s, "zero_size", &idx, 1), 1);
+    assert_int_equal(binary_symbols_read(s, binary_symbols_function_at(s, idx)->start, &bytes, &avail), 0);
     assert_true(avail >= 5);
     assert_memory_equal(bytes, "\x90\x90\x90\x90\xc3", 5);
-    symbols_close(s);
+    binary_symbols_close(s);
 }
 
 /* A stripped PIE: no function at all, never a name. */
 static void test_x86_64_stripped(void **state)
 {
     nm_table *t = calloc(1, sizeof *t);
-    symbols *s;
+    binary_symbols *s;
     char text[TEXT_MAX];
     (void)state;
     assert_non_null(t);
@@ -454,17 +454,17 @@ static void test_x86_64_stripped(void **state)
     }
     read_nm(TEA_NM, TEA_SYMBOLS_X86_64_PIE, t);
     s = open_or_fail(TEA_SYMBOLS_X86_64_STRIPPED);
-    assert_null(symbols_table(s));
+    assert_null(binary_symbols_table(s));
     /* no function but the PLT stubs, named from the dynamic relocations */
-    assert_true(symbols_count(s) > 0);
-    assert_int_equal(symbols_count(s), plt_stubs(s));
-    assert_non_null(symbols_build_id(s)); /* strip keeps the note */
+    assert_true(binary_symbols_count(s) > 0);
+    assert_int_equal(binary_symbols_count(s), plt_stubs(s));
+    assert_non_null(binary_symbols_build_id(s)); /* strip keeps the note */
     for (size_t i = 0; i < t->count; i++) {
         char got[TEXT_MAX];
         snprintf(text, sizeof text, "[unknown %s]", t->sym[i].section);
-        assert_string_equal(symbols_format(s, t->sym[i].addr, got, sizeof got), text);
+        assert_string_equal(binary_symbols_format(s, t->sym[i].addr, got, sizeof got), text);
     }
-    symbols_close(s);
+    binary_symbols_close(s);
     free(t);
 }
 
@@ -473,7 +473,7 @@ static void test_x86_64_stripped(void **state)
 static void test_x86_64_dynsym(void **state)
 {
     nm_table *t = calloc(1, sizeof *t);
-    symbols *full, *dyn;
+    binary_symbols *full, *dyn;
     size_t named = 0, unknown = 0;
     (void)state;
     assert_non_null(t);
@@ -484,13 +484,13 @@ static void test_x86_64_dynsym(void **state)
     full = open_or_fail(TEA_SYMBOLS_X86_64_DYN);
     dyn = open_or_fail(TEA_SYMBOLS_X86_64_DYN_STRIPPED);
     read_nm(TEA_NM, TEA_SYMBOLS_X86_64_DYN, t);
-    assert_string_equal(symbols_table(dyn), ".dynsym");
+    assert_string_equal(binary_symbols_table(dyn), ".dynsym");
     for (size_t i = 0; i < t->count; i++) {
         for (uint64_t off = 0; off < (t->sym[i].size ? t->sym[i].size : 1); off++) {
             uint64_t pc = t->sym[i].addr + off;
-            symbols_location lf, ld;
-            symbols_locate(full, pc, &lf);
-            symbols_locate(dyn, pc, &ld);
+            binary_symbols_location lf, ld;
+            binary_symbols_locate(full, pc, &lf);
+            binary_symbols_locate(dyn, pc, &ld);
             if (!ld.name) {
                 unknown++;
                 continue;
@@ -498,7 +498,7 @@ static void test_x86_64_dynsym(void **state)
             /* a name from .dynsym is one the full table lists at the start
              * of the function holding pc */
             if (lf.function < 0 || ld.start != lf.start
-                || !nm_has(t, symbols_function_at(full, (size_t)lf.function)->elf_start, ld.name))
+                || !nm_has(t, binary_symbols_function_at(full, (size_t)lf.function)->elf_start, ld.name))
                 fail_msg("0x%" PRIx64 ": .dynsym says %s+0x%" PRIx64 ", .symtab %s+0x%" PRIx64, pc, ld.name,
                          ld.offset, lf.name ? lf.name : "(none)", lf.offset);
             assert_int_equal(ld.offset, lf.offset);
@@ -510,78 +510,78 @@ static void test_x86_64_dynsym(void **state)
     {
         char text[TEXT_MAX];
         size_t idx;
-        assert_int_equal(symbols_find_name(full, "local_helper", &idx, 1), 1);
-        assert_string_equal(symbols_format(dyn, symbols_function_at(full, idx)->start, text, sizeof text),
+        assert_int_equal(binary_symbols_find_name(full, "local_helper", &idx, 1), 1);
+        assert_string_equal(binary_symbols_format(dyn, binary_symbols_function_at(full, idx)->start, text, sizeof text),
                             "[unknown .text]");
     }
-    symbols_close(full);
-    symbols_close(dyn);
+    binary_symbols_close(full);
+    binary_symbols_close(dyn);
     free(t);
 }
 
 static void test_riscv64(void **state)
 {
-    symbols *s;
+    binary_symbols *s;
     (void)state;
-    check_against_nm(TEA_SYMBOLS_RISCV64, TEA_RISCV_NM, 0, SYMBOLS_VA_BITS_FULL, 0);
+    check_against_nm(TEA_SYMBOLS_RISCV64, TEA_RISCV_NM, 0, BINARY_SYMBOLS_VA_BITS_FULL, 0);
     check_against_nm(TEA_SYMBOLS_RISCV64, TEA_RISCV_NM, 0, SV39_BITS, 0);
     check_special_symbols(TEA_SYMBOLS_RISCV64, 0);
     check_source_lines(TEA_SYMBOLS_RISCV64, TEA_RISCV_ADDR2LINE, 0, SV39_BITS);
     s = open_or_fail(TEA_SYMBOLS_RISCV64);
-    assert_string_equal(symbols_arch(s), "riscv64");
-    assert_false(symbols_is_position_independent(s));
-    symbols_close(s);
+    assert_string_equal(binary_symbols_arch(s), "riscv64");
+    assert_false(binary_symbols_is_position_independent(s));
+    binary_symbols_close(s);
 }
 
 /* Linked at 0xffffffff80000000 and traced with zero-extended 39-bit PCs:
  * 0xffffffff800000a0 is PC 0x7f800000a0. */
 static void test_riscv64_high(void **state)
 {
-    symbols *s;
-    symbols_location loc;
+    binary_symbols *s;
+    binary_symbols_location loc;
     size_t idx;
-    symmap m;
+    pics_symmap m;
     (void)state;
     check_against_nm(TEA_SYMBOLS_RISCV64_HIGH, TEA_RISCV_NM, 0, SV39_BITS, 0);
     check_source_lines(TEA_SYMBOLS_RISCV64_HIGH, TEA_RISCV_ADDR2LINE, 0, SV39_BITS);
     s = open_or_fail(TEA_SYMBOLS_RISCV64_HIGH);
-    assert_int_equal(symbols_set_va_bits(s, SV39_BITS), 0);
-    assert_int_equal(symbols_find_name(s, "_start", &idx, 1), 1);
-    assert_true(symbols_function_at(s, idx)->elf_start >= HIGH_TEXT);
-    assert_int_equal(symbols_function_at(s, idx)->start,
-                     symbols_function_at(s, idx)->elf_start & ((1ull << SV39_BITS) - 1));
-    symbols_locate(s, symbols_function_at(s, idx)->start + 2, &loc);
+    assert_int_equal(binary_symbols_set_va_bits(s, SV39_BITS), 0);
+    assert_int_equal(binary_symbols_find_name(s, "_start", &idx, 1), 1);
+    assert_true(binary_symbols_function_at(s, idx)->elf_start >= HIGH_TEXT);
+    assert_int_equal(binary_symbols_function_at(s, idx)->start,
+                     binary_symbols_function_at(s, idx)->elf_start & ((1ull << SV39_BITS) - 1));
+    binary_symbols_locate(s, binary_symbols_function_at(s, idx)->start + 2, &loc);
     assert_string_equal(loc.name, "_start");
     assert_int_equal(loc.offset, 2);
     /* the sign-extended form is accepted too */
-    symbols_locate(s, symbols_function_at(s, idx)->elf_start + 2, &loc);
+    binary_symbols_locate(s, binary_symbols_function_at(s, idx)->elf_start + 2, &loc);
     assert_string_equal(loc.name, "_start");
     /* the symbol map is in trace PCs */
-    assert_int_equal(symbols_symmap(s, 0, &m), 0);
-    assert_int_equal(m.count, symbols_count(s));
-    assert_true(symmap_find(&m, symbols_function_at(s, idx)->start + 2) >= 0);
-    assert_string_equal(m.entries[symmap_find(&m, symbols_function_at(s, idx)->start + 2)].name, "_start");
-    symmap_free(&m);
+    assert_int_equal(binary_symbols_symmap(s, 0, &m), 0);
+    assert_int_equal(m.count, binary_symbols_count(s));
+    assert_true(pics_symmap_find(&m, binary_symbols_function_at(s, idx)->start + 2) >= 0);
+    assert_string_equal(m.entries[pics_symmap_find(&m, binary_symbols_function_at(s, idx)->start + 2)].name, "_start");
+    pics_symmap_free(&m);
     /* widths out of range */
-    assert_int_equal(symbols_set_va_bits(s, 12), TEA_ERR_USAGE);
-    assert_int_equal(symbols_set_va_bits(s, 65), TEA_ERR_USAGE);
-    symbols_close(s);
+    assert_int_equal(binary_symbols_set_va_bits(s, 12), TEA_ERR_USAGE);
+    assert_int_equal(binary_symbols_set_va_bits(s, 65), TEA_ERR_USAGE);
+    binary_symbols_close(s);
 }
 
 /* Symbol maps: sorted, disjoint; with gaps, the whole of .text covered. */
 static void test_symmap(void **state)
 {
     const char *prog = have_x86() ? TEA_SYMBOLS_X86_64_PIE : TEA_SYMBOLS_RISCV64;
-    symbols *s = open_or_fail(prog);
-    symmap plain, gaps;
+    binary_symbols *s = open_or_fail(prog);
+    pics_symmap plain, gaps;
     size_t functions_in_gaps = 0;
     (void)state;
-    symbols_set_bias(s, PIE_BIAS);
-    assert_int_equal(symbols_symmap(s, 0, &plain), 0);
-    assert_int_equal(symbols_symmap(s, SYMBOLS_MAP_SECTION_GAPS, &gaps), 0);
-    assert_int_equal(plain.count, symbols_count(s));
+    binary_symbols_set_bias(s, PIE_BIAS);
+    assert_int_equal(binary_symbols_symmap(s, 0, &plain), 0);
+    assert_int_equal(binary_symbols_symmap(s, BINARY_SYMBOLS_MAP_SECTION_GAPS, &gaps), 0);
+    assert_int_equal(plain.count, binary_symbols_count(s));
     for (size_t i = 0; i < plain.count; i++) {
-        const symbols_function *f = symbols_function_at(s, i);
+        const binary_symbols_function *f = binary_symbols_function_at(s, i);
         assert_int_equal(plain.entries[i].start, f->start);
         assert_int_equal(plain.entries[i].end, f->end);
         assert_string_equal(plain.entries[i].name, f->name);
@@ -594,43 +594,43 @@ static void test_symmap(void **state)
         functions_in_gaps += gaps.entries[i].name[0] != '[';
         if (gaps.entries[i].name[0] == '[') {
             /* a gap: no function there, and named after its section */
-            symbols_location loc;
+            binary_symbols_location loc;
             char want[TEXT_MAX];
-            symbols_locate(s, gaps.entries[i].start, &loc);
+            binary_symbols_locate(s, gaps.entries[i].start, &loc);
             assert_int_equal(loc.function, -1);
             snprintf(want, sizeof want, "[unknown %s]", loc.section);
             assert_string_equal(gaps.entries[i].name, want);
         }
     }
     assert_int_equal(functions_in_gaps, plain.count);
-    symmap_free(&plain);
-    symmap_free(&gaps);
-    symbols_close(s);
+    pics_symmap_free(&plain);
+    pics_symmap_free(&gaps);
+    binary_symbols_close(s);
 }
 
 /* Files that are no executable. */
 static void test_bad_files(void **state)
 {
-    symbols *s = NULL;
+    binary_symbols *s = NULL;
     char *path = test_temp_path("not-elf");
     (void)state;
-    assert_int_equal(symbols_open(&s, "/nonexistent/binary"), TEA_ERR_IO);
-    assert_contains(tea_error_message(), "/nonexistent/binary");
+    assert_int_equal(binary_symbols_open(&s, "/nonexistent/binary"), TEA_ERR_IO);
+    assert_contains(error_message(), "/nonexistent/binary");
     test_write_file(path, "hello, world\n", 13);
-    assert_int_equal(symbols_open(&s, path), TEA_ERR_FORMAT);
-    assert_contains(tea_error_message(), "not an ELF file");
+    assert_int_equal(binary_symbols_open(&s, path), TEA_ERR_FORMAT);
+    assert_contains(error_message(), "not an ELF file");
     /* an ELF header cut short */
     {
         uint8_t *data;
         size_t size;
         test_read_file(TEA_SYMBOLS_RISCV64, &data, &size);
         test_write_file(path, data, 40);
-        assert_true(symbols_open(&s, path) < 0);
+        assert_true(binary_symbols_open(&s, path) < 0);
         assert_null(s);
         /* a file cut before its section headers (at its end) */
         test_write_file(path, data, size - 1);
-        assert_int_equal(symbols_open(&s, path), TEA_ERR_FORMAT);
-        assert_contains(tea_error_message(), "truncated or corrupt");
+        assert_int_equal(binary_symbols_open(&s, path), TEA_ERR_FORMAT);
+        assert_contains(error_message(), "truncated or corrupt");
         free(data);
     }
     free(path);
@@ -647,8 +647,8 @@ static void info_for(pics_info *info, const char *arch)
 
 static void test_symbolize_bias(void **state)
 {
-    symbolize_options o = { 0 };
-    symbolizer *z = NULL;
+    binary_symbolize_options o = { 0 };
+    binary_symbolizer *z = NULL;
     pics_info info;
     char text[TEXT_MAX];
     uint64_t main_addr;
@@ -671,65 +671,65 @@ static void test_symbolize_bias(void **state)
     info_for(&info, "x86_64");
 
     /* a PIE without any bias is refused */
-    assert_int_equal(symbolize_open(&z, &info, &o), TEA_ERR_USAGE);
+    assert_int_equal(binary_symbolize_open(&z, &info, &o), TEA_ERR_USAGE);
     assert_null(z);
-    assert_contains(tea_error_message(), "--adjust-vma");
-    assert_contains(tea_error_message(), "position-independent");
+    assert_contains(error_message(), "--adjust-vma");
+    assert_contains(error_message(), "position-independent");
 
     /* --adjust-vma */
     o.adjust_vma = PIE_BIAS;
     o.has_adjust_vma = 1;
-    assert_int_equal(symbolize_open(&z, &info, &o), 0);
-    assert_string_equal(symbolize_location(z, PIE_BIAS + main_addr + 1, text, sizeof text), "main+0x1");
-    assert_string_equal(symbolize_function(z, PIE_BIAS + main_addr + 1, text, sizeof text), "main");
-    symbolize_close(z);
+    assert_int_equal(binary_symbolize_open(&z, &info, &o), 0);
+    assert_string_equal(binary_symbolize_location(z, PIE_BIAS + main_addr + 1, text, sizeof text), "main+0x1");
+    assert_string_equal(binary_symbolize_function(z, PIE_BIAS + main_addr + 1, text, sizeof text), "main");
+    binary_symbolize_close(z);
 
     /* the bias recorded in the trace */
     o.has_adjust_vma = 0;
     info.load_bias = PIE_BIAS;
     info.has_load_bias = 1;
-    assert_int_equal(symbolize_open(&z, &info, &o), 0);
-    assert_string_equal(symbolize_location(z, PIE_BIAS + main_addr, text, sizeof text), "main+0x0");
-    assert_int_equal(symbolize_disasm(z, PIE_BIAS + main_addr, text, sizeof text, &size), 0);
+    assert_int_equal(binary_symbolize_open(&z, &info, &o), 0);
+    assert_string_equal(binary_symbolize_location(z, PIE_BIAS + main_addr, text, sizeof text), "main+0x0");
+    assert_int_equal(binary_symbolize_disasm(z, PIE_BIAS + main_addr, text, sizeof text, &size), 0);
     assert_true(size >= 1);
     /* outside the binary: the address */
-    assert_string_equal(symbolize_location(z, 0x1234, text, sizeof text), "0x1234");
-    assert_string_equal(symbolize_function(z, 0x1234, text, sizeof text), "[unknown]");
-    assert_true(symbolize_disasm(z, 0x1234, text, sizeof text, &size) < 0);
-    symbolize_close(z);
+    assert_string_equal(binary_symbolize_location(z, 0x1234, text, sizeof text), "0x1234");
+    assert_string_equal(binary_symbolize_function(z, 0x1234, text, sizeof text), "[unknown]");
+    assert_true(binary_symbolize_disasm(z, 0x1234, text, sizeof text, &size) < 0);
+    binary_symbolize_close(z);
 
     /* --adjust-vma wins over the recorded bias */
     o.adjust_vma = 0;
     o.has_adjust_vma = 1;
-    assert_int_equal(symbolize_open(&z, &info, &o), 0);
-    assert_string_equal(symbolize_location(z, main_addr, text, sizeof text), "main+0x0");
-    symbolize_close(z);
+    assert_int_equal(binary_symbolize_open(&z, &info, &o), 0);
+    assert_string_equal(binary_symbolize_location(z, main_addr, text, sizeof text), "main+0x0");
+    binary_symbolize_close(z);
 
     /* a binary at fixed addresses needs no bias */
     info.has_load_bias = 0;
     o.has_adjust_vma = 0;
     o.elf_path = TEA_SYMBOLS_X86_64;
-    assert_int_equal(symbolize_open(&z, &info, &o), 0);
-    assert_non_null(symbolize_symbols(z));
-    symbolize_close(z);
+    assert_int_equal(binary_symbolize_open(&z, &info, &o), 0);
+    assert_non_null(binary_symbolize_symbols(z));
+    binary_symbolize_close(z);
 
     /* no --elf: the recorded binary when it exists, else addresses only */
     o.elf_path = NULL;
     info.binary_path = strdup(TEA_SYMBOLS_X86_64);
-    assert_int_equal(symbolize_open(&z, &info, &o), 0);
-    assert_string_equal(symbolize_binary(z), TEA_SYMBOLS_X86_64);
-    symbolize_close(z);
+    assert_int_equal(binary_symbolize_open(&z, &info, &o), 0);
+    assert_string_equal(binary_symbolize_binary(z), TEA_SYMBOLS_X86_64);
+    binary_symbolize_close(z);
     free(info.binary_path);
     info.binary_path = strdup("/nonexistent/program");
-    assert_int_equal(symbolize_open(&z, &info, &o), 0);
-    assert_null(symbolize_binary(z));
-    assert_string_equal(symbolize_location(z, 0x401000, text, sizeof text), "0x401000");
-    assert_int_equal(symbolize_source(z, 0x401000, text, sizeof text), 0);
-    symbolize_close(z);
+    assert_int_equal(binary_symbolize_open(&z, &info, &o), 0);
+    assert_null(binary_symbolize_binary(z));
+    assert_string_equal(binary_symbolize_location(z, 0x401000, text, sizeof text), "0x401000");
+    assert_int_equal(binary_symbolize_source(z, 0x401000, text, sizeof text), 0);
+    binary_symbolize_close(z);
 
     /* an --elf that cannot be read */
     o.elf_path = "/nonexistent/binary";
-    assert_int_equal(symbolize_open(&z, &info, &o), TEA_ERR_IO);
+    assert_int_equal(binary_symbolize_open(&z, &info, &o), TEA_ERR_IO);
     pics_info_free(&info);
     free(t);
 }
@@ -738,35 +738,35 @@ static void test_symbolize_bias(void **state)
  * architecture. */
 static void test_symbolize_riscv(void **state)
 {
-    symbolize_options o = { 0 };
-    symbolizer *z = NULL;
+    binary_symbolize_options o = { 0 };
+    binary_symbolizer *z = NULL;
     pics_info info;
     char text[TEXT_MAX];
     size_t idx;
     unsigned size;
-    const symbols_function *f;
+    const binary_symbols_function *f;
     (void)state;
     info_for(&info, "riscv64");
     o.command = "test";
     o.elf_path = TEA_SYMBOLS_RISCV64_HIGH;
     o.source = 1;
-    assert_int_equal(symbolize_open(&z, &info, &o), 0);
-    assert_int_equal(symbols_find_name(symbolize_symbols(z), "zero_size", &idx, 1), 1);
-    f = symbols_function_at(symbolize_symbols(z), idx);
+    assert_int_equal(binary_symbolize_open(&z, &info, &o), 0);
+    assert_int_equal(binary_symbols_find_name(binary_symbolize_symbols(z), "zero_size", &idx, 1), 1);
+    f = binary_symbols_function_at(binary_symbolize_symbols(z), idx);
     assert_true(f->start < (1ull << SV39_BITS)); /* zero-extended */
-    assert_string_equal(symbolize_location(z, f->start, text, sizeof text), "zero_size+0x0");
-    assert_int_equal(symbolize_disasm(z, f->start, text, sizeof text, &size), 0);
+    assert_string_equal(binary_symbolize_location(z, f->start, text, sizeof text), "zero_size+0x0");
+    assert_int_equal(binary_symbolize_disasm(z, f->start, text, sizeof text, &size), 0);
     assert_string_equal(text, "c.nop");
     assert_int_equal(size, 2);
-    assert_int_equal(symbols_find_name(symbolize_symbols(z), "real_function", &idx, 1), 1);
-    f = symbols_function_at(symbolize_symbols(z), idx);
-    assert_int_equal(symbolize_source(z, f->start, text, sizeof text), 1);
+    assert_int_equal(binary_symbols_find_name(binary_symbolize_symbols(z), "real_function", &idx, 1), 1);
+    f = binary_symbols_function_at(binary_symbolize_symbols(z), idx);
+    assert_int_equal(binary_symbolize_source(z, f->start, text, sizeof text), 1);
     assert_contains(text, "symbols_prog.c:");
-    symbolize_close(z);
+    binary_symbolize_close(z);
     pics_info_free(&info);
 }
 
-/* symbolize_parse_offset: the one parser of --adjust-vma (pics report,
+/* binary_symbolize_parse_offset: the one parser of --adjust-vma (pics report,
  * annotate, diff, plot and tea topdown). */
 /* Room for an objdump line with a long C++ name. */
 #define OBJDUMP_LINE_MAX 4096
@@ -780,12 +780,12 @@ static void test_symbolize_riscv(void **state)
 static size_t check_objdump_labels(const char *objdump, const char *prog, int demangle, int plt_only, size_t *plts)
 {
     char command[TEXT_MAX], line[OBJDUMP_LINE_MAX];
-    symbols *s = open_or_fail(prog);
+    binary_symbols *s = open_or_fail(prog);
     size_t checked = 0;
     FILE *p;
 
     *plts = 0;
-    symbols_set_demangle(s, demangle);
+    binary_symbols_set_demangle(s, demangle);
     snprintf(command, sizeof command, "LC_ALL=C %s -d %s %s", objdump, demangle ? "-C" : "", prog);
     assert_non_null(p = popen(command, "r"));
     while (fgets(line, sizeof line, p)) {
@@ -793,7 +793,7 @@ static size_t check_objdump_labels(const char *objdump, const char *prog, int de
         char *open = strchr(line, '<'), *end, *name;
         int plt;
         uint64_t addr;
-        symbols_location loc;
+        binary_symbols_location loc;
         if (!open || len < 4 || strcmp(line + len - 3, ">:\n") != 0)
             continue;
         addr = strtoull(line, &end, 16);
@@ -805,7 +805,7 @@ static size_t check_objdump_labels(const char *objdump, const char *prog, int de
         plt = len > 4 && strcmp(name + len - 4, "@plt") == 0;
         if (strstr(name, "@plt-") || name[0] == '.' || (plt_only && !plt))
             continue;
-        symbols_locate(s, addr, &loc);
+        binary_symbols_locate(s, addr, &loc);
         if (!loc.name || loc.offset != 0 || strcmp(loc.name, name) != 0)
             fail_msg("%s: objdump%s names 0x%" PRIx64 " <%s>, the symbolizer %s+0x%" PRIx64, prog,
                      demangle ? " -C" : "", addr, name, loc.name ? loc.name : "(none)", loc.offset);
@@ -813,7 +813,7 @@ static size_t check_objdump_labels(const char *objdump, const char *prog, int de
         *plts += (size_t)plt;
     }
     assert_int_equal(pclose(p), 0);
-    symbols_close(s);
+    binary_symbols_close(s);
     return checked;
 }
 
@@ -822,7 +822,7 @@ static size_t check_objdump_labels(const char *objdump, const char *prog, int de
  * symbols_prog's; the stub's whole entry is named. */
 static void test_plt_x86_64(void **state)
 {
-    symbols *s;
+    binary_symbols *s;
     size_t plts, idx;
     char text[TEXT_MAX];
     (void)state;
@@ -835,12 +835,12 @@ static void test_plt_x86_64(void **state)
     check_objdump_labels(TEA_HOST_OBJDUMP, TEA_SYMBOLS_X86_64_STRIPPED, 1, 1, &plts);
     assert_true(plts >= 2);
     s = open_or_fail(TEA_PLT_X86_64);
-    symbols_set_bias(s, PIE_BIAS);
-    assert_int_equal(symbols_find_name(s, "rand@plt", &idx, 1), 1);
-    assert_int_equal(symbols_function_at(s, idx)->end - symbols_function_at(s, idx)->start, 16);
-    assert_string_equal(symbols_format(s, symbols_function_at(s, idx)->start + 15, text, sizeof text),
+    binary_symbols_set_bias(s, PIE_BIAS);
+    assert_int_equal(binary_symbols_find_name(s, "rand@plt", &idx, 1), 1);
+    assert_int_equal(binary_symbols_function_at(s, idx)->end - binary_symbols_function_at(s, idx)->start, 16);
+    assert_string_equal(binary_symbols_format(s, binary_symbols_function_at(s, idx)->start + 15, text, sizeof text),
                         "rand@plt+0xf");
-    symbols_close(s);
+    binary_symbols_close(s);
 }
 
 /* RISC-V: the stubs after the PLT's 32-byte header, by their auipc/ld pair. */
@@ -858,7 +858,7 @@ static void test_cxx_demangle(void **state)
 {
     static const char push_back[] = "std::vector<int, std::allocator<int> >::push_back(int&&)";
     static const char push_back_mangled[] = "_ZNSt6vectorIiSaIiEE9push_backEOi";
-    symbols *s;
+    binary_symbols *s;
     size_t plts, by_name, by_mangled;
     (void)state;
     if (TEA_CXX_X86_64[0] == '\0')
@@ -867,20 +867,20 @@ static void test_cxx_demangle(void **state)
     assert_true(plts >= 2); /* operator new(unsigned long)@plt, ... */
     assert_true(check_objdump_labels(TEA_HOST_OBJDUMP, TEA_CXX_X86_64, 0, 0, &plts) >= 10);
     s = open_or_fail(TEA_CXX_X86_64);
-    assert_int_equal(symbols_find_name(s, push_back, &by_name, 1), 1);
-    assert_int_equal(symbols_find_name(s, push_back_mangled, &by_mangled, 1), 1);
+    assert_int_equal(binary_symbols_find_name(s, push_back, &by_name, 1), 1);
+    assert_int_equal(binary_symbols_find_name(s, push_back_mangled, &by_mangled, 1), 1);
     assert_int_equal(by_name, by_mangled);
-    assert_string_equal(symbols_function_at(s, by_name)->name, push_back);
-    symbols_set_demangle(s, 0);
-    assert_string_equal(symbols_function_at(s, by_name)->name, push_back_mangled);
-    symbols_set_demangle(s, 1);
-    assert_string_equal(symbols_function_at(s, by_name)->name, push_back);
-    symbols_close(s);
+    assert_string_equal(binary_symbols_function_at(s, by_name)->name, push_back);
+    binary_symbols_set_demangle(s, 0);
+    assert_string_equal(binary_symbols_function_at(s, by_name)->name, push_back_mangled);
+    binary_symbols_set_demangle(s, 1);
+    assert_string_equal(binary_symbols_function_at(s, by_name)->name, push_back);
+    binary_symbols_close(s);
 }
 
 /* Every branch and call target objdump -d prints ("ADDR <NAME>" at the end
  * of an instruction; "#" comments on memory operands are not targets) is
- * what symbolize_disasm shows: "0xADDR <NAME>", ADDR as in the file with
+ * what binary_symbolize_disasm shows: "0xADDR <NAME>", ADDR as in the file with
  * elf_addresses, else plus the bias. A target outside every function, which
  * objdump names after the nearest symbol, is shown as the bare address.
  * Returns how many named targets matched; *two_byte counts those of
@@ -889,9 +889,9 @@ static size_t check_objdump_targets(const char *objdump, const char *prog, uint6
                                     size_t *two_byte)
 {
     char command[TEXT_MAX], line[OBJDUMP_LINE_MAX];
-    symbolize_options o;
+    binary_symbolize_options o;
     pics_info info;
-    symbolizer *z;
+    binary_symbolizer *z;
     size_t named = 0, unnamed = 0;
     FILE *p;
 
@@ -901,14 +901,14 @@ static size_t check_objdump_targets(const char *objdump, const char *prog, uint6
     o.adjust_vma = bias;
     o.has_adjust_vma = 1;
     o.elf_addresses = elf_addresses;
-    assert_int_equal(symbolize_open(&z, &info, &o), 0);
+    assert_int_equal(binary_symbolize_open(&z, &info, &o), 0);
     snprintf(command, sizeof command, "LC_ALL=C %s -d %s", objdump, prog);
     assert_non_null(p = popen(command, "r"));
     while (fgets(line, sizeof line, p)) {
-        char *insn, *open, *close, *start, *end, want[OBJDUMP_LINE_MAX], text[SYMBOLIZE_TEXT_MAX];
+        char *insn, *open, *close, *start, *end, want[OBJDUMP_LINE_MAX], text[BINARY_SYMBOLIZE_TEXT_MAX];
         uint64_t pc, target;
         unsigned size;
-        symbols_location loc;
+        binary_symbols_location loc;
         pc = strtoull(line, &end, 16);
         if (end == line || *end != ':' || strchr(line, '#') || !(insn = strchr(end + 2, '\t'))
             || !(open = strrchr(insn, '<')) || !(close = strchr(open, '>')) || close[1] != '\n' || open[-1] != ' ')
@@ -919,8 +919,8 @@ static size_t check_objdump_targets(const char *objdump, const char *prog, uint6
         target = strtoull(start, &end, 16);
         if (end != open - 1)
             continue;
-        assert_int_equal(symbolize_disasm(z, pc + bias, text, sizeof text, &size), 0);
-        symbols_locate(symbolize_symbols(z), target + bias, &loc);
+        assert_int_equal(binary_symbolize_disasm(z, pc + bias, text, sizeof text, &size), 0);
+        binary_symbols_locate(binary_symbolize_symbols(z), target + bias, &loc);
         if (loc.name) {
             /* objdump's NAME[+0xOFF]: NAME may be another alias of the function */
             char *plus = strstr(open + 1, "+0x");
@@ -928,7 +928,7 @@ static size_t check_objdump_targets(const char *objdump, const char *prog, uint6
             int same = 0;
             if (plus)
                 *plus = '\0';
-            found = symbols_find_name(symbolize_symbols(z), open + 1, ids, MAX_NM_SYMBOLS);
+            found = binary_symbols_find_name(binary_symbolize_symbols(z), open + 1, ids, MAX_NM_SYMBOLS);
             for (size_t k = 0; k < found && k < MAX_NM_SYMBOLS; k++)
                 same |= ids[k] == (size_t)loc.function;
             if (!same)
@@ -951,7 +951,7 @@ static size_t check_objdump_targets(const char *objdump, const char *prog, uint6
     }
     assert_int_equal(pclose(p), 0);
     assert_true(unnamed <= named);
-    symbolize_close(z);
+    binary_symbolize_close(z);
     return named;
 }
 
@@ -1006,35 +1006,35 @@ static void check_guess(const char *objdump, const char *prog, uint64_t bias, un
 {
     enum { MAX_PCS = 4096 };
     uint64_t *pcs = calloc(MAX_PCS, sizeof *pcs);
-    symbols *s = open_or_fail(prog);
-    symbolize_bias_guess g;
+    binary_symbols *s = open_or_fail(prog);
+    binary_symbolize_bias_guess g;
     size_t n;
     assert_non_null(pcs);
     n = objdump_pcs(objdump, prog, pcs, MAX_PCS);
     assert_true(n >= 16);
     for (size_t i = 0; i < n; i++)
         pcs[i] = trace_pc(pcs[i], bias, va_bits);
-    if (symbolize_guess_bias(s, pcs, n, va_bits, &g))
-        fail_msg("%s at 0x%" PRIx64 ": %s", prog, bias, tea_error_message());
+    if (binary_symbolize_guess_bias(s, pcs, n, va_bits, &g))
+        fail_msg("%s at 0x%" PRIx64 ": %s", prog, bias, error_message());
     assert_int_equal(g.bias, bias);
-    assert_true(g.hits * 100 >= g.in_code * SYMBOLIZE_BIAS_MIN_PRECISION_PERCENT);
+    assert_true(g.hits * 100 >= g.in_code * BINARY_SYMBOLIZE_BIAS_MIN_PRECISION_PERCENT);
     /* one byte off every PC: no instruction starts there (RISC-V: never
      * at an odd address) */
-    if (strcmp(symbols_arch(s), "riscv64") == 0) {
+    if (strcmp(binary_symbols_arch(s), "riscv64") == 0) {
         for (size_t i = 0; i < n; i++)
             pcs[i] += 1;
-        assert_int_equal(symbolize_guess_bias(s, pcs, n, va_bits, &g), TEA_ERR_USAGE);
-        assert_contains(tea_error_message(), "is it the traced binary?");
+        assert_int_equal(binary_symbolize_guess_bias(s, pcs, n, va_bits, &g), TEA_ERR_USAGE);
+        assert_contains(error_message(), "is it the traced binary?");
     }
-    symbols_close(s);
+    binary_symbols_close(s);
     free(pcs);
 }
 
 static void test_guess_bias(void **state)
 {
     enum { MAX_PCS = 4096 };
-    symbols *s;
-    symbolize_bias_guess g;
+    binary_symbols *s;
+    binary_symbolize_bias_guess g;
     uint64_t *pcs;
     size_t n;
     (void)state;
@@ -1043,14 +1043,14 @@ static void test_guess_bias(void **state)
     check_guess(TEA_RISCV_OBJDUMP, TEA_SYMBOLS_RISCV64_HIGH, 0, SV39_BITS);
     /* no PCs */
     s = open_or_fail(TEA_DISASM_RISCV64);
-    assert_int_equal(symbolize_guess_bias(s, NULL, 0, SV39_BITS, &g), TEA_ERR_USAGE);
-    symbols_close(s);
+    assert_int_equal(binary_symbolize_guess_bias(s, NULL, 0, SV39_BITS, &g), TEA_ERR_USAGE);
+    binary_symbols_close(s);
     /* the wrong binary: RISC-V PCs of one program against another */
     assert_non_null(pcs = calloc(MAX_PCS, sizeof *pcs));
     n = objdump_pcs(TEA_RISCV_OBJDUMP, TEA_DISASM_RISCV64, pcs, MAX_PCS);
     s = open_or_fail(TEA_SYMBOLS_RISCV64);
-    assert_int_equal(symbolize_guess_bias(s, pcs, n, SV39_BITS, &g), TEA_ERR_USAGE);
-    symbols_close(s);
+    assert_int_equal(binary_symbolize_guess_bias(s, pcs, n, SV39_BITS, &g), TEA_ERR_USAGE);
+    binary_symbols_close(s);
     free(pcs);
     if (!have_x86())
         skip();
@@ -1085,12 +1085,12 @@ static void test_parse_offset(void **state)
     (void)state;
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
         uint64_t v = 7;
-        assert_int_equal(symbolize_parse_offset(good[i].text, &v), 0);
+        assert_int_equal(binary_symbolize_parse_offset(good[i].text, &v), 0);
         assert_true(v == good[i].value);
     }
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         uint64_t v = 7;
-        assert_int_equal(symbolize_parse_offset(bad[i], &v), -1);
+        assert_int_equal(binary_symbolize_parse_offset(bad[i], &v), -1);
         assert_true(v == 7);
     }
 }

@@ -16,47 +16,49 @@
 
 #define WIDTH 4
 #define UNIT 12 /* lcm(1..4) */
-#define PSV_MB (1u << PSV_FL_MB)
-#define PSV_EX (1u << PSV_FL_EX)
-#define PSV_MO (1u << PSV_FL_MO)
-#define PSV_L1_LLC ((1u << PSV_ST_L1) | (1u << PSV_ST_LLC))
-#define PSV_DRL1 (1u << PSV_DR_L1)
+#define PSV_MB (1u << TRACE_PSV_FL_MB)
+#define PSV_EX (1u << TRACE_PSV_FL_EX)
+#define PSV_MO (1u << TRACE_PSV_FL_MO)
+#define PSV_L1_LLC ((1u << TRACE_PSV_ST_L1) | (1u << TRACE_PSV_ST_LLC))
+#define PSV_DRL1 (1u << TRACE_PSV_DR_L1)
 
 /* Runs the analysis over records [0, count) of `s`, `step` records per
  * batch (every record once, in order). */
-static topdown *run(const test_stream *s, unsigned initial_window, const topdown_options *base, size_t step)
+static golden_topdown *run(const test_stream *s, unsigned initial_window, const golden_topdown_options *base,
+                           size_t step)
 {
-    topdown_options o = *base;
-    topdown *td;
+    golden_topdown_options o = *base;
+    golden_topdown *td;
     o.initial_window = initial_window;
-    assert_int_equal(topdown_create(&td, &o), 0);
+    assert_int_equal(golden_topdown_create(&td, &o), 0);
     for (size_t first = 0; first < s->count; first += step) {
         size_t n = s->count - first < step ? s->count - first : step;
         trace_batch b = test_stream_batch(s, first, n);
-        assert_int_equal(topdown_feed(td, &b), 0);
+        assert_int_equal(golden_topdown_feed(td, &b), 0);
     }
-    assert_int_equal(topdown_finish(td), 0);
+    assert_int_equal(golden_topdown_finish(td), 0);
     return td;
 }
 
 /* The value of one component of a category (0 when absent). */
-static uint64_t component(const topdown *td, long scope, enum topdown_view view, unsigned category, unsigned psv)
+static uint64_t component(const golden_topdown *td, long scope, enum golden_topdown_view view, unsigned category,
+                          unsigned psv)
 {
-    const topdown_component *c;
-    size_t n = topdown_get_components(td, scope, view, category, &c);
+    const golden_topdown_component *c;
+    size_t n = golden_topdown_get_components(td, scope, view, category, &c);
     for (size_t i = 0; i < n; i++)
         if (c[i].psv == psv)
             return c[i].value;
     return 0;
 }
 
-static size_t component_count(const topdown *td, long scope, enum topdown_view view, unsigned category)
+static size_t component_count(const golden_topdown *td, long scope, enum golden_topdown_view view, unsigned category)
 {
-    const topdown_component *c;
-    return topdown_get_components(td, scope, view, category, &c);
+    const golden_topdown_component *c;
+    return golden_topdown_get_components(td, scope, view, category, &c);
 }
 
-static void assert_states(const topdown_counts *c, uint64_t compute, uint64_t stalled, uint64_t drained,
+static void assert_states(const golden_topdown_counts *c, uint64_t compute, uint64_t stalled, uint64_t drained,
                           uint64_t flushed)
 {
     assert_int_equal(c->states[GOLDEN_COMPUTE], compute);
@@ -67,35 +69,35 @@ static void assert_states(const topdown_counts *c, uint64_t compute, uint64_t st
 
 /* Level 2: frontend latency/bandwidth, bad speculation branch/clears,
  * backend memory/core. */
-static void assert_level2(const topdown_counts *c, uint64_t latency, uint64_t bandwidth, uint64_t branches,
+static void assert_level2(const golden_topdown_counts *c, uint64_t latency, uint64_t bandwidth, uint64_t branches,
                           uint64_t clears, uint64_t memory, uint64_t core)
 {
-    assert_int_equal(c->level2[TOPDOWN_FETCH_LATENCY], latency);
-    assert_int_equal(c->level2[TOPDOWN_FETCH_BANDWIDTH], bandwidth);
-    assert_int_equal(c->level2[TOPDOWN_BRANCH_MISPREDICTS], branches);
-    assert_int_equal(c->level2[TOPDOWN_MACHINE_CLEARS], clears);
-    assert_int_equal(c->level2[TOPDOWN_MEMORY_BOUND], memory);
-    assert_int_equal(c->level2[TOPDOWN_CORE_BOUND], core);
+    assert_int_equal(c->level2[GOLDEN_TOPDOWN_FETCH_LATENCY], latency);
+    assert_int_equal(c->level2[GOLDEN_TOPDOWN_FETCH_BANDWIDTH], bandwidth);
+    assert_int_equal(c->level2[GOLDEN_TOPDOWN_BRANCH_MISPREDICTS], branches);
+    assert_int_equal(c->level2[GOLDEN_TOPDOWN_MACHINE_CLEARS], clears);
+    assert_int_equal(c->level2[GOLDEN_TOPDOWN_MEMORY_BOUND], memory);
+    assert_int_equal(c->level2[GOLDEN_TOPDOWN_CORE_BOUND], core);
 }
 
 /* Each level-2 pair sums to its level-1 parent. */
-static void check_level2_sums(const topdown_counts *c)
+static void check_level2_sums(const golden_topdown_counts *c)
 {
-    uint64_t sum[TOPDOWN_CATEGORY_COUNT] = { 0 };
-    for (int k = 0; k < TOPDOWN_LEVEL2_COUNT; k++)
-        sum[topdown_level2_parent((enum topdown_level2)k)] += c->level2[k];
-    assert_true(sum[TOPDOWN_RETIRING] == 0);
-    for (int k = TOPDOWN_BAD_SPECULATION; k < TOPDOWN_CATEGORY_COUNT; k++)
+    uint64_t sum[GOLDEN_TOPDOWN_CATEGORY_COUNT] = { 0 };
+    for (int k = 0; k < GOLDEN_TOPDOWN_LEVEL2_COUNT; k++)
+        sum[golden_topdown_level2_parent((enum golden_topdown_level2)k)] += c->level2[k];
+    assert_true(sum[GOLDEN_TOPDOWN_RETIRING] == 0);
+    for (int k = GOLDEN_TOPDOWN_BAD_SPECULATION; k < GOLDEN_TOPDOWN_CATEGORY_COUNT; k++)
         assert_true(sum[k] == c->slots[k]);
 }
 
-static void assert_slots(const topdown_counts *c, uint64_t retiring, uint64_t bad, uint64_t frontend,
+static void assert_slots(const golden_topdown_counts *c, uint64_t retiring, uint64_t bad, uint64_t frontend,
                          uint64_t backend)
 {
-    assert_int_equal(c->slots[TOPDOWN_RETIRING], retiring);
-    assert_int_equal(c->slots[TOPDOWN_BAD_SPECULATION], bad);
-    assert_int_equal(c->slots[TOPDOWN_FRONTEND_BOUND], frontend);
-    assert_int_equal(c->slots[TOPDOWN_BACKEND_BOUND], backend);
+    assert_int_equal(c->slots[GOLDEN_TOPDOWN_RETIRING], retiring);
+    assert_int_equal(c->slots[GOLDEN_TOPDOWN_BAD_SPECULATION], bad);
+    assert_int_equal(c->slots[GOLDEN_TOPDOWN_FRONTEND_BOUND], frontend);
+    assert_int_equal(c->slots[GOLDEN_TOPDOWN_BACKEND_BOUND], backend);
 }
 
 /* A symbol map of the scenario's code as a locator: f1 holds 0x1000-0x100c,
@@ -154,16 +156,16 @@ static long scenario_locate(void *ctx, uint64_t pc)
 static void scenario_by_hand(void **state)
 {
     test_stream s;
-    topdown_options o = { WIDTH, 0, 0, NULL, NULL };
-    topdown *td;
-    const topdown_summary *sum;
-    const topdown_counts *w;
+    golden_topdown_options o = { WIDTH, 0, 0, NULL, NULL };
+    golden_topdown *td;
+    const golden_topdown_summary *sum;
+    const golden_topdown_counts *w;
     (void)state;
 
     assert_int_equal(test_stream_read(TEA_TEST_DATA "/scenario.bin", NULL, &s), 0);
     assert_int_equal(s.header.commit_width, WIDTH);
     td = run(&s, s.header.initial_window, &o, s.count);
-    sum = topdown_get_summary(td);
+    sum = golden_topdown_get_summary(td);
     assert_int_equal(sum->cycles, 50);
     assert_int_equal(sum->slots, 200);
     assert_int_equal(sum->origin, 1000);
@@ -176,26 +178,27 @@ static void scenario_by_hand(void **state)
      * exception at 1030. */
     assert_int_equal(sum->dispatched, 36);
     assert_int_equal(sum->squashed, 6);
-    assert_int_equal(topdown_scope_count(td), 0);
+    assert_int_equal(golden_topdown_scope_count(td), 0);
 
-    w = topdown_get_counts(td, TOPDOWN_WHOLE);
+    w = golden_topdown_get_counts(td, GOLDEN_TOPDOWN_WHOLE);
     assert_int_equal(w->state_unit, 1);
     assert_states(w, 7, 25, 1, 17);
-    assert_int_equal(component(td, TOPDOWN_WHOLE, TOPDOWN_VIEW_STATES, GOLDEN_STALLED, 0), 3);
-    assert_int_equal(component(td, TOPDOWN_WHOLE, TOPDOWN_VIEW_STATES, GOLDEN_STALLED, PSV_L1_LLC), 6);
-    assert_int_equal(component(td, TOPDOWN_WHOLE, TOPDOWN_VIEW_STATES, GOLDEN_STALLED, PSV_DRL1), 5);
-    assert_int_equal(component(td, TOPDOWN_WHOLE, TOPDOWN_VIEW_STATES, GOLDEN_STALLED, PSV_EX), 11);
-    assert_int_equal(component_count(td, TOPDOWN_WHOLE, TOPDOWN_VIEW_STATES, GOLDEN_STALLED), 4);
-    assert_int_equal(component(td, TOPDOWN_WHOLE, TOPDOWN_VIEW_STATES, GOLDEN_DRAINED, PSV_EX), 1);
-    assert_int_equal(component_count(td, TOPDOWN_WHOLE, TOPDOWN_VIEW_STATES, GOLDEN_DRAINED), 1);
-    assert_int_equal(component(td, TOPDOWN_WHOLE, TOPDOWN_VIEW_STATES, GOLDEN_FLUSHED, PSV_MB), 8);
-    assert_int_equal(component(td, TOPDOWN_WHOLE, TOPDOWN_VIEW_STATES, GOLDEN_FLUSHED, PSV_EX), 9);
-    assert_int_equal(component_count(td, TOPDOWN_WHOLE, TOPDOWN_VIEW_STATES, GOLDEN_FLUSHED), 2);
-    assert_int_equal(component_count(td, TOPDOWN_WHOLE, TOPDOWN_VIEW_STATES, GOLDEN_COMPUTE), 0);
+    assert_int_equal(component(td, GOLDEN_TOPDOWN_WHOLE, GOLDEN_TOPDOWN_VIEW_STATES, GOLDEN_STALLED, 0), 3);
+    assert_int_equal(component(td, GOLDEN_TOPDOWN_WHOLE, GOLDEN_TOPDOWN_VIEW_STATES, GOLDEN_STALLED, PSV_L1_LLC), 6);
+    assert_int_equal(component(td, GOLDEN_TOPDOWN_WHOLE, GOLDEN_TOPDOWN_VIEW_STATES, GOLDEN_STALLED, PSV_DRL1), 5);
+    assert_int_equal(component(td, GOLDEN_TOPDOWN_WHOLE, GOLDEN_TOPDOWN_VIEW_STATES, GOLDEN_STALLED, PSV_EX), 11);
+    assert_int_equal(component_count(td, GOLDEN_TOPDOWN_WHOLE, GOLDEN_TOPDOWN_VIEW_STATES, GOLDEN_STALLED), 4);
+    assert_int_equal(component(td, GOLDEN_TOPDOWN_WHOLE, GOLDEN_TOPDOWN_VIEW_STATES, GOLDEN_DRAINED, PSV_EX), 1);
+    assert_int_equal(component_count(td, GOLDEN_TOPDOWN_WHOLE, GOLDEN_TOPDOWN_VIEW_STATES, GOLDEN_DRAINED), 1);
+    assert_int_equal(component(td, GOLDEN_TOPDOWN_WHOLE, GOLDEN_TOPDOWN_VIEW_STATES, GOLDEN_FLUSHED, PSV_MB), 8);
+    assert_int_equal(component(td, GOLDEN_TOPDOWN_WHOLE, GOLDEN_TOPDOWN_VIEW_STATES, GOLDEN_FLUSHED, PSV_EX), 9);
+    assert_int_equal(component_count(td, GOLDEN_TOPDOWN_WHOLE, GOLDEN_TOPDOWN_VIEW_STATES, GOLDEN_FLUSHED), 2);
+    assert_int_equal(component_count(td, GOLDEN_TOPDOWN_WHOLE, GOLDEN_TOPDOWN_VIEW_STATES, GOLDEN_COMPUTE), 0);
     {
         /* Largest first: FL-EX 11, ST-L1,ST-LLC 6, DR-L1 5, base 3. */
-        const topdown_component *c;
-        assert_int_equal(topdown_get_components(td, TOPDOWN_WHOLE, TOPDOWN_VIEW_STATES, GOLDEN_STALLED, &c), 4);
+        const golden_topdown_component *c;
+        assert_int_equal(
+            golden_topdown_get_components(td, GOLDEN_TOPDOWN_WHOLE, GOLDEN_TOPDOWN_VIEW_STATES, GOLDEN_STALLED, &c), 4);
         assert_int_equal(c[0].psv, PSV_EX);
         assert_int_equal(c[1].psv, PSV_L1_LLC);
         assert_int_equal(c[2].psv, PSV_DRL1);
@@ -203,20 +206,30 @@ static void scenario_by_hand(void **state)
     }
 
     assert_slots(w, 14, 77, 4, 105);
-    assert_int_equal(component(td, TOPDOWN_WHOLE, TOPDOWN_VIEW_SLOTS, TOPDOWN_RETIRING, 0), 7);
-    assert_int_equal(component(td, TOPDOWN_WHOLE, TOPDOWN_VIEW_SLOTS, TOPDOWN_RETIRING, PSV_L1_LLC), 2);
-    assert_int_equal(component(td, TOPDOWN_WHOLE, TOPDOWN_VIEW_SLOTS, TOPDOWN_RETIRING, PSV_EX), 1);
-    assert_int_equal(component_count(td, TOPDOWN_WHOLE, TOPDOWN_VIEW_SLOTS, TOPDOWN_RETIRING), 7);
-    assert_int_equal(component(td, TOPDOWN_WHOLE, TOPDOWN_VIEW_SLOTS, TOPDOWN_BAD_SPECULATION, PSV_MB), 34);
-    assert_int_equal(component(td, TOPDOWN_WHOLE, TOPDOWN_VIEW_SLOTS, TOPDOWN_BAD_SPECULATION, PSV_EX), 43);
-    assert_int_equal(component(td, TOPDOWN_WHOLE, TOPDOWN_VIEW_SLOTS, TOPDOWN_FRONTEND_BOUND, PSV_EX), 4);
-    assert_int_equal(component(td, TOPDOWN_WHOLE, TOPDOWN_VIEW_SLOTS, TOPDOWN_BACKEND_BOUND, 0), 13);
-    assert_int_equal(component(td, TOPDOWN_WHOLE, TOPDOWN_VIEW_SLOTS, TOPDOWN_BACKEND_BOUND, PSV_L1_LLC), 29);
-    assert_int_equal(component(td, TOPDOWN_WHOLE, TOPDOWN_VIEW_SLOTS, TOPDOWN_BACKEND_BOUND, PSV_DRL1), 20);
-    assert_int_equal(component(td, TOPDOWN_WHOLE, TOPDOWN_VIEW_SLOTS, TOPDOWN_BACKEND_BOUND, PSV_EX), 43);
-    assert_int_equal(component_count(td, TOPDOWN_WHOLE, TOPDOWN_VIEW_SLOTS, TOPDOWN_BACKEND_BOUND), 4);
+    assert_int_equal(component(td, GOLDEN_TOPDOWN_WHOLE, GOLDEN_TOPDOWN_VIEW_SLOTS, GOLDEN_TOPDOWN_RETIRING, 0), 7);
+    assert_int_equal(
+        component(td, GOLDEN_TOPDOWN_WHOLE, GOLDEN_TOPDOWN_VIEW_SLOTS, GOLDEN_TOPDOWN_RETIRING, PSV_L1_LLC), 2);
+    assert_int_equal(component(td, GOLDEN_TOPDOWN_WHOLE, GOLDEN_TOPDOWN_VIEW_SLOTS, GOLDEN_TOPDOWN_RETIRING, PSV_EX),
+                     1);
+    assert_int_equal(component_count(td, GOLDEN_TOPDOWN_WHOLE, GOLDEN_TOPDOWN_VIEW_SLOTS, GOLDEN_TOPDOWN_RETIRING), 7);
+    assert_int_equal(
+        component(td, GOLDEN_TOPDOWN_WHOLE, GOLDEN_TOPDOWN_VIEW_SLOTS, GOLDEN_TOPDOWN_BAD_SPECULATION, PSV_MB), 34);
+    assert_int_equal(
+        component(td, GOLDEN_TOPDOWN_WHOLE, GOLDEN_TOPDOWN_VIEW_SLOTS, GOLDEN_TOPDOWN_BAD_SPECULATION, PSV_EX), 43);
+    assert_int_equal(
+        component(td, GOLDEN_TOPDOWN_WHOLE, GOLDEN_TOPDOWN_VIEW_SLOTS, GOLDEN_TOPDOWN_FRONTEND_BOUND, PSV_EX), 4);
+    assert_int_equal(component(td, GOLDEN_TOPDOWN_WHOLE, GOLDEN_TOPDOWN_VIEW_SLOTS, GOLDEN_TOPDOWN_BACKEND_BOUND, 0),
+                     13);
+    assert_int_equal(
+        component(td, GOLDEN_TOPDOWN_WHOLE, GOLDEN_TOPDOWN_VIEW_SLOTS, GOLDEN_TOPDOWN_BACKEND_BOUND, PSV_L1_LLC), 29);
+    assert_int_equal(
+        component(td, GOLDEN_TOPDOWN_WHOLE, GOLDEN_TOPDOWN_VIEW_SLOTS, GOLDEN_TOPDOWN_BACKEND_BOUND, PSV_DRL1), 20);
+    assert_int_equal(
+        component(td, GOLDEN_TOPDOWN_WHOLE, GOLDEN_TOPDOWN_VIEW_SLOTS, GOLDEN_TOPDOWN_BACKEND_BOUND, PSV_EX), 43);
+    assert_int_equal(component_count(td, GOLDEN_TOPDOWN_WHOLE, GOLDEN_TOPDOWN_VIEW_SLOTS, GOLDEN_TOPDOWN_BACKEND_BOUND),
+                     4);
     assert_level2(w, 4, 0, 34, 43, 29, 76);
-    topdown_free(td);
+    golden_topdown_free(td);
     test_stream_free(&s);
 }
 
@@ -236,37 +249,38 @@ static void scenario_by_hand(void **state)
 static void scenario_per_function(void **state)
 {
     test_stream s;
-    topdown_options o = { WIDTH, 0, 3, scenario_locate, NULL };
-    topdown *td;
+    golden_topdown_options o = { WIDTH, 0, 3, scenario_locate, NULL };
+    golden_topdown *td;
     (void)state;
 
     assert_int_equal(test_stream_read(TEA_TEST_DATA "/scenario.bin", NULL, &s), 0);
     td = run(&s, s.header.initial_window, &o, s.count);
-    assert_int_equal(topdown_scope_count(td), 5);
-    assert_int_equal(topdown_get_counts(td, 0)->state_unit, UNIT);
-    assert_states(topdown_get_counts(td, 0), 30, 8 * UNIT, 0, 0);
-    assert_slots(topdown_get_counts(td, 0), 4, 0, 0, 37);
-    assert_states(topdown_get_counts(td, 1), 18, 5 * UNIT, 0, 8 * UNIT);
-    assert_slots(topdown_get_counts(td, 1), 2, 34, 0, 20);
-    assert_states(topdown_get_counts(td, 2), 24, 1 * UNIT, 0, 0);
-    assert_slots(topdown_get_counts(td, 2), 7, 0, 0, 5);
-    assert_states(topdown_get_counts(td, 3), 12, 11 * UNIT, 1 * UNIT, 9 * UNIT);
-    assert_slots(topdown_get_counts(td, 3), 1, 43, 4, 43);
-    assert_states(topdown_get_counts(td, 4), 0, 0, 0, 0);
-    assert_slots(topdown_get_counts(td, 4), 0, 0, 0, 0);
-    assert_null(topdown_get_counts(td, 5));
+    assert_int_equal(golden_topdown_scope_count(td), 5);
+    assert_int_equal(golden_topdown_get_counts(td, 0)->state_unit, UNIT);
+    assert_states(golden_topdown_get_counts(td, 0), 30, 8 * UNIT, 0, 0);
+    assert_slots(golden_topdown_get_counts(td, 0), 4, 0, 0, 37);
+    assert_states(golden_topdown_get_counts(td, 1), 18, 5 * UNIT, 0, 8 * UNIT);
+    assert_slots(golden_topdown_get_counts(td, 1), 2, 34, 0, 20);
+    assert_states(golden_topdown_get_counts(td, 2), 24, 1 * UNIT, 0, 0);
+    assert_slots(golden_topdown_get_counts(td, 2), 7, 0, 0, 5);
+    assert_states(golden_topdown_get_counts(td, 3), 12, 11 * UNIT, 1 * UNIT, 9 * UNIT);
+    assert_slots(golden_topdown_get_counts(td, 3), 1, 43, 4, 43);
+    assert_states(golden_topdown_get_counts(td, 4), 0, 0, 0, 0);
+    assert_slots(golden_topdown_get_counts(td, 4), 0, 0, 0, 0);
+    assert_null(golden_topdown_get_counts(td, 5));
     /* Components per function: f1's backend slots are all ST-L1,ST-LLC but
      * the 8 of 0x1000's stall; the outside scope's stalled cycles FL-EX. */
-    assert_int_equal(component(td, 0, TOPDOWN_VIEW_SLOTS, TOPDOWN_BACKEND_BOUND, 0), 8);
-    assert_int_equal(component(td, 0, TOPDOWN_VIEW_SLOTS, TOPDOWN_BACKEND_BOUND, PSV_L1_LLC), 29);
-    assert_int_equal(component(td, 1, TOPDOWN_VIEW_STATES, GOLDEN_FLUSHED, PSV_MB), 8 * UNIT);
-    assert_int_equal(component(td, 3, TOPDOWN_VIEW_STATES, GOLDEN_STALLED, PSV_EX), 11 * UNIT);
-    assert_int_equal(component(td, 3, TOPDOWN_VIEW_SLOTS, TOPDOWN_BAD_SPECULATION, PSV_EX), 43);
-    assert_int_equal(component_count(td, 2, TOPDOWN_VIEW_SLOTS, TOPDOWN_RETIRING), 3); /* base, ST-TLB, DR-SQ */
+    assert_int_equal(component(td, 0, GOLDEN_TOPDOWN_VIEW_SLOTS, GOLDEN_TOPDOWN_BACKEND_BOUND, 0), 8);
+    assert_int_equal(component(td, 0, GOLDEN_TOPDOWN_VIEW_SLOTS, GOLDEN_TOPDOWN_BACKEND_BOUND, PSV_L1_LLC), 29);
+    assert_int_equal(component(td, 1, GOLDEN_TOPDOWN_VIEW_STATES, GOLDEN_FLUSHED, PSV_MB), 8 * UNIT);
+    assert_int_equal(component(td, 3, GOLDEN_TOPDOWN_VIEW_STATES, GOLDEN_STALLED, PSV_EX), 11 * UNIT);
+    assert_int_equal(component(td, 3, GOLDEN_TOPDOWN_VIEW_SLOTS, GOLDEN_TOPDOWN_BAD_SPECULATION, PSV_EX), 43);
+    assert_int_equal(component_count(td, 2, GOLDEN_TOPDOWN_VIEW_SLOTS, GOLDEN_TOPDOWN_RETIRING),
+                     3); /* base, ST-TLB, DR-SQ */
     /* The whole trace is the same as without functions. */
-    assert_states(topdown_get_counts(td, TOPDOWN_WHOLE), 7, 25, 1, 17);
-    assert_slots(topdown_get_counts(td, TOPDOWN_WHOLE), 14, 77, 4, 105);
-    topdown_free(td);
+    assert_states(golden_topdown_get_counts(td, GOLDEN_TOPDOWN_WHOLE), 7, 25, 1, 17);
+    assert_slots(golden_topdown_get_counts(td, GOLDEN_TOPDOWN_WHOLE), 14, 77, 4, 105);
+    golden_topdown_free(td);
     test_stream_free(&s);
 }
 
@@ -320,9 +334,9 @@ static void frontend_and_memory_ordering(void **state)
 {
     static const uint16_t base[2] = { 0, 0 }, mo[1] = { PSV_MO };
     test_stream s;
-    topdown_options o = { WIDTH, 0, 0, NULL, NULL };
-    topdown *td;
-    const topdown_counts *w;
+    golden_topdown_options o = { WIDTH, 0, 0, NULL, NULL };
+    golden_topdown *td;
+    const golden_topdown_counts *w;
     (void)state;
 
     test_stream_init(&s);
@@ -333,21 +347,27 @@ static void frontend_and_memory_ordering(void **state)
     append(&s, 10, 0, NULL, 0, 0, 0, 1);
     append(&s, 12, 1, base, 0, 1, 0, 0);
     td = run(&s, 0, &o, 1);
-    w = topdown_get_counts(td, TOPDOWN_WHOLE);
+    w = golden_topdown_get_counts(td, GOLDEN_TOPDOWN_WHOLE);
     assert_states(w, 3, 4, 5, 0);
-    assert_int_equal(component(td, TOPDOWN_WHOLE, TOPDOWN_VIEW_STATES, GOLDEN_STALLED, 0), 3);
-    assert_int_equal(component(td, TOPDOWN_WHOLE, TOPDOWN_VIEW_STATES, GOLDEN_STALLED, PSV_MO), 1);
-    assert_int_equal(component(td, TOPDOWN_WHOLE, TOPDOWN_VIEW_STATES, GOLDEN_DRAINED, PSV_MO), 3);
-    assert_int_equal(component(td, TOPDOWN_WHOLE, TOPDOWN_VIEW_STATES, GOLDEN_DRAINED, 0), 2);
+    assert_int_equal(component(td, GOLDEN_TOPDOWN_WHOLE, GOLDEN_TOPDOWN_VIEW_STATES, GOLDEN_STALLED, 0), 3);
+    assert_int_equal(component(td, GOLDEN_TOPDOWN_WHOLE, GOLDEN_TOPDOWN_VIEW_STATES, GOLDEN_STALLED, PSV_MO), 1);
+    assert_int_equal(component(td, GOLDEN_TOPDOWN_WHOLE, GOLDEN_TOPDOWN_VIEW_STATES, GOLDEN_DRAINED, PSV_MO), 3);
+    assert_int_equal(component(td, GOLDEN_TOPDOWN_WHOLE, GOLDEN_TOPDOWN_VIEW_STATES, GOLDEN_DRAINED, 0), 2);
     assert_slots(w, 4, 14, 14, 16);
-    assert_int_equal(component(td, TOPDOWN_WHOLE, TOPDOWN_VIEW_SLOTS, TOPDOWN_BAD_SPECULATION, PSV_MO), 14);
-    assert_int_equal(component(td, TOPDOWN_WHOLE, TOPDOWN_VIEW_SLOTS, TOPDOWN_FRONTEND_BOUND, 0), 11);
-    assert_int_equal(component(td, TOPDOWN_WHOLE, TOPDOWN_VIEW_SLOTS, TOPDOWN_FRONTEND_BOUND, TOPDOWN_NO_UOP), 3);
-    assert_int_equal(component(td, TOPDOWN_WHOLE, TOPDOWN_VIEW_SLOTS, TOPDOWN_BACKEND_BOUND, 0), 12);
-    assert_int_equal(component(td, TOPDOWN_WHOLE, TOPDOWN_VIEW_SLOTS, TOPDOWN_BACKEND_BOUND, PSV_MO), 4);
+    assert_int_equal(
+        component(td, GOLDEN_TOPDOWN_WHOLE, GOLDEN_TOPDOWN_VIEW_SLOTS, GOLDEN_TOPDOWN_BAD_SPECULATION, PSV_MO), 14);
+    assert_int_equal(component(td, GOLDEN_TOPDOWN_WHOLE, GOLDEN_TOPDOWN_VIEW_SLOTS, GOLDEN_TOPDOWN_FRONTEND_BOUND, 0),
+                     11);
+    assert_int_equal(component(td, GOLDEN_TOPDOWN_WHOLE, GOLDEN_TOPDOWN_VIEW_SLOTS, GOLDEN_TOPDOWN_FRONTEND_BOUND,
+                               GOLDEN_TOPDOWN_NO_UOP),
+                     3);
+    assert_int_equal(component(td, GOLDEN_TOPDOWN_WHOLE, GOLDEN_TOPDOWN_VIEW_SLOTS, GOLDEN_TOPDOWN_BACKEND_BOUND, 0),
+                     12);
+    assert_int_equal(
+        component(td, GOLDEN_TOPDOWN_WHOLE, GOLDEN_TOPDOWN_VIEW_SLOTS, GOLDEN_TOPDOWN_BACKEND_BOUND, PSV_MO), 4);
     assert_level2(w, 8, 6, 0, 14, 0, 16);
-    assert_int_equal(topdown_get_summary(td)->unattributed, 0);
-    topdown_free(td);
+    assert_int_equal(golden_topdown_get_summary(td)->unattributed, 0);
+    golden_topdown_free(td);
     test_stream_free(&s);
 }
 
@@ -368,9 +388,9 @@ static void exception_with_commits(void **state)
 {
     static const uint16_t one_then_exception[2] = { 0, PSV_EX }, four[4] = { 0, 0, 0, 0 };
     test_stream s;
-    topdown_options o = { WIDTH, 0, 0, NULL, NULL };
-    topdown *td;
-    const topdown_summary *sum;
+    golden_topdown_options o = { WIDTH, 0, 0, NULL, NULL };
+    golden_topdown *td;
+    const golden_topdown_summary *sum;
     (void)state;
 
     test_stream_init(&s);
@@ -379,16 +399,17 @@ static void exception_with_commits(void **state)
     append(&s, 5, 0, NULL, TRACE_REC_REFILL, 0, 0, 4);
     append(&s, 6, 4, four, 0, 4, 0, 0);
     td = run(&s, 0, &o, 2);
-    assert_states(topdown_get_counts(td, TOPDOWN_WHOLE), 2, 1, 1, 2);
-    assert_slots(topdown_get_counts(td, TOPDOWN_WHOLE), 5, 11, 4, 4);
-    assert_int_equal(component(td, TOPDOWN_WHOLE, TOPDOWN_VIEW_SLOTS, TOPDOWN_BAD_SPECULATION, PSV_EX), 11);
-    assert_int_equal(component(td, TOPDOWN_WHOLE, TOPDOWN_VIEW_STATES, GOLDEN_FLUSHED, PSV_EX), 2);
-    sum = topdown_get_summary(td);
+    assert_states(golden_topdown_get_counts(td, GOLDEN_TOPDOWN_WHOLE), 2, 1, 1, 2);
+    assert_slots(golden_topdown_get_counts(td, GOLDEN_TOPDOWN_WHOLE), 5, 11, 4, 4);
+    assert_int_equal(
+        component(td, GOLDEN_TOPDOWN_WHOLE, GOLDEN_TOPDOWN_VIEW_SLOTS, GOLDEN_TOPDOWN_BAD_SPECULATION, PSV_EX), 11);
+    assert_int_equal(component(td, GOLDEN_TOPDOWN_WHOLE, GOLDEN_TOPDOWN_VIEW_STATES, GOLDEN_FLUSHED, PSV_EX), 2);
+    sum = golden_topdown_get_summary(td);
     assert_int_equal(sum->commits, 5);
     assert_int_equal(sum->exceptions, 1);
     assert_int_equal(sum->dispatched, 8);
     assert_int_equal(sum->squashed, 2);
-    topdown_free(td);
+    golden_topdown_free(td);
     test_stream_free(&s);
 }
 
@@ -413,9 +434,9 @@ static void trailing_cycles(void **state)
 {
     static const uint16_t branch[1] = { PSV_MB };
     test_stream s;
-    topdown_options o = { WIDTH, 0, 7, block_locate, NULL };
-    topdown *td;
-    const topdown_counts *unattributed;
+    golden_topdown_options o = { WIDTH, 0, 7, block_locate, NULL };
+    golden_topdown *td;
+    const golden_topdown_counts *unattributed;
     (void)state;
 
     test_stream_init(&s);
@@ -424,42 +445,45 @@ static void trailing_cycles(void **state)
     append(&s, 8, 0, NULL, TRACE_REC_REFILL, 0, 0, 0);
     append(&s, 10, 0, NULL, 0, 0, 0, 0);
     td = run(&s, 4, &o, 3);
-    assert_states(topdown_get_counts(td, TOPDOWN_WHOLE), 1, 7, 0, 2);
-    assert_slots(topdown_get_counts(td, TOPDOWN_WHOLE), 1, 11, 0, 28);
-    assert_int_equal(component(td, TOPDOWN_WHOLE, TOPDOWN_VIEW_SLOTS, TOPDOWN_BACKEND_BOUND, TOPDOWN_NO_UOP), 12);
-    assert_int_equal(component(td, TOPDOWN_WHOLE, TOPDOWN_VIEW_STATES, GOLDEN_STALLED, TOPDOWN_NO_UOP), 3);
-    assert_int_equal(topdown_get_summary(td)->unattributed, 3);
-    assert_int_equal(topdown_scope_count(td), 9);
-    unattributed = topdown_get_counts(td, 8);
+    assert_states(golden_topdown_get_counts(td, GOLDEN_TOPDOWN_WHOLE), 1, 7, 0, 2);
+    assert_slots(golden_topdown_get_counts(td, GOLDEN_TOPDOWN_WHOLE), 1, 11, 0, 28);
+    assert_int_equal(component(td, GOLDEN_TOPDOWN_WHOLE, GOLDEN_TOPDOWN_VIEW_SLOTS, GOLDEN_TOPDOWN_BACKEND_BOUND,
+                               GOLDEN_TOPDOWN_NO_UOP),
+                     12);
+    assert_int_equal(
+        component(td, GOLDEN_TOPDOWN_WHOLE, GOLDEN_TOPDOWN_VIEW_STATES, GOLDEN_STALLED, GOLDEN_TOPDOWN_NO_UOP), 3);
+    assert_int_equal(golden_topdown_get_summary(td)->unattributed, 3);
+    assert_int_equal(golden_topdown_scope_count(td), 9);
+    unattributed = golden_topdown_get_counts(td, 8);
     assert_states(unattributed, 0, 3 * UNIT, 0, 0);
     assert_slots(unattributed, 0, 0, 0, 12);
-    topdown_free(td);
+    golden_topdown_free(td);
     test_stream_free(&s);
 }
 
 /* Sums one view over the scopes. */
-static void check_scopes_sum_to_whole(const topdown *td)
+static void check_scopes_sum_to_whole(const golden_topdown *td)
 {
-    const topdown_counts *w = topdown_get_counts(td, TOPDOWN_WHOLE);
-    size_t scopes = topdown_scope_count(td);
-    for (int k = 0; k < TOPDOWN_CATEGORIES; k++) {
+    const golden_topdown_counts *w = golden_topdown_get_counts(td, GOLDEN_TOPDOWN_WHOLE);
+    size_t scopes = golden_topdown_scope_count(td);
+    for (int k = 0; k < GOLDEN_TOPDOWN_CATEGORIES; k++) {
         uint64_t states = 0, slots = 0;
         for (size_t sc = 0; sc < scopes; sc++) {
-            const topdown_counts *c = topdown_get_counts(td, (long)sc);
+            const golden_topdown_counts *c = golden_topdown_get_counts(td, (long)sc);
             states += c->states[k];
             slots += c->slots[k];
             /* Components of a scope sum to its category (compute: unsplit). */
             if (k != GOLDEN_COMPUTE) {
-                const topdown_component *comp;
-                size_t n = topdown_get_components(td, (long)sc, TOPDOWN_VIEW_STATES, (unsigned)k, &comp);
+                const golden_topdown_component *comp;
+                size_t n = golden_topdown_get_components(td, (long)sc, GOLDEN_TOPDOWN_VIEW_STATES, (unsigned)k, &comp);
                 uint64_t sum = 0;
                 for (size_t i = 0; i < n; i++)
                     sum += comp[i].value;
                 assert_true(sum == c->states[k]);
             }
             {
-                const topdown_component *comp;
-                size_t n = topdown_get_components(td, (long)sc, TOPDOWN_VIEW_SLOTS, (unsigned)k, &comp);
+                const golden_topdown_component *comp;
+                size_t n = golden_topdown_get_components(td, (long)sc, GOLDEN_TOPDOWN_VIEW_SLOTS, (unsigned)k, &comp);
                 uint64_t sum = 0;
                 for (size_t i = 0; i < n; i++)
                     sum += comp[i].value;
@@ -483,10 +507,10 @@ static void invariants_on_every_workload(void **state)
         test_stream s;
         golden g;
         trace_batch b;
-        topdown_options o = { 0, 0, 7, block_locate, NULL };
-        topdown *td, *one_by_one;
-        const topdown_counts *w;
-        const topdown_summary *sum;
+        golden_topdown_options o = { 0, 0, 7, block_locate, NULL };
+        golden_topdown *td, *one_by_one;
+        const golden_topdown_counts *w;
+        const golden_topdown_summary *sum;
         const golden_totals *gt;
         uint64_t span, states = 0, slots = 0;
 
@@ -501,8 +525,8 @@ static void invariants_on_every_workload(void **state)
         golden_finish(&g, NULL);
         gt = golden_get_totals(&g);
         span = s.records[s.count - 1].cycle - s.records[0].cycle;
-        w = topdown_get_counts(td, TOPDOWN_WHOLE);
-        sum = topdown_get_summary(td);
+        w = golden_topdown_get_counts(td, GOLDEN_TOPDOWN_WHOLE);
+        sum = golden_topdown_get_summary(td);
         for (int k = 0; k < GOLDEN_STATE_COUNT; k++) {
             assert_true(w->states[k] == gt->states[k]);
             states += w->states[k];
@@ -512,71 +536,72 @@ static void invariants_on_every_workload(void **state)
         assert_true(sum->cycles == span);
         assert_true(slots == span * WIDTH);
         assert_true(sum->slots == slots);
-        assert_true(w->slots[TOPDOWN_RETIRING] == sum->commits);
-        assert_true(w->slots[TOPDOWN_RETIRING] > 0 && w->slots[TOPDOWN_BACKEND_BOUND] > 0);
+        assert_true(w->slots[GOLDEN_TOPDOWN_RETIRING] == sum->commits);
+        assert_true(w->slots[GOLDEN_TOPDOWN_RETIRING] > 0 && w->slots[GOLDEN_TOPDOWN_BACKEND_BOUND] > 0);
         check_scopes_sum_to_whole(td);
         check_level2_sums(w);
-        for (size_t sc = 0; sc < topdown_scope_count(td); sc++)
-            check_level2_sums(topdown_get_counts(td, (long)sc));
+        for (size_t sc = 0; sc < golden_topdown_scope_count(td); sc++)
+            check_level2_sums(golden_topdown_get_counts(td, (long)sc));
         /* Whole-trace components sum to their categories. */
-        for (int v = 0; v < TOPDOWN_VIEW_COUNT; v++) {
-            for (unsigned k = 0; k < TOPDOWN_CATEGORIES; k++) {
-                const topdown_component *comp;
-                size_t n = topdown_get_components(td, TOPDOWN_WHOLE, (enum topdown_view)v, k, &comp);
+        for (int v = 0; v < GOLDEN_TOPDOWN_VIEW_COUNT; v++) {
+            for (unsigned k = 0; k < GOLDEN_TOPDOWN_CATEGORIES; k++) {
+                const golden_topdown_component *comp;
+                size_t n =
+                    golden_topdown_get_components(td, GOLDEN_TOPDOWN_WHOLE, (enum golden_topdown_view)v, k, &comp);
                 uint64_t csum = 0;
-                if (v == TOPDOWN_VIEW_STATES && k == GOLDEN_COMPUTE)
+                if (v == GOLDEN_TOPDOWN_VIEW_STATES && k == GOLDEN_COMPUTE)
                     continue;
                 for (size_t j = 0; j < n; j++) {
                     csum += comp[j].value;
                     if (j)
                         assert_true(comp[j - 1].value >= comp[j].value);
                 }
-                assert_true(csum == (v == TOPDOWN_VIEW_STATES ? w->states[k] : w->slots[k]));
+                assert_true(csum == (v == GOLDEN_TOPDOWN_VIEW_STATES ? w->states[k] : w->slots[k]));
             }
         }
         /* Batching does not matter. */
-        assert_memory_equal(topdown_get_counts(one_by_one, TOPDOWN_WHOLE), w, sizeof *w);
-        assert_memory_equal(topdown_get_summary(one_by_one), sum, sizeof *sum);
-        for (size_t sc = 0; sc < topdown_scope_count(td); sc++)
-            assert_memory_equal(topdown_get_counts(one_by_one, (long)sc), topdown_get_counts(td, (long)sc),
-                                sizeof *w);
-        topdown_free(td);
-        topdown_free(one_by_one);
+        assert_memory_equal(golden_topdown_get_counts(one_by_one, GOLDEN_TOPDOWN_WHOLE), w, sizeof *w);
+        assert_memory_equal(golden_topdown_get_summary(one_by_one), sum, sizeof *sum);
+        for (size_t sc = 0; sc < golden_topdown_scope_count(td); sc++)
+            assert_memory_equal(golden_topdown_get_counts(one_by_one, (long)sc),
+                                golden_topdown_get_counts(td, (long)sc), sizeof *w);
+        golden_topdown_free(td);
+        golden_topdown_free(one_by_one);
         test_stream_free(&s);
     }
 }
 
 static void unit_and_errors(void **state)
 {
-    topdown *td = NULL;
-    topdown_options o = { 0, 0, 0, NULL, NULL };
+    golden_topdown *td = NULL;
+    golden_topdown_options o = { 0, 0, 0, NULL, NULL };
     (void)state;
-    assert_int_equal(topdown_unit(1), 1);
-    assert_int_equal(topdown_unit(4), 12);
-    assert_int_equal(topdown_unit(8), 840);
-    assert_int_equal(topdown_unit(16), 720720);
-    assert_int_equal(topdown_unit(0), 0);
-    assert_int_equal(topdown_unit(17), 0);
-    assert_int_equal(topdown_create(&td, &o), TEA_ERR_USAGE);
+    assert_int_equal(golden_topdown_unit(1), 1);
+    assert_int_equal(golden_topdown_unit(4), 12);
+    assert_int_equal(golden_topdown_unit(8), 840);
+    assert_int_equal(golden_topdown_unit(16), 720720);
+    assert_int_equal(golden_topdown_unit(0), 0);
+    assert_int_equal(golden_topdown_unit(17), 0);
+    assert_int_equal(golden_topdown_create(&td, &o), TEA_ERR_USAGE);
     assert_null(td);
     o.commit_width = 17;
-    assert_int_equal(topdown_create(&td, &o), TEA_ERR_USAGE);
-    assert_string_equal(topdown_category_name(TOPDOWN_BAD_SPECULATION), "bad_speculation");
-    assert_string_equal(topdown_level2_name(TOPDOWN_FETCH_LATENCY), "Frontend_Bound.Fetch_Latency");
-    assert_string_equal(topdown_level2_name(TOPDOWN_CORE_BOUND), "Backend_Bound.Core_Bound");
-    assert_string_equal(topdown_level2_name(TOPDOWN_LEVEL2_COUNT), "?");
-    assert_int_equal(topdown_level2_parent(TOPDOWN_MACHINE_CLEARS), TOPDOWN_BAD_SPECULATION);
+    assert_int_equal(golden_topdown_create(&td, &o), TEA_ERR_USAGE);
+    assert_string_equal(golden_topdown_category_name(GOLDEN_TOPDOWN_BAD_SPECULATION), "bad_speculation");
+    assert_string_equal(golden_topdown_level2_name(GOLDEN_TOPDOWN_FETCH_LATENCY), "Frontend_Bound.Fetch_Latency");
+    assert_string_equal(golden_topdown_level2_name(GOLDEN_TOPDOWN_CORE_BOUND), "Backend_Bound.Core_Bound");
+    assert_string_equal(golden_topdown_level2_name(GOLDEN_TOPDOWN_LEVEL2_COUNT), "?");
+    assert_int_equal(golden_topdown_level2_parent(GOLDEN_TOPDOWN_MACHINE_CLEARS), GOLDEN_TOPDOWN_BAD_SPECULATION);
     /* An empty trace: nothing anywhere, no components. */
     o.commit_width = WIDTH;
-    assert_int_equal(topdown_create(&td, &o), 0);
-    assert_int_equal(topdown_finish(td), 0);
-    assert_int_equal(topdown_get_summary(td)->cycles, 0);
-    assert_int_equal(topdown_get_summary(td)->slots, 0);
-    assert_int_equal(component_count(td, TOPDOWN_WHOLE, TOPDOWN_VIEW_SLOTS, TOPDOWN_RETIRING), 0);
-    assert_int_equal(component_count(td, 0, TOPDOWN_VIEW_SLOTS, TOPDOWN_RETIRING), 0);
-    assert_null(topdown_get_counts(td, 0));
-    topdown_free(td);
-    topdown_free(NULL);
+    assert_int_equal(golden_topdown_create(&td, &o), 0);
+    assert_int_equal(golden_topdown_finish(td), 0);
+    assert_int_equal(golden_topdown_get_summary(td)->cycles, 0);
+    assert_int_equal(golden_topdown_get_summary(td)->slots, 0);
+    assert_int_equal(component_count(td, GOLDEN_TOPDOWN_WHOLE, GOLDEN_TOPDOWN_VIEW_SLOTS, GOLDEN_TOPDOWN_RETIRING), 0);
+    assert_int_equal(component_count(td, 0, GOLDEN_TOPDOWN_VIEW_SLOTS, GOLDEN_TOPDOWN_RETIRING), 0);
+    assert_null(golden_topdown_get_counts(td, 0));
+    golden_topdown_free(td);
+    golden_topdown_free(NULL);
 }
 
 /* Largest remainders: results are floors or ceilings and add up exactly. */
@@ -586,20 +611,20 @@ static void apportion(void **state)
     static const uint64_t thirds[3] = { 1, 1, 1 }, uneven[4] = { 7, 25, 1, 17 }, zeros[2] = { 0, 0 };
     static const uint64_t tie[3] = { 1, 2, 1 };
     (void)state;
-    assert_int_equal(topdown_apportion(thirds, 3, 1000, out), 0);
+    assert_int_equal(golden_topdown_apportion(thirds, 3, 1000, out), 0);
     assert_int_equal(out[0], 334); /* equal remainders: the first gets the unit */
     assert_int_equal(out[1], 333);
     assert_int_equal(out[2], 333);
-    assert_int_equal(topdown_apportion(uneven, 4, 1000, out), 0); /* 140, 500, 20, 340: exact */
+    assert_int_equal(golden_topdown_apportion(uneven, 4, 1000, out), 0); /* 140, 500, 20, 340: exact */
     assert_int_equal(out[0], 140);
     assert_int_equal(out[1], 500);
     assert_int_equal(out[2], 20);
     assert_int_equal(out[3], 340);
-    assert_int_equal(topdown_apportion(tie, 3, 3, out), 0); /* 0.75, 1.5, 0.75: two leftovers */
+    assert_int_equal(golden_topdown_apportion(tie, 3, 3, out), 0); /* 0.75, 1.5, 0.75: two leftovers */
     assert_int_equal(out[0], 1);
     assert_int_equal(out[1], 1);
     assert_int_equal(out[2], 1);
-    assert_int_equal(topdown_apportion(zeros, 2, 1000, out), 0);
+    assert_int_equal(golden_topdown_apportion(zeros, 2, 1000, out), 0);
     assert_int_equal(out[0], 0);
     assert_int_equal(out[1], 0);
     /* Pseudo-random counts: the sum is exact, each within one unit. */
@@ -611,7 +636,7 @@ static void apportion(void **state)
             c[i] = (x >> 40) % (seed * 37 + 1);
             total += c[i];
         }
-        assert_int_equal(topdown_apportion(c, 8, 10000, out), 0);
+        assert_int_equal(golden_topdown_apportion(c, 8, 10000, out), 0);
         for (int i = 0; i < 8; i++) {
             given += out[i];
             if (total) {

@@ -15,29 +15,29 @@
 #define LLC 32
 
 /* Decodes `n` tokens into `out`; returns the first error. */
-static int decode_tokens(const td_token *tokens, size_t n, test_stream *out, td_decoder *d)
+static int decode_tokens(const trace_td_token *tokens, size_t n, test_stream *out, trace_td_decoder *d)
 {
     trace_record rec;
     trace_uop uops[TRACE_MAX_RECORD_UOPS];
     int ready, rc;
 
     test_stream_init(out);
-    td_decoder_init(d, ROB, LLC);
+    trace_td_decoder_init(d, ROB, LLC);
     for (size_t i = 0; i < n; i++) {
-        if ((rc = td_decoder_push(d, &tokens[i], &rec, uops, &ready)))
+        if ((rc = trace_td_decoder_push(d, &tokens[i], &rec, uops, &ready)))
             return rc;
         if (ready)
             test_stream_append(out, &rec, uops);
     }
-    td_decoder_finish(d, &rec, uops, &ready);
+    trace_td_decoder_finish(d, &rec, uops, &ready);
     if (ready)
         test_stream_append(out, &rec, uops);
     return TEA_OK;
 }
 
-static td_token token(uint64_t cycle, unsigned state, unsigned head, unsigned tail)
+static trace_td_token token(uint64_t cycle, unsigned state, unsigned head, unsigned tail)
 {
-    td_token t;
+    trace_td_token t;
     memset(&t, 0, sizeof t);
     t.cycle = cycle;
     t.rob_state = state;
@@ -46,7 +46,7 @@ static td_token token(uint64_t cycle, unsigned state, unsigned head, unsigned ta
     return t;
 }
 
-static void slot(td_token *t, int i, uint16_t flags, uint64_t pc, uint16_t memlat)
+static void slot(trace_td_token *t, int i, uint16_t flags, uint64_t pc, uint16_t memlat)
 {
     t->flags[i] = flags;
     t->pc[i] = pc;
@@ -55,14 +55,14 @@ static void slot(td_token *t, int i, uint16_t flags, uint64_t pc, uint16_t memla
 
 static void tokens_pack_and_unpack(void **state)
 {
-    td_token t = token(0xABCDEF12345ull, 0xA, 0x12, 0xFE), u;
-    uint8_t bytes[TD_TOKEN_SIZE];
+    trace_td_token t = token(0xABCDEF12345ull, 0xA, 0x12, 0xFE), u;
+    uint8_t bytes[TRACE_TD_TOKEN_SIZE];
     (void)state;
-    for (int i = 0; i < TD_SLOTS; i++) {
+    for (int i = 0; i < TRACE_TD_SLOTS; i++) {
         slot(&t, i, (uint16_t)(0x800 | i), 0x8000000000000000ull + (uint64_t)i, (uint16_t)(100 + i));
         t.isslat[i] = (uint16_t)(7 * i);
     }
-    td_token_pack(&t, bytes);
+    trace_td_token_pack(&t, bytes);
     /* Field positions from docs/semantics.md §6. */
     assert_int_equal(bytes[0], 0x45);
     assert_int_equal(bytes[5] >> 4, 0xA);
@@ -72,7 +72,7 @@ static void tokens_pack_and_unpack(void **state)
     assert_int_equal(bytes[16 + 8 + 7], 0x80);
     assert_int_equal(bytes[48 + 6], 103);
     assert_int_equal(bytes[56 + 2], 7);
-    td_token_unpack(bytes, &u);
+    trace_td_token_unpack(bytes, &u);
     assert_true(u.cycle == t.cycle && u.rob_state == t.rob_state && u.head == t.head && u.tail == t.tail);
     assert_memory_equal(u.flags, t.flags, sizeof t.flags);
     assert_memory_equal(u.pc, t.pc, sizeof t.pc);
@@ -83,18 +83,20 @@ static void tokens_pack_and_unpack(void **state)
 static void slot_flags_fold_to_psv(void **state)
 {
     (void)state;
-    assert_int_equal(td_slot_psv(TD_SLOT_DCACHE_MISS, 31, LLC), 1u << PSV_ST_L1);
-    assert_int_equal(td_slot_psv(TD_SLOT_DCACHE_MISS, 32, LLC), (1u << PSV_ST_L1) | (1u << PSV_ST_LLC));
-    assert_int_equal(td_slot_psv(0, 500, LLC), 0); /* memlat alone is no miss */
-    assert_int_equal(td_slot_psv(TD_SLOT_DTLB_SMISS, 0, LLC), 1u << PSV_ST_TLB);
-    assert_int_equal(td_slot_psv(TD_SLOT_DTLB_PMISS, 0, LLC), 1u << PSV_ST_TLB);
-    assert_int_equal(td_slot_psv(TD_SLOT_ICACHE_MISS, 0, LLC), 1u << PSV_DR_L1);
-    assert_int_equal(td_slot_psv(TD_SLOT_ITLB_SMISS | TD_SLOT_ITLB_PMISS, 0, LLC), 1u << PSV_DR_TLB);
-    assert_int_equal(td_slot_psv(TD_SLOT_LSU_FULL, 0, LLC), 1u << PSV_DR_SQ);
-    assert_int_equal(td_slot_psv(TD_SLOT_BR_MISS, 0, LLC), 1u << PSV_FL_MB);
-    assert_int_equal(td_slot_psv(TD_SLOT_FLUSHS, 0, LLC), 1u << PSV_FL_EX);
-    assert_int_equal(td_slot_psv(TD_SLOT_REFETCHED, 0, LLC), 1u << PSV_FL_MO);
-    assert_int_equal(td_slot_psv(TD_SLOT_COMMITS | TD_SLOT_VALID, 0, LLC), 0);
+    assert_int_equal(trace_td_slot_psv(TRACE_TD_SLOT_DCACHE_MISS, 31, LLC), 1u << TRACE_PSV_ST_L1);
+    assert_int_equal(trace_td_slot_psv(TRACE_TD_SLOT_DCACHE_MISS, 32, LLC),
+                     (1u << TRACE_PSV_ST_L1) | (1u << TRACE_PSV_ST_LLC));
+    assert_int_equal(trace_td_slot_psv(0, 500, LLC), 0); /* memlat alone is no miss */
+    assert_int_equal(trace_td_slot_psv(TRACE_TD_SLOT_DTLB_SMISS, 0, LLC), 1u << TRACE_PSV_ST_TLB);
+    assert_int_equal(trace_td_slot_psv(TRACE_TD_SLOT_DTLB_PMISS, 0, LLC), 1u << TRACE_PSV_ST_TLB);
+    assert_int_equal(trace_td_slot_psv(TRACE_TD_SLOT_ICACHE_MISS, 0, LLC), 1u << TRACE_PSV_DR_L1);
+    assert_int_equal(trace_td_slot_psv(TRACE_TD_SLOT_ITLB_SMISS | TRACE_TD_SLOT_ITLB_PMISS, 0, LLC),
+                     1u << TRACE_PSV_DR_TLB);
+    assert_int_equal(trace_td_slot_psv(TRACE_TD_SLOT_LSU_FULL, 0, LLC), 1u << TRACE_PSV_DR_SQ);
+    assert_int_equal(trace_td_slot_psv(TRACE_TD_SLOT_BR_MISS, 0, LLC), 1u << TRACE_PSV_FL_MB);
+    assert_int_equal(trace_td_slot_psv(TRACE_TD_SLOT_FLUSHS, 0, LLC), 1u << TRACE_PSV_FL_EX);
+    assert_int_equal(trace_td_slot_psv(TRACE_TD_SLOT_REFETCHED, 0, LLC), 1u << TRACE_PSV_FL_MO);
+    assert_int_equal(trace_td_slot_psv(TRACE_TD_SLOT_COMMITS | TRACE_TD_SLOT_VALID, 0, LLC), 0);
 }
 
 /* The reference vector, decoded; expectations worked out by hand from
@@ -103,16 +105,16 @@ static void scenario_decodes_as_worked_out(void **state)
 {
     uint8_t *bytes;
     size_t size;
-    td_token tokens[20];
-    td_decoder d;
+    trace_td_token tokens[20];
+    trace_td_decoder d;
     test_stream s;
     const trace_record *r;
     (void)state;
 
     test_read_file(TEA_TEST_DATA "/scenario.bin", &bytes, &size);
-    assert_int_equal(size, 20 * TD_TOKEN_SIZE);
+    assert_int_equal(size, 20 * TRACE_TD_TOKEN_SIZE);
     for (int i = 0; i < 20; i++)
-        td_token_unpack(bytes + i * TD_TOKEN_SIZE, &tokens[i]);
+        trace_td_token_unpack(bytes + i * TRACE_TD_TOKEN_SIZE, &tokens[i]);
     free(bytes);
     assert_int_equal(decode_tokens(tokens, 20, &s, &d), 0);
     assert_int_equal(s.count, 20);
@@ -128,8 +130,8 @@ static void scenario_decodes_as_worked_out(void **state)
     assert_int_equal(s.uops[r->first_uop + 1].offset, 1);
     assert_int_equal(s.records[5].squash, 4); /* 1006: the tail rolls back 16 -> 12 before 1008 */
     r = &s.records[8]; /* 1011: the load missing the LLC and the mispredicted branch */
-    assert_int_equal(s.uops[r->first_uop].psv, (1u << PSV_ST_L1) | (1u << PSV_ST_LLC));
-    assert_int_equal(s.uops[r->first_uop + 1].psv, 1u << PSV_FL_MB);
+    assert_int_equal(s.uops[r->first_uop].psv, (1u << TRACE_PSV_ST_L1) | (1u << TRACE_PSV_ST_LLC));
+    assert_int_equal(s.uops[r->first_uop + 1].psv, 1u << TRACE_PSV_FL_MB);
     assert_int_equal(s.records[11].flags, TRACE_REC_REFILL); /* 1020 POPULATED */
     r = &s.records[13]; /* 1030: 0x2004 excepts from bank 1 (head 13) */
     assert_int_equal(r->flags, TRACE_REC_EXCEPTION);
@@ -137,26 +139,26 @@ static void scenario_decodes_as_worked_out(void **state)
     assert_int_equal(r->squash, 2);
     assert_int_equal(s.uops[r->first_uop].pc, 0x2004);
     assert_int_equal(s.uops[r->first_uop].offset, 0);
-    assert_int_equal(s.uops[r->first_uop].psv, 1u << PSV_FL_EX);
+    assert_int_equal(s.uops[r->first_uop].psv, 1u << TRACE_PSV_FL_EX);
     r = &s.records[16]; /* 1041: three commits, DTLB and LSU-full */
-    assert_int_equal(s.uops[r->first_uop + 1].psv, 1u << PSV_ST_TLB);
-    assert_int_equal(s.uops[r->first_uop + 2].psv, 1u << PSV_DR_SQ);
-    assert_int_equal(s.records[19].dispatch, TD_SLOTS);
+    assert_int_equal(s.uops[r->first_uop + 1].psv, 1u << TRACE_PSV_ST_TLB);
+    assert_int_equal(s.uops[r->first_uop + 2].psv, 1u << TRACE_PSV_DR_SQ);
+    assert_int_equal(s.records[19].dispatch, TRACE_TD_SLOTS);
     test_stream_free(&s);
 }
 
-static void expect_error(const td_token *tokens, size_t n, const char *needle)
+static void expect_error(const trace_td_token *tokens, size_t n, const char *needle)
 {
-    td_decoder d;
+    trace_td_decoder d;
     test_stream s;
     assert_int_equal(decode_tokens(tokens, n, &s, &d), TEA_ERR_FORMAT);
-    assert_contains(tea_error_message(), needle);
+    assert_contains(error_message(), needle);
     test_stream_free(&s);
 }
 
 static void invalid_tokens_are_rejected(void **state)
 {
-    td_token t[3];
+    trace_td_token t[3];
     (void)state;
 
     t[0] = token(100, 0, 0, 8);
@@ -165,24 +167,24 @@ static void invalid_tokens_are_rejected(void **state)
     t[1] = token(100, 0, 0, 8);
     expect_error(t, 2, "goes nowhere");
 
-    t[1] = token(101, TD_ROB_COMMITTING, 0, 8);
-    slot(&t[1], 0, TD_SLOT_VALID, 0x10, 0);
+    t[1] = token(101, TRACE_TD_ROB_COMMITTING, 0, 8);
+    slot(&t[1], 0, TRACE_TD_SLOT_VALID, 0x10, 0);
     expect_error(t, 2, "COMMITTING token (state 0x1) has no committing slot");
 
-    t[1] = token(101, TD_ROB_EXCEPTION, 0, 8);
+    t[1] = token(101, TRACE_TD_ROB_EXCEPTION, 0, 8);
     expect_error(t, 2, "EXCEPTION token (state 0x8) has no valid slot");
 
     t[1] = token(101, 0, 0, 8);
-    slot(&t[1], 0, TD_SLOT_COMMITS | TD_SLOT_VALID, 0x10, 0);
+    slot(&t[1], 0, TRACE_TD_SLOT_COMMITS | TRACE_TD_SLOT_VALID, 0x10, 0);
     expect_error(t, 2, "not COMMITTING");
 
-    t[1] = token(101, TD_ROB_COMMITTING, 1, 8);
-    slot(&t[1], 0, TD_SLOT_COMMITS | TD_SLOT_VALID, 0x10, 0);
+    t[1] = token(101, TRACE_TD_ROB_COMMITTING, 1, 8);
+    slot(&t[1], 0, TRACE_TD_SLOT_COMMITS | TRACE_TD_SLOT_VALID, 0x10, 0);
     expect_error(t, 2, "slot 0 commits but the ROB head is at bank 1");
 
-    t[1] = token(101, TD_ROB_COMMITTING, 0, 8);
-    slot(&t[1], 0, TD_SLOT_VALID, 0x10, 0);
-    slot(&t[1], 1, TD_SLOT_COMMITS | TD_SLOT_VALID, 0x14, 0);
+    t[1] = token(101, TRACE_TD_ROB_COMMITTING, 0, 8);
+    slot(&t[1], 0, TRACE_TD_SLOT_VALID, 0x10, 0);
+    slot(&t[1], 1, TRACE_TD_SLOT_COMMITS | TRACE_TD_SLOT_VALID, 0x14, 0);
     expect_error(t, 2, "slot 1 commits after uncommitted valid slot 0");
 
     t[1] = token(101, 0, 200, 8);
@@ -191,16 +193,16 @@ static void invalid_tokens_are_rejected(void **state)
 
 static void cycle_counter_wraps_are_unwrapped(void **state)
 {
-    td_token t[3];
-    td_decoder d;
+    trace_td_token t[3];
+    trace_td_decoder d;
     test_stream s;
     (void)state;
-    t[0] = token(TD_CYCLE_MASK - 5, 0, 0, 0);
-    t[1] = token(TD_CYCLE_MASK, 0, 0, 0);
+    t[0] = token(TRACE_TD_CYCLE_MASK - 5, 0, 0, 0);
+    t[1] = token(TRACE_TD_CYCLE_MASK, 0, 0, 0);
     t[2] = token(4, 0, 0, 0); /* 5 cycles after the previous one, past the wrap */
     assert_int_equal(decode_tokens(t, 3, &s, &d), 0);
     assert_int_equal(d.stats.counter_wraps, 1);
-    assert_int_equal(s.records[2].cycle, (1ull << TD_CYCLE_BITS) + 4);
+    assert_int_equal(s.records[2].cycle, (1ull << TRACE_TD_CYCLE_BITS) + 4);
     assert_int_equal(s.records[2].cycle - s.records[1].cycle, 5);
     test_stream_free(&s);
 }
@@ -208,19 +210,19 @@ static void cycle_counter_wraps_are_unwrapped(void **state)
 /* Encodes a stream to tokens and decodes them again. */
 static void assert_token_round_trip(const test_stream *in, unsigned initial_window)
 {
-    td_encoder e;
-    td_decoder d;
-    td_token *tokens = calloc(in->count, sizeof *tokens);
+    trace_td_encoder e;
+    trace_td_decoder d;
+    trace_td_token *tokens = calloc(in->count, sizeof *tokens);
     test_stream out;
 
     assert_non_null(tokens);
-    td_encoder_init(&e, ROB, LLC);
+    trace_td_encoder_init(&e, ROB, LLC);
     for (size_t i = 0; i < in->count; i++) {
-        int rc = td_encoder_encode(&e, &in->records[i], in->uops + in->records[i].first_uop, initial_window,
-                                   &tokens[i]);
+        int rc = trace_td_encoder_encode(&e, &in->records[i], in->uops + in->records[i].first_uop, initial_window,
+                                         &tokens[i]);
         if (rc)
             fail_msg("record %zu (cycle %llu) cannot be encoded: %s", i, (unsigned long long)in->records[i].cycle,
-                     tea_error_message());
+                     error_message());
     }
     assert_int_equal(decode_tokens(tokens, in->count, &out, &d), 0);
     assert_int_equal(d.initial_window, initial_window);
@@ -249,17 +251,17 @@ static void full_rob_is_told_from_empty(void **state)
 {
     test_stream s;
     trace_record r;
-    trace_uop u[TD_SLOTS];
+    trace_uop u[TRACE_TD_SLOTS];
     unsigned window = 8;
     uint64_t cycle = 10, pc = 0x400;
     (void)state;
 
     test_stream_init(&s);
-    for (int i = 0; window + TD_SLOTS <= ROB; i++) { /* dispatch until full */
+    for (int i = 0; window + TRACE_TD_SLOTS <= ROB; i++) { /* dispatch until full */
         memset(&r, 0, sizeof r);
         r.cycle = cycle++;
-        r.dispatch = TD_SLOTS;
-        window += TD_SLOTS;
+        r.dispatch = TRACE_TD_SLOTS;
+        window += TRACE_TD_SLOTS;
         test_stream_append(&s, &r, u);
     }
     memset(&r, 0, sizeof r); /* a cycle with a full ROB and nothing moving */
@@ -269,13 +271,13 @@ static void full_rob_is_told_from_empty(void **state)
         memset(&r, 0, sizeof r);
         r.cycle = ++cycle;
         r.n_commit = 3;
-        r.retire = TD_SLOTS;
+        r.retire = TRACE_TD_SLOTS;
         for (int k = 0; k < 3; k++) {
             u[k].pc = pc += 4;
-            u[k].psv = (uint16_t)(k == 0 ? (1u << PSV_ST_L1) | (1u << PSV_ST_LLC) : 0);
+            u[k].psv = (uint16_t)(k == 0 ? (1u << TRACE_PSV_ST_L1) | (1u << TRACE_PSV_ST_LLC) : 0);
             u[k].offset = (uint8_t)k;
         }
-        window -= TD_SLOTS;
+        window -= TRACE_TD_SLOTS;
         test_stream_append(&s, &r, u);
     }
     assert_token_round_trip(&s, 8);
@@ -285,42 +287,42 @@ static void full_rob_is_told_from_empty(void **state)
 /* Streams that TraceDoctor tokens cannot express are refused, not mangled. */
 static void inexpressible_records_are_refused(void **state)
 {
-    td_encoder e;
-    td_token t;
+    trace_td_encoder e;
+    trace_td_token t;
     trace_record r;
-    trace_uop u = { 0x10, 1u << PSV_ST_LLC, 0, 0 };
+    trace_uop u = { 0x10, 1u << TRACE_PSV_ST_LLC, 0, 0 };
     (void)state;
 
-    td_encoder_init(&e, ROB, LLC);
+    trace_td_encoder_init(&e, ROB, LLC);
     memset(&r, 0, sizeof r);
     r.dispatch = 3;
-    assert_int_equal(td_encoder_encode(&e, &r, &u, 0, &t), TEA_ERR_UNSUPPORTED);
-    assert_contains(tea_error_message(), "dispatch of 3 entries");
+    assert_int_equal(trace_td_encoder_encode(&e, &r, &u, 0, &t), TEA_ERR_UNSUPPORTED);
+    assert_contains(error_message(), "dispatch of 3 entries");
 
-    td_encoder_init(&e, ROB, LLC);
+    trace_td_encoder_init(&e, ROB, LLC);
     r.dispatch = 0;
     r.n_commit = 1;
     r.retire = 1;
-    assert_int_equal(td_encoder_encode(&e, &r, &u, 4, &t), TEA_ERR_UNSUPPORTED);
-    assert_contains(tea_error_message(), "ST-LLC without ST-L1");
+    assert_int_equal(trace_td_encoder_encode(&e, &r, &u, 4, &t), TEA_ERR_UNSUPPORTED);
+    assert_contains(error_message(), "ST-LLC without ST-L1");
 
-    td_encoder_init(&e, ROB, LLC);
+    trace_td_encoder_init(&e, ROB, LLC);
     u.psv = 0;
     u.offset = 5;
     r.retire = 6;
-    assert_int_equal(td_encoder_encode(&e, &r, &u, 8, &t), TEA_ERR_UNSUPPORTED);
-    assert_contains(tea_error_message(), "outside the head row");
+    assert_int_equal(trace_td_encoder_encode(&e, &r, &u, 8, &t), TEA_ERR_UNSUPPORTED);
+    assert_contains(error_message(), "outside the head row");
 
     /* BOOM never commits and excepts in one cycle: no token for it */
     {
-        trace_uop two[2] = { { 0x10, 0, 0, 0 }, { 0x14, 1u << PSV_FL_EX, 1, 0 } };
-        td_encoder_init(&e, ROB, LLC);
+        trace_uop two[2] = { { 0x10, 0, 0, 0 }, { 0x14, 1u << TRACE_PSV_FL_EX, 1, 0 } };
+        trace_td_encoder_init(&e, ROB, LLC);
         memset(&r, 0, sizeof r);
         r.n_commit = 1;
         r.flags = TRACE_REC_EXCEPTION;
         r.retire = 2;
-        assert_int_equal(td_encoder_encode(&e, &r, two, 4, &t), TEA_ERR_UNSUPPORTED);
-        assert_contains(tea_error_message(), "excepts in a cycle in which others commit");
+        assert_int_equal(trace_td_encoder_encode(&e, &r, two, 4, &t), TEA_ERR_UNSUPPORTED);
+        assert_contains(error_message(), "excepts in a cycle in which others commit");
     }
 }
 
@@ -329,23 +331,23 @@ static void inexpressible_records_are_refused(void **state)
  * head bank on, is the excepting µop, with FL-EX and its own events. */
 static void commit_and_exception_token_is_read_one_way(void **state)
 {
-    td_token tokens[3];
+    trace_td_token tokens[3];
     test_stream s;
-    td_decoder d;
+    trace_td_decoder d;
     const trace_record *r;
     const trace_uop *u;
     (void)state;
 
-    tokens[0] = token(100, TD_ROB_DISPATCHING, 0, 0);
-    slot(&tokens[0], 0, TD_SLOT_VALID, 0x1000, 0);
-    tokens[1] = token(101, TD_ROB_POPULATED, 0, 4);
-    slot(&tokens[1], 0, TD_SLOT_VALID, 0x1000, 0);
-    slot(&tokens[1], 1, TD_SLOT_VALID | TD_SLOT_DTLB_SMISS, 0x1004, 0);
-    slot(&tokens[1], 2, TD_SLOT_VALID, 0x1008, 0);
-    tokens[2] = token(103, TD_ROB_COMMITTING | TD_ROB_EXCEPTION, 0, 4);
-    slot(&tokens[2], 0, TD_SLOT_COMMITS | TD_SLOT_VALID, 0x1000, 0);
-    slot(&tokens[2], 1, TD_SLOT_VALID | TD_SLOT_DTLB_SMISS, 0x1004, 0);
-    slot(&tokens[2], 2, TD_SLOT_VALID, 0x1008, 0);
+    tokens[0] = token(100, TRACE_TD_ROB_DISPATCHING, 0, 0);
+    slot(&tokens[0], 0, TRACE_TD_SLOT_VALID, 0x1000, 0);
+    tokens[1] = token(101, TRACE_TD_ROB_POPULATED, 0, 4);
+    slot(&tokens[1], 0, TRACE_TD_SLOT_VALID, 0x1000, 0);
+    slot(&tokens[1], 1, TRACE_TD_SLOT_VALID | TRACE_TD_SLOT_DTLB_SMISS, 0x1004, 0);
+    slot(&tokens[1], 2, TRACE_TD_SLOT_VALID, 0x1008, 0);
+    tokens[2] = token(103, TRACE_TD_ROB_COMMITTING | TRACE_TD_ROB_EXCEPTION, 0, 4);
+    slot(&tokens[2], 0, TRACE_TD_SLOT_COMMITS | TRACE_TD_SLOT_VALID, 0x1000, 0);
+    slot(&tokens[2], 1, TRACE_TD_SLOT_VALID | TRACE_TD_SLOT_DTLB_SMISS, 0x1004, 0);
+    slot(&tokens[2], 2, TRACE_TD_SLOT_VALID, 0x1008, 0);
     assert_int_equal(decode_tokens(tokens, 3, &s, &d), 0);
     assert_int_equal(s.count, 3);
     r = &s.records[2];
@@ -355,7 +357,7 @@ static void commit_and_exception_token_is_read_one_way(void **state)
     assert_int_equal(r->retire, 2); /* the commit and the excepting entry */
     assert_int_equal(u[0].pc, 0x1000);
     assert_int_equal(u[1].pc, 0x1004);
-    assert_int_equal(u[1].psv, (1u << PSV_ST_TLB) | (1u << PSV_FL_EX));
+    assert_int_equal(u[1].psv, (1u << TRACE_PSV_ST_TLB) | (1u << TRACE_PSV_FL_EX));
     test_stream_free(&s);
 }
 

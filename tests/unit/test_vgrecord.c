@@ -38,19 +38,19 @@ static void code(stream *s, uint64_t pc, const uint8_t *bytes, unsigned len)
 {
     uint64_t b[2] = { 0, 0 };
     memcpy(b, bytes, len);
-    put(s, STREAM_CODE << STREAM_KIND_SHIFT | (uint64_t)len << STREAM_SIZE_SHIFT | pc);
+    put(s, RECORD_STREAM_CODE << RECORD_STREAM_KIND_SHIFT | (uint64_t)len << RECORD_STREAM_SIZE_SHIFT | pc);
     put(s, b[0]);
     put(s, b[1]);
 }
 
 static void insn(stream *s, uint64_t kind, uint64_t pc, unsigned len)
 {
-    put(s, kind << STREAM_KIND_SHIFT | (uint64_t)len << STREAM_SIZE_SHIFT | pc);
+    put(s, kind << RECORD_STREAM_KIND_SHIFT | (uint64_t)len << RECORD_STREAM_SIZE_SHIFT | pc);
 }
 
 static void put_access(stream *s, uint64_t kind, uint64_t addr, unsigned size)
 {
-    put(s, kind << STREAM_KIND_SHIFT | (uint64_t)size << STREAM_SIZE_SHIFT | addr);
+    put(s, kind << RECORD_STREAM_KIND_SHIFT | (uint64_t)size << RECORD_STREAM_SIZE_SHIFT | addr);
 }
 
 /* The loop's code: mov (%rbx),%rax; add %rcx,%rax; jne LOOP_PC; mov %rax,(%rdx) */
@@ -71,20 +71,20 @@ static void loop_code(stream *s)
 static void iteration(stream *s, uint64_t kind, unsigned i)
 {
     insn(s, kind, LOOP_PC, 3);
-    put_access(s, STREAM_LOAD, DATA + 8 * i, 8);
+    put_access(s, RECORD_STREAM_LOAD, DATA + 8 * i, 8);
     insn(s, kind, LOOP_PC + 3, 3);
     insn(s, kind, LOOP_PC + 6, 2);
 }
 
 /* A session reading `s` through a pipe (all written before reading). */
-static vgrecord *open_stream(const stream *s)
+static model_vgrecord *open_stream(const stream *s)
 {
     int fds[2];
-    vgrecord *v;
+    model_vgrecord *v;
     assert_int_equal(pipe(fds), 0);
     assert_int_equal(write(fds[1], s->w, s->n * sizeof s->w[0]), (ssize_t)(s->n * sizeof s->w[0]));
     close(fds[1]);
-    assert_int_equal(vgrecord_open_fd(&v, fds[0], "test stream"), TEA_OK);
+    assert_int_equal(model_vgrecord_open_fd(&v, fds[0], "test stream"), TEA_OK);
     return v;
 }
 
@@ -96,21 +96,22 @@ static void next_insn(model_source *src, model_insn *u)
 static void loop(void **state)
 {
     stream s = { .n = 0 };
-    vgrecord *v;
+    model_vgrecord *v;
     model_source src;
     model_insn u;
-    const vgrecord_stats *st;
+    const model_vgrecord_stats *st;
     (void)state;
 
     loop_code(&s);
-    iteration(&s, STREAM_INSN, 0);   /* jne taken back to the load */
-    iteration(&s, STREAM_INSN, 1);   /* jne falls through to the store */
-    insn(&s, STREAM_INSN, LOOP_PC + 8, 3);
-    put_access(&s, STREAM_STORE, OUT, 8);
-    put(&s, STREAM_STOP << STREAM_KIND_SHIFT | 3ull << STREAM_STOP_THREADS_SHIFT | STREAM_STOP_MAX);
-    put(&s, STREAM_INSN << STREAM_KIND_SHIFT | LOOP_PC); /* nothing after STOP is read */
+    iteration(&s, RECORD_STREAM_INSN, 0); /* jne taken back to the load */
+    iteration(&s, RECORD_STREAM_INSN, 1); /* jne falls through to the store */
+    insn(&s, RECORD_STREAM_INSN, LOOP_PC + 8, 3);
+    put_access(&s, RECORD_STREAM_STORE, OUT, 8);
+    put(&s, RECORD_STREAM_STOP << RECORD_STREAM_KIND_SHIFT | 3ull << RECORD_STREAM_STOP_THREADS_SHIFT
+                | RECORD_STREAM_STOP_MAX);
+    put(&s, RECORD_STREAM_INSN << RECORD_STREAM_KIND_SHIFT | LOOP_PC); /* nothing after STOP is read */
     v = open_stream(&s);
-    src = vgrecord_source(v);
+    src = model_vgrecord_source(v);
 
     next_insn(&src, &u);
     assert_int_equal(u.pc, LOOP_PC);
@@ -124,7 +125,7 @@ static void loop(void **state)
     assert_int_equal(u.dep, 1);      /* rax from the load */
     next_insn(&src, &u);
     assert_int_equal(u.cls, MODEL_BRANCH);
-    assert_int_equal(u.branch, 1 + BPRED_COND);
+    assert_int_equal(u.branch, 1 + MODEL_BPRED_COND);
     assert_true(u.flags & MODEL_INSN_TAKEN);
     assert_int_equal(u.target, LOOP_PC);
     assert_int_equal(u.dep, 1);      /* the flags from the add */
@@ -143,13 +144,13 @@ static void loop(void **state)
     assert_int_equal(u.dep, 2);      /* rax from the second add */
     assert_int_equal(src.next(src.ctx, &u), 0);
 
-    st = vgrecord_get_stats(v);
+    st = model_vgrecord_get_stats(v);
     assert_int_equal(st->instructions, 7);
     assert_int_equal(st->static_insns, 4); /* decoded once each */
     assert_int_equal(st->undecodable, 0);
-    assert_int_equal(st->stop, VGRECORD_STOP_MAX);
+    assert_int_equal(st->stop, MODEL_VGRECORD_STOP_MAX);
     assert_int_equal(st->threads_seen, 3);
-    vgrecord_close(v);
+    model_vgrecord_close(v);
 }
 
 typedef struct warm_log {
@@ -170,14 +171,14 @@ static void warmup_and_objects(void **state)
     stream s = { .n = 0 };
     uint64_t words[4] = { 0 };
     warm_log log = { 0, { 0 } };
-    vgrecord *v;
+    model_vgrecord *v;
     model_source src;
     model_insn u;
-    const vgrecord_object *objs;
+    const model_vgrecord_object *objs;
     size_t count;
     (void)state;
 
-    put(&s, STREAM_OBJECT << STREAM_KIND_SHIFT | LOOP_PC);
+    put(&s, RECORD_STREAM_OBJECT << RECORD_STREAM_KIND_SHIFT | LOOP_PC);
     put(&s, LOOP_PC + 0x1000);
     put(&s, 0x1000);
     put(&s, sizeof path - 1);
@@ -185,11 +186,11 @@ static void warmup_and_objects(void **state)
     for (size_t i = 0; i < (sizeof path - 1 + 7) / 8; i++)
         put(&s, words[i]);
     loop_code(&s);
-    iteration(&s, STREAM_WARM, 0);
-    iteration(&s, STREAM_INSN, 1);
+    iteration(&s, RECORD_STREAM_WARM, 0);
+    iteration(&s, RECORD_STREAM_INSN, 1);
     v = open_stream(&s);
-    vgrecord_set_warm(v, warm_cb, &log);
-    src = vgrecord_source(v);
+    model_vgrecord_set_warm(v, warm_cb, &log);
+    src = model_vgrecord_source(v);
 
     next_insn(&src, &u);             /* the first recorded one: the warm-up went before */
     assert_int_equal(log.count, 3);
@@ -200,44 +201,44 @@ static void warmup_and_objects(void **state)
     next_insn(&src, &u);
     next_insn(&src, &u);
     assert_int_equal(src.next(src.ctx, &u), 0); /* end of stream without STOP */
-    assert_int_equal(vgrecord_get_stats(v)->instructions, 3);
-    assert_int_equal(vgrecord_get_stats(v)->warmed, 3);
-    assert_int_equal(vgrecord_get_stats(v)->stop, VGRECORD_RUNNING);
+    assert_int_equal(model_vgrecord_get_stats(v)->instructions, 3);
+    assert_int_equal(model_vgrecord_get_stats(v)->warmed, 3);
+    assert_int_equal(model_vgrecord_get_stats(v)->stop, MODEL_VGRECORD_RUNNING);
 
-    objs = vgrecord_objects(v, &count);
+    objs = model_vgrecord_objects(v, &count);
     assert_int_equal(count, 1);
     assert_string_equal(objs[0].path, path);
     assert_int_equal(objs[0].start, LOOP_PC);
     assert_int_equal(objs[0].end, LOOP_PC + 0x1000);
     assert_int_equal(objs[0].have_bias, 0);
     assert_null(objs[0].build_id);
-    vgrecord_close(v);
+    model_vgrecord_close(v);
 }
 
 static void malformed(void **state)
 {
     stream s = { .n = 0 };
-    vgrecord *v;
+    model_vgrecord *v;
     model_source src;
     model_insn u;
     (void)state;
 
     /* an unknown record kind */
-    put(&s, 15ull << STREAM_KIND_SHIFT);
+    put(&s, 15ull << RECORD_STREAM_KIND_SHIFT);
     v = open_stream(&s);
-    src = vgrecord_source(v);
+    src = model_vgrecord_source(v);
     assert_int_equal(src.next(src.ctx, &u), TEA_ERR_FORMAT);
-    assert_non_null(strstr(tea_error_message(), "unknown record kind"));
-    vgrecord_close(v);
+    assert_non_null(strstr(error_message(), "unknown record kind"));
+    model_vgrecord_close(v);
 
     /* a code record cut short */
     s.n = 0;
-    put(&s, STREAM_CODE << STREAM_KIND_SHIFT | 3ull << STREAM_SIZE_SHIFT | LOOP_PC);
+    put(&s, RECORD_STREAM_CODE << RECORD_STREAM_KIND_SHIFT | 3ull << RECORD_STREAM_SIZE_SHIFT | LOOP_PC);
     v = open_stream(&s);
-    src = vgrecord_source(v);
+    src = model_vgrecord_source(v);
     assert_int_equal(src.next(src.ctx, &u), TEA_ERR_FORMAT);
-    assert_non_null(strstr(tea_error_message(), "ends inside a record"));
-    vgrecord_close(v);
+    assert_non_null(strstr(error_message(), "ends inside a record"));
+    model_vgrecord_close(v);
 }
 
 int main(void)

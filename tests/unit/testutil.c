@@ -190,11 +190,11 @@ void test_model_stream(const char *workload, uint64_t seed, uint64_t cycles, tes
 {
     model_workload *w;
     model_core *core;
-    mconf cfg;
+    model_config cfg;
     model_source src;
 
     test_stream_init(s);
-    mconf_defaults(&cfg);
+    model_config_defaults(&cfg);
     s->header.commit_width = cfg.core.width;
     s->header.rob_size = cfg.core.rob_size;
     assert_int_equal(model_workload_create(&w, workload, seed), 0);
