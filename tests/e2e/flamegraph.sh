@@ -9,16 +9,7 @@
 # cover.
 . "$(dirname "$0")/lib.bash"
 
-command -v xmllint >/dev/null 2>&1 ||
-    fail "xmllint is missing (Debian package libxml2-utils; run scripts/install-deps.sh)"
-
-# xpath FILE EXPR: evaluates an XPath expression on an SVG (elements are in
-# the SVG namespace, hence local-name())
-xpath() {
-    xmllint --xpath "$2" "$1" 2>/dev/null | tr -d '\n'
-}
-G="*[local-name()='g']"
-RECT="*[local-name()='rect']"
+need_xmllint
 
 # close A B: |A - B| <= TOLERANCE (decimal numbers)
 close() {

@@ -52,3 +52,17 @@ same_figures() {
 file_size() {
     wc -c <"$1" | tr -d ' '
 }
+
+# need_xmllint: fails the test when xmllint (which checks SVG output) is missing.
+need_xmllint() {
+    command -v xmllint >/dev/null 2>&1 ||
+        fail "xmllint is missing (Debian package libxml2-utils; run scripts/install-deps.sh)"
+}
+
+# xpath FILE EXPR: evaluates an XPath expression on an SVG (elements are in
+# the SVG namespace, hence local-name(): $G and $RECT name groups and rects)
+xpath() {
+    xmllint --xpath "$2" "$1" 2>/dev/null | tr -d '\n'
+}
+G="*[local-name()='g']"
+RECT="*[local-name()='rect']"

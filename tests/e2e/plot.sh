@@ -5,15 +5,7 @@
 # error's; bad inputs fail cleanly.
 . "$(dirname "$0")/lib.bash"
 
-command -v xmllint >/dev/null 2>&1 ||
-    fail "xmllint is missing (Debian package libxml2-utils; run scripts/install-deps.sh)"
-
-# xpath FILE EXPR: evaluates an XPath expression on an SVG (elements are in
-# the SVG namespace, hence local-name())
-xpath() {
-    xmllint --xpath "$2" "$1" 2>/dev/null | tr -d '\n'
-}
-G="*[local-name()='g']"
+need_xmllint
 
 # top_pcs FILE.csv N: the N instructions with the most cycles in a `pics
 # export` CSV (ties: lower address first), one per line

@@ -9,14 +9,7 @@
 # sampled PICS refused, bad inputs.
 . "$(dirname "$0")/lib.bash"
 
-command -v xmllint >/dev/null 2>&1 ||
-    fail "xmllint is missing (Debian package libxml2-utils; run scripts/install-deps.sh)"
-
-xpath() {
-    xmllint --xpath "$2" "$1" 2>/dev/null | tr -d '\n'
-}
-G="*[local-name()='g']"
-RECT="*[local-name()='rect']"
+need_xmllint
 
 # matches FILE REGEX: some line of FILE matches the extended regular expression
 matches() {
