@@ -12,7 +12,9 @@ names() { # prints "WHERE ROOM NAME" for every exported name
         room=${arg%%=*}
         archive=${arg#*=}
         [ -f "$archive" ] || { echo "no archive $archive" >&2; exit 1; }
-        nm -g --defined-only "$archive" | awk -v w="$archive" -v r="$room" 'NF == 3 && $2 ~ /^[TDBRC]$/ { print w, r, $3 }'
+        # names beginning with __ are the compiler's (ASan's __odr_asan.NAME)
+        nm -g --defined-only "$archive" |
+            awk -v w="$archive" -v r="$room" 'NF == 3 && $2 ~ /^[TDBRC]$/ && $3 !~ /^__/ { print w, r, $3 }'
     done
     for room in common trace golden pics tea binary plot model record tools; do
         for header in "$src/$room"/*.h; do
