@@ -307,13 +307,7 @@ static uint64_t trace_origin(const trace_frames *f)
 }
 
 int tea_parallel_replay(tea_replay *whole, const trace_frames *f, unsigned threads, trace_totals *totals,
-                        trace_read_stats *stats)
-{
-    return tea_parallel_replay_progress(whole, f, threads, totals, stats, NULL);
-}
-
-int tea_parallel_replay_progress(tea_replay *whole, const trace_frames *f, unsigned threads, trace_totals *totals,
-                                 trace_read_stats *stats, progress_meter *meter)
+                        trace_read_stats *stats, progress_meter *meter)
 {
     parallel_run run;
     worker *workers = NULL;
@@ -329,6 +323,10 @@ int tea_parallel_replay_progress(tea_replay *whole, const trace_frames *f, unsig
     /* The index's cycles are checked against every frame as it is read. */
     if (count && (rc = tea_replay_check_span(trace_origin(f), trace_frames_info(f, count - 1)->last_cycle)))
         return rc;
+    /* the index gives the whole file's records: the meter's total */
+    progress_restart(meter, count ? trace_frames_info(f, count - 1)->first_record
+                                        + trace_frames_info(f, count - 1)->records
+                                  : 0);
     memset(&run, 0, sizeof run);
     run.frames = f;
     run.frame_count = count;

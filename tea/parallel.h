@@ -38,15 +38,12 @@
  * the streaming reader reports at the end of the trace. Errors: whatever
  * decoding or checking a frame raised (TEA_ERR_FORMAT, TEA_ERR_IO, with the
  * message of trace_frame_reader_read), TEA_ERR_NOMEM, TEA_ERR_USAGE (a bad
- * thread count); the replay is then unusable.
+ * thread count); the replay is then unusable. `meter` (common/progress.h;
+ * NULL: none) is restarted towards the index's record count and given the
+ * records taken so far, frame by frame in order, from the calling thread;
+ * results do not depend on it.
  */
 int tea_parallel_replay(tea_replay *whole, const trace_frames *f, unsigned threads, trace_totals *totals,
-                        trace_read_stats *stats);
-
-/* tea_parallel_replay, reporting to `meter` (common/progress.h; NULL: none)
- * the records taken so far, frame by frame in order, from the calling
- * thread. Results do not depend on it. */
-int tea_parallel_replay_progress(tea_replay *whole, const trace_frames *f, unsigned threads, trace_totals *totals,
-                                 trace_read_stats *stats, progress_meter *meter);
+                        trace_read_stats *stats, progress_meter *meter);
 
 #endif

@@ -248,15 +248,11 @@ static int replay_frames(const tea_run_options *o, tea_run *t, unsigned threads)
         return rc == TEA_ERR_NOMEM ? rc : TEA_ERR_UNSUPPORTED;
     if (!(rc = prepare_replay(o, t, trace_frames_header(frames)))) {
         const trace_object *objs;
-        size_t count, object_count;
+        size_t object_count;
         uint32_t tid, threads_seen;
         trace_frames_objects(frames, &objs, &object_count, &tid, &threads_seen);
-        count = trace_frames_count(frames);
-        progress_restart(o->meter, count ? trace_frames_info(frames, count - 1)->first_record
-                                                    + trace_frames_info(frames, count - 1)->records
-                                              : 0);
         if (!(rc = keep_objects(t, objs, object_count, tid, threads_seen)))
-            rc = tea_parallel_replay_progress(t->replay, frames, threads, &t->totals, &stats, o->meter);
+            rc = tea_parallel_replay(t->replay, frames, threads, &t->totals, &stats, o->meter);
     }
     trace_frames_close(frames);
     return rc;

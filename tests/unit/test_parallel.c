@@ -263,7 +263,7 @@ static void parallel_replay_equals_sequential(void **state)
             assert_int_equal(trace_frames_open(&f, path), 0);
             assert_int_equal(tea_replay_create(&par, model.header.initial_window, specs, n_specs), 0);
             tea_replay_set_golden_rules(par, rules);
-            assert_int_equal(tea_parallel_replay(par, f, threads, &totals, &stats), 0);
+            assert_int_equal(tea_parallel_replay(par, f, threads, &totals, &stats, NULL), 0);
             assert_int_equal(tea_replay_finish(par), 0);
             assert_memory_equal(&totals, &streamed.totals, sizeof totals);
             assert_pics_match(tea_replay_golden(seq), tea_replay_golden(par), 1, workloads[w]);
@@ -309,7 +309,7 @@ static int replay_damaged(const char *path, const test_stream *model)
     if (rc)
         return rc;
     assert_int_equal(tea_replay_create(&r, model->header.initial_window, specs, n_specs), 0);
-    rc = tea_parallel_replay(r, f, 2, &totals, &stats);
+    rc = tea_parallel_replay(r, f, 2, &totals, &stats, NULL);
     tea_replay_free(r);
     trace_frames_close(f);
     return rc;
