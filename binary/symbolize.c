@@ -23,21 +23,45 @@
 #define VA_BITS_X86_64 48
 #define VA_BITS_AARCH64 48
 
+/* What became of an object of the trace's list (opened on first use). */
+typedef enum object_state {
+    OBJECT_UNOPENED = 0,
+    OBJECT_OPEN,             /* syms is usable */
+    OBJECT_UNUSABLE,         /* missing, unreadable or another build: named [BASENAME] */
+    OBJECT_MAIN              /* the main binary itself: its PCs go to the main binary */
+} object_state;
+
+/* One executable object of the trace (pics_info.objects). */
+typedef struct object_unit {
+    char *path;              /* as recorded */
+    const char *base;        /* its file name, inside path */
+    char build_id[2 * TRACE_BUILD_ID_MAX + 1]; /* hex, "" when not recorded */
+    uint64_t start, end;     /* executable range [start, end), trace PCs */
+    uint64_t load_bias;      /* trace PC - ELF address */
+    object_state state;
+    binary_symbols *syms;    /* when OBJECT_OPEN */
+} object_unit;
+
 struct binary_symbolizer {
     binary_symbols *syms;    /* NULL without a binary */
     binary_disasm *dis;      /* opened on first use */
     int dis_failed;          /* the architecture cannot be disassembled */
     int source;              /* --source */
     int elf_addresses;       /* --addresses elf */
+    int no_demangle;         /* --no-demangle, for the objects too */
+    unsigned va_bits;        /* the trace's PC width */
+    const char *command;     /* prefix of the objects' warnings */
+    object_unit *objects;    /* the trace's object list (the pointees change when opened) */
+    size_t object_count;
 };
 
-static void warn(const binary_symbolize_options *opts, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warn(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Prints "<command>: warning: <message>" on stderr. */
-static void warn(const binary_symbolize_options *opts, const char *fmt, ...)
+static void warn(const char *command, const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "%s: warning: ", opts->command ? opts->command : "symbolize");
+    fprintf(stderr, "%s: warning: ", command ? command : "symbolize");
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
@@ -325,7 +349,7 @@ static int choose_bias(binary_symbols *syms, const pics_info *info, const binary
         return auto_bias(syms, va_bits, opts);
     if (opts->has_adjust_vma) {
         if (info->has_load_bias && info->load_bias != opts->adjust_vma)
-            warn(opts, "--adjust-vma 0x%" PRIx64 " overrides the load bias 0x%" PRIx64 " recorded in the trace",
+            warn(opts->command, "--adjust-vma 0x%" PRIx64 " overrides the load bias 0x%" PRIx64 " recorded in the trace",
                  opts->adjust_vma, info->load_bias);
         binary_symbols_set_bias(syms, opts->adjust_vma);
         return TEA_OK;
@@ -350,15 +374,15 @@ static void check_binary(const binary_symbols *syms, const pics_info *info, cons
     const char *path = binary_symbols_path(syms), *id = binary_symbols_build_id(syms),
                *arch = binary_symbols_arch(syms);
     if (info->build_id && id && strcmp(info->build_id, id) != 0)
-        warn(opts, "build-id of %s (%s) differs from the one recorded in the trace (%s): it is not the traced "
+        warn(opts->command, "build-id of %s (%s) differs from the one recorded in the trace (%s): it is not the traced "
                    "binary, symbols may be wrong",
              path, id, info->build_id);
     else if (info->build_id && !id)
-        warn(opts, "%s has no build-id, so it cannot be checked against the trace's (%s)", path, info->build_id);
+        warn(opts->command, "%s has no build-id, so it cannot be checked against the trace's (%s)", path, info->build_id);
     if (info->arch[0] && arch && strcmp(info->arch, arch) != 0)
-        warn(opts, "%s is a %s binary but the trace is %s", path, arch, info->arch);
+        warn(opts->command, "%s is a %s binary but the trace is %s", path, arch, info->arch);
     if (!binary_symbols_table(syms))
-        warn(opts, "%s has no function symbols (stripped?): PCs are shown as [unknown]", path);
+        warn(opts->command, "%s has no function symbols (stripped?): PCs are shown as [unknown]", path);
 }
 
 int binary_symbolize_parse_offset(const char *text, uint64_t *out)
@@ -377,11 +401,134 @@ int binary_symbolize_parse_offset(const char *text, uint64_t *out)
     return 0;
 }
 
+/* --- the trace's objects --------------------------------------------------- */
+
+static int compare_objects(const void *a, const void *b)
+{
+    const object_unit *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Copies the trace's object list into z->objects, sorted by start. */
+static int copy_objects(binary_symbolizer *z, const trace_object_list *l)
+{
+    if (l->count == 0)
+        return TEA_OK;
+    if (!(z->objects = calloc(l->count, sizeof *z->objects)))
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < l->count; i++) {
+        const trace_object *t = &l->items[i];
+        object_unit *o = &z->objects[z->object_count];
+        const char *slash;
+        if (!(o->path = strdup(t->path)))
+            return error_set(TEA_ERR_NOMEM, "out of memory");
+        z->object_count++;
+        slash = strrchr(o->path, '/');
+        o->base = slash && slash[1] ? slash + 1 : o->path;
+        trace_object_build_id_hex(t, o->build_id, sizeof o->build_id);
+        o->start = t->start;
+        o->end = t->end;
+        o->load_bias = t->load_bias;
+    }
+    qsort(z->objects, z->object_count, sizeof *z->objects, compare_objects);
+    return TEA_OK;
+}
+
+/* Marks the objects that are the main binary (same build-id, or the same
+ * path when either has none), so that they are not opened a second time. */
+static void mark_main_objects(binary_symbolizer *z)
+{
+    const char *id = binary_symbols_build_id(z->syms), *path = binary_symbols_path(z->syms);
+    for (size_t i = 0; i < z->object_count; i++) {
+        object_unit *o = &z->objects[i];
+        if ((id && o->build_id[0]) ? strcmp(id, o->build_id) == 0 : strcmp(path, o->path) == 0)
+            o->state = OBJECT_MAIN;
+    }
+}
+
+/* The object whose range holds `pc` (the last one starting at or before it
+ * when ranges overlap), or NULL. */
+static object_unit *object_at(const binary_symbolizer *z, uint64_t pc)
+{
+    size_t lo = 0, hi = z->object_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (z->objects[mid].start <= pc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo > 0 && pc < z->objects[lo - 1].end ? &z->objects[lo - 1] : NULL;
+}
+
+/* Opens an object on first use: its file must be readable and, when the
+ * trace recorded a build-id, have that build-id; else the object stays
+ * unusable (one warning) and its PCs are named [BASENAME], never after
+ * another file's symbols. */
+static void object_open(const binary_symbolizer *z, object_unit *o)
+{
+    binary_symbols *s = NULL;
+    const char *id;
+    o->state = OBJECT_UNUSABLE;
+    if (binary_symbols_open(&s, o->path)) {
+        warn(z->command, "%s: its PCs are shown as [%s]", error_message(), o->base);
+        error_clear();
+        return;
+    }
+    id = binary_symbols_build_id(s);
+    if (o->build_id[0] && (!id || strcmp(id, o->build_id) != 0)) {
+        warn(z->command, "%s has build-id %s, not the %s the trace recorded: its PCs are shown as [%s]", o->path,
+             id ? id : "(none)", o->build_id, o->base);
+        binary_symbols_close(s);
+        return;
+    }
+    binary_symbols_set_demangle(s, !z->no_demangle);
+    binary_symbols_set_bias(s, o->load_bias);
+    if (binary_symbols_set_va_bits(s, z->va_bits) || (z->source && binary_symbols_load_lines(s) < 0)) {
+        warn(z->command, "%s: %s: its PCs are shown as [%s]", o->path, error_message(), o->base);
+        error_clear();
+        binary_symbols_close(s);
+        return;
+    }
+    o->syms = s;
+    o->state = OBJECT_OPEN;
+}
+
+/*
+ * The symbols to look `pc` up in: the main binary's when one of its sections
+ * holds the PC (or when the trace lists no object holding it), else those of
+ * the listed object holding it, opened on first use. NULL when there are
+ * none; *unusable is then the object holding the PC whose file cannot be
+ * used, or NULL.
+ */
+static binary_symbols *symbols_for(const binary_symbolizer *z, uint64_t pc, const object_unit **unusable)
+{
+    binary_symbols_location loc;
+    object_unit *o;
+    *unusable = NULL;
+    if (z->syms) {
+        if (z->object_count == 0)
+            return z->syms;
+        binary_symbols_locate(z->syms, pc, &loc);
+        if (loc.section)
+            return z->syms;
+    }
+    if (!(o = object_at(z, pc)) || o->state == OBJECT_MAIN)
+        return z->syms;
+    if (o->state == OBJECT_UNOPENED)
+        object_open(z, o);
+    if (o->state == OBJECT_OPEN)
+        return o->syms;
+    *unusable = o;
+    return NULL;
+}
+
+/* --- opening ----------------------------------------------------------------- */
+
 int binary_symbolize_open(binary_symbolizer **out, const pics_info *info, const binary_symbolize_options *opts)
 {
     binary_symbolizer *z;
     const char *path = opts->elf_path;
-    unsigned va_bits;
     int rc;
 
     *out = NULL;
@@ -389,11 +536,16 @@ int binary_symbolize_open(binary_symbolizer **out, const pics_info *info, const 
         return error_set(TEA_ERR_NOMEM, "out of memory");
     z->source = opts->source;
     z->elf_addresses = opts->elf_addresses;
+    z->no_demangle = opts->no_demangle;
+    z->command = opts->command;
+    z->va_bits = va_bits_of(info->arch[0] ? info->arch : NULL);
+    if ((rc = copy_objects(z, &info->objects)))
+        goto fail;
     if (!path && info->binary_path) {
         if (access(info->binary_path, R_OK) == 0)
             path = info->binary_path;
         else
-            warn(opts, "the traced binary %s is not readable here: showing addresses (use --elf BINARY)",
+            warn(opts->command, "the traced binary %s is not readable here: showing addresses (use --elf BINARY)",
                  info->binary_path);
     }
     if (!path) {
@@ -403,16 +555,17 @@ int binary_symbolize_open(binary_symbolizer **out, const pics_info *info, const 
     if ((rc = binary_symbols_open(&z->syms, path)))
         goto fail;
     binary_symbols_set_demangle(z->syms, !opts->no_demangle);
-    va_bits = va_bits_of(info->arch[0] ? info->arch : binary_symbols_arch(z->syms));
-    if ((rc = choose_bias(z->syms, info, opts, va_bits)) || (rc = binary_symbols_set_va_bits(z->syms, va_bits)))
+    z->va_bits = va_bits_of(info->arch[0] ? info->arch : binary_symbols_arch(z->syms));
+    if ((rc = choose_bias(z->syms, info, opts, z->va_bits)) || (rc = binary_symbols_set_va_bits(z->syms, z->va_bits)))
         goto fail;
     check_binary(z->syms, info, opts);
     if (z->source) {
         if ((rc = binary_symbols_load_lines(z->syms)) < 0)
             goto fail;
         if (rc == 0)
-            warn(opts, "%s has no DWARF line information: no source lines", path);
+            warn(opts->command, "%s has no DWARF line information: no source lines", path);
     }
+    mark_main_objects(z);
     *out = z;
     return TEA_OK;
 fail:
@@ -424,6 +577,11 @@ void binary_symbolize_close(binary_symbolizer *z)
 {
     if (!z)
         return;
+    for (size_t i = 0; i < z->object_count; i++) {
+        binary_symbols_close(z->objects[i].syms);
+        free(z->objects[i].path);
+    }
+    free(z->objects);
     binary_disasm_close(z->dis);
     binary_symbols_close(z->syms);
     free(z);
@@ -439,14 +597,41 @@ const char *binary_symbolize_binary(const binary_symbolizer *z)
     return z->syms ? binary_symbols_path(z->syms) : NULL;
 }
 
-char *binary_symbolize_function(const binary_symbolizer *z, uint64_t pc, char *buf, size_t size)
+int binary_symbolize_has_objects(const binary_symbolizer *z)
 {
-    binary_symbols_location loc;
-    if (!z->syms) {
-        snprintf(buf, size, "[unknown]");
+    return z->object_count > 0;
+}
+
+/* --- naming a PC --------------------------------------------------------------- */
+
+char *binary_symbolize_object(const binary_symbolizer *z, uint64_t pc, char *buf, size_t size)
+{
+    const object_unit *unusable, *o = object_at(z, pc);
+    binary_symbols *s = symbols_for(z, pc, &unusable);
+    const char *path, *slash;
+    if (o && (s == o->syms || o->state == OBJECT_MAIN || o == unusable)) {
+        snprintf(buf, size, "%s", o->base);
         return buf;
     }
-    binary_symbols_locate(z->syms, pc, &loc);
+    if (!s || !(path = binary_symbols_path(s))) {
+        buf[0] = '\0';
+        return buf;
+    }
+    slash = strrchr(path, '/');
+    snprintf(buf, size, "%s", slash ? slash + 1 : path);
+    return buf;
+}
+
+char *binary_symbolize_function(const binary_symbolizer *z, uint64_t pc, char *buf, size_t size)
+{
+    const object_unit *unusable;
+    binary_symbols *s = symbols_for(z, pc, &unusable);
+    binary_symbols_location loc;
+    if (!s) {
+        snprintf(buf, size, unusable ? "[%s]" : "[unknown]", unusable ? unusable->base : "");
+        return buf;
+    }
+    binary_symbols_locate(s, pc, &loc);
     if (loc.name)
         snprintf(buf, size, "%s", loc.name);
     else if (loc.section)
@@ -458,20 +643,41 @@ char *binary_symbolize_function(const binary_symbolizer *z, uint64_t pc, char *b
 
 char *binary_symbolize_location(const binary_symbolizer *z, uint64_t pc, char *buf, size_t size)
 {
+    const object_unit *unusable;
+    binary_symbols *s = symbols_for(z, pc, &unusable);
     binary_symbols_location loc;
-    if (z->syms) {
-        binary_symbols_locate(z->syms, pc, &loc);
+    if (s) {
+        binary_symbols_locate(s, pc, &loc);
         if (loc.name) {
             snprintf(buf, size, "%s+0x%" PRIx64, loc.name, loc.offset);
             return buf;
         }
+    } else if (unusable) {
+        snprintf(buf, size, "[%s]+0x%" PRIx64, unusable->base, pc - unusable->load_bias);
+        return buf;
     }
     snprintf(buf, size, "0x%" PRIx64, pc);
     return buf;
 }
 
+/* The disassembler for the architecture of `s`, opened on first use (every
+ * object of a trace has the trace's architecture). */
+static int disassembler_for(binary_symbolizer *z, const binary_symbols *s)
+{
+    int rc;
+    if (!z->dis && !z->dis_failed && (rc = binary_disasm_open(&z->dis, binary_symbols_arch(s)))) {
+        z->dis_failed = 1;
+        return rc;
+    }
+    if (!z->dis)
+        return error_set(TEA_ERR_UNSUPPORTED, "%s: cannot disassemble this architecture", binary_symbols_path(s));
+    return TEA_OK;
+}
+
 int binary_symbolize_disasm(binary_symbolizer *z, uint64_t pc, char *buf, size_t size, unsigned *insn_size)
 {
+    const object_unit *unusable;
+    binary_symbols *s = symbols_for(z, pc, &unusable);
     const uint8_t *bytes;
     size_t avail;
     binary_disasm_insn insn;
@@ -479,15 +685,10 @@ int binary_symbolize_disasm(binary_symbolizer *z, uint64_t pc, char *buf, size_t
 
     buf[0] = '\0';
     *insn_size = 0;
-    if (!z->syms)
-        return error_set(TEA_ERR_USAGE, "no binary to disassemble");
-    if (!z->dis && !z->dis_failed && (rc = binary_disasm_open(&z->dis, binary_symbols_arch(z->syms)))) {
-        z->dis_failed = 1;
-        return rc;
-    }
-    if (!z->dis)
-        return error_set(TEA_ERR_UNSUPPORTED, "%s: cannot disassemble this architecture", binary_symbols_path(z->syms));
-    if ((rc = binary_symbols_read(z->syms, pc, &bytes, &avail))
+    if (!s)
+        return unusable ? error_set(TEA_ERR_IO, "%s cannot be read as the traced object", unusable->path)
+                        : error_set(TEA_ERR_USAGE, "no binary to disassemble");
+    if ((rc = disassembler_for(z, s)) || (rc = binary_symbols_read(s, pc, &bytes, &avail))
         || (rc = binary_disasm_one(z->dis, pc, bytes, avail, &insn)))
         return rc;
     if (insn.flags & BINARY_DISASM_F_DIRECT) {
@@ -506,9 +707,13 @@ int binary_symbolize_disasm(binary_symbolizer *z, uint64_t pc, char *buf, size_t
 
 uint64_t binary_symbolize_address(const binary_symbolizer *z, uint64_t pc)
 {
-    if (!z->syms || !z->elf_addresses)
+    const object_unit *unusable;
+    binary_symbols *s;
+    if (!z->elf_addresses)
         return pc;
-    return binary_symbols_elf_address(z->syms, pc);
+    if ((s = symbols_for(z, pc, &unusable)))
+        return binary_symbols_elf_address(s, pc);
+    return unusable ? pc - unusable->load_bias : pc;
 }
 
 uint64_t binary_symbolize_pc_of(const binary_symbolizer *z, uint64_t shown)
@@ -520,10 +725,12 @@ uint64_t binary_symbolize_pc_of(const binary_symbolizer *z, uint64_t shown)
 
 char *binary_symbolize_target(const binary_symbolizer *z, uint64_t pc, char *buf, size_t size)
 {
+    const object_unit *unusable;
+    binary_symbols *s = symbols_for(z, pc, &unusable);
     binary_symbols_location loc;
     uint64_t shown = binary_symbolize_address(z, pc);
-    if (z->syms) {
-        binary_symbols_locate(z->syms, pc, &loc);
+    if (s) {
+        binary_symbols_locate(s, pc, &loc);
         if (loc.name && loc.offset)
             snprintf(buf, size, "0x%" PRIx64 " <%s+0x%" PRIx64 ">", shown, loc.name, loc.offset);
         else if (loc.name)
@@ -538,23 +745,142 @@ char *binary_symbolize_target(const binary_symbolizer *z, uint64_t pc, char *buf
 
 int binary_symbolize_source(binary_symbolizer *z, uint64_t pc, char *buf, size_t size)
 {
+    const object_unit *unusable;
+    binary_symbols *s = symbols_for(z, pc, &unusable);
     const char *file;
     unsigned line;
     int rc;
     buf[0] = '\0';
-    if (!z->syms || !z->source)
+    if (!s || !z->source)
         return 0;
-    if ((rc = binary_symbols_source(z->syms, pc, &file, &line)) <= 0)
+    if ((rc = binary_symbols_source(s, pc, &file, &line)) <= 0)
         return rc;
     snprintf(buf, size, "%s:%u", file, line);
     return 1;
 }
 
+/* --- symbol maps --------------------------------------------------------------- */
+
+/* Appends `add`'s entries to `m` (taking their names), growing it. */
+static int append_map(pics_symmap *m, pics_symmap *add)
+{
+    pics_symmap_entry *grown;
+    if (add->count == 0)
+        return TEA_OK;
+    if (!(grown = realloc(m->entries, (m->count + add->count) * sizeof *grown)))
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    m->entries = grown;
+    memcpy(m->entries + m->count, add->entries, add->count * sizeof *grown);
+    m->count += add->count;
+    free(add->entries);
+    add->entries = NULL;
+    add->count = 0;
+    return TEA_OK;
+}
+
+/* The map of one object of the trace's list: its functions (opened on
+ * first use), one range "[BASENAME]" when its file cannot be used, nothing
+ * for the main binary. */
+static int object_map(const binary_symbolizer *z, object_unit *o, unsigned flags, pics_symmap *out)
+{
+    memset(out, 0, sizeof *out);
+    if (o->state == OBJECT_UNOPENED)
+        object_open(z, o);
+    if (o->state == OBJECT_OPEN)
+        return binary_symbols_symmap(o->syms, flags, out);
+    if (o->state != OBJECT_UNUSABLE || o->end <= o->start)
+        return TEA_OK;
+    if (!(out->entries = calloc(1, sizeof *out->entries)))
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    out->count = 1;
+    out->entries[0].start = o->start;
+    out->entries[0].end = o->end;
+    if (!(out->entries[0].name = malloc(strlen(o->base) + sizeof "[]"))) {
+        pics_symmap_free(out);
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    }
+    sprintf(out->entries[0].name, "[%s]", o->base);
+    return TEA_OK;
+}
+
+/* Orders map entries by start, then end, then name (entries that overlap
+ * are dropped after sorting, so the order decides which one stays). */
+static int compare_entries(const void *a, const void *b)
+{
+    const pics_symmap_entry *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    if (x->end != y->end)
+        return x->end < y->end ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+/* True when [start, end) overlaps an entry of the sorted, non-overlapping
+ * entries[0 .. count). */
+static int overlaps(const pics_symmap_entry *entries, size_t count, uint64_t start, uint64_t end)
+{
+    size_t lo = 0, hi = count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (entries[mid].end <= start)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < count && entries[lo].start < end;
+}
+
+/* Settles a map whose first `main_count` entries are the main binary's
+ * (sorted, non-overlapping) and the rest the objects': an object's entry
+ * that overlaps the main binary's is dropped, then the whole is sorted and
+ * an entry overlapping one kept before it is dropped. */
+static void settle_map(pics_symmap *m, size_t main_count)
+{
+    size_t kept = main_count;
+    for (size_t i = main_count; i < m->count; i++) {
+        pics_symmap_entry *e = &m->entries[i];
+        if (overlaps(m->entries, main_count, e->start, e->end)) {
+            free(e->name);
+            continue;
+        }
+        m->entries[kept++] = *e;
+    }
+    m->count = kept;
+    kept = 0;
+    if (m->count)
+        qsort(m->entries, m->count, sizeof *m->entries, compare_entries);
+    for (size_t i = 0; i < m->count; i++) {
+        pics_symmap_entry *e = &m->entries[i];
+        if (kept > 0 && e->start < m->entries[kept - 1].end) {
+            free(e->name);
+            continue;
+        }
+        m->entries[kept++] = *e;
+    }
+    m->count = kept;
+}
+
 int binary_symbolize_symmap(const binary_symbolizer *z, unsigned flags, pics_symmap *out)
 {
-    if (!z->syms) {
-        memset(out, 0, sizeof *out);
-        return TEA_OK;
+    pics_symmap part;
+    size_t main_count;
+    int rc = TEA_OK;
+
+    memset(out, 0, sizeof *out);
+    if (z->syms && (rc = binary_symbols_symmap(z->syms, flags, out)))
+        return rc;
+    main_count = out->count;
+    for (size_t i = 0; i < z->object_count && rc == TEA_OK; i++) {
+        if ((rc = object_map(z, &z->objects[i], flags, &part)) == TEA_OK) {
+            rc = append_map(out, &part);
+            pics_symmap_free(&part);
+        }
     }
-    return binary_symbols_symmap(z->syms, flags, out);
+    if (rc) {
+        pics_symmap_free(out);
+        return rc;
+    }
+    if (z->object_count)
+        settle_map(out, main_count);
+    return TEA_OK;
 }

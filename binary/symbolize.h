@@ -22,6 +22,19 @@
  * binary without one when the trace has one), and its architecture against
  * the trace's.
  *
+ * The trace's objects (pics_info.objects, recorded by tea record): a PC
+ * that no section of the main binary holds but a listed object's range does
+ * is looked up in that object's file, opened on first use with the
+ * object's recorded load bias (and its separate debug file, as for the main
+ * binary). A file that cannot be opened, or whose build-id differs from the
+ * recorded one, is never used: its PCs are named "[BASENAME]" (function) and
+ * "[BASENAME]+0xELFADDR" (location), with one warning per object. The
+ * objects that are the main binary (same build-id, or the same path when
+ * either has none) are left to it. Without a main binary (none given, none
+ * recorded, or not readable), the objects still name their PCs; the
+ * executable's own entry in the list then names the program's. Traces
+ * without objects are symbolized as before, by the main binary alone.
+ *
  * Virtual-address width (symbols.h): the trace's PCs are taken as
  * zero-extended virtual addresses of the architecture's usual width: 39 bits
  * for riscv64 (Sv39, TraceDoctor's BOOM), 48 for x86_64 and aarch64.
@@ -128,11 +141,22 @@ binary_symbols *binary_symbolize_symbols(const binary_symbolizer *z);
 /* The binary's path, or NULL. */
 const char *binary_symbolize_binary(const binary_symbolizer *z);
 
+/* True when the PICS listed the trace's objects (reports then add an object
+ * column). */
+int binary_symbolize_has_objects(const binary_symbolizer *z);
+
+/* The file name of the object holding `pc`, as perf's "Shared Object"
+ * column shows it: the listed object's ("libc.so.6"), else the main
+ * binary's when it is used for the PC; "" when neither. Returns buf. */
+char *binary_symbolize_object(const binary_symbolizer *z, uint64_t pc, char *buf, size_t size);
+
 /* The function holding `pc` ("main"), "[unknown SECTION]" or "[unknown]"
- * (always "[unknown]" without a binary). Returns buf. */
+ * (always "[unknown]" without a binary), "[BASENAME]" in a listed object
+ * whose file cannot be used. Returns buf. */
 char *binary_symbolize_function(const binary_symbolizer *z, uint64_t pc, char *buf, size_t size);
 
-/* "main+0x1c" for a PC in a function, else the PC in hex ("0x401026").
+/* "main+0x1c" for a PC in a function, "[BASENAME]+0xELFADDR" in a listed
+ * object whose file cannot be used, else the PC in hex ("0x401026").
  * Returns buf. */
 char *binary_symbolize_location(const binary_symbolizer *z, uint64_t pc, char *buf, size_t size);
 
@@ -140,8 +164,9 @@ char *binary_symbolize_location(const binary_symbolizer *z, uint64_t pc, char *b
  * --addresses elf (and a binary) its ELF address, pc - bias. */
 uint64_t binary_symbolize_address(const binary_symbolizer *z, uint64_t pc);
 
-/* The trace PC of an address as binary_symbolize_address shows it (its inverse):
- * for addresses a user types with --addresses elf. */
+/* The trace PC of an address as binary_symbolize_address shows it (its inverse
+ * for the main binary's addresses): for addresses a user types with
+ * --addresses elf. */
 uint64_t binary_symbolize_pc_of(const binary_symbolizer *z, uint64_t shown);
 
 /* A code address as objdump names a branch target: "0xADDR <name>" at a
@@ -163,8 +188,12 @@ int binary_symbolize_disasm(binary_symbolizer *z, uint64_t pc, char *buf, size_t
  * buf is ""), or TEA_ERR_NOMEM. */
 int binary_symbolize_source(binary_symbolizer *z, uint64_t pc, char *buf, size_t size);
 
-/* The function ranges as a symbol map (binary_symbols_symmap with `flags`); an
- * empty map without a binary. Returns 0 or TEA_ERR_NOMEM. */
+/* The function ranges as a symbol map (binary_symbols_symmap with `flags`):
+ * the main binary's, then every listed object's (each opened), an object
+ * whose file cannot be used being one range "[BASENAME]". An object's range
+ * that overlaps the main binary's is left out, as is the later of two
+ * objects' overlapping ranges. Empty without a binary or objects. Returns 0
+ * or TEA_ERR_NOMEM. */
 int binary_symbolize_symmap(const binary_symbolizer *z, unsigned flags, pics_symmap *out);
 
 #endif

@@ -28,6 +28,8 @@
 #define PERCENT 100.0
 /* Name of the group of PCs outside every function and section. */
 #define UNKNOWN_GROUP "[unknown]"
+/* Width of the text format's object column (traces that list their objects). */
+#define OBJECT_WIDTH 20
 
 /* --- rows --------------------------------------------------------------------------- */
 
@@ -214,6 +216,7 @@ typedef struct row_names {
     int has_address;
     uint64_t address;                        /* the PC, or the function's start */
     uint64_t shown;                          /* address as shown (--addresses) */
+    char object[BINARY_SYMBOLIZE_TEXT_MAX];      /* the object's file name (traces listing objects) */
     char function[BINARY_SYMBOLIZE_TEXT_MAX];    /* function or [unknown ...] */
     char location[BINARY_SYMBOLIZE_TEXT_MAX];    /* function+0xOFF (insn), the function (func) */
     char disassembly[BINARY_SYMBOLIZE_TEXT_MAX]; /* "" when unavailable or func */
@@ -244,6 +247,8 @@ static int name_row(const report_request *req, report_data *d, const report_row 
             n->disassembly[0] = '\0';
         error_clear();
     }
+    if (n->has_address)
+        binary_symbolize_object(d->z, n->address, n->object, sizeof n->object);
     n->shown = n->has_address ? binary_symbolize_address(d->z, n->address) : 0;
     if (n->has_address && (rc = binary_symbolize_source(d->z, n->address, n->source, sizeof n->source)) < 0)
         return rc;
@@ -262,6 +267,7 @@ static const char *base_name(const char *path)
 static int print_text(FILE *f, const report_request *req, report_data *d)
 {
     const char *what = req->granularity == PICS_GRAN_FUNC ? "functions" : "instructions";
+    int objects = binary_symbolize_has_objects(d->z);
     uint64_t shown_value = 0;
     row_names n;
     int rc;
@@ -276,8 +282,10 @@ static int print_text(FILE *f, const report_request *req, report_data *d)
             req->sort == SORT_ERROR ? "error contribution" : "cycles",
             req->percent_limit > 0 ? " (with a percent limit)" : "",
             PERCENT * binary_report_share(&d->in, 0, shown_value));
-    fprintf(f, "#\n# %8s %16s  %-40s %-18s %s\n#\n", "Overhead", "Cycles",
-            req->granularity == PICS_GRAN_FUNC ? "Function" : "Symbol", "Address",
+    fprintf(f, "#\n# %8s %16s  ", "Overhead", "Cycles");
+    if (objects)
+        fprintf(f, "%-*s ", OBJECT_WIDTH, "Object");
+    fprintf(f, "%-40s %-18s %s\n#\n", req->granularity == PICS_GRAN_FUNC ? "Function" : "Symbol", "Address",
             req->granularity == PICS_GRAN_FUNC ? "" : "Disassembly");
     for (size_t i = 0; i < d->shown; i++) {
         const report_row *r = &d->rows[i];
@@ -289,8 +297,10 @@ static int print_text(FILE *f, const report_request *req, report_data *d)
             snprintf(address, sizeof address, "0x%" PRIx64, n.shown);
         else
             snprintf(address, sizeof address, "-");
-        fprintf(f, "  %8.2f%% %16s  %-40s %-18s %s\n", PERCENT * binary_report_share(&d->in, 0, r->value), cycles,
-                n.location, address,
+        fprintf(f, "  %8.2f%% %16s  ", PERCENT * binary_report_share(&d->in, 0, r->value), cycles);
+        if (objects)
+            fprintf(f, "%-*s ", OBJECT_WIDTH, n.object[0] ? n.object : "-");
+        fprintf(f, "%-40s %-18s %s\n", n.location, address,
                 req->granularity == PICS_GRAN_FUNC ? "" : (n.disassembly[0] ? n.disassembly : "-"));
         if (n.source[0])
             fprintf(f, "%12s%s\n", "", base_name(n.source));
@@ -334,8 +344,11 @@ static int print_csv(FILE *f, const report_request *req, report_data *d)
     row_names n;
     int rc;
 
-    fprintf(f, "rank,address,function,location,disassembly,source,component,psv,cycles,share,golden_cycles,"
-               "golden_share,error_contribution\n");
+    int objects = binary_symbolize_has_objects(d->z);
+
+    fprintf(f, "rank,address,%sfunction,location,disassembly,source,component,psv,cycles,share,golden_cycles,"
+               "golden_share,error_contribution\n",
+            objects ? "object," : "");
     for (size_t i = 0; i < d->shown; i++) {
         const report_row *r = &d->rows[i];
         if ((rc = name_row(req, d, r, &n)))
@@ -347,6 +360,10 @@ static int print_csv(FILE *f, const report_request *req, report_data *d)
             if (n.has_address)
                 fprintf(f, "0x%" PRIx64, n.shown);
             fputc(',', f);
+            if (objects) {
+                csv_field(f, n.object);
+                fputc(',', f);
+            }
             csv_field(f, n.function);
             fputc(',', f);
             csv_field(f, n.location);
@@ -473,6 +490,10 @@ static int print_json(FILE *f, const report_request *req, report_data *d)
                 json_hex(&j, n.shown);
             else
                 json_null(&j);
+            if (binary_symbolize_has_objects(d->z)) {
+                json_key(&j, "object");
+                json_text_or_null(&j, n.object);
+            }
             json_key(&j, "function");
             json_string(&j, n.function);
             json_key(&j, "location");

@@ -766,6 +766,148 @@ static void test_symbolize_riscv(void **state)
     pics_info_free(&info);
 }
 
+/* --- binary/symbolize: the trace's objects ------------------------------------------------ */
+
+/* Where the RISC-V test library is "loaded" in the object tests, and a
+ * missing library and another build of the library. */
+#define LIB_BIAS 0x3fd0000000ull
+#define GONE_BIAS 0x3fe0000000ull
+#define GONE_SIZE 0x1000ull
+#define OTHER_BIAS 0x3ff0000000ull
+#define MAIN_SPAN 0x10000ull
+#define RAND_OFFSET 4
+
+/* Lists an object in `info` (build_id: hex, NULL when not recorded). */
+static void list_object(pics_info *info, const char *path, const char *build_id, uint64_t start, uint64_t end,
+                        uint64_t bias)
+{
+    trace_object o = { .path = path, .start = start, .end = end, .load_bias = bias };
+    for (; build_id && build_id[0] && build_id[1]; build_id += 2) {
+        unsigned byte;
+        assert_int_equal(sscanf(build_id, "%2x", &byte), 1);
+        o.build_id[o.build_id_len++] = (uint8_t)byte;
+    }
+    assert_int_equal(trace_object_list_add(&info->objects, &o), 0);
+}
+
+/* The ELF address of `name` in `path` and the file's first executable
+ * section (ELF addresses), its build-id into `id`. */
+static uint64_t elf_symbol(const char *path, const char *name, binary_symbols_code *text, char *id, size_t size)
+{
+    binary_symbols *s = open_or_fail(path);
+    size_t idx;
+    uint64_t start;
+    assert_int_equal(binary_symbols_find_name(s, name, &idx, 1), 1);
+    start = binary_symbols_function_at(s, idx)->start;
+    assert_true(binary_symbols_code_sections(s, text, 1) >= 1);
+    assert_non_null(binary_symbols_build_id(s));
+    snprintf(id, size, "%s", binary_symbols_build_id(s));
+    binary_symbols_close(s);
+    text->data = NULL; /* the file is closed */
+    return start;
+}
+
+/* The RISC-V PLT program (its function plt_work as `main_elf`) and its
+ * library as a recorded trace lists them:
+ * the executable, the library at LIB_BIAS, a library that is gone and one
+ * whose build-id is not the file's. */
+static void objects_info(pics_info *info, int with_binary, binary_symbols_code *lib_text, uint64_t *rand_elf,
+                         uint64_t *main_elf)
+{
+    char lib_id[TEXT_MAX], main_id[TEXT_MAX];
+    binary_symbols_code main_text;
+    *rand_elf = elf_symbol(TEA_PLT_RISCV64_LIB, "rand", lib_text, lib_id, sizeof lib_id);
+    *main_elf = elf_symbol(TEA_PLT_RISCV64, "plt_work", &main_text, main_id, sizeof main_id);
+    info_for(info, "riscv64");
+    if (with_binary) {
+        assert_non_null(info->binary_path = strdup(TEA_PLT_RISCV64));
+        info->load_bias = PIE_BIAS_SV39;
+        info->has_load_bias = 1;
+    }
+    list_object(info, TEA_PLT_RISCV64, main_id, PIE_BIAS_SV39, PIE_BIAS_SV39 + MAIN_SPAN, PIE_BIAS_SV39);
+    list_object(info, TEA_PLT_RISCV64_LIB, lib_id, LIB_BIAS + lib_text->addr, LIB_BIAS + lib_text->addr + lib_text->size,
+                LIB_BIAS);
+    list_object(info, "/nonexistent/libgone.so.1", NULL, GONE_BIAS, GONE_BIAS + GONE_SIZE, GONE_BIAS);
+    list_object(info, TEA_PLT_RISCV64_LIB, "0badc0de", OTHER_BIAS + lib_text->addr,
+                OTHER_BIAS + lib_text->addr + lib_text->size, OTHER_BIAS);
+}
+
+/* The names, map and addresses of PCs in each kind of listed object. */
+static void check_objects(binary_symbolizer *z, const binary_symbols_code *lib_text, uint64_t rand_elf,
+                          uint64_t main_elf)
+{
+    char text[TEXT_MAX];
+    unsigned size;
+    pics_symmap m;
+    uint64_t in_rand = LIB_BIAS + rand_elf + RAND_OFFSET, in_gone = GONE_BIAS + 0x10;
+    long k;
+    assert_true(binary_symbolize_has_objects(z));
+    /* the library, at its own bias */
+    assert_string_equal(binary_symbolize_function(z, in_rand, text, sizeof text), "rand");
+    assert_string_equal(binary_symbolize_location(z, in_rand, text, sizeof text), "rand+0x4");
+    assert_string_equal(binary_symbolize_object(z, in_rand, text, sizeof text), "libplt_lib.riscv64.so");
+    assert_int_equal(binary_symbolize_disasm(z, in_rand, text, sizeof text, &size), 0);
+    assert_true(size == 2 || size == 4);
+    /* the executable */
+    assert_string_equal(binary_symbolize_function(z, PIE_BIAS_SV39 + main_elf, text, sizeof text), "plt_work");
+    assert_string_equal(binary_symbolize_object(z, PIE_BIAS_SV39 + main_elf, text, sizeof text), "plt_prog.riscv64");
+    /* a file that is gone, and another build: never another file's names */
+    assert_string_equal(binary_symbolize_function(z, in_gone, text, sizeof text), "[libgone.so.1]");
+    assert_string_equal(binary_symbolize_location(z, in_gone, text, sizeof text), "[libgone.so.1]+0x10");
+    assert_string_equal(binary_symbolize_object(z, in_gone, text, sizeof text), "libgone.so.1");
+    assert_true(binary_symbolize_disasm(z, in_gone, text, sizeof text, &size) < 0);
+    assert_string_equal(binary_symbolize_function(z, OTHER_BIAS + rand_elf, text, sizeof text),
+                        "[libplt_lib.riscv64.so]");
+    /* outside every object and the binary */
+    assert_string_equal(binary_symbolize_function(z, 0x100, text, sizeof text), "[unknown]");
+    /* the function map: every object's functions */
+    assert_int_equal(binary_symbolize_symmap(z, BINARY_SYMBOLS_MAP_SECTION_GAPS, &m), 0);
+    assert_true((k = pics_symmap_find(&m, in_rand)) >= 0);
+    assert_string_equal(m.entries[k].name, "rand");
+    assert_int_equal(m.entries[k].start, LIB_BIAS + rand_elf);
+    assert_true((k = pics_symmap_find(&m, PIE_BIAS_SV39 + main_elf)) >= 0);
+    assert_string_equal(m.entries[k].name, "plt_work");
+    assert_true((k = pics_symmap_find(&m, in_gone)) >= 0);
+    assert_string_equal(m.entries[k].name, "[libgone.so.1]");
+    assert_int_equal(m.entries[k].start, GONE_BIAS);
+    assert_int_equal(m.entries[k].end, GONE_BIAS + GONE_SIZE);
+    assert_true((k = pics_symmap_find(&m, OTHER_BIAS + lib_text->addr)) >= 0);
+    assert_string_equal(m.entries[k].name, "[libplt_lib.riscv64.so]");
+    for (size_t i = 1; i < m.count; i++)
+        assert_true(m.entries[i - 1].end <= m.entries[i].start);
+    pics_symmap_free(&m);
+}
+
+/* A PC in a listed shared library is named, located, disassembled and
+ * mapped in that library at its recorded bias, with or without the main
+ * binary; a library that is missing or another build is [BASENAME]. */
+static void test_symbolize_objects(void **state)
+{
+    binary_symbolize_options o = { .command = "test" };
+    binary_symbolizer *z = NULL;
+    binary_symbols_code lib_text;
+    uint64_t rand_elf, main_elf;
+    pics_info info;
+    (void)state;
+    for (int with_binary = 1; with_binary >= 0; with_binary--) {
+        objects_info(&info, with_binary, &lib_text, &rand_elf, &main_elf);
+        assert_int_equal(binary_symbolize_open(&z, &info, &o), 0);
+        assert_true(with_binary ? binary_symbolize_symbols(z) != NULL : binary_symbolize_symbols(z) == NULL);
+        check_objects(z, &lib_text, rand_elf, main_elf);
+        binary_symbolize_close(z);
+        pics_info_free(&info);
+    }
+    /* --addresses elf: the ELF address within each object */
+    objects_info(&info, 1, &lib_text, &rand_elf, &main_elf);
+    o.elf_addresses = 1;
+    assert_int_equal(binary_symbolize_open(&z, &info, &o), 0);
+    assert_int_equal(binary_symbolize_address(z, LIB_BIAS + rand_elf), rand_elf);
+    assert_int_equal(binary_symbolize_address(z, PIE_BIAS_SV39 + main_elf), main_elf);
+    assert_int_equal(binary_symbolize_address(z, GONE_BIAS + 0x10), 0x10);
+    binary_symbolize_close(z);
+    pics_info_free(&info);
+}
+
 /* binary_symbolize_parse_offset: the one parser of --adjust-vma (pics report,
  * annotate, diff, plot and tea topdown). */
 /* Room for an objdump line with a long C++ name. */
@@ -1103,6 +1245,7 @@ int main(void)
         cmocka_unit_test(test_riscv64),        cmocka_unit_test(test_riscv64_high),
         cmocka_unit_test(test_symmap),         cmocka_unit_test(test_bad_files),
         cmocka_unit_test(test_symbolize_bias), cmocka_unit_test(test_symbolize_riscv),
+        cmocka_unit_test(test_symbolize_objects),
         cmocka_unit_test(test_parse_offset),   cmocka_unit_test(test_plt_x86_64),
         cmocka_unit_test(test_plt_riscv64),    cmocka_unit_test(test_cxx_demangle),
         cmocka_unit_test(test_branch_targets), cmocka_unit_test(test_guess_bias),
