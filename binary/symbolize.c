@@ -730,7 +730,14 @@ char *binary_symbolize_target(const binary_symbolizer *z, uint64_t pc, char *buf
     binary_symbols_location loc;
     uint64_t shown = binary_symbolize_address(z, pc);
     if (s) {
+        long before;
         binary_symbols_locate(s, pc, &loc);
+        if (!loc.name && loc.section && (before = binary_symbols_preceding(s, pc)) >= 0) {
+            /* outside every function but in a section: after the function before it, as objdump does */
+            const binary_symbols_function *f = binary_symbols_function_at(s, (size_t)before);
+            loc.name = f->name;
+            loc.offset = pc - f->start;
+        }
         if (loc.name && loc.offset)
             snprintf(buf, size, "0x%" PRIx64 " <%s+0x%" PRIx64 ">", shown, loc.name, loc.offset);
         else if (loc.name)

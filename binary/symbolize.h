@@ -170,8 +170,10 @@ uint64_t binary_symbolize_address(const binary_symbolizer *z, uint64_t pc);
 uint64_t binary_symbolize_pc_of(const binary_symbolizer *z, uint64_t shown);
 
 /* A code address as objdump names a branch target: "0xADDR <name>" at a
- * function's start, "0xADDR <name+0xOFF>" inside one, "0xADDR" outside
- * every function; ADDR as binary_symbolize_address shows it. Returns buf. */
+ * function's start, "0xADDR <name+0xOFF>" inside one, and outside every
+ * function but inside a section after the function that starts nearest
+ * before it ("0x1020 <_init+0x20>" for a PLT's header), else "0xADDR";
+ * ADDR as binary_symbolize_address shows it. Returns buf. */
 char *binary_symbolize_target(const binary_symbolizer *z, uint64_t pc, char *buf, size_t size);
 
 /* The instruction at `pc` as "mnemonic operands" and its size in bytes. The

@@ -963,6 +963,20 @@ const binary_symbols_function *binary_symbols_function_at(const binary_symbols *
 
 /* --- lookups -------------------------------------------------------------------- */
 
+long binary_symbols_preceding(const binary_symbols *s, uint64_t pc)
+{
+    uint64_t addr = to_elf(s, pc);
+    size_t lo = 0, hi = s->count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->ranges[mid].start <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return (long)lo - 1;
+}
+
 void binary_symbols_locate(const binary_symbols *s, uint64_t pc, binary_symbols_location *loc)
 {
     uint64_t addr = to_elf(s, pc);

@@ -69,6 +69,12 @@ typedef struct binary_symbols_function {
     uint64_t elf_start;    /* start as an ELF (link-time) address */
 } binary_symbols_function;
 
+/* The function whose start is the nearest at or before `pc` (a trace PC),
+ * whether or not its range holds it, or -1 when none starts there or
+ * before: objdump names an address outside every function after the symbol
+ * before it ("<_init+0x20>" for a PLT's header). */
+long binary_symbols_preceding(const binary_symbols *s, uint64_t pc);
+
 /* Where a PC is. */
 typedef struct binary_symbols_location {
     long function;         /* index for binary_symbols_function_at, or -1 outside every function */

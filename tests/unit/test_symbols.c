@@ -1023,10 +1023,13 @@ static void test_cxx_demangle(void **state)
 /* Every branch and call target objdump -d prints ("ADDR <NAME>" at the end
  * of an instruction; "#" comments on memory operands are not targets) is
  * what binary_symbolize_disasm shows: "0xADDR <NAME>", ADDR as in the file with
- * elf_addresses, else plus the bias. A target outside every function, which
- * objdump names after the nearest symbol, is shown as the bare address.
- * Returns how many named targets matched; *two_byte counts those of
- * two-byte instructions (RISC-V compressed branches). */
+ * elf_addresses, else plus the bias. A target outside every function but in
+ * a section is named after the function starting nearest before it, as
+ * objdump does (targets_outside counts them), one outside every section is
+ * the bare address. Returns how many named targets matched; *two_byte counts
+ * those of two-byte instructions (RISC-V compressed branches). */
+static size_t targets_outside;
+
 static size_t check_objdump_targets(const char *objdump, const char *prog, uint64_t bias, int elf_addresses,
                                     size_t *two_byte)
 {
@@ -1063,6 +1066,14 @@ static size_t check_objdump_targets(const char *objdump, const char *prog, uint6
             continue;
         assert_int_equal(binary_symbolize_disasm(z, pc + bias, text, sizeof text, &size), 0);
         binary_symbols_locate(binary_symbolize_symbols(z), target + bias, &loc);
+        if (!loc.name && loc.section) {
+            /* outside every function: objdump names the symbol before it */
+            long before = binary_symbols_preceding(binary_symbolize_symbols(z), target + bias);
+            assert_true(before >= 0);
+            loc.function = before;
+            loc.name = binary_symbols_function_at(binary_symbolize_symbols(z), (size_t)before)->name;
+            targets_outside++;
+        }
         if (loc.name) {
             /* objdump's NAME[+0xOFF]: NAME may be another alias of the function */
             char *plus = strstr(open + 1, "+0x");
@@ -1099,7 +1110,8 @@ static size_t check_objdump_targets(const char *objdump, const char *prog, uint6
 
 /* Branch and call targets as objdump shows them: x86-64 and RISC-V (with
  * compressed branches, c.j and c.beqz) at fixed addresses, an x86-64 PIE
- * through the PLT at a load bias in both address forms. */
+ * through the PLT at a load bias in both address forms, including a target
+ * outside every function (the PLT's header). */
 static void test_branch_targets(void **state)
 {
     size_t compressed = 0, ignored = 0;
@@ -1113,8 +1125,11 @@ static void test_branch_targets(void **state)
     if (!have_x86())
         skip();
     assert_true(check_objdump_targets(TEA_HOST_OBJDUMP, TEA_DISASM_X86_64, 0, 0, &ignored) >= 5);
+    targets_outside = 0;
     assert_true(check_objdump_targets(TEA_HOST_OBJDUMP, TEA_PLT_X86_64, PIE_BIAS, 1, &ignored) >= 3);
     assert_true(check_objdump_targets(TEA_HOST_OBJDUMP, TEA_PLT_X86_64, PIE_BIAS, 0, &ignored) >= 3);
+    /* the PLT stub's jump to the PLT's header, "<_init+0x20>", in both forms */
+    assert_true(targets_outside >= 2);
     if (TEA_CXX_X86_64[0] != '\0')
         assert_true(check_objdump_targets(TEA_HOST_OBJDUMP, TEA_CXX_X86_64, PIE_BIAS, 0, &ignored) >= 10);
 }
