@@ -318,14 +318,14 @@ int binary_symbolize_pics_pcs(const pics *p, uint64_t **pcs, size_t *n)
 static int auto_bias(binary_symbols *syms, unsigned va_bits, const binary_symbolize_options *opts)
 {
     binary_symbolize_bias_guess g;
-    uint64_t *pcs;
-    size_t n;
+    uint64_t *pcs = NULL;
+    size_t n = opts->auto_pc_count;
     int rc;
-    if (!opts->auto_pics)
+    if (!opts->auto_pics && !opts->auto_pcs)
         return error_set(TEA_ERR_USAGE, "--adjust-vma auto needs the trace's PCs here; pass --adjust-vma OFFSET");
-    if ((rc = binary_symbolize_pics_pcs(opts->auto_pics, &pcs, &n)))
+    if (opts->auto_pics && (rc = binary_symbolize_pics_pcs(opts->auto_pics, &pcs, &n)))
         return rc;
-    rc = binary_symbolize_guess_bias(syms, pcs, n, va_bits, &g);
+    rc = binary_symbolize_guess_bias(syms, pcs ? pcs : opts->auto_pcs, n, va_bits, &g);
     free(pcs);
     if (rc)
         return rc;

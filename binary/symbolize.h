@@ -8,7 +8,8 @@
  * as addresses.
  *
  * Which load bias (runtime address = ELF address + bias): --adjust-vma auto
- * when given (binary_symbolize_guess_bias over the PCs of opts->auto_pics; the bias
+ * when given (binary_symbolize_guess_bias over the PCs of opts->auto_pics, else
+ * opts->auto_pcs; the bias
  * and score are printed on stderr, and no clear winner is TEA_ERR_USAGE);
  * --adjust-vma OFFSET when given (it wins over the recorded bias, with a warning when they differ);
  * else the bias recorded in the PICS (trace.load_bias, from the trace
@@ -61,6 +62,9 @@ typedef struct binary_symbolize_options {
     const char *command;     /* prefix of warnings, e.g. "pics report" */
     int adjust_vma_auto;     /* --adjust-vma auto: infer the bias from the PCs of `auto_pics` */
     const pics *auto_pics;   /* the PCs --adjust-vma auto scores candidates with (the PICS shown) */
+    const uint64_t *auto_pcs; /* without auto_pics: those PCs, ascending and distinct (tea topdown:
+                                 the start of the trace, trace_pcs_prefix) */
+    size_t auto_pc_count;
     int no_demangle;         /* --no-demangle: C++ names as in the file (binary_symbols_set_demangle) */
     int elf_addresses;       /* --addresses elf: show ELF (link-time) addresses, as objdump -d does,
                                 instead of runtime ones (binary_symbolize_address) */

@@ -13,6 +13,7 @@
 #include "common/outfile.h"
 #include "golden/topdown.h"
 #include "pics/symmap.h"
+#include "trace/pcs.h"
 #include "trace/psv.h"
 #include "trace/trace.h"
 
@@ -151,9 +152,14 @@ static int canonical_ranges(const pics_symmap *map, size_t **out)
 
 /* The functions for --by function: the symbol map, or the symbols of the
  * binary (--elf, else the one the trace header names) in trace PCs. */
+/* The help of --adjust-vma says how many records auto reads. */
+_Static_assert(TRACE_PCS_DEFAULT_RECORDS == 1u << 20, "tea topdown --help names 2^20 records");
+
 static int load_functions(const request *req, const trace_header *h, pics_symmap *map, const char **from)
 {
     binary_symbolizer *z = NULL;
+    binary_symbolize_options sym = req->sym;
+    uint64_t *pcs = NULL;
     pics_info info;
     int rc;
 
@@ -170,7 +176,12 @@ static int load_functions(const request *req, const trace_header *h, pics_symmap
         rc = error_set(TEA_ERR_NOMEM, "out of memory");
         goto done;
     }
-    if ((rc = binary_symbolize_open(&z, &info, &req->sym)))
+    /* --adjust-vma auto: scored on the PCs at the start of the trace, read in a pass of their own */
+    if (sym.adjust_vma_auto
+        && (rc = trace_pcs_prefix(req->trace_path, &req->open, TRACE_PCS_DEFAULT_RECORDS, &pcs, &sym.auto_pc_count)))
+        goto done;
+    sym.auto_pcs = pcs;
+    if ((rc = binary_symbolize_open(&z, &info, &sym)))
         goto done;
     if (!binary_symbolize_symbols(z)) {
         rc = error_set(TEA_ERR_USAGE, "--by function needs --symbols MAP or --elf BINARY: %s",
@@ -184,6 +195,7 @@ static int load_functions(const request *req, const trace_header *h, pics_symmap
 done:
     binary_symbolize_close(z);
     pics_info_free(&info);
+    free(pcs);
     return rc;
 }
 
@@ -817,7 +829,9 @@ static int parse_args(int argc, char **argv, request *req)
                            "functions from a symbol map: lines 'START END NAME' (END exclusive)"),
         CLI_OPTION_ELF(&req->sym.elf_path, "functions from this binary's symbols (default: the binary the trace\n"
                                            "names, when it is readable)"),
-        CLI_OPTION_ADJUST_VMA(&req->sym, "OFF", "load bias, runtime address - ELF address (default: the trace's)"),
+        CLI_OPTION_ADJUST_VMA(&req->sym, "OFF|auto",
+                              "load bias, runtime address - ELF address (default: the trace's); auto:\n"
+                              "inferred from the PCs of the trace's first 2^20 records"),
         CLI_OPTION_NO_DEMANGLE(&req->sym),
         CLI_ENUM("format", "FORMAT", &req->format, formats, format_values, "unknown format '%s' (text, csv or json)",
                  "text (default), csv or json"),

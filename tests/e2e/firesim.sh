@@ -2,7 +2,7 @@
 # loaded at a non-zero bias, symbolized through tea replay --elf (the
 # binary recorded in the PICS, so pics report needs no --elf), --adjust-vma
 # auto (the bias the generator used, on RISC-V, an x86-64 PIE and a static
-# binary; refused for the wrong binary), tea convert --binary and tea sweep
+# binary; refused for the wrong binary; tea topdown too), tea convert --binary and tea sweep
 # TRACE:BINARY. The test programs are those the unit tests build.
 . "$(dirname "$0")/lib.bash"
 
@@ -48,6 +48,17 @@ cmp -s true-functions.txt auto-functions.txt || fail "auto names other functions
 # pics report infers it too, over the PCs of the PICS it shows
 run 0 "$PICS" report auto/golden.pics --elf "$rv" --adjust-vma auto --top 1
 contains err.txt "--adjust-vma auto: load bias $bias ("
+
+# tea topdown infers it too, over the PCs at the start of the trace, and its
+# per-function view equals the one with the true bias
+run 0 "$TEA" topdown rv.td.zst --elf "$rv" --adjust-vma "$bias" --format csv
+cp out.txt topdown-true.csv
+grep -q '^mix,' topdown-true.csv || fail "tea topdown with the true bias does not name mix"
+run 0 "$TEA" topdown rv.td.zst --elf "$rv" --adjust-vma auto --format csv
+contains err.txt "--adjust-vma auto: load bias $bias ("
+cmp -s topdown-true.csv out.txt || fail "tea topdown --adjust-vma auto differs from the true bias"
+run 2 "$TEA" topdown - --elf "$rv" --adjust-vma auto <rv.td.zst
+contains err.txt "standard input cannot be read twice"
 
 # the wrong binary is refused, not guessed
 wrong="$TESTS/symbols_prog.riscv64"
