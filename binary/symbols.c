@@ -384,6 +384,19 @@ static int collect_candidates(Elf *elf, Elf64_Word type, candidate **out, size_t
 #define RISCV_OPCODE_AUIPC 0x17u
 #define RISCV_OPCODE_LOAD 0x03u
 #define RISCV_FUNCT3_LD 3u
+/* AArch64: the PLT's first entry (PLT0) and each entry after it, as binutils
+ * writes them without BTI/PAC: `adrp x16, PAGE; ldr x17, [x16, #OFF];
+ * add x16, x16, #OFF; br x17`. */
+#define AARCH64_PLT_HEADER 32u
+#define AARCH64_PLT_ENTRY 16u
+#define AARCH64_INSN_SIZE 4u
+/* ADRP (bit 31 set, bits 28..24 = 10000) and LDR Xt, [Xn, #imm12 * 8]. */
+#define AARCH64_ADRP_MASK 0x9f000000u
+#define AARCH64_ADRP 0x90000000u
+#define AARCH64_LDR_X_MASK 0xffc00000u
+#define AARCH64_LDR_X 0xf9400000u
+#define AARCH64_REG_MASK 0x1fu
+#define AARCH64_PAGE 0x1000u
 
 /* Room for "*ABS*+0x" and 16 hex digits. */
 #define ABS_NAME_MAX 32
@@ -489,9 +502,21 @@ static const char *slot_name(const got_slot *slots, size_t n, uint64_t addr)
 /* The GOT slot a PLT entry of `size` bytes at `addr` jumps through, or 0
  * when its code is not the architecture's PLT pattern: x86-64 `jmp
  * *disp32(%rip)` anywhere in the entry (after endbr64 or a bnd prefix);
- * RISC-V `auipc t3, hi; ld t3, lo(t3)` at its start. */
+ * RISC-V `auipc t3, hi; ld t3, lo(t3)` at its start; AArch64 `adrp x16,
+ * page; ldr x17, [x16, #off]` at its start. */
 static uint64_t plt_entry_slot(const char *arch, uint64_t addr, const uint8_t *p, size_t size)
 {
+    if (strcmp(arch, "aarch64") == 0 && size >= 2 * AARCH64_INSN_SIZE) {
+        uint32_t adrp = le32(p), ldr = le32(p + AARCH64_INSN_SIZE);
+        uint64_t imm21, page;
+        if ((adrp & AARCH64_ADRP_MASK) != AARCH64_ADRP || (ldr & AARCH64_LDR_X_MASK) != AARCH64_LDR_X
+            || ((ldr >> 5) & AARCH64_REG_MASK) != (adrp & AARCH64_REG_MASK))
+            return 0;
+        /* immhi (bits 23..5) : immlo (bits 30..29), a signed count of pages */
+        imm21 = ((uint64_t)((adrp >> 5) & 0x7ffffu) << 2) | ((adrp >> 29) & 3u);
+        page = (addr & ~(uint64_t)(AARCH64_PAGE - 1)) + (uint64_t)(((int64_t)(imm21 << 43)) >> 31);
+        return page + (uint64_t)((ldr >> 10) & 0xfffu) * sizeof(uint64_t);
+    }
     if (strcmp(arch, "x86_64") == 0) {
         for (size_t i = 0; i + X86_64_JMP_RIP_SIZE <= size; i++)
             if (p[i] == X86_64_JMP_RIP_0 && p[i + 1] == X86_64_JMP_RIP_1)
@@ -511,7 +536,7 @@ static uint64_t plt_entry_slot(const char *arch, uint64_t addr, const uint8_t *p
 /* Adds a candidate "NAME@plt" for every PLT entry whose GOT slot a dynamic
  * relocation names, as objdump's synthetic symbols do: the sections .plt,
  * .plt.sec and .plt.got (x86-64: entries of sh_entsize bytes, or 16) and
- * .plt (RISC-V: 16-byte entries after a 32-byte header). Other
+ * .plt (RISC-V and AArch64: 16-byte entries after a 32-byte header). Other
  * architectures get none. */
 static int add_plt_candidates(binary_symbols *s, candidate **c, size_t *n, size_t *cap)
 {
@@ -519,19 +544,21 @@ static int add_plt_candidates(binary_symbols *s, candidate **c, size_t *n, size_
     size_t slot_count;
     int rc;
 
-    if (!s->arch || (strcmp(s->arch, "x86_64") != 0 && strcmp(s->arch, "riscv64") != 0))
+    if (!s->arch
+        || (strcmp(s->arch, "x86_64") != 0 && strcmp(s->arch, "riscv64") != 0 && strcmp(s->arch, "aarch64") != 0))
         return TEA_OK;
     if ((rc = collect_got_slots(s, &slots, &slot_count)) || slot_count == 0)
         return rc;
     for (size_t i = 0; i < s->section_count && !rc; i++) {
         const section *sec = &s->sections[i];
-        int riscv = strcmp(s->arch, "riscv64") == 0;
-        uint64_t entry = riscv ? RISCV_PLT_ENTRY : X86_64_PLT_ENTRY, first = riscv ? RISCV_PLT_HEADER : 0;
+        int x86 = strcmp(s->arch, "x86_64") == 0, aarch64 = strcmp(s->arch, "aarch64") == 0;
+        uint64_t entry = x86 ? X86_64_PLT_ENTRY : aarch64 ? AARCH64_PLT_ENTRY : RISCV_PLT_ENTRY;
+        uint64_t first = x86 ? 0 : aarch64 ? AARCH64_PLT_HEADER : RISCV_PLT_HEADER;
         if (!sec->data || !sec->executable
-            || (strcmp(sec->name, ".plt") != 0 && (riscv || (strcmp(sec->name, ".plt.sec") != 0
-                                                             && strcmp(sec->name, ".plt.got") != 0))))
+            || (strcmp(sec->name, ".plt") != 0
+                && (!x86 || (strcmp(sec->name, ".plt.sec") != 0 && strcmp(sec->name, ".plt.got") != 0))))
             continue;
-        if (!riscv && sec->entsize)
+        if (x86 && sec->entsize)
             entry = sec->entsize;
         for (uint64_t off = first; off + entry <= sec->data_size; off += entry) {
             uint64_t slot = plt_entry_slot(s->arch, sec->addr + off, sec->data + off, (size_t)entry);

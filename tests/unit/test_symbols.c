@@ -994,6 +994,37 @@ static void test_plt_riscv64(void **state)
     assert_int_equal(plts, 1); /* rand@plt */
 }
 
+/* AArch64 PLT stubs, on a binary built once (tests/data/plt_prog.aarch64.txt
+ * gives the command and what aarch64-linux-gnu-objdump -d shows): rand@plt
+ * at 0x2d0, 16 bytes after the 32-byte PLT0 at 0x2b0, which stays unnamed. */
+#define AARCH64_PLT0 0x2b0u
+#define AARCH64_RAND_PLT 0x2d0u
+#define AARCH64_PLT_WORK 0x2e0u
+#define AARCH64_PLT_ENTRY_SIZE 16u
+static void test_plt_aarch64(void **state)
+{
+    binary_symbols *s = open_or_fail(TEA_TEST_DATA "/plt_prog.aarch64");
+    binary_symbols_location loc;
+    size_t idx;
+    (void)state;
+    assert_string_equal(binary_symbols_arch(s), "aarch64");
+    binary_symbols_locate(s, AARCH64_RAND_PLT, &loc);
+    assert_non_null(loc.name);
+    assert_string_equal(loc.name, "rand@plt");
+    assert_int_equal(loc.offset, 0);
+    binary_symbols_locate(s, AARCH64_RAND_PLT + AARCH64_PLT_ENTRY_SIZE - 4, &loc);
+    assert_string_equal(loc.name, "rand@plt");
+    assert_int_equal(loc.offset, AARCH64_PLT_ENTRY_SIZE - 4);
+    binary_symbols_locate(s, AARCH64_PLT0, &loc);
+    assert_null(loc.name);
+    assert_string_equal(loc.section, ".plt");
+    binary_symbols_locate(s, AARCH64_PLT_WORK, &loc);
+    assert_string_equal(loc.name, "plt_work");
+    assert_int_equal(binary_symbols_find_name(s, "rand@plt", &idx, 1), 1);
+    assert_int_equal(binary_symbols_function_at(s, idx)->start, AARCH64_RAND_PLT);
+    binary_symbols_close(s);
+}
+
 /* C++ names: demangled as objdump -C shows them, mangled as objdump -d;
  * std::vector<int>::push_back found by either name. */
 static void test_cxx_demangle(void **state)
@@ -1262,7 +1293,8 @@ int main(void)
         cmocka_unit_test(test_symbolize_bias), cmocka_unit_test(test_symbolize_riscv),
         cmocka_unit_test(test_symbolize_objects),
         cmocka_unit_test(test_parse_offset),   cmocka_unit_test(test_plt_x86_64),
-        cmocka_unit_test(test_plt_riscv64),    cmocka_unit_test(test_cxx_demangle),
+        cmocka_unit_test(test_plt_riscv64),
+        cmocka_unit_test(test_plt_aarch64),    cmocka_unit_test(test_cxx_demangle),
         cmocka_unit_test(test_branch_targets), cmocka_unit_test(test_guess_bias),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
