@@ -212,12 +212,9 @@ static int fill_tokens(trace_reader *r)
 /* Pushes the next token through the decoder; *ready when a record came out. */
 static int push_token(trace_reader *r, trace_record *rec, trace_uop *uops, int *ready)
 {
-    trace_td_token t;
-    int rc;
+    int rc = trace_td_decoder_push_bytes(&r->td, r->tokens + r->token_pos * TRACE_TD_TOKEN_SIZE, rec, uops, ready);
 
-    trace_td_token_unpack(r->tokens + r->token_pos * TRACE_TD_TOKEN_SIZE, &t);
     r->token_pos++;
-    rc = trace_td_decoder_push(&r->td, &t, rec, uops, ready);
     r->stats.units = r->td.tokens;
     if (rc)
         return error_prefix(rc, "%s: ", trace_input_name(r->in));
