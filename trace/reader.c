@@ -212,12 +212,9 @@ static int fill_tokens(trace_reader *r)
 /* Pushes the next token through the decoder; *ready when a record came out. */
 static int push_token(trace_reader *r, trace_record *rec, trace_uop *uops, int *ready)
 {
-    trace_td_token t;
-    int rc;
+    int rc = trace_td_decoder_push_bytes(&r->td, r->tokens + r->token_pos * TRACE_TD_TOKEN_SIZE, rec, uops, ready);
 
-    trace_td_token_unpack(r->tokens + r->token_pos * TRACE_TD_TOKEN_SIZE, &t);
     r->token_pos++;
-    rc = trace_td_decoder_push(&r->td, &t, rec, uops, ready);
     r->stats.units = r->td.tokens;
     if (rc)
         return error_prefix(rc, "%s: ", trace_input_name(r->in));
@@ -370,7 +367,9 @@ static int read_tracedoctor(trace_reader *r, trace_batch *batch)
     int rc;
 
     while (trace_batch_has_room(batch) && !r->done) {
-        trace_record rec;
+        /* Decoded in place: a record copied through a local would stall on
+         * the store of first_uop (store forwarding). */
+        trace_record *rec = &batch->records[batch->count];
         trace_uop *uops = batch->uops + batch->uop_count;
         int ready = 0;
 
@@ -378,17 +377,19 @@ static int read_tracedoctor(trace_reader *r, trace_batch *batch)
             if (!r->input_exhausted && (rc = fill_tokens(r)))
                 return rc;
             if (r->token_pos == r->token_count) {
-                trace_td_decoder_finish(&r->td, &rec, uops, &ready);
+                trace_td_decoder_finish(&r->td, rec, uops, &ready);
                 r->done = 1;
             }
         }
-        if (!r->done && (rc = push_token(r, &rec, uops, &ready)))
+        if (!r->done && (rc = push_token(r, rec, uops, &ready)))
             return rc;
         if (!ready)
             continue;
-        if ((rc = accept_record(r, &rec, uops)))
+        if ((rc = accept_record(r, rec, uops)))
             return rc;
-        trace_batch_commit(batch, &rec);
+        rec->first_uop = (uint32_t)batch->uop_count;
+        batch->count++;
+        batch->uop_count += trace_record_uops(rec);
     }
     r->stats.notes.counter_wraps = r->td.stats.counter_wraps;
     r->stats.memlat_nonzero = r->td.stats.memlat_nonzero;

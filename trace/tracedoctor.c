@@ -6,6 +6,7 @@
 #include "psv.h"
 #include "../common/error.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -153,8 +154,43 @@ static int token_error(const trace_td_decoder *d, const char *fmt, ...)
                      (unsigned long long)(index * TRACE_TD_TOKEN_SIZE), detail);
 }
 
+/* A token as the decoder reads it: the first word and the slot flags
+ * unpacked, the PCs and load latencies left in `bytes` (the packed token)
+ * until a slot that commits or excepts needs them. */
+typedef struct token_view {
+    uint64_t cycle;                 /* 44-bit cycle counter value */
+    unsigned rob_state;             /* TD_ROB_* */
+    unsigned head, tail;            /* ROB head and tail indices (entries) */
+    uint16_t flags[TRACE_TD_SLOTS]; /* TD_SLOT_* per bank */
+    const uint8_t *bytes;           /* TRACE_TD_TOKEN_SIZE bytes of the packed token */
+} token_view;
+
+/* Reads the fields every token needs straight from its bytes. */
+static inline void view_bytes(const uint8_t *bytes, token_view *v)
+{
+    uint64_t w = le64(bytes), f = le64(bytes + TD_OFF_FLAGS);
+
+    v->cycle = w & TRACE_TD_CYCLE_MASK;
+    v->rob_state = (unsigned)(w >> TD_STATE_SHIFT) & 0xF;
+    v->head = (unsigned)(w >> TD_HEAD_SHIFT) & 0xFF;
+    v->tail = (unsigned)(w >> TD_TAIL_SHIFT) & 0xFF;
+    for (int i = 0; i < TRACE_TD_SLOTS; i++)
+        v->flags[i] = (uint16_t)(f >> (16 * i));
+    v->bytes = bytes;
+}
+
+static inline uint64_t view_pc(const token_view *v, unsigned slot)
+{
+    return le64(v->bytes + TD_OFF_PC + 8 * slot);
+}
+
+static inline uint16_t view_memlat(const token_view *v, unsigned slot)
+{
+    return le16(v->bytes + TD_OFF_MEMLAT + 2 * slot);
+}
+
 /* Unwraps the 44-bit counter against the previous token's cycle. */
-static int unwrap_cycle(trace_td_decoder *d, const trace_td_token *t, uint64_t *cycle)
+static int unwrap_cycle(trace_td_decoder *d, const token_view *t, uint64_t *cycle)
 {
     uint64_t c = d->cycle_base + t->cycle;
 
@@ -174,10 +210,10 @@ static int unwrap_cycle(trace_td_decoder *d, const trace_td_token *t, uint64_t *
 }
 
 /* Whether any slot from the head bank on is VALID. */
-static int head_row_valid(const trace_td_token *t, unsigned head_bank)
+static int head_row_valid(const uint16_t flags[TRACE_TD_SLOTS], unsigned head_bank)
 {
     for (unsigned i = head_bank; i < TRACE_TD_SLOTS; i++)
-        if (t->flags[i] & TRACE_TD_SLOT_VALID)
+        if (flags[i] & TRACE_TD_SLOT_VALID)
             return 1;
     return 0;
 }
@@ -186,12 +222,13 @@ static int head_row_valid(const trace_td_token *t, unsigned head_bank)
  * indices mean empty or full: empty when the head row shows no valid slot;
  * otherwise full when the window was more than half full before (or, for the
  * first token, when nothing is being dispatched or populated). */
-static unsigned token_window(const trace_td_decoder *d, const trace_td_token *t)
+static unsigned token_window(const trace_td_decoder *d, const token_view *t)
 {
     unsigned r = d->rob_size;
-    unsigned count = (t->tail + r - t->head) % r;
+    unsigned count = t->tail >= t->head ? t->tail - t->head : t->tail + r - t->head;
 
-    if (count != 0 || !head_row_valid(t, t->head % TRACE_TD_SLOTS))
+    assert(t->head < r && t->tail < r); /* checked by the caller */
+    if (count != 0 || !head_row_valid(t->flags, t->head % TRACE_TD_SLOTS))
         return count;
     if (!d->have_pending)
         return (t->rob_state & (TRACE_TD_ROB_DISPATCHING | TRACE_TD_ROB_POPULATED)) ? 0 : r;
@@ -201,8 +238,7 @@ static unsigned token_window(const trace_td_decoder *d, const trace_td_token *t)
 /* Builds the record of token `t` (without its squash, which the next token
  * reveals): committing and excepting µops, their ROB offsets and how many
  * entries leave the head. */
-static int token_record(trace_td_decoder *d, const trace_td_token *t, uint64_t cycle, trace_record *rec,
-                        trace_uop *uops)
+static int token_record(trace_td_decoder *d, const token_view *t, uint64_t cycle, trace_record *rec, trace_uop *uops)
 {
     unsigned hb = t->head % TRACE_TD_SLOTS;
     int committing = (t->rob_state & TRACE_TD_ROB_COMMITTING) != 0;
@@ -223,8 +259,8 @@ static int token_record(trace_td_decoder *d, const trace_td_token *t, uint64_t c
             if (pending_valid >= 0)
                 return token_error(d, "slot %u commits after uncommitted valid slot %u", i,
                                    (unsigned)pending_valid);
-            uops[n].pc = t->pc[i];
-            uops[n].psv = slot_psv(d, f, t->memlat[i]);
+            uops[n].pc = view_pc(t, i);
+            uops[n].psv = slot_psv(d, f, view_memlat(t, i));
             uops[n].offset = (uint8_t)(i - hb);
             uops[n].pad_ = 0;
             n++;
@@ -239,9 +275,9 @@ static int token_record(trace_td_decoder *d, const trace_td_token *t, uint64_t c
         if (pending_valid < 0)
             return token_error(d, "EXCEPTION token (state 0x%x) has no valid slot", t->rob_state);
         exception_slot = pending_valid;
-        uops[n].pc = t->pc[exception_slot];
-        uops[n].psv =
-            (uint16_t)(slot_psv(d, t->flags[exception_slot], t->memlat[exception_slot]) | (1u << TRACE_PSV_FL_EX));
+        uops[n].pc = view_pc(t, (unsigned)exception_slot);
+        uops[n].psv = (uint16_t)(slot_psv(d, t->flags[exception_slot], view_memlat(t, (unsigned)exception_slot))
+                                 | (1u << TRACE_PSV_FL_EX));
         uops[n].offset = (uint8_t)(exception_slot - (int)hb);
         uops[n].pad_ = 0;
         rec->flags |= TRACE_REC_EXCEPTION;
@@ -251,7 +287,7 @@ static int token_record(trace_td_decoder *d, const trace_td_token *t, uint64_t c
     }
     for (unsigned i = 0; i < trace_record_uops(rec); i++) {
         unsigned slot = hb + uops[i].offset;
-        if (t->memlat[slot] > 0)
+        if (view_memlat(t, slot) > 0)
             d->stats.memlat_nonzero++;
         if (t->flags[slot] & TRACE_TD_SLOT_DCACHE_MISS)
             d->stats.dcache_misses++;
@@ -263,12 +299,14 @@ static int token_record(trace_td_decoder *d, const trace_td_token *t, uint64_t c
     return TEA_OK;
 }
 
-/* Copies a record's few µops (a loop the compiler keeps inline, cheaper than
- * a library call for a handful of 16-byte elements). */
-static inline void copy_uops(trace_uop *dst, const trace_uop *src, unsigned n)
+/* Hands out the pending record and its µops. All TRACE_TD_SLOTS µop
+ * places are copied, used or not: a fixed-size copy without a branch or a
+ * library call (the caller's array has TRACE_MAX_RECORD_UOPS places). */
+static inline void emit_pending(const trace_td_decoder *d, trace_record *rec, trace_uop *uops)
 {
-    for (unsigned i = 0; i < n; i++)
-        dst[i] = src[i];
+    _Static_assert(TRACE_TD_SLOTS <= TRACE_MAX_RECORD_UOPS, "a token's µops fit a record");
+    *rec = d->record[d->pending];
+    memcpy(uops, d->record_uops[d->pending], sizeof d->record_uops[d->pending]);
 }
 
 /* Completes the pending record now that the next token shows the window
@@ -278,8 +316,8 @@ static inline void copy_uops(trace_uop *dst, const trace_uop *src, unsigned n)
  * and counts as a resync (the entries are taken as dispatched). */
 static void settle_pending(trace_td_decoder *d, unsigned window, unsigned head)
 {
-    trace_record *p = &d->pending;
-    unsigned expected = d->expected_window;
+    trace_record *p = &d->record[d->pending];
+    unsigned expected = d->expected_window, next_head = d->pending_head + p->retire;
 
     if (window < expected) {
         unsigned gone = expected - window;
@@ -289,15 +327,17 @@ static void settle_pending(trace_td_decoder *d, unsigned window, unsigned head)
     } else if (window > expected) {
         p->dispatch = (uint16_t)(p->dispatch + (window - expected));
         d->stats.index_resyncs++;
-    } else if (window != 0 && head != (d->pending_head + p->retire) % d->rob_size) {
+    } else if (window != 0 && head != (next_head >= d->rob_size ? next_head - d->rob_size : next_head)) {
         d->stats.index_resyncs++;
     }
 }
 
-int trace_td_decoder_push(trace_td_decoder *d, const trace_td_token *t, trace_record *rec, trace_uop *uops, int *ready)
+/* trace_td_decoder_push and trace_td_decoder_push_bytes: the next token's
+ * record is built in the record buffer that is not pending. */
+static inline int decoder_push(trace_td_decoder *d, const token_view *t, trace_record *rec, trace_uop *uops, int *ready)
 {
-    trace_record cur;
-    trace_uop cur_uops[TRACE_MAX_RECORD_UOPS];
+    unsigned next = d->pending ^ 1u;
+    trace_record *cur = &d->record[next];
     uint64_t cycle = 0;
     unsigned window;
     int rc;
@@ -308,43 +348,65 @@ int trace_td_decoder_push(trace_td_decoder *d, const trace_td_token *t, trace_re
     if (t->head >= d->rob_size || t->tail >= d->rob_size)
         return token_error(d, "ROB index %u is outside a %u-entry ROB (see --rob-size)",
                            t->head >= d->rob_size ? t->head : t->tail, d->rob_size);
-    if ((rc = token_record(d, t, cycle, &cur, cur_uops)))
+    if ((rc = token_record(d, t, cycle, cur, d->record_uops[next])))
         return rc;
     window = token_window(d, t);
-    if (window < cur.retire) {
+    if (window < cur->retire) {
         /* The indices claim fewer entries than leave the ROB: trust the slots. */
-        window = cur.retire;
+        window = cur->retire;
         d->stats.index_resyncs++;
     }
     if (d->tokens == 0)
         d->initial_window = window;
     if (d->have_pending) {
         settle_pending(d, window, t->head);
-        *rec = d->pending;
-        copy_uops(uops, d->pending_uops, trace_record_uops(&d->pending));
+        emit_pending(d, rec, uops);
         *ready = 1;
     }
-    if (window - cur.retire + cur.dispatch > d->rob_size) {
+    if (window - cur->retire + cur->dispatch > d->rob_size) {
         /* Dispatch into a full ROB: impossible, keep the window bounded. */
-        cur.dispatch = (uint16_t)(d->rob_size - (window - cur.retire));
+        cur->dispatch = (uint16_t)(d->rob_size - (window - cur->retire));
         d->stats.index_resyncs++;
     }
-    d->pending = cur;
-    copy_uops(d->pending_uops, cur_uops, trace_record_uops(&cur));
+    d->pending = next;
     d->pending_head = t->head;
-    d->expected_window = window - cur.retire + cur.dispatch;
+    d->expected_window = window - cur->retire + cur->dispatch;
     d->have_pending = 1;
     d->last_cycle = cycle;
     d->tokens++;
     return TEA_OK;
 }
 
+int trace_td_decoder_push(trace_td_decoder *d, const trace_td_token *t, trace_record *rec, trace_uop *uops, int *ready)
+{
+    uint8_t bytes[TRACE_TD_TOKEN_SIZE];
+    token_view v;
+
+    /* The PCs and latencies travel packed; the other fields are taken as
+     * given, out-of-range values included, for the checks to see. */
+    trace_td_token_pack(t, bytes);
+    view_bytes(bytes, &v);
+    v.cycle = t->cycle;
+    v.rob_state = t->rob_state;
+    v.head = t->head;
+    v.tail = t->tail;
+    return decoder_push(d, &v, rec, uops, ready);
+}
+
+int trace_td_decoder_push_bytes(trace_td_decoder *d, const uint8_t bytes[TRACE_TD_TOKEN_SIZE], trace_record *rec,
+                                trace_uop *uops, int *ready)
+{
+    token_view v;
+
+    view_bytes(bytes, &v);
+    return decoder_push(d, &v, rec, uops, ready);
+}
+
 void trace_td_decoder_finish(trace_td_decoder *d, trace_record *rec, trace_uop *uops, int *ready)
 {
     *ready = d->have_pending;
     if (d->have_pending) {
-        *rec = d->pending;
-        copy_uops(uops, d->pending_uops, trace_record_uops(&d->pending));
+        emit_pending(d, rec, uops);
         d->have_pending = 0;
     }
 }
@@ -421,7 +483,7 @@ int trace_td_encoder_encode(trace_td_encoder *e, const trace_record *r, const tr
     } else if (n > 0 && hb + r->retire > TRACE_TD_SLOTS) {
         return error_set(TEA_ERR_UNSUPPORTED, "retirement crosses the end of the head row");
     }
-    if (e->window == r_size && !head_row_valid(t, hb)) {
+    if (e->window == r_size && !head_row_valid(t->flags, hb)) {
         /* A full ROB shows a valid head so the decoder can tell it from empty. */
         if (n > 0 && uops[0].offset != 0)
             return error_set(TEA_ERR_UNSUPPORTED, "full ROB whose head entry is empty");

@@ -77,9 +77,11 @@ typedef struct trace_td_decoder {
     uint64_t tokens;         /* tokens pushed */
     uint64_t cycle_base;     /* multiple of 2^44 added to the counter */
     uint64_t last_cycle;     /* unwrapped cycle of the last token */
-    int have_pending;        /* `pending` awaits the next token's indices */
-    trace_record pending;
-    trace_uop pending_uops[TRACE_MAX_RECORD_UOPS];
+    int have_pending;        /* record[pending] awaits the next token's indices */
+    unsigned pending;        /* 0 or 1: which record and µop buffer is pending; the other one
+                              * takes the next token's record, so nothing is copied between them */
+    trace_record record[2];
+    trace_uop record_uops[2][TRACE_TD_SLOTS]; /* a token shows at most one µop per slot */
     unsigned pending_head;   /* head index of the pending token */
     unsigned expected_window;/* window after the pending record, before any squash */
     unsigned initial_window; /* window at the start of the first token's cycle */
@@ -97,8 +99,15 @@ void trace_td_decoder_init(trace_td_decoder *d, unsigned rob_size, unsigned llc_
  * Errors (TEA_ERR_FORMAT, message naming the token index and byte offset):
  * cycle counter going backwards or repeating, indices outside the ROB, a
  * COMMITTING token without a committing slot, an EXCEPTION token without a
- * valid slot, commits out of bank order. */
+ * valid slot, commits out of bank order. uops[] has room for
+ * TRACE_MAX_RECORD_UOPS µops (all may be written). */
 int trace_td_decoder_push(trace_td_decoder *d, const trace_td_token *t, trace_record *rec, trace_uop *uops, int *ready);
+
+/* trace_td_decoder_push of the packed token at `bytes` (what
+ * trace_td_token_unpack would give), without unpacking the fields the token's
+ * record does not use. */
+int trace_td_decoder_push_bytes(trace_td_decoder *d, const uint8_t bytes[TRACE_TD_TOKEN_SIZE], trace_record *rec,
+                                trace_uop *uops, int *ready);
 
 /* Flushes the last record at the end of the stream (*ready tells whether there
  * was one). */

@@ -1,0 +1,73 @@
+# TraceDoctor .zst made of several zstd frames (separately compressed pieces
+# concatenated, as `cat a.zst b.zst` or pzstd write them): the frames are one
+# token stream, split anywhere, also inside a token; errors name the frame.
+. "$(dirname "$0")/lib.bash"
+command -v zstd >/dev/null || exit 77
+
+run 0 "$TEA" gen --workload mixed --cycles 300000 --seed 3 --format tracedoctor -o one.td.zst
+zstd -q -d -c one.td.zst >tokens.raw || fail "zstd -d"
+size=$(file_size tokens.raw)
+[ $((size % 64)) -eq 0 ] && [ "$size" -gt 200000 ] || fail "unexpected token stream of $size bytes"
+
+# Pieces: the first ends 17 bytes into token 1000, the second is a single
+# byte, the third ends on a token boundary, the last takes the rest.
+cut1=$((1000 * 64 + 17))
+cut2=$((cut1 + 1))
+cut3=$((2000 * 64))
+head -c "$cut1" tokens.raw >p1
+tail -c +$((cut1 + 1)) tokens.raw | head -c $((cut2 - cut1)) >p2
+tail -c +$((cut2 + 1)) tokens.raw | head -c $((cut3 - cut2)) >p3
+tail -c +$((cut3 + 1)) tokens.raw >p4
+cat p1 p2 p3 p4 | cmp -s - tokens.raw || fail "pieces do not add up to the token stream"
+for p in p1 p2 p3 p4; do
+    zstd -q -c "$p" >"$p.zst" || fail "zstd $p"
+done
+# A skippable frame (magic 0x184D2A5E, 3 bytes) between the third and last
+# data frames: skipped like zstd -dc skips it.
+printf '\136\052\115\030\003\000\000\000abc' >skip.bin
+cat p1.zst p2.zst p3.zst skip.bin p4.zst >multi.td.zst
+zstd -q -d -c multi.td.zst | cmp -s - tokens.raw || fail "zstd -dc of the multi-frame file differs"
+
+run 0 "$TEA" info --json multi.td.zst
+[ "$(json_number out.txt frames)" -eq 4 ] || fail "expected 4 data frames, got $(json_number out.txt frames)"
+run 0 "$TEA" info --json one.td.zst
+[ "$(json_number out.txt frames)" -eq 1 ] || fail "expected 1 data frame"
+
+# the same PICS as the single-frame file, whatever the thread count
+run 0 "$TEA" replay one.td.zst -o one
+for threads in 1 2 4; do
+    run 0 "$TEA" replay multi.td.zst --threads "$threads" -o "multi$threads"
+    for f in one/*.pics; do
+        cmp -s "$f" "multi$threads/$(basename "$f")" || fail "--threads $threads: $(basename "$f") differs"
+    done
+    # the summary differs only in the trace's name (its first column)
+    cut -d, -f2- one/summary.csv >a.csv
+    cut -d, -f2- "multi$threads/summary.csv" >b.csv
+    cmp -s a.csv b.csv || fail "--threads $threads: summary.csv differs"
+done
+[ "$(ls one/*.pics | wc -l)" -eq 6 ] || fail "expected 6 PICS files (golden and five samplers)"
+
+# A corrupt second frame: the error names the file offset where it starts
+# (the size of the first frame). Its block header claims a reserved block
+# type, which zstd rejects whatever the build.
+off2=$(file_size p1.zst)
+cp multi.td.zst bad2.td.zst
+# frame header: 4 magic bytes, a descriptor, then the first block header;
+# with a single-segment frame of p2's one byte the header is 6 bytes long
+printf '\377\377\377' | dd of=bad2.td.zst bs=1 seek=$((off2 + 6)) conv=notrunc 2>/dev/null
+zstd -q -t bad2.td.zst 2>/dev/null && fail "zstd accepts the corrupted second frame"
+for threads in 1 2; do
+    run 1 "$TEA" replay bad2.td.zst --threads "$threads" -o bad
+    contains err.txt "bad2.td.zst: corrupt zstd data in frame starting at byte $off2"
+done
+
+# A corrupt third frame, and the second one truncated at the end of the file.
+off3=$((off2 + $(file_size p2.zst)))
+cp multi.td.zst bad3.td.zst
+printf '\377\377\377\377' | dd of=bad3.td.zst bs=1 seek=$((off3 + $(file_size p3.zst) / 2)) conv=notrunc 2>/dev/null
+run 1 "$TEA" replay bad3.td.zst -o bad
+contains err.txt "bad3.td.zst: corrupt zstd data in frame starting at byte $off3"
+cat p1.zst >short.td.zst
+head -c $(($(file_size p2.zst) - 2)) p2.zst >>short.td.zst
+run 1 "$TEA" replay short.td.zst -o bad
+contains err.txt "short.td.zst: truncated zstd frame starting at byte $off2"
