@@ -810,18 +810,6 @@ static int object_map(const binary_symbolizer *z, object_unit *o, unsigned flags
     return TEA_OK;
 }
 
-/* Orders map entries by start, then end, then name (entries that overlap
- * are dropped after sorting, so the order decides which one stays). */
-static int compare_entries(const void *a, const void *b)
-{
-    const pics_symmap_entry *x = a, *y = b;
-    if (x->start != y->start)
-        return x->start < y->start ? -1 : 1;
-    if (x->end != y->end)
-        return x->end < y->end ? -1 : 1;
-    return strcmp(x->name, y->name);
-}
-
 /* True when [start, end) overlaps an entry of the sorted, non-overlapping
  * entries[0 .. count). */
 static int overlaps(const pics_symmap_entry *entries, size_t count, uint64_t start, uint64_t end)
@@ -853,18 +841,7 @@ static void settle_map(pics_symmap *m, size_t main_count)
         m->entries[kept++] = *e;
     }
     m->count = kept;
-    kept = 0;
-    if (m->count)
-        qsort(m->entries, m->count, sizeof *m->entries, compare_entries);
-    for (size_t i = 0; i < m->count; i++) {
-        pics_symmap_entry *e = &m->entries[i];
-        if (kept > 0 && e->start < m->entries[kept - 1].end) {
-            free(e->name);
-            continue;
-        }
-        m->entries[kept++] = *e;
-    }
-    m->count = kept;
+    pics_symmap_settle(m);
 }
 
 int binary_symbolize_symmap(const binary_symbolizer *z, unsigned flags, pics_symmap *out)

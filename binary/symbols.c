@@ -1187,14 +1187,6 @@ static int add_entry(pics_symmap *m, size_t *cap, uint64_t start, uint64_t end, 
     return TEA_OK;
 }
 
-static int compare_entries(const void *a, const void *b)
-{
-    const pics_symmap_entry *x = a, *y = b;
-    if (x->start != y->start)
-        return x->start < y->start ? -1 : 1;
-    return x->end < y->end ? -1 : x->end > y->end;
-}
-
 /* Adds the stretches of allocated sections outside every function, in ELF
  * addresses converted like the functions. */
 static int add_section_gaps(const binary_symbols *s, pics_symmap *m, size_t *cap)
@@ -1237,7 +1229,7 @@ static int add_section_gaps(const binary_symbols *s, pics_symmap *m, size_t *cap
 
 int binary_symbols_symmap(const binary_symbols *s, unsigned flags, pics_symmap *out)
 {
-    size_t cap = 0, kept = 0;
+    size_t cap = 0;
     int rc = TEA_OK;
 
     memset(out, 0, sizeof *out);
@@ -1251,17 +1243,7 @@ int binary_symbols_symmap(const binary_symbols *s, unsigned flags, pics_symmap *
     }
     /* Sorted by trace PC; a range that wraps around 2^64 after the bias, or
      * that overlaps the one before it (overlapping sections), is left out. */
-    if (out->count)
-        qsort(out->entries, out->count, sizeof *out->entries, compare_entries);
-    for (size_t i = 0; i < out->count; i++) {
-        pics_symmap_entry *e = &out->entries[i];
-        if (e->end <= e->start || (kept > 0 && e->start < out->entries[kept - 1].end)) {
-            free(e->name);
-            continue;
-        }
-        out->entries[kept++] = *e;
-    }
-    out->count = kept;
+    pics_symmap_settle(out);
     return TEA_OK;
 }
 

@@ -93,6 +93,32 @@ int pics_symmap_load(pics_symmap *m, const char *path)
     return rc;
 }
 
+static int compare_entries(const void *a, const void *b)
+{
+    const pics_symmap_entry *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    if (x->end != y->end)
+        return x->end < y->end ? -1 : 1;
+    return strcmp(x->name ? x->name : "", y->name ? y->name : "");
+}
+
+void pics_symmap_settle(pics_symmap *m)
+{
+    size_t kept = 0;
+    if (m->count)
+        qsort(m->entries, m->count, sizeof *m->entries, compare_entries);
+    for (size_t i = 0; i < m->count; i++) {
+        pics_symmap_entry *e = &m->entries[i];
+        if (e->end <= e->start || (kept > 0 && e->start < m->entries[kept - 1].end)) {
+            free(e->name);
+            continue;
+        }
+        m->entries[kept++] = *e;
+    }
+    m->count = kept;
+}
+
 long pics_symmap_find(const pics_symmap *m, uint64_t pc)
 {
     size_t lo = 0, hi = m->count;

@@ -26,6 +26,12 @@ typedef struct pics_symmap {
  * malformed lines, empty or overlapping ranges. TEA_ERR_IO when unreadable. */
 int pics_symmap_load(pics_symmap *m, const char *path);
 
+/* Puts entries gathered in any order into the map's form: sorted by start
+ * (then end, then name), without empty ranges, and without each range that
+ * overlaps one kept before it (their names are freed). For maps built from
+ * symbols, where overlaps are dropped rather than refused. */
+void pics_symmap_settle(pics_symmap *m);
+
 /* The index of the range holding `pc`, or -1. */
 long pics_symmap_find(const pics_symmap *m, uint64_t pc);
 
