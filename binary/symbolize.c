@@ -26,20 +26,20 @@
 /* What became of an object of the trace's list (opened on first use). */
 typedef enum object_state {
     OBJECT_UNOPENED = 0,
-    OBJECT_OPEN,             /* syms is usable */
-    OBJECT_UNUSABLE,         /* missing, unreadable or another build: named [BASENAME] */
-    OBJECT_MAIN              /* the main binary itself: its PCs go to the main binary */
+    OBJECT_OPEN,     /* syms is usable */
+    OBJECT_UNUSABLE, /* missing, unreadable or another build: named [BASENAME] */
+    OBJECT_MAIN      /* the main binary itself: its PCs go to the main binary */
 } object_state;
 
 /* One executable object of the trace (pics_info.objects). */
 typedef struct object_unit {
-    char *path;              /* as recorded */
-    const char *base;        /* its file name, inside path */
+    char *path;                                /* as recorded */
+    const char *base;                          /* its file name, inside path */
     char build_id[2 * TRACE_BUILD_ID_MAX + 1]; /* hex, "" when not recorded */
-    uint64_t start, end;     /* executable range [start, end), trace PCs */
-    uint64_t load_bias;      /* trace PC - ELF address */
+    uint64_t start, end;                       /* executable range [start, end), trace PCs */
+    uint64_t load_bias;                        /* trace PC - ELF address */
     object_state state;
-    binary_symbols *syms;    /* when OBJECT_OPEN */
+    binary_symbols *syms; /* when OBJECT_OPEN */
 } object_unit;
 
 struct binary_symbolizer {
@@ -349,7 +349,8 @@ static int choose_bias(binary_symbols *syms, const pics_info *info, const binary
         return auto_bias(syms, va_bits, opts);
     if (opts->has_adjust_vma) {
         if (info->has_load_bias && info->load_bias != opts->adjust_vma)
-            warn(opts->command, "--adjust-vma 0x%" PRIx64 " overrides the load bias 0x%" PRIx64 " recorded in the trace",
+            warn(opts->command,
+                 "--adjust-vma 0x%" PRIx64 " overrides the load bias 0x%" PRIx64 " recorded in the trace",
                  opts->adjust_vma, info->load_bias);
         binary_symbols_set_bias(syms, opts->adjust_vma);
         return TEA_OK;
@@ -374,11 +375,13 @@ static void check_binary(const binary_symbols *syms, const pics_info *info, cons
     const char *path = binary_symbols_path(syms), *id = binary_symbols_build_id(syms),
                *arch = binary_symbols_arch(syms);
     if (info->build_id && id && strcmp(info->build_id, id) != 0)
-        warn(opts->command, "build-id of %s (%s) differs from the one recorded in the trace (%s): it is not the traced "
-                   "binary, symbols may be wrong",
+        warn(opts->command,
+             "build-id of %s (%s) differs from the one recorded in the trace (%s): it is not the traced "
+             "binary, symbols may be wrong",
              path, id, info->build_id);
     else if (info->build_id && !id)
-        warn(opts->command, "%s has no build-id, so it cannot be checked against the trace's (%s)", path, info->build_id);
+        warn(opts->command, "%s has no build-id, so it cannot be checked against the trace's (%s)", path,
+             info->build_id);
     if (info->arch[0] && arch && strcmp(info->arch, arch) != 0)
         warn(opts->command, "%s is a %s binary but the trace is %s", path, arch, info->arch);
     if (!binary_symbols_table(syms))

@@ -216,7 +216,7 @@ typedef struct row_names {
     int has_address;
     uint64_t address;                        /* the PC, or the function's start */
     uint64_t shown;                          /* address as shown (--addresses) */
-    char object[BINARY_SYMBOLIZE_TEXT_MAX];      /* the object's file name (traces listing objects) */
+    char object[BINARY_SYMBOLIZE_TEXT_MAX];  /* the object's file name (traces listing objects) */
     char function[BINARY_SYMBOLIZE_TEXT_MAX];    /* function or [unknown ...] */
     char location[BINARY_SYMBOLIZE_TEXT_MAX];    /* function+0xOFF (insn), the function (func) */
     char disassembly[BINARY_SYMBOLIZE_TEXT_MAX]; /* "" when unavailable or func */
@@ -346,8 +346,9 @@ static int print_csv(FILE *f, const report_request *req, report_data *d)
 
     int objects = binary_symbolize_has_objects(d->z);
 
-    fprintf(f, "rank,address,%sfunction,location,disassembly,source,component,psv,cycles,share,golden_cycles,"
-               "golden_share,error_contribution\n",
+    fprintf(f,
+            "rank,address,%sfunction,location,disassembly,source,component,psv,cycles,share,golden_cycles,"
+            "golden_share,error_contribution\n",
             objects ? "object," : "");
     for (size_t i = 0; i < d->shown; i++) {
         const report_row *r = &d->rows[i];

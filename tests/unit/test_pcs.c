@@ -94,7 +94,7 @@ static void prefixes(void **state)
     (void)state;
     assert_true(model.count > 3 * FRAME_RECORDS);
     check_prefix(1);
-    check_prefix(FRAME_RECORDS + 7); /* across a frame boundary */
+    check_prefix(FRAME_RECORDS + 7);         /* across a frame boundary */
     check_prefix(TRACE_PCS_DEFAULT_RECORDS); /* the whole trace */
 }
 

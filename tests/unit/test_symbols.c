@@ -825,8 +825,8 @@ static void objects_info(pics_info *info, int with_binary, binary_symbols_code *
         info->has_load_bias = 1;
     }
     list_object(info, TEA_PLT_RISCV64, main_id, PIE_BIAS_SV39, PIE_BIAS_SV39 + MAIN_SPAN, PIE_BIAS_SV39);
-    list_object(info, TEA_PLT_RISCV64_LIB, lib_id, LIB_BIAS + lib_text->addr, LIB_BIAS + lib_text->addr + lib_text->size,
-                LIB_BIAS);
+    list_object(info, TEA_PLT_RISCV64_LIB, lib_id, LIB_BIAS + lib_text->addr,
+                LIB_BIAS + lib_text->addr + lib_text->size, LIB_BIAS);
     list_object(info, "/nonexistent/libgone.so.1", NULL, GONE_BIAS, GONE_BIAS + GONE_SIZE, GONE_BIAS);
     list_object(info, TEA_PLT_RISCV64_LIB, "0badc0de", OTHER_BIAS + lib_text->addr,
                 OTHER_BIAS + lib_text->addr + lib_text->size, OTHER_BIAS);
@@ -1286,16 +1286,24 @@ static void test_parse_offset(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_x86_64_fixed),   cmocka_unit_test(test_x86_64_pie),
-        cmocka_unit_test(test_x86_64_stripped), cmocka_unit_test(test_x86_64_dynsym),
-        cmocka_unit_test(test_riscv64),        cmocka_unit_test(test_riscv64_high),
-        cmocka_unit_test(test_symmap),         cmocka_unit_test(test_bad_files),
-        cmocka_unit_test(test_symbolize_bias), cmocka_unit_test(test_symbolize_riscv),
+        cmocka_unit_test(test_x86_64_fixed),
+        cmocka_unit_test(test_x86_64_pie),
+        cmocka_unit_test(test_x86_64_stripped),
+        cmocka_unit_test(test_x86_64_dynsym),
+        cmocka_unit_test(test_riscv64),
+        cmocka_unit_test(test_riscv64_high),
+        cmocka_unit_test(test_symmap),
+        cmocka_unit_test(test_bad_files),
+        cmocka_unit_test(test_symbolize_bias),
+        cmocka_unit_test(test_symbolize_riscv),
         cmocka_unit_test(test_symbolize_objects),
-        cmocka_unit_test(test_parse_offset),   cmocka_unit_test(test_plt_x86_64),
+        cmocka_unit_test(test_parse_offset),
+        cmocka_unit_test(test_plt_x86_64),
         cmocka_unit_test(test_plt_riscv64),
-        cmocka_unit_test(test_plt_aarch64),    cmocka_unit_test(test_cxx_demangle),
-        cmocka_unit_test(test_branch_targets), cmocka_unit_test(test_guess_bias),
+        cmocka_unit_test(test_plt_aarch64),
+        cmocka_unit_test(test_cxx_demangle),
+        cmocka_unit_test(test_branch_targets),
+        cmocka_unit_test(test_guess_bias),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
