@@ -73,7 +73,7 @@ static inline int pics_add(pics *p, uint64_t pc, uint16_t psv, uint64_t value, u
  * is evicted, and every cell at pics_cache_flush, is added to the target map.
  * The target is exact only after a flush.
  */
-#define PICS_CACHE_SLOTS 512u /* a power of two */
+#define PICS_CACHE_SLOTS 8192u /* a power of two */
 /* The PSV of an empty cache slot: no PSV reaches it (PSVs are below 512), so
  * the hit test needs no occupancy check (cache slots leave `used` at 0). */
 #define PICS_CACHE_EMPTY_PSV 0xFFFFu

@@ -604,8 +604,8 @@ static int csv_scope(FILE *f, const context *ctx, long scope)
                 ? (view_total(c, view) ? 100 * power_of_ten(CSV_DECIMALS) : 0)
                 : (view == GOLDEN_TOPDOWN_VIEW_STATES ? ctx->scope_share : ctx->scope_slot_share)[scope];
         const char *view_name = view == GOLDEN_TOPDOWN_VIEW_STATES ? "states" : "slots";
-        row *rows;
-        size_t n;
+        row *rows = NULL;
+        size_t n = 0;
 
         if ((rc = build_rows(ctx->td, scope, view, CSV_DECIMALS, 0, &rows, &n)))
             return rc;

@@ -566,16 +566,36 @@ static inline uint64_t load_le64(const uint8_t *p)
     return (uint64_t)load_le32(p) | (uint64_t)load_le32(p + 4) << 32;
 }
 
+/* Adds one µop's events (its PSV) to `events`. */
+static inline void count_psv(uint64_t events[TRACE_PSV_EVENT_COUNT], unsigned psv)
+{
+    while (psv) {
+        events[__builtin_ctz(psv)]++;
+        psv &= psv - 1;
+    }
+}
+
+/* The PSVs of a record's first PACKED_PSV_UOPS µops, PSV_BITS apiece, packed
+ * into one word while decoding, so that counting their events reads no µop
+ * back from memory (a load just after the store of a µop stalls). */
+#define PSV_BITS 9
+#define PACKED_PSV_UOPS 7
+_Static_assert(TRACE_PSV_EVENT_COUNT == PSV_BITS && PSV_BITS * PACKED_PSV_UOPS <= 64, "PSVs pack into a word");
+
+/* Adds the events of packed PSVs (see PACKED_PSV_UOPS) to `events`. */
+static inline void count_packed_psvs(uint64_t events[TRACE_PSV_EVENT_COUNT], uint64_t packed)
+{
+    while (packed) {
+        events[(unsigned)__builtin_ctzll(packed) % PSV_BITS]++;
+        packed &= packed - 1;
+    }
+}
+
 /* Adds a record's events to `events`, one count per µop and event. */
 static void count_events(uint64_t events[TRACE_PSV_EVENT_COUNT], const trace_uop *uops, unsigned n)
 {
-    for (unsigned i = 0; i < n; i++) {
-        unsigned psv = uops[i].psv;
-        while (psv) {
-            events[__builtin_ctz(psv)]++;
-            psv &= psv - 1;
-        }
-    }
+    for (unsigned i = 0; i < n; i++)
+        count_psv(events, uops[i].psv);
 }
 
 /* A µop's PC delta when its first byte `b` is all there is (no
@@ -674,6 +694,7 @@ static inline void plain_record(trace_record *rec, uint64_t cycle, uint32_t firs
 
 /* The stream state fast_record checks a record against. */
 typedef struct fast_context {
+    uint64_t *events;       /* the totals' event counts: the record's are added */
     unsigned width, rob_size;
     unsigned window;        /* ROB entries before the record */
     uint64_t cycle;         /* previous record's cycle (the frame has one) */
@@ -698,7 +719,7 @@ static size_t fast_record(fast_context *x, const uint8_t *p, trace_record *rec, 
 {
     const uint8_t *q = p + 1;
     unsigned tag = p[0], ext = 0, n_commit = tag & TAG_COMMITS_MASK, n, retire, squash = 0, dispatch;
-    uint64_t v, at = x->pc;
+    uint64_t v, at = x->pc, packed_psvs = 0;
 
     if (tag & TAG_EXT) {
         ext = *q++;
@@ -724,6 +745,8 @@ static size_t fast_record(fast_context *x, const uint8_t *p, trace_record *rec, 
             if (!fast_varint(&q, &v) || v == 0 || v >= TRACE_PSV_VALUES)
                 return 0;
             psv = (unsigned)v;
+            if (i < PACKED_PSV_UOPS)
+                packed_psvs |= (uint64_t)psv << (PSV_BITS * i);
         }
         at += unzigzag(z);
         uops[i].pc = at;
@@ -774,6 +797,9 @@ static size_t fast_record(fast_context *x, const uint8_t *p, trace_record *rec, 
     rec->squash = (uint16_t)squash;
     rec->dispatch = (uint16_t)dispatch;
     x->pc = at;
+    count_packed_psvs(x->events, packed_psvs);
+    if (n > PACKED_PSV_UOPS)
+        count_events(x->events, uops + PACKED_PSV_UOPS, n - PACKED_PSV_UOPS);
     return (size_t)(q - p);
 }
 
@@ -851,12 +877,11 @@ size_t trace_native_decode_batch(trace_native_codec *c, const uint8_t *data, siz
                 /* Plain but for one µop's PSV or PC continuation. */
                 cycle += delta;
                 plain_record(rec, cycle, (uint32_t)(uops - batch->uops), n, dispatch);
-                if (psv)
-                    count_events(t->events, uops, n);
+                count_psv(t->events, psv);
                 window = window - n + dispatch;
                 p += used;
             } else {
-                fast_context x = { width, rob_size, window, cycle, pc };
+                fast_context x = { t->events, width, rob_size, window, cycle, pc };
                 unsigned n_uops;
 
                 used = fast_record(&x, p, rec, uops);
@@ -871,7 +896,6 @@ size_t trace_native_decode_batch(trace_native_codec *c, const uint8_t *data, siz
                 if (rec->flags & TRACE_REC_REFILL)
                     t->refills++;
                 t->squashed += rec->squash;
-                count_events(t->events, uops, n_uops);
                 window = window - rec->retire - rec->squash + dispatch;
                 cycle = rec->cycle;
                 rec->first_uop = (uint32_t)(uops - batch->uops);
