@@ -197,7 +197,10 @@ static int replay_stream(const tea_run_options *o, tea_run *t)
     uint64_t records = 0;
     int rc, refusal = TEA_OK;
 
-    if ((rc = trace_reader_open(&reader, t->path, &o->open)))
+    trace_open_options open = o->open;
+
+    open.threads = o->threads ? o->threads : 1; /* for the frames of a multi-frame .zst */
+    if ((rc = trace_reader_open(&reader, t->path, &open)))
         return rc;
     progress_restart(o->meter, 0);
     if ((rc = prepare_replay(o, t, trace_reader_header(reader))) || (rc = trace_batch_init(&batch, TRACE_BATCH_RECORDS)))

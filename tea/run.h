@@ -56,7 +56,8 @@ typedef struct tea_run_options {
     golden_rules rules;              /* the golden reference's rule set, which TEA samples */
     trace_open_options open;         /* open.clock_hz, when not 0, overrides the header's clock */
     unsigned threads;                /* > 1: a native trace file by frames on that many threads (at most
-                                        TEA_PARALLEL_MAX_THREADS); 0 or 1: as a stream */
+                                        TEA_PARALLEL_MAX_THREADS), a multi-frame compressed TraceDoctor
+                                        file's frames decompressed on that many; 0 or 1: as a stream */
     progress_meter *meter;           /* records replayed, when not NULL (common/progress.h): of the
                                         index's total by frames, a count as a stream; started and
                                         ended by the caller, updated from the calling thread */

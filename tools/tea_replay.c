@@ -202,9 +202,11 @@ static int parse_args(int argc, char **argv, study_request *req, const char **ou
         STUDY_OPTION_GOLDEN_RULES(req, "default, or tracedoctor: the golden reference of the\n"
                                        "authors' TraceDoctor worker (tea_gold), cell for cell;\n"
                                        "TEA samples it (docs/semantics.md, \"Rule sets\")"),
-        STUDY_OPTION_THREADS(req, "replay a native trace file's frames on N threads (default:\n"
-                                  "the processors this process may use); 1 reads the trace\n"
-                                  "as a stream. Results are identical for every N"),
+        STUDY_OPTION_THREADS(req, "replay a native trace file's frames on N threads, or\n"
+                                  "decompress a multi-frame TraceDoctor .zst's frames on N\n"
+                                  "threads (default: the processors this process may use);\n"
+                                  "1 reads the trace as a stream, decompressed on one\n"
+                                  "thread. Results are identical for every N"),
         CLI_OPTIONS_PROGRESS(&req->progress),
         CLI_TRACE_OPTIONS(&req->open),
         CLI_OPTION_HELP,

@@ -3,6 +3,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "input.h"
+#include "parzstd.h"
 #include "../common/error.h"
 #include "../common/threads.h"
 
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zstd.h>
 
 /* Compressed bytes read from the file at a time. */
@@ -126,6 +128,19 @@ struct trace_input {
     chunk_reader *chunks;
     uint64_t view_offset; /* trace_input_offset() as of the last chunk handed out */
     uint64_t view_frames; /* trace_input_frames() likewise */
+    /* decompressed view: content handed out since the first frame, which began at
+     * stream_origin (once stream_started) */
+    uint64_t delivered;
+    int stream_started;
+    uint64_t stream_origin;
+    /* the frames of a multi-frame file decompressed on several threads (NULL
+     * otherwise), the rest of its last piece, and the stream's bytes still to
+     * drop because the serial reader handed them out before it started */
+    trace_parzstd *par;
+    unsigned par_threads;  /* threads taken from the budget for it */
+    const uint8_t *par_data;
+    size_t par_left;
+    uint64_t par_skip;
 };
 
 int trace_input_open(trace_input **out, const char *path)
@@ -164,25 +179,27 @@ const char *trace_input_name(const trace_input *in)
 
 uint64_t trace_input_offset(const trace_input *in)
 {
-    if (in->chunks)
+    if (in->chunks || in->par)
         return in->view_offset;
     return in->ahead.state != LOOKAHEAD_NONE ? in->ahead.shown_offset : in->consumed;
 }
 
 uint64_t trace_input_frames(const trace_input *in)
 {
-    if (in->chunks)
+    if (in->chunks || in->par)
         return in->view_frames;
     return in->ahead.state != LOOKAHEAD_NONE ? in->ahead.shown_frames : in->frames;
 }
 
 static void chunks_stop(trace_input *in);
+static void par_stop(trace_input *in);
 
 void trace_input_close(trace_input *in)
 {
     if (!in)
         return;
     chunks_stop(in);
+    par_stop(in);
     if (in->owns_file && in->file)
         fclose(in->file);
     ZSTD_freeDCtx(in->dctx);
@@ -335,6 +352,10 @@ static int read_decompressed_sync(trace_input *in, void *dst, size_t size, size_
                 break; /* clean end between frames */
             if ((rc = check_frame_magic(in)))
                 return rc;
+            if (!in->stream_started) {
+                in->stream_started = 1;
+                in->stream_origin = in->consumed;
+            }
             in->in_frame = 1;
             in->frame_start = in->consumed;
             in->frame_is_data = read_le32(in->buf + in->pos) == TRACE_INPUT_ZSTD_MAGIC;
@@ -350,6 +371,7 @@ static int read_decompressed_sync(trace_input *in, void *dst, size_t size, size_
         }
     }
     *got = out.pos;
+    in->delivered += out.pos;
     return TEA_OK;
 }
 
@@ -680,7 +702,6 @@ int trace_input_next_frame(trace_input *in, trace_input_frame *frame, int *more)
     return TEA_OK;
 }
 
-/* --- chunks decompressed in the background -------------------------------- */
 
 /* Reads one chunk into `slot` exactly as the synchronous call would, and
  * records its result, message and counters. Returns whether the stream goes
@@ -737,11 +758,146 @@ static void chunks_free(chunk_reader *cr)
     free(cr);
 }
 
-int trace_input_prefetch_chunks(trace_input *in, size_t chunk_size)
+/* --- frames decompressed on several threads --------------------------------- */
+
+/* Threads for the frames of a multi-frame file: the `asked` count when the
+ * user set one (granted even past the processors, as threads.h says), else
+ * as many as the budget has room for. Fewer than two: none. */
+static unsigned par_take_threads(unsigned asked)
+{
+    unsigned n = 0;
+
+    if (asked) {
+        if (asked > PARZSTD_MAX_WORKERS)
+            asked = PARZSTD_MAX_WORKERS;
+        if (asked < 2)
+            return 0;
+        threads_reserve(asked);
+        return asked;
+    }
+    while (n < PARZSTD_MAX_WORKERS && threads_try_one())
+        n++;
+    if (n < 2) {
+        threads_release(n);
+        return 0;
+    }
+    return n;
+}
+
+/* Starts decompressing the frames of a multi-frame regular file on several
+ * threads, from the file's first frame; the content the serial reader has
+ * handed out already is dropped from the front. TEA_ERR_UNSUPPORTED (or
+ * NOMEM) leaves the input as it was. */
+static int par_start(trace_input *in, unsigned asked)
+{
+    struct stat st;
+    unsigned threads;
+    int rc;
+
+    if (!in->owns_file || in->chunks || in->ahead.state != LOOKAHEAD_NONE
+        || (in->stream_started && in->stream_origin != 0) || fstat(fileno(in->file), &st) != 0
+        || !S_ISREG(st.st_mode))
+        return TEA_ERR_UNSUPPORTED;
+    if (!(threads = par_take_threads(asked)))
+        return TEA_ERR_UNSUPPORTED;
+    if ((rc = trace_parzstd_start(&in->par, fileno(in->file), (uint64_t)st.st_size, threads))) {
+        threads_release(threads);
+        return rc;
+    }
+    in->par_threads = threads;
+    in->par_skip = in->delivered;
+    in->par_left = 0;
+    in->view_offset = in->consumed;
+    in->view_frames = in->frames;
+    return TEA_OK;
+}
+
+/* Stops the frame threads, if any. */
+static void par_stop(trace_input *in)
+{
+    if (!in->par)
+        return;
+    trace_parzstd_free(in->par);
+    threads_release(in->par_threads);
+    in->par = NULL;
+    in->par_threads = 0;
+    in->par_left = 0;
+}
+
+/* After the frame threads stopped at `end`: the serial reader goes on at
+ * that frame, dropping the content handed out already, so that what follows
+ * (and any error, with its message) is exactly what serial reading gives. */
+static int par_resume_serial(trace_input *in, const trace_parzstd_end *end)
+{
+    uint64_t skip = end->skip + in->par_skip;
+
+    par_stop(in);
+    if (fseeko(in->file, (off_t)end->offset, SEEK_SET) != 0)
+        return error_set(TEA_ERR_IO, "%s: cannot seek to byte %llu: %s", in->name, (unsigned long long)end->offset,
+                         strerror(errno));
+    in->pos = in->len = 0;
+    in->eof = 0;
+    in->consumed = end->offset;
+    in->in_frame = 0;
+    in->frames = end->frames;
+    ZSTD_DCtx_reset(in->dctx, ZSTD_reset_session_only);
+    while (skip) {
+        size_t want = skip < INPUT_BUFFER_SIZE ? (size_t)skip : INPUT_BUFFER_SIZE, got;
+        int rc;
+        if ((rc = reserve_frame(in, &in->frame, want)) || (rc = read_decompressed_sync(in, in->frame.data, want, &got)))
+            return rc;
+        if (got == 0)
+            break;
+        skip -= got;
+    }
+    return TEA_OK;
+}
+
+/* The next bytes of content from the frame threads, at most `size`: 1 with
+ * *data and *got, or 0 when they are done (the serial reader then takes
+ * over; an error there is returned through *rc). */
+static int par_next(trace_input *in, size_t size, const uint8_t **data, size_t *got, int *rc)
+{
+    *rc = TEA_OK;
+    while (in->par) {
+        const uint8_t *piece;
+        size_t n;
+        trace_parzstd_end end;
+
+        if (in->par_left) {
+            n = in->par_left < size ? in->par_left : size;
+            *data = in->par_data;
+            *got = n;
+            in->par_data += n;
+            in->par_left -= n;
+            in->delivered += n;
+            return 1;
+        }
+        if (!trace_parzstd_next(in->par, &piece, &n, &end)) {
+            *rc = par_resume_serial(in, &end);
+            return 0;
+        }
+        trace_parzstd_position(in->par, &in->view_offset, &in->view_frames);
+        if (in->par_skip >= n) {
+            in->par_skip -= n;
+            continue;
+        }
+        in->par_data = piece + in->par_skip;
+        in->par_left = n - (size_t)in->par_skip;
+        in->par_skip = 0;
+    }
+    return 0;
+}
+
+/* --- chunks decompressed in the background, one thread ----------------------- */
+
+int trace_input_prefetch_chunks(trace_input *in, size_t chunk_size, unsigned frame_threads)
 {
     chunk_reader *cr;
     int started;
 
+    if (in->par || par_start(in, frame_threads) == TEA_OK)
+        return TEA_OK;
     if (in->chunks || in->ahead.state != LOOKAHEAD_NONE || !(cr = calloc(1, sizeof *cr)))
         return TEA_OK; /* reading synchronously is just as correct */
     cr->chunk_size = chunk_size;
@@ -830,8 +986,21 @@ static chunk_slot *chunk_take(trace_input *in, int *rc)
 int trace_input_read_decompressed(trace_input *in, void *dst, size_t size, size_t *got)
 {
     const uint8_t *data;
-    int rc;
+    int rc = TEA_OK;
 
+    if (in->par) {
+        size_t n, more = 0;
+        *got = 0;
+        while (*got < size && par_next(in, size - *got, &data, &n, &rc)) {
+            memcpy((uint8_t *)dst + *got, data, n);
+            *got += n;
+        }
+        /* Short of `size` only when the serial reader took over: it reads the rest. */
+        if (!rc && *got < size)
+            rc = read_decompressed_sync(in, (uint8_t *)dst + *got, size - *got, &more);
+        *got += more;
+        return rc;
+    }
     if (!in->chunks)
         return read_decompressed_sync(in, dst, size, got);
     if ((rc = trace_input_next_chunk(in, size, &data, got)))
@@ -844,10 +1013,14 @@ int trace_input_read_decompressed(trace_input *in, void *dst, size_t size, size_
 int trace_input_next_chunk(trace_input *in, size_t size, const uint8_t **data, size_t *got)
 {
     chunk_slot *slot;
-    int rc;
+    int rc = TEA_OK;
 
     *data = NULL;
     *got = 0;
+    if (in->par && par_next(in, size, data, got, &rc))
+        return TEA_OK;
+    if (rc)
+        return rc;
     if (!in->chunks) {
         /* The frame buffer is free in this view: read into it. */
         if ((rc = reserve_frame(in, &in->frame, size)))

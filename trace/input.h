@@ -10,7 +10,8 @@
  * frame or byte concerned. Memory stays bounded: one read buffer, plus in frame
  * mode one frame's content (at most TRACE_INPUT_MAX_FRAME_SIZE bytes), or two and a
  * compressed frame while the next frame is read ahead (trace_input_frame_advance),
- * plus two chunks when a background thread decompresses them ahead. Not
+ * plus two chunks when a background thread decompresses them ahead, or what
+ * the threads of a multi-frame file hold (parzstd.h). Not
  * thread-safe: one thread at a time uses an input (the chunk reader's thread
  * aside).
  */
@@ -64,19 +65,31 @@ int trace_input_next_frame(trace_input *in, trace_input_frame *frame, int *more)
 
 /* Reads up to `size` bytes of decompressed content like
  * trace_input_read_decompressed, but into a buffer of the input's own: *data is
- * valid until the next call. Every call must ask for the same size once a
+ * valid until the next call. While the frames of a multi-frame file are
+ * decompressed on several threads (trace_input_prefetch_chunks) a chunk may
+ * be shorter than `size`, ending where a frame's content ends; *got is 0 only
+ * at the end of the input. Every call must ask for the same size once a
  * background chunk reader runs. */
 int trace_input_next_chunk(trace_input *in, size_t size, const uint8_t **data, size_t *got);
 
-/* Starts a background thread that decompresses chunks of `chunk_size` bytes
- * for trace_input_next_chunk (and trace_input_read_decompressed) ahead of the caller, at
- * most two in flight, while the caller works on the previous one. Results,
- * errors (same code and message, at the same point of the stream),
- * trace_input_offset() and trace_input_frames() are exactly what synchronous reading
- * gives; only those two views may be used afterwards, and trace_input_close stops
- * the thread. When no thread can be started, reading stays synchronous.
- * Returns 0. */
-int trace_input_prefetch_chunks(trace_input *in, size_t chunk_size);
+/* Starts decompressing ahead of the caller, for trace_input_next_chunk (and
+ * trace_input_read_decompressed); only those two views may be used
+ * afterwards, and trace_input_close stops the threads.
+ *   - A regular file of several zstd frames (pzstd's output, or pieces
+ *     compressed one by one and concatenated) has its frames decompressed on
+ *     `frame_threads` threads at once (0: as many as the thread budget has
+ *     room for; fewer than two: the single thread below), see parzstd.h. The
+ *     content, and every error (same code and message, at the same point of
+ *     the stream), are exactly what synchronous reading gives; chunks may end
+ *     early at frame boundaries, and trace_input_offset() and
+ *     trace_input_frames() count whole frames handed out (the same totals at
+ *     the end).
+ *   - Otherwise one background thread decompresses chunks of `chunk_size`
+ *     bytes, at most two in flight, while the caller works on the previous
+ *     one. Results, errors, trace_input_offset() and trace_input_frames() are
+ *     exactly what synchronous reading gives.
+ * When no thread can be started, reading stays synchronous. Returns 0. */
+int trace_input_prefetch_chunks(trace_input *in, size_t chunk_size, unsigned frame_threads);
 
 /* Reads ahead, in steps, the frame that the next trace_input_next_frame returns,
  * while the caller still works on the current one: decompresses at most

@@ -88,10 +88,15 @@ struct trace_reader {
     uint64_t last_cycle;
     /* TraceDoctor */
     trace_td_decoder td;
-    const uint8_t *tokens;    /* the current chunk of tokens */
+    const uint8_t *tokens;    /* the current run of whole tokens */
     uint8_t *token_buf;       /* raw input: TOKENS_PER_CHUNK tokens read into here */
     size_t token_count, token_pos;
+    const uint8_t *rest;      /* the chunk's bytes after the current run */
+    size_t rest_size;
+    uint8_t carry[TRACE_TD_TOKEN_SIZE]; /* a token cut by the end of a chunk, and its bytes so far */
+    size_t carry_size;
     int input_exhausted;
+    unsigned frame_threads;   /* trace_open_options.threads */
     /* native */
     trace_native_codec codec;
     const uint8_t *frame;     /* current data frame content */
@@ -180,32 +185,74 @@ static int could_be_tokens(const uint8_t *head, size_t got)
     return memchr(head, 0, got) != NULL;
 }
 
-/* Reads the next chunk of tokens; sets input_exhausted at the end. A length
- * that is not a multiple of the token size is an error. */
-static int fill_tokens(trace_reader *r)
+/* Reads the next chunk of input into r->rest; 0 bytes at the end. */
+static int read_chunk(trace_reader *r)
 {
-    size_t want = (size_t)TOKENS_PER_CHUNK * TRACE_TD_TOKEN_SIZE, got;
+    size_t want = (size_t)TOKENS_PER_CHUNK * TRACE_TD_TOKEN_SIZE;
     int rc;
 
     if (r->stats.compressed) {
-        rc = trace_input_next_chunk(r->in, want, &r->tokens, &got);
+        rc = trace_input_next_chunk(r->in, want, &r->rest, &r->rest_size);
     } else {
-        rc = trace_input_read_raw(r->in, r->token_buf, want, &got);
-        r->tokens = r->token_buf;
+        rc = trace_input_read_raw(r->in, r->token_buf, want, &r->rest_size);
+        r->rest = r->token_buf;
     }
-    if (rc)
-        return rc;
-    r->token_count = got / TRACE_TD_TOKEN_SIZE;
-    r->token_pos = 0;
-    if (got % TRACE_TD_TOKEN_SIZE) {
-        uint64_t whole = r->stats.units + r->token_count;
+    return rc;
+}
+
+/* Makes the next whole tokens current (token_count of them at r->tokens);
+ * sets input_exhausted at the end. Chunks usually hold whole tokens, but one
+ * that ends where a zstd frame does may cut a token: its bytes wait in the
+ * carry until the next chunk completes it. A length that is not a multiple
+ * of the token size is an error. */
+static int fill_tokens(trace_reader *r)
+{
+    int rc;
+
+    r->token_count = r->token_pos = 0;
+    for (;;) {
+        size_t whole, take;
+        if (r->rest_size == 0) {
+            if ((rc = read_chunk(r)))
+                return rc;
+            if (r->rest_size == 0)
+                break;
+        }
+        if (r->carry_size) {
+            take = TRACE_TD_TOKEN_SIZE - r->carry_size;
+            if (take > r->rest_size)
+                take = r->rest_size;
+            memcpy(r->carry + r->carry_size, r->rest, take);
+            r->carry_size += take;
+            r->rest += take;
+            r->rest_size -= take;
+            if (r->carry_size < TRACE_TD_TOKEN_SIZE)
+                continue;
+            r->carry_size = 0;
+            r->tokens = r->carry;
+            r->token_count = 1;
+            return TEA_OK;
+        }
+        whole = r->rest_size / TRACE_TD_TOKEN_SIZE;
+        if (whole) {
+            r->tokens = r->rest;
+            r->token_count = whole;
+            r->rest += whole * TRACE_TD_TOKEN_SIZE;
+            r->rest_size -= whole * TRACE_TD_TOKEN_SIZE;
+            return TEA_OK;
+        }
+        memcpy(r->carry, r->rest, r->rest_size);
+        r->carry_size = r->rest_size;
+        r->rest_size = 0;
+    }
+    r->input_exhausted = 1;
+    if (r->carry_size) {
+        uint64_t whole = r->stats.units;
         return error_set(
             TEA_ERR_FORMAT, "%s: %s length is not a multiple of %d bytes: %zu stray bytes after token %llu (byte %llu)",
             trace_input_name(r->in), r->stats.compressed ? "decompressed" : "file", TRACE_TD_TOKEN_SIZE,
-            got % TRACE_TD_TOKEN_SIZE, (unsigned long long)whole, (unsigned long long)(whole * TRACE_TD_TOKEN_SIZE));
+            r->carry_size, (unsigned long long)whole, (unsigned long long)(whole * TRACE_TD_TOKEN_SIZE));
     }
-    if (got < want)
-        r->input_exhausted = 1;
     return TEA_OK;
 }
 
@@ -234,6 +281,7 @@ static int open_tracedoctor(trace_reader *r, const trace_open_options *opts)
         r->header.llc_latency = opts->llc_latency;
     if (opts && opts->clock_hz)
         r->header.clock_hz = opts->clock_hz;
+    r->frame_threads = opts ? opts->threads : 0;
     r->header.commit_width = TRACE_TD_SLOTS;
     if (r->header.rob_size % TRACE_TD_SLOTS || r->header.rob_size > TRACE_TD_MAX_ROB)
         return error_set(TEA_ERR_USAGE, "ROB size %u: TraceDoctor ROBs have a multiple of %d entries, at most %d",
@@ -776,7 +824,7 @@ static void start_background(trace_reader *r, const trace_batch *batch)
         /* Decompressing tokens costs more than decoding them: the thread
          * only decompresses, and the caller decodes. */
         if (!r->input_exhausted)
-            trace_input_prefetch_chunks(r->in, (size_t)TOKENS_PER_CHUNK * TRACE_TD_TOKEN_SIZE);
+            trace_input_prefetch_chunks(r->in, (size_t)TOKENS_PER_CHUNK * TRACE_TD_TOKEN_SIZE, r->frame_threads);
         return;
     }
     if (!trace_batch_has_room(batch) || batch->uop_capacity != batch->capacity * TRACE_MAX_RECORD_UOPS)

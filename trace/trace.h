@@ -123,6 +123,9 @@ typedef struct trace_open_options {
     unsigned llc_latency;   /* ST-LLC memlat threshold (cycles) */
     unsigned rob_size;      /* ROB entries the head/tail indices wrap at */
     uint64_t clock_hz;      /* core clock to report */
+    unsigned threads;       /* threads that may decompress the frames of a multi-frame
+                               compressed TraceDoctor file at once (0: as many as
+                               the process's thread budget has room for) */
 } trace_open_options;
 
 typedef struct trace_reader trace_reader;
