@@ -768,14 +768,14 @@ static unsigned par_take_threads(unsigned asked)
     unsigned n = 0;
 
     if (asked) {
-        if (asked > PARZSTD_MAX_WORKERS)
-            asked = PARZSTD_MAX_WORKERS;
+        if (asked > TRACE_PARZSTD_MAX_WORKERS)
+            asked = TRACE_PARZSTD_MAX_WORKERS;
         if (asked < 2)
             return 0;
         threads_reserve(asked);
         return asked;
     }
-    while (n < PARZSTD_MAX_WORKERS && threads_try_one())
+    while (n < TRACE_PARZSTD_MAX_WORKERS && threads_try_one())
         n++;
     if (n < 2) {
         threads_release(n);

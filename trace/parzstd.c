@@ -40,7 +40,7 @@ enum job_state {
 };
 
 typedef struct piece {
-    uint8_t *data;          /* PARZSTD_PIECE_SIZE bytes */
+    uint8_t *data;          /* TRACE_PARZSTD_PIECE_SIZE bytes */
     size_t size;            /* bytes filled */
     unsigned owner;         /* the worker whose pool it belongs to */
     struct piece *next;     /* in a job's queue or a worker's free list */
@@ -61,8 +61,8 @@ typedef struct worker {
     pthread_t thread;
     int running;
     ZSTD_DCtx *dctx;
-    uint8_t *input;         /* PARZSTD_INPUT_SIZE compressed bytes */
-    piece *pieces;          /* its PARZSTD_PIECES pieces */
+    uint8_t *input;         /* TRACE_PARZSTD_INPUT_SIZE compressed bytes */
+    piece *pieces;          /* its TRACE_PARZSTD_PIECES pieces */
     piece *free_list;
 } worker;
 
@@ -187,7 +187,7 @@ static int decompress_job(worker *w, job *j)
     for (;;) {
         ZSTD_outBuffer out;
         if (in.pos == in.size && pos < end) {
-            size_t n = end - pos < PARZSTD_INPUT_SIZE ? (size_t)(end - pos) : PARZSTD_INPUT_SIZE;
+            size_t n = end - pos < TRACE_PARZSTD_INPUT_SIZE ? (size_t)(end - pos) : TRACE_PARZSTD_INPUT_SIZE;
             if (read_at(p->fd, pos, w->input, n)) {
                 rc = -1;
                 break;
@@ -204,14 +204,14 @@ static int decompress_job(worker *w, job *j)
                 break;
             }
         }
-        out = (ZSTD_outBuffer){ pc->data, PARZSTD_PIECE_SIZE, pc->size };
+        out = (ZSTD_outBuffer){ pc->data, TRACE_PARZSTD_PIECE_SIZE, pc->size };
         ret = ZSTD_decompressStream(w->dctx, &out, &in);
         pc->size = out.pos;
         if (ZSTD_isError(ret)) {
             rc = -1;
             break;
         }
-        if (pc->size == PARZSTD_PIECE_SIZE) {
+        if (pc->size == TRACE_PARZSTD_PIECE_SIZE) {
             pthread_mutex_lock(&p->lock);
             queue_piece(p, j, pc);
             pthread_mutex_unlock(&p->lock);
@@ -304,7 +304,7 @@ static void teardown(trace_parzstd *p)
             pthread_join(p->workers[i].thread, NULL);
     for (unsigned i = 0; p->workers && i < p->worker_count; i++) {
         worker *w = &p->workers[i];
-        for (unsigned k = 0; w->pieces && k < PARZSTD_PIECES; k++)
+        for (unsigned k = 0; w->pieces && k < TRACE_PARZSTD_PIECES; k++)
             free(w->pieces[k].data);
         free(w->pieces);
         free(w->input);
@@ -323,13 +323,13 @@ static int worker_init(trace_parzstd *p, worker *w, unsigned index)
     w->p = p;
     w->index = index;
     w->dctx = ZSTD_createDCtx();
-    w->input = malloc(PARZSTD_INPUT_SIZE);
-    w->pieces = calloc(PARZSTD_PIECES, sizeof *w->pieces);
+    w->input = malloc(TRACE_PARZSTD_INPUT_SIZE);
+    w->pieces = calloc(TRACE_PARZSTD_PIECES, sizeof *w->pieces);
     if (!w->dctx || !w->input || !w->pieces)
         return -1;
-    for (unsigned k = 0; k < PARZSTD_PIECES; k++) {
+    for (unsigned k = 0; k < TRACE_PARZSTD_PIECES; k++) {
         piece *pc = &w->pieces[k];
-        if (!(pc->data = malloc(PARZSTD_PIECE_SIZE)))
+        if (!(pc->data = malloc(TRACE_PARZSTD_PIECE_SIZE)))
             return -1;
         pc->owner = index;
         pc->next = w->free_list;
@@ -345,7 +345,7 @@ int trace_parzstd_start(trace_parzstd **out, int fd, uint64_t file_size, unsigne
     int is_data, rc = TEA_OK;
 
     *out = NULL;
-    if (workers < 2 || workers > PARZSTD_MAX_WORKERS)
+    if (workers < 2 || workers > TRACE_PARZSTD_MAX_WORKERS)
         return TEA_ERR_UNSUPPORTED;
     if (trace_parzstd_frame_size(fd, file_size, 0, &first_size, &is_data) || first_size == file_size)
         return TEA_ERR_UNSUPPORTED;

@@ -15,8 +15,8 @@
  * part, and trace_parzstd_next says where, so that the caller reads on
  * serially from that frame and reports exactly what a serial read reports.
  *
- * Memory: per worker, a compressed read buffer of PARZSTD_INPUT_SIZE bytes,
- * PARZSTD_PIECES pieces of PARZSTD_PIECE_SIZE decompressed bytes, and a zstd
+ * Memory: per worker, a compressed read buffer of TRACE_PARZSTD_INPUT_SIZE bytes,
+ * TRACE_PARZSTD_PIECES pieces of TRACE_PARZSTD_PIECE_SIZE decompressed bytes, and a zstd
  * context (whose window the frames decide, as for the serial reader).
  */
 #ifndef TEA_TRACE_PARZSTD_H
@@ -26,15 +26,15 @@
 #include <stdint.h>
 
 /* Decompressed bytes per piece handed out. */
-#define PARZSTD_PIECE_SIZE (1u << 20)
+#define TRACE_PARZSTD_PIECE_SIZE (1u << 20)
 /* Pieces a worker may fill ahead of the consumer: how much of a frame it
  * can decompress before the consumer reaches that frame (16 MiB; pzstd's
  * frames hold 4 to 32 MiB). */
-#define PARZSTD_PIECES 16u
+#define TRACE_PARZSTD_PIECES 16u
 /* Compressed bytes a worker reads from the file at a time. */
-#define PARZSTD_INPUT_SIZE (1u << 20)
+#define TRACE_PARZSTD_INPUT_SIZE (1u << 20)
 /* Most workers one file gets. */
-#define PARZSTD_MAX_WORKERS 64u
+#define TRACE_PARZSTD_MAX_WORKERS 64u
 
 typedef struct trace_parzstd trace_parzstd;
 
@@ -53,7 +53,7 @@ typedef struct trace_parzstd_end {
  * frame there (the serial reader then says why). */
 int trace_parzstd_frame_size(int fd, uint64_t file_size, uint64_t offset, uint64_t *size, int *is_data);
 
-/* Starts `workers` threads (2 to PARZSTD_MAX_WORKERS) decompressing the
+/* Starts `workers` threads (2 to TRACE_PARZSTD_MAX_WORKERS) decompressing the
  * frames of the regular file `fd` of `file_size` bytes from its first byte.
  * TEA_ERR_UNSUPPORTED when the file's first frame is all of it (one frame:
  * nothing to share) or cannot be sized; TEA_ERR_NOMEM when memory or threads

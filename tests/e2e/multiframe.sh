@@ -47,6 +47,23 @@ for threads in 1 2 4; do
 done
 [ "$(ls one/*.pics | wc -l)" -eq 6 ] || fail "expected 6 PICS files (golden and five samplers)"
 
+# Pieces of 1000001 bytes (cut inside tokens, past the first chunk the
+# reader takes before any thread starts), each compressed on its own: with
+# --threads 2 and 3 their frames are decompressed on that many threads, and
+# the tokens cut at frame ends are joined again.
+split -b 1000001 -d tokens.raw piece.
+[ "$(ls piece.* | wc -l)" -ge 7 ] || fail "expected at least 7 pieces"
+for p in piece.*; do
+    zstd -q -c "$p" >>split.td.zst || fail "zstd $p"
+done
+zstd -q -d -c split.td.zst | cmp -s - tokens.raw || fail "zstd -dc of the split file differs"
+for threads in 1 2 3; do
+    run 0 "$TEA" replay split.td.zst --threads "$threads" -o "split$threads"
+    for f in one/*.pics; do
+        cmp -s "$f" "split$threads/$(basename "$f")" || fail "split, --threads $threads: $(basename "$f") differs"
+    done
+done
+
 # A corrupt second frame: the error names the file offset where it starts
 # (the size of the first frame). Its block header claims a reserved block
 # type, which zstd rejects whatever the build.
@@ -65,9 +82,35 @@ done
 off3=$((off2 + $(file_size p2.zst)))
 cp multi.td.zst bad3.td.zst
 printf '\377\377\377\377' | dd of=bad3.td.zst bs=1 seek=$((off3 + $(file_size p3.zst) / 2)) conv=notrunc 2>/dev/null
-run 1 "$TEA" replay bad3.td.zst -o bad
-contains err.txt "bad3.td.zst: corrupt zstd data in frame starting at byte $off3"
 cat p1.zst >short.td.zst
 head -c $(($(file_size p2.zst) - 2)) p2.zst >>short.td.zst
-run 1 "$TEA" replay short.td.zst -o bad
-contains err.txt "short.td.zst: truncated zstd frame starting at byte $off2"
+for threads in 1 2; do
+    run 1 "$TEA" replay bad3.td.zst --threads "$threads" -o bad
+    contains err.txt "bad3.td.zst: corrupt zstd data in frame starting at byte $off3"
+    run 1 "$TEA" replay short.td.zst --threads "$threads" -o bad
+    contains err.txt "short.td.zst: truncated zstd frame starting at byte $off2"
+done
+
+# The same damage in the split file's fifth frame, which the threads reach:
+# the serial reader takes over there and reports it alike.
+off5=0
+for p in piece.00 piece.01 piece.02 piece.03; do
+    off5=$((off5 + $(zstd -q -c "$p" | wc -c)))
+done
+# the frame header's size from its descriptor byte (RFC 8878, 3.1.1.1): magic,
+# descriptor, window byte unless single-segment, dictionary ID, content size
+fhd=$(od -An -tu1 -j $((off5 + 4)) -N1 split.td.zst | tr -d ' ')
+single=$(((fhd >> 5) & 1))
+did=$((fhd & 3))
+fcs=$((fhd >> 6))
+header=$((4 + 1 + (1 - single) + (did == 3 ? 4 : did) + (fcs == 0 ? single : 1 << fcs)))
+cp split.td.zst bad5.td.zst
+# a reserved block type in the first block header
+printf '\377\377\377' | dd of=bad5.td.zst bs=1 seek=$((off5 + header)) conv=notrunc 2>/dev/null
+head -c $((off5 + 5000)) split.td.zst >cut5.td.zst
+for threads in 1 2; do
+    run 1 "$TEA" replay bad5.td.zst --threads "$threads" -o bad
+    contains err.txt "bad5.td.zst: corrupt zstd data in frame starting at byte $off5"
+    run 1 "$TEA" replay cut5.td.zst --threads "$threads" -o bad
+    contains err.txt "cut5.td.zst: truncated zstd frame starting at byte $off5"
+done
