@@ -137,7 +137,7 @@ struct trace_input {
      * otherwise), the rest of its last piece, and the stream's bytes still to
      * drop because the serial reader handed them out before it started */
     trace_parzstd *par;
-    unsigned par_threads;  /* threads taken from the budget for it */
+    unsigned par_threads; /* threads taken from the budget for it */
     const uint8_t *par_data;
     size_t par_left;
     uint64_t par_skip;
@@ -702,7 +702,6 @@ int trace_input_next_frame(trace_input *in, trace_input_frame *frame, int *more)
     return TEA_OK;
 }
 
-
 /* Reads one chunk into `slot` exactly as the synchronous call would, and
  * records its result, message and counters. Returns whether the stream goes
  * on after it (no end, no error). */
@@ -795,8 +794,7 @@ static int par_start(trace_input *in, unsigned asked)
     int rc;
 
     if (!in->owns_file || in->chunks || in->ahead.state != LOOKAHEAD_NONE
-        || (in->stream_started && in->stream_origin != 0) || fstat(fileno(in->file), &st) != 0
-        || !S_ISREG(st.st_mode))
+        || (in->stream_started && in->stream_origin != 0) || fstat(fileno(in->file), &st) != 0 || !S_ISREG(st.st_mode))
         return TEA_ERR_UNSUPPORTED;
     if (!(threads = par_take_threads(asked)))
         return TEA_ERR_UNSUPPORTED;

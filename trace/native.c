@@ -694,7 +694,7 @@ static inline void plain_record(trace_record *rec, uint64_t cycle, uint32_t firs
 
 /* The stream state fast_record checks a record against. */
 typedef struct fast_context {
-    uint64_t *events;       /* the totals' event counts: the record's are added */
+    uint64_t *events; /* the totals' event counts: the record's are added */
     unsigned width, rob_size;
     unsigned window;        /* ROB entries before the record */
     uint64_t cycle;         /* previous record's cycle (the frame has one) */

@@ -32,27 +32,27 @@
 #define CHECKSUM_SIZE 4
 
 enum job_state {
-    JOB_EMPTY = 0,   /* not claimed yet */
-    JOB_ACTIVE,      /* a worker decompresses the frame */
-    JOB_DONE,        /* every piece of the frame is queued */
-    JOB_FAILED,      /* decompression failed: serial reading takes over here */
-    JOB_END          /* no frame here: the file ends, or what is here cannot be sized */
+    JOB_EMPTY = 0, /* not claimed yet */
+    JOB_ACTIVE,    /* a worker decompresses the frame */
+    JOB_DONE,      /* every piece of the frame is queued */
+    JOB_FAILED,    /* decompression failed: serial reading takes over here */
+    JOB_END        /* no frame here: the file ends, or what is here cannot be sized */
 };
 
 typedef struct piece {
-    uint8_t *data;          /* TRACE_PARZSTD_PIECE_SIZE bytes */
-    size_t size;            /* bytes filled */
-    unsigned owner;         /* the worker whose pool it belongs to */
-    struct piece *next;     /* in a job's queue or a worker's free list */
+    uint8_t *data;      /* TRACE_PARZSTD_PIECE_SIZE bytes */
+    size_t size;        /* bytes filled */
+    unsigned owner;     /* the worker whose pool it belongs to */
+    struct piece *next; /* in a job's queue or a worker's free list */
 } piece;
 
 /* One frame in flight, or the end of the frames. */
 typedef struct job {
-    int state;              /* enum job_state */
-    uint64_t offset;        /* the frame's first byte in the file */
-    uint64_t size;          /* its compressed bytes */
-    int is_data;            /* zstd data frame (1) or skippable (0) */
-    piece *head, *tail;     /* pieces filled and not yet handed out */
+    int state;          /* enum job_state */
+    uint64_t offset;    /* the frame's first byte in the file */
+    uint64_t size;      /* its compressed bytes */
+    int is_data;        /* zstd data frame (1) or skippable (0) */
+    piece *head, *tail; /* pieces filled and not yet handed out */
 } job;
 
 typedef struct worker {
@@ -61,8 +61,8 @@ typedef struct worker {
     pthread_t thread;
     int running;
     ZSTD_DCtx *dctx;
-    uint8_t *input;         /* TRACE_PARZSTD_INPUT_SIZE compressed bytes */
-    piece *pieces;          /* its TRACE_PARZSTD_PIECES pieces */
+    uint8_t *input; /* TRACE_PARZSTD_INPUT_SIZE compressed bytes */
+    piece *pieces;  /* its TRACE_PARZSTD_PIECES pieces */
     piece *free_list;
 } worker;
 
@@ -74,15 +74,15 @@ struct trace_parzstd {
     pthread_cond_t worker_cond;   /* a piece came back, a job was freed, or stop */
     worker *workers;
     unsigned worker_count;
-    job *jobs;                    /* ring of job_count: job k is jobs[k % job_count] */
+    job *jobs; /* ring of job_count: job k is jobs[k % job_count] */
     size_t job_count;
-    uint64_t next_claim;          /* the next job a worker claims */
-    uint64_t next_offset;         /* where the next claimed frame starts */
-    int claims_ended;             /* a JOB_END or a failure was claimed or seen */
-    uint64_t next_take;           /* the job the consumer is on */
-    uint64_t taken_in_job;        /* its bytes handed out so far */
-    piece *held;                  /* the piece last handed out */
-    uint64_t done_offset;         /* trace_parzstd_position */
+    uint64_t next_claim;   /* the next job a worker claims */
+    uint64_t next_offset;  /* where the next claimed frame starts */
+    int claims_ended;      /* a JOB_END or a failure was claimed or seen */
+    uint64_t next_take;    /* the job the consumer is on */
+    uint64_t taken_in_job; /* its bytes handed out so far */
+    piece *held;           /* the piece last handed out */
+    uint64_t done_offset;  /* trace_parzstd_position */
     uint64_t done_frames;
     int stop;
 };

@@ -40,11 +40,11 @@ typedef struct trace_parzstd trace_parzstd;
 
 /* Where the parallel part ended (trace_parzstd_next returned 0). */
 typedef struct trace_parzstd_end {
-    uint64_t offset;   /* file offset where serial reading must go on: the file's
-                          size after the last frame, else the start of the frame
-                          that failed or could not be sized */
-    uint64_t frames;   /* zstd data frames wholly handed out before it */
-    uint64_t skip;     /* bytes of that frame's content already handed out */
+    uint64_t offset; /* file offset where serial reading must go on: the file's
+                        size after the last frame, else the start of the frame
+                        that failed or could not be sized */
+    uint64_t frames; /* zstd data frames wholly handed out before it */
+    uint64_t skip;   /* bytes of that frame's content already handed out */
 } trace_parzstd_end;
 
 /* The bytes the frame at `offset` of the file `fd` (`file_size` bytes)

@@ -91,12 +91,12 @@ struct trace_reader {
     const uint8_t *tokens;    /* the current run of whole tokens */
     uint8_t *token_buf;       /* raw input: TOKENS_PER_CHUNK tokens read into here */
     size_t token_count, token_pos;
-    const uint8_t *rest;      /* the chunk's bytes after the current run */
+    const uint8_t *rest; /* the chunk's bytes after the current run */
     size_t rest_size;
     uint8_t carry[TRACE_TD_TOKEN_SIZE]; /* a token cut by the end of a chunk, and its bytes so far */
     size_t carry_size;
     int input_exhausted;
-    unsigned frame_threads;   /* trace_open_options.threads */
+    unsigned frame_threads; /* trace_open_options.threads */
     /* native */
     trace_native_codec codec;
     const uint8_t *frame;     /* current data frame content */
@@ -248,10 +248,10 @@ static int fill_tokens(trace_reader *r)
     r->input_exhausted = 1;
     if (r->carry_size) {
         uint64_t whole = r->stats.units;
-        return error_set(
-            TEA_ERR_FORMAT, "%s: %s length is not a multiple of %d bytes: %zu stray bytes after token %llu (byte %llu)",
-            trace_input_name(r->in), r->stats.compressed ? "decompressed" : "file", TRACE_TD_TOKEN_SIZE,
-            r->carry_size, (unsigned long long)whole, (unsigned long long)(whole * TRACE_TD_TOKEN_SIZE));
+        return error_set(TEA_ERR_FORMAT,
+                         "%s: %s length is not a multiple of %d bytes: %zu stray bytes after token %llu (byte %llu)",
+                         trace_input_name(r->in), r->stats.compressed ? "decompressed" : "file", TRACE_TD_TOKEN_SIZE,
+                         r->carry_size, (unsigned long long)whole, (unsigned long long)(whole * TRACE_TD_TOKEN_SIZE));
     }
     return TEA_OK;
 }

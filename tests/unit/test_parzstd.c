@@ -26,14 +26,14 @@
 #define RLE_CONTENT 200000u
 #define RAW_CONTENT 100000u
 #define SKIPPABLE_PAYLOAD 5u
-#define FRAME_COUNT 5      /* four data frames and a skippable one */
+#define FRAME_COUNT 5 /* four data frames and a skippable one */
 #define DATA_FRAMES 4
 #define CHUNK (512u * 1024u) /* what the TraceDoctor reader asks for */
 
 typedef struct test_file {
-    uint8_t *bytes;                 /* the file */
+    uint8_t *bytes; /* the file */
     size_t size;
-    uint8_t *content;               /* what zstd -dc prints */
+    uint8_t *content; /* what zstd -dc prints */
     size_t content_size;
     size_t frame_offset[FRAME_COUNT];
     size_t frame_size[FRAME_COUNT];
@@ -76,8 +76,8 @@ static void add_frame(test_file *f, int k, const uint8_t *content, size_t n, int
 /* Appends a skippable frame (variant 0xE) of SKIPPABLE_PAYLOAD bytes. */
 static void add_skippable(test_file *f, int k)
 {
-    static const uint8_t frame[8 + SKIPPABLE_PAYLOAD] = { 0x5E, 0x2A, 0x4D, 0x18, SKIPPABLE_PAYLOAD, 0, 0, 0,
-                                                          'h',  'e',  'l',  'l',  'o' };
+    static const uint8_t frame[8 + SKIPPABLE_PAYLOAD] = { 0x5E, 0x2A, 0x4D, 0x18, SKIPPABLE_PAYLOAD, 0, 0, 0, 'h',
+                                                          'e',  'l',  'l',  'o' };
     f->bytes = realloc(f->bytes, f->size + sizeof frame);
     assert_non_null(f->bytes);
     memcpy(f->bytes + f->size, frame, sizeof frame);
@@ -240,7 +240,7 @@ static void stops_at_damage(void **state)
     struct {
         size_t at;
         const char *bytes;
-        int frame;     /* where the threads stop */
+        int frame; /* where the threads stop */
     } cases[] = {
         /* the last frame's checksum: detected once its content is out */
         { 0, "\xFF\xFF\xFF\xFF", 4 },
@@ -352,9 +352,9 @@ static void input_same_as_serial(void **state)
     (void)state;
 
     assert_true(a && b);
-    cuts[1] = file.frame_offset[4] + file.frame_size[4] - 4;      /* the last checksum */
-    cuts[2] = file.frame_offset[2] + file.frame_size[2] / 2;      /* a file cut in frame 2 */
-    cuts[3] = file.frame_offset[0] + file.frame_size[0] / 2;      /* corrupt data in frame 0 */
+    cuts[1] = file.frame_offset[4] + file.frame_size[4] - 4; /* the last checksum */
+    cuts[2] = file.frame_offset[2] + file.frame_size[2] / 2; /* a file cut in frame 2 */
+    cuts[3] = file.frame_offset[0] + file.frame_size[0] / 2; /* corrupt data in frame 0 */
     for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
         size_t size, na, nb;
         uint8_t *content = file.content, *bytes;
@@ -406,11 +406,8 @@ static void input_same_as_serial(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(frame_sizes),
-        cmocka_unit_test(content_in_order),
-        cmocka_unit_test(nothing_to_share),
-        cmocka_unit_test(stops_at_damage),
-        cmocka_unit_test(input_same_as_serial),
+        cmocka_unit_test(frame_sizes),     cmocka_unit_test(content_in_order),     cmocka_unit_test(nothing_to_share),
+        cmocka_unit_test(stops_at_damage), cmocka_unit_test(input_same_as_serial),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
