@@ -78,18 +78,25 @@ for threads in 1 2; do
     contains err.txt "bad2.td.zst: corrupt zstd data in frame starting at byte $off2"
 done
 
+# damage_reported CORRUPT CUT CORRUPT_AT CUT_AT: on one thread and on two, a
+# file with a corrupt frame and one cut inside a frame each fail, naming the
+# byte where that frame starts.
+damage_reported() {
+    for threads in 1 2; do
+        run 1 "$TEA" replay "$1" --threads "$threads" -o bad
+        contains err.txt "$1: corrupt zstd data in frame starting at byte $3"
+        run 1 "$TEA" replay "$2" --threads "$threads" -o bad
+        contains err.txt "$2: truncated zstd frame starting at byte $4"
+    done
+}
+
 # A corrupt third frame, and the second one truncated at the end of the file.
 off3=$((off2 + $(file_size p2.zst)))
 cp multi.td.zst bad3.td.zst
 printf '\377\377\377\377' | dd of=bad3.td.zst bs=1 seek=$((off3 + $(file_size p3.zst) / 2)) conv=notrunc 2>/dev/null
 cat p1.zst >short.td.zst
 head -c $(($(file_size p2.zst) - 2)) p2.zst >>short.td.zst
-for threads in 1 2; do
-    run 1 "$TEA" replay bad3.td.zst --threads "$threads" -o bad
-    contains err.txt "bad3.td.zst: corrupt zstd data in frame starting at byte $off3"
-    run 1 "$TEA" replay short.td.zst --threads "$threads" -o bad
-    contains err.txt "short.td.zst: truncated zstd frame starting at byte $off2"
-done
+damage_reported bad3.td.zst short.td.zst "$off3" "$off2"
 
 # The same damage in the split file's fifth frame, which the threads reach:
 # the serial reader takes over there and reports it alike.
@@ -108,9 +115,4 @@ cp split.td.zst bad5.td.zst
 # a reserved block type in the first block header
 printf '\377\377\377' | dd of=bad5.td.zst bs=1 seek=$((off5 + header)) conv=notrunc 2>/dev/null
 head -c $((off5 + 5000)) split.td.zst >cut5.td.zst
-for threads in 1 2; do
-    run 1 "$TEA" replay bad5.td.zst --threads "$threads" -o bad
-    contains err.txt "bad5.td.zst: corrupt zstd data in frame starting at byte $off5"
-    run 1 "$TEA" replay cut5.td.zst --threads "$threads" -o bad
-    contains err.txt "cut5.td.zst: truncated zstd frame starting at byte $off5"
-done
+damage_reported bad5.td.zst cut5.td.zst "$off5" "$off5"
