@@ -301,13 +301,13 @@ static int read_input(const char *path, unsigned threads, uint8_t *out, size_t c
     assert_int_equal(trace_input_open(&in, path), 0);
     rc = trace_input_next_chunk(in, CHUNK, &data, &got);
     if (!rc) {
-        assert_true(got <= cap);
+        assert_true(got > 0 && got <= cap);
         memcpy(out, data, got);
         *n = got;
         trace_input_prefetch_chunks(in, CHUNK, threads);
     }
     while (!rc && got) {
-        if (!(rc = trace_input_next_chunk(in, CHUNK, &data, &got))) {
+        if (!(rc = trace_input_next_chunk(in, CHUNK, &data, &got)) && got) { /* no data at the end */
             assert_true(*n + got <= cap);
             memcpy(out + *n, data, got);
             *n += got;
