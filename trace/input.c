@@ -793,8 +793,8 @@ static int par_start(trace_input *in, unsigned asked)
     unsigned threads;
     int rc;
 
-    if (!in->owns_file || in->chunks || in->ahead.state != LOOKAHEAD_NONE
-        || (in->stream_started && in->stream_origin != 0) || fstat(fileno(in->file), &st) != 0 || !S_ISREG(st.st_mode))
+    if (!in->owns_file || (in->stream_started && in->stream_origin != 0) || fstat(fileno(in->file), &st) != 0
+        || !S_ISREG(st.st_mode))
         return TEA_ERR_UNSUPPORTED;
     if (!(threads = par_take_threads(asked)))
         return TEA_ERR_UNSUPPORTED;
@@ -894,10 +894,9 @@ int trace_input_prefetch_chunks(trace_input *in, size_t chunk_size, unsigned fra
     chunk_reader *cr;
     int started;
 
-    if (in->par || par_start(in, frame_threads) == TEA_OK)
-        return TEA_OK;
-    if (in->chunks || in->ahead.state != LOOKAHEAD_NONE || !(cr = calloc(1, sizeof *cr)))
-        return TEA_OK; /* reading synchronously is just as correct */
+    if (in->par || in->chunks || in->ahead.state != LOOKAHEAD_NONE || par_start(in, frame_threads) == TEA_OK
+        || !(cr = calloc(1, sizeof *cr)))
+        return TEA_OK; /* already started, frame-parallel, or synchronous (just as correct) */
     cr->chunk_size = chunk_size;
     for (unsigned i = 0; i < CHUNK_SLOTS; i++)
         if (!(cr->slots[i].buf = malloc(chunk_size))) {

@@ -217,18 +217,17 @@ static void nothing_to_share(void **state)
     free(path);
 }
 
-/* A damaged copy of the file: `at` bytes into it, `bytes` overwritten, or
- * the file cut there when bytes is NULL. */
-static uint8_t *damaged(size_t at, const char *bytes, size_t *size)
+/* A copy of the file with `tail` appended, and `overwrite` (when not NULL)
+ * written `at` bytes into it. */
+static uint8_t *file_copy(const char *tail, size_t at, const char *overwrite, size_t *size)
 {
-    uint8_t *copy = malloc(file.size);
+    uint8_t *copy = malloc(file.size + strlen(tail));
     assert_non_null(copy);
     memcpy(copy, file.bytes, file.size);
-    *size = file.size;
-    if (bytes)
-        memcpy(copy + at, bytes, strlen(bytes));
-    else
-        *size = at;
+    memcpy(copy + file.size, tail, strlen(tail));
+    if (overwrite)
+        memcpy(copy + at, overwrite, strlen(overwrite));
+    *size = file.size + strlen(tail);
     return copy;
 }
 
@@ -238,14 +237,15 @@ static uint8_t *damaged(size_t at, const char *bytes, size_t *size)
 static void stops_at_damage(void **state)
 {
     struct {
+        const char *tail;
         size_t at;
         const char *bytes;
         int frame; /* where the threads stop */
     } cases[] = {
         /* the last frame's checksum: detected once its content is out */
-        { 0, "\xFF\xFF\xFF\xFF", 4 },
+        { "", 0, "\xFF\xFF\xFF\xFF", 4 },
         /* trailing garbage after the last frame */
-        { 0, NULL, FRAME_COUNT },
+        { "garbage", 0, NULL, FRAME_COUNT },
     };
     uint8_t *out = malloc(file.content_size + 1);
     (void)state;
@@ -254,18 +254,12 @@ static void stops_at_damage(void **state)
     cases[0].at = file.frame_offset[4] + file.frame_size[4] - 4;
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         size_t size, n, before;
-        uint8_t *bytes = damaged(cases[c].at, cases[c].bytes, &size);
+        uint8_t *bytes = file_copy(cases[c].tail, cases[c].at, cases[c].bytes, &size);
         char *path;
         int fd;
         trace_parzstd *p;
         trace_parzstd_end end;
 
-        if (!cases[c].bytes) { /* garbage appended instead */
-            bytes = realloc(bytes, file.size + 7);
-            assert_non_null(bytes);
-            memcpy(bytes + file.size, "garbage", 7);
-            size = file.size + 7;
-        }
         fd = open_temp("damaged.zst", bytes, size, &path);
         assert_int_equal(trace_parzstd_start(&p, fd, size, 2), 0);
         n = read_all(p, out, file.content_size, &end);
@@ -362,12 +356,12 @@ static void input_same_as_serial(void **state)
         uint64_t fa, fb;
         int ra, rb;
 
-        if (c == 0)
-            bytes = damaged(0, "", &size);
-        else if (c == 4)
+        if (c == 4)
             bytes = small_then_cut(&size, &content);
         else
-            bytes = damaged(cuts[c], c == 2 ? NULL : checksum, &size);
+            bytes = file_copy("", cuts[c], c == 1 || c == 3 ? checksum : NULL, &size);
+        if (c == 2)
+            size = cuts[c];
         test_write_file(path, bytes, size);
         ra = read_input(path, 1, a, file.content_size, &na, ma, sizeof ma, &fa);
         rb = read_input(path, 2, b, file.content_size, &nb, mb, sizeof mb, &fb);
@@ -403,11 +397,41 @@ static void input_same_as_serial(void **state)
     free(b);
 }
 
+/* trace_input_read_decompressed on two threads: whole requests of any size
+ * until the end, whatever the frames' sizes, and the whole content. */
+static void read_decompressed_whole(void **state)
+{
+    const size_t request = 100003; /* neither a piece nor a frame's size */
+    char *path = test_temp_path("read.zst");
+    uint8_t *out = malloc(file.content_size + request);
+    trace_input *in;
+    size_t n = 0, got;
+    (void)state;
+
+    assert_non_null(out);
+    test_write_file(path, file.bytes, file.size);
+    assert_int_equal(trace_input_open(&in, path), 0);
+    trace_input_prefetch_chunks(in, CHUNK, 2);
+    do {
+        assert_int_equal(trace_input_read_decompressed(in, out + n, request, &got), 0);
+        n += got;
+        assert_true(got == request || n == file.content_size); /* short only at the end */
+    } while (got);
+    assert_int_equal(n, file.content_size);
+    assert_memory_equal(out, file.content, n);
+    assert_int_equal(trace_input_frames(in), DATA_FRAMES);
+    trace_input_close(in);
+    unlink(path);
+    free(path);
+    free(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(frame_sizes),     cmocka_unit_test(content_in_order),     cmocka_unit_test(nothing_to_share),
         cmocka_unit_test(stops_at_damage), cmocka_unit_test(input_same_as_serial),
+        cmocka_unit_test(read_decompressed_whole),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
