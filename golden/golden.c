@@ -43,6 +43,16 @@ void golden_set_rules(golden *g, golden_rules rules)
     g->rules = rules;
 }
 
+void golden_units_init(golden_units *units, uint64_t unit)
+{
+    units->unit = unit;
+    units->share[0] = 0;
+    for (unsigned n = 1; n <= TRACE_MAX_WIDTH; n++) {
+        assert(unit % n == 0);
+        units->share[n] = unit / n;
+    }
+}
+
 /* Leaves the state a closing record r (µops u) leaves behind: its flush
  * cause, if any, pending with no refill yet. */
 static void take_cause_of(golden *g, const trace_record *r, const trace_uop *u)

@@ -288,6 +288,90 @@ static inline int golden_step(golden_run *s, const trace_record *r, const trace_
     return closed;
 }
 
+/* The most µops of a record golden_plain_run takes: a 4-wide core's row. */
+#define GOLDEN_PLAIN_UOPS 4
+
+/* What golden_plain_run charges in: one cycle is `unit`, and share[n] =
+ * unit / n is a cycle split among n µops (unit must be a multiple of every
+ * n up to TRACE_MAX_WIDTH, so that shares are exact). */
+typedef struct golden_units {
+    uint64_t unit;
+    uint64_t share[TRACE_MAX_WIDTH + 1];
+} golden_units;
+
+/* Fills `units` for a cycle of `unit`. */
+void golden_units_init(golden_units *units, uint64_t unit);
+
+/*
+ * golden_step over the plain records at the start of records[0..count): up
+ * to the first record with flags, with more than GOLDEN_PLAIN_UOPS µops or
+ * at or after `cycle_limit`, consuming none under the TraceDoctor rules or
+ * while a refill awaits the interval it ends. These close intervals without
+ * a flush window, so instead of intervals it writes what each of their µops
+ * is charged: 1/n of its record's cycle, plus the cycles [boundary + 1,
+ * cycle) for the record's first µop. The charge of the µop at
+ * uops[records[0].first_uop + j] goes to charge[j]; `charge` has room for
+ * count * GOLDEN_PLAIN_UOPS + GOLDEN_PLAIN_UOPS values (slots past the
+ * records' µops are overwritten). Each charged µop counts once. Returns the
+ * records consumed. No branch depends on a record's content, so that
+ * records that do and do not commit can alternate at full speed.
+ */
+static inline size_t golden_plain_run(golden_run *s, const trace_record *records, size_t count, const trace_uop *uops,
+                                      uint64_t cycle_limit, const golden_units *units, uint64_t *charge)
+{
+    /* Idle cycles since the run began (and those pending before it), and
+     * their sums when the last record that commits closed its interval. */
+    uint64_t stalled = s->stalled, drained = s->drained, closed_stalled = 0, closed_drained = 0;
+    uint64_t boundary = s->boundary, last = s->last, compute = 0;
+    unsigned window = s->window;
+    const trace_record *last_close = NULL;
+    size_t i, base;
+
+    if (!count || s->rules != GOLDEN_RULES_DEFAULT || s->refilled)
+        return 0;
+    base = records[0].first_uop;
+    for (i = 0; i < count; i++) {
+        const trace_record *r = &records[i];
+        uint64_t closing, idle, empty, stall, share, *c;
+        if ((r->flags != 0) | (r->n_commit > GOLDEN_PLAIN_UOPS) | (r->cycle >= cycle_limit))
+            break;
+        closing = r->n_commit != 0;
+        idle = r->cycle - last - closing; /* the gap, and the cycle itself when idle */
+        empty = window == 0 ? ~0ull : 0;
+        stalled += idle & ~empty;
+        drained += idle & empty;
+        closed_stalled = closing ? stalled : closed_stalled;
+        closed_drained = closing ? drained : closed_drained;
+        last_close = closing ? r : last_close;
+        stall = (r->cycle - boundary - 1) & (0 - closing);
+        boundary = closing ? r->cycle : boundary;
+        compute += closing;
+        window = window - r->retire - r->squash + r->dispatch;
+        last = r->cycle;
+        share = units->share[r->n_commit];
+        c = charge + (r->first_uop - base);
+        c[0] = stall * units->unit + share;
+        for (unsigned k = 1; k < GOLDEN_PLAIN_UOPS; k++)
+            c[k] = share;
+    }
+    s->closed_stalled += closed_stalled;
+    s->closed_drained += closed_drained;
+    s->stalled = stalled - closed_stalled;
+    s->drained = drained - closed_drained;
+    s->compute += compute;
+    s->boundary = boundary;
+    s->last = last;
+    s->window = window;
+    if (last_close) {
+        /* golden_take_cause under the default rules, for a record without
+         * an exception: its last µop, pending when it is a flush cause. */
+        s->cause = &uops[last_close->first_uop + last_close->n_commit - 1u];
+        s->cause_psv = s->cause->psv;
+        s->flush_pending = (s->cause_psv & TRACE_PSV_FLUSH_CAUSE_MASK) != 0;
+    }
+    return i;
+}
+
 /* Consumes records[0..count) (validated by a reader; their µops are
  * uops[first_uop...]) and writes every interval they close to out[], which
  * must have room for `count`. Returns the number written. This is the fast

@@ -15,13 +15,9 @@
 #define FNV_OFFSET 0xcbf29ce484222325ull
 #define FNV_PRIME 0x100000001b3ull
 
-/* PICS_UNIT / n for n committing µops: a table instead of a division per
- * record. */
-#define SHARE(n) (PICS_UNIT / (n))
-static const uint64_t unit_share[TRACE_MAX_WIDTH + 1] = {
-    0, SHARE(1), SHARE(2), SHARE(3), SHARE(4), SHARE(5), SHARE(6), SHARE(7), SHARE(8),
-    SHARE(9), SHARE(10), SHARE(11), SHARE(12), SHARE(13), SHARE(14), SHARE(15), SHARE(16),
-};
+/* Records are handled in runs of this many: the taggers, then the golden
+ * reference, over each run while its records are in the L1 cache. */
+#define REPLAY_RUN 256
 
 /* TEA or NCI-TEA: a cycle schedule and the PICS it builds. */
 typedef struct cycle_sampler {
@@ -57,6 +53,10 @@ struct tea_replay {
     uint64_t tag_wake_cycle;   /* earliest cycle any tagger must see */
     uint64_t tag_wake_entry;   /* earliest dispatched-entry ordinal a tagger must see */
     int rc;                    /* first error raised inside the golden callback */
+    golden_units units;        /* PICS_UNIT and its shares, 1/n of it */
+    /* golden_plain_run's charges (PICS units) of a run's µops, with its
+     * slack for the last record's unused slots */
+    uint64_t plain_charges[REPLAY_RUN * GOLDEN_PLAIN_UOPS + GOLDEN_PLAIN_UOPS];
 };
 
 static void recompute_cycle_wake(tea_replay *r)
@@ -107,7 +107,7 @@ static inline __attribute__((always_inline)) void charge_golden(tea_replay *r, c
         return;
     }
     {
-        uint64_t share = unit_share[iv->n_commit];
+        uint64_t share = r->units.share[iv->n_commit];
         pics_cache_add(c, u[0].pc, u[0].psv, (iv->cycle - iv->refill) * PICS_UNIT + share, 1);
         for (unsigned i = 1; i < iv->n_commit; i++)
             pics_cache_add(c, u[i].pc, u[i].psv, share, 1);
@@ -140,7 +140,7 @@ static void sample_tea(tea_replay *r, cycle_sampler *s, const golden_interval *i
             excepting.psv = iv->exception_psv;
             add(r, &s->pics, &excepting, s->mask, k * PICS_UNIT, k);
         } else {
-            uint64_t share = unit_share[iv->n_commit];
+            uint64_t share = r->units.share[iv->n_commit];
             for (unsigned i = 0; i < iv->n_commit; i++)
                 add(r, &s->pics, &iv->uops[i], s->mask, k * share, k);
         }
@@ -209,6 +209,7 @@ int tea_replay_create(tea_replay **out, unsigned initial_window, const tea_sampl
         memcpy(r->specs, specs, count * sizeof *specs);
     r->count = count;
     pics_cache_init(&r->golden_cache, &r->golden_pics);
+    golden_units_init(&r->units, PICS_UNIT);
     golden_init(&r->golden, initial_window);
     r->rob.tail = initial_window;
     r->cycle_wake = r->tag_wake_cycle = r->tag_wake_entry = TEA_SCHEDULE_NEVER;
@@ -259,10 +260,6 @@ static int feed_taggers(tea_replay *r, const trace_record *rec, const trace_uop 
     return TEA_OK;
 }
 
-/* Records are handled in runs of this many: the taggers, then the golden
- * reference, over each run while its records are in the L1 cache. */
-#define REPLAY_RUN 256
-
 /* Moves the taggers' view of the ROB past `retired` entries leaving at the
  * head, `squashed` removed at the tail and `dispatched` allocated (one record
  * or a run of them). The readers checked every record against the window
@@ -292,27 +289,58 @@ static int feed_run_taggers(tea_replay *r, const trace_batch *batch, size_t firs
     return TEA_OK;
 }
 
+/* Charges a closed interval to the golden PICS and, when one of their points
+ * has come, to the cycle samplers (which get a copy they may change). */
+static inline __attribute__((always_inline)) void charge_one(tea_replay *r, const golden_interval *iv,
+                                                             golden_interval *point)
+{
+    charge_golden(r, iv);
+    if (iv->cycle >= r->cycle_wake) {
+        *point = *iv;
+        sample_interval(r, point);
+    }
+}
+
+/* Golden's plain records (golden_plain_run) from records[0..count) on, up to
+ * the first other one or one a cycle sampler waits for: what golden charges
+ * each of their µops, then those charges into the cache. Returns the
+ * records consumed. */
+static size_t feed_plain(tea_replay *r, golden_run *s, const trace_record *records, size_t count, const trace_uop *uops)
+{
+    size_t done = golden_plain_run(s, records, count, uops, r->cycle_wake, &r->units, r->plain_charges);
+    size_t base, end;
+
+    if (!done)
+        return 0;
+    base = records[0].first_uop;
+    end = records[done - 1].first_uop + records[done - 1].n_commit;
+    for (size_t j = base; j < end; j++)
+        pics_cache_add(&r->golden_cache, uops[j].pc, uops[j].psv, r->plain_charges[j - base], 1);
+    return done;
+}
+
 /* Runs the golden reference over records [first, first + n), charging each
  * interval as it closes; the cycle samplers see the intervals their points
- * fall in. The interval stays in registers in the common case. */
+ * fall in. Plain records take feed_plain, the others golden_step. */
 static void feed_run_golden(tea_replay *r, const trace_batch *batch, size_t first, size_t n)
 {
     golden_run s;
 
     const trace_record *records = batch->records;
     const trace_uop *uops = batch->uops;
+    size_t i = first, end = first + n;
 
     golden_run_begin(&r->golden, &s);
-    for (size_t i = first; i < first + n; i++) {
-        const trace_record *rec = &records[i];
-        golden_interval iv;
-        if (golden_step(&s, rec, uops + rec->first_uop, &iv)) {
-            charge_golden(r, &iv);
-            if (iv.cycle >= r->cycle_wake) {
-                golden_interval point = iv;
-                sample_interval(r, &point);
-            }
-        }
+    while (i < end) {
+        golden_interval iv, point;
+        const trace_record *rec;
+
+        i += feed_plain(r, &s, records + i, end - i, uops);
+        if (i == end)
+            break;
+        rec = &records[i++];
+        if (golden_step(&s, rec, uops + rec->first_uop, &iv))
+            charge_one(r, &iv, &point);
     }
     golden_run_end(&r->golden, &s);
 }

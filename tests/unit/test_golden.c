@@ -445,6 +445,58 @@ static void rules_flush_cause_not_last(void **state)
     test_stream_free(&s);
 }
 
+/* golden_plain_run by hand: what it charges each µop, where it stops, and
+ * the state it leaves, which golden_step then carries on from. */
+static void plain_run_by_hand(void **state)
+{
+    const trace_uop two[2] = { { 0x200, 0, 0, 0 }, { 0x204, MB, 1, 0 } };
+    const trace_uop four[4] = { { 0x208, 0, 0, 0 }, { 0x20c, 0, 1, 0 }, { 0x210, 0, 2, 0 }, { 0x214, 0, 3, 0 } };
+    const trace_uop one = { 0x300, 0, 0, 0 };
+    uint64_t charge[6 * GOLDEN_PLAIN_UOPS + GOLDEN_PLAIN_UOPS];
+    golden_units units;
+    test_stream s;
+    golden g;
+    golden_run run;
+    golden_interval iv;
+    trace_batch b;
+    (void)state;
+
+    test_stream_init(&s);
+    put(&s, 10, 1, 0, 1, 0, 0, &one);                /* origin: 3 entries left */
+    put(&s, 12, 0, 0, 0, 0, 3, NULL);                /* 11, 12 stalled */
+    put(&s, 15, 2, 0, 2, 0, 0, two);                 /* 13, 14 stalled; the branch is a flush cause */
+    put(&s, 16, 4, 0, 4, 0, 0, four);                /* 4 x 1/4, nothing before; empties the ROB */
+    put(&s, 19, 0, 0, 0, 0, 4, NULL);                /* 17 to 19 drained */
+    put(&s, 20, 1, TRACE_REC_REFILL, 1, 0, 0, &one); /* flags: not plain */
+    golden_units_init(&units, UNIT);
+    golden_init(&g, 4);
+    b = test_stream_batch(&s, 0, s.count);
+    assert_int_equal(golden_intervals(&g, b.records, 1, b.uops, &iv), 0);
+    golden_run_begin(&g, &run);
+    /* A limit at cycle 16 stops before the four commits. */
+    assert_int_equal(golden_plain_run(&run, b.records + 1, 5, b.uops, 16, &units, charge), 2);
+    assert_true(charge[0] == CYC(4) + UNIT / 2 && charge[1] == UNIT / 2);
+    assert_true(run.boundary == 15 && run.flush_pending && run.cause == &b.uops[2] && run.cause_psv == MB);
+    assert_int_equal(golden_plain_run(&run, b.records + 3, 3, b.uops, UINT64_MAX, &units, charge), 2);
+    for (unsigned k = 0; k < 4; k++)
+        assert_true(charge[k] == UNIT / 4);
+    assert_true(run.boundary == 16 && !run.flush_pending && run.cause == &b.uops[6]);
+    assert_true(run.last == 19 && run.window == 4 && run.drained == 3 && run.stalled == 0);
+    assert_true(run.compute == 2 && run.closed_stalled == 4 && run.closed_drained == 0);
+    /* The refill record is golden_step's: 20 is its own, 17 to 19 go to it. */
+    assert_int_equal(golden_plain_run(&run, b.records + 5, 1, b.uops, UINT64_MAX, &units, charge), 0);
+    assert_int_equal(golden_step(&run, &b.records[5], b.uops + b.records[5].first_uop, &iv), 1);
+    assert_true(iv.start == 17 && iv.refill == 17 && iv.drained == 3 && !iv.has_flush_cause);
+    golden_run_end(&g, &run);
+    assert_true(golden_get_totals(&g)->states[GOLDEN_COMPUTE] == 3);
+    assert_true(golden_get_totals(&g)->states[GOLDEN_STALLED] == 4);
+    assert_true(golden_get_totals(&g)->states[GOLDEN_DRAINED] == 3);
+    /* Under the TraceDoctor rules it takes nothing. */
+    run.rules = GOLDEN_RULES_TRACEDOCTOR;
+    assert_int_equal(golden_plain_run(&run, b.records + 1, 4, b.uops, UINT64_MAX, &units, charge), 0);
+    test_stream_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -457,6 +509,7 @@ int main(void)
         cmocka_unit_test(rules_flush_cause_not_last),
         cmocka_unit_test(conservation_on_every_workload),
         cmocka_unit_test(trailing_cycles),
+        cmocka_unit_test(plain_run_by_hand),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -180,7 +180,11 @@ static tea_replay *replay_stream(const test_stream *s, const tea_sampler_spec *s
 
 /* Golden equals the brute force over every cycle; TEA at period 1 equals
  * golden; TEA at period 97 without jitter equals the brute force at
- * origin + 97k; under both rule sets. */
+ * origin + 97k; under both rule sets. Golden takes its plain path
+ * (golden_plain_run) only between sample points: not at all beside the
+ * period-1 sampler, in stretches of 97 cycles beside the period-97 one
+ * alone, throughout without samplers; every way gives the same PICS and
+ * totals. */
 static void golden_and_tea_match_brute_force(void **state)
 {
     (void)state;
@@ -212,6 +216,15 @@ static void golden_and_tea_match_brute_force(void **state)
             assert_pics_match(&sampled, tea_replay_sampler_pics(r, 1), 0, what);
             assert_int_equal(tea_replay_sampler_samples(r, 1),
                              (last - origin) / 97 - tea_replay_sampler_lost(r, 1)[TEA_LOST_END]);
+            for (size_t k = 0; k < 2; k++) {
+                tea_replay *plain = replay_stream_rules(&s, &specs[1], k, (golden_rules)rules);
+                assert_pics_match(&every, tea_replay_golden(plain), 0, what);
+                assert_memory_equal(tea_replay_golden_totals(plain), tea_replay_golden_totals(r),
+                                    sizeof(golden_totals));
+                if (k)
+                    assert_pics_match(&sampled, tea_replay_sampler_pics(plain, 0), 0, what);
+                tea_replay_free(plain);
+            }
             tea_replay_free(r);
             pics_free(&every);
             pics_free(&sampled);
