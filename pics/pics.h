@@ -91,10 +91,26 @@ void pics_cache_init(pics_cache *c, pics *target);
 void pics_cache_replace(pics_cache *c, pics_cell *e, uint64_t pc, uint16_t psv, uint64_t value, uint64_t count);
 
 /* Adds to cell (pc, psv) through the cache. Errors surface at flush. */
+/* log2(PICS_CACHE_SLOTS) */
+#define PICS_CACHE_SLOT_BITS 13
+_Static_assert(PICS_CACHE_SLOTS == 1u << PICS_CACHE_SLOT_BITS, "the cache's slot bits");
+
+/* The cache slot of (pc, psv). Mapped directly from the PC, like an
+ * instruction cache, so that the instructions of a loop sit in neighbouring
+ * slots and do not evict one another: bits 2 and up of the PC pick the
+ * slot, and its two low bits go to the top bits of the index, so that
+ * instructions a byte (x86) or a halfword (compressed RISC-V) apart differ.
+ * The PSV is hashed in, so that one instruction's PSVs spread out. */
+static inline size_t pics_cache_slot(uint64_t pc, uint16_t psv)
+{
+    const uint64_t multiplier = 0x9E3779B97F4A7C15ull; /* 2^64 / golden ratio */
+    return (size_t)((pc >> 2) ^ (pc << (PICS_CACHE_SLOT_BITS - 2)) ^ ((uint64_t)psv * multiplier >> 48))
+           & (PICS_CACHE_SLOTS - 1);
+}
+
 static inline void pics_cache_add(pics_cache *c, uint64_t pc, uint16_t psv, uint64_t value, uint64_t count)
 {
-    const uint64_t multiplier = 0x9E3779B97F4A7C15ull;
-    pics_cell *e = &c->slots[(((pc >> 1) ^ psv) * multiplier >> 40) & (PICS_CACHE_SLOTS - 1)];
+    pics_cell *e = &c->slots[pics_cache_slot(pc, psv)];
     if (e->pc == pc && e->psv == psv) {
         e->value += value;
         e->count += count;

@@ -1,8 +1,9 @@
 /*
  * test_pics.c: the PICS error metric (pics/error.c) on hand-computed
- * examples at every granularity, and the PICS file round trip
- * (pics/pics_file.c). Every expected value is worked out in the comments,
- * never by calling the code under test.
+ * examples at every granularity, the PICS file round trip
+ * (pics/pics_file.c), and the accumulation cache against the map. Every
+ * expected value is worked out in the comments, never by calling the code
+ * under test.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
@@ -10,6 +11,7 @@
 #include "common/error.h"
 #include "pics/error.h"
 #include "pics/pics_file.h"
+#include "trace/psv.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -410,6 +412,47 @@ static void test_objects_round_trip_and_merge(void **state)
     free(path);
 }
 
+/* The accumulation cache gives the map's sums: cells that share a slot
+ * (PCs PICS_CACHE_SLOTS instructions apart), neighbours a byte and a
+ * halfword apart, and PSVs of one PC, added in turns so that they evict one
+ * another, equal the same adds made to a map directly. */
+static void test_cache_sums(void **state)
+{
+    const uint64_t pcs[] = { 0x10000, 0x10000 + 4 * PICS_CACHE_SLOTS, 0x10000 + 8 * PICS_CACHE_SLOTS, 0x10001, 0x10002,
+                             0x10004 };
+    static pics_cache cache;
+    pics direct, cached;
+    uint64_t value = 0;
+    (void)state;
+
+    assert_int_equal(pics_init(&direct), 0);
+    assert_int_equal(pics_init(&cached), 0);
+    pics_cache_init(&cache, &cached);
+    assert_true(pics_cache_slot(pcs[0], 0) == pics_cache_slot(pcs[1], 0));
+    assert_true(pics_cache_slot(pcs[0], 0) == pics_cache_slot(pcs[2], 0));
+    for (unsigned round = 0; round < 100; round++) {
+        for (size_t i = 0; i < sizeof pcs / sizeof pcs[0]; i++) {
+            uint16_t psv = (uint16_t)(round % 3 == 0 ? 0 : (round * 37 + i) % TRACE_PSV_VALUES);
+            value += 7;
+            assert_int_equal(pics_add(&direct, pcs[i], psv, value, 1), 0);
+            pics_cache_add(&cache, pcs[i], psv, value, 1);
+        }
+    }
+    assert_int_equal(pics_cache_flush(&cache), 0);
+    assert_int_equal(cached.count, direct.count);
+    assert_true(cached.total == direct.total);
+    for (size_t k = 0; k < direct.capacity; k++) {
+        const pics_cell *d = &direct.slots[k], *c;
+        if (!d->used)
+            continue;
+        c = pics_find(&cached, d->pc, d->psv);
+        assert_non_null(c);
+        assert_true(c->value == d->value && c->count == d->count);
+    }
+    pics_free(&direct);
+    pics_free(&cached);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -421,6 +464,7 @@ int main(void)
         cmocka_unit_test(test_empty),
         cmocka_unit_test(test_file_round_trip),
         cmocka_unit_test(test_objects_round_trip_and_merge),
+        cmocka_unit_test(test_cache_sums),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
