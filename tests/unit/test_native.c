@@ -1,6 +1,7 @@
 /*
  * test_native.c: the native format's pieces: header fields, record encoding
- * (every flag, extreme addresses), footer and index, and malformed bytes.
+ * (every flag, extreme addresses), footer and index, malformed bytes, and the
+ * fused decoder (trace_native_decode_batch) against the reference path.
  */
 #include "testutil.h"
 #include "common/error.h"
@@ -185,6 +186,167 @@ static void footer_and_index_round_trip(void **state)
     assert_true(trace_native_index_digest(0, &e) != trace_native_index_digest(1, &e));
 }
 
+/* Decodes a frame of records as the readers do: with the fused decoder
+ * (when `fused`) and the reference path for every record it leaves, or with
+ * the reference path alone. Batches hold `capacity` records. Keeps the
+ * records accepted in `out`, the totals and the window after them; returns
+ * the first error. */
+static int decode_frame(const uint8_t *data, size_t size, const trace_header *h, int fused, size_t capacity,
+                        test_stream *out, trace_totals *totals, unsigned *window)
+{
+    trace_native_codec c;
+    trace_native_stream st;
+    trace_batch b;
+    size_t pos = 0;
+    int rc = TEA_OK;
+
+    memset(totals, 0, sizeof *totals);
+    st = (trace_native_stream){ (unsigned)h->rob_size, (unsigned)h->initial_window, 0, totals };
+    test_stream_init(out);
+    assert_int_equal(trace_batch_init(&b, capacity), 0);
+    trace_native_codec_frame_start(&c, (unsigned)h->commit_width);
+    while (pos < size && !rc) {
+        trace_record rec;
+        trace_uop u[TRACE_MAX_RECORD_UOPS];
+        unsigned after;
+
+        trace_batch_clear(&b);
+        if (fused && trace_native_decode_batch(&c, data, size, &pos, &st, &b) > 0) {
+            for (size_t i = 0; i < b.count; i++)
+                test_stream_append(out, &b.records[i], b.uops + b.records[i].first_uop);
+            continue;
+        }
+        if ((rc = trace_native_decode_record(&c, data, size, &pos, &rec, u)))
+            break;
+        if (totals->records && rec.cycle <= st.last_cycle)
+            rc = TEA_ERR_FORMAT;
+        else if (!(rc = trace_record_check_read(&rec, u, (unsigned)h->commit_width, (unsigned)h->rob_size, st.window,
+                                                &after))) {
+            st.window = after;
+            st.last_cycle = rec.cycle;
+            trace_totals_add(totals, &rec, u);
+            test_stream_append(out, &rec, u);
+        }
+    }
+    *window = st.window;
+    trace_batch_free(&b);
+    return rc;
+}
+
+/* Encodes records [0, count) of `s` into one frame; returns its size. */
+static size_t encode_frame(const test_stream *s, size_t count, uint8_t **out)
+{
+    trace_native_codec c;
+    size_t len = 0;
+
+    *out = malloc(count * TRACE_NATIVE_MAX_RECORD_BYTES + 1);
+    assert_non_null(*out);
+    trace_native_codec_frame_start(&c, (unsigned)s->header.commit_width);
+    for (size_t i = 0; i < count; i++)
+        len += trace_native_encode_record(&c, &s->records[i], s->uops + s->records[i].first_uop, *out + len);
+    return len;
+}
+
+/* The fused decoder and the reference path agree on `data`, for batches of
+ * several capacities: the same records, totals, window and verdict. Returns
+ * the records accepted. */
+static size_t assert_decoders_agree(const uint8_t *data, size_t size, const trace_header *h)
+{
+    static const size_t capacities[] = { 1, 7, 64, TRACE_BATCH_RECORDS };
+    test_stream ref, fused;
+    trace_totals ref_totals, fused_totals;
+    unsigned ref_window, fused_window;
+    int ref_rc = decode_frame(data, size, h, 0, 1, &ref, &ref_totals, &ref_window);
+    size_t accepted = ref.count;
+
+    for (size_t i = 0; i < sizeof capacities / sizeof capacities[0]; i++) {
+        int rc = decode_frame(data, size, h, 1, capacities[i], &fused, &fused_totals, &fused_window);
+        assert_int_equal(rc, ref_rc);
+        assert_streams_equal(&fused, &ref);
+        assert_memory_equal(&fused_totals, &ref_totals, sizeof ref_totals);
+        assert_int_equal(fused_window, ref_window);
+        test_stream_free(&fused);
+    }
+    test_stream_free(&ref);
+    return accepted;
+}
+
+/* Every workload's records, and damaged copies of them, decode the same
+ * through the fused decoder as through the reference path. */
+static void fused_decoder_matches_reference(void **state)
+{
+    static const char *const names[] = { "mixed", "memory", "branchy", "frontend", "flushes", "compute" };
+    uint64_t rng = 0x9E3779B97F4A7C15ull;
+    (void)state;
+
+    for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
+        test_stream s;
+        uint8_t *frame;
+        size_t len;
+
+        test_model_stream(names[n], 3, 20000, &s);
+        len = encode_frame(&s, s.count, &frame);
+        assert_int_equal(assert_decoders_agree(frame, len, &s.header), s.count);
+        for (int damage = 0; damage < 40; damage++) {
+            size_t at;
+            uint8_t was;
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            at = (size_t)(rng % len);
+            was = frame[at];
+            frame[at] = (uint8_t)(was ^ (uint8_t)(1u << (rng >> 61)) ^ (uint8_t)(rng >> 40));
+            assert_decoders_agree(frame, len, &s.header);
+            frame[at] = was;
+        }
+        free(frame);
+        test_stream_free(&s);
+    }
+}
+
+/* Plain records whose cycles reach 2^64 - 1 decode the same both ways, and
+ * a one-byte cycle delta past it is refused at the same record. */
+static void fused_decoder_cycle_limit(void **state)
+{
+    const trace_uop row[4] = { { 0x1000, 0, 0, 0 }, { 0x1004, 0, 1, 0 }, { 0x1008, 0, 2, 0 }, { 0x100c, 0, 3, 0 } };
+    test_stream s;
+    trace_record r;
+    uint8_t *frame;
+    size_t len, before_wrap;
+    (void)state;
+
+    test_stream_init(&s);
+    s.header.commit_width = WIDTH;
+    s.header.rob_size = 64;
+    s.header.initial_window = 0;
+    memset(&r, 0, sizeof r);
+    r.cycle = UINT64_MAX - 3 * 300;
+    r.dispatch = WIDTH;
+    test_stream_append(&s, &r, row);
+    /* Each record commits the row dispatched before it and dispatches
+     * another, three cycles later: 300 of them end at 2^64 - 1. */
+    r.n_commit = WIDTH;
+    r.retire = WIDTH;
+    while (r.cycle < UINT64_MAX) {
+        r.cycle += 3;
+        test_stream_append(&s, &r, row);
+    }
+    before_wrap = s.count;
+    /* Cycle 2^64 - 1 + 5 wraps to 4: encoded as a delta of 5. */
+    for (int i = 0; i < 300; i++) {
+        r.cycle += 5;
+        test_stream_append(&s, &r, row);
+    }
+    len = encode_frame(&s, s.count, &frame);
+    assert_int_equal(assert_decoders_agree(frame, len, &s.header), before_wrap);
+    free(frame);
+    /* Without the wrap, every record. */
+    len = encode_frame(&s, before_wrap, &frame);
+    assert_int_equal(assert_decoders_agree(frame, len, &s.header), before_wrap);
+    free(frame);
+    test_stream_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -192,6 +354,8 @@ int main(void)
         cmocka_unit_test(records_round_trip),
         cmocka_unit_test(malformed_records_fail),
         cmocka_unit_test(footer_and_index_round_trip),
+        cmocka_unit_test(fused_decoder_matches_reference),
+        cmocka_unit_test(fused_decoder_cycle_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
