@@ -5,6 +5,7 @@
 #include "native.h"
 #include "../common/error.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -679,9 +680,23 @@ static inline size_t one_extra_record(const uint8_t *p, unsigned n, trace_uop *u
     return 2 + n + 1;
 }
 
-/* Writes a plain record: no flags, n µops retiring alone, no squash. */
+/* Writes a plain record: no flags, n µops retiring alone, no squash. On a
+ * little-endian machine in three stores instead of one per field. */
 static inline void plain_record(trace_record *rec, uint64_t cycle, uint32_t first_uop, unsigned n, unsigned dispatch)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    _Static_assert(offsetof(trace_record, first_uop) == 8 && offsetof(trace_record, n_commit) == 12
+                       && offsetof(trace_record, flags) == 13 && offsetof(trace_record, retire) == 14
+                       && offsetof(trace_record, pad_) == 15 && offsetof(trace_record, squash) == 16
+                       && offsetof(trace_record, dispatch) == 18,
+                   "the record layout plain_record packs");
+    /* first_uop, n_commit, flags 0, retire n, pad 0; then squash 0, dispatch */
+    const uint64_t ids = first_uop | (uint64_t)n << 32 | (uint64_t)n << 48;
+    const uint32_t counts = (uint32_t)dispatch << 16;
+    rec->cycle = cycle;
+    memcpy((unsigned char *)rec + offsetof(trace_record, first_uop), &ids, sizeof ids);
+    memcpy((unsigned char *)rec + offsetof(trace_record, squash), &counts, sizeof counts);
+#else
     rec->cycle = cycle;
     rec->first_uop = first_uop;
     rec->n_commit = (uint8_t)n;
@@ -690,6 +705,28 @@ static inline void plain_record(trace_record *rec, uint64_t cycle, uint32_t firs
     rec->pad_ = 0;
     rec->squash = 0;
     rec->dispatch = (uint16_t)dispatch;
+#endif
+}
+
+/* What the fused decoder needs of a tag byte when the record may be plain
+ * (no ext byte, no trailing entries, at most FAST_BLOCK_UOPS and the width
+ * in commits), looked up in a table instead of computed: the mask of its
+ * µops' bytes in a four-byte block (bits 0-31) and its dispatch (bits
+ * 40-47). Any other tag has TAG_INFO_NOT_PLAIN alone. */
+#define TAG_INFO_DISPATCH_SHIFT 40
+#define TAG_INFO_NOT_PLAIN (1ull << 48)
+#define TAG_VALUES 256
+
+/* Fills the tag table for a core `width` wide. */
+static void tag_info_table(uint64_t table[TAG_VALUES], unsigned width)
+{
+    const unsigned plain_max = width < FAST_BLOCK_UOPS ? width : FAST_BLOCK_UOPS;
+    for (unsigned tag = 0; tag < TAG_VALUES; tag++) {
+        const unsigned n = tag & TAG_COMMITS_MASK, dispatch = (tag & TAG_DISPATCH_ROW) ? width : 0;
+        table[tag] = (tag & ~TAG_DISPATCH_ROW) <= plain_max
+                         ? block_bytes[n] | (uint64_t)dispatch << TAG_INFO_DISPATCH_SHIFT
+                         : TAG_INFO_NOT_PLAIN;
+    }
 }
 
 /* The stream state fast_record checks a record against. */
@@ -821,39 +858,48 @@ size_t trace_native_decode_batch(trace_native_codec *c, const uint8_t *data, siz
     const uint8_t *p = data + *pos;
     const uint8_t *fast_end = size > FAST_RECORD_BYTES ? data + size - FAST_RECORD_BYTES : data;
     const unsigned width = c->width, rob_size = s->rob_size;
-    /* A plain tag: no ext byte, no trail, at most this many commits. */
-    const unsigned plain_max = width < FAST_BLOCK_UOPS ? width : FAST_BLOCK_UOPS;
     trace_totals *t = s->totals;
     trace_record *rec, *rec_end, *rec_start;
-    trace_uop *uops, *uop_end;
-    uint64_t cycle = c->prev_cycle, pc = c->prev_pc, commits = 0, dispatched = 0;
+    trace_uop *const uop_base = batch->uops;
+    /* trace_batch_has_room: room for a record's full set of µops. */
+    const size_t uop_last = batch->uop_capacity - TRACE_MAX_RECORD_UOPS;
+    uint64_t tag_info[TAG_VALUES];
+    uint64_t cycle = c->prev_cycle, pc = c->prev_pc, dispatched = 0, excepted = 0;
     unsigned window = s->window;
+    uint32_t first = (uint32_t)batch->uop_count; /* the next record's first µop */
     size_t done;
 
     if (!c->frame_started || !trace_batch_has_room(batch))
         return 0;
+    tag_info_table(tag_info, width);
     rec_start = rec = batch->records + batch->count;
     rec_end = batch->records + batch->capacity;
-    uops = batch->uops + batch->uop_count;
-    /* trace_batch_has_room: room for a record's full set of µops. */
-    uop_end = batch->uops + (batch->uop_capacity - TRACE_MAX_RECORD_UOPS);
-    while (p < fast_end && rec < rec_end && uops <= uop_end) {
+    while (p < fast_end && rec < rec_end && first <= uop_last) {
         /* Records that surely fit: each has at most TRACE_MAX_RECORD_UOPS
          * µops and FAST_RECORD_BYTES bytes. */
-        size_t k = (size_t)(rec_end - rec), k_uops = (size_t)(uop_end - uops) / TRACE_MAX_RECORD_UOPS + 1;
+        size_t k = (size_t)(rec_end - rec), k_uops = (uop_last - first) / TRACE_MAX_RECORD_UOPS + 1;
         size_t k_bytes = (size_t)(fast_end - p - 1) / FAST_RECORD_BYTES + 1;
+        unsigned cycle_room;
 
         if (k > k_uops)
             k = k_uops;
         if (k > k_bytes)
             k = k_bytes;
+        /* Whether k one-byte cycle deltas surely leave the cycle below
+         * 2^64; if not, every record goes to fast_record, which checks. */
+        cycle_room = cycle <= UINT64_MAX - k * VARINT_ONE_BYTE_MAX;
         for (; k > 0; k--) {
-            unsigned tag = p[0], delta = p[1], n = tag & TAG_COMMITS_MASK;
-            unsigned dispatch = width & (0u - ((tag & TAG_DISPATCH_ROW) ? 1u : 0u));
-            uint32_t block = load_le32(p + 2) & block_bytes[n];
+            const unsigned tag = p[0], delta = p[1];
+            const uint64_t info = tag_info[tag];
+            /* From the tag itself, not the table: the next record's
+             * address depends on it, and a load would lengthen that chain. */
+            unsigned n = tag & TAG_COMMITS_MASK;
+            unsigned dispatch = (unsigned)(info >> TAG_INFO_DISPATCH_SHIFT) & 0xFFu;
+            const uint32_t block = load_le32(p + 2) & (uint32_t)info;
             /* Everything a plain record needs but one-byte µops. */
-            unsigned fields_ok = ((tag & ~TAG_DISPATCH_ROW) <= plain_max) & (delta - 1u < VARINT_ONE_BYTE_MAX)
-                & (window - n <= rob_size - dispatch) & (cycle + delta > cycle);
+            const unsigned fields_ok = !(info & TAG_INFO_NOT_PLAIN) & (delta - 1u < VARINT_ONE_BYTE_MAX)
+                                       & (window - n <= rob_size - dispatch) & cycle_room;
+            trace_uop *uops = uop_base + first;
             size_t used;
             unsigned psv;
 
@@ -870,57 +916,55 @@ size_t trace_native_decode_batch(trace_native_codec *c, const uint8_t *data, siz
                 pc = plain_uop(uops, 1, pc, (uint8_t)(block >> 8));
                 pc = plain_uop(uops, 2, pc, (uint8_t)(block >> 16));
                 pc = plain_uop(uops, 3, pc, (uint8_t)(block >> 24));
-                plain_record(rec, cycle, (uint32_t)(uops - batch->uops), n, dispatch);
+                plain_record(rec, cycle, first, n, dispatch);
                 window = window - n + dispatch;
                 p += 2 + n;
             } else if (fields_ok && (used = one_extra_record(p, n, uops, &pc, &psv))) {
                 /* Plain but for one µop's PSV or PC continuation. */
                 cycle += delta;
-                plain_record(rec, cycle, (uint32_t)(uops - batch->uops), n, dispatch);
+                plain_record(rec, cycle, first, n, dispatch);
                 count_psv(t->events, psv);
                 window = window - n + dispatch;
                 p += used;
             } else {
                 fast_context x = { t->events, width, rob_size, window, cycle, pc };
-                unsigned n_uops;
 
                 used = fast_record(&x, p, rec, uops);
                 if (!used)
                     goto stop;
                 pc = x.pc;
-                n = rec->n_commit;
-                n_uops = trace_record_uops(rec);
+                n = trace_record_uops(rec);
                 dispatch = rec->dispatch;
                 if (rec->flags & TRACE_REC_EXCEPTION)
-                    t->exceptions++;
+                    excepted++;
                 if (rec->flags & TRACE_REC_REFILL)
                     t->refills++;
                 t->squashed += rec->squash;
                 window = window - rec->retire - rec->squash + dispatch;
                 cycle = rec->cycle;
-                rec->first_uop = (uint32_t)(uops - batch->uops);
-                uops += n_uops - n; /* the excepting µop; the commits follow */
+                rec->first_uop = first;
                 p += used;
             }
-            commits += n;
             dispatched += dispatch;
-            uops += n;
+            first += n;
             rec++;
         }
     }
 stop:
     done = (size_t)(rec - rec_start);
     if (done) {
+        const uint64_t uops_taken = first - batch->uop_count;
         t->records += done;
         t->last_cycle = cycle;
-        t->commits += commits;
+        t->commits += uops_taken - excepted;
+        t->exceptions += excepted;
         t->dispatched += dispatched;
         c->prev_cycle = cycle;
         c->prev_pc = pc;
         s->window = window;
         s->last_cycle = cycle;
         batch->count += done;
-        batch->uop_count = (size_t)(uops - batch->uops);
+        batch->uop_count = first;
         *pos = (size_t)(p - data);
     }
     return done;
