@@ -21,6 +21,8 @@
 #define EXT_DISPATCH_COUNT 0x08u /* dispatch count other than 0 or the width */
 #define EXT_OFFSETS 0x10u        /* µops not at consecutive offsets from 0 */
 #define EXT_KNOWN 0x1Fu
+/* Values of a tag byte. */
+#define TAG_VALUES 256
 /* First byte of a µop: bit 0 = PSV present, bits 1-6 = low six bits of the
  * zig-zagged PC delta, bit 7 = continuation. */
 #define UOP_PSV_FLAG 0x01u
@@ -314,8 +316,11 @@ static inline uint64_t unzigzag(uint64_t z)
     return (z >> 1) ^ (0 - (z & 1));
 }
 
+static void tag_info_table(uint64_t table[TAG_VALUES], unsigned width);
+
 void trace_native_codec_frame_start(trace_native_codec *c, unsigned width)
 {
+    tag_info_table(c->tag_info, width); /* 256 entries once per frame */
     c->width = width;
     c->prev_cycle = 0;
     c->prev_pc = 0;
@@ -715,7 +720,6 @@ static inline void plain_record(trace_record *rec, uint64_t cycle, uint32_t firs
  * 40-47). Any other tag has TAG_INFO_NOT_PLAIN alone. */
 #define TAG_INFO_DISPATCH_SHIFT 40
 #define TAG_INFO_NOT_PLAIN (1ull << 48)
-#define TAG_VALUES 256
 
 /* Fills the tag table for a core `width` wide. */
 static void tag_info_table(uint64_t table[TAG_VALUES], unsigned width)
@@ -863,7 +867,7 @@ size_t trace_native_decode_batch(trace_native_codec *c, const uint8_t *data, siz
     trace_uop *const uop_base = batch->uops;
     /* trace_batch_has_room: room for a record's full set of µops. */
     const size_t uop_last = batch->uop_capacity - TRACE_MAX_RECORD_UOPS;
-    uint64_t tag_info[TAG_VALUES];
+    const uint64_t *const tag_info = c->tag_info;
     uint64_t cycle = c->prev_cycle, pc = c->prev_pc, dispatched = 0, excepted = 0;
     unsigned window = s->window;
     uint32_t first = (uint32_t)batch->uop_count; /* the next record's first µop */
@@ -871,7 +875,6 @@ size_t trace_native_decode_batch(trace_native_codec *c, const uint8_t *data, siz
 
     if (!c->frame_started || !trace_batch_has_room(batch))
         return 0;
-    tag_info_table(tag_info, width);
     rec_start = rec = batch->records + batch->count;
     rec_end = batch->records + batch->capacity;
     while (p < fast_end && rec < rec_end && first <= uop_last) {

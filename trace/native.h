@@ -66,6 +66,7 @@ typedef struct trace_native_codec {
     uint64_t prev_cycle;
     uint64_t prev_pc;
     int frame_started;     /* 0 until the frame's first record (absolute cycle) */
+    uint64_t tag_info[256]; /* trace_native_decode_batch's facts per tag byte, for `width` */
 } trace_native_codec;
 
 /* Starts a new frame (resets deltas). */
