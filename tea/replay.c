@@ -307,9 +307,10 @@ static inline __attribute__((always_inline)) void charge_one(tea_replay *r, cons
  * records consumed. */
 static size_t feed_plain(tea_replay *r, golden_run *s, const trace_record *records, size_t count, const trace_uop *uops)
 {
-    size_t done = golden_plain_run(s, records, count, uops, r->cycle_wake, &r->units, r->plain_charges);
-    size_t base, end;
+    size_t done, base, end;
 
+    assert(count <= REPLAY_RUN); /* plain_charges' room */
+    done = golden_plain_run(s, records, count, uops, r->cycle_wake, &r->units, r->plain_charges);
     if (!done)
         return 0;
     base = records[0].first_uop;
