@@ -13,6 +13,12 @@
 
 /* Longest error message carried from a worker (common/error.c's buffer). */
 #define PARALLEL_MESSAGE_MAX 1024
+/* Records per batch in the workers and the calling thread, which must agree:
+ * a frame's batches are where the calling thread may start decoding again
+ * for a tagger, so smaller ones mean fewer records decoded twice (a quarter
+ * of TRACE_BATCH_RECORDS: with IBS, SPE and RIS at eight frequencies up to
+ * 32 kHz the calling thread decoded again half the records). */
+#define PARALLEL_BATCH_RECORDS (TRACE_BATCH_RECORDS / 4)
 
 enum slot_state {
     SLOT_FREE = 0,   /* the calling thread is done with it */
@@ -107,7 +113,7 @@ static int slot_batch(frame_slot *s, size_t i)
         memset(bigger + s->allocated, 0, (capacity - s->allocated) * sizeof *bigger);
         s->batches = bigger;
         for (size_t k = s->allocated; k < capacity; k++) {
-            if (trace_batch_init(&s->batches[k], TRACE_BATCH_RECORDS)) {
+            if (trace_batch_init(&s->batches[k], PARALLEL_BATCH_RECORDS)) {
                 s->allocated = k;
                 return error_set(TEA_ERR_NOMEM, "out of memory for a frame");
             }
@@ -347,11 +353,11 @@ int tea_parallel_replay(tea_replay *whole, const trace_frames *f, unsigned threa
         workers[i].run = &run;
         if (!(rc = tea_replay_create_part(&workers[i].part, whole, trace_origin(f)))
             && !(rc = trace_frame_reader_create(&workers[i].reader, f))
-            && trace_batch_init(&workers[i].scratch, TRACE_BATCH_RECORDS))
+            && trace_batch_init(&workers[i].scratch, PARALLEL_BATCH_RECORDS))
             rc = error_set(TEA_ERR_NOMEM, "out of memory");
     }
     if (!rc && run.taggers && !(rc = trace_frame_reader_create(&reader, f))
-        && trace_batch_init(&scratch, TRACE_BATCH_RECORDS))
+        && trace_batch_init(&scratch, PARALLEL_BATCH_RECORDS))
         rc = error_set(TEA_ERR_NOMEM, "out of memory");
     if (rc)
         goto done;
