@@ -313,8 +313,9 @@ void golden_units_init(golden_units *units, uint64_t unit);
  * uops[records[0].first_uop + j] goes to charge[j]; `charge` has room for
  * count * GOLDEN_PLAIN_UOPS + GOLDEN_PLAIN_UOPS values (slots past the
  * records' µops are overwritten). Each charged µop counts once. Returns the
- * records consumed. No branch depends on a record's content, so that
- * records that do and do not commit can alternate at full speed.
+ * records consumed. Only the three stop conditions branch; none depends on
+ * whether a record commits, so that records that do and do not commit can
+ * alternate at full speed.
  */
 static inline size_t golden_plain_run(golden_run *s, const trace_record *records, size_t count, const trace_uop *uops,
                                       uint64_t cycle_limit, const golden_units *units, uint64_t *charge)
