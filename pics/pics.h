@@ -90,7 +90,6 @@ void pics_cache_init(pics_cache *c, pics *target);
 /* Evicts the entry at `e` and installs (pc, psv) there. */
 void pics_cache_replace(pics_cache *c, pics_cell *e, uint64_t pc, uint16_t psv, uint64_t value, uint64_t count);
 
-/* Adds to cell (pc, psv) through the cache. Errors surface at flush. */
 /* log2(PICS_CACHE_SLOTS) */
 #define PICS_CACHE_SLOT_BITS 13
 _Static_assert(PICS_CACHE_SLOTS == 1u << PICS_CACHE_SLOT_BITS, "the cache's slot bits");
@@ -108,6 +107,7 @@ static inline size_t pics_cache_slot(uint64_t pc, uint16_t psv)
            & (PICS_CACHE_SLOTS - 1);
 }
 
+/* Adds to cell (pc, psv) through the cache. Errors surface at flush. */
 static inline void pics_cache_add(pics_cache *c, uint64_t pc, uint16_t psv, uint64_t value, uint64_t count)
 {
     pics_cell *e = &c->slots[pics_cache_slot(pc, psv)];

@@ -289,18 +289,6 @@ static int feed_run_taggers(tea_replay *r, const trace_batch *batch, size_t firs
     return TEA_OK;
 }
 
-/* Charges a closed interval to the golden PICS and, when one of their points
- * has come, to the cycle samplers (which get a copy they may change). */
-static inline __attribute__((always_inline)) void charge_one(tea_replay *r, const golden_interval *iv,
-                                                             golden_interval *point)
-{
-    charge_golden(r, iv);
-    if (iv->cycle >= r->cycle_wake) {
-        *point = *iv;
-        sample_interval(r, point);
-    }
-}
-
 /* Golden's plain records (golden_plain_run) from records[0..count) on, up to
  * the first other one or one a cycle sampler waits for: what golden charges
  * each of their µops, then those charges into the cache. Returns the
@@ -333,7 +321,7 @@ static void feed_run_golden(tea_replay *r, const trace_batch *batch, size_t firs
 
     golden_run_begin(&r->golden, &s);
     while (i < end) {
-        golden_interval iv, point;
+        golden_interval iv;
         const trace_record *rec;
 
         i += feed_plain(r, &s, records + i, end - i, uops);
@@ -341,7 +329,7 @@ static void feed_run_golden(tea_replay *r, const trace_batch *batch, size_t firs
             break;
         rec = &records[i++];
         if (golden_step(&s, rec, uops + rec->first_uop, &iv))
-            charge_one(r, &iv, &point);
+            on_interval(r, &iv);
     }
     golden_run_end(&r->golden, &s);
 }

@@ -21,8 +21,6 @@
 #define EXT_DISPATCH_COUNT 0x08u /* dispatch count other than 0 or the width */
 #define EXT_OFFSETS 0x10u        /* µops not at consecutive offsets from 0 */
 #define EXT_KNOWN 0x1Fu
-/* Values of a tag byte. */
-#define TAG_VALUES 256
 /* First byte of a µop: bit 0 = PSV present, bits 1-6 = low six bits of the
  * zig-zagged PC delta, bit 7 = continuation. */
 #define UOP_PSV_FLAG 0x01u
@@ -316,11 +314,11 @@ static inline uint64_t unzigzag(uint64_t z)
     return (z >> 1) ^ (0 - (z & 1));
 }
 
-static void tag_info_table(uint64_t table[TAG_VALUES], unsigned width);
+static void tag_info_table(uint64_t table[TRACE_NATIVE_TAG_VALUES], unsigned width);
 
 void trace_native_codec_frame_start(trace_native_codec *c, unsigned width)
 {
-    tag_info_table(c->tag_info, width); /* 256 entries once per frame */
+    tag_info_table(c->tag_info, width); /* once per frame, not per batch */
     c->width = width;
     c->prev_cycle = 0;
     c->prev_pc = 0;
@@ -722,10 +720,10 @@ static inline void plain_record(trace_record *rec, uint64_t cycle, uint32_t firs
 #define TAG_INFO_NOT_PLAIN (1ull << 48)
 
 /* Fills the tag table for a core `width` wide. */
-static void tag_info_table(uint64_t table[TAG_VALUES], unsigned width)
+static void tag_info_table(uint64_t table[TRACE_NATIVE_TAG_VALUES], unsigned width)
 {
     const unsigned plain_max = width < FAST_BLOCK_UOPS ? width : FAST_BLOCK_UOPS;
-    for (unsigned tag = 0; tag < TAG_VALUES; tag++) {
+    for (unsigned tag = 0; tag < TRACE_NATIVE_TAG_VALUES; tag++) {
         const unsigned n = tag & TAG_COMMITS_MASK, dispatch = (tag & TAG_DISPATCH_ROW) ? width : 0;
         table[tag] = (tag & ~TAG_DISPATCH_ROW) <= plain_max
                          ? block_bytes[n] | (uint64_t)dispatch << TAG_INFO_DISPATCH_SHIFT

@@ -61,12 +61,16 @@ int trace_native_header_decode(const uint8_t *data, size_t size, trace_header *h
 int trace_native_is_header(const uint8_t *data, size_t size);
 
 /* Per-frame encoding state: the previous record's cycle and µop PC. */
+/* Values of a record's tag byte. */
+#define TRACE_NATIVE_TAG_VALUES 256
+
 typedef struct trace_native_codec {
     unsigned width;        /* commit width: a dispatch of this many is implicit */
     uint64_t prev_cycle;
     uint64_t prev_pc;
     int frame_started;     /* 0 until the frame's first record (absolute cycle) */
-    uint64_t tag_info[256]; /* trace_native_decode_batch's facts per tag byte, for `width` */
+    uint64_t tag_info[TRACE_NATIVE_TAG_VALUES]; /* trace_native_decode_batch's facts per tag byte,
+                                                   for `width` */
 } trace_native_codec;
 
 /* Starts a new frame (resets deltas). */
