@@ -639,11 +639,12 @@ static inline uint64_t bytes_below(unsigned i)
  * byte announces exactly one extra byte, a one-byte PSV or a one-byte PC
  * continuation; the caller has checked the other fields as for a plain
  * record. Decodes the n µops into uops[] (all FAST_BLOCK_UOPS slots, as for a
- * plain record) from *pc on, and returns the record's size (tag, cycle delta,
- * µops and the extra byte) with *pc the last PC and *psv the PSV, or returns
- * 0, writing nothing but µop slots, when the record has another shape.
+ * plain record, so that the last slot holds the record's last PC) from `pc`
+ * on, and returns the record's size (tag, cycle delta, µops and the extra
+ * byte) with *psv the PSV, or returns 0, writing nothing but µop slots, when
+ * the record has another shape.
  */
-static inline size_t one_extra_record(const uint8_t *p, unsigned n, trace_uop *uops, uint64_t *pc, unsigned *psv)
+static inline size_t one_extra_record(const uint8_t *p, unsigned n, trace_uop *uops, uint64_t pc, unsigned *psv)
 {
     uint64_t w = load_le64(p + 2), flagged, packed, delta_fix;
     unsigned j, b, extra, has_psv, rest_n;
@@ -673,8 +674,8 @@ static inline size_t one_extra_record(const uint8_t *p, unsigned n, trace_uop *u
         : unzigzag(((b >> 1) & ((1u << UOP_FIRST_BITS) - 1)) | (uint64_t)extra << UOP_FIRST_BITS)
             - (uint64_t)(int64_t)plain_delta[b];
     for (unsigned i = 0; i < FAST_BLOCK_UOPS; i++) {
-        *pc += (uint64_t)(int64_t)plain_delta[(uint8_t)(block >> (8 * i))] + (i == j ? delta_fix : 0);
-        uops[i].pc = *pc;
+        pc += (uint64_t)(int64_t)plain_delta[(uint8_t)(block >> (8 * i))] + (i == j ? delta_fix : 0);
+        uops[i].pc = pc;
         uops[i].psv = (uint16_t)(i == j && has_psv ? extra : 0);
         uops[i].offset = (uint8_t)i;
         uops[i].pad_ = 0;
@@ -866,7 +867,12 @@ size_t trace_native_decode_batch(trace_native_codec *c, const uint8_t *data, siz
     /* trace_batch_has_room: room for a record's full set of µops. */
     const size_t uop_last = batch->uop_capacity - TRACE_MAX_RECORD_UOPS;
     const uint64_t *const tag_info = c->tag_info;
-    uint64_t cycle = c->prev_cycle, pc = c->prev_pc, dispatched = 0, excepted = 0;
+    uint64_t cycle = c->prev_cycle, pc = c->prev_pc, excepted = 0;
+    /* What the records other than plain ones retire beyond their µops and
+     * squash: with the µops taken and the window's change they give the
+     * entries dispatched, which the plain path then need not add up. */
+    uint64_t retired_extra = 0, squashed = 0;
+    const unsigned window_start = s->window;
     unsigned window = s->window;
     uint32_t first = (uint32_t)batch->uop_count; /* the next record's first µop */
     size_t done;
@@ -880,16 +886,23 @@ size_t trace_native_decode_batch(trace_native_codec *c, const uint8_t *data, siz
          * µops and FAST_RECORD_BYTES bytes. */
         size_t k = (size_t)(rec_end - rec), k_uops = (uop_last - first) / TRACE_MAX_RECORD_UOPS + 1;
         size_t k_bytes = (size_t)(fast_end - p - 1) / FAST_RECORD_BYTES + 1;
-        unsigned cycle_room;
+        const trace_record *chunk_end;
+        unsigned delta_limit;
 
         if (k > k_uops)
             k = k_uops;
         if (k > k_bytes)
             k = k_bytes;
-        /* Whether k one-byte cycle deltas surely leave the cycle below
-         * 2^64; if not, every record goes to fast_record, which checks. */
-        cycle_room = cycle <= UINT64_MAX - k * VARINT_ONE_BYTE_MAX;
-        for (; k > 0; k--) {
+        chunk_end = rec + k;
+        /* The one-byte cycle deltas the inline paths take: all of them when
+         * k of them surely leave the cycle below 2^64, else none (every
+         * record then goes to fast_record, which checks). */
+        delta_limit = cycle <= UINT64_MAX - k * VARINT_ONE_BYTE_MAX ? VARINT_ONE_BYTE_MAX : 0;
+        /* The loop carries few values from one record to the next (no
+         * counters but pointers), so that they can stay in registers: each
+         * one kept in memory is a chain of store and load through every
+         * record. */
+        while (rec < chunk_end) {
             const unsigned tag = p[0], delta = p[1];
             const uint64_t info = tag_info[tag];
             /* From the tag itself, not the table: the next record's
@@ -898,8 +911,8 @@ size_t trace_native_decode_batch(trace_native_codec *c, const uint8_t *data, siz
             unsigned dispatch = (unsigned)(info >> TAG_INFO_DISPATCH_SHIFT) & 0xFFu;
             const uint32_t block = load_le32(p + 2) & (uint32_t)info;
             /* Everything a plain record needs but one-byte µops. */
-            const unsigned fields_ok = !(info & TAG_INFO_NOT_PLAIN) & (delta - 1u < VARINT_ONE_BYTE_MAX)
-                                       & (window - n <= rob_size - dispatch) & cycle_room;
+            const unsigned fields_ok =
+                !(info & TAG_INFO_NOT_PLAIN) & (delta - 1u < delta_limit) & (window - n <= rob_size - dispatch);
             trace_uop *uops = uop_base + first;
             size_t used;
             unsigned psv;
@@ -920,8 +933,9 @@ size_t trace_native_decode_batch(trace_native_codec *c, const uint8_t *data, siz
                 plain_record(rec, cycle, first, n, dispatch);
                 window = window - n + dispatch;
                 p += 2 + n;
-            } else if (fields_ok && (used = one_extra_record(p, n, uops, &pc, &psv))) {
+            } else if (fields_ok && (used = one_extra_record(p, n, uops, pc, &psv))) {
                 /* Plain but for one µop's PSV or PC continuation. */
+                pc = uops[FAST_BLOCK_UOPS - 1].pc;
                 cycle += delta;
                 plain_record(rec, cycle, first, n, dispatch);
                 count_psv(t->events, psv);
@@ -940,13 +954,13 @@ size_t trace_native_decode_batch(trace_native_codec *c, const uint8_t *data, siz
                     excepted++;
                 if (rec->flags & TRACE_REC_REFILL)
                     t->refills++;
-                t->squashed += rec->squash;
+                retired_extra += rec->retire - n;
+                squashed += rec->squash;
                 window = window - rec->retire - rec->squash + dispatch;
                 cycle = rec->cycle;
                 rec->first_uop = first;
                 p += used;
             }
-            dispatched += dispatch;
             first += n;
             rec++;
         }
@@ -955,10 +969,13 @@ stop:
     done = (size_t)(rec - rec_start);
     if (done) {
         const uint64_t uops_taken = first - batch->uop_count;
+        /* window = window_start - retired - squashed + dispatched */
+        const uint64_t dispatched = (uint64_t)window - window_start + uops_taken + retired_extra + squashed;
         t->records += done;
         t->last_cycle = cycle;
         t->commits += uops_taken - excepted;
         t->exceptions += excepted;
+        t->squashed += squashed;
         t->dispatched += dispatched;
         c->prev_cycle = cycle;
         c->prev_pc = pc;
