@@ -102,8 +102,8 @@ _Static_assert(PICS_CACHE_SLOTS == 1u << PICS_CACHE_SLOT_BITS, "the cache's slot
  * The PSV is hashed in, so that one instruction's PSVs spread out. */
 static inline size_t pics_cache_slot(uint64_t pc, uint16_t psv)
 {
-    const uint64_t multiplier = 0x9E3779B97F4A7C15ull; /* 2^64 / golden ratio */
-    return (size_t)((pc >> 2) ^ (pc << (PICS_CACHE_SLOT_BITS - 2)) ^ ((uint64_t)psv * multiplier >> 48))
+    const uint32_t multiplier = 0x9E3779B1u; /* 2^32 / golden ratio */
+    return (size_t)((pc >> 2) ^ (pc << (PICS_CACHE_SLOT_BITS - 2)) ^ ((uint32_t)psv * multiplier >> 16))
            & (PICS_CACHE_SLOTS - 1);
 }
 
@@ -111,7 +111,7 @@ static inline size_t pics_cache_slot(uint64_t pc, uint16_t psv)
 static inline void pics_cache_add(pics_cache *c, uint64_t pc, uint16_t psv, uint64_t value, uint64_t count)
 {
     pics_cell *e = &c->slots[pics_cache_slot(pc, psv)];
-    if (e->pc == pc && e->psv == psv) {
+    if (__builtin_expect(e->pc == pc && e->psv == psv, 1)) {
         e->value += value;
         e->count += count;
         return;
