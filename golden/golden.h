@@ -152,9 +152,12 @@ typedef struct golden_run {
     uint64_t closed_drained;
     uint64_t run_boundary;      /* boundary when the run began: the cycles charged in
                                    the run are boundary - run_boundary */
+    /* rules is kept apart from refilled: a compiler may test two adjacent
+     * ints as one word, and a word loaded right after its halves were
+     * stored one by one waits for them to reach memory. */
+    golden_rules rules;
     unsigned window;
     int flush_pending, refilled;
-    golden_rules rules;
     uint16_t except_keep;       /* PSV bits an excepting µop keeps (FL-EX is always set) */
     uint16_t cause_psv;         /* the PSV the pending flush cause is charged with */
     const trace_uop *cause;     /* the pending flush cause: g's copy or a µop of
@@ -302,6 +305,31 @@ typedef struct golden_units {
 /* Fills `units` for a cycle of `unit`. */
 void golden_units_init(golden_units *units, uint64_t unit);
 
+/* How many of records[0..count), whose cycles increase, come before `cycle`. */
+static inline size_t golden_records_before(const trace_record *records, size_t count, uint64_t cycle)
+{
+    size_t low = 0, high = count;
+
+    if (!count || records[count - 1].cycle < cycle)
+        return count;
+    while (low < high) {
+        size_t mid = low + (high - low) / 2;
+        if (records[mid].cycle < cycle)
+            low = mid + 1;
+        else
+            high = mid;
+    }
+    return low;
+}
+
+/* A record's commit count with its flags above it: more than
+ * GOLDEN_PLAIN_UOPS when it has flags or more µops than a plain run takes,
+ * so that one comparison tells both. */
+static inline unsigned golden_commits_and_flags(const trace_record *r)
+{
+    return (unsigned)r->n_commit | (unsigned)r->flags << 8;
+}
+
 /*
  * golden_step over the plain records at the start of records[0..count): up
  * to the first record with flags, with more than GOLDEN_PLAIN_UOPS µops or
@@ -313,9 +341,9 @@ void golden_units_init(golden_units *units, uint64_t unit);
  * uops[records[0].first_uop + j] goes to charge[j]; `charge` has room for
  * count * GOLDEN_PLAIN_UOPS + GOLDEN_PLAIN_UOPS values (slots past the
  * records' µops are overwritten). Each charged µop counts once. Returns the
- * records consumed. Only the three stop conditions branch; none depends on
- * whether a record commits, so that records that do and do not commit can
- * alternate at full speed.
+ * records consumed. Only the stop conditions branch, none on whether a
+ * record commits, so that records that do and do not commit can alternate
+ * at full speed.
  */
 static inline size_t golden_plain_run(golden_run *s, const trace_record *records, size_t count, const trace_uop *uops,
                                       uint64_t cycle_limit, const golden_units *units, uint64_t *charge)
@@ -326,21 +354,17 @@ static inline size_t golden_plain_run(golden_run *s, const trace_record *records
     uint64_t boundary = s->boundary, last = s->last, compute = 0;
     unsigned window = s->window;
     const trace_record *last_close = NULL;
-    size_t i, base;
+    size_t i;
 
     if (!count || s->rules != GOLDEN_RULES_DEFAULT || s->refilled)
         return 0;
-    base = records[0].first_uop;
+    /* The cycle limit ends the run before the loop, which then has one
+     * branch that is nearly never taken. */
+    count = golden_records_before(records, count, cycle_limit);
     for (i = 0; i < count; i++) {
         const trace_record *r = &records[i];
-        uint64_t closing, idle, empty, stall, share, *c;
-        /* Three branches, each nearly always not taken, cost less than one
-         * on the three conditions combined. */
-        if (r->flags != 0)
-            break;
-        if (r->n_commit > GOLDEN_PLAIN_UOPS)
-            break;
-        if (r->cycle >= cycle_limit)
+        uint64_t closing, idle, empty, stall, share;
+        if (golden_commits_and_flags(r) > GOLDEN_PLAIN_UOPS)
             break;
         closing = r->n_commit != 0;
         idle = r->cycle - last - closing; /* the gap, and the cycle itself when idle */
@@ -356,10 +380,12 @@ static inline size_t golden_plain_run(golden_run *s, const trace_record *records
         window = window - r->retire - r->squash + r->dispatch;
         last = r->cycle;
         share = units->share[r->n_commit];
-        c = charge + (r->first_uop - base);
-        c[0] = stall * units->unit + share;
+        /* The run's µops are consecutive: this record's charges follow
+         * the last one's. */
+        charge[0] = stall * units->unit + share;
         for (unsigned k = 1; k < GOLDEN_PLAIN_UOPS; k++)
-            c[k] = share;
+            charge[k] = share;
+        charge += r->n_commit;
     }
     s->closed_stalled += closed_stalled;
     s->closed_drained += closed_drained;
