@@ -94,23 +94,37 @@ void pics_cache_replace(pics_cache *c, pics_cell *e, uint64_t pc, uint16_t psv, 
 #define PICS_CACHE_SLOT_BITS 13
 _Static_assert(PICS_CACHE_SLOTS == 1u << PICS_CACHE_SLOT_BITS, "the cache's slot bits");
 
-/* The cache slot of (pc, psv). Mapped directly from the PC, like an
- * instruction cache, so that the instructions of a loop sit in neighbouring
- * slots and do not evict one another: bits 2 and up of the PC pick the
- * slot, and its two low bits go to the top bits of the index, so that
- * instructions a byte (x86) or a halfword (compressed RISC-V) apart differ.
- * The PSV is hashed in, so that one instruction's PSVs spread out. */
-static inline size_t pics_cache_slot(uint64_t pc, uint16_t psv)
+/* log2(sizeof(pics_cell)) */
+#define PICS_CELL_SHIFT 5
+_Static_assert(sizeof(pics_cell) == 1u << PICS_CELL_SHIFT, "a cell's size is a power of two");
+
+/* Where the cache keeps (pc, psv): its slot's byte offset in the slot array.
+ * Mapped directly from the PC, like an instruction cache, so that the
+ * instructions of a loop sit in neighbouring slots and do not evict one
+ * another: bits 2 and up of the PC pick the slot, and its two low bits go
+ * to the top bits of the index, so that instructions a byte (x86) or a
+ * halfword (compressed RISC-V) apart differ. The PSV is hashed in, so that
+ * one instruction's PSVs spread out. Each term is shifted straight to its
+ * place in the offset (the mask drops the bits below a slot), which saves
+ * scaling the index. */
+static inline size_t pics_cache_offset(uint64_t pc, uint16_t psv)
 {
     const uint32_t multiplier = 0x9E3779B1u; /* 2^32 / golden ratio */
-    return (size_t)((pc >> 2) ^ (pc << (PICS_CACHE_SLOT_BITS - 2)) ^ ((uint32_t)psv * multiplier >> 16))
-           & (PICS_CACHE_SLOTS - 1);
+    return (size_t)((pc << (PICS_CELL_SHIFT - 2)) ^ (pc << (PICS_CACHE_SLOT_BITS - 2 + PICS_CELL_SHIFT))
+                    ^ ((uint32_t)psv * multiplier >> (16 - PICS_CELL_SHIFT)))
+           & ((size_t)(PICS_CACHE_SLOTS - 1) << PICS_CELL_SHIFT);
+}
+
+/* The cache slot of (pc, psv) (see pics_cache_offset). */
+static inline size_t pics_cache_slot(uint64_t pc, uint16_t psv)
+{
+    return pics_cache_offset(pc, psv) >> PICS_CELL_SHIFT;
 }
 
 /* Adds to cell (pc, psv) through the cache. Errors surface at flush. */
 static inline void pics_cache_add(pics_cache *c, uint64_t pc, uint16_t psv, uint64_t value, uint64_t count)
 {
-    pics_cell *e = &c->slots[pics_cache_slot(pc, psv)];
+    pics_cell *e = (pics_cell *)(void *)((unsigned char *)c->slots + pics_cache_offset(pc, psv));
     if (__builtin_expect(e->pc == pc && e->psv == psv, 1)) {
         e->value += value;
         e->count += count;
