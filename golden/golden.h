@@ -348,12 +348,15 @@ static inline unsigned golden_commits_and_flags(const trace_record *r)
 static inline size_t golden_plain_run(golden_run *s, const trace_record *records, size_t count, const trace_uop *uops,
                                       uint64_t cycle_limit, const golden_units *units, uint64_t *charge)
 {
-    /* Idle cycles since the run began (and those pending before it), and
-     * their sums when the last record that commits closed its interval. */
-    uint64_t stalled = s->stalled, drained = s->drained, closed_stalled = 0, closed_drained = 0;
-    uint64_t boundary = s->boundary, last = s->last, compute = 0;
+    /* Idle cycles not yet closed by an interval (all of them, and the
+     * drained ones), and the drained idle cycles of the run. Each record that
+     * commits closes the open ones, so they are kept by masks instead of
+     * copied at each close: compilers turn such copies into a branch on
+     * whether a record commits, which is random. */
+    uint64_t open_idle = s->stalled + s->drained, open_drained = s->drained, run_drained = 0;
+    uint64_t boundary = s->boundary, last = s->last, compute = 0, run_idle, closed_drained;
+    const uint64_t start = s->last;
     unsigned window = s->window;
-    const trace_record *last_close = NULL;
     size_t i;
 
     if (!count || s->rules != GOLDEN_RULES_DEFAULT || s->refilled)
@@ -363,19 +366,19 @@ static inline size_t golden_plain_run(golden_run *s, const trace_record *records
     count = golden_records_before(records, count, cycle_limit);
     for (i = 0; i < count; i++) {
         const trace_record *r = &records[i];
-        uint64_t closing, idle, empty, stall, share;
+        uint64_t closing, open, idle, idle_drained, since, stall, share;
         if (golden_commits_and_flags(r) > GOLDEN_PLAIN_UOPS)
             break;
         closing = r->n_commit != 0;
+        open = closing - 1;               /* all ones when the record commits nothing */
         idle = r->cycle - last - closing; /* the gap, and the cycle itself when idle */
-        empty = window == 0 ? ~0ull : 0;
-        stalled += idle & ~empty;
-        drained += idle & empty;
-        closed_stalled = closing ? stalled : closed_stalled;
-        closed_drained = closing ? drained : closed_drained;
-        last_close = closing ? r : last_close;
-        stall = (r->cycle - boundary - 1) & (0 - closing);
-        boundary = closing ? r->cycle : boundary;
+        idle_drained = window == 0 ? idle : 0;
+        run_drained += idle_drained;
+        open_idle = (open_idle + idle) & open;
+        open_drained = (open_drained + idle_drained) & open;
+        since = r->cycle - boundary;
+        stall = (since - 1) & ~open;
+        boundary += since & ~open;
         compute += closing;
         window = window - r->retire - r->squash + r->dispatch;
         last = r->cycle;
@@ -387,18 +390,26 @@ static inline size_t golden_plain_run(golden_run *s, const trace_record *records
             charge[k] = share;
         charge += r->n_commit;
     }
-    s->closed_stalled += closed_stalled;
+    /* The run's idle cycles: its span but the cycles that committed. What
+     * is not open any more was closed. */
+    run_idle = last - start - compute;
+    closed_drained = s->drained + run_drained - open_drained;
     s->closed_drained += closed_drained;
-    s->stalled = stalled - closed_stalled;
-    s->drained = drained - closed_drained;
+    s->closed_stalled += s->stalled + s->drained + run_idle - open_idle - closed_drained;
+    s->stalled = open_idle - open_drained;
+    s->drained = open_drained;
     s->compute += compute;
     s->boundary = boundary;
     s->last = last;
     s->window = window;
-    if (last_close) {
+    if (compute) {
         /* golden_take_cause under the default rules, for a record without
-         * an exception: its last µop, pending when it is a flush cause. */
-        s->cause = &uops[last_close->first_uop + last_close->n_commit - 1u];
+         * an exception: the last µop of the last record that commits,
+         * pending when it is a flush cause. That is the run's last µop, as
+         * records that commit nothing have none and a batch's µops follow
+         * its records. */
+        const trace_record *end = &records[i - 1];
+        s->cause = &uops[end->first_uop + end->n_commit - 1u];
         s->cause_psv = s->cause->psv;
         s->flush_pending = (s->cause_psv & TRACE_PSV_FLUSH_CAUSE_MASK) != 0;
     }

@@ -49,7 +49,9 @@ typedef struct trace_uop {
 } trace_uop;
 
 /* One cycle with activity at the ROB. The record's µops are
- * batch->uops[first_uop .. first_uop + n_commit (+1 if EXCEPTION)). */
+ * batch->uops[first_uop .. first_uop + n_commit (+1 if EXCEPTION)); a
+ * batch's µops follow its records in order (each record's first_uop is
+ * where the previous record's µops end). */
 typedef struct trace_record {
     uint64_t cycle;     /* absolute cycle number, strictly increasing */
     uint32_t first_uop; /* index of the record's first µop in its batch */
