@@ -669,18 +669,22 @@ static inline size_t one_extra_record(const uint8_t *p, unsigned n, trace_uop *u
     /* The µop bytes without the extra one, in a plain record's layout. */
     packed = (w & bytes_below(j + 1)) | ((w >> 8) & ~bytes_below(j + 1));
     block = (uint32_t)packed & block_bytes[n];
-    /* µop j's PC delta: the continuation adds the high bits. */
-    delta_fix = has_psv ? 0
-        : unzigzag(((b >> 1) & ((1u << UOP_FIRST_BITS) - 1)) | (uint64_t)extra << UOP_FIRST_BITS)
-            - (uint64_t)(int64_t)plain_delta[b];
+    /* µop j's PC delta: the continuation adds the high bits. The selects
+     * on j and the flags are masks: compilers make ?: on them branches
+     * (one code path per j), and j is random. */
+    delta_fix = (unzigzag(((b >> 1) & ((1u << UOP_FIRST_BITS) - 1)) | (uint64_t)extra << UOP_FIRST_BITS)
+                 - (uint64_t)(int64_t)plain_delta[b])
+                & ((uint64_t)has_psv - 1u);
+    extra &= 0u - has_psv; /* now the PSV, or 0 */
     for (unsigned i = 0; i < FAST_BLOCK_UOPS; i++) {
-        pc += (uint64_t)(int64_t)plain_delta[(uint8_t)(block >> (8 * i))] + (i == j ? delta_fix : 0);
+        const uint64_t at_j = 0 - (uint64_t)(i == j);
+        pc += (uint64_t)(int64_t)plain_delta[(uint8_t)(block >> (8 * i))] + (delta_fix & at_j);
         uops[i].pc = pc;
-        uops[i].psv = (uint16_t)(i == j && has_psv ? extra : 0);
+        uops[i].psv = (uint16_t)(extra & at_j);
         uops[i].offset = (uint8_t)i;
         uops[i].pad_ = 0;
     }
-    *psv = has_psv ? extra : 0;
+    *psv = extra;
     return 2 + n + 1;
 }
 
