@@ -13,12 +13,6 @@
 
 /* Longest error message carried from a worker (common/error.c's buffer). */
 #define PARALLEL_MESSAGE_MAX 1024
-/* Records per batch in the workers and the calling thread, which must agree:
- * a frame's batches are where the calling thread may start decoding again
- * for a tagger, so smaller ones mean fewer records decoded twice (a quarter
- * of TRACE_BATCH_RECORDS: with IBS, SPE and RIS at eight frequencies up to
- * 32 kHz the calling thread decoded again half the records). */
-#define PARALLEL_BATCH_RECORDS (TRACE_BATCH_RECORDS / 4)
 
 enum slot_state {
     SLOT_FREE = 0,   /* the calling thread is done with it */
@@ -113,7 +107,7 @@ static int slot_batch(frame_slot *s, size_t i)
         memset(bigger + s->allocated, 0, (capacity - s->allocated) * sizeof *bigger);
         s->batches = bigger;
         for (size_t k = s->allocated; k < capacity; k++) {
-            if (trace_batch_init(&s->batches[k], PARALLEL_BATCH_RECORDS)) {
+            if (trace_batch_init(&s->batches[k], TEA_PARALLEL_BATCH_RECORDS)) {
                 s->allocated = k;
                 return error_set(TEA_ERR_NOMEM, "out of memory for a frame");
             }
@@ -302,6 +296,30 @@ static void free_slots(parallel_run *run)
     free(run->slots);
 }
 
+int tea_parallel_suits(const tea_replay *whole, const trace_frames *f)
+{
+    const uint64_t period = tea_replay_tagger_period(whole);
+    uint64_t records = 0, first_cycle = 0, last_cycle = 0;
+    double cycles_per_batch;
+
+    if (period == UINT64_MAX)
+        return 1;
+    for (size_t k = 0; k < trace_frames_count(f); k++) {
+        const trace_frame_info *info = trace_frames_info(f, k);
+        if (!info->records)
+            continue;
+        if (!records)
+            first_cycle = info->first_cycle;
+        last_cycle = info->last_cycle;
+        records += info->records;
+    }
+    if (!records || last_cycle < first_cycle)
+        return 1;
+    /* Only speed depends on this estimate, never a result. */
+    cycles_per_batch = ((double)(last_cycle - first_cycle) + 1) / (double)records * TEA_PARALLEL_BATCH_RECORDS;
+    return (double)period >= TEA_PARALLEL_TAG_BATCHES * cycles_per_batch;
+}
+
 /* The cycle of the trace's first record, as the index says (each frame's
  * first cycle is checked when it is decoded). */
 static uint64_t trace_origin(const trace_frames *f)
@@ -353,11 +371,11 @@ int tea_parallel_replay(tea_replay *whole, const trace_frames *f, unsigned threa
         workers[i].run = &run;
         if (!(rc = tea_replay_create_part(&workers[i].part, whole, trace_origin(f)))
             && !(rc = trace_frame_reader_create(&workers[i].reader, f))
-            && trace_batch_init(&workers[i].scratch, PARALLEL_BATCH_RECORDS))
+            && trace_batch_init(&workers[i].scratch, TEA_PARALLEL_BATCH_RECORDS))
             rc = error_set(TEA_ERR_NOMEM, "out of memory");
     }
     if (!rc && run.taggers && !(rc = trace_frame_reader_create(&reader, f))
-        && trace_batch_init(&scratch, PARALLEL_BATCH_RECORDS))
+        && trace_batch_init(&scratch, TEA_PARALLEL_BATCH_RECORDS))
         rc = error_set(TEA_ERR_NOMEM, "out of memory");
     if (rc)
         goto done;

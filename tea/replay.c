@@ -217,6 +217,13 @@ int tea_replay_create(tea_replay **out, unsigned initial_window, const tea_sampl
     return TEA_OK;
 }
 
+/* Whether a sampler of `scheme` samples cycles (TEA, NCI-TEA) rather than
+ * tagging µops. */
+static int is_cycle_scheme(tea_scheme scheme)
+{
+    return scheme == TEA_SCHEME_TEA || scheme == TEA_SCHEME_NCI;
+}
+
 /* Sets up every sampler once the origin (first record's cycle) is known. */
 static int start(tea_replay *r, uint64_t origin)
 {
@@ -224,7 +231,7 @@ static int start(tea_replay *r, uint64_t origin)
     r->rob.origin = origin;
     for (size_t i = 0; i < r->count; i++) {
         const tea_sampler_spec *sp = &r->specs[i];
-        if (sp->scheme == TEA_SCHEME_TEA || sp->scheme == TEA_SCHEME_NCI) {
+        if (is_cycle_scheme(sp->scheme)) {
             cycle_sampler *s = &r->cycle[r->cycle_count];
             s->scheme = sp->scheme;
             s->mask = sp->event_mask;
@@ -524,13 +531,22 @@ static size_t count_cycle_samplers(const tea_replay *r)
 {
     size_t n = 0;
     for (size_t i = 0; i < r->count; i++)
-        n += r->specs[i].scheme == TEA_SCHEME_TEA || r->specs[i].scheme == TEA_SCHEME_NCI;
+        n += is_cycle_scheme(r->specs[i].scheme);
     return n;
 }
 
 int tea_replay_has_taggers(const tea_replay *r)
 {
     return count_cycle_samplers(r) < r->count;
+}
+
+uint64_t tea_replay_tagger_period(const tea_replay *r)
+{
+    uint64_t shortest = UINT64_MAX;
+    for (size_t i = 0; i < r->count; i++)
+        if (!is_cycle_scheme(r->specs[i].scheme) && r->specs[i].period < shortest)
+            shortest = r->specs[i].period;
+    return shortest;
 }
 
 int tea_replay_mark_create(tea_replay_mark **out, const tea_replay *whole)

@@ -131,6 +131,10 @@ typedef struct tea_rob_delta {
 /* True when the replay has tagging samplers (IBS, SPE, RIS). */
 int tea_replay_has_taggers(const tea_replay *r);
 
+/* The shortest sampling period of its tagging samplers, in cycles (about
+ * how often one of them wakes), or UINT64_MAX when it has none. */
+uint64_t tea_replay_tagger_period(const tea_replay *r);
+
 /* When no tagger of the whole replay wakes during a run of records with
  * delta `d`, moves the taggers' view of the ROB past the run and returns 1;
  * otherwise returns 0 and changes nothing (feed the run with

@@ -240,7 +240,8 @@ done:
 }
 
 /* Reads a native trace file by frames on several threads. TEA_ERR_UNSUPPORTED
- * when the file cannot be read that way. */
+ * when the file cannot be read that way, or when the samplers make the
+ * streaming reader faster (tea_parallel_suits). */
 static int replay_frames(const tea_run_options *o, tea_run *t, unsigned threads)
 {
     trace_frames *frames = NULL;
@@ -255,7 +256,9 @@ static int replay_frames(const tea_run_options *o, tea_run *t, unsigned threads)
         uint32_t tid, threads_seen;
         trace_frames_objects(frames, &objs, &object_count, &tid, &threads_seen);
         if (!(rc = keep_objects(t, objs, object_count, tid, threads_seen)))
-            rc = tea_parallel_replay(t->replay, frames, threads, &t->totals, &stats, o->meter);
+            rc = tea_parallel_suits(t->replay, frames)
+                     ? tea_parallel_replay(t->replay, frames, threads, &t->totals, &stats, o->meter)
+                     : TEA_ERR_UNSUPPORTED;
     }
     trace_frames_close(frames);
     return rc;

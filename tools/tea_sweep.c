@@ -289,8 +289,10 @@ static int parse_args(int argc, char **argv, study_request *req, sweep_options *
           .error = "invalid job count '%s' (1-" CLI_STR(SWEEP_MAX_JOBS) ")" },
         STUDY_OPTION_THREADS(req, "threads per trace for native trace files and multi-frame\n"
                                   "TraceDoctor .zst files (default: the CPUs left to each\n"
-                                  "job, at least 1; 1 reads as a stream); results are\n"
-                                  "identical for every N"),
+                                  "job, at least 1; 1 reads as a stream, and so does a\n"
+                                  "trace on which an IBS, SPE or RIS period is under two\n"
+                                  "frame batches' cycles, where that is faster); results\n"
+                                  "are identical for every N"),
         CLI_OPTION_OUTPUT("OUT", &o->out_path,
                           "the CSV (default: standard output); its provenance\n"
                           "goes to OUT.json beside it (OUT.csv -> OUT.json)"),

@@ -229,6 +229,83 @@ static size_t cycle_specs(tea_sampler_spec *specs)
     return n;
 }
 
+/* A trace of `count` records that commit nothing, one every `stride`
+ * cycles from cycle 0, in frames of FRAME_RECORDS records. */
+static char *write_spaced(size_t count, uint64_t stride)
+{
+    test_stream model, spaced;
+    trace_write_options o = { TRACE_FORMAT_NATIVE, 0, 0, FRAME_RECORDS };
+    char *path = test_temp_path("spaced.tea");
+
+    test_model_stream("compute", 1, 1000, &model);
+    test_stream_init(&spaced);
+    for (size_t i = 0; i < count; i++) {
+        trace_record r;
+        memset(&r, 0, sizeof r);
+        r.cycle = i * stride;
+        test_stream_append(&spaced, &r, NULL);
+    }
+    assert_int_equal(test_stream_write(&spaced, &model.header, &o, path), 0);
+    test_stream_free(&model);
+    test_stream_free(&spaced);
+    return path;
+}
+
+/* Whether frames suit the replay of a trace of `count` records spaced
+ * `stride` cycles apart, with `specs`. */
+static int suits(size_t count, uint64_t stride, const tea_sampler_spec *specs, size_t n_specs)
+{
+    char *path = write_spaced(count, stride);
+    trace_frames *f;
+    tea_replay *r;
+    int answer;
+
+    assert_int_equal(trace_frames_open(&f, path), 0);
+    assert_int_equal(tea_replay_create(&r, 0, specs, n_specs), 0);
+    answer = tea_parallel_suits(r, f);
+    tea_replay_free(r);
+    trace_frames_close(f);
+    remove(path);
+    free(path);
+    return answer;
+}
+
+/* Frames suit a replay unless a tagger's period is below
+ * TEA_PARALLEL_TAG_BATCHES batches' worth of the trace's mean cycles per
+ * record. By hand: 4096 records one per cycle give 1024 cycles a batch, so
+ * the bound is 2048 cycles; one every 3 cycles span 3 * 4095 + 1 = 12286
+ * cycles, 3071.5 a batch, a bound of 6143. Cycle samplers never matter. */
+static void parallel_suits_unless_taggers_wake_every_batch(void **state)
+{
+    const size_t records = 4096;
+    tea_sampler_spec specs[3];
+
+    (void)state;
+    assert_int_equal(TEA_PARALLEL_BATCH_RECORDS, 1024);
+    assert_int_equal(TEA_PARALLEL_TAG_BATCHES, 2);
+    specs[0] = spec(TEA_SCHEME_TEA, 1, TEA_JITTER_NONE);
+    specs[1] = spec(TEA_SCHEME_NCI, 1, TEA_JITTER_NONE);
+    assert_true(suits(records, 1, specs, 2));
+    specs[2] = spec(TEA_SCHEME_IBS, 2047, TEA_JITTER_NONE);
+    assert_false(suits(records, 1, specs, 3));
+    specs[2] = spec(TEA_SCHEME_SPE, 2048, TEA_JITTER_NONE);
+    assert_true(suits(records, 1, specs, 3));
+    /* A trace of 1024 records on consecutive cycles spans 1024 cycles, not
+     * 1023: the same bound. */
+    specs[2] = spec(TEA_SCHEME_IBS, 2047, TEA_JITTER_NONE);
+    assert_false(suits(1024, 1, specs, 3));
+    specs[2] = spec(TEA_SCHEME_IBS, 2048, TEA_JITTER_NONE);
+    assert_true(suits(1024, 1, specs, 3));
+    specs[2] = spec(TEA_SCHEME_RIS, 6142, TEA_JITTER_NONE);
+    assert_false(suits(records, 3, specs, 3));
+    specs[2] = spec(TEA_SCHEME_RIS, 6143, TEA_JITTER_NONE);
+    assert_true(suits(records, 3, specs, 3));
+    /* The shortest tagger decides. */
+    specs[0] = spec(TEA_SCHEME_IBS, 1u << 20, TEA_JITTER_NONE);
+    specs[1] = spec(TEA_SCHEME_SPE, 100, TEA_JITTER_NONE);
+    assert_false(suits(records, 3, specs, 3));
+}
+
 /* The frame-parallel replay equals the sequential one for 1 to 5 threads,
  * with small and large frames, with sparse tagging samplers and without
  * taggers, under both golden rule sets (alternating per group of runs). */
@@ -439,6 +516,7 @@ int main(void)
         cmocka_unit_test(frames_decode_like_the_stream),
         cmocka_unit_test(frames_read_again_from_positions),
         cmocka_unit_test(parallel_replay_equals_sequential),
+        cmocka_unit_test(parallel_suits_unless_taggers_wake_every_batch),
         cmocka_unit_test(damaged_traces_are_caught),
         cmocka_unit_test(schedule_skip_matches_take),
         cmocka_unit_test(schedule_take_counts_every_point_at_once),
