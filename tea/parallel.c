@@ -296,30 +296,6 @@ static void free_slots(parallel_run *run)
     free(run->slots);
 }
 
-int tea_parallel_suits(const tea_replay *whole, const trace_frames *f)
-{
-    const uint64_t period = tea_replay_tagger_period(whole);
-    uint64_t records = 0, first_cycle = 0, last_cycle = 0;
-    double cycles_per_batch;
-
-    if (period == UINT64_MAX)
-        return 1;
-    for (size_t k = 0; k < trace_frames_count(f); k++) {
-        const trace_frame_info *info = trace_frames_info(f, k);
-        if (!info->records)
-            continue;
-        if (!records)
-            first_cycle = info->first_cycle;
-        last_cycle = info->last_cycle;
-        records += info->records;
-    }
-    if (!records || last_cycle < first_cycle)
-        return 1;
-    /* Only speed depends on this estimate, never a result. */
-    cycles_per_batch = ((double)(last_cycle - first_cycle) + 1) / (double)records * TEA_PARALLEL_BATCH_RECORDS;
-    return (double)period >= TEA_PARALLEL_TAG_BATCHES * cycles_per_batch;
-}
-
 /* The cycle of the trace's first record, as the index says (each frame's
  * first cycle is checked when it is decoded). */
 static uint64_t trace_origin(const trace_frames *f)
@@ -328,6 +304,26 @@ static uint64_t trace_origin(const trace_frames *f)
         if (trace_frames_info(f, k)->records)
             return trace_frames_info(f, k)->first_cycle;
     return 0;
+}
+
+int tea_parallel_suits(const tea_replay *whole, const trace_frames *f)
+{
+    const uint64_t period = tea_replay_tagger_period(whole);
+    const size_t count = trace_frames_count(f);
+    const trace_frame_info *last;
+    uint64_t records, origin;
+    double cycles_per_batch;
+
+    if (period == UINT64_MAX || !count)
+        return 1;
+    last = trace_frames_info(f, count - 1);
+    records = last->first_record + last->records;
+    origin = trace_origin(f);
+    if (!records || last->last_cycle < origin)
+        return 1;
+    /* Only speed depends on this estimate, never a result. */
+    cycles_per_batch = ((double)(last->last_cycle - origin) + 1) / (double)records * TEA_PARALLEL_BATCH_RECORDS;
+    return (double)period >= TEA_PARALLEL_TAG_BATCHES * cycles_per_batch;
 }
 
 int tea_parallel_replay(tea_replay *whole, const trace_frames *f, unsigned threads, trace_totals *totals,

@@ -60,10 +60,10 @@ int trace_native_header_decode(const uint8_t *data, size_t size, trace_header *h
 /* True when `data` starts with the header magic. */
 int trace_native_is_header(const uint8_t *data, size_t size);
 
-/* Per-frame encoding state: the previous record's cycle and µop PC. */
 /* Values of a record's tag byte. */
 #define TRACE_NATIVE_TAG_VALUES 256
 
+/* Per-frame encoding state: the previous record's cycle and µop PC. */
 typedef struct trace_native_codec {
     unsigned width;        /* commit width: a dispatch of this many is implicit */
     uint64_t prev_cycle;
