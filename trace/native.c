@@ -314,11 +314,9 @@ static inline uint64_t unzigzag(uint64_t z)
     return (z >> 1) ^ (0 - (z & 1));
 }
 
-static void tag_info_table(uint64_t table[TRACE_NATIVE_TAG_VALUES], unsigned width);
-
 void trace_native_codec_frame_start(trace_native_codec *c, unsigned width)
 {
-    tag_info_table(c->tag_info, width); /* once per frame, not per batch */
+    c->tag_rob = 0; /* the table is filled for the stream's ROB size on first use */
     c->width = width;
     c->prev_cycle = 0;
     c->prev_pc = 0;
@@ -570,36 +568,34 @@ static inline uint64_t load_le64(const uint8_t *p)
     return (uint64_t)load_le32(p) | (uint64_t)load_le32(p + 4) << 32;
 }
 
-/* Adds one µop's events (its PSV) to `events`. */
-static inline void count_psv(uint64_t events[TRACE_PSV_EVENT_COUNT], unsigned psv)
-{
-    while (psv) {
-        events[__builtin_ctz(psv)]++;
-        psv &= psv - 1;
-    }
-}
-
-/* The PSVs of a record's first PACKED_PSV_UOPS µops, PSV_BITS apiece, packed
- * into one word while decoding, so that counting their events reads no µop
- * back from memory (a load just after the store of a µop stalls). */
+/* PSV bits tallied by their low and high parts: how many µops had each value
+ * of a PSV's low PSV_LOW_BITS bits and of the rest. Counting a µop is two
+ * increments whatever its PSV, without a branch per event; the events are
+ * added up from the tally once per decoded run of records (tally_events). */
 #define PSV_BITS 9
-#define PACKED_PSV_UOPS 7
-_Static_assert(TRACE_PSV_EVENT_COUNT == PSV_BITS && PSV_BITS * PACKED_PSV_UOPS <= 64, "PSVs pack into a word");
+#define PSV_LOW_BITS 5
+_Static_assert(TRACE_PSV_EVENT_COUNT == PSV_BITS, "a PSV has one bit per event");
+typedef struct psv_tally {
+    uint64_t low[1u << PSV_LOW_BITS];
+    uint64_t high[1u << (PSV_BITS - PSV_LOW_BITS)];
+} psv_tally;
 
-/* Adds the events of packed PSVs (see PACKED_PSV_UOPS) to `events`. */
-static inline void count_packed_psvs(uint64_t events[TRACE_PSV_EVENT_COUNT], uint64_t packed)
+/* Counts one µop's PSV in `tally`. */
+static inline void tally_psv(psv_tally *tally, unsigned psv)
 {
-    while (packed) {
-        events[(unsigned)__builtin_ctzll(packed) % PSV_BITS]++;
-        packed &= packed - 1;
-    }
+    tally->low[psv & ((1u << PSV_LOW_BITS) - 1)]++;
+    tally->high[psv >> PSV_LOW_BITS]++;
 }
 
-/* Adds a record's events to `events`, one count per µop and event. */
-static void count_events(uint64_t events[TRACE_PSV_EVENT_COUNT], const trace_uop *uops, unsigned n)
+/* Adds the events the tally counted to `events`. */
+static void tally_events(const psv_tally *tally, uint64_t events[TRACE_PSV_EVENT_COUNT])
 {
-    for (unsigned i = 0; i < n; i++)
-        count_psv(events, uops[i].psv);
+    for (unsigned v = 1; v < (1u << PSV_LOW_BITS); v++)
+        for (unsigned e = 0; e < PSV_LOW_BITS; e++)
+            events[e] += (v >> e & 1u) * tally->low[v];
+    for (unsigned v = 1; v < (1u << (PSV_BITS - PSV_LOW_BITS)); v++)
+        for (unsigned e = PSV_LOW_BITS; e < PSV_BITS; e++)
+            events[e] += (v >> (e - PSV_LOW_BITS) & 1u) * tally->high[v];
 }
 
 /* A µop's PC delta when its first byte `b` is all there is (no
@@ -719,26 +715,29 @@ static inline void plain_record(trace_record *rec, uint64_t cycle, uint32_t firs
 /* What the fused decoder needs of a tag byte when the record may be plain
  * (no ext byte, no trailing entries, at most FAST_BLOCK_UOPS and the width
  * in commits), looked up in a table instead of computed: the mask of its
- * µops' bytes in a four-byte block (bits 0-31) and its dispatch (bits
- * 40-47). Any other tag has TAG_INFO_NOT_PLAIN alone. */
-#define TAG_INFO_DISPATCH_SHIFT 40
-#define TAG_INFO_NOT_PLAIN (1ull << 48)
+ * µops' bytes in a four-byte block (bits 0-31), one more than the most ROB
+ * entries that may remain after its commits for its dispatch to fit (bits
+ * 32-47; 0 for any other tag, which no window passes) and its dispatch (bits
+ * 48-55). */
+#define TAG_INFO_ROOM_SHIFT 32
+#define TAG_INFO_DISPATCH_SHIFT 48
 
-/* Fills the tag table for a core `width` wide. */
-static void tag_info_table(uint64_t table[TRACE_NATIVE_TAG_VALUES], unsigned width)
+/* Fills the tag table for a core `width` wide with `rob_size` entries. */
+static void tag_info_table(uint64_t table[TRACE_NATIVE_TAG_VALUES], unsigned width, unsigned rob_size)
 {
     const unsigned plain_max = width < FAST_BLOCK_UOPS ? width : FAST_BLOCK_UOPS;
     for (unsigned tag = 0; tag < TRACE_NATIVE_TAG_VALUES; tag++) {
         const unsigned n = tag & TAG_COMMITS_MASK, dispatch = (tag & TAG_DISPATCH_ROW) ? width : 0;
-        table[tag] = (tag & ~TAG_DISPATCH_ROW) <= plain_max
-                         ? block_bytes[n] | (uint64_t)dispatch << TAG_INFO_DISPATCH_SHIFT
-                         : TAG_INFO_NOT_PLAIN;
+        table[tag] = (tag & ~TAG_DISPATCH_ROW) <= plain_max && dispatch <= rob_size
+                         ? block_bytes[n] | (uint64_t)(rob_size - dispatch + 1) << TAG_INFO_ROOM_SHIFT
+                               | (uint64_t)dispatch << TAG_INFO_DISPATCH_SHIFT
+                         : 0;
     }
 }
 
 /* The stream state fast_record checks a record against. */
 typedef struct fast_context {
-    uint64_t *events; /* the totals' event counts: the record's are added */
+    psv_tally *tally; /* the record's PSVs are counted in it */
     unsigned width, rob_size;
     unsigned window;        /* ROB entries before the record */
     uint64_t cycle;         /* previous record's cycle (the frame has one) */
@@ -763,7 +762,7 @@ static size_t fast_record(fast_context *x, const uint8_t *p, trace_record *rec, 
 {
     const uint8_t *q = p + 1;
     unsigned tag = p[0], ext = 0, n_commit = tag & TAG_COMMITS_MASK, n, retire, squash = 0, dispatch;
-    uint64_t v, at = x->pc, packed_psvs = 0;
+    uint64_t v, at = x->pc;
 
     if (tag & TAG_EXT) {
         ext = *q++;
@@ -789,8 +788,6 @@ static size_t fast_record(fast_context *x, const uint8_t *p, trace_record *rec, 
             if (!fast_varint(&q, &v) || v == 0 || v >= TRACE_PSV_VALUES)
                 return 0;
             psv = (unsigned)v;
-            if (i < PACKED_PSV_UOPS)
-                packed_psvs |= (uint64_t)psv << (PSV_BITS * i);
         }
         at += unzigzag(z);
         uops[i].pc = at;
@@ -841,9 +838,8 @@ static size_t fast_record(fast_context *x, const uint8_t *p, trace_record *rec, 
     rec->squash = (uint16_t)squash;
     rec->dispatch = (uint16_t)dispatch;
     x->pc = at;
-    count_packed_psvs(x->events, packed_psvs);
-    if (n > PACKED_PSV_UOPS)
-        count_events(x->events, uops + PACKED_PSV_UOPS, n - PACKED_PSV_UOPS);
+    for (unsigned i = 0; i < n; i++)
+        tally_psv(x->tally, uops[i].psv);
     return (size_t)(q - p);
 }
 
@@ -879,33 +875,34 @@ size_t trace_native_decode_batch(trace_native_codec *c, const uint8_t *data, siz
     const unsigned window_start = s->window;
     unsigned window = s->window;
     uint32_t first = (uint32_t)batch->uop_count; /* the next record's first µop */
+    psv_tally tally = { { 0 }, { 0 } };
     size_t done;
 
     if (!c->frame_started || !trace_batch_has_room(batch))
         return 0;
     rec_start = rec = batch->records + batch->count;
     rec_end = batch->records + batch->capacity;
+    if (c->tag_rob != rob_size) {
+        tag_info_table(c->tag_info, width, rob_size);
+        c->tag_rob = rob_size;
+    }
     while (p < fast_end && rec < rec_end && first <= uop_last) {
         /* Records that surely fit: each has at most TRACE_MAX_RECORD_UOPS
          * µops and FAST_RECORD_BYTES bytes. */
         size_t k = (size_t)(rec_end - rec), k_uops = (uop_last - first) / TRACE_MAX_RECORD_UOPS + 1;
         size_t k_bytes = (size_t)(fast_end - p - 1) / FAST_RECORD_BYTES + 1;
         const trace_record *chunk_end;
-        unsigned delta_limit;
 
         if (k > k_uops)
             k = k_uops;
         if (k > k_bytes)
             k = k_bytes;
         chunk_end = rec + k;
-        /* The one-byte cycle deltas the inline paths take: all of them when
-         * k of them surely leave the cycle below 2^64, else none (every
-         * record then goes to fast_record, which checks). */
-        delta_limit = cycle <= UINT64_MAX - k * VARINT_ONE_BYTE_MAX ? VARINT_ONE_BYTE_MAX : 0;
-        /* The loop carries few values from one record to the next (no
-         * counters but pointers), so that they can stay in registers: each
-         * one kept in memory is a chain of store and load through every
-         * record. */
+        /* The inline paths take one-byte cycle deltas unchecked: k of them
+         * must surely leave the cycle below 2^64. Within k * 127 cycles of
+         * it (no real trace) the reference path takes the records. */
+        if (cycle > UINT64_MAX - k * VARINT_ONE_BYTE_MAX)
+            break;
         while (rec < chunk_end) {
             const unsigned tag = p[0], delta = p[1];
             const uint64_t info = tag_info[tag];
@@ -913,10 +910,10 @@ size_t trace_native_decode_batch(trace_native_codec *c, const uint8_t *data, siz
              * address depends on it, and a load would lengthen that chain. */
             unsigned n = tag & TAG_COMMITS_MASK;
             unsigned dispatch = (unsigned)(info >> TAG_INFO_DISPATCH_SHIFT) & 0xFFu;
+            const unsigned room = (unsigned)(info >> TAG_INFO_ROOM_SHIFT) & 0xFFFFu;
             const uint32_t block = load_le32(p + 2) & (uint32_t)info;
             /* Everything a plain record needs but one-byte µops. */
-            const unsigned fields_ok =
-                !(info & TAG_INFO_NOT_PLAIN) & (delta - 1u < delta_limit) & (window - n <= rob_size - dispatch);
+            const unsigned fields_ok = (window - n < room) & (delta - 1u < VARINT_ONE_BYTE_MAX);
             trace_uop *uops = uop_base + first;
             size_t used;
             unsigned psv;
@@ -942,11 +939,11 @@ size_t trace_native_decode_batch(trace_native_codec *c, const uint8_t *data, siz
                 pc = uops[FAST_BLOCK_UOPS - 1].pc;
                 cycle += delta;
                 plain_record(rec, cycle, first, n, dispatch);
-                count_psv(t->events, psv);
+                tally_psv(&tally, psv);
                 window = window - n + dispatch;
                 p += used;
             } else {
-                fast_context x = { t->events, width, rob_size, window, cycle, pc };
+                fast_context x = { &tally, width, rob_size, window, cycle, pc };
 
                 used = fast_record(&x, p, rec, uops);
                 if (!used)
@@ -981,6 +978,7 @@ stop:
         t->exceptions += excepted;
         t->squashed += squashed;
         t->dispatched += dispatched;
+        tally_events(&tally, t->events);
         c->prev_cycle = cycle;
         c->prev_pc = pc;
         s->window = window;

@@ -69,8 +69,9 @@ typedef struct trace_native_codec {
     uint64_t prev_cycle;
     uint64_t prev_pc;
     int frame_started;     /* 0 until the frame's first record (absolute cycle) */
+    unsigned tag_rob;      /* ROB size tag_info was filled for (0: not yet this frame) */
     uint64_t tag_info[TRACE_NATIVE_TAG_VALUES]; /* trace_native_decode_batch's facts per tag byte,
-                                                   for `width` */
+                                                   for `width` and `tag_rob` */
 } trace_native_codec;
 
 /* Starts a new frame (resets deltas). */
