@@ -568,36 +568,6 @@ static inline uint64_t load_le64(const uint8_t *p)
     return (uint64_t)load_le32(p) | (uint64_t)load_le32(p + 4) << 32;
 }
 
-/* PSV bits tallied by their low and high parts: how many µops had each value
- * of a PSV's low PSV_LOW_BITS bits and of the rest. Counting a µop is two
- * increments whatever its PSV, without a branch per event; the events are
- * added up from the tally once per decoded run of records (tally_events). */
-#define PSV_BITS 9
-#define PSV_LOW_BITS 5
-_Static_assert(TRACE_PSV_EVENT_COUNT == PSV_BITS, "a PSV has one bit per event");
-typedef struct psv_tally {
-    uint64_t low[1u << PSV_LOW_BITS];
-    uint64_t high[1u << (PSV_BITS - PSV_LOW_BITS)];
-} psv_tally;
-
-/* Counts one µop's PSV in `tally`. */
-static inline void tally_psv(psv_tally *tally, unsigned psv)
-{
-    tally->low[psv & ((1u << PSV_LOW_BITS) - 1)]++;
-    tally->high[psv >> PSV_LOW_BITS]++;
-}
-
-/* Adds the events the tally counted to `events`. */
-static void tally_events(const psv_tally *tally, uint64_t events[TRACE_PSV_EVENT_COUNT])
-{
-    for (unsigned v = 1; v < (1u << PSV_LOW_BITS); v++)
-        for (unsigned e = 0; e < PSV_LOW_BITS; e++)
-            events[e] += (v >> e & 1u) * tally->low[v];
-    for (unsigned v = 1; v < (1u << (PSV_BITS - PSV_LOW_BITS)); v++)
-        for (unsigned e = PSV_LOW_BITS; e < PSV_BITS; e++)
-            events[e] += (v >> (e - PSV_LOW_BITS) & 1u) * tally->high[v];
-}
-
 /* A µop's PC delta when its first byte `b` is all there is (no
  * continuation): the zig-zagged six bits in bits 1-6. */
 #define PLAIN_DELTA(b) ((int8_t)((((b) >> 1) & 63) >> 1 ^ -((((b) >> 1) & 63) & 1)))
@@ -737,7 +707,7 @@ static void tag_info_table(uint64_t table[TRACE_NATIVE_TAG_VALUES], unsigned wid
 
 /* The stream state fast_record checks a record against. */
 typedef struct fast_context {
-    psv_tally *tally; /* the record's PSVs are counted in it */
+    trace_psv_tally *tally; /* the record's PSVs are counted in it */
     unsigned width, rob_size;
     unsigned window;        /* ROB entries before the record */
     uint64_t cycle;         /* previous record's cycle (the frame has one) */
@@ -839,7 +809,7 @@ static size_t fast_record(fast_context *x, const uint8_t *p, trace_record *rec, 
     rec->dispatch = (uint16_t)dispatch;
     x->pc = at;
     for (unsigned i = 0; i < n; i++)
-        tally_psv(x->tally, uops[i].psv);
+        trace_psv_tally_add(x->tally, uops[i].psv);
     return (size_t)(q - p);
 }
 
@@ -875,7 +845,7 @@ size_t trace_native_decode_batch(trace_native_codec *c, const uint8_t *data, siz
     const unsigned window_start = s->window;
     unsigned window = s->window;
     uint32_t first = (uint32_t)batch->uop_count; /* the next record's first µop */
-    psv_tally tally = { { 0 }, { 0 } };
+    trace_psv_tally tally = { { 0 }, { 0 } };
     size_t done;
 
     if (!c->frame_started || !trace_batch_has_room(batch))
@@ -939,7 +909,7 @@ size_t trace_native_decode_batch(trace_native_codec *c, const uint8_t *data, siz
                 pc = uops[FAST_BLOCK_UOPS - 1].pc;
                 cycle += delta;
                 plain_record(rec, cycle, first, n, dispatch);
-                tally_psv(&tally, psv);
+                trace_psv_tally_add(&tally, psv);
                 window = window - n + dispatch;
                 p += used;
             } else {
@@ -978,7 +948,7 @@ stop:
         t->exceptions += excepted;
         t->squashed += squashed;
         t->dispatched += dispatched;
-        tally_events(&tally, t->events);
+        trace_psv_tally_flush(&tally, t->events);
         c->prev_cycle = cycle;
         c->prev_pc = pc;
         s->window = window;

@@ -1,5 +1,5 @@
 /*
- * psv.c: names and labels of PSV events (see psv.h).
+ * psv.c: names and labels of PSV events, and the event tally (see psv.h).
  */
 #include "psv.h"
 #include "../common/error.h"
@@ -91,3 +91,16 @@ _Static_assert(TRACE_PSV_DR_L1 == TRACE_PSV_FAMILY_EVENTS * TRACE_PSV_FAMILY_DRA
 _Static_assert(TRACE_PSV_FL_MB == TRACE_PSV_FAMILY_EVENTS * TRACE_PSV_FAMILY_FLUSH, "flush family layout");
 _Static_assert(TRACE_PSV_EVENT_COUNT == TRACE_PSV_FAMILY_EVENTS * TRACE_PSV_FAMILY_COUNT,
                "three families of three events");
+
+void trace_psv_tally_flush(trace_psv_tally *t, uint64_t events[TRACE_PSV_EVENT_COUNT])
+{
+    const unsigned low_values = 1u << TRACE_PSV_TALLY_LOW_BITS;
+
+    for (unsigned v = 1; v < low_values; v++)
+        for (unsigned e = 0; e < TRACE_PSV_TALLY_LOW_BITS; e++)
+            events[e] += (v >> e & 1u) * t->low[v];
+    for (unsigned v = 1; v < TRACE_PSV_VALUES / low_values; v++)
+        for (unsigned e = TRACE_PSV_TALLY_LOW_BITS; e < TRACE_PSV_EVENT_COUNT; e++)
+            events[e] += (v >> (e - TRACE_PSV_TALLY_LOW_BITS) & 1u) * t->high[v];
+    memset(t, 0, sizeof *t);
+}

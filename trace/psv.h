@@ -64,4 +64,26 @@ int trace_psv_event_from_name(const char *name, size_t len);
  * *psv. Returns 0, or TEA_ERR_USAGE with a message naming the bad part. */
 int trace_psv_parse_label(const char *label, uint16_t *psv);
 
+/* PSVs counted by their low TRACE_PSV_TALLY_LOW_BITS bits and by the rest:
+ * low[v] µops had v as the low part of their PSV, high[v] as the high part.
+ * Counting a µop is two increments whatever its PSV, where adding up its
+ * events one by one would branch on each set bit (a random count for the
+ * branch predictor); trace_psv_tally_flush adds the events up. */
+#define TRACE_PSV_TALLY_LOW_BITS 5
+typedef struct trace_psv_tally {
+    uint64_t low[1u << TRACE_PSV_TALLY_LOW_BITS];
+    uint64_t high[TRACE_PSV_VALUES >> TRACE_PSV_TALLY_LOW_BITS];
+} trace_psv_tally;
+
+/* Counts a µop whose PSV is `psv` (below TRACE_PSV_VALUES). */
+static inline void trace_psv_tally_add(trace_psv_tally *t, unsigned psv)
+{
+    t->low[psv & ((1u << TRACE_PSV_TALLY_LOW_BITS) - 1)]++;
+    t->high[psv >> TRACE_PSV_TALLY_LOW_BITS]++;
+}
+
+/* Adds the events of the µops counted in `t` to events[] (one count per
+ * µop and event) and empties `t`. */
+void trace_psv_tally_flush(trace_psv_tally *t, uint64_t events[TRACE_PSV_EVENT_COUNT]);
+
 #endif
