@@ -1,5 +1,5 @@
 /*
- * test_psv.c: PSV labels and their parsing.
+ * test_psv.c: PSV labels and their parsing, and the event tally.
  */
 #include "testutil.h"
 #include "common/error.h"
@@ -49,12 +49,42 @@ static void family_bits(void **state)
     assert_int_equal(trace_psv_family_bits(0, TRACE_PSV_FAMILY_FLUSH), 0);
 }
 
+/* The tally adds up exactly the events of the µops counted, each event
+ * once per µop that has it, and starts again empty after a flush. */
+static void tally_counts_each_event_per_uop(void **state)
+{
+    /* 0x005: ST-L1, ST-LLC. 0x1FF: all nine. 0x100: FL-MO. 0x021 (twice):
+     * ST-L1, DR-SQ. 0: none. */
+    static const unsigned psvs[] = { 0x005, 0x1FF, 0x100, 0x021, 0x021, 0 };
+    static const uint64_t expected[TRACE_PSV_EVENT_COUNT] = {
+        4,    /* ST-L1: 0x005, 0x1FF, 0x021 twice */
+        1,    /* ST-TLB */
+        2,    /* ST-LLC: 0x005, 0x1FF */
+        1, 1, /* DR-L1, DR-TLB */
+        3,    /* DR-SQ: 0x1FF, 0x021 twice */
+        1, 1, /* FL-MB, FL-EX */
+        2,    /* FL-MO: 0x1FF, 0x100 */
+    };
+    uint64_t events[TRACE_PSV_EVENT_COUNT] = { 0 };
+    trace_psv_tally tally;
+    (void)state;
+
+    memset(&tally, 0, sizeof tally);
+    for (size_t i = 0; i < sizeof psvs / sizeof psvs[0]; i++)
+        trace_psv_tally_add(&tally, psvs[i]);
+    trace_psv_tally_flush(&tally, events);
+    assert_memory_equal(events, expected, sizeof expected);
+    trace_psv_tally_flush(&tally, events);
+    assert_memory_equal(events, expected, sizeof expected);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(labels_follow_bit_order),
         cmocka_unit_test(labels_parse_back),
         cmocka_unit_test(family_bits),
+        cmocka_unit_test(tally_counts_each_event_per_uop),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
