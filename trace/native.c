@@ -707,7 +707,8 @@ static void tag_info_table(uint64_t table[TRACE_NATIVE_TAG_VALUES], unsigned wid
 
 /* The stream state fast_record checks a record against. */
 typedef struct fast_context {
-    trace_psv_tally *tally; /* the record's PSVs are counted in it */
+    trace_psv_counter *psvs; /* the record's PSVs are counted in it... */
+    uint64_t *events;        /* ...on their way to these event counts */
     unsigned width, rob_size;
     unsigned window;        /* ROB entries before the record */
     uint64_t cycle;         /* previous record's cycle (the frame has one) */
@@ -809,7 +810,7 @@ static size_t fast_record(fast_context *x, const uint8_t *p, trace_record *rec, 
     rec->dispatch = (uint16_t)dispatch;
     x->pc = at;
     for (unsigned i = 0; i < n; i++)
-        trace_psv_tally_add(x->tally, uops[i].psv);
+        trace_psv_count(x->psvs, uops[i].psv, x->events);
     return (size_t)(q - p);
 }
 
@@ -845,7 +846,7 @@ size_t trace_native_decode_batch(trace_native_codec *c, const uint8_t *data, siz
     const unsigned window_start = s->window;
     unsigned window = s->window;
     uint32_t first = (uint32_t)batch->uop_count; /* the next record's first µop */
-    trace_psv_tally tally = { { 0 }, { 0 } };
+    trace_psv_counter psvs = { 0, 0 };
     size_t done;
 
     if (!c->frame_started || !trace_batch_has_room(batch))
@@ -909,11 +910,11 @@ size_t trace_native_decode_batch(trace_native_codec *c, const uint8_t *data, siz
                 pc = uops[FAST_BLOCK_UOPS - 1].pc;
                 cycle += delta;
                 plain_record(rec, cycle, first, n, dispatch);
-                trace_psv_tally_add(&tally, psv);
+                trace_psv_count(&psvs, psv, t->events);
                 window = window - n + dispatch;
                 p += used;
             } else {
-                fast_context x = { &tally, width, rob_size, window, cycle, pc };
+                fast_context x = { &psvs, t->events, width, rob_size, window, cycle, pc };
 
                 used = fast_record(&x, p, rec, uops);
                 if (!used)
@@ -948,7 +949,7 @@ stop:
         t->exceptions += excepted;
         t->squashed += squashed;
         t->dispatched += dispatched;
-        trace_psv_tally_flush(&tally, t->events);
+        trace_psv_counter_flush(&psvs, t->events);
         c->prev_cycle = cycle;
         c->prev_pc = pc;
         s->window = window;

@@ -1,5 +1,5 @@
 /*
- * psv.c: names and labels of PSV events, and the event tally (see psv.h).
+ * psv.c: names and labels of PSV events, and event counts in lanes (see psv.h).
  */
 #include "psv.h"
 #include "../common/error.h"
@@ -92,15 +92,23 @@ _Static_assert(TRACE_PSV_FL_MB == TRACE_PSV_FAMILY_EVENTS * TRACE_PSV_FAMILY_FLU
 _Static_assert(TRACE_PSV_EVENT_COUNT == TRACE_PSV_FAMILY_EVENTS * TRACE_PSV_FAMILY_COUNT,
                "three families of three events");
 
-void trace_psv_tally_flush(trace_psv_tally *t, uint64_t events[TRACE_PSV_EVENT_COUNT])
-{
-    const unsigned low_values = 1u << TRACE_PSV_TALLY_LOW_BITS;
+/* trace_psv_lane_table's entry for PSV v. */
+#define LANES(v)                                                                                                       \
+    ((uint64_t)((v)&1u) | (uint64_t)((v) >> 1 & 1u) << 7 | (uint64_t)((v) >> 2 & 1u) << 14                             \
+     | (uint64_t)((v) >> 3 & 1u) << 21 | (uint64_t)((v) >> 4 & 1u) << 28 | (uint64_t)((v) >> 5 & 1u) << 35             \
+     | (uint64_t)((v) >> 6 & 1u) << 42 | (uint64_t)((v) >> 7 & 1u) << 49 | (uint64_t)((v) >> 8 & 1u) << 56)
+#define LANES4(v) LANES(v), LANES((v) + 1), LANES((v) + 2), LANES((v) + 3)
+#define LANES16(v) LANES4(v), LANES4((v) + 4), LANES4((v) + 8), LANES4((v) + 12)
+#define LANES64(v) LANES16(v), LANES16((v) + 16), LANES16((v) + 32), LANES16((v) + 48)
+#define LANES256(v) LANES64(v), LANES64((v) + 64), LANES64((v) + 128), LANES64((v) + 192)
+_Static_assert(TRACE_PSV_LANE_BITS == 7 && TRACE_PSV_EVENT_COUNT == 9, "LANES spells out nine 7-bit lanes");
 
-    for (unsigned v = 1; v < low_values; v++)
-        for (unsigned e = 0; e < TRACE_PSV_TALLY_LOW_BITS; e++)
-            events[e] += (v >> e & 1u) * t->low[v];
-    for (unsigned v = 1; v < TRACE_PSV_VALUES / low_values; v++)
-        for (unsigned e = TRACE_PSV_TALLY_LOW_BITS; e < TRACE_PSV_EVENT_COUNT; e++)
-            events[e] += (v >> (e - TRACE_PSV_TALLY_LOW_BITS) & 1u) * t->high[v];
-    memset(t, 0, sizeof *t);
+const uint64_t trace_psv_lane_table[TRACE_PSV_VALUES] = { LANES256(0), LANES256(256) };
+
+void trace_psv_counter_flush(trace_psv_counter *c, uint64_t events[TRACE_PSV_EVENT_COUNT])
+{
+    for (unsigned e = 0; e < TRACE_PSV_EVENT_COUNT; e++)
+        events[e] += c->lanes >> (e * TRACE_PSV_LANE_BITS) & TRACE_PSV_LANE_MAX;
+    c->lanes = 0;
+    c->uops = 0;
 }

@@ -64,26 +64,36 @@ int trace_psv_event_from_name(const char *name, size_t len);
  * *psv. Returns 0, or TEA_ERR_USAGE with a message naming the bad part. */
 int trace_psv_parse_label(const char *label, uint16_t *psv);
 
-/* PSVs counted by their low TRACE_PSV_TALLY_LOW_BITS bits and by the rest:
- * low[v] µops had v as the low part of their PSV, high[v] as the high part.
- * Counting a µop is two increments whatever its PSV, where adding up its
- * events one by one would branch on each set bit (a random count for the
- * branch predictor); trace_psv_tally_flush adds the events up. */
-#define TRACE_PSV_TALLY_LOW_BITS 5
-typedef struct trace_psv_tally {
-    uint64_t low[1u << TRACE_PSV_TALLY_LOW_BITS];
-    uint64_t high[TRACE_PSV_VALUES >> TRACE_PSV_TALLY_LOW_BITS];
-} trace_psv_tally;
+/* Event counts of many µops kept in one word, for adding up events without
+ * a loop over each PSV's bits (a branch on a random count) and without a
+ * counter in memory per event (a chain of stores and loads when µop after
+ * µop has the same PSV): lane e, TRACE_PSV_LANE_BITS bits from bit
+ * e * TRACE_PSV_LANE_BITS, counts event e, for up to TRACE_PSV_LANE_MAX
+ * µops. */
+#define TRACE_PSV_LANE_BITS 7
+#define TRACE_PSV_LANE_MAX ((1u << TRACE_PSV_LANE_BITS) - 1)
+_Static_assert(TRACE_PSV_EVENT_COUNT *TRACE_PSV_LANE_BITS <= 64, "the lanes fit a word");
 
-/* Counts a µop whose PSV is `psv` (below TRACE_PSV_VALUES). */
-static inline void trace_psv_tally_add(trace_psv_tally *t, unsigned psv)
+/* A PSV's events as one count in each lane: bit e moved to lane e. */
+extern const uint64_t trace_psv_lane_table[TRACE_PSV_VALUES];
+
+/* µops' events on their way to a totals' event counts (zero-initialize). */
+typedef struct trace_psv_counter {
+    uint64_t lanes; /* the events of `uops` µops, in lanes */
+    unsigned uops;  /* below TRACE_PSV_LANE_MAX */
+} trace_psv_counter;
+
+/* Adds the lanes' counts to events[] and empties the counter. */
+void trace_psv_counter_flush(trace_psv_counter *c, uint64_t events[TRACE_PSV_EVENT_COUNT]);
+
+/* Counts the events of a µop whose PSV is `psv` (below TRACE_PSV_VALUES),
+ * adding them to events[] whenever the lanes are full. events[] lacks those
+ * still in the counter until trace_psv_counter_flush. */
+static inline void trace_psv_count(trace_psv_counter *c, unsigned psv, uint64_t events[TRACE_PSV_EVENT_COUNT])
 {
-    t->low[psv & ((1u << TRACE_PSV_TALLY_LOW_BITS) - 1)]++;
-    t->high[psv >> TRACE_PSV_TALLY_LOW_BITS]++;
+    c->lanes += trace_psv_lane_table[psv];
+    if (++c->uops == TRACE_PSV_LANE_MAX)
+        trace_psv_counter_flush(c, events);
 }
-
-/* Adds the events of the µops counted in `t` to events[] (one count per
- * µop and event) and empties `t`. */
-void trace_psv_tally_flush(trace_psv_tally *t, uint64_t events[TRACE_PSV_EVENT_COUNT]);
 
 #endif

@@ -415,10 +415,10 @@ static int accept_record(trace_reader *r, const trace_record *rec, const trace_u
  * window, the commit and retire counts and the last µop's offset (the
  * µops' order and PSVs are as the decoder builds them, which the sanitized
  * build asserts with trace_record_check_read) and adds the record to the
- * totals, its events through `tally`. Returns 0, changing nothing, for a
+ * totals, its events through `psvs`. Returns 0, changing nothing, for a
  * record that fails a check: accept_record then reports it. On the 2·10^7-
  * cycle TraceDoctor trace of bench/replay, (b) took 4-7 % less time. */
-static int accept_td_record(trace_reader *r, const trace_record *rec, const trace_uop *uops, trace_psv_tally *tally)
+static int accept_td_record(trace_reader *r, const trace_record *rec, const trace_uop *uops, trace_psv_counter *psvs)
 {
     const unsigned n = trace_record_uops(rec), window = r->window;
     const unsigned after = window - rec->retire - rec->squash + rec->dispatch;
@@ -441,13 +441,13 @@ static int accept_td_record(trace_reader *r, const trace_record *rec, const trac
     t->squashed += rec->squash;
     t->refills += (rec->flags & TRACE_REC_REFILL) != 0;
     for (unsigned i = 0; i < n; i++)
-        trace_psv_tally_add(tally, uops[i].psv);
+        trace_psv_count(psvs, uops[i].psv, t->events);
     return 1;
 }
 
 static int read_tracedoctor(trace_reader *r, trace_batch *batch)
 {
-    trace_psv_tally tally = { { 0 }, { 0 } };
+    trace_psv_counter psvs = { 0, 0 };
     int rc = TEA_OK;
 
     while (trace_batch_has_room(batch) && !r->done) {
@@ -469,13 +469,13 @@ static int read_tracedoctor(trace_reader *r, trace_batch *batch)
             break;
         if (!ready)
             continue;
-        if (!accept_td_record(r, rec, uops, &tally) && (rc = accept_record(r, rec, uops)))
+        if (!accept_td_record(r, rec, uops, &psvs) && (rc = accept_record(r, rec, uops)))
             break;
         rec->first_uop = (uint32_t)batch->uop_count;
         batch->count++;
         batch->uop_count += trace_record_uops(rec);
     }
-    trace_psv_tally_flush(&tally, r->totals.events);
+    trace_psv_counter_flush(&psvs, r->totals.events);
     if (rc)
         return rc;
     r->stats.notes.counter_wraps = r->td.stats.counter_wraps;

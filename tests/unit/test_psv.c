@@ -1,5 +1,5 @@
 /*
- * test_psv.c: PSV labels and their parsing, and the event tally.
+ * test_psv.c: PSV labels and their parsing, and the event counter.
  */
 #include "testutil.h"
 #include "common/error.h"
@@ -49,9 +49,9 @@ static void family_bits(void **state)
     assert_int_equal(trace_psv_family_bits(0, TRACE_PSV_FAMILY_FLUSH), 0);
 }
 
-/* The tally adds up exactly the events of the µops counted, each event
- * once per µop that has it, and starts again empty after a flush. */
-static void tally_counts_each_event_per_uop(void **state)
+/* The counter adds up exactly the events of the µops counted, each event
+ * once per µop that has it, and is empty after a flush. */
+static void counter_counts_each_event_per_uop(void **state)
 {
     /* 0x005: ST-L1, ST-LLC. 0x1FF: all nine. 0x100: FL-MO. 0x021 (twice):
      * ST-L1, DR-SQ. 0: none. */
@@ -66,16 +66,34 @@ static void tally_counts_each_event_per_uop(void **state)
         2,    /* FL-MO: 0x1FF, 0x100 */
     };
     uint64_t events[TRACE_PSV_EVENT_COUNT] = { 0 };
-    trace_psv_tally tally;
+    trace_psv_counter c = { 0, 0 };
     (void)state;
 
-    memset(&tally, 0, sizeof tally);
     for (size_t i = 0; i < sizeof psvs / sizeof psvs[0]; i++)
-        trace_psv_tally_add(&tally, psvs[i]);
-    trace_psv_tally_flush(&tally, events);
+        trace_psv_count(&c, psvs[i], events);
+    trace_psv_counter_flush(&c, events);
     assert_memory_equal(events, expected, sizeof expected);
-    trace_psv_tally_flush(&tally, events);
+    trace_psv_counter_flush(&c, events);
     assert_memory_equal(events, expected, sizeof expected);
+}
+
+/* More µops than a lane holds: the counter empties its lanes into the
+ * events on the way, and nothing is lost or counted twice. */
+static void counter_empties_full_lanes(void **state)
+{
+    const unsigned uops = 3 * TRACE_PSV_LANE_MAX + 5; /* 386 */
+    uint64_t events[TRACE_PSV_EVENT_COUNT] = { 0 };
+    trace_psv_counter c = { 0, 0 };
+    (void)state;
+
+    for (unsigned i = 0; i < uops; i++)
+        trace_psv_count(&c, TRACE_PSV_MASK_ALL, events);
+    /* three full lanes went out; five µops wait */
+    assert_int_equal(events[TRACE_PSV_ST_L1], 3 * TRACE_PSV_LANE_MAX);
+    assert_int_equal(c.uops, 5);
+    trace_psv_counter_flush(&c, events);
+    for (unsigned e = 0; e < TRACE_PSV_EVENT_COUNT; e++)
+        assert_int_equal(events[e], uops);
 }
 
 int main(void)
@@ -84,7 +102,8 @@ int main(void)
         cmocka_unit_test(labels_follow_bit_order),
         cmocka_unit_test(labels_parse_back),
         cmocka_unit_test(family_bits),
-        cmocka_unit_test(tally_counts_each_event_per_uop),
+        cmocka_unit_test(counter_counts_each_event_per_uop),
+        cmocka_unit_test(counter_empties_full_lanes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
