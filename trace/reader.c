@@ -432,14 +432,7 @@ static int accept_td_record(trace_reader *r, const trace_record *rec, const trac
            && r->window == after);
     r->window = after;
     r->last_cycle = rec->cycle;
-    if (t->records++ == 0)
-        t->first_cycle = rec->cycle;
-    t->last_cycle = rec->cycle;
-    t->commits += rec->n_commit;
-    t->exceptions += (rec->flags & TRACE_REC_EXCEPTION) != 0;
-    t->dispatched += rec->dispatch;
-    t->squashed += rec->squash;
-    t->refills += (rec->flags & TRACE_REC_REFILL) != 0;
+    trace_totals_add_record(t, rec);
     for (unsigned i = 0; i < n; i++)
         trace_psv_count(psvs, uops[i].psv, t->events);
     return 1;

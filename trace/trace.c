@@ -111,15 +111,7 @@ void trace_totals_add(trace_totals *t, const trace_record *r, const trace_uop *u
 {
     unsigned n = trace_record_uops(r);
 
-    if (t->records == 0)
-        t->first_cycle = r->cycle;
-    t->last_cycle = r->cycle;
-    t->records++;
-    t->commits += r->n_commit;
-    t->exceptions += (r->flags & TRACE_REC_EXCEPTION) ? 1 : 0;
-    t->dispatched += r->dispatch;
-    t->squashed += r->squash;
-    t->refills += (r->flags & TRACE_REC_REFILL) ? 1 : 0;
+    trace_totals_add_record(t, r);
     for (unsigned i = 0; i < n; i++) {
         unsigned psv = uops[i].psv;
         while (psv) {

@@ -81,6 +81,20 @@ typedef struct trace_totals {
     uint64_t events[TRACE_PSV_EVENT_COUNT]; /* committed or excepting µops with each event */
 } trace_totals;
 
+/* Adds one record to the totals, all but its µops' events: trace_totals_add
+ * counts those one by one, the fast readers through a trace_psv_counter. */
+static inline void trace_totals_add_record(trace_totals *t, const trace_record *r)
+{
+    if (t->records++ == 0)
+        t->first_cycle = r->cycle;
+    t->last_cycle = r->cycle;
+    t->commits += r->n_commit;
+    t->exceptions += (r->flags & TRACE_REC_EXCEPTION) != 0;
+    t->dispatched += r->dispatch;
+    t->squashed += r->squash;
+    t->refills += (r->flags & TRACE_REC_REFILL) != 0;
+}
+
 /* Adds one record and its µops to the totals. */
 void trace_totals_add(trace_totals *t, const trace_record *r, const trace_uop *uops);
 
