@@ -16,6 +16,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 
+#include "common/error.h"
 #include "trace/frames.h"
 #include "trace/native.h"
 
@@ -23,13 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <zstd.h>
 
 /* Room for either build's codec, whose size may differ from this one's. */
 #define CODEC_ROOM 16384
 #define MAX_PASSES 99
-#define ZSTD_SKIPPABLE_MASK 0xFFFFFFF0u
-#define ZSTD_SKIPPABLE_MAGIC 0x184D2A50u
 
 typedef void (*frame_start_fn)(trace_native_codec *, unsigned);
 typedef int (*decode_record_fn)(trace_native_codec *, const uint8_t *, size_t, size_t *, trace_record *, trace_uop *);
@@ -113,41 +111,33 @@ static double pass(const decoder *d, const trace_header *h, const frame *frames,
     return seconds_now() - start;
 }
 
-/* Reads the first `want` data frames of the native trace at `path`
- * (decompressed) with their windows; returns how many, 0 on failure. */
-static size_t load_frames(const char *path, const trace_frames *f, frame *frames, size_t want)
+/* Decompresses the first `count` data frames of `f` with the library's
+ * frame reader, which checks each against the index, and keeps each one's
+ * bytes and window. Returns 0, or -1 with the library's message printed. */
+static int load_frames(const trace_frames *f, frame *frames, size_t count, trace_batch *b)
 {
-    FILE *in = fopen(path, "rb");
-    uint8_t *all;
-    long size;
-    size_t pos = 0, count = 0;
+    trace_frame_reader *fr = NULL;
+    int rc = trace_frame_reader_create(&fr, f);
 
-    if (!in || fseek(in, 0, SEEK_END) || (size = ftell(in)) <= 0 || fseek(in, 0, SEEK_SET))
-        return 0;
-    all = malloc((size_t)size);
-    if (!all || fread(all, 1, (size_t)size, in) != (size_t)size)
-        return 0;
-    fclose(in);
-    while (pos + 4 <= (size_t)size && count < want) {
-        const size_t compressed = ZSTD_findFrameCompressedSize(all + pos, (size_t)size - pos);
-        unsigned long long content;
-        if (ZSTD_isError(compressed))
-            return 0;
-        if ((trace_native_get_le(all + pos, 4) & ZSTD_SKIPPABLE_MASK) != ZSTD_SKIPPABLE_MAGIC) {
-            content = ZSTD_getFrameContentSize(all + pos, compressed);
-            if (content == ZSTD_CONTENTSIZE_ERROR || content == ZSTD_CONTENTSIZE_UNKNOWN
-                || !(frames[count].data = malloc(content + 1)))
-                return 0;
-            frames[count].size = ZSTD_decompress(frames[count].data, content, all + pos, compressed);
-            if (ZSTD_isError(frames[count].size))
-                return 0;
-            frames[count].window = trace_frames_info(f, count)->window;
-            count++;
-        }
-        pos += compressed;
+    for (size_t k = 0; !rc && k < count; k++) {
+        trace_frame_data data = { 0 };
+        if ((rc = trace_frame_reader_start(fr, k)))
+            break;
+        /* hand_over gives the bytes once the frame has been read to its end */
+        while (!(rc = trace_frame_reader_read(fr, b)) && b->count)
+            ;
+        if (rc)
+            break;
+        trace_frame_reader_hand_over(fr, &data);
+        frames[k].data = data.bytes;
+        frames[k].size = data.size;
+        frames[k].window = trace_frames_info(f, k)->window;
     }
-    free(all);
-    return count;
+    trace_batch_clear(b);
+    trace_frame_reader_free(fr);
+    if (rc)
+        fprintf(stderr, "tea-bench-decode-ab: %s\n", error_message());
+    return rc ? -1 : 0;
 }
 
 static int by_value(const void *a, const void *b)
@@ -165,7 +155,7 @@ int main(int argc, char **argv)
     trace_frames *f;
     trace_batch b;
     frame *frames;
-    size_t want, count;
+    size_t want;
     int passes;
 
     if (argc != 4 || (want = strtoul(argv[2], NULL, 10)) == 0 || (passes = atoi(argv[3])) < 1 || passes > MAX_PASSES) {
@@ -179,14 +169,13 @@ int main(int argc, char **argv)
     if (want > trace_frames_count(f))
         want = trace_frames_count(f);
     frames = calloc(want, sizeof *frames);
-    if (!frames || (count = load_frames(argv[1], f, frames, want)) != want
-        || trace_batch_init(&b, TRACE_BATCH_RECORDS / 4)) {
+    if (!frames || trace_batch_init(&b, TRACE_BATCH_RECORDS / 4) || load_frames(f, frames, want, &b)) {
         fprintf(stderr, "tea-bench-decode-ab: cannot read the frames of %s\n", argv[1]);
         return 1;
     }
     for (int p = 0; p < passes; p++)
         for (int v = 0; v < 2; v++)
-            if ((times[v][p] = pass(&builds[v], trace_frames_header(f), frames, count, &b, &outcomes[v])) < 0) {
+            if ((times[v][p] = pass(&builds[v], trace_frames_header(f), frames, want, &b, &outcomes[v])) < 0) {
                 fprintf(stderr, "tea-bench-decode-ab: build %c failed to decode %s\n", "AB"[v], argv[1]);
                 return 1;
             }
@@ -198,7 +187,7 @@ int main(int argc, char **argv)
         qsort(times[v], (size_t)passes, sizeof times[v][0], by_value);
     {
         const double records = (double)outcomes[0].totals.records;
-        printf("%zu frames, %.0f records, %d passes each, alternating\n", count, records, passes);
+        printf("%zu frames, %.0f records, %d passes each, alternating\n", want, records, passes);
         for (int v = 0; v < 2; v++)
             printf("%c  best %6.2f  median %6.2f ns/record\n", "AB"[v], times[v][0] * 1e9 / records,
                    times[v][passes / 2] * 1e9 / records);
