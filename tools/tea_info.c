@@ -10,12 +10,16 @@
 #include "trace/objects.h"
 #include "trace/trace.h"
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Most warnings one trace can produce. */
 #define INFO_MAX_WARNINGS 8
+/* Exit statuses above this are 128 + a signal, as shells report them. */
+#define INFO_SIGNAL_STATUS 128
+#define NS_PER_S 1e9
 #define INFO_WARNING_SIZE 320
 
 typedef struct info_report {
@@ -55,11 +59,13 @@ static void add_warning(info_report *rep, const char *fmt, ...)
 static int copy_objects(info_report *rep, trace_reader *reader)
 {
     const trace_object *objs;
+    const trace_run *run;
     size_t count;
     int rc;
 
     if ((rc = trace_reader_objects(reader, &objs, &count))
-        || (rc = trace_reader_thread(reader, &rep->objects.tid, &rep->objects.threads_seen)))
+        || (rc = trace_reader_thread(reader, &rep->objects.tid, &rep->objects.threads_seen))
+        || (rc = trace_reader_run(reader, &run)) || (rc = trace_object_list_set_run(&rep->objects, run)))
         return rc;
     for (size_t i = 0; i < count; i++)
         if ((rc = trace_object_list_add(&rep->objects, &objs[i])))
@@ -129,6 +135,69 @@ static double percent(uint64_t part, uint64_t whole)
     return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
+/* The name of a signal that interrupts a recording. */
+static const char *signal_name(uint32_t sig)
+{
+    return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal";
+}
+
+/* What a recorder knew of the run: the programs before the traced one, an
+ * interrupt, the program's exit status, the region's time and rate. */
+static void print_run(const trace_run *run, const trace_totals *t)
+{
+    if (run->exec_count) {
+        printf("programs:    ");
+        for (size_t i = 0; i < run->exec_count; i++)
+            printf(" %s (%llu instructions dropped) ->", run->execs[i].path,
+                   (unsigned long long)run->execs[i].instructions);
+        printf(" the binary below (traced)\n");
+    }
+    if (run->interrupted)
+        printf("recording:    interrupted by %s (the trace holds what was recorded until then)\n",
+               signal_name(run->interrupted));
+    if (run->has_exit_status)
+        printf("exit status:  %u%s\n", (unsigned)run->exit_status,
+               run->exit_status > INFO_SIGNAL_STATUS ? " (killed by a signal)" : "");
+    if (run->region_ns)
+        printf("region time:  %.3f s, %.2f M instructions/s\n", (double)run->region_ns / NS_PER_S,
+               (double)t->commits / ((double)run->region_ns / NS_PER_S) / 1e6);
+}
+
+/* The run's facts as JSON ("run": null when the trace has none). */
+static void json_run(json_writer *j, const trace_run *run)
+{
+    json_key(j, "run");
+    if (!trace_run_present(run)) {
+        json_null(j);
+        return;
+    }
+    json_begin_object(j);
+    json_key(j, "programs_before");
+    json_begin_array(j);
+    for (size_t i = 0; i < run->exec_count; i++) {
+        json_begin_object(j);
+        json_key(j, "path");
+        json_string(j, run->execs[i].path);
+        json_key(j, "instructions");
+        json_u64(j, run->execs[i].instructions);
+        json_end(j);
+    }
+    json_end(j);
+    json_key(j, "interrupted");
+    json_string(j, run->interrupted ? signal_name(run->interrupted) : NULL);
+    json_key(j, "exit_status");
+    if (run->has_exit_status)
+        json_u64(j, run->exit_status);
+    else
+        json_null(j);
+    json_key(j, "region_ns");
+    if (run->region_ns)
+        json_u64(j, run->region_ns);
+    else
+        json_null(j);
+    json_end(j);
+}
+
 static void print_text(const info_report *rep)
 {
     const trace_header *h = &rep->header;
@@ -155,6 +224,7 @@ static void print_text(const info_report *rep)
         printf("build-id:     %s\n", h->build_id);
     if (h->has_load_bias)
         printf("load bias:    0x%llx\n", (unsigned long long)h->load_bias);
+    print_run(&rep->objects.run, t);
     if (rep->objects.threads_seen != TRACE_THREAD_UNKNOWN)
         printf("thread:       %lu recorded (%lu thread%s in the program)\n", (unsigned long)rep->objects.tid,
                (unsigned long)rep->objects.threads_seen, rep->objects.threads_seen == 1 ? "" : "s");
@@ -241,6 +311,7 @@ static void print_json(const info_report *rep)
         json_null(&j);
     json_end(&j);
     pics_json_objects(&j, &rep->objects);
+    json_run(&j, &rep->objects.run);
     json_key(&j, "first_cycle");
     json_u64(&j, t->first_cycle);
     json_key(&j, "last_cycle");

@@ -1006,7 +1006,11 @@ void trace_native_footer_encode(const trace_native_footer *f, uint8_t out[TRACE_
     memcpy(p, TRACE_NATIVE_FOOTER_MAGIC, TRACE_NATIVE_MAGIC_SIZE);
     p += TRACE_NATIVE_MAGIC_SIZE;
     put_le(p, TRACE_NATIVE_VERSION_MAJOR, 2);
-    put_le(p + 2, f->has_objects ? TRACE_NATIVE_VERSION_MINOR_OBJECTS : TRACE_NATIVE_VERSION_MINOR, 2);
+    put_le(p + 2,
+           f->has_run       ? TRACE_NATIVE_VERSION_MINOR_RUN
+           : f->has_objects ? TRACE_NATIVE_VERSION_MINOR_OBJECTS
+                            : TRACE_NATIVE_VERSION_MINOR,
+           2);
     put_le(p + 4,
            (f->notes.flags & ~TRACE_NATIVE_FOOTER_FLAG_OBJECTS)
                | (f->has_objects ? TRACE_NATIVE_FOOTER_FLAG_OBJECTS : 0),

@@ -19,6 +19,8 @@
 #define TRACE_NATIVE_VERSION_MINOR 0
 /* Minor version of a footer that refers to an objects frame (objects.h). */
 #define TRACE_NATIVE_VERSION_MINOR_OBJECTS 1
+/* The footer's minor version when the objects frame holds a run's fields. */
+#define TRACE_NATIVE_VERSION_MINOR_RUN 2
 /* Footer flags bit (beside the trace_notes flags): an objects frame stands
  * between the index and the footer. */
 #define TRACE_NATIVE_FOOTER_FLAG_OBJECTS 0x80000000u
@@ -134,6 +136,7 @@ typedef struct trace_native_footer {
     uint64_t data_frames;
     uint64_t index_offset;   /* file offset of the index frame */
     int has_objects;         /* an objects frame follows the index (minor 1) */
+    int has_run;             /* ... holding a run's fields (minor 2; written, not read) */
 } trace_native_footer;
 
 void trace_native_footer_encode(const trace_native_footer *f, uint8_t out[TRACE_NATIVE_FOOTER_SIZE]);

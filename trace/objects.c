@@ -2,6 +2,7 @@
  * objects.c: the list of executable objects a trace carries and its objects
  * frame encoding (see objects.h, docs/trace-format.md "Objects frame").
  */
+#define _POSIX_C_SOURCE 200809L /* strdup */
 #include "objects.h"
 #include "../common/error.h"
 
@@ -20,6 +21,12 @@
 #define OBJ_ENTRY_FIXED (3 * OBJ_U64 + OBJ_U8)
 /* Initial capacity of a list. */
 #define OBJ_LIST_INITIAL 8
+/* The run's fields after the objects: u16 key, u32 length, the value. */
+#define RUN_FIELD_HEADER (OBJ_U16 + OBJ_U32)
+#define RUN_KEY_EXEC 1        /* u64 instructions, then the path */
+#define RUN_KEY_EXIT_STATUS 2 /* u32 */
+#define RUN_KEY_INTERRUPTED 3 /* u32 signal */
+#define RUN_KEY_REGION_NS 4   /* u64 */
 
 /* Checks one object as trace_writer_add_object documents. */
 static int check_object(const trace_object *o)
@@ -77,9 +84,59 @@ int trace_object_list_add(trace_object_list *l, const trace_object *obj)
     return list_push(l, obj, obj->path, strlen(obj->path));
 }
 
+int trace_run_present(const trace_run *run)
+{
+    return run->exec_count > 0 || run->has_exit_status || run->interrupted || run->region_ns;
+}
+
 int trace_object_list_present(const trace_object_list *l)
 {
-    return l->count > 0 || l->threads_seen != TRACE_THREAD_UNKNOWN;
+    return l->count > 0 || l->threads_seen != TRACE_THREAD_UNKNOWN || trace_run_present(&l->run);
+}
+
+/* Frees the run's programs and empties it. */
+static void run_free(trace_run *run)
+{
+    for (size_t i = 0; i < run->exec_count; i++)
+        free((char *)run->execs[i].path);
+    free((trace_exec *)run->execs);
+    memset(run, 0, sizeof *run);
+}
+
+/* Checks a program's path as an object's (check_object). */
+static int check_exec_path(const char *path)
+{
+    trace_object o;
+    memset(&o, 0, sizeof o);
+    o.path = path;
+    return check_object(&o);
+}
+
+int trace_object_list_set_run(trace_object_list *l, const trace_run *run)
+{
+    trace_run copy = *run;
+    trace_exec *execs = NULL;
+    int rc;
+
+    if (run->exec_count > TRACE_EXECS_MAX)
+        return error_set(TEA_ERR_USAGE, "more than %d programs before the traced one", TRACE_EXECS_MAX);
+    for (size_t i = 0; i < run->exec_count; i++)
+        if ((rc = check_exec_path(run->execs[i].path)))
+            return rc;
+    if (run->exec_count && !(execs = calloc(run->exec_count, sizeof *execs)))
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    copy.execs = execs;
+    copy.exec_count = 0;
+    for (size_t i = 0; i < run->exec_count; i++, copy.exec_count++) {
+        execs[i].instructions = run->execs[i].instructions;
+        if (!(execs[i].path = strdup(run->execs[i].path))) {
+            run_free(&copy);
+            return error_set(TEA_ERR_NOMEM, "out of memory");
+        }
+    }
+    run_free(&l->run);
+    l->run = copy;
+    return TEA_OK;
 }
 
 void trace_object_list_free(trace_object_list *l)
@@ -87,6 +144,7 @@ void trace_object_list_free(trace_object_list *l)
     for (size_t i = 0; i < l->count; i++)
         free((char *)l->items[i].path);
     free(l->items);
+    run_free(&l->run);
     memset(l, 0, sizeof *l);
 }
 
@@ -117,6 +175,51 @@ static uint64_t get_le(const uint8_t *p, unsigned bytes)
     return v;
 }
 
+/* Writes one run field's key and length at p; returns where its value goes. */
+static uint8_t *put_field(uint8_t *p, unsigned key, size_t len)
+{
+    put_le(p, key, OBJ_U16);
+    put_le(p + OBJ_U16, len, OBJ_U32);
+    return p + RUN_FIELD_HEADER;
+}
+
+/* The bytes of the run's fields. */
+static size_t run_size(const trace_run *run)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < run->exec_count; i++)
+        n += RUN_FIELD_HEADER + OBJ_U64 + strlen(run->execs[i].path);
+    n += run->has_exit_status ? RUN_FIELD_HEADER + OBJ_U32 : 0;
+    n += run->interrupted ? RUN_FIELD_HEADER + OBJ_U32 : 0;
+    n += run->region_ns ? RUN_FIELD_HEADER + OBJ_U64 : 0;
+    return n;
+}
+
+/* Writes the run's fields at p; returns the end. */
+static uint8_t *encode_run(const trace_run *run, uint8_t *p)
+{
+    for (size_t i = 0; i < run->exec_count; i++) {
+        size_t len = strlen(run->execs[i].path);
+        p = put_field(p, RUN_KEY_EXEC, OBJ_U64 + len);
+        put_le(p, run->execs[i].instructions, OBJ_U64);
+        memcpy(p + OBJ_U64, run->execs[i].path, len);
+        p += OBJ_U64 + len;
+    }
+    if (run->has_exit_status) {
+        put_le(put_field(p, RUN_KEY_EXIT_STATUS, OBJ_U32), run->exit_status, OBJ_U32);
+        p += RUN_FIELD_HEADER + OBJ_U32;
+    }
+    if (run->interrupted) {
+        put_le(put_field(p, RUN_KEY_INTERRUPTED, OBJ_U32), run->interrupted, OBJ_U32);
+        p += RUN_FIELD_HEADER + OBJ_U32;
+    }
+    if (run->region_ns) {
+        put_le(put_field(p, RUN_KEY_REGION_NS, OBJ_U64), run->region_ns, OBJ_U64);
+        p += RUN_FIELD_HEADER + OBJ_U64;
+    }
+    return p;
+}
+
 int trace_object_list_encode(const trace_object_list *l, uint8_t **data, size_t *size)
 {
     size_t need = OBJ_FRAME_FIXED, pos = *size;
@@ -124,6 +227,7 @@ int trace_object_list_encode(const trace_object_list *l, uint8_t **data, size_t 
 
     for (size_t i = 0; i < l->count; i++)
         need += OBJ_ENTRY_FIXED + l->items[i].build_id_len + OBJ_U16 + strlen(l->items[i].path);
+    need += run_size(&l->run);
     if (!(buf = realloc(*data, pos + need)))
         return error_set(TEA_ERR_NOMEM, "out of memory");
     *data = buf;
@@ -149,6 +253,7 @@ int trace_object_list_encode(const trace_object_list *l, uint8_t **data, size_t 
         memcpy(p, o->path, len);
         p += len;
     }
+    p = encode_run(&l->run, p);
     assert((size_t)(p - buf) == pos + need);
     *size = pos + need;
     return TEA_OK;
@@ -159,6 +264,75 @@ static int bad_frame(size_t *bad, size_t at, const char *what)
 {
     *bad = at;
     return error_set(TEA_ERR_FORMAT, "content byte %zu: %s", at, what);
+}
+
+/* Appends a program of the run: `len` bytes of path at `path`. */
+static int run_push_exec(trace_run *run, uint64_t instructions, const uint8_t *path, size_t len)
+{
+    trace_exec *grown = realloc((trace_exec *)run->execs, (run->exec_count + 1) * sizeof *grown);
+    char *copy = malloc(len + 1);
+
+    if (grown)
+        run->execs = grown;
+    if (!grown || !copy) {
+        free(copy);
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    }
+    memcpy(copy, path, len);
+    copy[len] = '\0';
+    grown[run->exec_count].path = copy;
+    grown[run->exec_count++].instructions = instructions;
+    return TEA_OK;
+}
+
+/* Decodes the run's fields from data[pos..size) into `run`; unknown keys
+ * are skipped, known ones must have their size. */
+static int decode_run(const uint8_t *data, size_t size, size_t pos, trace_run *run, size_t *bad)
+{
+    while (pos < size) {
+        size_t at = pos, len;
+        unsigned key;
+        const uint8_t *v;
+        int rc;
+        if (size - pos < RUN_FIELD_HEADER)
+            return bad_frame(bad, size, "truncated run field");
+        key = (unsigned)get_le(data + pos, OBJ_U16);
+        len = (size_t)get_le(data + pos + OBJ_U16, OBJ_U32);
+        pos += RUN_FIELD_HEADER;
+        if (size - pos < len)
+            return bad_frame(bad, size, "truncated run field");
+        v = data + pos;
+        pos += len;
+        switch (key) {
+        case RUN_KEY_EXEC:
+            if (len <= OBJ_U64 || len - OBJ_U64 > TRACE_OBJECT_PATH_MAX || run->exec_count == TRACE_EXECS_MAX)
+                return bad_frame(bad, at, "malformed program of the run");
+            if (memchr(v + OBJ_U64, '\0', len - OBJ_U64) || memchr(v + OBJ_U64, '\n', len - OBJ_U64))
+                return bad_frame(bad, at + RUN_FIELD_HEADER + OBJ_U64, "NUL byte or line break in a program path");
+            if ((rc = run_push_exec(run, get_le(v, OBJ_U64), v + OBJ_U64, len - OBJ_U64)))
+                return rc;
+            break;
+        case RUN_KEY_EXIT_STATUS:
+        case RUN_KEY_INTERRUPTED:
+            if (len != OBJ_U32)
+                return bad_frame(bad, at, "run field of the wrong size");
+            if (key == RUN_KEY_EXIT_STATUS) {
+                run->has_exit_status = 1;
+                run->exit_status = (uint32_t)get_le(v, OBJ_U32);
+            } else {
+                run->interrupted = (uint32_t)get_le(v, OBJ_U32);
+            }
+            break;
+        case RUN_KEY_REGION_NS:
+            if (len != OBJ_U64)
+                return bad_frame(bad, at, "run field of the wrong size");
+            run->region_ns = get_le(v, OBJ_U64);
+            break;
+        default:
+            break; /* a later minor's field */
+        }
+    }
+    return TEA_OK;
 }
 
 int trace_object_list_decode(const uint8_t *data, size_t size, trace_object_list *l, size_t *bad)
@@ -218,10 +392,8 @@ int trace_object_list_decode(const uint8_t *data, size_t size, trace_object_list
             goto fail;
         pos += len;
     }
-    if (pos != size) {
-        rc = bad_frame(bad, pos, "bytes after the last object");
+    if ((rc = decode_run(data, size, pos, &l->run, bad)))
         goto fail;
-    }
     return TEA_OK;
 truncated:
     rc = bad_frame(bad, size, "truncated");

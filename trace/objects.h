@@ -62,22 +62,62 @@ int trace_reader_thread(trace_reader *r, uint32_t *tid, uint32_t *threads_seen);
  * 2 * TRACE_BUILD_ID_MAX + 1); "" when unknown. */
 void trace_object_build_id_hex(const trace_object *obj, char *out, size_t size);
 
+/* --- what a recorder knows of the run ------------------------------------ */
+
+/* A program the recorded process ran before the traced one: it exec'd away
+ * from it, and what was recorded of it was dropped. */
+typedef struct trace_exec {
+    const char *path;          /* as the process exec'd it (absolute) */
+    uint64_t instructions;     /* instructions recorded of it before the exec */
+} trace_exec;
+
+/* The run of a recording: kept with the objects (a native trace's objects
+ * frame, docs/trace-format.md), since most of it is known only at the end.
+ * All zeros: nothing known. */
+typedef struct trace_run {
+    const trace_exec *execs;   /* the programs run before the traced one, in order */
+    size_t exec_count;
+    int has_exit_status;
+    uint32_t exit_status;      /* the program's, as a shell reports it: 0-255, 128 + N for signal N */
+    uint32_t interrupted;      /* the signal that interrupted the recording (2 SIGINT, 15 SIGTERM), 0: none */
+    uint64_t region_ns;        /* wall time of the recorded region, ns (0: unknown) */
+} trace_run;
+
+/* Most programs a run lists before the traced one. */
+#define TRACE_EXECS_MAX 4096
+
+/* Writer: the run's facts (deep copy; the last call wins). Errors:
+ * TEA_ERR_USAGE for more than TRACE_EXECS_MAX programs or a path as
+ * trace_writer_add_object refuses it, TEA_ERR_NOMEM. A TraceDoctor writer
+ * accepts it and writes nothing of it. */
+int trace_writer_set_run(trace_writer *w, const trace_run *run);
+
+/* Reader: the run's facts (all zeros when the trace has none); same
+ * availability as the objects; valid until close. */
+int trace_reader_run(trace_reader *r, const trace_run **run);
+
 /* --- the list the readers and writers keep (tools may keep copies) ------- */
 
-/* A growable list of objects that owns its paths, and the thread. Start
- * from all zeros. */
+/* A growable list of objects that owns its paths, the thread and the run.
+ * Start from all zeros. */
 typedef struct trace_object_list {
     trace_object *items;
     size_t count, capacity;
     uint32_t tid;
     uint32_t threads_seen;  /* TRACE_THREAD_UNKNOWN: no thread recorded */
+    trace_run run;          /* owns its programs and their paths */
 } trace_object_list;
 
 /* Appends a deep copy of `obj` after the checks trace_writer_add_object
  * documents. */
 int trace_object_list_add(trace_object_list *l, const trace_object *obj);
-/* True when the list has anything to store (objects or a thread). */
+/* Replaces the list's run with a deep copy of `run`, after the checks
+ * trace_writer_set_run documents. */
+int trace_object_list_set_run(trace_object_list *l, const trace_run *run);
+/* True when the list has anything to store (objects, a thread or a run). */
 int trace_object_list_present(const trace_object_list *l);
+/* True when the run holds anything. */
+int trace_run_present(const trace_run *run);
 /* Frees the paths and the array; the list is empty afterwards. */
 void trace_object_list_free(trace_object_list *l);
 
@@ -86,8 +126,9 @@ void trace_object_list_free(trace_object_list *l);
 /* Eight-byte magic of the objects frame. */
 #define TRACE_OBJECTS_MAGIC "TEAOBJCT"
 
-/* Serializes the objects frame's content (magic, thread, objects) and
- * appends it to *data (realloc'd; *size grows). */
+/* Serializes the objects frame's content (magic, thread, objects, then the
+ * run's fields when it has any) and appends it to *data (realloc'd; *size
+ * grows). */
 int trace_object_list_encode(const trace_object_list *l, uint8_t **data, size_t *size);
 
 /* Parses an objects frame's content into `l` (emptied first). On

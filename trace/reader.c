@@ -160,6 +160,12 @@ int trace_reader_objects(trace_reader *r, const trace_object **objs, size_t *cou
     return TEA_OK;
 }
 
+int trace_reader_run(trace_reader *r, const trace_run **run)
+{
+    *run = &shown_objects(r)->run;
+    return TEA_OK;
+}
+
 int trace_reader_thread(trace_reader *r, uint32_t *tid, uint32_t *threads_seen)
 {
     const trace_object_list *l = shown_objects(r);

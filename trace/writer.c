@@ -49,6 +49,11 @@ int trace_writer_add_object(trace_writer *w, const trace_object *obj)
     return trace_object_list_add(&w->objects, obj);
 }
 
+int trace_writer_set_run(trace_writer *w, const trace_run *run)
+{
+    return trace_object_list_set_run(&w->objects, run);
+}
+
 int trace_writer_set_thread(trace_writer *w, uint32_t tid, uint32_t threads_seen)
 {
     if (threads_seen == TRACE_THREAD_UNKNOWN)
@@ -316,6 +321,7 @@ static int finish_native(trace_writer *w, const trace_notes *notes)
         if (rc)
             return rc;
         footer.has_objects = 1;
+        footer.has_run = trace_run_present(&w->objects.run);
     }
     footer.totals = w->totals;
     if (notes)

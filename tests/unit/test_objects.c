@@ -12,6 +12,7 @@
 #include "trace/native.h"
 #include "trace/objects.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,14 +135,13 @@ static void stream_check(const char *path, size_t n, uint32_t tid, uint32_t thre
     trace_reader_close(r);
 }
 
-/* The same file read from a pipe: the objects show at the end only. */
-static void pipe_check(const char *path, size_t n, uint32_t tid, uint32_t threads)
+/* Makes the FIFO `fifo` and a child process that writes the file `path`
+ * into it; returns the child, for fifo_done. */
+static pid_t serve_fifo(const char *path, const char *fifo)
 {
-    char *fifo = test_temp_path("objects.fifo");
     uint8_t *data;
     size_t size;
     pid_t child;
-    int status;
 
     test_read_file(path, &data, &size);
     unlink(fifo);
@@ -155,12 +155,28 @@ static void pipe_check(const char *path, size_t n, uint32_t tid, uint32_t thread
             fclose(f);
         _exit(ok ? 0 : 1);
     }
-    stream_check(fifo, n, tid, threads, 0);
+    free(data);
+    return child;
+}
+
+/* Waits for serve_fifo's child, which must have written the whole file. */
+static void fifo_done(pid_t child, const char *fifo)
+{
+    int status;
     assert_int_equal(waitpid(child, &status, 0), child);
     assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     unlink(fifo);
+}
+
+/* The same file read from a pipe: the objects show at the end only. */
+static void pipe_check(const char *path, size_t n, uint32_t tid, uint32_t threads)
+{
+    char *fifo = test_temp_path("objects.fifo");
+    pid_t child = serve_fifo(path, fifo);
+
+    stream_check(fifo, n, tid, threads, 0);
+    fifo_done(child, fifo);
     free(fifo);
-    free(data);
 }
 
 /* The frame reader opens the file and shows the same objects. */
@@ -363,10 +379,12 @@ static void damaged_objects_frame(void **state)
     memcpy(copy, data, size);
     copy[at + SKIP_HEADER + TRACE_NATIVE_MAGIC_SIZE + 8] = 3;
     expect_refused(path, copy, size, "truncated", 1);
-    /* one object fewer: bytes left over */
+    /* one object fewer: the second object's bytes are read as the run's
+     * fields, its load bias's low bytes as a key and the next four as a
+     * length far beyond the frame */
     memcpy(copy, data, size);
     copy[at + SKIP_HEADER + TRACE_NATIVE_MAGIC_SIZE + 8] = 1;
-    expect_refused(path, copy, size, "bytes after the last object", 1);
+    expect_refused(path, copy, size, "truncated run field", 1);
     /* a thread id without a thread count */
     memcpy(copy, data, size);
     memset(copy + at + SKIP_HEADER + TRACE_NATIVE_MAGIC_SIZE + 4, 0, 4);
@@ -395,6 +413,101 @@ static void damaged_objects_frame(void **state)
     free(plain);
 }
 
+/* The run's facts: the programs before the traced one, the exit status,
+ * an interrupt and the region's time go through the objects frame (with or
+ * without objects), are read back by a seekable and a streaming reader and
+ * raise the footer's minor version to 2; damaged fields are refused
+ * naming their byte, and a field of an unknown key is skipped. */
+static void run_facts(void **state)
+{
+    char *path = test_temp_path("run.tea");
+    trace_write_options o = { TRACE_FORMAT_NATIVE, 0, 0, FRAME_RECORDS };
+    const trace_exec execs[] = { { "/usr/bin/env", 251833 }, { "/usr/bin/bash", 7 } };
+    trace_run run = { execs, 2, 1, 3, SIGINT, 123456789 };
+    const trace_run *back;
+    trace_object_list l, d;
+    trace_writer *w;
+    trace_reader *r;
+    trace_batch b = test_stream_batch(&model, 0, model.count);
+    uint8_t *data = NULL;
+    size_t size = 0, bad;
+    (void)state;
+
+    assert_int_equal(trace_writer_open(&w, path, &model.header, &o), 0);
+    assert_int_equal(trace_writer_write(w, &b), 0);
+    assert_int_equal(trace_writer_set_run(w, &run), 0);
+    assert_int_equal(trace_writer_finish(w, NULL), 0);
+    for (int piped = 0; piped < 2; piped++) {
+        char *fifo = test_temp_path("run.fifo");
+        pid_t child = piped ? serve_fifo(path, fifo) : 0;
+        trace_batch rb;
+        assert_int_equal(trace_reader_open(&r, piped ? fifo : path, NULL), 0);
+        assert_int_equal(trace_batch_init(&rb, 512), 0);
+        while (trace_reader_read(r, &rb) == 0 && rb.count)
+            ;
+        assert_int_equal(trace_reader_run(r, &back), 0);
+        assert_int_equal(back->exec_count, 2);
+        assert_string_equal(back->execs[0].path, "/usr/bin/env");
+        assert_int_equal(back->execs[0].instructions, 251833);
+        assert_string_equal(back->execs[1].path, "/usr/bin/bash");
+        assert_int_equal(back->execs[1].instructions, 7);
+        assert_true(back->has_exit_status);
+        assert_int_equal(back->exit_status, 3);
+        assert_int_equal(back->interrupted, SIGINT);
+        assert_int_equal(back->region_ns, 123456789);
+        trace_batch_free(&rb);
+        trace_reader_close(r);
+        if (piped)
+            fifo_done(child, fifo);
+        free(fifo);
+    }
+    test_read_file(path, &data, &size);
+    assert_int_equal(data[size - TRACE_NATIVE_FOOTER_SIZE + TRACE_NATIVE_MAGIC_SIZE + 2],
+                     TRACE_NATIVE_VERSION_MINOR_RUN);
+    free(data);
+
+    /* encoded alone: a list with no object; then damaged */
+    memset(&l, 0, sizeof l);
+    memset(&d, 0, sizeof d);
+    assert_int_equal(trace_object_list_set_run(&l, &run), 0);
+    assert_true(trace_object_list_present(&l));
+    data = NULL;
+    size = 0;
+    assert_int_equal(trace_object_list_encode(&l, &data, &size), 0);
+    /* magic, thread, threads, count: 20; exec 1: 6 + 8 + 12; exec 2: 6 + 8 + 13;
+     * exit status and interrupt: 6 + 4 each; region: 6 + 8 */
+    assert_int_equal(size, 20 + 26 + 27 + 10 + 10 + 14);
+    assert_int_equal(trace_object_list_decode(data, size, &d, &bad), 0);
+    assert_int_equal(d.run.exec_count, 2);
+    assert_string_equal(d.run.execs[1].path, "/usr/bin/bash");
+    assert_int_equal(d.run.region_ns, 123456789);
+    /* a line break in a program's path (its first byte, content byte 20 + 6 + 8) */
+    data[34] = '\n';
+    assert_int_equal(trace_object_list_decode(data, size, &d, &bad), TEA_ERR_FORMAT);
+    assert_int_equal(bad, 34);
+    assert_non_null(strstr(error_message(), "line break in a program path"));
+    data[34] = '/';
+    /* the exit status's field four bytes short: its length says 8 */
+    data[20 + 26 + 27 + 2] = 8;
+    assert_int_equal(trace_object_list_decode(data, size, &d, &bad), TEA_ERR_FORMAT);
+    assert_int_equal(bad, 20 + 26 + 27);
+    assert_non_null(strstr(error_message(), "run field of the wrong size"));
+    data[20 + 26 + 27 + 2] = 4;
+    /* an unknown key (a later minor's field) is skipped: the exit status's */
+    data[20 + 26 + 27] = 99;
+    assert_int_equal(trace_object_list_decode(data, size, &d, &bad), 0);
+    assert_false(d.run.has_exit_status);
+    assert_int_equal(d.run.interrupted, SIGINT);
+    /* cut inside the last field */
+    assert_int_equal(trace_object_list_decode(data, size - 3, &d, &bad), TEA_ERR_FORMAT);
+    assert_non_null(strstr(error_message(), "truncated run field"));
+    free(data);
+    trace_object_list_free(&l);
+    trace_object_list_free(&d);
+    unlink(path);
+    free(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -402,6 +515,7 @@ int main(void)
         cmocka_unit_test(no_objects_no_frame),
         cmocka_unit_test(writer_limits),
         cmocka_unit_test(damaged_objects_frame),
+        cmocka_unit_test(run_facts),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
