@@ -60,17 +60,30 @@ static void remove_dir(const char *path)
 static cleanup_slot slots[CLEANUP_SLOTS];
 static pthread_mutex_t slots_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t installed = PTHREAD_ONCE_INIT;
+static volatile sig_atomic_t keep_on_interrupt; /* cleanup_keep_on_interrupt was called */
+static volatile sig_atomic_t interrupted;       /* the signal kept, or 0 */
 
-/* Removes and stops what is registered, then ends the process. Only
- * async-signal-safe calls. */
+/* Kills every registered child. Async-signal-safe. */
+static void kill_children(void)
+{
+    for (int i = 0; i < CLEANUP_SLOTS; i++)
+        if (slots[i].used && slots[i].pid > 0)
+            kill(slots[i].pid, SIGKILL);
+}
+
+/* Removes and stops what is registered, then ends the process; or, the
+ * first time when asked to keep what was done, stops the children alone.
+ * Only async-signal-safe calls. */
 static void on_signal(int sig)
 {
+    if (keep_on_interrupt && !interrupted) {
+        interrupted = sig;
+        kill_children();
+        return;
+    }
+    kill_children();
     for (int i = 0; i < CLEANUP_SLOTS; i++) {
-        if (!slots[i].used)
-            continue;
-        if (slots[i].pid > 0)
-            kill(slots[i].pid, SIGTERM);
-        else if (!slots[i].is_dir)
+        if (slots[i].used && slots[i].pid == 0 && !slots[i].is_dir)
             unlink(slots[i].path);
     }
     for (int i = 0; i < CLEANUP_SLOTS; i++) {
@@ -78,7 +91,7 @@ static void on_signal(int sig)
         if (slots[i].used && slots[i].is_dir)
             remove_dir(slots[i].path);
     }
-    _exit(CLEANUP_EXIT_BASE + sig);
+    _exit(cleanup_exit_status(sig));
 }
 
 /* Installs on_signal for `sig` unless the signal is ignored (a background
@@ -143,6 +156,22 @@ int cleanup_add_dir(const char *path)
 int cleanup_add_child(pid_t pid)
 {
     return pid > 0 ? add("", pid, 0) : -1;
+}
+
+void cleanup_keep_on_interrupt(void)
+{
+    cleanup_install();
+    keep_on_interrupt = 1;
+}
+
+int cleanup_interrupted(void)
+{
+    return interrupted;
+}
+
+int cleanup_exit_status(int sig)
+{
+    return CLEANUP_EXIT_BASE + sig;
 }
 
 void cleanup_forget(int handle)

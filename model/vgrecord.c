@@ -12,15 +12,23 @@
 #include "record/stream.h"
 
 #include <capstone/capstone.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdatomic.h>
+#include <stddef.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -30,7 +38,6 @@
 #define READ_WORDS (PIPE_BYTES / 8)
 /* Static instructions decoded (power of 2; grows). */
 #define DECODE_INITIAL 65536u
-#define MAX_OBJECTS 256
 #define MAX_X86_BYTES 15
 #define MAX_READS 8
 #define MAX_WRITES 4
@@ -41,7 +48,7 @@
 /* Size assumed for an instruction nothing is known about (wrong path). */
 #define UNKNOWN_SIZE 4
 /* Arguments of the valgrind command line besides the program's. */
-#define VALGRIND_ARGS 16
+#define VALGRIND_ARGS 20
 #define OPTION_BYTES 4200
 
 /* An executable mapping and, when its file could be read, its bytes. */
@@ -95,7 +102,7 @@ struct model_vgrecord {
     int stopped;           /* a STOP record was read */
     csh cs;
     int cs_open;
-    elf_object objects[MAX_OBJECTS];
+    elf_object objects[MODEL_VGRECORD_OBJECTS_MAX];
     unsigned object_count;
     dev_t exe_dev;         /* the main program's file, to recognise its mapping */
     ino_t exe_ino;
@@ -107,9 +114,13 @@ struct model_vgrecord {
     pending_insn cur;      /* the instruction being assembled */
     model_vgrecord_program program;
     model_vgrecord_stats stats;
-    model_vgrecord_object pub_objects[MAX_OBJECTS];
+    model_vgrecord_object pub_objects[MODEL_VGRECORD_OBJECTS_MAX];
     model_vgrecord_warm_fn warm; /* where warm-up instructions go (NULL: dropped) */
     void *warm_ctx;
+    unsigned programs;     /* EXE records read: programs this process ran */
+    int exec_pending;      /* an EXE record at buf + pos begins the next program */
+    int truncated_ok;      /* the program was killed (--kill-after): the stream may end inside a record */
+    decoded scratch;       /* a decoding when the table cannot grow */
 };
 
 /* --- objects -------------------------------------------------------------------- */
@@ -124,7 +135,7 @@ static int add_object(model_vgrecord *v, const char *path, uint64_t start, uint6
     size_t phnum, size = 0;
     struct stat st;
 
-    if (v->object_count == MAX_OBJECTS)
+    if (v->object_count == MODEL_VGRECORD_OBJECTS_MAX)
         return TEA_OK;
     o = &v->objects[v->object_count];
     memset(o, 0, sizeof *o);
@@ -416,12 +427,11 @@ static decoded *entry(model_vgrecord *v, uint64_t pc)
 /* The decoded instruction at `pc`, decoding it the first time. */
 static const decoded *lookup(model_vgrecord *v, uint64_t pc, unsigned trace_size)
 {
-    static decoded scratch; /* only when the table cannot grow */
     decoded *d = entry(v, pc);
     if (!d) {
-        memset(&scratch, 0, sizeof scratch);
-        scratch.pc = pc;
-        d = &scratch;
+        memset(&v->scratch, 0, sizeof v->scratch);
+        v->scratch.pc = pc;
+        d = &v->scratch;
     }
     if (!d->done) {
         decode(v, trace_size, d);
@@ -456,8 +466,9 @@ static int refill(model_vgrecord *v)
         return error_set(TEA_ERR_IO, "%s: read failed: %s", v->name, strerror(errno));
     if (n == 0) {
         v->eof = 1;
-        if (v->partial)
+        if (v->partial && !v->truncated_ok && !cleanup_interrupted())
             return error_set(TEA_ERR_FORMAT, "%s: the stream ends inside a record", v->name);
+        v->partial = 0;
         return TEA_OK;
     }
     v->partial += (size_t)n;
@@ -473,8 +484,9 @@ static int need(model_vgrecord *v, size_t words, int *got)
     while (v->len - v->pos < words) {
         if (v->eof) {
             *got = 0;
-            if (v->len > v->pos)
+            if (v->len > v->pos && !v->truncated_ok && !cleanup_interrupted())
                 return error_set(TEA_ERR_FORMAT, "%s: the stream ends inside a record", v->name);
+            v->pos = v->len; /* a killed program's last, incomplete record */
             return TEA_OK;
         }
         if ((rc = refill(v)))
@@ -482,6 +494,15 @@ static int need(model_vgrecord *v, size_t words, int *got)
     }
     *got = 1;
     return TEA_OK;
+}
+
+/* The stream ended inside a record: an error, unless the program was
+ * killed (model_vgrecord_interrupt), which cuts its last record short. */
+static int ended_inside(model_vgrecord *v)
+{
+    if (v->truncated_ok || cleanup_interrupted())
+        return TEA_OK;
+    return error_set(TEA_ERR_FORMAT, "%s: the stream ends inside a record", v->name);
 }
 
 /* An OBJECT record whose first word is at buf + pos. */
@@ -495,7 +516,7 @@ static int read_object(model_vgrecord *v)
     if ((rc = need(v, RECORD_STREAM_OBJECT_WORDS, &got)))
         return rc;
     if (!got)
-        return error_set(TEA_ERR_FORMAT, "%s: the stream ends inside a record", v->name);
+        return ended_inside(v);
     start = v->buf[v->pos] & RECORD_STREAM_ADDR_MASK;
     end = v->buf[v->pos + 1];
     offset = v->buf[v->pos + 2];
@@ -506,15 +527,42 @@ static int read_object(model_vgrecord *v)
     if ((rc = need(v, words, &got)))
         return rc;
     if (!got)
-        return error_set(TEA_ERR_FORMAT, "%s: the stream ends inside a record", v->name);
+        return ended_inside(v);
     memcpy(path, v->buf + v->pos + RECORD_STREAM_OBJECT_WORDS, (size_t)len);
     path[len] = '\0';
     v->pos += words;
     return add_object(v, path, start, end, offset);
 }
 
-/* An EXE record at buf + pos: the program the process runs, recognised by
- * its file among the objects (unless known already). */
+/* Room for a script's "#!" line: the kernel reads no more of it. */
+#define SHEBANG_MAX 256
+
+/* The file a process running `path` executes: `path` itself, or for a
+ * script ("#!INTERPRETER ...") its interpreter, whose file is the one
+ * mapped (Valgrind, like the kernel, runs the interpreter). */
+static int stat_program(const char *path, struct stat *st)
+{
+    char line[SHEBANG_MAX + 1], *interp, *end;
+    ssize_t n;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+    if (fd < 0)
+        return stat(path, st);
+    n = read(fd, line, SHEBANG_MAX);
+    close(fd);
+    if (n < 2 || line[0] != '#' || line[1] != '!')
+        return stat(path, st);
+    line[n] = '\0';
+    for (interp = line + 2; *interp == ' ' || *interp == '\t'; interp++)
+        ;
+    for (end = interp; *end && *end != ' ' && *end != '\t' && *end != '\n'; end++)
+        ;
+    *end = '\0';
+    return stat(interp, st);
+}
+
+/* An EXE record at buf + pos: the program the process runs (a path as it
+ * exec'd it), recognised by its file among the objects. */
 static int read_exe(model_vgrecord *v)
 {
     uint64_t len = v->buf[v->pos] & RECORD_STREAM_ADDR_MASK;
@@ -529,11 +577,15 @@ static int read_exe(model_vgrecord *v)
     if ((rc = need(v, words, &got)))
         return rc;
     if (!got)
-        return error_set(TEA_ERR_FORMAT, "%s: the stream ends inside a record", v->name);
+        return ended_inside(v);
     memcpy(path, v->buf + v->pos + 1, (size_t)len);
     path[len] = '\0';
     v->pos += words;
-    if (!v->have_exe && stat(path, &st) == 0) {
+    v->programs++;
+    free(v->program.exec_path);
+    if (!(v->program.exec_path = strdup(path)))
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    if (stat_program(path, &st) == 0) {
         v->exe_dev = st.st_dev;
         v->exe_ino = st.st_ino;
         v->have_exe = 1;
@@ -552,7 +604,7 @@ static int read_code(model_vgrecord *v)
     if ((rc = need(v, RECORD_STREAM_CODE_WORDS, &got)))
         return rc;
     if (!got)
-        return error_set(TEA_ERR_FORMAT, "%s: the stream ends inside a record", v->name);
+        return ended_inside(v);
     w = v->buf[v->pos];
     len = (unsigned)((w >> RECORD_STREAM_SIZE_SHIFT) & 0xff);
     if (len > RECORD_STREAM_CODE_BYTES)
@@ -579,7 +631,7 @@ static int read_instruction(model_vgrecord *v, pending_insn *out, int *got)
     int rc, have;
 
     *got = 0;
-    while (!v->stopped) {
+    while (!v->stopped && !v->exec_pending) {
         uint64_t w;
         if ((rc = need(v, 1, &have)))
             return rc;
@@ -621,6 +673,11 @@ static int read_instruction(model_vgrecord *v, pending_insn *out, int *got)
                 return rc;
             break;
         case RECORD_STREAM_EXE:
+            if (v->programs) {
+                /* the process exec'd: this program's part ends here */
+                v->exec_pending = 1;
+                return TEA_OK;
+            }
             if ((rc = read_exe(v)))
                 return rc;
             break;
@@ -633,6 +690,7 @@ static int read_instruction(model_vgrecord *v, pending_insn *out, int *got)
             if (v->kill_after && v->pid > 0 && !v->exited) {
                 kill(v->pid, SIGKILL);
                 v->killed = 1;
+                v->truncated_ok = 1;
             }
             break;
         default:
@@ -727,6 +785,96 @@ static int vgrecord_next(void *ctx, model_insn *u)
     else
         v->cur.have = 0;
     return 1;
+}
+
+/* Forgets the objects (their files closed). */
+static void free_objects(model_vgrecord *v)
+{
+    for (unsigned i = 0; i < v->object_count; i++) {
+        if (v->objects[i].file_open)
+            binary_elffile_close(&v->objects[i].file);
+        free(v->objects[i].pub.path);
+        free(v->objects[i].pub.build_id);
+    }
+    v->object_count = 0;
+}
+
+/* Forgets what the session knew of the program a process exec'd away
+ * from: its objects, decodings, register producers, statistics (but the
+ * words read) and where its region stood. */
+static void forget_program(model_vgrecord *v)
+{
+    uint64_t words = v->stats.words;
+
+    free_objects(v);
+    free(v->program.path);
+    free(v->program.build_id);
+    v->program.path = v->program.build_id = NULL;
+    v->program.load_bias = 0;
+    v->program.have_bias = 0;
+    memset(v->table, 0, v->table_cap * sizeof *v->table);
+    v->table_count = 0;
+    memset(v->last_writer, 0, sizeof v->last_writer);
+    v->seq = 0;
+    memset(&v->cur, 0, sizeof v->cur);
+    memset(&v->stats, 0, sizeof v->stats);
+    v->stats.words = words;
+    v->stopped = 0;
+    v->have_exe = 0;
+    v->exec_pending = 0;
+}
+
+/* Skips the record at buf + pos (after the region: nothing of it is
+ * kept), or reads it when it describes code or objects. */
+static int skip_record(model_vgrecord *v)
+{
+    uint64_t w = v->buf[v->pos];
+
+    v->stats.words++;
+    switch (w >> RECORD_STREAM_KIND_SHIFT) {
+    case RECORD_STREAM_INSN:
+    case RECORD_STREAM_WARM:
+    case RECORD_STREAM_LOAD:
+    case RECORD_STREAM_STORE:
+    case RECORD_STREAM_STOP:
+        v->pos++;
+        return TEA_OK;
+    case RECORD_STREAM_CODE:
+        return read_code(v);
+    case RECORD_STREAM_OBJECT:
+        return read_object(v);
+    default:
+        return error_set(TEA_ERR_FORMAT, "%s: unknown record kind %llu after %llu words", v->name,
+                         (unsigned long long)(w >> RECORD_STREAM_KIND_SHIFT), (unsigned long long)v->stats.words);
+    }
+}
+
+int model_vgrecord_next_program(model_vgrecord *v, int *exec)
+{
+    int got, rc;
+
+    *exec = 0;
+    while (!v->exec_pending) {
+        unsigned kind;
+        if ((rc = need(v, 1, &got)))
+            return rc;
+        if (!got)
+            return TEA_OK;
+        kind = (unsigned)(v->buf[v->pos] >> RECORD_STREAM_KIND_SHIFT);
+        if (kind != RECORD_STREAM_EXE)
+            rc = skip_record(v);
+        else if (v->programs)
+            v->exec_pending = 1;
+        else
+            rc = read_exe(v);
+        if (rc)
+            return rc;
+    }
+    forget_program(v);
+    if ((rc = read_exe(v)))
+        return rc;
+    *exec = 1;
+    return TEA_OK;
 }
 
 void model_vgrecord_set_warm(model_vgrecord *v, model_vgrecord_warm_fn fn, void *ctx)
@@ -834,6 +982,11 @@ static void build_args(char **args, char *text, size_t size, const model_vgrecor
     args[n++] = (char *)(opt->valgrind ? opt->valgrind : "valgrind");
     args[n++] = "--tool=" MODEL_VGRECORD_TOOL;
     args[n++] = "-q";
+    /* no gdbserver, whose FIFOs a killed Valgrind leaves behind */
+    args[n++] = "--vgdb=no";
+    /* execs are followed (the tool turns this off in forked children whose
+     * programs are not recorded) */
+    args[n++] = "--trace-children=yes";
     ADD_OPTION("--tea-fd=%d", fd);
     if (opt->skip)
         ADD_OPTION("--skip=%llu", (unsigned long long)opt->skip);
@@ -849,11 +1002,8 @@ static void build_args(char **args, char *text, size_t size, const model_vgrecor
         args[n++] = "--wait-start=yes";
     if (opt->thread)
         ADD_OPTION("--thread=%u", (unsigned)opt->thread);
-    if (opt->children_dir) {
-        args[n++] = "--trace-children=yes";
-        ADD_OPTION("--tea-children=%s", opt->children_dir);
-        ADD_OPTION("--tea-root=%ld", (long)getpid());
-    }
+    if (opt->children_socket)
+        ADD_OPTION("--tea-children=%s", opt->children_socket);
 #undef ADD_OPTION
     for (size_t i = 0; argv[i]; i++)
         args[n++] = argv[i];
@@ -868,7 +1018,7 @@ int model_vgrecord_spawn(model_vgrecord **out, char *const argv[], const model_v
     struct stat st;
     size_t argc = 0;
     char **args;
-    pid_t pid;
+    pid_t pid, parent;
     model_vgrecord *v;
     int rc;
 
@@ -895,8 +1045,8 @@ int model_vgrecord_spawn(model_vgrecord **out, char *const argv[], const model_v
                          "Debian package 'valgrind' is installed",
                          MODEL_VGRECORD_TOOL_FILE, opt->tool_dir ? opt->tool_dir : "no directory found");
     if ((opt->start_at ? strlen(opt->start_at) : 0) + (opt->stop_at ? strlen(opt->stop_at) : 0)
-            + (opt->children_dir ? strlen(opt->children_dir) : 0) + VALGRIND_ARGS * 32 >= sizeof text)
-        return error_set(TEA_ERR_USAGE, "the function names or the directory are too long");
+            + (opt->children_socket ? strlen(opt->children_socket) : 0) + VALGRIND_ARGS * 32 >= sizeof text)
+        return error_set(TEA_ERR_USAGE, "the function names are too long");
     while (argv[argc])
         argc++;
     if (!(args = calloc(argc + VALGRIND_ARGS, sizeof *args)))
@@ -907,6 +1057,7 @@ int model_vgrecord_spawn(model_vgrecord **out, char *const argv[], const model_v
     }
     fcntl(fds[0], F_SETPIPE_SZ, PIPE_BYTES);
     fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+    parent = getpid();
     pid = fork();
     if (pid < 0) {
         close(fds[0]);
@@ -915,7 +1066,11 @@ int model_vgrecord_spawn(model_vgrecord **out, char *const argv[], const model_v
         return error_set(TEA_ERR_IO, "cannot start valgrind: %s", strerror(errno));
     }
     if (pid == 0) {
-        /* built here: the tool tells the process started here (getpid) from its children */
+        /* Valgrind dies with tea record, whatever ends it (the kernel sends
+         * SIGKILL when this thread's process is gone) */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent)
+            _exit(127);
         build_args(args, text, sizeof text, opt, fds[1], argv);
         setenv("VALGRIND_LIB", opt->tool_dir, 1);
         execvp(valgrind, args);
@@ -1002,16 +1157,197 @@ void model_vgrecord_close(model_vgrecord *v)
         close(v->fd);
     if (v->cs_open)
         cs_close(&v->cs);
-    for (unsigned i = 0; i < v->object_count; i++) {
-        if (v->objects[i].file_open)
-            binary_elffile_close(&v->objects[i].file);
-        free(v->objects[i].pub.path);
-        free(v->objects[i].pub.build_id);
-    }
+    free_objects(v);
     free(v->program.path);
     free(v->program.build_id);
+    free(v->program.exec_path);
     free(v->table);
     free(v->buf);
     free(v->name);
     free(v);
+}
+
+/* --- forked children's streams ------------------------------------------------ */
+
+/* The socket's name: this prefix, tea record's pid and a per-process count
+ * (several recordings may run at once; the abstract namespace is shared by
+ * every process of the network namespace). */
+#define LISTENER_PREFIX "tea-record"
+#define LISTENER_NAME_MAX 64
+/* Connections the kernel queues before tea record accepts them. */
+#define LISTENER_BACKLOG 4096
+
+struct model_vgrecord_listener {
+    int fd;
+    char name[LISTENER_NAME_MAX];
+};
+
+int model_vgrecord_listen(model_vgrecord_listener **out)
+{
+    static atomic_uint serial;
+    model_vgrecord_listener *l = calloc(1, sizeof *l);
+    struct sockaddr_un addr;
+    size_t len;
+
+    *out = NULL;
+    if (!l)
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    snprintf(l->name, sizeof l->name, "%s-%ld-%u", LISTENER_PREFIX, (long)getpid(), atomic_fetch_add(&serial, 1));
+    len = strlen(l->name);
+    memset(&addr, 0, sizeof addr);
+    addr.sun_family = AF_UNIX;
+    memcpy(addr.sun_path + 1, l->name, len); /* sun_path[0] = 0: the abstract namespace, no file */
+    l->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (l->fd < 0 || bind(l->fd, (struct sockaddr *)&addr, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + len))
+        || listen(l->fd, LISTENER_BACKLOG)) {
+        int err = errno;
+        if (l->fd >= 0)
+            close(l->fd);
+        free(l);
+        return error_set(TEA_ERR_IO, "cannot open a socket for the children's streams: %s", strerror(err));
+    }
+    *out = l;
+    return TEA_OK;
+}
+
+const char *model_vgrecord_listener_name(const model_vgrecord_listener *l)
+{
+    return l->name;
+}
+
+int model_vgrecord_accept(model_vgrecord_listener *l, int timeout_ms, model_vgrecord **child, pid_t *pid)
+{
+    struct pollfd p = { l->fd, POLLIN, 0 };
+    struct ucred cred;
+    socklen_t size = sizeof cred;
+    char name[LISTENER_NAME_MAX];
+    int fd, rc;
+
+    *child = NULL;
+    *pid = 0;
+    rc = poll(&p, 1, timeout_ms);
+    if (rc < 0 && errno != EINTR)
+        return error_set(TEA_ERR_IO, "waiting for the children's streams: %s", strerror(errno));
+    if (rc <= 0)
+        return TEA_OK;
+    fd = accept4(l->fd, NULL, NULL, SOCK_CLOEXEC);
+    if (fd < 0)
+        return errno == EINTR || errno == EAGAIN || errno == ECONNABORTED
+                   ? TEA_OK
+                   : error_set(TEA_ERR_IO, "accepting a child's stream: %s", strerror(errno));
+    /* the child connected itself, right after its fork */
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &size) != 0) {
+        close(fd);
+        return error_set(TEA_ERR_IO, "a child's stream: %s", strerror(errno));
+    }
+    snprintf(name, sizeof name, "the stream of process %ld", (long)cred.pid);
+    if ((rc = session_init(child, fd, name))) {
+        close(fd);
+        return rc;
+    }
+    (*child)->cleanup = cleanup_add_child(cred.pid);
+    *pid = cred.pid;
+    return TEA_OK;
+}
+
+void model_vgrecord_listener_close(model_vgrecord_listener *l)
+{
+    if (!l)
+        return;
+    close(l->fd);
+    free(l);
+}
+
+/* --- processes left under Valgrind -------------------------------------------- */
+
+/* Fields of /proc/PID/stat after the command name: state, then the parent. */
+#define PROC_STAT_MAX 512
+
+/* The parent of process `pid`, or -1 when it is gone. */
+static pid_t parent_of(pid_t pid)
+{
+    char path[64], text[PROC_STAT_MAX], *close_paren;
+    long ppid;
+    ssize_t n;
+    int fd;
+
+    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+        return -1;
+    n = read(fd, text, sizeof text - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    text[n] = '\0';
+    /* "PID (COMMAND) STATE PPID ...": the command may hold spaces and parentheses */
+    if (!(close_paren = strrchr(text, ')')) || sscanf(close_paren + 1, " %*c %ld", &ppid) != 1)
+        return -1;
+    return (pid_t)ppid;
+}
+
+/* True when `pid` descends from `ancestor`. */
+static int descends_from(pid_t pid, pid_t ancestor)
+{
+    for (int depth = 0; pid > 1 && depth < PROC_STAT_MAX; depth++) {
+        pid = parent_of(pid);
+        if (pid == ancestor)
+            return 1;
+    }
+    return 0;
+}
+
+/* True when process `pid` runs the file `exe` (Valgrind with tea's tool). */
+static int runs_file(pid_t pid, const char *exe)
+{
+    char path[64], target[PATH_MAX];
+    ssize_t n;
+
+    snprintf(path, sizeof path, "/proc/%ld/exe", (long)pid);
+    n = readlink(path, target, sizeof target - 1);
+    if (n <= 0)
+        return 0;
+    target[n] = '\0';
+    return strcmp(target, exe) == 0;
+}
+
+int model_vgrecord_adopt_orphans(void)
+{
+    if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
+        return error_set(TEA_ERR_IO, "cannot adopt the program's orphaned processes: %s", strerror(errno));
+    return TEA_OK;
+}
+
+size_t model_vgrecord_kill_leftovers(const char *tool_dir)
+{
+    char tool[PATH_MAX], *real;
+    DIR *d;
+    struct dirent *e;
+    size_t killed = 0;
+    pid_t self = getpid();
+
+    if (!tool_dir || snprintf(tool, sizeof tool, "%s/%s", tool_dir, MODEL_VGRECORD_TOOL_FILE) >= (int)sizeof tool)
+        return 0;
+    if ((real = realpath(tool, NULL))) {
+        snprintf(tool, sizeof tool, "%s", real);
+        free(real);
+    }
+    if (!(d = opendir("/proc")))
+        return 0;
+    while ((e = readdir(d))) {
+        char *end;
+        long pid = strtol(e->d_name, &end, 10);
+        if (end == e->d_name || *end || pid <= 1 || pid == self)
+            continue;
+        if (runs_file((pid_t)pid, tool) && descends_from((pid_t)pid, self)) {
+            kill((pid_t)pid, SIGKILL);
+            /* reaped when it is a child (an orphan this process adopted) */
+            waitpid((pid_t)pid, NULL, WNOHANG);
+            killed++;
+        }
+    }
+    closedir(d);
+    /* the adopted orphans that have ended: reaped here, not left to init */
+    while (waitpid(-1, NULL, WNOHANG) > 0)
+        ;
+    return killed;
 }

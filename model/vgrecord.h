@@ -17,6 +17,12 @@
  *     wrote one of the registers it reads (register dataflow).
  * Valgrind and the model run in two processes, so the two pipeline on two
  * cores; the tool writes in 1 MiB batches.
+ *
+ * A process's stream holds every program it runs: an exec starts the next
+ * program's part with an EXE record. The source ends at the end of the
+ * region or at an exec; model_vgrecord_next_program then reads on to the
+ * next program, if any. Forked children have streams of their own
+ * (model_vgrecord_options.children_socket), read with model_vgrecord_open_fd.
  */
 #ifndef TEA_MODEL_VGRECORD_H
 #define TEA_MODEL_VGRECORD_H
@@ -45,8 +51,13 @@ typedef struct model_vgrecord_options {
     int wait_start;           /* start at tea_record_start() */
     int kill_after;           /* kill the program when recording ends */
     uint32_t thread;          /* Valgrind's thread number; 0: the main thread (1) */
-    const char *children_dir; /* --trace-children: children's FIFOs appear here as PID.fifo (NULL: none) */
+    const char *children_socket; /* --trace-children: the abstract Unix socket (its name without the
+                                    leading NUL) a forked child connects its stream to; NULL: forked
+                                    children record nothing and their execs run without Valgrind */
 } model_vgrecord_options;
+
+/* Most executable mappings a session keeps (later ones are not listed). */
+#define MODEL_VGRECORD_OBJECTS_MAX 256
 
 /* An executable file mapping code ran from. */
 typedef struct model_vgrecord_object {
@@ -59,7 +70,9 @@ typedef struct model_vgrecord_object {
 
 /* What the session learned about the traced program. */
 typedef struct model_vgrecord_program {
-    char *path;          /* the main executable */
+    char *exec_path;     /* the path the process exec'd: the program, or a script run by its
+                            interpreter (absolute; NULL before the stream names one) */
+    char *path;          /* the main executable, as mapped */
     char *build_id;      /* its ELF build-id in hex, or NULL */
     uint64_t load_bias;  /* of the main executable (0 for non-PIE) */
     int have_bias;
@@ -116,6 +129,13 @@ const model_vgrecord_object *model_vgrecord_objects(const model_vgrecord *v, siz
 
 const model_vgrecord_stats *model_vgrecord_get_stats(const model_vgrecord *v);
 
+/* After the source has ended (the region is over, the stream ended, or
+ * the process exec'd), reads on to the next program the process runs.
+ * *exec = 1 when there is one: the session now describes that program (its
+ * objects, program and statistics start afresh; the source can run again);
+ * 0 at the end of the stream. Errors as the source's. */
+int model_vgrecord_next_program(model_vgrecord *v, int *exec);
+
 /* Waits for Valgrind (and so the program) to end. *status is the program's
  * exit status (128 + signal number; -1 when it was killed after recording,
  * --kill-after). Errors: TEA_ERR_IO when Valgrind did not run. */
@@ -123,5 +143,43 @@ int model_vgrecord_wait(model_vgrecord *v, int *status);
 
 /* Closes the stream, kills Valgrind if it still runs, frees everything. */
 void model_vgrecord_close(model_vgrecord *v);
+
+/* --- forked children (--trace-children) ---------------------------------- */
+
+/* A Unix socket in the abstract namespace (no file) that forked children
+ * connect their streams to, each right after its fork (record/tearec.c). */
+typedef struct model_vgrecord_listener model_vgrecord_listener;
+
+/* Opens the socket. TEA_ERR_IO, TEA_ERR_NOMEM. */
+int model_vgrecord_listen(model_vgrecord_listener **out);
+
+/* Its name, for model_vgrecord_options.children_socket. */
+const char *model_vgrecord_listener_name(const model_vgrecord_listener *l);
+
+/* Waits up to timeout_ms (0: not at all) for a child's stream: *child is a
+ * session reading it (NULL when none came), *pid the child's process (by
+ * the socket's peer credentials), which an interrupt kills
+ * (common/cleanup.h). Streams are taken in the order they connected, and a
+ * child connects before it closes its parent's stream, so once every stream
+ * read so far has ended, a call with timeout 0 that finds none means no
+ * process is left to connect. Errors: TEA_ERR_IO, TEA_ERR_NOMEM. */
+int model_vgrecord_accept(model_vgrecord_listener *l, int timeout_ms, model_vgrecord **child, pid_t *pid);
+
+/* Closes the socket. Safe on NULL. */
+void model_vgrecord_listener_close(model_vgrecord_listener *l);
+
+/* --- processes left behind ------------------------------------------------- */
+
+/* Makes this process the reaper of the program's orphans (Linux's child
+ * subreaper), so that model_vgrecord_kill_leftovers finds every process the
+ * program started. Call before model_vgrecord_spawn. TEA_ERR_IO. */
+int model_vgrecord_adopt_orphans(void);
+
+/* Kills (SIGKILL) every process descended from this one that runs tea's
+ * tool from `tool_dir` (a forked copy of the program still running under
+ * Valgrind), so that no Valgrind outlives tea record, and reaps the
+ * adopted processes that have ended; returns how many it killed. Call once
+ * the program's own process has been waited for. */
+size_t model_vgrecord_kill_leftovers(const char *tool_dir);
 
 #endif

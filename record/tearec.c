@@ -18,6 +18,17 @@
  * tea_record_stop(). Afterwards the program runs on to its own end; the
  * instrumentation left in it only counts nothing and returns.
  *
+ * Programs and processes. tea record runs Valgrind with --trace-children=yes
+ * so that an exec is followed: the new program starts a new image of this
+ * tool, which goes on writing to the same stream (an EXE record first), and
+ * tea record keeps the program that ran last. The stream is kept among
+ * Valgrind's own descriptors, where the program cannot close or reuse it,
+ * open across exec, and each exec'd image is told its number. A forked
+ * child does not write to its parent's stream: with --tea-children=NAME it
+ * connects a stream of its own to tea record's socket NAME (in the abstract
+ * namespace: no file) and its programs are recorded there; without, its
+ * execs run without Valgrind and it records nothing.
+ *
  * Built without the C library against Valgrind's core (CMakeLists.txt): it
  * includes Valgrind's pub_tool_*.h headers and the stream format only.
  */
@@ -35,8 +46,28 @@
 #include "pub_tool_options.h"
 #include "pub_tool_threadstate.h"
 #include "pub_tool_vki.h"
+#include "pub_tool_vkiscnums.h"
+#include "pub_tool_xarray.h"
 
 #include "stream.h"
+
+/* Valgrind core internals beyond the tool interface. The tool is linked
+ * statically against this Valgrind's libcoregrind, so a mismatch fails at
+ * link time, never at run time:
+ *   - whether an exec is run under Valgrind (its --trace-children), cleared
+ *     in a forked child whose programs are not recorded;
+ *   - the options an exec'd image is started with, where the stream's
+ *     descriptor number is updated;
+ *   - the first descriptor of Valgrind's own (the program sees those below),
+ *     and the one holding the program's file, whose path it names;
+ *   - fcntl and raw system calls (connect has no tool wrapper). */
+extern Bool VG_(clo_trace_children);
+extern XArray *VG_(args_for_valgrind);
+extern Int VG_(cl_exec_fd); /* the program's file, open (its path for /proc/self/exe) */
+extern Int VG_(fd_hard_limit);
+extern Int VG_(fcntl)(Int fd, Int cmd, Addr arg);
+extern SysRes VG_(do_syscall)(UWord sysno, RegWord a1, RegWord a2, RegWord a3, RegWord a4, RegWord a5,
+                              RegWord a6, RegWord a7, RegWord a8);
 
 /* The output buffer, in words; flushed when fewer than BUF_SLACK remain (the
  * most one instruction and its accesses, or one object record, can add). */
@@ -48,6 +79,13 @@
 #define TOOL_FILE "/tearec-amd64-linux"
 /* The main thread in Valgrind's numbering. */
 #define MAIN_THREAD 1
+/* The option that names the stream's descriptor, and room for it with a
+ * number. */
+#define FD_OPTION "--tea-fd="
+#define FD_OPTION_MAX 32
+/* Names of functions the unwind tables give (binary/symbols.h): "fn_" and
+ * the entry's ELF address in hex. */
+#define FDE_NAME_PREFIX "fn_"
 
 typedef enum rec_state {
     REC_WAIT,    /* before the start condition */
@@ -68,8 +106,7 @@ static const HChar *clo_start_at = NULL;
 static const HChar *clo_stop_at = NULL;
 static Bool clo_wait_start = False;
 static Long clo_thread = MAIN_THREAD;
-static const HChar *clo_children = NULL; /* --trace-children: where children make their FIFOs */
-static Long clo_root = 0;                /* the pid of the process tea record started */
+static const HChar *clo_children = NULL; /* tea record's socket for children's streams, or NULL */
 
 static ULong buf[BUF_WORDS];
 static UInt buf_len = 0;
@@ -81,6 +118,13 @@ static ULong warm_left = 0;
 static ULong recorded = 0;
 static ULong threads_started = 0; /* Valgrind reports the main thread's creation too */
 static Bool cur_on = False;   /* the current instruction is recorded */
+
+static HChar fd_option[FD_OPTION_MAX]; /* "--tea-fd=N" for the images exec'd later */
+
+/* --start-at/--stop-at that name a function by its ELF address
+ * (FDE_NAME_PREFIX), matched in any object: */
+static Bool start_by_address = False, stop_by_address = False;
+static Addr start_address = 0, stop_address = 0;
 
 static Addr reported[MAX_REPORTED];
 static UInt reported_count = 0;
@@ -291,11 +335,41 @@ static void add_mem(IRSB *sb, IRExpr *addr, Int size, ULong kind, IRExpr *guard)
     addStmtToIRSB(sb, IRStmt_Dirty(di));
 }
 
-/* Is `pc` the entry of the function named `name`? */
-static Bool is_entry_of(Addr pc, const HChar *name)
+/* Parses "fn_HEX" (a function named by its ELF address) into *addr. */
+static Bool parse_address_name(const HChar *name, Addr *addr)
+{
+    const HChar *p = name + sizeof FDE_NAME_PREFIX - 1;
+    Addr a = 0;
+
+    if (!name || VG_(strncmp)(name, FDE_NAME_PREFIX, sizeof FDE_NAME_PREFIX - 1) != 0 || !*p)
+        return False;
+    for (; *p; p++) {
+        Int d = *p >= '0' && *p <= '9' ? *p - '0' : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10 : -1;
+        if (d < 0 || a >> 60)
+            return False;
+        a = a << 4 | (Addr)d;
+    }
+    *addr = a;
+    return True;
+}
+
+/* Is `pc` the ELF address `elf` of the object it lies in? */
+static Bool is_elf_address(Addr pc, Addr elf)
+{
+    DebugInfo *di = VG_(find_DebugInfo)(VG_(current_DiEpoch)(), pc);
+    return di && pc - (Addr)VG_(DebugInfo_get_text_bias)(di) == elf;
+}
+
+/* Is `pc` the entry of the function named `name`, or at the ELF address
+ * that names it (by_address)? */
+static Bool is_entry_of(Addr pc, const HChar *name, Bool by_address, Addr address)
 {
     const HChar *fn;
-    return name && VG_(get_fnname_if_entry)(VG_(current_DiEpoch)(), pc, &fn) && VG_(strcmp)(fn, name) == 0;
+    if (!name)
+        return False;
+    if (by_address && is_elf_address(pc, address))
+        return True;
+    return VG_(get_fnname_if_entry)(VG_(current_DiEpoch)(), pc, &fn) && VG_(strcmp)(fn, name) == 0;
 }
 
 static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const VexGuestLayout *layout,
@@ -331,9 +405,9 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
             IRDirty *di;
             report_object(pc);
             report_code(pc, len);
-            if (is_entry_of(pc, clo_start_at))
+            if (is_entry_of(pc, clo_start_at, start_by_address, start_address))
                 add_call0(sb, "tearec_start", on_start_symbol);
-            if (is_entry_of(pc, clo_stop_at))
+            if (is_entry_of(pc, clo_stop_at, stop_by_address, stop_address))
                 add_call0(sb, "tearec_stop", on_stop_symbol);
             di =
                 unsafeIRDirty_0_N(1, "tearec_insn", VG_(fnptr_to_fnentry)(on_insn),
@@ -411,14 +485,110 @@ static void tearec_thread_created(ThreadId parent, ThreadId child)
     threads_started++;
 }
 
-/* In a child of fork() the stream is the parent's: the child records
- * nothing and writes nothing. */
+/* Makes the images exec'd later use descriptor `fd` for the stream: the
+ * "--tea-fd=" entry of the options they are started with names it. */
+static void pass_fd_on(Int fd)
+{
+    Word n = VG_(sizeXA)(VG_(args_for_valgrind));
+
+    VG_(sprintf)(fd_option, "%s%d", FD_OPTION, fd);
+    for (Word i = 0; i < n; i++) {
+        HChar **arg = VG_(indexXA)(VG_(args_for_valgrind), i);
+        if (VG_(strncmp)(*arg, FD_OPTION, sizeof FD_OPTION - 1) == 0)
+            *arg = fd_option;
+    }
+}
+
+/* Moves the stream to a descriptor among Valgrind's own, which the program
+ * can neither close nor reuse, open across exec (no FD_CLOEXEC), and passes
+ * its number on. Where none is free, the stream stays where it is. */
+static void protect_stream(void)
+{
+    Int fd = clo_fd;
+
+    if (clo_fd < VG_(fd_hard_limit)) {
+        fd = VG_(fcntl)(clo_fd, VKI_F_DUPFD, (Addr)VG_(fd_hard_limit));
+        if (fd < 0)
+            fd = clo_fd;
+        else
+            VG_(close)(clo_fd);
+    }
+    VG_(fcntl)(fd, VKI_F_SETFD, 0);
+    clo_fd = fd;
+    pass_fd_on(fd);
+}
+
+/* Connects a new stream to tea record's socket (clo_children, a name in
+ * the abstract namespace); the descriptor, or -1. Never blocks for long:
+ * a listening socket takes the connection into its backlog, and without
+ * tea record it is refused. */
+static Int connect_child_stream(void)
+{
+    struct vki_sockaddr_un addr;
+    UInt len = (UInt)VG_(strlen)(clo_children);
+    Int fd;
+    SysRes res;
+
+    if (len + 1 > sizeof addr.sun_path)
+        return -1;
+    fd = VG_(socket)(VKI_AF_UNIX, VKI_SOCK_STREAM, 0);
+    if (fd < 0)
+        return -1;
+    VG_(memset)(&addr, 0, sizeof addr);
+    addr.sun_family = VKI_AF_UNIX;
+    VG_(memcpy)(addr.sun_path + 1, clo_children, len); /* sun_path[0] = 0: abstract */
+    do
+        res = VG_(do_syscall)(__NR_connect, (RegWord)fd, (RegWord)&addr,
+                              (RegWord)(sizeof addr.sun_family + 1 + len), 0, 0, 0, 0, 0);
+    while (sr_isError(res) && sr_Err(res) == VKI_EINTR);
+    if (sr_isError(res)) {
+        VG_(close)(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* In a child of fork() the stream is the parent's: this copy of the program
+ * records nothing. With --tea-children the child connects a stream of its
+ * own, which the programs it execs write to (the parent's copy is closed
+ * only afterwards, so that tea record sees the child before the parent's
+ * stream can end); without, its execs run without Valgrind. */
 static void tearec_fork_child(ThreadId tid)
 {
+    Int parent_fd = clo_fd, fd = clo_children ? connect_child_stream() : -1;
+
     (void)tid;
     buf_len = 0;
     state = REC_DONE;
+    cur_on = False;
     out_failed = True;
+    if (parent_fd >= 0)
+        VG_(close)(parent_fd);
+    clo_fd = fd;
+    if (fd >= 0)
+        protect_stream();
+    else
+        VG_(clo_trace_children) = False;
+}
+
+/* Before an exec the buffered records go out: the new image continues the
+ * stream, and the buffer dies with this one. */
+static void tearec_pre_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nArgs)
+{
+    (void)tid;
+    (void)args;
+    (void)nArgs;
+    if (syscallno == __NR_execve || syscallno == __NR_execveat)
+        flush();
+}
+
+static void tearec_post_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nArgs, SysRes res)
+{
+    (void)tid;
+    (void)syscallno;
+    (void)args;
+    (void)nArgs;
+    (void)res;
 }
 
 /* tea_record_start() / tea_record_stop() */
@@ -448,7 +618,6 @@ static Bool tearec_option(const HChar *arg)
     } else if VG_BOOL_CLO (arg, "--wait-start", clo_wait_start) {
     } else if VG_BINT_CLO (arg, "--thread", clo_thread, 1, VG_N_THREADS) {
     } else if VG_STR_CLO (arg, "--tea-children", clo_children) {
-    } else if VG_BINT_CLO (arg, "--tea-root", clo_root, 0, (1LL << 31)) {
     } else
         return False;
     return True;
@@ -464,22 +633,39 @@ static void tearec_usage(void)
                 "    --stop-at=FUNCTION       stop after the entry instruction of FUNCTION\n"
                 "    --wait-start=yes|no      start at tea_record_start() [no]\n"
                 "    --thread=N               the thread to record (Valgrind's numbering) [1]\n"
-                "    --tea-root=PID           the process tea record started; others are children\n"
-                "    --tea-children=DIR       children write their streams to FIFOs DIR/PID.fifo\n");
+                "    --tea-children=NAME      forked children connect their streams to the\n"
+                "                             abstract socket NAME (else they record nothing)\n");
 }
 
 static void tearec_debug_usage(void)
 {
 }
 
-/* Sends the path of the program this process runs (an EXE record). */
+/* Sends the path of the program this process runs (an EXE record),
+ * absolute: the file Valgrind opened (after its PATH search), else the
+ * name given, taken from this image's working directory when relative. */
 static void report_exe(void)
 {
-    const HChar *path = VG_(args_the_exename);
-    UInt len = path ? (UInt)VG_(strlen)(path) : 0;
+    const HChar *name = VG_(args_the_exename), *cwd = VG_(get_startup_wd)();
+    HChar path[RECORD_STREAM_PATH_MAX], link[64];
+    SSizeT n = -1;
+    UInt len;
 
-    if (!len || len >= RECORD_STREAM_PATH_MAX)
+    if (VG_(cl_exec_fd) >= 0) {
+        VG_(sprintf)(link, "/proc/self/fd/%d", VG_(cl_exec_fd));
+        n = VG_(readlink)(link, path, sizeof path - 1);
+    }
+    if (n > 0 && path[0] == '/')
+        path[n] = '\0';
+    else if (!name || !*name)
         return;
+    else if (name[0] != '/' && cwd && VG_(strlen)(cwd) + VG_(strlen)(name) + 2 <= sizeof path)
+        VG_(sprintf)(path, "%s/%s", cwd, name);
+    else if (VG_(strlen)(name) < sizeof path)
+        VG_(strcpy)(path, name);
+    else
+        return;
+    len = (UInt)VG_(strlen)(path);
     put(RECORD_STREAM_EXE << RECORD_STREAM_KIND_SHIFT | len);
     for (UInt i = 0; i < len; i += 8) {
         ULong w = 0;
@@ -489,40 +675,19 @@ static void report_exe(void)
     }
 }
 
-/* A child process (run by --trace-children after an exec): its stream goes
- * to a FIFO of its own, DIR/PID.fifo, which tea record finds and opens;
- * without a directory it records nothing. */
-static void open_child_stream(void)
-{
-    HChar path[RECORD_STREAM_PATH_MAX];
-    SysRes res;
-
-    clo_fd = -1;
-    if (!clo_children || VG_(strlen)(clo_children) + 32 >= sizeof path) {
-        out_failed = True;
-        return;
-    }
-    VG_(sprintf)(path, "%s/%d.fifo", clo_children, VG_(getpid)());
-    res = VG_(mknod)(path, VKI_S_IFIFO | 0600, 0);
-    if (!sr_isError(res))
-        res = VG_(open)(path, VKI_O_WRONLY, 0); /* waits for tea record */
-    if (sr_isError(res)) {
-        out_failed = True;
-        return;
-    }
-    clo_fd = (Int)sr_Res(res);
-}
-
 static void tearec_post_clo_init(void)
 {
-    if (clo_root && VG_(getpid)() != clo_root)
-        open_child_stream();
-    else if (clo_fd < 0)
+    if (clo_fd < 0)
         VG_(fmsg_bad_option)("--tea-fd", "tearec needs --tea-fd=N (it is started by tea record)\n");
-    if (out_failed) {
+    if (VG_(fcntl)(clo_fd, VKI_F_GETFD, 0) < 0) {
+        /* no stream: a program exec'd after tea record was gone */
+        out_failed = True;
         state = REC_DONE;
         return;
     }
+    protect_stream();
+    start_by_address = parse_address_name(clo_start_at, &start_address);
+    stop_by_address = parse_address_name(clo_stop_at, &stop_address);
     report_exe();
     state = (clo_start_at || clo_wait_start) ? REC_WAIT : REC_ON;
     if (state == REC_ON) {
@@ -549,6 +714,7 @@ static void tearec_pre_clo_init(void)
     VG_(needs_command_line_options)(tearec_option, tearec_usage, tearec_debug_usage);
     VG_(needs_client_requests)(tearec_client_request);
     VG_(track_pre_thread_ll_create)(tearec_thread_created);
+    VG_(needs_syscall_wrapper)(tearec_pre_syscall, tearec_post_syscall);
     VG_(atfork)(NULL, NULL, tearec_fork_child);
 }
 

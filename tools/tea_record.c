@@ -12,13 +12,13 @@
 #include "common/error.h"
 #include "common/progress.h"
 #include "model/core.h"
+#include "binary/symbols.h"
 #include "model/vgrecord.h"
 #include "trace/objects.h"
 #include "trace/trace.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
+#include <signal.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -36,9 +36,14 @@
  * (PREFIX/bin/tea, PREFIX/libexec/tea/valgrind). */
 #define RECORD_TOOL_SUBDIR "/../libexec/tea/valgrind"
 #define RECORD_SUFFIX ".tea"
-#define RECORD_FIFO_SUFFIX ".fifo"
-/* How often the children's FIFO directory is looked at. */
-#define RECORD_WATCH_NS 10000000L
+/* How long the root's recording waits for a child's stream at a time, ms. */
+#define RECORD_ACCEPT_MS 10
+/* tea record's exit status when the trace was written but the program
+ * exited with a non-zero status or was killed by a signal (docs). */
+#define RECORD_EXIT_PROGRAM_FAILED 3
+/* Names suggested for a --start-at that names no function. */
+#define RECORD_SUGGESTIONS 3
+#define NS_PER_S 1e9
 
 typedef struct record_request {
     const char *out_path;
@@ -52,13 +57,20 @@ typedef struct record_request {
     char **argv_all;      /* tea's own command line, for the header */
 } record_request;
 
-/* Everything the emit and progress callbacks need. */
+/* One process's recording: its stream, the programs it ran, its trace. */
 typedef struct record_run {
     const record_request *req;
     const char *out_path;
     model_vgrecord *session;
     trace_writer *writer;
-    double start;
+    int root;               /* the process tea record started (else a forked child) */
+    long pid;
+    double region_start;    /* when the traced program's first records came (monotonic s) */
+    double region_end;      /* when its region ended */
+    trace_exec *execs;      /* the programs run before the traced one */
+    size_t exec_count;
+    int status;             /* the root's exit status (model_vgrecord_wait) */
+    uint64_t instructions;  /* recorded of the traced program */
     progress_meter meter;   /* instructions recorded, towards --max-instructions */
 } record_run;
 
@@ -73,7 +85,15 @@ typedef struct record_run {
     "instructions and warms the model's caches and predictor with --warmup N more; it\n"                \
     "ends after --max-instructions N, at the entry of --stop-at FUNCTION (recorded) or at\n"            \
     "tea_record_stop(). The program then runs on to its end, unless --kill-after.\n"                    \
-    "--trace-children records each program a child executes into OUT.PID.tea.\n\n"                      \
+    "An exec is followed, as perf record follows one: when the program (a wrapper script,\n"           \
+    "env, a shim) execs another, the region starts afresh in the new program and the\n"              \
+    "trace holds the program that ran last (tea info lists the ones before it).\n"                     \
+    "--trace-children also records each forked child's programs into OUT.PID.tea.\n"                 \
+    "FUNCTION may be fn_HEX, a function of a stripped object named by its ELF address.\n\n"            \
+    "Exit status: 0 when the trace is written and the program exited with 0; 3 when the\n"           \
+    "trace is written but the program exited otherwise; 130 (SIGINT) or 143 (SIGTERM) when\n"        \
+    "recording was interrupted: the program is ended and the trace keeps what was recorded\n"         \
+    "(marked interrupted; a second signal aborts and removes it); 1 and 2 as every command.\n\n"     \
     "Options:\n"
 
 static double now(void)
@@ -115,6 +135,7 @@ static int open_writer(record_run *run)
         rc = trace_writer_open(&run->writer, run->out_path, &h, &req->write);
     trace_header_free(&h);
     free(command);
+    run->region_start = now();
     return rc;
 }
 
@@ -156,7 +177,7 @@ static const char *stop_reason(int stop)
     case MODEL_VGRECORD_STOP_REQUEST: return "stopped by tea_record_stop()";
     case MODEL_VGRECORD_STOP_EXIT: return "recorded to the program's end";
     default:
-        return "the stream ended early";
+        return cleanup_interrupted() ? "interrupted" : "the stream ended early";
     }
 }
 
@@ -213,66 +234,230 @@ static void warm(void *ctx, const model_insn *insn)
     model_core_warm(ctx, insn);
 }
 
-/* Runs the model over the session's stream to its end and finishes the
- * trace (objects, thread). `root`: the process tea record started, whose
- * Valgrind is waited for (*status as model_vgrecord_wait) before finishing. */
-static int run_model(record_run *run, model_core **core, int root, int *status)
+/* --- --start-at that recorded nothing ------------------------------------- */
+
+/* Whether object `path` has a function `name` (or fn_HEX at that ELF
+ * address); *fn_name gets a close name when it has none. */
+static int object_has_function(const char *path, const char *name, const char **close, size_t *nclose,
+                               binary_symbols **keep)
+{
+    binary_symbols *s;
+    size_t idx;
+
+    *keep = NULL;
+    if (binary_symbols_open(&s, path)) {
+        error_clear();
+        return 0;
+    }
+    if (binary_symbols_find_name(s, name, &idx, 1)) {
+        binary_symbols_close(s);
+        return 1;
+    }
+    if (*nclose < RECORD_SUGGESTIONS)
+        *nclose += binary_symbols_suggest(s, name, close + *nclose, RECORD_SUGGESTIONS - *nclose);
+    *keep = s; /* the suggestions point into it */
+    return 0;
+}
+
+/* Says why a --start-at recorded nothing: no object of the program has the
+ * function (with close names), or it was never reached. */
+static void explain_start_at(const record_run *run)
+{
+    const char *name = run->req->vg.start_at, *close[RECORD_SUGGESTIONS];
+    binary_symbols *keep[MODEL_VGRECORD_OBJECTS_MAX];
+    size_t count, nclose = 0, nkeep = 0;
+    const model_vgrecord_object *objs = model_vgrecord_objects(run->session, &count);
+    const char *where = NULL;
+
+    for (size_t i = 0; i < count && !where; i++) {
+        binary_symbols *s;
+        if (object_has_function(objs[i].path, name, close, &nclose, &s))
+            where = objs[i].path;
+        else if (s)
+            keep[nkeep++] = s;
+    }
+    if (where)
+        fprintf(stderr, "tea record: --start-at %s: the function (in %s) was never reached\n", name, where);
+    else {
+        fprintf(stderr, "tea record: --start-at %s: no function of that name in the program's %zu objects", name,
+                count);
+        for (size_t i = 0; i < nclose; i++)
+            fprintf(stderr, "%s%s", i ? ", " : " (did you mean: ", close[i]);
+        fprintf(stderr, "%s\n", nclose ? ")" : "");
+    }
+    for (size_t i = 0; i < nkeep; i++)
+        binary_symbols_close(keep[i]);
+}
+
+/* --- one process's stream ---------------------------------------------------- */
+
+/* Runs the model over the current program's part of the stream, into a
+ * new trace (opened at its first records). */
+static int run_program(record_run *run, model_core **core)
 {
     model_source src = model_vgrecord_source(run->session);
     int rc;
 
-    *status = 0;
     if ((rc = model_core_create(core, &run->req->model, &src)))
         return rc;
     model_vgrecord_set_warm(run->session, warm, *core);
-    if (root) {
-        progress_start(&run->meter, run->req->progress, stderr, "tea record", "instructions",
-                       run->req->vg.max_instructions);
+    if (run->root)
         model_core_set_progress(*core, progress, run);
-    }
     rc = model_core_run(*core, 0, 0, emit, run);
-    progress_end(&run->meter);
-    if (rc == TEA_OK && root)
-        rc = model_vgrecord_wait(run->session, status);
-    if (rc == TEA_OK && (!run->writer || model_vgrecord_get_stats(run->session)->instructions == 0))
-        rc = error_set(TEA_ERR_IO, "no instruction was recorded (%s)",
-                       stop_reason(model_vgrecord_get_stats(run->session)->stop));
-    if (rc == TEA_OK)
-        rc = add_objects(run);
-    if (rc == TEA_OK && model_vgrecord_get_stats(run->session)->threads_seen)
-        rc = trace_writer_set_thread(run->writer, run->req->vg.thread ? run->req->vg.thread : 1,
-                                     model_vgrecord_get_stats(run->session)->threads_seen);
-    if (rc == TEA_OK) {
-        rc = trace_writer_finish(run->writer, NULL);
-        run->writer = NULL;
-    }
+    run->region_end = now();
+    run->instructions = model_vgrecord_get_stats(run->session)->instructions;
     return rc;
 }
 
-/* --- --trace-children ------------------------------------------------------ */
+/* The process exec'd: what was recorded of the program it left is dropped
+ * and the program is listed in the run. */
+static int note_exec(record_run *run, const char *left, uint64_t instructions)
+{
+    trace_exec *grown = realloc(run->execs, (run->exec_count + 1) * sizeof *grown);
+    char *path = strdup(left ? left : "?");
 
-/* A child process's recording: its FIFO, its thread, its trace. */
+    if (grown)
+        run->execs = grown;
+    if (!grown || !path) {
+        free(path);
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    }
+    grown[run->exec_count].path = path;
+    grown[run->exec_count++].instructions = instructions;
+    trace_writer_abort(run->writer);
+    run->writer = NULL;
+    if (run->req->progress != PROGRESS_OFF) {
+        const char *next = model_vgrecord_get_program(run->session)->exec_path;
+        if (run->root)
+            fprintf(stderr, "tea record: %s exec'd %s (%llu instructions recorded before, dropped): recording it\n",
+                    path, next ? next : "?", (unsigned long long)instructions);
+        else
+            fprintf(stderr, "tea record: child %ld: %s exec'd %s\n", run->pid, path, next ? next : "?");
+    }
+    progress_restart(&run->meter, run->req->vg.max_instructions);
+    return TEA_OK;
+}
+
+/* Reads a process's stream to its end: every program it runs in turn, the
+ * last one's region into the trace. */
+static int follow_programs(record_run *run, model_core **core)
+{
+    int rc, exec;
+
+    for (;;) {
+        uint64_t recorded;
+        char *left;
+        if ((rc = run_program(run, core)))
+            return rc;
+        recorded = run->instructions;
+        left = model_vgrecord_get_program(run->session)->exec_path
+                   ? strdup(model_vgrecord_get_program(run->session)->exec_path)
+                   : NULL;
+        rc = model_vgrecord_next_program(run->session, &exec);
+        if (rc == TEA_OK && exec) {
+            model_core_free(*core);
+            *core = NULL;
+            rc = note_exec(run, left, recorded);
+        }
+        free(left);
+        if (rc || !exec)
+            return rc;
+    }
+}
+
+/* Writes the run's facts, objects and thread and finishes the trace. */
+static int finish_trace(record_run *run)
+{
+    const model_vgrecord_stats *vs = model_vgrecord_get_stats(run->session);
+    trace_run facts;
+    int rc;
+
+    memset(&facts, 0, sizeof facts);
+    facts.execs = run->execs;
+    facts.exec_count = run->exec_count;
+    facts.interrupted = (uint32_t)cleanup_interrupted();
+    if (run->root && run->status >= 0 && !facts.interrupted) {
+        facts.has_exit_status = 1;
+        facts.exit_status = (uint32_t)run->status;
+    }
+    if (run->region_end > run->region_start)
+        facts.region_ns = (uint64_t)((run->region_end - run->region_start) * NS_PER_S);
+    if ((rc = add_objects(run)) || (rc = trace_writer_set_run(run->writer, &facts)))
+        return rc;
+    if (vs->threads_seen
+        && (rc = trace_writer_set_thread(run->writer, run->req->vg.thread ? run->req->vg.thread : 1,
+                                         vs->threads_seen)))
+        return rc;
+    rc = trace_writer_finish(run->writer, NULL);
+    run->writer = NULL;
+    return rc;
+}
+
+/* Records one process's stream into its trace. `root`: the process tea
+ * record started, whose Valgrind is waited for (run->status as
+ * model_vgrecord_wait). */
+static int record_stream(record_run *run, model_core **core)
+{
+    int rc;
+
+    run->status = 0;
+    if (run->root)
+        progress_start(&run->meter, run->req->progress, stderr, "tea record", "instructions",
+                       run->req->vg.max_instructions);
+    rc = follow_programs(run, core);
+    progress_end(&run->meter);
+    if (rc == TEA_OK && run->root)
+        rc = model_vgrecord_wait(run->session, &run->status);
+    if (rc == TEA_OK && (!run->writer || run->instructions == 0)) {
+        if (run->root && run->req->vg.start_at && !cleanup_interrupted())
+            explain_start_at(run);
+        rc = error_set(TEA_ERR_IO, "no instruction was recorded (%s)",
+                       stop_reason(model_vgrecord_get_stats(run->session)->stop));
+    }
+    if (rc == TEA_OK)
+        rc = finish_trace(run);
+    return rc;
+}
+
+static void free_run(record_run *run)
+{
+    trace_writer_abort(run->writer);
+    run->writer = NULL;
+    model_vgrecord_close(run->session);
+    run->session = NULL;
+    for (size_t i = 0; i < run->exec_count; i++)
+        free((char *)run->execs[i].path);
+    free(run->execs);
+    run->execs = NULL;
+    run->exec_count = 0;
+}
+
+/* --- --trace-children -------------------------------------------------------- */
+
+/* A forked child's recording: its stream, its thread, its trace. */
 typedef struct child_run {
     record_run run;
-    char *fifo;
     char *out_path;            /* OUT.PID.tea */
-    long pid;
     pthread_t thread;
     int rc;
-    uint64_t instructions;
+    int programs;              /* it ran a program of its own (an exec) */
     char message[256];         /* the error, when rc != 0 */
     struct child_run *next;
 } child_run;
 
-/* Children's FIFOs appear in `dir`; a watcher thread starts a child_run for
- * each. */
+/* The children's streams: taken by a thread while the root records, then by
+ * children_finish. */
 typedef struct children {
     const record_request *req;
-    char dir[PATH_MAX];
-    pthread_t watcher;
-    int watching;
+    model_vgrecord_listener *listener;
+    pthread_t acceptor;
+    int accepting;             /* the acceptor thread runs */
     atomic_int stop;
+    pthread_mutex_t lock;
+    pthread_cond_t ended;      /* a child's thread ended */
+    unsigned running;          /* child threads not yet ended */
     child_run *list;
+    size_t forks_without_program;
 } children;
 
 /* OUT.PID.tea of `out` ("x.tea" gives "x.PID.tea"). */
@@ -288,175 +473,249 @@ static char *child_output(const char *out, long pid)
     return path;
 }
 
-/* A child's thread: opens its FIFO (waiting for the tool to open the other
- * end), then models its stream into its own trace. */
+typedef struct child_arg {
+    children *ch;
+    child_run *c;
+} child_arg;
+
+/* A child's thread: models its stream into its own trace. A child that
+ * never ran a program (a fork that did not exec) leaves nothing. */
 static void *child_main(void *arg)
 {
-    child_run *c = arg;
+    child_arg a = *(child_arg *)arg;
+    child_run *c = a.c;
     model_core *core = NULL;
-    int status, fd = open(c->fifo, O_RDONLY | O_CLOEXEC);
 
-    if (fd < 0) {
-        c->rc = error_set(TEA_ERR_IO, "%s: %s", c->fifo, strerror(errno));
-    } else {
-        unlink(c->fifo);
-        if ((c->rc = model_vgrecord_open_fd(&c->run.session, fd, c->fifo)) == TEA_OK) {
-            c->rc = run_model(&c->run, &core, 0, &status);
-            c->instructions = model_vgrecord_get_stats(c->run.session)->instructions;
-        } else {
-            close(fd);
-        }
-    }
+    free(arg);
+    c->rc = record_stream(&c->run, &core);
+    c->programs = model_vgrecord_get_program(c->run.session)->exec_path != NULL;
     if (c->rc)
         snprintf(c->message, sizeof c->message, "%s", error_message());
-    trace_writer_abort(c->run.writer);
-    c->run.writer = NULL;
     model_core_free(core);
-    model_vgrecord_close(c->run.session);
-    c->run.session = NULL;
+    free_run(&c->run);
+    pthread_mutex_lock(&a.ch->lock);
+    a.ch->running--;
+    pthread_cond_broadcast(&a.ch->ended);
+    pthread_mutex_unlock(&a.ch->lock);
     return NULL;
 }
 
-/* Starts a child_run for every new FIFO in the directory. */
-static void scan_children(children *ch)
+/* Starts a thread recording a child's stream. */
+static int start_child(children *ch, model_vgrecord *session, pid_t pid)
 {
-    DIR *d = opendir(ch->dir);
-    struct dirent *e;
+    child_run *c = calloc(1, sizeof *c);
+    child_arg *arg = malloc(sizeof *arg);
 
-    if (!d)
-        return;
-    while ((e = readdir(d))) {
-        char *end;
-        long pid = strtol(e->d_name, &end, 10);
-        child_run *c;
-        int known = 0;
-        if (end == e->d_name || strcmp(end, RECORD_FIFO_SUFFIX))
-            continue;
-        for (c = ch->list; c; c = c->next)
-            known |= c->pid == pid;
-        if (known || !(c = calloc(1, sizeof *c)))
-            continue;
-        c->pid = pid;
-        c->fifo = malloc(strlen(ch->dir) + strlen(e->d_name) + 2);
-        c->out_path = child_output(ch->req->out_path, pid);
-        if (!c->fifo || !c->out_path) {
-            free(c->fifo);
-            free(c->out_path);
-            free(c);
-            continue;
-        }
-        sprintf(c->fifo, "%s/%s", ch->dir, e->d_name);
-        c->run.req = ch->req;
-        c->run.out_path = c->out_path;
-        c->run.start = now();
-        if (pthread_create(&c->thread, NULL, child_main, c) != 0) {
-            free(c->fifo);
-            free(c->out_path);
-            free(c);
-            continue;
-        }
-        c->next = ch->list;
-        ch->list = c;
+    if (cleanup_interrupted())
+        kill(pid, SIGKILL); /* connected while recording was being interrupted */
+    if (!c || !arg || !(c->out_path = child_output(ch->req->out_path, pid))) {
+        free(c);
+        free(arg);
+        model_vgrecord_close(session);
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     }
-    closedir(d);
-}
-
-static void *watch_children(void *arg)
-{
-    children *ch = arg;
-    const struct timespec pause = { 0, RECORD_WATCH_NS };
-    while (!atomic_load(&ch->stop)) {
-        scan_children(ch);
-        nanosleep(&pause, NULL);
-    }
-    scan_children(ch);
-    return NULL;
-}
-
-/* Makes the FIFO directory and starts watching it. */
-static int children_start(children *ch, const record_request *req)
-{
-    const char *tmp = getenv("TMPDIR");
-    memset(ch, 0, sizeof *ch);
-    ch->req = req;
-    atomic_init(&ch->stop, 0);
-    snprintf(ch->dir, sizeof ch->dir, "%s/tea-record-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(ch->dir))
-        return error_set(TEA_ERR_IO, "cannot create a directory for the children's streams: %s", strerror(errno));
-    cleanup_add_dir(ch->dir);
-    if (pthread_create(&ch->watcher, NULL, watch_children, ch) != 0) {
-        rmdir(ch->dir);
+    c->run.req = ch->req;
+    c->run.out_path = c->out_path;
+    c->run.session = session;
+    c->run.pid = pid;
+    *arg = (child_arg){ ch, c };
+    pthread_mutex_lock(&ch->lock);
+    if (pthread_create(&c->thread, NULL, child_main, arg) != 0) {
+        pthread_mutex_unlock(&ch->lock);
+        model_vgrecord_close(session);
+        free(c->out_path);
+        free(c);
+        free(arg);
         return error_set(TEA_ERR_IO, "cannot start a thread");
     }
-    ch->watching = 1;
+    ch->running++;
+    c->next = ch->list;
+    ch->list = c;
+    pthread_mutex_unlock(&ch->lock);
     return TEA_OK;
 }
 
-/* Waits for every child's recording (they end when the children do), says
- * what each wrote, and removes the directory. */
+/* Takes one child's stream if one comes within timeout_ms; *took = 1 then. */
+static int take_child(children *ch, int timeout_ms, int *took)
+{
+    model_vgrecord *session;
+    pid_t pid;
+    int rc = model_vgrecord_accept(ch->listener, timeout_ms, &session, &pid);
+
+    *took = rc == TEA_OK && session;
+    if (rc || !session)
+        return rc;
+    return start_child(ch, session, pid);
+}
+
+/* The acceptor thread, while the root records. */
+static void *accept_children(void *arg)
+{
+    children *ch = arg;
+    int took;
+    while (!atomic_load(&ch->stop))
+        if (take_child(ch, RECORD_ACCEPT_MS, &took))
+            fprintf(stderr, "tea record: %s\n", error_message());
+    return NULL;
+}
+
+/* Opens the socket children connect to and starts taking their streams. */
+static int children_start(children *ch, const record_request *req)
+{
+    int rc;
+    memset(ch, 0, sizeof *ch);
+    ch->req = req;
+    atomic_init(&ch->stop, 0);
+    pthread_mutex_init(&ch->lock, NULL);
+    pthread_cond_init(&ch->ended, NULL);
+    if ((rc = model_vgrecord_listen(&ch->listener)))
+        return rc;
+    if (pthread_create(&ch->acceptor, NULL, accept_children, ch) != 0)
+        return error_set(TEA_ERR_IO, "cannot start a thread");
+    ch->accepting = 1;
+    return TEA_OK;
+}
+
+/* Once the root has ended: takes the streams of children still to come
+ * until every child's stream has ended and none waits to connect. */
+static void children_drain(children *ch)
+{
+    int took;
+    if (ch->accepting) {
+        atomic_store(&ch->stop, 1);
+        pthread_join(ch->acceptor, NULL);
+        ch->accepting = 0;
+    }
+    for (;;) {
+        unsigned running;
+        pthread_mutex_lock(&ch->lock);
+        running = ch->running;
+        pthread_mutex_unlock(&ch->lock);
+        if (take_child(ch, running ? RECORD_ACCEPT_MS : 0, &took))
+            fprintf(stderr, "tea record: %s\n", error_message());
+        else if (!running && !took)
+            break;
+    }
+}
+
+/* Waits for every child's recording, says what each wrote, and closes the
+ * socket. */
 static void children_finish(children *ch, int quiet)
 {
-    if (!ch->watching)
+    if (!ch->listener)
         return;
-    atomic_store(&ch->stop, 1);
-    pthread_join(ch->watcher, NULL);
+    children_drain(ch);
     while (ch->list) {
         child_run *c = ch->list;
         ch->list = c->next;
         pthread_join(c->thread, NULL);
-        if (c->rc)
-            fprintf(stderr, "tea record: child %ld: %s\n", c->pid, c->message);
+        if (!c->programs)
+            ch->forks_without_program++;
+        else if (c->rc)
+            fprintf(stderr, "tea record: child %ld: %s\n", c->run.pid, c->message);
         else if (!quiet)
-            fprintf(stderr, "tea record: child %ld: %s: %llu instructions\n", c->pid, c->out_path,
-                    (unsigned long long)c->instructions);
-        free(c->fifo);
+            fprintf(stderr, "tea record: child %ld: %s: %llu instructions\n", c->run.pid, c->out_path,
+                    (unsigned long long)c->run.instructions);
         free(c->out_path);
         free(c);
     }
-    rmdir(ch->dir);
-    ch->watching = 0;
+    if (ch->forks_without_program && !quiet)
+        fprintf(stderr, "tea record: %zu forked process%s ran no program of %s own (nothing to record)\n",
+                ch->forks_without_program, ch->forks_without_program == 1 ? "" : "es",
+                ch->forks_without_program == 1 ? "its" : "their");
+    model_vgrecord_listener_close(ch->listener);
+    ch->listener = NULL;
+    pthread_mutex_destroy(&ch->lock);
+    pthread_cond_destroy(&ch->ended);
 }
 
-static int record(record_request *req)
+/* --- the command ------------------------------------------------------------- */
+
+/* The summary line (unless -q) and what the program's end means. */
+static void summarize(const record_run *run, const model_core *core)
 {
-    record_run run = { req, req->out_path, NULL, NULL, now(), { 0 } };
+    const model_stats *s = model_core_stats(core);
+    const model_vgrecord_stats *vs = model_vgrecord_get_stats(run->session);
+    double region = run->region_end - run->region_start;
+
+    fprintf(stderr,
+            "tea record: %s: %llu instructions in %llu cycles (IPC %.2f), %.2f M instructions/s; "
+            "%llu static instructions (%llu not decodable), %llu objects; %s\n",
+            run->out_path, (unsigned long long)s->instructions, (unsigned long long)s->cycles,
+            s->cycles ? (double)s->committed / (double)s->cycles : 0.0,
+            region > 0 ? (double)s->instructions / region / 1e6 : 0.0, (unsigned long long)vs->static_insns,
+            (unsigned long long)vs->undecodable, (unsigned long long)vs->objects, stop_reason(vs->stop));
+}
+
+/* What tea record ends with once the trace is written. */
+static int finished_status(const record_run *run)
+{
+    int sig = cleanup_interrupted();
+
+    if (sig) {
+        fprintf(stderr, "tea record: interrupted (%s): the program was ended; %s keeps the %llu instructions "
+                        "recorded until then\n",
+                sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal", run->out_path,
+                (unsigned long long)run->instructions);
+        return cleanup_exit_status(sig);
+    }
+    if (run->status == -1) {
+        if (run->req->progress != PROGRESS_OFF)
+            fprintf(stderr, "tea record: the program was killed after recording (--kill-after)\n");
+        return CLI_EXIT_OK;
+    }
+    if (run->status != 0) {
+        fprintf(stderr, "tea record: the program %s %d; the trace is written (exit status %d)\n",
+                run->status > 128 ? "was killed by signal" : "exited with status",
+                run->status > 128 ? run->status - 128 : run->status, RECORD_EXIT_PROGRAM_FAILED);
+        return RECORD_EXIT_PROGRAM_FAILED;
+    }
+    return CLI_EXIT_OK;
+}
+
+/* Records the program (and, with --trace-children, its children); *exit is
+ * the command's exit status when the root's trace is written. */
+static int record(record_request *req, int *exit_status)
+{
+    record_run run;
     model_core *core = NULL;
     char *tool_dir = find_tool_dir();
     children ch;
-    int rc, status = 0;
+    size_t leftovers;
+    int rc;
 
+    memset(&run, 0, sizeof run);
+    run.req = req;
+    run.out_path = req->out_path;
+    run.root = 1;
     memset(&ch, 0, sizeof ch);
     req->vg.tool_dir = tool_dir;
+    cleanup_keep_on_interrupt();
+    if ((rc = model_vgrecord_adopt_orphans()))
+        goto done;
     if (req->trace_children) {
         if ((rc = children_start(&ch, req)))
             goto done;
-        req->vg.children_dir = ch.dir;
+        req->vg.children_socket = model_vgrecord_listener_name(ch.listener);
     }
     if ((rc = model_vgrecord_spawn(&run.session, req->argv, &req->vg)))
         goto done;
-    rc = run_model(&run, &core, 1, &status);
-    if (rc == TEA_OK && req->progress != PROGRESS_OFF) {
-        const model_stats *s = model_core_stats(core);
-        const model_vgrecord_stats *vs = model_vgrecord_get_stats(run.session);
-        double elapsed = now() - run.start;
-        fprintf(stderr,
-                "tea record: %s: %llu instructions in %llu cycles (IPC %.2f), %.2f M instructions/s; "
-                "%llu static instructions (%llu not decodable), %llu objects; %s\n",
-                req->out_path, (unsigned long long)s->instructions, (unsigned long long)s->cycles,
-                s->cycles ? (double)s->committed / (double)s->cycles : 0.0,
-                elapsed > 0 ? (double)s->instructions / elapsed / 1e6 : 0.0,
-                (unsigned long long)vs->static_insns, (unsigned long long)vs->undecodable,
-                (unsigned long long)vs->objects, stop_reason(vs->stop));
-        if (status == -1)
-            fprintf(stderr, "tea record: the program was killed after recording (--kill-after)\n");
-        else if (status != 0)
-            fprintf(stderr, "tea record: warning: the program exited with status %d\n", status);
+    rc = record_stream(&run, &core);
+    if (rc == TEA_OK) {
+        if (req->progress != PROGRESS_OFF)
+            summarize(&run, core);
+        *exit_status = finished_status(&run);
     }
 done:
-    trace_writer_abort(run.writer);
+    free_run(&run);
     model_core_free(core);
-    model_vgrecord_close(run.session);
+    if (cleanup_interrupted())
+        model_vgrecord_kill_leftovers(tool_dir); /* children still running end too */
     children_finish(&ch, req->progress == PROGRESS_OFF);
+    leftovers = model_vgrecord_kill_leftovers(tool_dir);
+    if (leftovers && req->progress != PROGRESS_OFF)
+        fprintf(stderr, "tea record: ended %zu process%s the program left running under Valgrind\n", leftovers,
+                leftovers == 1 ? "" : "es");
     free(tool_dir);
     return rc;
 }
@@ -464,7 +723,7 @@ done:
 int cmd_tea_record(int argc, char **argv)
 {
     record_request req;
-    int rc;
+    int rc, exit_status = CLI_EXIT_OK;
     const cli_option options[] = {
         CLI_OPTION_OUTPUT("OUT", &req.out_path, "trace to write (default record.tea)"),
         CLI_OPTION_TRACE_FORMAT("format", &req.write.format, "native (default) or tracedoctor"),
@@ -481,7 +740,7 @@ int cmd_tea_record(int argc, char **argv)
         CLI_FLAG("wait-start", 0, &req.vg.wait_start, "start recording at tea_record_start() (include/tea_record.h)"),
         CLI_FLAG("kill-after", 0, &req.vg.kill_after, "kill the program when recording stops"),
         CLI_FLAG("trace-children", 0, &req.trace_children,
-                 "record each program a child process executes into OUT.PID.tea\n(the same region options apply)"),
+                 "also record the programs of forked child processes, each\nchild into OUT.PID.tea (the same region options apply)"),
         CLI_UINT("thread", "N", &req.vg.thread, 1, UINT32_MAX, "invalid thread number '%s'",
                  "record Valgrind's thread N (default 1, the main thread)"),
         CLI_STRING("valgrind", 0, "PATH", &req.vg.valgrind, "the valgrind to run (default: valgrind in PATH)"),
@@ -504,7 +763,10 @@ int cmd_tea_record(int argc, char **argv)
     if (model_config_check(&req.model))
         return cli_usage_error(argv[0], "%s", error_message());
     req.argv = argv + optind;
-    if ((rc = record(&req)))
-        return cli_fail(argv[0], rc);
-    return CLI_EXIT_OK;
+    if ((rc = record(&req, &exit_status))) {
+        exit_status = cli_fail(argv[0], rc);
+        if (cleanup_interrupted())
+            exit_status = cleanup_exit_status(cleanup_interrupted());
+    }
+    return exit_status;
 }

@@ -157,16 +157,21 @@ for t in "$@"; do
 done
 [ "$(tail -n 1 c2.txt)" = done ] || fail "--trace-children: the second child did not run to its end"
 
-# killing tea record stops Valgrind and leaves no temporary files
+# SIGTERM stops Valgrind and keeps what was recorded (record_programs.sh
+# covers interrupts in full): the trace and nothing else
 mkdir killdir
 "$TEA" record -q -o killdir/k.tea -- ./prog plain killdir/out.txt 100000000 2>/dev/null &
 pid=$!
 sleep 3
 kill -TERM $pid
 wait $pid
+status=$?
+[ "$status" -eq 143 ] || fail "SIGTERM: tea record exited $status, expected 143"
 sleep 1
 pgrep -f "tearec.*killdir/out.txt" >/dev/null && fail "valgrind still runs after tea record was killed"
-[ -z "$(ls -A killdir | grep -v '^out.txt$')" ] || fail "files left after tea record was killed: $(ls -A killdir)"
+[ "$(ls -A killdir | grep -v '^out.txt$')" = k.tea ] || fail "after SIGTERM: $(ls -A killdir), expected k.tea"
+run 0 "$TEA" info killdir/k.tea
+contains out.txt "interrupted by SIGTERM"
 # progress: on a terminal, the share of --max-instructions and a rate; nothing
 # when stderr is a file. (The two traces are not compared: under script(1)
 # the program's environment differs, and with it its stack addresses.)

@@ -1,8 +1,10 @@
 /*
  * test_common.c: error messages, the random number generator, atomic output
- * files, the JSON writer, CSV fields and exact arithmetic.
+ * files, the JSON writer, CSV fields and exact arithmetic, and what
+ * signals clean up (in a child process: the handlers end it).
  */
 #include "testutil.h"
+#include "common/cleanup.h"
 #include "common/csv.h"
 #include "common/error.h"
 #include "common/exact.h"
@@ -13,9 +15,12 @@
 #include "common/textline.h"
 #include "common/threads.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static void error_messages_compose(void **state)
@@ -392,6 +397,61 @@ static void progress_modes_and_line(void **state)
     fclose(f);
 }
 
+/* A process that sleeps until killed; its pid. */
+static pid_t sleeper(void)
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        for (;;)
+            pause();
+    }
+    return pid;
+}
+
+/* Under cleanup_keep_on_interrupt the first SIGINT kills the registered
+ * child and keeps the registered file (cleanup_interrupted says SIGINT);
+ * the second removes the file and ends the process with 130. Without it,
+ * one SIGTERM does both and ends with 143. Each case runs in a child,
+ * which reports what it saw through its exit status. */
+static void cleanup_signals(void **state)
+{
+    char *path = test_temp_path("cleanup.keep");
+    (void)state;
+
+    for (int keep = 0; keep < 2; keep++) {
+        pid_t worker;
+        int status;
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fclose(f);
+        worker = fork();
+        assert_true(worker >= 0);
+        if (worker == 0) {
+            pid_t child = sleeper();
+            int reaped;
+            if (keep)
+                cleanup_keep_on_interrupt();
+            else
+                cleanup_install();
+            cleanup_add_file(path);
+            cleanup_add_child(child);
+            raise(keep ? SIGINT : SIGTERM); /* without keep: does not return */
+            reaped = waitpid(child, &status, 0) == child && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+            if (!reaped || cleanup_interrupted() != SIGINT || access(path, F_OK) != 0)
+                _exit(1);
+            raise(SIGINT);
+            _exit(2); /* not reached */
+        }
+        assert_int_equal(waitpid(worker, &status, 0), worker);
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), keep ? cleanup_exit_status(SIGINT) : cleanup_exit_status(SIGTERM));
+        assert_int_equal(access(path, F_OK), -1); /* removed in the end */
+    }
+    assert_int_equal(cleanup_exit_status(SIGINT), 130);
+    free(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -407,6 +467,7 @@ int main(void)
         cmocka_unit_test(textline_bounds),
         cmocka_unit_test(progress_counts_formatted),
         cmocka_unit_test(progress_modes_and_line),
+        cmocka_unit_test(cleanup_signals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,7 +7,9 @@
  * each static instruction decoded once; warm-up instructions go to the
  * warm callback only; objects whose file cannot be read are kept without a
  * bias; the STOP record ends the stream with its reason and thread count;
- * malformed streams are refused.
+ * an EXE record after the first ends a program's part (an exec), after
+ * which the next program starts afresh, also after a STOP; malformed
+ * streams are refused.
  */
 #include "testutil.h"
 #include "common/error.h"
@@ -215,6 +217,82 @@ static void warmup_and_objects(void **state)
     model_vgrecord_close(v);
 }
 
+/* An EXE record naming `path`. */
+static void exe(stream *s, const char *path)
+{
+    uint64_t words[8] = { 0 };
+    size_t len = strlen(path);
+    assert_true(len <= sizeof words);
+    memcpy(words, path, len);
+    put(s, RECORD_STREAM_EXE << RECORD_STREAM_KIND_SHIFT | len);
+    for (size_t i = 0; i < (len + 7) / 8; i++)
+        put(s, words[i]);
+}
+
+/* Three programs in one process's stream: the first execs in its region
+ * (two instructions read, its last one's successor unknown), the second
+ * stops its region (STOP), then execs; the third runs to the end. Each
+ * program's part has its own statistics and decodings. */
+static void execs(void **state)
+{
+    stream s = { .n = 0 };
+    model_vgrecord *v;
+    model_source src;
+    model_insn u;
+    int exec = -1;
+    (void)state;
+
+    exe(&s, "/bin/sh");
+    loop_code(&s);
+    insn(&s, RECORD_STREAM_INSN, LOOP_PC, 3);
+    insn(&s, RECORD_STREAM_INSN, LOOP_PC + 3, 3);
+    exe(&s, "/usr/bin/env");
+    iteration(&s, RECORD_STREAM_INSN, 0);
+    put(&s, RECORD_STREAM_STOP << RECORD_STREAM_KIND_SHIFT | 1ull << RECORD_STREAM_STOP_THREADS_SHIFT
+                | RECORD_STREAM_STOP_SYMBOL);
+    exe(&s, "/usr/bin/true");
+    loop_code(&s);
+    insn(&s, RECORD_STREAM_INSN, LOOP_PC + 8, 3);
+    put_access(&s, RECORD_STREAM_STORE, OUT, 8);
+    v = open_stream(&s);
+    src = model_vgrecord_source(v);
+
+    next_insn(&src, &u);
+    assert_int_equal(u.pc, LOOP_PC);
+    next_insn(&src, &u);
+    assert_int_equal(u.pc, LOOP_PC + 3);
+    assert_int_equal(src.next(src.ctx, &u), 0);
+    assert_string_equal(model_vgrecord_get_program(v)->exec_path, "/bin/sh");
+    assert_int_equal(model_vgrecord_get_stats(v)->instructions, 2);
+    assert_int_equal(model_vgrecord_next_program(v, &exec), TEA_OK);
+    assert_int_equal(exec, 1);
+    assert_string_equal(model_vgrecord_get_program(v)->exec_path, "/usr/bin/env");
+    assert_int_equal(model_vgrecord_get_stats(v)->instructions, 0);
+    assert_int_equal(model_vgrecord_get_stats(v)->static_insns, 0); /* decodings forgotten */
+
+    /* the second program: its code was sent by the first (no CODE records):
+     * undecodable now, since nothing of the first is kept */
+    next_insn(&src, &u);
+    next_insn(&src, &u);
+    next_insn(&src, &u);
+    assert_int_equal(src.next(src.ctx, &u), 0); /* STOP */
+    assert_int_equal(model_vgrecord_get_stats(v)->stop, MODEL_VGRECORD_STOP_SYMBOL);
+    assert_int_equal(model_vgrecord_get_stats(v)->undecodable, 3);
+    assert_int_equal(model_vgrecord_next_program(v, &exec), TEA_OK);
+    assert_int_equal(exec, 1);
+    assert_string_equal(model_vgrecord_get_program(v)->exec_path, "/usr/bin/true");
+    assert_int_equal(model_vgrecord_get_stats(v)->stop, MODEL_VGRECORD_RUNNING);
+
+    next_insn(&src, &u);
+    assert_int_equal(u.cls, MODEL_STORE);
+    assert_int_equal(u.addr, OUT);
+    assert_int_equal(src.next(src.ctx, &u), 0);
+    assert_int_equal(model_vgrecord_next_program(v, &exec), TEA_OK);
+    assert_int_equal(exec, 0); /* the end of the stream */
+    assert_int_equal(model_vgrecord_get_stats(v)->instructions, 1);
+    model_vgrecord_close(v);
+}
+
 static void malformed(void **state)
 {
     stream s = { .n = 0 };
@@ -246,6 +324,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(loop),
         cmocka_unit_test(warmup_and_objects),
+        cmocka_unit_test(execs),
         cmocka_unit_test(malformed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
