@@ -11,7 +11,9 @@
 #include "symbols.h"
 #include "common/error.h"
 #include "elffile.h"
+#include "unwind.h"
 
+#include <elfutils/debuginfod.h>
 #include <elfutils/libdw.h>
 #include <gelf.h>
 #include <inttypes.h>
@@ -80,7 +82,9 @@ struct binary_symbols {
     int elf_type;              /* ET_EXEC, ET_DYN */
     const char *arch;
     char *build_id;
-    const char *table;
+    const char *table;         /* the symbol table the functions came from, or NULL */
+    const char *unwind_table;  /* the unwind table that named the rest (fn_HEX), or NULL */
+    char table_text[64];       /* what binary_symbols_table shows */
     uint64_t bias;
     unsigned va_bits;
     section *sections;         /* allocated, sorted by address */
@@ -673,10 +677,49 @@ static const char *debuglink(const binary_symbols *s, uint32_t *crc)
     return NULL;
 }
 
+/* The variable that names debuginfod servers (space-separated URLs), as
+ * gdb, perf and valgrind read it. */
+#define DEBUGINFOD_URLS_ENV "DEBUGINFOD_URLS"
+#define BUILD_ID_MAX_BYTES 64
+
+/* Asks the debuginfod servers DEBUGINFOD_URLS names for the debug file of
+ * the binary's build-id (libdebuginfod, with its cache): only when the
+ * variable is set, so no request is ever made otherwise. Returns 1 when
+ * one was found and taken, 0 when not, TEA_ERR_NOMEM. */
+static int fetch_debug_file(binary_symbols *s)
+{
+    const char *urls = getenv(DEBUGINFOD_URLS_ENV);
+    unsigned char id[BUILD_ID_MAX_BYTES];
+    size_t len = s->build_id ? strlen(s->build_id) / 2 : 0;
+    debuginfod_client *client;
+    char *path = NULL;
+    int fd, rc = 0;
+
+    if (!urls || !*urls || len == 0 || len > sizeof id)
+        return 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned byte;
+        if (sscanf(s->build_id + 2 * i, "%2x", &byte) != 1)
+            return 0;
+        id[i] = (unsigned char)byte;
+    }
+    if (!(client = debuginfod_begin()))
+        return 0;
+    fd = debuginfod_find_debuginfo(client, id, (int)len, &path);
+    if (fd >= 0) {
+        close(fd);
+        rc = try_debug_file(s, path, 0, 0);
+    }
+    free(path);
+    debuginfod_end(client);
+    return rc;
+}
+
 /* Finds the separate debug file of a binary, as gdb and libdw do: by
  * build-id under the debug root (ROOT/.build-id/xx/yyyy.debug), else by
  * .gnu_debuglink next to the binary, in its .debug/ directory and under the
- * root. Only symbols and DWARF come from it; code from the binary. */
+ * root, else from the debuginfod servers DEBUGINFOD_URLS names. Only
+ * symbols and DWARF come from it; code from the binary. */
 static int find_debug_file(binary_symbols *s)
 {
     const char *root = getenv(DEBUG_ROOT_ENV), *link;
@@ -693,7 +736,7 @@ static int find_debug_file(binary_symbols *s)
             return rc < 0 ? rc : TEA_OK;
     }
     if (!(link = debuglink(s, &crc)))
-        return TEA_OK;
+        return (rc = fetch_debug_file(s)) < 0 ? rc : TEA_OK;
     if (!realpath(s->path, dir))
         snprintf(dir, sizeof dir, "%s", s->path);
     slash = strrchr(dir, '/');
@@ -712,7 +755,7 @@ static int find_debug_file(binary_symbols *s)
                 return rc < 0 ? rc : TEA_OK;
         }
     }
-    return TEA_OK;
+    return (rc = fetch_debug_file(s)) < 0 ? rc : TEA_OK;
 }
 
 /* --- C++ names ---------------------------------------------------------------- */
@@ -761,6 +804,95 @@ static int demangle_name(binary_symbols *s, const char *name, const char **out)
     return TEA_OK;
 }
 
+/* --- functions from the unwind tables ---------------------------------------- */
+
+/* True when ELF address `addr` lies in a PLT section (.plt, .plt.sec,
+ * .plt.got): linker stubs, which get NAME@plt functions or none, never a
+ * function of their own from the PLT's FDE. */
+static int in_plt(const binary_symbols *s, uint64_t addr)
+{
+    const section *sec = section_of(s, addr);
+    return sec && strncmp(sec->name, ".plt", sizeof ".plt" - 1) == 0;
+}
+
+/* Adds a candidate named "fn_HEX" for every FDE whose start no candidate
+ * covers (a symbol's address, or inside a sized symbol): the functions of
+ * a stripped object that no symbol names (unwind.h). The candidates are
+ * sorted on return. */
+static int add_unwind_candidates(binary_symbols *s, candidate **c, size_t *n, size_t *cap)
+{
+    binary_unwind_range *fde = NULL;
+    size_t count = 0, covering = 0, symbols = *n;
+    uint64_t reach = 0; /* the furthest end of a sized symbol so far */
+    int rc;
+
+    qsort(*c, *n, sizeof **c, compare_candidates);
+    if ((rc = binary_unwind_ranges(s->elf, &fde, &count, &s->unwind_table)))
+        return rc;
+    if (count == 0 && s->debug_elf && (rc = binary_unwind_ranges(s->debug_elf, &fde, &count, &s->unwind_table)))
+        return rc;
+    for (size_t i = 0; i < count && rc == TEA_OK; i++) {
+        char name[BINARY_UNWIND_NAME_MAX], *copy;
+        /* fold in the symbols starting at or before this FDE: the furthest
+         * end of a sized one, and whether the last starts right here */
+        for (; covering < symbols && (*c)[covering].addr <= fde[i].start; covering++) {
+            const candidate *x = &(*c)[covering];
+            if (x->size && x->addr + x->size > reach)
+                reach = x->addr + x->size < x->addr ? UINT64_MAX : x->addr + x->size;
+        }
+        if (fde[i].start < reach || (covering && (*c)[covering - 1].addr == fde[i].start)
+            || in_plt(s, fde[i].start))
+            continue;
+        binary_unwind_name(fde[i].start, name, sizeof name);
+        if (!(copy = strdup(name)) || (rc = keep_string(s, copy))) {
+            rc = copy ? rc : oom();
+            break;
+        }
+        if (*n == *cap) {
+            candidate *grown;
+            *cap = *cap ? 2 * *cap : 256;
+            if (!(grown = realloc(*c, *cap * sizeof *grown))) {
+                rc = oom();
+                break;
+            }
+            *c = grown;
+        }
+        (*c)[(*n)++] = (candidate){ fde[i].start, fde[i].end - fde[i].start, copy, 0, STB_LOCAL };
+    }
+    free(fde);
+    if (*n > symbols) {
+        qsort(*c, *n, sizeof **c, compare_candidates);
+        snprintf(s->table_text, sizeof s->table_text, "%s%s%s", s->table ? s->table : "", s->table ? " and " : "",
+                 s->unwind_table);
+    } else {
+        s->unwind_table = NULL; /* it named nothing */
+    }
+    return rc;
+}
+
+/* The mark of a symbol version in a name: "pthread_mutex_lock@@GLIBC_2.2.5"
+ * (the default version), "memcpy@GLIBC_2.2.5" (an older one). */
+#define VERSION_MARK '@'
+
+/* Drops the symbol version from every candidate's name (symbols.h): one
+ * rule for every view. */
+static int drop_versions(binary_symbols *s, candidate *c, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *at = strchr(c[i].name, VERSION_MARK);
+        char *plain;
+        int rc;
+        if (!at || at == c[i].name)
+            continue;
+        if (!(plain = strndup(c[i].name, (size_t)(at - c[i].name))))
+            return oom();
+        if ((rc = keep_string(s, plain)))
+            return rc;
+        c[i].name = plain;
+    }
+    return TEA_OK;
+}
+
 /* Reads the functions: merges aliases, computes the ranges, indexes the
  * names. */
 static int read_functions(binary_symbols *s)
@@ -786,8 +918,12 @@ static int read_functions(binary_symbols *s)
     }
     if (n == 0)
         s->table = NULL;
+    if ((rc = drop_versions(s, c, n))) {
+        free(c);
+        return rc;
+    }
     cap = n;
-    if ((rc = add_plt_candidates(s, &c, &n, &cap))) {
+    if ((rc = add_plt_candidates(s, &c, &n, &cap)) || (rc = add_unwind_candidates(s, &c, &n, &cap))) {
         free(c);
         return rc;
     }
@@ -954,7 +1090,7 @@ int binary_symbols_is_position_independent(const binary_symbols *s)
 
 const char *binary_symbols_table(const binary_symbols *s)
 {
-    return s->table;
+    return s->unwind_table ? s->table_text : s->table;
 }
 
 void binary_symbols_set_bias(binary_symbols *s, uint64_t bias)

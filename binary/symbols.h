@@ -20,6 +20,18 @@
  * code jumps through a GOT slot that a dynamic relocation names (AArch64:
  * none yet).
  *
+ * Code no symbol names (a stripped binary or library: Debian ships them so)
+ * gets its functions from the unwind tables (binary/unwind.h): each FDE of
+ * .eh_frame (else .debug_frame, of the binary or its debug file) whose
+ * start no symbol covers (at a symbol's address or inside a sized one) is a
+ * function named "fn_HEX" by its ELF address ("fn_4290"), over the FDE's
+ * range; FDEs in PLT sections are not. tea record's --start-at and pics
+ * annotate accept these names.
+ *
+ * Symbol versions are dropped from every name ("pthread_mutex_lock@@
+ * GLIBC_2.2.5" is "pthread_mutex_lock"), so that one function has one name
+ * in every view.
+ *
  * An address outside every range has no function: reports show it as
  * "[unknown SECTION]" (the allocated section holding it, such as .plt) or
  * "[unknown]", never as the nearest symbol's name.
@@ -119,8 +131,10 @@ const char *binary_symbols_build_id(const binary_symbols *s);
  * whose runtime addresses need a load bias. */
 int binary_symbols_is_position_independent(const binary_symbols *s);
 
-/* Which table the functions came from: ".symtab", ".symtab of the debug
- * file", ".dynsym", or NULL when the file has no function symbol at all. */
+/* Which tables the functions came from: ".symtab", ".symtab of the debug
+ * file", ".dynsym", followed by " and .eh_frame" (or .debug_frame) when the
+ * unwind tables named functions too, the unwind table alone, or NULL when
+ * nothing named a function. */
 const char *binary_symbols_table(const binary_symbols *s);
 
 /* Sets the load bias: runtime address = ELF address + bias (mod 2^64). */

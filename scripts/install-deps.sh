@@ -23,10 +23,11 @@ fi
 # g++: capstone's own CMake project enables C++ (it compiles only C).
 # The RISC-V cross tools build and disassemble the disassembler's test program.
 # libxml2-utils: xmllint checks the SVG output in tests.
-PACKAGES="gcc g++ make cmake pkg-config libzstd-dev libelf-dev libdw-dev libcapstone-dev libcmocka-dev zstd valgrind binutils
+PACKAGES="gcc g++ make cmake pkg-config libzstd-dev libelf-dev libdw-dev libdebuginfod-dev libcapstone-dev libcmocka-dev zstd valgrind binutils
 gcc-riscv64-linux-gnu binutils-riscv64-linux-gnu libxml2-utils"
 # python3: e2e.csvs parses every CSV the tools write with Python's csv module.
-PACKAGES="$PACKAGES python3"
+# debuginfod: e2e.stripped serves a debug file with Debian's debuginfod server.
+PACKAGES="$PACKAGES python3 debuginfod"
 if [ "$FUZZ" -eq 1 ]; then
     PACKAGES="$PACKAGES clang"
 fi

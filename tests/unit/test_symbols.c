@@ -24,8 +24,10 @@
 #define _GNU_SOURCE
 #include "testutil.h"
 #include "common/error.h"
+#include "binary/elffile.h"
 #include "binary/symbols.h"
 #include "binary/symbolize.h"
+#include "binary/unwind.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -440,41 +442,110 @@ static void test_x86_64_pie(void **state)
     binary_symbols_close(s);
 }
 
-/* A stripped PIE: no function at all, never a name. */
+/* The FDE ranges `readelf --debug-dump=frames` lists for `prog` ("pc=A..B"),
+ * sorted by start, one per start; returns how many (at most max). */
+static size_t read_fdes(const char *prog, binary_unwind_range *out, size_t max)
+{
+    char command[TEXT_MAX], line[TEXT_MAX];
+    size_t n = 0, kept = 0;
+    FILE *p;
+
+    snprintf(command, sizeof command, "%s --debug-dump=frames %s", TEA_READELF, prog);
+    assert_non_null(p = popen(command, "r"));
+    while (fgets(line, sizeof line, p)) {
+        char *pc = strstr(line, " FDE ");
+        unsigned long long a, b;
+        if (pc && (pc = strstr(pc, "pc=")) && sscanf(pc, "pc=%llx..%llx", &a, &b) == 2) {
+            assert_true(n < max);
+            out[n].start = a;
+            out[n++].end = b;
+        }
+    }
+    assert_int_equal(pclose(p), 0);
+    for (size_t i = 1; i < n; i++) /* insertion sort: few entries */
+        for (size_t k = i; k > 0 && out[k - 1].start > out[k].start; k--) {
+            binary_unwind_range t = out[k];
+            out[k] = out[k - 1];
+            out[k - 1] = t;
+        }
+    for (size_t i = 0; i < n; i++)
+        if (kept == 0 || out[i].start != out[kept - 1].start)
+            out[kept++] = out[i];
+    return kept;
+}
+
+/* A stripped PIE: the functions come from .eh_frame, exactly the FDE ranges
+ * readelf lists, each named fn_HEX by its ELF address; every function
+ * symbol of the unstripped file with an FDE is found under that name, one
+ * without (the size-less assembly function) stays unknown. */
 static void test_x86_64_stripped(void **state)
 {
     nm_table *t = calloc(1, sizeof *t);
+    binary_unwind_range want[MAX_NM_SYMBOLS], *got;
+    binary_elffile file;
     binary_symbols *s;
-    char text[TEXT_MAX];
+    size_t nwant, ngot, with_fde = 0, without = 0;
+    const char *table;
     (void)state;
     assert_non_null(t);
     if (!have_x86()) {
         free(t);
         skip();
     }
+    nwant = read_fdes(TEA_SYMBOLS_X86_64_STRIPPED, want, MAX_NM_SYMBOLS);
+    assert_true(nwant > 5);
+    assert_int_equal(binary_elffile_open(&file, TEA_SYMBOLS_X86_64_STRIPPED), TEA_OK);
+    assert_int_equal(binary_unwind_ranges(file.elf, &got, &ngot, &table), TEA_OK);
+    assert_string_equal(table, ".eh_frame");
+    assert_int_equal(ngot, nwant);
+    for (size_t i = 0; i < ngot; i++) {
+        assert_int_equal(got[i].start, want[i].start);
+        assert_int_equal(got[i].end, want[i].end);
+    }
+    free(got);
+    binary_elffile_close(&file);
+
     read_nm(TEA_NM, TEA_SYMBOLS_X86_64_PIE, t);
     s = open_or_fail(TEA_SYMBOLS_X86_64_STRIPPED);
-    assert_null(binary_symbols_table(s));
-    /* no function but the PLT stubs, named from the dynamic relocations */
-    assert_true(binary_symbols_count(s) > 0);
-    assert_int_equal(binary_symbols_count(s), plt_stubs(s));
+    assert_string_equal(binary_symbols_table(s), ".eh_frame");
     assert_non_null(binary_symbols_build_id(s)); /* strip keeps the note */
     for (size_t i = 0; i < t->count; i++) {
-        char got[TEXT_MAX];
-        snprintf(text, sizeof text, "[unknown %s]", t->sym[i].section);
-        assert_string_equal(binary_symbols_format(s, t->sym[i].addr, got, sizeof got), text);
+        binary_symbols_location loc;
+        char name[BINARY_UNWIND_NAME_MAX], text[TEXT_MAX];
+        int fde = 0;
+        for (size_t k = 0; k < nwant; k++)
+            fde |= want[k].start == t->sym[i].addr;
+        binary_symbols_locate(s, t->sym[i].addr, &loc);
+        if (fde) {
+            binary_unwind_name(t->sym[i].addr, name, sizeof name);
+            assert_non_null(loc.name);
+            assert_string_equal(loc.name, name);
+            assert_int_equal(loc.offset, 0);
+            /* found by that name too (annotate, --start-at) */
+            assert_true(binary_symbols_find_name(s, name, NULL, 0) >= 1);
+            with_fde++;
+        } else if (!loc.name) {
+            snprintf(text, sizeof text, "[unknown %s]", t->sym[i].section);
+            assert_string_equal(binary_symbols_format(s, t->sym[i].addr, name, sizeof name), text);
+            without++;
+        }
     }
+    assert_true(with_fde > 5);
+    assert_true(without >= 1); /* zero_size, in assembly, has no CFI */
     binary_symbols_close(s);
     free(t);
 }
 
-/* Stripped but exported (-rdynamic): the names come from .dynsym, and an
- * address is either named as the full symbol table names it or unknown. */
+/* Stripped but exported (-rdynamic): the names come from .dynsym, the
+ * local functions from .eh_frame (fn_HEX at their own start), and an
+ * address is either named as the full symbol table names it, by the
+ * address the full table starts its function at, or unknown (the
+ * assembly function without CFI). */
 static void test_x86_64_dynsym(void **state)
 {
     nm_table *t = calloc(1, sizeof *t);
     binary_symbols *full, *dyn;
-    size_t named = 0, unknown = 0;
+    size_t named = 0, by_address = 0, unknown = 0;
     (void)state;
     assert_non_null(t);
     if (!have_x86()) {
@@ -484,35 +555,44 @@ static void test_x86_64_dynsym(void **state)
     full = open_or_fail(TEA_SYMBOLS_X86_64_DYN);
     dyn = open_or_fail(TEA_SYMBOLS_X86_64_DYN_STRIPPED);
     read_nm(TEA_NM, TEA_SYMBOLS_X86_64_DYN, t);
-    assert_string_equal(binary_symbols_table(dyn), ".dynsym");
+    assert_string_equal(binary_symbols_table(dyn), ".dynsym and .eh_frame");
     for (size_t i = 0; i < t->count; i++) {
         for (uint64_t off = 0; off < (t->sym[i].size ? t->sym[i].size : 1); off++) {
             uint64_t pc = t->sym[i].addr + off;
             binary_symbols_location lf, ld;
+            char fn[BINARY_UNWIND_NAME_MAX];
             binary_symbols_locate(full, pc, &lf);
             binary_symbols_locate(dyn, pc, &ld);
             if (!ld.name) {
                 unknown++;
                 continue;
             }
-            /* a name from .dynsym is one the full table lists at the start
-             * of the function holding pc */
-            if (lf.function < 0 || ld.start != lf.start
-                || !nm_has(t, binary_symbols_function_at(full, (size_t)lf.function)->elf_start, ld.name))
-                fail_msg("0x%" PRIx64 ": .dynsym says %s+0x%" PRIx64 ", .symtab %s+0x%" PRIx64, pc, ld.name,
-                         ld.offset, lf.name ? lf.name : "(none)", lf.offset);
+            if (lf.function < 0 || ld.start != lf.start)
+                fail_msg("0x%" PRIx64 ": stripped %s+0x%" PRIx64 ", .symtab %s+0x%" PRIx64, pc, ld.name, ld.offset,
+                         lf.name ? lf.name : "(none)", lf.offset);
             assert_int_equal(ld.offset, lf.offset);
+            binary_unwind_name(binary_symbols_function_at(full, (size_t)lf.function)->elf_start, fn, sizeof fn);
+            if (strcmp(ld.name, fn) == 0) {
+                by_address++;
+                continue;
+            }
+            /* a name from .dynsym is one the full table lists there */
+            if (!nm_has(t, binary_symbols_function_at(full, (size_t)lf.function)->elf_start, ld.name))
+                fail_msg("0x%" PRIx64 ": .dynsym says %s, .symtab %s", pc, ld.name, lf.name);
             named++;
         }
     }
     assert_true(named > 0);
-    assert_true(unknown > 0); /* the local functions */
+    assert_true(by_address > 0); /* the local functions */
+    assert_true(unknown > 0);    /* zero_size */
     {
-        char text[TEXT_MAX];
+        char text[TEXT_MAX], fn[BINARY_UNWIND_NAME_MAX];
         size_t idx;
         assert_int_equal(binary_symbols_find_name(full, "local_helper", &idx, 1), 1);
+        binary_unwind_name(binary_symbols_function_at(full, idx)->elf_start, fn, sizeof fn);
+        snprintf(fn + strlen(fn), sizeof fn - strlen(fn), "+0x0");
         assert_string_equal(binary_symbols_format(dyn, binary_symbols_function_at(full, idx)->start, text, sizeof text),
-                            "[unknown .text]");
+                            fn);
     }
     binary_symbols_close(full);
     binary_symbols_close(dyn);
