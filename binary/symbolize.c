@@ -871,3 +871,94 @@ int binary_symbolize_symmap(const binary_symbolizer *z, unsigned flags, pics_sym
         settle_map(out, main_count);
     return TEA_OK;
 }
+
+/* --- names in text tables -------------------------------------------------------- */
+
+#define FIT_TEMPLATE "<...>"
+#define FIT_PARAMETERS "(...)"
+#define FIT_CUT "..."
+/* The C++ operators whose names hold '<', '>' or '(' ("operator<<",
+ * "operator->", "operator()"), which are no brackets. */
+#define OPERATOR_WORD "operator"
+
+/* Length of the operator symbol after "operator" at `p` (the characters
+ * that would otherwise read as brackets), 0 when there is none. */
+static size_t operator_symbol(const char *p)
+{
+    static const char *const ops[] = { "<=>", "<<=", ">>=", "->*", "<<", ">>", "<=", ">=", "->", "()", "<", ">" };
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (strncmp(p, ops[i], strlen(ops[i])) == 0)
+            return strlen(ops[i]);
+    return 0;
+}
+
+/* Copies `in` to `out` (at most size - 1 bytes), each outermost bracketed
+ * group opened by `open` (and closed by `close`) replaced by `with`; with
+ * `last_only`, only the last such group. Returns the length written. */
+static size_t collapse(const char *in, char open, char close, const char *with, int last_only, char *out,
+                       size_t size)
+{
+    size_t n = 0, len = strlen(in), last_open = SIZE_MAX;
+    int depth = 0;
+
+    if (last_only) {
+        /* the last outermost group: found by a first pass */
+        for (size_t i = 0; i < len; i++) {
+            if (strncmp(in + i, OPERATOR_WORD, sizeof OPERATOR_WORD - 1) == 0) {
+                i += sizeof OPERATOR_WORD - 1 + operator_symbol(in + i + sizeof OPERATOR_WORD - 1) - 1;
+                continue;
+            }
+            if (in[i] == open && depth++ == 0)
+                last_open = i;
+            else if (in[i] == close && depth > 0)
+                depth--;
+        }
+        depth = 0;
+    }
+    for (size_t i = 0; i < len && n + 1 < size; i++) {
+        size_t op;
+        if (strncmp(in + i, OPERATOR_WORD, sizeof OPERATOR_WORD - 1) == 0) {
+            op = sizeof OPERATOR_WORD - 1 + operator_symbol(in + i + sizeof OPERATOR_WORD - 1);
+            for (size_t k = 0; k < op && n + 1 < size && depth == 0; k++)
+                out[n++] = in[i + k];
+            i += op - 1;
+            continue;
+        }
+        if (in[i] == open && (depth > 0 || !last_only || i == last_open)) {
+            if (depth++ == 0)
+                for (const char *w = with; *w && n + 1 < size; w++)
+                    out[n++] = *w;
+            continue;
+        }
+        if (depth > 0) {
+            depth -= in[i] == close;
+            continue;
+        }
+        out[n++] = in[i];
+    }
+    out[n] = '\0';
+    return n;
+}
+
+char *binary_symbolize_fit(const char *text, size_t width, char *out, size_t size)
+{
+    char a[BINARY_SYMBOLIZE_TEXT_MAX], b[BINARY_SYMBOLIZE_TEXT_MAX];
+    size_t len;
+
+    assert(size > 0);
+    snprintf(a, sizeof a, "%s", text);
+    if (strlen(a) > width) {
+        collapse(a, '<', '>', FIT_TEMPLATE, 0, b, sizeof b);
+        snprintf(a, sizeof a, "%s", b);
+    }
+    if (strlen(a) > width) {
+        collapse(a, '(', ')', FIT_PARAMETERS, 1, b, sizeof b);
+        snprintf(a, sizeof a, "%s", b);
+    }
+    len = strlen(a);
+    if (len > width && width > sizeof FIT_CUT - 1)
+        snprintf(out, size, "%s%s", FIT_CUT, a + len - (width - (sizeof FIT_CUT - 1)));
+    else
+        snprintf(out, size, "%s", a);
+    return out;
+}

@@ -1,6 +1,7 @@
 /*
  * pics_commands.c: `pics export`, `pics error` and `pics merge`.
  */
+#include "binary/symbolize.h"
 #include "cli.h"
 #include "commands.h"
 #include "common/error.h"
@@ -16,6 +17,7 @@
 
 #define EXPORT_DIGITS 6        /* fraction digits of exported cycles */
 #define ERROR_DEFAULT_TOP 10
+#define ERROR_NAME_WIDTH 40    /* columns of a contributor's name */
 
 
 /* --- export ------------------------------------------------------------------ */
@@ -165,8 +167,11 @@ static void print_error_text(const error_request *req, const pics_info *si, cons
     printf("top %zu contributors:\n", shown);
     for (size_t i = 0; i < shown; i++) {
         const pics_contribution *c = &res->items[i];
+        char fitted[BINARY_SYMBOLIZE_TEXT_MAX];
         if (c->name)
-            printf("  %-40s 0x%-16llx %8.4f%%\n", c->name, (unsigned long long)c->pc, 100.0 * c->contribution);
+            printf("  %-*s 0x%-16llx %8.4f%%\n", ERROR_NAME_WIDTH,
+                   binary_symbolize_fit(c->name, ERROR_NAME_WIDTH, fitted, sizeof fitted), (unsigned long long)c->pc,
+                   100.0 * c->contribution);
         else
             printf("  0x%-16llx %8.4f%%\n", (unsigned long long)c->pc, 100.0 * c->contribution);
     }

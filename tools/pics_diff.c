@@ -32,6 +32,8 @@
 #define DIFF_CYCLE_DIGITS 6      /* fraction digits of cycles in every format */
 #define DIFF_SHARE_DIGITS 10     /* fraction digits of shares in CSV */
 #define DIFF_LOCATION_MAX 512
+/* Columns of the location in the text tables. */
+#define DIFF_TEXT_LOCATION_WIDTH 28
 #define DIFF_NUMBER_MAX 64
 #define PERCENT 100.0
 #define UNKNOWN_FUNCTION "[unknown]"
@@ -266,7 +268,7 @@ static void write_text(FILE *f, const diff_state *s)
 {
     const char *what = s->req->granularity == PICS_GRAN_FUNC ? "function" : "instruction";
     char total[DIFF_NUMBER_MAX], location[DIFF_LOCATION_MAX], label[TRACE_PSV_LABEL_MAX];
-    char a[DIFF_NUMBER_MAX], b[DIFF_NUMBER_MAX], d[DIFF_NUMBER_MAX];
+    char a[DIFF_NUMBER_MAX], b[DIFF_NUMBER_MAX], d[DIFF_NUMBER_MAX], fitted[BINARY_SYMBOLIZE_TEXT_MAX];
     size_t rows = shown(s, s->row_count), groups = shown(s, s->group_count);
 
     pics_format_cycles(&s->a_info, s->a_info.golden_total, s->a_info.golden_total, DIFF_CYCLE_DIGITS, total,
@@ -281,20 +283,25 @@ static void write_text(FILE *f, const diff_state *s)
     if (rows == 0)
         return;
     fprintf(f, "\nlargest differences (%zu of %zu; %s x component, cycles):\n", rows, s->row_count, what);
-    fprintf(f, "  %-28s %-20s %16s %16s %16s %9s\n", what, "component", "A", "B", "B-A", "share");
+    fprintf(f, "  %-*s %-20s %16s %16s %16s %9s\n", DIFF_TEXT_LOCATION_WIDTH, what, "component", "A", "B", "B-A",
+            "share");
     for (size_t i = 0; i < rows; i++) {
         const diff_row *r = &s->rows[i];
         format_row(s, r, a, b, d);
-        fprintf(f, "  %-28s %-20s %16s %16s %16s %8.4f%%\n", diff_location(s, r->group, location, sizeof location),
+        fprintf(f, "  %-*s %-20s %16s %16s %16s %8.4f%%\n", DIFF_TEXT_LOCATION_WIDTH,
+                binary_symbolize_fit(diff_location(s, r->group, location, sizeof location), DIFF_TEXT_LOCATION_WIDTH,
+                                     fitted, sizeof fitted),
                 trace_psv_label(r->psv, label, sizeof label), a, b, d, PERCENT * share_of(s, r->diff));
     }
     fprintf(f, "\nper %s (%zu of %zu; share: its part of the difference):\n", what, groups, s->group_count);
-    fprintf(f, "  %-28s %16s %16s %16s %9s\n", what, "A", "B", "B-A", "share");
+    fprintf(f, "  %-*s %16s %16s %16s %9s\n", DIFF_TEXT_LOCATION_WIDTH, what, "A", "B", "B-A", "share");
     for (size_t i = 0; i < groups; i++) {
         const diff_row *r = &s->groups[i];
         format_row(s, r, a, b, d);
-        fprintf(f, "  %-28s %16s %16s %16s %8.4f%%\n", diff_location(s, r->group, location, sizeof location), a, b, d,
-                PERCENT * share_of(s, r->diff));
+        fprintf(f, "  %-*s %16s %16s %16s %8.4f%%\n", DIFF_TEXT_LOCATION_WIDTH,
+                binary_symbolize_fit(diff_location(s, r->group, location, sizeof location), DIFF_TEXT_LOCATION_WIDTH,
+                                     fitted, sizeof fitted),
+                a, b, d, PERCENT * share_of(s, r->diff));
     }
 }
 

@@ -30,6 +30,8 @@
 #define UNKNOWN_GROUP "[unknown]"
 /* Width of the text format's object column (traces that list their objects). */
 #define OBJECT_WIDTH 20
+/* Columns of the function or symbol in the text table. */
+#define LOCATION_WIDTH 40
 
 /* --- rows --------------------------------------------------------------------------- */
 
@@ -285,11 +287,12 @@ static int print_text(FILE *f, const report_request *req, report_data *d)
     fprintf(f, "#\n# %8s %16s  ", "Overhead", "Cycles");
     if (objects)
         fprintf(f, "%-*s ", OBJECT_WIDTH, "Object");
-    fprintf(f, "%-40s %-18s %s\n#\n", req->granularity == PICS_GRAN_FUNC ? "Function" : "Symbol", "Address",
+    fprintf(f, "%-*s %-18s %s\n#\n", LOCATION_WIDTH, req->granularity == PICS_GRAN_FUNC ? "Function" : "Symbol", "Address",
             req->granularity == PICS_GRAN_FUNC ? "" : "Disassembly");
     for (size_t i = 0; i < d->shown; i++) {
         const report_row *r = &d->rows[i];
         char cycles[BINARY_REPORT_NUMBER_MAX], address[BINARY_REPORT_NUMBER_MAX], golden[BINARY_REPORT_NUMBER_MAX];
+        char fitted[BINARY_SYMBOLIZE_TEXT_MAX];
         if ((rc = name_row(req, d, r, &n)))
             return rc;
         binary_report_cycles_text(&d->in, 0, r->value, BINARY_REPORT_TEXT_DIGITS, cycles, sizeof cycles);
@@ -300,7 +303,8 @@ static int print_text(FILE *f, const report_request *req, report_data *d)
         fprintf(f, "  %8.2f%% %16s  ", PERCENT * binary_report_share(&d->in, 0, r->value), cycles);
         if (objects)
             fprintf(f, "%-*s ", OBJECT_WIDTH, n.object[0] ? n.object : "-");
-        fprintf(f, "%-40s %-18s %s\n", n.location, address,
+        fprintf(f, "%-*s %-18s %s\n", LOCATION_WIDTH,
+                binary_symbolize_fit(n.location, LOCATION_WIDTH, fitted, sizeof fitted), address,
                 req->granularity == PICS_GRAN_FUNC ? "" : (n.disassembly[0] ? n.disassembly : "-"));
         if (n.source[0])
             fprintf(f, "%12s%s\n", "", base_name(n.source));

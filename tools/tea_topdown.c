@@ -468,7 +468,7 @@ static int text_view(FILE *f, const context *ctx, enum golden_topdown_view view)
 static int text_functions(FILE *f, const context *ctx)
 {
     size_t shown = ctx->req->top && ctx->req->top < ctx->order_count ? (size_t)ctx->req->top : ctx->order_count;
-    char share[32], label[TRACE_PSV_LABEL_MAX + 8];
+    char share[32], label[TRACE_PSV_LABEL_MAX + 8], fitted[BINARY_SYMBOLIZE_TEXT_MAX];
     int rc = TEA_OK;
 
     fprintf(f, "functions of %s: %zu with cycles%s (shares of each function's own cycles and slots)\n",
@@ -483,7 +483,7 @@ static int text_functions(FILE *f, const context *ctx)
             || (rc = golden_topdown_apportion(c->slots, GOLDEN_TOPDOWN_CATEGORIES, 100 * power_of_ten(TEXT_DECIMALS),
                                               sl)))
             return rc;
-        fprintf(f, "%-*s ", TEXT_NAME_WIDTH, scope_name(ctx, s));
+        fprintf(f, "%-*s ", TEXT_NAME_WIDTH, binary_symbolize_fit(scope_name(ctx, s), TEXT_NAME_WIDTH, fitted, sizeof fitted));
         fprint_value(f, view_total(c, GOLDEN_TOPDOWN_VIEW_STATES), c->state_unit, 12);
         fprintf(f, " %5s%% |", format_share(ctx->scope_share[s], TEXT_DECIMALS, share, sizeof share));
         for (int k = 0; k < GOLDEN_TOPDOWN_CATEGORIES; k++)

@@ -74,8 +74,17 @@ contains err.txt "unknown address kind 'linked'"
 run 0 "$TEA" gen --elf "$cxx" --cycles 300000 -o cxx.tea
 run 0 "$TEA" replay cxx.tea --period 1000 --schemes tea -o cxx
 run 0 "$PICS" report cxx/golden.pics --granularity func --top 0
-contains out.txt "std::vector<int, std::allocator<int> >::"
+# text keeps its columns: long names with their template arguments collapsed;
+# CSV carries the full name
+contains out.txt "std::vector<...>::"
 grep -q " _ZN" out.txt && fail "a mangled name without --no-demangle"
+python3 - out.txt <<'EOF' || fail "a function name overflows its column"
+import re, sys
+cols = {line.index(" 0x") for line in open(sys.argv[1]) if re.match(r"^ +[0-9.]+% ", line)}
+sys.exit(0 if len(cols) == 1 else "the address column starts at %s" % sorted(cols))
+EOF
+run 0 "$PICS" report cxx/golden.pics --granularity func --top 0 --format csv
+contains out.txt "std::vector<int, std::allocator<int> >::"
 run 0 "$PICS" report cxx/golden.pics --granularity func --top 0 --no-demangle
 contains out.txt " _ZNSt6vectorIiSaIiEE"
 grep -q "std::vector<" out.txt && fail "a demangled name with --no-demangle"
