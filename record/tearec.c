@@ -139,9 +139,11 @@ static void flush(void)
     while (left > 0 && !out_failed) {
         Int n = VG_(write)(clo_fd, p, left);
         if (n <= 0) {
-            /* tea record is gone: the program runs on unrecorded. */
+            /* tea record is gone (killed, or failed): so is the recording,
+             * and no Valgrind outlives it */
             out_failed = True;
             state = REC_DONE;
+            VG_(do_syscall)(__NR_kill, (RegWord)VG_(getpid)(), VKI_SIGKILL, 0, 0, 0, 0, 0, 0);
             break;
         }
         p += n;

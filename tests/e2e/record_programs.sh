@@ -186,6 +186,11 @@ status=$?
 sleep 0.5
 no_leftovers "two signals"
 
+# --kill-after: the program is killed once the region ends; no gdbserver
+# FIFO (vgdb-pipe-*) or anything else is left in the temporary directory
+run 0 timeout 60 "$TEA" record -q -o kill.tea --max-instructions 1000 --kill-after -- hotprog-long "$SCRATCH"
+no_leftovers "--kill-after"
+
 # --- messages --------------------------------------------------------------------
 # a program that exits non-zero: said, exit status 3, the trace is written
 run 3 timeout 60 "$TEA" record -o false.tea -- sh -c 'exit 7'
