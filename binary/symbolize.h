@@ -159,15 +159,6 @@ char *binary_symbolize_object(const binary_symbolizer *z, uint64_t pc, char *buf
  * whose file cannot be used. Returns buf. */
 char *binary_symbolize_function(const binary_symbolizer *z, uint64_t pc, char *buf, size_t size);
 
-/* Fits a function name or location ("NAME" or "NAME+0xOFF") into `width`
- * columns of a text table, readably: C++ template argument lists are
- * collapsed to "<...>" (outermost first, each whole), then the parameter
- * list to "(...)", and only then the start is cut to "..." so that the end
- * (the function's own name, the offset) stays. Text that fits is copied as
- * it is; CSV and JSON outputs carry the full name. Writes into out
- * (truncated to size) and returns out. */
-char *binary_symbolize_fit(const char *text, size_t width, char *out, size_t size);
-
 /* "main+0x1c" for a PC in a function, "[BASENAME]+0xELFADDR" in a listed
  * object whose file cannot be used, else the PC in hex ("0x401026").
  * Returns buf. */

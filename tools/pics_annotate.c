@@ -5,7 +5,6 @@
  * --golden the golden cycles and each instruction's error contribution.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "binary/report.h"
 #include "binary/symbolize.h"
 #include "cli.h"
 #include "commands.h"
@@ -13,6 +12,8 @@
 #include "common/outfile.h"
 #include "pics/error.h"
 #include "trace/psv.h"
+#include "view/report.h"
+#include "view/view.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -51,25 +52,12 @@ typedef struct annotate_request {
     binary_symbolize_options sym;
 } annotate_request;
 
-/* The cells of one PICS sorted by PC, with a cursor that walks a function. */
-typedef struct cell_walk {
-    pics_cell *cells;
-    size_t count, at;
-} cell_walk;
-
-/* Error contributions sorted by PC. */
-typedef struct contributions {
-    pics_contribution *items;
-    size_t count;
-} contributions;
-
 /* Everything one run needs. */
 typedef struct annotate_data {
-    binary_report_input in;
+    view_report_input in;
     binary_symbolizer *z;
-    cell_walk walk, gwalk;
-    contributions contrib;
-    double error;
+    view v;                    /* by instruction, paired with the golden PICS when given */
+    size_t at;                 /* the walk through a function: its next row */
     source_file src;           /* --source: the text of the lines */
 } annotate_data;
 
@@ -137,78 +125,37 @@ static int print_source_text(FILE *f, source_file *c, const char *path, unsigned
     return TEA_OK;
 }
 
-static int compare_contribution_pc(const void *a, const void *b)
+/* The sums of the rows in [start, end), in the PICS and the golden one. */
+static void range_sum(const annotate_data *d, uint64_t start, uint64_t end, uint64_t *value, uint64_t *golden)
 {
-    const pics_contribution *x = a, *y = b;
-    return x->pc < y->pc ? -1 : x->pc > y->pc;
-}
-
-static double contribution_of(const contributions *c, uint64_t pc)
-{
-    size_t lo = 0, hi = c->count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (c->items[mid].pc < pc)
-            lo = mid + 1;
-        else
-            hi = mid;
+    *value = *golden = 0;
+    for (size_t i = view_lower_bound(&d->v, start); i < d->v.row_count && d->v.rows[i].key < end; i++) {
+        *value += d->v.rows[i].value;
+        *golden += d->v.rows[i].golden;
     }
-    return lo < c->count && c->items[lo].pc == pc ? c->items[lo].contribution : 0.0;
 }
 
-/* Positions the cursor at the first cell at or above `pc`. */
-static void walk_seek(cell_walk *w, uint64_t pc)
+/* The row of exactly `pc`, advancing the walk past it; NULL when the walk
+ * has no cell there. */
+static const view_row *take_row(annotate_data *d, uint64_t pc)
 {
-    size_t lo = 0, hi = w->count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (w->cells[mid].pc < pc)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    w->at = lo;
+    if (d->at < d->v.row_count && d->v.rows[d->at].key == pc)
+        return &d->v.rows[d->at++];
+    return NULL;
 }
 
-/* The sum of the values of cells in [start, end). */
-static uint64_t range_sum(const cell_walk *w, uint64_t start, uint64_t end)
-{
-    cell_walk c = *w;
-    uint64_t sum = 0;
-    walk_seek(&c, start);
-    for (; c.at < c.count && c.cells[c.at].pc < end; c.at++)
-        sum += c.cells[c.at].value;
-    return sum;
-}
-
-/* Appends the components at exactly `pc` of both walks to `comps` (up to
- * TRACE_PSV_VALUES of them), advancing the cursors. */
-static size_t take_components(annotate_data *d, uint64_t pc, binary_report_component *comps)
-{
-    size_t n = 0;
-    cell_walk *w = &d->walk, *g = &d->gwalk;
-    while ((w->at < w->count && w->cells[w->at].pc == pc) || (g->at < g->count && g->cells[g->at].pc == pc)) {
-        int has_s = w->at < w->count && w->cells[w->at].pc == pc;
-        int has_g = g->at < g->count && g->cells[g->at].pc == pc;
-        int take_s = has_s && (!has_g || w->cells[w->at].psv <= g->cells[g->at].psv);
-        int take_g = has_g && (!has_s || g->cells[g->at].psv <= w->cells[w->at].psv);
-        comps[n].psv = take_s ? w->cells[w->at].psv : g->cells[g->at].psv;
-        comps[n].value = take_s ? w->cells[w->at++].value : 0;
-        comps[n].golden = take_g ? g->cells[g->at++].value : 0;
-        n++;
-    }
-    return n;
-}
-
-/* Cells the walk skipped before `pc`: PCs inside the function that are not
+/* Rows the walk skipped before `pc`: PCs inside the function that are not
  * the start of a decoded instruction. Their values are added to *value and
- * *golden and counted in *count. */
+ * *golden and their cells (each side's apart) counted in *count. */
 static void skip_unaligned(annotate_data *d, uint64_t pc, uint64_t *value, uint64_t *golden, size_t *count)
 {
-    for (; d->walk.at < d->walk.count && d->walk.cells[d->walk.at].pc < pc; d->walk.at++, (*count)++)
-        *value += d->walk.cells[d->walk.at].value;
-    for (; d->gwalk.at < d->gwalk.count && d->gwalk.cells[d->gwalk.at].pc < pc; d->gwalk.at++, (*count)++)
-        *golden += d->gwalk.cells[d->gwalk.at].value;
+    for (; d->at < d->v.row_count && d->v.rows[d->at].key < pc; d->at++) {
+        const view_row *r = &d->v.rows[d->at];
+        *value += r->value;
+        *golden += r->golden;
+        for (size_t k = r->first; k < r->first + r->count; k++)
+            *count += (d->v.cells[k].a != 0) + (d->v.cells[k].b != 0);
+    }
 }
 
 static unsigned step_of(const char *arch)
@@ -223,19 +170,17 @@ static unsigned step_of(const char *arch)
 /* Prints one instruction line. A stack of one component (on both sides) is
  * named at the end of the line; a stack of several follows as a table. */
 static void print_instruction(FILE *f, annotate_data *d, uint64_t pc, const char *text, uint64_t fn_value,
-                              const binary_report_component *comps, size_t n)
+                              const view_row *row)
 {
-    uint64_t value = 0, golden = 0;
-    char cycles[BINARY_REPORT_NUMBER_MAX], gcycles[BINARY_REPORT_NUMBER_MAX], label[TRACE_PSV_LABEL_MAX];
-    for (size_t k = 0; k < n; k++) {
-        value += comps[k].value;
-        golden += comps[k].golden;
-    }
-    binary_report_cycles_text(&d->in, 0, value, BINARY_REPORT_TEXT_DIGITS, cycles, sizeof cycles);
+    uint64_t value = row ? row->value : 0, golden = row ? row->golden : 0;
+    const pics_pair *comps = row ? &d->v.cells[row->first] : NULL;
+    size_t n = row ? row->count : 0;
+    char cycles[VIEW_REPORT_NUMBER_MAX], gcycles[VIEW_REPORT_NUMBER_MAX], label[TRACE_PSV_LABEL_MAX];
+    view_report_cycles_text(&d->in, 0, value, VIEW_REPORT_TEXT_DIGITS, cycles, sizeof cycles);
     fprintf(f, "  %8.2f%% %14s", fn_value ? PERCENT * (double)value / (double)fn_value : 0.0, cycles);
     if (d->in.has_golden) {
-        binary_report_cycles_text(&d->in, 1, golden, BINARY_REPORT_TEXT_DIGITS, gcycles, sizeof gcycles);
-        fprintf(f, " %14s %8.4f%%", gcycles, PERCENT * contribution_of(&d->contrib, pc));
+        view_report_cycles_text(&d->in, 1, golden, VIEW_REPORT_TEXT_DIGITS, gcycles, sizeof gcycles);
+        fprintf(f, " %14s %8.4f%%", gcycles, PERCENT * (row ? view_contribution(&d->v, row) : 0.0));
     }
     if (n == 1)
         fprintf(f, "  0x%-14" PRIx64 " %-44s %s\n", binary_symbolize_address(d->z, pc), text,
@@ -243,33 +188,29 @@ static void print_instruction(FILE *f, annotate_data *d, uint64_t pc, const char
     else
         fprintf(f, "  0x%-14" PRIx64 " %s\n", binary_symbolize_address(d->z, pc), text);
     if (n > 1)
-        binary_report_print_stack(f, &d->in, comps, n, ANNOTATE_STACK_INDENT);
+        view_report_print_stack(f, &d->in, comps, n, ANNOTATE_STACK_INDENT);
 }
 
 /* Annotates one function. */
 static int annotate_function(FILE *f, annotate_data *d, const binary_symbols_function *fn)
 {
     binary_symbols *s = binary_symbolize_symbols(d->z);
-    uint64_t fn_value = range_sum(&d->walk, fn->start, fn->end);
-    uint64_t fn_golden = range_sum(&d->gwalk, fn->start, fn->end);
-    uint64_t odd_value = 0, odd_golden = 0;
+    uint64_t fn_value, fn_golden, odd_value = 0, odd_golden = 0;
     unsigned step = step_of(binary_symbols_arch(s));
     size_t instructions = 0, odd = 0, bad = 0;
-    char cycles[BINARY_REPORT_NUMBER_MAX], previous_source[BINARY_SYMBOLIZE_TEXT_MAX] = "";
-    binary_report_component *comps = malloc(TRACE_PSV_VALUES * sizeof *comps);
+    char cycles[VIEW_REPORT_NUMBER_MAX], previous_source[BINARY_SYMBOLIZE_TEXT_MAX] = "";
     int rc = TEA_OK;
 
-    if (!comps)
-        return error_set(TEA_ERR_NOMEM, "out of memory");
-    binary_report_cycles_text(&d->in, 0, fn_value, BINARY_REPORT_TEXT_DIGITS, cycles, sizeof cycles);
+    range_sum(d, fn->start, fn->end, &fn_value, &fn_golden);
+    view_report_cycles_text(&d->in, 0, fn_value, VIEW_REPORT_TEXT_DIGITS, cycles, sizeof cycles);
     fprintf(f, "#\n# %s: 0x%" PRIx64 "-0x%" PRIx64 " (%" PRIu64 " bytes), %s cycles, %.2f%% of the total\n", fn->name,
             binary_symbolize_address(d->z, fn->start),
             binary_symbolize_address(d->z, fn->start) + (fn->end - fn->start), fn->end - fn->start, cycles,
-            PERCENT * binary_report_share(&d->in, 0, fn_value));
+            PERCENT * view_report_share(&d->in, 0, fn_value));
     if (d->in.has_golden) {
-        binary_report_cycles_text(&d->in, 1, fn_golden, BINARY_REPORT_TEXT_DIGITS, cycles, sizeof cycles);
+        view_report_cycles_text(&d->in, 1, fn_golden, VIEW_REPORT_TEXT_DIGITS, cycles, sizeof cycles);
         fprintf(f, "# golden: %s cycles, %.2f%% of the total\n", cycles,
-                PERCENT * binary_report_share(&d->in, 1, fn_golden));
+                PERCENT * view_report_share(&d->in, 1, fn_golden));
     }
     fprintf(f, "# shares are of the function's cycles%s\n#\n",
             d->in.has_golden ? "; Error: the instruction's contribution to the error" : "");
@@ -277,12 +218,10 @@ static int annotate_function(FILE *f, annotate_data *d, const binary_symbols_fun
     if (d->in.has_golden)
         fprintf(f, " %14s %9s", "Golden", "Error");
     fprintf(f, "  %-16s %-44s %s\n", "Address", "Disassembly", "Component");
-    walk_seek(&d->walk, fn->start);
-    walk_seek(&d->gwalk, fn->start);
+    d->at = view_lower_bound(&d->v, fn->start);
     for (uint64_t pc = fn->start; pc < fn->end && pc >= fn->start;) {
         char text[BINARY_SYMBOLIZE_TEXT_MAX], source[BINARY_SYMBOLIZE_TEXT_MAX];
         unsigned size = 0;
-        size_t n;
         skip_unaligned(d, pc, &odd_value, &odd_golden, &odd);
         if ((rc = binary_symbolize_source(d->z, pc, source, sizeof source)) < 0)
             break;
@@ -311,8 +250,7 @@ static int annotate_function(FILE *f, annotate_data *d, const binary_symbols_fun
             bad++;
         }
         error_clear();
-        n = take_components(d, pc, comps);
-        print_instruction(f, d, pc, text, fn_value, comps, n);
+        print_instruction(f, d, pc, text, fn_value, take_row(d, pc));
         instructions++;
         pc += size;
     }
@@ -322,15 +260,14 @@ static int annotate_function(FILE *f, annotate_data *d, const binary_symbols_fun
         fprintf(f, ", %zu stretches of bytes that are no instruction", bad);
     fprintf(f, "\n");
     if (odd) {
-        binary_report_cycles_text(&d->in, 0, odd_value, BINARY_REPORT_TEXT_DIGITS, cycles, sizeof cycles);
+        view_report_cycles_text(&d->in, 0, odd_value, VIEW_REPORT_TEXT_DIGITS, cycles, sizeof cycles);
         fprintf(f, "# warning: %zu cells at PCs that are not instruction starts hold %s cycles", odd, cycles);
         if (d->in.has_golden) {
-            binary_report_cycles_text(&d->in, 1, odd_golden, BINARY_REPORT_TEXT_DIGITS, cycles, sizeof cycles);
+            view_report_cycles_text(&d->in, 1, odd_golden, VIEW_REPORT_TEXT_DIGITS, cycles, sizeof cycles);
             fprintf(f, " (golden %s)", cycles);
         }
         fprintf(f, ": wrong binary or bias?\n");
     }
-    free(comps);
     return rc;
 }
 
@@ -401,16 +338,9 @@ static int parse_range(const char *name, const binary_symbolizer *z, binary_symb
     return 1;
 }
 
-static int load_walk(const pics *p, cell_walk *w)
-{
-    w->at = 0;
-    return pics_sorted(p, &w->cells, &w->count);
-}
-
 static int run_annotate(const annotate_request *req)
 {
     annotate_data d;
-    pics_error_result res = { 0 };
     size_t idx[ANNOTATE_MAX_MATCHES], matches = 0;
     outfile *out = NULL;
     binary_symbols *s;
@@ -420,7 +350,7 @@ static int run_annotate(const annotate_request *req)
     int rc, is_range = 0;
 
     memset(&d, 0, sizeof d);
-    if ((rc = binary_report_input_load(&d.in, req->path, req->golden_path)))
+    if ((rc = view_report_input_load(&d.in, req->path, req->golden_path)))
         return rc;
     sym = req->sym;
     sym.auto_pics = &d.in.p; /* --adjust-vma auto scores the PCs shown */
@@ -443,23 +373,20 @@ static int run_annotate(const annotate_request *req)
         goto done;
     is_range = rc;
     rc = TEA_OK;
-    if ((!is_range && (rc = find_functions(d.z, s, req->symbol, idx, &matches))) || (rc = load_walk(&d.in.p, &d.walk))
-        || (rc = load_walk(&d.in.g, &d.gwalk)))
+    if (!is_range && (rc = find_functions(d.z, s, req->symbol, idx, &matches)))
         goto done;
-    if (d.in.has_golden) {
-        if ((rc = pics_error_compute(&d.in.p, &d.in.g, PICS_GRAN_INSN_COMPONENT, NULL, &res)))
-            goto done;
-        d.error = res.error;
-        d.contrib.items = res.items;
-        d.contrib.count = res.count;
-        qsort(d.contrib.items, d.contrib.count, sizeof *d.contrib.items, compare_contribution_pc);
+    if (d.in.has_golden && d.in.g.total == 0) {
+        rc = error_set(TEA_ERR_USAGE, "the golden PICS is empty: no error can be computed");
+        goto done;
     }
+    if ((rc = view_build(&d.v, &d.in.p, d.in.has_golden ? &d.in.g : NULL, PICS_GRAN_INSN_COMPONENT, NULL)))
+        goto done;
     if ((rc = outfile_open(&out, req->out_path)))
         goto done;
-    binary_report_print_header(outfile_stream(out), "pics annotate", &d.in, d.z);
+    view_report_print_header(outfile_stream(out), "pics annotate", &d.in, d.z);
     if (d.in.has_golden)
         fprintf(outfile_stream(out), "# golden %s: error %.4f%% at insn-component granularity\n", req->golden_path,
-                PERCENT * d.error);
+                PERCENT * view_error(&d.v));
     if (is_range)
         rc = annotate_function(outfile_stream(out), &d, &range);
     for (size_t i = 0; i < matches && rc == TEA_OK; i++)
@@ -469,12 +396,10 @@ static int run_annotate(const annotate_request *req)
     else
         rc = outfile_commit(out);
 done:
-    pics_error_result_free(&res);
-    free(d.walk.cells);
-    free(d.gwalk.cells);
+    view_free(&d.v);
     source_file_free(&d.src);
     binary_symbolize_close(d.z);
-    binary_report_input_free(&d.in);
+    view_report_input_free(&d.in);
     return rc;
 }
 

@@ -1,7 +1,7 @@
 /*
  * pics_commands.c: `pics export`, `pics error` and `pics merge`.
  */
-#include "binary/symbolize.h"
+#include "view/report.h"
 #include "cli.h"
 #include "commands.h"
 #include "common/error.h"
@@ -170,7 +170,7 @@ static void print_error_text(const error_request *req, const pics_info *si, cons
         char fitted[BINARY_SYMBOLIZE_TEXT_MAX];
         if (c->name)
             printf("  %-*s 0x%-16llx %8.4f%%\n", ERROR_NAME_WIDTH,
-                   binary_symbolize_fit(c->name, ERROR_NAME_WIDTH, fitted, sizeof fitted), (unsigned long long)c->pc,
+                   view_report_fit(c->name, ERROR_NAME_WIDTH, fitted, sizeof fitted), (unsigned long long)c->pc,
                    100.0 * c->contribution);
         else
             printf("  0x%-16llx %8.4f%%\n", (unsigned long long)c->pc, 100.0 * c->contribution);

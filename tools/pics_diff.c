@@ -9,7 +9,7 @@
  * when A is the golden PICS the summed difference is `pics error B A`
  * (instruction x component, or function x component) to the last bit.
  */
-#include "binary/report.h"
+#include "view/report.h"
 #include "binary/symbolize.h"
 #include "cli.h"
 #include "commands.h"
@@ -289,7 +289,7 @@ static void write_text(FILE *f, const diff_state *s)
         const diff_row *r = &s->rows[i];
         format_row(s, r, a, b, d);
         fprintf(f, "  %-*s %-20s %16s %16s %16s %8.4f%%\n", DIFF_TEXT_LOCATION_WIDTH,
-                binary_symbolize_fit(diff_location(s, r->group, location, sizeof location), DIFF_TEXT_LOCATION_WIDTH,
+                view_report_fit(diff_location(s, r->group, location, sizeof location), DIFF_TEXT_LOCATION_WIDTH,
                                      fitted, sizeof fitted),
                 trace_psv_label(r->psv, label, sizeof label), a, b, d, PERCENT * share_of(s, r->diff));
     }
@@ -299,7 +299,7 @@ static void write_text(FILE *f, const diff_state *s)
         const diff_row *r = &s->groups[i];
         format_row(s, r, a, b, d);
         fprintf(f, "  %-*s %16s %16s %16s %8.4f%%\n", DIFF_TEXT_LOCATION_WIDTH,
-                binary_symbolize_fit(diff_location(s, r->group, location, sizeof location), DIFF_TEXT_LOCATION_WIDTH,
+                view_report_fit(diff_location(s, r->group, location, sizeof location), DIFF_TEXT_LOCATION_WIDTH,
                                      fitted, sizeof fitted),
                 a, b, d, PERCENT * share_of(s, r->diff));
     }

@@ -2,9 +2,9 @@
  * pics_flamegraph.c: `pics flamegraph`, a PICS as an interactive flame graph
  * (one SVG file: click to zoom, search, hover; plot/flame.h). The stacks are
  * those of `pics report --format folded`: function, instruction, component,
- * weighted by whole cycles (binary_report_folded_cells).
+ * weighted by whole cycles (view_report_folded_cells).
  */
-#include "binary/report.h"
+#include "view/report.h"
 #include "binary/symbolize.h"
 #include "cli.h"
 #include "commands.h"
@@ -61,9 +61,9 @@ static const char *program_name(const pics_info *info)
 
 static int run_flamegraph(const flame_request *req)
 {
-    binary_report_input in;
+    view_report_input in;
     binary_symbolizer *z = NULL;
-    binary_report_folded *rows = NULL;
+    view_report_folded *rows = NULL;
     flame_names *names = NULL;
     plot_flame_stack *stacks = NULL;
     outfile *out = NULL;
@@ -73,8 +73,8 @@ static int run_flamegraph(const flame_request *req)
     int rc;
 
     memset(&in, 0, sizeof in);
-    if ((rc = binary_report_input_load(&in, req->path, NULL)) || (rc = binary_symbolize_open(&z, &in.info, &req->sym))
-        || (rc = binary_report_folded_cells(&in, &rows, &n)))
+    if ((rc = view_report_input_load(&in, req->path, NULL)) || (rc = binary_symbolize_open(&z, &in.info, &req->sym))
+        || (rc = view_report_folded_cells(&in, &rows, &n)))
         goto done;
     if (n && (!(names = calloc(n, sizeof *names)) || !(stacks = calloc(n, sizeof *stacks)))) {
         rc = error_set(TEA_ERR_NOMEM, "out of memory");
@@ -112,7 +112,7 @@ done:
     free(names);
     free(rows);
     binary_symbolize_close(z);
-    binary_report_input_free(&in);
+    view_report_input_free(&in);
     return rc;
 }
 

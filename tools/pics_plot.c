@@ -3,7 +3,7 @@
  * chart: one group per instruction, one stacked bar per PICS file (golden,
  * TEA, IBS, ... like the TEA paper's Figure 6), one segment per component.
  */
-#include "binary/report.h"
+#include "view/report.h"
 #include "binary/symbolize.h"
 #include "cli.h"
 #include "commands.h"

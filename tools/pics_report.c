@@ -5,7 +5,8 @@
  * --stdio`), CSV, JSON or flame-graph folded stacks (docs/report-format.md).
  */
 #define _POSIX_C_SOURCE 200809L
-#include "binary/report.h"
+#include "view/report.h"
+#include "view/view.h"
 #include "binary/symbolize.h"
 #include "cli.h"
 #include "commands.h"
@@ -26,8 +27,6 @@
 
 #define REPORT_DEFAULT_TOP 10
 #define PERCENT 100.0
-/* Name of the group of PCs outside every function and section. */
-#define UNKNOWN_GROUP "[unknown]"
 /* Width of the text format's object column (traces that list their objects). */
 #define OBJECT_WIDTH 20
 /* Columns of the function or symbol in the text table. */
@@ -48,167 +47,24 @@ typedef struct report_request {
     report_format format;
 } report_request;
 
-/* An instruction or a function: its summed values and its components. */
-typedef struct report_row {
-    uint64_t key;          /* the PC (insn), or 1 + the group's symbol-map index, 0 outside every group (func) */
-    uint64_t value;        /* raw sum in the PICS */
-    uint64_t golden;       /* raw sum in the golden PICS */
-    double contribution;   /* share of the error (0 without golden) */
-    size_t first, count;   /* its components: comps[first .. first + count) */
-} report_row;
-
 /* Everything computed before printing. */
 typedef struct report_data {
-    binary_report_input in;
+    view_report_input in;
     binary_symbolizer *z;
     pics_symmap groups; /* function granularity: functions and section gaps */
-    binary_report_component *comps;
-    report_row *rows;        /* in the order shown */
-    size_t comp_count, row_count, shown;
-    double error;            /* with golden */
+    view v;             /* the rows, sorted and cut as asked */
 } report_data;
 
-/* The group key of a PC. */
-static uint64_t key_of(const report_request *req, const report_data *d, uint64_t pc)
-{
-    return req->granularity == PICS_GRAN_FUNC ? (uint64_t)(pics_symmap_find(&d->groups, pc) + 1) : pc;
-}
-
-/* Sums the cells of `src` by (key, psv) into `dst`. */
-static int aggregate(const report_request *req, const report_data *d, const pics *src, pics *dst)
+/* The rows: the view of the PICS (and the golden one), sorted and cut. */
+static int build_view(const report_request *req, report_data *d)
 {
     int rc;
-    for (size_t i = 0; i < src->capacity; i++) {
-        const pics_cell *c = &src->slots[i];
-        if (c->used && (rc = pics_add(dst, key_of(req, d, c->pc), c->psv, c->value, c->count)))
-            return rc;
-    }
-    return TEA_OK;
-}
-
-/* Builds rows and components from the union of the two aggregated maps. */
-static int build_rows(const report_request *req, report_data *d)
-{
-    pics as = { 0 }, ag = { 0 };
-    pics_cell *cs = NULL, *cg = NULL;
-    size_t ns = 0, ng = 0, i = 0, j = 0;
-    uint64_t *keys = NULL;
-    int rc;
-
-    if ((rc = pics_init(&as)) || (rc = pics_init(&ag)) || (rc = aggregate(req, d, &d->in.p, &as))
-        || (rc = aggregate(req, d, &d->in.g, &ag)) || (rc = pics_sorted(&as, &cs, &ns))
-        || (rc = pics_sorted(&ag, &cg, &ng)))
-        goto done;
-    d->comps = malloc((ns + ng + 1) * sizeof *d->comps);
-    keys = malloc((ns + ng + 1) * sizeof *keys);
-    d->rows = malloc((ns + ng + 1) * sizeof *d->rows);
-    if (!d->comps || !keys || !d->rows) {
-        rc = error_set(TEA_ERR_NOMEM, "out of memory");
-        goto done;
-    }
-    while (i < ns || j < ng) {
-        binary_report_component *c = &d->comps[d->comp_count];
-        int take_s = j >= ng || (i < ns && (cs[i].pc < cg[j].pc || (cs[i].pc == cg[j].pc && cs[i].psv <= cg[j].psv)));
-        int take_g = i >= ns || (j < ng && (cg[j].pc < cs[i].pc || (cg[j].pc == cs[i].pc && cg[j].psv <= cs[i].psv)));
-        c->psv = take_s ? cs[i].psv : cg[j].psv;
-        keys[d->comp_count] = take_s ? cs[i].pc : cg[j].pc;
-        c->value = take_s ? cs[i++].value : 0;
-        c->golden = take_g ? cg[j++].value : 0;
-        d->comp_count++;
-    }
-    for (size_t k = 0; k < d->comp_count;) {
-        report_row *r = &d->rows[d->row_count++];
-        memset(r, 0, sizeof *r);
-        r->key = keys[k];
-        r->first = k;
-        for (; k < d->comp_count && keys[k] == r->key; k++) {
-            r->value += d->comps[k].value;
-            r->golden += d->comps[k].golden;
-            r->count++;
-        }
-    }
-done:
-    free(keys);
-    free(cs);
-    free(cg);
-    pics_free(&as);
-    pics_free(&ag);
-    return rc;
-}
-
-static report_row *find_row(report_data *d, uint64_t key)
-{
-    size_t lo = 0, hi = d->row_count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (d->rows[mid].key < key)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < d->row_count && d->rows[lo].key == key ? &d->rows[lo] : NULL;
-}
-
-/* The error against the golden PICS and each row's contribution (the rows
- * are still sorted by key). */
-static int add_error(const report_request *req, report_data *d)
-{
-    pics_error_result res;
-    int rc;
-    if ((rc = pics_error_compute(&d->in.p, &d->in.g, req->granularity, &d->groups, &res)))
+    if (d->in.has_golden && d->in.g.total == 0)
+        return error_set(TEA_ERR_USAGE, "the golden PICS is empty: no error can be computed");
+    if ((rc = view_build(&d->v, &d->in.p, d->in.has_golden ? &d->in.g : NULL, req->granularity, &d->groups)))
         return rc;
-    d->error = res.error;
-    for (size_t i = 0; i < res.count; i++) {
-        const pics_contribution *c = &res.items[i];
-        uint64_t key = c->pc;
-        report_row *r;
-        if (req->granularity == PICS_GRAN_FUNC) {
-            /* error.c names a group by its symbol-map entry's own name
-             * string, and the PCs outside every entry "[unknown]" at 0 */
-            long k = pics_symmap_find(&d->groups, c->pc);
-            key = k >= 0 && d->groups.entries[k].name == c->name ? (uint64_t)k + 1 : 0;
-        }
-        if ((r = find_row(d, key)))
-            r->contribution = c->contribution;
-    }
-    pics_error_result_free(&res);
-    return TEA_OK;
-}
-
-static int compare_by_cycles(const void *a, const void *b)
-{
-    const report_row *x = a, *y = b;
-    if (x->value != y->value)
-        return x->value > y->value ? -1 : 1;
-    if (x->golden != y->golden)
-        return x->golden > y->golden ? -1 : 1;
-    return x->key < y->key ? -1 : x->key > y->key;
-}
-
-static int compare_by_error(const void *a, const void *b)
-{
-    const report_row *x = a, *y = b;
-    if (x->contribution != y->contribution)
-        return x->contribution > y->contribution ? -1 : 1;
-    return compare_by_cycles(a, b);
-}
-
-/* Sorts the rows, drops those under the percent limit and counts the rows
- * to show. */
-static void select_rows(const report_request *req, report_data *d)
-{
-    size_t kept = 0;
-    qsort(d->rows, d->row_count, sizeof *d->rows, req->sort == SORT_ERROR ? compare_by_error : compare_by_cycles);
-    for (size_t i = 0; i < d->row_count; i++) {
-        const report_row *r = &d->rows[i];
-        double share = PERCENT * binary_report_share(&d->in, 0, r->value);
-        double gshare = d->in.has_golden ? PERCENT * binary_report_share(&d->in, 1, r->golden) : 0.0;
-        if (share >= req->percent_limit || (d->in.has_golden && gshare >= req->percent_limit))
-            d->rows[kept++] = *r;
-    }
-    d->shown = kept;
-    if (req->top && d->shown > req->top)
-        d->shown = (size_t)req->top;
+    view_sort(&d->v, req->sort == SORT_ERROR ? VIEW_ORDER_CONTRIBUTION : VIEW_ORDER_VALUE);
+    return view_select(&d->v, req->top, req->percent_limit);
 }
 
 /* --- naming a row --------------------------------------------------------------------- */
@@ -225,20 +81,15 @@ typedef struct row_names {
     char source[BINARY_SYMBOLIZE_TEXT_MAX];      /* "" without --source or line */
 } row_names;
 
-static int name_row(const report_request *req, report_data *d, const report_row *r, row_names *n)
+static int name_row(const report_request *req, report_data *d, const view_row *r, row_names *n)
 {
     unsigned size;
     int rc;
     memset(n, 0, sizeof *n);
     if (req->granularity == PICS_GRAN_FUNC) {
-        if (r->key == 0) {
-            snprintf(n->function, sizeof n->function, "%s", UNKNOWN_GROUP);
-        } else {
-            const pics_symmap_entry *e = &d->groups.entries[r->key - 1];
-            snprintf(n->function, sizeof n->function, "%s", e->name);
-            n->has_address = 1;
-            n->address = e->start;
-        }
+        snprintf(n->function, sizeof n->function, "%s", view_row_name(&d->v, r));
+        n->has_address = r->key != 0;
+        n->address = view_row_address(&d->v, r);
         snprintf(n->location, sizeof n->location, "%s", n->function);
     } else {
         n->has_address = 1;
@@ -274,45 +125,45 @@ static int print_text(FILE *f, const report_request *req, report_data *d)
     row_names n;
     int rc;
 
-    binary_report_print_header(f, "pics report", &d->in, d->z);
+    view_report_print_header(f, "pics report", &d->in, d->z);
     if (d->in.has_golden)
-        fprintf(f, "# golden %s: error %.4f%% at %s granularity\n", req->golden_path, PERCENT * d->error,
+        fprintf(f, "# golden %s: error %.4f%% at %s granularity\n", req->golden_path, PERCENT * view_error(&d->v),
                 pics_granularity_name(req->granularity));
-    for (size_t i = 0; i < d->shown; i++)
-        shown_value += d->rows[i].value;
-    fprintf(f, "# %zu of %zu %s, by %s%s: %.2f%% of the total\n", d->shown, d->row_count, what,
+    for (size_t i = 0; i < d->v.shown; i++)
+        shown_value += d->v.rows[i].value;
+    fprintf(f, "# %zu of %zu %s, by %s%s: %.2f%% of the total\n", d->v.shown, d->v.row_count, what,
             req->sort == SORT_ERROR ? "error contribution" : "cycles",
             req->percent_limit > 0 ? " (with a percent limit)" : "",
-            PERCENT * binary_report_share(&d->in, 0, shown_value));
+            PERCENT * view_report_share(&d->in, 0, shown_value));
     fprintf(f, "#\n# %8s %16s  ", "Overhead", "Cycles");
     if (objects)
         fprintf(f, "%-*s ", OBJECT_WIDTH, "Object");
     fprintf(f, "%-*s %-18s %s\n#\n", LOCATION_WIDTH, req->granularity == PICS_GRAN_FUNC ? "Function" : "Symbol", "Address",
             req->granularity == PICS_GRAN_FUNC ? "" : "Disassembly");
-    for (size_t i = 0; i < d->shown; i++) {
-        const report_row *r = &d->rows[i];
-        char cycles[BINARY_REPORT_NUMBER_MAX], address[BINARY_REPORT_NUMBER_MAX], golden[BINARY_REPORT_NUMBER_MAX];
+    for (size_t i = 0; i < d->v.shown; i++) {
+        const view_row *r = &d->v.rows[i];
+        char cycles[VIEW_REPORT_NUMBER_MAX], address[VIEW_REPORT_NUMBER_MAX], golden[VIEW_REPORT_NUMBER_MAX];
         char fitted[BINARY_SYMBOLIZE_TEXT_MAX];
         if ((rc = name_row(req, d, r, &n)))
             return rc;
-        binary_report_cycles_text(&d->in, 0, r->value, BINARY_REPORT_TEXT_DIGITS, cycles, sizeof cycles);
+        view_report_cycles_text(&d->in, 0, r->value, VIEW_REPORT_TEXT_DIGITS, cycles, sizeof cycles);
         if (n.has_address)
             snprintf(address, sizeof address, "0x%" PRIx64, n.shown);
         else
             snprintf(address, sizeof address, "-");
-        fprintf(f, "  %8.2f%% %16s  ", PERCENT * binary_report_share(&d->in, 0, r->value), cycles);
+        fprintf(f, "  %8.2f%% %16s  ", PERCENT * view_report_share(&d->in, 0, r->value), cycles);
         if (objects)
             fprintf(f, "%-*s ", OBJECT_WIDTH, n.object[0] ? n.object : "-");
         fprintf(f, "%-*s %-18s %s\n", LOCATION_WIDTH,
-                binary_symbolize_fit(n.location, LOCATION_WIDTH, fitted, sizeof fitted), address,
+                view_report_fit(n.location, LOCATION_WIDTH, fitted, sizeof fitted), address,
                 req->granularity == PICS_GRAN_FUNC ? "" : (n.disassembly[0] ? n.disassembly : "-"));
         if (n.source[0])
             fprintf(f, "%12s%s\n", "", base_name(n.source));
-        binary_report_print_stack(f, &d->in, &d->comps[r->first], r->count, 12);
+        view_report_print_stack(f, &d->in, &d->v.cells[r->first], r->count, 12);
         if (d->in.has_golden) {
-            binary_report_cycles_text(&d->in, 1, r->golden, BINARY_REPORT_TEXT_DIGITS, golden, sizeof golden);
+            view_report_cycles_text(&d->in, 1, r->golden, VIEW_REPORT_TEXT_DIGITS, golden, sizeof golden);
             fprintf(f, "%12serror contribution %.4f%% (golden %s cycles, %.2f%% of the total)\n", "",
-                    PERCENT * r->contribution, golden, PERCENT * binary_report_share(&d->in, 1, r->golden));
+                    PERCENT * view_contribution(&d->v, r), golden, PERCENT * view_report_share(&d->in, 1, r->golden));
         }
         fputc('\n', f);
     }
@@ -320,28 +171,6 @@ static int print_text(FILE *f, const report_request *req, report_data *d)
 }
 
 /* --- csv ------------------------------------------------------------------------------- */
-
-/*
- * One component's contribution to the error, as pics/error.c counts it
- * (docs/semantics.md, "Error"): |P − G| / 2C with P the component's sampled
- * cycles scaled to the golden total C, exactly |value·C − golden·S| / 2CS for
- * a sampled total S; G / C when nothing was sampled (error 1). The
- * contributions of a row's components add up to the row's contribution when
- * every component of the row is listed (they are).
- */
-static double component_contribution(const binary_report_input *in, const binary_report_component *c)
-{
-    uint64_t C = in->g.total, S = in->p.total;
-    exact_u128 a, b;
-
-    if (C == 0)
-        return 0.0;
-    if (S == 0)
-        return (double)((long double)c->golden / (long double)C);
-    a = (exact_u128)c->value * C;
-    b = (exact_u128)c->golden * S;
-    return (double)((long double)(a > b ? a - b : b - a) / (2.0L * (long double)C * (long double)S));
-}
 
 static int print_csv(FILE *f, const report_request *req, report_data *d)
 {
@@ -354,13 +183,13 @@ static int print_csv(FILE *f, const report_request *req, report_data *d)
             "rank,address,%sfunction,location,disassembly,source,component,psv,cycles,share,golden_cycles,"
             "golden_share,error_contribution\n",
             objects ? "object," : "");
-    for (size_t i = 0; i < d->shown; i++) {
-        const report_row *r = &d->rows[i];
+    for (size_t i = 0; i < d->v.shown; i++) {
+        const view_row *r = &d->v.rows[i];
         if ((rc = name_row(req, d, r, &n)))
             return rc;
         for (size_t k = 0; k < r->count; k++) {
-            const binary_report_component *c = &d->comps[r->first + k];
-            char label[TRACE_PSV_LABEL_MAX], text[BINARY_REPORT_NUMBER_MAX];
+            const pics_pair *c = &d->v.cells[r->first + k];
+            char label[TRACE_PSV_LABEL_MAX], text[VIEW_REPORT_NUMBER_MAX];
             fprintf(f, "%zu,", i + 1);
             if (n.has_address)
                 fprintf(f, "0x%" PRIx64, n.shown);
@@ -378,12 +207,12 @@ static int print_csv(FILE *f, const report_request *req, report_data *d)
             csv_field(f, n.source);
             fputc(',', f);
             csv_field(f, trace_psv_label(c->psv, label, sizeof label));
-            binary_report_cycles_text(&d->in, 0, c->value, BINARY_REPORT_DATA_DIGITS, text, sizeof text);
-            fprintf(f, ",%u,%s,%.9f,", c->psv, text, binary_report_share(&d->in, 0, c->value));
+            view_report_cycles_text(&d->in, 0, c->a, VIEW_REPORT_DATA_DIGITS, text, sizeof text);
+            fprintf(f, ",%u,%s,%.9f,", c->psv, text, view_report_share(&d->in, 0, c->a));
             if (d->in.has_golden) {
-                binary_report_cycles_text(&d->in, 1, c->golden, BINARY_REPORT_DATA_DIGITS, text, sizeof text);
-                fprintf(f, "%s,%.9f,%.9f", text, binary_report_share(&d->in, 1, c->golden),
-                        component_contribution(&d->in, c));
+                view_report_cycles_text(&d->in, 1, c->b, VIEW_REPORT_DATA_DIGITS, text, sizeof text);
+                fprintf(f, "%s,%.9f,%.9f", text, view_report_share(&d->in, 1, c->b),
+                        pics_pairing_share(&d->v.pairing, c->diff));
             } else {
                 fprintf(f, ",,");
             }
@@ -397,7 +226,7 @@ static int print_csv(FILE *f, const report_request *req, report_data *d)
 
 static void json_hex(json_writer *j, uint64_t v)
 {
-    char text[BINARY_REPORT_NUMBER_MAX];
+    char text[VIEW_REPORT_NUMBER_MAX];
     snprintf(text, sizeof text, "0x%" PRIx64, v);
     json_string(j, text);
 }
@@ -460,13 +289,13 @@ static void json_header(json_writer *j, const report_request *req, const report_
     json_string(j, req->golden_path);
     json_key(j, "error");
     if (d->in.has_golden)
-        json_double(j, d->error);
+        json_double(j, view_error(&d->v));
     else
         json_null(j);
     json_key(j, "groups");
-    json_u64(j, d->row_count);
+    json_u64(j, d->v.row_count);
     json_key(j, "shown");
-    json_u64(j, d->shown);
+    json_u64(j, d->v.shown);
 }
 
 static int print_json(FILE *f, const report_request *req, report_data *d)
@@ -480,12 +309,12 @@ static int print_json(FILE *f, const report_request *req, report_data *d)
     json_header(&j, req, d);
     json_key(&j, "rows");
     json_begin_array(&j);
-    for (size_t i = 0; i < d->shown; i++) {
-        const report_row *r = &d->rows[i];
+    for (size_t i = 0; i < d->v.shown; i++) {
+        const view_row *r = &d->v.rows[i];
         if ((rc = name_row(req, d, r, &n)))
             return rc;
         for (size_t k = 0; k < r->count; k++) {
-            const binary_report_component *c = &d->comps[r->first + k];
+            const pics_pair *c = &d->v.cells[r->first + k];
             char label[TRACE_PSV_LABEL_MAX];
             json_begin_object(&j);
             json_key(&j, "rank");
@@ -512,22 +341,22 @@ static int print_json(FILE *f, const report_request *req, report_data *d)
             json_key(&j, "psv");
             json_u64(&j, c->psv);
             json_key(&j, "cycles");
-            json_double(&j, binary_report_cycles(&d->in, 0, c->value));
+            json_double(&j, view_report_cycles(&d->in, 0, c->a));
             json_key(&j, "share");
-            json_double(&j, binary_report_share(&d->in, 0, c->value));
+            json_double(&j, view_report_share(&d->in, 0, c->a));
             json_key(&j, "golden_cycles");
             if (d->in.has_golden)
-                json_double(&j, binary_report_cycles(&d->in, 1, c->golden));
+                json_double(&j, view_report_cycles(&d->in, 1, c->b));
             else
                 json_null(&j);
             json_key(&j, "golden_share");
             if (d->in.has_golden)
-                json_double(&j, binary_report_share(&d->in, 1, c->golden));
+                json_double(&j, view_report_share(&d->in, 1, c->b));
             else
                 json_null(&j);
             json_key(&j, "error_contribution");
             if (d->in.has_golden)
-                json_double(&j, component_contribution(&d->in, c));
+                json_double(&j, pics_pairing_share(&d->v.pairing, c->diff));
             else
                 json_null(&j);
             json_end(&j);
@@ -553,15 +382,15 @@ static void frame_name(char *dst, size_t size, const char *src)
 }
 
 /* Writes every cell of the PICS as "function;location;COMPONENT weight",
- * the weights those of binary_report_folded_cells (whole cycles summing to the
+ * the weights those of view_report_folded_cells (whole cycles summing to the
  * total rounded). */
 static int print_folded(FILE *f, report_data *d)
 {
-    binary_report_folded *rows = NULL;
+    view_report_folded *rows = NULL;
     size_t n = 0;
     int rc;
 
-    if ((rc = binary_report_folded_cells(&d->in, &rows, &n)))
+    if ((rc = view_report_folded_cells(&d->in, &rows, &n)))
         return rc;
     for (size_t i = 0; i < n; i++) {
         char function[BINARY_SYMBOLIZE_TEXT_MAX], location[BINARY_SYMBOLIZE_TEXT_MAX], label[TRACE_PSV_LABEL_MAX];
@@ -597,7 +426,7 @@ static int run_report(const report_request *req)
     int rc;
 
     memset(&d, 0, sizeof d);
-    if ((rc = binary_report_input_load(&d.in, req->path, req->golden_path)))
+    if ((rc = view_report_input_load(&d.in, req->path, req->golden_path)))
         return rc;
     sym = req->sym;
     sym.auto_pics = &d.in.p; /* --adjust-vma auto scores the PCs shown */
@@ -606,11 +435,8 @@ static int run_report(const report_request *req)
     if (req->granularity == PICS_GRAN_FUNC
         && (rc = binary_symbolize_symmap(d.z, BINARY_SYMBOLS_MAP_SECTION_GAPS, &d.groups)))
         goto done;
-    if ((rc = build_rows(req, &d)))
+    if ((rc = build_view(req, &d)))
         goto done;
-    if (d.in.has_golden && (rc = add_error(req, &d)))
-        goto done;
-    select_rows(req, &d);
     if ((rc = outfile_open(&out, req->out_path)))
         goto done;
     switch (req->format) {
@@ -632,11 +458,10 @@ static int run_report(const report_request *req)
     else
         rc = outfile_commit(out);
 done:
-    free(d.comps);
-    free(d.rows);
+    view_free(&d.v);
     pics_symmap_free(&d.groups);
     binary_symbolize_close(d.z);
-    binary_report_input_free(&d.in);
+    view_report_input_free(&d.in);
     return rc;
 }
 

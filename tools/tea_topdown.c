@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "binary/symbolize.h"
 #include "binary/symbols.h"
+#include "view/report.h"
 #include "cli.h"
 #include "commands.h"
 #include "common/csv.h"
@@ -483,7 +484,7 @@ static int text_functions(FILE *f, const context *ctx)
             || (rc = golden_topdown_apportion(c->slots, GOLDEN_TOPDOWN_CATEGORIES, 100 * power_of_ten(TEXT_DECIMALS),
                                               sl)))
             return rc;
-        fprintf(f, "%-*s ", TEXT_NAME_WIDTH, binary_symbolize_fit(scope_name(ctx, s), TEXT_NAME_WIDTH, fitted, sizeof fitted));
+        fprintf(f, "%-*s ", TEXT_NAME_WIDTH, view_report_fit(scope_name(ctx, s), TEXT_NAME_WIDTH, fitted, sizeof fitted));
         fprint_value(f, view_total(c, GOLDEN_TOPDOWN_VIEW_STATES), c->state_unit, 12);
         fprintf(f, " %5s%% |", format_share(ctx->scope_share[s], TEXT_DECIMALS, share, sizeof share));
         for (int k = 0; k < GOLDEN_TOPDOWN_CATEGORIES; k++)

@@ -10,6 +10,7 @@
 #            (library tea_scheme, below pics/)
 #   tea/     common trace golden pics
 #   binary/  common trace pics
+#   view/    common trace pics binary
 #   plot/    common
 #   model/   common trace binary record
 #   record/  nothing (the Valgrind tool: Valgrind's pub_tool_*.h and its own stream.h)
@@ -25,6 +26,7 @@ allowed() {
     pics) echo "common trace" ;;
     tea) echo "common trace golden pics" ;;
     binary) echo "common trace pics" ;;
+    view) echo "common trace pics binary" ;;
     plot) echo "common" ;;
     model) echo "common trace binary record" ;;
     record) echo "" ;;
@@ -39,7 +41,7 @@ allowed_files() {
     esac
 }
 check() {
-for room in common trace golden pics tea binary plot model record; do
+for room in common trace golden pics tea binary view plot model record; do
     ok=" $room $(allowed $room) "
     files=" $(allowed_files $room) "
     for file in "$src/$room"/*.[ch]; do

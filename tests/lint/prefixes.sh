@@ -16,7 +16,7 @@ names() { # prints "WHERE ROOM NAME" for every exported name
         nm -g --defined-only "$archive" |
             awk -v w="$archive" -v r="$room" 'NF == 3 && $2 ~ /^[TDBRC]$/ && $3 !~ /^__/ { print w, r, $3 }'
     done
-    for room in common trace golden pics tea binary plot model record tools; do
+    for room in common trace golden pics tea binary view plot model record tools; do
         for header in "$src/$room"/*.h; do
             [ -e "$header" ] || continue
             sed -n -e 's/^[[:space:]]*#[[:space:]]*define[[:space:]]\{1,\}\([A-Za-z_][A-Za-z0-9_]*\).*/\1/p' \
@@ -30,7 +30,7 @@ names() { # prints "WHERE ROOM NAME" for every exported name
 names "$@" | awk '
 BEGIN {
     # The prefixes of each room; capitals are checked against the same list.
-    p["common"] = "error_ rng_ outfile_ outdir_ cleanup_ json_ csv_ exact_ textline_ threads_ progress_ tea_ok tea_err_"
+    p["common"] = "error_ rng_ outfile_ outdir_ cleanup_ json_ csv_ exact_ textline_ threads_ progress_ search_ tea_ok tea_err_"
     p["tools"] = "cli_ palette_ study_ model_options_ cmd_"
 }
 function conforms(room, name,    lower, list, n, i, q) {

@@ -1363,35 +1363,6 @@ static void test_parse_offset(void **state)
     }
 }
 
-/* Long C++ names fitted to a text column: templates collapsed first (each
- * outermost list whole), then the parameters, then the start cut; operator
- * names keep their brackets; what fits is unchanged. */
-static void test_fit_names(void **state)
-{
-    char out[TEXT_MAX];
-    const char *vec = "std::vector<std::pair<int, int>, std::allocator<std::pair<int, int> > >::push_back("
-                      "std::pair<int, int> const&)+0x1c";
-    (void)state;
-    assert_string_equal(binary_symbolize_fit("main+0x10", 40, out, sizeof out), "main+0x10");
-    assert_string_equal(binary_symbolize_fit(vec, 60, out, sizeof out),
-                        "std::vector<...>::push_back(std::pair<...> const&)+0x1c");
-    assert_string_equal(binary_symbolize_fit(vec, 40, out, sizeof out), "std::vector<...>::push_back(...)+0x1c");
-    /* 40 columns are not enough for the collapsed name: its end stays */
-    assert_string_equal(binary_symbolize_fit(vec, 20, out, sizeof out), "...sh_back(...)+0x1c");
-    assert_int_equal(strlen(out), 20);
-    assert_string_equal(binary_symbolize_fit("std::ostream& std::operator<< <std::char_traits<char> >(std::ostream&, "
-                                             "char const*)",
-                                             40, out, sizeof out),
-                        "std::ostream& std::operator<< <...>(...)");
-    /* the parameters, not the namespace or the call operator's "()", then the start cut */
-    assert_string_equal(binary_symbolize_fit("(anonymous namespace)::Parser::operator()(long, long) const", 52, out,
-                                             sizeof out),
-                        "(anonymous namespace)::Parser::operator()(...) const");
-    assert_string_equal(binary_symbolize_fit("(anonymous namespace)::Parser::operator()(long, long) const", 40, out,
-                                             sizeof out),
-                        "...space)::Parser::operator()(...) const");
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1413,7 +1384,6 @@ int main(void)
         cmocka_unit_test(test_cxx_demangle),
         cmocka_unit_test(test_branch_targets),
         cmocka_unit_test(test_guess_bias),
-        cmocka_unit_test(test_fit_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,10 +4,11 @@
  * '#' header lines, and the cycle stacks of one instruction or function.
  * (Their --elf and --adjust-vma options are parsed by tools/cli.)
  */
-#ifndef TEA_BINARY_REPORT_H
-#define TEA_BINARY_REPORT_H
+#ifndef TEA_VIEW_REPORT_H
+#define TEA_VIEW_REPORT_H
 
 #include "binary/symbolize.h"
+#include "pics/compare.h"
 #include "pics/pics.h"
 #include "pics/pics_file.h"
 
@@ -15,64 +16,57 @@
 #include <stdio.h>
 
 /* Fraction digits of cycles in text output and in CSV/JSON. */
-#define BINARY_REPORT_TEXT_DIGITS 3
-#define BINARY_REPORT_DATA_DIGITS 6
+#define VIEW_REPORT_TEXT_DIGITS 3
+#define VIEW_REPORT_DATA_DIGITS 6
 /* Room for a formatted cycle count. */
-#define BINARY_REPORT_NUMBER_MAX 64
+#define VIEW_REPORT_NUMBER_MAX 64
 
 /* A PICS and, optionally, the golden PICS of the same trace. */
-typedef struct binary_report_input {
+typedef struct view_report_input {
     const char *path;          /* FILE.pics */
     const char *golden_path;   /* --golden, or NULL */
     pics_info info, ginfo;
     pics p, g;                 /* g is empty without --golden */
     int has_golden;
-} binary_report_input;
+} view_report_input;
 
 /* Reads `path` and, when `golden_path` is not NULL, the golden PICS, and
  * checks that the second is a golden PICS of the same trace (digest).
  * Errors: those of pics_read; TEA_ERR_USAGE for a golden PICS that is not
  * golden or of another trace. Frees everything on failure. */
-int binary_report_input_load(binary_report_input *in, const char *path, const char *golden_path);
+int view_report_input_load(view_report_input *in, const char *path, const char *golden_path);
 
-void binary_report_input_free(binary_report_input *in);
+void view_report_input_free(view_report_input *in);
 
 /* The exact cycles a raw value of the PICS (golden: of the golden PICS)
  * stands for, rounded to `digits` fraction digits, into buf. */
-void binary_report_cycles_text(const binary_report_input *in, int golden, uint64_t value, int digits, char *buf,
+void view_report_cycles_text(const view_report_input *in, int golden, uint64_t value, int digits, char *buf,
                                size_t size);
 
 /* The same as a double. */
-double binary_report_cycles(const binary_report_input *in, int golden, uint64_t value);
+double view_report_cycles(const view_report_input *in, int golden, uint64_t value);
 
 /* value / total of the PICS (golden: of the golden PICS), 0 when empty. */
-double binary_report_share(const binary_report_input *in, int golden, uint64_t value);
+double view_report_share(const view_report_input *in, int golden, uint64_t value);
 
 /* Prints the '#' lines that describe the inputs: trace, binary, scheme,
  * sampling, samples and losses, total cycles. */
-void binary_report_print_header(FILE *f, const char *command, const binary_report_input *in,
+void view_report_print_header(FILE *f, const char *command, const view_report_input *in,
                                 const binary_symbolizer *z);
 
-/* One component of a stack: its raw values in the PICS and in the golden
- * PICS (0 when absent). */
-typedef struct binary_report_component {
-    uint16_t psv;
-    uint64_t value, golden;
-} binary_report_component;
-
-/* Prints the component lines of one stack (text format), each indented by
- * `indent` spaces: component, cycles and share of the stack, and with a
+/* Prints the component lines of one stack (text format; the components of
+ * a view's row: a the PICS's raw value, b the golden one's), each indented
+ * by `indent` spaces: component, cycles and share of the stack, and with a
  * golden PICS the golden cycles and share side by side. */
-void binary_report_print_stack(FILE *f, const binary_report_input *in, const binary_report_component *c, size_t n,
-                               int indent);
+void view_report_print_stack(FILE *f, const view_report_input *in, const pics_pair *c, size_t n, int indent);
 
 /* One cell of a PICS as a flame-graph stack: its instruction, component and
  * cycles as a whole number. */
-typedef struct binary_report_folded {
+typedef struct view_report_folded {
     uint64_t pc;
     uint16_t psv;
     uint64_t weight;
-} binary_report_folded;
+} view_report_folded;
 
 /* The cells of in->p (not the golden PICS) in pics_sorted order with their
  * cycles rounded to whole numbers that sum to the total cycles rounded to
@@ -80,6 +74,18 @@ typedef struct binary_report_folded {
  * the largest remainders up (exact_round_shares). Cells whose weight is 0
  * are left out. *out is malloc'd (NULL when *n is 0). What `pics report
  * --format folded` and `pics flamegraph` draw. 0 or TEA_ERR_NOMEM. */
-int binary_report_folded_cells(const binary_report_input *in, binary_report_folded **out, size_t *n);
+int view_report_folded_cells(const view_report_input *in, view_report_folded **out, size_t *n);
+
+/* Longest name view_report_fit works on (bytes, NUL included). */
+#define VIEW_REPORT_NAME_MAX BINARY_SYMBOLIZE_TEXT_MAX
+
+/* Fits a function name or location ("NAME" or "NAME+0xOFF") into `width`
+ * columns of a text table, readably: C++ template argument lists are
+ * collapsed to "<...>" (outermost first, each whole), then the parameter
+ * list to "(...)", and only then the start is cut to "..." so that the end
+ * (the function's own name, the offset) stays. Text that fits is copied as
+ * it is; CSV and JSON outputs carry the full name. Writes into out
+ * (truncated to size) and returns out. */
+char *view_report_fit(const char *text, size_t width, char *out, size_t size);
 
 #endif

@@ -6,6 +6,7 @@
 #include "common/exact.h"
 #include "trace/psv.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,7 @@
 /* The narrowest component column of a stack table. */
 #define STACK_LABEL_MIN_WIDTH 16
 
-int binary_report_input_load(binary_report_input *in, const char *path, const char *golden_path)
+int view_report_input_load(view_report_input *in, const char *path, const char *golden_path)
 {
     int rc;
     memset(in, 0, sizeof *in);
@@ -45,11 +46,11 @@ int binary_report_input_load(binary_report_input *in, const char *path, const ch
         memset(&in->ginfo.objects, 0, sizeof in->ginfo.objects);
     }
     if (rc)
-        binary_report_input_free(in);
+        view_report_input_free(in);
     return rc;
 }
 
-void binary_report_input_free(binary_report_input *in)
+void view_report_input_free(view_report_input *in)
 {
     pics_info_free(&in->info);
     if (in->has_golden)
@@ -59,7 +60,7 @@ void binary_report_input_free(binary_report_input *in)
     memset(in, 0, sizeof *in);
 }
 
-void binary_report_cycles_text(const binary_report_input *in, int golden, uint64_t value, int digits, char *buf,
+void view_report_cycles_text(const view_report_input *in, int golden, uint64_t value, int digits, char *buf,
                                size_t size)
 {
     if (golden)
@@ -68,20 +69,20 @@ void binary_report_cycles_text(const binary_report_input *in, int golden, uint64
         pics_format_cycles(&in->info, in->p.total, value, digits, buf, size);
 }
 
-double binary_report_cycles(const binary_report_input *in, int golden, uint64_t value)
+double view_report_cycles(const view_report_input *in, int golden, uint64_t value)
 {
     return golden ? pics_value_cycles(&in->ginfo, in->g.total, value)
                   : pics_value_cycles(&in->info, in->p.total, value);
 }
 
-double binary_report_share(const binary_report_input *in, int golden, uint64_t value)
+double view_report_share(const view_report_input *in, int golden, uint64_t value)
 {
     uint64_t total = golden ? in->g.total : in->p.total;
     return total ? (double)value / (double)total : 0.0;
 }
 
 /* The total cycles the PICS stands for: the golden total. */
-static void total_text(const binary_report_input *in, int digits, char *buf, size_t size)
+static void total_text(const view_report_input *in, int digits, char *buf, size_t size)
 {
     pics_info golden_view = in->info;
     golden_view.binary_path = golden_view.build_id = NULL;
@@ -90,10 +91,10 @@ static void total_text(const binary_report_input *in, int digits, char *buf, siz
     pics_format_cycles(&golden_view, in->info.golden_total, in->info.golden_total, digits, buf, size);
 }
 
-void binary_report_print_header(FILE *f, const char *command, const binary_report_input *in, const binary_symbolizer *z)
+void view_report_print_header(FILE *f, const char *command, const view_report_input *in, const binary_symbolizer *z)
 {
     const pics_info *i = &in->info;
-    char total[BINARY_REPORT_NUMBER_MAX];
+    char total[VIEW_REPORT_NUMBER_MAX];
     const char *binary = binary_symbolize_binary(z);
 
     fprintf(f, "# %s of %s\n", command, in->path);
@@ -133,21 +134,20 @@ void binary_report_print_header(FILE *f, const char *command, const binary_repor
             fprintf(f, "%s%s %" PRIu64, r ? ", " : "", tea_lost_name((enum tea_lost_reason)r), i->lost[r]);
         fprintf(f, ")\n");
     }
-    total_text(in, BINARY_REPORT_TEXT_DIGITS, total, sizeof total);
+    total_text(in, VIEW_REPORT_TEXT_DIGITS, total, sizeof total);
     fprintf(f, "# total %s cycles\n", total);
 }
 
-void binary_report_print_stack(FILE *f, const binary_report_input *in, const binary_report_component *c, size_t n,
-                               int indent)
+void view_report_print_stack(FILE *f, const view_report_input *in, const pics_pair *c, size_t n, int indent)
 {
     uint64_t sum = 0, gsum = 0;
-    char label[TRACE_PSV_LABEL_MAX], cycles[BINARY_REPORT_NUMBER_MAX], golden[BINARY_REPORT_NUMBER_MAX];
+    char label[TRACE_PSV_LABEL_MAX], cycles[VIEW_REPORT_NUMBER_MAX], golden[VIEW_REPORT_NUMBER_MAX];
     int width = STACK_LABEL_MIN_WIDTH;
 
     for (size_t k = 0; k < n; k++) {
         int len = (int)strlen(trace_psv_label(c[k].psv, label, sizeof label));
-        sum += c[k].value;
-        gsum += c[k].golden;
+        sum += c[k].a;
+        gsum += c[k].b;
         if (len > width)
             width = len;
     }
@@ -156,25 +156,25 @@ void binary_report_print_stack(FILE *f, const binary_report_input *in, const bin
                 "share");
     for (size_t k = 0; k < n; k++) {
         trace_psv_label(c[k].psv, label, sizeof label);
-        binary_report_cycles_text(in, 0, c[k].value, BINARY_REPORT_TEXT_DIGITS, cycles, sizeof cycles);
+        view_report_cycles_text(in, 0, c[k].a, VIEW_REPORT_TEXT_DIGITS, cycles, sizeof cycles);
         fprintf(f, "%*s%-*s %14s %7.2f%%", indent, "", width, label, cycles,
-                sum ? PERCENT * (double)c[k].value / (double)sum : 0.0);
+                sum ? PERCENT * (double)c[k].a / (double)sum : 0.0);
         if (in->has_golden) {
-            binary_report_cycles_text(in, 1, c[k].golden, BINARY_REPORT_TEXT_DIGITS, golden, sizeof golden);
-            fprintf(f, " | %14s %7.2f%%", golden, gsum ? PERCENT * (double)c[k].golden / (double)gsum : 0.0);
+            view_report_cycles_text(in, 1, c[k].b, VIEW_REPORT_TEXT_DIGITS, golden, sizeof golden);
+            fprintf(f, " | %14s %7.2f%%", golden, gsum ? PERCENT * (double)c[k].b / (double)gsum : 0.0);
         }
         fputc('\n', f);
     }
 }
 
-int binary_report_folded_cells(const binary_report_input *in, binary_report_folded **out, size_t *n)
+int view_report_folded_cells(const view_report_input *in, view_report_folded **out, size_t *n)
 {
     const pics_info *info = &in->info;
     uint64_t unit = info->unit ? info->unit : PICS_UNIT;
     pics_cell *cells = NULL;
     exact_u128 *num = NULL;
     uint64_t *weights = NULL;
-    binary_report_folded *rows = NULL;
+    view_report_folded *rows = NULL;
     size_t count = 0, kept = 0;
     exact_u128 den, target;
     int rc;
@@ -205,7 +205,7 @@ int binary_report_folded_cells(const binary_report_input *in, binary_report_fold
         goto done;
     for (size_t i = 0; i < count; i++)
         if (weights[i])
-            rows[kept++] = (binary_report_folded){ cells[i].pc, cells[i].psv, weights[i] };
+            rows[kept++] = (view_report_folded){ cells[i].pc, cells[i].psv, weights[i] };
     if (kept) {
         *out = rows;
         *n = kept;
@@ -217,4 +217,95 @@ done:
     free(num);
     free(cells);
     return rc;
+}
+
+/* --- names in text tables -------------------------------------------------------- */
+
+#define FIT_TEMPLATE "<...>"
+#define FIT_PARAMETERS "(...)"
+#define FIT_CUT "..."
+/* The C++ operators whose names hold '<', '>' or '(' ("operator<<",
+ * "operator->", "operator()"), which are no brackets. */
+#define OPERATOR_WORD "operator"
+
+/* Length of the operator symbol after "operator" at `p` (the characters
+ * that would otherwise read as brackets), 0 when there is none. */
+static size_t operator_symbol(const char *p)
+{
+    static const char *const ops[] = { "<=>", "<<=", ">>=", "->*", "<<", ">>", "<=", ">=", "->", "()", "<", ">" };
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (strncmp(p, ops[i], strlen(ops[i])) == 0)
+            return strlen(ops[i]);
+    return 0;
+}
+
+/* Copies `in` to `out` (at most size - 1 bytes), each outermost bracketed
+ * group opened by `open` (and closed by `close`) replaced by `with`; with
+ * `last_only`, only the last such group. Returns the length written. */
+static size_t collapse(const char *in, char open, char close, const char *with, int last_only, char *out,
+                       size_t size)
+{
+    size_t n = 0, len = strlen(in), last_open = SIZE_MAX;
+    int depth = 0;
+
+    if (last_only) {
+        /* the last outermost group: found by a first pass */
+        for (size_t i = 0; i < len; i++) {
+            if (strncmp(in + i, OPERATOR_WORD, sizeof OPERATOR_WORD - 1) == 0) {
+                i += sizeof OPERATOR_WORD - 1 + operator_symbol(in + i + sizeof OPERATOR_WORD - 1) - 1;
+                continue;
+            }
+            if (in[i] == open && depth++ == 0)
+                last_open = i;
+            else if (in[i] == close && depth > 0)
+                depth--;
+        }
+        depth = 0;
+    }
+    for (size_t i = 0; i < len && n + 1 < size; i++) {
+        size_t op;
+        if (strncmp(in + i, OPERATOR_WORD, sizeof OPERATOR_WORD - 1) == 0) {
+            op = sizeof OPERATOR_WORD - 1 + operator_symbol(in + i + sizeof OPERATOR_WORD - 1);
+            for (size_t k = 0; k < op && n + 1 < size && depth == 0; k++)
+                out[n++] = in[i + k];
+            i += op - 1;
+            continue;
+        }
+        if (in[i] == open && (depth > 0 || !last_only || i == last_open)) {
+            if (depth++ == 0)
+                for (const char *w = with; *w && n + 1 < size; w++)
+                    out[n++] = *w;
+            continue;
+        }
+        if (depth > 0) {
+            depth -= in[i] == close;
+            continue;
+        }
+        out[n++] = in[i];
+    }
+    out[n] = '\0';
+    return n;
+}
+
+char *view_report_fit(const char *text, size_t width, char *out, size_t size)
+{
+    char a[VIEW_REPORT_NAME_MAX], b[VIEW_REPORT_NAME_MAX];
+    size_t len;
+
+    assert(size > 0);
+    snprintf(a, sizeof a, "%s", text);
+    if (strlen(a) > width) {
+        collapse(a, '<', '>', FIT_TEMPLATE, 0, b, sizeof b);
+        snprintf(a, sizeof a, "%s", b);
+    }
+    if (strlen(a) > width) {
+        collapse(a, '(', ')', FIT_PARAMETERS, 1, b, sizeof b);
+        snprintf(a, sizeof a, "%s", b);
+    }
+    len = strlen(a);
+    if (len > width && width > sizeof FIT_CUT - 1)
+        snprintf(out, size, "%s%s", FIT_CUT, a + len - (width - (sizeof FIT_CUT - 1)));
+    else
+        snprintf(out, size, "%s", a);
+    return out;
 }

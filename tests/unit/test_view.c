@@ -1,0 +1,222 @@
+/*
+ * test_view.c: views of PICS (view/view.c) on hand-computed rows at every
+ * key (instruction with components, instruction, function, the PCs outside
+ * every function), from one PICS and from a pair, their orders and cuts,
+ * and long names fitted to a text column (view/report.c). Every expected
+ * value is worked out in the comments.
+ */
+#include "testutil.h"
+
+#include "common/error.h"
+#include "view/report.h"
+#include "view/view.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define U PICS_UNIT
+#define EPS 1e-12
+#define TEXT_MAX 512
+
+typedef struct cell_spec {
+    uint64_t pc;
+    uint16_t psv;
+    uint64_t units;
+} cell_spec;
+
+static void build(pics *p, const cell_spec *cells, size_t n)
+{
+    assert_int_equal(pics_init(p), TEA_OK);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(pics_add(p, cells[i].pc, cells[i].psv, cells[i].units * U, 1), TEA_OK);
+}
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Golden, C = 12 cycles: (0x100, base) 6, (0x100, ST-L1) 2, (0x200, base) 4.
+ * Sampled, S = 4 samples: (0x100, base) 1, (0x100, ST-L1) 1, (0x200, base) 2;
+ * scaled by C/S = 3: 3, 3, 6 cycles. */
+static const cell_spec golden_cells[] = { { 0x100, 0, 6 }, { 0x100, 1, 2 }, { 0x200, 0, 4 } };
+static const cell_spec sampled_cells[] = { { 0x100, 0, 1 }, { 0x100, 1, 1 }, { 0x200, 0, 2 } };
+
+/* By instruction with components: rows 0x100 (two components) and 0x200
+ * (one). Differences over 2CS = 96: (0x100, base) |1*12 - 6*4| = 12,
+ * (0x100, ST-L1) |1*12 - 2*4| = 4, (0x200, base) |2*12 - 4*4| = 8: the
+ * contributions 16/96 and 8/96, the error 24/96 = 0.25. */
+static void insn_component(void **state)
+{
+    pics g, s;
+    view v;
+    const view_row *r;
+    (void)state;
+    build(&g, golden_cells, COUNT(golden_cells));
+    build(&s, sampled_cells, COUNT(sampled_cells));
+    assert_int_equal(view_build(&v, &s, &g, PICS_GRAN_INSN_COMPONENT, NULL), TEA_OK);
+    assert_int_equal(v.row_count, 2);
+    r = &v.rows[0];
+    assert_int_equal(r->key, 0x100);
+    assert_int_equal(r->count, 2);
+    assert_int_equal(r->value, 2 * U);
+    assert_int_equal(r->golden, 8 * U);
+    assert_true(r->diff == (exact_u128)16 * U * U);
+    assert_float_equal(view_contribution(&v, r), 16.0 / 96.0, EPS);
+    assert_int_equal(v.cells[r->first].psv, 0);
+    assert_int_equal(v.cells[r->first + 1].psv, 1);
+    assert_true(v.cells[r->first + 1].diff == (exact_u128)4 * U * U);
+    assert_float_equal(view_contribution(&v, &v.rows[1]), 8.0 / 96.0, EPS);
+    assert_float_equal(view_error(&v), 0.25, EPS);
+    assert_int_equal(view_row_address(&v, r), 0x100);
+    assert_null(view_row_name(&v, r));
+    assert_ptr_equal(view_find(&v, 0x200), &v.rows[1]);
+    assert_null(view_find(&v, 0x180));
+    assert_int_equal(view_lower_bound(&v, 0x180), 1);
+    assert_int_equal(view_lower_bound(&v, 0x201), 2);
+    view_free(&v);
+    pics_free(&g);
+    pics_free(&s);
+}
+
+/* By instruction, components merged: 0x100 sampled 2 -> 6 cycles, golden
+ * 8: |2*12 - 8*4| = 8; 0x200 as above 8: the error 16/96 = 1/6, one
+ * component (PSV 0) a row. */
+static void insn(void **state)
+{
+    pics g, s;
+    view v;
+    (void)state;
+    build(&g, golden_cells, COUNT(golden_cells));
+    build(&s, sampled_cells, COUNT(sampled_cells));
+    assert_int_equal(view_build(&v, &s, &g, PICS_GRAN_INSN, NULL), TEA_OK);
+    assert_int_equal(v.row_count, 2);
+    assert_int_equal(v.rows[0].count, 1);
+    assert_int_equal(v.cells[v.rows[0].first].psv, 0);
+    assert_float_equal(view_contribution(&v, &v.rows[0]), 8.0 / 96.0, EPS);
+    assert_float_equal(view_error(&v), 1.0 / 6.0, EPS);
+    view_free(&v);
+    pics_free(&g);
+    pics_free(&s);
+}
+
+/* By function: f = [0x100, 0x180), g = [0x200, 0x280); 0x300 lies outside
+ * both. Golden adds (0x300, base) 4 cycles: C = 16; sampled adds (0x150,
+ * ST-L1) 1: S = 5. Rows, by key: [unknown] (key 0, golden 4), f (key 1:
+ * base 1|6, ST-L1 2|2), g (key 2: base 2|4). Differences over 2CS = 160:
+ * unknown |0 - 4*5| = 20; f base |1*16 - 6*5| = 14, ST-L1 |2*16 - 2*5| =
+ * 22; g |2*16 - 4*5| = 12: error (20 + 36 + 12) / 160 = 0.425. */
+static void func(void **state)
+{
+    static const cell_spec gx[] = { { 0x100, 0, 6 }, { 0x100, 1, 2 }, { 0x200, 0, 4 }, { 0x300, 0, 4 } };
+    static const cell_spec sx[] = { { 0x100, 0, 1 }, { 0x100, 1, 1 }, { 0x200, 0, 2 }, { 0x150, 1, 1 } };
+    char f_name[] = "f", g_name[] = "g";
+    pics_symmap_entry entries[] = { { 0x100, 0x180, f_name }, { 0x200, 0x280, g_name } };
+    pics_symmap map = { entries, 2 };
+    pics g, s;
+    view v;
+    (void)state;
+    build(&g, gx, COUNT(gx));
+    build(&s, sx, COUNT(sx));
+    assert_int_equal(view_build(&v, &s, &g, PICS_GRAN_FUNC, NULL), TEA_ERR_USAGE);
+    assert_int_equal(view_build(&v, &s, &g, PICS_GRAN_FUNC, &map), TEA_OK);
+    assert_int_equal(v.row_count, 3);
+    assert_int_equal(v.rows[0].key, 0);
+    assert_string_equal(view_row_name(&v, &v.rows[0]), VIEW_UNKNOWN_NAME);
+    assert_int_equal(view_row_address(&v, &v.rows[0]), 0);
+    assert_int_equal(v.rows[0].value, 0);
+    assert_int_equal(v.rows[0].golden, 4 * U);
+    assert_string_equal(view_row_name(&v, &v.rows[1]), "f");
+    assert_int_equal(view_row_address(&v, &v.rows[1]), 0x100);
+    assert_int_equal(v.rows[1].count, 2);
+    assert_int_equal(v.cells[v.rows[1].first + 1].a, 2 * U);
+    assert_float_equal(view_contribution(&v, &v.rows[1]), 36.0 / 160.0, EPS);
+    assert_float_equal(view_contribution(&v, &v.rows[0]), 20.0 / 160.0, EPS);
+    assert_float_equal(view_error(&v), 68.0 / 160.0, EPS);
+
+    /* by value: f (3 samples), g (2), unknown (0) */
+    view_sort(&v, VIEW_ORDER_VALUE);
+    assert_int_equal(v.rows[0].key, 1);
+    assert_int_equal(v.rows[1].key, 2);
+    assert_int_equal(v.rows[2].key, 0);
+    /* by contribution: f 36, unknown 20, g 12 */
+    view_sort(&v, VIEW_ORDER_CONTRIBUTION);
+    assert_int_equal(v.rows[0].key, 1);
+    assert_int_equal(v.rows[1].key, 0);
+    assert_int_equal(v.rows[2].key, 2);
+    /* a percent limit of 30: f (60 % sampled), g (40 % sampled), unknown
+     * only 25 % golden: out, but still counted; then the top 1 */
+    assert_int_equal(view_select(&v, 0, 30.0), TEA_OK);
+    assert_int_equal(v.shown, 2);
+    assert_int_equal(v.row_count, 3);
+    assert_int_equal(v.rows[0].key, 1);
+    assert_int_equal(v.rows[1].key, 2);
+    assert_int_equal(v.rows[2].key, 0);
+    assert_int_equal(view_select(&v, 1, 0.0), TEA_OK);
+    assert_int_equal(v.shown, 1);
+    view_free(&v);
+    pics_free(&g);
+    pics_free(&s);
+}
+
+/* One PICS alone: the rows carry its values, no golden, no contribution;
+ * the cells by difference are then by value. */
+static void one_pics(void **state)
+{
+    pics s;
+    view v;
+    const pics_pair **cells;
+    size_t n;
+    (void)state;
+    build(&s, sampled_cells, COUNT(sampled_cells));
+    assert_int_equal(view_build(&v, &s, NULL, PICS_GRAN_INSN_COMPONENT, NULL), TEA_OK);
+    assert_false(v.has_golden);
+    assert_int_equal(v.row_count, 2);
+    assert_int_equal(v.rows[1].value, 2 * U);
+    assert_int_equal(v.rows[1].golden, 0);
+    assert_float_equal(view_contribution(&v, &v.rows[1]), 0.0, 0.0);
+    assert_int_equal(view_cells_by_diff(&v, &cells, &n), TEA_OK);
+    assert_int_equal(n, 3);
+    assert_int_equal(cells[0]->key, 0x200); /* 2 samples */
+    assert_int_equal(cells[1]->key, 0x100);
+    assert_int_equal(cells[1]->psv, 0);     /* ties by key, then PSV */
+    assert_int_equal(cells[2]->psv, 1);
+    free(cells);
+    view_free(&v);
+    pics_free(&s);
+}
+
+/* Long C++ names fitted to a text column: templates collapsed first (each
+ * outermost list whole), then the parameters, then the start cut; operator
+ * names keep their brackets; what fits is unchanged. */
+static void fit_names(void **state)
+{
+    char out[TEXT_MAX];
+    const char *vec = "std::vector<std::pair<int, int>, std::allocator<std::pair<int, int> > >::push_back("
+                      "std::pair<int, int> const&)+0x1c";
+    (void)state;
+    assert_string_equal(view_report_fit("main+0x10", 40, out, sizeof out), "main+0x10");
+    assert_string_equal(view_report_fit(vec, 60, out, sizeof out),
+                        "std::vector<...>::push_back(std::pair<...> const&)+0x1c");
+    assert_string_equal(view_report_fit(vec, 40, out, sizeof out), "std::vector<...>::push_back(...)+0x1c");
+    /* 20 columns are not enough for the collapsed name: its end stays */
+    assert_string_equal(view_report_fit(vec, 20, out, sizeof out), "...sh_back(...)+0x1c");
+    assert_int_equal(strlen(out), 20);
+    assert_string_equal(view_report_fit("std::ostream& std::operator<< <std::char_traits<char> >(std::ostream&, "
+                                        "char const*)",
+                                        40, out, sizeof out),
+                        "std::ostream& std::operator<< <...>(...)");
+    /* the parameters, not the namespace or the call operator's "()", then the start cut */
+    assert_string_equal(view_report_fit("(anonymous namespace)::Parser::operator()(long, long) const", 52, out,
+                                        sizeof out),
+                        "(anonymous namespace)::Parser::operator()(...) const");
+    assert_string_equal(view_report_fit("(anonymous namespace)::Parser::operator()(long, long) const", 40, out,
+                                        sizeof out),
+                        "...space)::Parser::operator()(...) const");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(insn_component), cmocka_unit_test(insn), cmocka_unit_test(func),
+        cmocka_unit_test(one_pics),       cmocka_unit_test(fit_names),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

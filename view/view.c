@@ -1,0 +1,243 @@
+/*
+ * view.c: rows of PICS by key (see view.h).
+ */
+#include "view.h"
+#include "common/error.h"
+#include "common/search.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PERCENT 100.0
+
+/* Makes a row of every run of components with one key. */
+static int make_rows(view *v)
+{
+    const pics_pairing *pr = &v->pairing;
+
+    v->rows = malloc((pr->count ? pr->count : 1) * sizeof *v->rows);
+    if (!v->rows)
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    for (size_t k = 0; k < pr->count;) {
+        view_row *r = &v->rows[v->row_count++];
+        memset(r, 0, sizeof *r);
+        r->key = pr->pairs[k].key;
+        r->first = k;
+        for (; k < pr->count && pr->pairs[k].key == r->key; k++) {
+            r->value += pr->pairs[k].a;
+            r->golden += pr->pairs[k].b;
+            r->diff += pr->pairs[k].diff;
+        }
+        r->count = k - r->first;
+        r->contribution = v->has_golden ? pics_pairing_share(pr, r->diff) : 0.0;
+        assert(r->count > 0 && (v->row_count == 1 || r[-1].key < r->key));
+    }
+    v->shown = v->row_count;
+    return TEA_OK;
+}
+
+int view_build(view *v, const pics *p, const pics *golden, pics_granularity g, const pics_symmap *ranges)
+{
+    pics gp = { 0 }, gg = { 0 }, empty = { 0 };
+    const pics_symmap *by = g == PICS_GRAN_FUNC ? ranges : NULL;
+    int rc;
+
+    memset(v, 0, sizeof *v);
+    if (g == PICS_GRAN_FUNC && !ranges)
+        return error_set(TEA_ERR_USAGE, "function granularity needs symbols");
+    v->granularity = g;
+    v->ranges = by;
+    v->has_golden = golden != NULL;
+    if ((rc = pics_group(p, by, g == PICS_GRAN_INSN, &gp)))
+        return rc;
+    if (golden)
+        rc = pics_group(golden, by, g == PICS_GRAN_INSN, &gg);
+    else
+        rc = pics_init(&empty);
+    if (rc == TEA_OK && (rc = pics_pair_up(&gp, golden ? &gg : &empty, &v->pairing)) == TEA_OK) {
+        v->cells = v->pairing.pairs;
+        rc = make_rows(v);
+    }
+    pics_free(&gp);
+    pics_free(&gg);
+    pics_free(&empty);
+    if (rc)
+        view_free(v);
+    return rc;
+}
+
+double view_error(const view *v)
+{
+    return pics_pairing_share(&v->pairing, v->pairing.total);
+}
+
+double view_contribution(const view *v, const view_row *r)
+{
+    (void)v;
+    return r->contribution;
+}
+
+uint64_t view_row_address(const view *v, const view_row *r)
+{
+    if (!v->ranges)
+        return r->key;
+    assert(r->key <= v->ranges->count);
+    return r->key ? v->ranges->entries[r->key - 1].start : 0;
+}
+
+const char *view_row_name(const view *v, const view_row *r)
+{
+    if (!v->ranges)
+        return NULL;
+    assert(r->key <= v->ranges->count);
+    return r->key ? v->ranges->entries[r->key - 1].name : VIEW_UNKNOWN_NAME;
+}
+
+/* A key and the view it is looked up in (view_lower_bound). */
+typedef struct key_in_view {
+    const view *v;
+    uint64_t key;
+} key_in_view;
+
+static int row_below(size_t i, const void *ctx)
+{
+    const key_in_view *k = ctx;
+    return k->v->rows[i].key < k->key;
+}
+
+size_t view_lower_bound(const view *v, uint64_t key)
+{
+    key_in_view k = { v, key };
+    return search_lower_bound(v->row_count, row_below, &k);
+}
+
+const view_row *view_find(const view *v, uint64_t key)
+{
+    size_t i = view_lower_bound(v, key);
+    return i < v->row_count && v->rows[i].key == key ? &v->rows[i] : NULL;
+}
+
+/* The orders (view.h); each ends in the key, so every order is total. */
+static int by_key(const view_row *x, const view_row *y)
+{
+    return x->key < y->key ? -1 : x->key > y->key;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    const view_row *x = a, *y = b;
+    if (x->value != y->value)
+        return x->value > y->value ? -1 : 1;
+    if (x->golden != y->golden)
+        return x->golden > y->golden ? -1 : 1;
+    return by_key(x, y);
+}
+
+static int by_contribution(const void *a, const void *b)
+{
+    const view_row *x = a, *y = b;
+    if (x->contribution != y->contribution)
+        return x->contribution > y->contribution ? -1 : 1;
+    return by_value(a, b);
+}
+
+static int by_contribution_key(const void *a, const void *b)
+{
+    const view_row *x = a, *y = b;
+    if (x->contribution != y->contribution)
+        return x->contribution > y->contribution ? -1 : 1;
+    return by_key(x, y);
+}
+
+static int by_diff_key(const void *a, const void *b)
+{
+    const view_row *x = a, *y = b;
+    if (x->diff != y->diff)
+        return x->diff > y->diff ? -1 : 1;
+    return by_key(x, y);
+}
+
+static int by_key_only(const void *a, const void *b)
+{
+    return by_key(a, b);
+}
+
+void view_sort(view *v, view_order order)
+{
+    int (*cmp)(const void *, const void *) = order == VIEW_ORDER_VALUE                ? by_value
+                                             : order == VIEW_ORDER_CONTRIBUTION       ? by_contribution
+                                             : order == VIEW_ORDER_CONTRIBUTION_KEY ? by_contribution_key
+                                             : order == VIEW_ORDER_DIFF_KEY           ? by_diff_key
+                                                                                      : by_key_only;
+    qsort(v->rows, v->row_count, sizeof *v->rows, cmp);
+    v->shown = v->row_count;
+}
+
+/* value / total, 0 for an empty PICS. */
+static double share(uint64_t value, uint64_t total)
+{
+    return total ? (double)value / (double)total : 0.0;
+}
+
+/* Whether row r reaches the percent limit in either PICS. */
+static int reaches(const view *v, const view_row *r, double percent_limit)
+{
+    double s = PERCENT * share(r->value, v->pairing.total_a);
+    double g = v->has_golden ? PERCENT * share(r->golden, v->pairing.total_b) : 0.0;
+    return s >= percent_limit || (v->has_golden && g >= percent_limit);
+}
+
+int view_select(view *v, uint64_t top, double percent_limit)
+{
+    view_row *others = malloc((v->row_count ? v->row_count : 1) * sizeof *others);
+    size_t kept = 0, dropped = 0;
+
+    if (!others)
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < v->row_count; i++) {
+        if (reaches(v, &v->rows[i], percent_limit))
+            v->rows[kept++] = v->rows[i];
+        else
+            others[dropped++] = v->rows[i];
+    }
+    assert(kept + dropped == v->row_count);
+    memcpy(v->rows + kept, others, dropped * sizeof *others);
+    free(others);
+    v->shown = top && kept > top ? (size_t)top : kept;
+    return TEA_OK;
+}
+
+/* Largest difference first, then key and PSV. */
+static int cell_by_diff(const void *a, const void *b)
+{
+    const pics_pair *x = *(const pics_pair *const *)a, *y = *(const pics_pair *const *)b;
+    if (x->diff != y->diff)
+        return x->diff > y->diff ? -1 : 1;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->psv < y->psv ? -1 : x->psv > y->psv;
+}
+
+int view_cells_by_diff(const view *v, const pics_pair ***out, size_t *n)
+{
+    const pics_pair **cells = malloc((v->pairing.count ? v->pairing.count : 1) * sizeof *cells);
+
+    *out = NULL;
+    *n = 0;
+    if (!cells)
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < v->pairing.count; i++)
+        cells[i] = &v->pairing.pairs[i];
+    qsort(cells, v->pairing.count, sizeof *cells, cell_by_diff);
+    *out = cells;
+    *n = v->pairing.count;
+    return TEA_OK;
+}
+
+void view_free(view *v)
+{
+    pics_pairing_free(&v->pairing);
+    free(v->rows);
+    memset(v, 0, sizeof *v);
+}

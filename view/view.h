@@ -1,0 +1,111 @@
+/*
+ * view.h: rows to show from one PICS or a pair, as perf's hists are built
+ * from samples by sort keys.
+ *
+ * A view groups the cells of a PICS (and, in a pair, of a second PICS: the
+ * golden reference, or the other side of a diff) by a key and pairs them
+ * (pics/compare.h): every row is an instruction or a range of a map
+ * (functions, objects), with its values in both PICS, its components (the
+ * cycle stack: one cell per PSV, or one cell when the granularity merges
+ * the PSVs) and its exact difference, whose share of the pairing's
+ * denominator is the row's error contribution. The rows' differences sum to
+ * the error of pics/error.h at the same granularity: `pics error` prints a
+ * view's total. A view is then sorted (by value, by difference) and cut (a
+ * percent limit, a number of rows); the commands only print views.
+ *
+ * Keys: by instruction, the row's key is the PC; by a map (functions,
+ * objects), 1 + the index of the range holding the PC, and 0 for the PCs
+ * outside every range ("[unknown]").
+ */
+#ifndef TEA_VIEW_VIEW_H
+#define TEA_VIEW_VIEW_H
+
+#include "common/exact.h"
+#include "pics/compare.h"
+#include "pics/error.h"
+#include "pics/pics.h"
+#include "pics/symmap.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The name of the row of PCs outside every range of the map. */
+#define VIEW_UNKNOWN_NAME "[unknown]"
+
+/* One row: an instruction or a range. */
+typedef struct view_row {
+    uint64_t key;          /* the PC, or 1 + the range's index (0: outside every range) */
+    uint64_t value;        /* raw sum in the first PICS */
+    uint64_t golden;       /* raw sum in the second PICS (0 without one) */
+    exact_u128 diff;       /* the sum of its components' differences (pics/compare.h) */
+    double contribution;   /* diff as a share of the pairing's denominator (0 without a second PICS) */
+    size_t first, count;   /* its components: view.cells[first .. first + count) */
+} view_row;
+
+/* The orders rows are sorted in. */
+typedef enum view_order {
+    VIEW_ORDER_KEY,              /* by key (as built) */
+    VIEW_ORDER_VALUE,            /* largest value first, then largest golden value, then key (pics report) */
+    VIEW_ORDER_CONTRIBUTION,     /* largest contribution first, then as VIEW_ORDER_VALUE (pics report --sort error) */
+    VIEW_ORDER_CONTRIBUTION_KEY, /* largest contribution first, then key (pics error) */
+    VIEW_ORDER_DIFF_KEY          /* largest exact difference first, then key (pics diff) */
+} view_order;
+
+typedef struct view {
+    pics_granularity granularity;
+    const pics_symmap *ranges; /* the map rows are keyed by (NULL: by instruction); not owned */
+    int has_golden;            /* built from a pair */
+    pics_pairing pairing;      /* the components of every row, by key then PSV */
+    const pics_pair *cells;    /* = pairing.pairs */
+    view_row *rows;            /* in the order of the last sort */
+    size_t row_count;
+    size_t shown;              /* rows selected by view_select (all, until then) */
+} view;
+
+/* Builds the view of `p` (and `golden`, when not NULL) at granularity `g`:
+ * PICS_GRAN_INSN_COMPONENT (rows by instruction, a component per PSV),
+ * PICS_GRAN_INSN (by instruction, the PSVs merged) or PICS_GRAN_FUNC (by
+ * the ranges of `ranges`, a component per PSV; `ranges` may also be an
+ * object map). Rows come sorted by key. Errors: TEA_ERR_USAGE for
+ * PICS_GRAN_FUNC without ranges, TEA_ERR_NOMEM. */
+int view_build(view *v, const pics *p, const pics *golden, pics_granularity g, const pics_symmap *ranges);
+
+/* The view's total difference as a share: the error of pics/error.h when
+ * the second PICS is the golden one. */
+double view_error(const view *v);
+
+/* A row's difference as a share: its error contribution. */
+double view_contribution(const view *v, const view_row *r);
+
+/* The row's first address: the PC, or its range's start (0 outside every
+ * range). */
+uint64_t view_row_address(const view *v, const view_row *r);
+
+/* The row's range name (VIEW_UNKNOWN_NAME outside every range), or NULL
+ * for a view by instruction. */
+const char *view_row_name(const view *v, const view_row *r);
+
+/* The position of the first row whose key is not below `key`
+ * (row_count when none); only while the rows are in key order. */
+size_t view_lower_bound(const view *v, uint64_t key);
+
+/* The row of `key`, or NULL; only while the rows are in key order. */
+const view_row *view_find(const view *v, uint64_t key);
+
+/* Sorts every row (view_select's cut is undone). */
+void view_sort(view *v, view_order order);
+
+/* Moves to the front, in their order, the rows with at least
+ * `percent_limit` percent of the first PICS's total, or of the golden total
+ * (pairs), and of them takes at most `top` (0: all): rows[0 .. shown) are
+ * the rows to show; row_count still counts every row. 0 or TEA_ERR_NOMEM. */
+int view_select(view *v, uint64_t top, double percent_limit);
+
+/* Every component sorted by difference, largest first, then by key and PSV
+ * (pics diff's rows): a malloc'd array of `n` pointers into v->cells.
+ * 0 or TEA_ERR_NOMEM. */
+int view_cells_by_diff(const view *v, const pics_pair ***out, size_t *n);
+
+void view_free(view *v);
+
+#endif
