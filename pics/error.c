@@ -78,6 +78,15 @@ static int contributions(const pics_pairing *pr, pics_granularity g, const pics_
     return TEA_OK;
 }
 
+int pics_error_check(const pics *golden, pics_granularity g, const pics_symmap *syms)
+{
+    if (golden->total == 0)
+        return error_set(TEA_ERR_USAGE, "the golden PICS is empty: no error can be computed");
+    if (g == PICS_GRAN_FUNC && !syms)
+        return error_set(TEA_ERR_USAGE, "function granularity needs symbols");
+    return TEA_OK;
+}
+
 int pics_error_compute(const pics *sampled, const pics *golden, pics_granularity g, const pics_symmap *syms,
                        pics_error_result *out)
 {
@@ -87,10 +96,8 @@ int pics_error_compute(const pics *sampled, const pics *golden, pics_granularity
     int rc;
 
     memset(out, 0, sizeof *out);
-    if (golden->total == 0)
-        return error_set(TEA_ERR_USAGE, "the golden PICS is empty: no error can be computed");
-    if (g == PICS_GRAN_FUNC && !syms)
-        return error_set(TEA_ERR_USAGE, "function granularity needs symbols");
+    if ((rc = pics_error_check(golden, g, syms)))
+        return rc;
     if ((rc = pics_group(golden, ranges, g == PICS_GRAN_INSN, &gagg)))
         return rc;
     if ((rc = pics_group(sampled, ranges, g == PICS_GRAN_INSN, &sagg)) == TEA_OK) {

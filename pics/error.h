@@ -47,6 +47,11 @@ typedef struct pics_error_result {
     size_t count;
 } pics_error_result;
 
+/* Whether an error can be computed against `golden` at granularity `g`:
+ * 0, or TEA_ERR_USAGE (an empty golden PICS, func without symbols) with
+ * the message every command gives. */
+int pics_error_check(const pics *golden, pics_granularity g, const pics_symmap *syms);
+
 /* Compares `sampled` with `golden`. `syms` is required for PICS_GRAN_FUNC.
  * A sampled PICS without any sample has error 1 (nothing matches).
  * Errors: TEA_ERR_USAGE (empty golden PICS, func without symbols),

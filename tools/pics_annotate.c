@@ -375,10 +375,8 @@ static int run_annotate(const annotate_request *req)
     rc = TEA_OK;
     if (!is_range && (rc = find_functions(d.z, s, req->symbol, idx, &matches)))
         goto done;
-    if (d.in.has_golden && d.in.g.total == 0) {
-        rc = error_set(TEA_ERR_USAGE, "the golden PICS is empty: no error can be computed");
+    if (d.in.has_golden && (rc = pics_error_check(&d.in.g, PICS_GRAN_INSN_COMPONENT, NULL)))
         goto done;
-    }
     if ((rc = view_build(&d.v, &d.in.p, d.in.has_golden ? &d.in.g : NULL, PICS_GRAN_INSN_COMPONENT, NULL)))
         goto done;
     if ((rc = outfile_open(&out, req->out_path)))

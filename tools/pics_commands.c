@@ -2,6 +2,7 @@
  * pics_commands.c: `pics export`, `pics error` and `pics merge`.
  */
 #include "view/report.h"
+#include "view/view.h"
 #include "cli.h"
 #include "commands.h"
 #include "common/error.h"
@@ -153,10 +154,19 @@ typedef struct error_request {
     int json;
 } error_request;
 
-static void print_error_text(const error_request *req, const pics_info *si, const pics_error_result *res)
+/* The rows of the view that contribute to the error (they come first). */
+static size_t contributors(const view *v)
 {
-    size_t shown = res->count < req->top ? res->count : (size_t)req->top;
-    printf("error: %.4f%% (%s granularity; %s", 100.0 * res->error, pics_granularity_name(req->granularity),
+    size_t n = 0;
+    while (n < v->row_count && v->rows[n].diff != 0)
+        n++;
+    return n;
+}
+
+static void print_error_text(const error_request *req, const pics_info *si, const view *v)
+{
+    size_t count = contributors(v), shown = count < req->top ? count : (size_t)req->top;
+    printf("error: %.4f%% (%s granularity; %s", 100.0 * view_error(v), pics_granularity_name(req->granularity),
            si->scheme);
     if (!pics_info_is_golden(si))
         printf(" at %.6g Hz, %llu samples, %llu lost", si->frequency_hz, (unsigned long long)si->samples,
@@ -166,42 +176,44 @@ static void print_error_text(const error_request *req, const pics_info *si, cons
         return;
     printf("top %zu contributors:\n", shown);
     for (size_t i = 0; i < shown; i++) {
-        const pics_contribution *c = &res->items[i];
-        char fitted[BINARY_SYMBOLIZE_TEXT_MAX];
-        if (c->name)
+        const view_row *r = &v->rows[i];
+        const char *name = view_key_name(v, r->key);
+        char fitted[VIEW_REPORT_NAME_MAX];
+        if (name)
             printf("  %-*s 0x%-16llx %8.4f%%\n", ERROR_NAME_WIDTH,
-                   view_report_fit(c->name, ERROR_NAME_WIDTH, fitted, sizeof fitted), (unsigned long long)c->pc,
-                   100.0 * c->contribution);
+                   view_report_fit(name, ERROR_NAME_WIDTH, fitted, sizeof fitted),
+                   (unsigned long long)view_key_address(v, r->key), 100.0 * view_contribution(v, r));
         else
-            printf("  0x%-16llx %8.4f%%\n", (unsigned long long)c->pc, 100.0 * c->contribution);
+            printf("  0x%-16llx %8.4f%%\n", (unsigned long long)r->key, 100.0 * view_contribution(v, r));
     }
 }
 
-static void print_error_json(const error_request *req, const pics_error_result *res)
+static void print_error_json(const error_request *req, const view *v)
 {
-    size_t shown = res->count < req->top ? res->count : (size_t)req->top;
+    size_t count = contributors(v), shown = count < req->top ? count : (size_t)req->top;
     char address[32];
     json_writer j;
 
     json_init(&j, stdout);
     json_begin_object(&j);
     json_key(&j, "error");
-    json_double(&j, res->error);
+    json_double(&j, view_error(v));
     json_key(&j, "granularity");
     json_string(&j, pics_granularity_name(req->granularity));
     json_key(&j, req->granularity == PICS_GRAN_FUNC ? "functions" : "instructions");
     json_begin_array(&j);
     for (size_t i = 0; i < shown; i++) {
+        const view_row *r = &v->rows[i];
         json_begin_object(&j);
-        if (res->items[i].name) {
+        if (view_key_name(v, r->key)) {
             json_key(&j, "function");
-            json_string(&j, res->items[i].name);
+            json_string(&j, view_key_name(v, r->key));
         }
         json_key(&j, "address");
-        snprintf(address, sizeof address, "0x%llx", (unsigned long long)res->items[i].pc);
+        snprintf(address, sizeof address, "0x%llx", (unsigned long long)view_key_address(v, r->key));
         json_string(&j, address);
         json_key(&j, "contribution");
-        json_double(&j, res->items[i].contribution);
+        json_double(&j, view_contribution(v, r));
         json_end(&j);
     }
     json_end(&j);
@@ -214,7 +226,7 @@ static int run_error(const error_request *req)
     pics_info si, gi;
     pics sp = { 0 }, gp = { 0 };
     pics_symmap syms = { 0 };
-    pics_error_result res = { 0 };
+    view v = { 0 };
     int rc;
 
     pics_info_init(&si);
@@ -238,14 +250,16 @@ static int run_error(const error_request *req)
         rc = error_set(TEA_ERR_USAGE, "--granularity func needs --symbols MAP");
         goto done;
     }
-    if ((rc = pics_error_compute(&sp, &gp, req->granularity, &syms, &res)))
+    if ((rc = pics_error_check(&gp, req->granularity, &syms))
+        || (rc = view_build(&v, &sp, &gp, req->granularity, &syms)))
         goto done;
+    view_sort(&v, VIEW_ORDER_CONTRIBUTION_KEY);
     if (req->json)
-        print_error_json(req, &res);
+        print_error_json(req, &v);
     else
-        print_error_text(req, &si, &res);
+        print_error_text(req, &si, &v);
 done:
-    pics_error_result_free(&res);
+    view_free(&v);
     pics_symmap_free(&syms);
     pics_info_free(&si);
     pics_info_free(&gi);

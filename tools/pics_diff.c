@@ -9,7 +9,6 @@
  * when A is the golden PICS the summed difference is `pics error B A`
  * (instruction x component, or function x component) to the last bit.
  */
-#include "view/report.h"
 #include "binary/symbolize.h"
 #include "cli.h"
 #include "commands.h"
@@ -23,6 +22,8 @@
 #include "plot/svg.h"
 #include "pics/symmap.h"
 #include "trace/psv.h"
+#include "view/report.h"
+#include "view/view.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +37,6 @@
 #define DIFF_TEXT_LOCATION_WIDTH 28
 #define DIFF_NUMBER_MAX 64
 #define PERCENT 100.0
-#define UNKNOWN_FUNCTION "[unknown]"
 
 typedef enum diff_format { DIFF_TEXT = 0, DIFF_CSV, DIFF_JSON } diff_format;
 
@@ -62,136 +62,46 @@ typedef struct diff_request {
     binary_symbolize_options sym; /* --elf, --adjust-vma */
 } diff_request;
 
-/* One (group, component): a group is an instruction's PC, or for func
- * 1 + the index of its function in the symbol map (0: outside every one). */
-typedef struct diff_row {
-    uint64_t group;
-    uint64_t a, b;   /* the two PICS's values (raw units) */
-    exact_u128 diff;       /* |b x mb - a x ma|, over the common denominator */
-    uint16_t psv;
-} diff_row;
-
 /* Everything the report needs. */
 typedef struct diff_state {
     const diff_request *req;
     pics_info a_info, b_info;
     pics a, b;
-    binary_symbolizer *z; /* the binary, when there is one */
-    pics_symmap syms;     /* --symbols, or the binary's functions for func */
-    diff_row *rows;      /* largest difference first */
-    size_t row_count;
-    diff_row *groups;    /* per group (psv unused), largest difference first */
-    size_t group_count;
-    long double denominator; /* of every diff: 2 TA TB (TA or TB alone when the other PICS is empty) */
-    exact_u128 total;          /* sum of all diffs */
+    binary_symbolizer *z;   /* the binary, when there is one */
+    pics_symmap syms;       /* --symbols, or the binary's functions for func */
+    view v;                 /* A paired with B; its rows (groups) by difference */
+    const pics_pair **cells; /* its cells by difference */
+    size_t cell_count;
 } diff_state;
 
-/* Largest difference first, then by group and PSV. */
-static int compare_rows(const void *x, const void *y)
+/* One line of output: a cell (with its PSV) or a group's row. */
+typedef struct diff_line {
+    uint64_t group;   /* a row's key: the PC, or 1 + the function's index (0: outside every one) */
+    uint64_t a, b;    /* the two PICS's values (raw units) */
+    exact_u128 diff;
+    uint16_t psv;
+} diff_line;
+
+static diff_line cell_line(const pics_pair *c)
 {
-    const diff_row *a = x, *b = y;
-    if (a->diff != b->diff)
-        return a->diff > b->diff ? -1 : 1;
-    if (a->group != b->group)
-        return a->group < b->group ? -1 : 1;
-    return a->psv < b->psv ? -1 : a->psv > b->psv;
+    diff_line l = { c->key, c->a, c->b, c->diff, c->psv };
+    return l;
 }
 
-static int compare_group_ids(const void *x, const void *y)
+static diff_line row_line(const view_row *r)
 {
-    const diff_row *a = x, *b = y;
-    return a->group < b->group ? -1 : a->group > b->group;
+    diff_line l = { r->key, r->value, r->golden, r->diff, 0 };
+    return l;
 }
 
-/* The group a cell falls in (see diff_row). */
-static uint64_t group_of(const diff_state *s, uint64_t pc)
+/* Pairs A with B by the granularity and orders both lists by difference. */
+static int compare(diff_state *s)
 {
-    if (s->req->granularity != PICS_GRAN_FUNC)
-        return pc;
-    return (uint64_t)(pics_symmap_find(&s->syms, pc) + 1);
-}
-
-/* Sums a PICS's cells by (group, component). */
-static int aggregate(const diff_state *s, const pics *src, pics *dst)
-{
-    int rc;
-    if ((rc = pics_init(dst)))
+    int rc = view_build(&s->v, &s->a, &s->b, s->req->granularity, &s->syms);
+    if (rc)
         return rc;
-    for (size_t i = 0; i < src->capacity; i++) {
-        const pics_cell *c = &src->slots[i];
-        if (c->used && (rc = pics_add(dst, group_of(s, c->pc), c->psv, c->value, 0)))
-            return rc;
-    }
-    return TEA_OK;
-}
-
-/* The rows of the union of both aggregated maps, with their differences. */
-static int collect_rows(diff_state *s, const pics *ga, const pics *gb)
-{
-    uint64_t ta = s->a.total, tb = s->b.total, ma, mb;
-    size_t k = 0, cap = ga->count + gb->count;
-
-    /* Common denominator (see the top of the file); an empty PICS matches
-     * nothing, as in pics error. */
-    if (ta && tb) {
-        ma = tb;
-        mb = ta;
-        s->denominator = 2.0L * (long double)ta * (long double)tb;
-    } else {
-        ma = 1;
-        mb = 1;
-        s->denominator = ta ? (long double)ta : tb ? (long double)tb : 1.0L;
-    }
-    s->rows = malloc((cap ? cap : 1) * sizeof *s->rows);
-    if (!s->rows)
-        return error_set(TEA_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; i < ga->capacity; i++) {
-        const pics_cell *c = &ga->slots[i], *o;
-        if (!c->used)
-            continue;
-        o = pics_find(gb, c->pc, c->psv);
-        s->rows[k] = (diff_row){ .group = c->pc, .psv = c->psv, .a = c->value, .b = o ? o->value : 0 };
-        k++;
-    }
-    for (size_t i = 0; i < gb->capacity; i++) {
-        const pics_cell *c = &gb->slots[i];
-        if (c->used && !pics_find(ga, c->pc, c->psv))
-            s->rows[k++] = (diff_row){ .group = c->pc, .psv = c->psv, .a = 0, .b = c->value };
-    }
-    s->total = 0;
-    for (size_t i = 0; i < k; i++) {
-        exact_u128 na = (exact_u128)s->rows[i].a * ma, nb = (exact_u128)s->rows[i].b * mb;
-        s->rows[i].diff = na > nb ? na - nb : nb - na;
-        s->total += s->rows[i].diff;
-    }
-    s->row_count = k;
-    return TEA_OK;
-}
-
-/* Sums the rows per group and sorts both lists. */
-static int summarize(diff_state *s)
-{
-    size_t n = 0;
-
-    s->groups = malloc((s->row_count ? s->row_count : 1) * sizeof *s->groups);
-    if (!s->groups)
-        return error_set(TEA_ERR_NOMEM, "out of memory");
-    memcpy(s->groups, s->rows, s->row_count * sizeof *s->rows);
-    qsort(s->groups, s->row_count, sizeof *s->groups, compare_group_ids);
-    for (size_t i = 0; i < s->row_count; i++) {
-        if (n > 0 && s->groups[n - 1].group == s->groups[i].group) {
-            s->groups[n - 1].a += s->groups[i].a;
-            s->groups[n - 1].b += s->groups[i].b;
-            s->groups[n - 1].diff += s->groups[i].diff;
-        } else {
-            s->groups[n] = s->groups[i];
-            s->groups[n++].psv = 0;
-        }
-    }
-    s->group_count = n;
-    qsort(s->groups, n, sizeof *s->groups, compare_rows);
-    qsort(s->rows, s->row_count, sizeof *s->rows, compare_rows);
-    return TEA_OK;
+    view_sort(&s->v, VIEW_ORDER_DIFF_KEY);
+    return view_cells_by_diff(&s->v, &s->cells, &s->cell_count);
 }
 
 /* --- presentation ------------------------------------------------------------ */
@@ -199,15 +109,7 @@ static int summarize(diff_state *s)
 /* A difference as a fraction of 2C. */
 static double share_of(const diff_state *s, exact_u128 diff)
 {
-    return (double)((long double)diff / s->denominator);
-}
-
-/* The group's address: the instruction, or its function's start. */
-static uint64_t group_address(const diff_state *s, uint64_t group)
-{
-    if (s->req->granularity != PICS_GRAN_FUNC)
-        return group;
-    return group ? s->syms.entries[group - 1].start : 0;
+    return pics_pairing_share(&s->v.pairing, diff);
 }
 
 /* How a group is shown: the function's name (func); for an instruction
@@ -216,7 +118,7 @@ static uint64_t group_address(const diff_state *s, uint64_t group)
 static char *diff_location(const diff_state *s, uint64_t group, char *buf, size_t size)
 {
     if (s->req->granularity == PICS_GRAN_FUNC) {
-        snprintf(buf, size, "%s", group ? s->syms.entries[group - 1].name : UNKNOWN_FUNCTION);
+        snprintf(buf, size, "%s", view_key_name(&s->v, group));
         return buf;
     }
     if (s->req->binary_symbols_path) {
@@ -238,7 +140,7 @@ static double cycles_of(const pics_info *info, const pics *p, uint64_t value)
 }
 
 /* A, B (exact decimals) and B - A, as written in every format. */
-static void format_row(const diff_state *s, const diff_row *r, char *a, char *b, char *d)
+static void format_row(const diff_state *s, const diff_line *r, char *a, char *b, char *d)
 {
     double delta = cycles_of(&s->b_info, &s->b, r->b) - cycles_of(&s->a_info, &s->a, r->a);
     pics_format_cycles(&s->a_info, s->a.total, r->a, DIFF_CYCLE_DIGITS, a, DIFF_NUMBER_MAX);
@@ -269,7 +171,7 @@ static void write_text(FILE *f, const diff_state *s)
     const char *what = s->req->granularity == PICS_GRAN_FUNC ? "function" : "instruction";
     char total[DIFF_NUMBER_MAX], location[DIFF_LOCATION_MAX], label[TRACE_PSV_LABEL_MAX];
     char a[DIFF_NUMBER_MAX], b[DIFF_NUMBER_MAX], d[DIFF_NUMBER_MAX], fitted[BINARY_SYMBOLIZE_TEXT_MAX];
-    size_t rows = shown(s, s->row_count), groups = shown(s, s->group_count);
+    size_t rows = shown(s, s->cell_count), groups = shown(s, s->v.row_count);
 
     pics_format_cycles(&s->a_info, s->a_info.golden_total, s->a_info.golden_total, DIFF_CYCLE_DIGITS, total,
                        sizeof total);
@@ -279,24 +181,24 @@ static void write_text(FILE *f, const diff_state *s)
     describe(f, s->req->b_path, &s->b_info);
     fprintf(f, "trace %s, golden total C = %s cycles, %s granularity\n", s->a_info.trace_digest, total,
             pics_granularity_name(s->req->granularity));
-    fprintf(f, "difference: %.4f%% (sum |B - A| / 2C)\n", PERCENT * share_of(s, s->total));
+    fprintf(f, "difference: %.4f%% (sum |B - A| / 2C)\n", PERCENT * view_error(&s->v));
     if (rows == 0)
         return;
-    fprintf(f, "\nlargest differences (%zu of %zu; %s x component, cycles):\n", rows, s->row_count, what);
+    fprintf(f, "\nlargest differences (%zu of %zu; %s x component, cycles):\n", rows, s->cell_count, what);
     fprintf(f, "  %-*s %-20s %16s %16s %16s %9s\n", DIFF_TEXT_LOCATION_WIDTH, what, "component", "A", "B", "B-A",
             "share");
     for (size_t i = 0; i < rows; i++) {
-        const diff_row *r = &s->rows[i];
+        const diff_line line = cell_line(s->cells[i]), *r = &line;
         format_row(s, r, a, b, d);
         fprintf(f, "  %-*s %-20s %16s %16s %16s %8.4f%%\n", DIFF_TEXT_LOCATION_WIDTH,
                 view_report_fit(diff_location(s, r->group, location, sizeof location), DIFF_TEXT_LOCATION_WIDTH,
                                      fitted, sizeof fitted),
                 trace_psv_label(r->psv, label, sizeof label), a, b, d, PERCENT * share_of(s, r->diff));
     }
-    fprintf(f, "\nper %s (%zu of %zu; share: its part of the difference):\n", what, groups, s->group_count);
+    fprintf(f, "\nper %s (%zu of %zu; share: its part of the difference):\n", what, groups, s->v.row_count);
     fprintf(f, "  %-*s %16s %16s %16s %9s\n", DIFF_TEXT_LOCATION_WIDTH, what, "A", "B", "B-A", "share");
     for (size_t i = 0; i < groups; i++) {
-        const diff_row *r = &s->groups[i];
+        const diff_line line = row_line(&s->v.rows[i]), *r = &line;
         format_row(s, r, a, b, d);
         fprintf(f, "  %-*s %16s %16s %16s %8.4f%%\n", DIFF_TEXT_LOCATION_WIDTH,
                 view_report_fit(diff_location(s, r->group, location, sizeof location), DIFF_TEXT_LOCATION_WIDTH,
@@ -309,13 +211,13 @@ static void write_csv(FILE *f, const diff_state *s)
 {
     char location[DIFF_LOCATION_MAX], label[TRACE_PSV_LABEL_MAX], share[DIFF_NUMBER_MAX];
     char a[DIFF_NUMBER_MAX], b[DIFF_NUMBER_MAX], d[DIFF_NUMBER_MAX];
-    size_t rows = shown(s, s->row_count);
+    size_t rows = shown(s, s->cell_count);
 
     fprintf(f, "pc,location,psv,component,a_cycles,b_cycles,diff_cycles,share\n");
     for (size_t i = 0; i < rows; i++) {
-        const diff_row *r = &s->rows[i];
+        const diff_line line = cell_line(s->cells[i]), *r = &line;
         format_row(s, r, a, b, d);
-        fprintf(f, "0x%llx,", (unsigned long long)group_address(s, r->group));
+        fprintf(f, "0x%llx,", (unsigned long long)view_key_address(&s->v, r->group));
         csv_field(f, diff_location(s, r->group, location, sizeof location));
         fprintf(f, ",%u,", r->psv);
         csv_field(f, trace_psv_label(r->psv, label, sizeof label));
@@ -344,12 +246,12 @@ static void json_input(json_writer *j, const char *path, const pics_info *info)
 }
 
 /* One row or group in JSON (components only for rows). */
-static void json_row(json_writer *j, const diff_state *s, const diff_row *r, int with_component)
+static void json_row(json_writer *j, const diff_state *s, const diff_line *r, int with_component)
 {
     char text[DIFF_LOCATION_MAX];
     json_begin_object(j);
     json_key(j, "pc");
-    snprintf(text, sizeof text, "0x%llx", (unsigned long long)group_address(s, r->group));
+    snprintf(text, sizeof text, "0x%llx", (unsigned long long)view_key_address(&s->v, r->group));
     json_string(j, text);
     json_key(j, "location");
     json_string(j, diff_location(s, r->group, text, sizeof text));
@@ -372,7 +274,7 @@ static void json_row(json_writer *j, const diff_state *s, const diff_row *r, int
 
 static void write_json(FILE *f, const diff_state *s)
 {
-    size_t rows = shown(s, s->row_count), groups = shown(s, s->group_count);
+    size_t rows = shown(s, s->cell_count), groups = shown(s, s->v.row_count);
     json_writer j;
 
     json_init(&j, f);
@@ -388,16 +290,20 @@ static void write_json(FILE *f, const diff_state *s)
     json_key(&j, "total_cycles");
     json_double(&j, (double)s->a_info.golden_total / (double)(s->a_info.unit ? s->a_info.unit : PICS_UNIT));
     json_key(&j, "difference");
-    json_double(&j, share_of(s, s->total));
+    json_double(&j, view_error(&s->v));
     json_key(&j, "cells");
     json_begin_array(&j);
-    for (size_t i = 0; i < rows; i++)
-        json_row(&j, s, &s->rows[i], 1);
+    for (size_t i = 0; i < rows; i++) {
+        diff_line line = cell_line(s->cells[i]);
+        json_row(&j, s, &line, 1);
+    }
     json_end(&j);
     json_key(&j, s->req->granularity == PICS_GRAN_FUNC ? "functions" : "instructions");
     json_begin_array(&j);
-    for (size_t i = 0; i < groups; i++)
-        json_row(&j, s, &s->groups[i], 0);
+    for (size_t i = 0; i < groups; i++) {
+        diff_line line = row_line(&s->v.rows[i]);
+        json_row(&j, s, &line, 0);
+    }
     json_end(&j);
     json_end(&j);
     json_finish(&j);
@@ -437,14 +343,12 @@ static int load(diff_state *s)
 static int run_diff(const diff_request *req)
 {
     diff_state s = { .req = req };
-    pics ga = { 0 }, gb = { 0 };
     outfile *out = NULL;
     int rc;
 
     pics_info_init(&s.a_info);
     pics_info_init(&s.b_info);
-    if ((rc = load(&s)) || (rc = aggregate(&s, &s.a, &ga)) || (rc = aggregate(&s, &s.b, &gb))
-        || (rc = collect_rows(&s, &ga, &gb)) || (rc = summarize(&s)) || (rc = outfile_open(&out, req->out_path)))
+    if ((rc = load(&s)) || (rc = compare(&s)) || (rc = outfile_open(&out, req->out_path)))
         goto done;
     if (req->format == DIFF_CSV)
         write_csv(outfile_stream(out), &s);
@@ -454,10 +358,8 @@ static int run_diff(const diff_request *req)
         write_text(outfile_stream(out), &s);
     rc = outfile_commit(out);
 done:
-    free(s.rows);
-    free(s.groups);
-    pics_free(&ga);
-    pics_free(&gb);
+    free(s.cells);
+    view_free(&s.v);
     pics_symmap_free(&s.syms);
     binary_symbolize_close(s.z);
     pics_info_free(&s.a_info);

@@ -59,8 +59,8 @@ typedef struct report_data {
 static int build_view(const report_request *req, report_data *d)
 {
     int rc;
-    if (d->in.has_golden && d->in.g.total == 0)
-        return error_set(TEA_ERR_USAGE, "the golden PICS is empty: no error can be computed");
+    if (d->in.has_golden && (rc = pics_error_check(&d->in.g, req->granularity, &d->groups)))
+        return rc;
     if ((rc = view_build(&d->v, &d->in.p, d->in.has_golden ? &d->in.g : NULL, req->granularity, &d->groups)))
         return rc;
     view_sort(&d->v, req->sort == SORT_ERROR ? VIEW_ORDER_CONTRIBUTION : VIEW_ORDER_VALUE);
@@ -87,9 +87,9 @@ static int name_row(const report_request *req, report_data *d, const view_row *r
     int rc;
     memset(n, 0, sizeof *n);
     if (req->granularity == PICS_GRAN_FUNC) {
-        snprintf(n->function, sizeof n->function, "%s", view_row_name(&d->v, r));
+        snprintf(n->function, sizeof n->function, "%s", view_key_name(&d->v, r->key));
         n->has_address = r->key != 0;
-        n->address = view_row_address(&d->v, r);
+        n->address = view_key_address(&d->v, r->key);
         snprintf(n->location, sizeof n->location, "%s", n->function);
     } else {
         n->has_address = 1;

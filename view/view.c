@@ -78,20 +78,20 @@ double view_contribution(const view *v, const view_row *r)
     return r->contribution;
 }
 
-uint64_t view_row_address(const view *v, const view_row *r)
+uint64_t view_key_address(const view *v, uint64_t key)
 {
     if (!v->ranges)
-        return r->key;
-    assert(r->key <= v->ranges->count);
-    return r->key ? v->ranges->entries[r->key - 1].start : 0;
+        return key;
+    assert(key <= v->ranges->count);
+    return key ? v->ranges->entries[key - 1].start : 0;
 }
 
-const char *view_row_name(const view *v, const view_row *r)
+const char *view_key_name(const view *v, uint64_t key)
 {
     if (!v->ranges)
         return NULL;
-    assert(r->key <= v->ranges->count);
-    return r->key ? v->ranges->entries[r->key - 1].name : VIEW_UNKNOWN_NAME;
+    assert(key <= v->ranges->count);
+    return key ? v->ranges->entries[key - 1].name : VIEW_UNKNOWN_NAME;
 }
 
 /* A key and the view it is looked up in (view_lower_bound). */

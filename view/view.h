@@ -77,13 +77,13 @@ double view_error(const view *v);
 /* A row's difference as a share: its error contribution. */
 double view_contribution(const view *v, const view_row *r);
 
-/* The row's first address: the PC, or its range's start (0 outside every
- * range). */
-uint64_t view_row_address(const view *v, const view_row *r);
+/* The first address of a row's key: the PC, or its range's start (0
+ * outside every range). */
+uint64_t view_key_address(const view *v, uint64_t key);
 
-/* The row's range name (VIEW_UNKNOWN_NAME outside every range), or NULL
- * for a view by instruction. */
-const char *view_row_name(const view *v, const view_row *r);
+/* The range name of a row's key (VIEW_UNKNOWN_NAME outside every range),
+ * or NULL for a view by instruction. */
+const char *view_key_name(const view *v, uint64_t key);
 
 /* The position of the first row whose key is not below `key`
  * (row_count when none); only while the rows are in key order. */

@@ -65,8 +65,8 @@ static void insn_component(void **state)
     assert_true(v.cells[r->first + 1].diff == (exact_u128)4 * U * U);
     assert_float_equal(view_contribution(&v, &v.rows[1]), 8.0 / 96.0, EPS);
     assert_float_equal(view_error(&v), 0.25, EPS);
-    assert_int_equal(view_row_address(&v, r), 0x100);
-    assert_null(view_row_name(&v, r));
+    assert_int_equal(view_key_address(&v, r->key), 0x100);
+    assert_null(view_key_name(&v, r->key));
     assert_ptr_equal(view_find(&v, 0x200), &v.rows[1]);
     assert_null(view_find(&v, 0x180));
     assert_int_equal(view_lower_bound(&v, 0x180), 1);
@@ -119,12 +119,12 @@ static void func(void **state)
     assert_int_equal(view_build(&v, &s, &g, PICS_GRAN_FUNC, &map), TEA_OK);
     assert_int_equal(v.row_count, 3);
     assert_int_equal(v.rows[0].key, 0);
-    assert_string_equal(view_row_name(&v, &v.rows[0]), VIEW_UNKNOWN_NAME);
-    assert_int_equal(view_row_address(&v, &v.rows[0]), 0);
+    assert_string_equal(view_key_name(&v, v.rows[0].key), VIEW_UNKNOWN_NAME);
+    assert_int_equal(view_key_address(&v, v.rows[0].key), 0);
     assert_int_equal(v.rows[0].value, 0);
     assert_int_equal(v.rows[0].golden, 4 * U);
-    assert_string_equal(view_row_name(&v, &v.rows[1]), "f");
-    assert_int_equal(view_row_address(&v, &v.rows[1]), 0x100);
+    assert_string_equal(view_key_name(&v, v.rows[1].key), "f");
+    assert_int_equal(view_key_address(&v, v.rows[1].key), 0x100);
     assert_int_equal(v.rows[1].count, 2);
     assert_int_equal(v.cells[v.rows[1].first + 1].a, 2 * U);
     assert_float_equal(view_contribution(&v, &v.rows[1]), 36.0 / 160.0, EPS);
