@@ -3,15 +3,16 @@
  * chart: one group per instruction, one stacked bar per PICS file (golden,
  * TEA, IBS, ... like the TEA paper's Figure 6), one segment per component.
  */
-#include "view/report.h"
 #include "binary/symbolize.h"
 #include "cli.h"
 #include "commands.h"
 #include "common/error.h"
 #include "palette.h"
-#include "plot/chart.h"
 #include "pics/pics_file.h"
+#include "plot/chart.h"
 #include "trace/psv.h"
+#include "view/report.h"
+#include "view/view.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -48,21 +49,6 @@ typedef struct plot_input {
     pics p;
 } plot_input;
 
-/* An instruction's total in the reference PICS. */
-typedef struct ranked {
-    uint64_t pc;
-    uint64_t value; /* the sum of its cells' values (raw units) */
-} ranked;
-
-/* Largest value first, then the lower address. */
-static int compare_ranked(const void *a, const void *b)
-{
-    const ranked *x = a, *y = b;
-    if (x->value != y->value)
-        return x->value > y->value ? -1 : 1;
-    return x->pc < y->pc ? -1 : x->pc > y->pc;
-}
-
 static int compare_pc(const void *a, const void *b)
 {
     const uint64_t *x = a, *y = b;
@@ -90,47 +76,27 @@ static char *plot_location(const binary_symbolizer *z, uint64_t pc, char *buf, s
     return buf;
 }
 
-/* The reference PICS's top `n` instructions by cycles, into `pcs` (in
- * chart order) with their count. */
+/* The reference PICS's top `n` instructions by cycles (then by address),
+ * into `pcs` (in chart order) with their count: the first rows of its view
+ * by instruction. */
 static int rank_instructions(const pics *ref, uint64_t n, uint64_t **pcs, size_t *count)
 {
-    pics_cell *cells = NULL;
-    ranked *r = NULL;
-    size_t cell_count = 0, k = 0;
+    view v;
     int rc;
 
     *pcs = NULL;
     *count = 0;
-    if ((rc = pics_sorted(ref, &cells, &cell_count)))
+    if ((rc = view_build(&v, ref, NULL, PICS_GRAN_INSN, NULL)))
         return rc;
-    r = malloc((cell_count ? cell_count : 1) * sizeof *r);
-    if (!r) {
-        free(cells);
-        return error_set(TEA_ERR_NOMEM, "out of memory");
-    }
-    /* Cells come sorted by PC: sum each run. */
-    for (size_t i = 0; i < cell_count; i++) {
-        if (k > 0 && r[k - 1].pc == cells[i].pc) {
-            r[k - 1].value += cells[i].value;
-        } else {
-            r[k].pc = cells[i].pc;
-            r[k++].value = cells[i].value;
-        }
-    }
-    free(cells);
-    qsort(r, k, sizeof *r, compare_ranked);
-    if (k > n)
-        k = (size_t)n;
-    *pcs = malloc((k ? k : 1) * sizeof **pcs);
-    if (!*pcs) {
-        free(r);
-        return error_set(TEA_ERR_NOMEM, "out of memory");
-    }
-    for (size_t i = 0; i < k; i++)
-        (*pcs)[i] = r[i].pc;
-    *count = k;
-    free(r);
-    return TEA_OK;
+    view_sort(&v, VIEW_ORDER_VALUE);
+    if ((rc = view_select(&v, n, 0.0)) == TEA_OK && !(*pcs = malloc((v.shown ? v.shown : 1) * sizeof **pcs)))
+        rc = error_set(TEA_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; rc == TEA_OK && i < v.shown; i++)
+        (*pcs)[i] = v.rows[i].key;
+    if (rc == TEA_OK)
+        *count = v.shown;
+    view_free(&v);
+    return rc;
 }
 
 /* Marks in `present` every PSV of a cell of `p` whose PC is among the

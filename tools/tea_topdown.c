@@ -5,7 +5,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "binary/symbolize.h"
 #include "binary/symbols.h"
-#include "view/report.h"
 #include "cli.h"
 #include "commands.h"
 #include "common/csv.h"
@@ -17,6 +16,8 @@
 #include "trace/pcs.h"
 #include "trace/psv.h"
 #include "trace/trace.h"
+#include "view/report.h"
+#include "view/topdown.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -30,10 +31,6 @@
 #define TEXT_DEFAULT_TOP 20
 /* Width of the name column in text. */
 #define TEXT_NAME_WIDTH 34
-/* Names of the pseudo-functions. */
-#define NAME_WHOLE "(all)"
-#define NAME_OUTSIDE "(outside symbols)"
-#define NAME_UNATTRIBUTED "(unattributed)"
 
 
 enum output_format { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON };
@@ -56,21 +53,9 @@ typedef struct context {
     const pics_symmap *map;     /* NULL without --by function */
     const char *functions_from; /* the symbol map's or binary's path */
     trace_format format;
-    size_t *order;              /* scopes with cycles, most cycles first */
-    size_t order_count;
-    uint64_t *scope_share;      /* [scope] share of the trace's cycles, apportioned */
-    uint64_t *scope_slot_share; /* [scope] share of the trace's slots, apportioned */
+    view_topdown_ranking rank;  /* the scopes, ranked */
 } context;
 
-/* One printed row: a category, or one of its components. */
-typedef struct row {
-    const char *category;       /* the category's name */
-    int is_component;
-    uint16_t psv;               /* component rows: PSV or GOLDEN_TOPDOWN_NO_UOP */
-    size_t others;              /* > 0: the row sums this many smaller components */
-    uint64_t value;             /* cycles (in the scope's state unit) or slots */
-    uint64_t share;             /* apportioned share, in units of 10^-decimals percent */
-} row;
 
 #define TOPDOWN_SYNOPSIS                                                                                \
     "Usage: tea topdown TRACE [--by function [--symbols MAP | --elf BINARY]]\n"                        \
@@ -93,63 +78,6 @@ typedef struct row {
     "(view states) or slots (views slots and level2): unit is 1 except for a function's\n"           \
     "states, where a compute cycle is split among its µops (unit = lcm(1..commit width)).\n"        \
     "percent is the share of the scope's total (category 'total': of the whole trace).\n"
-
-/* Finds the function of a PC, trying the previous range first. Ranges that
- * share a name are one function: the first range with the name. */
-typedef struct locator {
-    const pics_symmap *map;
-    const size_t *canonical;    /* [range] the first range with its name */
-    long last;                  /* the last range found, or -1 */
-} locator;
-
-static long locate_function(void *ctx, uint64_t pc)
-{
-    locator *l = ctx;
-    long f;
-    if (l->last < 0 || pc < l->map->entries[l->last].start || pc >= l->map->entries[l->last].end) {
-        if ((f = pics_symmap_find(l->map, pc)) < 0)
-            return -1;
-        l->last = f;
-    }
-    return (long)l->canonical[l->last];
-}
-
-/* Orders range indices by name, then index. */
-static const pics_symmap *sort_map;
-
-static int compare_names(const void *a, const void *b)
-{
-    size_t x = *(const size_t *)a, y = *(const size_t *)b;
-    int c = strcmp(sort_map->entries[x].name, sort_map->entries[y].name);
-    return c ? c : (x > y) - (x < y);
-}
-
-/* Fills canonical[i] with the first range named like range i. */
-static int canonical_ranges(const pics_symmap *map, size_t **out)
-{
-    size_t *order, *canonical;
-
-    *out = NULL;
-    order = malloc((map->count ? map->count : 1) * sizeof *order);
-    canonical = malloc((map->count ? map->count : 1) * sizeof *canonical);
-    if (!order || !canonical) {
-        free(order);
-        free(canonical);
-        return error_set(TEA_ERR_NOMEM, "out of memory");
-    }
-    for (size_t i = 0; i < map->count; i++)
-        order[i] = i;
-    sort_map = map;
-    if (map->count)
-        qsort(order, map->count, sizeof *order, compare_names);
-    for (size_t i = 0; i < map->count; i++)
-        canonical[order[i]] = i && strcmp(map->entries[order[i]].name, map->entries[order[i - 1]].name) == 0
-                                  ? canonical[order[i - 1]]
-                                  : order[i];
-    free(order);
-    *out = canonical;
-    return TEA_OK;
-}
 
 /* The functions for --by function: the symbol map, or the symbols of the
  * binary (--elf, else the one the trace header names) in trace PCs. */
@@ -200,61 +128,10 @@ done:
     return rc;
 }
 
-/* Reads the trace once through the analysis (per function with `map`). */
-static int analyse(trace_reader *reader, const pics_symmap *map, golden_topdown **out)
-{
-    trace_batch batch = { 0 };
-    golden_topdown_options opts;
-    locator loc = { map, NULL, -1 };
-    size_t *canonical = NULL;
-    golden_topdown *td = NULL;
-    int rc;
-
-    *out = NULL;
-    memset(&opts, 0, sizeof opts);
-    opts.commit_width = trace_reader_header(reader)->commit_width;
-    opts.initial_window = trace_reader_header(reader)->initial_window;
-    if (map) {
-        if ((rc = canonical_ranges(map, &canonical)))
-            return rc;
-        loc.canonical = canonical;
-        opts.functions = map->count;
-        opts.locate = locate_function;
-        opts.locate_ctx = &loc;
-    }
-    if ((rc = trace_batch_init(&batch, TRACE_BATCH_RECORDS)) || (rc = golden_topdown_create(&td, &opts)))
-        goto done;
-    for (;;) {
-        if ((rc = trace_reader_read(reader, &batch)))
-            goto done;
-        if (batch.count == 0)
-            break;
-        if ((rc = golden_topdown_feed(td, &batch)))
-            goto done;
-    }
-    rc = golden_topdown_finish(td);
-done:
-    if (rc)
-        golden_topdown_free(td);
-    else
-        *out = td;
-    free(canonical);
-    trace_batch_free(&batch);
-    return rc;
-}
-
-static uint64_t power_of_ten(int decimals)
-{
-    uint64_t p = 1;
-    while (decimals-- > 0)
-        p *= 10;
-    return p;
-}
-
 /* Formats a share given in units of 10^-decimals percent. */
 static char *format_share(uint64_t share, int decimals, char *buf, size_t size)
 {
-    uint64_t p = power_of_ten(decimals);
+    uint64_t p = view_topdown_power_of_ten(decimals);
     snprintf(buf, size, "%llu.%0*llu", (unsigned long long)(share / p), decimals, (unsigned long long)(share % p));
     return buf;
 }
@@ -263,154 +140,10 @@ static char *format_share(uint64_t share, int decimals, char *buf, size_t size)
 static char *component_label(uint16_t psv, char *buf, size_t size)
 {
     if (psv == GOLDEN_TOPDOWN_NO_UOP)
-        snprintf(buf, size, "%s", NAME_UNATTRIBUTED);
+        snprintf(buf, size, "%s", VIEW_TOPDOWN_UNATTRIBUTED);
     else
         trace_psv_label(psv, buf, size);
     return buf;
-}
-
-static const char *category_name(enum golden_topdown_view view, unsigned category)
-{
-    return view == GOLDEN_TOPDOWN_VIEW_STATES ? golden_state_name((enum golden_state)category)
-                                              : golden_topdown_category_name((enum golden_topdown_category)category);
-}
-
-static const uint64_t *view_values(const golden_topdown_counts *c, enum golden_topdown_view view)
-{
-    return view == GOLDEN_TOPDOWN_VIEW_STATES ? c->states : c->slots;
-}
-
-static uint64_t view_total(const golden_topdown_counts *c, enum golden_topdown_view view)
-{
-    const uint64_t *v = view_values(c, view);
-    uint64_t sum = 0;
-    for (int k = 0; k < GOLDEN_TOPDOWN_CATEGORIES; k++)
-        sum += v[k];
-    return sum;
-}
-
-/*
- * Builds the rows of one view of one scope: each category followed by its
- * components (at most `max_components`, the rest summed in one "others"
- * row; 0 for all). Category shares are apportioned to 100 % at `decimals`,
- * each category's components to the category's printed share. Returns 0 or
- * TEA_ERR_NOMEM; *rows is malloc'd.
- */
-static int build_rows(const golden_topdown *td, long scope, enum golden_topdown_view view, int decimals,
-                      size_t max_components, row **rows, size_t *count)
-{
-    const golden_topdown_counts *c = golden_topdown_get_counts(td, scope);
-    const uint64_t *values = view_values(c, view);
-    uint64_t shares[GOLDEN_TOPDOWN_CATEGORIES];
-    size_t cap = GOLDEN_TOPDOWN_CATEGORIES, n = 0;
-    row *out;
-    int rc;
-
-    for (int k = 0; k < GOLDEN_TOPDOWN_CATEGORIES; k++) {
-        const golden_topdown_component *comp;
-        size_t m = golden_topdown_get_components(td, scope, view, (unsigned)k, &comp);
-        cap += m + 1;
-    }
-    if (!(out = calloc(cap, sizeof *out)))
-        return error_set(TEA_ERR_NOMEM, "out of memory");
-    if ((rc = golden_topdown_apportion(values, GOLDEN_TOPDOWN_CATEGORIES, 100 * power_of_ten(decimals), shares)))
-        goto fail;
-    for (unsigned k = 0; k < GOLDEN_TOPDOWN_CATEGORIES; k++) {
-        const golden_topdown_component *comp;
-        size_t m = golden_topdown_get_components(td, scope, view, k, &comp), shown;
-        uint64_t *cv, *cs;
-        out[n++] = (row){ category_name(view, k), 0, 0, 0, values[k], shares[k] };
-        if (!m)
-            continue;
-        cv = malloc(2 * m * sizeof *cv);
-        if (!cv) {
-            rc = error_set(TEA_ERR_NOMEM, "out of memory");
-            goto fail;
-        }
-        cs = cv + m;
-        for (size_t i = 0; i < m; i++)
-            cv[i] = comp[i].value;
-        rc = golden_topdown_apportion(cv, m, shares[k], cs);
-        if (rc) {
-            free(cv);
-            goto fail;
-        }
-        shown = max_components && m > max_components ? max_components - 1 : m;
-        for (size_t i = 0; i < shown; i++)
-            out[n++] = (row){ category_name(view, k), 1, comp[i].psv, 0, comp[i].value, cs[i] };
-        if (shown < m) {
-            row others = { category_name(view, k), 1, 0, m - shown, 0, 0 };
-            for (size_t i = shown; i < m; i++) {
-                others.value += comp[i].value;
-                others.share += cs[i];
-            }
-            out[n++] = others;
-        }
-        free(cv);
-    }
-    *rows = out;
-    *count = n;
-    return TEA_OK;
-fail:
-    free(out);
-    return rc;
-}
-
-/* The name of a scope. */
-static const char *scope_name(const context *ctx, long scope)
-{
-    size_t f = ctx->map ? ctx->map->count : 0;
-    if (scope == GOLDEN_TOPDOWN_WHOLE)
-        return NAME_WHOLE;
-    if ((size_t)scope < f)
-        return ctx->map->entries[scope].name;
-    return (size_t)scope == f ? NAME_OUTSIDE : NAME_UNATTRIBUTED;
-}
-
-/* Orders scopes by cycles, most first, then by index. */
-static const golden_topdown *sort_td;
-
-static int compare_scopes(const void *a, const void *b)
-{
-    size_t x = *(const size_t *)a, y = *(const size_t *)b;
-    uint64_t cx = view_total(golden_topdown_get_counts(sort_td, (long)x), GOLDEN_TOPDOWN_VIEW_STATES);
-    uint64_t cy = view_total(golden_topdown_get_counts(sort_td, (long)y), GOLDEN_TOPDOWN_VIEW_STATES);
-    if (cx != cy)
-        return cx > cy ? -1 : 1;
-    return (x > y) - (x < y);
-}
-
-/* Ranks the scopes with cycles and apportions their shares of the trace at
- * `decimals`. */
-static int rank_scopes(context *ctx, int decimals)
-{
-    size_t scopes = golden_topdown_scope_count(ctx->td);
-    uint64_t *cycles;
-    int rc = TEA_OK;
-
-    if (!scopes)
-        return TEA_OK;
-    ctx->order = malloc(scopes * sizeof *ctx->order);
-    ctx->scope_share = malloc(scopes * sizeof *ctx->scope_share);
-    ctx->scope_slot_share = malloc(scopes * sizeof *ctx->scope_slot_share);
-    cycles = malloc(2 * scopes * sizeof *cycles);
-    if (!ctx->order || !ctx->scope_share || !ctx->scope_slot_share || !cycles) {
-        free(cycles);
-        return error_set(TEA_ERR_NOMEM, "out of memory");
-    }
-    for (size_t s = 0; s < scopes; s++) {
-        const golden_topdown_counts *c = golden_topdown_get_counts(ctx->td, (long)s);
-        cycles[s] = view_total(c, GOLDEN_TOPDOWN_VIEW_STATES);
-        cycles[scopes + s] = view_total(c, GOLDEN_TOPDOWN_VIEW_SLOTS);
-        if (cycles[s] || cycles[scopes + s])
-            ctx->order[ctx->order_count++] = s;
-    }
-    if (!(rc = golden_topdown_apportion(cycles, scopes, 100 * power_of_ten(decimals), ctx->scope_share)))
-        rc = golden_topdown_apportion(cycles + scopes, scopes, 100 * power_of_ten(decimals), ctx->scope_slot_share);
-    sort_td = ctx->td;
-    qsort(ctx->order, ctx->order_count, sizeof *ctx->order, compare_scopes);
-    free(cycles);
-    return rc;
 }
 
 /* --- text ------------------------------------------------------------------- */
@@ -429,12 +162,12 @@ static void fprint_value(FILE *f, uint64_t value, uint64_t unit, int width)
 static int text_view(FILE *f, const context *ctx, enum golden_topdown_view view)
 {
     const golden_topdown_summary *sum = golden_topdown_get_summary(ctx->td);
-    row *rows;
+    view_topdown_row *rows;
     size_t n;
     char share[32], label[TRACE_PSV_LABEL_MAX + 32];
     int rc;
 
-    if ((rc = build_rows(ctx->td, GOLDEN_TOPDOWN_WHOLE, view, TEXT_DECIMALS, TEXT_COMPONENTS, &rows, &n)))
+    if ((rc = view_topdown_rows(ctx->td, GOLDEN_TOPDOWN_WHOLE, view, TEXT_DECIMALS, TEXT_COMPONENTS, &rows, &n)))
         return rc;
     if (view == GOLDEN_TOPDOWN_VIEW_STATES)
         fprintf(f, "%-*s %14s %8s\n", TEXT_NAME_WIDTH, "commit states", "cycles", "share");
@@ -456,8 +189,8 @@ static int text_view(FILE *f, const context *ctx, enum golden_topdown_view view)
     }
     fprintf(f, "%-*s %14llu %7s%%\n\n", TEXT_NAME_WIDTH, "  total",
             (unsigned long long)(view == GOLDEN_TOPDOWN_VIEW_STATES ? sum->cycles : sum->slots),
-            format_share(view_total(golden_topdown_get_counts(ctx->td, GOLDEN_TOPDOWN_WHOLE), view)
-                             ? 100 * power_of_ten(TEXT_DECIMALS)
+            format_share(view_topdown_total(golden_topdown_get_counts(ctx->td, GOLDEN_TOPDOWN_WHOLE), view)
+                             ? 100 * view_topdown_power_of_ten(TEXT_DECIMALS)
                              : 0,
                          TEXT_DECIMALS, share, sizeof share));
     free(rows);
@@ -468,25 +201,25 @@ static int text_view(FILE *f, const context *ctx, enum golden_topdown_view view)
  * shares of the function's own total; then each function's components. */
 static int text_functions(FILE *f, const context *ctx)
 {
-    size_t shown = ctx->req->top && ctx->req->top < ctx->order_count ? (size_t)ctx->req->top : ctx->order_count;
+    size_t shown = ctx->req->top && ctx->req->top < ctx->rank.order_count ? (size_t)ctx->req->top : ctx->rank.order_count;
     char share[32], label[TRACE_PSV_LABEL_MAX + 8], fitted[BINARY_SYMBOLIZE_TEXT_MAX];
     int rc = TEA_OK;
 
     fprintf(f, "functions of %s: %zu with cycles%s (shares of each function's own cycles and slots)\n",
-            ctx->functions_from, ctx->order_count, shown < ctx->order_count ? ", the first listed" : "");
+            ctx->functions_from, ctx->rank.order_count, shown < ctx->rank.order_count ? ", the first listed" : "");
     fprintf(f, "%-*s %12s %6s | %7s %7s %7s %7s | %8s %8s %8s %8s\n", TEXT_NAME_WIDTH, "function", "cycles",
             "share", "compute", "stalled", "drained", "flushed", "retiring", "bad-spec", "frontend", "backend");
     for (size_t i = 0; i < shown; i++) {
-        long s = (long)ctx->order[i];
+        long s = (long)ctx->rank.order[i];
         const golden_topdown_counts *c = golden_topdown_get_counts(ctx->td, s);
         uint64_t st[GOLDEN_TOPDOWN_CATEGORIES], sl[GOLDEN_TOPDOWN_CATEGORIES];
-        if ((rc = golden_topdown_apportion(c->states, GOLDEN_TOPDOWN_CATEGORIES, 100 * power_of_ten(TEXT_DECIMALS), st))
-            || (rc = golden_topdown_apportion(c->slots, GOLDEN_TOPDOWN_CATEGORIES, 100 * power_of_ten(TEXT_DECIMALS),
+        if ((rc = golden_topdown_apportion(c->states, GOLDEN_TOPDOWN_CATEGORIES, 100 * view_topdown_power_of_ten(TEXT_DECIMALS), st))
+            || (rc = golden_topdown_apportion(c->slots, GOLDEN_TOPDOWN_CATEGORIES, 100 * view_topdown_power_of_ten(TEXT_DECIMALS),
                                               sl)))
             return rc;
-        fprintf(f, "%-*s ", TEXT_NAME_WIDTH, view_report_fit(scope_name(ctx, s), TEXT_NAME_WIDTH, fitted, sizeof fitted));
-        fprint_value(f, view_total(c, GOLDEN_TOPDOWN_VIEW_STATES), c->state_unit, 12);
-        fprintf(f, " %5s%% |", format_share(ctx->scope_share[s], TEXT_DECIMALS, share, sizeof share));
+        fprintf(f, "%-*s ", TEXT_NAME_WIDTH, view_report_fit(view_topdown_scope_name(ctx->map, s), TEXT_NAME_WIDTH, fitted, sizeof fitted));
+        fprint_value(f, view_topdown_total(c, GOLDEN_TOPDOWN_VIEW_STATES), c->state_unit, 12);
+        fprintf(f, " %5s%% |", format_share(ctx->rank.scope_share[s], TEXT_DECIMALS, share, sizeof share));
         for (int k = 0; k < GOLDEN_TOPDOWN_CATEGORIES; k++)
             fprintf(f, " %6s%%", format_share(st[k], TEXT_DECIMALS, share, sizeof share));
         fprintf(f, " |");
@@ -496,13 +229,13 @@ static int text_functions(FILE *f, const context *ctx)
     }
     fprintf(f, "\nevents per function (shares of the function's cycles)\n");
     for (size_t i = 0; i < shown; i++) {
-        long s = (long)ctx->order[i];
-        row *rows;
+        long s = (long)ctx->rank.order[i];
+        view_topdown_row *rows;
         size_t n;
         int first_in_category = 0, categories = 0;
-        if ((rc = build_rows(ctx->td, s, GOLDEN_TOPDOWN_VIEW_STATES, TEXT_DECIMALS, TEXT_COMPONENTS, &rows, &n)))
+        if ((rc = view_topdown_rows(ctx->td, s, GOLDEN_TOPDOWN_VIEW_STATES, TEXT_DECIMALS, TEXT_COMPONENTS, &rows, &n)))
             return rc;
-        fprintf(f, "  %s:", scope_name(ctx, s));
+        fprintf(f, "  %s:", view_topdown_scope_name(ctx->map, s));
         for (size_t k = 0; k < n; k++) {
             if (!rows[k].is_component) {
                 first_in_category = 1;
@@ -538,7 +271,7 @@ static int level2_shares(const golden_topdown_counts *c, int decimals, uint64_t 
     for (int k = 0; k < GOLDEN_TOPDOWN_LEVEL2_COUNT; k++)
         values[k] = c->level2[k];
     values[GOLDEN_TOPDOWN_LEVEL2_COUNT] = c->slots[GOLDEN_TOPDOWN_RETIRING];
-    if ((rc = golden_topdown_apportion(values, GOLDEN_TOPDOWN_LEVEL2_COUNT + 1, 100 * power_of_ten(decimals), out)))
+    if ((rc = golden_topdown_apportion(values, GOLDEN_TOPDOWN_LEVEL2_COUNT + 1, 100 * view_topdown_power_of_ten(decimals), out)))
         return rc;
     memcpy(shares, out, GOLDEN_TOPDOWN_LEVEL2_COUNT * sizeof *shares);
     return TEA_OK;
@@ -578,7 +311,7 @@ static int print_text(FILE *f, const context *ctx)
             (unsigned long long)sum->dispatched, (unsigned long long)sum->squashed);
     if (sum->unattributed)
         fprintf(f, "note:     %llu cycle(s) after the last commit are charged to no µop (%s)\n",
-                (unsigned long long)sum->unattributed, NAME_UNATTRIBUTED);
+                (unsigned long long)sum->unattributed, VIEW_TOPDOWN_UNATTRIBUTED);
     fprintf(f, "\n");
     if ((rc = text_view(f, ctx, GOLDEN_TOPDOWN_VIEW_STATES)) || (rc = text_view(f, ctx, GOLDEN_TOPDOWN_VIEW_SLOTS))
         || (rc = text_level2(f, ctx)))
@@ -602,19 +335,19 @@ static int csv_scope(FILE *f, const context *ctx, long scope)
         uint64_t unit = view == GOLDEN_TOPDOWN_VIEW_STATES ? c->state_unit : 1;
         uint64_t whole_share =
             scope == GOLDEN_TOPDOWN_WHOLE
-                ? (view_total(c, view) ? 100 * power_of_ten(CSV_DECIMALS) : 0)
-                : (view == GOLDEN_TOPDOWN_VIEW_STATES ? ctx->scope_share : ctx->scope_slot_share)[scope];
+                ? (view_topdown_total(c, view) ? 100 * view_topdown_power_of_ten(CSV_DECIMALS) : 0)
+                : (view == GOLDEN_TOPDOWN_VIEW_STATES ? ctx->rank.scope_share : ctx->rank.scope_slot_share)[scope];
         const char *view_name = view == GOLDEN_TOPDOWN_VIEW_STATES ? "states" : "slots";
-        row *rows = NULL;
+        view_topdown_row *rows = NULL;
         size_t n = 0;
 
-        if ((rc = build_rows(ctx->td, scope, view, CSV_DECIMALS, 0, &rows, &n)))
+        if ((rc = view_topdown_rows(ctx->td, scope, view, CSV_DECIMALS, 0, &rows, &n)))
             return rc;
-        csv_field(f, scope_name(ctx, scope));
-        fprintf(f, ",%s,total,,%llu,%llu,%s\n", view_name, (unsigned long long)view_total(c, view),
+        csv_field(f, view_topdown_scope_name(ctx->map, scope));
+        fprintf(f, ",%s,total,,%llu,%llu,%s\n", view_name, (unsigned long long)view_topdown_total(c, view),
                 (unsigned long long)unit, format_share(whole_share, CSV_DECIMALS, share, sizeof share));
         for (size_t i = 0; i < n; i++) {
-            csv_field(f, scope_name(ctx, scope));
+            csv_field(f, view_topdown_scope_name(ctx->map, scope));
             fprintf(f, ",%s,%s,", view_name, rows[i].category);
             if (rows[i].is_component)
                 csv_field(f, component_label(rows[i].psv, label, sizeof label));
@@ -628,7 +361,7 @@ static int csv_scope(FILE *f, const context *ctx, long scope)
         if ((rc = level2_shares(c, CSV_DECIMALS, shares)))
             return rc;
         for (int k = 0; k < GOLDEN_TOPDOWN_LEVEL2_COUNT; k++) {
-            csv_field(f, scope_name(ctx, scope));
+            csv_field(f, view_topdown_scope_name(ctx->map, scope));
             fprintf(f, ",level2,%s,,%llu,1,%s\n", golden_topdown_level2_name((enum golden_topdown_level2)k),
                     (unsigned long long)c->level2[k], format_share(shares[k], CSV_DECIMALS, share, sizeof share));
         }
@@ -642,8 +375,8 @@ static int print_csv(FILE *f, const context *ctx)
     fprintf(f, "function,view,category,component,value,unit,percent\n");
     if ((rc = csv_scope(f, ctx, GOLDEN_TOPDOWN_WHOLE)))
         return rc;
-    for (size_t i = 0; i < ctx->order_count; i++)
-        if ((rc = csv_scope(f, ctx, (long)ctx->order[i])))
+    for (size_t i = 0; i < ctx->rank.order_count; i++)
+        if ((rc = csv_scope(f, ctx, (long)ctx->rank.order[i])))
             return rc;
     return TEA_OK;
 }
@@ -660,15 +393,15 @@ static void json_view(json_writer *j, const context *ctx, long scope, enum golde
                       const char *value_key)
 {
     const golden_topdown_counts *c = golden_topdown_get_counts(ctx->td, scope);
-    const uint64_t *values = view_values(c, view);
-    uint64_t total = view_total(c, view);
+    const uint64_t *values = view_topdown_values(c, view);
+    uint64_t total = view_topdown_total(c, view);
     char label[TRACE_PSV_LABEL_MAX + 32];
 
     json_begin_object(j);
     for (unsigned k = 0; k < GOLDEN_TOPDOWN_CATEGORIES; k++) {
         const golden_topdown_component *comp;
         size_t m = golden_topdown_get_components(ctx->td, scope, view, k, &comp);
-        json_key(j, category_name(view, k));
+        json_key(j, view_topdown_category_name(view, k));
         json_begin_object(j);
         json_key(j, value_key);
         json_u64(j, values[k]);
@@ -702,7 +435,7 @@ static void json_view(json_writer *j, const context *ctx, long scope, enum golde
 static void json_level2(json_writer *j, const context *ctx, long scope)
 {
     const golden_topdown_counts *c = golden_topdown_get_counts(ctx->td, scope);
-    uint64_t total = view_total(c, GOLDEN_TOPDOWN_VIEW_SLOTS);
+    uint64_t total = view_topdown_total(c, GOLDEN_TOPDOWN_VIEW_SLOTS);
 
     json_begin_object(j);
     for (int k = 0; k < GOLDEN_TOPDOWN_LEVEL2_COUNT; k++) {
@@ -762,12 +495,12 @@ static int print_json(FILE *f, const context *ctx)
         json_u64(&j, golden_topdown_unit(sum->commit_width));
         json_key(&j, "functions");
         json_begin_array(&j);
-        for (size_t i = 0; i < ctx->order_count; i++) {
-            long s = (long)ctx->order[i];
+        for (size_t i = 0; i < ctx->rank.order_count; i++) {
+            long s = (long)ctx->rank.order[i];
             const golden_topdown_counts *c = golden_topdown_get_counts(ctx->td, s);
             json_begin_object(&j);
             json_key(&j, "name");
-            json_string(&j, scope_name(ctx, s));
+            json_string(&j, view_topdown_scope_name(ctx->map, s));
             json_key(&j, "start");
             if ((size_t)s < ctx->map->count) {
                 snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)ctx->map->entries[s].start);
@@ -783,13 +516,13 @@ static int print_json(FILE *f, const context *ctx)
                 json_null(&j);
             }
             json_key(&j, "units");
-            json_u64(&j, view_total(c, GOLDEN_TOPDOWN_VIEW_STATES));
+            json_u64(&j, view_topdown_total(c, GOLDEN_TOPDOWN_VIEW_STATES));
             json_key(&j, "cycles");
-            json_double(&j, (double)view_total(c, GOLDEN_TOPDOWN_VIEW_STATES) / (double)c->state_unit);
+            json_double(&j, (double)view_topdown_total(c, GOLDEN_TOPDOWN_VIEW_STATES) / (double)c->state_unit);
             json_key(&j, "share");
-            json_double(&j, fraction(view_total(c, GOLDEN_TOPDOWN_VIEW_STATES), sum->cycles * c->state_unit));
+            json_double(&j, fraction(view_topdown_total(c, GOLDEN_TOPDOWN_VIEW_STATES), sum->cycles * c->state_unit));
             json_key(&j, "slots");
-            json_u64(&j, view_total(c, GOLDEN_TOPDOWN_VIEW_SLOTS));
+            json_u64(&j, view_topdown_total(c, GOLDEN_TOPDOWN_VIEW_SLOTS));
             json_key(&j, "states");
             json_view(&j, ctx, s, GOLDEN_TOPDOWN_VIEW_STATES, "units");
             json_key(&j, "topdown");
@@ -880,14 +613,14 @@ int cmd_tea_topdown(int argc, char **argv)
         goto done;
     if (req.by_function && (rc = load_functions(&req, trace_reader_header(reader), &map, &from)))
         goto done;
-    if ((rc = analyse(reader, req.by_function ? &map : NULL, &td)))
+    if ((rc = view_topdown_analyse(reader, req.by_function ? &map : NULL, &td)))
         goto done;
     ctx.req = &req;
     ctx.td = td;
     ctx.map = req.by_function ? &map : NULL;
     ctx.functions_from = from;
     ctx.format = trace_reader_stats(reader)->format;
-    if ((rc = rank_scopes(&ctx, req.format == FORMAT_TEXT ? TEXT_DECIMALS : CSV_DECIMALS)))
+    if ((rc = view_topdown_rank(&ctx.rank, td, req.format == FORMAT_TEXT ? TEXT_DECIMALS : CSV_DECIMALS)))
         goto done;
     if ((rc = outfile_open(&out, req.out_path)))
         goto done;
@@ -902,9 +635,7 @@ int cmd_tea_topdown(int argc, char **argv)
     else
         rc = outfile_commit(out);
 done:
-    free(ctx.order);
-    free(ctx.scope_share);
-    free(ctx.scope_slot_share);
+    view_topdown_ranking_free(&ctx.rank);
     golden_topdown_free(td);
     trace_reader_close(reader);
     if (from && from != req.binary_symbols_path)

@@ -10,7 +10,7 @@
 #            (library tea_scheme, below pics/)
 #   tea/     common trace golden pics
 #   binary/  common trace pics
-#   view/    common trace pics binary
+#   view/    common trace golden pics binary
 #   plot/    common
 #   model/   common trace binary record
 #   record/  nothing (the Valgrind tool: Valgrind's pub_tool_*.h and its own stream.h)
@@ -26,7 +26,7 @@ allowed() {
     pics) echo "common trace" ;;
     tea) echo "common trace golden pics" ;;
     binary) echo "common trace pics" ;;
-    view) echo "common trace pics binary" ;;
+    view) echo "common trace golden pics binary" ;;
     plot) echo "common" ;;
     model) echo "common trace binary record" ;;
     record) echo "" ;;
