@@ -316,6 +316,7 @@ static int load(diff_state *s)
 {
     const diff_request *req = s->req;
     binary_symbolize_options sym;
+    const char *from;
     int rc;
 
     if ((rc = pics_read(req->a_path, &s->a_info, &s->a)) || (rc = pics_read(req->b_path, &s->b_info, &s->b)))
@@ -331,13 +332,14 @@ static int load(diff_state *s)
     sym.auto_pics = &s->a; /* --adjust-vma auto scores the first file's PCs */
     if ((rc = binary_symbolize_open(&s->z, &s->a_info, &sym)))
         return rc;
-    if (req->binary_symbols_path)
-        return pics_symmap_load(&s->syms, req->binary_symbols_path);
-    if (req->granularity != PICS_GRAN_FUNC)
+    /* the functions: for func, and to name instructions by a --symbols map */
+    if (req->granularity != PICS_GRAN_FUNC && !req->binary_symbols_path)
         return TEA_OK;
-    if (!binary_symbolize_binary(s->z))
+    if ((rc = view_functions(req->binary_symbols_path, s->z, &s->syms, &from)))
+        return rc;
+    if (!from)
         return error_set(TEA_ERR_USAGE, "--granularity func needs --symbols MAP or a binary (--elf BINARY)");
-    return binary_symbolize_symmap(s->z, BINARY_SYMBOLS_MAP_SECTION_GAPS, &s->syms);
+    return TEA_OK;
 }
 
 static int run_diff(const diff_request *req)

@@ -422,6 +422,7 @@ static int run_report(const report_request *req)
 {
     report_data d;
     binary_symbolize_options sym;
+    const char *from;
     outfile *out = NULL;
     int rc;
 
@@ -432,8 +433,7 @@ static int run_report(const report_request *req)
     sym.auto_pics = &d.in.p; /* --adjust-vma auto scores the PCs shown */
     if ((rc = binary_symbolize_open(&d.z, &d.in.info, &sym)))
         goto done;
-    if (req->granularity == PICS_GRAN_FUNC
-        && (rc = binary_symbolize_symmap(d.z, BINARY_SYMBOLS_MAP_SECTION_GAPS, &d.groups)))
+    if (req->granularity == PICS_GRAN_FUNC && (rc = view_functions(NULL, d.z, &d.groups, &from)))
         goto done;
     if ((rc = build_view(req, &d)))
         goto done;

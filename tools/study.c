@@ -10,6 +10,7 @@
 #include "common/error.h"
 #include "common/threads.h"
 #include "tea/parallel.h"
+#include "view/view.h"
 
 #include <assert.h>
 #include <stdio.h>
@@ -196,6 +197,7 @@ static int load_functions(const study_request *req, tea_run *t, pics_symmap *out
 {
     binary_symbolize_options opts = req->sym;
     binary_symbolizer *z = NULL;
+    const char *from;
     pics_info info;
     int rc;
 
@@ -204,7 +206,7 @@ static int load_functions(const study_request *req, tea_run *t, pics_symmap *out
     opts.source = 0;
     opts.auto_pics = tea_replay_golden(t->replay); /* --adjust-vma auto scores the golden PCs */
     if (req->binary_symbols_path && !opts.elf_path)
-        return pics_symmap_load(out, req->binary_symbols_path);
+        return view_functions(req->binary_symbols_path, NULL, out, &from);
     if (!t->header.binary_path && !opts.elf_path)
         return TEA_OK;
     if ((rc = tea_run_describe(t, SIZE_MAX, &info)))
@@ -220,8 +222,7 @@ static int load_functions(const study_request *req, tea_run *t, pics_symmap *out
     if (opts.elf_path)
         rc = stamp_binary(t, z);
     if (!rc)
-        rc = req->binary_symbols_path ? pics_symmap_load(out, req->binary_symbols_path)
-                                      : binary_symbolize_symmap(z, BINARY_SYMBOLS_MAP_SECTION_GAPS, out);
+        rc = view_functions(req->binary_symbols_path, z, out, &from);
     binary_symbolize_close(z);
     return rc;
 }

@@ -18,6 +18,7 @@
 #include "trace/trace.h"
 #include "view/report.h"
 #include "view/topdown.h"
+#include "view/view.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -92,10 +93,8 @@ static int load_functions(const request *req, const trace_header *h, pics_symmap
     pics_info info;
     int rc;
 
-    if (req->binary_symbols_path) {
-        *from = req->binary_symbols_path;
-        return pics_symmap_load(map, req->binary_symbols_path);
-    }
+    if (req->binary_symbols_path)
+        return view_functions(req->binary_symbols_path, NULL, map, from);
     pics_info_init(&info);
     snprintf(info.arch, sizeof info.arch, "%s", h->arch);
     info.load_bias = h->load_bias;
@@ -112,14 +111,14 @@ static int load_functions(const request *req, const trace_header *h, pics_symmap
     sym.auto_pcs = pcs;
     if ((rc = binary_symbolize_open(&z, &info, &sym)))
         goto done;
-    if (!binary_symbolize_symbols(z)) {
+    if ((rc = view_functions(NULL, z, map, from)))
+        goto done;
+    if (!*from) {
         rc = error_set(TEA_ERR_USAGE, "--by function needs --symbols MAP or --elf BINARY: %s",
                        h->binary_path ? "the traced binary cannot be read here" : "the trace names no binary");
         goto done;
     }
-    *from = binary_symbolize_binary(z);
-    rc = binary_symbolize_symmap(z, BINARY_SYMBOLS_MAP_SECTION_GAPS, map);
-    if (!rc && !(*from = strdup(*from)))
+    if (!(*from = strdup(*from)))
         rc = error_set(TEA_ERR_NOMEM, "out of memory");
 done:
     binary_symbolize_close(z);
@@ -159,7 +158,7 @@ static void fprint_value(FILE *f, uint64_t value, uint64_t unit, int width)
 }
 
 /* Prints one view of the whole trace as an indented table. */
-static int text_view(FILE *f, const context *ctx, enum golden_topdown_view view)
+static int text_view(FILE *f, const context *ctx, enum golden_topdown_view kind)
 {
     const golden_topdown_summary *sum = golden_topdown_get_summary(ctx->td);
     view_topdown_row *rows;
@@ -167,9 +166,9 @@ static int text_view(FILE *f, const context *ctx, enum golden_topdown_view view)
     char share[32], label[TRACE_PSV_LABEL_MAX + 32];
     int rc;
 
-    if ((rc = view_topdown_rows(ctx->td, GOLDEN_TOPDOWN_WHOLE, view, TEXT_DECIMALS, TEXT_COMPONENTS, &rows, &n)))
+    if ((rc = view_topdown_rows(ctx->td, GOLDEN_TOPDOWN_WHOLE, kind, TEXT_DECIMALS, TEXT_COMPONENTS, &rows, &n)))
         return rc;
-    if (view == GOLDEN_TOPDOWN_VIEW_STATES)
+    if (kind == GOLDEN_TOPDOWN_VIEW_STATES)
         fprintf(f, "%-*s %14s %8s\n", TEXT_NAME_WIDTH, "commit states", "cycles", "share");
     else
         fprintf(f, "%-*s %14s %8s\n", TEXT_NAME_WIDTH, "top-down (commit slots)", "slots", "share");
@@ -188,8 +187,8 @@ static int text_view(FILE *f, const context *ctx, enum golden_topdown_view view)
                 format_share(rows[i].share, TEXT_DECIMALS, share, sizeof share));
     }
     fprintf(f, "%-*s %14llu %7s%%\n\n", TEXT_NAME_WIDTH, "  total",
-            (unsigned long long)(view == GOLDEN_TOPDOWN_VIEW_STATES ? sum->cycles : sum->slots),
-            format_share(view_topdown_total(golden_topdown_get_counts(ctx->td, GOLDEN_TOPDOWN_WHOLE), view)
+            (unsigned long long)(kind == GOLDEN_TOPDOWN_VIEW_STATES ? sum->cycles : sum->slots),
+            format_share(view_topdown_total(golden_topdown_get_counts(ctx->td, GOLDEN_TOPDOWN_WHOLE), kind)
                              ? 100 * view_topdown_power_of_ten(TEXT_DECIMALS)
                              : 0,
                          TEXT_DECIMALS, share, sizeof share));
@@ -331,20 +330,20 @@ static int csv_scope(FILE *f, const context *ctx, long scope)
     int rc;
 
     for (int v = 0; v < GOLDEN_TOPDOWN_VIEW_COUNT; v++) {
-        enum golden_topdown_view view = (enum golden_topdown_view)v;
-        uint64_t unit = view == GOLDEN_TOPDOWN_VIEW_STATES ? c->state_unit : 1;
+        enum golden_topdown_view kind = (enum golden_topdown_view)v;
+        uint64_t unit = kind == GOLDEN_TOPDOWN_VIEW_STATES ? c->state_unit : 1;
         uint64_t whole_share =
             scope == GOLDEN_TOPDOWN_WHOLE
-                ? (view_topdown_total(c, view) ? 100 * view_topdown_power_of_ten(CSV_DECIMALS) : 0)
-                : (view == GOLDEN_TOPDOWN_VIEW_STATES ? ctx->rank.scope_share : ctx->rank.scope_slot_share)[scope];
-        const char *view_name = view == GOLDEN_TOPDOWN_VIEW_STATES ? "states" : "slots";
+                ? (view_topdown_total(c, kind) ? 100 * view_topdown_power_of_ten(CSV_DECIMALS) : 0)
+                : (kind == GOLDEN_TOPDOWN_VIEW_STATES ? ctx->rank.scope_share : ctx->rank.scope_slot_share)[scope];
+        const char *view_name = kind == GOLDEN_TOPDOWN_VIEW_STATES ? "states" : "slots";
         view_topdown_row *rows = NULL;
         size_t n = 0;
 
-        if ((rc = view_topdown_rows(ctx->td, scope, view, CSV_DECIMALS, 0, &rows, &n)))
+        if ((rc = view_topdown_rows(ctx->td, scope, kind, CSV_DECIMALS, 0, &rows, &n)))
             return rc;
         csv_field(f, view_topdown_scope_name(ctx->map, scope));
-        fprintf(f, ",%s,total,,%llu,%llu,%s\n", view_name, (unsigned long long)view_topdown_total(c, view),
+        fprintf(f, ",%s,total,,%llu,%llu,%s\n", view_name, (unsigned long long)view_topdown_total(c, kind),
                 (unsigned long long)unit, format_share(whole_share, CSV_DECIMALS, share, sizeof share));
         for (size_t i = 0; i < n; i++) {
             csv_field(f, view_topdown_scope_name(ctx->map, scope));
@@ -389,19 +388,19 @@ static double fraction(uint64_t part, uint64_t whole)
 }
 
 /* Writes one view of a scope: {category: {value, share, components}}. */
-static void json_view(json_writer *j, const context *ctx, long scope, enum golden_topdown_view view,
+static void json_view(json_writer *j, const context *ctx, long scope, enum golden_topdown_view kind,
                       const char *value_key)
 {
     const golden_topdown_counts *c = golden_topdown_get_counts(ctx->td, scope);
-    const uint64_t *values = view_topdown_values(c, view);
-    uint64_t total = view_topdown_total(c, view);
+    const uint64_t *values = view_topdown_values(c, kind);
+    uint64_t total = view_topdown_total(c, kind);
     char label[TRACE_PSV_LABEL_MAX + 32];
 
     json_begin_object(j);
     for (unsigned k = 0; k < GOLDEN_TOPDOWN_CATEGORIES; k++) {
         const golden_topdown_component *comp;
-        size_t m = golden_topdown_get_components(ctx->td, scope, view, k, &comp);
-        json_key(j, view_topdown_category_name(view, k));
+        size_t m = golden_topdown_get_components(ctx->td, scope, kind, k, &comp);
+        json_key(j, view_topdown_category_name(kind, k));
         json_begin_object(j);
         json_key(j, value_key);
         json_u64(j, values[k]);

@@ -241,3 +241,15 @@ void view_free(view *v)
     free(v->rows);
     memset(v, 0, sizeof *v);
 }
+
+int view_functions(const char *symbols_path, const binary_symbolizer *z, pics_symmap *out, const char **from)
+{
+    memset(out, 0, sizeof *out);
+    *from = symbols_path;
+    if (symbols_path)
+        return pics_symmap_load(out, symbols_path);
+    if (!z)
+        return TEA_OK;
+    *from = binary_symbolize_binary(z);
+    return binary_symbolize_symmap(z, BINARY_SYMBOLS_MAP_SECTION_GAPS, out);
+}

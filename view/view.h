@@ -20,6 +20,7 @@
 #ifndef TEA_VIEW_VIEW_H
 #define TEA_VIEW_VIEW_H
 
+#include "binary/symbolize.h"
 #include "common/exact.h"
 #include "pics/compare.h"
 #include "pics/error.h"
@@ -107,5 +108,15 @@ int view_select(view *v, uint64_t top, double percent_limit);
 int view_cells_by_diff(const view *v, const pics_pair ***out, size_t *n);
 
 void view_free(view *v);
+
+/* The functions a command groups by, from the first of: the symbol map at
+ * `symbols_path` (--symbols: "START END NAME" lines), else what the
+ * symbolizer `z` knows (the binary of --elf or the one the trace names, and
+ * the objects the trace lists), each object's functions with the gaps of
+ * its sections as "[unknown SECTION]" ranges. *from is where they came
+ * from: the map's path or the binary's (NULL when neither: the map then
+ * holds the objects' functions, if any, and the caller says what it
+ * needs). `z` may be NULL. Errors: those of pics_symmap_load, TEA_ERR_NOMEM. */
+int view_functions(const char *symbols_path, const binary_symbolizer *z, pics_symmap *out, const char **from);
 
 #endif
