@@ -8,6 +8,8 @@
 #include "common/textline.h"
 #include "tea/scheme.h"
 
+#include <assert.h>
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -15,7 +17,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define RESULTS_SUMMARY_NAME "summary.csv"
 #define RESULTS_TRACE_COMMENT "# trace "
 #define RESULTS_DIGEST_KEY "digest "
 #define RESULTS_DIGEST_LEN 16
@@ -334,16 +335,7 @@ static int append_row(tea_results_set *s, const tea_results_row *r)
 /* The file to read for `path`: itself, or DIR/summary.csv. malloc'd. */
 static int resolve_path(const char *path, char **out)
 {
-    struct stat st;
-    size_t n = strlen(path);
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        *out = malloc(n + sizeof RESULTS_SUMMARY_NAME + 1);
-        if (*out)
-            snprintf(*out, n + sizeof RESULTS_SUMMARY_NAME + 1, "%s%s%s", path,
-                     n && path[n - 1] == '/' ? "" : "/", RESULTS_SUMMARY_NAME);
-    } else {
-        *out = strdup(path);
-    }
+    *out = tea_results_is_dir(path) ? tea_results_dir_file(path, TEA_RESULTS_SUMMARY) : strdup(path);
     return *out ? TEA_OK : error_set(TEA_ERR_NOMEM, "out of memory");
 }
 
@@ -664,5 +656,165 @@ int tea_results_trace_name(const char *path, const char *digest, char **name)
     fclose(in);
     if (rc == TEA_OK && !*name)
         rc = digest_column_name(path, digest, name);
+    return rc;
+}
+
+/* --- the files of a replay directory ------------------------------------------ */
+
+/* Characters of file names listed in a message. */
+#define RESULTS_LISTED_MAX 1024
+
+char *tea_results_dir_file(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *out = malloc(n);
+    if (out)
+        snprintf(out, n, "%s%s%s", dir, dir[0] && dir[strlen(dir) - 1] == '/' ? "" : "/", name);
+    return out;
+}
+
+int tea_results_is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* True when `name` ends in `suffix` after at least one character. */
+static int ends_with(const char *name, const char *suffix)
+{
+    size_t n = strlen(name), k = strlen(suffix);
+    return n > k && strcmp(name + n - k, suffix) == 0;
+}
+
+int tea_results_is_dir_file(const char *name)
+{
+    return strcmp(name, TEA_RESULTS_SUMMARY) == 0 || strcmp(name, TEA_RESULTS_PROVENANCE) == 0
+           || ends_with(name, TEA_RESULTS_PICS_SUFFIX);
+}
+
+void tea_results_pics_name(const char *label, int with_frequency, double frequency_hz, char *buf, size_t size)
+{
+    int n = with_frequency ? snprintf(buf, size, "%s-%.15ghz%s", label, frequency_hz, TEA_RESULTS_PICS_SUFFIX)
+                           : snprintf(buf, size, "%s%s", label, TEA_RESULTS_PICS_SUFFIX);
+    assert(n > 0 && (size_t)n < size); /* the callers' buffers hold any label */
+    (void)n;
+    for (char *c = buf; *c; c++)
+        if (*c == ':')
+            *c = '-';
+}
+
+static int is_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Appends a copy of `name` to a growable list of names. */
+static int push_name(char ***names, size_t *n, size_t *cap, const char *name)
+{
+    if (*n == *cap) {
+        size_t grown_cap = *cap ? 2 * *cap : 8;
+        char **grown = realloc(*names, grown_cap * sizeof *grown);
+        if (!grown)
+            return error_set(TEA_ERR_NOMEM, "out of memory");
+        *names = grown;
+        *cap = grown_cap;
+    }
+    if (!((*names)[*n] = strdup(name)))
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    (*n)++;
+    return TEA_OK;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void free_names(char **names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+/* The names LABEL-*.pics in `dir`, sorted: *out malloc'd, *count of them. */
+static int frequency_files(const char *dir, const char *label, char ***out, size_t *count)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    size_t n = 0, cap = 0, prefix = strlen(label);
+    char **names = NULL;
+    int rc = TEA_OK;
+
+    *out = NULL;
+    *count = 0;
+    if (!d)
+        return error_set(TEA_ERR_IO, "%s: cannot read the directory: %s", dir, strerror(errno));
+    while (rc == TEA_OK && (e = readdir(d)))
+        if (strncmp(e->d_name, label, prefix) == 0 && e->d_name[prefix] == '-'
+            && ends_with(e->d_name + prefix + 1, TEA_RESULTS_PICS_SUFFIX))
+            rc = push_name(&names, &n, &cap, e->d_name);
+    closedir(d);
+    if (rc) {
+        free_names(names, n);
+        return rc;
+    }
+    if (n > 1)
+        qsort(names, n, sizeof *names, compare_names);
+    *out = names;
+    *count = n;
+    return TEA_OK;
+}
+
+int tea_results_dir_pics(const char *dir, const char *label, const char *display, char **pics_path, char **golden)
+{
+    char listed[RESULTS_LISTED_MAX] = "", single[TEA_RESULTS_NAME_MAX];
+    char **names = NULL;
+    size_t used = 0, count = 0;
+    int rc = TEA_OK;
+
+    *pics_path = *golden = NULL;
+    tea_results_pics_name(label, 0, 0, single, sizeof single);
+    if (!(*golden = tea_results_dir_file(dir, TEA_RESULTS_GOLDEN)) || !(*pics_path = tea_results_dir_file(dir, single)))
+        goto nomem;
+    if (!is_file(*golden)) {
+        rc = error_set(TEA_ERR_USAGE, "%s is a directory without %s, not a tea replay directory: pass a PICS file", dir,
+                       TEA_RESULTS_GOLDEN);
+        goto fail;
+    }
+    if (is_file(*pics_path))
+        return TEA_OK;
+    if ((rc = frequency_files(dir, label, &names, &count)))
+        goto fail;
+    for (size_t i = 0; i < count; i++)
+        if (used < sizeof listed)
+            used += (size_t)snprintf(listed + used, sizeof listed - used, "%s%s", used ? ", " : "", names[i]);
+    if (count == 1) {
+        free(*pics_path);
+        *pics_path = tea_results_dir_file(dir, names[0]);
+        free_names(names, count);
+        if (!*pics_path)
+            goto nomem;
+        return TEA_OK;
+    }
+    free_names(names, count);
+    if (count == 0)
+        rc = error_set(TEA_ERR_USAGE,
+                       "%s is a tea replay directory without %s PICS: pass one of its PICS files "
+                       "with --golden %s",
+                       dir, display, *golden);
+    else
+        rc = error_set(TEA_ERR_USAGE,
+                       "%s is a tea replay directory with %s PICS at %zu frequencies: pass one of %s "
+                       "with --golden %s",
+                       dir, display, count, listed, *golden);
+    goto fail;
+nomem:
+    rc = error_set(TEA_ERR_NOMEM, "out of memory");
+fail:
+    free(*pics_path);
+    free(*golden);
+    *pics_path = *golden = NULL;
     return rc;
 }

@@ -105,6 +105,38 @@ void tea_results_write_header(FILE *out);
  * surface when the stream is closed (outfile_commit). */
 void tea_results_write_row(FILE *out, const tea_results_row *r);
 
+/* --- the files of a replay directory (tea replay -o DIR) -------------------- */
+
+/* Its files: the golden PICS, one PICS per sampler (tea_results_pics_name),
+ * the results CSV of this file's schema and its provenance. */
+#define TEA_RESULTS_GOLDEN "golden.pics"
+#define TEA_RESULTS_SUMMARY "summary.csv"
+#define TEA_RESULTS_PROVENANCE "summary.json"
+#define TEA_RESULTS_PICS_SUFFIX ".pics"
+/* Room for any of their names (a scheme label, a frequency, the suffix). */
+#define TEA_RESULTS_NAME_MAX 128
+
+/* DIR/NAME (no doubled '/'), malloc'd; NULL when out of memory. */
+char *tea_results_dir_file(const char *dir, const char *name);
+
+/* True when `path` is a directory. */
+int tea_results_is_dir(const char *path);
+
+/* True for the name of a file a replay writes into its directory. */
+int tea_results_is_dir_file(const char *name);
+
+/* The file name of a sampler's PICS: LABEL.pics, ':' as '-' ("ibs-all"),
+ * and LABEL-FREQhz.pics (%.15g) when `with_frequency`. */
+void tea_results_pics_name(const char *label, int with_frequency, double frequency_hz, char *buf, size_t size);
+
+/* The PICS of scheme `label` in replay directory `dir` and its golden PICS,
+ * as malloc'd paths: LABEL.pics, or the one LABEL-FREQhz.pics. Errors:
+ * TEA_ERR_USAGE when `dir` holds no golden.pics (no replay directory), no
+ * PICS of the scheme or several (the message, naming the scheme by
+ * `display`, lists them and says to pass one with --golden), TEA_ERR_IO,
+ * TEA_ERR_NOMEM. */
+int tea_results_dir_pics(const char *dir, const char *label, const char *display, char **pics_path, char **golden);
+
 /* Finds the name of the trace with the given digest (16 hex digits) in a
  * results CSV: the trace column of the first row whose digest column
  * matches, or in a file of an earlier version the '#' comment line

@@ -29,9 +29,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define GOLDEN_NAME "golden.pics"
-#define SUMMARY_NAME "summary.csv"
-#define PICS_SUFFIX ".pics"
 #define POOLED_NAME "all"
 #define DEFAULT_MIN_COUNT 1
 #define CYCLE_DECIMALS 6            /* fraction digits of cycles in CSV */
@@ -84,22 +81,6 @@ static void result_free(trace_result *t)
         tea_correlate_points_free(&t->points[e]);
 }
 
-static int is_directory(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-/* A malloc'd "a/b". */
-static char *join_path(const char *dir, const char *name)
-{
-    size_t n = strlen(dir) + strlen(name) + 2;
-    char *out = malloc(n);
-    if (out)
-        snprintf(out, n, "%s%s%s", dir, dir[0] && dir[strlen(dir) - 1] == '/' ? "" : "/", name);
-    return out;
-}
-
 /* The trace's name (see the usage text). */
 static int name_input(const char *file, const char *digest, char **name)
 {
@@ -114,21 +95,21 @@ static int name_input(const char *file, const char *digest, char **name)
     }
     dir = dirname(copy);
     base = basename(base_copy);
-    if (!(summary = join_path(dir, SUMMARY_NAME))) {
+    if (!(summary = tea_results_dir_file(dir, TEA_RESULTS_SUMMARY))) {
         rc = error_set(TEA_ERR_NOMEM, "out of memory");
         goto done;
     }
     if ((rc = tea_results_trace_name(summary, digest, name)) || *name)
         goto done;
-    if (strcmp(base, GOLDEN_NAME) == 0) {
+    if (strcmp(base, TEA_RESULTS_GOLDEN) == 0) {
         /* The directory's own name, also for "." or "..". */
         const char *d = realpath(dir, resolved) ? resolved : dir;
         const char *slash = strrchr(d, '/');
         *name = strdup(slash && slash[1] ? slash + 1 : d);
     } else {
         n = strlen(base);
-        if (n > strlen(PICS_SUFFIX) && strcmp(base + n - strlen(PICS_SUFFIX), PICS_SUFFIX) == 0)
-            base[n - strlen(PICS_SUFFIX)] = '\0';
+        if (n > strlen(TEA_RESULTS_PICS_SUFFIX) && strcmp(base + n - strlen(TEA_RESULTS_PICS_SUFFIX), TEA_RESULTS_PICS_SUFFIX) == 0)
+            base[n - strlen(TEA_RESULTS_PICS_SUFFIX)] = '\0';
         *name = strdup(base);
     }
     if (!*name)
@@ -169,7 +150,7 @@ static int unique_names(trace_result *in, size_t count)
 /* Reads one golden PICS into its points and the pooled points. */
 static int load_input(const correlate_request *req, const char *given, trace_result *t, trace_result *pooled)
 {
-    char *file = is_directory(given) ? join_path(given, GOLDEN_NAME) : strdup(given);
+    char *file = tea_results_is_dir(given) ? tea_results_dir_file(given, TEA_RESULTS_GOLDEN) : strdup(given);
     pics_info info;
     pics p;
     int rc;

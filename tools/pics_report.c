@@ -16,14 +16,14 @@
 #include "common/json.h"
 #include "common/outfile.h"
 #include "pics/error.h"
+#include "tea/results.h"
+#include "tea/scheme.h"
 #include "trace/psv.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #define REPORT_DEFAULT_TOP 10
 #define PERCENT 100.0
@@ -479,102 +479,6 @@ static int percent_limit_option(const char *command, const cli_option *opt, cons
     return CLI_CONTINUE;
 }
 
-/* --- a tea replay directory as FILE ---------------------------------------------------- */
-
-#define REPLAY_GOLDEN "golden.pics"
-#define REPLAY_TEA "tea.pics"
-#define REPLAY_TEA_PREFIX "tea-"   /* tea-FREQhz.pics, with several frequencies */
-#define REPLAY_PICS_SUFFIX ".pics"
-#define REPLAY_LISTED_MAX 1024      /* characters of file names listed in a message */
-
-/* DIR/NAME, malloc'd, or NULL. */
-static char *dir_file(const char *dir, const char *name)
-{
-    size_t n = strlen(dir) + strlen(name) + 2;
-    char *path = malloc(n);
-    if (path)
-        snprintf(path, n, "%s%s%s", dir, n > 2 && dir[strlen(dir) - 1] == '/' ? "" : "/", name);
-    return path;
-}
-
-static int is_file(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/* Whether an entry is tea-*.pics (a scandir filter). */
-static int is_tea_frequency_file(const struct dirent *e)
-{
-    const char *name = e->d_name;
-    size_t n = strlen(name), prefix = strlen(REPLAY_TEA_PREFIX), suffix = strlen(REPLAY_PICS_SUFFIX);
-    return n > prefix + suffix && strncmp(name, REPLAY_TEA_PREFIX, prefix) == 0
-           && strcmp(name + n - suffix, REPLAY_PICS_SUFFIX) == 0;
-}
-
-/*
- * FILE is a directory: when it is a `tea replay` output (it holds
- * golden.pics), the report is of its TEA PICS (tea.pics, or the one
- * tea-FREQhz.pics) against its golden.pics unless --golden names another;
- * *pics_path and *golden are set to malloc'd paths. Otherwise (no golden.pics, no
- * TEA PICS, several frequencies) TEA_ERR_USAGE says which file to pass.
- */
-static int resolve_replay_dir(const char *dir, char **pics_path, char **golden)
-{
-    char listed[REPLAY_LISTED_MAX] = "";
-    size_t used = 0;
-    struct dirent **names = NULL;
-    int count, rc = TEA_OK;
-
-    *pics_path = *golden = NULL;
-    if (!(*golden = dir_file(dir, REPLAY_GOLDEN)) || !(*pics_path = dir_file(dir, REPLAY_TEA)))
-        goto nomem;
-    if (!is_file(*golden)) {
-        rc = error_set(TEA_ERR_USAGE, "%s is a directory without %s, not a tea replay directory: pass a PICS file", dir,
-                       REPLAY_GOLDEN);
-        goto fail;
-    }
-    if (is_file(*pics_path))
-        return TEA_OK;
-    if ((count = scandir(dir, &names, is_tea_frequency_file, alphasort)) < 0) {
-        rc = error_set(TEA_ERR_IO, "%s: cannot read the directory: %s", dir, strerror(errno));
-        goto fail;
-    }
-    for (int i = 0; i < count; i++) {
-        if (used < sizeof listed)
-            used += (size_t)snprintf(listed + used, sizeof listed - used, "%s%s", used ? ", " : "", names[i]->d_name);
-    }
-    if (count == 1) {
-        free(*pics_path);
-        *pics_path = dir_file(dir, names[0]->d_name);
-    }
-    for (int i = 0; i < count; i++)
-        free(names[i]);
-    free(names);
-    if (count == 1 && !*pics_path)
-        goto nomem;
-    if (count == 1)
-        return TEA_OK;
-    if (count == 0)
-        rc = error_set(TEA_ERR_USAGE,
-                       "%s is a tea replay directory without TEA PICS: pass one of its PICS files "
-                       "with --golden %s",
-                       dir, *golden);
-    else
-        rc = error_set(TEA_ERR_USAGE,
-                       "%s is a tea replay directory with TEA PICS at %d frequencies: pass one of %s "
-                       "with --golden %s",
-                       dir, count, listed, *golden);
-    goto fail;
-nomem:
-    rc = error_set(TEA_ERR_NOMEM, "out of memory");
-fail:
-    free(*pics_path);
-    free(*golden);
-    *pics_path = *golden = NULL;
-    return rc;
-}
-
 int cmd_pics_report(int argc, char **argv)
 {
     static const char *const sorts[] = { "cycles", "error", NULL };
@@ -620,10 +524,10 @@ int cmd_pics_report(int argc, char **argv)
     if (optind != argc - 1)
         return cli_usage_error(argv[0], optind == argc ? "missing FILE.pics" : "expected exactly one FILE.pics");
     req.path = argv[optind];
-    struct stat st;
     char *dir_pics = NULL, *dir_golden = NULL;
-    if (stat(req.path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        if ((rc = resolve_replay_dir(req.path, &dir_pics, &dir_golden)))
+    if (tea_results_is_dir(req.path)) {
+        if ((rc = tea_results_dir_pics(req.path, tea_scheme_name(TEA_SCHEME_TEA), tea_scheme_display_name(TEA_SCHEME_TEA),
+                                       &dir_pics, &dir_golden)))
             return cli_fail(argv[0], rc);
         req.path = dir_pics;
         if (!req.golden_path)

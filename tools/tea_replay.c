@@ -11,6 +11,7 @@
 #include "common/outfile.h"
 #include "study.h"
 #include "pics/pics_file.h"
+#include "tea/results.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -37,20 +38,14 @@
     "is the TEA paper's, for runs of seconds; the warning names the frequency at which a\n"      \
     "short trace gives 1000 samples (or says it is too short even at one per cycle).\n"
 
-/* The file of a sampler's PICS: DIR/LABEL.pics, ':' as '-' ("ibs-all"), with
- * -FREQhz when several frequencies were asked for. */
+/* The file of a sampler's PICS: DIR/LABEL.pics, with -FREQhz when several
+ * frequencies were asked for (tea/results.h). */
 static void sampler_file_name(const study_request *req, const char *dir, const tea_run_row *row, char *buf,
                               size_t size)
 {
-    char label[TEA_RUN_LABEL_MAX];
-    snprintf(label, sizeof label, "%s", row->label);
-    for (char *c = label; *c; c++)
-        if (*c == ':')
-            *c = '-';
-    if (req->freq_count > 1 && !req->period)
-        snprintf(buf, size, "%s/%s-%.15ghz.pics", dir, label, row->spec.frequency_hz);
-    else
-        snprintf(buf, size, "%s/%s.pics", dir, label);
+    char name[TEA_RESULTS_NAME_MAX + TEA_RUN_LABEL_MAX];
+    tea_results_pics_name(row->label, req->freq_count > 1 && !req->period, row->spec.frequency_hz, name, sizeof name);
+    snprintf(buf, size, "%s/%s", dir, name);
 }
 
 /* Writes one PICS with its provenance. */
@@ -65,15 +60,6 @@ static int write_pics(const tea_run *t, size_t i, const pics *p, const char *pat
     return rc;
 }
 
-/* The files a replay writes into its directory: *.pics, summary.csv and
- * summary.json. */
-static int is_replay_output(const char *name)
-{
-    size_t len = strlen(name);
-    return strcmp(name, "summary.csv") == 0 || strcmp(name, "summary.json") == 0
-           || (len > 5 && strcmp(name + len - 5, ".pics") == 0);
-}
-
 /* Writes every PICS, summary.csv and its provenance summary.json into `dir`
  * (a temporary directory). */
 static int write_files(const study_request *req, const char *dir, const tea_run *t, const char *command_line)
@@ -82,7 +68,7 @@ static int write_files(const study_request *req, const char *dir, const tea_run 
     outfile *f;
     int rc;
 
-    snprintf(path, sizeof path, "%s/golden.pics", dir);
+    snprintf(path, sizeof path, "%s/%s", dir, TEA_RESULTS_GOLDEN);
     if ((rc = write_pics(t, SIZE_MAX, tea_replay_golden(t->replay), path)))
         return rc;
     for (size_t i = 0; i < t->row_count; i++) {
@@ -90,14 +76,14 @@ static int write_files(const study_request *req, const char *dir, const tea_run 
         if ((rc = write_pics(t, i, tea_replay_sampler_pics(t->replay, i), path)))
             return rc;
     }
-    snprintf(path, sizeof path, "%s/summary.csv", dir);
+    snprintf(path, sizeof path, "%s/%s", dir, TEA_RESULTS_SUMMARY);
     if ((rc = outfile_open(&f, path)))
         return rc;
     tea_run_csv_begin(outfile_stream(f));
     tea_run_csv_trace(outfile_stream(f), t);
     if ((rc = outfile_commit(f)))
         return rc;
-    snprintf(path, sizeof path, "%s/summary.json", dir);
+    snprintf(path, sizeof path, "%s/%s", dir, TEA_RESULTS_PROVENANCE);
     if ((rc = outfile_open(&f, path)))
         return rc;
     json_writer j;
@@ -115,7 +101,7 @@ static int write_outputs(const study_request *req, const char *dir, const tea_ru
     outdir *d;
     int rc;
 
-    if ((rc = outdir_open(&d, dir, is_replay_output)))
+    if ((rc = outdir_open(&d, dir, tea_results_is_dir_file)))
         return rc;
     /* room for the longest file name: "ibs-all-<frequency>hz.pics" */
     if (strlen(outdir_path(d)) + TEA_RUN_LABEL_MAX + 32 >= REPLAY_PATH_MAX)

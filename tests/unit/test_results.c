@@ -377,6 +377,62 @@ static void finds_trace_names_in_comments(void **state)
     free(missing);
 }
 
+/* The files of a replay directory: the sampler file names (':' as '-',
+ * the frequency with several), and the TEA PICS a directory holds: tea.pics,
+ * the one tea-FREQhz.pics, or a refusal that lists several or says none. */
+static void names_the_files_of_a_replay_directory(void **state)
+{
+    char name[TEA_RESULTS_NAME_MAX], *dir = test_temp_path("layout"), *found = NULL, *golden = NULL, *path;
+    (void)state;
+
+    tea_results_pics_name("ibs:all", 1, 4000, name, sizeof name);
+    assert_string_equal(name, "ibs-all-4000hz.pics");
+    tea_results_pics_name("tea", 0, 4000, name, sizeof name);
+    assert_string_equal(name, "tea.pics");
+    assert_true(tea_results_is_dir_file("summary.json"));
+    assert_true(tea_results_is_dir_file("x.pics"));
+    assert_false(tea_results_is_dir_file(".pics"));
+    assert_false(tea_results_is_dir_file("notes.txt"));
+    path = tea_results_dir_file("out/", "golden.pics");
+    assert_string_equal(path, "out/golden.pics");
+    free(path);
+
+    assert_int_equal(mkdir(dir, 0755), 0);
+    assert_true(tea_results_is_dir(dir));
+    /* no golden.pics: not a replay directory */
+    assert_int_equal(tea_results_dir_pics(dir, "tea", "TEA", &found, &golden), TEA_ERR_USAGE);
+    assert_non_null(strstr(error_message(), "without golden.pics"));
+    path = tea_results_dir_file(dir, "golden.pics");
+    test_write_file(path, "", 0);
+    free(path);
+    assert_int_equal(tea_results_dir_pics(dir, "tea", "TEA", &found, &golden), TEA_ERR_USAGE);
+    assert_non_null(strstr(error_message(), "without TEA PICS"));
+    /* one frequency: taken; two: listed in name order */
+    path = tea_results_dir_file(dir, "tea-4000hz.pics");
+    test_write_file(path, "", 0);
+    free(path);
+    assert_int_equal(tea_results_dir_pics(dir, "tea", "TEA", &found, &golden), TEA_OK);
+    assert_non_null(strstr(found, "/tea-4000hz.pics"));
+    assert_non_null(strstr(golden, "/golden.pics"));
+    free(found);
+    free(golden);
+    path = tea_results_dir_file(dir, "tea-1e+06hz.pics");
+    test_write_file(path, "", 0);
+    free(path);
+    assert_int_equal(tea_results_dir_pics(dir, "tea", "TEA", &found, &golden), TEA_ERR_USAGE);
+    assert_non_null(strstr(error_message(), "at 2 frequencies: pass one of tea-1e+06hz.pics, tea-4000hz.pics"));
+    assert_null(found);
+    assert_null(golden);
+    for (const char *const *n = (const char *const[]){ "golden.pics", "tea-4000hz.pics", "tea-1e+06hz.pics", NULL }; *n;
+         n++) {
+        path = tea_results_dir_file(dir, *n);
+        unlink(path);
+        free(path);
+    }
+    rmdir(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -389,6 +445,7 @@ int main(void)
         cmocka_unit_test(writes_rows_that_read_back),
         cmocka_unit_test(finds_trace_names_in_comments),
         cmocka_unit_test(finds_trace_names_in_the_digest_column),
+        cmocka_unit_test(names_the_files_of_a_replay_directory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
