@@ -82,80 +82,6 @@ const char *tea_results_error_column(pics_granularity g)
     return "?";
 }
 
-/* --- splitting lines ----------------------------------------------------------- */
-
-/* The fields of one line, pointing into a buffer that split_fields owns. */
-typedef struct fields {
-    char **items;
-    size_t count, capacity;
-    char *text;          /* the unquoted fields, NUL-separated */
-    size_t text_capacity;
-} fields;
-
-static void fields_free(fields *f)
-{
-    free(f->items);
-    free(f->text);
-}
-
-/* Splits `line` (without its newline) into fields, unquoting quoted ones.
- * Returns 0, TEA_ERR_NOMEM, or a positive value for a malformed quote (the
- * caller names the line). */
-static int split_fields(fields *f, const char *line, size_t length)
-{
-    size_t out = 0, i = 0;
-
-    if (length + 1 > f->text_capacity) {
-        char *t = realloc(f->text, length + 1);
-        if (!t)
-            return error_set(TEA_ERR_NOMEM, "out of memory");
-        f->text = t;
-        f->text_capacity = length + 1;
-    }
-    f->count = 0;
-    for (;;) {
-        size_t start = out;
-        if (f->count == f->capacity) {
-            size_t cap = f->capacity ? 2 * f->capacity : 16;
-            char **items = realloc(f->items, cap * sizeof *items);
-            if (!items)
-                return error_set(TEA_ERR_NOMEM, "out of memory");
-            f->items = items;
-            f->capacity = cap;
-        }
-        if (i < length && line[i] == '"') {
-            i++;
-            for (;;) {
-                if (i >= length)
-                    return 1; /* no closing quote */
-                if (line[i] == '"') {
-                    if (i + 1 < length && line[i + 1] == '"') {
-                        f->text[out++] = '"';
-                        i += 2;
-                        continue;
-                    }
-                    i++;
-                    break;
-                }
-                f->text[out++] = line[i++];
-            }
-            if (i < length && line[i] != ',')
-                return 1; /* text after the closing quote */
-        } else {
-            while (i < length && line[i] != ',') {
-                if (line[i] == '"')
-                    return 1; /* a quote inside an unquoted field */
-                f->text[out++] = line[i++];
-            }
-        }
-        f->text[out++] = '\0';
-        f->items[f->count++] = &f->text[start];
-        if (i >= length)
-            return TEA_OK;
-        i++; /* the comma */
-    }
-}
-
 /* --- reading --------------------------------------------------------------------- */
 
 /* One file being read. */
@@ -188,7 +114,7 @@ static int column_of(const char *name)
 }
 
 /* True when the fields name every required column (a header line). */
-static int is_header(const fields *f)
+static int is_header(const csv_fields *f)
 {
     int seen = 0;
     for (size_t i = 0; i < f->count; i++) {
@@ -201,7 +127,7 @@ static int is_header(const fields *f)
 
 /* The error for a first line that is not a header: which required columns
  * it lacks (an older summary.csv has no trace or seed column). */
-static int no_header_error(const reader *rd, const fields *f)
+static int no_header_error(const reader *rd, const csv_fields *f)
 {
     char missing[LINE_MESSAGE_MAX] = "";
     size_t used = 0;
@@ -217,7 +143,7 @@ static int no_header_error(const reader *rd, const fields *f)
 }
 
 /* Takes a header line's column positions. */
-static int take_header(reader *rd, const fields *f)
+static int take_header(reader *rd, const csv_fields *f)
 {
     for (int c = 0; c < COL_KNOWN; c++)
         rd->columns[c] = -1;
@@ -264,13 +190,13 @@ static int parse_double(const char *text, double *out)
 }
 
 /* The field of known column `c`, or NULL when the header has none. */
-static const char *field_of(const reader *rd, const fields *f, int c)
+static const char *field_of(const reader *rd, const csv_fields *f, int c)
 {
     return rd->columns[c] >= 0 ? f->items[rd->columns[c]] : NULL;
 }
 
 /* Turns a data line's fields into `r` (strings malloc'd). */
-static int parse_row(const reader *rd, const fields *f, tea_results_row *r)
+static int parse_row(const reader *rd, const csv_fields *f, tea_results_row *r)
 {
     const char *trace = field_of(rd, f, COL_TRACE), *scheme = field_of(rd, f, COL_SCHEME);
     const char *text;
@@ -344,7 +270,7 @@ static int read_lines(tea_results_set *s, reader *rd, FILE *in)
 {
     char *line = NULL;
     size_t cap = 0, n;
-    fields f = { 0 };
+    csv_fields f = { 0 };
     int rc = TEA_OK, quote, got;
 
     while ((got = textline_read(in, &line, &cap, TEXTLINE_MAX, &n)) != TEXTLINE_EOF) {
@@ -368,7 +294,7 @@ static int read_lines(tea_results_set *s, reader *rd, FILE *in)
             n--;
         if (n == 0 || line[0] == '#')
             continue;
-        if ((quote = split_fields(&f, line, n)) != 0) {
+        if ((quote = csv_split(&f, line, n)) != 0) {
             rc = quote < 0 ? quote : line_error(rd, "malformed quoting");
             break;
         }
@@ -394,7 +320,7 @@ static int read_lines(tea_results_set *s, reader *rd, FILE *in)
         rc = error_set(TEA_ERR_FORMAT, "%s: no header line 'trace,scheme,freq_hz,seed,...' (not a results CSV)",
                        rd->path);
     free(line);
-    fields_free(&f);
+    csv_fields_free(&f);
     return rc;
 }
 
@@ -549,14 +475,6 @@ int tea_results_scheme_compare(const char *a, const char *b)
 
 /* --- writing ---------------------------------------------------------------------- */
 
-void tea_results_write_field(FILE *out, const char *text)
-{
-    if (!csv_needs_quotes(text) && text[0] != '#' && text[0] != ' ')
-        fputs(text, out);
-    else
-        csv_quoted(out, text);
-}
-
 void tea_results_write_header(FILE *out)
 {
     for (int c = 0; c < COL_KNOWN; c++)
@@ -566,9 +484,9 @@ void tea_results_write_header(FILE *out)
 
 void tea_results_write_row(FILE *out, const tea_results_row *r)
 {
-    tea_results_write_field(out, r->trace);
+    csv_data_field(out, r->trace);
     fputc(',', out);
-    tea_results_write_field(out, r->scheme);
+    csv_data_field(out, r->scheme);
     fprintf(out, ",%.15g,%llu,%llu,%llu", r->freq_hz, (unsigned long long)r->seed, (unsigned long long)r->samples,
             (unsigned long long)r->lost);
     for (int g = 0; g < TEA_RESULTS_GRANULARITIES; g++) {
@@ -579,7 +497,7 @@ void tea_results_write_row(FILE *out, const tea_results_row *r)
     }
     fputc(',', out);
     if (r->digest) {
-        tea_results_write_field(out, r->digest);
+        csv_data_field(out, r->digest);
         fprintf(out, ",%llu,%llu", (unsigned long long)r->cycles, (unsigned long long)r->records);
     } else {
         fputs(",,", out); /* no digest: cycles and records unknown */

@@ -92,10 +92,6 @@ const char *tea_results_error_column(pics_granularity g);
  * suffix; then everything else by strcmp. Negative, 0 or positive. */
 int tea_results_scheme_compare(const char *a, const char *b);
 
-/* Writes `text` as one CSV field: as it is, or quoted (doubling quotes)
- * when it holds a comma, quote, CR or LF or starts with '#' or a space. */
-void tea_results_write_field(FILE *out, const char *text);
-
 /* Writes the header line of the schema above. */
 void tea_results_write_header(FILE *out);
 

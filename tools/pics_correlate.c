@@ -13,6 +13,7 @@
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "cli.h"
 #include "commands.h"
+#include "common/csv.h"
 #include "common/error.h"
 #include "common/exact.h"
 #include "common/outfile.h"
@@ -207,7 +208,7 @@ static void write_csv_rows(FILE *f, const trace_result *t)
         const tea_correlate_stats *s = &t->stats[e];
         exact_format_u128(s->occurrences, occurrences, sizeof occurrences);
         format_cycles(s->value, cycles, sizeof cycles);
-        tea_results_write_field(f, t->name);
+        csv_data_field(f, t->name);
         fprintf(f, ",%s,%zu,%s,%s,", trace_psv_event_name((enum trace_psv_event)e), s->instructions, occurrences,
                 cycles);
         if (!isnan(s->r))

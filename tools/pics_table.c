@@ -12,6 +12,7 @@
  */
 #include "cli.h"
 #include "commands.h"
+#include "common/csv.h"
 #include "common/error.h"
 #include "common/outfile.h"
 #include "palette.h"
@@ -363,7 +364,7 @@ static int write_suffixed_field(FILE *f, const char *label, const char *suffix)
         return error_set(TEA_ERR_NOMEM, "out of memory");
     snprintf(name, n, "%s%s", label, suffix);
     fputc(',', f);
-    tea_results_write_field(f, name);
+    csv_data_field(f, name);
     free(name);
     return TEA_OK;
 }
@@ -383,7 +384,7 @@ static int write_csv(FILE *f, const table_request *req, const table *t)
     fputs("trace,granularity,freq_hz", f);
     for (size_t s = 0; s < t->scheme_count; s++) {
         fputc(',', f);
-        tea_results_write_field(f, t->schemes[s]);
+        csv_data_field(f, t->schemes[s]);
     }
     for (size_t s = 0; t->spread && s < t->scheme_count; s++) {
         if ((rc = write_suffixed_field(f, t->schemes[s], "_min"))
@@ -392,7 +393,7 @@ static int write_csv(FILE *f, const table_request *req, const table *t)
     }
     fputc('\n', f);
     for (size_t i = 0; i < t->trace_count; i++) {
-        tea_results_write_field(f, t->traces[i]);
+        csv_data_field(f, t->traces[i]);
         write_csv_context(f, req, t);
         for (size_t s = 0; s < t->scheme_count; s++) {
             format_fraction(cell_mean(cell_at(t, i, s)), number, sizeof number);

@@ -185,6 +185,35 @@ static void csv_fields_quoted_when_needed(void **state)
     free(text);
     assert_false(csv_needs_quotes("0x401000"));
     assert_true(csv_needs_quotes("ST-L1,ST-LLC"));
+    /* data fields: also quoted when they start with '#' or a blank */
+    text = csv_output(csv_data_field, fields, sizeof fields / sizeof fields[0]);
+    assert_string_equal(text, "plain,,\"a,b\",\"say \"\"hi\"\"\",\"two\nlines\",\"cr\r\",\"#x\",\" y\"");
+    free(text);
+}
+
+/* Fields written by csv_data_field split back into the same fields, and
+ * every malformed quote is refused. */
+static void csv_split_round_trip(void **state)
+{
+    static const char *const fields[] = { "plain", "", "a,b", "say \"hi\"", "#x", " y", "" };
+    const size_t n = sizeof fields / sizeof fields[0];
+    static const char *const bad[] = { "\"open", "\"a\"b", "a\"b", "x,\"y" };
+    csv_fields f = { 0 };
+    char *text;
+    (void)state;
+    text = csv_output(csv_data_field, fields, n);
+    assert_int_equal(csv_split(&f, text, strlen(text)), TEA_OK);
+    assert_int_equal(f.count, n);
+    for (size_t i = 0; i < n; i++)
+        assert_string_equal(f.items[i], fields[i]);
+    free(text);
+    assert_int_equal(csv_split(&f, "", 0), TEA_OK); /* one empty field */
+    assert_int_equal(f.count, 1);
+    assert_string_equal(f.items[0], "");
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_int_equal(csv_split(&f, bad[i], strlen(bad[i])), CSV_MALFORMED);
+    csv_fields_free(&f);
+    assert_null(f.items);
 }
 
 static void exact_u128_decimal(void **state)
@@ -468,6 +497,7 @@ int main(void)
         cmocka_unit_test(progress_counts_formatted),
         cmocka_unit_test(progress_modes_and_line),
         cmocka_unit_test(cleanup_signals),
+        cmocka_unit_test(csv_split_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
