@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "symbolize.h"
 #include "common/error.h"
+#include "common/search.h"
 #include "disasm.h"
 #include "trace/trace.h"
 
@@ -451,16 +452,22 @@ static void mark_main_objects(binary_symbolizer *z)
 
 /* The object whose range holds `pc` (the last one starting at or before it
  * when ranges overlap), or NULL. */
+/* A PC looked up in the sorted objects (search.h). */
+typedef struct pc_in_objects {
+    const binary_symbolizer *z;
+    uint64_t pc;
+} pc_in_objects;
+
+static int object_starts_at_or_below(size_t i, const void *ctx)
+{
+    const pc_in_objects *k = ctx;
+    return k->z->objects[i].start <= k->pc;
+}
+
 static object_unit *object_at(const binary_symbolizer *z, uint64_t pc)
 {
-    size_t lo = 0, hi = z->object_count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (z->objects[mid].start <= pc)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    pc_in_objects k = { z, pc };
+    size_t lo = search_lower_bound(z->object_count, object_starts_at_or_below, &k);
     return lo > 0 && pc < z->objects[lo - 1].end ? &z->objects[lo - 1] : NULL;
 }
 
@@ -817,14 +824,8 @@ static int object_map(const binary_symbolizer *z, object_unit *o, unsigned flags
  * entries[0 .. count). */
 static int overlaps(const pics_symmap_entry *entries, size_t count, uint64_t start, uint64_t end)
 {
-    size_t lo = 0, hi = count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (entries[mid].end <= start)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    pics_symmap map = { (pics_symmap_entry *)entries, count };
+    size_t lo = pics_symmap_lower_bound(&map, start);
     return lo < count && entries[lo].start < end;
 }
 

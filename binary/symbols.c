@@ -10,6 +10,7 @@
 #define _GNU_SOURCE /* strcasestr */
 #include "symbols.h"
 #include "common/error.h"
+#include "common/search.h"
 #include "elffile.h"
 #include "unwind.h"
 
@@ -160,20 +161,50 @@ static void refresh_functions(binary_symbols *s)
     }
 }
 
+/* An ELF address looked up in the handle's tables (search.h). */
+typedef struct addr_in {
+    const binary_symbols *s;
+    uint64_t addr;
+} addr_in;
+
+static int section_starts_at_or_below(size_t i, const void *ctx)
+{
+    const addr_in *k = ctx;
+    return k->s->sections[i].addr <= k->addr;
+}
+
+static int function_ends_at_or_below(size_t i, const void *ctx)
+{
+    const addr_in *k = ctx;
+    return k->s->ranges[i].end <= k->addr;
+}
+
+static int function_starts_at_or_below(size_t i, const void *ctx)
+{
+    const addr_in *k = ctx;
+    return k->s->ranges[i].start <= k->addr;
+}
+
+static int function_starts_below(size_t i, const void *ctx)
+{
+    const addr_in *k = ctx;
+    return k->s->ranges[i].start < k->addr;
+}
+
+static int line_at_or_below(size_t i, const void *ctx)
+{
+    const addr_in *k = ctx;
+    return k->s->lines[i].addr <= k->addr;
+}
+
 /* The allocated section holding an ELF address, or NULL. */
 static const section *section_of(const binary_symbols *s, uint64_t addr)
 {
-    size_t lo = 0, hi = s->section_count;
+    addr_in k = { s, addr };
     /* Past the last section starting at or below addr, then backwards: the
      * first that holds it (sections are disjoint in practice, so this is
      * usually the first one looked at). */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s->sections[mid].addr <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = search_lower_bound(s->section_count, section_starts_at_or_below, &k);
     while (lo-- > 0)
         if (addr - s->sections[lo].addr < s->sections[lo].size)
             return &s->sections[lo];
@@ -183,14 +214,8 @@ static const section *section_of(const binary_symbols *s, uint64_t addr)
 /* The function holding an ELF address: its index, or -1. */
 static long function_of(const binary_symbols *s, uint64_t addr)
 {
-    size_t lo = 0, hi = s->count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s->ranges[mid].end <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    addr_in k = { s, addr };
+    size_t lo = search_lower_bound(s->count, function_ends_at_or_below, &k);
     return lo < s->count && s->ranges[lo].start <= addr ? (long)lo : -1;
 }
 
@@ -489,17 +514,23 @@ static int collect_got_slots(binary_symbols *s, got_slot **out, size_t *count)
     return TEA_OK;
 }
 
+/* A GOT slot's address looked up in the sorted slots (search.h). */
+typedef struct slot_key {
+    const got_slot *slots;
+    uint64_t addr;
+} slot_key;
+
+static int slot_below(size_t i, const void *ctx)
+{
+    const slot_key *k = ctx;
+    return k->slots[i].addr < k->addr;
+}
+
 /* The name filling the GOT slot at `addr`, or NULL. */
 static const char *slot_name(const got_slot *slots, size_t n, uint64_t addr)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (slots[mid].addr < addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    slot_key k = { slots, addr };
+    size_t lo = search_lower_bound(n, slot_below, &k);
     return lo < n && slots[lo].addr == addr ? slots[lo].name : NULL;
 }
 
@@ -1128,16 +1159,8 @@ const binary_symbols_function *binary_symbols_function_at(const binary_symbols *
 
 long binary_symbols_preceding(const binary_symbols *s, uint64_t pc)
 {
-    uint64_t addr = to_elf(s, pc);
-    size_t lo = 0, hi = s->count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s->ranges[mid].start <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return (long)lo - 1;
+    addr_in k = { s, to_elf(s, pc) };
+    return (long)search_lower_bound(s->count, function_starts_at_or_below, &k) - 1;
 }
 
 void binary_symbols_locate(const binary_symbols *s, uint64_t pc, binary_symbols_location *loc)
@@ -1169,16 +1192,22 @@ char *binary_symbols_format(const binary_symbols *s, uint64_t pc, char *buf, siz
     return buf;
 }
 
+/* A name looked up in the sorted names (search.h). */
+typedef struct name_key {
+    const binary_symbols *s;
+    const char *name;
+} name_key;
+
+static int name_below(size_t i, const void *ctx)
+{
+    const name_key *k = ctx;
+    return strcmp(k->s->names[i].name, k->name) < 0;
+}
+
 size_t binary_symbols_find_name(const binary_symbols *s, const char *name, size_t *out, size_t max)
 {
-    size_t lo = 0, hi = s->name_count, found = 0;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (strcmp(s->names[mid].name, name) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    name_key k = { s, name };
+    size_t lo = search_lower_bound(s->name_count, name_below, &k), found = 0;
     /* Entries of one name are sorted by function, but a function may carry
      * the same name twice (a duplicate symbol): count it once. */
     for (size_t i = lo; i < s->name_count && strcmp(s->names[i].name, name) == 0; i++) {
@@ -1337,15 +1366,8 @@ static int add_section_gaps(const binary_symbols *s, pics_symmap *m, size_t *cap
         /* the first function ending after the section's start */
         f = function_of(s, at);
         if (f < 0) {
-            size_t lo = 0, hi = s->count;
-            while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (s->ranges[mid].start < at)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            f = (long)lo;
+            addr_in k = { s, at };
+            f = (long)search_lower_bound(s->count, function_starts_below, &k);
         }
         for (size_t k = (size_t)f; at < end; k++) {
             uint64_t stop = k < s->count && s->ranges[k].start < end ? s->ranges[k].start : end;
@@ -1465,8 +1487,8 @@ int binary_symbols_load_lines(binary_symbols *s)
 
 int binary_symbols_source(binary_symbols *s, uint64_t pc, const char **file, unsigned *line)
 {
-    uint64_t addr = to_elf(s, pc);
-    size_t lo = 0, hi;
+    addr_in k = { s, to_elf(s, pc) };
+    size_t lo;
     int rc;
 
     *file = NULL;
@@ -1474,14 +1496,7 @@ int binary_symbols_source(binary_symbols *s, uint64_t pc, const char **file, uns
     if ((rc = binary_symbols_load_lines(s)) <= 0)
         return rc;
     /* the last row at or below addr */
-    hi = s->line_count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s->lines[mid].addr <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    lo = search_lower_bound(s->line_count, line_at_or_below, &k);
     if (lo == 0 || s->lines[lo - 1].end_sequence || s->lines[lo - 1].line == 0)
         return 0;
     *file = s->lines[lo - 1].file;

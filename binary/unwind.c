@@ -3,6 +3,7 @@
  */
 #include "unwind.h"
 #include "common/error.h"
+#include "common/search.h"
 
 #include <assert.h>
 #include <elfutils/libdw.h>
@@ -177,16 +178,22 @@ static int push(void **items, size_t *count, size_t *cap, const void *item, size
 
 /* The encoding of the CIE at section offset `offset` (CIEs sorted by
  * offset), PE_OMIT when there is none. */
+/* A CIE's offset looked up in the sorted CIEs (search.h). */
+typedef struct cie_key {
+    const cie_info *cies;
+    uint64_t offset;
+} cie_key;
+
+static int cie_below(size_t i, const void *ctx)
+{
+    const cie_key *k = ctx;
+    return k->cies[i].offset < k->offset;
+}
+
 static unsigned cie_encoding(const cie_info *cies, size_t n, uint64_t offset)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (cies[mid].offset < offset)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    cie_key k = { cies, offset };
+    size_t lo = search_lower_bound(n, cie_below, &k);
     return lo < n && cies[lo].offset == offset ? cies[lo].encoding : PE_OMIT;
 }
 

@@ -4,6 +4,7 @@
  */
 #include "topdown.h"
 #include "common/error.h"
+#include "common/search.h"
 #include "common/exact.h"
 
 #include <assert.h>
@@ -531,11 +532,24 @@ const golden_topdown_counts *golden_topdown_get_counts(const golden_topdown *td,
     return &td->scopes[scope];
 }
 
+/* A key looked up in the analysis's runs (search.h). */
+typedef struct key_in_runs {
+    const golden_topdown *td;
+    uint64_t key;
+} key_in_runs;
+
+static int run_below(size_t i, const void *ctx)
+{
+    const key_in_runs *k = ctx;
+    return k->td->runs[i].key < k->key;
+}
+
 size_t golden_topdown_get_components(const golden_topdown *td, long scope, enum golden_topdown_view view,
                                      unsigned category, const golden_topdown_component **out)
 {
     uint64_t key;
-    size_t lo = 0, hi = td->run_count;
+    size_t lo;
+    key_in_runs k = { td, 0 };
 
     *out = NULL;
     if (!td->finished || td->failed || (unsigned)view >= GOLDEN_TOPDOWN_VIEW_COUNT
@@ -546,13 +560,8 @@ size_t golden_topdown_get_components(const golden_topdown *td, long scope, enum 
     key = scope == GOLDEN_TOPDOWN_WHOLE ? 0 : pack_key((size_t)scope, 0, 0);
     key |= (uint64_t)(view * GOLDEN_TOPDOWN_CATEGORIES + category) << TOPDOWN_KEY_PSV_BITS;
     /* The runs are sorted by key: the whole trace's (scope key 0) first. */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (td->runs[mid].key < key)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    k.key = key;
+    lo = search_lower_bound(td->run_count, run_below, &k);
     if (lo == td->run_count || td->runs[lo].key != key)
         return 0;
     *out = td->sorted + td->runs[lo].first;

@@ -6,20 +6,27 @@
 #include "elfcode.h"
 
 #include "common/error.h"
+#include "common/search.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 
+/* A PC looked up in the table (search.h). */
+typedef struct pc_in_table {
+    const model_elfcode *c;
+    uint64_t pc;
+} pc_in_table;
+
+static int insn_below(size_t i, const void *ctx)
+{
+    const pc_in_table *k = ctx;
+    return k->c->insns[i].pc < k->pc;
+}
+
 long model_elfcode_find(const model_elfcode *c, uint64_t pc)
 {
-    size_t lo = 0, hi = c->insn_count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (c->insns[mid].pc < pc)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    pc_in_table k = { c, pc };
+    size_t lo = search_lower_bound(c->insn_count, insn_below, &k);
     return lo < c->insn_count && c->insns[lo].pc == pc ? (long)lo : -1;
 }
 

@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "symmap.h"
 #include "common/error.h"
+#include "common/search.h"
 #include "common/textline.h"
 
 #include <errno.h>
@@ -119,16 +120,27 @@ void pics_symmap_settle(pics_symmap *m)
     m->count = kept;
 }
 
+/* A PC looked up in the map (search.h). */
+typedef struct pc_in_map {
+    const pics_symmap *m;
+    uint64_t pc;
+} pc_in_map;
+
+static int range_ends_at_or_below(size_t i, const void *ctx)
+{
+    const pc_in_map *k = ctx;
+    return k->m->entries[i].end <= k->pc;
+}
+
+size_t pics_symmap_lower_bound(const pics_symmap *m, uint64_t pc)
+{
+    pc_in_map k = { m, pc };
+    return search_lower_bound(m->count, range_ends_at_or_below, &k);
+}
+
 long pics_symmap_find(const pics_symmap *m, uint64_t pc)
 {
-    size_t lo = 0, hi = m->count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (m->entries[mid].end <= pc)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = pics_symmap_lower_bound(m, pc);
     return lo < m->count && m->entries[lo].start <= pc ? (long)lo : -1;
 }
 

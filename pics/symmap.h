@@ -32,6 +32,10 @@ int pics_symmap_load(pics_symmap *m, const char *path);
  * symbols, where overlaps are dropped rather than refused. */
 void pics_symmap_settle(pics_symmap *m);
 
+/* The index of the first range that ends after `pc` (count when none):
+ * the range holding pc, if any range does. */
+size_t pics_symmap_lower_bound(const pics_symmap *m, uint64_t pc);
+
 /* The index of the range holding `pc`, or -1. */
 long pics_symmap_find(const pics_symmap *m, uint64_t pc);
 
