@@ -72,7 +72,7 @@ int pics_info_copy(pics_info *dst, const pics_info *src)
 uint64_t pics_info_lost(const pics_info *info)
 {
     uint64_t total = 0;
-    for (int i = 0; i < TEA_LOST_REASONS; i++)
+    for (int i = 0; i < PICS_LOST_REASONS; i++)
         total += info->lost[i];
     return total;
 }
@@ -188,8 +188,8 @@ int pics_write(const char *path, const pics_info *info, const pics *p)
     fprintf(f, "events %s\n", info->events[0] ? info->events : "-");
     fprintf(f, "event_mask 0x%03x\n", info->event_mask);
     fprintf(f, "samples %" PRIu64 "\n", info->samples);
-    for (int i = 0; i < TEA_LOST_REASONS; i++)
-        fprintf(f, "lost.%s %" PRIu64 "\n", tea_lost_name((enum tea_lost_reason)i), info->lost[i]);
+    for (int i = 0; i < PICS_LOST_REASONS; i++)
+        fprintf(f, "lost.%s %" PRIu64 "\n", pics_lost_name((enum pics_lost_reason)i), info->lost[i]);
     fprintf(f, "merged %" PRIu64 "\n", info->merged);
     fprintf(f, "cells %zu\n", n);
     for (size_t i = 0; i < n; i++)
@@ -347,8 +347,8 @@ static int apply_key(pics_info *info, const char *key, const char *value)
             return parse_u64(value, numbers[i].field);
         }
     }
-    for (int i = 0; i < TEA_LOST_REASONS; i++)
-        if (strncmp(key, "lost.", 5) == 0 && strcmp(key + 5, tea_lost_name((enum tea_lost_reason)i)) == 0)
+    for (int i = 0; i < PICS_LOST_REASONS; i++)
+        if (strncmp(key, "lost.", 5) == 0 && strcmp(key + 5, pics_lost_name((enum pics_lost_reason)i)) == 0)
             return parse_u64(value, &info->lost[i]);
     return 0;
 }
@@ -672,7 +672,7 @@ int pics_info_merge(pics_info *dst, const pics_info *src)
                          (unsigned long long)(UINT64_MAX / PICS_UNIT));
     dst->golden_total += src->golden_total;
     dst->samples += src->samples;
-    for (int i = 0; i < TEA_LOST_REASONS; i++)
+    for (int i = 0; i < PICS_LOST_REASONS; i++)
         dst->lost[i] += src->lost[i];
     dst->merged += src->merged;
     return TEA_OK;

@@ -12,7 +12,7 @@
 
 #include "pics.h"
 #include "common/json.h"
-#include "tea/lost.h"
+#include "pics/lost.h"
 #include "trace/objects.h"
 
 #include <stdint.h>
@@ -54,7 +54,7 @@ typedef struct pics_info {
     char events[PICS_NAME_MAX];     /* native or all */
     uint16_t event_mask;            /* PSV bits the scheme reports */
     uint64_t samples;               /* sample points that yielded a sample */
-    uint64_t lost[TEA_LOST_REASONS]; /* sample points lost, per reason (tea/lost.h) */
+    uint64_t lost[PICS_LOST_REASONS]; /* sample points lost, per reason (pics/lost.h) */
     uint64_t merged;                /* PICS files summed into this one (1: none) */
 } pics_info;
 

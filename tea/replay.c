@@ -21,12 +21,12 @@
 
 /* TEA or NCI-TEA: a cycle schedule and the PICS it builds. */
 typedef struct cycle_sampler {
-    tea_scheme scheme;
+    pics_scheme scheme;
     uint16_t mask;
     tea_schedule sched;
     pics pics;
     uint64_t samples;
-    uint64_t lost[TEA_LOST_REASONS];
+    uint64_t lost[PICS_LOST_REASONS];
 } cycle_sampler;
 
 /* Where spec i lives: a cycle sampler or a tagger, and its index there. */
@@ -166,7 +166,7 @@ static void sample_interval(tea_replay *r, const golden_interval *iv)
 {
     for (size_t i = 0; i < r->cycle_count; i++) {
         cycle_sampler *s = &r->cycle[i];
-        if (s->scheme == TEA_SCHEME_TEA)
+        if (s->scheme == PICS_SCHEME_TEA)
             sample_tea(r, s, iv);
         else
             sample_nci(r, s, iv);
@@ -190,7 +190,7 @@ int tea_replay_create(tea_replay **out, unsigned initial_window, const tea_sampl
 
     *out = NULL;
     for (size_t i = 0; i < count; i++) {
-        if (specs[i].scheme == TEA_SCHEME_GOLDEN || specs[i].scheme >= TEA_SCHEME_COUNT)
+        if (specs[i].scheme == PICS_SCHEME_GOLDEN || specs[i].scheme >= PICS_SCHEME_COUNT)
             return error_set(TEA_ERR_USAGE, "sampler %zu: not a sampling scheme", i);
         if (specs[i].period == 0)
             return error_set(TEA_ERR_USAGE, "sampler %zu: the sampling period must be at least one cycle", i);
@@ -219,9 +219,9 @@ int tea_replay_create(tea_replay **out, unsigned initial_window, const tea_sampl
 
 /* Whether a sampler of `scheme` samples cycles (TEA, NCI-TEA) rather than
  * tagging µops. */
-static int is_cycle_scheme(tea_scheme scheme)
+static int is_cycle_scheme(pics_scheme scheme)
 {
-    return scheme == TEA_SCHEME_TEA || scheme == TEA_SCHEME_NCI;
+    return scheme == PICS_SCHEME_TEA || scheme == PICS_SCHEME_NCI;
 }
 
 /* Sets up every sampler once the origin (first record's cycle) is known. */
@@ -399,7 +399,7 @@ int tea_replay_finish(tea_replay *r)
         return error_set(r->rc, "out of memory building a PICS");
     last = golden_get_totals(&r->golden)->last_cycle;
     for (size_t i = 0; i < r->cycle_count; i++)
-        r->cycle[i].lost[TEA_LOST_END] += tea_schedule_take(&r->cycle[i].sched, last);
+        r->cycle[i].lost[PICS_LOST_END] += tea_schedule_take(&r->cycle[i].sched, last);
     for (size_t i = 0; i < r->tag_count; i++)
         tea_tagger_finish(&r->tags[i], last);
     return TEA_OK;
@@ -471,7 +471,7 @@ int tea_replay_describe(const tea_replay *r, size_t i, const trace_header *h, co
     info->golden_total = r->golden_pics.total;
     snprintf(info->golden_rules, sizeof info->golden_rules, "%s", golden_rules_name(r->golden.rules));
     if (i == SIZE_MAX) {
-        snprintf(info->scheme, sizeof info->scheme, "%s", tea_scheme_name(TEA_SCHEME_GOLDEN));
+        snprintf(info->scheme, sizeof info->scheme, "%s", pics_scheme_name(PICS_SCHEME_GOLDEN));
         snprintf(info->events, sizeof info->events, "all");
         info->event_mask = TRACE_PSV_MASK_ALL;
         return TEA_OK;
@@ -479,11 +479,11 @@ int tea_replay_describe(const tea_replay *r, size_t i, const trace_header *h, co
     {
         const tea_sampler_spec *sp = &r->specs[i];
         const uint64_t *lost = tea_replay_sampler_lost(r, i);
-        snprintf(info->scheme, sizeof info->scheme, "%s", tea_scheme_name(sp->scheme));
+        snprintf(info->scheme, sizeof info->scheme, "%s", pics_scheme_name(sp->scheme));
         info->period = sp->period;
         info->frequency_hz = sp->frequency_hz;
         info->seed = sp->seed;
-        snprintf(info->jitter, sizeof info->jitter, "%s", tea_jitter_name(sp->jitter));
+        snprintf(info->jitter, sizeof info->jitter, "%s", pics_jitter_name(sp->jitter));
         snprintf(info->events, sizeof info->events, "%s", sp->all_events ? "all" : "native");
         info->event_mask = sp->event_mask;
         info->samples = tea_replay_sampler_samples(r, i);
@@ -618,7 +618,7 @@ int tea_replay_absorb(tea_replay *whole, tea_replay *part)
         const cycle_sampler *p = &part->cycle[i];
         rc = pics_merge_into(&w->pics, &p->pics);
         w->samples += p->samples;
-        for (int k = 0; k < TEA_LOST_REASONS; k++)
+        for (int k = 0; k < PICS_LOST_REASONS; k++)
             w->lost[k] += p->lost[k];
     }
     if (rc)

@@ -16,7 +16,7 @@
 #ifndef TEA_TEA_REPLAY_H
 #define TEA_TEA_REPLAY_H
 
-#include "scheme.h"
+#include "pics/scheme.h"
 #include "golden/golden.h"
 #include "pics/pics.h"
 #include "pics/pics_file.h"
@@ -27,10 +27,10 @@
 
 /* One sampler to run. */
 typedef struct tea_sampler_spec {
-    tea_scheme scheme;      /* TEA, NCI, IBS, SPE or RIS */
+    pics_scheme scheme;      /* TEA, NCI, IBS, SPE or RIS */
     uint64_t period;        /* cycles between sample points (>= 1) */
     double frequency_hz;    /* clock / period, for reporting */
-    tea_jitter jitter;
+    pics_jitter jitter;
     uint64_t seed;
     uint16_t event_mask;    /* PSV bits reported */
     int all_events;         /* the mask is "all" rather than the scheme's native set */

@@ -6,7 +6,7 @@
 #include "common/csv.h"
 #include "common/error.h"
 #include "common/textline.h"
-#include "tea/scheme.h"
+#include "pics/scheme.h"
 
 #include <assert.h>
 #include <dirent.h>
@@ -440,14 +440,14 @@ int tea_results_dedupe(tea_results_set *s)
 
 /* A label's place: class 0 (a sampling scheme), 1 (a sampling scheme with
  * a suffix) or 2 (anything else, golden too), the scheme's place in the
- * scheme table (tea/scheme.h), and the suffix. */
+ * scheme table (pics/scheme.h), and the suffix. */
 static void scheme_rank(const char *label, int *cls, size_t *index, const char **suffix)
 {
     const char *colon = strchr(label, ':');
     size_t base = colon ? (size_t)(colon - label) : strlen(label);
-    tea_scheme scheme;
+    pics_scheme scheme;
 
-    if (tea_scheme_find(label, base, &scheme) && scheme != TEA_SCHEME_GOLDEN) {
+    if (pics_scheme_find(label, base, &scheme) && scheme != PICS_SCHEME_GOLDEN) {
         *cls = colon ? 1 : 0;
         *index = (size_t)scheme;
         *suffix = colon ? colon + 1 : "";

@@ -59,7 +59,7 @@ void tea_run_trace_name(const char *path, char *buf, size_t size)
 
 void tea_run_scheme_label(const tea_run_scheme *s, char *buf, size_t size)
 {
-    snprintf(buf, size, "%s%s", tea_scheme_name(s->scheme), s->all_events ? ":all" : "");
+    snprintf(buf, size, "%s%s", pics_scheme_name(s->scheme), s->all_events ? ":all" : "");
 }
 
 /* The samplers: scheme-major, then frequency, then seed. */
@@ -91,8 +91,8 @@ static int check_specs(const tea_run_options *o, uint64_t clock_hz)
                 return error_set(TEA_ERR_USAGE,
                                  "scheme %s asked for twice (with --events all, %s and %s:all "
                                  "are the same)",
-                                 tea_scheme_name(o->schemes[a].scheme), tea_scheme_name(o->schemes[a].scheme),
-                                 tea_scheme_name(o->schemes[a].scheme));
+                                 pics_scheme_name(o->schemes[a].scheme), pics_scheme_name(o->schemes[a].scheme),
+                                 pics_scheme_name(o->schemes[a].scheme));
     return TEA_OK;
 }
 
@@ -128,7 +128,7 @@ static int build_specs(const tea_run_options *o, uint64_t clock_hz, tea_run *t, 
                 sp->jitter = o->jitter;
                 sp->seed = o->first_seed + k;
                 sp->all_events = all;
-                sp->event_mask = all ? TRACE_PSV_MASK_ALL : tea_scheme_native_events(sc->scheme);
+                sp->event_mask = all ? TRACE_PSV_MASK_ALL : pics_scheme_native_events(sc->scheme);
                 t->rows[n].spec = *sp;
                 tea_run_scheme_label(&labelled, t->rows[n].label, sizeof t->rows[n].label);
                 for (int g = 0; g < TEA_RUN_GRANULARITIES; g++)
@@ -272,7 +272,7 @@ static void collect_samples(tea_run *t)
         const uint64_t *lost = tea_replay_sampler_lost(t->replay, i);
         row->samples = tea_replay_sampler_samples(t->replay, i);
         row->lost = 0;
-        for (int r = 0; r < TEA_LOST_REASONS; r++)
+        for (int r = 0; r < PICS_LOST_REASONS; r++)
             row->lost += lost[r];
     }
 }

@@ -20,7 +20,7 @@
 
 #include "replay.h"
 #include "common/progress.h"
-#include "scheme.h"
+#include "pics/scheme.h"
 #include "common/json.h"
 #include "pics/error.h"
 #include "pics/pics_file.h"
@@ -37,7 +37,7 @@
 
 /* A sampling scheme with its event set. */
 typedef struct tea_run_scheme {
-    tea_scheme scheme;   /* TEA_SCHEME_TEA .. TEA_SCHEME_RIS */
+    pics_scheme scheme;   /* PICS_SCHEME_TEA .. PICS_SCHEME_RIS */
     int all_events;      /* all nine events instead of the scheme's own */
 } tea_run_scheme;
 
@@ -51,7 +51,7 @@ typedef struct tea_run_options {
     uint64_t period;                 /* cycles; instead of freqs when not 0 */
     uint64_t first_seed;             /* seeds first_seed .. first_seed + seed_count - 1 */
     size_t seed_count;
-    tea_jitter jitter;
+    pics_jitter jitter;
     int all_events;                  /* every scheme gets all nine events */
     golden_rules rules;              /* the golden reference's rule set, which TEA samples */
     trace_open_options open;         /* open.clock_hz, when not 0, overrides the header's clock */

@@ -11,10 +11,10 @@ static uint64_t point_of(const tea_schedule *s, uint64_t k)
 {
     uint64_t u, base;
     switch (s->jitter) {
-    case TEA_JITTER_NONE:
+    case PICS_JITTER_NONE:
         u = s->period;
         break;
-    case TEA_JITTER_START:
+    case PICS_JITTER_START:
         u = s->offset;
         break;
     default:
@@ -27,7 +27,7 @@ static uint64_t point_of(const tea_schedule *s, uint64_t k)
     return base > UINT64_MAX - u ? TEA_SCHEDULE_NEVER : base + u;
 }
 
-void tea_schedule_init(tea_schedule *s, uint64_t origin, uint64_t period, tea_jitter jitter, uint64_t seed,
+void tea_schedule_init(tea_schedule *s, uint64_t origin, uint64_t period, pics_jitter jitter, uint64_t seed,
                        uint64_t stream)
 {
     s->origin = origin;
@@ -61,7 +61,7 @@ uint64_t tea_schedule_take(tea_schedule *s, uint64_t last)
 
     if (s->next > last)
         return 0;
-    if (s->jitter != TEA_JITTER_INTERVAL || s->period == 1) {
+    if (s->jitter != PICS_JITTER_INTERVAL || s->period == 1) {
         /* Points are evenly spaced: count them at once. */
         n = (last - s->next) / s->period + 1;
         s->window += n;

@@ -15,7 +15,7 @@
 #ifndef TEA_TEA_SCHEDULE_H
 #define TEA_TEA_SCHEDULE_H
 
-#include "scheme.h"
+#include "pics/scheme.h"
 
 #include <stdint.h>
 
@@ -24,7 +24,7 @@
 typedef struct tea_schedule {
     uint64_t origin;   /* cycle of the trace's first record */
     uint64_t period;   /* P, cycles (>= 1) */
-    tea_jitter jitter;
+    pics_jitter jitter;
     uint64_t seed, stream;
     uint64_t offset;   /* start jitter: u */
     uint64_t window;   /* k of the next point */
@@ -32,7 +32,7 @@ typedef struct tea_schedule {
 } tea_schedule;
 
 /* Positions the schedule at its first point. */
-void tea_schedule_init(tea_schedule *s, uint64_t origin, uint64_t period, tea_jitter jitter, uint64_t seed,
+void tea_schedule_init(tea_schedule *s, uint64_t origin, uint64_t period, pics_jitter jitter, uint64_t seed,
                        uint64_t stream);
 
 /* Positions the schedule at its first point after `cycle`, as if every

@@ -16,7 +16,7 @@
 #define RIS_STREAM 0x5249530000000000ull
 #define SPE_STREAM 0x5350450000000000ull
 
-int tea_tagger_init(tea_tagger *t, tea_scheme scheme, uint64_t period, tea_jitter jitter, uint64_t seed,
+int tea_tagger_init(tea_tagger *t, pics_scheme scheme, uint64_t period, pics_jitter jitter, uint64_t seed,
                     uint16_t mask, uint64_t origin)
 {
     memset(t, 0, sizeof *t);
@@ -40,7 +40,7 @@ void tea_tagger_free(tea_tagger *t)
 static void arm(tea_tagger *t)
 {
     t->state = TEA_TAG_ARMED;
-    if (t->scheme == TEA_SCHEME_RIS) {
+    if (t->scheme == PICS_SCHEME_RIS) {
         t->lfsr = (uint16_t)((t->lfsr >> 1) ^ (-(unsigned)(t->lfsr & 1u) & RIS_LFSR_TAPS));
         t->skip = t->lfsr & RIS_SKIP_MASK;
     }
@@ -63,10 +63,10 @@ static void spe_next_interval(tea_tagger *t, uint64_t start, uint64_t dispatched
     size = floor((double)t->period * t->rate + 0.5);
     interval = size < 1.0 ? 1 : size > 1e18 ? (uint64_t)1e18 : (uint64_t)size;
     switch (t->jitter) {
-    case TEA_JITTER_NONE:
+    case PICS_JITTER_NONE:
         u = interval;
         break;
-    case TEA_JITTER_START: {
+    case PICS_JITTER_START: {
         /* a fixed fraction of every interval */
         double f = (double)(rng_hash64(t->seed, SPE_STREAM ^ t->period, UINT64_MAX) >> 11) * 0x1.0p-53;
         u = 1 + (uint64_t)(f * (double)interval);
@@ -101,13 +101,13 @@ static int resolve(tea_tagger *t, const trace_record *r, const trace_uop *uops, 
                 continue;
             if (i < r->n_commit)
                 return sample(t, &uops[i]);
-            t->lost[TEA_LOST_EXCEPTION]++;
+            t->lost[PICS_LOST_EXCEPTION]++;
             return TEA_OK;
         }
-        t->lost[TEA_LOST_EMPTY]++;
+        t->lost[PICS_LOST_EMPTY]++;
     } else if (r->squash && t->tag + r->squash >= v->tail && t->tag < v->tail) {
         t->state = TEA_TAG_IDLE;
-        t->lost[TEA_LOST_SQUASHED]++;
+        t->lost[PICS_LOST_SQUASHED]++;
     }
     return TEA_OK;
 }
@@ -119,13 +119,13 @@ static void pick(tea_tagger *t, const trace_record *r, const tea_rob_view *v)
     uint64_t before = v->dispatched, after = before + r->dispatch;
 
     if (t->state == TEA_TAG_ARMED) {
-        if (t->scheme == TEA_SCHEME_RIS && t->skip >= r->dispatch) {
+        if (t->scheme == PICS_SCHEME_RIS && t->skip >= r->dispatch) {
             t->skip -= r->dispatch;
             return;
         }
-        t->tag = first + (t->scheme == TEA_SCHEME_RIS ? t->skip : 0);
+        t->tag = first + (t->scheme == PICS_SCHEME_RIS ? t->skip : 0);
         t->state = TEA_TAG_IN_FLIGHT;
-        if (t->scheme != TEA_SCHEME_SPE || t->counting)
+        if (t->scheme != PICS_SCHEME_SPE || t->counting)
             return;
         /* SPE's first sample came from a cycle point; from here on it counts
          * entries, starting with the one just tagged. */
@@ -140,7 +140,7 @@ static void pick(tea_tagger *t, const trace_record *r, const tea_rob_view *v)
             t->tag = first + (t->trigger - before - 1);
             t->state = TEA_TAG_IN_FLIGHT;
         } else {
-            t->lost[TEA_LOST_BUSY]++; /* collision */
+            t->lost[PICS_LOST_BUSY]++; /* collision */
         }
         spe_next_interval(t, t->window_end, after, r->cycle);
     }
@@ -157,7 +157,7 @@ int tea_tagger_record(tea_tagger *t, const trace_record *r, const trace_uop *uop
                 arm(t);
                 points--;
             }
-            t->lost[TEA_LOST_BUSY] += points;
+            t->lost[PICS_LOST_BUSY] += points;
         }
     }
     if (t->state == TEA_TAG_IN_FLIGHT && (rc = resolve(t, r, uops, v)))
@@ -170,8 +170,8 @@ int tea_tagger_record(tea_tagger *t, const trace_record *r, const trace_uop *uop
 void tea_tagger_finish(tea_tagger *t, uint64_t last_cycle)
 {
     if (t->state != TEA_TAG_IDLE)
-        t->lost[TEA_LOST_END]++;
+        t->lost[PICS_LOST_END]++;
     t->state = TEA_TAG_IDLE;
     if (!t->counting)
-        t->lost[TEA_LOST_END] += tea_schedule_take(&t->cycles, last_cycle);
+        t->lost[PICS_LOST_END] += tea_schedule_take(&t->cycles, last_cycle);
 }

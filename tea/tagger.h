@@ -29,9 +29,9 @@
 #ifndef TEA_TEA_TAGGER_H
 #define TEA_TEA_TAGGER_H
 
-#include "lost.h"
+#include "pics/lost.h"
 #include "schedule.h"
-#include "scheme.h"
+#include "pics/scheme.h"
 #include "pics/pics.h"
 #include "trace/record.h"
 
@@ -52,10 +52,10 @@ enum tea_tag_state {
 };
 
 typedef struct tea_tagger {
-    tea_scheme scheme;         /* IBS, SPE or RIS */
+    pics_scheme scheme;         /* IBS, SPE or RIS */
     uint16_t mask;             /* PSV bits reported */
     uint64_t period;           /* P, cycles */
-    tea_jitter jitter;
+    pics_jitter jitter;
     uint64_t seed;
     tea_schedule cycles;       /* cycle sample points (IBS, RIS; SPE's first) */
     int counting;              /* SPE: now triggered by dispatched entries */
@@ -71,11 +71,11 @@ typedef struct tea_tagger {
     uint64_t tag;              /* IN_FLIGHT: the followed entry */
     pics pics;                 /* raw sample weights */
     uint64_t samples;
-    uint64_t lost[TEA_LOST_REASONS];
+    uint64_t lost[PICS_LOST_REASONS];
 } tea_tagger;
 
 /* Sets up a tagger for trace origin `origin`. 0 or TEA_ERR_NOMEM. */
-int tea_tagger_init(tea_tagger *t, tea_scheme scheme, uint64_t period, tea_jitter jitter, uint64_t seed,
+int tea_tagger_init(tea_tagger *t, pics_scheme scheme, uint64_t period, pics_jitter jitter, uint64_t seed,
                     uint16_t mask, uint64_t origin);
 
 void tea_tagger_free(tea_tagger *t);

@@ -2,7 +2,7 @@
  * palette.c: component and scheme colours (see palette.h).
  */
 #include "palette.h"
-#include "tea/scheme.h"
+#include "pics/scheme.h"
 #include "trace/psv.h"
 
 #include <stdio.h>
@@ -80,17 +80,17 @@ void palette_component_color(uint16_t psv, char buf[PLOT_CHART_COLOR_MAX])
     plot_chart_hsl_color(hue, saturation, lightness - step * (own - 1), buf);
 }
 
-/* Indexed by tea_scheme: Okabe and Ito's colour-blind-safe set (black, blue,
+/* Indexed by pics_scheme: Okabe and Ito's colour-blind-safe set (black, blue,
  * bluish green, vermilion, orange, reddish purple). */
-static const char *const scheme_colors[TEA_SCHEME_COUNT] = {
-    [TEA_SCHEME_GOLDEN] = "#000000", [TEA_SCHEME_TEA] = "#0072b2", [TEA_SCHEME_NCI] = "#009e73",
-    [TEA_SCHEME_IBS] = "#d55e00",    [TEA_SCHEME_SPE] = "#e69f00", [TEA_SCHEME_RIS] = "#cc79a7",
+static const char *const scheme_colors[PICS_SCHEME_COUNT] = {
+    [PICS_SCHEME_GOLDEN] = "#000000", [PICS_SCHEME_TEA] = "#0072b2", [PICS_SCHEME_NCI] = "#009e73",
+    [PICS_SCHEME_IBS] = "#d55e00",    [PICS_SCHEME_SPE] = "#e69f00", [PICS_SCHEME_RIS] = "#cc79a7",
 };
 
 const char *palette_scheme_color(const char *scheme, size_t index)
 {
-    tea_scheme s;
-    if (scheme && tea_scheme_find(scheme, strlen(scheme), &s))
+    pics_scheme s;
+    if (scheme && pics_scheme_find(scheme, strlen(scheme), &s))
         return scheme_colors[s];
     return plot_chart_series_color(index);
 }

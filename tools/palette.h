@@ -26,7 +26,7 @@
  * Distinct PSVs get distinct colours. */
 void palette_component_color(uint16_t psv, char buf[PLOT_CHART_COLOR_MAX]);
 
-/* The colour of a scheme named as in tea/scheme.h (golden, tea, nci, ibs,
+/* The colour of a scheme named as in pics/scheme.h (golden, tea, nci, ibs,
  * spe, ris); any other label (NULL, "ibs:all") gets plot_chart_series_color(index). */
 const char *palette_scheme_color(const char *scheme, size_t index);
 

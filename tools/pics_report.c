@@ -17,7 +17,7 @@
 #include "common/outfile.h"
 #include "pics/error.h"
 #include "tea/results.h"
-#include "tea/scheme.h"
+#include "pics/scheme.h"
 #include "trace/psv.h"
 
 #include <errno.h>
@@ -526,7 +526,7 @@ int cmd_pics_report(int argc, char **argv)
     req.path = argv[optind];
     char *dir_pics = NULL, *dir_golden = NULL;
     if (tea_results_is_dir(req.path)) {
-        if ((rc = tea_results_dir_pics(req.path, tea_scheme_name(TEA_SCHEME_TEA), tea_scheme_display_name(TEA_SCHEME_TEA),
+        if ((rc = tea_results_dir_pics(req.path, pics_scheme_name(PICS_SCHEME_TEA), pics_scheme_display_name(PICS_SCHEME_TEA),
                                        &dir_pics, &dir_golden)))
             return cli_fail(argv[0], rc);
         req.path = dir_pics;

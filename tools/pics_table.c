@@ -18,7 +18,7 @@
 #include "palette.h"
 #include "plot/chart.h"
 #include "tea/results.h"
-#include "tea/scheme.h"
+#include "pics/scheme.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -459,23 +459,23 @@ static void write_text_row(FILE *f, table_format format, const char *label, cons
 }
 
 /* The column name of a scheme label: the label, or with --names its name in
- * prose (tea/scheme.h: TEA, NCI-TEA, IBS, SPE, RIS), "IBS (all events)" for
+ * prose (pics/scheme.h: TEA, NCI-TEA, IBS, SPE, RIS), "IBS (all events)" for
  * ibs:all and "IBS:SUFFIX" for another suffix; labels of no known scheme
  * stay as they are. */
 static const char *scheme_column(const table_request *req, const char *label, char *buf, size_t size)
 {
     const char *colon = strchr(label, ':');
     size_t len = colon ? (size_t)(colon - label) : strlen(label);
-    tea_scheme scheme;
+    pics_scheme scheme;
 
-    if (!req->names || !tea_scheme_find(label, len, &scheme))
+    if (!req->names || !pics_scheme_find(label, len, &scheme))
         return label;
     if (!colon)
-        snprintf(buf, size, "%s", tea_scheme_display_name(scheme));
+        snprintf(buf, size, "%s", pics_scheme_display_name(scheme));
     else if (strcmp(colon + 1, ALL_EVENTS_SUFFIX) == 0)
-        snprintf(buf, size, "%s (all events)", tea_scheme_display_name(scheme));
+        snprintf(buf, size, "%s (all events)", pics_scheme_display_name(scheme));
     else
-        snprintf(buf, size, "%s:%s", tea_scheme_display_name(scheme), colon + 1);
+        snprintf(buf, size, "%s:%s", pics_scheme_display_name(scheme), colon + 1);
     return buf;
 }
 

@@ -23,13 +23,13 @@ void study_request_init(study_request *req, const char *command)
 {
     memset(req, 0, sizeof *req);
     req->golden = 1;
-    for (int s = TEA_SCHEME_TEA; s < TEA_SCHEME_COUNT; s++)
-        req->schemes[req->scheme_count++] = (study_scheme){ (tea_scheme)s, 0 };
+    for (int s = PICS_SCHEME_TEA; s < PICS_SCHEME_COUNT; s++)
+        req->schemes[req->scheme_count++] = (study_scheme){ (pics_scheme)s, 0 };
     req->freqs[0] = STUDY_DEFAULT_FREQ_HZ;
     req->freq_count = 1;
     req->first_seed = 1;
     req->seed_count = 1;
-    req->jitter = TEA_JITTER_INTERVAL;
+    req->jitter = PICS_JITTER_INTERVAL;
     req->command = command;
 }
 
@@ -76,7 +76,7 @@ int study_parse_schemes(study_request *req, const char *list)
     req->scheme_count = 0;
     for (char *name = strtok_r(copy, ",", &save); name && !rc; name = strtok_r(NULL, ",", &save)) {
         char *suffix = strchr(name, ':');
-        study_scheme s = { TEA_SCHEME_GOLDEN, 0 };
+        study_scheme s = { PICS_SCHEME_GOLDEN, 0 };
         if (suffix) {
             *suffix++ = '\0';
             if (study_parse_event_set(suffix, &s.all_events)) {
@@ -85,9 +85,9 @@ int study_parse_schemes(study_request *req, const char *list)
                 break;
             }
         }
-        if ((rc = tea_scheme_parse(name, &s.scheme)))
+        if ((rc = pics_scheme_parse(name, &s.scheme)))
             break;
-        if (s.scheme == TEA_SCHEME_GOLDEN) {
+        if (s.scheme == PICS_SCHEME_GOLDEN) {
             if (suffix) {
                 rc = error_set(TEA_ERR_USAGE, "golden has no event set");
                 break;
@@ -149,7 +149,7 @@ int study_option_freqs(const char *command, const cli_option *opt, const char *a
 
 int study_option_jitter(const char *command, const cli_option *opt, const char *arg)
 {
-    if (tea_jitter_parse(arg, &((study_request *)opt->dest)->jitter))
+    if (pics_jitter_parse(arg, &((study_request *)opt->dest)->jitter))
         return cli_usage_error(command, "%s", error_message());
     return CLI_CONTINUE;
 }

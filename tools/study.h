@@ -42,7 +42,7 @@ typedef struct study_request {
     uint64_t period;                          /* cycles; instead of freqs when not 0 */
     uint64_t first_seed;                      /* seeds first_seed .. first_seed + seed_count - 1 */
     size_t seed_count;
-    tea_jitter jitter;
+    pics_jitter jitter;
     int all_events;                           /* --events all: every scheme gets all nine */
     golden_rules rules;                       /* --golden-rules: the golden reference TEA samples */
     const char *binary_symbols_path;          /* --symbols MAP for the function error, or NULL */

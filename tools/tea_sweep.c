@@ -177,7 +177,7 @@ static int write_svg(const sweep_pool *pool, const char *path, pics_granularity 
                 (plot_chart_point){ req->freqs[f], PERCENT * sum / (double)seeds, seeds > 1 ? PERCENT * low : NAN,
                                     seeds > 1 ? PERCENT * high : NAN };
         }
-        series[s] = (plot_chart_series){ labels[s], palette_scheme_color(tea_scheme_name(req->schemes[s].scheme), s),
+        series[s] = (plot_chart_series){ labels[s], palette_scheme_color(pics_scheme_name(req->schemes[s].scheme), s),
                                          points + s * freqs, kept };
     }
     if (pool->count == 1) {

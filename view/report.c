@@ -130,8 +130,8 @@ void view_report_print_header(FILE *f, const char *command, const view_report_in
                 i->scheme, i->frequency_hz, i->period, i->jitter[0] ? i->jitter : "-", i->events[0] ? i->events : "-",
                 i->event_mask, i->seed);
         fprintf(f, "# samples %" PRIu64 ", lost %" PRIu64 " (", i->samples, pics_info_lost(i));
-        for (int r = 0; r < TEA_LOST_REASONS; r++)
-            fprintf(f, "%s%s %" PRIu64, r ? ", " : "", tea_lost_name((enum tea_lost_reason)r), i->lost[r]);
+        for (int r = 0; r < PICS_LOST_REASONS; r++)
+            fprintf(f, "%s%s %" PRIu64, r ? ", " : "", pics_lost_name((enum pics_lost_reason)r), i->lost[r]);
         fprintf(f, ")\n");
     }
     total_text(in, VIEW_REPORT_TEXT_DIGITS, total, sizeof total);

@@ -6,8 +6,7 @@
 #   common/  nothing
 #   trace/   common
 #   golden/  common trace
-#   pics/    common trace, and the samplers' vocabulary tea/scheme.h, tea/lost.h
-#            (library tea_scheme, below pics/)
+#   pics/    common trace
 #   tea/     common trace golden pics
 #   binary/  common trace pics
 #   view/    common trace golden pics binary
@@ -33,17 +32,9 @@ allowed() {
     *) return 1 ;;
     esac
 }
-# Single headers a room may include from a room above it.
-allowed_files() {
-    case $1 in
-    pics) echo "tea/scheme.h tea/lost.h" ;;
-    *) echo "" ;;
-    esac
-}
 check() {
 for room in common trace golden pics tea binary view plot model record; do
     ok=" $room $(allowed $room) "
-    files=" $(allowed_files $room) "
     for file in "$src/$room"/*.[ch]; do
         [ -e "$file" ] || continue
         # quoted includes only: "room/x.h", "x.h" (same room) or "../room/x.h"
@@ -52,9 +43,6 @@ for room in common trace golden pics tea binary view plot model record; do
             ../*/*) target=${inc#../}; target=${target%%/*} ;;
             */*) target=${inc%%/*} ;;
             *) target=$room ;;
-            esac
-            case $files in
-            *" ${inc#../} "*) continue ;;
             esac
             case $ok in
             *" $target "*) ;;

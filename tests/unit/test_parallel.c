@@ -180,7 +180,7 @@ static void frames_read_again_from_positions(void **state)
     }
 }
 
-static tea_sampler_spec spec(tea_scheme scheme, uint64_t period, tea_jitter jitter)
+static tea_sampler_spec spec(pics_scheme scheme, uint64_t period, pics_jitter jitter)
 {
     tea_sampler_spec sp;
     memset(&sp, 0, sizeof sp);
@@ -198,12 +198,12 @@ static tea_sampler_spec spec(tea_scheme scheme, uint64_t period, tea_jitter jitt
 static size_t all_specs(tea_sampler_spec *specs)
 {
     size_t n = 0;
-    specs[n++] = spec(TEA_SCHEME_TEA, 1, TEA_JITTER_NONE);
-    specs[n++] = spec(TEA_SCHEME_NCI, 1, TEA_JITTER_NONE);
-    for (tea_scheme s = TEA_SCHEME_TEA; s < TEA_SCHEME_COUNT; s++) {
-        specs[n++] = spec(s, 61, TEA_JITTER_NONE);
-        specs[n++] = spec(s, 173, TEA_JITTER_INTERVAL);
-        specs[n++] = spec(s, 997, TEA_JITTER_START);
+    specs[n++] = spec(PICS_SCHEME_TEA, 1, PICS_JITTER_NONE);
+    specs[n++] = spec(PICS_SCHEME_NCI, 1, PICS_JITTER_NONE);
+    for (pics_scheme s = PICS_SCHEME_TEA; s < PICS_SCHEME_COUNT; s++) {
+        specs[n++] = spec(s, 61, PICS_JITTER_NONE);
+        specs[n++] = spec(s, 173, PICS_JITTER_INTERVAL);
+        specs[n++] = spec(s, 997, PICS_JITTER_START);
     }
     return n;
 }
@@ -213,9 +213,9 @@ static size_t all_specs(tea_sampler_spec *specs)
 static size_t sparse_specs(tea_sampler_spec *specs)
 {
     size_t n = 0;
-    specs[n++] = spec(TEA_SCHEME_SPE, 20011, TEA_JITTER_INTERVAL);
-    specs[n++] = spec(TEA_SCHEME_IBS, 30011, TEA_JITTER_NONE);
-    specs[n++] = spec(TEA_SCHEME_RIS, 25013, TEA_JITTER_START);
+    specs[n++] = spec(PICS_SCHEME_SPE, 20011, PICS_JITTER_INTERVAL);
+    specs[n++] = spec(PICS_SCHEME_IBS, 30011, PICS_JITTER_NONE);
+    specs[n++] = spec(PICS_SCHEME_RIS, 25013, PICS_JITTER_START);
     return n;
 }
 
@@ -224,8 +224,8 @@ static size_t sparse_specs(tea_sampler_spec *specs)
 static size_t cycle_specs(tea_sampler_spec *specs)
 {
     size_t n = 0;
-    specs[n++] = spec(TEA_SCHEME_TEA, 1, TEA_JITTER_NONE);
-    specs[n++] = spec(TEA_SCHEME_NCI, 61, TEA_JITTER_INTERVAL);
+    specs[n++] = spec(PICS_SCHEME_TEA, 1, PICS_JITTER_NONE);
+    specs[n++] = spec(PICS_SCHEME_NCI, 61, PICS_JITTER_INTERVAL);
     return n;
 }
 
@@ -283,26 +283,26 @@ static void parallel_suits_unless_taggers_wake_every_batch(void **state)
     (void)state;
     assert_int_equal(TEA_PARALLEL_BATCH_RECORDS, 1024);
     assert_int_equal(TEA_PARALLEL_TAG_BATCHES, 2);
-    specs[0] = spec(TEA_SCHEME_TEA, 1, TEA_JITTER_NONE);
-    specs[1] = spec(TEA_SCHEME_NCI, 1, TEA_JITTER_NONE);
+    specs[0] = spec(PICS_SCHEME_TEA, 1, PICS_JITTER_NONE);
+    specs[1] = spec(PICS_SCHEME_NCI, 1, PICS_JITTER_NONE);
     assert_true(suits(records, 1, specs, 2));
-    specs[2] = spec(TEA_SCHEME_IBS, 2047, TEA_JITTER_NONE);
+    specs[2] = spec(PICS_SCHEME_IBS, 2047, PICS_JITTER_NONE);
     assert_false(suits(records, 1, specs, 3));
-    specs[2] = spec(TEA_SCHEME_SPE, 2048, TEA_JITTER_NONE);
+    specs[2] = spec(PICS_SCHEME_SPE, 2048, PICS_JITTER_NONE);
     assert_true(suits(records, 1, specs, 3));
     /* A trace of 1024 records on consecutive cycles spans 1024 cycles, not
      * 1023: the same bound. */
-    specs[2] = spec(TEA_SCHEME_IBS, 2047, TEA_JITTER_NONE);
+    specs[2] = spec(PICS_SCHEME_IBS, 2047, PICS_JITTER_NONE);
     assert_false(suits(1024, 1, specs, 3));
-    specs[2] = spec(TEA_SCHEME_IBS, 2048, TEA_JITTER_NONE);
+    specs[2] = spec(PICS_SCHEME_IBS, 2048, PICS_JITTER_NONE);
     assert_true(suits(1024, 1, specs, 3));
-    specs[2] = spec(TEA_SCHEME_RIS, 6142, TEA_JITTER_NONE);
+    specs[2] = spec(PICS_SCHEME_RIS, 6142, PICS_JITTER_NONE);
     assert_false(suits(records, 3, specs, 3));
-    specs[2] = spec(TEA_SCHEME_RIS, 6143, TEA_JITTER_NONE);
+    specs[2] = spec(PICS_SCHEME_RIS, 6143, PICS_JITTER_NONE);
     assert_true(suits(records, 3, specs, 3));
     /* The shortest tagger decides. */
-    specs[0] = spec(TEA_SCHEME_IBS, 1u << 20, TEA_JITTER_NONE);
-    specs[1] = spec(TEA_SCHEME_SPE, 100, TEA_JITTER_NONE);
+    specs[0] = spec(PICS_SCHEME_IBS, 1u << 20, PICS_JITTER_NONE);
+    specs[1] = spec(PICS_SCHEME_SPE, 100, PICS_JITTER_NONE);
     assert_false(suits(records, 3, specs, 3));
 }
 
@@ -311,7 +311,7 @@ static void parallel_suits_unless_taggers_wake_every_batch(void **state)
  * taggers, under both golden rule sets (alternating per group of runs). */
 static void parallel_replay_equals_sequential(void **state)
 {
-    tea_sampler_spec specs[2 + 3 * TEA_SCHEME_COUNT];
+    tea_sampler_spec specs[2 + 3 * PICS_SCHEME_COUNT];
 
     (void)state;
     for (size_t run = 0; run < 4 * WORKLOADS; run++) {
@@ -355,11 +355,11 @@ static void parallel_replay_equals_sequential(void **state)
                                   workloads[w]);
                 assert_int_equal(tea_replay_sampler_samples(seq, i), tea_replay_sampler_samples(par, i));
                 assert_memory_equal(tea_replay_sampler_lost(seq, i), tea_replay_sampler_lost(par, i),
-                                    TEA_LOST_REASONS * sizeof(uint64_t));
+                                    PICS_LOST_REASONS * sizeof(uint64_t));
             }
             /* Period one: TEA is golden, frame-parallel too (counts differ:
              * golden counts µops, TEA samples). */
-            if (specs[0].scheme == TEA_SCHEME_TEA && specs[0].period == 1)
+            if (specs[0].scheme == PICS_SCHEME_TEA && specs[0].period == 1)
                 assert_pics_match(tea_replay_golden(par), tea_replay_sampler_pics(par, 0), 0, workloads[w]);
             tea_replay_free(par);
             trace_frames_close(f);
@@ -375,7 +375,7 @@ static void parallel_replay_equals_sequential(void **state)
 /* Replays `path` by frames on two threads; returns the error code. */
 static int replay_damaged(const char *path, const test_stream *model)
 {
-    tea_sampler_spec specs[2 + 3 * TEA_SCHEME_COUNT];
+    tea_sampler_spec specs[2 + 3 * PICS_SCHEME_COUNT];
     size_t n_specs = all_specs(specs);
     trace_frames *f;
     tea_replay *r;
@@ -453,7 +453,7 @@ static void damaged_traces_are_caught(void **state)
 /* Skipping past a cycle lands where taking every point up to it does. */
 static void schedule_skip_matches_take(void **state)
 {
-    static const tea_jitter jitters[] = { TEA_JITTER_NONE, TEA_JITTER_START, TEA_JITTER_INTERVAL };
+    static const pics_jitter jitters[] = { PICS_JITTER_NONE, PICS_JITTER_START, PICS_JITTER_INTERVAL };
     static const uint64_t periods[] = { 1, 2, 7, 100, 4096 };
     (void)state;
     for (size_t j = 0; j < 3; j++) {
@@ -477,7 +477,7 @@ static void schedule_skip_matches_take(void **state)
  * 2^62-cycle gap is counted at once (window k's point lies in window k). */
 static void schedule_take_counts_every_point_at_once(void **state)
 {
-    static const tea_jitter jitters[] = { TEA_JITTER_NONE, TEA_JITTER_START, TEA_JITTER_INTERVAL };
+    static const pics_jitter jitters[] = { PICS_JITTER_NONE, PICS_JITTER_START, PICS_JITTER_INTERVAL };
     static const uint64_t periods[] = { 1, 3, 97, 4096 };
     enum { POINTS = 600 };
     (void)state;

@@ -257,7 +257,7 @@ static void test_file_round_trip(void **state)
     strcpy(info.events, "native");
     info.event_mask = 0x0DB;
     info.samples = 12345;
-    for (int i = 0; i < TEA_LOST_REASONS; i++)
+    for (int i = 0; i < PICS_LOST_REASONS; i++)
         info.lost[i] = 10 + (uint64_t)i;
     info.merged = 3;
 
@@ -284,7 +284,7 @@ static void test_file_round_trip(void **state)
     assert_string_equal(read.events, "native");
     assert_int_equal(read.event_mask, 0x0DB);
     assert_int_equal(read.samples, 12345);
-    for (int i = 0; i < TEA_LOST_REASONS; i++)
+    for (int i = 0; i < PICS_LOST_REASONS; i++)
         assert_int_equal(read.lost[i], 10 + (uint64_t)i);
     assert_int_equal(read.merged, 3);
 

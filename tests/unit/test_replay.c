@@ -152,10 +152,10 @@ static tea_sampler_spec tea_spec(uint64_t period)
 {
     tea_sampler_spec sp;
     memset(&sp, 0, sizeof sp);
-    sp.scheme = TEA_SCHEME_TEA;
+    sp.scheme = PICS_SCHEME_TEA;
     sp.period = period;
     sp.frequency_hz = 1;
-    sp.jitter = TEA_JITTER_NONE;
+    sp.jitter = PICS_JITTER_NONE;
     sp.seed = 1;
     sp.event_mask = TRACE_PSV_MASK_ALL;
     return sp;
@@ -215,7 +215,7 @@ static void golden_and_tea_match_brute_force(void **state)
             assert_pics_match(tea_replay_golden(r), tea_replay_sampler_pics(r, 0), 0, what);
             assert_pics_match(&sampled, tea_replay_sampler_pics(r, 1), 0, what);
             assert_int_equal(tea_replay_sampler_samples(r, 1),
-                             (last - origin) / 97 - tea_replay_sampler_lost(r, 1)[TEA_LOST_END]);
+                             (last - origin) / 97 - tea_replay_sampler_lost(r, 1)[PICS_LOST_END]);
             for (size_t k = 0; k < 2; k++) {
                 tea_replay *plain = replay_stream_rules(&s, &specs[1], k, (golden_rules)rules);
                 assert_pics_match(&every, tea_replay_golden(plain), 0, what);
@@ -290,8 +290,8 @@ static void seeds_reproduce_and_differ(void **state)
     test_model_stream("mixed", 29, CYCLES, &s);
     for (int i = 0; i < 5; i++) {
         specs[i] = tea_spec(400);
-        specs[i].scheme = (tea_scheme)(TEA_SCHEME_TEA + i);
-        specs[i].jitter = TEA_JITTER_INTERVAL;
+        specs[i].scheme = (pics_scheme)(PICS_SCHEME_TEA + i);
+        specs[i].jitter = PICS_JITTER_INTERVAL;
     }
     a = replay_stream(&s, specs, 5);
     b = replay_stream(&s, specs, 5);

@@ -48,7 +48,7 @@ static void periods_round_to_the_nearest_cycle(void **state)
 static void names_traces_and_labels_schemes(void **state)
 {
     char buf[TEA_RUN_NAME_MAX];
-    tea_run_scheme ibs_all = { TEA_SCHEME_IBS, 1 }, tea = { TEA_SCHEME_TEA, 0 };
+    tea_run_scheme ibs_all = { PICS_SCHEME_IBS, 1 }, tea = { PICS_SCHEME_TEA, 0 };
     (void)state;
     tea_run_trace_name("runs/mcf.td.zst", buf, sizeof buf);
     assert_string_equal(buf, "mcf");
@@ -77,7 +77,7 @@ static tea_run_options two_by_two(const tea_run_scheme *schemes, const double *f
     o.freq_count = 2;
     o.first_seed = 7;
     o.seed_count = 2;
-    o.jitter = TEA_JITTER_INTERVAL;
+    o.jitter = PICS_JITTER_INTERVAL;
     o.threads = threads;
     return o;
 }
@@ -98,7 +98,7 @@ static char *write_trace(const char *workload, uint64_t seed, const char *name)
  * periods; a run by frames equals one as a stream. */
 static void runs_every_sampler_in_order(void **state)
 {
-    static const tea_run_scheme schemes[] = { { TEA_SCHEME_TEA, 0 }, { TEA_SCHEME_IBS, 1 } };
+    static const tea_run_scheme schemes[] = { { PICS_SCHEME_TEA, 0 }, { PICS_SCHEME_IBS, 1 } };
     static const double freqs[] = { 1e6, 3e6 };
     char *path = write_trace("mixed", 3, "run.tea");
     tea_run_options o;
@@ -143,7 +143,7 @@ static void runs_every_sampler_in_order(void **state)
  * reader's message. */
 static void runs_at_a_period_and_reports_errors(void **state)
 {
-    static const tea_run_scheme schemes[] = { { TEA_SCHEME_NCI, 0 }, { TEA_SCHEME_SPE, 0 } };
+    static const tea_run_scheme schemes[] = { { PICS_SCHEME_NCI, 0 }, { PICS_SCHEME_SPE, 0 } };
     static const double freqs[] = { 1e6, 3e6 };
     char *path = write_trace("memory", 4, "period.tea");
     tea_run_options o = two_by_two(schemes, freqs, 1);

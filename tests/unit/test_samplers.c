@@ -29,7 +29,7 @@ static void rec(test_stream *s, uint64_t cycle, unsigned commits, int exception,
     test_stream_append(s, &r, uops);
 }
 
-static tea_sampler_spec spec(tea_scheme scheme, uint64_t period, tea_jitter jitter)
+static tea_sampler_spec spec(pics_scheme scheme, uint64_t period, pics_jitter jitter)
 {
     tea_sampler_spec sp;
     memset(&sp, 0, sizeof sp);
@@ -97,8 +97,8 @@ static void build_trace_a(test_stream *s)
 static void compute_stall_and_drain(void **state)
 {
     test_stream s;
-    tea_sampler_spec specs[3] = { spec(TEA_SCHEME_TEA, 1, TEA_JITTER_NONE), spec(TEA_SCHEME_TEA, 3, TEA_JITTER_NONE),
-                                  spec(TEA_SCHEME_NCI, 3, TEA_JITTER_NONE) };
+    tea_sampler_spec specs[3] = { spec(PICS_SCHEME_TEA, 1, PICS_JITTER_NONE), spec(PICS_SCHEME_TEA, 3, PICS_JITTER_NONE),
+                                  spec(PICS_SCHEME_NCI, 3, PICS_JITTER_NONE) };
     tea_replay *r;
     const golden_totals *g;
     (void)state;
@@ -164,7 +164,7 @@ static void build_trace_b(test_stream *s)
 static void flush_after_mispredict(void **state)
 {
     test_stream s;
-    tea_sampler_spec specs[2] = { spec(TEA_SCHEME_TEA, 2, TEA_JITTER_NONE), spec(TEA_SCHEME_NCI, 2, TEA_JITTER_NONE) };
+    tea_sampler_spec specs[2] = { spec(PICS_SCHEME_TEA, 2, PICS_JITTER_NONE), spec(PICS_SCHEME_NCI, 2, PICS_JITTER_NONE) };
     tea_replay *r;
     (void)state;
 
@@ -200,7 +200,7 @@ static void flush_after_mispredict(void **state)
 static void ibs_tag_squashed(void **state)
 {
     test_stream s;
-    tea_sampler_spec sp = spec(TEA_SCHEME_IBS, 1, TEA_JITTER_NONE);
+    tea_sampler_spec sp = spec(PICS_SCHEME_IBS, 1, PICS_JITTER_NONE);
     tea_replay *r;
     const uint64_t *lost;
     (void)state;
@@ -210,9 +210,9 @@ static void ibs_tag_squashed(void **state)
     lost = tea_replay_sampler_lost(r, 0);
     assert_int_equal(tea_replay_sampler_samples(r, 0), 1);
     assert_cell(tea_replay_sampler_pics(r, 0), 0x80, 0, U);
-    assert_int_equal(lost[TEA_LOST_SQUASHED], 1);
-    assert_int_equal(lost[TEA_LOST_BUSY], 8);
-    assert_int_equal(lost[TEA_LOST_EMPTY] + lost[TEA_LOST_EXCEPTION] + lost[TEA_LOST_END], 0);
+    assert_int_equal(lost[PICS_LOST_SQUASHED], 1);
+    assert_int_equal(lost[PICS_LOST_BUSY], 8);
+    assert_int_equal(lost[PICS_LOST_EMPTY] + lost[PICS_LOST_EXCEPTION] + lost[PICS_LOST_END], 0);
     tea_replay_free(r);
     test_stream_free(&s);
 }
@@ -232,7 +232,7 @@ static void ibs_tag_squashed(void **state)
 static void spe_collision(void **state)
 {
     test_stream s;
-    tea_sampler_spec sp = spec(TEA_SCHEME_SPE, 2, TEA_JITTER_NONE);
+    tea_sampler_spec sp = spec(PICS_SCHEME_SPE, 2, PICS_JITTER_NONE);
     tea_replay *r;
     const uint64_t *lost;
     (void)state;
@@ -242,8 +242,8 @@ static void spe_collision(void **state)
     lost = tea_replay_sampler_lost(r, 0);
     assert_int_equal(tea_replay_sampler_samples(r, 0), 1);
     assert_cell(tea_replay_sampler_pics(r, 0), 0x80, 0, U);
-    assert_int_equal(lost[TEA_LOST_BUSY], 3);
-    assert_int_equal(lost[TEA_LOST_SQUASHED] + lost[TEA_LOST_EMPTY] + lost[TEA_LOST_END], 0);
+    assert_int_equal(lost[PICS_LOST_BUSY], 3);
+    assert_int_equal(lost[PICS_LOST_SQUASHED] + lost[PICS_LOST_EMPTY] + lost[PICS_LOST_END], 0);
     tea_replay_free(r);
     test_stream_free(&s);
 }
@@ -258,7 +258,7 @@ static void spe_collision(void **state)
 static void ris_mark(void **state)
 {
     test_stream s;
-    tea_sampler_spec sp = spec(TEA_SCHEME_RIS, 3, TEA_JITTER_NONE);
+    tea_sampler_spec sp = spec(PICS_SCHEME_RIS, 3, PICS_JITTER_NONE);
     tea_tagger probe;
     tea_replay *r;
     unsigned lfsr, skip;
@@ -266,7 +266,7 @@ static void ris_mark(void **state)
     (void)state;
 
     /* The LFSR's first draw for this seed and period, by the documented rule. */
-    assert_int_equal(tea_tagger_init(&probe, TEA_SCHEME_RIS, 3, TEA_JITTER_NONE, 1, TRACE_PSV_MASK_ALL, 0), 0);
+    assert_int_equal(tea_tagger_init(&probe, PICS_SCHEME_RIS, 3, PICS_JITTER_NONE, 1, TRACE_PSV_MASK_ALL, 0), 0);
     lfsr = probe.lfsr;
     tea_tagger_free(&probe);
     lfsr = (lfsr >> 1) ^ ((lfsr & 1u) ? 0xB400u : 0u);
@@ -301,9 +301,9 @@ static void many_points_in_one_stall(void **state)
 {
     test_stream s;
     const trace_uop load[] = { { 0x500, (1u << TRACE_PSV_ST_L1) | (1u << TRACE_PSV_ST_LLC), 0, 0 } };
-    tea_sampler_spec specs[3] = { spec(TEA_SCHEME_TEA, 10, TEA_JITTER_NONE),
-                                  spec(TEA_SCHEME_TEA, 10, TEA_JITTER_INTERVAL),
-                                  spec(TEA_SCHEME_NCI, 10, TEA_JITTER_START) };
+    tea_sampler_spec specs[3] = { spec(PICS_SCHEME_TEA, 10, PICS_JITTER_NONE),
+                                  spec(PICS_SCHEME_TEA, 10, PICS_JITTER_INTERVAL),
+                                  spec(PICS_SCHEME_NCI, 10, PICS_JITTER_START) };
     tea_replay *r;
     (void)state;
 
@@ -325,7 +325,7 @@ static void many_points_in_one_stall(void **state)
 static void nci_skips_exceptions(void **state)
 {
     test_stream s;
-    tea_sampler_spec sp = spec(TEA_SCHEME_NCI, 1, TEA_JITTER_NONE);
+    tea_sampler_spec sp = spec(PICS_SCHEME_NCI, 1, PICS_JITTER_NONE);
     tea_replay *r;
     const pics *p;
     (void)state;
@@ -351,19 +351,19 @@ static void nci_skips_exceptions(void **state)
 static void event_sets_mask_psvs(void **state)
 {
     test_stream s;
-    tea_sampler_spec specs[2] = { spec(TEA_SCHEME_TEA, 1, TEA_JITTER_NONE), spec(TEA_SCHEME_TEA, 1, TEA_JITTER_NONE) };
+    tea_sampler_spec specs[2] = { spec(PICS_SCHEME_TEA, 1, PICS_JITTER_NONE), spec(PICS_SCHEME_TEA, 1, PICS_JITTER_NONE) };
     tea_replay *r;
     (void)state;
 
-    specs[0].event_mask = tea_scheme_native_events(TEA_SCHEME_SPE);
+    specs[0].event_mask = pics_scheme_native_events(PICS_SCHEME_SPE);
     assert_int_equal(test_stream_read(TEA_TEST_DATA "/scenario.bin", NULL, &s), 0);
     r = replay(&s, s.header.initial_window, specs, 2);
     /* 0x2000 has DR-L1, which SPE cannot report: it becomes base. */
     assert_cell(tea_replay_sampler_pics(r, 0), 0x2000, 0, 6 * U);
     assert_cell(tea_replay_sampler_pics(r, 0), 0x2000, 8, 0);
     assert_cell(tea_replay_sampler_pics(r, 1), 0x2000, 8, 6 * U);
-    assert_int_equal(tea_scheme_native_events(TEA_SCHEME_IBS) & (1u << TRACE_PSV_FL_EX), 0);
-    assert_int_equal(tea_scheme_native_events(TEA_SCHEME_RIS) & (1u << TRACE_PSV_DR_SQ), 1u << TRACE_PSV_DR_SQ);
+    assert_int_equal(pics_scheme_native_events(PICS_SCHEME_IBS) & (1u << TRACE_PSV_FL_EX), 0);
+    assert_int_equal(pics_scheme_native_events(PICS_SCHEME_RIS) & (1u << TRACE_PSV_DR_SQ), 1u << TRACE_PSV_DR_SQ);
     tea_replay_free(r);
     test_stream_free(&s);
 }
@@ -374,27 +374,27 @@ static void scheme_table(void **state)
 {
     static const char *const names[] = { "golden", "tea", "nci", "ibs", "spe", "ris" };
     static const char *const display[] = { "golden", "TEA", "NCI-TEA", "IBS", "SPE", "RIS" };
-    tea_scheme s;
+    pics_scheme s;
     (void)state;
-    assert_int_equal(TEA_SCHEME_COUNT, 6);
-    for (int i = 0; i < TEA_SCHEME_COUNT; i++) {
-        assert_string_equal(tea_scheme_name((tea_scheme)i), names[i]);
-        assert_string_equal(tea_scheme_display_name((tea_scheme)i), display[i]);
-        assert_int_equal(tea_scheme_parse(names[i], &s), TEA_OK);
+    assert_int_equal(PICS_SCHEME_COUNT, 6);
+    for (int i = 0; i < PICS_SCHEME_COUNT; i++) {
+        assert_string_equal(pics_scheme_name((pics_scheme)i), names[i]);
+        assert_string_equal(pics_scheme_display_name((pics_scheme)i), display[i]);
+        assert_int_equal(pics_scheme_parse(names[i], &s), TEA_OK);
         assert_int_equal(s, i);
     }
-    assert_string_equal(tea_scheme_name(TEA_SCHEME_COUNT), "?");
+    assert_string_equal(pics_scheme_name(PICS_SCHEME_COUNT), "?");
     /* find takes a prefix of a longer label ("ibs:all") and sets no error */
-    assert_true(tea_scheme_find("ibs:all", 3, &s));
-    assert_int_equal(s, TEA_SCHEME_IBS);
-    assert_false(tea_scheme_find("ib", 2, &s));
-    assert_false(tea_scheme_find("ibs:all", 7, &s));
-    assert_int_equal(tea_scheme_parse("pebs", &s), TEA_ERR_USAGE);
+    assert_true(pics_scheme_find("ibs:all", 3, &s));
+    assert_int_equal(s, PICS_SCHEME_IBS);
+    assert_false(pics_scheme_find("ib", 2, &s));
+    assert_false(pics_scheme_find("ibs:all", 7, &s));
+    assert_int_equal(pics_scheme_parse("pebs", &s), TEA_ERR_USAGE);
     assert_string_equal(error_message(), "unknown scheme 'pebs' (golden, tea, nci, ibs, spe, ris)");
-    assert_int_equal(tea_scheme_native_events(TEA_SCHEME_TEA), TRACE_PSV_MASK_ALL);
-    assert_string_equal(tea_lost_name(TEA_LOST_BUSY), "busy");
-    assert_string_equal(tea_lost_name(TEA_LOST_END), "end");
-    assert_string_equal(tea_lost_name(TEA_LOST_REASONS), "?");
+    assert_int_equal(pics_scheme_native_events(PICS_SCHEME_TEA), TRACE_PSV_MASK_ALL);
+    assert_string_equal(pics_lost_name(PICS_LOST_BUSY), "busy");
+    assert_string_equal(pics_lost_name(PICS_LOST_END), "end");
+    assert_string_equal(pics_lost_name(PICS_LOST_REASONS), "?");
 }
 
 int main(void)

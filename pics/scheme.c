@@ -19,50 +19,50 @@ typedef struct scheme_entry {
     uint16_t native_events; /* the PSV bits its hardware reports */
 } scheme_entry;
 
-/* Indexed by tea_scheme: the order of every table and figure. */
-static const scheme_entry schemes[TEA_SCHEME_COUNT] = {
-    [TEA_SCHEME_GOLDEN] = { "golden", "golden", TRACE_PSV_MASK_ALL },
-    [TEA_SCHEME_TEA] = { "tea", "TEA", TRACE_PSV_MASK_ALL },
-    [TEA_SCHEME_NCI] = { "nci", "NCI-TEA", TRACE_PSV_MASK_ALL },
-    [TEA_SCHEME_IBS] = { "ibs", "IBS",
+/* Indexed by pics_scheme: the order of every table and figure. */
+static const scheme_entry schemes[PICS_SCHEME_COUNT] = {
+    [PICS_SCHEME_GOLDEN] = { "golden", "golden", TRACE_PSV_MASK_ALL },
+    [PICS_SCHEME_TEA] = { "tea", "TEA", TRACE_PSV_MASK_ALL },
+    [PICS_SCHEME_NCI] = { "nci", "NCI-TEA", TRACE_PSV_MASK_ALL },
+    [PICS_SCHEME_IBS] = { "ibs", "IBS",
                          BIT(TRACE_PSV_DR_L1) | BIT(TRACE_PSV_DR_TLB) | BIT(TRACE_PSV_FL_MB) | BIT(TRACE_PSV_ST_L1)
                              | BIT(TRACE_PSV_ST_TLB) | BIT(TRACE_PSV_ST_LLC) },
-    [TEA_SCHEME_SPE] = { "spe", "SPE",
+    [PICS_SCHEME_SPE] = { "spe", "SPE",
                          BIT(TRACE_PSV_FL_MB) | BIT(TRACE_PSV_ST_L1) | BIT(TRACE_PSV_ST_TLB) | BIT(TRACE_PSV_ST_LLC) },
-    [TEA_SCHEME_RIS] = { "ris", "RIS",
+    [PICS_SCHEME_RIS] = { "ris", "RIS",
                          BIT(TRACE_PSV_DR_L1) | BIT(TRACE_PSV_DR_TLB) | BIT(TRACE_PSV_DR_SQ) | BIT(TRACE_PSV_FL_MB)
                              | BIT(TRACE_PSV_ST_L1) | BIT(TRACE_PSV_ST_TLB) | BIT(TRACE_PSV_ST_LLC) },
 };
 static const char *const jitter_names[] = { "none", "start", "interval" };
 
-const char *tea_scheme_name(tea_scheme s)
+const char *pics_scheme_name(pics_scheme s)
 {
-    return (unsigned)s < TEA_SCHEME_COUNT ? schemes[s].name : "?";
+    return (unsigned)s < PICS_SCHEME_COUNT ? schemes[s].name : "?";
 }
 
-const char *tea_scheme_display_name(tea_scheme s)
+const char *pics_scheme_display_name(pics_scheme s)
 {
-    return (unsigned)s < TEA_SCHEME_COUNT ? schemes[s].display : "?";
+    return (unsigned)s < PICS_SCHEME_COUNT ? schemes[s].display : "?";
 }
 
-int tea_scheme_find(const char *name, size_t len, tea_scheme *s)
+int pics_scheme_find(const char *name, size_t len, pics_scheme *s)
 {
-    for (int i = 0; i < TEA_SCHEME_COUNT; i++) {
+    for (int i = 0; i < PICS_SCHEME_COUNT; i++) {
         if (strlen(schemes[i].name) == len && strncmp(name, schemes[i].name, len) == 0) {
-            *s = (tea_scheme)i;
+            *s = (pics_scheme)i;
             return 1;
         }
     }
     return 0;
 }
 
-int tea_scheme_parse(const char *name, tea_scheme *s)
+int pics_scheme_parse(const char *name, pics_scheme *s)
 {
     char list[SCHEME_LIST_MAX] = "";
 
-    if (tea_scheme_find(name, strlen(name), s))
+    if (pics_scheme_find(name, strlen(name), s))
         return TEA_OK;
-    for (int i = 0; i < TEA_SCHEME_COUNT; i++) {
+    for (int i = 0; i < PICS_SCHEME_COUNT; i++) {
         if (i > 0)
             strncat(list, ", ", sizeof list - strlen(list) - 1);
         strncat(list, schemes[i].name, sizeof list - strlen(list) - 1);
@@ -70,22 +70,22 @@ int tea_scheme_parse(const char *name, tea_scheme *s)
     return error_set(TEA_ERR_USAGE, "unknown scheme '%s' (%s)", name, list);
 }
 
-uint16_t tea_scheme_native_events(tea_scheme s)
+uint16_t pics_scheme_native_events(pics_scheme s)
 {
     /* Out of range: all events, as for the schemes without event limits. */
-    return (unsigned)s < TEA_SCHEME_COUNT ? schemes[s].native_events : TRACE_PSV_MASK_ALL;
+    return (unsigned)s < PICS_SCHEME_COUNT ? schemes[s].native_events : TRACE_PSV_MASK_ALL;
 }
 
-const char *tea_jitter_name(tea_jitter j)
+const char *pics_jitter_name(pics_jitter j)
 {
     return (unsigned)j < sizeof jitter_names / sizeof jitter_names[0] ? jitter_names[j] : "?";
 }
 
-int tea_jitter_parse(const char *name, tea_jitter *j)
+int pics_jitter_parse(const char *name, pics_jitter *j)
 {
     for (unsigned i = 0; i < sizeof jitter_names / sizeof jitter_names[0]; i++) {
         if (strcmp(name, jitter_names[i]) == 0) {
-            *j = (tea_jitter)i;
+            *j = (pics_jitter)i;
             return TEA_OK;
         }
     }

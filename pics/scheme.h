@@ -11,50 +11,50 @@
  * event set), unless asked to report all nine (which isolates the effect of
  * time-proportionality from that of event support).
  */
-#ifndef TEA_TEA_SCHEME_H
-#define TEA_TEA_SCHEME_H
+#ifndef TEA_PICS_SCHEME_H
+#define TEA_PICS_SCHEME_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum tea_scheme {
-    TEA_SCHEME_GOLDEN = 0, /* every cycle, exact (no sampling) */
-    TEA_SCHEME_TEA,        /* time-proportional: what golden charges at the sampled cycle */
-    TEA_SCHEME_NCI,        /* next committing instruction (PEBS-like) */
-    TEA_SCHEME_IBS,        /* AMD instruction-based sampling: tags the next dispatched µop */
-    TEA_SCHEME_SPE,        /* Arm statistical profiling: counts dispatched µops */
-    TEA_SCHEME_RIS,        /* IBM random instruction sampling: skips a random number of µops */
-    TEA_SCHEME_COUNT
-} tea_scheme;
+typedef enum pics_scheme {
+    PICS_SCHEME_GOLDEN = 0, /* every cycle, exact (no sampling) */
+    PICS_SCHEME_TEA,        /* time-proportional: what golden charges at the sampled cycle */
+    PICS_SCHEME_NCI,        /* next committing instruction (PEBS-like) */
+    PICS_SCHEME_IBS,        /* AMD instruction-based sampling: tags the next dispatched µop */
+    PICS_SCHEME_SPE,        /* Arm statistical profiling: counts dispatched µops */
+    PICS_SCHEME_RIS,        /* IBM random instruction sampling: skips a random number of µops */
+    PICS_SCHEME_COUNT
+} pics_scheme;
 
-typedef enum tea_jitter {
-    TEA_JITTER_NONE = 0,   /* points at origin + k*P */
-    TEA_JITTER_START,      /* one random offset, then every P */
-    TEA_JITTER_INTERVAL    /* one random point inside every period */
-} tea_jitter;
+typedef enum pics_jitter {
+    PICS_JITTER_NONE = 0,   /* points at origin + k*P */
+    PICS_JITTER_START,      /* one random offset, then every P */
+    PICS_JITTER_INTERVAL    /* one random point inside every period */
+} pics_jitter;
 
 /* "golden", "tea", "nci", "ibs", "spe", "ris"; "?" out of range. */
-const char *tea_scheme_name(tea_scheme s);
+const char *pics_scheme_name(pics_scheme s);
 
 /* The name in prose and figures: "golden", "TEA", "NCI-TEA", "IBS", "SPE",
  * "RIS"; "?" out of range. */
-const char *tea_scheme_display_name(tea_scheme s);
+const char *pics_scheme_display_name(pics_scheme s);
 
 /* Looks up the `len` bytes at `name` (not necessarily NUL-terminated) as a
  * scheme name; 1 and *s when found, 0 (nothing set, no message) otherwise. */
-int tea_scheme_find(const char *name, size_t len, tea_scheme *s);
+int pics_scheme_find(const char *name, size_t len, pics_scheme *s);
 
 /* Parses a scheme name; returns 0 or TEA_ERR_USAGE (message listing the
  * names). */
-int tea_scheme_parse(const char *name, tea_scheme *s);
+int pics_scheme_parse(const char *name, pics_scheme *s);
 
 /* The PSV bits a scheme reports natively. */
-uint16_t tea_scheme_native_events(tea_scheme s);
+uint16_t pics_scheme_native_events(pics_scheme s);
 
 /* "none", "start", "interval". */
-const char *tea_jitter_name(tea_jitter j);
+const char *pics_jitter_name(pics_jitter j);
 
 /* Parses a jitter name; returns 0 or TEA_ERR_USAGE. */
-int tea_jitter_parse(const char *name, tea_jitter *j);
+int pics_jitter_parse(const char *name, pics_jitter *j);
 
 #endif
