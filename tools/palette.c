@@ -94,3 +94,12 @@ const char *palette_scheme_color(const char *scheme, size_t index)
         return scheme_colors[s];
     return plot_chart_series_color(index);
 }
+
+const char *palette_program(const char *binary_path)
+{
+    const char *slash;
+    if (!binary_path || !*binary_path)
+        return NULL;
+    slash = strrchr(binary_path, '/');
+    return slash && slash[1] ? slash + 1 : binary_path;
+}

@@ -1,6 +1,7 @@
 /*
- * palette.h: the fixed colours of the project's figures, chosen by what the
- * charts draw (plot/chart.h takes every colour from its caller).
+ * palette.h: the fixed look of the project's figures, chosen by what the
+ * charts draw (plot/chart.h takes every colour and title from its caller):
+ * their colours, and how their titles name the traced program.
  *
  * A PICS component (PSV) and a scheme each have one colour everywhere, so
  * that a component or TEA looks the same in every figure.
@@ -29,5 +30,10 @@ void palette_component_color(uint16_t psv, char buf[PLOT_CHART_COLOR_MAX]);
 /* The colour of a scheme named as in pics/scheme.h (golden, tea, nci, ibs,
  * spe, ris); any other label (NULL, "ibs:all") gets plot_chart_series_color(index). */
 const char *palette_scheme_color(const char *scheme, size_t index);
+
+/* How a chart title names the traced program: the file name of its binary
+ * (`binary_path` without its directory), or NULL when there is none. Every
+ * figure's title begins "PROGRAM: " when there is one. */
+const char *palette_program(const char *binary_path);
 
 #endif

@@ -48,17 +48,6 @@ typedef struct flame_names {
     const char *colors[FLAME_FRAMES];
 } flame_names;
 
-/* The program's name for the title: the traced binary's file name, else
- * "the trace". */
-static const char *program_name(const pics_info *info)
-{
-    const char *slash;
-    if (!info->binary_path || !*info->binary_path)
-        return "the trace";
-    slash = strrchr(info->binary_path, '/');
-    return slash && slash[1] ? slash + 1 : info->binary_path;
-}
-
 static int run_flamegraph(const flame_request *req)
 {
     view_report_input in;
@@ -97,8 +86,9 @@ static int run_flamegraph(const flame_request *req)
     if (req->title) {
         fo.title = req->title;
     } else {
-        snprintf(title, sizeof title, "%s: %s cycles by function, instruction and component", program_name(&in.info),
-                 in.info.scheme);
+        const char *program = palette_program(in.info.binary_path);
+        snprintf(title, sizeof title, "%s: %s cycles by function, instruction and component",
+                 program ? program : "the trace", in.info.scheme);
         fo.title = title;
     }
     if ((rc = outfile_open(&out, req->out_path)))

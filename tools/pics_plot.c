@@ -247,10 +247,9 @@ static int run_plot(const plot_request *req)
     label_bars(req, in, bar_text);
     for (size_t b = 0; b < req->files; b++)
         bar_labels[b] = bar_text[b];
-    if (in[0].info.binary_path && *in[0].info.binary_path) {
-        const char *slash = strrchr(in[0].info.binary_path, '/');
+    if (palette_program(in[0].info.binary_path)) {
         snprintf(title, sizeof title, "%s: cycle stacks of the top %zu instructions",
-                 slash && slash[1] ? slash + 1 : in[0].info.binary_path, groups);
+                 palette_program(in[0].info.binary_path), groups);
     } else {
         snprintf(title, sizeof title, "Cycle stacks of the top %zu instructions (trace %.*s)", groups,
                  PLOT_DIGEST_SHOWN, in[0].info.trace_digest);

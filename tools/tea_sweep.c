@@ -182,10 +182,9 @@ static int write_svg(const sweep_pool *pool, const char *path, pics_granularity 
     }
     if (pool->count == 1) {
         const tea_run *run = &pool->jobs[0].result;
-        const char *program = run->header.binary_path, *slash = program ? strrchr(program, '/') : NULL;
+        const char *program = palette_program(run->header.binary_path);
         snprintf(title, sizeof title, "%.*s: error against sampling frequency (%zu seed%s, %s)", SWEEP_PROGRAM_SHOWN,
-                 program && *program ? (slash && slash[1] ? slash + 1 : program) : run->name, seeds,
-                 seeds == 1 ? "" : "s", pics_granularity_name(granularity));
+                 program ? program : run->name, seeds, seeds == 1 ? "" : "s", pics_granularity_name(granularity));
     } else {
         snprintf(title, sizeof title, "Error against sampling frequency (%zu traces, %zu seed%s, %s)", pool->count,
                  seeds, seeds == 1 ? "" : "s", pics_granularity_name(granularity));
