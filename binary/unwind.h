@@ -2,6 +2,9 @@
  * unwind.h: function ranges from an ELF file's unwind tables, for code that
  * no symbol names (stripped binaries and libraries).
  *
+ * Internal to binary/: symbols.h names the functions it finds (the tests
+ * use it too).
+ *
  * Every FDE (frame description entry) of `.eh_frame`, or of `.debug_frame`
  * when a file has no `.eh_frame`, describes one function, or one part of a
  * function the compiler split off (`.cold` parts get an FDE of their own):

@@ -3,6 +3,9 @@
  * (gshare or TAGE, selectable), a branch target buffer (BTB) and a return
  * address stack (RAS).
  *
+ * Internal to model/: the core's parts, which core.h puts together (the
+ * tests use them too).
+ *
  * Use: for every correct-path control-flow instruction, in program order,
  * call model_bpred_predict() (what the front end would do) and then
  * model_bpred_update() with the real outcome, before predicting the next one.

@@ -2,6 +2,9 @@
  * cache.h: a set-associative cache with true LRU replacement, miss status
  * holding registers (MSHRs) and an optional next-line prefetcher.
  *
+ * Internal to model/: the core's parts, which core.h puts together (the
+ * tests use them too).
+ *
  * The cache keeps tags and timing, not data. Each line carries the cycle its
  * fill completes, so a line that was requested but has not arrived yet is
  * present with a future `ready` cycle; an access to it is a secondary miss

@@ -2,6 +2,9 @@
  * memory.h: the memory hierarchy of the baseline core: split L1 instruction
  * and data caches, a shared last-level cache (LLC) and DRAM.
  *
+ * Internal to model/: the core's parts, which core.h puts together (the
+ * tests use them too).
+ *
  * Defaults follow the TEA paper's BOOM (docs/semantics.md §7): 32 KiB 8-way
  * L1 I and D caches with 64 B lines, 16 MSHRs and a next-line prefetcher; a
  * 2 MiB 16-way LLC with 32 MSHRs; DRAM at a fixed latency.

@@ -3,6 +3,9 @@
  * instruction TLB and an L1 data TLB (32 entries each, fully associative,
  * LRU), a shared L2 TLB (1024 entries, 4-way, LRU) and page-table walkers.
  *
+ * Internal to model/: the core's parts, which core.h puts together (the
+ * tests use them too).
+ *
  * Timing (cycles added to the access that translates):
  *   L1 TLB hit                     0 (looked up in parallel with the cache)
  *   L1 miss, L2 TLB hit            l2_latency (4)

@@ -1,6 +1,9 @@
 /*
  * schedule.h: deterministic sample points in cycles.
  *
+ * Internal to tea/: a part of the engine, which replay.h and run.h put
+ * together (the tests use it too).
+ *
  * Time after the origin (the trace's first record) is cut into periods of P
  * cycles; window k is (origin + kP, origin + (k+1)P] and holds exactly one
  * sample point, origin + kP + u_k with u_k in [1, P]:

@@ -1,6 +1,9 @@
 /*
  * tagger.h: the tagging samplers (IBS, SPE, RIS) as one mechanism.
  *
+ * Internal to tea/: a part of the engine, which replay.h and run.h put
+ * together (the tests use it too).
+ *
  * A tagging unit picks a ROB entry when it is dispatched and follows it:
  * if its µop commits, the sample (weight one) goes to that µop with the PSV
  * masked to the unit's events; if it is squashed, excepts, or the entry held

@@ -52,7 +52,26 @@ for room in common trace golden pics tea binary view plot model record; do
     done
 done
 }
-out=$(check)
+# A header whose comment says "Internal to ROOM/" belongs to that room alone:
+# only its room (and the tests, fuzz harnesses and benchmarks, which test
+# the parts) may include it; the other rooms and tools/ use the room's
+# public headers.
+check_internal() {
+for header in "$src"/*/*.h; do
+    room=$(sed -n 's/.*Internal to \([a-z]*\)\/.*/\1/p' "$header" | head -n 1)
+    [ -n "$room" ] || continue
+    name=${header#"$src"/}
+    for file in "$src"/*/*.[ch]; do
+        dir=${file#"$src"/}
+        dir=${dir%%/*}
+        case $dir in "$room" | tests | fuzz | bench) continue ;; esac
+        if grep -q "^[[:space:]]*#[[:space:]]*include[[:space:]]*\"\(\.\./\)\{0,1\}$name\"" "$file"; then
+            echo "${file#"$src"/}: includes \"$name\", which is internal to $room/"
+        fi
+    done
+done
+}
+out=$(check; check_internal)
 if [ -n "$out" ]; then
     echo "$out"
     echo "wrong-way includes: see docs/architecture.md (Rooms)"
