@@ -454,7 +454,6 @@ typedef struct children {
     int accepting;             /* the acceptor thread runs */
     atomic_int stop;
     pthread_mutex_t lock;
-    pthread_cond_t ended;      /* a child's thread ended */
     unsigned running;          /* child threads not yet ended */
     child_run *list;
     size_t forks_without_program;
@@ -495,7 +494,6 @@ static void *child_main(void *arg)
     free_run(&c->run);
     pthread_mutex_lock(&a.ch->lock);
     a.ch->running--;
-    pthread_cond_broadcast(&a.ch->ended);
     pthread_mutex_unlock(&a.ch->lock);
     return NULL;
 }
@@ -567,7 +565,6 @@ static int children_start(children *ch, const record_request *req)
     ch->req = req;
     atomic_init(&ch->stop, 0);
     pthread_mutex_init(&ch->lock, NULL);
-    pthread_cond_init(&ch->ended, NULL);
     if ((rc = model_vgrecord_listen(&ch->listener)))
         return rc;
     if (pthread_create(&ch->acceptor, NULL, accept_children, ch) != 0)
@@ -626,7 +623,6 @@ static void children_finish(children *ch, int quiet)
     model_vgrecord_listener_close(ch->listener);
     ch->listener = NULL;
     pthread_mutex_destroy(&ch->lock);
-    pthread_cond_destroy(&ch->ended);
 }
 
 /* --- the command ------------------------------------------------------------- */
