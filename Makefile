@@ -5,6 +5,8 @@
 #                 completion under PREFIX (default /usr/local; DESTDIR for staging)
 #   make fuzz     build the fuzz/ harnesses with clang's libFuzzer and run each
 #                 for FUZZ_SECONDS (default 600) on seeds the tools make
+#   make coverage build with gcov counters, run every test, print line and
+#                 branch coverage per room (gcovr; scripts/coverage-by-room)
 
 BUILD_DIR ?= build
 SANITIZE_DIR ?= build-sanitize
@@ -14,8 +16,9 @@ CMAKE_FLAGS ?=
 FUZZ_DIR ?= build-fuzz
 FUZZ_SECONDS ?= 600
 FUZZ_CC ?= clang
+COVERAGE_DIR ?= build-coverage
 
-.PHONY: all deps build build-sanitize demo test test-plain test-sanitize install bench fuzz clean
+.PHONY: all deps build build-sanitize demo test test-plain test-sanitize install bench fuzz coverage clean
 
 all: build
 
@@ -57,5 +60,15 @@ fuzz: build
 	sh fuzz/make-corpus $(BUILD_DIR)/bin $(FUZZ_DIR)/corpus
 	sh fuzz/run-libfuzzer $(FUZZ_DIR) $(FUZZ_SECONDS)
 
+# Line and branch coverage of the libraries and tools per room, from the
+# whole test suite run on a build with gcov counters (-O0).
+coverage: deps
+	@sh scripts/install-deps.sh --coverage
+	cmake -S . -B $(COVERAGE_DIR) -DTEA_COVERAGE=ON -DCMAKE_BUILD_TYPE=Debug $(CMAKE_FLAGS)
+	cmake --build $(COVERAGE_DIR) -j $(JOBS)
+	find $(COVERAGE_DIR) -name '*.gcda' -delete
+	cd $(COVERAGE_DIR) && ctest -j $(JOBS) --output-on-failure
+	python3 scripts/coverage-by-room $(COVERAGE_DIR)
+
 clean:
-	rm -rf $(BUILD_DIR) $(SANITIZE_DIR) $(FUZZ_DIR)
+	rm -rf $(BUILD_DIR) $(SANITIZE_DIR) $(FUZZ_DIR) $(COVERAGE_DIR)

@@ -16,8 +16,12 @@
 set -eu
 
 FUZZ=0
+COVERAGE=0
 if [ "${1:-}" = --fuzz ]; then
     FUZZ=1
+fi
+if [ "${1:-}" = --coverage ]; then
+    COVERAGE=1
 fi
 
 # g++: capstone's own CMake project enables C++ (it compiles only C).
@@ -30,6 +34,10 @@ gcc-riscv64-linux-gnu binutils-riscv64-linux-gnu libxml2-utils"
 PACKAGES="$PACKAGES python3 debuginfod"
 if [ "$FUZZ" -eq 1 ]; then
     PACKAGES="$PACKAGES clang"
+fi
+# gcovr: `make coverage` reads the gcov counters with it.
+if [ "$COVERAGE" -eq 1 ]; then
+    PACKAGES="$PACKAGES gcovr"
 fi
 # Optional: installed as root, only reported otherwise. help2man writes the
 # man pages `make install` installs (without it they are left out, with a
