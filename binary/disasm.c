@@ -10,6 +10,7 @@
 #include "disasm.h"
 #include "common/error.h"
 
+#include <assert.h>
 #include <capstone/capstone.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -421,6 +422,7 @@ int binary_disasm_one(binary_disasm *d, uint64_t pc, const uint8_t *bytes, size_
         return error_set(TEA_ERR_FORMAT, "%s: no valid instruction at 0x%llx (bytes %s%s)", d->arch->name,
                          (unsigned long long)pc, hex, avail > ERROR_BYTES ? " ..." : "");
     }
+    assert(in->size > 0 && in->size <= avail); /* the instruction lies in the bytes offered */
     out->size = in->size;
     snprintf(out->mnemonic, sizeof out->mnemonic, "%s", in->mnemonic);
     snprintf(out->operands, sizeof out->operands, "%s", in->op_str);

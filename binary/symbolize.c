@@ -233,6 +233,8 @@ static void score_candidates(const code_map *maps, size_t n, const uint64_t *sam
             g->runner_up_hits = hits;
         }
     }
+    /* Hits are PCs on instruction starts, which are PCs in code. */
+    assert(g->hits <= g->in_code && g->in_code <= sampled);
 }
 
 int binary_symbolize_guess_bias(const binary_symbols *syms, const uint64_t *pcs, size_t count, unsigned va_bits,
@@ -396,13 +398,13 @@ int binary_symbolize_parse_offset(const char *text, uint64_t *out)
     char *end;
     unsigned long long v;
     if (!*digits || *digits == '-' || *digits == '+' || *digits == ' ')
-        return -1;
+        return error_set(TEA_ERR_USAGE, "invalid offset '%s' (hex with 0x, or decimal)", text);
     errno = 0;
     v = strtoull(digits, &end, digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X') ? 16 : 10);
     if (errno || *end || end == digits)
-        return -1;
+        return error_set(TEA_ERR_USAGE, "invalid offset '%s' (hex with 0x, or decimal)", text);
     *out = negative ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-    return 0;
+    return TEA_OK;
 }
 
 /* --- the trace's objects --------------------------------------------------- */
@@ -434,6 +436,7 @@ static int copy_objects(binary_symbolizer *z, const trace_object_list *l)
         o->end = t->end;
         o->load_bias = t->load_bias;
     }
+    assert(z->object_count == l->count);
     qsort(z->objects, z->object_count, sizeof *z->objects, compare_objects);
     return TEA_OK;
 }
@@ -479,6 +482,7 @@ static void object_open(const binary_symbolizer *z, object_unit *o)
 {
     binary_symbols *s = NULL;
     const char *id;
+    assert(o->state == OBJECT_UNOPENED); /* opened once, on first use */
     o->state = OBJECT_UNUSABLE;
     if (binary_symbols_open(&s, o->path)) {
         warn(z->command, "%s: its PCs are shown as [%s]", error_message(), o->base);
@@ -745,6 +749,7 @@ char *binary_symbolize_target(const binary_symbolizer *z, uint64_t pc, char *buf
         if (!loc.name && loc.section && (before = binary_symbols_preceding(s, pc)) >= 0) {
             /* outside every function but in a section: after the function before it, as objdump does */
             const binary_symbols_function *f = binary_symbols_function_at(s, (size_t)before);
+            assert((size_t)before < binary_symbols_count(s)); /* f is a function of s */
             loc.name = f->name;
             loc.offset = pc - f->start;
         }

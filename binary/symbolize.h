@@ -76,8 +76,8 @@ typedef struct binary_symbolizer binary_symbolizer;
  * 0x (or 0X), or decimal, optionally preceded by '-' for a negative offset,
  * which is taken modulo 2^64 (-0x10 is 0xfffffffffffffff0). Nothing else is
  * accepted: no sign after '-', no '+', no leading space, no empty digits, nothing
- * after the number, nothing beyond 64 bits. Returns 0 and sets *out, or -1
- * (*out unchanged). */
+ * after the number, nothing beyond 64 bits. Returns 0 and sets *out, or
+ * TEA_ERR_USAGE (message set; *out unchanged). */
 int binary_symbolize_parse_offset(const char *text, uint64_t *out);
 
 /* What --adjust-vma auto found (binary_symbolize_guess_bias). */

@@ -14,6 +14,7 @@
 #include "elffile.h"
 #include "unwind.h"
 
+#include <assert.h>
 #include <elfutils/debuginfod.h>
 #include <elfutils/libdw.h>
 #include <gelf.h>
@@ -991,15 +992,18 @@ static int read_functions(binary_symbols *s)
             end = next;
             if (best->section_end > best->addr && best->section_end < end)
                 end = best->section_end;
-            if (end == UINT64_MAX && best->section_end <= best->addr)
+            if (end == UINT64_MAX && best->section_end <= best->addr && best->addr < UINT64_MAX)
                 end = best->addr + 1; /* the last symbol, outside any section: its own address only */
         }
         s->ranges[g].start = best->addr;
         s->ranges[g].end = end;
+        /* Ranges are disjoint and sorted, by start and by end: function_of searches them. */
+        assert(g == 0 || s->ranges[g - 1].end <= s->ranges[g].start);
         s->mangled[g] = best->name;
     }
     s->count = groups;
     free(c);
+    assert(s->name_count == n); /* every symbol names its group */
     for (size_t g = 0; g < groups; g++) {
         if ((rc = demangle_name(s, s->mangled[g], &s->demangled[g])))
             return rc;
@@ -1008,6 +1012,7 @@ static int read_functions(binary_symbols *s)
             s->names[s->name_count++].function = g;
         }
     }
+    assert(s->name_count <= n + groups); /* the room allocated: one demangled name per group */
     s->demangle = 1;
     for (size_t g = 0; g < groups; g++)
         s->functions[g].name = s->demangled[g] ? s->demangled[g] : s->mangled[g];
@@ -1173,6 +1178,7 @@ void binary_symbols_locate(const binary_symbols *s, uint64_t pc, binary_symbols_
     loc->function = f;
     loc->section = sec ? sec->name : NULL;
     if (f >= 0) {
+        assert(addr - s->ranges[f].start < s->ranges[f].end - s->ranges[f].start); /* its range holds the PC */
         loc->name = s->functions[f].name;
         loc->start = s->functions[f].start;
         loc->offset = addr - s->ranges[f].start;

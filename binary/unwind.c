@@ -65,6 +65,7 @@ static int read_leb(const uint8_t **p, const uint8_t *end, int is_signed, uint64
 static int read_fixed(const uint8_t **p, const uint8_t *end, unsigned bytes, int is_signed, uint64_t *value)
 {
     uint64_t v = 0;
+    assert(bytes >= 1 && bytes <= sizeof v); /* the encodings' sizes: 2, 4 or 8 */
     if ((size_t)(end - *p) < bytes)
         return 0;
     for (unsigned i = 0; i < bytes; i++)
@@ -225,6 +226,7 @@ static int walk_section(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, int eh_fram
                && dwarf_next_cfi(ident, data, eh_frame, offset, &next, &e) == 0) {
             if (pass == 0 && dwarf_cfi_cie_p(&e)) {
                 cie_info c = { offset, fde_encoding(&e.cie, ptr_size) };
+                assert(ncies == 0 || cies[ncies - 1].offset < offset); /* sorted: cie_encoding searches them */
                 rc = push((void **)&cies, &ncies, &cie_cap, &c, sizeof c);
             } else if (pass == 1 && !dwarf_cfi_cie_p(&e)) {
                 unsigned enc = cie_encoding(cies, ncies, e.fde.CIE_pointer);

@@ -4,6 +4,7 @@
 #include "csv.h"
 #include "error.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,6 +95,7 @@ int csv_split(csv_fields *f, const char *line, size_t length)
             }
         }
         f->text[out++] = '\0';
+        assert(out <= i + 1 && out <= f->text_capacity); /* a field is no longer than its bytes */
         f->items[f->count++] = &f->text[start];
         if (i >= length)
             return TEA_OK;

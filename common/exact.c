@@ -19,6 +19,7 @@ char *exact_format_u128(exact_u128 v, char *buf, size_t size)
         digits[n++] = (char)('0' + (int)(v % 10));
         v /= 10;
     } while (v && n < sizeof digits);
+    assert(v == 0); /* the digits hold any 128-bit value */
     for (size_t i = 0; i < n && i + 1 < size; i++)
         buf[i] = digits[n - 1 - i];
     buf[n < size ? n : size - 1] = '\0';
@@ -59,6 +60,7 @@ int exact_round_shares(const exact_u128 *num, size_t n, exact_u128 den, exact_u1
     qsort(rems, n, sizeof *rems, compare_remainders);
     for (size_t k = 0; given < target && k < n; k++, given++)
         out[rems[k].index]++;
+    assert(given <= target); /* a unit each at most, and only units the target lacks */
     free(rems);
     return TEA_OK;
 }

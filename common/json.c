@@ -3,6 +3,7 @@
  */
 #include "json.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -40,6 +41,7 @@ static void before_item(json_writer *j)
 
 static void begin(json_writer *j, int is_array)
 {
+    assert(j->depth + 1 < JSON_MAX_DEPTH); /* the documents written nest less deeply */
     before_item(j);
     fputc(is_array ? '[' : '{', j->out);
     if (j->depth + 1 < JSON_MAX_DEPTH) {
@@ -102,6 +104,7 @@ static void write_escaped(FILE *out, const char *s)
 
 void json_key(json_writer *j, const char *key)
 {
+    assert(!j->after_key && (j->depth == 0 || !j->is_array[j->depth])); /* a key names an object's member */
     before_item(j);
     write_escaped(j->out, key);
     fputs(": ", j->out);

@@ -6,6 +6,7 @@
 #include "cleanup.h"
 #include "error.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,6 +190,7 @@ int outfile_commit(outfile *f)
 {
     int rc = TEA_OK;
 
+    assert(!f->in_place || !f->temp_path); /* written in place or renamed, not both */
     if (f->in_place) {
         if (ferror(f->stream) || fflush(f->stream) != 0)
             rc = error_set(TEA_ERR_IO, "%s: write failed: %s", f->path, strerror(errno));

@@ -4,6 +4,8 @@
 #include "rng.h"
 #include "exact.h"
 
+#include <assert.h>
+
 /* splitmix64's increment and finalizer constants. */
 #define SPLITMIX_GAMMA 0x9E3779B97F4A7C15ULL
 #define SPLITMIX_MUL1 0xBF58476D1CE4E5B9ULL
@@ -47,8 +49,12 @@ uint64_t rng_next(rng_state *rng)
 /* Lemire's multiply-and-reject method: one multiplication in the common case. */
 static uint64_t bounded(uint64_t (*draw)(void *), void *ctx, uint64_t bound)
 {
-    exact_u128 m = (exact_u128)draw(ctx) * bound;
-    uint64_t low = (uint64_t)m;
+    exact_u128 m;
+    uint64_t low;
+
+    assert(bound > 0); /* rng.h: [0, 0) holds nothing to draw */
+    m = (exact_u128)draw(ctx) * bound;
+    low = (uint64_t)m;
     if (low < bound) {
         uint64_t threshold = -bound % bound;
         while (low < threshold) {

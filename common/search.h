@@ -10,6 +10,7 @@
 #ifndef TEA_COMMON_SEARCH_H
 #define TEA_COMMON_SEARCH_H
 
+#include <assert.h>
 #include <stddef.h>
 
 /* Whether the item at position `i` is below the key `ctx` describes. */
@@ -29,6 +30,8 @@ static inline size_t search_lower_bound(size_t count, search_below_fn below, con
         else
             hi = mid;
     }
+    /* The items are sorted: the answer is where `below` turns false. */
+    assert((lo == 0 || below(lo - 1, ctx)) && (lo == count || !below(lo, ctx)));
     return lo;
 }
 

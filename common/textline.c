@@ -3,6 +3,7 @@
  */
 #include "textline.h"
 
+#include <assert.h>
 #include <stdlib.h>
 
 /* First buffer size; doubled up to max + 1. */
@@ -40,6 +41,7 @@ int textline_read(FILE *f, char **buf, size_t *cap, size_t max, size_t *len)
         *buf = grown;
         *cap = TEXTLINE_FIRST;
     }
+    assert(n <= max && n < *cap); /* the line and its NUL fit the buffer */
     (*buf)[n] = '\0';
     *len = n;
     return nul ? TEXTLINE_NUL : TEXTLINE_OK;

@@ -4,12 +4,14 @@
 #define _GNU_SOURCE
 #include "threads.h"
 
+#include <assert.h>
 #include <pthread.h>
 #include <sched.h>
 #include <unistd.h>
 
 static pthread_mutex_t budget_lock = PTHREAD_MUTEX_INITIALIZER;
 static long budget_left;        /* threads that may still start; below 0 when overdrawn */
+static long budget_start;       /* budget_left when nothing is taken */
 static int budget_ready;
 
 unsigned threads_processors(void)
@@ -27,7 +29,7 @@ unsigned threads_processors(void)
 static void ready(void)
 {
     if (!budget_ready) {
-        budget_left = (long)threads_processors() - 1;
+        budget_left = budget_start = (long)threads_processors() - 1;
         budget_ready = 1;
     }
 }
@@ -56,5 +58,6 @@ void threads_release(unsigned n)
     pthread_mutex_lock(&budget_lock);
     ready();
     budget_left += (long)n;
+    assert(budget_left <= budget_start); /* no thread is given back twice */
     pthread_mutex_unlock(&budget_lock);
 }

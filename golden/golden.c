@@ -3,6 +3,7 @@
  * classification (see golden.h).
  */
 #include "golden.h"
+#include "common/error.h"
 
 #include <assert.h>
 #include <string.h>
@@ -24,10 +25,10 @@ int golden_rules_parse(const char *name, golden_rules *out)
     for (unsigned i = 0; i < GOLDEN_RULES_COUNT; i++) {
         if (strcmp(name, golden_rules_name((golden_rules)i)) == 0) {
             *out = (golden_rules)i;
-            return 0;
+            return TEA_OK;
         }
     }
-    return -1;
+    return error_set(TEA_ERR_USAGE, "unknown golden rules '%s' (default or tracedoctor)", name);
 }
 
 void golden_init(golden *g, unsigned initial_window)
@@ -90,6 +91,7 @@ size_t golden_intervals(golden *g, const trace_record *records, size_t count, co
     for (; i < count; i++)
         k += (size_t)golden_step(&s, &records[i], uops + records[i].first_uop, &out[k]);
     golden_run_end(g, &s);
+    assert(k <= count && g->window <= TRACE_MAX_ROB); /* an interval per record at most */
     return k;
 }
 
@@ -153,6 +155,10 @@ void golden_finish(golden *g, const golden_sink *sink)
         g->totals.attributed += window_end - iv.start;
     }
     g->pending_stalled = g->pending_drained = 0;
+    /* Every cycle after the origin is in exactly one state. */
+    assert(g->totals.states[GOLDEN_COMPUTE] + g->totals.states[GOLDEN_STALLED] + g->totals.states[GOLDEN_DRAINED]
+               + g->totals.states[GOLDEN_FLUSHED]
+           == g->last_cycle - g->totals.origin);
 }
 
 void golden_resume(golden *g, const trace_record *r, const trace_uop *uops, unsigned window_after)
@@ -161,6 +167,7 @@ void golden_resume(golden *g, const trace_record *r, const trace_uop *uops, unsi
     unsigned n = trace_record_uops(r);
 
     /* What golden_intervals leaves after a record that closes an interval. */
+    assert(n > 0 && window_after <= TRACE_MAX_ROB); /* a record that commits or excepts, checked */
     g->started = 1;
     g->finished = 0;
     g->boundary = g->last_cycle = g->totals.last_cycle = r->cycle;

@@ -35,6 +35,7 @@
 #include "trace/record.h"
 #include "trace/trace.h"
 
+#include <assert.h>
 #include <stdint.h>
 
 enum golden_state {
@@ -74,7 +75,8 @@ typedef enum golden_rules {
 /* "default" or "tracedoctor". */
 const char *golden_rules_name(golden_rules rules);
 
-/* Parses a rule-set name. Returns 0, or -1 for an unknown name. */
+/* Parses a rule-set name. Returns 0, or TEA_ERR_USAGE (message set) for an
+ * unknown name. */
 int golden_rules_parse(const char *name, golden_rules *out);
 
 /* One closed interval. `uops` points into the batch that closed it. */
@@ -392,6 +394,7 @@ static inline size_t golden_plain_run(golden_run *s, const trace_record *records
     }
     /* The run's idle cycles: its span but the cycles that committed. What
      * is not open any more was closed. */
+    assert(open_drained <= open_idle && window <= TRACE_MAX_ROB); /* drained cycles are idle ones */
     run_idle = last - start - compute;
     closed_drained = s->drained + run_drained - open_drained;
     s->closed_drained += closed_drained;

@@ -5,6 +5,7 @@
 #include "common/error.h"
 #include "common/exact.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,6 +72,7 @@ void golden_stalls_add(golden_stalls *s, const golden_interval *iv)
 
     if (!iv->uops)
         return;
+    assert(iv->start <= iv->refill && iv->refill <= iv->cycle); /* the interval's parts in order */
     uops = iv->n_commit + (iv->exception ? 1u : 0u);
     /* The first µop waited [refill, cycle), and an exception without
      * commits also its own cycle; the others committed with it. */
@@ -90,34 +92,43 @@ golden_sink golden_stalls_sink(golden_stalls *s)
     return sink;
 }
 
-int golden_stalls_percentile(const golden_stalls *s, int group, uint64_t num, uint64_t den, uint64_t *length)
+int golden_stalls_percentile(const golden_stalls *s, int group, uint64_t num, uint64_t den, uint64_t *length,
+                             golden_stalls_percentile_kind *kind)
 {
     const golden_stalls_group *g;
     uint64_t rank, seen = 0;
 
     *length = 0;
-    if (group < 0 || group >= GOLDEN_STALLS_GROUP_COUNT || den == 0 || num == 0 || num > den)
-        return -1;
+    *kind = GOLDEN_STALLS_PERCENTILE_EMPTY;
+    if (group < 0 || group >= GOLDEN_STALLS_GROUP_COUNT)
+        return error_set(TEA_ERR_USAGE, "stall group %d is outside 0..%d", group, GOLDEN_STALLS_GROUP_COUNT - 1);
+    if (den == 0 || num == 0 || num > den)
+        return error_set(TEA_ERR_USAGE, "percentile %llu/%llu is not a fraction above 0 and at most 1",
+                         (unsigned long long)num, (unsigned long long)den);
     g = &s->groups[group];
     if (!g->stalls)
-        return -1;
+        return TEA_OK;
     /* Nearest rank: ceil(stalls * num / den), at least 1. */
     rank = (uint64_t)(((exact_u128)g->stalls * num + den - 1) / den);
     if (rank == 0)
         rank = 1;
+    *kind = GOLDEN_STALLS_PERCENTILE_EXACT;
     if (rank == g->stalls) {
         *length = g->longest;
-        return 0;
+        return TEA_OK;
     }
     for (uint64_t len = 1; len <= s->max_length; len++) {
         seen += g->histogram[len];
         if (seen >= rank) {
             *length = len;
-            return 0;
+            return TEA_OK;
         }
     }
+    /* Every stall is in the histogram or counted as longer. */
+    assert(seen + g->overflow == g->stalls);
     *length = s->max_length + 1;
-    return 1;
+    *kind = GOLDEN_STALLS_PERCENTILE_BEYOND;
+    return TEA_OK;
 }
 
 void golden_stalls_free(golden_stalls *s)

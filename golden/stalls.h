@@ -66,13 +66,22 @@ void golden_stalls_add(golden_stalls *s, const golden_interval *iv);
 /* A golden sink that calls golden_stalls_add. */
 golden_sink golden_stalls_sink(golden_stalls *s);
 
+/* What golden_stalls_percentile found. */
+typedef enum golden_stalls_percentile_kind {
+    GOLDEN_STALLS_PERCENTILE_EXACT = 0, /* *length is the percentile */
+    GOLDEN_STALLS_PERCENTILE_BEYOND,    /* it lies beyond the histogram: *length is max_length + 1,
+                                           a lower bound */
+    GOLDEN_STALLS_PERCENTILE_EMPTY      /* the group has no stall: *length is 0 */
+} golden_stalls_percentile_kind;
+
 /* The nearest-rank percentile num/den (0 < num/den <= 1) of a group's
  * stalls: the smallest length L such that at least ceil(stalls * num / den)
- * stalls last L cycles or less. Returns 0 with the exact length in *length;
- * 1 when it lies beyond the histogram (then *length is max_length + 1, a lower
- * bound), unless it is the longest stall, which is known exactly; -1 for an
- * empty group, a bad group or a bad fraction (*length = 0). */
-int golden_stalls_percentile(const golden_stalls *s, int group, uint64_t num, uint64_t den, uint64_t *length);
+ * stalls last L cycles or less, in *length, with *kind saying whether it is
+ * exact (a percentile beyond the histogram that is the longest stall is
+ * known exactly). Returns 0, or TEA_ERR_USAGE (message set; *length = 0,
+ * *kind EMPTY) for a bad group or a bad fraction. */
+int golden_stalls_percentile(const golden_stalls *s, int group, uint64_t num, uint64_t den, uint64_t *length,
+                             golden_stalls_percentile_kind *kind);
 
 /* Frees the histograms. Safe on a zeroed struct. */
 void golden_stalls_free(golden_stalls *s);

@@ -98,7 +98,7 @@ enum golden_topdown_category golden_topdown_level2_parent(enum golden_topdown_le
 
 /* The level-2 node of slots of `category` charged to `component`;
  * `whole_cycle` when they are all W slots of a cycle in which nothing
- * commits. -1 for Retiring, which is not split. */
+ * commits. -1 (no node) for Retiring, which is not split. */
 static int level2_of(enum golden_topdown_category category, unsigned component, int whole_cycle)
 {
     unsigned events = component == GOLDEN_TOPDOWN_NO_UOP ? 0 : component;
@@ -110,6 +110,7 @@ static int level2_of(enum golden_topdown_category category, unsigned component, 
     case GOLDEN_TOPDOWN_BACKEND_BOUND:
         return events & TOPDOWN_MEMORY_EVENTS ? GOLDEN_TOPDOWN_MEMORY_BOUND : GOLDEN_TOPDOWN_CORE_BOUND;
     default:
+        assert(category == GOLDEN_TOPDOWN_RETIRING);
         return -1;
     }
 }
@@ -299,6 +300,9 @@ static void charge_interval(golden_topdown *td, const golden_interval *iv, unsig
     const unsigned w = td->width;
     uint64_t flushed = iv->refill - iv->start;
 
+    /* The interval's parts in order; its drained cycles are among those waited. */
+    assert(iv->start <= iv->refill
+           && (!iv->uops || (iv->refill <= iv->cycle && iv->drained <= iv->cycle - iv->refill)));
     if (flushed) {
         size_t s = uop_scope(td, &iv->flush_cause);
         unsigned c = iv->flush_cause.psv & TRACE_PSV_MASK_ALL;
@@ -457,6 +461,7 @@ static int sort_components(golden_topdown *td)
         uint64_t group = cells[i].key >> TOPDOWN_KEY_PSV_BITS;
         component_run *run = &td->runs[td->run_count++];
         run->key = group << TOPDOWN_KEY_PSV_BITS;
+        assert(run[-1].key < run->key); /* runs sorted by key, for golden_topdown_get_components */
         run->first = at;
         for (; i < used && cells[i].key >> TOPDOWN_KEY_PSV_BITS == group; i++)
             td->sorted[at++] =
@@ -466,6 +471,8 @@ static int sort_components(golden_topdown *td)
         qsort(td->sorted + run->first, run->count, sizeof *td->sorted, compare_components);
     }
     td->sorted_count = at;
+    /* Every non-zero component of the whole trace and every table cell is one. */
+    assert(at == total && td->run_count <= runs_max);
     free(cells);
     return TEA_OK;
 }
@@ -484,6 +491,9 @@ int golden_topdown_finish(golden_topdown *td)
     td->finished = 1;
     golden_finish(&td->g, &sink);
     gt = golden_get_totals(&td->g);
+    /* The golden reference classified at least the cycles charged so far. */
+    assert(gt->states[GOLDEN_STALLED] >= td->whole.states[GOLDEN_STALLED]
+           && gt->states[GOLDEN_DRAINED] >= td->whole.states[GOLDEN_DRAINED]);
     /* The cycles after the last commit that wait for a µop that never
      * commits: classified, but charged to nobody. */
     tail_stalled = gt->states[GOLDEN_STALLED] - td->whole.states[GOLDEN_STALLED];

@@ -11,6 +11,7 @@
 #include "bpred.h"
 #include "common/error.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -291,6 +292,8 @@ int model_bpred_create(model_bpred **out, const model_bpred_config *cfg)
         memset(p->bimodal, CTR2_INIT, (size_t)p->bimodal_mask + 1);
     geometric_histories(p->history, cfg->tage_tables, cfg->tage_min_history, cfg->tage_max_history);
     for (unsigned i = 0; i < cfg->tage_tables; i++) {
+        /* Strictly longer histories, each within the ring of past outcomes. */
+        assert(p->history[i] < HIST_RING && (i == 0 || p->history[i - 1] < p->history[i]));
         folded_init(&p->fold_index[i], p->history[i], cfg->tage_log_size);
         folded_init(&p->fold_tag0[i], p->history[i], cfg->tage_tag_bits);
         folded_init(&p->fold_tag1[i], p->history[i], cfg->tage_tag_bits - 1);
@@ -374,6 +377,7 @@ static void tage_lookup(const model_bpred *p, uint64_t pc, lookup *l)
             break;
         }
     }
+    assert(l->provider < 0 || l->alt < l->provider); /* the alternate has the shorter history */
     if (l->alt >= 0)
         l->alt_taken = p->tables[((size_t)l->alt << p->cfg.tage_log_size) + l->index[l->alt]].ctr >= 0;
     else
@@ -421,6 +425,7 @@ static void btb_update(model_bpred *p, uint64_t pc, int32_t slot, uint64_t targe
                 slot = (int32_t)(base + w);
         p->btb_tag[slot] = pc;
     }
+    assert((uint32_t)slot < p->cfg.btb_entries);
     p->btb_target[slot] = target;
     p->btb_stamp[slot] = ++p->btb_clock;
 }
@@ -612,6 +617,7 @@ model_bpred_verdict model_bpred_update(model_bpred *p, uint64_t pc, unsigned kin
             p->ras_top = (p->ras_top + p->cfg.ras_entries - 1) % p->cfg.ras_entries;
             p->ras_count--;
         }
+        assert(p->ras_top < p->cfg.ras_entries && p->ras_count <= p->cfg.ras_entries);
     }
     l->valid = 0;
     return v;

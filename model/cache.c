@@ -16,6 +16,7 @@
 #include "cache.h"
 #include "common/error.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -225,6 +226,8 @@ static void install(model_cache *c, uint32_t slot, uint64_t line, uint8_t state,
         c->stats.evictions++;
         if (f & LINE_DIRTY) {
             c->stats.writebacks++;
+            /* A demand miss and its prefetch evict a line each at most. */
+            assert(out->writebacks < sizeof out->writeback_addr / sizeof out->writeback_addr[0]);
             out->writeback_addr[out->writebacks++] = old << c->line_bits;
         }
         if (f & LINE_PREFETCHED)
@@ -278,7 +281,10 @@ static int free_mshr(const model_cache *c, uint64_t cycle)
 /* Takes MSHR `idx` for a request of `line` installed in `slot`. */
 static void claim_mshr(model_cache *c, int idx, uint64_t line, uint32_t slot)
 {
-    mshr_entry *e = &c->mshr[idx];
+    mshr_entry *e;
+
+    assert(idx >= 0 && (unsigned)idx < c->mshr_count);
+    e = &c->mshr[idx];
     e->line = line;
     e->fill = MODEL_CACHE_PENDING;
     e->slot = slot;
@@ -428,6 +434,7 @@ void model_cache_fill(model_cache *c, const model_cache_request *req, uint64_t f
     uint32_t slot = req->slot;
 
     info &= MODEL_CACHE_INFO_MAX;
+    assert(slot <= c->set_mask * c->ways + (c->ways - 1)); /* a slot of this cache's array */
     if (req->mshr >= 0 && (unsigned)req->mshr < c->mshr_count && c->mshr[req->mshr].line == line) {
         mshr_entry *e = &c->mshr[req->mshr];
         e->fill = fill_cycle;

@@ -9,8 +9,10 @@
 #include "config.h"
 #include "common/error.h"
 
+#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,7 +201,7 @@ static const key_info *find_key(const char *name)
 }
 
 /* Parses an unsigned integer (decimal or 0x hex) with an optional binary
- * size suffix when `sizes` is set. Returns 0 or -1. */
+ * size suffix when `sizes` is set: 1 when `text` is one, 0 when it is not. */
 static int parse_number(const char *text, int sizes, uint64_t *out)
 {
     static const struct { const char *suffix; uint64_t scale; } suffixes[] = {
@@ -209,30 +211,32 @@ static int parse_number(const char *text, int sizes, uint64_t *out)
     unsigned long long v;
 
     if (!isdigit((unsigned char)text[0]))
-        return -1; /* no sign, no space */
+        return 0; /* no sign, no space */
     errno = 0;
     if (text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
         if (!isxdigit((unsigned char)text[2]))
-            return -1;
+            return 0;
         v = strtoull(text + 2, &end, 16);
     } else {
         v = strtoull(text, &end, 10); /* no octal: "010" is ten */
     }
     if (errno || end == text)
-        return -1;
+        return 0;
     for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
         if (strcasecmp(end, suffixes[i].suffix))
             continue;
         if (i > 0 && !sizes)
-            return -1;
+            return 0;
         if (v > UINT64_MAX / suffixes[i].scale)
-            return -1;
+            return 0;
         *out = v * suffixes[i].scale;
-        return 0;
+        return 1;
     }
-    return -1;
+    return 0;
 }
 
+/* Parses a boolean (1/0, true/false, yes/no, on/off): 1 when `text` is one,
+ * 0 when it is not. */
 static int parse_bool(const char *text, uint64_t *out)
 {
     static const char *const yes[] = { "1", "true", "yes", "on" };
@@ -240,14 +244,14 @@ static int parse_bool(const char *text, uint64_t *out)
     for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) {
         if (!strcasecmp(text, yes[i])) {
             *out = 1;
-            return 0;
+            return 1;
         }
         if (!strcasecmp(text, no[i])) {
             *out = 0;
-            return 0;
+            return 1;
         }
     }
-    return -1;
+    return 0;
 }
 
 static const char *type_description(key_type t)
@@ -269,29 +273,29 @@ int model_config_set(model_config *c, const char *key, const char *value, const 
 {
     const key_info *k = find_key(key);
     uint64_t v = 0;
-    int bad;
+    int ok;
     char *field;
 
     if (!k)
         return error_set(TEA_ERR_USAGE, "%s: unknown key '%s'", where, key);
     switch (k->type) {
     case KEY_BOOL:
-        bad = parse_bool(value, &v);
+        ok = parse_bool(value, &v);
         break;
     case KEY_PREDICTOR:
-        bad = 0;
+        ok = 1;
         if (!strcasecmp(value, "gshare"))
             v = MODEL_BPRED_GSHARE;
         else if (!strcasecmp(value, "tage"))
             v = MODEL_BPRED_TAGE;
         else
-            bad = -1;
+            ok = 0;
         break;
     default:
-        bad = parse_number(value, k->type == KEY_BYTES || k->type == KEY_UBYTES, &v);
+        ok = parse_number(value, k->type == KEY_BYTES || k->type == KEY_UBYTES, &v);
         break;
     }
-    if (bad)
+    if (!ok)
         return error_set(TEA_ERR_USAGE, "%s: bad value '%.*s' for %s: expected %s", where, QUOTE_MAX, value, key,
                          type_description(k->type));
     if (v < k->min || v > k->max)
@@ -301,6 +305,7 @@ int model_config_set(model_config *c, const char *key, const char *value, const 
     if (k->type == KEY_U64 || k->type == KEY_BYTES)
         memcpy(field, &v, sizeof v);
     else {
+        assert(k->max <= UINT_MAX); /* the key table: an unsigned field's range fits it */
         unsigned u = (unsigned)v;
         memcpy(field, &u, sizeof u);
     }

@@ -17,6 +17,7 @@
 #include "common/error.h"
 #include "trace/psv.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -133,6 +134,7 @@ static pending_uop *queue_back_slot(uop_queue *q)
 
 static void queue_push_front(uop_queue *q, const pending_uop *p)
 {
+    assert(q->count < q->cap); /* the refetch queue is sized for a whole ROB and fetch buffer */
     q->head = (q->head - 1) & q->mask;
     q->items[q->head] = *p;
     q->count++;
@@ -140,6 +142,7 @@ static void queue_push_front(uop_queue *q, const pending_uop *p)
 
 static void queue_pop_front(uop_queue *q)
 {
+    assert(q->count > 0);
     q->head = (q->head + 1) & q->mask;
     q->count--;
 }
@@ -404,6 +407,7 @@ static unsigned flush_pipeline(model_core *m, uint64_t cycle, unsigned penalty)
 static void retire_entries(model_core *m, trace_record *rec, unsigned count)
 {
     unsigned w = m->core.width;
+    assert(count <= m->window && m->head % w + count <= w); /* within the head row */
     rec->retire = (uint8_t)count;
     m->window -= count;
     if (m->head % w + count == w)
@@ -450,6 +454,7 @@ static void resolve(model_core *m, uint64_t cycle, trace_record *rec)
         squash += w;
     }
     drop_stores_from(m, m->rob[branch].seq + 1);
+    assert(squash <= m->window); /* only rows after the branch's own went */
     m->window -= squash;
     rec->squash = (uint16_t)(rec->squash + squash);
     m->fetch_buffer.count = 0; /* all wrong path */
@@ -463,7 +468,10 @@ static void resolve(model_core *m, uint64_t cycle, trace_record *rec)
 /* Adds a µop to the record. */
 static void record_uop(model_core *m, trace_record *rec, const rob_entry *e, unsigned offset, uint16_t extra_psv)
 {
-    trace_uop *u = &m->batch.uops[m->batch.uop_count + trace_record_uops(rec)];
+    trace_uop *u;
+
+    assert(trace_record_uops(rec) < m->core.width && offset < m->core.width); /* one head row */
+    u = &m->batch.uops[m->batch.uop_count + trace_record_uops(rec)];
     u->pc = e->insn.pc;
     u->psv = (uint16_t)(e->psv | extra_psv);
     u->offset = (uint8_t)offset;
@@ -685,6 +693,7 @@ static void dispatch(model_core *m, uint64_t cycle, trace_record *rec)
     m->tail_row = (row + 1) % m->rows;
     m->rows_used++;
     m->window += w;
+    assert(m->rows_used <= m->rows && m->lsq_used <= m->core.lsq_size);
     rec->dispatch = (uint16_t)w;
     m->stats.dispatched += n;
 }
@@ -886,6 +895,7 @@ int model_core_run(model_core *m, uint64_t first_cycle, uint64_t max_cycles, mod
         trace_record *rec = &m->batch.records[m->batch.count];
         int active;
 
+        assert(trace_batch_has_room(&m->batch)); /* a full batch was emitted */
         memset(rec, 0, sizeof *rec);
         rec->cycle = cycle;
         rec->first_uop = (uint32_t)m->batch.uop_count;
@@ -899,6 +909,9 @@ int model_core_run(model_core *m, uint64_t first_cycle, uint64_t max_cycles, mod
         fetch(m, cycle);
         if (m->source_rc)
             return m->source_rc;
+        /* The window runs from the head to the end of the last row allocated. */
+        assert(m->window == m->rows_used * m->core.width - m->head % m->core.width && m->window <= m->core.rob_size
+               && m->store_count <= m->core.lsq_size);
         if (m->window == 0)
             m->need_refill = 1;
         if (m->window > m->stats.max_window)
@@ -921,6 +934,7 @@ int model_core_run(model_core *m, uint64_t first_cycle, uint64_t max_cycles, mod
          * so a trace never ends on one: run on to the next record. */
         {
             uint64_t next = next_event(m, cycle);
+            assert(next > cycle); /* time moves forwards */
             closing = next == NO_CYCLE && squashed;
             if (closing)
                 next = cycle + 1; /* an empty closing record */

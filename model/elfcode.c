@@ -9,6 +9,7 @@
 #include "binary/disasm.h"
 #include "binary/elffile.h"
 
+#include <assert.h>
 #include <elf.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -114,6 +115,7 @@ static int decode_section(loader *ld, uint64_t addr, const uint8_t *bytes, size_
             pos += step;
             continue;
         }
+        assert(in.size > 0 && in.size <= size - pos); /* progress, within the section */
         memset(&e, 0, sizeof e);
         e.pc = addr + pos;
         e.size = (uint8_t)in.size;
@@ -191,6 +193,7 @@ static int collect_functions(loader *ld, Elf *elf, uint64_t e_entry)
     c->function_count = kept;
     entry_index = main_index >= 0 ? main_index : model_elfcode_find(c, e_entry);
     c->entry = entry_index >= 0 ? (size_t)entry_index : 0;
+    assert(c->entry < c->insn_count); /* decode_sections refused a binary without code */
     return TEA_OK;
 }
 

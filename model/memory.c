@@ -10,6 +10,7 @@
 #include "memory.h"
 #include "common/error.h"
 
+#include <assert.h>
 #include <stdlib.h>
 
 /* Fill info bit: the line came from DRAM. */
@@ -175,6 +176,7 @@ l1_not_hit(model_mem *m, model_cache *l1, const model_cache_result *r, access_fl
     l1_writebacks(m, r);
     f->primary = 1;
     fill = llc_request(m, r->miss.addr, r->miss.start, &dram);
+    assert(fill >= r->miss.start); /* a line arrives after it is asked for */
     model_cache_fill(l1, &r->miss, fill, dram ? INFO_DRAM : 0);
     f->dram |= (uint8_t)dram;
     if (r->has_prefetch) {
@@ -272,6 +274,7 @@ static uint64_t pte_address(uint64_t vaddr, unsigned level)
     uint64_t vpn0 = (vaddr >> PT_PAGE_SHIFT) & PTE_INDEX_MASK;
     uint64_t table, index;
 
+    assert(level < WALK_LEVELS);
     switch (level) {
     case 0:
         table = 0;

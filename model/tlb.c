@@ -10,6 +10,7 @@
 #include "tlb.h"
 #include "common/error.h"
 
+#include <assert.h>
 #include <stdlib.h>
 
 /* Fill info bit: the translation came from a page walk. */
@@ -155,11 +156,13 @@ static uint64_t l2_lookup(model_tlb *t, uint64_t vaddr, uint64_t start, unsigned
 
 uint32_t model_tlb_translate(model_tlb *t, model_tlb_side side, uint64_t vaddr, uint64_t cycle, model_tlb_result *out)
 {
-    model_cache *l1 = t->l1[side];
+    model_cache *l1;
     model_cache_result r;
     uint64_t ready;
     unsigned walked;
 
+    assert(side == MODEL_TLB_INST || side == MODEL_TLB_DATA);
+    l1 = t->l1[side];
     t->stats.accesses[side]++;
     switch (model_cache_access(l1, vaddr, 0, cycle, &r)) {
     case MODEL_CACHE_HIT:
@@ -175,6 +178,7 @@ uint32_t model_tlb_translate(model_tlb *t, model_tlb_side side, uint64_t vaddr, 
         model_cache_fill(l1, &r.miss, ready, walked ? INFO_WALK : 0);
         break;
     }
+    assert(ready >= cycle); /* a translation is not ready before it is asked for */
     t->stats.l1_misses[side]++;
     out->l1_miss = 1;
     out->l2_miss = walked != 0;

@@ -11,6 +11,7 @@
 #include "common/error.h"
 #include "record/stream.h"
 
+#include <assert.h>
 #include <capstone/capstone.h>
 #include <dirent.h>
 #include <errno.h>
@@ -421,6 +422,7 @@ static decoded *entry(model_vgrecord *v, uint64_t pc)
     v->table[s].pc = pc;
     v->table[s].used = 1;
     v->table_count++;
+    assert(v->table_count < v->table_cap); /* an empty slot is left: probes end */
     return &v->table[s];
 }
 
@@ -474,6 +476,7 @@ static int refill(model_vgrecord *v)
     v->partial += (size_t)n;
     v->len += v->partial / sizeof *v->buf;
     v->partial %= sizeof *v->buf;
+    assert(v->pos <= v->len && v->len <= READ_WORDS); /* the read stayed in the buffer */
     return TEA_OK;
 }
 
@@ -481,6 +484,7 @@ static int refill(model_vgrecord *v)
 static int need(model_vgrecord *v, size_t words, int *got)
 {
     int rc;
+    assert(words <= READ_WORDS); /* records are far smaller than the buffer */
     while (v->len - v->pos < words) {
         if (v->eof) {
             *got = 0;

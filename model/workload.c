@@ -14,6 +14,7 @@
 #include "common/error.h"
 #include "common/rng.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -249,6 +250,7 @@ static void build_function(model_workload *w, function *f, uint64_t *pc)
             s->skip = (uint8_t)(1 + rng_below(&w->rng, MAX_SKIP));
             if (i + s->skip >= body) /* stay inside the body */
                 s->skip = (uint8_t)(body - i - 1);
+            assert(i + s->skip < body); /* a taken skip lands inside the body */
             s->hard = (uint8_t)rng_chance(&w->rng, p->hard_branches);
             s->p_taken = s->hard ? 0.5 : (rng_chance(&w->rng, 0.5) ? EASY_BRANCH_BIAS : 1.0 - EASY_BRANCH_BIAS);
             if (s->skip == 0) {
@@ -301,6 +303,7 @@ int model_workload_create(model_workload **out, const char *name, uint64_t seed)
     rng_seed(&w->rng, seed, 0);
     for (unsigned f = 0; f < p->functions; f++)
         build_function(w, &w->functions[f], &pc);
+    assert(w->insn_count <= max_insns); /* each function within body_max + 2 */
     w->function_count = p->functions;
     w->code_words = (pc - CODE_BASE) / INSN_BYTES;
     w->by_address = malloc(w->code_words * sizeof *w->by_address);
@@ -366,8 +369,11 @@ static int workload_next(void *ctx, model_insn *u)
 {
     model_workload *w = ctx;
     function *f = &w->functions[w->func];
-    static_insn *s = &w->insns[f->first + w->pos];
+    static_insn *s;
     int taken = 0;
+
+    assert(w->func < w->function_count && w->pos < f->length); /* the walk stays in its function */
+    s = &w->insns[f->first + w->pos];
 
     memset(u, 0, sizeof *u);
     u->pc = s->pc;
@@ -601,6 +607,7 @@ static uint32_t elf_branch(model_workload *w, uint32_t i, int *taken)
     case MODEL_BPRED_INDIRECT:
         if (s->function != ELF_NO_INDEX) {
             uint32_t first = (uint32_t)w->code->functions[s->function].first;
+            assert(w->function_end[s->function] > first); /* the jump's own function holds it */
             return first + (uint32_t)rng_below(&w->rng, w->function_end[s->function] - first);
         }
         return elf_pop_return(w);
@@ -632,6 +639,7 @@ static int elf_next(void *ctx, model_insn *u)
         return 1;
     }
     w->cur = elf_fall_through(w, i);
+    assert(w->cur < w->insn_count);
     if (s->cls == MODEL_SERIAL)
         u->flags |= MODEL_INSN_FLUSH;
     if (s->traps && rng_chance(&w->rng, w->params->trap_rate))

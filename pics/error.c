@@ -72,6 +72,7 @@ static int contributions(const pics_pairing *pr, pics_granularity g, const pics_
             c->pc = group ? syms->entries[group - 1].start : 0;
         }
     }
+    assert(groups <= pr->count); /* a group holds one pair at least */
     out->count = groups;
     out->error = pics_pairing_share(pr, pr->total);
     qsort(out->items, groups, sizeof *out->items, compare_contribution);

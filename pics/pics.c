@@ -164,6 +164,7 @@ void pics_cache_init(pics_cache *c, pics *target)
 void pics_cache_replace(pics_cache *c, pics_cell *e, uint64_t pc, uint16_t psv, uint64_t value, uint64_t count)
 {
     int rc;
+    assert(psv != PICS_CACHE_EMPTY_PSV); /* PSVs are below 512: the empty mark is never a cell's */
     if (e->psv != PICS_CACHE_EMPTY_PSV && (rc = pics_add(c->target, e->pc, e->psv, e->value, e->count)) && !c->rc)
         c->rc = rc;
     e->pc = pc;

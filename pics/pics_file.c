@@ -9,6 +9,7 @@
 #include "common/exact.h"
 #include "common/outfile.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -114,12 +115,14 @@ void pics_format_cycles(const pics_info *info, uint64_t total, uint64_t value, i
     for (int i = 0; i < digits; i++)
         scale *= 10;
     value_fraction(info, total, value, &num, &den);
+    assert(den > 0); /* the unit, or a non-zero total times it */
     whole = num / den;
     rest = ((num % den) * scale * 2 + den) / (2 * den); /* rounded half up */
     if (rest >= scale) {
         whole++;
         rest -= scale;
     }
+    assert(rest < scale); /* the fraction fits its digits */
     snprintf(frac, sizeof frac, "%0*llu", digits, (unsigned long long)rest);
     if (digits > 0)
         snprintf(buf, size, "%llu.%s", (unsigned long long)whole, frac);
@@ -242,19 +245,25 @@ static int next_line(line_reader *lr, int *eof)
     }
 }
 
-/* Remembers a header key; -1 when it was seen before (or there are too many),
- * TEA_ERR_NOMEM when it cannot be copied. */
+/* The error for a header value that cannot be read. */
+static int malformed_value(const line_reader *lr)
+{
+    return line_error(lr, "malformed value");
+}
+
+/* Remembers a header key. TEA_ERR_FORMAT when it was seen before (or there
+ * are too many), TEA_ERR_NOMEM when it cannot be copied (message set). */
 static int note_key(line_reader *lr, const char *key)
 {
     for (size_t i = 0; i < lr->key_count; i++)
         if (strcmp(lr->keys[i], key) == 0)
-            return -1;
+            return line_error(lr, "repeated key (or too many keys)");
     if (lr->key_count == PICS_MAX_KEYS)
-        return -1;
+        return line_error(lr, "repeated key (or too many keys)");
     if (!(lr->keys[lr->key_count] = strdup(key)))
-        return TEA_ERR_NOMEM;
+        return error_set(TEA_ERR_NOMEM, "out of memory");
     lr->key_count++;
-    return 0;
+    return TEA_OK;
 }
 
 /* Splits `line` at single spaces into at most `max` fields; returns how many
@@ -271,30 +280,46 @@ static size_t split_fields(char *line, char **fields, size_t max)
     return n;
 }
 
-/* Parses a whole decimal (or 0x-hex) unsigned number. */
+/* Parses a whole decimal (or 0x-hex) unsigned number: 1 when `s` is one,
+ * 0 when it is not. */
 static int parse_u64(const char *s, uint64_t *v)
 {
     char *end;
     int base = (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) ? 16 : 10;
     if (!*s || *s == '-' || *s == '+' || *s == ' ')
-        return -1;
+        return 0;
     errno = 0;
     *v = strtoull(s, &end, base);
-    return (errno || *end != '\0' || end == s) ? -1 : 0;
+    return !errno && *end == '\0' && end != s;
 }
 
+/* Copies a one-word value ("-" for none) into dst: 1 when it is one word
+ * that fits, 0 when it is not. */
 static int copy_word(char *dst, size_t size, const char *value)
 {
     if (strlen(value) >= size || strchr(value, ' '))
-        return -1;
+        return 0;
     snprintf(dst, size, "%s", strcmp(value, "-") == 0 ? "" : value);
-    return 0;
+    return 1;
 }
 
 /* Applies one "key value" line to `info`; unknown keys are ignored (minor
- * versions may add keys). Returns 0 or -1 for a malformed value. */
-static int apply_key(pics_info *info, const char *key, const char *value)
+ * versions may add keys). Returns 0, TEA_ERR_FORMAT for a malformed value or
+ * TEA_ERR_NOMEM (message set). */
+static int apply_key(const line_reader *lr, pics_info *info, const char *key, const char *value)
 {
+    const struct {
+        const char *key;
+        char *field;
+        size_t size;
+    } words[] = {
+        { "scheme", info->scheme, sizeof info->scheme },
+        { "trace.digest", info->trace_digest, sizeof info->trace_digest },
+        { "trace.arch", info->arch, sizeof info->arch },
+        { "jitter", info->jitter, sizeof info->jitter },
+        { "events", info->events, sizeof info->events },
+        { "golden_rules", info->golden_rules, sizeof info->golden_rules },
+    };
     const struct {
         const char *key;
         uint64_t *field;
@@ -313,47 +338,39 @@ static int apply_key(pics_info *info, const char *key, const char *value)
     };
     uint64_t v;
 
-    if (strcmp(key, "scheme") == 0)
-        return copy_word(info->scheme, sizeof info->scheme, value);
-    if (strcmp(key, "trace.digest") == 0)
-        return copy_word(info->trace_digest, sizeof info->trace_digest, value);
-    if (strcmp(key, "trace.arch") == 0)
-        return copy_word(info->arch, sizeof info->arch, value);
-    if (strcmp(key, "jitter") == 0)
-        return copy_word(info->jitter, sizeof info->jitter, value);
-    if (strcmp(key, "events") == 0)
-        return copy_word(info->events, sizeof info->events, value);
-    if (strcmp(key, "golden_rules") == 0)
-        return copy_word(info->golden_rules, sizeof info->golden_rules, value);
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (strcmp(key, words[i].key) == 0)
+            return copy_word(words[i].field, words[i].size, value) ? TEA_OK : malformed_value(lr);
     if (strcmp(key, "trace.binary") == 0)
-        return dup_string(&info->binary_path, value) ? -1 : 0;
+        return dup_string(&info->binary_path, value);
     if (strcmp(key, "trace.build_id") == 0)
-        return dup_string(&info->build_id, value) ? -1 : 0;
+        return dup_string(&info->build_id, value);
     if (strcmp(key, "frequency_hz") == 0) {
         char *end;
         info->frequency_hz = strtod(value, &end);
-        return *end || end == value || info->frequency_hz < 0 ? -1 : 0;
+        return *end || end == value || info->frequency_hz < 0 ? malformed_value(lr) : TEA_OK;
     }
     if (strcmp(key, "event_mask") == 0) {
-        if (parse_u64(value, &v) || v > 0x1FF)
-            return -1;
+        if (!parse_u64(value, &v) || v > 0x1FF)
+            return malformed_value(lr);
         info->event_mask = (uint16_t)v;
-        return 0;
+        return TEA_OK;
     }
     for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++) {
         if (strcmp(key, numbers[i].key) == 0) {
             if (numbers[i].field == &info->load_bias)
                 info->has_load_bias = 1;
-            return parse_u64(value, numbers[i].field);
+            return parse_u64(value, numbers[i].field) ? TEA_OK : malformed_value(lr);
         }
     }
     for (int i = 0; i < PICS_LOST_REASONS; i++)
         if (strncmp(key, "lost.", 5) == 0 && strcmp(key + 5, pics_lost_name((enum pics_lost_reason)i)) == 0)
-            return parse_u64(value, &info->lost[i]);
-    return 0;
+            return parse_u64(value, &info->lost[i]) ? TEA_OK : malformed_value(lr);
+    return TEA_OK;
 }
 
-/* The value of a hex digit, -1 for another character. */
+/* The value of a hex digit, -1 for another character (not an error code:
+ * the callers refuse the digit). */
 static int hex_digit(char c)
 {
     if (c >= '0' && c <= '9')
@@ -363,60 +380,72 @@ static int hex_digit(char c)
     return -1;
 }
 
+/* The error for a trace.object line that cannot be read. */
+static int malformed_object(const line_reader *lr)
+{
+    return line_error(lr, "malformed object (expected: START END BIAS BUILD_ID PATH)");
+}
+
 /* Applies one "trace.object START END BIAS BUILD_ID PATH" value (build-id
- * in lower-case hex or '-', the path to the end of the line). Returns 0, -1
- * for a malformed value, or TEA_ERR_NOMEM. */
-static int apply_object(pics_info *info, char *value)
+ * in lower-case hex or '-', the path to the end of the line), appending one
+ * object. Returns 0, TEA_ERR_FORMAT for a malformed value or TEA_ERR_NOMEM
+ * (message set). */
+static int apply_object(const line_reader *lr, pics_info *info, char *value)
 {
     trace_object o;
     uint64_t *numbers[] = { &o.start, &o.end, &o.load_bias };
     char *field = value, *space;
-    size_t len;
+    size_t len, before = info->objects.count;
+    int rc;
 
     memset(&o, 0, sizeof o);
     for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++) {
         if (!(space = strchr(field, ' ')))
-            return -1;
+            return malformed_object(lr);
         *space = '\0';
-        if (parse_u64(field, numbers[i]))
-            return -1;
+        if (!parse_u64(field, numbers[i]))
+            return malformed_object(lr);
         field = space + 1;
     }
     if (!(space = strchr(field, ' ')))
-        return -1;
+        return malformed_object(lr);
     *space = '\0';
     len = strlen(field);
     if (strcmp(field, "-") != 0) {
         if (len == 0 || len % 2 || len > 2 * TRACE_BUILD_ID_MAX)
-            return -1;
+            return malformed_object(lr);
         for (size_t i = 0; i < len; i += 2) {
             int hi = hex_digit(field[i]), lo = hex_digit(field[i + 1]);
             if (hi < 0 || lo < 0)
-                return -1;
+                return malformed_object(lr);
             o.build_id[i / 2] = (uint8_t)(hi << 4 | lo);
         }
         o.build_id_len = (uint32_t)(len / 2);
     }
     o.path = space + 1;
     if (o.end < o.start || !o.path[0] || strlen(o.path) > TRACE_OBJECT_PATH_MAX)
-        return -1;
-    {
-        int rc = trace_object_list_add(&info->objects, &o);
-        return rc == TEA_ERR_NOMEM ? rc : rc ? -1 : 0;
-    }
+        return malformed_object(lr);
+    if ((rc = trace_object_list_add(&info->objects, &o)) == TEA_ERR_NOMEM)
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    if (rc)
+        return malformed_object(lr);
+    assert(info->objects.count == before + 1); /* one line, one object */
+    (void)before; /* unused when NDEBUG compiles the assertion out */
+    return TEA_OK;
 }
 
-/* Applies "trace.thread TID THREADS" (THREADS >= 1). 0 or -1. */
-static int apply_thread(pics_info *info, const char *value)
+/* Applies "trace.thread TID THREADS" (THREADS >= 1). Returns 0, or
+ * TEA_ERR_FORMAT (message set) for a malformed value. */
+static int apply_thread(const line_reader *lr, pics_info *info, const char *value)
 {
     unsigned long long tid, threads;
     char extra;
     if (sscanf(value, "%llu %llu%c", &tid, &threads, &extra) != 2 || value[0] < '0' || value[0] > '9'
         || tid > UINT32_MAX || threads < 1 || threads > UINT32_MAX)
-        return -1;
+        return malformed_value(lr);
     info->objects.tid = (uint32_t)tid;
     info->objects.threads_seen = (uint32_t)threads;
-    return 0;
+    return TEA_OK;
 }
 
 /* Reads `count` cell lines, then the "end" line. */
@@ -431,8 +460,8 @@ static int read_cells(line_reader *lr, uint64_t count, pics *p)
         if (eof)
             return error_set(TEA_ERR_FORMAT, "%s: truncated: %llu of %llu cells", lr->path, (unsigned long long)i,
                              (unsigned long long)count);
-        if (split_fields(lr->line, f, 4) != 4 || parse_u64(f[0], &pc) || parse_u64(f[1], &psv) || psv > 0x1FF
-            || parse_u64(f[2], &value) || parse_u64(f[3], &n))
+        if (split_fields(lr->line, f, 4) != 4 || !parse_u64(f[0], &pc) || !parse_u64(f[1], &psv) || psv > 0x1FF
+            || !parse_u64(f[2], &value) || !parse_u64(f[3], &n))
             return line_error(lr, "malformed cell (expected: PC PSV VALUE COUNT)");
         if (pics_find(p, pc, (uint16_t)psv))
             return line_error(lr, "duplicate cell");
@@ -501,7 +530,7 @@ int pics_read(const char *path, pics_info *info, pics *p)
         *space = '\0';
         if (strcmp(lr->line, "cells") == 0) {
             uint64_t count;
-            if (parse_u64(space + 1, &count)) {
+            if (!parse_u64(space + 1, &count)) {
                 rc = line_error(lr, "malformed cell count");
                 goto done;
             }
@@ -510,35 +539,23 @@ int pics_read(const char *path, pics_info *info, pics *p)
         }
         if (strcmp(lr->line, "trace.object") == 0) {
             /* one line per object, in order: the only key that repeats */
-            size_t before = info->objects.count;
-            if ((rc = apply_object(info, space + 1)) == TEA_ERR_NOMEM) {
-                rc = error_set(TEA_ERR_NOMEM, "out of memory");
+            if ((rc = apply_object(lr, info, space + 1)))
                 goto done;
-            }
-            if (rc || info->objects.count != before + 1) {
-                rc = line_error(lr, "malformed object (expected: START END BIAS BUILD_ID PATH)");
-                goto done;
-            }
             continue;
         }
-        if ((rc = note_key(lr, lr->line))) {
-            rc = rc == TEA_ERR_NOMEM ? error_set(TEA_ERR_NOMEM, "out of memory")
-                                     : line_error(lr, "repeated key (or too many keys)");
+        if ((rc = note_key(lr, lr->line)))
             goto done;
-        }
         if (strcmp(lr->line, "trace.objects") == 0) {
-            if (parse_u64(space + 1, &objects_expected) || objects_expected == 0
+            if (!parse_u64(space + 1, &objects_expected) || objects_expected == 0
                 || objects_expected > TRACE_OBJECTS_MAX) {
                 rc = line_error(lr, "malformed value");
                 goto done;
             }
             continue;
         }
-        if (strcmp(lr->line, "trace.thread") == 0 ? apply_thread(info, space + 1)
-                                                   : apply_key(info, lr->line, space + 1)) {
-            rc = line_error(lr, "malformed value");
+        if ((rc = strcmp(lr->line, "trace.thread") == 0 ? apply_thread(lr, info, space + 1)
+                                                        : apply_key(lr, info, lr->line, space + 1)))
             goto done;
-        }
     }
     if (rc == TEA_OK && objects_expected != info->objects.count)
         rc = error_set(TEA_ERR_FORMAT, "%s: trace.objects says %llu, %zu trace.object lines", path,

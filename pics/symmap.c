@@ -18,12 +18,13 @@ static int compare_start(const void *a, const void *b)
     return x->start < y->start ? -1 : x->start > y->start;
 }
 
+/* Parses a decimal or 0x-hex address: 1 when `s` is one, 0 when it is not. */
 static int parse_address(const char *s, uint64_t *v)
 {
     char *end;
     errno = 0;
     *v = strtoull(s, &end, (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) ? 16 : 10);
-    return errno || *end || end == s || *s == '-' ? -1 : 0;
+    return !errno && !*end && end != s && *s != '-';
 }
 
 int pics_symmap_load(pics_symmap *m, const char *path)
@@ -60,7 +61,7 @@ int pics_symmap_load(pics_symmap *m, const char *path)
             fields[n++] = t;
         if (n == 0)
             continue; /* blank or comment */
-        if (n != 3 || parse_address(fields[0], &e.start) || parse_address(fields[1], &e.end) || e.end <= e.start) {
+        if (n != 3 || !parse_address(fields[0], &e.start) || !parse_address(fields[1], &e.end) || e.end <= e.start) {
             rc = error_set(TEA_ERR_FORMAT, "%s: line %lu: expected 'START END NAME' with START < END", path, number);
             break;
         }

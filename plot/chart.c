@@ -11,6 +11,7 @@
 #include "common/error.h"
 #include "common/outfile.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,6 +118,7 @@ int plot_chart_nice_ticks(double low, double high, unsigned target, plot_chart_t
             t->first = lo * step;
             t->count = (size_t)(hi - lo) + 1;
             t->decimals = e < 0 ? -e : 0;
+            assert(t->count >= 2 && t->count <= PLOT_CHART_MAX_TICKS); /* 1 to `target` intervals */
             return TEA_OK;
         }
     }
@@ -152,6 +154,7 @@ int plot_chart_log_ticks_compute(double low, double high, plot_chart_log_ticks *
     }
     t->major[t->count] = 1;
     t->values[t->count++] = t->high;
+    assert(t->count <= PLOT_CHART_LOG_MAX_TICKS); /* three per decade, and the top */
     return TEA_OK;
 }
 
@@ -285,6 +288,7 @@ static int frame_set_y(frame *f, double min_value, double max_value, plot_chart_
     f->y_low = plot_chart_tick_value(&f->y, 0);
     f->y_high = plot_chart_tick_value(&f->y, f->y.count - 1);
     f->y_format = format;
+    assert(f->y_low < f->y_high); /* two ticks at least: frame_y divides by the span */
     return TEA_OK;
 }
 
@@ -304,9 +308,11 @@ static double y_axis_room(frame *f, const char *y_label)
 /* The y coordinate of value `v`, clamped to the plot. */
 static double frame_y(const frame *f, double v)
 {
-    double share = (v - f->y_low) / (f->y_high - f->y_low);
+    double share = (v - f->y_low) / (f->y_high - f->y_low), y;
     share = share < 0 ? 0 : share > 1 ? 1 : share;
-    return f->top + f->height * (1 - share);
+    y = f->top + f->height * (1 - share);
+    assert(y >= f->top && y <= f->top + f->height); /* within the plot area (and not NaN) */
+    return y;
 }
 
 static void draw_title(plot_svg_writer *w, double width, const char *title)
@@ -415,6 +421,7 @@ static int bar_frame_layout(bar_frame *b, size_t groups, size_t bars, const char
     int rc;
 
     memset(b, 0, sizeof *b);
+    assert(groups > 0 && bars > 0); /* the callers refuse empty charts */
     if ((rc = frame_set_y(&b->plot, min_value, max_value, format)))
         return rc;
     b->group_width = (double)bars * BAR_WIDTH + (double)(bars - 1) * BAR_GAP;
@@ -531,6 +538,7 @@ int plot_chart_write_stacked_bars(FILE *out, const plot_chart_stacked_bars *c)
                 y0 = frame_y(&b.plot, cumulative);
                 cumulative += v[s];
                 y1 = frame_y(&b.plot, cumulative);
+                assert(y1 <= y0); /* a segment grows upwards: no negative height */
                 format_value(v[s], c->format, c->value_unit, number, sizeof number);
                 snprintf(tip, sizeof tip, "%s, %s: %s %s (%.1f%% of the bar)", or_empty(c->group_labels[g]),
                          or_empty(c->bar_labels[i]), or_empty(c->segment_labels[s]), number,
@@ -538,6 +546,7 @@ int plot_chart_write_stacked_bars(FILE *out, const plot_chart_stacked_bars *c)
                 plot_svg_rect(&w, x, y1, BAR_WIDTH, y0 - y1,
                               &(plot_svg_style){ .cls = "segment", .fill = c->segment_colors[s] }, tip);
             }
+            assert(cumulative == total); /* the segments drawn make up the bar (zeros add nothing) */
             plot_svg_group_end(&w);
             draw_bar_label(&w, &b, g, i, c->bar_labels[i]);
         }

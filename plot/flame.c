@@ -5,6 +5,7 @@
 #include "svg.h"
 #include "common/error.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,6 +136,7 @@ static void sort_stacks(const order_ctx *c, size_t *idx, size_t *tmp, size_t n)
         tmp[k++] = idx[i++];
     while (j < n)
         tmp[k++] = idx[j++];
+    assert(k == n); /* every index merged once */
     memcpy(idx, tmp, n * sizeof *idx);
 }
 
@@ -187,6 +189,7 @@ static void put_frame(FILE *out, size_t id, size_t d, uint64_t offset, uint64_t 
         tb[PLOT_SVG_NUMBER_MAX];
     char ty[PLOT_SVG_NUMBER_MAX], share[PLOT_SVG_NUMBER_MAX];
 
+    assert(weight <= total && offset <= total - weight); /* inside the root's span */
     plot_svg_format_number(x, xb, sizeof xb);
     plot_svg_format_number(y, yb, sizeof yb);
     plot_svg_format_number(w, wb, sizeof wb);
@@ -283,6 +286,7 @@ int plot_flame_write(FILE *out, const plot_flame_options *o, const plot_flame_st
             offset += weight;
             i = j;
         }
+        assert(offset == total); /* each depth's frames tile the root */
     }
     fputs("  </g>\n  <script type=\"text/javascript\"><![CDATA[\n", out);
     fputs(flame_script, out);

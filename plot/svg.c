@@ -3,6 +3,7 @@
  */
 #include "svg.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -244,6 +245,7 @@ void plot_svg_group_begin(plot_svg_writer *w, const plot_svg_style *style, const
 
 void plot_svg_group_end(plot_svg_writer *w)
 {
+    assert(w->depth > 1); /* every end matches a begin */
     if (w->depth <= 1)
         return;
     w->depth--;

@@ -6,6 +6,7 @@
 #include "common/error.h"
 #include "common/threads.h"
 
+#include <assert.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,8 +88,14 @@ static int slot_reserve(frame_slot *s, size_t i)
  * after it: no pass over its records. */
 static void batch_delta(const frame_slot *s, size_t b, tea_rob_delta *d)
 {
-    const trace_frame_position *before = &s->positions[b], *after = &s->positions[b + 1];
+    const trace_frame_position *before, *after;
 
+    assert(b < s->used); /* positions[b + 1] is where batch b ended */
+    before = &s->positions[b];
+    after = &s->positions[b + 1];
+    /* The window after = before - retired - squashed + dispatched, none below 0. */
+    assert((uint64_t)before->window + (after->totals.dispatched - before->totals.dispatched)
+           >= (after->totals.squashed - before->totals.squashed) + after->window);
     d->dispatched = after->totals.dispatched - before->totals.dispatched;
     d->squashed = after->totals.squashed - before->totals.squashed;
     /* window after = window before - retired - squashed + dispatched */
@@ -172,6 +179,8 @@ static int replay_frame(worker *w, frame_slot *s, size_t k)
         }
         s->used++;
     }
+    /* Batches are kept up to the one holding the part's first record. */
+    assert(s->resumed ? s->resume_batch + 1 == s->kept : s->kept == s->used);
     s->totals = *trace_frame_reader_totals(w->reader);
     s->end_window = trace_frame_reader_window(w->reader);
     trace_frame_reader_hand_over(w->reader, &s->data);

@@ -248,6 +248,8 @@ static int start(tea_replay *r, uint64_t origin)
             r->refs[i] = (sampler_ref){ 1, r->tag_count++ };
         }
     }
+    /* Every spec has its sampler, but a part's taggers (the whole runs them). */
+    assert(r->part ? r->tag_count == 0 : r->cycle_count + r->tag_count == r->count);
     recompute_cycle_wake(r);
     recompute_tag_wake(r);
     return TEA_OK;
@@ -310,6 +312,7 @@ static size_t feed_plain(tea_replay *r, golden_run *s, const trace_record *recor
         return 0;
     base = records[0].first_uop;
     end = records[done - 1].first_uop + records[done - 1].n_commit;
+    assert(end - base <= REPLAY_RUN * GOLDEN_PLAIN_UOPS); /* the charges written */
     for (size_t j = base; j < end; j++)
         pics_cache_add(&r->golden_cache, uops[j].pc, uops[j].psv, r->plain_charges[j - base], 1);
     return done;
@@ -397,6 +400,8 @@ int tea_replay_finish(tea_replay *r)
         r->rc = pics_cache_flush(&r->golden_cache);
     if (r->rc)
         return error_set(r->rc, "out of memory building a PICS");
+    /* The golden PICS charges every attributed cycle, exactly once. */
+    assert(r->golden_pics.total == golden_get_totals(&r->golden)->attributed * PICS_UNIT);
     last = golden_get_totals(&r->golden)->last_cycle;
     for (size_t i = 0; i < r->cycle_count; i++)
         r->cycle[i].lost[PICS_LOST_END] += tea_schedule_take(&r->cycle[i].sched, last);
@@ -567,6 +572,7 @@ int tea_replay_mark_create(tea_replay_mark **out, const tea_replay *whole)
 
 void tea_replay_mark_take(tea_replay_mark *m, const tea_replay *part)
 {
+    assert(m->count == part->cycle_count); /* both from the whole's specs */
     m->golden = part->golden;
     for (size_t i = 0; i < m->count && i < part->cycle_count; i++)
         m->schedules[i] = part->cycle[i].sched;
@@ -609,6 +615,8 @@ int tea_replay_absorb(tea_replay *whole, tea_replay *part)
 {
     int rc = part->rc;
 
+    /* Once started, the whole replay has the parts' cycle samplers. */
+    assert(!whole->started || whole->cycle_count == part->cycle_count);
     if (!rc)
         rc = pics_cache_flush(&part->golden_cache);
     if (!rc)

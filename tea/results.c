@@ -104,7 +104,8 @@ static int line_error(const reader *rd, const char *fmt, ...)
     return error_set(TEA_ERR_FORMAT, "%s: line %lu: %s", rd->path, rd->line, what);
 }
 
-/* The known column named `name`, or -1. */
+/* The known column named `name`, or -1 when it is none of them (a column
+ * of a later version). */
 static int column_of(const char *name)
 {
     for (int c = 0; c < COL_KNOWN; c++)
@@ -159,34 +160,36 @@ static int take_header(reader *rd, const csv_fields *f)
     return TEA_OK;
 }
 
-/* Parses an unsigned decimal integer that fills the whole field. */
+/* Parses an unsigned decimal integer that fills the whole field: 1 when
+ * the field is one, 0 when it is not. */
 static int parse_u64(const char *text, uint64_t *out)
 {
     char *end;
     unsigned long long v;
     if (*text < '0' || *text > '9')
-        return -1;
+        return 0;
     errno = 0;
     v = strtoull(text, &end, 10);
     if (errno || *end)
-        return -1;
+        return 0;
     *out = v;
-    return 0;
+    return 1;
 }
 
-/* Parses a finite number that fills the whole field. */
+/* Parses a finite number that fills the whole field: 1 when the field is
+ * one, 0 when it is not. */
 static int parse_double(const char *text, double *out)
 {
     char *end;
     double v;
     if (!*text || *text == ' ' || *text == '\t')
-        return -1;
+        return 0;
     errno = 0;
     v = strtod(text, &end);
     if (errno || *end || !isfinite(v))
-        return -1;
+        return 0;
     *out = v;
-    return 0;
+    return 1;
 }
 
 /* The field of known column `c`, or NULL when the header has none. */
@@ -209,18 +212,18 @@ static int parse_row(const reader *rd, const csv_fields *f, tea_results_row *r)
     if (!*scheme)
         return line_error(rd, "empty scheme");
     text = field_of(rd, f, COL_FREQ);
-    if (parse_double(text, &r->freq_hz) || r->freq_hz <= 0)
+    if (!parse_double(text, &r->freq_hz) || r->freq_hz <= 0)
         return line_error(rd, "freq_hz '%.*s' is not a frequency (a number > 0)", FIELD_QUOTE_MAX, text);
     text = field_of(rd, f, COL_SEED);
-    if (parse_u64(text, &r->seed))
+    if (!parse_u64(text, &r->seed))
         return line_error(rd, "seed '%.*s' is not an unsigned integer", FIELD_QUOTE_MAX, text);
-    if ((text = field_of(rd, f, COL_SAMPLES)) && parse_u64(text, &r->samples))
+    if ((text = field_of(rd, f, COL_SAMPLES)) && !parse_u64(text, &r->samples))
         return line_error(rd, "samples '%.*s' is not an unsigned integer", FIELD_QUOTE_MAX, text);
-    if ((text = field_of(rd, f, COL_LOST)) && parse_u64(text, &r->lost))
+    if ((text = field_of(rd, f, COL_LOST)) && !parse_u64(text, &r->lost))
         return line_error(rd, "lost '%.*s' is not an unsigned integer", FIELD_QUOTE_MAX, text);
-    if ((text = field_of(rd, f, COL_CYCLES)) && *text && parse_u64(text, &r->cycles))
+    if ((text = field_of(rd, f, COL_CYCLES)) && *text && !parse_u64(text, &r->cycles))
         return line_error(rd, "cycles '%.*s' is not an unsigned integer", FIELD_QUOTE_MAX, text);
-    if ((text = field_of(rd, f, COL_RECORDS)) && *text && parse_u64(text, &r->records))
+    if ((text = field_of(rd, f, COL_RECORDS)) && *text && !parse_u64(text, &r->records))
         return line_error(rd, "records '%.*s' is not an unsigned integer", FIELD_QUOTE_MAX, text);
     for (int g = 0; g < TEA_RESULTS_GRANULARITIES; g++) {
         int c = COL_ERROR_INSN_COMPONENT + g;
@@ -228,7 +231,7 @@ static int parse_row(const reader *rd, const csv_fields *f, tea_results_row *r)
         *e = NAN;
         if (!(text = field_of(rd, f, c)) || !*text)
             continue;
-        if (parse_double(text, e) || *e < 0 || *e > 1)
+        if (!parse_double(text, e) || *e < 0 || *e > 1)
             return line_error(rd, "%s '%.*s' is not a fraction from 0 to 1", column_names[c], FIELD_QUOTE_MAX, text);
     }
     r->trace = strdup(trace);

@@ -137,6 +137,7 @@ static int build_specs(const tea_run_options *o, uint64_t clock_hz, tea_run *t, 
             }
         }
     }
+    assert(n == count); /* one sampler per scheme, frequency and seed */
     t->row_count = n;
     return TEA_OK;
 }

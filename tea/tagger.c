@@ -5,6 +5,7 @@
 #include "common/error.h"
 #include "common/rng.h"
 
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -39,6 +40,7 @@ void tea_tagger_free(tea_tagger *t)
 /* A new tag is armed at a cycle sample point. */
 static void arm(tea_tagger *t)
 {
+    assert(t->state == TEA_TAG_IDLE); /* one tag at a time */
     t->state = TEA_TAG_ARMED;
     if (t->scheme == PICS_SCHEME_RIS) {
         t->lfsr = (uint16_t)((t->lfsr >> 1) ^ (-(unsigned)(t->lfsr & 1u) & RIS_LFSR_TAPS));
@@ -81,6 +83,7 @@ static void spe_next_interval(tea_tagger *t, uint64_t start, uint64_t dispatched
     t->interval_index++;
     t->trigger = start + u;
     t->window_end = start + interval;
+    assert(u >= 1 && u <= interval); /* the sample falls inside its interval */
 }
 
 /* Records a sample for a committed µop. */
@@ -93,6 +96,9 @@ static int sample(tea_tagger *t, const trace_uop *u)
 /* Follows the tag through this record's retirement and squash. */
 static int resolve(tea_tagger *t, const trace_record *r, const trace_uop *uops, const tea_rob_view *v)
 {
+    /* The followed entry is still in the window: the tagger sees every
+     * record while a tag is in flight. */
+    assert(t->state == TEA_TAG_IN_FLIGHT && t->tag >= v->head && t->tag < v->tail);
     if (t->tag >= v->head && t->tag < v->head + r->retire) {
         unsigned offset = (unsigned)(t->tag - v->head), n = trace_record_uops(r);
         t->state = TEA_TAG_IDLE;
@@ -125,6 +131,7 @@ static void pick(tea_tagger *t, const trace_record *r, const tea_rob_view *v)
         }
         t->tag = first + (t->scheme == PICS_SCHEME_RIS ? t->skip : 0);
         t->state = TEA_TAG_IN_FLIGHT;
+        assert(t->tag < first + r->dispatch); /* an entry of this record's row */
         if (t->scheme != PICS_SCHEME_SPE || t->counting)
             return;
         /* SPE's first sample came from a cycle point; from here on it counts
@@ -137,6 +144,7 @@ static void pick(tea_tagger *t, const trace_record *r, const tea_rob_view *v)
     }
     while (t->counting && t->trigger <= after) {
         if (t->state == TEA_TAG_IDLE) {
+            assert(t->trigger > before); /* an entry of this record's row */
             t->tag = first + (t->trigger - before - 1);
             t->state = TEA_TAG_IN_FLIGHT;
         } else {

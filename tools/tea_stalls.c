@@ -88,10 +88,11 @@ done:
 static char *format_percentile(const golden_stalls *s, int group, size_t p, char *buf, size_t size)
 {
     uint64_t length;
-    int r = golden_stalls_percentile(s, group, percentiles[p].num, percentiles[p].den, &length);
-    if (r < 0)
+    golden_stalls_percentile_kind kind;
+    int r = golden_stalls_percentile(s, group, percentiles[p].num, percentiles[p].den, &length, &kind);
+    if (r || kind == GOLDEN_STALLS_PERCENTILE_EMPTY)
         snprintf(buf, size, "%s", "");
-    else if (r > 0)
+    else if (kind == GOLDEN_STALLS_PERCENTILE_BEYOND)
         snprintf(buf, size, ">%llu", (unsigned long long)s->max_length);
     else
         snprintf(buf, size, "%llu", (unsigned long long)length);

@@ -338,6 +338,7 @@ size_t trace_frames_count(const trace_frames *f)
 
 const trace_frame_info *trace_frames_info(const trace_frames *f, size_t k)
 {
+    assert(k < f->count);
     return &f->info[k];
 }
 
@@ -443,10 +444,12 @@ static int reserve(uint8_t **buf, size_t *capacity, size_t size)
 int trace_frame_reader_start(trace_frame_reader *fr, size_t k)
 {
     const trace_frames *f = fr->frames;
-    const trace_native_index_entry *e = &f->entries[k];
+    const trace_native_index_entry *e;
     size_t got;
     int rc;
 
+    assert(k < f->count);
+    e = &f->entries[k];
     fr->started = fr->done = fr->failed = 0;
     fr->k = k;
     fr->size = fr->pos = 0;
@@ -601,6 +604,8 @@ void trace_frame_reader_hand_over(trace_frame_reader *fr, trace_frame_data *data
 
 void trace_frame_reader_seek(trace_frame_reader *fr, const trace_frame_data *data, const trace_frame_position *at)
 {
+    /* A position told in this frame's bytes, at a checked window. */
+    assert(data->frame == at->frame && at->pos <= data->size && at->window <= fr->frames->header.rob_size);
     fr->k = at->frame;
     fr->data = data->bytes;
     fr->size = data->size;

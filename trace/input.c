@@ -7,6 +7,7 @@
 #include "../common/error.h"
 #include "../common/threads.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -239,6 +240,7 @@ static int fill(trace_input *in, size_t want)
 
 static void consume(trace_input *in, size_t n)
 {
+    assert(n <= in->len - in->pos); /* only bytes read can be consumed */
     in->pos += n;
     in->consumed += n;
 }
@@ -683,6 +685,7 @@ int trace_input_next_frame(trace_input *in, trace_input_frame *frame, int *more)
         return next_frame_sync(in, frame, more);
     while (trace_input_frame_advance(in, SIZE_MAX))
         ;
+    assert(a->state == LOOKAHEAD_READY || a->state == LOOKAHEAD_FAILED); /* advanced to the end */
     *more = 0;
     if (a->state == LOOKAHEAD_FAILED) {
         a->state = LOOKAHEAD_NONE;
@@ -740,6 +743,7 @@ static void *chunk_main(void *arg)
         tail = (tail + 1) % CHUNK_SLOTS;
         pthread_mutex_lock(&cr->lock);
         cr->filled++;
+        assert(cr->filled + (unsigned)cr->held <= CHUNK_SLOTS); /* only a free slot was filled */
         cr->finished = !go_on;
         pthread_cond_broadcast(&cr->changed);
         pthread_mutex_unlock(&cr->lock);

@@ -5,6 +5,7 @@
 #include "native.h"
 #include "../common/error.h"
 
+#include <assert.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -957,6 +958,9 @@ stop:
         batch->count += done;
         batch->uop_count = first;
         *pos = (size_t)(p - data);
+        /* Each record taken was checked against the window, and the
+         * chunks kept to the batch's room and the frame's bytes. */
+        assert(window <= rob_size && batch->count <= batch->capacity && first <= batch->uop_capacity && *pos <= size);
     }
     return done;
 }

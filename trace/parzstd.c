@@ -15,6 +15,7 @@
 #include "parzstd.h"
 #include "../common/error.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -87,8 +88,8 @@ struct trace_parzstd {
     int stop;
 };
 
-/* Reads exactly `size` bytes at `offset`; 0, or -1 on a read error or a
- * file that ends first. */
+/* Reads exactly `size` bytes at `offset`: 1 when they were read, 0 on a
+ * read error or a file that ends first (no message: see parzstd.h). */
 static int read_at(int fd, uint64_t offset, void *dst, size_t size)
 {
     uint8_t *out = dst;
@@ -97,12 +98,12 @@ static int read_at(int fd, uint64_t offset, void *dst, size_t size)
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
-            return -1;
+            return 0;
         out += n;
         offset += (uint64_t)n;
         size -= (size_t)n;
     }
-    return 0;
+    return 1;
 }
 
 int trace_parzstd_frame_size(int fd, uint64_t file_size, uint64_t offset, uint64_t *size, int *is_data)
@@ -112,8 +113,8 @@ int trace_parzstd_frame_size(int fd, uint64_t file_size, uint64_t offset, uint64
     ZSTD_frameHeader fh;
     uint64_t pos;
 
-    if (offset >= file_size || read_at(fd, offset, head, avail) || ZSTD_getFrameHeader(&fh, head, avail) != 0)
-        return -1;
+    if (offset >= file_size || !read_at(fd, offset, head, avail) || ZSTD_getFrameHeader(&fh, head, avail) != 0)
+        return 0;
     if (fh.frameType == ZSTD_skippableFrame) {
         pos = offset + ZSTD_SKIPPABLEHEADERSIZE + fh.frameContentSize; /* headerSize is not set for these */
         *is_data = 0;
@@ -123,23 +124,24 @@ int trace_parzstd_frame_size(int fd, uint64_t file_size, uint64_t offset, uint64
         while (!last) {
             uint8_t b[BLOCK_HEADER_SIZE];
             uint32_t header, type, block_size;
-            if (pos + BLOCK_HEADER_SIZE > file_size || read_at(fd, pos, b, sizeof b))
-                return -1;
+            if (pos + BLOCK_HEADER_SIZE > file_size || !read_at(fd, pos, b, sizeof b))
+                return 0;
             header = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16;
             last = header & 1u;
             type = (header >> 1) & 3u;
             block_size = header >> 3;
             if (type == BLOCK_TYPE_RESERVED)
-                return -1;
+                return 0;
             pos += BLOCK_HEADER_SIZE + (type == BLOCK_TYPE_RLE ? 1u : block_size);
         }
         pos += fh.checksumFlag ? CHECKSUM_SIZE : 0;
         *is_data = 1;
     }
     if (pos > file_size)
-        return -1;
+        return 0;
     *size = pos - offset;
-    return 0;
+    assert(*size > 0); /* a frame has a header */
+    return 1;
 }
 
 /* Waits for a free piece of worker w (lock held); NULL when stopping. */
@@ -171,9 +173,9 @@ static void queue_piece(trace_parzstd *p, job *j, piece *pc)
     pthread_cond_broadcast(&p->consumer_cond);
 }
 
-/* Decompresses the data frame of job j into pieces queued on it. Returns 0
+/* Decompresses the data frame of job j into pieces queued on it. Returns 1
  * when the frame decompressed whole and ended exactly where its headers
- * said, -1 otherwise (an error, or stop). Called without the lock. */
+ * said, 0 otherwise (an error, or stop). Called without the lock. */
 static int decompress_job(worker *w, job *j)
 {
     trace_parzstd *p = w->p;
@@ -181,15 +183,15 @@ static int decompress_job(worker *w, job *j)
     ZSTD_inBuffer in = { w->input, 0, 0 };
     piece *pc = NULL;
     size_t ret = 1;
-    int rc = 0;
+    int whole = 1;
 
     ZSTD_DCtx_reset(w->dctx, ZSTD_reset_session_only);
     for (;;) {
         ZSTD_outBuffer out;
         if (in.pos == in.size && pos < end) {
             size_t n = end - pos < TRACE_PARZSTD_INPUT_SIZE ? (size_t)(end - pos) : TRACE_PARZSTD_INPUT_SIZE;
-            if (read_at(p->fd, pos, w->input, n)) {
-                rc = -1;
+            if (!read_at(p->fd, pos, w->input, n)) {
+                whole = 0;
                 break;
             }
             in = (ZSTD_inBuffer){ w->input, n, 0 };
@@ -200,7 +202,7 @@ static int decompress_job(worker *w, job *j)
             pc = take_free_piece(w);
             pthread_mutex_unlock(&p->lock);
             if (!pc) {
-                rc = -1;
+                whole = 0;
                 break;
             }
         }
@@ -208,7 +210,7 @@ static int decompress_job(worker *w, job *j)
         ret = ZSTD_decompressStream(w->dctx, &out, &in);
         pc->size = out.pos;
         if (ZSTD_isError(ret)) {
-            rc = -1;
+            whole = 0;
             break;
         }
         if (pc->size == TRACE_PARZSTD_PIECE_SIZE) {
@@ -218,23 +220,23 @@ static int decompress_job(worker *w, job *j)
             pc = NULL;
         }
         if (ret == 0) { /* the frame is complete: it must end where its headers said */
-            rc = in.pos == in.size && pos == end ? 0 : -1;
+            whole = in.pos == in.size && pos == end;
             break;
         }
         if (in.pos == in.size && pos == end && out.pos < out.size) { /* input gone, frame not done */
-            rc = -1;
+            whole = 0;
             break;
         }
     }
     pthread_mutex_lock(&p->lock);
-    if (pc && pc->size && rc == 0) {
+    if (pc && pc->size && whole) {
         queue_piece(p, j, pc);
     } else if (pc) {
         pc->next = w->free_list;
         w->free_list = pc;
     }
     pthread_mutex_unlock(&p->lock);
-    return rc;
+    return whole;
 }
 
 /* Claims the next job and sizes its frame (lock held). NULL when claims have
@@ -253,7 +255,7 @@ static job *claim_job(trace_parzstd *p)
     memset(j, 0, sizeof *j);
     j->offset = p->next_offset;
     if (p->next_offset >= p->file_size
-        || trace_parzstd_frame_size(p->fd, p->file_size, p->next_offset, &size, &is_data)) {
+        || !trace_parzstd_frame_size(p->fd, p->file_size, p->next_offset, &size, &is_data)) {
         j->state = JOB_END;
         p->claims_ended = 1;
         pthread_cond_broadcast(&p->consumer_cond);
@@ -275,15 +277,16 @@ static void *worker_main(void *arg)
     pthread_mutex_lock(&p->lock);
     for (;;) {
         job *j = claim_job(p);
-        int rc = 0;
+        int whole = 1;
         if (!j)
             break;
         pthread_mutex_unlock(&p->lock);
         if (j->is_data)
-            rc = decompress_job(w, j);
+            whole = decompress_job(w, j);
         pthread_mutex_lock(&p->lock);
-        j->state = rc ? JOB_FAILED : JOB_DONE;
-        if (rc) /* the frames after it are left to the serial reader */
+        assert(j->state == JOB_ACTIVE); /* only its worker finishes a claimed job */
+        j->state = whole ? JOB_DONE : JOB_FAILED;
+        if (!whole) /* the frames after it are left to the serial reader */
             p->claims_ended = 1;
         pthread_cond_broadcast(&p->consumer_cond);
         pthread_cond_broadcast(&p->worker_cond);
@@ -317,7 +320,8 @@ static void teardown(trace_parzstd *p)
     pthread_mutex_destroy(&p->lock);
 }
 
-/* Allocates worker w's context, read buffer and pieces. 0 or -1. */
+/* Allocates worker w's context, read buffer and pieces. 0, or
+ * TEA_ERR_NOMEM (no message: the caller reads serially). */
 static int worker_init(trace_parzstd *p, worker *w, unsigned index)
 {
     w->p = p;
@@ -326,16 +330,16 @@ static int worker_init(trace_parzstd *p, worker *w, unsigned index)
     w->input = malloc(TRACE_PARZSTD_INPUT_SIZE);
     w->pieces = calloc(TRACE_PARZSTD_PIECES, sizeof *w->pieces);
     if (!w->dctx || !w->input || !w->pieces)
-        return -1;
+        return TEA_ERR_NOMEM;
     for (unsigned k = 0; k < TRACE_PARZSTD_PIECES; k++) {
         piece *pc = &w->pieces[k];
         if (!(pc->data = malloc(TRACE_PARZSTD_PIECE_SIZE)))
-            return -1;
+            return TEA_ERR_NOMEM;
         pc->owner = index;
         pc->next = w->free_list;
         w->free_list = pc;
     }
-    return 0;
+    return TEA_OK;
 }
 
 int trace_parzstd_start(trace_parzstd **out, int fd, uint64_t file_size, unsigned workers)
@@ -347,7 +351,7 @@ int trace_parzstd_start(trace_parzstd **out, int fd, uint64_t file_size, unsigne
     *out = NULL;
     if (workers < 2 || workers > TRACE_PARZSTD_MAX_WORKERS)
         return TEA_ERR_UNSUPPORTED;
-    if (trace_parzstd_frame_size(fd, file_size, 0, &first_size, &is_data) || first_size == file_size)
+    if (!trace_parzstd_frame_size(fd, file_size, 0, &first_size, &is_data) || first_size == file_size)
         return TEA_ERR_UNSUPPORTED;
     if (!(p = calloc(1, sizeof *p)))
         return TEA_ERR_NOMEM;
@@ -376,8 +380,7 @@ int trace_parzstd_start(trace_parzstd **out, int fd, uint64_t file_size, unsigne
     if (!p->workers || !p->jobs)
         rc = TEA_ERR_NOMEM;
     for (unsigned i = 0; !rc && i < workers; i++)
-        if (worker_init(p, &p->workers[i], i))
-            rc = TEA_ERR_NOMEM;
+        rc = worker_init(p, &p->workers[i], i);
     for (unsigned i = 0; !rc && i < workers; i++) {
         if (pthread_create(&p->workers[i].thread, NULL, worker_main, &p->workers[i]) != 0)
             rc = TEA_ERR_NOMEM;
@@ -401,6 +404,7 @@ static void give_back(trace_parzstd *p)
 
     if (!pc)
         return;
+    assert(pc->owner < p->worker_count);
     w = &p->workers[pc->owner];
     pc->next = w->free_list;
     w->free_list = pc;
@@ -416,6 +420,8 @@ int trace_parzstd_next(trace_parzstd *p, const uint8_t **data, size_t *size, tra
     give_back(p);
     for (;;) {
         job *j = &p->jobs[p->next_take % p->job_count];
+        /* The jobs in flight fit the ring: workers claim at most job_count ahead. */
+        assert(p->next_take <= p->next_claim && p->next_claim - p->next_take <= p->job_count);
         if (p->next_take >= p->next_claim || (j->state == JOB_ACTIVE && !j->head)) {
             pthread_cond_wait(&p->consumer_cond, &p->lock);
             continue;

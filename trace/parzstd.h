@@ -49,8 +49,9 @@ typedef struct trace_parzstd_end {
 
 /* The bytes the frame at `offset` of the file `fd` (`file_size` bytes)
  * occupies, from its frame and block headers, and whether it is a zstd data
- * frame (1) or a skippable frame (0). -1 when there is no whole, well-formed
- * frame there (the serial reader then says why). */
+ * frame (1) or a skippable frame (0). Returns 1 with *size and *is_data, or
+ * 0 when there is no whole, well-formed frame there (no message: the serial
+ * reader then says why). */
 int trace_parzstd_frame_size(int fd, uint64_t file_size, uint64_t offset, uint64_t *size, int *is_data);
 
 /* Starts `workers` threads (2 to TRACE_PARZSTD_MAX_WORKERS) decompressing the

@@ -4,6 +4,7 @@
 #include "pcs.h"
 #include "../common/error.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,6 +49,7 @@ static int add_batch(const trace_batch *b, size_t records, uint64_t **pcs, size_
                     *cap = grown;
                 }
             }
+            assert(*count < *cap); /* compacting or growing made room */
             (*pcs)[(*count)++] = b->uops[r->first_uop + k].pc;
         }
     }

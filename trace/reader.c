@@ -247,6 +247,7 @@ static int fill_tokens(trace_reader *r)
             r->rest_size -= whole * TRACE_TD_TOKEN_SIZE;
             return TEA_OK;
         }
+        assert(r->rest_size < TRACE_TD_TOKEN_SIZE); /* no whole token left: it fits the carry */
         memcpy(r->carry, r->rest, r->rest_size);
         r->carry_size = r->rest_size;
         r->rest_size = 0;
@@ -682,6 +683,7 @@ static int read_native(trace_reader *r, trace_batch *batch)
             r->window = stream.window;
             r->last_cycle = stream.last_cycle;
             assert(r->window <= r->header.rob_size); /* every decoded record was checked */
+            assert(batch->count == first + fast);
             if (r->frame_entry.records == 0)
                 r->frame_entry.first_cycle = batch->records[first].cycle;
             r->frame_entry.records += (uint32_t)fast;
@@ -723,6 +725,7 @@ static int decode_batch(trace_reader *r, trace_batch *batch)
     rc = r->format == TRACE_FORMAT_NATIVE ? read_native(r, batch) : read_tracedoctor(r, batch);
     if (rc)
         trace_batch_clear(batch);
+    assert(batch->count <= batch->capacity && batch->uop_count <= batch->uop_capacity);
     return rc;
 }
 
@@ -732,8 +735,10 @@ static int decode_batch(trace_reader *r, trace_batch *batch)
 static size_t frame_bytes_decoded(const trace_reader *r, uint64_t frames_before, size_t pos_before,
                                   size_t size_before)
 {
-    if (r->stats.frames == frames_before)
+    if (r->stats.frames == frames_before) {
+        assert(r->frame_pos >= pos_before); /* reading moves forwards within a frame */
         return r->frame_pos - pos_before;
+    }
     return (size_before - pos_before) + r->frame_pos;
 }
 
@@ -789,6 +794,7 @@ static void *decoder_main(void *arg)
             pthread_mutex_unlock(&a->lock);
             break;
         }
+        assert(a->filled < AHEAD_SLOTS && (a->next + a->filled) % AHEAD_SLOTS == tail); /* the slot is free */
         pthread_mutex_unlock(&a->lock);
         /* The slot at `tail` is neither filled nor held by the caller. */
         slot->rc = decode_batch(r, &slot->batch);
@@ -933,6 +939,8 @@ static int read_ahead(trace_reader *r, trace_batch *batch)
         pthread_cond_wait(&a->filled_cond, &a->lock);
     slot = &a->slots[a->next];
     pthread_mutex_unlock(&a->lock);
+    /* The caller's batch and the slot's trade buffers: they have one size. */
+    assert(slot->batch.capacity == batch->capacity && slot->batch.uop_capacity == batch->uop_capacity);
     held = *batch;
     *batch = slot->batch;
     slot->batch = held;

@@ -26,6 +26,7 @@
 #ifndef TEA_TRACE_RECORD_H
 #define TEA_TRACE_RECORD_H
 
+#include <assert.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -110,6 +111,7 @@ static inline unsigned trace_record_uops(const trace_record *r)
  * (it sets rec->first_uop). The batch must have room. */
 static inline void trace_batch_commit(trace_batch *batch, trace_record *rec)
 {
+    assert(batch->count < batch->capacity && batch->uop_count + trace_record_uops(rec) <= batch->uop_capacity);
     rec->first_uop = (uint32_t)batch->uop_count;
     batch->records[batch->count++] = *rec;
     batch->uop_count += trace_record_uops(rec);

@@ -5,6 +5,7 @@
 #include "trace.h"
 #include "../common/error.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +112,7 @@ void trace_totals_add(trace_totals *t, const trace_record *r, const trace_uop *u
 {
     unsigned n = trace_record_uops(r);
 
+    assert(t->records == 0 || r->cycle > t->last_cycle); /* the callers check the cycle order first */
     trace_totals_add_record(t, r);
     for (unsigned i = 0; i < n; i++) {
         unsigned psv = uops[i].psv;

@@ -296,6 +296,8 @@ static int token_record(trace_td_decoder *d, const token_view *t, uint64_t cycle
         rec->flags |= TRACE_REC_REFILL;
     if (t->rob_state & TRACE_TD_ROB_DISPATCHING)
         rec->dispatch = TRACE_TD_SLOTS;
+    /* The µops lie in the entries retiring, all in the head row. */
+    assert(rec->retire >= trace_record_uops(rec) && hb + rec->retire <= TRACE_TD_SLOTS);
     return TEA_OK;
 }
 
@@ -371,6 +373,7 @@ static inline int decoder_push(trace_td_decoder *d, const token_view *t, trace_r
     d->pending = next;
     d->pending_head = t->head;
     d->expected_window = window - cur->retire + cur->dispatch;
+    assert(d->expected_window <= d->rob_size); /* a dispatch into a full ROB was cut above */
     d->have_pending = 1;
     d->last_cycle = cycle;
     d->tokens++;
@@ -497,5 +500,6 @@ int trace_td_encoder_encode(trace_td_encoder *e, const trace_record *r, const tr
     if (window_after == 0 && e->head % TRACE_TD_SLOTS)
         e->head = (e->head + TRACE_TD_SLOTS - e->head % TRACE_TD_SLOTS) % r_size; /* an empty ROB restarts at a row */
     e->window = window_after;
+    assert(e->head < r_size && e->window <= r_size);
     return TEA_OK;
 }

@@ -10,6 +10,7 @@
 #include "../common/error.h"
 #include "../common/outfile.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
@@ -207,6 +208,7 @@ static int flush_native_frame(trace_writer *w)
 
 static int write_native_record(trace_writer *w, const trace_record *r, const trace_uop *uops)
 {
+    size_t len;
     int rc;
 
     if ((rc = trace_native_buffer_reserve(&w->staging, TRACE_NATIVE_MAX_RECORD_BYTES)))
@@ -215,7 +217,9 @@ static int write_native_record(trace_writer *w, const trace_record *r, const tra
         w->frame.first_cycle = r->cycle;
         w->frame.window = w->window;
     }
-    w->staging.size += trace_native_encode_record(&w->codec, r, uops, w->staging.data + w->staging.size);
+    len = trace_native_encode_record(&w->codec, r, uops, w->staging.data + w->staging.size);
+    assert(len <= TRACE_NATIVE_MAX_RECORD_BYTES); /* within the room reserved */
+    w->staging.size += len;
     w->frame.last_cycle = r->cycle;
     if (++w->frame.records >= w->opts.frame_records)
         return flush_native_frame(w);
@@ -282,6 +286,7 @@ int trace_writer_write(trace_writer *w, const trace_batch *batch)
         if (rc)
             return rc;
         w->window = after;
+        assert(w->window <= w->header.rob_size); /* trace_record_check keeps the window within the ROB */
         trace_totals_add(&w->totals, r, uops);
     }
     return TEA_OK;
@@ -297,6 +302,7 @@ static int finish_native(trace_writer *w, const trace_notes *notes)
     if ((rc = flush_native_frame(w)))
         return rc;
     count = w->data_frames;
+    assert(w->index.size == count * TRACE_NATIVE_INDEX_ENTRY_SIZE); /* one index entry per data frame */
     /* index: magic, entry count, entries */
     w->staging.size = 0;
     if ((rc = trace_native_buffer_reserve(&w->staging, TRACE_NATIVE_MAGIC_SIZE + 8 + w->index.size)))

@@ -9,8 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Finds the function of a PC, trying the previous range first. Ranges that
- * share a name are one function: the first range with the name. */
+/* Finds the function of a PC, trying the previous range first: the index
+ * of the first range with its name (ranges that share a name are one
+ * function), or -1 when no range holds the PC. */
 typedef struct locator {
     const pics_symmap *map;
     const size_t *canonical;    /* [range] the first range with its name */
@@ -54,10 +55,12 @@ static int canonical_ranges(const pics_symmap *map, size_t **out)
     for (size_t i = 0; i < map->count; i++)
         order[i] = i;
     search_sort(order, map->count, sizeof *order, compare_names, (void *)map);
-    for (size_t i = 0; i < map->count; i++)
+    for (size_t i = 0; i < map->count; i++) {
         canonical[order[i]] = i && strcmp(map->entries[order[i]].name, map->entries[order[i - 1]].name) == 0
                                   ? canonical[order[i - 1]]
                                   : order[i];
+        assert(canonical[order[i]] <= order[i]); /* ties sorted by index: the first comes first */
+    }
     free(order);
     *out = canonical;
     return TEA_OK;

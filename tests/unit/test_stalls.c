@@ -24,10 +24,15 @@ static void run(const test_stream *s, unsigned initial_window, uint64_t max_leng
     golden_finish(g, &sink);
 }
 
-static uint64_t percentile(const golden_stalls *st, int group, uint64_t num, uint64_t den, int expect_rc)
+/* The percentile's length; `expect` is the kind it must be found as, or
+ * TEA_ERR_USAGE for arguments refused. */
+static uint64_t percentile(const golden_stalls *st, int group, uint64_t num, uint64_t den, int expect)
 {
     uint64_t length;
-    assert_int_equal(golden_stalls_percentile(st, group, num, den, &length), expect_rc);
+    golden_stalls_percentile_kind kind;
+    assert_int_equal(golden_stalls_percentile(st, group, num, den, &length, &kind), expect < 0 ? expect : TEA_OK);
+    if (expect >= 0)
+        assert_int_equal(kind, expect);
     return length;
 }
 
@@ -80,7 +85,7 @@ static void scenario_by_hand(void **state)
     assert_int_equal(st.groups[GOLDEN_STALLS_EVENT(TRACE_PSV_DR_L1)].cycles, 5);
     assert_int_equal(st.groups[GOLDEN_STALLS_EVENT(TRACE_PSV_FL_MB)].uops, 1);
     assert_int_equal(st.groups[GOLDEN_STALLS_EVENT(TRACE_PSV_FL_MB)].stalls, 0);
-    assert_int_equal(percentile(&st, GOLDEN_STALLS_EVENT(TRACE_PSV_FL_MB), 50, 100, -1), 0);
+    assert_int_equal(percentile(&st, GOLDEN_STALLS_EVENT(TRACE_PSV_FL_MB), 50, 100, GOLDEN_STALLS_PERCENTILE_EMPTY), 0);
     assert_int_equal(st.groups[GOLDEN_STALLS_EVENT(TRACE_PSV_ST_TLB)].uops, 1);
     assert_int_equal(st.groups[GOLDEN_STALLS_EVENT(TRACE_PSV_DR_SQ)].uops, 1);
     assert_int_equal(st.groups[GOLDEN_STALLS_EVENT(TRACE_PSV_FL_MO)].uops, 0);
@@ -121,10 +126,10 @@ static void percentiles_by_hand(void **state)
     assert_int_equal(percentile(&st, GOLDEN_STALLS_BASE, 99, 100, 0), 99);
     assert_int_equal(percentile(&st, GOLDEN_STALLS_BASE, 999, 1000, 0), 100); /* ceil(99.9) = 100 */
     assert_int_equal(percentile(&st, GOLDEN_STALLS_BASE, 1, 1000, 0), 1);     /* ceil(0.1) = 1 */
-    assert_int_equal(percentile(&st, GOLDEN_STALLS_BASE, 0, 100, -1), 0);
-    assert_int_equal(percentile(&st, GOLDEN_STALLS_BASE, 101, 100, -1), 0);
-    assert_int_equal(percentile(&st, GOLDEN_STALLS_GROUP_COUNT, 1, 2, -1), 0);
-    assert_int_equal(percentile(&st, GOLDEN_STALLS_ANY_EVENT, 1, 2, -1), 0);
+    assert_int_equal(percentile(&st, GOLDEN_STALLS_BASE, 0, 100, TEA_ERR_USAGE), 0);
+    assert_int_equal(percentile(&st, GOLDEN_STALLS_BASE, 101, 100, TEA_ERR_USAGE), 0);
+    assert_int_equal(percentile(&st, GOLDEN_STALLS_GROUP_COUNT, 1, 2, TEA_ERR_USAGE), 0);
+    assert_int_equal(percentile(&st, GOLDEN_STALLS_ANY_EVENT, 1, 2, GOLDEN_STALLS_PERCENTILE_EMPTY), 0);
     golden_stalls_free(&st);
 
     /* 1..20 with lengths above 10 beyond the histogram: p50 is the 10th
@@ -190,10 +195,13 @@ static void invariants_on_every_workload(void **state)
             /* Percentiles are ordered and the top one is the longest stall. */
             if (gr->stalls) {
                 uint64_t p50, p99;
-                int r50 = golden_stalls_percentile(&st, grp, 50, 100, &p50);
-                int r99 = golden_stalls_percentile(&st, grp, 99, 100, &p99);
-                assert_true(r50 >= 0 && r99 >= 0 && p50 <= p99);
-                assert_int_equal(golden_stalls_percentile(&st, grp, 1, 1, &length), 0);
+                golden_stalls_percentile_kind k50, k99, k;
+                int r50 = golden_stalls_percentile(&st, grp, 50, 100, &p50, &k50);
+                int r99 = golden_stalls_percentile(&st, grp, 99, 100, &p99, &k99);
+                assert_true(r50 == TEA_OK && r99 == TEA_OK && k50 != GOLDEN_STALLS_PERCENTILE_EMPTY
+                            && k99 != GOLDEN_STALLS_PERCENTILE_EMPTY && p50 <= p99);
+                assert_int_equal(golden_stalls_percentile(&st, grp, 1, 1, &length, &k), TEA_OK);
+                assert_int_equal(k, GOLDEN_STALLS_PERCENTILE_EXACT);
                 assert_true(length == gr->longest);
             }
         }

@@ -1358,7 +1358,7 @@ static void test_parse_offset(void **state)
     }
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         uint64_t v = 7;
-        assert_int_equal(binary_symbolize_parse_offset(bad[i], &v), -1);
+        assert_int_equal(binary_symbolize_parse_offset(bad[i], &v), TEA_ERR_USAGE);
         assert_true(v == 7);
     }
 }
