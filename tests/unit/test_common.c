@@ -191,6 +191,40 @@ static void csv_fields_quoted_when_needed(void **state)
     free(text);
 }
 
+/* A registered directory (a run's outputs being written) is emptied and
+ * removed on SIGTERM; a forgotten registration is left alone. */
+static void cleanup_removes_directories(void **state)
+{
+    char *dir = test_temp_path("cleanup.dir"), *kept = test_temp_path("cleanup.kept"), file[4096];
+    pid_t worker;
+    int status;
+    (void)state;
+
+    assert_int_equal(mkdir(dir, 0755), 0);
+    for (int i = 0; i < 3; i++) {
+        snprintf(file, sizeof file, "%s/out%d.pics", dir, i);
+        test_write_file(file, "x", 1);
+    }
+    test_write_file(kept, "y", 1);
+    worker = fork();
+    assert_true(worker >= 0);
+    if (worker == 0) {
+        cleanup_install();
+        cleanup_add_dir(dir);
+        cleanup_forget(cleanup_add_file(kept));
+        raise(SIGTERM);
+        _exit(2); /* not reached */
+    }
+    assert_int_equal(waitpid(worker, &status, 0), worker);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), cleanup_exit_status(SIGTERM));
+    assert_int_equal(access(dir, F_OK), -1);
+    assert_int_equal(access(kept, F_OK), 0);
+    unlink(kept);
+    free(dir);
+    free(kept);
+}
+
 /* Fields written by csv_data_field split back into the same fields, and
  * every malformed quote is refused. */
 static void csv_split_round_trip(void **state)
@@ -498,6 +532,7 @@ int main(void)
         cmocka_unit_test(progress_modes_and_line),
         cmocka_unit_test(cleanup_signals),
         cmocka_unit_test(csv_split_round_trip),
+        cmocka_unit_test(cleanup_removes_directories),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
