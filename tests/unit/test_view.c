@@ -13,6 +13,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define U PICS_UNIT
 #define EPS 1e-12
@@ -183,6 +184,62 @@ static void one_pics(void **state)
     pics_free(&s);
 }
 
+/* The function loader's order of choice: a --symbols map wins over the
+ * symbolizer's binary; the binary (here: --elf, a non-PIE test program with
+ * symbols) gives its functions and section gaps; neither gives an empty map
+ * and no source. */
+static void functions_order(void **state)
+{
+    char *map_path = test_temp_path("functions.map");
+    static const char map_text[] = "0x1000 0x1100 first\n0x1100 0x1200 second\n";
+    binary_symbolize_options opts;
+    binary_symbolizer *z;
+    pics_info info;
+    pics_symmap m;
+    const char *from;
+    (void)state;
+
+    test_write_file(map_path, map_text, sizeof map_text - 1);
+    memset(&opts, 0, sizeof opts);
+    pics_info_init(&info);
+    opts.elf_path = TEA_SYMBOLS_X86_64;
+    opts.command = "test_view";
+    if (!*TEA_SYMBOLS_X86_64) {
+        unlink(map_path);
+        free(map_path);
+        skip();
+    }
+    assert_int_equal(binary_symbolize_open(&z, &info, &opts), TEA_OK);
+    /* the map first, though a binary is there */
+    assert_int_equal(view_functions(map_path, z, &m, &from), TEA_OK);
+    assert_string_equal(from, map_path);
+    assert_int_equal(m.count, 2);
+    assert_string_equal(m.entries[1].name, "second");
+    pics_symmap_free(&m);
+    /* then the binary: its functions (real_function, ...) and its gaps */
+    assert_int_equal(view_functions(NULL, z, &m, &from), TEA_OK);
+    assert_string_equal(from, TEA_SYMBOLS_X86_64);
+    assert_true(m.count > 5);
+    {
+        size_t named = 0, gaps = 0;
+        for (size_t i = 0; i < m.count; i++) {
+            named += strcmp(m.entries[i].name, "real_function") == 0;
+            gaps += strncmp(m.entries[i].name, "[unknown ", 9) == 0;
+        }
+        assert_int_equal(named, 1);
+        assert_true(gaps > 0);
+    }
+    pics_symmap_free(&m);
+    binary_symbolize_close(z);
+    /* neither */
+    assert_int_equal(view_functions(NULL, NULL, &m, &from), TEA_OK);
+    assert_null(from);
+    assert_int_equal(m.count, 0);
+    pics_info_free(&info);
+    unlink(map_path);
+    free(map_path);
+}
+
 /* Long C++ names fitted to a text column: templates collapsed first (each
  * outermost list whole), then the parameters, then the start cut; operator
  * names keep their brackets; what fits is unchanged. */
@@ -216,7 +273,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(insn_component), cmocka_unit_test(insn), cmocka_unit_test(func),
-        cmocka_unit_test(one_pics),       cmocka_unit_test(fit_names),
+        cmocka_unit_test(one_pics),       cmocka_unit_test(functions_order), cmocka_unit_test(fit_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
