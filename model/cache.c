@@ -461,6 +461,21 @@ int model_cache_writeback(model_cache *c, uint64_t addr)
     return 1;
 }
 
+void model_cache_settle(model_cache *c)
+{
+    uint64_t slots = (c->set_mask + 1) * c->ways;
+    for (uint64_t i = 0; i < slots; i++)
+        if (c->tag[i] != INVALID_LINE)
+            c->ready[i] = 0;
+    for (unsigned i = 0; i < c->mshr_count; i++) {
+        c->mshr[i].line = INVALID_LINE;
+        c->mshr[i].fill = 0;
+    }
+    c->mshr_next = 0;
+    c->orphans = 0;
+    assert(model_cache_mshrs_busy(c, 0) == 0);
+}
+
 unsigned model_cache_mshrs_busy(const model_cache *c, uint64_t cycle)
 {
     unsigned n = 0;

@@ -142,6 +142,13 @@ int model_cache_probe(const model_cache *c, uint64_t addr);
  * absent. Does not touch LRU or statistics. */
 int model_cache_writeback(model_cache *c, uint64_t addr);
 
+/* Ends every fill and request in flight: each line present is filled (ready
+ * at cycle 0) and every MSHR free, contents, LRU order and statistics kept.
+ * After a warm-up (model_core_warm, whose accesses all happen at cycle 0
+ * and so queue behind one another far into the future), this leaves the
+ * cache as if the warm-up had run long before the timed region. */
+void model_cache_settle(model_cache *c);
+
 /* MSHRs busy at `cycle` (0 when unbounded). */
 unsigned model_cache_mshrs_busy(const model_cache *c, uint64_t cycle);
 

@@ -109,6 +109,7 @@ struct model_core {
     uint64_t wrong_pc;
     int source_done;
     int source_rc;             /* error from the source */
+    int warm_unsettled;        /* warm-up accesses may still be in flight (model_core_warm) */
     int mispredict_pending;    /* a mispredicted branch is in the ROB */
     unsigned mispredict_entry;
     int need_refill;           /* the next cycle with a non-empty ROB is a refill */
@@ -698,6 +699,17 @@ static void dispatch(model_core *m, uint64_t cycle, trace_record *rec)
     m->stats.dispatched += n;
 }
 
+/* Once the warm-up is over (the first instruction to time arrives): every
+ * fill, MSHR and walk the warm-up left in flight ends, so the timed region
+ * finds the caches and TLBs holding what the warm-up brought, all of it
+ * arrived, as in a run that reached the region on its own (docs/model.md). */
+static void settle_warm_up(model_core *m)
+{
+    model_mem_settle(m->memory);
+    model_tlb_settle(m->tlbs);
+    m->warm_unsettled = 0;
+}
+
 /* Makes sure the next correct-path instruction is in the fetch queue; 0 when
  * the program has ended (or the source failed). */
 static int peek_correct_path(model_core *m)
@@ -717,6 +729,8 @@ static int peek_correct_path(model_core *m)
         m->source_rc = rc < 0 ? rc : TEA_OK;
         return 0;
     }
+    if (m->warm_unsettled)
+        settle_warm_up(m);
     slot->seq = ++m->next_seq;
     m->stats.instructions++;
     m->to_fetch.count++;
@@ -874,6 +888,7 @@ void model_core_warm(model_core *m, const model_insn *in)
         model_bpred_update(m->predictor, in->pc, kind, (in->flags & MODEL_INSN_TAKEN) != 0, in->target);
     }
     m->stats.warmed++;
+    m->warm_unsettled = 1;
 }
 
 /* Hands the batch to the consumer and clears it. */

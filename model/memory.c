@@ -106,6 +106,13 @@ int model_mem_create(model_mem **out, const model_mem_config *cfg)
     return TEA_OK;
 }
 
+void model_mem_settle(model_mem *m)
+{
+    model_cache_settle(m->l1i);
+    model_cache_settle(m->l1d);
+    model_cache_settle(m->llc);
+}
+
 void model_mem_free(model_mem *m)
 {
     if (!m)

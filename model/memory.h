@@ -78,6 +78,10 @@ int model_mem_create(model_mem **out, const model_mem_config *cfg);
 
 void model_mem_free(model_mem *m);
 
+/* Ends every fill in flight in every cache (model_cache_settle): after a
+ * warm-up, the hierarchy holds what the warm-up brought, all of it arrived. */
+void model_mem_settle(model_mem *m);
+
 /* A load of `size` bytes (at least 1) at `addr` issued at `cycle`. Returns
  * the latency, also in out->latency. */
 uint32_t model_mem_load(model_mem *m, uint64_t addr, unsigned size, uint64_t cycle, model_mem_result *out);

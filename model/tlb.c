@@ -109,6 +109,13 @@ int model_tlb_create(model_tlb **out, const model_tlb_config *cfg)
     return TEA_OK;
 }
 
+void model_tlb_settle(model_tlb *t)
+{
+    model_cache_settle(t->l1[0]);
+    model_cache_settle(t->l1[1]);
+    model_cache_settle(t->l2);
+}
+
 void model_tlb_free(model_tlb *t)
 {
     if (!t)

@@ -81,6 +81,9 @@ int model_tlb_create(model_tlb **out, const model_tlb_config *cfg);
 
 void model_tlb_free(model_tlb *t);
 
+/* Ends every translation and walk in flight (model_cache_settle on each TLB). */
+void model_tlb_settle(model_tlb *t);
+
 /* Uses `fn(ctx, vaddr, cycle)` for the cost of page walks from now on (NULL:
  * back to the fixed walk_latency). */
 void model_tlb_set_walker(model_tlb *t, model_tlb_walk_fn fn, void *ctx);
