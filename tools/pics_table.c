@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "common/csv.h"
+#include "common/stats.h"
 #include "common/error.h"
 #include "common/outfile.h"
 #include "palette.h"
@@ -57,9 +58,10 @@ typedef enum table_format { TABLE_MD = 0, TABLE_LATEX, TABLE_CSV } table_format;
 #define TABLE_EPILOGUE                                                                              \
     "\n"                                                                                           \
     "CSV: the header 'trace,granularity,freq_hz,SCHEME,...' and rows only, errors as\n"          \
-    "fractions (0.05 is 5 %); when some cell averages several seeds, also SCHEME_min\n"          \
-    "and SCHEME_max per scheme (the lowest and highest seed's error, empty in the mean\n"        \
-    "and max rows).\n"
+    "fractions (0.05 is 5 %); when some cell averages several seeds, also SCHEME_min,\n"         \
+    "SCHEME_max, SCHEME_ci_low and SCHEME_ci_high per scheme (the lowest and highest\n"          \
+    "seed's error and the 95 % interval of their mean by Student's t, cut at 0; empty\n"      \
+    "in the mean and max rows). Markdown and LaTeX show such a cell as 'mean ± half-interval'.\n"
 
 typedef struct table_request {
     char **inputs;
@@ -80,6 +82,7 @@ typedef struct table_cell {
     size_t seeds;
     long double sum;           /* of the error fractions */
     double min, max;           /* fractions */
+    stats_sample spread;       /* the seeds' errors, for the 95 % interval of their mean */
 } table_cell;
 
 /* The table, pointing into the results' rows. */
@@ -235,6 +238,7 @@ static int fill_cells(const table_request *req, const char *command, const tea_r
             c->max = e;
         c->sum += e;
         c->seeds++;
+        stats_add(&c->spread, e);
         if (c->seeds > 1)
             t->spread = 1;
     }
@@ -313,6 +317,22 @@ static long double cell_mean(const table_cell *c)
     return c->seeds ? c->sum / (long double)c->seeds : (long double)NAN;
 }
 
+/* Half the 95 % interval of the cell's mean over its seeds (fraction); NaN
+ * for one seed. */
+static double cell_half_interval(const table_cell *c)
+{
+    return stats_half_interval95(&c->spread);
+}
+
+/* The cell's 95 % interval (fractions), its foot cut at 0 since no error is
+ * negative; NaN for one seed. */
+static void cell_interval(const table_cell *c, double *low, double *high)
+{
+    double mean = (double)cell_mean(c), half = cell_half_interval(c);
+    *low = isnan(half) ? NAN : fmax(mean - half, 0.0);
+    *high = isnan(half) ? NAN : mean + half;
+}
+
 /* Text with LaTeX's special characters escaped. */
 static void latex_escape(FILE *f, const char *text)
 {
@@ -351,8 +371,9 @@ static void md_escape(FILE *f, const char *text)
 /* What the numbers are, for the comment line of every format. */
 static void describe(const table_request *req, const table *t, char *buf, size_t size)
 {
-    snprintf(buf, size, "pics table: error (%%) at %s granularity, %.15g Hz, mean over seeds",
-             pics_granularity_name(req->granularity), t->freq_hz);
+    snprintf(buf, size, "pics table: error (%%) at %s granularity, %.15g Hz, mean over seeds%s",
+             pics_granularity_name(req->granularity), t->freq_hz,
+             t->spread ? " ± the 95 % interval of that mean (Student's t)" : "");
 }
 
 /* ",LABEL" + suffix as one CSV field. */
@@ -388,7 +409,9 @@ static int write_csv(FILE *f, const table_request *req, const table *t)
     }
     for (size_t s = 0; t->spread && s < t->scheme_count; s++) {
         if ((rc = write_suffixed_field(f, t->schemes[s], "_min"))
-            || (rc = write_suffixed_field(f, t->schemes[s], "_max")))
+            || (rc = write_suffixed_field(f, t->schemes[s], "_max"))
+            || (rc = write_suffixed_field(f, t->schemes[s], "_ci_low"))
+            || (rc = write_suffixed_field(f, t->schemes[s], "_ci_high")))
             return rc;
     }
     fputc('\n', f);
@@ -405,6 +428,12 @@ static int write_csv(FILE *f, const table_request *req, const table *t)
             fprintf(f, ",%s", number);
             format_fraction(c->seeds ? c->max : NAN, number, sizeof number);
             fprintf(f, ",%s", number);
+            double low, high;
+            cell_interval(c, &low, &high);
+            format_fraction(low, number, sizeof number);
+            fprintf(f, ",%s", number);
+            format_fraction(high, number, sizeof number);
+            fprintf(f, ",%s", number);
         }
         fputc('\n', f);
     }
@@ -417,7 +446,7 @@ static int write_csv(FILE *f, const table_request *req, const table *t)
             fprintf(f, ",%s", number);
         }
         for (size_t s = 0; t->spread && s < t->scheme_count; s++)
-            fputs(",,", f);
+            fputs(",,,,", f);
         fputc('\n', f);
     }
     return TEA_OK;
@@ -427,7 +456,8 @@ static int write_csv(FILE *f, const table_request *req, const table *t)
  * `decimals` digits; with `bold_best`, every value shown as the row's
  * lowest (the best error; ties all) is bold. */
 static void write_text_row(FILE *f, table_format format, const char *label, const char *escaped_label,
-                           const long double *values, size_t count, int decimals, int bold_best)
+                           const long double *values, const double *halves, size_t count, int decimals,
+                           int bold_best)
 {
     const char *sep = format == TABLE_MD ? " | " : " & ";
     char number[NUMBER_MAX], best[NUMBER_MAX] = "";
@@ -454,6 +484,11 @@ static void write_text_row(FILE *f, table_format format, const char *label, cons
             fprintf(f, format == TABLE_MD ? "**%s**" : "\\textbf{%s}", number);
         else
             fputs(number, f);
+        if (number[0] && halves && !isnan(halves[s])) {
+            char half[NUMBER_MAX];
+            format_percent(halves[s], decimals, 0, half, sizeof half);
+            fprintf(f, format == TABLE_MD ? " ± %s" : " $\\pm$ %s", half);
+        }
     }
     fputs(format == TABLE_MD ? " |\n" : " \\\\\n", f);
 }
@@ -488,10 +523,14 @@ static int write_text(FILE *f, const table_request *req, const table *t)
 {
     char what[TITLE_MAX], name[SCHEME_NAME_MAX];
     long double *row = malloc((t->scheme_count ? t->scheme_count : 1) * sizeof *row);
+    double *halves = malloc((t->scheme_count ? t->scheme_count : 1) * sizeof *halves);
     int md = req->format == TABLE_MD, decimals = (int)req->precision;
 
-    if (!row)
+    if (!row || !halves) {
+        free(row);
+        free(halves);
         return error_set(TEA_ERR_NOMEM, "out of memory");
+    }
 
     describe(req, t, what, sizeof what);
     if (md) {
@@ -522,15 +561,17 @@ static int write_text(FILE *f, const table_request *req, const table *t)
         fputs(" \\\\\n\\midrule\n", f);
     }
     for (size_t i = 0; i < t->trace_count; i++) {
-        for (size_t s = 0; s < t->scheme_count; s++)
+        for (size_t s = 0; s < t->scheme_count; s++) {
             row[s] = cell_mean(cell_at(t, i, s));
-        write_text_row(f, req->format, t->traces[i], NULL, row, t->scheme_count, decimals, req->bold_best);
+            halves[s] = cell_half_interval(cell_at(t, i, s));
+        }
+        write_text_row(f, req->format, t->traces[i], NULL, row, halves, t->scheme_count, decimals, req->bold_best);
     }
     if (!md)
         fputs("\\midrule\n", f);
-    write_text_row(f, req->format, MEAN_LABEL, md ? "**" MEAN_LABEL "**" : MEAN_LABEL, t->mean, t->scheme_count,
-                   decimals, req->bold_best);
-    write_text_row(f, req->format, MAX_LABEL, md ? "**" MAX_LABEL "**" : MAX_LABEL, t->max, t->scheme_count,
+    write_text_row(f, req->format, MEAN_LABEL, md ? "**" MEAN_LABEL "**" : MEAN_LABEL, t->mean, NULL,
+                   t->scheme_count, decimals, req->bold_best);
+    write_text_row(f, req->format, MAX_LABEL, md ? "**" MAX_LABEL "**" : MAX_LABEL, t->max, NULL, t->scheme_count,
                    decimals, req->bold_best);
     if (!md)
         fputs("\\bottomrule\n\\end{tabular}\n", f);
@@ -542,6 +583,7 @@ static int write_text(FILE *f, const table_request *req, const table *t)
         fputc('\n', f);
     }
     free(row);
+    free(halves);
     return TEA_OK;
 }
 
@@ -576,8 +618,9 @@ static int write_svg(const table_request *req, const table *t)
             const table_cell *c = cell_at(t, g, s);
             values[k] = (double)(cell_mean(c) * PERCENT);
             if (low) {
-                low[k] = c->seeds > 1 ? fmin(c->min * (double)PERCENT, values[k]) : NAN;
-                high[k] = c->seeds > 1 ? fmax(c->max * (double)PERCENT, values[k]) : NAN;
+                cell_interval(c, &low[k], &high[k]);
+                low[k] *= PERCENT;
+                high[k] *= PERCENT;
             }
         }
     }
@@ -685,7 +728,7 @@ int cmd_pics_table(int argc, char **argv)
           .type = CLI_TYPE_HZ, .dest = &req.freq_hz, .error = "invalid frequency '%s' (Hz, with an optional k, M or G)",
           .seen = &req.has_freq },
         CLI_OPTION_SVG(&req.svg_path, "also draw the table as grouped bars (traces and the mean x\n"
-                                      "schemes; whiskers from the lowest to the highest seed)"),
+                                      "schemes; whiskers: the 95 % interval over the seeds)"),
         CLI_FLAG("names", 0, &req.names, "name the schemes as in prose (TEA, NCI-TEA, IBS, SPE, RIS;\n"
                                          "IBS (all events) for ibs:all) in md, latex and the SVG;\n"
                                          "CSV keeps the labels"),

@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "study.h"
 #include "common/error.h"
+#include "common/stats.h"
 #include "common/threads.h"
 #include "common/outfile.h"
 #include "palette.h"
@@ -141,7 +142,8 @@ static double mean_over_traces(const sweep_pool *pool, size_t row, int g)
 }
 
 /* Figure 8: per scheme, per frequency the mean over traces and seeds, with
- * the spread of the per-seed means (best to worst seed). */
+ * the 95 % interval (t distribution) of that mean over the seeds, each seed's
+ * value being its mean over the traces. */
 static int write_svg(const sweep_pool *pool, const char *path, pics_granularity granularity)
 {
     const study_request *req = pool->req;
@@ -162,20 +164,20 @@ static int write_svg(const sweep_pool *pool, const char *path, pics_granularity 
         size_t kept = 0;
         tea_run_scheme_label(&req->schemes[s], labels[s], sizeof labels[s]);
         for (size_t f = 0; f < freqs; f++) {
-            double sum = 0, low = INFINITY, high = -INFINITY;
+            stats_sample over_seeds = { 0 };
             int known = 1;
             for (size_t k = 0; k < seeds && known; k++) {
                 double e = mean_over_traces(pool, (s * freqs + f) * seeds + k, g);
                 known = !isnan(e);
-                sum += e;
-                low = e < low ? e : low;
-                high = e > high ? e : high;
+                stats_add(&over_seeds, e);
             }
             if (!known)
                 continue;
-            points[s * freqs + kept++] =
-                (plot_chart_point){ req->freqs[f], PERCENT * sum / (double)seeds, seeds > 1 ? PERCENT * low : NAN,
-                                    seeds > 1 ? PERCENT * high : NAN };
+            double mean = stats_mean(&over_seeds), half = stats_half_interval95(&over_seeds);
+            /* errors are not negative, so neither is the bar's foot */
+            points[s * freqs + kept++] = (plot_chart_point){ req->freqs[f], PERCENT * mean,
+                                                             seeds > 1 ? PERCENT * fmax(mean - half, 0.0) : NAN,
+                                                             seeds > 1 ? PERCENT * (mean + half) : NAN };
         }
         series[s] = (plot_chart_series){ labels[s], palette_scheme_color(pics_scheme_name(req->schemes[s].scheme), s),
                                          points + s * freqs, kept };
@@ -296,8 +298,8 @@ static int parse_args(int argc, char **argv, study_request *req, sweep_options *
                           "the CSV (default: standard output); its provenance\n"
                           "goes to OUT.json beside it (OUT.csv -> OUT.json)"),
         CLI_OPTION_SVG(&o->svg_path, "error against frequency, one line per scheme: the mean\n"
-                                     "over traces and seeds, bars from the best to the worst\n"
-                                     "seed (the TEA paper's Figure 8)"),
+                                     "over traces and seeds, bars its 95 % interval over the\n"
+                                     "seeds, t distribution (the TEA paper's Figure 8)"),
         CLI_OPTION_GRANULARITY(&o->granularity, "error the SVG shows: insn-component (default), insn, func"),
         CLI_OPTIONS_PROGRESS(&o->progress),
         CLI_TRACE_OPTIONS(&req->open),

@@ -24,7 +24,7 @@ run 0 "$TEA" sweep a.tea b.tea --freqs 1k,100k --seeds 2 --quiet --symbols syms.
 expect sweep.csv "$RESULTS" 40
 run 0 "$PICS" table sweep.csv --freq 100k --format csv -o table.csv
 # 2 traces and the mean and max rows; 5 schemes, each with _min and _max (2 seeds)
-expect table.csv "trace,granularity,freq_hz,tea,nci,ibs,spe,ris,tea_min,tea_max,nci_min,nci_max,ibs_min,ibs_max,spe_min,spe_max,ris_min,ris_max" 4
+expect table.csv "trace,granularity,freq_hz,tea,nci,ibs,spe,ris,tea_min,tea_max,tea_ci_low,tea_ci_high,nci_min,nci_max,nci_ci_low,nci_ci_high,ibs_min,ibs_max,ibs_ci_low,ibs_ci_high,spe_min,spe_max,spe_ci_low,spe_ci_high,ris_min,ris_max,ris_ci_low,ris_ci_high" 4
 run 0 "$PICS" export rep/golden.pics -o export.csv
 expect export.csv "pc,psv,component,cycles" -
 run 0 "$PICS" report rep/tea-1000000hz.pics --golden rep/golden.pics --format csv --top 0 -o report.csv

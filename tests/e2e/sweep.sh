@@ -54,6 +54,14 @@ xmllint --noout sweep.svg || fail "sweep.svg is not well-formed"
 [ "$(xmllint --xpath 'count(//*[local-name()="g"][@class="series"])' sweep.svg)" = 5 ] || fail "not 5 series"
 [ "$(xmllint --xpath 'count(//*[local-name()="circle"][@class="point"])' sweep.svg)" = 20 ] || fail "not 20 points"
 
+# the figure's bar is the 95 % interval of the mean over the seeds: with
+# three seeds mean +- t(0.975, 2) * s / sqrt(3), t(0.975, 2) = 4.303
+run 0 "$TEA" sweep b.tea --clock 10M --freqs 20k --seeds 3 --schemes tea --quiet -o ci.csv --svg ci.svg
+want=$(awk -F, 'NR > 1 { n++; d = $7 - m; m += d / n; m2 += d * ($7 - m) }
+                END { h = 4.303 * sqrt(m2 / (n - 1)) / sqrt(n)
+                      printf "tea at 20k: %.2f%% (%.2f%% to %.2f%%)", 100 * m, 100 * (m - h), 100 * (m + h) }' ci.csv)
+contains ci.svg "$want"
+
 # too few samples: one warning per trace and frequency, naming the schemes
 # once whatever the seeds; b's 999,988 cycles at 10 MHz give 99 points at
 # 1 kHz (jitter none: one sample per period of 10,000 cycles), so 1000 need

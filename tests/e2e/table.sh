@@ -63,15 +63,18 @@ run 2 "$PICS" table a.csv b.csv --freq 2k
 contains err.txt "no results at 2000 Hz; the results have 4000, 1000000 Hz"
 
 # --- CSV: exact cells, seeds averaged, mean and max rows, min/max per seed;
-# the header on line 1, errors as fractions (the percentages above / 100)
+# the header on line 1, errors as fractions (the percentages above / 100).
+# lbm's tea has two seeds, 0.01 and 0.03: the 95 % interval of their mean is
+# 0.02 +- t(0.975, 1) * s / sqrt(2) with s = 0.01 * sqrt(2), so +- 12.706 *
+# 0.01 = 0.12706: [0, 0.14706] with its foot cut at 0. One seed: no interval.
 run 0 "$PICS" table a.csv b.csv --freq 4k --format csv
 cat >want.csv <<'EOF'
-trace,granularity,freq_hz,tea,nci,ibs,ibs:all,tea_min,tea_max,nci_min,nci_max,ibs_min,ibs_max,ibs:all_min,ibs:all_max
-lbm,insn-component,4000,0.02,0.1,0.5,0.2,0.01,0.03,0.1,0.1,0.5,0.5,0.2,0.2
-nab,insn-component,4000,0.04,0.2,0.6,0.3,0.04,0.04,0.2,0.2,0.6,0.6,0.3,0.3
-605.mcf_s,insn-component,4000,0.03,0.15,0.7,0.1,0.03,0.03,0.15,0.15,0.7,0.7,0.1,0.1
-mean,insn-component,4000,0.03,0.15,0.6,0.2,,,,,,,,
-max,insn-component,4000,0.04,0.2,0.7,0.3,,,,,,,,
+trace,granularity,freq_hz,tea,nci,ibs,ibs:all,tea_min,tea_max,tea_ci_low,tea_ci_high,nci_min,nci_max,nci_ci_low,nci_ci_high,ibs_min,ibs_max,ibs_ci_low,ibs_ci_high,ibs:all_min,ibs:all_max,ibs:all_ci_low,ibs:all_ci_high
+lbm,insn-component,4000,0.02,0.1,0.5,0.2,0.01,0.03,0,0.14706,0.1,0.1,,,0.5,0.5,,,0.2,0.2,,
+nab,insn-component,4000,0.04,0.2,0.6,0.3,0.04,0.04,,,0.2,0.2,,,0.6,0.6,,,0.3,0.3,,
+605.mcf_s,insn-component,4000,0.03,0.15,0.7,0.1,0.03,0.03,,,0.15,0.15,,,0.7,0.7,,,0.1,0.1,,
+mean,insn-component,4000,0.03,0.15,0.6,0.2,,,,,,,,,,,,,,,,
+max,insn-component,4000,0.04,0.2,0.7,0.3,,,,,,,,,,,,,,,,
 EOF
 same out.txt want.csv
 [ ! -s err.txt ] || fail "unexpected messages: $(cat err.txt)"
@@ -105,7 +108,7 @@ contains err.txt "warning: scheme nci has no result at 1000000 Hz for 3 of 3 tra
 run 0 "$PICS" table a.csv b.csv --freq 4k
 contains out.txt "| trace | tea | nci | ibs | ibs:all |"
 contains out.txt "|:---|---:|---:|---:|---:|"
-contains out.txt "| lbm | 2.0 | 10.0 | 50.0 | 20.0 |"
+contains out.txt "| lbm | 2.0 ± 12.7 | 10.0 | 50.0 | 20.0 |"
 contains out.txt '| 605.mcf\_s | 3.0 | 15.0 | 70.0 | 10.0 |'
 contains out.txt "| **mean** | 3.0 | 15.0 | 60.0 | 20.0 |"
 contains out.txt "| **max** | 4.0 | 20.0 | 70.0 | 30.0 |"
@@ -120,7 +123,7 @@ run 0 "$PICS" table a.csv b.csv c.csv --freq 4k --format latex -o t.tex
 contains t.tex '\begin{tabular}{lrrrr}'
 contains t.tex '\toprule'
 contains t.tex 'trace & tea & nci & ibs & ibs:all \\'
-contains t.tex 'lbm & 2.0 & 10.0 & 50.0 & 20.0 \\'
+contains t.tex 'lbm & 2.0 $\pm$ 12.7 & 10.0 & 50.0 & 20.0 \\'
 contains t.tex '605.mcf\_s & 3.0 & 15.0 & 70.0 & 10.0 \\'
 contains t.tex 'r\&d\_\%\#1 & 13.0 & -- & -- & -- \\'
 contains t.tex '\bottomrule'
@@ -179,10 +182,10 @@ xmllint --noout t1.svg || fail "t1.svg is not well-formed XML"
 # of each row in bold, a caption; the cells are those of want.csv in percent
 run 0 "$PICS" table a.csv b.csv --freq 4k --names --bold-best --precision 0 --caption "Error (%) of each scheme"
 cat >want-polish.md <<'EOF'
-<!-- pics table: error (%) at insn-component granularity, 4000 Hz, mean over seeds -->
+<!-- pics table: error (%) at insn-component granularity, 4000 Hz, mean over seeds ± the 95 % interval of that mean (Student's t) -->
 | trace | TEA | NCI-TEA | IBS | IBS (all events) |
 |:---|---:|---:|---:|---:|
-| lbm | **2** | 10 | 50 | 20 |
+| lbm | **2** ± 13 | 10 | 50 | 20 |
 | nab | **4** | 20 | 60 | 30 |
 | 605.mcf\_s | **3** | 15 | 70 | 10 |
 | **mean** | **3** | 15 | 60 | 20 |

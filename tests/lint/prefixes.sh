@@ -30,7 +30,7 @@ names() { # prints "WHERE ROOM NAME" for every exported name
 names "$@" | awk '
 BEGIN {
     # The prefixes of each room; capitals are checked against the same list.
-    p["common"] = "error_ rng_ outfile_ outdir_ cleanup_ json_ csv_ exact_ textline_ threads_ progress_ search_ tea_ok tea_err_"
+    p["common"] = "error_ rng_ outfile_ outdir_ cleanup_ json_ csv_ exact_ textline_ threads_ progress_ search_ stats_ tea_ok tea_err_"
     p["tools"] = "cli_ palette_ study_ model_options_ cmd_"
 }
 function conforms(room, name,    lower, list, n, i, q) {

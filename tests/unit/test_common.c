@@ -12,9 +12,11 @@
 #include "common/outfile.h"
 #include "common/progress.h"
 #include "common/rng.h"
+#include "common/stats.h"
 #include "common/textline.h"
 #include "common/threads.h"
 
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,6 +191,31 @@ static void csv_fields_quoted_when_needed(void **state)
     text = csv_output(csv_data_field, fields, sizeof fields / sizeof fields[0]);
     assert_string_equal(text, "plain,,\"a,b\",\"say \"\"hi\"\"\",\"two\nlines\",\"cr\r\",\"#x\",\" y\"");
     free(text);
+}
+
+/* The mean's 95 % interval: hand-computed for {1, 2, 3, 4, 5} (mean 3,
+ * s = sqrt(2.5) = 1.5811, t(0.975, 4) = 2.776: 2.776 * 1.5811 / sqrt(5) =
+ * 1.9629); undefined for one value; t quantiles from the table and, past 30
+ * degrees of freedom, the expansion (t(0.975, 60) = 2.0003, the normal's
+ * 1.96 far out). */
+static void stats_intervals(void **state)
+{
+    stats_sample s = { 0 };
+    (void)state;
+    assert_true(isnan(stats_mean(&s)));
+    stats_add(&s, 4.0);
+    assert_true(isnan(stats_half_interval95(&s)));
+    stats_add(&s, 1.0);
+    stats_add(&s, 5.0);
+    stats_add(&s, 2.0);
+    stats_add(&s, 3.0);
+    assert_float_equal(stats_mean(&s), 3.0, 1e-12);
+    assert_float_equal(stats_stddev(&s), sqrt(2.5), 1e-12);
+    assert_float_equal(stats_half_interval95(&s), 2.776 * sqrt(2.5) / sqrt(5.0), 1e-9);
+    assert_float_equal(stats_t975(1), 12.706, 0);
+    assert_float_equal(stats_t975(30), 2.042, 0);
+    assert_float_equal(stats_t975(60), 2.0003, 2e-4);
+    assert_float_equal(stats_t975(1000000), 1.95996, 1e-4);
 }
 
 /* A registered directory (a run's outputs being written) is emptied and
@@ -533,6 +560,7 @@ int main(void)
         cmocka_unit_test(cleanup_signals),
         cmocka_unit_test(csv_split_round_trip),
         cmocka_unit_test(cleanup_removes_directories),
+        cmocka_unit_test(stats_intervals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
