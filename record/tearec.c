@@ -18,6 +18,26 @@
  * tea_record_stop(). Afterwards the program runs on to its own end; the
  * instrumentation left in it only counts nothing and returns.
  *
+ * Fast-forward. Code is translated in one of two modes. Outside the region
+ * (waiting, skipping; done needs nothing) translations are *fast*: no helper
+ * call, no memory access looked at; a block of n instructions takes n off a
+ * counter when it starts (fast_left, the recorded thread's instructions
+ * still to pass), gives back what a side exit did not run, and leaves at
+ * its start when fewer than n are left. Inside, translations are *precise*:
+ * on_insn before each instruction (which counts the last few skipped ones
+ * one by one), on_mem for each access of a recorded one. A switch leaves
+ * the block at an instruction boundary with Ijk_InvalICache over the whole
+ * address space: Valgrind's scheduler drops every translation and the code
+ * is translated again in the new mode (a precise block leaves when
+ * fast_wanted is set; a fast one at its start as said, or after the
+ * --start-at function's entry started the region). While another thread
+ * runs, the counter is parked (track_start_client_code), so that --skip
+ * counts the recorded thread's instructions exactly. Instructions count as
+ * Valgrind executes them (each pass of a rep-prefixed one counts, in both
+ * modes); a block left by a synchronous signal (a fault the program
+ * handles) counts all its instructions, so --skip is exact in programs
+ * that do not fault while it runs.
+ *
  * Programs and processes. tea record runs Valgrind with --trace-children=yes
  * so that an exec is followed: the new program starts a new image of this
  * tool, which goes on writing to the same stream (an EXE record first), and
@@ -48,6 +68,7 @@
 #include "pub_tool_vki.h"
 #include "pub_tool_vkiscnums.h"
 #include "pub_tool_xarray.h"
+#include "libvex_guest_amd64.h"
 
 #include "stream.h"
 
@@ -66,8 +87,8 @@ extern XArray *VG_(args_for_valgrind);
 extern Int VG_(cl_exec_fd); /* the program's file, open (its path for /proc/self/exe) */
 extern Int VG_(fd_hard_limit);
 extern Int VG_(fcntl)(Int fd, Int cmd, Addr arg);
-extern SysRes VG_(do_syscall)(UWord sysno, RegWord a1, RegWord a2, RegWord a3, RegWord a4, RegWord a5,
-                              RegWord a6, RegWord a7, RegWord a8);
+extern SysRes VG_(do_syscall)(UWord sysno, RegWord a1, RegWord a2, RegWord a3, RegWord a4, RegWord a5, RegWord a6,
+                              RegWord a7, RegWord a8);
 
 /* The output buffer, in words; flushed when fewer than BUF_SLACK remain (the
  * most one instruction and its accesses, or one object record, can add). */
@@ -88,13 +109,13 @@ extern SysRes VG_(do_syscall)(UWord sysno, RegWord a1, RegWord a2, RegWord a3, R
 #define FDE_NAME_PREFIX "fn_"
 
 typedef enum rec_state {
-    REC_WAIT,    /* before the start condition */
-    REC_SKIP,    /* started: skipping --skip instructions */
-    REC_WARM,    /* then sending --warmup instructions to warm the model */
-    REC_ON,      /* recording */
-    REC_ENTRY,   /* the --stop-at function is entered: record this instruction */
-    REC_LAST,    /* ... and stop at the next one */
-    REC_DONE     /* stopped */
+    REC_WAIT,  /* before the start condition */
+    REC_SKIP,  /* started: skipping --skip instructions */
+    REC_WARM,  /* then sending --warmup instructions to warm the model */
+    REC_ON,    /* recording */
+    REC_ENTRY, /* the --stop-at function is entered: record this instruction */
+    REC_LAST,  /* ... and stop at the next one */
+    REC_DONE   /* stopped */
 } rec_state;
 
 /* Options */
@@ -117,7 +138,20 @@ static ULong skip_left = 0;
 static ULong warm_left = 0;
 static ULong recorded = 0;
 static ULong threads_started = 0; /* Valgrind reports the main thread's creation too */
-static Bool cur_on = False;   /* the current instruction is recorded */
+static Bool cur_on = False;       /* the current instruction is recorded */
+/* Instructions that pass in fast translations before a switch to precise
+ * ones (see "Fast-forward"): the recorded thread's count while it runs;
+ * while another thread runs, FAST_NEVER, the recorded thread's count parked
+ * in fast_parked. */
+#define FAST_NEVER (~0ULL)
+static ULong fast_left = FAST_NEVER;
+static ULong fast_parked = FAST_NEVER;
+static Bool other_thread_running = False;
+static Bool fast_wanted = False;    /* translate fast; precise blocks leave */
+static Bool region_started = False; /* the --start-at entry started it: leave the fast block */
+/* The range an Ijk_InvalICache exit drops translations of: all code. */
+#define ALL_CODE_START 0x1000ULL
+#define ALL_CODE_LEN (~0xfffULL)
 
 static HChar fd_option[FD_OPTION_MAX]; /* "--tea-fd=N" for the images exec'd later */
 
@@ -129,6 +163,46 @@ static Addr start_address = 0, stop_address = 0;
 static Addr reported[MAX_REPORTED];
 static UInt reported_count = 0;
 static Addr known_lo = 0, known_hi = 0; /* the last mapping checked */
+
+/* Sets, from the state, how many instructions of the recorded thread pass
+ * in fast translations before precise ones take over: the skipped ones but
+ * the last (on_insn sees it and ends the skip), none while recording, all
+ * while waiting or done. Called after every change of state. */
+static void gate_update(void)
+{
+    ULong pass = 0;
+
+    if (state == REC_WAIT || state == REC_DONE) {
+        pass = FAST_NEVER;
+    } else if (state == REC_SKIP) {
+        pass = skip_left - 1;
+        skip_left = 1;
+    }
+    fast_wanted = pass != 0;
+    if (other_thread_running)
+        fast_parked = pass;
+    else
+        fast_left = pass;
+}
+
+/* A thread starts running client code: the recorded thread takes its count
+ * back; another parks it and records nothing (cur_on is the last
+ * instruction's, which may have been the recorded thread's). */
+static void tearec_start_client_code(ThreadId tid, ULong blocks)
+{
+    (void)blocks;
+    if (tid == (ThreadId)clo_thread) {
+        if (other_thread_running) {
+            fast_left = fast_parked;
+            other_thread_running = False;
+        }
+    } else if (!other_thread_running) {
+        fast_parked = fast_left;
+        fast_left = FAST_NEVER;
+        other_thread_running = True;
+        cur_on = False;
+    }
+}
 
 /* Writes the buffer to the output descriptor (all of it, or gives up). */
 static void flush(void)
@@ -143,6 +217,7 @@ static void flush(void)
              * and no Valgrind outlives it */
             out_failed = True;
             state = REC_DONE;
+            gate_update();
             VG_(do_syscall)(__NR_kill, (RegWord)VG_(getpid)(), VKI_SIGKILL, 0, 0, 0, 0, 0, 0);
             break;
         }
@@ -165,6 +240,7 @@ static void stop_recording(ULong reason)
         return;
     state = REC_DONE;
     cur_on = False;
+    gate_update();
     put(RECORD_STREAM_STOP << RECORD_STREAM_KIND_SHIFT
         | (threads_started & RECORD_STREAM_STOP_THREADS_MASK) << RECORD_STREAM_STOP_THREADS_SHIFT | reason);
     flush();
@@ -178,6 +254,7 @@ static void start_recording(void)
     skip_left = (ULong)clo_skip;
     warm_left = (ULong)clo_warmup;
     state = skip_left ? REC_SKIP : warm_left ? REC_WARM : REC_ON;
+    gate_update();
 }
 
 /* Called before every instruction: `word` is its INSN record. */
@@ -185,8 +262,10 @@ static VG_REGPARM(1) void on_insn(ULong word)
 {
     cur_on = False;
     if (state <= REC_SKIP || state == REC_DONE) {
-        if (state == REC_SKIP && VG_(get_running_tid)() == (ThreadId)clo_thread && --skip_left == 0)
+        if (state == REC_SKIP && VG_(get_running_tid)() == (ThreadId)clo_thread && --skip_left == 0) {
             state = warm_left ? REC_WARM : REC_ON;
+            gate_update();
+        }
         return;
     }
     if (VG_(get_running_tid)() != (ThreadId)clo_thread)
@@ -223,8 +302,10 @@ static VG_REGPARM(2) void on_mem(Addr addr, ULong kind_size)
 /* The entry of the --start-at function. */
 static void on_start_symbol(void)
 {
-    if (VG_(get_running_tid)() == (ThreadId)clo_thread)
+    if (VG_(get_running_tid)() == (ThreadId)clo_thread && state == REC_WAIT) {
         start_recording();
+        region_started = True;
+    }
 }
 
 /* The entry of the --stop-at function: record this instruction, then stop. */
@@ -327,14 +408,132 @@ static void add_call0(IRSB *sb, const HChar *name, void *fn)
 
 /* Adds a call recording a memory access at `addr` of `size` bytes, done
  * only when `guard` holds (NULL: always). */
-static void add_mem(IRSB *sb, IRExpr *addr, Int size, ULong kind, IRExpr *guard)
+static void add_mem(IRSB *sb, IRExpr *addr, Int size, ULong kind, IRExpr *guard, IRTemp recorded_insn)
 {
     ULong ks = kind << RECORD_STREAM_KIND_SHIFT | ((ULong)size & RECORD_STREAM_SIZE_MASK) << RECORD_STREAM_SIZE_SHIFT;
     IRDirty *di = unsafeIRDirty_0_N(2, "tearec_mem", VG_(fnptr_to_fnentry)(on_mem),
                                     mkIRExprVec_2(addr, mkIRExpr_HWord((HWord)ks)));
-    if (guard)
-        di->guard = guard;
+    IRTemp both;
+
+    tl_assert(recorded_insn != IRTemp_INVALID);
+    if (guard) {
+        both = newIRTemp(sb->tyenv, Ity_I1);
+        addStmtToIRSB(sb, IRStmt_WrTmp(both, IRExpr_Binop(Iop_And1, guard, IRExpr_RdTmp(recorded_insn))));
+        di->guard = IRExpr_RdTmp(both);
+    } else {
+        di->guard = IRExpr_RdTmp(recorded_insn);
+    }
     addStmtToIRSB(sb, IRStmt_Dirty(di));
+}
+
+/* Adds an exit to `pc` (the current instruction, none of it run yet) when
+ * `leave` holds, that drops every translation (see "Fast-forward"). */
+static void add_switch_exit(IRSB *sb, IRTemp leave, Addr pc, Int offset_ip)
+{
+    addStmtToIRSB(sb, IRStmt_Exit(IRExpr_RdTmp(leave), Ijk_InvalICache, IRConst_U64((ULong)pc), offset_ip));
+}
+
+/* Sets the range the switch exits drop translations of, once per block. */
+static void add_switch_range(IRSB *sb)
+{
+    addStmtToIRSB(sb, IRStmt_Put(__builtin_offsetof(VexGuestAMD64State, guest_CMSTART),
+                                 IRExpr_Const(IRConst_U64(ALL_CODE_START))));
+    addStmtToIRSB(
+        sb, IRStmt_Put(__builtin_offsetof(VexGuestAMD64State, guest_CMLEN), IRExpr_Const(IRConst_U64(ALL_CODE_LEN))));
+}
+
+/* A fast block's start, at its first instruction `pc`: leave when fewer
+ * than its `insns` instructions are left to pass, else take them off. */
+static void add_fast_block_start(IRSB *sb, Addr pc, Int offset_ip, UInt insns)
+{
+    IRExpr *counter = mkIRExpr_HWord((HWord)&fast_left);
+    IRTemp left = newIRTemp(sb->tyenv, Ity_I64), leave = newIRTemp(sb->tyenv, Ity_I1),
+           rest = newIRTemp(sb->tyenv, Ity_I64);
+
+    addStmtToIRSB(sb, IRStmt_WrTmp(left, IRExpr_Load(Iend_LE, Ity_I64, counter)));
+    addStmtToIRSB(sb, IRStmt_WrTmp(leave, IRExpr_Binop(Iop_CmpLT64U, IRExpr_RdTmp(left),
+                                                       IRExpr_Const(IRConst_U64((ULong)insns)))));
+    add_switch_exit(sb, leave, pc, offset_ip);
+    addStmtToIRSB(
+        sb, IRStmt_WrTmp(rest, IRExpr_Binop(Iop_Sub64, IRExpr_RdTmp(left), IRExpr_Const(IRConst_U64((ULong)insns)))));
+    addStmtToIRSB(sb, IRStmt_Store(Iend_LE, counter, IRExpr_RdTmp(rest)));
+}
+
+/* Before a fast block's side exit `guard`: when it is taken, `unrun`
+ * instructions of the block's count did not run; give them back. */
+static void add_fast_exit_refund(IRSB *sb, IRExpr *guard, UInt unrun)
+{
+    IRExpr *counter = mkIRExpr_HWord((HWord)&fast_left);
+    IRTemp left = newIRTemp(sb->tyenv, Ity_I64), refund = newIRTemp(sb->tyenv, Ity_I64),
+           sum = newIRTemp(sb->tyenv, Ity_I64);
+
+    if (unrun == 0)
+        return;
+    addStmtToIRSB(sb, IRStmt_WrTmp(left, IRExpr_Load(Iend_LE, Ity_I64, counter)));
+    addStmtToIRSB(sb, IRStmt_WrTmp(refund, IRExpr_ITE(guard, IRExpr_Const(IRConst_U64((ULong)unrun)),
+                                                      IRExpr_Const(IRConst_U64(0)))));
+    addStmtToIRSB(sb, IRStmt_WrTmp(sum, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(left), IRExpr_RdTmp(refund))));
+    addStmtToIRSB(sb, IRStmt_Store(Iend_LE, counter, IRExpr_RdTmp(sum)));
+}
+
+/* After the --start-at entry's call in a fast block, at `pc`: leave when it
+ * started the region, so that the counting starts again with this
+ * instruction (the block's count was taken from the old count). */
+static void add_fast_start_exit(IRSB *sb, Addr pc, Int offset_ip)
+{
+    IRTemp started = newIRTemp(sb->tyenv, Ity_I8), leave = newIRTemp(sb->tyenv, Ity_I1);
+
+    tl_assert(sizeof region_started == 1);
+    addStmtToIRSB(sb, IRStmt_WrTmp(started, IRExpr_Load(Iend_LE, Ity_I8, mkIRExpr_HWord((HWord)&region_started))));
+    addStmtToIRSB(sb,
+                  IRStmt_WrTmp(leave, IRExpr_Binop(Iop_CmpNE8, IRExpr_RdTmp(started), IRExpr_Const(IRConst_U8(0)))));
+    add_switch_exit(sb, leave, pc, offset_ip);
+}
+
+/* The instructions of a block (its instruction marks). */
+static UInt block_insns(const IRSB *sb)
+{
+    UInt n = 0;
+    for (Int i = 0; i < sb->stmts_used; i++)
+        n += sb->stmts[i] && sb->stmts[i]->tag == Ist_IMark;
+    return n;
+}
+
+/* Chooses how to translate a block of `insns` instructions about to run:
+ * fast while the state wants it, unless the recorded thread has fewer than
+ * `insns` left to pass, which on_insn then counts one by one. */
+static Bool translate_fast(UInt insns)
+{
+    if (fast_wanted && !other_thread_running && fast_left < (ULong)insns) {
+        tl_assert(state == REC_SKIP && skip_left == 1);
+        skip_left += fast_left;
+        fast_left = 0;
+        fast_wanted = False;
+    }
+    region_started = False;
+    return fast_wanted;
+}
+
+/* A precise translation's instruction at `pc` (`word`, its INSN record):
+ * leave when fast_wanted is set, else call on_insn; then whether the
+ * instruction is recorded (cur_on) is read into a temporary, the guard of
+ * its memory accesses, which it returns. */
+static IRTemp add_precise_insn(IRSB *sb, Addr pc, Int offset_ip, ULong word)
+{
+    IRTemp wanted = newIRTemp(sb->tyenv, Ity_I8), leave = newIRTemp(sb->tyenv, Ity_I1),
+           on = newIRTemp(sb->tyenv, Ity_I8), recorded_insn = newIRTemp(sb->tyenv, Ity_I1);
+    IRDirty *di =
+        unsafeIRDirty_0_N(1, "tearec_insn", VG_(fnptr_to_fnentry)(on_insn), mkIRExprVec_1(mkIRExpr_HWord((HWord)word)));
+
+    tl_assert(sizeof cur_on == 1 && sizeof fast_wanted == 1);
+    addStmtToIRSB(sb, IRStmt_WrTmp(wanted, IRExpr_Load(Iend_LE, Ity_I8, mkIRExpr_HWord((HWord)&fast_wanted))));
+    addStmtToIRSB(sb, IRStmt_WrTmp(leave, IRExpr_Binop(Iop_CmpNE8, IRExpr_RdTmp(wanted), IRExpr_Const(IRConst_U8(0)))));
+    add_switch_exit(sb, leave, pc, offset_ip);
+    addStmtToIRSB(sb, IRStmt_Dirty(di));
+    addStmtToIRSB(sb, IRStmt_WrTmp(on, IRExpr_Load(Iend_LE, Ity_I8, mkIRExpr_HWord((HWord)&cur_on))));
+    addStmtToIRSB(sb,
+                  IRStmt_WrTmp(recorded_insn, IRExpr_Binop(Iop_CmpNE8, IRExpr_RdTmp(on), IRExpr_Const(IRConst_U8(0)))));
+    return recorded_insn;
 }
 
 /* Parses "fn_HEX" (a function named by its ELF address) into *addr. */
@@ -379,10 +578,12 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
                                IRType hWordTy)
 {
     IRSB *sb;
+    IRTemp recorded_insn = IRTemp_INVALID; /* the current instruction's cur_on */
+    Bool fast;
+    UInt insns, seen = 0; /* instructions in the block, and up to the current one */
     Int i = 0;
 
     (void)closure;
-    (void)layout;
     (void)vge;
     (void)archinfo_host;
     (void)hWordTy;
@@ -390,74 +591,89 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
         VG_(tool_panic)("tearec: 64-bit guests only");
     if (state == REC_DONE)
         return sb_in; /* nothing more to record */
+    insns = block_insns(sb_in);
+    fast = translate_fast(insns);
     sb = deepCopyIRSBExceptStmts(sb_in);
     /* Statements before the first instruction mark stay as they are. */
     while (i < sb_in->stmts_used && sb_in->stmts[i]->tag != Ist_IMark) {
         addStmtToIRSB(sb, sb_in->stmts[i]);
         i++;
     }
+    add_switch_range(sb);
     for (; i < sb_in->stmts_used; i++) {
         IRStmt *st = sb_in->stmts[i];
         if (!st || st->tag == Ist_NoOp)
             continue;
-        switch (st->tag) {
-        case Ist_IMark: {
+        if (st->tag == Ist_IMark) {
             Addr pc = (Addr)st->Ist.IMark.addr;
             UInt len = st->Ist.IMark.len;
-            IRDirty *di;
             report_object(pc);
-            report_code(pc, len);
-            if (is_entry_of(pc, clo_start_at, start_by_address, start_address))
-                add_call0(sb, "tearec_start", on_start_symbol);
-            if (is_entry_of(pc, clo_stop_at, stop_by_address, stop_address))
-                add_call0(sb, "tearec_stop", on_stop_symbol);
-            di =
-                unsafeIRDirty_0_N(1, "tearec_insn", VG_(fnptr_to_fnentry)(on_insn),
-                                  mkIRExprVec_1(mkIRExpr_HWord((HWord)(RECORD_STREAM_INSN << RECORD_STREAM_KIND_SHIFT
-                                                                       | (ULong)(len & 0xff) << RECORD_STREAM_SIZE_SHIFT
-                                                                       | ((ULong)pc & RECORD_STREAM_ADDR_MASK)))));
             addStmtToIRSB(sb, st);
-            addStmtToIRSB(sb, IRStmt_Dirty(di));
+            if (fast && seen++ == 0)
+                add_fast_block_start(sb, pc, layout->offset_IP, insns);
+            if (is_entry_of(pc, clo_start_at, start_by_address, start_address)) {
+                add_call0(sb, "tearec_start", on_start_symbol);
+                if (fast)
+                    add_fast_start_exit(sb, pc, layout->offset_IP);
+            }
+            if (!fast && is_entry_of(pc, clo_stop_at, stop_by_address, stop_address))
+                add_call0(sb, "tearec_stop", on_stop_symbol);
+            if (!fast) {
+                report_code(pc, len);
+                recorded_insn = add_precise_insn(sb, pc, layout->offset_IP,
+                                                 RECORD_STREAM_INSN << RECORD_STREAM_KIND_SHIFT
+                                                     | (ULong)(len & 0xff) << RECORD_STREAM_SIZE_SHIFT
+                                                     | ((ULong)pc & RECORD_STREAM_ADDR_MASK));
+            }
             continue;
         }
+        if (fast) {
+            if (st->tag == Ist_Exit)
+                add_fast_exit_refund(sb, st->Ist.Exit.guard, insns - seen);
+            addStmtToIRSB(sb, st);
+            continue;
+        }
+        switch (st->tag) {
         case Ist_WrTmp:
             if (st->Ist.WrTmp.data->tag == Iex_Load) {
                 IRExpr *e = st->Ist.WrTmp.data;
-                add_mem(sb, e->Iex.Load.addr, sizeofIRType(e->Iex.Load.ty), RECORD_STREAM_LOAD, NULL);
+                add_mem(sb, e->Iex.Load.addr, sizeofIRType(e->Iex.Load.ty), RECORD_STREAM_LOAD, NULL, recorded_insn);
             }
             break;
         case Ist_Store: {
             IRExpr *data = st->Ist.Store.data;
-            add_mem(sb, st->Ist.Store.addr, sizeofIRType(typeOfIRExpr(sb_in->tyenv, data)), RECORD_STREAM_STORE, NULL);
+            add_mem(sb, st->Ist.Store.addr, sizeofIRType(typeOfIRExpr(sb_in->tyenv, data)), RECORD_STREAM_STORE, NULL,
+                    recorded_insn);
             break;
         }
         case Ist_StoreG: {
             IRStoreG *sg = st->Ist.StoreG.details;
-            add_mem(sb, sg->addr, sizeofIRType(typeOfIRExpr(sb_in->tyenv, sg->data)), RECORD_STREAM_STORE, sg->guard);
+            add_mem(sb, sg->addr, sizeofIRType(typeOfIRExpr(sb_in->tyenv, sg->data)), RECORD_STREAM_STORE, sg->guard,
+                    recorded_insn);
             break;
         }
         case Ist_LoadG: {
             IRLoadG *lg = st->Ist.LoadG.details;
             IRType ty = Ity_INVALID, ty_wide = Ity_INVALID;
             typeOfIRLoadGOp(lg->cvt, &ty_wide, &ty);
-            add_mem(sb, lg->addr, sizeofIRType(ty), RECORD_STREAM_LOAD, lg->guard);
+            add_mem(sb, lg->addr, sizeofIRType(ty), RECORD_STREAM_LOAD, lg->guard, recorded_insn);
             break;
         }
         case Ist_Dirty: {
             IRDirty *d = st->Ist.Dirty.details;
             if (d->mFx != Ifx_None) {
                 if (d->mFx == Ifx_Read || d->mFx == Ifx_Modify)
-                    add_mem(sb, d->mAddr, d->mSize, RECORD_STREAM_LOAD, NULL);
+                    add_mem(sb, d->mAddr, d->mSize, RECORD_STREAM_LOAD, NULL, recorded_insn);
                 if (d->mFx == Ifx_Write || d->mFx == Ifx_Modify)
-                    add_mem(sb, d->mAddr, d->mSize, RECORD_STREAM_STORE, NULL);
+                    add_mem(sb, d->mAddr, d->mSize, RECORD_STREAM_STORE, NULL, recorded_insn);
             }
             break;
         }
         case Ist_CAS: {
             IRCAS *cas = st->Ist.CAS.details;
             Int size = sizeofIRType(typeOfIRExpr(sb_in->tyenv, cas->dataLo)) * (cas->dataHi ? 2 : 1);
-            add_mem(sb, cas->addr, size, RECORD_STREAM_LOAD, NULL);
-            add_mem(sb, cas->addr, size, RECORD_STREAM_STORE, NULL);
+            add_mem(sb, cas->addr, size, RECORD_STREAM_LOAD, NULL, recorded_insn);
+            add_mem(sb, cas->addr, size, RECORD_STREAM_STORE, NULL, recorded_insn);
             break;
         }
         case Ist_LLSC: {
@@ -465,14 +681,13 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
             (void)ty;
             if (st->Ist.LLSC.storedata == NULL)
                 add_mem(sb, st->Ist.LLSC.addr, sizeofIRType(typeOfIRTemp(sb_in->tyenv, st->Ist.LLSC.result)),
-                        RECORD_STREAM_LOAD, NULL);
+                        RECORD_STREAM_LOAD, NULL, recorded_insn);
             else
                 add_mem(sb, st->Ist.LLSC.addr, sizeofIRType(typeOfIRExpr(sb_in->tyenv, st->Ist.LLSC.storedata)),
-                        RECORD_STREAM_STORE, NULL);
+                        RECORD_STREAM_STORE, NULL, recorded_insn);
             break;
         }
-        default:
-            break;
+        default: break;
         }
         addStmtToIRSB(sb, st);
     }
@@ -540,8 +755,8 @@ static Int connect_child_stream(void)
     addr.sun_family = VKI_AF_UNIX;
     VG_(memcpy)(addr.sun_path + 1, clo_children, len); /* sun_path[0] = 0: abstract */
     do
-        res = VG_(do_syscall)(__NR_connect, (RegWord)fd, (RegWord)&addr,
-                              (RegWord)(sizeof addr.sun_family + 1 + len), 0, 0, 0, 0, 0);
+        res = VG_(do_syscall)(__NR_connect, (RegWord)fd, (RegWord)&addr, (RegWord)(sizeof addr.sun_family + 1 + len), 0,
+                              0, 0, 0, 0);
     while (sr_isError(res) && sr_Err(res) == VKI_EINTR);
     if (sr_isError(res)) {
         VG_(close)(fd);
@@ -563,6 +778,7 @@ static void tearec_fork_child(ThreadId tid)
     buf_len = 0;
     state = REC_DONE;
     cur_on = False;
+    gate_update();
     out_failed = True;
     if (parent_fd >= 0)
         VG_(close)(parent_fd);
@@ -627,21 +843,20 @@ static Bool tearec_option(const HChar *arg)
 
 static void tearec_usage(void)
 {
-    VG_(printf)("    --tea-fd=N               write the record stream to file descriptor N\n"
-                "    --skip=N                 skip N instructions once started [0]\n"
-                "    --max-instructions=N     stop after N recorded instructions [0: no limit]\n"
-                "    --warmup=N               then send N instructions to warm the model [0]\n"
-                "    --start-at=FUNCTION      start at the entry of FUNCTION\n"
-                "    --stop-at=FUNCTION       stop after the entry instruction of FUNCTION\n"
-                "    --wait-start=yes|no      start at tea_record_start() [no]\n"
-                "    --thread=N               the thread to record (Valgrind's numbering) [1]\n"
-                "    --tea-children=NAME      forked children connect their streams to the\n"
-                "                             abstract socket NAME (else they record nothing)\n");
+    VG_(printf)
+    ("    --tea-fd=N               write the record stream to file descriptor N\n"
+     "    --skip=N                 skip N instructions once started [0]\n"
+     "    --max-instructions=N     stop after N recorded instructions [0: no limit]\n"
+     "    --warmup=N               then send N instructions to warm the model [0]\n"
+     "    --start-at=FUNCTION      start at the entry of FUNCTION\n"
+     "    --stop-at=FUNCTION       stop after the entry instruction of FUNCTION\n"
+     "    --wait-start=yes|no      start at tea_record_start() [no]\n"
+     "    --thread=N               the thread to record (Valgrind's numbering) [1]\n"
+     "    --tea-children=NAME      forked children connect their streams to the\n"
+     "                             abstract socket NAME (else they record nothing)\n");
 }
 
-static void tearec_debug_usage(void)
-{
-}
+static void tearec_debug_usage(void) {}
 
 /* Sends the path of the program this process runs (an EXE record),
  * absolute: the file Valgrind opened (after its PATH search), else the
@@ -685,17 +900,17 @@ static void tearec_post_clo_init(void)
         /* no stream: a program exec'd after tea record was gone */
         out_failed = True;
         state = REC_DONE;
+        gate_update();
         return;
     }
     protect_stream();
     start_by_address = parse_address_name(clo_start_at, &start_address);
     stop_by_address = parse_address_name(clo_stop_at, &stop_address);
     report_exe();
-    state = (clo_start_at || clo_wait_start) ? REC_WAIT : REC_ON;
-    if (state == REC_ON) {
-        state = REC_WAIT;
+    state = REC_WAIT;
+    gate_update();
+    if (!clo_start_at && !clo_wait_start)
         start_recording();
-    }
 }
 
 static void tearec_fini(Int exitcode)
@@ -716,6 +931,7 @@ static void tearec_pre_clo_init(void)
     VG_(needs_command_line_options)(tearec_option, tearec_usage, tearec_debug_usage);
     VG_(needs_client_requests)(tearec_client_request);
     VG_(track_pre_thread_ll_create)(tearec_thread_created);
+    VG_(track_start_client_code)(tearec_start_client_code);
     VG_(needs_syscall_wrapper)(tearec_pre_syscall, tearec_post_syscall);
     VG_(atfork)(NULL, NULL, tearec_fork_child);
 }

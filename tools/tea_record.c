@@ -728,7 +728,7 @@ int cmd_tea_record(int argc, char **argv)
         CLI_UINT("max-instructions", "N", &req.vg.max_instructions, 1, UINT64_MAX, "invalid instruction count '%s'",
                  "stop recording after N instructions"),
         CLI_UINT("skip", "N", &req.vg.skip, 0, UINT64_MAX, "invalid instruction count '%s'",
-                 "skip N instructions once started (run, not recorded)"),
+                 "skip N instructions once started (run at about the speed\nof valgrind --tool=none, not recorded)"),
         CLI_UINT("warmup", "N", &req.vg.warmup, 0, UINT64_MAX, "invalid instruction count '%s'",
                  "then warm the model with N instructions (not recorded)"),
         CLI_STRING("start-at", 0, "FUNCTION", &req.vg.start_at, "start recording at FUNCTION's entry (any object)"),

@@ -10,14 +10,33 @@
  * LOOPS x (dec, jnz) (2 LOOPS), ret (1), call (1), stop_here's ret (1):
  * 2 LOOPS + 5 instructions; to region's own ret: 2 LOOPS + 6.
  *
+ * The long region is the same with LONG_LOOPS and labels inside:
+ *
+ *   long_region: call long_work; call stop_here; ret
+ *   long_work:   mov $LONG_LOOPS, %ecx
+ *   long_dec:    dec %ecx
+ *   long_jnz:    jnz long_dec
+ *   long_ret:    ret
+ *
+ * so its instruction i (from 0 at long_region's entry) is known by hand:
+ * 0 the call, 1 the mov, 2 + 2k long_dec and 3 + 2k long_jnz for k <
+ * LONG_LOOPS, 2 LONG_LOOPS + 2 long_ret, 2 LONG_LOOPS + 3 the call of
+ * stop_here.
+ *
  * Usage: record_prog MODE OUTPUT_FILE LINES
  *   MODE plain:   runs region() once
  *   MODE request: tea_record_start(); region(); tea_record_stop()
  *   MODE thread:  runs region() once on a second thread (Valgrind's thread 2)
+ *   MODE long:    runs long_region() once
+ *   MODE longs:   runs long_region() on a second thread while the main
+ *                 thread calls sched_yield() until it is done (Valgrind runs
+ *                 the main thread for a moment at every switch)
  * then writes LINES numbered lines to OUTPUT_FILE and "done" as the last,
  * so a test sees whether the program ran to its end.
  */
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,8 +46,11 @@
 #define STR_(x) #x
 #define STR(x) STR_(x)
 #define LOOPS_TEXT STR(LOOPS)
+#define LONG_LOOPS 10000000
+#define LONG_LOOPS_TEXT STR(LONG_LOOPS)
 
 void region(void);
+void long_region(void);
 
 __asm__(".text\n"
         ".globl region\n.type region,@function\nregion:\n"
@@ -36,13 +58,31 @@ __asm__(".text\n"
         ".globl work\n.type work,@function\nwork:\n"
         "  mov $" LOOPS_TEXT ", %ecx\n1:\n  dec %ecx\n  jnz 1b\n  ret\n.size work,.-work\n"
         ".globl stop_here\n.type stop_here,@function\nstop_here:\n"
-        "  ret\n.size stop_here,.-stop_here\n");
+        "  ret\n.size stop_here,.-stop_here\n"
+        ".globl long_region\n.type long_region,@function\nlong_region:\n"
+        "  call long_work\n  call stop_here\n  ret\n.size long_region,.-long_region\n"
+        ".globl long_work\n.type long_work,@function\nlong_work:\n"
+        "  mov $" LONG_LOOPS_TEXT ", %ecx\n"
+        ".globl long_dec\nlong_dec:\n  dec %ecx\n"
+        ".globl long_jnz\nlong_jnz:\n  jnz long_dec\n"
+        ".globl long_ret\nlong_ret:\n  ret\n.size long_work,.-long_work\n");
 
 /* The second thread's body. */
 static void *run_region(void *arg)
 {
     (void)arg;
     region();
+    return NULL;
+}
+
+static atomic_int long_done;
+
+/* The second thread's body in mode longs. */
+static void *run_long_region(void *arg)
+{
+    (void)arg;
+    long_region();
+    atomic_store(&long_done, 1);
     return NULL;
 }
 
@@ -60,6 +100,15 @@ int main(int argc, char **argv)
         tea_record_stop();
     } else if (!strcmp(argv[1], "thread")) {
         if (pthread_create(&t, NULL, run_region, NULL) != 0 || pthread_join(t, NULL) != 0)
+            return 1;
+    } else if (!strcmp(argv[1], "long")) {
+        long_region();
+    } else if (!strcmp(argv[1], "longs")) {
+        if (pthread_create(&t, NULL, run_long_region, NULL) != 0)
+            return 1;
+        while (!atomic_load(&long_done))
+            sched_yield();
+        if (pthread_join(t, NULL) != 0)
             return 1;
     } else {
         region();

@@ -58,6 +58,35 @@ run 0 "$TEA" record -q -o max.tea --max-instructions 777 -- ./prog plain out3.tx
 n=$(commits max.tea)
 [ "$n" -eq 777 ] || fail "--max-instructions 777 recorded $n instructions"
 
+# --skip over millions of instructions (the tool's fast translations count
+# whole blocks, then on_insn the last few): instruction K of long_region is
+# known by hand (record_prog.c), so each K records exactly that instruction.
+# LONG_LOOPS = 10^7: K = 2 + 2k is long_dec, 3 + 2k long_jnz, 2 * 10^7 + 2
+# long_ret, 2 * 10^7 + 3 long_region's call of stop_here (5 bytes in).
+# first_pc TRACE: the one PC a one-instruction trace holds (decimal)
+first_pc() {
+    set -- $(pc_range "$1")
+    [ "$1" -eq "$2" ] || fail "$1: more than one PC"
+    echo "$1"
+}
+for case in "0 long_region 0" "1 long_work 0" "15000000 long_dec 0" "15000001 long_jnz 0" \
+    "20000002 long_ret 0" "20000003 long_region 5"; do
+    set -- $case
+    run 0 "$TEA" record -q -o skip.tea --start-at long_region --skip "$1" --max-instructions 1 -- ./prog long out13.txt 1
+    [ "$(first_pc skip.tea)" -eq $(($(sym "$2") + $3)) ] ||
+        fail "--start-at long_region --skip $1 recorded $(first_pc skip.tea), expected $2 + $3"
+done
+# ... on the second thread while the main thread runs between its
+# timeslices (--fair-sched=yes makes Valgrind alternate them): the main
+# thread's instructions do not count
+for case in "20000002 long_ret 0" "20000003 long_region 5"; do
+    set -- $case
+    VALGRIND_OPTS=--fair-sched=yes run 0 "$TEA" record -q -o skip2.tea --thread 2 --start-at long_region --skip "$1" \
+        --max-instructions 1 -- ./prog longs out14.txt 1
+    [ "$(first_pc skip2.tea)" -eq $(($(sym "$2") + $3)) ] ||
+        fail "--thread 2 --skip $1 recorded $(first_pc skip2.tea), expected $2 + $3"
+done
+
 # --warmup: --skip 1000 --warmup 2000 records the same 5000 instructions as
 # --skip 3000, in fewer cycles (the caches, TLBs and predictor are warm)
 run 0 "$TEA" record -q -o cold.tea --skip 3000 --max-instructions 5000 -- ./prog plain out8.txt 10
