@@ -110,6 +110,9 @@ struct model_core {
     int source_done;
     int source_rc;             /* error from the source */
     int warm_unsettled;        /* warm-up accesses may still be in flight (model_core_warm) */
+    int window_break;          /* the source is at a window boundary: drain before fetching on */
+    model_window_fn window_fn;
+    void *window_ctx;
     int mispredict_pending;    /* a mispredicted branch is in the ROB */
     unsigned mispredict_entry;
     int need_refill;           /* the next cycle with a non-empty ROB is a refill */
@@ -719,11 +722,15 @@ static int peek_correct_path(model_core *m)
 
     if (m->to_fetch.count > 0)
         return 1;
-    if (m->source_done)
+    if (m->source_done || m->window_break)
         return 0;
     slot = queue_back_slot(&m->to_fetch);
     memset(slot, 0, sizeof *slot);
     rc = m->src.next(m->src.ctx, &slot->insn);
+    if (rc == MODEL_SOURCE_WINDOW) {
+        m->window_break = 1;
+        return 0;
+    }
     if (rc <= 0) {
         m->source_done = 1;
         m->source_rc = rc < 0 ? rc : TEA_OK;
@@ -891,6 +898,23 @@ void model_core_warm(model_core *m, const model_insn *in)
     m->warm_unsettled = 1;
 }
 
+void model_core_set_window(model_core *m, model_window_fn fn, void *ctx)
+{
+    m->window_fn = fn;
+    m->window_ctx = ctx;
+}
+
+/* At a window boundary, once nothing is in flight (ROB, fetch buffer,
+ * wrong path): the window ended at `cycle`; fetching goes on. */
+static int end_window_if_drained(model_core *m, uint64_t cycle)
+{
+    if (!m->window_break || m->window > 0 || m->fetch_buffer.count > 0 || m->wrong_mode || m->mispredict_pending)
+        return TEA_OK;
+    assert(m->to_fetch.count == 0);
+    m->window_break = 0;
+    return m->window_fn ? m->window_fn(m->window_ctx, cycle) : TEA_OK;
+}
+
 /* Hands the batch to the consumer and clears it. */
 static int emit_batch(model_core *m, model_emit_fn emit, void *ctx)
 {
@@ -924,6 +948,8 @@ int model_core_run(model_core *m, uint64_t first_cycle, uint64_t max_cycles, mod
         fetch(m, cycle);
         if (m->source_rc)
             return m->source_rc;
+        if ((rc = end_window_if_drained(m, cycle)))
+            return rc;
         /* The window runs from the head to the end of the last row allocated. */
         assert(m->window == m->rows_used * m->core.width - m->head % m->core.width && m->window <= m->core.rob_size
                && m->store_count <= m->core.lsq_size);

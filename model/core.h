@@ -67,10 +67,16 @@ typedef struct model_insn {
     uint8_t flags;       /* MODEL_INSN_* */
 } model_insn;
 
+/* model_source.next's answer for a window boundary of a sampled recording:
+ * no instruction; the core drains (every instruction in flight commits)
+ * before it asks again, and tells model_core_set_window. */
+#define MODEL_SOURCE_WINDOW 2
+
 /* Where instructions come from. */
 typedef struct model_source {
     /* Fills *insn with the next correct-path instruction; returns 1, 0 at the
-     * end of the program, or a negative TEA_ERR_* code (message set). */
+     * end of the program, MODEL_SOURCE_WINDOW, or a negative TEA_ERR_* code
+     * (message set). */
     int (*next)(void *ctx, model_insn *insn);
     /* Fills *insn with the instruction the front end finds at `pc` when it
      * fetches down a wrong path (its `size` says where the next one is). */
@@ -113,6 +119,14 @@ int model_core_create(model_core **out, const model_config *cfg, const model_sou
 
 /* Reports progress to `fn` while running (NULL: none). */
 void model_core_set_progress(model_core *m, model_progress_fn fn, void *ctx);
+
+/* Window callback: the window before a MODEL_SOURCE_WINDOW boundary ended
+ * with the record at `last_cycle` (its last commit); the next one starts
+ * after it. */
+typedef int (*model_window_fn)(void *ctx, uint64_t last_cycle);
+
+/* Tells `fn` of every window boundary (NULL: none). Its error stops the run. */
+void model_core_set_window(model_core *m, model_window_fn fn, void *ctx);
 
 /* Runs from cycle `first_cycle` (the origin record) until the source ends and
  * the pipeline drains, or until the next record would lie beyond

@@ -101,6 +101,7 @@ struct model_vgrecord {
     size_t partial;        /* bytes of an incomplete word at buf + len */
     int eof;
     int stopped;           /* a STOP record was read */
+    int window_pending;    /* a WINDOW record was read: the source reports the boundary next */
     csh cs;
     int cs_open;
     elf_object objects[MODEL_VGRECORD_OBJECTS_MAX];
@@ -685,6 +686,12 @@ static int read_instruction(model_vgrecord *v, pending_insn *out, int *got)
             if ((rc = read_exe(v)))
                 return rc;
             break;
+        case RECORD_STREAM_WINDOW:
+            /* the instruction before it is its window's last */
+            v->window_pending = 1;
+            v->stats.windows++;
+            v->pos++;
+            return TEA_OK;
         case RECORD_STREAM_STOP:
             v->stats.stop = (int)(w & RECORD_STREAM_STOP_REASON_MASK);
             v->stats.threads_seen =
@@ -761,11 +768,15 @@ static int vgrecord_next(void *ctx, model_insn *u)
     pending_insn next;
     int got, rc;
 
-    if (!v->cur.have) {
+    if (!v->cur.have && !v->window_pending) {
         if ((rc = read_instruction(v, &v->cur, &got)))
             return rc;
-        if (!got)
+        if (!got && !v->window_pending)
             return 0;
+    }
+    if (v->window_pending && !v->cur.have) {
+        v->window_pending = 0;
+        return MODEL_SOURCE_WINDOW;
     }
     for (;;) {
         if ((rc = read_instruction(v, &next, &got)))
@@ -779,7 +790,10 @@ static int vgrecord_next(void *ctx, model_insn *u)
         v->stats.warmed++;
         if (!got) {
             v->cur.have = 0;
-            return 0;
+            if (!v->window_pending)
+                return 0;
+            v->window_pending = 0; /* a window of warm-up only */
+            return MODEL_SOURCE_WINDOW;
         }
         v->cur = next;
     }
@@ -841,6 +855,7 @@ static int skip_record(model_vgrecord *v)
     case RECORD_STREAM_LOAD:
     case RECORD_STREAM_STORE:
     case RECORD_STREAM_STOP:
+    case RECORD_STREAM_WINDOW:
         v->pos++;
         return TEA_OK;
     case RECORD_STREAM_CODE:
@@ -998,6 +1013,10 @@ static void build_args(char **args, char *text, size_t size, const model_vgrecor
         ADD_OPTION("--max-instructions=%llu", (unsigned long long)opt->max_instructions);
     if (opt->warmup)
         ADD_OPTION("--warmup=%llu", (unsigned long long)opt->warmup);
+    if (opt->sample_every) {
+        ADD_OPTION("--sample-every=%llu", (unsigned long long)opt->sample_every);
+        ADD_OPTION("--sample-length=%llu", (unsigned long long)opt->sample_length);
+    }
     if (opt->start_at)
         ADD_OPTION("--start-at=%s", opt->start_at);
     if (opt->stop_at)

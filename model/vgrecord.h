@@ -45,7 +45,9 @@ typedef struct model_vgrecord_options {
     const char *tool_dir;     /* the directory holding MODEL_VGRECORD_TOOL_FILE (VALGRIND_LIB) */
     uint64_t skip;            /* instructions skipped once started */
     uint64_t max_instructions;/* 0: no limit */
-    uint64_t warmup;          /* instructions after the skip that only warm the model */
+    uint64_t warmup;          /* instructions after the skip that only warm the model (each window's, when sampling) */
+    uint64_t sample_every;    /* sampling: a window in every N instructions (0: the region whole) */
+    uint64_t sample_length;   /* ... of this many timed instructions */
     const char *start_at;     /* function whose entry starts recording, or NULL */
     const char *stop_at;      /* function whose entry ends it (entry included), or NULL */
     int wait_start;           /* start at tea_record_start() */
@@ -95,6 +97,7 @@ typedef struct model_vgrecord_stats {
     uint64_t static_insns;   /* distinct instruction addresses decoded */
     uint64_t undecodable;    /* of those, without bytes or not decodable */
     uint64_t objects;        /* executable mappings reported */
+    uint64_t windows;        /* window boundaries read (sampling): windows - 1 ended */
     int stop;                /* model_vgrecord_stop */
     uint32_t threads_seen;   /* threads the program had started when recording stopped (0: unknown) */
 } model_vgrecord_stats;

@@ -22,6 +22,10 @@
  *           executable file mapping from which code was first translated.
  *   EXE     the path of the program the process runs: its length (bits
  *           0-47), then the path, zero-padded to whole words. First.
+ *   WINDOW  one word: a sampled recording (--sample-every) starts its next
+ *           window: its number (bits 0-47, 1 for the second window). It
+ *           follows the last access of the previous window's last
+ *           instruction and comes before the new window's WARM records.
  *   STOP    one word: recording ended: a STREAM_STOP_* reason (bits 0-7)
  *           | the number of threads the program had started (bits 8-39);
  *           nothing follows but the program's own end.
@@ -46,6 +50,7 @@
 #define RECORD_STREAM_STOP 6ull
 #define RECORD_STREAM_EXE 7ull
 #define RECORD_STREAM_WARM 8ull
+#define RECORD_STREAM_WINDOW 9ull
 
 #define RECORD_STREAM_CODE_BYTES 16 /* x86-64 instructions are at most 15 bytes */
 #define RECORD_STREAM_CODE_WORDS 3

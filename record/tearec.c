@@ -18,6 +18,12 @@
  * tea_record_stop(). Afterwards the program runs on to its own end; the
  * instrumentation left in it only counts nothing and returns.
  *
+ * Sampling (--sample-every N --sample-length L): after the --skip, every
+ * period of N instructions skips N - L - W, warms W (--warmup) and records
+ * L, so that window k's timed instructions end N (k + 1) instructions in; a
+ * WINDOW record separates the windows. --max-instructions counts the timed
+ * instructions of all windows.
+ *
  * Fast-forward. Code is translated in one of two modes. Outside the region
  * (waiting, skipping; done needs nothing) translations are *fast*: no helper
  * call, no memory access looked at; a block of n instructions takes n off a
@@ -127,6 +133,8 @@ static const HChar *clo_start_at = NULL;
 static const HChar *clo_stop_at = NULL;
 static Bool clo_wait_start = False;
 static Long clo_thread = MAIN_THREAD;
+static Long clo_sample_every = 0;        /* sampling: a window every N instructions (0: none) */
+static Long clo_sample_length = 0;       /* ... of this many timed instructions */
 static const HChar *clo_children = NULL; /* tea record's socket for children's streams, or NULL */
 
 static ULong buf[BUF_WORDS];
@@ -137,8 +145,11 @@ static rec_state state = REC_ON;
 static ULong skip_left = 0;
 static ULong warm_left = 0;
 static ULong recorded = 0;
-static ULong threads_started = 0; /* Valgrind reports the main thread's creation too */
-static Bool cur_on = False;       /* the current instruction is recorded */
+static ULong window_left = 0;       /* timed instructions left in the window (sampling) */
+static ULong windows_ended = 0;     /* windows completed (sampling) */
+static Bool window_pending = False; /* a WINDOW record is due before the next instruction */
+static ULong threads_started = 0;   /* Valgrind reports the main thread's creation too */
+static Bool cur_on = False;         /* the current instruction is recorded */
 /* Instructions that pass in fast translations before a switch to precise
  * ones (see "Fast-forward"): the recorded thread's count while it runs;
  * while another thread runs, FAST_NEVER, the recorded thread's count parked
@@ -147,8 +158,7 @@ static Bool cur_on = False;       /* the current instruction is recorded */
 static ULong fast_left = FAST_NEVER;
 static ULong fast_parked = FAST_NEVER;
 static Bool other_thread_running = False;
-static Bool fast_wanted = False;    /* translate fast; precise blocks leave */
-static Bool region_started = False; /* the --start-at entry started it: leave the fast block */
+static Bool fast_wanted = False; /* translate fast; precise blocks leave */
 /* The range an Ijk_InvalICache exit drops translations of: all code. */
 #define ALL_CODE_START 0x1000ULL
 #define ALL_CODE_LEN (~0xfffULL)
@@ -253,23 +263,61 @@ static void start_recording(void)
         return;
     skip_left = (ULong)clo_skip;
     warm_left = (ULong)clo_warmup;
+    if (clo_sample_every) {
+        /* the first window ends clo_sample_every instructions in */
+        skip_left += (ULong)(clo_sample_every - clo_sample_length - clo_warmup);
+        window_left = (ULong)clo_sample_length;
+    }
     state = skip_left ? REC_SKIP : warm_left ? REC_WARM : REC_ON;
     gate_update();
+}
+
+/* Sampling: the window's last instruction is recorded. The next period
+ * skips, warms and times as the first did; the WINDOW record goes out
+ * before the next instruction (this one's accesses come first). */
+static void end_window(void)
+{
+    windows_ended++;
+    window_pending = True;
+    window_left = (ULong)clo_sample_length;
+    skip_left = (ULong)(clo_sample_every - clo_sample_length - clo_warmup);
+    warm_left = (ULong)clo_warmup;
+    state = skip_left ? REC_SKIP : warm_left ? REC_WARM : REC_ON;
+    gate_update();
+}
+
+/* Sends the WINDOW record a finished window left due. */
+static void put_window(void)
+{
+    if (buf_len > BUF_WORDS - BUF_SLACK)
+        flush();
+    put(RECORD_STREAM_WINDOW << RECORD_STREAM_KIND_SHIFT | (windows_ended & RECORD_STREAM_ADDR_MASK));
+    window_pending = False;
 }
 
 /* Called before every instruction: `word` is its INSN record. */
 static VG_REGPARM(1) void on_insn(ULong word)
 {
     cur_on = False;
-    if (state <= REC_SKIP || state == REC_DONE) {
-        if (state == REC_SKIP && VG_(get_running_tid)() == (ThreadId)clo_thread && --skip_left == 0) {
+    if (state == REC_DONE || VG_(get_running_tid)() != (ThreadId)clo_thread)
+        return;
+    if (window_pending)
+        put_window();
+    if (state == REC_WAIT)
+        return;
+    if (state == REC_SKIP) {
+        /* a precise block while fast ones are wanted counts as they would */
+        if (fast_wanted && fast_left > 0) {
+            fast_left--;
+            return;
+        }
+        fast_wanted = False;
+        if (--skip_left == 0) {
             state = warm_left ? REC_WARM : REC_ON;
             gate_update();
         }
         return;
     }
-    if (VG_(get_running_tid)() != (ThreadId)clo_thread)
-        return;
     if (state == REC_WARM) {
         if (buf_len > BUF_WORDS - BUF_SLACK)
             flush();
@@ -290,6 +338,8 @@ static VG_REGPARM(1) void on_insn(ULong word)
     put(word);
     recorded++;
     cur_on = True;
+    if (clo_sample_every && state == REC_ON && --window_left == 0)
+        end_window();
 }
 
 /* A load or store of the current instruction. */
@@ -302,10 +352,8 @@ static VG_REGPARM(2) void on_mem(Addr addr, ULong kind_size)
 /* The entry of the --start-at function. */
 static void on_start_symbol(void)
 {
-    if (VG_(get_running_tid)() == (ThreadId)clo_thread && state == REC_WAIT) {
+    if (VG_(get_running_tid)() == (ThreadId)clo_thread && state == REC_WAIT)
         start_recording();
-        region_started = True;
-    }
 }
 
 /* The entry of the --stop-at function: record this instruction, then stop. */
@@ -476,20 +524,6 @@ static void add_fast_exit_refund(IRSB *sb, IRExpr *guard, UInt unrun)
     addStmtToIRSB(sb, IRStmt_Store(Iend_LE, counter, IRExpr_RdTmp(sum)));
 }
 
-/* After the --start-at entry's call in a fast block, at `pc`: leave when it
- * started the region, so that the counting starts again with this
- * instruction (the block's count was taken from the old count). */
-static void add_fast_start_exit(IRSB *sb, Addr pc, Int offset_ip)
-{
-    IRTemp started = newIRTemp(sb->tyenv, Ity_I8), leave = newIRTemp(sb->tyenv, Ity_I1);
-
-    tl_assert(sizeof region_started == 1);
-    addStmtToIRSB(sb, IRStmt_WrTmp(started, IRExpr_Load(Iend_LE, Ity_I8, mkIRExpr_HWord((HWord)&region_started))));
-    addStmtToIRSB(sb,
-                  IRStmt_WrTmp(leave, IRExpr_Binop(Iop_CmpNE8, IRExpr_RdTmp(started), IRExpr_Const(IRConst_U8(0)))));
-    add_switch_exit(sb, leave, pc, offset_ip);
-}
-
 /* The instructions of a block (its instruction marks). */
 static UInt block_insns(const IRSB *sb)
 {
@@ -510,25 +544,34 @@ static Bool translate_fast(UInt insns)
         fast_left = 0;
         fast_wanted = False;
     }
-    region_started = False;
     return fast_wanted;
 }
 
-/* A precise translation's instruction at `pc` (`word`, its INSN record):
- * leave when fast_wanted is set, else call on_insn; then whether the
- * instruction is recorded (cur_on) is read into a temporary, the guard of
- * its memory accesses, which it returns. */
-static IRTemp add_precise_insn(IRSB *sb, Addr pc, Int offset_ip, ULong word)
+/* A precise block's start, at its first instruction `pc`: leave when
+ * fast_wanted is set. Blocks are left at their start only: inside a block
+ * the guest state may not be up to date (the optimizer ran before the
+ * tool), so once a block runs, its precise instructions count as fast ones
+ * would (on_insn). */
+static void add_precise_block_start(IRSB *sb, Addr pc, Int offset_ip)
 {
-    IRTemp wanted = newIRTemp(sb->tyenv, Ity_I8), leave = newIRTemp(sb->tyenv, Ity_I1),
-           on = newIRTemp(sb->tyenv, Ity_I8), recorded_insn = newIRTemp(sb->tyenv, Ity_I1);
-    IRDirty *di =
-        unsafeIRDirty_0_N(1, "tearec_insn", VG_(fnptr_to_fnentry)(on_insn), mkIRExprVec_1(mkIRExpr_HWord((HWord)word)));
+    IRTemp wanted = newIRTemp(sb->tyenv, Ity_I8), leave = newIRTemp(sb->tyenv, Ity_I1);
 
-    tl_assert(sizeof cur_on == 1 && sizeof fast_wanted == 1);
+    tl_assert(sizeof fast_wanted == 1);
     addStmtToIRSB(sb, IRStmt_WrTmp(wanted, IRExpr_Load(Iend_LE, Ity_I8, mkIRExpr_HWord((HWord)&fast_wanted))));
     addStmtToIRSB(sb, IRStmt_WrTmp(leave, IRExpr_Binop(Iop_CmpNE8, IRExpr_RdTmp(wanted), IRExpr_Const(IRConst_U8(0)))));
     add_switch_exit(sb, leave, pc, offset_ip);
+}
+
+/* A precise translation's instruction (`word`, its INSN record): on_insn,
+ * then whether the instruction is recorded (cur_on) read into a
+ * temporary, the guard of its memory accesses, which it returns. */
+static IRTemp add_precise_insn(IRSB *sb, ULong word)
+{
+    IRTemp on = newIRTemp(sb->tyenv, Ity_I8), recorded_insn = newIRTemp(sb->tyenv, Ity_I1);
+    IRDirty *di =
+        unsafeIRDirty_0_N(1, "tearec_insn", VG_(fnptr_to_fnentry)(on_insn), mkIRExprVec_1(mkIRExpr_HWord((HWord)word)));
+
+    tl_assert(sizeof cur_on == 1);
     addStmtToIRSB(sb, IRStmt_Dirty(di));
     addStmtToIRSB(sb, IRStmt_WrTmp(on, IRExpr_Load(Iend_LE, Ity_I8, mkIRExpr_HWord((HWord)&cur_on))));
     addStmtToIRSB(sb,
@@ -573,13 +616,25 @@ static Bool is_entry_of(Addr pc, const HChar *name, Bool by_address, Addr addres
     return VG_(get_fnname_if_entry)(VG_(current_DiEpoch)(), pc, &fn) && VG_(strcmp)(fn, name) == 0;
 }
 
+/* Does the block hold the entry of the --start-at function? */
+static Bool block_starts_region(const IRSB *sb)
+{
+    for (Int i = 0; i < sb->stmts_used; i++) {
+        const IRStmt *st = sb->stmts[i];
+        if (st && st->tag == Ist_IMark
+            && is_entry_of((Addr)st->Ist.IMark.addr, clo_start_at, start_by_address, start_address))
+            return True;
+    }
+    return False;
+}
+
 static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const VexGuestLayout *layout,
                                const VexGuestExtents *vge, const VexArchInfo *archinfo_host, IRType gWordTy,
                                IRType hWordTy)
 {
     IRSB *sb;
     IRTemp recorded_insn = IRTemp_INVALID; /* the current instruction's cur_on */
-    Bool fast;
+    Bool fast, stay = False;
     UInt insns, seen = 0; /* instructions in the block, and up to the current one */
     Int i = 0;
 
@@ -593,6 +648,12 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
         return sb_in; /* nothing more to record */
     insns = block_insns(sb_in);
     fast = translate_fast(insns);
+    /* the region may start inside it: precise, and never left at its start
+     * (on_insn counts its instructions while fast ones are wanted) */
+    if (fast && block_starts_region(sb_in)) {
+        fast = False;
+        stay = True;
+    }
     sb = deepCopyIRSBExceptStmts(sb_in);
     /* Statements before the first instruction mark stay as they are. */
     while (i < sb_in->stmts_used && sb_in->stmts[i]->tag != Ist_IMark) {
@@ -609,21 +670,20 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
             UInt len = st->Ist.IMark.len;
             report_object(pc);
             addStmtToIRSB(sb, st);
-            if (fast && seen++ == 0)
+            Bool first = seen++ == 0;
+            if (fast && first)
                 add_fast_block_start(sb, pc, layout->offset_IP, insns);
-            if (is_entry_of(pc, clo_start_at, start_by_address, start_address)) {
+            if (!fast && !stay && first)
+                add_precise_block_start(sb, pc, layout->offset_IP);
+            if (is_entry_of(pc, clo_start_at, start_by_address, start_address))
                 add_call0(sb, "tearec_start", on_start_symbol);
-                if (fast)
-                    add_fast_start_exit(sb, pc, layout->offset_IP);
-            }
             if (!fast && is_entry_of(pc, clo_stop_at, stop_by_address, stop_address))
                 add_call0(sb, "tearec_stop", on_stop_symbol);
             if (!fast) {
                 report_code(pc, len);
-                recorded_insn = add_precise_insn(sb, pc, layout->offset_IP,
-                                                 RECORD_STREAM_INSN << RECORD_STREAM_KIND_SHIFT
-                                                     | (ULong)(len & 0xff) << RECORD_STREAM_SIZE_SHIFT
-                                                     | ((ULong)pc & RECORD_STREAM_ADDR_MASK));
+                recorded_insn = add_precise_insn(sb, RECORD_STREAM_INSN << RECORD_STREAM_KIND_SHIFT
+                                                         | (ULong)(len & 0xff) << RECORD_STREAM_SIZE_SHIFT
+                                                         | ((ULong)pc & RECORD_STREAM_ADDR_MASK));
             }
             continue;
         }
@@ -836,6 +896,8 @@ static Bool tearec_option(const HChar *arg)
     } else if VG_BOOL_CLO (arg, "--wait-start", clo_wait_start) {
     } else if VG_BINT_CLO (arg, "--thread", clo_thread, 1, VG_N_THREADS) {
     } else if VG_STR_CLO (arg, "--tea-children", clo_children) {
+    } else if VG_BINT_CLO (arg, "--sample-every", clo_sample_every, 0, (1LL << 62)) {
+    } else if VG_BINT_CLO (arg, "--sample-length", clo_sample_length, 0, (1LL << 62)) {
     } else
         return False;
     return True;
@@ -853,7 +915,9 @@ static void tearec_usage(void)
      "    --wait-start=yes|no      start at tea_record_start() [no]\n"
      "    --thread=N               the thread to record (Valgrind's numbering) [1]\n"
      "    --tea-children=NAME      forked children connect their streams to the\n"
-     "                             abstract socket NAME (else they record nothing)\n");
+     "                             abstract socket NAME (else they record nothing)\n"
+     "    --sample-every=N         time a window in every N instructions [0: no]\n"
+     "    --sample-length=N        of N instructions, after --warmup's [0]\n");
 }
 
 static void tearec_debug_usage(void) {}
@@ -896,6 +960,10 @@ static void tearec_post_clo_init(void)
 {
     if (clo_fd < 0)
         VG_(fmsg_bad_option)("--tea-fd", "tearec needs --tea-fd=N (it is started by tea record)\n");
+    if (clo_sample_every
+        && (clo_sample_length < 1 || clo_sample_length >= clo_sample_every
+            || clo_warmup > clo_sample_every - clo_sample_length))
+        VG_(fmsg_bad_option)("--sample-every", "needs 1 <= --sample-length < N and --warmup <= N - length\n");
     if (VG_(fcntl)(clo_fd, VKI_F_GETFD, 0) < 0) {
         /* no stream: a program exec'd after tea record was gone */
         out_failed = True;

@@ -21,19 +21,56 @@ static const char *const TRACE_SUFFIXES[] = { ".zst", ".tea", ".td", ".bin", ".t
 /* The frequency -> period rule, before clamping: the clock's cycles per
  * sample rounded to the nearest whole cycle (halves up). Every sample point
  * of a run at a frequency follows from it, so it has this one home. */
-static double rounded_period(uint64_t clock_hz, double freq_hz)
+static double rounded_period(uint64_t clock_hz, double freq_hz, uint64_t every, uint64_t length)
 {
+    if (every)
+        return floor((double)clock_hz * (double)length / (freq_hz * (double)every) + 0.5);
     return floor((double)clock_hz / freq_hz + 0.5);
 }
 
 uint64_t tea_run_period(uint64_t clock_hz, double freq_hz)
 {
-    double p = rounded_period(clock_hz, freq_hz);
+    return tea_run_sampled_period(clock_hz, freq_hz, 0, 0);
+}
+
+uint64_t tea_run_sampled_period(uint64_t clock_hz, double freq_hz, uint64_t every, uint64_t length)
+{
+    double p = rounded_period(clock_hz, freq_hz, every, length);
     if (p < 1)
         return 1;
     if (p >= 18446744073709551616.0) /* 2^64: not representable */
         return UINT64_MAX;
     return (uint64_t)p;
+}
+
+double tea_run_frequency_for_samples(uint64_t samples, uint64_t clock_hz, uint64_t cycles, uint64_t every,
+                                     uint64_t length)
+{
+    double whole = every ? (double)cycles * (double)every / (double)length : (double)cycles;
+    double fastest = every ? (double)clock_hz * (double)length / (double)every : (double)clock_hz;
+    double f = (double)samples * (double)clock_hz / whole;
+    double unit = pow(10.0, floor(log10(f)) - 2); /* three significant digits */
+
+    assert(samples > 0 && cycles > 0 && clock_hz > 0);
+    f = floor(f / unit + 0.5) * unit;
+    return f < fastest ? f : fastest;
+}
+
+void tea_run_say_chosen_frequencies(const tea_run *run, const uint64_t *targets, size_t count, FILE *f,
+                                    const char *command)
+{
+    /* rows are scheme-major, then frequency, then seed: the first scheme's
+     * rows hold the frequencies in the targets' order */
+    size_t k = 0;
+
+    for (size_t i = 0; i < run->row_count && k < count && !strcmp(run->rows[i].label, run->rows[0].label); i++) {
+        const tea_sampler_spec *sp = &run->rows[i].spec;
+        if (i > 0 && sp->frequency_hz == run->rows[i - 1].spec.frequency_hz)
+            continue; /* another seed */
+        fprintf(f, "%s: %s: --samples %llu: %.15g Hz (period %llu cycle%s)\n", command, run->name,
+                (unsigned long long)targets[k++], sp->frequency_hz, (unsigned long long)sp->period,
+                sp->period == 1 ? "" : "s");
+    }
 }
 
 void tea_run_trace_name(const char *path, char *buf, size_t size)
@@ -71,10 +108,15 @@ void tea_run_scheme_label(const tea_run_scheme *s, char *buf, size_t size)
 /* Checks what build_specs would make of the options at `clock_hz`: every
  * frequency gives a period of 1 to 2^63 cycles, and no sampler appears twice
  * (a scheme with and without ":all" under --events all). 0 or TEA_ERR_USAGE. */
-static int check_specs(const tea_run_options *o, uint64_t clock_hz)
+static int check_specs(const tea_run_options *o, uint64_t clock_hz, const trace_sampling *sampling)
 {
     for (size_t f = 0; !o->period && f < o->freq_count; f++) {
-        double p = rounded_period(clock_hz, o->freqs[f]);
+        double p = rounded_period(clock_hz, o->freqs[f], sampling->every, sampling->length);
+        if (p < 1 && sampling->every)
+            return error_set(TEA_ERR_USAGE,
+                             "%.6g Hz on a trace sampled %llu in %llu instructions is a sample more often "
+                             "than once a cycle of its windows",
+                             o->freqs[f], (unsigned long long)sampling->length, (unsigned long long)sampling->every);
         if (p < 1)
             return error_set(TEA_ERR_USAGE,
                              "%.6g Hz is above twice the %llu Hz clock: its period rounds to 0 "
@@ -100,10 +142,11 @@ static int build_specs(const tea_run_options *o, uint64_t clock_hz, tea_run *t, 
 {
     size_t freqs = o->period ? 1 : o->freq_count, n = 0;
     size_t count = o->scheme_count * freqs * o->seed_count;
+    const trace_sampling *sampling = &t->objects.run.sampling;
     int rc;
 
     *specs = NULL;
-    if ((rc = check_specs(o, clock_hz)))
+    if ((rc = check_specs(o, clock_hz, sampling)))
         return rc;
 
     *specs = calloc(count ? count : 1, sizeof **specs);
@@ -121,7 +164,7 @@ static int build_specs(const tea_run_options *o, uint64_t clock_hz, tea_run *t, 
                     sp->period = o->period;
                     sp->frequency_hz = (double)clock_hz / (double)sp->period;
                 } else {
-                    sp->period = tea_run_period(clock_hz, o->freqs[f]);
+                    sp->period = tea_run_sampled_period(clock_hz, o->freqs[f], sampling->every, sampling->length);
                     sp->frequency_hz = o->freqs[f];
                 }
                 sp->scheme = sc->scheme;
@@ -174,8 +217,9 @@ static void discard_replay(tea_run *t)
 }
 
 /* Keeps a copy of the trace's executable objects and recorded thread, for
- * the PICS provenance. */
-static int keep_objects(tea_run *t, const trace_object *objs, size_t count, uint32_t tid, uint32_t threads_seen)
+ * the PICS provenance, and of its run (a sampled recording's windows). */
+static int keep_objects(tea_run *t, const trace_object *objs, size_t count, uint32_t tid, uint32_t threads_seen,
+                        const trace_run *run)
 {
     int rc;
     trace_object_list_free(&t->objects);
@@ -184,6 +228,18 @@ static int keep_objects(tea_run *t, const trace_object *objs, size_t count, uint
             return rc;
     t->objects.tid = tid;
     t->objects.threads_seen = threads_seen;
+    return trace_object_list_set_run(&t->objects, run);
+}
+
+/* A sampled trace read from a pipe says so only at its end, after it was
+ * replayed as if whole: refused, naming what to do. */
+static int check_sampling_known(const tea_run *t, const trace_run *at_end)
+{
+    if (at_end->sampling.every && !t->objects.run.sampling.every)
+        return error_set(TEA_ERR_UNSUPPORTED,
+                         "%s: a sampled recording (--sample-every) read from a pipe: its windows are "
+                         "listed at its end, too late; replay the file itself",
+                         t->path);
     return TEA_OK;
 }
 
@@ -204,6 +260,12 @@ static int replay_stream(const tea_run_options *o, tea_run *t)
     if ((rc = trace_reader_open(&reader, t->path, &open)))
         return rc;
     progress_restart(o->meter, 0);
+    {
+        /* a file's run is known at open (a pipe's only at its end) */
+        const trace_run *run;
+        if ((rc = trace_reader_run(reader, &run)) || (rc = trace_object_list_set_run(&t->objects, run)))
+            goto done;
+    }
     if ((rc = prepare_replay(o, t, trace_reader_header(reader))) || (rc = trace_batch_init(&batch, TRACE_BATCH_RECORDS)))
         goto done;
     for (;;) {
@@ -228,10 +290,12 @@ static int replay_stream(const tea_run_options *o, tea_run *t)
     } else {
         /* read at the end: a trace from a pipe has its objects only then */
         const trace_object *objs;
+        const trace_run *run;
         size_t count;
         uint32_t tid, threads;
-        if (!(rc = trace_reader_objects(reader, &objs, &count)) && !(rc = trace_reader_thread(reader, &tid, &threads)))
-            rc = keep_objects(t, objs, count, tid, threads);
+        if (!(rc = trace_reader_objects(reader, &objs, &count)) && !(rc = trace_reader_thread(reader, &tid, &threads))
+            && !(rc = trace_reader_run(reader, &run)) && !(rc = check_sampling_known(t, run)))
+            rc = keep_objects(t, objs, count, tid, threads, run);
     }
     t->totals = *trace_reader_totals(reader);
 done:
@@ -251,12 +315,13 @@ static int replay_frames(const tea_run_options *o, tea_run *t, unsigned threads)
 
     if ((rc = trace_frames_open(&frames, t->path)))
         return rc == TEA_ERR_NOMEM ? rc : TEA_ERR_UNSUPPORTED;
-    if (!(rc = prepare_replay(o, t, trace_frames_header(frames)))) {
+    {
         const trace_object *objs;
         size_t object_count;
         uint32_t tid, threads_seen;
         trace_frames_objects(frames, &objs, &object_count, &tid, &threads_seen);
-        if (!(rc = keep_objects(t, objs, object_count, tid, threads_seen)))
+        if (!(rc = keep_objects(t, objs, object_count, tid, threads_seen, trace_frames_run(frames)))
+            && !(rc = prepare_replay(o, t, trace_frames_header(frames))))
             rc = tea_parallel_suits(t->replay, frames)
                      ? tea_parallel_replay(t->replay, frames, threads, &t->totals, &stats, o->meter)
                      : TEA_ERR_UNSUPPORTED;
@@ -278,8 +343,96 @@ static void collect_samples(tea_run *t)
     }
 }
 
+/* What --samples needs of a trace before its replay: its cycles (last -
+ * first), clock and sampling. A native file's index has them; any other
+ * file is read once; standard input cannot be. */
+static int trace_extent(const tea_run_options *o, const char *path, uint64_t *cycles, uint64_t *clock_hz,
+                        trace_sampling *sampling)
+{
+    trace_frames *frames = NULL;
+    trace_reader *reader = NULL;
+    trace_batch batch = { 0 };
+    int rc;
+
+    memset(sampling, 0, sizeof *sampling);
+    *cycles = *clock_hz = 0;
+    if ((rc = trace_frames_open(&frames, path)) == TEA_OK) {
+        size_t n = trace_frames_count(frames);
+        *cycles = n ? trace_frames_info(frames, n - 1)->last_cycle - trace_frames_info(frames, 0)->first_cycle : 0;
+        *clock_hz = trace_frames_header(frames)->clock_hz;
+        sampling->every = trace_frames_run(frames)->sampling.every;
+        sampling->length = trace_frames_run(frames)->sampling.length;
+        trace_frames_close(frames);
+    } else if (rc != TEA_ERR_UNSUPPORTED) {
+        return rc;
+    } else if (strcmp(path, "-") == 0) {
+        return error_set(TEA_ERR_USAGE, "--samples needs the trace's length before replaying it, and standard "
+                                        "input cannot be read twice: give a file or --freq");
+    } else {
+        if ((rc = trace_reader_open(&reader, path, &o->open)) || (rc = trace_batch_init(&batch, TRACE_BATCH_RECORDS)))
+            goto done;
+        do
+            rc = trace_reader_read(reader, &batch);
+        while (!rc && batch.count);
+        if (rc)
+            goto done;
+        *cycles = trace_reader_totals(reader)->last_cycle - trace_reader_totals(reader)->first_cycle;
+        *clock_hz = trace_reader_header(reader)->clock_hz;
+    done:
+        trace_batch_free(&batch);
+        trace_reader_close(reader);
+        if (rc)
+            return rc;
+    }
+    if (o->open.clock_hz)
+        *clock_hz = o->open.clock_hz;
+    if (*cycles == 0)
+        return error_set(TEA_ERR_USAGE, "%s: a trace of no cycles has no frequency for --samples", path);
+    return TEA_OK;
+}
+
+/* --samples: the options with one frequency per target for the trace at
+ * `path`, into `freqs` (sample_target_count of them). */
+static int choose_frequencies(const tea_run_options *o, const char *path, double *freqs, tea_run_options *chosen)
+{
+    uint64_t cycles = 0, clock_hz = 0;
+    trace_sampling sampling;
+    int rc;
+
+    if ((rc = trace_extent(o, path, &cycles, &clock_hz, &sampling)))
+        return rc;
+    for (size_t k = 0; k < o->sample_target_count; k++) {
+        freqs[k] = tea_run_frequency_for_samples(o->sample_targets[k], clock_hz, cycles, sampling.every,
+                                                 sampling.length);
+        for (size_t j = 0; j < k; j++)
+            if (freqs[j] == freqs[k])
+                return error_set(TEA_ERR_USAGE, "%s: --samples %llu and %llu give the same frequency, %.15g Hz",
+                                 path, (unsigned long long)o->sample_targets[j],
+                                 (unsigned long long)o->sample_targets[k], freqs[k]);
+    }
+    *chosen = *o;
+    chosen->freqs = freqs;
+    chosen->freq_count = o->sample_target_count;
+    chosen->sample_target_count = 0;
+    return TEA_OK;
+}
+
 int tea_run_trace(const tea_run_options *o, const char *path, tea_run *out)
 {
+    if (o->sample_target_count) {
+        tea_run_options chosen;
+        double *freqs = calloc(o->sample_target_count, sizeof *freqs);
+        int rc = freqs ? choose_frequencies(o, path, freqs, &chosen) : error_set(TEA_ERR_NOMEM, "out of memory");
+        if (!rc)
+            rc = tea_run_trace(&chosen, path, out);
+        else {
+            memset(out, 0, sizeof *out);
+            trace_header_init(&out->header);
+        }
+        free(freqs);
+        return rc;
+    }
+
     unsigned threads = o->threads;
     int rc = TEA_ERR_UNSUPPORTED;
 
@@ -422,6 +575,10 @@ static double round_up_two_digits(double x)
 size_t tea_run_warn_few_samples(const tea_run *run, FILE *f, const char *command, const char *freq_option)
 {
     uint64_t cycles = run->totals.last_cycle - run->totals.first_cycle, clock = run->header.clock_hz;
+    const trace_sampling *sampling = &run->objects.run.sampling;
+    /* the cycles the trace stands for: a sampled trace's windows stand for the whole run */
+    double whole = sampling->every ? (double)cycles * (double)sampling->every / (double)sampling->length : (double)cycles;
+    double fastest = sampling->every ? (double)clock * (double)sampling->length / (double)sampling->every : (double)clock;
     size_t warnings = 0;
 
     for (size_t i = 0; i < run->row_count; i++) {
@@ -452,16 +609,22 @@ size_t tea_run_warn_few_samples(const tea_run *run, FILE *f, const char *command
         }
         if (fewest == UINT64_MAX)
             continue;
-        if (cycles > 0 && (double)clock * TEA_RUN_MIN_SAMPLES / (double)cycles > want)
-            want = (double)clock * TEA_RUN_MIN_SAMPLES / (double)cycles;
+        if (cycles > 0 && (double)clock * TEA_RUN_MIN_SAMPLES / whole > want)
+            want = (double)clock * TEA_RUN_MIN_SAMPLES / whole;
         fprintf(f, "%s: warning: %s: at %.15g Hz %s took fewer than %d samples (as few as %llu): too few for the "
                    "error to mean much; ",
                 command, run->name, freq, schemes, TEA_RUN_MIN_SAMPLES, (unsigned long long)fewest);
-        if (cycles < TEA_RUN_MIN_SAMPLES || want > (double)clock)
+        if (cycles < TEA_RUN_MIN_SAMPLES || want > fastest)
             fprintf(f, "the trace is too short for that even at one sample per cycle");
+        else if (!freq_option)
+            fprintf(f, "use --samples %d or more", TEA_RUN_MIN_SAMPLES);
         else
             fprintf(f, "use %s %.15g or more", freq_option, round_up_two_digits(want));
-        fprintf(f, " (a trace of %llu cycles at %llu Hz)\n", (unsigned long long)cycles, (unsigned long long)clock);
+        if (sampling->every)
+            fprintf(f, " (a sampled trace of %llu cycles standing for %.3g, at %llu Hz)\n", (unsigned long long)cycles,
+                    whole, (unsigned long long)clock);
+        else
+            fprintf(f, " (a trace of %llu cycles at %llu Hz)\n", (unsigned long long)cycles, (unsigned long long)clock);
         warnings++;
     }
     return warnings;

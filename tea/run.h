@@ -13,7 +13,10 @@
  * Samplers: every scheme of the options (with its event set) at every
  * frequency (or the one period) and every seed, scheme-major, then
  * frequency, then seed. Each frequency becomes a period by
- * tea_run_period, the one place that rule lives.
+ * tea_run_period, the one place that rule lives. With sample_targets, the
+ * frequencies are chosen per trace, one for each target, before the
+ * replay: the trace's cycles come from a native file's index or from one
+ * reading of any other file (a pipe cannot be read twice: refused).
  */
 #ifndef TEA_TEA_RUN_H
 #define TEA_TEA_RUN_H
@@ -49,6 +52,8 @@ typedef struct tea_run_options {
     const double *freqs;             /* Hz, > 0 */
     size_t freq_count;
     uint64_t period;                 /* cycles; instead of freqs when not 0 */
+    const uint64_t *sample_targets;  /* --samples: instead of freqs when sample_target_count is not 0, */
+    size_t sample_target_count;      /* each a frequency per trace (tea_run_frequency_for_samples) */
     uint64_t first_seed;             /* seeds first_seed .. first_seed + seed_count - 1 */
     size_t seed_count;
     pics_jitter jitter;
@@ -78,7 +83,8 @@ typedef struct tea_run {
     const char *path;                          /* the caller's */
     trace_header header;                       /* the clock as used (options' clock_hz if given) */
     trace_totals totals;
-    trace_object_list objects;                 /* the trace's executable objects and recorded thread */
+    trace_object_list objects;                 /* the trace's executable objects, recorded thread and run
+                                                  (objects.run.sampling: a sampled recording's windows) */
     char digest[PICS_DIGEST_LEN + 1];          /* tea_trace_digest */
     tea_replay *replay;                        /* the engine, with every PICS and the golden totals */
     tea_run_row *rows;                         /* one per sampler, in spec order */
@@ -92,6 +98,35 @@ typedef struct tea_run {
  * frequency follows from this period.
  */
 uint64_t tea_run_period(uint64_t clock_hz, double freq_hz);
+
+/*
+ * The sampling period on a sampled trace (docs/semantics.md, "Sampled
+ * recordings"): its windows hold `length` of every `every` instructions, so
+ * a scheme that samples the whole run at freq_hz samples the windows every
+ * floor(clock_hz * length / (freq_hz * every) + 0.5) cycles, at least 1:
+ * as many samples as on the whole run. `every` 0: tea_run_period.
+ */
+uint64_t tea_run_sampled_period(uint64_t clock_hz, double freq_hz, uint64_t every, uint64_t length);
+
+/*
+ * The frequency at which a trace of `cycles` cycles (last - first) at
+ * clock_hz gets about `samples` sample points: samples * clock_hz / cycles,
+ * rounded to three significant digits (so within 0.5 % of `samples`). On a
+ * sampled trace (every != 0) the cycles are the whole run's its windows
+ * stand for, cycles * every / length. At most one sample per cycle of the
+ * trace: a trace of fewer cycles than `samples` gets the frequency of
+ * period 1 (clock_hz, or clock_hz * length / every when sampled), and
+ * tea_run_warn_few_samples says it is too short. cycles and samples must
+ * be > 0.
+ */
+double tea_run_frequency_for_samples(uint64_t samples, uint64_t clock_hz, uint64_t cycles, uint64_t every,
+                                     uint64_t length);
+
+/* After a run with `targets` sample targets (--samples; 0: none, nothing
+ * written): one line on `f` per target, "COMMAND: NAME: --samples K: F Hz
+ * (period P cycles)", in the options' order. */
+void tea_run_say_chosen_frequencies(const tea_run *run, const uint64_t *targets, size_t count, FILE *f,
+                                    const char *command);
 
 /* The name of a trace for tables: the file name without its directory and
  * without the suffixes .zst, .tea, .td, .bin, .trace (innermost last), e.g.
@@ -164,8 +199,11 @@ void tea_run_json_end(json_writer *j);
  * the trace's cycles give TEA_RUN_MIN_SAMPLES sample points and, when a
  * scheme took some samples but too few (tagging schemes lose some), at which
  * its samples would scale up to that many; when even a period of one cycle
- * is not enough, the warning says the trace is too short instead. Returns
- * the number of warnings written.
+ * is not enough, the warning says the trace is too short instead. On a
+ * sampled trace the cycles are the whole run's its windows stand for (each
+ * cycle for every / length) and the last parenthesis says so. freq_option
+ * NULL (a run by --samples): the advice is "use --samples 1000 or more".
+ * Returns the number of warnings written.
  */
 size_t tea_run_warn_few_samples(const tea_run *run, FILE *f, const char *command, const char *freq_option);
 

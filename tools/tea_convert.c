@@ -77,19 +77,26 @@ static int stamp_header(trace_header *h, int argc, char **argv)
     return rc;
 }
 
-/* Copies the executable objects and the recorded thread (known once the
- * whole input was read, also from a pipe) into a native output; for
- * TraceDoctor output notes on stderr that they are lost. */
+/* Copies the executable objects, the recorded thread and the run (known
+ * once the whole input was read, also from a pipe) into a native output;
+ * for TraceDoctor output notes on stderr that they are lost, and refuses a
+ * sampled recording, whose cycles would be read as the whole run's. */
 static int copy_objects(trace_reader *reader, trace_writer *writer, trace_format format)
 {
     const trace_object *objs;
+    const trace_run *run;
     size_t count;
     uint32_t tid, threads;
     int rc;
 
-    if ((rc = trace_reader_objects(reader, &objs, &count)) || (rc = trace_reader_thread(reader, &tid, &threads)))
+    if ((rc = trace_reader_objects(reader, &objs, &count)) || (rc = trace_reader_thread(reader, &tid, &threads))
+        || (rc = trace_reader_run(reader, &run)))
         return rc;
     if (format == TRACE_FORMAT_TRACEDOCTOR) {
+        if (run->sampling.every)
+            return error_set(TEA_ERR_USAGE,
+                             "a sampled recording (--sample-every) has no TraceDoctor form: its windows "
+                             "would be read as the whole run");
         if (count || threads != TRACE_THREAD_UNKNOWN)
             fprintf(stderr, "tea convert: note: TraceDoctor tokens have no place for the trace's %zu executable "
                             "object%s and recorded thread; they are not kept\n", count, count == 1 ? "" : "s");
@@ -98,9 +105,9 @@ static int copy_objects(trace_reader *reader, trace_writer *writer, trace_format
     for (size_t i = 0; i < count; i++)
         if ((rc = trace_writer_add_object(writer, &objs[i])))
             return rc;
-    if (threads != TRACE_THREAD_UNKNOWN)
-        rc = trace_writer_set_thread(writer, tid, threads);
-    return rc;
+    if (threads != TRACE_THREAD_UNKNOWN && (rc = trace_writer_set_thread(writer, tid, threads)))
+        return rc;
+    return trace_writer_set_run(writer, run);
 }
 
 static int convert(const char *in_path, const char *out_path, const trace_open_options *open_opts,

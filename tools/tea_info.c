@@ -5,11 +5,13 @@
 #include "commands.h"
 #include "common/error.h"
 #include "common/json.h"
+#include "common/stats.h"
 #include "golden/golden.h"
 #include "pics/pics_file.h"
 #include "trace/objects.h"
 #include "trace/trace.h"
 
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -141,8 +143,29 @@ static const char *signal_name(uint32_t sig)
     return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal";
 }
 
+/* A sampled trace's estimate of the whole run's cycles: each window's
+ * cycles per timed instruction (the last window's instructions are what
+ * the others left of the trace's), their mean times the instructions the
+ * windows stand for, and half the 95 % interval of that (Student's t over
+ * the windows; NaN for one window). */
+static void sampled_estimate(const trace_sampling *s, const trace_totals *t, double *cycles, double *half)
+{
+    stats_sample cpi = { 0 };
+    uint64_t before = t->first_cycle, timed = s->length * (s->window_count - 1);
+    double stands_for = (double)s->every * (double)s->window_count;
+
+    for (size_t k = 0; k < s->window_count; k++) {
+        uint64_t insns = k + 1 < s->window_count ? s->length : t->commits > timed ? t->commits - timed : 1;
+        stats_add(&cpi, (double)(s->window_ends[k] - before) / (double)insns);
+        before = s->window_ends[k];
+    }
+    *cycles = stats_mean(&cpi) * stands_for;
+    *half = stats_half_interval95(&cpi) * stands_for;
+}
+
 /* What a recorder knew of the run: the programs before the traced one, an
- * interrupt, the program's exit status, the region's time and rate. */
+ * interrupt, the program's exit status, the region's time and rate, and a
+ * sampled recording's windows with their estimate of the whole run. */
 static void print_run(const trace_run *run, const trace_totals *t)
 {
     if (run->exec_count) {
@@ -161,10 +184,24 @@ static void print_run(const trace_run *run, const trace_totals *t)
     if (run->region_ns)
         printf("region time:  %.3f s, %.2f M instructions/s\n", (double)run->region_ns / NS_PER_S,
                (double)t->commits / ((double)run->region_ns / NS_PER_S) / 1e6);
+    if (run->sampling.every) {
+        const trace_sampling *s = &run->sampling;
+        double cycles, half;
+        sampled_estimate(s, t, &cycles, &half);
+        printf("sampled:      %zu windows of %llu instructions, one every %llu (%llu of warm-up each);\n"
+               "              each cycle stands for %.6g\n",
+               s->window_count, (unsigned long long)s->length, (unsigned long long)s->every,
+               (unsigned long long)s->warmup, (double)s->every / (double)s->length);
+        printf("estimate:     %.6g cycles for %.6g instructions (the windows' periods)", cycles,
+               (double)s->every * (double)s->window_count);
+        if (!isnan(half))
+            printf(" +- %.3g (95 %%, Student's t over the windows)", half);
+        printf("\n");
+    }
 }
 
 /* The run's facts as JSON ("run": null when the trace has none). */
-static void json_run(json_writer *j, const trace_run *run)
+static void json_run(json_writer *j, const trace_run *run, const trace_totals *t)
 {
     json_key(j, "run");
     if (!trace_run_present(run)) {
@@ -195,6 +232,31 @@ static void json_run(json_writer *j, const trace_run *run)
         json_u64(j, run->region_ns);
     else
         json_null(j);
+    json_key(j, "sampling");
+    if (run->sampling.every) {
+        const trace_sampling *s = &run->sampling;
+        double cycles, half;
+        sampled_estimate(s, t, &cycles, &half);
+        json_begin_object(j);
+        json_key(j, "every");
+        json_u64(j, s->every);
+        json_key(j, "length");
+        json_u64(j, s->length);
+        json_key(j, "warmup");
+        json_u64(j, s->warmup);
+        json_key(j, "windows");
+        json_u64(j, s->window_count);
+        json_key(j, "estimated_cycles");
+        json_double(j, cycles);
+        json_key(j, "estimated_cycles_ci95");
+        if (isnan(half))
+            json_null(j);
+        else
+            json_double(j, half);
+        json_end(j);
+    } else {
+        json_null(j);
+    }
     json_end(j);
 }
 
@@ -311,7 +373,7 @@ static void print_json(const info_report *rep)
         json_null(&j);
     json_end(&j);
     pics_json_objects(&j, &rep->objects);
-    json_run(&j, &rep->objects.run);
+    json_run(&j, &rep->objects.run, t);
     json_key(&j, "first_cycle");
     json_u64(&j, t->first_cycle);
     json_key(&j, "last_cycle");

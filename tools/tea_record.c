@@ -17,6 +17,7 @@
 #include "trace/objects.h"
 #include "trace/trace.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <signal.h>
 #include <limits.h>
@@ -44,6 +45,12 @@
 /* Names suggested for a --start-at that names no function. */
 #define RECORD_SUGGESTIONS 3
 #define NS_PER_S 1e9
+/* Window ends kept at first (sampling); the list doubles. */
+#define RECORD_WINDOWS_INITIAL 64
+/* Sampling defaults (docs/reproduce.md, "Whole programs"): windows of 10^4
+ * timed instructions, each after 2 * 10^5 of warm-up. */
+#define RECORD_SAMPLE_LENGTH 10000
+#define RECORD_SAMPLE_WARMUP 200000
 
 typedef struct record_request {
     const char *out_path;
@@ -72,6 +79,11 @@ typedef struct record_run {
     int status;             /* the root's exit status (model_vgrecord_wait) */
     uint64_t instructions;  /* recorded of the traced program */
     progress_meter meter;   /* instructions recorded, towards --max-instructions */
+    uint64_t *window_ends;  /* sampling: the last cycle of each window ended so far */
+    size_t window_count, window_cap;
+    uint64_t last_cycle;    /* of the last record written */
+    uint64_t last_commit;   /* cycle of the last record that committed a µop */
+    int have_last_cycle, have_last_commit;
 } record_run;
 
 #define RECORD_SYNOPSIS                                                                                 \
@@ -147,6 +159,36 @@ static int emit(void *ctx, const trace_batch *batch)
         return rc;
     if ((rc = trace_writer_write(run->writer, batch)))
         return error_prefix(rc, "%s: ", run->out_path);
+    if (batch->count) {
+        run->last_cycle = batch->records[batch->count - 1].cycle;
+        run->have_last_cycle = 1;
+    }
+    for (size_t i = batch->count; i-- > 0;)
+        if (batch->records[i].n_commit) {
+            run->last_commit = batch->records[i].cycle;
+            run->have_last_commit = 1;
+            break;
+        }
+    return TEA_OK;
+}
+
+/* The model's window callback (sampling): a window ended at last_cycle. */
+static int window_ended(void *ctx, uint64_t last_cycle)
+{
+    record_run *run = ctx;
+
+    if (run->window_count == run->window_cap) {
+        size_t cap = run->window_cap ? 2 * run->window_cap : RECORD_WINDOWS_INITIAL;
+        uint64_t *grown = realloc(run->window_ends, cap * sizeof *grown);
+        if (!grown)
+            return error_set(TEA_ERR_NOMEM, "out of memory");
+        run->window_ends = grown;
+        run->window_cap = cap;
+    }
+    if (run->window_count == TRACE_WINDOWS_MAX)
+        return error_set(TEA_ERR_USAGE, "more than %u windows: choose a larger --sample-every", TRACE_WINDOWS_MAX);
+    assert(run->window_count == 0 || last_cycle > run->window_ends[run->window_count - 1]);
+    run->window_ends[run->window_count++] = last_cycle;
     return TEA_OK;
 }
 
@@ -301,6 +343,9 @@ static int run_program(record_run *run, model_core **core)
     if ((rc = model_core_create(core, &run->req->model, &src)))
         return rc;
     model_vgrecord_set_warm(run->session, warm, *core);
+    model_core_set_window(*core, window_ended, run);
+    run->window_count = 0; /* a program exec'd away from leaves none */
+    run->have_last_cycle = run->have_last_commit = 0;
     if (run->root)
         model_core_set_progress(*core, progress, run);
     rc = model_core_run(*core, 0, 0, emit, run);
@@ -365,6 +410,31 @@ static int follow_programs(record_run *run, model_core **core)
     }
 }
 
+/* The sampling of a sampled recording: the windows that ended and the
+ * last one, which the trace's end ends. Instructions committed after the
+ * last window that ended make a last, partial window; cycles without
+ * commits (the core's last drain) join the window before them, so the
+ * windows' cycles add up to the trace's. */
+static int set_sampling(record_run *run, trace_sampling *s)
+{
+    const model_vgrecord_options *vg = &run->req->vg;
+    uint64_t *last_end = run->window_count ? &run->window_ends[run->window_count - 1] : NULL;
+    int rc;
+
+    if (run->have_last_cycle && (!last_end || (run->have_last_commit && run->last_commit > *last_end))) {
+        if ((rc = window_ended(run, run->last_cycle)))
+            return rc;
+    } else if (run->have_last_cycle && run->last_cycle > *last_end) {
+        *last_end = run->last_cycle;
+    }
+    s->every = vg->sample_every;
+    s->length = vg->sample_length;
+    s->warmup = vg->warmup;
+    s->window_ends = run->window_ends;
+    s->window_count = run->window_count;
+    return TEA_OK;
+}
+
 /* Writes the run's facts, objects and thread and finishes the trace. */
 static int finish_trace(record_run *run)
 {
@@ -382,6 +452,8 @@ static int finish_trace(record_run *run)
     }
     if (run->region_end > run->region_start)
         facts.region_ns = (uint64_t)((run->region_end - run->region_start) * NS_PER_S);
+    if (run->req->vg.sample_every && (rc = set_sampling(run, &facts.sampling)))
+        return rc;
     if ((rc = add_objects(run)) || (rc = trace_writer_set_run(run->writer, &facts)))
         return rc;
     if (vs->threads_seen
@@ -411,8 +483,11 @@ static int record_stream(record_run *run, model_core **core)
     if (rc == TEA_OK && (!run->writer || run->instructions == 0)) {
         if (run->root && run->req->vg.start_at && !cleanup_interrupted())
             explain_start_at(run);
-        rc = error_set(TEA_ERR_IO, "no instruction was recorded (%s)",
-                       stop_reason(model_vgrecord_get_stats(run->session)->stop));
+        rc = error_set(TEA_ERR_IO, "no instruction was recorded (%s)%s",
+                       stop_reason(model_vgrecord_get_stats(run->session)->stop),
+                       run->req->vg.sample_every ? "; with --sample-every N, a region shorter than N "
+                                                   "instructions has no window"
+                                                 : "");
     }
     if (rc == TEA_OK)
         rc = finish_trace(run);
@@ -430,6 +505,9 @@ static void free_run(record_run *run)
     free(run->execs);
     run->execs = NULL;
     run->exec_count = 0;
+    free(run->window_ends);
+    run->window_ends = NULL;
+    run->window_count = run->window_cap = 0;
 }
 
 /* --- --trace-children -------------------------------------------------------- */
@@ -716,9 +794,37 @@ done:
     return rc;
 }
 
+/* Completes and checks the sampling options (`warmup`: --sample-warmup,
+ * UINT64_MAX when not given); a usage error's exit status, or 0. */
+static int check_sampling(const char *prog, model_vgrecord_options *vg, uint64_t warmup)
+{
+    if (!vg->sample_every) {
+        if (vg->sample_length || warmup != UINT64_MAX)
+            return cli_usage_error(prog, "--sample-length and --sample-warmup need --sample-every");
+        return 0;
+    }
+    if (vg->warmup)
+        return cli_usage_error(prog, "--warmup and --sample-every do not go together: use --sample-warmup");
+    if (!vg->sample_length)
+        vg->sample_length = RECORD_SAMPLE_LENGTH < vg->sample_every ? RECORD_SAMPLE_LENGTH : vg->sample_every / 2;
+    if (vg->sample_length >= vg->sample_every)
+        return cli_usage_error(prog, "--sample-length %llu is not below --sample-every %llu",
+                               (unsigned long long)vg->sample_length, (unsigned long long)vg->sample_every);
+    if (warmup == UINT64_MAX)
+        warmup = RECORD_SAMPLE_WARMUP < vg->sample_every - vg->sample_length ? RECORD_SAMPLE_WARMUP
+                                                                           : vg->sample_every - vg->sample_length;
+    if (warmup > vg->sample_every - vg->sample_length)
+        return cli_usage_error(prog, "--sample-warmup %llu and --sample-length %llu exceed --sample-every %llu",
+                               (unsigned long long)warmup, (unsigned long long)vg->sample_length,
+                               (unsigned long long)vg->sample_every);
+    vg->warmup = warmup;
+    return 0;
+}
+
 int cmd_tea_record(int argc, char **argv)
 {
     record_request req;
+    uint64_t sample_warmup = UINT64_MAX; /* unset */
     int rc, exit_status = CLI_EXIT_OK;
     const cli_option options[] = {
         CLI_OPTION_OUTPUT("OUT", &req.out_path, "trace to write (default record.tea)"),
@@ -731,6 +837,12 @@ int cmd_tea_record(int argc, char **argv)
                  "skip N instructions once started (run at about the speed\nof valgrind --tool=none, not recorded)"),
         CLI_UINT("warmup", "N", &req.vg.warmup, 0, UINT64_MAX, "invalid instruction count '%s'",
                  "then warm the model with N instructions (not recorded)"),
+        CLI_UINT("sample-every", "N", &req.vg.sample_every, 2, UINT64_MAX, "invalid instruction count '%s'",
+                 "sampled recording: time a window in every N instructions\n(after --skip); the windows estimate the whole run"),
+        CLI_UINT("sample-length", "L", &req.vg.sample_length, 1, UINT64_MAX, "invalid instruction count '%s'",
+                 "timed instructions per window (default " CLI_STR(RECORD_SAMPLE_LENGTH) ")"),
+        CLI_UINT("sample-warmup", "W", &sample_warmup, 0, UINT64_MAX, "invalid instruction count '%s'",
+                 "instructions warming the model before each window\n(default " CLI_STR(RECORD_SAMPLE_WARMUP) ", at most N - L)"),
         CLI_STRING("start-at", 0, "FUNCTION", &req.vg.start_at, "start recording at FUNCTION's entry (any object)"),
         CLI_STRING("stop-at", 0, "FUNCTION", &req.vg.stop_at, "stop recording at FUNCTION's entry (recorded)"),
         CLI_FLAG("wait-start", 0, &req.vg.wait_start, "start recording at tea_record_start() (include/tea_record.h)"),
@@ -758,6 +870,8 @@ int cmd_tea_record(int argc, char **argv)
         return cli_usage_error(argv[0], "missing PROGRAM (use: tea record [OPTIONS] -- PROGRAM [ARGS...])");
     if (model_config_check(&req.model))
         return cli_usage_error(argv[0], "%s", error_message());
+    if ((rc = check_sampling(argv[0], &req.vg, sample_warmup)))
+        return rc;
     req.argv = argv + optind;
     if ((rc = record(&req, &exit_status))) {
         exit_status = cli_fail(argv[0], rc);

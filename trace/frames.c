@@ -296,6 +296,11 @@ void trace_frames_objects(const trace_frames *f, const trace_object **objs, size
     *threads_seen = f->objects.threads_seen;
 }
 
+const trace_run *trace_frames_run(const trace_frames *f)
+{
+    return &f->objects.run;
+}
+
 int trace_objects_preload(const char *path, trace_object_list *l)
 {
     trace_frames f;

@@ -61,6 +61,10 @@ size_t trace_frames_count(const trace_frames *f);
 void trace_frames_objects(const trace_frames *f, const trace_object **objs, size_t *count, uint32_t *tid,
                           uint32_t *threads_seen);
 
+/* The run's facts of the trace's objects frame (all zeros when it has
+ * none); valid until close. */
+const trace_run *trace_frames_run(const trace_frames *f);
+
 /* Index entry `k` (k < trace_frames_count). */
 const trace_frame_info *trace_frames_info(const trace_frames *f, size_t k);
 

@@ -27,6 +27,8 @@
 #define RUN_KEY_EXIT_STATUS 2 /* u32 */
 #define RUN_KEY_INTERRUPTED 3 /* u32 signal */
 #define RUN_KEY_REGION_NS 4   /* u64 */
+#define RUN_KEY_SAMPLING 5    /* u64 every, length, warmup, then u64 window ends */
+#define RUN_SAMPLING_FIXED (3 * OBJ_U64)
 
 /* Checks one object as trace_writer_add_object documents. */
 static int check_object(const trace_object *o)
@@ -86,7 +88,7 @@ int trace_object_list_add(trace_object_list *l, const trace_object *obj)
 
 int trace_run_present(const trace_run *run)
 {
-    return run->exec_count > 0 || run->has_exit_status || run->interrupted || run->region_ns;
+    return run->exec_count > 0 || run->has_exit_status || run->interrupted || run->region_ns || run->sampling.every;
 }
 
 int trace_object_list_present(const trace_object_list *l)
@@ -100,7 +102,26 @@ static void run_free(trace_run *run)
     for (size_t i = 0; i < run->exec_count; i++)
         free((char *)run->execs[i].path);
     free((trace_exec *)run->execs);
+    free((uint64_t *)run->sampling.window_ends);
     memset(run, 0, sizeof *run);
+}
+
+/* Checks a sampling as trace_writer_set_run documents; NULL when it is
+ * sound (or absent), else what is wrong. */
+static const char *sampling_fault(const trace_sampling *s)
+{
+    if (!s->every)
+        return NULL;
+    if (s->length == 0 || s->length >= s->every)
+        return "the timed length is not between 1 and the period - 1";
+    if (s->warmup > s->every - s->length)
+        return "the warm-up and the timed length exceed the period";
+    if (s->window_count == 0 || s->window_count > TRACE_WINDOWS_MAX)
+        return "no windows, or too many";
+    for (size_t k = 1; k < s->window_count; k++)
+        if (s->window_ends[k] <= s->window_ends[k - 1])
+            return "the window ends do not increase";
+    return NULL;
 }
 
 /* Checks a program's path as an object's (check_object). */
@@ -116,6 +137,7 @@ int trace_object_list_set_run(trace_object_list *l, const trace_run *run)
 {
     trace_run copy = *run;
     trace_exec *execs = NULL;
+    const char *fault;
     int rc;
 
     if (run->exec_count > TRACE_EXECS_MAX)
@@ -123,16 +145,28 @@ int trace_object_list_set_run(trace_object_list *l, const trace_run *run)
     for (size_t i = 0; i < run->exec_count; i++)
         if ((rc = check_exec_path(run->execs[i].path)))
             return rc;
+    if ((fault = sampling_fault(&run->sampling)))
+        return error_set(TEA_ERR_USAGE, "sampled run: %s", fault);
     if (run->exec_count && !(execs = calloc(run->exec_count, sizeof *execs)))
         return error_set(TEA_ERR_NOMEM, "out of memory");
     copy.execs = execs;
     copy.exec_count = 0;
+    copy.sampling.window_ends = NULL;
     for (size_t i = 0; i < run->exec_count; i++, copy.exec_count++) {
         execs[i].instructions = run->execs[i].instructions;
         if (!(execs[i].path = strdup(run->execs[i].path))) {
             run_free(&copy);
             return error_set(TEA_ERR_NOMEM, "out of memory");
         }
+    }
+    if (run->sampling.every) {
+        uint64_t *ends = malloc(run->sampling.window_count * sizeof *ends);
+        if (!ends) {
+            run_free(&copy);
+            return error_set(TEA_ERR_NOMEM, "out of memory");
+        }
+        memcpy(ends, run->sampling.window_ends, run->sampling.window_count * sizeof *ends);
+        copy.sampling.window_ends = ends;
     }
     run_free(&l->run);
     l->run = copy;
@@ -192,6 +226,7 @@ static size_t run_size(const trace_run *run)
     n += run->has_exit_status ? RUN_FIELD_HEADER + OBJ_U32 : 0;
     n += run->interrupted ? RUN_FIELD_HEADER + OBJ_U32 : 0;
     n += run->region_ns ? RUN_FIELD_HEADER + OBJ_U64 : 0;
+    n += run->sampling.every ? RUN_FIELD_HEADER + RUN_SAMPLING_FIXED + run->sampling.window_count * OBJ_U64 : 0;
     return n;
 }
 
@@ -216,6 +251,16 @@ static uint8_t *encode_run(const trace_run *run, uint8_t *p)
     if (run->region_ns) {
         put_le(put_field(p, RUN_KEY_REGION_NS, OBJ_U64), run->region_ns, OBJ_U64);
         p += RUN_FIELD_HEADER + OBJ_U64;
+    }
+    if (run->sampling.every) {
+        const trace_sampling *s = &run->sampling;
+        p = put_field(p, RUN_KEY_SAMPLING, RUN_SAMPLING_FIXED + s->window_count * OBJ_U64);
+        put_le(p, s->every, OBJ_U64);
+        put_le(p + OBJ_U64, s->length, OBJ_U64);
+        put_le(p + 2 * OBJ_U64, s->warmup, OBJ_U64);
+        p += RUN_SAMPLING_FIXED;
+        for (size_t k = 0; k < s->window_count; k++, p += OBJ_U64)
+            put_le(p, s->window_ends[k], OBJ_U64);
     }
     return p;
 }
@@ -285,6 +330,39 @@ static int run_push_exec(trace_run *run, uint64_t instructions, const uint8_t *p
     return TEA_OK;
 }
 
+/* Decodes the sampling field's value (`len` bytes at v, the field at byte
+ * `at`) into *s. */
+static int decode_sampling(const uint8_t *v, size_t len, trace_sampling *s, size_t at, size_t *bad)
+{
+    uint64_t *ends;
+    const char *fault;
+    trace_sampling got;
+
+    if (s->every)
+        return bad_frame(bad, at, "a second sampling field");
+    if (len < RUN_SAMPLING_FIXED || (len - RUN_SAMPLING_FIXED) % OBJ_U64
+        || (len - RUN_SAMPLING_FIXED) / OBJ_U64 > TRACE_WINDOWS_MAX)
+        return bad_frame(bad, at, "sampling field of the wrong size");
+    memset(&got, 0, sizeof got);
+    got.every = get_le(v, OBJ_U64);
+    got.length = get_le(v + OBJ_U64, OBJ_U64);
+    got.warmup = get_le(v + 2 * OBJ_U64, OBJ_U64);
+    got.window_count = (len - RUN_SAMPLING_FIXED) / OBJ_U64;
+    if (!got.every)
+        return bad_frame(bad, at, "sampling field with no period");
+    if (!(ends = malloc((got.window_count ? got.window_count : 1) * sizeof *ends)))
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    for (size_t k = 0; k < got.window_count; k++)
+        ends[k] = get_le(v + RUN_SAMPLING_FIXED + k * OBJ_U64, OBJ_U64);
+    got.window_ends = ends;
+    if ((fault = sampling_fault(&got))) {
+        free(ends);
+        return bad_frame(bad, at, fault);
+    }
+    *s = got;
+    return TEA_OK;
+}
+
 /* Decodes the run's fields from data[pos..size) into `run`; unknown keys
  * are skipped, known ones must have their size. */
 static int decode_run(const uint8_t *data, size_t size, size_t pos, trace_run *run, size_t *bad)
@@ -327,6 +405,10 @@ static int decode_run(const uint8_t *data, size_t size, size_t pos, trace_run *r
             if (len != OBJ_U64)
                 return bad_frame(bad, at, "run field of the wrong size");
             run->region_ns = get_le(v, OBJ_U64);
+            break;
+        case RUN_KEY_SAMPLING:
+            if ((rc = decode_sampling(v, len, &run->sampling, at, bad)))
+                return rc;
             break;
         default:
             break; /* a later minor's field */

@@ -71,6 +71,24 @@ typedef struct trace_exec {
     uint64_t instructions;     /* instructions recorded of it before the exec */
 } trace_exec;
 
+/* How a sampled recording (tea record --sample-every) chose what to time:
+ * in every period of `every` instructions of the recorded thread, `warmup`
+ * instructions warmed the model and the next `length` were timed, then the
+ * model drained (docs/semantics.md, "Sampled recordings"). The trace holds
+ * the windows one after the other; window k's cycles are those after
+ * window_ends[k - 1] up to window_ends[k] (the first from the trace's
+ * start). every == 0: not sampled. */
+typedef struct trace_sampling {
+    uint64_t every;                /* instructions per period */
+    uint64_t length;               /* timed instructions per window (the last may have fewer) */
+    uint64_t warmup;               /* warm-up instructions before each window */
+    const uint64_t *window_ends;   /* the last cycle of each window, increasing */
+    size_t window_count;
+} trace_sampling;
+
+/* Most windows a sampled trace may list. */
+#define TRACE_WINDOWS_MAX (1u << 22)
+
 /* The run of a recording: kept with the objects (a native trace's objects
  * frame, docs/trace-format.md), since most of it is known only at the end.
  * All zeros: nothing known. */
@@ -81,6 +99,7 @@ typedef struct trace_run {
     uint32_t exit_status;      /* the program's, as a shell reports it: 0-255, 128 + N for signal N */
     uint32_t interrupted;      /* the signal that interrupted the recording (2 SIGINT, 15 SIGTERM), 0: none */
     uint64_t region_ns;        /* wall time of the recorded region, ns (0: unknown) */
+    trace_sampling sampling;   /* every == 0: the region was recorded whole */
 } trace_run;
 
 /* Most programs a run lists before the traced one. */
@@ -88,7 +107,9 @@ typedef struct trace_run {
 
 /* Writer: the run's facts (deep copy; the last call wins). Errors:
  * TEA_ERR_USAGE for more than TRACE_EXECS_MAX programs or a path as
- * trace_writer_add_object refuses it, TEA_ERR_NOMEM. A TraceDoctor writer
+ * trace_writer_add_object refuses it, for sampling that is not
+ * every > length >= 1, warmup <= every - length, 1 to TRACE_WINDOWS_MAX
+ * increasing window ends, TEA_ERR_NOMEM. A TraceDoctor writer
  * accepts it and writes nothing of it. */
 int trace_writer_set_run(trace_writer *w, const trace_run *run);
 

@@ -103,6 +103,54 @@ cmp -s a.pcs b.pcs || fail "--warmup recorded other instructions than --skip ove
 [ "$(json_number warm.json cycles)" -lt "$(json_number cold.json cycles)" ] ||
     fail "--warmup: $(json_number warm.json cycles) cycles, not fewer than cold $(json_number cold.json cycles)"
 
+# --sample-every: the long region to stop_here (2 * 10^7 + 5 instructions)
+# with a window of 1000 timed instructions in every 10^6 (10^4 warming it):
+# window k (k = 1..20) times region instructions k * 10^6 - 1000 .. k * 10^6
+# - 1, all in long_work's loop (even ones long_dec, odd ones long_jnz); the 5
+# after the 20th window fall in the 21st period's skip, so no 21st window
+run 0 "$TEA" record -q -o samp.tea --start-at long_region --stop-at stop_here --sample-every 1000000 \
+    --sample-length 1000 --sample-warmup 10000 -- ./prog long out15.txt 3
+[ "$(tail -n 1 out15.txt)" = done ] || fail "--sample-every: the program did not run to its end"
+[ "$(commits samp.tea)" -eq 20000 ] || fail "--sample-every: $(commits samp.tea) instructions timed, expected 20 * 1000"
+[ "$(json_number info.json windows)" -eq 20 ] || fail "--sample-every: $(json_number info.json windows) windows, expected 20"
+[ "$(json_number info.json every)" -eq 1000000 ] && [ "$(json_number info.json length)" -eq 1000 ] &&
+    [ "$(json_number info.json warmup)" -eq 10000 ] || fail "--sample-every: the trace's sampling is not the one asked for"
+pc_range samp.tea >/dev/null
+[ "$(sort -un pcs.txt | tr '\n' ' ')" = "$(sym long_dec) $(sym long_jnz) " ] ||
+    fail "--sample-every timed other instructions than long_dec and long_jnz: $(sort -un pcs.txt | tr '\n' ' ')"
+run 0 "$TEA" info samp.tea
+contains out.txt "20 windows of 1000 instructions, one every 1000000 (10000 of warm-up each)"
+contains out.txt "for 2e+07 instructions (the windows' periods)"
+# the estimate is the windows' cycles times 10^6 / 1000 (the loop's windows all
+# end drained, and the last takes the core's final cycles)
+cycles=$(json_number info.json cycles)
+est=$(sed -n 's/^ *"estimated_cycles": \([0-9.e+]*\),*$/\1/p' info.json)
+awk -v e="$est" -v c="$cycles" 'BEGIN { exit !(e == c * 1000) }' ||
+    fail "--sample-every: estimated $est cycles, expected 1000 * $cycles"
+# replay samples the windows as often as the whole run: at 4 kHz (a period
+# of 800,000 cycles at 3.2 GHz) every 800 of the trace's cycles
+run 0 "$TEA" replay -q samp.tea --schemes tea --freq 4k -o samp-r
+n=$(awk -F, '$2 == "tea" { print $5 }' samp-r/summary.csv)
+[ "$n" -ge $((cycles / 800)) ] && [ "$n" -le $((cycles / 800 + 1)) ] ||
+    fail "--sample-every: TEA took $n samples, expected one per 800 of $cycles cycles"
+contains err.txt "use --freq 320000 or more (a sampled trace of"
+# a pipe cannot say it is sampled before its end; TraceDoctor tokens cannot at all
+run 1 sh -c "cat samp.tea | '$TEA' replay -q - --schemes tea -o samp-pipe"
+contains err.txt "a sampled recording (--sample-every) read from a pipe"
+[ ! -e samp-pipe ] || fail "a refused sampled replay left output"
+run 2 "$TEA" convert -q samp.tea --to tracedoctor -o samp.td
+[ ! -e samp.td ] || fail "a refused conversion left output"
+run 0 "$TEA" convert -q samp.tea -o samp2.tea
+run 0 "$TEA" info samp2.tea
+contains out.txt "20 windows of 1000 instructions"
+# options that do not go together
+run 2 "$TEA" record -q -o bad.tea --sample-every 1000 --sample-length 1000 -- ./prog plain out16.txt 1
+contains err.txt "--sample-length 1000 is not below --sample-every 1000"
+run 2 "$TEA" record -q -o bad.tea --sample-every 1000 --warmup 10 -- ./prog plain out16.txt 1
+contains err.txt "use --sample-warmup"
+run 2 "$TEA" record -q -o bad.tea --sample-length 10 -- ./prog plain out16.txt 1
+contains err.txt "need --sample-every"
+
 # --start-at with --max-instructions: the region's first 3 instructions
 run 0 "$TEA" record -q -o start3.tea --start-at work --max-instructions 3 -- ./prog plain out4.txt 10
 n=$(commits start3.tea)
@@ -206,7 +254,7 @@ contains out.txt "interrupted by SIGTERM"
 # the program's environment differs, and with it its stack addresses.)
 mkdir -p tty file
 (cd tty && script -qec "$(printf '%q ' "$TEA" record --max-instructions 3000000 -o p.tea -- ../prog plain big.txt 100000)" \
-    /dev/null </dev/null >../tty.log) || fail "tea record failed on a terminal"
+    /dev/null </dev/null >../tty.log) || { cat -A tty.log >&2; fail "tea record failed on a terminal"; }
 grep -qaF "$(printf '\r')tea record: " tty.log && grep -qaF " of 3.00M instructions" tty.log \
     || { cat -A tty.log >&2; fail "tea record drew no progress line on a terminal"; }
 (cd file && "$TEA" record --max-instructions 3000000 -o p.tea -- ../prog plain big.txt 100000 2>../err.txt) \

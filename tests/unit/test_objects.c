@@ -423,7 +423,7 @@ static void run_facts(void **state)
     char *path = test_temp_path("run.tea");
     trace_write_options o = { TRACE_FORMAT_NATIVE, 0, 0, FRAME_RECORDS };
     const trace_exec execs[] = { { "/usr/bin/env", 251833 }, { "/usr/bin/bash", 7 } };
-    trace_run run = { execs, 2, 1, 3, SIGINT, 123456789 };
+    trace_run run = { execs, 2, 1, 3, SIGINT, 123456789, { 0, 0, 0, NULL, 0 } };
     const trace_run *back;
     trace_object_list l, d;
     trace_writer *w;
@@ -508,6 +508,54 @@ static void run_facts(void **state)
     free(path);
 }
 
+/* A sampled run's sampling goes through the objects frame (period, length,
+ * warm-up, each window's last cycle); unsound samplings are refused by the
+ * writer and, damaged, by the decoder naming the field's byte. */
+static void run_sampling(void **state)
+{
+    const uint64_t ends[] = { 1500, 2900, 4100 };
+    trace_run run;
+    trace_object_list l, d;
+    uint8_t *data = NULL;
+    size_t size = 0, bad;
+    (void)state;
+
+    memset(&run, 0, sizeof run);
+    memset(&l, 0, sizeof l);
+    memset(&d, 0, sizeof d);
+    run.sampling = (trace_sampling){ 1000000, 10000, 50000, ends, 3 };
+    assert_int_equal(trace_object_list_set_run(&l, &run), 0);
+    assert_true(trace_object_list_present(&l));
+    assert_int_equal(trace_object_list_encode(&l, &data, &size), 0);
+    /* magic, thread, threads, count: 20; the field: 6 + 3 * 8 + 3 * 8 */
+    assert_int_equal(size, 20 + 6 + 24 + 24);
+    assert_int_equal(trace_object_list_decode(data, size, &d, &bad), 0);
+    assert_int_equal(d.run.sampling.every, 1000000);
+    assert_int_equal(d.run.sampling.length, 10000);
+    assert_int_equal(d.run.sampling.warmup, 50000);
+    assert_int_equal(d.run.sampling.window_count, 3);
+    assert_int_equal(d.run.sampling.window_ends[2], 4100);
+    /* window ends that do not increase: the second set to the first's */
+    data[20 + 6 + 24 + 8] = data[20 + 6 + 24];
+    data[20 + 6 + 24 + 9] = data[20 + 6 + 24 + 1];
+    assert_int_equal(trace_object_list_decode(data, size, &d, &bad), TEA_ERR_FORMAT);
+    assert_int_equal(bad, 20);
+    assert_non_null(strstr(error_message(), "the window ends do not increase"));
+    /* a length not below the period */
+    run.sampling.length = 1000000;
+    assert_int_equal(trace_object_list_set_run(&l, &run), TEA_ERR_USAGE);
+    assert_non_null(strstr(error_message(), "the timed length"));
+    run.sampling.length = 10000;
+    run.sampling.warmup = 1000000 - 9999;
+    assert_int_equal(trace_object_list_set_run(&l, &run), TEA_ERR_USAGE);
+    assert_non_null(strstr(error_message(), "exceed the period"));
+    /* a field one window short of its declared length is cut */
+    assert_int_equal(trace_object_list_decode(data, size - 8, &d, &bad), TEA_ERR_FORMAT);
+    free(data);
+    trace_object_list_free(&l);
+    trace_object_list_free(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -516,6 +564,7 @@ int main(void)
         cmocka_unit_test(writer_limits),
         cmocka_unit_test(damaged_objects_frame),
         cmocka_unit_test(run_facts),
+        cmocka_unit_test(run_sampling),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
