@@ -61,7 +61,10 @@ typedef enum table_format { TABLE_MD = 0, TABLE_LATEX, TABLE_CSV } table_format;
     "fractions (0.05 is 5 %); when some cell averages several seeds, also SCHEME_min,\n"         \
     "SCHEME_max, SCHEME_ci_low and SCHEME_ci_high per scheme (the lowest and highest\n"          \
     "seed's error and the 95 % interval of their mean by Student's t, cut at 0; empty\n"      \
-    "in the mean and max rows). Markdown and LaTeX show such a cell as 'mean ± half-interval'.\n"
+    "in the mean and max rows). Markdown and LaTeX show such a cell as 'mean ± half-interval'.\n" \
+    "Results at several frequencies need --freq, unless each trace has one frequency of\n"    \
+    "its own (tea replay --samples K): then each trace is shown at its own, named beside\n"   \
+    "it ('gzip (312kHz)'), and CSV rows give it in freq_hz (empty in the mean and max rows).\n"
 
 typedef struct table_request {
     char **inputs;
@@ -91,12 +94,19 @@ typedef struct table {
     size_t trace_count, scheme_count;
     table_cell *cells;         /* [trace][scheme] */
     long double *mean, *max;   /* [scheme], fractions over the traces with a value; NaN: none */
-    double freq_hz;
+    double freq_hz;            /* the one frequency shown, or NaN with own_freqs */
+    int own_freqs;             /* each trace at its own frequency (tea replay --samples) */
+    double *trace_freq;        /* [trace]: the trace's frequency (own_freqs) */
+    char **trace_labels;       /* [trace]: how md, LaTeX and the SVG name it ("gzip (312 kHz)") */
     int spread;                /* some cell averages more than one seed */
 } table;
 
 static void table_free(table *t)
 {
+    for (size_t i = 0; t->trace_labels && i < t->trace_count; i++)
+        free(t->trace_labels[i]);
+    free(t->trace_labels);
+    free(t->trace_freq);
     free(t->traces);
     free(t->schemes);
     free(t->cells);
@@ -111,6 +121,16 @@ static const table_cell *cell_at(const table *t, size_t trace, size_t scheme)
 
 /* --- choosing the frequency ------------------------------------------------------- */
 
+/* Index of `name` in names[0..n), or n. */
+static size_t find_name(const char *const *names, size_t n, const char *name)
+{
+    size_t i = 0;
+    while (i < n && strcmp(names[i], name) != 0)
+        i++;
+    return i;
+}
+
+
 static int compare_doubles(const void *x, const void *y)
 {
     double a = *(const double *)x, b = *(const double *)y;
@@ -122,11 +142,34 @@ static int freq_matches(double row_hz, double wanted_hz)
     return fabs(row_hz - wanted_hz) <= FREQ_TOLERANCE * wanted_hz;
 }
 
-/* The frequency to show: --freq when some row has it, else the only one.
- * A choice to make is a usage error listing the frequencies there are.
- * Returns an exit status. */
-static int choose_frequency(const table_request *req, const tea_results_set *s, const char *command, double *hz)
+/* Own frequencies: when every trace's rows are at one frequency, each
+ * trace is shown at its own (traces replayed with --samples K). 1 when so,
+ * with t->trace_freq filled; 0 when some trace has several. */
+static int own_frequencies(const tea_results_set *s, table *t)
 {
+    char *seen = calloc(t->trace_count ? t->trace_count : 1, 1);
+    int own = 1;
+
+    if (!seen)
+        return -1;
+    for (size_t i = 0; i < s->count && own; i++) {
+        size_t trace = find_name(t->traces, t->trace_count, s->rows[i].trace);
+        if (!seen[trace]++)
+            t->trace_freq[trace] = s->rows[i].freq_hz;
+        else
+            own = t->trace_freq[trace] == s->rows[i].freq_hz;
+    }
+    free(seen);
+    return own;
+}
+
+/* The frequency to show: --freq when some row has it, else the only one,
+ * else each trace's own when each has one. A choice to make is a usage
+ * error listing the frequencies there are. Needs the trace names
+ * (collect_names). Returns an exit status. */
+static int choose_frequency(const table_request *req, const tea_results_set *s, const char *command, table *t)
+{
+    double *hz = &t->freq_hz;
     double *all = malloc(s->count * sizeof *all);
     size_t distinct = 0;
     char list[FREQ_LIST_MAX];
@@ -153,8 +196,16 @@ static int choose_frequency(const table_request *req, const tea_results_set *s, 
         else
             *hz = req->freq_hz;
     } else if (distinct > 1) {
-        status = cli_usage_error(command, "the results hold %zu frequencies (%s Hz): choose one with --freq", distinct,
-                             list);
+        int own = (t->trace_freq = calloc(t->trace_count, sizeof *t->trace_freq)) ? own_frequencies(s, t) : -1;
+        if (own < 0)
+            status = cli_fail(command, error_set(TEA_ERR_NOMEM, "out of memory"));
+        else if (own)
+            t->own_freqs = 1, *hz = NAN;
+        else
+            status = cli_usage_error(command,
+                                     "the results hold %zu frequencies (%s Hz): choose one with --freq (traces "
+                                     "at one frequency each, as tea replay --samples makes them, combine)",
+                                     distinct, list);
     } else {
         *hz = all[0];
     }
@@ -163,15 +214,6 @@ static int choose_frequency(const table_request *req, const tea_results_set *s, 
 }
 
 /* --- building the table ----------------------------------------------------------- */
-
-/* Index of `name` in names[0..n), or n. */
-static size_t find_name(const char *const *names, size_t n, const char *name)
-{
-    size_t i = 0;
-    while (i < n && strcmp(names[i], name) != 0)
-        i++;
-    return i;
-}
 
 static int compare_schemes(const void *x, const void *y)
 {
@@ -215,7 +257,7 @@ static int fill_cells(const table_request *req, const char *command, const tea_r
         double e = r->error[req->granularity];
         size_t trace = find_name(t->traces, t->trace_count, r->trace);
         table_cell *c;
-        if (!freq_matches(r->freq_hz, t->freq_hz))
+        if (!freq_matches(r->freq_hz, t->own_freqs ? t->trace_freq[trace] : t->freq_hz))
             continue;
         if (isnan(e) && req->granularity == PICS_GRAN_FUNC) {
             free(warned);
@@ -246,6 +288,28 @@ static int fill_cells(const table_request *req, const char *command, const tea_r
     return TEA_OK;
 }
 
+/* How md, LaTeX and the SVG name each trace: its name, and with own
+ * frequencies the frequency after it ("gzip (312 kHz)"). */
+static int label_traces(table *t)
+{
+    if (!(t->trace_labels = calloc(t->trace_count ? t->trace_count : 1, sizeof *t->trace_labels)))
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < t->trace_count; i++) {
+        char hz[NUMBER_MAX] = "";
+        size_t n;
+        if (t->own_freqs)
+            plot_chart_format_si(t->trace_freq[i], hz, sizeof hz);
+        n = strlen(t->traces[i]) + strlen(hz) + sizeof " (Hz)";
+        if (!(t->trace_labels[i] = malloc(n)))
+            return error_set(TEA_ERR_NOMEM, "out of memory");
+        if (t->own_freqs)
+            snprintf(t->trace_labels[i], n, "%s (%sHz)", t->traces[i], hz);
+        else
+            snprintf(t->trace_labels[i], n, "%s", t->traces[i]);
+    }
+    return TEA_OK;
+}
+
 /* The mean and max rows, and a warning for every scheme missing a trace. */
 static void summarize(const char *command, table *t)
 {
@@ -273,8 +337,9 @@ static void summarize(const char *command, table *t)
         t->mean[s] = covered ? sum / (long double)covered : (long double)NAN;
         t->max[s] = covered ? max : (long double)NAN;
         if (missing)
-            fprintf(stderr, "%s: warning: scheme %s has no result at %.15g Hz for %zu of %zu traces (%s%s); its %s "
-                    "and %s cover %zu\n", command, t->schemes[s], t->freq_hz, missing, t->trace_count, names,
+            fprintf(stderr, "%s: warning: scheme %s has no result%s%.15g%s for %zu of %zu traces (%s%s); its %s "
+                    "and %s cover %zu\n", command, t->schemes[s], t->own_freqs ? "" : " at ",
+                    t->own_freqs ? 0.0 : t->freq_hz, t->own_freqs ? "" : " Hz", missing, t->trace_count, names,
                     missing > MISSING_SHOWN ? ", ..." : "", MEAN_LABEL, MAX_LABEL, covered);
     }
 }
@@ -371,9 +436,14 @@ static void md_escape(FILE *f, const char *text)
 /* What the numbers are, for the comment line of every format. */
 static void describe(const table_request *req, const table *t, char *buf, size_t size)
 {
-    snprintf(buf, size, "pics table: error (%%) at %s granularity, %.15g Hz, mean over seeds%s",
-             pics_granularity_name(req->granularity), t->freq_hz,
-             t->spread ? " ± the 95 % interval of that mean (Student's t)" : "");
+    if (t->own_freqs)
+        snprintf(buf, size, "pics table: error (%%) at %s granularity, each trace at its own frequency, mean over "
+                 "seeds%s", pics_granularity_name(req->granularity),
+                 t->spread ? " ± the 95 % interval of that mean (Student's t)" : "");
+    else
+        snprintf(buf, size, "pics table: error (%%) at %s granularity, %.15g Hz, mean over seeds%s",
+                 pics_granularity_name(req->granularity), t->freq_hz,
+                 t->spread ? " ± the 95 % interval of that mean (Student's t)" : "");
 }
 
 /* ",LABEL" + suffix as one CSV field. */
@@ -390,10 +460,15 @@ static int write_suffixed_field(FILE *f, const char *label, const char *suffix)
     return TEA_OK;
 }
 
-/* The granularity and frequency columns of every CSV row. */
-static void write_csv_context(FILE *f, const table_request *req, const table *t)
+/* The granularity and frequency columns of a CSV row (`trace`'s own
+ * frequency with own_freqs; empty in the mean and max rows then). */
+static void write_csv_context(FILE *f, const table_request *req, const table *t, size_t trace)
 {
-    fprintf(f, ",%s,%.15g", pics_granularity_name(req->granularity), t->freq_hz);
+    fprintf(f, ",%s,", pics_granularity_name(req->granularity));
+    if (!t->own_freqs)
+        fprintf(f, "%.15g", t->freq_hz);
+    else if (trace < t->trace_count)
+        fprintf(f, "%.15g", t->trace_freq[trace]);
 }
 
 /* The CSV: a header line and rows only (TABLE_EPILOGUE), errors as fractions. */
@@ -417,7 +492,7 @@ static int write_csv(FILE *f, const table_request *req, const table *t)
     fputc('\n', f);
     for (size_t i = 0; i < t->trace_count; i++) {
         csv_data_field(f, t->traces[i]);
-        write_csv_context(f, req, t);
+        write_csv_context(f, req, t, i);
         for (size_t s = 0; s < t->scheme_count; s++) {
             format_fraction(cell_mean(cell_at(t, i, s)), number, sizeof number);
             fprintf(f, ",%s", number);
@@ -440,7 +515,7 @@ static int write_csv(FILE *f, const table_request *req, const table *t)
     for (int row = 0; row < 2; row++) {
         const long double *v = row == 0 ? t->mean : t->max;
         fputs(row == 0 ? MEAN_LABEL : MAX_LABEL, f);
-        write_csv_context(f, req, t);
+        write_csv_context(f, req, t, SIZE_MAX);
         for (size_t s = 0; s < t->scheme_count; s++) {
             format_fraction(v[s], number, sizeof number);
             fprintf(f, ",%s", number);
@@ -565,7 +640,8 @@ static int write_text(FILE *f, const table_request *req, const table *t)
             row[s] = cell_mean(cell_at(t, i, s));
             halves[s] = cell_half_interval(cell_at(t, i, s));
         }
-        write_text_row(f, req->format, t->traces[i], NULL, row, halves, t->scheme_count, decimals, req->bold_best);
+        write_text_row(f, req->format, t->trace_labels[i], NULL, row, halves, t->scheme_count, decimals,
+                       req->bold_best);
     }
     if (!md)
         fputs("\\midrule\n", f);
@@ -606,7 +682,7 @@ static int write_svg(const table_request *req, const table *t)
         goto done;
     }
     for (size_t g = 0; g < groups; g++) {
-        group_labels[g] = g < t->trace_count ? t->traces[g] : MEAN_LABEL;
+        group_labels[g] = g < t->trace_count ? t->trace_labels[g] : MEAN_LABEL;
         for (size_t s = 0; s < S; s++) {
             size_t k = g * S + s;
             if (g == t->trace_count) {
@@ -628,9 +704,14 @@ static int write_svg(const table_request *req, const table *t)
         colors[s] = palette_scheme_color(t->schemes[s], s);
         series_labels[s] = scheme_column(req, t->schemes[s], names[s], sizeof names[s]);
     }
-    plot_chart_format_si(t->freq_hz, hz, sizeof hz);
-    snprintf(title, sizeof title, "Error per trace and scheme (%s granularity, %sHz)",
-             pics_granularity_name(req->granularity), hz);
+    if (t->own_freqs) {
+        snprintf(title, sizeof title, "Error per trace and scheme (%s granularity, each trace at its own frequency)",
+                 pics_granularity_name(req->granularity));
+    } else {
+        plot_chart_format_si(t->freq_hz, hz, sizeof hz);
+        snprintf(title, sizeof title, "Error per trace and scheme (%s granularity, %sHz)",
+                 pics_granularity_name(req->granularity), hz);
+    }
     {
         const plot_chart_grouped_bars chart = {
             .title = title,
@@ -696,9 +777,13 @@ static int run_table(const table_request *req, const char *command)
         status = cli_fail(command, rc);
         goto done;
     }
-    if ((status = choose_frequency(req, &s, command, &t.freq_hz)) != CLI_EXIT_OK)
+    if ((rc = collect_names(&s, &t))) {
+        status = cli_fail(command, rc);
         goto done;
-    if ((rc = collect_names(&s, &t)) || (rc = fill_cells(req, command, &s, &t))) {
+    }
+    if ((status = choose_frequency(req, &s, command, &t)) != CLI_EXIT_OK)
+        goto done;
+    if ((rc = fill_cells(req, command, &s, &t)) || (rc = label_traces(&t))) {
         status = cli_fail(command, rc);
         goto done;
     }

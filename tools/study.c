@@ -13,6 +13,7 @@
 #include "view/view.h"
 
 #include <assert.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,6 +134,38 @@ int study_parse_freqs(study_request *req, const char *list)
     return rc;
 }
 
+int study_parse_samples(study_request *req, const char *list)
+{
+    char *copy = strdup(list), *save = NULL;
+    int rc = TEA_OK;
+    if (!copy)
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    req->sample_target_count = 0;
+    for (char *f = strtok_r(copy, ",", &save); f && !rc; f = strtok_r(NULL, ",", &save)) {
+        double k;
+        if (cli_parse_hz(f, &k) || k < 1 || k != floor(k) || k > (double)UINT64_MAX / 2)
+            rc = error_set(TEA_ERR_USAGE, "invalid sample count '%s' (a whole number, k and M accepted)", f);
+        else if (req->sample_target_count == STUDY_MAX_FREQS)
+            rc = error_set(TEA_ERR_USAGE, "at most %d sample counts", STUDY_MAX_FREQS);
+        for (size_t i = 0; i < req->sample_target_count && !rc; i++)
+            if (req->sample_targets[i] == (uint64_t)k)
+                rc = error_set(TEA_ERR_USAGE, "sample count '%s' given twice", f);
+        if (!rc)
+            req->sample_targets[req->sample_target_count++] = (uint64_t)k;
+    }
+    if (!rc && req->sample_target_count == 0)
+        rc = error_set(TEA_ERR_USAGE, "no sample count in '%s'", list);
+    free(copy);
+    return rc;
+}
+
+int study_option_samples(const char *command, const cli_option *opt, const char *arg)
+{
+    if (study_parse_samples(opt->dest, arg))
+        return cli_usage_error(command, "%s", error_message());
+    return CLI_CONTINUE;
+}
+
 int study_option_schemes(const char *command, const cli_option *opt, const char *arg)
 {
     if (study_parse_schemes(opt->dest, arg))
@@ -237,6 +270,8 @@ static tea_run_options run_options(const study_request *req)
     o.freqs = req->freqs;
     o.freq_count = req->freq_count;
     o.period = req->period;
+    o.sample_targets = req->sample_targets;
+    o.sample_target_count = req->sample_target_count;
     o.first_seed = req->first_seed;
     o.seed_count = req->seed_count;
     o.jitter = req->jitter;

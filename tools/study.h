@@ -40,6 +40,8 @@ typedef struct study_request {
     double freqs[STUDY_MAX_FREQS];            /* Hz, ascending as given */
     size_t freq_count;
     uint64_t period;                          /* cycles; instead of freqs when not 0 */
+    uint64_t sample_targets[STUDY_MAX_FREQS]; /* --samples: per trace, the frequencies that give */
+    size_t sample_target_count;               /* about these many samples (instead of freqs) */
     uint64_t first_seed;                      /* seeds first_seed .. first_seed + seed_count - 1 */
     size_t seed_count;
     pics_jitter jitter;
@@ -66,6 +68,9 @@ typedef struct study_request {
 #define STUDY_OPTION_FREQS(lname, req, seen_, help_)                                                 \
     { .long_name = (lname), .arg = CLI_ARG_REQUIRED, .value_name = "HZ[,HZ...]", .help = (help_),     \
       .type = CLI_TYPE_CALL, .dest = STUDY_REQ(req), .call = study_option_freqs, .seen = (seen_) }
+#define STUDY_OPTION_SAMPLES(req, seen_, help_)                                                      \
+    { .long_name = "samples", .arg = CLI_ARG_REQUIRED, .value_name = "K[,K...]", .help = (help_),      \
+      .type = CLI_TYPE_CALL, .dest = STUDY_REQ(req), .call = study_option_samples, .seen = (seen_) }
 #define STUDY_OPTION_JITTER(req, help_) CLI_CALL("jitter", 0, "MODE", study_option_jitter, STUDY_REQ(req), help_)
 #define STUDY_OPTION_EVENTS(req, help_) CLI_CALL("events", 0, "SET", study_option_events, STUDY_REQ(req), help_)
 #define STUDY_OPTION_GOLDEN_RULES(req, help_) \
@@ -84,6 +89,7 @@ typedef struct study_request {
 #define STUDY_REQ(req) (1 ? (req) : (study_request *)0)
 int study_option_schemes(const char *command, const cli_option *opt, const char *arg);
 int study_option_freqs(const char *command, const cli_option *opt, const char *arg);
+int study_option_samples(const char *command, const cli_option *opt, const char *arg);
 int study_option_jitter(const char *command, const cli_option *opt, const char *arg);
 int study_option_events(const char *command, const cli_option *opt, const char *arg);
 int study_option_golden_rules(const char *command, const cli_option *opt, const char *arg);
@@ -103,6 +109,10 @@ int study_parse_schemes(study_request *req, const char *list);
 
 /* Parses "100,1k,4kHz". Returns 0, or TEA_ERR_USAGE with a message. */
 int study_parse_freqs(study_request *req, const char *list);
+
+/* Parses "1000,2k" (sample counts, k/M suffixes) into sample_targets.
+ * Returns 0, or TEA_ERR_USAGE with a message. */
+int study_parse_samples(study_request *req, const char *list);
 
 /* Replays the trace at `path` once through golden and every sampler of
  * `req` (tea_run_trace; --threads 0 is the processors this process may use)

@@ -36,7 +36,10 @@
     "A scheme that takes fewer than 1000 samples gets a warning on standard error: its\n"         \
     "error then mostly measures sampling noise (about 1/sqrt(samples)). The default 4 kHz\n"     \
     "is the TEA paper's, for runs of seconds; the warning names the frequency at which a\n"      \
-    "short trace gives 1000 samples (or says it is too short even at one per cycle).\n"
+    "short trace gives 1000 samples (or says it is too short even at one per cycle).\n"        \
+    "--samples K chooses instead the frequency that gives the trace about K samples:\n"       \
+    "K * clock / cycles, to three significant digits (the cycles a sampled recording's\n"     \
+    "windows stand for); it is said on standard error and is freq_hz in every output.\n"
 
 /* The file of a sampler's PICS: DIR/LABEL.pics, with -FREQhz when several
  * frequencies were asked for (tea/results.h). */
@@ -44,7 +47,8 @@ static void sampler_file_name(const study_request *req, const char *dir, const t
                               size_t size)
 {
     char name[TEA_RESULTS_NAME_MAX + TEA_RUN_LABEL_MAX];
-    tea_results_pics_name(row->label, req->freq_count > 1 && !req->period, row->spec.frequency_hz, name, sizeof name);
+    size_t freqs = req->sample_target_count ? req->sample_target_count : req->freq_count;
+    tea_results_pics_name(row->label, freqs > 1 && !req->period, row->spec.frequency_hz, name, sizeof name);
     snprintf(buf, size, "%s/%s", dir, name);
 }
 
@@ -156,8 +160,9 @@ static int replay_main(const study_request *req, const char *trace_path, const c
     rc = study_run(&with_meter, trace_path, &t);
     progress_end(&meter);
     if (!rc && !(rc = write_outputs(req, dir, &t, command_line))) {
+        tea_run_say_chosen_frequencies(&t, req->sample_targets, req->sample_target_count, stderr, "tea replay");
         print_table(req, dir, &t);
-        tea_run_warn_few_samples(&t, stderr, "tea replay", "--freq");
+        tea_run_warn_few_samples(&t, stderr, "tea replay", req->sample_target_count ? NULL : "--freq");
     }
     tea_run_free(&t);
     return rc;
@@ -167,7 +172,7 @@ static int replay_main(const study_request *req, const char *trace_path, const c
  * status when the command ends here (--help, usage errors). */
 static int parse_args(int argc, char **argv, study_request *req, const char **out_dir)
 {
-    int rc, freq_given = 0;
+    int rc, freq_given = 0, samples_given = 0;
     const cli_option options[] = {
         CLI_OPTION_OUTPUT_DIR(out_dir, "output directory (created if missing)"),
         STUDY_OPTION_SCHEMES(req, "of golden,tea,nci,ibs,spe,ris (default: all six); a scheme\n"
@@ -176,6 +181,8 @@ static int parse_args(int argc, char **argv, study_request *req, const char **ou
         STUDY_OPTION_FREQS("freq", req, &freq_given, "sampling frequencies (default 4000; 4k, 1.5kHz accepted)"),
         CLI_UINT("period", "CYCLES", &req->period, 1, UINT64_MAX, "invalid period '%s' (cycles, at least 1)",
                  "sampling period in cycles (instead of --freq)"),
+        STUDY_OPTION_SAMPLES(req, &samples_given, "instead of --freq: the frequencies that give this trace\n"
+                                                  "about K samples each (1000, 2k)"),
         CLI_OPTION_SEED("N", &req->first_seed, "seed of the sample points and tag choices (default 1)"),
         STUDY_OPTION_JITTER(req, "none, start or interval (default interval)"),
         STUDY_OPTION_EVENTS(req, "native (each scheme's own events, default) or all (every\n"
@@ -207,8 +214,8 @@ static int parse_args(int argc, char **argv, study_request *req, const char **ou
         return cli_usage_error(argv[0], optind == argc ? "missing TRACE" : "expected exactly one TRACE");
     if (!*out_dir)
         return cli_usage_error(argv[0], "missing -o DIR");
-    if (req->period && freq_given)
-        return cli_usage_error(argv[0], "--period and --freq exclude each other");
+    if ((req->period != 0) + freq_given + samples_given > 1)
+        return cli_usage_error(argv[0], "--period, --freq and --samples exclude each other");
     return CLI_CONTINUE;
 }
 

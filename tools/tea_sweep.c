@@ -147,7 +147,11 @@ static double mean_over_traces(const sweep_pool *pool, size_t row, int g)
 static int write_svg(const sweep_pool *pool, const char *path, pics_granularity granularity)
 {
     const study_request *req = pool->req;
-    size_t seeds = req->seed_count, freqs = req->freq_count, schemes = req->scheme_count;
+    /* with --samples, the x axis is the sample count asked for (each trace
+     * has its own frequencies) */
+    int by_samples = req->sample_target_count > 0;
+    size_t seeds = req->seed_count, freqs = by_samples ? req->sample_target_count : req->freq_count,
+           schemes = req->scheme_count;
     int g = (int)granularity; /* a run row's errors are indexed by granularity */
     plot_chart_series *series = calloc(schemes, sizeof *series);
     plot_chart_point *points = calloc(schemes * freqs, sizeof *points);
@@ -175,7 +179,8 @@ static int write_svg(const sweep_pool *pool, const char *path, pics_granularity 
                 continue;
             double mean = stats_mean(&over_seeds), half = stats_half_interval95(&over_seeds);
             /* errors are not negative, so neither is the bar's foot */
-            points[s * freqs + kept++] = (plot_chart_point){ req->freqs[f], PERCENT * mean,
+            double x = by_samples ? (double)req->sample_targets[f] : req->freqs[f];
+            points[s * freqs + kept++] = (plot_chart_point){ x, PERCENT * mean,
                                                              seeds > 1 ? PERCENT * fmax(mean - half, 0.0) : NAN,
                                                              seeds > 1 ? PERCENT * (mean + half) : NAN };
         }
@@ -185,15 +190,17 @@ static int write_svg(const sweep_pool *pool, const char *path, pics_granularity 
     if (pool->count == 1) {
         const tea_run *run = &pool->jobs[0].result;
         const char *program = palette_program(run->header.binary_path);
-        snprintf(title, sizeof title, "%.*s: error against sampling frequency (%zu seed%s, %s)", SWEEP_PROGRAM_SHOWN,
-                 program ? program : run->name, seeds, seeds == 1 ? "" : "s", pics_granularity_name(granularity));
+        snprintf(title, sizeof title, "%.*s: error against %s (%zu seed%s, %s)", SWEEP_PROGRAM_SHOWN,
+                 program ? program : run->name, by_samples ? "sample count" : "sampling frequency", seeds,
+                 seeds == 1 ? "" : "s", pics_granularity_name(granularity));
     } else {
-        snprintf(title, sizeof title, "Error against sampling frequency (%zu traces, %zu seed%s, %s)", pool->count,
-                 seeds, seeds == 1 ? "" : "s", pics_granularity_name(granularity));
+        snprintf(title, sizeof title, "Error against %s (%zu traces, %zu seed%s, %s)",
+                 by_samples ? "sample count" : "sampling frequency", pool->count, seeds, seeds == 1 ? "" : "s",
+                 pics_granularity_name(granularity));
     }
     memset(&chart, 0, sizeof chart);
     chart.title = title;
-    chart.x_label = "sampling frequency (Hz)";
+    chart.x_label = by_samples ? "samples per trace (each trace at its own frequency)" : "sampling frequency (Hz)";
     chart.y_label = "error";
     chart.x_log = 1;
     chart.y_format = PLOT_CHART_NUMBER_PERCENT;
@@ -258,9 +265,11 @@ typedef struct sweep_options {
 
 static int parse_args(int argc, char **argv, study_request *req, sweep_options *o)
 {
-    int rc;
+    int rc, freqs_given = 0, samples_given = 0;
     const cli_option options[] = {
-        STUDY_OPTION_FREQS("freqs", req, NULL, "sampling frequencies (default " SWEEP_DEFAULT_FREQS ")"),
+        STUDY_OPTION_FREQS("freqs", req, &freqs_given, "sampling frequencies (default " SWEEP_DEFAULT_FREQS ")"),
+        STUDY_OPTION_SAMPLES(req, &samples_given, "instead of --freqs: per trace, the frequencies that\n"
+                                                  "give it about K samples each (the SVG's x axis is K)"),
         CLI_UINT("seeds", "K", &req->seed_count, 1, STUDY_MAX_SEEDS,
                  "invalid seed count '%s' (1-" CLI_STR(STUDY_MAX_SEEDS) ")",
                  "seeds per frequency and scheme (default 5): first..first+K-1"),
@@ -309,6 +318,8 @@ static int parse_args(int argc, char **argv, study_request *req, sweep_options *
 
     if ((rc = cli_parse(&command, argc, argv)) != CLI_CONTINUE)
         return rc;
+    if (freqs_given && samples_given)
+        return cli_usage_error(argv[0], "--freqs and --samples exclude each other");
     if (optind == argc)
         return cli_usage_error(argv[0], "missing TRACE");
     if ((size_t)(argc - optind) > SIZE_MAX / sizeof(sweep_job))
@@ -365,8 +376,11 @@ static int sweep(const study_request *req, const sweep_options *o, char **paths,
     if (!(rc = run_all(&pool, threads)) && !(rc = write_csv(&pool, o->out_path ? o->out_path : "-", command_line))
         && o->svg_path)
         rc = write_svg(&pool, o->svg_path, o->granularity);
-    for (size_t i = 0; !rc && i < count; i++)
-        tea_run_warn_few_samples(&pool.jobs[i].result, stderr, "tea sweep", "--freqs");
+    for (size_t i = 0; !rc && i < count; i++) {
+        tea_run_say_chosen_frequencies(&pool.jobs[i].result, req->sample_targets, req->sample_target_count, stderr,
+                                       "tea sweep");
+        tea_run_warn_few_samples(&pool.jobs[i].result, stderr, "tea sweep", req->sample_target_count ? NULL : "--freqs");
+    }
 done:
     for (size_t i = 0; i < count; i++) {
         tea_run_free(&pool.jobs[i].result);

@@ -206,4 +206,27 @@ for w in mixed memory branchy frontend flushes compute; do
     awk -v t="$tea_err" -v n="$nci_err" -v i="$ibs_err" 'BEGIN { exit !(t < n && n < i) }' ||
         fail "$w: expected TEA < NCI < IBS, got $tea_err, $nci_err, $ibs_err"
 done
+# --- --samples K: the frequency that gives about K samples, K * clock /
+# cycles to three significant digits, the same from the native file's index
+# and from reading the TraceDoctor file; said on stderr and in summary.csv;
+# TEA then takes K samples up to the period's rounding. A pipe cannot be
+# measured first; --samples and --freq exclude each other.
+"$TEA" info --json m.tea >m.json
+span=$(json_number m.json cycles)
+want=$(awk -v s="$span" 'BEGIN { f = 2000 * 3200000000 / s; u = 10 ^ (int(log(f) / log(10)) - 2)
+                                  printf "%.15g", int(f / u + 0.5) * u }')
+for t in m.tea m.td.zst; do
+    run 0 "$TEA" replay "$t" --samples 2000 --schemes golden,tea -o "rk-$t"
+    contains err.txt "--samples 2000: $want Hz"
+    [ "$(awk -F, '$2 == "tea" { print $3 }' "rk-$t/summary.csv")" = "$want" ] ||
+        fail "$t: --samples 2000 chose $(awk -F, '$2 == "tea" { print $3 }' "rk-$t/summary.csv") Hz, expected $want"
+    n=$(awk -F, '$2 == "tea" { print $5 }' "rk-$t/summary.csv")
+    [ "$n" -ge 1980 ] && [ "$n" -le 2020 ] || fail "$t: --samples 2000 took $n samples"
+done
+run 2 sh -c "cat m.tea | '$TEA' replay - --samples 2000 -o rk-pipe"
+contains err.txt "standard input cannot be read twice"
+run 2 "$TEA" replay m.tea --samples 2000 --freq 4k -o rk-both
+contains err.txt "--period, --freq and --samples exclude each other"
+run 2 "$TEA" replay m.tea --samples 0 -o rk-zero
+contains err.txt "invalid sample count '0'"
 echo ok

@@ -97,6 +97,19 @@ run 2 "$TEA" sweep a.tea --schemes golden
 run 2 "$TEA" sweep a.tea --freqs 1k,fast
 run 2 "$TEA" sweep
 contains err.txt "missing TRACE"
+# --samples: each trace at its own frequencies (the CSV's freq_hz differs
+# between a and b), the SVG's x axis the sample counts
+run 0 "$TEA" sweep a.tea b.tea --clock 10M --samples 200,400 --seeds 1 --schemes tea --quiet -o ks.csv --svg ks.svg
+contains err.txt "a: --samples 200: "
+contains err.txt "b: --samples 400: "
+[ "$(awk -F, '$1 == "a" { print $3 }' ks.csv | sort -u | wc -l)" -eq 2 ] || fail "--samples: a is not at two frequencies"
+f200=$(awk -F, '$1 == "a" { print $3; exit }' ks.csv)
+n=$(awk -F, -v f="$f200" '$1 == "a" && $3 == f { print $5 }' ks.csv)
+[ "$n" -ge 180 ] && [ "$n" -le 220 ] || fail "--samples 200: a took $n samples at $f200 Hz"
+contains ks.svg "samples per trace"
+run 2 "$TEA" sweep a.tea --samples 200 --freqs 1k -o ks2.csv
+contains err.txt "--freqs and --samples exclude each other"
+
 run 0 "$TEA" sweep --help
 contains out.txt "Usage: tea sweep"
 echo ok

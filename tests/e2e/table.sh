@@ -163,6 +163,35 @@ sed 's/^lbm,nci,4000,1,2500,0,0.100000000/lbm,nci,4000,1,2500,0,0.100000001/' a.
 run 1 "$PICS" table a.csv a2.csv --freq 4k
 contains err.txt "a2.csv: line 6: trace lbm, scheme nci at 4000 Hz, seed 1 repeats a.csv: line 6 with other values"
 
+# --- each trace at its own frequency (tea replay --samples): combined, the
+# frequency beside each trace's name and in its CSV rows; a trace at two
+# frequencies still needs --freq. The cells: gzip tea 0.1, ibs 0.5; xz tea
+# 0.3, ibs 0.7: mean 0.2 and 0.6, max 0.3 and 0.7.
+cat >own.csv <<EOF
+$HEADER
+gzip,tea,312000,1,2000,0,0.100000000,0.050000000,
+gzip,ibs,312000,1,1900,100,0.500000000,0.250000000,
+xz,tea,1250000,1,2000,0,0.300000000,0.150000000,
+xz,ibs,1250000,1,1950,50,0.700000000,0.350000000,
+EOF
+run 0 "$PICS" table own.csv --format csv
+cat >want-own.csv <<EOF
+trace,granularity,freq_hz,tea,ibs
+gzip,insn-component,312000,0.1,0.5
+xz,insn-component,1250000,0.3,0.7
+mean,insn-component,,0.2,0.6
+max,insn-component,,0.3,0.7
+EOF
+same out.txt want-own.csv
+run 0 "$PICS" table own.csv
+contains out.txt "each trace at its own frequency"
+contains out.txt "| gzip (312kHz) | 10.0 | 50.0 |"
+contains out.txt "| xz (1.25MHz) | 30.0 | 70.0 |"
+run 0 "$PICS" table own.csv --freq 312k --format csv
+contains out.txt "gzip,insn-component,312000,0.1,0.5"
+run 2 "$PICS" table own.csv a.csv
+contains err.txt "choose one with --freq (traces at one frequency each"
+
 # --- SVG: groups = traces + mean, one bar per scheme, whiskers where seeds > 1
 run 0 "$PICS" table a.csv b.csv --freq 4k --svg t.svg -o /dev/null
 xmllint --noout t.svg || fail "t.svg is not well-formed XML"

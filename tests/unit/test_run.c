@@ -45,6 +45,29 @@ static void periods_round_to_the_nearest_cycle(void **state)
     assert_true(tea_run_period(UINT64_MAX, 1) == UINT64_MAX);                   /* 2^64 as a double */
 }
 
+/* --samples: K * clock / cycles to three significant digits; a sampled
+ * trace's cycles stand for every / length as many; one sample per cycle at
+ * most; and the sampled period rule: clock * length / (freq * every). */
+static void frequencies_for_sample_counts(void **state)
+{
+    (void)state;
+    /* 2000 * 3.2e9 / 2e8 = 32000 exactly */
+    assert_true(tea_run_frequency_for_samples(2000, 3200000000u, 200000000u, 0, 0) == 32000.0);
+    /* 1000 * 3.2e9 / 3e8 = 10666.67 -> 10700 */
+    assert_true(tea_run_frequency_for_samples(1000, 3200000000u, 300000000u, 0, 0) == 10700.0);
+    /* 2000 * 3.2e9 / 10321 = 620,094,952 -> 620 M; sampled 1000 in 10^6
+     * (the cycles stand for 1000 times as many): 620 k */
+    assert_true(tea_run_frequency_for_samples(2000, 3200000000u, 10321, 0, 0) == 620000000.0);
+    assert_true(tea_run_frequency_for_samples(2000, 3200000000u, 10321, 1000000, 1000) == 620000.0);
+    /* fewer cycles than samples: one sample per cycle (sampled: per trace cycle) */
+    assert_true(tea_run_frequency_for_samples(2000, 3200000000u, 386, 0, 0) == 3200000000.0);
+    assert_true(tea_run_frequency_for_samples(2000, 3200000000u, 386, 1000000, 1000) == 3200000.0);
+    /* the sampled period: 3.2e9 * 1000 / (620,000 * 10^6) = 5.16 -> 5 */
+    assert_int_equal(tea_run_sampled_period(3200000000u, 620000, 1000000, 1000), 5);
+    assert_int_equal(tea_run_sampled_period(3200000000u, 4000, 1000000, 10000), 8000);
+    assert_int_equal(tea_run_sampled_period(3200000000u, 4000, 0, 0), 800000);
+}
+
 static void names_traces_and_labels_schemes(void **state)
 {
     char buf[TEA_RUN_NAME_MAX];
@@ -171,6 +194,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(periods_round_to_the_nearest_cycle),
+        cmocka_unit_test(frequencies_for_sample_counts),
         cmocka_unit_test(names_traces_and_labels_schemes),
         cmocka_unit_test(runs_every_sampler_in_order),
         cmocka_unit_test(runs_at_a_period_and_reports_errors),
