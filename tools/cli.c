@@ -7,6 +7,8 @@
 #include "common/error.h"
 #include "common/outdir.h"
 #include "common/outfile.h"
+#include "pics/scheme.h"
+#include "tea/results.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -464,4 +466,32 @@ int cli_option_clock(const char *command, const cli_option *opt, const char *arg
         return cli_usage_error(command, "invalid clock frequency '%s'", arg);
     ((trace_open_options *)opt->dest)->clock_hz = (uint64_t)(hz + 0.5);
     return CLI_CONTINUE;
+}
+
+int cli_replay_dir_operand(const char *command, const char **path, const char **golden, char *owned[2])
+{
+    const char *dir = *path;
+    int rc;
+
+    owned[0] = owned[1] = NULL;
+    if (!tea_results_is_dir(dir))
+        return TEA_OK;
+    if (!golden) { /* one PICS: the directory's golden reference */
+        if (!(owned[1] = tea_results_dir_file(dir, TEA_RESULTS_GOLDEN)))
+            return error_set(TEA_ERR_NOMEM, "out of memory");
+        if (access(owned[1], F_OK) != 0)
+            return error_set(TEA_ERR_USAGE, "%s is a directory without %s, not a tea replay directory: pass a PICS file",
+                             dir, TEA_RESULTS_GOLDEN);
+        *path = owned[1];
+        fprintf(stderr, "%s: %s is a tea replay directory: taking its %s\n", command, dir, *path);
+        return TEA_OK;
+    }
+    if ((rc = tea_results_dir_pics(dir, pics_scheme_name(PICS_SCHEME_TEA), pics_scheme_display_name(PICS_SCHEME_TEA),
+                                   &owned[0], &owned[1])))
+        return rc;
+    *path = owned[0];
+    if (!*golden)
+        *golden = owned[1];
+    fprintf(stderr, "%s: %s is a tea replay directory: reporting %s against %s\n", command, dir, *path, *golden);
+    return TEA_OK;
 }

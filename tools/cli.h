@@ -17,6 +17,16 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* A PICS operand that may be a tea replay directory (tea/results.h). For a
+ * directory, *path becomes its TEA PICS and, when `golden` is not NULL and
+ * *golden is NULL, *golden its golden.pics; with `golden` NULL (commands of
+ * one PICS) *path becomes the golden.pics itself. A line on stderr says
+ * which files were taken. The new paths are malloc'd into *owned (two
+ * entries, NULL when unused; free both). Returns 0 or the TEA_ERR_* code
+ * (with its message) for a directory that is no replay directory or holds
+ * several TEA PICS. */
+int cli_replay_dir_operand(const char *command, const char **path, const char **golden, char *owned[2]);
+
 /* Exit statuses. */
 #define CLI_EXIT_OK 0
 #define CLI_EXIT_DATA 1

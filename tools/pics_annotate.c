@@ -438,7 +438,10 @@ int cmd_pics_annotate(int argc, char **argv)
     if (!req.symbol)
         return cli_usage_error(argv[0], "missing --symbol NAME");
     req.path = argv[optind];
-    if ((rc = run_annotate(&req)))
-        return cli_fail(argv[0], rc);
-    return CLI_EXIT_OK;
+    char *owned[2];
+    if ((rc = cli_replay_dir_operand(argv[0], &req.path, &req.golden_path, owned)) || (rc = run_annotate(&req)))
+        rc = cli_fail(argv[0], rc);
+    free(owned[0]);
+    free(owned[1]);
+    return rc;
 }

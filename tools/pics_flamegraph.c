@@ -131,7 +131,10 @@ int cmd_pics_flamegraph(int argc, char **argv)
     if (!req.out_path)
         return cli_usage_error(argv[0], "missing -o OUT.svg");
     req.path = argv[optind];
-    if ((rc = run_flamegraph(&req)))
-        return cli_fail(argv[0], rc);
-    return CLI_EXIT_OK;
+    char *owned[2];
+    if ((rc = cli_replay_dir_operand(argv[0], &req.path, NULL, owned)) || (rc = run_flamegraph(&req)))
+        rc = cli_fail(argv[0], rc);
+    free(owned[0]);
+    free(owned[1]);
+    return rc;
 }

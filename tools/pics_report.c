@@ -524,24 +524,16 @@ int cmd_pics_report(int argc, char **argv)
     if (optind != argc - 1)
         return cli_usage_error(argv[0], optind == argc ? "missing FILE.pics" : "expected exactly one FILE.pics");
     req.path = argv[optind];
-    char *dir_pics = NULL, *dir_golden = NULL;
-    if (tea_results_is_dir(req.path)) {
-        if ((rc = tea_results_dir_pics(req.path, pics_scheme_name(PICS_SCHEME_TEA), pics_scheme_display_name(PICS_SCHEME_TEA),
-                                       &dir_pics, &dir_golden)))
-            return cli_fail(argv[0], rc);
-        req.path = dir_pics;
-        if (!req.golden_path)
-            req.golden_path = dir_golden;
-        fprintf(stderr, "%s: %s is a tea replay directory: reporting %s against %s\n", argv[0], argv[optind],
-                req.path, req.golden_path);
-    }
+    char *owned[2];
+    if ((rc = cli_replay_dir_operand(argv[0], &req.path, &req.golden_path, owned)))
+        return cli_fail(argv[0], rc);
     if (req.sort == SORT_ERROR && !req.golden_path)
         rc = cli_usage_error(argv[0], "--sort error needs --golden GOLDEN.pics");
     else if ((rc = run_report(&req)))
         rc = cli_fail(argv[0], rc);
     else
         rc = CLI_EXIT_OK;
-    free(dir_pics);
-    free(dir_golden);
+    free(owned[0]);
+    free(owned[1]);
     return rc;
 }

@@ -60,6 +60,10 @@ run 0 "$PICS" flamegraph r/golden.pics --title 'A & B' -o again.svg
 contains again.svg "<title>A &amp; B</title>"
 run 0 "$PICS" flamegraph r/golden.pics -o again.svg
 cmp -s golden.svg again.svg || fail "flame graph not deterministic"
+# a replay directory stands for its golden PICS, as pics report takes one
+run 0 "$PICS" flamegraph r -o dir.svg
+contains err.txt "r is a tea replay directory: taking its r/golden.pics"
+cmp -s golden.svg dir.svg || fail "the flame graph of the replay directory is not its golden one"
 
 # charts are titled with the program's name, else the trace
 run 0 "$PICS" plot r/golden.pics -o plot.svg

@@ -27,6 +27,11 @@ run 0 "$PICS" annotate plt/golden.pics --symbol plt_work --addresses elf
 contains out.txt "call 0x$plt_addr <rand@plt>"
 work_addr=$(LC_ALL=C objdump -d "$plt" | sed -n 's/^0*\([0-9a-f]*\) <plt_work>:$/\1/p')
 contains out.txt "# plt_work: 0x$work_addr-"
+# a replay directory: its TEA PICS against its golden one, as pics report
+run 0 "$TEA" replay plt.tea --period 1000 --schemes golden,tea -o pltdir
+run 0 "$PICS" annotate pltdir --symbol plt_work
+contains err.txt "pltdir is a tea replay directory: reporting pltdir/tea.pics against pltdir/golden.pics"
+contains out.txt "# golden pltdir/golden.pics: error"
 run 0 "$PICS" report plt/golden.pics --granularity func --addresses elf --format csv
 contains out.txt "0x$plt_addr,rand@plt,"
 # --source: the lines' text under their file:line
