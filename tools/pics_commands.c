@@ -149,10 +149,30 @@ int cmd_pics_export(int argc, char **argv)
 
 typedef struct error_request {
     const char *sampled_path, *golden_path, *binary_symbols_path;
+    binary_symbolize_options sym;  /* --elf, --adjust-vma: the functions of func granularity */
     pics_granularity granularity;
     uint64_t top;
     int json;
 } error_request;
+
+/* The functions of func granularity, as tea replay computed error_func:
+ * --symbols MAP, else the functions of --elf or of the binary the golden
+ * PICS records (and its objects). TEA_ERR_USAGE when there are none. */
+static int load_functions(const error_request *req, const pics_info *golden, pics_symmap *syms)
+{
+    binary_symbolizer *z = NULL;
+    const char *from = NULL;
+    int rc = TEA_OK;
+
+    if (!req->binary_symbols_path && (rc = binary_symbolize_open(&z, golden, &req->sym)))
+        return rc;
+    if (!(rc = view_functions(req->binary_symbols_path, z, syms, &from)) && !from && syms->count == 0)
+        rc = error_set(TEA_ERR_USAGE, "--granularity func needs functions: %s names no binary that can be read; "
+                                      "pass --elf BINARY or --symbols MAP",
+                       req->golden_path);
+    binary_symbolize_close(z);
+    return rc;
+}
 
 /* The rows of the view that contribute to the error (they come first). */
 static size_t contributors(const view *v)
@@ -244,12 +264,8 @@ static int run_error(const error_request *req)
     }
     if ((rc = pics_info_same_rules(&si, req->sampled_path, &gi, req->golden_path)))
         goto done;
-    if (req->binary_symbols_path && (rc = pics_symmap_load(&syms, req->binary_symbols_path)))
+    if (req->granularity == PICS_GRAN_FUNC && (rc = load_functions(req, &gi, &syms)))
         goto done;
-    if (req->granularity == PICS_GRAN_FUNC && !req->binary_symbols_path) {
-        rc = error_set(TEA_ERR_USAGE, "--granularity func needs --symbols MAP");
-        goto done;
-    }
     if ((rc = pics_error_check(&gp, req->granularity, &syms))
         || (rc = view_build(&v, &sp, &gp, req->granularity, &syms)))
         goto done;
@@ -270,13 +286,18 @@ done:
 
 int cmd_pics_error(int argc, char **argv)
 {
-    error_request req = { NULL, NULL, NULL, PICS_GRAN_INSN_COMPONENT, ERROR_DEFAULT_TOP, 0 };
+    error_request req;
     int rc;
     const cli_option options[] = {
         CLI_OPTION_GRANULARITY(&req.granularity, "insn-component (instruction x component, default), insn\n"
                                                  "(instruction only, components summed), or func (function x\n"
                                                  "component)"),
-        CLI_OPTION_SYMBOLS(&req.binary_symbols_path, "symbol map for func: lines 'START END NAME' (END exclusive)"),
+        CLI_OPTION_SYMBOLS(&req.binary_symbols_path, "symbol map for func: lines 'START END NAME' (END exclusive;\n"
+                                                     "default: the functions of the binary the PICS records)"),
+        CLI_OPTION_ELF(&req.sym.elf_path, "the binary whose functions func groups by (default: the\n"
+                                          "one the PICS records, if it exists)"),
+        CLI_OPTION_ADJUST_VMA(&req.sym, "OFF", "with --elf: runtime minus ELF address (default: the\n"
+                                               "PICS's bias, else 0 for a non-PIE)"),
         CLI_UINT("top", "N", &req.top, 0, UINT64_MAX, "invalid count '%s'",
                  "how many contributors to list (default " CLI_STR(ERROR_DEFAULT_TOP) ")"),
         CLI_FLAG("json", 0, &req.json, "print {\"error\": fraction, \"instructions\": [...]} instead"),
@@ -284,6 +305,10 @@ int cmd_pics_error(int argc, char **argv)
     };
     const cli_command command = CLI_COMMAND(ERROR_SYNOPSIS, NULL, 20, options);
 
+    memset(&req, 0, sizeof req);
+    req.granularity = PICS_GRAN_INSN_COMPONENT;
+    req.top = ERROR_DEFAULT_TOP;
+    req.sym.command = argv[0];
     if ((rc = cli_parse(&command, argc, argv)) != CLI_CONTINUE)
         return rc;
     if (argc - optind != 2)

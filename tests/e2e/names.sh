@@ -32,6 +32,13 @@ run 0 "$TEA" replay plt.tea --period 1000 --schemes golden,tea -o pltdir
 run 0 "$PICS" annotate pltdir --symbol plt_work
 contains err.txt "pltdir is a tea replay directory: reporting pltdir/tea.pics against pltdir/golden.pics"
 contains out.txt "# golden pltdir/golden.pics: error"
+# pics error at function granularity with the binary the PICS records (no
+# --symbols): the error_func tea replay computed from the same binary
+run 0 "$PICS" error pltdir/tea.pics pltdir/golden.pics --granularity func --json
+got=$(json_number out.txt error)
+want=$(awk -F, '$2 == "tea" { print $9 }' pltdir/summary.csv)
+awk -v a="$got" -v b="$want" 'BEGIN { d = a - b; exit !(d < 1e-9 && d > -1e-9) }' ||
+    fail "pics error --granularity func gives $got, tea replay's error_func $want"
 run 0 "$PICS" report plt/golden.pics --granularity func --addresses elf --format csv
 contains out.txt "0x$plt_addr,rand@plt,"
 # --source: the lines' text under their file:line
