@@ -268,12 +268,17 @@ static int parse_args(int argc, char **argv, request *req)
 {
     static const char *const formats[] = { "text", "csv", NULL };
     char max_length_help[96];
-    int rc;
+    int rc, format_given = 0;
     const cli_option options[] = {
-        CLI_ENUM("format", "FORMAT", &req->csv, formats, NULL, "unknown format '%s' (text or csv)",
-                 "text (default) or csv"),
+        { .long_name = "format", .arg = CLI_ARG_REQUIRED, .value_name = "FORMAT",
+          .help = "text (default; csv with --histogram) or csv", .type = CLI_TYPE_ENUM, .dest = &req->csv,
+          .size = sizeof req->csv, .names = formats, .error = "unknown format '%s' (text or csv)",
+          .seen = &format_given },
         CLI_CALL("max-length", 0, "N", max_length_option, &req->max_length, max_length_help),
-        CLI_FLAG("histogram", 0, &req->histogram, "CSV: the histogram (length,base,any-event,ST-L1,...) instead"),
+        CLI_FLAG("histogram", 0, &req->histogram, "the whole histogram as CSV (length,base,any-event,ST-L1,\n"
+                                                  "...: one row per length) instead of the summary; a table\n"
+                                                  "too long for text, so CSV is implied (the text summary\n"
+                                                  "shows log2 buckets)"),
         CLI_OPTION_STDOUT_OUTPUT(&req->out_path),
         CLI_TRACE_OPTIONS(&req->open),
         CLI_OPTION_HELP,
@@ -289,8 +294,10 @@ static int parse_args(int argc, char **argv, request *req)
         return rc;
     if (optind != argc - 1)
         return cli_usage_error(argv[0], optind == argc ? "missing TRACE" : "expected exactly one TRACE");
-    if (req->histogram && !req->csv)
-        return cli_usage_error(argv[0], "--histogram needs --format csv (text shows a summary histogram)");
+    if (req->histogram && !req->csv && format_given)
+        return cli_usage_error(argv[0], "--histogram is CSV only (--format text shows the summary's log2 buckets)");
+    if (req->histogram)
+        req->csv = 1;
     req->trace_path = argv[optind];
     return CLI_CONTINUE;
 }

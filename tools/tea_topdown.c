@@ -157,36 +157,51 @@ static void fprint_value(FILE *f, uint64_t value, uint64_t unit, int width)
         fprintf(f, "%*.2f", width, (double)value / (double)unit);
 }
 
-/* Prints one view of the whole trace as an indented table. */
+/* A text row's label: a category, a component (indented further, in full:
+ * up to the nine events' 55 characters) or "(N others)". */
+static void text_row_label(const view_topdown_row *row, char *label, size_t size)
+{
+    char component[TRACE_PSV_LABEL_MAX];
+
+    if (row->others) {
+        snprintf(label, size, "    (%zu others)", row->others);
+    } else if (row->is_component) {
+        snprintf(label, size, "    %s", component_label(row->psv, component, sizeof component));
+    } else {
+        snprintf(label, size, "  %s", row->category);
+        for (char *p = label; *p; p++)
+            if (*p == '_')
+                *p = ' ';
+    }
+}
+
+/* Prints one view of the whole trace as an indented table, its first
+ * column as wide as its longest label (at least TEXT_NAME_WIDTH). */
 static int text_view(FILE *f, const context *ctx, enum golden_topdown_view kind)
 {
     const golden_topdown_summary *sum = golden_topdown_get_summary(ctx->td);
     view_topdown_row *rows;
     size_t n;
     char share[32], label[TRACE_PSV_LABEL_MAX + 32];
-    int rc;
+    int rc, width = TEXT_NAME_WIDTH;
 
     if ((rc = view_topdown_rows(ctx->td, GOLDEN_TOPDOWN_WHOLE, kind, TEXT_DECIMALS, TEXT_COMPONENTS, &rows, &n)))
         return rc;
-    if (kind == GOLDEN_TOPDOWN_VIEW_STATES)
-        fprintf(f, "%-*s %14s %8s\n", TEXT_NAME_WIDTH, "commit states", "cycles", "share");
-    else
-        fprintf(f, "%-*s %14s %8s\n", TEXT_NAME_WIDTH, "top-down (commit slots)", "slots", "share");
     for (size_t i = 0; i < n; i++) {
-        if (rows[i].others)
-            snprintf(label, sizeof label, "    (%zu others)", rows[i].others);
-        else if (rows[i].is_component)
-            snprintf(label, sizeof label, "    %s", component_label(rows[i].psv, share, sizeof share));
-        else {
-            snprintf(label, sizeof label, "  %s", rows[i].category);
-            for (char *p = label; *p; p++)
-                if (*p == '_')
-                    *p = ' ';
-        }
-        fprintf(f, "%-*s %14llu %7s%%\n", TEXT_NAME_WIDTH, label, (unsigned long long)rows[i].value,
+        text_row_label(&rows[i], label, sizeof label);
+        if ((int)strlen(label) > width)
+            width = (int)strlen(label);
+    }
+    if (kind == GOLDEN_TOPDOWN_VIEW_STATES)
+        fprintf(f, "%-*s %14s %8s\n", width, "commit states", "cycles", "share");
+    else
+        fprintf(f, "%-*s %14s %8s\n", width, "top-down (commit slots)", "slots", "share");
+    for (size_t i = 0; i < n; i++) {
+        text_row_label(&rows[i], label, sizeof label);
+        fprintf(f, "%-*s %14llu %7s%%\n", width, label, (unsigned long long)rows[i].value,
                 format_share(rows[i].share, TEXT_DECIMALS, share, sizeof share));
     }
-    fprintf(f, "%-*s %14llu %7s%%\n\n", TEXT_NAME_WIDTH, "  total",
+    fprintf(f, "%-*s %14llu %7s%%\n\n", width, "  total",
             (unsigned long long)(kind == GOLDEN_TOPDOWN_VIEW_STATES ? sum->cycles : sum->slots),
             format_share(view_topdown_total(golden_topdown_get_counts(ctx->td, GOLDEN_TOPDOWN_WHOLE), kind)
                              ? 100 * view_topdown_power_of_ten(TEXT_DECIMALS)

@@ -225,9 +225,30 @@ run 2 "$TEA" topdown m.tea --adjust-vma 0x1000
 run 2 "$TEA" topdown m.tea --format xml
 run 2 "$TEA" topdown
 run 2 "$TEA" stalls m.tea --max-length 0
-run 2 "$TEA" stalls m.tea --histogram
 run 0 "$TEA" topdown --help
 contains out.txt "Usage: tea topdown"
 run 0 "$TEA" stalls --help
 contains out.txt "Usage: tea stalls"
+# text labels in full: a component of 38 characters (memory, seed 2) shows
+# whole, and every text component label is one of the CSV's (which were
+# never cut); labels of more than 31 characters used to be cut, so that two
+# different components could read the same
+run 0 "$TEA" gen --workload memory --cycles 300000 --seed 2 -o long.tea
+run 0 "$TEA" topdown long.tea
+contains out.txt "    ST-L1,ST-TLB,ST-LLC,DR-L1,DR-TLB,FL-EX "
+awk '/^    [A-Z]/ { print $1 }' out.txt | sort -u >text-labels.txt
+run 0 "$TEA" topdown long.tea --format csv
+awk -F'"' 'NF > 2 { print $2 } NF <= 2 { split($0, f, ","); if (f[4] != "") print f[4] }' out.txt | sort -u >csv-labels.txt
+comm -23 text-labels.txt csv-labels.txt >cut.txt
+[ ! -s cut.txt ] || fail "tea topdown shows component labels the CSV lacks: $(cat cut.txt)"
+# the first column fits the longest label: each view's rows are equally long
+run 0 "$TEA" topdown long.tea
+[ "$(awk '/^    [A-Z(]/ { print length($0) }' out.txt | sort -u | wc -l)" -le 2 ] ||
+    fail "tea topdown's rows are not aligned"
+
+# --histogram implies CSV; with --format text it is a usage error
+run 0 "$TEA" stalls "$DATA/scenario.bin" --histogram
+head -n 1 out.txt | grep -q '^length,base,any-event,' || fail "--histogram without --format: no CSV histogram"
+run 2 "$TEA" stalls "$DATA/scenario.bin" --histogram --format text
+contains err.txt "--histogram is CSV only"
 echo ok
