@@ -6,6 +6,8 @@
 #include "trace/psv.h"
 
 #include <stdio.h>
+
+#define PALETTE_ALL_EVENTS_SUFFIX "all" /* SCHEME:all, a scheme with all nine events */
 #include <string.h>
 
 /*
@@ -102,4 +104,21 @@ const char *palette_program(const char *binary_path)
         return NULL;
     slash = strrchr(binary_path, '/');
     return slash && slash[1] ? slash + 1 : binary_path;
+}
+
+const char *palette_scheme_display(const char *label, char *buf, size_t size)
+{
+    const char *colon = strchr(label, ':');
+    size_t len = colon ? (size_t)(colon - label) : strlen(label);
+    pics_scheme scheme;
+
+    if (!pics_scheme_find(label, len, &scheme))
+        return label;
+    if (!colon)
+        snprintf(buf, size, "%s", pics_scheme_display_name(scheme));
+    else if (strcmp(colon + 1, PALETTE_ALL_EVENTS_SUFFIX) == 0)
+        snprintf(buf, size, "%s (all events)", pics_scheme_display_name(scheme));
+    else
+        snprintf(buf, size, "%s:%s", pics_scheme_display_name(scheme), colon + 1);
+    return buf;
 }

@@ -31,6 +31,11 @@ void palette_component_color(uint16_t psv, char buf[PLOT_CHART_COLOR_MAX]);
  * spe, ris); any other label (NULL, "ibs:all") gets plot_chart_series_color(index). */
 const char *palette_scheme_color(const char *scheme, size_t index);
 
+/* A scheme label ("tea", "ibs:all") as papers name it, in `buf`: TEA,
+ * NCI-TEA, IBS, SPE, RIS, "IBS (all events)" for SCHEME:all, SCHEME's name
+ * with any other suffix; a label that names no scheme is returned as it is. */
+const char *palette_scheme_display(const char *label, char *buf, size_t size);
+
 /* How a chart title names the traced program: the file name of its binary
  * (`binary_path` without its directory), or NULL when there is none. Every
  * figure's title begins "PROGRAM: " when there is one. */

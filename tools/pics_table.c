@@ -40,7 +40,6 @@
 #define TEXT_DEFAULT_DECIMALS 1    /* fraction digits of percentages in md and latex */
 #define TEXT_MAX_DECIMALS 9        /* --precision's upper bound */
 #define SCHEME_NAME_MAX 64         /* a scheme's column name */
-#define ALL_EVENTS_SUFFIX "all"    /* the suffix of SCHEME:all */
 
 typedef enum table_format { TABLE_MD = 0, TABLE_LATEX, TABLE_CSV } table_format;
 
@@ -574,19 +573,7 @@ static void write_text_row(FILE *f, table_format format, const char *label, cons
  * stay as they are. */
 static const char *scheme_column(const table_request *req, const char *label, char *buf, size_t size)
 {
-    const char *colon = strchr(label, ':');
-    size_t len = colon ? (size_t)(colon - label) : strlen(label);
-    pics_scheme scheme;
-
-    if (!req->names || !pics_scheme_find(label, len, &scheme))
-        return label;
-    if (!colon)
-        snprintf(buf, size, "%s", pics_scheme_display_name(scheme));
-    else if (strcmp(colon + 1, ALL_EVENTS_SUFFIX) == 0)
-        snprintf(buf, size, "%s (all events)", pics_scheme_display_name(scheme));
-    else
-        snprintf(buf, size, "%s:%s", pics_scheme_display_name(scheme), colon + 1);
-    return buf;
+    return req->names ? palette_scheme_display(label, buf, size) : label;
 }
 
 /*

@@ -29,6 +29,7 @@
 #define PERCENT 100.0
 
 #define SWEEP_TITLE_MAX 256
+#define SWEEP_NAME_MAX 64 /* a scheme's name in the legend (--names) */
 #define SWEEP_PROGRAM_SHOWN 96  /* bytes of the program's name in the chart's title */
 #define SWEEP_SYNOPSIS                                                                                  \
     "Usage: tea sweep TRACE... [OPTIONS] [-o OUT.csv] [--svg OUT.svg]\n\n"                             \
@@ -141,11 +142,22 @@ static double mean_over_traces(const sweep_pool *pool, size_t row, int g)
     return sum / (double)pool->count;
 }
 
+typedef struct sweep_options {
+    const char *out_path, *svg_path;
+    size_t jobs;
+    pics_granularity granularity;
+    progress_mode progress;
+    int names;                 /* --names: the SVG names schemes TEA, NCI-TEA, ... */
+    const char *title;         /* --title: the SVG's heading instead of the default */
+} sweep_options;
+
 /* Figure 8: per scheme, per frequency the mean over traces and seeds, with
  * the 95 % interval (t distribution) of that mean over the seeds, each seed's
  * value being its mean over the traces. */
-static int write_svg(const sweep_pool *pool, const char *path, pics_granularity granularity)
+static int write_svg(const sweep_pool *pool, const sweep_options *o)
 {
+    const char *path = o->svg_path;
+    pics_granularity granularity = o->granularity;
     const study_request *req = pool->req;
     /* with --samples, the x axis is the sample count asked for (each trace
      * has its own frequencies) */
@@ -156,11 +168,12 @@ static int write_svg(const sweep_pool *pool, const char *path, pics_granularity 
     plot_chart_series *series = calloc(schemes, sizeof *series);
     plot_chart_point *points = calloc(schemes * freqs, sizeof *points);
     char(*labels)[TEA_RUN_LABEL_MAX] = calloc(schemes, sizeof *labels);
+    char(*names)[SWEEP_NAME_MAX] = calloc(schemes, sizeof *names);
     char title[SWEEP_TITLE_MAX];
     plot_chart_lines chart;
     int rc = TEA_OK;
 
-    if (!series || !points || !labels) {
+    if (!series || !points || !labels || !names) {
         rc = error_set(TEA_ERR_NOMEM, "out of memory");
         goto done;
     }
@@ -184,7 +197,8 @@ static int write_svg(const sweep_pool *pool, const char *path, pics_granularity 
                                                              seeds > 1 ? PERCENT * fmax(mean - half, 0.0) : NAN,
                                                              seeds > 1 ? PERCENT * (mean + half) : NAN };
         }
-        series[s] = (plot_chart_series){ labels[s], palette_scheme_color(pics_scheme_name(req->schemes[s].scheme), s),
+        const char *shown = o->names ? palette_scheme_display(labels[s], names[s], sizeof names[s]) : labels[s];
+        series[s] = (plot_chart_series){ shown, palette_scheme_color(pics_scheme_name(req->schemes[s].scheme), s),
                                          points + s * freqs, kept };
     }
     if (pool->count == 1) {
@@ -199,7 +213,7 @@ static int write_svg(const sweep_pool *pool, const char *path, pics_granularity 
                  pics_granularity_name(granularity));
     }
     memset(&chart, 0, sizeof chart);
-    chart.title = title;
+    chart.title = o->title ? o->title : title;
     chart.x_label = by_samples ? "samples per trace (each trace at its own frequency)" : "sampling frequency (Hz)";
     chart.y_label = "error";
     chart.x_log = 1;
@@ -211,6 +225,7 @@ done:
     free(series);
     free(points);
     free(labels);
+    free(names);
     return rc;
 }
 
@@ -256,13 +271,6 @@ static int sampler_schemes_option(const char *command, const cli_option *opt, co
 }
 
 /* The command's options beyond the study's. */
-typedef struct sweep_options {
-    const char *out_path, *svg_path;
-    size_t jobs;
-    pics_granularity granularity;
-    progress_mode progress;
-} sweep_options;
-
 static int parse_args(int argc, char **argv, study_request *req, sweep_options *o)
 {
     int rc, freqs_given = 0, samples_given = 0;
@@ -310,6 +318,10 @@ static int parse_args(int argc, char **argv, study_request *req, sweep_options *
                                      "over traces and seeds, bars its 95 % interval over the\n"
                                      "seeds, t distribution (the TEA paper's Figure 8)"),
         CLI_OPTION_GRANULARITY(&o->granularity, "error the SVG shows: insn-component (default), insn, func"),
+        CLI_FLAG("names", 0, &o->names, "the SVG names the schemes as in prose (TEA, NCI-TEA, IBS,\n"
+                                        "SPE, RIS; IBS (all events) for ibs:all), as pics table --names"),
+        CLI_STRING("title", 0, "TEXT", &o->title, "the SVG's heading (default: the program or the trace\n"
+                                                  "count, the seeds and the granularity)"),
         CLI_OPTIONS_PROGRESS(&o->progress),
         CLI_TRACE_OPTIONS(&req->open),
         CLI_OPTION_HELP,
@@ -375,7 +387,7 @@ static int sweep(const study_request *req, const sweep_options *o, char **paths,
         per_trace.threads = threads < cpus ? (unsigned)(cpus / threads) : 1;
     if (!(rc = run_all(&pool, threads)) && !(rc = write_csv(&pool, o->out_path ? o->out_path : "-", command_line))
         && o->svg_path)
-        rc = write_svg(&pool, o->svg_path, o->granularity);
+        rc = write_svg(&pool, o);
     for (size_t i = 0; !rc && i < count; i++) {
         tea_run_say_chosen_frequencies(&pool.jobs[i].result, req->sample_targets, req->sample_target_count, stderr,
                                        "tea sweep");
@@ -393,7 +405,7 @@ done:
 int cmd_tea_sweep(int argc, char **argv)
 {
     study_request req;
-    sweep_options o = { NULL, NULL, 0, PICS_GRAN_INSN_COMPONENT, PROGRESS_AUTO };
+    sweep_options o = { NULL, NULL, 0, PICS_GRAN_INSN_COMPONENT, PROGRESS_AUTO, 0, NULL };
     char *command_line = cli_join_command(argc, argv); /* before getopt reorders argv */
     int rc;
 

@@ -110,6 +110,14 @@ contains ks.svg "samples per trace"
 run 2 "$TEA" sweep a.tea --samples 200 --freqs 1k -o ks2.csv
 contains err.txt "--freqs and --samples exclude each other"
 
+# --names and --title: the legend as papers name the schemes, the heading given
+run 0 "$TEA" sweep b.tea --clock 10M --freqs 20k --seeds 1 --schemes tea,nci,ibs:all --names --title 'Error & frequency' \
+    --quiet -o named.csv --svg named.svg
+xmllint --noout named.svg 2>/dev/null || ! command -v xmllint >/dev/null || fail "named.svg is not well-formed"
+contains named.svg ">NCI-TEA<"
+contains named.svg ">IBS (all events)<"
+contains named.svg "<title>Error &amp; frequency</title>"
+
 run 0 "$TEA" sweep --help
 contains out.txt "Usage: tea sweep"
 echo ok
