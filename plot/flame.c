@@ -28,6 +28,11 @@
 #define FLAME_LUMA_DARK 140        /* below this luma (0-255) labels are white */
 #define FLAME_MAX_EXACT (UINT64_C(1) << 53)  /* the script adds weights as doubles */
 #define PERCENT 100.0
+#define FLAME_OTHERS_COLOR "#d9d9d9" /* merged narrow frames */
+#define FLAME_LEGEND_ROW 16.0      /* a legend row's height */
+#define FLAME_LEGEND_SWATCH 10.0   /* a legend entry's colour square */
+#define FLAME_LEGEND_ENTRY 150.0   /* a legend entry's width */
+#define FLAME_OTHERS_NAME_MAX 48   /* "(N others)" */
 
 /* The script: zoom on click, search, hover details, URL query. Ours, no
  * library; it must not contain the CDATA end "]]" ">". */
@@ -214,11 +219,124 @@ static void put_frame(FILE *out, size_t id, size_t d, uint64_t offset, uint64_t 
     fputs("</text></g>\n", out);
 }
 
+/* A run of sorted stacks idx[i..j) whose frames 0..d-1 are one frame's,
+ * drawn from `offset` on. */
+typedef struct flame_parent {
+    size_t i, j;
+    uint64_t offset, weight;
+} flame_parent;
+
+/* Depth by depth, each run of stacks sharing frames 0..d is one frame; the
+ * runs of each parent narrower than `min_width` become one frame at its end
+ * and have nothing above them (flame.h). Returns 0 or TEA_ERR_NOMEM. */
+static int put_frames(FILE *out, const plot_flame_stack *stacks, const size_t *idx, size_t n, size_t depth,
+                      uint64_t total, double span, double bottom, const char *unit, double min_width, size_t *id)
+{
+    flame_parent *parents = malloc((n ? n : 1) * sizeof *parents), *next = malloc((n ? n : 1) * sizeof *next);
+    size_t count = n ? 1 : 0;
+
+    if (!parents || !next) {
+        free(parents);
+        free(next);
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    }
+    parents[0] = (flame_parent){ 0, n, 0, total };
+    for (size_t d = 0; d < depth && count; d++) {
+        size_t kept = 0;
+        double y = bottom - (double)(d + 1) * FLAME_ROW;
+        for (size_t p = 0; p < count; p++) {
+            uint64_t offset = parents[p].offset, narrow = 0;
+            size_t narrow_runs = 0, narrow_first = 0;
+            for (size_t i = parents[p].i; i < parents[p].j;) {
+                const plot_flame_stack *first = &stacks[idx[i]];
+                uint64_t weight = 0;
+                size_t j = i;
+                while (j < parents[p].j && same_prefix(first, &stacks[idx[j]], d))
+                    weight += stacks[idx[j++]].weight;
+                if (min_width > 0 && span * (double)weight / (double)total < min_width) {
+                    narrow += weight;
+                    if (narrow_runs++ == 0)
+                        narrow_first = i;
+                } else {
+                    put_frame(out, (*id)++, d + 1, offset, weight, total, first->frames[d], first->colors[d], unit,
+                              FLAME_MARGIN + span * (double)offset / (double)total, y,
+                              span * (double)weight / (double)total);
+                    next[kept++] = (flame_parent){ i, j, offset, weight };
+                    offset += weight;
+                }
+                i = j;
+            }
+            if (narrow_runs) {
+                const plot_flame_stack *first = &stacks[idx[narrow_first]];
+                char name[FLAME_OTHERS_NAME_MAX];
+                snprintf(name, sizeof name, "(%zu others)", narrow_runs);
+                put_frame(out, (*id)++, d + 1, offset, narrow, total, narrow_runs == 1 ? first->frames[d] : name,
+                          narrow_runs == 1 ? first->colors[d] : FLAME_OTHERS_COLOR, unit,
+                          FLAME_MARGIN + span * (double)offset / (double)total, y, span * (double)narrow / (double)total);
+                offset += narrow;
+            }
+            assert(offset == parents[p].offset + parents[p].weight); /* the children tile their parent */
+        }
+        flame_parent *swap = parents;
+        parents = next;
+        next = swap;
+        count = kept;
+    }
+    free(parents);
+    free(next);
+    return TEA_OK;
+}
+
+/* Legend entries per row at `width`. */
+static size_t legend_per_row(double width)
+{
+    size_t k = (size_t)((width - 2 * FLAME_MARGIN) / FLAME_LEGEND_ENTRY);
+    return k ? k : 1;
+}
+
+/* The legend's height: its rows, and a gap above them. */
+static double legend_height(const plot_flame_options *o, double width)
+{
+    size_t per_row = legend_per_row(width), rows = (o->legend_count + per_row - 1) / per_row;
+    return rows ? (double)(rows + 1) * FLAME_LEGEND_ROW : 0;
+}
+
+/* The legend: a swatch and a name per entry, in rows from `top`. */
+static void put_legend(FILE *out, const plot_flame_options *o, double width, double top)
+{
+    size_t per_row = legend_per_row(width);
+    char xb[PLOT_SVG_NUMBER_MAX], yb[PLOT_SVG_NUMBER_MAX], tb[PLOT_SVG_NUMBER_MAX], ty[PLOT_SVG_NUMBER_MAX],
+        sb[PLOT_SVG_NUMBER_MAX];
+
+    if (!o->legend_count)
+        return;
+    fputs("  <g id=\"legend\">\n", out);
+    plot_svg_format_number(FLAME_LEGEND_SWATCH, sb, sizeof sb);
+    for (size_t k = 0; k < o->legend_count; k++) {
+        double x = FLAME_MARGIN + (double)(k % per_row) * FLAME_LEGEND_ENTRY;
+        double y = top + (double)(k / per_row) * FLAME_LEGEND_ROW;
+        plot_svg_format_number(x, xb, sizeof xb);
+        plot_svg_format_number(y, yb, sizeof yb);
+        plot_svg_format_number(x + FLAME_LEGEND_SWATCH + 4, tb, sizeof tb);
+        plot_svg_format_number(y + FLAME_LEGEND_SWATCH - 1, ty, sizeof ty);
+        fprintf(out, "    <g class=\"legend-entry\"><rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"", xb, yb,
+                sb, sb);
+        plot_svg_escape(out, o->legend[k].color);
+        fprintf(out, "\"/><text x=\"%s\" y=\"%s\" font-size=\"11\">", tb, ty);
+        plot_svg_escape(out, o->legend[k].name);
+        fputs("</text></g>\n", out);
+    }
+    fputs("  </g>\n", out);
+}
+
 int plot_flame_write(FILE *out, const plot_flame_options *o, const plot_flame_stack *stacks, size_t n, size_t depth)
 {
     double width = o->width > 0 ? o->width : PLOT_FLAME_DEFAULT_WIDTH;
-    double span = width - 2 * FLAME_MARGIN, height = FLAME_HEADER + (double)(depth + 1) * FLAME_ROW + FLAME_FOOTER;
+    double span = width - 2 * FLAME_MARGIN,
+           height = FLAME_HEADER + (double)(depth + 1) * FLAME_ROW + FLAME_FOOTER + legend_height(o, width);
     double bottom = FLAME_HEADER + (double)depth * FLAME_ROW; /* the root row's top */
+    double min_width = o->min_width == 0 ? PLOT_FLAME_DEFAULT_MIN_WIDTH : o->min_width;
+    int rc;
     const char *unit = o->unit ? o->unit : "";
     size_t *idx = NULL, *tmp = NULL, id = 0;
     uint64_t total = 0;
@@ -271,27 +389,14 @@ int plot_flame_write(FILE *out, const plot_flame_options *o, const plot_flame_st
     fputs("\">\n", out);
     put_frame(out, id++, 0, 0, total, total ? total : 1, o->root ? o->root : "all", FLAME_ROOT_COLOR, unit,
               FLAME_MARGIN, bottom, total ? span : 0);
-    /* Depth by depth, each run of stacks sharing frames 0..d is one frame. */
-    for (size_t d = 0; d < depth; d++) {
-        uint64_t offset = 0;
-        for (size_t i = 0; i < n;) {
-            const plot_flame_stack *first = &stacks[idx[i]];
-            uint64_t weight = 0;
-            size_t j = i;
-            while (j < n && same_prefix(first, &stacks[idx[j]], d))
-                weight += stacks[idx[j++]].weight;
-            put_frame(out, id++, d + 1, offset, weight, total, first->frames[d], first->colors[d], unit,
-                      FLAME_MARGIN + span * (double)offset / (double)total, bottom - (double)(d + 1) * FLAME_ROW,
-                      span * (double)weight / (double)total);
-            offset += weight;
-            i = j;
-        }
-        assert(offset == total); /* each depth's frames tile the root */
-    }
+    if ((rc = put_frames(out, stacks, idx, n, depth, total, span, bottom, unit, min_width, &id)))
+        goto done;
     fputs("  </g>\n  <script type=\"text/javascript\"><![CDATA[\n", out);
     fputs(flame_script, out);
     fputs("]]></script>\n", out);
+    put_legend(out, o, width, bottom + FLAME_ROW + FLAME_FOOTER);
     plot_svg_end(&w);
+done:
     free(idx);
-    return TEA_OK;
+    return rc;
 }

@@ -33,6 +33,9 @@
 
 /* The drawing's default width in user units. */
 #define PLOT_FLAME_DEFAULT_WIDTH 1200.0
+/* Frames narrower than this (user units) are merged, as flamegraph.pl
+ * drops frames under its --minwidth of 0.1 pixels. */
+#define PLOT_FLAME_DEFAULT_MIN_WIDTH 0.1
 /* Deepest stack. */
 #define PLOT_FLAME_MAX_DEPTH 16
 
@@ -43,18 +46,31 @@ typedef struct plot_flame_stack {
     uint64_t weight;            /* > 0 */
 } plot_flame_stack;
 
+/* One entry of the legend under the frames: a colour and what it means. */
+typedef struct plot_flame_legend {
+    const char *name;
+    const char *color;   /* "#rrggbb" */
+} plot_flame_legend;
+
 typedef struct plot_flame_options {
     const char *title;   /* the heading and the document's <title> */
     const char *root;    /* the root frame's name ("all") */
     const char *unit;    /* what weights count ("cycles") */
     double width;        /* user units; 0: PLOT_FLAME_DEFAULT_WIDTH */
+    double min_width;    /* user units: narrower frames are merged; 0: PLOT_FLAME_DEFAULT_MIN_WIDTH,
+                            negative: none merged */
+    const plot_flame_legend *legend; /* drawn in rows under the frames, in this order */
+    size_t legend_count;
 } plot_flame_options;
 
 /*
  * Writes the flame graph of `n` stacks of `depth` frames (1 to
  * PLOT_FLAME_MAX_DEPTH) to `out`. Frames of equal prefixes are merged whatever the
- * order of the stacks; siblings are ordered by name. The same input gives
- * the same bytes. Returns 0, TEA_ERR_USAGE (a bad depth, a weight of 0, a
+ * order of the stacks; siblings are ordered by name. Siblings narrower than
+ * the minimum width are drawn as one frame at the end of their parent, "(N
+ * others)" with their total weight (one alone keeps its name), and nothing
+ * above them: the file stays small and the page quick however many tiny
+ * frames a large program has. The same input gives the same bytes. Returns 0, TEA_ERR_USAGE (a bad depth, a weight of 0, a
  * total above 2^53, which the script could not add exactly) or
  * TEA_ERR_NOMEM; write errors are left in the stream's error flag.
  */

@@ -30,13 +30,50 @@
     "in `pics report --format folded`). Click a frame to zoom, 'Reset zoom' or the root\n"         \
     "to zoom out; 'Search' (or '/', Ctrl-F) highlights frames whose name contains a text\n"        \
     "and shows their share; hovering shows a frame's cycles and share. A URL query does the\n"     \
-    "same from a link: OUT.svg?s=TEXT searches, OUT.svg?x=fN zooms into frame fN.\n\n"             \
+    "same from a link: OUT.svg?s=TEXT searches, OUT.svg?x=fN zooms into frame fN. A legend\n"      \
+    "under the frames names each component's colour, heaviest first.\n\n"                         \
     "Options:\n"
 
 typedef struct flame_request {
     const char *path, *out_path, *title;
     binary_symbolize_options sym; /* --elf, --adjust-vma */
+    double min_width;             /* --min-width: user units; 0 keeps every frame */
 } flame_request;
+
+/* The legend: each component drawn, heaviest first (its colour is its PSV's,
+ * palette_component_color), as name and colour. */
+typedef struct flame_legend {
+    plot_flame_legend entries[TRACE_PSV_VALUES];
+    char names[TRACE_PSV_VALUES][TRACE_PSV_LABEL_MAX];
+    char colors[TRACE_PSV_VALUES][PLOT_CHART_COLOR_MAX];
+    uint64_t weight[TRACE_PSV_VALUES];
+    uint16_t order[TRACE_PSV_VALUES];
+    size_t count;
+} flame_legend;
+
+/* Fills the legend from the stacks' rows: every PSV with weight, heaviest
+ * first, ties by PSV. */
+static void build_legend(flame_legend *lg, const view_report_folded *rows, size_t n)
+{
+    memset(lg->weight, 0, sizeof lg->weight);
+    lg->count = 0;
+    for (size_t i = 0; i < n; i++)
+        lg->weight[rows[i].psv] += rows[i].weight;
+    for (unsigned psv = 0; psv < TRACE_PSV_VALUES; psv++)
+        if (lg->weight[psv]) {
+            size_t k = lg->count++;
+            while (k > 0 && lg->weight[lg->order[k - 1]] < lg->weight[psv]) { /* insertion, heaviest first */
+                lg->order[k] = lg->order[k - 1];
+                k--;
+            }
+            lg->order[k] = (uint16_t)psv;
+        }
+    for (size_t k = 0; k < lg->count; k++) {
+        trace_psv_label(lg->order[k], lg->names[k], sizeof lg->names[k]);
+        palette_component_color(lg->order[k], lg->colors[k]);
+        lg->entries[k] = (plot_flame_legend){ lg->names[k], lg->colors[k] };
+    }
+}
 
 /* The frame names of one stack, kept until the SVG is written. */
 typedef struct flame_names {
@@ -58,7 +95,8 @@ static int run_flamegraph(const flame_request *req)
     outfile *out = NULL;
     size_t n = 0;
     char title[FLAME_TITLE_MAX];
-    plot_flame_options fo = { NULL, "all", "cycles", 0 };
+    plot_flame_options fo = { NULL, "all", "cycles", 0, 0, NULL, 0 };
+    flame_legend *legend = NULL;
     int rc;
 
     memset(&in, 0, sizeof in);
@@ -91,6 +129,14 @@ static int run_flamegraph(const flame_request *req)
                  program ? program : "the trace", in.info.scheme);
         fo.title = title;
     }
+    if (!(legend = malloc(sizeof *legend))) {
+        rc = error_set(TEA_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    build_legend(legend, rows, n);
+    fo.legend = legend->entries;
+    fo.legend_count = legend->count;
+    fo.min_width = req->min_width > 0 ? req->min_width : -1; /* plot/flame.h: negative keeps all */
     if ((rc = outfile_open(&out, req->out_path)))
         goto done;
     if ((rc = plot_flame_write(outfile_stream(out), &fo, stacks, n, FLAME_FRAMES)))
@@ -98,12 +144,24 @@ static int run_flamegraph(const flame_request *req)
     else
         rc = outfile_commit(out);
 done:
+    free(legend);
     free(stacks);
     free(names);
     free(rows);
     binary_symbolize_close(z);
     view_report_input_free(&in);
     return rc;
+}
+
+/* --min-width W: a width in user units, 0 or more. */
+static int min_width_option(const char *command, const cli_option *opt, const char *arg)
+{
+    char *end;
+    double w = strtod(arg, &end);
+    if (end == arg || *end || !(w >= 0) || w > PLOT_FLAME_DEFAULT_WIDTH)
+        return cli_usage_error(command, "invalid width '%s' (0 to %g)", arg, PLOT_FLAME_DEFAULT_WIDTH);
+    *(double *)opt->dest = w;
+    return CLI_CONTINUE;
 }
 
 int cmd_pics_flamegraph(int argc, char **argv)
@@ -118,11 +176,16 @@ int cmd_pics_flamegraph(int argc, char **argv)
         CLI_OPTION_ADJUST_VMA(&req.sym, "OFF",
                                  "load bias, runtime address - ELF address (hex with 0x or decimal;\n"
                                  "default: the bias the trace recorded; needed for a PIE without one)"),
+        CLI_CALL("min-width", 0, "W", min_width_option, &req.min_width,
+                 "frames narrower than W (of the 1200-unit drawing; default\n"
+                 "0.1, as flamegraph.pl's --minwidth) are merged into one\n"
+                 "'(N others)' frame per parent; 0 keeps every frame"),
         CLI_OPTION_HELP,
     };
     const cli_command command = CLI_COMMAND(FLAMEGRAPH_SYNOPSIS, NULL, 22, options);
 
     memset(&req, 0, sizeof req);
+    req.min_width = PLOT_FLAME_DEFAULT_MIN_WIDTH;
     req.sym.command = argv[0];
     if ((rc = cli_parse(&command, argc, argv)) != CLI_CONTINUE)
         return rc;

@@ -27,7 +27,8 @@ fi
 run 0 "$TEA" replay t.tea --period 97 --schemes golden,tea -q -o r
 
 for s in golden tea; do
-    run 0 "$PICS" flamegraph r/$s.pics -o $s.svg
+    # every frame kept (--min-width 0): the exact tiling below
+    run 0 "$PICS" flamegraph r/$s.pics --min-width 0 -o $s.svg
     xmllint --noout $s.svg || fail "$s.svg is not well-formed XML"
     run 0 "$PICS" report r/$s.pics --format folded
     cp out.txt $s.folded
@@ -56,12 +57,26 @@ done
 [ "$(xpath tea.svg "string(//$G[@id='frames']/@data-total)")" = \
   "$(xpath golden.svg "string(//$G[@id='frames']/@data-total)")" ] || fail "tea and golden totals differ"
 contains golden.svg "golden cycles by function, instruction and component"
+# by default frames under 0.1 units merge into '(N others)' per parent: fewer
+# frames, the first depth still tiling the total; a legend names every
+# component drawn (one entry per distinct component of the folded stacks)
+run 0 "$PICS" flamegraph r/golden.pics -o merged.svg
+xmllint --noout merged.svg || fail "merged.svg is not well-formed XML"
+[ "$(xpath merged.svg "count(//$G[@class='frame'])")" -lt "$(xpath golden.svg "count(//$G[@class='frame'])")" ] ||
+    fail "the default flame graph merged no narrow frame"
+[ "$(xpath merged.svg "sum(//$G[@class='frame'][@data-d='1']/@data-w)")" = \
+  "$(xpath golden.svg "string(//$G[@id='frames']/@data-total)")" ] || fail "merged: depth 1 does not tile the total"
+grep -q 'data-n="([0-9]* others)"' merged.svg || fail "merged.svg has no '(N others)' frame"
+[ "$(xpath merged.svg "count(//$G[@class='legend-entry'])")" = \
+  "$(awk '{ n = split($1, f, ";"); print f[n] }' golden.folded | sort -u | wc -l)" ] ||
+    fail "the legend does not list every component"
+run 2 "$PICS" flamegraph r/golden.pics --min-width -1 -o bad.svg
 run 0 "$PICS" flamegraph r/golden.pics --title 'A & B' -o again.svg
 contains again.svg "<title>A &amp; B</title>"
-run 0 "$PICS" flamegraph r/golden.pics -o again.svg
+run 0 "$PICS" flamegraph r/golden.pics --min-width 0 -o again.svg
 cmp -s golden.svg again.svg || fail "flame graph not deterministic"
 # a replay directory stands for its golden PICS, as pics report takes one
-run 0 "$PICS" flamegraph r -o dir.svg
+run 0 "$PICS" flamegraph r --min-width 0 -o dir.svg
 contains err.txt "r is a tea replay directory: taking its r/golden.pics"
 cmp -s golden.svg dir.svg || fail "the flame graph of the replay directory is not its golden one"
 

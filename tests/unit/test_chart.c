@@ -298,7 +298,7 @@ static void flame_frames_by_hand(void **state)
     static const char *const s3[] = { "main", "main+0x4", "base" };
     static const char *const c[] = { "#111111", "#eeeeee", "#8bb5e4" };
     const plot_flame_stack stacks[] = { { s1, c, 30 }, { s2, c, 10 }, { s3, c, 60 } };
-    plot_flame_options o = { "T", "all", "cycles", 220 }; /* span 200: 2 units per cycle */
+    plot_flame_options o = { "T", "all", "cycles", 220, 0, NULL, 0 }; /* span 200: 2 units per cycle */
     capture cap;
     char *again;
     int rc;
@@ -340,6 +340,46 @@ static void flame_frames_by_hand(void **state)
         assert_int_equal(plot_flame_write(cap.f, &o, zero, 1, 3), TEA_ERR_USAGE);
     }
     capture_close(&cap);
+    free(cap.text);
+}
+
+/* Narrow frames: span 200 over a total of 1000 is 0.2 units per cycle, so
+ * with a minimum width of 1 unit frames under 5 cycles merge. A (900) and B
+ * (96) stay; C and D (2 each) become "(2 others)" of 4 at offset 996, after
+ * A and B, with nothing above; B/z (1), narrow alone under B, keeps its
+ * name. Frames: root; depth 1 A, B, others; depth 2 A/x, B/y, B/z; depth 3
+ * A/x/base, B/y/base. A legend of two entries is drawn under the frames. */
+static void flame_merges_narrow_frames(void **state)
+{
+    static const char *const a[] = { "A", "x", "base" }, *const b[] = { "B", "y", "base" },
+                             *const b2[] = { "B", "z", "ST-L1" }, *const cc[] = { "C", "x", "base" },
+                             *const d[] = { "D", "x", "base" };
+    static const char *const col[] = { "#111111", "#eeeeee", "#8bb5e4" };
+    const plot_flame_stack stacks[] = { { a, col, 900 }, { b, col, 95 }, { b2, col, 1 }, { cc, col, 2 }, { d, col, 2 } };
+    const plot_flame_legend legend[] = { { "base", "#8bb5e4" }, { "ST-L1", "#d55e00" } };
+    plot_flame_options o = { "T", "all", "cycles", 220, 1.0, legend, 2 };
+    capture cap;
+    (void)state;
+
+    capture_open(&cap);
+    assert_int_equal(plot_flame_write(cap.f, &o, stacks, 5, 3), 0);
+    capture_close(&cap);
+    assert_int_equal(count_of(cap.text, "class=\"frame\""), 1 + 3 + 3 + 2);
+    assert_non_null(strstr(cap.text, "data-d=\"1\" data-o=\"0\" data-w=\"900\" data-c=\"#111111\" data-n=\"A\""));
+    assert_non_null(strstr(cap.text, "data-d=\"1\" data-o=\"900\" data-w=\"96\" data-c=\"#111111\" data-n=\"B\""));
+    assert_non_null(strstr(cap.text, "data-d=\"1\" data-o=\"996\" data-w=\"4\" data-c=\"#d9d9d9\" data-n=\"(2 others)\""));
+    assert_non_null(strstr(cap.text, "data-d=\"2\" data-o=\"995\" data-w=\"1\" data-c=\"#eeeeee\" data-n=\"z\""));
+    assert_int_equal(count_of(cap.text, "data-d=\"3\""), 2);
+    assert_int_equal(count_of(cap.text, "class=\"legend-entry\""), 2);
+    assert_non_null(strstr(cap.text, ">ST-L1</text></g>"));
+    free(cap.text);
+
+    /* a negative minimum keeps every frame: 1 + 4 + 5 + 5 */
+    o.min_width = -1;
+    capture_open(&cap);
+    assert_int_equal(plot_flame_write(cap.f, &o, stacks, 5, 3), 0);
+    capture_close(&cap);
+    assert_int_equal(count_of(cap.text, "class=\"frame\""), 1 + 4 + 5 + 5);
     free(cap.text);
 }
 
@@ -609,6 +649,7 @@ int main(void)
         cmocka_unit_test(grouped_bars_below_zero),
         cmocka_unit_test(line_chart_log_axis),
         cmocka_unit_test(flame_frames_by_hand),
+        cmocka_unit_test(flame_merges_narrow_frames),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
