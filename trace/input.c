@@ -1,7 +1,7 @@
 /*
  * input.c: buffered file input with zstd decompression (see input.h).
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* F_SETPIPE_SZ */
 #include "input.h"
 #include "parzstd.h"
 #include "../common/error.h"
@@ -9,6 +9,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,13 @@
 
 /* Compressed bytes read from the file at a time. */
 #define INPUT_BUFFER_SIZE (1u << 20)
+/* The buffer asked for a pipe on standard input, halved until the system
+ * grants it (Linux's limit without CAP_SYS_RESOURCE,
+ * /proc/sys/fs/pipe-max-size, is 1 MiB by default). */
+#define INPUT_PIPE_SIZE (8u << 20)
+#define INPUT_PIPE_SIZE_MIN (128u << 10)
+/* Raw reads at least this large go straight to the caller's buffer. */
+#define INPUT_DIRECT_READ (64u << 10)
 /* Initial capacity of a frame buffer; it doubles as needed. */
 #define INPUT_FRAME_INITIAL (1u << 16)
 /* A skippable frame's header: magic and content size, both u32 LE. */
@@ -53,6 +61,7 @@ typedef struct chunk_reader {
     pthread_mutex_t lock;
     pthread_cond_t changed;  /* a slot was filled or released, or stop was set */
     size_t chunk_size;       /* bytes per read */
+    int raw;                 /* chunks of raw bytes (trace_input_prefetch_raw), not decompressed */
     chunk_slot slots[CHUNK_SLOTS];
     unsigned next;           /* slot the caller takes next */
     unsigned filled;         /* slots filled and not yet taken */
@@ -144,6 +153,22 @@ struct trace_input {
     uint64_t par_skip;
 };
 
+/* A pipe's buffer grown to INPUT_PIPE_SIZE where the system allows: with
+ * the default 64 KiB a producer that works as hard as the reader (zstd -dc)
+ * and the reader wait on each other at every few blocks. Best effort. */
+static void widen_pipe(int fd)
+{
+#ifdef F_SETPIPE_SZ
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode))
+        for (unsigned size = INPUT_PIPE_SIZE; size >= INPUT_PIPE_SIZE_MIN; size /= 2)
+            if (fcntl(fd, F_SETPIPE_SZ, (int)size) >= 0)
+                break;
+#else
+    (void)fd;
+#endif
+}
+
 int trace_input_open(trace_input **out, const char *path)
 {
     trace_input *in = calloc(1, sizeof *in);
@@ -160,6 +185,7 @@ int trace_input_open(trace_input **out, const char *path)
     }
     if (strcmp(path, "-") == 0) {
         in->file = stdin;
+        widen_pipe(fileno(stdin));
     } else {
         in->file = fopen(path, "rb");
         if (!in->file) {
@@ -256,15 +282,30 @@ int trace_input_peek(trace_input *in, uint8_t *dst, size_t want, size_t *got)
     return TEA_OK;
 }
 
-int trace_input_read_raw(trace_input *in, void *dst, size_t size, size_t *got)
+/* Raw bytes from the file, on whichever thread reads it. Bytes already
+ * buffered (peeked) come first; once the buffer is empty, large requests
+ * are read straight into `dst`, saving a copy of every byte. */
+static int read_raw_sync(trace_input *in, void *dst, size_t size, size_t *got)
 {
     uint8_t *out = dst;
     size_t done = 0;
 
     while (done < size) {
         size_t avail;
-        int rc = fill(in, 1);
-        if (rc)
+        int rc;
+        if (in->pos == in->len && !in->eof && size - done >= INPUT_DIRECT_READ) {
+            size_t want = size - done, n = fread(out + done, 1, want, in->file);
+            in->consumed += n;
+            done += n;
+            if (n < want) {
+                if (ferror(in->file))
+                    return error_set(TEA_ERR_IO, "%s: read failed at byte %llu: %s", in->name,
+                                     (unsigned long long)in->consumed, strerror(errno));
+                in->eof = 1;
+            }
+            continue;
+        }
+        if ((rc = fill(in, 1)))
             return rc;
         avail = in->len - in->pos;
         if (avail == 0)
@@ -711,7 +752,8 @@ int trace_input_next_frame(trace_input *in, trace_input_frame *frame, int *more)
 static int chunk_fill(trace_input *in, chunk_reader *cr, chunk_slot *slot)
 {
     slot->got = 0;
-    slot->rc = read_decompressed_sync(in, slot->buf, cr->chunk_size, &slot->got);
+    slot->rc = cr->raw ? read_raw_sync(in, slot->buf, cr->chunk_size, &slot->got)
+                       : read_decompressed_sync(in, slot->buf, cr->chunk_size, &slot->got);
     if (slot->rc != TEA_OK)
         snprintf(slot->message, sizeof slot->message, "%s", error_message());
     slot->offset = in->consumed;
@@ -893,28 +935,30 @@ static int par_next(trace_input *in, size_t size, const uint8_t **data, size_t *
 
 /* --- chunks decompressed in the background, one thread ----------------------- */
 
-int trace_input_prefetch_chunks(trace_input *in, size_t chunk_size, unsigned frame_threads)
+/* Starts the background chunk reader (raw or decompressing); stays
+ * synchronous when anything fails. */
+static void chunks_start(trace_input *in, size_t chunk_size, int raw)
 {
     chunk_reader *cr;
     int started;
 
-    if (in->par || in->chunks || in->ahead.state != LOOKAHEAD_NONE || par_start(in, frame_threads) == TEA_OK
-        || !(cr = calloc(1, sizeof *cr)))
-        return TEA_OK; /* already started, frame-parallel, or synchronous (just as correct) */
+    if (!(cr = calloc(1, sizeof *cr)))
+        return;
     cr->chunk_size = chunk_size;
+    cr->raw = raw;
     for (unsigned i = 0; i < CHUNK_SLOTS; i++)
         if (!(cr->slots[i].buf = malloc(chunk_size))) {
             chunks_free(cr);
-            return TEA_OK;
+            return;
         }
     if (pthread_mutex_init(&cr->lock, NULL) != 0) {
         chunks_free(cr);
-        return TEA_OK;
+        return;
     }
     if (pthread_cond_init(&cr->changed, NULL) != 0) {
         pthread_mutex_destroy(&cr->lock);
         chunks_free(cr);
-        return TEA_OK;
+        return;
     }
     /* The caller's view of the counters starts where the file stands now. */
     in->view_offset = in->consumed;
@@ -931,6 +975,20 @@ int trace_input_prefetch_chunks(trace_input *in, size_t chunk_size, unsigned fra
         pthread_mutex_destroy(&cr->lock);
         chunks_free(cr);
     }
+}
+
+int trace_input_prefetch_chunks(trace_input *in, size_t chunk_size, unsigned frame_threads)
+{
+    if (in->par || in->chunks || in->ahead.state != LOOKAHEAD_NONE || par_start(in, frame_threads) == TEA_OK)
+        return TEA_OK; /* already started, frame-parallel, or synchronous (just as correct) */
+    chunks_start(in, chunk_size, 0);
+    return TEA_OK;
+}
+
+int trace_input_prefetch_raw(trace_input *in, size_t chunk_size)
+{
+    if (!in->par && !in->chunks && in->ahead.state == LOOKAHEAD_NONE)
+        chunks_start(in, chunk_size, 1);
     return TEA_OK;
 }
 
@@ -1008,6 +1066,46 @@ int trace_input_read_decompressed(trace_input *in, void *dst, size_t size, size_
         return rc;
     if (*got)
         memcpy(dst, data, *got);
+    return TEA_OK;
+}
+
+int trace_input_read_raw(trace_input *in, void *dst, size_t size, size_t *got)
+{
+    const uint8_t *data;
+    int rc;
+
+    if (!in->chunks)
+        return read_raw_sync(in, dst, size, got);
+    assert(in->chunks->raw); /* only raw chunks stand for raw reads */
+    if ((rc = trace_input_next_raw_chunk(in, size, &data, got)))
+        return rc;
+    if (*got)
+        memcpy(dst, data, *got);
+    return TEA_OK;
+}
+
+int trace_input_next_raw_chunk(trace_input *in, size_t size, const uint8_t **data, size_t *got)
+{
+    chunk_slot *slot;
+    int rc = TEA_OK;
+
+    *data = NULL;
+    *got = 0;
+    if (!in->chunks) {
+        /* The frame buffer is free in this view: read into it. */
+        if ((rc = reserve_frame(in, &in->frame, size)))
+            return rc;
+        *data = in->frame.data;
+        return read_raw_sync(in, in->frame.data, size, got);
+    }
+    if (size != in->chunks->chunk_size || !in->chunks->raw)
+        return error_set(TEA_ERR_USAGE, "%s: read of %zu raw bytes does not match the background reader", in->name,
+                         size);
+    slot = chunk_take(in, &rc);
+    if (!slot || rc)
+        return rc;
+    *data = slot->buf;
+    *got = slot->got;
     return TEA_OK;
 }
 

@@ -89,7 +89,6 @@ struct trace_reader {
     /* TraceDoctor */
     trace_td_decoder td;
     const uint8_t *tokens;    /* the current run of whole tokens */
-    uint8_t *token_buf;       /* raw input: TOKENS_PER_CHUNK tokens read into here */
     size_t token_count, token_pos;
     const uint8_t *rest; /* the chunk's bytes after the current run */
     size_t rest_size;
@@ -140,7 +139,6 @@ void trace_reader_close(trace_reader *r)
     trace_header_free(&r->header);
     trace_object_list_free(&r->objects);
     trace_object_list_free(&r->stream_objects);
-    free(r->token_buf);
     free(r);
 }
 
@@ -197,12 +195,10 @@ static int read_chunk(trace_reader *r)
     size_t want = (size_t)TOKENS_PER_CHUNK * TRACE_TD_TOKEN_SIZE;
     int rc;
 
-    if (r->stats.compressed) {
+    if (r->stats.compressed)
         rc = trace_input_next_chunk(r->in, want, &r->rest, &r->rest_size);
-    } else {
-        rc = trace_input_read_raw(r->in, r->token_buf, want, &r->rest_size);
-        r->rest = r->token_buf;
-    }
+    else
+        rc = trace_input_next_raw_chunk(r->in, want, &r->rest, &r->rest_size);
     return rc;
 }
 
@@ -296,8 +292,6 @@ static int open_tracedoctor(trace_reader *r, const trace_open_options *opts)
     if ((rc = trace_header_set(&r->header.source_format, "tracedoctor")))
         return rc;
     trace_td_decoder_init(&r->td, r->header.rob_size, r->header.llc_latency);
-    if (!r->stats.compressed && !(r->token_buf = malloc((size_t)TOKENS_PER_CHUNK * TRACE_TD_TOKEN_SIZE)))
-        return error_set(TEA_ERR_NOMEM, "out of memory");
     if ((rc = fill_tokens(r)))
         return rc;
     if (r->token_count == 0)
@@ -853,8 +847,8 @@ static void ahead_free(trace_reader *r)
 /* On the first read, when background reading is enabled and records remain,
  * starts the background decoder if the caller's batch is an ordinary one
  * (from trace_batch_init, with room for a record): its slots take the
- * batch's capacity. Compressed TraceDoctor tokens are only decompressed
- * ahead, in chunks. When anything fails, reading simply stays
+ * batch's capacity. TraceDoctor tokens are only read (and decompressed)
+ * ahead, in chunks: the caller decodes them. When anything fails, reading simply stays
  * synchronous. */
 static void start_background(trace_reader *r, const trace_batch *batch)
 {
@@ -864,11 +858,14 @@ static void start_background(trace_reader *r, const trace_batch *batch)
     r->started = 1;
     if (!r->background || r->done)
         return;
-    if (r->format == TRACE_FORMAT_TRACEDOCTOR && r->stats.compressed) {
-        /* Decompressing tokens costs more than decoding them: the thread
-         * only decompresses, and the caller decodes. */
-        if (!r->input_exhausted)
+    if (r->format == TRACE_FORMAT_TRACEDOCTOR) {
+        /* Decompressing tokens costs more than decoding them, and decoding
+         * more than replaying them: the thread only reads (and decompresses),
+         * and the caller decodes. */
+        if (!r->input_exhausted && r->stats.compressed)
             trace_input_prefetch_chunks(r->in, (size_t)TOKENS_PER_CHUNK * TRACE_TD_TOKEN_SIZE, r->frame_threads);
+        else if (!r->input_exhausted)
+            trace_input_prefetch_raw(r->in, (size_t)TOKENS_PER_CHUNK * TRACE_TD_TOKEN_SIZE);
         return;
     }
     if (!trace_batch_has_room(batch) || batch->uop_capacity != batch->capacity * TRACE_MAX_RECORD_UOPS)
