@@ -43,8 +43,9 @@ fi
 # man pages `make install` installs (without it they are left out, with a
 # message); chromium runs the flame graph's script in the e2e.flamegraph test
 # (Debian has no other program that opens an interactive SVG; without it the
-# browser half of that test is skipped).
-OPTIONAL_PACKAGES="help2man chromium"
+# browser half of that test is skipped); slurm-wlm and munge make the
+# one-node cluster of e2e.slurm (without them that test is skipped).
+OPTIONAL_PACKAGES="help2man chromium slurm-wlm munge"
 CAPSTONE_PACKAGE=librust-capstone-sys-dev
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CAPSTONE_DIR="$ROOT/build-deps/capstone-sys"
