@@ -232,6 +232,17 @@ static void json_run(json_writer *j, const trace_run *run, const trace_totals *t
         json_u64(j, run->region_ns);
     else
         json_null(j);
+    /* the record summary a script reads: the region's own rate and the IPC */
+    json_key(j, "instructions_per_second");
+    if (run->region_ns)
+        json_double(j, (double)t->commits / ((double)run->region_ns / NS_PER_S));
+    else
+        json_null(j);
+    json_key(j, "ipc");
+    if (t->last_cycle > t->first_cycle)
+        json_double(j, (double)t->commits / (double)(t->last_cycle - t->first_cycle));
+    else
+        json_null(j);
     json_key(j, "sampling");
     if (run->sampling.every) {
         const trace_sampling *s = &run->sampling;

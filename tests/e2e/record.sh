@@ -38,6 +38,14 @@ set -- $(pc_range startstop.tea)
 # the program ran on to its end after recording stopped
 [ "$(wc -l <out1.txt)" -eq 1001 ] && [ "$(tail -n 1 out1.txt)" = done ] || fail "the program's output is incomplete"
 
+# the record summary in the trace: the region's rate and the IPC, which is
+# the committed instructions over the cycles
+"$TEA" info --json startstop.tea >sum.json || fail "tea info startstop.tea"
+awk -v r="$(json_number sum.json instructions_per_second)" 'BEGIN { exit !(r > 0) }' ||
+    fail "tea info --json: no instructions_per_second for a recorded trace"
+awk -v i="$(json_number sum.json ipc)" -v n="$(json_number sum.json commits)" -v c="$(json_number sum.json cycles)" \
+    'BEGIN { d = i - n / c; exit !(d < 1e-9 && d > -1e-9) }' || fail "tea info --json: ipc is not commits / cycles"
+
 # --thread 2: the region run by the second thread, exactly (2 * 100 + 5); tea info says
 # which thread of how many; the main thread never runs it
 run 0 "$TEA" record -q -o thread.tea --thread 2 --start-at region --stop-at stop_here -- ./prog thread out11.txt 10
