@@ -17,6 +17,7 @@
 #include "common/error.h"
 #include "common/exact.h"
 #include "common/outfile.h"
+#include "palette.h"
 #include "plot/chart.h"
 #include "tea/correlate.h"
 #include "pics/pics_file.h"
@@ -275,37 +276,41 @@ static void write_summary(FILE *f, const correlate_request *req, const trace_res
     }
 }
 
-/* Grouped bars of r: events x traces; negative r hangs below zero. */
+/* Grouped bars of r: a group per trace (and the pooled one), a bar per
+ * event in the event's own colour, the one it has in every figure
+ * (palette_component_color of its single-event PSV), named in the legend;
+ * negative r hangs below zero. */
 static int write_svg(const correlate_request *req, const trace_result *in,
                      const trace_result *pooled)
 {
-    size_t S = shown_count(req);
-    double *values = malloc(TRACE_PSV_EVENT_COUNT * S * sizeof *values);
-    const char **series = malloc(S * sizeof *series), **colors = malloc(S * sizeof *colors);
-    const char *groups[TRACE_PSV_EVENT_COUNT];
+    size_t G = shown_count(req);
+    double *values = malloc(G * TRACE_PSV_EVENT_COUNT * sizeof *values);
+    const char **groups = malloc(G * sizeof *groups);
+    const char *series[TRACE_PSV_EVENT_COUNT], *colors[TRACE_PSV_EVENT_COUNT];
+    char color_text[TRACE_PSV_EVENT_COUNT][PLOT_CHART_COLOR_MAX];
     int rc;
 
-    if (!values || !series || !colors) {
+    if (!values || !groups) {
         rc = error_set(TEA_ERR_NOMEM, "out of memory");
         goto done;
     }
-    for (size_t s = 0; s < S; s++) {
-        series[s] = shown(req, in, pooled, s)->name;
-        colors[s] = plot_chart_series_color(s);
-    }
     for (int e = 0; e < TRACE_PSV_EVENT_COUNT; e++) {
-        groups[e] = trace_psv_event_name((enum trace_psv_event)e);
-        for (size_t s = 0; s < S; s++) {
-            values[(size_t)e * S + s] = shown(req, in, pooled, s)->stats[e].r;
-        }
+        series[e] = trace_psv_event_name((enum trace_psv_event)e);
+        palette_component_color((uint16_t)(1u << e), color_text[e]);
+        colors[e] = color_text[e];
+    }
+    for (size_t g = 0; g < G; g++) {
+        groups[g] = shown(req, in, pooled, g)->name;
+        for (int e = 0; e < TRACE_PSV_EVENT_COUNT; e++)
+            values[g * TRACE_PSV_EVENT_COUNT + (size_t)e] = shown(req, in, pooled, g)->stats[e].r;
     }
     {
         const plot_chart_grouped_bars chart = {
             .title = "Event occurrences against cycle impact per instruction (Pearson r)",
             .y_label = "Pearson r",
             .format = PLOT_CHART_NUMBER_PLAIN,
-            .groups = TRACE_PSV_EVENT_COUNT,
-            .series = S,
+            .groups = G,
+            .series = TRACE_PSV_EVENT_COUNT,
             .group_labels = groups,
             .series_labels = series,
             .series_colors = colors,
@@ -316,8 +321,7 @@ static int write_svg(const correlate_request *req, const trace_result *in,
     }
 done:
     free(values);
-    free(series);
-    free(colors);
+    free(groups);
     return rc;
 }
 
@@ -365,7 +369,9 @@ int cmd_pics_correlate(int argc, char **argv)
         CLI_OPTION_OUTPUT("OUT", &req.out_path, "write the CSV to OUT (the text summary then goes to standard\n"
                                                 "output; without -o the CSV goes to standard output and the\n"
                                                 "summary to standard error)"),
-        CLI_OPTION_SVG(&req.svg_path, "grouped bars of r: events x traces (no bar where r is\nundefined)"),
+        CLI_OPTION_SVG(&req.svg_path, "grouped bars of r: a group per trace, a bar per event in\n"
+                                      "its component colour (as in pics plot and the flame\n"
+                                      "graph; no bar where r is undefined)"),
         CLI_UINT("min-count", "N", &req.min_count, 0, UINT64_MAX, "invalid count '%s' for --min-count",
                  "least occurrences of an event at an instruction for it to count\n"
                  "(default " CLI_STR(DEFAULT_MIN_COUNT) "; 0 takes every instruction of the PICS)"),

@@ -404,8 +404,15 @@ for ev in ST-L1 FL-EX FL-MB; do
         fail "flushes $ev: cycles $got, pics export sums to $want"
 done
 xmllint --noout corr.svg || fail "corr.svg is not well-formed XML"
-[ "$(xpath corr.svg "count(//$G[@class='group'])")" = 9 ] || fail "correlate SVG: expected 9 groups (events)"
-[ "$(xpath corr.svg "count(//$G[@class='bar'])")" = 27 ] || fail "correlate SVG: expected 9 x 3 bars"
+[ "$(xpath corr.svg "count(//$G[@class='group'])")" = 3 ] || fail "correlate SVG: expected 3 groups (2 traces, all)"
+[ "$(xpath corr.svg "count(//$G[@class='bar'])")" = 27 ] || fail "correlate SVG: expected 3 x 9 bars"
+# each event in its component colour, the one the flame graph's legend gives it
+run 0 "$PICS" flamegraph fl/golden.pics -o corr-flame.svg
+for ev in ST-L1 FL-MB FL-EX; do
+    flame=$(xpath corr-flame.svg "string(//$G[@class='legend-entry'][normalize-space(.)='$ev']/$RECT/@fill)")
+    [ -n "$flame" ] || fail "the flame graph's legend has no $ev"
+    grep -q "fill=\"$flame\"" corr.svg || fail "correlate SVG: $ev is not drawn in its colour $flame"
+done
 nonzero=$(awk -F, 'NR > 1 && $6 != "" && $6 != 0 { n++ } END { print n + 0 }' corr.csv)
 [ "$(xpath corr.svg "count(//$RECT[@class='segment'])")" = "$nonzero" ] ||
     fail "correlate SVG: expected $nonzero drawn bars (one per defined, non-zero r; negative ones hang down)"
