@@ -908,9 +908,11 @@ void model_core_set_window(model_core *m, model_window_fn fn, void *ctx)
  * wrong path): the window ended at `cycle`; fetching goes on. */
 static int end_window_if_drained(model_core *m, uint64_t cycle)
 {
-    if (!m->window_break || m->window > 0 || m->fetch_buffer.count > 0 || m->wrong_mode || m->mispredict_pending)
+    /* refetches (after an exception or an ordering failure flushed the ROB)
+     * are the window's own µops still to commit */
+    if (!m->window_break || m->window > 0 || m->fetch_buffer.count > 0 || m->to_fetch.count > 0 || m->wrong_mode
+        || m->mispredict_pending)
         return TEA_OK;
-    assert(m->to_fetch.count == 0);
     m->window_break = 0;
     return m->window_fn ? m->window_fn(m->window_ctx, cycle) : TEA_OK;
 }

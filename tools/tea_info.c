@@ -32,6 +32,7 @@ typedef struct info_report {
     golden_totals golden;
     trace_object_list objects;   /* executable objects and the recorded thread (a copy) */
     uint64_t commit_exceptions;  /* records that commit and except in one cycle */
+    uint64_t *window_insns;      /* a sampled trace's µops committed in each window (known at open) */
     char warnings[INFO_MAX_WARNINGS][INFO_WARNING_SIZE];
     int warning_count;
 } info_report;
@@ -75,11 +76,30 @@ static int copy_objects(info_report *rep, trace_reader *reader)
     return TEA_OK;
 }
 
+/* The commits of each window of a sampled trace whose windows are known
+ * at open, counted from its records as scan_trace reads them. */
+typedef struct window_counter {
+    const trace_sampling *s;
+    uint64_t *insns;
+    size_t k;                 /* the window of the last record counted */
+} window_counter;
+
+static void count_windows(window_counter *c, const trace_batch *batch)
+{
+    for (size_t i = 0; i < batch->count; i++) {
+        const trace_record *r = &batch->records[i];
+        while (c->k + 1 < c->s->window_count && r->cycle > c->s->window_ends[c->k])
+            c->k++;
+        c->insns[c->k] += r->n_commit;
+    }
+}
+
 /* Reads the whole trace once, classifying every cycle. */
 static int scan_trace(info_report *rep, const trace_open_options *opts)
 {
     trace_reader *reader = NULL;
     trace_batch batch = { 0 };
+    window_counter counter = { 0 };
     golden g;
     int rc;
 
@@ -88,11 +108,26 @@ static int scan_trace(info_report *rep, const trace_open_options *opts)
     if ((rc = trace_batch_init(&batch, TRACE_BATCH_RECORDS)))
         goto done;
     golden_init(&g, trace_reader_header(reader)->initial_window);
+    {
+        /* a file's windows are known at open: count each one's commits */
+        const trace_run *run;
+        if ((rc = trace_reader_run(reader, &run)))
+            goto done;
+        if (run->sampling.every && run->sampling.window_count) {
+            if (!(rep->window_insns = calloc(run->sampling.window_count, sizeof *rep->window_insns))) {
+                rc = error_set(TEA_ERR_NOMEM, "out of memory");
+                goto done;
+            }
+            counter = (window_counter){ &run->sampling, rep->window_insns, 0 };
+        }
+    }
     for (;;) {
         if ((rc = trace_reader_read(reader, &batch)))
             goto done;
         if (batch.count == 0)
             break;
+        if (counter.insns)
+            count_windows(&counter, &batch);
         for (size_t i = 0; i < batch.count; i++)
             rep->commit_exceptions += batch.records[i].n_commit > 0 && (batch.records[i].flags & TRACE_REC_EXCEPTION);
         golden_feed(&g, &batch, NULL);
@@ -144,21 +179,33 @@ static const char *signal_name(uint32_t sig)
 }
 
 /* A sampled trace's estimate of the whole run's cycles: each window's
- * cycles per timed instruction (the last window's instructions are what
- * the others left of the trace's), their mean times the instructions the
- * windows stand for, and half the 95 % interval of that (Student's t over
- * the windows; NaN for one window). */
-static void sampled_estimate(const trace_sampling *s, const trace_totals *t, double *cycles, double *half)
+ * cycles per committed µop, their mean times the instructions the windows
+ * stand for, and half the 95 % interval of that (Student's t over the
+ * windows; NaN for one). `insns` holds each window's commits as counted in
+ * the trace; without it (a trace from a pipe names its windows only at its
+ * end) every window but the last is taken to hold `length`. A window
+ * without commits (the core's last drain) adds its cycles to the one
+ * before it. */
+static void sampled_estimate(const trace_sampling *s, const trace_totals *t, const uint64_t *insns, double *cycles,
+                             double *half)
 {
     stats_sample cpi = { 0 };
     uint64_t before = t->first_cycle, timed = s->length * (s->window_count - 1);
+    uint64_t held_cycles = 0, held_insns = 0; /* the window being gathered */
     double stands_for = (double)s->every * (double)s->window_count;
 
     for (size_t k = 0; k < s->window_count; k++) {
-        uint64_t insns = k + 1 < s->window_count ? s->length : t->commits > timed ? t->commits - timed : 1;
-        stats_add(&cpi, (double)(s->window_ends[k] - before) / (double)insns);
+        uint64_t n = insns ? insns[k] : k + 1 < s->window_count ? s->length : t->commits > timed ? t->commits - timed : 0;
+        if (n && held_insns) {
+            stats_add(&cpi, (double)held_cycles / (double)held_insns);
+            held_cycles = held_insns = 0;
+        }
+        held_cycles += s->window_ends[k] - before;
+        held_insns += n;
         before = s->window_ends[k];
     }
+    if (held_insns)
+        stats_add(&cpi, (double)held_cycles / (double)held_insns);
     *cycles = stats_mean(&cpi) * stands_for;
     *half = stats_half_interval95(&cpi) * stands_for;
 }
@@ -166,7 +213,7 @@ static void sampled_estimate(const trace_sampling *s, const trace_totals *t, dou
 /* What a recorder knew of the run: the programs before the traced one, an
  * interrupt, the program's exit status, the region's time and rate, and a
  * sampled recording's windows with their estimate of the whole run. */
-static void print_run(const trace_run *run, const trace_totals *t)
+static void print_run(const trace_run *run, const trace_totals *t, const uint64_t *window_insns)
 {
     if (run->exec_count) {
         printf("programs:    ");
@@ -187,7 +234,7 @@ static void print_run(const trace_run *run, const trace_totals *t)
     if (run->sampling.every) {
         const trace_sampling *s = &run->sampling;
         double cycles, half;
-        sampled_estimate(s, t, &cycles, &half);
+        sampled_estimate(s, t, window_insns, &cycles, &half);
         printf("sampled:      %zu windows of %llu instructions, one every %llu (%llu of warm-up each);\n"
                "              each cycle stands for %.6g\n",
                s->window_count, (unsigned long long)s->length, (unsigned long long)s->every,
@@ -201,7 +248,7 @@ static void print_run(const trace_run *run, const trace_totals *t)
 }
 
 /* The run's facts as JSON ("run": null when the trace has none). */
-static void json_run(json_writer *j, const trace_run *run, const trace_totals *t)
+static void json_run(json_writer *j, const trace_run *run, const trace_totals *t, const uint64_t *window_insns)
 {
     json_key(j, "run");
     if (!trace_run_present(run)) {
@@ -247,7 +294,7 @@ static void json_run(json_writer *j, const trace_run *run, const trace_totals *t
     if (run->sampling.every) {
         const trace_sampling *s = &run->sampling;
         double cycles, half;
-        sampled_estimate(s, t, &cycles, &half);
+        sampled_estimate(s, t, window_insns, &cycles, &half);
         json_begin_object(j);
         json_key(j, "every");
         json_u64(j, s->every);
@@ -297,7 +344,7 @@ static void print_text(const info_report *rep)
         printf("build-id:     %s\n", h->build_id);
     if (h->has_load_bias)
         printf("load bias:    0x%llx\n", (unsigned long long)h->load_bias);
-    print_run(&rep->objects.run, t);
+    print_run(&rep->objects.run, t, rep->window_insns);
     if (rep->objects.threads_seen != TRACE_THREAD_UNKNOWN)
         printf("thread:       %lu recorded (%lu thread%s in the program)\n", (unsigned long)rep->objects.tid,
                (unsigned long)rep->objects.threads_seen, rep->objects.threads_seen == 1 ? "" : "s");
@@ -384,7 +431,7 @@ static void print_json(const info_report *rep)
         json_null(&j);
     json_end(&j);
     pics_json_objects(&j, &rep->objects);
-    json_run(&j, &rep->objects.run, t);
+    json_run(&j, &rep->objects.run, t, rep->window_insns);
     json_key(&j, "first_cycle");
     json_u64(&j, t->first_cycle);
     json_key(&j, "last_cycle");
@@ -454,6 +501,7 @@ int cmd_tea_info(int argc, char **argv)
     if ((rc = scan_trace(&rep, &opts))) {
         trace_header_free(&rep.header);
         trace_object_list_free(&rep.objects);
+        free(rep.window_insns);
         return cli_fail(argv[0], rc);
     }
     collect_warnings(&rep);
@@ -463,5 +511,6 @@ int cmd_tea_info(int argc, char **argv)
         print_text(&rep);
     trace_header_free(&rep.header);
     trace_object_list_free(&rep.objects);
+    free(rep.window_insns);
     return CLI_EXIT_OK;
 }

@@ -83,6 +83,95 @@ static void run_model(const char *workload, uint64_t seed, run_result *res)
     model_workload_free(w);
 }
 
+/* A source that ends a window after every WINDOW_LENGTH instructions (as
+ * tea record's sampling does), and the window ends the core reports. */
+#define WINDOW_LENGTH 997
+#define WINDOWS_MAX 4096
+typedef struct windowed_source {
+    model_source inner;
+    uint64_t handed;          /* correct-path instructions handed out */
+    int boundary_due;         /* the last one ended a window: report it next */
+    uint64_t ends[WINDOWS_MAX];
+    size_t end_count;
+} windowed_source;
+
+static int windowed_next(void *ctx, model_insn *u)
+{
+    windowed_source *w = ctx;
+    int more;
+    if (w->boundary_due) {
+        w->boundary_due = 0;
+        return MODEL_SOURCE_WINDOW;
+    }
+    more = w->inner.next(w->inner.ctx, u);
+    if (more > 0 && ++w->handed % WINDOW_LENGTH == 0)
+        w->boundary_due = 1;
+    return more;
+}
+
+static void windowed_wrong(void *ctx, uint64_t pc, model_insn *u)
+{
+    windowed_source *w = ctx;
+    w->inner.wrong_path(w->inner.ctx, pc, u);
+}
+
+static int window_ended(void *ctx, uint64_t last_cycle)
+{
+    windowed_source *w = ctx;
+    assert_true(w->end_count < WINDOWS_MAX);
+    w->ends[w->end_count++] = last_cycle;
+    return 0;
+}
+
+/* Windows end only when their last µop has committed: commits are in
+ * program order, so commit j (from 0) belongs to window j / WINDOW_LENGTH
+ * and must fall after the window before it ended and no later than its own
+ * end, also where exceptions and ordering failures flushed the ROB and its
+ * µops were refetched (the flushes workload; the other workloads too). */
+static void windows_end_after_their_last_commit(void **state)
+{
+    (void)state;
+    for (size_t n = 0; n < NAMES; n++) {
+        model_workload *wl;
+        model_core *core;
+        model_config cfg;
+        model_source src;
+        windowed_source *w = calloc(1, sizeof *w);
+        test_stream stream;
+        uint64_t commits = 0;
+
+        assert_non_null(w);
+        test_stream_init(&stream);
+        model_config_defaults(&cfg);
+        assert_int_equal(model_workload_create(&wl, names[n], 5), 0);
+        w->inner = model_workload_source(wl);
+        src.next = windowed_next;
+        src.wrong_path = windowed_wrong;
+        src.ctx = w;
+        assert_int_equal(model_core_create(&core, &cfg, &src), 0);
+        model_core_set_window(core, window_ended, w);
+        assert_int_equal(model_core_run(core, 0, CYCLES, collect, &stream), 0);
+        assert_true(w->end_count > 10);
+        for (size_t i = 0; i < stream.count; i++) {
+            const trace_record *r = &stream.records[i];
+            for (unsigned c = 0; c < r->n_commit; c++, commits++) {
+                size_t k = (size_t)(commits / WINDOW_LENGTH);
+                if (k < w->end_count && r->cycle > w->ends[k])
+                    fail_msg("%s: commit %llu (window %zu) at cycle %llu, after its window ended at %llu", names[n],
+                             (unsigned long long)commits, k, (unsigned long long)r->cycle,
+                             (unsigned long long)w->ends[k]);
+                if (k > 0 && k - 1 < w->end_count && r->cycle <= w->ends[k - 1])
+                    fail_msg("%s: commit %llu (window %zu) at cycle %llu, before the window before it ended",
+                             names[n], (unsigned long long)commits, k, (unsigned long long)r->cycle);
+            }
+        }
+        test_stream_free(&stream);
+        model_core_free(core);
+        model_workload_free(wl);
+        free(w);
+    }
+}
+
 static void free_result(run_result *res)
 {
     test_stream_free(&res->stream);
@@ -334,6 +423,7 @@ int main(void)
         cmocka_unit_test(runs_are_deterministic),
         cmocka_unit_test(workloads_cover_every_event_and_state),
         cmocka_unit_test(warming_matches_a_timed_run),
+        cmocka_unit_test(windows_end_after_their_last_commit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
