@@ -229,4 +229,16 @@ run 2 "$TEA" replay m.tea --samples 2000 --freq 4k -o rk-both
 contains err.txt "--period, --freq and --samples exclude each other"
 run 2 "$TEA" replay m.tea --samples 0 -o rk-zero
 contains err.txt "invalid sample count '0'"
+# pics table over two traces replayed with --samples 2000, each at its own
+# frequency (a trace of half the length gets twice the frequency): one row
+# each, the frequency beside its name
+run 0 "$TEA" gen --workload memory --cycles 200000 --seed 4 -o half.tea
+run 0 "$TEA" replay half.tea --samples 2000 --schemes golden,tea,ibs -o rk-half
+run 0 "$TEA" replay m.tea --samples 2000 --schemes golden,tea,ibs -o rk-m
+run 0 "$PICS" table rk-m rk-half --format csv
+[ "$(awk -F, '$1 == "m" || $1 == "half" { print $3 }' out.txt | sort -u | wc -l)" -eq 2 ] ||
+    fail "pics table over --samples replays: expected two frequencies, got $(cat out.txt)"
+run 0 "$PICS" table rk-m rk-half
+contains out.txt "each trace at its own frequency"
+grep -q '^| half (.*Hz) | ' out.txt || fail "pics table: no frequency beside the trace's name"
 echo ok
