@@ -838,7 +838,7 @@ int cmd_tea_record(int argc, char **argv)
         CLI_UINT("warmup", "N", &req.vg.warmup, 0, UINT64_MAX, "invalid instruction count '%s'",
                  "then warm the model with N instructions (not recorded)"),
         CLI_UINT("sample-every", "N", &req.vg.sample_every, 2, UINT64_MAX, "invalid instruction count '%s'",
-                 "sampled recording: time a window in every N instructions\n(after --skip); the windows estimate the whole run"),
+                 "sampled recording: time a window in every N instructions\n(after --skip); the windows estimate the whole run\n(10^7 suits a run of 10^10; docs/semantics.md)"),
         CLI_UINT("sample-length", "L", &req.vg.sample_length, 1, UINT64_MAX, "invalid instruction count '%s'",
                  "timed instructions per window (default " CLI_STR(RECORD_SAMPLE_LENGTH) ")"),
         CLI_UINT("sample-warmup", "W", &sample_warmup, 0, UINT64_MAX, "invalid instruction count '%s'",
