@@ -43,11 +43,25 @@ uint64_t tea_run_sampled_period(uint64_t clock_hz, double freq_hz, uint64_t ever
     return (uint64_t)p;
 }
 
+/* The cycles a trace of `cycles` stands for: a sampled recording's windows
+ * (every != 0) stand for every / length as many (docs/semantics.md,
+ * "Sampled recordings"). */
+static double whole_run_cycles(uint64_t cycles, uint64_t every, uint64_t length)
+{
+    return every ? (double)cycles * (double)every / (double)length : (double)cycles;
+}
+
+/* The highest frequency a trace can be sampled at: one sample per cycle of
+ * it, which on a sampled recording stands for every / length cycles. */
+static double fastest_frequency(uint64_t clock_hz, uint64_t every, uint64_t length)
+{
+    return every ? (double)clock_hz * (double)length / (double)every : (double)clock_hz;
+}
+
 double tea_run_frequency_for_samples(uint64_t samples, uint64_t clock_hz, uint64_t cycles, uint64_t every,
                                      uint64_t length)
 {
-    double whole = every ? (double)cycles * (double)every / (double)length : (double)cycles;
-    double fastest = every ? (double)clock_hz * (double)length / (double)every : (double)clock_hz;
+    double whole = whole_run_cycles(cycles, every, length), fastest = fastest_frequency(clock_hz, every, length);
     double f = (double)samples * (double)clock_hz / whole;
     double unit = pow(10.0, floor(log10(f)) - 2); /* three significant digits */
 
@@ -576,9 +590,8 @@ size_t tea_run_warn_few_samples(const tea_run *run, FILE *f, const char *command
 {
     uint64_t cycles = run->totals.last_cycle - run->totals.first_cycle, clock = run->header.clock_hz;
     const trace_sampling *sampling = &run->objects.run.sampling;
-    /* the cycles the trace stands for: a sampled trace's windows stand for the whole run */
-    double whole = sampling->every ? (double)cycles * (double)sampling->every / (double)sampling->length : (double)cycles;
-    double fastest = sampling->every ? (double)clock * (double)sampling->length / (double)sampling->every : (double)clock;
+    double whole = whole_run_cycles(cycles, sampling->every, sampling->length);
+    double fastest = fastest_frequency(clock, sampling->every, sampling->length);
     size_t warnings = 0;
 
     for (size_t i = 0; i < run->row_count; i++) {

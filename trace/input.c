@@ -463,7 +463,7 @@ static int read_skippable(trace_input *in, frame_buffer *fb, trace_input_frame *
     uint32_t size;
     int rc;
 
-    if ((rc = trace_input_read_raw(in, header, sizeof header, &got)))
+    if ((rc = read_raw_sync(in, header, sizeof header, &got)))
         return rc;
     if (got < sizeof header)
         return truncated_frame(in);
@@ -473,7 +473,7 @@ static int read_skippable(trace_input *in, frame_buffer *fb, trace_input_frame *
                          (unsigned long long)frame->offset, size, TRACE_INPUT_MAX_FRAME_SIZE);
     if ((rc = reserve_frame(in, fb, size ? size : 1)))
         return rc;
-    if ((rc = trace_input_read_raw(in, fb->data, size, &got)))
+    if ((rc = read_raw_sync(in, fb->data, size, &got)))
         return rc;
     if (got < size)
         return truncated_frame(in);
@@ -1069,38 +1069,23 @@ int trace_input_read_decompressed(trace_input *in, void *dst, size_t size, size_
     return TEA_OK;
 }
 
-int trace_input_read_raw(trace_input *in, void *dst, size_t size, size_t *got)
-{
-    const uint8_t *data;
-    int rc;
-
-    if (!in->chunks)
-        return read_raw_sync(in, dst, size, got);
-    assert(in->chunks->raw); /* only raw chunks stand for raw reads */
-    if ((rc = trace_input_next_raw_chunk(in, size, &data, got)))
-        return rc;
-    if (*got)
-        memcpy(dst, data, *got);
-    return TEA_OK;
-}
-
-int trace_input_next_raw_chunk(trace_input *in, size_t size, const uint8_t **data, size_t *got)
+/* The next chunk of the serial views, raw or decompressed: the background
+ * reader's next slot, or without one a synchronous read into the frame
+ * buffer (free in these views). */
+static int serial_chunk(trace_input *in, size_t size, int raw, const uint8_t **data, size_t *got)
 {
     chunk_slot *slot;
     int rc = TEA_OK;
 
-    *data = NULL;
-    *got = 0;
     if (!in->chunks) {
-        /* The frame buffer is free in this view: read into it. */
         if ((rc = reserve_frame(in, &in->frame, size)))
             return rc;
         *data = in->frame.data;
-        return read_raw_sync(in, in->frame.data, size, got);
+        return raw ? read_raw_sync(in, in->frame.data, size, got) : read_decompressed_sync(in, in->frame.data, size, got);
     }
-    if (size != in->chunks->chunk_size || !in->chunks->raw)
-        return error_set(TEA_ERR_USAGE, "%s: read of %zu raw bytes does not match the background reader", in->name,
-                         size);
+    if (size != in->chunks->chunk_size || in->chunks->raw != raw)
+        return error_set(TEA_ERR_USAGE, "%s: read of %zu %sbytes does not match the background reader", in->name,
+                         size, raw ? "raw " : "");
     slot = chunk_take(in, &rc);
     if (!slot || rc)
         return rc;
@@ -1109,9 +1094,15 @@ int trace_input_next_raw_chunk(trace_input *in, size_t size, const uint8_t **dat
     return TEA_OK;
 }
 
+int trace_input_next_raw_chunk(trace_input *in, size_t size, const uint8_t **data, size_t *got)
+{
+    *data = NULL;
+    *got = 0;
+    return serial_chunk(in, size, 1, data, got);
+}
+
 int trace_input_next_chunk(trace_input *in, size_t size, const uint8_t **data, size_t *got)
 {
-    chunk_slot *slot;
     int rc = TEA_OK;
 
     *data = NULL;
@@ -1120,19 +1111,5 @@ int trace_input_next_chunk(trace_input *in, size_t size, const uint8_t **data, s
         return TEA_OK;
     if (rc)
         return rc;
-    if (!in->chunks) {
-        /* The frame buffer is free in this view: read into it. */
-        if ((rc = reserve_frame(in, &in->frame, size)))
-            return rc;
-        *data = in->frame.data;
-        return read_decompressed_sync(in, in->frame.data, size, got);
-    }
-    if (size != in->chunks->chunk_size)
-        return error_set(TEA_ERR_USAGE, "%s: read of %zu bytes does not match the background reader", in->name, size);
-    slot = chunk_take(in, &rc);
-    if (!slot || rc)
-        return rc;
-    *data = slot->buf;
-    *got = slot->got;
-    return TEA_OK;
+    return serial_chunk(in, size, 0, data, got);
 }

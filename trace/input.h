@@ -40,9 +40,6 @@ const char *trace_input_name(const trace_input *in);
  * *got < want only at end of input. */
 int trace_input_peek(trace_input *in, uint8_t *dst, size_t want, size_t *got);
 
-/* Reads up to `size` raw bytes; *got < size only at end of input. */
-int trace_input_read_raw(trace_input *in, void *dst, size_t size, size_t *got);
-
 /* Reads up to `size` raw bytes into a buffer of the input's own, like
  * trace_input_next_chunk for raw input: *data is valid until the next
  * call; *got < size only at the end of the input. Once a background raw
@@ -51,8 +48,8 @@ int trace_input_next_raw_chunk(trace_input *in, size_t size, const uint8_t **dat
 
 /* Starts reading raw bytes ahead of the caller on a background thread, in
  * chunks of `chunk_size` at most two in flight, for
- * trace_input_next_raw_chunk and trace_input_read_raw (only those two
- * afterwards; trace_input_close stops the thread). Results, errors and
+ * trace_input_next_raw_chunk (the only raw view afterwards;
+ * trace_input_close stops the thread). Results, errors and
  * trace_input_offset() are exactly what synchronous reading gives. When no
  * thread can be started, reading stays synchronous. Returns 0. */
 int trace_input_prefetch_raw(trace_input *in, size_t chunk_size);
