@@ -166,7 +166,9 @@ int pics_write(const char *path, const pics_info *info, const pics *p)
     }
     f = outfile_stream(out);
     fprintf(f, "%s %d.%d\n", PICS_MAGIC, PICS_FORMAT_MAJOR,
-            trace_object_list_present(&info->objects) ? PICS_FORMAT_MINOR_OBJECTS : PICS_FORMAT_MINOR);
+            info->noise_floor_of[0]                     ? PICS_FORMAT_MINOR_FLOOR
+            : trace_object_list_present(&info->objects) ? PICS_FORMAT_MINOR_OBJECTS
+                                                        : PICS_FORMAT_MINOR);
     fprintf(f, "scheme %s\n", info->scheme);
     fprintf(f, "unit %" PRIu64 "\n", info->unit);
     fprintf(f, "trace.digest %s\n", info->trace_digest[0] ? info->trace_digest : "-");
@@ -194,6 +196,8 @@ int pics_write(const char *path, const pics_info *info, const pics *p)
     for (int i = 0; i < PICS_LOST_REASONS; i++)
         fprintf(f, "lost.%s %" PRIu64 "\n", pics_lost_name((enum pics_lost_reason)i), info->lost[i]);
     fprintf(f, "merged %" PRIu64 "\n", info->merged);
+    if (info->noise_floor_of[0])
+        fprintf(f, "noise_floor_of %s\n", info->noise_floor_of);
     fprintf(f, "cells %zu\n", n);
     for (size_t i = 0; i < n; i++)
         fprintf(f, "0x%" PRIx64 " %u %" PRIu64 " %" PRIu64 "\n", cells[i].pc, cells[i].psv, cells[i].value,
@@ -319,6 +323,7 @@ static int apply_key(const line_reader *lr, pics_info *info, const char *key, co
         { "jitter", info->jitter, sizeof info->jitter },
         { "events", info->events, sizeof info->events },
         { "golden_rules", info->golden_rules, sizeof info->golden_rules },
+        { "noise_floor_of", info->noise_floor_of, sizeof info->noise_floor_of },
     };
     const struct {
         const char *key;
@@ -649,6 +654,10 @@ int pics_info_merge(pics_info *dst, const pics_info *src)
 {
     if (strcmp(dst->scheme, src->scheme) != 0)
         return error_set(TEA_ERR_USAGE, "cannot merge a %s PICS into a %s PICS", src->scheme, dst->scheme);
+    if (strcmp(dst->noise_floor_of, src->noise_floor_of) != 0)
+        return error_set(TEA_ERR_USAGE, "cannot merge the noise floor of %s with %s",
+                         src->noise_floor_of[0] ? src->noise_floor_of : "nothing (a plain PICS)",
+                         dst->noise_floor_of[0] ? dst->noise_floor_of : "nothing (a plain PICS)");
     if (strcmp(dst->golden_rules, src->golden_rules) != 0)
         return error_set(TEA_ERR_USAGE,
                          "cannot merge PICS whose golden references follow different rules "

@@ -22,6 +22,8 @@
 /* Minor version of a file that carries the trace's objects or thread
  * (trace.objects, trace.object, trace.thread); files without them stay 1.0. */
 #define PICS_FORMAT_MINOR_OBJECTS 1
+/* Minor version of a noise floor's file (noise_floor_of). */
+#define PICS_FORMAT_MINOR_FLOOR 2
 #define PICS_NAME_MAX 32
 /* The golden rule set a PICS assumes when its file does not name one
  * (golden_rules_name(GOLDEN_RULES_DEFAULT)). */
@@ -56,6 +58,8 @@ typedef struct pics_info {
     uint64_t samples;               /* sample points that yielded a sample */
     uint64_t lost[PICS_LOST_REASONS]; /* sample points lost, per reason (pics/lost.h) */
     uint64_t merged;                /* PICS files summed into this one (1: none) */
+    char noise_floor_of[PICS_NAME_MAX]; /* a noise floor (TEA at another sampler's points): that
+                                           sampler's label ("ibs", "ibs:all"); empty otherwise */
 } pics_info;
 
 /* Zeroes `info` (scheme empty, unit PICS_UNIT, merged 1, golden rules

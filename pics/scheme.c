@@ -70,6 +70,11 @@ int pics_scheme_parse(const char *name, pics_scheme *s)
     return error_set(TEA_ERR_USAGE, "unknown scheme '%s' (%s)", name, list);
 }
 
+int pics_scheme_tags(pics_scheme s)
+{
+    return s == PICS_SCHEME_IBS || s == PICS_SCHEME_SPE || s == PICS_SCHEME_RIS;
+}
+
 uint16_t pics_scheme_native_events(pics_scheme s)
 {
     /* Out of range: all events, as for the schemes without event limits. */

@@ -48,6 +48,10 @@ int pics_scheme_find(const char *name, size_t len, pics_scheme *s);
  * names). */
 int pics_scheme_parse(const char *name, pics_scheme *s);
 
+/* True for the schemes that tag ROB entries (IBS, SPE, RIS) rather than
+ * sample cycles (TEA, NCI-TEA) or attribute every cycle (golden). */
+int pics_scheme_tags(pics_scheme s);
+
 /* The PSV bits a scheme reports natively. */
 uint16_t pics_scheme_native_events(pics_scheme s);
 

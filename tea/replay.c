@@ -194,6 +194,12 @@ int tea_replay_create(tea_replay **out, unsigned initial_window, const tea_sampl
             return error_set(TEA_ERR_USAGE, "sampler %zu: not a sampling scheme", i);
         if (specs[i].period == 0)
             return error_set(TEA_ERR_USAGE, "sampler %zu: the sampling period must be at least one cycle", i);
+        if (specs[i].listed && specs[i].scheme != PICS_SCHEME_TEA)
+            return error_set(TEA_ERR_USAGE, "sampler %zu: only TEA samples a list of points", i);
+        for (uint64_t k = 1; specs[i].listed && k < specs[i].point_count; k++)
+            if (specs[i].points[k] < specs[i].points[k - 1])
+                return error_set(TEA_ERR_USAGE, "sampler %zu: point %llu comes before the one ahead of it", i,
+                                 (unsigned long long)k);
     }
     if (!(r = calloc(1, sizeof *r)))
         return error_set(TEA_ERR_NOMEM, "out of memory");
@@ -221,7 +227,7 @@ int tea_replay_create(tea_replay **out, unsigned initial_window, const tea_sampl
  * tagging µops. */
 static int is_cycle_scheme(pics_scheme scheme)
 {
-    return scheme == PICS_SCHEME_TEA || scheme == PICS_SCHEME_NCI;
+    return !pics_scheme_tags(scheme);
 }
 
 /* Sets up every sampler once the origin (first record's cycle) is known. */
@@ -236,7 +242,10 @@ static int start(tea_replay *r, uint64_t origin)
             s->scheme = sp->scheme;
             s->mask = sp->event_mask;
             /* Every scheme at one period sees the same points (stream = period). */
-            tea_schedule_init(&s->sched, origin, sp->period, sp->jitter, sp->seed, sp->period);
+            if (sp->listed)
+                tea_schedule_init_points(&s->sched, sp->points, sp->point_count);
+            else
+                tea_schedule_init(&s->sched, origin, sp->period, sp->jitter, sp->seed, sp->period);
             if (pics_init(&s->pics))
                 return TEA_ERR_NOMEM;
             r->refs[i] = (sampler_ref){ 0, r->cycle_count++ };
@@ -403,8 +412,12 @@ int tea_replay_finish(tea_replay *r)
     /* The golden PICS charges every attributed cycle, exactly once. */
     assert(r->golden_pics.total == golden_get_totals(&r->golden)->attributed * PICS_UNIT);
     last = golden_get_totals(&r->golden)->last_cycle;
-    for (size_t i = 0; i < r->cycle_count; i++)
-        r->cycle[i].lost[PICS_LOST_END] += tea_schedule_take(&r->cycle[i].sched, last);
+    for (size_t i = 0; i < r->cycle_count; i++) {
+        tea_schedule *sched = &r->cycle[i].sched;
+        r->cycle[i].lost[PICS_LOST_END] += tea_schedule_take(sched, last);
+        if (sched->listed) /* listed points past the trace's end are lost too */
+            r->cycle[i].lost[PICS_LOST_END] += sched->point_count - sched->point_index;
+    }
     for (size_t i = 0; i < r->tag_count; i++)
         tea_tagger_finish(&r->tags[i], last);
     return TEA_OK;
@@ -435,6 +448,17 @@ uint64_t tea_replay_sampler_samples(const tea_replay *r, size_t i)
 {
     const sampler_ref *ref = &r->refs[i];
     return ref->tagging ? r->tags[ref->index].samples : r->cycle[ref->index].samples;
+}
+
+const uint64_t *tea_replay_sampler_points(const tea_replay *r, size_t i, uint64_t *count)
+{
+    const sampler_ref *ref = &r->refs[i];
+    if (!ref->tagging) {
+        *count = 0;
+        return NULL;
+    }
+    *count = r->tags[ref->index].point_count;
+    return r->tags[ref->index].points;
 }
 
 const uint64_t *tea_replay_sampler_lost(const tea_replay *r, size_t i)

@@ -34,12 +34,16 @@ typedef struct tea_sampler_spec {
     uint64_t seed;
     uint16_t event_mask;    /* PSV bits reported */
     int all_events;         /* the mask is "all" rather than the scheme's native set */
+    int listed;             /* TEA only: sample exactly `points` instead of the period's schedule */
+    const uint64_t *points; /* listed: the cycles (non-decreasing; the caller's, read until the */
+    uint64_t point_count;   /* replay and its parts are freed) */
 } tea_sampler_spec;
 
 typedef struct tea_replay tea_replay;
 
 /* Prepares a replay of a trace whose ROB holds `initial_window` entries
- * before its first record. Errors: TEA_ERR_USAGE (a golden spec, period 0),
+ * before its first record. Errors: TEA_ERR_USAGE (a golden spec, period 0,
+ * a listed spec of another scheme than TEA or with decreasing points),
  * TEA_ERR_NOMEM. */
 int tea_replay_create(tea_replay **out, unsigned initial_window, const tea_sampler_spec *specs, size_t count);
 
@@ -71,6 +75,12 @@ const golden_totals *tea_replay_golden_totals(const tea_replay *r);
 /* Sampler `i`'s raw PICS, its samples and losses. */
 const pics *tea_replay_sampler_pics(const tea_replay *r, size_t i);
 uint64_t tea_replay_sampler_samples(const tea_replay *r, size_t i);
+
+/* The cycles sampler i's samples stand for, when it is a tagger (IBS, SPE,
+ * RIS): one per sample, non-decreasing (tea/tagger.h), valid until the
+ * replay is freed; NULL with *count 0 for TEA and NCI-TEA, whose points
+ * are their schedule's. The noise floor's TEA samples exactly these. */
+const uint64_t *tea_replay_sampler_points(const tea_replay *r, size_t i, uint64_t *count);
 const uint64_t *tea_replay_sampler_lost(const tea_replay *r, size_t i);
 
 /* Fills the provenance of the golden PICS (i == SIZE_MAX) or of sampler i's

@@ -37,12 +37,16 @@ enum {
     COL_DIGEST,
     COL_CYCLES,
     COL_RECORDS,
+    COL_FLOOR_INSN_COMPONENT,
+    COL_FLOOR_INSN,
+    COL_FLOOR_FUNC,
     COL_KNOWN,
     COL_REQUIRED = COL_SEED + 1 /* trace, scheme, freq_hz and seed must be there */
 };
 
 static const char *const column_names[COL_KNOWN] = {
     "trace", "scheme", "freq_hz", "seed", "samples", "lost", "error_insn_component", "error_insn", "error_func", "digest", "cycles", "records",
+    "noise_floor_insn_component", "noise_floor_insn", "noise_floor_func",
 };
 
 void tea_results_init(tea_results_set *s)
@@ -71,15 +75,12 @@ void tea_results_free(tea_results_set *s)
 
 const char *tea_results_error_column(pics_granularity g)
 {
-    switch (g) {
-    case PICS_GRAN_INSN_COMPONENT:
-        return column_names[COL_ERROR_INSN_COMPONENT];
-    case PICS_GRAN_INSN:
-        return column_names[COL_ERROR_INSN];
-    case PICS_GRAN_FUNC:
-        return column_names[COL_ERROR_FUNC];
-    }
-    return "?";
+    return (unsigned)g < TEA_RESULTS_GRANULARITIES ? column_names[COL_ERROR_INSN_COMPONENT + g] : "?";
+}
+
+const char *tea_results_floor_column(pics_granularity g)
+{
+    return (unsigned)g < TEA_RESULTS_GRANULARITIES ? column_names[COL_FLOOR_INSN_COMPONENT + g] : "?";
 }
 
 /* --- reading --------------------------------------------------------------------- */
@@ -225,14 +226,16 @@ static int parse_row(const reader *rd, const csv_fields *f, tea_results_row *r)
         return line_error(rd, "cycles '%.*s' is not an unsigned integer", FIELD_QUOTE_MAX, text);
     if ((text = field_of(rd, f, COL_RECORDS)) && *text && !parse_u64(text, &r->records))
         return line_error(rd, "records '%.*s' is not an unsigned integer", FIELD_QUOTE_MAX, text);
-    for (int g = 0; g < TEA_RESULTS_GRANULARITIES; g++) {
-        int c = COL_ERROR_INSN_COMPONENT + g;
-        double *e = &r->error[g];
+    for (int c = 0; c < 2 * TEA_RESULTS_GRANULARITIES; c++) {
+        int g = c % TEA_RESULTS_GRANULARITIES, floor = c >= TEA_RESULTS_GRANULARITIES;
+        int column = (floor ? COL_FLOOR_INSN_COMPONENT : COL_ERROR_INSN_COMPONENT) + g;
+        double *e = floor ? &r->noise_floor[g] : &r->error[g];
         *e = NAN;
-        if (!(text = field_of(rd, f, c)) || !*text)
+        if (!(text = field_of(rd, f, column)) || !*text)
             continue;
         if (!parse_double(text, e) || *e < 0 || *e > 1)
-            return line_error(rd, "%s '%.*s' is not a fraction from 0 to 1", column_names[c], FIELD_QUOTE_MAX, text);
+            return line_error(rd, "%s '%.*s' is not a fraction from 0 to 1", column_names[column], FIELD_QUOTE_MAX,
+                              text);
     }
     r->trace = strdup(trace);
     r->scheme = strdup(scheme);
@@ -378,18 +381,30 @@ static int same_run(const tea_results_row *a, const tea_results_row *b)
            && a->seed == b->seed;
 }
 
+/* The same fraction, or both unknown (NaN). */
+static int same_fraction(double a, double b)
+{
+    return isnan(a) ? isnan(b) : !isnan(b) && a == b;
+}
+
 /* Same figures, an empty error matching only an empty one. */
 static int same_values(const tea_results_row *a, const tea_results_row *b)
 {
     if (a->samples != b->samples || a->lost != b->lost)
         return 0;
-    for (int g = 0; g < TEA_RESULTS_GRANULARITIES; g++) {
-        if (isnan(a->error[g]) != isnan(b->error[g]))
+    for (int g = 0; g < TEA_RESULTS_GRANULARITIES; g++)
+        if (!same_fraction(a->error[g], b->error[g]) || !same_fraction(a->noise_floor[g], b->noise_floor[g]))
             return 0;
-        if (!isnan(a->error[g]) && a->error[g] != b->error[g])
-            return 0;
-    }
     return 1;
+}
+
+/* ",FRACTION" with nine decimals, or "," when unknown (NaN). */
+static void write_fraction(FILE *out, double x)
+{
+    if (isnan(x))
+        fputc(',', out);
+    else
+        fprintf(out, ",%.9f", x);
 }
 
 int tea_results_dedupe(tea_results_set *s)
@@ -492,12 +507,8 @@ void tea_results_write_row(FILE *out, const tea_results_row *r)
     csv_data_field(out, r->scheme);
     fprintf(out, ",%.15g,%llu,%llu,%llu", r->freq_hz, (unsigned long long)r->seed, (unsigned long long)r->samples,
             (unsigned long long)r->lost);
-    for (int g = 0; g < TEA_RESULTS_GRANULARITIES; g++) {
-        if (isnan(r->error[g]))
-            fputc(',', out);
-        else
-            fprintf(out, ",%.9f", r->error[g]);
-    }
+    for (int g = 0; g < TEA_RESULTS_GRANULARITIES; g++)
+        write_fraction(out, r->error[g]);
     fputc(',', out);
     if (r->digest) {
         csv_data_field(out, r->digest);
@@ -505,6 +516,8 @@ void tea_results_write_row(FILE *out, const tea_results_row *r)
     } else {
         fputs(",,", out); /* no digest: cycles and records unknown */
     }
+    for (int g = 0; g < TEA_RESULTS_GRANULARITIES; g++)
+        write_fraction(out, r->noise_floor[g]);
     fputc('\n', out);
 }
 
@@ -613,15 +626,40 @@ int tea_results_is_dir_file(const char *name)
            || ends_with(name, TEA_RESULTS_PICS_SUFFIX);
 }
 
-void tea_results_pics_name(const char *label, int with_frequency, double frequency_hz, char *buf, size_t size)
+/* LABEL[-FREQhz]SUFFIX with ':' as '-'. */
+static void sampler_file_name(const char *label, int with_frequency, double frequency_hz, const char *suffix,
+                              char *buf, size_t size)
 {
-    int n = with_frequency ? snprintf(buf, size, "%s-%.15ghz%s", label, frequency_hz, TEA_RESULTS_PICS_SUFFIX)
-                           : snprintf(buf, size, "%s%s", label, TEA_RESULTS_PICS_SUFFIX);
+    int n = with_frequency ? snprintf(buf, size, "%s-%.15ghz%s", label, frequency_hz, suffix)
+                           : snprintf(buf, size, "%s%s", label, suffix);
     assert(n > 0 && (size_t)n < size); /* the callers' buffers hold any label */
     (void)n;
     for (char *c = buf; *c; c++)
         if (*c == ':')
             *c = '-';
+}
+
+void tea_results_pics_name(const char *label, int with_frequency, double frequency_hz, char *buf, size_t size)
+{
+    sampler_file_name(label, with_frequency, frequency_hz, TEA_RESULTS_PICS_SUFFIX, buf, size);
+}
+
+void tea_results_floor_name(const char *label, int with_frequency, double frequency_hz, char *buf, size_t size)
+{
+    sampler_file_name(label, with_frequency, frequency_hz, TEA_RESULTS_FLOOR_SUFFIX, buf, size);
+}
+
+int tea_results_floor_path(const char *pics_path, char **floor_path)
+{
+    size_t n = strlen(pics_path), keep = ends_with(pics_path, TEA_RESULTS_PICS_SUFFIX)
+                                             ? n - strlen(TEA_RESULTS_PICS_SUFFIX)
+                                             : n;
+    size_t size = keep + strlen(TEA_RESULTS_FLOOR_SUFFIX) + 1;
+
+    if (!(*floor_path = malloc(size)))
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    snprintf(*floor_path, size, "%.*s%s", (int)keep, pics_path, TEA_RESULTS_FLOOR_SUFFIX);
+    return TEA_OK;
 }
 
 static int is_file(const char *path)
@@ -674,7 +712,8 @@ static int frequency_files(const char *dir, const char *label, char ***out, size
         return error_set(TEA_ERR_IO, "%s: cannot read the directory: %s", dir, strerror(errno));
     while (rc == TEA_OK && (e = readdir(d)))
         if (strncmp(e->d_name, label, prefix) == 0 && e->d_name[prefix] == '-'
-            && ends_with(e->d_name + prefix + 1, TEA_RESULTS_PICS_SUFFIX))
+            && ends_with(e->d_name + prefix + 1, TEA_RESULTS_PICS_SUFFIX)
+            && !ends_with(e->d_name + prefix + 1, TEA_RESULTS_FLOOR_SUFFIX))
             rc = push_name(&names, &n, &cap, e->d_name);
     closedir(d);
     if (rc) {

@@ -7,9 +7,10 @@
  * rows and nothing else; the provenance (tool, command line, trace paths
  * and binaries) is in NAME.json beside the CSV (tea/run.h).
  *
- *     trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func,digest,cycles,records
- *     lbm,tea,4000,1,2500,0,0.044997647,0.035638817,0.012000000,3cdd478deb2f956d,15015862,5353921
- *     lbm,ibs:all,4000,1,2450,50,0.189869360,0.189869360,,3cdd478deb2f956d,15015862,5353921
+ *     trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func,digest,cycles,records,
+ *         noise_floor_insn_component,noise_floor_insn,noise_floor_func      (one line in the file)
+ *     lbm,tea,4000,1,2500,0,0.044997647,0.035638817,0.012000000,3cdd478deb2f956d,15015862,5353921,,,
+ *     lbm,ibs:all,4000,1,2450,50,0.189869360,0.189869360,,3cdd478deb2f956d,15015862,5353921,,,
  *
  * Reading rules (lenient: files of earlier versions read too):
  *  - A line starting with '#' is a comment, anywhere (earlier versions
@@ -23,9 +24,9 @@
  *  - Fields are separated by commas; a field may be quoted ("a,b", with ""
  *    for a quote). Every data line has as many fields as its header.
  *  - trace and scheme are non-empty text; freq_hz a finite number > 0;
- *    seed, samples and lost unsigned decimal integers; an error a fraction
- *    from 0 to 1, or empty when unknown (error_func of a trace without
- *    symbols); digest the trace's identity (16 hex digits, as in its PICS
+ *    seed, samples and lost unsigned decimal integers; an error or noise
+ *    floor a fraction from 0 to 1, or empty when unknown (error_func of a
+ *    trace without symbols, a noise floor not asked for); digest the trace's identity (16 hex digits, as in its PICS
  *    files), cycles and records its span and record count, all three
  *    optional (empty or no column: unknown).
  * A file that breaks a rule is refused with its name and line number.
@@ -50,6 +51,7 @@ typedef struct tea_results_row {
     uint64_t seed;
     uint64_t samples, lost;     /* sample points with and without a sample (0 without the column) */
     double error[TEA_RESULTS_GRANULARITIES]; /* fractions 0..1 by pics_granularity; NaN: empty or no column */
+    double noise_floor[TEA_RESULTS_GRANULARITIES]; /* the noise floor's error, the same way */
     char *digest;               /* the trace's digest, or NULL when unknown */
     uint64_t cycles, records;   /* the trace's span and records (0 without a digest) */
     const char *file;           /* the file the row was read from (owned by the set) */
@@ -87,6 +89,10 @@ int tea_results_dedupe(tea_results_set *s);
  * "error_insn", "error_func" ("?" for anything else). */
 const char *tea_results_error_column(pics_granularity g);
 
+/* The column of a granularity's noise floor: "noise_floor_insn_component",
+ * "noise_floor_insn", "noise_floor_func" ("?" for anything else). */
+const char *tea_results_floor_column(pics_granularity g);
+
 /* The order of scheme labels in tables: tea, nci, ibs, spe, ris; then the
  * same schemes with a suffix after ':' (e.g. "ibs:all"), by scheme then
  * suffix; then everything else by strcmp. Negative, 0 or positive. */
@@ -109,6 +115,8 @@ void tea_results_write_row(FILE *out, const tea_results_row *r);
 #define TEA_RESULTS_SUMMARY "summary.csv"
 #define TEA_RESULTS_PROVENANCE "summary.json"
 #define TEA_RESULTS_PICS_SUFFIX ".pics"
+/* A sampler's noise floor (tea replay --noise-floor) beside its PICS. */
+#define TEA_RESULTS_FLOOR_SUFFIX ".floor.pics"
 /* Room for any of their names (a scheme label, a frequency, the suffix). */
 #define TEA_RESULTS_NAME_MAX 128
 
@@ -124,6 +132,15 @@ int tea_results_is_dir_file(const char *name);
 /* The file name of a sampler's PICS: LABEL.pics, ':' as '-' ("ibs-all"),
  * and LABEL-FREQhz.pics (%.15g) when `with_frequency`. */
 void tea_results_pics_name(const char *label, int with_frequency, double frequency_hz, char *buf, size_t size);
+
+/* The file name of a sampler's noise floor: as tea_results_pics_name, with
+ * the suffix .floor.pics ("ibs.floor.pics", "ibs-all-4000hz.floor.pics"). */
+void tea_results_floor_name(const char *label, int with_frequency, double frequency_hz, char *buf, size_t size);
+
+/* The noise floor's file beside the PICS at `pics_path`: its .pics suffix
+ * replaced by (or, without one, followed by) .floor.pics, malloc'd. 0 or
+ * TEA_ERR_NOMEM. */
+int tea_results_floor_path(const char *pics_path, char **floor_path);
 
 /* The PICS of scheme `label` in replay directory `dir` and its golden PICS,
  * as malloc'd paths: LABEL.pics, or the one LABEL-FREQhz.pics. Errors:

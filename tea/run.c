@@ -152,6 +152,32 @@ static int check_specs(const tea_run_options *o, uint64_t clock_hz, const trace_
     return TEA_OK;
 }
 
+/* A row for spec `sp`, labelled by its scheme and event set, errors unknown. */
+static void init_row(tea_run_row *row, const tea_sampler_spec *sp)
+{
+    tea_run_scheme labelled = { sp->scheme, sp->all_events };
+    row->spec = *sp;
+    tea_run_scheme_label(&labelled, row->label, sizeof row->label);
+    for (int g = 0; g < TEA_RUN_GRANULARITIES; g++)
+        row->error[g] = row->noise_floor[g] = NAN;
+}
+
+/* The options' own samplers (the noise floor's pass), copied. */
+static int copy_specs(const tea_run_options *o, tea_run *t, tea_sampler_spec **specs)
+{
+    size_t count = o->spec_count;
+    *specs = calloc(count ? count : 1, sizeof **specs);
+    t->rows = calloc(count ? count : 1, sizeof *t->rows);
+    if (!*specs || !t->rows)
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < count; i++) {
+        (*specs)[i] = o->specs[i];
+        init_row(&t->rows[i], &o->specs[i]);
+    }
+    t->row_count = count;
+    return TEA_OK;
+}
+
 static int build_specs(const tea_run_options *o, uint64_t clock_hz, tea_run *t, tea_sampler_spec **specs)
 {
     size_t freqs = o->period ? 1 : o->freq_count, n = 0;
@@ -160,6 +186,8 @@ static int build_specs(const tea_run_options *o, uint64_t clock_hz, tea_run *t, 
     int rc;
 
     *specs = NULL;
+    if (o->specs)
+        return copy_specs(o, t, specs);
     if ((rc = check_specs(o, clock_hz, sampling)))
         return rc;
 
@@ -173,7 +201,6 @@ static int build_specs(const tea_run_options *o, uint64_t clock_hz, tea_run *t, 
         for (size_t f = 0; f < freqs; f++) {
             for (size_t k = 0; k < o->seed_count; k++) {
                 tea_sampler_spec *sp = &(*specs)[n];
-                tea_run_scheme labelled = { sc->scheme, all };
                 if (o->period) {
                     sp->period = o->period;
                     sp->frequency_hz = (double)clock_hz / (double)sp->period;
@@ -186,10 +213,7 @@ static int build_specs(const tea_run_options *o, uint64_t clock_hz, tea_run *t, 
                 sp->seed = o->first_seed + k;
                 sp->all_events = all;
                 sp->event_mask = all ? TRACE_PSV_MASK_ALL : pics_scheme_native_events(sc->scheme);
-                t->rows[n].spec = *sp;
-                tea_run_scheme_label(&labelled, t->rows[n].label, sizeof t->rows[n].label);
-                for (int g = 0; g < TEA_RUN_GRANULARITIES; g++)
-                    t->rows[n].error[g] = NAN;
+                init_row(&t->rows[n], sp);
                 n++;
             }
         }
@@ -431,6 +455,53 @@ static int choose_frequencies(const tea_run_options *o, const char *path, double
     return TEA_OK;
 }
 
+/* The noise floor's sampler for row i: TEA with all nine events at the
+ * row's own points (tea_run_trace's comment in run.h). */
+static tea_sampler_spec floor_spec(const tea_run *run, size_t i)
+{
+    tea_sampler_spec sp = run->rows[i].spec;
+    sp.scheme = PICS_SCHEME_TEA;
+    sp.all_events = 0;
+    sp.event_mask = pics_scheme_native_events(PICS_SCHEME_TEA);
+    if (pics_scheme_tags(run->rows[i].spec.scheme)) {
+        static const uint64_t none[1];
+        sp.listed = 1;
+        sp.points = tea_replay_sampler_points(run->replay, i, &sp.point_count);
+        if (!sp.points)
+            sp.points = none; /* a tagger that took no sample */
+    }
+    return sp;
+}
+
+/* The second pass over the trace that gives every sampler its noise floor
+ * (run->floor). */
+static int replay_floors(const tea_run_options *o, tea_run *run)
+{
+    tea_run_options fo = *o;
+    tea_sampler_spec *specs;
+    int rc;
+
+    if (strcmp(run->path, "-") == 0)
+        return error_set(TEA_ERR_USAGE, "--noise-floor reads the trace a second time, and standard input "
+                                        "cannot be: give a file");
+    if (!(specs = calloc(run->row_count ? run->row_count : 1, sizeof *specs))
+        || !(run->floor = calloc(1, sizeof *run->floor))) {
+        free(specs);
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < run->row_count; i++)
+        specs[i] = floor_spec(run, i);
+    fo.specs = specs;
+    fo.spec_count = run->row_count;
+    fo.noise_floor = 0;
+    rc = tea_run_trace(&fo, run->path, run->floor);
+    free(specs); /* the replay keeps its own copy; the points are run->replay's */
+    if (!rc && strcmp(run->floor->digest, run->digest) != 0)
+        rc = error_set(TEA_ERR_IO, "%s: the trace changed between the replay and its noise floor's pass",
+                       run->path);
+    return rc;
+}
+
 int tea_run_trace(const tea_run_options *o, const char *path, tea_run *out)
 {
     if (o->sample_target_count) {
@@ -465,6 +536,8 @@ int tea_run_trace(const tea_run_options *o, const char *path, tea_run *out)
         return rc;
     tea_trace_digest(&out->header, &out->totals, out->digest);
     collect_samples(out);
+    if (o->noise_floor && !o->specs)
+        return replay_floors(o, out);
     return TEA_OK;
 }
 
@@ -472,15 +545,22 @@ int tea_run_errors(tea_run *run, const pics_symmap *functions)
 {
     static const pics_symmap none;
     const pics *reference = tea_replay_golden(run->replay);
+    int rc;
 
     if (!functions)
         functions = &none;
+    if (run->floor) {
+        if ((rc = tea_run_errors(run->floor, functions)))
+            return rc;
+        assert(run->floor->row_count == run->row_count); /* one floor per sampler */
+        for (size_t i = 0; i < run->row_count; i++)
+            memcpy(run->rows[i].noise_floor, run->floor->rows[i].error, sizeof run->rows[i].noise_floor);
+    }
     for (size_t i = 0; i < run->row_count; i++) {
         tea_run_row *row = &run->rows[i];
         for (int g = 0; g < TEA_RUN_GRANULARITIES; g++) {
             pics_granularity gran = (pics_granularity)g;
             pics_error_result e;
-            int rc;
             row->error[g] = NAN;
             if (reference->total == 0 || (gran == PICS_GRAN_FUNC && functions->count == 0))
                 continue;
@@ -500,6 +580,23 @@ int tea_run_describe(const tea_run *run, size_t i, pics_info *info)
     if (!rc && (rc = pics_info_set_objects(info, l->items, l->count, l->tid, l->threads_seen)))
         pics_info_free(info);
     return rc;
+}
+
+int tea_run_describe_floor(const tea_run *run, size_t i, pics_info *info)
+{
+    const trace_object_list *l = &run->objects;
+    int rc;
+
+    assert(run->floor && i < run->floor->row_count);
+    /* the run's header: the binary a command stamped into it (--elf) */
+    if ((rc = tea_replay_describe(run->floor->replay, i, &run->header, &run->totals, info)))
+        return rc;
+    if ((rc = pics_info_set_objects(info, l->items, l->count, l->tid, l->threads_seen))) {
+        pics_info_free(info);
+        return rc;
+    }
+    snprintf(info->noise_floor_of, sizeof info->noise_floor_of, "%s", run->rows[i].label);
+    return TEA_OK;
 }
 
 void tea_run_csv_begin(FILE *f)
@@ -523,8 +620,10 @@ void tea_run_csv_trace(FILE *f, const tea_run *run)
             .records = run->totals.records,
         };
         static_assert(TEA_RUN_GRANULARITIES == TEA_RESULTS_GRANULARITIES, "one error column per granularity");
-        for (int g = 0; g < TEA_RUN_GRANULARITIES; g++)
+        for (int g = 0; g < TEA_RUN_GRANULARITIES; g++) {
             r.error[g] = row->error[g];
+            r.noise_floor[g] = row->noise_floor[g];
+        }
         tea_results_write_row(f, &r);
     }
 }
@@ -645,6 +744,10 @@ size_t tea_run_warn_few_samples(const tea_run *run, FILE *f, const char *command
 
 void tea_run_free(tea_run *run)
 {
+    if (run->floor) {
+        tea_run_free(run->floor);
+        free(run->floor);
+    }
     tea_replay_free(run->replay);
     free(run->rows);
     trace_header_free(&run->header);

@@ -66,6 +66,9 @@ typedef struct tea_run_options {
     progress_meter *meter;           /* records replayed, when not NULL (common/progress.h): of the
                                         index's total by frames, a count as a stream; started and
                                         ended by the caller, updated from the calling thread */
+    int noise_floor;                 /* also each sampler's noise floor: a second pass (below) */
+    const tea_sampler_spec *specs;   /* when not NULL, exactly these samplers instead of schemes x */
+    size_t spec_count;               /* frequencies x seeds (the noise floor's pass; labelled by scheme) */
 } tea_run_options;
 
 /* One sampler's outcome. */
@@ -75,6 +78,8 @@ typedef struct tea_run_row {
     uint64_t samples, lost;                    /* lost: summed over the loss reasons */
     double error[TEA_RUN_GRANULARITIES];       /* fractions, indexed by pics_granularity; NaN when unknown
                                                   (no golden cycles, no function symbols, not computed) */
+    double noise_floor[TEA_RUN_GRANULARITIES]; /* the same for the sampler's noise floor (NaN without
+                                                  options.noise_floor) */
 } tea_run_row;
 
 /* One trace's run. */
@@ -89,6 +94,8 @@ typedef struct tea_run {
     tea_replay *replay;                        /* the engine, with every PICS and the golden totals */
     tea_run_row *rows;                         /* one per sampler, in spec order */
     size_t row_count;
+    struct tea_run *floor;                     /* with options.noise_floor: the second pass, whose sampler
+                                                  i is row i's noise floor (NULL otherwise) */
 } tea_run;
 
 /*
@@ -137,6 +144,15 @@ void tea_run_trace_name(const char *path, char *buf, size_t size);
 void tea_run_scheme_label(const tea_run_scheme *s, char *buf, size_t size);
 
 /*
+ * The noise floor of a sampler (docs/semantics.md, "Noise floor"): TEA at
+ * the sampler's own sample points, with its weights and losses, i.e. what
+ * an exact attribution would err by with those samples. TEA's floor is TEA
+ * (the same schedule); NCI-TEA's is TEA at its schedule; a tagger's
+ * (IBS, SPE, RIS) is TEA at the cycle each of its samples stands for
+ * (tea_replay_sampler_points), which are known only after the replay: the
+ * floors take a second pass over the trace (refused on standard input),
+ * every floor TEA with all nine events.
+ *
  * Replays the trace at `path` ("-" is standard input) once through golden
  * and every sampler of `o`: by frames when o->threads > 1 and the trace is a
  * native file, else as a stream; a trace the frame-parallel path finds wrong
@@ -150,8 +166,9 @@ void tea_run_scheme_label(const tea_run_scheme *s, char *buf, size_t size);
 int tea_run_trace(const tea_run_options *o, const char *path, tea_run *out);
 
 /* Each sampler's error against the golden PICS at instruction × component,
- * instruction and (when `functions` has any range) function granularity;
- * NaN where unknown. `functions` may be NULL. 0 or TEA_ERR_NOMEM. */
+ * instruction and (when `functions` has any range) function granularity,
+ * and its noise floor's when the run has floors; NaN where unknown.
+ * `functions` may be NULL. 0 or TEA_ERR_NOMEM. */
 int tea_run_errors(tea_run *run, const pics_symmap *functions);
 
 /* The provenance of the golden PICS (i == SIZE_MAX) or of sampler i. 0 or
@@ -207,7 +224,11 @@ void tea_run_json_end(json_writer *j);
  */
 size_t tea_run_warn_few_samples(const tea_run *run, FILE *f, const char *command, const char *freq_option);
 
-/* Frees the engine and the rows; `run` is empty afterwards. */
+/* The provenance of row i's noise floor (a TEA PICS naming the row's
+ * label in noise_floor_of); the run must have floors. 0 or TEA_ERR_NOMEM. */
+int tea_run_describe_floor(const tea_run *run, size_t i, pics_info *info);
+
+/* Frees the engine, the rows and the floors; `run` is empty afterwards. */
 void tea_run_free(tea_run *run);
 
 #endif

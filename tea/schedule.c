@@ -5,6 +5,7 @@
 #include "common/rng.h"
 
 #include <assert.h>
+#include <string.h>
 
 /* The point of window `k`, or TEA_SCHEDULE_NEVER when it lies beyond 2^64. */
 static uint64_t point_of(const tea_schedule *s, uint64_t k)
@@ -30,6 +31,7 @@ static uint64_t point_of(const tea_schedule *s, uint64_t k)
 void tea_schedule_init(tea_schedule *s, uint64_t origin, uint64_t period, pics_jitter jitter, uint64_t seed,
                        uint64_t stream)
 {
+    memset(s, 0, sizeof *s); /* a periodic schedule: no list */
     s->origin = origin;
     s->period = period ? period : 1;
     s->jitter = jitter;
@@ -40,12 +42,50 @@ void tea_schedule_init(tea_schedule *s, uint64_t origin, uint64_t period, pics_j
     s->next = point_of(s, 0);
 }
 
+void tea_schedule_init_points(tea_schedule *s, const uint64_t *points, uint64_t count)
+{
+    memset(s, 0, sizeof *s);
+    s->period = 1;
+    s->listed = 1;
+    s->points = points;
+    s->point_count = count;
+    s->point_index = 0;
+    s->next = count ? points[0] : TEA_SCHEDULE_NEVER;
+}
+
+/* A list schedule's next point from index `i` on. */
+static void list_position(tea_schedule *s, uint64_t i)
+{
+    s->point_index = i;
+    s->next = i < s->point_count ? s->points[i] : TEA_SCHEDULE_NEVER;
+}
+
+/* A list schedule's first point after `cycle`, by binary search. */
+static void list_skip_past(tea_schedule *s, uint64_t cycle)
+{
+    uint64_t lo = 0, hi = s->point_count; /* the answer lies in [lo, hi] */
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (s->points[mid] <= cycle)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    list_position(s, lo);
+}
+
 void tea_schedule_skip_past(tea_schedule *s, uint64_t cycle)
 {
+    uint64_t k;
+
+    if (s->listed) {
+        list_skip_past(s, cycle);
+        return;
+    }
     /* Window k = (cycle - origin) / P ends at or after `cycle` and the windows
      * before it end at or before it: its point or the next window's is the
      * first one past `cycle`. */
-    uint64_t k = cycle > s->origin ? (cycle - s->origin) / s->period : 0;
+    k = cycle > s->origin ? (cycle - s->origin) / s->period : 0;
     s->window = k;
     s->next = point_of(s, k);
     if (s->next <= cycle) {
@@ -61,6 +101,14 @@ uint64_t tea_schedule_take(tea_schedule *s, uint64_t last)
 
     if (s->next > last)
         return 0;
+    if (s->listed) {
+        uint64_t i = s->point_index;
+        while (i < s->point_count && s->points[i] <= last)
+            i++;
+        n = i - s->point_index;
+        list_position(s, i);
+        return n;
+    }
     if (s->jitter != PICS_JITTER_INTERVAL || s->period == 1) {
         /* Points are evenly spaced: count them at once. */
         n = (last - s->next) / s->period + 1;

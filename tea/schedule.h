@@ -11,7 +11,11 @@
  *   start     u_k = u          (one seeded offset for the whole trace)
  *   interval  u_k seeded per k (TIP's random-in-interval)
  * Points are a pure function of (origin, P, jitter, seed, stream), computable
- * for any window independently. Counting the points up to a cycle is O(1)
+ * for any window independently.
+ *
+ * A schedule may instead be a list of given points (tea_schedule_init_points):
+ * the noise floor's TEA at another scheme's sample points. Taking and
+ * skipping then walk the sorted list (skipping by binary search). Counting the points up to a cycle is O(1)
  * for every jitter mode (window k's point lies in window k), so a gap of
  * 2^62 idle cycles costs no more than one of ten.
  */
@@ -32,11 +36,20 @@ typedef struct tea_schedule {
     uint64_t offset;   /* start jitter: u */
     uint64_t window;   /* k of the next point */
     uint64_t next;     /* the next point not yet taken (TEA_SCHEDULE_NEVER past the end of time) */
+    int listed;              /* a list schedule (below), else a periodic one */
+    const uint64_t *points;  /* a list schedule's points (cycles, non-decreasing; the caller's), */
+    uint64_t point_count;    /* how many, */
+    uint64_t point_index;    /* and the index of `next` in them */
 } tea_schedule;
 
 /* Positions the schedule at its first point. */
 void tea_schedule_init(tea_schedule *s, uint64_t origin, uint64_t period, pics_jitter jitter, uint64_t seed,
                        uint64_t stream);
+
+/* A schedule of exactly the `count` given cycles (non-decreasing; a cycle
+ * given twice is two points), positioned at the first. `points` must
+ * outlive the schedule and its copies. */
+void tea_schedule_init_points(tea_schedule *s, const uint64_t *points, uint64_t count);
 
 /* Positions the schedule at its first point after `cycle`, as if every
  * point up to `cycle` had been taken (whatever was taken before). O(1). */

@@ -7,6 +7,7 @@
 
 #include <assert.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Galois LFSR taps of a maximal-length 16-bit sequence. */
@@ -35,6 +36,9 @@ int tea_tagger_init(tea_tagger *t, pics_scheme scheme, uint64_t period, pics_jit
 void tea_tagger_free(tea_tagger *t)
 {
     pics_free(&t->pics);
+    free(t->points);
+    t->points = NULL;
+    t->point_count = t->point_capacity = 0;
 }
 
 /* A new tag is armed at a cycle sample point. */
@@ -86,10 +90,30 @@ static void spe_next_interval(tea_tagger *t, uint64_t start, uint64_t dispatched
     assert(u >= 1 && u <= interval); /* the sample falls inside its interval */
 }
 
+/* Keeps the point of a sample taken (the noise floor's). */
+static int keep_point(tea_tagger *t)
+{
+    if (t->point_count == t->point_capacity) {
+        uint64_t capacity = t->point_capacity ? 2 * t->point_capacity : 1024;
+        uint64_t *grown = capacity <= SIZE_MAX / sizeof *grown ? realloc(t->points, capacity * sizeof *grown) : NULL;
+        if (!grown)
+            return error_set(TEA_ERR_NOMEM, "out of memory");
+        t->points = grown;
+        t->point_capacity = capacity;
+    }
+    /* one tag at a time, each armed after the last resolved */
+    assert(t->point_count == 0 || t->points[t->point_count - 1] <= t->point);
+    t->points[t->point_count++] = t->point;
+    return TEA_OK;
+}
+
 /* Records a sample for a committed µop. */
 static int sample(tea_tagger *t, const trace_uop *u)
 {
+    int rc;
     t->samples++;
+    if ((rc = keep_point(t)))
+        return rc;
     return pics_add(&t->pics, u->pc, (uint16_t)(u->psv & t->mask), PICS_UNIT, 1);
 }
 
@@ -146,6 +170,7 @@ static void pick(tea_tagger *t, const trace_record *r, const tea_rob_view *v)
         if (t->state == TEA_TAG_IDLE) {
             assert(t->trigger > before); /* an entry of this record's row */
             t->tag = first + (t->trigger - before - 1);
+            t->point = r->cycle;
             t->state = TEA_TAG_IN_FLIGHT;
         } else {
             t->lost[PICS_LOST_BUSY]++; /* collision */
@@ -159,10 +184,12 @@ int tea_tagger_record(tea_tagger *t, const trace_record *r, const trace_uop *uop
     int rc = TEA_OK;
 
     if (!t->counting) {
+        uint64_t first = t->cycles.next; /* the earliest point taken, which arms an idle tagger */
         uint64_t points = tea_schedule_take(&t->cycles, r->cycle);
         if (points) {
             if (t->state == TEA_TAG_IDLE) {
                 arm(t);
+                t->point = first;
                 points--;
             }
             t->lost[PICS_LOST_BUSY] += points;

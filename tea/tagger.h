@@ -25,6 +25,11 @@
  *        the first one). The first sample is taken at the first cycle sample
  *        point, like IBS.
  *
+ * Each sample keeps the cycle it stands for (`points`): the cycle sample
+ * point that armed its tag, or for SPE's counted samples the cycle its entry
+ * was dispatched. The noise floor (docs/semantics.md) charges the golden
+ * reference's attribution of exactly those cycles.
+ *
  * Entries are identified by absolute entry numbers (tea_rob_view); see
  * docs/semantics.md for why sampling entries rather than µops is exact for
  * the schemes' statistics on row-based ROBs.
@@ -72,6 +77,11 @@ typedef struct tea_tagger {
     unsigned skip;             /* RIS: entries still to skip while armed */
     int state;                 /* enum tea_tag_state */
     uint64_t tag;              /* IN_FLIGHT: the followed entry */
+    uint64_t point;            /* ARMED, IN_FLIGHT: the cycle the tag stands for (its sample point;
+                                  SPE counting: the cycle its entry was dispatched) */
+    uint64_t *points;          /* the point of every sample taken, in order (cycles, non-decreasing): */
+    uint64_t point_count;      /* where the noise floor samples the golden reference */
+    uint64_t point_capacity;
     pics pics;                 /* raw sample weights */
     uint64_t samples;
     uint64_t lost[PICS_LOST_REASONS];

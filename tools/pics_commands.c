@@ -11,10 +11,13 @@
 #include "pics/error.h"
 #include "pics/pics_file.h"
 #include "pics/symmap.h"
+#include "tea/results.h"
 #include "trace/psv.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define EXPORT_DIGITS 6        /* fraction digits of exported cycles */
 #define ERROR_DEFAULT_TOP 10
@@ -147,8 +150,16 @@ int cmd_pics_export(int argc, char **argv)
     "(P scaled to the golden total C), then the instructions (or functions) contributing most.\n\n"    \
     "Options:\n"
 
+#define ERROR_EPILOGUE                                                                                  \
+    "\n"                                                                                               \
+    "With a noise floor (--floor, or SAMPLED.floor.pics beside SAMPLED.pics), a second\n"             \
+    "line gives its error: that of the golden reference's own attribution of the cycles\n"          \
+    "the scheme sampled, with its losses (docs/semantics.md, \"Noise floor\"). The error\n"          \
+    "above it is sampling noise; the rest is the scheme's bias. JSON: \"noise_floor\".\n"
+
 typedef struct error_request {
     const char *sampled_path, *golden_path, *binary_symbols_path;
+    const char *floor_path;        /* --floor, or NULL: SAMPLED.floor.pics when it exists */
     binary_symbolize_options sym;  /* --elf, --adjust-vma: the functions of func granularity */
     pics_granularity granularity;
     uint64_t top;
@@ -183,6 +194,51 @@ static size_t contributors(const view *v)
     return n;
 }
 
+/* The noise floor of the sampled PICS `si` (tea replay --noise-floor): the
+ * file of --floor, else SAMPLED.floor.pics when there is one (*found 0
+ * when neither). It must be the floor of the same scheme and events at the
+ * same points of the same trace. */
+static int read_floor(const error_request *req, const pics_info *si, pics_info *fi, pics *fp, int *found)
+{
+    char *auto_path = NULL;
+    const char *path = req->floor_path;
+    char label[2 * PICS_NAME_MAX];
+    int rc;
+
+    *found = 0;
+    if (!path) {
+        if (si->noise_floor_of[0] || pics_info_is_golden(si))
+            return TEA_OK;
+        if ((rc = tea_results_floor_path(req->sampled_path, &auto_path)))
+            return rc;
+        if (access(auto_path, F_OK) != 0) {
+            free(auto_path);
+            return TEA_OK;
+        }
+        path = auto_path;
+    }
+    snprintf(label, sizeof label, "%s%s", si->scheme, strcmp(si->events, "all") == 0 ? ":all" : "");
+    if ((rc = pics_read(path, fi, fp)))
+        goto done;
+    if (!fi->noise_floor_of[0])
+        rc = error_set(TEA_ERR_USAGE, "%s is not a noise floor (no noise_floor_of; tea replay --noise-floor writes "
+                                      "them)", path);
+    else if (strcmp(fi->noise_floor_of, label) != 0 || fi->period != si->period || fi->seed != si->seed
+             || strcmp(fi->jitter, si->jitter) != 0 || strcmp(fi->trace_digest, si->trace_digest) != 0)
+        rc = error_set(TEA_ERR_USAGE,
+                       "%s is the noise floor of %s at period %llu, seed %llu on trace %s, not of %s's %s at "
+                       "period %llu, seed %llu on trace %s",
+                       path, fi->noise_floor_of, (unsigned long long)fi->period, (unsigned long long)fi->seed,
+                       fi->trace_digest, req->sampled_path, label, (unsigned long long)si->period,
+                       (unsigned long long)si->seed, si->trace_digest);
+    else
+        rc = pics_info_same_rules(fi, path, si, req->sampled_path);
+    *found = rc == TEA_OK;
+done:
+    free(auto_path);
+    return rc;
+}
+
 static void print_error_text(const error_request *req, const pics_info *si, const view *v)
 {
     size_t count = contributors(v), shown = count < req->top ? count : (size_t)req->top;
@@ -208,7 +264,15 @@ static void print_error_text(const error_request *req, const pics_info *si, cons
     }
 }
 
-static void print_error_json(const error_request *req, const view *v)
+/* The noise floor's line (text) after the error's. */
+static void print_floor_text(const pics_info *fi, double floor, double error)
+{
+    printf("noise floor: %.4f%% (an exact attribution of the same %llu sample points; the scheme's bias is about "
+           "%+.4f points)\n",
+           100.0 * floor, (unsigned long long)fi->samples, 100.0 * (error - floor));
+}
+
+static void print_error_json(const error_request *req, const view *v, double floor)
 {
     size_t count = contributors(v), shown = count < req->top ? count : (size_t)req->top;
     char address[32];
@@ -220,6 +284,10 @@ static void print_error_json(const error_request *req, const view *v)
     json_double(&j, view_error(v));
     json_key(&j, "granularity");
     json_string(&j, pics_granularity_name(req->granularity));
+    if (!isnan(floor)) {
+        json_key(&j, "noise_floor");
+        json_double(&j, floor);
+    }
     json_key(&j, req->granularity == PICS_GRAN_FUNC ? "functions" : "instructions");
     json_begin_array(&j);
     for (size_t i = 0; i < shown; i++) {
@@ -243,15 +311,18 @@ static void print_error_json(const error_request *req, const view *v)
 
 static int run_error(const error_request *req)
 {
-    pics_info si, gi;
-    pics sp = { 0 }, gp = { 0 };
+    pics_info si, gi, fi;
+    pics sp = { 0 }, gp = { 0 }, fp = { 0 };
     pics_symmap syms = { 0 };
     view v = { 0 };
-    int rc;
+    double floor = NAN;
+    int rc, has_floor = 0;
 
     pics_info_init(&si);
     pics_info_init(&gi);
-    if ((rc = pics_read(req->sampled_path, &si, &sp)) || (rc = pics_read(req->golden_path, &gi, &gp)))
+    pics_info_init(&fi);
+    if ((rc = pics_read(req->sampled_path, &si, &sp)) || (rc = pics_read(req->golden_path, &gi, &gp))
+        || (rc = read_floor(req, &si, &fi, &fp, &has_floor)))
         goto done;
     if (!pics_info_is_golden(&gi)) {
         rc = error_set(TEA_ERR_USAGE, "%s is a %s PICS, not the golden one", req->golden_path, gi.scheme);
@@ -270,17 +341,29 @@ static int run_error(const error_request *req)
         || (rc = view_build(&v, &sp, &gp, req->granularity, &syms)))
         goto done;
     view_sort(&v, VIEW_ORDER_CONTRIBUTION_KEY);
-    if (req->json)
-        print_error_json(req, &v);
-    else
+    if (has_floor) {
+        pics_error_result e;
+        if ((rc = pics_error_compute(&fp, &gp, req->granularity, &syms, &e)))
+            goto done;
+        floor = e.error;
+        pics_error_result_free(&e);
+    }
+    if (req->json) {
+        print_error_json(req, &v, floor);
+    } else {
         print_error_text(req, &si, &v);
+        if (has_floor)
+            print_floor_text(&fi, floor, view_error(&v));
+    }
 done:
     view_free(&v);
     pics_symmap_free(&syms);
     pics_info_free(&si);
     pics_info_free(&gi);
+    pics_info_free(&fi);
     pics_free(&sp);
     pics_free(&gp);
+    pics_free(&fp);
     return rc;
 }
 
@@ -300,10 +383,13 @@ int cmd_pics_error(int argc, char **argv)
                                                "PICS's bias, else 0 for a non-PIE)"),
         CLI_UINT("top", "N", &req.top, 0, UINT64_MAX, "invalid count '%s'",
                  "how many contributors to list (default " CLI_STR(ERROR_DEFAULT_TOP) ")"),
+        CLI_STRING("floor", 0, "FLOOR.pics", &req.floor_path,
+                   "the sampled PICS's noise floor (default: SAMPLED.floor.pics\n"
+                   "when it exists, as tea replay --noise-floor writes it)"),
         CLI_FLAG("json", 0, &req.json, "print {\"error\": fraction, \"instructions\": [...]} instead"),
         CLI_OPTION_HELP,
     };
-    const cli_command command = CLI_COMMAND(ERROR_SYNOPSIS, NULL, 20, options);
+    const cli_command command = CLI_COMMAND(ERROR_SYNOPSIS, ERROR_EPILOGUE, 20, options);
 
     memset(&req, 0, sizeof req);
     req.granularity = PICS_GRAN_INSN_COMPONENT;

@@ -35,6 +35,7 @@
 #define MISSING_SHOWN 5          /* traces named in a warning about missing results */
 #define MEAN_LABEL "mean"
 #define MAX_LABEL "max"
+#define FLOOR_LABEL "noise floor"
 #define MD_MISSING "\xe2\x80\x93"  /* an en dash */
 #define LATEX_MISSING "--"         /* an en dash in LaTeX */
 #define TEXT_DEFAULT_DECIMALS 1    /* fraction digits of percentages in md and latex */
@@ -63,7 +64,10 @@ typedef enum table_format { TABLE_MD = 0, TABLE_LATEX, TABLE_CSV } table_format;
     "in the mean and max rows). Markdown and LaTeX show such a cell as 'mean ± half-interval'.\n" \
     "Results at several frequencies need --freq, unless each trace has one frequency of\n"    \
     "its own (tea replay --samples K): then each trace is shown at its own, named beside\n"   \
-    "it ('gzip (312kHz)'), and CSV rows give it in freq_hz (empty in the mean and max rows).\n"
+    "it ('gzip (312kHz)'), and CSV rows give it in freq_hz (empty in the mean and max rows).\n"  \
+    "Results with noise floors (tea replay/sweep --noise-floor) add a last row, 'noise\n"      \
+    "floor': per scheme the mean over the traces of its floor, the error an exact\n"          \
+    "attribution has at the scheme's own sample points (docs/semantics.md).\n"
 
 typedef struct table_request {
     char **inputs;
@@ -85,6 +89,8 @@ typedef struct table_cell {
     long double sum;           /* of the error fractions */
     double min, max;           /* fractions */
     stats_sample spread;       /* the seeds' errors, for the 95 % interval of their mean */
+    long double floor_sum;     /* of the noise floors (fractions) of the seeds that have one */
+    size_t floor_seeds;
 } table_cell;
 
 /* The table, pointing into the results' rows. */
@@ -93,6 +99,8 @@ typedef struct table {
     size_t trace_count, scheme_count;
     table_cell *cells;         /* [trace][scheme] */
     long double *mean, *max;   /* [scheme], fractions over the traces with a value; NaN: none */
+    long double *floor;        /* [scheme], the mean over the traces of their mean noise floor; NaN: none */
+    int floors;                /* some run has a noise floor (tea replay --noise-floor): the floor row */
     double freq_hz;            /* the one frequency shown, or NaN with own_freqs */
     int own_freqs;             /* each trace at its own frequency (tea replay --samples) */
     double *trace_freq;        /* [trace]: the trace's frequency (own_freqs) */
@@ -111,6 +119,7 @@ static void table_free(table *t)
     free(t->cells);
     free(t->mean);
     free(t->max);
+    free(t->floor);
 }
 
 static const table_cell *cell_at(const table *t, size_t trace, size_t scheme)
@@ -247,7 +256,8 @@ static int fill_cells(const table_request *req, const char *command, const tea_r
     t->cells = calloc(n, sizeof *t->cells);
     t->mean = malloc(t->scheme_count * sizeof *t->mean);
     t->max = malloc(t->scheme_count * sizeof *t->max);
-    if (!t->cells || !t->mean || !t->max || !warned) {
+    t->floor = malloc(t->scheme_count * sizeof *t->floor);
+    if (!t->cells || !t->mean || !t->max || !t->floor || !warned) {
         free(warned);
         return error_set(TEA_ERR_NOMEM, "out of memory");
     }
@@ -282,6 +292,11 @@ static int fill_cells(const table_request *req, const char *command, const tea_r
         stats_add(&c->spread, e);
         if (c->seeds > 1)
             t->spread = 1;
+        if (!isnan(r->noise_floor[req->granularity])) {
+            c->floor_sum += r->noise_floor[req->granularity];
+            c->floor_seeds++;
+            t->floors = 1;
+        }
     }
     free(warned);
     return TEA_OK;
@@ -309,9 +324,28 @@ static int label_traces(table *t)
     return TEA_OK;
 }
 
+/* The noise floor row: per scheme, the mean over the traces of each one's
+ * mean floor over its seeds (traces without a floor left out). */
+static void summarize_floors(table *t)
+{
+    for (size_t s = 0; s < t->scheme_count; s++) {
+        long double sum = 0;
+        size_t covered = 0;
+        for (size_t i = 0; i < t->trace_count; i++) {
+            const table_cell *c = cell_at(t, i, s);
+            if (c->floor_seeds) {
+                sum += c->floor_sum / (long double)c->floor_seeds;
+                covered++;
+            }
+        }
+        t->floor[s] = covered ? sum / (long double)covered : (long double)NAN;
+    }
+}
+
 /* The mean and max rows, and a warning for every scheme missing a trace. */
 static void summarize(const char *command, table *t)
 {
+    summarize_floors(t);
     for (size_t s = 0; s < t->scheme_count; s++) {
         long double sum = 0, max = 0;
         size_t covered = 0, missing = 0;
@@ -511,9 +545,9 @@ static int write_csv(FILE *f, const table_request *req, const table *t)
         }
         fputc('\n', f);
     }
-    for (int row = 0; row < 2; row++) {
-        const long double *v = row == 0 ? t->mean : t->max;
-        fputs(row == 0 ? MEAN_LABEL : MAX_LABEL, f);
+    for (int row = 0; row < 2 + t->floors; row++) {
+        const long double *v = row == 0 ? t->mean : row == 1 ? t->max : t->floor;
+        fputs(row == 0 ? MEAN_LABEL : row == 1 ? MAX_LABEL : FLOOR_LABEL, f);
         write_csv_context(f, req, t, SIZE_MAX);
         for (size_t s = 0; s < t->scheme_count; s++) {
             format_fraction(v[s], number, sizeof number);
@@ -636,6 +670,9 @@ static int write_text(FILE *f, const table_request *req, const table *t)
                    t->scheme_count, decimals, req->bold_best);
     write_text_row(f, req->format, MAX_LABEL, md ? "**" MAX_LABEL "**" : MAX_LABEL, t->max, NULL, t->scheme_count,
                    decimals, req->bold_best);
+    if (t->floors)
+        write_text_row(f, req->format, FLOOR_LABEL, md ? "*" FLOOR_LABEL "*" : "\\textit{" FLOOR_LABEL "}",
+                       t->floor, NULL, t->scheme_count, decimals, 0);
     if (!md)
         fputs("\\bottomrule\n\\end{tabular}\n", f);
     if (!md && req->caption)

@@ -280,6 +280,7 @@ static tea_run_options run_options(const study_request *req)
     o.open = req->open;
     o.threads = req->threads ? req->threads : threads_processors();
     o.meter = req->meter;
+    o.noise_floor = req->noise_floor;
     return o;
 }
 

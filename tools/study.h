@@ -56,6 +56,7 @@ typedef struct study_request {
     const char *command;                      /* for messages and warnings */
     progress_mode progress;                   /* -q/--progress (CLI_OPTIONS_PROGRESS) */
     progress_meter *meter;                    /* records replayed, or NULL (tea/run.h) */
+    int noise_floor;                          /* --noise-floor: each sampler's floor (a second pass) */
 } study_request;
 
 /* The options `tea replay` and `tea sweep` share, as cli_option entries
@@ -86,6 +87,9 @@ typedef struct study_request {
                           "with --elf: runtime minus ELF address of the traced\n"                   \
                           "program (default: the trace's, else 0 for a non-PIE);\n"                 \
                           "auto infers it from the trace's PCs")
+/* --noise-floor: each sampler's noise floor too (tea/run.h), from a second
+ * pass over the trace. */
+#define STUDY_OPTION_NOISE_FLOOR(req, help_) CLI_FLAG("noise-floor", 0, &STUDY_REQ(req)->noise_floor, help_)
 #define STUDY_REQ(req) (1 ? (req) : (study_request *)0)
 int study_option_schemes(const char *command, const cli_option *opt, const char *arg);
 int study_option_freqs(const char *command, const cli_option *opt, const char *arg);

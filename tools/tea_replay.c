@@ -39,25 +39,38 @@
     "short trace gives 1000 samples (or says it is too short even at one per cycle).\n"        \
     "--samples K chooses instead the frequency that gives the trace about K samples:\n"       \
     "K * clock / cycles, to three significant digits (the cycles a sampled recording's\n"     \
-    "windows stand for); it is said on standard error and is freq_hz in every output.\n"
+    "windows stand for); it is said on standard error and is freq_hz in every output.\n\n"  \
+    "--noise-floor separates a scheme's bias from its sampling noise: the floor is the\n"     \
+    "error of the golden reference's own attribution of the cycles the scheme sampled\n"     \
+    "(TEA at its sample points, with its losses). TEA's floor is its error; for the\n"        \
+    "others, error minus floor is what their attribution adds (docs/semantics.md).\n"
 
 /* The file of a sampler's PICS: DIR/LABEL.pics, with -FREQhz when several
- * frequencies were asked for (tea/results.h). */
-static void sampler_file_name(const study_request *req, const char *dir, const tea_run_row *row, char *buf,
-                              size_t size)
+ * frequencies were asked for, or of its noise floor, DIR/LABEL.floor.pics
+ * (tea/results.h). */
+static void sampler_file_name(const study_request *req, const char *dir, const tea_run_row *row, int floor,
+                              char *buf, size_t size)
 {
     char name[TEA_RESULTS_NAME_MAX + TEA_RUN_LABEL_MAX];
     size_t freqs = req->sample_target_count ? req->sample_target_count : req->freq_count;
-    tea_results_pics_name(row->label, freqs > 1 && !req->period, row->spec.frequency_hz, name, sizeof name);
+    int with_frequency = freqs > 1 && !req->period;
+    if (floor)
+        tea_results_floor_name(row->label, with_frequency, row->spec.frequency_hz, name, sizeof name);
+    else
+        tea_results_pics_name(row->label, with_frequency, row->spec.frequency_hz, name, sizeof name);
     snprintf(buf, size, "%s/%s", dir, name);
 }
 
-/* Writes one PICS with its provenance. */
-static int write_pics(const tea_run *t, size_t i, const pics *p, const char *path)
+/* Writes one PICS with its provenance: the golden's (i == SIZE_MAX),
+ * sampler i's, or with `floor` its noise floor's. */
+static int write_pics(const tea_run *t, size_t i, int floor, const char *path)
 {
+    const pics *p = i == SIZE_MAX ? tea_replay_golden(t->replay)
+                    : floor       ? tea_replay_sampler_pics(t->floor->replay, i)
+                                  : tea_replay_sampler_pics(t->replay, i);
     pics_info info;
     int rc;
-    if ((rc = tea_run_describe(t, i, &info)))
+    if ((rc = floor ? tea_run_describe_floor(t, i, &info) : tea_run_describe(t, i, &info)))
         return rc;
     rc = pics_write(path, &info, p);
     pics_info_free(&info);
@@ -73,12 +86,14 @@ static int write_files(const study_request *req, const char *dir, const tea_run 
     int rc;
 
     snprintf(path, sizeof path, "%s/%s", dir, TEA_RESULTS_GOLDEN);
-    if ((rc = write_pics(t, SIZE_MAX, tea_replay_golden(t->replay), path)))
+    if ((rc = write_pics(t, SIZE_MAX, 0, path)))
         return rc;
     for (size_t i = 0; i < t->row_count; i++) {
-        sampler_file_name(req, dir, &t->rows[i], path, sizeof path);
-        if ((rc = write_pics(t, i, tea_replay_sampler_pics(t->replay, i), path)))
-            return rc;
+        for (int floor = 0; floor <= (t->floor != NULL); floor++) {
+            sampler_file_name(req, dir, &t->rows[i], floor, path, sizeof path);
+            if ((rc = write_pics(t, i, floor, path)))
+                return rc;
+        }
     }
     snprintf(path, sizeof path, "%s/%s", dir, TEA_RESULTS_SUMMARY);
     if ((rc = outfile_open(&f, path)))
@@ -107,7 +122,7 @@ static int write_outputs(const study_request *req, const char *dir, const tea_ru
 
     if ((rc = outdir_open(&d, dir, tea_results_is_dir_file)))
         return rc;
-    /* room for the longest file name: "ibs-all-<frequency>hz.pics" */
+    /* room for the longest file name: "ibs-all-<frequency>hz.floor.pics" */
     if (strlen(outdir_path(d)) + TEA_RUN_LABEL_MAX + 32 >= REPLAY_PATH_MAX)
         rc = error_set(TEA_ERR_USAGE, "output directory name too long: '%s'", dir);
     if (rc || (rc = write_files(req, outdir_path(d), t, command_line))) {
@@ -133,10 +148,17 @@ static void print_table(const study_request *req, const char *dir, const tea_run
            (unsigned long long)(t->totals.last_cycle - t->totals.first_cycle), (unsigned long long)t->totals.records,
            (unsigned long long)g->attributed);
     printf("output: %s\n\n", dir);
-    printf("%-8s %11s %10s %10s %9s %8s %10s %10s\n", "scheme", "freq_hz", "period", "samples", "lost", "error",
+    printf("%-8s %11s %10s %10s %9s %8s %10s %10s", "scheme", "freq_hz", "period", "samples", "lost", "error",
            "error_insn", "error_func");
-    if (req->golden)
-        printf("%-8s %11s %10s %10s %9s %7.2f%% %9.2f%% %9.2f%%\n", "golden", "-", "-", "-", "-", 0.0, 0.0, 0.0);
+    if (t->floor)
+        printf(" %11s", "noise_floor");
+    putchar('\n');
+    if (req->golden) {
+        printf("%-8s %11s %10s %10s %9s %7.2f%% %9.2f%% %9.2f%%", "golden", "-", "-", "-", "-", 0.0, 0.0, 0.0);
+        if (t->floor)
+            printf(" %10.2f%%", 0.0);
+        putchar('\n');
+    }
     for (size_t i = 0; i < t->row_count; i++) {
         const tea_run_row *row = &t->rows[i];
         printf("%-8s %11.6g %10llu %10llu %9llu", row->label, row->spec.frequency_hz,
@@ -144,6 +166,8 @@ static void print_table(const study_request *req, const char *dir, const tea_run
         print_percent(row->error[0], 8);
         print_percent(row->error[1], 10);
         print_percent(row->error[2], 10);
+        if (t->floor)
+            print_percent(row->noise_floor[0], 11);
         putchar('\n');
     }
 }
@@ -195,6 +219,10 @@ static int parse_args(int argc, char **argv, study_request *req, const char **ou
         STUDY_OPTION_GOLDEN_RULES(req, "default, or tracedoctor: the golden reference of the\n"
                                        "authors' TraceDoctor worker (tea_gold), cell for cell;\n"
                                        "TEA samples it (docs/semantics.md, \"Rule sets\")"),
+        STUDY_OPTION_NOISE_FLOOR(req, "also each scheme's noise floor: the error of an exact\n"
+                                      "attribution (TEA) at the scheme's own sample points\n"
+                                      "(noise_floor_* in summary.csv, SCHEME.floor.pics); a\n"
+                                      "second pass over the trace, so not from standard input"),
         STUDY_OPTION_THREADS(req, "replay a native trace file's frames on N threads, or\n"
                                   "decompress a multi-frame TraceDoctor .zst's frames on N\n"
                                   "threads (default: the processors this process may use);\n"

@@ -36,7 +36,9 @@
     "Error against sampling frequency: every scheme at every frequency and seed, all\n"                \
     "sampled in one pass over each trace; traces in parallel. Writes the tidy results\n"               \
     "CSV (docs/pics-format.md, \"Results CSV\"): trace,scheme,freq_hz,seed,samples,lost,\n"              \
-    "error_insn_component,error_insn,error_func,digest,cycles,records. A TRACE written\n"               \
+    "error_insn_component,error_insn,error_func,digest,cycles,records and, with\n"                  \
+    "--noise-floor, noise_floor_insn_component,noise_floor_insn,noise_floor_func (empty\n"         \
+    "without it). A TRACE written\n"               \
     "TRACE:BINARY names its program (as --elf does for all); a TRACE that exists as a file\n"          \
     "is never split.\n\n"                                                                              \
     "A frequency at which a scheme takes fewer than 1000 samples on a trace gets a warning\n"      \
@@ -76,6 +78,10 @@ static void run_job(const study_request *req, sweep_job *job)
         snprintf(job->message, sizeof job->message, "%s", error_message());
     tea_replay_free(job->result.replay);
     job->result.replay = NULL;
+    if (job->result.floor) {
+        tea_replay_free(job->result.floor->replay);
+        job->result.floor->replay = NULL;
+    }
 }
 
 /* A worker: takes jobs until none is left. */
@@ -305,6 +311,9 @@ static int parse_args(int argc, char **argv, study_request *req, sweep_options *
           .min = 1,
           .max = SWEEP_MAX_JOBS,
           .error = "invalid job count '%s' (1-" CLI_STR(SWEEP_MAX_JOBS) ")" },
+        STUDY_OPTION_NOISE_FLOOR(req, "also each run's noise floor (the error of an exact\n"
+                                      "attribution at the scheme's own sample points; a second\n"
+                                      "pass over each trace)"),
         STUDY_OPTION_THREADS(req, "threads per trace for native trace files and multi-frame\n"
                                   "TraceDoctor .zst files (default: the CPUs left to each\n"
                                   "job, at least 1; 1 reads as a stream, and so does a\n"

@@ -46,14 +46,14 @@ done
 [ "$(wc -l <rn/summary.csv)" = 11 ] || fail "summary.csv should have a header and 10 rows"
 ! grep -q '^#' rn/summary.csv || fail "summary.csv: a comment line (provenance belongs in summary.json)"
 head -n 1 rn/summary.csv |
-    grep -qx 'trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func,digest,cycles,records' ||
+    grep -qx 'trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func,digest,cycles,records,noise_floor_insn_component,noise_floor_insn,noise_floor_func' ||
     fail "summary.csv: line 1 is not the column names"
 digest=$(sed -n 's/^trace.digest //p' rn/golden.pics)
 [ -n "$digest" ] || fail "golden.pics: no digest line"
 span=$("$TEA" info --json m.tea | sed -n 's/^  "cycles": \([0-9]*\),$/\1/p')
 records=$("$TEA" info --json m.tea | sed -n 's/^  "records": \([0-9]*\),$/\1/p')
 [ -n "$span" ] && [ -n "$records" ] || fail "tea info --json: no cycles or records"
-grep -q "^m,ibs,1000000,1,[0-9]*,[0-9]*,0\.[0-9]\{9\},0\.[0-9]\{9\},,$digest,$span,$records\$" rn/summary.csv ||
+grep -q "^m,ibs,1000000,1,[0-9]*,[0-9]*,0\.[0-9]\{9\},0\.[0-9]\{9\},,$digest,$span,$records,,,\$" rn/summary.csv ||
     fail "summary.csv: an ibs row (no function error without symbols, the trace's digest and span)"
 grep -q '"tool": "tea [^"]*",' rn/summary.json || fail "summary.json: no tool"
 grep -q '"command_line": "tea replay m.tea --freq 100k,1M -o rn"' rn/summary.json ||
@@ -241,4 +241,39 @@ run 0 "$PICS" table rk-m rk-half --format csv
 run 0 "$PICS" table rk-m rk-half
 contains out.txt "each trace at its own frequency"
 grep -q '^| half (.*Hz) | ' out.txt || fail "pics table: no frequency beside the trace's name"
+# noise floors: TEA's equals its error, NCI-TEA's is TEA's; the floors'
+# files beside the PICS, a line in pics error, a row in pics table; the
+# same on one thread and on two; standard input refused (a second pass)
+run 0 "$TEA" replay m.tea --samples 2000 --noise-floor --threads 1 -o nf1
+run 0 "$TEA" replay m.tea --samples 2000 --noise-floor --threads 2 -o nf2
+contains out.txt "noise_floor"
+for f in golden tea nci ibs spe ris tea.floor nci.floor ibs.floor spe.floor ris.floor; do
+    cmp -s "nf1/$f.pics" "nf2/$f.pics" || fail "$f.pics differs between one thread and two"
+done
+cmp -s nf1/summary.csv nf2/summary.csv || fail "summary.csv differs between one thread and two"
+awk -F, 'NR > 1 { floor[$2] = $13 "," $14; err[$2] = $7 "," $8 }
+         END { exit !(floor["tea"] == err["tea"] && floor["nci"] == err["tea"] && floor["ibs"] != "" &&
+                      floor["ibs"] != err["ibs"]) }' nf1/summary.csv ||
+    fail "noise floors: TEA's is not its error, or NCI-TEA's not TEA's: $(cat nf1/summary.csv)"
+grep -q '^noise_floor_of ibs$' nf1/ibs.floor.pics && grep -q '^scheme tea$' nf1/ibs.floor.pics ||
+    fail "ibs.floor.pics: not TEA naming the scheme it is the floor of"
+run 0 "$PICS" error nf1/ibs.pics nf1/golden.pics
+floor=$(awk -F, '$2 == "ibs" { printf "%.4f", 100 * $13 }' nf1/summary.csv)
+contains out.txt "noise floor: $floor%"
+run 0 "$PICS" error nf1/ibs.pics nf1/golden.pics --json
+contains out.txt '"noise_floor": '
+run 2 "$PICS" error nf1/ibs.pics nf1/golden.pics --floor nf1/spe.floor.pics
+contains err.txt "is the noise floor of spe"
+run 2 "$PICS" error nf1/ibs.pics nf1/golden.pics --floor nf1/ibs.pics
+contains err.txt "is not a noise floor"
+run 2 "$PICS" merge nf1/tea.pics nf1/tea.floor.pics -o merged.pics
+contains err.txt "noise floor"
+[ ! -e merged.pics ] || fail "pics merge wrote a mix of a PICS and a floor"
+run 0 "$PICS" table nf1 --format csv
+awk -F, '$1 == "mean" { tea = $4 } $1 == "noise floor" { floor_tea = $4; floor_nci = $5 }
+         END { exit !(tea != "" && floor_tea == tea && floor_nci == tea) }' out.txt ||
+    fail "pics table: no noise floor row, or TEA's and NCI-TEA's floor is not TEA's error: $(cat out.txt)"
+run 2 sh -c "cat m.tea | '$TEA' replay - --freq 1M --noise-floor -o nf-pipe"
+contains err.txt "standard input"
+[ ! -e nf-pipe ] || fail "a refused replay left its output directory"
 echo ok

@@ -472,6 +472,37 @@ static void schedule_skip_matches_take(void **state)
     }
 }
 
+/* A list schedule: taking up to any cycle counts the listed points at or
+ * before it (a repeated cycle twice), and skipping past it lands where
+ * taking does; after the last point none comes. */
+static void schedule_of_listed_points(void **state)
+{
+    static const uint64_t points[] = { 5, 9, 9, 12, 40 };
+    enum { COUNT = sizeof points / sizeof points[0] };
+    (void)state;
+    for (uint64_t c = 0; c < 45; c++) {
+        tea_schedule taken, skipped;
+        uint64_t expected = 0;
+        for (size_t i = 0; i < COUNT; i++)
+            expected += points[i] <= c;
+        tea_schedule_init_points(&taken, points, COUNT);
+        tea_schedule_init_points(&skipped, points, COUNT);
+        assert_int_equal(taken.next, 5);
+        assert_int_equal(tea_schedule_take(&taken, c), expected);
+        assert_int_equal(tea_schedule_take(&taken, c), 0);
+        tea_schedule_skip_past(&skipped, c);
+        assert_int_equal(taken.next, skipped.next);
+        assert_int_equal(taken.point_index, skipped.point_index);
+        assert_true(skipped.next > c);
+    }
+    {
+        tea_schedule none;
+        tea_schedule_init_points(&none, points, 0);
+        assert_int_equal(none.next, TEA_SCHEDULE_NEVER);
+        assert_int_equal(tea_schedule_take(&none, UINT64_MAX - 1), 0);
+    }
+}
+
 /* Taking every point up to any cycle counts exactly the points a
  * point-by-point walk finds, for every jitter, in steps of any size, and a
  * 2^62-cycle gap is counted at once (window k's point lies in window k). */
@@ -520,6 +551,7 @@ int main(void)
         cmocka_unit_test(damaged_traces_are_caught),
         cmocka_unit_test(schedule_skip_matches_take),
         cmocka_unit_test(schedule_take_counts_every_point_at_once),
+        cmocka_unit_test(schedule_of_listed_points),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

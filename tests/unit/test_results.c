@@ -18,9 +18,13 @@
 #include <unistd.h>
 
 #define HEADER "trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func\n"
-/* The header tea_results_write_header writes: HEADER's columns and the trace's identity. */
-#define WRITTEN_HEADER                                                                                              \
+/* HEADER's columns and the trace's identity. */
+#define IDENTITY_HEADER                                                                                             \
     "trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func,digest,cycles,records\n"
+/* The header tea_results_write_header writes: IDENTITY_HEADER's columns and the noise floors. */
+#define WRITTEN_HEADER                                                                                              \
+    "trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func,digest,cycles,records,"       \
+    "noise_floor_insn_component,noise_floor_insn,noise_floor_func\n"
 
 /* Writes `text` to a scratch file and returns its malloc'd path. */
 static char *scratch(const char *name, const char *text)
@@ -259,6 +263,8 @@ static void orders_schemes(void **state)
     assert_string_equal(tea_results_error_column(PICS_GRAN_INSN_COMPONENT), "error_insn_component");
     assert_string_equal(tea_results_error_column(PICS_GRAN_INSN), "error_insn");
     assert_string_equal(tea_results_error_column(PICS_GRAN_FUNC), "error_func");
+    assert_string_equal(tea_results_floor_column(PICS_GRAN_INSN_COMPONENT), "noise_floor_insn_component");
+    assert_string_equal(tea_results_floor_column(PICS_GRAN_FUNC), "noise_floor_func");
 }
 
 /* What tea_results_write_row writes reads back to the same row; names that
@@ -276,8 +282,14 @@ static void writes_rows_that_read_back(void **state)
           .error = { 0.044997647, 1, NAN },
           .digest = "3cdd478deb2f956d",
           .cycles = 15015862,
-          .records = 5353921 },
-        { .trace = "#x", .scheme = "say \"hi\"", .freq_hz = 1e6, .seed = 0, .error = { 0, 0.5, 0.25 } },
+          .records = 5353921,
+          .noise_floor = { 0.031, 0.02, NAN } },
+        { .trace = "#x",
+          .scheme = "say \"hi\"",
+          .freq_hz = 1e6,
+          .seed = 0,
+          .error = { 0, 0.5, 0.25 },
+          .noise_floor = { NAN, NAN, NAN } },
     };
     char *path = test_temp_path("written.csv");
     FILE *f = fopen(path, "w");
@@ -292,8 +304,9 @@ static void writes_rows_that_read_back(void **state)
     assert_int_equal(fclose(f), 0);
     test_read_file(path, &text, &size);
 #define WRITTEN WRITTEN_HEADER "\"a,b\",ibs:all,3333.33333333333,18446744073709551615,5,6,0.044997647,1.000000000,," \
-                               "3cdd478deb2f956d,15015862,5353921\n\"#x\",\"say \"\"hi\"\"\",1000000,0,0,0,0.000000000," \
-                               "0.500000000,0.250000000,,,\n"
+                               "3cdd478deb2f956d,15015862,5353921,0.031000000,0.020000000,\n" \
+                               "\"#x\",\"say \"\"hi\"\"\",1000000,0,0,0,0.000000000," \
+                               "0.500000000,0.250000000,,,,,,\n"
     assert_int_equal(size, strlen(WRITTEN));
     assert_memory_equal(text, WRITTEN, size);
 #undef WRITTEN
@@ -310,6 +323,9 @@ static void writes_rows_that_read_back(void **state)
             assert_int_equal(isnan(s.rows[i].error[g]), isnan(rows[i].error[g]));
             if (!isnan(rows[i].error[g]))
                 assert_true(s.rows[i].error[g] == rows[i].error[g]);
+            assert_int_equal(isnan(s.rows[i].noise_floor[g]), isnan(rows[i].noise_floor[g]));
+            if (!isnan(rows[i].noise_floor[g]))
+                assert_true(s.rows[i].noise_floor[g] == rows[i].noise_floor[g]);
         }
     }
     assert_true(fabs(s.rows[0].freq_hz - rows[0].freq_hz) < 1e-9);
@@ -328,7 +344,7 @@ static void writes_rows_that_read_back(void **state)
 static void finds_trace_names_in_the_digest_column(void **state)
 {
     (void)state;
-    char *path = scratch("digests.csv", WRITTEN_HEADER "lbm,tea,4000,1,5,0,0.5,0.5,,3cdd478deb2f956d,100,50\n"
+    char *path = scratch("digests.csv", IDENTITY_HEADER "lbm,tea,4000,1,5,0,0.5,0.5,,3cdd478deb2f956d,100,50\n"
                                                        "\"my, trace\",tea,4000,1,5,0,0.5,0.5,,00000000000000ff,100,50\n"
                                                        "other,tea,4000,1,5,0,0.5,0.5,,00000000000000ff,100,50\n"
                                                        "nodigest,tea,4000,1,5,0,0.5,0.5,,,,\n");

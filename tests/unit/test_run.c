@@ -190,6 +190,127 @@ static void runs_at_a_period_and_reports_errors(void **state)
     free(path);
 }
 
+/* Sums every cell of `from` into `into`. */
+static void add_cells(pics *into, const pics *from)
+{
+    for (size_t i = 0; i < from->capacity; i++) {
+        const pics_cell *c = &from->slots[i];
+        if (c->used)
+            assert_int_equal(pics_add(into, c->pc, c->psv, c->value, c->count), 0);
+    }
+}
+
+/* Asserts that two PICS hold the same values, cell for cell. */
+static void assert_same_values(const pics *a, const pics *b)
+{
+    assert_true(a->total == b->total);
+    for (size_t i = 0; i < a->capacity; i++) {
+        const pics_cell *c = &a->slots[i], *d;
+        if (!c->used)
+            continue;
+        d = pics_find(b, c->pc, c->psv);
+        assert_non_null(d);
+        assert_true(c->value == d->value);
+    }
+}
+
+/*
+ * Noise floors (docs/semantics.md): TEA's floor is TEA's error, exactly, at
+ * every granularity and seed; NCI-TEA's is TEA's at the same seed (the same
+ * points); by frames and as a stream alike. A tagger's floor equals a brute
+ * force one: TEA at each of its sample points alone, summed. At a period of
+ * one cycle TEA's error and floor are 0.
+ */
+static void noise_floors(void **state)
+{
+    static const tea_run_scheme schemes[] = { { PICS_SCHEME_TEA, 0 }, { PICS_SCHEME_NCI, 0 }, { PICS_SCHEME_IBS, 0 },
+                                              { PICS_SCHEME_SPE, 0 }, { PICS_SCHEME_RIS, 0 } };
+    static const double freqs[] = { 2e6 };
+    char *path = write_trace("mixed", 5, "floor.tea");
+    tea_run_options o = two_by_two(schemes, freqs, 3);
+    tea_run framed, streamed, one;
+    (void)state;
+
+    o.scheme_count = 5;
+    o.freq_count = 1;
+    o.noise_floor = 1;
+    assert_int_equal(tea_run_trace(&o, path, &framed), 0);
+    o.threads = 1;
+    assert_int_equal(tea_run_trace(&o, path, &streamed), 0);
+    assert_int_equal(tea_run_errors(&framed, NULL), 0);
+    assert_int_equal(tea_run_errors(&streamed, NULL), 0);
+    assert_int_equal(framed.row_count, 10);
+    for (size_t i = 0; i < framed.row_count; i++) {
+        const tea_run_row *row = &framed.rows[i];
+        const tea_run_row *tea = &framed.rows[i % 2]; /* TEA at the same seed */
+        for (int g = 0; g < PICS_GRAN_FUNC; g++) {
+            assert_false(isnan(row->noise_floor[g]));
+            assert_true(row->noise_floor[g] == streamed.rows[i].noise_floor[g]);
+            if (row->spec.scheme == PICS_SCHEME_TEA || row->spec.scheme == PICS_SCHEME_NCI)
+                assert_true(row->noise_floor[g] == tea->error[g]);
+        }
+        assert_true(isnan(row->noise_floor[PICS_GRAN_FUNC])); /* no functions */
+    }
+    /* Brute force for every tagger row: one replay per sample point. */
+    for (size_t i = 4; i < framed.row_count; i++) {
+        uint64_t n;
+        const uint64_t *points = tea_replay_sampler_points(framed.replay, i, &n);
+        pics sum;
+        assert_int_equal(n, framed.rows[i].samples);
+        assert_true(n > 10);
+        assert_int_equal(pics_init(&sum), 0);
+        for (uint64_t k = 0; k < n; k++) {
+            tea_run_options single = o;
+            tea_sampler_spec sp = framed.floor->rows[i].spec;
+            sp.points = &points[k];
+            sp.point_count = 1;
+            single.specs = &sp;
+            single.spec_count = 1;
+            single.noise_floor = 0;
+            assert_int_equal(tea_run_trace(&single, path, &one), 0);
+            assert_int_equal(one.rows[0].samples, 1);
+            add_cells(&sum, tea_replay_sampler_pics(one.replay, 0));
+            tea_run_free(&one);
+        }
+        assert_same_values(&sum, tea_replay_sampler_pics(framed.floor->replay, i));
+        pics_free(&sum);
+    }
+    tea_run_free(&framed);
+    tea_run_free(&streamed);
+
+    o.scheme_count = 1;
+    o.seed_count = 1;
+    o.period = 1;
+    assert_int_equal(tea_run_trace(&o, path, &one), 0);
+    assert_int_equal(tea_run_errors(&one, NULL), 0);
+    assert_true(one.rows[0].error[PICS_GRAN_INSN_COMPONENT] == 0);
+    assert_true(one.rows[0].noise_floor[PICS_GRAN_INSN_COMPONENT] == 0);
+    tea_run_free(&one);
+    unlink(path);
+    free(path);
+}
+
+/* The floor's second pass needs a file: standard input is refused. */
+static void noise_floor_needs_a_file(void **state)
+{
+    static const tea_run_scheme schemes[] = { { PICS_SCHEME_IBS, 0 } };
+    static const double freqs[] = { 2e6 };
+    char *path = write_trace("mixed", 5, "stdin.tea");
+    tea_run_options o = two_by_two(schemes, freqs, 1);
+    tea_run run;
+    FILE *saved;
+    (void)state;
+
+    o.scheme_count = o.freq_count = o.seed_count = 1;
+    o.noise_floor = 1;
+    assert_non_null(saved = freopen(path, "rb", stdin));
+    assert_int_equal(tea_run_trace(&o, "-", &run), TEA_ERR_USAGE);
+    assert_contains(error_message(), "standard input");
+    tea_run_free(&run);
+    unlink(path);
+    free(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -198,6 +319,8 @@ int main(void)
         cmocka_unit_test(names_traces_and_labels_schemes),
         cmocka_unit_test(runs_every_sampler_in_order),
         cmocka_unit_test(runs_at_a_period_and_reports_errors),
+        cmocka_unit_test(noise_floors),
+        cmocka_unit_test(noise_floor_needs_a_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -370,6 +370,95 @@ static void event_sets_mask_psvs(void **state)
 
 /* The scheme table: names, order, display names, lookups and the loss
  * reasons' names (the PICS file keys). */
+/* A TEA spec sampling exactly the cycles `points`. */
+static tea_sampler_spec listed(const uint64_t *points, uint64_t count)
+{
+    tea_sampler_spec sp = spec(PICS_SCHEME_TEA, 1, PICS_JITTER_NONE);
+    sp.listed = 1;
+    sp.points = points;
+    sp.point_count = count;
+    return sp;
+}
+
+/*
+ * A listed TEA samples exactly its points. On trace A the list {3, 6, 9, 12}
+ * is period 3 without jitter (compute_stall_and_drain): the same cells. The
+ * list {9, 9, 20}: cycle 9 (stalled, to I) counts twice; 20 lies past the
+ * trace's last cycle (12) and is lost at its end. Only TEA takes a list,
+ * and its points may not decrease.
+ */
+static void listed_points(void **state)
+{
+    static const uint64_t periodic[] = { 3, 6, 9, 12 }, twice[] = { 9, 9, 20 }, backwards[] = { 6, 3 };
+    tea_sampler_spec specs[3] = { spec(PICS_SCHEME_TEA, 3, PICS_JITTER_NONE), listed(periodic, 4), listed(twice, 3) };
+    tea_sampler_spec wrong;
+    test_stream s;
+    tea_replay *r;
+    uint64_t n;
+    (void)state;
+
+    build_trace_a(&s);
+    r = replay(&s, 0, specs, 3);
+    assert_int_equal(tea_replay_sampler_samples(r, 1), 4);
+    assert_true(tea_replay_sampler_pics(r, 1)->total == tea_replay_sampler_pics(r, 0)->total);
+    for (size_t i = 0; i < tea_replay_sampler_pics(r, 0)->capacity; i++) {
+        const pics_cell *c = &tea_replay_sampler_pics(r, 0)->slots[i];
+        if (c->used)
+            assert_cell(tea_replay_sampler_pics(r, 1), c->pc, c->psv, c->value);
+    }
+    assert_int_equal(tea_replay_sampler_samples(r, 2), 2);
+    assert_cell(tea_replay_sampler_pics(r, 2), 0x30, 1, 2 * U);
+    assert_int_equal(tea_replay_sampler_lost(r, 2)[PICS_LOST_END], 1);
+    assert_null(tea_replay_sampler_points(r, 0, &n)); /* TEA's points are its schedule's */
+    assert_int_equal(n, 0);
+    tea_replay_free(r);
+
+    wrong = listed(backwards, 2);
+    assert_int_equal(tea_replay_create(&r, 0, &wrong, 1), TEA_ERR_USAGE);
+    wrong = listed(periodic, 4);
+    wrong.scheme = PICS_SCHEME_NCI;
+    assert_int_equal(tea_replay_create(&r, 0, &wrong, 1), TEA_ERR_USAGE);
+    test_stream_free(&s);
+}
+
+/*
+ * The cycles a tagger's samples stand for, the noise floor's points. Trace
+ * B, IBS at period 1 (ibs_tag_squashed): its one sample was armed by point
+ * 4, where X and BR commit, so TEA at {4} gives each half a sample. SPE at
+ * period 2 (spe_collision): its one sample was armed by point 2, a cycle of
+ * the stall before X commits, so TEA at {2} gives X the whole sample.
+ */
+static void tagger_points(void **state)
+{
+    tea_sampler_spec specs[2] = { spec(PICS_SCHEME_IBS, 1, PICS_JITTER_NONE), spec(PICS_SCHEME_SPE, 2,
+                                                                                    PICS_JITTER_NONE) };
+    tea_sampler_spec floors[2];
+    const uint64_t *points;
+    uint64_t n;
+    test_stream s;
+    tea_replay *r, *f;
+    (void)state;
+
+    build_trace_b(&s);
+    r = replay(&s, 0, specs, 2);
+    points = tea_replay_sampler_points(r, 0, &n);
+    assert_int_equal(n, 1);
+    assert_int_equal(points[0], 4);
+    floors[0] = listed(points, n);
+    points = tea_replay_sampler_points(r, 1, &n);
+    assert_int_equal(n, 1);
+    assert_int_equal(points[0], 2);
+    floors[1] = listed(points, n);
+    f = replay(&s, 0, floors, 2);
+    assert_cell(tea_replay_sampler_pics(f, 0), 0x40, 0, U / 2);
+    assert_cell(tea_replay_sampler_pics(f, 0), 0x44, FLMB, U / 2);
+    assert_cell(tea_replay_sampler_pics(f, 1), 0x40, 0, U);
+    assert_true(tea_replay_sampler_pics(f, 1)->total == U);
+    tea_replay_free(f);
+    tea_replay_free(r);
+    test_stream_free(&s);
+}
+
 static void scheme_table(void **state)
 {
     static const char *const names[] = { "golden", "tea", "nci", "ibs", "spe", "ris" };
@@ -408,6 +497,8 @@ int main(void)
         cmocka_unit_test(many_points_in_one_stall),
         cmocka_unit_test(nci_skips_exceptions),
         cmocka_unit_test(event_sets_mask_psvs),
+        cmocka_unit_test(listed_points),
+        cmocka_unit_test(tagger_points),
         cmocka_unit_test(scheme_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
