@@ -150,7 +150,31 @@ static void write_objects(FILE *f, const trace_object_list *l)
     }
 }
 
+/* The minor version a file needs: the highest of the features it has. */
+static int format_minor(const pics_info *info, unsigned groups)
+{
+    if (groups)
+        return PICS_FORMAT_MINOR_GROUPS;
+    if (info->noise_floor_of[0])
+        return PICS_FORMAT_MINOR_FLOOR;
+    return trace_object_list_present(&info->objects) ? PICS_FORMAT_MINOR_OBJECTS : PICS_FORMAT_MINOR;
+}
+
+/* Writes a cell's value in each group (0 where a group lacks the cell). */
+static void write_group_values(FILE *f, const pics_cell *c, const pics *groups, unsigned count)
+{
+    for (unsigned k = 0; k < count; k++) {
+        const pics_cell *g = pics_find(&groups[k], c->pc, c->psv);
+        fprintf(f, " %" PRIu64, g ? g->value : 0);
+    }
+}
+
 int pics_write(const char *path, const pics_info *info, const pics *p)
+{
+    return pics_write_groups(path, info, p, NULL, 0);
+}
+
+int pics_write_groups(const char *path, const pics_info *info, const pics *p, const pics *groups, unsigned count)
 {
     pics_cell *cells = NULL;
     size_t n = 0;
@@ -158,6 +182,8 @@ int pics_write(const char *path, const pics_info *info, const pics *p)
     FILE *f;
     int rc;
 
+    if (count > PICS_MAX_GROUPS)
+        return error_set(TEA_ERR_USAGE, "%s: %u window groups, at most %d", path, count, PICS_MAX_GROUPS);
     if ((rc = pics_sorted(p, &cells, &n)))
         return rc;
     if ((rc = outfile_open(&out, path))) {
@@ -165,10 +191,7 @@ int pics_write(const char *path, const pics_info *info, const pics *p)
         return rc;
     }
     f = outfile_stream(out);
-    fprintf(f, "%s %d.%d\n", PICS_MAGIC, PICS_FORMAT_MAJOR,
-            info->noise_floor_of[0]                     ? PICS_FORMAT_MINOR_FLOOR
-            : trace_object_list_present(&info->objects) ? PICS_FORMAT_MINOR_OBJECTS
-                                                        : PICS_FORMAT_MINOR);
+    fprintf(f, "%s %d.%d\n", PICS_MAGIC, PICS_FORMAT_MAJOR, format_minor(info, count));
     fprintf(f, "scheme %s\n", info->scheme);
     fprintf(f, "unit %" PRIu64 "\n", info->unit);
     fprintf(f, "trace.digest %s\n", info->trace_digest[0] ? info->trace_digest : "-");
@@ -198,10 +221,15 @@ int pics_write(const char *path, const pics_info *info, const pics *p)
     fprintf(f, "merged %" PRIu64 "\n", info->merged);
     if (info->noise_floor_of[0])
         fprintf(f, "noise_floor_of %s\n", info->noise_floor_of);
+    if (count)
+        fprintf(f, "groups %u\n", count);
     fprintf(f, "cells %zu\n", n);
-    for (size_t i = 0; i < n; i++)
-        fprintf(f, "0x%" PRIx64 " %u %" PRIu64 " %" PRIu64 "\n", cells[i].pc, cells[i].psv, cells[i].value,
+    for (size_t i = 0; i < n; i++) {
+        fprintf(f, "0x%" PRIx64 " %u %" PRIu64 " %" PRIu64, cells[i].pc, cells[i].psv, cells[i].value,
                 cells[i].count);
+        write_group_values(f, &cells[i], groups, count);
+        fputc('\n', f);
+    }
     fprintf(f, "end\n");
     free(cells);
     return outfile_commit(out);
@@ -340,6 +368,7 @@ static int apply_key(const line_reader *lr, pics_info *info, const char *key, co
         { "seed", &info->seed },
         { "samples", &info->samples },
         { "merged", &info->merged },
+        { "groups", &info->groups },
     };
     uint64_t v;
 
@@ -453,26 +482,51 @@ static int apply_thread(const line_reader *lr, pics_info *info, const char *valu
     return TEA_OK;
 }
 
-/* Reads `count` cell lines, then the "end" line. */
-static int read_cells(line_reader *lr, uint64_t count, pics *p)
+/* Adds a cell line's group values (fields f[0 .. count)) to the groups;
+ * they must sum to the cell's value. */
+static int read_group_values(line_reader *lr, char **f, pics *groups, uint64_t count, uint64_t pc, uint16_t psv,
+                             uint64_t value)
+{
+    uint64_t sum = 0;
+    for (uint64_t k = 0; k < count; k++) {
+        uint64_t v;
+        int rc;
+        if (!parse_u64(f[k], &v) || sum + v < sum)
+            return line_error(lr, "malformed group value");
+        sum += v;
+        if (v && (rc = pics_add(&groups[k], pc, psv, v, 0)))
+            return rc;
+    }
+    if (sum != value)
+        return line_error(lr, "the groups' values do not sum to the cell's");
+    return TEA_OK;
+}
+
+/* Reads `count` cell lines (each with its values in `group_count` groups),
+ * then the "end" line. */
+static int read_cells(line_reader *lr, uint64_t count, pics *p, pics *groups, uint64_t group_count)
 {
     int eof, rc;
     for (uint64_t i = 0; i < count; i++) {
         uint64_t pc, psv, value, n;
-        char *f[4];
+        char *f[4 + PICS_MAX_GROUPS];
+        size_t fields = 4 + (size_t)group_count;
         if ((rc = next_line(lr, &eof)))
             return rc;
         if (eof)
             return error_set(TEA_ERR_FORMAT, "%s: truncated: %llu of %llu cells", lr->path, (unsigned long long)i,
                              (unsigned long long)count);
-        if (split_fields(lr->line, f, 4) != 4 || !parse_u64(f[0], &pc) || !parse_u64(f[1], &psv) || psv > 0x1FF
-            || !parse_u64(f[2], &value) || !parse_u64(f[3], &n))
-            return line_error(lr, "malformed cell (expected: PC PSV VALUE COUNT)");
+        if (split_fields(lr->line, f, fields) != fields || !parse_u64(f[0], &pc) || !parse_u64(f[1], &psv)
+            || psv > 0x1FF || !parse_u64(f[2], &value) || !parse_u64(f[3], &n))
+            return line_error(lr, group_count ? "malformed cell (expected: PC PSV VALUE COUNT and a value per group)"
+                                              : "malformed cell (expected: PC PSV VALUE COUNT)");
         if (pics_find(p, pc, (uint16_t)psv))
             return line_error(lr, "duplicate cell");
         if (p->total + value < p->total)
             return line_error(lr, "cell values overflow");
         if ((rc = pics_add(p, pc, (uint16_t)psv, value, n)))
+            return rc;
+        if (group_count && (rc = read_group_values(lr, f + 4, groups, group_count, pc, (uint16_t)psv, value)))
             return rc;
     }
     if ((rc = next_line(lr, &eof)))
@@ -486,8 +540,40 @@ static int read_cells(line_reader *lr, uint64_t count, pics *p)
     return TEA_OK;
 }
 
+void pics_groups_free(pics *groups, uint64_t count)
+{
+    for (uint64_t k = 0; groups && k < count; k++)
+        pics_free(&groups[k]);
+    free(groups);
+}
+
+#define PICS_MAX_GROUPS_TEXT "64"
+_Static_assert(PICS_MAX_GROUPS == 64, "the message's limit");
+
+/* The group PICS of a file with `count` groups (none: NULL). */
+static int make_groups(const line_reader *lr, uint64_t count, pics **groups)
+{
+    *groups = NULL;
+    if (count == 0)
+        return TEA_OK;
+    if (count < 2 || count > PICS_MAX_GROUPS)
+        return line_error(lr, "groups: from 2 to " PICS_MAX_GROUPS_TEXT);
+    if (!(*groups = calloc(count, sizeof **groups)))
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    for (uint64_t k = 0; k < count; k++)
+        if (pics_init(&(*groups)[k]))
+            return error_set(TEA_ERR_NOMEM, "out of memory");
+    return TEA_OK;
+}
+
 int pics_read(const char *path, pics_info *info, pics *p)
 {
+    return pics_read_groups(path, info, p, NULL);
+}
+
+int pics_read_groups(const char *path, pics_info *info, pics *p, pics **groups_out)
+{
+    pics *groups = NULL;
     line_reader *lr = calloc(1, sizeof *lr);
     unsigned major = 0, minor = 0;
     uint64_t objects_expected = 0; /* trace.objects */
@@ -539,7 +625,8 @@ int pics_read(const char *path, pics_info *info, pics *p)
                 rc = line_error(lr, "malformed cell count");
                 goto done;
             }
-            rc = read_cells(lr, count, p);
+            if (!(rc = make_groups(lr, info->groups, &groups)))
+                rc = read_cells(lr, count, p, groups, info->groups);
             break;
         }
         if (strcmp(lr->line, "trace.object") == 0) {
@@ -579,10 +666,16 @@ done:
     for (size_t i = 0; i < lr->key_count; i++)
         free(lr->keys[i]);
     free(lr);
+    if (rc || !groups_out) {
+        pics_groups_free(groups, info->groups);
+        groups = NULL;
+    }
     if (rc) {
         pics_info_free(info);
         pics_free(p);
     }
+    if (groups_out)
+        *groups_out = groups;
     return rc;
 }
 

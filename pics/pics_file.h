@@ -24,6 +24,10 @@
 #define PICS_FORMAT_MINOR_OBJECTS 1
 /* Minor version of a noise floor's file (noise_floor_of). */
 #define PICS_FORMAT_MINOR_FLOOR 2
+/* Minor version of a golden PICS split by groups of windows (groups). */
+#define PICS_FORMAT_MINOR_GROUPS 3
+/* Most window groups a PICS file may carry. */
+#define PICS_MAX_GROUPS 64
 #define PICS_NAME_MAX 32
 /* The golden rule set a PICS assumes when its file does not name one
  * (golden_rules_name(GOLDEN_RULES_DEFAULT)). */
@@ -60,6 +64,8 @@ typedef struct pics_info {
     uint64_t merged;                /* PICS files summed into this one (1: none) */
     char noise_floor_of[PICS_NAME_MAX]; /* a noise floor (TEA at another sampler's points): that
                                            sampler's label ("ibs", "ibs:all"); empty otherwise */
+    uint64_t groups;                /* window groups the file's cells are split into (a sampled
+                                       trace's golden PICS; pics_read_groups), 0: none */
 } pics_info;
 
 /* Zeroes `info` (scheme empty, unit PICS_UNIT, merged 1, golden rules
@@ -97,10 +103,27 @@ void pics_format_cycles(const pics_info *info, uint64_t total, uint64_t value, i
  * Errors: TEA_ERR_IO, TEA_ERR_NOMEM. */
 int pics_write(const char *path, const pics_info *info, const pics *p);
 
+/* The same with the cells split by window groups (tea/replay.h,
+ * tea_replay_group_windows): each cell line is followed by its value in each
+ * of the `count` groups, which sum to it; `groups` (count PICS) sum to `p`.
+ * count 0 is pics_write. Errors: as pics_write, TEA_ERR_USAGE for more than
+ * PICS_MAX_GROUPS groups. */
+int pics_write_groups(const char *path, const pics_info *info, const pics *p, const pics *groups, unsigned count);
+
 /* Reads a PICS file. `p` is initialized here. Errors: TEA_ERR_IO,
  * TEA_ERR_FORMAT (wrong magic or major version, malformed or truncated
- * lines, values that do not add up), each naming the file and line. */
+ * lines, values that do not add up), each naming the file and line. A
+ * file's window groups are checked and dropped (info->groups says how many
+ * there were). */
 int pics_read(const char *path, pics_info *info, pics *p);
+
+/* pics_read, keeping the window groups: *groups is a malloc'd array of
+ * info->groups PICS (NULL when the file has none), to be released with
+ * pics_groups_free. */
+int pics_read_groups(const char *path, pics_info *info, pics *p, pics **groups);
+
+/* Frees `count` group PICS and the array. */
+void pics_groups_free(pics *groups, uint64_t count);
 
 /* Copies a trace's executable objects and recorded thread into `info`
  * (replacing any it had). 0 or TEA_ERR_NOMEM. */

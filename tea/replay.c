@@ -35,6 +35,17 @@ typedef struct sampler_ref {
     size_t index;
 } sampler_ref;
 
+/* The golden reference split by groups of a sampled trace's windows
+ * (tea_replay_group_windows): the golden cache's target switches with the
+ * window. */
+typedef struct window_groups {
+    const uint64_t *ends;      /* the last cycle of each window, increasing */
+    size_t windows;
+    size_t window;             /* the window of the records being fed */
+    pics *groups;              /* [count]: window w charges groups[w % count] */
+    unsigned count;            /* 0: no groups */
+} window_groups;
+
 struct tea_replay {
     tea_sampler_spec *specs;
     sampler_ref *refs;
@@ -53,6 +64,7 @@ struct tea_replay {
     uint64_t tag_wake_cycle;   /* earliest cycle any tagger must see */
     uint64_t tag_wake_entry;   /* earliest dispatched-entry ordinal a tagger must see */
     int rc;                    /* first error raised inside the golden callback */
+    window_groups wg;
     golden_units units;        /* PICS_UNIT and its shares, 1/n of it */
     /* golden_plain_run's charges (PICS units) of a run's µops, with its
      * slack for the last record's unused slots */
@@ -364,6 +376,62 @@ int tea_replay_check_span(uint64_t origin, uint64_t last)
                      (unsigned long long)TEA_REPLAY_MAX_SPAN, (unsigned long long)PICS_UNIT);
 }
 
+/* Moves the golden charges to the next window's group: what the cache
+ * holds goes to the current group first. */
+static void next_window(tea_replay *r)
+{
+    window_groups *g = &r->wg;
+    int rc = pics_cache_flush(&r->golden_cache);
+    if (rc && !r->rc)
+        r->rc = rc;
+    g->window++;
+    r->golden_cache.target = &g->groups[g->window % g->count];
+}
+
+/* With window groups: how many of the n records from `first` on belong to
+ * the window of records[first] (at least one), after moving to it. Records
+ * past the last window's end stay in its group. */
+static size_t window_run(tea_replay *r, const trace_batch *batch, size_t first, size_t n)
+{
+    window_groups *g = &r->wg;
+    const trace_record *records = batch->records + first;
+    size_t k = 0;
+
+    while (g->window + 1 < g->windows && records[0].cycle > g->ends[g->window])
+        next_window(r);
+    if (records[0].cycle > g->ends[g->window])
+        return n; /* past the last window */
+    while (k < n && records[k].cycle <= g->ends[g->window])
+        k++;
+    assert(k >= 1); /* records[0] is in the window */
+    return k;
+}
+
+int tea_replay_group_windows(tea_replay *r, const uint64_t *ends, size_t windows, unsigned groups)
+{
+    assert(!r->started && !r->part && !r->wg.count); /* before the first batch, once */
+    if (groups < 2 || windows < groups)
+        return error_set(TEA_ERR_USAGE, "%u groups of %zu windows: need at least two groups and a window for each",
+                         groups, windows);
+    if (!(r->wg.groups = calloc(groups, sizeof *r->wg.groups)))
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    r->wg.count = groups;
+    for (unsigned k = 0; k < groups; k++)
+        if (pics_init(&r->wg.groups[k]))
+            return error_set(TEA_ERR_NOMEM, "out of memory");
+    r->wg.ends = ends;
+    r->wg.windows = windows;
+    r->wg.window = 0;
+    pics_cache_init(&r->golden_cache, &r->wg.groups[0]);
+    return TEA_OK;
+}
+
+const pics *tea_replay_golden_groups(const tea_replay *r, unsigned *count)
+{
+    *count = r->wg.count;
+    return r->wg.groups;
+}
+
 int tea_replay_feed(tea_replay *r, const trace_batch *batch)
 {
     size_t first = 0;
@@ -389,6 +457,8 @@ int tea_replay_feed(tea_replay *r, const trace_batch *batch)
     }
     while (first < batch->count) {
         size_t n = batch->count - first < REPLAY_RUN ? batch->count - first : REPLAY_RUN;
+        if (r->wg.count)
+            n = window_run(r, batch, first, n);
         if ((rc = feed_run_taggers(r, batch, first, n)))
             return rc;
         feed_run_golden(r, batch, first, n);
@@ -407,6 +477,8 @@ int tea_replay_finish(tea_replay *r)
     golden_finish(&r->golden, &sink);
     if (!r->rc)
         r->rc = pics_cache_flush(&r->golden_cache);
+    for (unsigned k = 0; k < r->wg.count && !r->rc; k++) /* the golden PICS is the groups' sum */
+        r->rc = pics_merge_into(&r->golden_pics, &r->wg.groups[k]);
     if (r->rc)
         return error_set(r->rc, "out of memory building a PICS");
     /* The golden PICS charges every attributed cycle, exactly once. */
@@ -527,6 +599,7 @@ int tea_replay_create_part(tea_replay **out, const tea_replay *whole, uint64_t o
     int rc;
 
     *out = NULL;
+    assert(!whole->wg.count); /* window groups need the one stream (tea_replay_group_windows) */
     if ((rc = tea_replay_create(&p, 0, whole->specs, whole->count)))
         return rc;
     p->part = 1;
@@ -668,6 +741,9 @@ void tea_replay_free(tea_replay *r)
     for (size_t i = 0; i < r->tag_count; i++)
         tea_tagger_free(&r->tags[i]);
     pics_free(&r->golden_pics);
+    for (unsigned k = 0; r->wg.groups && k < r->wg.count; k++)
+        pics_free(&r->wg.groups[k]);
+    free(r->wg.groups);
     free(r->specs);
     free(r->refs);
     free(r->cycle);

@@ -66,6 +66,25 @@ int tea_replay_feed(tea_replay *r, const trace_batch *batch);
 /* Ends the trace: trailing cycles, pending samples. 0 or TEA_ERR_NOMEM. */
 int tea_replay_finish(tea_replay *r);
 
+/*
+ * Window groups: on a sampled trace (docs/semantics.md, "Sampled
+ * recordings"), the golden PICS is also kept split by groups of windows,
+ * for confidence intervals: window w (records up to ends[w], the windows'
+ * last cycles, increasing) charges group w mod `groups`. Interleaved groups
+ * are systematic subsamples of the run, each an estimate of the whole, so
+ * the spread of any quantity (a share, a total) over the groups gives its
+ * interval (t with groups - 1 degrees of freedom). Records past the last
+ * window's end stay in its group. The golden PICS is the groups' sum.
+ * Call before the first batch, on a replay fed as one stream (not with
+ * parts). `ends` must stay valid until the last batch is fed. Errors: TEA_ERR_USAGE (fewer
+ * than two groups, fewer windows than groups), TEA_ERR_NOMEM.
+ */
+int tea_replay_group_windows(tea_replay *r, const uint64_t *ends, size_t windows, unsigned groups);
+
+/* The golden PICS of each group (complete after finish), *count of them
+ * (0 and NULL without groups). */
+const pics *tea_replay_golden_groups(const tea_replay *r, unsigned *count);
+
 /* The golden PICS (complete after finish). */
 const pics *tea_replay_golden(const tea_replay *r);
 

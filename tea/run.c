@@ -281,6 +281,25 @@ static int check_sampling_known(const tea_run *t, const trace_run *at_end)
     return TEA_OK;
 }
 
+/* The golden reference by groups of windows on a sampled trace of at least
+ * two windows (tea_replay_group_windows): TEA_RUN_WINDOW_GROUPS groups, or
+ * one per window when there are fewer. */
+static int group_windows(tea_run *t)
+{
+    const trace_sampling *s = &t->objects.run.sampling;
+    unsigned groups = s->window_count < TEA_RUN_WINDOW_GROUPS ? (unsigned)s->window_count : TEA_RUN_WINDOW_GROUPS;
+    if (!s->every || groups < 2)
+        return TEA_OK;
+    return tea_replay_group_windows(t->replay, s->window_ends, s->window_count, groups);
+}
+
+/* Whether group_windows will split the golden reference: the replay must
+ * then read the trace as one stream. */
+static int has_window_groups(const tea_run *t)
+{
+    return t->objects.run.sampling.every && t->objects.run.sampling.window_count >= 2;
+}
+
 /* Reads the trace once as a stream, feeding the engine. A trace the engine
  * refuses (too long for a PICS) is still read to its end, so that the file's
  * own errors are reported first, as tea info reports them. */
@@ -304,7 +323,8 @@ static int replay_stream(const tea_run_options *o, tea_run *t)
         if ((rc = trace_reader_run(reader, &run)) || (rc = trace_object_list_set_run(&t->objects, run)))
             goto done;
     }
-    if ((rc = prepare_replay(o, t, trace_reader_header(reader))) || (rc = trace_batch_init(&batch, TRACE_BATCH_RECORDS)))
+    if ((rc = prepare_replay(o, t, trace_reader_header(reader))) || (rc = group_windows(t))
+        || (rc = trace_batch_init(&batch, TRACE_BATCH_RECORDS)))
         goto done;
     for (;;) {
         if ((rc = trace_reader_read(reader, &batch)))
@@ -359,7 +379,9 @@ static int replay_frames(const tea_run_options *o, tea_run *t, unsigned threads)
         uint32_t tid, threads_seen;
         trace_frames_objects(frames, &objs, &object_count, &tid, &threads_seen);
         if (!(rc = keep_objects(t, objs, object_count, tid, threads_seen, trace_frames_run(frames)))
-            && !(rc = prepare_replay(o, t, trace_frames_header(frames))))
+            && has_window_groups(t))
+            rc = TEA_ERR_UNSUPPORTED; /* window groups: as a stream (a sampled trace is short) */
+        else if (!rc && !(rc = prepare_replay(o, t, trace_frames_header(frames))))
             rc = tea_parallel_suits(t->replay, frames)
                      ? tea_parallel_replay(t->replay, frames, threads, &t->totals, &stats, o->meter)
                      : TEA_ERR_UNSUPPORTED;

@@ -37,6 +37,10 @@
 #define TEA_RUN_LABEL_MAX 16      /* "ibs:all" and its NUL */
 #define TEA_RUN_NAME_MAX 128      /* a trace's name */
 #define TEA_RUN_GRANULARITIES 3   /* the pics_granularity values: insn-component, insn, func */
+/* Groups of windows the golden reference of a sampled trace is split into
+ * for its intervals (tea_replay_group_windows): t with 19 degrees of
+ * freedom is within 7 % of the normal's 1.96. */
+#define TEA_RUN_WINDOW_GROUPS 20
 
 /* A sampling scheme with its event set. */
 typedef struct tea_run_scheme {
@@ -155,7 +159,8 @@ void tea_run_scheme_label(const tea_run_scheme *s, char *buf, size_t size);
  *
  * Replays the trace at `path` ("-" is standard input) once through golden
  * and every sampler of `o`: by frames when o->threads > 1 and the trace is a
- * native file, else as a stream; a trace the frame-parallel path finds wrong
+ * native file, else as a stream (always for a sampled trace, whose golden
+ * reference is also split by groups of windows: tea_replay_group_windows); a trace the frame-parallel path finds wrong
  * is read again as a stream, whose diagnosis is the one reported, so errors
  * do not depend on the thread count. Fills everything in `out` but the
  * errors (all NaN; tea_run_errors). `out` is initialized here and must be

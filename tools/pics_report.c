@@ -5,6 +5,7 @@
  * --stdio`), CSV, JSON or flame-graph folded stacks (docs/report-format.md).
  */
 #define _POSIX_C_SOURCE 200809L
+#include "view/interval.h"
 #include "view/report.h"
 #include "view/view.h"
 #include "binary/symbolize.h"
@@ -22,6 +23,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,6 +55,7 @@ typedef struct report_data {
     binary_symbolizer *z;
     pics_symmap groups; /* function granularity: functions and section gaps */
     view v;             /* the rows, sorted and cut as asked */
+    view_intervals iv;  /* a sampled trace's golden PICS: the share intervals (view/interval.h) */
 } report_data;
 
 /* The rows: the view of the PICS (and the golden one), sorted and cut. */
@@ -61,7 +64,8 @@ static int build_view(const report_request *req, report_data *d)
     int rc;
     if (d->in.has_golden && (rc = pics_error_check(&d->in.g, req->granularity, &d->groups)))
         return rc;
-    if ((rc = view_build(&d->v, &d->in.p, d->in.has_golden ? &d->in.g : NULL, req->granularity, &d->groups)))
+    if ((rc = view_build(&d->v, &d->in.p, d->in.has_golden ? &d->in.g : NULL, req->granularity, &d->groups))
+        || (rc = view_intervals_build(&d->iv, d->in.groups, d->in.group_count, req->granularity, &d->groups)))
         return rc;
     view_sort(&d->v, req->sort == SORT_ERROR ? VIEW_ORDER_CONTRIBUTION : VIEW_ORDER_VALUE);
     return view_select(&d->v, req->top, req->percent_limit);
@@ -135,7 +139,12 @@ static int print_text(FILE *f, const report_request *req, report_data *d)
             req->sort == SORT_ERROR ? "error contribution" : "cycles",
             req->percent_limit > 0 ? " (with a percent limit)" : "",
             PERCENT * view_report_share(&d->in, 0, shown_value));
-    fprintf(f, "#\n# %8s %16s  ", "Overhead", "Cycles");
+    if (d->iv.count)
+        fprintf(f, "# shares ± the 95 %% interval over %zu groups of the sampled trace's windows\n", d->iv.count);
+    fprintf(f, "#\n# %8s ", "Overhead");
+    if (d->iv.count)
+        fprintf(f, "%8s ", "±95%");
+    fprintf(f, "%16s  ", "Cycles");
     if (objects)
         fprintf(f, "%-*s ", OBJECT_WIDTH, "Object");
     fprintf(f, "%-*s %-18s %s\n#\n", LOCATION_WIDTH, req->granularity == PICS_GRAN_FUNC ? "Function" : "Symbol", "Address",
@@ -151,7 +160,10 @@ static int print_text(FILE *f, const report_request *req, report_data *d)
             snprintf(address, sizeof address, "0x%" PRIx64, n.shown);
         else
             snprintf(address, sizeof address, "-");
-        fprintf(f, "  %8.2f%% %16s  ", PERCENT * view_report_share(&d->in, 0, r->value), cycles);
+        fprintf(f, "  %8.2f%% ", PERCENT * view_report_share(&d->in, 0, r->value));
+        if (d->iv.count)
+            fprintf(f, "±%6.2f%% ", PERCENT * view_intervals_half(&d->iv, r->key, -1));
+        fprintf(f, "%16s  ", cycles);
         if (objects)
             fprintf(f, "%-*s ", OBJECT_WIDTH, n.object[0] ? n.object : "-");
         fprintf(f, "%-*s %-18s %s\n", LOCATION_WIDTH,
@@ -172,6 +184,17 @@ static int print_text(FILE *f, const report_request *req, report_data *d)
 
 /* --- csv ------------------------------------------------------------------------------- */
 
+/* The component's share interval, ",LOW,HIGH" (cut at 0), or ",," without
+ * window groups. */
+static void print_csv_interval(FILE *f, const report_data *d, const view_row *r, const pics_pair *c)
+{
+    double share = view_report_share(&d->in, 0, c->a), half = view_intervals_half(&d->iv, r->key, c->psv);
+    if (isnan(half))
+        fputs(",,", f);
+    else
+        fprintf(f, ",%.9f,%.9f", fmax(share - half, 0.0), share + half);
+}
+
 static int print_csv(FILE *f, const report_request *req, report_data *d)
 {
     row_names n;
@@ -181,7 +204,7 @@ static int print_csv(FILE *f, const report_request *req, report_data *d)
 
     fprintf(f,
             "rank,address,%sfunction,location,disassembly,source,component,psv,cycles,share,golden_cycles,"
-            "golden_share,error_contribution\n",
+            "golden_share,error_contribution,share_ci_low,share_ci_high\n",
             objects ? "object," : "");
     for (size_t i = 0; i < d->v.shown; i++) {
         const view_row *r = &d->v.rows[i];
@@ -216,6 +239,7 @@ static int print_csv(FILE *f, const report_request *req, report_data *d)
             } else {
                 fprintf(f, ",,");
             }
+            print_csv_interval(f, d, r, c);
             fputc('\n', f);
         }
     }
@@ -359,6 +383,13 @@ static int print_json(FILE *f, const report_request *req, report_data *d)
                 json_double(&j, pics_pairing_share(&d->v.pairing, c->diff));
             else
                 json_null(&j);
+            if (d->iv.count) {
+                double share = view_report_share(&d->in, 0, c->a), half = view_intervals_half(&d->iv, r->key, c->psv);
+                json_key(&j, "share_ci_low");
+                json_double(&j, fmax(share - half, 0.0));
+                json_key(&j, "share_ci_high");
+                json_double(&j, share + half);
+            }
             json_end(&j);
         }
     }
@@ -459,6 +490,7 @@ static int run_report(const report_request *req)
         rc = outfile_commit(out);
 done:
     view_free(&d.v);
+    view_intervals_free(&d.iv);
     pics_symmap_free(&d.groups);
     binary_symbolize_close(d.z);
     view_report_input_free(&d.in);

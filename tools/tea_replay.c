@@ -61,18 +61,23 @@ static void sampler_file_name(const study_request *req, const char *dir, const t
     snprintf(buf, size, "%s/%s", dir, name);
 }
 
-/* Writes one PICS with its provenance: the golden's (i == SIZE_MAX),
- * sampler i's, or with `floor` its noise floor's. */
+/* Writes one PICS with its provenance: the golden's (i == SIZE_MAX; on a
+ * sampled trace with its window groups), sampler i's, or with `floor` its
+ * noise floor's. */
 static int write_pics(const tea_run *t, size_t i, int floor, const char *path)
 {
     const pics *p = i == SIZE_MAX ? tea_replay_golden(t->replay)
                     : floor       ? tea_replay_sampler_pics(t->floor->replay, i)
                                   : tea_replay_sampler_pics(t->replay, i);
+    const pics *groups = NULL;
+    unsigned group_count = 0;
     pics_info info;
     int rc;
     if ((rc = floor ? tea_run_describe_floor(t, i, &info) : tea_run_describe(t, i, &info)))
         return rc;
-    rc = pics_write(path, &info, p);
+    if (i == SIZE_MAX) /* a sampled trace's golden reference by groups of windows */
+        groups = tea_replay_golden_groups(t->replay, &group_count);
+    rc = pics_write_groups(path, &info, p, groups, group_count);
     pics_info_free(&info);
     return rc;
 }

@@ -23,12 +23,14 @@ int view_report_input_load(view_report_input *in, const char *path, const char *
     in->golden_path = golden_path;
     pics_info_init(&in->info);
     pics_info_init(&in->ginfo);
-    if ((rc = pics_read(path, &in->info, &in->p)))
+    if ((rc = pics_read_groups(path, &in->info, &in->p, &in->groups)))
         return rc;
+    in->group_count = in->groups ? in->info.groups : 0;
     if (golden_path) {
         if ((rc = pics_read(golden_path, &in->ginfo, &in->g))) {
             pics_info_free(&in->info);
             pics_free(&in->p);
+            pics_groups_free(in->groups, in->group_count);
             return rc;
         }
         in->has_golden = 1;
@@ -57,6 +59,7 @@ void view_report_input_free(view_report_input *in)
         pics_info_free(&in->ginfo);
     pics_free(&in->p);
     pics_free(&in->g);
+    pics_groups_free(in->groups, in->group_count);
     memset(in, 0, sizeof *in);
 }
 

@@ -28,9 +28,12 @@ typedef struct view_report_input {
     pics_info info, ginfo;
     pics p, g;                 /* g is empty without --golden */
     int has_golden;
+    pics *groups;              /* p's window groups (a sampled trace's golden PICS), or NULL */
+    uint64_t group_count;      /* info.groups when groups is not NULL, else 0 */
 } view_report_input;
 
-/* Reads `path` and, when `golden_path` is not NULL, the golden PICS, and
+/* Reads `path` (with its window groups, pics_read_groups) and, when
+ * `golden_path` is not NULL, the golden PICS, and
  * checks that the second is a golden PICS of the same trace (digest).
  * Errors: those of pics_read; TEA_ERR_USAGE for a golden PICS that is not
  * golden or of another trace. Frees everything on failure. */

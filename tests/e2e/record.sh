@@ -142,6 +142,15 @@ n=$(awk -F, '$2 == "tea" { print $5 }' samp-r/summary.csv)
 [ "$n" -ge $((cycles / 800)) ] && [ "$n" -le $((cycles / 800 + 1)) ] ||
     fail "--sample-every: TEA took $n samples, expected one per 800 of $cycles cycles"
 contains err.txt "use --freq 320000 or more (a sampled trace of"
+# the golden PICS keeps its 20 windows as 20 groups; pics report gives each
+# share its 95 % interval over them
+grep -qx 'groups 20' samp-r/golden.pics || fail "--sample-every: the golden PICS has no window groups"
+run 0 "$PICS" report samp-r/golden.pics --top 2
+contains out.txt "over 20 groups of the sampled trace's windows"
+grep -q '^ *[0-9.]*% ± *[0-9.]*% ' out.txt || fail "pics report: no interval beside the share: $(cat out.txt)"
+run 0 "$PICS" report samp-r/golden.pics --top 2 --format csv
+awk -F, 'NR > 1 && ($(NF - 1) == "" || $NF == "" || $(NF - 1) > $(NF - 5) || $NF < $(NF - 5)) { bad = 1 }
+         END { exit bad || NR < 2 }' out.txt || fail "pics report --format csv: no interval around the share: $(cat out.txt)"
 # a pipe cannot say it is sampled before its end; TraceDoctor tokens cannot at all
 run 1 sh -c "cat samp.tea | '$TEA' replay -q - --schemes tea -o samp-pipe"
 contains err.txt "a sampled recording (--sample-every) read from a pipe"

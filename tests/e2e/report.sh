@@ -133,7 +133,7 @@ grep -q "hot+0x4" out.txt && fail "--percent-limit 25 shows hot+0x4"
 # |30 - 25| / 200 = 0.025
 run 0 "$PICS" report tea.pics --golden golden.pics --elf prog --format csv --top 2
 head -n 1 out.txt | grep -qx \
-    'rank,address,function,location,disassembly,source,component,psv,cycles,share,golden_cycles,golden_share,error_contribution' ||
+    'rank,address,function,location,disassembly,source,component,psv,cycles,share,golden_cycles,golden_share,error_contribution,share_ci_low,share_ci_high' ||
     fail "CSV header"
 contains out.txt "1,$(hex $((H + 1))),hot,hot+0x1,\"add rax, rbx\",,base,0,40.000000,0.400000000,30.000000,0.300000000,0.050000000"
 contains out.txt "1,$(hex $((H + 1))),hot,hot+0x1,\"add rax, rbx\",,\"ST-L1,ST-LLC\",5,20.000000,0.200000000,10.000000,0.100000000,0.050000000"
@@ -141,7 +141,7 @@ contains out.txt "2,$(hex $C),cold,cold+0x0,nop,,base,0,30.000000,0.300000000,25
 [ "$(wc -l <out.txt)" = 4 ] || fail "CSV: expected a header and 3 rows"
 # over every line the contributions add up to the error, 25 %
 run 0 "$PICS" report tea.pics --golden golden.pics --elf prog --format csv --top 0
-awk -F, 'NR > 1 { s += $NF } END { printf "%.9f\n", s }' out.txt | grep -qx 0.250000000 ||
+awk -F, 'NR > 1 { s += $(NF - 2) } END { printf "%.9f\n", s }' out.txt | grep -qx 0.250000000 ||
     fail "CSV: the components' error contributions do not add up to the error"
 # without golden the golden columns are empty
 run 0 "$PICS" report tea.pics --elf prog --format csv --top 1
@@ -171,7 +171,7 @@ contains text.txt " 30.00% 30.000 cold $(hex $C)"
 contains text.txt " 0.00% 0.000 [unknown] -"
 contains text.txt "# 3 of 3 functions"
 run 0 "$PICS" report golden.pics --elf prog --granularity func --format csv --top 0
-awk -F, 'NR > 1 && $3 == "hot" { s += $(NF - 4) } END { printf "%.6f\n", s }' out.txt | grep -qx 60.000000 ||
+awk -F, 'NR > 1 && $3 == "hot" { s += $(NF - 6) } END { printf "%.6f\n", s }' out.txt | grep -qx 60.000000 ||
     fail "func CSV: hot's components do not sum to 60"
 contains out.txt ",[unknown],[unknown],,,base,0,10.000000,0.100000000,,,"
 
@@ -317,7 +317,7 @@ EOF
     # the loop of work() is 20000 iterations: most of the program's own time
     # (a recorded trace lists its objects, so the CSV has an object column)
     head -n 1 out.txt | grep -q '^rank,address,object,function,' || fail "no object column for a recorded trace"
-    awk -F, 'NR > 1 && $3 == "tiny" && $4 == "work" { s += $(NF - 4) } END { exit !(s > 20000) }' out.txt ||
+    awk -F, 'NR > 1 && $3 == "tiny" && $4 == "work" { s += $(NF - 6) } END { exit !(s > 20000) }' out.txt ||
         fail "work() has too few cycles"
     run 0 "$PICS" report rec/tea.pics --golden rec/golden.pics --top 3
     contains out.txt "# binary $SCRATCH/tiny (build-id $(readelf -n tiny | sed -n 's/.*Build ID: *//p')"

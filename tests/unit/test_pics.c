@@ -416,6 +416,68 @@ static void test_objects_round_trip_and_merge(void **state)
  * (PCs PICS_CACHE_SLOTS instructions apart), neighbours a byte and a
  * halfword apart, and PSVs of one PC, added in turns so that they evict one
  * another, equal the same adds made to a map directly. */
+/*
+ * A golden PICS split by two window groups: each cell line carries its value
+ * in both, pics_read_groups gives them back, pics_read drops them, and a
+ * file whose group values do not sum to the cell's value is refused.
+ * Group 0: (0x100, base) 4, (0x100, ST-L1) 2; group 1: (0x100, base) 2,
+ * (0x200, base) 4; the whole: the golden cells of the examples.
+ */
+static void test_groups_round_trip(void **state)
+{
+    static const cell_spec g0[] = { { 0x100, 0, 4 }, { 0x100, 1, 2 } }, g1[] = { { 0x100, 0, 2 }, { 0x200, 0, 4 } };
+    char *path = test_temp_path("groups.pics");
+    pics whole, groups[2], back, *read_groups = NULL;
+    pics_info info, read;
+    const pics_cell *c;
+    uint8_t *text;
+    size_t size;
+    (void)state;
+
+    build(&whole, golden_cells, COUNT(golden_cells));
+    build(&groups[0], g0, COUNT(g0));
+    build(&groups[1], g1, COUNT(g1));
+    pics_info_init(&info);
+    strcpy(info.scheme, "golden");
+    info.golden_total = whole.total;
+    assert_int_equal(pics_write_groups(path, &info, &whole, groups, 2), TEA_OK);
+    assert_int_equal(pics_read_groups(path, &read, &back, &read_groups), TEA_OK);
+    assert_int_equal(read.groups, 2);
+    assert_non_null(read_groups);
+    assert_true(back.total == whole.total);
+    assert_true(read_groups[0].total == 6 * U && read_groups[1].total == 6 * U);
+    assert_non_null(c = pics_find(&read_groups[1], 0x200, 0));
+    assert_true(c->value == 4 * U);
+    assert_null(pics_find(&read_groups[0], 0x200, 0));
+    pics_groups_free(read_groups, read.groups);
+    pics_info_free(&read);
+    pics_free(&back);
+    assert_int_equal(pics_read(path, &read, &back), TEA_OK); /* groups dropped */
+    assert_int_equal(read.groups, 2);
+    pics_info_free(&read);
+    pics_free(&back);
+
+    /* 0x100 base: 6 = 4 + 2; make it 4 + 3 */
+    test_read_file(path, &text, &size);
+    {
+        char *line = strstr((char *)text, "0x100 0 4324320 ");
+        assert_non_null(line);
+        line = strchr(line + strlen("0x100 0 4324320 "), ' ');
+        assert_non_null(line);
+        memcpy(line + 1, "2882880 2162160", strlen("2882880 2162160")); /* 4U, 3U */
+        test_write_file(path, text, size);
+    }
+    assert_int_equal(pics_read_groups(path, &read, &back, &read_groups), TEA_ERR_FORMAT);
+    assert_contains(error_message(), "do not sum");
+    free(text);
+    pics_free(&whole);
+    pics_free(&groups[0]);
+    pics_free(&groups[1]);
+    pics_info_free(&info);
+    remove(path);
+    free(path);
+}
+
 static void test_cache_sums(void **state)
 {
     const uint64_t pcs[] = { 0x10000, 0x10000 + 4 * PICS_CACHE_SLOTS, 0x10000 + 8 * PICS_CACHE_SLOTS, 0x10001, 0x10002,
@@ -464,6 +526,7 @@ int main(void)
         cmocka_unit_test(test_empty),
         cmocka_unit_test(test_file_round_trip),
         cmocka_unit_test(test_objects_round_trip_and_merge),
+        cmocka_unit_test(test_groups_round_trip),
         cmocka_unit_test(test_cache_sums),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -459,6 +459,60 @@ static void tagger_points(void **state)
     test_stream_free(&s);
 }
 
+/*
+ * Window groups (tea_replay_group_windows) on trace A, golden (A = 2, B = C
+ * = 1/2, D = 1, E..H = 1/4, I = 7): windows ending at cycles 3, 5 and 12 in
+ * two groups. Window 0 (intervals closing at 2 and 3: A, B, C, 3 cycles)
+ * and window 2 (I, 7) go to group 0, window 1 (D at 4, E..H at 5: 2
+ * cycles) to group 1. The golden PICS is their sum, the same as without
+ * groups. One group, or more groups than windows, is refused.
+ */
+static void window_groups(void **state)
+{
+    static const uint64_t ends[] = { 3, 5, 12 };
+    tea_sampler_spec sp = spec(PICS_SCHEME_TEA, 1, PICS_JITTER_NONE);
+    trace_batch b;
+    test_stream s;
+    tea_replay *r, *plain;
+    const pics *groups;
+    unsigned count;
+    (void)state;
+
+    build_trace_a(&s);
+    b = test_stream_batch(&s, 0, s.count);
+    assert_int_equal(tea_replay_create(&r, 0, &sp, 1), 0);
+    assert_int_equal(tea_replay_group_windows(r, ends, 3, 2), 0);
+    assert_int_equal(tea_replay_feed(r, &b), 0);
+    assert_int_equal(tea_replay_finish(r), 0);
+    groups = tea_replay_golden_groups(r, &count);
+    assert_int_equal(count, 2);
+    assert_true(groups[0].total == 10 * U);
+    assert_true(groups[1].total == 2 * U);
+    assert_cell(&groups[0], 0x10, 0, 2 * U);
+    assert_cell(&groups[0], 0x18, 0, U / 2);
+    assert_cell(&groups[0], 0x30, 1, 7 * U);
+    assert_cell(&groups[0], 0x1c, 0, 0);
+    assert_cell(&groups[1], 0x1c, 0, U);
+    assert_cell(&groups[1], 0x2c, 0, U / 4);
+    plain = replay(&s, 0, &sp, 1);
+    assert_true(tea_replay_golden(r)->total == tea_replay_golden(plain)->total);
+    for (size_t i = 0; i < tea_replay_golden(plain)->capacity; i++) {
+        const pics_cell *c = &tea_replay_golden(plain)->slots[i];
+        if (c->used)
+            assert_cell(tea_replay_golden(r), c->pc, c->psv, c->value);
+    }
+    assert_null(tea_replay_golden_groups(plain, &count));
+    assert_int_equal(count, 0);
+    tea_replay_free(plain);
+    tea_replay_free(r);
+
+    assert_int_equal(tea_replay_create(&r, 0, &sp, 1), 0);
+    assert_int_equal(tea_replay_group_windows(r, ends, 3, 1), TEA_ERR_USAGE);
+    assert_int_equal(tea_replay_group_windows(r, ends, 3, 4), TEA_ERR_USAGE);
+    tea_replay_free(r);
+    test_stream_free(&s);
+}
+
 static void scheme_table(void **state)
 {
     static const char *const names[] = { "golden", "tea", "nci", "ibs", "spe", "ris" };
@@ -499,6 +553,7 @@ int main(void)
         cmocka_unit_test(event_sets_mask_psvs),
         cmocka_unit_test(listed_points),
         cmocka_unit_test(tagger_points),
+        cmocka_unit_test(window_groups),
         cmocka_unit_test(scheme_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

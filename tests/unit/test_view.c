@@ -8,9 +8,11 @@
 #include "testutil.h"
 
 #include "common/error.h"
+#include "view/interval.h"
 #include "view/report.h"
 #include "view/view.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -243,6 +245,34 @@ static void functions_order(void **state)
 /* Long C++ names fitted to a text column: templates collapsed first (each
  * outermost list whole), then the parameters, then the start cut; operator
  * names keep their brackets; what fits is unchanged. */
+/*
+ * Share intervals over window groups: 0x100's share is 1/5 = 0.2 in group
+ * 0 and 2/5 = 0.4 in group 1; their standard deviation is 0.1 * sqrt(2), so
+ * half the 95 % interval is t(0.975, 1) * 0.1 * sqrt(2) / sqrt(2) =
+ * 12.7062 * 0.1 = 1.27062 (whole row and its one component alike). A key
+ * in no group has shares 0 and 0: half 0. No groups: NaN.
+ */
+static void intervals(void **state)
+{
+    static const cell_spec g0[] = { { 0x100, 0, 1 }, { 0x200, 0, 4 } }, g1[] = { { 0x100, 0, 2 }, { 0x200, 0, 3 } };
+    pics groups[2];
+    view_intervals iv;
+    (void)state;
+
+    build(&groups[0], g0, 2);
+    build(&groups[1], g1, 2);
+    assert_int_equal(view_intervals_build(&iv, groups, 2, PICS_GRAN_INSN_COMPONENT, NULL), TEA_OK);
+    assert_true(fabs(view_intervals_half(&iv, 0x100, -1) - 1.27062) < 1e-4);
+    assert_true(fabs(view_intervals_half(&iv, 0x100, 0) - 1.27062) < 1e-4);
+    assert_true(view_intervals_half(&iv, 0x300, -1) == 0);
+    view_intervals_free(&iv);
+    assert_int_equal(view_intervals_build(&iv, NULL, 0, PICS_GRAN_INSN_COMPONENT, NULL), TEA_OK);
+    assert_true(isnan(view_intervals_half(&iv, 0x100, -1)));
+    view_intervals_free(&iv);
+    pics_free(&groups[0]);
+    pics_free(&groups[1]);
+}
+
 static void fit_names(void **state)
 {
     char out[TEXT_MAX];
@@ -274,6 +304,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(insn_component), cmocka_unit_test(insn), cmocka_unit_test(func),
         cmocka_unit_test(one_pics),       cmocka_unit_test(functions_order), cmocka_unit_test(fit_names),
+        cmocka_unit_test(intervals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
