@@ -49,6 +49,15 @@ struct golden_topdown {
 
     golden_topdown_summary summary;
     golden_topdown_counts whole;
+
+    /* Window groups of a sampled trace (golden_topdown_group_windows): the
+     * whole trace's counts of the windows of each group. */
+    golden_topdown_counts *group_counts; /* [groups], NULL without */
+    unsigned groups;
+    const uint64_t *window_ends;  /* each window's last cycle, increasing */
+    size_t windows;
+    size_t window_at;             /* the window of the record being charged */
+    golden_topdown_counts *group; /* group_counts[window_at % groups], or NULL */
     uint64_t whole_components[GOLDEN_TOPDOWN_VIEW_COUNT][GOLDEN_TOPDOWN_CATEGORIES][GOLDEN_TOPDOWN_COMPONENTS];
 
     /* Per function (only with a locator). */
@@ -251,6 +260,8 @@ static void charge_state(golden_topdown *td, size_t scope, enum golden_state sta
     if (!cycles)
         return;
     td->whole.states[state] += cycles;
+    if (td->group)
+        td->group->states[state] += cycles;
     td->whole_components[GOLDEN_TOPDOWN_VIEW_STATES][state][component] += cycles;
     if (td->per_function) {
         td->scopes[scope].states[state] += cycles * td->unit;
@@ -273,7 +284,13 @@ static void charge_slots(golden_topdown *td, size_t scope, enum golden_topdown_c
     if (category == GOLDEN_TOPDOWN_FRONTEND_BOUND && component != GOLDEN_TOPDOWN_NO_UOP
         && (component & (1u << TRACE_PSV_FL_MO)))
         category = GOLDEN_TOPDOWN_BAD_SPECULATION;
-    if ((node = level2_of(category, component, whole_cycle)) >= 0) {
+    node = level2_of(category, component, whole_cycle);
+    if (td->group) {
+        td->group->slots[category] += slots;
+        if (node >= 0)
+            td->group->level2[node] += slots;
+    }
+    if (node >= 0) {
         td->whole.level2[node] += slots;
         if (td->per_function)
             td->scopes[scope].level2[node] += slots;
@@ -336,6 +353,8 @@ static void charge_interval(golden_topdown *td, const golden_interval *iv, unsig
             return;
         }
         td->whole.states[GOLDEN_COMPUTE]++;
+        if (td->group)
+            td->group->states[GOLDEN_COMPUTE]++;
         td->summary.commits += n;
         td->summary.exceptions += iv->exception;
         for (unsigned i = 0; i < n; i++) {
@@ -360,6 +379,39 @@ static void charge_interval(golden_topdown *td, const golden_interval *iv, unsig
     }
 }
 
+/* With window groups: moves to the window of a record at `cycle` (records
+ * past the last window's end stay in its group). */
+static void enter_window(golden_topdown *td, uint64_t cycle)
+{
+    while (td->window_at + 1 < td->windows && cycle > td->window_ends[td->window_at])
+        td->window_at++;
+    td->group = &td->group_counts[td->window_at % td->groups];
+}
+
+int golden_topdown_group_windows(golden_topdown *td, const uint64_t *ends, size_t windows, unsigned groups)
+{
+    assert(!td->started && !td->groups); /* before the first batch, once */
+    if (groups < 2 || windows < groups)
+        return error_set(TEA_ERR_USAGE, "%u groups of %zu windows: need at least two groups and a window for each",
+                         groups, windows);
+    if (!(td->group_counts = calloc(groups, sizeof *td->group_counts)))
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    for (unsigned k = 0; k < groups; k++)
+        td->group_counts[k].state_unit = 1;
+    td->groups = groups;
+    td->window_ends = ends;
+    td->windows = windows;
+    td->window_at = 0;
+    td->group = &td->group_counts[0];
+    return TEA_OK;
+}
+
+const golden_topdown_counts *golden_topdown_get_group_counts(const golden_topdown *td, unsigned *count)
+{
+    *count = td->groups;
+    return td->group_counts;
+}
+
 /* Feeds a run of at most TOPDOWN_RUN records: golden intervals first, then
  * the records in order, each commit or exception paired with its interval. */
 static void feed_run(golden_topdown *td, const trace_record *records, size_t count, const trace_uop *uops)
@@ -374,6 +426,8 @@ static void feed_run(golden_topdown *td, const trace_record *records, size_t cou
             td->started = 1;
             td->summary.origin = r->cycle;
         } else if (trace_record_uops(r) && k < n) {
+            if (td->groups)
+                enter_window(td, r->cycle);
             charge_interval(td, &intervals[k++], after_retire);
         }
         td->summary.dispatched += r->dispatch;
@@ -586,6 +640,7 @@ void golden_topdown_free(golden_topdown *td)
     free(td->table);
     free(td->sorted);
     free(td->runs);
+    free(td->group_counts);
     free(td);
 }
 

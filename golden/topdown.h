@@ -168,6 +168,23 @@ const golden_topdown_counts *golden_topdown_get_counts(const golden_topdown *td,
 size_t golden_topdown_get_components(const golden_topdown *td, long scope, enum golden_topdown_view view,
                                      unsigned category, const golden_topdown_component **out);
 
+/*
+ * Window groups of a sampled trace (docs/semantics.md, "Sampled
+ * recordings"), as tea_replay_group_windows keeps them for the golden PICS:
+ * the whole trace's counts (states, slots, level 2) are also kept per group,
+ * the charges of window w (the records up to ends[w]) going to group w mod
+ * `groups`; charges after the last window's end stay in its group. The
+ * spread of a category's share over the groups gives its interval. Call
+ * before the first batch; `ends` must stay valid until the last batch is
+ * fed. Errors: TEA_ERR_USAGE (fewer than two groups, fewer windows than
+ * groups), TEA_ERR_NOMEM.
+ */
+int golden_topdown_group_windows(golden_topdown *td, const uint64_t *ends, size_t windows, unsigned groups);
+
+/* Each group's whole-trace counts (complete after finish; state_unit 1), and
+ * *count of them (0 and NULL without groups). */
+const golden_topdown_counts *golden_topdown_get_group_counts(const golden_topdown *td, unsigned *count);
+
 /* Frees the analysis. Safe on NULL. */
 void golden_topdown_free(golden_topdown *td);
 

@@ -20,6 +20,7 @@
 #include "view/topdown.h"
 #include "view/view.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,7 +72,9 @@ typedef struct context {
     "                 Machine_Clears, Backend_Bound.Memory_Bound/Core_Bound).\n"                  \
     "For the whole trace and, with --by function, for every function of a symbol map or of\n"         \
     "the traced binary (the one the trace header names, or --elf).\n"                                  \
-    "Counts are exact integers; printed shares add up to exactly 100%.\n\n"                            \
+    "Counts are exact integers; printed shares add up to exactly 100%. On a sampled recording\n"     \
+    "(tea record --sample-every) the whole trace's shares get ± half their 95% interval over\n"     \
+    "groups of its windows (CSV: percent_ci_low, percent_ci_high).\n\n"                            \
     "Options:\n"
 #define TOPDOWN_EPILOGUE                                                                                \
     "\n"                                                                                               \
@@ -177,6 +180,42 @@ static void text_row_label(const view_topdown_row *row, char *label, size_t size
 
 /* Prints one view of the whole trace as an indented table, its first
  * column as wide as its longest label (at least TEXT_NAME_WIDTH). */
+/* The index of a row's category in view `kind` (rows carry its name). */
+static unsigned category_index(enum golden_topdown_view kind, const char *name)
+{
+    unsigned c = 0;
+    while (c + 1 < GOLDEN_TOPDOWN_CATEGORIES && strcmp(view_topdown_category_name(kind, c), name) != 0)
+        c++;
+    return c;
+}
+
+/* Half the 95 % interval (percent) of a whole-trace row's share: categories
+ * only, and only with window groups (a sampled trace); NaN otherwise. */
+static double row_half_percent(const context *ctx, enum golden_topdown_view kind, long scope,
+                               const view_topdown_row *row)
+{
+    if (scope != GOLDEN_TOPDOWN_WHOLE || row->is_component)
+        return NAN;
+    return view_topdown_half_percent(ctx->td, kind, category_index(kind, row->category));
+}
+
+/* With window groups: " ±H%" after a share (text), or nothing. */
+static void text_half(FILE *f, double half)
+{
+    if (!isnan(half))
+        fprintf(f, " ±%5.*f%%", TEXT_DECIMALS, half);
+}
+
+/* CSV: ",LOW,HIGH" in percent (cut at 0) around `percent`, or ",," when
+ * `half` is NaN. */
+static void csv_interval(FILE *f, double percent, double half)
+{
+    if (isnan(half))
+        fputs(",,", f);
+    else
+        fprintf(f, ",%.*f,%.*f", CSV_DECIMALS, fmax(percent - half, 0.0), CSV_DECIMALS, percent + half);
+}
+
 static int text_view(FILE *f, const context *ctx, enum golden_topdown_view kind)
 {
     const golden_topdown_summary *sum = golden_topdown_get_summary(ctx->td);
@@ -198,8 +237,10 @@ static int text_view(FILE *f, const context *ctx, enum golden_topdown_view kind)
         fprintf(f, "%-*s %14s %8s\n", width, "top-down (commit slots)", "slots", "share");
     for (size_t i = 0; i < n; i++) {
         text_row_label(&rows[i], label, sizeof label);
-        fprintf(f, "%-*s %14llu %7s%%\n", width, label, (unsigned long long)rows[i].value,
+        fprintf(f, "%-*s %14llu %7s%%", width, label, (unsigned long long)rows[i].value,
                 format_share(rows[i].share, TEXT_DECIMALS, share, sizeof share));
+        text_half(f, row_half_percent(ctx, kind, GOLDEN_TOPDOWN_WHOLE, &rows[i]));
+        fputc('\n', f);
     }
     fprintf(f, "%-*s %14llu %7s%%\n\n", width, "  total",
             (unsigned long long)(kind == GOLDEN_TOPDOWN_VIEW_STATES ? sum->cycles : sum->slots),
@@ -304,8 +345,10 @@ static int text_level2(FILE *f, const context *ctx)
     fprintf(f, "%-*s %14s %8s\n", TEXT_NAME_WIDTH, "top-down level 2 (commit slots)", "slots", "share");
     for (int k = 0; k < GOLDEN_TOPDOWN_LEVEL2_COUNT; k++) {
         snprintf(label, sizeof label, "  %s", golden_topdown_level2_name((enum golden_topdown_level2)k));
-        fprintf(f, "%-*s %14llu %7s%%\n", TEXT_NAME_WIDTH, label, (unsigned long long)c->level2[k],
+        fprintf(f, "%-*s %14llu %7s%%", TEXT_NAME_WIDTH, label, (unsigned long long)c->level2[k],
                 format_share(shares[k], TEXT_DECIMALS, share, sizeof share));
+        text_half(f, view_topdown_level2_half_percent(ctx->td, (enum golden_topdown_level2)k));
+        fputc('\n', f);
     }
     fputc('\n', f);
     return TEA_OK;
@@ -326,6 +369,13 @@ static int print_text(FILE *f, const context *ctx)
     if (sum->unattributed)
         fprintf(f, "note:     %llu cycle(s) after the last commit are charged to no µop (%s)\n",
                 (unsigned long long)sum->unattributed, VIEW_TOPDOWN_UNATTRIBUTED);
+    {
+        unsigned groups;
+        if (golden_topdown_get_group_counts(ctx->td, &groups) && groups)
+            fprintf(f, "sampled:  a sampled recording's windows; ± is half the 95 %% interval of a share over %u "
+                       "groups of them\n",
+                    groups);
+    }
     fprintf(f, "\n");
     if ((rc = text_view(f, ctx, GOLDEN_TOPDOWN_VIEW_STATES)) || (rc = text_view(f, ctx, GOLDEN_TOPDOWN_VIEW_SLOTS))
         || (rc = text_level2(f, ctx)))
@@ -358,15 +408,19 @@ static int csv_scope(FILE *f, const context *ctx, long scope)
         if ((rc = view_topdown_rows(ctx->td, scope, kind, CSV_DECIMALS, 0, &rows, &n)))
             return rc;
         csv_field(f, view_topdown_scope_name(ctx->map, scope));
-        fprintf(f, ",%s,total,,%llu,%llu,%s\n", view_name, (unsigned long long)view_topdown_total(c, kind),
+        fprintf(f, ",%s,total,,%llu,%llu,%s,,\n", view_name, (unsigned long long)view_topdown_total(c, kind),
                 (unsigned long long)unit, format_share(whole_share, CSV_DECIMALS, share, sizeof share));
         for (size_t i = 0; i < n; i++) {
+            uint64_t total = view_topdown_total(c, kind);
             csv_field(f, view_topdown_scope_name(ctx->map, scope));
             fprintf(f, ",%s,%s,", view_name, rows[i].category);
             if (rows[i].is_component)
                 csv_field(f, component_label(rows[i].psv, label, sizeof label));
-            fprintf(f, ",%llu,%llu,%s\n", (unsigned long long)rows[i].value, (unsigned long long)unit,
+            fprintf(f, ",%llu,%llu,%s", (unsigned long long)rows[i].value, (unsigned long long)unit,
                     format_share(rows[i].share, CSV_DECIMALS, share, sizeof share));
+            csv_interval(f, total ? 100.0 * (double)rows[i].value / (double)total : 0.0,
+                         row_half_percent(ctx, kind, scope, &rows[i]));
+            fputc('\n', f);
         }
         free(rows);
     }
@@ -375,9 +429,15 @@ static int csv_scope(FILE *f, const context *ctx, long scope)
         if ((rc = level2_shares(c, CSV_DECIMALS, shares)))
             return rc;
         for (int k = 0; k < GOLDEN_TOPDOWN_LEVEL2_COUNT; k++) {
+            uint64_t slots = view_topdown_total(c, GOLDEN_TOPDOWN_VIEW_SLOTS);
             csv_field(f, view_topdown_scope_name(ctx->map, scope));
-            fprintf(f, ",level2,%s,,%llu,1,%s\n", golden_topdown_level2_name((enum golden_topdown_level2)k),
+            fprintf(f, ",level2,%s,,%llu,1,%s", golden_topdown_level2_name((enum golden_topdown_level2)k),
                     (unsigned long long)c->level2[k], format_share(shares[k], CSV_DECIMALS, share, sizeof share));
+            csv_interval(f, slots ? 100.0 * (double)c->level2[k] / (double)slots : 0.0,
+                         scope == GOLDEN_TOPDOWN_WHOLE
+                             ? view_topdown_level2_half_percent(ctx->td, (enum golden_topdown_level2)k)
+                             : NAN);
+            fputc('\n', f);
         }
     }
     return TEA_OK;
@@ -386,7 +446,7 @@ static int csv_scope(FILE *f, const context *ctx, long scope)
 static int print_csv(FILE *f, const context *ctx)
 {
     int rc;
-    fprintf(f, "function,view,category,component,value,unit,percent\n");
+    fprintf(f, "function,view,category,component,value,unit,percent,percent_ci_low,percent_ci_high\n");
     if ((rc = csv_scope(f, ctx, GOLDEN_TOPDOWN_WHOLE)))
         return rc;
     for (size_t i = 0; i < ctx->rank.order_count; i++)

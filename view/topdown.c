@@ -2,10 +2,13 @@
  * topdown.c (view): tea topdown's analysis as a view (see topdown.h).
  */
 #include "topdown.h"
+#include "common/stats.h"
+#include "trace/objects.h"
 #include "common/error.h"
 #include "common/search.h"
 
 #include <assert.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,6 +69,57 @@ static int canonical_ranges(const pics_symmap *map, size_t **out)
     return TEA_OK;
 }
 
+/* A sampled trace of at least two windows whose windows the reader knows
+ * (a file's): the analysis keeps groups of them (golden_topdown_group_windows),
+ * as many as tea replay makes. */
+static int group_windows(trace_reader *reader, golden_topdown *td)
+{
+    const trace_run *run;
+    size_t windows;
+    int rc;
+
+    if ((rc = trace_reader_run(reader, &run)))
+        return rc;
+    windows = run->sampling.window_count;
+    if (!run->sampling.every || windows < 2)
+        return TEA_OK;
+    return golden_topdown_group_windows(td, run->sampling.window_ends, windows,
+                                        windows < VIEW_TOPDOWN_WINDOW_GROUPS ? (unsigned)windows
+                                                                            : VIEW_TOPDOWN_WINDOW_GROUPS);
+}
+
+double view_topdown_half_percent(const golden_topdown *td, enum golden_topdown_view view, unsigned category)
+{
+    unsigned count;
+    const golden_topdown_counts *groups = golden_topdown_get_group_counts(td, &count);
+    stats_sample s;
+
+    if (!count)
+        return NAN;
+    memset(&s, 0, sizeof s);
+    for (unsigned k = 0; k < count; k++) {
+        uint64_t total = view_topdown_total(&groups[k], view);
+        stats_add(&s, total ? 100.0 * (double)view_topdown_values(&groups[k], view)[category] / (double)total : 0.0);
+    }
+    return stats_half_interval95(&s);
+}
+
+double view_topdown_level2_half_percent(const golden_topdown *td, enum golden_topdown_level2 node)
+{
+    unsigned count;
+    const golden_topdown_counts *groups = golden_topdown_get_group_counts(td, &count);
+    stats_sample s;
+
+    if (!count)
+        return NAN;
+    memset(&s, 0, sizeof s);
+    for (unsigned k = 0; k < count; k++) {
+        uint64_t total = view_topdown_total(&groups[k], GOLDEN_TOPDOWN_VIEW_SLOTS);
+        stats_add(&s, total ? 100.0 * (double)groups[k].level2[node] / (double)total : 0.0);
+    }
+    return stats_half_interval95(&s);
+}
+
 int view_topdown_analyse(trace_reader *reader, const pics_symmap *map, golden_topdown **out)
 {
     trace_batch batch = { 0 };
@@ -87,7 +141,8 @@ int view_topdown_analyse(trace_reader *reader, const pics_symmap *map, golden_to
         opts.locate = locate_function;
         opts.locate_ctx = &loc;
     }
-    if ((rc = trace_batch_init(&batch, TRACE_BATCH_RECORDS)) || (rc = golden_topdown_create(&td, &opts)))
+    if ((rc = trace_batch_init(&batch, TRACE_BATCH_RECORDS)) || (rc = golden_topdown_create(&td, &opts))
+        || (rc = group_windows(reader, td)))
         goto done;
     for (;;) {
         if ((rc = trace_reader_read(reader, &batch)))

@@ -22,9 +22,14 @@
 #define VIEW_TOPDOWN_OUTSIDE "(outside symbols)"
 #define VIEW_TOPDOWN_UNATTRIBUTED "(unattributed)"
 
+/* Groups of windows of a sampled trace the analysis keeps for intervals
+ * (tea/run.h's TEA_RUN_WINDOW_GROUPS, the same for tea replay). */
+#define VIEW_TOPDOWN_WINDOW_GROUPS 20
+
 /* Reads the trace once through the analysis, per function with `map`
- * (NULL: the whole trace only). *out is the analysis (golden_topdown_free).
- * Errors: the reader's, TEA_ERR_NOMEM. */
+ * (NULL: the whole trace only); on a sampled trace file of two windows or
+ * more, also by groups of windows (golden_topdown_group_windows). *out is
+ * the analysis (golden_topdown_free). Errors: the reader's, TEA_ERR_NOMEM. */
 int view_topdown_analyse(trace_reader *reader, const pics_symmap *map, golden_topdown **out);
 
 /* 10^decimals: shares are integers in units of 10^-decimals percent. */
@@ -37,6 +42,12 @@ const char *view_topdown_category_name(enum golden_topdown_view view, unsigned c
 /* A scope's counts of one view, per category, and their sum. */
 const uint64_t *view_topdown_values(const golden_topdown_counts *c, enum golden_topdown_view view);
 uint64_t view_topdown_total(const golden_topdown_counts *c, enum golden_topdown_view view);
+
+/* Half the 95 % interval, in percent, of a whole-trace category's share of
+ * its view (or of a level-2 node's share of the slots), from the spread of
+ * that share over the window groups (Student's t); NaN without groups. */
+double view_topdown_half_percent(const golden_topdown *td, enum golden_topdown_view view, unsigned category);
+double view_topdown_level2_half_percent(const golden_topdown *td, enum golden_topdown_level2 node);
 
 /* The name of a scope: a function of `map`, VIEW_TOPDOWN_WHOLE,
  * VIEW_TOPDOWN_OUTSIDE or VIEW_TOPDOWN_UNATTRIBUTED. */

@@ -35,7 +35,7 @@ run 0 "$PICS" correlate rep/golden.pics -o correlate.csv
 # one trace and the pooled 'all': 9 events each
 expect correlate.csv "trace,event,instructions,occurrences,cycles,r" 18
 run 0 "$TEA" topdown a.tea --format csv -o topdown.csv
-expect topdown.csv "function,view,category,component,value,unit,percent" -
+expect topdown.csv "function,view,category,component,value,unit,percent,percent_ci_low,percent_ci_high" -
 run 0 "$TEA" stalls a.tea --format csv -o stalls.csv
 expect stalls.csv "group,uops,stalls,cycles,p50,p90,p99,p99.9,max,mean" -
 run 0 "$TEA" stalls a.tea --format csv --histogram -o histogram.csv

@@ -151,6 +151,14 @@ grep -q '^ *[0-9.]*% ± *[0-9.]*% ' out.txt || fail "pics report: no interval be
 run 0 "$PICS" report samp-r/golden.pics --top 2 --format csv
 awk -F, 'NR > 1 && ($(NF - 1) == "" || $NF == "" || $(NF - 1) > $(NF - 5) || $NF < $(NF - 5)) { bad = 1 }
          END { exit bad || NR < 2 }' out.txt || fail "pics report --format csv: no interval around the share: $(cat out.txt)"
+# tea topdown gives the whole trace's shares their intervals over the groups
+run 0 "$TEA" topdown samp.tea
+contains out.txt "over 20 groups of them"
+grep -q '^  compute  *[0-9]*  *[0-9.]*% ± *[0-9.]*%$' out.txt || fail "tea topdown: no interval beside compute's share"
+run 0 "$TEA" topdown samp.tea --format csv
+awk -F, '$1 == "(all)" && $3 == "compute" && ($8 == "" || $9 == "" || $8 > $7 || $9 < $7) { bad = 1 }
+         END { exit bad }' out.txt && grep -q '^(all),states,compute,,[0-9]*,1,[0-9.]*,[0-9.]*,[0-9.]*$' out.txt ||
+    fail "tea topdown --format csv: no interval around compute's share: $(head -n 4 out.txt)"
 # a pipe cannot say it is sampled before its end; TraceDoctor tokens cannot at all
 run 1 sh -c "cat samp.tea | '$TEA' replay -q - --schemes tea -o samp-pipe"
 contains err.txt "a sampled recording (--sample-every) read from a pipe"

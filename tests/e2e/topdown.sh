@@ -12,8 +12,8 @@ csv_sums() {
     awk -F, '
         NR == 1 { next }
         {   # the component may be quoted and hold commas: value, unit and
-            # percent are the last three fields, function the first
-            n = NF; pct = int($n * 100 + 0.5); unit = $(n - 1); value = $(n - 2)
+            # percent come before the two interval fields, function first
+            n = NF - 2; pct = int($n * 100 + 0.5); unit = $(n - 1); value = $(n - 2)
             key = $1 SUBSEP $2; cat = $3
             if (cat == "total") { total[key] = value; seen[key] = 1; next }
             comp = (n > 7 || $4 != "")
@@ -39,7 +39,7 @@ contains sc.txt "cycles:   50 (1000 .. 1050), 200 commit slots"
 contains sc.txt "14 committed, 1 excepted; ROB entries: 36 dispatched, 6 squashed"
 run 0 "$TEA" topdown "$DATA/scenario.bin" --format csv -o sc.csv
 [ -s out.txt ] && fail "-o still wrote to standard output"
-head -n 1 sc.csv | grep -qx 'function,view,category,component,value,unit,percent' || fail "CSV header"
+head -n 1 sc.csv | grep -qx 'function,view,category,component,value,unit,percent,percent_ci_low,percent_ci_high' || fail "CSV header"
 for row in '(all),states,total,,50,1,100.00' '(all),states,compute,,7,1,14.00' '(all),states,stalled,,25,1,50.00' \
     '(all),states,drained,,1,1,2.00' '(all),states,flushed,,17,1,34.00' '(all),states,stalled,FL-EX,11,1,22.00' \
     '(all),states,stalled,"ST-L1,ST-LLC",6,1,12.00' '(all),states,stalled,DR-L1,5,1,10.00' \
@@ -48,7 +48,7 @@ for row in '(all),states,total,,50,1,100.00' '(all),states,compute,,7,1,14.00' '
     '(all),slots,bad_speculation,,77,1,38.50' '(all),slots,frontend_bound,,4,1,2.00' \
     '(all),slots,backend_bound,,105,1,52.50' '(all),slots,bad_speculation,FL-MB,34,1,17.00' \
     '(all),slots,backend_bound,"ST-L1,ST-LLC",29,1,14.50'; do
-    grep -qxF -- "$row" sc.csv || { cat sc.csv >&2; fail "scenario CSV lacks $row"; }
+    grep -qxF -- "$row,," sc.csv || { cat sc.csv >&2; fail "scenario CSV lacks $row"; }
 done
 csv_sums sc.csv >bad.txt
 [ -s bad.txt ] && { cat bad.txt >&2; fail "scenario CSV sums"; }
@@ -57,7 +57,7 @@ csv_sums sc.csv >bad.txt
 for row in '(all),level2,Frontend_Bound.Fetch_Latency,,4,1,2.00' '(all),level2,Frontend_Bound.Fetch_Bandwidth,,0,1,0.00' \
     '(all),level2,Bad_Speculation.Branch_Mispredicts,,34,1,17.00' '(all),level2,Bad_Speculation.Machine_Clears,,43,1,21.50' \
     '(all),level2,Backend_Bound.Memory_Bound,,29,1,14.50' '(all),level2,Backend_Bound.Core_Bound,,76,1,38.00'; do
-    grep -qxF -- "$row" sc.csv || { cat sc.csv >&2; fail "scenario CSV lacks $row"; }
+    grep -qxF -- "$row,," sc.csv || { cat sc.csv >&2; fail "scenario CSV lacks $row"; }
 done
 grep -q '^  Backend_Bound.Memory_Bound  *29  *14.50*%$' sc.txt || { cat sc.txt >&2; fail "text: no level-2 memory bound line"; }
 
@@ -69,7 +69,7 @@ cp out.txt scf.csv
 for row in 'f1,states,total,,126,12,21.00' 'f1,states,compute,,30,12,23.81' 'f1,slots,backend_bound,,37,1,90.24' \
     'f2,states,flushed,FL-MB,96,12,55.17' 'f3,slots,total,,12,1,6.00' '(outside symbols),states,total,,264,12,44.00' \
     '(outside symbols),slots,bad_speculation,FL-EX,43,1,47.25'; do
-    grep -qxF -- "$row" scf.csv || { cat scf.csv >&2; fail "per-function CSV lacks $row"; }
+    grep -qxF -- "$row,," scf.csv || { cat scf.csv >&2; fail "per-function CSV lacks $row"; }
 done
 grep -q '^(unattributed),' scf.csv && fail "a scope without cycles is listed"
 csv_sums scf.csv >bad.txt
@@ -89,8 +89,8 @@ run 0 "$TEA" topdown m.td.zst --format csv -o mt.csv
 cmp -s m.csv mt.csv || fail "topdown differs between the native and TraceDoctor forms of a trace"
 csv_sums m.csv >bad.txt
 [ -s bad.txt ] && { cat bad.txt >&2; fail "generated-trace CSV sums"; }
-grep -qxF "(all),states,total,,$span,1,100.00" m.csv || fail "states total is not the span $span"
-grep -qxF "(all),slots,total,,$((4 * span)),1,100.00" m.csv || fail "slots total is not 4 x $span"
+grep -qxF "(all),states,total,,$span,1,100.00,," m.csv || fail "states total is not the span $span"
+grep -qxF "(all),slots,total,,$((4 * span)),1,100.00,," m.csv || fail "slots total is not 4 x $span"
 for s in compute stalled drained flushed; do
     want=$(sed -n "/\"states\"/,/}/s/^ *\"$s\": \([0-9]*\),\{0,1\}\$/\1/p" info.json)
     grep -q "^(all),states,$s,,$want,1," m.csv || fail "$s differs from tea info ($want)"
@@ -110,7 +110,7 @@ printf '0x10000 0x12000 alpha\n0x12000 0x16000 beta\n0x16000 0x19000 gamma\n' >m
 run 0 "$TEA" topdown m.tea --by function --symbols m.map --format csv -o mf.csv
 csv_sums mf.csv >bad.txt
 [ -s bad.txt ] && { cat bad.txt >&2; fail "per-function CSV sums"; }
-awk -F, 'NR > 1 && $3 != "total" && $4 == "" && NF == 7 {
+awk -F, 'NR > 1 && $3 != "total" && $4 == "" && NF == 9 {
         if ($1 == "(all)") whole[$2, $3] = $5 * ($2 == "states" ? 12 : 1)
         else part[$2, $3] += $5 }
      $3 == "total" && $1 != "(all)" { pct[$2] += int($7 * 100 + 0.5) }

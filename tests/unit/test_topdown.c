@@ -571,6 +571,84 @@ static void invariants_on_every_workload(void **state)
     }
 }
 
+/*
+ * Window groups: on every workload, the trace cut into seven windows at
+ * arbitrary cycles and kept in three groups, the groups' counts sum to the
+ * whole trace's (states, slots, level 2), whatever the batching, and each
+ * group holds only its windows: with one window per group (three windows),
+ * a group's compute cycles are the commit cycles of its window, counted
+ * from the records.
+ */
+static void window_groups(void **state)
+{
+    static const char *const names[] = { "mixed", "memory", "branchy", "frontend", "flushes", "compute" };
+    (void)state;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        test_stream s;
+        golden_topdown_options o = { 0, 0, 0, NULL, NULL };
+        uint64_t ends[7], first, span;
+        golden_topdown *td;
+        const golden_topdown_counts *w, *g;
+        unsigned count;
+
+        test_model_stream(names[i], 5, 30000, &s);
+        o.commit_width = s.header.commit_width;
+        first = s.records[0].cycle;
+        span = s.records[s.count - 1].cycle - first;
+        for (size_t k = 0; k < 7; k++)
+            ends[k] = first + span * (k * k + 1) / 50; /* uneven windows, the last one ending early */
+        for (size_t step = 1; step <= s.count; step = step == 1 ? s.count : s.count + 1) {
+            golden_topdown_options oo = o;
+            assert_int_equal(golden_topdown_create(&td, &oo), 0);
+            assert_int_equal(golden_topdown_group_windows(td, ends, 7, 3), 0);
+            for (size_t at = 0; at < s.count; at += step) {
+                size_t n = s.count - at < step ? s.count - at : step;
+                trace_batch b = test_stream_batch(&s, at, n);
+                assert_int_equal(golden_topdown_feed(td, &b), 0);
+            }
+            assert_int_equal(golden_topdown_finish(td), 0);
+            w = golden_topdown_get_counts(td, GOLDEN_TOPDOWN_WHOLE);
+            g = golden_topdown_get_group_counts(td, &count);
+            assert_int_equal(count, 3);
+            for (int k = 0; k < GOLDEN_STATE_COUNT; k++)
+                assert_true(g[0].states[k] + g[1].states[k] + g[2].states[k] == w->states[k]);
+            for (int k = 0; k < GOLDEN_TOPDOWN_CATEGORY_COUNT; k++)
+                assert_true(g[0].slots[k] + g[1].slots[k] + g[2].slots[k] == w->slots[k]);
+            for (int k = 0; k < GOLDEN_TOPDOWN_LEVEL2_COUNT; k++)
+                assert_true(g[0].level2[k] + g[1].level2[k] + g[2].level2[k] == w->level2[k]);
+            golden_topdown_free(td);
+        }
+        /* three windows in three groups: compute cycles are commit cycles */
+        {
+            uint64_t commit_cycles[3] = { 0, 0, 0 };
+            assert_int_equal(golden_topdown_create(&td, &o), 0);
+            assert_int_equal(golden_topdown_group_windows(td, ends + 2, 3, 3), 0);
+            {
+                trace_batch b = test_stream_batch(&s, 0, s.count);
+                assert_int_equal(golden_topdown_feed(td, &b), 0);
+            }
+            assert_int_equal(golden_topdown_finish(td), 0);
+            for (size_t r = 1; r < s.count; r++) {
+                size_t k = 0;
+                if (!s.records[r].n_commit)
+                    continue;
+                while (k < 2 && s.records[r].cycle > ends[2 + k])
+                    k++;
+                commit_cycles[k]++;
+            }
+            g = golden_topdown_get_group_counts(td, &count);
+            for (size_t k = 0; k < 3; k++)
+                assert_true(g[k].states[GOLDEN_COMPUTE] == commit_cycles[k]);
+            golden_topdown_free(td);
+        }
+        assert_int_equal(golden_topdown_create(&td, &o), 0);
+        assert_int_equal(golden_topdown_group_windows(td, ends, 7, 1), TEA_ERR_USAGE);
+        assert_int_equal(golden_topdown_group_windows(td, ends, 2, 3), TEA_ERR_USAGE);
+        golden_topdown_free(td);
+        test_stream_free(&s);
+    }
+}
+
 static void unit_and_errors(void **state)
 {
     golden_topdown *td = NULL;
@@ -657,6 +735,7 @@ int main(void)
         cmocka_unit_test(exception_with_commits),
         cmocka_unit_test(trailing_cycles),
         cmocka_unit_test(invariants_on_every_workload),
+        cmocka_unit_test(window_groups),
         cmocka_unit_test(unit_and_errors),
         cmocka_unit_test(apportion),
     };
