@@ -182,8 +182,8 @@ int pics_write_groups(const char *path, const pics_info *info, const pics *p, co
     FILE *f;
     int rc;
 
-    if (count > PICS_MAX_GROUPS)
-        return error_set(TEA_ERR_USAGE, "%s: %u window groups, at most %d", path, count, PICS_MAX_GROUPS);
+    if (count == 1 || count > PICS_MAX_GROUPS)
+        return error_set(TEA_ERR_USAGE, "%s: %u window groups: none, or 2 to %d", path, count, PICS_MAX_GROUPS);
     if ((rc = pics_sorted(p, &cells, &n)))
         return rc;
     if ((rc = outfile_open(&out, path))) {

@@ -106,8 +106,8 @@ int pics_write(const char *path, const pics_info *info, const pics *p);
 /* The same with the cells split by window groups (tea/replay.h,
  * tea_replay_group_windows): each cell line is followed by its value in each
  * of the `count` groups, which sum to it; `groups` (count PICS) sum to `p`.
- * count 0 is pics_write. Errors: as pics_write, TEA_ERR_USAGE for more than
- * PICS_MAX_GROUPS groups. */
+ * count 0 is pics_write. Errors: as pics_write, TEA_ERR_USAGE for one group
+ * or more than PICS_MAX_GROUPS (the reader's limits). */
 int pics_write_groups(const char *path, const pics_info *info, const pics *p, const pics *groups, unsigned count);
 
 /* Reads a PICS file. `p` is initialized here. Errors: TEA_ERR_IO,

@@ -266,6 +266,7 @@ static int start(tea_replay *r, uint64_t origin)
                                      sp->event_mask, origin);
             if (rc)
                 return rc;
+            r->tags[r->tag_count].keep_points = sp->keep_points;
             r->refs[i] = (sampler_ref){ 1, r->tag_count++ };
         }
     }

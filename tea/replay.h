@@ -34,6 +34,8 @@ typedef struct tea_sampler_spec {
     uint64_t seed;
     uint16_t event_mask;    /* PSV bits reported */
     int all_events;         /* the mask is "all" rather than the scheme's native set */
+    int keep_points;        /* IBS, SPE, RIS: keep the cycle each sample stands for
+                               (tea_replay_sampler_points, for a noise floor) */
     int listed;             /* TEA only: sample exactly `points` instead of the period's schedule */
     const uint64_t *points; /* listed: the cycles (non-decreasing; the caller's, read until the */
     uint64_t point_count;   /* replay and its parts are freed) */
@@ -96,9 +98,10 @@ const pics *tea_replay_sampler_pics(const tea_replay *r, size_t i);
 uint64_t tea_replay_sampler_samples(const tea_replay *r, size_t i);
 
 /* The cycles sampler i's samples stand for, when it is a tagger (IBS, SPE,
- * RIS): one per sample, non-decreasing (tea/tagger.h), valid until the
- * replay is freed; NULL with *count 0 for TEA and NCI-TEA, whose points
- * are their schedule's. The noise floor's TEA samples exactly these. */
+ * RIS) whose spec asked to keep them: one per sample, non-decreasing
+ * (tea/tagger.h), valid until the replay is freed; NULL with *count 0
+ * otherwise (TEA and NCI-TEA: their points are their schedule's). The
+ * noise floor's TEA samples exactly these. */
 const uint64_t *tea_replay_sampler_points(const tea_replay *r, size_t i, uint64_t *count);
 const uint64_t *tea_replay_sampler_lost(const tea_replay *r, size_t i);
 

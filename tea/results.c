@@ -387,15 +387,26 @@ static int same_fraction(double a, double b)
     return isnan(a) ? isnan(b) : !isnan(b) && a == b;
 }
 
-/* Same figures, an empty error matching only an empty one. */
+/* Same figures, an empty error matching only an empty one; a noise floor
+ * not computed (empty) matches any: a run with --noise-floor repeats one
+ * without it. */
 static int same_values(const tea_results_row *a, const tea_results_row *b)
 {
     if (a->samples != b->samples || a->lost != b->lost)
         return 0;
     for (int g = 0; g < TEA_RESULTS_GRANULARITIES; g++)
-        if (!same_fraction(a->error[g], b->error[g]) || !same_fraction(a->noise_floor[g], b->noise_floor[g]))
+        if (!same_fraction(a->error[g], b->error[g])
+            || (!isnan(a->noise_floor[g]) && !isnan(b->noise_floor[g]) && a->noise_floor[g] != b->noise_floor[g]))
             return 0;
     return 1;
+}
+
+/* Gives the kept row `a` the noise floors only its repeat `b` has. */
+static void take_floors(tea_results_row *a, const tea_results_row *b)
+{
+    for (int g = 0; g < TEA_RESULTS_GRANULARITIES; g++)
+        if (isnan(a->noise_floor[g]))
+            a->noise_floor[g] = b->noise_floor[g];
 }
 
 /* ",FRACTION" with nine decimals, or "," when unknown (NaN). */
@@ -427,12 +438,15 @@ int tea_results_dedupe(tea_results_set *s)
         order[i] = &s->rows[i];
     qsort(order, s->count, sizeof *order, compare_runs);
     for (size_t i = 1, first = 0; i < s->count && rc == TEA_OK; i++) {
-        const tea_results_row *a = order[first], *b = order[i];
+        tea_results_row *a = order[first];
+        const tea_results_row *b = order[i];
         if (!same_run(a, b)) {
             first = i;
             continue;
         }
-        if (!same_values(a, b))
+        if (same_values(a, b))
+            take_floors(a, b);
+        else
             rc = error_set(TEA_ERR_FORMAT,
                            "%s: line %lu: trace %s, scheme %s at %.15g Hz, seed %llu repeats %s: line %lu "
                            "with other values",

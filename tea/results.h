@@ -80,8 +80,9 @@ void tea_results_free(tea_results_set *s);
 int tea_results_read(tea_results_set *s, const char *path);
 
 /* Removes rows that repeat an earlier row's run (same trace, scheme,
- * freq_hz and seed) with the same values, keeping the first; the order of
- * the rest is kept. A repeat with other values is TEA_ERR_FORMAT naming both
+ * freq_hz and seed) with the same values, keeping the first (with the noise
+ * floors a repeat has and it lacks: an empty floor matches any); the order
+ * of the rest is kept. A repeat with other values is TEA_ERR_FORMAT naming both
  * lines; TEA_ERR_NOMEM. */
 int tea_results_dedupe(tea_results_set *s);
 

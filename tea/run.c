@@ -213,6 +213,7 @@ static int build_specs(const tea_run_options *o, uint64_t clock_hz, tea_run *t, 
                 sp->seed = o->first_seed + k;
                 sp->all_events = all;
                 sp->event_mask = all ? TRACE_PSV_MASK_ALL : pics_scheme_native_events(sc->scheme);
+                sp->keep_points = o->noise_floor; /* the floors' pass samples them */
                 init_row(&t->rows[n], sp);
                 n++;
             }

@@ -112,7 +112,7 @@ static int sample(tea_tagger *t, const trace_uop *u)
 {
     int rc;
     t->samples++;
-    if ((rc = keep_point(t)))
+    if (t->keep_points && (rc = keep_point(t)))
         return rc;
     return pics_add(&t->pics, u->pc, (uint16_t)(u->psv & t->mask), PICS_UNIT, 1);
 }

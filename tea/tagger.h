@@ -25,10 +25,10 @@
  *        the first one). The first sample is taken at the first cycle sample
  *        point, like IBS.
  *
- * Each sample keeps the cycle it stands for (`points`): the cycle sample
- * point that armed its tag, or for SPE's counted samples the cycle its entry
- * was dispatched. The noise floor (docs/semantics.md) charges the golden
- * reference's attribution of exactly those cycles.
+ * With keep_points, each sample keeps the cycle it stands for (`points`):
+ * the cycle sample point that armed its tag, or for SPE's counted samples
+ * the cycle its entry was dispatched. The noise floor (docs/semantics.md)
+ * charges the golden reference's attribution of exactly those cycles.
  *
  * Entries are identified by absolute entry numbers (tea_rob_view); see
  * docs/semantics.md for why sampling entries rather than µops is exact for
@@ -79,6 +79,7 @@ typedef struct tea_tagger {
     uint64_t tag;              /* IN_FLIGHT: the followed entry */
     uint64_t point;            /* ARMED, IN_FLIGHT: the cycle the tag stands for (its sample point;
                                   SPE counting: the cycle its entry was dispatched) */
+    int keep_points;           /* keep `points` (set after init; a noise floor needs them) */
     uint64_t *points;          /* the point of every sample taken, in order (cycles, non-decreasing): */
     uint64_t point_count;      /* where the noise floor samples the golden reference */
     uint64_t point_capacity;

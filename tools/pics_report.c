@@ -143,7 +143,7 @@ static int print_text(FILE *f, const report_request *req, report_data *d)
         fprintf(f, "# shares ± the 95 %% interval over %zu groups of the sampled trace's windows\n", d->iv.count);
     fprintf(f, "#\n# %8s ", "Overhead");
     if (d->iv.count)
-        fprintf(f, "%8s ", "±95%");
+        fprintf(f, "%9s ", "±95%"); /* 8 columns: '±' is two bytes */
     fprintf(f, "%16s  ", "Cycles");
     if (objects)
         fprintf(f, "%-*s ", OBJECT_WIDTH, "Object");

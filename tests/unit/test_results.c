@@ -244,6 +244,36 @@ static void dedupes_identical_and_refuses_inconsistent_repeats(void **state)
     free(c);
 }
 
+/* A run with a noise floor repeats the same run without one: one row, with
+ * the floor; two different floors are different figures. */
+static void dedupe_keeps_the_noise_floor(void **state)
+{
+    (void)state;
+    char *plain = scratch("floor-a.csv", HEADER "lbm,ibs,4000,1,5,1,0.4,0.3,\n");
+    char *floored = scratch("floor-b.csv", WRITTEN_HEADER "lbm,ibs,4000,1,5,1,0.4,0.3,,,,,0.2,0.1,\n");
+    char *other = scratch("floor-c.csv", WRITTEN_HEADER "lbm,ibs,4000,1,5,1,0.4,0.3,,,,,0.25,0.1,\n");
+    tea_results_set s;
+
+    tea_results_init(&s);
+    assert_int_equal(tea_results_read(&s, plain), TEA_OK);
+    assert_int_equal(tea_results_read(&s, floored), TEA_OK);
+    assert_int_equal(tea_results_dedupe(&s), TEA_OK);
+    assert_int_equal(s.count, 1);
+    assert_string_equal(s.rows[0].file, plain);
+    assert_true(s.rows[0].noise_floor[PICS_GRAN_INSN_COMPONENT] == 0.2);
+    assert_true(s.rows[0].noise_floor[PICS_GRAN_INSN] == 0.1);
+    assert_true(isnan(s.rows[0].noise_floor[PICS_GRAN_FUNC]));
+    assert_int_equal(tea_results_read(&s, other), TEA_OK);
+    assert_int_equal(tea_results_dedupe(&s), TEA_ERR_FORMAT);
+    tea_results_free(&s);
+    unlink(plain);
+    unlink(floored);
+    unlink(other);
+    free(plain);
+    free(floored);
+    free(other);
+}
+
 static int compare_labels(const void *x, const void *y)
 {
     return tea_results_scheme_compare(*(const char *const *)x, *(const char *const *)y);
@@ -457,6 +487,7 @@ int main(void)
         cmocka_unit_test(reads_a_replay_directory),
         cmocka_unit_test(refuses_bad_lines),
         cmocka_unit_test(dedupes_identical_and_refuses_inconsistent_repeats),
+        cmocka_unit_test(dedupe_keeps_the_noise_floor),
         cmocka_unit_test(orders_schemes),
         cmocka_unit_test(writes_rows_that_read_back),
         cmocka_unit_test(finds_trace_names_in_comments),

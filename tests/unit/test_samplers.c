@@ -422,7 +422,8 @@ static void listed_points(void **state)
 }
 
 /*
- * The cycles a tagger's samples stand for, the noise floor's points. Trace
+ * The cycles a tagger's samples stand for, the noise floor's points (kept
+ * only when the spec asks). Trace
  * B, IBS at period 1 (ibs_tag_squashed): its one sample was armed by point
  * 4, where X and BR commit, so TEA at {4} gives each half a sample. SPE at
  * period 2 (spe_collision): its one sample was armed by point 2, a cycle of
@@ -440,6 +441,11 @@ static void tagger_points(void **state)
     (void)state;
 
     build_trace_b(&s);
+    r = replay(&s, 0, specs, 2); /* points not asked for: none kept */
+    assert_null(tea_replay_sampler_points(r, 0, &n));
+    assert_int_equal(n, 0);
+    tea_replay_free(r);
+    specs[0].keep_points = specs[1].keep_points = 1;
     r = replay(&s, 0, specs, 2);
     points = tea_replay_sampler_points(r, 0, &n);
     assert_int_equal(n, 1);
