@@ -18,6 +18,7 @@ int cmd_tea_sweep(int argc, char **argv);
 int cmd_pics_export(int argc, char **argv);
 int cmd_pics_error(int argc, char **argv);
 int cmd_pics_merge(int argc, char **argv);
+int cmd_pics_import(int argc, char **argv);
 int cmd_pics_plot(int argc, char **argv);
 int cmd_pics_flamegraph(int argc, char **argv);
 int cmd_pics_diff(int argc, char **argv);

@@ -16,6 +16,7 @@ static const cli_subcommand subcommands[] = {
     { "annotate", cmd_pics_annotate, "a function's whole disassembly with each instruction's cycles and stack" },
     { "table", cmd_pics_table, "the error of every scheme on every trace as a Markdown, LaTeX or CSV table" },
     { "correlate", cmd_pics_correlate, "per event, how its count at each instruction tracks its cycle cost" },
+    { "import", cmd_pics_import, "a TraceDoctor worker's CSV (tea_gold, tea/pebs/ibs_sampler) as a PICS" },
 };
 
 int main(int argc, char **argv)

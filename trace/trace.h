@@ -227,4 +227,14 @@ void trace_writer_abort(trace_writer *w);
 /* Totals of what was written so far. */
 const trace_totals *trace_writer_totals(const trace_writer *w);
 
+/*
+ * The signature the TEA authors' TraceDoctor workers (tracedoctor_tea.cc)
+ * print for a µop in their outputs (tea_gold, the samplers' signatureN),
+ * folded to the nine-event PSV as a token's slot is: bit 0 (a data-cache
+ * miss whose memory latency reached 32 cycles) ST-LLC, bits 2-11 (the
+ * token's slot flags) their events, bit 12 (the µop's exception) FL-EX; bit
+ * 1 (latency 84) and bits 13-15 (the previous µop's flags) have no PSV bit.
+ */
+uint16_t trace_td_signature_psv(uint32_t signature);
+
 #endif

@@ -3,6 +3,7 @@
  * docs/trace-format.md, "TraceDoctor tokens").
  */
 #include "tracedoctor.h"
+#include "trace.h"
 #include "psv.h"
 #include "../common/error.h"
 
@@ -92,6 +93,17 @@ uint16_t trace_td_slot_psv(uint16_t flags, uint16_t memlat, unsigned llc_latency
         psv |= 1u << TRACE_PSV_FL_EX;
     if (flags & TRACE_TD_SLOT_REFETCHED)
         psv |= 1u << TRACE_PSV_FL_MO;
+    return (uint16_t)psv;
+}
+
+uint16_t trace_td_signature_psv(uint32_t signature)
+{
+    /* memlat 0 under a latency of 1: ST-LLC comes from bit 0 instead */
+    unsigned psv = trace_td_slot_psv((uint16_t)(signature & TRACE_TD_SIG_FLAGS), 0, 1);
+    if (signature & TRACE_TD_SIG_LLC)
+        psv |= 1u << TRACE_PSV_ST_LLC;
+    if (signature & TRACE_TD_SIG_EXCEPTION)
+        psv |= 1u << TRACE_PSV_FL_EX;
     return (uint16_t)psv;
 }
 

@@ -63,6 +63,15 @@ void trace_td_token_pack(const trace_td_token *t, uint8_t bytes[TRACE_TD_TOKEN_S
  * missed in the L1 and its memlat reached `llc_latency`. */
 uint16_t trace_td_slot_psv(uint16_t flags, uint16_t memlat, unsigned llc_latency);
 
+/* The bits of a TraceDoctor worker's signature (trace_td_signature_psv,
+ * trace/trace.h): bit 0 a data-cache miss whose memory latency reached 32
+ * cycles, bit 1 the same at 84, bits 2-11 the slot flags (TRACE_TD_SLOT_*),
+ * bit 12 the µop's exception, bits 13-15 the previous µop's flags. */
+#define TRACE_TD_SIG_LLC (1u << 0)
+#define TRACE_TD_SIG_FLAGS 0x0FFCu
+#define TRACE_TD_SIG_EXCEPTION (1u << 12)
+
+
 /* Decoder statistics. */
 typedef struct trace_td_decoder_stats {
     uint64_t counter_wraps;  /* 44-bit cycle counter wraps unwrapped */

@@ -21,6 +21,7 @@
 #include "pics/pics_file.h"
 #include "binary/symbols.h"
 #include "pics/symmap.h"
+#include "pics/tdimport.h"
 #include "tea/results.h"
 #include "trace/frames.h"
 #include "trace/record.h"
@@ -176,6 +177,31 @@ static int read_results(const char *path)
     return rc;
 }
 
+/* A TraceDoctor worker's CSV as pics import reads it: the golden, or TEA at
+ * period 1000 (the seeds' samplingPeriod). */
+static int import_td(const char *path, pics_td_kind kind)
+{
+    const pics_td_import_options o = { 3200000000ull, 1000, NULL };
+    pics_info info;
+    pics p;
+    int rc = pics_td_import(path, kind, &o, &info, &p);
+    if (rc == 0) {
+        pics_info_free(&info);
+        pics_free(&p);
+    }
+    return rc;
+}
+
+static int read_td_gold(const char *path)
+{
+    return import_td(path, PICS_TD_GOLD);
+}
+
+static int read_td_tea(const char *path)
+{
+    return import_td(path, PICS_TD_TEA);
+}
+
 static int read_symmap(const char *path)
 {
     pics_symmap m = { 0 };
@@ -226,6 +252,9 @@ static const reader_case cases[] = {
     { "frames", "frames/frames.tea", read_frames, 0 },
     { "pics (golden)", "pics/replay-golden.pics", read_pics, 0 },
     { "pics (sampled)", "pics/replay-tea-4000hz.pics", read_pics, 0 },
+    { "pics (window groups)", "pics/groups.pics", read_pics, 0 },
+    { "tea_gold (pics import)", "tdimport/memory.tea_gold.csv", read_td_gold, 0 },
+    { "tea_sampler (pics import)", "tdimport/memory.tea_sampler-1000.csv", read_td_tea, 0 },
     { "results (replay)", "results/replay-summary.csv", read_results, 0 },
     { "results (sweep)", "results/sweep.csv", read_results, 0 },
     { "symbol map", "symmap/mixed.map", read_symmap, 0 },

@@ -11,6 +11,7 @@
 #include "common/error.h"
 #include "pics/error.h"
 #include "pics/pics_file.h"
+#include "pics/tdimport.h"
 #include "trace/psv.h"
 
 #include <math.h>
@@ -478,6 +479,81 @@ static void test_groups_round_trip(void **state)
     free(path);
 }
 
+/* Writes `text` to a scratch file; its malloc'd path. */
+static char *scratch_file(const char *name, const char *text)
+{
+    char *path = test_temp_path(name);
+    test_write_file(path, text, strlen(text));
+    return path;
+}
+
+#define SAMPLER_HEADER                                                                                              \
+    "cycle;stallLatency;teaflags;address0;isslat0;memlat0;signature0;address1;isslat1;memlat1;signature1;"         \
+    "address2;isslat2;memlat2;signature2;address3;isslat3;memlat3;signature3\n"
+
+/*
+ * TraceDoctor worker CSVs by hand. tea_gold: 0x10 has 3/2 cycles base (sig
+ * 0) and 1/24 ST-L1 (0x20) plus 1/3 ST-L1 with an unfolded bit (0x22): one
+ * cell of 9/24; 0x14 2 cycles FL-MB. TEA: a line listing slots 0 and 1
+ * (teaflags 3) in no state gives each half a sample; a stalled line (0x13)
+ * the whole to address0. IBS: one sample to address0, DR-SQ (0x100) masked
+ * away (not an IBS event).
+ */
+static void test_tracedoctor_import(void **state)
+{
+    char *gold = scratch_file("w.tea_gold.csv", "address;signatures\n0x10;0:1.500000/32:0.041667/34:0.333333\n"
+                                                "0x14;1024:2.000000\n");
+    char *tea = scratch_file("w.tea.csv", SAMPLER_HEADER "97;0;3;0x10;0;0;0;0x14;0;0;1024;0x0;0;0;0;0x0;0;0;0\n"
+                                                         "194;9;19;0x18;0;0;32;0x1c;0;0;0;0x0;0;0;0;0x0;0;0;0\n");
+    char *ibs = scratch_file("w.ibs.csv", SAMPLER_HEADER "97;0;1;0x10;0;0;256;0x0;0;0;0;0x0;0;0;0;0x0;0;0;0\n");
+    pics_td_import_options o = { 3200000000ull, 97, NULL };
+    pics_info info;
+    pics p;
+    const pics_cell *c;
+    (void)state;
+
+    assert_int_equal(pics_td_import(gold, PICS_TD_GOLD, &o, &info, &p), TEA_OK);
+    assert_string_equal(info.scheme, "golden");
+    assert_string_equal(info.golden_rules, "tracedoctor");
+    assert_non_null(c = pics_find(&p, 0x10, 0));
+    assert_true(c->value == 3 * U / 2);
+    assert_non_null(c = pics_find(&p, 0x10, 1u << TRACE_PSV_ST_L1));
+    assert_true(c->value == 9 * (U / 24));
+    assert_non_null(c = pics_find(&p, 0x14, 1u << TRACE_PSV_FL_MB));
+    assert_true(c->value == 2 * U);
+    assert_true(info.golden_total == p.total && p.total == 3 * U / 2 + 9 * (U / 24) + 2 * U);
+    pics_info_free(&info);
+    pics_free(&p);
+
+    assert_int_equal(pics_td_import(tea, PICS_TD_TEA, &o, &info, &p), TEA_OK);
+    assert_string_equal(info.scheme, "tea");
+    assert_int_equal(info.samples, 2);
+    assert_int_equal(info.period, 97);
+    assert_true(pics_find(&p, 0x10, 0)->value == U / 2);
+    assert_true(pics_find(&p, 0x14, 1u << TRACE_PSV_FL_MB)->value == U / 2);
+    assert_true(pics_find(&p, 0x18, 1u << TRACE_PSV_ST_L1)->value == U);
+    assert_null(pics_find(&p, 0x1c, 0));
+    pics_info_free(&info);
+    pics_free(&p);
+
+    assert_int_equal(pics_td_import(ibs, PICS_TD_IBS, &o, &info, &p), TEA_OK);
+    assert_string_equal(info.scheme, "ibs");
+    assert_true(pics_find(&p, 0x10, 0)->value == U);
+    pics_info_free(&info);
+    pics_free(&p);
+
+    o.period = 0;
+    assert_int_equal(pics_td_import(ibs, PICS_TD_IBS, &o, &info, &p), TEA_ERR_USAGE);
+    assert_int_equal(pics_td_import(ibs, PICS_TD_GOLD, &o, &info, &p), TEA_ERR_FORMAT);
+    assert_contains(error_message(), "line 1: not a tea_gold file");
+    remove(gold);
+    remove(tea);
+    remove(ibs);
+    free(gold);
+    free(tea);
+    free(ibs);
+}
+
 static void test_cache_sums(void **state)
 {
     const uint64_t pcs[] = { 0x10000, 0x10000 + 4 * PICS_CACHE_SLOTS, 0x10000 + 8 * PICS_CACHE_SLOTS, 0x10001, 0x10002,
@@ -527,6 +603,7 @@ int main(void)
         cmocka_unit_test(test_file_round_trip),
         cmocka_unit_test(test_objects_round_trip_and_merge),
         cmocka_unit_test(test_groups_round_trip),
+        cmocka_unit_test(test_tracedoctor_import),
         cmocka_unit_test(test_cache_sums),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -361,6 +361,28 @@ static void commit_and_exception_token_is_read_one_way(void **state)
     test_stream_free(&s);
 }
 
+/* A worker's signature folds like a token slot's flags (by hand, from the
+ * bit assignment in trace/tracedoctor.h): bit 0 ST-LLC, 0x20 ST-L1, 0xC0
+ * ST-TLB, 0x4 DR-L1, 0x18 DR-TLB, 0x100 DR-SQ, 0x400 FL-MB, 0x800 and 0x1000
+ * FL-EX, 0x200 FL-MO; bits 1 and 13-15 fold to nothing. */
+static void worker_signatures_fold_to_psvs(void **state)
+{
+    (void)state;
+    assert_int_equal(trace_td_signature_psv(0x20), 1u << TRACE_PSV_ST_L1);
+    assert_int_equal(trace_td_signature_psv(0x21), (1u << TRACE_PSV_ST_L1) | (1u << TRACE_PSV_ST_LLC));
+    assert_int_equal(trace_td_signature_psv(0x40), 1u << TRACE_PSV_ST_TLB);
+    assert_int_equal(trace_td_signature_psv(0x80), 1u << TRACE_PSV_ST_TLB);
+    assert_int_equal(trace_td_signature_psv(0x4), 1u << TRACE_PSV_DR_L1);
+    assert_int_equal(trace_td_signature_psv(0x18), 1u << TRACE_PSV_DR_TLB);
+    assert_int_equal(trace_td_signature_psv(0x100), 1u << TRACE_PSV_DR_SQ);
+    assert_int_equal(trace_td_signature_psv(0x400), 1u << TRACE_PSV_FL_MB);
+    assert_int_equal(trace_td_signature_psv(0x800), 1u << TRACE_PSV_FL_EX);
+    assert_int_equal(trace_td_signature_psv(0x1000), 1u << TRACE_PSV_FL_EX);
+    assert_int_equal(trace_td_signature_psv(0x200), 1u << TRACE_PSV_FL_MO);
+    assert_int_equal(trace_td_signature_psv(0x2 | 0xE000), 0);
+    assert_int_equal(trace_td_signature_psv(0x1), 1u << TRACE_PSV_ST_LLC);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -373,6 +395,7 @@ int main(void)
         cmocka_unit_test(full_rob_is_told_from_empty),
         cmocka_unit_test(inexpressible_records_are_refused),
         cmocka_unit_test(commit_and_exception_token_is_read_one_way),
+        cmocka_unit_test(worker_signatures_fold_to_psvs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
