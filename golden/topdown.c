@@ -6,6 +6,7 @@
 #include "common/error.h"
 #include "common/search.h"
 #include "common/exact.h"
+#include "trace/objects.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -383,8 +384,7 @@ static void charge_interval(golden_topdown *td, const golden_interval *iv, unsig
  * past the last window's end stay in its group). */
 static void enter_window(golden_topdown *td, uint64_t cycle)
 {
-    while (td->window_at + 1 < td->windows && cycle > td->window_ends[td->window_at])
-        td->window_at++;
+    td->window_at = trace_sampling_window_of(td->window_ends, td->windows, td->window_at, cycle);
     td->group = &td->group_counts[td->window_at % td->groups];
 }
 

@@ -6,6 +6,7 @@
 #include "schedule.h"
 #include "tagger.h"
 #include "common/error.h"
+#include "trace/objects.h"
 
 #include <assert.h>
 #include <stdio.h>
@@ -377,16 +378,16 @@ int tea_replay_check_span(uint64_t origin, uint64_t last)
                      (unsigned long long)TEA_REPLAY_MAX_SPAN, (unsigned long long)PICS_UNIT);
 }
 
-/* Moves the golden charges to the next window's group: what the cache
- * holds goes to the current group first. */
-static void next_window(tea_replay *r)
+/* Moves the golden charges to window `window`'s group: what the cache holds
+ * goes to the current group first. */
+static void enter_window(tea_replay *r, size_t window)
 {
     window_groups *g = &r->wg;
     int rc = pics_cache_flush(&r->golden_cache);
     if (rc && !r->rc)
         r->rc = rc;
-    g->window++;
-    r->golden_cache.target = &g->groups[g->window % g->count];
+    g->window = window;
+    r->golden_cache.target = &g->groups[window % g->count];
 }
 
 /* With window groups: how many of the n records from `first` on belong to
@@ -396,10 +397,10 @@ static size_t window_run(tea_replay *r, const trace_batch *batch, size_t first, 
 {
     window_groups *g = &r->wg;
     const trace_record *records = batch->records + first;
-    size_t k = 0;
+    size_t k = 0, window = trace_sampling_window_of(g->ends, g->windows, g->window, records[0].cycle);
 
-    while (g->window + 1 < g->windows && records[0].cycle > g->ends[g->window])
-        next_window(r);
+    if (window != g->window)
+        enter_window(r, window);
     if (records[0].cycle > g->ends[g->window])
         return n; /* past the last window */
     while (k < n && records[k].cycle <= g->ends[g->window])

@@ -282,23 +282,13 @@ static int check_sampling_known(const tea_run *t, const trace_run *at_end)
     return TEA_OK;
 }
 
-/* The golden reference by groups of windows on a sampled trace of at least
- * two windows (tea_replay_group_windows): TEA_RUN_WINDOW_GROUPS groups, or
- * one per window when there are fewer. */
+/* The golden reference by groups of windows on a sampled trace
+ * (tea_replay_group_windows; trace_sampling_groups says how many). */
 static int group_windows(tea_run *t)
 {
     const trace_sampling *s = &t->objects.run.sampling;
-    unsigned groups = s->window_count < TEA_RUN_WINDOW_GROUPS ? (unsigned)s->window_count : TEA_RUN_WINDOW_GROUPS;
-    if (!s->every || groups < 2)
-        return TEA_OK;
-    return tea_replay_group_windows(t->replay, s->window_ends, s->window_count, groups);
-}
-
-/* Whether group_windows will split the golden reference: the replay must
- * then read the trace as one stream. */
-static int has_window_groups(const tea_run *t)
-{
-    return t->objects.run.sampling.every && t->objects.run.sampling.window_count >= 2;
+    unsigned groups = trace_sampling_groups(s);
+    return groups ? tea_replay_group_windows(t->replay, s->window_ends, s->window_count, groups) : TEA_OK;
 }
 
 /* Reads the trace once as a stream, feeding the engine. A trace the engine
@@ -380,7 +370,7 @@ static int replay_frames(const tea_run_options *o, tea_run *t, unsigned threads)
         uint32_t tid, threads_seen;
         trace_frames_objects(frames, &objs, &object_count, &tid, &threads_seen);
         if (!(rc = keep_objects(t, objs, object_count, tid, threads_seen, trace_frames_run(frames)))
-            && has_window_groups(t))
+            && trace_sampling_groups(&t->objects.run.sampling))
             rc = TEA_ERR_UNSUPPORTED; /* window groups: as a stream (a sampled trace is short) */
         else if (!rc && !(rc = prepare_replay(o, t, trace_frames_header(frames))))
             rc = tea_parallel_suits(t->replay, frames)

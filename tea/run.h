@@ -37,10 +37,6 @@
 #define TEA_RUN_LABEL_MAX 16      /* "ibs:all" and its NUL */
 #define TEA_RUN_NAME_MAX 128      /* a trace's name */
 #define TEA_RUN_GRANULARITIES 3   /* the pics_granularity values: insn-component, insn, func */
-/* Groups of windows the golden reference of a sampled trace is split into
- * for its intervals (tea_replay_group_windows): t with 19 degrees of
- * freedom is within 7 % of the normal's 1.96. */
-#define TEA_RUN_WINDOW_GROUPS 20
 
 /* A sampling scheme with its event set. */
 typedef struct tea_run_scheme {

@@ -133,6 +133,21 @@ static int check_exec_path(const char *path)
     return check_object(&o);
 }
 
+unsigned trace_sampling_groups(const trace_sampling *s)
+{
+    if (!s->every || s->window_count < 2)
+        return 0;
+    return s->window_count < TRACE_WINDOW_GROUPS ? (unsigned)s->window_count : TRACE_WINDOW_GROUPS;
+}
+
+size_t trace_sampling_window_of(const uint64_t *ends, size_t windows, size_t from, uint64_t cycle)
+{
+    assert(windows >= 1 && from < windows);
+    while (from + 1 < windows && cycle > ends[from])
+        from++;
+    return from;
+}
+
 int trace_object_list_set_run(trace_object_list *l, const trace_run *run)
 {
     trace_run copy = *run;

@@ -89,6 +89,22 @@ typedef struct trace_sampling {
 /* Most windows a sampled trace may list. */
 #define TRACE_WINDOWS_MAX (1u << 22)
 
+/* Interleaved groups of windows (window w in group w mod B) that confidence
+ * intervals on a sampled trace are taken over (tea replay's golden PICS, tea
+ * topdown): t with 19 degrees of freedom is within 7 % of the normal's
+ * 1.96. */
+#define TRACE_WINDOW_GROUPS 20
+
+/* How many window groups a sampled trace gets: TRACE_WINDOW_GROUPS, or one
+ * per window when there are fewer; 0 (no groups) when it is not sampled or
+ * has fewer than two windows. */
+unsigned trace_sampling_groups(const trace_sampling *s);
+
+/* The window of a record at `cycle`, searching on from window `from`: the
+ * first whose end is at or after `cycle`, or the last window for a cycle
+ * past every end. `ends` (increasing) has `windows` >= 1 entries. */
+size_t trace_sampling_window_of(const uint64_t *ends, size_t windows, size_t from, uint64_t cycle);
+
 /* The run of a recording: kept with the objects (a native trace's objects
  * frame, docs/trace-format.md), since most of it is known only at the end.
  * All zeros: nothing known. */

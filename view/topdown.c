@@ -69,26 +69,27 @@ static int canonical_ranges(const pics_symmap *map, size_t **out)
     return TEA_OK;
 }
 
-/* A sampled trace of at least two windows whose windows the reader knows
- * (a file's): the analysis keeps groups of them (golden_topdown_group_windows),
- * as many as tea replay makes. */
+/* A sampled trace whose windows the reader knows (a file's): the analysis
+ * keeps groups of them (golden_topdown_group_windows), as tea replay does
+ * (trace_sampling_groups). */
 static int group_windows(trace_reader *reader, golden_topdown *td)
 {
     const trace_run *run;
-    size_t windows;
+    unsigned groups;
     int rc;
 
     if ((rc = trace_reader_run(reader, &run)))
         return rc;
-    windows = run->sampling.window_count;
-    if (!run->sampling.every || windows < 2)
-        return TEA_OK;
-    return golden_topdown_group_windows(td, run->sampling.window_ends, windows,
-                                        windows < VIEW_TOPDOWN_WINDOW_GROUPS ? (unsigned)windows
-                                                                            : VIEW_TOPDOWN_WINDOW_GROUPS);
+    groups = trace_sampling_groups(&run->sampling);
+    return groups ? golden_topdown_group_windows(td, run->sampling.window_ends, run->sampling.window_count, groups)
+                  : TEA_OK;
 }
 
-double view_topdown_half_percent(const golden_topdown *td, enum golden_topdown_view view, unsigned category)
+/* Half the 95 % interval (percent) of the share that `part` takes of the
+ * `view` total, over the window groups; NaN without groups. `part` is a
+ * category of `view` (level2 0) or a level-2 node (level2 1). */
+static double groups_half_percent(const golden_topdown *td, enum golden_topdown_view view, int level2,
+                                  unsigned part)
 {
     unsigned count;
     const golden_topdown_counts *groups = golden_topdown_get_group_counts(td, &count);
@@ -99,25 +100,20 @@ double view_topdown_half_percent(const golden_topdown *td, enum golden_topdown_v
     memset(&s, 0, sizeof s);
     for (unsigned k = 0; k < count; k++) {
         uint64_t total = view_topdown_total(&groups[k], view);
-        stats_add(&s, total ? 100.0 * (double)view_topdown_values(&groups[k], view)[category] / (double)total : 0.0);
+        uint64_t value = level2 ? groups[k].level2[part] : view_topdown_values(&groups[k], view)[part];
+        stats_add(&s, total ? 100.0 * (double)value / (double)total : 0.0);
     }
     return stats_half_interval95(&s);
 }
 
+double view_topdown_half_percent(const golden_topdown *td, enum golden_topdown_view view, unsigned category)
+{
+    return groups_half_percent(td, view, 0, category);
+}
+
 double view_topdown_level2_half_percent(const golden_topdown *td, enum golden_topdown_level2 node)
 {
-    unsigned count;
-    const golden_topdown_counts *groups = golden_topdown_get_group_counts(td, &count);
-    stats_sample s;
-
-    if (!count)
-        return NAN;
-    memset(&s, 0, sizeof s);
-    for (unsigned k = 0; k < count; k++) {
-        uint64_t total = view_topdown_total(&groups[k], GOLDEN_TOPDOWN_VIEW_SLOTS);
-        stats_add(&s, total ? 100.0 * (double)groups[k].level2[node] / (double)total : 0.0);
-    }
-    return stats_half_interval95(&s);
+    return groups_half_percent(td, GOLDEN_TOPDOWN_VIEW_SLOTS, 1, (unsigned)node);
 }
 
 int view_topdown_analyse(trace_reader *reader, const pics_symmap *map, golden_topdown **out)

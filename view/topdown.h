@@ -22,10 +22,6 @@
 #define VIEW_TOPDOWN_OUTSIDE "(outside symbols)"
 #define VIEW_TOPDOWN_UNATTRIBUTED "(unattributed)"
 
-/* Groups of windows of a sampled trace the analysis keeps for intervals
- * (tea/run.h's TEA_RUN_WINDOW_GROUPS, the same for tea replay). */
-#define VIEW_TOPDOWN_WINDOW_GROUPS 20
-
 /* Reads the trace once through the analysis, per function with `map`
  * (NULL: the whole trace only); on a sampled trace file of two windows or
  * more, also by groups of windows (golden_topdown_group_windows). *out is
