@@ -24,6 +24,13 @@ void pics_info_init(pics_info *info)
     info->unit = PICS_UNIT;
     info->merged = 1;
     snprintf(info->golden_rules, sizeof info->golden_rules, "%s", PICS_GOLDEN_RULES_DEFAULT);
+    snprintf(info->rules, sizeof info->rules, "%s", PICS_GOLDEN_RULES_DEFAULT);
+}
+
+/* Whether a PICS's samplers followed rules other than the default ones. */
+static int other_rules(const pics_info *info)
+{
+    return info->rules[0] && strcmp(info->rules, PICS_GOLDEN_RULES_DEFAULT) != 0;
 }
 
 void pics_info_free(pics_info *info)
@@ -153,6 +160,8 @@ static void write_objects(FILE *f, const trace_object_list *l)
 /* The minor version a file needs: the highest of the features it has. */
 static int format_minor(const pics_info *info, unsigned groups)
 {
+    if (other_rules(info))
+        return PICS_FORMAT_MINOR_RULES;
     if (groups)
         return PICS_FORMAT_MINOR_GROUPS;
     if (info->noise_floor_of[0])
@@ -209,6 +218,8 @@ int pics_write_groups(const char *path, const pics_info *info, const pics *p, co
     write_objects(f, &info->objects);
     fprintf(f, "golden_total %" PRIu64 "\n", info->golden_total);
     fprintf(f, "golden_rules %s\n", info->golden_rules[0] ? info->golden_rules : PICS_GOLDEN_RULES_DEFAULT);
+    if (other_rules(info)) /* written only when not default: older files read the same */
+        fprintf(f, "rules %s\n", info->rules);
     fprintf(f, "period %" PRIu64 "\n", info->period);
     fprintf(f, "frequency_hz %.17g\n", info->frequency_hz);
     fprintf(f, "seed %" PRIu64 "\n", info->seed);
@@ -351,6 +362,7 @@ static int apply_key(const line_reader *lr, pics_info *info, const char *key, co
         { "jitter", info->jitter, sizeof info->jitter },
         { "events", info->events, sizeof info->events },
         { "golden_rules", info->golden_rules, sizeof info->golden_rules },
+        { "rules", info->rules, sizeof info->rules },
         { "noise_floor_of", info->noise_floor_of, sizeof info->noise_floor_of },
     };
     const struct {
@@ -682,10 +694,15 @@ done:
 int pics_info_same_rules(const pics_info *info, const char *path, const pics_info *golden,
                          const char *golden_path)
 {
-    if (strcmp(info->golden_rules, golden->golden_rules) == 0)
-        return TEA_OK;
-    return error_set(TEA_ERR_USAGE, "%s follows the %s golden rules, %s the %s ones (tea replay --golden-rules)", path,
-                     info->golden_rules, golden_path, golden->golden_rules);
+    if (strcmp(info->golden_rules, golden->golden_rules) != 0)
+        return error_set(TEA_ERR_USAGE,
+                         "%s follows the %s golden rules, %s the %s ones (tea replay --golden-rules)", path,
+                         info->golden_rules, golden_path, golden->golden_rules);
+    if (strcmp(info->rules, golden->rules) != 0)
+        return error_set(TEA_ERR_USAGE, "%s comes from a run under the %s rules, %s under the %s ones (tea replay "
+                                        "--rules)",
+                         path, info->rules, golden_path, golden->rules);
+    return TEA_OK;
 }
 
 /* --- JSON ------------------------------------------------------------------ */
@@ -756,6 +773,9 @@ int pics_info_merge(pics_info *dst, const pics_info *src)
                          "cannot merge PICS whose golden references follow different rules "
                          "(%s/%s)",
                          dst->golden_rules, src->golden_rules);
+    if (strcmp(dst->rules, src->rules) != 0)
+        return error_set(TEA_ERR_USAGE, "cannot merge PICS of runs under different rules (%s/%s)", dst->rules,
+                         src->rules);
     if (dst->unit != src->unit || dst->period != src->period || dst->seed != src->seed
         || strcmp(dst->jitter, src->jitter) != 0 || dst->event_mask != src->event_mask)
         return error_set(TEA_ERR_USAGE,

@@ -26,12 +26,16 @@
 #define PICS_FORMAT_MINOR_FLOOR 2
 /* Minor version of a golden PICS split by groups of windows (groups). */
 #define PICS_FORMAT_MINOR_GROUPS 3
+/* Minor version of a file whose samplers followed the tracedoctor rules (rules). */
+#define PICS_FORMAT_MINOR_RULES 4
 /* Most window groups a PICS file may carry. */
 #define PICS_MAX_GROUPS 64
 #define PICS_NAME_MAX 32
 /* The golden rule set a PICS assumes when its file does not name one
  * (golden_rules_name(GOLDEN_RULES_DEFAULT)). */
 #define PICS_GOLDEN_RULES_DEFAULT "default"
+/* The other rule set's name (golden_rules_name(GOLDEN_RULES_TRACEDOCTOR)). */
+#define PICS_RULES_TRACEDOCTOR "tracedoctor"
 #define PICS_DIGEST_LEN 16 /* hex digits of a trace digest */
 
 /* Everything a PICS file says about itself. Strings are owned (malloc'd) and
@@ -52,6 +56,9 @@ typedef struct pics_info {
     uint64_t golden_total;          /* attributed cycles x unit: what sampled PICS scale to */
     char golden_rules[PICS_NAME_MAX]; /* the golden reference's rule set: default or tracedoctor
                                          (files without the key: default) */
+    char rules[PICS_NAME_MAX];      /* the samplers' rule set of the run (tea replay --rules): default
+                                       or tracedoctor, the golden PICS's too (files without the
+                                       key: default) */
     /* sampling (zero/empty for golden) */
     uint64_t period;                /* cycles between sample points */
     double frequency_hz;            /* clock_hz / period */
@@ -68,8 +75,8 @@ typedef struct pics_info {
                                        trace's golden PICS; pics_read_groups), 0: none */
 } pics_info;
 
-/* Zeroes `info` (scheme empty, unit PICS_UNIT, merged 1, golden rules
- * "default"). */
+/* Zeroes `info` (scheme empty, unit PICS_UNIT, merged 1, golden and
+ * sampler rules "default"). */
 void pics_info_init(pics_info *info);
 
 /* Frees the strings. */
@@ -82,7 +89,8 @@ int pics_info_copy(pics_info *dst, const pics_info *src);
 uint64_t pics_info_lost(const pics_info *info);
 
 /* 0 when a PICS (at `path`) and a golden PICS (at `golden_path`) follow the
- * same golden rules, else TEA_ERR_USAGE with a message naming both. */
+ * same golden rules and the same sampler rules, else TEA_ERR_USAGE with a
+ * message naming both. */
 int pics_info_same_rules(const pics_info *info, const char *path, const pics_info *golden,
                          const char *golden_path);
 

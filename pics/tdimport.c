@@ -213,7 +213,8 @@ static int describe(const pics_td_import_options *o, pics_td_kind kind, const im
         info->clock_hz = o->clock_hz;
     }
     snprintf(info->scheme, sizeof info->scheme, "%s", pics_scheme_name(scheme));
-    snprintf(info->golden_rules, sizeof info->golden_rules, "tracedoctor");
+    snprintf(info->golden_rules, sizeof info->golden_rules, "%s", PICS_RULES_TRACEDOCTOR);
+    snprintf(info->rules, sizeof info->rules, "%s", PICS_RULES_TRACEDOCTOR); /* the workers' own */
     info->event_mask = scheme == PICS_SCHEME_GOLDEN ? TRACE_PSV_MASK_ALL : pics_scheme_native_events(scheme);
     if (scheme == PICS_SCHEME_GOLDEN) {
         snprintf(info->events, sizeof info->events, "all");

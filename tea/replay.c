@@ -5,6 +5,7 @@
 #include "replay.h"
 #include "schedule.h"
 #include "tagger.h"
+#include "tdsampler.h"
 #include "common/error.h"
 #include "trace/objects.h"
 
@@ -30,9 +31,11 @@ typedef struct cycle_sampler {
     uint64_t lost[PICS_LOST_REASONS];
 } cycle_sampler;
 
-/* Where spec i lives: a cycle sampler or a tagger, and its index there. */
+/* Where spec i lives: a cycle sampler, a tagger or a token sampler (the
+ * tracedoctor rules), and its index there. */
+enum sampler_kind { SAMPLER_CYCLE = 0, SAMPLER_TAGGER, SAMPLER_TOKENS };
 typedef struct sampler_ref {
-    int tagging;
+    enum sampler_kind kind;
     size_t index;
 } sampler_ref;
 
@@ -55,6 +58,8 @@ struct tea_replay {
     size_t cycle_count;
     tea_tagger *tags;
     size_t tag_count;
+    tea_td_sampler *token_samplers; /* the tracedoctor rules' samplers, created with the replay */
+    size_t token_count;
     golden golden;
     pics golden_pics;
     pics_cache golden_cache;   /* hot sums of golden_pics; flushed at finish */
@@ -66,6 +71,7 @@ struct tea_replay {
     uint64_t tag_wake_entry;   /* earliest dispatched-entry ordinal a tagger must see */
     int rc;                    /* first error raised inside the golden callback */
     window_groups wg;
+    golden_rules sampler_rules; /* the run's, named in the PICS (tea_replay_set_sampler_rules) */
     golden_units units;        /* PICS_UNIT and its shares, 1/n of it */
     /* golden_plain_run's charges (PICS units) of a run's µops, with its
      * slack for the last record's unused slots */
@@ -209,6 +215,9 @@ int tea_replay_create(tea_replay **out, unsigned initial_window, const tea_sampl
             return error_set(TEA_ERR_USAGE, "sampler %zu: the sampling period must be at least one cycle", i);
         if (specs[i].listed && specs[i].scheme != PICS_SCHEME_TEA)
             return error_set(TEA_ERR_USAGE, "sampler %zu: only TEA samples a list of points", i);
+        if (specs[i].rules == GOLDEN_RULES_TRACEDOCTOR && (specs[i].listed || specs[i].jitter != PICS_JITTER_NONE))
+            return error_set(TEA_ERR_USAGE, "sampler %zu: the tracedoctor rules sample every period exactly "
+                                            "(no jitter, no listed points)", i);
         for (uint64_t k = 1; specs[i].listed && k < specs[i].point_count; k++)
             if (specs[i].points[k] < specs[i].points[k - 1])
                 return error_set(TEA_ERR_USAGE, "sampler %zu: point %llu comes before the one ahead of it", i,
@@ -220,13 +229,28 @@ int tea_replay_create(tea_replay **out, unsigned initial_window, const tea_sampl
     r->refs = calloc(count ? count : 1, sizeof *r->refs);
     r->cycle = calloc(count ? count : 1, sizeof *r->cycle);
     r->tags = calloc(count ? count : 1, sizeof *r->tags);
-    if (!r->specs || !r->refs || !r->cycle || !r->tags || pics_init(&r->golden_pics)) {
+    r->token_samplers = calloc(count ? count : 1, sizeof *r->token_samplers);
+    if (!r->specs || !r->refs || !r->cycle || !r->tags || !r->token_samplers || pics_init(&r->golden_pics)) {
         tea_replay_free(r);
         return error_set(TEA_ERR_NOMEM, "out of memory");
     }
     if (count)
         memcpy(r->specs, specs, count * sizeof *specs);
     r->count = count;
+    for (size_t i = 0; i < count; i++) {
+        /* Tokens come from the trace's opening on: these exist before the first record. */
+        const tea_sampler_spec *sp = &specs[i];
+        int rc;
+        if (sp->rules != GOLDEN_RULES_TRACEDOCTOR)
+            continue;
+        if ((rc = tea_td_sampler_init(&r->token_samplers[r->token_count], sp->scheme, sp->period, sp->event_mask,
+                                      sp->llc_latency))) {
+            tea_td_sampler_free(&r->token_samplers[r->token_count]);
+            tea_replay_free(r);
+            return rc;
+        }
+        r->refs[i] = (sampler_ref){ SAMPLER_TOKENS, r->token_count++ };
+    }
     pics_cache_init(&r->golden_cache, &r->golden_pics);
     golden_units_init(&r->units, PICS_UNIT);
     golden_init(&r->golden, initial_window);
@@ -250,6 +274,8 @@ static int start(tea_replay *r, uint64_t origin)
     r->rob.origin = origin;
     for (size_t i = 0; i < r->count; i++) {
         const tea_sampler_spec *sp = &r->specs[i];
+        if (sp->rules == GOLDEN_RULES_TRACEDOCTOR)
+            continue; /* a token sampler, created with the replay */
         if (is_cycle_scheme(sp->scheme)) {
             cycle_sampler *s = &r->cycle[r->cycle_count];
             s->scheme = sp->scheme;
@@ -261,18 +287,18 @@ static int start(tea_replay *r, uint64_t origin)
                 tea_schedule_init(&s->sched, origin, sp->period, sp->jitter, sp->seed, sp->period);
             if (pics_init(&s->pics))
                 return TEA_ERR_NOMEM;
-            r->refs[i] = (sampler_ref){ 0, r->cycle_count++ };
+            r->refs[i] = (sampler_ref){ SAMPLER_CYCLE, r->cycle_count++ };
         } else if (!r->part) {
             int rc = tea_tagger_init(&r->tags[r->tag_count], sp->scheme, sp->period, sp->jitter, sp->seed,
                                      sp->event_mask, origin);
             if (rc)
                 return rc;
             r->tags[r->tag_count].keep_points = sp->keep_points;
-            r->refs[i] = (sampler_ref){ 1, r->tag_count++ };
+            r->refs[i] = (sampler_ref){ SAMPLER_TAGGER, r->tag_count++ };
         }
     }
     /* Every spec has its sampler, but a part's taggers (the whole runs them). */
-    assert(r->part ? r->tag_count == 0 : r->cycle_count + r->tag_count == r->count);
+    assert(r->part ? r->tag_count == 0 : r->cycle_count + r->tag_count + r->token_count == r->count);
     recompute_cycle_wake(r);
     recompute_tag_wake(r);
     return TEA_OK;
@@ -494,12 +520,37 @@ int tea_replay_finish(tea_replay *r)
     }
     for (size_t i = 0; i < r->tag_count; i++)
         tea_tagger_finish(&r->tags[i], last);
+    for (size_t i = 0; i < r->token_count; i++) {
+        int rc = tea_td_sampler_finish(&r->token_samplers[i]);
+        if (rc)
+            return error_set(rc, "out of memory building a PICS");
+    }
     return TEA_OK;
+}
+
+int tea_replay_reads_tokens(const tea_replay *r)
+{
+    return r->token_count > 0;
+}
+
+void tea_replay_token(void *replay, const uint8_t *token)
+{
+    tea_replay *r = replay;
+    trace_td_token t;
+
+    trace_td_token_unpack(token, &t);
+    for (size_t i = 0; i < r->token_count; i++)
+        tea_td_sampler_token(&r->token_samplers[i], &t);
 }
 
 void tea_replay_set_golden_rules(tea_replay *r, golden_rules rules)
 {
     golden_set_rules(&r->golden, rules);
+}
+
+void tea_replay_set_sampler_rules(tea_replay *r, golden_rules rules)
+{
+    r->sampler_rules = rules;
 }
 
 const pics *tea_replay_golden(const tea_replay *r)
@@ -515,19 +566,33 @@ const golden_totals *tea_replay_golden_totals(const tea_replay *r)
 const pics *tea_replay_sampler_pics(const tea_replay *r, size_t i)
 {
     const sampler_ref *ref = &r->refs[i];
-    return ref->tagging ? &r->tags[ref->index].pics : &r->cycle[ref->index].pics;
+    switch (ref->kind) {
+    case SAMPLER_TAGGER:
+        return &r->tags[ref->index].pics;
+    case SAMPLER_TOKENS:
+        return &r->token_samplers[ref->index].pics;
+    default:
+        return &r->cycle[ref->index].pics;
+    }
 }
 
 uint64_t tea_replay_sampler_samples(const tea_replay *r, size_t i)
 {
     const sampler_ref *ref = &r->refs[i];
-    return ref->tagging ? r->tags[ref->index].samples : r->cycle[ref->index].samples;
+    switch (ref->kind) {
+    case SAMPLER_TAGGER:
+        return r->tags[ref->index].samples;
+    case SAMPLER_TOKENS:
+        return r->token_samplers[ref->index].samples;
+    default:
+        return r->cycle[ref->index].samples;
+    }
 }
 
 const uint64_t *tea_replay_sampler_points(const tea_replay *r, size_t i, uint64_t *count)
 {
     const sampler_ref *ref = &r->refs[i];
-    if (!ref->tagging) {
+    if (ref->kind != SAMPLER_TAGGER) {
         *count = 0;
         return NULL;
     }
@@ -538,7 +603,14 @@ const uint64_t *tea_replay_sampler_points(const tea_replay *r, size_t i, uint64_
 const uint64_t *tea_replay_sampler_lost(const tea_replay *r, size_t i)
 {
     const sampler_ref *ref = &r->refs[i];
-    return ref->tagging ? r->tags[ref->index].lost : r->cycle[ref->index].lost;
+    switch (ref->kind) {
+    case SAMPLER_TAGGER:
+        return r->tags[ref->index].lost;
+    case SAMPLER_TOKENS:
+        return r->token_samplers[ref->index].lost;
+    default:
+        return r->cycle[ref->index].lost;
+    }
 }
 
 void tea_trace_digest(const trace_header *h, const trace_totals *t, char out[PICS_DIGEST_LEN + 1])
@@ -573,6 +645,7 @@ int tea_replay_describe(const tea_replay *r, size_t i, const trace_header *h, co
     }
     info->golden_total = r->golden_pics.total;
     snprintf(info->golden_rules, sizeof info->golden_rules, "%s", golden_rules_name(r->golden.rules));
+    snprintf(info->rules, sizeof info->rules, "%s", golden_rules_name(r->sampler_rules));
     if (i == SIZE_MAX) {
         snprintf(info->scheme, sizeof info->scheme, "%s", pics_scheme_name(PICS_SCHEME_GOLDEN));
         snprintf(info->events, sizeof info->events, "all");
@@ -602,6 +675,7 @@ int tea_replay_create_part(tea_replay **out, const tea_replay *whole, uint64_t o
 
     *out = NULL;
     assert(!whole->wg.count); /* window groups need the one stream (tea_replay_group_windows) */
+    assert(!whole->token_count); /* so do the tracedoctor rules' samplers (tokens in order) */
     if ((rc = tea_replay_create(&p, 0, whole->specs, whole->count)))
         return rc;
     p->part = 1;
@@ -635,20 +709,21 @@ static size_t count_cycle_samplers(const tea_replay *r)
 {
     size_t n = 0;
     for (size_t i = 0; i < r->count; i++)
-        n += is_cycle_scheme(r->specs[i].scheme);
+        n += is_cycle_scheme(r->specs[i].scheme) && r->specs[i].rules != GOLDEN_RULES_TRACEDOCTOR;
     return n;
 }
 
 int tea_replay_has_taggers(const tea_replay *r)
 {
-    return count_cycle_samplers(r) < r->count;
+    return count_cycle_samplers(r) + r->token_count < r->count;
 }
 
 uint64_t tea_replay_tagger_period(const tea_replay *r)
 {
     uint64_t shortest = UINT64_MAX;
     for (size_t i = 0; i < r->count; i++)
-        if (!is_cycle_scheme(r->specs[i].scheme) && r->specs[i].period < shortest)
+        if (!is_cycle_scheme(r->specs[i].scheme) && r->specs[i].rules != GOLDEN_RULES_TRACEDOCTOR
+            && r->specs[i].period < shortest)
             shortest = r->specs[i].period;
     return shortest;
 }
@@ -742,6 +817,8 @@ void tea_replay_free(tea_replay *r)
         pics_free(&r->cycle[i].pics);
     for (size_t i = 0; i < r->tag_count; i++)
         tea_tagger_free(&r->tags[i]);
+    for (size_t i = 0; i < r->token_count; i++)
+        tea_td_sampler_free(&r->token_samplers[i]);
     pics_free(&r->golden_pics);
     for (unsigned k = 0; r->wg.groups && k < r->wg.count; k++)
         pics_free(&r->wg.groups[k]);
@@ -750,5 +827,6 @@ void tea_replay_free(tea_replay *r)
     free(r->refs);
     free(r->cycle);
     free(r->tags);
+    free(r->token_samplers);
     free(r);
 }

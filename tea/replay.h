@@ -36,6 +36,11 @@ typedef struct tea_sampler_spec {
     int all_events;         /* the mask is "all" rather than the scheme's native set */
     int keep_points;        /* IBS, SPE, RIS: keep the cycle each sample stands for
                                (tea_replay_sampler_points, for a noise floor) */
+    golden_rules rules;     /* the sampler's rule set: GOLDEN_RULES_TRACEDOCTOR makes TEA, NCI-TEA
+                               and IBS the TraceDoctor workers' (tea/tdsampler.h), fed tokens by
+                               tea_replay_token instead of records (no jitter, listed or points) */
+    unsigned llc_latency;   /* tracedoctor rules: memory latency (cycles) from which a data-cache
+                               miss is ST-LLC (the trace header's) */
     int listed;             /* TEA only: sample exactly `points` instead of the period's schedule */
     const uint64_t *points; /* listed: the cycles (non-decreasing; the caller's, read until the */
     uint64_t point_count;   /* replay and its parts are freed) */
@@ -49,9 +54,23 @@ typedef struct tea_replay tea_replay;
  * TEA_ERR_NOMEM. */
 int tea_replay_create(tea_replay **out, unsigned initial_window, const tea_sampler_spec *specs, size_t count);
 
+/* True when a sampler follows the tracedoctor rules: the replay then needs
+ * the trace's tokens (tea_replay_token). */
+int tea_replay_reads_tokens(const tea_replay *r);
+
+/* Feeds one TraceDoctor token (64 packed bytes), in trace order, to the
+ * samplers of the tracedoctor rules; a trace_token_sink (trace/trace.h)
+ * whose context is the replay. May run before the first batch. */
+void tea_replay_token(void *replay, const uint8_t *token);
+
 /* Chooses the golden reference's rule set (golden/golden.h), which TEA then
  * samples; call before the first batch. Default: GOLDEN_RULES_DEFAULT. */
 void tea_replay_set_golden_rules(tea_replay *r, golden_rules rules);
+
+/* Names the samplers' rule set of the run in every PICS it describes, the
+ * golden one's too (pics_info.rules), so that PICS of different rules are
+ * not compared. Default: GOLDEN_RULES_DEFAULT. */
+void tea_replay_set_sampler_rules(tea_replay *r, golden_rules rules);
 
 /* The longest trace (last cycle - first) a replay can attribute: a PICS
  * counts cycles in 1/PICS_UNIT units in 64 bits. */

@@ -40,13 +40,14 @@ enum {
     COL_FLOOR_INSN_COMPONENT,
     COL_FLOOR_INSN,
     COL_FLOOR_FUNC,
+    COL_RULES,
     COL_KNOWN,
     COL_REQUIRED = COL_SEED + 1 /* trace, scheme, freq_hz and seed must be there */
 };
 
 static const char *const column_names[COL_KNOWN] = {
     "trace", "scheme", "freq_hz", "seed", "samples", "lost", "error_insn_component", "error_insn", "error_func", "digest", "cycles", "records",
-    "noise_floor_insn_component", "noise_floor_insn", "noise_floor_func",
+    "noise_floor_insn_component", "noise_floor_insn", "noise_floor_func", "rules",
 };
 
 void tea_results_init(tea_results_set *s)
@@ -237,6 +238,10 @@ static int parse_row(const reader *rd, const csv_fields *f, tea_results_row *r)
             return line_error(rd, "%s '%.*s' is not a fraction from 0 to 1", column_names[column], FIELD_QUOTE_MAX,
                               text);
     }
+    text = field_of(rd, f, COL_RULES);
+    if (text && (strlen(text) >= sizeof r->rules || strpbrk(text, " \t")))
+        return line_error(rd, "rules '%.*s' is not a rule set's name", FIELD_QUOTE_MAX, text);
+    snprintf(r->rules, sizeof r->rules, "%s", text && *text ? text : PICS_GOLDEN_RULES_DEFAULT);
     r->trace = strdup(trace);
     r->scheme = strdup(scheme);
     text = field_of(rd, f, COL_DIGEST);
@@ -532,6 +537,8 @@ void tea_results_write_row(FILE *out, const tea_results_row *r)
     }
     for (int g = 0; g < TEA_RESULTS_GRANULARITIES; g++)
         write_fraction(out, r->noise_floor[g]);
+    fputc(',', out);
+    csv_data_field(out, r->rules[0] ? r->rules : PICS_GOLDEN_RULES_DEFAULT);
     fputc('\n', out);
 }
 

@@ -8,9 +8,9 @@
  * and binaries) is in NAME.json beside the CSV (tea/run.h).
  *
  *     trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func,digest,cycles,records,
- *         noise_floor_insn_component,noise_floor_insn,noise_floor_func      (one line in the file)
- *     lbm,tea,4000,1,2500,0,0.044997647,0.035638817,0.012000000,3cdd478deb2f956d,15015862,5353921,,,
- *     lbm,ibs:all,4000,1,2450,50,0.189869360,0.189869360,,3cdd478deb2f956d,15015862,5353921,,,
+ *         noise_floor_insn_component,noise_floor_insn,noise_floor_func,rules      (one line in the file)
+ *     lbm,tea,4000,1,2500,0,0.044997647,0.035638817,0.012000000,3cdd478deb2f956d,15015862,5353921,,,,default
+ *     lbm,ibs:all,4000,1,2450,50,0.189869360,0.189869360,,3cdd478deb2f956d,15015862,5353921,,,,default
  *
  * Reading rules (lenient: files of earlier versions read too):
  *  - A line starting with '#' is a comment, anywhere (earlier versions
@@ -28,13 +28,16 @@
  *    floor a fraction from 0 to 1, or empty when unknown (error_func of a
  *    trace without symbols, a noise floor not asked for); digest the trace's identity (16 hex digits, as in its PICS
  *    files), cycles and records its span and record count, all three
- *    optional (empty or no column: unknown).
+ *    optional (empty or no column: unknown); rules the samplers' rule set
+ *    of the run (tea replay --rules: default or tracedoctor; empty or no
+ *    column: default).
  * A file that breaks a rule is refused with its name and line number.
  */
 #ifndef TEA_TEA_RESULTS_H
 #define TEA_TEA_RESULTS_H
 
 #include "pics/error.h"
+#include "pics/pics_file.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -53,6 +56,7 @@ typedef struct tea_results_row {
     double error[TEA_RESULTS_GRANULARITIES]; /* fractions 0..1 by pics_granularity; NaN: empty or no column */
     double noise_floor[TEA_RESULTS_GRANULARITIES]; /* the noise floor's error, the same way */
     char *digest;               /* the trace's digest, or NULL when unknown */
+    char rules[PICS_NAME_MAX];  /* the samplers' rule set ("default" without the column) */
     uint64_t cycles, records;   /* the trace's span and records (0 without a digest) */
     const char *file;           /* the file the row was read from (owned by the set) */
     unsigned long line;         /* its line there, from 1 */

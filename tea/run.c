@@ -178,7 +178,8 @@ static int copy_specs(const tea_run_options *o, tea_run *t, tea_sampler_spec **s
     return TEA_OK;
 }
 
-static int build_specs(const tea_run_options *o, uint64_t clock_hz, tea_run *t, tea_sampler_spec **specs)
+static int build_specs(const tea_run_options *o, const trace_header *h, uint64_t clock_hz, tea_run *t,
+                       tea_sampler_spec **specs)
 {
     size_t freqs = o->period ? 1 : o->freq_count, n = 0;
     size_t count = o->scheme_count * freqs * o->seed_count;
@@ -214,6 +215,8 @@ static int build_specs(const tea_run_options *o, uint64_t clock_hz, tea_run *t, 
                 sp->all_events = all;
                 sp->event_mask = all ? TRACE_PSV_MASK_ALL : pics_scheme_native_events(sc->scheme);
                 sp->keep_points = o->noise_floor; /* the floors' pass samples them */
+                sp->rules = o->sampler_rules;
+                sp->llc_latency = h->llc_latency;
                 init_row(&t->rows[n], sp);
                 n++;
             }
@@ -234,10 +237,12 @@ static int prepare_replay(const tea_run_options *o, tea_run *t, const trace_head
         return rc;
     if (o->open.clock_hz) /* the options' clock overrides the header's */
         t->header.clock_hz = o->open.clock_hz;
-    if (!(rc = build_specs(o, t->header.clock_hz, t, &specs)))
+    if (!(rc = build_specs(o, &t->header, t->header.clock_hz, t, &specs)))
         rc = tea_replay_create(&t->replay, t->header.initial_window, specs, t->row_count);
-    if (!rc)
+    if (!rc) {
         tea_replay_set_golden_rules(t->replay, o->rules);
+        tea_replay_set_sampler_rules(t->replay, o->sampler_rules);
+    }
     free(specs);
     return rc;
 }
@@ -317,6 +322,14 @@ static int replay_stream(const tea_run_options *o, tea_run *t)
     if ((rc = prepare_replay(o, t, trace_reader_header(reader))) || (rc = group_windows(t))
         || (rc = trace_batch_init(&batch, TRACE_BATCH_RECORDS)))
         goto done;
+    if (tea_replay_reads_tokens(t->replay)
+        && (rc = trace_reader_set_token_sink(reader, tea_replay_token, t->replay))) {
+        if (rc == TEA_ERR_UNSUPPORTED)
+            rc = error_set(rc, "%s: the tracedoctor rules' samplers read TraceDoctor tokens, and this is a %s "
+                               "trace: convert it with tea convert --format tracedoctor",
+                           t->path, trace_format_name(trace_reader_format(reader)));
+        goto done;
+    }
     for (;;) {
         if ((rc = trace_reader_read(reader, &batch)))
             goto done;
@@ -538,7 +551,7 @@ int tea_run_trace(const tea_run_options *o, const char *path, tea_run *out)
     trace_header_init(&out->header);
     out->path = path;
     tea_run_trace_name(path, out->name, sizeof out->name);
-    if (threads > 1) {
+    if (threads > 1 && o->sampler_rules != GOLDEN_RULES_TRACEDOCTOR) { /* tokens come only from a stream */
         rc = replay_frames(o, out, threads > TEA_PARALLEL_MAX_THREADS ? TEA_PARALLEL_MAX_THREADS : threads);
         if (rc && rc != TEA_ERR_NOMEM)
             discard_replay(out);
@@ -632,6 +645,7 @@ void tea_run_csv_trace(FILE *f, const tea_run *run)
             .cycles = run->totals.last_cycle - run->totals.first_cycle,
             .records = run->totals.records,
         };
+        snprintf(r.rules, sizeof r.rules, "%s", golden_rules_name(row->spec.rules));
         static_assert(TEA_RUN_GRANULARITIES == TEA_RESULTS_GRANULARITIES, "one error column per granularity");
         for (int g = 0; g < TEA_RUN_GRANULARITIES; g++) {
             r.error[g] = row->error[g];

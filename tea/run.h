@@ -59,6 +59,8 @@ typedef struct tea_run_options {
     pics_jitter jitter;
     int all_events;                  /* every scheme gets all nine events */
     golden_rules rules;              /* the golden reference's rule set, which TEA samples */
+    golden_rules sampler_rules;      /* the samplers' rule set: tracedoctor reads the trace's tokens
+                                        (tea/tdsampler.h; a TraceDoctor trace, as a stream) */
     trace_open_options open;         /* open.clock_hz, when not 0, overrides the header's clock */
     unsigned threads;                /* > 1: a native trace file by frames on that many threads (at most
                                         TEA_PARALLEL_MAX_THREADS), a multi-frame compressed TraceDoctor

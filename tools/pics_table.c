@@ -782,6 +782,21 @@ static int write_table(const table_request *req, const table *t)
     return outfile_commit(out);
 }
 
+/* Refuses results of runs under different rules (tea replay --rules): their
+ * errors measure different samplers. */
+static int same_rules(const tea_results_set *s)
+{
+    for (size_t i = 1; i < s->count; i++) {
+        const tea_results_row *a = &s->rows[0], *b = &s->rows[i];
+        if (strcmp(a->rules, b->rules) != 0)
+            return error_set(TEA_ERR_USAGE,
+                             "%s: line %lu comes from a run under the %s rules, %s: line %lu under the %s ones: "
+                             "table them apart",
+                             a->file, a->line, a->rules, b->file, b->line, b->rules);
+    }
+    return TEA_OK;
+}
+
 /* Reads the inputs, builds the table and writes it. Returns an exit status. */
 static int run_table(const table_request *req, const char *command)
 {
@@ -793,6 +808,8 @@ static int run_table(const table_request *req, const char *command)
     memset(&t, 0, sizeof t);
     for (size_t i = 0; i < req->input_count && rc == TEA_OK; i++)
         rc = tea_results_read(&s, req->inputs[i]);
+    if (rc == TEA_OK)
+        rc = same_rules(&s);
     if (rc == TEA_OK)
         rc = tea_results_dedupe(&s);
     if (rc == TEA_OK && s.count == 0)

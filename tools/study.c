@@ -170,6 +170,7 @@ int study_option_schemes(const char *command, const cli_option *opt, const char 
 {
     if (study_parse_schemes(opt->dest, arg))
         return cli_usage_error(command, "%s", error_message());
+    ((study_request *)opt->dest)->schemes_given = 1;
     return CLI_CONTINUE;
 }
 
@@ -184,6 +185,7 @@ int study_option_jitter(const char *command, const cli_option *opt, const char *
 {
     if (pics_jitter_parse(arg, &((study_request *)opt->dest)->jitter))
         return cli_usage_error(command, "%s", error_message());
+    ((study_request *)opt->dest)->jitter_given = 1;
     return CLI_CONTINUE;
 }
 
@@ -198,6 +200,46 @@ int study_option_golden_rules(const char *command, const cli_option *opt, const 
 {
     if (golden_rules_parse(arg, &((study_request *)opt->dest)->rules))
         return cli_usage_error(command, "unknown golden rules '%s' (default or tracedoctor)", arg);
+    ((study_request *)opt->dest)->golden_rules_given = 1;
+    return CLI_CONTINUE;
+}
+
+int study_option_rules(const char *command, const cli_option *opt, const char *arg)
+{
+    if (golden_rules_parse(arg, &((study_request *)opt->dest)->sampler_rules))
+        return cli_usage_error(command, "unknown rules '%s' (default or tracedoctor)", arg);
+    return CLI_CONTINUE;
+}
+
+int study_apply_rules(study_request *req)
+{
+    const char *c = req->command;
+    size_t kept = 0;
+
+    if (req->sampler_rules != GOLDEN_RULES_TRACEDOCTOR)
+        return CLI_CONTINUE;
+    if (req->golden_rules_given && req->rules != GOLDEN_RULES_TRACEDOCTOR)
+        return cli_usage_error(c, "--rules tracedoctor replays the golden reference of the tracedoctor rules: "
+                                  "drop --golden-rules %s",
+                               golden_rules_name(req->rules));
+    if (req->jitter_given && req->jitter != PICS_JITTER_NONE)
+        return cli_usage_error(c, "--rules tracedoctor samples at P, 2P, ... as the TraceDoctor workers do: "
+                                  "--jitter %s does not apply",
+                               pics_jitter_name(req->jitter));
+    if (req->noise_floor)
+        return cli_usage_error(c, "--noise-floor samples TEA at each scheme's points under the default rules: "
+                                  "not with --rules tracedoctor");
+    for (size_t i = 0; i < req->scheme_count; i++) {
+        pics_scheme s = req->schemes[i].scheme;
+        if (s == PICS_SCHEME_TEA || s == PICS_SCHEME_NCI || s == PICS_SCHEME_IBS)
+            req->schemes[kept++] = req->schemes[i];
+        else if (req->schemes_given)
+            return cli_usage_error(c, "%s has no TraceDoctor worker: --rules tracedoctor samples tea, nci and ibs",
+                                   pics_scheme_name(s));
+    }
+    req->scheme_count = kept;
+    req->rules = GOLDEN_RULES_TRACEDOCTOR;
+    req->jitter = PICS_JITTER_NONE;
     return CLI_CONTINUE;
 }
 
@@ -277,6 +319,7 @@ static tea_run_options run_options(const study_request *req)
     o.jitter = req->jitter;
     o.all_events = req->all_events;
     o.rules = req->rules;
+    o.sampler_rules = req->sampler_rules;
     o.open = req->open;
     o.threads = req->threads ? req->threads : threads_processors();
     o.meter = req->meter;

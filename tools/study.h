@@ -47,6 +47,8 @@ typedef struct study_request {
     pics_jitter jitter;
     int all_events;                           /* --events all: every scheme gets all nine */
     golden_rules rules;                       /* --golden-rules: the golden reference TEA samples */
+    golden_rules sampler_rules;               /* --rules: the samplers' (tea/tdsampler.h) */
+    int schemes_given, jitter_given, golden_rules_given; /* set by their options (study_apply_rules) */
     const char *binary_symbols_path;          /* --symbols MAP for the function error, or NULL */
     binary_symbolize_options sym;             /* --elf BINARY and --adjust-vma OFFSET|auto: the binary
                                           to symbolize with, recorded in the PICS */
@@ -76,6 +78,7 @@ typedef struct study_request {
 #define STUDY_OPTION_EVENTS(req, help_) CLI_CALL("events", 0, "SET", study_option_events, STUDY_REQ(req), help_)
 #define STUDY_OPTION_GOLDEN_RULES(req, help_) \
     CLI_CALL("golden-rules", 0, "RULES", study_option_golden_rules, STUDY_REQ(req), help_)
+#define STUDY_OPTION_RULES(req, help_) CLI_CALL("rules", 0, "RULES", study_option_rules, STUDY_REQ(req), help_)
 #define STUDY_OPTION_THREADS(req, help_)                                                             \
     CLI_UINT("threads", "N", &STUDY_REQ(req)->threads, 1, TEA_PARALLEL_MAX_THREADS,                  \
              "invalid thread count '%s' (1 to " CLI_STR(TEA_PARALLEL_MAX_THREADS) ")", help_)
@@ -97,6 +100,17 @@ int study_option_samples(const char *command, const cli_option *opt, const char 
 int study_option_jitter(const char *command, const cli_option *opt, const char *arg);
 int study_option_events(const char *command, const cli_option *opt, const char *arg);
 int study_option_golden_rules(const char *command, const cli_option *opt, const char *arg);
+int study_option_rules(const char *command, const cli_option *opt, const char *arg);
+
+/*
+ * What --rules tracedoctor implies, after the options are parsed: the golden
+ * reference of the tracedoctor rules, sample points without jitter, and the
+ * schemes that have a TraceDoctor worker (tea, nci, ibs: the default list
+ * loses spe and ris). Returns CLI_CONTINUE, or a usage error's status (and
+ * message) for options that contradict it: --golden-rules default, a
+ * jitter, spe or ris in --schemes, --noise-floor.
+ */
+int study_apply_rules(study_request *req);
 
 /* Sets the defaults: every scheme natively, golden, 4 kHz, seed 1, one
  * seed, interval jitter. */

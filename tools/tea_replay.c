@@ -224,6 +224,12 @@ static int parse_args(int argc, char **argv, study_request *req, const char **ou
         STUDY_OPTION_GOLDEN_RULES(req, "default, or tracedoctor: the golden reference of the\n"
                                        "authors' TraceDoctor worker (tea_gold), cell for cell;\n"
                                        "TEA samples it (docs/semantics.md, \"Rule sets\")"),
+        STUDY_OPTION_RULES(req, "default, or tracedoctor: TEA, NCI-TEA and IBS as the\n"
+                                "authors' TraceDoctor workers sample (tea_sampler,\n"
+                                "pebs_sampler, ibs_sampler), cell for cell, from a\n"
+                                "TraceDoctor trace; implies the tracedoctor golden rules,\n"
+                                "--jitter none and the schemes golden,tea,nci,ibs\n"
+                                "(docs/semantics.md, \"Rule sets\")"),
         STUDY_OPTION_NOISE_FLOOR(req, "also each scheme's noise floor: the error of an exact\n"
                                       "attribution (TEA) at the scheme's own sample points\n"
                                       "(noise_floor_* in summary.csv, SCHEME.floor.pics); a\n"
@@ -249,7 +255,7 @@ static int parse_args(int argc, char **argv, study_request *req, const char **ou
         return cli_usage_error(argv[0], "missing -o DIR");
     if ((req->period != 0) + freq_given + samples_given > 1)
         return cli_usage_error(argv[0], "--period, --freq and --samples exclude each other");
-    return CLI_CONTINUE;
+    return study_apply_rules(req);
 }
 
 int cmd_tea_replay(int argc, char **argv)

@@ -300,6 +300,10 @@ static int parse_args(int argc, char **argv, study_request *req, sweep_options *
         STUDY_OPTION_ADJUST_VMA(req),
         STUDY_OPTION_GOLDEN_RULES(req, "default, or tracedoctor: the golden reference of the\n"
                                        "authors' TraceDoctor worker (tea_gold), which TEA samples"),
+        STUDY_OPTION_RULES(req, "default, or tracedoctor: tea, nci and ibs as the\n"
+                                "authors' TraceDoctor workers sample, from TraceDoctor\n"
+                                "traces (implies --golden-rules tracedoctor, --jitter\n"
+                                "none and the schemes tea,nci,ibs)"),
         { .long_name = "jobs",
           .short_name = 'j',
           .arg = CLI_ARG_REQUIRED,
@@ -345,7 +349,7 @@ static int parse_args(int argc, char **argv, study_request *req, sweep_options *
         return cli_usage_error(argv[0], "missing TRACE");
     if ((size_t)(argc - optind) > SIZE_MAX / sizeof(sweep_job))
         return cli_usage_error(argv[0], "too many traces");
-    return CLI_CONTINUE;
+    return study_apply_rules(req);
 }
 
 /* A TRACE operand into the job: the whole operand when it names a file (or

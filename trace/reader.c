@@ -96,6 +96,8 @@ struct trace_reader {
     size_t carry_size;
     int input_exhausted;
     unsigned frame_threads; /* trace_open_options.threads */
+    trace_token_sink token_sink; /* trace_reader_set_token_sink, or NULL */
+    void *token_ctx;
     /* native */
     trace_native_codec codec;
     const uint8_t *frame;     /* current data frame content */
@@ -262,13 +264,38 @@ static int fill_tokens(trace_reader *r)
 /* Pushes the next token through the decoder; *ready when a record came out. */
 static int push_token(trace_reader *r, trace_record *rec, trace_uop *uops, int *ready)
 {
-    int rc = trace_td_decoder_push_bytes(&r->td, r->tokens + r->token_pos * TRACE_TD_TOKEN_SIZE, rec, uops, ready);
+    const uint8_t *token = r->tokens + r->token_pos * TRACE_TD_TOKEN_SIZE;
+    int rc = trace_td_decoder_push_bytes(&r->td, token, rec, uops, ready);
 
     r->token_pos++;
     r->stats.units = r->td.tokens;
     if (rc)
         return error_prefix(rc, "%s: ", trace_input_name(r->in));
+    if (r->token_sink)
+        r->token_sink(r->token_ctx, token);
     return TEA_OK;
+}
+
+int trace_reader_set_token_sink(trace_reader *r, trace_token_sink sink, void *ctx)
+{
+    if (r->format != TRACE_FORMAT_TRACEDOCTOR)
+        return error_set(TEA_ERR_UNSUPPORTED, "%s: a %s trace has no TraceDoctor tokens", trace_input_name(r->in),
+                         trace_format_name(r->format));
+    if (r->started)
+        return error_set(TEA_ERR_USAGE, "%s: a token sink must be set before the first read",
+                         trace_input_name(r->in));
+    /* The tokens open decoded are still in the current run. */
+    assert(r->token_pos <= r->token_count && r->td.tokens == r->token_pos);
+    for (size_t i = 0; i < r->token_pos; i++)
+        sink(ctx, r->tokens + i * TRACE_TD_TOKEN_SIZE);
+    r->token_sink = sink;
+    r->token_ctx = ctx;
+    return TEA_OK;
+}
+
+trace_format trace_reader_format(const trace_reader *r)
+{
+    return r->format;
 }
 
 static int open_tracedoctor(trace_reader *r, const trace_open_options *opts)

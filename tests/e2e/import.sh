@@ -5,8 +5,8 @@
 # this tool's replay of the same traces cell for cell: the golden under
 # --golden-rules tracedoctor on all four; TEA and NCI-TEA at --period 1000
 # --jitter none on mixed and memory, where the workers merge no sample points
-# at that period. IBS differs (the worker re-tags: issue 31) and is only
-# imported. Bad input is refused with the file and line (status 1; usage
+# at that period (so the default rules agree with them there). Every worker
+# file against --rules tracedoctor, IBS included: tests/e2e/rules.sh. Bad input is refused with the file and line (status 1; usage
 # errors 2), leaving no output.
 . "$(dirname "$0")/lib.bash"
 PEER=$DATA/peer

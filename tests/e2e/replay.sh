@@ -46,14 +46,14 @@ done
 [ "$(wc -l <rn/summary.csv)" = 11 ] || fail "summary.csv should have a header and 10 rows"
 ! grep -q '^#' rn/summary.csv || fail "summary.csv: a comment line (provenance belongs in summary.json)"
 head -n 1 rn/summary.csv |
-    grep -qx 'trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func,digest,cycles,records,noise_floor_insn_component,noise_floor_insn,noise_floor_func' ||
+    grep -qx 'trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func,digest,cycles,records,noise_floor_insn_component,noise_floor_insn,noise_floor_func,rules' ||
     fail "summary.csv: line 1 is not the column names"
 digest=$(sed -n 's/^trace.digest //p' rn/golden.pics)
 [ -n "$digest" ] || fail "golden.pics: no digest line"
 span=$("$TEA" info --json m.tea | sed -n 's/^  "cycles": \([0-9]*\),$/\1/p')
 records=$("$TEA" info --json m.tea | sed -n 's/^  "records": \([0-9]*\),$/\1/p')
 [ -n "$span" ] && [ -n "$records" ] || fail "tea info --json: no cycles or records"
-grep -q "^m,ibs,1000000,1,[0-9]*,[0-9]*,0\.[0-9]\{9\},0\.[0-9]\{9\},,$digest,$span,$records,,,\$" rn/summary.csv ||
+grep -q "^m,ibs,1000000,1,[0-9]*,[0-9]*,0\.[0-9]\{9\},0\.[0-9]\{9\},,$digest,$span,$records,,,,default\$" rn/summary.csv ||
     fail "summary.csv: an ibs row (no function error without symbols, the trace's digest and span)"
 grep -q '"tool": "tea [^"]*",' rn/summary.json || fail "summary.json: no tool"
 grep -q '"command_line": "tea replay m.tea --freq 100k,1M -o rn"' rn/summary.json ||

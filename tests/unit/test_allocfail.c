@@ -22,6 +22,7 @@
 #include "binary/symbols.h"
 #include "pics/symmap.h"
 #include "pics/tdimport.h"
+#include "tea/replay.h"
 #include "tea/results.h"
 #include "trace/frames.h"
 #include "trace/record.h"
@@ -102,6 +103,45 @@ static int read_trace(const char *path)
         trace_reader_close(r);
     }
     trace_batch_free(&batch);
+    return rc;
+}
+
+/* A TraceDoctor trace through the golden reference and TEA, NCI-TEA and
+ * IBS under the tracedoctor rules, which read its tokens (period 97). */
+static int replay_td_rules(const char *path)
+{
+    static const pics_scheme schemes[] = { PICS_SCHEME_TEA, PICS_SCHEME_NCI, PICS_SCHEME_IBS };
+    tea_sampler_spec specs[3];
+    trace_reader *r = NULL;
+    tea_replay *replay = NULL;
+    trace_batch batch = { 0 };
+    int rc;
+
+    memset(specs, 0, sizeof specs);
+    for (int i = 0; i < 3; i++) {
+        specs[i].scheme = schemes[i];
+        specs[i].period = 97;
+        specs[i].frequency_hz = 1;
+        specs[i].jitter = PICS_JITTER_NONE;
+        specs[i].event_mask = TRACE_PSV_MASK_ALL;
+        specs[i].rules = GOLDEN_RULES_TRACEDOCTOR;
+        specs[i].llc_latency = TRACE_DEFAULT_LLC_LATENCY;
+    }
+    if ((rc = trace_reader_open(&r, path, NULL)))
+        return rc;
+    trace_reader_set_background(r, 0);
+    if (!(rc = tea_replay_create(&replay, trace_reader_header(r)->initial_window, specs, 3))
+        && !(rc = trace_reader_set_token_sink(r, tea_replay_token, replay))
+        && !(rc = trace_batch_init(&batch, 64))) {
+        tea_replay_set_golden_rules(replay, GOLDEN_RULES_TRACEDOCTOR);
+        while ((rc = trace_reader_read(r, &batch)) == 0 && batch.count > 0 && !(rc = tea_replay_feed(replay, &batch)))
+            ;
+        if (!rc)
+            rc = tea_replay_finish(replay);
+    }
+    trace_batch_free(&batch);
+    trace_reader_close(r);
+    tea_replay_free(replay);
     return rc;
 }
 
@@ -250,6 +290,7 @@ static const reader_case cases[] = {
     { "trace (TraceDoctor zstd)", "trace/mixed.td.zst", read_trace, 0 },
     { "trace (TraceDoctor raw)", "trace/scenario.bin", read_trace, 0 },
     { "frames", "frames/frames.tea", read_frames, 0 },
+    { "replay (tracedoctor rules)", "trace/mixed.td.zst", replay_td_rules, 0 },
     { "pics (golden)", "pics/replay-golden.pics", read_pics, 0 },
     { "pics (sampled)", "pics/replay-tea-4000hz.pics", read_pics, 0 },
     { "pics (window groups)", "pics/groups.pics", read_pics, 0 },

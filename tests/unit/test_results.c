@@ -21,10 +21,10 @@
 /* HEADER's columns and the trace's identity. */
 #define IDENTITY_HEADER                                                                                             \
     "trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func,digest,cycles,records\n"
-/* The header tea_results_write_header writes: IDENTITY_HEADER's columns and the noise floors. */
+/* The header tea_results_write_header writes: IDENTITY_HEADER's columns, the noise floors and the rules. */
 #define WRITTEN_HEADER                                                                                              \
     "trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func,digest,cycles,records,"       \
-    "noise_floor_insn_component,noise_floor_insn,noise_floor_func\n"
+    "noise_floor_insn_component,noise_floor_insn,noise_floor_func,rules\n"
 
 /* Writes `text` to a scratch file and returns its malloc'd path. */
 static char *scratch(const char *name, const char *text)
@@ -250,8 +250,8 @@ static void dedupe_keeps_the_noise_floor(void **state)
 {
     (void)state;
     char *plain = scratch("floor-a.csv", HEADER "lbm,ibs,4000,1,5,1,0.4,0.3,\n");
-    char *floored = scratch("floor-b.csv", WRITTEN_HEADER "lbm,ibs,4000,1,5,1,0.4,0.3,,,,,0.2,0.1,\n");
-    char *other = scratch("floor-c.csv", WRITTEN_HEADER "lbm,ibs,4000,1,5,1,0.4,0.3,,,,,0.25,0.1,\n");
+    char *floored = scratch("floor-b.csv", WRITTEN_HEADER "lbm,ibs,4000,1,5,1,0.4,0.3,,,,,0.2,0.1,,\n");
+    char *other = scratch("floor-c.csv", WRITTEN_HEADER "lbm,ibs,4000,1,5,1,0.4,0.3,,,,,0.25,0.1,,\n");
     tea_results_set s;
 
     tea_results_init(&s);
@@ -313,7 +313,8 @@ static void writes_rows_that_read_back(void **state)
           .digest = "3cdd478deb2f956d",
           .cycles = 15015862,
           .records = 5353921,
-          .noise_floor = { 0.031, 0.02, NAN } },
+          .noise_floor = { 0.031, 0.02, NAN },
+          .rules = "tracedoctor" },
         { .trace = "#x",
           .scheme = "say \"hi\"",
           .freq_hz = 1e6,
@@ -334,9 +335,9 @@ static void writes_rows_that_read_back(void **state)
     assert_int_equal(fclose(f), 0);
     test_read_file(path, &text, &size);
 #define WRITTEN WRITTEN_HEADER "\"a,b\",ibs:all,3333.33333333333,18446744073709551615,5,6,0.044997647,1.000000000,," \
-                               "3cdd478deb2f956d,15015862,5353921,0.031000000,0.020000000,\n" \
+                               "3cdd478deb2f956d,15015862,5353921,0.031000000,0.020000000,,tracedoctor\n" \
                                "\"#x\",\"say \"\"hi\"\"\",1000000,0,0,0,0.000000000," \
-                               "0.500000000,0.250000000,,,,,,\n"
+                               "0.500000000,0.250000000,,,,,,,default\n"
     assert_int_equal(size, strlen(WRITTEN));
     assert_memory_equal(text, WRITTEN, size);
 #undef WRITTEN
@@ -362,6 +363,8 @@ static void writes_rows_that_read_back(void **state)
     assert_string_equal(s.rows[0].digest, "3cdd478deb2f956d");
     assert_int_equal(s.rows[0].cycles, 15015862);
     assert_int_equal(s.rows[0].records, 5353921);
+    assert_string_equal(s.rows[0].rules, "tracedoctor");
+    assert_string_equal(s.rows[1].rules, "default"); /* written for a row without rules */
     assert_null(s.rows[1].digest);
     assert_int_equal(s.rows[1].cycles, 0);
     assert_int_equal(s.rows[1].records, 0);

@@ -1,0 +1,92 @@
+# tea replay --rules tracedoctor: TEA, NCI-TEA and IBS sample as the TEA
+# authors' TraceDoctor workers do (tea_sampler, pebs_sampler, ibs_sampler;
+# their outputs for the four peer traces, from
+# ../shared/testdata/tracedoctor/peer, are in tests/data/peer). For every
+# trace at samplingPeriod 97 and 1000: the replay's PICS equal the worker's
+# file imported by pics import, cell for cell and in sample count, with
+# --threads 1 and 2 giving identical files; the golden equals tea_gold. The
+# rules are named in every PICS and results row, and PICS or results of
+# different rules are not compared, merged or tabled together. What the
+# rules cannot do is refused: a native trace (no tokens), a jitter, SPE,
+# RIS, the default golden rules, a noise floor.
+. "$(dirname "$0")/lib.bash"
+PEER=$DATA/peer
+
+# same_cells A.pics B.pics: the same cells, cycles as pics export prints them
+same_cells() {
+    "$PICS" export "$1" | sort >a.cells || fail "pics export $1"
+    "$PICS" export "$2" | sort >b.cells || fail "pics export $2"
+    [ -s a.cells ] || fail "$1 has no cells"
+    cmp -s a.cells b.cells || { diff a.cells b.cells | head -n 5 >&2; fail "$1 and $2 differ"; }
+}
+samples_of() { sed -n 's/^samples //p' "$1"; }
+
+for w in mixed memory frontend branchy; do
+    run 0 "$PICS" import --tracedoctor tea_gold "$PEER/$w.tea_gold.csv" -o "$w-gold.pics"
+    for p in 97 1000; do
+        r="r-$w-$p"
+        run 0 "$TEA" replay -q "$PEER/$w.td.zst" --rules tracedoctor --period "$p" --threads 1 -o "$r"
+        run 0 "$TEA" replay -q "$PEER/$w.td.zst" --rules tracedoctor --period "$p" --threads 2 -o "$r-t2"
+        for f in golden.pics tea.pics nci.pics ibs.pics summary.csv; do
+            cmp -s "$r/$f" "$r-t2/$f" || fail "$w at $p: $f differs between --threads 1 and 2"
+        done
+        [ ! -e "$r/spe.pics" ] && [ ! -e "$r/ris.pics" ] || fail "$w: spe or ris sampled under the tracedoctor rules"
+        grep -qx 'rules tracedoctor' "$r/ibs.pics" && grep -qx 'rules tracedoctor' "$r/golden.pics" ||
+            fail "$w: a PICS does not name its rules"
+        grep -qx 'jitter none' "$r/tea.pics" || fail "$w: the tracedoctor rules sample with jitter"
+        [ "$(grep -c ',tracedoctor$' "$r/summary.csv")" = 3 ] || fail "$w: summary.csv rows do not name the rules"
+        same_cells "$w-gold.pics" "$r/golden.pics"
+        for pair in tea:tea pebs:nci ibs:ibs; do
+            worker=${pair%%:*} scheme=${pair##*:}
+            run 0 "$PICS" import --tracedoctor "${worker}_sampler" --period "$p" \
+                "$PEER/$w.${worker}_sampler-$p.csv" --like "$r/golden.pics" -o "$w-$scheme-$p.pics"
+            [ "$(samples_of "$w-$scheme-$p.pics")" = "$(samples_of "$r/$scheme.pics")" ] ||
+                fail "$w $worker at $p: $(samples_of "$w-$scheme-$p.pics") samples, the replay $(samples_of "$r/$scheme.pics")"
+            same_cells "$w-$scheme-$p.pics" "$r/$scheme.pics"
+        done
+        # the worker's import and the replay are of one run: they compare
+        run 0 "$PICS" error "$w-ibs-$p.pics" "$r/golden.pics"
+    done
+done
+
+# The workers fold sample points: at period 97 on memory, TEA takes fewer
+# samples than the points that fall in the trace (its lost.busy says how many).
+points=$((199807 / 97))
+tea97=$(samples_of r-memory-97/tea.pics)
+busy=$(sed -n 's/^lost.busy //p' r-memory-97/tea.pics)
+[ "$tea97" -lt "$points" ] && [ "$busy" -gt 0 ] || fail "memory at 97: $tea97 samples of $points points, $busy folded"
+
+# different rules are not mixed
+run 0 "$TEA" replay -q "$PEER/mixed.td.zst" --golden-rules tracedoctor --period 97 --jitter none -o d
+run 2 "$PICS" error r-mixed-97/tea.pics d/golden.pics
+contains err.txt "under the tracedoctor rules, d/golden.pics under the default ones (tea replay --rules)"
+run 2 "$PICS" merge r-mixed-97/tea.pics d/tea.pics -o m.pics
+contains err.txt "cannot merge PICS of runs under different rules (tracedoctor/default)"
+run 2 "$PICS" table r-mixed-97 d
+contains err.txt "under the tracedoctor rules"
+contains err.txt "table them apart"
+run 0 "$PICS" table r-mixed-97 r-memory-97
+contains out.txt "| mixed "
+
+# refusals
+run 0 "$TEA" gen --workload mixed --cycles 20000 --seed 1 -o native.tea
+run 1 "$TEA" replay native.tea --rules tracedoctor -o x
+contains err.txt "native.tea: the tracedoctor rules' samplers read TraceDoctor tokens, and this is a native trace"
+run 2 "$TEA" replay "$PEER/mixed.td.zst" --rules tracedoctor --jitter interval -o x
+contains err.txt "--jitter interval does not apply"
+run 2 "$TEA" replay "$PEER/mixed.td.zst" --rules tracedoctor --schemes tea,spe -o x
+contains err.txt "spe has no TraceDoctor worker"
+run 2 "$TEA" replay "$PEER/mixed.td.zst" --rules tracedoctor --golden-rules default -o x
+contains err.txt "drop --golden-rules default"
+run 2 "$TEA" replay "$PEER/mixed.td.zst" --rules tracedoctor --noise-floor -o x
+contains err.txt "not with --rules tracedoctor"
+run 2 "$TEA" sweep "$PEER/mixed.td.zst" --rules tracedoctor --schemes ris -o x.csv
+contains err.txt "ris has no TraceDoctor worker"
+[ ! -e x ] && [ ! -e x.csv ] || fail "a refused run left output"
+
+# tea sweep under the rules: its rows are the replay's
+run 0 "$TEA" sweep "$PEER/mixed.td.zst" --rules tracedoctor --freqs 32989690.7216495 --seeds 1 -o s.csv
+grep -v '^trace,' s.csv | cut -d, -f2,5,7 >sweep.rows
+grep -v '^trace,' r-mixed-97/summary.csv | cut -d, -f2,5,7 >replay.rows
+cmp -s sweep.rows replay.rows || { diff sweep.rows replay.rows >&2; fail "tea sweep --rules tracedoctor is not the replay"; }
+echo ok
