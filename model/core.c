@@ -195,7 +195,7 @@ int model_core_create(model_core **out, const model_config *cfg, const model_sou
      * the next source instruction and a re-executing one. */
     if (!m->rob || !m->stores || !m->done_at || !m->done_seq || !m->pages
         || queue_init(&m->fetch_buffer, k->fetch_buffer) || queue_init(&m->to_fetch, k->rob_size + k->fetch_buffer + 2)
-        || trace_batch_init(&m->batch, TRACE_BATCH_RECORDS)) {
+        || trace_batch_init(&m->batch, TRACE_BATCH_RECORDS) || trace_batch_init_head_valid(&m->batch)) {
         model_core_free(m);
         return error_set(TEA_ERR_NOMEM, "out of memory");
     }
@@ -405,6 +405,22 @@ static unsigned flush_pipeline(model_core *m, uint64_t cycle, unsigned penalty)
     m->fetch_line = m->fetch_page = 0;
     m->stats.flushes++;
     return removed;
+}
+
+/* The banks of the head row that hold a µop (bit b: bank b), as BOOM's
+ * trace port shows them in every token: 0 for an empty ROB. Banks of the
+ * row are only used from the head on. */
+static uint16_t head_row_valid(const model_core *m)
+{
+    unsigned w = m->core.width, row = m->head / w;
+    uint16_t mask = 0;
+
+    if (m->window == 0 || w > 8 * sizeof mask)
+        return 0;
+    for (unsigned bank = m->head % w; bank < w; bank++)
+        if (m->rob[entry_index(m, row, bank)].valid)
+            mask = (uint16_t)(mask | (1u << bank));
+    return mask;
 }
 
 /* Removes `count` entries from the head of the window (the head row). */
@@ -945,6 +961,9 @@ int model_core_run(model_core *m, uint64_t first_cycle, uint64_t max_cycles, mod
             m->need_refill = 0;
         }
         resolve(m, cycle, rec);
+        /* After a branch resolved this cycle (its kills take effect at once:
+         * commit may retire the killed entries now), before any commit. */
+        m->batch.head_valid[m->batch.count] = head_row_valid(m);
         commit(m, cycle, rec);
         dispatch(m, cycle, rec);
         fetch(m, cycle);

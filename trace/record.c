@@ -9,6 +9,7 @@
 
 int trace_batch_init(trace_batch *batch, size_t capacity)
 {
+    batch->head_valid = NULL;
     batch->records = calloc(capacity, sizeof *batch->records);
     batch->uops = calloc(capacity * TRACE_MAX_RECORD_UOPS, sizeof *batch->uops);
     batch->count = 0;
@@ -22,12 +23,21 @@ int trace_batch_init(trace_batch *batch, size_t capacity)
     return TEA_OK;
 }
 
+int trace_batch_init_head_valid(trace_batch *batch)
+{
+    if (!(batch->head_valid = calloc(batch->capacity ? batch->capacity : 1, sizeof *batch->head_valid)))
+        return error_set(TEA_ERR_NOMEM, "out of memory allocating a record batch");
+    return TEA_OK;
+}
+
 void trace_batch_free(trace_batch *batch)
 {
     free(batch->records);
     free(batch->uops);
+    free(batch->head_valid);
     batch->records = NULL;
     batch->uops = NULL;
+    batch->head_valid = NULL;
     batch->count = batch->capacity = 0;
     batch->uop_count = batch->uop_capacity = 0;
 }

@@ -73,6 +73,10 @@ typedef struct trace_batch {
     trace_uop *uops;
     size_t uop_count;       /* µops in use */
     size_t uop_capacity;    /* TRACE_MAX_RECORD_UOPS * capacity */
+    uint16_t *head_valid;   /* NULL, or per record: the banks of the ROB's head row that hold a µop
+                               at the start of its cycle (bit b: bank b), which the core model knows
+                               and records do not say; the TraceDoctor writer shows them as VALID
+                               (trace_batch_init_head_valid) */
 } trace_batch;
 
 /* The capacity, in records, of the batches every reader of a whole stream
@@ -83,6 +87,9 @@ typedef struct trace_batch {
 
 /* Allocates a batch for `capacity` records. Returns 0 or TEA_ERR_NOMEM. */
 int trace_batch_init(trace_batch *batch, size_t capacity);
+
+/* Gives a batch its head_valid array (capacity entries). 0 or TEA_ERR_NOMEM. */
+int trace_batch_init_head_valid(trace_batch *batch);
 
 /* Frees the batch's buffers (not the struct itself). */
 void trace_batch_free(trace_batch *batch);

@@ -451,8 +451,46 @@ static int place_uop(const trace_td_encoder *e, trace_td_token *t, unsigned hb, 
     return TEA_OK;
 }
 
+/*
+ * Sets the VALID bits of the head row as BOOM does (instr_valids: the valid
+ * bit of each bank of the head row, in every token): the slots of the µops
+ * that commit or except, and the occupied entries the record does not
+ * retire. Those are `head_valid`'s banks when the producer knows them (the
+ * core model), else every entry of the row in the window from where the
+ * record's retirement ends (an entry retired without committing is empty,
+ * so it is never shown). A committing record whose retirement ends inside
+ * the row marks the entry where it ends even when that entry is empty (a
+ * flush squashes it next): the decoder finds the head there.
+ */
+static int set_valid_bits(const trace_td_encoder *e, const trace_record *r, const uint16_t *head_valid,
+                          trace_td_token *t)
+{
+    unsigned hb = e->head % TRACE_TD_SLOTS, n = trace_record_uops(r);
+    unsigned end = hb + r->retire, allocated = hb + e->window; /* entries past the row: not in it */
+
+    if (head_valid) {
+        for (unsigned b = 0; b < TRACE_TD_SLOTS; b++) {
+            int occupied = (*head_valid >> b) & 1u, shown = (t->flags[b] & TRACE_TD_SLOT_VALID) != 0;
+            if (occupied && (b < hb || b >= allocated))
+                return error_set(TEA_ERR_UNSUPPORTED, "bank %u holds a µop outside the ROB window", b);
+            if (shown && !occupied)
+                return error_set(TEA_ERR_UNSUPPORTED, "a µop commits or excepts from an empty entry (bank %u)", b);
+            if (occupied && b < end && !shown)
+                return error_set(TEA_ERR_UNSUPPORTED, "an occupied entry (bank %u) retires without committing", b);
+            if (occupied)
+                t->flags[b] |= TRACE_TD_SLOT_VALID;
+        }
+    } else {
+        for (unsigned b = end; b < TRACE_TD_SLOTS && b < allocated; b++)
+            t->flags[b] |= TRACE_TD_SLOT_VALID;
+    }
+    if (n > 0 && !(r->flags & TRACE_REC_EXCEPTION) && end < TRACE_TD_SLOTS)
+        t->flags[end] |= TRACE_TD_SLOT_VALID; /* where the head stops (see above) */
+    return TEA_OK;
+}
+
 int trace_td_encoder_encode(trace_td_encoder *e, const trace_record *r, const trace_uop *uops, unsigned initial_window,
-                            trace_td_token *t)
+                            const uint16_t *head_valid, trace_td_token *t)
 {
     unsigned r_size = e->rob_size;
     unsigned hb, n = trace_record_uops(r), last_slot;
@@ -489,15 +527,15 @@ int trace_td_encoder_encode(trace_td_encoder *e, const trace_record *r, const tr
         if (r->retire != uops[n - 1].offset + 1u)
             return error_set(TEA_ERR_UNSUPPORTED, "entries retire past the excepting µop");
     } else if (n > 0 && hb + r->retire < TRACE_TD_SLOTS) {
-        /* The head stops inside the row: mark where with a valid, not
-         * committing slot, which is how the decoder finds it. */
-        unsigned marker = hb + r->retire;
-        if (marker <= last_slot)
+        /* The head stops inside the row, at the first valid slot that does
+         * not commit: that is how the decoder finds it. */
+        if (hb + r->retire <= last_slot)
             return error_set(TEA_ERR_UNSUPPORTED, "retirement ends before the last committing µop");
-        t->flags[marker] = TRACE_TD_SLOT_VALID;
     } else if (n > 0 && hb + r->retire > TRACE_TD_SLOTS) {
         return error_set(TEA_ERR_UNSUPPORTED, "retirement crosses the end of the head row");
     }
+    if ((rc = set_valid_bits(e, r, head_valid, t)))
+        return rc;
     if (e->window == r_size && !head_row_valid(t->flags, hb)) {
         /* A full ROB shows a valid head so the decoder can tell it from empty. */
         if (n > 0 && uops[0].offset != 0)

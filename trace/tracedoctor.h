@@ -82,12 +82,16 @@ typedef struct trace_td_encoder {
 void trace_td_encoder_init(trace_td_encoder *e, unsigned rob_size, unsigned llc_latency);
 
 /* Encodes one record. The first record's window is taken as the initial ROB
- * content (`initial_window`, ignored afterwards). TEA_ERR_UNSUPPORTED (message
+ * content (`initial_window`, ignored afterwards). `head_valid`, when not
+ * NULL, says which banks of the head row hold a µop at the start of the
+ * record's cycle (trace_batch.head_valid): the VALID bits then show exactly
+ * those, as BOOM's do; without it every entry of the row in the window that
+ * the record does not retire is shown VALID. TEA_ERR_UNSUPPORTED (message
  * without location; the caller adds the cycle) when tokens cannot express the
  * record: dispatch other than one whole row, a squash and a dispatch in the
  * same cycle, µops outside the head row, ST-LLC without ST-L1, or an ROB
  * retirement that the token's slots cannot show. */
 int trace_td_encoder_encode(trace_td_encoder *e, const trace_record *r, const trace_uop *uops, unsigned initial_window,
-                            trace_td_token *t);
+                            const uint16_t *head_valid, trace_td_token *t);
 
 #endif

@@ -253,10 +253,10 @@ static int flush_tokens(trace_writer *w, ZSTD_EndDirective mode)
     return TEA_OK;
 }
 
-static int write_td_record(trace_writer *w, const trace_record *r, const trace_uop *uops)
+static int write_td_record(trace_writer *w, const trace_record *r, const trace_uop *uops, const uint16_t *head_valid)
 {
     trace_td_token t;
-    int rc = trace_td_encoder_encode(&w->td, r, uops, w->header.initial_window, &t);
+    int rc = trace_td_encoder_encode(&w->td, r, uops, w->header.initial_window, head_valid, &t);
 
     if (rc)
         return error_prefix(rc, "cannot write cycle %llu as a TraceDoctor token: ", (unsigned long long)r->cycle);
@@ -282,7 +282,9 @@ int trace_writer_write(trace_writer *w, const trace_batch *batch)
                              (unsigned long long)r->cycle, (unsigned long long)w->totals.last_cycle);
         if ((rc = trace_record_check(r, uops, w->header.commit_width, w->header.rob_size, w->window, &after)))
             return error_prefix(rc, "record for cycle %llu: ", (unsigned long long)r->cycle);
-        rc = w->opts.format == TRACE_FORMAT_NATIVE ? write_native_record(w, r, uops) : write_td_record(w, r, uops);
+        rc = w->opts.format == TRACE_FORMAT_NATIVE
+                 ? write_native_record(w, r, uops)
+                 : write_td_record(w, r, uops, batch->head_valid ? &batch->head_valid[i] : NULL);
         if (rc)
             return rc;
         w->window = after;

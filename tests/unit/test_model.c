@@ -9,6 +9,7 @@
 #include "model/core.h"
 #include "model/workload.h"
 #include "trace/psv.h"
+#include "trace/tracedoctor.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -416,6 +417,113 @@ static void warming_matches_a_timed_run(void **state)
     }
 }
 
+/* Tokens as the TraceDoctor writer makes them from the model's batches, with
+ * what each record's head row held (the model's own valid bits). */
+#define TOKENS_MAX (2 * CYCLES)
+typedef struct token_run {
+    trace_td_encoder enc;
+    trace_td_token *tokens;
+    uint16_t *held;            /* per token: the head row's occupied banks */
+    test_stream stream;        /* the records */
+    size_t count;
+    unsigned window;           /* ROB entries before the next record */
+    unsigned initial_window;
+} token_run;
+
+static int encode_batch(void *ctx, const trace_batch *b)
+{
+    token_run *t = ctx;
+    assert_non_null(b->head_valid); /* the model always says what its head row holds */
+    for (size_t i = 0; i < b->count; i++) {
+        const trace_record *r = &b->records[i];
+        assert_true(t->count < TOKENS_MAX);
+        /* model truth: a row holds µops exactly when the ROB does */
+        assert_int_equal(b->head_valid[i] != 0, t->window != 0);
+        assert_int_equal(trace_td_encoder_encode(&t->enc, r, b->uops + r->first_uop, t->initial_window,
+                                                 &b->head_valid[i], &t->tokens[t->count]),
+                         TEA_OK);
+        t->held[t->count++] = b->head_valid[i];
+        t->window = t->window - r->retire - r->squash + r->dispatch;
+        test_stream_append(&t->stream, r, b->uops + r->first_uop);
+    }
+    return 0;
+}
+
+/* BOOM shows the valid bit of every bank of the ROB's head row in every
+ * token (instr_valids). On every workload, each token the writer makes
+ * shows VALID exactly on the banks the model's head row holds, except one
+ * documented case: a committing record whose retirement ends inside the row
+ * at an empty entry (a flush squashes it next) marks that entry, which is
+ * how the decoder finds where the head stopped. The tokens decode to the
+ * records they were made from. */
+static void tokens_show_the_head_row_as_boom_does(void **state)
+{
+    (void)state;
+    for (size_t n = 0; n < NAMES; n++) {
+        token_run t;
+        model_workload *w;
+        model_core *core;
+        model_config cfg;
+        model_source src;
+        trace_td_decoder dec;
+        trace_record rec;
+        trace_uop uops[TRACE_MAX_RECORD_UOPS];
+        size_t marked_empty = 0, decoded = 0;
+        int ready;
+
+        memset(&t, 0, sizeof t);
+        t.tokens = calloc(TOKENS_MAX, sizeof *t.tokens);
+        t.held = calloc(TOKENS_MAX, sizeof *t.held);
+        assert_true(t.tokens && t.held);
+        test_stream_init(&t.stream);
+        model_config_defaults(&cfg);
+        trace_td_encoder_init(&t.enc, cfg.core.rob_size, TRACE_DEFAULT_LLC_LATENCY);
+        assert_int_equal(model_workload_create(&w, names[n], 1), 0);
+        src = model_workload_source(w);
+        assert_int_equal(model_core_create(&core, &cfg, &src), 0);
+        assert_int_equal(model_core_run(core, 0, CYCLES, encode_batch, &t), 0);
+        for (size_t i = 0; i < t.count; i++) {
+            const trace_td_token *k = &t.tokens[i];
+            const trace_record *r = &t.stream.records[i];
+            unsigned hb = k->head % TRACE_TD_SLOTS, end = hb + r->retire;
+            uint16_t expected = t.held[i], valid = 0;
+            for (unsigned b = 0; b < TRACE_TD_SLOTS; b++)
+                valid = (uint16_t)(valid | (((k->flags[b] & TRACE_TD_SLOT_VALID) != 0) << b));
+            if (r->n_commit > 0 && !(r->flags & TRACE_REC_EXCEPTION) && end < TRACE_TD_SLOTS
+                && !(expected >> end & 1u)) {
+                expected = (uint16_t)(expected | (1u << end)); /* the documented marker */
+                marked_empty++;
+                assert_true(r->squash > 0); /* only where a flush squashes the row next */
+            }
+            if (valid != expected)
+                fail_msg("%s: token %zu (cycle %llu): VALID 0x%x, the head row holds 0x%x", names[n], i,
+                         (unsigned long long)r->cycle, valid, t.held[i]);
+        }
+        /* the tokens decode to the records (one token late) */
+        trace_td_decoder_init(&dec, cfg.core.rob_size, TRACE_DEFAULT_LLC_LATENCY);
+        for (size_t i = 0; i <= t.count; i++) {
+            if (i < t.count)
+                assert_int_equal(trace_td_decoder_push(&dec, &t.tokens[i], &rec, uops, &ready), TEA_OK);
+            else
+                trace_td_decoder_finish(&dec, &rec, uops, &ready);
+            if (!ready)
+                continue;
+            assert_true(decoded < t.count);
+            rec.first_uop = t.stream.records[decoded].first_uop;
+            assert_memory_equal(&rec, &t.stream.records[decoded], sizeof rec);
+            decoded++;
+        }
+        assert_int_equal(decoded, t.count);
+        printf("%s: %zu tokens, %zu marked an empty entry where the head stopped\n", names[n], t.count,
+               marked_empty);
+        model_core_free(core);
+        model_workload_free(w);
+        free(t.tokens);
+        free(t.held);
+        test_stream_free(&t.stream);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -424,6 +532,7 @@ int main(void)
         cmocka_unit_test(workloads_cover_every_event_and_state),
         cmocka_unit_test(warming_matches_a_timed_run),
         cmocka_unit_test(windows_end_after_their_last_commit),
+        cmocka_unit_test(tokens_show_the_head_row_as_boom_does),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -218,7 +218,7 @@ static void assert_token_round_trip(const test_stream *in, unsigned initial_wind
     assert_non_null(tokens);
     trace_td_encoder_init(&e, ROB, LLC);
     for (size_t i = 0; i < in->count; i++) {
-        int rc = trace_td_encoder_encode(&e, &in->records[i], in->uops + in->records[i].first_uop, initial_window,
+        int rc = trace_td_encoder_encode(&e, &in->records[i], in->uops + in->records[i].first_uop, initial_window, NULL,
                                          &tokens[i]);
         if (rc)
             fail_msg("record %zu (cycle %llu) cannot be encoded: %s", i, (unsigned long long)in->records[i].cycle,
@@ -296,21 +296,21 @@ static void inexpressible_records_are_refused(void **state)
     trace_td_encoder_init(&e, ROB, LLC);
     memset(&r, 0, sizeof r);
     r.dispatch = 3;
-    assert_int_equal(trace_td_encoder_encode(&e, &r, &u, 0, &t), TEA_ERR_UNSUPPORTED);
+    assert_int_equal(trace_td_encoder_encode(&e, &r, &u, 0, NULL, &t), TEA_ERR_UNSUPPORTED);
     assert_contains(error_message(), "dispatch of 3 entries");
 
     trace_td_encoder_init(&e, ROB, LLC);
     r.dispatch = 0;
     r.n_commit = 1;
     r.retire = 1;
-    assert_int_equal(trace_td_encoder_encode(&e, &r, &u, 4, &t), TEA_ERR_UNSUPPORTED);
+    assert_int_equal(trace_td_encoder_encode(&e, &r, &u, 4, NULL, &t), TEA_ERR_UNSUPPORTED);
     assert_contains(error_message(), "ST-LLC without ST-L1");
 
     trace_td_encoder_init(&e, ROB, LLC);
     u.psv = 0;
     u.offset = 5;
     r.retire = 6;
-    assert_int_equal(trace_td_encoder_encode(&e, &r, &u, 8, &t), TEA_ERR_UNSUPPORTED);
+    assert_int_equal(trace_td_encoder_encode(&e, &r, &u, 8, NULL, &t), TEA_ERR_UNSUPPORTED);
     assert_contains(error_message(), "outside the head row");
 
     /* BOOM never commits and excepts in one cycle: no token for it */
@@ -321,9 +321,77 @@ static void inexpressible_records_are_refused(void **state)
         r.n_commit = 1;
         r.flags = TRACE_REC_EXCEPTION;
         r.retire = 2;
-        assert_int_equal(trace_td_encoder_encode(&e, &r, two, 4, &t), TEA_ERR_UNSUPPORTED);
+        assert_int_equal(trace_td_encoder_encode(&e, &r, two, 4, NULL, &t), TEA_ERR_UNSUPPORTED);
         assert_contains(error_message(), "excepts in a cycle in which others commit");
     }
+}
+
+/* The VALID bits of `t`'s slots as a bank mask. */
+static unsigned valid_banks(const trace_td_token *t)
+{
+    unsigned m = 0;
+    for (unsigned b = 0; b < TRACE_TD_SLOTS; b++)
+        m |= ((t->flags[b] & TRACE_TD_SLOT_VALID) != 0) << b;
+    return m;
+}
+
+/* VALID shows the head row's occupied entries, in every token (BOOM's
+ * instr_valids). With the producer's bank mask: exactly those; without one:
+ * every entry of the row in the window from where the record's retirement
+ * ends. A mask that contradicts the record is refused. */
+static void valid_bits_show_the_head_row(void **state)
+{
+    trace_td_encoder e;
+    trace_td_token t;
+    trace_record r;
+    trace_uop u = { 0x10, 0, 1, 0 };
+    uint16_t held;
+    (void)state;
+
+    /* a stall with 8 entries in flight: the whole head row, or the two held */
+    memset(&r, 0, sizeof r);
+    r.cycle = 1;
+    trace_td_encoder_init(&e, ROB, LLC);
+    assert_int_equal(trace_td_encoder_encode(&e, &r, NULL, 8, NULL, &t), TEA_OK);
+    assert_int_equal(valid_banks(&t), 0xF);
+    held = 0x3;
+    trace_td_encoder_init(&e, ROB, LLC);
+    assert_int_equal(trace_td_encoder_encode(&e, &r, NULL, 8, &held, &t), TEA_OK);
+    assert_int_equal(valid_banks(&t), 0x3);
+    /* an empty ROB shows none */
+    held = 0;
+    trace_td_encoder_init(&e, ROB, LLC);
+    assert_int_equal(trace_td_encoder_encode(&e, &r, NULL, 0, &held, &t), TEA_OK);
+    assert_int_equal(valid_banks(&t), 0);
+
+    /* bank 1 commits, bank 0 was empty (retired with it), bank 2 stops the
+     * head, bank 3 is empty: without a mask 2 and 3 show, with one only 2 */
+    r.n_commit = 1;
+    r.retire = 2;
+    trace_td_encoder_init(&e, ROB, LLC);
+    assert_int_equal(trace_td_encoder_encode(&e, &r, &u, 8, NULL, &t), TEA_OK);
+    assert_int_equal(valid_banks(&t), 0xE);
+    assert_int_equal(t.flags[1] & TRACE_TD_SLOT_COMMITS, TRACE_TD_SLOT_COMMITS);
+    held = 0x6;
+    trace_td_encoder_init(&e, ROB, LLC);
+    assert_int_equal(trace_td_encoder_encode(&e, &r, &u, 8, &held, &t), TEA_OK);
+    assert_int_equal(valid_banks(&t), 0x6);
+
+    /* masks that contradict the record */
+    held = 0x4; /* the committing bank 1 empty */
+    trace_td_encoder_init(&e, ROB, LLC);
+    assert_int_equal(trace_td_encoder_encode(&e, &r, &u, 8, &held, &t), TEA_ERR_UNSUPPORTED);
+    assert_contains(error_message(), "commits or excepts from an empty entry (bank 1)");
+    held = 0x7; /* bank 0 occupied, yet retired without committing */
+    trace_td_encoder_init(&e, ROB, LLC);
+    assert_int_equal(trace_td_encoder_encode(&e, &r, &u, 8, &held, &t), TEA_ERR_UNSUPPORTED);
+    assert_contains(error_message(), "an occupied entry (bank 0) retires without committing");
+    memset(&r, 0, sizeof r);
+    r.cycle = 1;
+    held = 0x1; /* a µop in an empty ROB */
+    trace_td_encoder_init(&e, ROB, LLC);
+    assert_int_equal(trace_td_encoder_encode(&e, &r, NULL, 0, &held, &t), TEA_ERR_UNSUPPORTED);
+    assert_contains(error_message(), "outside the ROB window");
 }
 
 /* A token with both COMMITTING and EXCEPTION (not from BOOM) is read one way:
@@ -394,6 +462,7 @@ int main(void)
         cmocka_unit_test(model_streams_survive_tokens),
         cmocka_unit_test(full_rob_is_told_from_empty),
         cmocka_unit_test(inexpressible_records_are_refused),
+        cmocka_unit_test(valid_bits_show_the_head_row),
         cmocka_unit_test(commit_and_exception_token_is_read_one_way),
         cmocka_unit_test(worker_signatures_fold_to_psvs),
     };
