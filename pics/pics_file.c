@@ -698,8 +698,9 @@ int pics_info_same_rules(const pics_info *info, const char *path, const pics_inf
         return error_set(TEA_ERR_USAGE,
                          "%s follows the %s golden rules, %s the %s ones (tea replay --golden-rules)", path,
                          info->golden_rules, golden_path, golden->golden_rules);
-    if (strcmp(info->rules, golden->rules) != 0)
-        return error_set(TEA_ERR_USAGE, "%s comes from a run under the %s rules, %s under the %s ones (tea replay "
+    /* A golden PICS is the same under both sampler rule sets. */
+    if (!pics_info_is_golden(info) && !pics_info_is_golden(golden) && strcmp(info->rules, golden->rules) != 0)
+        return error_set(TEA_ERR_USAGE, "%s was sampled under the %s rules, %s under the %s ones (tea replay "
                                         "--rules)",
                          path, info->rules, golden_path, golden->rules);
     return TEA_OK;
@@ -774,7 +775,7 @@ int pics_info_merge(pics_info *dst, const pics_info *src)
                          "(%s/%s)",
                          dst->golden_rules, src->golden_rules);
     if (strcmp(dst->rules, src->rules) != 0)
-        return error_set(TEA_ERR_USAGE, "cannot merge PICS of runs under different rules (%s/%s)", dst->rules,
+        return error_set(TEA_ERR_USAGE, "cannot merge PICS sampled under different rules (%s/%s)", dst->rules,
                          src->rules);
     if (dst->unit != src->unit || dst->period != src->period || dst->seed != src->seed
         || strcmp(dst->jitter, src->jitter) != 0 || dst->event_mask != src->event_mask)

@@ -56,9 +56,9 @@ typedef struct pics_info {
     uint64_t golden_total;          /* attributed cycles x unit: what sampled PICS scale to */
     char golden_rules[PICS_NAME_MAX]; /* the golden reference's rule set: default or tracedoctor
                                          (files without the key: default) */
-    char rules[PICS_NAME_MAX];      /* the samplers' rule set of the run (tea replay --rules): default
-                                       or tracedoctor, the golden PICS's too (files without the
-                                       key: default) */
+    char rules[PICS_NAME_MAX];      /* the rule set the PICS was sampled under (tea replay --rules):
+                                       default or tracedoctor (files without the key, and golden
+                                       PICS, which both rule sets share: default) */
     /* sampling (zero/empty for golden) */
     uint64_t period;                /* cycles between sample points */
     double frequency_hz;            /* clock_hz / period */
@@ -89,8 +89,8 @@ int pics_info_copy(pics_info *dst, const pics_info *src);
 uint64_t pics_info_lost(const pics_info *info);
 
 /* 0 when a PICS (at `path`) and a golden PICS (at `golden_path`) follow the
- * same golden rules and the same sampler rules, else TEA_ERR_USAGE with a
- * message naming both. */
+ * same golden rules (and, when both are sampled, the same sampler rules),
+ * else TEA_ERR_USAGE with a message naming both. */
 int pics_info_same_rules(const pics_info *info, const char *path, const pics_info *golden,
                          const char *golden_path);
 

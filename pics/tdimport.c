@@ -214,7 +214,9 @@ static int describe(const pics_td_import_options *o, pics_td_kind kind, const im
     }
     snprintf(info->scheme, sizeof info->scheme, "%s", pics_scheme_name(scheme));
     snprintf(info->golden_rules, sizeof info->golden_rules, "%s", PICS_RULES_TRACEDOCTOR);
-    snprintf(info->rules, sizeof info->rules, "%s", PICS_RULES_TRACEDOCTOR); /* the workers' own */
+    /* the samplers' rules are the workers' own; a golden PICS has none */
+    snprintf(info->rules, sizeof info->rules, "%s",
+             scheme == PICS_SCHEME_GOLDEN ? PICS_GOLDEN_RULES_DEFAULT : PICS_RULES_TRACEDOCTOR);
     info->event_mask = scheme == PICS_SCHEME_GOLDEN ? TRACE_PSV_MASK_ALL : pics_scheme_native_events(scheme);
     if (scheme == PICS_SCHEME_GOLDEN) {
         snprintf(info->events, sizeof info->events, "all");

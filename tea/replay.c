@@ -71,7 +71,6 @@ struct tea_replay {
     uint64_t tag_wake_entry;   /* earliest dispatched-entry ordinal a tagger must see */
     int rc;                    /* first error raised inside the golden callback */
     window_groups wg;
-    golden_rules sampler_rules; /* the run's, named in the PICS (tea_replay_set_sampler_rules) */
     golden_units units;        /* PICS_UNIT and its shares, 1/n of it */
     /* golden_plain_run's charges (PICS units) of a run's µops, with its
      * slack for the last record's unused slots */
@@ -548,10 +547,6 @@ void tea_replay_set_golden_rules(tea_replay *r, golden_rules rules)
     golden_set_rules(&r->golden, rules);
 }
 
-void tea_replay_set_sampler_rules(tea_replay *r, golden_rules rules)
-{
-    r->sampler_rules = rules;
-}
 
 const pics *tea_replay_golden(const tea_replay *r)
 {
@@ -645,7 +640,6 @@ int tea_replay_describe(const tea_replay *r, size_t i, const trace_header *h, co
     }
     info->golden_total = r->golden_pics.total;
     snprintf(info->golden_rules, sizeof info->golden_rules, "%s", golden_rules_name(r->golden.rules));
-    snprintf(info->rules, sizeof info->rules, "%s", golden_rules_name(r->sampler_rules));
     if (i == SIZE_MAX) {
         snprintf(info->scheme, sizeof info->scheme, "%s", pics_scheme_name(PICS_SCHEME_GOLDEN));
         snprintf(info->events, sizeof info->events, "all");
@@ -656,6 +650,7 @@ int tea_replay_describe(const tea_replay *r, size_t i, const trace_header *h, co
         const tea_sampler_spec *sp = &r->specs[i];
         const uint64_t *lost = tea_replay_sampler_lost(r, i);
         snprintf(info->scheme, sizeof info->scheme, "%s", pics_scheme_name(sp->scheme));
+        snprintf(info->rules, sizeof info->rules, "%s", golden_rules_name(sp->rules));
         info->period = sp->period;
         info->frequency_hz = sp->frequency_hz;
         info->seed = sp->seed;

@@ -67,11 +67,6 @@ void tea_replay_token(void *replay, const uint8_t *token);
  * samples; call before the first batch. Default: GOLDEN_RULES_DEFAULT. */
 void tea_replay_set_golden_rules(tea_replay *r, golden_rules rules);
 
-/* Names the samplers' rule set of the run in every PICS it describes, the
- * golden one's too (pics_info.rules), so that PICS of different rules are
- * not compared. Default: GOLDEN_RULES_DEFAULT. */
-void tea_replay_set_sampler_rules(tea_replay *r, golden_rules rules);
-
 /* The longest trace (last cycle - first) a replay can attribute: a PICS
  * counts cycles in 1/PICS_UNIT units in 64 bits. */
 #define TEA_REPLAY_MAX_SPAN (UINT64_MAX / PICS_UNIT)

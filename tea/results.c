@@ -239,8 +239,9 @@ static int parse_row(const reader *rd, const csv_fields *f, tea_results_row *r)
                               text);
     }
     text = field_of(rd, f, COL_RULES);
-    if (text && (strlen(text) >= sizeof r->rules || strpbrk(text, " \t")))
-        return line_error(rd, "rules '%.*s' is not a rule set's name", FIELD_QUOTE_MAX, text);
+    if (text && *text && strcmp(text, PICS_GOLDEN_RULES_DEFAULT) != 0 && strcmp(text, PICS_RULES_TRACEDOCTOR) != 0)
+        return line_error(rd, "rules '%.*s' is neither %s nor %s", FIELD_QUOTE_MAX, text, PICS_GOLDEN_RULES_DEFAULT,
+                          PICS_RULES_TRACEDOCTOR);
     snprintf(r->rules, sizeof r->rules, "%s", text && *text ? text : PICS_GOLDEN_RULES_DEFAULT);
     r->trace = strdup(trace);
     r->scheme = strdup(scheme);

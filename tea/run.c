@@ -239,10 +239,8 @@ static int prepare_replay(const tea_run_options *o, tea_run *t, const trace_head
         t->header.clock_hz = o->open.clock_hz;
     if (!(rc = build_specs(o, &t->header, t->header.clock_hz, t, &specs)))
         rc = tea_replay_create(&t->replay, t->header.initial_window, specs, t->row_count);
-    if (!rc) {
+    if (!rc)
         tea_replay_set_golden_rules(t->replay, o->rules);
-        tea_replay_set_sampler_rules(t->replay, o->sampler_rules);
-    }
     free(specs);
     return rc;
 }
@@ -312,6 +310,12 @@ static int replay_stream(const tea_run_options *o, tea_run *t)
     open.threads = o->threads ? o->threads : 1; /* for the frames of a multi-frame .zst */
     if ((rc = trace_reader_open(&reader, t->path, &open)))
         return rc;
+    if (o->sampler_rules == GOLDEN_RULES_TRACEDOCTOR && trace_reader_format(reader) != TRACE_FORMAT_TRACEDOCTOR) {
+        rc = error_set(TEA_ERR_UNSUPPORTED, "%s: the tracedoctor rules read TraceDoctor tokens, and this is a %s "
+                                            "trace: convert it with tea convert --to tracedoctor",
+                       t->path, trace_format_name(trace_reader_format(reader)));
+        goto done;
+    }
     progress_restart(o->meter, 0);
     {
         /* a file's run is known at open (a pipe's only at its end) */
@@ -322,14 +326,8 @@ static int replay_stream(const tea_run_options *o, tea_run *t)
     if ((rc = prepare_replay(o, t, trace_reader_header(reader))) || (rc = group_windows(t))
         || (rc = trace_batch_init(&batch, TRACE_BATCH_RECORDS)))
         goto done;
-    if (tea_replay_reads_tokens(t->replay)
-        && (rc = trace_reader_set_token_sink(reader, tea_replay_token, t->replay))) {
-        if (rc == TEA_ERR_UNSUPPORTED)
-            rc = error_set(rc, "%s: the tracedoctor rules' samplers read TraceDoctor tokens, and this is a %s "
-                               "trace: convert it with tea convert --format tracedoctor",
-                           t->path, trace_format_name(trace_reader_format(reader)));
+    if (tea_replay_reads_tokens(t->replay) && (rc = trace_reader_set_token_sink(reader, tea_replay_token, t->replay)))
         goto done;
-    }
     for (;;) {
         if ((rc = trace_reader_read(reader, &batch)))
             goto done;

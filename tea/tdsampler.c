@@ -5,7 +5,7 @@
  */
 #include "tdsampler.h"
 #include "common/error.h"
-#include "trace/trace.h"
+#include "trace/psv.h"
 
 #include <assert.h>
 #include <string.h>
@@ -19,8 +19,6 @@ enum { TAG_IDLE = 0, TAG_TAGGING, TAG_IN_FLIGHT };
 /* Token slot flags that make a committed µop the cause of a flush (the
  * workers' OIR set, less the exception, which tokens show as a state). */
 #define OIR_FLAGS (TRACE_TD_SLOT_BR_MISS | TRACE_TD_SLOT_FLUSHS)
-/* The slot flags a signature keeps (the workers' miss set). */
-#define SIGNATURE_FLAGS (TRACE_TD_SIG_FLAGS | TRACE_TD_SIG_EXCEPTION)
 
 int tea_td_sampler_init(tea_td_sampler *s, pics_scheme scheme, uint64_t period, uint16_t mask, unsigned llc_latency)
 {
@@ -48,10 +46,7 @@ void tea_td_sampler_free(tea_td_sampler *s)
  * ST-LLC for a data-cache miss of at least llc_latency cycles. */
 static uint16_t slot_psv(const tea_td_sampler *s, const trace_td_token *t, unsigned i)
 {
-    uint32_t signature = t->flags[i] & SIGNATURE_FLAGS;
-    if ((t->flags[i] & TRACE_TD_SLOT_DCACHE_MISS) && t->memlat[i] >= s->llc_latency)
-        signature |= TRACE_TD_SIG_LLC;
-    return trace_td_signature_psv(signature);
+    return trace_td_slot_psv(t->flags[i], t->memlat[i], s->llc_latency);
 }
 
 /* The first slot with `flag`, or the last slot when none has it (where the
@@ -180,7 +175,7 @@ static void nci_token(tea_td_sampler *s, const trace_td_token *t, uint64_t cycle
  * four tests), and why. */
 static int ibs_evicted(const tea_td_sampler *s, const trace_td_token *t, enum pics_lost_reason *why)
 {
-    unsigned head = t->head - t->head % TEA_TD_CORE_WIDTH, tail = t->tail, tag = s->tag;
+    unsigned head = t->head - t->head % TRACE_TD_SLOTS, tail = t->tail, tag = s->tag;
     int any_valid = 0;
 
     for (unsigned i = 0; i < TRACE_TD_SLOTS; i++)
@@ -204,12 +199,12 @@ static void ibs_token(tea_td_sampler *s, const trace_td_token *t, uint64_t cycle
     }
     if (s->state == TAG_IN_FLIGHT) {
         enum pics_lost_reason why;
-        unsigned head = t->head - t->head % TEA_TD_CORE_WIDTH;
+        unsigned head = t->head - t->head % TRACE_TD_SLOTS;
         if (ibs_evicted(s, t, &why)) {
             s->lost[why]++;
             s->state = TAG_IDLE;
         } else if ((t->rob_state & TRACE_TD_ROB_COMMITTING) && s->tag >= head
-                   && s->tag < head + TEA_TD_CORE_WIDTH) {
+                   && s->tag < head + TRACE_TD_SLOTS) {
             unsigned i = first_slot(t, TRACE_TD_SLOT_COMMITS);
             s->samples++;
             charge(s, t->pc[i], slot_psv(s, t, i), PICS_UNIT);

@@ -1,6 +1,6 @@
 /*
  * tdsampler.h: TEA, NCI-TEA and IBS under the TraceDoctor rules
- * (`tea replay --rules tracedoctor`, docs/semantics.md, "Rule sets").
+ * (`tea replay --rules tracedoctor`, docs/semantics.md, "Sampler rules").
  *
  * Internal to tea/: the replay engine (replay.h) runs these samplers when a
  * spec asks for the tracedoctor rules; the tests use them too.
@@ -30,6 +30,8 @@
  *     outside [head, tail) (circularly), or tail equal to the rounded head
  *     with no VALID slot, the tag is dropped; when the head row holds it in a
  *     committing token, the sample goes to that token's first committing µop.
+ *     (The worker's coreWidth, 4, is the token's four slots: rows of
+ *     TRACE_TD_SLOTS.)
  *
  * Signatures fold to the PSV as in trace_td_signature_psv, with ST-LLC for a
  * data-cache miss whose memory latency reached `llc_latency`; cells then
@@ -45,9 +47,6 @@
 #include "trace/token.h"
 
 #include <stdint.h>
-
-/* The IBS worker's core width: the head index is rounded down to rows of it. */
-#define TEA_TD_CORE_WIDTH 4
 
 typedef struct tea_td_sampler {
     pics_scheme scheme;        /* TEA, NCI or IBS */

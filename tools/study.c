@@ -229,6 +229,10 @@ int study_apply_rules(study_request *req)
     if (req->noise_floor)
         return cli_usage_error(c, "--noise-floor samples TEA at each scheme's points under the default rules: "
                                   "not with --rules tracedoctor");
+    if (req->seeds_given && req->seed_count > 1)
+        return cli_usage_error(c, "--rules tracedoctor samples at P, 2P, ... whatever the seed: --seeds %zu "
+                                  "would repeat one run",
+                               req->seed_count);
     for (size_t i = 0; i < req->scheme_count; i++) {
         pics_scheme s = req->schemes[i].scheme;
         if (s == PICS_SCHEME_TEA || s == PICS_SCHEME_NCI || s == PICS_SCHEME_IBS)
@@ -240,6 +244,7 @@ int study_apply_rules(study_request *req)
     req->scheme_count = kept;
     req->rules = GOLDEN_RULES_TRACEDOCTOR;
     req->jitter = PICS_JITTER_NONE;
+    req->seed_count = 1;
     return CLI_CONTINUE;
 }
 

@@ -48,7 +48,8 @@ typedef struct study_request {
     int all_events;                           /* --events all: every scheme gets all nine */
     golden_rules rules;                       /* --golden-rules: the golden reference TEA samples */
     golden_rules sampler_rules;               /* --rules: the samplers' (tea/tdsampler.h) */
-    int schemes_given, jitter_given, golden_rules_given; /* set by their options (study_apply_rules) */
+    int schemes_given, jitter_given, golden_rules_given, seeds_given; /* set by their options
+                                                                         (study_apply_rules) */
     const char *binary_symbols_path;          /* --symbols MAP for the function error, or NULL */
     binary_symbolize_options sym;             /* --elf BINARY and --adjust-vma OFFSET|auto: the binary
                                           to symbolize with, recorded in the PICS */
@@ -106,9 +107,10 @@ int study_option_rules(const char *command, const cli_option *opt, const char *a
  * What --rules tracedoctor implies, after the options are parsed: the golden
  * reference of the tracedoctor rules, sample points without jitter, and the
  * schemes that have a TraceDoctor worker (tea, nci, ibs: the default list
- * loses spe and ris). Returns CLI_CONTINUE, or a usage error's status (and
- * message) for options that contradict it: --golden-rules default, a
- * jitter, spe or ris in --schemes, --noise-floor.
+ * loses spe and ris), and one seed (the workers draw nothing). Returns
+ * CLI_CONTINUE, or a usage error's status (and message) for options that
+ * contradict it: --golden-rules default, a jitter, spe or ris in
+ * --schemes, --noise-floor, --seeds above 1.
  */
 int study_apply_rules(study_request *req);
 

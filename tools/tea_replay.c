@@ -228,8 +228,8 @@ static int parse_args(int argc, char **argv, study_request *req, const char **ou
                                 "authors' TraceDoctor workers sample (tea_sampler,\n"
                                 "pebs_sampler, ibs_sampler), cell for cell, from a\n"
                                 "TraceDoctor trace; implies the tracedoctor golden rules,\n"
-                                "--jitter none and the schemes golden,tea,nci,ibs\n"
-                                "(docs/semantics.md, \"Rule sets\")"),
+                                "--jitter none and the schemes golden,tea,nci,ibs; not\n"
+                                "with --noise-floor (docs/semantics.md, \"Sampler rules\")"),
         STUDY_OPTION_NOISE_FLOOR(req, "also each scheme's noise floor: the error of an exact\n"
                                       "attribution (TEA) at the scheme's own sample points\n"
                                       "(noise_floor_* in summary.csv, SCHEME.floor.pics); a\n"

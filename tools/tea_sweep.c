@@ -284,9 +284,17 @@ static int parse_args(int argc, char **argv, study_request *req, sweep_options *
         STUDY_OPTION_FREQS("freqs", req, &freqs_given, "sampling frequencies (default " SWEEP_DEFAULT_FREQS ")"),
         STUDY_OPTION_SAMPLES(req, &samples_given, "instead of --freqs: per trace, the frequencies that\n"
                                                   "give it about K samples each (the SVG's x axis is K)"),
-        CLI_UINT("seeds", "K", &req->seed_count, 1, STUDY_MAX_SEEDS,
-                 "invalid seed count '%s' (1-" CLI_STR(STUDY_MAX_SEEDS) ")",
-                 "seeds per frequency and scheme (default 5): first..first+K-1"),
+        { .long_name = "seeds",
+          .arg = CLI_ARG_REQUIRED,
+          .value_name = "K",
+          .help = "seeds per frequency and scheme (default 5): first..first+K-1",
+          .type = CLI_TYPE_UINT,
+          .dest = &req->seed_count,
+          .size = sizeof req->seed_count,
+          .min = 1,
+          .max = STUDY_MAX_SEEDS,
+          .error = "invalid seed count '%s' (1-" CLI_STR(STUDY_MAX_SEEDS) ")",
+          .seen = &req->seeds_given },
         CLI_UINT("first-seed", "N", &req->first_seed, 0, UINT64_MAX - STUDY_MAX_SEEDS, "invalid seed '%s'",
                  "the first seed (default 1)"),
         CLI_CALL("schemes", 0, "LIST", sampler_schemes_option, req,
@@ -303,7 +311,8 @@ static int parse_args(int argc, char **argv, study_request *req, sweep_options *
         STUDY_OPTION_RULES(req, "default, or tracedoctor: tea, nci and ibs as the\n"
                                 "authors' TraceDoctor workers sample, from TraceDoctor\n"
                                 "traces (implies --golden-rules tracedoctor, --jitter\n"
-                                "none and the schemes tea,nci,ibs)"),
+                                "none, --seeds 1 and the schemes tea,nci,ibs; not with\n"
+                                "--noise-floor; docs/semantics.md, \"Sampler rules\")"),
         { .long_name = "jobs",
           .short_name = 'j',
           .arg = CLI_ARG_REQUIRED,

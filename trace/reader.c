@@ -271,13 +271,17 @@ static int push_token(trace_reader *r, trace_record *rec, trace_uop *uops, int *
     r->stats.units = r->td.tokens;
     if (rc)
         return error_prefix(rc, "%s: ", trace_input_name(r->in));
-    if (r->token_sink)
+    if (r->token_sink) {
+        assert(!r->ahead); /* tokens are decoded on the caller's thread (start_background) */
         r->token_sink(r->token_ctx, token);
+    }
     return TEA_OK;
 }
 
 int trace_reader_set_token_sink(trace_reader *r, trace_token_sink sink, void *ctx)
 {
+    if (!sink)
+        return error_set(TEA_ERR_USAGE, "%s: no token sink", trace_input_name(r->in));
     if (r->format != TRACE_FORMAT_TRACEDOCTOR)
         return error_set(TEA_ERR_UNSUPPORTED, "%s: a %s trace has no TraceDoctor tokens", trace_input_name(r->in),
                          trace_format_name(r->format));

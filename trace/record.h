@@ -74,8 +74,10 @@ typedef struct trace_batch {
     size_t uop_count;       /* µops in use */
     size_t uop_capacity;    /* TRACE_MAX_RECORD_UOPS * capacity */
     uint16_t *head_valid;   /* NULL, or per record: the banks of the ROB's head row that hold a µop
-                               at the start of its cycle (bit b: bank b), which the core model knows
-                               and records do not say; the TraceDoctor writer shows them as VALID
+                               in its cycle, before its commits (bit b: bank b; entries a branch
+                               resolved in that cycle kills are gone already, since they may
+                               retire in it), which the core model knows and records do not say;
+                               the TraceDoctor writer shows them as VALID
                                (trace_batch_init_head_valid) */
 } trace_batch;
 

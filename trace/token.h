@@ -56,6 +56,11 @@ typedef struct trace_td_token {
 } trace_td_token;
 
 void trace_td_token_unpack(const uint8_t bytes[TRACE_TD_TOKEN_SIZE], trace_td_token *t);
+
+/* The PSV of a slot: its flags folded to the nine events, ST-LLC when the load
+ * missed in the L1 and its memlat reached `llc_latency` (what the decoder
+ * gives a µop, and what a worker's signature folds to). */
+uint16_t trace_td_slot_psv(uint16_t flags, uint16_t memlat, unsigned llc_latency);
 void trace_td_token_pack(const trace_td_token *t, uint8_t bytes[TRACE_TD_TOKEN_SIZE]);
 
 /* The bits of a TraceDoctor worker's signature (trace_td_signature_psv,

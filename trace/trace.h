@@ -165,17 +165,19 @@ const trace_header *trace_reader_header(const trace_reader *r);
 int trace_reader_read(trace_reader *r, trace_batch *batch);
 
 /* Receives each TraceDoctor token of a trace, 64 packed bytes as in the
- * file (trace_td_token_unpack in trace/tracedoctor.h reads them). */
+ * file (trace_td_token_unpack in trace/token.h reads them). */
 typedef void (*trace_token_sink)(void *ctx, const uint8_t *token);
 
 /*
  * Hands every token of a TraceDoctor trace to `sink`, in file order, each
  * once, as it is decoded: the tokens decoded at open at once, the others
- * during trace_reader_read, possibly on the background thread (so the sink
- * must touch nothing the caller uses until the reader is closed). Tokens
- * past a format error are not handed out. For samplers that read tokens
- * themselves (tea/tdsampler.h). Errors: TEA_ERR_UNSUPPORTED for a native
- * trace (it has no tokens), TEA_ERR_USAGE after the first read.
+ * during trace_reader_read. Tokens are always decoded on the caller's
+ * thread (the background thread only reads and decompresses them), so the
+ * sink runs there, inside these calls, and may update what the caller
+ * uses between reads. Tokens past a format error are not handed out. For
+ * samplers that read tokens themselves (tea/tdsampler.h). Errors:
+ * TEA_ERR_UNSUPPORTED for a native trace (it has no tokens), TEA_ERR_USAGE
+ * for a NULL sink or after the first read.
  */
 int trace_reader_set_token_sink(trace_reader *r, trace_token_sink sink, void *ctx);
 

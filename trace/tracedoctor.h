@@ -16,10 +16,6 @@
 
 #include <stdint.h>
 
-/* The PSV of a slot: its flags folded to the nine events, ST-LLC when the load
- * missed in the L1 and its memlat reached `llc_latency`. */
-uint16_t trace_td_slot_psv(uint16_t flags, uint16_t memlat, unsigned llc_latency);
-
 /* Decoder statistics. */
 typedef struct trace_td_decoder_stats {
     uint64_t counter_wraps;  /* 44-bit cycle counter wraps unwrapped */
@@ -83,8 +79,8 @@ void trace_td_encoder_init(trace_td_encoder *e, unsigned rob_size, unsigned llc_
 
 /* Encodes one record. The first record's window is taken as the initial ROB
  * content (`initial_window`, ignored afterwards). `head_valid`, when not
- * NULL, says which banks of the head row hold a µop at the start of the
- * record's cycle (trace_batch.head_valid): the VALID bits then show exactly
+ * NULL, says which banks of the head row hold a µop in the record's cycle,
+ * before its commits (trace_batch.head_valid): the VALID bits then show exactly
  * those, as BOOM's do; without it every entry of the row in the window that
  * the record does not retire is shown VALID. TEA_ERR_UNSUPPORTED (message
  * without location; the caller adds the cycle) when tokens cannot express the
