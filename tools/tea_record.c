@@ -794,8 +794,26 @@ done:
     return rc;
 }
 
+/* --sample-warmup all: every instruction between two windows warms the
+ * model (functional warming). */
+#define SAMPLE_WARMUP_ALL (UINT64_MAX - 1)
+
+/* --sample-warmup W|all into the uint64_t at opt->dest. */
+static int sample_warmup_option(const char *command, const cli_option *opt, const char *arg)
+{
+    uint64_t *dest = opt->dest;
+    if (strcmp(arg, "all") == 0) {
+        *dest = SAMPLE_WARMUP_ALL;
+        return CLI_CONTINUE;
+    }
+    if (cli_parse_u64(arg, dest) || *dest >= SAMPLE_WARMUP_ALL)
+        return cli_usage_error(command, "invalid instruction count '%s' (or all)", arg);
+    return CLI_CONTINUE;
+}
+
 /* Completes and checks the sampling options (`warmup`: --sample-warmup,
- * UINT64_MAX when not given); a usage error's exit status, or 0. */
+ * UINT64_MAX when not given, SAMPLE_WARMUP_ALL for all); a usage error's
+ * exit status, or 0. */
 static int check_sampling(const char *prog, model_vgrecord_options *vg, uint64_t warmup)
 {
     if (!vg->sample_every) {
@@ -813,6 +831,8 @@ static int check_sampling(const char *prog, model_vgrecord_options *vg, uint64_t
     if (warmup == UINT64_MAX)
         warmup = RECORD_SAMPLE_WARMUP < vg->sample_every - vg->sample_length ? RECORD_SAMPLE_WARMUP
                                                                            : vg->sample_every - vg->sample_length;
+    if (warmup == SAMPLE_WARMUP_ALL)
+        warmup = vg->sample_every - vg->sample_length;
     if (warmup > vg->sample_every - vg->sample_length)
         return cli_usage_error(prog, "--sample-warmup %llu and --sample-length %llu exceed --sample-every %llu",
                                (unsigned long long)warmup, (unsigned long long)vg->sample_length,
@@ -841,8 +861,8 @@ int cmd_tea_record(int argc, char **argv)
                  "sampled recording: time a window in every N instructions\n(after --skip); the windows estimate the whole run\n(10^7 suits a run of 10^10; docs/semantics.md)"),
         CLI_UINT("sample-length", "L", &req.vg.sample_length, 1, UINT64_MAX, "invalid instruction count '%s'",
                  "timed instructions per window (default " CLI_STR(RECORD_SAMPLE_LENGTH) ")"),
-        CLI_UINT("sample-warmup", "W", &sample_warmup, 0, UINT64_MAX, "invalid instruction count '%s'",
-                 "instructions warming the model before each window\n(default " CLI_STR(RECORD_SAMPLE_WARMUP) ", at most N - L)"),
+        CLI_CALL("sample-warmup", 0, "W|all", sample_warmup_option, &sample_warmup,
+                 "instructions warming the model before each window\n(default " CLI_STR(RECORD_SAMPLE_WARMUP) ", at most N - L); all: every\ninstruction between windows (functional warming: the\nleast bias, at about half a full recording's time)"),
         CLI_STRING("start-at", 0, "FUNCTION", &req.vg.start_at, "start recording at FUNCTION's entry (any object)"),
         CLI_STRING("stop-at", 0, "FUNCTION", &req.vg.stop_at, "stop recording at FUNCTION's entry (recorded)"),
         CLI_FLAG("wait-start", 0, &req.vg.wait_start, "start recording at tea_record_start() (include/tea_record.h)"),

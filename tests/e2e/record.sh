@@ -168,6 +168,15 @@ run 2 "$TEA" convert -q samp.tea --to tracedoctor -o samp.td
 run 0 "$TEA" convert -q samp.tea -o samp2.tea
 run 0 "$TEA" info samp2.tea
 contains out.txt "20 windows of 1000 instructions"
+# --sample-warmup all: functional warming, every instruction between the
+# windows warms the model (N - L of them); the same windows are timed
+run 0 "$TEA" record -q -o samp-all.tea --start-at long_region --stop-at stop_here --sample-every 1000000 \
+    --sample-length 1000 --sample-warmup all -- ./prog long out15b.txt 3
+"$TEA" info --json samp-all.tea >info-all.json
+[ "$(json_number info-all.json warmup)" -eq 999000 ] && [ "$(json_number info-all.json windows)" -eq 20 ] &&
+    [ "$(commits samp-all.tea)" -eq 20000 ] || fail "--sample-warmup all: not 20 windows after 999000 of warming"
+run 2 "$TEA" record -q -o bad.tea --sample-every 1000 --sample-warmup most -- ./prog plain out16.txt 1
+contains err.txt "invalid instruction count 'most' (or all)"
 # options that do not go together
 run 2 "$TEA" record -q -o bad.tea --sample-every 1000 --sample-length 1000 -- ./prog plain out16.txt 1
 contains err.txt "--sample-length 1000 is not below --sample-every 1000"
