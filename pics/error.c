@@ -3,9 +3,11 @@
  */
 #include "error.h"
 #include "common/error.h"
+#include "common/stats.h"
 #include "compare.h"
 
 #include <assert.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -120,4 +122,44 @@ void pics_error_result_free(pics_error_result *r)
     free(r->items);
     r->items = NULL;
     r->count = 0;
+}
+
+/* Sums every group but `skip` into `out` (initialized here). */
+static int all_groups_but(const pics *groups, unsigned count, unsigned skip, pics *out)
+{
+    int rc = pics_init(out);
+    for (unsigned k = 0; k < count && !rc; k++)
+        if (k != skip)
+            rc = pics_merge_into(out, &groups[k]);
+    if (rc)
+        pics_free(out);
+    return rc;
+}
+
+int pics_error_jackknife(const pics *sampled_groups, const pics *golden_groups, unsigned count, pics_granularity g,
+                         const pics_symmap *syms, double *half)
+{
+    stats_sample left_out = { 0 };
+    int rc = TEA_OK;
+
+    assert(count >= 2);
+    for (unsigned k = 0; k < count && !rc; k++) {
+        pics s, gold;
+        pics_error_result e;
+        if ((rc = all_groups_but(sampled_groups, count, k, &s)))
+            break;
+        if (!(rc = all_groups_but(golden_groups, count, k, &gold))) {
+            if (!(rc = pics_error_compute(&s, &gold, g, syms, &e))) {
+                stats_add(&left_out, e.error);
+                pics_error_result_free(&e);
+            }
+            pics_free(&gold);
+        }
+        pics_free(&s);
+    }
+    if (rc)
+        return rc;
+    /* sqrt((n - 1) / n * m2) with m2 = (n - 1) s^2 */
+    *half = stats_t975(count - 1) * (double)(count - 1) / sqrt((double)count) * stats_stddev(&left_out);
+    return TEA_OK;
 }

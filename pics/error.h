@@ -59,6 +59,21 @@ int pics_error_check(const pics *golden, pics_granularity g, const pics_symmap *
 int pics_error_compute(const pics *sampled, const pics *golden, pics_granularity g, const pics_symmap *syms,
                        pics_error_result *out);
 
+/*
+ * The half-width of the 95 % interval of the error of a sampled PICS
+ * against the golden one when both are split into the same `count` (>= 2)
+ * window groups of a sampled recording (tea_replay_group_windows; the
+ * groups sum to the whole PICS): the delete-one-group jackknife. With e_k
+ * the error of both PICS without group k and ē their mean, the error's
+ * standard error is sqrt((count - 1) / count · Σ_k (e_k - ē)²), and the
+ * half-width is t(0.975, count - 1) times it. It covers what moves the
+ * error from one choice of windows to another: the windows themselves and
+ * the samples taken in them. Errors: as pics_error_compute (a golden PICS
+ * left empty without a group is TEA_ERR_USAGE).
+ */
+int pics_error_jackknife(const pics *sampled_groups, const pics *golden_groups, unsigned count, pics_granularity g,
+                         const pics_symmap *syms, double *half);
+
 void pics_error_result_free(pics_error_result *r);
 
 #endif

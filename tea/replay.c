@@ -27,6 +27,7 @@ typedef struct cycle_sampler {
     uint16_t mask;
     tea_schedule sched;
     pics pics;
+    pics *target;           /* where samples go: &pics, or the window group's (window_groups) */
     uint64_t samples;
     uint64_t lost[PICS_LOST_REASONS];
 } cycle_sampler;
@@ -48,6 +49,10 @@ typedef struct window_groups {
     size_t window;             /* the window of the records being fed */
     pics *groups;              /* [count]: window w charges groups[w % count] */
     unsigned count;            /* 0: no groups */
+    pics *sampler_groups;      /* [samplers x count]: sampler j's group k at [j * count + k],
+                                  j over the cycle samplers, then the taggers (their samples go
+                                  there while windows are grouped, and are summed at the end) */
+    size_t sampler_group_count; /* PICS allocated there (each initialized) */
 } window_groups;
 
 struct tea_replay {
@@ -140,7 +145,7 @@ static void sample_tea(tea_replay *r, cycle_sampler *s, const golden_interval *i
     uint64_t k;
 
     if (iv->has_flush_cause && (k = tea_schedule_take(&s->sched, iv->refill - 1))) {
-        add(r, &s->pics, &iv->flush_cause, s->mask, k * PICS_UNIT, k);
+        add(r, s->target, &iv->flush_cause, s->mask, k * PICS_UNIT, k);
         s->samples += k;
     }
     if (!iv->uops)
@@ -149,18 +154,18 @@ static void sample_tea(tea_replay *r, cycle_sampler *s, const golden_interval *i
         trace_uop first = iv->uops[0];
         if (iv->n_commit == 0)
             first.psv = iv->exception_psv;
-        add(r, &s->pics, &first, s->mask, k * PICS_UNIT, k);
+        add(r, s->target, &first, s->mask, k * PICS_UNIT, k);
         s->samples += k;
     }
     if ((k = tea_schedule_take(&s->sched, iv->cycle))) {
         if (iv->n_commit == 0) {
             trace_uop excepting = iv->uops[0];
             excepting.psv = iv->exception_psv;
-            add(r, &s->pics, &excepting, s->mask, k * PICS_UNIT, k);
+            add(r, s->target, &excepting, s->mask, k * PICS_UNIT, k);
         } else {
             uint64_t share = r->units.share[iv->n_commit];
             for (unsigned i = 0; i < iv->n_commit; i++)
-                add(r, &s->pics, &iv->uops[i], s->mask, k * share, k);
+                add(r, s->target, &iv->uops[i], s->mask, k * share, k);
         }
         s->samples += k;
     }
@@ -174,7 +179,7 @@ static void sample_nci(tea_replay *r, cycle_sampler *s, const golden_interval *i
     if (!iv->uops || iv->n_commit == 0)
         return;
     if ((k = tea_schedule_take(&s->sched, iv->cycle))) {
-        add(r, &s->pics, &iv->uops[0], s->mask, k * PICS_UNIT, k);
+        add(r, s->target, &iv->uops[0], s->mask, k * PICS_UNIT, k);
         s->samples += k;
     }
 }
@@ -266,6 +271,39 @@ static int is_cycle_scheme(pics_scheme scheme)
     return !pics_scheme_tags(scheme);
 }
 
+/* Sampler j's PICS of window group k (j: the cycle samplers, then the taggers). */
+static pics *sampler_group(const tea_replay *r, size_t j, unsigned k)
+{
+    assert(j < r->cycle_count + r->tag_count && k < r->wg.count);
+    return &r->wg.sampler_groups[j * r->wg.count + k];
+}
+
+/* Points every cycle sampler and tagger at its PICS of group k. */
+static void target_group(tea_replay *r, unsigned k)
+{
+    for (size_t i = 0; i < r->cycle_count; i++)
+        r->cycle[i].target = sampler_group(r, i, k);
+    for (size_t i = 0; i < r->tag_count; i++)
+        r->tags[i].target = sampler_group(r, r->cycle_count + i, k);
+}
+
+/* With window groups, gives the samplers theirs, the first window's in
+ * use. 0 or TEA_ERR_NOMEM. */
+static int group_samplers(tea_replay *r)
+{
+    size_t n = (r->cycle_count + r->tag_count) * r->wg.count;
+    if (!r->wg.count || n == 0)
+        return TEA_OK;
+    if (!(r->wg.sampler_groups = calloc(n, sizeof *r->wg.sampler_groups)))
+        return TEA_ERR_NOMEM;
+    r->wg.sampler_group_count = n;
+    for (size_t k = 0; k < n; k++)
+        if (pics_init(&r->wg.sampler_groups[k]))
+            return TEA_ERR_NOMEM;
+    target_group(r, (unsigned)(r->wg.window % r->wg.count));
+    return TEA_OK;
+}
+
 /* Sets up every sampler once the origin (first record's cycle) is known. */
 static int start(tea_replay *r, uint64_t origin)
 {
@@ -286,6 +324,7 @@ static int start(tea_replay *r, uint64_t origin)
                 tea_schedule_init(&s->sched, origin, sp->period, sp->jitter, sp->seed, sp->period);
             if (pics_init(&s->pics))
                 return TEA_ERR_NOMEM;
+            s->target = &s->pics;
             r->refs[i] = (sampler_ref){ SAMPLER_CYCLE, r->cycle_count++ };
         } else if (!r->part) {
             int rc = tea_tagger_init(&r->tags[r->tag_count], sp->scheme, sp->period, sp->jitter, sp->seed,
@@ -300,7 +339,7 @@ static int start(tea_replay *r, uint64_t origin)
     assert(r->part ? r->tag_count == 0 : r->cycle_count + r->tag_count + r->token_count == r->count);
     recompute_cycle_wake(r);
     recompute_tag_wake(r);
-    return TEA_OK;
+    return group_samplers(r);
 }
 
 /* Runs the taggers on a record when any of them needs it. */
@@ -413,6 +452,8 @@ static void enter_window(tea_replay *r, size_t window)
         r->rc = rc;
     g->window = window;
     r->golden_cache.target = &g->groups[window % g->count];
+    if (g->sampler_groups)
+        target_group(r, (unsigned)(window % g->count));
 }
 
 /* With window groups: how many of the n records from `first` on belong to
@@ -457,6 +498,16 @@ const pics *tea_replay_golden_groups(const tea_replay *r, unsigned *count)
 {
     *count = r->wg.count;
     return r->wg.groups;
+}
+
+const pics *tea_replay_sampler_groups(const tea_replay *r, size_t i, unsigned *count)
+{
+    const sampler_ref *ref = &r->refs[i];
+    *count = 0;
+    if (!r->wg.sampler_groups || ref->kind == SAMPLER_TOKENS)
+        return NULL;
+    *count = r->wg.count;
+    return sampler_group(r, ref->kind == SAMPLER_CYCLE ? ref->index : r->cycle_count + ref->index, 0);
 }
 
 int tea_replay_feed(tea_replay *r, const trace_batch *batch)
@@ -506,6 +557,11 @@ int tea_replay_finish(tea_replay *r)
         r->rc = pics_cache_flush(&r->golden_cache);
     for (unsigned k = 0; k < r->wg.count && !r->rc; k++) /* the golden PICS is the groups' sum */
         r->rc = pics_merge_into(&r->golden_pics, &r->wg.groups[k]);
+    for (size_t j = 0; r->wg.sampler_groups && j < r->cycle_count + r->tag_count; j++) {
+        pics *whole = j < r->cycle_count ? &r->cycle[j].pics : &r->tags[j - r->cycle_count].pics;
+        for (unsigned k = 0; k < r->wg.count && !r->rc; k++) /* so is each sampler's */
+            r->rc = pics_merge_into(whole, sampler_group(r, j, k));
+    }
     if (r->rc)
         return error_set(r->rc, "out of memory building a PICS");
     /* The golden PICS charges every attributed cycle, exactly once. */
@@ -818,6 +874,9 @@ void tea_replay_free(tea_replay *r)
     for (unsigned k = 0; r->wg.groups && k < r->wg.count; k++)
         pics_free(&r->wg.groups[k]);
     free(r->wg.groups);
+    for (size_t k = 0; k < r->wg.sampler_group_count; k++)
+        pics_free(&r->wg.sampler_groups[k]);
+    free(r->wg.sampler_groups);
     free(r->specs);
     free(r->refs);
     free(r->cycle);

@@ -90,7 +90,8 @@ int tea_replay_finish(tea_replay *r);
  * are systematic subsamples of the run, each an estimate of the whole, so
  * the spread of any quantity (a share, a total) over the groups gives its
  * interval (t with groups - 1 degrees of freedom). Records past the last
- * window's end stay in its group. The golden PICS is the groups' sum.
+ * window's end stay in its group. The golden PICS is the groups' sum, and
+ * so is each cycle sampler's and tagger's (tea_replay_sampler_groups).
  * Call before the first batch, on a replay fed as one stream (not with
  * parts). `ends` must stay valid until the last batch is fed. Errors: TEA_ERR_USAGE (fewer
  * than two groups, fewer windows than groups), TEA_ERR_NOMEM.
@@ -100,6 +101,13 @@ int tea_replay_group_windows(tea_replay *r, const uint64_t *ends, size_t windows
 /* The golden PICS of each group (complete after finish), *count of them
  * (0 and NULL without groups). */
 const pics *tea_replay_golden_groups(const tea_replay *r, unsigned *count);
+
+/* Sampler i's PICS of each group: its samples taken while the windows of
+ * that group were fed (a tagged µop's in the window it commits in), which
+ * sum to its PICS; *count of them (0 and NULL without groups, and for the
+ * tracedoctor rules' samplers, which never see a sampled trace). For the
+ * interval of an error (pics_error_jackknife). */
+const pics *tea_replay_sampler_groups(const tea_replay *r, size_t i, unsigned *count);
 
 /* The golden PICS (complete after finish). */
 const pics *tea_replay_golden(const tea_replay *r);

@@ -30,6 +30,7 @@ int tea_tagger_init(tea_tagger *t, pics_scheme scheme, uint64_t period, pics_jit
     /* All schemes at one period share the cycle points: paired comparisons. */
     tea_schedule_init(&t->cycles, origin, period, jitter, seed, period);
     t->lfsr = (uint16_t)(rng_hash64(seed, RIS_STREAM ^ period, 0) | 1u);
+    t->target = &t->pics;
     return pics_init(&t->pics);
 }
 
@@ -114,7 +115,7 @@ static int sample(tea_tagger *t, const trace_uop *u)
     t->samples++;
     if (t->keep_points && (rc = keep_point(t)))
         return rc;
-    return pics_add(&t->pics, u->pc, (uint16_t)(u->psv & t->mask), PICS_UNIT, 1);
+    return pics_add(t->target, u->pc, (uint16_t)(u->psv & t->mask), PICS_UNIT, 1);
 }
 
 /* Follows the tag through this record's retirement and squash. */

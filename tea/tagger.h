@@ -84,6 +84,8 @@ typedef struct tea_tagger {
     uint64_t point_count;      /* where the noise floor samples the golden reference */
     uint64_t point_capacity;
     pics pics;                 /* raw sample weights */
+    pics *target;              /* where samples go: &pics, or the current window group's PICS
+                                  (tea_replay_group_windows; summed into pics at the end) */
     uint64_t samples;
     uint64_t lost[PICS_LOST_REASONS];
 } tea_tagger;

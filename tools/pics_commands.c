@@ -155,7 +155,11 @@ int cmd_pics_export(int argc, char **argv)
     "With a noise floor (--floor, or SAMPLED.floor.pics beside SAMPLED.pics), a second\n"             \
     "line gives its error: that of the golden reference's own attribution of the cycles\n"          \
     "the scheme sampled, with its losses (docs/semantics.md, \"Noise floor\"). The error\n"          \
-    "above it is sampling noise; the rest is the scheme's bias. JSON: \"noise_floor\".\n"
+    "above it is sampling noise; the rest is the scheme's bias. JSON: \"noise_floor\".\n"            \
+    "On a sampled recording (tea record --sample-every), whose PICS tea replay splits by\n"           \
+    "groups of windows, a line under the error gives its 95 % interval: the jackknife\n"           \
+    "over the groups, which covers both the choice of windows and the scheme's samples\n"          \
+    "in them (docs/semantics.md, \"Sampled recordings\"). JSON: \"error_ci95\" (half-width).\n"
 
 typedef struct error_request {
     const char *sampled_path, *golden_path, *binary_symbols_path;
@@ -239,7 +243,16 @@ done:
     return rc;
 }
 
-static void print_error_text(const error_request *req, const pics_info *si, const view *v)
+/* The error's interval line (text), when the PICS have window groups. */
+static void print_interval_text(double error, double half, uint64_t groups)
+{
+    printf("95 %% interval: %.4f%% ± %.4f%% (jackknife over the %llu window groups of the sampled trace)\n",
+           100.0 * error, 100.0 * half, (unsigned long long)groups);
+}
+
+/* The error line, its interval's when `half` is known, and the top
+ * contributors. */
+static void print_error_text(const error_request *req, const pics_info *si, const view *v, double half)
 {
     size_t count = contributors(v), shown = count < req->top ? count : (size_t)req->top;
     printf("error: %.4f%% (%s granularity; %s", 100.0 * view_error(v), pics_granularity_name(req->granularity),
@@ -248,6 +261,8 @@ static void print_error_text(const error_request *req, const pics_info *si, cons
         printf(" at %.6g Hz, %llu samples, %llu lost", si->frequency_hz, (unsigned long long)si->samples,
                (unsigned long long)pics_info_lost(si));
     printf(", against %s)\n", req->golden_path);
+    if (!isnan(half))
+        print_interval_text(view_error(v), half, si->groups);
     if (shown == 0)
         return;
     printf("top %zu contributors:\n", shown);
@@ -272,7 +287,7 @@ static void print_floor_text(const pics_info *fi, double floor, double error)
            100.0 * floor, (unsigned long long)fi->samples, 100.0 * (error - floor));
 }
 
-static void print_error_json(const error_request *req, const view *v, double floor)
+static void print_error_json(const error_request *req, const view *v, double floor, double half)
 {
     size_t count = contributors(v), shown = count < req->top ? count : (size_t)req->top;
     char address[32];
@@ -287,6 +302,10 @@ static void print_error_json(const error_request *req, const view *v, double flo
     if (!isnan(floor)) {
         json_key(&j, "noise_floor");
         json_double(&j, floor);
+    }
+    if (!isnan(half)) {
+        json_key(&j, "error_ci95");
+        json_double(&j, half);
     }
     json_key(&j, req->granularity == PICS_GRAN_FUNC ? "functions" : "instructions");
     json_begin_array(&j);
@@ -313,15 +332,17 @@ static int run_error(const error_request *req)
 {
     pics_info si, gi, fi;
     pics sp = { 0 }, gp = { 0 }, fp = { 0 };
+    pics *sgroups = NULL, *ggroups = NULL; /* window groups of a sampled trace's PICS */
     pics_symmap syms = { 0 };
     view v = { 0 };
-    double floor = NAN;
+    double floor = NAN, half = NAN;
     int rc, has_floor = 0;
 
     pics_info_init(&si);
     pics_info_init(&gi);
     pics_info_init(&fi);
-    if ((rc = pics_read(req->sampled_path, &si, &sp)) || (rc = pics_read(req->golden_path, &gi, &gp))
+    if ((rc = pics_read_groups(req->sampled_path, &si, &sp, &sgroups))
+        || (rc = pics_read_groups(req->golden_path, &gi, &gp, &ggroups))
         || (rc = read_floor(req, &si, &fi, &fp, &has_floor)))
         goto done;
     if (!pics_info_is_golden(&gi)) {
@@ -348,14 +369,20 @@ static int run_error(const error_request *req)
         floor = e.error;
         pics_error_result_free(&e);
     }
+    /* both split by the same windows (tea replay of a sampled trace) */
+    if (sgroups && ggroups && si.groups == gi.groups
+        && (rc = pics_error_jackknife(sgroups, ggroups, (unsigned)si.groups, req->granularity, &syms, &half)))
+        goto done;
     if (req->json) {
-        print_error_json(req, &v, floor);
+        print_error_json(req, &v, floor, half);
     } else {
-        print_error_text(req, &si, &v);
+        print_error_text(req, &si, &v, half);
         if (has_floor)
             print_floor_text(&fi, floor, view_error(&v));
     }
 done:
+    pics_groups_free(sgroups, si.groups);
+    pics_groups_free(ggroups, gi.groups);
     view_free(&v);
     pics_symmap_free(&syms);
     pics_info_free(&si);

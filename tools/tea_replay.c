@@ -61,9 +61,9 @@ static void sampler_file_name(const study_request *req, const char *dir, const t
     snprintf(buf, size, "%s/%s", dir, name);
 }
 
-/* Writes one PICS with its provenance: the golden's (i == SIZE_MAX; on a
- * sampled trace with its window groups), sampler i's, or with `floor` its
- * noise floor's. */
+/* Writes one PICS with its provenance: the golden's (i == SIZE_MAX), sampler
+ * i's, or with `floor` its noise floor's; on a sampled trace with their
+ * window groups. */
 static int write_pics(const tea_run *t, size_t i, int floor, const char *path)
 {
     const pics *p = i == SIZE_MAX ? tea_replay_golden(t->replay)
@@ -75,8 +75,10 @@ static int write_pics(const tea_run *t, size_t i, int floor, const char *path)
     int rc;
     if ((rc = floor ? tea_run_describe_floor(t, i, &info) : tea_run_describe(t, i, &info)))
         return rc;
-    if (i == SIZE_MAX) /* a sampled trace's golden reference by groups of windows */
+    if (i == SIZE_MAX) /* a sampled trace's PICS by groups of windows */
         groups = tea_replay_golden_groups(t->replay, &group_count);
+    else
+        groups = tea_replay_sampler_groups(floor ? t->floor->replay : t->replay, i, &group_count);
     rc = pics_write_groups(path, &info, p, groups, group_count);
     pics_info_free(&info);
     return rc;

@@ -9,6 +9,7 @@
 #include "testutil.h"
 
 #include "common/error.h"
+#include "common/stats.h"
 #include "pics/error.h"
 #include "pics/pics_file.h"
 #include "pics/tdimport.h"
@@ -192,6 +193,39 @@ static void test_disjoint(void **state)
     pics_error_result_free(&r);
     pics_free(&g);
     pics_free(&s);
+}
+
+/* The error's interval over window groups, by the jackknife. Three groups:
+ * golden G0 = G1 = {0x100: 4 cycles}, G2 = {0x200: 4}; one sample at 0x100
+ * in each. Without group 0 (or 1): two samples at 0x100 scaled to C = 8
+ * against 4 and 4: (|8 - 4| + |0 - 4|) / 16 = 0.5; without group 2: all at
+ * 0x100 on both sides, 0. Mean 1/3, Σ (e - mean)^2 = 1/6, jackknife
+ * variance (3 - 1) / 3 · 1/6 = 1/9: standard error 1/3, half-width
+ * t(0.975, 2) / 3 = 4.302653 / 3. Groups whose samples match their golden
+ * shape give 0. */
+static void test_error_jackknife(void **state)
+{
+    static const cell_spec g01[] = { { 0x100, 0, 4 } }, g2[] = { { 0x200, 0, 4 } }, one[] = { { 0x100, 0, 1 } },
+                           there[] = { { 0x200, 0, 1 } };
+    pics g[3], s[3];
+    double half = NAN;
+    (void)state;
+    build(&g[0], g01, 1);
+    build(&g[1], g01, 1);
+    build(&g[2], g2, 1);
+    for (int k = 0; k < 3; k++)
+        build(&s[k], one, 1);
+    assert_int_equal(pics_error_jackknife(s, g, 3, PICS_GRAN_INSN_COMPONENT, NULL, &half), TEA_OK);
+    assert_float_equal(half, stats_t975(2) / 3.0, EPS);
+    assert_float_equal(half, 1.4342, 2e-4); /* t(0.975, 2) = 4.3027, tabled to three decimals */
+    pics_free(&s[2]);
+    build(&s[2], there, 1);
+    assert_int_equal(pics_error_jackknife(s, g, 3, PICS_GRAN_INSN, NULL, &half), TEA_OK);
+    assert_float_equal(half, 0.0, EPS);
+    for (int k = 0; k < 3; k++) {
+        pics_free(&g[k]);
+        pics_free(&s[k]);
+    }
 }
 
 static void test_empty(void **state)
@@ -599,6 +633,7 @@ int main(void)
         cmocka_unit_test(test_func),
         cmocka_unit_test(test_identical_and_proportional),
         cmocka_unit_test(test_disjoint),
+        cmocka_unit_test(test_error_jackknife),
         cmocka_unit_test(test_empty),
         cmocka_unit_test(test_file_round_trip),
         cmocka_unit_test(test_objects_round_trip_and_merge),
