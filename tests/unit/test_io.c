@@ -9,6 +9,7 @@
 #include "trace/native.h"
 #include "trace/tracedoctor.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -338,6 +339,74 @@ static void format_is_detected_from_content(void **state)
     free(path);
 }
 
+/* What a token sink saw. */
+typedef struct sink_seen {
+    const uint8_t *file;   /* the raw tokens, to compare with */
+    size_t tokens;         /* handed out so far */
+    int wrong;             /* a token out of order, or on another thread */
+    pthread_t caller;
+} sink_seen;
+
+static void count_token(void *ctx, const uint8_t *token)
+{
+    sink_seen *s = ctx;
+    if (memcmp(token, s->file + s->tokens * TRACE_TD_TOKEN_SIZE, TRACE_TD_TOKEN_SIZE) != 0
+        || !pthread_equal(pthread_self(), s->caller))
+        s->wrong = 1;
+    s->tokens++;
+}
+
+/* A token sink gets every token of a TraceDoctor file once, in order, on
+ * the caller's thread (the background reader on or off), from the one
+ * decoded at open on; it is set before the first read, and refused for a
+ * native trace and when NULL. */
+static void token_sink_sees_every_token(void **state)
+{
+    char *raw = test_temp_path("sink.td"), *native = test_temp_path("sink.tea");
+    trace_write_options o = { TRACE_FORMAT_TRACEDOCTOR, 0, 1, 0 };
+    uint8_t *data;
+    size_t size;
+    (void)state;
+
+    assert_int_equal(test_stream_write(&model, &model.header, &o, raw), 0);
+    test_read_file(raw, &data, &size);
+    for (int background = 0; background <= 1; background++) {
+        trace_reader *r;
+        trace_batch batch;
+        sink_seen seen = { data, 0, 0, pthread_self() };
+        assert_int_equal(trace_reader_open(&r, raw, NULL), TEA_OK);
+        trace_reader_set_background(r, background);
+        assert_int_equal(trace_reader_set_token_sink(r, NULL, NULL), TEA_ERR_USAGE);
+        assert_int_equal(trace_reader_set_token_sink(r, count_token, &seen), TEA_OK);
+        assert_true(seen.tokens >= 1); /* the first, decoded at open */
+        assert_int_equal(trace_batch_init(&batch, 64), TEA_OK);
+        assert_int_equal(trace_reader_read(r, &batch), TEA_OK);
+        assert_int_equal(trace_reader_set_token_sink(r, count_token, &seen), TEA_ERR_USAGE);
+        while (batch.count > 0)
+            assert_int_equal(trace_reader_read(r, &batch), TEA_OK);
+        assert_int_equal(seen.tokens, size / TRACE_TD_TOKEN_SIZE);
+        assert_false(seen.wrong);
+        trace_batch_free(&batch);
+        trace_reader_close(r);
+    }
+    o.format = TRACE_FORMAT_NATIVE;
+    o.raw = 0;
+    assert_int_equal(test_stream_write(&model, &model.header, &o, native), 0);
+    {
+        trace_reader *r;
+        sink_seen seen = { data, 0, 0, pthread_self() };
+        assert_int_equal(trace_reader_open(&r, native, NULL), TEA_OK);
+        assert_int_equal(trace_reader_set_token_sink(r, count_token, &seen), TEA_ERR_UNSUPPORTED);
+        assert_int_equal(seen.tokens, 0);
+        trace_reader_close(r);
+    }
+    free(data);
+    unlink(raw);
+    unlink(native);
+    free(raw);
+    free(native);
+}
+
 static void writers_refuse_impossible_records(void **state)
 {
     char *path = test_temp_path("refuse.tea");
@@ -402,6 +471,7 @@ int main(void)
         cmocka_unit_test(batch_capacity_may_change),
         cmocka_unit_test(format_is_detected_from_content),
         cmocka_unit_test(writers_refuse_impossible_records),
+        cmocka_unit_test(token_sink_sees_every_token),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #define HEADER "trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func\n"
+#define HEADER_RULES "trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func,rules\n"
 /* HEADER's columns and the trace's identity. */
 #define IDENTITY_HEADER                                                                                             \
     "trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func,digest,cycles,records\n"
@@ -171,6 +172,8 @@ static void refuses_bad_lines(void **state)
           TEA_ERR_FORMAT, "line 1: expected the header 'trace,scheme,freq_hz,seed,...' (no column trace, seed)" },
         { "trace,scheme,freq_hz,seed,seed\n", TEA_ERR_FORMAT, "line 1: column 'seed' appears twice" },
         { "# only comments\n\n", TEA_ERR_FORMAT, "no header line" },
+        { HEADER_RULES "lbm,tea,4000,1,1,0,0.1,0.1,0.1,Tracedoctor\n", TEA_ERR_FORMAT,
+          "line 2: rules 'Tracedoctor' is neither default nor tracedoctor" },
         { "", TEA_ERR_FORMAT, "no header line" },
     };
     char *good = scratch("good.csv", HEADER "lbm,tea,4000,1,1,0,0.1,0.1,0.1\n");
