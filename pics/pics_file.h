@@ -24,7 +24,8 @@
 #define PICS_FORMAT_MINOR_OBJECTS 1
 /* Minor version of a noise floor's file (noise_floor_of). */
 #define PICS_FORMAT_MINOR_FLOOR 2
-/* Minor version of a golden PICS split by groups of windows (groups). */
+/* Minor version of a PICS of a sampled trace split by groups of windows
+ * (groups): the golden one, and since 2026-11-28 every sampler's. */
 #define PICS_FORMAT_MINOR_GROUPS 3
 /* Minor version of a file whose samplers followed the tracedoctor rules (rules). */
 #define PICS_FORMAT_MINOR_RULES 4
@@ -72,7 +73,7 @@ typedef struct pics_info {
     char noise_floor_of[PICS_NAME_MAX]; /* a noise floor (TEA at another sampler's points): that
                                            sampler's label ("ibs", "ibs:all"); empty otherwise */
     uint64_t groups;                /* window groups the file's cells are split into (a sampled
-                                       trace's golden PICS; pics_read_groups), 0: none */
+                                       trace's PICS, golden or sampled; pics_read_groups), 0: none */
 } pics_info;
 
 /* Zeroes `info` (scheme empty, unit PICS_UNIT, merged 1, golden and

@@ -158,7 +158,8 @@ void tea_run_scheme_label(const tea_run_scheme *s, char *buf, size_t size);
  * Replays the trace at `path` ("-" is standard input) once through golden
  * and every sampler of `o`: by frames when o->threads > 1 and the trace is a
  * native file, else as a stream (always for a sampled trace, whose golden
- * reference is also split by groups of windows: tea_replay_group_windows); a trace the frame-parallel path finds wrong
+ * reference and samplers are also split by groups of windows:
+ * tea_replay_group_windows); a trace the frame-parallel path finds wrong
  * is read again as a stream, whose diagnosis is the one reported, so errors
  * do not depend on the thread count. Fills everything in `out` but the
  * errors (all NaN; tea_run_errors). `out` is initialized here and must be

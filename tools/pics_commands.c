@@ -332,7 +332,7 @@ static int run_error(const error_request *req)
 {
     pics_info si, gi, fi;
     pics sp = { 0 }, gp = { 0 }, fp = { 0 };
-    pics *sgroups = NULL, *ggroups = NULL; /* window groups of a sampled trace's PICS */
+    pics *sgroups = NULL, *ggroups = NULL; /* window groups of a sampled trace's PICS (both files') */
     pics_symmap syms = { 0 };
     view v = { 0 };
     double floor = NAN, half = NAN;
@@ -369,10 +369,19 @@ static int run_error(const error_request *req)
         floor = e.error;
         pics_error_result_free(&e);
     }
-    /* both split by the same windows (tea replay of a sampled trace) */
-    if (sgroups && ggroups && si.groups == gi.groups
-        && (rc = pics_error_jackknife(sgroups, ggroups, (unsigned)si.groups, req->granularity, &syms, &half)))
-        goto done;
+    /* both split by the same windows (tea replay of a sampled trace); an
+     * interval that cannot be had costs only its line */
+    if (sgroups && ggroups && si.groups == gi.groups) {
+        rc = pics_error_jackknife(sgroups, ggroups, (unsigned)si.groups, req->granularity, &syms, &half);
+        if (rc == TEA_ERR_NOMEM)
+            goto done;
+        if (rc)
+            fprintf(stderr, "pics error: note: no interval: %s\n", error_message());
+        rc = TEA_OK;
+    } else if (sgroups || ggroups) {
+        fprintf(stderr, "pics error: note: no interval: %s has %llu window groups, %s %llu\n", req->sampled_path,
+                (unsigned long long)si.groups, req->golden_path, (unsigned long long)gi.groups);
+    }
     if (req->json) {
         print_error_json(req, &v, floor, half);
     } else {

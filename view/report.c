@@ -26,6 +26,12 @@ int view_report_input_load(view_report_input *in, const char *path, const char *
     if ((rc = pics_read_groups(path, &in->info, &in->p, &in->groups)))
         return rc;
     in->group_count = in->groups ? in->info.groups : 0;
+    if (in->groups && !pics_info_is_golden(&in->info)) {
+        /* a sampler's groups serve its error's interval (pics error), not its shares */
+        pics_groups_free(in->groups, in->group_count);
+        in->groups = NULL;
+        in->group_count = 0;
+    }
     if (golden_path) {
         if ((rc = pics_read(golden_path, &in->ginfo, &in->g))) {
             pics_info_free(&in->info);

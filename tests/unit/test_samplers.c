@@ -477,16 +477,17 @@ static void window_groups(void **state)
 {
     static const uint64_t ends[] = { 3, 5, 12 };
     tea_sampler_spec sp = spec(PICS_SCHEME_TEA, 1, PICS_JITTER_NONE);
+    tea_sampler_spec two[2] = { sp, spec(PICS_SCHEME_IBS, 2, PICS_JITTER_NONE) };
     trace_batch b;
     test_stream s;
     tea_replay *r, *plain;
-    const pics *groups;
+    const pics *groups, *sampled;
     unsigned count;
     (void)state;
 
     build_trace_a(&s);
     b = test_stream_batch(&s, 0, s.count);
-    assert_int_equal(tea_replay_create(&r, 0, &sp, 1), 0);
+    assert_int_equal(tea_replay_create(&r, 0, two, 2), 0);
     assert_int_equal(tea_replay_group_windows(r, ends, 3, 2), 0);
     assert_int_equal(tea_replay_feed(r, &b), 0);
     assert_int_equal(tea_replay_finish(r), 0);
@@ -500,6 +501,20 @@ static void window_groups(void **state)
     assert_cell(&groups[0], 0x1c, 0, 0);
     assert_cell(&groups[1], 0x1c, 0, U);
     assert_cell(&groups[1], 0x2c, 0, U / 4);
+    /* TEA at period 1 samples every cycle: its groups are the golden's, cell
+     * for cell; IBS's groups sum to its PICS */
+    sampled = tea_replay_sampler_groups(r, 0, &count);
+    assert_int_equal(count, 2);
+    for (unsigned k = 0; k < 2; k++) {
+        assert_true(sampled[k].total == groups[k].total);
+        for (size_t i = 0; i < groups[k].capacity; i++)
+            if (groups[k].slots[i].used)
+                assert_cell(&sampled[k], groups[k].slots[i].pc, groups[k].slots[i].psv, groups[k].slots[i].value);
+    }
+    sampled = tea_replay_sampler_groups(r, 1, &count);
+    assert_int_equal(count, 2);
+    assert_true(sampled[0].total + sampled[1].total == tea_replay_sampler_pics(r, 1)->total);
+    assert_true(tea_replay_sampler_pics(r, 1)->total > 0);
     plain = replay(&s, 0, &sp, 1);
     assert_true(tea_replay_golden(r)->total == tea_replay_golden(plain)->total);
     for (size_t i = 0; i < tea_replay_golden(plain)->capacity; i++) {
@@ -508,6 +523,8 @@ static void window_groups(void **state)
             assert_cell(tea_replay_golden(r), c->pc, c->psv, c->value);
     }
     assert_null(tea_replay_golden_groups(plain, &count));
+    assert_int_equal(count, 0);
+    assert_null(tea_replay_sampler_groups(plain, 0, &count));
     assert_int_equal(count, 0);
     tea_replay_free(plain);
     tea_replay_free(r);
