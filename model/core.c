@@ -415,7 +415,8 @@ static uint16_t head_row_valid(const model_core *m)
     unsigned w = m->core.width, row = m->head / w;
     uint16_t mask = 0;
 
-    if (m->window == 0 || w > 8 * sizeof mask)
+    _Static_assert(TRACE_MAX_WIDTH <= 8 * sizeof mask, "a row's banks fit the mask"); /* model_core_create checks w */
+    if (m->window == 0)
         return 0;
     for (unsigned bank = m->head % w; bank < w; bank++)
         if (m->rob[entry_index(m, row, bank)].valid)

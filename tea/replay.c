@@ -207,6 +207,13 @@ static inline void on_interval(void *ctx, const golden_interval *iv)
         sample_interval(r, iv);
 }
 
+/* Whether a spec's sampler reads tokens (the tracedoctor rules,
+ * tea/tdsampler.h) rather than records. */
+static int reads_tokens(const tea_sampler_spec *sp)
+{
+    return sp->rules == GOLDEN_RULES_TRACEDOCTOR;
+}
+
 int tea_replay_create(tea_replay **out, unsigned initial_window, const tea_sampler_spec *specs, size_t count)
 {
     tea_replay *r;
@@ -219,7 +226,7 @@ int tea_replay_create(tea_replay **out, unsigned initial_window, const tea_sampl
             return error_set(TEA_ERR_USAGE, "sampler %zu: the sampling period must be at least one cycle", i);
         if (specs[i].listed && specs[i].scheme != PICS_SCHEME_TEA)
             return error_set(TEA_ERR_USAGE, "sampler %zu: only TEA samples a list of points", i);
-        if (specs[i].rules == GOLDEN_RULES_TRACEDOCTOR && (specs[i].listed || specs[i].jitter != PICS_JITTER_NONE))
+        if (reads_tokens(&specs[i]) && (specs[i].listed || specs[i].jitter != PICS_JITTER_NONE))
             return error_set(TEA_ERR_USAGE, "sampler %zu: the tracedoctor rules sample every period exactly "
                                             "(no jitter, no listed points)", i);
         for (uint64_t k = 1; specs[i].listed && k < specs[i].point_count; k++)
@@ -245,7 +252,7 @@ int tea_replay_create(tea_replay **out, unsigned initial_window, const tea_sampl
         /* Tokens come from the trace's opening on: these exist before the first record. */
         const tea_sampler_spec *sp = &specs[i];
         int rc;
-        if (sp->rules != GOLDEN_RULES_TRACEDOCTOR)
+        if (!reads_tokens(sp))
             continue;
         if ((rc = tea_td_sampler_init(&r->token_samplers[r->token_count], sp->scheme, sp->period, sp->event_mask,
                                       sp->llc_latency))) {
@@ -311,7 +318,7 @@ static int start(tea_replay *r, uint64_t origin)
     r->rob.origin = origin;
     for (size_t i = 0; i < r->count; i++) {
         const tea_sampler_spec *sp = &r->specs[i];
-        if (sp->rules == GOLDEN_RULES_TRACEDOCTOR)
+        if (reads_tokens(sp))
             continue; /* a token sampler, created with the replay */
         if (is_cycle_scheme(sp->scheme)) {
             cycle_sampler *s = &r->cycle[r->cycle_count];
@@ -603,7 +610,6 @@ void tea_replay_set_golden_rules(tea_replay *r, golden_rules rules)
     golden_set_rules(&r->golden, rules);
 }
 
-
 const pics *tea_replay_golden(const tea_replay *r)
 {
     return &r->golden_pics;
@@ -614,30 +620,40 @@ const golden_totals *tea_replay_golden_totals(const tea_replay *r)
     return golden_get_totals(&r->golden);
 }
 
-const pics *tea_replay_sampler_pics(const tea_replay *r, size_t i)
+/* What sampler i has built, whichever kind it is. */
+typedef struct sampler_outcome {
+    const pics *pics;
+    uint64_t samples;
+    const uint64_t *lost; /* [PICS_LOST_REASONS] */
+} sampler_outcome;
+
+static sampler_outcome outcome_of(const tea_replay *r, size_t i)
 {
     const sampler_ref *ref = &r->refs[i];
     switch (ref->kind) {
-    case SAMPLER_TAGGER:
-        return &r->tags[ref->index].pics;
-    case SAMPLER_TOKENS:
-        return &r->token_samplers[ref->index].pics;
-    default:
-        return &r->cycle[ref->index].pics;
+    case SAMPLER_TAGGER: {
+        const tea_tagger *t = &r->tags[ref->index];
+        return (sampler_outcome){ &t->pics, t->samples, t->lost };
     }
+    case SAMPLER_TOKENS: {
+        const tea_td_sampler *t = &r->token_samplers[ref->index];
+        return (sampler_outcome){ &t->pics, t->samples, t->lost };
+    }
+    default: {
+        const cycle_sampler *c = &r->cycle[ref->index];
+        return (sampler_outcome){ &c->pics, c->samples, c->lost };
+    }
+    }
+}
+
+const pics *tea_replay_sampler_pics(const tea_replay *r, size_t i)
+{
+    return outcome_of(r, i).pics;
 }
 
 uint64_t tea_replay_sampler_samples(const tea_replay *r, size_t i)
 {
-    const sampler_ref *ref = &r->refs[i];
-    switch (ref->kind) {
-    case SAMPLER_TAGGER:
-        return r->tags[ref->index].samples;
-    case SAMPLER_TOKENS:
-        return r->token_samplers[ref->index].samples;
-    default:
-        return r->cycle[ref->index].samples;
-    }
+    return outcome_of(r, i).samples;
 }
 
 const uint64_t *tea_replay_sampler_points(const tea_replay *r, size_t i, uint64_t *count)
@@ -653,15 +669,7 @@ const uint64_t *tea_replay_sampler_points(const tea_replay *r, size_t i, uint64_
 
 const uint64_t *tea_replay_sampler_lost(const tea_replay *r, size_t i)
 {
-    const sampler_ref *ref = &r->refs[i];
-    switch (ref->kind) {
-    case SAMPLER_TAGGER:
-        return r->tags[ref->index].lost;
-    case SAMPLER_TOKENS:
-        return r->token_samplers[ref->index].lost;
-    default:
-        return r->cycle[ref->index].lost;
-    }
+    return outcome_of(r, i).lost;
 }
 
 void tea_trace_digest(const trace_header *h, const trace_totals *t, char out[PICS_DIGEST_LEN + 1])
@@ -760,7 +768,7 @@ static size_t count_cycle_samplers(const tea_replay *r)
 {
     size_t n = 0;
     for (size_t i = 0; i < r->count; i++)
-        n += is_cycle_scheme(r->specs[i].scheme) && r->specs[i].rules != GOLDEN_RULES_TRACEDOCTOR;
+        n += is_cycle_scheme(r->specs[i].scheme) && !reads_tokens(&r->specs[i]);
     return n;
 }
 
@@ -773,8 +781,7 @@ uint64_t tea_replay_tagger_period(const tea_replay *r)
 {
     uint64_t shortest = UINT64_MAX;
     for (size_t i = 0; i < r->count; i++)
-        if (!is_cycle_scheme(r->specs[i].scheme) && r->specs[i].rules != GOLDEN_RULES_TRACEDOCTOR
-            && r->specs[i].period < shortest)
+        if (!is_cycle_scheme(r->specs[i].scheme) && !reads_tokens(&r->specs[i]) && r->specs[i].period < shortest)
             shortest = r->specs[i].period;
     return shortest;
 }

@@ -165,10 +165,12 @@ int cli_usage_error_arg(const char *command, const char *template_, const char *
 #define CLI_STRING(lname, sname, vname, dest_, help_)                                            \
     { .long_name = (lname), .short_name = (sname), .arg = CLI_ARG_REQUIRED, .value_name = (vname), \
       .help = (help_), .type = CLI_TYPE_STRING, .dest = (1 ? (dest_) : (const char **)0) }
-#define CLI_UINT(lname, vname, dest_, lo, hi, err, help_)                                        \
+#define CLI_UINT(lname, vname, dest_, lo, hi, err, help_) CLI_UINT_SEEN(lname, vname, dest_, lo, hi, err, NULL, help_)
+/* CLI_UINT that also sets the int at `seen_` when the option is given. */
+#define CLI_UINT_SEEN(lname, vname, dest_, lo, hi, err, seen_, help_)                              \
     { .long_name = (lname), .arg = CLI_ARG_REQUIRED, .value_name = (vname), .help = (help_),     \
       .type = CLI_TYPE_UINT, .dest = (dest_), .size = sizeof *(dest_), .min = (lo), .max = (hi),  \
-      .error = (err) }
+      .error = (err), .seen = (seen_) }
 #define CLI_ENUM(lname, vname, dest_, names_, values_, err, help_)                                \
     { .long_name = (lname), .arg = CLI_ARG_REQUIRED, .value_name = (vname), .help = (help_),     \
       .type = CLI_TYPE_ENUM, .dest = (dest_), .size = sizeof *(dest_), .names = (names_),        \

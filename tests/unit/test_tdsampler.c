@@ -41,9 +41,14 @@ static trace_td_token token(uint64_t cycle, unsigned state, unsigned head, unsig
     return t;
 }
 
-static void sampler(tea_td_sampler *s, pics_scheme scheme, uint64_t period)
+/* A sampler of `scheme` at `period` (all events) fed tokens t[0..n) and
+ * finished. */
+static void run(tea_td_sampler *s, pics_scheme scheme, uint64_t period, const trace_td_token *t, size_t n)
 {
     assert_int_equal(tea_td_sampler_init(s, scheme, period, TRACE_PSV_MASK_ALL, LLC_LATENCY), TEA_OK);
+    for (size_t i = 0; i < n; i++)
+        tea_td_sampler_token(s, &t[i]);
+    assert_int_equal(tea_td_sampler_finish(s), TEA_OK);
 }
 
 /* The cell (pc, psv) holds `value` units. */
@@ -67,10 +72,7 @@ static void tea_compute_stall_and_folding(void **state)
         token(47, C, 3, 8, 0, 0, 0, COMMITS),
     };
     (void)state;
-    sampler(&s, PICS_SCHEME_TEA, 10);
-    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
-        tea_td_sampler_token(&s, &t[i]);
-    assert_int_equal(tea_td_sampler_finish(&s), TEA_OK);
+    run(&s, PICS_SCHEME_TEA, 10, t, sizeof t / sizeof t[0]);
     assert_int_equal(s.samples, 3);
     assert_int_equal(s.lost[PICS_LOST_BUSY], 1);
     cell(&s, 0x100, 0, U / 2);
@@ -97,10 +99,7 @@ static void tea_refills(void **state)
         token(30, C | P, 12, 16, COMMITS, 0, 0, 0),
     };
     (void)state;
-    sampler(&s, PICS_SCHEME_TEA, 10);
-    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
-        tea_td_sampler_token(&s, &t[i]);
-    assert_int_equal(tea_td_sampler_finish(&s), TEA_OK);
+    run(&s, PICS_SCHEME_TEA, 10, t, sizeof t / sizeof t[0]);
     assert_int_equal(s.samples, 3);
     cell(&s, 0x100, 1u << TRACE_PSV_FL_MB, U);
     cell(&s, 0x108, 0, U);
@@ -124,10 +123,7 @@ static void tea_exception(void **state)
         token(30, P, 0, 4, 0, 0, 0, 0),
     };
     (void)state;
-    sampler(&s, PICS_SCHEME_TEA, 10);
-    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
-        tea_td_sampler_token(&s, &t[i]);
-    assert_int_equal(tea_td_sampler_finish(&s), TEA_OK);
+    run(&s, PICS_SCHEME_TEA, 10, t, sizeof t / sizeof t[0]);
     assert_int_equal(s.samples, 2);
     cell(&s, 0x104, 1u << TRACE_PSV_FL_EX, 2 * U);
     assert_int_equal(s.lost[PICS_LOST_END], 1);
@@ -150,10 +146,7 @@ static void nci_folds(void **state)
     };
     (void)state;
     t[3].memlat[0] = 40;
-    sampler(&s, PICS_SCHEME_NCI, 10);
-    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
-        tea_td_sampler_token(&s, &t[i]);
-    assert_int_equal(tea_td_sampler_finish(&s), TEA_OK);
+    run(&s, PICS_SCHEME_NCI, 10, t, sizeof t / sizeof t[0]);
     assert_int_equal(s.samples, 2);
     assert_int_equal(s.lost[PICS_LOST_BUSY], 1);
     cell(&s, 0x108, 0, U);
@@ -183,10 +176,7 @@ static void ibs_tags(void **state)
         token(50, 0, 16, 24, VALID, 0, 0, 0),
     };
     (void)state;
-    sampler(&s, PICS_SCHEME_IBS, 10);
-    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
-        tea_td_sampler_token(&s, &t[i]);
-    assert_int_equal(tea_td_sampler_finish(&s), TEA_OK);
+    run(&s, PICS_SCHEME_IBS, 10, t, sizeof t / sizeof t[0]);
     assert_int_equal(s.samples, 1);
     cell(&s, 0x104, 0, U);
     assert_int_equal(s.lost[PICS_LOST_SQUASHED], 1);
@@ -207,9 +197,7 @@ static void ibs_full_rob_keeps_tag(void **state)
         token(12, C, 188, 0, COMMITS, 0, 0, 0),
     };
     (void)state;
-    sampler(&s, PICS_SCHEME_IBS, 10);
-    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
-        tea_td_sampler_token(&s, &t[i]);
+    run(&s, PICS_SCHEME_IBS, 10, t, sizeof t / sizeof t[0]);
     assert_int_equal(s.samples, 1);
     cell(&s, 0x100, 0, U);
     tea_td_sampler_free(&s);
