@@ -159,13 +159,15 @@ void pics_cache_init(pics_cache *c, pics *target)
         c->slots[i].psv = PICS_CACHE_EMPTY_PSV;
     c->target = target;
     c->rc = TEA_OK;
+    c->scale = 1;
 }
 
 void pics_cache_replace(pics_cache *c, pics_cell *e, uint64_t pc, uint16_t psv, uint64_t value, uint64_t count)
 {
     int rc;
     assert(psv != PICS_CACHE_EMPTY_PSV); /* PSVs are below 512: the empty mark is never a cell's */
-    if (e->psv != PICS_CACHE_EMPTY_PSV && (rc = pics_add(c->target, e->pc, e->psv, e->value, e->count)) && !c->rc)
+    if (e->psv != PICS_CACHE_EMPTY_PSV
+        && (rc = pics_add(c->target, e->pc, e->psv, e->value * c->scale, e->count * c->scale)) && !c->rc)
         c->rc = rc;
     e->pc = pc;
     e->psv = psv;
@@ -178,8 +180,8 @@ int pics_cache_flush(pics_cache *c)
     for (size_t i = 0; i < PICS_CACHE_SLOTS; i++) {
         pics_cell *e = &c->slots[i];
         int rc;
-        if (e->psv != PICS_CACHE_EMPTY_PSV && (rc = pics_add(c->target, e->pc, e->psv, e->value, e->count))
-            && !c->rc)
+        if (e->psv != PICS_CACHE_EMPTY_PSV
+            && (rc = pics_add(c->target, e->pc, e->psv, e->value * c->scale, e->count * c->scale)) && !c->rc)
             c->rc = rc;
         e->psv = PICS_CACHE_EMPTY_PSV;
     }

@@ -82,9 +82,10 @@ typedef struct pics_cache {
     pics_cell slots[PICS_CACHE_SLOTS];
     pics *target;
     int rc;          /* first error of an eviction (TEA_ERR_NOMEM) */
+    uint64_t scale;  /* every sum goes to the target times this (a weighted window's weight; 1) */
 } pics_cache;
 
-/* Empties the cache and points it at `target`. */
+/* Empties the cache and points it at `target`, at scale 1. */
 void pics_cache_init(pics_cache *c, pics *target);
 
 /* Evicts the entry at `e` and installs (pc, psv) there. */

@@ -40,13 +40,16 @@ typedef struct sampler_ref {
     size_t index;
 } sampler_ref;
 
-/* The golden reference split by groups of a sampled trace's windows
- * (tea_replay_group_windows): the golden cache's target switches with the
- * window. */
+/* The windows of a sampled trace, when the replay follows them: split by
+ * groups (tea_replay_group_windows), the golden cache's target switches
+ * with the window; weighted (tea_replay_weight_windows), its scale. */
 typedef struct window_groups {
-    const uint64_t *ends;      /* the last cycle of each window, increasing */
+    const uint64_t *ends;      /* the last cycle of each window, increasing; NULL: windows not followed */
+    const uint64_t *weights;   /* weighted windows: the periods each stands for; NULL: none */
     size_t windows;
     size_t window;             /* the window of the records being fed */
+    uint64_t weighted_cycles;  /* weighted: the cycles the windows stand for, from the origin to the last end */
+    int weighted_known;        /* ... computed (at the first batch) */
     pics *groups;              /* [count]: window w charges groups[w % count] */
     unsigned count;            /* 0: no groups */
     pics *sampler_groups;      /* [samplers x count]: sampler j's group k at [j * count + k],
@@ -325,10 +328,13 @@ static int start(tea_replay *r, uint64_t origin)
             s->scheme = sp->scheme;
             s->mask = sp->event_mask;
             /* Every scheme at one period sees the same points (stream = period). */
-            if (sp->listed)
+            if (sp->listed) {
                 tea_schedule_init_points(&s->sched, sp->points, sp->point_count);
-            else
+            } else {
                 tea_schedule_init(&s->sched, origin, sp->period, sp->jitter, sp->seed, sp->period);
+                if (r->wg.weights)
+                    tea_schedule_set_windows(&s->sched, r->wg.ends, r->wg.weights, r->wg.windows);
+            }
             if (pics_init(&s->pics))
                 return TEA_ERR_NOMEM;
             s->target = &s->pics;
@@ -338,6 +344,8 @@ static int start(tea_replay *r, uint64_t origin)
                                      sp->event_mask, origin);
             if (rc)
                 return rc;
+            if (r->wg.weights)
+                tea_schedule_set_windows(&r->tags[r->tag_count].cycles, r->wg.ends, r->wg.weights, r->wg.windows);
             r->tags[r->tag_count].keep_points = sp->keep_points;
             r->refs[i] = (sampler_ref){ SAMPLER_TAGGER, r->tag_count++ };
         }
@@ -449,8 +457,8 @@ int tea_replay_check_span(uint64_t origin, uint64_t last)
                      (unsigned long long)TEA_REPLAY_MAX_SPAN, (unsigned long long)PICS_UNIT);
 }
 
-/* Moves the golden charges to window `window`'s group: what the cache holds
- * goes to the current group first. */
+/* Moves the golden charges to window `window`'s group or weight: what the
+ * cache holds goes to the current group, at the current weight, first. */
 static void enter_window(tea_replay *r, size_t window)
 {
     window_groups *g = &r->wg;
@@ -458,12 +466,15 @@ static void enter_window(tea_replay *r, size_t window)
     if (rc && !r->rc)
         r->rc = rc;
     g->window = window;
-    r->golden_cache.target = &g->groups[window % g->count];
+    if (g->count)
+        r->golden_cache.target = &g->groups[window % g->count];
+    if (g->weights)
+        r->golden_cache.scale = g->weights[window];
     if (g->sampler_groups)
         target_group(r, (unsigned)(window % g->count));
 }
 
-/* With window groups: how many of the n records from `first` on belong to
+/* With windows followed: how many of the n records from `first` on belong to
  * the window of records[first] (at least one), after moving to it. Records
  * past the last window's end stay in its group. */
 static size_t window_run(tea_replay *r, const trace_batch *batch, size_t first, size_t n)
@@ -482,9 +493,52 @@ static size_t window_run(tea_replay *r, const trace_batch *batch, size_t first, 
     return k;
 }
 
+int tea_replay_weight_windows(tea_replay *r, const uint64_t *ends, const uint64_t *weights, size_t windows)
+{
+    assert(!r->started && !r->part && !r->wg.ends); /* before the first batch, once */
+    if (windows == 0)
+        return error_set(TEA_ERR_USAGE, "weighted windows: none given");
+    for (size_t k = 0; k < windows; k++)
+        if (weights[k] == 0 || (k && ends[k] <= ends[k - 1]))
+            return error_set(TEA_ERR_USAGE, "weighted window %zu: a weight of 0 or an end that does not increase", k);
+    r->wg.ends = ends;
+    r->wg.weights = weights;
+    r->wg.windows = windows;
+    r->wg.window = 0;
+    r->golden_cache.scale = weights[0];
+    return TEA_OK;
+}
+
+/* The cycles a weighted trace from `origin` to `last` stands for, at most:
+ * each window's cycles up to its end times its weight, those past the last
+ * window's end the last window's (UINT64_MAX beyond 2^64). The windows'
+ * part is summed once (g->weighted_cycles), so a batch costs O(1). */
+static uint64_t weighted_span(window_groups *g, uint64_t origin, uint64_t last)
+{
+    uint64_t end = g->ends[g->windows - 1], w = g->weights[g->windows - 1], past;
+    if (!g->weighted_known) {
+        uint64_t total = 0, from = origin;
+        for (size_t k = 0; k < g->windows; k++) {
+            uint64_t cycles = g->ends[k] > from ? g->ends[k] - from : 0;
+            if (cycles && (g->weights[k] > UINT64_MAX / cycles || total > UINT64_MAX - cycles * g->weights[k])) {
+                total = UINT64_MAX;
+                break;
+            }
+            total += cycles * g->weights[k];
+            from = g->ends[k] > from ? g->ends[k] : from;
+        }
+        g->weighted_cycles = total;
+        g->weighted_known = 1;
+    }
+    past = last > end ? last - end : 0;
+    if (past && (w > UINT64_MAX / past || g->weighted_cycles > UINT64_MAX - past * w))
+        return UINT64_MAX;
+    return g->weighted_cycles + past * w;
+}
+
 int tea_replay_group_windows(tea_replay *r, const uint64_t *ends, size_t windows, unsigned groups)
 {
-    assert(!r->started && !r->part && !r->wg.count); /* before the first batch, once */
+    assert(!r->started && !r->part && !r->wg.ends); /* before the first batch, once */
     if (groups < 2 || windows < groups)
         return error_set(TEA_ERR_USAGE, "%u groups of %zu windows: need at least two groups and a window for each",
                          groups, windows);
@@ -524,8 +578,15 @@ int tea_replay_feed(tea_replay *r, const trace_batch *batch)
 
     if (batch->count) {
         uint64_t origin = r->started ? r->rob.origin : batch->records[0].cycle;
-        if ((rc = tea_replay_check_span(origin, batch->records[batch->count - 1].cycle)))
+        uint64_t last = batch->records[batch->count - 1].cycle;
+        if ((rc = tea_replay_check_span(origin, last)))
             return rc;
+        if (r->wg.weights && weighted_span(&r->wg, origin, last) > TEA_REPLAY_MAX_SPAN)
+            return error_set(TEA_ERR_UNSUPPORTED,
+                             "the trace's weighted windows stand for more than %llu cycles by cycle %llu; a "
+                             "PICS holds at most that many (1/%llu-cycle units in 64 bits)",
+                             (unsigned long long)TEA_REPLAY_MAX_SPAN, (unsigned long long)last,
+                             (unsigned long long)PICS_UNIT);
     }
     if (batch->count && !r->started) {
         /* The origin record starts every sampler; taggers never see it. */
@@ -542,7 +603,7 @@ int tea_replay_feed(tea_replay *r, const trace_batch *batch)
     }
     while (first < batch->count) {
         size_t n = batch->count - first < REPLAY_RUN ? batch->count - first : REPLAY_RUN;
-        if (r->wg.count)
+        if (r->wg.ends)
             n = window_run(r, batch, first, n);
         if ((rc = feed_run_taggers(r, batch, first, n)))
             return rc;
@@ -571,8 +632,9 @@ int tea_replay_finish(tea_replay *r)
     }
     if (r->rc)
         return error_set(r->rc, "out of memory building a PICS");
-    /* The golden PICS charges every attributed cycle, exactly once. */
-    assert(r->golden_pics.total == golden_get_totals(&r->golden)->attributed * PICS_UNIT);
+    /* The golden PICS charges every attributed cycle, exactly once (weighted
+     * windows: as often as its window's weight). */
+    assert(r->wg.weights || r->golden_pics.total == golden_get_totals(&r->golden)->attributed * PICS_UNIT);
     last = golden_get_totals(&r->golden)->last_cycle;
     for (size_t i = 0; i < r->cycle_count; i++) {
         tea_schedule *sched = &r->cycle[i].sched;
@@ -733,7 +795,7 @@ int tea_replay_create_part(tea_replay **out, const tea_replay *whole, uint64_t o
     int rc;
 
     *out = NULL;
-    assert(!whole->wg.count); /* window groups need the one stream (tea_replay_group_windows) */
+    assert(!whole->wg.ends); /* followed windows need the one stream (tea_replay_group_windows) */
     assert(!whole->token_count); /* so do the tracedoctor rules' samplers (tokens in order) */
     if ((rc = tea_replay_create(&p, 0, whole->specs, whole->count)))
         return rc;

@@ -98,6 +98,22 @@ int tea_replay_finish(tea_replay *r);
  */
 int tea_replay_group_windows(tea_replay *r, const uint64_t *ends, size_t windows, unsigned groups);
 
+/*
+ * Weighted windows: on a weighted sampled trace (a SimPoint recording,
+ * trace_sampling's window_weights), window w (records up to ends[w]; those
+ * past the last end stay in the last) stands for weights[w] periods of the
+ * run. The golden reference charges each interval that closes in window w
+ * weights[w] times, and every periodic sampler (not a listed one) samples
+ * window w at its period over weights[w] (tea_schedule_set_windows), so
+ * that every PICS estimates the whole run's with as many samples in each
+ * window as the run has in what it stands for. A trace whose weighted
+ * cycles exceed TEA_REPLAY_MAX_SPAN is refused at the batch that reaches
+ * it (TEA_ERR_UNSUPPORTED). Not with window groups; same conditions
+ * otherwise. Errors: TEA_ERR_USAGE (no windows, a weight of 0, ends that
+ * do not increase).
+ */
+int tea_replay_weight_windows(tea_replay *r, const uint64_t *ends, const uint64_t *weights, size_t windows);
+
 /* The golden PICS of each group (complete after finish), *count of them
  * (0 and NULL without groups). */
 const pics *tea_replay_golden_groups(const tea_replay *r, unsigned *count);

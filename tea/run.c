@@ -43,29 +43,14 @@ uint64_t tea_run_sampled_period(uint64_t clock_hz, double freq_hz, uint64_t ever
     return (uint64_t)p;
 }
 
-/* The cycles a trace of `cycles` stands for: a sampled recording's windows
- * (every != 0) stand for every / length as many (docs/semantics.md,
- * "Sampled recordings"). */
-static double whole_run_cycles(uint64_t cycles, uint64_t every, uint64_t length)
+double tea_run_frequency_for_samples(uint64_t samples, uint64_t clock_hz, double cycles, double cycle_weight)
 {
-    return every ? (double)cycles * (double)every / (double)length : (double)cycles;
-}
-
-/* The highest frequency a trace can be sampled at: one sample per cycle of
- * it, which on a sampled recording stands for every / length cycles. */
-static double fastest_frequency(uint64_t clock_hz, uint64_t every, uint64_t length)
-{
-    return every ? (double)clock_hz * (double)length / (double)every : (double)clock_hz;
-}
-
-double tea_run_frequency_for_samples(uint64_t samples, uint64_t clock_hz, uint64_t cycles, uint64_t every,
-                                     uint64_t length)
-{
-    double whole = whole_run_cycles(cycles, every, length), fastest = fastest_frequency(clock_hz, every, length);
-    double f = (double)samples * (double)clock_hz / whole;
+    /* the highest frequency: one sample per cycle of the trace */
+    double fastest = (double)clock_hz / cycle_weight;
+    double f = (double)samples * (double)clock_hz / cycles;
     double unit = pow(10.0, floor(log10(f)) - 2); /* three significant digits */
 
-    assert(samples > 0 && cycles > 0 && clock_hz > 0);
+    assert(samples > 0 && cycles > 0 && clock_hz > 0 && cycle_weight > 0);
     f = floor(f / unit + 0.5) * unit;
     return f < fastest ? f : fastest;
 }
@@ -131,6 +116,11 @@ static int check_specs(const tea_run_options *o, uint64_t clock_hz, const trace_
                              "%.6g Hz on a trace sampled %llu in %llu instructions is a sample more often "
                              "than once a cycle of its windows",
                              o->freqs[f], (unsigned long long)sampling->length, (unsigned long long)sampling->every);
+        if (trace_sampling_weighted(sampling) && floor(p / (double)trace_sampling_heaviest(sampling) + 0.5) < 1)
+            return error_set(TEA_ERR_USAGE,
+                             "%.6g Hz on a trace of weighted windows is a sample more often than once a "
+                             "cycle of its heaviest window (weight %llu)",
+                             o->freqs[f], (unsigned long long)trace_sampling_heaviest(sampling));
         if (p < 1)
             return error_set(TEA_ERR_USAGE,
                              "%.6g Hz is above twice the %llu Hz clock: its period rounds to 0 "
@@ -285,12 +275,15 @@ static int check_sampling_known(const tea_run *t, const trace_run *at_end)
     return TEA_OK;
 }
 
-/* The golden reference by groups of windows on a sampled trace
+/* The windows of a sampled trace: weighted ones weight the replay
+ * (tea_replay_weight_windows), periodic ones split it by groups
  * (tea_replay_group_windows; trace_sampling_groups says how many). */
 static int group_windows(tea_run *t)
 {
     const trace_sampling *s = &t->objects.run.sampling;
     unsigned groups = trace_sampling_groups(s);
+    if (trace_sampling_weighted(s))
+        return tea_replay_weight_windows(t->replay, s->window_ends, s->window_weights, s->window_count);
     return groups ? tea_replay_group_windows(t->replay, s->window_ends, s->window_count, groups) : TEA_OK;
 }
 
@@ -381,8 +374,9 @@ static int replay_frames(const tea_run_options *o, tea_run *t, unsigned threads)
         uint32_t tid, threads_seen;
         trace_frames_objects(frames, &objs, &object_count, &tid, &threads_seen);
         if (!(rc = keep_objects(t, objs, object_count, tid, threads_seen, trace_frames_run(frames)))
-            && trace_sampling_groups(&t->objects.run.sampling))
-            rc = TEA_ERR_UNSUPPORTED; /* window groups: as a stream (a sampled trace is short) */
+            && (trace_sampling_groups(&t->objects.run.sampling)
+                || trace_sampling_weighted(&t->objects.run.sampling)))
+            rc = TEA_ERR_UNSUPPORTED; /* windows followed: as a stream (a sampled trace is short) */
         else if (!rc && !(rc = prepare_replay(o, t, trace_frames_header(frames))))
             rc = tea_parallel_suits(t->replay, frames)
                      ? tea_parallel_replay(t->replay, frames, threads, &t->totals, &stats, o->meter)
@@ -408,22 +402,25 @@ static void collect_samples(tea_run *t)
 /* What --samples needs of a trace before its replay: its cycles (last -
  * first), clock and sampling. A native file's index has them; any other
  * file is read once; standard input cannot be. */
-static int trace_extent(const tea_run_options *o, const char *path, uint64_t *cycles, uint64_t *clock_hz,
-                        trace_sampling *sampling)
+static int trace_extent(const tea_run_options *o, const char *path, double *cycles, uint64_t *clock_hz,
+                        double *cycle_weight)
 {
     trace_frames *frames = NULL;
     trace_reader *reader = NULL;
     trace_batch batch = { 0 };
     int rc;
 
-    memset(sampling, 0, sizeof *sampling);
-    *cycles = *clock_hz = 0;
+    *cycles = 0;
+    *clock_hz = 0;
+    *cycle_weight = 1;
     if ((rc = trace_frames_open(&frames, path)) == TEA_OK) {
         size_t n = trace_frames_count(frames);
-        *cycles = n ? trace_frames_info(frames, n - 1)->last_cycle - trace_frames_info(frames, 0)->first_cycle : 0;
+        const trace_sampling *sampling = &trace_frames_run(frames)->sampling;
+        if (n)
+            *cycles = trace_sampling_stands_for(sampling, trace_frames_info(frames, 0)->first_cycle,
+                                                trace_frames_info(frames, n - 1)->last_cycle);
         *clock_hz = trace_frames_header(frames)->clock_hz;
-        sampling->every = trace_frames_run(frames)->sampling.every;
-        sampling->length = trace_frames_run(frames)->sampling.length;
+        *cycle_weight = trace_sampling_cycle_weight(sampling);
         trace_frames_close(frames);
     } else if (rc != TEA_ERR_UNSUPPORTED) {
         return rc;
@@ -438,7 +435,7 @@ static int trace_extent(const tea_run_options *o, const char *path, uint64_t *cy
         while (!rc && batch.count);
         if (rc)
             goto done;
-        *cycles = trace_reader_totals(reader)->last_cycle - trace_reader_totals(reader)->first_cycle;
+        *cycles = (double)(trace_reader_totals(reader)->last_cycle - trace_reader_totals(reader)->first_cycle);
         *clock_hz = trace_reader_header(reader)->clock_hz;
     done:
         trace_batch_free(&batch);
@@ -457,15 +454,14 @@ static int trace_extent(const tea_run_options *o, const char *path, uint64_t *cy
  * `path`, into `freqs` (sample_target_count of them). */
 static int choose_frequencies(const tea_run_options *o, const char *path, double *freqs, tea_run_options *chosen)
 {
-    uint64_t cycles = 0, clock_hz = 0;
-    trace_sampling sampling;
+    uint64_t clock_hz = 0;
+    double cycles = 0, cycle_weight = 1;
     int rc;
 
-    if ((rc = trace_extent(o, path, &cycles, &clock_hz, &sampling)))
+    if ((rc = trace_extent(o, path, &cycles, &clock_hz, &cycle_weight)))
         return rc;
     for (size_t k = 0; k < o->sample_target_count; k++) {
-        freqs[k] = tea_run_frequency_for_samples(o->sample_targets[k], clock_hz, cycles, sampling.every,
-                                                 sampling.length);
+        freqs[k] = tea_run_frequency_for_samples(o->sample_targets[k], clock_hz, cycles, cycle_weight);
         for (size_t j = 0; j < k; j++)
             if (freqs[j] == freqs[k])
                 return error_set(TEA_ERR_USAGE, "%s: --samples %llu and %llu give the same frequency, %.15g Hz",
@@ -714,8 +710,8 @@ size_t tea_run_warn_few_samples(const tea_run *run, FILE *f, const char *command
 {
     uint64_t cycles = run->totals.last_cycle - run->totals.first_cycle, clock = run->header.clock_hz;
     const trace_sampling *sampling = &run->objects.run.sampling;
-    double whole = whole_run_cycles(cycles, sampling->every, sampling->length);
-    double fastest = fastest_frequency(clock, sampling->every, sampling->length);
+    double whole = trace_sampling_stands_for(sampling, run->totals.first_cycle, run->totals.last_cycle);
+    double fastest = (double)clock / trace_sampling_cycle_weight(sampling);
     size_t warnings = 0;
 
     for (size_t i = 0; i < run->row_count; i++) {

@@ -118,18 +118,17 @@ uint64_t tea_run_period(uint64_t clock_hz, double freq_hz);
 uint64_t tea_run_sampled_period(uint64_t clock_hz, double freq_hz, uint64_t every, uint64_t length);
 
 /*
- * The frequency at which a trace of `cycles` cycles (last - first) at
- * clock_hz gets about `samples` sample points: samples * clock_hz / cycles,
- * rounded to three significant digits (so within 0.5 % of `samples`). On a
- * sampled trace (every != 0) the cycles are the whole run's its windows
- * stand for, cycles * every / length. At most one sample per cycle of the
- * trace: a trace of fewer cycles than `samples` gets the frequency of
- * period 1 (clock_hz, or clock_hz * length / every when sampled), and
- * tea_run_warn_few_samples says it is too short. cycles and samples must
- * be > 0.
+ * The frequency at which a trace standing for `cycles` cycles of the run
+ * (trace_sampling_stands_for: last - first unsampled) at clock_hz gets
+ * about `samples` sample points: samples * clock_hz / cycles, rounded to
+ * three significant digits (so within 0.5 % of `samples`). At most one
+ * sample per cycle of the trace, whose cycles stand for up to
+ * `cycle_weight` of the run's each (trace_sampling_cycle_weight: 1
+ * unsampled): a trace too short for `samples` gets clock_hz / cycle_weight,
+ * and tea_run_warn_few_samples says it is too short. cycles, cycle_weight
+ * and samples must be > 0.
  */
-double tea_run_frequency_for_samples(uint64_t samples, uint64_t clock_hz, uint64_t cycles, uint64_t every,
-                                     uint64_t length);
+double tea_run_frequency_for_samples(uint64_t samples, uint64_t clock_hz, double cycles, double cycle_weight);
 
 /* After a run with `targets` sample targets (--samples; 0: none, nothing
  * written): one line on `f` per target, "COMMAND: NAME: --samples K: F Hz

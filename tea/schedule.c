@@ -74,14 +74,78 @@ static void list_skip_past(tea_schedule *s, uint64_t cycle)
     list_position(s, lo);
 }
 
-void tea_schedule_skip_past(tea_schedule *s, uint64_t cycle)
+/* The period of weighted window k: the base period over its weight,
+ * rounded (halves up), at least one cycle. */
+static uint64_t window_period(const tea_schedule *s, uint64_t k)
+{
+    uint64_t w = s->win_weights[k], p = s->base_period / w + (s->base_period % w >= w - w / 2);
+    return p ? p : 1;
+}
+
+/* Moves a weighted schedule to window k, whose cycles follow `origin`,
+ * positioned at its first point. */
+static void enter_window(tea_schedule *s, uint64_t k, uint64_t origin)
+{
+    s->win = k;
+    s->origin = origin;
+    s->period = window_period(s, k);
+    s->stream = s->base_stream ^ k * 0x9E3779B97F4A7C15ull; /* window 0 keeps the schedule's stream */
+    s->offset = 1 + rng_hash_below(s->seed, s->stream, UINT64_MAX, s->period);
+    s->window = 0;
+    s->next = point_of(s, 0);
+}
+
+/* The last cycle of the current weighted window (the last has no end). */
+static uint64_t window_last(const tea_schedule *s)
+{
+    return s->win + 1 < s->win_count ? s->win_ends[s->win] : UINT64_MAX;
+}
+
+/* Moves on through the weighted windows whose points are all past. */
+static void settle(tea_schedule *s)
+{
+    while (s->next > window_last(s) && s->win + 1 < s->win_count)
+        enter_window(s, s->win + 1, s->win_ends[s->win]);
+}
+
+/* The weighted window of `cycle`: the first whose end is at or after it,
+ * or the last. */
+static uint64_t window_of(const tea_schedule *s, uint64_t cycle)
+{
+    uint64_t lo = 0, hi = s->win_count - 1; /* the answer lies in [lo, hi] */
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (s->win_ends[mid] < cycle)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+void tea_schedule_set_windows(tea_schedule *s, const uint64_t *ends, const uint64_t *weights, uint64_t count)
+{
+    assert(!s->listed && count >= 1);
+    s->win_ends = ends;
+    s->win_weights = weights;
+    s->win_count = count;
+    s->first_origin = s->origin;
+    s->base_period = s->period;
+    s->base_stream = s->stream;
+    enter_window(s, 0, s->first_origin);
+    settle(s);
+}
+
+uint64_t tea_schedule_period_at(const tea_schedule *s, uint64_t cycle)
+{
+    return s->win_ends ? window_period(s, window_of(s, cycle)) : s->period;
+}
+
+/* Positions a periodic schedule (of the current window, when weighted)
+ * at its first point after `cycle`. */
+static void skip_within(tea_schedule *s, uint64_t cycle)
 {
     uint64_t k;
-
-    if (s->listed) {
-        list_skip_past(s, cycle);
-        return;
-    }
     /* Window k = (cycle - origin) / P ends at or after `cycle` and the windows
      * before it end at or before it: its point or the next window's is the
      * first one past `cycle`. */
@@ -95,20 +159,29 @@ void tea_schedule_skip_past(tea_schedule *s, uint64_t cycle)
     assert(s->next > cycle || s->next == TEA_SCHEDULE_NEVER);
 }
 
-uint64_t tea_schedule_take(tea_schedule *s, uint64_t last)
+void tea_schedule_skip_past(tea_schedule *s, uint64_t cycle)
+{
+    if (s->listed) {
+        list_skip_past(s, cycle);
+        return;
+    }
+    if (s->win_ends) {
+        uint64_t k = window_of(s, cycle);
+        enter_window(s, k, k ? s->win_ends[k - 1] : s->first_origin);
+    }
+    skip_within(s, cycle);
+    if (s->win_ends)
+        settle(s);
+}
+
+/* Takes the points of a periodic schedule (of the current window, when
+ * weighted) at or before `last`. */
+static uint64_t take_within(tea_schedule *s, uint64_t last)
 {
     uint64_t n, k_last;
 
     if (s->next > last)
         return 0;
-    if (s->listed) {
-        uint64_t i = s->point_index;
-        while (i < s->point_count && s->points[i] <= last)
-            i++;
-        n = i - s->point_index;
-        list_position(s, i);
-        return n;
-    }
     if (s->jitter != PICS_JITTER_INTERVAL || s->period == 1) {
         /* Points are evenly spaced: count them at once. */
         n = (last - s->next) / s->period + 1;
@@ -127,5 +200,32 @@ uint64_t tea_schedule_take(tea_schedule *s, uint64_t last)
     s->window += n;
     s->next = point_of(s, s->window);
     assert(s->next > last);
+    return n;
+}
+
+uint64_t tea_schedule_take(tea_schedule *s, uint64_t last)
+{
+    uint64_t n = 0;
+
+    if (s->next > last)
+        return 0;
+    if (s->listed) {
+        uint64_t i = s->point_index;
+        while (i < s->point_count && s->points[i] <= last)
+            i++;
+        n = i - s->point_index;
+        list_position(s, i);
+        return n;
+    }
+    if (!s->win_ends)
+        return take_within(s, last);
+    /* Weighted windows: each window's points up to its end, then the next;
+     * `next` always in the window it lies in (the replay wakes on it). */
+    while (last > window_last(s)) {
+        n += take_within(s, window_last(s));
+        settle(s);
+    }
+    n += take_within(s, last);
+    settle(s);
     return n;
 }

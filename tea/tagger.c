@@ -67,7 +67,8 @@ static void spe_next_interval(tea_tagger *t, uint64_t start, uint64_t dispatched
         t->rate = 1.0;
     t->rate_cycle = cycle;
     t->rate_dispatched = dispatched;
-    size = floor((double)t->period * t->rate + 0.5);
+    /* the period of the weighted window sized in (tea_schedule_set_windows), else t->period */
+    size = floor((double)tea_schedule_period_at(&t->cycles, cycle) * t->rate + 0.5);
     interval = size < 1.0 ? 1 : size > 1e18 ? (uint64_t)1e18 : (uint64_t)size;
     switch (t->jitter) {
     case PICS_JITTER_NONE:

@@ -28,6 +28,7 @@
 #define RUN_KEY_INTERRUPTED 3 /* u32 signal */
 #define RUN_KEY_REGION_NS 4   /* u64 */
 #define RUN_KEY_SAMPLING 5    /* u64 every, length, warmup, then u64 window ends */
+#define RUN_KEY_WEIGHTED 6    /* u64 every, length, warmup, then per window u64 start, weight, end */
 #define RUN_SAMPLING_FIXED (3 * OBJ_U64)
 
 /* Checks one object as trace_writer_add_object documents. */
@@ -103,7 +104,39 @@ static void run_free(trace_run *run)
         free((char *)run->execs[i].path);
     free((trace_exec *)run->execs);
     free((uint64_t *)run->sampling.window_ends);
+    free((uint64_t *)run->sampling.window_starts);
+    free((uint64_t *)run->sampling.window_weights);
     memset(run, 0, sizeof *run);
+}
+
+/* Checks a weighted sampling's starts and weights; NULL when sound. */
+static const char *weights_fault(const trace_sampling *s)
+{
+    uint64_t total = 0;
+    for (size_t k = 0; k < s->window_count; k++) {
+        if (k && (s->window_starts[k] < s->window_starts[k - 1]
+                  || s->window_starts[k] - s->window_starts[k - 1] < s->length))
+            return "the windows' starts do not increase by the timed length";
+        if (s->window_weights[k] == 0 || s->window_weights[k] > TRACE_WEIGHT_TOTAL_MAX - total)
+            return "a window weight of 0, or weights beyond 2^40 in all";
+        total += s->window_weights[k];
+    }
+    return NULL;
+}
+
+/* Copies n u64 into a new array (*out NULL for a NULL src). 0 or
+ * TEA_ERR_NOMEM. */
+static int copy_u64s(const uint64_t *src, size_t n, const uint64_t **out)
+{
+    uint64_t *copy;
+    *out = NULL;
+    if (!src)
+        return TEA_OK;
+    if (!(copy = malloc((n ? n : 1) * sizeof *copy)))
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    memcpy(copy, src, n * sizeof *copy);
+    *out = copy;
+    return TEA_OK;
 }
 
 /* Checks a sampling as trace_writer_set_run documents; NULL when it is
@@ -112,16 +145,20 @@ static const char *sampling_fault(const trace_sampling *s)
 {
     if (!s->every)
         return NULL;
-    if (s->length == 0 || s->length >= s->every)
-        return "the timed length is not between 1 and the period - 1";
-    if (s->warmup > s->every - s->length)
+    if ((s->window_starts == NULL) != (s->window_weights == NULL))
+        return "window starts without weights, or weights without starts";
+    if (trace_sampling_weighted(s) ? s->length == 0 || s->length > s->every
+                                   : s->length == 0 || s->length >= s->every)
+        return trace_sampling_weighted(s) ? "the timed length is not between 1 and the interval"
+                                          : "the timed length is not between 1 and the period - 1";
+    if (!trace_sampling_weighted(s) && s->warmup > s->every - s->length)
         return "the warm-up and the timed length exceed the period";
     if (s->window_count == 0 || s->window_count > TRACE_WINDOWS_MAX)
         return "no windows, or too many";
     for (size_t k = 1; k < s->window_count; k++)
         if (s->window_ends[k] <= s->window_ends[k - 1])
             return "the window ends do not increase";
-    return NULL;
+    return trace_sampling_weighted(s) ? weights_fault(s) : NULL;
 }
 
 /* Checks a program's path as an object's (check_object). */
@@ -135,9 +172,42 @@ static int check_exec_path(const char *path)
 
 unsigned trace_sampling_groups(const trace_sampling *s)
 {
-    if (!s->every || s->window_count < 2)
+    if (!s->every || s->window_count < 2 || trace_sampling_weighted(s))
         return 0;
     return s->window_count < TRACE_WINDOW_GROUPS ? (unsigned)s->window_count : TRACE_WINDOW_GROUPS;
+}
+
+double trace_sampling_stands_for(const trace_sampling *s, uint64_t first, uint64_t last)
+{
+    double scale = s->every ? (double)s->every / (double)s->length : 1.0, weighted = 0;
+    uint64_t from = first;
+
+    if (!trace_sampling_weighted(s))
+        return (double)(last - first) * scale;
+    for (size_t k = 0; k < s->window_count; k++) {
+        uint64_t to = k + 1 == s->window_count ? (last > s->window_ends[k] ? last : s->window_ends[k])
+                                               : s->window_ends[k];
+        if (to > from)
+            weighted += (double)(to - from) * (double)s->window_weights[k];
+        from = to > from ? to : from;
+    }
+    return weighted * scale;
+}
+
+uint64_t trace_sampling_heaviest(const trace_sampling *s)
+{
+    uint64_t heaviest = 1;
+    for (size_t k = 0; trace_sampling_weighted(s) && k < s->window_count; k++)
+        if (s->window_weights[k] > heaviest)
+            heaviest = s->window_weights[k];
+    return heaviest;
+}
+
+double trace_sampling_cycle_weight(const trace_sampling *s)
+{
+    if (!s->every)
+        return 1.0;
+    return (double)s->every / (double)s->length * (double)trace_sampling_heaviest(s);
 }
 
 size_t trace_sampling_window_of(const uint64_t *ends, size_t windows, size_t from, uint64_t cycle)
@@ -166,7 +236,7 @@ int trace_object_list_set_run(trace_object_list *l, const trace_run *run)
         return error_set(TEA_ERR_NOMEM, "out of memory");
     copy.execs = execs;
     copy.exec_count = 0;
-    copy.sampling.window_ends = NULL;
+    copy.sampling.window_ends = copy.sampling.window_starts = copy.sampling.window_weights = NULL;
     for (size_t i = 0; i < run->exec_count; i++, copy.exec_count++) {
         execs[i].instructions = run->execs[i].instructions;
         if (!(execs[i].path = strdup(run->execs[i].path))) {
@@ -175,13 +245,13 @@ int trace_object_list_set_run(trace_object_list *l, const trace_run *run)
         }
     }
     if (run->sampling.every) {
-        uint64_t *ends = malloc(run->sampling.window_count * sizeof *ends);
-        if (!ends) {
+        const trace_sampling *s = &run->sampling;
+        if ((rc = copy_u64s(s->window_ends, s->window_count, &copy.sampling.window_ends))
+            || (rc = copy_u64s(s->window_starts, s->window_count, &copy.sampling.window_starts))
+            || (rc = copy_u64s(s->window_weights, s->window_count, &copy.sampling.window_weights))) {
             run_free(&copy);
-            return error_set(TEA_ERR_NOMEM, "out of memory");
+            return rc;
         }
-        memcpy(ends, run->sampling.window_ends, run->sampling.window_count * sizeof *ends);
-        copy.sampling.window_ends = ends;
     }
     run_free(&l->run);
     l->run = copy;
@@ -232,6 +302,13 @@ static uint8_t *put_field(uint8_t *p, unsigned key, size_t len)
     return p + RUN_FIELD_HEADER;
 }
 
+/* The u64 words per window of a sampling field: the end; weighted, the
+ * start, the weight and the end. */
+static size_t window_words(const trace_sampling *s)
+{
+    return trace_sampling_weighted(s) ? 3 : 1;
+}
+
 /* The bytes of the run's fields. */
 static size_t run_size(const trace_run *run)
 {
@@ -241,7 +318,9 @@ static size_t run_size(const trace_run *run)
     n += run->has_exit_status ? RUN_FIELD_HEADER + OBJ_U32 : 0;
     n += run->interrupted ? RUN_FIELD_HEADER + OBJ_U32 : 0;
     n += run->region_ns ? RUN_FIELD_HEADER + OBJ_U64 : 0;
-    n += run->sampling.every ? RUN_FIELD_HEADER + RUN_SAMPLING_FIXED + run->sampling.window_count * OBJ_U64 : 0;
+    n += run->sampling.every ? RUN_FIELD_HEADER + RUN_SAMPLING_FIXED
+                                   + run->sampling.window_count * OBJ_U64 * window_words(&run->sampling)
+                             : 0;
     return n;
 }
 
@@ -269,13 +348,21 @@ static uint8_t *encode_run(const trace_run *run, uint8_t *p)
     }
     if (run->sampling.every) {
         const trace_sampling *s = &run->sampling;
-        p = put_field(p, RUN_KEY_SAMPLING, RUN_SAMPLING_FIXED + s->window_count * OBJ_U64);
+        p = put_field(p, trace_sampling_weighted(s) ? RUN_KEY_WEIGHTED : RUN_KEY_SAMPLING,
+                      RUN_SAMPLING_FIXED + s->window_count * OBJ_U64 * window_words(s));
         put_le(p, s->every, OBJ_U64);
         put_le(p + OBJ_U64, s->length, OBJ_U64);
         put_le(p + 2 * OBJ_U64, s->warmup, OBJ_U64);
         p += RUN_SAMPLING_FIXED;
-        for (size_t k = 0; k < s->window_count; k++, p += OBJ_U64)
+        for (size_t k = 0; k < s->window_count; k++) {
+            if (trace_sampling_weighted(s)) {
+                put_le(p, s->window_starts[k], OBJ_U64);
+                put_le(p + OBJ_U64, s->window_weights[k], OBJ_U64);
+                p += 2 * OBJ_U64;
+            }
             put_le(p, s->window_ends[k], OBJ_U64);
+            p += OBJ_U64;
+        }
     }
     return p;
 }
@@ -345,33 +432,47 @@ static int run_push_exec(trace_run *run, uint64_t instructions, const uint8_t *p
     return TEA_OK;
 }
 
-/* Decodes the sampling field's value (`len` bytes at v, the field at byte
- * `at`) into *s. */
-static int decode_sampling(const uint8_t *v, size_t len, trace_sampling *s, size_t at, size_t *bad)
+/* Decodes a sampling field's value (`len` bytes at v, the field at byte
+ * `at`; `weighted`: RUN_KEY_WEIGHTED's layout) into *s. */
+static int decode_sampling(const uint8_t *v, size_t len, int weighted, trace_sampling *s, size_t at, size_t *bad)
 {
-    uint64_t *ends;
-    const char *fault;
+    uint64_t *arrays[3] = { NULL, NULL, NULL }; /* ends, starts, weights */
+    const char *fault = NULL;
+    size_t words = weighted ? 3 : 1, record = words * OBJ_U64;
     trace_sampling got;
 
     if (s->every)
         return bad_frame(bad, at, "a second sampling field");
-    if (len < RUN_SAMPLING_FIXED || (len - RUN_SAMPLING_FIXED) % OBJ_U64
-        || (len - RUN_SAMPLING_FIXED) / OBJ_U64 > TRACE_WINDOWS_MAX)
+    if (len < RUN_SAMPLING_FIXED || (len - RUN_SAMPLING_FIXED) % record
+        || (len - RUN_SAMPLING_FIXED) / record > TRACE_WINDOWS_MAX)
         return bad_frame(bad, at, "sampling field of the wrong size");
     memset(&got, 0, sizeof got);
     got.every = get_le(v, OBJ_U64);
     got.length = get_le(v + OBJ_U64, OBJ_U64);
     got.warmup = get_le(v + 2 * OBJ_U64, OBJ_U64);
-    got.window_count = (len - RUN_SAMPLING_FIXED) / OBJ_U64;
+    got.window_count = (len - RUN_SAMPLING_FIXED) / record;
     if (!got.every)
         return bad_frame(bad, at, "sampling field with no period");
-    if (!(ends = malloc((got.window_count ? got.window_count : 1) * sizeof *ends)))
-        return error_set(TEA_ERR_NOMEM, "out of memory");
-    for (size_t k = 0; k < got.window_count; k++)
-        ends[k] = get_le(v + RUN_SAMPLING_FIXED + k * OBJ_U64, OBJ_U64);
-    got.window_ends = ends;
+    for (size_t a = 0; a < words; a++)
+        if (!(arrays[a] = malloc((got.window_count ? got.window_count : 1) * sizeof *arrays[a]))) {
+            free(arrays[0]);
+            free(arrays[1]);
+            return error_set(TEA_ERR_NOMEM, "out of memory");
+        }
+    for (size_t k = 0; k < got.window_count; k++) {
+        const uint8_t *w = v + RUN_SAMPLING_FIXED + k * record;
+        if (weighted) {
+            arrays[1][k] = get_le(w, OBJ_U64);
+            arrays[2][k] = get_le(w + OBJ_U64, OBJ_U64);
+        }
+        arrays[0][k] = get_le(w + (words - 1) * OBJ_U64, OBJ_U64);
+    }
+    got.window_ends = arrays[0];
+    got.window_starts = arrays[1];
+    got.window_weights = arrays[2];
     if ((fault = sampling_fault(&got))) {
-        free(ends);
+        for (size_t a = 0; a < words; a++)
+            free(arrays[a]);
         return bad_frame(bad, at, fault);
     }
     *s = got;
@@ -422,7 +523,8 @@ static int decode_run(const uint8_t *data, size_t size, size_t pos, trace_run *r
             run->region_ns = get_le(v, OBJ_U64);
             break;
         case RUN_KEY_SAMPLING:
-            if ((rc = decode_sampling(v, len, &run->sampling, at, bad)))
+        case RUN_KEY_WEIGHTED:
+            if ((rc = decode_sampling(v, len, key == RUN_KEY_WEIGHTED, &run->sampling, at, bad)))
                 return rc;
             break;
         default:

@@ -71,20 +71,42 @@ typedef struct trace_exec {
     uint64_t instructions;     /* instructions recorded of it before the exec */
 } trace_exec;
 
-/* How a sampled recording (tea record --sample-every) chose what to time:
- * in every period of `every` instructions of the recorded thread, `warmup`
- * instructions warmed the model and the next `length` were timed, then the
- * model drained (docs/semantics.md, "Sampled recordings"). The trace holds
- * the windows one after the other; window k's cycles are those after
- * window_ends[k - 1] up to window_ends[k] (the first from the trace's
- * start). every == 0: not sampled. */
+/* How a sampled recording chose what to time (docs/semantics.md, "Sampled
+ * recordings"). Periodic (tea record --sample-every): in every period of
+ * `every` instructions of the recorded thread, `warmup` instructions warmed
+ * the model and the next `length` were timed, then the model drained; each
+ * window stands for one period. Weighted (tea record --simpoints): window k
+ * times `length` instructions from window_starts[k] on, after up to
+ * `warmup` warming ones, and stands for window_weights[k] periods of
+ * `every` instructions (SimPoint's intervals: the cluster it represents).
+ * The trace holds the windows one after the other; window k's cycles are
+ * those after window_ends[k - 1] up to window_ends[k] (the first from the
+ * trace's start). every == 0: not sampled. */
 typedef struct trace_sampling {
-    uint64_t every;                /* instructions per period */
+    uint64_t every;                /* instructions per period (weighted: per SimPoint interval) */
     uint64_t length;               /* timed instructions per window (the last may have fewer) */
-    uint64_t warmup;               /* warm-up instructions before each window */
+    uint64_t warmup;               /* most warm-up instructions before each window */
     const uint64_t *window_ends;   /* the last cycle of each window, increasing */
     size_t window_count;
+    const uint64_t *window_starts;  /* weighted: each window's first timed instruction after the region's
+                                       start, increasing by at least `length`; NULL: periodic */
+    const uint64_t *window_weights; /* weighted: periods each window stands for (>= 1); NULL: periodic */
 } trace_sampling;
+
+/* Most periods a weighted sampling's windows may stand for in all. */
+#define TRACE_WEIGHT_TOTAL_MAX (1ull << 40)
+
+/* Whether `s` is a weighted (SimPoint) sampling. */
+static inline int trace_sampling_weighted(const trace_sampling *s)
+{
+    return s->window_weights != NULL;
+}
+
+/* The periods window k stands for: its weight, or 1 for periodic sampling. */
+static inline uint64_t trace_sampling_weight(const trace_sampling *s, size_t k)
+{
+    return s->window_weights ? s->window_weights[k] : 1;
+}
 
 /* Most windows a sampled trace may list. */
 #define TRACE_WINDOWS_MAX (1u << 22)
@@ -96,9 +118,24 @@ typedef struct trace_sampling {
 #define TRACE_WINDOW_GROUPS 20
 
 /* How many window groups a sampled trace gets: TRACE_WINDOW_GROUPS, or one
- * per window when there are fewer; 0 (no groups) when it is not sampled or
- * has fewer than two windows. */
+ * per window when there are fewer; 0 (no groups) when it is not sampled,
+ * has fewer than two windows or is weighted (SimPoint's regions are chosen,
+ * not drawn: no interval comes from their spread). */
 unsigned trace_sampling_groups(const trace_sampling *s);
+
+/* The cycles of the whole run that the trace's cycles from `first` to `last`
+ * (its first and last record) stand for: unsampled, last - first;
+ * periodic, that times every / length; weighted, each window's cycles (those
+ * past the last window's end its) times its weight, times every / length. */
+double trace_sampling_stands_for(const trace_sampling *s, uint64_t first, uint64_t last);
+
+/* The heaviest window's weight: 1 unless weighted. */
+uint64_t trace_sampling_heaviest(const trace_sampling *s);
+
+/* The most cycles of the whole run that one cycle of the trace stands for:
+ * 1 unsampled, every / length periodic, that times the heaviest weight when
+ * weighted. */
+double trace_sampling_cycle_weight(const trace_sampling *s);
 
 /* The window of a record at `cycle`, searching on from window `from`: the
  * first whose end is at or after `cycle`, or the last window for a cycle
@@ -125,7 +162,9 @@ typedef struct trace_run {
  * TEA_ERR_USAGE for more than TRACE_EXECS_MAX programs or a path as
  * trace_writer_add_object refuses it, for sampling that is not
  * every > length >= 1, warmup <= every - length, 1 to TRACE_WINDOWS_MAX
- * increasing window ends, TEA_ERR_NOMEM. A TraceDoctor writer
+ * increasing window ends (weighted: every >= length >= 1, starts and weights
+ * as trace_sampling says, weights summing to at most
+ * TRACE_WEIGHT_TOTAL_MAX), TEA_ERR_NOMEM. A TraceDoctor writer
  * accepts it and writes nothing of it. */
 int trace_writer_set_run(trace_writer *w, const trace_run *run);
 

@@ -423,7 +423,7 @@ static void run_facts(void **state)
     char *path = test_temp_path("run.tea");
     trace_write_options o = { TRACE_FORMAT_NATIVE, 0, 0, FRAME_RECORDS };
     const trace_exec execs[] = { { "/usr/bin/env", 251833 }, { "/usr/bin/bash", 7 } };
-    trace_run run = { execs, 2, 1, 3, SIGINT, 123456789, { 0, 0, 0, NULL, 0 } };
+    trace_run run = { execs, 2, 1, 3, SIGINT, 123456789, { 0, 0, 0, NULL, 0, NULL, NULL } };
     const trace_run *back;
     trace_object_list l, d;
     trace_writer *w;
@@ -523,7 +523,7 @@ static void run_sampling(void **state)
     memset(&run, 0, sizeof run);
     memset(&l, 0, sizeof l);
     memset(&d, 0, sizeof d);
-    run.sampling = (trace_sampling){ 1000000, 10000, 50000, ends, 3 };
+    run.sampling = (trace_sampling){ 1000000, 10000, 50000, ends, 3, NULL, NULL };
     assert_int_equal(trace_object_list_set_run(&l, &run), 0);
     assert_true(trace_object_list_present(&l));
     assert_int_equal(trace_object_list_encode(&l, &data, &size), 0);
@@ -556,6 +556,61 @@ static void run_sampling(void **state)
     trace_object_list_free(&d);
 }
 
+/* A weighted (SimPoint) sampling: field 6 with a start, a weight and an
+ * end per window, read back whole; no window groups; starts closer than
+ * the timed length, a weight of 0, starts without weights and a length
+ * over the interval are refused. */
+static void weighted_sampling(void **state)
+{
+    const uint64_t ends[] = { 1500, 2900 }, starts[] = { 3000, 9000 }, weights[] = { 7, 2 };
+    trace_run run;
+    trace_object_list l, d;
+    uint8_t *data = NULL;
+    size_t size = 0, bad;
+    (void)state;
+
+    memset(&run, 0, sizeof run);
+    memset(&l, 0, sizeof l);
+    memset(&d, 0, sizeof d);
+    run.sampling = (trace_sampling){ 1000, 1000, 50000, ends, 2, starts, weights };
+    assert_int_equal(trace_object_list_set_run(&l, &run), 0);
+    assert_int_equal(trace_object_list_encode(&l, &data, &size), 0);
+    /* magic, thread, threads, count: 20; the field: 6 + 3 * 8 + 2 * 3 * 8 */
+    assert_int_equal(size, 20 + 6 + 24 + 48);
+    assert_int_equal(data[20], 6);
+    assert_int_equal(trace_object_list_decode(data, size, &d, &bad), 0);
+    assert_true(trace_sampling_weighted(&d.run.sampling));
+    assert_int_equal(d.run.sampling.every, 1000);
+    assert_int_equal(d.run.sampling.length, 1000);
+    assert_int_equal(d.run.sampling.warmup, 50000);
+    assert_int_equal(d.run.sampling.window_count, 2);
+    assert_int_equal(d.run.sampling.window_starts[1], 9000);
+    assert_int_equal(trace_sampling_weight(&d.run.sampling, 0), 7);
+    assert_int_equal(d.run.sampling.window_weights[1], 2);
+    assert_int_equal(d.run.sampling.window_ends[1], 2900);
+    assert_int_equal(trace_sampling_groups(&d.run.sampling), 0);
+    /* the second window's weight (content byte 20 + 6 + 24 + 24 + 8) set to 0 */
+    memset(data + 20 + 6 + 24 + 24 + 8, 0, 8);
+    assert_int_equal(trace_object_list_decode(data, size, &d, &bad), TEA_ERR_FORMAT);
+    assert_int_equal(bad, 20);
+    assert_non_null(strstr(error_message(), "a window weight of 0"));
+    /* starts 999 apart with 1000 timed instructions each: overlapping */
+    run.sampling.window_starts = (const uint64_t[]){ 3000, 3999 };
+    assert_int_equal(trace_object_list_set_run(&l, &run), TEA_ERR_USAGE);
+    assert_non_null(strstr(error_message(), "do not increase by the timed length"));
+    run.sampling.window_starts = starts;
+    run.sampling.length = 1001;
+    assert_int_equal(trace_object_list_set_run(&l, &run), TEA_ERR_USAGE);
+    assert_non_null(strstr(error_message(), "between 1 and the interval"));
+    run.sampling.length = 1000;
+    run.sampling.window_weights = NULL;
+    assert_int_equal(trace_object_list_set_run(&l, &run), TEA_ERR_USAGE);
+    assert_non_null(strstr(error_message(), "starts without weights"));
+    free(data);
+    trace_object_list_free(&l);
+    trace_object_list_free(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -565,6 +620,7 @@ int main(void)
         cmocka_unit_test(damaged_objects_frame),
         cmocka_unit_test(run_facts),
         cmocka_unit_test(run_sampling),
+        cmocka_unit_test(weighted_sampling),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -541,9 +541,70 @@ static void schedule_take_counts_every_point_at_once(void **state)
     }
 }
 
+/* Weighted windows: window k (after ends[k - 1], from the origin for the
+ * first) has its own points at period round(P / weight), all inside it and
+ * counted by a walk; taking in steps of any size and skipping past a cycle
+ * agree with the walk; the last window goes on past its end. P = 12,
+ * weights 1, 4, 5, 24: periods 12, 3, 2 (2.4), 1 (0.5 rounds up). */
+static void schedule_of_weighted_windows(void **state)
+{
+    static const pics_jitter jitters[] = { PICS_JITTER_NONE, PICS_JITTER_START, PICS_JITTER_INTERVAL };
+    static const uint64_t ends[] = { 130, 160, 200, 210 }, weights[] = { 1, 4, 5, 24 };
+    static const uint64_t periods[] = { 12, 3, 2, 1 };
+    enum { WINDOWS = 4, POINTS = 80 };
+    (void)state;
+    for (size_t j = 0; j < 3; j++) {
+        uint64_t points[POINTS], in_window[WINDOWS] = { 0 };
+        tea_schedule walk;
+        tea_schedule_init(&walk, 100, 12, jitters[j], 7, 12);
+        tea_schedule_set_windows(&walk, ends, weights, WINDOWS);
+        for (size_t i = 0; i < POINTS; i++) {
+            size_t k = 0;
+            points[i] = walk.next;
+            assert_int_equal(tea_schedule_take(&walk, walk.next), 1);
+            assert_true(i == 0 || points[i] > points[i - 1]);
+            while (k + 1 < WINDOWS && points[i] > ends[k])
+                k++;
+            in_window[k]++;
+            for (k = 0; k + 1 < WINDOWS && walk.next > ends[k];)
+                k++;
+            assert_int_equal(walk.win, k); /* the schedule stands in the next point's window */
+        }
+        /* each window holds one point per period of its own, and one more
+         * at most in a part period at its end (window 0: 30 cycles at 12) */
+        assert_true(in_window[0] == 2 || (in_window[0] == 3 && jitters[j] != PICS_JITTER_NONE));
+        assert_int_equal(in_window[1], 30 / periods[1]);
+        assert_int_equal(in_window[2], 40 / periods[2]);
+        assert_int_equal(tea_schedule_period_at(&walk, 150), 3);
+        assert_int_equal(tea_schedule_period_at(&walk, 5000), 1);
+        assert_int_equal(tea_schedule_period_at(&walk, 0), 12);
+        for (uint64_t c = 95; c < points[POINTS - 1]; c += 1 + c % 7) {
+            tea_schedule taken, skipped;
+            uint64_t expected = 0;
+            for (size_t i = 0; i < POINTS; i++)
+                expected += points[i] <= c;
+            tea_schedule_init(&taken, 100, 12, jitters[j], 7, 12);
+            tea_schedule_set_windows(&taken, ends, weights, WINDOWS);
+            skipped = taken;
+            assert_int_equal(tea_schedule_take(&taken, c), expected);
+            tea_schedule_skip_past(&skipped, c);
+            assert_true(skipped.next > c);
+            assert_int_equal(taken.next, skipped.next);
+            assert_int_equal(taken.win, skipped.win);
+        }
+    }
+    for (size_t k = 0; k < WINDOWS; k++) {
+        tea_schedule one;
+        tea_schedule_init(&one, 100, 12, PICS_JITTER_NONE, 7, 12);
+        tea_schedule_set_windows(&one, ends, weights, WINDOWS);
+        assert_int_equal(tea_schedule_period_at(&one, ends[k]), periods[k]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(schedule_of_weighted_windows),
         cmocka_unit_test(frames_decode_like_the_stream),
         cmocka_unit_test(frames_read_again_from_positions),
         cmocka_unit_test(parallel_replay_equals_sequential),

@@ -52,16 +52,16 @@ static void frequencies_for_sample_counts(void **state)
 {
     (void)state;
     /* 2000 * 3.2e9 / 2e8 = 32000 exactly */
-    assert_true(tea_run_frequency_for_samples(2000, 3200000000u, 200000000u, 0, 0) == 32000.0);
+    assert_true(tea_run_frequency_for_samples(2000, 3200000000u, 200000000.0, 1.0) == 32000.0);
     /* 1000 * 3.2e9 / 3e8 = 10666.67 -> 10700 */
-    assert_true(tea_run_frequency_for_samples(1000, 3200000000u, 300000000u, 0, 0) == 10700.0);
+    assert_true(tea_run_frequency_for_samples(1000, 3200000000u, 300000000.0, 1.0) == 10700.0);
     /* 2000 * 3.2e9 / 10321 = 620,094,952 -> 620 M; sampled 1000 in 10^6
      * (the cycles stand for 1000 times as many): 620 k */
-    assert_true(tea_run_frequency_for_samples(2000, 3200000000u, 10321, 0, 0) == 620000000.0);
-    assert_true(tea_run_frequency_for_samples(2000, 3200000000u, 10321, 1000000, 1000) == 620000.0);
+    assert_true(tea_run_frequency_for_samples(2000, 3200000000u, 10321.0, 1.0) == 620000000.0);
+    assert_true(tea_run_frequency_for_samples(2000, 3200000000u, 10321000.0, 1000.0) == 620000.0);
     /* fewer cycles than samples: one sample per cycle (sampled: per trace cycle) */
-    assert_true(tea_run_frequency_for_samples(2000, 3200000000u, 386, 0, 0) == 3200000000.0);
-    assert_true(tea_run_frequency_for_samples(2000, 3200000000u, 386, 1000000, 1000) == 3200000.0);
+    assert_true(tea_run_frequency_for_samples(2000, 3200000000u, 386.0, 1.0) == 3200000000.0);
+    assert_true(tea_run_frequency_for_samples(2000, 3200000000u, 386000.0, 1000.0) == 3200000.0);
     /* the sampled period: 3.2e9 * 1000 / (620,000 * 10^6) = 5.16 -> 5 */
     assert_int_equal(tea_run_sampled_period(3200000000u, 620000, 1000000, 1000), 5);
     assert_int_equal(tea_run_sampled_period(3200000000u, 4000, 1000000, 10000), 8000);

@@ -536,6 +536,72 @@ static void window_groups(void **state)
     test_stream_free(&s);
 }
 
+/*
+ * Weighted windows on trace A, ends 3, 5, 12 and weights 1, 3, 6. Golden:
+ * window 0 (A 2, B C 1/2: 3 cycles) once, window 1 (D 1, E..H 1/4) three
+ * times, window 2 (I 7) six times: 3 + 6 + 42 = 51 cycles. TEA at base
+ * period 6 (jitter none) samples window 0 at 6 (its first point, 6, lies
+ * past its end 3: none), window 1 from cycle 3 at 2 (cycle 5: E..H share
+ * it), window 2 from cycle 5 at 1 (cycles 6-12: I, 7 samples). One window
+ * of weight 1 is today's replay, golden and TEA cell for cell.
+ */
+static void weighted_windows(void **state)
+{
+    static const uint64_t ends[] = { 3, 5, 12 }, weights[] = { 1, 3, 6 }, one_end[] = { 12 }, one[] = { 1 };
+    tea_sampler_spec sp[2] = { spec(PICS_SCHEME_TEA, 6, PICS_JITTER_NONE), spec(PICS_SCHEME_IBS, 2, PICS_JITTER_NONE) };
+    trace_batch b;
+    test_stream s;
+    tea_replay *r, *plain;
+    const pics *g, *tea;
+    (void)state;
+
+    build_trace_a(&s);
+    b = test_stream_batch(&s, 0, s.count);
+    assert_int_equal(tea_replay_create(&r, 0, sp, 2), 0);
+    assert_int_equal(tea_replay_weight_windows(r, ends, weights, 3), 0);
+    assert_int_equal(tea_replay_feed(r, &b), 0);
+    assert_int_equal(tea_replay_finish(r), 0);
+    g = tea_replay_golden(r);
+    assert_true(g->total == 51 * U);
+    assert_cell(g, 0x10, 0, 2 * U);
+    assert_cell(g, 0x14, 0, U / 2);
+    assert_cell(g, 0x1c, 0, 3 * U);
+    assert_cell(g, 0x24, 0, 3 * U / 4);
+    assert_cell(g, 0x30, 1, 42 * U);
+    assert_int_equal(pics_find(g, 0x30, 1)->count, 6); /* I commits once, for six */
+    tea = tea_replay_sampler_pics(r, 0);
+    assert_int_equal(tea_replay_sampler_samples(r, 0), 8);
+    assert_true(tea->total == 8 * U);
+    assert_cell(tea, 0x10, 0, 0);
+    assert_cell(tea, 0x20, 0, U / 4);
+    assert_cell(tea, 0x2c, 0, U / 4);
+    assert_cell(tea, 0x30, 1, 7 * U);
+    assert_true(tea_replay_sampler_samples(r, 1) > 0); /* IBS follows its windows too */
+    tea_replay_free(r);
+
+    assert_int_equal(tea_replay_create(&r, 0, sp, 2), 0);
+    assert_int_equal(tea_replay_weight_windows(r, one_end, one, 1), 0);
+    assert_int_equal(tea_replay_feed(r, &b), 0);
+    assert_int_equal(tea_replay_finish(r), 0);
+    plain = replay(&s, 0, sp, 2);
+    for (size_t k = 0; k < 3; k++) {
+        const pics *want = k == 0 ? tea_replay_golden(plain) : tea_replay_sampler_pics(plain, k - 1);
+        const pics *got = k == 0 ? tea_replay_golden(r) : tea_replay_sampler_pics(r, k - 1);
+        assert_true(got->total == want->total);
+        for (size_t i = 0; i < want->capacity; i++)
+            if (want->slots[i].used)
+                assert_cell(got, want->slots[i].pc, want->slots[i].psv, want->slots[i].value);
+    }
+    tea_replay_free(plain);
+    tea_replay_free(r);
+
+    assert_int_equal(tea_replay_create(&r, 0, sp, 1), 0);
+    assert_int_equal(tea_replay_weight_windows(r, ends, (const uint64_t[]){ 1, 0, 1 }, 3), TEA_ERR_USAGE);
+    assert_int_equal(tea_replay_weight_windows(r, ends, weights, 0), TEA_ERR_USAGE);
+    tea_replay_free(r);
+    test_stream_free(&s);
+}
+
 static void scheme_table(void **state)
 {
     static const char *const names[] = { "golden", "tea", "nci", "ibs", "spe", "ris" };
@@ -577,6 +643,7 @@ int main(void)
         cmocka_unit_test(listed_points),
         cmocka_unit_test(tagger_points),
         cmocka_unit_test(window_groups),
+        cmocka_unit_test(weighted_windows),
         cmocka_unit_test(scheme_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
