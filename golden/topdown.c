@@ -59,6 +59,9 @@ struct golden_topdown {
     size_t windows;
     size_t window_at;             /* the window of the record being charged */
     golden_topdown_counts *group; /* group_counts[window_at % groups], or NULL */
+    const uint64_t *weights;      /* weighted windows (golden_topdown_weight_windows), or NULL */
+    uint64_t weight;              /* the weight of the record being charged: every charge counts so often */
+    uint64_t unweighted[GOLDEN_STATE_COUNT]; /* the cycles charged per state, each once */
     uint64_t whole_components[GOLDEN_TOPDOWN_VIEW_COUNT][GOLDEN_TOPDOWN_CATEGORIES][GOLDEN_TOPDOWN_COMPONENTS];
 
     /* Per function (only with a locator). */
@@ -158,6 +161,7 @@ int golden_topdown_create(golden_topdown **out, const golden_topdown_options *op
     td->width = opts->commit_width;
     td->unit = golden_topdown_unit(opts->commit_width);
     td->window = opts->initial_window;
+    td->weight = 1;
     td->whole.state_unit = 1;
     td->summary.commit_width = opts->commit_width;
     golden_init(&td->g, opts->initial_window);
@@ -260,6 +264,8 @@ static void charge_state(golden_topdown *td, size_t scope, enum golden_state sta
 {
     if (!cycles)
         return;
+    td->unweighted[state] += cycles;
+    cycles *= td->weight;
     td->whole.states[state] += cycles;
     if (td->group)
         td->group->states[state] += cycles;
@@ -282,6 +288,7 @@ static void charge_slots(golden_topdown *td, size_t scope, enum golden_topdown_c
     int node;
     if (!slots)
         return;
+    slots *= td->weight;
     if (category == GOLDEN_TOPDOWN_FRONTEND_BOUND && component != GOLDEN_TOPDOWN_NO_UOP
         && (component & (1u << TRACE_PSV_FL_MO)))
         category = GOLDEN_TOPDOWN_BAD_SPECULATION;
@@ -353,7 +360,8 @@ static void charge_interval(golden_topdown *td, const golden_interval *iv, unsig
             td->summary.exceptions++;
             return;
         }
-        td->whole.states[GOLDEN_COMPUTE]++;
+        td->unweighted[GOLDEN_COMPUTE]++;
+        td->whole.states[GOLDEN_COMPUTE] += td->weight;
         if (td->group)
             td->group->states[GOLDEN_COMPUTE]++;
         td->summary.commits += n;
@@ -361,7 +369,7 @@ static void charge_interval(golden_topdown *td, const golden_interval *iv, unsig
         for (unsigned i = 0; i < n; i++) {
             size_t si = uop_scope(td, &iv->uops[i]);
             if (td->per_function)
-                td->scopes[si].states[GOLDEN_COMPUTE] += td->unit / n;
+                td->scopes[si].states[GOLDEN_COMPUTE] += td->unit / n * td->weight;
             charge_slots(td, si, GOLDEN_TOPDOWN_RETIRING, iv->uops[i].psv & TRACE_PSV_MASK_ALL, 1, 0);
         }
         if (n < w) {
@@ -380,17 +388,36 @@ static void charge_interval(golden_topdown *td, const golden_interval *iv, unsig
     }
 }
 
-/* With window groups: moves to the window of a record at `cycle` (records
- * past the last window's end stay in its group). */
+/* With window groups or weights: moves to the window of a record at
+ * `cycle` (records past the last window's end stay in it). */
 static void enter_window(golden_topdown *td, uint64_t cycle)
 {
     td->window_at = trace_sampling_window_of(td->window_ends, td->windows, td->window_at, cycle);
-    td->group = &td->group_counts[td->window_at % td->groups];
+    if (td->groups)
+        td->group = &td->group_counts[td->window_at % td->groups];
+    if (td->weights)
+        td->weight = td->weights[td->window_at];
+}
+
+int golden_topdown_weight_windows(golden_topdown *td, const uint64_t *ends, const uint64_t *weights, size_t windows)
+{
+    assert(!td->started && !td->groups && !td->weights); /* before the first batch, once */
+    if (windows == 0)
+        return error_set(TEA_ERR_USAGE, "weighted windows: none given");
+    for (size_t k = 0; k < windows; k++)
+        if (weights[k] == 0)
+            return error_set(TEA_ERR_USAGE, "weighted window %zu: a weight of 0", k);
+    td->window_ends = ends;
+    td->weights = weights;
+    td->windows = windows;
+    td->window_at = 0;
+    td->weight = weights[0];
+    return TEA_OK;
 }
 
 int golden_topdown_group_windows(golden_topdown *td, const uint64_t *ends, size_t windows, unsigned groups)
 {
-    assert(!td->started && !td->groups); /* before the first batch, once */
+    assert(!td->started && !td->groups && !td->weights); /* before the first batch, once */
     if (groups < 2 || windows < groups)
         return error_set(TEA_ERR_USAGE, "%u groups of %zu windows: need at least two groups and a window for each",
                          groups, windows);
@@ -426,7 +453,7 @@ static void feed_run(golden_topdown *td, const trace_record *records, size_t cou
             td->started = 1;
             td->summary.origin = r->cycle;
         } else if (trace_record_uops(r) && k < n) {
-            if (td->groups)
+            if (td->window_ends)
                 enter_window(td, r->cycle);
             charge_interval(td, &intervals[k++], after_retire);
         }
@@ -546,12 +573,12 @@ int golden_topdown_finish(golden_topdown *td)
     golden_finish(&td->g, &sink);
     gt = golden_get_totals(&td->g);
     /* The golden reference classified at least the cycles charged so far. */
-    assert(gt->states[GOLDEN_STALLED] >= td->whole.states[GOLDEN_STALLED]
-           && gt->states[GOLDEN_DRAINED] >= td->whole.states[GOLDEN_DRAINED]);
+    assert(gt->states[GOLDEN_STALLED] >= td->unweighted[GOLDEN_STALLED]
+           && gt->states[GOLDEN_DRAINED] >= td->unweighted[GOLDEN_DRAINED]);
     /* The cycles after the last commit that wait for a µop that never
      * commits: classified, but charged to nobody. */
-    tail_stalled = gt->states[GOLDEN_STALLED] - td->whole.states[GOLDEN_STALLED];
-    tail_drained = gt->states[GOLDEN_DRAINED] - td->whole.states[GOLDEN_DRAINED];
+    tail_stalled = gt->states[GOLDEN_STALLED] - td->unweighted[GOLDEN_STALLED];
+    tail_drained = gt->states[GOLDEN_DRAINED] - td->unweighted[GOLDEN_DRAINED];
     charge_state(td, unattributed_scope(td), GOLDEN_STALLED, GOLDEN_TOPDOWN_NO_UOP, tail_stalled);
     charge_slots(td, unattributed_scope(td), GOLDEN_TOPDOWN_BACKEND_BOUND, GOLDEN_TOPDOWN_NO_UOP,
                  tail_stalled * td->width, 1);
@@ -563,6 +590,11 @@ int golden_topdown_finish(golden_topdown *td)
     if (td->failed)
         return error_set(TEA_ERR_NOMEM, "out of memory");
     td->summary.cycles = td->started ? td->summary.last_cycle - td->summary.origin : 0;
+    if (td->weights) { /* the cycles the windows stand for: every state's, weighted */
+        td->summary.cycles = 0;
+        for (int k = 0; k < GOLDEN_STATE_COUNT; k++)
+            td->summary.cycles += td->whole.states[k];
+    }
     td->summary.slots = td->summary.cycles * td->width;
     td->summary.unattributed = gt->unattributed;
     if ((rc = sort_components(td))) {

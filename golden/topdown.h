@@ -110,7 +110,7 @@ typedef struct golden_topdown_summary {
     unsigned commit_width;   /* W: slots per cycle */
     uint64_t origin;         /* cycle of the first record (not itself counted) */
     uint64_t last_cycle;     /* cycle of the last record */
-    uint64_t cycles;         /* the span, last_cycle - origin */
+    uint64_t cycles;         /* the span, last_cycle - origin (weighted windows: the cycles they stand for) */
     uint64_t slots;          /* W x cycles */
     uint64_t commits;        /* µops committed after the origin (the retiring slots) */
     uint64_t exceptions;     /* µops that excepted after the origin */
@@ -180,6 +180,19 @@ size_t golden_topdown_get_components(const golden_topdown *td, long scope, enum 
  * groups), TEA_ERR_NOMEM.
  */
 int golden_topdown_group_windows(golden_topdown *td, const uint64_t *ends, size_t windows, unsigned groups);
+
+/*
+ * Weighted windows of a SimPoint recording (docs/semantics.md, "Sampled
+ * recordings"), as tea_replay_weight_windows weights the golden PICS: every
+ * charge of window w (the records up to ends[w], those past the last end
+ * the last window's) counts weights[w] times, in the whole trace, the
+ * functions and the components, and the summary's cycles and slots are the
+ * ones the windows stand for (its commits and the span stay the trace's).
+ * No groups. Call before the first batch; `ends` and `weights` must stay
+ * valid until the last batch is fed. Errors: TEA_ERR_USAGE (no windows, a
+ * weight of 0).
+ */
+int golden_topdown_weight_windows(golden_topdown *td, const uint64_t *ends, const uint64_t *weights, size_t windows);
 
 /* Each group's whole-trace counts (complete after finish; state_unit 1), and
  * *count of them (0 and NULL without groups). */

@@ -629,6 +629,14 @@ static int read_code(model_vgrecord *v)
     return TEA_OK;
 }
 
+/* The COUNT record `w` at buf + pos: the region's instructions. */
+static void count_record(model_vgrecord *v, uint64_t w)
+{
+    v->stats.region_instructions = w & RECORD_STREAM_COUNT_MASK;
+    v->stats.have_count = 1;
+    v->pos++;
+}
+
 /* Reads records until an instruction, adding memory accesses to the current
  * one; *got = 0 at the end of the stream or of the region. */
 static int read_instruction(model_vgrecord *v, pending_insn *out, int *got)
@@ -692,6 +700,9 @@ static int read_instruction(model_vgrecord *v, pending_insn *out, int *got)
             v->stats.windows++;
             v->pos++;
             return TEA_OK;
+        case RECORD_STREAM_COUNT:
+            count_record(v, w);
+            break;
         case RECORD_STREAM_STOP:
             v->stats.stop = (int)(w & RECORD_STREAM_STOP_REASON_MASK);
             v->stats.threads_seen =
@@ -858,6 +869,9 @@ static int skip_record(model_vgrecord *v)
     case RECORD_STREAM_WINDOW:
         v->pos++;
         return TEA_OK;
+    case RECORD_STREAM_COUNT:
+        count_record(v, w);
+        return TEA_OK;
     case RECORD_STREAM_CODE:
         return read_code(v);
     case RECORD_STREAM_OBJECT:
@@ -986,10 +1000,33 @@ static int find_program(const char *name, char *found, size_t size)
     return seen ? EACCES : ENOENT;
 }
 
+/* The tool's --sample-starts option for listed windows (malloc'd), NULL
+ * when there are none; *rc TEA_ERR_NOMEM when it could not be made. */
+static char *starts_option(const model_vgrecord_options *opt, int *rc)
+{
+    static const char name[] = "--sample-starts=";
+    size_t size = sizeof name + opt->sample_start_count * 21, used; /* 20 digits and a comma each */
+    char *text;
+
+    *rc = TEA_OK;
+    if (!opt->sample_starts)
+        return NULL;
+    if (!(text = malloc(size))) {
+        *rc = error_set(TEA_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    used = (size_t)snprintf(text, size, "%s", name);
+    for (size_t k = 0; k < opt->sample_start_count; k++)
+        used += (size_t)snprintf(text + used, size - used, "%s%llu", k ? "," : "",
+                                 (unsigned long long)opt->sample_starts[k]);
+    return text;
+}
+
 /* Fills args[] with the valgrind command line for `opt` and the program
- * argv (storage for option strings in `text`). */
+ * argv (storage for option strings in `text`; `starts` the listed
+ * windows' option or NULL). */
 static void build_args(char **args, char *text, size_t size, const model_vgrecord_options *opt, int fd,
-                       char *const argv[])
+                       char *starts, char *const argv[])
 {
     size_t n = 0, used = 0;
 #define ADD_OPTION(...)                                                                                 \
@@ -1017,6 +1054,10 @@ static void build_args(char **args, char *text, size_t size, const model_vgrecor
         ADD_OPTION("--sample-every=%llu", (unsigned long long)opt->sample_every);
         ADD_OPTION("--sample-length=%llu", (unsigned long long)opt->sample_length);
     }
+    if (starts) {
+        ADD_OPTION("--sample-length=%llu", (unsigned long long)opt->sample_length);
+        args[n++] = starts;
+    }
     if (opt->start_at)
         ADD_OPTION("--start-at=%s", opt->start_at);
     if (opt->stop_at)
@@ -1040,7 +1081,7 @@ int model_vgrecord_spawn(model_vgrecord **out, char *const argv[], const model_v
     int fds[2], err;
     struct stat st;
     size_t argc = 0;
-    char **args;
+    char **args, *starts;
     pid_t pid, parent;
     model_vgrecord *v;
     int rc;
@@ -1070,12 +1111,20 @@ int model_vgrecord_spawn(model_vgrecord **out, char *const argv[], const model_v
     if ((opt->start_at ? strlen(opt->start_at) : 0) + (opt->stop_at ? strlen(opt->stop_at) : 0)
             + (opt->children_socket ? strlen(opt->children_socket) : 0) + VALGRIND_ARGS * 32 >= sizeof text)
         return error_set(TEA_ERR_USAGE, "the function names are too long");
+    if (opt->sample_starts && (opt->sample_start_count == 0 || opt->sample_start_count > MODEL_VGRECORD_STARTS_MAX))
+        return error_set(TEA_ERR_USAGE, "1 to %d listed windows", MODEL_VGRECORD_STARTS_MAX);
     while (argv[argc])
         argc++;
-    if (!(args = calloc(argc + VALGRIND_ARGS, sizeof *args)))
+    starts = starts_option(opt, &rc);
+    if (rc)
+        return rc;
+    if (!(args = calloc(argc + VALGRIND_ARGS, sizeof *args))) {
+        free(starts);
         return error_set(TEA_ERR_NOMEM, "out of memory");
+    }
     if (pipe(fds) != 0) {
         free(args);
+        free(starts);
         return error_set(TEA_ERR_IO, "cannot create a pipe: %s", strerror(errno));
     }
     fcntl(fds[0], F_SETPIPE_SZ, PIPE_BYTES);
@@ -1086,6 +1135,7 @@ int model_vgrecord_spawn(model_vgrecord **out, char *const argv[], const model_v
         close(fds[0]);
         close(fds[1]);
         free(args);
+        free(starts);
         return error_set(TEA_ERR_IO, "cannot start valgrind: %s", strerror(errno));
     }
     if (pid == 0) {
@@ -1094,13 +1144,14 @@ int model_vgrecord_spawn(model_vgrecord **out, char *const argv[], const model_v
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent)
             _exit(127);
-        build_args(args, text, sizeof text, opt, fds[1], argv);
+        build_args(args, text, sizeof text, opt, fds[1], starts, argv);
         setenv("VALGRIND_LIB", opt->tool_dir, 1);
         execvp(valgrind, args);
         fprintf(stderr, "tea record: cannot run %s: %s\n", valgrind, strerror(errno));
         _exit(127);
     }
     free(args);
+    free(starts);
     close(fds[1]);
     if ((rc = session_init(&v, fds[0], "the tearec tool's stream"))) {
         kill(pid, SIGKILL);

@@ -48,6 +48,11 @@ typedef struct model_vgrecord_options {
     uint64_t warmup;          /* instructions after the skip that only warm the model (each window's, when sampling) */
     uint64_t sample_every;    /* sampling: a window in every N instructions (0: the region whole) */
     uint64_t sample_length;   /* ... of this many timed instructions */
+    const uint64_t *sample_starts; /* listed windows (SimPoint's regions): each window's first timed
+                                      instruction, from the region's start, increasing by sample_length
+                                      at least; NULL: none (not with sample_every, skip or
+                                      max_instructions) */
+    size_t sample_start_count;     /* 1 to MODEL_VGRECORD_STARTS_MAX */
     const char *start_at;     /* function whose entry starts recording, or NULL */
     const char *stop_at;      /* function whose entry ends it (entry included), or NULL */
     int wait_start;           /* start at tea_record_start() */
@@ -57,6 +62,9 @@ typedef struct model_vgrecord_options {
                                     leading NUL) a forked child connects its stream to; NULL: forked
                                     children record nothing and their execs run without Valgrind */
 } model_vgrecord_options;
+
+/* Most listed windows the tool takes. */
+#define MODEL_VGRECORD_STARTS_MAX 4096
 
 /* Most executable mappings a session keeps (later ones are not listed). */
 #define MODEL_VGRECORD_OBJECTS_MAX 256
@@ -98,6 +106,9 @@ typedef struct model_vgrecord_stats {
     uint64_t undecodable;    /* of those, without bytes or not decodable */
     uint64_t objects;        /* executable mappings reported */
     uint64_t windows;        /* window boundaries read (sampling): windows - 1 ended */
+    uint64_t region_instructions; /* listed windows: the recorded thread's instructions from the region's
+                                     start to the program's end (the tool's COUNT), when have_count */
+    int have_count;
     int stop;                /* model_vgrecord_stop */
     uint32_t threads_seen;   /* threads the program had started when recording stopped (0: unknown) */
 } model_vgrecord_stats;

@@ -26,6 +26,9 @@
  *           window: its number (bits 0-47, 1 for the second window). It
  *           follows the last access of the previous window's last
  *           instruction and comes before the new window's WARM records.
+ *   COUNT   one word: listed windows (--sample-starts) at the program's
+ *           end: the recorded thread's instructions from the region's
+ *           start to that end (bits 0-59). Just before the STOP.
  *   STOP    one word: recording ended: a STREAM_STOP_* reason (bits 0-7)
  *           | the number of threads the program had started (bits 8-39);
  *           nothing follows but the program's own end.
@@ -51,6 +54,8 @@
 #define RECORD_STREAM_EXE 7ull
 #define RECORD_STREAM_WARM 8ull
 #define RECORD_STREAM_WINDOW 9ull
+#define RECORD_STREAM_COUNT 10ull
+#define RECORD_STREAM_COUNT_MASK ((1ull << RECORD_STREAM_KIND_SHIFT) - 1)
 
 #define RECORD_STREAM_CODE_BYTES 16 /* x86-64 instructions are at most 15 bytes */
 #define RECORD_STREAM_CODE_WORDS 3

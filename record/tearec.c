@@ -22,7 +22,12 @@
  * period of N instructions skips N - L - W, warms W (--warmup) and records
  * L, so that window k's timed instructions end N (k + 1) instructions in; a
  * WINDOW record separates the windows. --max-instructions counts the timed
- * instructions of all windows.
+ * instructions of all windows. Listed windows (--sample-starts=S0,S1,...
+ * with --sample-length L, SimPoint's regions): window k times the L
+ * instructions from S_k on (counted after the --skip), after up to W
+ * warming ones (fewer when the previous window ends closer); after the
+ * last window the tool counts on to the program's end and sends a COUNT
+ * record before the STOP, the instructions of the whole region.
  *
  * Fast-forward. Code is translated in one of two modes. Outside the region
  * (waiting, skipping; done needs nothing) translations are *fast*: no helper
@@ -136,6 +141,24 @@ static Long clo_thread = MAIN_THREAD;
 static Long clo_sample_every = 0;        /* sampling: a window every N instructions (0: none) */
 static Long clo_sample_length = 0;       /* ... of this many timed instructions */
 static const HChar *clo_children = NULL; /* tea record's socket for children's streams, or NULL */
+static const HChar *clo_sample_starts = NULL; /* listed windows: "S0,S1,..." */
+
+/* Listed windows (--sample-starts): at most this many. */
+#define MAX_STARTS 4096
+/* The skip after the last listed window: never ends (the tool counts on). */
+#define SKIP_FOREVER (1ULL << 62)
+static ULong starts[MAX_STARTS];
+static UInt start_count = 0;
+static ULong plan_from = 0;      /* listed: the position (instructions after the --skip) the plan starts at */
+static ULong plan_skip = 0;      /* ... the instructions it skips, */
+static ULong plan_warm = 0;      /* ... then warms */
+/* Listed windows count instructions as exp-bbv (and the hardware) do: a
+ * rep-prefixed string instruction once, not once per pass. In precise
+ * translations a pass is an instruction at the same address as the one
+ * before (no other instruction repeats back to back); fast ones refund the
+ * passes that jump back to the instruction itself. */
+static Bool reps_once = False;
+static Addr last_insn_pc = 0;    /* the recorded thread's previous instruction (precise) */
 
 static ULong buf[BUF_WORDS];
 static UInt buf_len = 0;
@@ -256,6 +279,26 @@ static void stop_recording(ULong reason)
     flush();
 }
 
+/* Listed windows: plans window k from position `from` (the previous
+ * window's end): skip to its warm-up, warm up to W, time L; after the
+ * last, skip forever (counting). */
+static void plan_listed(UInt k, ULong from)
+{
+    ULong warm_start;
+    plan_from = from;
+    window_left = (ULong)clo_sample_length;
+    if (k >= start_count) {
+        plan_skip = SKIP_FOREVER;
+        plan_warm = 0;
+    } else {
+        warm_start = starts[k] - from > (ULong)clo_warmup ? starts[k] - (ULong)clo_warmup : from;
+        plan_skip = warm_start - from;
+        plan_warm = starts[k] - warm_start;
+    }
+    skip_left = plan_skip;
+    warm_left = plan_warm;
+}
+
 /* Moves from waiting to skipping or recording. */
 static void start_recording(void)
 {
@@ -263,7 +306,9 @@ static void start_recording(void)
         return;
     skip_left = (ULong)clo_skip;
     warm_left = (ULong)clo_warmup;
-    if (clo_sample_every) {
+    if (start_count) {
+        plan_listed(0, 0); /* no --skip with listed windows */
+    } else if (clo_sample_every) {
         /* the first window ends clo_sample_every instructions in */
         skip_left += (ULong)(clo_sample_every - clo_sample_length - clo_warmup);
         window_left = (ULong)clo_sample_length;
@@ -273,17 +318,50 @@ static void start_recording(void)
 }
 
 /* Sampling: the window's last instruction is recorded. The next period
- * skips, warms and times as the first did; the WINDOW record goes out
- * before the next instruction (this one's accesses come first). */
+ * (the next listed window) skips, warms and times as the first did; the
+ * WINDOW record goes out before the next instruction (this one's
+ * accesses come first). */
 static void end_window(void)
 {
     windows_ended++;
     window_pending = True;
-    window_left = (ULong)clo_sample_length;
-    skip_left = (ULong)(clo_sample_every - clo_sample_length - clo_warmup);
-    warm_left = (ULong)clo_warmup;
+    if (start_count) {
+        plan_listed((UInt)windows_ended, starts[windows_ended - 1] + (ULong)clo_sample_length);
+    } else {
+        window_left = (ULong)clo_sample_length;
+        skip_left = (ULong)(clo_sample_every - clo_sample_length - clo_warmup);
+        warm_left = (ULong)clo_warmup;
+    }
     state = skip_left ? REC_SKIP : warm_left ? REC_WARM : REC_ON;
     gate_update();
+}
+
+/* Listed windows: the instructions of the region so far, from the plan
+ * and what is left of it; the fast-forward's count
+ * is the recorded thread's, parked or not. */
+static ULong listed_position(void)
+{
+    ULong fast = other_thread_running ? fast_parked : fast_left;
+    ULong left;
+    switch (state) {
+    case REC_SKIP:
+        left = skip_left + (fast_wanted && fast != FAST_NEVER ? fast : 0);
+        return plan_from + (plan_skip > left ? plan_skip - left : 0);
+    case REC_WARM:
+        return plan_from + plan_skip + (plan_warm - warm_left);
+    case REC_ON:
+        return starts[windows_ended] + ((ULong)clo_sample_length - window_left);
+    default:
+        return plan_from;
+    }
+}
+
+/* Listed windows, at the program's end: the COUNT record. */
+static void put_count(void)
+{
+    if (!start_count || state == REC_DONE || state == REC_WAIT)
+        return;
+    put(RECORD_STREAM_COUNT << RECORD_STREAM_KIND_SHIFT | (listed_position() & RECORD_STREAM_COUNT_MASK));
 }
 
 /* Sends the WINDOW record a finished window left due. */
@@ -298,6 +376,7 @@ static void put_window(void)
 /* Called before every instruction: `word` is its INSN record. */
 static VG_REGPARM(1) void on_insn(ULong word)
 {
+    Bool repeat;
     cur_on = False;
     if (state == REC_DONE || VG_(get_running_tid)() != (ThreadId)clo_thread)
         return;
@@ -305,14 +384,16 @@ static VG_REGPARM(1) void on_insn(ULong word)
         put_window();
     if (state == REC_WAIT)
         return;
+    repeat = reps_once && (Addr)(word & RECORD_STREAM_ADDR_MASK) == last_insn_pc;
+    last_insn_pc = (Addr)(word & RECORD_STREAM_ADDR_MASK);
     if (state == REC_SKIP) {
         /* a precise block while fast ones are wanted counts as they would */
         if (fast_wanted && fast_left > 0) {
-            fast_left--;
+            fast_left -= !repeat;
             return;
         }
         fast_wanted = False;
-        if (--skip_left == 0) {
+        if (!repeat && --skip_left == 0) {
             state = warm_left ? REC_WARM : REC_ON;
             gate_update();
         }
@@ -323,7 +404,7 @@ static VG_REGPARM(1) void on_insn(ULong word)
             flush();
         put((word & ~(0xfull << RECORD_STREAM_KIND_SHIFT)) | RECORD_STREAM_WARM << RECORD_STREAM_KIND_SHIFT);
         cur_on = True;
-        if (--warm_left == 0)
+        if (!repeat && --warm_left == 0)
             state = REC_ON;
         return;
     }
@@ -338,7 +419,7 @@ static VG_REGPARM(1) void on_insn(ULong word)
     put(word);
     recorded++;
     cur_on = True;
-    if (clo_sample_every && state == REC_ON && --window_left == 0)
+    if ((clo_sample_every || start_count) && state == REC_ON && !repeat && --window_left == 0)
         end_window();
 }
 
@@ -524,12 +605,54 @@ static void add_fast_exit_refund(IRSB *sb, IRExpr *guard, UInt unrun)
     addStmtToIRSB(sb, IRStmt_Store(Iend_LE, counter, IRExpr_RdTmp(sum)));
 }
 
-/* The instructions of a block (its instruction marks). */
+/* Whether the instruction at `pc` is a rep-prefixed string instruction
+ * (movs, cmps, stos, lods, scas, ins, outs after F2 or F3 among its
+ * prefixes), which VEX runs one pass per execution of its own block. */
+static Bool is_rep_string(Addr pc, UInt len)
+{
+    const UChar *code = (const UChar *)pc;
+    Bool rep = False;
+    UInt i = 0;
+    for (; i < len; i++) {
+        UChar b = code[i];
+        if (b == 0xF2 || b == 0xF3)
+            rep = True;
+        else if (!(b == 0x66 || b == 0x67 || b == 0x2E || b == 0x3E || b == 0x26 || b == 0x36 || b == 0x64
+                   || b == 0x65 || (b & 0xF0) == 0x40))
+            break;
+    }
+    if (!rep || i >= len)
+        return False;
+    return (code[i] >= 0xA4 && code[i] <= 0xA7) || (code[i] >= 0xAA && code[i] <= 0xAF)
+           || (code[i] >= 0x6C && code[i] <= 0x6F);
+}
+
+/* Counting reps once in a fast block whose current (or last) instruction
+ * is the rep string instruction at `rep_pc`: an exit to `dst` that goes
+ * back to it (its next pass, which the block it enters counts as its
+ * first instruction) gives that count back. `guard` NULL: the block's
+ * end. */
+static void add_rep_pass_refund(IRSB *sb, IRExpr *guard, const IRConst *dst, Addr rep_pc)
+{
+    if (dst->tag != Ico_U64 || (Addr)dst->Ico.U64 != rep_pc)
+        return;
+    add_fast_exit_refund(sb, guard ? guard : IRExpr_Const(IRConst_U1(True)), 1);
+}
+
+/* The instructions of a block (its instruction marks). Counting reps
+ * once, a mark at the same address as the one before is the same rep
+ * instruction's next pass (VEX unrolls a rep's passes into one block), not
+ * an instruction. */
 static UInt block_insns(const IRSB *sb)
 {
     UInt n = 0;
-    for (Int i = 0; i < sb->stmts_used; i++)
-        n += sb->stmts[i] && sb->stmts[i]->tag == Ist_IMark;
+    Addr prev = 0;
+    for (Int i = 0; i < sb->stmts_used; i++) {
+        if (!sb->stmts[i] || sb->stmts[i]->tag != Ist_IMark)
+            continue;
+        n += !(reps_once && n && (Addr)sb->stmts[i]->Ist.IMark.addr == prev);
+        prev = (Addr)sb->stmts[i]->Ist.IMark.addr;
+    }
     return n;
 }
 
@@ -636,6 +759,8 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
     IRTemp recorded_insn = IRTemp_INVALID; /* the current instruction's cur_on */
     Bool fast, stay = False;
     UInt insns, seen = 0; /* instructions in the block, and up to the current one */
+    Addr rep_pc = 0;      /* fast, counting reps once: the current instruction when a rep string one */
+    Addr prev_pc = 0;     /* the previous instruction mark's */
     Int i = 0;
 
     (void)closure;
@@ -670,7 +795,10 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
             UInt len = st->Ist.IMark.len;
             report_object(pc);
             addStmtToIRSB(sb, st);
-            Bool first = seen++ == 0;
+            Bool first = seen == 0;
+            seen += !(reps_once && seen && pc == prev_pc); /* a rep's next pass is no new instruction */
+            prev_pc = pc;
+            rep_pc = fast && reps_once && is_rep_string(pc, len) ? pc : 0;
             if (fast && first)
                 add_fast_block_start(sb, pc, layout->offset_IP, insns);
             if (!fast && !stay && first)
@@ -688,8 +816,11 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
             continue;
         }
         if (fast) {
-            if (st->tag == Ist_Exit)
+            if (st->tag == Ist_Exit) {
                 add_fast_exit_refund(sb, st->Ist.Exit.guard, insns - seen);
+                if (rep_pc)
+                    add_rep_pass_refund(sb, st->Ist.Exit.guard, st->Ist.Exit.dst, rep_pc);
+            }
             addStmtToIRSB(sb, st);
             continue;
         }
@@ -751,6 +882,9 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
         }
         addStmtToIRSB(sb, st);
     }
+    /* a plain rep's block ends jumping back to itself: its next pass */
+    if (rep_pc && sb->next->tag == Iex_Const && sb->jumpkind == Ijk_Boring)
+        add_rep_pass_refund(sb, NULL, sb->next->Iex.Const.con, rep_pc);
     return sb;
 }
 
@@ -898,6 +1032,7 @@ static Bool tearec_option(const HChar *arg)
     } else if VG_STR_CLO (arg, "--tea-children", clo_children) {
     } else if VG_BINT_CLO (arg, "--sample-every", clo_sample_every, 0, (1LL << 62)) {
     } else if VG_BINT_CLO (arg, "--sample-length", clo_sample_length, 0, (1LL << 62)) {
+    } else if VG_STR_CLO (arg, "--sample-starts", clo_sample_starts) {
     } else
         return False;
     return True;
@@ -917,7 +1052,9 @@ static void tearec_usage(void)
      "    --tea-children=NAME      forked children connect their streams to the\n"
      "                             abstract socket NAME (else they record nothing)\n"
      "    --sample-every=N         time a window in every N instructions [0: no]\n"
-     "    --sample-length=N        of N instructions, after --warmup's [0]\n");
+     "    --sample-length=N        of N instructions, after --warmup's [0]\n"
+     "    --sample-starts=S0,S1,.. time windows of --sample-length from these\n"
+     "                             instructions on (increasing; at most 4096)\n");
 }
 
 static void tearec_debug_usage(void) {}
@@ -956,10 +1093,45 @@ static void report_exe(void)
     }
 }
 
+/* Parses --sample-starts into starts[]: decimal numbers separated by
+ * commas, each at least --sample-length after the one before. */
+static void parse_starts(void)
+{
+    const HChar *p = clo_sample_starts;
+    while (*p) {
+        ULong v = 0;
+        if (*p < '0' || *p > '9' || start_count == MAX_STARTS)
+            VG_(fmsg_bad_option)("--sample-starts", "needs up to 4096 numbers separated by commas\n");
+        for (; *p >= '0' && *p <= '9'; p++) {
+            if (v > (SKIP_FOREVER - (ULong)(*p - '0')) / 10)
+                VG_(fmsg_bad_option)("--sample-starts", "a start beyond 2^62\n");
+            v = v * 10 + (ULong)(*p - '0');
+        }
+        if (start_count && v - starts[start_count - 1] < (ULong)clo_sample_length)
+            VG_(fmsg_bad_option)("--sample-starts", "starts must increase by --sample-length at least\n");
+        if (start_count && v < starts[start_count - 1])
+            VG_(fmsg_bad_option)("--sample-starts", "starts must increase\n");
+        starts[start_count++] = v;
+        if (*p == ',')
+            p++;
+        else if (*p)
+            VG_(fmsg_bad_option)("--sample-starts", "needs numbers separated by commas\n");
+    }
+}
+
 static void tearec_post_clo_init(void)
 {
     if (clo_fd < 0)
         VG_(fmsg_bad_option)("--tea-fd", "tearec needs --tea-fd=N (it is started by tea record)\n");
+    if (clo_sample_starts) {
+        if (clo_sample_every || clo_sample_length < 1 || clo_max || clo_skip)
+            VG_(fmsg_bad_option)("--sample-starts", "needs --sample-length >= 1, and no --sample-every, "
+                                                    "--skip or --max-instructions\n");
+        parse_starts();
+        if (!start_count)
+            VG_(fmsg_bad_option)("--sample-starts", "needs at least one start\n");
+        reps_once = True;
+    }
     if (clo_sample_every
         && (clo_sample_length < 1 || clo_sample_length >= clo_sample_every
             || clo_warmup > clo_sample_every - clo_sample_length))
@@ -984,6 +1156,7 @@ static void tearec_post_clo_init(void)
 static void tearec_fini(Int exitcode)
 {
     (void)exitcode;
+    put_count();
     stop_recording(RECORD_STREAM_STOP_EXIT);
     flush();
 }

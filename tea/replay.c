@@ -48,6 +48,7 @@ typedef struct window_groups {
     const uint64_t *weights;   /* weighted windows: the periods each stands for; NULL: none */
     size_t windows;
     size_t window;             /* the window of the records being fed */
+    uint64_t *owned;           /* weighted: the copies `ends` and `weights` point into */
     uint64_t weighted_cycles;  /* weighted: the cycles the windows stand for, from the origin to the last end */
     int weighted_known;        /* ... computed (at the first batch) */
     pics *groups;              /* [count]: window w charges groups[w % count] */
@@ -501,8 +502,13 @@ int tea_replay_weight_windows(tea_replay *r, const uint64_t *ends, const uint64_
     for (size_t k = 0; k < windows; k++)
         if (weights[k] == 0 || (k && ends[k] <= ends[k - 1]))
             return error_set(TEA_ERR_USAGE, "weighted window %zu: a weight of 0 or an end that does not increase", k);
-    r->wg.ends = ends;
-    r->wg.weights = weights;
+    /* the replay's own copies: the schedules read them up to the finish */
+    if (!(r->wg.owned = malloc(2 * windows * sizeof *r->wg.owned)))
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    memcpy(r->wg.owned, ends, windows * sizeof *ends);
+    memcpy(r->wg.owned + windows, weights, windows * sizeof *weights);
+    r->wg.ends = r->wg.owned;
+    r->wg.weights = r->wg.owned + windows;
     r->wg.windows = windows;
     r->wg.window = 0;
     r->golden_cache.scale = weights[0];
@@ -946,6 +952,7 @@ void tea_replay_free(tea_replay *r)
     for (size_t k = 0; k < r->wg.sampler_group_count; k++)
         pics_free(&r->wg.sampler_groups[k]);
     free(r->wg.sampler_groups);
+    free(r->wg.owned);
     free(r->specs);
     free(r->refs);
     free(r->cycle);

@@ -109,8 +109,9 @@ int tea_replay_group_windows(tea_replay *r, const uint64_t *ends, size_t windows
  * window as the run has in what it stands for. A trace whose weighted
  * cycles exceed TEA_REPLAY_MAX_SPAN is refused at the batch that reaches
  * it (TEA_ERR_UNSUPPORTED). Not with window groups; same conditions
- * otherwise. Errors: TEA_ERR_USAGE (no windows, a weight of 0, ends that
- * do not increase).
+ * otherwise, but the replay keeps copies of `ends` and `weights`. Errors:
+ * TEA_ERR_USAGE (no windows, a weight of 0, ends that do not increase),
+ * TEA_ERR_NOMEM.
  */
 int tea_replay_weight_windows(tea_replay *r, const uint64_t *ends, const uint64_t *weights, size_t windows);
 

@@ -116,11 +116,6 @@ static int check_specs(const tea_run_options *o, uint64_t clock_hz, const trace_
                              "%.6g Hz on a trace sampled %llu in %llu instructions is a sample more often "
                              "than once a cycle of its windows",
                              o->freqs[f], (unsigned long long)sampling->length, (unsigned long long)sampling->every);
-        if (trace_sampling_weighted(sampling) && floor(p / (double)trace_sampling_heaviest(sampling) + 0.5) < 1)
-            return error_set(TEA_ERR_USAGE,
-                             "%.6g Hz on a trace of weighted windows is a sample more often than once a "
-                             "cycle of its heaviest window (weight %llu)",
-                             o->freqs[f], (unsigned long long)trace_sampling_heaviest(sampling));
         if (p < 1)
             return error_set(TEA_ERR_USAGE,
                              "%.6g Hz is above twice the %llu Hz clock: its period rounds to 0 "

@@ -122,10 +122,10 @@ uint64_t tea_run_sampled_period(uint64_t clock_hz, double freq_hz, uint64_t ever
  * (trace_sampling_stands_for: last - first unsampled) at clock_hz gets
  * about `samples` sample points: samples * clock_hz / cycles, rounded to
  * three significant digits (so within 0.5 % of `samples`). At most one
- * sample per cycle of the trace, whose cycles stand for up to
- * `cycle_weight` of the run's each (trace_sampling_cycle_weight: 1
- * unsampled): a trace too short for `samples` gets clock_hz / cycle_weight,
- * and tea_run_warn_few_samples says it is too short. cycles, cycle_weight
+ * sample per cycle of the trace (of a window of weight 1), whose cycles
+ * stand for `cycle_weight` of the run's each (trace_sampling_cycle_weight:
+ * 1 unsampled): a trace too short for `samples` gets clock_hz /
+ * cycle_weight, and tea_run_warn_few_samples says it is too short. cycles, cycle_weight
  * and samples must be > 0.
  */
 double tea_run_frequency_for_samples(uint64_t samples, uint64_t clock_hz, double cycles, double cycle_weight);

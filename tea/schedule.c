@@ -74,12 +74,32 @@ static void list_skip_past(tea_schedule *s, uint64_t cycle)
     list_position(s, lo);
 }
 
-/* The period of weighted window k: the base period over its weight,
- * rounded (halves up), at least one cycle. */
-static uint64_t window_period(const tea_schedule *s, uint64_t k)
+/* Weighted windows run the periodic schedule on a virtual timeline that
+ * goes w times as fast as the cycles of a window of weight w: virtual time
+ * v = (cycle - window origin) * w, points every `base_period` of it, and
+ * virtual point v lands in cycle origin + ceil(v / w). A window so gets w /
+ * P points per cycle (several in one cycle when P < w), exactly the
+ * density of w copies of it each sampled at period P, with no rounding of
+ * the period. The schedule's own fields (origin 0, period P, window,
+ * offset) describe the virtual schedule; `vnext` is its next point and
+ * `next` that point's cycle. */
+
+/* The cycle of virtual point v of the current window. */
+static uint64_t cycle_of(const tea_schedule *s, uint64_t v)
 {
-    uint64_t w = s->win_weights[k], p = s->base_period / w + (s->base_period % w >= w - w / 2);
-    return p ? p : 1;
+    uint64_t w = s->win_weights[s->win], q;
+    if (v == TEA_SCHEDULE_NEVER)
+        return TEA_SCHEDULE_NEVER;
+    q = v / w + (v % w != 0);
+    return q > TEA_SCHEDULE_NEVER - 1 - s->win_origin ? TEA_SCHEDULE_NEVER : s->win_origin + q;
+}
+
+/* The virtual time of `cycle` in the current window (0 before it; below
+ * TEA_SCHEDULE_NEVER however far). */
+static uint64_t virtual_of(const tea_schedule *s, uint64_t cycle)
+{
+    uint64_t w = s->win_weights[s->win], d = cycle > s->win_origin ? cycle - s->win_origin : 0;
+    return d > (TEA_SCHEDULE_NEVER - 1) / w ? TEA_SCHEDULE_NEVER - 1 : d * w;
 }
 
 /* Moves a weighted schedule to window k, whose cycles follow `origin`,
@@ -87,12 +107,14 @@ static uint64_t window_period(const tea_schedule *s, uint64_t k)
 static void enter_window(tea_schedule *s, uint64_t k, uint64_t origin)
 {
     s->win = k;
-    s->origin = origin;
-    s->period = window_period(s, k);
+    s->win_origin = origin;
+    s->origin = 0;
+    s->period = s->base_period;
     s->stream = s->base_stream ^ k * 0x9E3779B97F4A7C15ull; /* window 0 keeps the schedule's stream */
     s->offset = 1 + rng_hash_below(s->seed, s->stream, UINT64_MAX, s->period);
     s->window = 0;
-    s->next = point_of(s, 0);
+    s->vnext = point_of(s, 0);
+    s->next = cycle_of(s, s->vnext);
 }
 
 /* The last cycle of the current weighted window (the last has no end). */
@@ -136,9 +158,9 @@ void tea_schedule_set_windows(tea_schedule *s, const uint64_t *ends, const uint6
     settle(s);
 }
 
-uint64_t tea_schedule_period_at(const tea_schedule *s, uint64_t cycle)
+double tea_schedule_period_at(const tea_schedule *s, uint64_t cycle)
 {
-    return s->win_ends ? window_period(s, window_of(s, cycle)) : s->period;
+    return s->win_ends ? (double)s->base_period / (double)s->win_weights[window_of(s, cycle)] : (double)s->period;
 }
 
 /* Positions a periodic schedule (of the current window, when weighted)
@@ -165,13 +187,19 @@ void tea_schedule_skip_past(tea_schedule *s, uint64_t cycle)
         list_skip_past(s, cycle);
         return;
     }
-    if (s->win_ends) {
+    if (!s->win_ends) {
+        skip_within(s, cycle);
+        return;
+    }
+    {
         uint64_t k = window_of(s, cycle);
         enter_window(s, k, k ? s->win_ends[k - 1] : s->first_origin);
     }
-    skip_within(s, cycle);
-    if (s->win_ends)
-        settle(s);
+    s->next = s->vnext;
+    skip_within(s, virtual_of(s, cycle));
+    s->vnext = s->next;
+    s->next = cycle_of(s, s->vnext);
+    settle(s);
 }
 
 /* Takes the points of a periodic schedule (of the current window, when
@@ -203,6 +231,19 @@ static uint64_t take_within(tea_schedule *s, uint64_t last)
     return n;
 }
 
+/* Takes the current weighted window's points at or before cycle `last`:
+ * its virtual points up to last's virtual time (ceil(v / w) <= d exactly
+ * when v <= d * w). */
+static uint64_t take_window(tea_schedule *s, uint64_t last)
+{
+    uint64_t n;
+    s->next = s->vnext;
+    n = take_within(s, virtual_of(s, last));
+    s->vnext = s->next;
+    s->next = cycle_of(s, s->vnext);
+    return n;
+}
+
 uint64_t tea_schedule_take(tea_schedule *s, uint64_t last)
 {
     uint64_t n = 0;
@@ -222,10 +263,10 @@ uint64_t tea_schedule_take(tea_schedule *s, uint64_t last)
     /* Weighted windows: each window's points up to its end, then the next;
      * `next` always in the window it lies in (the replay wakes on it). */
     while (last > window_last(s)) {
-        n += take_within(s, window_last(s));
+        n += take_window(s, window_last(s));
         settle(s);
     }
-    n += take_within(s, last);
+    n += take_window(s, last);
     settle(s);
     return n;
 }

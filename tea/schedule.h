@@ -45,6 +45,8 @@ typedef struct tea_schedule {
     const uint64_t *win_weights; /* the periods of the run each window stands for, >= 1 */
     uint64_t win_count;
     uint64_t win;                /* the window `next` lies in */
+    uint64_t win_origin;         /* ... the cycle before its first */
+    uint64_t vnext;              /* ... and its next point in virtual time (schedule.c) */
     uint64_t first_origin;       /* the trace's origin: window 0's */
     uint64_t base_period;        /* the period of a window of weight 1 */
     uint64_t base_stream;
@@ -61,17 +63,18 @@ void tea_schedule_init_points(tea_schedule *s, const uint64_t *points, uint64_t 
 
 /* Weighted windows (a SimPoint recording, docs/semantics.md "Sampled
  * recordings"): window k (cycles after ends[k - 1] up to ends[k], the
- * first from the origin, the last without end) gets its own schedule of
- * period max(1, round(P / weights[k])), P the schedule's period, laid from
- * the window's start with its own random stream, so that a window standing
- * for w periods of the run is sampled w times as densely. `ends` and
+ * first from the origin, the last without end) gets its own points, laid
+ * from the window's start with its own random stream, weights[k] / P of
+ * them per cycle (P the schedule's period; several in one cycle when P <
+ * weights[k]): a window standing for w periods of the run is sampled as w
+ * copies of it at period P would be, without rounding P / w. `ends` and
  * `weights` (count >= 1) must outlive the schedule; a periodic schedule
  * only, positioned at its first point. */
 void tea_schedule_set_windows(tea_schedule *s, const uint64_t *ends, const uint64_t *weights, uint64_t count);
 
-/* The period of the points around `cycle`: the window's under
- * tea_schedule_set_windows, else the schedule's one. */
-uint64_t tea_schedule_period_at(const tea_schedule *s, uint64_t cycle);
+/* The mean cycles between points around `cycle`: P / weights[k] in window
+ * k under tea_schedule_set_windows, else the period. */
+double tea_schedule_period_at(const tea_schedule *s, uint64_t cycle);
 
 /* Positions the schedule at its first point after `cycle`, as if every
  * point up to `cycle` had been taken (whatever was taken before). O(1). */

@@ -32,7 +32,8 @@ typedef struct info_report {
     golden_totals golden;
     trace_object_list objects;   /* executable objects and the recorded thread (a copy) */
     uint64_t commit_exceptions;  /* records that commit and except in one cycle */
-    uint64_t *window_insns;      /* a sampled trace's µops committed in each window (known at open) */
+    uint64_t *window_insns;      /* a sampled trace's µops committed in each window (known at open), then
+                                    the cycle of each window's last commit ([window_count] each) */
     char warnings[INFO_MAX_WARNINGS][INFO_WARNING_SIZE];
     int warning_count;
 } info_report;
@@ -86,11 +87,14 @@ typedef struct window_counter {
 
 static void count_windows(window_counter *c, const trace_batch *batch)
 {
+    uint64_t *last_commit = c->insns + c->s->window_count;
     for (size_t i = 0; i < batch->count; i++) {
         const trace_record *r = &batch->records[i];
         while (c->k + 1 < c->s->window_count && r->cycle > c->s->window_ends[c->k])
             c->k++;
         c->insns[c->k] += r->n_commit;
+        if (r->n_commit)
+            last_commit[c->k] = r->cycle;
     }
 }
 
@@ -114,7 +118,7 @@ static int scan_trace(info_report *rep, const trace_open_options *opts)
         if ((rc = trace_reader_run(reader, &run)))
             goto done;
         if (run->sampling.every && run->sampling.window_count) {
-            if (!(rep->window_insns = calloc(run->sampling.window_count, sizeof *rep->window_insns))) {
+            if (!(rep->window_insns = calloc(2 * run->sampling.window_count, sizeof *rep->window_insns))) {
                 rc = error_set(TEA_ERR_NOMEM, "out of memory");
                 goto done;
             }
@@ -178,36 +182,74 @@ static const char *signal_name(uint32_t sig)
     return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal";
 }
 
+/* The instructions a sampled trace's windows stand for: every times the
+ * windows (periodic) or their weights' sum (weighted). */
+static double sampled_instructions(const trace_sampling *s)
+{
+    double periods = 0;
+    for (size_t k = 0; k < s->window_count; k++)
+        periods += (double)trace_sampling_weight(s, k);
+    return (double)s->every * periods;
+}
+
 /* A sampled trace's estimate of the whole run's cycles: each window's
  * cycles per committed µop, their mean times the instructions the windows
  * stand for, and half the 95 % interval of that (Student's t over the
- * windows; NaN for one). `insns` holds each window's commits as counted in
- * the trace; without it (a trace from a pipe names its windows only at its
- * end) every window but the last is taken to hold `length`. A window
- * without commits (the core's last drain) adds its cycles to the one
- * before it. */
+ * windows; NaN for one); weighted windows, the sum of each window's cycles
+ * per µop times its weight and `every`, with no interval (NaN). `insns`
+ * holds each window's commits as counted in the trace, then each one's
+ * last commit cycle; without it (a trace from a pipe names its windows
+ * only at its end) every window but the last is taken to hold `length`. A
+ * window without commits (the core's last drain) adds its cycles to the
+ * one before it. */
 static void sampled_estimate(const trace_sampling *s, const trace_totals *t, const uint64_t *insns, double *cycles,
                              double *half)
 {
     stats_sample cpi = { 0 };
     uint64_t before = t->first_cycle, timed = s->length * (s->window_count - 1);
-    uint64_t held_cycles = 0, held_insns = 0; /* the window being gathered */
-    double stands_for = (double)s->every * (double)s->window_count;
+    uint64_t held_cycles = 0, held_insns = 0, held_weight = 0; /* the window being gathered */
+    double weighted = 0; /* weighted windows: the sum of weight x cycles per µop */
 
     for (size_t k = 0; k < s->window_count; k++) {
         uint64_t n = insns ? insns[k] : k + 1 < s->window_count ? s->length : t->commits > timed ? t->commits - timed : 0;
+        /* weighted windows end, as the golden reference weights them, at their last commit:
+         * the cycles after it wait for the next window's first µop */
+        uint64_t end = trace_sampling_weighted(s) && insns && n && k + 1 < s->window_count
+                           ? insns[s->window_count + k]
+                           : s->window_ends[k];
         if (n && held_insns) {
             stats_add(&cpi, (double)held_cycles / (double)held_insns);
+            weighted += (double)held_weight * (double)held_cycles / (double)held_insns;
             held_cycles = held_insns = 0;
         }
-        held_cycles += s->window_ends[k] - before;
+        if (!held_insns)
+            held_weight = trace_sampling_weight(s, k);
+        held_cycles += end - before;
         held_insns += n;
-        before = s->window_ends[k];
+        before = end;
     }
-    if (held_insns)
+    if (held_insns) {
         stats_add(&cpi, (double)held_cycles / (double)held_insns);
-    *cycles = stats_mean(&cpi) * stands_for;
-    *half = stats_half_interval95(&cpi) * stands_for;
+        weighted += (double)held_weight * (double)held_cycles / (double)held_insns;
+    }
+    if (trace_sampling_weighted(s)) {
+        /* chosen regions, not a random sample: no interval */
+        *cycles = weighted * (double)s->every;
+        *half = NAN;
+        return;
+    }
+    *cycles = stats_mean(&cpi) * sampled_instructions(s);
+    *half = stats_half_interval95(&cpi) * sampled_instructions(s);
+}
+
+/* The lightest weight of a weighted sampling's windows. */
+static uint64_t lightest(const trace_sampling *s)
+{
+    uint64_t w = UINT64_MAX;
+    for (size_t k = 0; k < s->window_count; k++)
+        if (trace_sampling_weight(s, k) < w)
+            w = trace_sampling_weight(s, k);
+    return w;
 }
 
 /* What a recorder knew of the run: the programs before the traced one, an
@@ -235,16 +277,37 @@ static void print_run(const trace_run *run, const trace_totals *t, const uint64_
         const trace_sampling *s = &run->sampling;
         double cycles, half;
         sampled_estimate(s, t, window_insns, &cycles, &half);
-        printf("sampled:      %zu windows of %llu instructions, one every %llu (%llu of warm-up each);\n"
-               "              each cycle stands for %.6g\n",
-               s->window_count, (unsigned long long)s->length, (unsigned long long)s->every,
-               (unsigned long long)s->warmup, (double)s->every / (double)s->length);
-        printf("estimate:     %.6g cycles for %.6g instructions (the windows' periods)", cycles,
-               (double)s->every * (double)s->window_count);
+        if (trace_sampling_weighted(s))
+            printf("sampled:      %zu SimPoint regions of %llu instructions (%llu of warm-up at most), in "
+                   "intervals of %llu;\n"
+                   "              they stand for %.0f intervals (weights %llu to %llu)\n",
+                   s->window_count, (unsigned long long)s->length, (unsigned long long)s->warmup,
+                   (unsigned long long)s->every, sampled_instructions(s) / (double)s->every,
+                   (unsigned long long)lightest(s), (unsigned long long)trace_sampling_heaviest(s));
+        else
+            printf("sampled:      %zu windows of %llu instructions, one every %llu (%llu of warm-up each);\n"
+                   "              each cycle stands for %.6g\n",
+                   s->window_count, (unsigned long long)s->length, (unsigned long long)s->every,
+                   (unsigned long long)s->warmup, (double)s->every / (double)s->length);
+        printf("estimate:     %.6g cycles for %.6g instructions (%s)", cycles, sampled_instructions(s),
+               trace_sampling_weighted(s) ? "the intervals the regions stand for" : "the windows' periods");
         if (!isnan(half))
             printf(" +- %.3g (95 %%, Student's t over the windows)", half);
         printf("\n");
     }
+}
+
+/* `n` values as a JSON array, or null when `values` is NULL. */
+static void json_u64_array(json_writer *j, const uint64_t *values, size_t n)
+{
+    if (!values) {
+        json_null(j);
+        return;
+    }
+    json_begin_array(j);
+    for (size_t k = 0; k < n; k++)
+        json_u64(j, values[k]);
+    json_end(j);
 }
 
 /* The run's facts as JSON ("run": null when the trace has none). */
@@ -304,6 +367,10 @@ static void json_run(json_writer *j, const trace_run *run, const trace_totals *t
         json_u64(j, s->warmup);
         json_key(j, "windows");
         json_u64(j, s->window_count);
+        json_key(j, "window_starts"); /* weighted (SimPoint) windows: where each starts, what it stands for */
+        json_u64_array(j, s->window_starts, s->window_count);
+        json_key(j, "window_weights");
+        json_u64_array(j, s->window_weights, s->window_count);
         json_key(j, "estimated_cycles");
         json_double(j, cycles);
         json_key(j, "estimated_cycles_ci95");

@@ -13,6 +13,7 @@
 #include "common/progress.h"
 #include "model/core.h"
 #include "binary/symbols.h"
+#include "model/simpoint.h"
 #include "model/vgrecord.h"
 #include "trace/objects.h"
 #include "trace/trace.h"
@@ -51,6 +52,8 @@
  * timed instructions, each after 2 * 10^5 of warm-up. */
 #define RECORD_SAMPLE_LENGTH 10000
 #define RECORD_SAMPLE_WARMUP 200000
+#define RECORD_SIMPOINT_INTERVAL 100000000 /* exp-bbv's default --interval-size */
+#define RECORD_START_MAX (1ull << 62)      /* the tool counts instructions below this */
 
 typedef struct record_request {
     const char *out_path;
@@ -62,6 +65,10 @@ typedef struct record_request {
     char **argv;          /* the program and its arguments */
     int argc_all;
     char **argv_all;      /* tea's own command line, for the header */
+    const char *simpoints_path, *weights_path; /* --simpoints, --weights */
+    uint64_t simpoint_interval;                /* instructions per SimPoint interval */
+    model_simpoint_list simpoints;             /* their regions, read before recording */
+    uint64_t *starts;                          /* each region's first instruction (vg.sample_starts) */
 } record_request;
 
 /* One process's recording: its stream, the programs it ran, its trace. */
@@ -81,6 +88,7 @@ typedef struct record_run {
     progress_meter meter;   /* instructions recorded, towards --max-instructions */
     uint64_t *window_ends;  /* sampling: the last cycle of each window ended so far */
     size_t window_count, window_cap;
+    uint64_t *weights;      /* SimPoint's regions: the intervals each stands for (set_weights) */
     uint64_t last_cycle;    /* of the last record written */
     uint64_t last_commit;   /* cycle of the last record that committed a µop */
     int have_last_cycle, have_last_commit;
@@ -410,6 +418,38 @@ static int follow_programs(record_run *run, model_core **core)
     }
 }
 
+/* SimPoint's regions: each window's start and the intervals it stands
+ * for, round(weight x the run's intervals), the run's intervals counted by
+ * the tool to the program's end (a run cut short, by the last region's). */
+static int set_weights(record_run *run, trace_sampling *s)
+{
+    const record_request *req = run->req;
+    const model_vgrecord_stats *vs = model_vgrecord_get_stats(run->session);
+    uint64_t interval = req->simpoint_interval, intervals;
+
+    assert(run->window_count <= req->simpoints.count); /* one window per region at most */
+    if (vs->have_count) {
+        intervals = vs->region_instructions / interval + (vs->region_instructions % interval != 0);
+    } else {
+        intervals = req->simpoints.regions[req->simpoints.count - 1].interval + 1;
+        fprintf(stderr, "tea record: warning: the program's instruction count is unknown (the recording "
+                        "ended early): the regions' weights are taken of %llu intervals, the last region's\n",
+                (unsigned long long)intervals);
+    }
+    if (!(run->weights = calloc(req->simpoints.count, sizeof *run->weights)))
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    model_simpoint_integer_weights(&req->simpoints, intervals, run->weights);
+    if (run->window_count < req->simpoints.count)
+        fprintf(stderr, "tea record: warning: %zu of the %zu SimPoint regions lie past the program's end (%llu "
+                        "instructions): are the files for this program and input?\n",
+                req->simpoints.count - run->window_count, req->simpoints.count,
+                (unsigned long long)vs->region_instructions);
+    s->every = interval;
+    s->window_starts = req->starts;
+    s->window_weights = run->weights;
+    return TEA_OK;
+}
+
 /* The sampling of a sampled recording: the windows that ended and the
  * last one, which the trace's end ends. Instructions committed after the
  * last window that ended make a last, partial window; cycles without
@@ -432,7 +472,7 @@ static int set_sampling(record_run *run, trace_sampling *s)
     s->warmup = vg->warmup;
     s->window_ends = run->window_ends;
     s->window_count = run->window_count;
-    return TEA_OK;
+    return vg->sample_starts ? set_weights(run, s) : TEA_OK;
 }
 
 /* Writes the run's facts, objects and thread and finishes the trace. */
@@ -452,7 +492,7 @@ static int finish_trace(record_run *run)
     }
     if (run->region_end > run->region_start)
         facts.region_ns = (uint64_t)((run->region_end - run->region_start) * NS_PER_S);
-    if (run->req->vg.sample_every && (rc = set_sampling(run, &facts.sampling)))
+    if ((run->req->vg.sample_every || run->req->vg.sample_starts) && (rc = set_sampling(run, &facts.sampling)))
         return rc;
     if ((rc = add_objects(run)) || (rc = trace_writer_set_run(run->writer, &facts)))
         return rc;
@@ -485,9 +525,10 @@ static int record_stream(record_run *run, model_core **core)
             explain_start_at(run);
         rc = error_set(TEA_ERR_IO, "no instruction was recorded (%s)%s",
                        stop_reason(model_vgrecord_get_stats(run->session)->stop),
-                       run->req->vg.sample_every ? "; with --sample-every N, a region shorter than N "
-                                                   "instructions has no window"
-                                                 : "");
+                       run->req->vg.sample_every   ? "; with --sample-every N, a region shorter than N "
+                                                     "instructions has no window"
+                       : run->req->vg.sample_starts ? "; the SimPoint regions lie past the program's end"
+                                                   : "");
     }
     if (rc == TEA_OK)
         rc = finish_trace(run);
@@ -508,6 +549,8 @@ static void free_run(record_run *run)
     free(run->window_ends);
     run->window_ends = NULL;
     run->window_count = run->window_cap = 0;
+    free(run->weights);
+    run->weights = NULL;
 }
 
 /* --- --trace-children -------------------------------------------------------- */
@@ -816,6 +859,8 @@ static int sample_warmup_option(const char *command, const cli_option *opt, cons
  * exit status, or 0. */
 static int check_sampling(const char *prog, model_vgrecord_options *vg, uint64_t warmup)
 {
+    if (vg->sample_starts)
+        return 0; /* SimPoint's regions: check_simpoints */
     if (!vg->sample_every) {
         if (vg->sample_length || warmup != UINT64_MAX)
             return cli_usage_error(prog, "--sample-length and --sample-warmup need --sample-every");
@@ -841,6 +886,61 @@ static int check_sampling(const char *prog, model_vgrecord_options *vg, uint64_t
     return 0;
 }
 
+/* Frees what the request read (SimPoint's regions). */
+static void free_request(record_request *req)
+{
+    model_simpoint_free(&req->simpoints);
+    free(req->starts);
+    req->starts = NULL;
+}
+
+/* Reads and checks --simpoints/--weights (`warmup` as check_sampling's):
+ * the tool then times sample_length (default: the interval) instructions
+ * from each region's first one. A usage error's exit status, or 0. */
+static int check_simpoints(const char *prog, record_request *req, uint64_t warmup)
+{
+    model_vgrecord_options *vg = &req->vg;
+    const model_simpoint_list *l = &req->simpoints;
+    int rc;
+
+    if (!req->simpoints_path && !req->weights_path) {
+        if (req->simpoint_interval)
+            return cli_usage_error(prog, "--simpoint-interval needs --simpoints and --weights");
+        return 0;
+    }
+    if (!req->simpoints_path || !req->weights_path)
+        return cli_usage_error(prog, "--simpoints and --weights go together");
+    if (vg->sample_every || vg->skip || vg->max_instructions || vg->stop_at || vg->warmup)
+        return cli_usage_error(prog, "--simpoints does not go with --sample-every, --skip, --max-instructions, "
+                                     "--stop-at or --warmup (use --sample-warmup)");
+    if (!req->simpoint_interval)
+        req->simpoint_interval = RECORD_SIMPOINT_INTERVAL;
+    if (!vg->sample_length)
+        vg->sample_length = req->simpoint_interval;
+    if (vg->sample_length > req->simpoint_interval)
+        return cli_usage_error(prog, "--sample-length %llu is over --simpoint-interval %llu",
+                               (unsigned long long)vg->sample_length, (unsigned long long)req->simpoint_interval);
+    if ((rc = model_simpoint_read(&req->simpoints, req->simpoints_path, req->weights_path)))
+        return cli_fail(prog, rc);
+    if (!(req->starts = calloc(l->count, sizeof *req->starts)))
+        return cli_fail(prog, error_set(TEA_ERR_NOMEM, "out of memory"));
+    for (size_t k = 0; k < l->count; k++) {
+        if (l->regions[k].interval >= RECORD_START_MAX / req->simpoint_interval)
+            return cli_usage_error(prog, "%s: interval %llu of %llu instructions starts beyond 2^62",
+                                   req->simpoints_path, (unsigned long long)l->regions[k].interval,
+                                   (unsigned long long)req->simpoint_interval);
+        req->starts[k] = l->regions[k].interval * req->simpoint_interval;
+    }
+    vg->sample_starts = req->starts;
+    vg->sample_start_count = l->count;
+    if (warmup == UINT64_MAX)
+        warmup = RECORD_SAMPLE_WARMUP;
+    /* all: whatever lies between a region and the one before it, at most its start */
+    vg->warmup = warmup == SAMPLE_WARMUP_ALL || warmup > req->starts[l->count - 1] ? req->starts[l->count - 1]
+                                                                                   : warmup;
+    return 0;
+}
+
 int cmd_tea_record(int argc, char **argv)
 {
     record_request req;
@@ -863,6 +963,14 @@ int cmd_tea_record(int argc, char **argv)
                  "timed instructions per window (default " CLI_STR(RECORD_SAMPLE_LENGTH) ")"),
         CLI_CALL("sample-warmup", 0, "W|all", sample_warmup_option, &sample_warmup,
                  "instructions warming the model before each window\n(default " CLI_STR(RECORD_SAMPLE_WARMUP) ", at most N - L); all: every\ninstruction between windows (functional warming: the\nleast bias, at about half a full recording's time)"),
+        CLI_STRING("simpoints", 0, "FILE", &req.simpoints_path,
+                   "time SimPoint's regions instead (SimPoint 3's -saveSimpoints\nfile: 'INTERVAL CLUSTER' lines), "
+                   "each standing for its\ncluster's intervals (needs --weights; docs/semantics.md)"),
+        CLI_STRING("weights", 0, "FILE", &req.weights_path,
+                   "SimPoint 3's -saveSimpointWeights file ('WEIGHT CLUSTER')"),
+        CLI_UINT("simpoint-interval", "N", &req.simpoint_interval, 1, UINT64_MAX, "invalid instruction count '%s'",
+                 "instructions per SimPoint interval, exp-bbv's\n--interval-size (default " CLI_STR(
+                     RECORD_SIMPOINT_INTERVAL) "); each region\ntimes --sample-length of them (default all)"),
         CLI_STRING("start-at", 0, "FUNCTION", &req.vg.start_at, "start recording at FUNCTION's entry (any object)"),
         CLI_STRING("stop-at", 0, "FUNCTION", &req.vg.stop_at, "stop recording at FUNCTION's entry (recorded)"),
         CLI_FLAG("wait-start", 0, &req.vg.wait_start, "start recording at tea_record_start() (include/tea_record.h)"),
@@ -890,13 +998,17 @@ int cmd_tea_record(int argc, char **argv)
         return cli_usage_error(argv[0], "missing PROGRAM (use: tea record [OPTIONS] -- PROGRAM [ARGS...])");
     if (model_config_check(&req.model))
         return cli_usage_error(argv[0], "%s", error_message());
-    if ((rc = check_sampling(argv[0], &req.vg, sample_warmup)))
+    if ((rc = check_simpoints(argv[0], &req, sample_warmup))
+        || (rc = check_sampling(argv[0], &req.vg, sample_warmup))) {
+        free_request(&req);
         return rc;
+    }
     req.argv = argv + optind;
     if ((rc = record(&req, &exit_status))) {
         exit_status = cli_fail(argv[0], rc);
         if (cleanup_interrupted())
             exit_status = cleanup_exit_status(cleanup_interrupted());
     }
+    free_request(&req);
     return exit_status;
 }

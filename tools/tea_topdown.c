@@ -361,7 +361,8 @@ static int print_text(FILE *f, const context *ctx)
 
     fprintf(f, "trace:    %s (%s, %u-wide commit)\n", ctx->req->trace_path, trace_format_name(ctx->format),
             sum->commit_width);
-    fprintf(f, "cycles:   %llu (%llu .. %llu), %llu commit slots\n", (unsigned long long)sum->cycles,
+    fprintf(f, "cycles:   %llu (%s%llu .. %llu), %llu commit slots\n", (unsigned long long)sum->cycles,
+            sum->cycles != sum->last_cycle - sum->origin ? "what the weighted windows stand for; the trace's: " : "",
             (unsigned long long)sum->origin, (unsigned long long)sum->last_cycle, (unsigned long long)sum->slots);
     fprintf(f, "µops:     %llu committed, %llu excepted; ROB entries: %llu dispatched, %llu squashed\n",
             (unsigned long long)sum->commits, (unsigned long long)sum->exceptions,

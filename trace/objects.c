@@ -205,9 +205,7 @@ uint64_t trace_sampling_heaviest(const trace_sampling *s)
 
 double trace_sampling_cycle_weight(const trace_sampling *s)
 {
-    if (!s->every)
-        return 1.0;
-    return (double)s->every / (double)s->length * (double)trace_sampling_heaviest(s);
+    return s->every ? (double)s->every / (double)s->length : 1.0;
 }
 
 size_t trace_sampling_window_of(const uint64_t *ends, size_t windows, size_t from, uint64_t cycle)

@@ -132,9 +132,9 @@ double trace_sampling_stands_for(const trace_sampling *s, uint64_t first, uint64
 /* The heaviest window's weight: 1 unless weighted. */
 uint64_t trace_sampling_heaviest(const trace_sampling *s);
 
-/* The most cycles of the whole run that one cycle of the trace stands for:
- * 1 unsampled, every / length periodic, that times the heaviest weight when
- * weighted. */
+/* The cycles of the whole run that one cycle of a window of weight 1
+ * stands for: 1 unsampled, every / length sampled (the highest frequency a
+ * trace is sampled at takes one sample per such cycle). */
 double trace_sampling_cycle_weight(const trace_sampling *s);
 
 /* The window of a record at `cycle`, searching on from window `from`: the

@@ -70,8 +70,8 @@ static int canonical_ranges(const pics_symmap *map, size_t **out)
 }
 
 /* A sampled trace whose windows the reader knows (a file's): the analysis
- * keeps groups of them (golden_topdown_group_windows), as tea replay does
- * (trace_sampling_groups). */
+ * keeps groups of them (golden_topdown_group_windows), or weights them
+ * (golden_topdown_weight_windows), as tea replay does. */
 static int group_windows(trace_reader *reader, golden_topdown *td)
 {
     const trace_run *run;
@@ -80,6 +80,9 @@ static int group_windows(trace_reader *reader, golden_topdown *td)
 
     if ((rc = trace_reader_run(reader, &run)))
         return rc;
+    if (trace_sampling_weighted(&run->sampling))
+        return golden_topdown_weight_windows(td, run->sampling.window_ends, run->sampling.window_weights,
+                                             run->sampling.window_count);
     groups = trace_sampling_groups(&run->sampling);
     return groups ? golden_topdown_group_windows(td, run->sampling.window_ends, run->sampling.window_count, groups)
                   : TEA_OK;

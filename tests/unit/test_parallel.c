@@ -542,62 +542,61 @@ static void schedule_take_counts_every_point_at_once(void **state)
 }
 
 /* Weighted windows: window k (after ends[k - 1], from the origin for the
- * first) has its own points at period round(P / weight), all inside it and
- * counted by a walk; taking in steps of any size and skipping past a cycle
- * agree with the walk; the last window goes on past its end. P = 12,
- * weights 1, 4, 5, 24: periods 12, 3, 2 (2.4), 1 (0.5 rounds up). */
+ * first) gets weight / P points per cycle, P = 12: weights 1, 4, 6 and 24
+ * over 30, 30, 40 and (the last, on without end) 30 cycles give 2.5 (2 or
+ * 3 by the jitter), 10, 20 and 60 points, two in every cycle of the last;
+ * taking in steps of any size and skipping past a cycle agree with a walk
+ * cycle by cycle. */
 static void schedule_of_weighted_windows(void **state)
 {
     static const pics_jitter jitters[] = { PICS_JITTER_NONE, PICS_JITTER_START, PICS_JITTER_INTERVAL };
-    static const uint64_t ends[] = { 130, 160, 200, 210 }, weights[] = { 1, 4, 5, 24 };
-    static const uint64_t periods[] = { 12, 3, 2, 1 };
-    enum { WINDOWS = 4, POINTS = 80 };
+    static const uint64_t ends[] = { 130, 160, 200, 210 }, weights[] = { 1, 4, 6, 24 };
+    enum { WINDOWS = 4, LAST = 230 };
     (void)state;
     for (size_t j = 0; j < 3; j++) {
-        uint64_t points[POINTS], in_window[WINDOWS] = { 0 };
+        uint64_t upto[LAST + 1] = { 0 }, in_window[WINDOWS] = { 0 }, total = 0;
         tea_schedule walk;
         tea_schedule_init(&walk, 100, 12, jitters[j], 7, 12);
         tea_schedule_set_windows(&walk, ends, weights, WINDOWS);
-        for (size_t i = 0; i < POINTS; i++) {
+        for (uint64_t c = 95; c <= LAST; c++) {
+            uint64_t n = tea_schedule_take(&walk, c);
             size_t k = 0;
-            points[i] = walk.next;
-            assert_int_equal(tea_schedule_take(&walk, walk.next), 1);
-            assert_true(i == 0 || points[i] > points[i - 1]);
-            while (k + 1 < WINDOWS && points[i] > ends[k])
+            while (k + 1 < WINDOWS && c > ends[k])
                 k++;
-            in_window[k]++;
-            for (k = 0; k + 1 < WINDOWS && walk.next > ends[k];)
-                k++;
-            assert_int_equal(walk.win, k); /* the schedule stands in the next point's window */
+            in_window[k] += n;
+            total += n;
+            upto[c] = total;
+            assert_true(walk.next > c);
+            assert_true(c <= 100 || c > 200 || n <= 1); /* fewer than one point per cycle before the last */
         }
-        /* each window holds one point per period of its own, and one more
-         * at most in a part period at its end (window 0: 30 cycles at 12) */
         assert_true(in_window[0] == 2 || (in_window[0] == 3 && jitters[j] != PICS_JITTER_NONE));
-        assert_int_equal(in_window[1], 30 / periods[1]);
-        assert_int_equal(in_window[2], 40 / periods[2]);
-        assert_int_equal(tea_schedule_period_at(&walk, 150), 3);
-        assert_int_equal(tea_schedule_period_at(&walk, 5000), 1);
-        assert_int_equal(tea_schedule_period_at(&walk, 0), 12);
-        for (uint64_t c = 95; c < points[POINTS - 1]; c += 1 + c % 7) {
+        assert_int_equal(in_window[1], 10);
+        assert_int_equal(in_window[2], 20);
+        assert_int_equal(in_window[3], 2 * (LAST - 200));
+        for (uint64_t c = 95; c < LAST; c += 1 + c % 7) {
             tea_schedule taken, skipped;
-            uint64_t expected = 0;
-            for (size_t i = 0; i < POINTS; i++)
-                expected += points[i] <= c;
             tea_schedule_init(&taken, 100, 12, jitters[j], 7, 12);
             tea_schedule_set_windows(&taken, ends, weights, WINDOWS);
             skipped = taken;
-            assert_int_equal(tea_schedule_take(&taken, c), expected);
+            assert_int_equal(tea_schedule_take(&taken, c), c >= 95 ? upto[c] : 0);
             tea_schedule_skip_past(&skipped, c);
             assert_true(skipped.next > c);
             assert_int_equal(taken.next, skipped.next);
             assert_int_equal(taken.win, skipped.win);
+            assert_int_equal(tea_schedule_take(&taken, LAST), upto[LAST] - upto[c]);
         }
     }
-    for (size_t k = 0; k < WINDOWS; k++) {
+    {
         tea_schedule one;
         tea_schedule_init(&one, 100, 12, PICS_JITTER_NONE, 7, 12);
         tea_schedule_set_windows(&one, ends, weights, WINDOWS);
-        assert_int_equal(tea_schedule_period_at(&one, ends[k]), periods[k]);
+        assert_true(tea_schedule_period_at(&one, 0) == 12.0);
+        assert_true(tea_schedule_period_at(&one, 150) == 3.0);
+        assert_true(tea_schedule_period_at(&one, 5000) == 0.5);
+        /* jitter none: window 1's points are every 3 cycles from 133 */
+        assert_int_equal(tea_schedule_take(&one, 132), 2);
+        assert_int_equal(one.next, 133);
+        assert_int_equal(tea_schedule_take(&one, 139), 3);
     }
 }
 

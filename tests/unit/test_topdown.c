@@ -649,6 +649,81 @@ static void window_groups(void **state)
     }
 }
 
+/*
+ * Weighted windows: on every workload cut into seven windows of weights
+ * 1..7 (the 2nd window 13), every whole-trace count (states, slots, level
+ * 2) is the weighted sum of the windows' counts taken as seven groups of
+ * one window, and the summary's cycles are the weighted states' sum.
+ */
+static void weighted_windows(void **state)
+{
+    static const char *const names[] = { "mixed", "memory", "branchy", "frontend", "flushes", "compute" };
+    static const uint64_t weights[7] = { 1, 13, 3, 4, 5, 6, 7 };
+    (void)state;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        test_stream s;
+        golden_topdown_options o = { 0, 0, 0, NULL, NULL };
+        uint64_t ends[7], first, span, cycles = 0;
+        golden_topdown *grouped, *weighted;
+        const golden_topdown_counts *w, *g;
+        trace_batch b;
+        unsigned count;
+
+        test_model_stream(names[i], 5, 30000, &s);
+        o.commit_width = s.header.commit_width;
+        first = s.records[0].cycle;
+        span = s.records[s.count - 1].cycle - first;
+        for (size_t k = 0; k < 7; k++)
+            ends[k] = first + span * (k * k + 1) / 50;
+        b = test_stream_batch(&s, 0, s.count);
+        assert_int_equal(golden_topdown_create(&grouped, &o), 0);
+        assert_int_equal(golden_topdown_group_windows(grouped, ends, 7, 7), 0);
+        assert_int_equal(golden_topdown_feed(grouped, &b), 0);
+        assert_int_equal(golden_topdown_finish(grouped), 0);
+        assert_int_equal(golden_topdown_create(&weighted, &o), 0);
+        assert_int_equal(golden_topdown_weight_windows(weighted, ends, weights, 7), 0);
+        assert_int_equal(golden_topdown_feed(weighted, &b), 0);
+        assert_int_equal(golden_topdown_finish(weighted), 0);
+        w = golden_topdown_get_counts(weighted, GOLDEN_TOPDOWN_WHOLE);
+        g = golden_topdown_get_group_counts(grouped, &count);
+        assert_int_equal(count, 7);
+        for (int k = 0; k < GOLDEN_STATE_COUNT; k++) {
+            uint64_t sum = 0;
+            for (unsigned j = 0; j < 7; j++)
+                sum += weights[j] * g[j].states[k];
+            assert_true(w->states[k] == sum);
+            cycles += sum;
+        }
+        for (int k = 0; k < GOLDEN_TOPDOWN_CATEGORY_COUNT; k++) {
+            uint64_t sum = 0;
+            for (unsigned j = 0; j < 7; j++)
+                sum += weights[j] * g[j].slots[k];
+            assert_true(w->slots[k] == sum);
+        }
+        for (int k = 0; k < GOLDEN_TOPDOWN_LEVEL2_COUNT; k++) {
+            uint64_t sum = 0;
+            for (unsigned j = 0; j < 7; j++)
+                sum += weights[j] * g[j].level2[k];
+            assert_true(w->level2[k] == sum);
+        }
+        assert_true(golden_topdown_get_summary(weighted)->cycles == cycles);
+        assert_true(golden_topdown_get_summary(grouped)->cycles == span);
+        assert_int_equal(golden_topdown_get_summary(weighted)->commits, golden_topdown_get_summary(grouped)->commits);
+        golden_topdown_free(grouped);
+        golden_topdown_free(weighted);
+        test_stream_free(&s);
+    }
+    {
+        golden_topdown *td;
+        golden_topdown_options o = { 4, 0, 0, NULL, NULL };
+        const uint64_t ends[2] = { 10, 20 }, zero[2] = { 1, 0 };
+        assert_int_equal(golden_topdown_create(&td, &o), 0);
+        assert_int_equal(golden_topdown_weight_windows(td, ends, zero, 2), TEA_ERR_USAGE);
+        assert_int_equal(golden_topdown_weight_windows(td, ends, zero, 0), TEA_ERR_USAGE);
+        golden_topdown_free(td);
+    }
+}
+
 static void unit_and_errors(void **state)
 {
     golden_topdown *td = NULL;
@@ -736,6 +811,7 @@ int main(void)
         cmocka_unit_test(trailing_cycles),
         cmocka_unit_test(invariants_on_every_workload),
         cmocka_unit_test(window_groups),
+        cmocka_unit_test(weighted_windows),
         cmocka_unit_test(unit_and_errors),
         cmocka_unit_test(apportion),
     };

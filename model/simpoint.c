@@ -1,0 +1,213 @@
+/*
+ * simpoint.c: SimPoint's region files (see simpoint.h).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "simpoint.h"
+#include "common/error.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Weights may sum to a little over one: SimPoint prints them rounded. */
+#define WEIGHT_SUM_SLACK 0.01
+
+/* One parsed line: two numbers, the first an integer or a weight. */
+typedef struct simpoint_line {
+    double weight;
+    uint64_t first;
+    uint64_t cluster;
+} simpoint_line;
+
+/* Skips blanks. */
+static const char *skip_blanks(const char *p)
+{
+    while (*p == ' ' || *p == '\t' || *p == '\r')
+        p++;
+    return p;
+}
+
+/* Parses an unsigned decimal at *p; 0 or -1. */
+static int parse_u64(const char **p, uint64_t *v)
+{
+    char *end;
+    if (**p < '0' || **p > '9')
+        return -1;
+    errno = 0;
+    *v = strtoull(*p, &end, 10);
+    if (errno)
+        return -1;
+    *p = end;
+    return 0;
+}
+
+/* Parses "A CLUSTER" (`weighted`: A a weight, else an interval); 0, 1 for a
+ * line to skip, -1 when malformed. */
+static int parse_line(const char *text, int weighted, simpoint_line *out)
+{
+    const char *p = skip_blanks(text);
+    char *end;
+
+    if (*p == '\n' || *p == '\0' || *p == '#')
+        return 1;
+    if (weighted) {
+        errno = 0;
+        out->weight = strtod(p, &end);
+        if (end == p || errno || !(out->weight > 0) || out->weight > 1)
+            return -1;
+        p = end;
+    } else if (parse_u64(&p, &out->first)) {
+        return -1;
+    }
+    if (*p != ' ' && *p != '\t')
+        return -1;
+    p = skip_blanks(p);
+    if (parse_u64(&p, &out->cluster))
+        return -1;
+    p = skip_blanks(p);
+    return *p == '\n' || *p == '\0' ? 0 : -1;
+}
+
+/* Reads every line of `path` into a new array. */
+static int read_lines(const char *path, int weighted, simpoint_line **lines, size_t *count)
+{
+    FILE *f = fopen(path, "r");
+    char *text = NULL;
+    size_t cap = 0, line_no = 0, room = 0;
+    int rc = TEA_OK;
+
+    *lines = NULL;
+    *count = 0;
+    if (!f)
+        return error_set(TEA_ERR_IO, "%s: %s", path, strerror(errno));
+    while (getline(&text, &cap, f) >= 0) {
+        simpoint_line got;
+        int r = parse_line(text, weighted, &got);
+        line_no++;
+        if (r == 1)
+            continue;
+        if (r < 0) {
+            rc = error_set(TEA_ERR_FORMAT, "%s, line %zu: expected \"%s CLUSTER\"%s", path, line_no,
+                           weighted ? "WEIGHT" : "INTERVAL", weighted ? " with 0 < WEIGHT <= 1" : "");
+            break;
+        }
+        if (*count == MODEL_SIMPOINTS_MAX) {
+            rc = error_set(TEA_ERR_FORMAT, "%s, line %zu: more than %d regions", path, line_no, MODEL_SIMPOINTS_MAX);
+            break;
+        }
+        if (*count == room) {
+            size_t grown_room = room ? 2 * room : 64;
+            simpoint_line *grown = realloc(*lines, grown_room * sizeof *grown);
+            if (!grown) {
+                rc = error_set(TEA_ERR_NOMEM, "out of memory");
+                break;
+            }
+            *lines = grown;
+            room = grown_room;
+        }
+        (*lines)[(*count)++] = got;
+    }
+    if (!rc && ferror(f))
+        rc = error_set(TEA_ERR_IO, "%s: cannot read", path);
+    free(text);
+    fclose(f);
+    if (!rc && *count == 0)
+        rc = error_set(TEA_ERR_FORMAT, "%s: no %s", path, weighted ? "weight" : "region");
+    if (rc) {
+        free(*lines);
+        *lines = NULL;
+    }
+    return rc;
+}
+
+static int by_interval(const void *a, const void *b)
+{
+    const model_simpoint *x = a, *y = b;
+    return x->interval < y->interval ? -1 : x->interval > y->interval;
+}
+
+/* The index of `cluster` among the weights' lines, or `n` when absent. */
+static size_t find_cluster(const simpoint_line *weights, size_t n, uint64_t cluster)
+{
+    size_t i = 0;
+    while (i < n && weights[i].cluster != cluster)
+        i++;
+    return i;
+}
+
+/* Pairs each region with its cluster's weight: both files' clusters must
+ * match one to one. */
+static int pair(model_simpoint_list *out, const simpoint_line *points, size_t np, const simpoint_line *weights,
+                size_t nw, const char *simpoints_path, const char *weights_path)
+{
+    double sum = 0;
+    for (size_t i = 0; i < nw; i++) {
+        if (find_cluster(weights, i, weights[i].cluster) < i)
+            return error_set(TEA_ERR_FORMAT, "%s: cluster %llu has two weights", weights_path,
+                             (unsigned long long)weights[i].cluster);
+        sum += weights[i].weight;
+    }
+    if (sum > 1 + WEIGHT_SUM_SLACK)
+        return error_set(TEA_ERR_FORMAT, "%s: the weights sum to %.6g, more than 1", weights_path, sum);
+    if (np != nw)
+        return error_set(TEA_ERR_FORMAT, "%s has %zu regions and %s %zu weights: one weight per region's cluster",
+                         simpoints_path, np, weights_path, nw);
+    for (size_t i = 0; i < np; i++) {
+        size_t w = find_cluster(weights, nw, points[i].cluster);
+        if (w == nw)
+            return error_set(TEA_ERR_FORMAT, "%s: cluster %llu (interval %llu) has no weight in %s", simpoints_path,
+                             (unsigned long long)points[i].cluster, (unsigned long long)points[i].first,
+                             weights_path);
+        out->regions[i] = (model_simpoint){ points[i].first, points[i].cluster, weights[w].weight };
+    }
+    qsort(out->regions, np, sizeof *out->regions, by_interval);
+    for (size_t i = 1; i < np; i++) {
+        if (out->regions[i].interval == out->regions[i - 1].interval)
+            return error_set(TEA_ERR_FORMAT, "%s: interval %llu is given twice", simpoints_path,
+                             (unsigned long long)out->regions[i].interval);
+    }
+    for (size_t i = 0; i < np; i++)
+        if (find_cluster(points, i, points[i].cluster) < i)
+            return error_set(TEA_ERR_FORMAT, "%s: cluster %llu has two regions", simpoints_path,
+                             (unsigned long long)points[i].cluster);
+    out->count = np;
+    return TEA_OK;
+}
+
+int model_simpoint_read(model_simpoint_list *out, const char *simpoints_path, const char *weights_path)
+{
+    simpoint_line *points = NULL, *weights = NULL;
+    size_t np = 0, nw = 0;
+    int rc;
+
+    memset(out, 0, sizeof *out);
+    if ((rc = read_lines(simpoints_path, 0, &points, &np)) || (rc = read_lines(weights_path, 1, &weights, &nw)))
+        goto done;
+    if (!(out->regions = calloc(np, sizeof *out->regions))) {
+        rc = error_set(TEA_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    rc = pair(out, points, np, weights, nw, simpoints_path, weights_path);
+done:
+    free(points);
+    free(weights);
+    if (rc)
+        model_simpoint_free(out);
+    return rc;
+}
+
+void model_simpoint_integer_weights(const model_simpoint_list *l, uint64_t intervals, uint64_t *out)
+{
+    for (size_t i = 0; i < l->count; i++) {
+        double n = floor(l->regions[i].weight * (double)intervals + 0.5);
+        out[i] = n < 1 ? 1 : (uint64_t)n;
+    }
+}
+
+void model_simpoint_free(model_simpoint_list *l)
+{
+    free(l->regions);
+    memset(l, 0, sizeof *l);
+}
