@@ -23,8 +23,9 @@
  * L, so that window k's timed instructions end N (k + 1) instructions in; a
  * WINDOW record separates the windows. --max-instructions counts the timed
  * instructions of all windows. Listed windows (--sample-starts=S0,S1,...
- * with --sample-length L, SimPoint's regions): window k times the L
- * instructions from S_k on (counted after the --skip), after up to W
+ * with --sample-length L, SimPoint's regions; no --skip): window k times
+ * the L instructions from S_k on (counted from the region's start, a
+ * rep-prefixed string instruction once, as exp-bbv counts), after up to W
  * warming ones (fewer when the previous window ends closer); after the
  * last window the tool counts on to the program's end and sends a COUNT
  * record before the STOP, the instructions of the whole region.
@@ -149,7 +150,7 @@ static const HChar *clo_sample_starts = NULL; /* listed windows: "S0,S1,..." */
 #define SKIP_FOREVER (1ULL << 62)
 static ULong starts[MAX_STARTS];
 static UInt start_count = 0;
-static ULong plan_from = 0;      /* listed: the position (instructions after the --skip) the plan starts at */
+static ULong plan_from = 0;      /* listed: the position (instructions from the region's start) the plan starts at */
 static ULong plan_skip = 0;      /* ... the instructions it skips, */
 static ULong plan_warm = 0;      /* ... then warms */
 /* Listed windows count instructions as exp-bbv (and the hardware) do: a
@@ -337,8 +338,8 @@ static void end_window(void)
 }
 
 /* Listed windows: the instructions of the region so far, from the plan
- * and what is left of it; the fast-forward's count
- * is the recorded thread's, parked or not. */
+ * and what is left of it; the fast-forward's count is the recorded
+ * thread's, parked or not. */
 static ULong listed_position(void)
 {
     ULong fast = other_thread_running ? fast_parked : fast_left;
