@@ -14,6 +14,7 @@
 #include "view/report.h"
 #include "view/view.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,10 +64,11 @@ static char *plot_location(const binary_symbolizer *z, uint64_t pc, char *buf, s
     char full[BINARY_SYMBOLIZE_TEXT_MAX];
     size_t n;
 
+    assert(size > PLOT_LOCATION_SHOWN + sizeof PLOT_ELLIPSIS - 1); /* room for the cut text */
     binary_symbolize_location(z, pc, full, sizeof full);
     n = strlen(full);
     if (n <= PLOT_LOCATION_SHOWN) {
-        snprintf(buf, size, "%s", full);
+        memcpy(buf, full, n + 1);
         return buf;
     }
     n = PLOT_LOCATION_SHOWN;
