@@ -47,6 +47,8 @@ struct golden_topdown {
     /* Lost slots of the last compute cycle that wait for the next µop. */
     uint64_t pending_slots;
     enum golden_topdown_category pending_category;
+    uint64_t pending_weight;                /* ... at the weight and in the group of the */
+    golden_topdown_counts *pending_group;   /* window the cycle is in */
 
     golden_topdown_summary summary;
     golden_topdown_counts whole;
@@ -311,6 +313,22 @@ static void charge_slots(golden_topdown *td, size_t scope, enum golden_topdown_c
     }
 }
 
+/* Charges the slots the last compute cycle left (pending_slots) to
+ * `scope` and `component`, at the weight and in the window group of that
+ * cycle, so that every cycle's W slots count where the cycle does. */
+static void charge_pending(golden_topdown *td, size_t scope, unsigned component)
+{
+    uint64_t weight = td->weight;
+    golden_topdown_counts *group = td->group;
+
+    td->weight = td->pending_weight;
+    td->group = td->pending_group;
+    charge_slots(td, scope, td->pending_category, component, td->pending_slots, 0);
+    td->weight = weight;
+    td->group = group;
+    td->pending_slots = 0;
+}
+
 /* The µop's scope (the "outside" one when there are no functions, unused). */
 static size_t uop_scope(const golden_topdown *td, const trace_uop *u)
 {
@@ -346,8 +364,7 @@ static void charge_interval(golden_topdown *td, const golden_interval *iv, unsig
         unsigned c = head->psv & TRACE_PSV_MASK_ALL; /* the component of the µop waited for */
 
         /* Slots the previous compute cycle could not fill wait for this µop. */
-        charge_slots(td, s, td->pending_category, c, td->pending_slots, 0);
-        td->pending_slots = 0;
+        charge_pending(td, s, c);
         charge_state(td, s, GOLDEN_DRAINED, c, iv->drained);
         charge_slots(td, s, GOLDEN_TOPDOWN_FRONTEND_BOUND, c, iv->drained * w, 1);
         charge_state(td, s, GOLDEN_STALLED, c, stalled);
@@ -381,6 +398,8 @@ static void charge_interval(golden_topdown *td, const golden_interval *iv, unsig
                 /* Nothing else could commit: the ROB ran dry, or the next µop
                  * was not done. Charged to that µop, known at its commit. */
                 td->pending_slots = w - n;
+                td->pending_weight = td->weight;
+                td->pending_group = td->group;
                 td->pending_category =
                     rob_after_retire == 0 ? GOLDEN_TOPDOWN_FRONTEND_BOUND : GOLDEN_TOPDOWN_BACKEND_BOUND;
             }
@@ -464,10 +483,33 @@ static void feed_run(golden_topdown *td, const trace_record *records, size_t cou
     }
 }
 
+/* Weighted windows: the first ends at or after the trace's first record,
+ * and every count the batch ending at `last` can reach (the weighted
+ * cycles times the larger of the width and a function's unit) fits in 64
+ * bits. 0, TEA_ERR_FORMAT or TEA_ERR_UNSUPPORTED. */
+static int check_weighted(const golden_topdown *td, uint64_t origin, uint64_t last)
+{
+    uint64_t cycles, scale = td->unit > td->width ? td->unit : td->width;
+    if (td->window_ends[0] < origin)
+        return error_set(TEA_ERR_FORMAT, "the first weighted window ends at cycle %llu, before the trace's first "
+                                         "record (cycle %llu)",
+                         (unsigned long long)td->window_ends[0], (unsigned long long)origin);
+    cycles = trace_sampling_weighted_cycles(td->window_ends, td->weights, td->windows, origin, last);
+    if (cycles > UINT64_MAX / scale)
+        return error_set(TEA_ERR_UNSUPPORTED, "the trace's weighted windows stand for more cycles than 64-bit "
+                                              "counts of commit slots hold");
+    return TEA_OK;
+}
+
 int golden_topdown_feed(golden_topdown *td, const trace_batch *batch)
 {
+    int rc;
     if (td->failed || td->finished)
         return td->failed ? TEA_ERR_NOMEM : error_set(TEA_ERR_USAGE, "golden_topdown_feed after golden_topdown_finish");
+    if (td->weights && batch->count
+        && (rc = check_weighted(td, td->started ? td->summary.origin : batch->records[0].cycle,
+                                batch->records[batch->count - 1].cycle)))
+        return rc;
     for (size_t first = 0; first < batch->count; first += TOPDOWN_RUN) {
         size_t run = batch->count - first < TOPDOWN_RUN ? batch->count - first : TOPDOWN_RUN;
         feed_run(td, batch->records + first, run, batch->uops);
@@ -585,8 +627,7 @@ int golden_topdown_finish(golden_topdown *td)
     charge_state(td, unattributed_scope(td), GOLDEN_DRAINED, GOLDEN_TOPDOWN_NO_UOP, tail_drained);
     charge_slots(td, unattributed_scope(td), GOLDEN_TOPDOWN_FRONTEND_BOUND, GOLDEN_TOPDOWN_NO_UOP,
                  tail_drained * td->width, 1);
-    charge_slots(td, unattributed_scope(td), td->pending_category, GOLDEN_TOPDOWN_NO_UOP, td->pending_slots, 0);
-    td->pending_slots = 0;
+    charge_pending(td, unattributed_scope(td), GOLDEN_TOPDOWN_NO_UOP);
     if (td->failed)
         return error_set(TEA_ERR_NOMEM, "out of memory");
     td->summary.cycles = td->started ? td->summary.last_cycle - td->summary.origin : 0;

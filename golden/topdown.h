@@ -137,8 +137,10 @@ int golden_topdown_create(golden_topdown **out, const golden_topdown_options *op
 
 /* Consumes a batch of records validated by a reader (trace_reader_read or
  * equivalent), following the previous batch. Returns 0, TEA_ERR_NOMEM (the
- * analysis then only allows golden_topdown_free) or TEA_ERR_USAGE after
- * golden_topdown_finish. */
+ * analysis then only allows golden_topdown_free), TEA_ERR_USAGE after
+ * golden_topdown_finish, and with weighted windows TEA_ERR_FORMAT (the
+ * first ends before the first record) or TEA_ERR_UNSUPPORTED (the weighted
+ * counts would overflow 64 bits). */
 int golden_topdown_feed(golden_topdown *td, const trace_batch *batch);
 
 /* Ends the trace: charges the trailing cycles and sorts the components.
@@ -189,7 +191,7 @@ int golden_topdown_group_windows(golden_topdown *td, const uint64_t *ends, size_
  * functions and the components, and the summary's cycles and slots are the
  * ones the windows stand for (its commits and the span stay the trace's).
  * No groups. Call before the first batch; `ends` and `weights` must stay
- * valid until the last batch is fed. Errors: TEA_ERR_USAGE (no windows, a
+ * valid until golden_topdown_finish. Errors: TEA_ERR_USAGE (no windows, a
  * weight of 0).
  */
 int golden_topdown_weight_windows(golden_topdown *td, const uint64_t *ends, const uint64_t *weights, size_t windows);

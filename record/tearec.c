@@ -46,7 +46,8 @@
  * runs, the counter is parked (track_start_client_code), so that --skip
  * counts the recorded thread's instructions exactly. Instructions count as
  * Valgrind executes them (each pass of a rep-prefixed one counts, in both
- * modes); a block left by a synchronous signal (a fault the program
+ * modes; with listed windows a rep string instruction counts once, see
+ * reps_once); a block left by a synchronous signal (a fault the program
  * handles) counts all its instructions, so --skip is exact in programs
  * that do not fault while it runs.
  *
@@ -374,8 +375,10 @@ static void put_window(void)
     window_pending = False;
 }
 
-/* Called before every instruction: `word` is its INSN record. */
-static VG_REGPARM(1) void on_insn(ULong word)
+/* Before every instruction: `word` is its INSN record; `rep`: it is a
+ * rep-prefixed string instruction, whose pass after a pass of its own is
+ * no new instruction when counting reps once. */
+static void insn(ULong word, Bool rep)
 {
     Bool repeat;
     cur_on = False;
@@ -385,7 +388,7 @@ static VG_REGPARM(1) void on_insn(ULong word)
         put_window();
     if (state == REC_WAIT)
         return;
-    repeat = reps_once && (Addr)(word & RECORD_STREAM_ADDR_MASK) == last_insn_pc;
+    repeat = reps_once && rep && (Addr)(word & RECORD_STREAM_ADDR_MASK) == last_insn_pc;
     last_insn_pc = (Addr)(word & RECORD_STREAM_ADDR_MASK);
     if (state == REC_SKIP) {
         /* a precise block while fast ones are wanted counts as they would */
@@ -422,6 +425,18 @@ static VG_REGPARM(1) void on_insn(ULong word)
     cur_on = True;
     if ((clo_sample_every || start_count) && state == REC_ON && !repeat && --window_left == 0)
         end_window();
+}
+
+/* Called before every instruction but rep string ones. */
+static VG_REGPARM(1) void on_insn(ULong word)
+{
+    insn(word, False);
+}
+
+/* Called before every pass of a rep string instruction. */
+static VG_REGPARM(1) void on_rep_insn(ULong word)
+{
+    insn(word, True);
 }
 
 /* A load or store of the current instruction. */
@@ -573,20 +588,36 @@ static void add_switch_range(IRSB *sb)
 }
 
 /* A fast block's start, at its first instruction `pc`: leave when fewer
- * than its `insns` instructions are left to pass, else take them off. */
-static void add_fast_block_start(IRSB *sb, Addr pc, Int offset_ip, UInt insns)
+ * than its `insns` instructions are left to pass, else take them off.
+ * Counting reps once (`rep`: the block starts with a rep string
+ * instruction), a block entered between passes that ran precise (the last
+ * precise instruction is this one) does not count the rep again; every
+ * fast block forgets the last precise instruction. */
+static void add_fast_block_start(IRSB *sb, Addr pc, Int offset_ip, UInt insns, Bool rep)
 {
     IRExpr *counter = mkIRExpr_HWord((HWord)&fast_left);
     IRTemp left = newIRTemp(sb->tyenv, Ity_I64), leave = newIRTemp(sb->tyenv, Ity_I1),
-           rest = newIRTemp(sb->tyenv, Ity_I64);
+           rest = newIRTemp(sb->tyenv, Ity_I64), count = newIRTemp(sb->tyenv, Ity_I64);
 
     addStmtToIRSB(sb, IRStmt_WrTmp(left, IRExpr_Load(Iend_LE, Ity_I64, counter)));
-    addStmtToIRSB(sb, IRStmt_WrTmp(leave, IRExpr_Binop(Iop_CmpLT64U, IRExpr_RdTmp(left),
-                                                       IRExpr_Const(IRConst_U64((ULong)insns)))));
+    if (reps_once && rep) {
+        IRTemp last = newIRTemp(sb->tyenv, Ity_I64), same = newIRTemp(sb->tyenv, Ity_I1);
+        addStmtToIRSB(sb, IRStmt_WrTmp(last, IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)&last_insn_pc))));
+        addStmtToIRSB(sb, IRStmt_WrTmp(same, IRExpr_Binop(Iop_CmpEQ64, IRExpr_RdTmp(last),
+                                                          IRExpr_Const(IRConst_U64((ULong)pc)))));
+        addStmtToIRSB(sb, IRStmt_WrTmp(count, IRExpr_ITE(IRExpr_RdTmp(same), IRExpr_Const(IRConst_U64((ULong)insns - 1)),
+                                                         IRExpr_Const(IRConst_U64((ULong)insns)))));
+    } else {
+        addStmtToIRSB(sb, IRStmt_WrTmp(count, IRExpr_Const(IRConst_U64((ULong)insns))));
+    }
+    addStmtToIRSB(sb, IRStmt_WrTmp(leave, IRExpr_Binop(Iop_CmpLT64U, IRExpr_RdTmp(left), IRExpr_RdTmp(count))));
     add_switch_exit(sb, leave, pc, offset_ip);
-    addStmtToIRSB(
-        sb, IRStmt_WrTmp(rest, IRExpr_Binop(Iop_Sub64, IRExpr_RdTmp(left), IRExpr_Const(IRConst_U64((ULong)insns)))));
+    addStmtToIRSB(sb, IRStmt_WrTmp(rest, IRExpr_Binop(Iop_Sub64, IRExpr_RdTmp(left), IRExpr_RdTmp(count))));
     addStmtToIRSB(sb, IRStmt_Store(Iend_LE, counter, IRExpr_RdTmp(rest)));
+    if (reps_once) {
+        tl_assert(sizeof last_insn_pc == 8);
+        addStmtToIRSB(sb, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&last_insn_pc), IRExpr_Const(IRConst_U64(0))));
+    }
 }
 
 /* Before a fast block's side exit `guard`: when it is taken, `unrun`
@@ -651,7 +682,8 @@ static UInt block_insns(const IRSB *sb)
     for (Int i = 0; i < sb->stmts_used; i++) {
         if (!sb->stmts[i] || sb->stmts[i]->tag != Ist_IMark)
             continue;
-        n += !(reps_once && n && (Addr)sb->stmts[i]->Ist.IMark.addr == prev);
+        n += !(reps_once && n && (Addr)sb->stmts[i]->Ist.IMark.addr == prev
+               && is_rep_string(prev, sb->stmts[i]->Ist.IMark.len));
         prev = (Addr)sb->stmts[i]->Ist.IMark.addr;
     }
     return n;
@@ -676,24 +708,38 @@ static Bool translate_fast(UInt insns)
  * the guest state may not be up to date (the optimizer ran before the
  * tool), so once a block runs, its precise instructions count as fast ones
  * would (on_insn). */
-static void add_precise_block_start(IRSB *sb, Addr pc, Int offset_ip)
+static void add_precise_block_start(IRSB *sb, Addr pc, Int offset_ip, Bool rep)
 {
     IRTemp wanted = newIRTemp(sb->tyenv, Ity_I8), leave = newIRTemp(sb->tyenv, Ity_I1);
 
     tl_assert(sizeof fast_wanted == 1);
     addStmtToIRSB(sb, IRStmt_WrTmp(wanted, IRExpr_Load(Iend_LE, Ity_I8, mkIRExpr_HWord((HWord)&fast_wanted))));
     addStmtToIRSB(sb, IRStmt_WrTmp(leave, IRExpr_Binop(Iop_CmpNE8, IRExpr_RdTmp(wanted), IRExpr_Const(IRConst_U8(0)))));
+    if (rep && reps_once) {
+        /* Counting reps once, a rep string instruction between passes (the
+         * last one precise) stays precise, where its passes count as one:
+         * a fast block entered at it would count it again. */
+        IRTemp last = newIRTemp(sb->tyenv, Ity_I64), other = newIRTemp(sb->tyenv, Ity_I1),
+               both = newIRTemp(sb->tyenv, Ity_I1);
+        tl_assert(sizeof last_insn_pc == 8);
+        addStmtToIRSB(sb, IRStmt_WrTmp(last, IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)&last_insn_pc))));
+        addStmtToIRSB(sb, IRStmt_WrTmp(other, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(last),
+                                                           IRExpr_Const(IRConst_U64((ULong)pc)))));
+        addStmtToIRSB(sb, IRStmt_WrTmp(both, IRExpr_Binop(Iop_And1, IRExpr_RdTmp(leave), IRExpr_RdTmp(other))));
+        leave = both;
+    }
     add_switch_exit(sb, leave, pc, offset_ip);
 }
 
 /* A precise translation's instruction (`word`, its INSN record): on_insn,
  * then whether the instruction is recorded (cur_on) read into a
  * temporary, the guard of its memory accesses, which it returns. */
-static IRTemp add_precise_insn(IRSB *sb, ULong word)
+static IRTemp add_precise_insn(IRSB *sb, ULong word, Bool rep)
 {
     IRTemp on = newIRTemp(sb->tyenv, Ity_I8), recorded_insn = newIRTemp(sb->tyenv, Ity_I1);
-    IRDirty *di =
-        unsafeIRDirty_0_N(1, "tearec_insn", VG_(fnptr_to_fnentry)(on_insn), mkIRExprVec_1(mkIRExpr_HWord((HWord)word)));
+    IRDirty *di = unsafeIRDirty_0_N(1, rep ? "tearec_rep_insn" : "tearec_insn",
+                                    VG_(fnptr_to_fnentry)(rep ? (void *)on_rep_insn : (void *)on_insn),
+                                    mkIRExprVec_1(mkIRExpr_HWord((HWord)word)));
 
     tl_assert(sizeof cur_on == 1);
     addStmtToIRSB(sb, IRStmt_Dirty(di));
@@ -796,23 +842,25 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
             UInt len = st->Ist.IMark.len;
             report_object(pc);
             addStmtToIRSB(sb, st);
-            Bool first = seen == 0;
-            seen += !(reps_once && seen && pc == prev_pc); /* a rep's next pass is no new instruction */
+            Bool first = seen == 0, rep = reps_once && is_rep_string(pc, len);
+            seen += !(rep && seen && pc == prev_pc); /* a rep's next pass is no new instruction */
             prev_pc = pc;
-            rep_pc = fast && reps_once && is_rep_string(pc, len) ? pc : 0;
+            rep_pc = fast && rep ? pc : 0;
             if (fast && first)
-                add_fast_block_start(sb, pc, layout->offset_IP, insns);
+                add_fast_block_start(sb, pc, layout->offset_IP, insns, rep);
             if (!fast && !stay && first)
-                add_precise_block_start(sb, pc, layout->offset_IP);
+                add_precise_block_start(sb, pc, layout->offset_IP, rep);
             if (is_entry_of(pc, clo_start_at, start_by_address, start_address))
                 add_call0(sb, "tearec_start", on_start_symbol);
             if (!fast && is_entry_of(pc, clo_stop_at, stop_by_address, stop_address))
                 add_call0(sb, "tearec_stop", on_stop_symbol);
             if (!fast) {
                 report_code(pc, len);
-                recorded_insn = add_precise_insn(sb, RECORD_STREAM_INSN << RECORD_STREAM_KIND_SHIFT
-                                                         | (ULong)(len & 0xff) << RECORD_STREAM_SIZE_SHIFT
-                                                         | ((ULong)pc & RECORD_STREAM_ADDR_MASK));
+                recorded_insn = add_precise_insn(sb,
+                                                 RECORD_STREAM_INSN << RECORD_STREAM_KIND_SHIFT
+                                                     | (ULong)(len & 0xff) << RECORD_STREAM_SIZE_SHIFT
+                                                     | ((ULong)pc & RECORD_STREAM_ADDR_MASK),
+                                                 rep);
             }
             continue;
         }

@@ -49,8 +49,6 @@ typedef struct window_groups {
     size_t windows;
     size_t window;             /* the window of the records being fed */
     uint64_t *owned;           /* weighted: the copies `ends` and `weights` point into */
-    uint64_t weighted_cycles;  /* weighted: the cycles the windows stand for, from the origin to the last end */
-    int weighted_known;        /* ... computed (at the first batch) */
     pics *groups;              /* [count]: window w charges groups[w % count] */
     unsigned count;            /* 0: no groups */
     pics *sampler_groups;      /* [samplers x count]: sampler j's group k at [j * count + k],
@@ -515,31 +513,22 @@ int tea_replay_weight_windows(tea_replay *r, const uint64_t *ends, const uint64_
     return TEA_OK;
 }
 
-/* The cycles a weighted trace from `origin` to `last` stands for, at most:
- * each window's cycles up to its end times its weight, those past the last
- * window's end the last window's (UINT64_MAX beyond 2^64). The windows'
- * part is summed once (g->weighted_cycles), so a batch costs O(1). */
-static uint64_t weighted_span(window_groups *g, uint64_t origin, uint64_t last)
+/* A weighted trace from `origin` to `last`: its first window ends at or
+ * after its first record, and the cycles its windows stand for fit in a
+ * PICS. 0, TEA_ERR_FORMAT or TEA_ERR_UNSUPPORTED. */
+static int check_weighted_span(const window_groups *g, uint64_t origin, uint64_t last)
 {
-    uint64_t end = g->ends[g->windows - 1], w = g->weights[g->windows - 1], past;
-    if (!g->weighted_known) {
-        uint64_t total = 0, from = origin;
-        for (size_t k = 0; k < g->windows; k++) {
-            uint64_t cycles = g->ends[k] > from ? g->ends[k] - from : 0;
-            if (cycles && (g->weights[k] > UINT64_MAX / cycles || total > UINT64_MAX - cycles * g->weights[k])) {
-                total = UINT64_MAX;
-                break;
-            }
-            total += cycles * g->weights[k];
-            from = g->ends[k] > from ? g->ends[k] : from;
-        }
-        g->weighted_cycles = total;
-        g->weighted_known = 1;
-    }
-    past = last > end ? last - end : 0;
-    if (past && (w > UINT64_MAX / past || g->weighted_cycles > UINT64_MAX - past * w))
-        return UINT64_MAX;
-    return g->weighted_cycles + past * w;
+    if (g->ends[0] < origin)
+        return error_set(TEA_ERR_FORMAT, "the first weighted window ends at cycle %llu, before the trace's first "
+                                         "record (cycle %llu)",
+                         (unsigned long long)g->ends[0], (unsigned long long)origin);
+    if (trace_sampling_weighted_cycles(g->ends, g->weights, g->windows, origin, last) > TEA_REPLAY_MAX_SPAN)
+        return error_set(TEA_ERR_UNSUPPORTED,
+                         "the trace's weighted windows stand for more than %llu cycles by cycle %llu; a PICS "
+                         "holds at most that many (1/%llu-cycle units in 64 bits)",
+                         (unsigned long long)TEA_REPLAY_MAX_SPAN, (unsigned long long)last,
+                         (unsigned long long)PICS_UNIT);
+    return TEA_OK;
 }
 
 int tea_replay_group_windows(tea_replay *r, const uint64_t *ends, size_t windows, unsigned groups)
@@ -587,12 +576,8 @@ int tea_replay_feed(tea_replay *r, const trace_batch *batch)
         uint64_t last = batch->records[batch->count - 1].cycle;
         if ((rc = tea_replay_check_span(origin, last)))
             return rc;
-        if (r->wg.weights && weighted_span(&r->wg, origin, last) > TEA_REPLAY_MAX_SPAN)
-            return error_set(TEA_ERR_UNSUPPORTED,
-                             "the trace's weighted windows stand for more than %llu cycles by cycle %llu; a "
-                             "PICS holds at most that many (1/%llu-cycle units in 64 bits)",
-                             (unsigned long long)TEA_REPLAY_MAX_SPAN, (unsigned long long)last,
-                             (unsigned long long)PICS_UNIT);
+        if (r->wg.weights && (rc = check_weighted_span(&r->wg, origin, last)))
+            return rc;
     }
     if (batch->count && !r->started) {
         /* The origin record starts every sampler; taggers never see it. */

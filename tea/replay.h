@@ -108,7 +108,8 @@ int tea_replay_group_windows(tea_replay *r, const uint64_t *ends, size_t windows
  * that every PICS estimates the whole run's with as many samples in each
  * window as the run has in what it stands for. A trace whose weighted
  * cycles exceed TEA_REPLAY_MAX_SPAN is refused at the batch that reaches
- * it (TEA_ERR_UNSUPPORTED). Not with window groups; same conditions
+ * it (TEA_ERR_UNSUPPORTED), one whose first window ends before its first
+ * record at the first batch (TEA_ERR_FORMAT). Not with window groups; same conditions
  * otherwise, but the replay keeps copies of `ends` and `weights`. Errors:
  * TEA_ERR_USAGE (no windows, a weight of 0, ends that do not increase),
  * TEA_ERR_NOMEM.

@@ -439,7 +439,7 @@ static int set_weights(record_run *run, trace_sampling *s)
     if (!(run->weights = calloc(req->simpoints.count, sizeof *run->weights)))
         return error_set(TEA_ERR_NOMEM, "out of memory");
     model_simpoint_integer_weights(&req->simpoints, intervals, run->weights);
-    if (run->window_count < req->simpoints.count)
+    if (vs->have_count && run->window_count < req->simpoints.count)
         fprintf(stderr, "tea record: warning: %zu of the %zu SimPoint regions lie past the program's end (%llu "
                         "instructions): are the files for this program and input?\n",
                 req->simpoints.count - run->window_count, req->simpoints.count,

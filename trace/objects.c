@@ -194,6 +194,21 @@ double trace_sampling_stands_for(const trace_sampling *s, uint64_t first, uint64
     return weighted * scale;
 }
 
+uint64_t trace_sampling_weighted_cycles(const uint64_t *ends, const uint64_t *weights, size_t count, uint64_t origin,
+                                        uint64_t last)
+{
+    uint64_t total = 0, from = origin;
+    for (size_t k = 0; k < count && from < last; k++) {
+        uint64_t to = k + 1 == count || ends[k] > last ? last : ends[k];
+        uint64_t cycles = to > from ? to - from : 0;
+        if (cycles && (weights[k] > UINT64_MAX / cycles || total > UINT64_MAX - cycles * weights[k]))
+            return UINT64_MAX;
+        total += cycles * weights[k];
+        from = to > from ? to : from;
+    }
+    return total;
+}
+
 uint64_t trace_sampling_heaviest(const trace_sampling *s)
 {
     uint64_t heaviest = 1;

@@ -129,6 +129,14 @@ unsigned trace_sampling_groups(const trace_sampling *s);
  * past the last window's end its) times its weight, times every / length. */
 double trace_sampling_stands_for(const trace_sampling *s, uint64_t first, uint64_t last);
 
+/* The cycles from `origin` to `last` (a trace's first record and its
+ * latest), each counted as often as the weight of its window: window k's
+ * cycles after ends[k - 1] (the first's after `origin`) up to ends[k],
+ * those past the last end the last window's. UINT64_MAX when the sum does
+ * not fit in 64 bits. O(count). */
+uint64_t trace_sampling_weighted_cycles(const uint64_t *ends, const uint64_t *weights, size_t count, uint64_t origin,
+                                        uint64_t last);
+
 /* The heaviest window's weight: 1 unless weighted. */
 uint64_t trace_sampling_heaviest(const trace_sampling *s);
 

@@ -578,7 +578,7 @@ static void schedule_of_weighted_windows(void **state)
             tea_schedule_init(&taken, 100, 12, jitters[j], 7, 12);
             tea_schedule_set_windows(&taken, ends, weights, WINDOWS);
             skipped = taken;
-            assert_int_equal(tea_schedule_take(&taken, c), c >= 95 ? upto[c] : 0);
+            assert_int_equal(tea_schedule_take(&taken, c), upto[c]);
             tea_schedule_skip_past(&skipped, c);
             assert_true(skipped.next > c);
             assert_int_equal(taken.next, skipped.next);

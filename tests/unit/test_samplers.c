@@ -6,6 +6,7 @@
 #include "common/error.h"
 #include "pics/pics.h"
 #include "tea/replay.h"
+#include "tea/schedule.h"
 #include "tea/tagger.h"
 #include "trace/psv.h"
 
@@ -576,7 +577,20 @@ static void weighted_windows(void **state)
     assert_cell(tea, 0x20, 0, U / 4);
     assert_cell(tea, 0x2c, 0, U / 4);
     assert_cell(tea, 0x30, 1, 7 * U);
-    assert_true(tea_replay_sampler_samples(r, 1) > 0); /* IBS follows its windows too */
+    {
+        /* IBS follows the windows too: each of its points (a schedule at
+         * period 2 with the same windows, up to the last cycle) is a
+         * sample or a loss */
+        tea_schedule points;
+        const uint64_t *lost = tea_replay_sampler_lost(r, 1);
+        uint64_t n = tea_replay_sampler_samples(r, 1);
+        tea_schedule_init(&points, 0, 2, PICS_JITTER_NONE, 1, 2);
+        tea_schedule_set_windows(&points, ends, weights, 3);
+        for (int k = 0; k < PICS_LOST_REASONS; k++)
+            n += lost[k];
+        assert_int_equal(n, tea_schedule_take(&points, 12));
+        assert_true(n > 12); /* windows of weight 3 and 6 take more than a point per two cycles */
+    }
     tea_replay_free(r);
 
     assert_int_equal(tea_replay_create(&r, 0, sp, 2), 0);

@@ -707,6 +707,13 @@ static void weighted_windows(void **state)
             assert_true(w->level2[k] == sum);
         }
         assert_true(golden_topdown_get_summary(weighted)->cycles == cycles);
+        {
+            /* every cycle's W slots count where the cycle does */
+            uint64_t slots = 0;
+            for (int k = 0; k < GOLDEN_TOPDOWN_CATEGORY_COUNT; k++)
+                slots += w->slots[k];
+            assert_true(slots == golden_topdown_get_summary(weighted)->slots);
+        }
         assert_true(golden_topdown_get_summary(grouped)->cycles == span);
         assert_int_equal(golden_topdown_get_summary(weighted)->commits, golden_topdown_get_summary(grouped)->commits);
         golden_topdown_free(grouped);
@@ -716,11 +723,36 @@ static void weighted_windows(void **state)
     {
         golden_topdown *td;
         golden_topdown_options o = { 4, 0, 0, NULL, NULL };
-        const uint64_t ends[2] = { 10, 20 }, zero[2] = { 1, 0 };
+        const uint64_t ends[2] = { 10, 20 }, zero[2] = { 1, 0 }, heavy[2] = { 1ull << 60, 1ull << 60 };
+        test_stream s;
+        trace_batch b;
         assert_int_equal(golden_topdown_create(&td, &o), 0);
         assert_int_equal(golden_topdown_weight_windows(td, ends, zero, 2), TEA_ERR_USAGE);
         assert_int_equal(golden_topdown_weight_windows(td, ends, zero, 0), TEA_ERR_USAGE);
         golden_topdown_free(td);
+        /* windows ending before the first record, and weights whose counts
+         * overflow, are refused at the first batch */
+        test_model_stream("mixed", 5, 3000, &s);
+        o.commit_width = s.header.commit_width;
+        b = test_stream_batch(&s, 0, s.count);
+        assert_int_equal(golden_topdown_create(&td, &o), 0);
+        {
+            /* the trace from record 10 on, its window ending at record 5's cycle */
+            const uint64_t early[1] = { s.records[5].cycle };
+            trace_batch late = test_stream_batch(&s, 10, s.count - 10);
+            assert_true(s.records[5].cycle < s.records[10].cycle);
+            assert_int_equal(golden_topdown_weight_windows(td, early, zero, 1), 0);
+            assert_int_equal(golden_topdown_feed(td, &late), TEA_ERR_FORMAT);
+        }
+        golden_topdown_free(td);
+        assert_int_equal(golden_topdown_create(&td, &o), 0);
+        {
+            const uint64_t at[2] = { s.records[s.count / 2].cycle, s.records[s.count - 1].cycle };
+            assert_int_equal(golden_topdown_weight_windows(td, at, heavy, 2), 0);
+            assert_int_equal(golden_topdown_feed(td, &b), TEA_ERR_UNSUPPORTED);
+        }
+        golden_topdown_free(td);
+        test_stream_free(&s);
     }
 }
 
