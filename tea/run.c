@@ -264,7 +264,7 @@ static int check_sampling_known(const tea_run *t, const trace_run *at_end)
 {
     if (at_end->sampling.every && !t->objects.run.sampling.every)
         return error_set(TEA_ERR_UNSUPPORTED,
-                         "%s: a sampled recording (--sample-every) read from a pipe: its windows are "
+                         "%s: a sampled recording (--sample-every, --simpoints) read from a pipe: its windows are "
                          "listed at its end, too late; replay the file itself",
                          t->path);
     return TEA_OK;

@@ -72,7 +72,7 @@ static int canonical_ranges(const pics_symmap *map, size_t **out)
 /* A sampled trace whose windows the reader knows (a file's): the analysis
  * keeps groups of them (golden_topdown_group_windows), or weights them
  * (golden_topdown_weight_windows), as tea replay does. */
-static int group_windows(trace_reader *reader, golden_topdown *td)
+static int group_windows(trace_reader *reader, golden_topdown *td, int *weighted)
 {
     const trace_run *run;
     unsigned groups;
@@ -80,7 +80,8 @@ static int group_windows(trace_reader *reader, golden_topdown *td)
 
     if ((rc = trace_reader_run(reader, &run)))
         return rc;
-    if (trace_sampling_weighted(&run->sampling))
+    *weighted = trace_sampling_weighted(&run->sampling);
+    if (*weighted)
         return golden_topdown_weight_windows(td, run->sampling.window_ends, run->sampling.window_weights,
                                              run->sampling.window_count);
     groups = trace_sampling_groups(&run->sampling);
@@ -119,6 +120,21 @@ double view_topdown_level2_half_percent(const golden_topdown *td, enum golden_to
     return groups_half_percent(td, GOLDEN_TOPDOWN_VIEW_SLOTS, 1, (unsigned)node);
 }
 
+/* A recording of SimPoint's regions read from a stream names its weights
+ * only at its end, after its cycles were counted unweighted: refused.
+ * `weighted`: the weights were known at the start. */
+static int check_weights_known(trace_reader *reader, int weighted)
+{
+    const trace_run *run;
+    int rc;
+    if ((rc = trace_reader_run(reader, &run)))
+        return rc;
+    if (trace_sampling_weighted(&run->sampling) && !weighted)
+        return error_set(TEA_ERR_UNSUPPORTED, "a recording of SimPoint's regions (--simpoints) read from a pipe: its "
+                                              "weights are listed at its end, too late; give the file itself");
+    return TEA_OK;
+}
+
 int view_topdown_analyse(trace_reader *reader, const pics_symmap *map, golden_topdown **out)
 {
     trace_batch batch = { 0 };
@@ -126,7 +142,7 @@ int view_topdown_analyse(trace_reader *reader, const pics_symmap *map, golden_to
     locator loc = { map, NULL, -1 };
     size_t *canonical = NULL;
     golden_topdown *td = NULL;
-    int rc;
+    int rc, weighted = 0;
 
     *out = NULL;
     memset(&opts, 0, sizeof opts);
@@ -141,7 +157,7 @@ int view_topdown_analyse(trace_reader *reader, const pics_symmap *map, golden_to
         opts.locate_ctx = &loc;
     }
     if ((rc = trace_batch_init(&batch, TRACE_BATCH_RECORDS)) || (rc = golden_topdown_create(&td, &opts))
-        || (rc = group_windows(reader, td)))
+        || (rc = group_windows(reader, td, &weighted)))
         goto done;
     for (;;) {
         if ((rc = trace_reader_read(reader, &batch)))
@@ -151,6 +167,8 @@ int view_topdown_analyse(trace_reader *reader, const pics_symmap *map, golden_to
         if ((rc = golden_topdown_feed(td, &batch)))
             goto done;
     }
+    if ((rc = check_weights_known(reader, weighted)))
+        goto done;
     rc = golden_topdown_finish(td);
 done:
     if (rc)

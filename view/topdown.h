@@ -24,8 +24,10 @@
 
 /* Reads the trace once through the analysis, per function with `map`
  * (NULL: the whole trace only); on a sampled trace file of two windows or
- * more, also by groups of windows (golden_topdown_group_windows). *out is
- * the analysis (golden_topdown_free). Errors: the reader's, TEA_ERR_NOMEM. */
+ * more, also by groups of windows (golden_topdown_group_windows), and on
+ * one of SimPoint's regions weighted (golden_topdown_weight_windows). *out
+ * is the analysis (golden_topdown_free). Errors: the reader's,
+ * TEA_ERR_NOMEM, TEA_ERR_UNSUPPORTED (SimPoint's regions from a stream). */
 int view_topdown_analyse(trace_reader *reader, const pics_symmap *map, golden_topdown **out);
 
 /* 10^decimals: shares are integers in units of 10^-decimals percent. */

@@ -168,7 +168,7 @@ awk -F, '$1 == "(all)" && $3 == "compute" && ($8 == "" || $9 == "" || $8 > $7 ||
     fail "tea topdown --format csv: no interval around compute's share: $(head -n 4 out.txt)"
 # a pipe cannot say it is sampled before its end; TraceDoctor tokens cannot at all
 run 1 sh -c "cat samp.tea | '$TEA' replay -q - --schemes tea -o samp-pipe"
-contains err.txt "a sampled recording (--sample-every) read from a pipe"
+contains err.txt "a sampled recording (--sample-every, --simpoints) read from a pipe"
 [ ! -e samp-pipe ] || fail "a refused sampled replay left output"
 run 2 "$TEA" convert -q samp.tea --to tracedoctor -o samp.td
 [ ! -e samp.td ] || fail "a refused conversion left output"

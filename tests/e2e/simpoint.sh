@@ -62,6 +62,13 @@ awk -v n="$n" -v g="$golden" -v p="$period" 'BEGIN { e = g / p; exit !(p > 0 && 
 run 0 "$PICS" error r/tea.pics r/golden.pics
 ! grep -q 'interval' out.txt || fail "pics error: an interval on SimPoint's chosen regions"
 
+# a pipe names the weights only at its end: replay and topdown refuse it, leaving nothing
+run 1 sh -c "cat sp.tea | '$TEA' replay -q - --schemes tea -o sp-pipe"
+contains err.txt "a sampled recording (--sample-every, --simpoints) read from a pipe"
+[ ! -e sp-pipe ] || fail "a refused weighted replay left output"
+run 1 sh -c "cat sp.tea | '$TEA' topdown -"
+contains err.txt "a recording of SimPoint's regions (--simpoints) read from a pipe"
+
 # one region standing for the whole run: the weight is the run's 21 intervals
 printf '5 0\n' >sp1.txt
 printf '1 0\n' >w1.txt
