@@ -490,11 +490,9 @@ static void feed_run(golden_topdown *td, const trace_record *records, size_t cou
 static int check_weighted(const golden_topdown *td, uint64_t origin, uint64_t last)
 {
     uint64_t cycles, scale = td->unit > td->width ? td->unit : td->width;
-    if (td->window_ends[0] < origin)
-        return error_set(TEA_ERR_FORMAT, "the first weighted window ends at cycle %llu, before the trace's first "
-                                         "record (cycle %llu)",
-                         (unsigned long long)td->window_ends[0], (unsigned long long)origin);
-    cycles = trace_sampling_weighted_cycles(td->window_ends, td->weights, td->windows, origin, last);
+    int rc;
+    if ((rc = trace_sampling_weighted_span(td->window_ends, td->weights, td->windows, origin, last, &cycles)))
+        return rc;
     if (cycles > UINT64_MAX / scale)
         return error_set(TEA_ERR_UNSUPPORTED, "the trace's weighted windows stand for more cycles than 64-bit "
                                               "counts of commit slots hold");

@@ -518,11 +518,11 @@ int tea_replay_weight_windows(tea_replay *r, const uint64_t *ends, const uint64_
  * PICS. 0, TEA_ERR_FORMAT or TEA_ERR_UNSUPPORTED. */
 static int check_weighted_span(const window_groups *g, uint64_t origin, uint64_t last)
 {
-    if (g->ends[0] < origin)
-        return error_set(TEA_ERR_FORMAT, "the first weighted window ends at cycle %llu, before the trace's first "
-                                         "record (cycle %llu)",
-                         (unsigned long long)g->ends[0], (unsigned long long)origin);
-    if (trace_sampling_weighted_cycles(g->ends, g->weights, g->windows, origin, last) > TEA_REPLAY_MAX_SPAN)
+    uint64_t cycles;
+    int rc;
+    if ((rc = trace_sampling_weighted_span(g->ends, g->weights, g->windows, origin, last, &cycles)))
+        return rc;
+    if (cycles > TEA_REPLAY_MAX_SPAN)
         return error_set(TEA_ERR_UNSUPPORTED,
                          "the trace's weighted windows stand for more than %llu cycles by cycle %llu; a PICS "
                          "holds at most that many (1/%llu-cycle units in 64 bits)",

@@ -179,19 +179,11 @@ unsigned trace_sampling_groups(const trace_sampling *s)
 
 double trace_sampling_stands_for(const trace_sampling *s, uint64_t first, uint64_t last)
 {
-    double scale = s->every ? (double)s->every / (double)s->length : 1.0, weighted = 0;
-    uint64_t from = first;
-
+    double scale = s->every ? (double)s->every / (double)s->length : 1.0;
     if (!trace_sampling_weighted(s))
         return (double)(last - first) * scale;
-    for (size_t k = 0; k < s->window_count; k++) {
-        uint64_t to = k + 1 == s->window_count ? (last > s->window_ends[k] ? last : s->window_ends[k])
-                                               : s->window_ends[k];
-        if (to > from)
-            weighted += (double)(to - from) * (double)s->window_weights[k];
-        from = to > from ? to : from;
-    }
-    return weighted * scale;
+    return (double)trace_sampling_weighted_cycles(s->window_ends, s->window_weights, s->window_count, first, last)
+           * scale;
 }
 
 uint64_t trace_sampling_weighted_cycles(const uint64_t *ends, const uint64_t *weights, size_t count, uint64_t origin,
@@ -207,6 +199,18 @@ uint64_t trace_sampling_weighted_cycles(const uint64_t *ends, const uint64_t *we
         from = to > from ? to : from;
     }
     return total;
+}
+
+int trace_sampling_weighted_span(const uint64_t *ends, const uint64_t *weights, size_t count, uint64_t origin,
+                                 uint64_t last, uint64_t *cycles)
+{
+    assert(count >= 1);
+    if (ends[0] < origin)
+        return error_set(TEA_ERR_FORMAT, "the first weighted window ends at cycle %llu, before the trace's first "
+                                         "record (cycle %llu)",
+                         (unsigned long long)ends[0], (unsigned long long)origin);
+    *cycles = trace_sampling_weighted_cycles(ends, weights, count, origin, last);
+    return TEA_OK;
 }
 
 uint64_t trace_sampling_heaviest(const trace_sampling *s)

@@ -137,6 +137,12 @@ double trace_sampling_stands_for(const trace_sampling *s, uint64_t first, uint64
 uint64_t trace_sampling_weighted_cycles(const uint64_t *ends, const uint64_t *weights, size_t count, uint64_t origin,
                                         uint64_t last);
 
+/* trace_sampling_weighted_cycles into *cycles, once the first window is
+ * found to end at or after `origin`: 0, or TEA_ERR_FORMAT (naming both
+ * cycles) for windows that end before the trace's first record. */
+int trace_sampling_weighted_span(const uint64_t *ends, const uint64_t *weights, size_t count, uint64_t origin,
+                                 uint64_t last, uint64_t *cycles);
+
 /* The heaviest window's weight: 1 unless weighted. */
 uint64_t trace_sampling_heaviest(const trace_sampling *s);
 

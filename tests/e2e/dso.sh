@@ -7,10 +7,8 @@
 # (valgrind's Debian package brings libc6-dbg, so libc's local functions have
 # names wherever this runs).
 . "$(dirname "$0")/lib.bash"
-TOOL=$BIN/../libexec/tea/valgrind/tearec-amd64-linux
 
-command -v valgrind >/dev/null || { echo "SKIP: valgrind is not installed"; exit 77; }
-[ -x "$TOOL" ] || { echo "SKIP: the tearec tool is not built ($TOOL)"; exit 77; }
+need_tearec
 cc -O1 -g -fPIC -shared -o libdso_lib.so "$DATA/dso_lib.c" || fail "cannot build dso_lib"
 # shellcheck disable=SC2016 # $ORIGIN is for the dynamic linker
 cc -O1 -g -fPIE -pie -o dso_prog "$DATA/dso_prog.c" -L. -ldso_lib -Wl,-rpath,'$ORIGIN' || fail "cannot build dso_prog"

@@ -66,3 +66,23 @@ xpath() {
 }
 G="*[local-name()='g']"
 RECT="*[local-name()='rect']"
+
+# need_tearec: skips the test (77) where valgrind or tea's Valgrind tool
+# (tearec, beside the tea binary) is absent.
+need_tearec() {
+    command -v valgrind >/dev/null || { echo "SKIP: valgrind is not installed"; exit 77; }
+    tool=$BIN/../libexec/tea/valgrind/tearec-amd64-linux
+    [ -x "$tool" ] || { echo "SKIP: the tearec tool is not built ($tool)"; exit 77; }
+}
+
+# build_record_prog: tests/data/record_prog.c (hand-counted regions, see
+# its comment) built as ./prog; skips (77) without valgrind.h.
+build_record_prog() {
+    [ -r /usr/include/valgrind/valgrind.h ] || { echo "SKIP: valgrind.h is missing"; exit 77; }
+    cc -O1 -no-pie -pthread -I"$DATA/../../include" -o prog "$DATA/record_prog.c" || fail "cannot build record_prog"
+}
+
+# sym NAME: the address of ./prog's symbol NAME, in decimal
+sym() {
+    printf '%d' 0x$(nm prog | awk -v s="$1" '$3 == s { print $1 }')
+}

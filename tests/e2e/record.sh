@@ -4,13 +4,9 @@
 # own return 2 * 100 + 6 (see the program's comment). Skipped (77) where
 # valgrind or tea's Valgrind tool is absent.
 . "$(dirname "$0")/lib.bash"
-SRC=$DATA/../..
-TOOL=$BIN/../libexec/tea/valgrind/tearec-amd64-linux
 
-command -v valgrind >/dev/null || { echo "SKIP: valgrind is not installed"; exit 77; }
-[ -x "$TOOL" ] || { echo "SKIP: the tearec tool is not built ($TOOL)"; exit 77; }
-[ -r /usr/include/valgrind/valgrind.h ] || { echo "SKIP: valgrind.h is missing"; exit 77; }
-cc -O1 -no-pie -pthread -I"$SRC/include" -o prog "$DATA/record_prog.c" || fail "cannot build record_prog"
+need_tearec
+build_record_prog
 
 commits() {
     "$TEA" info --json "$1" >info.json || fail "tea info $1"
@@ -23,9 +19,6 @@ pc_range() {
     "$PICS" export "r-$1/golden.pics" >cells.csv || fail "pics export"
     awk -F, 'NR > 1 { print $1 }' cells.csv | while read -r pc; do echo $((pc)); done | sort -n >pcs.txt
     echo "$(head -n 1 pcs.txt) $(tail -n 1 pcs.txt)"
-}
-sym() {
-    printf '%d' 0x$(nm prog | awk -v s="$1" '$3 == s { print $1 }')
 }
 
 # --start-at / --stop-at: exactly the region, every PC in region..stop_here

@@ -7,10 +7,8 @@
 # empty afterwards, and no Valgrind process may be left. Skipped (77) where
 # valgrind or tea's Valgrind tool is absent.
 . "$(dirname "$0")/lib.bash"
-TOOL=$BIN/../libexec/tea/valgrind/tearec-amd64-linux
 
-command -v valgrind >/dev/null || { echo "SKIP: valgrind is not installed"; exit 77; }
-[ -x "$TOOL" ] || { echo "SKIP: the tearec tool is not built ($TOOL)"; exit 77; }
+need_tearec
 
 mkdir tmp
 export TMPDIR=$SCRATCH/tmp

@@ -5,16 +5,9 @@
 # standing for round(weight x the run's intervals) of them, and replayed
 # weighted. Skipped (77) where valgrind or tea's Valgrind tool is absent.
 . "$(dirname "$0")/lib.bash"
-SRC=$DATA/../..
-TOOL=$BIN/../libexec/tea/valgrind/tearec-amd64-linux
 
-command -v valgrind >/dev/null || { echo "SKIP: valgrind is not installed"; exit 77; }
-[ -x "$TOOL" ] || { echo "SKIP: the tearec tool is not built ($TOOL)"; exit 77; }
-[ -r /usr/include/valgrind/valgrind.h ] || { echo "SKIP: valgrind.h is missing"; exit 77; }
-cc -O1 -no-pie -pthread -I"$SRC/include" -o prog "$DATA/record_prog.c" || fail "cannot build record_prog"
-sym() {
-    printf '%d' 0x$(nm prog | awk -v s="$1" '$3 == s { print $1 }')
-}
+need_tearec
+build_record_prog
 
 # intervals of 10^6 instructions from long_region's entry: the run has 21
 # (20 whole, then stop_here and the program's end); regions 11 (cluster 1,

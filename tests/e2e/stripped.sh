@@ -16,10 +16,8 @@
 # Skipped (77) where valgrind, the tearec tool, gzip, debuginfod or
 # objcopy are absent.
 . "$(dirname "$0")/lib.bash"
-TOOL=$BIN/../libexec/tea/valgrind/tearec-amd64-linux
 
-command -v valgrind >/dev/null || { echo "SKIP: valgrind is not installed"; exit 77; }
-[ -x "$TOOL" ] || { echo "SKIP: the tearec tool is not built ($TOOL)"; exit 77; }
+need_tearec
 [ -x /usr/bin/gzip ] || { echo "SKIP: /usr/bin/gzip is missing"; exit 77; }
 command -v readelf >/dev/null && command -v objcopy >/dev/null ||
     { echo "SKIP: readelf or objcopy is missing (binutils)"; exit 77; }
