@@ -461,6 +461,30 @@ int model_cache_writeback(model_cache *c, uint64_t addr)
     return 1;
 }
 
+void model_cache_place(model_cache *c, uint64_t addr)
+{
+    uint64_t line = addr >> c->line_bits;
+    int64_t s = find_slot(c, line);
+    uint32_t slot;
+
+    if (s >= 0) {
+        slot = (uint32_t)s;
+        c->stamp[slot] = ++c->clock;
+        c->mru = slot;
+        return;
+    }
+    slot = victim_slot(c, line);
+    if (c->tag[slot] != INVALID_LINE && c->ready[slot] != 0)
+        c->orphans = 1; /* a fill in flight may still name the slot */
+    c->tag[slot] = line;
+    if (c->hint)
+        c->hint[hint_index(c, line)] = slot;
+    c->stamp[slot] = ++c->clock;
+    c->ready[slot] = 0;
+    c->flags[slot] = 0;
+    c->mru = slot;
+}
+
 void model_cache_settle(model_cache *c)
 {
     uint64_t slots = (c->set_mask + 1) * c->ways;

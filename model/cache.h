@@ -142,6 +142,13 @@ int model_cache_probe(const model_cache *c, uint64_t addr);
  * absent. Does not touch LRU or statistics. */
 int model_cache_writeback(model_cache *c, uint64_t addr);
 
+/* Makes the line holding `addr` present, filled and most recently used,
+ * as a warm-up's access would leave it but without a prefetch, a dirty bit
+ * or statistics (a dirty victim is dropped: its writeback costs no time).
+ * For caches warmed elsewhere (tea record --warm-caches): placing a set's
+ * lines least recently used first rebuilds its LRU order. */
+void model_cache_place(model_cache *c, uint64_t addr);
+
 /* Ends every fill and request in flight: each line present is filled (ready
  * at cycle 0) and every MSHR free, contents, LRU order and statistics kept.
  * After a warm-up (model_core_warm, whose accesses all happen at cycle 0

@@ -915,6 +915,21 @@ void model_core_warm(model_core *m, const model_insn *in)
     m->warm_unsettled = 1;
 }
 
+void model_core_place_lines(model_core *m, int in_llc, const uint64_t *addrs, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        model_mem_place(m->memory, in_llc ? MODEL_MEM_LLC : MODEL_MEM_L1D, addrs[i]);
+    m->warm_unsettled = 1;
+}
+
+void model_core_touch_pages(model_core *m, const uint64_t *addrs, size_t count)
+{
+    if (!m->core.page_faults)
+        return;
+    for (size_t i = 0; i < count; i++)
+        first_touch(m, addrs[i]);
+}
+
 void model_core_set_window(model_core *m, model_window_fn fn, void *ctx)
 {
     m->window_fn = fn;

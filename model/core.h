@@ -27,6 +27,7 @@
 #include "trace/record.h"
 
 #include <stdint.h>
+#include <stddef.h>
 
 /* Instruction classes: they select a functional-unit latency. */
 typedef enum model_class {
@@ -142,6 +143,18 @@ int model_core_run(model_core *m, uint64_t first_cycle, uint64_t max_cycles, mod
  * it runs, before returning the instructions it warms ahead of. The caches'
  * and predictor's statistics count these accesses too. */
 void model_core_warm(model_core *m, const model_insn *insn);
+
+/* Places `count` lines (their addresses) in the L1 D (in_llc 0) or the
+ * LLC (1), each most recently used in turn, untimed: the contents of
+ * caches kept warm through a fast-forward elsewhere (tea record
+ * --warm-caches), given least recently used first per set. Call where
+ * model_core_warm may be called. */
+void model_core_place_lines(model_core *m, int in_llc, const uint64_t *addrs, size_t count);
+
+/* Marks the data pages holding `addrs` touched, untimed (no page fault
+ * when the core.page_faults model is on): pages a fast-forward touched
+ * first (tea record --warm-caches). */
+void model_core_touch_pages(model_core *m, const uint64_t *addrs, size_t count);
 
 /* Counters so far. */
 const model_stats *model_core_stats(const model_core *m);

@@ -113,6 +113,12 @@ void model_mem_settle(model_mem *m)
     model_cache_settle(m->llc);
 }
 
+void model_mem_place(model_mem *m, model_mem_level level, uint64_t addr)
+{
+    assert(level == MODEL_MEM_L1D || level == MODEL_MEM_LLC);
+    model_cache_place(level == MODEL_MEM_L1D ? m->l1d : m->llc, addr);
+}
+
 void model_mem_free(model_mem *m)
 {
     if (!m)

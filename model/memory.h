@@ -82,6 +82,10 @@ void model_mem_free(model_mem *m);
  * warm-up, the hierarchy holds what the warm-up brought, all of it arrived. */
 void model_mem_settle(model_mem *m);
 
+/* Places the line holding `addr` in the L1 D or the LLC alone
+ * (model_cache_place): caches warmed elsewhere. */
+void model_mem_place(model_mem *m, model_mem_level level, uint64_t addr);
+
 /* A load of `size` bytes (at least 1) at `addr` issued at `cycle`. Returns
  * the latency, also in out->latency. */
 uint32_t model_mem_load(model_mem *m, uint64_t addr, unsigned size, uint64_t cycle, model_mem_result *out);

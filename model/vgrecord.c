@@ -49,7 +49,7 @@
 /* Size assumed for an instruction nothing is known about (wrong path). */
 #define UNKNOWN_SIZE 4
 /* Arguments of the valgrind command line besides the program's. */
-#define VALGRIND_ARGS 20
+#define VALGRIND_ARGS 24
 #define OPTION_BYTES 4200
 
 /* An executable mapping and, when its file could be read, its bytes. */
@@ -119,6 +119,8 @@ struct model_vgrecord {
     model_vgrecord_object pub_objects[MODEL_VGRECORD_OBJECTS_MAX];
     model_vgrecord_warm_fn warm; /* where warm-up instructions go (NULL: dropped) */
     void *warm_ctx;
+    model_vgrecord_lines_fn lines; /* where warm caches' lines go (NULL: dropped) */
+    void *lines_ctx;
     unsigned programs;     /* EXE records read: programs this process ran */
     int exec_pending;      /* an EXE record at buf + pos begins the next program */
     int truncated_ok;      /* the program was killed (--kill-after): the stream may end inside a record */
@@ -637,6 +639,30 @@ static void count_record(model_vgrecord *v, uint64_t w)
     v->pos++;
 }
 
+/* A LINES record `w` at buf + pos: a cache set or pages the tool kept warm. */
+static int read_lines(model_vgrecord *v, uint64_t w)
+{
+    uint64_t count = w & RECORD_STREAM_ADDR_MASK, level = (w >> RECORD_STREAM_SIZE_SHIFT) & RECORD_STREAM_SIZE_MASK;
+    int got, rc;
+
+    if (count == 0 || count > RECORD_STREAM_LINES_MAX || level > RECORD_STREAM_LINES_PAGES)
+        return error_set(TEA_ERR_FORMAT, "%s: malformed cache lines record after %llu words", v->name,
+                         (unsigned long long)v->stats.words);
+    if ((rc = need(v, 1 + (size_t)count, &got)))
+        return rc;
+    if (!got)
+        return ended_inside(v);
+    if (v->lines)
+        v->lines(v->lines_ctx,
+                 level == RECORD_STREAM_LINES_L1D   ? MODEL_VGRECORD_WARMED_L1D
+                 : level == RECORD_STREAM_LINES_LLC ? MODEL_VGRECORD_WARMED_LLC
+                                                    : MODEL_VGRECORD_WARMED_PAGES,
+                 v->buf + v->pos + 1, (size_t)count);
+    v->stats.lines_placed += count;
+    v->pos += 1 + (size_t)count;
+    return TEA_OK;
+}
+
 /* Reads records until an instruction, adding memory accesses to the current
  * one; *got = 0 at the end of the stream or of the region. */
 static int read_instruction(model_vgrecord *v, pending_insn *out, int *got)
@@ -702,6 +728,10 @@ static int read_instruction(model_vgrecord *v, pending_insn *out, int *got)
             return TEA_OK;
         case RECORD_STREAM_COUNT:
             count_record(v, w);
+            break;
+        case RECORD_STREAM_LINES:
+            if ((rc = read_lines(v, w)))
+                return rc;
             break;
         case RECORD_STREAM_STOP:
             v->stats.stop = (int)(w & RECORD_STREAM_STOP_REASON_MASK);
@@ -916,6 +946,12 @@ void model_vgrecord_set_warm(model_vgrecord *v, model_vgrecord_warm_fn fn, void 
     v->warm_ctx = ctx;
 }
 
+void model_vgrecord_set_lines(model_vgrecord *v, model_vgrecord_lines_fn fn, void *ctx)
+{
+    v->lines = fn;
+    v->lines_ctx = ctx;
+}
+
 /* A wrong-path instruction: whatever the program holds at `pc`. */
 static void vgrecord_wrong_path(void *ctx, uint64_t pc, model_insn *u)
 {
@@ -1068,6 +1104,13 @@ static void build_args(char **args, char *text, size_t size, const model_vgrecor
         ADD_OPTION("--thread=%u", (unsigned)opt->thread);
     if (opt->children_socket)
         ADD_OPTION("--tea-children=%s", opt->children_socket);
+    if (opt->warm_caches) {
+        const model_cache_config *l1 = &opt->warm_caches->mem.l1d, *llc = &opt->warm_caches->mem.llc;
+        ADD_OPTION("--warm-caches=%llu,%u,%u,%llu,%u,%u,%u,%u",
+                   (unsigned long long)(l1->size / ((uint64_t)l1->ways * l1->line_size)), l1->ways,
+                   l1->prefetch, (unsigned long long)(llc->size / ((uint64_t)llc->ways * llc->line_size)),
+                   llc->ways, llc->prefetch, l1->line_size, opt->warm_caches->tlb.page_size);
+    }
 #undef ADD_OPTION
     for (size_t i = 0; argv[i]; i++)
         args[n++] = argv[i];

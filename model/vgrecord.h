@@ -58,6 +58,9 @@ typedef struct model_vgrecord_options {
     int wait_start;           /* start at tea_record_start() */
     int kill_after;           /* kill the program when recording ends */
     uint32_t thread;          /* Valgrind's thread number; 0: the main thread (1) */
+    const model_config *warm_caches; /* the model whose L1 D, LLC and touched data pages the tool keeps
+                                        warm through fast-forwards, handed to the model when one ends
+                                        (model_vgrecord_set_lines); NULL: none */
     const char *children_socket; /* --trace-children: the abstract Unix socket (its name without the
                                     leading NUL) a forked child connects its stream to; NULL: forked
                                     children record nothing and their execs run without Valgrind */
@@ -105,6 +108,7 @@ typedef struct model_vgrecord_stats {
     uint64_t static_insns;   /* distinct instruction addresses decoded */
     uint64_t undecodable;    /* of those, without bytes or not decodable */
     uint64_t objects;        /* executable mappings reported */
+    uint64_t lines_placed;   /* cache lines and pages handed to the lines callback (warm_caches) */
     uint64_t windows;        /* window boundaries read (sampling): windows - 1 ended */
     uint64_t region_instructions; /* listed windows: the recorded thread's instructions from the region's
                                      start to the program's end (the tool's COUNT), when have_count */
@@ -130,6 +134,19 @@ typedef void (*model_vgrecord_warm_fn)(void *ctx, const model_insn *insn);
 
 /* Where warm-up instructions go (default: dropped). */
 void model_vgrecord_set_warm(model_vgrecord *v, model_vgrecord_warm_fn fn, void *ctx);
+
+/* What a fast-forward kept warm (warm_caches), handed over when it ends. */
+typedef enum model_vgrecord_warmed {
+    MODEL_VGRECORD_WARMED_L1D = 0, /* the lines of one L1 D set, least recently used first */
+    MODEL_VGRECORD_WARMED_LLC,     /* the same of an LLC set */
+    MODEL_VGRECORD_WARMED_PAGES    /* data pages first touched since the last hand-over */
+} model_vgrecord_warmed;
+
+/* Receives `count` addresses of `what`. */
+typedef void (*model_vgrecord_lines_fn)(void *ctx, model_vgrecord_warmed what, const uint64_t *addrs, size_t count);
+
+/* Where they go (default: dropped). */
+void model_vgrecord_set_lines(model_vgrecord *v, model_vgrecord_lines_fn fn, void *ctx);
 
 /* The model source over this session; valid while it lives. */
 model_source model_vgrecord_source(model_vgrecord *v);

@@ -29,6 +29,16 @@
  *   COUNT   one word: listed windows (--sample-starts) at the program's
  *           end: the recorded thread's instructions from the region's
  *           start to that end (bits 0-59). Just before the STOP.
+ *   LINES   what the tool kept warm through the fast-forward (--warm-caches):
+ *           what (bits 48-59) | a count (bits 0-47, 1 to
+ *           RECORD_STREAM_LINES_MAX), then that many addresses. What is
+ *           RECORD_STREAM_LINES_L1D or _LLC: the lines of one set of that
+ *           cache (each line's first byte), least recently used first; or
+ *           RECORD_STREAM_LINES_PAGES: data pages the recorded thread
+ *           touched since the last LINES records (an address in each).
+ *           Sent when a fast-forward ends, after the WINDOW record and
+ *           before the first WARM record: every set of the L1 D that holds
+ *           a line, then the LLC's, then the new pages.
  *   STOP    one word: recording ended: a STREAM_STOP_* reason (bits 0-7)
  *           | the number of threads the program had started (bits 8-39);
  *           nothing follows but the program's own end.
@@ -55,6 +65,11 @@
 #define RECORD_STREAM_WARM 8ull
 #define RECORD_STREAM_WINDOW 9ull
 #define RECORD_STREAM_COUNT 10ull
+#define RECORD_STREAM_LINES 11ull
+#define RECORD_STREAM_LINES_L1D 0ull
+#define RECORD_STREAM_LINES_LLC 1ull
+#define RECORD_STREAM_LINES_PAGES 2ull
+#define RECORD_STREAM_LINES_MAX 64 /* the most ways a modelled cache has */
 #define RECORD_STREAM_COUNT_MASK ((1ull << RECORD_STREAM_KIND_SHIFT) - 1)
 
 #define RECORD_STREAM_CODE_BYTES 16 /* x86-64 instructions are at most 15 bytes */

@@ -51,6 +51,19 @@
  * handles) counts all its instructions, so --skip is exact in programs
  * that do not fault while it runs.
  *
+ * Warm caches (--warm-caches=...). The model's data caches (L1 D and
+ * LLC) hold what a whole run would have left in them only if every access
+ * reaches them; a bounded warm-up before each window cannot bring a large
+ * LLC back, and the pages the fast-forward touched first would fault in
+ * the window. With --warm-caches the tool keeps a copy of both caches'
+ * tags (same geometry, true LRU, next-line prefetchers as the model has
+ * them) and the set of data pages touched up to date with every data
+ * access of the recorded thread, fast translations included (an inline
+ * test, and a helper call for an access to a line other than the last
+ * one), and sends them (LINES records) whenever a fast-forward ends, so
+ * that the model starts each warm-up from the caches and pages of the
+ * whole run. Dirty bits are not kept: a writeback costs the model no time.
+ *
  * Programs and processes. tea record runs Valgrind with --trace-children=yes
  * so that an exec is followed: the new program starts a new image of this
  * tool, which goes on writing to the same stream (an EXE record first), and
@@ -76,6 +89,7 @@
 #include "pub_tool_libcprint.h"
 #include "pub_tool_libcproc.h"
 #include "pub_tool_machine.h"
+#include "pub_tool_mallocfree.h"
 #include "pub_tool_options.h"
 #include "pub_tool_threadstate.h"
 #include "pub_tool_vki.h"
@@ -144,6 +158,7 @@ static Long clo_sample_every = 0;        /* sampling: a window every N instructi
 static Long clo_sample_length = 0;       /* ... of this many timed instructions */
 static const HChar *clo_children = NULL; /* tea record's socket for children's streams, or NULL */
 static const HChar *clo_sample_starts = NULL; /* listed windows: "S0,S1,..." */
+static const HChar *clo_warm_caches = NULL;   /* the caches to keep warm (parse_warm_caches) */
 
 /* Listed windows (--sample-starts): at most this many. */
 #define MAX_STARTS 4096
@@ -198,6 +213,235 @@ static Addr start_address = 0, stop_address = 0;
 static Addr reported[MAX_REPORTED];
 static UInt reported_count = 0;
 static Addr known_lo = 0, known_hi = 0; /* the last mapping checked */
+
+/* --- warm caches (--warm-caches) ------------------------------------------- */
+
+/* A tag array with true LRU: each set's lines from the most recently used
+ * on, WARM_INVALID after the last (hits are mostly near the front). */
+#define WARM_INVALID (~0ULL)
+#define WARM_CACHES_FIELDS 8 /* numbers in --warm-caches */
+static void flush(void);
+static void put(ULong w);
+typedef struct warm_cache {
+    ULong *tag;
+    ULong set_mask; /* sets - 1 (sets a power of 2) */
+    UInt ways;
+    Bool prefetch; /* next-line prefetch on a demand miss */
+} warm_cache;
+
+static Bool warm_on = False; /* --warm-caches given */
+static warm_cache warm_l1d, warm_llc;
+static UInt warm_line_bits = 6;             /* log2 of the line size (bytes) */
+static ULong warm_last_line = WARM_INVALID; /* the line of the last access (a hit, nothing to do) */
+static Bool image_due = False;              /* a fast-forward ended: send the caches' contents */
+/* Data pages touched: a set (open addressing, page number + 1, 0 empty)
+ * and those new since the last image. */
+static UInt warm_page_bits = 12;            /* log2 of the page size (bytes) */
+static ULong warm_last_page = WARM_INVALID;
+static ULong *page_set = NULL;
+static ULong page_set_cap = 0, page_set_count = 0;
+static ULong *page_new = NULL;
+static ULong page_new_count = 0, page_new_cap = 0;
+
+/* Whether `line` is in `c` (no change). */
+static Bool warm_has(const warm_cache *c, ULong line)
+{
+    const ULong *set = c->tag + (line & c->set_mask) * c->ways;
+    for (UInt w = 0; w < c->ways && set[w] != WARM_INVALID; w++)
+        if (set[w] == line)
+            return True;
+    return False;
+}
+
+/* Uses `line` in `c`: most recently used, brought in over the LRU line
+ * when absent. Returns whether it was present. */
+static Bool warm_touch(warm_cache *c, ULong line)
+{
+    ULong *set = c->tag + (line & c->set_mask) * c->ways;
+    UInt w = 0;
+    Bool hit = False;
+
+    for (; w < c->ways; w++) {
+        if (set[w] == line) {
+            hit = True;
+            break;
+        }
+        if (set[w] == WARM_INVALID)
+            break;
+    }
+    if (w == c->ways)
+        w--; /* absent from a full set: the LRU line goes */
+    for (; w > 0; w--)
+        set[w] = set[w - 1];
+    set[0] = line;
+    return hit;
+}
+
+/* A read of `line` from the LLC (an L1 miss or prefetch); its prefetcher
+ * asks for the next line on a miss unless present. */
+static void warm_llc_read(ULong line)
+{
+    if (!warm_touch(&warm_llc, line) && warm_llc.prefetch && !warm_has(&warm_llc, line + 1))
+        warm_touch(&warm_llc, line + 1);
+}
+
+/* One data access of `line`, as the model's hierarchy takes it: the L1 D,
+ * on a miss the LLC, and the L1's next-line prefetch (a read of the LLC). */
+static void warm_data_line(ULong line)
+{
+    if (line == warm_last_line)
+        return;
+    warm_last_line = line;
+    if (warm_touch(&warm_l1d, line))
+        return;
+    warm_llc_read(line);
+    if (warm_l1d.prefetch && !warm_has(&warm_l1d, line + 1)) {
+        warm_touch(&warm_l1d, line + 1);
+        warm_llc_read(line + 1);
+    }
+}
+
+/* The slot of page `key` (page number + 1) in the set, or of the empty
+ * slot it would take. */
+static ULong page_slot(ULong key)
+{
+    ULong slot = (key * 0x9E3779B97F4A7C15ULL >> 32) & (page_set_cap - 1);
+    while (page_set[slot] && page_set[slot] != key)
+        slot = (slot + 1) & (page_set_cap - 1);
+    return slot;
+}
+
+/* Notes the page of `addr` touched; a new one also goes to page_new. */
+static void warm_page(Addr addr)
+{
+    ULong page = (ULong)addr >> warm_page_bits, slot;
+    if (page == warm_last_page)
+        return;
+    warm_last_page = page;
+    if ((page_set_count + 1) * 2 > page_set_cap) {
+        ULong *old = page_set, old_cap = page_set_cap;
+        page_set_cap = old_cap ? old_cap * 2 : 4096;
+        page_set = VG_(malloc)("tearec.warm.pages", page_set_cap * sizeof *page_set);
+        VG_(memset)(page_set, 0, page_set_cap * sizeof *page_set);
+        for (ULong i = 0; i < old_cap; i++)
+            if (old[i])
+                page_set[page_slot(old[i])] = old[i];
+        if (old)
+            VG_(free)(old);
+    }
+    slot = page_slot(page + 1);
+    if (page_set[slot])
+        return;
+    page_set[slot] = page + 1;
+    page_set_count++;
+    if (page_new_count == page_new_cap) {
+        page_new_cap = page_new_cap ? page_new_cap * 2 : 1024;
+        page_new = VG_(realloc)("tearec.warm.new", page_new, page_new_cap * sizeof *page_new);
+    }
+    page_new[page_new_count++] = page << warm_page_bits;
+}
+
+/* A data access of `size` bytes at `addr` by the recorded thread: each
+ * line it touches, and its page (the model's page faults). */
+static void warm_access(Addr addr, ULong size)
+{
+    ULong first = (ULong)addr >> warm_line_bits, last = ((ULong)addr + (size ? size - 1 : 0)) >> warm_line_bits;
+    if (other_thread_running)
+        return;
+    warm_page(addr);
+    warm_data_line(first);
+    if (last != first)
+        warm_data_line(last);
+}
+
+/* Called for each access of a fast translation (--warm-caches). */
+static VG_REGPARM(2) void on_warm_mem(Addr addr, ULong size)
+{
+    warm_access(addr, size);
+}
+
+/* Sends the lines of `c` (LINES records of `level`), each set's least
+ * recently used first. */
+static void put_cache_image(const warm_cache *c, ULong level)
+{
+    for (ULong set = 0; set <= c->set_mask; set++) {
+        const ULong *tags = c->tag + set * c->ways;
+        UInt n = 0;
+        while (n < c->ways && tags[n] != WARM_INVALID)
+            n++;
+        if (!n)
+            continue;
+        if (buf_len > BUF_WORDS - BUF_SLACK)
+            flush();
+        put(RECORD_STREAM_LINES << RECORD_STREAM_KIND_SHIFT | level << RECORD_STREAM_SIZE_SHIFT | n);
+        while (n > 0)
+            put(tags[--n] << warm_line_bits);
+    }
+}
+
+/* The caches' contents, when a fast-forward ended (image_due). */
+static void put_image(void)
+{
+    image_due = False;
+    put_cache_image(&warm_l1d, RECORD_STREAM_LINES_L1D);
+    put_cache_image(&warm_llc, RECORD_STREAM_LINES_LLC);
+    for (ULong i = 0; i < page_new_count; i += RECORD_STREAM_LINES_MAX) {
+        ULong n = page_new_count - i < RECORD_STREAM_LINES_MAX ? page_new_count - i : RECORD_STREAM_LINES_MAX;
+        if (buf_len > BUF_WORDS - BUF_SLACK)
+            flush();
+        put(RECORD_STREAM_LINES << RECORD_STREAM_KIND_SHIFT | RECORD_STREAM_LINES_PAGES << RECORD_STREAM_SIZE_SHIFT | n);
+        for (ULong k = 0; k < n; k++)
+            put(page_new[i + k]);
+    }
+    page_new_count = 0;
+}
+
+/* Allocates an empty tag array of `sets` x `ways`. */
+static void warm_cache_init(warm_cache *c, ULong sets, UInt ways, Bool prefetch)
+{
+    c->tag = VG_(malloc)("tearec.warm.tag", sets * ways * sizeof *c->tag);
+    for (ULong i = 0; i < sets * ways; i++)
+        c->tag[i] = WARM_INVALID;
+    c->set_mask = sets - 1;
+    c->ways = ways;
+    c->prefetch = prefetch;
+}
+
+/* Parses --warm-caches=L1SETS,L1WAYS,L1PF,LLCSETS,LLCWAYS,LLCPF,LINE,PAGE
+ * (LINE and PAGE in bytes). */
+static void parse_warm_caches(void)
+{
+    const HChar *p = clo_warm_caches;
+    ULong v[WARM_CACHES_FIELDS];
+    for (UInt i = 0; i < WARM_CACHES_FIELDS; i++) {
+        v[i] = 0;
+        if (*p < '0' || *p > '9')
+            VG_(fmsg_bad_option)("--warm-caches", "needs eight numbers separated by commas\n");
+        for (; *p >= '0' && *p <= '9' && v[i] < (1ULL << 40); p++)
+            v[i] = v[i] * 10 + (ULong)(*p - '0');
+        if (*p != (i + 1 < WARM_CACHES_FIELDS ? ',' : '\0'))
+            VG_(fmsg_bad_option)("--warm-caches", "needs eight numbers separated by commas\n");
+        if (i + 1 < WARM_CACHES_FIELDS)
+            p++;
+    }
+    static const UInt powers[] = { 0, 3, 6, 7 }; /* the set counts, the line and the page size */
+    for (UInt k = 0; k < sizeof powers / sizeof powers[0]; k++) {
+        ULong x = v[powers[k]];
+        if (x == 0 || (x & (x - 1)) || x > (1ULL << 30))
+            VG_(fmsg_bad_option)("--warm-caches", "set counts, the line and the page size must be powers of 2\n");
+    }
+    if (v[6] > v[7])
+        VG_(fmsg_bad_option)("--warm-caches", "the line size exceeds the page size\n");
+    if (v[1] < 1 || v[1] > RECORD_STREAM_LINES_MAX || v[4] < 1 || v[4] > RECORD_STREAM_LINES_MAX)
+        VG_(fmsg_bad_option)("--warm-caches", "ways must be 1 to 64\n");
+    warm_cache_init(&warm_l1d, v[0], (UInt)v[1], v[2] != 0);
+    warm_cache_init(&warm_llc, v[3], (UInt)v[4], v[5] != 0);
+    for (warm_line_bits = 0; (1ULL << warm_line_bits) < v[6]; warm_line_bits++)
+        ;
+    for (warm_page_bits = 0; (1ULL << warm_page_bits) < v[7]; warm_page_bits++)
+        ;
+    warm_on = True;
+}
 
 /* Sets, from the state, how many instructions of the recorded thread pass
  * in fast translations before precise ones take over: the skipped ones but
@@ -386,6 +630,8 @@ static void insn(ULong word, Bool rep)
         return;
     if (window_pending)
         put_window();
+    if (image_due)
+        put_image();
     if (state == REC_WAIT)
         return;
     repeat = reps_once && rep && (Addr)(word & RECORD_STREAM_ADDR_MASK) == last_insn_pc;
@@ -398,6 +644,7 @@ static void insn(ULong word, Bool rep)
         }
         fast_wanted = False;
         if (!repeat && --skip_left == 0) {
+            image_due = warm_on; /* the model's caches missed the skip's accesses */
             state = warm_left ? REC_WARM : REC_ON;
             gate_update();
         }
@@ -442,8 +689,11 @@ static VG_REGPARM(1) void on_rep_insn(ULong word)
 /* A load or store of the current instruction. */
 static VG_REGPARM(2) void on_mem(Addr addr, ULong kind_size)
 {
-    if (cur_on)
-        put(kind_size | ((ULong)addr & RECORD_STREAM_ADDR_MASK));
+    if (!cur_on)
+        return;
+    put(kind_size | ((ULong)addr & RECORD_STREAM_ADDR_MASK));
+    if (warm_on)
+        warm_access(addr, (kind_size >> RECORD_STREAM_SIZE_SHIFT) & RECORD_STREAM_SIZE_MASK);
 }
 
 /* The entry of the --start-at function. */
@@ -569,6 +819,111 @@ static void add_mem(IRSB *sb, IRExpr *addr, Int size, ULong kind, IRExpr *guard,
         di->guard = IRExpr_RdTmp(recorded_insn);
     }
     addStmtToIRSB(sb, IRStmt_Dirty(di));
+}
+
+/* Adds a call warming the caches with an access at `addr` of `size`
+ * bytes, done only when `guard` holds (NULL: always) and the access
+ * touches a line other than the last access's (a hit that changes
+ * nothing, tested inline: most accesses then cost no call). */
+static void add_warm_mem(IRSB *sb, IRExpr *addr, Int size, IRExpr *guard)
+{
+    IRDirty *di = unsafeIRDirty_0_N(2, "tearec_warm_mem", VG_(fnptr_to_fnentry)(on_warm_mem),
+                                    mkIRExprVec_2(addr, mkIRExpr_HWord((HWord)size)));
+    IRTemp last = newIRTemp(sb->tyenv, Ity_I64), first = newIRTemp(sb->tyenv, Ity_I64),
+           end = newIRTemp(sb->tyenv, Ity_I64), end_line = newIRTemp(sb->tyenv, Ity_I64),
+           first_other = newIRTemp(sb->tyenv, Ity_I1), end_other = newIRTemp(sb->tyenv, Ity_I1),
+           other = newIRTemp(sb->tyenv, Ity_I1);
+    IRExpr *bits = IRExpr_Const(IRConst_U8((UChar)warm_line_bits));
+
+    /* flat IR: one operation per statement, on atoms */
+    tl_assert(sizeof warm_last_line == 8);
+    addStmtToIRSB(sb, IRStmt_WrTmp(last, IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)&warm_last_line))));
+    addStmtToIRSB(sb, IRStmt_WrTmp(first, IRExpr_Binop(Iop_Shr64, addr, bits)));
+    addStmtToIRSB(sb, IRStmt_WrTmp(end, IRExpr_Binop(Iop_Add64, addr,
+                                                     IRExpr_Const(IRConst_U64((ULong)(size > 0 ? size - 1 : 0))))));
+    addStmtToIRSB(sb, IRStmt_WrTmp(end_line, IRExpr_Binop(Iop_Shr64, IRExpr_RdTmp(end), bits)));
+    addStmtToIRSB(sb, IRStmt_WrTmp(first_other, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(first), IRExpr_RdTmp(last))));
+    addStmtToIRSB(sb, IRStmt_WrTmp(end_other, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(end_line), IRExpr_RdTmp(last))));
+    addStmtToIRSB(sb, IRStmt_WrTmp(other, IRExpr_Binop(Iop_Or1, IRExpr_RdTmp(first_other), IRExpr_RdTmp(end_other))));
+    if (guard) {
+        IRTemp both = newIRTemp(sb->tyenv, Ity_I1);
+        addStmtToIRSB(sb, IRStmt_WrTmp(both, IRExpr_Binop(Iop_And1, guard, IRExpr_RdTmp(other))));
+        other = both;
+    }
+    di->guard = IRExpr_RdTmp(other);
+    addStmtToIRSB(sb, IRStmt_Dirty(di));
+}
+
+/* An access of a precise translation (recorded) or a fast one (warms). */
+static void add_access(IRSB *sb, IRExpr *addr, Int size, ULong kind, IRExpr *guard, IRTemp recorded_insn, Bool fast)
+{
+    if (fast)
+        add_warm_mem(sb, addr, size, guard);
+    else
+        add_mem(sb, addr, size, kind, guard, recorded_insn);
+}
+
+/* Adds what records (precise) or warms the caches with (fast, with
+ * --warm-caches) each memory access of statement `st`. */
+static void add_accesses(IRSB *sb, IRTypeEnv *tyenv, IRStmt *st, IRTemp recorded_insn, Bool fast)
+{
+    switch (st->tag) {
+    case Ist_WrTmp:
+        if (st->Ist.WrTmp.data->tag == Iex_Load) {
+            IRExpr *e = st->Ist.WrTmp.data;
+            add_access(sb, e->Iex.Load.addr, sizeofIRType(e->Iex.Load.ty), RECORD_STREAM_LOAD, NULL, recorded_insn,
+                       fast);
+        }
+        break;
+    case Ist_Store: {
+        IRExpr *data = st->Ist.Store.data;
+        add_access(sb, st->Ist.Store.addr, sizeofIRType(typeOfIRExpr(tyenv, data)), RECORD_STREAM_STORE, NULL,
+                   recorded_insn, fast);
+        break;
+    }
+    case Ist_StoreG: {
+        IRStoreG *sg = st->Ist.StoreG.details;
+        add_access(sb, sg->addr, sizeofIRType(typeOfIRExpr(tyenv, sg->data)), RECORD_STREAM_STORE, sg->guard,
+                   recorded_insn, fast);
+        break;
+    }
+    case Ist_LoadG: {
+        IRLoadG *lg = st->Ist.LoadG.details;
+        IRType ty = Ity_INVALID, ty_wide = Ity_INVALID;
+        typeOfIRLoadGOp(lg->cvt, &ty_wide, &ty);
+        add_access(sb, lg->addr, sizeofIRType(ty), RECORD_STREAM_LOAD, lg->guard, recorded_insn, fast);
+        break;
+    }
+    case Ist_Dirty: {
+        IRDirty *d = st->Ist.Dirty.details;
+        if (d->mFx != Ifx_None) {
+            if (d->mFx == Ifx_Read || d->mFx == Ifx_Modify)
+                add_access(sb, d->mAddr, d->mSize, RECORD_STREAM_LOAD, NULL, recorded_insn, fast);
+            if (d->mFx == Ifx_Write || d->mFx == Ifx_Modify)
+                add_access(sb, d->mAddr, d->mSize, RECORD_STREAM_STORE, NULL, recorded_insn, fast);
+        }
+        break;
+    }
+    case Ist_CAS: {
+        IRCAS *cas = st->Ist.CAS.details;
+        Int size = sizeofIRType(typeOfIRExpr(tyenv, cas->dataLo)) * (cas->dataHi ? 2 : 1);
+        add_access(sb, cas->addr, size, RECORD_STREAM_LOAD, NULL, recorded_insn, fast);
+        add_access(sb, cas->addr, size, RECORD_STREAM_STORE, NULL, recorded_insn, fast);
+        break;
+    }
+    case Ist_LLSC: {
+        IRType ty = typeOfIRExpr(tyenv, st->Ist.LLSC.addr);
+        (void)ty;
+        if (st->Ist.LLSC.storedata == NULL)
+            add_access(sb, st->Ist.LLSC.addr, sizeofIRType(typeOfIRTemp(tyenv, st->Ist.LLSC.result)),
+                       RECORD_STREAM_LOAD, NULL, recorded_insn, fast);
+        else
+            add_access(sb, st->Ist.LLSC.addr, sizeofIRType(typeOfIRExpr(tyenv, st->Ist.LLSC.storedata)),
+                       RECORD_STREAM_STORE, NULL, recorded_insn, fast);
+        break;
+    }
+    default: break;
+    }
 }
 
 /* Adds an exit to `pc` (the current instruction, none of it run yet) when
@@ -870,65 +1225,12 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
                 if (rep_pc)
                     add_rep_pass_refund(sb, st->Ist.Exit.guard, st->Ist.Exit.dst, rep_pc);
             }
+            if (warm_on)
+                add_accesses(sb, sb_in->tyenv, st, IRTemp_INVALID, True);
             addStmtToIRSB(sb, st);
             continue;
         }
-        switch (st->tag) {
-        case Ist_WrTmp:
-            if (st->Ist.WrTmp.data->tag == Iex_Load) {
-                IRExpr *e = st->Ist.WrTmp.data;
-                add_mem(sb, e->Iex.Load.addr, sizeofIRType(e->Iex.Load.ty), RECORD_STREAM_LOAD, NULL, recorded_insn);
-            }
-            break;
-        case Ist_Store: {
-            IRExpr *data = st->Ist.Store.data;
-            add_mem(sb, st->Ist.Store.addr, sizeofIRType(typeOfIRExpr(sb_in->tyenv, data)), RECORD_STREAM_STORE, NULL,
-                    recorded_insn);
-            break;
-        }
-        case Ist_StoreG: {
-            IRStoreG *sg = st->Ist.StoreG.details;
-            add_mem(sb, sg->addr, sizeofIRType(typeOfIRExpr(sb_in->tyenv, sg->data)), RECORD_STREAM_STORE, sg->guard,
-                    recorded_insn);
-            break;
-        }
-        case Ist_LoadG: {
-            IRLoadG *lg = st->Ist.LoadG.details;
-            IRType ty = Ity_INVALID, ty_wide = Ity_INVALID;
-            typeOfIRLoadGOp(lg->cvt, &ty_wide, &ty);
-            add_mem(sb, lg->addr, sizeofIRType(ty), RECORD_STREAM_LOAD, lg->guard, recorded_insn);
-            break;
-        }
-        case Ist_Dirty: {
-            IRDirty *d = st->Ist.Dirty.details;
-            if (d->mFx != Ifx_None) {
-                if (d->mFx == Ifx_Read || d->mFx == Ifx_Modify)
-                    add_mem(sb, d->mAddr, d->mSize, RECORD_STREAM_LOAD, NULL, recorded_insn);
-                if (d->mFx == Ifx_Write || d->mFx == Ifx_Modify)
-                    add_mem(sb, d->mAddr, d->mSize, RECORD_STREAM_STORE, NULL, recorded_insn);
-            }
-            break;
-        }
-        case Ist_CAS: {
-            IRCAS *cas = st->Ist.CAS.details;
-            Int size = sizeofIRType(typeOfIRExpr(sb_in->tyenv, cas->dataLo)) * (cas->dataHi ? 2 : 1);
-            add_mem(sb, cas->addr, size, RECORD_STREAM_LOAD, NULL, recorded_insn);
-            add_mem(sb, cas->addr, size, RECORD_STREAM_STORE, NULL, recorded_insn);
-            break;
-        }
-        case Ist_LLSC: {
-            IRType ty = typeOfIRExpr(sb_in->tyenv, st->Ist.LLSC.addr);
-            (void)ty;
-            if (st->Ist.LLSC.storedata == NULL)
-                add_mem(sb, st->Ist.LLSC.addr, sizeofIRType(typeOfIRTemp(sb_in->tyenv, st->Ist.LLSC.result)),
-                        RECORD_STREAM_LOAD, NULL, recorded_insn);
-            else
-                add_mem(sb, st->Ist.LLSC.addr, sizeofIRType(typeOfIRExpr(sb_in->tyenv, st->Ist.LLSC.storedata)),
-                        RECORD_STREAM_STORE, NULL, recorded_insn);
-            break;
-        }
-        default: break;
-        }
+        add_accesses(sb, sb_in->tyenv, st, recorded_insn, False);
         addStmtToIRSB(sb, st);
     }
     /* a plain rep's block ends jumping back to itself: its next pass */
@@ -1082,6 +1384,7 @@ static Bool tearec_option(const HChar *arg)
     } else if VG_BINT_CLO (arg, "--sample-every", clo_sample_every, 0, (1LL << 62)) {
     } else if VG_BINT_CLO (arg, "--sample-length", clo_sample_length, 0, (1LL << 62)) {
     } else if VG_STR_CLO (arg, "--sample-starts", clo_sample_starts) {
+    } else if VG_STR_CLO (arg, "--warm-caches", clo_warm_caches) {
     } else
         return False;
     return True;
@@ -1103,7 +1406,10 @@ static void tearec_usage(void)
      "    --sample-every=N         time a window in every N instructions [0: no]\n"
      "    --sample-length=N        of N instructions, after --warmup's [0]\n"
      "    --sample-starts=S0,S1,.. time windows of --sample-length from these\n"
-     "                             instructions on (increasing; at most 4096)\n");
+     "                             instructions on (increasing; at most 4096)\n"
+     "    --warm-caches=L1SETS,L1WAYS,L1PF,LLCSETS,LLCWAYS,LLCPF,LINE,PAGE\n"
+     "                             keep the L1 D, the LLC and the touched pages\n"
+     "                             warm through fast-forwards; send them when one ends\n");
 }
 
 static void tearec_debug_usage(void) {}
@@ -1181,6 +1487,8 @@ static void tearec_post_clo_init(void)
             VG_(fmsg_bad_option)("--sample-starts", "needs at least one start\n");
         reps_once = True;
     }
+    if (clo_warm_caches)
+        parse_warm_caches();
     if (clo_sample_every
         && (clo_sample_length < 1 || clo_sample_length >= clo_sample_every
             || clo_warmup > clo_sample_every - clo_sample_length))

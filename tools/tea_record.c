@@ -69,6 +69,7 @@ typedef struct record_request {
     uint64_t simpoint_interval;                /* instructions per SimPoint interval */
     model_simpoint_list simpoints;             /* their regions, read before recording */
     uint64_t *starts;                          /* each region's first instruction (vg.sample_starts) */
+    int warm_caches;                           /* --warm-caches */
 } record_request;
 
 /* One process's recording: its stream, the programs it ran, its trace. */
@@ -284,6 +285,16 @@ static void warm(void *ctx, const model_insn *insn)
     model_core_warm(ctx, insn);
 }
 
+/* What the tool kept warm through a fast-forward: a cache set's lines or
+ * touched pages. */
+static void place_lines(void *ctx, model_vgrecord_warmed what, const uint64_t *addrs, size_t count)
+{
+    if (what == MODEL_VGRECORD_WARMED_PAGES)
+        model_core_touch_pages(ctx, addrs, count);
+    else
+        model_core_place_lines(ctx, what == MODEL_VGRECORD_WARMED_LLC, addrs, count);
+}
+
 /* --- --start-at that recorded nothing ------------------------------------- */
 
 /* Whether object `path` has a function `name` (or fn_HEX at that ELF
@@ -351,6 +362,7 @@ static int run_program(record_run *run, model_core **core)
     if ((rc = model_core_create(core, &run->req->model, &src)))
         return rc;
     model_vgrecord_set_warm(run->session, warm, *core);
+    model_vgrecord_set_lines(run->session, place_lines, *core);
     model_core_set_window(*core, window_ended, run);
     run->window_count = 0; /* a program exec'd away from leaves none */
     run->have_last_cycle = run->have_last_commit = 0;
@@ -963,6 +975,8 @@ int cmd_tea_record(int argc, char **argv)
                  "timed instructions per window (default " CLI_STR(RECORD_SAMPLE_LENGTH) ")"),
         CLI_CALL("sample-warmup", 0, "W|all", sample_warmup_option, &sample_warmup,
                  "instructions warming the model before each window\n(default " CLI_STR(RECORD_SAMPLE_WARMUP) ", at most N - L); all: every\ninstruction between windows (functional warming: the\nleast bias, at about half a full recording's time)"),
+        CLI_FLAG("warm-caches", 0, &req.warm_caches,
+                 "keep the model's L1 D and LLC warm through every\nfast-forward (--skip, sampling): the tool updates copies\nof them with each access, and each window starts from\ntheir contents (docs/semantics.md)"),
         CLI_STRING("simpoints", 0, "FILE", &req.simpoints_path,
                    "time SimPoint's regions instead (SimPoint 3's -saveSimpoints\nfile: 'INTERVAL CLUSTER' lines), "
                    "each standing for its\ncluster's intervals (needs --weights; docs/semantics.md)"),
@@ -998,6 +1012,8 @@ int cmd_tea_record(int argc, char **argv)
         return cli_usage_error(argv[0], "missing PROGRAM (use: tea record [OPTIONS] -- PROGRAM [ARGS...])");
     if (model_config_check(&req.model))
         return cli_usage_error(argv[0], "%s", error_message());
+    if (req.warm_caches)
+        req.vg.warm_caches = &req.model;
     if ((rc = check_simpoints(argv[0], &req, sample_warmup))
         || (rc = check_sampling(argv[0], &req.vg, sample_warmup))) {
         free_request(&req);

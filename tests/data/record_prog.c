@@ -23,11 +23,21 @@
  * LONG_LOOPS, 2 LONG_LOOPS + 2 long_ret, 2 LONG_LOOPS + 3 the call of
  * stop_here.
  *
+ * The stream region reads one word of every 64-byte line of a 1 MiB
+ * buffer (more than the model's L1 D, less than its LLC) in
+ * STREAM_PASSES passes, then calls stop_here:
+ *
+ *   stream_region: mov $STREAM_PASSES, %edx
+ *   2:             lea stream_buf(%rip), %rax; mov $STREAM_LINES, %ecx
+ *   3:             mov (%rax), %r8; add $64, %rax; dec %ecx; jnz 3b
+ *                  dec %edx; jnz 2b; call stop_here; ret
+ *
  * Usage: record_prog MODE OUTPUT_FILE LINES
  *   MODE plain:   runs region() once
  *   MODE request: tea_record_start(); region(); tea_record_stop()
  *   MODE thread:  runs region() once on a second thread (Valgrind's thread 2)
  *   MODE long:    runs long_region() once
+ *   MODE stream:  runs stream_region() once
  *   MODE longs:   runs long_region() on a second thread while the main
  *                 thread calls sched_yield() until it is done (Valgrind runs
  *                 the main thread for a moment at every switch)
@@ -49,8 +59,15 @@
 #define LONG_LOOPS 10000000
 #define LONG_LOOPS_TEXT STR(LONG_LOOPS)
 
+#define STREAM_LINES 16384
+#define STREAM_LINES_TEXT STR(STREAM_LINES)
+#define STREAM_PASSES 40
+#define STREAM_PASSES_TEXT STR(STREAM_PASSES)
+
 void region(void);
 void long_region(void);
+void stream_region(void);
+char stream_buf[STREAM_LINES * 64] __attribute__((aligned(64)));
 
 __asm__(".text\n"
         ".globl region\n.type region,@function\nregion:\n"
@@ -65,7 +82,12 @@ __asm__(".text\n"
         "  mov $" LONG_LOOPS_TEXT ", %ecx\n"
         ".globl long_dec\nlong_dec:\n  dec %ecx\n"
         ".globl long_jnz\nlong_jnz:\n  jnz long_dec\n"
-        ".globl long_ret\nlong_ret:\n  ret\n.size long_work,.-long_work\n");
+        ".globl long_ret\nlong_ret:\n  ret\n.size long_work,.-long_work\n"
+        ".globl stream_region\n.type stream_region,@function\nstream_region:\n"
+        "  mov $" STREAM_PASSES_TEXT ", %edx\n"
+        "2:\n  lea stream_buf(%rip), %rax\n  mov $" STREAM_LINES_TEXT ", %ecx\n"
+        "3:\n  mov (%rax), %r8\n  add $64, %rax\n  dec %ecx\n  jnz 3b\n"
+        "  dec %edx\n  jnz 2b\n  call stop_here\n  ret\n.size stream_region,.-stream_region\n");
 
 /* The second thread's body. */
 static void *run_region(void *arg)
@@ -103,6 +125,8 @@ int main(int argc, char **argv)
             return 1;
     } else if (!strcmp(argv[1], "long")) {
         long_region();
+    } else if (!strcmp(argv[1], "stream")) {
+        stream_region();
     } else if (!strcmp(argv[1], "longs")) {
         if (pthread_create(&t, NULL, run_long_region, NULL) != 0)
             return 1;

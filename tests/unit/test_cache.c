@@ -1,7 +1,8 @@
 /*
  * test_cache.c: the set-associative cache: hand-worked hit/miss sequences,
  * LRU eviction order, MSHR merging and blocking with exact cycles, the
- * next-line prefetcher, writebacks and configuration checks.
+ * next-line prefetcher, writebacks, lines placed from elsewhere and
+ * configuration checks.
  */
 #include "testutil.h"
 #include "common/error.h"
@@ -87,6 +88,43 @@ static void lru_eviction_order(void **state)
     }
     assert_true(model_cache_probe(c, 0));
     assert_int_equal(model_cache_get_stats(c)->evictions, 3);
+    model_cache_free(c);
+}
+
+/* Lines placed (model_cache_place) in a fully associative 4-line cache
+ * with a prefetcher: 0-4 placed in turn leave 1, 2, 3, 4 (LRU first);
+ * placing 1 again makes it MRU (LRU order 2, 3, 4, 1), so the next new
+ * line evicts 2. Placed lines are filled at once (an access at cycle 0
+ * hits), prefetch nothing and count in no statistic; a line pending for
+ * an MSHR that a placement evicts still completes harmlessly. */
+static void placed_lines(void **state)
+{
+    model_cache *c = make(4 * LINE, 4, 2, 1);
+    const model_cache_stats *s = model_cache_get_stats(c);
+    model_cache_result r;
+    (void)state;
+    for (unsigned l = 0; l <= 4; l++)
+        model_cache_place(c, l * LINE);
+    assert_false(model_cache_probe(c, 0));
+    for (unsigned l = 1; l <= 4; l++)
+        assert_true(model_cache_probe(c, l * LINE));
+    assert_int_equal(s->accesses + s->misses + s->evictions + s->prefetches, 0);
+    model_cache_place(c, 1 * LINE);
+    model_cache_place(c, 5 * LINE);
+    assert_false(model_cache_probe(c, 2 * LINE));
+    assert_true(model_cache_probe(c, 1 * LINE));
+    assert_int_equal(model_cache_access(c, 3 * LINE + 8, 0, 0, &r), MODEL_CACHE_HIT);
+    assert_int_equal(r.has_prefetch, 0);
+    /* a miss left pending, its line then placed over: the fill is harmless */
+    assert_int_equal(model_cache_access(c, 9 * LINE, 0, 10, &r), MODEL_CACHE_MISS);
+    for (unsigned l = 20; l < 24; l++)
+        model_cache_place(c, l * LINE);
+    assert_false(model_cache_probe(c, 9 * LINE));
+    model_cache_fill(c, &r.miss, 110, 0);
+    if (r.has_prefetch)
+        model_cache_fill(c, &r.prefetch, 110, 0);
+    for (unsigned l = 20; l < 24; l++)
+        assert_int_equal(model_cache_access(c, l * LINE, 0, 200, &r), MODEL_CACHE_HIT);
     model_cache_free(c);
 }
 
@@ -327,6 +365,7 @@ int main(void)
         cmocka_unit_test(unbounded_mshrs_never_wait),
         cmocka_unit_test(next_line_prefetch),
         cmocka_unit_test(writebacks),
+        cmocka_unit_test(placed_lines),
         cmocka_unit_test(evicted_pending_line_merges),
         cmocka_unit_test(fully_associative_with_colliding_hints),
         cmocka_unit_test(config_checks),

@@ -8,8 +8,9 @@
  * warm callback only; objects whose file cannot be read are kept without a
  * bias; the STOP record ends the stream with its reason and thread count;
  * an EXE record after the first ends a program's part (an exec), after
- * which the next program starts afresh, also after a STOP; malformed
- * streams are refused.
+ * which the next program starts afresh, also after a STOP; the lines of
+ * caches warmed by the tool (LINES records) go to the lines callback, set
+ * by set, before the next instruction; malformed streams are refused.
  */
 #include "testutil.h"
 #include "common/error.h"
@@ -217,6 +218,91 @@ static void warmup_and_objects(void **state)
     model_vgrecord_close(v);
 }
 
+/* What the lines callback saw. */
+typedef struct lines_log {
+    unsigned calls;
+    model_vgrecord_warmed what[4];
+    size_t count[4];
+    uint64_t addrs[8];
+    size_t total;
+} lines_log;
+
+static void lines_cb(void *ctx, model_vgrecord_warmed what, const uint64_t *addrs, size_t count)
+{
+    lines_log *log = ctx;
+    assert_true(log->calls < 4 && log->total + count <= 8);
+    log->what[log->calls] = what;
+    log->count[log->calls++] = count;
+    memcpy(log->addrs + log->total, addrs, count * sizeof *addrs);
+    log->total += count;
+}
+
+/* LINES records between a window and its warm-up: one L1 D set of two
+ * lines, one LLC set of three and one page, handed over as they came,
+ * before the first warm-up instruction; a count of 0 or over 64, or an
+ * unknown kind of lines, is refused. */
+static void cache_lines(void **state)
+{
+    stream s = { .n = 0 };
+    lines_log log = { 0 };
+    warm_log warmed = { 0, { 0 } };
+    model_vgrecord *v;
+    model_source src;
+    model_insn u;
+    (void)state;
+
+    loop_code(&s);
+    iteration(&s, RECORD_STREAM_INSN, 0);
+    put(&s, RECORD_STREAM_WINDOW << RECORD_STREAM_KIND_SHIFT | 1);
+    put(&s, RECORD_STREAM_LINES << RECORD_STREAM_KIND_SHIFT | RECORD_STREAM_LINES_L1D << RECORD_STREAM_SIZE_SHIFT | 2);
+    put(&s, 0x1000);
+    put(&s, 0x2000);
+    put(&s, RECORD_STREAM_LINES << RECORD_STREAM_KIND_SHIFT | RECORD_STREAM_LINES_LLC << RECORD_STREAM_SIZE_SHIFT | 3);
+    put(&s, 0x3000);
+    put(&s, 0x4000);
+    put(&s, 0x5000);
+    put(&s, RECORD_STREAM_LINES << RECORD_STREAM_KIND_SHIFT | RECORD_STREAM_LINES_PAGES << RECORD_STREAM_SIZE_SHIFT | 1);
+    put(&s, 0x6008);
+    iteration(&s, RECORD_STREAM_WARM, 1);
+    iteration(&s, RECORD_STREAM_INSN, 2);
+    v = open_stream(&s);
+    model_vgrecord_set_lines(v, lines_cb, &log);
+    model_vgrecord_set_warm(v, warm_cb, &warmed);
+    src = model_vgrecord_source(v);
+    next_insn(&src, &u);
+    next_insn(&src, &u);
+    next_insn(&src, &u);
+    assert_int_equal(log.calls, 0); /* not before the window's end */
+    assert_int_equal(src.next(src.ctx, &u), MODEL_SOURCE_WINDOW);
+    assert_int_equal(log.calls, 0);
+    next_insn(&src, &u);
+    assert_int_equal(log.calls, 3);
+    assert_int_equal(log.what[0], MODEL_VGRECORD_WARMED_L1D);
+    assert_int_equal(log.count[0], 2);
+    assert_int_equal(log.what[1], MODEL_VGRECORD_WARMED_LLC);
+    assert_int_equal(log.count[1], 3);
+    assert_int_equal(log.what[2], MODEL_VGRECORD_WARMED_PAGES);
+    assert_int_equal(log.count[2], 1);
+    for (size_t i = 0; i < 5; i++)
+        assert_int_equal(log.addrs[i], 0x1000 * (i + 1));
+    assert_int_equal(log.addrs[5], 0x6008);
+    assert_int_equal(warmed.count, 3);
+    assert_int_equal(u.addr, DATA + 16);
+    assert_int_equal(model_vgrecord_get_stats(v)->lines_placed, 6);
+    model_vgrecord_close(v);
+
+    static const uint64_t bad[] = { 0, RECORD_STREAM_LINES_MAX + 1, 3ull << RECORD_STREAM_SIZE_SHIFT | 1 };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        s.n = 0;
+        put(&s, RECORD_STREAM_LINES << RECORD_STREAM_KIND_SHIFT | bad[i]);
+        v = open_stream(&s);
+        src = model_vgrecord_source(v);
+        assert_int_equal(src.next(src.ctx, &u), TEA_ERR_FORMAT);
+        assert_non_null(strstr(error_message(), "malformed cache lines record"));
+        model_vgrecord_close(v);
+    }
+}
+
 /* An EXE record naming `path`. */
 static void exe(stream *s, const char *path)
 {
@@ -325,6 +411,7 @@ int main(void)
         cmocka_unit_test(loop),
         cmocka_unit_test(warmup_and_objects),
         cmocka_unit_test(execs),
+        cmocka_unit_test(cache_lines),
         cmocka_unit_test(malformed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
