@@ -51,6 +51,20 @@
  * handles) counts all its instructions, so --skip is exact in programs
  * that do not fault while it runs.
  *
+ * Dual blocks. A periodic sampled recording (--sample-every) switches twice
+ * per window, and each switch has Valgrind translate again all the code
+ * the program runs next (for xz -6 about 10 ms a switch, three quarters of
+ * its sampled recording). There every block is translated once with both
+ * instrumentations: at its start it reads fast_wanted and fast_left and
+ * runs fast (takes its count off; its helper calls, guarded by the choice,
+ * are skipped) or precise (on_insn and on_mem, as a precise block), and
+ * calls fast_ends when fewer instructions are left than it holds, as
+ * translate_fast does. Nothing is ever translated again; the price is a
+ * guarded call per instruction and access in fast runs (about 40 % of
+ * --tool=none's speed against 90 % for fast blocks), so a single long
+ * fast-forward (--skip, waiting for --start-at, listed windows) keeps the
+ * two modes apart.
+ *
  * Warm caches (--warm-caches=...). The model's data caches (L1 D and
  * LLC) hold what a whole run would have left in them only if every access
  * reaches them; a bounded warm-up before each window cannot bring a large
@@ -198,7 +212,7 @@ static Bool cur_on = False;         /* the current instruction is recorded */
 static ULong fast_left = FAST_NEVER;
 static ULong fast_parked = FAST_NEVER;
 static Bool other_thread_running = False;
-static Bool fast_wanted = False; /* translate fast; precise blocks leave */
+static Bool fast_wanted = False; /* translate fast (dual blocks: run fast); precise blocks leave */
 /* The range an Ijk_InvalICache exit drops translations of: all code. */
 #define ALL_CODE_START 0x1000ULL
 #define ALL_CODE_LEN (~0xfffULL)
@@ -794,10 +808,13 @@ static void report_code(Addr pc, UInt len)
     put(w[1]);
 }
 
-/* Adds a call of `fn` (no arguments) to `sb`. */
-static void add_call0(IRSB *sb, const HChar *name, void *fn)
+/* Adds a call of `fn` (no arguments) to `sb`, made when `guard` holds
+ * (NULL: always). */
+static void add_call0(IRSB *sb, const HChar *name, void *fn, IRExpr *guard)
 {
     IRDirty *di = unsafeIRDirty_0_N(0, name, VG_(fnptr_to_fnentry)(fn), mkIRExprVec_0());
+    if (guard)
+        di->guard = guard;
     addStmtToIRSB(sb, IRStmt_Dirty(di));
 }
 
@@ -821,11 +838,58 @@ static void add_mem(IRSB *sb, IRExpr *addr, Int size, ULong kind, IRExpr *guard,
     addStmtToIRSB(sb, IRStmt_Dirty(di));
 }
 
+/* Adds a temporary of type `ty` set to `e`; returns it. */
+static IRTemp add_tmp(IRSB *sb, IRType ty, IRExpr *e)
+{
+    IRTemp t = newIRTemp(sb->tyenv, ty);
+    addStmtToIRSB(sb, IRStmt_WrTmp(t, e));
+    return t;
+}
+
+/* How a block is translated (see "Fast-forward"): fast or precise, left
+ * at its start when the other mode is wanted; or, in a periodically
+ * sampled recording, both, chosen each time it starts (dual). */
+typedef enum block_mode { BLOCK_FAST, BLOCK_PRECISE, BLOCK_DUAL } block_mode;
+
+/* How the current instruction runs: its block's mode, in a dual block
+ * the temporaries saying which way it runs, and whether the instruction
+ * is recorded (read at its first access; IRTemp_INVALID before). */
+typedef struct insn_guards {
+    block_mode mode;
+    IRTemp run_fast, run_precise, recorded;
+} insn_guards;
+
+/* An instruction (`word`, its INSN record) of a block that runs precise:
+ * on_insn (in a dual block, when it runs precise). */
+static void add_precise_insn(IRSB *sb, ULong word, Bool rep, const insn_guards *g)
+{
+    IRDirty *di = unsafeIRDirty_0_N(1, rep ? "tearec_rep_insn" : "tearec_insn",
+                                    VG_(fnptr_to_fnentry)(rep ? (void *)on_rep_insn : (void *)on_insn),
+                                    mkIRExprVec_1(mkIRExpr_HWord((HWord)word)));
+    if (g->mode == BLOCK_DUAL)
+        di->guard = IRExpr_RdTmp(g->run_precise);
+    addStmtToIRSB(sb, IRStmt_Dirty(di));
+}
+
+/* Whether the current instruction is recorded: on_insn set cur_on (and,
+ * in a dual block, the block runs precise). Read after on_insn, at the
+ * instruction's first access: the guard of its accesses' records. */
+static IRTemp add_recorded(IRSB *sb, const insn_guards *g)
+{
+    IRTemp on = add_tmp(sb, Ity_I8, IRExpr_Load(Iend_LE, Ity_I8, mkIRExpr_HWord((HWord)&cur_on)));
+    IRTemp set = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpNE8, IRExpr_RdTmp(on), IRExpr_Const(IRConst_U8(0))));
+    tl_assert(sizeof cur_on == 1);
+    if (g->mode != BLOCK_DUAL)
+        return set;
+    return add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_And1, IRExpr_RdTmp(set), IRExpr_RdTmp(g->run_precise)));
+}
+
 /* Adds a call warming the caches with an access at `addr` of `size`
- * bytes, done only when `guard` holds (NULL: always) and the access
- * touches a line other than the last access's (a hit that changes
- * nothing, tested inline: most accesses then cost no call). */
-static void add_warm_mem(IRSB *sb, IRExpr *addr, Int size, IRExpr *guard)
+ * bytes, done only when `guard` holds (NULL: always), the block runs
+ * fast (`run_fast`; IRTemp_INVALID: a fast block) and the access touches
+ * a line other than the last access's (a hit that changes nothing,
+ * tested inline: most accesses then cost no call). */
+static void add_warm_mem(IRSB *sb, IRExpr *addr, Int size, IRExpr *guard, IRTemp run_fast)
 {
     IRDirty *di = unsafeIRDirty_0_N(2, "tearec_warm_mem", VG_(fnptr_to_fnentry)(on_warm_mem),
                                     mkIRExprVec_2(addr, mkIRExpr_HWord((HWord)size)));
@@ -845,6 +909,8 @@ static void add_warm_mem(IRSB *sb, IRExpr *addr, Int size, IRExpr *guard)
     addStmtToIRSB(sb, IRStmt_WrTmp(first_other, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(first), IRExpr_RdTmp(last))));
     addStmtToIRSB(sb, IRStmt_WrTmp(end_other, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(end_line), IRExpr_RdTmp(last))));
     addStmtToIRSB(sb, IRStmt_WrTmp(other, IRExpr_Binop(Iop_Or1, IRExpr_RdTmp(first_other), IRExpr_RdTmp(end_other))));
+    if (run_fast != IRTemp_INVALID)
+        other = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_And1, IRExpr_RdTmp(other), IRExpr_RdTmp(run_fast)));
     if (guard) {
         IRTemp both = newIRTemp(sb->tyenv, Ity_I1);
         addStmtToIRSB(sb, IRStmt_WrTmp(both, IRExpr_Binop(Iop_And1, guard, IRExpr_RdTmp(other))));
@@ -854,61 +920,62 @@ static void add_warm_mem(IRSB *sb, IRExpr *addr, Int size, IRExpr *guard)
     addStmtToIRSB(sb, IRStmt_Dirty(di));
 }
 
-/* An access of a precise translation (recorded) or a fast one (warms). */
-static void add_access(IRSB *sb, IRExpr *addr, Int size, ULong kind, IRExpr *guard, IRTemp recorded_insn, Bool fast)
+/* An access: recorded when its instruction is (precise), and with
+ * --warm-caches warming the caches (fast); a dual block has both. */
+static void add_access(IRSB *sb, IRExpr *addr, Int size, ULong kind, IRExpr *guard, insn_guards *g)
 {
-    if (fast)
-        add_warm_mem(sb, addr, size, guard);
-    else
-        add_mem(sb, addr, size, kind, guard, recorded_insn);
+    if (g->mode != BLOCK_FAST) {
+        if (g->recorded == IRTemp_INVALID)
+            g->recorded = add_recorded(sb, g);
+        add_mem(sb, addr, size, kind, guard, g->recorded);
+    }
+    if (warm_on && g->mode != BLOCK_PRECISE)
+        add_warm_mem(sb, addr, size, guard, g->mode == BLOCK_DUAL ? g->run_fast : IRTemp_INVALID);
 }
 
-/* Adds what records (precise) or warms the caches with (fast, with
- * --warm-caches) each memory access of statement `st`. */
-static void add_accesses(IRSB *sb, IRTypeEnv *tyenv, IRStmt *st, IRTemp recorded_insn, Bool fast)
+/* Adds what records or warms the caches with each memory access of
+ * statement `st` (add_access). */
+static void add_accesses(IRSB *sb, IRTypeEnv *tyenv, IRStmt *st, insn_guards *g)
 {
     switch (st->tag) {
     case Ist_WrTmp:
         if (st->Ist.WrTmp.data->tag == Iex_Load) {
             IRExpr *e = st->Ist.WrTmp.data;
-            add_access(sb, e->Iex.Load.addr, sizeofIRType(e->Iex.Load.ty), RECORD_STREAM_LOAD, NULL, recorded_insn,
-                       fast);
+            add_access(sb, e->Iex.Load.addr, sizeofIRType(e->Iex.Load.ty), RECORD_STREAM_LOAD, NULL, g);
         }
         break;
     case Ist_Store: {
         IRExpr *data = st->Ist.Store.data;
-        add_access(sb, st->Ist.Store.addr, sizeofIRType(typeOfIRExpr(tyenv, data)), RECORD_STREAM_STORE, NULL,
-                   recorded_insn, fast);
+        add_access(sb, st->Ist.Store.addr, sizeofIRType(typeOfIRExpr(tyenv, data)), RECORD_STREAM_STORE, NULL, g);
         break;
     }
     case Ist_StoreG: {
         IRStoreG *sg = st->Ist.StoreG.details;
-        add_access(sb, sg->addr, sizeofIRType(typeOfIRExpr(tyenv, sg->data)), RECORD_STREAM_STORE, sg->guard,
-                   recorded_insn, fast);
+        add_access(sb, sg->addr, sizeofIRType(typeOfIRExpr(tyenv, sg->data)), RECORD_STREAM_STORE, sg->guard, g);
         break;
     }
     case Ist_LoadG: {
         IRLoadG *lg = st->Ist.LoadG.details;
         IRType ty = Ity_INVALID, ty_wide = Ity_INVALID;
         typeOfIRLoadGOp(lg->cvt, &ty_wide, &ty);
-        add_access(sb, lg->addr, sizeofIRType(ty), RECORD_STREAM_LOAD, lg->guard, recorded_insn, fast);
+        add_access(sb, lg->addr, sizeofIRType(ty), RECORD_STREAM_LOAD, lg->guard, g);
         break;
     }
     case Ist_Dirty: {
         IRDirty *d = st->Ist.Dirty.details;
         if (d->mFx != Ifx_None) {
             if (d->mFx == Ifx_Read || d->mFx == Ifx_Modify)
-                add_access(sb, d->mAddr, d->mSize, RECORD_STREAM_LOAD, NULL, recorded_insn, fast);
+                add_access(sb, d->mAddr, d->mSize, RECORD_STREAM_LOAD, NULL, g);
             if (d->mFx == Ifx_Write || d->mFx == Ifx_Modify)
-                add_access(sb, d->mAddr, d->mSize, RECORD_STREAM_STORE, NULL, recorded_insn, fast);
+                add_access(sb, d->mAddr, d->mSize, RECORD_STREAM_STORE, NULL, g);
         }
         break;
     }
     case Ist_CAS: {
         IRCAS *cas = st->Ist.CAS.details;
         Int size = sizeofIRType(typeOfIRExpr(tyenv, cas->dataLo)) * (cas->dataHi ? 2 : 1);
-        add_access(sb, cas->addr, size, RECORD_STREAM_LOAD, NULL, recorded_insn, fast);
-        add_access(sb, cas->addr, size, RECORD_STREAM_STORE, NULL, recorded_insn, fast);
+        add_access(sb, cas->addr, size, RECORD_STREAM_LOAD, NULL, g);
+        add_access(sb, cas->addr, size, RECORD_STREAM_STORE, NULL, g);
         break;
     }
     case Ist_LLSC: {
@@ -916,10 +983,10 @@ static void add_accesses(IRSB *sb, IRTypeEnv *tyenv, IRStmt *st, IRTemp recorded
         (void)ty;
         if (st->Ist.LLSC.storedata == NULL)
             add_access(sb, st->Ist.LLSC.addr, sizeofIRType(typeOfIRTemp(tyenv, st->Ist.LLSC.result)),
-                       RECORD_STREAM_LOAD, NULL, recorded_insn, fast);
+                       RECORD_STREAM_LOAD, NULL, g);
         else
             add_access(sb, st->Ist.LLSC.addr, sizeofIRType(typeOfIRExpr(tyenv, st->Ist.LLSC.storedata)),
-                       RECORD_STREAM_STORE, NULL, recorded_insn, fast);
+                       RECORD_STREAM_STORE, NULL, g);
         break;
     }
     default: break;
@@ -975,18 +1042,80 @@ static void add_fast_block_start(IRSB *sb, Addr pc, Int offset_ip, UInt insns, B
     }
 }
 
-/* Before a fast block's side exit `guard`: when it is taken, `unrun`
- * instructions of the block's count did not run; give them back. */
-static void add_fast_exit_refund(IRSB *sb, IRExpr *guard, UInt unrun)
+/* The recorded thread has fewer instructions left to pass than the fast
+ * block about to run holds: the rest are counted one by one (on_insn). */
+static void fast_ends(void)
+{
+    tl_assert(state == REC_SKIP && skip_left == 1 && !other_thread_running);
+    skip_left += fast_left;
+    fast_left = 0;
+    fast_wanted = False;
+}
+
+/* A dual block's start, at its first instruction `pc`: whether it runs fast,
+ * returned as an Ity_I1 temporary. It does when fast ones are wanted and
+ * at least its `insns` instructions are left to pass (then taken off the
+ * count), unless `precise` (a block holding the --start-at entry); when
+ * fewer are left, fast_ends() and it runs precise. Counting reps once
+ * (`rep`: the block starts with a rep string instruction), a block entered
+ * between passes that ran precise (the last precise instruction is this
+ * one) does not count the rep again; every fast run forgets the last
+ * precise instruction. */
+static IRTemp add_block_start(IRSB *sb, Addr pc, UInt insns, Bool rep, Bool precise)
+{
+    IRExpr *counter = mkIRExpr_HWord((HWord)&fast_left);
+    IRTemp wanted, left, count, is_short, run_fast, ends;
+    IRDirty *di;
+
+    tl_assert(sizeof fast_wanted == 1 && sizeof last_insn_pc == 8);
+    wanted = add_tmp(sb, Ity_I8, IRExpr_Load(Iend_LE, Ity_I8, mkIRExpr_HWord((HWord)&fast_wanted)));
+    wanted = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpNE8, IRExpr_RdTmp(wanted), IRExpr_Const(IRConst_U8(0))));
+    left = add_tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, counter));
+    if (reps_once && rep) {
+        IRTemp last = add_tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)&last_insn_pc)));
+        IRTemp same = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpEQ64, IRExpr_RdTmp(last),
+                                                       IRExpr_Const(IRConst_U64((ULong)pc))));
+        count = add_tmp(sb, Ity_I64, IRExpr_ITE(IRExpr_RdTmp(same), IRExpr_Const(IRConst_U64((ULong)insns - 1)),
+                                                IRExpr_Const(IRConst_U64((ULong)insns))));
+    } else {
+        count = add_tmp(sb, Ity_I64, IRExpr_Const(IRConst_U64((ULong)insns)));
+    }
+    is_short = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpLT64U, IRExpr_RdTmp(left), IRExpr_RdTmp(count)));
+    ends = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_And1, IRExpr_RdTmp(wanted), IRExpr_RdTmp(is_short)));
+    if (precise) {
+        run_fast = add_tmp(sb, Ity_I1, IRExpr_Const(IRConst_U1(False)));
+    } else {
+        IRTemp enough = add_tmp(sb, Ity_I1, IRExpr_Unop(Iop_Not1, IRExpr_RdTmp(is_short)));
+        IRTemp rest = add_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Sub64, IRExpr_RdTmp(left), IRExpr_RdTmp(count)));
+        run_fast = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_And1, IRExpr_RdTmp(wanted), IRExpr_RdTmp(enough)));
+        addStmtToIRSB(sb, IRStmt_StoreG(Iend_LE, counter, IRExpr_RdTmp(rest), IRExpr_RdTmp(run_fast)));
+        if (reps_once)
+            addStmtToIRSB(sb, IRStmt_StoreG(Iend_LE, mkIRExpr_HWord((HWord)&last_insn_pc),
+                                            IRExpr_Const(IRConst_U64(0)), IRExpr_RdTmp(run_fast)));
+    }
+    di = unsafeIRDirty_0_N(0, "tearec_fast_ends", VG_(fnptr_to_fnentry)(fast_ends), mkIRExprVec_0());
+    di->guard = IRExpr_RdTmp(ends);
+    addStmtToIRSB(sb, IRStmt_Dirty(di));
+    return run_fast;
+}
+
+/* Before a side exit `guard` (NULL: the block's end) of a block that ran
+ * fast (`run_fast`, a dual block's; IRTemp_INVALID: a fast block): when
+ * it is taken, `unrun` instructions of the block's count did not run;
+ * give them back. */
+static void add_fast_exit_refund(IRSB *sb, IRExpr *guard, IRTemp run_fast, UInt unrun)
 {
     IRExpr *counter = mkIRExpr_HWord((HWord)&fast_left);
     IRTemp left = newIRTemp(sb->tyenv, Ity_I64), refund = newIRTemp(sb->tyenv, Ity_I64),
            sum = newIRTemp(sb->tyenv, Ity_I64);
+    IRExpr *taken = guard ? guard : IRExpr_Const(IRConst_U1(True));
 
     if (unrun == 0)
         return;
+    if (run_fast != IRTemp_INVALID)
+        taken = IRExpr_RdTmp(add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_And1, taken, IRExpr_RdTmp(run_fast))));
     addStmtToIRSB(sb, IRStmt_WrTmp(left, IRExpr_Load(Iend_LE, Ity_I64, counter)));
-    addStmtToIRSB(sb, IRStmt_WrTmp(refund, IRExpr_ITE(guard, IRExpr_Const(IRConst_U64((ULong)unrun)),
+    addStmtToIRSB(sb, IRStmt_WrTmp(refund, IRExpr_ITE(taken, IRExpr_Const(IRConst_U64((ULong)unrun)),
                                                       IRExpr_Const(IRConst_U64(0)))));
     addStmtToIRSB(sb, IRStmt_WrTmp(sum, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(left), IRExpr_RdTmp(refund))));
     addStmtToIRSB(sb, IRStmt_Store(Iend_LE, counter, IRExpr_RdTmp(sum)));
@@ -1019,11 +1148,11 @@ static Bool is_rep_string(Addr pc, UInt len)
  * back to it (its next pass, which the block it enters counts as its
  * first instruction) gives that count back. `guard` NULL: the block's
  * end. */
-static void add_rep_pass_refund(IRSB *sb, IRExpr *guard, const IRConst *dst, Addr rep_pc)
+static void add_rep_pass_refund(IRSB *sb, IRExpr *guard, IRTemp run_fast, const IRConst *dst, Addr rep_pc)
 {
     if (dst->tag != Ico_U64 || (Addr)dst->Ico.U64 != rep_pc)
         return;
-    add_fast_exit_refund(sb, guard ? guard : IRExpr_Const(IRConst_U1(True)), 1);
+    add_fast_exit_refund(sb, guard, run_fast, 1);
 }
 
 /* The instructions of a block (its instruction marks). Counting reps
@@ -1049,12 +1178,8 @@ static UInt block_insns(const IRSB *sb)
  * `insns` left to pass, which on_insn then counts one by one. */
 static Bool translate_fast(UInt insns)
 {
-    if (fast_wanted && !other_thread_running && fast_left < (ULong)insns) {
-        tl_assert(state == REC_SKIP && skip_left == 1);
-        skip_left += fast_left;
-        fast_left = 0;
-        fast_wanted = False;
-    }
+    if (fast_wanted && !other_thread_running && fast_left < (ULong)insns)
+        fast_ends();
     return fast_wanted;
 }
 
@@ -1084,24 +1209,6 @@ static void add_precise_block_start(IRSB *sb, Addr pc, Int offset_ip, Bool rep)
         leave = both;
     }
     add_switch_exit(sb, leave, pc, offset_ip);
-}
-
-/* A precise translation's instruction (`word`, its INSN record): on_insn,
- * then whether the instruction is recorded (cur_on) read into a
- * temporary, the guard of its memory accesses, which it returns. */
-static IRTemp add_precise_insn(IRSB *sb, ULong word, Bool rep)
-{
-    IRTemp on = newIRTemp(sb->tyenv, Ity_I8), recorded_insn = newIRTemp(sb->tyenv, Ity_I1);
-    IRDirty *di = unsafeIRDirty_0_N(1, rep ? "tearec_rep_insn" : "tearec_insn",
-                                    VG_(fnptr_to_fnentry)(rep ? (void *)on_rep_insn : (void *)on_insn),
-                                    mkIRExprVec_1(mkIRExpr_HWord((HWord)word)));
-
-    tl_assert(sizeof cur_on == 1);
-    addStmtToIRSB(sb, IRStmt_Dirty(di));
-    addStmtToIRSB(sb, IRStmt_WrTmp(on, IRExpr_Load(Iend_LE, Ity_I8, mkIRExpr_HWord((HWord)&cur_on))));
-    addStmtToIRSB(sb,
-                  IRStmt_WrTmp(recorded_insn, IRExpr_Binop(Iop_CmpNE8, IRExpr_RdTmp(on), IRExpr_Const(IRConst_U8(0)))));
-    return recorded_insn;
 }
 
 /* Parses "fn_HEX" (a function named by its ELF address) into *addr. */
@@ -1158,10 +1265,10 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
                                IRType hWordTy)
 {
     IRSB *sb;
-    IRTemp recorded_insn = IRTemp_INVALID; /* the current instruction's cur_on */
-    Bool fast, stay = False;
+    insn_guards g = { BLOCK_DUAL, IRTemp_INVALID, IRTemp_INVALID, IRTemp_INVALID };
+    Bool stay = False, starts_region;
     UInt insns, seen = 0; /* instructions in the block, and up to the current one */
-    Addr rep_pc = 0;      /* fast, counting reps once: the current instruction when a rep string one */
+    Addr rep_pc = 0;      /* counting reps once, not precise: the current instruction when a rep string one */
     Addr prev_pc = 0;     /* the previous instruction mark's */
     Int i = 0;
 
@@ -1174,12 +1281,15 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
     if (state == REC_DONE)
         return sb_in; /* nothing more to record */
     insns = block_insns(sb_in);
-    fast = translate_fast(insns);
     /* the region may start inside it: precise, and never left at its start
      * (on_insn counts its instructions while fast ones are wanted) */
-    if (fast && block_starts_region(sb_in)) {
-        fast = False;
-        stay = True;
+    starts_region = block_starts_region(sb_in);
+    if (!clo_sample_every) {
+        g.mode = translate_fast(insns) ? BLOCK_FAST : BLOCK_PRECISE;
+        if (g.mode == BLOCK_FAST && starts_region) {
+            g.mode = BLOCK_PRECISE;
+            stay = True;
+        }
     }
     sb = deepCopyIRSBExceptStmts(sb_in);
     /* Statements before the first instruction mark stay as they are. */
@@ -1187,7 +1297,8 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
         addStmtToIRSB(sb, sb_in->stmts[i]);
         i++;
     }
-    add_switch_range(sb);
+    if (g.mode != BLOCK_DUAL)
+        add_switch_range(sb);
     for (; i < sb_in->stmts_used; i++) {
         IRStmt *st = sb_in->stmts[i];
         if (!st || st->tag == Ist_NoOp)
@@ -1200,42 +1311,41 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
             Bool first = seen == 0, rep = reps_once && is_rep_string(pc, len);
             seen += !(rep && seen && pc == prev_pc); /* a rep's next pass is no new instruction */
             prev_pc = pc;
-            rep_pc = fast && rep ? pc : 0;
-            if (fast && first)
+            rep_pc = g.mode != BLOCK_PRECISE && rep ? pc : 0;
+            if (first && g.mode == BLOCK_FAST)
                 add_fast_block_start(sb, pc, layout->offset_IP, insns, rep);
-            if (!fast && !stay && first)
+            if (first && g.mode == BLOCK_PRECISE && !stay)
                 add_precise_block_start(sb, pc, layout->offset_IP, rep);
+            if (first && g.mode == BLOCK_DUAL) {
+                g.run_fast = add_block_start(sb, pc, insns, rep, starts_region);
+                g.run_precise = add_tmp(sb, Ity_I1, IRExpr_Unop(Iop_Not1, IRExpr_RdTmp(g.run_fast)));
+            }
             if (is_entry_of(pc, clo_start_at, start_by_address, start_address))
-                add_call0(sb, "tearec_start", on_start_symbol);
-            if (!fast && is_entry_of(pc, clo_stop_at, stop_by_address, stop_address))
-                add_call0(sb, "tearec_stop", on_stop_symbol);
-            if (!fast) {
-                report_code(pc, len);
-                recorded_insn = add_precise_insn(sb,
-                                                 RECORD_STREAM_INSN << RECORD_STREAM_KIND_SHIFT
-                                                     | (ULong)(len & 0xff) << RECORD_STREAM_SIZE_SHIFT
-                                                     | ((ULong)pc & RECORD_STREAM_ADDR_MASK),
-                                                 rep);
-            }
+                add_call0(sb, "tearec_start", on_start_symbol, NULL);
+            g.recorded = IRTemp_INVALID;
+            if (g.mode == BLOCK_FAST)
+                continue;
+            if (is_entry_of(pc, clo_stop_at, stop_by_address, stop_address))
+                add_call0(sb, "tearec_stop", on_stop_symbol,
+                          g.mode == BLOCK_DUAL ? IRExpr_RdTmp(g.run_precise) : NULL);
+            report_code(pc, len);
+            add_precise_insn(sb,
+                             RECORD_STREAM_INSN << RECORD_STREAM_KIND_SHIFT | (ULong)(len & 0xff) << RECORD_STREAM_SIZE_SHIFT
+                                 | ((ULong)pc & RECORD_STREAM_ADDR_MASK),
+                             rep, &g);
             continue;
         }
-        if (fast) {
-            if (st->tag == Ist_Exit) {
-                add_fast_exit_refund(sb, st->Ist.Exit.guard, insns - seen);
-                if (rep_pc)
-                    add_rep_pass_refund(sb, st->Ist.Exit.guard, st->Ist.Exit.dst, rep_pc);
-            }
-            if (warm_on)
-                add_accesses(sb, sb_in->tyenv, st, IRTemp_INVALID, True);
-            addStmtToIRSB(sb, st);
-            continue;
+        if (st->tag == Ist_Exit && g.mode != BLOCK_PRECISE) {
+            add_fast_exit_refund(sb, st->Ist.Exit.guard, g.run_fast, insns - seen);
+            if (rep_pc)
+                add_rep_pass_refund(sb, st->Ist.Exit.guard, g.run_fast, st->Ist.Exit.dst, rep_pc);
         }
-        add_accesses(sb, sb_in->tyenv, st, recorded_insn, False);
+        add_accesses(sb, sb_in->tyenv, st, &g);
         addStmtToIRSB(sb, st);
     }
     /* a plain rep's block ends jumping back to itself: its next pass */
     if (rep_pc && sb->next->tag == Iex_Const && sb->jumpkind == Ijk_Boring)
-        add_rep_pass_refund(sb, NULL, sb->next->Iex.Const.con, rep_pc);
+        add_rep_pass_refund(sb, NULL, g.run_fast, sb->next->Iex.Const.con, rep_pc);
     return sb;
 }
 

@@ -122,6 +122,17 @@ pc_range samp.tea >/dev/null
 run 0 "$TEA" info samp.tea
 contains out.txt "20 windows of 1000 instructions, one every 1000000 (10000 of warm-up each)"
 contains out.txt "for 2e+07 instructions (the windows' periods)"
+# the same on the second thread while the main thread runs between its
+# timeslices: the translations of a periodically sampled recording run
+# fast or precise as each block starts (record/README.md), and the main
+# thread's blocks neither count nor record
+VALGRIND_OPTS=--fair-sched=yes run 0 "$TEA" record -q -o samp2.tea --thread 2 --start-at long_region \
+    --stop-at stop_here --sample-every 1000000 --sample-length 1000 --sample-warmup 10000 -- ./prog longs out15c.txt 1
+[ "$(commits samp2.tea)" -eq 20000 ] || fail "--thread 2 --sample-every: $(commits samp2.tea) timed, expected 20 * 1000"
+pc_range samp2.tea >/dev/null
+[ "$(sort -un pcs.txt | tr '\n' ' ')" = "$(sym long_dec) $(sym long_jnz) " ] ||
+    fail "--thread 2 --sample-every timed other instructions than long_dec and long_jnz"
+"$TEA" info --json samp.tea >info.json
 # the estimate is the windows' cycles times 10^6 / 1000 (the loop's windows all
 # end drained, and the last takes the core's final cycles)
 cycles=$(json_number info.json cycles)
