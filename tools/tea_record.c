@@ -69,7 +69,7 @@ typedef struct record_request {
     uint64_t simpoint_interval;                /* instructions per SimPoint interval */
     model_simpoint_list simpoints;             /* their regions, read before recording */
     uint64_t *starts;                          /* each region's first instruction (vg.sample_starts) */
-    int warm_caches;                           /* --warm-caches */
+    int warm_caches;                           /* --warm-caches: 1 yes, 0 no, -1 not given */
 } record_request;
 
 /* One process's recording: its stream, the programs it ran, its trace. */
@@ -866,6 +866,19 @@ static int sample_warmup_option(const char *command, const cli_option *opt, cons
     return CLI_CONTINUE;
 }
 
+/* --warm-caches yes|no into the int at opt->dest. */
+static int warm_caches_option(const char *command, const cli_option *opt, const char *arg)
+{
+    int *dest = opt->dest;
+    if (strcmp(arg, "yes") == 0)
+        *dest = 1;
+    else if (strcmp(arg, "no") == 0)
+        *dest = 0;
+    else
+        return cli_usage_error(command, "--warm-caches takes yes or no, not '%s'", arg);
+    return CLI_CONTINUE;
+}
+
 /* Completes and checks the sampling options (`warmup`: --sample-warmup,
  * UINT64_MAX when not given, SAMPLE_WARMUP_ALL for all); a usage error's
  * exit status, or 0. */
@@ -975,8 +988,8 @@ int cmd_tea_record(int argc, char **argv)
                  "timed instructions per window (default " CLI_STR(RECORD_SAMPLE_LENGTH) ")"),
         CLI_CALL("sample-warmup", 0, "W|all", sample_warmup_option, &sample_warmup,
                  "instructions warming the model before each window\n(default " CLI_STR(RECORD_SAMPLE_WARMUP) ", at most N - L); all: every\ninstruction between windows (functional warming: the\nleast bias, at about half a full recording's time)"),
-        CLI_FLAG("warm-caches", 0, &req.warm_caches,
-                 "keep the model's L1 D and LLC warm through every\nfast-forward (--skip, sampling): the tool updates copies\nof them with each access, and each window starts from\ntheir contents (docs/semantics.md)"),
+        CLI_CALL("warm-caches", 0, "yes|no", warm_caches_option, &req.warm_caches,
+                 "keep the model's L1 D, LLC and touched pages warm through\nevery fast-forward: the tool updates copies of them with\neach access, and each window starts from them (default\nyes when sampling, no with --skip alone; docs/semantics.md)"),
         CLI_STRING("simpoints", 0, "FILE", &req.simpoints_path,
                    "time SimPoint's regions instead (SimPoint 3's -saveSimpoints\nfile: 'INTERVAL CLUSTER' lines), "
                    "each standing for its\ncluster's intervals (needs --weights; docs/semantics.md)"),
@@ -1005,6 +1018,7 @@ int cmd_tea_record(int argc, char **argv)
     req.write.format = TRACE_FORMAT_NATIVE;
     req.argc_all = argc;
     req.argv_all = argv;
+    req.warm_caches = -1;
     model_config_defaults(&req.model);
     if ((rc = cli_parse(&command, argc, argv)) != CLI_CONTINUE)
         return rc;
@@ -1012,6 +1026,8 @@ int cmd_tea_record(int argc, char **argv)
         return cli_usage_error(argv[0], "missing PROGRAM (use: tea record [OPTIONS] -- PROGRAM [ARGS...])");
     if (model_config_check(&req.model))
         return cli_usage_error(argv[0], "%s", error_message());
+    if (req.warm_caches < 0)
+        req.warm_caches = req.vg.sample_every || req.simpoints_path;
     if (req.warm_caches)
         req.vg.warm_caches = &req.model;
     if ((rc = check_simpoints(argv[0], &req, sample_warmup))

@@ -188,8 +188,9 @@ run 0 "$TEA" record -q -o samp-all.tea --start-at long_region --stop-at stop_her
 "$TEA" info --json samp-all.tea >info-all.json
 [ "$(json_number info-all.json warmup)" -eq 999000 ] && [ "$(json_number info-all.json windows)" -eq 3 ] &&
     [ "$(commits samp-all.tea)" -eq 3000 ] || fail "--sample-warmup all: not 3 windows after 999000 of warming"
-# --warm-caches: the stream region reads every line of a 1 MiB buffer
-# (more than the L1 D, less than the LLC) pass after pass. With functional
+# --warm-caches (yes by default when sampling): the stream region reads
+# every line of a 1 MiB buffer (more than the L1 D, less than the LLC)
+# pass after pass. With functional
 # warming every window finds the buffer in the LLC; 1,000 warming
 # instructions alone leave it cold (misses to DRAM, and first touches of
 # its pages fault); with --warm-caches the tool's copies of the caches and
@@ -202,8 +203,8 @@ estimate() {
     printf '%.0f' "$(json_number "info-$1.json" estimated_cycles)"
 }
 functional=$(estimate stream-all --sample-warmup all)
-warm=$(estimate stream-warm --sample-warmup 1000 --warm-caches)
-cold=$(estimate stream-cold --sample-warmup 1000)
+warm=$(estimate stream-warm --sample-warmup 1000)
+cold=$(estimate stream-cold --sample-warmup 1000 --warm-caches no)
 awk -v w="$warm" -v f="$functional" 'BEGIN { d = (w - f) / f; exit !(d <= 0.05 && d >= -0.05) }' ||
     fail "--warm-caches: estimated $warm cycles, functional warming $functional (more than 5 % apart)"
 awk -v c="$cold" -v f="$functional" 'BEGIN { exit !(c >= 3 * f) }' ||
@@ -213,11 +214,13 @@ contains out.txt "10000 committed, 0 excepted"
 run 0 "$TEA" topdown stream-cold.tea
 grep -q '10000 committed, [1-9][0-9]* excepted' out.txt || fail "the cold stream region took no page fault"
 # with nothing fast-forwarded there is nothing to hand over: the same cycles
-run 0 "$TEA" record -q -o plain-warm.tea --warm-caches --start-at region --stop-at stop_here -- ./prog plain out17.txt 1
+run 0 "$TEA" record -q -o plain-warm.tea --warm-caches yes --start-at region --stop-at stop_here -- ./prog plain out17.txt 1
 "$TEA" info --json plain-warm.tea >info-pw.json
 "$TEA" info --json startstop.tea >info-p.json
 [ "$(json_number info-pw.json cycles)" = "$(json_number info-p.json cycles)" ] ||
     fail "--warm-caches changed a recording without a fast-forward"
+run 2 "$TEA" record -q -o bad.tea --warm-caches maybe -- ./prog plain out17.txt 1
+contains err.txt "--warm-caches takes yes or no, not 'maybe'"
 run 2 "$TEA" record -q -o bad.tea --sample-every 1000 --sample-warmup most -- ./prog plain out16.txt 1
 contains err.txt "invalid instruction count 'most' (or all)"
 # options that do not go together
