@@ -469,13 +469,11 @@ void model_cache_place(model_cache *c, uint64_t addr)
 
     if (s >= 0) {
         slot = (uint32_t)s;
-        c->stamp[slot] = ++c->clock;
-        c->mru = slot;
-        return;
+    } else {
+        slot = victim_slot(c, line);
+        if (c->tag[slot] != INVALID_LINE && c->ready[slot] != 0)
+            c->orphans = 1; /* a fill in flight may still name the slot */
     }
-    slot = victim_slot(c, line);
-    if (c->tag[slot] != INVALID_LINE && c->ready[slot] != 0)
-        c->orphans = 1; /* a fill in flight may still name the slot */
     c->tag[slot] = line;
     if (c->hint)
         c->hint[hint_index(c, line)] = slot;

@@ -142,9 +142,11 @@ int model_cache_probe(const model_cache *c, uint64_t addr);
  * absent. Does not touch LRU or statistics. */
 int model_cache_writeback(model_cache *c, uint64_t addr);
 
-/* Makes the line holding `addr` present, filled and most recently used,
- * as a warm-up's access would leave it but without a prefetch, a dirty bit
- * or statistics (a dirty victim is dropped: its writeback costs no time).
+/* Makes the line holding `addr` present, filled (ready at cycle 0) and
+ * most recently used, as a warm-up's access would leave it but without a
+ * prefetch, a dirty bit, a prefetched mark or statistics (a dirty victim
+ * is dropped: its writeback costs no time); a line already present is
+ * reset the same way.
  * For caches warmed elsewhere (tea record --warm-caches): placing a set's
  * lines least recently used first rebuilds its LRU order. */
 void model_cache_place(model_cache *c, uint64_t addr);

@@ -639,8 +639,10 @@ static void count_record(model_vgrecord *v, uint64_t w)
     v->pos++;
 }
 
-/* A LINES record `w` at buf + pos: a cache set or pages the tool kept warm. */
-static int read_lines(model_vgrecord *v, uint64_t w)
+/* A LINES record `w` at buf + pos: a cache set or pages the tool kept
+ * warm, handed to the lines callback when `deliver` (not after the
+ * region). */
+static int read_lines(model_vgrecord *v, uint64_t w, int deliver)
 {
     uint64_t count = w & RECORD_STREAM_ADDR_MASK, level = (w >> RECORD_STREAM_SIZE_SHIFT) & RECORD_STREAM_SIZE_MASK;
     int got, rc;
@@ -652,6 +654,10 @@ static int read_lines(model_vgrecord *v, uint64_t w)
         return rc;
     if (!got)
         return ended_inside(v);
+    if (!deliver) {
+        v->pos += 1 + (size_t)count;
+        return TEA_OK;
+    }
     if (v->lines)
         v->lines(v->lines_ctx,
                  level == RECORD_STREAM_LINES_L1D   ? MODEL_VGRECORD_WARMED_L1D
@@ -730,7 +736,7 @@ static int read_instruction(model_vgrecord *v, pending_insn *out, int *got)
             count_record(v, w);
             break;
         case RECORD_STREAM_LINES:
-            if ((rc = read_lines(v, w)))
+            if ((rc = read_lines(v, w, 1)))
                 return rc;
             break;
         case RECORD_STREAM_STOP:
@@ -902,6 +908,8 @@ static int skip_record(model_vgrecord *v)
     case RECORD_STREAM_COUNT:
         count_record(v, w);
         return TEA_OK;
+    case RECORD_STREAM_LINES:
+        return read_lines(v, w, 0);
     case RECORD_STREAM_CODE:
         return read_code(v);
     case RECORD_STREAM_OBJECT:

@@ -63,7 +63,9 @@
  * guarded call per instruction and access in fast runs (about 40 % of
  * --tool=none's speed against 90 % for fast blocks), so a single long
  * fast-forward (--skip, waiting for --start-at, listed windows) keeps the
- * two modes apart.
+ * two modes apart. Once recording is done a dual block leaves at its
+ * start, dropping every translation, and the code is translated again
+ * without instrumentation.
  *
  * Warm caches (--warm-caches=...). The model's data caches (L1 D and
  * LLC) hold what a whole run would have left in them only if every access
@@ -76,7 +78,9 @@
  * test, and a helper call for an access to a line other than the last
  * one), and sends them (LINES records) whenever a fast-forward ends, so
  * that the model starts each warm-up from the caches and pages of the
- * whole run. Dirty bits are not kept: a writeback costs the model no time.
+ * whole run. The copy starts empty with the region and is left alone once
+ * recording is done. Dirty bits are not kept: a writeback costs the model
+ * no time.
  *
  * Programs and processes. tea record runs Valgrind with --trace-children=yes
  * so that an exec is followed: the new program starts a new image of this
@@ -360,7 +364,7 @@ static void warm_page(Addr addr)
 static void warm_access(Addr addr, ULong size)
 {
     ULong first = (ULong)addr >> warm_line_bits, last = ((ULong)addr + (size ? size - 1 : 0)) >> warm_line_bits;
-    if (other_thread_running)
+    if (other_thread_running || state == REC_DONE)
         return;
     warm_page(addr);
     warm_data_line(first);
@@ -408,6 +412,21 @@ static void put_image(void)
             put(page_new[i + k]);
     }
     page_new_count = 0;
+}
+
+/* Empties both caches' copies and the pages touched: what the program did
+ * before the region (waiting for --start-at or tea_record_start) is not
+ * what a recording of the region starts from. */
+static void warm_reset(void)
+{
+    const warm_cache *caches[] = { &warm_l1d, &warm_llc };
+    for (UInt k = 0; k < 2; k++)
+        for (ULong i = 0; i <= caches[k]->set_mask * caches[k]->ways + (caches[k]->ways - 1); i++)
+            caches[k]->tag[i] = WARM_INVALID;
+    if (page_set)
+        VG_(memset)(page_set, 0, page_set_cap * sizeof *page_set);
+    page_set_count = page_new_count = 0;
+    warm_last_line = warm_last_page = WARM_INVALID;
 }
 
 /* Allocates an empty tag array of `sets` x `ways`. */
@@ -564,6 +583,8 @@ static void start_recording(void)
 {
     if (state != REC_WAIT)
         return;
+    if (warm_on)
+        warm_reset();
     skip_left = (ULong)clo_skip;
     warm_left = (ULong)clo_warmup;
     if (start_count) {
@@ -885,11 +906,11 @@ static IRTemp add_recorded(IRSB *sb, const insn_guards *g)
 }
 
 /* Adds a call warming the caches with an access at `addr` of `size`
- * bytes, done only when `guard` holds (NULL: always), the block runs
- * fast (`run_fast`; IRTemp_INVALID: a fast block) and the access touches
- * a line other than the last access's (a hit that changes nothing,
- * tested inline: most accesses then cost no call). */
-static void add_warm_mem(IRSB *sb, IRExpr *addr, Int size, IRExpr *guard, IRTemp run_fast)
+ * bytes, done only when `guard` holds (NULL: always), `also` holds
+ * (IRTemp_INVALID: always) and the access touches a line other than the
+ * last access's (a hit that changes nothing, tested inline: most accesses
+ * then cost no call). */
+static void add_warm_mem(IRSB *sb, IRExpr *addr, Int size, IRExpr *guard, IRTemp also)
 {
     IRDirty *di = unsafeIRDirty_0_N(2, "tearec_warm_mem", VG_(fnptr_to_fnentry)(on_warm_mem),
                                     mkIRExprVec_2(addr, mkIRExpr_HWord((HWord)size)));
@@ -909,8 +930,8 @@ static void add_warm_mem(IRSB *sb, IRExpr *addr, Int size, IRExpr *guard, IRTemp
     addStmtToIRSB(sb, IRStmt_WrTmp(first_other, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(first), IRExpr_RdTmp(last))));
     addStmtToIRSB(sb, IRStmt_WrTmp(end_other, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(end_line), IRExpr_RdTmp(last))));
     addStmtToIRSB(sb, IRStmt_WrTmp(other, IRExpr_Binop(Iop_Or1, IRExpr_RdTmp(first_other), IRExpr_RdTmp(end_other))));
-    if (run_fast != IRTemp_INVALID)
-        other = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_And1, IRExpr_RdTmp(other), IRExpr_RdTmp(run_fast)));
+    if (also != IRTemp_INVALID)
+        other = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_And1, IRExpr_RdTmp(other), IRExpr_RdTmp(also)));
     if (guard) {
         IRTemp both = newIRTemp(sb->tyenv, Ity_I1);
         addStmtToIRSB(sb, IRStmt_WrTmp(both, IRExpr_Binop(Iop_And1, guard, IRExpr_RdTmp(other))));
@@ -929,8 +950,17 @@ static void add_access(IRSB *sb, IRExpr *addr, Int size, ULong kind, IRExpr *gua
             g->recorded = add_recorded(sb, g);
         add_mem(sb, addr, size, kind, guard, g->recorded);
     }
-    if (warm_on && g->mode != BLOCK_PRECISE)
-        add_warm_mem(sb, addr, size, guard, g->mode == BLOCK_DUAL ? g->run_fast : IRTemp_INVALID);
+    if (!warm_on)
+        return;
+    if (g->mode == BLOCK_FAST) {
+        add_warm_mem(sb, addr, size, guard, IRTemp_INVALID);
+    } else {
+        /* a recorded access warms the copy in on_mem; every other one
+         * (a fast run, the last skipped instructions counted one by one)
+         * here */
+        IRTemp unrecorded = add_tmp(sb, Ity_I1, IRExpr_Unop(Iop_Not1, IRExpr_RdTmp(g->recorded)));
+        add_warm_mem(sb, addr, size, guard, unrecorded);
+    }
 }
 
 /* Adds what records or warms the caches with each memory access of
@@ -1060,14 +1090,21 @@ static void fast_ends(void)
  * (`rep`: the block starts with a rep string instruction), a block entered
  * between passes that ran precise (the last precise instruction is this
  * one) does not count the rep again; every fast run forgets the last
- * precise instruction. */
-static IRTemp add_block_start(IRSB *sb, Addr pc, UInt insns, Bool rep, Bool precise)
+ * precise instruction. Once recording is done the block leaves, dropping
+ * every translation: the code runs on uninstrumented. */
+static IRTemp add_block_start(IRSB *sb, Addr pc, Int offset_ip, UInt insns, Bool rep, Bool precise)
 {
     IRExpr *counter = mkIRExpr_HWord((HWord)&fast_left);
     IRTemp wanted, left, count, is_short, run_fast, ends;
     IRDirty *di;
 
-    tl_assert(sizeof fast_wanted == 1 && sizeof last_insn_pc == 8);
+    tl_assert(sizeof fast_wanted == 1 && sizeof last_insn_pc == 8 && sizeof state == 4);
+    {
+        IRTemp now = add_tmp(sb, Ity_I32, IRExpr_Load(Iend_LE, Ity_I32, mkIRExpr_HWord((HWord)&state)));
+        IRTemp done = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpEQ32, IRExpr_RdTmp(now),
+                                                       IRExpr_Const(IRConst_U32((UInt)REC_DONE))));
+        add_switch_exit(sb, done, pc, offset_ip);
+    }
     wanted = add_tmp(sb, Ity_I8, IRExpr_Load(Iend_LE, Ity_I8, mkIRExpr_HWord((HWord)&fast_wanted)));
     wanted = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpNE8, IRExpr_RdTmp(wanted), IRExpr_Const(IRConst_U8(0))));
     left = add_tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, counter));
@@ -1297,8 +1334,7 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
         addStmtToIRSB(sb, sb_in->stmts[i]);
         i++;
     }
-    if (g.mode != BLOCK_DUAL)
-        add_switch_range(sb);
+    add_switch_range(sb);
     for (; i < sb_in->stmts_used; i++) {
         IRStmt *st = sb_in->stmts[i];
         if (!st || st->tag == Ist_NoOp)
@@ -1317,7 +1353,7 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
             if (first && g.mode == BLOCK_PRECISE && !stay)
                 add_precise_block_start(sb, pc, layout->offset_IP, rep);
             if (first && g.mode == BLOCK_DUAL) {
-                g.run_fast = add_block_start(sb, pc, insns, rep, starts_region);
+                g.run_fast = add_block_start(sb, pc, layout->offset_IP, insns, rep, starts_region);
                 g.run_precise = add_tmp(sb, Ity_I1, IRExpr_Unop(Iop_Not1, IRExpr_RdTmp(g.run_fast)));
             }
             if (is_entry_of(pc, clo_start_at, start_by_address, start_address))

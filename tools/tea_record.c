@@ -989,7 +989,7 @@ int cmd_tea_record(int argc, char **argv)
         CLI_CALL("sample-warmup", 0, "W|all", sample_warmup_option, &sample_warmup,
                  "instructions warming the model before each window\n(default " CLI_STR(RECORD_SAMPLE_WARMUP) ", at most N - L); all: every\ninstruction between windows (functional warming: the\nleast bias, at about half a full recording's time)"),
         CLI_CALL("warm-caches", 0, "yes|no", warm_caches_option, &req.warm_caches,
-                 "keep the model's L1 D, LLC and touched pages warm through\nevery fast-forward: the tool updates copies of them with\neach access, and each window starts from them (default\nyes when sampling, no with --skip alone; docs/semantics.md)"),
+                 "keep the model's L1 D, LLC and touched pages warm through\nevery fast-forward: the tool updates copies of them with\neach access, and each window starts from them (default\nyes when sampling, no with --skip alone or --sample-warmup\nall; docs/semantics.md)"),
         CLI_STRING("simpoints", 0, "FILE", &req.simpoints_path,
                    "time SimPoint's regions instead (SimPoint 3's -saveSimpoints\nfile: 'INTERVAL CLUSTER' lines), "
                    "each standing for its\ncluster's intervals (needs --weights; docs/semantics.md)"),
@@ -1026,15 +1026,17 @@ int cmd_tea_record(int argc, char **argv)
         return cli_usage_error(argv[0], "missing PROGRAM (use: tea record [OPTIONS] -- PROGRAM [ARGS...])");
     if (model_config_check(&req.model))
         return cli_usage_error(argv[0], "%s", error_message());
-    if (req.warm_caches < 0)
-        req.warm_caches = req.vg.sample_every || req.simpoints_path;
-    if (req.warm_caches)
-        req.vg.warm_caches = &req.model;
     if ((rc = check_simpoints(argv[0], &req, sample_warmup))
         || (rc = check_sampling(argv[0], &req.vg, sample_warmup))) {
         free_request(&req);
         return rc;
     }
+    /* on when sampling with a fast-forward between windows (not with
+     * --sample-warmup all, which leaves none) */
+    if (req.warm_caches < 0)
+        req.warm_caches = (req.vg.sample_every || req.simpoints_path) && sample_warmup != SAMPLE_WARMUP_ALL;
+    if (req.warm_caches)
+        req.vg.warm_caches = &req.model;
     req.argv = argv + optind;
     if ((rc = record(&req, &exit_status))) {
         exit_status = cli_fail(argv[0], rc);

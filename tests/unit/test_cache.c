@@ -96,7 +96,8 @@ static void lru_eviction_order(void **state)
  * placing 1 again makes it MRU (LRU order 2, 3, 4, 1), so the next new
  * line evicts 2. Placed lines are filled at once (an access at cycle 0
  * hits), prefetch nothing and count in no statistic; a line pending for
- * an MSHR that a placement evicts still completes harmlessly. */
+ * an MSHR that a placement evicts still completes harmlessly; a
+ * prefetched line placed again is no longer marked prefetched. */
 static void placed_lines(void **state)
 {
     model_cache *c = make(4 * LINE, 4, 2, 1);
@@ -125,6 +126,13 @@ static void placed_lines(void **state)
         model_cache_fill(c, &r.prefetch, 110, 0);
     for (unsigned l = 20; l < 24; l++)
         assert_int_equal(model_cache_access(c, l * LINE, 0, 200, &r), MODEL_CACHE_HIT);
+    /* a prefetched line placed again loses its mark: its next use is no
+     * useful prefetch */
+    assert_int_equal(touch(c, 30 * LINE, 0, 300, 10), MODEL_CACHE_MISS);
+    assert_true(model_cache_probe(c, 31 * LINE));
+    model_cache_place(c, 31 * LINE);
+    assert_int_equal(model_cache_access(c, 31 * LINE, 0, 400, &r), MODEL_CACHE_HIT);
+    assert_int_equal(r.prefetched, 0);
     model_cache_free(c);
 }
 

@@ -225,12 +225,16 @@ typedef struct lines_log {
     size_t count[4];
     uint64_t addrs[8];
     size_t total;
+    const warm_log *warmed; /* warm-up instructions seen so far */
+    unsigned warmed_before; /* the most of them seen at a call */
 } lines_log;
 
 static void lines_cb(void *ctx, model_vgrecord_warmed what, const uint64_t *addrs, size_t count)
 {
     lines_log *log = ctx;
     assert_true(log->calls < 4 && log->total + count <= 8);
+    if (log->warmed && log->warmed->count > log->warmed_before)
+        log->warmed_before = log->warmed->count;
     log->what[log->calls] = what;
     log->count[log->calls++] = count;
     memcpy(log->addrs + log->total, addrs, count * sizeof *addrs);
@@ -265,6 +269,7 @@ static void cache_lines(void **state)
     put(&s, 0x6008);
     iteration(&s, RECORD_STREAM_WARM, 1);
     iteration(&s, RECORD_STREAM_INSN, 2);
+    log.warmed = &warmed;
     v = open_stream(&s);
     model_vgrecord_set_lines(v, lines_cb, &log);
     model_vgrecord_set_warm(v, warm_cb, &warmed);
@@ -286,9 +291,20 @@ static void cache_lines(void **state)
     for (size_t i = 0; i < 5; i++)
         assert_int_equal(log.addrs[i], 0x1000 * (i + 1));
     assert_int_equal(log.addrs[5], 0x6008);
+    assert_int_equal(log.warmed_before, 0); /* all of them before the first warm-up instruction */
     assert_int_equal(warmed.count, 3);
     assert_int_equal(u.addr, DATA + 16);
     assert_int_equal(model_vgrecord_get_stats(v)->lines_placed, 6);
+    model_vgrecord_close(v);
+
+    /* a record cut short by the stream's end */
+    s.n = 0;
+    put(&s, RECORD_STREAM_LINES << RECORD_STREAM_KIND_SHIFT | 2);
+    put(&s, 0x1000);
+    v = open_stream(&s);
+    src = model_vgrecord_source(v);
+    assert_int_equal(src.next(src.ctx, &u), TEA_ERR_FORMAT);
+    assert_non_null(strstr(error_message(), "ends inside a record"));
     model_vgrecord_close(v);
 
     static const uint64_t bad[] = { 0, RECORD_STREAM_LINES_MAX + 1, 3ull << RECORD_STREAM_SIZE_SHIFT | 1 };
