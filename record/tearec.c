@@ -378,6 +378,15 @@ static VG_REGPARM(2) void on_warm_mem(Addr addr, ULong size)
     warm_access(addr, size);
 }
 
+/* Starts a LINES record of `what` holding `n` addresses (at most
+ * RECORD_STREAM_LINES_MAX, which the buffer's slack leaves room for). */
+static void put_lines_header(ULong what, ULong n)
+{
+    if (buf_len > BUF_WORDS - BUF_SLACK)
+        flush();
+    put(RECORD_STREAM_LINES << RECORD_STREAM_KIND_SHIFT | what << RECORD_STREAM_SIZE_SHIFT | n);
+}
+
 /* Sends the lines of `c` (LINES records of `level`), each set's least
  * recently used first. */
 static void put_cache_image(const warm_cache *c, ULong level)
@@ -389,9 +398,7 @@ static void put_cache_image(const warm_cache *c, ULong level)
             n++;
         if (!n)
             continue;
-        if (buf_len > BUF_WORDS - BUF_SLACK)
-            flush();
-        put(RECORD_STREAM_LINES << RECORD_STREAM_KIND_SHIFT | level << RECORD_STREAM_SIZE_SHIFT | n);
+        put_lines_header(level, n);
         while (n > 0)
             put(tags[--n] << warm_line_bits);
     }
@@ -405,13 +412,18 @@ static void put_image(void)
     put_cache_image(&warm_llc, RECORD_STREAM_LINES_LLC);
     for (ULong i = 0; i < page_new_count; i += RECORD_STREAM_LINES_MAX) {
         ULong n = page_new_count - i < RECORD_STREAM_LINES_MAX ? page_new_count - i : RECORD_STREAM_LINES_MAX;
-        if (buf_len > BUF_WORDS - BUF_SLACK)
-            flush();
-        put(RECORD_STREAM_LINES << RECORD_STREAM_KIND_SHIFT | RECORD_STREAM_LINES_PAGES << RECORD_STREAM_SIZE_SHIFT | n);
+        put_lines_header(RECORD_STREAM_LINES_PAGES, n);
         for (ULong k = 0; k < n; k++)
             put(page_new[i + k]);
     }
     page_new_count = 0;
+}
+
+/* Empties the tag array of `c`. */
+static void warm_cache_clear(warm_cache *c)
+{
+    for (ULong i = 0; i < (c->set_mask + 1) * c->ways; i++)
+        c->tag[i] = WARM_INVALID;
 }
 
 /* Empties both caches' copies and the pages touched: what the program did
@@ -419,10 +431,8 @@ static void put_image(void)
  * what a recording of the region starts from. */
 static void warm_reset(void)
 {
-    const warm_cache *caches[] = { &warm_l1d, &warm_llc };
-    for (UInt k = 0; k < 2; k++)
-        for (ULong i = 0; i <= caches[k]->set_mask * caches[k]->ways + (caches[k]->ways - 1); i++)
-            caches[k]->tag[i] = WARM_INVALID;
+    warm_cache_clear(&warm_l1d);
+    warm_cache_clear(&warm_llc);
     if (page_set)
         VG_(memset)(page_set, 0, page_set_cap * sizeof *page_set);
     page_set_count = page_new_count = 0;
@@ -433,11 +443,10 @@ static void warm_reset(void)
 static void warm_cache_init(warm_cache *c, ULong sets, UInt ways, Bool prefetch)
 {
     c->tag = VG_(malloc)("tearec.warm.tag", sets * ways * sizeof *c->tag);
-    for (ULong i = 0; i < sets * ways; i++)
-        c->tag[i] = WARM_INVALID;
     c->set_mask = sets - 1;
     c->ways = ways;
     c->prefetch = prefetch;
+    warm_cache_clear(c);
 }
 
 /* Parses --warm-caches=L1SETS,L1WAYS,L1PF,LLCSETS,LLCWAYS,LLCPF,LINE,PAGE
@@ -914,29 +923,23 @@ static void add_warm_mem(IRSB *sb, IRExpr *addr, Int size, IRExpr *guard, IRTemp
 {
     IRDirty *di = unsafeIRDirty_0_N(2, "tearec_warm_mem", VG_(fnptr_to_fnentry)(on_warm_mem),
                                     mkIRExprVec_2(addr, mkIRExpr_HWord((HWord)size)));
-    IRTemp last = newIRTemp(sb->tyenv, Ity_I64), first = newIRTemp(sb->tyenv, Ity_I64),
-           end = newIRTemp(sb->tyenv, Ity_I64), end_line = newIRTemp(sb->tyenv, Ity_I64),
-           first_other = newIRTemp(sb->tyenv, Ity_I1), end_other = newIRTemp(sb->tyenv, Ity_I1),
-           other = newIRTemp(sb->tyenv, Ity_I1);
     IRExpr *bits = IRExpr_Const(IRConst_U8((UChar)warm_line_bits));
+    IRTemp last, first, end, end_line, first_other, end_other, other;
 
     /* flat IR: one operation per statement, on atoms */
     tl_assert(sizeof warm_last_line == 8);
-    addStmtToIRSB(sb, IRStmt_WrTmp(last, IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)&warm_last_line))));
-    addStmtToIRSB(sb, IRStmt_WrTmp(first, IRExpr_Binop(Iop_Shr64, addr, bits)));
-    addStmtToIRSB(sb, IRStmt_WrTmp(end, IRExpr_Binop(Iop_Add64, addr,
-                                                     IRExpr_Const(IRConst_U64((ULong)(size > 0 ? size - 1 : 0))))));
-    addStmtToIRSB(sb, IRStmt_WrTmp(end_line, IRExpr_Binop(Iop_Shr64, IRExpr_RdTmp(end), bits)));
-    addStmtToIRSB(sb, IRStmt_WrTmp(first_other, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(first), IRExpr_RdTmp(last))));
-    addStmtToIRSB(sb, IRStmt_WrTmp(end_other, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(end_line), IRExpr_RdTmp(last))));
-    addStmtToIRSB(sb, IRStmt_WrTmp(other, IRExpr_Binop(Iop_Or1, IRExpr_RdTmp(first_other), IRExpr_RdTmp(end_other))));
+    last = add_tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)&warm_last_line)));
+    first = add_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shr64, addr, bits));
+    end = add_tmp(sb, Ity_I64,
+                  IRExpr_Binop(Iop_Add64, addr, IRExpr_Const(IRConst_U64((ULong)(size > 0 ? size - 1 : 0)))));
+    end_line = add_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shr64, IRExpr_RdTmp(end), bits));
+    first_other = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(first), IRExpr_RdTmp(last)));
+    end_other = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(end_line), IRExpr_RdTmp(last)));
+    other = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_Or1, IRExpr_RdTmp(first_other), IRExpr_RdTmp(end_other)));
     if (also != IRTemp_INVALID)
         other = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_And1, IRExpr_RdTmp(other), IRExpr_RdTmp(also)));
-    if (guard) {
-        IRTemp both = newIRTemp(sb->tyenv, Ity_I1);
-        addStmtToIRSB(sb, IRStmt_WrTmp(both, IRExpr_Binop(Iop_And1, guard, IRExpr_RdTmp(other))));
-        other = both;
-    }
+    if (guard)
+        other = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_And1, guard, IRExpr_RdTmp(other)));
     di->guard = IRExpr_RdTmp(other);
     addStmtToIRSB(sb, IRStmt_Dirty(di));
 }
@@ -1039,32 +1042,38 @@ static void add_switch_range(IRSB *sb)
         sb, IRStmt_Put(__builtin_offsetof(VexGuestAMD64State, guest_CMLEN), IRExpr_Const(IRConst_U64(ALL_CODE_LEN))));
 }
 
+/* The instructions a block starting at `pc` with `insns` of them takes off
+ * the fast-forward's count: all, but one fewer when counting reps once
+ * (`rep`: it starts with a rep string instruction) and it is entered
+ * between passes of that instruction that ran precise (the last precise
+ * instruction is this one). */
+static IRTemp add_block_count(IRSB *sb, Addr pc, UInt insns, Bool rep)
+{
+    IRTemp last, same;
+    if (!reps_once || !rep)
+        return add_tmp(sb, Ity_I64, IRExpr_Const(IRConst_U64((ULong)insns)));
+    tl_assert(sizeof last_insn_pc == 8);
+    last = add_tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)&last_insn_pc)));
+    same = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpEQ64, IRExpr_RdTmp(last), IRExpr_Const(IRConst_U64((ULong)pc))));
+    return add_tmp(sb, Ity_I64,
+                   IRExpr_ITE(IRExpr_RdTmp(same), IRExpr_Const(IRConst_U64((ULong)insns - 1)),
+                              IRExpr_Const(IRConst_U64((ULong)insns))));
+}
+
 /* A fast block's start, at its first instruction `pc`: leave when fewer
- * than its `insns` instructions are left to pass, else take them off.
- * Counting reps once (`rep`: the block starts with a rep string
- * instruction), a block entered between passes that ran precise (the last
- * precise instruction is this one) does not count the rep again; every
- * fast block forgets the last precise instruction. */
+ * than its instructions (add_block_count) are left to pass, else take
+ * them off. Counting reps once, every fast block forgets the last precise
+ * instruction. */
 static void add_fast_block_start(IRSB *sb, Addr pc, Int offset_ip, UInt insns, Bool rep)
 {
     IRExpr *counter = mkIRExpr_HWord((HWord)&fast_left);
-    IRTemp left = newIRTemp(sb->tyenv, Ity_I64), leave = newIRTemp(sb->tyenv, Ity_I1),
-           rest = newIRTemp(sb->tyenv, Ity_I64), count = newIRTemp(sb->tyenv, Ity_I64);
+    IRTemp left = add_tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, counter));
+    IRTemp count = add_block_count(sb, pc, insns, rep);
+    IRTemp leave = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpLT64U, IRExpr_RdTmp(left), IRExpr_RdTmp(count)));
+    IRTemp rest;
 
-    addStmtToIRSB(sb, IRStmt_WrTmp(left, IRExpr_Load(Iend_LE, Ity_I64, counter)));
-    if (reps_once && rep) {
-        IRTemp last = newIRTemp(sb->tyenv, Ity_I64), same = newIRTemp(sb->tyenv, Ity_I1);
-        addStmtToIRSB(sb, IRStmt_WrTmp(last, IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)&last_insn_pc))));
-        addStmtToIRSB(sb, IRStmt_WrTmp(same, IRExpr_Binop(Iop_CmpEQ64, IRExpr_RdTmp(last),
-                                                          IRExpr_Const(IRConst_U64((ULong)pc)))));
-        addStmtToIRSB(sb, IRStmt_WrTmp(count, IRExpr_ITE(IRExpr_RdTmp(same), IRExpr_Const(IRConst_U64((ULong)insns - 1)),
-                                                         IRExpr_Const(IRConst_U64((ULong)insns)))));
-    } else {
-        addStmtToIRSB(sb, IRStmt_WrTmp(count, IRExpr_Const(IRConst_U64((ULong)insns))));
-    }
-    addStmtToIRSB(sb, IRStmt_WrTmp(leave, IRExpr_Binop(Iop_CmpLT64U, IRExpr_RdTmp(left), IRExpr_RdTmp(count))));
     add_switch_exit(sb, leave, pc, offset_ip);
-    addStmtToIRSB(sb, IRStmt_WrTmp(rest, IRExpr_Binop(Iop_Sub64, IRExpr_RdTmp(left), IRExpr_RdTmp(count))));
+    rest = add_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Sub64, IRExpr_RdTmp(left), IRExpr_RdTmp(count)));
     addStmtToIRSB(sb, IRStmt_Store(Iend_LE, counter, IRExpr_RdTmp(rest)));
     if (reps_once) {
         tl_assert(sizeof last_insn_pc == 8);
@@ -1084,14 +1093,12 @@ static void fast_ends(void)
 
 /* A dual block's start, at its first instruction `pc`: whether it runs fast,
  * returned as an Ity_I1 temporary. It does when fast ones are wanted and
- * at least its `insns` instructions are left to pass (then taken off the
- * count), unless `precise` (a block holding the --start-at entry); when
- * fewer are left, fast_ends() and it runs precise. Counting reps once
- * (`rep`: the block starts with a rep string instruction), a block entered
- * between passes that ran precise (the last precise instruction is this
- * one) does not count the rep again; every fast run forgets the last
- * precise instruction. Once recording is done the block leaves, dropping
- * every translation: the code runs on uninstrumented. */
+ * at least its instructions are left to pass (then taken off the
+ * count, add_block_count), unless `precise` (a block holding the
+ * --start-at entry); when fewer are left, fast_ends() and it runs precise.
+ * Counting reps once, every fast run forgets the last precise
+ * instruction. Once recording is done the block leaves, dropping every
+ * translation: the code runs on uninstrumented. */
 static IRTemp add_block_start(IRSB *sb, Addr pc, Int offset_ip, UInt insns, Bool rep, Bool precise)
 {
     IRExpr *counter = mkIRExpr_HWord((HWord)&fast_left);
@@ -1101,22 +1108,14 @@ static IRTemp add_block_start(IRSB *sb, Addr pc, Int offset_ip, UInt insns, Bool
     tl_assert(sizeof fast_wanted == 1 && sizeof last_insn_pc == 8 && sizeof state == 4);
     {
         IRTemp now = add_tmp(sb, Ity_I32, IRExpr_Load(Iend_LE, Ity_I32, mkIRExpr_HWord((HWord)&state)));
-        IRTemp done = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpEQ32, IRExpr_RdTmp(now),
-                                                       IRExpr_Const(IRConst_U32((UInt)REC_DONE))));
+        IRTemp done = add_tmp(sb, Ity_I1,
+                              IRExpr_Binop(Iop_CmpEQ32, IRExpr_RdTmp(now), IRExpr_Const(IRConst_U32((UInt)REC_DONE))));
         add_switch_exit(sb, done, pc, offset_ip);
     }
     wanted = add_tmp(sb, Ity_I8, IRExpr_Load(Iend_LE, Ity_I8, mkIRExpr_HWord((HWord)&fast_wanted)));
     wanted = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpNE8, IRExpr_RdTmp(wanted), IRExpr_Const(IRConst_U8(0))));
     left = add_tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, counter));
-    if (reps_once && rep) {
-        IRTemp last = add_tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)&last_insn_pc)));
-        IRTemp same = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpEQ64, IRExpr_RdTmp(last),
-                                                       IRExpr_Const(IRConst_U64((ULong)pc))));
-        count = add_tmp(sb, Ity_I64, IRExpr_ITE(IRExpr_RdTmp(same), IRExpr_Const(IRConst_U64((ULong)insns - 1)),
-                                                IRExpr_Const(IRConst_U64((ULong)insns))));
-    } else {
-        count = add_tmp(sb, Ity_I64, IRExpr_Const(IRConst_U64((ULong)insns)));
-    }
+    count = add_block_count(sb, pc, insns, rep);
     is_short = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpLT64U, IRExpr_RdTmp(left), IRExpr_RdTmp(count)));
     ends = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_And1, IRExpr_RdTmp(wanted), IRExpr_RdTmp(is_short)));
     if (precise) {
@@ -1362,11 +1361,11 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
             if (g.mode == BLOCK_FAST)
                 continue;
             if (is_entry_of(pc, clo_stop_at, stop_by_address, stop_address))
-                add_call0(sb, "tearec_stop", on_stop_symbol,
-                          g.mode == BLOCK_DUAL ? IRExpr_RdTmp(g.run_precise) : NULL);
+                add_call0(sb, "tearec_stop", on_stop_symbol, g.mode == BLOCK_DUAL ? IRExpr_RdTmp(g.run_precise) : NULL);
             report_code(pc, len);
             add_precise_insn(sb,
-                             RECORD_STREAM_INSN << RECORD_STREAM_KIND_SHIFT | (ULong)(len & 0xff) << RECORD_STREAM_SIZE_SHIFT
+                             RECORD_STREAM_INSN << RECORD_STREAM_KIND_SHIFT
+                                 | (ULong)(len & 0xff) << RECORD_STREAM_SIZE_SHIFT
                                  | ((ULong)pc & RECORD_STREAM_ADDR_MASK),
                              rep, &g);
             continue;
