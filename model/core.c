@@ -905,14 +905,20 @@ void model_core_warm(model_core *m, const model_insn *in)
         if (in->cls == MODEL_STORE || (in->flags & MODEL_INSN_STORE))
             model_mem_store(m->memory, in->addr, size, 0, &r);
     }
-    if (in->branch != MODEL_BRANCH_NONE) {
-        model_bpred_prediction pred;
-        unsigned kind = MODEL_BPRED_SIZED(in->branch - 1u, in->size);
-        model_bpred_predict(m->predictor, in->pc, kind, &pred);
-        model_bpred_update(m->predictor, in->pc, kind, (in->flags & MODEL_INSN_TAKEN) != 0, in->target);
-    }
+    if (in->branch != MODEL_BRANCH_NONE)
+        model_core_train_branch(m, in);
     m->stats.warmed++;
     m->warm_unsettled = 1;
+}
+
+void model_core_train_branch(model_core *m, const model_insn *in)
+{
+    model_bpred_prediction pred;
+    unsigned kind = MODEL_BPRED_SIZED(in->branch - 1u, in->size);
+
+    assert(in->branch != MODEL_BRANCH_NONE);
+    model_bpred_predict(m->predictor, in->pc, kind, &pred);
+    model_bpred_update(m->predictor, in->pc, kind, (in->flags & MODEL_INSN_TAKEN) != 0, in->target);
 }
 
 void model_core_place_lines(model_core *m, int in_llc, const uint64_t *addrs, size_t count)

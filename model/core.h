@@ -151,6 +151,12 @@ void model_core_warm(model_core *m, const model_insn *insn);
  * model_core_warm may be called. */
 void model_core_place_lines(model_core *m, int in_llc, const uint64_t *addrs, size_t count);
 
+/* Trains the branch predictor with branch `insn` (its pc, size, branch
+ * kind, whether taken and target), untimed: a branch of a fast-forward
+ * (tea record --warm-branches). Nothing else of the core changes. Call
+ * where model_core_warm may be called. */
+void model_core_train_branch(model_core *m, const model_insn *insn);
+
 /* Marks the data pages holding `addrs` touched, untimed (no page fault
  * when the core.page_faults model is on): pages a fast-forward touched
  * first (tea record --warm-caches). */

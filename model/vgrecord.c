@@ -121,6 +121,8 @@ struct model_vgrecord {
     void *warm_ctx;
     model_vgrecord_lines_fn lines; /* where warm caches' lines go (NULL: dropped) */
     void *lines_ctx;
+    model_vgrecord_warm_fn branches; /* where a fast-forward's branches go (NULL: dropped) */
+    void *branches_ctx;
     unsigned programs;     /* EXE records read: programs this process ran */
     int exec_pending;      /* an EXE record at buf + pos begins the next program */
     int truncated_ok;      /* the program was killed (--kill-after): the stream may end inside a record */
@@ -639,15 +641,44 @@ static void count_record(model_vgrecord *v, uint64_t w)
     v->pos++;
 }
 
-/* A LINES record `w` at buf + pos: a cache set or pages the tool kept
- * warm, handed to the lines callback when `deliver` (not after the
- * region). */
+/* The control transfers of a fast-forward (`count` words: pairs of a
+ * branch's address and the next one run) to the branches callback, as
+ * model instructions; pairs whose first address holds no branch (the tool
+ * logs every exit of its blocks) are dropped. */
+static void train_branches(model_vgrecord *v, const uint64_t *pairs, size_t count)
+{
+    for (size_t i = 0; i + 1 < count; i += 2) {
+        const decoded *d = lookup(v, pairs[i], 0);
+        model_insn u;
+        if (d->branch == MODEL_BRANCH_NONE)
+            continue;
+        memset(&u, 0, sizeof u);
+        u.pc = pairs[i];
+        u.size = d->size;
+        u.cls = d->cls;
+        u.branch = d->branch;
+        if (pairs[i + 1] != u.pc + u.size) {
+            u.flags |= MODEL_INSN_TAKEN;
+            u.target = pairs[i + 1];
+        } else {
+            u.target = d->target;
+        }
+        if (v->branches)
+            v->branches(v->branches_ctx, &u);
+        v->stats.branches_trained++;
+    }
+}
+
+/* A LINES record `w` at buf + pos: a cache set, pages or branches the
+ * tool kept through a fast-forward, handed to the lines (branches)
+ * callback when `deliver` (not after the region). */
 static int read_lines(model_vgrecord *v, uint64_t w, int deliver)
 {
     uint64_t count = w & RECORD_STREAM_ADDR_MASK, level = (w >> RECORD_STREAM_SIZE_SHIFT) & RECORD_STREAM_SIZE_MASK;
     int got, rc;
 
-    if (count == 0 || count > RECORD_STREAM_LINES_MAX || level > RECORD_STREAM_LINES_PAGES)
+    if (count == 0 || count > RECORD_STREAM_LINES_MAX || level > RECORD_STREAM_LINES_BRANCHES
+        || (level == RECORD_STREAM_LINES_BRANCHES && count % 2))
         return error_set(TEA_ERR_FORMAT, "%s: malformed cache lines record after %llu words", v->name,
                          (unsigned long long)v->stats.words);
     if ((rc = need(v, 1 + (size_t)count, &got)))
@@ -655,6 +686,11 @@ static int read_lines(model_vgrecord *v, uint64_t w, int deliver)
     if (!got)
         return ended_inside(v);
     if (!deliver) {
+        v->pos += 1 + (size_t)count;
+        return TEA_OK;
+    }
+    if (level == RECORD_STREAM_LINES_BRANCHES) {
+        train_branches(v, v->buf + v->pos + 1, (size_t)count);
         v->pos += 1 + (size_t)count;
         return TEA_OK;
     }
@@ -960,6 +996,14 @@ void model_vgrecord_set_lines(model_vgrecord *v, model_vgrecord_lines_fn fn, voi
     v->lines_ctx = ctx;
 }
 
+_Static_assert(MODEL_VGRECORD_WARM_BRANCHES_MAX == RECORD_STREAM_BRANCHES_MAX, "the tool's limit");
+
+void model_vgrecord_set_branches(model_vgrecord *v, model_vgrecord_warm_fn fn, void *ctx)
+{
+    v->branches = fn;
+    v->branches_ctx = ctx;
+}
+
 /* A wrong-path instruction: whatever the program holds at `pc`. */
 static void vgrecord_wrong_path(void *ctx, uint64_t pc, model_insn *u)
 {
@@ -1112,6 +1156,8 @@ static void build_args(char **args, char *text, size_t size, const model_vgrecor
         ADD_OPTION("--thread=%u", (unsigned)opt->thread);
     if (opt->children_socket)
         ADD_OPTION("--tea-children=%s", opt->children_socket);
+    if (opt->warm_branches)
+        ADD_OPTION("--warm-branches=%llu", (unsigned long long)opt->warm_branches);
     if (opt->warm_caches) {
         const model_cache_config *l1 = &opt->warm_caches->mem.l1d, *llc = &opt->warm_caches->mem.llc;
         ADD_OPTION("--warm-caches=%llu,%u,%u,%llu,%u,%u,%u,%u",

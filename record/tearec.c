@@ -82,6 +82,17 @@
  * recording is done. Dirty bits are not kept: a writeback costs the model
  * no time.
  *
+ * Warm predictor (--warm-branches=N). The branch predictor's tables and
+ * history hold what the branches before a window left in them. With
+ * --warm-branches every fast run of the recorded thread logs each control
+ * transfer it passes (the branch's address and the address that ran next:
+ * a side exit taken, an instruction mark after a side exit or a chased
+ * jump, a block's end) into a ring of the last N, inline (two stores and a
+ * count); when a fast-forward ends the branches logged since the last
+ * hand-over, the last N at most, go to the model (LINES records of
+ * branch pairs), which trains its predictor with those that decode as
+ * branches. The last skipped instructions, counted one by one, log none.
+ *
  * Programs and processes. tea record runs Valgrind with --trace-children=yes
  * so that an exec is followed: the new program starts a new image of this
  * tool, which goes on writing to the same stream (an EXE record first), and
@@ -177,6 +188,7 @@ static Long clo_sample_length = 0;       /* ... of this many timed instructions 
 static const HChar *clo_children = NULL; /* tea record's socket for children's streams, or NULL */
 static const HChar *clo_sample_starts = NULL; /* listed windows: "S0,S1,..." */
 static const HChar *clo_warm_caches = NULL;   /* the caches to keep warm (parse_warm_caches) */
+static Long clo_warm_branches = 0;            /* the last N branches of a fast-forward train the predictor */
 
 /* Listed windows (--sample-starts): at most this many. */
 #define MAX_STARTS 4096
@@ -404,10 +416,64 @@ static void put_cache_image(const warm_cache *c, ULong level)
     }
 }
 
-/* The caches' contents, when a fast-forward ended (image_due). */
+/* --- warm predictor (--warm-branches) -------------------------------------- */
+
+#define BRANCH_WORDS 2             /* a logged branch: its address, then the next one run */
+#define BRANCH_SHIFT 4             /* log2 of a logged branch's bytes */
+static ULong *branch_log = NULL;   /* the ring of logged branches */
+static ULong branch_mask = 0;      /* its entries - 1 (a power of 2 at least N) */
+static ULong branch_count = 0;     /* branches logged, ever: the ring's next entry, masked */
+static ULong branch_sent = 0;      /* branch_count at the last hand-over (older ones were sent or dropped) */
+static UChar branch_logging = 0;   /* fast runs log their branches now (branch_gate) */
+
+/* Fast runs log branches while the recorded thread skips: not while
+ * waiting (the region has not started), warming or recording (the model
+ * sees those instructions), nor while another thread runs. */
+static void branch_gate(void)
+{
+    branch_logging = clo_warm_branches && state == REC_SKIP && !other_thread_running;
+}
+
+/* Sends the branches logged since the last hand-over, the last
+ * --warm-branches at most, oldest first (LINES records of pairs). */
+static void put_branches(void)
+{
+    ULong from = branch_count - branch_sent > (ULong)clo_warm_branches ? branch_count - (ULong)clo_warm_branches
+                                                                        : branch_sent;
+    const ULong per_record = RECORD_STREAM_LINES_MAX / BRANCH_WORDS;
+
+    for (ULong i = from; i < branch_count; i += per_record) {
+        ULong n = branch_count - i < per_record ? branch_count - i : per_record;
+        put_lines_header(RECORD_STREAM_LINES_BRANCHES, n * BRANCH_WORDS);
+        for (ULong k = 0; k < n; k++) {
+            const ULong *e = branch_log + ((i + k) & branch_mask) * BRANCH_WORDS;
+            put(e[0] & RECORD_STREAM_ADDR_MASK);
+            put(e[1] & RECORD_STREAM_ADDR_MASK);
+        }
+    }
+    branch_sent = branch_count;
+}
+
+/* Allocates the ring for --warm-branches. */
+static void branch_log_init(void)
+{
+    ULong entries = 1;
+    while (entries < (ULong)clo_warm_branches)
+        entries *= 2;
+    branch_log = VG_(malloc)("tearec.branches", entries * BRANCH_WORDS * sizeof *branch_log);
+    branch_mask = entries - 1;
+    tl_assert(sizeof *branch_log * BRANCH_WORDS == 1u << BRANCH_SHIFT);
+}
+
+/* What a fast-forward kept warm, when it ended (image_due): the caches'
+ * contents, the new pages, the branches. */
 static void put_image(void)
 {
     image_due = False;
+    if (clo_warm_branches)
+        put_branches();
+    if (!warm_on)
+        return;
     put_cache_image(&warm_l1d, RECORD_STREAM_LINES_L1D);
     put_cache_image(&warm_llc, RECORD_STREAM_LINES_LLC);
     for (ULong i = 0; i < page_new_count; i += RECORD_STREAM_LINES_MAX) {
@@ -504,6 +570,7 @@ static void gate_update(void)
         fast_parked = pass;
     else
         fast_left = pass;
+    branch_gate();
 }
 
 /* A thread starts running client code: the recorded thread takes its count
@@ -523,6 +590,7 @@ static void tearec_start_client_code(ThreadId tid, ULong blocks)
         other_thread_running = True;
         cur_on = False;
     }
+    branch_gate();
 }
 
 /* Writes the buffer to the output descriptor (all of it, or gives up). */
@@ -688,7 +756,7 @@ static void insn(ULong word, Bool rep)
         }
         fast_wanted = False;
         if (!repeat && --skip_left == 0) {
-            image_due = warm_on; /* the model's caches missed the skip's accesses */
+            image_due = warm_on || clo_warm_branches; /* the model missed the skip's accesses and branches */
             state = warm_left ? REC_WARM : REC_ON;
             gate_update();
         }
@@ -964,6 +1032,49 @@ static void add_access(IRSB *sb, IRExpr *addr, Int size, ULong kind, IRExpr *gua
         IRTemp unrecorded = add_tmp(sb, Ity_I1, IRExpr_Unop(Iop_Not1, IRExpr_RdTmp(g->recorded)));
         add_warm_mem(sb, addr, size, guard, unrecorded);
     }
+}
+
+/* Whether the current block's fast runs log branches (--warm-branches),
+ * as an Ity_I1 temporary: branch_logging is set and (a dual block) it
+ * runs fast. */
+static IRTemp add_branch_guard(IRSB *sb, const insn_guards *g)
+{
+    IRTemp on = add_tmp(sb, Ity_I8, IRExpr_Load(Iend_LE, Ity_I8, mkIRExpr_HWord((HWord)&branch_logging)));
+    IRTemp set = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpNE8, IRExpr_RdTmp(on), IRExpr_Const(IRConst_U8(0))));
+    tl_assert(sizeof branch_logging == 1);
+    if (g->mode != BLOCK_DUAL)
+        return set;
+    return add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_And1, IRExpr_RdTmp(set), IRExpr_RdTmp(g->run_fast)));
+}
+
+/* Logs the control transfer from the instruction at `pc` to `next` (an
+ * Ity_I64 atom) into the ring when `log` and `taken` (NULL: always) hold,
+ * inline: two guarded stores and the count. */
+static void add_branch_log(IRSB *sb, IRTemp log, IRExpr *taken, Addr pc, IRExpr *next)
+{
+    IRExpr *count_at = mkIRExpr_HWord((HWord)&branch_count);
+    IRTemp on = log, count, slot, offset, at, at_next, step, sum;
+
+    tl_assert(sizeof branch_count == 8);
+    if (taken)
+        on = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_And1, taken, IRExpr_RdTmp(log)));
+    count = add_tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, count_at));
+    slot = add_tmp(sb, Ity_I64, IRExpr_Binop(Iop_And64, IRExpr_RdTmp(count), IRExpr_Const(IRConst_U64(branch_mask))));
+    offset = add_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shl64, IRExpr_RdTmp(slot), IRExpr_Const(IRConst_U8(BRANCH_SHIFT))));
+    at = add_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, mkIRExpr_HWord((HWord)branch_log), IRExpr_RdTmp(offset)));
+    addStmtToIRSB(sb, IRStmt_StoreG(Iend_LE, IRExpr_RdTmp(at), IRExpr_Const(IRConst_U64((ULong)pc)), IRExpr_RdTmp(on)));
+    at_next = add_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(at), IRExpr_Const(IRConst_U64(sizeof(ULong)))));
+    addStmtToIRSB(sb, IRStmt_StoreG(Iend_LE, IRExpr_RdTmp(at_next), next, IRExpr_RdTmp(on)));
+    step = add_tmp(sb, Ity_I64, IRExpr_Unop(Iop_1Uto64, IRExpr_RdTmp(on)));
+    sum = add_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(count), IRExpr_RdTmp(step)));
+    addStmtToIRSB(sb, IRStmt_Store(Iend_LE, count_at, IRExpr_RdTmp(sum)));
+}
+
+/* Whether a block's end or side exit of jump kind `jk` may be a branch
+ * (not a system call, a fault or a request to the core). */
+static Bool is_branch_jump(IRJumpKind jk)
+{
+    return jk == Ijk_Boring || jk == Ijk_Call || jk == Ijk_Ret;
 }
 
 /* Adds what records or warms the caches with each memory access of
@@ -1306,6 +1417,9 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
     UInt insns, seen = 0; /* instructions in the block, and up to the current one */
     Addr rep_pc = 0;      /* counting reps once, not precise: the current instruction when a rep string one */
     Addr prev_pc = 0;     /* the previous instruction mark's */
+    UInt prev_len = 0;
+    IRTemp log_branches = IRTemp_INVALID; /* --warm-branches, not precise: this run logs branches */
+    Bool exit_seen = False;               /* ... and the current instruction has a side exit */
     Int i = 0;
 
     (void)closure;
@@ -1345,7 +1459,13 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
             addStmtToIRSB(sb, st);
             Bool first = seen == 0, rep = reps_once && is_rep_string(pc, len);
             seen += !(rep && seen && pc == prev_pc); /* a rep's next pass is no new instruction */
+            /* the previous instruction's side exit was not taken, or it
+             * jumped here (a chased jump or call) */
+            if (log_branches != IRTemp_INVALID && pc != prev_pc && (exit_seen || prev_pc + prev_len != pc))
+                add_branch_log(sb, log_branches, NULL, prev_pc, IRExpr_Const(IRConst_U64((ULong)pc)));
+            exit_seen = False;
             prev_pc = pc;
+            prev_len = len;
             rep_pc = g.mode != BLOCK_PRECISE && rep ? pc : 0;
             if (first && g.mode == BLOCK_FAST)
                 add_fast_block_start(sb, pc, layout->offset_IP, insns, rep);
@@ -1355,11 +1475,16 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
                 g.run_fast = add_block_start(sb, pc, layout->offset_IP, insns, rep, starts_region);
                 g.run_precise = add_tmp(sb, Ity_I1, IRExpr_Unop(Iop_Not1, IRExpr_RdTmp(g.run_fast)));
             }
+            if (first && clo_warm_branches && g.mode != BLOCK_PRECISE)
+                log_branches = add_branch_guard(sb, &g);
             if (is_entry_of(pc, clo_start_at, start_by_address, start_address))
                 add_call0(sb, "tearec_start", on_start_symbol, NULL);
             g.recorded = IRTemp_INVALID;
-            if (g.mode == BLOCK_FAST)
+            if (g.mode == BLOCK_FAST) {
+                if (clo_warm_branches)
+                    report_code(pc, len); /* the model decodes the branches it is sent */
                 continue;
+            }
             if (is_entry_of(pc, clo_stop_at, stop_by_address, stop_address))
                 add_call0(sb, "tearec_stop", on_stop_symbol, g.mode == BLOCK_DUAL ? IRExpr_RdTmp(g.run_precise) : NULL);
             report_code(pc, len);
@@ -1374,6 +1499,12 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
             add_fast_exit_refund(sb, st->Ist.Exit.guard, g.run_fast, insns - seen);
             if (rep_pc)
                 add_rep_pass_refund(sb, st->Ist.Exit.guard, g.run_fast, st->Ist.Exit.dst, rep_pc);
+            if (log_branches != IRTemp_INVALID && is_branch_jump(st->Ist.Exit.jk)
+                && st->Ist.Exit.dst->tag == Ico_U64) {
+                add_branch_log(sb, log_branches, st->Ist.Exit.guard, prev_pc,
+                               IRExpr_Const(IRConst_U64(st->Ist.Exit.dst->Ico.U64)));
+                exit_seen = True;
+            }
         }
         add_accesses(sb, sb_in->tyenv, st, &g);
         addStmtToIRSB(sb, st);
@@ -1381,6 +1512,11 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
     /* a plain rep's block ends jumping back to itself: its next pass */
     if (rep_pc && sb->next->tag == Iex_Const && sb->jumpkind == Ijk_Boring)
         add_rep_pass_refund(sb, NULL, g.run_fast, sb->next->Iex.Const.con, rep_pc);
+    /* the last instruction's transfer, unless it falls through with none */
+    if (log_branches != IRTemp_INVALID && is_branch_jump(sb->jumpkind)
+        && (exit_seen || sb->next->tag != Iex_Const || sb->next->Iex.Const.con->tag != Ico_U64
+            || sb->next->Iex.Const.con->Ico.U64 != (ULong)(prev_pc + prev_len)))
+        add_branch_log(sb, log_branches, NULL, prev_pc, deepCopyIRExpr(sb->next));
     return sb;
 }
 
@@ -1530,6 +1666,7 @@ static Bool tearec_option(const HChar *arg)
     } else if VG_BINT_CLO (arg, "--sample-length", clo_sample_length, 0, (1LL << 62)) {
     } else if VG_STR_CLO (arg, "--sample-starts", clo_sample_starts) {
     } else if VG_STR_CLO (arg, "--warm-caches", clo_warm_caches) {
+    } else if VG_BINT_CLO (arg, "--warm-branches", clo_warm_branches, 0, (Long)RECORD_STREAM_BRANCHES_MAX) {
     } else
         return False;
     return True;
@@ -1554,7 +1691,9 @@ static void tearec_usage(void)
      "                             instructions on (increasing; at most 4096)\n"
      "    --warm-caches=L1SETS,L1WAYS,L1PF,LLCSETS,LLCWAYS,LLCPF,LINE,PAGE\n"
      "                             keep the L1 D, the LLC and the touched pages\n"
-     "                             warm through fast-forwards; send them when one ends\n");
+     "                             warm through fast-forwards; send them when one ends\n"
+     "    --warm-branches=N        log the branches of fast-forwards; send the last N\n"
+     "                             when one ends, to train the predictor [0]\n");
 }
 
 static void tearec_debug_usage(void) {}
@@ -1634,6 +1773,8 @@ static void tearec_post_clo_init(void)
     }
     if (clo_warm_caches)
         parse_warm_caches();
+    if (clo_warm_branches)
+        branch_log_init();
     if (clo_sample_every
         && (clo_sample_length < 1 || clo_sample_length >= clo_sample_every
             || clo_warmup > clo_sample_every - clo_sample_length))

@@ -52,6 +52,9 @@
  * timed instructions, each after 2 * 10^5 of warm-up. */
 #define RECORD_SAMPLE_LENGTH 10000
 #define RECORD_SAMPLE_WARMUP 200000
+/* ... and the last 2^16 branches of each fast-forward training the predictor */
+#define RECORD_WARM_BRANCHES 65536
+#define RECORD_WARM_BRANCHES_UNSET UINT64_MAX
 #define RECORD_SIMPOINT_INTERVAL 100000000 /* exp-bbv's default --interval-size */
 #define RECORD_START_MAX (1ull << 62)      /* the tool counts instructions below this */
 
@@ -70,6 +73,7 @@ typedef struct record_request {
     model_simpoint_list simpoints;             /* their regions, read before recording */
     uint64_t *starts;                          /* each region's first instruction (vg.sample_starts) */
     int warm_caches;                           /* --warm-caches: 1 yes, 0 no, -1 not given */
+    uint64_t warm_branches;                    /* --warm-branches, RECORD_WARM_BRANCHES_UNSET when not given */
 } record_request;
 
 /* One process's recording: its stream, the programs it ran, its trace. */
@@ -295,6 +299,12 @@ static void place_lines(void *ctx, model_vgrecord_warmed what, const uint64_t *a
         model_core_place_lines(ctx, what == MODEL_VGRECORD_WARMED_LLC, addrs, count);
 }
 
+/* A branch of a fast-forward's end: to the core's predictor. */
+static void train_branch(void *ctx, const model_insn *insn)
+{
+    model_core_train_branch(ctx, insn);
+}
+
 /* --- --start-at that recorded nothing ------------------------------------- */
 
 /* Whether object `path` has a function `name` (or fn_HEX at that ELF
@@ -363,6 +373,7 @@ static int run_program(record_run *run, model_core **core)
         return rc;
     model_vgrecord_set_warm(run->session, warm, *core);
     model_vgrecord_set_lines(run->session, place_lines, *core);
+    model_vgrecord_set_branches(run->session, train_branch, *core);
     model_core_set_window(*core, window_ended, run);
     run->window_count = 0; /* a program exec'd away from leaves none */
     run->have_last_cycle = run->have_last_commit = 0;
@@ -990,6 +1001,10 @@ int cmd_tea_record(int argc, char **argv)
                  "instructions warming the model before each window\n(default " CLI_STR(RECORD_SAMPLE_WARMUP) ", at most N - L); all: every\ninstruction between windows (functional warming: the\nleast bias, at about half a full recording's time)"),
         CLI_CALL("warm-caches", 0, "yes|no", warm_caches_option, &req.warm_caches,
                  "keep the model's L1 D, LLC and touched pages warm through\nevery fast-forward: the tool updates copies of them with\neach access, and each window starts from them (default\nyes when sampling, no with --skip alone or --sample-warmup\nall; docs/semantics.md)"),
+        CLI_UINT("warm-branches", "N", &req.warm_branches, 0, MODEL_VGRECORD_WARM_BRANCHES_MAX,
+                 "invalid branch count '%s' (0 to 1048576)",
+                 "train the model's branch predictor with the last N branches\nof every fast-forward (the tool logs each branch a fast\nrun takes; default " CLI_STR(
+                     RECORD_WARM_BRANCHES) " when sampling, 0 with --skip alone\nor --sample-warmup all; docs/semantics.md)"),
         CLI_STRING("simpoints", 0, "FILE", &req.simpoints_path,
                    "time SimPoint's regions instead (SimPoint 3's -saveSimpoints\nfile: 'INTERVAL CLUSTER' lines), "
                    "each standing for its\ncluster's intervals (needs --weights; docs/semantics.md)"),
@@ -1019,6 +1034,7 @@ int cmd_tea_record(int argc, char **argv)
     req.argc_all = argc;
     req.argv_all = argv;
     req.warm_caches = -1;
+    req.warm_branches = RECORD_WARM_BRANCHES_UNSET;
     model_config_defaults(&req.model);
     if ((rc = cli_parse(&command, argc, argv)) != CLI_CONTINUE)
         return rc;
@@ -1037,6 +1053,11 @@ int cmd_tea_record(int argc, char **argv)
         req.warm_caches = (req.vg.sample_every || req.simpoints_path) && sample_warmup != SAMPLE_WARMUP_ALL;
     if (req.warm_caches)
         req.vg.warm_caches = &req.model;
+    if (req.warm_branches == RECORD_WARM_BRANCHES_UNSET)
+        req.warm_branches = (req.vg.sample_every || req.simpoints_path) && sample_warmup != SAMPLE_WARMUP_ALL
+                                ? RECORD_WARM_BRANCHES
+                                : 0;
+    req.vg.warm_branches = req.warm_branches;
     req.argv = argv + optind;
     if ((rc = record(&req, &exit_status))) {
         exit_status = cli_fail(argv[0], rc);

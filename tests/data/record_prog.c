@@ -32,12 +32,23 @@
  *   3:             mov (%rax), %r8; add $64, %rax; dec %ecx; jnz 3b
  *                  dec %edx; jnz 2b; call stop_here; ret
  *
+ * The branchy region tests bit i of BRANCH_PATTERN for i = 31 down to 0
+ * (a conditional branch with a period of 32, which the predictor learns
+ * from its global history), BRANCH_PASSES times, then calls stop_here:
+ *
+ *   branchy_region: mov $BRANCH_PATTERN, %r9d; mov $BRANCH_PASSES, %edx
+ *   2:              mov $32, %ecx
+ *   3:              dec %ecx; bt %ecx, %r9d; jc 4f; inc %r8
+ *   4:              test %ecx, %ecx; jnz 3b
+ *                   dec %edx; jnz 2b; call stop_here; ret
+ *
  * Usage: record_prog MODE OUTPUT_FILE LINES
  *   MODE plain:   runs region() once
  *   MODE request: tea_record_start(); region(); tea_record_stop()
  *   MODE thread:  runs region() once on a second thread (Valgrind's thread 2)
  *   MODE long:    runs long_region() once
  *   MODE stream:  runs stream_region() once
+ *   MODE branchy: runs branchy_region() once
  *   MODE longs:   runs long_region() on a second thread while the main
  *                 thread calls sched_yield() until it is done (Valgrind runs
  *                 the main thread for a moment at every switch)
@@ -64,9 +75,15 @@
 #define STREAM_PASSES 40
 #define STREAM_PASSES_TEXT STR(STREAM_PASSES)
 
+#define BRANCH_PASSES 20000
+#define BRANCH_PASSES_TEXT STR(BRANCH_PASSES)
+#define BRANCH_PATTERN 0x9a3c5e71
+#define BRANCH_PATTERN_TEXT STR(BRANCH_PATTERN)
+
 void region(void);
 void long_region(void);
 void stream_region(void);
+void branchy_region(void);
 char stream_buf[STREAM_LINES * 64] __attribute__((aligned(64)));
 
 __asm__(".text\n"
@@ -87,7 +104,13 @@ __asm__(".text\n"
         "  mov $" STREAM_PASSES_TEXT ", %edx\n"
         "2:\n  lea stream_buf(%rip), %rax\n  mov $" STREAM_LINES_TEXT ", %ecx\n"
         "3:\n  mov (%rax), %r8\n  add $64, %rax\n  dec %ecx\n  jnz 3b\n"
-        "  dec %edx\n  jnz 2b\n  call stop_here\n  ret\n.size stream_region,.-stream_region\n");
+        "  dec %edx\n  jnz 2b\n  call stop_here\n  ret\n.size stream_region,.-stream_region\n"
+        ".globl branchy_region\n.type branchy_region,@function\nbranchy_region:\n"
+        "  mov $" BRANCH_PATTERN_TEXT ", %r9d\n  mov $" BRANCH_PASSES_TEXT ", %edx\n"
+        "2:\n  mov $32, %ecx\n"
+        "3:\n  dec %ecx\n  bt %ecx, %r9d\n  jc 4f\n  inc %r8\n"
+        "4:\n  test %ecx, %ecx\n  jnz 3b\n"
+        "  dec %edx\n  jnz 2b\n  call stop_here\n  ret\n.size branchy_region,.-branchy_region\n");
 
 /* The second thread's body. */
 static void *run_region(void *arg)
@@ -127,6 +150,8 @@ int main(int argc, char **argv)
         long_region();
     } else if (!strcmp(argv[1], "stream")) {
         stream_region();
+    } else if (!strcmp(argv[1], "branchy")) {
+        branchy_region();
     } else if (!strcmp(argv[1], "longs")) {
         if (pthread_create(&t, NULL, run_long_region, NULL) != 0)
             return 1;

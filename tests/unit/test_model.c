@@ -6,6 +6,7 @@
 #include "testutil.h"
 #include "common/error.h"
 #include "golden/golden.h"
+#include "model/bpred.h"
 #include "model/core.h"
 #include "model/workload.h"
 #include "trace/psv.h"
@@ -417,6 +418,43 @@ static void warming_matches_a_timed_run(void **state)
     }
 }
 
+/* A branch of a fast-forward (tea record --warm-branches) trains the
+ * predictor and nothing else: three times a conditional branch taken to
+ * the same target. Its bimodal counter starts weakly not taken, so the
+ * first prediction misses (and the BTB has no target yet); the next two
+ * hit. No instruction counts as warmed. */
+static void training_reaches_the_predictor_only(void **state)
+{
+    model_workload *wl;
+    model_core *core;
+    model_config cfg;
+    model_source src;
+    model_insn u;
+    const model_bpred_stats *s;
+    (void)state;
+
+    model_config_defaults(&cfg);
+    assert_int_equal(model_workload_create(&wl, "mixed", 1), 0);
+    src = model_workload_source(wl);
+    assert_int_equal(model_core_create(&core, &cfg, &src), 0);
+    memset(&u, 0, sizeof u);
+    u.pc = 0x400000;
+    u.size = 2;
+    u.cls = MODEL_BRANCH;
+    u.branch = 1 + MODEL_BPRED_COND;
+    u.flags = MODEL_INSN_TAKEN;
+    u.target = 0x400100;
+    for (int i = 0; i < 3; i++)
+        model_core_train_branch(core, &u);
+    s = model_bpred_get_stats(model_core_bpred(core));
+    assert_int_equal(s->branches[MODEL_BPRED_COND], 3);
+    assert_int_equal(s->mispredicts[MODEL_BPRED_COND], 1);
+    assert_int_equal(s->btb_misses, 1);
+    assert_int_equal(model_core_stats(core)->warmed, 0);
+    model_core_free(core);
+    model_workload_free(wl);
+}
+
 /* Tokens as the TraceDoctor writer makes them from the model's batches, with
  * what each record's head row held (the model's own valid bits). */
 #define TOKENS_MAX (2 * CYCLES)
@@ -531,6 +569,7 @@ int main(void)
         cmocka_unit_test(runs_are_deterministic),
         cmocka_unit_test(workloads_cover_every_event_and_state),
         cmocka_unit_test(warming_matches_a_timed_run),
+        cmocka_unit_test(training_reaches_the_predictor_only),
         cmocka_unit_test(windows_end_after_their_last_commit),
         cmocka_unit_test(tokens_show_the_head_row_as_boom_does),
     };

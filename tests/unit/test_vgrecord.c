@@ -10,7 +10,10 @@
  * an EXE record after the first ends a program's part (an exec), after
  * which the next program starts afresh, also after a STOP; the lines of
  * caches warmed by the tool (LINES records) go to the lines callback, set
- * by set, before the next instruction; malformed streams are refused.
+ * by set, before the next instruction; the branches of a fast-forward
+ * (LINES records of pairs) go to the branches callback as model branch
+ * instructions, those that decode as branches only; malformed streams are
+ * refused.
  */
 #include "testutil.h"
 #include "common/error.h"
@@ -307,7 +310,8 @@ static void cache_lines(void **state)
     assert_non_null(strstr(error_message(), "ends inside a record"));
     model_vgrecord_close(v);
 
-    static const uint64_t bad[] = { 0, RECORD_STREAM_LINES_MAX + 1, 3ull << RECORD_STREAM_SIZE_SHIFT | 1 };
+    static const uint64_t bad[] = { 0, RECORD_STREAM_LINES_MAX + 1, RECORD_STREAM_LINES_BRANCHES << RECORD_STREAM_SIZE_SHIFT | 1,
+                                    (RECORD_STREAM_LINES_BRANCHES + 1) << RECORD_STREAM_SIZE_SHIFT | 2 };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         s.n = 0;
         put(&s, RECORD_STREAM_LINES << RECORD_STREAM_KIND_SHIFT | bad[i]);
@@ -317,6 +321,75 @@ static void cache_lines(void **state)
         assert_non_null(strstr(error_message(), "malformed cache lines record"));
         model_vgrecord_close(v);
     }
+}
+
+/* What the branches callback saw. */
+typedef struct branch_log {
+    unsigned count;
+    model_insn got[4];
+    unsigned warmed_before; /* warm-up instructions seen at the last call */
+    const warm_log *warmed;
+} branch_log;
+
+static void branch_cb(void *ctx, const model_insn *u)
+{
+    branch_log *log = ctx;
+    assert_true(log->count < 4);
+    log->got[log->count++] = *u;
+    log->warmed_before = log->warmed->count;
+}
+
+/* A LINES record of three branch pairs between a window and its warm-up:
+ * the jne taken back to the loop, the jne falling through, and the add
+ * (no branch: dropped); the two branches reach the callback in order,
+ * before the first warm-up instruction, with the kind, size, outcome and
+ * target of the loop's own jne. */
+static void branch_pairs(void **state)
+{
+    stream s = { .n = 0 };
+    warm_log warmed = { 0, { 0 } };
+    branch_log log = { .count = 0, .warmed = &warmed };
+    model_vgrecord *v;
+    model_source src;
+    model_insn u;
+    (void)state;
+
+    loop_code(&s);
+    iteration(&s, RECORD_STREAM_INSN, 0);
+    put(&s, RECORD_STREAM_WINDOW << RECORD_STREAM_KIND_SHIFT | 1);
+    put(&s, RECORD_STREAM_LINES << RECORD_STREAM_KIND_SHIFT | RECORD_STREAM_LINES_BRANCHES << RECORD_STREAM_SIZE_SHIFT
+                | 6);
+    put(&s, LOOP_PC + 6);
+    put(&s, LOOP_PC);
+    put(&s, LOOP_PC + 6);
+    put(&s, LOOP_PC + 8);
+    put(&s, LOOP_PC + 3);
+    put(&s, LOOP_PC + 6);
+    iteration(&s, RECORD_STREAM_WARM, 1);
+    iteration(&s, RECORD_STREAM_INSN, 2);
+    v = open_stream(&s);
+    model_vgrecord_set_branches(v, branch_cb, &log);
+    model_vgrecord_set_warm(v, warm_cb, &warmed);
+    src = model_vgrecord_source(v);
+    for (int i = 0; i < 3; i++)
+        next_insn(&src, &u);
+    assert_int_equal(src.next(src.ctx, &u), MODEL_SOURCE_WINDOW);
+    next_insn(&src, &u);
+    assert_int_equal(log.count, 2);
+    assert_int_equal(log.warmed_before, 0);
+    for (unsigned i = 0; i < 2; i++) {
+        assert_int_equal(log.got[i].pc, LOOP_PC + 6);
+        assert_int_equal(log.got[i].size, 2);
+        assert_int_equal(log.got[i].cls, MODEL_BRANCH);
+        assert_int_equal(log.got[i].branch, 1 + MODEL_BPRED_COND);
+        assert_int_equal(log.got[i].target, LOOP_PC); /* taken: where it went; not: the decoded target */
+    }
+    assert_true(log.got[0].flags & MODEL_INSN_TAKEN);
+    assert_false(log.got[1].flags & MODEL_INSN_TAKEN);
+    assert_int_equal(warmed.count, 3);
+    assert_int_equal(model_vgrecord_get_stats(v)->branches_trained, 2);
+    assert_int_equal(model_vgrecord_get_stats(v)->lines_placed, 0);
+    model_vgrecord_close(v);
 }
 
 /* An EXE record naming `path`. */
@@ -428,6 +501,7 @@ int main(void)
         cmocka_unit_test(warmup_and_objects),
         cmocka_unit_test(execs),
         cmocka_unit_test(cache_lines),
+        cmocka_unit_test(branch_pairs),
         cmocka_unit_test(malformed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
