@@ -153,7 +153,7 @@ void model_core_place_lines(model_core *m, int in_llc, const uint64_t *addrs, si
 
 /* Trains the branch predictor with branch `insn` (its pc, size, branch
  * kind, whether taken and target), untimed: a branch of a fast-forward
- * (tea record --warm-branches). Nothing else of the core changes. Call
+ * (tea record --branch-warmup). Nothing else of the core changes. Call
  * where model_core_warm may be called. */
 void model_core_train_branch(model_core *m, const model_insn *insn);
 

@@ -996,8 +996,6 @@ void model_vgrecord_set_lines(model_vgrecord *v, model_vgrecord_lines_fn fn, voi
     v->lines_ctx = ctx;
 }
 
-_Static_assert(MODEL_VGRECORD_WARM_BRANCHES_MAX == RECORD_STREAM_BRANCHES_MAX, "the tool's limit");
-
 void model_vgrecord_set_branches(model_vgrecord *v, model_vgrecord_warm_fn fn, void *ctx)
 {
     v->branches = fn;
@@ -1156,8 +1154,8 @@ static void build_args(char **args, char *text, size_t size, const model_vgrecor
         ADD_OPTION("--thread=%u", (unsigned)opt->thread);
     if (opt->children_socket)
         ADD_OPTION("--tea-children=%s", opt->children_socket);
-    if (opt->warm_branches)
-        ADD_OPTION("--warm-branches=%llu", (unsigned long long)opt->warm_branches);
+    if (opt->branch_warmup)
+        ADD_OPTION("--branch-warmup=%llu", (unsigned long long)opt->branch_warmup);
     if (opt->warm_caches) {
         const model_cache_config *l1 = &opt->warm_caches->mem.l1d, *llc = &opt->warm_caches->mem.llc;
         ADD_OPTION("--warm-caches=%llu,%u,%u,%llu,%u,%u,%u,%u",

@@ -61,17 +61,13 @@ typedef struct model_vgrecord_options {
     const model_config *warm_caches; /* the model whose L1 D, LLC and touched data pages the tool keeps
                                         warm through fast-forwards, handed to the model when one ends
                                         (model_vgrecord_set_lines); NULL: none */
-    uint64_t warm_branches;   /* the tool logs the branches of fast-forwards and hands the last N of
-                                 each to the model's predictor when it ends
-                                 (model_vgrecord_set_branches); 0: none; at most
-                                 MODEL_VGRECORD_WARM_BRANCHES_MAX */
+    uint64_t branch_warmup;   /* the tool hands the branches of the last N instructions of every
+                                 fast-forward to the model's predictor
+                                 (model_vgrecord_set_branches); 0: none */
     const char *children_socket; /* --trace-children: the abstract Unix socket (its name without the
                                     leading NUL) a forked child connects its stream to; NULL: forked
                                     children record nothing and their execs run without Valgrind */
 } model_vgrecord_options;
-
-/* Most branches a fast-forward hands over (the tool's ring). */
-#define MODEL_VGRECORD_WARM_BRANCHES_MAX (1ull << 20)
 
 /* Most listed windows the tool takes. */
 #define MODEL_VGRECORD_STARTS_MAX 4096
@@ -116,7 +112,7 @@ typedef struct model_vgrecord_stats {
     uint64_t undecodable;    /* of those, without bytes or not decodable */
     uint64_t objects;        /* executable mappings reported */
     uint64_t lines_placed;   /* cache lines and pages handed to the lines callback (warm_caches) */
-    uint64_t branches_trained; /* branches of fast-forwards handed to the branches callback (warm_branches) */
+    uint64_t branches_trained; /* branches of fast-forwards handed to the branches callback (branch_warmup) */
     uint64_t windows;        /* window boundaries read (sampling): windows - 1 ended */
     uint64_t region_instructions; /* listed windows: the recorded thread's instructions from the region's
                                      start to the program's end (the tool's COUNT), when have_count */
@@ -156,7 +152,7 @@ typedef void (*model_vgrecord_lines_fn)(void *ctx, model_vgrecord_warmed what, c
 /* Where they go (default: dropped). */
 void model_vgrecord_set_lines(model_vgrecord *v, model_vgrecord_lines_fn fn, void *ctx);
 
-/* Receives the branches of a fast-forward (warm_branches) when it ends,
+/* Receives the branches of a fast-forward (branch_warmup) as they come,
  * oldest first, as model instructions (pc, size, branch kind, whether
  * taken, target): the predictor's training. */
 void model_vgrecord_set_branches(model_vgrecord *v, model_vgrecord_warm_fn fn, void *ctx);

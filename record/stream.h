@@ -36,13 +36,15 @@
  *           cache (each line's first byte), least recently used first; or
  *           RECORD_STREAM_LINES_PAGES: data pages the recorded thread
  *           touched since the last LINES records (an address in each); or
- *           RECORD_STREAM_LINES_BRANCHES (--warm-branches): control
+ *           RECORD_STREAM_LINES_BRANCHES (--branch-warmup): control
  *           transfers of the fast-forward, oldest first, as pairs (an even
  *           count): the address of an instruction that may be a branch,
- *           then the address that ran after it.
+ *           then the address that ran after it; sent during the
+ *           fast-forward, batch by batch.
  *           Sent when a fast-forward ends, after the WINDOW record and
- *           before the first WARM record: the branches, then every set of
- *           the L1 D that holds a line, then the LLC's, then the new pages.
+ *           before the first WARM record: the last branches, then every set
+ *           of the L1 D that holds a line, then the LLC's, then the new
+ *           pages.
  *   STOP    one word: recording ended: a STREAM_STOP_* reason (bits 0-7)
  *           | the number of threads the program had started (bits 8-39);
  *           nothing follows but the program's own end.
@@ -74,7 +76,6 @@
 #define RECORD_STREAM_LINES_LLC 1ull
 #define RECORD_STREAM_LINES_PAGES 2ull
 #define RECORD_STREAM_LINES_BRANCHES 3ull
-#define RECORD_STREAM_BRANCHES_MAX (1ull << 20) /* the most branches a fast-forward hands over */
 #define RECORD_STREAM_LINES_MAX 64 /* the most ways a modelled cache has */
 #define RECORD_STREAM_COUNT_MASK ((1ull << RECORD_STREAM_KIND_SHIFT) - 1)
 

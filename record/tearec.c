@@ -82,16 +82,17 @@
  * recording is done. Dirty bits are not kept: a writeback costs the model
  * no time.
  *
- * Warm predictor (--warm-branches=N). The branch predictor's tables and
+ * Warm predictor (--branch-warmup=N). The branch predictor's tables and
  * history hold what the branches before a window left in them. With
- * --warm-branches every fast run of the recorded thread logs each control
- * transfer it passes (the branch's address and the address that ran next:
- * a side exit taken, an instruction mark after a side exit or a chased
- * jump, a block's end) into a ring of the last N, inline (two stores and a
- * count); when a fast-forward ends the branches logged since the last
- * hand-over, the last N at most, go to the model (LINES records of
- * branch pairs), which trains its predictor with those that decode as
- * branches. The last skipped instructions, counted one by one, log none.
+ * --branch-warmup every fast run of the recorded thread within the last N
+ * instructions of a fast-forward logs each control transfer it passes
+ * (the branch's address and the address that ran next: a side exit taken,
+ * an instruction mark after a side exit or a chased jump, a block's end)
+ * into a buffer, inline (two guarded stores and a count); a block that
+ * might overflow it sends it first (branch_drain), and a fast-forward's
+ * end sends the rest (LINES records of branch pairs). tea record trains
+ * its predictor with those that decode as branches while the fast-forward
+ * goes on. The last skipped instructions, counted one by one, log none.
  *
  * Programs and processes. tea record runs Valgrind with --trace-children=yes
  * so that an exec is followed: the new program starts a new image of this
@@ -188,7 +189,8 @@ static Long clo_sample_length = 0;       /* ... of this many timed instructions 
 static const HChar *clo_children = NULL; /* tea record's socket for children's streams, or NULL */
 static const HChar *clo_sample_starts = NULL; /* listed windows: "S0,S1,..." */
 static const HChar *clo_warm_caches = NULL;   /* the caches to keep warm (parse_warm_caches) */
-static Long clo_warm_branches = 0;            /* the last N branches of a fast-forward train the predictor */
+static Long clo_branch_warmup = 0;            /* the branches of a fast-forward's last N instructions train
+                                                 the predictor */
 
 /* Listed windows (--sample-starts): at most this many. */
 #define MAX_STARTS 4096
@@ -416,53 +418,44 @@ static void put_cache_image(const warm_cache *c, ULong level)
     }
 }
 
-/* --- warm predictor (--warm-branches) -------------------------------------- */
+/* --- warm predictor (--branch-warmup) -------------------------------------- */
 
-#define BRANCH_WORDS 2             /* a logged branch: its address, then the next one run */
-#define BRANCH_SHIFT 4             /* log2 of a logged branch's bytes */
-static ULong *branch_log = NULL;   /* the ring of logged branches */
-static ULong branch_mask = 0;      /* its entries - 1 (a power of 2 at least N) */
-static ULong branch_count = 0;     /* branches logged, ever: the ring's next entry, masked */
-static ULong branch_sent = 0;      /* branch_count at the last hand-over (older ones were sent or dropped) */
-static UChar branch_logging = 0;   /* fast runs log their branches now (branch_gate) */
+#define BRANCH_BUF_ENTRIES 4096u /* branches logged before the tool sends them */
+#define BRANCH_WORDS 2           /* a logged branch: its address, then the next one run */
+#define BRANCH_SHIFT 4           /* log2 of a logged branch's bytes */
+static ULong *branch_buf = NULL; /* the branches logged and not yet sent */
+static ULong branch_count = 0;   /* ... how many */
+static UChar branch_logging = 0; /* fast runs log their branches now (branch_gate) */
 
 /* Fast runs log branches while the recorded thread skips: not while
  * waiting (the region has not started), warming or recording (the model
  * sees those instructions), nor while another thread runs. */
 static void branch_gate(void)
 {
-    branch_logging = clo_warm_branches && state == REC_SKIP && !other_thread_running;
+    branch_logging = clo_branch_warmup && state == REC_SKIP && !other_thread_running;
 }
 
-/* Sends the branches logged since the last hand-over, the last
- * --warm-branches at most, oldest first (LINES records of pairs). */
+/* Sends the branches logged (LINES records of pairs), oldest first. */
 static void put_branches(void)
 {
-    ULong from = branch_count - branch_sent > (ULong)clo_warm_branches ? branch_count - (ULong)clo_warm_branches
-                                                                        : branch_sent;
     const ULong per_record = RECORD_STREAM_LINES_MAX / BRANCH_WORDS;
 
-    for (ULong i = from; i < branch_count; i += per_record) {
+    for (ULong i = 0; i < branch_count; i += per_record) {
         ULong n = branch_count - i < per_record ? branch_count - i : per_record;
         put_lines_header(RECORD_STREAM_LINES_BRANCHES, n * BRANCH_WORDS);
-        for (ULong k = 0; k < n; k++) {
-            const ULong *e = branch_log + ((i + k) & branch_mask) * BRANCH_WORDS;
-            put(e[0] & RECORD_STREAM_ADDR_MASK);
-            put(e[1] & RECORD_STREAM_ADDR_MASK);
-        }
+        for (ULong k = 0; k < n * BRANCH_WORDS; k++)
+            put(branch_buf[i * BRANCH_WORDS + k] & RECORD_STREAM_ADDR_MASK);
     }
-    branch_sent = branch_count;
+    branch_count = 0;
 }
 
-/* Allocates the ring for --warm-branches. */
-static void branch_log_init(void)
+/* A fast block is about to log more branches than the buffer has room
+ * for: they go to tea record now, which trains on them while the
+ * fast-forward goes on. */
+static void branch_drain(void)
 {
-    ULong entries = 1;
-    while (entries < (ULong)clo_warm_branches)
-        entries *= 2;
-    branch_log = VG_(malloc)("tearec.branches", entries * BRANCH_WORDS * sizeof *branch_log);
-    branch_mask = entries - 1;
-    tl_assert(sizeof *branch_log * BRANCH_WORDS == 1u << BRANCH_SHIFT);
+    put_branches();
+    flush();
 }
 
 /* What a fast-forward kept warm, when it ended (image_due): the caches'
@@ -470,7 +463,7 @@ static void branch_log_init(void)
 static void put_image(void)
 {
     image_due = False;
-    if (clo_warm_branches)
+    if (clo_branch_warmup)
         put_branches();
     if (!warm_on)
         return;
@@ -756,7 +749,7 @@ static void insn(ULong word, Bool rep)
         }
         fast_wanted = False;
         if (!repeat && --skip_left == 0) {
-            image_due = warm_on || clo_warm_branches; /* the model missed the skip's accesses and branches */
+            image_due = warm_on || clo_branch_warmup; /* the model missed the skip's accesses and branches */
             state = warm_left ? REC_WARM : REC_ON;
             gate_update();
         }
@@ -1034,40 +1027,75 @@ static void add_access(IRSB *sb, IRExpr *addr, Int size, ULong kind, IRExpr *gua
     }
 }
 
-/* Whether the current block's fast runs log branches (--warm-branches),
- * as an Ity_I1 temporary: branch_logging is set and (a dual block) it
- * runs fast. */
-static IRTemp add_branch_guard(IRSB *sb, const insn_guards *g)
+/* At the start of a block whose fast runs log branches (--branch-warmup)
+ * and may log up to `logs` of them: whether this run logs, as an Ity_I1
+ * temporary (branch_logging is set, the block runs fast, and fewer than
+ * --branch-warmup instructions of the fast-forward are left after it);
+ * and, when it does and the buffer lacks room for `logs` more, a call of
+ * branch_drain. Read after the block took its count off fast_left. */
+static IRTemp add_branch_guard(IRSB *sb, const insn_guards *g, UInt logs)
 {
     IRTemp on = add_tmp(sb, Ity_I8, IRExpr_Load(Iend_LE, Ity_I8, mkIRExpr_HWord((HWord)&branch_logging)));
-    IRTemp set = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpNE8, IRExpr_RdTmp(on), IRExpr_Const(IRConst_U8(0))));
-    tl_assert(sizeof branch_logging == 1);
-    if (g->mode != BLOCK_DUAL)
-        return set;
-    return add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_And1, IRExpr_RdTmp(set), IRExpr_RdTmp(g->run_fast)));
+    IRTemp log = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpNE8, IRExpr_RdTmp(on), IRExpr_Const(IRConst_U8(0))));
+    IRTemp left = add_tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)&fast_left)));
+    IRTemp near = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpLT64U, IRExpr_RdTmp(left),
+                                                   IRExpr_Const(IRConst_U64((ULong)clo_branch_warmup))));
+    IRTemp count, full, drain;
+    IRDirty *di;
+
+    tl_assert(sizeof branch_logging == 1 && sizeof fast_left == 8 && sizeof branch_count == 8);
+    tl_assert(logs <= BRANCH_BUF_ENTRIES);
+    log = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_And1, IRExpr_RdTmp(log), IRExpr_RdTmp(near)));
+    if (g->mode == BLOCK_DUAL)
+        log = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_And1, IRExpr_RdTmp(log), IRExpr_RdTmp(g->run_fast)));
+    count = add_tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)&branch_count)));
+    full = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpLT64U, IRExpr_Const(IRConst_U64(BRANCH_BUF_ENTRIES - logs)),
+                                            IRExpr_RdTmp(count)));
+    drain = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_And1, IRExpr_RdTmp(log), IRExpr_RdTmp(full)));
+    di = unsafeIRDirty_0_N(0, "tearec_branch_drain", VG_(fnptr_to_fnentry)(branch_drain), mkIRExprVec_0());
+    di->guard = IRExpr_RdTmp(drain);
+    addStmtToIRSB(sb, IRStmt_Dirty(di));
+    return log;
 }
 
 /* Logs the control transfer from the instruction at `pc` to `next` (an
- * Ity_I64 atom) into the ring when `log` and `taken` (NULL: always) hold,
- * inline: two guarded stores and the count. */
+ * Ity_I64 atom) into the buffer when `log` and `taken` (NULL: always)
+ * hold, inline: two guarded stores and the count (add_branch_guard made
+ * room). */
 static void add_branch_log(IRSB *sb, IRTemp log, IRExpr *taken, Addr pc, IRExpr *next)
 {
     IRExpr *count_at = mkIRExpr_HWord((HWord)&branch_count);
-    IRTemp on = log, count, slot, offset, at, at_next, step, sum;
+    IRTemp on = log, count, offset, at, at_next, step, sum;
 
-    tl_assert(sizeof branch_count == 8);
     if (taken)
         on = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_And1, taken, IRExpr_RdTmp(log)));
     count = add_tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, count_at));
-    slot = add_tmp(sb, Ity_I64, IRExpr_Binop(Iop_And64, IRExpr_RdTmp(count), IRExpr_Const(IRConst_U64(branch_mask))));
-    offset = add_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shl64, IRExpr_RdTmp(slot), IRExpr_Const(IRConst_U8(BRANCH_SHIFT))));
-    at = add_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, mkIRExpr_HWord((HWord)branch_log), IRExpr_RdTmp(offset)));
+    offset = add_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shl64, IRExpr_RdTmp(count), IRExpr_Const(IRConst_U8(BRANCH_SHIFT))));
+    at = add_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, mkIRExpr_HWord((HWord)branch_buf), IRExpr_RdTmp(offset)));
     addStmtToIRSB(sb, IRStmt_StoreG(Iend_LE, IRExpr_RdTmp(at), IRExpr_Const(IRConst_U64((ULong)pc)), IRExpr_RdTmp(on)));
     at_next = add_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(at), IRExpr_Const(IRConst_U64(sizeof(ULong)))));
     addStmtToIRSB(sb, IRStmt_StoreG(Iend_LE, IRExpr_RdTmp(at_next), next, IRExpr_RdTmp(on)));
     step = add_tmp(sb, Ity_I64, IRExpr_Unop(Iop_1Uto64, IRExpr_RdTmp(on)));
     sum = add_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(count), IRExpr_RdTmp(step)));
     addStmtToIRSB(sb, IRStmt_Store(Iend_LE, count_at, IRExpr_RdTmp(sum)));
+}
+
+/* The most branches a run of block `sb` logs: one per side exit, one per
+ * instruction mark after the first and one at its end. */
+static UInt block_branch_logs(const IRSB *sb)
+{
+    UInt n = 1;
+    Bool first = True;
+    for (Int i = 0; i < sb->stmts_used; i++) {
+        const IRStmt *st = sb->stmts[i];
+        if (st && st->tag == Ist_Exit)
+            n++;
+        if (st && st->tag == Ist_IMark) {
+            n += !first;
+            first = False;
+        }
+    }
+    return n;
 }
 
 /* Whether a block's end or side exit of jump kind `jk` may be a branch
@@ -1418,7 +1446,7 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
     Addr rep_pc = 0;      /* counting reps once, not precise: the current instruction when a rep string one */
     Addr prev_pc = 0;     /* the previous instruction mark's */
     UInt prev_len = 0;
-    IRTemp log_branches = IRTemp_INVALID; /* --warm-branches, not precise: this run logs branches */
+    IRTemp log_branches = IRTemp_INVALID; /* --branch-warmup, not precise: this run logs branches */
     Bool exit_seen = False;               /* ... and the current instruction has a side exit */
     Int i = 0;
 
@@ -1475,13 +1503,13 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
                 g.run_fast = add_block_start(sb, pc, layout->offset_IP, insns, rep, starts_region);
                 g.run_precise = add_tmp(sb, Ity_I1, IRExpr_Unop(Iop_Not1, IRExpr_RdTmp(g.run_fast)));
             }
-            if (first && clo_warm_branches && g.mode != BLOCK_PRECISE)
-                log_branches = add_branch_guard(sb, &g);
+            if (first && clo_branch_warmup && g.mode != BLOCK_PRECISE)
+                log_branches = add_branch_guard(sb, &g, block_branch_logs(sb_in));
             if (is_entry_of(pc, clo_start_at, start_by_address, start_address))
                 add_call0(sb, "tearec_start", on_start_symbol, NULL);
             g.recorded = IRTemp_INVALID;
             if (g.mode == BLOCK_FAST) {
-                if (clo_warm_branches)
+                if (clo_branch_warmup)
                     report_code(pc, len); /* the model decodes the branches it is sent */
                 continue;
             }
@@ -1666,7 +1694,7 @@ static Bool tearec_option(const HChar *arg)
     } else if VG_BINT_CLO (arg, "--sample-length", clo_sample_length, 0, (1LL << 62)) {
     } else if VG_STR_CLO (arg, "--sample-starts", clo_sample_starts) {
     } else if VG_STR_CLO (arg, "--warm-caches", clo_warm_caches) {
-    } else if VG_BINT_CLO (arg, "--warm-branches", clo_warm_branches, 0, (Long)RECORD_STREAM_BRANCHES_MAX) {
+    } else if VG_BINT_CLO (arg, "--branch-warmup", clo_branch_warmup, 0, (1LL << 62)) {
     } else
         return False;
     return True;
@@ -1692,8 +1720,8 @@ static void tearec_usage(void)
      "    --warm-caches=L1SETS,L1WAYS,L1PF,LLCSETS,LLCWAYS,LLCPF,LINE,PAGE\n"
      "                             keep the L1 D, the LLC and the touched pages\n"
      "                             warm through fast-forwards; send them when one ends\n"
-     "    --warm-branches=N        log the branches of fast-forwards; send the last N\n"
-     "                             when one ends, to train the predictor [0]\n");
+     "    --branch-warmup=N        send the branches of the last N instructions of\n"
+     "                             every fast-forward, to train the predictor [0]\n");
 }
 
 static void tearec_debug_usage(void) {}
@@ -1773,8 +1801,9 @@ static void tearec_post_clo_init(void)
     }
     if (clo_warm_caches)
         parse_warm_caches();
-    if (clo_warm_branches)
-        branch_log_init();
+    if (clo_branch_warmup)
+        branch_buf = VG_(malloc)("tearec.branches", BRANCH_BUF_ENTRIES * BRANCH_WORDS * sizeof *branch_buf);
+    tl_assert(sizeof *branch_buf * BRANCH_WORDS == 1u << BRANCH_SHIFT);
     if (clo_sample_every
         && (clo_sample_length < 1 || clo_sample_length >= clo_sample_every
             || clo_warmup > clo_sample_every - clo_sample_length))

@@ -52,9 +52,10 @@
  * timed instructions, each after 2 * 10^5 of warm-up. */
 #define RECORD_SAMPLE_LENGTH 10000
 #define RECORD_SAMPLE_WARMUP 200000
-/* ... and the last 2^16 branches of each fast-forward training the predictor */
-#define RECORD_WARM_BRANCHES 65536
-#define RECORD_WARM_BRANCHES_UNSET UINT64_MAX
+/* ... and the branches of the last 2 * 10^5 instructions of each
+ * fast-forward training the predictor */
+#define RECORD_BRANCH_WARMUP 200000
+#define RECORD_BRANCH_WARMUP_UNSET UINT64_MAX
 #define RECORD_SIMPOINT_INTERVAL 100000000 /* exp-bbv's default --interval-size */
 #define RECORD_START_MAX (1ull << 62)      /* the tool counts instructions below this */
 
@@ -73,7 +74,7 @@ typedef struct record_request {
     model_simpoint_list simpoints;             /* their regions, read before recording */
     uint64_t *starts;                          /* each region's first instruction (vg.sample_starts) */
     int warm_caches;                           /* --warm-caches: 1 yes, 0 no, -1 not given */
-    uint64_t warm_branches;                    /* --warm-branches, RECORD_WARM_BRANCHES_UNSET when not given */
+    uint64_t branch_warmup;                    /* --branch-warmup, RECORD_BRANCH_WARMUP_UNSET when not given */
 } record_request;
 
 /* One process's recording: its stream, the programs it ran, its trace. */
@@ -780,11 +781,15 @@ static void summarize(const record_run *run, const model_core *core)
 
     fprintf(stderr,
             "tea record: %s: %llu instructions in %llu cycles (IPC %.2f), %.2f M instructions/s; "
-            "%llu static instructions (%llu not decodable), %llu objects; %s\n",
+            "%llu static instructions (%llu not decodable), %llu objects; ",
             run->out_path, (unsigned long long)s->instructions, (unsigned long long)s->cycles,
             s->cycles ? (double)s->committed / (double)s->cycles : 0.0,
             region > 0 ? (double)s->instructions / region / 1e6 : 0.0, (unsigned long long)vs->static_insns,
-            (unsigned long long)vs->undecodable, (unsigned long long)vs->objects, stop_reason(vs->stop));
+            (unsigned long long)vs->undecodable, (unsigned long long)vs->objects);
+    if (vs->warmed || vs->branches_trained)
+        fprintf(stderr, "%llu warming instructions, %llu fast-forward branches trained; ",
+                (unsigned long long)vs->warmed, (unsigned long long)vs->branches_trained);
+    fprintf(stderr, "%s\n", stop_reason(vs->stop));
 }
 
 /* What tea record ends with once the trace is written. */
@@ -1001,10 +1006,9 @@ int cmd_tea_record(int argc, char **argv)
                  "instructions warming the model before each window\n(default " CLI_STR(RECORD_SAMPLE_WARMUP) ", at most N - L); all: every\ninstruction between windows (functional warming: the\nleast bias, at about half a full recording's time)"),
         CLI_CALL("warm-caches", 0, "yes|no", warm_caches_option, &req.warm_caches,
                  "keep the model's L1 D, LLC and touched pages warm through\nevery fast-forward: the tool updates copies of them with\neach access, and each window starts from them (default\nyes when sampling, no with --skip alone or --sample-warmup\nall; docs/semantics.md)"),
-        CLI_UINT("warm-branches", "N", &req.warm_branches, 0, MODEL_VGRECORD_WARM_BRANCHES_MAX,
-                 "invalid branch count '%s' (0 to 1048576)",
-                 "train the model's branch predictor with the last N branches\nof every fast-forward (the tool logs each branch a fast\nrun takes; default " CLI_STR(
-                     RECORD_WARM_BRANCHES) " when sampling, 0 with --skip alone\nor --sample-warmup all; docs/semantics.md)"),
+        CLI_UINT("branch-warmup", "N", &req.branch_warmup, 0, UINT64_MAX - 1, "invalid instruction count '%s'",
+                 "train the model's branch predictor with the branches of\nthe last N instructions of every fast-forward, as the tool\nruns them (default " CLI_STR(
+                     RECORD_BRANCH_WARMUP) " when sampling, 0 with --skip\nalone or --sample-warmup all; docs/semantics.md)"),
         CLI_STRING("simpoints", 0, "FILE", &req.simpoints_path,
                    "time SimPoint's regions instead (SimPoint 3's -saveSimpoints\nfile: 'INTERVAL CLUSTER' lines), "
                    "each standing for its\ncluster's intervals (needs --weights; docs/semantics.md)"),
@@ -1034,7 +1038,7 @@ int cmd_tea_record(int argc, char **argv)
     req.argc_all = argc;
     req.argv_all = argv;
     req.warm_caches = -1;
-    req.warm_branches = RECORD_WARM_BRANCHES_UNSET;
+    req.branch_warmup = RECORD_BRANCH_WARMUP_UNSET;
     model_config_defaults(&req.model);
     if ((rc = cli_parse(&command, argc, argv)) != CLI_CONTINUE)
         return rc;
@@ -1053,11 +1057,11 @@ int cmd_tea_record(int argc, char **argv)
         req.warm_caches = (req.vg.sample_every || req.simpoints_path) && sample_warmup != SAMPLE_WARMUP_ALL;
     if (req.warm_caches)
         req.vg.warm_caches = &req.model;
-    if (req.warm_branches == RECORD_WARM_BRANCHES_UNSET)
-        req.warm_branches = (req.vg.sample_every || req.simpoints_path) && sample_warmup != SAMPLE_WARMUP_ALL
-                                ? RECORD_WARM_BRANCHES
+    if (req.branch_warmup == RECORD_BRANCH_WARMUP_UNSET)
+        req.branch_warmup = (req.vg.sample_every || req.simpoints_path) && sample_warmup != SAMPLE_WARMUP_ALL
+                                ? RECORD_BRANCH_WARMUP
                                 : 0;
-    req.vg.warm_branches = req.warm_branches;
+    req.vg.branch_warmup = req.branch_warmup;
     req.argv = argv + optind;
     if ((rc = record(&req, &exit_status))) {
         exit_status = cli_fail(argv[0], rc);

@@ -213,15 +213,15 @@ run 0 "$TEA" topdown stream-warm.tea
 contains out.txt "10000 committed, 0 excepted"
 run 0 "$TEA" topdown stream-cold.tea
 grep -q '10000 committed, [1-9][0-9]* excepted' out.txt || fail "the cold stream region took no page fault"
-# --warm-branches (65536 by default when sampling): the branchy region's
-# conditional branch follows a pattern of period 32 that the predictor
-# learns from its history. One window of 2,000 instructions 98,000 into
-# the region, after 200 warming ones: with functional warming the
-# predictor knows the pattern (no misprediction); with the fast-forward's
-# last branches handed to the predictor the window takes the same cycles
-# (within 5 %), through dual blocks (--sample-every) and fast ones
-# (--skip, where it is off unless asked); without, 200 instructions do
-# not teach it and the window mispredicts.
+# --branch-warmup (2 * 10^5 by default when sampling): the branchy
+# region's conditional branch follows a pattern of period 32 that the
+# predictor learns from its history. One window of 2,000 instructions
+# 98,000 into the region, after 200 warming ones: with functional warming
+# the predictor knows the pattern (no misprediction); with the branches of
+# the fast-forward's last instructions handed to the predictor the window
+# takes the same cycles (within 5 %), through dual blocks (--sample-every)
+# and fast ones (--skip, where it is off unless asked); without, 200
+# instructions do not teach it and the window mispredicts.
 branch_cycles() {
     run 0 "$TEA" record -q -o "$1.tea" --start-at branchy_region --stop-at stop_here --max-instructions 2000 \
         "${@:2}" -- ./prog branchy "out-$1.txt" 1
@@ -231,16 +231,16 @@ branch_cycles() {
 sampled() { branch_cycles "$1" --sample-every 100000 --sample-length 2000 "${@:2}"; }
 functional=$(sampled branchy-all --sample-warmup all)
 for warm in "$(sampled branchy-warm --sample-warmup 200)" \
-    "$(branch_cycles branchy-skip --skip 97800 --warmup 200 --warm-branches 65536)"; do
+    "$(branch_cycles branchy-skip --skip 97800 --warmup 200 --branch-warmup 20000)"; do
     awk -v w="$warm" -v f="$functional" 'BEGIN { d = (w - f) / f; exit !(d <= 0.05 && d >= -0.05) }' ||
-        fail "--warm-branches: the window took $warm cycles, $functional with functional warming (over 5 % apart)"
+        fail "--branch-warmup: the window took $warm cycles, $functional with functional warming (over 5 % apart)"
 done
 run 0 "$TEA" topdown branchy-warm.tea
-grep -q 'Bad_Speculation.Branch_Mispredicts  *0 ' out.txt || fail "--warm-branches: the window mispredicts"
-for cold in "$(sampled branchy-cold --sample-warmup 200 --warm-branches 0)" \
+grep -q 'Bad_Speculation.Branch_Mispredicts  *0 ' out.txt || fail "--branch-warmup: the window mispredicts"
+for cold in "$(sampled branchy-cold --sample-warmup 200 --branch-warmup 0)" \
     "$(branch_cycles branchy-skip-cold --skip 97800 --warmup 200)"; do
     awk -v c="$cold" -v f="$functional" 'BEGIN { exit !(c >= 1.5 * f) }' ||
-        fail "the branchy window without --warm-branches: $cold cycles, expected at least 1.5 x functional $functional"
+        fail "the branchy window without --branch-warmup: $cold cycles, expected at least 1.5 x functional $functional"
 done
 # with nothing fast-forwarded there is nothing to hand over: the same cycles
 run 0 "$TEA" record -q -o plain-warm.tea --warm-caches yes --start-at region --stop-at stop_here -- ./prog plain out17.txt 1

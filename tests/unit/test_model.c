@@ -418,7 +418,7 @@ static void warming_matches_a_timed_run(void **state)
     }
 }
 
-/* A branch of a fast-forward (tea record --warm-branches) trains the
+/* A branch of a fast-forward (tea record --branch-warmup) trains the
  * predictor and nothing else: three times a conditional branch taken to
  * the same target. Its bimodal counter starts weakly not taken, so the
  * first prediction misses (and the BTB has no target yet); the next two
