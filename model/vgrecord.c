@@ -641,12 +641,28 @@ static void count_record(model_vgrecord *v, uint64_t w)
     v->pos++;
 }
 
+/* The branch fields of `u`, a branch decoded as `d` after which `next_pc`
+ * ran: its kind, whether taken, and its target (where it went, else the
+ * decoded direct target). */
+static void set_branch_outcome(model_insn *u, const decoded *d, uint64_t next_pc)
+{
+    u->branch = d->branch;
+    if (next_pc != u->pc + u->size) {
+        u->flags |= MODEL_INSN_TAKEN;
+        u->target = next_pc;
+    } else {
+        u->target = d->target;
+    }
+}
+
 /* The control transfers of a fast-forward (`count` words: pairs of a
  * branch's address and the next one run) to the branches callback, as
  * model instructions; pairs whose first address holds no branch (the tool
  * logs every exit of its blocks) are dropped. */
 static void train_branches(model_vgrecord *v, const uint64_t *pairs, size_t count)
 {
+    if (!v->branches)
+        return;
     for (size_t i = 0; i + 1 < count; i += 2) {
         const decoded *d = lookup(v, pairs[i], 0);
         model_insn u;
@@ -656,15 +672,8 @@ static void train_branches(model_vgrecord *v, const uint64_t *pairs, size_t coun
         u.pc = pairs[i];
         u.size = d->size;
         u.cls = d->cls;
-        u.branch = d->branch;
-        if (pairs[i + 1] != u.pc + u.size) {
-            u.flags |= MODEL_INSN_TAKEN;
-            u.target = pairs[i + 1];
-        } else {
-            u.target = d->target;
-        }
-        if (v->branches)
-            v->branches(v->branches_ctx, &u);
+        set_branch_outcome(&u, d, pairs[i + 1]);
+        v->branches(v->branches_ctx, &u);
         v->stats.branches_trained++;
     }
 }
@@ -679,7 +688,7 @@ static int read_lines(model_vgrecord *v, uint64_t w, int deliver)
 
     if (count == 0 || count > RECORD_STREAM_LINES_MAX || level > RECORD_STREAM_LINES_BRANCHES
         || (level == RECORD_STREAM_LINES_BRANCHES && count % 2))
-        return error_set(TEA_ERR_FORMAT, "%s: malformed cache lines record after %llu words", v->name,
+        return error_set(TEA_ERR_FORMAT, "%s: malformed LINES record after %llu words", v->name,
                          (unsigned long long)v->stats.words);
     if ((rc = need(v, 1 + (size_t)count, &got)))
         return rc;
@@ -805,17 +814,10 @@ static void make_insn(model_vgrecord *v, const pending_insn *p, uint64_t next_pc
     u->pc = p->pc;
     u->size = (uint8_t)p->size;
     u->cls = d->cls;
-    u->branch = d->branch;
     if (d->flush)
         u->flags |= MODEL_INSN_FLUSH;
     if (d->branch != MODEL_BRANCH_NONE) {
-        int taken = next_pc != p->pc + p->size;
-        if (taken) {
-            u->flags |= MODEL_INSN_TAKEN;
-            u->target = next_pc;
-        } else {
-            u->target = d->target;
-        }
+        set_branch_outcome(u, d, next_pc);
     } else if (d->cls != MODEL_SERIAL && (p->loads || p->stores)) {
         /* Memory decides the class of ordinary instructions: a load's latency
          * is its memory access's. */

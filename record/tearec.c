@@ -425,7 +425,7 @@ static void put_cache_image(const warm_cache *c, ULong level)
 #define BRANCH_SHIFT 4           /* log2 of a logged branch's bytes */
 static ULong *branch_buf = NULL; /* the branches logged and not yet sent */
 static ULong branch_count = 0;   /* ... how many */
-static UChar branch_logging = 0; /* fast runs log their branches now (branch_gate) */
+static Bool branch_logging = False; /* fast runs log their branches now (branch_gate) */
 
 /* Fast runs log branches while the recorded thread skips: not while
  * waiting (the region has not started), warming or recording (the model
@@ -1445,9 +1445,10 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
     UInt insns, seen = 0; /* instructions in the block, and up to the current one */
     Addr rep_pc = 0;      /* counting reps once, not precise: the current instruction when a rep string one */
     Addr prev_pc = 0;     /* the previous instruction mark's */
-    UInt prev_len = 0;
+    UInt prev_len = 0;    /* ... and its length (bytes) */
     IRTemp log_branches = IRTemp_INVALID; /* --branch-warmup, not precise: this run logs branches */
-    Bool exit_seen = False;               /* ... and the current instruction has a side exit */
+    Bool exit_seen = False; /* ... and the current instruction has a side exit logged as a branch's */
+    Bool prev_string = False; /* the current instruction is a rep string one (no branch: its exits repeat it) */
     Int i = 0;
 
     (void)closure;
@@ -1489,11 +1490,13 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
             seen += !(rep && seen && pc == prev_pc); /* a rep's next pass is no new instruction */
             /* the previous instruction's side exit was not taken, or it
              * jumped here (a chased jump or call) */
-            if (log_branches != IRTemp_INVALID && pc != prev_pc && (exit_seen || prev_pc + prev_len != pc))
+            if (log_branches != IRTemp_INVALID && pc != prev_pc && !prev_string
+                && (exit_seen || prev_pc + prev_len != pc))
                 add_branch_log(sb, log_branches, NULL, prev_pc, IRExpr_Const(IRConst_U64((ULong)pc)));
             exit_seen = False;
             prev_pc = pc;
             prev_len = len;
+            prev_string = clo_branch_warmup && g.mode != BLOCK_PRECISE && is_rep_string(pc, len);
             rep_pc = g.mode != BLOCK_PRECISE && rep ? pc : 0;
             if (first && g.mode == BLOCK_FAST)
                 add_fast_block_start(sb, pc, layout->offset_IP, insns, rep);
@@ -1508,14 +1511,13 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
             if (is_entry_of(pc, clo_start_at, start_by_address, start_address))
                 add_call0(sb, "tearec_start", on_start_symbol, NULL);
             g.recorded = IRTemp_INVALID;
-            if (g.mode == BLOCK_FAST) {
-                if (clo_branch_warmup)
-                    report_code(pc, len); /* the model decodes the branches it is sent */
+            /* the bytes of what the model times, warms or trains on */
+            if (g.mode != BLOCK_FAST || clo_branch_warmup)
+                report_code(pc, len);
+            if (g.mode == BLOCK_FAST)
                 continue;
-            }
             if (is_entry_of(pc, clo_stop_at, stop_by_address, stop_address))
                 add_call0(sb, "tearec_stop", on_stop_symbol, g.mode == BLOCK_DUAL ? IRExpr_RdTmp(g.run_precise) : NULL);
-            report_code(pc, len);
             add_precise_insn(sb,
                              RECORD_STREAM_INSN << RECORD_STREAM_KIND_SHIFT
                                  | (ULong)(len & 0xff) << RECORD_STREAM_SIZE_SHIFT
@@ -1527,8 +1529,8 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
             add_fast_exit_refund(sb, st->Ist.Exit.guard, g.run_fast, insns - seen);
             if (rep_pc)
                 add_rep_pass_refund(sb, st->Ist.Exit.guard, g.run_fast, st->Ist.Exit.dst, rep_pc);
-            if (log_branches != IRTemp_INVALID && is_branch_jump(st->Ist.Exit.jk)
-                && st->Ist.Exit.dst->tag == Ico_U64) {
+            if (log_branches != IRTemp_INVALID && is_branch_jump(st->Ist.Exit.jk) && !prev_string
+                && st->Ist.Exit.dst->tag == Ico_U64 && st->Ist.Exit.dst->Ico.U64 != (ULong)prev_pc) {
                 add_branch_log(sb, log_branches, st->Ist.Exit.guard, prev_pc,
                                IRExpr_Const(IRConst_U64(st->Ist.Exit.dst->Ico.U64)));
                 exit_seen = True;
@@ -1541,7 +1543,7 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
     if (rep_pc && sb->next->tag == Iex_Const && sb->jumpkind == Ijk_Boring)
         add_rep_pass_refund(sb, NULL, g.run_fast, sb->next->Iex.Const.con, rep_pc);
     /* the last instruction's transfer, unless it falls through with none */
-    if (log_branches != IRTemp_INVALID && is_branch_jump(sb->jumpkind)
+    if (log_branches != IRTemp_INVALID && is_branch_jump(sb->jumpkind) && !prev_string
         && (exit_seen || sb->next->tag != Iex_Const || sb->next->Iex.Const.con->tag != Ico_U64
             || sb->next->Iex.Const.con->Ico.U64 != (ULong)(prev_pc + prev_len)))
         add_branch_log(sb, log_branches, NULL, prev_pc, deepCopyIRExpr(sb->next));

@@ -74,7 +74,6 @@ typedef struct record_request {
     model_simpoint_list simpoints;             /* their regions, read before recording */
     uint64_t *starts;                          /* each region's first instruction (vg.sample_starts) */
     int warm_caches;                           /* --warm-caches: 1 yes, 0 no, -1 not given */
-    uint64_t branch_warmup;                    /* --branch-warmup, RECORD_BRANCH_WARMUP_UNSET when not given */
 } record_request;
 
 /* One process's recording: its stream, the programs it ran, its trace. */
@@ -986,7 +985,7 @@ int cmd_tea_record(int argc, char **argv)
 {
     record_request req;
     uint64_t sample_warmup = UINT64_MAX; /* unset */
-    int rc, exit_status = CLI_EXIT_OK;
+    int rc, exit_status = CLI_EXIT_OK, fast_forwards;
     const cli_option options[] = {
         CLI_OPTION_OUTPUT("OUT", &req.out_path, "trace to write (default record.tea)"),
         CLI_OPTION_TRACE_FORMAT("format", &req.write.format, "native (default) or tracedoctor"),
@@ -1006,7 +1005,7 @@ int cmd_tea_record(int argc, char **argv)
                  "instructions warming the model before each window\n(default " CLI_STR(RECORD_SAMPLE_WARMUP) ", at most N - L); all: every\ninstruction between windows (functional warming: the\nleast bias, at about half a full recording's time)"),
         CLI_CALL("warm-caches", 0, "yes|no", warm_caches_option, &req.warm_caches,
                  "keep the model's L1 D, LLC and touched pages warm through\nevery fast-forward: the tool updates copies of them with\neach access, and each window starts from them (default\nyes when sampling, no with --skip alone or --sample-warmup\nall; docs/semantics.md)"),
-        CLI_UINT("branch-warmup", "N", &req.branch_warmup, 0, UINT64_MAX - 1, "invalid instruction count '%s'",
+        CLI_UINT("branch-warmup", "N", &req.vg.branch_warmup, 0, UINT64_MAX - 1, "invalid instruction count '%s'",
                  "train the model's branch predictor with the branches of\nthe last N instructions of every fast-forward, as the tool\nruns them (default " CLI_STR(
                      RECORD_BRANCH_WARMUP) " when sampling, 0 with --skip\nalone or --sample-warmup all; docs/semantics.md)"),
         CLI_STRING("simpoints", 0, "FILE", &req.simpoints_path,
@@ -1038,7 +1037,7 @@ int cmd_tea_record(int argc, char **argv)
     req.argc_all = argc;
     req.argv_all = argv;
     req.warm_caches = -1;
-    req.branch_warmup = RECORD_BRANCH_WARMUP_UNSET;
+    req.vg.branch_warmup = RECORD_BRANCH_WARMUP_UNSET;
     model_config_defaults(&req.model);
     if ((rc = cli_parse(&command, argc, argv)) != CLI_CONTINUE)
         return rc;
@@ -1051,17 +1050,15 @@ int cmd_tea_record(int argc, char **argv)
         free_request(&req);
         return rc;
     }
-    /* on when sampling with a fast-forward between windows (not with
-     * --sample-warmup all, which leaves none) */
+    /* warm caches and predictor: on when sampling with a fast-forward
+     * between windows (not with --sample-warmup all, which leaves none) */
+    fast_forwards = (req.vg.sample_every || req.simpoints_path) && sample_warmup != SAMPLE_WARMUP_ALL;
     if (req.warm_caches < 0)
-        req.warm_caches = (req.vg.sample_every || req.simpoints_path) && sample_warmup != SAMPLE_WARMUP_ALL;
+        req.warm_caches = fast_forwards;
     if (req.warm_caches)
         req.vg.warm_caches = &req.model;
-    if (req.branch_warmup == RECORD_BRANCH_WARMUP_UNSET)
-        req.branch_warmup = (req.vg.sample_every || req.simpoints_path) && sample_warmup != SAMPLE_WARMUP_ALL
-                                ? RECORD_BRANCH_WARMUP
-                                : 0;
-    req.vg.branch_warmup = req.branch_warmup;
+    if (req.vg.branch_warmup == RECORD_BRANCH_WARMUP_UNSET)
+        req.vg.branch_warmup = fast_forwards ? RECORD_BRANCH_WARMUP : 0;
     req.argv = argv + optind;
     if ((rc = record(&req, &exit_status))) {
         exit_status = cli_fail(argv[0], rc);

@@ -318,7 +318,7 @@ static void cache_lines(void **state)
         v = open_stream(&s);
         src = model_vgrecord_source(v);
         assert_int_equal(src.next(src.ctx, &u), TEA_ERR_FORMAT);
-        assert_non_null(strstr(error_message(), "malformed cache lines record"));
+        assert_non_null(strstr(error_message(), "malformed LINES record"));
         model_vgrecord_close(v);
     }
 }
