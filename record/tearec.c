@@ -1790,6 +1790,12 @@ static void parse_starts(void)
 
 static void tearec_post_clo_init(void)
 {
+    /* No superblocks across branches: with chasing on, VEX also merges
+     * `jcc L; (a few register-only instructions); jcc L` into one guarded
+     * exit, and the second branch's instructions then sit in the block as
+     * if they always ran: they would be counted and recorded when the
+     * first branch jumped away. */
+    VG_(clo_vex_control).guest_chase = False;
     if (clo_fd < 0)
         VG_(fmsg_bad_option)("--tea-fd", "tearec needs --tea-fd=N (it is started by tea record)\n");
     if (clo_sample_starts) {

@@ -42,6 +42,18 @@
  *   4:              test %ecx, %ecx; jnz 3b
  *                   dec %edx; jnz 2b; call stop_here; ret
  *
+ * The andor region is a pair of branches to the same place, as `if (a &&
+ * b)` compiles, whose first always jumps, so the second never runs:
+ *
+ *   andor_region: mov $LOOPS, %ecx; xor %eax, %eax; mov $1, %esi
+ *   andor_a:      test %eax, %eax; je 2f
+ *   andor_b:      test %esi, %esi; je 2f; inc %edx
+ *   2:            dec %ecx; jnz andor_a; call stop_here; ret
+ *
+ * From its entry to stop_here's entry (included): 3 + 4 LOOPS + 2
+ * instructions, none at andor_b; instruction 3 + 4k + j is andor_a's j-th
+ * (j < 2) in iteration k.
+ *
  * Usage: record_prog MODE OUTPUT_FILE LINES
  *   MODE plain:   runs region() once
  *   MODE request: tea_record_start(); region(); tea_record_stop()
@@ -49,6 +61,7 @@
  *   MODE long:    runs long_region() once
  *   MODE stream:  runs stream_region() once
  *   MODE branchy: runs branchy_region() once
+ *   MODE andor:   runs andor_region() once
  *   MODE longs:   runs long_region() on a second thread while the main
  *                 thread calls sched_yield() until it is done (Valgrind runs
  *                 the main thread for a moment at every switch)
@@ -84,6 +97,7 @@ void region(void);
 void long_region(void);
 void stream_region(void);
 void branchy_region(void);
+void andor_region(void);
 char stream_buf[STREAM_LINES * 64] __attribute__((aligned(64)));
 
 __asm__(".text\n"
@@ -110,7 +124,12 @@ __asm__(".text\n"
         "2:\n  mov $32, %ecx\n"
         "3:\n  dec %ecx\n  bt %ecx, %r9d\n  jc 4f\n  inc %r8\n"
         "4:\n  test %ecx, %ecx\n  jnz 3b\n"
-        "  dec %edx\n  jnz 2b\n  call stop_here\n  ret\n.size branchy_region,.-branchy_region\n");
+        "  dec %edx\n  jnz 2b\n  call stop_here\n  ret\n.size branchy_region,.-branchy_region\n"
+        ".globl andor_region\n.type andor_region,@function\nandor_region:\n"
+        "  mov $" LOOPS_TEXT ", %ecx\n  xor %eax, %eax\n  mov $1, %esi\n"
+        ".globl andor_a\nandor_a:\n  test %eax, %eax\n  je 2f\n"
+        ".globl andor_b\nandor_b:\n  test %esi, %esi\n  je 2f\n  inc %edx\n"
+        "2:\n  dec %ecx\n  jnz andor_a\n  call stop_here\n  ret\n.size andor_region,.-andor_region\n");
 
 /* The second thread's body. */
 static void *run_region(void *arg)
@@ -152,6 +171,8 @@ int main(int argc, char **argv)
         stream_region();
     } else if (!strcmp(argv[1], "branchy")) {
         branchy_region();
+    } else if (!strcmp(argv[1], "andor")) {
+        andor_region();
     } else if (!strcmp(argv[1], "longs")) {
         if (pthread_create(&t, NULL, run_long_region, NULL) != 0)
             return 1;
