@@ -254,6 +254,7 @@ static Addr known_lo = 0, known_hi = 0; /* the last mapping checked */
 #define WARM_CACHES_FIELDS 8 /* numbers in --warm-caches */
 static void flush(void);
 static void put(ULong w);
+static void put_window(void);
 typedef struct warm_cache {
     ULong *tag;
     ULong set_mask; /* sets - 1 (sets a power of 2) */
@@ -451,9 +452,12 @@ static void put_branches(void)
 
 /* A fast block is about to log more branches than the buffer has room
  * for: they go to tea record now, which trains on them while the
- * fast-forward goes on. */
+ * fast-forward goes on; after the WINDOW record of the window before,
+ * which no instruction has sent yet (the fast-forward's blocks run fast). */
 static void branch_drain(void)
 {
+    if (window_pending)
+        put_window();
     put_branches();
     flush();
 }

@@ -8,6 +8,8 @@
 #include "golden/golden.h"
 #include "model/bpred.h"
 #include "model/core.h"
+#include "model/memory.h"
+#include "model/tlb.h"
 #include "model/workload.h"
 #include "trace/psv.h"
 #include "trace/tracedoctor.h"
@@ -422,7 +424,8 @@ static void warming_matches_a_timed_run(void **state)
  * predictor and nothing else: three times a conditional branch taken to
  * the same target. Its bimodal counter starts weakly not taken, so the
  * first prediction misses (and the BTB has no target yet); the next two
- * hit. No instruction counts as warmed. */
+ * hit. No instruction counts as warmed, and the caches and TLBs see
+ * nothing. */
 static void training_reaches_the_predictor_only(void **state)
 {
     model_workload *wl;
@@ -451,6 +454,12 @@ static void training_reaches_the_predictor_only(void **state)
     assert_int_equal(s->mispredicts[MODEL_BPRED_COND], 1);
     assert_int_equal(s->btb_misses, 1);
     assert_int_equal(model_core_stats(core)->warmed, 0);
+    /* no fetch, load, store or translation */
+    assert_int_equal(model_mem_get_stats(model_core_memory(core))->fetches, 0);
+    assert_int_equal(model_mem_get_stats(model_core_memory(core))->loads, 0);
+    assert_int_equal(model_mem_get_stats(model_core_memory(core))->stores, 0);
+    assert_int_equal(model_tlb_get_stats(model_core_tlb(core))->accesses[MODEL_TLB_INST], 0);
+    assert_int_equal(model_tlb_get_stats(model_core_tlb(core))->accesses[MODEL_TLB_DATA], 0);
     model_core_free(core);
     model_workload_free(wl);
 }
