@@ -22,7 +22,8 @@
  *           executable file mapping from which code was first translated.
  *   EXE     the path of the program the process runs: its length (bits
  *           0-47), then the path, zero-padded to whole words. First.
- *   WINDOW  one word: a sampled recording (--sample-every) starts its next
+ *   WINDOW  one word: a sampled recording (--sample-every, or listed
+ *           windows) starts its next
  *           window: its number (bits 0-47, 1 for the second window). It
  *           follows the last access of the previous window's last
  *           instruction and comes before the new window's WARM records.
@@ -40,7 +41,8 @@
  *           transfers of the fast-forward, oldest first, as pairs (an even
  *           count): the address of an instruction that may be a branch,
  *           then the address that ran after it; sent during the
- *           fast-forward, batch by batch.
+ *           fast-forward, batch by batch, each after the WINDOW record of
+ *           the window before.
  *           Sent when a fast-forward ends, after the WINDOW record and
  *           before the first WARM record: the last branches, then every set
  *           of the L1 D that holds a line, then the LLC's, then the new

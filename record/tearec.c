@@ -87,7 +87,7 @@
  * --branch-warmup every fast run of the recorded thread within the last N
  * instructions of a fast-forward logs each control transfer it passes
  * (the branch's address and the address that ran next: a side exit taken,
- * an instruction mark after a side exit or a chased jump, a block's end)
+ * the instruction mark after a side exit not taken, a block's end)
  * into a buffer, inline (two guarded stores and a count); a block that
  * might overflow it sends it first (branch_drain), and a fast-forward's
  * end sends the rest (LINES records of branch pairs). tea record trains
@@ -219,7 +219,7 @@ static ULong warm_left = 0;
 static ULong recorded = 0;
 static ULong window_left = 0;       /* timed instructions left in the window (sampling) */
 static ULong windows_ended = 0;     /* windows completed (sampling) */
-static Bool window_pending = False; /* a WINDOW record is due before the next instruction */
+static Bool window_pending = False; /* a WINDOW record is due before the next instruction or branch batch */
 static ULong threads_started = 0;   /* Valgrind reports the main thread's creation too */
 static Bool cur_on = False;         /* the current instruction is recorded */
 /* Instructions that pass in fast translations before a switch to precise
@@ -1492,8 +1492,8 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
             addStmtToIRSB(sb, st);
             Bool first = seen == 0, rep = reps_once && is_rep_string(pc, len);
             seen += !(rep && seen && pc == prev_pc); /* a rep's next pass is no new instruction */
-            /* the previous instruction's side exit was not taken, or it
-             * jumped here (a chased jump or call) */
+            /* the previous instruction's side exit was not taken (or, were
+             * VEX to chase a jump or call, it jumped here) */
             if (log_branches != IRTemp_INVALID && pc != prev_pc && !prev_string
                 && (exit_seen || prev_pc + prev_len != pc))
                 add_branch_log(sb, log_branches, NULL, prev_pc, IRExpr_Const(IRConst_U64((ULong)pc)));
@@ -1794,7 +1794,8 @@ static void parse_starts(void)
 
 static void tearec_post_clo_init(void)
 {
-    /* No superblocks across branches: with chasing on, VEX also merges
+    /* No superblocks across branches (so no chased jump or call inside a
+     * block; the rules for one above stay as a defence): with chasing on, VEX also merges
      * `jcc L; (a few register-only instructions); jcc L` into one guarded
      * exit, and the second branch's instructions then sit in the block as
      * if they always ran: they would be counted and recorded when the

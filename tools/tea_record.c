@@ -1005,7 +1005,7 @@ int cmd_tea_record(int argc, char **argv)
                  "instructions warming the model before each window\n(default " CLI_STR(RECORD_SAMPLE_WARMUP) ", at most N - L); all: every\ninstruction between windows (functional warming: the\nleast bias, at about half a full recording's time)"),
         CLI_CALL("warm-caches", 0, "yes|no", warm_caches_option, &req.warm_caches,
                  "keep the model's L1 D, LLC and touched pages warm through\nevery fast-forward: the tool updates copies of them with\neach access, and each window starts from them (default\nyes when sampling, no with --skip alone or --sample-warmup\nall; docs/semantics.md)"),
-        CLI_UINT("branch-warmup", "N", &req.vg.branch_warmup, 0, UINT64_MAX - 1, "invalid instruction count '%s'",
+        CLI_UINT("branch-warmup", "N", &req.vg.branch_warmup, 0, RECORD_START_MAX - 1, "invalid instruction count '%s'",
                  "train the model's branch predictor with the branches of\nthe last N instructions of every fast-forward, as the tool\nruns them (default " CLI_STR(
                      RECORD_BRANCH_WARMUP) " when sampling, 0 with --skip\nalone or --sample-warmup all; docs/semantics.md)"),
         CLI_STRING("simpoints", 0, "FILE", &req.simpoints_path,

@@ -246,6 +246,16 @@ for warm in "$(sampled branchy-warm --sample-warmup 200)" \
     awk -v w="$warm" -v f="$functional" 'BEGIN { d = (w - f) / f; exit !(d <= 0.05 && d >= -0.05) }' ||
         fail "--branch-warmup: the window took $warm cycles, $functional with functional warming (over 5 % apart)"
 done
+# ... and only the last --branch-warmup instructions' branches: a pass of
+# the region is 178 instructions with 65 conditional branches (32 jc, 33
+# jnz), so the last 20,000 of the skip hold about 20000 x 65 / 178 = 7,303
+# (more than one batch of 4,096: a drain), the whole skip of 97,800 about
+# 35,700
+run 0 "$TEA" record -o branchy-count.tea --start-at branchy_region --stop-at stop_here --skip 97800 --warmup 200 \
+    --max-instructions 2000 --branch-warmup 20000 -- ./prog branchy out-count.txt 1
+trained=$(sed -n 's/.* \([0-9]*\) fast-forward branches trained.*/\1/p' err.txt)
+[ -n "$trained" ] && [ "$trained" -ge 7200 ] && [ "$trained" -le 7400 ] ||
+    fail "--branch-warmup 20000: ${trained:-no} fast-forward branches trained, expected about 7303"
 run 0 "$TEA" topdown branchy-warm.tea
 grep -q 'Bad_Speculation.Branch_Mispredicts  *0 ' out.txt || fail "--branch-warmup: the window mispredicts"
 for cold in "$(sampled branchy-cold --sample-warmup 200 --branch-warmup 0)" \
@@ -386,9 +396,10 @@ grep -qaF "$(printf '\r')tea record: " tty.log && grep -qaF " of 3.00M instructi
 # essential on Debian, under env -i so that every run records the same
 # instructions): the whole run's share of its two hottest instructions lies
 # inside the sampled share's 95 % interval (pics report, from the windows'
-# groups), widened by one point: the bias that windows leave even with
-# functional warming (warming follows the correct path only, where the
-# whole run's wrong paths also evict lines; docs/performance.md). Measured:
+# groups), widened by 0.3 points: the bias that windows leave whatever the
+# warming (the same with --sample-warmup all: warming follows the correct
+# path only, where the whole run's wrong paths also evict lines;
+# docs/performance.md). Measured:
 # 0.1890 against 0.1954 +- 0.0059, 0.1149 against 0.1213 +- 0.0057 (2.4e7
 # instructions; a window of 5000 in every 10^5, 9·10^4 warming it: 239
 # windows; a small input, since the sanitized build models slowly).
@@ -404,8 +415,8 @@ for k in full samp; do run 0 "$TEA" replay -q "gz-$k.tea" --schemes golden -o "g
     for (i = 1; i <= NF; i++) if ($i ~ /^0x/) { sub(/%/, "", $1); sub(/%/, "", $3); print $i, $1 / 100, $3 / 100; break } }' \
     >intervals.txt
 awk 'FILENAME == ARGV[1] { share[$1] = $2; half[$1] = $3; next }
-     { if (!($1 in share) || $2 < share[$1] - half[$1] - 0.01 || $2 > share[$1] + half[$1] + 0.01) {
+     { if (!($1 in share) || $2 < share[$1] - half[$1] - 0.003 || $2 > share[$1] + half[$1] + 0.003) {
            printf "%s: whole run %.4f, sampled %.4f +- %.4f\n", $1, $2, share[$1], half[$1]; bad = 1 } }
      END { exit bad }' intervals.txt hot.txt >outside.txt ||
-    fail "gzip: a hottest instruction's whole-run share is outside the sampled interval (+- 1 point): $(cat outside.txt)"
+    fail "gzip: a hottest instruction's whole-run share is outside the sampled interval (+- 0.3 points): $(cat outside.txt)"
 echo "record: regions, output, messages and kill checked"
