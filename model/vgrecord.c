@@ -694,22 +694,17 @@ static int read_lines(model_vgrecord *v, uint64_t w, int deliver)
         return rc;
     if (!got)
         return ended_inside(v);
-    if (!deliver) {
-        v->pos += 1 + (size_t)count;
-        return TEA_OK;
-    }
-    if (level == RECORD_STREAM_LINES_BRANCHES) {
+    if (deliver && level == RECORD_STREAM_LINES_BRANCHES) {
         train_branches(v, v->buf + v->pos + 1, (size_t)count);
-        v->pos += 1 + (size_t)count;
-        return TEA_OK;
+    } else if (deliver) {
+        if (v->lines)
+            v->lines(v->lines_ctx,
+                     level == RECORD_STREAM_LINES_L1D   ? MODEL_VGRECORD_WARMED_L1D
+                     : level == RECORD_STREAM_LINES_LLC ? MODEL_VGRECORD_WARMED_LLC
+                                                        : MODEL_VGRECORD_WARMED_PAGES,
+                     v->buf + v->pos + 1, (size_t)count);
+        v->stats.lines_placed += count;
     }
-    if (v->lines)
-        v->lines(v->lines_ctx,
-                 level == RECORD_STREAM_LINES_L1D   ? MODEL_VGRECORD_WARMED_L1D
-                 : level == RECORD_STREAM_LINES_LLC ? MODEL_VGRECORD_WARMED_LLC
-                                                    : MODEL_VGRECORD_WARMED_PAGES,
-                 v->buf + v->pos + 1, (size_t)count);
-    v->stats.lines_placed += count;
     v->pos += 1 + (size_t)count;
     return TEA_OK;
 }

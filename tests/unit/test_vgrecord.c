@@ -82,6 +82,23 @@ static void iteration(stream *s, uint64_t kind, unsigned i)
     insn(s, kind, LOOP_PC + 6, 2);
 }
 
+/* One loop iteration recorded, then the WINDOW record that ends its
+ * window: what the tool hands over next comes before the next window. */
+static void first_window(stream *s)
+{
+    loop_code(s);
+    iteration(s, RECORD_STREAM_INSN, 0);
+    put(s, RECORD_STREAM_WINDOW << RECORD_STREAM_KIND_SHIFT | 1);
+}
+
+/* A LINES record of `what` holding the `n` words at `words`. */
+static void lines(stream *s, uint64_t what, const uint64_t *words, size_t n)
+{
+    put(s, RECORD_STREAM_LINES << RECORD_STREAM_KIND_SHIFT | what << RECORD_STREAM_SIZE_SHIFT | n);
+    for (size_t i = 0; i < n; i++)
+        put(s, words[i]);
+}
+
 /* A session reading `s` through a pipe (all written before reading). */
 static model_vgrecord *open_stream(const stream *s)
 {
@@ -258,18 +275,11 @@ static void cache_lines(void **state)
     model_insn u;
     (void)state;
 
-    loop_code(&s);
-    iteration(&s, RECORD_STREAM_INSN, 0);
-    put(&s, RECORD_STREAM_WINDOW << RECORD_STREAM_KIND_SHIFT | 1);
-    put(&s, RECORD_STREAM_LINES << RECORD_STREAM_KIND_SHIFT | RECORD_STREAM_LINES_L1D << RECORD_STREAM_SIZE_SHIFT | 2);
-    put(&s, 0x1000);
-    put(&s, 0x2000);
-    put(&s, RECORD_STREAM_LINES << RECORD_STREAM_KIND_SHIFT | RECORD_STREAM_LINES_LLC << RECORD_STREAM_SIZE_SHIFT | 3);
-    put(&s, 0x3000);
-    put(&s, 0x4000);
-    put(&s, 0x5000);
-    put(&s, RECORD_STREAM_LINES << RECORD_STREAM_KIND_SHIFT | RECORD_STREAM_LINES_PAGES << RECORD_STREAM_SIZE_SHIFT | 1);
-    put(&s, 0x6008);
+    static const uint64_t l1d[] = { 0x1000, 0x2000 }, llc[] = { 0x3000, 0x4000, 0x5000 }, pages[] = { 0x6008 };
+    first_window(&s);
+    lines(&s, RECORD_STREAM_LINES_L1D, l1d, 2);
+    lines(&s, RECORD_STREAM_LINES_LLC, llc, 3);
+    lines(&s, RECORD_STREAM_LINES_PAGES, pages, 1);
     iteration(&s, RECORD_STREAM_WARM, 1);
     iteration(&s, RECORD_STREAM_INSN, 2);
     log.warmed = &warmed;
@@ -354,17 +364,9 @@ static void branch_pairs(void **state)
     model_insn u;
     (void)state;
 
-    loop_code(&s);
-    iteration(&s, RECORD_STREAM_INSN, 0);
-    put(&s, RECORD_STREAM_WINDOW << RECORD_STREAM_KIND_SHIFT | 1);
-    put(&s, RECORD_STREAM_LINES << RECORD_STREAM_KIND_SHIFT | RECORD_STREAM_LINES_BRANCHES << RECORD_STREAM_SIZE_SHIFT
-                | 6);
-    put(&s, LOOP_PC + 6);
-    put(&s, LOOP_PC);
-    put(&s, LOOP_PC + 6);
-    put(&s, LOOP_PC + 8);
-    put(&s, LOOP_PC + 3);
-    put(&s, LOOP_PC + 6);
+    static const uint64_t pairs[] = { LOOP_PC + 6, LOOP_PC, LOOP_PC + 6, LOOP_PC + 8, LOOP_PC + 3, LOOP_PC + 6 };
+    first_window(&s);
+    lines(&s, RECORD_STREAM_LINES_BRANCHES, pairs, 6);
     iteration(&s, RECORD_STREAM_WARM, 1);
     iteration(&s, RECORD_STREAM_INSN, 2);
     v = open_stream(&s);
