@@ -249,8 +249,15 @@ static Addr known_lo = 0, known_hi = 0; /* the last mapping checked */
 /* --- warm caches (--warm-caches) ------------------------------------------- */
 
 /* A tag array with true LRU: each set's lines from the most recently used
- * on, WARM_INVALID after the last (hits are mostly near the front). */
+ * on, WARM_INVALID after the last (hits are mostly near the front). An L1 D
+ * tag may carry WARM_UNSEEN (a line number never has bit 63): brought in by
+ * the prefetcher, or ending an access that began in another page, so its
+ * page may not be in the set of pages touched; the first access that
+ * begins in it notes its page and clears the bit. A line present without
+ * the bit therefore has its page noted, and an access to the most recently
+ * used line of its set without the bit changes nothing (add_warm_mem). */
 #define WARM_INVALID (~0ULL)
+#define WARM_UNSEEN (1ULL << 63)
 #define WARM_CACHES_FIELDS 8 /* numbers in --warm-caches */
 static void flush(void);
 static void put(ULong w);
@@ -265,7 +272,6 @@ typedef struct warm_cache {
 static Bool warm_on = False; /* --warm-caches given */
 static warm_cache warm_l1d, warm_llc;
 static UInt warm_line_bits = 6;             /* log2 of the line size (bytes) */
-static ULong warm_last_line = WARM_INVALID; /* the line of the last access (a hit, nothing to do) */
 static Bool image_due = False;              /* a fast-forward ended: send the caches' contents */
 /* Data pages touched: a set (open addressing, page number + 1, 0 empty)
  * and those new since the last image. */
@@ -281,22 +287,23 @@ static Bool warm_has(const warm_cache *c, ULong line)
 {
     const ULong *set = c->tag + (line & c->set_mask) * c->ways;
     for (UInt w = 0; w < c->ways && set[w] != WARM_INVALID; w++)
-        if (set[w] == line)
+        if ((set[w] & ~WARM_UNSEEN) == line)
             return True;
     return False;
 }
 
 /* Uses `line` in `c`: most recently used, brought in over the LRU line
- * when absent. Returns whether it was present. */
-static Bool warm_touch(warm_cache *c, ULong line)
+ * when absent, its tag `line | mark` (mark: 0 or WARM_UNSEEN). Returns the
+ * tag it had, WARM_INVALID when absent. */
+static ULong warm_touch(warm_cache *c, ULong line, ULong mark)
 {
     ULong *set = c->tag + (line & c->set_mask) * c->ways;
+    ULong found = WARM_INVALID;
     UInt w = 0;
-    Bool hit = False;
 
     for (; w < c->ways; w++) {
-        if (set[w] == line) {
-            hit = True;
+        if ((set[w] & ~WARM_UNSEEN) == line) {
+            found = set[w];
             break;
         }
         if (set[w] == WARM_INVALID)
@@ -306,32 +313,33 @@ static Bool warm_touch(warm_cache *c, ULong line)
         w--; /* absent from a full set: the LRU line goes */
     for (; w > 0; w--)
         set[w] = set[w - 1];
-    set[0] = line;
-    return hit;
+    set[0] = line | mark;
+    return found;
 }
 
 /* A read of `line` from the LLC (an L1 miss or prefetch); its prefetcher
  * asks for the next line on a miss unless present. */
 static void warm_llc_read(ULong line)
 {
-    if (!warm_touch(&warm_llc, line) && warm_llc.prefetch && !warm_has(&warm_llc, line + 1))
-        warm_touch(&warm_llc, line + 1);
+    if (warm_touch(&warm_llc, line, 0) == WARM_INVALID && warm_llc.prefetch && !warm_has(&warm_llc, line + 1))
+        warm_touch(&warm_llc, line + 1, 0);
 }
 
 /* One data access of `line`, as the model's hierarchy takes it: the L1 D,
- * on a miss the LLC, and the L1's next-line prefetch (a read of the LLC). */
-static void warm_data_line(ULong line)
+ * on a miss the LLC, and the L1's next-line prefetch (a read of the LLC).
+ * `mark` goes on its L1 D tag (see WARM_UNSEEN). Returns whether the line
+ * was absent from the L1 D or unseen there (its page may be new). */
+static Bool warm_data_line(ULong line, ULong mark)
 {
-    if (line == warm_last_line)
-        return;
-    warm_last_line = line;
-    if (warm_touch(&warm_l1d, line))
-        return;
+    ULong found = warm_touch(&warm_l1d, line, mark);
+    if (found != WARM_INVALID)
+        return (found & WARM_UNSEEN) != 0;
     warm_llc_read(line);
     if (warm_l1d.prefetch && !warm_has(&warm_l1d, line + 1)) {
-        warm_touch(&warm_l1d, line + 1);
+        warm_touch(&warm_l1d, line + 1, WARM_UNSEEN);
         warm_llc_read(line + 1);
     }
+    return True;
 }
 
 /* The slot of page `key` (page number + 1) in the set, or of the empty
@@ -375,16 +383,20 @@ static void warm_page(Addr addr)
 }
 
 /* A data access of `size` bytes at `addr` by the recorded thread: each
- * line it touches, and its page (the model's page faults). */
+ * line it touches, and the page it begins in (the model's page faults),
+ * unless its first line shows the page noted already. A last line in
+ * another page is left unseen: its page is noted when an access begins
+ * there, as the model notes it. */
 static void warm_access(Addr addr, ULong size)
 {
-    ULong first = (ULong)addr >> warm_line_bits, last = ((ULong)addr + (size ? size - 1 : 0)) >> warm_line_bits;
+    ULong end = (ULong)addr + (size ? size - 1 : 0);
+    ULong first = (ULong)addr >> warm_line_bits, last = end >> warm_line_bits;
     if (other_thread_running || state == REC_DONE)
         return;
-    warm_page(addr);
-    warm_data_line(first);
+    if (warm_data_line(first, 0))
+        warm_page(addr);
     if (last != first)
-        warm_data_line(last);
+        warm_data_line(last, end >> warm_page_bits != (ULong)addr >> warm_page_bits ? WARM_UNSEEN : 0);
 }
 
 /* Called for each access of a fast translation (--warm-caches). */
@@ -415,7 +427,7 @@ static void put_cache_image(const warm_cache *c, ULong level)
             continue;
         put_lines_header(level, n);
         while (n > 0)
-            put(tags[--n] << warm_line_bits);
+            put((tags[--n] & ~WARM_UNSEEN) << warm_line_bits);
     }
 }
 
@@ -499,7 +511,7 @@ static void warm_reset(void)
     if (page_set)
         VG_(memset)(page_set, 0, page_set_cap * sizeof *page_set);
     page_set_count = page_new_count = 0;
-    warm_last_line = warm_last_page = WARM_INVALID;
+    warm_last_page = WARM_INVALID;
 }
 
 /* Allocates an empty tag array of `sets` x `ways`. */
@@ -981,25 +993,29 @@ static IRTemp add_recorded(IRSB *sb, const insn_guards *g)
 
 /* Adds a call warming the caches with an access at `addr` of `size`
  * bytes, done only when `guard` holds (NULL: always), `also` holds
- * (IRTemp_INVALID: always) and the access touches a line other than the
- * last access's (a hit that changes nothing, tested inline: most accesses
- * then cost no call). */
+ * (IRTemp_INVALID: always) and the access is not within the most recently
+ * used line of its L1 D set, seen (WARM_UNSEEN): such an access changes
+ * nothing, and is tested inline, so that most accesses cost no call. */
 static void add_warm_mem(IRSB *sb, IRExpr *addr, Int size, IRExpr *guard, IRTemp also)
 {
     IRDirty *di = unsafeIRDirty_0_N(2, "tearec_warm_mem", VG_(fnptr_to_fnentry)(on_warm_mem),
                                     mkIRExprVec_2(addr, mkIRExpr_HWord((HWord)size)));
     IRExpr *bits = IRExpr_Const(IRConst_U8((UChar)warm_line_bits));
-    IRTemp last, first, end, end_line, first_other, end_other, other;
+    ULong set_bytes = (ULong)warm_l1d.ways * sizeof *warm_l1d.tag;
+    IRTemp first, end, end_line, set, offset, slot, mru, first_other, end_other, other;
 
-    /* flat IR: one operation per statement, on atoms */
-    tl_assert(sizeof warm_last_line == 8);
-    last = add_tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)&warm_last_line)));
+    /* flat IR: one operation per statement, on atoms; the tag array never
+     * moves once allocated */
     first = add_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shr64, addr, bits));
     end = add_tmp(sb, Ity_I64,
                   IRExpr_Binop(Iop_Add64, addr, IRExpr_Const(IRConst_U64((ULong)(size > 0 ? size - 1 : 0)))));
     end_line = add_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shr64, IRExpr_RdTmp(end), bits));
-    first_other = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(first), IRExpr_RdTmp(last)));
-    end_other = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(end_line), IRExpr_RdTmp(last)));
+    set = add_tmp(sb, Ity_I64, IRExpr_Binop(Iop_And64, IRExpr_RdTmp(first), IRExpr_Const(IRConst_U64(warm_l1d.set_mask))));
+    offset = add_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Mul64, IRExpr_RdTmp(set), IRExpr_Const(IRConst_U64(set_bytes))));
+    slot = add_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(offset), mkIRExpr_HWord((HWord)warm_l1d.tag)));
+    mru = add_tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, IRExpr_RdTmp(slot)));
+    first_other = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(first), IRExpr_RdTmp(mru)));
+    end_other = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(end_line), IRExpr_RdTmp(first)));
     other = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_Or1, IRExpr_RdTmp(first_other), IRExpr_RdTmp(end_other)));
     if (also != IRTemp_INVALID)
         other = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_And1, IRExpr_RdTmp(other), IRExpr_RdTmp(also)));

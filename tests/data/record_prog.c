@@ -54,6 +54,18 @@
  * instructions, none at andor_b; instruction 3 + 4k + j is andor_a's j-th
  * (j < 2) in iteration k.
  *
+ * The pages region reads, for each pair of 4 KiB pages of a buffer, the
+ * last 64-byte line of the first page and then the first line of the
+ * second, PAGE_PASSES times: the first read misses the L1 D (all the
+ * pairs' last lines share one set), so the model's next-line prefetcher
+ * brings the second page's first line in before the program reads it,
+ * and nothing else of the second page is ever read:
+ *
+ *   pages_region: mov $PAGE_PASSES, %edx
+ *   2:            lea page_buf(%rip), %rax; mov $PAGE_PAIRS, %ecx
+ *   3:            mov 4032(%rax), %r8; mov 4096(%rax), %r9; add $8192, %rax
+ *                 dec %ecx; jnz 3b; dec %edx; jnz 2b; call stop_here; ret
+ *
  * Usage: record_prog MODE OUTPUT_FILE LINES
  *   MODE plain:   runs region() once
  *   MODE request: tea_record_start(); region(); tea_record_stop()
@@ -62,6 +74,7 @@
  *   MODE stream:  runs stream_region() once
  *   MODE branchy: runs branchy_region() once
  *   MODE andor:   runs andor_region() once
+ *   MODE pages:   runs pages_region() once
  *   MODE longs:   runs long_region() on a second thread while the main
  *                 thread calls sched_yield() until it is done (Valgrind runs
  *                 the main thread for a moment at every switch)
@@ -88,6 +101,11 @@
 #define STREAM_PASSES 40
 #define STREAM_PASSES_TEXT STR(STREAM_PASSES)
 
+#define PAGE_PAIRS 64
+#define PAGE_PAIRS_TEXT STR(PAGE_PAIRS)
+#define PAGE_PASSES 1000
+#define PAGE_PASSES_TEXT STR(PAGE_PASSES)
+
 #define BRANCH_PASSES 20000
 #define BRANCH_PASSES_TEXT STR(BRANCH_PASSES)
 #define BRANCH_PATTERN 0x9a3c5e71
@@ -98,7 +116,9 @@ void long_region(void);
 void stream_region(void);
 void branchy_region(void);
 void andor_region(void);
+void pages_region(void);
 char stream_buf[STREAM_LINES * 64] __attribute__((aligned(64)));
+char page_buf[PAGE_PAIRS * 8192] __attribute__((aligned(4096)));
 
 __asm__(".text\n"
         ".globl region\n.type region,@function\nregion:\n"
@@ -129,7 +149,12 @@ __asm__(".text\n"
         "  mov $" LOOPS_TEXT ", %ecx\n  xor %eax, %eax\n  mov $1, %esi\n"
         ".globl andor_a\nandor_a:\n  test %eax, %eax\n  je 2f\n"
         ".globl andor_b\nandor_b:\n  test %esi, %esi\n  je 2f\n  inc %edx\n"
-        "2:\n  dec %ecx\n  jnz andor_a\n  call stop_here\n  ret\n.size andor_region,.-andor_region\n");
+        "2:\n  dec %ecx\n  jnz andor_a\n  call stop_here\n  ret\n.size andor_region,.-andor_region\n"
+        ".globl pages_region\n.type pages_region,@function\npages_region:\n"
+        "  mov $" PAGE_PASSES_TEXT ", %edx\n"
+        "2:\n  lea page_buf(%rip), %rax\n  mov $" PAGE_PAIRS_TEXT ", %ecx\n"
+        "3:\n  mov 4032(%rax), %r8\n  mov 4096(%rax), %r9\n  add $8192, %rax\n  dec %ecx\n  jnz 3b\n"
+        "  dec %edx\n  jnz 2b\n  call stop_here\n  ret\n.size pages_region,.-pages_region\n");
 
 /* The second thread's body. */
 static void *run_region(void *arg)
@@ -173,6 +198,8 @@ int main(int argc, char **argv)
         branchy_region();
     } else if (!strcmp(argv[1], "andor")) {
         andor_region();
+    } else if (!strcmp(argv[1], "pages")) {
+        pages_region();
     } else if (!strcmp(argv[1], "longs")) {
         if (pthread_create(&t, NULL, run_long_region, NULL) != 0)
             return 1;

@@ -224,6 +224,21 @@ run 0 "$TEA" topdown stream-warm.tea
 contains out.txt "10000 committed, 0 excepted"
 run 0 "$TEA" topdown stream-cold.tea
 grep -q '10000 committed, [1-9][0-9]* excepted' out.txt || fail "the cold stream region took no page fault"
+# The tool skips the call for an access to the most recently used line
+# of its L1 D set, which changes nothing, unless the line came in by
+# prefetch: then its page may be new. The pages region reads the second
+# page of each pair only through a line the prefetcher brought in; the
+# window finds every page touched (no fault), as with functional
+# warming; without --warm-caches its first touches fault.
+pages() {
+    run 0 "$TEA" record -q -o "$1.tea" --start-at pages_region --stop-at stop_here --sample-every 100000 \
+        --sample-length 2000 --sample-warmup 200 --max-instructions 2000 "${@:2}" -- ./prog pages "out-$1.txt" 1
+    run 0 "$TEA" topdown "$1.tea"
+}
+pages pages-warm
+contains out.txt "2000 committed, 0 excepted"
+pages pages-cold --warm-caches no
+grep -q '2000 committed, [1-9][0-9]* excepted' out.txt || fail "the cold pages region took no page fault"
 # --branch-warmup (2 * 10^5 by default when sampling): the branchy
 # region's conditional branch follows a pattern of period 32 that the
 # predictor learns from its history. One window of 2,000 instructions
