@@ -12,6 +12,7 @@
 #include "common/error.h"
 
 #include <assert.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -352,6 +353,12 @@ static void gshare_lookup(const model_bpred *p, uint64_t pc, lookup *l)
     l->pred.provider = 0;
 }
 
+/* The index of the highest set bit of `x`, -1 when none. */
+static inline int highest_bit(unsigned x)
+{
+    return x ? (int)(sizeof x * CHAR_BIT - 1) - __builtin_clz(x) : -1;
+}
+
 /* TAGE direction lookup: indices and tags of every table, the longest
  * matching table (provider), the next one (alternate) and the decision. */
 static void tage_lookup(const model_bpred *p, uint64_t pc, lookup *l)
@@ -360,23 +367,18 @@ static void tage_lookup(const model_bpred *p, uint64_t pc, lookup *l)
     uint32_t pch = (uint32_t)(pc >> 1);
     uint32_t pc_mix = pch ^ (pch >> p->cfg.tage_log_size);
 
+    unsigned hits = 0; /* bit i: table i's entry has the tag (no branch per table: they are unpredictable) */
+
     l->bimodal_index = pch & p->bimodal_mask;
-    l->provider = l->alt = -1;
     for (unsigned i = 0; i < n; i++) {
         l->index[i] = (pc_mix ^ p->fold_index[i].value ^ (i << 1)) & p->table_mask;
         l->tag[i] = (uint16_t)((pch ^ p->fold_tag0[i].value ^ (p->fold_tag1[i].value << 1)) & p->tag_mask);
+        hits |= (unsigned)(p->tables[((size_t)i << p->cfg.tage_log_size) + l->index[i]].tag == l->tag[i]) << i;
     }
-    for (int i = (int)n - 1; i >= 0; i--) {
-        const tage_entry *e = &p->tables[((size_t)i << p->cfg.tage_log_size) + l->index[i]];
-        if (e->tag != l->tag[i])
-            continue;
-        if (l->provider < 0) {
-            l->provider = i;
-        } else {
-            l->alt = i;
-            break;
-        }
-    }
+    l->provider = highest_bit(hits);
+    if (l->provider >= 0)
+        hits &= ~(1u << l->provider);
+    l->alt = highest_bit(hits);
     assert(l->provider < 0 || l->alt < l->provider); /* the alternate has the shorter history */
     if (l->alt >= 0)
         l->alt_taken = p->tables[((size_t)l->alt << p->cfg.tage_log_size) + l->index[l->alt]].ctr >= 0;
@@ -430,8 +432,10 @@ static void btb_update(model_bpred *p, uint64_t pc, int32_t slot, uint64_t targe
     p->btb_stamp[slot] = ++p->btb_clock;
 }
 
-/* The full lookup for (pc, kind) into p->last. */
-static void do_lookup(model_bpred *p, uint64_t pc, unsigned kind)
+/* The lookup for (pc, kind) into p->last; without `with_btb` (only for a
+ * conditional branch about to be trained as not taken, whose verdict and
+ * training need no target) the BTB is left alone and counts as a miss. */
+static void do_lookup(model_bpred *p, uint64_t pc, unsigned kind, int with_btb)
 {
     lookup *l = &p->last;
     unsigned k = kind_of(kind);
@@ -441,7 +445,7 @@ static void do_lookup(model_bpred *p, uint64_t pc, unsigned kind)
     l->pc = pc;
     l->kind = kind;
     l->valid = 1;
-    l->btb_slot = btb_find(p, pc);
+    l->btb_slot = with_btb ? btb_find(p, pc) : -1;
     l->pred.btb_hit = l->btb_slot >= 0;
     btb_target = l->btb_slot >= 0 ? p->btb_target[l->btb_slot] : 0;
     l->pred.provider = 0;
@@ -463,7 +467,7 @@ static void do_lookup(model_bpred *p, uint64_t pc, unsigned kind)
 
 void model_bpred_predict(model_bpred *p, uint64_t pc, unsigned kind, model_bpred_prediction *out)
 {
-    do_lookup(p, pc, kind);
+    do_lookup(p, pc, kind, 1);
     *out = p->last.pred;
 }
 
@@ -591,7 +595,7 @@ model_bpred_verdict model_bpred_update(model_bpred *p, uint64_t pc, unsigned kin
     model_bpred_verdict v;
 
     if (!l->valid || l->pc != pc || l->kind != kind)
-        do_lookup(p, pc, kind);
+        do_lookup(p, pc, kind, taken || k != MODEL_BPRED_COND);
     v = model_bpred_check(&l->pred, kind, taken, target);
     p->stats.branches[k]++;
     p->stats.mispredicts[k] += v == MODEL_BPRED_MISPREDICT;

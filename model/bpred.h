@@ -125,7 +125,8 @@ void model_bpred_predict(model_bpred *p, uint64_t pc, unsigned kind, model_bpred
 
 /* Trains with the real outcome (`target`: the next PC when taken; ignored when
  * not taken) and returns the verdict on the prediction model_bpred_predict() gave
- * (or would have given) for it. */
+ * (or would have given) for it. Without a model_bpred_predict() of the same
+ * branch just before, it looks up only what the outcome needs (training). */
 model_bpred_verdict model_bpred_update(model_bpred *p, uint64_t pc, unsigned kind, int taken, uint64_t target);
 
 /* The verdict on `pred` for an instruction of `kind` with this outcome. */

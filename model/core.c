@@ -913,11 +913,9 @@ void model_core_warm(model_core *m, const model_insn *in)
 
 void model_core_train_branch(model_core *m, const model_insn *in)
 {
-    model_bpred_prediction pred;
     unsigned kind = MODEL_BPRED_SIZED(in->branch - 1u, in->size);
 
     assert(in->branch != MODEL_BRANCH_NONE);
-    model_bpred_predict(m->predictor, in->pc, kind, &pred);
     model_bpred_update(m->predictor, in->pc, kind, (in->flags & MODEL_INSN_TAKEN) != 0, in->target);
 }
 

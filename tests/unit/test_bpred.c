@@ -310,6 +310,43 @@ static void deterministic(void **state)
     model_bpred_free(b);
 }
 
+/* Training (an update with no prediction before it, which skips the BTB
+ * for a conditional branch not taken) leaves both predictors as predict
+ * then update does, with the same verdicts, over every kind: conditional
+ * branches with two targets, jumps, calls, returns and indirect jumps
+ * with changing targets, taken and not. */
+static void update_alone_is_predict_then_update(void **state)
+{
+    static const unsigned predictors[] = { MODEL_BPRED_TAGE, MODEL_BPRED_GSHARE };
+    (void)state;
+    for (unsigned i = 0; i < sizeof predictors / sizeof predictors[0]; i++) {
+        model_bpred *a = make(predictors[i]), *b = make(predictors[i]);
+        rng_state rng;
+        rng_seed(&rng, 5, i);
+        for (unsigned n = 0; n < 100000; n++) {
+            uint64_t pc = 0x4000 + 2 * rng_below(&rng, 512);
+            unsigned kind = MODEL_BPRED_SIZED(rng_below(&rng, MODEL_BPRED_KIND_COUNT), 2 + (pc & 7));
+            int cond = (kind & MODEL_BPRED_KIND_MASK) == MODEL_BPRED_COND;
+            int taken = cond ? (pc & 0x10 ? (int)(rng_next(&rng) & 1) : (n % 5 != 0)) : 1;
+            uint64_t target = 0x9000 + 16 * rng_below(&rng, cond ? 2 : 8);
+            model_bpred_prediction pa;
+            model_bpred_predict(a, pc, kind, &pa);
+            assert_int_equal(model_bpred_update(a, pc, kind, taken, target),
+                             model_bpred_update(b, pc, kind, taken, target));
+        }
+        assert_memory_equal(model_bpred_get_stats(a), model_bpred_get_stats(b), sizeof(model_bpred_stats));
+        for (uint64_t pc = 0x4000; pc < 0x4400; pc += 2) {
+            model_bpred_prediction pa, pb;
+            unsigned kind = (unsigned)(pc >> 1) % MODEL_BPRED_KIND_COUNT;
+            model_bpred_predict(a, pc, kind, &pa);
+            model_bpred_predict(b, pc, kind, &pb);
+            assert_memory_equal(&pa, &pb, sizeof pa);
+        }
+        model_bpred_free(a);
+        model_bpred_free(b);
+    }
+}
+
 /* Defaults, and the geometric history series 4 * 16^(i/5): 4, 6.96, 12.1,
  * 21.1, 36.8, 64, rounded. */
 static void configuration(void **state)
@@ -358,6 +395,7 @@ int main(void)
         cmocka_unit_test(btb),
         cmocka_unit_test(verdicts),
         cmocka_unit_test(deterministic),
+        cmocka_unit_test(update_alone_is_predict_then_update),
         cmocka_unit_test(configuration),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
