@@ -80,6 +80,18 @@ typedef struct decoded {
     uint8_t used;
 } decoded;
 
+/* What training needs of a branch's decoding (a copy of its table
+ * entry's fields), where train_branches finds it in one probe: the
+ * trained branches are few and run again and again. */
+typedef struct branch_memo {
+    uint64_t pc;
+    uint64_t target;       /* the decoded direct target */
+    uint8_t size, cls;
+    uint8_t branch;        /* MODEL_BRANCH_NONE or 1 + model_bpred_kind */
+    uint8_t valid;
+} branch_memo;
+#define BRANCH_MEMO_BITS 10 /* 1,024 entries (24 KiB) */
+
 /* One executed instruction and its memory accesses. */
 typedef struct pending_insn {
     uint64_t pc;
@@ -127,6 +139,7 @@ struct model_vgrecord {
     int exec_pending;      /* an EXE record at buf + pos begins the next program */
     int truncated_ok;      /* the program was killed (--kill-after): the stream may end inside a record */
     decoded scratch;       /* a decoding when the table cannot grow */
+    branch_memo memo[1u << BRANCH_MEMO_BITS]; /* direct-mapped by branch_memo_of(pc) */
 };
 
 /* --- objects -------------------------------------------------------------------- */
@@ -409,6 +422,20 @@ static void maybe_grow(model_vgrecord *v)
     free(old);
 }
 
+/* The memo slot of `pc`. */
+static branch_memo *branch_memo_of(model_vgrecord *v, uint64_t pc)
+{
+    return &v->memo[(pc * 0x9E3779B97F4A7C15ull) >> (64 - BRANCH_MEMO_BITS)];
+}
+
+/* Forgets the memo of `pc` (its code changed). */
+static void branch_memo_drop(model_vgrecord *v, uint64_t pc)
+{
+    branch_memo *m = branch_memo_of(v, pc);
+    if (m->pc == pc)
+        m->valid = 0;
+}
+
 /* The table entry of `pc`, created (not yet decoded) if new; NULL when the
  * table is full and cannot grow. */
 static decoded *entry(model_vgrecord *v, uint64_t pc)
@@ -619,6 +646,8 @@ static int read_code(model_vgrecord *v)
     if (len > RECORD_STREAM_CODE_BYTES)
         return error_set(TEA_ERR_FORMAT, "%s: malformed code record", v->name);
     d = entry(v, w & RECORD_STREAM_ADDR_MASK);
+    if (!d)
+        branch_memo_drop(v, w & RECORD_STREAM_ADDR_MASK); /* no entry to compare with: maybe changed */
     if (d && (d->nbytes != len || memcmp(d->bytes, v->buf + v->pos + 1, len))) {
         /* new, or code that changed: decode again when it runs */
         memcpy(d->bytes, v->buf + v->pos + 1, len);
@@ -628,6 +657,7 @@ static int read_code(model_vgrecord *v)
             v->stats.undecodable -= !d->known;
         }
         d->done = 0;
+        branch_memo_drop(v, d->pc);
     }
     v->pos += RECORD_STREAM_CODE_WORDS;
     return TEA_OK;
@@ -641,18 +671,34 @@ static void count_record(model_vgrecord *v, uint64_t w)
     v->pos++;
 }
 
-/* The branch fields of `u`, a branch decoded as `d` after which `next_pc`
- * ran: its kind, whether taken, and its target (where it went, else the
- * decoded direct target). */
-static void set_branch_outcome(model_insn *u, const decoded *d, uint64_t next_pc)
+/* The branch fields of `u`, a branch of kind `branch` (decoded direct
+ * target `target`) after which `next_pc` ran: its kind, whether taken, and
+ * its target (where it went, else the decoded one). */
+static void set_branch_outcome(model_insn *u, unsigned branch, uint64_t target, uint64_t next_pc)
 {
-    u->branch = d->branch;
+    u->branch = (uint8_t)branch;
     if (next_pc != u->pc + u->size) {
         u->flags |= MODEL_INSN_TAKEN;
         u->target = next_pc;
     } else {
-        u->target = d->target;
+        u->target = target;
     }
+}
+
+/* The memo of the branch at `pc`, filled from its decoding on a miss. */
+static const branch_memo *branch_at(model_vgrecord *v, uint64_t pc)
+{
+    branch_memo *m = branch_memo_of(v, pc);
+    if (!m->valid || m->pc != pc) {
+        const decoded *d = lookup(v, pc, 0);
+        m->pc = pc;
+        m->target = d->target;
+        m->size = d->size;
+        m->cls = d->cls;
+        m->branch = d->branch;
+        m->valid = 1;
+    }
+    return m;
 }
 
 /* The control transfers of a fast-forward (`count` words: pairs of a
@@ -664,15 +710,15 @@ static void train_branches(model_vgrecord *v, const uint64_t *pairs, size_t coun
     if (!v->branches)
         return;
     for (size_t i = 0; i + 1 < count; i += 2) {
-        const decoded *d = lookup(v, pairs[i], 0);
+        const branch_memo *b = branch_at(v, pairs[i]);
         model_insn u;
-        if (d->branch == MODEL_BRANCH_NONE)
+        if (b->branch == MODEL_BRANCH_NONE)
             continue;
         memset(&u, 0, sizeof u);
         u.pc = pairs[i];
-        u.size = d->size;
-        u.cls = d->cls;
-        set_branch_outcome(&u, d, pairs[i + 1]);
+        u.size = b->size;
+        u.cls = b->cls;
+        set_branch_outcome(&u, b->branch, b->target, pairs[i + 1]);
         v->branches(v->branches_ctx, &u);
         v->stats.branches_trained++;
     }
@@ -812,7 +858,7 @@ static void make_insn(model_vgrecord *v, const pending_insn *p, uint64_t next_pc
     if (d->flush)
         u->flags |= MODEL_INSN_FLUSH;
     if (d->branch != MODEL_BRANCH_NONE) {
-        set_branch_outcome(u, d, next_pc);
+        set_branch_outcome(u, d->branch, d->target, next_pc);
     } else if (d->cls != MODEL_SERIAL && (p->loads || p->stores)) {
         /* Memory decides the class of ordinary instructions: a load's latency
          * is its memory access's. */
@@ -912,6 +958,7 @@ static void forget_program(model_vgrecord *v)
     v->program.have_bias = 0;
     memset(v->table, 0, v->table_cap * sizeof *v->table);
     v->table_count = 0;
+    memset(v->memo, 0, sizeof v->memo);
     memset(v->last_writer, 0, sizeof v->last_writer);
     v->seq = 0;
     memset(&v->cur, 0, sizeof v->cur);
