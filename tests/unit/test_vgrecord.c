@@ -394,6 +394,42 @@ static void branch_pairs(void **state)
     model_vgrecord_close(v);
 }
 
+/* The jne's code replaced, between two batches of its pair, by a jmp of
+ * the same size and target: the second batch trains a jump, the first a
+ * conditional branch (what a decoding of the old code said is forgotten). */
+static void branch_code_changes(void **state)
+{
+    static const uint8_t JMP_BYTES[] = { 0xeb, 0xf8 };
+    static const uint64_t pair[] = { LOOP_PC + 6, LOOP_PC };
+    stream s = { .n = 0 };
+    warm_log warmed = { 0, { 0 } };
+    branch_log log = { .count = 0, .warmed = &warmed };
+    model_vgrecord *v;
+    model_source src;
+    model_insn u;
+    (void)state;
+
+    first_window(&s);
+    lines(&s, RECORD_STREAM_LINES_BRANCHES, pair, 2);
+    code(&s, LOOP_PC + 6, JMP_BYTES, sizeof JMP_BYTES);
+    lines(&s, RECORD_STREAM_LINES_BRANCHES, pair, 2);
+    iteration(&s, RECORD_STREAM_INSN, 1);
+    v = open_stream(&s);
+    model_vgrecord_set_branches(v, branch_cb, &log);
+    model_vgrecord_set_warm(v, warm_cb, &warmed);
+    src = model_vgrecord_source(v);
+    for (int i = 0; i < 3; i++)
+        next_insn(&src, &u);
+    assert_int_equal(src.next(src.ctx, &u), MODEL_SOURCE_WINDOW);
+    next_insn(&src, &u);
+    assert_int_equal(log.count, 2);
+    assert_int_equal(log.got[0].branch, 1 + MODEL_BPRED_COND);
+    assert_int_equal(log.got[1].branch, 1 + MODEL_BPRED_JUMP);
+    assert_true(log.got[1].flags & MODEL_INSN_TAKEN);
+    assert_int_equal(log.got[1].target, LOOP_PC);
+    model_vgrecord_close(v);
+}
+
 /* An EXE record naming `path`. */
 static void exe(stream *s, const char *path)
 {
@@ -504,6 +540,7 @@ int main(void)
         cmocka_unit_test(execs),
         cmocka_unit_test(cache_lines),
         cmocka_unit_test(branch_pairs),
+        cmocka_unit_test(branch_code_changes),
         cmocka_unit_test(malformed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
