@@ -282,14 +282,26 @@ static ULong page_set_cap = 0, page_set_count = 0;
 static ULong *page_new = NULL;
 static ULong page_new_count = 0, page_new_cap = 0;
 
-/* Whether `line` is in `c` (no change). */
-static Bool warm_has(const warm_cache *c, ULong line)
+/* Where `line` is in `set` of `c`: its way, or the first empty one, or
+ * c->ways when absent from a full set. */
+static UInt warm_find(const warm_cache *c, const ULong *set, ULong line)
 {
-    const ULong *set = c->tag + (line & c->set_mask) * c->ways;
-    for (UInt w = 0; w < c->ways && set[w] != WARM_INVALID; w++)
-        if ((set[w] & ~WARM_UNSEEN) == line)
-            return True;
-    return False;
+    UInt w = 0;
+    for (; w < c->ways; w++)
+        if ((set[w] & ~WARM_UNSEEN) == line || set[w] == WARM_INVALID)
+            break;
+    return w;
+}
+
+/* Puts `tag` first in `set` of `c`, moving the lines before way `w` (the
+ * tag's old way, an empty one, or c->ways: the LRU line goes) one back. */
+static void warm_to_front(const warm_cache *c, ULong *set, UInt w, ULong tag)
+{
+    if (w == c->ways)
+        w--;
+    for (; w > 0; w--)
+        set[w] = set[w - 1];
+    set[0] = tag;
 }
 
 /* Uses `line` in `c`: most recently used, brought in over the LRU line
@@ -298,31 +310,31 @@ static Bool warm_has(const warm_cache *c, ULong line)
 static ULong warm_touch(warm_cache *c, ULong line, ULong mark)
 {
     ULong *set = c->tag + (line & c->set_mask) * c->ways;
-    ULong found = WARM_INVALID;
-    UInt w = 0;
-
-    for (; w < c->ways; w++) {
-        if ((set[w] & ~WARM_UNSEEN) == line) {
-            found = set[w];
-            break;
-        }
-        if (set[w] == WARM_INVALID)
-            break;
-    }
-    if (w == c->ways)
-        w--; /* absent from a full set: the LRU line goes */
-    for (; w > 0; w--)
-        set[w] = set[w - 1];
-    set[0] = line | mark;
+    UInt w = warm_find(c, set, line);
+    ULong found = w < c->ways ? set[w] : WARM_INVALID;
+    warm_to_front(c, set, w, line | mark);
     return found;
+}
+
+/* A prefetch of `line` into `c`: brought in (most recently used, its tag
+ * `line | mark`) when absent; a present line keeps its place. Returns
+ * whether it was absent. */
+static Bool warm_fill(warm_cache *c, ULong line, ULong mark)
+{
+    ULong *set = c->tag + (line & c->set_mask) * c->ways;
+    UInt w = warm_find(c, set, line);
+    if (w < c->ways && set[w] != WARM_INVALID)
+        return False;
+    warm_to_front(c, set, w, line | mark);
+    return True;
 }
 
 /* A read of `line` from the LLC (an L1 miss or prefetch); its prefetcher
  * asks for the next line on a miss unless present. */
 static void warm_llc_read(ULong line)
 {
-    if (warm_touch(&warm_llc, line, 0) == WARM_INVALID && warm_llc.prefetch && !warm_has(&warm_llc, line + 1))
-        warm_touch(&warm_llc, line + 1, 0);
+    if (warm_touch(&warm_llc, line, 0) == WARM_INVALID && warm_llc.prefetch)
+        warm_fill(&warm_llc, line + 1, 0);
 }
 
 /* One data access of `line`, as the model's hierarchy takes it: the L1 D,
@@ -335,10 +347,8 @@ static Bool warm_data_line(ULong line, ULong mark)
     if (found != WARM_INVALID)
         return (found & WARM_UNSEEN) != 0;
     warm_llc_read(line);
-    if (warm_l1d.prefetch && !warm_has(&warm_l1d, line + 1)) {
-        warm_touch(&warm_l1d, line + 1, WARM_UNSEEN);
+    if (warm_l1d.prefetch && warm_fill(&warm_l1d, line + 1, WARM_UNSEEN))
         warm_llc_read(line + 1);
-    }
     return True;
 }
 
