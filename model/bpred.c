@@ -353,6 +353,8 @@ static void gshare_lookup(const model_bpred *p, uint64_t pc, lookup *l)
     l->pred.provider = 0;
 }
 
+_Static_assert(MODEL_BPRED_TAGE_MAX_TABLES <= sizeof(unsigned) * CHAR_BIT, "a bit per TAGE table in an unsigned");
+
 /* The index of the highest set bit of `x`, -1 when none. */
 static inline int highest_bit(unsigned x)
 {
@@ -366,7 +368,6 @@ static void tage_lookup(const model_bpred *p, uint64_t pc, lookup *l)
     unsigned n = p->cfg.tage_tables;
     uint32_t pch = (uint32_t)(pc >> 1);
     uint32_t pc_mix = pch ^ (pch >> p->cfg.tage_log_size);
-
     unsigned hits = 0; /* bit i: table i's entry has the tag (no branch per table: they are unpredictable) */
 
     l->bimodal_index = pch & p->bimodal_mask;

@@ -9,6 +9,8 @@
  * Use: for every correct-path control-flow instruction, in program order,
  * call model_bpred_predict() (what the front end would do) and then
  * model_bpred_update() with the real outcome, before predicting the next one.
+ * To train without a prediction (warming), call model_bpred_update() alone:
+ * the same state and verdict, looking up only what the outcome needs.
  * History, BTB and RAS change only in model_bpred_update(), so the predictor sees
  * the correct path only — as if every misprediction were repaired perfectly.
  * Wrong-path instructions must not be predicted or updated.

@@ -80,6 +80,8 @@ typedef struct decoded {
     uint8_t used;
 } decoded;
 
+#define FIBONACCI_HASH 0x9E3779B97F4A7C15ull /* 2^64 / the golden ratio: multiplicative hashing */
+
 /* What training needs of a branch's decoding (a copy of its table
  * entry's fields), where train_branches finds it in one probe: the
  * trained branches are few and run again and again. */
@@ -90,7 +92,7 @@ typedef struct branch_memo {
     uint8_t branch;        /* MODEL_BRANCH_NONE or 1 + model_bpred_kind */
     uint8_t valid;
 } branch_memo;
-#define BRANCH_MEMO_BITS 10 /* 1,024 entries (24 KiB) */
+#define BRANCH_MEMO_BITS 10 /* 1,024 entries */
 
 /* One executed instruction and its memory accesses. */
 typedef struct pending_insn {
@@ -397,7 +399,7 @@ static void decode(model_vgrecord *v, unsigned trace_size, decoded *d)
 
 static size_t slot_of(const model_vgrecord *v, uint64_t pc)
 {
-    return (size_t)((pc * 0x9E3779B97F4A7C15ull) >> 32) & (v->table_cap - 1);
+    return (size_t)((pc * FIBONACCI_HASH) >> 32) & (v->table_cap - 1);
 }
 
 /* Doubles the decode table when it is half full (keeps it when out of
@@ -425,7 +427,7 @@ static void maybe_grow(model_vgrecord *v)
 /* The memo slot of `pc`. */
 static branch_memo *branch_memo_of(model_vgrecord *v, uint64_t pc)
 {
-    return &v->memo[(pc * 0x9E3779B97F4A7C15ull) >> (64 - BRANCH_MEMO_BITS)];
+    return &v->memo[(pc * FIBONACCI_HASH) >> (64 - BRANCH_MEMO_BITS)];
 }
 
 /* Forgets the memo of `pc` (its code changed). */
@@ -685,12 +687,16 @@ static void set_branch_outcome(model_insn *u, unsigned branch, uint64_t target, 
     }
 }
 
-/* The memo of the branch at `pc`, filled from its decoding on a miss. */
-static const branch_memo *branch_at(model_vgrecord *v, uint64_t pc)
+/* The memo of the branch at `pc`, filled from its decoding on a miss; a
+ * decoding the full table could not keep (the scratch entry) is not kept
+ * in the memo either (*spare holds it). */
+static const branch_memo *branch_at(model_vgrecord *v, uint64_t pc, branch_memo *spare)
 {
     branch_memo *m = branch_memo_of(v, pc);
     if (!m->valid || m->pc != pc) {
         const decoded *d = lookup(v, pc, 0);
+        if (d == &v->scratch)
+            m = spare;
         m->pc = pc;
         m->target = d->target;
         m->size = d->size;
@@ -710,7 +716,8 @@ static void train_branches(model_vgrecord *v, const uint64_t *pairs, size_t coun
     if (!v->branches)
         return;
     for (size_t i = 0; i + 1 < count; i += 2) {
-        const branch_memo *b = branch_at(v, pairs[i]);
+        branch_memo spare;
+        const branch_memo *b = branch_at(v, pairs[i], &spare);
         model_insn u;
         if (b->branch == MODEL_BRANCH_NONE)
             continue;

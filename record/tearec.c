@@ -250,10 +250,10 @@ static Addr known_lo = 0, known_hi = 0; /* the last mapping checked */
 
 /* A tag array with true LRU: each set's lines from the most recently used
  * on, WARM_INVALID after the last (hits are mostly near the front). An L1 D
- * tag may carry WARM_UNSEEN (a line number never has bit 63): brought in by
- * the prefetcher, or ending an access that began in another page, so its
- * page may not be in the set of pages touched; the first access that
- * begins in it notes its page and clears the bit. A line present without
+ * tag may carry WARM_UNSEEN (the line of a user-space address never has
+ * bit 63): brought in by the prefetcher, or ending an access that began in
+ * another page, so its page may not be in the set of pages touched; the
+ * first access that begins in it notes its page and clears the bit. A line present without
  * the bit therefore has its page noted, and an access to the most recently
  * used line of its set without the bit changes nothing (add_warm_mem). */
 #define WARM_INVALID (~0ULL)

@@ -66,6 +66,16 @@
  *   3:            mov 4032(%rax), %r8; mov 4096(%rax), %r9; add $8192, %rax
  *                 dec %ecx; jnz 3b; dec %edx; jnz 2b; call stop_here; ret
  *
+ * The straddle region is the same over the pairs with an 8-byte read that
+ * begins 4 bytes before the second page (its tail is the second page's
+ * first line), then a read that begins in that line; nothing else of the
+ * second page is read:
+ *
+ *   straddle_region: mov $PAGE_PASSES, %edx
+ *   2:               lea page_buf(%rip), %rax; mov $PAGE_PAIRS, %ecx
+ *   3:               mov 4092(%rax), %r8; mov 4100(%rax), %r9; add $8192, %rax
+ *                    dec %ecx; jnz 3b; dec %edx; jnz 2b; call stop_here; ret
+ *
  * Usage: record_prog MODE OUTPUT_FILE LINES
  *   MODE plain:   runs region() once
  *   MODE request: tea_record_start(); region(); tea_record_stop()
@@ -75,6 +85,7 @@
  *   MODE branchy: runs branchy_region() once
  *   MODE andor:   runs andor_region() once
  *   MODE pages:   runs pages_region() once
+ *   MODE straddle: runs straddle_region() once
  *   MODE longs:   runs long_region() on a second thread while the main
  *                 thread calls sched_yield() until it is done (Valgrind runs
  *                 the main thread for a moment at every switch)
@@ -117,6 +128,7 @@ void stream_region(void);
 void branchy_region(void);
 void andor_region(void);
 void pages_region(void);
+void straddle_region(void);
 char stream_buf[STREAM_LINES * 64] __attribute__((aligned(64)));
 char page_buf[PAGE_PAIRS * 8192] __attribute__((aligned(4096)));
 
@@ -154,7 +166,12 @@ __asm__(".text\n"
         "  mov $" PAGE_PASSES_TEXT ", %edx\n"
         "2:\n  lea page_buf(%rip), %rax\n  mov $" PAGE_PAIRS_TEXT ", %ecx\n"
         "3:\n  mov 4032(%rax), %r8\n  mov 4096(%rax), %r9\n  add $8192, %rax\n  dec %ecx\n  jnz 3b\n"
-        "  dec %edx\n  jnz 2b\n  call stop_here\n  ret\n.size pages_region,.-pages_region\n");
+        "  dec %edx\n  jnz 2b\n  call stop_here\n  ret\n.size pages_region,.-pages_region\n"
+        ".globl straddle_region\n.type straddle_region,@function\nstraddle_region:\n"
+        "  mov $" PAGE_PASSES_TEXT ", %edx\n"
+        "2:\n  lea page_buf(%rip), %rax\n  mov $" PAGE_PAIRS_TEXT ", %ecx\n"
+        "3:\n  mov 4092(%rax), %r8\n  mov 4100(%rax), %r9\n  add $8192, %rax\n  dec %ecx\n  jnz 3b\n"
+        "  dec %edx\n  jnz 2b\n  call stop_here\n  ret\n.size straddle_region,.-straddle_region\n");
 
 /* The second thread's body. */
 static void *run_region(void *arg)
@@ -200,6 +217,8 @@ int main(int argc, char **argv)
         andor_region();
     } else if (!strcmp(argv[1], "pages")) {
         pages_region();
+    } else if (!strcmp(argv[1], "straddle")) {
+        straddle_region();
     } else if (!strcmp(argv[1], "longs")) {
         if (pthread_create(&t, NULL, run_long_region, NULL) != 0)
             return 1;

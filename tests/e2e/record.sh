@@ -226,19 +226,23 @@ run 0 "$TEA" topdown stream-cold.tea
 grep -q '10000 committed, [1-9][0-9]* excepted' out.txt || fail "the cold stream region took no page fault"
 # The tool skips the call for an access to the most recently used line
 # of its L1 D set, which changes nothing, unless the line came in by
-# prefetch: then its page may be new. The pages region reads the second
-# page of each pair only through a line the prefetcher brought in; the
-# window finds every page touched (no fault), as with functional
-# warming; without --warm-caches its first touches fault.
+# prefetch or as the tail of an access that began in another page: then
+# its page may be new. The pages region reads the second page of each
+# pair only through a line the prefetcher brought in, the straddle region
+# only through the tail of a read that crosses into it and a read that
+# begins there; the window finds every page touched (no fault), as with
+# functional warming; without --warm-caches their first touches fault.
 pages() {
-    run 0 "$TEA" record -q -o "$1.tea" --start-at pages_region --stop-at stop_here --sample-every 100000 \
-        --sample-length 2000 --sample-warmup 200 --max-instructions 2000 "${@:2}" -- ./prog pages "out-$1.txt" 1
+    run 0 "$TEA" record -q -o "$1.tea" --start-at "$2_region" --stop-at stop_here --sample-every 100000 \
+        --sample-length 2000 --sample-warmup 200 --max-instructions 2000 "${@:3}" -- ./prog "$2" "out-$1.txt" 1
     run 0 "$TEA" topdown "$1.tea"
 }
-pages pages-warm
-contains out.txt "2000 committed, 0 excepted"
-pages pages-cold --warm-caches no
-grep -q '2000 committed, [1-9][0-9]* excepted' out.txt || fail "the cold pages region took no page fault"
+for region in pages straddle; do
+    pages "$region-warm" "$region"
+    contains out.txt "2000 committed, 0 excepted"
+    pages "$region-cold" "$region" --warm-caches no
+    grep -q '2000 committed, [1-9][0-9]* excepted' out.txt || fail "the cold $region region took no page fault"
+done
 # --branch-warmup (2 * 10^5 by default when sampling): the branchy
 # region's conditional branch follows a pattern of period 32 that the
 # predictor learns from its history. One window of 2,000 instructions
