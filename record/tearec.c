@@ -88,7 +88,7 @@
  * instructions of a fast-forward logs each control transfer it passes
  * (the branch's address and the address that ran next: a side exit taken,
  * the instruction mark after a side exit not taken, a block's end)
- * into a buffer, inline (two guarded stores and a count); a block that
+ * into a buffer, inline (two stores and a count); a block that
  * might overflow it sends it first (branch_drain), and a fast-forward's
  * end sends the rest (LINES records of branch pairs). tea record trains
  * its predictor with those that decode as branches while the fast-forward
@@ -443,7 +443,7 @@ static void put_cache_image(const warm_cache *c, ULong level)
 
 /* --- warm predictor (--branch-warmup) -------------------------------------- */
 
-#define BRANCH_BUF_ENTRIES 4096u /* branches logged before the tool sends them */
+#define BRANCH_BUF_ENTRIES 4096u /* branches logged before the tool sends them (one more allocated: add_branch_log) */
 #define BRANCH_WORDS 2           /* a logged branch: its address, then the next one run */
 #define BRANCH_SHIFT 4           /* log2 of a logged branch's bytes */
 static ULong *branch_buf = NULL; /* the branches logged and not yet sent */
@@ -1090,8 +1090,11 @@ static IRTemp add_branch_guard(IRSB *sb, const insn_guards *g, UInt logs)
 
 /* Logs the control transfer from the instruction at `pc` to `next` (an
  * Ity_I64 atom) into the buffer when `log` and `taken` (NULL: always)
- * hold, inline: two guarded stores and the count (add_branch_guard made
- * room). */
+ * hold, inline: two stores into the first free entry and the count, which
+ * only a log raises (add_branch_guard made room). The stores are not
+ * guarded (a guard costs a branch at every exit of every fast run): one
+ * that does not log writes an entry no one reads, at worst the spare entry
+ * after the buffer's end when it is full. */
 static void add_branch_log(IRSB *sb, IRTemp log, IRExpr *taken, Addr pc, IRExpr *next)
 {
     IRExpr *count_at = mkIRExpr_HWord((HWord)&branch_count);
@@ -1102,9 +1105,9 @@ static void add_branch_log(IRSB *sb, IRTemp log, IRExpr *taken, Addr pc, IRExpr 
     count = add_tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, count_at));
     offset = add_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shl64, IRExpr_RdTmp(count), IRExpr_Const(IRConst_U8(BRANCH_SHIFT))));
     at = add_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, mkIRExpr_HWord((HWord)branch_buf), IRExpr_RdTmp(offset)));
-    addStmtToIRSB(sb, IRStmt_StoreG(Iend_LE, IRExpr_RdTmp(at), IRExpr_Const(IRConst_U64((ULong)pc)), IRExpr_RdTmp(on)));
+    addStmtToIRSB(sb, IRStmt_Store(Iend_LE, IRExpr_RdTmp(at), IRExpr_Const(IRConst_U64((ULong)pc))));
     at_next = add_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(at), IRExpr_Const(IRConst_U64(sizeof(ULong)))));
-    addStmtToIRSB(sb, IRStmt_StoreG(Iend_LE, IRExpr_RdTmp(at_next), next, IRExpr_RdTmp(on)));
+    addStmtToIRSB(sb, IRStmt_Store(Iend_LE, IRExpr_RdTmp(at_next), next));
     step = add_tmp(sb, Ity_I64, IRExpr_Unop(Iop_1Uto64, IRExpr_RdTmp(on)));
     sum = add_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(count), IRExpr_RdTmp(step)));
     addStmtToIRSB(sb, IRStmt_Store(Iend_LE, count_at, IRExpr_RdTmp(sum)));
@@ -1841,7 +1844,7 @@ static void tearec_post_clo_init(void)
     if (clo_warm_caches)
         parse_warm_caches();
     if (clo_branch_warmup)
-        branch_buf = VG_(malloc)("tearec.branches", BRANCH_BUF_ENTRIES * BRANCH_WORDS * sizeof *branch_buf);
+        branch_buf = VG_(malloc)("tearec.branches", (BRANCH_BUF_ENTRIES + 1) * BRANCH_WORDS * sizeof *branch_buf);
     tl_assert(sizeof *branch_buf * BRANCH_WORDS == 1u << BRANCH_SHIFT);
     if (clo_sample_every
         && (clo_sample_length < 1 || clo_sample_length >= clo_sample_every
