@@ -1012,21 +1012,29 @@ static void add_warm_mem(IRSB *sb, IRExpr *addr, Int size, IRExpr *guard, IRTemp
                                     mkIRExprVec_2(addr, mkIRExpr_HWord((HWord)size)));
     IRExpr *bits = IRExpr_Const(IRConst_U8((UChar)warm_line_bits));
     ULong set_bytes = (ULong)warm_l1d.ways * sizeof *warm_l1d.tag;
-    IRTemp first, end, end_line, set, offset, slot, mru, first_other, end_other, other;
+    IRTemp first, set, offset, slot, mru, other;
 
     /* flat IR: one operation per statement, on atoms; the tag array never
-     * moves once allocated */
+     * moves once allocated; a set's bytes are mostly a power of 2 (a shift) */
     first = add_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shr64, addr, bits));
-    end = add_tmp(sb, Ity_I64,
-                  IRExpr_Binop(Iop_Add64, addr, IRExpr_Const(IRConst_U64((ULong)(size > 0 ? size - 1 : 0)))));
-    end_line = add_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shr64, IRExpr_RdTmp(end), bits));
     set = add_tmp(sb, Ity_I64, IRExpr_Binop(Iop_And64, IRExpr_RdTmp(first), IRExpr_Const(IRConst_U64(warm_l1d.set_mask))));
-    offset = add_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Mul64, IRExpr_RdTmp(set), IRExpr_Const(IRConst_U64(set_bytes))));
+    if ((set_bytes & (set_bytes - 1)) == 0) {
+        UChar shift = 0;
+        while ((1ULL << shift) < set_bytes)
+            shift++;
+        offset = add_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shl64, IRExpr_RdTmp(set), IRExpr_Const(IRConst_U8(shift))));
+    } else {
+        offset = add_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Mul64, IRExpr_RdTmp(set), IRExpr_Const(IRConst_U64(set_bytes))));
+    }
     slot = add_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(offset), mkIRExpr_HWord((HWord)warm_l1d.tag)));
     mru = add_tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, IRExpr_RdTmp(slot)));
-    first_other = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(first), IRExpr_RdTmp(mru)));
-    end_other = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(end_line), IRExpr_RdTmp(first)));
-    other = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_Or1, IRExpr_RdTmp(first_other), IRExpr_RdTmp(end_other)));
+    other = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(first), IRExpr_RdTmp(mru)));
+    if (size > 1) { /* it may end in the next line */
+        IRTemp end = add_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, addr, IRExpr_Const(IRConst_U64((ULong)size - 1))));
+        IRTemp end_line = add_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shr64, IRExpr_RdTmp(end), bits));
+        IRTemp end_other = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(end_line), IRExpr_RdTmp(first)));
+        other = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_Or1, IRExpr_RdTmp(other), IRExpr_RdTmp(end_other)));
+    }
     if (also != IRTemp_INVALID)
         other = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_And1, IRExpr_RdTmp(other), IRExpr_RdTmp(also)));
     if (guard)
