@@ -59,13 +59,13 @@ typedef struct tage_entry {
     uint8_t u;       /* usefulness */
 } tage_entry;
 
-/* A global history of `length` outcomes folded by XOR into `width` bits. */
-typedef struct folded {
-    uint32_t value;
-    uint32_t mask;   /* (1 << width) - 1 */
-    uint8_t width;   /* bits */
-    uint8_t out_pos; /* length % width: where the outcome leaving the window sits */
-} folded;
+/* Each TAGE table folds its history by XOR three ways: into the index
+ * width (fold 0), the tag width (1) and one bit less (2). The three share
+ * a word, fold k at bit FOLD_SHIFT * k with a zero bit above it, so that
+ * one push updates all three (push_history). */
+#define FOLDS 3
+#define FOLD_SHIFT 21 /* > the widest fold: MAX_TAGE_LOG_SIZE */
+#define FOLD_BASES (1ull | 1ull << FOLD_SHIFT | 1ull << 2 * FOLD_SHIFT) /* each fold's bit 0 */
 
 /* What a lookup found, kept from predict to update. */
 typedef struct lookup {
@@ -97,9 +97,12 @@ struct model_bpred {
     uint32_t table_mask;
     uint16_t tag_mask;
     unsigned history[MODEL_BPRED_TAGE_MAX_TABLES]; /* history length per table */
-    folded fold_index[MODEL_BPRED_TAGE_MAX_TABLES];
-    folded fold_tag0[MODEL_BPRED_TAGE_MAX_TABLES];
-    folded fold_tag1[MODEL_BPRED_TAGE_MAX_TABLES];
+    uint64_t folds[MODEL_BPRED_TAGE_MAX_TABLES];    /* the three folds of each table (FOLDS) */
+    uint64_t fold_out[MODEL_BPRED_TAGE_MAX_TABLES]; /* where the outcome leaving each fold's window
+                                                       sits: bit length % width of each fold */
+    uint64_t fold_guards;           /* the bit above each fold: bit width of each */
+    unsigned fold_width[FOLDS];     /* bits */
+    uint32_t fold_mask[FOLDS];      /* (1 << width) - 1 */
     uint8_t ring[HIST_RING]; /* past conditional outcomes, ring[ring_pos] newest */
     unsigned ring_pos;
     int use_alt;
@@ -228,23 +231,49 @@ static void geometric_histories(unsigned *h, unsigned n, unsigned min, unsigned 
             h[i] = h[i + 1] - 1;
 }
 
-static void folded_init(folded *f, unsigned length, unsigned width)
+_Static_assert(MAX_TAGE_LOG_SIZE < FOLD_SHIFT && MAX_TAG_BITS < FOLD_SHIFT && FOLDS * FOLD_SHIFT <= 64,
+               "each fold and the bit above it fit in FOLD_SHIFT bits");
+
+/* Sets up the folds of the histories of every table (all zero). */
+static void folds_init(model_bpred *p)
 {
-    f->value = 0;
-    f->mask = (1u << width) - 1;
-    f->width = (uint8_t)width;
-    f->out_pos = (uint8_t)(length % width);
+    const model_bpred_config *cfg = &p->cfg;
+    p->fold_width[0] = cfg->tage_log_size;
+    p->fold_width[1] = cfg->tage_tag_bits;
+    p->fold_width[2] = cfg->tage_tag_bits - 1;
+    p->fold_guards = 0;
+    for (unsigned k = 0; k < FOLDS; k++) {
+        p->fold_mask[k] = (1u << p->fold_width[k]) - 1;
+        p->fold_guards |= 1ull << (FOLD_SHIFT * k + p->fold_width[k]);
+    }
+    for (unsigned i = 0; i < cfg->tage_tables; i++) {
+        p->folds[i] = 0;
+        p->fold_out[i] = 0;
+        for (unsigned k = 0; k < FOLDS; k++)
+            p->fold_out[i] |= 1ull << (FOLD_SHIFT * k + p->history[i] % p->fold_width[k]);
+    }
 }
 
-/* Pushes the newest outcome into the fold and removes the one that left the
- * window: shift in, cancel the old bit where it landed, wrap bit `width`
- * around to bit 0. */
-static inline void folded_push(folded *f, unsigned newest, unsigned oldest)
+/* Fold k of table i. */
+static inline uint32_t fold_value(const model_bpred *p, unsigned i, unsigned k)
 {
-    uint32_t v = (f->value << 1) | newest;
-    v ^= (uint32_t)oldest << f->out_pos;
-    v ^= v >> f->width;
-    f->value = v & f->mask;
+    return (uint32_t)(p->folds[i] >> (FOLD_SHIFT * k)) & p->fold_mask[k];
+}
+
+/* Pushes the newest outcome into the three folds of table i and removes the
+ * one that left its window: shift in (each fold's top bit moves to the zero
+ * bit above it), cancel the old outcome where it landed, and wrap each
+ * fold's bit `width` around to its bit 0. */
+static inline void folds_push(model_bpred *p, unsigned i, unsigned newest, unsigned oldest)
+{
+    uint64_t v = (p->folds[i] << 1) ^ (FOLD_BASES & -(uint64_t)newest);
+    uint64_t wrap;
+    v ^= p->fold_out[i] & -(uint64_t)oldest;
+    wrap = v & p->fold_guards;
+    v ^= wrap;
+    for (unsigned k = 0; k < FOLDS; k++)
+        v ^= (wrap >> p->fold_width[k]) & (1ull << FOLD_SHIFT * k);
+    p->folds[i] = v;
 }
 
 int model_bpred_create(model_bpred **out, const model_bpred_config *cfg)
@@ -295,10 +324,8 @@ int model_bpred_create(model_bpred **out, const model_bpred_config *cfg)
     for (unsigned i = 0; i < cfg->tage_tables; i++) {
         /* Strictly longer histories, each within the ring of past outcomes. */
         assert(p->history[i] < HIST_RING && (i == 0 || p->history[i - 1] < p->history[i]));
-        folded_init(&p->fold_index[i], p->history[i], cfg->tage_log_size);
-        folded_init(&p->fold_tag0[i], p->history[i], cfg->tage_tag_bits);
-        folded_init(&p->fold_tag1[i], p->history[i], cfg->tage_tag_bits - 1);
     }
+    folds_init(p);
     p->lfsr = cfg->seed ^ LFSR_SEED_MIX;
     if (!p->lfsr)
         p->lfsr = LFSR_SEED_MIX;
@@ -372,8 +399,8 @@ static void tage_lookup(const model_bpred *p, uint64_t pc, lookup *l)
 
     l->bimodal_index = pch & p->bimodal_mask;
     for (unsigned i = 0; i < n; i++) {
-        l->index[i] = (pc_mix ^ p->fold_index[i].value ^ (i << 1)) & p->table_mask;
-        l->tag[i] = (uint16_t)((pch ^ p->fold_tag0[i].value ^ (p->fold_tag1[i].value << 1)) & p->tag_mask);
+        l->index[i] = (pc_mix ^ fold_value(p, i, 0) ^ (i << 1)) & p->table_mask;
+        l->tag[i] = (uint16_t)((pch ^ fold_value(p, i, 1) ^ (fold_value(p, i, 2) << 1)) & p->tag_mask);
         hits |= (unsigned)(p->tables[((size_t)i << p->cfg.tage_log_size) + l->index[i]].tag == l->tag[i]) << i;
     }
     l->provider = highest_bit(hits);
@@ -583,9 +610,7 @@ static void push_history(model_bpred *p, int taken)
     p->ring[p->ring_pos] = (uint8_t)t;
     for (unsigned i = 0; i < p->cfg.tage_tables; i++) {
         unsigned oldest = p->ring[(p->ring_pos - p->history[i]) & (HIST_RING - 1)];
-        folded_push(&p->fold_index[i], t, oldest);
-        folded_push(&p->fold_tag0[i], t, oldest);
-        folded_push(&p->fold_tag1[i], t, oldest);
+        folds_push(p, i, t, oldest);
     }
 }
 
