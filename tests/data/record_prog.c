@@ -117,6 +117,16 @@
 #define PAGE_PASSES 1000
 #define PAGE_PASSES_TEXT STR(PAGE_PASSES)
 
+/* A region reading, for each pair of pages of page_buf, 8 bytes at offset
+ * FIRST and then at offset SECOND from the pair's start, PAGE_PASSES times
+ * (the pages and straddle regions). */
+#define PAIR_REGION(name, first, second)                                                            \
+    ".globl " name "\n.type " name ",@function\n" name ":\n"                                      \
+    "  mov $" PAGE_PASSES_TEXT ", %edx\n"                                                          \
+    "2:\n  lea page_buf(%rip), %rax\n  mov $" PAGE_PAIRS_TEXT ", %ecx\n"                          \
+    "3:\n  mov " first "(%rax), %r8\n  mov " second "(%rax), %r9\n  add $8192, %rax\n  dec %ecx\n" \
+    "  jnz 3b\n  dec %edx\n  jnz 2b\n  call stop_here\n  ret\n.size " name ",.-" name "\n"
+
 #define BRANCH_PASSES 20000
 #define BRANCH_PASSES_TEXT STR(BRANCH_PASSES)
 #define BRANCH_PATTERN 0x9a3c5e71
@@ -162,16 +172,7 @@ __asm__(".text\n"
         ".globl andor_a\nandor_a:\n  test %eax, %eax\n  je 2f\n"
         ".globl andor_b\nandor_b:\n  test %esi, %esi\n  je 2f\n  inc %edx\n"
         "2:\n  dec %ecx\n  jnz andor_a\n  call stop_here\n  ret\n.size andor_region,.-andor_region\n"
-        ".globl pages_region\n.type pages_region,@function\npages_region:\n"
-        "  mov $" PAGE_PASSES_TEXT ", %edx\n"
-        "2:\n  lea page_buf(%rip), %rax\n  mov $" PAGE_PAIRS_TEXT ", %ecx\n"
-        "3:\n  mov 4032(%rax), %r8\n  mov 4096(%rax), %r9\n  add $8192, %rax\n  dec %ecx\n  jnz 3b\n"
-        "  dec %edx\n  jnz 2b\n  call stop_here\n  ret\n.size pages_region,.-pages_region\n"
-        ".globl straddle_region\n.type straddle_region,@function\nstraddle_region:\n"
-        "  mov $" PAGE_PASSES_TEXT ", %edx\n"
-        "2:\n  lea page_buf(%rip), %rax\n  mov $" PAGE_PAIRS_TEXT ", %ecx\n"
-        "3:\n  mov 4092(%rax), %r8\n  mov 4100(%rax), %r9\n  add $8192, %rax\n  dec %ecx\n  jnz 3b\n"
-        "  dec %edx\n  jnz 2b\n  call stop_here\n  ret\n.size straddle_region,.-straddle_region\n");
+        PAIR_REGION("pages_region", "4032", "4096") PAIR_REGION("straddle_region", "4092", "4100"));
 
 /* The second thread's body. */
 static void *run_region(void *arg)
@@ -192,11 +193,29 @@ static void *run_long_region(void *arg)
     return NULL;
 }
 
+/* The region that MODE runs once on the main thread, NULL for the
+ * others. */
+static void (*region_of(const char *mode))(void)
+{
+    static const struct {
+        const char *mode;
+        void (*run)(void);
+    } regions[] = {
+        { "long", long_region },       { "stream", stream_region }, { "branchy", branchy_region },
+        { "andor", andor_region },     { "pages", pages_region },   { "straddle", straddle_region },
+    };
+    for (size_t i = 0; i < sizeof regions / sizeof regions[0]; i++)
+        if (!strcmp(mode, regions[i].mode))
+            return regions[i].run;
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     FILE *out;
     long lines;
     pthread_t t;
+    void (*run)(void);
 
     if (argc != 4)
         return 2;
@@ -207,18 +226,8 @@ int main(int argc, char **argv)
     } else if (!strcmp(argv[1], "thread")) {
         if (pthread_create(&t, NULL, run_region, NULL) != 0 || pthread_join(t, NULL) != 0)
             return 1;
-    } else if (!strcmp(argv[1], "long")) {
-        long_region();
-    } else if (!strcmp(argv[1], "stream")) {
-        stream_region();
-    } else if (!strcmp(argv[1], "branchy")) {
-        branchy_region();
-    } else if (!strcmp(argv[1], "andor")) {
-        andor_region();
-    } else if (!strcmp(argv[1], "pages")) {
-        pages_region();
-    } else if (!strcmp(argv[1], "straddle")) {
-        straddle_region();
+    } else if ((run = region_of(argv[1]))) {
+        run();
     } else if (!strcmp(argv[1], "longs")) {
         if (pthread_create(&t, NULL, run_long_region, NULL) != 0)
             return 1;

@@ -349,6 +349,25 @@ static void branch_cb(void *ctx, const model_insn *u)
     log->warmed_before = log->warmed->count;
 }
 
+/* A session reading `s` (first_window's, then what follows it) with the
+ * branches and warm-up callbacks logging into `log` and `warmed`, read
+ * through the first window's three instructions, its boundary and the
+ * next instruction. */
+static model_vgrecord *read_past_first_window(const stream *s, branch_log *log, warm_log *warmed)
+{
+    model_vgrecord *v = open_stream(s);
+    model_source src;
+    model_insn u;
+    model_vgrecord_set_branches(v, branch_cb, log);
+    model_vgrecord_set_warm(v, warm_cb, warmed);
+    src = model_vgrecord_source(v);
+    for (int i = 0; i < 3; i++)
+        next_insn(&src, &u);
+    assert_int_equal(src.next(src.ctx, &u), MODEL_SOURCE_WINDOW);
+    next_insn(&src, &u);
+    return v;
+}
+
 /* A LINES record of three branch pairs between a window and its warm-up:
  * the jne taken back to the loop, the jne falling through, and the add
  * (no branch: dropped); the two branches reach the callback in order,
@@ -360,8 +379,6 @@ static void branch_pairs(void **state)
     warm_log warmed = { 0, { 0 } };
     branch_log log = { .count = 0, .warmed = &warmed };
     model_vgrecord *v;
-    model_source src;
-    model_insn u;
     (void)state;
 
     static const uint64_t pairs[] = { LOOP_PC + 6, LOOP_PC, LOOP_PC + 6, LOOP_PC + 8, LOOP_PC + 3, LOOP_PC + 6 };
@@ -369,14 +386,7 @@ static void branch_pairs(void **state)
     lines(&s, RECORD_STREAM_LINES_BRANCHES, pairs, 6);
     iteration(&s, RECORD_STREAM_WARM, 1);
     iteration(&s, RECORD_STREAM_INSN, 2);
-    v = open_stream(&s);
-    model_vgrecord_set_branches(v, branch_cb, &log);
-    model_vgrecord_set_warm(v, warm_cb, &warmed);
-    src = model_vgrecord_source(v);
-    for (int i = 0; i < 3; i++)
-        next_insn(&src, &u);
-    assert_int_equal(src.next(src.ctx, &u), MODEL_SOURCE_WINDOW);
-    next_insn(&src, &u);
+    v = read_past_first_window(&s, &log, &warmed);
     assert_int_equal(log.count, 2);
     assert_int_equal(log.warmed_before, 0);
     for (unsigned i = 0; i < 2; i++) {
@@ -405,8 +415,6 @@ static void branch_code_changes(void **state)
     warm_log warmed = { 0, { 0 } };
     branch_log log = { .count = 0, .warmed = &warmed };
     model_vgrecord *v;
-    model_source src;
-    model_insn u;
     (void)state;
 
     first_window(&s);
@@ -414,14 +422,7 @@ static void branch_code_changes(void **state)
     code(&s, LOOP_PC + 6, JMP_BYTES, sizeof JMP_BYTES);
     lines(&s, RECORD_STREAM_LINES_BRANCHES, pair, 2);
     iteration(&s, RECORD_STREAM_INSN, 1);
-    v = open_stream(&s);
-    model_vgrecord_set_branches(v, branch_cb, &log);
-    model_vgrecord_set_warm(v, warm_cb, &warmed);
-    src = model_vgrecord_source(v);
-    for (int i = 0; i < 3; i++)
-        next_insn(&src, &u);
-    assert_int_equal(src.next(src.ctx, &u), MODEL_SOURCE_WINDOW);
-    next_insn(&src, &u);
+    v = read_past_first_window(&s, &log, &warmed);
     assert_int_equal(log.count, 2);
     assert_int_equal(log.got[0].branch, 1 + MODEL_BPRED_COND);
     assert_int_equal(log.got[1].branch, 1 + MODEL_BPRED_JUMP);
