@@ -253,9 +253,10 @@ static Addr known_lo = 0, known_hi = 0; /* the last mapping checked */
  * tag may carry WARM_UNSEEN (the line of a user-space address never has
  * bit 63): brought in by the prefetcher, or ending an access that began in
  * another page, so its page may not be in the set of pages touched; the
- * first access that begins in it notes its page and clears the bit. A line present without
- * the bit therefore has its page noted, and an access to the most recently
- * used line of its set without the bit changes nothing (add_warm_mem). */
+ * first access that begins in it notes its page and clears the bit. A line
+ * present without the bit therefore has its page noted, and an access to
+ * the most recently used line of its set without the bit changes nothing
+ * (add_warm_mem). */
 #define WARM_INVALID (~0ULL)
 #define WARM_UNSEEN (1ULL << 63)
 #define WARM_CACHES_FIELDS 8 /* numbers in --warm-caches */
@@ -524,6 +525,15 @@ static void warm_reset(void)
     warm_last_page = WARM_INVALID;
 }
 
+/* The base-2 logarithm of `x`, a power of 2. */
+static UInt log2_of(ULong x)
+{
+    UInt bits = 0;
+    while ((1ULL << bits) < x)
+        bits++;
+    return bits;
+}
+
 /* Allocates an empty tag array of `sets` x `ways`. */
 static void warm_cache_init(warm_cache *c, ULong sets, UInt ways, Bool prefetch)
 {
@@ -563,10 +573,8 @@ static void parse_warm_caches(void)
         VG_(fmsg_bad_option)("--warm-caches", "ways must be 1 to 64\n");
     warm_cache_init(&warm_l1d, v[0], (UInt)v[1], v[2] != 0);
     warm_cache_init(&warm_llc, v[3], (UInt)v[4], v[5] != 0);
-    for (warm_line_bits = 0; (1ULL << warm_line_bits) < v[6]; warm_line_bits++)
-        ;
-    for (warm_page_bits = 0; (1ULL << warm_page_bits) < v[7]; warm_page_bits++)
-        ;
+    warm_line_bits = log2_of(v[6]);
+    warm_page_bits = log2_of(v[7]);
     warm_on = True;
 }
 
@@ -1019,10 +1027,8 @@ static void add_warm_mem(IRSB *sb, IRExpr *addr, Int size, IRExpr *guard, IRTemp
     first = add_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shr64, addr, bits));
     set = add_tmp(sb, Ity_I64, IRExpr_Binop(Iop_And64, IRExpr_RdTmp(first), IRExpr_Const(IRConst_U64(warm_l1d.set_mask))));
     if ((set_bytes & (set_bytes - 1)) == 0) {
-        UChar shift = 0;
-        while ((1ULL << shift) < set_bytes)
-            shift++;
-        offset = add_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shl64, IRExpr_RdTmp(set), IRExpr_Const(IRConst_U8(shift))));
+        offset = add_tmp(sb, Ity_I64,
+                         IRExpr_Binop(Iop_Shl64, IRExpr_RdTmp(set), IRExpr_Const(IRConst_U8((UChar)log2_of(set_bytes)))));
     } else {
         offset = add_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Mul64, IRExpr_RdTmp(set), IRExpr_Const(IRConst_U64(set_bytes))));
     }
