@@ -94,6 +94,14 @@
  * its predictor with those that decode as branches while the fast-forward
  * goes on. The last skipped instructions, counted one by one, log none.
  *
+ * CPUID. Valgrind 3.19 answers CPUID as a model Intel processor whose
+ * leaf 0x80000001 advertises RDTSCP, but VEX translates RDTSCP only on a
+ * host that has it. Some virtual machines hide it (this project's build
+ * machines among them), and a program that trusts the bit dies there with
+ * SIGILL: libhwy's TimerResolution at load time, so Debian's x264. On
+ * such a host the tool clears the bit from every CPUID's answer
+ * (add_statement), as a native run there would see it.
+ *
  * Programs and processes. tea record runs Valgrind with --trace-children=yes
  * so that an exec is followed: the new program starts a new image of this
  * tool, which goes on writing to the same stream (an EXE record first), and
@@ -207,6 +215,7 @@ static ULong plan_warm = 0;      /* ... then warms */
  * before (no other instruction repeats back to back); fast ones refund the
  * passes that jump back to the instruction itself. */
 static Bool reps_once = False;
+static Bool hide_rdtscp = False; /* the host lacks RDTSCP: CPUID must not advertise it (tearec_post_clo_init) */
 static Addr last_insn_pc = 0;    /* the recorded thread's previous instruction (precise) */
 
 static ULong buf[BUF_WORDS];
@@ -1145,6 +1154,58 @@ static UInt block_branch_logs(const IRSB *sb)
     return n;
 }
 
+/* --- CPUID without RDTSCP on a host without it ------------------------------ */
+
+#define CPUID_HELPER "amd64g_dirtyhelper_CPUID" /* VEX's helpers' names begin so */
+#define CPUID_EXT_LEAF 0x80000001u              /* extended features: RDTSCP in EDX */
+#define CPUID_RDTSCP_BIT 27
+
+/* Whether `st` is the call that answers a CPUID instruction. */
+static Bool is_cpuid(const IRStmt *st)
+{
+    return st->tag == Ist_Dirty
+           && VG_(strncmp)(st->Ist.Dirty.details->cee->name, CPUID_HELPER, sizeof CPUID_HELPER - 1) == 0;
+}
+
+/* Adds `st` to `sb`; after a CPUID when hide_rdtscp, clears the RDTSCP bit
+ * from RDX when the leaf asked for (EAX before the call) was
+ * CPUID_EXT_LEAF. */
+static void add_statement(IRSB *sb, IRStmt *st)
+{
+    const Int rax = __builtin_offsetof(VexGuestAMD64State, guest_RAX);
+    const Int rdx = __builtin_offsetof(VexGuestAMD64State, guest_RDX);
+    IRTemp leaf, leaf32, ext, edx, cleared, answer;
+
+    if (!hide_rdtscp || !is_cpuid(st)) {
+        addStmtToIRSB(sb, st);
+        return;
+    }
+    leaf = add_tmp(sb, Ity_I64, IRExpr_Get(rax, Ity_I64));
+    addStmtToIRSB(sb, st);
+    leaf32 = add_tmp(sb, Ity_I32, IRExpr_Unop(Iop_64to32, IRExpr_RdTmp(leaf)));
+    ext = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpEQ32, IRExpr_RdTmp(leaf32), IRExpr_Const(IRConst_U32(CPUID_EXT_LEAF))));
+    edx = add_tmp(sb, Ity_I64, IRExpr_Get(rdx, Ity_I64));
+    cleared = add_tmp(sb, Ity_I64, IRExpr_Binop(Iop_And64, IRExpr_RdTmp(edx),
+                                                IRExpr_Const(IRConst_U64(~(1ull << CPUID_RDTSCP_BIT)))));
+    answer = add_tmp(sb, Ity_I64, IRExpr_ITE(IRExpr_RdTmp(ext), IRExpr_RdTmp(cleared), IRExpr_RdTmp(edx)));
+    addStmtToIRSB(sb, IRStmt_Put(rdx, IRExpr_RdTmp(answer)));
+}
+
+/* `sb_in` as it is, but for add_statement's CPUID answers: a block run once
+ * recording is done. */
+static IRSB *only_cpuid_fixed(IRSB *sb_in)
+{
+    IRSB *sb;
+
+    if (!hide_rdtscp)
+        return sb_in;
+    sb = deepCopyIRSBExceptStmts(sb_in);
+    for (Int i = 0; i < sb_in->stmts_used; i++)
+        if (sb_in->stmts[i])
+            add_statement(sb, sb_in->stmts[i]);
+    return sb;
+}
+
 /* Whether a block's end or side exit of jump kind `jk` may be a branch
  * (not a system call, a fault or a request to the core). */
 static Bool is_branch_jump(IRJumpKind jk)
@@ -1505,7 +1566,7 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
     if (gWordTy != Ity_I64)
         VG_(tool_panic)("tearec: 64-bit guests only");
     if (state == REC_DONE)
-        return sb_in; /* nothing more to record */
+        return only_cpuid_fixed(sb_in); /* nothing more to record */
     insns = block_insns(sb_in);
     /* the region may start inside it: precise, and never left at its start
      * (on_insn counts its instructions while fast ones are wanted) */
@@ -1584,7 +1645,7 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
             }
         }
         add_accesses(sb, sb_in->tyenv, st, &g);
-        addStmtToIRSB(sb, st);
+        add_statement(sb, st);
     }
     /* a plain rep's block ends jumping back to itself: its next pass */
     if (rep_pc && sb->next->tag == Iex_Const && sb->jumpkind == Ijk_Boring)
@@ -1844,6 +1905,12 @@ static void tearec_post_clo_init(void)
      * if they always ran: they would be counted and recorded when the
      * first branch jumped away. */
     VG_(clo_vex_control).guest_chase = False;
+    {
+        VexArch arch;
+        VexArchInfo host;
+        VG_(machine_get_VexArchInfo)(&arch, &host);
+        hide_rdtscp = !(host.hwcaps & VEX_HWCAPS_AMD64_RDTSCP);
+    }
     if (clo_fd < 0)
         VG_(fmsg_bad_option)("--tea-fd", "tearec needs --tea-fd=N (it is started by tea record)\n");
     if (clo_sample_starts) {

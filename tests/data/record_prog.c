@@ -86,12 +86,15 @@
  *   MODE andor:   runs andor_region() once
  *   MODE pages:   runs pages_region() once
  *   MODE straddle: runs straddle_region() once
+ *   MODE rdtscp:  runs RDTSCP when CPUID (leaf 0x80000001, EDX bit 27)
+ *                 says the processor has it, as libhwy does at load time
  *   MODE longs:   runs long_region() on a second thread while the main
  *                 thread calls sched_yield() until it is done (Valgrind runs
  *                 the main thread for a moment at every switch)
  * then writes LINES numbered lines to OUTPUT_FILE and "done" as the last,
  * so a test sees whether the program ran to its end.
  */
+#include <cpuid.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -193,6 +196,18 @@ static void *run_long_region(void *arg)
     return NULL;
 }
 
+#define CPUID_EXT_LEAF 0x80000001u /* extended features */
+#define CPUID_RDTSCP_BIT 27         /* in EDX */
+
+/* Mode rdtscp: RDTSCP only where CPUID advertises it. */
+static void rdtscp_if_advertised(void)
+{
+    unsigned eax, ebx, ecx, edx, lo, hi, aux;
+
+    if (__get_cpuid(CPUID_EXT_LEAF, &eax, &ebx, &ecx, &edx) && (edx >> CPUID_RDTSCP_BIT & 1u))
+        __asm__ volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
+}
+
 /* The region that MODE runs once on the main thread, NULL for the
  * others. */
 static void (*region_of(const char *mode))(void)
@@ -203,6 +218,7 @@ static void (*region_of(const char *mode))(void)
     } regions[] = {
         { "long", long_region },       { "stream", stream_region }, { "branchy", branchy_region },
         { "andor", andor_region },     { "pages", pages_region },   { "straddle", straddle_region },
+        { "rdtscp", rdtscp_if_advertised },
     };
     for (size_t i = 0; i < sizeof regions / sizeof regions[0]; i++)
         if (!strcmp(mode, regions[i].mode))

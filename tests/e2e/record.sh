@@ -88,6 +88,13 @@ pc_range andor.tea >/dev/null
 run 0 "$TEA" record -q -o andor-skip.tea --start-at andor_region --skip 200 --max-instructions 1 -- ./prog andor o.txt 1
 [ "$(first_pc andor-skip.tea)" -eq $(($(sym andor_a) + 2)) ] ||
     fail "--start-at andor_region --skip 200 recorded $(first_pc andor-skip.tea), expected andor_a + 2"
+# CPUID: a program that runs RDTSCP where CPUID advertises it runs to its
+# end, recorded and once recording is done (Valgrind 3.19's CPUID
+# advertises RDTSCP even on a host without it, where VEX cannot run it)
+run 0 "$TEA" record -q -o rdtscp.tea -- ./prog rdtscp out-rdtscp.txt 1
+[ "$(tail -n 1 out-rdtscp.txt)" = done ] || fail "mode rdtscp did not run to its end under tea record"
+run 0 "$TEA" record -q -o rdtscp-max.tea --max-instructions 1000 -- ./prog rdtscp out-rdtscp2.txt 1
+[ "$(tail -n 1 out-rdtscp2.txt)" = done ] || fail "mode rdtscp did not run to its end after recording was done"
 # ... on the second thread while the main thread runs between its
 # timeslices (--fair-sched=yes makes Valgrind alternate them): the main
 # thread's instructions do not count
