@@ -1160,6 +1160,16 @@ static UInt block_branch_logs(const IRSB *sb)
 #define CPUID_EXT_LEAF 0x80000001u              /* extended features: RDTSCP in EDX */
 #define CPUID_RDTSCP_BIT 27
 
+/* Whether VEX translates RDTSCP here: the host has it. */
+static Bool host_has_rdtscp(void)
+{
+    VexArch arch;
+    VexArchInfo host;
+
+    VG_(machine_get_VexArchInfo)(&arch, &host);
+    return (host.hwcaps & VEX_HWCAPS_AMD64_RDTSCP) != 0;
+}
+
 /* Whether `st` is the call that answers a CPUID instruction. */
 static Bool is_cpuid(const IRStmt *st)
 {
@@ -1905,12 +1915,7 @@ static void tearec_post_clo_init(void)
      * if they always ran: they would be counted and recorded when the
      * first branch jumped away. */
     VG_(clo_vex_control).guest_chase = False;
-    {
-        VexArch arch;
-        VexArchInfo host;
-        VG_(machine_get_VexArchInfo)(&arch, &host);
-        hide_rdtscp = !(host.hwcaps & VEX_HWCAPS_AMD64_RDTSCP);
-    }
+    hide_rdtscp = !host_has_rdtscp();
     if (clo_fd < 0)
         VG_(fmsg_bad_option)("--tea-fd", "tearec needs --tea-fd=N (it is started by tea record)\n");
     if (clo_sample_starts) {
