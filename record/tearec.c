@@ -94,9 +94,9 @@
  * its predictor with those that decode as branches while the fast-forward
  * goes on. The last skipped instructions, counted one by one, log none.
  *
- * CPUID. Valgrind 3.19 answers CPUID as a model Intel processor whose
- * leaf 0x80000001 advertises RDTSCP, but VEX translates RDTSCP only on a
- * host that has it. Some virtual machines hide it (this project's build
+ * CPUID. On a host with SSE4.2 or more, Valgrind 3.19 answers CPUID as a
+ * model Intel processor whose leaf 0x80000001 advertises RDTSCP, but VEX
+ * translates RDTSCP only on a host that has it. Some virtual machines hide it (this project's build
  * machines among them), and a program that trusts the bit dies there with
  * SIGILL: libhwy's TimerResolution at load time, so Debian's x264. On
  * such a host the tool clears the bit from every CPUID's answer
@@ -1201,13 +1201,22 @@ static void add_statement(IRSB *sb, IRStmt *st)
     addStmtToIRSB(sb, IRStmt_Put(rdx, IRExpr_RdTmp(answer)));
 }
 
+/* Whether block `sb` holds a CPUID. */
+static Bool has_cpuid(const IRSB *sb)
+{
+    for (Int i = 0; i < sb->stmts_used; i++)
+        if (sb->stmts[i] && is_cpuid(sb->stmts[i]))
+            return True;
+    return False;
+}
+
 /* `sb_in` as it is, but for add_statement's CPUID answers: a block run once
- * recording is done. */
+ * recording is done (copied only when it holds a CPUID). */
 static IRSB *only_cpuid_fixed(IRSB *sb_in)
 {
     IRSB *sb;
 
-    if (!hide_rdtscp)
+    if (!hide_rdtscp || !has_cpuid(sb_in))
         return sb_in;
     sb = deepCopyIRSBExceptStmts(sb_in);
     for (Int i = 0; i < sb_in->stmts_used; i++)

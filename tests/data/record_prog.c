@@ -87,7 +87,8 @@
  *   MODE pages:   runs pages_region() once
  *   MODE straddle: runs straddle_region() once
  *   MODE rdtscp:  runs RDTSCP when CPUID (leaf 0x80000001, EDX bit 27)
- *                 says the processor has it, as libhwy does at load time
+ *                 says the processor has it, as libhwy does at load time,
+ *                 and writes "rdtscp BIT" first to OUTPUT_FILE
  *   MODE longs:   runs long_region() on a second thread while the main
  *                 thread calls sched_yield() until it is done (Valgrind runs
  *                 the main thread for a moment at every switch)
@@ -199,12 +200,15 @@ static void *run_long_region(void *arg)
 #define CPUID_EXT_LEAF 0x80000001u /* extended features */
 #define CPUID_RDTSCP_BIT 27         /* in EDX */
 
+static int rdtscp_advertised = -1; /* mode rdtscp: the bit CPUID gave */
+
 /* Mode rdtscp: RDTSCP only where CPUID advertises it. */
 static void rdtscp_if_advertised(void)
 {
     unsigned eax, ebx, ecx, edx, lo, hi, aux;
 
-    if (__get_cpuid(CPUID_EXT_LEAF, &eax, &ebx, &ecx, &edx) && (edx >> CPUID_RDTSCP_BIT & 1u))
+    rdtscp_advertised = __get_cpuid(CPUID_EXT_LEAF, &eax, &ebx, &ecx, &edx) && (edx >> CPUID_RDTSCP_BIT & 1u);
+    if (rdtscp_advertised)
         __asm__ volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
 }
 
@@ -257,6 +261,8 @@ int main(int argc, char **argv)
     lines = strtol(argv[3], NULL, 10);
     if (!(out = fopen(argv[2], "w")))
         return 1;
+    if (rdtscp_advertised >= 0)
+        fprintf(out, "rdtscp %d\n", rdtscp_advertised);
     for (long i = 0; i < lines; i++)
         fprintf(out, "line %ld\n", i);
     fprintf(out, "done\n");

@@ -90,11 +90,20 @@ run 0 "$TEA" record -q -o andor-skip.tea --start-at andor_region --skip 200 --ma
     fail "--start-at andor_region --skip 200 recorded $(first_pc andor-skip.tea), expected andor_a + 2"
 # CPUID: a program that runs RDTSCP where CPUID advertises it runs to its
 # end, recorded and once recording is done (Valgrind 3.19's CPUID
-# advertises RDTSCP even on a host without it, where VEX cannot run it)
+# advertises RDTSCP even on a host without it, where VEX cannot run it),
+# and sees the bit 0 on a host without RDTSCP, else plain Valgrind's answer
+if grep -qw rdtscp /proc/cpuinfo; then
+    run 0 valgrind -q --tool=none ./prog rdtscp out-rdtscp-vg.txt 1
+    want=$(head -n 1 out-rdtscp-vg.txt)
+else
+    want="rdtscp 0"
+fi
 run 0 "$TEA" record -q -o rdtscp.tea -- ./prog rdtscp out-rdtscp.txt 1
 [ "$(tail -n 1 out-rdtscp.txt)" = done ] || fail "mode rdtscp did not run to its end under tea record"
+[ "$(head -n 1 out-rdtscp.txt)" = "$want" ] || fail "mode rdtscp saw '$(head -n 1 out-rdtscp.txt)', expected '$want'"
 run 0 "$TEA" record -q -o rdtscp-max.tea --max-instructions 1000 -- ./prog rdtscp out-rdtscp2.txt 1
 [ "$(tail -n 1 out-rdtscp2.txt)" = done ] || fail "mode rdtscp did not run to its end after recording was done"
+[ "$(head -n 1 out-rdtscp2.txt)" = "$want" ] || fail "mode rdtscp saw '$(head -n 1 out-rdtscp2.txt)' after recording, expected '$want'"
 # ... on the second thread while the main thread runs between its
 # timeslices (--fair-sched=yes makes Valgrind alternate them): the main
 # thread's instructions do not count
