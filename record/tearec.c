@@ -96,11 +96,12 @@
  *
  * CPUID. On a host with SSE4.2 or more, Valgrind 3.19 answers CPUID as a
  * model Intel processor whose leaf 0x80000001 advertises RDTSCP, but VEX
- * translates RDTSCP only on a host that has it. Some virtual machines hide it (this project's build
- * machines among them), and a program that trusts the bit dies there with
- * SIGILL: libhwy's TimerResolution at load time, so Debian's x264. On
- * such a host the tool clears the bit from every CPUID's answer
- * (add_statement), as a native run there would see it.
+ * translates RDTSCP only on a host that has it. Some virtual machines
+ * hide it (this project's build machines among them), and a program that
+ * trusts the bit dies there with SIGILL: libhwy's TimerResolution at load
+ * time, so Debian's x264. On such a host the tool clears the bit from
+ * every CPUID's answer (add_statement), as a native run there would see
+ * it.
  *
  * Programs and processes. tea record runs Valgrind with --trace-children=yes
  * so that an exec is followed: the new program starts a new image of this
@@ -534,6 +535,12 @@ static void warm_reset(void)
     warm_last_page = WARM_INVALID;
 }
 
+/* Whether `x` is a power of 2. */
+static Bool is_pow2(ULong x)
+{
+    return x != 0 && (x & (x - 1)) == 0;
+}
+
 /* The base-2 logarithm of `x`, a power of 2. */
 static UInt log2_of(ULong x)
 {
@@ -573,7 +580,7 @@ static void parse_warm_caches(void)
     static const UInt powers[] = { 0, 3, 6, 7 }; /* the set counts, the line and the page size */
     for (UInt k = 0; k < sizeof powers / sizeof powers[0]; k++) {
         ULong x = v[powers[k]];
-        if (x == 0 || (x & (x - 1)) || x > (1ULL << 30))
+        if (!is_pow2(x) || x > (1ULL << 30))
             VG_(fmsg_bad_option)("--warm-caches", "set counts, the line and the page size must be powers of 2\n");
     }
     if (v[6] > v[7])
@@ -1035,7 +1042,7 @@ static void add_warm_mem(IRSB *sb, IRExpr *addr, Int size, IRExpr *guard, IRTemp
      * moves once allocated; a set's bytes are mostly a power of 2 (a shift) */
     first = add_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shr64, addr, bits));
     set = add_tmp(sb, Ity_I64, IRExpr_Binop(Iop_And64, IRExpr_RdTmp(first), IRExpr_Const(IRConst_U64(warm_l1d.set_mask))));
-    if ((set_bytes & (set_bytes - 1)) == 0) {
+    if (is_pow2(set_bytes)) {
         offset = add_tmp(sb, Ity_I64,
                          IRExpr_Binop(Iop_Shl64, IRExpr_RdTmp(set), IRExpr_Const(IRConst_U8((UChar)log2_of(set_bytes)))));
     } else {

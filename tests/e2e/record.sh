@@ -98,12 +98,14 @@ if grep -qw rdtscp /proc/cpuinfo; then
 else
     want="rdtscp 0"
 fi
-run 0 "$TEA" record -q -o rdtscp.tea -- ./prog rdtscp out-rdtscp.txt 1
-[ "$(tail -n 1 out-rdtscp.txt)" = done ] || fail "mode rdtscp did not run to its end under tea record"
-[ "$(head -n 1 out-rdtscp.txt)" = "$want" ] || fail "mode rdtscp saw '$(head -n 1 out-rdtscp.txt)', expected '$want'"
-run 0 "$TEA" record -q -o rdtscp-max.tea --max-instructions 1000 -- ./prog rdtscp out-rdtscp2.txt 1
-[ "$(tail -n 1 out-rdtscp2.txt)" = done ] || fail "mode rdtscp did not run to its end after recording was done"
-[ "$(head -n 1 out-rdtscp2.txt)" = "$want" ] || fail "mode rdtscp saw '$(head -n 1 out-rdtscp2.txt)' after recording, expected '$want'"
+# rdtscp NAME OPTIONS...: mode rdtscp recorded with OPTIONS into NAME.tea
+rdtscp() {
+    run 0 "$TEA" record -q -o "$1.tea" "${@:2}" -- ./prog rdtscp "out-$1.txt" 1
+    [ "$(tail -n 1 "out-$1.txt")" = done ] || fail "mode rdtscp ($1) did not run to its end under tea record"
+    [ "$(head -n 1 "out-$1.txt")" = "$want" ] || fail "mode rdtscp ($1) saw '$(head -n 1 "out-$1.txt")', expected '$want'"
+}
+rdtscp rdtscp-whole
+rdtscp rdtscp-after-max --max-instructions 1000
 # ... on the second thread while the main thread runs between its
 # timeslices (--fair-sched=yes makes Valgrind alternate them): the main
 # thread's instructions do not count
