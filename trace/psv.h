@@ -92,8 +92,13 @@ void trace_psv_counter_flush(trace_psv_counter *c, uint64_t events[TRACE_PSV_EVE
 static inline void trace_psv_count(trace_psv_counter *c, unsigned psv, uint64_t events[TRACE_PSV_EVENT_COUNT])
 {
     c->lanes += trace_psv_lane_table[psv];
-    if (++c->uops == TRACE_PSV_LANE_MAX)
-        trace_psv_counter_flush(c, events);
+    if (++c->uops == TRACE_PSV_LANE_MAX) {
+        /* flushed through a copy: `c` itself never escapes, so a caller's
+         * counter can live in registers */
+        trace_psv_counter full = *c;
+        trace_psv_counter_flush(&full, events);
+        *c = full;
+    }
 }
 
 #endif

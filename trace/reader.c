@@ -95,6 +95,7 @@ struct trace_reader {
     uint8_t carry[TRACE_TD_TOKEN_SIZE]; /* a token cut by the end of a chunk, and its bytes so far */
     size_t carry_size;
     int input_exhausted;
+    uint64_t record_token;    /* the token of the record being accepted (messages only) */
     unsigned frame_threads; /* trace_open_options.threads */
     trace_token_sink token_sink; /* trace_reader_set_token_sink, or NULL */
     void *token_ctx;
@@ -413,8 +414,8 @@ static void describe_location(const trace_reader *r, char *where, size_t size)
     if (r->format == TRACE_FORMAT_NATIVE)
         snprintf(where, size, "record %llu (frame at byte %llu)", (unsigned long long)r->totals.records,
                  (unsigned long long)r->frame_entry.offset);
-    else /* the record belongs to the token before the one just pushed */
-        snprintf(where, size, "token %llu", (unsigned long long)(r->td.tokens - (r->done ? 1 : 2)));
+    else
+        snprintf(where, size, "token %llu", (unsigned long long)r->record_token);
 }
 
 /* Checks a decoded record against the stream so far and adds it to the
@@ -450,7 +451,7 @@ static int accept_record(trace_reader *r, const trace_record *rec, const trace_u
  * totals, its events through `psvs`. Returns 0, changing nothing, for a
  * record that fails a check: accept_record then reports it. On the 2·10^7-
  * cycle TraceDoctor trace of bench/replay, (b) took 4-7 % less time. */
-static int accept_td_record(trace_reader *r, const trace_record *rec, const trace_uop *uops, trace_psv_counter *psvs)
+static inline int accept_td_record(trace_reader *r, const trace_record *rec, const trace_uop *uops, trace_psv_counter *psvs)
 {
     const unsigned n = trace_record_uops(rec), window = r->window;
     const unsigned after = window - rec->retire - rec->squash + rec->dispatch;
@@ -468,6 +469,38 @@ static int accept_td_record(trace_reader *r, const trace_record *rec, const trac
     for (unsigned i = 0; i < n; i++)
         trace_psv_count(psvs, uops[i].psv, t->events);
     return 1;
+}
+
+/* Decodes the current run of tokens in one go (trace_td_decoder_push_run)
+ * and accepts the records it appended, reporting the first fault in stream
+ * order: a record's before the faulty token's. *decoded: the tokens
+ * decoded, 0 when the batch lacks room for a run. */
+static int read_token_run(trace_reader *r, trace_batch *batch, trace_psv_counter *psvs, size_t *decoded)
+{
+    const uint8_t *tokens = r->tokens + r->token_pos * TRACE_TD_TOKEN_SIZE;
+    const size_t first = batch->count;
+    const uint64_t first_token = r->td.tokens; /* the record of token t comes out with token t + 1 */
+    size_t used = 0;
+    int rc = trace_td_decoder_push_run(&r->td, tokens, r->token_count - r->token_pos, batch, &used), arc;
+
+    r->token_pos += used;
+    r->stats.units = r->td.tokens;
+    if (r->token_sink)
+        for (size_t i = 0; i < used; i++)
+            r->token_sink(r->token_ctx, tokens + i * TRACE_TD_TOKEN_SIZE);
+    for (size_t k = first; k < batch->count; k++) {
+        const trace_record *rec = &batch->records[k];
+        const trace_uop *uops = batch->uops + rec->first_uop;
+        if (accept_td_record(r, rec, uops, psvs))
+            continue;
+        r->record_token = first_token - 1 + (k - first);
+        if ((arc = accept_record(r, rec, uops))) {
+            r->stats.units = r->record_token + 2; /* as when decoding token by token */
+            return arc;
+        }
+    }
+    *decoded = used;
+    return rc ? error_prefix(rc, "%s: ", trace_input_name(r->in)) : TEA_OK;
 }
 
 static int read_tracedoctor(trace_reader *r, trace_batch *batch)
@@ -490,17 +523,28 @@ static int read_tracedoctor(trace_reader *r, trace_batch *batch)
                 r->done = 1;
             }
         }
+        if (!r->done && r->td.have_pending) {
+            size_t decoded = 0;
+            if ((rc = read_token_run(r, batch, &psvs, &decoded)))
+                break;
+            if (decoded > 0)
+                continue; /* otherwise the batch has room for one record: token by token */
+        }
         if (!r->done && (rc = push_token(r, rec, uops, &ready)))
             break;
         if (!ready)
             continue;
+        r->record_token = r->td.tokens - (r->done ? 1 : 2);
         if (!accept_td_record(r, rec, uops, &psvs) && (rc = accept_record(r, rec, uops)))
             break;
         rec->first_uop = (uint32_t)batch->uop_count;
         batch->count++;
         batch->uop_count += trace_record_uops(rec);
     }
-    trace_psv_counter_flush(&psvs, r->totals.events);
+    {
+        trace_psv_counter last = psvs; /* a copy: psvs never escapes (trace_psv_count) */
+        trace_psv_counter_flush(&last, r->totals.events);
+    }
     if (rc)
         return rc;
     r->stats.notes.counter_wraps = r->td.stats.counter_wraps;

@@ -323,14 +323,13 @@ static inline void emit_pending(const trace_td_decoder *d, trace_record *rec, tr
     memcpy(uops, d->record_uops[d->pending], sizeof d->record_uops[d->pending]);
 }
 
-/* Completes the pending record now that the next token shows the window
+/* Completes the pending record `p` now that the next token shows the window
  * (`window`) and head index at its start. A window smaller than expected
  * means entries were squashed after the pending cycle; a squash right after
  * a dispatch first cancels that dispatch. A larger one cannot be explained
  * and counts as a resync (the entries are taken as dispatched). */
-static void settle_pending(trace_td_decoder *d, unsigned window, unsigned head)
+static inline void settle_pending(trace_td_decoder *d, trace_record *p, unsigned window, unsigned head)
 {
-    trace_record *p = &d->record[d->pending];
     unsigned expected = d->expected_window, next_head = d->pending_head + p->retire;
 
     if (window < expected) {
@@ -346,23 +345,25 @@ static void settle_pending(trace_td_decoder *d, unsigned window, unsigned head)
     }
 }
 
-/* trace_td_decoder_push and trace_td_decoder_push_bytes: the next token's
- * record is built in the record buffer that is not pending. */
-static inline int decoder_push(trace_td_decoder *d, const token_view *t, trace_record *rec, trace_uop *uops, int *ready)
+/* Decodes one token: builds its record at `cur` with its µops at
+ * `cur_uops` (TRACE_TD_SLOTS places, all may be written) and, when a
+ * record is pending, completes it at `pending`. Where the two records lie
+ * is the caller's: the decoder's own pair (decoder_push) or a batch
+ * (trace_td_decoder_push_run). On error nothing but the wrap count
+ * changes. */
+static inline int decoder_step(trace_td_decoder *d, const token_view *t, trace_record *cur, trace_uop *cur_uops,
+                               trace_record *pending)
 {
-    unsigned next = d->pending ^ 1u;
-    trace_record *cur = &d->record[next];
     uint64_t cycle = 0;
     unsigned window;
     int rc;
 
-    *ready = 0;
     if ((rc = unwrap_cycle(d, t, &cycle)))
         return rc;
     if (t->head >= d->rob_size || t->tail >= d->rob_size)
         return token_error(d, "ROB index %u is outside a %u-entry ROB (see --rob-size)",
                            t->head >= d->rob_size ? t->head : t->tail, d->rob_size);
-    if ((rc = token_record(d, t, cycle, cur, d->record_uops[next])))
+    if ((rc = token_record(d, t, cycle, cur, cur_uops)))
         return rc;
     window = token_window(d, t);
     if (window < cur->retire) {
@@ -372,23 +373,38 @@ static inline int decoder_push(trace_td_decoder *d, const token_view *t, trace_r
     }
     if (d->tokens == 0)
         d->initial_window = window;
-    if (d->have_pending) {
-        settle_pending(d, window, t->head);
-        emit_pending(d, rec, uops);
-        *ready = 1;
-    }
+    if (d->have_pending)
+        settle_pending(d, pending, window, t->head);
     if (window - cur->retire + cur->dispatch > d->rob_size) {
         /* Dispatch into a full ROB: impossible, keep the window bounded. */
         cur->dispatch = (uint16_t)(d->rob_size - (window - cur->retire));
         d->stats.index_resyncs++;
     }
-    d->pending = next;
     d->pending_head = t->head;
     d->expected_window = window - cur->retire + cur->dispatch;
     assert(d->expected_window <= d->rob_size); /* a dispatch into a full ROB was cut above */
     d->have_pending = 1;
     d->last_cycle = cycle;
     d->tokens++;
+    return TEA_OK;
+}
+
+/* trace_td_decoder_push and trace_td_decoder_push_bytes: the next token's
+ * record is built in the record buffer that is not pending, and the
+ * pending one, completed, is copied out. */
+static inline int decoder_push(trace_td_decoder *d, const token_view *t, trace_record *rec, trace_uop *uops, int *ready)
+{
+    unsigned next = d->pending ^ 1u;
+    int had_pending = d->have_pending, rc;
+
+    *ready = 0;
+    if ((rc = decoder_step(d, t, &d->record[next], d->record_uops[next], &d->record[d->pending])))
+        return rc;
+    if (had_pending) {
+        emit_pending(d, rec, uops);
+        *ready = 1;
+    }
+    d->pending = next;
     return TEA_OK;
 }
 
@@ -415,6 +431,52 @@ int trace_td_decoder_push_bytes(trace_td_decoder *d, const uint8_t bytes[TRACE_T
 
     view_bytes(bytes, &v);
     return decoder_push(d, &v, rec, uops, ready);
+}
+
+/* Room in `batch` for the pending record and the next one, each with
+ * TRACE_MAX_RECORD_UOPS µop places, beyond `records` and `uops` in use. */
+static inline int run_has_room(const trace_batch *batch, size_t records, size_t uops)
+{
+    return records + 2 <= batch->capacity && uops + 2 * TRACE_MAX_RECORD_UOPS <= batch->uop_capacity;
+}
+
+int trace_td_decoder_push_run(trace_td_decoder *d, const uint8_t *tokens, size_t count, trace_batch *batch,
+                              size_t *used)
+{
+    size_t out = batch->count, uop_out = batch->uop_count, i = 0;
+    trace_record *pending;
+    trace_uop *pending_uops;
+    int rc = TEA_OK;
+
+    *used = 0;
+    if (!d->have_pending || count == 0 || !run_has_room(batch, out, uop_out))
+        return TEA_OK;
+    /* The pending record moves into the batch, where the next token
+     * completes it in place; the last one moves back. */
+    pending = &batch->records[out];
+    pending_uops = batch->uops + uop_out;
+    *pending = d->record[d->pending];
+    memcpy(pending_uops, d->record_uops[d->pending], sizeof d->record_uops[d->pending]);
+    for (; i < count && run_has_room(batch, out, uop_out); i++) {
+        trace_record *cur = pending + 1;
+        trace_uop *cur_uops = pending_uops + trace_record_uops(pending);
+        token_view v;
+
+        view_bytes(tokens + i * TRACE_TD_TOKEN_SIZE, &v);
+        if ((rc = decoder_step(d, &v, cur, cur_uops, pending)))
+            break;
+        pending->first_uop = (uint32_t)uop_out;
+        uop_out += trace_record_uops(pending);
+        out++;
+        pending = cur;
+        pending_uops = cur_uops;
+    }
+    d->record[d->pending] = *pending;
+    memcpy(d->record_uops[d->pending], pending_uops, sizeof d->record_uops[d->pending]);
+    batch->count = out;
+    batch->uop_count = uop_out;
+    *used = i;
+    return rc;
 }
 
 void trace_td_decoder_finish(trace_td_decoder *d, trace_record *rec, trace_uop *uops, int *ready)

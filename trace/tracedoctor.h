@@ -62,6 +62,19 @@ int trace_td_decoder_push(trace_td_decoder *d, const trace_td_token *t, trace_re
 int trace_td_decoder_push_bytes(trace_td_decoder *d, const uint8_t bytes[TRACE_TD_TOKEN_SIZE], trace_record *rec,
                                 trace_uop *uops, int *ready);
 
+/* trace_td_decoder_push_bytes over the `count` packed tokens at `tokens`,
+ * the records that come out appended to `batch` as trace_batch_commit
+ * does, each completed in place, without a copy. Decodes while the batch
+ * has room for two more records with TRACE_MAX_RECORD_UOPS µops each (the
+ * last record stays pending, as after trace_td_decoder_push_bytes), and
+ * only once a record is pending: the first token goes through
+ * trace_td_decoder_push_bytes. *used: the tokens decoded; the records
+ * appended are the ones those tokens completed, one per token. Errors are
+ * trace_td_decoder_push_bytes's for token *used, the records before it
+ * appended. */
+int trace_td_decoder_push_run(trace_td_decoder *d, const uint8_t *tokens, size_t count, trace_batch *batch,
+                              size_t *used);
+
 /* Flushes the last record at the end of the stream (*ready tells whether there
  * was one). */
 void trace_td_decoder_finish(trace_td_decoder *d, trace_record *rec, trace_uop *uops, int *ready);

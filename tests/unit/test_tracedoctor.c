@@ -1,13 +1,15 @@
 /*
  * test_tracedoctor.c: the TraceDoctor token codec: packing, the PSV mapping,
  * decoding the reference scenario, every validation error, counter wraps,
- * and decode(encode(stream)) == stream on model streams.
+ * decode(encode(stream)) == stream on model streams, and decoding in runs
+ * (into a batch) against decoding token by token.
  */
 #include "testutil.h"
 #include "common/error.h"
 #include "trace/psv.h"
 #include "trace/tracedoctor.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +35,61 @@ static int decode_tokens(const trace_td_token *tokens, size_t n, test_stream *ou
     if (ready)
         test_stream_append(out, &rec, uops);
     return TEA_OK;
+}
+
+/* Appends the batch's records to `out` and empties it. */
+static void drain_batch(trace_batch *b, test_stream *out)
+{
+    for (size_t i = 0; i < b->count; i++)
+        test_stream_append(out, &b->records[i], b->uops + b->records[i].first_uop);
+    trace_batch_clear(b);
+}
+
+/* decode_tokens through trace_td_decoder_push_run into a batch of
+ * `capacity` records, emptied into `out` whenever a run finds no room: the
+ * first token, and any the run leaves, go through
+ * trace_td_decoder_push_bytes. */
+static int decode_token_runs(const trace_td_token *tokens, size_t n, size_t capacity, test_stream *out,
+                             trace_td_decoder *d)
+{
+    uint8_t *bytes = calloc(n ? n : 1, TRACE_TD_TOKEN_SIZE);
+    trace_batch b;
+    size_t pos = 0;
+    int rc = TEA_OK, ready;
+
+    assert_non_null(bytes);
+    assert_int_equal(trace_batch_init(&b, capacity), 0);
+    for (size_t i = 0; i < n; i++)
+        trace_td_token_pack(&tokens[i], bytes + i * TRACE_TD_TOKEN_SIZE);
+    test_stream_init(out);
+    trace_td_decoder_init(d, ROB, LLC);
+    while (pos < n && !rc) {
+        size_t used = 0;
+        trace_record *rec = &b.records[b.count];
+        rc = trace_td_decoder_push_run(d, bytes + pos * TRACE_TD_TOKEN_SIZE, n - pos, &b, &used);
+        pos += used;
+        assert_true(b.count <= b.capacity && b.uop_count <= b.uop_capacity);
+        if (rc || used > 0)
+            continue;
+        if (d->have_pending) { /* no room for a run */
+            drain_batch(&b, out);
+            continue;
+        }
+        if (!(rc = trace_td_decoder_push_bytes(d, bytes + pos * TRACE_TD_TOKEN_SIZE, rec,
+                                               b.uops + b.uop_count, &ready))) {
+            assert_false(ready); /* the first token completes nothing */
+            pos++;
+        }
+    }
+    drain_batch(&b, out);
+    if (!rc) {
+        trace_td_decoder_finish(d, &b.records[0], b.uops, &ready);
+        if (ready)
+            test_stream_append(out, &b.records[0], b.uops);
+    }
+    trace_batch_free(&b);
+    free(bytes);
+    return rc;
 }
 
 static trace_td_token token(uint64_t cycle, unsigned state, unsigned head, unsigned tail)
@@ -147,13 +204,23 @@ static void scenario_decodes_as_worked_out(void **state)
     test_stream_free(&s);
 }
 
+/* Decoding `tokens` fails with a message containing `needle`, token by
+ * token and in runs alike (the same message and the same records before). */
 static void expect_error(const trace_td_token *tokens, size_t n, const char *needle)
 {
-    trace_td_decoder d;
-    test_stream s;
+    trace_td_decoder d, run_d;
+    test_stream s, run_s;
+    char message[512];
+
     assert_int_equal(decode_tokens(tokens, n, &s, &d), TEA_ERR_FORMAT);
     assert_contains(error_message(), needle);
+    snprintf(message, sizeof message, "%s", error_message());
+    assert_int_equal(decode_token_runs(tokens, n, 16, &run_s, &run_d), TEA_ERR_FORMAT);
+    assert_string_equal(error_message(), message);
+    assert_streams_equal(&s, &run_s);
+    assert_int_equal(run_d.tokens, d.tokens);
     test_stream_free(&s);
+    test_stream_free(&run_s);
 }
 
 static void invalid_tokens_are_rejected(void **state)
@@ -243,6 +310,44 @@ static void model_streams_survive_tokens(void **state)
         assert_token_round_trip(&s, 0);
         test_stream_free(&s);
     }
+}
+
+/* Decoding in runs gives what decoding token by token gives: the same
+ * records, µops and statistics, whatever the batch's capacity (2: no room
+ * for a run once a record is in it). A token that breaks a rule in the
+ * middle of a run stops it there with the same message. */
+static void runs_decode_as_token_by_token(void **state)
+{
+    static const size_t capacities[] = { 2, 3, 7, 4096 };
+    test_stream s;
+    trace_td_encoder e;
+    trace_td_token *tokens;
+    (void)state;
+
+    test_model_stream("flushes", 5, 20000, &s);
+    assert_true(s.count > 1000);
+    assert_non_null(tokens = calloc(s.count, sizeof *tokens));
+    trace_td_encoder_init(&e, ROB, LLC);
+    for (size_t i = 0; i < s.count; i++)
+        assert_int_equal(trace_td_encoder_encode(&e, &s.records[i], s.uops + s.records[i].first_uop, 0, NULL,
+                                                 &tokens[i]), 0);
+    for (size_t c = 0; c < sizeof capacities / sizeof capacities[0]; c++) {
+        trace_td_decoder d, run_d;
+        test_stream one, runs;
+        assert_int_equal(decode_tokens(tokens, s.count, &one, &d), 0);
+        assert_int_equal(decode_token_runs(tokens, s.count, capacities[c], &runs, &run_d), 0);
+        assert_streams_equal(&one, &runs);
+        assert_streams_equal(&s, &runs);
+        assert_memory_equal(&d.stats, &run_d.stats, sizeof d.stats);
+        assert_int_equal(d.tokens, run_d.tokens);
+        test_stream_free(&one);
+        test_stream_free(&runs);
+    }
+    /* token 777 goes backwards: records 0-775 come out, then its error */
+    tokens[777].cycle = tokens[776].cycle;
+    expect_error(tokens, s.count, "token 777 (uncompressed byte 49728): cycle counter goes nowhere");
+    free(tokens);
+    test_stream_free(&s);
 }
 
 /* A ROB that fills completely (head == tail) and drains again, starting from
@@ -460,6 +565,7 @@ int main(void)
         cmocka_unit_test(invalid_tokens_are_rejected),
         cmocka_unit_test(cycle_counter_wraps_are_unwrapped),
         cmocka_unit_test(model_streams_survive_tokens),
+        cmocka_unit_test(runs_decode_as_token_by_token),
         cmocka_unit_test(full_rob_is_told_from_empty),
         cmocka_unit_test(inexpressible_records_are_refused),
         cmocka_unit_test(valid_bits_show_the_head_row),
