@@ -271,11 +271,14 @@ static int token_record(trace_td_decoder *d, const token_view *t, uint64_t cycle
             if (pending_valid >= 0)
                 return token_error(d, "slot %u commits after uncommitted valid slot %u", i,
                                    (unsigned)pending_valid);
+            uint16_t memlat = view_memlat(t, i);
             uops[n].pc = view_pc(t, i);
-            uops[n].psv = slot_psv(d, f, view_memlat(t, i));
+            uops[n].psv = slot_psv(d, f, memlat);
             uops[n].offset = (uint8_t)(i - hb);
             uops[n].pad_ = 0;
             n++;
+            d->stats.memlat_nonzero += memlat > 0;
+            d->stats.dcache_misses += (f & TRACE_TD_SLOT_DCACHE_MISS) != 0;
         } else if ((f & TRACE_TD_SLOT_VALID) && i >= hb && pending_valid < 0) {
             pending_valid = (int)i;
         }
@@ -284,25 +287,21 @@ static int token_record(trace_td_decoder *d, const token_view *t, uint64_t cycle
         return token_error(d, "COMMITTING token (state 0x%x) has no committing slot", t->rob_state);
     rec->n_commit = (uint8_t)n;
     if (excepting) {
+        uint16_t memlat;
         if (pending_valid < 0)
             return token_error(d, "EXCEPTION token (state 0x%x) has no valid slot", t->rob_state);
         exception_slot = pending_valid;
+        memlat = view_memlat(t, (unsigned)exception_slot);
         uops[n].pc = view_pc(t, (unsigned)exception_slot);
-        uops[n].psv = (uint16_t)(slot_psv(d, t->flags[exception_slot], view_memlat(t, (unsigned)exception_slot))
-                                 | (1u << TRACE_PSV_FL_EX));
+        uops[n].psv = (uint16_t)(slot_psv(d, t->flags[exception_slot], memlat) | (1u << TRACE_PSV_FL_EX));
         uops[n].offset = (uint8_t)(exception_slot - (int)hb);
         uops[n].pad_ = 0;
         rec->flags |= TRACE_REC_EXCEPTION;
         rec->retire = (uint8_t)(exception_slot - (int)hb + 1);
+        d->stats.memlat_nonzero += memlat > 0;
+        d->stats.dcache_misses += (t->flags[exception_slot] & TRACE_TD_SLOT_DCACHE_MISS) != 0;
     } else if (n > 0) {
         rec->retire = (uint8_t)((pending_valid >= 0 ? (unsigned)pending_valid : TRACE_TD_SLOTS) - hb);
-    }
-    for (unsigned i = 0; i < trace_record_uops(rec); i++) {
-        unsigned slot = hb + uops[i].offset;
-        if (view_memlat(t, slot) > 0)
-            d->stats.memlat_nonzero++;
-        if (t->flags[slot] & TRACE_TD_SLOT_DCACHE_MISS)
-            d->stats.dcache_misses++;
     }
     if (t->rob_state & TRACE_TD_ROB_POPULATED)
         rec->flags |= TRACE_REC_REFILL;
@@ -349,8 +348,8 @@ static inline void settle_pending(trace_td_decoder *d, trace_record *p, unsigned
  * `cur_uops` (TRACE_TD_SLOTS places, all may be written) and, when a
  * record is pending, completes it at `pending`. Where the two records lie
  * is the caller's: the decoder's own pair (decoder_push) or a batch
- * (trace_td_decoder_push_run). On error nothing but the wrap count
- * changes. */
+ * (trace_td_decoder_push_run). After an error the decoder's counts are
+ * not to be trusted: the stream ends there. */
 static inline int decoder_step(trace_td_decoder *d, const token_view *t, trace_record *cur, trace_uop *cur_uops,
                                trace_record *pending)
 {

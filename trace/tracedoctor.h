@@ -52,7 +52,8 @@ void trace_td_decoder_init(trace_td_decoder *d, unsigned rob_size, unsigned llc_
  * Errors (TEA_ERR_FORMAT, message naming the token index and byte offset):
  * cycle counter going backwards or repeating, indices outside the ROB, a
  * COMMITTING token without a committing slot, an EXCEPTION token without a
- * valid slot, commits out of bank order. uops[] has room for
+ * valid slot, commits out of bank order; the stream ends there (the
+ * statistics may count part of the faulty token). uops[] has room for
  * TRACE_MAX_RECORD_UOPS µops (all may be written). */
 int trace_td_decoder_push(trace_td_decoder *d, const trace_td_token *t, trace_record *rec, trace_uop *uops, int *ready);
 
