@@ -471,31 +471,43 @@ static inline int accept_td_record(trace_reader *r, const trace_record *rec, con
     return 1;
 }
 
+/* The token whose record comes out once `pushed` tokens are decoded: a
+ * record waits for the next token's indices, so it is the one before the
+ * last, or the last at the end of the stream. */
+static uint64_t record_token_of(uint64_t pushed, int at_end)
+{
+    return pushed - (at_end ? 1 : 2);
+}
+
 /* Decodes the current run of tokens in one go (trace_td_decoder_push_run)
- * and accepts the records it appended, reporting the first fault in stream
- * order: a record's before the faulty token's. *decoded: the tokens
- * decoded, 0 when the batch lacks room for a run. */
-static int read_token_run(trace_reader *r, trace_batch *batch, trace_psv_counter *psvs, size_t *decoded)
+ * and accepts the records it appended, each after handing its completing
+ * token to the sink, as token by token: the first fault in stream order is
+ * reported (a record's before the faulty token's) and no token past it is
+ * handed out. *decoded: the tokens decoded, 0 when the batch lacks room for
+ * a run. */
+static inline int read_token_run(trace_reader *r, trace_batch *batch, trace_psv_counter *psvs, size_t *decoded)
 {
     const uint8_t *tokens = r->tokens + r->token_pos * TRACE_TD_TOKEN_SIZE;
     const size_t first = batch->count;
-    const uint64_t first_token = r->td.tokens; /* the record of token t comes out with token t + 1 */
+    const uint64_t pushed_before = r->td.tokens;
     size_t used = 0;
     int rc = trace_td_decoder_push_run(&r->td, tokens, r->token_count - r->token_pos, batch, &used), arc;
 
+    assert(batch->count - first == used); /* each token decoded completes one record */
     r->token_pos += used;
     r->stats.units = r->td.tokens;
-    if (r->token_sink)
-        for (size_t i = 0; i < used; i++)
-            r->token_sink(r->token_ctx, tokens + i * TRACE_TD_TOKEN_SIZE);
-    for (size_t k = first; k < batch->count; k++) {
-        const trace_record *rec = &batch->records[k];
+    for (size_t i = 0; i < used; i++) {
+        const trace_record *rec = &batch->records[first + i];
         const trace_uop *uops = batch->uops + rec->first_uop;
+        if (r->token_sink) {
+            assert(!r->ahead); /* tokens are decoded on the caller's thread (start_background) */
+            r->token_sink(r->token_ctx, tokens + i * TRACE_TD_TOKEN_SIZE);
+        }
         if (accept_td_record(r, rec, uops, psvs))
             continue;
-        r->record_token = first_token - 1 + (k - first);
+        r->record_token = record_token_of(pushed_before + i + 1, 0);
         if ((arc = accept_record(r, rec, uops))) {
-            r->stats.units = r->record_token + 2; /* as when decoding token by token */
+            r->stats.units = pushed_before + i + 1; /* as when decoding token by token */
             return arc;
         }
     }
@@ -534,7 +546,7 @@ static int read_tracedoctor(trace_reader *r, trace_batch *batch)
             break;
         if (!ready)
             continue;
-        r->record_token = r->td.tokens - (r->done ? 1 : 2);
+        r->record_token = record_token_of(r->td.tokens, r->done);
         if (!accept_td_record(r, rec, uops, &psvs) && (rc = accept_record(r, rec, uops)))
             break;
         rec->first_uop = (uint32_t)batch->uop_count;
@@ -542,7 +554,7 @@ static int read_tracedoctor(trace_reader *r, trace_batch *batch)
         batch->uop_count += trace_record_uops(rec);
     }
     {
-        trace_psv_counter last = psvs; /* a copy: psvs never escapes (trace_psv_count) */
+        trace_psv_counter last = psvs; /* flushed through a copy, as trace_psv_count does */
         trace_psv_counter_flush(&last, r->totals.events);
     }
     if (rc)

@@ -65,14 +65,17 @@ int trace_td_decoder_push_bytes(trace_td_decoder *d, const uint8_t bytes[TRACE_T
 
 /* trace_td_decoder_push_bytes over the `count` packed tokens at `tokens`,
  * the records that come out appended to `batch` as trace_batch_commit
- * does, each completed in place, without a copy. Decodes while the batch
- * has room for two more records with TRACE_MAX_RECORD_UOPS µops each (the
- * last record stays pending, as after trace_td_decoder_push_bytes), and
- * only once a record is pending: the first token goes through
- * trace_td_decoder_push_bytes. *used: the tokens decoded; the records
- * appended are the ones those tokens completed, one per token. Errors are
- * trace_td_decoder_push_bytes's for token *used, the records before it
- * appended. */
+ * does. The pending record is copied into the batch once per call, each
+ * token completes it there and builds the next one beside it, and the last
+ * one is copied back: no copy per token. Decodes while the batch has room
+ * for two more records with TRACE_MAX_RECORD_UOPS µops each, and only
+ * once a record is pending: the first token goes through
+ * trace_td_decoder_push_bytes. The two records and their µop places past
+ * the batch's count are scratch: they may be overwritten, even when the
+ * first token fails.
+ * *used: the tokens decoded; each completed one record, appended in order.
+ * Errors are trace_td_decoder_push_bytes's for token *used, with the
+ * records before it appended. */
 int trace_td_decoder_push_run(trace_td_decoder *d, const uint8_t *tokens, size_t count, trace_batch *batch,
                               size_t *used);
 

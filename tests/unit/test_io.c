@@ -320,6 +320,52 @@ static void batch_capacity_may_change(void **state)
     free(path);
 }
 
+/* A TraceDoctor file read in batches of a few records (1: token by token
+ * only; 2 and 3: runs cut short by the batch's end; 7) fills every batch
+ * but the last, and gives the records, totals and token count of one read
+ * in large batches, raw and compressed. */
+static void tracedoctor_batches_fill_at_any_capacity(void **state)
+{
+    static const size_t capacities[] = { 1, 2, 3, 7 };
+    char *path = test_temp_path("small-batches.trace");
+    (void)state;
+
+    for (int raw = 0; raw <= 1; raw++) {
+        trace_write_options o = { TRACE_FORMAT_TRACEDOCTOR, 0, raw, 0 };
+        test_stream large;
+        assert_int_equal(test_stream_write(&model, &model.header, &o, path), 0);
+        assert_int_equal(test_stream_read(path, NULL, &large), 0);
+        for (size_t c = 0; c < sizeof capacities / sizeof capacities[0]; c++) {
+            trace_reader *r;
+            trace_batch batch;
+            test_stream small;
+            int short_batches = 0;
+            test_stream_init(&small);
+            assert_int_equal(trace_reader_open(&r, path, NULL), 0);
+            assert_int_equal(trace_batch_init(&batch, capacities[c]), 0);
+            for (;;) {
+                assert_int_equal(trace_reader_read(r, &batch), 0);
+                if (batch.count == 0)
+                    break;
+                short_batches += batch.count < capacities[c];
+                for (size_t i = 0; i < batch.count; i++)
+                    test_stream_append(&small, &batch.records[i], batch.uops + batch.records[i].first_uop);
+            }
+            assert_true(short_batches <= 1); /* the last one only */
+            assert_streams_equal(&large, &small);
+            assert_memory_equal(trace_reader_totals(r), &large.totals, sizeof large.totals);
+            assert_true(trace_reader_stats(r)->units == large.stats.units);
+            trace_batch_free(&batch);
+            trace_reader_close(r);
+            test_stream_free(&small);
+        }
+        assert_streams_equal(&model, &large);
+        test_stream_free(&large);
+    }
+    unlink(path);
+    free(path);
+}
+
 static void format_is_detected_from_content(void **state)
 {
     char *path = test_temp_path("scenario.zst"); /* misleading name: raw tokens */
@@ -469,6 +515,7 @@ int main(void)
         cmocka_unit_test(truncated_tracedoctor_trace),
         cmocka_unit_test(background_decoding_is_invisible),
         cmocka_unit_test(batch_capacity_may_change),
+        cmocka_unit_test(tracedoctor_batches_fill_at_any_capacity),
         cmocka_unit_test(format_is_detected_from_content),
         cmocka_unit_test(writers_refuse_impossible_records),
         cmocka_unit_test(token_sink_sees_every_token),

@@ -15,6 +15,8 @@
 
 #define ROB 192
 #define LLC 32
+/* Room for an error message kept while the next decode runs. */
+#define TEST_MESSAGE_MAX 512
 
 /* Decodes `n` tokens into `out`; returns the first error. */
 static int decode_tokens(const trace_td_token *tokens, size_t n, test_stream *out, trace_td_decoder *d)
@@ -210,7 +212,7 @@ static void expect_error(const trace_td_token *tokens, size_t n, const char *nee
 {
     trace_td_decoder d, run_d;
     test_stream s, run_s;
-    char message[512];
+    char message[TEST_MESSAGE_MAX];
 
     assert_int_equal(decode_tokens(tokens, n, &s, &d), TEA_ERR_FORMAT);
     assert_contains(error_message(), needle);
@@ -343,7 +345,7 @@ static void runs_decode_as_token_by_token(void **state)
         test_stream_free(&one);
         test_stream_free(&runs);
     }
-    /* token 777 goes backwards: records 0-775 come out, then its error */
+    /* token 777 repeats the cycle before it: records 0-775 come out, then its error */
     tokens[777].cycle = tokens[776].cycle;
     expect_error(tokens, s.count, "token 777 (uncompressed byte 49728): cycle counter goes nowhere");
     free(tokens);
