@@ -105,10 +105,8 @@ _Static_assert(TRACE_PSV_LANE_BITS == 7 && TRACE_PSV_EVENT_COUNT == 9, "LANES sp
 
 const uint64_t trace_psv_lane_table[TRACE_PSV_VALUES] = { LANES256(0), LANES256(256) };
 
-void trace_psv_counter_flush(trace_psv_counter *c, uint64_t events[TRACE_PSV_EVENT_COUNT])
+void trace_psv_lanes_add(uint64_t lanes, uint64_t events[TRACE_PSV_EVENT_COUNT])
 {
     for (unsigned e = 0; e < TRACE_PSV_EVENT_COUNT; e++)
-        events[e] += c->lanes >> (e * TRACE_PSV_LANE_BITS) & TRACE_PSV_LANE_MAX;
-    c->lanes = 0;
-    c->uops = 0;
+        events[e] += lanes >> (e * TRACE_PSV_LANE_BITS) & TRACE_PSV_LANE_MAX;
 }

@@ -83,8 +83,18 @@ typedef struct trace_psv_counter {
     unsigned uops;  /* below TRACE_PSV_LANE_MAX */
 } trace_psv_counter;
 
-/* Adds the lanes' counts to events[] and empties the counter. */
-void trace_psv_counter_flush(trace_psv_counter *c, uint64_t events[TRACE_PSV_EVENT_COUNT]);
+/* Adds the counts in `lanes` (a trace_psv_counter's) to events[]. */
+void trace_psv_lanes_add(uint64_t lanes, uint64_t events[TRACE_PSV_EVENT_COUNT]);
+
+/* Adds the lanes' counts to events[] and empties the counter. Inline, and
+ * the lanes passed by value: a caller's counter never escapes, so it can
+ * live in registers. */
+static inline void trace_psv_counter_flush(trace_psv_counter *c, uint64_t events[TRACE_PSV_EVENT_COUNT])
+{
+    trace_psv_lanes_add(c->lanes, events);
+    c->lanes = 0;
+    c->uops = 0;
+}
 
 /* Counts the events of a µop whose PSV is `psv` (below TRACE_PSV_VALUES),
  * adding them to events[] whenever the lanes are full. events[] lacks those
@@ -92,13 +102,8 @@ void trace_psv_counter_flush(trace_psv_counter *c, uint64_t events[TRACE_PSV_EVE
 static inline void trace_psv_count(trace_psv_counter *c, unsigned psv, uint64_t events[TRACE_PSV_EVENT_COUNT])
 {
     c->lanes += trace_psv_lane_table[psv];
-    if (++c->uops == TRACE_PSV_LANE_MAX) {
-        /* flushed through a copy: `c` itself never escapes, so a caller's
-         * counter can live in registers */
-        trace_psv_counter full = *c;
-        trace_psv_counter_flush(&full, events);
-        *c = full;
-    }
+    if (++c->uops == TRACE_PSV_LANE_MAX)
+        trace_psv_counter_flush(c, events);
 }
 
 #endif

@@ -499,15 +499,17 @@ static inline int read_token_run(trace_reader *r, trace_batch *batch, trace_psv_
     for (size_t i = 0; i < used; i++) {
         const trace_record *rec = &batch->records[first + i];
         const trace_uop *uops = batch->uops + rec->first_uop;
+        uint64_t pushed;
         if (r->token_sink) {
             assert(!r->ahead); /* tokens are decoded on the caller's thread (start_background) */
             r->token_sink(r->token_ctx, tokens + i * TRACE_TD_TOKEN_SIZE);
         }
         if (accept_td_record(r, rec, uops, psvs))
             continue;
-        r->record_token = record_token_of(pushed_before + i + 1, 0);
+        pushed = pushed_before + i + 1; /* token by token, rec would come out here */
+        r->record_token = record_token_of(pushed, 0);
         if ((arc = accept_record(r, rec, uops))) {
-            r->stats.units = pushed_before + i + 1; /* as when decoding token by token */
+            r->stats.units = pushed; /* as when decoding token by token */
             return arc;
         }
     }
@@ -553,10 +555,7 @@ static int read_tracedoctor(trace_reader *r, trace_batch *batch)
         batch->count++;
         batch->uop_count += trace_record_uops(rec);
     }
-    {
-        trace_psv_counter last = psvs; /* flushed through a copy, as trace_psv_count does */
-        trace_psv_counter_flush(&last, r->totals.events);
-    }
+    trace_psv_counter_flush(&psvs, r->totals.events);
     if (rc)
         return rc;
     r->stats.notes.counter_wraps = r->td.stats.counter_wraps;
