@@ -454,8 +454,7 @@ int trace_td_decoder_push_run(trace_td_decoder *d, const uint8_t *tokens, size_t
      * completes it in place; the last one moves back. */
     pending = &batch->records[out];
     pending_uops = batch->uops + uop_out;
-    *pending = d->record[d->pending];
-    memcpy(pending_uops, d->record_uops[d->pending], sizeof d->record_uops[d->pending]);
+    emit_pending(d, pending, pending_uops);
     for (; i < count && run_has_room(batch, out, uop_out); i++) {
         trace_record *cur = pending + 1;
         trace_uop *cur_uops = pending_uops + trace_record_uops(pending);
