@@ -32,6 +32,10 @@ gcc-riscv64-linux-gnu binutils-riscv64-linux-gnu libxml2-utils"
 # python3: e2e.csvs parses every CSV the tools write with Python's csv module.
 # debuginfod: e2e.stripped serves a debug file with Debian's debuginfod server.
 PACKAGES="$PACKAGES python3 debuginfod"
+# gawk and mawk: the tests' awk programs run under both (e2e.NAME@AWK, see
+# tests/CMakeLists.txt); Debian always has mawk, and with gawk installed
+# /usr/bin/awk is gawk, so the second run is mawk's.
+PACKAGES="$PACKAGES gawk mawk"
 if [ "$FUZZ" -eq 1 ]; then
     PACKAGES="$PACKAGES clang"
 fi

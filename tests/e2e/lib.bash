@@ -5,16 +5,34 @@ set -u
 BIN=$1
 DATA=$2
 SCRATCH=$3
+fail() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+
 TEA="$BIN/tea"
 PICS="$BIN/pics"
 rm -rf "$SCRATCH"
 mkdir -p "$SCRATCH"
 cd "$SCRATCH" || exit 1
 
-fail() {
-    echo "FAIL: $*" >&2
-    exit 1
-}
+# The scripts' own tools (sort, join, grep, awk) compare and print bytes as
+# in the C locale, whatever the machine's is; the tools under test never
+# read the locale.
+export LC_ALL=C
+unset LANGUAGE
+
+# TEA_TEST_AWK=gawk|mawk|...: every `awk` the script and what it runs call
+# is that implementation (tests/CMakeLists.txt runs the scripts that use awk
+# a second time under the implementation /usr/bin/awk is not).
+if [ -n "${TEA_TEST_AWK:-}" ]; then
+    awk_path=$(command -v "$TEA_TEST_AWK") || { echo "SKIP: $TEA_TEST_AWK is not installed"; exit 77; }
+    mkdir -p "$SCRATCH/.awk"
+    ln -sf "$awk_path" "$SCRATCH/.awk/awk"
+    PATH="$SCRATCH/.awk:$PATH"
+    export PATH
+    [ "$(command -v awk)" = "$SCRATCH/.awk/awk" ] || fail "cannot put $TEA_TEST_AWK first on PATH"
+fi
 
 # run EXPECTED_STATUS CMD...: runs CMD, keeps stdout/stderr in out.txt/err.txt
 run() {
