@@ -3,7 +3,8 @@
 # one load misses the LLC) under valgrind through the core model, describe
 # the trace, replay it through the golden reference and the five sampling
 # schemes, show how wrong each profiler is, plot the top-3 instructions of
-# IBS, TEA and golden as an SVG, and end with `pics report --top 3`.
+# IBS, TEA and golden as an SVG, show `pics report --top 3`, and end with
+# where the programs are and how to put them on PATH.
 # Usage: scripts/demo.sh BIN_DIR   (run by `make demo`)
 set -eu
 BIN=${1:-build/bin}
@@ -34,3 +35,9 @@ echo "== pics plot: the top-3 instructions' PICS for IBS, TEA and golden -> $OUT
 echo
 echo "== pics report --top 3: TEA's profile beside the golden reference"
 "$BIN/pics" report "$OUT/replay/tea.pics" --golden "$OUT/replay/golden.pics" --top 3
+echo
+bin_dir=$(cd "$BIN" && pwd)
+echo "== where the programs are: tea and pics are in $bin_dir (nothing else is there)"
+echo "   export PATH=\"$bin_dir:\$PATH\"    # then: tea --help, pics --help, pics report $OUT/replay/golden.pics"
+echo "   make install                      # or install them, with man pages (PREFIX=\$HOME/.local for no root)"
+echo "   what was made: $OUT (the trace, the replay directory, top3.svg); a tour: README.md"

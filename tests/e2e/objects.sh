@@ -4,7 +4,7 @@
 # pics report and pics merge carry them; traces and PICS without them are
 # unchanged.
 . "$(dirname "$0")/lib.bash"
-FIXTURE="$BIN/objects_fixture"
+FIXTURE="$BIN/../tests/objects_fixture"
 
 run 0 "$TEA" gen --workload mixed --cycles 30000 -o gen.tea
 # data frames of 2000 records, as objects_fixture writes them
