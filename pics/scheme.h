@@ -36,6 +36,10 @@ typedef enum pics_jitter {
 /* "golden", "tea", "nci", "ibs", "spe", "ris"; "?" out of range. */
 const char *pics_scheme_name(pics_scheme s);
 
+/* The event-set suffix of a sampler label with all nine events: "ibs:all"
+ * (a scheme's own events have no suffix). */
+#define PICS_SCHEME_ALL_EVENTS "all"
+
 /* The name in prose and figures: "golden", "TEA", "NCI-TEA", "IBS", "SPE",
  * "RIS"; "?" out of range. */
 const char *pics_scheme_display_name(pics_scheme s);

@@ -72,6 +72,16 @@ void tea_run_say_chosen_frequencies(const tea_run *run, const uint64_t *targets,
     }
 }
 
+void tea_run_say_raised_default(const tea_run *run, FILE *f, const char *command)
+{
+    if (run->default_freq_hz <= 0 || run->row_count == 0)
+        return;
+    fprintf(f, "%s: %s: the default %.15g Hz gives this trace about %.3g samples; replaying at %.15g Hz, which "
+               "gives about %d (--freq %.15g keeps the default)\n",
+            command, run->name, run->default_freq_hz, run->default_samples, run->rows[0].spec.frequency_hz,
+            TEA_RUN_DEFAULT_SAMPLES, run->default_freq_hz);
+}
+
 void tea_run_trace_name(const char *path, char *buf, size_t size)
 {
     const char *base = strrchr(path, '/');
@@ -394,13 +404,34 @@ static void collect_samples(tea_run *t)
     }
 }
 
+/* The trace's extent from a native file's index alone, without reading its
+ * records: the cycles it stands for (a sampled recording's whole run), its
+ * clock and a cycle's weight. TEA_ERR_UNSUPPORTED for a trace without an
+ * index (TraceDoctor tokens, standard input). */
+static int indexed_extent(const char *path, double *cycles, uint64_t *clock_hz, double *cycle_weight)
+{
+    trace_frames *frames = NULL;
+    int rc;
+
+    if ((rc = trace_frames_open(&frames, path)))
+        return rc;
+    size_t n = trace_frames_count(frames);
+    const trace_sampling *sampling = &trace_frames_run(frames)->sampling;
+    if (n)
+        *cycles = trace_sampling_stands_for(sampling, trace_frames_info(frames, 0)->first_cycle,
+                                            trace_frames_info(frames, n - 1)->last_cycle);
+    *clock_hz = trace_frames_header(frames)->clock_hz;
+    *cycle_weight = trace_sampling_cycle_weight(sampling);
+    trace_frames_close(frames);
+    return TEA_OK;
+}
+
 /* What --samples needs of a trace before its replay: its cycles (last -
  * first), clock and sampling. A native file's index has them; any other
  * file is read once; standard input cannot be. */
 static int trace_extent(const tea_run_options *o, const char *path, double *cycles, uint64_t *clock_hz,
                         double *cycle_weight)
 {
-    trace_frames *frames = NULL;
     trace_reader *reader = NULL;
     trace_batch batch = { 0 };
     int rc;
@@ -408,15 +439,8 @@ static int trace_extent(const tea_run_options *o, const char *path, double *cycl
     *cycles = 0;
     *clock_hz = 0;
     *cycle_weight = 1;
-    if ((rc = trace_frames_open(&frames, path)) == TEA_OK) {
-        size_t n = trace_frames_count(frames);
-        const trace_sampling *sampling = &trace_frames_run(frames)->sampling;
-        if (n)
-            *cycles = trace_sampling_stands_for(sampling, trace_frames_info(frames, 0)->first_cycle,
-                                                trace_frames_info(frames, n - 1)->last_cycle);
-        *clock_hz = trace_frames_header(frames)->clock_hz;
-        *cycle_weight = trace_sampling_cycle_weight(sampling);
-        trace_frames_close(frames);
+    if ((rc = indexed_extent(path, cycles, clock_hz, cycle_weight)) == TEA_OK) {
+        /* known from the index */
     } else if (rc != TEA_ERR_UNSUPPORTED) {
         return rc;
     } else if (strcmp(path, "-") == 0) {
@@ -517,8 +541,56 @@ static int replay_floors(const tea_run_options *o, tea_run *run)
     return rc;
 }
 
+/* The default frequency raised (docs/usage.md, "Sample counts"): when `o`
+ * runs the command's default, the trace's index gives its length and the
+ * default would give fewer than o->default_min_samples sample points, the
+ * options at the frequency that gives that many, with *from_hz the default
+ * and *default_samples its points; else *from_hz is 0. */
+static int raise_default_frequency(const tea_run_options *o, const char *path, double *freq, tea_run_options *raised,
+                                   double *from_hz, double *default_samples)
+{
+    double cycles = 0, cycle_weight = 1;
+    uint64_t clock_hz = 0;
+    int rc;
+
+    *from_hz = 0;
+    if (!o->default_min_samples || o->period || o->freq_count != 1 || o->sample_target_count || o->specs)
+        return TEA_OK;
+    if ((rc = indexed_extent(path, &cycles, &clock_hz, &cycle_weight)))
+        return rc == TEA_ERR_UNSUPPORTED ? TEA_OK : rc; /* unknown before the replay: the default stands */
+    if (o->open.clock_hz)
+        clock_hz = o->open.clock_hz;
+    if (cycles <= 0 || clock_hz == 0 || o->freqs[0] * cycles / (double)clock_hz >= (double)o->default_min_samples)
+        return TEA_OK;
+    *freq = tea_run_frequency_for_samples(o->default_min_samples, clock_hz, cycles, cycle_weight);
+    if (*freq <= o->freqs[0])
+        return TEA_OK;
+    *from_hz = o->freqs[0];
+    *default_samples = o->freqs[0] * cycles / (double)clock_hz;
+    *raised = *o;
+    raised->freqs = freq;
+    raised->default_min_samples = 0;
+    return TEA_OK;
+}
+
 int tea_run_trace(const tea_run_options *o, const char *path, tea_run *out)
 {
+    double raised_freq, from_hz = 0, default_samples = 0;
+    tea_run_options raised;
+    int raise_rc = raise_default_frequency(o, path, &raised_freq, &raised, &from_hz, &default_samples);
+
+    if (raise_rc || from_hz > 0) {
+        int rc = raise_rc;
+        if (!rc)
+            rc = tea_run_trace(&raised, path, out);
+        else {
+            memset(out, 0, sizeof *out);
+            trace_header_init(&out->header);
+        }
+        out->default_freq_hz = from_hz;
+        out->default_samples = default_samples;
+        return rc;
+    }
     if (o->sample_target_count) {
         tea_run_options chosen;
         double *freqs = calloc(o->sample_target_count, sizeof *freqs);
@@ -744,8 +816,8 @@ size_t tea_run_warn_few_samples(const tea_run *run, FILE *f, const char *command
                 command, run->name, freq, schemes, TEA_RUN_MIN_SAMPLES, (unsigned long long)fewest);
         if (cycles < TEA_RUN_MIN_SAMPLES || want > fastest)
             fprintf(f, "the trace is too short for that even at one sample per cycle");
-        else if (!freq_option)
-            fprintf(f, "use --samples %d or more", TEA_RUN_MIN_SAMPLES);
+        else if (!freq_option) /* the K whose frequency is `want`: K = want * whole / clock */
+            fprintf(f, "use --samples %.15g or more", round_up_two_digits(want * whole / (double)clock));
         else
             fprintf(f, "use %s %.15g or more", freq_option, round_up_two_digits(want));
         if (sampling->every)

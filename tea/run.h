@@ -71,6 +71,9 @@ typedef struct tea_run_options {
     int noise_floor;                 /* also each sampler's noise floor: a second pass (below) */
     const tea_sampler_spec *specs;   /* when not NULL, exactly these samplers instead of schemes x */
     size_t spec_count;               /* frequencies x seeds (the noise floor's pass; labelled by scheme) */
+    uint64_t default_min_samples;    /* not 0: freqs is the command's default (one frequency), raised to
+                                        give this many sample points where the trace's index tells its
+                                        length and the default would give fewer (docs/usage.md) */
 } tea_run_options;
 
 /* One sampler's outcome. */
@@ -98,6 +101,9 @@ typedef struct tea_run {
     size_t row_count;
     struct tea_run *floor;                     /* with options.noise_floor: the second pass, whose sampler
                                                   i is row i's noise floor (NULL otherwise) */
+    double default_freq_hz;                    /* the default frequency options.default_min_samples raised
+                                                  (0: not raised) */
+    double default_samples;                    /* the sample points it would have given */
 } tea_run;
 
 /*
@@ -207,6 +213,21 @@ void tea_run_json_end(json_writer *j);
  * sampling noise alone is about 1/sqrt(n) of a profile (3 % at 1000). */
 #define TEA_RUN_MIN_SAMPLES 1000
 
+/* The sample points a replay at the command's default frequency gives at
+ * least where the trace's length is known before the replay
+ * (tea_run_options.default_min_samples): the README's and the comparisons'
+ * 2000, twice TEA_RUN_MIN_SAMPLES, so that TEA and NCI-TEA, which lose none,
+ * are well above the warning's threshold. */
+#define TEA_RUN_DEFAULT_SAMPLES (2 * TEA_RUN_MIN_SAMPLES)
+
+/* Says on `f`, when run->default_freq_hz is not 0, that the default
+ * frequency was raised, from what to what and why:
+ *
+ *   COMMAND: NAME: the default 4000 Hz gives this trace about N samples (3 digits); replaying
+ *   at F Hz, which gives about 2000 (--freq 4000 keeps the default)
+ */
+void tea_run_say_raised_default(const tea_run *run, FILE *f, const char *command);
+
 /*
  * Warns on `f`, once per frequency of the run at which some sampler took
  * fewer than TEA_RUN_MIN_SAMPLES samples (over every scheme and seed):
@@ -222,7 +243,9 @@ void tea_run_json_end(json_writer *j);
  * is not enough, the warning says the trace is too short instead. On a
  * sampled trace the cycles are the whole run's its windows stand for (each
  * cycle for every / length) and the last parenthesis says so. freq_option
- * NULL (a run by --samples): the advice is "use --samples 1000 or more".
+ * NULL (a run by --samples): the advice is "use --samples K or more", K the
+ * sample count whose frequency is S (S * cycles / clock, rounded up to two
+ * significant digits): for a scheme that loses samples, more than 1000.
  * Returns the number of warnings written.
  */
 size_t tea_run_warn_few_samples(const tea_run *run, FILE *f, const char *command, const char *freq_option);

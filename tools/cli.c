@@ -260,8 +260,11 @@ int cli_dispatch(const char *program, const char *intro, const char *epilogue, c
         dispatch_usage(stdout, program, intro, epilogue, table, count);
         return finish_stdout(program, CLI_EXIT_OK);
     }
-    if (strcmp(argv[1], "--version") == 0) {
-        printf("%s\n", cli_version());
+    if (strcmp(argv[1], "--version") == 0) { /* GNU's "PROGRAM (PACKAGE) VERSION", which help2man reads */
+        if (strcmp(program, "tea") == 0)
+            printf("%s\n", cli_version());
+        else
+            printf("%s (tea) %s\n", program, TEA_VERSION);
         return finish_stdout(program, CLI_EXIT_OK);
     }
     for (size_t i = 0; i < count; i++) {
@@ -468,30 +471,63 @@ int cli_option_clock(const char *command, const cli_option *opt, const char *arg
     return CLI_CONTINUE;
 }
 
-int cli_replay_dir_operand(const char *command, const char **path, const char **golden, char *owned[2])
+/* The scheme of --scheme S ("golden", "SCHEME" or "SCHEME:all"), or
+ * TEA_ERR_USAGE. */
+static int parse_replay_scheme(const char *label, pics_scheme *s)
+{
+    const char *colon = strchr(label, ':');
+    size_t len = colon ? (size_t)(colon - label) : strlen(label);
+
+    if (!pics_scheme_find(label, len, s)
+        || (colon && (*s == PICS_SCHEME_GOLDEN || strcmp(colon + 1, PICS_SCHEME_ALL_EVENTS) != 0)))
+        return error_set(TEA_ERR_USAGE, "unknown scheme '%s' for --scheme (golden, tea, nci, ibs, spe, ris, "
+                                        "SCHEME:" PICS_SCHEME_ALL_EVENTS ")",
+                         label);
+    return TEA_OK;
+}
+
+/* DIR/golden.pics of a replay directory, or TEA_ERR_USAGE when it has none. */
+static int replay_dir_golden(const char *dir, char **golden)
+{
+    if (!(*golden = tea_results_dir_file(dir, TEA_RESULTS_GOLDEN)))
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    if (access(*golden, F_OK) != 0)
+        return error_set(TEA_ERR_USAGE, "%s is a directory without %s, not a tea replay directory: pass a PICS file",
+                         dir, TEA_RESULTS_GOLDEN);
+    return TEA_OK;
+}
+
+int cli_replay_dir_operand(const char *command, const char **path, const char *scheme, const char **golden,
+                           char *owned[2])
 {
     const char *dir = *path;
+    pics_scheme s;
     int rc;
 
     owned[0] = owned[1] = NULL;
+    if (scheme && (rc = parse_replay_scheme(scheme, &s)))
+        return rc;
     if (!tea_results_is_dir(dir))
-        return TEA_OK;
-    if (!golden) { /* one PICS: the directory's golden reference */
-        if (!(owned[1] = tea_results_dir_file(dir, TEA_RESULTS_GOLDEN)))
-            return error_set(TEA_ERR_NOMEM, "out of memory");
-        if (access(owned[1], F_OK) != 0)
-            return error_set(TEA_ERR_USAGE, "%s is a directory without %s, not a tea replay directory: pass a PICS file",
-                             dir, TEA_RESULTS_GOLDEN);
+        return scheme ? error_set(TEA_ERR_USAGE, "--scheme %s takes a PICS of a tea replay directory, and %s is "
+                                                 "none: give the directory, or no --scheme",
+                                  scheme, dir)
+                      : TEA_OK;
+    if (!scheme || s == PICS_SCHEME_GOLDEN) {
+        if ((rc = replay_dir_golden(dir, &owned[1])))
+            return rc;
         *path = owned[1];
-        fprintf(stderr, "%s: %s is a tea replay directory: taking its %s\n", command, dir, *path);
+        fprintf(stderr, "%s: %s is a tea replay directory: taking its %s%s\n", command, dir, *path,
+                scheme ? "" : " (--scheme S for another scheme's PICS)");
         return TEA_OK;
     }
-    if ((rc = tea_results_dir_pics(dir, pics_scheme_name(PICS_SCHEME_TEA), pics_scheme_display_name(PICS_SCHEME_TEA),
-                                   &owned[0], &owned[1])))
+    if ((rc = tea_results_dir_pics(dir, scheme, pics_scheme_display_name(s), &owned[0], &owned[1])))
         return rc;
     *path = owned[0];
-    if (!*golden)
+    if (golden && !*golden) {
         *golden = owned[1];
-    fprintf(stderr, "%s: %s is a tea replay directory: reporting %s against %s\n", command, dir, *path, *golden);
+        fprintf(stderr, "%s: %s is a tea replay directory: reporting %s against %s\n", command, dir, *path, *golden);
+    } else {
+        fprintf(stderr, "%s: %s is a tea replay directory: taking its %s\n", command, dir, *path);
+    }
     return TEA_OK;
 }

@@ -49,6 +49,7 @@ typedef struct source_file {
 
 typedef struct annotate_request {
     const char *path, *golden_path, *out_path, *symbol;
+    const char *scheme; /* --scheme: a replay directory's PICS, or NULL */
     binary_symbolize_options sym;
 } annotate_request;
 
@@ -188,7 +189,7 @@ static void print_instruction(FILE *f, annotate_data *d, uint64_t pc, const char
     else
         fprintf(f, "  0x%-14" PRIx64 " %s\n", binary_symbolize_address(d->z, pc), text);
     if (n > 1)
-        view_report_print_stack(f, &d->in, comps, n, ANNOTATE_STACK_INDENT);
+        view_report_print_stack(f, &d->in, d->v.granularity, comps, n, ANNOTATE_STACK_INDENT);
 }
 
 /* Annotates one function. */
@@ -419,6 +420,7 @@ int cmd_pics_annotate(int argc, char **argv)
         CLI_OPTION_ADJUST_VMA_AUTO(&req.sym),
         CLI_OPTION_NO_DEMANGLE(&req.sym),
         CLI_OPTION_ADDRESSES(&req.sym),
+        CLI_OPTION_REPLAY_SCHEME(&req.scheme),
         CLI_OPTION_GOLDEN(&req.golden_path, "the golden PICS of the same trace: golden cycles and stacks,\n"
                                             "each instruction's error contribution"),
         CLI_FLAG("source", 0, &req.sym.source, "source file:line (DWARF) where it changes, and the\n"
@@ -439,7 +441,8 @@ int cmd_pics_annotate(int argc, char **argv)
         return cli_usage_error(argv[0], "missing --symbol NAME");
     req.path = argv[optind];
     char *owned[2];
-    if ((rc = cli_replay_dir_operand(argv[0], &req.path, &req.golden_path, owned)) || (rc = run_annotate(&req)))
+    if ((rc = cli_replay_dir_operand(argv[0], &req.path, req.scheme, &req.golden_path, owned))
+        || (rc = run_annotate(&req)))
         rc = cli_fail(argv[0], rc);
     free(owned[0]);
     free(owned[1]);

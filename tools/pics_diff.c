@@ -7,7 +7,8 @@
  * and TB the two totals, |B - A| / 2C of a cell is |b x TA - a x TB| /
  * (2 TA TB) in 128-bit integers, the same arithmetic as pics/error.c. So
  * when A is the golden PICS the summed difference is `pics error B A`
- * (instruction x component, or function x component) to the last bit.
+ * at the same granularity (instruction x component, instruction with the
+ * components summed, or function x component) to the last bit.
  */
 #include "binary/symbolize.h"
 #include "cli.h"
@@ -184,7 +185,8 @@ static void write_text(FILE *f, const diff_state *s)
     fprintf(f, "difference: %.4f%% (sum |B - A| / 2C)\n", PERCENT * view_error(&s->v));
     if (rows == 0)
         return;
-    fprintf(f, "\nlargest differences (%zu of %zu; %s x component, cycles):\n", rows, s->cell_count, what);
+    fprintf(f, "\nlargest differences (%zu of %zu; %s%s, cycles):\n", rows, s->cell_count, what,
+            s->req->granularity == PICS_GRAN_INSN ? ", components summed" : " x component");
     fprintf(f, "  %-*s %-20s %16s %16s %16s %9s\n", DIFF_TEXT_LOCATION_WIDTH, what, "component", "A", "B", "B-A",
             "share");
     for (size_t i = 0; i < rows; i++) {
@@ -193,7 +195,8 @@ static void write_text(FILE *f, const diff_state *s)
         fprintf(f, "  %-*s %-20s %16s %16s %16s %8.4f%%\n", DIFF_TEXT_LOCATION_WIDTH,
                 view_report_fit(diff_location(s, r->group, location, sizeof location), DIFF_TEXT_LOCATION_WIDTH,
                                      fitted, sizeof fitted),
-                trace_psv_label(r->psv, label, sizeof label), a, b, d, PERCENT * share_of(s, r->diff));
+                view_component_label(s->v.granularity, r->psv, label, sizeof label), a, b, d,
+                PERCENT * share_of(s, r->diff));
     }
     fprintf(f, "\nper %s (%zu of %zu; share: its part of the difference):\n", what, groups, s->v.row_count);
     fprintf(f, "  %-*s %16s %16s %16s %9s\n", DIFF_TEXT_LOCATION_WIDTH, what, "A", "B", "B-A", "share");
@@ -220,7 +223,7 @@ static void write_csv(FILE *f, const diff_state *s)
         fprintf(f, "0x%llx,", (unsigned long long)view_key_address(&s->v, r->group));
         csv_field(f, diff_location(s, r->group, location, sizeof location));
         fprintf(f, ",%u,", r->psv);
-        csv_field(f, trace_psv_label(r->psv, label, sizeof label));
+        csv_field(f, view_component_label(s->v.granularity, r->psv, label, sizeof label));
         fprintf(f, ",%s,%s,%s,%s\n", a, b, d,
                 plot_svg_format_fixed(share_of(s, r->diff), DIFF_SHARE_DIGITS, share, sizeof share));
     }
@@ -259,7 +262,7 @@ static void json_row(json_writer *j, const diff_state *s, const diff_line *r, in
         json_key(j, "psv");
         json_u64(j, r->psv);
         json_key(j, "component");
-        json_string(j, trace_psv_label(r->psv, text, sizeof text));
+        json_string(j, view_component_label(s->v.granularity, r->psv, text, sizeof text));
     }
     json_key(j, "a");
     json_double(j, cycles_of(&s->a_info, &s->a, r->a));
@@ -373,9 +376,6 @@ done:
 
 int cmd_pics_diff(int argc, char **argv)
 {
-    static const char *const granularities[] = { "insn", "func", NULL }; /* rows are (instruction or function,
-                                                                            component) */
-    static const int granularity_values[] = { PICS_GRAN_INSN_COMPONENT, PICS_GRAN_FUNC };
     static const char *const formats[] = { "text", "csv", "json", NULL };
     static const int format_values[] = { DIFF_TEXT, DIFF_CSV, DIFF_JSON };
     diff_request req = { .out_path = "-", .granularity = PICS_GRAN_INSN_COMPONENT, .format = DIFF_TEXT };
@@ -384,10 +384,9 @@ int cmd_pics_diff(int argc, char **argv)
         CLI_UINT("top", "N", &req.top, 1, UINT64_MAX, "invalid count '%s' for --top (at least 1)",
                  "rows and instructions to list (default: " CLI_STR(DIFF_DEFAULT_TEXT_TOP) " in text, all in CSV\n"
                                                                                            "and JSON; at least 1)"),
-        CLI_ENUM("granularity", "G", &req.granularity, granularities, granularity_values,
-                 "granularity '%s' not available here (insn or func)",
-                 "insn (instruction x component, default) or func (function x\n"
-                 "component; functions from --symbols, else from the binary)"),
+        CLI_OPTION_GRANULARITY(&req.granularity, "insn-component (instruction x component, default), insn\n"
+                                                 "(instruction, components summed) or func (function x\n"
+                                                 "component; functions from --symbols, else from the binary)"),
         CLI_OPTION_SYMBOLS(&req.binary_symbols_path,
                            "symbol map: lines 'START END NAME' (END exclusive); instructions\n"
                            "are shown as NAME+0xOFFSET (it wins over the binary)"),

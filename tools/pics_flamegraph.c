@@ -36,6 +36,7 @@
 
 typedef struct flame_request {
     const char *path, *out_path, *title;
+    const char *scheme;           /* --scheme: a replay directory's PICS, or NULL */
     binary_symbolize_options sym; /* --elf, --adjust-vma */
     double min_width;             /* --min-width: user units; 0 keeps every frame */
 } flame_request;
@@ -171,6 +172,7 @@ int cmd_pics_flamegraph(int argc, char **argv)
     const cli_option options[] = {
         CLI_OPTION_OUTPUT("OUT.svg", &req.out_path, "the SVG file (required; - for standard output)"),
         CLI_STRING("title", 0, "TEXT", &req.title, "the heading (default: the program's name and the scheme)"),
+        CLI_OPTION_REPLAY_SCHEME(&req.scheme),
         CLI_OPTION_ELF(&req.sym.elf_path, "the binary to name functions and instructions with (default:\n"
                                           "the one the trace names, if it exists; else addresses)"),
         CLI_OPTION_ADJUST_VMA(&req.sym, "OFF",
@@ -195,7 +197,7 @@ int cmd_pics_flamegraph(int argc, char **argv)
         return cli_usage_error(argv[0], "missing -o OUT.svg");
     req.path = argv[optind];
     char *owned[2];
-    if ((rc = cli_replay_dir_operand(argv[0], &req.path, NULL, owned)) || (rc = run_flamegraph(&req)))
+    if ((rc = cli_replay_dir_operand(argv[0], &req.path, req.scheme, NULL, owned)) || (rc = run_flamegraph(&req)))
         rc = cli_fail(argv[0], rc);
     free(owned[0]);
     free(owned[1]);

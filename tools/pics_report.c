@@ -41,10 +41,11 @@ typedef enum report_sort { SORT_CYCLES, SORT_ERROR } report_sort;
 
 typedef struct report_request {
     const char *path, *golden_path, *out_path;
+    const char *scheme;           /* --scheme: a replay directory's PICS, or NULL */
     binary_symbolize_options sym;
     uint64_t top;                 /* rows shown; 0: all */
     double percent_limit;         /* rows below this share (percent) are hidden */
-    pics_granularity granularity; /* PICS_GRAN_INSN_COMPONENT or PICS_GRAN_FUNC */
+    pics_granularity granularity; /* rows and the error's cells (docs/usage.md, "Granularities") */
     report_sort sort;
     report_format format;
 } report_request;
@@ -171,7 +172,7 @@ static int print_text(FILE *f, const report_request *req, report_data *d)
                 req->granularity == PICS_GRAN_FUNC ? "" : (n.disassembly[0] ? n.disassembly : "-"));
         if (n.source[0])
             fprintf(f, "%12s%s\n", "", base_name(n.source));
-        view_report_print_stack(f, &d->in, &d->v.cells[r->first], r->count, 12);
+        view_report_print_stack(f, &d->in, d->v.granularity, &d->v.cells[r->first], r->count, 12);
         if (d->in.has_golden) {
             view_report_cycles_text(&d->in, 1, r->golden, VIEW_REPORT_TEXT_DIGITS, golden, sizeof golden);
             fprintf(f, "%12serror contribution %.4f%% (golden %s cycles, %.2f%% of the total)\n", "",
@@ -229,7 +230,7 @@ static int print_csv(FILE *f, const report_request *req, report_data *d)
             fputc(',', f);
             csv_field(f, n.source);
             fputc(',', f);
-            csv_field(f, trace_psv_label(c->psv, label, sizeof label));
+            csv_field(f, view_component_label(d->v.granularity, c->psv, label, sizeof label));
             view_report_cycles_text(&d->in, 0, c->a, VIEW_REPORT_DATA_DIGITS, text, sizeof text);
             fprintf(f, ",%u,%s,%.9f,", c->psv, text, view_report_share(&d->in, 0, c->a));
             if (d->in.has_golden) {
@@ -361,7 +362,7 @@ static int print_json(FILE *f, const report_request *req, report_data *d)
             json_key(&j, "source");
             json_text_or_null(&j, n.source);
             json_key(&j, "component");
-            json_string(&j, trace_psv_label(c->psv, label, sizeof label));
+            json_string(&j, view_component_label(d->v.granularity, c->psv, label, sizeof label));
             json_key(&j, "psv");
             json_u64(&j, c->psv);
             json_key(&j, "cycles");
@@ -515,14 +516,13 @@ int cmd_pics_report(int argc, char **argv)
 {
     static const char *const sorts[] = { "cycles", "error", NULL };
     static const int sort_values[] = { SORT_CYCLES, SORT_ERROR };
-    static const char *const granularities[] = { "insn", "func", NULL };
-    static const int granularity_values[] = { PICS_GRAN_INSN_COMPONENT, PICS_GRAN_FUNC };
     static const char *const formats[] = { "text", "csv", "json", "folded", NULL };
     static const int format_values[] = { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON, FORMAT_FOLDED };
     report_request req;
     int rc;
     const cli_option options[] = {
         CLI_OPTION_GOLDEN(&req.golden_path, "the golden PICS of the same trace: golden stacks and the error"),
+        CLI_OPTION_REPLAY_SCHEME(&req.scheme),
         CLI_OPTION_ELF(&req.sym.elf_path, "the binary to symbolize with (default: the one the trace names,\n"
                                           "if it exists; else PCs are shown as addresses)"),
         CLI_OPTION_ADJUST_VMA_AUTO(&req.sym),
@@ -532,8 +532,9 @@ int cmd_pics_report(int argc, char **argv)
                  "rows to show (default " CLI_STR(REPORT_DEFAULT_TOP) "; 0: all)"),
         CLI_ENUM("sort", "cycles|error", &req.sort, sorts, sort_values, "unknown sort key '%s' (cycles or error)",
                  "order by cycles (default) or by error contribution (needs --golden)"),
-        CLI_ENUM("granularity", "G", &req.granularity, granularities, granularity_values,
-                 "unknown granularity '%s' (insn or func)", "insn (default) or func (stacks summed per function)"),
+        CLI_OPTION_GRANULARITY(&req.granularity, "rows: insn-component (default: instructions with their\n"
+                                                 "stacks), insn (instructions, components summed) or func\n"
+                                                 "(stacks summed per function); docs/usage.md"),
         CLI_CALL("percent-limit", 0, "P", percent_limit_option, &req.percent_limit,
                  "hide rows below P % of the total (in the PICS and in the golden one)"),
         CLI_ENUM("format", "F", &req.format, formats, format_values,
@@ -557,7 +558,7 @@ int cmd_pics_report(int argc, char **argv)
         return cli_usage_error(argv[0], optind == argc ? "missing FILE.pics" : "expected exactly one FILE.pics");
     req.path = argv[optind];
     char *owned[2];
-    if ((rc = cli_replay_dir_operand(argv[0], &req.path, &req.golden_path, owned)))
+    if ((rc = cli_replay_dir_operand(argv[0], &req.path, req.scheme, &req.golden_path, owned)))
         return cli_fail(argv[0], rc);
     if (req.sort == SORT_ERROR && !req.golden_path)
         rc = cli_usage_error(argv[0], "--sort error needs --golden GOLDEN.pics");

@@ -329,6 +329,7 @@ static tea_run_options run_options(const study_request *req)
     o.threads = req->threads ? req->threads : threads_processors();
     o.meter = req->meter;
     o.noise_floor = req->noise_floor;
+    o.default_min_samples = req->default_min_samples;
     return o;
 }
 

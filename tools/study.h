@@ -60,11 +60,15 @@ typedef struct study_request {
     progress_mode progress;                   /* -q/--progress (CLI_OPTIONS_PROGRESS) */
     progress_meter *meter;                    /* records replayed, or NULL (tea/run.h) */
     int noise_floor;                          /* --noise-floor: each sampler's floor (a second pass) */
+    uint64_t default_min_samples;             /* not 0: freqs is the default, raised to give this many
+                                                 samples where the trace's index tells its length
+                                                 (tea_run_options.default_min_samples) */
 } study_request;
 
 /* The options `tea replay` and `tea sweep` share, as cli_option entries
  * (cli.h) into the study_request at `req`: --schemes LIST, a frequency list
- * (--freq or --freqs; `seen_`, when not NULL, is set when it is given),
+ * (--freq; `seen_`, when not NULL, is set when it is given; a NULL help
+ * leaves an old spelling out of --help),
  * --jitter MODE, --events SET, --golden-rules RULES and --threads N. Their
  * callbacks report a bad value as a usage error with the parser's message. */
 #define STUDY_OPTION_SCHEMES(req, help_) \

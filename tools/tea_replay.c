@@ -35,8 +35,11 @@
     "\"Results CSV\": the header line, then rows only, errors as fractions.\n\n"                      \
     "A scheme that takes fewer than 1000 samples gets a warning on standard error: its\n"         \
     "error then mostly measures sampling noise (about 1/sqrt(samples)). The default 4 kHz\n"     \
-    "is the TEA paper's, for runs of seconds; the warning names the frequency at which a\n"      \
-    "short trace gives 1000 samples (or says it is too short even at one per cycle).\n"        \
+    "is the TEA paper's, for runs of seconds; where a native trace's index shows that it\n"     \
+    "would give fewer than 2000 samples (a short recording), the default is raised to the\n"   \
+    "frequency that gives 2000, and standard error says so. The warning names the frequency\n" \
+    "(or, with --samples, the K) that makes up for a scheme's losses, or says the trace is\n"  \
+    "too short even at one sample per cycle.\n"                                                \
     "--samples K chooses instead the frequency that gives the trace about K samples:\n"       \
     "K * clock / cycles, to three significant digits (the cycles a sampled recording's\n"     \
     "windows stand for); it is said on standard error and is freq_hz in every output.\n\n"  \
@@ -192,6 +195,7 @@ static int replay_main(const study_request *req, const char *trace_path, const c
     progress_end(&meter);
     if (!rc && !(rc = write_outputs(req, dir, &t, command_line))) {
         tea_run_say_chosen_frequencies(&t, req->sample_targets, req->sample_target_count, stderr, "tea replay");
+        tea_run_say_raised_default(&t, stderr, "tea replay");
         print_table(req, dir, &t);
         tea_run_warn_few_samples(&t, stderr, "tea replay", req->sample_target_count ? NULL : "--freq");
     }
@@ -209,7 +213,8 @@ static int parse_args(int argc, char **argv, study_request *req, const char **ou
         STUDY_OPTION_SCHEMES(req, "of golden,tea,nci,ibs,spe,ris (default: all six); a scheme\n"
                                   "written SCHEME:all reports all nine events (e.g. ibs:all),\n"
                                   "to separate time-proportionality from event support"),
-        STUDY_OPTION_FREQS("freq", req, &freq_given, "sampling frequencies (default 4000; 4k, 1.5kHz accepted)"),
+        STUDY_OPTION_FREQS("freq", req, &freq_given, "sampling frequencies (default 4000, raised on a short\n"
+                                                     "native trace to give 2000 samples; 4k, 1.5kHz accepted)"),
         CLI_UINT("period", "CYCLES", &req->period, 1, UINT64_MAX, "invalid period '%s' (cycles, at least 1)",
                  "sampling period in cycles (instead of --freq)"),
         STUDY_OPTION_SAMPLES(req, &samples_given, "instead of --freq: the frequencies that give this trace\n"
@@ -257,6 +262,8 @@ static int parse_args(int argc, char **argv, study_request *req, const char **ou
         return cli_usage_error(argv[0], "missing -o DIR");
     if ((req->period != 0) + freq_given + samples_given > 1)
         return cli_usage_error(argv[0], "--period, --freq and --samples exclude each other");
+    if (!req->period && !freq_given && !samples_given)
+        req->default_min_samples = TEA_RUN_DEFAULT_SAMPLES;
     return study_apply_rules(req);
 }
 

@@ -281,8 +281,9 @@ static int parse_args(int argc, char **argv, study_request *req, sweep_options *
 {
     int rc, freqs_given = 0, samples_given = 0;
     const cli_option options[] = {
-        STUDY_OPTION_FREQS("freqs", req, &freqs_given, "sampling frequencies (default " SWEEP_DEFAULT_FREQS ")"),
-        STUDY_OPTION_SAMPLES(req, &samples_given, "instead of --freqs: per trace, the frequencies that\n"
+        STUDY_OPTION_FREQS("freq", req, &freqs_given, "sampling frequencies (default " SWEEP_DEFAULT_FREQS ")"),
+        STUDY_OPTION_FREQS("freqs", req, &freqs_given, NULL), /* the old spelling, unlisted */
+        STUDY_OPTION_SAMPLES(req, &samples_given, "instead of --freq: per trace, the frequencies that\n"
                                                   "give it about K samples each (the SVG's x axis is K)"),
         CLI_UINT_SEEN("seeds", "K", &req->seed_count, 1, STUDY_MAX_SEEDS,
                       "invalid seed count '%s' (1-" CLI_STR(STUDY_MAX_SEEDS) ")", &req->seeds_given,
@@ -405,7 +406,7 @@ static int sweep(const study_request *req, const sweep_options *o, char **paths,
     for (size_t i = 0; !rc && i < count; i++) {
         tea_run_say_chosen_frequencies(&pool.jobs[i].result, req->sample_targets, req->sample_target_count, stderr,
                                        "tea sweep");
-        tea_run_warn_few_samples(&pool.jobs[i].result, stderr, "tea sweep", req->sample_target_count ? NULL : "--freqs");
+        tea_run_warn_few_samples(&pool.jobs[i].result, stderr, "tea sweep", req->sample_target_count ? NULL : "--freq");
     }
 done:
     for (size_t i = 0; i < count; i++) {

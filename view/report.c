@@ -2,6 +2,7 @@
  * report.c: what the report commands share (see report.h).
  */
 #include "report.h"
+#include "view.h"
 #include "common/error.h"
 #include "common/exact.h"
 #include "trace/psv.h"
@@ -147,14 +148,15 @@ void view_report_print_header(FILE *f, const char *command, const view_report_in
     fprintf(f, "# total %s cycles\n", total);
 }
 
-void view_report_print_stack(FILE *f, const view_report_input *in, const pics_pair *c, size_t n, int indent)
+void view_report_print_stack(FILE *f, const view_report_input *in, pics_granularity g, const pics_pair *c, size_t n,
+                             int indent)
 {
     uint64_t sum = 0, gsum = 0;
     char label[TRACE_PSV_LABEL_MAX], cycles[VIEW_REPORT_NUMBER_MAX], golden[VIEW_REPORT_NUMBER_MAX];
     int width = STACK_LABEL_MIN_WIDTH;
 
     for (size_t k = 0; k < n; k++) {
-        int len = (int)strlen(trace_psv_label(c[k].psv, label, sizeof label));
+        int len = (int)strlen(view_component_label(g, c[k].psv, label, sizeof label));
         sum += c[k].a;
         gsum += c[k].b;
         if (len > width)
@@ -164,7 +166,7 @@ void view_report_print_stack(FILE *f, const view_report_input *in, const pics_pa
         fprintf(f, "%*s%-*s %14s %8s | %14s %8s\n", indent, "", width, "component", "cycles", "share", "golden",
                 "share");
     for (size_t k = 0; k < n; k++) {
-        trace_psv_label(c[k].psv, label, sizeof label);
+        view_component_label(g, c[k].psv, label, sizeof label);
         view_report_cycles_text(in, 0, c[k].a, VIEW_REPORT_TEXT_DIGITS, cycles, sizeof cycles);
         fprintf(f, "%*s%-*s %14s %7.2f%%", indent, "", width, label, cycles,
                 sum ? PERCENT * (double)c[k].a / (double)sum : 0.0);

@@ -9,6 +9,7 @@
 
 #include "binary/symbolize.h"
 #include "pics/compare.h"
+#include "pics/error.h"
 #include "pics/pics.h"
 #include "pics/pics_file.h"
 
@@ -61,7 +62,8 @@ void view_report_print_header(FILE *f, const char *command, const view_report_in
  * a view's row: a the PICS's raw value, b the golden one's), each indented
  * by `indent` spaces: component, cycles and share of the stack, and with a
  * golden PICS the golden cycles and share side by side. */
-void view_report_print_stack(FILE *f, const view_report_input *in, const pics_pair *c, size_t n, int indent);
+void view_report_print_stack(FILE *f, const view_report_input *in, pics_granularity g, const pics_pair *c, size_t n,
+                             int indent);
 
 /* One cell of a PICS as a flame-graph stack: its instruction, component and
  * cycles as a whole number. */

@@ -6,6 +6,7 @@
 #include "common/search.h"
 
 #include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +36,14 @@ static int make_rows(view *v)
     }
     v->shown = v->row_count;
     return TEA_OK;
+}
+
+const char *view_component_label(pics_granularity g, uint16_t psv, char *buf, size_t size)
+{
+    if (g != PICS_GRAN_INSN)
+        return trace_psv_label(psv, buf, size);
+    snprintf(buf, size, "%s", VIEW_ALL_COMPONENTS);
+    return buf;
 }
 
 int view_build(view *v, const pics *p, const pics *golden, pics_granularity g, const pics_symmap *ranges)

@@ -71,6 +71,12 @@ typedef struct view {
  * PICS_GRAN_FUNC without ranges, TEA_ERR_NOMEM. */
 int view_build(view *v, const pics *p, const pics *golden, pics_granularity g, const pics_symmap *ranges);
 
+/* The label of a cell's component at granularity `g`: its PSV's label
+ * (trace_psv_label), or VIEW_ALL_COMPONENTS when `g` sums the components
+ * (PICS_GRAN_INSN), whose merged cell has no PSV of its own. */
+#define VIEW_ALL_COMPONENTS "(all)"
+const char *view_component_label(pics_granularity g, uint16_t psv, char *buf, size_t size);
+
 /* The view's total difference as a share: the error of pics/error.h when
  * the second PICS is the golden one. */
 double view_error(const view *v);

@@ -18,6 +18,14 @@ if grep -v 'MAKEFLAGS=--no-print-directory cmake --build' builds.txt; then
     fail "a build command lets make print 'Entering directory' lines"
 fi
 
+# each program names itself in --version, GNU's "PROGRAM (PACKAGE) VERSION"
+# (pics used to say "tea 0.1.0")
+version=$(sed -n 's/^project(tea VERSION \([0-9.]*\).*/\1/p' "$SRC/CMakeLists.txt")
+run 0 "$TEA" --version
+[ "$(cat out.txt)" = "tea $version" ] || fail "tea --version: $(cat out.txt)"
+run 0 "$PICS" --version
+[ "$(cat out.txt)" = "pics (tea) $version" ] || fail "pics --version: $(cat out.txt)"
+
 need_tearec
 DEMO_DIR="$SCRATCH/demo" sh "$SRC/scripts/demo.sh" "$BIN" >demo.txt 2>demo-err.txt ||
     { cat demo.txt demo-err.txt >&2; fail "scripts/demo.sh failed"; }

@@ -75,10 +75,15 @@ run 0 "$PICS" flamegraph r/golden.pics --title 'A & B' -o again.svg
 contains again.svg "<title>A &amp; B</title>"
 run 0 "$PICS" flamegraph r/golden.pics --min-width 0 -o again.svg
 cmp -s golden.svg again.svg || fail "flame graph not deterministic"
-# a replay directory stands for its golden PICS, as pics report takes one
+# a replay directory stands for its golden PICS, as in every command, and
+# --scheme S for its S.pics
 run 0 "$PICS" flamegraph r --min-width 0 -o dir.svg
 contains err.txt "r is a tea replay directory: taking its r/golden.pics"
 cmp -s golden.svg dir.svg || fail "the flame graph of the replay directory is not its golden one"
+run 0 "$PICS" flamegraph r/tea.pics --min-width 0 -o tea-file.svg
+run 0 "$PICS" flamegraph r --scheme tea --min-width 0 -o tea-dir.svg
+contains err.txt "r is a tea replay directory: taking its r/tea.pics"
+cmp -s tea-file.svg tea-dir.svg || fail "flamegraph DIR --scheme tea is not DIR/tea.pics"
 
 # charts are titled with the program's name, else the trace
 run 0 "$PICS" plot r/golden.pics -o plot.svg

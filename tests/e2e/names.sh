@@ -29,7 +29,7 @@ work_addr=$(LC_ALL=C objdump -d "$plt" | sed -n 's/^0*\([0-9a-f]*\) <plt_work>:$
 contains out.txt "# plt_work: 0x$work_addr-"
 # a replay directory: its TEA PICS against its golden one, as pics report
 run 0 "$TEA" replay plt.tea --period 1000 --schemes golden,tea -o pltdir
-run 0 "$PICS" annotate pltdir --symbol plt_work
+run 0 "$PICS" annotate pltdir --scheme tea --symbol plt_work
 contains err.txt "pltdir is a tea replay directory: reporting pltdir/tea.pics against pltdir/golden.pics"
 contains out.txt "# golden pltdir/golden.pics: error"
 # pics error at function granularity with the binary the PICS records (no

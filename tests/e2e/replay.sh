@@ -61,19 +61,54 @@ grep -q '"command_line": "tea replay m.tea --freq 100k,1M -o rn"' rn/summary.jso
 grep -q "\"digest\": \"$digest\"" rn/summary.json || fail "summary.json: no trace digest"
 grep -q '"path": "m.tea"' rn/summary.json || fail "summary.json: no trace path"
 
-# --- pics report on a replay directory: its TEA PICS against its golden, or
-# with several frequencies a message naming the files to pass
+# --- pics report on a replay directory, the rule of every command
+# (docs/usage.md, "Replay directories"): the directory stands for its golden
+# PICS, --scheme S for its S.pics against its golden; with several
+# frequencies a message names the files to pass
 run 0 "$TEA" replay m.tea --freq 1M -o one
+run 0 "$PICS" report one/golden.pics
+cp out.txt want-golden.txt
+run 0 "$PICS" report one
+cmp -s out.txt want-golden.txt || fail "pics report DIR differs from pics report DIR/golden.pics"
+contains err.txt "one is a tea replay directory: taking its one/golden.pics (--scheme S for another scheme's PICS)"
 run 0 "$PICS" report one/tea.pics --golden one/golden.pics
 cp out.txt want-report.txt
-run 0 "$PICS" report one
-cmp -s out.txt want-report.txt || fail "pics report DIR differs from pics report DIR/tea.pics --golden DIR/golden.pics"
+run 0 "$PICS" report one --scheme tea
+cmp -s out.txt want-report.txt || fail "pics report DIR --scheme tea differs from pics report DIR/tea.pics --golden DIR/golden.pics"
 contains err.txt "one is a tea replay directory: reporting one/tea.pics against one/golden.pics"
-run 2 "$PICS" report rn
+run 0 "$PICS" report one/golden.pics --golden one/golden.pics
+cp out.txt want-golden-pair.txt
+run 0 "$PICS" report one --scheme golden --golden one/golden.pics
+cmp -s out.txt want-golden-pair.txt || fail "--scheme golden with --golden: not the golden PICS against itself"
+run 2 "$PICS" report rn --scheme tea
 contains err.txt "rn is a tea replay directory with TEA PICS at 2 frequencies: pass one of tea-1000000hz.pics, tea-100000hz.pics with --golden rn/golden.pics"
+run 2 "$PICS" report one --scheme tee
+contains err.txt "unknown scheme 'tee' for --scheme (golden, tea, nci, ibs, spe, ris, SCHEME:all)"
+run 2 "$PICS" report one --scheme golden:all
+contains err.txt "unknown scheme 'golden:all'"
+run 2 "$PICS" report one/tea.pics --scheme tea
+contains err.txt "--scheme tea takes a PICS of a tea replay directory, and one/tea.pics is none"
 mkdir -p notreplay
 run 2 "$PICS" report notreplay
 contains err.txt "notreplay is a directory without golden.pics, not a tea replay directory: pass a PICS file"
+
+# --- granularities mean the same in every command (docs/usage.md): insn is
+# the instruction with its components summed, in pics error, report and
+# diff alike (pics diff used to take insn for instruction x component)
+run 0 "$PICS" error one/tea.pics one/golden.pics --granularity insn --json
+want=$(json_number out.txt error)
+run 0 "$PICS" diff one/golden.pics one/tea.pics --granularity insn --format json
+[ "$(json_number out.txt difference)" = "$want" ] || fail "pics diff --granularity insn: $(json_number out.txt difference), pics error: $want"
+run 0 "$PICS" diff one/golden.pics one/tea.pics --granularity insn --format csv
+if sed 1d out.txt | grep -v ',(all),'; then fail "pics diff --granularity insn: a row with a component"; fi
+run 0 "$PICS" report one/tea.pics --golden one/golden.pics --granularity insn --format json
+[ "$(json_number out.txt error)" = "$want" ] || fail "pics report --granularity insn: error $(json_number out.txt error), pics error: $want"
+run 0 "$PICS" error one/tea.pics one/golden.pics --granularity insn-component --json
+want=$(json_number out.txt error)
+for g in "" "--granularity insn-component"; do
+    run 0 "$PICS" diff one/golden.pics one/tea.pics $g --format json
+    [ "$(json_number out.txt difference)" = "$want" ] || fail "pics diff $g: not pics error's insn-component"
+done
 
 # --- too few samples are said, with the frequency that gives enough: at
 # 1 MHz (period 3200) the 400,000 cycles hold 125 points; 1000 need 8 MHz
@@ -84,6 +119,33 @@ run 0 "$TEA" replay m.tea --schemes golden,tea --freq 8M --jitter none -o enough
 # the 50 cycles of the scenario hold 1000 samples at no frequency
 run 0 "$TEA" replay "$DATA/scenario.bin" --schemes golden,tea -o short
 contains err.txt "at 4000 Hz tea took fewer than 1000 samples (as few as 0): too few for the error to mean much; the trace is too short for that even at one sample per cycle (a trace of 50 cycles at "
+
+# --- the default frequency on a short native trace: 4 kHz gives the 400,000
+# cycles 400000 * 4000 / 3.2e9 = 0.5 sample points, so the default is raised
+# to the frequency that gives 2000, 2000 * 3.2e9 / 400000 = 16 MHz (period
+# 200: TEA takes exactly 2000), and stderr says so. --freq 4000 keeps 4 kHz;
+# a TraceDoctor trace, whose length is unknown before it is read, keeps it
+# too (with the warning).
+run 0 "$TEA" replay m.tea --schemes golden,tea -o dflt
+contains err.txt "tea replay: m: the default 4000 Hz gives this trace about 0.5 samples; replaying at 16000000 Hz, which gives about 2000 (--freq 4000 keeps the default)"
+[ "$(awk -F, '$2 == "tea" { print $3 "," $5 }' dflt/summary.csv)" = "16000000,2000" ] ||
+    fail "default frequency: summary.csv has $(awk -F, '$2 == "tea" { print $3 "," $5 }' dflt/summary.csv)"
+run 0 "$TEA" replay m.tea --schemes golden,tea --freq 4000 -o dflt-4k
+[ "$(awk -F, '$2 == "tea" { print $3 }' dflt-4k/summary.csv)" = 4000 ] || fail "--freq 4000 was not kept"
+if grep -q "the default" err.txt; then fail "--freq 4000: the default was said to be raised"; fi
+run 0 "$TEA" replay m.td.zst --schemes golden,tea -o dflt-td
+[ "$(awk -F, '$2 == "tea" { print $3 }' dflt-td/summary.csv)" = 4000 ] || fail "a TraceDoctor trace: the default 4 kHz changed"
+contains err.txt "use --freq 8000000 or more"
+
+# --- a scheme that loses samples: with --samples the warning names the K
+# that makes up for its losses. The 2*10^6 cycles of mixed seed 1 at
+# --samples 1200: 1200 * 3.2e9 / 1999895 = 1.92 MHz (period 1667); SPE keeps
+# the fewest, 579, so 1000 need 1.92e6 * 1000 / 579 = 3316062 Hz, which the
+# trace's cycles turn into 3316062 * 1999895 / 3.2e9 = 2072.4 sample points:
+# K = 2100 (two digits, rounded up), not the 1000 TEA would need.
+run 0 "$TEA" gen --workload mixed --cycles 2e6 --seed 1 -o mixed2m.tea
+run 0 "$TEA" replay mixed2m.tea --samples 1200 -o losses
+contains err.txt "at 1920000 Hz ibs, spe, ris took fewer than 1000 samples (as few as 579): too few for the error to mean much; use --samples 2100 or more (a trace of 1999895 cycles at 3200000000 Hz)"
 
 # --- a scheme with all nine events: the same samples, only the components
 # differ, so the instruction-only error is the same as the native scheme's

@@ -69,11 +69,16 @@ contains ci.svg "$want"
 run 0 "$TEA" sweep b.tea --clock 10M --freqs 1k,20k --seeds 2 --schemes tea,nci --jitter none --quiet -o few.csv
 [ "$(grep -c 'warning' err.txt)" = 1 ] || fail "expected one warning (1 kHz only): $(cat err.txt)"
 contains err.txt "tea sweep: warning: b: at 1000 Hz tea, nci took fewer than 1000 samples (as few as "
-contains err.txt "use --freqs 11000 or more (a trace of 999988 cycles at 10000000 Hz)"
+contains err.txt "use --freq 11000 or more (a trace of 999988 cycles at 10000000 Hz)"
 
 # the provenance goes beside a file: OUT.json for OUT.csv, NAME.json for a
 # name without .csv, none for standard output
 run 0 "$TEA" sweep b.tea --clock 10M --freqs 20k --seeds 1 --schemes tea --quiet -o noext
+# --freq, tea replay's spelling, is the option; --freqs, the old one, the same
+run 0 "$TEA" sweep b.tea --clock 10M --freq 20k --seeds 1 --schemes tea --quiet -o freq.csv
+cmp -s noext freq.csv || fail "tea sweep --freq and --freqs differ"
+"$TEA" sweep --help | grep -q -- '--freq HZ' || fail "tea sweep --help does not list --freq"
+if "$TEA" sweep --help | grep -q -- '--freqs'; then fail "tea sweep --help still lists --freqs"; fi
 [ -f noext.json ] && [ ! -e noext.csv.json ] || fail "no noext.json beside noext"
 run 0 "$TEA" sweep b.tea --clock 10M --freqs 20k --seeds 1 --schemes tea --quiet
 head -n 1 out.txt | grep -q '^trace,scheme,' || fail "standard output: no header first"
