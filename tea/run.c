@@ -556,8 +556,11 @@ static int raise_default_frequency(const tea_run_options *o, const char *path, d
     *from_hz = 0;
     if (!o->default_min_samples || o->period || o->freq_count != 1 || o->sample_target_count || o->specs)
         return TEA_OK;
+    /* No index, or one that cannot be read: the length is unknown before the
+     * replay, and the default stands (the replay reports what is wrong,
+     * with the message every reader gives). */
     if ((rc = indexed_extent(path, &cycles, &clock_hz, &cycle_weight)))
-        return rc == TEA_ERR_UNSUPPORTED ? TEA_OK : rc; /* unknown before the replay: the default stands */
+        return rc == TEA_ERR_NOMEM ? rc : TEA_OK;
     if (o->open.clock_hz)
         clock_hz = o->open.clock_hz;
     if (cycles <= 0 || clock_hz == 0 || o->freqs[0] * cycles / (double)clock_hz >= (double)o->default_min_samples)

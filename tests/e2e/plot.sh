@@ -178,7 +178,8 @@ run 2 "$PICS" diff r/golden.pics
 run 2 "$PICS" diff r/golden.pics r/tea.pics --format xml
 run 2 "$PICS" diff r/golden.pics r/tea.pics --granularity func
 contains err.txt "needs --symbols"
-run 2 "$PICS" diff r/golden.pics r/tea.pics --granularity insn-component
+run 2 "$PICS" diff r/golden.pics r/tea.pics --granularity instruction
+contains err.txt "unknown granularity 'instruction' (insn-component, insn or func)"
 printf 'hello\n' >notpics.pics
 run 1 "$PICS" plot notpics.pics -o bad.svg
 contains err.txt "not a PICS file"
