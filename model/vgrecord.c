@@ -93,6 +93,7 @@ typedef struct branch_memo {
     uint8_t valid;
 } branch_memo;
 #define BRANCH_MEMO_BITS 10 /* 1,024 entries */
+#define THREADS_INITIAL 8   /* room for THREAD records at first; doubles */
 
 /* One executed instruction and its memory accesses. */
 typedef struct pending_insn {
@@ -141,6 +142,8 @@ struct model_vgrecord {
     int exec_pending;      /* an EXE record at buf + pos begins the next program */
     int truncated_ok;      /* the program was killed (--kill-after): the stream may end inside a record */
     decoded scratch;       /* a decoding when the table cannot grow */
+    model_vgrecord_thread *threads; /* THREAD records of the current program, by increasing number */
+    size_t thread_count, thread_cap;
     branch_memo memo[1u << BRANCH_MEMO_BITS]; /* direct-mapped by branch_memo_of(pc) */
 };
 
@@ -673,6 +676,36 @@ static void count_record(model_vgrecord *v, uint64_t w)
     v->pos++;
 }
 
+/* A THREAD record at buf + pos: a thread and its instructions, after
+ * those of lower numbers. */
+static int read_thread(model_vgrecord *v)
+{
+    uint64_t tid;
+    int got, rc;
+
+    if ((rc = need(v, RECORD_STREAM_THREAD_WORDS, &got)))
+        return rc;
+    if (!got)
+        return ended_inside(v);
+    tid = v->buf[v->pos] & RECORD_STREAM_COUNT_MASK;
+    if (tid == 0 || tid > RECORD_STREAM_THREAD_MASK || v->thread_count == MODEL_VGRECORD_THREADS_MAX
+        || (v->thread_count && tid <= v->threads[v->thread_count - 1].tid))
+        return error_set(TEA_ERR_FORMAT, "%s: malformed THREAD record after %llu words", v->name,
+                         (unsigned long long)v->stats.words);
+    if (v->thread_count == v->thread_cap) {
+        size_t cap = v->thread_cap ? 2 * v->thread_cap : THREADS_INITIAL;
+        model_vgrecord_thread *grown = realloc(v->threads, cap * sizeof *grown);
+        if (!grown)
+            return error_set(TEA_ERR_NOMEM, "out of memory");
+        v->threads = grown;
+        v->thread_cap = cap;
+    }
+    v->threads[v->thread_count].tid = (uint32_t)tid;
+    v->threads[v->thread_count++].instructions = v->buf[v->pos + 1];
+    v->pos += RECORD_STREAM_THREAD_WORDS;
+    return TEA_OK;
+}
+
 /* The branch fields of `u`, a branch of kind `branch` (decoded direct
  * target `target`) after which `next_pc` ran: its kind, whether taken, and
  * its target (where it went, else the decoded one). */
@@ -828,6 +861,10 @@ static int read_instruction(model_vgrecord *v, pending_insn *out, int *got)
         case RECORD_STREAM_COUNT:
             count_record(v, w);
             break;
+        case RECORD_STREAM_THREAD:
+            if ((rc = read_thread(v)))
+                return rc;
+            break;
         case RECORD_STREAM_LINES:
             if ((rc = read_lines(v, w, 1)))
                 return rc;
@@ -971,6 +1008,7 @@ static void forget_program(model_vgrecord *v)
     memset(&v->cur, 0, sizeof v->cur);
     memset(&v->stats, 0, sizeof v->stats);
     v->stats.words = words;
+    v->thread_count = 0;
     v->stopped = 0;
     v->have_exe = 0;
     v->exec_pending = 0;
@@ -995,6 +1033,8 @@ static int skip_record(model_vgrecord *v)
     case RECORD_STREAM_COUNT:
         count_record(v, w);
         return TEA_OK;
+    case RECORD_STREAM_THREAD:
+        return read_thread(v);
     case RECORD_STREAM_LINES:
         return read_lines(v, w, 0);
     case RECORD_STREAM_CODE:
@@ -1334,6 +1374,12 @@ const model_vgrecord_stats *model_vgrecord_get_stats(const model_vgrecord *v)
     return &v->stats;
 }
 
+const model_vgrecord_thread *model_vgrecord_threads(const model_vgrecord *v, size_t *count)
+{
+    *count = v->thread_count;
+    return v->threads;
+}
+
 int model_vgrecord_wait(model_vgrecord *v, int *status)
 {
     int st;
@@ -1382,6 +1428,7 @@ void model_vgrecord_close(model_vgrecord *v)
     free(v->program.build_id);
     free(v->program.exec_path);
     free(v->table);
+    free(v->threads);
     free(v->buf);
     free(v->name);
     free(v);

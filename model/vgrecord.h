@@ -169,6 +169,23 @@ const model_vgrecord_object *model_vgrecord_objects(const model_vgrecord *v, siz
 
 const model_vgrecord_stats *model_vgrecord_get_stats(const model_vgrecord *v);
 
+/* Most threads a session lists (a stream naming more is refused). */
+#define MODEL_VGRECORD_THREADS_MAX 65536
+
+/* A thread of the program and the instructions it ran (the tool's THREAD
+ * records, record/stream.h). */
+typedef struct model_vgrecord_thread {
+    uint32_t tid;          /* Valgrind's number (1: the main thread) */
+    uint64_t instructions; /* from the program's start until recording stopped, counted by whole
+                              blocks (each pass of a rep string instruction one) */
+} model_vgrecord_thread;
+
+/* The threads of the current program that ran an instruction, in
+ * increasing order of their number, once recording stopped (*count = 0
+ * before, and for a stream of a tool that predates the counts); valid
+ * until the next read or close. */
+const model_vgrecord_thread *model_vgrecord_threads(const model_vgrecord *v, size_t *count);
+
 /* After the source has ended (the region is over, the stream ended, or
  * the process exec'd), reads on to the next program the process runs.
  * *exec = 1 when there is one: the session now describes that program (its

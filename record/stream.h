@@ -47,6 +47,13 @@
  *           before the first WARM record: the last branches, then every set
  *           of the L1 D that holds a line, then the LLC's, then the new
  *           pages.
+ *   THREAD  two words: the thread (Valgrind's number, bits 0-31), then
+ *           the guest instructions it ran from the program's start (each
+ *           pass of a rep-prefixed string instruction counts), counted
+ *           by whole blocks, so up to a block past where recording
+ *           stopped. One for each thread that ran, in increasing order of
+ *           the number, right before the STOP; a number a later thread
+ *           reused counts both. Streams before it have none.
  *   STOP    one word: recording ended: a STREAM_STOP_* reason (bits 0-7)
  *           | the number of threads the program had started (bits 8-39);
  *           nothing follows but the program's own end.
@@ -74,12 +81,15 @@
 #define RECORD_STREAM_WINDOW 9ull
 #define RECORD_STREAM_COUNT 10ull
 #define RECORD_STREAM_LINES 11ull
+#define RECORD_STREAM_THREAD 12ull
 #define RECORD_STREAM_LINES_L1D 0ull
 #define RECORD_STREAM_LINES_LLC 1ull
 #define RECORD_STREAM_LINES_PAGES 2ull
 #define RECORD_STREAM_LINES_BRANCHES 3ull
 #define RECORD_STREAM_LINES_MAX 64 /* the most ways a modelled cache has */
 #define RECORD_STREAM_COUNT_MASK ((1ull << RECORD_STREAM_KIND_SHIFT) - 1)
+#define RECORD_STREAM_THREAD_MASK 0xffffffffull /* a THREAD record's thread number */
+#define RECORD_STREAM_THREAD_WORDS 2
 
 #define RECORD_STREAM_CODE_BYTES 16 /* x86-64 instructions are at most 15 bytes */
 #define RECORD_STREAM_CODE_WORDS 3

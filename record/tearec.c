@@ -51,6 +51,19 @@
  * handles) counts all its instructions, so --skip is exact in programs
  * that do not fault while it runs.
  *
+ * Thread counts. Every instrumented block, fast, precise or dual and run
+ * by any thread, adds its instruction marks (each pass of a rep string
+ * instruction one) to running_insns once it can no longer leave at its
+ * start, inline (a load, an add and a store), and a side exit taken gives
+ * back the marks it leaves unrun; whenever a thread starts running
+ * (track_start_client_code) the count goes to the thread that ran it.
+ * When recording stops, the counts go out as THREAD records, one per
+ * thread that ran, before the STOP, so that tea record can say which
+ * threads did the work (the recorded thread's count, recorded whole, is
+ * what was recorded of it). The running thread's count includes the rest
+ * of the block it stopped in; blocks translated once recording is done
+ * count nothing, as nothing is sent after the STOP.
+ *
  * Dual blocks. A periodic sampled recording (--sample-every) switches twice
  * per window, and each switch has Valgrind translate again all the code
  * the program runs next (for xz -6 about 10 ms a switch, three quarters of
@@ -231,6 +244,13 @@ static ULong window_left = 0;       /* timed instructions left in the window (sa
 static ULong windows_ended = 0;     /* windows completed (sampling) */
 static Bool window_pending = False; /* a WINDOW record is due before the next instruction or branch batch */
 static ULong threads_started = 0;   /* Valgrind reports the main thread's creation too */
+/* Every thread's instructions (see "Thread counts"): each block adds its
+ * instructions to running_insns, which goes to the running thread's entry
+ * of thread_insns (VG_N_THREADS entries, by Valgrind's number) whenever
+ * another thread starts running, and when the THREAD records go out. */
+static ULong running_insns = 0;
+static ULong *thread_insns = NULL;
+static ThreadId counted_tid = MAIN_THREAD; /* the thread running_insns belongs to */
 static Bool cur_on = False;         /* the current instruction is recorded */
 /* Instructions that pass in fast translations before a switch to precise
  * ones (see "Fast-forward"): the recorded thread's count while it runs;
@@ -616,12 +636,41 @@ static void gate_update(void)
     branch_gate();
 }
 
-/* A thread starts running client code: the recorded thread takes its count
- * back; another parks it and records nothing (cur_on is the last
+/* The instructions counted since the last call go to the thread that ran
+ * them; those counted from now on, to `tid`. */
+static void count_for(ThreadId tid)
+{
+    if (thread_insns && counted_tid < VG_N_THREADS)
+        thread_insns[counted_tid] += running_insns;
+    running_insns = 0;
+    counted_tid = tid;
+}
+
+/* Sends a THREAD record for each thread that ran an instruction, in
+ * increasing order of its number (see stream.h). */
+static void put_threads(void)
+{
+    count_for(counted_tid);
+    if (!thread_insns)
+        return;
+    for (ThreadId tid = MAIN_THREAD; tid < VG_N_THREADS; tid++) {
+        if (!thread_insns[tid])
+            continue;
+        if (buf_len > BUF_WORDS - BUF_SLACK)
+            flush();
+        put(RECORD_STREAM_THREAD << RECORD_STREAM_KIND_SHIFT | ((ULong)tid & RECORD_STREAM_THREAD_MASK));
+        put(thread_insns[tid]);
+    }
+}
+
+/* A thread starts running client code: the instructions counted so far
+ * were the previous thread's; the recorded thread takes its count back;
+ * another parks it and records nothing (cur_on is the last
  * instruction's, which may have been the recorded thread's). */
 static void tearec_start_client_code(ThreadId tid, ULong blocks)
 {
     (void)blocks;
+    count_for(tid);
     if (tid == (ThreadId)clo_thread) {
         if (other_thread_running) {
             fast_left = fast_parked;
@@ -673,6 +722,9 @@ static void stop_recording(ULong reason)
     state = REC_DONE;
     cur_on = False;
     gate_update();
+    put_threads();
+    if (buf_len > BUF_WORDS - BUF_SLACK)
+        flush();
     put(RECORD_STREAM_STOP << RECORD_STREAM_KIND_SHIFT
         | (threads_started & RECORD_STREAM_STOP_THREADS_MASK) << RECORD_STREAM_STOP_THREADS_SHIFT | reason);
     flush();
@@ -1408,26 +1460,35 @@ static IRTemp add_block_start(IRSB *sb, Addr pc, Int offset_ip, UInt insns, Bool
     return run_fast;
 }
 
+/* Adds `delta` (modulo 2^64: a refund is a negative one) to the 64-bit
+ * `counter` when `taken` holds (NULL: always), inline: a load, an add and
+ * a store. */
+static void add_to_counter(IRSB *sb, ULong *counter, IRExpr *taken, ULong delta)
+{
+    IRExpr *at = mkIRExpr_HWord((HWord)counter);
+    IRTemp old = add_tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, at));
+    IRExpr *step = IRExpr_Const(IRConst_U64(delta));
+    IRTemp sum;
+
+    if (taken)
+        step = IRExpr_RdTmp(add_tmp(sb, Ity_I64, IRExpr_ITE(taken, step, IRExpr_Const(IRConst_U64(0)))));
+    sum = add_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(old), step));
+    addStmtToIRSB(sb, IRStmt_Store(Iend_LE, at, IRExpr_RdTmp(sum)));
+}
+
 /* Before a side exit `guard` (NULL: the block's end) of a block that ran
  * fast (`run_fast`, a dual block's; IRTemp_INVALID: a fast block): when
  * it is taken, `unrun` instructions of the block's count did not run;
  * give them back. */
 static void add_fast_exit_refund(IRSB *sb, IRExpr *guard, IRTemp run_fast, UInt unrun)
 {
-    IRExpr *counter = mkIRExpr_HWord((HWord)&fast_left);
-    IRTemp left = newIRTemp(sb->tyenv, Ity_I64), refund = newIRTemp(sb->tyenv, Ity_I64),
-           sum = newIRTemp(sb->tyenv, Ity_I64);
     IRExpr *taken = guard ? guard : IRExpr_Const(IRConst_U1(True));
 
     if (unrun == 0)
         return;
     if (run_fast != IRTemp_INVALID)
         taken = IRExpr_RdTmp(add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_And1, taken, IRExpr_RdTmp(run_fast))));
-    addStmtToIRSB(sb, IRStmt_WrTmp(left, IRExpr_Load(Iend_LE, Ity_I64, counter)));
-    addStmtToIRSB(sb, IRStmt_WrTmp(refund, IRExpr_ITE(taken, IRExpr_Const(IRConst_U64((ULong)unrun)),
-                                                      IRExpr_Const(IRConst_U64(0)))));
-    addStmtToIRSB(sb, IRStmt_WrTmp(sum, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(left), IRExpr_RdTmp(refund))));
-    addStmtToIRSB(sb, IRStmt_Store(Iend_LE, counter, IRExpr_RdTmp(sum)));
+    add_to_counter(sb, &fast_left, taken, (ULong)unrun);
 }
 
 /* Whether the instruction at `pc` is a rep-prefixed string instruction
@@ -1462,6 +1523,17 @@ static void add_rep_pass_refund(IRSB *sb, IRExpr *guard, IRTemp run_fast, const 
     if (dst->tag != Ico_U64 || (Addr)dst->Ico.U64 != rep_pc)
         return;
     add_fast_exit_refund(sb, guard, run_fast, 1);
+}
+
+/* The instruction marks of a block: its instructions as Valgrind runs
+ * them (each pass of a rep string instruction one), which the thread
+ * counts add up. */
+static UInt block_marks(const IRSB *sb)
+{
+    UInt n = 0;
+    for (Int i = 0; i < sb->stmts_used; i++)
+        n += sb->stmts[i] && sb->stmts[i]->tag == Ist_IMark;
+    return n;
 }
 
 /* The instructions of a block (its instruction marks). Counting reps
@@ -1577,6 +1649,7 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
     insn_guards g = { BLOCK_DUAL, IRTemp_INVALID, IRTemp_INVALID, IRTemp_INVALID };
     Bool stay = False, starts_region;
     UInt insns, seen = 0; /* instructions in the block, and up to the current one */
+    UInt marks, marks_seen = 0; /* its instruction marks (the thread counts'), and up to the current one */
     Addr rep_pc = 0;      /* counting reps once, not precise: the current instruction when a rep string one */
     Addr prev_pc = 0;     /* the previous instruction mark's */
     UInt prev_len = 0;    /* ... and its length (bytes) */
@@ -1594,6 +1667,7 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
     if (state == REC_DONE)
         return only_cpuid_fixed(sb_in); /* nothing more to record */
     insns = block_insns(sb_in);
+    marks = block_marks(sb_in);
     /* the region may start inside it: precise, and never left at its start
      * (on_insn counts its instructions while fast ones are wanted) */
     starts_region = block_starts_region(sb_in);
@@ -1622,6 +1696,7 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
             addStmtToIRSB(sb, st);
             Bool first = seen == 0, rep = reps_once && is_rep_string(pc, len);
             seen += !(rep && seen && pc == prev_pc); /* a rep's next pass is no new instruction */
+            marks_seen++;
             /* the previous instruction's side exit was not taken (or, were
              * VEX to chase a jump or call, it jumped here) */
             if (log_branches != IRTemp_INVALID && pc != prev_pc && !prev_string
@@ -1642,6 +1717,8 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
             }
             if (first && clo_branch_warmup && g.mode != BLOCK_PRECISE)
                 log_branches = add_branch_guard(sb, &g, block_branch_logs(sb_in));
+            if (first) /* the running thread's count, once the block can no longer leave at its start */
+                add_to_counter(sb, &running_insns, NULL, (ULong)marks);
             if (is_entry_of(pc, clo_start_at, start_by_address, start_address))
                 add_call0(sb, "tearec_start", on_start_symbol, NULL);
             g.recorded = IRTemp_INVALID;
@@ -1659,6 +1736,8 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
                              rep, &g);
             continue;
         }
+        if (st->tag == Ist_Exit && marks_seen < marks) /* what a side exit leaves unrun is no thread's */
+            add_to_counter(sb, &running_insns, st->Ist.Exit.guard, -(ULong)(marks - marks_seen));
         if (st->tag == Ist_Exit && g.mode != BLOCK_PRECISE) {
             add_fast_exit_refund(sb, st->Ist.Exit.guard, g.run_fast, insns - seen);
             if (rep_pc)
@@ -1947,6 +2026,7 @@ static void tearec_post_clo_init(void)
         parse_warm_caches();
     if (clo_branch_warmup)
         branch_buf = VG_(malloc)("tearec.branches", (BRANCH_BUF_ENTRIES + 1) * BRANCH_WORDS * sizeof *branch_buf);
+    thread_insns = VG_(calloc)("tearec.threads", VG_N_THREADS, sizeof *thread_insns);
     tl_assert(sizeof *branch_buf * BRANCH_WORDS == 1u << BRANCH_SHIFT);
     if (clo_sample_every
         && (clo_sample_length < 1 || clo_sample_length >= clo_sample_every

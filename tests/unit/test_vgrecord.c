@@ -12,8 +12,10 @@
  * caches warmed by the tool (LINES records) go to the lines callback, set
  * by set, before the next instruction; the branches of a fast-forward
  * (LINES records of pairs) go to the branches callback as model branch
- * instructions, those that decode as branches only; malformed streams are
- * refused.
+ * instructions, those that decode as branches only; the THREAD records
+ * before the STOP list each thread's instructions (a stream without them,
+ * as the tool wrote before them, lists none), and an exec starts the list
+ * afresh; malformed streams are refused.
  */
 #include "testutil.h"
 #include "common/error.h"
@@ -123,6 +125,7 @@ static void loop(void **state)
     model_source src;
     model_insn u;
     const model_vgrecord_stats *st;
+    size_t count;
     (void)state;
 
     loop_code(&s);
@@ -173,6 +176,8 @@ static void loop(void **state)
     assert_int_equal(st->undecodable, 0);
     assert_int_equal(st->stop, MODEL_VGRECORD_STOP_MAX);
     assert_int_equal(st->threads_seen, 3);
+    model_vgrecord_threads(v, &count); /* a stream without THREAD records */
+    assert_int_equal(count, 0);
     model_vgrecord_close(v);
 }
 
@@ -533,6 +538,80 @@ static void malformed(void **state)
     model_vgrecord_close(v);
 }
 
+/* A THREAD record: a thread's number, then its instructions. */
+static void thread_record(stream *s, uint64_t tid, uint64_t instructions)
+{
+    put(s, RECORD_STREAM_THREAD << RECORD_STREAM_KIND_SHIFT | tid);
+    put(s, instructions);
+}
+
+/* The threads that ran, before the STOP: read in order with their counts
+ * (a count beyond 2^60 kept whole); the list starts afresh with the next
+ * program of an exec; a thread numbered 0 or not above the one before is
+ * refused. */
+static void threads(void **state)
+{
+    stream s = { .n = 0 };
+    model_vgrecord *v;
+    model_source src;
+    model_insn u;
+    const model_vgrecord_thread *t;
+    size_t count;
+    int exec = -1;
+    (void)state;
+
+    exe(&s, "/bin/sh");
+    loop_code(&s);
+    iteration(&s, RECORD_STREAM_INSN, 0);
+    thread_record(&s, 1, 153012);
+    thread_record(&s, 2, 1ull << 62);
+    thread_record(&s, 7, 40);
+    put(&s, RECORD_STREAM_STOP << RECORD_STREAM_KIND_SHIFT | 3ull << RECORD_STREAM_STOP_THREADS_SHIFT
+                | RECORD_STREAM_STOP_EXIT);
+    exe(&s, "/usr/bin/true");
+    v = open_stream(&s);
+    src = model_vgrecord_source(v);
+    model_vgrecord_threads(v, &count);
+    assert_int_equal(count, 0); /* none before the STOP */
+    next_insn(&src, &u);
+    next_insn(&src, &u);
+    next_insn(&src, &u);
+    assert_int_equal(src.next(src.ctx, &u), 0);
+    t = model_vgrecord_threads(v, &count);
+    assert_int_equal(count, 3);
+    assert_int_equal(t[0].tid, 1);
+    assert_int_equal(t[0].instructions, 153012);
+    assert_int_equal(t[1].tid, 2);
+    assert_int_equal(t[1].instructions, 1ull << 62);
+    assert_int_equal(t[2].tid, 7);
+    assert_int_equal(t[2].instructions, 40);
+    assert_int_equal(model_vgrecord_get_stats(v)->stop, MODEL_VGRECORD_STOP_EXIT);
+    assert_int_equal(model_vgrecord_next_program(v, &exec), TEA_OK);
+    assert_int_equal(exec, 1);
+    model_vgrecord_threads(v, &count);
+    assert_int_equal(count, 0);
+    model_vgrecord_close(v);
+
+    for (int bad = 0; bad < 2; bad++) {
+        s.n = 0;
+        thread_record(&s, 2, 5);
+        thread_record(&s, bad ? 0 : 2, 5);
+        v = open_stream(&s);
+        src = model_vgrecord_source(v);
+        assert_int_equal(src.next(src.ctx, &u), TEA_ERR_FORMAT);
+        assert_non_null(strstr(error_message(), "malformed THREAD record"));
+        model_vgrecord_close(v);
+    }
+    /* cut after its first word */
+    s.n = 0;
+    put(&s, RECORD_STREAM_THREAD << RECORD_STREAM_KIND_SHIFT | 1);
+    v = open_stream(&s);
+    src = model_vgrecord_source(v);
+    assert_int_equal(src.next(src.ctx, &u), TEA_ERR_FORMAT);
+    assert_non_null(strstr(error_message(), "ends inside a record"));
+    model_vgrecord_close(v);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -543,6 +622,7 @@ int main(void)
         cmocka_unit_test(branch_pairs),
         cmocka_unit_test(branch_code_changes),
         cmocka_unit_test(malformed),
+        cmocka_unit_test(threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
