@@ -29,6 +29,8 @@
 #define RUN_KEY_REGION_NS 4   /* u64 */
 #define RUN_KEY_SAMPLING 5    /* u64 every, length, warmup, then u64 window ends */
 #define RUN_KEY_WEIGHTED 6    /* u64 every, length, warmup, then per window u64 start, weight, end */
+#define RUN_KEY_THREADS 7     /* per thread u32 number, u64 instructions */
+#define RUN_THREAD_BYTES (OBJ_U32 + OBJ_U64)
 #define RUN_SAMPLING_FIXED (3 * OBJ_U64)
 
 /* Checks one object as trace_writer_add_object documents. */
@@ -89,7 +91,8 @@ int trace_object_list_add(trace_object_list *l, const trace_object *obj)
 
 int trace_run_present(const trace_run *run)
 {
-    return run->exec_count > 0 || run->has_exit_status || run->interrupted || run->region_ns || run->sampling.every;
+    return run->exec_count > 0 || run->has_exit_status || run->interrupted || run->region_ns || run->sampling.every
+           || run->thread_count > 0;
 }
 
 int trace_object_list_present(const trace_object_list *l)
@@ -106,7 +109,20 @@ static void run_free(trace_run *run)
     free((uint64_t *)run->sampling.window_ends);
     free((uint64_t *)run->sampling.window_starts);
     free((uint64_t *)run->sampling.window_weights);
+    free((trace_thread_count *)run->threads);
     memset(run, 0, sizeof *run);
+}
+
+/* Checks a run's threads as trace_writer_set_run documents; NULL when
+ * they are sound (or absent), else what is wrong. */
+static const char *threads_fault(const trace_thread_count *threads, size_t count)
+{
+    if (count > TRACE_THREADS_MAX)
+        return "too many threads";
+    for (size_t i = 0; i < count; i++)
+        if (threads[i].tid == 0 || (i && threads[i].tid <= threads[i - 1].tid))
+            return "a thread numbered 0, or threads not in increasing order";
+    return NULL;
 }
 
 /* Checks a weighted sampling's starts and weights; NULL when sound. */
@@ -235,6 +251,25 @@ size_t trace_sampling_window_of(const uint64_t *ends, size_t windows, size_t fro
     return from;
 }
 
+void trace_threads_sum(const trace_thread_count *threads, size_t count, uint32_t tid, uint64_t *all,
+                       uint64_t *of_tid, uint32_t *busiest)
+{
+    uint64_t most = 0;
+
+    *all = *of_tid = 0;
+    *busiest = 0;
+    for (size_t i = 0; i < count; i++) {
+        uint64_t n = threads[i].instructions;
+        *all = n > UINT64_MAX - *all ? UINT64_MAX : *all + n;
+        if (threads[i].tid == tid)
+            *of_tid = n;
+        if (!*busiest || n > most) {
+            most = n;
+            *busiest = threads[i].tid;
+        }
+    }
+}
+
 int trace_object_list_set_run(trace_object_list *l, const trace_run *run)
 {
     trace_run copy = *run;
@@ -249,11 +284,15 @@ int trace_object_list_set_run(trace_object_list *l, const trace_run *run)
             return rc;
     if ((fault = sampling_fault(&run->sampling)))
         return error_set(TEA_ERR_USAGE, "sampled run: %s", fault);
+    if ((fault = threads_fault(run->threads, run->thread_count)))
+        return error_set(TEA_ERR_USAGE, "the run's threads: %s", fault);
     if (run->exec_count && !(execs = calloc(run->exec_count, sizeof *execs)))
         return error_set(TEA_ERR_NOMEM, "out of memory");
     copy.execs = execs;
     copy.exec_count = 0;
     copy.sampling.window_ends = copy.sampling.window_starts = copy.sampling.window_weights = NULL;
+    copy.threads = NULL;
+    copy.thread_count = 0;
     for (size_t i = 0; i < run->exec_count; i++, copy.exec_count++) {
         execs[i].instructions = run->execs[i].instructions;
         if (!(execs[i].path = strdup(run->execs[i].path))) {
@@ -269,6 +308,16 @@ int trace_object_list_set_run(trace_object_list *l, const trace_run *run)
             run_free(&copy);
             return rc;
         }
+    }
+    if (run->thread_count) {
+        trace_thread_count *threads = malloc(run->thread_count * sizeof *threads);
+        if (!threads) {
+            run_free(&copy);
+            return error_set(TEA_ERR_NOMEM, "out of memory");
+        }
+        memcpy(threads, run->threads, run->thread_count * sizeof *threads);
+        copy.threads = threads;
+        copy.thread_count = run->thread_count;
     }
     run_free(&l->run);
     l->run = copy;
@@ -338,6 +387,7 @@ static size_t run_size(const trace_run *run)
     n += run->sampling.every ? RUN_FIELD_HEADER + RUN_SAMPLING_FIXED
                                    + run->sampling.window_count * OBJ_U64 * window_words(&run->sampling)
                              : 0;
+    n += run->thread_count ? RUN_FIELD_HEADER + run->thread_count * RUN_THREAD_BYTES : 0;
     return n;
 }
 
@@ -379,6 +429,14 @@ static uint8_t *encode_run(const trace_run *run, uint8_t *p)
             }
             put_le(p, s->window_ends[k], OBJ_U64);
             p += OBJ_U64;
+        }
+    }
+    if (run->thread_count) {
+        p = put_field(p, RUN_KEY_THREADS, run->thread_count * RUN_THREAD_BYTES);
+        for (size_t i = 0; i < run->thread_count; i++) {
+            put_le(p, run->threads[i].tid, OBJ_U32);
+            put_le(p + OBJ_U32, run->threads[i].instructions, OBJ_U64);
+            p += RUN_THREAD_BYTES;
         }
     }
     return p;
@@ -496,6 +554,33 @@ static int decode_sampling(const uint8_t *v, size_t len, int weighted, trace_sam
     return TEA_OK;
 }
 
+/* Decodes a threads field's value (`len` bytes at v, the field at byte
+ * `at`) into `run`. */
+static int decode_threads(const uint8_t *v, size_t len, trace_run *run, size_t at, size_t *bad)
+{
+    trace_thread_count *threads;
+    size_t count = len / RUN_THREAD_BYTES;
+    const char *fault;
+
+    if (run->thread_count)
+        return bad_frame(bad, at, "a second threads field");
+    if (len == 0 || len % RUN_THREAD_BYTES || count > TRACE_THREADS_MAX)
+        return bad_frame(bad, at, "threads field of the wrong size");
+    if (!(threads = malloc(count * sizeof *threads)))
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < count; i++) {
+        threads[i].tid = (uint32_t)get_le(v + i * RUN_THREAD_BYTES, OBJ_U32);
+        threads[i].instructions = get_le(v + i * RUN_THREAD_BYTES + OBJ_U32, OBJ_U64);
+    }
+    if ((fault = threads_fault(threads, count))) {
+        free(threads);
+        return bad_frame(bad, at, fault);
+    }
+    run->threads = threads;
+    run->thread_count = count;
+    return TEA_OK;
+}
+
 /* Decodes the run's fields from data[pos..size) into `run`; unknown keys
  * are skipped, known ones must have their size. */
 static int decode_run(const uint8_t *data, size_t size, size_t pos, trace_run *run, size_t *bad)
@@ -542,6 +627,10 @@ static int decode_run(const uint8_t *data, size_t size, size_t pos, trace_run *r
         case RUN_KEY_SAMPLING:
         case RUN_KEY_WEIGHTED:
             if ((rc = decode_sampling(v, len, key == RUN_KEY_WEIGHTED, &run->sampling, at, bad)))
+                return rc;
+            break;
+        case RUN_KEY_THREADS:
+            if ((rc = decode_threads(v, len, run, at, bad)))
                 return rc;
             break;
         default:

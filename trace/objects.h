@@ -156,6 +156,22 @@ double trace_sampling_cycle_weight(const trace_sampling *s);
  * past every end. `ends` (increasing) has `windows` >= 1 entries. */
 size_t trace_sampling_window_of(const uint64_t *ends, size_t windows, size_t from, uint64_t cycle);
 
+/* A thread of the recorded program and the instructions it ran. */
+typedef struct trace_thread_count {
+    uint32_t tid;              /* the recorder's number for it (tea record: Valgrind's, 1 the main thread) */
+    uint64_t instructions;     /* from the program's start until recording stopped */
+} trace_thread_count;
+
+/* Most threads a run lists. */
+#define TRACE_THREADS_MAX 65536
+
+/* What `count` threads ran: *all, the instructions of them all (UINT64_MAX
+ * when the sum does not fit), *of_tid those of thread `tid` (0 when it is
+ * not listed), and *busiest the number of the thread that ran most (the
+ * lowest number among equals; 0 when count is 0). */
+void trace_threads_sum(const trace_thread_count *threads, size_t count, uint32_t tid, uint64_t *all,
+                       uint64_t *of_tid, uint32_t *busiest);
+
 /* The run of a recording: kept with the objects (a native trace's objects
  * frame, docs/trace-format.md), since most of it is known only at the end.
  * All zeros: nothing known. */
@@ -167,6 +183,9 @@ typedef struct trace_run {
     uint32_t interrupted;      /* the signal that interrupted the recording (2 SIGINT, 15 SIGTERM), 0: none */
     uint64_t region_ns;        /* wall time of the recorded region, ns (0: unknown) */
     trace_sampling sampling;   /* every == 0: the region was recorded whole */
+    const trace_thread_count *threads; /* the threads that ran, by increasing number (tea record lists
+                                          them when several ran); NULL: unknown */
+    size_t thread_count;
 } trace_run;
 
 /* Most programs a run lists before the traced one. */
@@ -174,7 +193,8 @@ typedef struct trace_run {
 
 /* Writer: the run's facts (deep copy; the last call wins). Errors:
  * TEA_ERR_USAGE for more than TRACE_EXECS_MAX programs or a path as
- * trace_writer_add_object refuses it, for sampling that is not
+ * trace_writer_add_object refuses it, for threads that are more than
+ * TRACE_THREADS_MAX, numbered 0 or not in increasing order, for sampling that is not
  * every > length >= 1, warmup <= every - length, 1 to TRACE_WINDOWS_MAX
  * increasing window ends (weighted: every >= length >= 1, starts and weights
  * as trace_sampling says, weights summing to at most

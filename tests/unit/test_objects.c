@@ -423,7 +423,7 @@ static void run_facts(void **state)
     char *path = test_temp_path("run.tea");
     trace_write_options o = { TRACE_FORMAT_NATIVE, 0, 0, FRAME_RECORDS };
     const trace_exec execs[] = { { "/usr/bin/env", 251833 }, { "/usr/bin/bash", 7 } };
-    trace_run run = { execs, 2, 1, 3, SIGINT, 123456789, { 0, 0, 0, NULL, 0, NULL, NULL } };
+    trace_run run = { execs, 2, 1, 3, SIGINT, 123456789, { 0, 0, 0, NULL, 0, NULL, NULL }, NULL, 0 };
     const trace_run *back;
     trace_object_list l, d;
     trace_writer *w;
@@ -611,6 +611,105 @@ static void weighted_sampling(void **state)
     trace_object_list_free(&d);
 }
 
+/* The threads of a run (field 7: a number and the instructions of each)
+ * go through the objects frame; their sums, the busiest and a thread's
+ * own count follow from them; a thread numbered 0, threads out of order,
+ * a field of the wrong size and a second field are refused, by the writer
+ * and, damaged, by the decoder naming the field's byte. A frame without
+ * the field (every trace before it) reads with no threads. */
+static void run_threads(void **state)
+{
+    const trace_thread_count threads[] = { { 1, 153012 }, { 2, 2050021 }, { 5, 40 } };
+    trace_run run;
+    trace_object_list l, d;
+    uint8_t *data = NULL, *twice;
+    size_t size = 0, bad;
+    uint64_t all, mine;
+    uint32_t busiest;
+    (void)state;
+
+    memset(&run, 0, sizeof run);
+    memset(&l, 0, sizeof l);
+    memset(&d, 0, sizeof d);
+    trace_threads_sum(threads, 3, 1, &all, &mine, &busiest);
+    assert_int_equal(all, 153012 + 2050021 + 40);
+    assert_int_equal(mine, 153012);
+    assert_int_equal(busiest, 2);
+    trace_threads_sum(threads, 3, 9, &all, &mine, &busiest);
+    assert_int_equal(mine, 0);
+    trace_threads_sum(NULL, 0, 1, &all, &mine, &busiest);
+    assert_int_equal(all, 0);
+    assert_int_equal(busiest, 0);
+    trace_threads_sum((const trace_thread_count[]){ { 3, 7 }, { 4, 7 } }, 2, 4, &all, &mine, &busiest);
+    assert_int_equal(busiest, 3); /* the lowest number among equals */
+    trace_threads_sum((const trace_thread_count[]){ { 1, UINT64_MAX - 1 }, { 2, 2 } }, 2, 1, &all, &mine, &busiest);
+    assert_int_equal(all, UINT64_MAX); /* the sum does not fit */
+
+    /* a frame without threads reads with none */
+    run.region_ns = 5;
+    assert_int_equal(trace_object_list_set_run(&l, &run), 0);
+    assert_int_equal(trace_object_list_encode(&l, &data, &size), 0);
+    assert_int_equal(trace_object_list_decode(data, size, &d, &bad), 0);
+    assert_int_equal(d.run.thread_count, 0);
+    assert_null(d.run.threads);
+    free(data);
+    data = NULL;
+    size = 0;
+
+    run.region_ns = 0;
+    run.threads = threads;
+    run.thread_count = 3;
+    assert_int_equal(trace_object_list_set_run(&l, &run), 0);
+    assert_true(trace_object_list_present(&l));
+    assert_int_equal(trace_object_list_encode(&l, &data, &size), 0);
+    /* magic, thread, threads, count: 20; the field: 6 + 3 * (4 + 8) */
+    assert_int_equal(size, 20 + 6 + 36);
+    assert_int_equal(data[20], 7);
+    assert_int_equal(trace_object_list_decode(data, size, &d, &bad), 0);
+    assert_int_equal(d.run.thread_count, 3);
+    assert_int_equal(d.run.threads[0].tid, 1);
+    assert_int_equal(d.run.threads[0].instructions, 153012);
+    assert_int_equal(d.run.threads[1].tid, 2);
+    assert_int_equal(d.run.threads[1].instructions, 2050021);
+    assert_int_equal(d.run.threads[2].tid, 5);
+    assert_int_equal(d.run.threads[2].instructions, 40);
+    /* the second thread numbered as the first (content byte 20 + 6 + 12) */
+    data[20 + 6 + 12] = 1;
+    assert_int_equal(trace_object_list_decode(data, size, &d, &bad), TEA_ERR_FORMAT);
+    assert_int_equal(bad, 20);
+    assert_non_null(strstr(error_message(), "not in increasing order"));
+    data[20 + 6 + 12] = 0;
+    assert_int_equal(trace_object_list_decode(data, size, &d, &bad), TEA_ERR_FORMAT);
+    assert_non_null(strstr(error_message(), "numbered 0"));
+    data[20 + 6 + 12] = 2;
+    /* a length that is no whole number of threads */
+    data[20 + 2] = 35;
+    assert_int_equal(trace_object_list_decode(data, size - 1, &d, &bad), TEA_ERR_FORMAT);
+    assert_int_equal(bad, 20);
+    assert_non_null(strstr(error_message(), "threads field of the wrong size"));
+    data[20 + 2] = 36;
+    /* the field twice */
+    twice = malloc(size + 42);
+    assert_non_null(twice);
+    memcpy(twice, data, size);
+    memcpy(twice + size, data + 20, 42);
+    assert_int_equal(trace_object_list_decode(twice, size + 42, &d, &bad), TEA_ERR_FORMAT);
+    assert_int_equal(bad, size);
+    assert_non_null(strstr(error_message(), "a second threads field"));
+    free(twice);
+    /* the writer refuses what the decoder refuses */
+    run.threads = (const trace_thread_count[]){ { 2, 1 }, { 1, 1 } };
+    run.thread_count = 2;
+    assert_int_equal(trace_object_list_set_run(&l, &run), TEA_ERR_USAGE);
+    assert_non_null(strstr(error_message(), "not in increasing order"));
+    run.threads = (const trace_thread_count[]){ { 0, 1 } };
+    run.thread_count = 1;
+    assert_int_equal(trace_object_list_set_run(&l, &run), TEA_ERR_USAGE);
+    free(data);
+    trace_object_list_free(&l);
+    trace_object_list_free(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -621,6 +720,7 @@ int main(void)
         cmocka_unit_test(run_facts),
         cmocka_unit_test(run_sampling),
         cmocka_unit_test(weighted_sampling),
+        cmocka_unit_test(run_threads),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
