@@ -149,6 +149,31 @@ done:
     return rc;
 }
 
+static double percent(uint64_t part, uint64_t whole)
+{
+    return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/* The instructions a recording's threads ran (`run`'s), each thread's
+ * part and whether it was recorded: the recorded thread, when it ran
+ * under half of them, warns naming the thread that ran most. */
+static void warn_thread_share(info_report *rep)
+{
+    const trace_run *run = &rep->objects.run;
+    uint32_t tid = rep->objects.tid, busiest;
+    uint64_t all, mine;
+
+    trace_threads_sum(run->threads, run->thread_count, tid, &all, &mine, &busiest);
+    if (run->thread_count < 2 || !mine || mine >= all - mine || busiest == tid)
+        return;
+    for (size_t i = 0; i < run->thread_count; i++)
+        if (run->threads[i].tid == busiest)
+            add_warning(rep, "the recorded thread %lu ran %.3g %% of the program's %llu instructions; thread %lu ran "
+                             "%.3g %% (tea record --thread %lu records it)",
+                        (unsigned long)tid, percent(mine, all), (unsigned long long)all, (unsigned long)busiest,
+                        percent(run->threads[i].instructions, all), (unsigned long)busiest);
+}
+
 static void collect_warnings(info_report *rep)
 {
     if (rep->stats.notes.flags & TRACE_NOTE_ST_LLC_UNAVAILABLE)
@@ -169,11 +194,7 @@ static void collect_warnings(info_report *rep)
     if (rep->golden.unattributed)
         add_warning(rep, "%llu cycle(s) after the last commit cannot be attributed",
                     (unsigned long long)rep->golden.unattributed);
-}
-
-static double percent(uint64_t part, uint64_t whole)
-{
-    return whole ? 100.0 * (double)part / (double)whole : 0.0;
+    warn_thread_share(rep);
 }
 
 /* The name of a signal that interrupts a recording. */
@@ -353,6 +374,21 @@ static void json_run(json_writer *j, const trace_run *run, const trace_totals *t
         json_double(j, (double)t->commits / (double)(t->last_cycle - t->first_cycle));
     else
         json_null(j);
+    json_key(j, "threads"); /* the threads that ran, when the trace lists them */
+    if (run->thread_count) {
+        json_begin_array(j);
+        for (size_t i = 0; i < run->thread_count; i++) {
+            json_begin_object(j);
+            json_key(j, "id");
+            json_u64(j, run->threads[i].tid);
+            json_key(j, "instructions");
+            json_u64(j, run->threads[i].instructions);
+            json_end(j);
+        }
+        json_end(j);
+    } else {
+        json_null(j);
+    }
     json_key(j, "sampling");
     if (run->sampling.every) {
         const trace_sampling *s = &run->sampling;
@@ -385,6 +421,25 @@ static void json_run(json_writer *j, const trace_run *run, const trace_totals *t
     json_end(j);
 }
 
+/* The threads that ran and their instructions, when the trace lists
+ * them (tea record, for a program of several threads). */
+static void print_threads(const trace_object_list *l)
+{
+    const trace_run *run = &l->run;
+    uint64_t all, mine;
+    uint32_t busiest;
+
+    if (!run->thread_count)
+        return;
+    trace_threads_sum(run->threads, run->thread_count, l->tid, &all, &mine, &busiest);
+    printf("threads ran:  %zu, %llu instructions in all (from the program's start until recording stopped)\n",
+           run->thread_count, (unsigned long long)all);
+    for (size_t i = 0; i < run->thread_count; i++)
+        printf("  %lu%s: %llu instructions (%.3g %%)\n", (unsigned long)run->threads[i].tid,
+               run->threads[i].tid == l->tid ? " (recorded)" : "", (unsigned long long)run->threads[i].instructions,
+               percent(run->threads[i].instructions, all));
+}
+
 static void print_text(const info_report *rep)
 {
     const trace_header *h = &rep->header;
@@ -415,6 +470,7 @@ static void print_text(const info_report *rep)
     if (rep->objects.threads_seen != TRACE_THREAD_UNKNOWN)
         printf("thread:       %lu recorded (%lu thread%s in the program)\n", (unsigned long)rep->objects.tid,
                (unsigned long)rep->objects.threads_seen, rep->objects.threads_seen == 1 ? "" : "s");
+    print_threads(&rep->objects);
     if (rep->objects.count)
         printf("objects:      %zu executable object%s (range, load bias, build-id, path)\n", rep->objects.count,
                rep->objects.count == 1 ? "" : "s");

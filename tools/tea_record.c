@@ -20,6 +20,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <signal.h>
 #include <limits.h>
 #include <pthread.h>
@@ -58,6 +59,11 @@
 #define RECORD_BRANCH_WARMUP_UNSET UINT64_MAX
 #define RECORD_SIMPOINT_INTERVAL 100000000 /* exp-bbv's default --interval-size */
 #define RECORD_START_MAX (1ull << 62)      /* the tool counts instructions below this */
+/* Threads a message names; the rest are counted. */
+#define RECORD_THREADS_NAMED 8
+/* Room for the threads' part of a message. */
+#define RECORD_THREADS_TEXT 640
+#define PERCENT 100.0
 
 typedef struct record_request {
     const char *out_path;
@@ -97,6 +103,8 @@ typedef struct record_run {
     uint64_t last_cycle;    /* of the last record written */
     uint64_t last_commit;   /* cycle of the last record that committed a µop */
     int have_last_cycle, have_last_commit;
+    trace_thread_count *threads; /* the traced program's threads that ran (the tool's counts) */
+    size_t thread_count;
 } record_run;
 
 #define RECORD_SYNOPSIS                                                                                 \
@@ -114,7 +122,9 @@ typedef struct record_run {
     "env, a shim) execs another, the region starts afresh in the new program and the\n"              \
     "trace holds the program that ran last (tea info lists the ones before it).\n"                     \
     "--trace-children also records each forked child's programs into OUT.PID.tea.\n"                 \
-    "FUNCTION may be fn_HEX, a function of a stripped object named by its ELF address.\n\n"            \
+    "FUNCTION may be fn_HEX, a function of a stripped object named by its ELF address.\n"              \
+    "One thread is recorded (--thread; default the main thread): the summary names every\n"          \
+    "thread that ran with its instructions and warns when another one ran most.\n\n"                  \
     "Exit status: 0 when the trace is written and the program exited with 0; 3 when the\n"           \
     "trace is written but the program exited otherwise; 130 (SIGINT) or 143 (SIGTERM) when\n"        \
     "recording was interrupted: the program is ended and the trace keeps what was recorded\n"         \
@@ -360,6 +370,118 @@ static void explain_start_at(const record_run *run)
         binary_symbols_close(keep[i]);
 }
 
+/* --- the program's threads ------------------------------------------------- */
+
+/* The thread the request records (Valgrind's number). */
+static uint32_t recorded_tid(const record_request *req)
+{
+    return req->vg.thread ? req->vg.thread : 1;
+}
+
+/* Keeps the tool's counts of the traced program's threads (none from a
+ * stream that ended early). */
+static int take_threads(record_run *run)
+{
+    size_t count;
+    const model_vgrecord_thread *t = model_vgrecord_threads(run->session, &count);
+
+    free(run->threads);
+    run->threads = NULL;
+    run->thread_count = 0;
+    if (!count)
+        return TEA_OK;
+    if (!(run->threads = malloc(count * sizeof *run->threads)))
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < count; i++) {
+        run->threads[i].tid = t[i].tid;
+        run->threads[i].instructions = t[i].instructions;
+    }
+    run->thread_count = count;
+    return TEA_OK;
+}
+
+/* Appends printf-style text to the `size` bytes at buf, of which *len are
+ * used; what does not fit is cut. */
+static void append(char *buf, size_t size, size_t *len, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void append(char *buf, size_t size, size_t *len, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    if (*len + 1 >= size)
+        return;
+    va_start(ap, fmt);
+    n = vsnprintf(buf + *len, size - *len, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        *len = *len + (size_t)n < size ? *len + (size_t)n : size - 1;
+}
+
+/* Appends the threads that ran and their instructions, "1 (recorded)
+ * 153012, 2 2050021 instructions" (the first RECORD_THREADS_NAMED, then
+ * how many more). */
+static void append_threads(const record_run *run, char *buf, size_t size, size_t *len)
+{
+    uint32_t tid = recorded_tid(run->req);
+
+    for (size_t i = 0; i < run->thread_count && i < RECORD_THREADS_NAMED; i++)
+        append(buf, size, len, "%s%lu%s %llu", i ? ", " : "", (unsigned long)run->threads[i].tid,
+               run->threads[i].tid == tid ? " (recorded)" : "", (unsigned long long)run->threads[i].instructions);
+    if (run->thread_count > RECORD_THREADS_NAMED)
+        append(buf, size, len, " and %zu more threads'", run->thread_count - RECORD_THREADS_NAMED);
+    append(buf, size, len, " instructions");
+}
+
+/* What the threads tell of a recording that recorded nothing, as the end
+ * of its error: the recorded thread never ran, or another one ran and
+ * --thread records it; "" when the tool did not count them, or the
+ * recorded thread ran alone. */
+static void explain_threads(const record_run *run, char *buf, size_t size)
+{
+    uint32_t tid = recorded_tid(run->req), busiest;
+    uint64_t all, mine;
+    size_t len = 0;
+
+    buf[0] = '\0';
+    trace_threads_sum(run->threads, run->thread_count, tid, &all, &mine, &busiest);
+    if (!run->thread_count || (busiest == tid && run->thread_count == 1))
+        return;
+    if (!mine)
+        append(buf, size, &len, "; thread %lu never ran (threads that ran: ", (unsigned long)tid);
+    else
+        append(buf, size, &len, "; threads that ran: ");
+    append_threads(run, buf, size, &len);
+    if (busiest != tid)
+        append(buf, size, &len, "; --thread %lu records thread %lu, which ran most", (unsigned long)busiest,
+               (unsigned long)busiest);
+    if (!mine)
+        append(buf, size, &len, ")");
+}
+
+/* Warns when the recorded thread ran under half of the program's
+ * instructions, naming the thread that ran most and --thread. */
+static void warn_thread_share(const record_run *run)
+{
+    uint32_t tid = recorded_tid(run->req), busiest;
+    uint64_t all, mine, most = 0;
+
+    trace_threads_sum(run->threads, run->thread_count, tid, &all, &mine, &busiest);
+    if (run->thread_count < 2 || !mine || mine >= all - mine)
+        return;
+    for (size_t i = 0; i < run->thread_count; i++)
+        if (run->threads[i].tid == busiest)
+            most = run->threads[i].instructions;
+    fprintf(stderr, "tea record: warning: thread %lu (recorded) ran %.3g %% of the program's %llu instructions; ",
+            (unsigned long)tid, PERCENT * (double)mine / (double)all, (unsigned long long)all);
+    if (busiest != tid)
+        fprintf(stderr, "thread %lu ran %.3g %%: --thread %lu records it\n", (unsigned long)busiest,
+                PERCENT * (double)most / (double)all, (unsigned long)busiest);
+    else
+        fprintf(stderr, "the rest ran in %zu other threads (one thread is recorded: --thread)\n",
+                run->thread_count - 1);
+}
+
 /* --- one process's stream ---------------------------------------------------- */
 
 /* Runs the model over the current program's part of the stream, into a
@@ -517,11 +639,13 @@ static int finish_trace(record_run *run)
         facts.region_ns = (uint64_t)((run->region_end - run->region_start) * NS_PER_S);
     if ((run->req->vg.sample_every || run->req->vg.sample_starts) && (rc = set_sampling(run, &facts.sampling)))
         return rc;
+    if (run->thread_count > 1) { /* a program of one thread keeps the trace it had */
+        facts.threads = run->threads;
+        facts.thread_count = run->thread_count;
+    }
     if ((rc = add_objects(run)) || (rc = trace_writer_set_run(run->writer, &facts)))
         return rc;
-    if (vs->threads_seen
-        && (rc = trace_writer_set_thread(run->writer, run->req->vg.thread ? run->req->vg.thread : 1,
-                                         vs->threads_seen)))
+    if (vs->threads_seen && (rc = trace_writer_set_thread(run->writer, recorded_tid(run->req), vs->threads_seen)))
         return rc;
     rc = trace_writer_finish(run->writer, NULL);
     run->writer = NULL;
@@ -541,17 +665,22 @@ static int record_stream(record_run *run, model_core **core)
                        run->req->vg.max_instructions);
     rc = follow_programs(run, core);
     progress_end(&run->meter);
+    if (rc == TEA_OK)
+        rc = take_threads(run);
     if (rc == TEA_OK && run->root)
         rc = model_vgrecord_wait(run->session, &run->status);
     if (rc == TEA_OK && (!run->writer || run->instructions == 0)) {
+        char threads[RECORD_THREADS_TEXT];
         if (run->root && run->req->vg.start_at && !cleanup_interrupted())
             explain_start_at(run);
-        rc = error_set(TEA_ERR_IO, "no instruction was recorded (%s)%s",
+        explain_threads(run, threads, sizeof threads);
+        rc = error_set(TEA_ERR_IO, "no instruction was recorded (%s)%s%s",
                        stop_reason(model_vgrecord_get_stats(run->session)->stop),
                        run->req->vg.sample_every   ? "; with --sample-every N, a region shorter than N "
                                                      "instructions has no window"
                        : run->req->vg.sample_starts ? "; the SimPoint regions lie past the program's end"
-                                                   : "");
+                                                   : "",
+                       threads);
     }
     if (rc == TEA_OK)
         rc = finish_trace(run);
@@ -574,6 +703,9 @@ static void free_run(record_run *run)
     run->window_count = run->window_cap = 0;
     free(run->weights);
     run->weights = NULL;
+    free(run->threads);
+    run->threads = NULL;
+    run->thread_count = 0;
 }
 
 /* --- --trace-children -------------------------------------------------------- */
@@ -771,7 +903,8 @@ static void children_finish(children *ch, int quiet)
 
 /* --- the command ------------------------------------------------------------- */
 
-/* The summary line (unless -q) and what the program's end means. */
+/* The summary line (unless -q), with the threads that ran when there
+ * were several. */
 static void summarize(const record_run *run, const model_core *core)
 {
     const model_stats *s = model_core_stats(core);
@@ -788,6 +921,13 @@ static void summarize(const record_run *run, const model_core *core)
     if (vs->warmed || vs->branches_trained)
         fprintf(stderr, "%llu warming instructions, %llu fast-forward branches trained; ",
                 (unsigned long long)vs->warmed, (unsigned long long)vs->branches_trained);
+    if (run->thread_count > 1) {
+        char threads[RECORD_THREADS_TEXT];
+        size_t len = 0;
+        append(threads, sizeof threads, &len, "threads ran: ");
+        append_threads(run, threads, sizeof threads, &len);
+        fprintf(stderr, "%s; ", threads);
+    }
     fprintf(stderr, "%s\n", stop_reason(vs->stop));
 }
 
@@ -848,6 +988,7 @@ static int record(record_request *req, int *exit_status)
     if (rc == TEA_OK) {
         if (req->progress != PROGRESS_OFF)
             summarize(&run, core);
+        warn_thread_share(&run);
         *exit_status = finished_status(&run);
     }
 done:
