@@ -59,6 +59,10 @@
 #define RECORD_BRANCH_WARMUP_UNSET UINT64_MAX
 #define RECORD_SIMPOINT_INTERVAL 100000000 /* exp-bbv's default --interval-size */
 #define RECORD_START_MAX (1ull << 62)      /* the tool counts instructions below this */
+/* A full (not sampled) recording past this many instructions notes its
+ * rate and --sample-every, once (--hint-after). */
+#define RECORD_HINT_AFTER 100000000
+#define RECORD_MIPS 1e6                    /* instructions/s per M instructions/s */
 /* Threads a message names; the rest are counted. */
 #define RECORD_THREADS_NAMED 8
 /* Room for the threads' part of a message. */
@@ -80,6 +84,7 @@ typedef struct record_request {
     model_simpoint_list simpoints;             /* their regions, read before recording */
     uint64_t *starts;                          /* each region's first instruction (vg.sample_starts) */
     int warm_caches;                           /* --warm-caches: 1 yes, 0 no, -1 not given */
+    uint64_t hint_after;                       /* --hint-after: note --sample-every past N instructions (0: never) */
 } record_request;
 
 /* One process's recording: its stream, the programs it ran, its trace. */
@@ -103,6 +108,8 @@ typedef struct record_run {
     uint64_t last_cycle;    /* of the last record written */
     uint64_t last_commit;   /* cycle of the last record that committed a µop */
     int have_last_cycle, have_last_commit;
+    double started;         /* when the stream's reading began (monotonic s) */
+    int hinted;             /* the note on --sample-every was printed */
     trace_thread_count *threads; /* the traced program's threads that ran (the tool's counts) */
     size_t thread_count;
 } record_run;
@@ -129,6 +136,11 @@ typedef struct record_run {
     "trace is written but the program exited otherwise; 130 (SIGINT) or 143 (SIGTERM) when\n"        \
     "recording was interrupted: the program is ended and the trace keeps what was recorded\n"         \
     "(marked interrupted; a second signal aborts and removes it); 1 and 2 as every command.\n\n"     \
+    "Speed: every instruction is timed, at about 10^7 instructions/s, hundreds of\n"              \
+    "times slower than the program runs alone: a second of its work takes minutes. For a\n"         \
+    "long run, --sample-every N records a sampled whole run many times faster\n"                   \
+    "(docs/semantics.md, \"Sampled recordings\"); a full recording says so once it passes\n"        \
+    "--hint-after instructions.\n\n"                                                              \
     "Options:\n"
 
 static double now(void)
@@ -138,11 +150,38 @@ static double now(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-/* The model's progress callback: instructions recorded so far. */
+/* Whether a recording of `req` notes --sample-every once it is long: a
+ * full one (not sampled), not quiet, with --hint-after N above 0. */
+static int hints_sampling(const record_request *req)
+{
+    return req->hint_after && !req->vg.sample_every && !req->vg.sample_starts && req->progress != PROGRESS_OFF;
+}
+
+/* Notes, once, that the recording passed --hint-after instructions, at
+ * the rate measured since the stream's reading began (`instructions` so
+ * far), and that --sample-every records a whole run much faster. */
+static void hint_sampling(record_run *run, uint64_t instructions)
+{
+    double elapsed = now() - run->started;
+
+    run->hinted = 1;
+    progress_hide(&run->meter);
+    fprintf(stderr,
+            "tea record: note: past %llu instructions, recorded at %.2f M instructions/s; for a long run, "
+            "--sample-every N records a sampled whole run many times faster (10^7 suits 10^10 instructions; "
+            "docs/semantics.md)\n",
+            (unsigned long long)run->req->hint_after,
+            elapsed > 0 ? (double)instructions / elapsed / RECORD_MIPS : 0.0);
+}
+
+/* The model's progress callback: instructions recorded so far; past
+ * --hint-after of a full recording, the note on --sample-every. */
 static void progress(void *ctx, const model_stats *s)
 {
     record_run *run = ctx;
     progress_update(&run->meter, s->instructions);
+    if (!run->hinted && hints_sampling(run->req) && s->instructions >= run->req->hint_after)
+        hint_sampling(run, s->instructions);
 }
 
 /* Opens the writer at the first batch: by then the program is known. */
@@ -660,6 +699,7 @@ static int record_stream(record_run *run, model_core **core)
     int rc;
 
     run->status = 0;
+    run->started = now();
     if (run->root)
         progress_start(&run->meter, run->req->progress, stderr, "tea record", "instructions",
                        run->req->vg.max_instructions);
@@ -1165,6 +1205,9 @@ int cmd_tea_record(int argc, char **argv)
                  "also record the programs of forked child processes, each\nchild into OUT.PID.tea (the same region options apply)"),
         CLI_UINT("thread", "N", &req.vg.thread, 1, UINT32_MAX, "invalid thread number '%s'",
                  "record Valgrind's thread N (default 1, the main thread)"),
+        CLI_UINT("hint-after", "N", &req.hint_after, 0, UINT64_MAX, "invalid instruction count '%s'",
+                 "once a full (not sampled) recording passes N instructions,\nnote its rate and --sample-every on stderr (default\n" CLI_STR(
+                     RECORD_HINT_AFTER) "; 0: never)"),
         CLI_STRING("valgrind", 0, "PATH", &req.vg.valgrind, "the valgrind to run (default: valgrind in PATH)"),
         CLI_OPTIONS_PROGRESS(&req.progress),
         CLI_OPTION_HELP,
@@ -1178,6 +1221,7 @@ int cmd_tea_record(int argc, char **argv)
     req.argc_all = argc;
     req.argv_all = argv;
     req.warm_caches = -1;
+    req.hint_after = RECORD_HINT_AFTER;
     req.vg.branch_warmup = RECORD_BRANCH_WARMUP_UNSET;
     model_config_defaults(&req.model);
     if ((rc = cli_parse(&command, argc, argv)) != CLI_CONTINUE)

@@ -416,19 +416,41 @@ pgrep -f "tearec.*killdir/out.txt" >/dev/null && fail "valgrind still runs after
 [ "$(ls -A killdir | grep -v '^out.txt$')" = k.tea ] || fail "after SIGTERM: $(ls -A killdir), expected k.tea"
 run 0 "$TEA" info killdir/k.tea
 contains out.txt "interrupted by SIGTERM"
-# progress: on a terminal, the share of --max-instructions and a rate; nothing
-# when stderr is a file. (The two traces are not compared: under script(1)
-# the program's environment differs, and with it its stack addresses.)
+# progress: on a terminal, the share of --max-instructions, a rate and the
+# time left; nothing when stderr is a file. (The two traces are not
+# compared: under script(1) the program's environment differs, and with it
+# its stack addresses.)
 mkdir -p tty file
 (cd tty && script -qec "$(printf '%q ' "$TEA" record --max-instructions 3000000 -o p.tea -- ../prog plain big.txt 100000)" \
     /dev/null </dev/null >../tty.log) || { cat -A tty.log >&2; fail "tea record failed on a terminal"; }
 grep -qaF "$(printf '\r')tea record: " tty.log && grep -qaF " of 3.00M instructions" tty.log \
     || { cat -A tty.log >&2; fail "tea record drew no progress line on a terminal"; }
+grep -qaE " of 3\.00M instructions, [0-9.]+[kM]? instructions/s, [0-9]+ (s|min) left" tty.log \
+    || { cat -A tty.log >&2; fail "tea record's progress line shows no rate or time left"; }
 (cd file && "$TEA" record --max-instructions 3000000 -o p.tea -- ../prog plain big.txt 100000 2>../err.txt) \
     || fail "tea record failed with stderr in a file"
 ! grep -qaF "$(printf '\r')" err.txt || fail "tea record drew progress into a file"
 [ "$(commits tty/p.tea)" -eq 3000000 ] && [ "$(commits file/p.tea)" -eq 3000000 ] ||
     fail "tea record with progress did not record 3000000 instructions"
+# long recordings: --help points to --sample-every; a full recording past
+# --hint-after N instructions (default 10^8, far beyond the 3 x 10^6
+# above) notes its rate and --sample-every once, by the count recorded,
+# not by time; a sampled recording, -q and --hint-after 0 never do
+! grep -q "note:" err.txt || fail "a recording of 3 x 10^6 instructions printed a note: $(cat err.txt)"
+run 0 "$TEA" record --help
+contains out.txt "--sample-every N records a sampled whole run many times faster"
+contains out.txt "--hint-after N"
+run 0 "$TEA" record --hint-after 2000000 --max-instructions 3000000 -o hint.tea -- ./prog plain hint.txt 100000
+[ "$(grep -c "note:" err.txt)" -eq 1 ] || { cat err.txt >&2; fail "--hint-after 2000000: not one note"; }
+grep -q "^tea record: note: past 2000000 instructions, recorded at [0-9.]* M instructions/s; for a long run, --sample-every N records a sampled whole run many times faster" err.txt ||
+    { cat err.txt >&2; fail "--hint-after 2000000: the note lacks the count, the rate or --sample-every"; }
+[ "$(commits hint.tea)" -eq 3000000 ] || fail "the note changed what was recorded: $(commits hint.tea)"
+for opts in "-q --hint-after 2000000 --max-instructions 3000000" "--hint-after 0 --max-instructions 3000000" \
+    "--hint-after 1000000 --sample-every 200000 --sample-length 100000"; do
+    # (sampled: 2 x 10^4 lines, about 1.4 x 10^7 instructions, half of them timed)
+    run 0 "$TEA" record $opts -o hint-none.tea -- ./prog plain hint.txt 20000
+    ! grep -q "note:" err.txt || fail "tea record $opts printed a note: $(cat err.txt)"
+done
 # a small real program recorded whole and sampled (Debian's gzip, which is
 # essential on Debian, under env -i so that every run records the same
 # instructions): the whole run's share of its two hottest instructions lies
