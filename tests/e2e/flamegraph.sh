@@ -6,7 +6,8 @@
 # own script: a click on a function frame (through the ?x= query, which
 # dispatches a click event on it) zooms it to the full width and hides its
 # siblings, and a search (?s=) highlights frames and reports the weight they
-# cover.
+# cover. The browser keeps its home, XDG directories and profile in the
+# scratch directory: it runs under a stand-in user home that must stay empty.
 . "$(dirname "$0")/lib.bash"
 
 need_xmllint
@@ -111,11 +112,27 @@ if [ -z "$CHROMIUM" ]; then
     echo "chromium not installed: the browser checks are skipped"
     exit 0
 fi
-# dump URL OUT: the document after its script ran (headless, no profile
-# left behind; --no-sandbox as root in containers)
+# The browser must leave the user's home alone: it runs here under a
+# stand-in home (and XDG directories in it) that has to stay empty.
+USER_HOME=$SCRATCH/user-home
+mkdir "$USER_HOME" || fail "cannot make $USER_HOME"
+export HOME=$USER_HOME XDG_CONFIG_HOME=$USER_HOME/.config XDG_CACHE_HOME=$USER_HOME/.cache
+# home_untouched: fails when anything was written into the stand-in home
+home_untouched() {
+    [ -z "$(ls -A "$USER_HOME")" ] ||
+        fail "chromium wrote into the user's home: $(cd "$USER_HOME" && find . -maxdepth 3 | sort | tr '\n' ' ')"
+}
+# Everything the browser writes (its profile, crash reports, dconf's and
+# fontconfig's caches) goes under $BROWSER_HOME, which it takes for its home.
+BROWSER_HOME=$SCRATCH/browser
+mkdir -p "$BROWSER_HOME/.config" "$BROWSER_HOME/.cache" || fail "cannot make $BROWSER_HOME"
+# dump URL OUT: the document after its script ran (headless, its profile in
+# the scratch directory; --no-sandbox as root in containers)
 dump() {
-    timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --user-data-dir="$SCRATCH/profile" \
+    HOME=$BROWSER_HOME XDG_CONFIG_HOME=$BROWSER_HOME/.config XDG_CACHE_HOME=$BROWSER_HOME/.cache \
+        timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --user-data-dir="$BROWSER_HOME/profile" \
         --dump-dom "$1" >"$2" 2>chromium.err || { cat chromium.err >&2; fail "chromium failed on $1"; }
+    home_untouched
     # the serialized DOM of an SVG document is XML again
     xmllint --noout "$2" || fail "the DOM chromium dumped for $1 is not XML"
 }
