@@ -5,9 +5,11 @@
 #include "commands.h"
 #include "common/error.h"
 #include "common/json.h"
+#include "common/progress.h"
 #include "common/stats.h"
 #include "golden/golden.h"
 #include "pics/pics_file.h"
+#include "trace/frames.h"
 #include "trace/objects.h"
 #include "trace/trace.h"
 
@@ -98,13 +100,34 @@ static void count_windows(window_counter *c, const trace_batch *batch)
     }
 }
 
-/* Reads the whole trace once, classifying every cycle. */
-static int scan_trace(info_report *rep, const trace_open_options *opts)
+/* The records a native trace file's index lists: the progress line's
+ * total. 0 (unknown) where there is no index to read: standard input, a
+ * pipe, a TraceDoctor trace, a damaged file (the scan says what is wrong). */
+static uint64_t indexed_records(const char *path)
+{
+    trace_frames *f = NULL;
+    uint64_t total = 0;
+    size_t count;
+
+    if (trace_frames_open(&f, path))
+        return 0;
+    if ((count = trace_frames_count(f))) {
+        const trace_frame_info *last = trace_frames_info(f, count - 1);
+        total = last->first_record + last->records;
+    }
+    trace_frames_close(f);
+    return total;
+}
+
+/* Reads the whole trace once, classifying every cycle; `meter` counts the
+ * records read. */
+static int scan_trace(info_report *rep, const trace_open_options *opts, progress_meter *meter)
 {
     trace_reader *reader = NULL;
     trace_batch batch = { 0 };
     window_counter counter = { 0 };
     golden g;
+    uint64_t records = 0;
     int rc;
 
     if ((rc = trace_reader_open(&reader, rep->path, opts)))
@@ -130,6 +153,8 @@ static int scan_trace(info_report *rep, const trace_open_options *opts)
             goto done;
         if (batch.count == 0)
             break;
+        records += batch.count;
+        progress_update(meter, records);
         if (counter.insns)
             count_windows(&counter, &batch);
         for (size_t i = 0; i < batch.count; i++)
@@ -606,9 +631,12 @@ int cmd_tea_info(int argc, char **argv)
 {
     trace_open_options opts = { 0 };
     info_report rep;
+    progress_mode progress = PROGRESS_AUTO;
+    progress_meter meter;
     int json = 0, rc;
     const cli_option options[] = {
         CLI_FLAG("json", 0, &json, "print a JSON object instead of text"),
+        CLI_OPTIONS_PROGRESS(&progress),
         CLI_TRACE_OPTIONS(&opts),
         CLI_OPTION_HELP,
     };
@@ -621,7 +649,13 @@ int cmd_tea_info(int argc, char **argv)
     if (optind != argc - 1)
         return cli_usage_error(argv[0], optind == argc ? "missing TRACE" : "expected exactly one TRACE");
     rep.path = argv[optind];
-    if ((rc = scan_trace(&rep, &opts))) {
+    /* records read, of the index's total where the file has one */
+    progress_start(&meter, progress, stderr, "tea info", "records", 0);
+    if (progress_active(&meter))
+        progress_restart(&meter, indexed_records(rep.path));
+    rc = scan_trace(&rep, &opts, &meter);
+    progress_end(&meter);
+    if (rc) {
         trace_header_free(&rep.header);
         trace_object_list_free(&rep.objects);
         free(rep.window_insns);

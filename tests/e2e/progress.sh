@@ -1,5 +1,5 @@
 # Progress lines (common/progress.h): on a pseudo-terminal (util-linux
-# `script`) tea gen, convert, replay and sweep draw one and clear it; with
+# `script`) tea gen, convert, info, replay and sweep draw one and clear it; with
 # stderr in a file they print nothing; -q silences them on a terminal and
 # --progress forces them into a file. Every output is byte-identical with and
 # without the line (the same command in two directories, so that the command
@@ -54,6 +54,23 @@ has_progress convert.log "tea convert" records
 in_file file "$TEA" convert g.tea --to tracedoctor -o g.td.zst
 [ ! -s file/err.txt ] || fail "tea convert printed progress into a file"
 cmp tty/g.td.zst file/g.td.zst || fail "tea convert: output differs with progress"
+
+# tea info: a native file's records of its index's total (share and time
+# left), a TraceDoctor trace's records and a rate; what it prints is the same
+for t in g.tea g.td.zst; do
+    on_tty tty info-$t.log sh -c '"$0" info "$1" >"info-$1.txt"' "$TEA" $t
+    has_progress info-$t.log "tea info" records
+    in_file file "$TEA" info $t
+    [ ! -s file/err.txt ] || fail "tea info printed progress into a file"
+    cmp tty/info-$t.txt file/out.txt || fail "tea info $t: output differs with progress"
+done
+grep -qaE "tea info: +[0-9.]+% [0-9.]+[kM]? of [0-9.]+[kM]? records, .* left" info-g.tea.log ||
+    { cat -A info-g.tea.log >&2; fail "tea info of a native file: no share of the index's records"; }
+grep -qaF "% " info-g.td.zst.log && { cat -A info-g.td.zst.log >&2; fail "tea info of a TraceDoctor trace: a share"; }
+on_tty tty info-quiet.log "$TEA" info -q g.tea
+grep -qaF "tea info:" info-quiet.log && fail "tea info -q drew progress"
+in_file file "$TEA" info --progress g.tea
+grep -qaF "$(printf '\r')tea info: " file/err.txt || fail "tea info --progress drew nothing into a file"
 
 # tea replay: by frames (the index's total) and as a stream
 for threads in 2 1; do
