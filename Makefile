@@ -2,8 +2,9 @@
 #   make demo     install missing packages (as root), build, run the demo
 #   make test     build plain and sanitized (ASan+UBSan), run every test in both,
 #                 the second half even when the first fails; a summary of both
-#   make install  install the programs, their man pages (with help2man) and bash
-#                 completion under PREFIX (default /usr/local; DESTDIR for staging)
+#   make install  install the programs, their man pages (with help2man), bash
+#                 completion and the docs under PREFIX (default /usr/local;
+#                 DESTDIR for staging)
 #   make fuzz     build the fuzz/ harnesses with clang's libFuzzer and run each
 #                 for FUZZ_SECONDS (default 600) on seeds the tools make
 #   make coverage build with gcov counters, run every test, print line and

@@ -2,15 +2,20 @@
 # installs the two programs, bash completion for both, where the Valgrind
 # tool is built `tea record`'s tool (its links to Valgrind's own files are
 # links, not files) and client request header, and, where help2man is
-# installed, a man page for each program and each of their commands;
-# nothing else (no test binaries, fuzz harnesses, libraries or examples).
-# The installed programs run; the completion completes commands and options.
+# installed, a man page for each program and each of their commands, and
+# the documentation (docs/*.md in share/doc/tea); nothing else (no test
+# binaries, fuzz harnesses, libraries or examples). The man pages are ASCII
+# (µ and ± as groff escapes), so they read the same in every locale, and
+# name the installed documents, which exist. The installed programs run; the
+# completion completes commands and options.
 . "$(dirname "$0")/lib.bash"
 
 BUILD=$(cd "$BIN/.." && pwd)
+SRC=$(cd "$DATA/../.." && pwd)
 command -v cmake >/dev/null 2>&1 || fail "cmake is missing"
 
 run 0 cmake --install "$BUILD" --prefix "$SCRATCH/prefix"
+[ ! -s err.txt ] || { cat err.txt >&2; fail "cmake --install printed warnings or errors"; }
 (cd prefix && find . -type f | sort) >files.txt
 
 # the commands each program lists in its --help
@@ -22,6 +27,9 @@ commands() {
     echo ./bin/tea
     echo ./share/bash-completion/completions/pics
     echo ./share/bash-completion/completions/tea
+    for d in "$SRC"/docs/*.md; do
+        echo "./share/doc/tea/${d##*/}"
+    done
     if [ -x "$BUILD/libexec/tea/valgrind/tearec-amd64-linux" ]; then
         echo ./include/tea_record.h
         echo ./libexec/tea/valgrind/tearec-amd64-linux
@@ -50,12 +58,41 @@ if [ -f prefix/share/man/man1/tea-gen.1 ]; then
     contains prefix/share/man/man1/tea-gen.1 ".TH TEA-GEN"
     contains prefix/share/man/man1/tea-gen.1 "tea gen \\- generate a synthetic trace"
     contains prefix/share/man/man1/tea-gen.1 '\fB\-\-cycles\fR'
+    # ASCII only: µ and ± (UTF-8 in the --help) as groff's \(mc and \(+-
+    for page in prefix/share/man/man1/*.1; do
+        [ "$(tr -d '\011\012\040-\176' <"$page" | wc -c)" -eq 0 ] || fail "$page has bytes that are not ASCII"
+        ! grep -qF '??' "$page" || fail "$page has '??' for characters it lost"
+    done
+    contains prefix/share/man/man1/tea-stalls.1 'distribution of \(mcops without events'
+    contains prefix/share/man/man1/pics-table.1 "'mean \(+- half\-interval'"
+    if command -v man >/dev/null 2>&1; then
+        LC_ALL=C MANWIDTH=80 man -l prefix/share/man/man1/tea-stalls.1 >man.txt 2>&1 || fail "man cannot show tea-stalls.1"
+        ! grep -qF '??' man.txt || fail "tea-stalls.1 shows '??' in the C locale"
+    fi
+    # documents named by their installed path (the prefix's, '-' as groff's \-)
+    docdir=$(printf '%s' "$SCRATCH/prefix/share/doc/tea" | sed 's/-/\\-/g')
+    ! grep -nE '(^|[^/])docs/' prefix/share/man/man1/*.1 || fail "a man page names docs/ of the source tree"
+    contains prefix/share/man/man1/tea-replay.1 "$docdir/semantics.md"
+    # every document a page names is installed
+    awk '{ gsub(/\\-/, "-")
+           while (match($0, /\/share\/doc\/tea\/[a-z-]+\.md/)) {
+               print substr($0, RSTART, RLENGTH); $0 = substr($0, RSTART + RLENGTH) } }' \
+        prefix/share/man/man1/*.1 | sort -u >docs-named.txt
+    [ "$(wc -l <docs-named.txt)" -ge 5 ] || fail "the man pages name too few documents: $(cat docs-named.txt)"
+    while read -r d; do
+        [ -f "prefix$d" ] || fail "a man page names $d, which is not installed"
+    done <docs-named.txt
 fi
 
 # DESTDIR staging (what packagers use)
 DESTDIR="$SCRATCH/stage" run 0 cmake --install "$BUILD" --prefix /usr/local
 [ -x stage/usr/local/bin/tea ] && [ -x stage/usr/local/bin/pics ] || fail "DESTDIR install lacks the programs"
 [ "$(cd stage/usr/local && find . -type f | sort)" = "$(cat files.txt)" ] || fail "DESTDIR install differs"
+# the pages name the documents where they will be, not where they were staged
+if [ -f stage/usr/local/share/man/man1/tea-replay.1 ]; then
+    contains stage/usr/local/share/man/man1/tea-replay.1 "/usr/local/share/doc/tea/semantics.md"
+    ! grep -qF "$SCRATCH" stage/usr/local/share/man/man1/*.1 || fail "a staged man page names the staging directory"
+fi
 
 # bash completion: commands, then a command's options (from its table)
 complete_words() {
