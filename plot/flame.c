@@ -7,6 +7,7 @@
 
 #include <assert.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,7 +32,10 @@
 #define FLAME_OTHERS_COLOR "#d9d9d9" /* merged narrow frames */
 #define FLAME_LEGEND_ROW 16.0      /* a legend row's height */
 #define FLAME_LEGEND_SWATCH 10.0   /* a legend entry's colour square */
-#define FLAME_LEGEND_ENTRY 150.0   /* a legend entry's width */
+#define FLAME_LEGEND_TEXT_GAP 4.0  /* from the swatch to the name */
+#define FLAME_LEGEND_BASELINE 1.0  /* the name's baseline above the swatch's bottom */
+#define FLAME_LEGEND_PAD 10.0      /* room after a name, before the next entry */
+#define FLAME_LEGEND_CELL 150.0    /* the legend's grid: an entry takes whole cells */
 #define FLAME_OTHERS_NAME_MAX 48   /* "(N others)" */
 
 /* The script: zoom on click, search, hover details, URL query. Ours, no
@@ -287,24 +291,67 @@ static int put_frames(FILE *out, const plot_flame_stack *stacks, const size_t *i
     return TEA_OK;
 }
 
-/* Legend entries per row at `width`. */
-static size_t legend_per_row(double width)
+/* The legend is a grid of FLAME_LEGEND_CELL-wide cells in rows across the
+ * drawing; each entry takes the cells its swatch and name need, so that no
+ * two overlap however long the names (components of several events), and
+ * goes to the next row when the cells left in its row are too few. */
+typedef struct legend_cursor {
+    size_t per_row;  /* cells in a row */
+    size_t row;      /* the row being filled */
+    size_t cell;     /* its first free cell */
+} legend_cursor;
+
+/* A cursor at the first cell of a legend `width` units wide. */
+static legend_cursor legend_start(double width)
 {
-    size_t k = (size_t)((width - 2 * FLAME_MARGIN) / FLAME_LEGEND_ENTRY);
-    return k ? k : 1;
+    size_t k = (size_t)((width - 2 * FLAME_MARGIN) / FLAME_LEGEND_CELL);
+    return (legend_cursor){ k ? k : 1, 0, 0 };
+}
+
+/* The cells an entry named `name` takes: its swatch, the gap, the name at
+ * FLAME_CHAR_WIDTH a character (UTF-8 code point) and the room after it;
+ * a row at most (a longer name runs past the row's end). */
+static size_t legend_cells(const char *name, size_t per_row)
+{
+    size_t chars = 0, cells;
+    for (const unsigned char *s = (const unsigned char *)(name ? name : ""); *s; s++)
+        chars += (*s & 0xC0) != 0x80;
+    cells = (size_t)ceil((FLAME_LEGEND_SWATCH + FLAME_LEGEND_TEXT_GAP + (double)chars * FLAME_CHAR_WIDTH
+                          + FLAME_LEGEND_PAD) / FLAME_LEGEND_CELL);
+    return cells < 1 ? 1 : cells > per_row ? per_row : cells;
+}
+
+/* Places the next entry, `name`: its row and first cell; the cursor moves
+ * past it. */
+static void legend_place(legend_cursor *c, const char *name, size_t *row, size_t *cell)
+{
+    size_t cells = legend_cells(name, c->per_row);
+    if (c->cell > 0 && c->cell + cells > c->per_row) {
+        c->row++;
+        c->cell = 0;
+    }
+    *row = c->row;
+    *cell = c->cell;
+    c->cell += cells;
 }
 
 /* The legend's height: its rows, and a gap above them. */
 static double legend_height(const plot_flame_options *o, double width)
 {
-    size_t per_row = legend_per_row(width), rows = (o->legend_count + per_row - 1) / per_row;
-    return rows ? (double)(rows + 1) * FLAME_LEGEND_ROW : 0;
+    legend_cursor c = legend_start(width);
+    size_t row = 0, cell;
+
+    if (!o->legend_count)
+        return 0;
+    for (size_t k = 0; k < o->legend_count; k++)
+        legend_place(&c, o->legend[k].name, &row, &cell);
+    return (double)(row + 2) * FLAME_LEGEND_ROW; /* rows 0..row and the gap */
 }
 
 /* The legend: a swatch and a name per entry, in rows from `top`. */
 static void put_legend(FILE *out, const plot_flame_options *o, double width, double top)
 {
-    size_t per_row = legend_per_row(width);
+    legend_cursor c = legend_start(width);
     char xb[PLOT_SVG_NUMBER_MAX], yb[PLOT_SVG_NUMBER_MAX], tb[PLOT_SVG_NUMBER_MAX], ty[PLOT_SVG_NUMBER_MAX],
         sb[PLOT_SVG_NUMBER_MAX];
 
@@ -313,12 +360,15 @@ static void put_legend(FILE *out, const plot_flame_options *o, double width, dou
     fputs("  <g id=\"legend\">\n", out);
     plot_svg_format_number(FLAME_LEGEND_SWATCH, sb, sizeof sb);
     for (size_t k = 0; k < o->legend_count; k++) {
-        double x = FLAME_MARGIN + (double)(k % per_row) * FLAME_LEGEND_ENTRY;
-        double y = top + (double)(k / per_row) * FLAME_LEGEND_ROW;
+        size_t row, cell;
+        double x, y;
+        legend_place(&c, o->legend[k].name, &row, &cell);
+        x = FLAME_MARGIN + (double)cell * FLAME_LEGEND_CELL;
+        y = top + (double)row * FLAME_LEGEND_ROW;
         plot_svg_format_number(x, xb, sizeof xb);
         plot_svg_format_number(y, yb, sizeof yb);
-        plot_svg_format_number(x + FLAME_LEGEND_SWATCH + 4, tb, sizeof tb);
-        plot_svg_format_number(y + FLAME_LEGEND_SWATCH - 1, ty, sizeof ty);
+        plot_svg_format_number(x + FLAME_LEGEND_SWATCH + FLAME_LEGEND_TEXT_GAP, tb, sizeof tb);
+        plot_svg_format_number(y + FLAME_LEGEND_SWATCH - FLAME_LEGEND_BASELINE, ty, sizeof ty);
         fprintf(out, "    <g class=\"legend-entry\"><rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"", xb, yb,
                 sb, sb);
         plot_svg_escape(out, o->legend[k].color);

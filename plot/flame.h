@@ -59,7 +59,10 @@ typedef struct plot_flame_options {
     double width;        /* user units; 0: PLOT_FLAME_DEFAULT_WIDTH */
     double min_width;    /* user units: narrower frames are merged; 0: PLOT_FLAME_DEFAULT_MIN_WIDTH,
                             negative: none merged */
-    const plot_flame_legend *legend; /* drawn in rows under the frames, in this order */
+    const plot_flame_legend *legend; /* drawn under the frames in this order, in rows of
+                                        150-unit cells: an entry takes the cells its name
+                                        needs (0.6 em a character) and wraps to the next
+                                        row, so that long names never overlap */
     size_t legend_count;
 } plot_flame_options;
 

@@ -1,7 +1,9 @@
 # pics flamegraph: the SVG is well-formed XML (xmllint); at every depth the
 # frames' weights sum to the total, which is the sum of `pics report --format
 # folded`, and their widths to the drawing's span; there is one frame per
-# distinct stack prefix of the folded output; output is deterministic. Then,
+# distinct stack prefix of the folded output; output is deterministic; no two
+# legend entries overlap, long component names included, and none leaves the
+# drawing. Then,
 # where Debian's chromium is installed, a headless browser runs the SVG's
 # own script: a click on a function frame (through the ?x= query, which
 # dispatches a click event on it) zooms it to the full width and hides its
@@ -85,6 +87,82 @@ run 0 "$PICS" flamegraph r/tea.pics --min-width 0 -o tea-file.svg
 run 0 "$PICS" flamegraph r --scheme tea --min-width 0 -o tea-dir.svg
 contains err.txt "r is a tea replay directory: taking its r/tea.pics"
 cmp -s tea-file.svg tea-dir.svg || fail "flamegraph DIR --scheme tea is not DIR/tea.pics"
+
+# legend_boxes SVG: one line "LEFT RIGHT TOP BOTTOM" per legend entry, in
+# user units: from its swatch's top left to the end of its name, taken as
+# 0.6 em a character (6.6 units at the legend's 11, as the frames' labels
+# are estimated), and 12 units down (the 10-unit swatch; the name's baseline
+# 9 below the swatch's top, its descenders under 3 more)
+legend_boxes() {
+    n=$(xpath "$1" "count(//$G[@class='legend-entry'])")
+    i=1
+    while [ "$i" -le "$n" ]; do
+        e="(//$G[@class='legend-entry'])[$i]"
+        printf '%s %s %s %s\n' "$(xpath "$1" "string($e/$RECT/@x)")" "$(xpath "$1" "string($e/$RECT/@y)")" \
+            "$(xpath "$1" "string($e/*[local-name()='text']/@x)")" "$(xpath "$1" "string($e/*[local-name()='text'])")"
+        i=$((i + 1))
+    done | awk '{ print $1, $3 + 6.6 * length($4), $2, $2 + 12 }'
+}
+# legend_fits SVG: no two legend entries' boxes overlap and every box lies
+# inside the drawing (its width and height); the boxes are left in SVG.boxes
+legend_fits() {
+    legend_boxes "$1" >"$1.boxes"
+    awk -v w="$(xpath "$1" "string(/*/@width)")" -v h="$(xpath "$1" "string(/*/@height)")" '
+        { l[NR] = $1; r[NR] = $2; t[NR] = $3; b[NR] = $4
+          if ($1 < 0 || $2 > w + 0 || $3 < 0 || $4 > h + 0) { print "entry " NR " leaves the drawing: " $0; bad = 1 } }
+        END { for (i = 1; i <= NR; i++)
+                  for (j = i + 1; j <= NR; j++)
+                      if (l[i] < r[j] && l[j] < r[i] && t[i] < b[j] && t[j] < b[i]) {
+                          print "entries " i " and " j " overlap"; bad = 1 }
+              exit bad }' "$1.boxes" >&2 || { cat "$1.boxes" >&2; fail "$1: legend entries overlap or leave the drawing"; }
+}
+legend_fits merged.svg
+# components of several events have long names: each entry as wide as its
+# name, in rows that wrap (a golden PICS written here, one cell per
+# component, among them the names of 3, 4, 5 and all 9 events)
+cat >long.pics <<'EOF'
+tea-pics 1.0
+scheme golden
+unit 720720
+trace.digest 0123456789abcdef
+trace.first_cycle 0
+trace.last_cycle 100
+trace.records 100
+trace.arch riscv64
+trace.clock_hz 3200000000
+golden_total 72072000
+golden_rules default
+period 0
+frequency_hz 0
+seed 0
+jitter -
+events all
+event_mask 0x1ff
+samples 0
+lost.busy 0
+lost.squashed 0
+lost.empty 0
+lost.exception 0
+lost.end 0
+merged 1
+cells 9
+0x1000 0 14414400 20
+0x1004 15 10810800 15
+0x1008 31 9369360 13
+0x100c 7 8648640 12
+0x1010 448 7207200 10
+0x1014 56 6486480 9
+0x1018 511 5765760 8
+0x101c 1 5045040 7
+0x1020 9 4324320 6
+end
+EOF
+run 0 "$PICS" flamegraph long.pics -o long.svg
+xmllint --noout long.svg || fail "long.svg is not well-formed XML"
+[ "$(xpath long.svg "count(//$G[@class='legend-entry'])")" = 9 ] || fail "long.svg: not 9 legend entries"
+contains long.svg ">ST-L1,ST-TLB,ST-LLC,DR-L1</text>"
+legend_fits long.svg
+[ "$(awk '{ print $3 }' long.svg.boxes | sort -u | wc -l)" -ge 2 ] || fail "long.svg: the legend is one row"
 
 # charts are titled with the program's name, else the trace
 run 0 "$PICS" plot r/golden.pics -o plot.svg

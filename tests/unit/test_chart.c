@@ -383,6 +383,50 @@ static void flame_merges_narrow_frames(void **state)
     free(cap.text);
 }
 
+/* The legend lays its entries out by their names' widths: cells of 150
+ * units, an entry taking those its swatch (10), the gap to its name (4),
+ * its name (6.6 a character) and the room after it (10) need, a row
+ * starting when the cells left are too few, and a name wider than a row
+ * alone on one. At width 620 a row has 4 cells (600 / 150). Legend rows
+ * start at the root row's top (56 + 18) + 18 + 28 = 120, 16 apart. */
+static void flame_legend_by_text_width(void **state)
+{
+    static const char *const f[] = { "f" };
+    static const char *const c[] = { "#111111" };
+    const plot_flame_stack stacks[] = { { f, c, 1 } };
+    static const char long_name[] = "0123456789012345678901234567890123456789012345678901234567890123456789"
+                                    "012345678901234567890123456789"; /* 100 characters: 684 units > 600 */
+    const plot_flame_legend legend[] = {
+        { "a", "#000001" },                                      /* 30.6: 1 cell, row 0 at 10 */
+        { "ST-L1,ST-TLB,ST-LLC,DR-L1", "#000002" },              /* 25 chars, 189: 2 cells, at 160 */
+        { "b", "#000003" },                                      /* the row's last cell, at 460 */
+        { "ST-L1,ST-TLB,ST-LLC,DR-L1,DR-TLB,DR-SQ", "#000004" }, /* 38 chars, 274.8: 2 cells, row 1 at 10 */
+        { "ST-L1,ST-TLB,ST-LLC", "#000005" },                    /* 19 chars, 149.4: 1 cell, at 310 */
+        { long_name, "#000006" },                                /* a row of its own: row 2 at 10 */
+        { "c", "#000007" },                                      /* row 3 at 10 */
+    };
+    plot_flame_options o = { "T", "all", "cycles", 620, 0, legend, 7 };
+    capture cap;
+    (void)state;
+
+    capture_open(&cap);
+    assert_int_equal(plot_flame_write(cap.f, &o, stacks, 1, 1), 0);
+    capture_close(&cap);
+    assert_int_equal(count_of(cap.text, "class=\"legend-entry\""), 7);
+    assert_non_null(strstr(cap.text, "<rect x=\"10\" y=\"120\" width=\"10\" height=\"10\" fill=\"#000001\"/>"
+                                     "<text x=\"24\" y=\"129\" font-size=\"11\">a</text>"));
+    assert_non_null(strstr(cap.text, "<rect x=\"160\" y=\"120\" width=\"10\" height=\"10\" fill=\"#000002\"/>"
+                                     "<text x=\"174\" y=\"129\""));
+    assert_non_null(strstr(cap.text, "<rect x=\"460\" y=\"120\" width=\"10\" height=\"10\" fill=\"#000003\"/>"));
+    assert_non_null(strstr(cap.text, "<rect x=\"10\" y=\"136\" width=\"10\" height=\"10\" fill=\"#000004\"/>"));
+    assert_non_null(strstr(cap.text, "<rect x=\"310\" y=\"136\" width=\"10\" height=\"10\" fill=\"#000005\"/>"));
+    assert_non_null(strstr(cap.text, "<rect x=\"10\" y=\"152\" width=\"10\" height=\"10\" fill=\"#000006\"/>"));
+    assert_non_null(strstr(cap.text, "<rect x=\"10\" y=\"168\" width=\"10\" height=\"10\" fill=\"#000007\"/>"));
+    /* the drawing holds the 4 rows and a gap: 56 + 2 x 18 + 28 + 5 x 16 */
+    assert_non_null(strstr(cap.text, "height=\"200\""));
+    free(cap.text);
+}
+
 /* --- charts ------------------------------------------------------------------ */
 
 static char *render_stacked(const plot_chart_stacked_bars *c, int *rc)
@@ -650,6 +694,7 @@ int main(void)
         cmocka_unit_test(line_chart_log_axis),
         cmocka_unit_test(flame_frames_by_hand),
         cmocka_unit_test(flame_merges_narrow_frames),
+        cmocka_unit_test(flame_legend_by_text_width),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
