@@ -1226,6 +1226,95 @@ size_t binary_symbols_find_name(const binary_symbols *s, const char *name, size_
     return found;
 }
 
+/* GCC's clone suffixes (symbols.h): the kinds that carry a number, and the
+ * one whose number is optional. */
+static const char *const CLONE_NUMBERED[] = { "constprop", "isra", "part" };
+#define CLONE_COLD "cold"
+/* How __cxa_demangle writes a clone suffix: " [clone .constprop.0]". */
+#define CLONE_DEMANGLED_OPEN " [clone "
+#define CLONE_DEMANGLED_CLOSE ']'
+
+/* The end of ".N" at `p` (a dot and one or more decimal digits), or NULL. */
+static const char *clone_number_end(const char *p)
+{
+    const char *q = p + 1;
+    if (*p != '.' || *q < '0' || *q > '9')
+        return NULL;
+    while (*q >= '0' && *q <= '9')
+        q++;
+    return q;
+}
+
+/* The end of one clone suffix in GCC's form at `p` (".constprop.0",
+ * ".cold", ".cold.1"), or NULL when none starts there. */
+static const char *clone_suffix_end(const char *p)
+{
+    const char *number;
+    if (*p++ != '.')
+        return NULL;
+    for (size_t i = 0; i < sizeof CLONE_NUMBERED / sizeof CLONE_NUMBERED[0]; i++) {
+        size_t len = strlen(CLONE_NUMBERED[i]);
+        if (strncmp(p, CLONE_NUMBERED[i], len) == 0)
+            return clone_number_end(p + len);
+    }
+    if (strncmp(p, CLONE_COLD, sizeof CLONE_COLD - 1) != 0)
+        return NULL;
+    p += sizeof CLONE_COLD - 1;
+    return (number = clone_number_end(p)) ? number : p;
+}
+
+/* The end of one clone suffix at `p`, in GCC's form or as demangled
+ * (" [clone .isra.0]"), or NULL. */
+static const char *clone_part_end(const char *p)
+{
+    const char *end;
+    if (strncmp(p, CLONE_DEMANGLED_OPEN, sizeof CLONE_DEMANGLED_OPEN - 1) != 0)
+        return clone_suffix_end(p);
+    end = clone_suffix_end(p + sizeof CLONE_DEMANGLED_OPEN - 1);
+    return end && *end == CLONE_DEMANGLED_CLOSE ? end + 1 : NULL;
+}
+
+int binary_symbols_is_clone(const char *symbol, const char *source)
+{
+    size_t len = strlen(source);
+    const char *p = symbol + len;
+    if (len == 0 || strncmp(symbol, source, len) != 0 || *p == '\0')
+        return 0;
+    while (*p && (p = clone_part_end(p)))
+        ;
+    return p != NULL;
+}
+
+static int compare_sizes(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+int binary_symbols_find_clones(const binary_symbols *s, const char *name, size_t *out, size_t max, size_t *count)
+{
+    name_key k = { s, name };
+    size_t lo = search_lower_bound(s->name_count, name_below, &k), len = strlen(name), found = 0, *all;
+
+    *count = 0;
+    /* every clone's name begins with `name`: they follow it in sorted order */
+    if (!(all = malloc((s->name_count - lo + 1) * sizeof *all)))
+        return oom();
+    for (size_t i = lo; i < s->name_count && strncmp(s->names[i].name, name, len) == 0; i++)
+        if (binary_symbols_is_clone(s->names[i].name, name))
+            all[found++] = s->names[i].function;
+    qsort(all, found, sizeof *all, compare_sizes);
+    for (size_t i = 0; i < found; i++) {
+        if (i > 0 && all[i] == all[i - 1])
+            continue; /* two clone names of one function */
+        if (*count < max)
+            out[*count] = all[i];
+        ++*count;
+    }
+    free(all);
+    return TEA_OK;
+}
+
 /* Levenshtein distance of two short strings (two rows of the table). */
 static size_t edit_distance(const char *a, const char *b)
 {

@@ -172,6 +172,21 @@ char *binary_symbols_format(const binary_symbols *s, uint64_t pc, char *buf, siz
  * are (which may exceed max). */
 size_t binary_symbols_find_name(const binary_symbols *s, const char *name, size_t *out, size_t max);
 
+/* True when `symbol` names a clone GCC made of the function `source`:
+ * `source` followed by one or more clone suffixes, each ".constprop.N",
+ * ".isra.N", ".part.N" or ".cold" (older GCC: ".cold.N"), N decimal digits,
+ * in any order ("f.part.0.constprop.0", "f.constprop.0.cold"); or, for a
+ * demangled C++ name, each " [clone .constprop.N]" and so on, as
+ * __cxa_demangle writes them ("f(int) [clone .cold]"). `symbol` equal to
+ * `source` is not a clone of it. */
+int binary_symbols_is_clone(const char *symbol, const char *source);
+
+/* The indices of every function that has a clone of `name`
+ * (binary_symbols_is_clone) as its chosen name or as an alias, in address
+ * order, each once: up to `max` into `out`; *count is how many there are
+ * (which may exceed max). Returns 0 or TEA_ERR_NOMEM. */
+int binary_symbols_find_clones(const binary_symbols *s, const char *name, size_t *out, size_t max, size_t *count);
+
 /* Up to `max` known names close to `name` (a substring match, ignoring
  * case, or an edit distance of at most a quarter of its length, at least
  * 2), closest first. Returns how many were written. */

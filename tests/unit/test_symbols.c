@@ -988,6 +988,50 @@ static void test_symbolize_objects(void **state)
     pics_info_free(&info);
 }
 
+/* GCC's clone names (binary_symbols_is_clone): the source name followed by
+ * .constprop.N, .isra.N, .part.N, .cold (.cold.N) in any combination, or
+ * their demangled " [clone ...]" forms; nothing else. */
+static void test_clone_names(void **state)
+{
+    static const char *const clones[][2] = {
+        { "chase_loop.constprop.0", "chase_loop" },
+        { "f.isra.12", "f" },
+        { "f.part.0", "f" },
+        { "f.cold", "f" },
+        { "f.cold.3", "f" },
+        { "f.part.0.constprop.0", "f" },
+        { "f.constprop.0.isra.0.cold", "f" },
+        { "f.constprop.0.cold", "f.constprop.0" },
+        { "foo(int) [clone .constprop.0]", "foo(int)" },
+        { "foo(int) [clone .isra.0] [clone .cold]", "foo(int)" },
+        { "_Z3fooi.cold", "_Z3fooi" },
+    };
+    static const char *const others[][2] = {
+        { "f", "f" },                  /* the name itself */
+        { "f.constprop", "f" },        /* no number */
+        { "f.constprop.", "f" },
+        { "f.constprop.x", "f" },
+        { "f.isra.0x", "f" },
+        { "f.coldx", "f" },
+        { "f.cold.", "f" },
+        { "f.lto_priv.0", "f" },       /* not a clone kind named here */
+        { "f.constprop.0", "g" },
+        { "fg.constprop.0", "f" },     /* another function's clone */
+        { "f_constprop.0", "f" },
+        { "f.constprop.0", "" },
+        { "foo(int) [clone .cold", "foo(int)" },
+        { "foo(int) [clone cold]", "foo(int)" },
+        { "f.constprop.0", "f.constprop.0.cold" },
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof clones / sizeof clones[0]; i++)
+        if (!binary_symbols_is_clone(clones[i][0], clones[i][1]))
+            fail_msg("%s is a clone of %s", clones[i][0], clones[i][1]);
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
+        if (binary_symbols_is_clone(others[i][0], others[i][1]))
+            fail_msg("%s is no clone of %s", others[i][0], others[i][1]);
+}
+
 /* binary_symbolize_parse_offset: the one parser of --adjust-vma (pics report,
  * annotate, diff, plot and tea topdown). */
 /* Room for an objdump line with a long C++ name. */
@@ -1378,6 +1422,7 @@ int main(void)
         cmocka_unit_test(test_symbolize_riscv),
         cmocka_unit_test(test_symbolize_objects),
         cmocka_unit_test(test_parse_offset),
+        cmocka_unit_test(test_clone_names),
         cmocka_unit_test(test_plt_x86_64),
         cmocka_unit_test(test_plt_riscv64),
         cmocka_unit_test(test_plt_aarch64),
