@@ -343,23 +343,27 @@ static int auto_bias(binary_symbols *syms, unsigned va_bits, const binary_symbol
     return TEA_OK;
 }
 
-/* Applies the bias rules of symbolize.h to the opened binary. */
-static int choose_bias(binary_symbols *syms, const pics_info *info, const binary_symbolize_options *opts,
-                       unsigned va_bits)
+/* Applies the bias rules of symbolize.h to the opened binary; `listed` is
+ * the trace's object the binary is when it is not the trace's main binary
+ * (--elf of a shared library), else NULL. */
+static int choose_bias(binary_symbols *syms, const pics_info *info, const object_unit *listed,
+                       const binary_symbolize_options *opts, unsigned va_bits)
 {
     const char *path = binary_symbols_path(syms);
+    int has_recorded = listed || info->has_load_bias;
+    uint64_t recorded = listed ? listed->load_bias : info->load_bias;
     if (opts->adjust_vma_auto)
         return auto_bias(syms, va_bits, opts);
     if (opts->has_adjust_vma) {
-        if (info->has_load_bias && info->load_bias != opts->adjust_vma)
+        if (has_recorded && recorded != opts->adjust_vma)
             warn(opts->command,
                  "--adjust-vma 0x%" PRIx64 " overrides the load bias 0x%" PRIx64 " recorded in the trace",
-                 opts->adjust_vma, info->load_bias);
+                 opts->adjust_vma, recorded);
         binary_symbols_set_bias(syms, opts->adjust_vma);
         return TEA_OK;
     }
-    if (info->has_load_bias) {
-        binary_symbols_set_bias(syms, info->load_bias);
+    if (has_recorded) {
+        binary_symbols_set_bias(syms, recorded);
         return TEA_OK;
     }
     if (binary_symbols_is_position_independent(syms))
@@ -372,12 +376,17 @@ static int choose_bias(binary_symbols *syms, const pics_info *info, const binary
     return TEA_OK;
 }
 
-/* The build-id and architecture checks (warnings only). */
-static void check_binary(const binary_symbols *syms, const pics_info *info, const binary_symbolize_options *opts)
+/* The build-id and architecture checks (warnings only); `listed` as for
+ * choose_bias: a binary that is one of the trace's objects is no other
+ * build. */
+static void check_binary(const binary_symbols *syms, const pics_info *info, const object_unit *listed,
+                         const binary_symbolize_options *opts)
 {
     const char *path = binary_symbols_path(syms), *id = binary_symbols_build_id(syms),
                *arch = binary_symbols_arch(syms);
-    if (info->build_id && id && strcmp(info->build_id, id) != 0)
+    if (listed)
+        ; /* its build-id is the listed object's */
+    else if (info->build_id && id && strcmp(info->build_id, id) != 0)
         warn(opts->command,
              "build-id of %s (%s) differs from the one recorded in the trace (%s): it is not the traced "
              "binary, symbols may be wrong",
@@ -451,6 +460,21 @@ static void mark_main_objects(binary_symbolizer *z)
         if ((id && o->build_id[0]) ? strcmp(id, o->build_id) == 0 : strcmp(path, o->path) == 0)
             o->state = OBJECT_MAIN;
     }
+}
+
+/* The trace's listed object that the opened binary is when it is not the
+ * trace's main binary: the first with the binary's build-id, when that
+ * differs from the build-id the trace recorded for its main binary; else
+ * NULL (also for a binary without a build-id). */
+static const object_unit *listed_object_of(const binary_symbolizer *z, const pics_info *info)
+{
+    const char *id = binary_symbols_build_id(z->syms);
+    if (!id || (info->build_id && strcmp(info->build_id, id) == 0))
+        return NULL;
+    for (size_t i = 0; i < z->object_count; i++)
+        if (strcmp(z->objects[i].build_id, id) == 0)
+            return &z->objects[i];
+    return NULL;
 }
 
 /* The object whose range holds `pc` (the last one starting at or before it
@@ -543,6 +567,7 @@ int binary_symbolize_open(binary_symbolizer **out, const pics_info *info, const 
 {
     binary_symbolizer *z;
     const char *path = opts->elf_path;
+    const object_unit *listed;
     int rc;
 
     *out = NULL;
@@ -570,9 +595,11 @@ int binary_symbolize_open(binary_symbolizer **out, const pics_info *info, const 
         goto fail;
     binary_symbols_set_demangle(z->syms, !opts->no_demangle);
     z->va_bits = va_bits_of(info->arch[0] ? info->arch : binary_symbols_arch(z->syms));
-    if ((rc = choose_bias(z->syms, info, opts, z->va_bits)) || (rc = binary_symbols_set_va_bits(z->syms, z->va_bits)))
+    listed = listed_object_of(z, info);
+    if ((rc = choose_bias(z->syms, info, listed, opts, z->va_bits))
+        || (rc = binary_symbols_set_va_bits(z->syms, z->va_bits)))
         goto fail;
-    check_binary(z->syms, info, opts);
+    check_binary(z->syms, info, listed, opts);
     if (z->source) {
         if ((rc = binary_symbols_load_lines(z->syms)) < 0)
             goto fail;
@@ -779,6 +806,149 @@ int binary_symbolize_source(binary_symbolizer *z, uint64_t pc, char *buf, size_t
         return rc;
     snprintf(buf, size, "%s:%u", file, line);
     return 1;
+}
+
+/* --- finding functions ------------------------------------------------------- */
+
+const binary_symbols *binary_symbolize_symbols_at(const binary_symbolizer *z, uint64_t pc)
+{
+    const object_unit *unusable;
+    return symbols_for(z, pc, &unusable);
+}
+
+/* The symbols of the i-th object binary_symbolize_find searches: 0 the main
+ * binary, then the listed objects in address order; NULL for one it skips
+ * (none, unusable, the main binary's own entry). */
+static const binary_symbols *searched_symbols(const binary_symbolizer *z, size_t i)
+{
+    object_unit *o;
+    if (i == 0)
+        return z->syms;
+    o = &z->objects[i - 1];
+    if (o->state == OBJECT_UNOPENED)
+        object_open(z, o);
+    return o->state == OBJECT_OPEN ? o->syms : NULL;
+}
+
+/* Appends a match to out (up to max), counting it in *count. */
+static void add_match(binary_symbolize_match *out, size_t max, size_t *count, const binary_symbols *s, size_t index,
+                      int clone)
+{
+    if (*count < max)
+        out[*count] = (binary_symbolize_match){ s, binary_symbols_function_at(s, index), clone };
+    ++*count;
+}
+
+/* The functions of `s` named `name` (or an alias) and its clones, merged in
+ * address order (a function both is taken as named), appended to out. */
+static int find_in(const binary_symbols *s, const char *name, binary_symbolize_match *out, size_t max,
+                   size_t *count)
+{
+    size_t none, named = binary_symbols_find_name(s, name, &none, 0), clones = 0, *idx;
+    size_t a = 0, b;
+    int rc;
+    if ((rc = binary_symbols_find_clones(s, name, &none, 0, &clones)))
+        return rc;
+    if (named + clones == 0)
+        return TEA_OK;
+    if (!(idx = malloc((named + clones) * sizeof *idx)))
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    binary_symbols_find_name(s, name, idx, named);
+    if ((rc = binary_symbols_find_clones(s, name, idx + named, clones, &clones)) == TEA_OK) {
+        for (b = named; a < named || b < named + clones;) {
+            if (b == named + clones || (a < named && idx[a] <= idx[b])) {
+                b += b < named + clones && idx[a] == idx[b]; /* a named function that is a clone too */
+                add_match(out, max, count, s, idx[a++], 0);
+            } else {
+                add_match(out, max, count, s, idx[b++], 1);
+            }
+        }
+    }
+    free(idx);
+    return rc;
+}
+
+/* Appends up to `max` - *n names of `s` close to `name` to out, leaving
+ * out names already there. */
+static void add_suggestions(const binary_symbols *s, const char *name, const char **out, size_t max, size_t *n)
+{
+    const char *close[BINARY_SYMBOLIZE_SUGGESTIONS];
+    size_t k = binary_symbols_suggest(s, name, close, BINARY_SYMBOLIZE_SUGGESTIONS);
+    for (size_t i = 0; i < k && *n < max; i++) {
+        size_t j = 0;
+        while (j < *n && strcmp(out[j], close[i]) != 0)
+            j++;
+        if (j == *n)
+            out[(*n)++] = close[i];
+    }
+}
+
+/* The error of a name binary_symbolize_find found nowhere: where it looked
+ * (the main binary and `searched` listed objects) and the close names. */
+static int not_found(const binary_symbolizer *z, const char *name, size_t searched)
+{
+    const char *close[BINARY_SYMBOLIZE_SUGGESTIONS];
+    char where[BINARY_SYMBOLIZE_TEXT_MAX], list[BINARY_SYMBOLIZE_TEXT_MAX] = "";
+    size_t k = 0;
+    int tables = 0;
+    for (size_t i = 0; i <= z->object_count; i++) {
+        const binary_symbols *s = searched_symbols(z, i);
+        if (s) {
+            tables |= binary_symbols_table(s) != NULL;
+            add_suggestions(s, name, close, BINARY_SYMBOLIZE_SUGGESTIONS, &k);
+        }
+    }
+    for (size_t i = 0; i < k; i++) {
+        size_t used = strlen(list);
+        snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", close[i]);
+    }
+    if (searched == 0)
+        snprintf(where, sizeof where, "%s", z->syms ? binary_symbols_path(z->syms) : "the trace's objects");
+    else if (z->syms)
+        snprintf(where, sizeof where, "%s or %zu other object%s of the trace", binary_symbols_path(z->syms),
+                 searched, searched > 1 ? "s" : "");
+    else
+        snprintf(where, sizeof where, "%zu object%s of the trace", searched, searched > 1 ? "s" : "");
+    if (!tables)
+        return error_set(TEA_ERR_USAGE, "%s %s no function symbols (stripped?): cannot find '%s'", where,
+                         searched || !z->syms ? "have" : "has", name);
+    if (k)
+        return error_set(TEA_ERR_USAGE, "no function '%s' in %s; close matches: %s", name, where, list);
+    return error_set(TEA_ERR_USAGE, "no function '%s' in %s (and no close match)", name, where);
+}
+
+int binary_symbolize_find(binary_symbolizer *z, const char *name, binary_symbolize_match *out, size_t max,
+                          size_t *count)
+{
+    size_t searched = 0;
+    uint64_t shown;
+    int rc;
+
+    *count = 0;
+    for (size_t i = 0; i <= z->object_count; i++) {
+        const binary_symbols *s = searched_symbols(z, i);
+        if (!s)
+            continue;
+        searched += i > 0;
+        if ((rc = find_in(s, name, out, max, count)))
+            return rc;
+    }
+    if (*count)
+        return TEA_OK;
+    if (name[0] != '-' && binary_symbolize_parse_offset(name, &shown) == TEA_OK) {
+        uint64_t pc = binary_symbolize_pc_of(z, shown);
+        const binary_symbols *s = binary_symbolize_symbols_at(z, pc);
+        binary_symbols_location loc;
+        if (s) {
+            binary_symbols_locate(s, pc, &loc);
+            if (loc.function >= 0) {
+                add_match(out, max, count, s, (size_t)loc.function, 0);
+                return TEA_OK;
+            }
+        }
+    }
+    error_clear();
+    return not_found(z, name, searched);
 }
 
 /* --- symbol maps --------------------------------------------------------------- */

@@ -36,6 +36,11 @@
  * executable's own entry in the list then names the program's. Traces
  * without objects are symbolized as before, by the main binary alone.
  *
+ * --elf naming one of the trace's listed objects rather than its main
+ * binary (the same build-id: `--elf libc.so.6` for libc's functions) takes
+ * that object's recorded load bias unless --adjust-vma is given (a warning
+ * when it differs from it), and is not reported as another build.
+ *
  * Virtual-address width (symbols.h): the trace's PCs are taken as
  * zero-extended virtual addresses of the architecture's usual width: 39 bits
  * for riscv64 (Sv39, TraceDoctor's BOOM), 48 for x86_64 and aarch64.
@@ -193,6 +198,38 @@ int binary_symbolize_disasm(binary_symbolizer *z, uint64_t pc, char *buf, size_t
  * Returns 1 when known, 0 when not (no --source, no DWARF, no line for it:
  * buf is ""), or TEA_ERR_NOMEM. */
 int binary_symbolize_source(binary_symbolizer *z, uint64_t pc, char *buf, size_t size);
+
+/* The symbols of the object holding the trace PC `pc`, as every naming
+ * function here chooses them (the main binary's, a listed object's opened
+ * on first use), or NULL when none can be used. */
+const binary_symbols *binary_symbolize_symbols_at(const binary_symbolizer *z, uint64_t pc);
+
+/* A function a name or an address designates (binary_symbolize_find). */
+typedef struct binary_symbolize_match {
+    const binary_symbols *syms;              /* the object holding it: the main binary's or a listed object's */
+    const binary_symbols_function *function; /* one of syms' functions */
+    int clone;                               /* a GCC clone of the name (binary_symbols_is_clone), not the
+                                                name or an alias of it */
+} binary_symbolize_match;
+
+/* Close names a failed binary_symbolize_find lists at most. */
+#define BINARY_SYMBOLIZE_SUGGESTIONS 5
+
+/*
+ * The functions `name` designates in every object the symbolizer knows:
+ * the main binary, then the trace's listed objects in address order (each
+ * opened on first use; unusable ones and the main binary's own entry
+ * skipped). In each, every function that has `name` as its name or an
+ * alias (mangled or demangled) and every GCC clone of it
+ * (binary_symbols_find_clones), in address order. When no object has one
+ * and `name` is an address as binary_symbolize_address shows it, the
+ * function holding that address. Up to `max` into `out`; *count is how many
+ * there are (which may exceed max). None: TEA_ERR_USAGE with a message
+ * saying where it looked and up to BINARY_SYMBOLIZE_SUGGESTIONS close names
+ * (the main binary's first). TEA_ERR_NOMEM.
+ */
+int binary_symbolize_find(binary_symbolizer *z, const char *name, binary_symbolize_match *out, size_t max,
+                          size_t *count);
 
 /* The function ranges as a symbol map (binary_symbols_symmap with `flags`):
  * the main binary's, then every listed object's (each opened), an object

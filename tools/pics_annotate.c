@@ -21,10 +21,8 @@
 
 #define PERCENT 100.0
 /* Functions of one name annotated at most (local functions of several
- * files may share a name). */
+ * files or objects may share a name, a function may have clones). */
 #define ANNOTATE_MAX_MATCHES 16
-/* Close names listed when the symbol is unknown. */
-#define ANNOTATE_SUGGESTIONS 5
 /* The step over bytes that are no instruction, per architecture: the
  * instruction alignment. */
 #define STEP_X86_64 1
@@ -192,10 +190,9 @@ static void print_instruction(FILE *f, annotate_data *d, uint64_t pc, const char
         view_report_print_stack(f, &d->in, d->v.granularity, comps, n, ANNOTATE_STACK_INDENT);
 }
 
-/* Annotates one function. */
-static int annotate_function(FILE *f, annotate_data *d, const binary_symbols_function *fn)
+/* Annotates one function of the object whose symbols are `s`. */
+static int annotate_function(FILE *f, annotate_data *d, const binary_symbols *s, const binary_symbols_function *fn)
 {
-    binary_symbols *s = binary_symbolize_symbols(d->z);
     uint64_t fn_value, fn_golden, odd_value = 0, odd_golden = 0;
     unsigned step = step_of(binary_symbols_arch(s));
     size_t instructions = 0, odd = 0, bad = 0;
@@ -204,7 +201,10 @@ static int annotate_function(FILE *f, annotate_data *d, const binary_symbols_fun
 
     range_sum(d, fn->start, fn->end, &fn_value, &fn_golden);
     view_report_cycles_text(&d->in, 0, fn_value, VIEW_REPORT_TEXT_DIGITS, cycles, sizeof cycles);
-    fprintf(f, "#\n# %s: 0x%" PRIx64 "-0x%" PRIx64 " (%" PRIu64 " bytes), %s cycles, %.2f%% of the total\n", fn->name,
+    fprintf(f, "#\n# %s", fn->name);
+    if (binary_symbolize_has_objects(d->z)) /* which of the trace's objects, as the report's column does */
+        fprintf(f, " in %s", binary_symbols_path(s));
+    fprintf(f, ": 0x%" PRIx64 "-0x%" PRIx64 " (%" PRIu64 " bytes), %s cycles, %.2f%% of the total\n",
             binary_symbolize_address(d->z, fn->start),
             binary_symbolize_address(d->z, fn->start) + (fn->end - fn->start), fn->end - fn->start, cycles,
             PERCENT * view_report_share(&d->in, 0, fn_value));
@@ -272,42 +272,30 @@ static int annotate_function(FILE *f, annotate_data *d, const binary_symbols_fun
     return rc;
 }
 
-/* The functions NAME designates: by name (all aliases), else, when NAME is
- * an address (as --addresses shows them), the function holding it.
- * TEA_ERR_USAGE with close names when there is none. */
-static int find_functions(const binary_symbolizer *z, const binary_symbols *s, const char *name, size_t *idx,
-                          size_t *count)
+/* Says on stderr what --symbol NAME found besides NAME in one object: the
+ * GCC clones it matched, and the objects when several hold it (each
+ * annotated). Nothing when it found NAME alone. */
+static void note_matches(const char *command, const char *name, const binary_symbolize_match *m, size_t n)
 {
-    const char *close[ANNOTATE_SUGGESTIONS];
-    char list[BINARY_SYMBOLIZE_TEXT_MAX] = "";
-    uint64_t pc;
-    size_t n = binary_symbols_find_name(s, name, idx, ANNOTATE_MAX_MATCHES), k;
-
-    if (n > ANNOTATE_MAX_MATCHES)
-        n = ANNOTATE_MAX_MATCHES;
-    if (n == 0 && binary_symbolize_parse_offset(name, &pc) == 0 && name[0] != '-') {
-        binary_symbols_location loc;
-        binary_symbols_locate(s, binary_symbolize_pc_of(z, pc), &loc);
-        if (loc.function >= 0) {
-            idx[0] = (size_t)loc.function;
-            n = 1;
-        }
+    size_t clones = 0, objects = 0;
+    for (size_t i = 0; i < n; i++) {
+        clones += m[i].clone;
+        objects += i == 0 || m[i].syms != m[i - 1].syms; /* matches come object by object */
     }
-    *count = n;
-    if (n)
-        return TEA_OK;
-    k = binary_symbols_suggest(s, name, close, ANNOTATE_SUGGESTIONS);
-    for (size_t i = 0; i < k; i++) {
-        size_t used = strlen(list);
-        snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", close[i]);
+    if (clones) {
+        fprintf(stderr, "%s: note: --symbol %s matched GCC's clone%s", command, name, clones > 1 ? "s" : "");
+        for (size_t i = 0, k = 0; i < n; i++)
+            if (m[i].clone)
+                fprintf(stderr, "%s %s", k++ ? "," : "", m[i].function->name);
+        fputc('\n', stderr);
     }
-    if (!binary_symbols_table(s))
-        return error_set(TEA_ERR_USAGE, "%s has no function symbols (stripped?): cannot find '%s'",
-                         binary_symbols_path(s), name);
-    if (k)
-        return error_set(TEA_ERR_USAGE, "no function '%s' in %s; close matches: %s", name, binary_symbols_path(s),
-                         list);
-    return error_set(TEA_ERR_USAGE, "no function '%s' in %s (and no close match)", name, binary_symbols_path(s));
+    if (objects > 1) {
+        fprintf(stderr, "%s: note: --symbol %s is in %zu objects, each annotated:", command, name, objects);
+        for (size_t i = 0; i < n; i++)
+            if (i == 0 || m[i].syms != m[i - 1].syms)
+                fprintf(stderr, "%s %s", i ? "," : "", binary_symbols_path(m[i].syms));
+        fputc('\n', stderr);
+    }
 }
 
 /* --symbol 0xSTART-0xEND: the range [START, END) (addresses as --addresses
@@ -339,12 +327,23 @@ static int parse_range(const char *name, const binary_symbolizer *z, binary_symb
     return 1;
 }
 
+/* TEA_ERR_UNSUPPORTED when the object `s` is of an architecture the
+ * disassembler does not know. */
+static int check_arch(const binary_symbols *s)
+{
+    if (binary_symbols_arch(s))
+        return TEA_OK;
+    return error_set(TEA_ERR_UNSUPPORTED, "%s: cannot disassemble its architecture (x86_64, aarch64 and riscv64 only)",
+                     binary_symbols_path(s));
+}
+
 static int run_annotate(const annotate_request *req)
 {
     annotate_data d;
-    size_t idx[ANNOTATE_MAX_MATCHES], matches = 0;
+    binary_symbolize_match found[ANNOTATE_MAX_MATCHES];
+    size_t matches = 0;
     outfile *out = NULL;
-    binary_symbols *s;
+    const binary_symbols *s, *range_syms = NULL;
     binary_symbolize_options sym;
     binary_symbols_function range;
     char range_label[BINARY_SYMBOLIZE_TEXT_MAX];
@@ -357,25 +356,39 @@ static int run_annotate(const annotate_request *req)
     sym.auto_pics = &d.in.p; /* --adjust-vma auto scores the PCs shown */
     if ((rc = binary_symbolize_open(&d.z, &d.in.info, &sym)))
         goto done;
-    if (!(s = binary_symbolize_symbols(d.z))) {
+    s = binary_symbolize_symbols(d.z);
+    if (!s && !binary_symbolize_has_objects(d.z)) {
         rc = error_set(TEA_ERR_USAGE, "no binary to annotate: pass --elf BINARY%s%s%s",
                        d.in.info.binary_path ? " (the trace names " : "",
                        d.in.info.binary_path ? d.in.info.binary_path : "", d.in.info.binary_path ? ")" : "");
         goto done;
     }
-    if (!binary_symbols_arch(s)) {
-        rc = error_set(TEA_ERR_UNSUPPORTED,
-                       "%s: cannot disassemble its architecture (x86_64, aarch64 and "
-                       "riscv64 only)",
-                       binary_symbols_path(s));
+    if (s && (rc = check_arch(s)))
         goto done;
-    }
     if ((rc = parse_range(req->symbol, d.z, &range, range_label, sizeof range_label)) < 0)
         goto done;
     is_range = rc;
     rc = TEA_OK;
-    if (!is_range && (rc = find_functions(d.z, s, req->symbol, idx, &matches)))
+    if (is_range && !(range_syms = binary_symbolize_symbols_at(d.z, range.start)) && !(range_syms = s)) {
+        rc = error_set(TEA_ERR_USAGE, "--symbol %s: no object of the trace holds it; pass --elf BINARY", req->symbol);
         goto done;
+    }
+    if (is_range && (rc = check_arch(range_syms)))
+        goto done;
+    if (!is_range) {
+        if ((rc = binary_symbolize_find(d.z, req->symbol, found, ANNOTATE_MAX_MATCHES, &matches)))
+            goto done;
+        if (matches > ANNOTATE_MAX_MATCHES) {
+            fprintf(stderr, "%s: note: --symbol %s matched %zu functions: the first %d are annotated\n",
+                    req->sym.command, req->symbol, matches, ANNOTATE_MAX_MATCHES);
+            matches = ANNOTATE_MAX_MATCHES;
+        }
+        for (size_t i = 0; i < matches && rc == TEA_OK; i++)
+            rc = check_arch(found[i].syms);
+        if (rc)
+            goto done;
+        note_matches(req->sym.command, req->symbol, found, matches);
+    }
     if (d.in.has_golden && (rc = pics_error_check(&d.in.g, PICS_GRAN_INSN_COMPONENT, NULL)))
         goto done;
     if ((rc = view_build(&d.v, &d.in.p, d.in.has_golden ? &d.in.g : NULL, PICS_GRAN_INSN_COMPONENT, NULL)))
@@ -387,9 +400,9 @@ static int run_annotate(const annotate_request *req)
         fprintf(outfile_stream(out), "# golden %s: error %.4f%% at insn-component granularity\n", req->golden_path,
                 PERCENT * view_error(&d.v));
     if (is_range)
-        rc = annotate_function(outfile_stream(out), &d, &range);
+        rc = annotate_function(outfile_stream(out), &d, range_syms, &range);
     for (size_t i = 0; i < matches && rc == TEA_OK; i++)
-        rc = annotate_function(outfile_stream(out), &d, binary_symbols_function_at(s, idx[i]));
+        rc = annotate_function(outfile_stream(out), &d, found[i].syms, found[i].function);
     if (rc)
         outfile_abort(out);
     else
@@ -413,7 +426,9 @@ int cmd_pics_annotate(int argc, char **argv)
     annotate_request req;
     int rc;
     const cli_option options[] = {
-        CLI_STRING("symbol", 0, "NAME", &req.symbol, "the function (any of its aliases, mangled or not; or an\n"
+        CLI_STRING("symbol", 0, "NAME", &req.symbol, "the function (any of its aliases, mangled or not, and\n"
+                                                     "GCC's clones of it, NAME.constprop.0 ..., in the binary\n"
+                                                     "and every object the trace lists, each annotated; or an\n"
                                                      "address inside it; or 0xSTART-0xEND, a range of code,\n"
                                                      "for stripped binaries)"),
         CLI_OPTION_ELF(&req.sym.elf_path, "the binary (default: the one the trace names, if it exists)"),

@@ -958,6 +958,39 @@ static void check_objects(binary_symbolizer *z, const binary_symbols_code *lib_t
     pics_symmap_free(&m);
 }
 
+/* --symbol NAME (binary_symbolize_find) looks in the main binary and every
+ * usable listed object: rand in the library at its recorded bias (not in
+ * the other build listed), plt_work in the program; an unknown name is
+ * TEA_ERR_USAGE naming where it looked. */
+static void check_find(binary_symbolizer *z, uint64_t rand_elf, uint64_t main_elf)
+{
+    binary_symbolize_match m[2];
+    size_t n = 0;
+    assert_int_equal(binary_symbolize_find(z, "rand", m, 2, &n), 0);
+    assert_int_equal(n, 1);
+    assert_string_equal(binary_symbols_path(m[0].syms), TEA_PLT_RISCV64_LIB);
+    assert_string_equal(m[0].function->name, "rand");
+    assert_int_equal(m[0].function->start, LIB_BIAS + rand_elf);
+    assert_false(m[0].clone);
+    assert_int_equal(binary_symbolize_find(z, "plt_work", m, 2, &n), 0);
+    assert_int_equal(n, 1);
+    assert_string_equal(binary_symbols_path(m[0].syms), TEA_PLT_RISCV64);
+    assert_int_equal(m[0].function->start, PIE_BIAS_SV39 + main_elf);
+    /* an address inside rand, in whichever object holds it */
+    {
+        char address[TEXT_MAX];
+        snprintf(address, sizeof address, "0x%" PRIx64, (uint64_t)(LIB_BIAS + rand_elf + RAND_OFFSET));
+        assert_int_equal(binary_symbolize_find(z, address, m, 2, &n), 0);
+        assert_int_equal(n, 1);
+        assert_string_equal(m[0].function->name, "rand");
+    }
+    assert_int_equal(binary_symbolize_find(z, "no_such_function", m, 2, &n), TEA_ERR_USAGE);
+    assert_int_equal(n, 0);
+    assert_non_null(strstr(error_message(), "no function 'no_such_function' in "));
+    assert_non_null(strstr(error_message(), " of the trace"));
+    error_clear();
+}
+
 /* A PC in a listed shared library is named, located, disassembled and
  * mapped in that library at its recorded bias, with or without the main
  * binary; a library that is missing or another build is [BASENAME]. */
@@ -974,9 +1007,19 @@ static void test_symbolize_objects(void **state)
         assert_int_equal(binary_symbolize_open(&z, &info, &o), 0);
         assert_true(with_binary ? binary_symbolize_symbols(z) != NULL : binary_symbolize_symbols(z) == NULL);
         check_objects(z, &lib_text, rand_elf, main_elf);
+        check_find(z, rand_elf, main_elf);
         binary_symbolize_close(z);
         pics_info_free(&info);
     }
+    /* --elf of a listed library: its own recorded bias, not the program's */
+    objects_info(&info, 1, &lib_text, &rand_elf, &main_elf);
+    o.elf_path = TEA_PLT_RISCV64_LIB;
+    assert_int_equal(binary_symbolize_open(&z, &info, &o), 0);
+    assert_int_equal(binary_symbols_bias(binary_symbolize_symbols(z)), LIB_BIAS);
+    check_find(z, rand_elf, main_elf);
+    binary_symbolize_close(z);
+    pics_info_free(&info);
+    o.elf_path = NULL;
     /* --addresses elf: the ELF address within each object */
     objects_info(&info, 1, &lib_text, &rand_elf, &main_elf);
     o.elf_addresses = 1;
