@@ -50,6 +50,7 @@ struct binary_symbolizer {
     int source;              /* --source */
     int elf_addresses;       /* --addresses elf */
     int no_demangle;         /* --no-demangle, for the objects too */
+    int note_stripped;       /* print the stripped objects' notes */
     unsigned va_bits;        /* the trace's PC width */
     const char *command;     /* prefix of the objects' warnings */
     object_unit *objects;    /* the trace's object list (the pointees change when opened) */
@@ -477,6 +478,41 @@ static const object_unit *listed_object_of(const binary_symbolizer *z, const pic
     return NULL;
 }
 
+/* The prefix that a merged-/usr system (Debian since 12) drops from the
+ * paths dpkg knows: /usr/lib/x86_64-linux-gnu/libc.so.6 is installed as
+ * /lib/x86_64-linux-gnu/libc.so.6, /usr/bin/bc as /usr/bin/bc. */
+#define MERGED_USR_PREFIX "/usr"
+/* The debuginfod server the note suggests: Debian's. */
+#define DEBUGINFOD_EXAMPLE_URL "https://debuginfod.debian.net"
+
+/* The note on a stripped object (symbolize.h), when z prints them and the
+ * object lacks the names a debug file would give. The dpkg pattern matches
+ * the file under /usr and without it ("*" + the path after /usr), as dpkg
+ * may know either. */
+static void note_if_stripped(const binary_symbolizer *z, const binary_symbols *s)
+{
+    const char *path = binary_symbols_path(s), *id = binary_symbols_build_id(s),
+               *urls = getenv(BINARY_SYMBOLS_DEBUGINFOD_URLS_ENV);
+    size_t usr = sizeof MERGED_USR_PREFIX - 1;
+    int merged = strncmp(path, MERGED_USR_PREFIX "/", usr + 1) == 0;
+    if (!z->note_stripped || !binary_symbols_needs_debug_file(s))
+        return;
+    fprintf(stderr,
+            "%s: note: %s is stripped: functions without a symbol are named fn_HEX from its unwind tables. "
+            "For their names, install its debug symbols: Debian's PACKAGE-dbgsym from the debian-debug archive, "
+            "PACKAGE being the one `dpkg -S '%s%s'` names",
+            z->command ? z->command : "symbolize", path, merged ? "*" : "", merged ? path + usr : path);
+    if (!id)
+        fprintf(stderr, " (it has no build-id, so debuginfod cannot serve them)\n");
+    else if (urls && *urls)
+        fprintf(stderr, " (the debuginfod servers " BINARY_SYMBOLS_DEBUGINFOD_URLS_ENV " names had none for its build-id %s)\n",
+                id);
+    else
+        fprintf(stderr,
+                "; or set " BINARY_SYMBOLS_DEBUGINFOD_URLS_ENV " (e.g. " DEBUGINFOD_EXAMPLE_URL
+                ") to fetch them by build-id\n");
+}
+
 /* The object whose range holds `pc` (the last one starting at or before it
  * when ranges overlap), or NULL. */
 /* A PC looked up in the sorted objects (search.h). */
@@ -530,6 +566,7 @@ static void object_open(const binary_symbolizer *z, object_unit *o)
     }
     o->syms = s;
     o->state = OBJECT_OPEN;
+    note_if_stripped(z, s);
 }
 
 /*
@@ -577,6 +614,7 @@ int binary_symbolize_open(binary_symbolizer **out, const pics_info *info, const 
     z->elf_addresses = opts->elf_addresses;
     z->no_demangle = opts->no_demangle;
     z->command = opts->command;
+    z->note_stripped = opts->note_stripped;
     z->va_bits = va_bits_of(info->arch[0] ? info->arch : NULL);
     if ((rc = copy_objects(z, &info->objects)))
         goto fail;
@@ -600,6 +638,7 @@ int binary_symbolize_open(binary_symbolizer **out, const pics_info *info, const 
         || (rc = binary_symbols_set_va_bits(z->syms, z->va_bits)))
         goto fail;
     check_binary(z->syms, info, listed, opts);
+    note_if_stripped(z, z->syms);
     if (z->source) {
         if ((rc = binary_symbols_load_lines(z->syms)) < 0)
             goto fail;

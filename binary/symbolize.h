@@ -41,6 +41,14 @@
  * that object's recorded load bias unless --adjust-vma is given (a warning
  * when it differs from it), and is not reported as another build.
  *
+ * Stripped objects (opts->note_stripped): for each object opened (the main
+ * binary, a listed object on first use) that binary_symbols_needs_debug_file
+ * says lacks its names, one note on stderr ("<command>: note: ...") names
+ * the object and how to get its debug file: Debian's -dbgsym package of the
+ * package shipping it (from the debian-debug archive; `dpkg -S` names the
+ * package), or the debuginfod servers of DEBUGINFOD_URLS (or, when that is
+ * set, that its servers had none for the object's build-id).
+ *
  * Virtual-address width (symbols.h): the trace's PCs are taken as
  * zero-extended virtual addresses of the architecture's usual width: 39 bits
  * for riscv64 (Sv39, TraceDoctor's BOOM), 48 for x86_64 and aarch64.
@@ -73,6 +81,8 @@ typedef struct binary_symbolize_options {
     int no_demangle;         /* --no-demangle: C++ names as in the file (binary_symbols_set_demangle) */
     int elf_addresses;       /* --addresses elf: show ELF (link-time) addresses, as objdump -d does,
                                 instead of runtime ones (binary_symbolize_address) */
+    int note_stripped;       /* print the note on how to name a stripped object's functions (see
+                                above), once per object opened */
 } binary_symbolize_options;
 
 typedef struct binary_symbolizer binary_symbolizer;

@@ -709,9 +709,6 @@ static const char *debuglink(const binary_symbols *s, uint32_t *crc)
     return NULL;
 }
 
-/* The variable that names debuginfod servers (space-separated URLs), as
- * gdb, perf and valgrind read it. */
-#define DEBUGINFOD_URLS_ENV "DEBUGINFOD_URLS"
 #define BUILD_ID_MAX_BYTES 64
 
 /* Asks the debuginfod servers DEBUGINFOD_URLS names for the debug file of
@@ -720,7 +717,7 @@ static const char *debuglink(const binary_symbols *s, uint32_t *crc)
  * one was found and taken, 0 when not, TEA_ERR_NOMEM. */
 static int fetch_debug_file(binary_symbols *s)
 {
-    const char *urls = getenv(DEBUGINFOD_URLS_ENV);
+    const char *urls = getenv(BINARY_SYMBOLS_DEBUGINFOD_URLS_ENV);
     unsigned char id[BUILD_ID_MAX_BYTES];
     size_t len = s->build_id ? strlen(s->build_id) / 2 : 0;
     debuginfod_client *client;
@@ -1127,6 +1124,12 @@ int binary_symbols_is_position_independent(const binary_symbols *s)
 const char *binary_symbols_table(const binary_symbols *s)
 {
     return s->unwind_table ? s->table_text : s->table;
+}
+
+int binary_symbols_needs_debug_file(const binary_symbols *s)
+{
+    int has_symtab = s->table && strncmp(s->table, ".symtab", sizeof ".symtab" - 1) == 0;
+    return !has_symtab && s->unwind_table != NULL;
 }
 
 void binary_symbols_set_bias(binary_symbols *s, uint64_t bias)

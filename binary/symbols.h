@@ -137,6 +137,16 @@ int binary_symbols_is_position_independent(const binary_symbols *s);
  * nothing named a function. */
 const char *binary_symbols_table(const binary_symbols *s);
 
+/* True when the file is stripped (no .symtab of its own, none from a debug
+ * file) and the unwind tables named some of its functions (fn_HEX): the
+ * names a debug file would give are missing. */
+int binary_symbols_needs_debug_file(const binary_symbols *s);
+
+/* The variable naming the debuginfod servers (space-separated URLs) that
+ * binary_symbols_open asks for a missing debug file, as gdb, perf and
+ * valgrind read it. */
+#define BINARY_SYMBOLS_DEBUGINFOD_URLS_ENV "DEBUGINFOD_URLS"
+
 /* Sets the load bias: runtime address = ELF address + bias (mod 2^64). */
 void binary_symbols_set_bias(binary_symbols *s, uint64_t bias);
 

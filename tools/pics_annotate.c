@@ -354,6 +354,7 @@ static int run_annotate(const annotate_request *req)
         return rc;
     sym = req->sym;
     sym.auto_pics = &d.in.p; /* --adjust-vma auto scores the PCs shown */
+    sym.note_stripped = 1;
     if ((rc = binary_symbolize_open(&d.z, &d.in.info, &sym)))
         goto done;
     s = binary_symbolize_symbols(d.z);

@@ -463,6 +463,7 @@ static int run_report(const report_request *req)
         return rc;
     sym = req->sym;
     sym.auto_pics = &d.in.p; /* --adjust-vma auto scores the PCs shown */
+    sym.note_stripped = 1;
     if ((rc = binary_symbolize_open(&d.z, &d.in.info, &sym)))
         goto done;
     if (req->granularity == PICS_GRAN_FUNC && (rc = view_functions(NULL, d.z, &d.groups, &from)))
