@@ -269,9 +269,10 @@ static int read_elf(const char *path)
     if (rc)
         return rc;
     if ((rc = binary_symbols_symmap(s, BINARY_SYMBOLS_MAP_SECTION_GAPS, &m)) == 0) {
+        size_t first, clones;
         pics_symmap_free(&m);
         rc = binary_symbols_load_lines(s);
-        rc = rc < 0 ? rc : 0;
+        rc = rc < 0 ? rc : binary_symbols_find_clones(s, "main", &first, 1, &clones);
     }
     binary_symbols_close(s);
     return rc;
