@@ -486,14 +486,18 @@ static int parse_replay_scheme(const char *label, pics_scheme *s)
     return TEA_OK;
 }
 
-/* DIR/golden.pics of a replay directory, or TEA_ERR_USAGE when it has none. */
+/* DIR/golden.pics of a replay directory (malloc'd), or TEA_ERR_USAGE when
+ * it has none (*golden NULL). */
 static int replay_dir_golden(const char *dir, char **golden)
 {
     if (!(*golden = tea_results_dir_file(dir, TEA_RESULTS_GOLDEN)))
         return error_set(TEA_ERR_NOMEM, "out of memory");
-    if (access(*golden, F_OK) != 0)
+    if (access(*golden, F_OK) != 0) {
+        free(*golden);
+        *golden = NULL;
         return error_set(TEA_ERR_USAGE, "%s is a directory without %s, not a tea replay directory: pass a PICS file",
                          dir, TEA_RESULTS_GOLDEN);
+    }
     return TEA_OK;
 }
 

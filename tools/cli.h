@@ -18,16 +18,17 @@
 #include <stdio.h>
 
 /* A PICS operand that may be a tea replay directory (tea/results.h), one
- * rule for every command (docs/usage.md, "Replay directories"): a directory
- * stands for its PICS of `scheme` (--scheme S: golden, tea, nci, ibs, spe,
- * ris or SCHEME:all; NULL: golden), DIR/S.pics or its one S-FREQhz.pics;
- * for a scheme other than golden, when `golden` is not NULL (a command
- * that compares) and *golden is NULL, *golden becomes DIR/golden.pics. A
- * line on stderr says which files were taken. The new paths are malloc'd
- * into *owned (two entries, NULL when unused; free both). Returns 0 or the
- * TEA_ERR_* code (with its message): a directory that is no replay
- * directory or holds the scheme at several frequencies, an unknown scheme,
- * --scheme with a PICS file. */
+ * rule for every command (docs/usage.md, "Words that mean one thing"): a
+ * directory stands for its PICS of `scheme` (--scheme S: golden, tea, nci,
+ * ibs, spe, ris or SCHEME:all; NULL: golden), DIR/S.pics or its one
+ * S-FREQhz.pics; for a scheme other than golden, when `golden` is not NULL
+ * (a command that compares) and *golden is NULL, *golden becomes
+ * DIR/golden.pics. A line on stderr says which files were taken. The new
+ * paths are malloc'd into *owned (two entries, NULL when unused; free
+ * both; both NULL after an error). Returns 0 or the TEA_ERR_* code (with
+ * its message): a directory that is no replay directory or holds the
+ * scheme at several frequencies, an unknown scheme, --scheme with a PICS
+ * file. */
 int cli_replay_dir_operand(const char *command, const char **path, const char *scheme, const char **golden,
                            char *owned[2]);
 /* --scheme S into the const char * at dest: which PICS of a tea replay
