@@ -406,7 +406,13 @@ done
 mkdir killdir
 "$TEA" record -q -o killdir/k.tea -- ./prog plain killdir/out.txt 100000000 2>/dev/null &
 pid=$!
-sleep 3
+# wait for the first records (the writer's temporary file) however loaded
+# the machine is, then a moment more
+for _ in $(seq 600); do
+    [ -n "$(ls -A killdir | grep '^\.k\.tea\.tmp')" ] && break
+    sleep 0.1
+done
+sleep 1
 kill -TERM $pid
 wait $pid
 status=$?
