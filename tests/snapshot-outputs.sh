@@ -529,8 +529,8 @@ if command -v valgrind >/dev/null 2>&1 && [ -x "$TEAREC" ]; then
     step record-replay tea replay rec.tea --freq 40M -o r-rec
     step record-topdown tea topdown rec.tea --by function --top 0
     step record-stalls tea stalls rec-stop.tea
-    step record-report pics report r-rec --granularity func --top 0
-    step record-report-insn pics report r-rec --source
+    step record-report pics report r-rec --scheme tea --granularity func --top 0
+    step record-report-insn pics report r-rec --scheme tea --source
     step record-annotate pics annotate r-rec/tea.pics --symbol sum_squares --golden r-rec/golden.pics
     for f in ../*record-*.out ../*record-*.err; do
         # wall time and rate of the recorded region
@@ -641,6 +641,9 @@ step diff-elf-func pics diff r-prog-nobin/golden.pics r-prog-nobin/tea.pics --el
 step diff-pie-auto pics diff r-prog-pie/golden.pics r-prog-pie/tea.pics --adjust-vma auto --top 5
 step diff-output pics diff r-prog/golden.pics r-prog/spe.pics --format json -o diff-prog.json
 step diff-same pics diff r-mixed/golden.pics r-mixed/golden.pics
+step diff-insn-summed pics diff r-prog/golden.pics r-prog/tea.pics --granularity insn --top 4
+step diff-insn-summed-csv pics diff r-mixed/golden.pics r-mixed/ibs.pics --granularity insn --top 4 --format csv
+step diff-insn-summed-json pics diff r-mixed/golden.pics r-mixed/ibs.pics --granularity insn --top 3 --format json
 step diff-freqs pics diff r-mixed-freqs/tea-10000000hz.pics r-mixed-freqs/tea-50000000hz.pics --top 4
 if [ $HAVE_CXX = 1 ]; then
     step diff-cxx pics diff r-cxx/golden.pics r-cxx/tea.pics --granularity func
@@ -648,7 +651,7 @@ if [ $HAVE_CXX = 1 ]; then
 fi
 step err-diff-different-traces pics diff r-mixed/golden.pics r-memory/golden.pics
 step err-diff-bad-format pics diff r-mixed/golden.pics r-mixed/tea.pics --format xml
-step err-diff-bad-granularity pics diff r-mixed/golden.pics r-mixed/tea.pics --granularity insn-component
+step err-diff-bad-granularity pics diff r-mixed/golden.pics r-mixed/tea.pics --granularity instruction
 step err-diff-bad-top pics diff r-mixed/golden.pics r-mixed/tea.pics --top 0
 step err-diff-one-file pics diff r-mixed/golden.pics
 
@@ -663,67 +666,71 @@ step report-dir pics report r-prog
 step report-dir-freqs pics report r-prog-freqs/tea-40000000hz.pics --golden r-prog-freqs/golden.pics
 step report-golden-alone pics report r-prog/golden.pics
 step report-nogolden pics report r-prog/spe.pics --top 3
-step report-top0 pics report r-prog --top 0
-step report-top3 pics report r-mixed --top 3
-step report-sort-error pics report r-mixed --sort error --top 5
-step report-sort-error-func pics report r-prog --sort error --granularity func
-step report-sort-cycles pics report r-prog --sort cycles --top 4
-step report-percent-limit pics report r-prog --percent-limit 5 --top 0
-step report-percent-limit-func pics report r-prog --granularity func --percent-limit 10
-step report-percent-limit-csv pics report r-mixed --percent-limit 1 --top 0 --format csv
-step report-source pics report r-prog --source --top 5
-step report-source-func pics report r-prog --source --granularity func
-step report-source-json pics report r-prog --source --top 3 --format json
-step report-addresses-elf pics report r-prog-pie --addresses elf --top 5
-step report-addresses-runtime pics report r-prog-pie --addresses runtime --top 5
-step report-addresses-elf-csv pics report r-prog-pie --addresses elf --top 5 --format csv
+step report-top0 pics report r-prog --scheme tea --top 0
+step report-top3 pics report r-mixed --scheme tea --top 3
+step report-sort-error pics report r-mixed --scheme tea --sort error --top 5
+step report-sort-error-func pics report r-prog --scheme tea --sort error --granularity func
+step report-sort-cycles pics report r-prog --scheme tea --sort cycles --top 4
+step report-percent-limit pics report r-prog --scheme tea --percent-limit 5 --top 0
+step report-percent-limit-func pics report r-prog --scheme tea --granularity func --percent-limit 10
+step report-insn-summed pics report r-prog --scheme tea --granularity insn --top 4
+step report-insn-summed-csv pics report r-mixed --scheme tea --granularity insn --top 4 --format csv
+step report-insn-summed-json pics report r-mixed --scheme tea --granularity insn --top 3 --format json
+step report-golden-dir-csv pics report r-mixed --top 3 --format csv
+step report-percent-limit-csv pics report r-mixed --scheme tea --percent-limit 1 --top 0 --format csv
+step report-source pics report r-prog --scheme tea --source --top 5
+step report-source-func pics report r-prog --scheme tea --source --granularity func
+step report-source-json pics report r-prog --scheme tea --source --top 3 --format json
+step report-addresses-elf pics report r-prog-pie --scheme tea --addresses elf --top 5
+step report-addresses-runtime pics report r-prog-pie --scheme tea --addresses runtime --top 5
+step report-addresses-elf-csv pics report r-prog-pie --scheme tea --addresses elf --top 5 --format csv
 step report-pie-auto pics report r-prog-pie/tea.pics --adjust-vma auto --top 3
 step report-pie-explicit pics report r-prog-pie/tea.pics --adjust-vma 0x555555554000 --top 3
 step report-pie-zero pics report r-prog-pie/tea.pics --adjust-vma 0 --top 3
-step report-nobin pics report r-prog-nobin --top 5
-step report-elf pics report r-prog-nobin --elf prog --adjust-vma 0 --top 5
-step report-elf-recorded pics report r-prog-elf --top 5 --granularity func
-step report-elf-nopie pics report r-nopie-elf --top 5 --source
-step err-report-elf-pie-no-bias pics report r-prog-nobin --elf prog --top 3
-step report-nopie pics report r-prog-nopie --top 5 --source
-step report-binary-trace pics report r-mixed-binary --top 3
-step report-memory pics report r-prog-memory --granularity func --format csv
-step report-output pics report r-prog --format json -o report-prog.json
+step report-nobin pics report r-prog-nobin --scheme tea --top 5
+step report-elf pics report r-prog-nobin --scheme tea --elf prog --adjust-vma 0 --top 5
+step report-elf-recorded pics report r-prog-elf --scheme tea --top 5 --granularity func
+step report-elf-nopie pics report r-nopie-elf --scheme tea --top 5 --source
+step err-report-elf-pie-no-bias pics report r-prog-nobin --scheme tea --elf prog --top 3
+step report-nopie pics report r-prog-nopie --scheme tea --top 5 --source
+step report-binary-trace pics report r-mixed-binary --scheme tea --top 3
+step report-memory pics report r-prog-memory --scheme tea --granularity func --format csv
+step report-output pics report r-prog --scheme tea --format json -o report-prog.json
 step report-output-folded pics report r-mixed/tea.pics --format folded -o report-mixed.folded
 step report-events-all pics report r-mixed-events-all/ibs-all.pics --golden r-mixed-events-all/golden.pics --top 4
-step report-a64 pics report r-a64 --top 5 --addresses elf
-step report-a64-func pics report r-a64 --granularity func --source
+step report-a64 pics report r-a64 --scheme tea --top 5 --addresses elf
+step report-a64-func pics report r-a64 --scheme tea --granularity func --source
 step report-scenario pics report r-scenario/tea.pics --golden r-scenario/golden.pics --top 0
 if [ $HAVE_CXX = 1 ]; then
-    step report-cxx pics report r-cxx --granularity func --top 0
-    step report-cxx-insn pics report r-cxx --top 8
-    step report-cxx-no-demangle pics report r-cxx --granularity func --top 0 --no-demangle
-    step report-cxx-no-demangle-json pics report r-cxx --granularity func --no-demangle --format json
+    step report-cxx pics report r-cxx --scheme tea --granularity func --top 0
+    step report-cxx-insn pics report r-cxx --scheme tea --top 8
+    step report-cxx-no-demangle pics report r-cxx --scheme tea --granularity func --top 0 --no-demangle
+    step report-cxx-no-demangle-json pics report r-cxx --scheme tea --granularity func --no-demangle --format json
     step report-cxx-folded pics report r-cxx/golden.pics --format folded
-    step report-cxx-source pics report r-cxx --source --top 4
+    step report-cxx-source pics report r-cxx --scheme tea --source --top 4
 fi
 if [ $HAVE_STRIP = 1 ]; then
-    step report-stripped pics report r-stripped --granularity func --top 0
-    step report-stripped-insn pics report r-stripped --top 5 --format csv
+    step report-stripped pics report r-stripped --scheme tea --granularity func --top 0
+    step report-stripped-insn pics report r-stripped --scheme tea --top 5 --format csv
 fi
 if [ $HAVE_RV = 1 ]; then
-    step report-rv64 pics report r-rv64 --top 5 --source
-    step report-rv64-func pics report r-rv64 --granularity func
+    step report-rv64 pics report r-rv64 --scheme tea --top 5 --source
+    step report-rv64-func pics report r-rv64 --scheme tea --granularity func
 fi
 step err-report-sort-error-no-golden pics report r-prog/tea.pics --sort error
-step err-report-bad-sort pics report r-prog --sort name
-step err-report-bad-format pics report r-prog --format xml
-step err-report-bad-granularity pics report r-prog --granularity insn-component
-step err-report-bad-addresses pics report r-prog --addresses virtual
-step err-report-bad-percent pics report r-prog --percent-limit lots
-step err-report-bad-top pics report r-prog --top -2
-step err-report-freqs-dir pics report r-prog-freqs
+step err-report-bad-sort pics report r-prog --scheme tea --sort name
+step err-report-bad-format pics report r-prog --scheme tea --format xml
+step err-report-bad-granularity pics report r-prog --scheme tea --granularity instruction
+step err-report-bad-addresses pics report r-prog --scheme tea --addresses virtual
+step err-report-bad-percent pics report r-prog --scheme tea --percent-limit lots
+step err-report-bad-top pics report r-prog --scheme tea --top -2
+step err-report-freqs-dir pics report r-prog-freqs --scheme tea
 step err-report-missing pics report nosuch.pics
 step err-report-not-pics pics report prog.tea
 step err-report-different-traces pics report r-prog/tea.pics --golden r-mixed/golden.pics
-step err-report-missing-elf pics report r-prog --elf nosuch
-step err-report-bad-vma pics report r-prog --adjust-vma sideways
-step err-report-unknown-option pics report r-prog --frobnicate
+step err-report-missing-elf pics report r-prog --scheme tea --elf nosuch
+step err-report-bad-vma pics report r-prog --scheme tea --adjust-vma sideways
+step err-report-unknown-option pics report r-prog --scheme tea --frobnicate
 
 # ---------------------------------------------------------------- pics annotate
 

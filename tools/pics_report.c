@@ -445,9 +445,10 @@ static int print_folded(FILE *f, report_data *d)
     "The instructions (or functions) of a PICS that take the most time, each with its cycle\n"     \
     "stack, symbolized against the traced binary; with --golden, the golden stack beside it and\n" \
     "each one's contribution to the error. Formats: docs/report-format.md.\n\n"                    \
-    "FILE may be a 'tea replay -o DIR' directory: its TEA PICS (tea.pics, or its one\n"           \
-    "tea-FREQhz.pics) is reported against its golden.pics (unless --golden names another);\n"      \
-    "with several frequencies the message lists the files to pass.\n\n"                          \
+    "FILE may be a 'tea replay -o DIR' directory: its golden.pics is reported, or with\n"         \
+    "--scheme S its S.pics (or its one S-FREQhz.pics) against its golden.pics (unless\n"         \
+    "--golden names another); with several frequencies the message lists the files to\n"       \
+    "pass (docs/usage.md, \"Words that mean one thing\").\n\n"                                 \
     "Options:\n"
 
 static int run_report(const report_request *req)
