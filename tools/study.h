@@ -2,9 +2,7 @@
  * study.h: what `tea replay` and `tea sweep` share on the command line:
  * which samplers a command line asks for (schemes with their event sets,
  * frequencies or a period, seeds, jitter, --symbols, --threads), turned
- * into the replay driver's options (tea/run.h), and the functions for the
- * function-granularity error: from --symbols, or the binary the trace names
- * (tools/symbolize.h); without either that error is left empty.
+ * into the replay driver's options (tea/run.h).
  *
  * A study runs every requested scheme (each with its event set: its own
  * events, or all nine when the scheme is written "ibs:all") at every

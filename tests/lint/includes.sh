@@ -1,56 +1,37 @@
 # includes.sh SOURCE_DIR: fails when a room (top-level source folder)
 # includes a header of a room it may not depend on. The rooms and what each
-# may include (besides itself and system headers) are the ones listed in
-# docs/architecture.md ("Rooms"); keep the two in step.
-#
-#   common/  nothing
-#   trace/   common
-#   golden/  common trace
-#   pics/    common trace
-#   tea/     common trace golden pics
-#   binary/  common trace pics
-#   view/    common trace golden pics binary
-#   plot/    common
-#   model/   common trace binary record
-#   record/  nothing (the Valgrind tool: Valgrind's pub_tool_*.h and its own stream.h)
-#
-# tools/, tests/ and examples/ sit on top and may include any room.
+# may include (besides itself and system headers) come from docs/rooms.tsv,
+# the room table; a room that may include every room (tools/) is not
+# checked, and tests/, fuzz/, bench/ and examples/ sit outside the rooms.
 set -eu
 src=${1:-.}
-allowed() {
-    case $1 in
-    common) echo "" ;;
-    trace) echo "common" ;;
-    golden) echo "common trace" ;;
-    pics) echo "common trace" ;;
-    tea) echo "common trace golden pics" ;;
-    binary) echo "common trace pics" ;;
-    view) echo "common trace golden pics binary" ;;
-    plot) echo "common" ;;
-    model) echo "common trace binary record" ;;
-    record) echo "" ;;
-    *) return 1 ;;
-    esac
+table="$src/docs/rooms.tsv"
+[ -r "$table" ] || { echo "no room table $table"; exit 1; }
+
+# rooms: "ROOM INCLUDES..." per checked room, '-' meaning none
+rooms() {
+    awk -F'\t' '!/^#/ && NF >= 4 && $2 != "*" { inc = $2 == "-" ? "" : $2; print $1, inc }' "$table"
 }
+
 check() {
-for room in common trace golden pics tea binary view plot model record; do
-    ok=" $room $(allowed $room) "
-    for file in "$src/$room"/*.[ch]; do
-        [ -e "$file" ] || continue
-        # quoted includes only: "room/x.h", "x.h" (same room) or "../room/x.h"
-        sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$file" | while read -r inc; do
-            case $inc in
-            ../*/*) target=${inc#../}; target=${target%%/*} ;;
-            */*) target=${inc%%/*} ;;
-            *) target=$room ;;
-            esac
-            case $ok in
-            *" $target "*) ;;
-            *) echo "$room/${file##*/}: includes \"$inc\" but $room/ may include only: $room $(allowed $room)" ;;
-            esac
+    rooms | while read -r room allowed; do
+        ok=" $room $allowed "
+        for file in "$src/$room"/*.[ch]; do
+            [ -e "$file" ] || continue
+            # quoted includes only: "room/x.h", "x.h" (same room) or "../room/x.h"
+            sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$file" | while read -r inc; do
+                case $inc in
+                ../*/*) target=${inc#../}; target=${target%%/*} ;;
+                */*) target=${inc%%/*} ;;
+                *) target=$room ;;
+                esac
+                case $ok in
+                *" $target "*) ;;
+                *) echo "$room/${file##*/}: includes \"$inc\" but $room/ may include only: $room $allowed" ;;
+                esac
+            done
         done
     done
-done
 }
 # A header whose comment says "Internal to ROOM/" belongs to that room alone:
 # only its room (and the tests, fuzz harnesses and benchmarks, which test
@@ -74,7 +55,7 @@ done
 out=$(check; check_internal)
 if [ -n "$out" ]; then
     echo "$out"
-    echo "wrong-way includes: see docs/architecture.md (Rooms)"
+    echo "wrong-way includes: see docs/rooms.tsv and docs/architecture.md (Rooms)"
     exit 1
 fi
 echo "includes: every room includes only the rooms below it"

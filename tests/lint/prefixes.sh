@@ -1,9 +1,9 @@
 # prefixes.sh SOURCE_DIR ROOM=ARCHIVE...: fails when a name a room exports
 # breaks the naming rule of docs/architecture.md ("Modules and prefixes"):
 # the functions and data an archive defines (nm) and the types, tags and
-# macros its room's headers declare begin with the room's prefix; common/
-# and tools/ use their modules' own prefixes. Keep the lists in step with
-# that section.
+# macros its room's headers declare begin with one of the room's prefixes,
+# which come from the room table, docs/rooms.tsv (tests/CMakeLists.txt
+# passes each room's archives from the same table).
 set -eu
 src=$1
 shift
@@ -16,7 +16,7 @@ names() { # prints "WHERE ROOM NAME" for every exported name
         nm -g --defined-only "$archive" |
             awk -v w="$archive" -v r="$room" 'NF == 3 && $2 ~ /^[TDBRC]$/ && $3 !~ /^__/ { print w, r, $3 }'
     done
-    for room in common trace golden pics tea binary view plot model record tools; do
+    for room in $(awk -F'\t' '!/^#/ && NF >= 4 { print $1 }' "$src/docs/rooms.tsv"); do
         for header in "$src/$room"/*.h; do
             [ -e "$header" ] || continue
             sed -n -e 's/^[[:space:]]*#[[:space:]]*define[[:space:]]\{1,\}\([A-Za-z_][A-Za-z0-9_]*\).*/\1/p' \
@@ -27,17 +27,22 @@ names() { # prints "WHERE ROOM NAME" for every exported name
         done
     done
 }
-names "$@" | awk '
+[ -r "$src/docs/rooms.tsv" ] || { echo "no room table $src/docs/rooms.tsv"; exit 1; }
+names "$@" | awk -v table="$src/docs/rooms.tsv" '
 BEGIN {
-    # The prefixes of each room; capitals are checked against the same list.
-    p["common"] = "error_ rng_ outfile_ outdir_ cleanup_ json_ csv_ exact_ textline_ threads_ progress_ search_ stats_ tea_ok tea_err_"
-    p["tools"] = "cli_ palette_ study_ model_options_ cmd_"
+    # The prefixes of each room (the table's fourth field); capitals are
+    # checked against the same list.
+    FS = "\t"
+    while ((getline line < table) > 0)
+        if (line !~ /^#/ && split(line, f, "\t") >= 4)
+            p[f[1]] = f[4]
+    FS = " "
 }
 function conforms(room, name,    lower, list, n, i, q) {
     lower = tolower(name)
     if (lower == room || name ~ /^TEA_.*_H$/)          # the room itself; include guards
         return 1
-    list = (room in p) ? p[room] : room "_"
+    list = (room in p) ? p[room] : ""
     n = split(list, q, " ")
     for (i = 1; i <= n; i++)
         if (index(lower, q[i]) == 1 || lower "_" == q[i])
@@ -45,7 +50,7 @@ function conforms(room, name,    lower, list, n, i, q) {
     return 0
 }
 !conforms($2, $3) {
-    printf "%s: %s does not begin with a prefix of its room %s (%s)\n", $1, $3, $2, (($2 in p) ? p[$2] : $2 "_")
+    printf "%s: %s does not begin with a prefix of its room %s (%s)\n", $1, $3, $2, (($2 in p) ? p[$2] : "not in docs/rooms.tsv")
     bad = 1
 }
 END { exit bad }'
