@@ -993,9 +993,9 @@ int binary_symbolize_find(binary_symbolizer *z, const char *name, binary_symboli
 /* --- symbol maps --------------------------------------------------------------- */
 
 /* Appends `add`'s entries to `m` (taking their names), growing it. */
-static int append_map(pics_symmap *m, pics_symmap *add)
+static int append_map(trace_symmap *m, trace_symmap *add)
 {
-    pics_symmap_entry *grown;
+    trace_symmap_entry *grown;
     if (add->count == 0)
         return TEA_OK;
     if (!(grown = realloc(m->entries, (m->count + add->count) * sizeof *grown)))
@@ -1012,7 +1012,7 @@ static int append_map(pics_symmap *m, pics_symmap *add)
 /* The map of one object of the trace's list: its functions (opened on
  * first use), one range "[BASENAME]" when its file cannot be used, nothing
  * for the main binary. */
-static int object_map(const binary_symbolizer *z, object_unit *o, unsigned flags, pics_symmap *out)
+static int object_map(const binary_symbolizer *z, object_unit *o, unsigned flags, trace_symmap *out)
 {
     memset(out, 0, sizeof *out);
     if (o->state == OBJECT_UNOPENED)
@@ -1027,7 +1027,7 @@ static int object_map(const binary_symbolizer *z, object_unit *o, unsigned flags
     out->entries[0].start = o->start;
     out->entries[0].end = o->end;
     if (!(out->entries[0].name = malloc(strlen(o->base) + sizeof "[]"))) {
-        pics_symmap_free(out);
+        trace_symmap_free(out);
         return error_set(TEA_ERR_NOMEM, "out of memory");
     }
     sprintf(out->entries[0].name, "[%s]", o->base);
@@ -1036,10 +1036,10 @@ static int object_map(const binary_symbolizer *z, object_unit *o, unsigned flags
 
 /* True when [start, end) overlaps an entry of the sorted, non-overlapping
  * entries[0 .. count). */
-static int overlaps(const pics_symmap_entry *entries, size_t count, uint64_t start, uint64_t end)
+static int overlaps(const trace_symmap_entry *entries, size_t count, uint64_t start, uint64_t end)
 {
-    pics_symmap map = { (pics_symmap_entry *)entries, count };
-    size_t lo = pics_symmap_lower_bound(&map, start);
+    trace_symmap map = { (trace_symmap_entry *)entries, count };
+    size_t lo = trace_symmap_lower_bound(&map, start);
     return lo < count && entries[lo].start < end;
 }
 
@@ -1047,11 +1047,11 @@ static int overlaps(const pics_symmap_entry *entries, size_t count, uint64_t sta
  * (sorted, non-overlapping) and the rest the objects': an object's entry
  * that overlaps the main binary's is dropped, then the whole is sorted and
  * an entry overlapping one kept before it is dropped. */
-static void settle_map(pics_symmap *m, size_t main_count)
+static void settle_map(trace_symmap *m, size_t main_count)
 {
     size_t kept = main_count;
     for (size_t i = main_count; i < m->count; i++) {
-        pics_symmap_entry *e = &m->entries[i];
+        trace_symmap_entry *e = &m->entries[i];
         if (overlaps(m->entries, main_count, e->start, e->end)) {
             free(e->name);
             continue;
@@ -1059,12 +1059,12 @@ static void settle_map(pics_symmap *m, size_t main_count)
         m->entries[kept++] = *e;
     }
     m->count = kept;
-    pics_symmap_settle(m);
+    trace_symmap_settle(m);
 }
 
-int binary_symbolize_symmap(const binary_symbolizer *z, unsigned flags, pics_symmap *out)
+int binary_symbolize_symmap(const binary_symbolizer *z, unsigned flags, trace_symmap *out)
 {
-    pics_symmap part;
+    trace_symmap part;
     size_t main_count;
     int rc = TEA_OK;
 
@@ -1075,11 +1075,11 @@ int binary_symbolize_symmap(const binary_symbolizer *z, unsigned flags, pics_sym
     for (size_t i = 0; i < z->object_count && rc == TEA_OK; i++) {
         if ((rc = object_map(z, &z->objects[i], flags, &part)) == TEA_OK) {
             rc = append_map(out, &part);
-            pics_symmap_free(&part);
+            trace_symmap_free(&part);
         }
     }
     if (rc) {
-        pics_symmap_free(out);
+        trace_symmap_free(out);
         return rc;
     }
     if (z->object_count)

@@ -59,7 +59,7 @@
 #include "binary/symbols.h"
 #include "pics/pics.h"
 #include "pics/pics_file.h"
-#include "pics/symmap.h"
+#include "trace/symmap.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -247,6 +247,6 @@ int binary_symbolize_find(binary_symbolizer *z, const char *name, binary_symboli
  * that overlaps the main binary's is left out, as is the later of two
  * objects' overlapping ranges. Empty without a binary or objects. Returns 0
  * or TEA_ERR_NOMEM. */
-int binary_symbolize_symmap(const binary_symbolizer *z, unsigned flags, pics_symmap *out);
+int binary_symbolize_symmap(const binary_symbolizer *z, unsigned flags, trace_symmap *out);
 
 #endif

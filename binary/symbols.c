@@ -1433,10 +1433,10 @@ size_t binary_symbols_code_sections(const binary_symbols *s, binary_symbols_code
 
 /* --- symbol maps ----------------------------------------------------------------- */
 
-static int add_entry(pics_symmap *m, size_t *cap, uint64_t start, uint64_t end, const char *name)
+static int add_entry(trace_symmap *m, size_t *cap, uint64_t start, uint64_t end, const char *name)
 {
     if (m->count == *cap) {
-        pics_symmap_entry *grown;
+        trace_symmap_entry *grown;
         *cap = *cap ? 2 * *cap : 64;
         if (!(grown = realloc(m->entries, *cap * sizeof *grown)))
             return oom();
@@ -1452,7 +1452,7 @@ static int add_entry(pics_symmap *m, size_t *cap, uint64_t start, uint64_t end, 
 
 /* Adds the stretches of allocated sections outside every function, in ELF
  * addresses converted like the functions. */
-static int add_section_gaps(const binary_symbols *s, pics_symmap *m, size_t *cap)
+static int add_section_gaps(const binary_symbols *s, trace_symmap *m, size_t *cap)
 {
     char name[256];
     for (size_t i = 0; i < s->section_count; i++) {
@@ -1483,7 +1483,7 @@ static int add_section_gaps(const binary_symbols *s, pics_symmap *m, size_t *cap
     return TEA_OK;
 }
 
-int binary_symbols_symmap(const binary_symbols *s, unsigned flags, pics_symmap *out)
+int binary_symbols_symmap(const binary_symbols *s, unsigned flags, trace_symmap *out)
 {
     size_t cap = 0;
     int rc = TEA_OK;
@@ -1494,12 +1494,12 @@ int binary_symbols_symmap(const binary_symbols *s, unsigned flags, pics_symmap *
     if (rc == TEA_OK && (flags & BINARY_SYMBOLS_MAP_SECTION_GAPS))
         rc = add_section_gaps(s, out, &cap);
     if (rc) {
-        pics_symmap_free(out);
+        trace_symmap_free(out);
         return rc;
     }
     /* Sorted by trace PC; a range that wraps around 2^64 after the bias, or
      * that overlaps the one before it (overlapping sections), is left out. */
-    pics_symmap_settle(out);
+    trace_symmap_settle(out);
     return TEA_OK;
 }
 

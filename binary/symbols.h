@@ -61,7 +61,7 @@
 #ifndef TEA_BINARY_SYMBOLS_H
 #define TEA_BINARY_SYMBOLS_H
 
-#include "pics/symmap.h"
+#include "trace/symmap.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -237,7 +237,7 @@ enum {
 
 /* Builds a symbol map of the functions in trace PCs (names copied), for the
  * function granularity of the error metric. Returns 0 or TEA_ERR_NOMEM. */
-int binary_symbols_symmap(const binary_symbols *s, unsigned flags, pics_symmap *out);
+int binary_symbols_symmap(const binary_symbols *s, unsigned flags, trace_symmap *out);
 
 /* Reads the DWARF line tables if not done yet. Returns 1 when the file has
  * line information, 0 when it has none (no DWARF, or DWARF without line

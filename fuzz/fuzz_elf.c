@@ -5,7 +5,7 @@
 #include "fuzz.h"
 
 #include "binary/symbols.h"
-#include "pics/symmap.h"
+#include "trace/symmap.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -15,13 +15,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (fuzz_write_temp(data, size, path))
         return 0;
     if (binary_symbols_open(&s, path) == 0) {
-        pics_symmap m = { 0 };
+        trace_symmap m = { 0 };
         char buf[256];
         (void)binary_symbols_arch(s);
         (void)binary_symbols_build_id(s);
         (void)binary_symbols_table(s);
         if (binary_symbols_symmap(s, BINARY_SYMBOLS_MAP_SECTION_GAPS, &m) == 0)
-            pics_symmap_free(&m);
+            trace_symmap_free(&m);
         for (size_t i = 0; i < binary_symbols_count(s) && i < 64; i++) {
             const binary_symbols_function *fn = binary_symbols_function_at(s, i);
             const uint8_t *bytes;

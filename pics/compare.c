@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int pics_group(const pics *src, const pics_symmap *ranges, int merge_psv, pics *dst)
+int pics_group(const pics *src, const trace_symmap *ranges, int merge_psv, pics *dst)
 {
     int rc = pics_init(dst);
 
@@ -17,7 +17,7 @@ int pics_group(const pics *src, const pics_symmap *ranges, int merge_psv, pics *
         uint64_t key;
         if (!c->used)
             continue;
-        key = ranges ? (uint64_t)(pics_symmap_find(ranges, c->pc) + 1) : c->pc;
+        key = ranges ? (uint64_t)(trace_symmap_find(ranges, c->pc) + 1) : c->pc;
         rc = pics_add(dst, key, merge_psv ? 0 : c->psv, c->value, c->count);
     }
     if (rc)

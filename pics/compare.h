@@ -23,7 +23,7 @@
 
 #include "common/exact.h"
 #include "pics.h"
-#include "symmap.h"
+#include "trace/symmap.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -32,7 +32,7 @@
  * pics_free) by key: the PC, or with `ranges` 1 + the index of the range
  * holding the PC (0 outside every range); with `merge_psv` every cell goes
  * to PSV 0. Values and counts are summed. Returns 0 or TEA_ERR_NOMEM. */
-int pics_group(const pics *src, const pics_symmap *ranges, int merge_psv, pics *dst);
+int pics_group(const pics *src, const trace_symmap *ranges, int merge_psv, pics *dst);
 
 /* One (key, PSV) of two paired PICS. */
 typedef struct pics_pair {

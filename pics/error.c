@@ -49,7 +49,7 @@ static int compare_contribution(const void *a, const void *b)
 }
 
 /* Turns the paired cells (sorted by group) into per-group contributions. */
-static int contributions(const pics_pairing *pr, pics_granularity g, const pics_symmap *syms, pics_error_result *out)
+static int contributions(const pics_pairing *pr, pics_granularity g, const trace_symmap *syms, pics_error_result *out)
 {
     size_t groups = 0;
 
@@ -81,7 +81,7 @@ static int contributions(const pics_pairing *pr, pics_granularity g, const pics_
     return TEA_OK;
 }
 
-int pics_error_check(const pics *golden, pics_granularity g, const pics_symmap *syms)
+int pics_error_check(const pics *golden, pics_granularity g, const trace_symmap *syms)
 {
     if (golden->total == 0)
         return error_set(TEA_ERR_USAGE, "the golden PICS is empty: no error can be computed");
@@ -90,12 +90,12 @@ int pics_error_check(const pics *golden, pics_granularity g, const pics_symmap *
     return TEA_OK;
 }
 
-int pics_error_compute(const pics *sampled, const pics *golden, pics_granularity g, const pics_symmap *syms,
+int pics_error_compute(const pics *sampled, const pics *golden, pics_granularity g, const trace_symmap *syms,
                        pics_error_result *out)
 {
     pics gagg = { 0 }, sagg = { 0 };
     pics_pairing pr = { 0 };
-    const pics_symmap *ranges = g == PICS_GRAN_FUNC ? syms : NULL;
+    const trace_symmap *ranges = g == PICS_GRAN_FUNC ? syms : NULL;
     int rc;
 
     memset(out, 0, sizeof *out);
@@ -137,7 +137,7 @@ static int all_groups_but(const pics *groups, unsigned count, unsigned skip, pic
 }
 
 int pics_error_jackknife(const pics *sampled_groups, const pics *golden_groups, unsigned count, pics_granularity g,
-                         const pics_symmap *syms, double *half)
+                         const trace_symmap *syms, double *half)
 {
     stats_sample left_out = { 0 };
     int rc = TEA_OK;

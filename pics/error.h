@@ -18,7 +18,7 @@
 #define TEA_PICS_ERROR_H
 
 #include "pics.h"
-#include "symmap.h"
+#include "trace/symmap.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -50,13 +50,13 @@ typedef struct pics_error_result {
 /* Whether an error can be computed against `golden` at granularity `g`:
  * 0, or TEA_ERR_USAGE (an empty golden PICS, func without symbols) with
  * the message every command gives. */
-int pics_error_check(const pics *golden, pics_granularity g, const pics_symmap *syms);
+int pics_error_check(const pics *golden, pics_granularity g, const trace_symmap *syms);
 
 /* Compares `sampled` with `golden`. `syms` is required for PICS_GRAN_FUNC.
  * A sampled PICS without any sample has error 1 (nothing matches).
  * Errors: TEA_ERR_USAGE (empty golden PICS, func without symbols),
  * TEA_ERR_NOMEM. */
-int pics_error_compute(const pics *sampled, const pics *golden, pics_granularity g, const pics_symmap *syms,
+int pics_error_compute(const pics *sampled, const pics *golden, pics_granularity g, const trace_symmap *syms,
                        pics_error_result *out);
 
 /*
@@ -72,7 +72,7 @@ int pics_error_compute(const pics *sampled, const pics *golden, pics_granularity
  * left empty without a group is TEA_ERR_USAGE).
  */
 int pics_error_jackknife(const pics *sampled_groups, const pics *golden_groups, unsigned count, pics_granularity g,
-                         const pics_symmap *syms, double *half);
+                         const trace_symmap *syms, double *half);
 
 void pics_error_result_free(pics_error_result *r);
 

@@ -631,9 +631,9 @@ int tea_run_trace(const tea_run_options *o, const char *path, tea_run *out)
     return TEA_OK;
 }
 
-int tea_run_errors(tea_run *run, const pics_symmap *functions)
+int tea_run_errors(tea_run *run, const trace_symmap *functions)
 {
-    static const pics_symmap none;
+    static const trace_symmap none;
     const pics *reference = tea_replay_golden(run->replay);
     int rc;
 

@@ -27,7 +27,7 @@
 #include "common/json.h"
 #include "pics/error.h"
 #include "pics/pics_file.h"
-#include "pics/symmap.h"
+#include "trace/symmap.h"
 #include "trace/trace.h"
 
 #include <stddef.h>
@@ -178,7 +178,7 @@ int tea_run_trace(const tea_run_options *o, const char *path, tea_run *out);
  * instruction and (when `functions` has any range) function granularity,
  * and its noise floor's when the run has floors; NaN where unknown.
  * `functions` may be NULL. 0 or TEA_ERR_NOMEM. */
-int tea_run_errors(tea_run *run, const pics_symmap *functions);
+int tea_run_errors(tea_run *run, const trace_symmap *functions);
 
 /* The provenance of the golden PICS (i == SIZE_MAX) or of sampler i. 0 or
  * TEA_ERR_NOMEM. */

@@ -10,7 +10,7 @@
 #include "common/outfile.h"
 #include "pics/error.h"
 #include "pics/pics_file.h"
-#include "pics/symmap.h"
+#include "trace/symmap.h"
 #include "tea/results.h"
 #include "trace/psv.h"
 
@@ -173,7 +173,7 @@ typedef struct error_request {
 /* The functions of func granularity, as tea replay computed error_func:
  * --symbols MAP, else the functions of --elf or of the binary the golden
  * PICS records (and its objects). TEA_ERR_USAGE when there are none. */
-static int load_functions(const error_request *req, const pics_info *golden, pics_symmap *syms)
+static int load_functions(const error_request *req, const pics_info *golden, trace_symmap *syms)
 {
     binary_symbolizer *z = NULL;
     const char *from = NULL;
@@ -333,7 +333,7 @@ static int run_error(const error_request *req)
     pics_info si, gi, fi;
     pics sp = { 0 }, gp = { 0 }, fp = { 0 };
     pics *sgroups = NULL, *ggroups = NULL; /* window groups of a sampled trace's PICS (both files') */
-    pics_symmap syms = { 0 };
+    trace_symmap syms = { 0 };
     view v = { 0 };
     double floor = NAN, half = NAN;
     int rc, has_floor = 0;
@@ -393,7 +393,7 @@ done:
     pics_groups_free(sgroups, si.groups);
     pics_groups_free(ggroups, gi.groups);
     view_free(&v);
-    pics_symmap_free(&syms);
+    trace_symmap_free(&syms);
     pics_info_free(&si);
     pics_info_free(&gi);
     pics_info_free(&fi);

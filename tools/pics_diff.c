@@ -21,7 +21,7 @@
 #include "pics/error.h"
 #include "pics/pics_file.h"
 #include "plot/svg.h"
-#include "pics/symmap.h"
+#include "trace/symmap.h"
 #include "trace/psv.h"
 #include "view/report.h"
 #include "view/view.h"
@@ -69,7 +69,7 @@ typedef struct diff_state {
     pics_info a_info, b_info;
     pics a, b;
     binary_symbolizer *z;   /* the binary, when there is one */
-    pics_symmap syms;       /* --symbols, or the binary's functions for func */
+    trace_symmap syms;       /* --symbols, or the binary's functions for func */
     view v;                 /* A paired with B; its rows (groups) by difference */
     const pics_pair **cells; /* its cells by difference */
     size_t cell_count;
@@ -123,7 +123,7 @@ static char *diff_location(const diff_state *s, uint64_t group, char *buf, size_
         return buf;
     }
     if (s->req->binary_symbols_path) {
-        long i = pics_symmap_find(&s->syms, group);
+        long i = trace_symmap_find(&s->syms, group);
         if (i >= 0)
             snprintf(buf, size, "%s+0x%llx", s->syms.entries[i].name,
                      (unsigned long long)(group - s->syms.entries[i].start));
@@ -365,7 +365,7 @@ static int run_diff(const diff_request *req)
 done:
     free(s.cells);
     view_free(&s.v);
-    pics_symmap_free(&s.syms);
+    trace_symmap_free(&s.syms);
     binary_symbolize_close(s.z);
     pics_info_free(&s.a_info);
     pics_info_free(&s.b_info);

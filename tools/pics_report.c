@@ -54,7 +54,7 @@ typedef struct report_request {
 typedef struct report_data {
     view_report_input in;
     binary_symbolizer *z;
-    pics_symmap groups; /* function granularity: functions and section gaps */
+    trace_symmap groups; /* function granularity: functions and section gaps */
     view v;             /* the rows, sorted and cut as asked */
     view_intervals iv;  /* a sampled trace's golden PICS: the share intervals (view/interval.h) */
 } report_data;
@@ -494,7 +494,7 @@ static int run_report(const report_request *req)
 done:
     view_free(&d.v);
     view_intervals_free(&d.iv);
-    pics_symmap_free(&d.groups);
+    trace_symmap_free(&d.groups);
     binary_symbolize_close(d.z);
     view_report_input_free(&d.in);
     return rc;

@@ -273,7 +273,7 @@ static int stamp_binary(tea_run *t, const binary_symbolizer *z)
  * them), else none (an empty map). A binary the trace names that cannot be
  * used costs only this error, with a warning; one given with --elf must
  * open, and is stamped into the header (stamp_binary). */
-static int load_functions(const study_request *req, tea_run *t, pics_symmap *out)
+static int load_functions(const study_request *req, tea_run *t, trace_symmap *out)
 {
     binary_symbolize_options opts = req->sym;
     binary_symbolizer *z = NULL;
@@ -336,12 +336,12 @@ static tea_run_options run_options(const study_request *req)
 int study_run(const study_request *req, const char *path, tea_run *out)
 {
     tea_run_options o = run_options(req);
-    pics_symmap functions;
+    trace_symmap functions;
     int rc;
 
     if ((rc = tea_run_trace(&o, path, out)) || (rc = load_functions(req, out, &functions)))
         return rc;
     rc = tea_run_errors(out, &functions);
-    pics_symmap_free(&functions);
+    trace_symmap_free(&functions);
     return rc;
 }

@@ -12,7 +12,7 @@
 #include "common/json.h"
 #include "common/outfile.h"
 #include "golden/topdown.h"
-#include "pics/symmap.h"
+#include "trace/symmap.h"
 #include "trace/pcs.h"
 #include "trace/psv.h"
 #include "trace/trace.h"
@@ -52,7 +52,7 @@ typedef struct request {
 typedef struct context {
     const request *req;
     const golden_topdown *td;
-    const pics_symmap *map;     /* NULL without --by function */
+    const trace_symmap *map;     /* NULL without --by function */
     const char *functions_from; /* the symbol map's or binary's path */
     trace_format format;
     view_topdown_ranking rank;  /* the scopes, ranked */
@@ -88,7 +88,7 @@ typedef struct context {
 /* The help of --adjust-vma says how many records auto reads. */
 _Static_assert(TRACE_PCS_DEFAULT_RECORDS == 1u << 20, "tea topdown --help names 2^20 records");
 
-static int load_functions(const request *req, const trace_header *h, pics_symmap *map, const char **from)
+static int load_functions(const request *req, const trace_header *h, trace_symmap *map, const char **from)
 {
     binary_symbolizer *z = NULL;
     binary_symbolize_options sym = req->sym;
@@ -674,7 +674,7 @@ int cmd_tea_topdown(int argc, char **argv)
 {
     request req;
     context ctx;
-    pics_symmap map = { 0 };
+    trace_symmap map = { 0 };
     trace_reader *reader = NULL;
     golden_topdown *td = NULL;
     outfile *out = NULL;
@@ -715,6 +715,6 @@ done:
     trace_reader_close(reader);
     if (from && from != req.binary_symbols_path)
         free((char *)from);
-    pics_symmap_free(&map);
+    trace_symmap_free(&map);
     return rc ? cli_fail(argv[0], rc) : CLI_EXIT_OK;
 }

@@ -10,7 +10,7 @@
 #include <string.h>
 
 int view_intervals_build(view_intervals *iv, const pics *groups, size_t count, pics_granularity g,
-                         const pics_symmap *ranges)
+                         const trace_symmap *ranges)
 {
     int rc;
 

@@ -27,7 +27,7 @@ typedef struct view_intervals {
  * report's view is built. count 0 gives an empty set (every half NaN).
  * 0, TEA_ERR_USAGE or TEA_ERR_NOMEM (view_build's). */
 int view_intervals_build(view_intervals *iv, const pics *groups, size_t count, pics_granularity g,
-                         const pics_symmap *ranges);
+                         const trace_symmap *ranges);
 
 /* Half the 95 % interval of the share of the row with `key`: of the whole
  * row (psv < 0), or of its component `psv`. NaN without groups. */

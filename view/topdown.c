@@ -16,7 +16,7 @@
  * of the first range with its name (ranges that share a name are one
  * function), or -1 when no range holds the PC. */
 typedef struct locator {
-    const pics_symmap *map;
+    const trace_symmap *map;
     const size_t *canonical;    /* [range] the first range with its name */
     long last;                  /* the last range found, or -1 */
 } locator;
@@ -26,7 +26,7 @@ static long locate_function(void *ctx, uint64_t pc)
     locator *l = ctx;
     long f;
     if (l->last < 0 || pc < l->map->entries[l->last].start || pc >= l->map->entries[l->last].end) {
-        if ((f = pics_symmap_find(l->map, pc)) < 0)
+        if ((f = trace_symmap_find(l->map, pc)) < 0)
             return -1;
         l->last = f;
     }
@@ -36,14 +36,14 @@ static long locate_function(void *ctx, uint64_t pc)
 /* Orders range indices by name, then index; ctx: the map. */
 static int compare_names(const void *a, const void *b, void *ctx)
 {
-    const pics_symmap *map = ctx;
+    const trace_symmap *map = ctx;
     size_t x = *(const size_t *)a, y = *(const size_t *)b;
     int c = strcmp(map->entries[x].name, map->entries[y].name);
     return c ? c : (x > y) - (x < y);
 }
 
 /* Fills canonical[i] with the first range named like range i. */
-static int canonical_ranges(const pics_symmap *map, size_t **out)
+static int canonical_ranges(const trace_symmap *map, size_t **out)
 {
     size_t *order, *canonical;
 
@@ -135,7 +135,7 @@ static int check_weights_known(trace_reader *reader, int weighted)
     return TEA_OK;
 }
 
-int view_topdown_analyse(trace_reader *reader, const pics_symmap *map, golden_topdown **out)
+int view_topdown_analyse(trace_reader *reader, const trace_symmap *map, golden_topdown **out)
 {
     trace_batch batch = { 0 };
     golden_topdown_options opts;
@@ -268,7 +268,7 @@ fail:
     return rc;
 }
 
-const char *view_topdown_scope_name(const pics_symmap *map, long scope)
+const char *view_topdown_scope_name(const trace_symmap *map, long scope)
 {
     size_t f = map ? map->count : 0;
     if (scope == GOLDEN_TOPDOWN_WHOLE)

@@ -11,7 +11,7 @@
 #define TEA_VIEW_TOPDOWN_H
 
 #include "golden/topdown.h"
-#include "pics/symmap.h"
+#include "trace/symmap.h"
 #include "trace/trace.h"
 
 #include <stddef.h>
@@ -28,7 +28,7 @@
  * one of SimPoint's regions weighted (golden_topdown_weight_windows). *out
  * is the analysis (golden_topdown_free). Errors: the reader's,
  * TEA_ERR_NOMEM, TEA_ERR_UNSUPPORTED (SimPoint's regions from a stream). */
-int view_topdown_analyse(trace_reader *reader, const pics_symmap *map, golden_topdown **out);
+int view_topdown_analyse(trace_reader *reader, const trace_symmap *map, golden_topdown **out);
 
 /* 10^decimals: shares are integers in units of 10^-decimals percent. */
 uint64_t view_topdown_power_of_ten(int decimals);
@@ -49,7 +49,7 @@ double view_topdown_level2_half_percent(const golden_topdown *td, enum golden_to
 
 /* The name of a scope: a function of `map`, VIEW_TOPDOWN_WHOLE,
  * VIEW_TOPDOWN_OUTSIDE or VIEW_TOPDOWN_UNATTRIBUTED. */
-const char *view_topdown_scope_name(const pics_symmap *map, long scope);
+const char *view_topdown_scope_name(const trace_symmap *map, long scope);
 
 /* One row of a scope's view: a category, or one of its components. */
 typedef struct view_topdown_row {

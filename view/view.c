@@ -46,10 +46,10 @@ const char *view_component_label(pics_granularity g, uint16_t psv, char *buf, si
     return buf;
 }
 
-int view_build(view *v, const pics *p, const pics *golden, pics_granularity g, const pics_symmap *ranges)
+int view_build(view *v, const pics *p, const pics *golden, pics_granularity g, const trace_symmap *ranges)
 {
     pics gp = { 0 }, gg = { 0 }, empty = { 0 };
-    const pics_symmap *by = g == PICS_GRAN_FUNC ? ranges : NULL;
+    const trace_symmap *by = g == PICS_GRAN_FUNC ? ranges : NULL;
     int rc;
 
     memset(v, 0, sizeof *v);
@@ -251,12 +251,12 @@ void view_free(view *v)
     memset(v, 0, sizeof *v);
 }
 
-int view_functions(const char *symbols_path, const binary_symbolizer *z, pics_symmap *out, const char **from)
+int view_functions(const char *symbols_path, const binary_symbolizer *z, trace_symmap *out, const char **from)
 {
     memset(out, 0, sizeof *out);
     *from = symbols_path;
     if (symbols_path)
-        return pics_symmap_load(out, symbols_path);
+        return trace_symmap_load(out, symbols_path);
     if (!z)
         return TEA_OK;
     *from = binary_symbolize_binary(z);

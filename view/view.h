@@ -25,7 +25,7 @@
 #include "pics/compare.h"
 #include "pics/error.h"
 #include "pics/pics.h"
-#include "pics/symmap.h"
+#include "trace/symmap.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -54,7 +54,7 @@ typedef enum view_order {
 
 typedef struct view {
     pics_granularity granularity;
-    const pics_symmap *ranges; /* the map rows are keyed by (NULL: by instruction); not owned */
+    const trace_symmap *ranges; /* the map rows are keyed by (NULL: by instruction); not owned */
     int has_golden;            /* built from a pair */
     pics_pairing pairing;      /* the components of every row, by key then PSV */
     const pics_pair *cells;    /* = pairing.pairs */
@@ -69,7 +69,7 @@ typedef struct view {
  * the ranges of `ranges`, a component per PSV; `ranges` may also be an
  * object map). Rows come sorted by key. Errors: TEA_ERR_USAGE for
  * PICS_GRAN_FUNC without ranges, TEA_ERR_NOMEM. */
-int view_build(view *v, const pics *p, const pics *golden, pics_granularity g, const pics_symmap *ranges);
+int view_build(view *v, const pics *p, const pics *golden, pics_granularity g, const trace_symmap *ranges);
 
 /* The label of a cell's component at granularity `g`: its PSV's label
  * (trace_psv_label), or VIEW_ALL_COMPONENTS when `g` sums the components
@@ -122,7 +122,7 @@ void view_free(view *v);
  * its sections as "[unknown SECTION]" ranges. *from is where they came
  * from: the map's path or the binary's (NULL when neither: the map then
  * holds the objects' functions, if any, and the caller says what it
- * needs). `z` may be NULL. Errors: those of pics_symmap_load, TEA_ERR_NOMEM. */
-int view_functions(const char *symbols_path, const binary_symbolizer *z, pics_symmap *out, const char **from);
+ * needs). `z` may be NULL. Errors: those of trace_symmap_load, TEA_ERR_NOMEM. */
+int view_functions(const char *symbols_path, const binary_symbolizer *z, trace_symmap *out, const char **from);
 
 #endif

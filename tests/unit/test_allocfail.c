@@ -20,7 +20,7 @@
 #include "pics/pics.h"
 #include "pics/pics_file.h"
 #include "binary/symbols.h"
-#include "pics/symmap.h"
+#include "trace/symmap.h"
 #include "pics/tdimport.h"
 #include "tea/replay.h"
 #include "tea/results.h"
@@ -244,11 +244,11 @@ static int read_td_tea(const char *path)
 
 static int read_symmap(const char *path)
 {
-    pics_symmap m = { 0 };
-    int rc = pics_symmap_load(&m, path);
+    trace_symmap m = { 0 };
+    int rc = trace_symmap_load(&m, path);
 
     if (rc == 0)
-        pics_symmap_free(&m);
+        trace_symmap_free(&m);
     return rc;
 }
 
@@ -263,14 +263,14 @@ static int read_config(const char *path)
 static int read_elf(const char *path)
 {
     binary_symbols *s = NULL;
-    pics_symmap m = { 0 };
+    trace_symmap m = { 0 };
     int rc = binary_symbols_open(&s, path);
 
     if (rc)
         return rc;
     if ((rc = binary_symbols_symmap(s, BINARY_SYMBOLS_MAP_SECTION_GAPS, &m)) == 0) {
         size_t first, clones;
-        pics_symmap_free(&m);
+        trace_symmap_free(&m);
         rc = binary_symbols_load_lines(s);
         rc = rc < 0 ? rc : binary_symbols_find_clones(s, "main", &first, 1, &clones);
     }

@@ -108,9 +108,9 @@ static void test_func(void **state)
     pics g, s;
     pics_error_result r;
     char f_name[] = "f", g_name[] = "g";
-    pics_symmap_entry both[] = { { 0x100, 0x300, f_name } };
-    pics_symmap_entry only_g[] = { { 0x200, 0x280, g_name } };
-    pics_symmap one = { both, 1 }, partial = { only_g, 1 };
+    trace_symmap_entry both[] = { { 0x100, 0x300, f_name } };
+    trace_symmap_entry only_g[] = { { 0x200, 0x280, g_name } };
+    trace_symmap one = { both, 1 }, partial = { only_g, 1 };
     (void)state;
     build(&g, golden_cells, COUNT(golden_cells));
     build(&s, sampled_cells, COUNT(sampled_cells));

@@ -620,7 +620,7 @@ static void test_riscv64_high(void **state)
     binary_symbols *s;
     binary_symbols_location loc;
     size_t idx;
-    pics_symmap m;
+    trace_symmap m;
     (void)state;
     check_against_nm(TEA_SYMBOLS_RISCV64_HIGH, TEA_RISCV_NM, 0, SV39_BITS, 0);
     check_source_lines(TEA_SYMBOLS_RISCV64_HIGH, TEA_RISCV_ADDR2LINE, 0, SV39_BITS);
@@ -639,9 +639,9 @@ static void test_riscv64_high(void **state)
     /* the symbol map is in trace PCs */
     assert_int_equal(binary_symbols_symmap(s, 0, &m), 0);
     assert_int_equal(m.count, binary_symbols_count(s));
-    assert_true(pics_symmap_find(&m, binary_symbols_function_at(s, idx)->start + 2) >= 0);
-    assert_string_equal(m.entries[pics_symmap_find(&m, binary_symbols_function_at(s, idx)->start + 2)].name, "_start");
-    pics_symmap_free(&m);
+    assert_true(trace_symmap_find(&m, binary_symbols_function_at(s, idx)->start + 2) >= 0);
+    assert_string_equal(m.entries[trace_symmap_find(&m, binary_symbols_function_at(s, idx)->start + 2)].name, "_start");
+    trace_symmap_free(&m);
     /* widths out of range */
     assert_int_equal(binary_symbols_set_va_bits(s, 12), TEA_ERR_USAGE);
     assert_int_equal(binary_symbols_set_va_bits(s, 65), TEA_ERR_USAGE);
@@ -653,7 +653,7 @@ static void test_symmap(void **state)
 {
     const char *prog = have_x86() ? TEA_SYMBOLS_X86_64_PIE : TEA_SYMBOLS_RISCV64;
     binary_symbols *s = open_or_fail(prog);
-    pics_symmap plain, gaps;
+    trace_symmap plain, gaps;
     size_t functions_in_gaps = 0;
     (void)state;
     binary_symbols_set_bias(s, PIE_BIAS);
@@ -683,8 +683,8 @@ static void test_symmap(void **state)
         }
     }
     assert_int_equal(functions_in_gaps, plain.count);
-    pics_symmap_free(&plain);
-    pics_symmap_free(&gaps);
+    trace_symmap_free(&plain);
+    trace_symmap_free(&gaps);
     binary_symbols_close(s);
 }
 
@@ -918,7 +918,7 @@ static void check_objects(binary_symbolizer *z, const binary_symbols_code *lib_t
 {
     char text[TEXT_MAX];
     unsigned size;
-    pics_symmap m;
+    trace_symmap m;
     uint64_t in_rand = LIB_BIAS + rand_elf + RAND_OFFSET, in_gone = GONE_BIAS + 0x10;
     long k;
     assert_true(binary_symbolize_has_objects(z));
@@ -942,20 +942,20 @@ static void check_objects(binary_symbolizer *z, const binary_symbols_code *lib_t
     assert_string_equal(binary_symbolize_function(z, 0x100, text, sizeof text), "[unknown]");
     /* the function map: every object's functions */
     assert_int_equal(binary_symbolize_symmap(z, BINARY_SYMBOLS_MAP_SECTION_GAPS, &m), 0);
-    assert_true((k = pics_symmap_find(&m, in_rand)) >= 0);
+    assert_true((k = trace_symmap_find(&m, in_rand)) >= 0);
     assert_string_equal(m.entries[k].name, "rand");
     assert_int_equal(m.entries[k].start, LIB_BIAS + rand_elf);
-    assert_true((k = pics_symmap_find(&m, PIE_BIAS_SV39 + main_elf)) >= 0);
+    assert_true((k = trace_symmap_find(&m, PIE_BIAS_SV39 + main_elf)) >= 0);
     assert_string_equal(m.entries[k].name, "plt_work");
-    assert_true((k = pics_symmap_find(&m, in_gone)) >= 0);
+    assert_true((k = trace_symmap_find(&m, in_gone)) >= 0);
     assert_string_equal(m.entries[k].name, "[libgone.so.1]");
     assert_int_equal(m.entries[k].start, GONE_BIAS);
     assert_int_equal(m.entries[k].end, GONE_BIAS + GONE_SIZE);
-    assert_true((k = pics_symmap_find(&m, OTHER_BIAS + lib_text->addr)) >= 0);
+    assert_true((k = trace_symmap_find(&m, OTHER_BIAS + lib_text->addr)) >= 0);
     assert_string_equal(m.entries[k].name, "[libplt_lib.riscv64.so]");
     for (size_t i = 1; i < m.count; i++)
         assert_true(m.entries[i - 1].end <= m.entries[i].start);
-    pics_symmap_free(&m);
+    trace_symmap_free(&m);
 }
 
 /* --symbol NAME (binary_symbolize_find) looks in the main binary and every

@@ -111,8 +111,8 @@ static void func(void **state)
     static const cell_spec gx[] = { { 0x100, 0, 6 }, { 0x100, 1, 2 }, { 0x200, 0, 4 }, { 0x300, 0, 4 } };
     static const cell_spec sx[] = { { 0x100, 0, 1 }, { 0x100, 1, 1 }, { 0x200, 0, 2 }, { 0x150, 1, 1 } };
     char f_name[] = "f", g_name[] = "g";
-    pics_symmap_entry entries[] = { { 0x100, 0x180, f_name }, { 0x200, 0x280, g_name } };
-    pics_symmap map = { entries, 2 };
+    trace_symmap_entry entries[] = { { 0x100, 0x180, f_name }, { 0x200, 0x280, g_name } };
+    trace_symmap map = { entries, 2 };
     pics g, s;
     view v;
     (void)state;
@@ -197,7 +197,7 @@ static void functions_order(void **state)
     binary_symbolize_options opts;
     binary_symbolizer *z;
     pics_info info;
-    pics_symmap m;
+    trace_symmap m;
     const char *from;
     (void)state;
 
@@ -217,7 +217,7 @@ static void functions_order(void **state)
     assert_string_equal(from, map_path);
     assert_int_equal(m.count, 2);
     assert_string_equal(m.entries[1].name, "second");
-    pics_symmap_free(&m);
+    trace_symmap_free(&m);
     /* then the binary: its functions (real_function, ...) and its gaps */
     assert_int_equal(view_functions(NULL, z, &m, &from), TEA_OK);
     assert_string_equal(from, TEA_SYMBOLS_X86_64);
@@ -231,7 +231,7 @@ static void functions_order(void **state)
         assert_int_equal(named, 1);
         assert_true(gaps > 0);
     }
-    pics_symmap_free(&m);
+    trace_symmap_free(&m);
     binary_symbolize_close(z);
     /* neither */
     assert_int_equal(view_functions(NULL, NULL, &m, &from), TEA_OK);

@@ -6,39 +6,39 @@
  * hex with 0x or decimal, END exclusive, '#' starts a comment); the ELF
  * symbolizer builds the same structure from a binary.
  */
-#ifndef TEA_PICS_SYMMAP_H
-#define TEA_PICS_SYMMAP_H
+#ifndef TEA_TRACE_SYMMAP_H
+#define TEA_TRACE_SYMMAP_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct pics_symmap_entry {
+typedef struct trace_symmap_entry {
     uint64_t start, end; /* [start, end) */
     char *name;
-} pics_symmap_entry;
+} trace_symmap_entry;
 
-typedef struct pics_symmap {
-    pics_symmap_entry *entries; /* sorted by start, non-overlapping */
+typedef struct trace_symmap {
+    trace_symmap_entry *entries; /* sorted by start, non-overlapping */
     size_t count;
-} pics_symmap;
+} trace_symmap;
 
 /* Reads a symbol-map file. Errors (TEA_ERR_FORMAT naming file and line):
  * malformed lines, empty or overlapping ranges. TEA_ERR_IO when unreadable. */
-int pics_symmap_load(pics_symmap *m, const char *path);
+int trace_symmap_load(trace_symmap *m, const char *path);
 
 /* Puts entries gathered in any order into the map's form: sorted by start
  * (then end, then name), without empty ranges, and without each range that
  * overlaps one kept before it (their names are freed). For maps built from
  * symbols, where overlaps are dropped rather than refused. */
-void pics_symmap_settle(pics_symmap *m);
+void trace_symmap_settle(trace_symmap *m);
 
 /* The index of the first range that ends after `pc` (count when none):
  * the range holding pc, if any range does. */
-size_t pics_symmap_lower_bound(const pics_symmap *m, uint64_t pc);
+size_t trace_symmap_lower_bound(const trace_symmap *m, uint64_t pc);
 
 /* The index of the range holding `pc`, or -1. */
-long pics_symmap_find(const pics_symmap *m, uint64_t pc);
+long trace_symmap_find(const trace_symmap *m, uint64_t pc);
 
-void pics_symmap_free(pics_symmap *m);
+void trace_symmap_free(trace_symmap *m);
 
 #endif

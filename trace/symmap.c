@@ -14,7 +14,7 @@
 
 static int compare_start(const void *a, const void *b)
 {
-    const pics_symmap_entry *x = a, *y = b;
+    const trace_symmap_entry *x = a, *y = b;
     return x->start < y->start ? -1 : x->start > y->start;
 }
 
@@ -27,7 +27,7 @@ static int parse_address(const char *s, uint64_t *v)
     return !errno && !*end && end != s && *s != '-';
 }
 
-int pics_symmap_load(pics_symmap *m, const char *path)
+int trace_symmap_load(trace_symmap *m, const char *path)
 {
     FILE *f = fopen(path, "r");
     char *line = NULL;
@@ -41,7 +41,7 @@ int pics_symmap_load(pics_symmap *m, const char *path)
     for (;;) {
         char *fields[3], *save = NULL, *hash;
         size_t len, n = 0;
-        pics_symmap_entry e;
+        trace_symmap_entry e;
         int got = textline_read(f, &line, &cap, TEXTLINE_MAX, &len);
         if (got == TEXTLINE_EOF)
             break;
@@ -66,7 +66,7 @@ int pics_symmap_load(pics_symmap *m, const char *path)
             break;
         }
         if (m->count == alloc) {
-            pics_symmap_entry *grown;
+            trace_symmap_entry *grown;
             alloc = alloc ? 2 * alloc : 64;
             grown = realloc(m->entries, alloc * sizeof *grown);
             if (!grown) {
@@ -91,13 +91,13 @@ int pics_symmap_load(pics_symmap *m, const char *path)
                                m->entries[i].name);
     }
     if (rc)
-        pics_symmap_free(m);
+        trace_symmap_free(m);
     return rc;
 }
 
 static int compare_entries(const void *a, const void *b)
 {
-    const pics_symmap_entry *x = a, *y = b;
+    const trace_symmap_entry *x = a, *y = b;
     if (x->start != y->start)
         return x->start < y->start ? -1 : 1;
     if (x->end != y->end)
@@ -105,13 +105,13 @@ static int compare_entries(const void *a, const void *b)
     return strcmp(x->name ? x->name : "", y->name ? y->name : "");
 }
 
-void pics_symmap_settle(pics_symmap *m)
+void trace_symmap_settle(trace_symmap *m)
 {
     size_t kept = 0;
     if (m->count)
         qsort(m->entries, m->count, sizeof *m->entries, compare_entries);
     for (size_t i = 0; i < m->count; i++) {
-        pics_symmap_entry *e = &m->entries[i];
+        trace_symmap_entry *e = &m->entries[i];
         if (e->end <= e->start || (kept > 0 && e->start < m->entries[kept - 1].end)) {
             free(e->name);
             continue;
@@ -123,7 +123,7 @@ void pics_symmap_settle(pics_symmap *m)
 
 /* A PC looked up in the map (search.h). */
 typedef struct pc_in_map {
-    const pics_symmap *m;
+    const trace_symmap *m;
     uint64_t pc;
 } pc_in_map;
 
@@ -133,19 +133,19 @@ static int range_ends_at_or_below(size_t i, const void *ctx)
     return k->m->entries[i].end <= k->pc;
 }
 
-size_t pics_symmap_lower_bound(const pics_symmap *m, uint64_t pc)
+size_t trace_symmap_lower_bound(const trace_symmap *m, uint64_t pc)
 {
     pc_in_map k = { m, pc };
     return search_lower_bound(m->count, range_ends_at_or_below, &k);
 }
 
-long pics_symmap_find(const pics_symmap *m, uint64_t pc)
+long trace_symmap_find(const trace_symmap *m, uint64_t pc)
 {
-    size_t lo = pics_symmap_lower_bound(m, pc);
+    size_t lo = trace_symmap_lower_bound(m, pc);
     return lo < m->count && m->entries[lo].start <= pc ? (long)lo : -1;
 }
 
-void pics_symmap_free(pics_symmap *m)
+void trace_symmap_free(trace_symmap *m)
 {
     for (size_t i = 0; i < m->count; i++)
         free(m->entries[i].name);
