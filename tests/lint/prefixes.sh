@@ -30,7 +30,7 @@ names() { # prints "WHERE ROOM NAME" for every exported name
 [ -r "$src/docs/rooms.tsv" ] || { echo "no room table $src/docs/rooms.tsv"; exit 1; }
 names "$@" | awk -v table="$src/docs/rooms.tsv" '
 BEGIN {
-    # The prefixes of each room (the table's fourth field); capitals are
+    # The prefixes of each room (the fourth field of the table); capitals are
     # checked against the same list.
     FS = "\t"
     while ((getline line < table) > 0)
