@@ -196,12 +196,12 @@ void plot_chart_format_tick(double v, const plot_chart_ticks *t, plot_chart_numb
     double top, scale;
 
     if (f == PLOT_CHART_NUMBER_PERCENT) {
-        snprintf(buf, size, "%s%%", plot_svg_format_fixed(v, t->decimals, number, sizeof number));
+        snprintf(buf, size, "%s%%", emit_fixed(v, t->decimals, number, sizeof number));
         return;
     }
     top = fmax(fabs(t->first), fabs(plot_chart_tick_value(t, t->count - 1)));
     scale = si_scale(top, &suffix);
-    plot_svg_format_fixed(v / scale, digits_for(t->step / scale), number, sizeof number);
+    emit_fixed(v / scale, digits_for(t->step / scale), number, sizeof number);
     if (strspn(number, "0.") == strlen(number)) {
         snprintf(buf, size, "0"); /* zero needs neither decimals nor a unit */
         return;
@@ -385,7 +385,7 @@ static void draw_legend(plot_svg_writer *w, double x, double y, const char *cons
 static void format_value(double v, plot_chart_number_format format, const char *unit, char *buf, size_t size)
 {
     char number[PLOT_SVG_NUMBER_MAX];
-    plot_svg_format_fixed(v, VALUE_DECIMALS, number, sizeof number);
+    emit_fixed(v, VALUE_DECIMALS, number, sizeof number);
     if (format == PLOT_CHART_NUMBER_PERCENT)
         snprintf(buf, size, "%s%%", number);
     else

@@ -205,7 +205,7 @@ static void put_frame(FILE *out, size_t id, size_t d, uint64_t offset, uint64_t 
     plot_svg_format_number(FLAME_ROW - FLAME_GAP, hb, sizeof hb);
     plot_svg_format_number(x + FLAME_LABEL_PAD, tb, sizeof tb);
     plot_svg_format_number(y + FLAME_ROW - FLAME_GAP - (FLAME_ROW - FLAME_LABEL_FONT) / 2, ty, sizeof ty);
-    plot_svg_format_fixed(PERCENT * (double)weight / (double)total, 2, share, sizeof share);
+    emit_fixed(PERCENT * (double)weight / (double)total, 2, share, sizeof share);
     fprintf(out, "    <g class=\"frame\" id=\"f%zu\" data-d=\"%zu\" data-o=\"%" PRIu64 "\" data-w=\"%" PRIu64 "\" data-c=\"",
             id, d, offset, weight);
     plot_svg_escape(out, color);

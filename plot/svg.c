@@ -8,49 +8,14 @@
 #include <stdint.h>
 #include <string.h>
 
-#define SVG_MAX_FIXED_DECIMALS 9
-#define SVG_EXACT_LIMIT 9007199254740992.0 /* 2^53: doubles are exact integers below */
 #define SVG_BACKGROUND "#ffffff"
 #define SVG_FONT_FAMILY "sans-serif"
 #define SVG_REPLACEMENT '?' /* stands for a byte XML cannot carry */
 
-char *plot_svg_format_fixed(double v, int decimals, char *buf, size_t size)
-{
-    uint64_t scale = 1, scaled;
-    double magnitude;
-    int negative;
-
-    if (decimals < 0)
-        decimals = 0;
-    if (decimals > SVG_MAX_FIXED_DECIMALS)
-        decimals = SVG_MAX_FIXED_DECIMALS;
-    for (int i = 0; i < decimals; i++)
-        scale *= 10;
-    if (!isfinite(v))
-        v = 0;
-    negative = v < 0;
-    magnitude = fabs(v) * (double)scale;
-    if (magnitude >= SVG_EXACT_LIMIT) {
-        /* No fraction digit is meaningful at this size: a whole number
-         * (%.0f never groups digits or writes a decimal point). */
-        snprintf(buf, size, "%s%.0f", negative ? "-" : "", floor(fabs(v) + 0.5));
-        return buf;
-    }
-    scaled = (uint64_t)floor(magnitude + 0.5);
-    if (scaled == 0)
-        negative = 0;
-    if (decimals == 0)
-        snprintf(buf, size, "%s%llu", negative ? "-" : "", (unsigned long long)scaled);
-    else
-        snprintf(buf, size, "%s%llu.%0*llu", negative ? "-" : "", (unsigned long long)(scaled / scale), decimals,
-                 (unsigned long long)(scaled % scale));
-    return buf;
-}
-
 char *plot_svg_format_number(double v, char *buf, size_t size)
 {
     size_t n;
-    plot_svg_format_fixed(v, PLOT_SVG_DECIMALS, buf, size);
+    emit_fixed(v, PLOT_SVG_DECIMALS, buf, size);
     if (!strchr(buf, '.'))
         return buf;
     n = strlen(buf);

@@ -15,6 +15,8 @@
 #ifndef TEA_PLOT_SVG_H
 #define TEA_PLOT_SVG_H
 
+#include "common/emit.h"
+
 #include <stddef.h>
 #include <stdio.h>
 
@@ -42,13 +44,7 @@ typedef struct plot_svg_style {
 
 typedef enum plot_svg_anchor { PLOT_SVG_ANCHOR_START = 0, PLOT_SVG_ANCHOR_MIDDLE, PLOT_SVG_ANCHOR_END } plot_svg_anchor;
 
-/* Writes `v` rounded half away from zero to `decimals` fraction digits
- * (0..9, clamped), all of them written ("1.50"). A result that rounds to
- * zero is "0" (or "0.00"), never "-0". Non-finite values are written as 0;
- * magnitudes of 2^53 / 10^decimals and more as whole numbers. Returns buf. */
-char *plot_svg_format_fixed(double v, int decimals, char *buf, size_t size);
-
-/* Like plot_svg_format_fixed with PLOT_SVG_DECIMALS digits, then trailing zeros and a
+/* Like emit_fixed with PLOT_SVG_DECIMALS digits, then trailing zeros and a
  * trailing point dropped ("12.5", "3", "-0.25"). Returns buf. */
 char *plot_svg_format_number(double v, char *buf, size_t size);
 

@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "view/interval.h"
 #include "view/report.h"
+#include "view/table.h"
 #include "view/view.h"
 #include "binary/symbolize.h"
 #include "cli.h"
@@ -29,10 +30,6 @@
 
 #define REPORT_DEFAULT_TOP 10
 #define PERCENT 100.0
-/* Width of the text format's object column (traces that list their objects). */
-#define OBJECT_WIDTH 20
-/* Columns of the function or symbol in the text table. */
-#define LOCATION_WIDTH 40
 
 /* --- rows --------------------------------------------------------------------------- */
 
@@ -57,6 +54,7 @@ typedef struct report_data {
     trace_symmap groups; /* function granularity: functions and section gaps */
     view v;             /* the rows, sorted and cut as asked */
     view_intervals iv;  /* a sampled trace's golden PICS: the share intervals (view/interval.h) */
+    view_table t;       /* the shown rows, named, as columns (view/table.h) */
 } report_data;
 
 /* The rows: the view of the PICS (and the golden one), sorted and cut. */
@@ -69,48 +67,9 @@ static int build_view(const report_request *req, report_data *d)
         || (rc = view_intervals_build(&d->iv, d->in.groups, d->in.group_count, req->granularity, &d->groups)))
         return rc;
     view_sort(&d->v, req->sort == SORT_ERROR ? VIEW_ORDER_CONTRIBUTION : VIEW_ORDER_VALUE);
-    return view_select(&d->v, req->top, req->percent_limit);
-}
-
-/* --- naming a row --------------------------------------------------------------------- */
-
-/* What a row is called in every format. */
-typedef struct row_names {
-    int has_address;
-    uint64_t address;                        /* the PC, or the function's start */
-    uint64_t shown;                          /* address as shown (--addresses) */
-    char object[BINARY_SYMBOLIZE_TEXT_MAX];  /* the object's file name (traces listing objects) */
-    char function[BINARY_SYMBOLIZE_TEXT_MAX];    /* function or [unknown ...] */
-    char location[BINARY_SYMBOLIZE_TEXT_MAX];    /* function+0xOFF (insn), the function (func) */
-    char disassembly[BINARY_SYMBOLIZE_TEXT_MAX]; /* "" when unavailable or func */
-    char source[BINARY_SYMBOLIZE_TEXT_MAX];      /* "" without --source or line */
-} row_names;
-
-static int name_row(const report_request *req, report_data *d, const view_row *r, row_names *n)
-{
-    unsigned size;
-    int rc;
-    memset(n, 0, sizeof *n);
-    if (req->granularity == PICS_GRAN_FUNC) {
-        snprintf(n->function, sizeof n->function, "%s", view_key_name(&d->v, r->key));
-        n->has_address = r->key != 0;
-        n->address = view_key_address(&d->v, r->key);
-        snprintf(n->location, sizeof n->location, "%s", n->function);
-    } else {
-        n->has_address = 1;
-        n->address = r->key;
-        binary_symbolize_function(d->z, r->key, n->function, sizeof n->function);
-        binary_symbolize_location(d->z, r->key, n->location, sizeof n->location);
-        if (binary_symbolize_disasm(d->z, r->key, n->disassembly, sizeof n->disassembly, &size))
-            n->disassembly[0] = '\0';
-        error_clear();
-    }
-    if (n->has_address)
-        binary_symbolize_object(d->z, n->address, n->object, sizeof n->object);
-    n->shown = n->has_address ? binary_symbolize_address(d->z, n->address) : 0;
-    if (n->has_address && (rc = binary_symbolize_source(d->z, n->address, n->source, sizeof n->source)) < 0)
+    if ((rc = view_select(&d->v, req->top, req->percent_limit)))
         return rc;
-    return TEA_OK;
+    return view_table_init(&d->t, &d->in, &d->v, d->z, &d->iv);
 }
 
 /* --- text ---------------------------------------------------------------------------- */
@@ -122,13 +81,36 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
+/* The lines under a row of the text table: its source line, its cycle
+ * stack and, with a golden PICS, its error contribution; a blank line. */
+static int text_after_row(FILE *f, void *ctx, size_t row)
+{
+    view_table *t = ctx;
+    const view_row *r = &t->v->rows[row];
+    const view_table_names *n;
+    char golden[VIEW_REPORT_NUMBER_MAX];
+    int rc;
+
+    if ((rc = view_table_names_of(t, row, &n)))
+        return rc;
+    if (n->source[0])
+        fprintf(f, "%12s%s\n", "", base_name(n->source));
+    view_report_print_stack(f, t->in, t->v->granularity, &t->v->cells[r->first], r->count, 12);
+    if (t->in->has_golden) {
+        view_report_cycles_text(t->in, 1, r->golden, VIEW_REPORT_TEXT_DIGITS, golden, sizeof golden);
+        fprintf(f, "%12serror contribution %.4f%% (golden %s cycles, %.2f%% of the total)\n", "",
+                PERCENT * view_contribution(t->v, r), golden, PERCENT * view_report_share(t->in, 1, r->golden));
+    }
+    fputc('\n', f);
+    return TEA_OK;
+}
+
 static int print_text(FILE *f, const report_request *req, report_data *d)
 {
     const char *what = req->granularity == PICS_GRAN_FUNC ? "functions" : "instructions";
-    int objects = binary_symbolize_has_objects(d->z);
+    emit_column cols[VIEW_TABLE_COLUMNS_MAX];
+    emit_table table;
     uint64_t shown_value = 0;
-    row_names n;
-    int rc;
 
     view_report_print_header(f, "pics report", &d->in, d->z);
     if (d->in.has_golden)
@@ -142,109 +124,24 @@ static int print_text(FILE *f, const report_request *req, report_data *d)
             PERCENT * view_report_share(&d->in, 0, shown_value));
     if (d->iv.count)
         fprintf(f, "# shares ± the 95 %% interval over %zu groups of the sampled trace's windows\n", d->iv.count);
-    fprintf(f, "#\n# %8s ", "Overhead");
-    if (d->iv.count)
-        fprintf(f, "%9s ", "±95%"); /* 8 columns: '±' is two bytes */
-    fprintf(f, "%16s  ", "Cycles");
-    if (objects)
-        fprintf(f, "%-*s ", OBJECT_WIDTH, "Object");
-    fprintf(f, "%-*s %-18s %s\n#\n", LOCATION_WIDTH, req->granularity == PICS_GRAN_FUNC ? "Function" : "Symbol", "Address",
-            req->granularity == PICS_GRAN_FUNC ? "" : "Disassembly");
-    for (size_t i = 0; i < d->v.shown; i++) {
-        const view_row *r = &d->v.rows[i];
-        char cycles[VIEW_REPORT_NUMBER_MAX], address[VIEW_REPORT_NUMBER_MAX], golden[VIEW_REPORT_NUMBER_MAX];
-        char fitted[BINARY_SYMBOLIZE_TEXT_MAX];
-        if ((rc = name_row(req, d, r, &n)))
-            return rc;
-        view_report_cycles_text(&d->in, 0, r->value, VIEW_REPORT_TEXT_DIGITS, cycles, sizeof cycles);
-        if (n.has_address)
-            snprintf(address, sizeof address, "0x%" PRIx64, n.shown);
-        else
-            snprintf(address, sizeof address, "-");
-        fprintf(f, "  %8.2f%% ", PERCENT * view_report_share(&d->in, 0, r->value));
-        if (d->iv.count)
-            fprintf(f, "±%6.2f%% ", PERCENT * view_intervals_half(&d->iv, r->key, -1));
-        fprintf(f, "%16s  ", cycles);
-        if (objects)
-            fprintf(f, "%-*s ", OBJECT_WIDTH, n.object[0] ? n.object : "-");
-        fprintf(f, "%-*s %-18s %s\n", LOCATION_WIDTH,
-                view_report_fit(n.location, LOCATION_WIDTH, fitted, sizeof fitted), address,
-                req->granularity == PICS_GRAN_FUNC ? "" : (n.disassembly[0] ? n.disassembly : "-"));
-        if (n.source[0])
-            fprintf(f, "%12s%s\n", "", base_name(n.source));
-        view_report_print_stack(f, &d->in, d->v.granularity, &d->v.cells[r->first], r->count, 12);
-        if (d->in.has_golden) {
-            view_report_cycles_text(&d->in, 1, r->golden, VIEW_REPORT_TEXT_DIGITS, golden, sizeof golden);
-            fprintf(f, "%12serror contribution %.4f%% (golden %s cycles, %.2f%% of the total)\n", "",
-                    PERCENT * view_contribution(&d->v, r), golden, PERCENT * view_report_share(&d->in, 1, r->golden));
-        }
-        fputc('\n', f);
-    }
-    return TEA_OK;
+    view_table_text_columns(&d->t, cols, &table);
+    table.after_row = text_after_row;
+    fputs("#\n", f);
+    emit_text_heading(f, &table);
+    fputs("#\n", f);
+    return emit_text_rows(f, &table);
 }
 
 /* --- csv ------------------------------------------------------------------------------- */
 
-/* The component's share interval, ",LOW,HIGH" (cut at 0), or ",," without
- * window groups. */
-static void print_csv_interval(FILE *f, const report_data *d, const view_row *r, const pics_pair *c)
+static int print_csv(FILE *f, report_data *d)
 {
-    double share = view_report_share(&d->in, 0, c->a), half = view_intervals_half(&d->iv, r->key, c->psv);
-    if (isnan(half))
-        fputs(",,", f);
-    else
-        fprintf(f, ",%.9f,%.9f", fmax(share - half, 0.0), share + half);
-}
+    emit_column cols[VIEW_TABLE_COLUMNS_MAX];
+    emit_table table;
 
-static int print_csv(FILE *f, const report_request *req, report_data *d)
-{
-    row_names n;
-    int rc;
-
-    int objects = binary_symbolize_has_objects(d->z);
-
-    fprintf(f,
-            "rank,address,%sfunction,location,disassembly,source,component,psv,cycles,share,golden_cycles,"
-            "golden_share,error_contribution,share_ci_low,share_ci_high\n",
-            objects ? "object," : "");
-    for (size_t i = 0; i < d->v.shown; i++) {
-        const view_row *r = &d->v.rows[i];
-        if ((rc = name_row(req, d, r, &n)))
-            return rc;
-        for (size_t k = 0; k < r->count; k++) {
-            const pics_pair *c = &d->v.cells[r->first + k];
-            char label[TRACE_PSV_LABEL_MAX], text[VIEW_REPORT_NUMBER_MAX];
-            fprintf(f, "%zu,", i + 1);
-            if (n.has_address)
-                fprintf(f, "0x%" PRIx64, n.shown);
-            fputc(',', f);
-            if (objects) {
-                csv_field(f, n.object);
-                fputc(',', f);
-            }
-            csv_field(f, n.function);
-            fputc(',', f);
-            csv_field(f, n.location);
-            fputc(',', f);
-            csv_field(f, n.disassembly);
-            fputc(',', f);
-            csv_field(f, n.source);
-            fputc(',', f);
-            csv_field(f, view_component_label(d->v.granularity, c->psv, label, sizeof label));
-            view_report_cycles_text(&d->in, 0, c->a, VIEW_REPORT_DATA_DIGITS, text, sizeof text);
-            fprintf(f, ",%u,%s,%.9f,", c->psv, text, view_report_share(&d->in, 0, c->a));
-            if (d->in.has_golden) {
-                view_report_cycles_text(&d->in, 1, c->b, VIEW_REPORT_DATA_DIGITS, text, sizeof text);
-                fprintf(f, "%s,%.9f,%.9f", text, view_report_share(&d->in, 1, c->b),
-                        pics_pairing_share(&d->v.pairing, c->diff));
-            } else {
-                fprintf(f, ",,");
-            }
-            print_csv_interval(f, d, r, c);
-            fputc('\n', f);
-        }
-    }
-    return TEA_OK;
+    view_table_cell_columns(&d->t, cols, &table);
+    emit_csv_header(f, &table);
+    return emit_csv_rows(f, &table);
 }
 
 /* --- json ------------------------------------------------------------------------------- */
@@ -325,76 +222,18 @@ static void json_header(json_writer *j, const report_request *req, const report_
 
 static int print_json(FILE *f, const report_request *req, report_data *d)
 {
+    emit_column cols[VIEW_TABLE_COLUMNS_MAX];
+    emit_table table;
     json_writer j;
-    row_names n;
     int rc;
 
+    view_table_cell_columns(&d->t, cols, &table);
     json_init(&j, f);
     json_begin_object(&j);
     json_header(&j, req, d);
     json_key(&j, "rows");
-    json_begin_array(&j);
-    for (size_t i = 0; i < d->v.shown; i++) {
-        const view_row *r = &d->v.rows[i];
-        if ((rc = name_row(req, d, r, &n)))
-            return rc;
-        for (size_t k = 0; k < r->count; k++) {
-            const pics_pair *c = &d->v.cells[r->first + k];
-            char label[TRACE_PSV_LABEL_MAX];
-            json_begin_object(&j);
-            json_key(&j, "rank");
-            json_u64(&j, i + 1);
-            json_key(&j, "address");
-            if (n.has_address)
-                json_hex(&j, n.shown);
-            else
-                json_null(&j);
-            if (binary_symbolize_has_objects(d->z)) {
-                json_key(&j, "object");
-                json_text_or_null(&j, n.object);
-            }
-            json_key(&j, "function");
-            json_string(&j, n.function);
-            json_key(&j, "location");
-            json_string(&j, n.location);
-            json_key(&j, "disassembly");
-            json_text_or_null(&j, n.disassembly);
-            json_key(&j, "source");
-            json_text_or_null(&j, n.source);
-            json_key(&j, "component");
-            json_string(&j, view_component_label(d->v.granularity, c->psv, label, sizeof label));
-            json_key(&j, "psv");
-            json_u64(&j, c->psv);
-            json_key(&j, "cycles");
-            json_double(&j, view_report_cycles(&d->in, 0, c->a));
-            json_key(&j, "share");
-            json_double(&j, view_report_share(&d->in, 0, c->a));
-            json_key(&j, "golden_cycles");
-            if (d->in.has_golden)
-                json_double(&j, view_report_cycles(&d->in, 1, c->b));
-            else
-                json_null(&j);
-            json_key(&j, "golden_share");
-            if (d->in.has_golden)
-                json_double(&j, view_report_share(&d->in, 1, c->b));
-            else
-                json_null(&j);
-            json_key(&j, "error_contribution");
-            if (d->in.has_golden)
-                json_double(&j, pics_pairing_share(&d->v.pairing, c->diff));
-            else
-                json_null(&j);
-            if (d->iv.count) {
-                double share = view_report_share(&d->in, 0, c->a), half = view_intervals_half(&d->iv, r->key, c->psv);
-                json_key(&j, "share_ci_low");
-                json_double(&j, fmax(share - half, 0.0));
-                json_key(&j, "share_ci_high");
-                json_double(&j, share + half);
-            }
-            json_end(&j);
-        }
-    }
-    json_end(&j);
+    if ((rc = emit_json_rows(&j, &table)))
+        return rc;
     json_end(&j);
     json_finish(&j);
     return TEA_OK;
@@ -478,7 +317,7 @@ static int run_report(const report_request *req)
         rc = print_text(outfile_stream(out), req, &d);
         break;
     case FORMAT_CSV:
-        rc = print_csv(outfile_stream(out), req, &d);
+        rc = print_csv(outfile_stream(out), &d);
         break;
     case FORMAT_JSON:
         rc = print_json(outfile_stream(out), req, &d);
@@ -493,6 +332,7 @@ static int run_report(const report_request *req)
         rc = outfile_commit(out);
 done:
     view_free(&d.v);
+    view_table_free(&d.t);
     view_intervals_free(&d.iv);
     trace_symmap_free(&d.groups);
     binary_symbolize_close(d.z);

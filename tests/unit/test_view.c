@@ -5,11 +5,13 @@
  * and long names fitted to a text column (view/report.c). Every expected
  * value is worked out in the comments.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
 
 #include "common/error.h"
 #include "view/interval.h"
 #include "view/report.h"
+#include "view/table.h"
 #include "view/view.h"
 
 #include <math.h>
@@ -299,12 +301,103 @@ static void fit_names(void **state)
                         "...space)::Parser::operator()(...) const");
 }
 
+
+/* Runs `write` into a malloc'd string `out`. */
+#define CAPTURE(out, write)                                                                        \
+    do {                                                                                           \
+        size_t size_;                                                                              \
+        FILE *f = open_memstream(&(out), &size_);                                                  \
+        assert_non_null(f);                                                                        \
+        write;                                                                                     \
+        assert_int_equal(fclose(f), 0);                                                            \
+    } while (0)
+
+/* The pair of insn_component as pics report writes it, through view/table
+ * in the three formats. The sampled PICS (S = 4) scales by C/S = 3: 0x100
+ * base 3, ST-L1 3, 0x200 base 6 cycles; shares 0.25, 0.25, 0.5; golden 6,
+ * 2, 4 of 12: 0.5, 1/6, 1/3. Contributions (over 2CS = 96): 12/96 =
+ * 0.125, 4/96 = 0.0416..., 8/96 = 0.0833...; rows by contribution: 0x100
+ * (16/96) first. Without a binary every PC is named by its address and
+ * its function is "[unknown]". */
+static void table_in_three_formats(void **state)
+{
+    view_report_input in;
+    binary_symbolize_options opts;
+    binary_symbolizer *z = NULL;
+    view_intervals iv;
+    view_table t;
+    view v;
+    emit_column cols[VIEW_TABLE_COLUMNS_MAX];
+    emit_table table;
+    json_writer j;
+    char *out = NULL;
+    int rc = -1;
+    (void)state;
+
+    memset(&in, 0, sizeof in);
+    memset(&opts, 0, sizeof opts);
+    memset(&iv, 0, sizeof iv);
+    pics_info_init(&in.info);
+    pics_info_init(&in.ginfo);
+    snprintf(in.info.scheme, sizeof in.info.scheme, "tea");
+    snprintf(in.ginfo.scheme, sizeof in.ginfo.scheme, "golden");
+    in.info.golden_total = in.ginfo.golden_total = 12 * U;
+    build(&in.g, golden_cells, COUNT(golden_cells));
+    build(&in.p, sampled_cells, COUNT(sampled_cells));
+    in.has_golden = 1;
+    opts.command = "test";
+    assert_int_equal(binary_symbolize_open(&z, &in.info, &opts), TEA_OK);
+    assert_int_equal(view_build(&v, &in.p, &in.g, PICS_GRAN_INSN_COMPONENT, NULL), TEA_OK);
+    view_sort(&v, VIEW_ORDER_CONTRIBUTION);
+    assert_int_equal(view_select(&v, 0, 0), TEA_OK);
+    assert_int_equal(view_table_init(&t, &in, &v, z, &iv), TEA_OK);
+    assert_int_equal(t.cell_count, 3);
+
+    view_table_cell_columns(&t, cols, &table);
+    CAPTURE(out, (emit_csv_header(f, &table), rc = emit_csv_rows(f, &table)));
+    assert_int_equal(rc, TEA_OK);
+    assert_string_equal(out, "rank,address,function,location,disassembly,source,component,psv,cycles,share,"
+                             "golden_cycles,golden_share,error_contribution,share_ci_low,share_ci_high\n"
+                             "1,0x100,[unknown],0x100,,,base,0,3.000000,0.250000000,6.000000,0.500000000,"
+                             "0.125000000,,\n"
+                             "1,0x100,[unknown],0x100,,,ST-L1,1,3.000000,0.250000000,2.000000,0.166666667,"
+                             "0.041666667,,\n"
+                             "2,0x200,[unknown],0x200,,,base,0,6.000000,0.500000000,4.000000,0.333333333,"
+                             "0.083333333,,\n");
+    free(out);
+
+    CAPTURE(out, (json_init(&j, f), rc = emit_json_rows(&j, &table), json_finish(&j)));
+    assert_int_equal(rc, TEA_OK);
+    /* the third cell's members, every kind of value: no interval members
+     * without window groups, null for the empty disassembly and source */
+    assert_contains(out, "    \"rank\": 2,\n    \"address\": \"0x200\",\n    \"function\": \"[unknown]\",\n"
+                         "    \"location\": \"0x200\",\n    \"disassembly\": null,\n    \"source\": null,\n"
+                         "    \"component\": \"base\",\n    \"psv\": 0,\n    \"cycles\": 6,\n    \"share\": 0.5,\n"
+                         "    \"golden_cycles\": 4,\n");
+    assert_null(strstr(out, "share_ci_low"));
+    free(out);
+
+    view_table_text_columns(&t, cols, &table);
+    CAPTURE(out, (emit_text_heading(f, &table), rc = emit_text_rows(f, &table)));
+    assert_int_equal(rc, TEA_OK);
+    assert_string_equal(out, "# Overhead           Cycles  Symbol                                   Address            "
+                             "Disassembly\n"
+                             "     50.00%            6.000  0x100                                    0x100              -\n"
+                             "     50.00%            6.000  0x200                                    0x200              -\n");
+    free(out);
+
+    view_table_free(&t);
+    view_free(&v);
+    binary_symbolize_close(z);
+    view_report_input_free(&in);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(insn_component), cmocka_unit_test(insn), cmocka_unit_test(func),
         cmocka_unit_test(one_pics),       cmocka_unit_test(functions_order), cmocka_unit_test(fit_names),
-        cmocka_unit_test(intervals),
+        cmocka_unit_test(intervals),      cmocka_unit_test(table_in_three_formats),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,87 @@
+/*
+ * table.h: the rows of a view (view.h) named and written through the one
+ * output layer (common/emit.h), as `pics report` prints them: a text table
+ * of rows (instructions or functions), or CSV and JSON with one line per
+ * cell (row x component). Each column is a common/emit column; the report
+ * lists the ones it shows (the object column only when the trace lists its
+ * objects, the interval columns only for a sampled trace's windows).
+ *
+ * A row is named once (its function, location, disassembly, object and
+ * source line, through the symbolizer) however many columns and cells ask:
+ * the table keeps the names of the row it named last.
+ */
+#ifndef TEA_VIEW_TABLE_H
+#define TEA_VIEW_TABLE_H
+
+#include "interval.h"
+#include "report.h"
+#include "view.h"
+#include "binary/symbolize.h"
+#include "common/emit.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Widths of the text table's object and location (function or symbol)
+ * columns. */
+#define VIEW_TABLE_OBJECT_WIDTH 20
+#define VIEW_TABLE_LOCATION_WIDTH 40
+
+/* What a row is called in every format. */
+typedef struct view_table_names {
+    int has_address;
+    uint64_t address;                            /* the PC, or the function's start */
+    uint64_t shown;                              /* address as shown (--addresses) */
+    char object[BINARY_SYMBOLIZE_TEXT_MAX];      /* the object's file name (traces listing objects) */
+    char function[BINARY_SYMBOLIZE_TEXT_MAX];    /* function or [unknown ...] */
+    char location[BINARY_SYMBOLIZE_TEXT_MAX];    /* function+0xOFF (insn), the function (func) */
+    char disassembly[BINARY_SYMBOLIZE_TEXT_MAX]; /* "" when unavailable or func */
+    char source[BINARY_SYMBOLIZE_TEXT_MAX];      /* "" without --source or line */
+} view_table_names;
+
+/* Names row `r` of view `v` with the symbolizer: a function row by its
+ * function, an instruction by its function, location, disassembly, object
+ * and source line. 0, or the symbolizer's error for a source line. */
+int view_table_name_row(const view *v, binary_symbolizer *z, const view_row *r, view_table_names *n);
+
+/* A view's shown rows as a table: its context, whose columns are those of
+ * view_table_text_columns or view_table_cell_columns. */
+typedef struct view_table {
+    const view_report_input *in;
+    const view *v;
+    binary_symbolizer *z;
+    const view_intervals *iv;   /* share intervals (count 0: none) */
+    size_t *cell_row;           /* per cell of the shown rows (CSV, JSON): its row, */
+    size_t *cell_pair;          /* and its index in v->cells */
+    size_t cell_count;
+    /* the row named last (view_table_names), SIZE_MAX: none yet */
+    size_t named;
+    view_table_names names;
+} view_table;
+
+/* Prepares `t` over the shown rows of `v` (view_select's). 0 or
+ * TEA_ERR_NOMEM. */
+int view_table_init(view_table *t, const view_report_input *in, const view *v, binary_symbolizer *z,
+                    const view_intervals *iv);
+void view_table_free(view_table *t);
+
+/* The names of shown row `row` (named once for consecutive asks). 0 or
+ * the symbolizer's error. */
+int view_table_names_of(view_table *t, size_t row, const view_table_names **names);
+
+/* The most columns the two lists below give. */
+#define VIEW_TABLE_COLUMNS_MAX 16
+
+/* The text table's columns, into cols (VIEW_TABLE_COLUMNS_MAX): share,
+ * its interval (with intervals), cycles, object (when the symbolizer has
+ * objects), location, address and disassembly; a table over t's shown rows
+ * with the report's heading and row prefixes. Returns the column count. */
+size_t view_table_text_columns(view_table *t, emit_column *cols, emit_table *table);
+
+/* The CSV and JSON columns, one line per cell (rank, address, object,
+ * function, location, disassembly, source, component, psv, cycles, share,
+ * golden_cycles, golden_share, error_contribution, share_ci_low/high);
+ * the table's rows are t's cells. Returns the column count. */
+size_t view_table_cell_columns(view_table *t, emit_column *cols, emit_table *table);
+
+#endif
