@@ -69,6 +69,7 @@ static int fill(const emit_table *t, const emit_column *c, size_t row, emit_form
     cell->json = EMIT_JSON_STRING;
     cell->count = 0;
     cell->number = 0;
+    cell->index = c->index;
     return c->cell(t->ctx, row, format, cell);
 }
 

@@ -48,11 +48,12 @@ typedef struct emit_cell {
     emit_json json; /* EMIT_JSON_STRING to start with */
     uint64_t count;
     double number;
+    size_t index;   /* the column's index (emit_column.index) */
 } emit_cell;
 
 /* Fills `cell` with row `row` of the table whose context is `ctx`, as
- * written in `format`. Returns 0 or a TEA_ERR_* code, which ends the
- * table there. */
+ * written in `format` (cell->index is the column's own datum). Returns 0
+ * or a TEA_ERR_* code, which ends the table there. */
 typedef int (*emit_cell_fn)(void *ctx, size_t row, emit_format format, emit_cell *cell);
 
 /* How a column's text is written in CSV. */
@@ -71,6 +72,8 @@ typedef struct emit_column {
     const char *after;    /* text: what follows the cell, and its heading (NULL: nothing) */
     emit_csv csv;
     emit_cell_fn cell;
+    size_t index;         /* the column's own datum (which group, which percentile), for a callback
+                             that serves several columns: emit_cell.index */
 } emit_column;
 
 /* A table: columns, and rows that the cells' callbacks find through `ctx`

@@ -743,6 +743,110 @@ void pics_json_objects(json_writer *j, const trace_object_list *l)
     json_end(j);
 }
 
+/* Room for a 64-bit number in hex with its 0x. */
+#define HEX_U64_MAX 24
+
+/* Writes one member of a PICS's provenance (pics_provenance_json). */
+static void provenance_member(json_writer *j, const pics_info *info, const char *path, pics_provenance_member m)
+{
+    char hex[HEX_U64_MAX];
+
+    if (m >= PICS_PROV_FREQUENCY && pics_info_is_golden(info))
+        return; /* sampling's members are a sampled PICS's only */
+    switch (m) {
+    case PICS_PROV_FILE:
+        json_key(j, "file");
+        json_string(j, path);
+        break;
+    case PICS_PROV_SCHEME:
+        json_key(j, "scheme");
+        json_string(j, info->scheme);
+        break;
+    case PICS_PROV_TRACE_BEGIN:
+        json_key(j, "trace");
+        json_begin_object(j);
+        break;
+    case PICS_PROV_DIGEST:
+        json_key(j, "digest");
+        json_string(j, info->trace_digest[0] ? info->trace_digest : NULL);
+        break;
+    case PICS_PROV_FIRST_CYCLE:
+        json_key(j, "first_cycle");
+        json_u64(j, info->trace_first_cycle);
+        break;
+    case PICS_PROV_LAST_CYCLE:
+        json_key(j, "last_cycle");
+        json_u64(j, info->trace_last_cycle);
+        break;
+    case PICS_PROV_ARCH:
+        json_key(j, "arch");
+        json_string(j, info->arch[0] ? info->arch : NULL);
+        break;
+    case PICS_PROV_BINARY:
+        json_key(j, "binary");
+        json_string(j, info->binary_path);
+        break;
+    case PICS_PROV_BUILD_ID:
+        json_key(j, "build_id");
+        json_string(j, info->build_id);
+        break;
+    case PICS_PROV_LOAD_BIAS:
+        json_key(j, "load_bias");
+        if (info->has_load_bias) {
+            snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)info->load_bias);
+            json_string(j, hex);
+        } else {
+            json_null(j);
+        }
+        break;
+    case PICS_PROV_OBJECTS:
+        pics_json_objects(j, &info->objects);
+        break;
+    case PICS_PROV_TRACE_END:
+        json_end(j);
+        break;
+    case PICS_PROV_TOTAL_CYCLES:
+        json_key(j, "total_cycles");
+        json_double(j, (double)info->golden_total / (double)(info->unit ? info->unit : PICS_UNIT));
+        break;
+    case PICS_PROV_FREQUENCY:
+        json_key(j, "frequency_hz");
+        json_double(j, info->frequency_hz);
+        break;
+    case PICS_PROV_PERIOD:
+        json_key(j, "period");
+        json_u64(j, info->period);
+        break;
+    case PICS_PROV_SEED:
+        json_key(j, "seed");
+        json_u64(j, info->seed);
+        break;
+    case PICS_PROV_JITTER:
+        json_key(j, "jitter");
+        json_string(j, info->jitter);
+        break;
+    case PICS_PROV_EVENTS:
+        json_key(j, "events");
+        json_string(j, info->events);
+        break;
+    case PICS_PROV_SAMPLES:
+        json_key(j, "samples");
+        json_u64(j, info->samples);
+        break;
+    case PICS_PROV_LOST:
+        json_key(j, "lost");
+        json_u64(j, pics_info_lost(info));
+        break;
+    }
+}
+
+void pics_provenance_json(json_writer *j, const pics_info *info, const char *path,
+                          const pics_provenance_member *members, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        provenance_member(j, info, path, members[i]);
+}
+
 /* --- merging ----------------------------------------------------------------- */
 
 /* True when two lists name the same objects in the same order and the same

@@ -145,6 +145,40 @@ int pics_info_set_objects(pics_info *info, const trace_object *objs, size_t coun
  * objects, shared by tea info and the pics commands. */
 void pics_json_objects(json_writer *j, const trace_object_list *l);
 
+/* The members of a PICS's provenance in JSON, as commands list them (in
+ * their order): the one writer of a PICS's provenance in JSON is
+ * pics_provenance_json, for `pics report`, `pics diff` and `pics export`
+ * alike (the '#' header of text reports is view_report_print_header). */
+typedef enum pics_provenance_member {
+    PICS_PROV_FILE = 0,     /* "file": the path the PICS was read from */
+    PICS_PROV_SCHEME,       /* "scheme" */
+    PICS_PROV_TRACE_BEGIN,  /* "trace": { ... the trace's members below until PICS_PROV_TRACE_END */
+    PICS_PROV_DIGEST,       /* "digest": the trace's digest, null when none */
+    PICS_PROV_FIRST_CYCLE,  /* "first_cycle" */
+    PICS_PROV_LAST_CYCLE,   /* "last_cycle" */
+    PICS_PROV_ARCH,         /* "arch", null when none */
+    PICS_PROV_BINARY,       /* "binary": the traced program the trace names, or null */
+    PICS_PROV_BUILD_ID,     /* "build_id", or null */
+    PICS_PROV_LOAD_BIAS,    /* "load_bias": "0xHEX", or null without one */
+    PICS_PROV_OBJECTS,      /* "thread" and "objects" (pics_json_objects) */
+    PICS_PROV_TRACE_END,    /* } */
+    PICS_PROV_TOTAL_CYCLES, /* "total_cycles": the golden total in cycles */
+    /* a sampled PICS's only (left out for the golden one): */
+    PICS_PROV_FREQUENCY,    /* "frequency_hz" */
+    PICS_PROV_PERIOD,       /* "period" */
+    PICS_PROV_SEED,         /* "seed" */
+    PICS_PROV_JITTER,       /* "jitter" */
+    PICS_PROV_EVENTS,       /* "events" */
+    PICS_PROV_SAMPLES,      /* "samples" */
+    PICS_PROV_LOST          /* "lost": every reason's losses summed */
+} pics_provenance_member;
+
+/* Writes the `count` members of `info`'s provenance at the writer's
+ * position (inside an object), in the order listed; `path` is the file's
+ * name for PICS_PROV_FILE. */
+void pics_provenance_json(json_writer *j, const pics_info *info, const char *path,
+                          const pics_provenance_member *members, size_t count);
+
 /* Merges `src` into `dst` (profiles of the same scheme and settings, e.g.
  * the same trace split in parts or several traces): values, counts, samples,
  * losses and golden totals add. The objects and thread stay when both lists

@@ -2,9 +2,11 @@
  * pics_commands.c: `pics export`, `pics error` and `pics merge`.
  */
 #include "view/report.h"
+#include "view/table.h"
 #include "view/view.h"
 #include "cli.h"
 #include "commands.h"
+#include "common/emit.h"
 #include "common/error.h"
 #include "common/json.h"
 #include "common/outfile.h"
@@ -19,9 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define EXPORT_DIGITS 6        /* fraction digits of exported cycles */
 #define ERROR_DEFAULT_TOP 10
-#define ERROR_NAME_WIDTH 40    /* columns of a contributor's name */
 
 
 /* --- export ------------------------------------------------------------------ */
@@ -33,77 +33,41 @@
     "cycles with six decimals, rows sorted by pc then psv).\n\n"                                       \
     "Options:\n"
 
-static void export_csv(FILE *f, const pics_info *info, const pics *p, const pics_cell *cells, size_t n)
+static int export_csv(FILE *f, view_table_cells *c)
 {
-    char label[TRACE_PSV_LABEL_MAX], cycles[64];
-    fprintf(f, "pc,psv,component,cycles\n");
-    for (size_t i = 0; i < n; i++) {
-        trace_psv_label(cells[i].psv, label, sizeof label);
-        pics_format_cycles(info, p->total, cells[i].value, EXPORT_DIGITS, cycles, sizeof cycles);
-        fprintf(f, "0x%llx,%u,%s%s%s,%s\n", (unsigned long long)cells[i].pc, cells[i].psv,
-                strchr(label, ',') ? "\"" : "", label, strchr(label, ',') ? "\"" : "", cycles);
-    }
+    emit_column cols[VIEW_TABLE_CELLS_COLUMNS_MAX];
+    emit_table table;
+
+    view_table_cells_columns(c, EMIT_CSV, cols, &table);
+    emit_csv_header(f, &table);
+    return emit_csv_rows(f, &table);
 }
 
-static void export_json(FILE *f, const pics_info *info, const pics *p, const pics_cell *cells, size_t n)
+/* What pics export --format json says of the PICS before its cells. */
+static const pics_provenance_member EXPORT_PROVENANCE[] = {
+    PICS_PROV_SCHEME,      PICS_PROV_TRACE_BEGIN, PICS_PROV_DIGEST,  PICS_PROV_FIRST_CYCLE, PICS_PROV_LAST_CYCLE,
+    PICS_PROV_BINARY,      PICS_PROV_OBJECTS,     PICS_PROV_TRACE_END, PICS_PROV_TOTAL_CYCLES, PICS_PROV_FREQUENCY,
+    PICS_PROV_PERIOD,      PICS_PROV_SEED,        PICS_PROV_JITTER,  PICS_PROV_EVENTS,      PICS_PROV_SAMPLES,
+    PICS_PROV_LOST,
+};
+
+static int export_json(FILE *f, view_table_cells *c)
 {
-    char text[TRACE_PSV_LABEL_MAX];
+    emit_column cols[VIEW_TABLE_CELLS_COLUMNS_MAX];
+    emit_table table;
     json_writer j;
+    int rc;
 
     json_init(&j, f);
     json_begin_object(&j);
-    json_key(&j, "scheme");
-    json_string(&j, info->scheme);
-    json_key(&j, "trace");
-    json_begin_object(&j);
-    json_key(&j, "digest");
-    json_string(&j, info->trace_digest);
-    json_key(&j, "first_cycle");
-    json_u64(&j, info->trace_first_cycle);
-    json_key(&j, "last_cycle");
-    json_u64(&j, info->trace_last_cycle);
-    json_key(&j, "binary");
-    json_string(&j, info->binary_path);
-    pics_json_objects(&j, &info->objects);
-    json_end(&j);
-    json_key(&j, "total_cycles");
-    json_double(&j, (double)info->golden_total / (double)info->unit);
-    if (!pics_info_is_golden(info)) {
-        json_key(&j, "frequency_hz");
-        json_double(&j, info->frequency_hz);
-        json_key(&j, "period");
-        json_u64(&j, info->period);
-        json_key(&j, "seed");
-        json_u64(&j, info->seed);
-        json_key(&j, "jitter");
-        json_string(&j, info->jitter);
-        json_key(&j, "events");
-        json_string(&j, info->events);
-        json_key(&j, "samples");
-        json_u64(&j, info->samples);
-        json_key(&j, "lost");
-        json_u64(&j, pics_info_lost(info));
-    }
+    pics_provenance_json(&j, c->info, NULL, EXPORT_PROVENANCE, sizeof EXPORT_PROVENANCE / sizeof EXPORT_PROVENANCE[0]);
     json_key(&j, "cells");
-    json_begin_array(&j);
-    for (size_t i = 0; i < n; i++) {
-        json_begin_object(&j);
-        json_key(&j, "pc");
-        snprintf(text, sizeof text, "0x%llx", (unsigned long long)cells[i].pc);
-        json_string(&j, text);
-        json_key(&j, "psv");
-        json_u64(&j, cells[i].psv);
-        json_key(&j, "component");
-        json_string(&j, trace_psv_label(cells[i].psv, text, sizeof text));
-        json_key(&j, "cycles");
-        json_double(&j, pics_value_cycles(info, p->total, cells[i].value));
-        json_key(&j, "count");
-        json_u64(&j, cells[i].count);
-        json_end(&j);
-    }
-    json_end(&j);
+    view_table_cells_columns(c, EMIT_JSON, cols, &table);
+    if ((rc = emit_json_rows(&j, &table)))
+        return rc;
     json_end(&j);
     json_finish(&j);
+    return TEA_OK;
 }
 
 int cmd_pics_export(int argc, char **argv)
@@ -130,11 +94,12 @@ int cmd_pics_export(int argc, char **argv)
     if ((rc = pics_read(argv[optind], &info, &p)))
         return cli_fail(argv[0], rc);
     if (!(rc = pics_sorted(&p, &cells, &n)) && !(rc = outfile_open(&out, out_path))) {
-        if (json)
-            export_json(outfile_stream(out), &info, &p, cells, n);
+        view_table_cells c = { &info, &p, cells, n };
+        rc = json ? export_json(outfile_stream(out), &c) : export_csv(outfile_stream(out), &c);
+        if (rc)
+            outfile_abort(out);
         else
-            export_csv(outfile_stream(out), &info, &p, cells, n);
-        rc = outfile_commit(out);
+            rc = outfile_commit(out);
     }
     free(cells);
     pics_info_free(&info);
@@ -252,9 +217,11 @@ static void print_interval_text(double error, double half, uint64_t groups)
 
 /* The error line, its interval's when `half` is known, and the top
  * contributors. */
-static void print_error_text(const error_request *req, const pics_info *si, const view *v, double half)
+static int print_error_text(const error_request *req, const pics_info *si, view *v, double half)
 {
     size_t count = contributors(v), shown = count < req->top ? count : (size_t)req->top;
+    emit_column cols[VIEW_TABLE_CONTRIBUTION_COLUMNS_MAX];
+    emit_table table;
     printf("error: %.4f%% (%s granularity; %s", 100.0 * view_error(v), pics_granularity_name(req->granularity),
            si->scheme);
     if (!pics_info_is_golden(si))
@@ -264,19 +231,10 @@ static void print_error_text(const error_request *req, const pics_info *si, cons
     if (!isnan(half))
         print_interval_text(view_error(v), half, si->groups);
     if (shown == 0)
-        return;
+        return TEA_OK;
     printf("top %zu contributors:\n", shown);
-    for (size_t i = 0; i < shown; i++) {
-        const view_row *r = &v->rows[i];
-        const char *name = view_key_name(v, r->key);
-        char fitted[VIEW_REPORT_NAME_MAX];
-        if (name)
-            printf("  %-*s 0x%-16llx %8.4f%%\n", ERROR_NAME_WIDTH,
-                   view_report_fit(name, ERROR_NAME_WIDTH, fitted, sizeof fitted),
-                   (unsigned long long)view_key_address(v, r->key), 100.0 * view_contribution(v, r));
-        else
-            printf("  0x%-16llx %8.4f%%\n", (unsigned long long)r->key, 100.0 * view_contribution(v, r));
-    }
+    view_table_contribution_columns(v, EMIT_TEXT, shown, cols, &table);
+    return emit_text_rows(stdout, &table);
 }
 
 /* The noise floor's line (text) after the error's. */
@@ -287,11 +245,13 @@ static void print_floor_text(const pics_info *fi, double floor, double error)
            100.0 * floor, (unsigned long long)fi->samples, 100.0 * (error - floor));
 }
 
-static void print_error_json(const error_request *req, const view *v, double floor, double half)
+static int print_error_json(const error_request *req, view *v, double floor, double half)
 {
     size_t count = contributors(v), shown = count < req->top ? count : (size_t)req->top;
-    char address[32];
+    emit_column cols[VIEW_TABLE_CONTRIBUTION_COLUMNS_MAX];
+    emit_table table;
     json_writer j;
+    int rc;
 
     json_init(&j, stdout);
     json_begin_object(&j);
@@ -308,24 +268,12 @@ static void print_error_json(const error_request *req, const view *v, double flo
         json_double(&j, half);
     }
     json_key(&j, req->granularity == PICS_GRAN_FUNC ? "functions" : "instructions");
-    json_begin_array(&j);
-    for (size_t i = 0; i < shown; i++) {
-        const view_row *r = &v->rows[i];
-        json_begin_object(&j);
-        if (view_key_name(v, r->key)) {
-            json_key(&j, "function");
-            json_string(&j, view_key_name(v, r->key));
-        }
-        json_key(&j, "address");
-        snprintf(address, sizeof address, "0x%llx", (unsigned long long)view_key_address(v, r->key));
-        json_string(&j, address);
-        json_key(&j, "contribution");
-        json_double(&j, view_contribution(v, r));
-        json_end(&j);
-    }
-    json_end(&j);
+    view_table_contribution_columns(v, EMIT_JSON, shown, cols, &table);
+    if ((rc = emit_json_rows(&j, &table)))
+        return rc;
     json_end(&j);
     json_finish(&j);
+    return TEA_OK;
 }
 
 static int run_error(const error_request *req)
@@ -383,11 +331,9 @@ static int run_error(const error_request *req)
                 (unsigned long long)si.groups, req->golden_path, (unsigned long long)gi.groups);
     }
     if (req->json) {
-        print_error_json(req, &v, floor, half);
-    } else {
-        print_error_text(req, &si, &v, half);
-        if (has_floor)
-            print_floor_text(&fi, floor, view_error(&v));
+        rc = print_error_json(req, &v, floor, half);
+    } else if (!(rc = print_error_text(req, &si, &v, half)) && has_floor) {
+        print_floor_text(&fi, floor, view_error(&v));
     }
 done:
     pics_groups_free(sgroups, si.groups);

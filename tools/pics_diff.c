@@ -102,19 +102,10 @@ static int write_csv(FILE *f, const diff_request *req, view_diff *d)
 /* Describes one input in JSON. */
 static void json_input(json_writer *j, const char *path, const pics_info *info)
 {
+    static const pics_provenance_member described[] = { PICS_PROV_FILE, PICS_PROV_SCHEME, PICS_PROV_FREQUENCY,
+                                                        PICS_PROV_SAMPLES, PICS_PROV_LOST };
     json_begin_object(j);
-    json_key(j, "file");
-    json_string(j, path);
-    json_key(j, "scheme");
-    json_string(j, info->scheme);
-    if (!pics_info_is_golden(info)) {
-        json_key(j, "frequency_hz");
-        json_double(j, info->frequency_hz);
-        json_key(j, "samples");
-        json_u64(j, info->samples);
-        json_key(j, "lost");
-        json_u64(j, pics_info_lost(info));
-    }
+    pics_provenance_json(j, info, path, described, sizeof described / sizeof described[0]);
     json_end(j);
 }
 

@@ -153,37 +153,19 @@ static void json_hex(json_writer *j, uint64_t v)
     json_string(j, text);
 }
 
-static void json_text_or_null(json_writer *j, const char *s)
-{
-    json_string(j, s && *s ? s : NULL);
-}
-
 static void json_header(json_writer *j, const report_request *req, const report_data *d)
 {
+    static const pics_provenance_member described[] = {
+        PICS_PROV_FILE,   PICS_PROV_SCHEME,   PICS_PROV_TRACE_BEGIN, PICS_PROV_DIGEST,
+        PICS_PROV_ARCH,   PICS_PROV_BINARY,   PICS_PROV_BUILD_ID,    PICS_PROV_LOAD_BIAS,
+        PICS_PROV_OBJECTS, PICS_PROV_TRACE_END,
+    };
+    static const pics_provenance_member sampled[] = { PICS_PROV_FREQUENCY, PICS_PROV_PERIOD, PICS_PROV_SAMPLES,
+                                                      PICS_PROV_LOST, PICS_PROV_TOTAL_CYCLES };
     const pics_info *i = &d->in.info;
     const binary_symbols *s = binary_symbolize_symbols(d->z);
 
-    json_key(j, "file");
-    json_string(j, req->path);
-    json_key(j, "scheme");
-    json_string(j, i->scheme);
-    json_key(j, "trace");
-    json_begin_object(j);
-    json_key(j, "digest");
-    json_text_or_null(j, i->trace_digest);
-    json_key(j, "arch");
-    json_text_or_null(j, i->arch);
-    json_key(j, "binary");
-    json_string(j, i->binary_path);
-    json_key(j, "build_id");
-    json_string(j, i->build_id);
-    json_key(j, "load_bias");
-    if (i->has_load_bias)
-        json_hex(j, i->load_bias);
-    else
-        json_null(j);
-    pics_json_objects(j, &i->objects);
-    json_end(j);
+    pics_provenance_json(j, i, req->path, described, sizeof described / sizeof described[0]);
     json_key(j, "binary");
     json_string(j, binary_symbolize_binary(d->z));
     json_key(j, "load_bias");
@@ -191,18 +173,7 @@ static void json_header(json_writer *j, const report_request *req, const report_
         json_hex(j, binary_symbols_bias(s));
     else
         json_null(j);
-    if (!pics_info_is_golden(i)) {
-        json_key(j, "frequency_hz");
-        json_double(j, i->frequency_hz);
-        json_key(j, "period");
-        json_u64(j, i->period);
-        json_key(j, "samples");
-        json_u64(j, i->samples);
-        json_key(j, "lost");
-        json_u64(j, pics_info_lost(i));
-    }
-    json_key(j, "total_cycles");
-    json_double(j, (double)i->golden_total / (double)(i->unit ? i->unit : PICS_UNIT));
+    pics_provenance_json(j, i, req->path, sampled, sizeof sampled / sizeof sampled[0]);
     json_key(j, "granularity");
     json_string(j, pics_granularity_name(req->granularity));
     json_key(j, "sort");

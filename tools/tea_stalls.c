@@ -5,35 +5,13 @@
  */
 #include "cli.h"
 #include "commands.h"
+#include "common/emit.h"
 #include "common/error.h"
 #include "common/outfile.h"
-#include "golden/golden.h"
-#include "golden/stalls.h"
-#include "golden/topdown.h"
-#include "trace/trace.h"
+#include "view/stalls.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* Decimals of the text shares. */
-#define TEXT_DECIMALS 1
-/* Units of 100 % at TEXT_DECIMALS. */
-#define TEXT_PERCENT_UNITS 1000u
-/* Decimals of the mean. */
-#define MEAN_DECIMALS 3
-
-
-/* The percentiles reported, as fractions. */
-static const struct {
-    const char *name;
-    uint64_t num, den;
-} percentiles[] = {
-    { "p50", 50, 100 },
-    { "p90", 90, 100 },
-    { "p99", 99, 100 },
-    { "p99.9", 999, 1000 },
-};
-#define PERCENTILE_COUNT (sizeof percentiles / sizeof percentiles[0])
 
 typedef struct request {
     const char *trace_path;
@@ -53,202 +31,39 @@ typedef struct request {
     "stalls up to --max-length cycles; max and mean are always exact (docs/topdown.md).\n\n"          \
     "Options:\n"
 
-/* Reads the trace once through the golden reference into `s`. */
-static int analyse(const request *req, golden_stalls *s, golden_totals *totals, trace_header *header)
+static int print_text(FILE *f, const request *req, view_stalls *v)
 {
-    trace_reader *reader = NULL;
-    trace_batch batch = { 0 };
-    golden g;
-    golden_sink sink = golden_stalls_sink(s);
+    const golden_totals *t = &v->totals;
+    emit_column cols[VIEW_STALLS_COLUMNS_MAX];
+    emit_table table;
     int rc;
 
-    if ((rc = trace_reader_open(&reader, req->trace_path, &req->open)))
-        return rc;
-    if ((rc = trace_batch_init(&batch, TRACE_BATCH_RECORDS)))
-        goto done;
-    golden_init(&g, trace_reader_header(reader)->initial_window);
-    for (;;) {
-        if ((rc = trace_reader_read(reader, &batch)))
-            goto done;
-        if (batch.count == 0)
-            break;
-        golden_feed(&g, &batch, &sink);
-    }
-    golden_finish(&g, &sink);
-    *totals = *golden_get_totals(&g);
-    rc = trace_header_copy(header, trace_reader_header(reader));
-done:
-    trace_batch_free(&batch);
-    trace_reader_close(reader);
-    return rc;
-}
-
-/* Formats a percentile of a group: the length, ">N" beyond the histogram,
- * or "" for an empty group. */
-static char *format_percentile(const golden_stalls *s, int group, size_t p, char *buf, size_t size)
-{
-    uint64_t length;
-    golden_stalls_percentile_kind kind;
-    int r = golden_stalls_percentile(s, group, percentiles[p].num, percentiles[p].den, &length, &kind);
-    if (r || kind == GOLDEN_STALLS_PERCENTILE_EMPTY)
-        snprintf(buf, size, "%s", "");
-    else if (kind == GOLDEN_STALLS_PERCENTILE_BEYOND)
-        snprintf(buf, size, ">%llu", (unsigned long long)s->max_length);
-    else
-        snprintf(buf, size, "%llu", (unsigned long long)length);
-    return buf;
-}
-
-/* Formats the mean stall of a group ("" when empty). */
-static char *format_mean(const golden_stalls_group *g, char *buf, size_t size)
-{
-    if (!g->stalls)
-        snprintf(buf, size, "%s", "");
-    else
-        snprintf(buf, size, "%.*f", MEAN_DECIMALS, (double)g->cycles / (double)g->stalls);
-    return buf;
-}
-
-static char *format_share(uint64_t share, char *buf, size_t size)
-{
-    snprintf(buf, size, "%llu.%llu", (unsigned long long)(share / 10), (unsigned long long)(share % 10));
-    return buf;
-}
-
-/* The log2 buckets of the text histogram: [1], [2], [3,4], [5,8], ... up to
- * max_length, then the overflow. Fills counts[] (room for 66) and returns
- * the number of buckets up to the last non-empty one. */
-static size_t log2_buckets(const golden_stalls *s, int group, uint64_t *counts, uint64_t *lows, uint64_t *highs)
-{
-    const golden_stalls_group *g = &s->groups[group];
-    size_t n = 0;
-    for (uint64_t lo = 1; lo <= s->max_length; n++) {
-        uint64_t hi = lo == 1 ? 1 : 2 * lo - 2;
-        if (hi > s->max_length)
-            hi = s->max_length;
-        lows[n] = lo;
-        highs[n] = hi;
-        counts[n] = 0;
-        for (uint64_t len = lo; len <= hi; len++)
-            counts[n] += g->histogram[len];
-        lo = hi + 1;
-    }
-    lows[n] = s->max_length + 1;
-    highs[n] = 0;
-    counts[n] = g->overflow;
-    return n + 1;
-}
-
-/* Buckets of the text histogram: log2 of the largest length, plus two. */
-#define MAX_BUCKETS 70
-
-static int print_text(FILE *f, const request *req, const golden_stalls *s, const golden_totals *t,
-                      const trace_header *h)
-{
-    static const int shown[2] = { GOLDEN_STALLS_BASE, GOLDEN_STALLS_ANY_EVENT };
-    uint64_t counts[2][MAX_BUCKETS], shares[2][MAX_BUCKETS], lows[MAX_BUCKETS], highs[MAX_BUCKETS];
-    size_t buckets = 0, last = 0;
-    char a[32], b[32], c[32], d[32];
-    int rc;
-
-    fprintf(f, "trace:    %s (%u-wide commit, %llu cycles)\n", req->trace_path, h->commit_width,
+    fprintf(f, "trace:    %s (%u-wide commit, %llu cycles)\n", req->trace_path, v->header.commit_width,
             (unsigned long long)(t->last_cycle - t->origin));
     fprintf(f, "stalls:   %llu stalled + %llu drained cycles, %llu of them after the last commit (no µop)\n\n",
             (unsigned long long)t->states[GOLDEN_STALLED], (unsigned long long)t->states[GOLDEN_DRAINED],
             (unsigned long long)t->unattributed);
-    /* "µops" is one byte longer than it is wide. */
-    fprintf(f, "%-10s %13s %12s %7s %12s %7s %7s %7s %7s %9s %10s\n", "group", "µops", "stalls", "stalled",
-            "cycles", "p50", "p90", "p99", "p99.9", "max", "mean");
-    for (int grp = 0; grp < GOLDEN_STALLS_GROUP_COUNT; grp++) {
-        const golden_stalls_group *g = &s->groups[grp];
-        uint64_t frac[2] = { g->stalls, g->uops - g->stalls }, sh[2];
-        if ((rc = golden_topdown_apportion(frac, 2, TEXT_PERCENT_UNITS, sh)))
-            return rc;
-        fprintf(f, "%-10s %12llu %12llu %6s%% %12llu", golden_stalls_group_name(grp), (unsigned long long)g->uops,
-                (unsigned long long)g->stalls, format_share(sh[0], a, sizeof a), (unsigned long long)g->cycles);
-        /* A group without stalls has no percentiles: "-". */
-        for (size_t p = 0; p < PERCENTILE_COUNT; p++)
-            fprintf(f, " %7s", g->stalls ? format_percentile(s, grp, p, a, sizeof a) : "-");
-        snprintf(b, sizeof b, "%llu", (unsigned long long)g->longest);
-        fprintf(f, " %9s %10s\n", g->stalls ? b : "-", g->stalls ? format_mean(g, c, sizeof c) : "-");
-    }
-    for (int k = 0; k < 2; k++) {
-        buckets = log2_buckets(s, shown[k], counts[k], lows, highs);
-        if ((rc = golden_topdown_apportion(counts[k], buckets, TEXT_PERCENT_UNITS, shares[k])))
-            return rc;
-        for (size_t i = 0; i < buckets; i++)
-            if (counts[k][i] && i + 1 > last)
-                last = i + 1;
-    }
-    if (!last)
-        return TEA_OK;
-    fprintf(f, "\nstall lengths (cycles)     %12s %7s %7s   %12s %7s %7s\n", "base", "share", "cumul", "any-event",
-            "share", "cumul");
-    {
-        uint64_t cumulative[2] = { 0, 0 };
-        for (size_t i = 0; i < last; i++) {
-            char range[48];
-            if (i + 1 == buckets)
-                snprintf(range, sizeof range, "> %llu", (unsigned long long)s->max_length);
-            else if (lows[i] == highs[i])
-                snprintf(range, sizeof range, "%llu", (unsigned long long)lows[i]);
-            else
-                snprintf(range, sizeof range, "%llu-%llu", (unsigned long long)lows[i], (unsigned long long)highs[i]);
-            cumulative[0] += shares[0][i];
-            cumulative[1] += shares[1][i];
-            fprintf(f, "  %-24s %12llu %6s%% %6s%%   %12llu %6s%% %6s%%\n", range, (unsigned long long)counts[0][i],
-                    format_share(shares[0][i], a, sizeof a), format_share(cumulative[0], b, sizeof b),
-                    (unsigned long long)counts[1][i], format_share(shares[1][i], c, sizeof c),
-                    format_share(cumulative[1], d, sizeof d));
-        }
-    }
-    return TEA_OK;
+    view_stalls_summary_table(v, EMIT_TEXT, cols, &table);
+    emit_text_heading(f, &table);
+    if ((rc = emit_text_rows(f, &table)) || !v->bucket_count)
+        return rc;
+    fputc('\n', f);
+    view_stalls_buckets_table(v, cols, &table);
+    emit_text_heading(f, &table);
+    return emit_text_rows(f, &table);
 }
 
-static void print_csv_summary(FILE *f, const golden_stalls *s)
+static int print_csv(FILE *f, const request *req, view_stalls *v)
 {
-    char a[32];
-    fprintf(f, "group,uops,stalls,cycles");
-    for (size_t p = 0; p < PERCENTILE_COUNT; p++)
-        fprintf(f, ",%s", percentiles[p].name);
-    fprintf(f, ",max,mean\n");
-    for (int grp = 0; grp < GOLDEN_STALLS_GROUP_COUNT; grp++) {
-        const golden_stalls_group *g = &s->groups[grp];
-        fprintf(f, "%s,%llu,%llu,%llu", golden_stalls_group_name(grp), (unsigned long long)g->uops,
-                (unsigned long long)g->stalls, (unsigned long long)g->cycles);
-        for (size_t p = 0; p < PERCENTILE_COUNT; p++)
-            fprintf(f, ",%s", format_percentile(s, grp, p, a, sizeof a));
-        if (g->stalls)
-            fprintf(f, ",%llu", (unsigned long long)g->longest);
-        else
-            fprintf(f, ",");
-        fprintf(f, ",%s\n", format_mean(g, a, sizeof a));
-    }
-}
+    emit_column cols[VIEW_STALLS_COLUMNS_MAX];
+    emit_table table;
 
-/* The histogram: one row per length that some group has, then the stalls
- * beyond the histogram. */
-static void print_csv_histogram(FILE *f, const golden_stalls *s)
-{
-    fprintf(f, "length");
-    for (int grp = 0; grp < GOLDEN_STALLS_GROUP_COUNT; grp++)
-        fprintf(f, ",%s", golden_stalls_group_name(grp));
-    fprintf(f, "\n");
-    for (uint64_t len = 1; len <= s->max_length; len++) {
-        int any = 0;
-        for (int grp = 0; grp < GOLDEN_STALLS_GROUP_COUNT; grp++)
-            any |= s->groups[grp].histogram[len] != 0;
-        if (!any)
-            continue;
-        fprintf(f, "%llu", (unsigned long long)len);
-        for (int grp = 0; grp < GOLDEN_STALLS_GROUP_COUNT; grp++)
-            fprintf(f, ",%llu", (unsigned long long)s->groups[grp].histogram[len]);
-        fprintf(f, "\n");
-    }
-    fprintf(f, ">%llu", (unsigned long long)s->max_length);
-    for (int grp = 0; grp < GOLDEN_STALLS_GROUP_COUNT; grp++)
-        fprintf(f, ",%llu", (unsigned long long)s->groups[grp].overflow);
-    fprintf(f, "\n");
+    if (req->histogram)
+        view_stalls_histogram_table(v, cols, &table);
+    else
+        view_stalls_summary_table(v, EMIT_CSV, cols, &table);
+    emit_csv_header(f, &table);
+    return emit_csv_rows(f, &table);
 }
 
 /* --max-length N into the uint64_t at opt->dest. */
@@ -305,32 +120,21 @@ static int parse_args(int argc, char **argv, request *req)
 int cmd_tea_stalls(int argc, char **argv)
 {
     request req;
-    golden_stalls s;
-    golden_totals totals;
-    trace_header header;
+    view_stalls v;
     outfile *out = NULL;
     int rc;
 
     if ((rc = parse_args(argc, argv, &req)) != CLI_CONTINUE)
         return rc;
-    trace_header_init(&header);
-    memset(&totals, 0, sizeof totals);
-    if ((rc = golden_stalls_init(&s, req.max_length)))
-        return cli_fail(argv[0], rc);
-    if ((rc = analyse(&req, &s, &totals, &header)) || (rc = outfile_open(&out, req.out_path)))
+    if ((rc = view_stalls_read(&v, req.trace_path, &req.open, req.max_length))
+        || (rc = outfile_open(&out, req.out_path)))
         goto done;
-    if (!req.csv)
-        rc = print_text(outfile_stream(out), &req, &s, &totals, &header);
-    else if (req.histogram)
-        print_csv_histogram(outfile_stream(out), &s);
-    else
-        print_csv_summary(outfile_stream(out), &s);
+    rc = req.csv ? print_csv(outfile_stream(out), &req, &v) : print_text(outfile_stream(out), &req, &v);
     if (rc)
         outfile_abort(out);
     else
         rc = outfile_commit(out);
 done:
-    golden_stalls_free(&s);
-    trace_header_free(&header);
+    view_stalls_free(&v);
     return rc ? cli_fail(argv[0], rc) : CLI_EXIT_OK;
 }

@@ -239,25 +239,25 @@ static size_t columns(view_diff *d, emit_format format, int cells, emit_column *
     size_t n = 0;
 
     if (format == EMIT_TEXT) {
-        cols[n++] = (emit_column){ "location", what, -VIEW_DIFF_LOCATION_WIDTH, 0, " ", EMIT_CSV_FIELD, col_location };
+        cols[n++] = (emit_column){ "location", what, -VIEW_DIFF_LOCATION_WIDTH, 0, " ", EMIT_CSV_FIELD, col_location, 0 };
         if (cells)
-            cols[n++] = (emit_column){ "component", NULL, -COMPONENT_WIDTH, 0, " ", EMIT_CSV_FIELD, col_component };
-        cols[n++] = (emit_column){ "a", "A", CYCLES_WIDTH, 0, " ", EMIT_CSV_RAW, col_a };
-        cols[n++] = (emit_column){ "b", "B", CYCLES_WIDTH, 0, " ", EMIT_CSV_RAW, col_b };
-        cols[n++] = (emit_column){ "diff", "B-A", CYCLES_WIDTH, 0, " ", EMIT_CSV_RAW, col_diff };
-        cols[n++] = (emit_column){ "share", NULL, SHARE_WIDTH, 0, NULL, EMIT_CSV_RAW, col_share };
+            cols[n++] = (emit_column){ "component", NULL, -COMPONENT_WIDTH, 0, " ", EMIT_CSV_FIELD, col_component, 0 };
+        cols[n++] = (emit_column){ "a", "A", CYCLES_WIDTH, 0, " ", EMIT_CSV_RAW, col_a, 0 };
+        cols[n++] = (emit_column){ "b", "B", CYCLES_WIDTH, 0, " ", EMIT_CSV_RAW, col_b, 0 };
+        cols[n++] = (emit_column){ "diff", "B-A", CYCLES_WIDTH, 0, " ", EMIT_CSV_RAW, col_diff, 0 };
+        cols[n++] = (emit_column){ "share", NULL, SHARE_WIDTH, 0, NULL, EMIT_CSV_RAW, col_share, 0 };
     } else {
         int csv = format == EMIT_CSV;
-        cols[n++] = (emit_column){ "pc", NULL, 0, 0, NULL, EMIT_CSV_RAW, col_pc };
-        cols[n++] = (emit_column){ "location", NULL, 0, 0, NULL, EMIT_CSV_FIELD, col_location };
+        cols[n++] = (emit_column){ "pc", NULL, 0, 0, NULL, EMIT_CSV_RAW, col_pc, 0 };
+        cols[n++] = (emit_column){ "location", NULL, 0, 0, NULL, EMIT_CSV_FIELD, col_location, 0 };
         if (cells) {
-            cols[n++] = (emit_column){ "psv", NULL, 0, 0, NULL, EMIT_CSV_RAW, col_psv };
-            cols[n++] = (emit_column){ "component", NULL, 0, 0, NULL, EMIT_CSV_FIELD, col_component };
+            cols[n++] = (emit_column){ "psv", NULL, 0, 0, NULL, EMIT_CSV_RAW, col_psv, 0 };
+            cols[n++] = (emit_column){ "component", NULL, 0, 0, NULL, EMIT_CSV_FIELD, col_component, 0 };
         }
-        cols[n++] = (emit_column){ csv ? "a_cycles" : "a", NULL, 0, 0, NULL, EMIT_CSV_RAW, col_a };
-        cols[n++] = (emit_column){ csv ? "b_cycles" : "b", NULL, 0, 0, NULL, EMIT_CSV_RAW, col_b };
-        cols[n++] = (emit_column){ csv ? "diff_cycles" : "diff", NULL, 0, 0, NULL, EMIT_CSV_RAW, col_diff };
-        cols[n++] = (emit_column){ "share", NULL, 0, 0, NULL, EMIT_CSV_RAW, col_share };
+        cols[n++] = (emit_column){ csv ? "a_cycles" : "a", NULL, 0, 0, NULL, EMIT_CSV_RAW, col_a, 0 };
+        cols[n++] = (emit_column){ csv ? "b_cycles" : "b", NULL, 0, 0, NULL, EMIT_CSV_RAW, col_b, 0 };
+        cols[n++] = (emit_column){ csv ? "diff_cycles" : "diff", NULL, 0, 0, NULL, EMIT_CSV_RAW, col_diff, 0 };
+        cols[n++] = (emit_column){ "share", NULL, 0, 0, NULL, EMIT_CSV_RAW, col_share, 0 };
     }
     assert(n <= VIEW_DIFF_COLUMNS_MAX);
     return n;

@@ -174,17 +174,17 @@ size_t view_table_text_columns(view_table *t, emit_column *cols, emit_table *tab
     int func = t->v->granularity == PICS_GRAN_FUNC;
     size_t n = 0;
 
-    cols[n++] = (emit_column){ "share", "Overhead", SHARE_WIDTH, SHARE_HEADING_WIDTH, " ", EMIT_CSV_RAW, text_share };
+    cols[n++] = (emit_column){ "share", "Overhead", SHARE_WIDTH, SHARE_HEADING_WIDTH, " ", EMIT_CSV_RAW, text_share, 0 };
     if (t->iv->count)
-        cols[n++] = (emit_column){ "share_ci", "±95%", 0, INTERVAL_HEADING_WIDTH, " ", EMIT_CSV_RAW, text_interval };
-    cols[n++] = (emit_column){ "cycles", "Cycles", CYCLES_WIDTH, 0, "  ", EMIT_CSV_RAW, text_cycles };
+        cols[n++] = (emit_column){ "share_ci", "±95%", 0, INTERVAL_HEADING_WIDTH, " ", EMIT_CSV_RAW, text_interval, 0 };
+    cols[n++] = (emit_column){ "cycles", "Cycles", CYCLES_WIDTH, 0, "  ", EMIT_CSV_RAW, text_cycles, 0 };
     if (binary_symbolize_has_objects(t->z))
-        cols[n++] = (emit_column){ "object", "Object", -VIEW_TABLE_OBJECT_WIDTH, 0, " ", EMIT_CSV_FIELD, text_object };
+        cols[n++] = (emit_column){ "object", "Object", -VIEW_TABLE_OBJECT_WIDTH, 0, " ", EMIT_CSV_FIELD, text_object, 0 };
     cols[n++] = (emit_column){ "location", func ? "Function" : "Symbol", -VIEW_TABLE_LOCATION_WIDTH, 0, " ",
-                               EMIT_CSV_FIELD, text_location };
-    cols[n++] = (emit_column){ "address", "Address", -ADDRESS_WIDTH, 0, " ", EMIT_CSV_RAW, text_address };
+                               EMIT_CSV_FIELD, text_location, 0 };
+    cols[n++] = (emit_column){ "address", "Address", -ADDRESS_WIDTH, 0, " ", EMIT_CSV_RAW, text_address, 0 };
     cols[n++] = (emit_column){ "disassembly", func ? "" : "Disassembly", 0, 0, NULL, EMIT_CSV_FIELD,
-                               text_disassembly };
+                               text_disassembly, 0 };
     assert(n <= VIEW_TABLE_COLUMNS_MAX);
     memset(table, 0, sizeof *table);
     table->columns = cols;
@@ -422,27 +422,154 @@ static int cell_interval_high(void *ctx, size_t cell, emit_format format, emit_c
     return TEA_OK;
 }
 
+/* --- the cells of one PICS (pics export) --------------------------------------------- */
+
+#define EXPORT_DIGITS 6 /* fraction digits of exported cycles */
+
+static int export_pc(void *ctx, size_t i, emit_format format, emit_cell *cell)
+{
+    const view_table_cells *c = ctx;
+    (void)format;
+    emit_printf(cell, "0x%llx", (unsigned long long)c->cells[i].pc);
+    return TEA_OK;
+}
+
+static int export_psv(void *ctx, size_t i, emit_format format, emit_cell *cell)
+{
+    const view_table_cells *c = ctx;
+    (void)format;
+    emit_printf(cell, "%u", c->cells[i].psv);
+    cell->json = EMIT_JSON_U64;
+    cell->count = c->cells[i].psv;
+    return TEA_OK;
+}
+
+static int export_component(void *ctx, size_t i, emit_format format, emit_cell *cell)
+{
+    const view_table_cells *c = ctx;
+    (void)format;
+    trace_psv_label(c->cells[i].psv, cell->text, EMIT_CELL_MAX);
+    return TEA_OK;
+}
+
+static int export_cycles(void *ctx, size_t i, emit_format format, emit_cell *cell)
+{
+    const view_table_cells *c = ctx;
+    (void)format;
+    pics_format_cycles(c->info, c->p->total, c->cells[i].value, EXPORT_DIGITS, cell->text, EMIT_CELL_MAX);
+    cell->json = EMIT_JSON_DOUBLE;
+    cell->number = pics_value_cycles(c->info, c->p->total, c->cells[i].value);
+    return TEA_OK;
+}
+
+static int export_count(void *ctx, size_t i, emit_format format, emit_cell *cell)
+{
+    const view_table_cells *c = ctx;
+    (void)format;
+    emit_printf(cell, "%llu", (unsigned long long)c->cells[i].count);
+    cell->json = EMIT_JSON_U64;
+    cell->count = c->cells[i].count;
+    return TEA_OK;
+}
+
+void view_table_cells_columns(view_table_cells *c, emit_format format, emit_column *cols, emit_table *table)
+{
+    size_t n = 0;
+
+    cols[n++] = (emit_column){ "pc", NULL, 0, 0, NULL, EMIT_CSV_RAW, export_pc, 0 };
+    cols[n++] = (emit_column){ "psv", NULL, 0, 0, NULL, EMIT_CSV_RAW, export_psv, 0 };
+    cols[n++] = (emit_column){ "component", NULL, 0, 0, NULL, EMIT_CSV_FIELD, export_component, 0 };
+    cols[n++] = (emit_column){ "cycles", NULL, 0, 0, NULL, EMIT_CSV_RAW, export_cycles, 0 };
+    if (format == EMIT_JSON)
+        cols[n++] = (emit_column){ "count", NULL, 0, 0, NULL, EMIT_CSV_RAW, export_count, 0 };
+    assert(n <= VIEW_TABLE_CELLS_COLUMNS_MAX);
+    memset(table, 0, sizeof *table);
+    table->columns = cols;
+    table->column_count = n;
+    table->ctx = c;
+    table->rows = c->count;
+}
+
+/* --- what contributes to an error (pics error) ----------------------------------------- */
+
+/* The text width of a contributor's address ("0x" and 16 digits). */
+#define CONTRIBUTOR_ADDRESS_WIDTH 18
+/* The text width of a contribution ("%8.4f%%"). */
+#define CONTRIBUTION_WIDTH 9
+
+static int contributor_name(void *ctx, size_t row, emit_format format, emit_cell *cell)
+{
+    const view *v = ctx;
+    const char *name = view_key_name(v, v->rows[row].key);
+    if (format == EMIT_TEXT)
+        view_report_fit(name, VIEW_TABLE_CONTRIBUTOR_NAME_WIDTH, cell->text, EMIT_CELL_MAX);
+    else
+        emit_text(cell, name);
+    return TEA_OK;
+}
+
+static int contributor_address(void *ctx, size_t row, emit_format format, emit_cell *cell)
+{
+    const view *v = ctx;
+    (void)format;
+    emit_printf(cell, "0x%llx", (unsigned long long)view_key_address(v, v->rows[row].key));
+    return TEA_OK;
+}
+
+static int contribution(void *ctx, size_t row, emit_format format, emit_cell *cell)
+{
+    const view *v = ctx;
+    double c = view_contribution(v, &v->rows[row]);
+    if (format == EMIT_TEXT)
+        emit_printf(cell, "%.4f%%", PERCENT * c);
+    else
+        emit_fixed(c, EMIT_FIXED_MAX_DECIMALS, cell->text, EMIT_CELL_MAX);
+    cell->json = EMIT_JSON_DOUBLE;
+    cell->number = c;
+    return TEA_OK;
+}
+
+void view_table_contribution_columns(view *v, emit_format format, size_t rows, emit_column *cols, emit_table *table)
+{
+    size_t n = 0;
+
+    assert(rows <= v->row_count);
+    if (v->ranges) /* a view by function has names */
+        cols[n++] = (emit_column){ "function", NULL, -VIEW_TABLE_CONTRIBUTOR_NAME_WIDTH, 0, " ", EMIT_CSV_FIELD,
+                                   contributor_name, 0 };
+    cols[n++] = (emit_column){ "address", NULL, -CONTRIBUTOR_ADDRESS_WIDTH, 0, " ", EMIT_CSV_RAW, contributor_address, 0 };
+    cols[n++] = (emit_column){ "contribution", NULL, CONTRIBUTION_WIDTH, 0, NULL, EMIT_CSV_RAW, contribution, 0 };
+    assert(n <= VIEW_TABLE_CONTRIBUTION_COLUMNS_MAX);
+    (void)format;
+    memset(table, 0, sizeof *table);
+    table->columns = cols;
+    table->column_count = n;
+    table->ctx = v;
+    table->rows = rows;
+    table->row_prefix = "  ";
+}
+
 size_t view_table_cell_columns(view_table *t, emit_column *cols, emit_table *table)
 {
     size_t n = 0;
 
-    cols[n++] = (emit_column){ "rank", NULL, 0, 0, NULL, EMIT_CSV_RAW, cell_rank };
-    cols[n++] = (emit_column){ "address", NULL, 0, 0, NULL, EMIT_CSV_RAW, cell_address };
+    cols[n++] = (emit_column){ "rank", NULL, 0, 0, NULL, EMIT_CSV_RAW, cell_rank, 0 };
+    cols[n++] = (emit_column){ "address", NULL, 0, 0, NULL, EMIT_CSV_RAW, cell_address, 0 };
     if (binary_symbolize_has_objects(t->z))
-        cols[n++] = (emit_column){ "object", NULL, 0, 0, NULL, EMIT_CSV_FIELD, cell_object };
-    cols[n++] = (emit_column){ "function", NULL, 0, 0, NULL, EMIT_CSV_FIELD, cell_function };
-    cols[n++] = (emit_column){ "location", NULL, 0, 0, NULL, EMIT_CSV_FIELD, cell_location };
-    cols[n++] = (emit_column){ "disassembly", NULL, 0, 0, NULL, EMIT_CSV_FIELD, cell_disassembly };
-    cols[n++] = (emit_column){ "source", NULL, 0, 0, NULL, EMIT_CSV_FIELD, cell_source };
-    cols[n++] = (emit_column){ "component", NULL, 0, 0, NULL, EMIT_CSV_FIELD, cell_component };
-    cols[n++] = (emit_column){ "psv", NULL, 0, 0, NULL, EMIT_CSV_RAW, cell_psv };
-    cols[n++] = (emit_column){ "cycles", NULL, 0, 0, NULL, EMIT_CSV_RAW, cell_cycles };
-    cols[n++] = (emit_column){ "share", NULL, 0, 0, NULL, EMIT_CSV_RAW, cell_share };
-    cols[n++] = (emit_column){ "golden_cycles", NULL, 0, 0, NULL, EMIT_CSV_RAW, cell_golden_cycles };
-    cols[n++] = (emit_column){ "golden_share", NULL, 0, 0, NULL, EMIT_CSV_RAW, cell_golden_share };
-    cols[n++] = (emit_column){ "error_contribution", NULL, 0, 0, NULL, EMIT_CSV_RAW, cell_contribution };
-    cols[n++] = (emit_column){ "share_ci_low", NULL, 0, 0, NULL, EMIT_CSV_RAW, cell_interval_low };
-    cols[n++] = (emit_column){ "share_ci_high", NULL, 0, 0, NULL, EMIT_CSV_RAW, cell_interval_high };
+        cols[n++] = (emit_column){ "object", NULL, 0, 0, NULL, EMIT_CSV_FIELD, cell_object, 0 };
+    cols[n++] = (emit_column){ "function", NULL, 0, 0, NULL, EMIT_CSV_FIELD, cell_function, 0 };
+    cols[n++] = (emit_column){ "location", NULL, 0, 0, NULL, EMIT_CSV_FIELD, cell_location, 0 };
+    cols[n++] = (emit_column){ "disassembly", NULL, 0, 0, NULL, EMIT_CSV_FIELD, cell_disassembly, 0 };
+    cols[n++] = (emit_column){ "source", NULL, 0, 0, NULL, EMIT_CSV_FIELD, cell_source, 0 };
+    cols[n++] = (emit_column){ "component", NULL, 0, 0, NULL, EMIT_CSV_FIELD, cell_component, 0 };
+    cols[n++] = (emit_column){ "psv", NULL, 0, 0, NULL, EMIT_CSV_RAW, cell_psv, 0 };
+    cols[n++] = (emit_column){ "cycles", NULL, 0, 0, NULL, EMIT_CSV_RAW, cell_cycles, 0 };
+    cols[n++] = (emit_column){ "share", NULL, 0, 0, NULL, EMIT_CSV_RAW, cell_share, 0 };
+    cols[n++] = (emit_column){ "golden_cycles", NULL, 0, 0, NULL, EMIT_CSV_RAW, cell_golden_cycles, 0 };
+    cols[n++] = (emit_column){ "golden_share", NULL, 0, 0, NULL, EMIT_CSV_RAW, cell_golden_share, 0 };
+    cols[n++] = (emit_column){ "error_contribution", NULL, 0, 0, NULL, EMIT_CSV_RAW, cell_contribution, 0 };
+    cols[n++] = (emit_column){ "share_ci_low", NULL, 0, 0, NULL, EMIT_CSV_RAW, cell_interval_low, 0 };
+    cols[n++] = (emit_column){ "share_ci_high", NULL, 0, 0, NULL, EMIT_CSV_RAW, cell_interval_high, 0 };
     assert(n <= VIEW_TABLE_COLUMNS_MAX);
     memset(table, 0, sizeof *table);
     table->columns = cols;

@@ -84,4 +84,35 @@ size_t view_table_text_columns(view_table *t, emit_column *cols, emit_table *tab
  * the table's rows are t's cells. Returns the column count. */
 size_t view_table_cell_columns(view_table *t, emit_column *cols, emit_table *table);
 
+/* --- the cells of one PICS (pics export) --------------------------------------------- */
+
+/* A PICS's cells in pics_sorted order, as the context of their table. */
+typedef struct view_table_cells {
+    const pics_info *info;
+    const pics *p;
+    const pics_cell *cells;
+    size_t count;
+} view_table_cells;
+
+/* The most columns view_table_cells_columns gives. */
+#define VIEW_TABLE_CELLS_COLUMNS_MAX 5
+
+/* The columns of a PICS's cells in `format` (CSV: pc, psv, component,
+ * cycles with six decimals, scaled to the golden total for a sampled PICS;
+ * JSON: the same and each cell's count), a table over c's cells. */
+void view_table_cells_columns(view_table_cells *c, emit_format format, emit_column *cols, emit_table *table);
+
+/* --- what contributes to an error (pics error) ----------------------------------------- */
+
+/* The most columns view_table_contribution_columns gives. */
+#define VIEW_TABLE_CONTRIBUTION_COLUMNS_MAX 3
+/* Columns of a contributor's name in text. */
+#define VIEW_TABLE_CONTRIBUTOR_NAME_WIDTH 40
+
+/* The columns of the first `rows` rows of `v` (sorted by contribution) in
+ * `format`: the function's name where the view has names (func), the
+ * address and the contribution (a percentage in text, a fraction in
+ * JSON); a table whose rows are v's. */
+void view_table_contribution_columns(view *v, emit_format format, size_t rows, emit_column *cols, emit_table *table);
+
 #endif

@@ -78,10 +78,10 @@ static int cell_file(void *ctx, size_t i, emit_format format, emit_cell *cell)
 }
 
 static const emit_column COLUMNS[] = {
-    { "name", "Function", -6, 0, " ", EMIT_CSV_FIELD, cell_name },
-    { "calls", NULL, 5, 0, "  ", EMIT_CSV_RAW, cell_calls },
-    { "share", "Share", 6, 5, " ", EMIT_CSV_RAW, cell_share },
-    { "file", "File", 0, 0, NULL, EMIT_CSV_FIELD, cell_file },
+    { "name", "Function", -6, 0, " ", EMIT_CSV_FIELD, cell_name, 0 },
+    { "calls", NULL, 5, 0, "  ", EMIT_CSV_RAW, cell_calls, 0 },
+    { "share", "Share", 6, 5, " ", EMIT_CSV_RAW, cell_share, 0 },
+    { "file", "File", 0, 0, NULL, EMIT_CSV_FIELD, cell_file, 0 },
 };
 
 static emit_table table_of(table_ctx *ctx)
