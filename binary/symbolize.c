@@ -32,7 +32,7 @@ typedef enum object_state {
     OBJECT_MAIN      /* the main binary itself: its PCs go to the main binary */
 } object_state;
 
-/* One executable object of the trace (pics_info.objects). */
+/* One executable object of the trace (a trace_object_list's). */
 typedef struct object_unit {
     char *path;                                /* as recorded */
     const char *base;                          /* its file name, inside path */
@@ -296,42 +296,14 @@ done:
     return rc;
 }
 
-int binary_symbolize_pics_pcs(const pics *p, uint64_t **pcs, size_t *n)
-{
-    uint64_t *v = NULL;
-    size_t k = 0;
-    *pcs = NULL;
-    *n = 0;
-    if (p->count && !(v = malloc(p->count * sizeof *v)))
-        return error_set(TEA_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; i < p->capacity; i++)
-        if (p->slots[i].used)
-            v[k++] = p->slots[i].pc;
-    assert(k == p->count);
-    if (k)
-        qsort(v, k, sizeof *v, compare_u64);
-    *n = 0;
-    for (size_t i = 0; i < k; i++)
-        if (*n == 0 || v[*n - 1] != v[i])
-            v[(*n)++] = v[i];
-    *pcs = v;
-    return TEA_OK;
-}
-
 /* --adjust-vma auto for the opened binary: guesses, prints and sets the bias. */
 static int auto_bias(binary_symbols *syms, unsigned va_bits, const binary_symbolize_options *opts)
 {
     binary_symbolize_bias_guess g;
-    uint64_t *pcs = NULL;
-    size_t n = opts->auto_pc_count;
     int rc;
-    if (!opts->auto_pics && !opts->auto_pcs)
+    if (!opts->auto_pcs)
         return error_set(TEA_ERR_USAGE, "--adjust-vma auto needs the trace's PCs here; pass --adjust-vma OFFSET");
-    if (opts->auto_pics && (rc = binary_symbolize_pics_pcs(opts->auto_pics, &pcs, &n)))
-        return rc;
-    rc = binary_symbolize_guess_bias(syms, pcs ? pcs : opts->auto_pcs, n, va_bits, &g);
-    free(pcs);
-    if (rc)
+    if ((rc = binary_symbolize_guess_bias(syms, opts->auto_pcs, opts->auto_pc_count, va_bits, &g)))
         return rc;
     fprintf(stderr, "%s: --adjust-vma auto: load bias 0x%" PRIx64 " (%zu of %zu PCs on instruction starts",
             opts->command ? opts->command : "symbolize", g.bias, g.hits, g.pcs);
@@ -347,12 +319,12 @@ static int auto_bias(binary_symbols *syms, unsigned va_bits, const binary_symbol
 /* Applies the bias rules of symbolize.h to the opened binary; `listed` is
  * the trace's object the binary is when it is not the trace's main binary
  * (--elf of a shared library), else NULL. */
-static int choose_bias(binary_symbols *syms, const pics_info *info, const object_unit *listed,
+static int choose_bias(binary_symbols *syms, const trace_program *program, const object_unit *listed,
                        const binary_symbolize_options *opts, unsigned va_bits)
 {
     const char *path = binary_symbols_path(syms);
-    int has_recorded = listed || info->has_load_bias;
-    uint64_t recorded = listed ? listed->load_bias : info->load_bias;
+    int has_recorded = listed || program->has_load_bias;
+    uint64_t recorded = listed ? listed->load_bias : program->load_bias;
     if (opts->adjust_vma_auto)
         return auto_bias(syms, va_bits, opts);
     if (opts->has_adjust_vma) {
@@ -380,23 +352,23 @@ static int choose_bias(binary_symbols *syms, const pics_info *info, const object
 /* The build-id and architecture checks (warnings only); `listed` as for
  * choose_bias: a binary that is one of the trace's objects is no other
  * build. */
-static void check_binary(const binary_symbols *syms, const pics_info *info, const object_unit *listed,
+static void check_binary(const binary_symbols *syms, const trace_program *program, const object_unit *listed,
                          const binary_symbolize_options *opts)
 {
     const char *path = binary_symbols_path(syms), *id = binary_symbols_build_id(syms),
                *arch = binary_symbols_arch(syms);
     if (listed)
         ; /* its build-id is the listed object's */
-    else if (info->build_id && id && strcmp(info->build_id, id) != 0)
+    else if (program->build_id && id && strcmp(program->build_id, id) != 0)
         warn(opts->command,
              "build-id of %s (%s) differs from the one recorded in the trace (%s): it is not the traced "
              "binary, symbols may be wrong",
-             path, id, info->build_id);
-    else if (info->build_id && !id)
+             path, id, program->build_id);
+    else if (program->build_id && !id)
         warn(opts->command, "%s has no build-id, so it cannot be checked against the trace's (%s)", path,
-             info->build_id);
-    if (info->arch[0] && arch && strcmp(info->arch, arch) != 0)
-        warn(opts->command, "%s is a %s binary but the trace is %s", path, arch, info->arch);
+             program->build_id);
+    if (program->arch[0] && arch && strcmp(program->arch, arch) != 0)
+        warn(opts->command, "%s is a %s binary but the trace is %s", path, arch, program->arch);
     if (!binary_symbols_table(syms))
         warn(opts->command, "%s has no function symbols (stripped?): PCs are shown as [unknown]", path);
 }
@@ -467,10 +439,10 @@ static void mark_main_objects(binary_symbolizer *z)
  * trace's main binary: the first with the binary's build-id, when that
  * differs from the build-id the trace recorded for its main binary; else
  * NULL (also for a binary without a build-id). */
-static const object_unit *listed_object_of(const binary_symbolizer *z, const pics_info *info)
+static const object_unit *listed_object_of(const binary_symbolizer *z, const trace_program *program)
 {
     const char *id = binary_symbols_build_id(z->syms);
-    if (!id || (info->build_id && strcmp(info->build_id, id) == 0))
+    if (!id || (program->build_id && strcmp(program->build_id, id) == 0))
         return NULL;
     for (size_t i = 0; i < z->object_count; i++)
         if (strcmp(z->objects[i].build_id, id) == 0)
@@ -600,7 +572,8 @@ static binary_symbols *symbols_for(const binary_symbolizer *z, uint64_t pc, cons
 
 /* --- opening ----------------------------------------------------------------- */
 
-int binary_symbolize_open(binary_symbolizer **out, const pics_info *info, const binary_symbolize_options *opts)
+int binary_symbolize_open(binary_symbolizer **out, const trace_program *program, const trace_object_list *objects,
+                          const binary_symbolize_options *opts)
 {
     binary_symbolizer *z;
     const char *path = opts->elf_path;
@@ -615,15 +588,15 @@ int binary_symbolize_open(binary_symbolizer **out, const pics_info *info, const 
     z->no_demangle = opts->no_demangle;
     z->command = opts->command;
     z->note_stripped = opts->note_stripped;
-    z->va_bits = va_bits_of(info->arch[0] ? info->arch : NULL);
-    if ((rc = copy_objects(z, &info->objects)))
+    z->va_bits = va_bits_of(program->arch[0] ? program->arch : NULL);
+    if (objects && (rc = copy_objects(z, objects)))
         goto fail;
-    if (!path && info->binary_path) {
-        if (access(info->binary_path, R_OK) == 0)
-            path = info->binary_path;
+    if (!path && program->binary_path) {
+        if (access(program->binary_path, R_OK) == 0)
+            path = program->binary_path;
         else
             warn(opts->command, "the traced binary %s is not readable here: showing addresses (use --elf BINARY)",
-                 info->binary_path);
+                 program->binary_path);
     }
     if (!path) {
         *out = z;
@@ -632,12 +605,12 @@ int binary_symbolize_open(binary_symbolizer **out, const pics_info *info, const 
     if ((rc = binary_symbols_open(&z->syms, path)))
         goto fail;
     binary_symbols_set_demangle(z->syms, !opts->no_demangle);
-    z->va_bits = va_bits_of(info->arch[0] ? info->arch : binary_symbols_arch(z->syms));
-    listed = listed_object_of(z, info);
-    if ((rc = choose_bias(z->syms, info, listed, opts, z->va_bits))
+    z->va_bits = va_bits_of(program->arch[0] ? program->arch : binary_symbols_arch(z->syms));
+    listed = listed_object_of(z, program);
+    if ((rc = choose_bias(z->syms, program, listed, opts, z->va_bits))
         || (rc = binary_symbols_set_va_bits(z->syms, z->va_bits)))
         goto fail;
-    check_binary(z->syms, info, listed, opts);
+    check_binary(z->syms, program, listed, opts);
     note_if_stripped(z, z->syms);
     if (z->source) {
         if ((rc = binary_symbols_load_lines(z->syms)) < 0)

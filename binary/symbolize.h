@@ -1,19 +1,20 @@
 /*
- * symbolize.h: one call that turns a PICS's provenance and the --elf and
- * --adjust-vma options into a symbolizer, for every command that shows PCs
- * (pics report, pics annotate, and others).
+ * symbolize.h: one call that turns the traced program's identity (a trace's
+ * or a PICS's trace_program and the objects the trace recorded) and the
+ * --elf and --adjust-vma options into a symbolizer, for every command that
+ * shows PCs (pics report, pics annotate, tea topdown and others).
  *
- * Which binary: --elf when given (it must open); else the binary recorded in
- * the PICS (trace.binary) if that file exists; else none, and PCs are shown
- * as addresses.
+ * Which binary: --elf when given (it must open); else the program's binary
+ * (trace.binary) if that file exists; else none, and PCs are shown as
+ * addresses.
  *
  * Which load bias (runtime address = ELF address + bias): --adjust-vma auto
- * when given (binary_symbolize_guess_bias over the PCs of opts->auto_pics, else
- * opts->auto_pcs; the bias
- * and score are printed on stderr, and no clear winner is TEA_ERR_USAGE);
- * --adjust-vma OFFSET when given (it wins over the recorded bias, with a warning when they differ);
- * else the bias recorded in the PICS (trace.load_bias, from the trace
- * header); else 0 for a binary linked at fixed addresses (ET_EXEC). A
+ * when given (binary_symbolize_guess_bias over opts->auto_pcs, the PCs the
+ * caller has: a PICS's, pics_distinct_pcs, or a trace's first records; the
+ * bias and score are printed on stderr, and no clear winner is
+ * TEA_ERR_USAGE); --adjust-vma OFFSET when given (it wins over the recorded
+ * bias, with a warning when they differ); else the program's recorded bias
+ * (trace.load_bias, from the trace header); else 0 for a binary linked at fixed addresses (ET_EXEC). A
  * position-independent binary (ET_DYN) with neither is refused
  * (TEA_ERR_USAGE, saying to pass --adjust-vma; 0 when the PCs are link-time
  * addresses): the bias is never guessed.
@@ -23,7 +24,7 @@
  * binary without one when the trace has one), and its architecture against
  * the trace's.
  *
- * The trace's objects (pics_info.objects, recorded by tea record): a PC
+ * The trace's objects (a trace_object_list, recorded by tea record): a PC
  * that no section of the main binary holds but a listed object's range does
  * is looked up in that object's file, opened on first use with the
  * object's recorded load bias (and its separate debug file, as for the main
@@ -57,9 +58,9 @@
 #define TEA_BINARY_SYMBOLIZE_H
 
 #include "binary/symbols.h"
-#include "pics/pics.h"
-#include "pics/pics_file.h"
+#include "trace/objects.h"
 #include "trace/symmap.h"
+#include "trace/trace.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -73,10 +74,10 @@ typedef struct binary_symbolize_options {
     int has_adjust_vma;      /* adjust_vma was given */
     int source;              /* --source: read the DWARF line tables */
     const char *command;     /* prefix of warnings, e.g. "pics report" */
-    int adjust_vma_auto;     /* --adjust-vma auto: infer the bias from the PCs of `auto_pics` */
-    const pics *auto_pics;   /* the PCs --adjust-vma auto scores candidates with (the PICS shown) */
-    const uint64_t *auto_pcs; /* without auto_pics: those PCs, ascending and distinct (tea topdown:
-                                 the start of the trace, trace_pcs_prefix) */
+    int adjust_vma_auto;     /* --adjust-vma auto: infer the bias from auto_pcs */
+    const uint64_t *auto_pcs; /* the PCs --adjust-vma auto scores candidates with, ascending and distinct
+                                 (a PICS's: pics_distinct_pcs; tea topdown: the start of the trace,
+                                 trace_pcs_prefix) */
     size_t auto_pc_count;
     int no_demangle;         /* --no-demangle: C++ names as in the file (binary_symbols_set_demangle) */
     int elf_addresses;       /* --addresses elf: show ELF (link-time) addresses, as objdump -d does,
@@ -141,16 +142,14 @@ typedef struct binary_symbolize_bias_guess {
 int binary_symbolize_guess_bias(const binary_symbols *syms, const uint64_t *pcs, size_t count, unsigned va_bits,
                                 binary_symbolize_bias_guess *out);
 
-/* The distinct PCs of a PICS, ascending, in a malloc'd array (NULL with
- * *n = 0 when empty). Returns 0 or TEA_ERR_NOMEM. */
-int binary_symbolize_pics_pcs(const pics *p, uint64_t **pcs, size_t *n);
-
-/* Resolves the binary and the bias for the PICS described by `info` (see
- * above) and opens it. Without any binary the symbolizer still works and
- * formats plain addresses. Errors: those of binary_symbols_open for the chosen
- * binary (TEA_ERR_IO, TEA_ERR_FORMAT, ...), TEA_ERR_USAGE for a
- * position-independent binary without a bias, TEA_ERR_NOMEM. */
-int binary_symbolize_open(binary_symbolizer **out, const pics_info *info, const binary_symbolize_options *opts);
+/* Resolves the binary and the bias for `program` and its `objects` (see
+ * above; objects may be NULL or empty) and opens it. Without any binary the
+ * symbolizer still works and formats plain addresses. Errors: those of
+ * binary_symbols_open for the chosen binary (TEA_ERR_IO, TEA_ERR_FORMAT,
+ * ...), TEA_ERR_USAGE for a position-independent binary without a bias,
+ * TEA_ERR_NOMEM. */
+int binary_symbolize_open(binary_symbolizer **out, const trace_program *program, const trace_object_list *objects,
+                          const binary_symbolize_options *opts);
 
 void binary_symbolize_close(binary_symbolizer *z);
 

@@ -131,6 +131,34 @@ int pics_sorted(const pics *p, pics_cell **cells, size_t *n)
     return TEA_OK;
 }
 
+static int compare_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+int pics_distinct_pcs(const pics *p, uint64_t **pcs, size_t *n)
+{
+    uint64_t *v = NULL;
+    size_t k = 0;
+
+    *pcs = NULL;
+    *n = 0;
+    if (p->count && !(v = malloc(p->count * sizeof *v)))
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < p->capacity; i++)
+        if (p->slots[i].used)
+            v[k++] = p->slots[i].pc;
+    assert(k == p->count);
+    if (k)
+        qsort(v, k, sizeof *v, compare_u64);
+    for (size_t i = 0; i < k; i++)
+        if (*n == 0 || v[*n - 1] != v[i])
+            v[(*n)++] = v[i];
+    *pcs = v;
+    return TEA_OK;
+}
+
 int pics_merge_into(pics *dst, const pics *src)
 {
     uint64_t before = dst->total;

@@ -145,6 +145,11 @@ const pics_cell *pics_find(const pics *p, uint64_t pc, uint16_t psv);
  * with *n = 0 for an empty map). Returns 0 or TEA_ERR_NOMEM. */
 int pics_sorted(const pics *p, pics_cell **cells, size_t *n);
 
+/* The distinct PCs of the map's cells, ascending, in a malloc'd array
+ * (NULL with *n = 0 for an empty map): what --adjust-vma auto scores the
+ * candidate load biases with (binary/symbolize.h). 0 or TEA_ERR_NOMEM. */
+int pics_distinct_pcs(const pics *p, uint64_t **pcs, size_t *n);
+
 /* Adds every cell of `src` to `dst`. Returns 0 or TEA_ERR_NOMEM. */
 int pics_merge_into(pics *dst, const pics *src);
 

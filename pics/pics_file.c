@@ -35,9 +35,7 @@ static int other_rules(const pics_info *info)
 
 void pics_info_free(pics_info *info)
 {
-    free(info->binary_path);
-    free(info->build_id);
-    info->binary_path = info->build_id = NULL;
+    trace_program_free(&info->program);
     trace_object_list_free(&info->objects);
 }
 
@@ -68,7 +66,7 @@ int pics_info_copy(pics_info *dst, const pics_info *src)
 {
     *dst = *src;
     memset(&dst->objects, 0, sizeof dst->objects);
-    if (dup_string(&dst->binary_path, src->binary_path) || dup_string(&dst->build_id, src->build_id)
+    if (trace_program_copy(&dst->program, &src->program)
         || pics_info_set_objects(dst, src->objects.items, src->objects.count, src->objects.tid,
                                  src->objects.threads_seen)) {
         pics_info_free(dst);
@@ -207,14 +205,14 @@ int pics_write_groups(const char *path, const pics_info *info, const pics *p, co
     fprintf(f, "trace.first_cycle %" PRIu64 "\n", info->trace_first_cycle);
     fprintf(f, "trace.last_cycle %" PRIu64 "\n", info->trace_last_cycle);
     fprintf(f, "trace.records %" PRIu64 "\n", info->trace_records);
-    fprintf(f, "trace.arch %s\n", info->arch[0] ? info->arch : "-");
+    fprintf(f, "trace.arch %s\n", info->program.arch[0] ? info->program.arch : "-");
     fprintf(f, "trace.clock_hz %" PRIu64 "\n", info->clock_hz);
-    if (info->binary_path)
-        fprintf(f, "trace.binary %s\n", info->binary_path);
-    if (info->build_id)
-        fprintf(f, "trace.build_id %s\n", info->build_id);
-    if (info->has_load_bias)
-        fprintf(f, "trace.load_bias 0x%" PRIx64 "\n", info->load_bias);
+    if (info->program.binary_path)
+        fprintf(f, "trace.binary %s\n", info->program.binary_path);
+    if (info->program.build_id)
+        fprintf(f, "trace.build_id %s\n", info->program.build_id);
+    if (info->program.has_load_bias)
+        fprintf(f, "trace.load_bias 0x%" PRIx64 "\n", info->program.load_bias);
     write_objects(f, &info->objects);
     fprintf(f, "golden_total %" PRIu64 "\n", info->golden_total);
     fprintf(f, "golden_rules %s\n", info->golden_rules[0] ? info->golden_rules : PICS_GOLDEN_RULES_DEFAULT);
@@ -358,7 +356,7 @@ static int apply_key(const line_reader *lr, pics_info *info, const char *key, co
     } words[] = {
         { "scheme", info->scheme, sizeof info->scheme },
         { "trace.digest", info->trace_digest, sizeof info->trace_digest },
-        { "trace.arch", info->arch, sizeof info->arch },
+        { "trace.arch", info->program.arch, sizeof info->program.arch },
         { "jitter", info->jitter, sizeof info->jitter },
         { "events", info->events, sizeof info->events },
         { "golden_rules", info->golden_rules, sizeof info->golden_rules },
@@ -374,7 +372,7 @@ static int apply_key(const line_reader *lr, pics_info *info, const char *key, co
         { "trace.last_cycle", &info->trace_last_cycle },
         { "trace.records", &info->trace_records },
         { "trace.clock_hz", &info->clock_hz },
-        { "trace.load_bias", &info->load_bias },
+        { "trace.load_bias", &info->program.load_bias },
         { "golden_total", &info->golden_total },
         { "period", &info->period },
         { "seed", &info->seed },
@@ -388,9 +386,9 @@ static int apply_key(const line_reader *lr, pics_info *info, const char *key, co
         if (strcmp(key, words[i].key) == 0)
             return copy_word(words[i].field, words[i].size, value) ? TEA_OK : malformed_value(lr);
     if (strcmp(key, "trace.binary") == 0)
-        return dup_string(&info->binary_path, value);
+        return dup_string(&info->program.binary_path, value);
     if (strcmp(key, "trace.build_id") == 0)
-        return dup_string(&info->build_id, value);
+        return dup_string(&info->program.build_id, value);
     if (strcmp(key, "frequency_hz") == 0) {
         char *end;
         info->frequency_hz = strtod(value, &end);
@@ -404,8 +402,8 @@ static int apply_key(const line_reader *lr, pics_info *info, const char *key, co
     }
     for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++) {
         if (strcmp(key, numbers[i].key) == 0) {
-            if (numbers[i].field == &info->load_bias)
-                info->has_load_bias = 1;
+            if (numbers[i].field == &info->program.load_bias)
+                info->program.has_load_bias = 1;
             return parse_u64(value, numbers[i].field) ? TEA_OK : malformed_value(lr);
         }
     }
@@ -780,20 +778,20 @@ static void provenance_member(json_writer *j, const pics_info *info, const char 
         break;
     case PICS_PROV_ARCH:
         json_key(j, "arch");
-        json_string(j, info->arch[0] ? info->arch : NULL);
+        json_string(j, info->program.arch[0] ? info->program.arch : NULL);
         break;
     case PICS_PROV_BINARY:
         json_key(j, "binary");
-        json_string(j, info->binary_path);
+        json_string(j, info->program.binary_path);
         break;
     case PICS_PROV_BUILD_ID:
         json_key(j, "build_id");
-        json_string(j, info->build_id);
+        json_string(j, info->program.build_id);
         break;
     case PICS_PROV_LOAD_BIAS:
         json_key(j, "load_bias");
-        if (info->has_load_bias) {
-            snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)info->load_bias);
+        if (info->program.has_load_bias) {
+            snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)info->program.load_bias);
             json_string(j, hex);
         } else {
             json_null(j);
@@ -901,11 +899,11 @@ int pics_info_merge(pics_info *dst, const pics_info *src)
     if (src->trace_last_cycle > dst->trace_last_cycle)
         dst->trace_last_cycle = src->trace_last_cycle;
     dst->trace_records += src->trace_records;
-    if (!dst->binary_path || !src->binary_path || strcmp(dst->binary_path, src->binary_path) != 0) {
-        free(dst->binary_path);
-        free(dst->build_id);
-        dst->binary_path = dst->build_id = NULL;
-        dst->has_load_bias = 0;
+    if (!dst->program.binary_path || !src->program.binary_path || strcmp(dst->program.binary_path, src->program.binary_path) != 0) {
+        free(dst->program.binary_path);
+        free(dst->program.build_id);
+        dst->program.binary_path = dst->program.build_id = NULL;
+        dst->program.has_load_bias = 0;
     }
     if (!same_objects(&dst->objects, &src->objects))
         trace_object_list_free(&dst->objects);

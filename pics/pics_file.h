@@ -37,7 +37,6 @@
 #define PICS_GOLDEN_RULES_DEFAULT "default"
 /* The other rule set's name (golden_rules_name(GOLDEN_RULES_TRACEDOCTOR)). */
 #define PICS_RULES_TRACEDOCTOR "tracedoctor"
-#define PICS_DIGEST_LEN 16 /* hex digits of a trace digest */
 
 /* Everything a PICS file says about itself. Strings are owned (malloc'd) and
  * may be NULL. */
@@ -45,14 +44,10 @@ typedef struct pics_info {
     char scheme[PICS_NAME_MAX];     /* golden, tea, nci, ibs, spe, ris */
     uint64_t unit;                  /* fixed-point scale (PICS_UNIT) */
     /* the trace */
-    char trace_digest[PICS_DIGEST_LEN + 1]; /* identity of the record stream (hex) */
+    char trace_digest[TRACE_DIGEST_LEN + 1]; /* identity of the record stream (hex) */
     uint64_t trace_first_cycle, trace_last_cycle, trace_records;
-    char arch[PICS_NAME_MAX];
     uint64_t clock_hz;
-    char *binary_path;              /* traced program, when the trace names it */
-    char *build_id;
-    uint64_t load_bias;
-    int has_load_bias;
+    trace_program program;          /* the traced program (arch "" when unknown), when the trace names it */
     trace_object_list objects;      /* the trace's executable objects and recorded thread */
     uint64_t golden_total;          /* attributed cycles x unit: what sampled PICS scale to */
     char golden_rules[PICS_NAME_MAX]; /* the golden reference's rule set: default or tracedoctor

@@ -14,8 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FNV_OFFSET 0xcbf29ce484222325ull
-#define FNV_PRIME 0x100000001b3ull
 
 /* Records are handled in runs of this many: the taggers, then the golden
  * reference, over each run while its records are in the L1 cache. */
@@ -725,33 +723,16 @@ const uint64_t *tea_replay_sampler_lost(const tea_replay *r, size_t i)
     return outcome_of(r, i).lost;
 }
 
-void tea_trace_digest(const trace_header *h, const trace_totals *t, char out[PICS_DIGEST_LEN + 1])
-{
-    const uint64_t fields[] = { h->commit_width, h->rob_size, h->initial_window, t->records, t->first_cycle,
-                                t->last_cycle, t->commits, t->exceptions, t->dispatched, t->squashed, t->refills };
-    uint64_t hash = FNV_OFFSET;
-    for (size_t i = 0; i < sizeof fields / sizeof fields[0] + TRACE_PSV_EVENT_COUNT; i++) {
-        uint64_t v = i < sizeof fields / sizeof fields[0] ? fields[i] : t->events[i - sizeof fields / sizeof fields[0]];
-        for (int b = 0; b < 8; b++, v >>= 8)
-            hash = (hash ^ (v & 0xFF)) * FNV_PRIME;
-    }
-    snprintf(out, PICS_DIGEST_LEN + 1, "%016llx", (unsigned long long)hash);
-}
-
 int tea_replay_describe(const tea_replay *r, size_t i, const trace_header *h, const trace_totals *t,
                         pics_info *info)
 {
     pics_info_init(info);
-    tea_trace_digest(h, t, info->trace_digest);
+    trace_digest(h, t, info->trace_digest);
     info->trace_first_cycle = t->first_cycle;
     info->trace_last_cycle = t->last_cycle;
     info->trace_records = t->records;
-    snprintf(info->arch, sizeof info->arch, "%s", h->arch);
     info->clock_hz = h->clock_hz;
-    info->has_load_bias = h->has_load_bias;
-    info->load_bias = h->load_bias;
-    if ((h->binary_path && !(info->binary_path = strdup(h->binary_path)))
-        || (h->build_id && !(info->build_id = strdup(h->build_id)))) {
+    if (trace_program_copy(&info->program, &h->program)) {
         pics_info_free(info);
         return error_set(TEA_ERR_NOMEM, "out of memory");
     }

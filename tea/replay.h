@@ -150,9 +150,6 @@ const uint64_t *tea_replay_sampler_lost(const tea_replay *r, size_t i);
 int tea_replay_describe(const tea_replay *r, size_t i, const trace_header *h, const trace_totals *t,
                         pics_info *info);
 
-/* A 64-bit digest of a record stream's totals and core shape, the trace
- * identity written to PICS files (equal for a trace and its conversions). */
-void tea_trace_digest(const trace_header *h, const trace_totals *t, char out[PICS_DIGEST_LEN + 1]);
 
 /*
  * Frame-parallel replay (tea/parallel.h). A committing record leaves the

@@ -624,7 +624,7 @@ int tea_run_trace(const tea_run_options *o, const char *path, tea_run *out)
         rc = replay_stream(o, out);
     if (rc || (rc = tea_replay_finish(out->replay)))
         return rc;
-    tea_trace_digest(&out->header, &out->totals, out->digest);
+    trace_digest(&out->header, &out->totals, out->digest);
     collect_samples(out);
     if (o->noise_floor && !o->specs)
         return replay_floors(o, out);
@@ -758,7 +758,7 @@ void tea_run_json_trace(json_writer *j, const tea_run *run)
     json_key(j, "records");
     json_u64(j, run->totals.records);
     json_key(j, "binary");
-    json_string(j, run->header.binary_path);
+    json_string(j, run->header.program.binary_path);
     json_end(j);
 }
 

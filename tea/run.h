@@ -95,7 +95,7 @@ typedef struct tea_run {
     trace_totals totals;
     trace_object_list objects;                 /* the trace's executable objects, recorded thread and run
                                                   (objects.run.sampling: a sampled recording's windows) */
-    char digest[PICS_DIGEST_LEN + 1];          /* tea_trace_digest */
+    char digest[TRACE_DIGEST_LEN + 1];         /* trace_digest */
     tea_replay *replay;                        /* the engine, with every PICS and the golden totals */
     tea_run_row *rows;                         /* one per sampler, in spec order */
     size_t row_count;

@@ -353,15 +353,15 @@ static int run_annotate(const annotate_request *req)
     if ((rc = view_report_input_load(&d.in, req->path, req->golden_path)))
         return rc;
     sym = req->sym;
-    sym.auto_pics = &d.in.p; /* --adjust-vma auto scores the PCs shown */
+
     sym.note_stripped = 1;
-    if ((rc = binary_symbolize_open(&d.z, &d.in.info, &sym)))
+    if ((rc = view_report_symbolize(&d.z, &d.in.info.program, &d.in.info.objects, &d.in.p, &sym))) /* auto: the PCs shown */
         goto done;
     s = binary_symbolize_symbols(d.z);
     if (!s && !binary_symbolize_has_objects(d.z)) {
         rc = error_set(TEA_ERR_USAGE, "no binary to annotate: pass --elf BINARY%s%s%s",
-                       d.in.info.binary_path ? " (the trace names " : "",
-                       d.in.info.binary_path ? d.in.info.binary_path : "", d.in.info.binary_path ? ")" : "");
+                       d.in.info.program.binary_path ? " (the trace names " : "",
+                       d.in.info.program.binary_path ? d.in.info.program.binary_path : "", d.in.info.program.binary_path ? ")" : "");
         goto done;
     }
     if (s && (rc = check_arch(s)))

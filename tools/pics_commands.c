@@ -140,17 +140,15 @@ typedef struct error_request {
  * PICS records (and its objects). TEA_ERR_USAGE when there are none. */
 static int load_functions(const error_request *req, const pics_info *golden, trace_symmap *syms)
 {
-    binary_symbolizer *z = NULL;
-    const char *from = NULL;
-    int rc = TEA_OK;
+    char *from = NULL;
+    int rc = view_report_functions(req->binary_symbols_path, &golden->program, &golden->objects, NULL, &req->sym,
+                                   syms, &from, NULL);
 
-    if (!req->binary_symbols_path && (rc = binary_symbolize_open(&z, golden, &req->sym)))
-        return rc;
-    if (!(rc = view_functions(req->binary_symbols_path, z, syms, &from)) && !from && syms->count == 0)
+    if (!rc && !from && syms->count == 0)
         rc = error_set(TEA_ERR_USAGE, "--granularity func needs functions: %s names no binary that can be read; "
                                       "pass --elf BINARY or --symbols MAP",
                        req->golden_path);
-    binary_symbolize_close(z);
+    free(from);
     return rc;
 }
 

@@ -71,7 +71,7 @@ typedef struct correlate_request {
 /* One input, or the pooled row. */
 typedef struct trace_result {
     char *name;
-    char digest[PICS_DIGEST_LEN + 1];
+    char digest[TRACE_DIGEST_LEN + 1];
     tea_correlate_points points[TRACE_PSV_EVENT_COUNT];
     tea_correlate_stats stats[TRACE_PSV_EVENT_COUNT];
 } trace_result;

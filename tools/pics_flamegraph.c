@@ -101,7 +101,7 @@ static int run_flamegraph(const flame_request *req)
     int rc;
 
     memset(&in, 0, sizeof in);
-    if ((rc = view_report_input_load(&in, req->path, NULL)) || (rc = binary_symbolize_open(&z, &in.info, &req->sym))
+    if ((rc = view_report_input_load(&in, req->path, NULL)) || (rc = view_report_symbolize(&z, &in.info.program, &in.info.objects, &in.p, &req->sym))
         || (rc = view_report_folded_cells(&in, &rows, &n)))
         goto done;
     if (n && (!(names = calloc(n, sizeof *names)) || !(stacks = calloc(n, sizeof *stacks)))) {
@@ -125,7 +125,7 @@ static int run_flamegraph(const flame_request *req)
     if (req->title) {
         fo.title = req->title;
     } else {
-        const char *program = palette_program(in.info.binary_path);
+        const char *program = palette_program(in.info.program.binary_path);
         snprintf(title, sizeof title, "%s: %s cycles by function, instruction and component",
                  program ? program : "the trace", in.info.scheme);
         fo.title = title;

@@ -200,8 +200,8 @@ static int run_plot(const plot_request *req)
         }
     }
     sym = req->sym;
-    sym.auto_pics = &in[reference].p; /* --adjust-vma auto scores the reference's PCs */
-    if ((rc = binary_symbolize_open(&z, &in[reference].info, &sym)))
+    /* --adjust-vma auto scores the reference's PCs */
+    if ((rc = view_report_symbolize(&z, &in[reference].info.program, &in[reference].info.objects, &in[reference].p, &sym)))
         goto done;
     if ((rc = rank_instructions(&in[reference].p, req->top, &pcs, &groups)))
         goto done;
@@ -249,9 +249,9 @@ static int run_plot(const plot_request *req)
     label_bars(req, in, bar_text);
     for (size_t b = 0; b < req->files; b++)
         bar_labels[b] = bar_text[b];
-    if (palette_program(in[0].info.binary_path)) {
+    if (palette_program(in[0].info.program.binary_path)) {
         snprintf(title, sizeof title, "%s: cycle stacks of the top %zu instructions",
-                 palette_program(in[0].info.binary_path), groups);
+                 palette_program(in[0].info.program.binary_path), groups);
     } else {
         snprintf(title, sizeof title, "Cycle stacks of the top %zu instructions (trace %.*s)", groups,
                  PLOT_DIGEST_SHOWN, in[0].info.trace_digest);

@@ -273,9 +273,9 @@ static int run_report(const report_request *req)
     if ((rc = view_report_input_load(&d.in, req->path, req->golden_path)))
         return rc;
     sym = req->sym;
-    sym.auto_pics = &d.in.p; /* --adjust-vma auto scores the PCs shown */
+
     sym.note_stripped = 1;
-    if ((rc = binary_symbolize_open(&d.z, &d.in.info, &sym)))
+    if ((rc = view_report_symbolize(&d.z, &d.in.info.program, &d.in.info.objects, &d.in.p, &sym))) /* auto: the PCs shown */
         goto done;
     if (req->granularity == PICS_GRAN_FUNC && (rc = view_functions(NULL, d.z, &d.groups, &from)))
         goto done;

@@ -10,6 +10,7 @@
 #include "common/error.h"
 #include "common/threads.h"
 #include "tea/parallel.h"
+#include "view/report.h"
 #include "view/view.h"
 
 #include <assert.h>
@@ -257,13 +258,13 @@ static int stamp_binary(tea_run *t, const binary_symbolizer *z)
     char *absolute = realpath(binary_symbols_path(s), NULL);
     int rc = TEA_OK;
     assert(s);
-    if (trace_header_set(&t->header.binary_path, absolute ? absolute : binary_symbols_path(s))
-        || trace_header_set(&t->header.build_id, binary_symbols_build_id(s)))
+    if (trace_header_set(&t->header.program.binary_path, absolute ? absolute : binary_symbols_path(s))
+        || trace_header_set(&t->header.program.build_id, binary_symbols_build_id(s)))
         rc = error_set(TEA_ERR_NOMEM, "out of memory");
-    t->header.load_bias = binary_symbols_bias(s);
-    t->header.has_load_bias = 1;
-    if (!t->header.arch[0] && binary_symbols_arch(s))
-        snprintf(t->header.arch, sizeof t->header.arch, "%s", binary_symbols_arch(s));
+    t->header.program.load_bias = binary_symbols_bias(s);
+    t->header.program.has_load_bias = 1;
+    if (!t->header.program.arch[0] && binary_symbols_arch(s))
+        snprintf(t->header.program.arch, sizeof t->header.program.arch, "%s", binary_symbols_arch(s));
     free(absolute);
     return rc;
 }
@@ -277,33 +278,27 @@ static int load_functions(const study_request *req, tea_run *t, trace_symmap *ou
 {
     binary_symbolize_options opts = req->sym;
     binary_symbolizer *z = NULL;
-    const char *from;
-    pics_info info;
+    char *from = NULL;
     int rc;
 
     memset(out, 0, sizeof *out);
     opts.command = req->command;
     opts.source = 0;
-    opts.auto_pics = tea_replay_golden(t->replay); /* --adjust-vma auto scores the golden PCs */
-    if (req->binary_symbols_path && !opts.elf_path)
-        return view_functions(req->binary_symbols_path, NULL, out, &from);
-    if (!t->header.binary_path && !opts.elf_path)
+    if (!req->binary_symbols_path && !t->header.program.binary_path && !opts.elf_path)
         return TEA_OK;
-    if ((rc = tea_run_describe(t, SIZE_MAX, &info)))
-        return rc;
-    rc = binary_symbolize_open(&z, &info, &opts);
-    pics_info_free(&info);
-    if (rc == TEA_ERR_NOMEM || (rc && opts.elf_path))
+    /* --adjust-vma auto scores the golden PCs */
+    rc = view_report_functions(req->binary_symbols_path, &t->header.program, &t->objects,
+                               tea_replay_golden(t->replay), &opts, out, &from, &z);
+    if (rc == TEA_ERR_NOMEM || (rc && (opts.elf_path || req->binary_symbols_path)))
         return rc;
     if (rc) {
         fprintf(stderr, "%s: warning: %s: no function-level error: %s\n", req->command, t->path, error_message());
         return TEA_OK;
     }
-    if (opts.elf_path)
-        rc = stamp_binary(t, z);
-    if (!rc)
-        rc = view_functions(req->binary_symbols_path, z, out, &from);
+    if (opts.elf_path && (rc = stamp_binary(t, z)))
+        trace_symmap_free(out);
     binary_symbolize_close(z);
+    free(from);
     return rc;
 }
 

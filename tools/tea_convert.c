@@ -43,14 +43,14 @@ static int stamp_binary(trace_header *h, const convert_binary *b, const char *co
     if ((rc = binary_symbols_open(&s, b->path)))
         return rc;
     absolute = realpath(b->path, NULL);
-    if (trace_header_set(&h->binary_path, absolute ? absolute : b->path)
-        || trace_header_set(&h->build_id, binary_symbols_build_id(s)))
+    if (trace_header_set(&h->program.binary_path, absolute ? absolute : b->path)
+        || trace_header_set(&h->program.build_id, binary_symbols_build_id(s)))
         rc = error_set(TEA_ERR_NOMEM, "out of memory");
-    if (!h->arch[0] && binary_symbols_arch(s))
-        snprintf(h->arch, sizeof h->arch, "%s", binary_symbols_arch(s));
-    h->has_load_bias = b->has_load_bias || !binary_symbols_is_position_independent(s);
-    h->load_bias = b->has_load_bias ? b->load_bias : 0;
-    if (!h->has_load_bias)
+    if (!h->program.arch[0] && binary_symbols_arch(s))
+        snprintf(h->program.arch, sizeof h->program.arch, "%s", binary_symbols_arch(s));
+    h->program.has_load_bias = b->has_load_bias || !binary_symbols_is_position_independent(s);
+    h->program.load_bias = b->has_load_bias ? b->load_bias : 0;
+    if (!h->program.has_load_bias)
         fprintf(stderr, "%s: warning: %s is position-independent and no --load-bias was given: later commands "
                         "need --adjust-vma OFFSET or auto\n",
                 command, b->path);

@@ -74,12 +74,12 @@ static int describe_binary(trace_header *h, const char *path, const model_elfcod
 {
     char *absolute = realpath(path, NULL);
     int rc = TEA_OK;
-    snprintf(h->arch, sizeof h->arch, "%s", code->arch);
+    snprintf(h->program.arch, sizeof h->program.arch, "%s", code->arch);
     h->va_bits = code->va_bits;
-    h->load_bias = bias;
-    h->has_load_bias = 1;
-    if (trace_header_set(&h->binary_path, absolute ? absolute : path)
-        || (code->build_id && trace_header_set(&h->build_id, code->build_id)))
+    h->program.load_bias = bias;
+    h->program.has_load_bias = 1;
+    if (trace_header_set(&h->program.binary_path, absolute ? absolute : path)
+        || (code->build_id && trace_header_set(&h->program.build_id, code->build_id)))
         rc = error_set(TEA_ERR_NOMEM, "out of memory");
     free(absolute);
     return rc;

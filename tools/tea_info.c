@@ -477,7 +477,7 @@ static void print_text(const info_report *rep)
            rep->stats.format == TRACE_FORMAT_TRACEDOCTOR ? "tokens" : "records",
            (unsigned long long)rep->stats.frames, rep->stats.frames == 1 ? "" : "s");
     printf("core:         %u-wide commit, %u-entry ROB, %.4g GHz, %s, %u-bit virtual addresses\n",
-           h->commit_width, h->rob_size, (double)h->clock_hz / 1e9, h->arch, h->va_bits);
+           h->commit_width, h->rob_size, (double)h->clock_hz / 1e9, h->program.arch, h->va_bits);
     printf("ST-LLC:       memlat >= %u cycles\n", h->llc_latency);
     if (h->source_format)
         printf("source:       %s\n", h->source_format);
@@ -485,12 +485,12 @@ static void print_text(const info_report *rep)
         printf("generator:    %s\n", h->generator);
     if (h->command_line)
         printf("command:      %s\n", h->command_line);
-    if (h->binary_path)
-        printf("binary:       %s\n", h->binary_path);
-    if (h->build_id)
-        printf("build-id:     %s\n", h->build_id);
-    if (h->has_load_bias)
-        printf("load bias:    0x%llx\n", (unsigned long long)h->load_bias);
+    if (h->program.binary_path)
+        printf("binary:       %s\n", h->program.binary_path);
+    if (h->program.build_id)
+        printf("build-id:     %s\n", h->program.build_id);
+    if (h->program.has_load_bias)
+        printf("load bias:    0x%llx\n", (unsigned long long)h->program.load_bias);
     print_run(&rep->objects.run, t, rep->window_insns);
     if (rep->objects.threads_seen != TRACE_THREAD_UNKNOWN)
         printf("thread:       %lu recorded (%lu thread%s in the program)\n", (unsigned long)rep->objects.tid,
@@ -555,7 +555,7 @@ static void print_json(const info_report *rep)
     json_key(&j, "clock_hz");
     json_u64(&j, h->clock_hz);
     json_key(&j, "arch");
-    json_string(&j, h->arch);
+    json_string(&j, h->program.arch);
     json_key(&j, "va_bits");
     json_u64(&j, h->va_bits);
     json_key(&j, "llc_latency");
@@ -569,12 +569,12 @@ static void print_json(const info_report *rep)
     json_key(&j, "command_line");
     json_string(&j, h->command_line);
     json_key(&j, "binary_path");
-    json_string(&j, h->binary_path);
+    json_string(&j, h->program.binary_path);
     json_key(&j, "build_id");
-    json_string(&j, h->build_id);
+    json_string(&j, h->program.build_id);
     json_key(&j, "load_bias");
-    if (h->has_load_bias)
-        json_u64(&j, h->load_bias);
+    if (h->program.has_load_bias)
+        json_u64(&j, h->program.load_bias);
     else
         json_null(&j);
     json_end(&j);

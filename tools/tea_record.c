@@ -195,15 +195,15 @@ static int open_writer(record_run *run)
     int rc;
 
     trace_header_init(&h);
-    snprintf(h.arch, sizeof h.arch, "%s", RECORD_ARCH);
+    snprintf(h.program.arch, sizeof h.program.arch, "%s", RECORD_ARCH);
     h.va_bits = RECORD_VA_BITS;
     h.commit_width = req->model.core.width;
     h.rob_size = req->model.core.rob_size;
     snprintf(generator, sizeof generator, "%s (tea record, valgrind tearec)", cli_version());
-    h.load_bias = prog->load_bias;
-    h.has_load_bias = prog->have_bias;
+    h.program.load_bias = prog->load_bias;
+    h.program.has_load_bias = prog->have_bias;
     if (!command || trace_header_set(&h.generator, generator) || trace_header_set(&h.command_line, command)
-        || trace_header_set(&h.binary_path, prog->path) || trace_header_set(&h.build_id, prog->build_id))
+        || trace_header_set(&h.program.binary_path, prog->path) || trace_header_set(&h.program.build_id, prog->build_id))
         rc = error_set(TEA_ERR_NOMEM, "out of memory");
     else
         rc = trace_writer_open(&run->writer, run->out_path, &h, &req->write);

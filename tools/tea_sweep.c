@@ -209,7 +209,7 @@ static int write_svg(const sweep_pool *pool, const sweep_options *o)
     }
     if (pool->count == 1) {
         const tea_run *run = &pool->jobs[0].result;
-        const char *program = palette_program(run->header.binary_path);
+        const char *program = palette_program(run->header.program.binary_path);
         snprintf(title, sizeof title, "%.*s: error against %s (%zu seed%s, %s)", SWEEP_PROGRAM_SHOWN,
                  program ? program : run->name, by_samples ? "sample count" : "sampling frequency", seeds,
                  seeds == 1 ? "" : "s", pics_granularity_name(granularity));

@@ -13,6 +13,7 @@
 #include "trace/symmap.h"
 #include "trace/pcs.h"
 #include "trace/trace.h"
+#include "view/report.h"
 #include "view/topdown.h"
 #include "view/topdown_report.h"
 #include "view/view.h"
@@ -65,44 +66,23 @@ typedef struct request {
 /* The help of --adjust-vma says how many records auto reads. */
 _Static_assert(TRACE_PCS_DEFAULT_RECORDS == 1u << 20, "tea topdown --help names 2^20 records");
 
-static int load_functions(const request *req, const trace_header *h, trace_symmap *map, const char **from)
+static int load_functions(const request *req, const trace_header *h, trace_symmap *map, char **from)
 {
-    binary_symbolizer *z = NULL;
     binary_symbolize_options sym = req->sym;
     uint64_t *pcs = NULL;
-    pics_info info;
     int rc;
 
-    if (req->binary_symbols_path)
-        return view_functions(req->binary_symbols_path, NULL, map, from);
-    pics_info_init(&info);
-    snprintf(info.arch, sizeof info.arch, "%s", h->arch);
-    info.load_bias = h->load_bias;
-    info.has_load_bias = h->has_load_bias;
-    if ((h->binary_path && !(info.binary_path = strdup(h->binary_path)))
-        || (h->build_id && !(info.build_id = strdup(h->build_id)))) {
-        rc = error_set(TEA_ERR_NOMEM, "out of memory");
-        goto done;
-    }
     /* --adjust-vma auto: scored on the PCs at the start of the trace, read in a pass of their own */
-    if (sym.adjust_vma_auto
+    if (!req->binary_symbols_path && sym.adjust_vma_auto
         && (rc = trace_pcs_prefix(req->trace_path, &req->open, TRACE_PCS_DEFAULT_RECORDS, &pcs, &sym.auto_pc_count)))
-        goto done;
+        return rc;
     sym.auto_pcs = pcs;
-    if ((rc = binary_symbolize_open(&z, &info, &sym)))
-        goto done;
-    if ((rc = view_functions(NULL, z, map, from)))
-        goto done;
-    if (!*from) {
+    rc = view_report_functions(req->binary_symbols_path, &h->program, NULL, NULL, &sym, map, from, NULL);
+    if (!rc && !*from) {
+        trace_symmap_free(map);
         rc = error_set(TEA_ERR_USAGE, "--by function needs --symbols MAP or --elf BINARY: %s",
-                       h->binary_path ? "the traced binary cannot be read here" : "the trace names no binary");
-        goto done;
+                       h->program.binary_path ? "the traced binary cannot be read here" : "the trace names no binary");
     }
-    if (!(*from = strdup(*from)))
-        rc = error_set(TEA_ERR_NOMEM, "out of memory");
-done:
-    binary_symbolize_close(z);
-    pics_info_free(&info);
     free(pcs);
     return rc;
 }
@@ -172,7 +152,7 @@ int cmd_tea_topdown(int argc, char **argv)
     trace_reader *reader = NULL;
     golden_topdown *td = NULL;
     outfile *out = NULL;
-    const char *from = NULL;
+    char *from = NULL;
     int rc;
 
     if ((rc = parse_args(argc, argv, &req)) != CLI_CONTINUE)
@@ -205,8 +185,7 @@ done:
     view_topdown_report_free(&r);
     golden_topdown_free(td);
     trace_reader_close(reader);
-    if (from && from != req.binary_symbols_path)
-        free((char *)from);
+    free(from);
     trace_symmap_free(&map);
     return rc ? cli_fail(argv[0], rc) : CLI_EXIT_OK;
 }

@@ -125,17 +125,17 @@ int trace_native_header_encode(const trace_header *h, trace_native_buffer *out)
     if ((rc = put_number(out, KEY_COMMIT_WIDTH, h->commit_width))
         || (rc = put_number(out, KEY_ROB_SIZE, h->rob_size))
         || (rc = put_number(out, KEY_CLOCK_HZ, h->clock_hz))
-        || (rc = put_string(out, KEY_ARCH, h->arch))
+        || (rc = put_string(out, KEY_ARCH, h->program.arch))
         || (rc = put_number(out, KEY_VA_BITS, h->va_bits))
         || (rc = put_number(out, KEY_LLC_LATENCY, h->llc_latency))
         || (rc = put_number(out, KEY_INITIAL_WINDOW, h->initial_window))
         || (rc = put_string(out, KEY_GENERATOR, h->generator))
         || (rc = put_string(out, KEY_COMMAND_LINE, h->command_line))
-        || (rc = put_string(out, KEY_BINARY_PATH, h->binary_path))
-        || (rc = put_string(out, KEY_BUILD_ID, h->build_id))
+        || (rc = put_string(out, KEY_BINARY_PATH, h->program.binary_path))
+        || (rc = put_string(out, KEY_BUILD_ID, h->program.build_id))
         || (rc = put_string(out, KEY_SOURCE_FORMAT, h->source_format)))
         return rc;
-    if (h->has_load_bias && (rc = put_number(out, KEY_LOAD_BIAS, h->load_bias)))
+    if (h->program.has_load_bias && (rc = put_number(out, KEY_LOAD_BIAS, h->program.load_bias)))
         return rc;
     return TEA_OK;
 }
@@ -195,8 +195,8 @@ static int header_field(trace_header *h, unsigned key, const uint8_t *value, siz
     case KEY_ARCH:
         if (len == 0 || len >= TRACE_ARCH_MAX || memchr(value, '\0', len))
             return error_set(TEA_ERR_FORMAT, "architecture name of %zu bytes is invalid", len);
-        memcpy(h->arch, value, len);
-        h->arch[len] = '\0';
+        memcpy(h->program.arch, value, len);
+        h->program.arch[len] = '\0';
         return TEA_OK;
     case KEY_VA_BITS:
         if (n < 1 || n > 64)
@@ -214,17 +214,17 @@ static int header_field(trace_header *h, unsigned key, const uint8_t *value, siz
         h->initial_window = (unsigned)n;
         return TEA_OK;
     case KEY_LOAD_BIAS:
-        h->load_bias = n;
-        h->has_load_bias = 1;
+        h->program.load_bias = n;
+        h->program.has_load_bias = 1;
         return TEA_OK;
     case KEY_GENERATOR:
         return header_string(&h->generator, value, len);
     case KEY_COMMAND_LINE:
         return header_string(&h->command_line, value, len);
     case KEY_BINARY_PATH:
-        return header_string(&h->binary_path, value, len);
+        return header_string(&h->program.binary_path, value, len);
     case KEY_BUILD_ID:
-        return header_string(&h->build_id, value, len);
+        return header_string(&h->program.build_id, value, len);
     case KEY_SOURCE_FORMAT:
         return header_string(&h->source_format, value, len);
     default:

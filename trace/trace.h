@@ -39,20 +39,35 @@ const char *trace_format_name(trace_format format);
 
 /* What a trace says about itself. Strings are owned by the header (malloc'd)
  * and may be NULL when unknown. */
+/* The traced program's identity, one structure for traces and PICS alike
+ * (trace_header.program, pics_info.program): its architecture and its
+ * binary with its build-id and load bias. The executable objects a trace
+ * recorded beside it are a trace_object_list (trace/objects.h); the
+ * symbolizer opens from the two (binary/symbolize.h). */
+typedef struct trace_program {
+    char arch[TRACE_ARCH_MAX];  /* "riscv64", "x86_64", "aarch64", ...; "" when unknown */
+    char *binary_path;          /* traced program, when known */
+    char *build_id;             /* its ELF build-id in lower-case hex, when known */
+    uint64_t load_bias;         /* PIE load bias: run-time address - ELF address */
+    int has_load_bias;          /* load_bias is meaningful */
+} trace_program;
+
+/* Deep copy; 0 or TEA_ERR_NOMEM (dst then holds no strings). */
+int trace_program_copy(trace_program *dst, const trace_program *src);
+
+/* Frees the strings and resets them to NULL. */
+void trace_program_free(trace_program *p);
+
 typedef struct trace_header {
     unsigned commit_width;      /* µops per ROB row, most commits per cycle (1..16) */
     unsigned rob_size;          /* ROB entries, a multiple of commit_width */
     uint64_t clock_hz;          /* core clock (Hz) */
-    char arch[TRACE_ARCH_MAX];  /* "riscv64", "x86_64", "aarch64", ... */
+    trace_program program;      /* the traced program: arch ("riscv64" by default), binary, build-id, bias */
     unsigned va_bits;           /* significant bits of a virtual address (PC) */
     unsigned llc_latency;       /* memlat threshold (cycles) that derived ST-LLC */
     unsigned initial_window;    /* ROB entries in flight before the first record */
     char *generator;            /* program and version that wrote the trace */
     char *command_line;         /* command that produced it */
-    char *binary_path;          /* traced program, when known */
-    char *build_id;             /* its ELF build-id in lower-case hex, when known */
-    uint64_t load_bias;         /* PIE load bias added to ELF addresses (cycles: n/a) */
-    int has_load_bias;          /* load_bias is meaningful */
     char *source_format;        /* format the records were converted from, if any */
 } trace_header;
 
@@ -97,6 +112,15 @@ static inline void trace_totals_add_record(trace_totals *t, const trace_record *
 
 /* Adds one record and its µops to the totals. */
 void trace_totals_add(trace_totals *t, const trace_record *r, const trace_uop *uops);
+
+/* Hex digits of a trace's digest. */
+#define TRACE_DIGEST_LEN 16
+
+/* The trace's digest: a 64-bit FNV-1a hash of the header's ROB shape and
+ * the totals (records, cycles, commits, exceptions, ROB traffic, events),
+ * as 16 hex digits. It names the record stream, whatever its format, so
+ * that PICS of one trace are known to be (pics_info.trace_digest). */
+void trace_digest(const trace_header *h, const trace_totals *t, char out[TRACE_DIGEST_LEN + 1]);
 
 /* True when two totals describe the same records (first and last cycle
  * compared only when there are records), as a native footer must. */

@@ -20,7 +20,6 @@
 
 int view_diff_open(view_diff *d, const view_diff_options *o)
 {
-    binary_symbolize_options sym;
     const char *from;
     int rc;
 
@@ -37,9 +36,8 @@ int view_diff_open(view_diff *d, const view_diff_options *o)
         return error_set(TEA_ERR_FORMAT, "%s and %s disagree on the golden total (%llu vs %llu units)", o->a_path,
                          o->b_path, (unsigned long long)d->a_info.golden_total,
                          (unsigned long long)d->b_info.golden_total);
-    sym = o->sym;
-    sym.auto_pics = &d->a; /* --adjust-vma auto scores the first file's PCs */
-    if ((rc = binary_symbolize_open(&d->z, &d->a_info, &sym)))
+    /* --adjust-vma auto scores the first file's PCs */
+    if ((rc = view_report_symbolize(&d->z, &d->a_info.program, &d->a_info.objects, &d->a, &o->sym)))
         return rc;
     /* the functions: for func, and to name instructions by a --symbols map */
     if (o->granularity == PICS_GRAN_FUNC || o->symbols_path) {

@@ -1,6 +1,7 @@
 /*
  * report.c: what the report commands share (see report.h).
  */
+#define _POSIX_C_SOURCE 200809L
 #include "report.h"
 #include "view.h"
 #include "common/error.h"
@@ -51,12 +52,60 @@ int view_report_input_load(view_report_input *in, const char *path, const char *
             rc = pics_info_same_rules(&in->info, path, &in->ginfo, golden_path);
     } else if ((rc = pics_init(&in->g)) == TEA_OK) {
         in->ginfo = in->info;
-        in->ginfo.binary_path = in->ginfo.build_id = NULL; /* not owned twice */
+        in->ginfo.program.binary_path = in->ginfo.program.build_id = NULL; /* not owned twice */
         memset(&in->ginfo.objects, 0, sizeof in->ginfo.objects);
     }
     if (rc)
         view_report_input_free(in);
     return rc;
+}
+
+int view_report_symbolize(binary_symbolizer **z, const trace_program *program, const trace_object_list *objects,
+                          const pics *shown, const binary_symbolize_options *opts)
+{
+    static const uint64_t no_pcs[1]; /* an empty PICS: no PCs to score (the guess says so) */
+    binary_symbolize_options o = *opts;
+    uint64_t *pcs = NULL;
+    int rc;
+
+    if (o.adjust_vma_auto && !o.auto_pcs && shown) {
+        if ((rc = pics_distinct_pcs(shown, &pcs, &o.auto_pc_count)))
+            return rc;
+        o.auto_pcs = pcs ? pcs : no_pcs;
+    }
+    rc = binary_symbolize_open(z, program, objects, &o);
+    free(pcs);
+    return rc;
+}
+
+int view_report_functions(const char *symbols_path, const trace_program *program, const trace_object_list *objects,
+                          const pics *shown, const binary_symbolize_options *opts, trace_symmap *out, char **from,
+                          binary_symbolizer **z)
+{
+    binary_symbolizer *opened = NULL;
+    const char *source = NULL;
+    int rc = TEA_OK;
+
+    memset(out, 0, sizeof *out);
+    *from = NULL;
+    if (z)
+        *z = NULL;
+    if (!symbols_path || opts->elf_path)
+        rc = view_report_symbolize(&opened, program, objects, shown, opts);
+    if (!rc)
+        rc = view_functions(symbols_path, opened, out, &source);
+    if (!rc && source && !(*from = strdup(source)))
+        rc = error_set(TEA_ERR_NOMEM, "out of memory");
+    if (rc) {
+        trace_symmap_free(out);
+        binary_symbolize_close(opened);
+        return rc;
+    }
+    if (z)
+        *z = opened;
+    else
+        binary_symbolize_close(opened);
+    return TEA_OK;
 }
 
 void view_report_input_free(view_report_input *in)
@@ -95,7 +144,7 @@ double view_report_share(const view_report_input *in, int golden, uint64_t value
 static void total_text(const view_report_input *in, int digits, char *buf, size_t size)
 {
     pics_info golden_view = in->info;
-    golden_view.binary_path = golden_view.build_id = NULL;
+    golden_view.program.binary_path = golden_view.program.build_id = NULL;
     memset(&golden_view.objects, 0, sizeof golden_view.objects);
     snprintf(golden_view.scheme, sizeof golden_view.scheme, "golden");
     pics_format_cycles(&golden_view, in->info.golden_total, in->info.golden_total, digits, buf, size);
@@ -109,7 +158,7 @@ void view_report_print_header(FILE *f, const char *command, const view_report_in
 
     fprintf(f, "# %s of %s\n", command, in->path);
     fprintf(f, "# trace %s: %s, cycles %" PRIu64 "-%" PRIu64 ", %" PRIu64 " records\n",
-            i->trace_digest[0] ? i->trace_digest : "-", i->arch[0] ? i->arch : "unknown architecture",
+            i->trace_digest[0] ? i->trace_digest : "-", i->program.arch[0] ? i->program.arch : "unknown architecture",
             i->trace_first_cycle, i->trace_last_cycle, i->trace_records);
     if (binary) {
         const binary_symbols *s = binary_symbolize_symbols(z);
@@ -120,7 +169,7 @@ void view_report_print_header(FILE *f, const char *command, const view_report_in
             fprintf(f, "# debug file %s\n", binary_symbols_debug_file(s));
     } else {
         fprintf(f, "# binary: none (%s), PCs shown as addresses\n",
-                i->binary_path ? i->binary_path : "the trace names no binary");
+                i->program.binary_path ? i->program.binary_path : "the trace names no binary");
     }
     if (i->objects.threads_seen != TRACE_THREAD_UNKNOWN)
         fprintf(f, "# thread %" PRIu32 " recorded (%" PRIu32 " in the program)\n", i->objects.tid,

@@ -33,6 +33,30 @@ typedef struct view_report_input {
     uint64_t group_count;      /* info.groups when groups is not NULL, else 0 */
 } view_report_input;
 
+/* Opens the symbolizer of a traced `program` and the `objects` its trace
+ * recorded (a PICS's info->program and info->objects, or a trace's header
+ * and objects), with `opts`; --adjust-vma auto scores the PCs of `shown`
+ * (the PICS the command shows; NULL: opts->auto_pcs or none). Errors: those
+ * of binary_symbolize_open, TEA_ERR_NOMEM. */
+int view_report_symbolize(binary_symbolizer **z, const trace_program *program, const trace_object_list *objects,
+                          const pics *shown, const binary_symbolize_options *opts);
+
+/* The function map of a traced program, by the one policy every command
+ * follows: the symbol map at `symbols_path` (--symbols) when given without
+ * --elf; else the functions of the program's binary (--elf, else the one it
+ * names) and of the objects its trace recorded, through a symbolizer
+ * opened for them (view_report_symbolize: --adjust-vma auto scores
+ * `shown`'s PCs), grouped as view_functions groups them (with --elf and
+ * --symbols both, the map still comes from --symbols). *from is where they
+ * came from: the map's path or the binary's (malloc'd; NULL when neither,
+ * and `out` may then hold the objects' functions alone). With `z` not NULL
+ * the symbolizer is kept there (NULL when none was opened); the caller
+ * closes it. Errors: the map's, the symbolizer's, TEA_ERR_NOMEM; `out` is
+ * empty and *from NULL after one. */
+int view_report_functions(const char *symbols_path, const trace_program *program, const trace_object_list *objects,
+                          const pics *shown, const binary_symbolize_options *opts, trace_symmap *out, char **from,
+                          binary_symbolizer **z);
+
 /* Reads `path` (with its window groups, pics_read_groups) and, when
  * `golden_path` is not NULL, the golden PICS, and
  * checks that the second is a golden PICS of the same trace (digest).

@@ -28,6 +28,7 @@
 #include "binary/symbols.h"
 #include "binary/symbolize.h"
 #include "binary/unwind.h"
+#include "pics/pics_file.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -722,7 +723,7 @@ static void info_for(pics_info *info, const char *arch)
 {
     pics_info_init(info);
     snprintf(info->scheme, sizeof info->scheme, "golden");
-    snprintf(info->arch, sizeof info->arch, "%s", arch);
+    snprintf(info->program.arch, sizeof info->program.arch, "%s", arch);
 }
 
 static void test_symbolize_bias(void **state)
@@ -751,7 +752,7 @@ static void test_symbolize_bias(void **state)
     info_for(&info, "x86_64");
 
     /* a PIE without any bias is refused */
-    assert_int_equal(binary_symbolize_open(&z, &info, &o), TEA_ERR_USAGE);
+    assert_int_equal(binary_symbolize_open(&z, &info.program, &info.objects, &o), TEA_ERR_USAGE);
     assert_null(z);
     assert_contains(error_message(), "--adjust-vma");
     assert_contains(error_message(), "position-independent");
@@ -759,16 +760,16 @@ static void test_symbolize_bias(void **state)
     /* --adjust-vma */
     o.adjust_vma = PIE_BIAS;
     o.has_adjust_vma = 1;
-    assert_int_equal(binary_symbolize_open(&z, &info, &o), 0);
+    assert_int_equal(binary_symbolize_open(&z, &info.program, &info.objects, &o), 0);
     assert_string_equal(binary_symbolize_location(z, PIE_BIAS + main_addr + 1, text, sizeof text), "main+0x1");
     assert_string_equal(binary_symbolize_function(z, PIE_BIAS + main_addr + 1, text, sizeof text), "main");
     binary_symbolize_close(z);
 
     /* the bias recorded in the trace */
     o.has_adjust_vma = 0;
-    info.load_bias = PIE_BIAS;
-    info.has_load_bias = 1;
-    assert_int_equal(binary_symbolize_open(&z, &info, &o), 0);
+    info.program.load_bias = PIE_BIAS;
+    info.program.has_load_bias = 1;
+    assert_int_equal(binary_symbolize_open(&z, &info.program, &info.objects, &o), 0);
     assert_string_equal(binary_symbolize_location(z, PIE_BIAS + main_addr, text, sizeof text), "main+0x0");
     assert_int_equal(binary_symbolize_disasm(z, PIE_BIAS + main_addr, text, sizeof text, &size), 0);
     assert_true(size >= 1);
@@ -781,27 +782,27 @@ static void test_symbolize_bias(void **state)
     /* --adjust-vma wins over the recorded bias */
     o.adjust_vma = 0;
     o.has_adjust_vma = 1;
-    assert_int_equal(binary_symbolize_open(&z, &info, &o), 0);
+    assert_int_equal(binary_symbolize_open(&z, &info.program, &info.objects, &o), 0);
     assert_string_equal(binary_symbolize_location(z, main_addr, text, sizeof text), "main+0x0");
     binary_symbolize_close(z);
 
     /* a binary at fixed addresses needs no bias */
-    info.has_load_bias = 0;
+    info.program.has_load_bias = 0;
     o.has_adjust_vma = 0;
     o.elf_path = TEA_SYMBOLS_X86_64;
-    assert_int_equal(binary_symbolize_open(&z, &info, &o), 0);
+    assert_int_equal(binary_symbolize_open(&z, &info.program, &info.objects, &o), 0);
     assert_non_null(binary_symbolize_symbols(z));
     binary_symbolize_close(z);
 
     /* no --elf: the recorded binary when it exists, else addresses only */
     o.elf_path = NULL;
-    info.binary_path = strdup(TEA_SYMBOLS_X86_64);
-    assert_int_equal(binary_symbolize_open(&z, &info, &o), 0);
+    info.program.binary_path = strdup(TEA_SYMBOLS_X86_64);
+    assert_int_equal(binary_symbolize_open(&z, &info.program, &info.objects, &o), 0);
     assert_string_equal(binary_symbolize_binary(z), TEA_SYMBOLS_X86_64);
     binary_symbolize_close(z);
-    free(info.binary_path);
-    info.binary_path = strdup("/nonexistent/program");
-    assert_int_equal(binary_symbolize_open(&z, &info, &o), 0);
+    free(info.program.binary_path);
+    info.program.binary_path = strdup("/nonexistent/program");
+    assert_int_equal(binary_symbolize_open(&z, &info.program, &info.objects, &o), 0);
     assert_null(binary_symbolize_binary(z));
     assert_string_equal(binary_symbolize_location(z, 0x401000, text, sizeof text), "0x401000");
     assert_int_equal(binary_symbolize_source(z, 0x401000, text, sizeof text), 0);
@@ -809,7 +810,7 @@ static void test_symbolize_bias(void **state)
 
     /* an --elf that cannot be read */
     o.elf_path = "/nonexistent/binary";
-    assert_int_equal(binary_symbolize_open(&z, &info, &o), TEA_ERR_IO);
+    assert_int_equal(binary_symbolize_open(&z, &info.program, &info.objects, &o), TEA_ERR_IO);
     pics_info_free(&info);
     free(t);
 }
@@ -830,7 +831,7 @@ static void test_symbolize_riscv(void **state)
     o.command = "test";
     o.elf_path = TEA_SYMBOLS_RISCV64_HIGH;
     o.source = 1;
-    assert_int_equal(binary_symbolize_open(&z, &info, &o), 0);
+    assert_int_equal(binary_symbolize_open(&z, &info.program, &info.objects, &o), 0);
     assert_int_equal(binary_symbols_find_name(binary_symbolize_symbols(z), "zero_size", &idx, 1), 1);
     f = binary_symbols_function_at(binary_symbolize_symbols(z), idx);
     assert_true(f->start < (1ull << SV39_BITS)); /* zero-extended */
@@ -900,9 +901,9 @@ static void objects_info(pics_info *info, int with_binary, binary_symbols_code *
     *main_elf = elf_symbol(TEA_PLT_RISCV64, "plt_work", &main_text, main_id, sizeof main_id);
     info_for(info, "riscv64");
     if (with_binary) {
-        assert_non_null(info->binary_path = strdup(TEA_PLT_RISCV64));
-        info->load_bias = PIE_BIAS_SV39;
-        info->has_load_bias = 1;
+        assert_non_null(info->program.binary_path = strdup(TEA_PLT_RISCV64));
+        info->program.load_bias = PIE_BIAS_SV39;
+        info->program.has_load_bias = 1;
     }
     list_object(info, TEA_PLT_RISCV64, main_id, PIE_BIAS_SV39, PIE_BIAS_SV39 + MAIN_SPAN, PIE_BIAS_SV39);
     list_object(info, TEA_PLT_RISCV64_LIB, lib_id, LIB_BIAS + lib_text->addr,
@@ -1004,7 +1005,7 @@ static void test_symbolize_objects(void **state)
     (void)state;
     for (int with_binary = 1; with_binary >= 0; with_binary--) {
         objects_info(&info, with_binary, &lib_text, &rand_elf, &main_elf);
-        assert_int_equal(binary_symbolize_open(&z, &info, &o), 0);
+        assert_int_equal(binary_symbolize_open(&z, &info.program, &info.objects, &o), 0);
         assert_true(with_binary ? binary_symbolize_symbols(z) != NULL : binary_symbolize_symbols(z) == NULL);
         check_objects(z, &lib_text, rand_elf, main_elf);
         check_find(z, rand_elf, main_elf);
@@ -1014,7 +1015,7 @@ static void test_symbolize_objects(void **state)
     /* --elf of a listed library: its own recorded bias, not the program's */
     objects_info(&info, 1, &lib_text, &rand_elf, &main_elf);
     o.elf_path = TEA_PLT_RISCV64_LIB;
-    assert_int_equal(binary_symbolize_open(&z, &info, &o), 0);
+    assert_int_equal(binary_symbolize_open(&z, &info.program, &info.objects, &o), 0);
     assert_int_equal(binary_symbols_bias(binary_symbolize_symbols(z)), LIB_BIAS);
     check_find(z, rand_elf, main_elf);
     binary_symbolize_close(z);
@@ -1023,7 +1024,7 @@ static void test_symbolize_objects(void **state)
     /* --addresses elf: the ELF address within each object */
     objects_info(&info, 1, &lib_text, &rand_elf, &main_elf);
     o.elf_addresses = 1;
-    assert_int_equal(binary_symbolize_open(&z, &info, &o), 0);
+    assert_int_equal(binary_symbolize_open(&z, &info.program, &info.objects, &o), 0);
     assert_int_equal(binary_symbolize_address(z, LIB_BIAS + rand_elf), rand_elf);
     assert_int_equal(binary_symbolize_address(z, PIE_BIAS_SV39 + main_elf), main_elf);
     assert_int_equal(binary_symbolize_address(z, GONE_BIAS + 0x10), 0x10);
@@ -1244,7 +1245,7 @@ static size_t check_objdump_targets(const char *objdump, const char *prog, uint6
     o.adjust_vma = bias;
     o.has_adjust_vma = 1;
     o.elf_addresses = elf_addresses;
-    assert_int_equal(binary_symbolize_open(&z, &info, &o), 0);
+    assert_int_equal(binary_symbolize_open(&z, &info.program, &info.objects, &o), 0);
     snprintf(command, sizeof command, "LC_ALL=C %s -d %s", objdump, prog);
     assert_non_null(p = popen(command, "r"));
     while (fgets(line, sizeof line, p)) {

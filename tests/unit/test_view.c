@@ -213,7 +213,7 @@ static void functions_order(void **state)
         free(map_path);
         skip();
     }
-    assert_int_equal(binary_symbolize_open(&z, &info, &opts), TEA_OK);
+    assert_int_equal(binary_symbolize_open(&z, &info.program, &info.objects, &opts), TEA_OK);
     /* the map first, though a binary is there */
     assert_int_equal(view_functions(map_path, z, &m, &from), TEA_OK);
     assert_string_equal(from, map_path);
@@ -346,7 +346,7 @@ static void table_in_three_formats(void **state)
     build(&in.p, sampled_cells, COUNT(sampled_cells));
     in.has_golden = 1;
     opts.command = "test";
-    assert_int_equal(binary_symbolize_open(&z, &in.info, &opts), TEA_OK);
+    assert_int_equal(binary_symbolize_open(&z, &in.info.program, &in.info.objects, &opts), TEA_OK);
     assert_int_equal(view_build(&v, &in.p, &in.g, PICS_GRAN_INSN_COMPONENT, NULL), TEA_OK);
     view_sort(&v, VIEW_ORDER_CONTRIBUTION);
     assert_int_equal(view_select(&v, 0, 0), TEA_OK);
