@@ -1,6 +1,6 @@
 /*
  * vgrecord.c: tea's Valgrind tool's record stream of x86-64 programs as model
- * instructions (see vgrecord.h, record/stream.h and docs/model.md,
+ * instructions (see vgrecord.h, tearec/stream.h and docs/model.md,
  * "Recording real programs").
  */
 #define _GNU_SOURCE
@@ -9,7 +9,7 @@
 #include "binary/elffile.h"
 #include "common/cleanup.h"
 #include "common/error.h"
-#include "record/stream.h"
+#include "tearec/stream.h"
 
 #include <assert.h>
 #include <capstone/capstone.h>
@@ -68,7 +68,7 @@ typedef struct decoded {
     uint64_t target;       /* direct control flow: the target */
     uint16_t reads[MAX_READS];
     uint16_t writes[MAX_WRITES];
-    uint8_t bytes[RECORD_STREAM_CODE_BYTES];
+    uint8_t bytes[TEAREC_STREAM_CODE_BYTES];
     uint8_t nbytes;        /* bytes sent by the tool (0: none) */
     uint8_t nreads, nwrites;
     uint8_t size;
@@ -551,25 +551,25 @@ static int read_object(model_vgrecord *v)
 {
     uint64_t start, end, offset, len;
     size_t words;
-    char path[RECORD_STREAM_PATH_MAX + 1];
+    char path[TEAREC_STREAM_PATH_MAX + 1];
     int got, rc;
 
-    if ((rc = need(v, RECORD_STREAM_OBJECT_WORDS, &got)))
+    if ((rc = need(v, TEAREC_STREAM_OBJECT_WORDS, &got)))
         return rc;
     if (!got)
         return ended_inside(v);
-    start = v->buf[v->pos] & RECORD_STREAM_ADDR_MASK;
+    start = v->buf[v->pos] & TEAREC_STREAM_ADDR_MASK;
     end = v->buf[v->pos + 1];
     offset = v->buf[v->pos + 2];
     len = v->buf[v->pos + 3];
-    if (len > RECORD_STREAM_PATH_MAX || end <= start)
+    if (len > TEAREC_STREAM_PATH_MAX || end <= start)
         return error_set(TEA_ERR_FORMAT, "%s: malformed object record", v->name);
-    words = RECORD_STREAM_OBJECT_WORDS + (size_t)(len + 7) / 8;
+    words = TEAREC_STREAM_OBJECT_WORDS + (size_t)(len + 7) / 8;
     if ((rc = need(v, words, &got)))
         return rc;
     if (!got)
         return ended_inside(v);
-    memcpy(path, v->buf + v->pos + RECORD_STREAM_OBJECT_WORDS, (size_t)len);
+    memcpy(path, v->buf + v->pos + TEAREC_STREAM_OBJECT_WORDS, (size_t)len);
     path[len] = '\0';
     v->pos += words;
     return add_object(v, path, start, end, offset);
@@ -606,13 +606,13 @@ static int stat_program(const char *path, struct stat *st)
  * exec'd it), recognised by its file among the objects. */
 static int read_exe(model_vgrecord *v)
 {
-    uint64_t len = v->buf[v->pos] & RECORD_STREAM_ADDR_MASK;
-    char path[RECORD_STREAM_PATH_MAX + 1];
+    uint64_t len = v->buf[v->pos] & TEAREC_STREAM_ADDR_MASK;
+    char path[TEAREC_STREAM_PATH_MAX + 1];
     struct stat st;
     size_t words;
     int got, rc;
 
-    if (len > RECORD_STREAM_PATH_MAX)
+    if (len > TEAREC_STREAM_PATH_MAX)
         return error_set(TEA_ERR_FORMAT, "%s: malformed program record", v->name);
     words = 1 + (size_t)(len + 7) / 8;
     if ((rc = need(v, words, &got)))
@@ -642,17 +642,17 @@ static int read_code(model_vgrecord *v)
     unsigned len;
     decoded *d;
 
-    if ((rc = need(v, RECORD_STREAM_CODE_WORDS, &got)))
+    if ((rc = need(v, TEAREC_STREAM_CODE_WORDS, &got)))
         return rc;
     if (!got)
         return ended_inside(v);
     w = v->buf[v->pos];
-    len = (unsigned)((w >> RECORD_STREAM_SIZE_SHIFT) & 0xff);
-    if (len > RECORD_STREAM_CODE_BYTES)
+    len = (unsigned)((w >> TEAREC_STREAM_SIZE_SHIFT) & 0xff);
+    if (len > TEAREC_STREAM_CODE_BYTES)
         return error_set(TEA_ERR_FORMAT, "%s: malformed code record", v->name);
-    d = entry(v, w & RECORD_STREAM_ADDR_MASK);
+    d = entry(v, w & TEAREC_STREAM_ADDR_MASK);
     if (!d)
-        branch_memo_drop(v, w & RECORD_STREAM_ADDR_MASK); /* no entry to compare with: maybe changed */
+        branch_memo_drop(v, w & TEAREC_STREAM_ADDR_MASK); /* no entry to compare with: maybe changed */
     if (d && (d->nbytes != len || memcmp(d->bytes, v->buf + v->pos + 1, len))) {
         /* new, or code that changed: decode again when it runs */
         memcpy(d->bytes, v->buf + v->pos + 1, len);
@@ -664,14 +664,14 @@ static int read_code(model_vgrecord *v)
         d->done = 0;
         branch_memo_drop(v, d->pc);
     }
-    v->pos += RECORD_STREAM_CODE_WORDS;
+    v->pos += TEAREC_STREAM_CODE_WORDS;
     return TEA_OK;
 }
 
 /* The COUNT record `w` at buf + pos: the region's instructions. */
 static void count_record(model_vgrecord *v, uint64_t w)
 {
-    v->stats.region_instructions = w & RECORD_STREAM_COUNT_MASK;
+    v->stats.region_instructions = w & TEAREC_STREAM_COUNT_MASK;
     v->stats.have_count = 1;
     v->pos++;
 }
@@ -683,12 +683,12 @@ static int read_thread(model_vgrecord *v)
     uint64_t tid;
     int got, rc;
 
-    if ((rc = need(v, RECORD_STREAM_THREAD_WORDS, &got)))
+    if ((rc = need(v, TEAREC_STREAM_THREAD_WORDS, &got)))
         return rc;
     if (!got)
         return ended_inside(v);
-    tid = v->buf[v->pos] & RECORD_STREAM_COUNT_MASK;
-    if (tid == 0 || tid > RECORD_STREAM_THREAD_MASK || v->thread_count == MODEL_VGRECORD_THREADS_MAX
+    tid = v->buf[v->pos] & TEAREC_STREAM_COUNT_MASK;
+    if (tid == 0 || tid > TEAREC_STREAM_THREAD_MASK || v->thread_count == MODEL_VGRECORD_THREADS_MAX
         || (v->thread_count && tid <= v->threads[v->thread_count - 1].tid))
         return error_set(TEA_ERR_FORMAT, "%s: malformed THREAD record after %llu words", v->name,
                          (unsigned long long)v->stats.words);
@@ -702,7 +702,7 @@ static int read_thread(model_vgrecord *v)
     }
     v->threads[v->thread_count].tid = (uint32_t)tid;
     v->threads[v->thread_count++].instructions = v->buf[v->pos + 1];
-    v->pos += RECORD_STREAM_THREAD_WORDS;
+    v->pos += TEAREC_STREAM_THREAD_WORDS;
     return TEA_OK;
 }
 
@@ -769,24 +769,24 @@ static void train_branches(model_vgrecord *v, const uint64_t *pairs, size_t coun
  * callback when `deliver` (not after the region). */
 static int read_lines(model_vgrecord *v, uint64_t w, int deliver)
 {
-    uint64_t count = w & RECORD_STREAM_ADDR_MASK, level = (w >> RECORD_STREAM_SIZE_SHIFT) & RECORD_STREAM_SIZE_MASK;
+    uint64_t count = w & TEAREC_STREAM_ADDR_MASK, level = (w >> TEAREC_STREAM_SIZE_SHIFT) & TEAREC_STREAM_SIZE_MASK;
     int got, rc;
 
-    if (count == 0 || count > RECORD_STREAM_LINES_MAX || level > RECORD_STREAM_LINES_BRANCHES
-        || (level == RECORD_STREAM_LINES_BRANCHES && count % 2))
+    if (count == 0 || count > TEAREC_STREAM_LINES_MAX || level > TEAREC_STREAM_LINES_BRANCHES
+        || (level == TEAREC_STREAM_LINES_BRANCHES && count % 2))
         return error_set(TEA_ERR_FORMAT, "%s: malformed LINES record after %llu words", v->name,
                          (unsigned long long)v->stats.words);
     if ((rc = need(v, 1 + (size_t)count, &got)))
         return rc;
     if (!got)
         return ended_inside(v);
-    if (deliver && level == RECORD_STREAM_LINES_BRANCHES) {
+    if (deliver && level == TEAREC_STREAM_LINES_BRANCHES) {
         train_branches(v, v->buf + v->pos + 1, (size_t)count);
     } else if (deliver) {
         if (v->lines)
             v->lines(v->lines_ctx,
-                     level == RECORD_STREAM_LINES_L1D   ? MODEL_VGRECORD_WARMED_L1D
-                     : level == RECORD_STREAM_LINES_LLC ? MODEL_VGRECORD_WARMED_LLC
+                     level == TEAREC_STREAM_LINES_L1D   ? MODEL_VGRECORD_WARMED_L1D
+                     : level == TEAREC_STREAM_LINES_LLC ? MODEL_VGRECORD_WARMED_LLC
                                                         : MODEL_VGRECORD_WARMED_PAGES,
                      v->buf + v->pos + 1, (size_t)count);
         v->stats.lines_placed += count;
@@ -810,40 +810,40 @@ static int read_instruction(model_vgrecord *v, pending_insn *out, int *got)
             return TEA_OK;
         w = v->buf[v->pos];
         v->stats.words++;
-        switch (w >> RECORD_STREAM_KIND_SHIFT) {
-        case RECORD_STREAM_INSN:
-        case RECORD_STREAM_WARM:
+        switch (w >> TEAREC_STREAM_KIND_SHIFT) {
+        case TEAREC_STREAM_INSN:
+        case TEAREC_STREAM_WARM:
             memset(out, 0, sizeof *out);
-            out->warm = (w >> RECORD_STREAM_KIND_SHIFT) == RECORD_STREAM_WARM;
-            out->pc = w & RECORD_STREAM_ADDR_MASK;
-            out->size = (unsigned)((w >> RECORD_STREAM_SIZE_SHIFT) & 0xff);
+            out->warm = (w >> TEAREC_STREAM_KIND_SHIFT) == TEAREC_STREAM_WARM;
+            out->pc = w & TEAREC_STREAM_ADDR_MASK;
+            out->size = (unsigned)((w >> TEAREC_STREAM_SIZE_SHIFT) & 0xff);
             out->have = 1;
             v->pos++;
             *got = 1;
             return TEA_OK;
-        case RECORD_STREAM_LOAD:
+        case TEAREC_STREAM_LOAD:
             if (v->cur.have && !v->cur.loads++) {
-                v->cur.load_addr = w & RECORD_STREAM_ADDR_MASK;
-                v->cur.load_size = (unsigned)((w >> RECORD_STREAM_SIZE_SHIFT) & RECORD_STREAM_SIZE_MASK);
+                v->cur.load_addr = w & TEAREC_STREAM_ADDR_MASK;
+                v->cur.load_size = (unsigned)((w >> TEAREC_STREAM_SIZE_SHIFT) & TEAREC_STREAM_SIZE_MASK);
             }
             v->pos++;
             break;
-        case RECORD_STREAM_STORE:
+        case TEAREC_STREAM_STORE:
             if (v->cur.have && !v->cur.stores++) {
-                v->cur.store_addr = w & RECORD_STREAM_ADDR_MASK;
-                v->cur.store_size = (unsigned)((w >> RECORD_STREAM_SIZE_SHIFT) & RECORD_STREAM_SIZE_MASK);
+                v->cur.store_addr = w & TEAREC_STREAM_ADDR_MASK;
+                v->cur.store_size = (unsigned)((w >> TEAREC_STREAM_SIZE_SHIFT) & TEAREC_STREAM_SIZE_MASK);
             }
             v->pos++;
             break;
-        case RECORD_STREAM_CODE:
+        case TEAREC_STREAM_CODE:
             if ((rc = read_code(v)))
                 return rc;
             break;
-        case RECORD_STREAM_OBJECT:
+        case TEAREC_STREAM_OBJECT:
             if ((rc = read_object(v)))
                 return rc;
             break;
-        case RECORD_STREAM_EXE:
+        case TEAREC_STREAM_EXE:
             if (v->programs) {
                 /* the process exec'd: this program's part ends here */
                 v->exec_pending = 1;
@@ -852,27 +852,27 @@ static int read_instruction(model_vgrecord *v, pending_insn *out, int *got)
             if ((rc = read_exe(v)))
                 return rc;
             break;
-        case RECORD_STREAM_WINDOW:
+        case TEAREC_STREAM_WINDOW:
             /* the instruction before it is its window's last */
             v->window_pending = 1;
             v->stats.windows++;
             v->pos++;
             return TEA_OK;
-        case RECORD_STREAM_COUNT:
+        case TEAREC_STREAM_COUNT:
             count_record(v, w);
             break;
-        case RECORD_STREAM_THREAD:
+        case TEAREC_STREAM_THREAD:
             if ((rc = read_thread(v)))
                 return rc;
             break;
-        case RECORD_STREAM_LINES:
+        case TEAREC_STREAM_LINES:
             if ((rc = read_lines(v, w, 1)))
                 return rc;
             break;
-        case RECORD_STREAM_STOP:
-            v->stats.stop = (int)(w & RECORD_STREAM_STOP_REASON_MASK);
+        case TEAREC_STREAM_STOP:
+            v->stats.stop = (int)(w & TEAREC_STREAM_STOP_REASON_MASK);
             v->stats.threads_seen =
-                (uint32_t)((w >> RECORD_STREAM_STOP_THREADS_SHIFT) & RECORD_STREAM_STOP_THREADS_MASK);
+                (uint32_t)((w >> TEAREC_STREAM_STOP_THREADS_SHIFT) & TEAREC_STREAM_STOP_THREADS_MASK);
             v->stopped = 1;
             v->pos++;
             if (v->kill_after && v->pid > 0 && !v->exited) {
@@ -883,7 +883,7 @@ static int read_instruction(model_vgrecord *v, pending_insn *out, int *got)
             break;
         default:
             return error_set(TEA_ERR_FORMAT, "%s: unknown record kind %llu after %llu words", v->name,
-                             (unsigned long long)(w >> RECORD_STREAM_KIND_SHIFT), (unsigned long long)v->stats.words);
+                             (unsigned long long)(w >> TEAREC_STREAM_KIND_SHIFT), (unsigned long long)v->stats.words);
         }
     }
     return TEA_OK;
@@ -1021,29 +1021,29 @@ static int skip_record(model_vgrecord *v)
     uint64_t w = v->buf[v->pos];
 
     v->stats.words++;
-    switch (w >> RECORD_STREAM_KIND_SHIFT) {
-    case RECORD_STREAM_INSN:
-    case RECORD_STREAM_WARM:
-    case RECORD_STREAM_LOAD:
-    case RECORD_STREAM_STORE:
-    case RECORD_STREAM_STOP:
-    case RECORD_STREAM_WINDOW:
+    switch (w >> TEAREC_STREAM_KIND_SHIFT) {
+    case TEAREC_STREAM_INSN:
+    case TEAREC_STREAM_WARM:
+    case TEAREC_STREAM_LOAD:
+    case TEAREC_STREAM_STORE:
+    case TEAREC_STREAM_STOP:
+    case TEAREC_STREAM_WINDOW:
         v->pos++;
         return TEA_OK;
-    case RECORD_STREAM_COUNT:
+    case TEAREC_STREAM_COUNT:
         count_record(v, w);
         return TEA_OK;
-    case RECORD_STREAM_THREAD:
+    case TEAREC_STREAM_THREAD:
         return read_thread(v);
-    case RECORD_STREAM_LINES:
+    case TEAREC_STREAM_LINES:
         return read_lines(v, w, 0);
-    case RECORD_STREAM_CODE:
+    case TEAREC_STREAM_CODE:
         return read_code(v);
-    case RECORD_STREAM_OBJECT:
+    case TEAREC_STREAM_OBJECT:
         return read_object(v);
     default:
         return error_set(TEA_ERR_FORMAT, "%s: unknown record kind %llu after %llu words", v->name,
-                         (unsigned long long)(w >> RECORD_STREAM_KIND_SHIFT), (unsigned long long)v->stats.words);
+                         (unsigned long long)(w >> TEAREC_STREAM_KIND_SHIFT), (unsigned long long)v->stats.words);
     }
 }
 
@@ -1058,8 +1058,8 @@ int model_vgrecord_next_program(model_vgrecord *v, int *exec)
             return rc;
         if (!got)
             return TEA_OK;
-        kind = (unsigned)(v->buf[v->pos] >> RECORD_STREAM_KIND_SHIFT);
-        if (kind != RECORD_STREAM_EXE)
+        kind = (unsigned)(v->buf[v->pos] >> TEAREC_STREAM_KIND_SHIFT);
+        if (kind != TEAREC_STREAM_EXE)
             rc = skip_record(v);
         else if (v->programs)
             v->exec_pending = 1;

@@ -1,8 +1,8 @@
 /*
  * vgrecord.h: real x86-64 programs as a source of instructions for the core
- * model, through tea's own Valgrind tool (record/tearec.c).
+ * model, through tea's own Valgrind tool (tearec/tearec.c).
  *
- * The tool runs the program and writes binary records (record/stream.h) to a
+ * The tool runs the program and writes binary records (tearec/stream.h) to a
  * pipe this session reads: every executed instruction of one thread in the
  * region of interest with its memory accesses, each instruction's bytes when
  * Valgrind first translates it, and each executable file mapping code runs
@@ -173,7 +173,7 @@ const model_vgrecord_stats *model_vgrecord_get_stats(const model_vgrecord *v);
 #define MODEL_VGRECORD_THREADS_MAX 65536
 
 /* A thread of the program and the instructions it ran (the tool's THREAD
- * records, record/stream.h). */
+ * records, tearec/stream.h). */
 typedef struct model_vgrecord_thread {
     uint32_t tid;          /* Valgrind's number (1: the main thread) */
     uint64_t instructions; /* from the program's start until recording stopped, counted by whole
@@ -204,7 +204,7 @@ void model_vgrecord_close(model_vgrecord *v);
 /* --- forked children (--trace-children) ---------------------------------- */
 
 /* A Unix socket in the abstract namespace (no file) that forked children
- * connect their streams to, each right after its fork (record/tearec.c). */
+ * connect their streams to, each right after its fork (tearec/tearec.c). */
 typedef struct model_vgrecord_listener model_vgrecord_listener;
 
 /* Opens the socket. TEA_ERR_IO, TEA_ERR_NOMEM. */

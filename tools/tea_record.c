@@ -1,6 +1,6 @@
 /*
  * tea_record.c: `tea record`, a native trace of a real x86-64 program, made
- * by running it under tea's own Valgrind tool (record/tearec.c) and timing
+ * by running it under tea's own Valgrind tool (tearec/tearec.c) and timing
  * every instruction through the core model (like `perf record`, but for
  * commit-stage traces).
  */

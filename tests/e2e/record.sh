@@ -153,7 +153,7 @@ contains out.txt "20 windows of 1000 instructions, one every 1000000 (10000 of w
 contains out.txt "for 2e+07 instructions (the windows' periods)"
 # the same on the second thread while the main thread runs between its
 # timeslices: the translations of a periodically sampled recording run
-# fast or precise as each block starts (record/README.md), and the main
+# fast or precise as each block starts (tearec/README.md), and the main
 # thread's blocks neither count nor record
 VALGRIND_OPTS=--fair-sched=yes run 0 "$TEA" record -q -o samp2.tea --thread 2 --start-at long_region \
     --stop-at stop_here --sample-every 1000000 --sample-length 1000 --sample-warmup 10000 -- ./prog longs out15c.txt 1

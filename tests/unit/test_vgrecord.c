@@ -1,6 +1,6 @@
 /*
  * test_vgrecord.c: tea record's front end (model/vgrecord.c) on record
- * streams written here by hand (record/stream.h): a two-iteration loop
+ * streams written here by hand (tearec/stream.h): a two-iteration loop
  * (load, add, conditional branch back, then a store) gives the model
  * instructions one by one — classes from the decoded bytes, memory
  * addresses, branch outcomes from the next PC, register dependences —
@@ -21,7 +21,7 @@
 #include "common/error.h"
 #include "model/bpred.h"
 #include "model/vgrecord.h"
-#include "record/stream.h"
+#include "tearec/stream.h"
 
 #include <string.h>
 #include <unistd.h>
@@ -46,19 +46,19 @@ static void code(stream *s, uint64_t pc, const uint8_t *bytes, unsigned len)
 {
     uint64_t b[2] = { 0, 0 };
     memcpy(b, bytes, len);
-    put(s, RECORD_STREAM_CODE << RECORD_STREAM_KIND_SHIFT | (uint64_t)len << RECORD_STREAM_SIZE_SHIFT | pc);
+    put(s, TEAREC_STREAM_CODE << TEAREC_STREAM_KIND_SHIFT | (uint64_t)len << TEAREC_STREAM_SIZE_SHIFT | pc);
     put(s, b[0]);
     put(s, b[1]);
 }
 
 static void insn(stream *s, uint64_t kind, uint64_t pc, unsigned len)
 {
-    put(s, kind << RECORD_STREAM_KIND_SHIFT | (uint64_t)len << RECORD_STREAM_SIZE_SHIFT | pc);
+    put(s, kind << TEAREC_STREAM_KIND_SHIFT | (uint64_t)len << TEAREC_STREAM_SIZE_SHIFT | pc);
 }
 
 static void put_access(stream *s, uint64_t kind, uint64_t addr, unsigned size)
 {
-    put(s, kind << RECORD_STREAM_KIND_SHIFT | (uint64_t)size << RECORD_STREAM_SIZE_SHIFT | addr);
+    put(s, kind << TEAREC_STREAM_KIND_SHIFT | (uint64_t)size << TEAREC_STREAM_SIZE_SHIFT | addr);
 }
 
 /* The loop's code: mov (%rbx),%rax; add %rcx,%rax; jne LOOP_PC; mov %rax,(%rdx) */
@@ -79,7 +79,7 @@ static void loop_code(stream *s)
 static void iteration(stream *s, uint64_t kind, unsigned i)
 {
     insn(s, kind, LOOP_PC, 3);
-    put_access(s, RECORD_STREAM_LOAD, DATA + 8 * i, 8);
+    put_access(s, TEAREC_STREAM_LOAD, DATA + 8 * i, 8);
     insn(s, kind, LOOP_PC + 3, 3);
     insn(s, kind, LOOP_PC + 6, 2);
 }
@@ -89,14 +89,14 @@ static void iteration(stream *s, uint64_t kind, unsigned i)
 static void first_window(stream *s)
 {
     loop_code(s);
-    iteration(s, RECORD_STREAM_INSN, 0);
-    put(s, RECORD_STREAM_WINDOW << RECORD_STREAM_KIND_SHIFT | 1);
+    iteration(s, TEAREC_STREAM_INSN, 0);
+    put(s, TEAREC_STREAM_WINDOW << TEAREC_STREAM_KIND_SHIFT | 1);
 }
 
 /* A LINES record of `what` holding the `n` words at `words`. */
 static void lines(stream *s, uint64_t what, const uint64_t *words, size_t n)
 {
-    put(s, RECORD_STREAM_LINES << RECORD_STREAM_KIND_SHIFT | what << RECORD_STREAM_SIZE_SHIFT | n);
+    put(s, TEAREC_STREAM_LINES << TEAREC_STREAM_KIND_SHIFT | what << TEAREC_STREAM_SIZE_SHIFT | n);
     for (size_t i = 0; i < n; i++)
         put(s, words[i]);
 }
@@ -129,13 +129,13 @@ static void loop(void **state)
     (void)state;
 
     loop_code(&s);
-    iteration(&s, RECORD_STREAM_INSN, 0); /* jne taken back to the load */
-    iteration(&s, RECORD_STREAM_INSN, 1); /* jne falls through to the store */
-    insn(&s, RECORD_STREAM_INSN, LOOP_PC + 8, 3);
-    put_access(&s, RECORD_STREAM_STORE, OUT, 8);
-    put(&s, RECORD_STREAM_STOP << RECORD_STREAM_KIND_SHIFT | 3ull << RECORD_STREAM_STOP_THREADS_SHIFT
-                | RECORD_STREAM_STOP_MAX);
-    put(&s, RECORD_STREAM_INSN << RECORD_STREAM_KIND_SHIFT | LOOP_PC); /* nothing after STOP is read */
+    iteration(&s, TEAREC_STREAM_INSN, 0); /* jne taken back to the load */
+    iteration(&s, TEAREC_STREAM_INSN, 1); /* jne falls through to the store */
+    insn(&s, TEAREC_STREAM_INSN, LOOP_PC + 8, 3);
+    put_access(&s, TEAREC_STREAM_STORE, OUT, 8);
+    put(&s, TEAREC_STREAM_STOP << TEAREC_STREAM_KIND_SHIFT | 3ull << TEAREC_STREAM_STOP_THREADS_SHIFT
+                | TEAREC_STREAM_STOP_MAX);
+    put(&s, TEAREC_STREAM_INSN << TEAREC_STREAM_KIND_SHIFT | LOOP_PC); /* nothing after STOP is read */
     v = open_stream(&s);
     src = model_vgrecord_source(v);
 
@@ -206,7 +206,7 @@ static void warmup_and_objects(void **state)
     size_t count;
     (void)state;
 
-    put(&s, RECORD_STREAM_OBJECT << RECORD_STREAM_KIND_SHIFT | LOOP_PC);
+    put(&s, TEAREC_STREAM_OBJECT << TEAREC_STREAM_KIND_SHIFT | LOOP_PC);
     put(&s, LOOP_PC + 0x1000);
     put(&s, 0x1000);
     put(&s, sizeof path - 1);
@@ -214,8 +214,8 @@ static void warmup_and_objects(void **state)
     for (size_t i = 0; i < (sizeof path - 1 + 7) / 8; i++)
         put(&s, words[i]);
     loop_code(&s);
-    iteration(&s, RECORD_STREAM_WARM, 0);
-    iteration(&s, RECORD_STREAM_INSN, 1);
+    iteration(&s, TEAREC_STREAM_WARM, 0);
+    iteration(&s, TEAREC_STREAM_INSN, 1);
     v = open_stream(&s);
     model_vgrecord_set_warm(v, warm_cb, &log);
     src = model_vgrecord_source(v);
@@ -282,11 +282,11 @@ static void cache_lines(void **state)
 
     static const uint64_t l1d[] = { 0x1000, 0x2000 }, llc[] = { 0x3000, 0x4000, 0x5000 }, pages[] = { 0x6008 };
     first_window(&s);
-    lines(&s, RECORD_STREAM_LINES_L1D, l1d, 2);
-    lines(&s, RECORD_STREAM_LINES_LLC, llc, 3);
-    lines(&s, RECORD_STREAM_LINES_PAGES, pages, 1);
-    iteration(&s, RECORD_STREAM_WARM, 1);
-    iteration(&s, RECORD_STREAM_INSN, 2);
+    lines(&s, TEAREC_STREAM_LINES_L1D, l1d, 2);
+    lines(&s, TEAREC_STREAM_LINES_LLC, llc, 3);
+    lines(&s, TEAREC_STREAM_LINES_PAGES, pages, 1);
+    iteration(&s, TEAREC_STREAM_WARM, 1);
+    iteration(&s, TEAREC_STREAM_INSN, 2);
     log.warmed = &warmed;
     v = open_stream(&s);
     model_vgrecord_set_lines(v, lines_cb, &log);
@@ -317,7 +317,7 @@ static void cache_lines(void **state)
 
     /* a record cut short by the stream's end */
     s.n = 0;
-    put(&s, RECORD_STREAM_LINES << RECORD_STREAM_KIND_SHIFT | 2);
+    put(&s, TEAREC_STREAM_LINES << TEAREC_STREAM_KIND_SHIFT | 2);
     put(&s, 0x1000);
     v = open_stream(&s);
     src = model_vgrecord_source(v);
@@ -325,11 +325,11 @@ static void cache_lines(void **state)
     assert_non_null(strstr(error_message(), "ends inside a record"));
     model_vgrecord_close(v);
 
-    static const uint64_t bad[] = { 0, RECORD_STREAM_LINES_MAX + 1, RECORD_STREAM_LINES_BRANCHES << RECORD_STREAM_SIZE_SHIFT | 1,
-                                    (RECORD_STREAM_LINES_BRANCHES + 1) << RECORD_STREAM_SIZE_SHIFT | 2 };
+    static const uint64_t bad[] = { 0, TEAREC_STREAM_LINES_MAX + 1, TEAREC_STREAM_LINES_BRANCHES << TEAREC_STREAM_SIZE_SHIFT | 1,
+                                    (TEAREC_STREAM_LINES_BRANCHES + 1) << TEAREC_STREAM_SIZE_SHIFT | 2 };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         s.n = 0;
-        put(&s, RECORD_STREAM_LINES << RECORD_STREAM_KIND_SHIFT | bad[i]);
+        put(&s, TEAREC_STREAM_LINES << TEAREC_STREAM_KIND_SHIFT | bad[i]);
         v = open_stream(&s);
         src = model_vgrecord_source(v);
         assert_int_equal(src.next(src.ctx, &u), TEA_ERR_FORMAT);
@@ -388,9 +388,9 @@ static void branch_pairs(void **state)
 
     static const uint64_t pairs[] = { LOOP_PC + 6, LOOP_PC, LOOP_PC + 6, LOOP_PC + 8, LOOP_PC + 3, LOOP_PC + 6 };
     first_window(&s);
-    lines(&s, RECORD_STREAM_LINES_BRANCHES, pairs, 6);
-    iteration(&s, RECORD_STREAM_WARM, 1);
-    iteration(&s, RECORD_STREAM_INSN, 2);
+    lines(&s, TEAREC_STREAM_LINES_BRANCHES, pairs, 6);
+    iteration(&s, TEAREC_STREAM_WARM, 1);
+    iteration(&s, TEAREC_STREAM_INSN, 2);
     v = read_past_first_window(&s, &log, &warmed);
     assert_int_equal(log.count, 2);
     assert_int_equal(log.warmed_before, 0);
@@ -423,10 +423,10 @@ static void branch_code_changes(void **state)
     (void)state;
 
     first_window(&s);
-    lines(&s, RECORD_STREAM_LINES_BRANCHES, pair, 2);
+    lines(&s, TEAREC_STREAM_LINES_BRANCHES, pair, 2);
     code(&s, LOOP_PC + 6, JMP_BYTES, sizeof JMP_BYTES);
-    lines(&s, RECORD_STREAM_LINES_BRANCHES, pair, 2);
-    iteration(&s, RECORD_STREAM_INSN, 1);
+    lines(&s, TEAREC_STREAM_LINES_BRANCHES, pair, 2);
+    iteration(&s, TEAREC_STREAM_INSN, 1);
     v = read_past_first_window(&s, &log, &warmed);
     assert_int_equal(log.count, 2);
     assert_int_equal(log.got[0].branch, 1 + MODEL_BPRED_COND);
@@ -443,7 +443,7 @@ static void exe(stream *s, const char *path)
     size_t len = strlen(path);
     assert_true(len <= sizeof words);
     memcpy(words, path, len);
-    put(s, RECORD_STREAM_EXE << RECORD_STREAM_KIND_SHIFT | len);
+    put(s, TEAREC_STREAM_EXE << TEAREC_STREAM_KIND_SHIFT | len);
     for (size_t i = 0; i < (len + 7) / 8; i++)
         put(s, words[i]);
 }
@@ -463,16 +463,16 @@ static void execs(void **state)
 
     exe(&s, "/bin/sh");
     loop_code(&s);
-    insn(&s, RECORD_STREAM_INSN, LOOP_PC, 3);
-    insn(&s, RECORD_STREAM_INSN, LOOP_PC + 3, 3);
+    insn(&s, TEAREC_STREAM_INSN, LOOP_PC, 3);
+    insn(&s, TEAREC_STREAM_INSN, LOOP_PC + 3, 3);
     exe(&s, "/usr/bin/env");
-    iteration(&s, RECORD_STREAM_INSN, 0);
-    put(&s, RECORD_STREAM_STOP << RECORD_STREAM_KIND_SHIFT | 1ull << RECORD_STREAM_STOP_THREADS_SHIFT
-                | RECORD_STREAM_STOP_SYMBOL);
+    iteration(&s, TEAREC_STREAM_INSN, 0);
+    put(&s, TEAREC_STREAM_STOP << TEAREC_STREAM_KIND_SHIFT | 1ull << TEAREC_STREAM_STOP_THREADS_SHIFT
+                | TEAREC_STREAM_STOP_SYMBOL);
     exe(&s, "/usr/bin/true");
     loop_code(&s);
-    insn(&s, RECORD_STREAM_INSN, LOOP_PC + 8, 3);
-    put_access(&s, RECORD_STREAM_STORE, OUT, 8);
+    insn(&s, TEAREC_STREAM_INSN, LOOP_PC + 8, 3);
+    put_access(&s, TEAREC_STREAM_STORE, OUT, 8);
     v = open_stream(&s);
     src = model_vgrecord_source(v);
 
@@ -521,7 +521,7 @@ static void malformed(void **state)
     (void)state;
 
     /* an unknown record kind */
-    put(&s, 15ull << RECORD_STREAM_KIND_SHIFT);
+    put(&s, 15ull << TEAREC_STREAM_KIND_SHIFT);
     v = open_stream(&s);
     src = model_vgrecord_source(v);
     assert_int_equal(src.next(src.ctx, &u), TEA_ERR_FORMAT);
@@ -530,7 +530,7 @@ static void malformed(void **state)
 
     /* a code record cut short */
     s.n = 0;
-    put(&s, RECORD_STREAM_CODE << RECORD_STREAM_KIND_SHIFT | 3ull << RECORD_STREAM_SIZE_SHIFT | LOOP_PC);
+    put(&s, TEAREC_STREAM_CODE << TEAREC_STREAM_KIND_SHIFT | 3ull << TEAREC_STREAM_SIZE_SHIFT | LOOP_PC);
     v = open_stream(&s);
     src = model_vgrecord_source(v);
     assert_int_equal(src.next(src.ctx, &u), TEA_ERR_FORMAT);
@@ -541,7 +541,7 @@ static void malformed(void **state)
 /* A THREAD record: a thread's number, then its instructions. */
 static void thread_record(stream *s, uint64_t tid, uint64_t instructions)
 {
-    put(s, RECORD_STREAM_THREAD << RECORD_STREAM_KIND_SHIFT | tid);
+    put(s, TEAREC_STREAM_THREAD << TEAREC_STREAM_KIND_SHIFT | tid);
     put(s, instructions);
 }
 
@@ -562,12 +562,12 @@ static void threads(void **state)
 
     exe(&s, "/bin/sh");
     loop_code(&s);
-    iteration(&s, RECORD_STREAM_INSN, 0);
+    iteration(&s, TEAREC_STREAM_INSN, 0);
     thread_record(&s, 1, 153012);
     thread_record(&s, 2, 1ull << 62);
     thread_record(&s, 7, 40);
-    put(&s, RECORD_STREAM_STOP << RECORD_STREAM_KIND_SHIFT | 3ull << RECORD_STREAM_STOP_THREADS_SHIFT
-                | RECORD_STREAM_STOP_EXIT);
+    put(&s, TEAREC_STREAM_STOP << TEAREC_STREAM_KIND_SHIFT | 3ull << TEAREC_STREAM_STOP_THREADS_SHIFT
+                | TEAREC_STREAM_STOP_EXIT);
     exe(&s, "/usr/bin/true");
     v = open_stream(&s);
     src = model_vgrecord_source(v);
@@ -604,7 +604,7 @@ static void threads(void **state)
     }
     /* cut after its first word */
     s.n = 0;
-    put(&s, RECORD_STREAM_THREAD << RECORD_STREAM_KIND_SHIFT | 1);
+    put(&s, TEAREC_STREAM_THREAD << TEAREC_STREAM_KIND_SHIFT | 1);
     v = open_stream(&s);
     src = model_vgrecord_source(v);
     assert_int_equal(src.next(src.ctx, &u), TEA_ERR_FORMAT);

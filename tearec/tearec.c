@@ -3,7 +3,7 @@
  *
  * It runs a program on Valgrind's core and writes, for one thread and one
  * region of its execution, every executed instruction and its memory
- * accesses as compact binary records (record/stream.h) to a file descriptor
+ * accesses as compact binary records (tearec/stream.h) to a file descriptor
  * that tea record reads, in large batched writes. It also sends each
  * instruction's bytes once, when Valgrind translates it, and each executable
  * file mapping code is translated from, so that tea record decodes every
@@ -172,7 +172,7 @@ extern SysRes VG_(do_syscall)(UWord sysno, RegWord a1, RegWord a2, RegWord a3, R
 /* The output buffer, in words; flushed when fewer than BUF_SLACK remain (the
  * most one instruction and its accesses, or one object record, can add). */
 #define BUF_WORDS (1u << 17)
-#define BUF_SLACK (RECORD_STREAM_OBJECT_WORDS + RECORD_STREAM_PATH_MAX / 8 + 64)
+#define BUF_SLACK (TEAREC_STREAM_OBJECT_WORDS + TEAREC_STREAM_PATH_MAX / 8 + 64)
 /* Executable mappings already reported, by start address. */
 #define MAX_REPORTED 4096
 /* This tool's file name, as Valgrind's launcher finds it. */
@@ -447,12 +447,12 @@ static VG_REGPARM(2) void on_warm_mem(Addr addr, ULong size)
 }
 
 /* Starts a LINES record of `what` holding `n` addresses (at most
- * RECORD_STREAM_LINES_MAX, which the buffer's slack leaves room for). */
+ * TEAREC_STREAM_LINES_MAX, which the buffer's slack leaves room for). */
 static void put_lines_header(ULong what, ULong n)
 {
     if (buf_len > BUF_WORDS - BUF_SLACK)
         flush();
-    put(RECORD_STREAM_LINES << RECORD_STREAM_KIND_SHIFT | what << RECORD_STREAM_SIZE_SHIFT | n);
+    put(TEAREC_STREAM_LINES << TEAREC_STREAM_KIND_SHIFT | what << TEAREC_STREAM_SIZE_SHIFT | n);
 }
 
 /* Sends the lines of `c` (LINES records of `level`), each set's least
@@ -492,13 +492,13 @@ static void branch_gate(void)
 /* Sends the branches logged (LINES records of pairs), oldest first. */
 static void put_branches(void)
 {
-    const ULong per_record = RECORD_STREAM_LINES_MAX / BRANCH_WORDS;
+    const ULong per_record = TEAREC_STREAM_LINES_MAX / BRANCH_WORDS;
 
     for (ULong i = 0; i < branch_count; i += per_record) {
         ULong n = branch_count - i < per_record ? branch_count - i : per_record;
-        put_lines_header(RECORD_STREAM_LINES_BRANCHES, n * BRANCH_WORDS);
+        put_lines_header(TEAREC_STREAM_LINES_BRANCHES, n * BRANCH_WORDS);
         for (ULong k = 0; k < n * BRANCH_WORDS; k++)
-            put(branch_buf[i * BRANCH_WORDS + k] & RECORD_STREAM_ADDR_MASK);
+            put(branch_buf[i * BRANCH_WORDS + k] & TEAREC_STREAM_ADDR_MASK);
     }
     branch_count = 0;
 }
@@ -524,11 +524,11 @@ static void put_image(void)
         put_branches();
     if (!warm_on)
         return;
-    put_cache_image(&warm_l1d, RECORD_STREAM_LINES_L1D);
-    put_cache_image(&warm_llc, RECORD_STREAM_LINES_LLC);
-    for (ULong i = 0; i < page_new_count; i += RECORD_STREAM_LINES_MAX) {
-        ULong n = page_new_count - i < RECORD_STREAM_LINES_MAX ? page_new_count - i : RECORD_STREAM_LINES_MAX;
-        put_lines_header(RECORD_STREAM_LINES_PAGES, n);
+    put_cache_image(&warm_l1d, TEAREC_STREAM_LINES_L1D);
+    put_cache_image(&warm_llc, TEAREC_STREAM_LINES_LLC);
+    for (ULong i = 0; i < page_new_count; i += TEAREC_STREAM_LINES_MAX) {
+        ULong n = page_new_count - i < TEAREC_STREAM_LINES_MAX ? page_new_count - i : TEAREC_STREAM_LINES_MAX;
+        put_lines_header(TEAREC_STREAM_LINES_PAGES, n);
         for (ULong k = 0; k < n; k++)
             put(page_new[i + k]);
     }
@@ -605,7 +605,7 @@ static void parse_warm_caches(void)
     }
     if (v[6] > v[7])
         VG_(fmsg_bad_option)("--warm-caches", "the line size exceeds the page size\n");
-    if (v[1] < 1 || v[1] > RECORD_STREAM_LINES_MAX || v[4] < 1 || v[4] > RECORD_STREAM_LINES_MAX)
+    if (v[1] < 1 || v[1] > TEAREC_STREAM_LINES_MAX || v[4] < 1 || v[4] > TEAREC_STREAM_LINES_MAX)
         VG_(fmsg_bad_option)("--warm-caches", "ways must be 1 to 64\n");
     warm_cache_init(&warm_l1d, v[0], (UInt)v[1], v[2] != 0);
     warm_cache_init(&warm_llc, v[3], (UInt)v[4], v[5] != 0);
@@ -658,7 +658,7 @@ static void put_threads(void)
             continue;
         if (buf_len > BUF_WORDS - BUF_SLACK)
             flush();
-        put(RECORD_STREAM_THREAD << RECORD_STREAM_KIND_SHIFT | ((ULong)tid & RECORD_STREAM_THREAD_MASK));
+        put(TEAREC_STREAM_THREAD << TEAREC_STREAM_KIND_SHIFT | ((ULong)tid & TEAREC_STREAM_THREAD_MASK));
         put(thread_insns[tid]);
     }
 }
@@ -725,8 +725,8 @@ static void stop_recording(ULong reason)
     put_threads();
     if (buf_len > BUF_WORDS - BUF_SLACK)
         flush();
-    put(RECORD_STREAM_STOP << RECORD_STREAM_KIND_SHIFT
-        | (threads_started & RECORD_STREAM_STOP_THREADS_MASK) << RECORD_STREAM_STOP_THREADS_SHIFT | reason);
+    put(TEAREC_STREAM_STOP << TEAREC_STREAM_KIND_SHIFT
+        | (threads_started & TEAREC_STREAM_STOP_THREADS_MASK) << TEAREC_STREAM_STOP_THREADS_SHIFT | reason);
     flush();
 }
 
@@ -814,7 +814,7 @@ static void put_count(void)
 {
     if (!start_count || state == REC_DONE || state == REC_WAIT)
         return;
-    put(RECORD_STREAM_COUNT << RECORD_STREAM_KIND_SHIFT | (listed_position() & RECORD_STREAM_COUNT_MASK));
+    put(TEAREC_STREAM_COUNT << TEAREC_STREAM_KIND_SHIFT | (listed_position() & TEAREC_STREAM_COUNT_MASK));
 }
 
 /* Sends the WINDOW record a finished window left due. */
@@ -822,7 +822,7 @@ static void put_window(void)
 {
     if (buf_len > BUF_WORDS - BUF_SLACK)
         flush();
-    put(RECORD_STREAM_WINDOW << RECORD_STREAM_KIND_SHIFT | (windows_ended & RECORD_STREAM_ADDR_MASK));
+    put(TEAREC_STREAM_WINDOW << TEAREC_STREAM_KIND_SHIFT | (windows_ended & TEAREC_STREAM_ADDR_MASK));
     window_pending = False;
 }
 
@@ -841,8 +841,8 @@ static void insn(ULong word, Bool rep)
         put_image();
     if (state == REC_WAIT)
         return;
-    repeat = reps_once && rep && (Addr)(word & RECORD_STREAM_ADDR_MASK) == last_insn_pc;
-    last_insn_pc = (Addr)(word & RECORD_STREAM_ADDR_MASK);
+    repeat = reps_once && rep && (Addr)(word & TEAREC_STREAM_ADDR_MASK) == last_insn_pc;
+    last_insn_pc = (Addr)(word & TEAREC_STREAM_ADDR_MASK);
     if (state == REC_SKIP) {
         /* a precise block while fast ones are wanted counts as they would */
         if (fast_wanted && fast_left > 0) {
@@ -860,14 +860,14 @@ static void insn(ULong word, Bool rep)
     if (state == REC_WARM) {
         if (buf_len > BUF_WORDS - BUF_SLACK)
             flush();
-        put((word & ~(0xfull << RECORD_STREAM_KIND_SHIFT)) | RECORD_STREAM_WARM << RECORD_STREAM_KIND_SHIFT);
+        put((word & ~(0xfull << TEAREC_STREAM_KIND_SHIFT)) | TEAREC_STREAM_WARM << TEAREC_STREAM_KIND_SHIFT);
         cur_on = True;
         if (!repeat && --warm_left == 0)
             state = REC_ON;
         return;
     }
     if (state == REC_LAST || (clo_max && recorded == (ULong)clo_max)) {
-        stop_recording(state == REC_LAST ? RECORD_STREAM_STOP_SYMBOL : RECORD_STREAM_STOP_MAX);
+        stop_recording(state == REC_LAST ? TEAREC_STREAM_STOP_SYMBOL : TEAREC_STREAM_STOP_MAX);
         return;
     }
     if (state == REC_ENTRY)
@@ -898,9 +898,9 @@ static VG_REGPARM(2) void on_mem(Addr addr, ULong kind_size)
 {
     if (!cur_on)
         return;
-    put(kind_size | ((ULong)addr & RECORD_STREAM_ADDR_MASK));
+    put(kind_size | ((ULong)addr & TEAREC_STREAM_ADDR_MASK));
     if (warm_on)
-        warm_access(addr, (kind_size >> RECORD_STREAM_SIZE_SHIFT) & RECORD_STREAM_SIZE_MASK);
+        warm_access(addr, (kind_size >> TEAREC_STREAM_SIZE_SHIFT) & TEAREC_STREAM_SIZE_MASK);
 }
 
 /* The entry of the --start-at function. */
@@ -937,12 +937,12 @@ static void report_segment(NSegment const *seg)
     /* the tool's own file, which Valgrind maps for its trampolines */
     if (len >= sizeof TOOL_FILE - 1 && VG_(strcmp)(path + len - (sizeof TOOL_FILE - 1), TOOL_FILE) == 0)
         return;
-    if (len >= RECORD_STREAM_PATH_MAX)
+    if (len >= TEAREC_STREAM_PATH_MAX)
         return;
     reported[reported_count++] = seg->start;
     if (buf_len > BUF_WORDS - BUF_SLACK)
         flush();
-    put(RECORD_STREAM_OBJECT << RECORD_STREAM_KIND_SHIFT | ((ULong)seg->start & RECORD_STREAM_ADDR_MASK));
+    put(TEAREC_STREAM_OBJECT << TEAREC_STREAM_KIND_SHIFT | ((ULong)seg->start & TEAREC_STREAM_ADDR_MASK));
     put((ULong)seg->end + 1);
     put((ULong)seg->offset);
     put(len);
@@ -989,14 +989,14 @@ static void report_code(Addr pc, UInt len)
     const UChar *code = (const UChar *)pc;
     ULong w[2] = { 0, 0 };
 
-    if (len > RECORD_STREAM_CODE_BYTES)
-        len = RECORD_STREAM_CODE_BYTES;
+    if (len > TEAREC_STREAM_CODE_BYTES)
+        len = TEAREC_STREAM_CODE_BYTES;
     for (UInt i = 0; i < len; i++)
         w[i / 8] |= (ULong)code[i] << (8 * (i % 8));
     if (buf_len > BUF_WORDS - BUF_SLACK)
         flush();
-    put(RECORD_STREAM_CODE << RECORD_STREAM_KIND_SHIFT | (ULong)len << RECORD_STREAM_SIZE_SHIFT
-        | ((ULong)pc & RECORD_STREAM_ADDR_MASK));
+    put(TEAREC_STREAM_CODE << TEAREC_STREAM_KIND_SHIFT | (ULong)len << TEAREC_STREAM_SIZE_SHIFT
+        | ((ULong)pc & TEAREC_STREAM_ADDR_MASK));
     put(w[0]);
     put(w[1]);
 }
@@ -1015,7 +1015,7 @@ static void add_call0(IRSB *sb, const HChar *name, void *fn, IRExpr *guard)
  * only when `guard` holds (NULL: always). */
 static void add_mem(IRSB *sb, IRExpr *addr, Int size, ULong kind, IRExpr *guard, IRTemp recorded_insn)
 {
-    ULong ks = kind << RECORD_STREAM_KIND_SHIFT | ((ULong)size & RECORD_STREAM_SIZE_MASK) << RECORD_STREAM_SIZE_SHIFT;
+    ULong ks = kind << TEAREC_STREAM_KIND_SHIFT | ((ULong)size & TEAREC_STREAM_SIZE_MASK) << TEAREC_STREAM_SIZE_SHIFT;
     IRDirty *di = unsafeIRDirty_0_N(2, "tearec_mem", VG_(fnptr_to_fnentry)(on_mem),
                                     mkIRExprVec_2(addr, mkIRExpr_HWord((HWord)ks)));
     IRTemp both;
@@ -1299,41 +1299,41 @@ static void add_accesses(IRSB *sb, IRTypeEnv *tyenv, IRStmt *st, insn_guards *g)
     case Ist_WrTmp:
         if (st->Ist.WrTmp.data->tag == Iex_Load) {
             IRExpr *e = st->Ist.WrTmp.data;
-            add_access(sb, e->Iex.Load.addr, sizeofIRType(e->Iex.Load.ty), RECORD_STREAM_LOAD, NULL, g);
+            add_access(sb, e->Iex.Load.addr, sizeofIRType(e->Iex.Load.ty), TEAREC_STREAM_LOAD, NULL, g);
         }
         break;
     case Ist_Store: {
         IRExpr *data = st->Ist.Store.data;
-        add_access(sb, st->Ist.Store.addr, sizeofIRType(typeOfIRExpr(tyenv, data)), RECORD_STREAM_STORE, NULL, g);
+        add_access(sb, st->Ist.Store.addr, sizeofIRType(typeOfIRExpr(tyenv, data)), TEAREC_STREAM_STORE, NULL, g);
         break;
     }
     case Ist_StoreG: {
         IRStoreG *sg = st->Ist.StoreG.details;
-        add_access(sb, sg->addr, sizeofIRType(typeOfIRExpr(tyenv, sg->data)), RECORD_STREAM_STORE, sg->guard, g);
+        add_access(sb, sg->addr, sizeofIRType(typeOfIRExpr(tyenv, sg->data)), TEAREC_STREAM_STORE, sg->guard, g);
         break;
     }
     case Ist_LoadG: {
         IRLoadG *lg = st->Ist.LoadG.details;
         IRType ty = Ity_INVALID, ty_wide = Ity_INVALID;
         typeOfIRLoadGOp(lg->cvt, &ty_wide, &ty);
-        add_access(sb, lg->addr, sizeofIRType(ty), RECORD_STREAM_LOAD, lg->guard, g);
+        add_access(sb, lg->addr, sizeofIRType(ty), TEAREC_STREAM_LOAD, lg->guard, g);
         break;
     }
     case Ist_Dirty: {
         IRDirty *d = st->Ist.Dirty.details;
         if (d->mFx != Ifx_None) {
             if (d->mFx == Ifx_Read || d->mFx == Ifx_Modify)
-                add_access(sb, d->mAddr, d->mSize, RECORD_STREAM_LOAD, NULL, g);
+                add_access(sb, d->mAddr, d->mSize, TEAREC_STREAM_LOAD, NULL, g);
             if (d->mFx == Ifx_Write || d->mFx == Ifx_Modify)
-                add_access(sb, d->mAddr, d->mSize, RECORD_STREAM_STORE, NULL, g);
+                add_access(sb, d->mAddr, d->mSize, TEAREC_STREAM_STORE, NULL, g);
         }
         break;
     }
     case Ist_CAS: {
         IRCAS *cas = st->Ist.CAS.details;
         Int size = sizeofIRType(typeOfIRExpr(tyenv, cas->dataLo)) * (cas->dataHi ? 2 : 1);
-        add_access(sb, cas->addr, size, RECORD_STREAM_LOAD, NULL, g);
-        add_access(sb, cas->addr, size, RECORD_STREAM_STORE, NULL, g);
+        add_access(sb, cas->addr, size, TEAREC_STREAM_LOAD, NULL, g);
+        add_access(sb, cas->addr, size, TEAREC_STREAM_STORE, NULL, g);
         break;
     }
     case Ist_LLSC: {
@@ -1341,10 +1341,10 @@ static void add_accesses(IRSB *sb, IRTypeEnv *tyenv, IRStmt *st, insn_guards *g)
         (void)ty;
         if (st->Ist.LLSC.storedata == NULL)
             add_access(sb, st->Ist.LLSC.addr, sizeofIRType(typeOfIRTemp(tyenv, st->Ist.LLSC.result)),
-                       RECORD_STREAM_LOAD, NULL, g);
+                       TEAREC_STREAM_LOAD, NULL, g);
         else
             add_access(sb, st->Ist.LLSC.addr, sizeofIRType(typeOfIRExpr(tyenv, st->Ist.LLSC.storedata)),
-                       RECORD_STREAM_STORE, NULL, g);
+                       TEAREC_STREAM_STORE, NULL, g);
         break;
     }
     default: break;
@@ -1730,9 +1730,9 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
             if (is_entry_of(pc, clo_stop_at, stop_by_address, stop_address))
                 add_call0(sb, "tearec_stop", on_stop_symbol, g.mode == BLOCK_DUAL ? IRExpr_RdTmp(g.run_precise) : NULL);
             add_precise_insn(sb,
-                             RECORD_STREAM_INSN << RECORD_STREAM_KIND_SHIFT
-                                 | (ULong)(len & 0xff) << RECORD_STREAM_SIZE_SHIFT
-                                 | ((ULong)pc & RECORD_STREAM_ADDR_MASK),
+                             TEAREC_STREAM_INSN << TEAREC_STREAM_KIND_SHIFT
+                                 | (ULong)(len & 0xff) << TEAREC_STREAM_SIZE_SHIFT
+                                 | ((ULong)pc & TEAREC_STREAM_ADDR_MASK),
                              rep, &g);
             continue;
         }
@@ -1881,12 +1881,12 @@ static void tearec_post_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt 
 /* tea_record_start() / tea_record_stop() */
 static Bool tearec_client_request(ThreadId tid, UWord *args, UWord *ret)
 {
-    if (args[0] == RECORD_STREAM_REQUEST_START) {
+    if (args[0] == TEAREC_STREAM_REQUEST_START) {
         if (tid == (ThreadId)clo_thread)
             start_recording();
-    } else if (args[0] == RECORD_STREAM_REQUEST_STOP) {
+    } else if (args[0] == TEAREC_STREAM_REQUEST_STOP) {
         if (tid == (ThreadId)clo_thread && state != REC_WAIT)
-            stop_recording(RECORD_STREAM_STOP_REQUEST);
+            stop_recording(TEAREC_STREAM_STOP_REQUEST);
     } else {
         return False;
     }
@@ -1947,7 +1947,7 @@ static void tearec_debug_usage(void) {}
 static void report_exe(void)
 {
     const HChar *name = VG_(args_the_exename), *cwd = VG_(get_startup_wd)();
-    HChar path[RECORD_STREAM_PATH_MAX], link[64];
+    HChar path[TEAREC_STREAM_PATH_MAX], link[64];
     SSizeT n = -1;
     UInt len;
 
@@ -1966,7 +1966,7 @@ static void report_exe(void)
     else
         return;
     len = (UInt)VG_(strlen)(path);
-    put(RECORD_STREAM_EXE << RECORD_STREAM_KIND_SHIFT | len);
+    put(TEAREC_STREAM_EXE << TEAREC_STREAM_KIND_SHIFT | len);
     for (UInt i = 0; i < len; i += 8) {
         ULong w = 0;
         for (UInt k = 0; k < 8 && i + k < len; k++)
@@ -2053,7 +2053,7 @@ static void tearec_fini(Int exitcode)
 {
     (void)exitcode;
     put_count();
-    stop_recording(RECORD_STREAM_STOP_EXIT);
+    stop_recording(TEAREC_STREAM_STOP_EXIT);
     flush();
 }
 

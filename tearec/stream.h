@@ -1,10 +1,10 @@
 /*
  * stream.h: the binary record stream from the `tearec` Valgrind tool
- * (record/tearec.c) to `tea record` (model/vgrecord.c).
+ * (tearec/tearec.c) to `tea record` (model/vgrecord.c).
  *
  * The stream is a sequence of 64-bit words in the machine's byte order (the
  * tool and tea record run on the same machine). A record's first word holds
- * its kind in the top 4 bits (RECORD_STREAM_KIND_SHIFT); what the other bits mean
+ * its kind in the top 4 bits (TEAREC_STREAM_KIND_SHIFT); what the other bits mean
  * depends on the kind:
  *
  *   INSN    one word:  pc (bits 0-47) | instruction bytes (bits 48-55).
@@ -14,9 +14,9 @@
  *   LOAD    one word:  address (bits 0-47) | access bytes (bits 48-59);
  *   STORE   the same: a memory access of the latest INSN (in program order).
  *   CODE    three words: pc | length (bits 48-55), then the instruction's
- *           bytes (RECORD_STREAM_CODE_BYTES, zero-padded). Sent when Valgrind
+ *           bytes (TEAREC_STREAM_CODE_BYTES, zero-padded). Sent when Valgrind
  *           translates the instruction, before it first runs.
- *   OBJECT  RECORD_STREAM_OBJECT_WORDS words and the path: start | kind, end
+ *   OBJECT  TEAREC_STREAM_OBJECT_WORDS words and the path: start | kind, end
  *           (exclusive), the file offset mapped at start, the path's length
  *           in bytes, then the path, zero-padded to whole words. An
  *           executable file mapping from which code was first translated.
@@ -32,12 +32,12 @@
  *           start to that end (bits 0-59). Just before the STOP.
  *   LINES   what the tool kept warm through the fast-forward (--warm-caches):
  *           what (bits 48-59) | a count (bits 0-47, 1 to
- *           RECORD_STREAM_LINES_MAX), then that many addresses. What is
- *           RECORD_STREAM_LINES_L1D or _LLC: the lines of one set of that
+ *           TEAREC_STREAM_LINES_MAX), then that many addresses. What is
+ *           TEAREC_STREAM_LINES_L1D or _LLC: the lines of one set of that
  *           cache (each line's first byte), least recently used first; or
- *           RECORD_STREAM_LINES_PAGES: data pages the recorded thread
+ *           TEAREC_STREAM_LINES_PAGES: data pages the recorded thread
  *           touched since the last LINES records (an address in each); or
- *           RECORD_STREAM_LINES_BRANCHES (--branch-warmup): control
+ *           TEAREC_STREAM_LINES_BRANCHES (--branch-warmup): control
  *           transfers of the fast-forward, oldest first, as pairs (an even
  *           count): the address of an instruction that may be a branch,
  *           then the address that ran after it; sent during the
@@ -61,54 +61,54 @@
  * This header holds macros only, so that both the tool (built without the
  * C library) and tea record include it.
  */
-#ifndef TEA_RECORD_STREAM_H
-#define TEA_RECORD_STREAM_H
+#ifndef TEA_TEAREC_STREAM_H
+#define TEA_TEAREC_STREAM_H
 
-#define RECORD_STREAM_KIND_SHIFT 60
-#define RECORD_STREAM_ADDR_BITS 48
-#define RECORD_STREAM_ADDR_MASK ((1ull << RECORD_STREAM_ADDR_BITS) - 1)
-#define RECORD_STREAM_SIZE_SHIFT RECORD_STREAM_ADDR_BITS
-#define RECORD_STREAM_SIZE_MASK 0xfffull /* access sizes up to 4095 bytes */
+#define TEAREC_STREAM_KIND_SHIFT 60
+#define TEAREC_STREAM_ADDR_BITS 48
+#define TEAREC_STREAM_ADDR_MASK ((1ull << TEAREC_STREAM_ADDR_BITS) - 1)
+#define TEAREC_STREAM_SIZE_SHIFT TEAREC_STREAM_ADDR_BITS
+#define TEAREC_STREAM_SIZE_MASK 0xfffull /* access sizes up to 4095 bytes */
 
-#define RECORD_STREAM_INSN 1ull
-#define RECORD_STREAM_LOAD 2ull
-#define RECORD_STREAM_STORE 3ull
-#define RECORD_STREAM_CODE 4ull
-#define RECORD_STREAM_OBJECT 5ull
-#define RECORD_STREAM_STOP 6ull
-#define RECORD_STREAM_EXE 7ull
-#define RECORD_STREAM_WARM 8ull
-#define RECORD_STREAM_WINDOW 9ull
-#define RECORD_STREAM_COUNT 10ull
-#define RECORD_STREAM_LINES 11ull
-#define RECORD_STREAM_THREAD 12ull
-#define RECORD_STREAM_LINES_L1D 0ull
-#define RECORD_STREAM_LINES_LLC 1ull
-#define RECORD_STREAM_LINES_PAGES 2ull
-#define RECORD_STREAM_LINES_BRANCHES 3ull
-#define RECORD_STREAM_LINES_MAX 64 /* the most ways a modelled cache has */
-#define RECORD_STREAM_COUNT_MASK ((1ull << RECORD_STREAM_KIND_SHIFT) - 1)
-#define RECORD_STREAM_THREAD_MASK 0xffffffffull /* a THREAD record's thread number */
-#define RECORD_STREAM_THREAD_WORDS 2
+#define TEAREC_STREAM_INSN 1ull
+#define TEAREC_STREAM_LOAD 2ull
+#define TEAREC_STREAM_STORE 3ull
+#define TEAREC_STREAM_CODE 4ull
+#define TEAREC_STREAM_OBJECT 5ull
+#define TEAREC_STREAM_STOP 6ull
+#define TEAREC_STREAM_EXE 7ull
+#define TEAREC_STREAM_WARM 8ull
+#define TEAREC_STREAM_WINDOW 9ull
+#define TEAREC_STREAM_COUNT 10ull
+#define TEAREC_STREAM_LINES 11ull
+#define TEAREC_STREAM_THREAD 12ull
+#define TEAREC_STREAM_LINES_L1D 0ull
+#define TEAREC_STREAM_LINES_LLC 1ull
+#define TEAREC_STREAM_LINES_PAGES 2ull
+#define TEAREC_STREAM_LINES_BRANCHES 3ull
+#define TEAREC_STREAM_LINES_MAX 64 /* the most ways a modelled cache has */
+#define TEAREC_STREAM_COUNT_MASK ((1ull << TEAREC_STREAM_KIND_SHIFT) - 1)
+#define TEAREC_STREAM_THREAD_MASK 0xffffffffull /* a THREAD record's thread number */
+#define TEAREC_STREAM_THREAD_WORDS 2
 
-#define RECORD_STREAM_CODE_BYTES 16 /* x86-64 instructions are at most 15 bytes */
-#define RECORD_STREAM_CODE_WORDS 3
-#define RECORD_STREAM_OBJECT_WORDS 4
-#define RECORD_STREAM_PATH_MAX 4096
+#define TEAREC_STREAM_CODE_BYTES 16 /* x86-64 instructions are at most 15 bytes */
+#define TEAREC_STREAM_CODE_WORDS 3
+#define TEAREC_STREAM_OBJECT_WORDS 4
+#define TEAREC_STREAM_PATH_MAX 4096
 
-#define RECORD_STREAM_STOP_REASON_MASK 0xffull
-#define RECORD_STREAM_STOP_THREADS_SHIFT 8
-#define RECORD_STREAM_STOP_THREADS_MASK 0xffffffffull
+#define TEAREC_STREAM_STOP_REASON_MASK 0xffull
+#define TEAREC_STREAM_STOP_THREADS_SHIFT 8
+#define TEAREC_STREAM_STOP_THREADS_MASK 0xffffffffull
 
 /* STOP reasons */
-#define RECORD_STREAM_STOP_MAX 1     /* --max-instructions reached */
-#define RECORD_STREAM_STOP_SYMBOL 2  /* the --stop-at function was entered */
-#define RECORD_STREAM_STOP_REQUEST 3 /* tea_record_stop() */
-#define RECORD_STREAM_STOP_EXIT 4    /* the program ended */
+#define TEAREC_STREAM_STOP_MAX 1     /* --max-instructions reached */
+#define TEAREC_STREAM_STOP_SYMBOL 2  /* the --stop-at function was entered */
+#define TEAREC_STREAM_STOP_REQUEST 3 /* tea_record_stop() */
+#define TEAREC_STREAM_STOP_EXIT 4    /* the program ended */
 
 /* Client requests (include/tea_record.h): Valgrind's tool base for 'T','R'. */
-#define RECORD_STREAM_REQUEST_BASE(a, b) ((((unsigned)(a)) & 0xff) << 24 | (((unsigned)(b)) & 0xff) << 16)
-#define RECORD_STREAM_REQUEST_START (RECORD_STREAM_REQUEST_BASE('T', 'R') + 0)
-#define RECORD_STREAM_REQUEST_STOP (RECORD_STREAM_REQUEST_BASE('T', 'R') + 1)
+#define TEAREC_STREAM_REQUEST_BASE(a, b) ((((unsigned)(a)) & 0xff) << 24 | (((unsigned)(b)) & 0xff) << 16)
+#define TEAREC_STREAM_REQUEST_START (TEAREC_STREAM_REQUEST_BASE('T', 'R') + 0)
+#define TEAREC_STREAM_REQUEST_STOP (TEAREC_STREAM_REQUEST_BASE('T', 'R') + 1)
 
 #endif
