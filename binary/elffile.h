@@ -1,7 +1,7 @@
 /*
  * elffile.h: the one place that opens an ELF file and reads its GNU
  * build-id, for the symbolizer (binary/symbols), the core model's code
- * reader (model/elfcode) and its Valgrind front end (model/vgrecord).
+ * reader (model/elfcode) and tea record's Valgrind session (record/session).
  *
  * The file is read through libelf with ELF_C_READ_MMAP: the image is
  * mapped read-only and elf_rawfile() gives its bytes for as long as the

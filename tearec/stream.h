@@ -1,6 +1,6 @@
 /*
  * stream.h: the binary record stream from the `tearec` Valgrind tool
- * (tearec/tearec.c) to `tea record` (model/vgrecord.c).
+ * (tearec/tearec.c) to `tea record` (record/session.c).
  *
  * The stream is a sequence of 64-bit words in the machine's byte order (the
  * tool and tea record run on the same machine). A record's first word holds

@@ -13,8 +13,8 @@
 #include "common/progress.h"
 #include "model/core.h"
 #include "binary/symbols.h"
-#include "model/simpoint.h"
-#include "model/vgrecord.h"
+#include "record/simpoint.h"
+#include "record/session.h"
 #include "trace/objects.h"
 #include "trace/trace.h"
 
@@ -73,7 +73,7 @@ typedef struct record_request {
     const char *out_path;
     trace_write_options write;
     model_config model;
-    model_vgrecord_options vg;
+    record_session_options vg;
     progress_mode progress; /* PROGRESS_OFF (-q) also silences the summary */
     int trace_children;
     char **argv;          /* the program and its arguments */
@@ -81,7 +81,7 @@ typedef struct record_request {
     char **argv_all;      /* tea's own command line, for the header */
     const char *simpoints_path, *weights_path; /* --simpoints, --weights */
     uint64_t simpoint_interval;                /* instructions per SimPoint interval */
-    model_simpoint_list simpoints;             /* their regions, read before recording */
+    record_simpoint_list simpoints;             /* their regions, read before recording */
     uint64_t *starts;                          /* each region's first instruction (vg.sample_starts) */
     int warm_caches;                           /* --warm-caches: 1 yes, 0 no, -1 not given */
     uint64_t hint_after;                       /* --hint-after: note --sample-every past N instructions (0: never) */
@@ -91,7 +91,7 @@ typedef struct record_request {
 typedef struct record_run {
     const record_request *req;
     const char *out_path;
-    model_vgrecord *session;
+    record_session *session;
     trace_writer *writer;
     int root;               /* the process tea record started (else a forked child) */
     long pid;
@@ -99,7 +99,7 @@ typedef struct record_run {
     double region_end;      /* when its region ended */
     trace_exec *execs;      /* the programs run before the traced one */
     size_t exec_count;
-    int status;             /* the root's exit status (model_vgrecord_wait) */
+    int status;             /* the root's exit status (record_session_wait) */
     uint64_t instructions;  /* recorded of the traced program */
     progress_meter meter;   /* instructions recorded, towards --max-instructions */
     uint64_t *window_ends;  /* sampling: the last cycle of each window ended so far */
@@ -188,7 +188,7 @@ static void progress(void *ctx, const model_stats *s)
 static int open_writer(record_run *run)
 {
     const record_request *req = run->req;
-    const model_vgrecord_program *prog = model_vgrecord_get_program(run->session);
+    const record_session_program *prog = record_session_get_program(run->session);
     char generator[96];
     char *command = cli_join_command(req->argc_all, req->argv_all);
     trace_header h;
@@ -276,10 +276,10 @@ static char *find_tool_dir(void)
 static const char *stop_reason(int stop)
 {
     switch (stop) {
-    case MODEL_VGRECORD_STOP_MAX: return "stopped at --max-instructions";
-    case MODEL_VGRECORD_STOP_SYMBOL: return "stopped at the --stop-at function";
-    case MODEL_VGRECORD_STOP_REQUEST: return "stopped by tea_record_stop()";
-    case MODEL_VGRECORD_STOP_EXIT: return "recorded to the program's end";
+    case RECORD_SESSION_STOP_MAX: return "stopped at --max-instructions";
+    case RECORD_SESSION_STOP_SYMBOL: return "stopped at the --stop-at function";
+    case RECORD_SESSION_STOP_REQUEST: return "stopped by tea_record_stop()";
+    case RECORD_SESSION_STOP_EXIT: return "recorded to the program's end";
     default:
         return cleanup_interrupted() ? "interrupted" : "the stream ended early";
     }
@@ -302,7 +302,7 @@ static int hex_digit(char c)
 static int add_objects(record_run *run)
 {
     size_t count;
-    const model_vgrecord_object *objs = model_vgrecord_objects(run->session, &count);
+    const record_session_object *objs = record_session_objects(run->session, &count);
 
     for (size_t i = 0; i < count; i++) {
         trace_object o;
@@ -340,12 +340,12 @@ static void warm(void *ctx, const model_insn *insn)
 
 /* What the tool kept warm through a fast-forward: a cache set's lines or
  * touched pages. */
-static void place_lines(void *ctx, model_vgrecord_warmed what, const uint64_t *addrs, size_t count)
+static void place_lines(void *ctx, record_session_warmed what, const uint64_t *addrs, size_t count)
 {
-    if (what == MODEL_VGRECORD_WARMED_PAGES)
+    if (what == RECORD_SESSION_WARMED_PAGES)
         model_core_touch_pages(ctx, addrs, count);
     else
-        model_core_place_lines(ctx, what == MODEL_VGRECORD_WARMED_LLC, addrs, count);
+        model_core_place_lines(ctx, what == RECORD_SESSION_WARMED_LLC, addrs, count);
 }
 
 /* A branch of a fast-forward's end: to the core's predictor. */
@@ -384,9 +384,9 @@ static int object_has_function(const char *path, const char *name, const char **
 static void explain_start_at(const record_run *run)
 {
     const char *name = run->req->vg.start_at, *close[RECORD_SUGGESTIONS];
-    binary_symbols *keep[MODEL_VGRECORD_OBJECTS_MAX];
+    binary_symbols *keep[RECORD_SESSION_OBJECTS_MAX];
     size_t count, nclose = 0, nkeep = 0;
-    const model_vgrecord_object *objs = model_vgrecord_objects(run->session, &count);
+    const record_session_object *objs = record_session_objects(run->session, &count);
     const char *where = NULL;
 
     for (size_t i = 0; i < count && !where; i++) {
@@ -422,7 +422,7 @@ static uint32_t recorded_tid(const record_request *req)
 static int take_threads(record_run *run)
 {
     size_t count;
-    const model_vgrecord_thread *t = model_vgrecord_threads(run->session, &count);
+    const record_session_thread *t = record_session_threads(run->session, &count);
 
     free(run->threads);
     run->threads = NULL;
@@ -527,14 +527,14 @@ static void warn_thread_share(const record_run *run)
  * new trace (opened at its first records). */
 static int run_program(record_run *run, model_core **core)
 {
-    model_source src = model_vgrecord_source(run->session);
+    model_source src = record_session_source(run->session);
     int rc;
 
     if ((rc = model_core_create(core, &run->req->model, &src)))
         return rc;
-    model_vgrecord_set_warm(run->session, warm, *core);
-    model_vgrecord_set_lines(run->session, place_lines, *core);
-    model_vgrecord_set_branches(run->session, train_branch, *core);
+    record_session_set_warm(run->session, warm, *core);
+    record_session_set_lines(run->session, place_lines, *core);
+    record_session_set_branches(run->session, train_branch, *core);
     model_core_set_window(*core, window_ended, run);
     run->window_count = 0; /* a program exec'd away from leaves none */
     run->have_last_cycle = run->have_last_commit = 0;
@@ -542,7 +542,7 @@ static int run_program(record_run *run, model_core **core)
         model_core_set_progress(*core, progress, run);
     rc = model_core_run(*core, 0, 0, emit, run);
     run->region_end = now();
-    run->instructions = model_vgrecord_get_stats(run->session)->instructions;
+    run->instructions = record_session_get_stats(run->session)->instructions;
     return rc;
 }
 
@@ -564,7 +564,7 @@ static int note_exec(record_run *run, const char *left, uint64_t instructions)
     trace_writer_abort(run->writer);
     run->writer = NULL;
     if (run->req->progress != PROGRESS_OFF) {
-        const char *next = model_vgrecord_get_program(run->session)->exec_path;
+        const char *next = record_session_get_program(run->session)->exec_path;
         if (run->root)
             fprintf(stderr, "tea record: %s exec'd %s (%llu instructions recorded before, dropped): recording it\n",
                     path, next ? next : "?", (unsigned long long)instructions);
@@ -587,10 +587,10 @@ static int follow_programs(record_run *run, model_core **core)
         if ((rc = run_program(run, core)))
             return rc;
         recorded = run->instructions;
-        left = model_vgrecord_get_program(run->session)->exec_path
-                   ? strdup(model_vgrecord_get_program(run->session)->exec_path)
+        left = record_session_get_program(run->session)->exec_path
+                   ? strdup(record_session_get_program(run->session)->exec_path)
                    : NULL;
-        rc = model_vgrecord_next_program(run->session, &exec);
+        rc = record_session_next_program(run->session, &exec);
         if (rc == TEA_OK && exec) {
             model_core_free(*core);
             *core = NULL;
@@ -608,7 +608,7 @@ static int follow_programs(record_run *run, model_core **core)
 static int set_weights(record_run *run, trace_sampling *s)
 {
     const record_request *req = run->req;
-    const model_vgrecord_stats *vs = model_vgrecord_get_stats(run->session);
+    const record_session_stats *vs = record_session_get_stats(run->session);
     uint64_t interval = req->simpoint_interval, intervals;
 
     assert(run->window_count <= req->simpoints.count); /* one window per region at most */
@@ -622,7 +622,7 @@ static int set_weights(record_run *run, trace_sampling *s)
     }
     if (!(run->weights = calloc(req->simpoints.count, sizeof *run->weights)))
         return error_set(TEA_ERR_NOMEM, "out of memory");
-    model_simpoint_integer_weights(&req->simpoints, intervals, run->weights);
+    record_simpoint_integer_weights(&req->simpoints, intervals, run->weights);
     if (vs->have_count && run->window_count < req->simpoints.count)
         fprintf(stderr, "tea record: warning: %zu of the %zu SimPoint regions lie past the program's end (%llu "
                         "instructions): are the files for this program and input?\n",
@@ -641,7 +641,7 @@ static int set_weights(record_run *run, trace_sampling *s)
  * windows' cycles add up to the trace's. */
 static int set_sampling(record_run *run, trace_sampling *s)
 {
-    const model_vgrecord_options *vg = &run->req->vg;
+    const record_session_options *vg = &run->req->vg;
     uint64_t *last_end = run->window_count ? &run->window_ends[run->window_count - 1] : NULL;
     int rc;
 
@@ -662,7 +662,7 @@ static int set_sampling(record_run *run, trace_sampling *s)
 /* Writes the run's facts, objects and thread and finishes the trace. */
 static int finish_trace(record_run *run)
 {
-    const model_vgrecord_stats *vs = model_vgrecord_get_stats(run->session);
+    const record_session_stats *vs = record_session_get_stats(run->session);
     trace_run facts;
     int rc;
 
@@ -693,7 +693,7 @@ static int finish_trace(record_run *run)
 
 /* Records one process's stream into its trace. `root`: the process tea
  * record started, whose Valgrind is waited for (run->status as
- * model_vgrecord_wait). */
+ * record_session_wait). */
 static int record_stream(record_run *run, model_core **core)
 {
     int rc;
@@ -708,14 +708,14 @@ static int record_stream(record_run *run, model_core **core)
     if (rc == TEA_OK)
         rc = take_threads(run);
     if (rc == TEA_OK && run->root)
-        rc = model_vgrecord_wait(run->session, &run->status);
+        rc = record_session_wait(run->session, &run->status);
     if (rc == TEA_OK && (!run->writer || run->instructions == 0)) {
         char threads[RECORD_THREADS_TEXT];
         if (run->root && run->req->vg.start_at && !cleanup_interrupted())
             explain_start_at(run);
         explain_threads(run, threads, sizeof threads);
         rc = error_set(TEA_ERR_IO, "no instruction was recorded (%s)%s%s",
-                       stop_reason(model_vgrecord_get_stats(run->session)->stop),
+                       stop_reason(record_session_get_stats(run->session)->stop),
                        run->req->vg.sample_every   ? "; with --sample-every N, a region shorter than N "
                                                      "instructions has no window"
                        : run->req->vg.sample_starts ? "; the SimPoint regions lie past the program's end"
@@ -731,7 +731,7 @@ static void free_run(record_run *run)
 {
     trace_writer_abort(run->writer);
     run->writer = NULL;
-    model_vgrecord_close(run->session);
+    record_session_close(run->session);
     run->session = NULL;
     for (size_t i = 0; i < run->exec_count; i++)
         free((char *)run->execs[i].path);
@@ -765,7 +765,7 @@ typedef struct child_run {
  * children_finish. */
 typedef struct children {
     const record_request *req;
-    model_vgrecord_listener *listener;
+    record_session_listener *listener;
     pthread_t acceptor;
     int accepting;             /* the acceptor thread runs */
     atomic_int stop;
@@ -803,7 +803,7 @@ static void *child_main(void *arg)
 
     free(arg);
     c->rc = record_stream(&c->run, &core);
-    c->programs = model_vgrecord_get_program(c->run.session)->exec_path != NULL;
+    c->programs = record_session_get_program(c->run.session)->exec_path != NULL;
     if (c->rc)
         snprintf(c->message, sizeof c->message, "%s", error_message());
     model_core_free(core);
@@ -815,7 +815,7 @@ static void *child_main(void *arg)
 }
 
 /* Starts a thread recording a child's stream. */
-static int start_child(children *ch, model_vgrecord *session, pid_t pid)
+static int start_child(children *ch, record_session *session, pid_t pid)
 {
     child_run *c = calloc(1, sizeof *c);
     child_arg *arg = malloc(sizeof *arg);
@@ -825,7 +825,7 @@ static int start_child(children *ch, model_vgrecord *session, pid_t pid)
     if (!c || !arg || !(c->out_path = child_output(ch->req->out_path, pid))) {
         free(c);
         free(arg);
-        model_vgrecord_close(session);
+        record_session_close(session);
         return error_set(TEA_ERR_NOMEM, "out of memory");
     }
     c->run.req = ch->req;
@@ -836,7 +836,7 @@ static int start_child(children *ch, model_vgrecord *session, pid_t pid)
     pthread_mutex_lock(&ch->lock);
     if (pthread_create(&c->thread, NULL, child_main, arg) != 0) {
         pthread_mutex_unlock(&ch->lock);
-        model_vgrecord_close(session);
+        record_session_close(session);
         free(c->out_path);
         free(c);
         free(arg);
@@ -852,9 +852,9 @@ static int start_child(children *ch, model_vgrecord *session, pid_t pid)
 /* Takes one child's stream if one comes within timeout_ms; *took = 1 then. */
 static int take_child(children *ch, int timeout_ms, int *took)
 {
-    model_vgrecord *session;
+    record_session *session;
     pid_t pid;
-    int rc = model_vgrecord_accept(ch->listener, timeout_ms, &session, &pid);
+    int rc = record_session_accept(ch->listener, timeout_ms, &session, &pid);
 
     *took = rc == TEA_OK && session;
     if (rc || !session)
@@ -881,7 +881,7 @@ static int children_start(children *ch, const record_request *req)
     ch->req = req;
     atomic_init(&ch->stop, 0);
     pthread_mutex_init(&ch->lock, NULL);
-    if ((rc = model_vgrecord_listen(&ch->listener)))
+    if ((rc = record_session_listen(&ch->listener)))
         return rc;
     if (pthread_create(&ch->acceptor, NULL, accept_children, ch) != 0)
         return error_set(TEA_ERR_IO, "cannot start a thread");
@@ -936,7 +936,7 @@ static void children_finish(children *ch, int quiet)
         fprintf(stderr, "tea record: %zu forked process%s ran no program of %s own (nothing to record)\n",
                 ch->forks_without_program, ch->forks_without_program == 1 ? "" : "es",
                 ch->forks_without_program == 1 ? "its" : "their");
-    model_vgrecord_listener_close(ch->listener);
+    record_session_listener_close(ch->listener);
     ch->listener = NULL;
     pthread_mutex_destroy(&ch->lock);
 }
@@ -948,7 +948,7 @@ static void children_finish(children *ch, int quiet)
 static void summarize(const record_run *run, const model_core *core)
 {
     const model_stats *s = model_core_stats(core);
-    const model_vgrecord_stats *vs = model_vgrecord_get_stats(run->session);
+    const record_session_stats *vs = record_session_get_stats(run->session);
     double region = run->region_end - run->region_start;
 
     fprintf(stderr,
@@ -1015,14 +1015,14 @@ static int record(record_request *req, int *exit_status)
     memset(&ch, 0, sizeof ch);
     req->vg.tool_dir = tool_dir;
     cleanup_keep_on_interrupt();
-    if ((rc = model_vgrecord_adopt_orphans()))
+    if ((rc = record_session_adopt_orphans()))
         goto done;
     if (req->trace_children) {
         if ((rc = children_start(&ch, req)))
             goto done;
-        req->vg.children_socket = model_vgrecord_listener_name(ch.listener);
+        req->vg.children_socket = record_session_listener_name(ch.listener);
     }
-    if ((rc = model_vgrecord_spawn(&run.session, req->argv, &req->vg)))
+    if ((rc = record_session_spawn(&run.session, req->argv, &req->vg)))
         goto done;
     rc = record_stream(&run, &core);
     if (rc == TEA_OK) {
@@ -1035,9 +1035,9 @@ done:
     free_run(&run);
     model_core_free(core);
     if (cleanup_interrupted())
-        model_vgrecord_kill_leftovers(tool_dir); /* children still running end too */
+        record_session_kill_leftovers(tool_dir); /* children still running end too */
     children_finish(&ch, req->progress == PROGRESS_OFF);
-    leftovers = model_vgrecord_kill_leftovers(tool_dir);
+    leftovers = record_session_kill_leftovers(tool_dir);
     if (leftovers && req->progress != PROGRESS_OFF)
         fprintf(stderr, "tea record: ended %zu process%s the program left running under Valgrind\n", leftovers,
                 leftovers == 1 ? "" : "es");
@@ -1078,7 +1078,7 @@ static int warm_caches_option(const char *command, const cli_option *opt, const 
 /* Completes and checks the sampling options (`warmup`: --sample-warmup,
  * UINT64_MAX when not given, SAMPLE_WARMUP_ALL for all); a usage error's
  * exit status, or 0. */
-static int check_sampling(const char *prog, model_vgrecord_options *vg, uint64_t warmup)
+static int check_sampling(const char *prog, record_session_options *vg, uint64_t warmup)
 {
     if (vg->sample_starts)
         return 0; /* SimPoint's regions: check_simpoints */
@@ -1110,7 +1110,7 @@ static int check_sampling(const char *prog, model_vgrecord_options *vg, uint64_t
 /* Frees what the request read (SimPoint's regions). */
 static void free_request(record_request *req)
 {
-    model_simpoint_free(&req->simpoints);
+    record_simpoint_free(&req->simpoints);
     free(req->starts);
     req->starts = NULL;
 }
@@ -1120,8 +1120,8 @@ static void free_request(record_request *req)
  * from each region's first one. A usage error's exit status, or 0. */
 static int check_simpoints(const char *prog, record_request *req, uint64_t warmup)
 {
-    model_vgrecord_options *vg = &req->vg;
-    const model_simpoint_list *l = &req->simpoints;
+    record_session_options *vg = &req->vg;
+    const record_simpoint_list *l = &req->simpoints;
     int rc;
 
     if (!req->simpoints_path && !req->weights_path) {
@@ -1141,7 +1141,7 @@ static int check_simpoints(const char *prog, record_request *req, uint64_t warmu
     if (vg->sample_length > req->simpoint_interval)
         return cli_usage_error(prog, "--sample-length %llu is over --simpoint-interval %llu",
                                (unsigned long long)vg->sample_length, (unsigned long long)req->simpoint_interval);
-    if ((rc = model_simpoint_read(&req->simpoints, req->simpoints_path, req->weights_path)))
+    if ((rc = record_simpoint_read(&req->simpoints, req->simpoints_path, req->weights_path)))
         return cli_fail(prog, rc);
     if (!(req->starts = calloc(l->count, sizeof *req->starts)))
         return cli_fail(prog, error_set(TEA_ERR_NOMEM, "out of memory"));

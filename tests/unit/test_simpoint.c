@@ -1,9 +1,9 @@
 /*
- * test_simpoint.c: SimPoint's region files (model/simpoint.c): regions
+ * test_simpoint.c: SimPoint's region files (record/simpoint.c): regions
  * paired with their clusters' weights and sorted by interval; every kind of
  * bad file refused naming the file (and line); weights made integers.
  */
-#include "model/simpoint.h"
+#include "record/simpoint.h"
 #include "common/error.h"
 #include "testutil.h"
 
@@ -18,13 +18,13 @@
 
 /* Writes `points` and `weights` to two files and reads them; the paths are
  * freed. */
-static int read_pair(const char *points, const char *weights, model_simpoint_list *l)
+static int read_pair(const char *points, const char *weights, record_simpoint_list *l)
 {
     char *p = test_temp_path("simpoints"), *w = test_temp_path("weights");
     int rc;
     test_write_file(p, points, strlen(points));
     test_write_file(w, weights, strlen(weights));
-    rc = model_simpoint_read(l, p, w);
+    rc = record_simpoint_read(l, p, w);
     remove(p);
     remove(w);
     free(p);
@@ -36,7 +36,7 @@ static int read_pair(const char *points, const char *weights, model_simpoint_lis
  * sorted by interval, each with its cluster's weight. */
 static void reads_regions_in_interval_order(void **state)
 {
-    model_simpoint_list l;
+    record_simpoint_list l;
     uint64_t n[3];
     (void)state;
     assert_int_equal(read_pair("57 0\n# a comment\n\n3 2\n120 1\n", "0.5 0\n0.3125 1\n0.1875 2\n", &l), 0);
@@ -49,14 +49,14 @@ static void reads_regions_in_interval_order(void **state)
     assert_int_equal(l.regions[2].interval, 120);
     assert_true(l.regions[2].weight == 0.3125);
     /* 16 intervals: 3, 8 and 5 exactly; 17: 3.1875 -> 3, 8.5 -> 9 (halves up), 5.3125 -> 5 */
-    model_simpoint_integer_weights(&l, 16, n);
+    record_simpoint_integer_weights(&l, 16, n);
     assert_true(n[0] == 3 && n[1] == 8 && n[2] == 5);
-    model_simpoint_integer_weights(&l, 17, n);
+    record_simpoint_integer_weights(&l, 17, n);
     assert_true(n[0] == 3 && n[1] == 9 && n[2] == 5);
     /* a weight too small for one interval still stands for one */
-    model_simpoint_integer_weights(&l, 1, n);
+    record_simpoint_integer_weights(&l, 1, n);
     assert_true(n[0] == 1 && n[1] == 1 && n[2] == 1);
-    model_simpoint_free(&l);
+    record_simpoint_free(&l);
 }
 
 /* Each bad pair is refused with a message that says what and where. */
@@ -78,15 +78,15 @@ static void refuses_bad_files(void **state)
     };
     (void)state;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        model_simpoint_list l;
+        record_simpoint_list l;
         assert_int_equal(read_pair(bad[i].points, bad[i].weights, &l), TEA_ERR_FORMAT);
         if (!strstr(error_message(), bad[i].message))
             fail_msg("case %zu: '%s' does not say '%s'", i, error_message(), bad[i].message);
         assert_null(l.regions);
     }
     {
-        model_simpoint_list l;
-        assert_int_equal(model_simpoint_read(&l, "/nonexistent/simpoints", "/nonexistent/weights"), TEA_ERR_IO);
+        record_simpoint_list l;
+        assert_int_equal(record_simpoint_read(&l, "/nonexistent/simpoints", "/nonexistent/weights"), TEA_ERR_IO);
         assert_non_null(strstr(error_message(), "/nonexistent/simpoints"));
     }
 }
@@ -95,13 +95,13 @@ static void refuses_bad_files(void **state)
  * of the clusters (SimPoint's -coveragePct), summing to less, are taken. */
 static void takes_rounded_and_partial_weights(void **state)
 {
-    model_simpoint_list l;
+    record_simpoint_list l;
     (void)state;
     assert_int_equal(read_pair("1 0\n2 1\n3 2\n", "0.333334 0\n0.333334 1\n0.333334 2\n", &l), 0);
-    model_simpoint_free(&l);
+    record_simpoint_free(&l);
     assert_int_equal(read_pair("1 0\n", "0.9 0\n", &l), 0);
     assert_int_equal(l.count, 1);
-    model_simpoint_free(&l);
+    record_simpoint_free(&l);
 }
 
 int main(void)

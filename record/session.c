@@ -1,11 +1,11 @@
 /*
- * vgrecord.c: tea's Valgrind tool's record stream of x86-64 programs as model
- * instructions (see vgrecord.h, tearec/stream.h and docs/model.md,
- * "Recording real programs").
+ * session.c: the Valgrind session of tea record: tea's Valgrind tool
+ * spawned on a program, its record stream of x86-64 instructions read as
+ * model instructions, forked children's streams (see session.h,
+ * tearec/stream.h and docs/model.md, "Recording real programs").
  */
 #define _GNU_SOURCE
-#include "vgrecord.h"
-#include "bpred.h"
+#include "session.h"
 #include "binary/elffile.h"
 #include "common/cleanup.h"
 #include "common/error.h"
@@ -54,7 +54,7 @@
 
 /* An executable mapping and, when its file could be read, its bytes. */
 typedef struct elf_object {
-    model_vgrecord_object pub;
+    record_session_object pub;
     uint64_t file_offset;  /* of start in the file */
     binary_elffile file;   /* open while the object is known, when readable */
     int file_open;
@@ -104,7 +104,7 @@ typedef struct pending_insn {
     uint8_t loads, stores, have, warm;
 } pending_insn;
 
-struct model_vgrecord {
+struct record_session {
     int fd;
     char *name;
     pid_t pid;             /* Valgrind, or 0 */
@@ -119,7 +119,7 @@ struct model_vgrecord {
     int window_pending;    /* a WINDOW record was read: the source reports the boundary next */
     csh cs;
     int cs_open;
-    elf_object objects[MODEL_VGRECORD_OBJECTS_MAX];
+    elf_object objects[RECORD_SESSION_OBJECTS_MAX];
     unsigned object_count;
     dev_t exe_dev;         /* the main program's file, to recognise its mapping */
     ino_t exe_ino;
@@ -129,20 +129,20 @@ struct model_vgrecord {
     uint64_t last_writer[REG_SLOTS]; /* seq of the latest writer of each register */
     uint64_t seq;
     pending_insn cur;      /* the instruction being assembled */
-    model_vgrecord_program program;
-    model_vgrecord_stats stats;
-    model_vgrecord_object pub_objects[MODEL_VGRECORD_OBJECTS_MAX];
-    model_vgrecord_warm_fn warm; /* where warm-up instructions go (NULL: dropped) */
+    record_session_program program;
+    record_session_stats stats;
+    record_session_object pub_objects[RECORD_SESSION_OBJECTS_MAX];
+    record_session_warm_fn warm; /* where warm-up instructions go (NULL: dropped) */
     void *warm_ctx;
-    model_vgrecord_lines_fn lines; /* where warm caches' lines go (NULL: dropped) */
+    record_session_lines_fn lines; /* where warm caches' lines go (NULL: dropped) */
     void *lines_ctx;
-    model_vgrecord_warm_fn branches; /* where a fast-forward's branches go (NULL: dropped) */
+    record_session_warm_fn branches; /* where a fast-forward's branches go (NULL: dropped) */
     void *branches_ctx;
     unsigned programs;     /* EXE records read: programs this process ran */
     int exec_pending;      /* an EXE record at buf + pos begins the next program */
     int truncated_ok;      /* the program was killed (--kill-after): the stream may end inside a record */
     decoded scratch;       /* a decoding when the table cannot grow */
-    model_vgrecord_thread *threads; /* THREAD records of the current program, by increasing number */
+    record_session_thread *threads; /* THREAD records of the current program, by increasing number */
     size_t thread_count, thread_cap;
     branch_memo memo[1u << BRANCH_MEMO_BITS]; /* direct-mapped by branch_memo_of(pc) */
 };
@@ -153,13 +153,13 @@ struct model_vgrecord {
  * `offset`. When the file is a readable ELF file, its load bias follows from
  * the executable segment holding `offset`, and it is mapped for wrong-path
  * decoding. */
-static int add_object(model_vgrecord *v, const char *path, uint64_t start, uint64_t end, uint64_t offset)
+static int add_object(record_session *v, const char *path, uint64_t start, uint64_t end, uint64_t offset)
 {
     elf_object *o;
     size_t phnum, size = 0;
     struct stat st;
 
-    if (v->object_count == MODEL_VGRECORD_OBJECTS_MAX)
+    if (v->object_count == RECORD_SESSION_OBJECTS_MAX)
         return TEA_OK;
     o = &v->objects[v->object_count];
     memset(o, 0, sizeof *o);
@@ -202,7 +202,7 @@ static int add_object(model_vgrecord *v, const char *path, uint64_t start, uint6
 }
 
 /* The file bytes at runtime address `pc` (up to `*avail`), or NULL. */
-static const uint8_t *code_at(const model_vgrecord *v, uint64_t pc, size_t *avail)
+static const uint8_t *code_at(const record_session *v, uint64_t pc, size_t *avail)
 {
     for (unsigned i = 0; i < v->object_count; i++) {
         const elf_object *o = &v->objects[i];
@@ -350,7 +350,7 @@ static uint16_t canonical_register(uint16_t reg)
 /* Decodes the static instruction d->pc (its size from the trace when known,
  * else from the decoder), from the bytes the tool sent, else from the mapped
  * file. Unknown code is an integer instruction. */
-static void decode(model_vgrecord *v, unsigned trace_size, decoded *d)
+static void decode(record_session *v, unsigned trace_size, decoded *d)
 {
     size_t avail = d->nbytes;
     const uint8_t *code = d->bytes;
@@ -400,14 +400,14 @@ static void decode(model_vgrecord *v, unsigned trace_size, decoded *d)
     cs_free(in, 1);
 }
 
-static size_t slot_of(const model_vgrecord *v, uint64_t pc)
+static size_t slot_of(const record_session *v, uint64_t pc)
 {
     return (size_t)((pc * FIBONACCI_HASH) >> 32) & (v->table_cap - 1);
 }
 
 /* Doubles the decode table when it is half full (keeps it when out of
  * memory: it still has room). */
-static void maybe_grow(model_vgrecord *v)
+static void maybe_grow(record_session *v)
 {
     size_t cap = v->table_cap * 2, s;
     decoded *bigger, *old = v->table;
@@ -428,13 +428,13 @@ static void maybe_grow(model_vgrecord *v)
 }
 
 /* The memo slot of `pc`. */
-static branch_memo *branch_memo_of(model_vgrecord *v, uint64_t pc)
+static branch_memo *branch_memo_of(record_session *v, uint64_t pc)
 {
     return &v->memo[(pc * FIBONACCI_HASH) >> (64 - BRANCH_MEMO_BITS)];
 }
 
 /* Forgets the memo of `pc` (its code changed). */
-static void branch_memo_drop(model_vgrecord *v, uint64_t pc)
+static void branch_memo_drop(record_session *v, uint64_t pc)
 {
     branch_memo *m = branch_memo_of(v, pc);
     if (m->pc == pc)
@@ -443,7 +443,7 @@ static void branch_memo_drop(model_vgrecord *v, uint64_t pc)
 
 /* The table entry of `pc`, created (not yet decoded) if new; NULL when the
  * table is full and cannot grow. */
-static decoded *entry(model_vgrecord *v, uint64_t pc)
+static decoded *entry(record_session *v, uint64_t pc)
 {
     size_t s;
     maybe_grow(v);
@@ -464,7 +464,7 @@ static decoded *entry(model_vgrecord *v, uint64_t pc)
 }
 
 /* The decoded instruction at `pc`, decoding it the first time. */
-static const decoded *lookup(model_vgrecord *v, uint64_t pc, unsigned trace_size)
+static const decoded *lookup(record_session *v, uint64_t pc, unsigned trace_size)
 {
     decoded *d = entry(v, pc);
     if (!d) {
@@ -485,7 +485,7 @@ static const decoded *lookup(model_vgrecord *v, uint64_t pc, unsigned trace_size
 
 /* Refills the buffer from the pipe (blocking until some words arrive or the
  * writer is gone), keeping the unread words. */
-static int refill(model_vgrecord *v)
+static int refill(record_session *v)
 {
     ssize_t n;
     uint8_t *bytes;
@@ -518,7 +518,7 @@ static int refill(model_vgrecord *v)
 }
 
 /* Makes `words` words available at buf + pos; *got = 0 at the end. */
-static int need(model_vgrecord *v, size_t words, int *got)
+static int need(record_session *v, size_t words, int *got)
 {
     int rc;
     assert(words <= READ_WORDS); /* records are far smaller than the buffer */
@@ -538,8 +538,8 @@ static int need(model_vgrecord *v, size_t words, int *got)
 }
 
 /* The stream ended inside a record: an error, unless the program was
- * killed (model_vgrecord_interrupt), which cuts its last record short. */
-static int ended_inside(model_vgrecord *v)
+ * killed (record_session_interrupt), which cuts its last record short. */
+static int ended_inside(record_session *v)
 {
     if (v->truncated_ok || cleanup_interrupted())
         return TEA_OK;
@@ -547,7 +547,7 @@ static int ended_inside(model_vgrecord *v)
 }
 
 /* An OBJECT record whose first word is at buf + pos. */
-static int read_object(model_vgrecord *v)
+static int read_object(record_session *v)
 {
     uint64_t start, end, offset, len;
     size_t words;
@@ -604,7 +604,7 @@ static int stat_program(const char *path, struct stat *st)
 
 /* An EXE record at buf + pos: the program the process runs (a path as it
  * exec'd it), recognised by its file among the objects. */
-static int read_exe(model_vgrecord *v)
+static int read_exe(record_session *v)
 {
     uint64_t len = v->buf[v->pos] & TEAREC_STREAM_ADDR_MASK;
     char path[TEAREC_STREAM_PATH_MAX + 1];
@@ -635,7 +635,7 @@ static int read_exe(model_vgrecord *v)
 }
 
 /* A CODE record at buf + pos: the bytes of a static instruction. */
-static int read_code(model_vgrecord *v)
+static int read_code(record_session *v)
 {
     int got, rc;
     uint64_t w;
@@ -669,7 +669,7 @@ static int read_code(model_vgrecord *v)
 }
 
 /* The COUNT record `w` at buf + pos: the region's instructions. */
-static void count_record(model_vgrecord *v, uint64_t w)
+static void count_record(record_session *v, uint64_t w)
 {
     v->stats.region_instructions = w & TEAREC_STREAM_COUNT_MASK;
     v->stats.have_count = 1;
@@ -678,7 +678,7 @@ static void count_record(model_vgrecord *v, uint64_t w)
 
 /* A THREAD record at buf + pos: a thread and its instructions, after
  * those of lower numbers. */
-static int read_thread(model_vgrecord *v)
+static int read_thread(record_session *v)
 {
     uint64_t tid;
     int got, rc;
@@ -688,13 +688,13 @@ static int read_thread(model_vgrecord *v)
     if (!got)
         return ended_inside(v);
     tid = v->buf[v->pos] & TEAREC_STREAM_COUNT_MASK;
-    if (tid == 0 || tid > TEAREC_STREAM_THREAD_MASK || v->thread_count == MODEL_VGRECORD_THREADS_MAX
+    if (tid == 0 || tid > TEAREC_STREAM_THREAD_MASK || v->thread_count == RECORD_SESSION_THREADS_MAX
         || (v->thread_count && tid <= v->threads[v->thread_count - 1].tid))
         return error_set(TEA_ERR_FORMAT, "%s: malformed THREAD record after %llu words", v->name,
                          (unsigned long long)v->stats.words);
     if (v->thread_count == v->thread_cap) {
         size_t cap = v->thread_cap ? 2 * v->thread_cap : THREADS_INITIAL;
-        model_vgrecord_thread *grown = realloc(v->threads, cap * sizeof *grown);
+        record_session_thread *grown = realloc(v->threads, cap * sizeof *grown);
         if (!grown)
             return error_set(TEA_ERR_NOMEM, "out of memory");
         v->threads = grown;
@@ -723,7 +723,7 @@ static void set_branch_outcome(model_insn *u, unsigned branch, uint64_t target, 
 /* The memo of the branch at `pc`, filled from its decoding on a miss; a
  * decoding the full table could not keep (the scratch entry) is not kept
  * in the memo either (*spare holds it). */
-static const branch_memo *branch_at(model_vgrecord *v, uint64_t pc, branch_memo *spare)
+static const branch_memo *branch_at(record_session *v, uint64_t pc, branch_memo *spare)
 {
     branch_memo *m = branch_memo_of(v, pc);
     if (!m->valid || m->pc != pc) {
@@ -744,7 +744,7 @@ static const branch_memo *branch_at(model_vgrecord *v, uint64_t pc, branch_memo 
  * branch's address and the next one run) to the branches callback, as
  * model instructions; pairs whose first address holds no branch (the tool
  * logs every exit of its blocks) are dropped. */
-static void train_branches(model_vgrecord *v, const uint64_t *pairs, size_t count)
+static void train_branches(record_session *v, const uint64_t *pairs, size_t count)
 {
     if (!v->branches)
         return;
@@ -767,7 +767,7 @@ static void train_branches(model_vgrecord *v, const uint64_t *pairs, size_t coun
 /* A LINES record `w` at buf + pos: a cache set, pages or branches the
  * tool kept through a fast-forward, handed to the lines (branches)
  * callback when `deliver` (not after the region). */
-static int read_lines(model_vgrecord *v, uint64_t w, int deliver)
+static int read_lines(record_session *v, uint64_t w, int deliver)
 {
     uint64_t count = w & TEAREC_STREAM_ADDR_MASK, level = (w >> TEAREC_STREAM_SIZE_SHIFT) & TEAREC_STREAM_SIZE_MASK;
     int got, rc;
@@ -785,9 +785,9 @@ static int read_lines(model_vgrecord *v, uint64_t w, int deliver)
     } else if (deliver) {
         if (v->lines)
             v->lines(v->lines_ctx,
-                     level == TEAREC_STREAM_LINES_L1D   ? MODEL_VGRECORD_WARMED_L1D
-                     : level == TEAREC_STREAM_LINES_LLC ? MODEL_VGRECORD_WARMED_LLC
-                                                        : MODEL_VGRECORD_WARMED_PAGES,
+                     level == TEAREC_STREAM_LINES_L1D   ? RECORD_SESSION_WARMED_L1D
+                     : level == TEAREC_STREAM_LINES_LLC ? RECORD_SESSION_WARMED_LLC
+                                                        : RECORD_SESSION_WARMED_PAGES,
                      v->buf + v->pos + 1, (size_t)count);
         v->stats.lines_placed += count;
     }
@@ -797,7 +797,7 @@ static int read_lines(model_vgrecord *v, uint64_t w, int deliver)
 
 /* Reads records until an instruction, adding memory accesses to the current
  * one; *got = 0 at the end of the stream or of the region. */
-static int read_instruction(model_vgrecord *v, pending_insn *out, int *got)
+static int read_instruction(record_session *v, pending_insn *out, int *got)
 {
     int rc, have;
 
@@ -890,7 +890,7 @@ static int read_instruction(model_vgrecord *v, pending_insn *out, int *got)
 }
 
 /* Builds the model instruction for `p`, whose successor starts at next_pc. */
-static void make_insn(model_vgrecord *v, const pending_insn *p, uint64_t next_pc, model_insn *u)
+static void make_insn(record_session *v, const pending_insn *p, uint64_t next_pc, model_insn *u)
 {
     const decoded *d = lookup(v, p->pc, p->size);
     uint64_t producer = 0;
@@ -932,9 +932,9 @@ static void make_insn(model_vgrecord *v, const pending_insn *p, uint64_t next_pc
 
 /* The model source: the next executed instruction, whose branch outcome the
  * instruction after it reveals. */
-static int vgrecord_next(void *ctx, model_insn *u)
+static int session_next(void *ctx, model_insn *u)
 {
-    model_vgrecord *v = ctx;
+    record_session *v = ctx;
     pending_insn next;
     int got, rc;
 
@@ -976,7 +976,7 @@ static int vgrecord_next(void *ctx, model_insn *u)
 }
 
 /* Forgets the objects (their files closed). */
-static void free_objects(model_vgrecord *v)
+static void free_objects(record_session *v)
 {
     for (unsigned i = 0; i < v->object_count; i++) {
         if (v->objects[i].file_open)
@@ -990,7 +990,7 @@ static void free_objects(model_vgrecord *v)
 /* Forgets what the session knew of the program a process exec'd away
  * from: its objects, decodings, register producers, statistics (but the
  * words read) and where its region stood. */
-static void forget_program(model_vgrecord *v)
+static void forget_program(record_session *v)
 {
     uint64_t words = v->stats.words;
 
@@ -1016,7 +1016,7 @@ static void forget_program(model_vgrecord *v)
 
 /* Skips the record at buf + pos (after the region: nothing of it is
  * kept), or reads it when it describes code or objects. */
-static int skip_record(model_vgrecord *v)
+static int skip_record(record_session *v)
 {
     uint64_t w = v->buf[v->pos];
 
@@ -1047,7 +1047,7 @@ static int skip_record(model_vgrecord *v)
     }
 }
 
-int model_vgrecord_next_program(model_vgrecord *v, int *exec)
+int record_session_next_program(record_session *v, int *exec)
 {
     int got, rc;
 
@@ -1075,28 +1075,28 @@ int model_vgrecord_next_program(model_vgrecord *v, int *exec)
     return TEA_OK;
 }
 
-void model_vgrecord_set_warm(model_vgrecord *v, model_vgrecord_warm_fn fn, void *ctx)
+void record_session_set_warm(record_session *v, record_session_warm_fn fn, void *ctx)
 {
     v->warm = fn;
     v->warm_ctx = ctx;
 }
 
-void model_vgrecord_set_lines(model_vgrecord *v, model_vgrecord_lines_fn fn, void *ctx)
+void record_session_set_lines(record_session *v, record_session_lines_fn fn, void *ctx)
 {
     v->lines = fn;
     v->lines_ctx = ctx;
 }
 
-void model_vgrecord_set_branches(model_vgrecord *v, model_vgrecord_warm_fn fn, void *ctx)
+void record_session_set_branches(record_session *v, record_session_warm_fn fn, void *ctx)
 {
     v->branches = fn;
     v->branches_ctx = ctx;
 }
 
 /* A wrong-path instruction: whatever the program holds at `pc`. */
-static void vgrecord_wrong_path(void *ctx, uint64_t pc, model_insn *u)
+static void session_wrong_path(void *ctx, uint64_t pc, model_insn *u)
 {
-    model_vgrecord *v = ctx;
+    record_session *v = ctx;
     const decoded *d = lookup(v, pc, 0);
 
     memset(u, 0, sizeof *u);
@@ -1105,17 +1105,17 @@ static void vgrecord_wrong_path(void *ctx, uint64_t pc, model_insn *u)
     u->cls = d->cls == MODEL_SERIAL || d->cls == MODEL_BRANCH ? MODEL_INT : d->cls;
 }
 
-model_source model_vgrecord_source(model_vgrecord *v)
+model_source record_session_source(record_session *v)
 {
-    model_source src = { vgrecord_next, vgrecord_wrong_path, v };
+    model_source src = { session_next, session_wrong_path, v };
     return src;
 }
 
 /* --- sessions ----------------------------------------------------------------- */
 
-static int session_init(model_vgrecord **out, int fd, const char *name)
+static int session_init(record_session **out, int fd, const char *name)
 {
-    model_vgrecord *v = calloc(1, sizeof *v);
+    record_session *v = calloc(1, sizeof *v);
     *out = NULL;
     if (!v)
         return error_set(TEA_ERR_NOMEM, "out of memory");
@@ -1127,12 +1127,12 @@ static int session_init(model_vgrecord **out, int fd, const char *name)
     v->table = calloc(v->table_cap, sizeof *v->table);
     if (!v->name || !v->buf || !v->table) {
         v->fd = -1;
-        model_vgrecord_close(v);
+        record_session_close(v);
         return error_set(TEA_ERR_NOMEM, "out of memory");
     }
     if (elf_version(EV_CURRENT) == EV_NONE) {
         v->fd = -1;
-        model_vgrecord_close(v);
+        record_session_close(v);
         return error_set(TEA_ERR_IO, "libelf is out of date");
     }
     if (cs_open(CS_ARCH_X86, CS_MODE_64, &v->cs) == CS_ERR_OK) {
@@ -1143,7 +1143,7 @@ static int session_init(model_vgrecord **out, int fd, const char *name)
     return TEA_OK;
 }
 
-int model_vgrecord_open_fd(model_vgrecord **out, int fd, const char *name)
+int record_session_open_fd(record_session **out, int fd, const char *name)
 {
     return session_init(out, fd, name);
 }
@@ -1179,7 +1179,7 @@ static int find_program(const char *name, char *found, size_t size)
 
 /* The tool's --sample-starts option for listed windows (malloc'd), NULL
  * when there are none; *rc TEA_ERR_NOMEM when it could not be made. */
-static char *starts_option(const model_vgrecord_options *opt, int *rc)
+static char *starts_option(const record_session_options *opt, int *rc)
 {
     static const char name[] = "--sample-starts=";
     size_t size = sizeof name + opt->sample_start_count * 21, used; /* 20 digits and a comma each */
@@ -1202,7 +1202,7 @@ static char *starts_option(const model_vgrecord_options *opt, int *rc)
 /* Fills args[] with the valgrind command line for `opt` and the program
  * argv (storage for option strings in `text`; `starts` the listed
  * windows' option or NULL). */
-static void build_args(char **args, char *text, size_t size, const model_vgrecord_options *opt, int fd,
+static void build_args(char **args, char *text, size_t size, const record_session_options *opt, int fd,
                        char *starts, char *const argv[])
 {
     size_t n = 0, used = 0;
@@ -1213,7 +1213,7 @@ static void build_args(char **args, char *text, size_t size, const model_vgrecor
         used += (size_t)k_ + 1;                                                                         \
     } while (0)
     args[n++] = (char *)(opt->valgrind ? opt->valgrind : "valgrind");
-    args[n++] = "--tool=" MODEL_VGRECORD_TOOL;
+    args[n++] = "--tool=" RECORD_SESSION_TOOL;
     args[n++] = "-q";
     /* no gdbserver, whose FIFOs a killed Valgrind leaves behind */
     args[n++] = "--vgdb=no";
@@ -1260,7 +1260,7 @@ static void build_args(char **args, char *text, size_t size, const model_vgrecor
     args[n] = NULL;
 }
 
-int model_vgrecord_spawn(model_vgrecord **out, char *const argv[], const model_vgrecord_options *opt)
+int record_session_spawn(record_session **out, char *const argv[], const record_session_options *opt)
 {
     const char *valgrind = opt->valgrind ? opt->valgrind : "valgrind";
     char found[4096], tool[4096], text[OPTION_BYTES];
@@ -1269,7 +1269,7 @@ int model_vgrecord_spawn(model_vgrecord **out, char *const argv[], const model_v
     size_t argc = 0;
     char **args, *starts;
     pid_t pid, parent;
-    model_vgrecord *v;
+    record_session *v;
     int rc;
 
     *out = NULL;
@@ -1288,17 +1288,17 @@ int model_vgrecord_spawn(model_vgrecord **out, char *const argv[], const model_v
             return error_set(TEA_ERR_IO, "%s not found; install the Debian package 'valgrind'", valgrind);
     }
     if (!opt->tool_dir
-        || snprintf(tool, sizeof tool, "%s/%s", opt->tool_dir, MODEL_VGRECORD_TOOL_FILE) >= (int)sizeof tool
+        || snprintf(tool, sizeof tool, "%s/%s", opt->tool_dir, RECORD_SESSION_TOOL_FILE) >= (int)sizeof tool
         || access(tool, X_OK) != 0)
         return error_set(TEA_ERR_IO,
                          "the Valgrind tool %s is not built or installed (%s); build tea where the "
                          "Debian package 'valgrind' is installed",
-                         MODEL_VGRECORD_TOOL_FILE, opt->tool_dir ? opt->tool_dir : "no directory found");
+                         RECORD_SESSION_TOOL_FILE, opt->tool_dir ? opt->tool_dir : "no directory found");
     if ((opt->start_at ? strlen(opt->start_at) : 0) + (opt->stop_at ? strlen(opt->stop_at) : 0)
             + (opt->children_socket ? strlen(opt->children_socket) : 0) + VALGRIND_ARGS * 32 >= sizeof text)
         return error_set(TEA_ERR_USAGE, "the function names are too long");
-    if (opt->sample_starts && (opt->sample_start_count == 0 || opt->sample_start_count > MODEL_VGRECORD_STARTS_MAX))
-        return error_set(TEA_ERR_USAGE, "1 to %d listed windows", MODEL_VGRECORD_STARTS_MAX);
+    if (opt->sample_starts && (opt->sample_start_count == 0 || opt->sample_start_count > RECORD_SESSION_STARTS_MAX))
+        return error_set(TEA_ERR_USAGE, "1 to %d listed windows", RECORD_SESSION_STARTS_MAX);
     while (argv[argc])
         argc++;
     starts = starts_option(opt, &rc);
@@ -1355,32 +1355,32 @@ int model_vgrecord_spawn(model_vgrecord **out, char *const argv[], const model_v
     return TEA_OK;
 }
 
-const model_vgrecord_program *model_vgrecord_get_program(const model_vgrecord *v)
+const record_session_program *record_session_get_program(const record_session *v)
 {
     return &v->program;
 }
 
-const model_vgrecord_object *model_vgrecord_objects(const model_vgrecord *v, size_t *count)
+const record_session_object *record_session_objects(const record_session *v, size_t *count)
 {
-    model_vgrecord *w = (model_vgrecord *)v; /* the public copies are a view */
+    record_session *w = (record_session *)v; /* the public copies are a view */
     for (unsigned i = 0; i < v->object_count; i++)
         w->pub_objects[i] = v->objects[i].pub;
     *count = v->object_count;
     return w->pub_objects;
 }
 
-const model_vgrecord_stats *model_vgrecord_get_stats(const model_vgrecord *v)
+const record_session_stats *record_session_get_stats(const record_session *v)
 {
     return &v->stats;
 }
 
-const model_vgrecord_thread *model_vgrecord_threads(const model_vgrecord *v, size_t *count)
+const record_session_thread *record_session_threads(const record_session *v, size_t *count)
 {
     *count = v->thread_count;
     return v->threads;
 }
 
-int model_vgrecord_wait(model_vgrecord *v, int *status)
+int record_session_wait(record_session *v, int *status)
 {
     int st;
     *status = 0;
@@ -1410,7 +1410,7 @@ int model_vgrecord_wait(model_vgrecord *v, int *status)
     return TEA_OK;
 }
 
-void model_vgrecord_close(model_vgrecord *v)
+void record_session_close(record_session *v)
 {
     if (!v)
         return;
@@ -1444,15 +1444,15 @@ void model_vgrecord_close(model_vgrecord *v)
 /* Connections the kernel queues before tea record accepts them. */
 #define LISTENER_BACKLOG 4096
 
-struct model_vgrecord_listener {
+struct record_session_listener {
     int fd;
     char name[LISTENER_NAME_MAX];
 };
 
-int model_vgrecord_listen(model_vgrecord_listener **out)
+int record_session_listen(record_session_listener **out)
 {
     static atomic_uint serial;
-    model_vgrecord_listener *l = calloc(1, sizeof *l);
+    record_session_listener *l = calloc(1, sizeof *l);
     struct sockaddr_un addr;
     size_t len;
 
@@ -1477,12 +1477,12 @@ int model_vgrecord_listen(model_vgrecord_listener **out)
     return TEA_OK;
 }
 
-const char *model_vgrecord_listener_name(const model_vgrecord_listener *l)
+const char *record_session_listener_name(const record_session_listener *l)
 {
     return l->name;
 }
 
-int model_vgrecord_accept(model_vgrecord_listener *l, int timeout_ms, model_vgrecord **child, pid_t *pid)
+int record_session_accept(record_session_listener *l, int timeout_ms, record_session **child, pid_t *pid)
 {
     struct pollfd p = { l->fd, POLLIN, 0 };
     struct ucred cred;
@@ -1517,7 +1517,7 @@ int model_vgrecord_accept(model_vgrecord_listener *l, int timeout_ms, model_vgre
     return TEA_OK;
 }
 
-void model_vgrecord_listener_close(model_vgrecord_listener *l)
+void record_session_listener_close(record_session_listener *l)
 {
     if (!l)
         return;
@@ -1577,14 +1577,14 @@ static int runs_file(pid_t pid, const char *exe)
     return strcmp(target, exe) == 0;
 }
 
-int model_vgrecord_adopt_orphans(void)
+int record_session_adopt_orphans(void)
 {
     if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
         return error_set(TEA_ERR_IO, "cannot adopt the program's orphaned processes: %s", strerror(errno));
     return TEA_OK;
 }
 
-size_t model_vgrecord_kill_leftovers(const char *tool_dir)
+size_t record_session_kill_leftovers(const char *tool_dir)
 {
     char tool[PATH_MAX], *real;
     DIR *d;
@@ -1592,7 +1592,7 @@ size_t model_vgrecord_kill_leftovers(const char *tool_dir)
     size_t killed = 0;
     pid_t self = getpid();
 
-    if (!tool_dir || snprintf(tool, sizeof tool, "%s/%s", tool_dir, MODEL_VGRECORD_TOOL_FILE) >= (int)sizeof tool)
+    if (!tool_dir || snprintf(tool, sizeof tool, "%s/%s", tool_dir, RECORD_SESSION_TOOL_FILE) >= (int)sizeof tool)
         return 0;
     if ((real = realpath(tool, NULL))) {
         snprintf(tool, sizeof tool, "%s", real);

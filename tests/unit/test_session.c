@@ -1,5 +1,5 @@
 /*
- * test_vgrecord.c: tea record's front end (model/vgrecord.c) on record
+ * test_session.c: tea record's Valgrind session (record/session.c) on record
  * streams written here by hand (tearec/stream.h): a two-iteration loop
  * (load, add, conditional branch back, then a store) gives the model
  * instructions one by one — classes from the decoded bytes, memory
@@ -20,7 +20,7 @@
 #include "testutil.h"
 #include "common/error.h"
 #include "model/bpred.h"
-#include "model/vgrecord.h"
+#include "record/session.h"
 #include "tearec/stream.h"
 
 #include <string.h>
@@ -102,14 +102,14 @@ static void lines(stream *s, uint64_t what, const uint64_t *words, size_t n)
 }
 
 /* A session reading `s` through a pipe (all written before reading). */
-static model_vgrecord *open_stream(const stream *s)
+static record_session *open_stream(const stream *s)
 {
     int fds[2];
-    model_vgrecord *v;
+    record_session *v;
     assert_int_equal(pipe(fds), 0);
     assert_int_equal(write(fds[1], s->w, s->n * sizeof s->w[0]), (ssize_t)(s->n * sizeof s->w[0]));
     close(fds[1]);
-    assert_int_equal(model_vgrecord_open_fd(&v, fds[0], "test stream"), TEA_OK);
+    assert_int_equal(record_session_open_fd(&v, fds[0], "test stream"), TEA_OK);
     return v;
 }
 
@@ -121,10 +121,10 @@ static void next_insn(model_source *src, model_insn *u)
 static void loop(void **state)
 {
     stream s = { .n = 0 };
-    model_vgrecord *v;
+    record_session *v;
     model_source src;
     model_insn u;
-    const model_vgrecord_stats *st;
+    const record_session_stats *st;
     size_t count;
     (void)state;
 
@@ -137,7 +137,7 @@ static void loop(void **state)
                 | TEAREC_STREAM_STOP_MAX);
     put(&s, TEAREC_STREAM_INSN << TEAREC_STREAM_KIND_SHIFT | LOOP_PC); /* nothing after STOP is read */
     v = open_stream(&s);
-    src = model_vgrecord_source(v);
+    src = record_session_source(v);
 
     next_insn(&src, &u);
     assert_int_equal(u.pc, LOOP_PC);
@@ -170,15 +170,15 @@ static void loop(void **state)
     assert_int_equal(u.dep, 2);      /* rax from the second add */
     assert_int_equal(src.next(src.ctx, &u), 0);
 
-    st = model_vgrecord_get_stats(v);
+    st = record_session_get_stats(v);
     assert_int_equal(st->instructions, 7);
     assert_int_equal(st->static_insns, 4); /* decoded once each */
     assert_int_equal(st->undecodable, 0);
-    assert_int_equal(st->stop, MODEL_VGRECORD_STOP_MAX);
+    assert_int_equal(st->stop, RECORD_SESSION_STOP_MAX);
     assert_int_equal(st->threads_seen, 3);
-    model_vgrecord_threads(v, &count); /* a stream without THREAD records */
+    record_session_threads(v, &count); /* a stream without THREAD records */
     assert_int_equal(count, 0);
-    model_vgrecord_close(v);
+    record_session_close(v);
 }
 
 typedef struct warm_log {
@@ -199,10 +199,10 @@ static void warmup_and_objects(void **state)
     stream s = { .n = 0 };
     uint64_t words[4] = { 0 };
     warm_log log = { 0, { 0 } };
-    model_vgrecord *v;
+    record_session *v;
     model_source src;
     model_insn u;
-    const model_vgrecord_object *objs;
+    const record_session_object *objs;
     size_t count;
     (void)state;
 
@@ -217,8 +217,8 @@ static void warmup_and_objects(void **state)
     iteration(&s, TEAREC_STREAM_WARM, 0);
     iteration(&s, TEAREC_STREAM_INSN, 1);
     v = open_stream(&s);
-    model_vgrecord_set_warm(v, warm_cb, &log);
-    src = model_vgrecord_source(v);
+    record_session_set_warm(v, warm_cb, &log);
+    src = record_session_source(v);
 
     next_insn(&src, &u);             /* the first recorded one: the warm-up went before */
     assert_int_equal(log.count, 3);
@@ -229,24 +229,24 @@ static void warmup_and_objects(void **state)
     next_insn(&src, &u);
     next_insn(&src, &u);
     assert_int_equal(src.next(src.ctx, &u), 0); /* end of stream without STOP */
-    assert_int_equal(model_vgrecord_get_stats(v)->instructions, 3);
-    assert_int_equal(model_vgrecord_get_stats(v)->warmed, 3);
-    assert_int_equal(model_vgrecord_get_stats(v)->stop, MODEL_VGRECORD_RUNNING);
+    assert_int_equal(record_session_get_stats(v)->instructions, 3);
+    assert_int_equal(record_session_get_stats(v)->warmed, 3);
+    assert_int_equal(record_session_get_stats(v)->stop, RECORD_SESSION_RUNNING);
 
-    objs = model_vgrecord_objects(v, &count);
+    objs = record_session_objects(v, &count);
     assert_int_equal(count, 1);
     assert_string_equal(objs[0].path, path);
     assert_int_equal(objs[0].start, LOOP_PC);
     assert_int_equal(objs[0].end, LOOP_PC + 0x1000);
     assert_int_equal(objs[0].have_bias, 0);
     assert_null(objs[0].build_id);
-    model_vgrecord_close(v);
+    record_session_close(v);
 }
 
 /* What the lines callback saw. */
 typedef struct lines_log {
     unsigned calls;
-    model_vgrecord_warmed what[4];
+    record_session_warmed what[4];
     size_t count[4];
     uint64_t addrs[8];
     size_t total;
@@ -254,7 +254,7 @@ typedef struct lines_log {
     unsigned warmed_before; /* the most of them seen at a call */
 } lines_log;
 
-static void lines_cb(void *ctx, model_vgrecord_warmed what, const uint64_t *addrs, size_t count)
+static void lines_cb(void *ctx, record_session_warmed what, const uint64_t *addrs, size_t count)
 {
     lines_log *log = ctx;
     assert_true(log->calls < 4 && log->total + count <= 8);
@@ -275,7 +275,7 @@ static void cache_lines(void **state)
     stream s = { .n = 0 };
     lines_log log = { 0 };
     warm_log warmed = { 0, { 0 } };
-    model_vgrecord *v;
+    record_session *v;
     model_source src;
     model_insn u;
     (void)state;
@@ -289,9 +289,9 @@ static void cache_lines(void **state)
     iteration(&s, TEAREC_STREAM_INSN, 2);
     log.warmed = &warmed;
     v = open_stream(&s);
-    model_vgrecord_set_lines(v, lines_cb, &log);
-    model_vgrecord_set_warm(v, warm_cb, &warmed);
-    src = model_vgrecord_source(v);
+    record_session_set_lines(v, lines_cb, &log);
+    record_session_set_warm(v, warm_cb, &warmed);
+    src = record_session_source(v);
     next_insn(&src, &u);
     next_insn(&src, &u);
     next_insn(&src, &u);
@@ -300,11 +300,11 @@ static void cache_lines(void **state)
     assert_int_equal(log.calls, 0);
     next_insn(&src, &u);
     assert_int_equal(log.calls, 3);
-    assert_int_equal(log.what[0], MODEL_VGRECORD_WARMED_L1D);
+    assert_int_equal(log.what[0], RECORD_SESSION_WARMED_L1D);
     assert_int_equal(log.count[0], 2);
-    assert_int_equal(log.what[1], MODEL_VGRECORD_WARMED_LLC);
+    assert_int_equal(log.what[1], RECORD_SESSION_WARMED_LLC);
     assert_int_equal(log.count[1], 3);
-    assert_int_equal(log.what[2], MODEL_VGRECORD_WARMED_PAGES);
+    assert_int_equal(log.what[2], RECORD_SESSION_WARMED_PAGES);
     assert_int_equal(log.count[2], 1);
     for (size_t i = 0; i < 5; i++)
         assert_int_equal(log.addrs[i], 0x1000 * (i + 1));
@@ -312,18 +312,18 @@ static void cache_lines(void **state)
     assert_int_equal(log.warmed_before, 0); /* all of them before the first warm-up instruction */
     assert_int_equal(warmed.count, 3);
     assert_int_equal(u.addr, DATA + 16);
-    assert_int_equal(model_vgrecord_get_stats(v)->lines_placed, 6);
-    model_vgrecord_close(v);
+    assert_int_equal(record_session_get_stats(v)->lines_placed, 6);
+    record_session_close(v);
 
     /* a record cut short by the stream's end */
     s.n = 0;
     put(&s, TEAREC_STREAM_LINES << TEAREC_STREAM_KIND_SHIFT | 2);
     put(&s, 0x1000);
     v = open_stream(&s);
-    src = model_vgrecord_source(v);
+    src = record_session_source(v);
     assert_int_equal(src.next(src.ctx, &u), TEA_ERR_FORMAT);
     assert_non_null(strstr(error_message(), "ends inside a record"));
-    model_vgrecord_close(v);
+    record_session_close(v);
 
     static const uint64_t bad[] = { 0, TEAREC_STREAM_LINES_MAX + 1, TEAREC_STREAM_LINES_BRANCHES << TEAREC_STREAM_SIZE_SHIFT | 1,
                                     (TEAREC_STREAM_LINES_BRANCHES + 1) << TEAREC_STREAM_SIZE_SHIFT | 2 };
@@ -331,10 +331,10 @@ static void cache_lines(void **state)
         s.n = 0;
         put(&s, TEAREC_STREAM_LINES << TEAREC_STREAM_KIND_SHIFT | bad[i]);
         v = open_stream(&s);
-        src = model_vgrecord_source(v);
+        src = record_session_source(v);
         assert_int_equal(src.next(src.ctx, &u), TEA_ERR_FORMAT);
         assert_non_null(strstr(error_message(), "malformed LINES record"));
-        model_vgrecord_close(v);
+        record_session_close(v);
     }
 }
 
@@ -358,14 +358,14 @@ static void branch_cb(void *ctx, const model_insn *u)
  * branches and warm-up callbacks logging into `log` and `warmed`, read
  * through the first window's three instructions, its boundary and the
  * next instruction. */
-static model_vgrecord *read_past_first_window(const stream *s, branch_log *log, warm_log *warmed)
+static record_session *read_past_first_window(const stream *s, branch_log *log, warm_log *warmed)
 {
-    model_vgrecord *v = open_stream(s);
+    record_session *v = open_stream(s);
     model_source src;
     model_insn u;
-    model_vgrecord_set_branches(v, branch_cb, log);
-    model_vgrecord_set_warm(v, warm_cb, warmed);
-    src = model_vgrecord_source(v);
+    record_session_set_branches(v, branch_cb, log);
+    record_session_set_warm(v, warm_cb, warmed);
+    src = record_session_source(v);
     for (int i = 0; i < 3; i++)
         next_insn(&src, &u);
     assert_int_equal(src.next(src.ctx, &u), MODEL_SOURCE_WINDOW);
@@ -383,7 +383,7 @@ static void branch_pairs(void **state)
     stream s = { .n = 0 };
     warm_log warmed = { 0, { 0 } };
     branch_log log = { .count = 0, .warmed = &warmed };
-    model_vgrecord *v;
+    record_session *v;
     (void)state;
 
     static const uint64_t pairs[] = { LOOP_PC + 6, LOOP_PC, LOOP_PC + 6, LOOP_PC + 8, LOOP_PC + 3, LOOP_PC + 6 };
@@ -404,9 +404,9 @@ static void branch_pairs(void **state)
     assert_true(log.got[0].flags & MODEL_INSN_TAKEN);
     assert_false(log.got[1].flags & MODEL_INSN_TAKEN);
     assert_int_equal(warmed.count, 3);
-    assert_int_equal(model_vgrecord_get_stats(v)->branches_trained, 2);
-    assert_int_equal(model_vgrecord_get_stats(v)->lines_placed, 0);
-    model_vgrecord_close(v);
+    assert_int_equal(record_session_get_stats(v)->branches_trained, 2);
+    assert_int_equal(record_session_get_stats(v)->lines_placed, 0);
+    record_session_close(v);
 }
 
 /* The jne's code replaced, between two batches of its pair, by a jmp of
@@ -419,7 +419,7 @@ static void branch_code_changes(void **state)
     stream s = { .n = 0 };
     warm_log warmed = { 0, { 0 } };
     branch_log log = { .count = 0, .warmed = &warmed };
-    model_vgrecord *v;
+    record_session *v;
     (void)state;
 
     first_window(&s);
@@ -433,7 +433,7 @@ static void branch_code_changes(void **state)
     assert_int_equal(log.got[1].branch, 1 + MODEL_BPRED_JUMP);
     assert_true(log.got[1].flags & MODEL_INSN_TAKEN);
     assert_int_equal(log.got[1].target, LOOP_PC);
-    model_vgrecord_close(v);
+    record_session_close(v);
 }
 
 /* An EXE record naming `path`. */
@@ -455,7 +455,7 @@ static void exe(stream *s, const char *path)
 static void execs(void **state)
 {
     stream s = { .n = 0 };
-    model_vgrecord *v;
+    record_session *v;
     model_source src;
     model_insn u;
     int exec = -1;
@@ -474,20 +474,20 @@ static void execs(void **state)
     insn(&s, TEAREC_STREAM_INSN, LOOP_PC + 8, 3);
     put_access(&s, TEAREC_STREAM_STORE, OUT, 8);
     v = open_stream(&s);
-    src = model_vgrecord_source(v);
+    src = record_session_source(v);
 
     next_insn(&src, &u);
     assert_int_equal(u.pc, LOOP_PC);
     next_insn(&src, &u);
     assert_int_equal(u.pc, LOOP_PC + 3);
     assert_int_equal(src.next(src.ctx, &u), 0);
-    assert_string_equal(model_vgrecord_get_program(v)->exec_path, "/bin/sh");
-    assert_int_equal(model_vgrecord_get_stats(v)->instructions, 2);
-    assert_int_equal(model_vgrecord_next_program(v, &exec), TEA_OK);
+    assert_string_equal(record_session_get_program(v)->exec_path, "/bin/sh");
+    assert_int_equal(record_session_get_stats(v)->instructions, 2);
+    assert_int_equal(record_session_next_program(v, &exec), TEA_OK);
     assert_int_equal(exec, 1);
-    assert_string_equal(model_vgrecord_get_program(v)->exec_path, "/usr/bin/env");
-    assert_int_equal(model_vgrecord_get_stats(v)->instructions, 0);
-    assert_int_equal(model_vgrecord_get_stats(v)->static_insns, 0); /* decodings forgotten */
+    assert_string_equal(record_session_get_program(v)->exec_path, "/usr/bin/env");
+    assert_int_equal(record_session_get_stats(v)->instructions, 0);
+    assert_int_equal(record_session_get_stats(v)->static_insns, 0); /* decodings forgotten */
 
     /* the second program: its code was sent by the first (no CODE records):
      * undecodable now, since nothing of the first is kept */
@@ -495,27 +495,27 @@ static void execs(void **state)
     next_insn(&src, &u);
     next_insn(&src, &u);
     assert_int_equal(src.next(src.ctx, &u), 0); /* STOP */
-    assert_int_equal(model_vgrecord_get_stats(v)->stop, MODEL_VGRECORD_STOP_SYMBOL);
-    assert_int_equal(model_vgrecord_get_stats(v)->undecodable, 3);
-    assert_int_equal(model_vgrecord_next_program(v, &exec), TEA_OK);
+    assert_int_equal(record_session_get_stats(v)->stop, RECORD_SESSION_STOP_SYMBOL);
+    assert_int_equal(record_session_get_stats(v)->undecodable, 3);
+    assert_int_equal(record_session_next_program(v, &exec), TEA_OK);
     assert_int_equal(exec, 1);
-    assert_string_equal(model_vgrecord_get_program(v)->exec_path, "/usr/bin/true");
-    assert_int_equal(model_vgrecord_get_stats(v)->stop, MODEL_VGRECORD_RUNNING);
+    assert_string_equal(record_session_get_program(v)->exec_path, "/usr/bin/true");
+    assert_int_equal(record_session_get_stats(v)->stop, RECORD_SESSION_RUNNING);
 
     next_insn(&src, &u);
     assert_int_equal(u.cls, MODEL_STORE);
     assert_int_equal(u.addr, OUT);
     assert_int_equal(src.next(src.ctx, &u), 0);
-    assert_int_equal(model_vgrecord_next_program(v, &exec), TEA_OK);
+    assert_int_equal(record_session_next_program(v, &exec), TEA_OK);
     assert_int_equal(exec, 0); /* the end of the stream */
-    assert_int_equal(model_vgrecord_get_stats(v)->instructions, 1);
-    model_vgrecord_close(v);
+    assert_int_equal(record_session_get_stats(v)->instructions, 1);
+    record_session_close(v);
 }
 
 static void malformed(void **state)
 {
     stream s = { .n = 0 };
-    model_vgrecord *v;
+    record_session *v;
     model_source src;
     model_insn u;
     (void)state;
@@ -523,19 +523,19 @@ static void malformed(void **state)
     /* an unknown record kind */
     put(&s, 15ull << TEAREC_STREAM_KIND_SHIFT);
     v = open_stream(&s);
-    src = model_vgrecord_source(v);
+    src = record_session_source(v);
     assert_int_equal(src.next(src.ctx, &u), TEA_ERR_FORMAT);
     assert_non_null(strstr(error_message(), "unknown record kind"));
-    model_vgrecord_close(v);
+    record_session_close(v);
 
     /* a code record cut short */
     s.n = 0;
     put(&s, TEAREC_STREAM_CODE << TEAREC_STREAM_KIND_SHIFT | 3ull << TEAREC_STREAM_SIZE_SHIFT | LOOP_PC);
     v = open_stream(&s);
-    src = model_vgrecord_source(v);
+    src = record_session_source(v);
     assert_int_equal(src.next(src.ctx, &u), TEA_ERR_FORMAT);
     assert_non_null(strstr(error_message(), "ends inside a record"));
-    model_vgrecord_close(v);
+    record_session_close(v);
 }
 
 /* A THREAD record: a thread's number, then its instructions. */
@@ -552,10 +552,10 @@ static void thread_record(stream *s, uint64_t tid, uint64_t instructions)
 static void threads(void **state)
 {
     stream s = { .n = 0 };
-    model_vgrecord *v;
+    record_session *v;
     model_source src;
     model_insn u;
-    const model_vgrecord_thread *t;
+    const record_session_thread *t;
     size_t count;
     int exec = -1;
     (void)state;
@@ -570,14 +570,14 @@ static void threads(void **state)
                 | TEAREC_STREAM_STOP_EXIT);
     exe(&s, "/usr/bin/true");
     v = open_stream(&s);
-    src = model_vgrecord_source(v);
-    model_vgrecord_threads(v, &count);
+    src = record_session_source(v);
+    record_session_threads(v, &count);
     assert_int_equal(count, 0); /* none before the STOP */
     next_insn(&src, &u);
     next_insn(&src, &u);
     next_insn(&src, &u);
     assert_int_equal(src.next(src.ctx, &u), 0);
-    t = model_vgrecord_threads(v, &count);
+    t = record_session_threads(v, &count);
     assert_int_equal(count, 3);
     assert_int_equal(t[0].tid, 1);
     assert_int_equal(t[0].instructions, 153012);
@@ -585,31 +585,31 @@ static void threads(void **state)
     assert_int_equal(t[1].instructions, 1ull << 62);
     assert_int_equal(t[2].tid, 7);
     assert_int_equal(t[2].instructions, 40);
-    assert_int_equal(model_vgrecord_get_stats(v)->stop, MODEL_VGRECORD_STOP_EXIT);
-    assert_int_equal(model_vgrecord_next_program(v, &exec), TEA_OK);
+    assert_int_equal(record_session_get_stats(v)->stop, RECORD_SESSION_STOP_EXIT);
+    assert_int_equal(record_session_next_program(v, &exec), TEA_OK);
     assert_int_equal(exec, 1);
-    model_vgrecord_threads(v, &count);
+    record_session_threads(v, &count);
     assert_int_equal(count, 0);
-    model_vgrecord_close(v);
+    record_session_close(v);
 
     for (int bad = 0; bad < 2; bad++) {
         s.n = 0;
         thread_record(&s, 2, 5);
         thread_record(&s, bad ? 0 : 2, 5);
         v = open_stream(&s);
-        src = model_vgrecord_source(v);
+        src = record_session_source(v);
         assert_int_equal(src.next(src.ctx, &u), TEA_ERR_FORMAT);
         assert_non_null(strstr(error_message(), "malformed THREAD record"));
-        model_vgrecord_close(v);
+        record_session_close(v);
     }
     /* cut after its first word */
     s.n = 0;
     put(&s, TEAREC_STREAM_THREAD << TEAREC_STREAM_KIND_SHIFT | 1);
     v = open_stream(&s);
-    src = model_vgrecord_source(v);
+    src = record_session_source(v);
     assert_int_equal(src.next(src.ctx, &u), TEA_ERR_FORMAT);
     assert_non_null(strstr(error_message(), "ends inside a record"));
-    model_vgrecord_close(v);
+    record_session_close(v);
 }
 
 int main(void)

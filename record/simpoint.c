@@ -93,8 +93,8 @@ static int read_lines(const char *path, int weighted, simpoint_line **lines, siz
                            weighted ? "WEIGHT" : "INTERVAL", weighted ? " with 0 < WEIGHT <= 1" : "");
             break;
         }
-        if (*count == MODEL_SIMPOINTS_MAX) {
-            rc = error_set(TEA_ERR_FORMAT, "%s, line %zu: more than %d regions", path, line_no, MODEL_SIMPOINTS_MAX);
+        if (*count == RECORD_SIMPOINTS_MAX) {
+            rc = error_set(TEA_ERR_FORMAT, "%s, line %zu: more than %d regions", path, line_no, RECORD_SIMPOINTS_MAX);
             break;
         }
         if (*count == room) {
@@ -124,7 +124,7 @@ static int read_lines(const char *path, int weighted, simpoint_line **lines, siz
 
 static int by_interval(const void *a, const void *b)
 {
-    const model_simpoint *x = a, *y = b;
+    const record_simpoint *x = a, *y = b;
     return x->interval < y->interval ? -1 : x->interval > y->interval;
 }
 
@@ -139,7 +139,7 @@ static size_t find_cluster(const simpoint_line *weights, size_t n, uint64_t clus
 
 /* Pairs each region with its cluster's weight: both files' clusters must
  * match one to one. */
-static int pair(model_simpoint_list *out, const simpoint_line *points, size_t np, const simpoint_line *weights,
+static int pair(record_simpoint_list *out, const simpoint_line *points, size_t np, const simpoint_line *weights,
                 size_t nw, const char *simpoints_path, const char *weights_path)
 {
     double sum = 0;
@@ -160,7 +160,7 @@ static int pair(model_simpoint_list *out, const simpoint_line *points, size_t np
             return error_set(TEA_ERR_FORMAT, "%s: cluster %llu (interval %llu) has no weight in %s", simpoints_path,
                              (unsigned long long)points[i].cluster, (unsigned long long)points[i].first,
                              weights_path);
-        out->regions[i] = (model_simpoint){ points[i].first, points[i].cluster, weights[w].weight };
+        out->regions[i] = (record_simpoint){ points[i].first, points[i].cluster, weights[w].weight };
     }
     qsort(out->regions, np, sizeof *out->regions, by_interval);
     for (size_t i = 1; i < np; i++) {
@@ -176,7 +176,7 @@ static int pair(model_simpoint_list *out, const simpoint_line *points, size_t np
     return TEA_OK;
 }
 
-int model_simpoint_read(model_simpoint_list *out, const char *simpoints_path, const char *weights_path)
+int record_simpoint_read(record_simpoint_list *out, const char *simpoints_path, const char *weights_path)
 {
     simpoint_line *points = NULL, *weights = NULL;
     size_t np = 0, nw = 0;
@@ -194,11 +194,11 @@ done:
     free(points);
     free(weights);
     if (rc)
-        model_simpoint_free(out);
+        record_simpoint_free(out);
     return rc;
 }
 
-void model_simpoint_integer_weights(const model_simpoint_list *l, uint64_t intervals, uint64_t *out)
+void record_simpoint_integer_weights(const record_simpoint_list *l, uint64_t intervals, uint64_t *out)
 {
     for (size_t i = 0; i < l->count; i++) {
         double n = floor(l->regions[i].weight * (double)intervals + 0.5);
@@ -206,7 +206,7 @@ void model_simpoint_integer_weights(const model_simpoint_list *l, uint64_t inter
     }
 }
 
-void model_simpoint_free(model_simpoint_list *l)
+void record_simpoint_free(record_simpoint_list *l)
 {
     free(l->regions);
     memset(l, 0, sizeof *l);

@@ -14,38 +14,38 @@
  * cluster needs exactly one weight and every weight a region. The regions
  * come out in the order of their intervals.
  */
-#ifndef TEA_MODEL_SIMPOINT_H
-#define TEA_MODEL_SIMPOINT_H
+#ifndef TEA_RECORD_SIMPOINT_H
+#define TEA_RECORD_SIMPOINT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct model_simpoint {
+typedef struct record_simpoint {
     uint64_t interval;   /* the region's interval index */
     uint64_t cluster;    /* its cluster's id */
     double weight;       /* the share of the run's intervals it stands for */
-} model_simpoint;
+} record_simpoint;
 
-typedef struct model_simpoint_list {
-    model_simpoint *regions; /* by increasing interval */
+typedef struct record_simpoint_list {
+    record_simpoint *regions; /* by increasing interval */
     size_t count;
-} model_simpoint_list;
+} record_simpoint_list;
 
 /* Most regions a list holds. */
-#define MODEL_SIMPOINTS_MAX 4096
+#define RECORD_SIMPOINTS_MAX 4096
 
-/* Reads the two files into *out (freed with model_simpoint_free). Errors
+/* Reads the two files into *out (freed with record_simpoint_free). Errors
  * name the file and line: TEA_ERR_IO (unreadable), TEA_ERR_FORMAT (a line
  * that is not two numbers, a weight outside (0, 1], an interval or cluster
  * given twice, a cluster without a weight or a weight without a region,
  * weights summing to more than 1.01, no region, more than
- * MODEL_SIMPOINTS_MAX), TEA_ERR_NOMEM. */
-int model_simpoint_read(model_simpoint_list *out, const char *simpoints_path, const char *weights_path);
+ * RECORD_SIMPOINTS_MAX), TEA_ERR_NOMEM. */
+int record_simpoint_read(record_simpoint_list *out, const char *simpoints_path, const char *weights_path);
 
 /* The intervals each region stands for in a run of `intervals` of them:
  * round(weight * intervals), at least 1, into out[count]. */
-void model_simpoint_integer_weights(const model_simpoint_list *l, uint64_t intervals, uint64_t *out);
+void record_simpoint_integer_weights(const record_simpoint_list *l, uint64_t intervals, uint64_t *out);
 
-void model_simpoint_free(model_simpoint_list *l);
+void record_simpoint_free(record_simpoint_list *l);
 
 #endif

@@ -1,6 +1,7 @@
 /*
- * vgrecord.h: real x86-64 programs as a source of instructions for the core
- * model, through tea's own Valgrind tool (tearec/tearec.c).
+ * session.h: the Valgrind session of tea record: real x86-64 programs as a
+ * source of instructions for the core model, through tea's own Valgrind
+ * tool (tearec/tearec.c).
  *
  * The tool runs the program and writes binary records (tearec/stream.h) to a
  * pipe this session reads: every executed instruction of one thread in the
@@ -20,29 +21,29 @@
  *
  * A process's stream holds every program it runs: an exec starts the next
  * program's part with an EXE record. The source ends at the end of the
- * region or at an exec; model_vgrecord_next_program then reads on to the
+ * region or at an exec; record_session_next_program then reads on to the
  * next program, if any. Forked children have streams of their own
- * (model_vgrecord_options.children_socket), read with model_vgrecord_open_fd.
+ * (record_session_options.children_socket), read with record_session_open_fd.
  */
-#ifndef TEA_MODEL_VGRECORD_H
-#define TEA_MODEL_VGRECORD_H
+#ifndef TEA_RECORD_SESSION_H
+#define TEA_RECORD_SESSION_H
 
-#include "core.h"
+#include "model/core.h"
 
 #include <stdint.h>
 #include <sys/types.h>
 
-typedef struct model_vgrecord model_vgrecord;
+typedef struct record_session record_session;
 
 /* The tool's file name in its Valgrind library directory (the launcher runs
  * VALGRIND_LIB/NAME-PLATFORM for --tool=NAME). */
-#define MODEL_VGRECORD_TOOL "tearec"
-#define MODEL_VGRECORD_TOOL_FILE "tearec-amd64-linux"
+#define RECORD_SESSION_TOOL "tearec"
+#define RECORD_SESSION_TOOL_FILE "tearec-amd64-linux"
 
 /* What to record. */
-typedef struct model_vgrecord_options {
+typedef struct record_session_options {
     const char *valgrind;     /* the valgrind launcher (NULL: "valgrind" in PATH) */
-    const char *tool_dir;     /* the directory holding MODEL_VGRECORD_TOOL_FILE (VALGRIND_LIB) */
+    const char *tool_dir;     /* the directory holding RECORD_SESSION_TOOL_FILE (VALGRIND_LIB) */
     uint64_t skip;            /* instructions skipped once started */
     uint64_t max_instructions;/* 0: no limit */
     uint64_t warmup;          /* instructions after the skip that only warm the model (each window's, when sampling) */
@@ -52,7 +53,7 @@ typedef struct model_vgrecord_options {
                                       instruction, from the region's start, increasing by sample_length
                                       at least; NULL: none (not with sample_every, skip or
                                       max_instructions) */
-    size_t sample_start_count;     /* 1 to MODEL_VGRECORD_STARTS_MAX */
+    size_t sample_start_count;     /* 1 to RECORD_SESSION_STARTS_MAX */
     const char *start_at;     /* function whose entry starts recording, or NULL */
     const char *stop_at;      /* function whose entry ends it (entry included), or NULL */
     int wait_start;           /* start at tea_record_start() */
@@ -60,51 +61,51 @@ typedef struct model_vgrecord_options {
     uint32_t thread;          /* Valgrind's thread number; 0: the main thread (1) */
     const model_config *warm_caches; /* the model whose L1 D, LLC and touched data pages the tool keeps
                                         warm through fast-forwards, handed to the model when one ends
-                                        (model_vgrecord_set_lines); NULL: none */
+                                        (record_session_set_lines); NULL: none */
     uint64_t branch_warmup;   /* the tool hands the branches of the last N instructions of every
                                  fast-forward to the model's predictor
-                                 (model_vgrecord_set_branches); 0: none */
+                                 (record_session_set_branches); 0: none */
     const char *children_socket; /* --trace-children: the abstract Unix socket (its name without the
                                     leading NUL) a forked child connects its stream to; NULL: forked
                                     children record nothing and their execs run without Valgrind */
-} model_vgrecord_options;
+} record_session_options;
 
 /* Most listed windows the tool takes. */
-#define MODEL_VGRECORD_STARTS_MAX 4096
+#define RECORD_SESSION_STARTS_MAX 4096
 
 /* Most executable mappings a session keeps (later ones are not listed). */
-#define MODEL_VGRECORD_OBJECTS_MAX 256
+#define RECORD_SESSION_OBJECTS_MAX 256
 
 /* An executable file mapping code ran from. */
-typedef struct model_vgrecord_object {
+typedef struct record_session_object {
     char *path;               /* as the program mapped it */
     char *build_id;           /* ELF build-id in hex, or NULL (file unreadable or none) */
     uint64_t start, end;      /* the mapping [start, end) */
     uint64_t load_bias;       /* start - the ELF virtual address it maps */
     int have_bias;            /* 0: the file could not be read */
-} model_vgrecord_object;
+} record_session_object;
 
 /* What the session learned about the traced program. */
-typedef struct model_vgrecord_program {
+typedef struct record_session_program {
     char *exec_path;     /* the path the process exec'd: the program, or a script run by its
                             interpreter (absolute; NULL before the stream names one) */
     char *path;          /* the main executable, as mapped */
     char *build_id;      /* its ELF build-id in hex, or NULL */
     uint64_t load_bias;  /* of the main executable (0 for non-PIE) */
     int have_bias;
-} model_vgrecord_program;
+} record_session_program;
 
-/* Why recording ended (model_vgrecord_stats.stop). */
-typedef enum model_vgrecord_stop {
-    MODEL_VGRECORD_RUNNING = 0,
-    MODEL_VGRECORD_STOP_MAX,     /* --max-instructions */
-    MODEL_VGRECORD_STOP_SYMBOL,  /* --stop-at */
-    MODEL_VGRECORD_STOP_REQUEST, /* tea_record_stop() */
-    MODEL_VGRECORD_STOP_EXIT     /* the program ended */
-} model_vgrecord_stop;
+/* Why recording ended (record_session_stats.stop). */
+typedef enum record_session_stop {
+    RECORD_SESSION_RUNNING = 0,
+    RECORD_SESSION_STOP_MAX,     /* --max-instructions */
+    RECORD_SESSION_STOP_SYMBOL,  /* --stop-at */
+    RECORD_SESSION_STOP_REQUEST, /* tea_record_stop() */
+    RECORD_SESSION_STOP_EXIT     /* the program ended */
+} record_session_stop;
 
 /* Counters. */
-typedef struct model_vgrecord_stats {
+typedef struct record_session_stats {
     uint64_t words;          /* stream words read */
     uint64_t instructions;   /* dynamic instructions handed to the model */
     uint64_t warmed;         /* warm-up instructions handed to the warm callback */
@@ -117,101 +118,101 @@ typedef struct model_vgrecord_stats {
     uint64_t region_instructions; /* listed windows: the recorded thread's instructions from the region's
                                      start to the program's end (the tool's COUNT), when have_count */
     int have_count;
-    int stop;                /* model_vgrecord_stop */
+    int stop;                /* record_session_stop */
     uint32_t threads_seen;   /* threads the program had started when recording stopped (0: unknown) */
-} model_vgrecord_stats;
+} record_session_stats;
 
-/* Reads a record stream from file descriptor `fd` (closed by model_vgrecord_close;
+/* Reads a record stream from file descriptor `fd` (closed by record_session_close;
  * for tests). `name` names the stream in messages. TEA_ERR_NOMEM/IO. */
-int model_vgrecord_open_fd(model_vgrecord **out, int fd, const char *name);
+int record_session_open_fd(record_session **out, int fd, const char *name);
 
 /* Starts `valgrind --tool=tearec` on argv[0..] (NULL-terminated; argv[0] is
  * looked up in PATH) with its records going to a pipe this session reads.
  * The program's own stdin, stdout and stderr are left alone. Errors:
  * TEA_ERR_USAGE (the program is not found or not executable), TEA_ERR_IO
  * (valgrind or the tool missing, cannot start). */
-int model_vgrecord_spawn(model_vgrecord **out, char *const argv[], const model_vgrecord_options *opt);
+int record_session_spawn(record_session **out, char *const argv[], const record_session_options *opt);
 
 /* Receives each warm-up instruction (--warmup), in order, before the
  * region's first instruction is returned by the source. */
-typedef void (*model_vgrecord_warm_fn)(void *ctx, const model_insn *insn);
+typedef void (*record_session_warm_fn)(void *ctx, const model_insn *insn);
 
 /* Where warm-up instructions go (default: dropped). */
-void model_vgrecord_set_warm(model_vgrecord *v, model_vgrecord_warm_fn fn, void *ctx);
+void record_session_set_warm(record_session *v, record_session_warm_fn fn, void *ctx);
 
 /* What a fast-forward kept warm (warm_caches), handed over when it ends. */
-typedef enum model_vgrecord_warmed {
-    MODEL_VGRECORD_WARMED_L1D = 0, /* the lines of one L1 D set, least recently used first */
-    MODEL_VGRECORD_WARMED_LLC,     /* the same of an LLC set */
-    MODEL_VGRECORD_WARMED_PAGES    /* data pages first touched since the last hand-over */
-} model_vgrecord_warmed;
+typedef enum record_session_warmed {
+    RECORD_SESSION_WARMED_L1D = 0, /* the lines of one L1 D set, least recently used first */
+    RECORD_SESSION_WARMED_LLC,     /* the same of an LLC set */
+    RECORD_SESSION_WARMED_PAGES    /* data pages first touched since the last hand-over */
+} record_session_warmed;
 
 /* Receives `count` addresses of `what`. */
-typedef void (*model_vgrecord_lines_fn)(void *ctx, model_vgrecord_warmed what, const uint64_t *addrs, size_t count);
+typedef void (*record_session_lines_fn)(void *ctx, record_session_warmed what, const uint64_t *addrs, size_t count);
 
 /* Where they go (default: dropped). */
-void model_vgrecord_set_lines(model_vgrecord *v, model_vgrecord_lines_fn fn, void *ctx);
+void record_session_set_lines(record_session *v, record_session_lines_fn fn, void *ctx);
 
 /* Receives the branches of a fast-forward (branch_warmup) as they come,
  * oldest first, as model instructions (pc, size, branch kind, whether
  * taken, target): the predictor's training. */
-void model_vgrecord_set_branches(model_vgrecord *v, model_vgrecord_warm_fn fn, void *ctx);
+void record_session_set_branches(record_session *v, record_session_warm_fn fn, void *ctx);
 
 /* The model source over this session; valid while it lives. */
-model_source model_vgrecord_source(model_vgrecord *v);
+model_source record_session_source(record_session *v);
 
 /* The main program (known once its code ran). */
-const model_vgrecord_program *model_vgrecord_get_program(const model_vgrecord *v);
+const record_session_program *record_session_get_program(const record_session *v);
 
 /* The executable mappings reported so far, in the order code first ran
  * from them; valid until the next read or close. */
-const model_vgrecord_object *model_vgrecord_objects(const model_vgrecord *v, size_t *count);
+const record_session_object *record_session_objects(const record_session *v, size_t *count);
 
-const model_vgrecord_stats *model_vgrecord_get_stats(const model_vgrecord *v);
+const record_session_stats *record_session_get_stats(const record_session *v);
 
 /* Most threads a session lists (a stream naming more is refused). */
-#define MODEL_VGRECORD_THREADS_MAX 65536
+#define RECORD_SESSION_THREADS_MAX 65536
 
 /* A thread of the program and the instructions it ran (the tool's THREAD
  * records, tearec/stream.h). */
-typedef struct model_vgrecord_thread {
+typedef struct record_session_thread {
     uint32_t tid;          /* Valgrind's number (1: the main thread) */
     uint64_t instructions; /* from the program's start until recording stopped, counted by whole
                               blocks (each pass of a rep string instruction one) */
-} model_vgrecord_thread;
+} record_session_thread;
 
 /* The threads of the current program that ran an instruction, in
  * increasing order of their number, once recording stopped (*count = 0
  * before, and for a stream of a tool that predates the counts); valid
  * until the next read or close. */
-const model_vgrecord_thread *model_vgrecord_threads(const model_vgrecord *v, size_t *count);
+const record_session_thread *record_session_threads(const record_session *v, size_t *count);
 
 /* After the source has ended (the region is over, the stream ended, or
  * the process exec'd), reads on to the next program the process runs.
  * *exec = 1 when there is one: the session now describes that program (its
  * objects, program and statistics start afresh; the source can run again);
  * 0 at the end of the stream. Errors as the source's. */
-int model_vgrecord_next_program(model_vgrecord *v, int *exec);
+int record_session_next_program(record_session *v, int *exec);
 
 /* Waits for Valgrind (and so the program) to end. *status is the program's
  * exit status (128 + signal number; -1 when it was killed after recording,
  * --kill-after). Errors: TEA_ERR_IO when Valgrind did not run. */
-int model_vgrecord_wait(model_vgrecord *v, int *status);
+int record_session_wait(record_session *v, int *status);
 
 /* Closes the stream, kills Valgrind if it still runs, frees everything. */
-void model_vgrecord_close(model_vgrecord *v);
+void record_session_close(record_session *v);
 
 /* --- forked children (--trace-children) ---------------------------------- */
 
 /* A Unix socket in the abstract namespace (no file) that forked children
  * connect their streams to, each right after its fork (tearec/tearec.c). */
-typedef struct model_vgrecord_listener model_vgrecord_listener;
+typedef struct record_session_listener record_session_listener;
 
 /* Opens the socket. TEA_ERR_IO, TEA_ERR_NOMEM. */
-int model_vgrecord_listen(model_vgrecord_listener **out);
+int record_session_listen(record_session_listener **out);
 
-/* Its name, for model_vgrecord_options.children_socket. */
-const char *model_vgrecord_listener_name(const model_vgrecord_listener *l);
+/* Its name, for record_session_options.children_socket. */
+const char *record_session_listener_name(const record_session_listener *l);
 
 /* Waits up to timeout_ms (0: not at all) for a child's stream: *child is a
  * session reading it (NULL when none came), *pid the child's process (by
@@ -220,23 +221,23 @@ const char *model_vgrecord_listener_name(const model_vgrecord_listener *l);
  * child connects before it closes its parent's stream, so once every stream
  * read so far has ended, a call with timeout 0 that finds none means no
  * process is left to connect. Errors: TEA_ERR_IO, TEA_ERR_NOMEM. */
-int model_vgrecord_accept(model_vgrecord_listener *l, int timeout_ms, model_vgrecord **child, pid_t *pid);
+int record_session_accept(record_session_listener *l, int timeout_ms, record_session **child, pid_t *pid);
 
 /* Closes the socket. Safe on NULL. */
-void model_vgrecord_listener_close(model_vgrecord_listener *l);
+void record_session_listener_close(record_session_listener *l);
 
 /* --- processes left behind ------------------------------------------------- */
 
 /* Makes this process the reaper of the program's orphans (Linux's child
- * subreaper), so that model_vgrecord_kill_leftovers finds every process the
- * program started. Call before model_vgrecord_spawn. TEA_ERR_IO. */
-int model_vgrecord_adopt_orphans(void);
+ * subreaper), so that record_session_kill_leftovers finds every process the
+ * program started. Call before record_session_spawn. TEA_ERR_IO. */
+int record_session_adopt_orphans(void);
 
 /* Kills (SIGKILL) every process descended from this one that runs tea's
  * tool from `tool_dir` (a forked copy of the program still running under
  * Valgrind), so that no Valgrind outlives tea record, and reaps the
  * adopted processes that have ended; returns how many it killed. Call once
  * the program's own process has been waited for. */
-size_t model_vgrecord_kill_leftovers(const char *tool_dir);
+size_t record_session_kill_leftovers(const char *tool_dir);
 
 #endif
