@@ -36,9 +36,7 @@ int view_report_input_load(view_report_input *in, const char *path, const char *
     }
     if (golden_path) {
         if ((rc = pics_read(golden_path, &in->ginfo, &in->g))) {
-            pics_info_free(&in->info);
-            pics_free(&in->p);
-            pics_groups_free(in->groups, in->group_count);
+            view_report_input_free(in); /* nothing left to free twice */
             return rc;
         }
         in->has_golden = 1;

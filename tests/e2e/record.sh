@@ -191,6 +191,10 @@ grep -q '^ *[0-9.]*% ± *[0-9.]*% ' out.txt || fail "pics report: no interval be
 run 0 "$PICS" report samp-r/golden.pics --top 2 --format csv
 awk -F, 'NR > 1 && ($(NF - 1) == "" || $NF == "" || $(NF - 1) > $(NF - 5) || $NF < $(NF - 5)) { bad = 1 }
          END { exit bad || NR < 2 }' out.txt || fail "pics report --format csv: no interval around the share: $(cat out.txt)"
+# a golden PICS with window groups and a --golden that cannot be read: an
+# error naming the file, and nothing freed twice on the way out
+run 1 "$PICS" annotate samp-r/golden.pics --symbol long_region --golden nosuch.pics
+contains err.txt "nosuch.pics"
 # tea topdown gives the whole trace's shares their intervals over the groups
 run 0 "$TEA" topdown samp.tea
 contains out.txt "over 20 groups of them"
