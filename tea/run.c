@@ -5,7 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "run.h"
 #include "parallel.h"
-#include "results.h"
+#include "results/results.h"
 #include "common/error.h"
 #include "trace/frames.h"
 
@@ -691,14 +691,14 @@ int tea_run_describe_floor(const tea_run *run, size_t i, pics_info *info)
 
 void tea_run_csv_begin(FILE *f)
 {
-    tea_results_write_header(f);
+    results_write_header(f);
 }
 
 void tea_run_csv_trace(FILE *f, const tea_run *run)
 {
     for (size_t i = 0; i < run->row_count; i++) {
         const tea_run_row *row = &run->rows[i];
-        tea_results_row r = {
+        results_row r = {
             .trace = (char *)run->name,
             .scheme = (char *)row->label,
             .freq_hz = row->spec.frequency_hz,
@@ -710,12 +710,12 @@ void tea_run_csv_trace(FILE *f, const tea_run *run)
             .records = run->totals.records,
         };
         snprintf(r.rules, sizeof r.rules, "%s", golden_rules_name(row->spec.rules));
-        static_assert(TEA_RUN_GRANULARITIES == TEA_RESULTS_GRANULARITIES, "one error column per granularity");
+        static_assert(TEA_RUN_GRANULARITIES == RESULTS_GRANULARITIES, "one error column per granularity");
         for (int g = 0; g < TEA_RUN_GRANULARITIES; g++) {
             r.error[g] = row->error[g];
             r.noise_floor[g] = row->noise_floor[g];
         }
-        tea_results_write_row(f, &r);
+        results_write_row(f, &r);
     }
 }
 

@@ -184,7 +184,7 @@ int tea_run_errors(tea_run *run, const trace_symmap *functions);
  * TEA_ERR_NOMEM. */
 int tea_run_describe(const tea_run *run, size_t i, pics_info *info);
 
-/* The results CSV (tea/results.h): the column names; then, per trace, one
+/* The results CSV (results/results.h): the column names; then, per trace, one
  * row per sampler, each naming the trace's digest, span and records.
  * Nothing but the header and rows: the provenance goes to the JSON file
  * beside it (below). Write errors surface when the stream is closed. */

@@ -8,7 +8,7 @@
 #include "common/outdir.h"
 #include "common/outfile.h"
 #include "pics/scheme.h"
-#include "tea/results.h"
+#include "results/results.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -490,13 +490,13 @@ static int parse_replay_scheme(const char *label, pics_scheme *s)
  * it has none (*golden NULL). */
 static int replay_dir_golden(const char *dir, char **golden)
 {
-    if (!(*golden = tea_results_dir_file(dir, TEA_RESULTS_GOLDEN)))
+    if (!(*golden = results_dir_file(dir, RESULTS_GOLDEN)))
         return error_set(TEA_ERR_NOMEM, "out of memory");
     if (access(*golden, F_OK) != 0) {
         free(*golden);
         *golden = NULL;
         return error_set(TEA_ERR_USAGE, "%s is a directory without %s, not a tea replay directory: pass a PICS file",
-                         dir, TEA_RESULTS_GOLDEN);
+                         dir, RESULTS_GOLDEN);
     }
     return TEA_OK;
 }
@@ -511,7 +511,7 @@ int cli_replay_dir_operand(const char *command, const char **path, const char *s
     owned[0] = owned[1] = NULL;
     if (scheme && (rc = parse_replay_scheme(scheme, &s)))
         return rc;
-    if (!tea_results_is_dir(dir))
+    if (!results_is_dir(dir))
         return scheme ? error_set(TEA_ERR_USAGE, "--scheme %s takes a PICS of a tea replay directory, and %s is "
                                                  "none: give the directory, or no --scheme",
                                   scheme, dir)
@@ -524,7 +524,7 @@ int cli_replay_dir_operand(const char *command, const char **path, const char *s
                 scheme ? "" : " (--scheme S for another scheme's PICS)");
         return TEA_OK;
     }
-    if ((rc = tea_results_dir_pics(dir, scheme, pics_scheme_display_name(s), &owned[0], &owned[1])))
+    if ((rc = results_dir_pics(dir, scheme, pics_scheme_display_name(s), &owned[0], &owned[1])))
         return rc;
     *path = owned[0];
     if (golden && !*golden) {

@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* A PICS operand that may be a tea replay directory (tea/results.h), one
+/* A PICS operand that may be a tea replay directory (results/results.h), one
  * rule for every command (docs/usage.md, "Words that mean one thing"): a
  * directory stands for its PICS of `scheme` (--scheme S: golden, tea, nci,
  * ibs, spe, ris or SCHEME:all; NULL: golden), DIR/S.pics or its one

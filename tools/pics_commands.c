@@ -13,7 +13,7 @@
 #include "pics/error.h"
 #include "pics/pics_file.h"
 #include "trace/symmap.h"
-#include "tea/results.h"
+#include "results/results.h"
 #include "trace/psv.h"
 
 #include <math.h>
@@ -176,7 +176,7 @@ static int read_floor(const error_request *req, const pics_info *si, pics_info *
     if (!path) {
         if (si->noise_floor_of[0] || pics_info_is_golden(si))
             return TEA_OK;
-        if ((rc = tea_results_floor_path(req->sampled_path, &auto_path)))
+        if ((rc = results_floor_path(req->sampled_path, &auto_path)))
             return rc;
         if (access(auto_path, F_OK) != 0) {
             free(auto_path);

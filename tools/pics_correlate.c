@@ -6,7 +6,7 @@
  * For each of the nine events, every static instruction with at least
  * --min-count occurrences of it is a point (occurrences, cycles of the
  * components containing the event); r is Pearson's correlation over those
- * points (tea/correlate.h). The pooled row ("all") takes the points of
+ * points (results/correlate.h). The pooled row ("all") takes the points of
  * every input together: instructions of different traces are different
  * points even at the same address.
  */
@@ -19,9 +19,9 @@
 #include "common/outfile.h"
 #include "palette.h"
 #include "plot/chart.h"
-#include "tea/correlate.h"
+#include "results/correlate.h"
 #include "pics/pics_file.h"
-#include "tea/results.h"
+#include "results/results.h"
 #include "trace/psv.h"
 
 #include <libgen.h>
@@ -72,15 +72,15 @@ typedef struct correlate_request {
 typedef struct trace_result {
     char *name;
     char digest[TRACE_DIGEST_LEN + 1];
-    tea_correlate_points points[TRACE_PSV_EVENT_COUNT];
-    tea_correlate_stats stats[TRACE_PSV_EVENT_COUNT];
+    results_correlate_points points[TRACE_PSV_EVENT_COUNT];
+    results_correlate_stats stats[TRACE_PSV_EVENT_COUNT];
 } trace_result;
 
 static void result_free(trace_result *t)
 {
     free(t->name);
     for (int e = 0; e < TRACE_PSV_EVENT_COUNT; e++)
-        tea_correlate_points_free(&t->points[e]);
+        results_correlate_points_free(&t->points[e]);
 }
 
 /* The trace's name (see the usage text). */
@@ -97,21 +97,21 @@ static int name_input(const char *file, const char *digest, char **name)
     }
     dir = dirname(copy);
     base = basename(base_copy);
-    if (!(summary = tea_results_dir_file(dir, TEA_RESULTS_SUMMARY))) {
+    if (!(summary = results_dir_file(dir, RESULTS_SUMMARY))) {
         rc = error_set(TEA_ERR_NOMEM, "out of memory");
         goto done;
     }
-    if ((rc = tea_results_trace_name(summary, digest, name)) || *name)
+    if ((rc = results_trace_name(summary, digest, name)) || *name)
         goto done;
-    if (strcmp(base, TEA_RESULTS_GOLDEN) == 0) {
+    if (strcmp(base, RESULTS_GOLDEN) == 0) {
         /* The directory's own name, also for "." or "..". */
         const char *d = realpath(dir, resolved) ? resolved : dir;
         const char *slash = strrchr(d, '/');
         *name = strdup(slash && slash[1] ? slash + 1 : d);
     } else {
         n = strlen(base);
-        if (n > strlen(TEA_RESULTS_PICS_SUFFIX) && strcmp(base + n - strlen(TEA_RESULTS_PICS_SUFFIX), TEA_RESULTS_PICS_SUFFIX) == 0)
-            base[n - strlen(TEA_RESULTS_PICS_SUFFIX)] = '\0';
+        if (n > strlen(RESULTS_PICS_SUFFIX) && strcmp(base + n - strlen(RESULTS_PICS_SUFFIX), RESULTS_PICS_SUFFIX) == 0)
+            base[n - strlen(RESULTS_PICS_SUFFIX)] = '\0';
         *name = strdup(base);
     }
     if (!*name)
@@ -152,7 +152,7 @@ static int unique_names(trace_result *in, size_t count)
 /* Reads one golden PICS into its points and the pooled points. */
 static int load_input(const correlate_request *req, const char *given, trace_result *t, trace_result *pooled)
 {
-    char *file = tea_results_is_dir(given) ? tea_results_dir_file(given, TEA_RESULTS_GOLDEN) : strdup(given);
+    char *file = results_is_dir(given) ? results_dir_file(given, RESULTS_GOLDEN) : strdup(given);
     pics_info info;
     pics p;
     int rc;
@@ -173,8 +173,8 @@ static int load_input(const correlate_request *req, const char *given, trace_res
     memcpy(t->digest, info.trace_digest, sizeof t->digest);
     if ((rc = name_input(file, info.trace_digest, &t->name)))
         goto done;
-    if ((rc = tea_correlate_collect(&p, req->min_count, t->points))
-        || (rc = tea_correlate_collect(&p, req->min_count, pooled->points)))
+    if ((rc = results_correlate_collect(&p, req->min_count, t->points))
+        || (rc = results_correlate_collect(&p, req->min_count, pooled->points)))
         error_prefix(rc, "%s: ", file);
 done:
     pics_free(&p);
@@ -206,7 +206,7 @@ static void write_csv_rows(FILE *f, const trace_result *t)
 {
     char occurrences[EXACT_U128_DIGITS_MAX], cycles[NUMBER_MAX];
     for (int e = 0; e < TRACE_PSV_EVENT_COUNT; e++) {
-        const tea_correlate_stats *s = &t->stats[e];
+        const results_correlate_stats *s = &t->stats[e];
         exact_format_u128(s->occurrences, occurrences, sizeof occurrences);
         format_cycles(s->value, cycles, sizeof cycles);
         csv_data_field(f, t->name);
@@ -264,7 +264,7 @@ static void write_summary(FILE *f, const correlate_request *req, const trace_res
         fprintf(f, "%-8s", trace_psv_event_name((enum trace_psv_event)e));
         for (size_t c = 0; c < columns; c++) {
             const trace_result *t = shown(req, in, pooled, c);
-            const tea_correlate_stats *s = &t->stats[e];
+            const results_correlate_stats *s = &t->stats[e];
             int width = (int)(strlen(t->name) > TEXT_COLUMN_MIN ? strlen(t->name) : TEXT_COLUMN_MIN);
             if (isnan(s->r))
                 snprintf(cell, sizeof cell, "undefined (n=%zu)", s->instructions);
@@ -345,10 +345,10 @@ static int run_correlate(const correlate_request *req, const char *command)
                 fprintf(stderr, "%s: warning: %s and %s are the same trace (digest %s); the pooled row counts it "
                         "twice\n", command, in[j].name, in[i].name, in[i].digest);
         for (int e = 0; e < TRACE_PSV_EVENT_COUNT; e++)
-            tea_correlate_compute(in[i].points[e].items, in[i].points[e].count, &in[i].stats[e]);
+            results_correlate_compute(in[i].points[e].items, in[i].points[e].count, &in[i].stats[e]);
     }
     for (int e = 0; e < TRACE_PSV_EVENT_COUNT; e++)
-        tea_correlate_compute(pooled.points[e].items, pooled.points[e].count, &pooled.stats[e]);
+        results_correlate_compute(pooled.points[e].items, pooled.points[e].count, &pooled.stats[e]);
     if ((req->svg_path && (rc = write_svg(req, in, &pooled))) || (rc = write_csv(req, in, &pooled)))
         goto done;
     /* The summary never mixes with a CSV on standard output. */

@@ -18,7 +18,7 @@
 #include "common/json.h"
 #include "common/outfile.h"
 #include "pics/error.h"
-#include "tea/results.h"
+#include "results/results.h"
 #include "pics/scheme.h"
 #include "trace/psv.h"
 

@@ -3,10 +3,10 @@
  * table (Markdown, LaTeX or CSV) and a grouped-bar chart, like the TEA
  * paper's Figure 5 and its mean/max summary.
  *
- * The inputs are results CSVs (tea/results.h): `tea replay` directories
+ * The inputs are results CSVs (results/results.h): `tea replay` directories
  * (their summary.csv) or files such as `tea sweep` writes, in any mix. Rows
  * are traces in the order they first appear, columns the scheme labels in
- * tea_results_scheme_compare order; a cell is the mean over seeds of the error at
+ * results_scheme_compare order; a cell is the mean over seeds of the error at
  * the chosen granularity and frequency, and the `mean` and `max` rows are the
  * mean and maximum over the traces of the cells above them.
  */
@@ -18,7 +18,7 @@
 #include "common/outfile.h"
 #include "palette.h"
 #include "plot/chart.h"
-#include "tea/results.h"
+#include "results/results.h"
 #include "pics/scheme.h"
 
 #include <math.h>
@@ -153,7 +153,7 @@ static int freq_matches(double row_hz, double wanted_hz)
 /* Own frequencies: when every trace's rows are at one frequency, each
  * trace is shown at its own (traces replayed with --samples K). 1 when so,
  * with t->trace_freq filled; 0 when some trace has several. */
-static int own_frequencies(const tea_results_set *s, table *t)
+static int own_frequencies(const results_set *s, table *t)
 {
     char *seen = calloc(t->trace_count ? t->trace_count : 1, 1);
     int own = 1;
@@ -175,7 +175,7 @@ static int own_frequencies(const tea_results_set *s, table *t)
  * else each trace's own when each has one. A choice to make is a usage
  * error listing the frequencies there are. Needs the trace names
  * (collect_names). Returns an exit status. */
-static int choose_frequency(const table_request *req, const tea_results_set *s, const char *command, table *t)
+static int choose_frequency(const table_request *req, const results_set *s, const char *command, table *t)
 {
     double *hz = &t->freq_hz;
     double *all = malloc(s->count * sizeof *all);
@@ -225,19 +225,19 @@ static int choose_frequency(const table_request *req, const tea_results_set *s, 
 
 static int compare_schemes(const void *x, const void *y)
 {
-    return tea_results_scheme_compare(*(const char *const *)x, *(const char *const *)y);
+    return results_scheme_compare(*(const char *const *)x, *(const char *const *)y);
 }
 
 /* The traces (first appearance) and schemes (table order) of every row, at
  * any frequency, so that the table's shape does not depend on --freq. */
-static int collect_names(const tea_results_set *s, table *t)
+static int collect_names(const results_set *s, table *t)
 {
     t->traces = malloc(s->count * sizeof *t->traces);
     t->schemes = malloc(s->count * sizeof *t->schemes);
     if (!t->traces || !t->schemes)
         return error_set(TEA_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < s->count; i++) {
-        const tea_results_row *r = &s->rows[i];
+        const results_row *r = &s->rows[i];
         if (find_name(t->traces, t->trace_count, r->trace) == t->trace_count)
             t->traces[t->trace_count++] = r->trace;
         if (find_name(t->schemes, t->scheme_count, r->scheme) == t->scheme_count)
@@ -248,7 +248,7 @@ static int collect_names(const tea_results_set *s, table *t)
 }
 
 /* Averages the rows at the table's frequency into the cells. */
-static int fill_cells(const table_request *req, const char *command, const tea_results_set *s, table *t)
+static int fill_cells(const table_request *req, const char *command, const results_set *s, table *t)
 {
     size_t n = t->trace_count * t->scheme_count;
     char *warned = calloc(t->trace_count ? t->trace_count : 1, 1); /* traces said to have no cycles */
@@ -262,7 +262,7 @@ static int fill_cells(const table_request *req, const char *command, const tea_r
         return error_set(TEA_ERR_NOMEM, "out of memory");
     }
     for (size_t i = 0; i < s->count; i++) {
-        const tea_results_row *r = &s->rows[i];
+        const results_row *r = &s->rows[i];
         double e = r->error[req->granularity];
         size_t trace = find_name(t->traces, t->trace_count, r->trace);
         table_cell *c;
@@ -273,7 +273,7 @@ static int fill_cells(const table_request *req, const char *command, const tea_r
             return error_set(TEA_ERR_FORMAT,
                              "%s: line %lu: no %s for trace %s, scheme %s (the run had no "
                              "function symbols; choose another --granularity)",
-                             r->file, r->line, tea_results_error_column(req->granularity), r->trace, r->scheme);
+                             r->file, r->line, results_error_column(req->granularity), r->trace, r->scheme);
         }
         if (isnan(e)) {
             /* A trace with no attributed cycles has no error: its row stays empty. */
@@ -784,10 +784,10 @@ static int write_table(const table_request *req, const table *t)
 
 /* Refuses results of runs under different rules (tea replay --rules): their
  * errors measure different samplers. */
-static int same_rules(const tea_results_set *s)
+static int same_rules(const results_set *s)
 {
     for (size_t i = 1; i < s->count; i++) {
-        const tea_results_row *a = &s->rows[0], *b = &s->rows[i];
+        const results_row *a = &s->rows[0], *b = &s->rows[i];
         if (strcmp(a->rules, b->rules) != 0)
             return error_set(TEA_ERR_USAGE,
                              "%s: line %lu comes from a run under the %s rules, %s: line %lu under the %s ones: "
@@ -800,18 +800,18 @@ static int same_rules(const tea_results_set *s)
 /* Reads the inputs, builds the table and writes it. Returns an exit status. */
 static int run_table(const table_request *req, const char *command)
 {
-    tea_results_set s;
+    results_set s;
     table t;
     int rc = TEA_OK, status;
 
-    tea_results_init(&s);
+    results_init(&s);
     memset(&t, 0, sizeof t);
     for (size_t i = 0; i < req->input_count && rc == TEA_OK; i++)
-        rc = tea_results_read(&s, req->inputs[i]);
+        rc = results_read(&s, req->inputs[i]);
     if (rc == TEA_OK)
         rc = same_rules(&s);
     if (rc == TEA_OK)
-        rc = tea_results_dedupe(&s);
+        rc = results_dedupe(&s);
     if (rc == TEA_OK && s.count == 0)
         rc = error_set(TEA_ERR_FORMAT, "no results in %s%s", req->inputs[0], req->input_count > 1 ? " ..." : "");
     if (rc) {
@@ -833,7 +833,7 @@ static int run_table(const table_request *req, const char *command)
         status = cli_fail(command, rc);
 done:
     table_free(&t);
-    tea_results_free(&s);
+    results_free(&s);
     return status;
 }
 

@@ -11,7 +11,7 @@
 #include "common/outfile.h"
 #include "study.h"
 #include "pics/pics_file.h"
-#include "tea/results.h"
+#include "results/results.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -50,17 +50,17 @@
 
 /* The file of a sampler's PICS: DIR/LABEL.pics, with -FREQhz when several
  * frequencies were asked for, or of its noise floor, DIR/LABEL.floor.pics
- * (tea/results.h). */
+ * (results/results.h). */
 static void sampler_file_name(const study_request *req, const char *dir, const tea_run_row *row, int floor,
                               char *buf, size_t size)
 {
-    char name[TEA_RESULTS_NAME_MAX + TEA_RUN_LABEL_MAX];
+    char name[RESULTS_NAME_MAX + TEA_RUN_LABEL_MAX];
     size_t freqs = req->sample_target_count ? req->sample_target_count : req->freq_count;
     int with_frequency = freqs > 1 && !req->period;
     if (floor)
-        tea_results_floor_name(row->label, with_frequency, row->spec.frequency_hz, name, sizeof name);
+        results_floor_name(row->label, with_frequency, row->spec.frequency_hz, name, sizeof name);
     else
-        tea_results_pics_name(row->label, with_frequency, row->spec.frequency_hz, name, sizeof name);
+        results_pics_name(row->label, with_frequency, row->spec.frequency_hz, name, sizeof name);
     snprintf(buf, size, "%s/%s", dir, name);
 }
 
@@ -95,7 +95,7 @@ static int write_files(const study_request *req, const char *dir, const tea_run 
     outfile *f;
     int rc;
 
-    snprintf(path, sizeof path, "%s/%s", dir, TEA_RESULTS_GOLDEN);
+    snprintf(path, sizeof path, "%s/%s", dir, RESULTS_GOLDEN);
     if ((rc = write_pics(t, SIZE_MAX, 0, path)))
         return rc;
     for (size_t i = 0; i < t->row_count; i++) {
@@ -105,14 +105,14 @@ static int write_files(const study_request *req, const char *dir, const tea_run 
                 return rc;
         }
     }
-    snprintf(path, sizeof path, "%s/%s", dir, TEA_RESULTS_SUMMARY);
+    snprintf(path, sizeof path, "%s/%s", dir, RESULTS_SUMMARY);
     if ((rc = outfile_open(&f, path)))
         return rc;
     tea_run_csv_begin(outfile_stream(f));
     tea_run_csv_trace(outfile_stream(f), t);
     if ((rc = outfile_commit(f)))
         return rc;
-    snprintf(path, sizeof path, "%s/%s", dir, TEA_RESULTS_PROVENANCE);
+    snprintf(path, sizeof path, "%s/%s", dir, RESULTS_PROVENANCE);
     if ((rc = outfile_open(&f, path)))
         return rc;
     json_writer j;
@@ -130,7 +130,7 @@ static int write_outputs(const study_request *req, const char *dir, const tea_ru
     outdir *d;
     int rc;
 
-    if ((rc = outdir_open(&d, dir, tea_results_is_dir_file)))
+    if ((rc = outdir_open(&d, dir, results_is_dir_file)))
         return rc;
     /* room for the longest file name: "ibs-all-<frequency>hz.floor.pics" */
     if (strlen(outdir_path(d)) + TEA_RUN_LABEL_MAX + 32 >= REPLAY_PATH_MAX)

@@ -23,7 +23,7 @@
 #include "trace/symmap.h"
 #include "pics/tdimport.h"
 #include "tea/replay.h"
-#include "tea/results.h"
+#include "results/results.h"
 #include "trace/frames.h"
 #include "trace/record.h"
 #include "trace/trace.h"
@@ -206,14 +206,14 @@ static int read_pics(const char *path)
 
 static int read_results(const char *path)
 {
-    tea_results_set s;
+    results_set s;
     int rc;
 
-    tea_results_init(&s);
-    rc = tea_results_read(&s, path);
+    results_init(&s);
+    rc = results_read(&s, path);
     if (rc == 0)
-        rc = tea_results_dedupe(&s);
-    tea_results_free(&s);
+        rc = results_dedupe(&s);
+    results_free(&s);
     return rc;
 }
 

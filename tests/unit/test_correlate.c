@@ -1,11 +1,11 @@
 /*
- * test_correlate.c: event occurrences against cycle impact (tea/correlate):
+ * test_correlate.c: event occurrences against cycle impact (results/correlate):
  * Pearson's r on data worked out by hand, the undefined cases, large values
  * with small differences, and the points of a hand-built golden PICS.
  */
 #include "testutil.h"
 #include "common/error.h"
-#include "tea/correlate.h"
+#include "results/correlate.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -14,20 +14,20 @@
 #define EXACT 1e-15 /* r of exactly linear or hand-worked data, to rounding */
 
 /* r of the points (x[i], y[i]). */
-static double pearson(const uint64_t *x, const uint64_t *y, size_t n, tea_correlate_stats *stats)
+static double pearson(const uint64_t *x, const uint64_t *y, size_t n, results_correlate_stats *stats)
 {
-    tea_correlate_point pts[16];
+    results_correlate_point pts[16];
     assert_true(n <= 16);
     for (size_t i = 0; i < n; i++)
-        pts[i] = (tea_correlate_point){ .occurrences = x[i], .value = y[i] };
-    tea_correlate_compute(pts, n, stats);
+        pts[i] = (results_correlate_point){ .occurrences = x[i], .value = y[i] };
+    results_correlate_compute(pts, n, stats);
     return stats->r;
 }
 
 static void pearson_by_hand(void **state)
 {
     (void)state;
-    tea_correlate_stats s;
+    results_correlate_stats s;
     const uint64_t x[] = { 1, 2, 3, 4 }, up[] = { 2, 4, 6, 8 }, down[] = { 8, 6, 4, 2 };
     /* x = 1..5, y = 2 1 4 3 5: deviations (-2 -1 0 1 2) and (-1 -2 1 0 2),
      * sum of products 2 + 2 + 0 + 0 + 4 = 8, sums of squares 10 and 10:
@@ -52,7 +52,7 @@ static void pearson_by_hand(void **state)
 static void pearson_large_values(void **state)
 {
     (void)state;
-    tea_correlate_stats s;
+    results_correlate_stats s;
     const uint64_t base_x = 1ull << 63, base_y = 10000000000000000000ull;
     uint64_t x[5], y[5];
     const uint64_t dy[] = { 2, 1, 4, 3, 5 };
@@ -76,10 +76,10 @@ static void pearson_large_values(void **state)
 static void pearson_undefined(void **state)
 {
     (void)state;
-    tea_correlate_stats s;
+    results_correlate_stats s;
     const uint64_t x[] = { 1, 2, 3 }, same[] = { 7, 7, 7 };
 
-    tea_correlate_compute(NULL, 0, &s);
+    results_correlate_compute(NULL, 0, &s);
     assert_true(isnan(s.r));
     assert_int_equal(s.instructions, 0);
     assert_true(s.occurrences == 0 && s.value == 0);
@@ -116,8 +116,8 @@ static void points_of_a_golden_pics(void **state)
         { 0x10, 0, 5, 7 }, { 0x10, 1, 3, 2 }, { 0x10, 5, 10, 1 }, { 0x20, 1, 1, 1 },
         { 0x30, 64, 4, 3 }, { 0x30, 129, 2, 2 }, { 0x40, 0, 9, 9 },
     };
-    tea_correlate_points points[TRACE_PSV_EVENT_COUNT];
-    tea_correlate_stats s;
+    results_correlate_points points[TRACE_PSV_EVENT_COUNT];
+    results_correlate_stats s;
     pics p;
 
     assert_int_equal(pics_init(&p), TEA_OK);
@@ -126,7 +126,7 @@ static void points_of_a_golden_pics(void **state)
                          TEA_OK);
 
     memset(points, 0, sizeof points);
-    assert_int_equal(tea_correlate_collect(&p, 1, points), TEA_OK);
+    assert_int_equal(results_correlate_collect(&p, 1, points), TEA_OK);
     assert_int_equal(points[TRACE_PSV_ST_L1].count, 3);
     assert_true(points[TRACE_PSV_ST_L1].items[0].occurrences == 3
                 && points[TRACE_PSV_ST_L1].items[0].value == 13 * PICS_UNIT);
@@ -146,42 +146,42 @@ static void points_of_a_golden_pics(void **state)
         if (e != TRACE_PSV_ST_L1 && e != TRACE_PSV_ST_LLC && e != TRACE_PSV_FL_MB && e != TRACE_PSV_FL_EX)
             assert_int_equal(points[e].count, 0);
 
-    tea_correlate_compute(points[TRACE_PSV_ST_L1].items, points[TRACE_PSV_ST_L1].count, &s);
+    results_correlate_compute(points[TRACE_PSV_ST_L1].items, points[TRACE_PSV_ST_L1].count, &s);
     assert_float_equal(s.r, 36.0 / sqrt(1596.0), 1e-12);
     assert_true(s.occurrences == 6);
     assert_true(s.value == 16 * PICS_UNIT);
-    tea_correlate_compute(points[TRACE_PSV_FL_MB].items, points[TRACE_PSV_FL_MB].count, &s);
+    results_correlate_compute(points[TRACE_PSV_FL_MB].items, points[TRACE_PSV_FL_MB].count, &s);
     assert_true(isnan(s.r)); /* one instruction */
-    tea_correlate_compute(points[TRACE_PSV_DR_SQ].items, points[TRACE_PSV_DR_SQ].count, &s);
+    results_correlate_compute(points[TRACE_PSV_DR_SQ].items, points[TRACE_PSV_DR_SQ].count, &s);
     assert_true(isnan(s.r)); /* never occurs */
     assert_int_equal(s.instructions, 0);
 
     /* collecting appends: a second PICS (here the same) doubles the points */
-    assert_int_equal(tea_correlate_collect(&p, 1, points), TEA_OK);
+    assert_int_equal(results_correlate_collect(&p, 1, points), TEA_OK);
     assert_int_equal(points[TRACE_PSV_ST_L1].count, 6);
-    tea_correlate_compute(points[TRACE_PSV_ST_L1].items, points[TRACE_PSV_ST_L1].count, &s);
+    results_correlate_compute(points[TRACE_PSV_ST_L1].items, points[TRACE_PSV_ST_L1].count, &s);
     assert_float_equal(s.r, 36.0 / sqrt(1596.0), 1e-12); /* duplicated points keep r */
     for (int e = 0; e < TRACE_PSV_EVENT_COUNT; e++)
-        tea_correlate_points_free(&points[e]);
+        results_correlate_points_free(&points[e]);
 
     /* --min-count 2 drops 0x20 from ST-L1 and 0x10 from ST-LLC */
-    assert_int_equal(tea_correlate_collect(&p, 2, points), TEA_OK);
+    assert_int_equal(results_correlate_collect(&p, 2, points), TEA_OK);
     assert_int_equal(points[TRACE_PSV_ST_L1].count, 2);
     assert_true(points[TRACE_PSV_ST_L1].items[0].occurrences == 3 && points[TRACE_PSV_ST_L1].items[1].occurrences == 2);
     assert_int_equal(points[TRACE_PSV_ST_LLC].count, 0);
     assert_int_equal(points[TRACE_PSV_FL_EX].count, 1);
     for (int e = 0; e < TRACE_PSV_EVENT_COUNT; e++)
-        tea_correlate_points_free(&points[e]);
+        results_correlate_points_free(&points[e]);
 
     /* --min-count 0: every instruction, (0, 0) where the event is absent */
-    assert_int_equal(tea_correlate_collect(&p, 0, points), TEA_OK);
+    assert_int_equal(results_correlate_collect(&p, 0, points), TEA_OK);
     for (int e = 0; e < TRACE_PSV_EVENT_COUNT; e++)
         assert_int_equal(points[e].count, 4);
     assert_true(points[TRACE_PSV_ST_L1].items[3].occurrences == 0 && points[TRACE_PSV_ST_L1].items[3].value == 0);
-    tea_correlate_compute(points[TRACE_PSV_ST_TLB].items, points[TRACE_PSV_ST_TLB].count, &s);
+    results_correlate_compute(points[TRACE_PSV_ST_TLB].items, points[TRACE_PSV_ST_TLB].count, &s);
     assert_true(isnan(s.r)); /* all (0, 0) */
     for (int e = 0; e < TRACE_PSV_EVENT_COUNT; e++)
-        tea_correlate_points_free(&points[e]);
+        results_correlate_points_free(&points[e]);
     pics_free(&p);
 }
 

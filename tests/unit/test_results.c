@@ -1,5 +1,5 @@
 /*
- * test_results.c: results CSVs (tea/results): the schema's rows, comments
+ * test_results.c: results CSVs (results/results): the schema's rows, comments
  * anywhere, concatenated files with repeated (and reordered) headers,
  * quoting, a replay directory, malformed lines with their line numbers,
  * duplicates, the scheme order, writing and reading back, and the trace
@@ -8,7 +8,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
 #include "common/error.h"
-#include "tea/results.h"
+#include "results/results.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -22,7 +22,7 @@
 /* HEADER's columns and the trace's identity. */
 #define IDENTITY_HEADER                                                                                             \
     "trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func,digest,cycles,records\n"
-/* The header tea_results_write_header writes: IDENTITY_HEADER's columns, the noise floors and the rules. */
+/* The header results_write_header writes: IDENTITY_HEADER's columns, the noise floors and the rules. */
 #define WRITTEN_HEADER                                                                                              \
     "trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func,digest,cycles,records,"       \
     "noise_floor_insn_component,noise_floor_insn,noise_floor_func,rules\n"
@@ -44,9 +44,9 @@ static void reads_rows_of_the_schema(void **state)
                                       "# trace lbm: /path/lbm.tea, digest 3cdd478deb2f956d, 15015862 cycles\n" HEADER
                                       "lbm,tea,4000,1,2500,0,0.044997647,0.035638817,0.012000000\n"
                                       "lbm,ibs:all,4000,1,2450,50,0.189869360,0.189869360,\n");
-    tea_results_set s;
-    tea_results_init(&s);
-    assert_int_equal(tea_results_read(&s, path), TEA_OK);
+    results_set s;
+    results_init(&s);
+    assert_int_equal(results_read(&s, path), TEA_OK);
     assert_int_equal(s.count, 2);
     assert_string_equal(s.rows[0].trace, "lbm");
     assert_string_equal(s.rows[0].scheme, "tea");
@@ -63,7 +63,7 @@ static void reads_rows_of_the_schema(void **state)
     assert_int_equal(s.rows[1].lost, 50);
     assert_true(isnan(s.rows[1].error[PICS_GRAN_FUNC]));
     assert_int_equal(s.rows[1].line, 5);
-    tea_results_free(&s);
+    results_free(&s);
     assert_int_equal(s.count, 0);
     unlink(path);
     free(path);
@@ -82,9 +82,9 @@ static void reads_concatenated_files(void **state)
                                     "# trace \"a,b\": x, digest 0123456789abcdef\n"
                                     "nci,\"a,b\",7,1e6,whatever,0.125\n"
                                     "\"tea\",\"say \"\"hi\"\"\",2,100,,1\n");
-    tea_results_set s;
-    tea_results_init(&s);
-    assert_int_equal(tea_results_read(&s, path), TEA_OK);
+    results_set s;
+    results_init(&s);
+    assert_int_equal(results_read(&s, path), TEA_OK);
     assert_int_equal(s.count, 3);
     assert_string_equal(s.rows[0].trace, "lbm");
     assert_true(s.rows[0].error[PICS_GRAN_INSN] == 0.25);
@@ -99,7 +99,7 @@ static void reads_concatenated_files(void **state)
     assert_string_equal(s.rows[2].trace, "say \"hi\"");
     assert_true(s.rows[2].error[PICS_GRAN_INSN] == 1.0);
     assert_int_equal(s.rows[2].line, 9);
-    tea_results_free(&s);
+    results_free(&s);
     unlink(path);
     free(path);
 }
@@ -111,7 +111,7 @@ static void reads_a_replay_directory(void **state)
     static const char summary_text[] = HEADER "mcf,spe,4000,3,1,2,0.1,0.2,0.3\n";
     char *dir = test_temp_path("replaydir"), *summary, *other;
     size_t n = strlen(dir) + sizeof "/summary.csv";
-    tea_results_set s;
+    results_set s;
 
     assert_int_equal(mkdir(dir, 0755), 0);
     summary = malloc(n);
@@ -119,9 +119,9 @@ static void reads_a_replay_directory(void **state)
     snprintf(summary, n, "%s/summary.csv", dir);
     test_write_file(summary, summary_text, strlen(summary_text));
     other = scratch("other.csv", HEADER "lbm,ris,4000,1,1,2,0.4,0.5,0.6\n");
-    tea_results_init(&s);
-    assert_int_equal(tea_results_read(&s, dir), TEA_OK);
-    assert_int_equal(tea_results_read(&s, other), TEA_OK);
+    results_init(&s);
+    assert_int_equal(results_read(&s, dir), TEA_OK);
+    assert_int_equal(results_read(&s, other), TEA_OK);
     assert_int_equal(s.count, 2);
     assert_string_equal(s.rows[0].file, summary);
     assert_string_equal(s.rows[0].trace, "mcf");
@@ -129,7 +129,7 @@ static void reads_a_replay_directory(void **state)
     assert_true(s.rows[0].error[PICS_GRAN_FUNC] == 0.3);
     assert_string_equal(s.rows[1].file, other);
     assert_int_equal(s.rows[1].line, 2);
-    tea_results_free(&s);
+    results_free(&s);
     unlink(summary);
     unlink(other);
     rmdir(dir);
@@ -180,25 +180,25 @@ static void refuses_bad_lines(void **state)
 
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *path = scratch("bad.csv", cases[i].text);
-        tea_results_set s;
-        tea_results_init(&s);
-        assert_int_equal(tea_results_read(&s, good), TEA_OK);
-        assert_int_equal(tea_results_read(&s, path), cases[i].code);
+        results_set s;
+        results_init(&s);
+        assert_int_equal(results_read(&s, good), TEA_OK);
+        assert_int_equal(results_read(&s, path), cases[i].code);
         assert_contains(error_message(), path);
         assert_contains(error_message(), cases[i].message);
         assert_int_equal(s.count, 1);
         assert_string_equal(s.rows[0].trace, "lbm");
-        tea_results_free(&s);
+        results_free(&s);
         unlink(path);
         free(path);
     }
     {
-        tea_results_set s;
+        results_set s;
         char *missing = test_temp_path("missing.csv");
-        tea_results_init(&s);
-        assert_int_equal(tea_results_read(&s, missing), TEA_ERR_IO);
+        results_init(&s);
+        assert_int_equal(results_read(&s, missing), TEA_ERR_IO);
         assert_contains(error_message(), "cannot open");
-        tea_results_free(&s);
+        results_free(&s);
         free(missing);
     }
     unlink(good);
@@ -217,13 +217,13 @@ static void dedupes_identical_and_refuses_inconsistent_repeats(void **state)
                                           "lbm,tea,4e3,1,1,0,0.1,0.1,\n"
                                           "mcf,tea,4000,1,1,0,0.2,0.1,\n");
     char *c = scratch("dup-c.csv", HEADER "nab,tea,4000,1,1,0,0.2,0.1,0.05\n");
-    tea_results_set s;
+    results_set s;
 
-    tea_results_init(&s);
-    assert_int_equal(tea_results_read(&s, a), TEA_OK);
-    assert_int_equal(tea_results_read(&s, b), TEA_OK);
+    results_init(&s);
+    assert_int_equal(results_read(&s, a), TEA_OK);
+    assert_int_equal(results_read(&s, b), TEA_OK);
     assert_int_equal(s.count, 6);
-    assert_int_equal(tea_results_dedupe(&s), TEA_OK);
+    assert_int_equal(results_dedupe(&s), TEA_OK);
     assert_int_equal(s.count, 4);
     assert_string_equal(s.rows[0].trace, "lbm");
     assert_int_equal(s.rows[0].seed, 1);
@@ -232,13 +232,13 @@ static void dedupes_identical_and_refuses_inconsistent_repeats(void **state)
     assert_string_equal(s.rows[2].trace, "nab");
     assert_string_equal(s.rows[3].trace, "mcf");
     /* an empty error_func against a filled one is a different figure */
-    assert_int_equal(tea_results_read(&s, c), TEA_OK);
-    assert_int_equal(tea_results_dedupe(&s), TEA_ERR_FORMAT);
+    assert_int_equal(results_read(&s, c), TEA_OK);
+    assert_int_equal(results_dedupe(&s), TEA_ERR_FORMAT);
     assert_contains(error_message(), c);
     assert_contains(error_message(), "line 2: trace nab, scheme tea at 4000 Hz, seed 1 repeats");
     assert_contains(error_message(), a);
     assert_contains(error_message(), "line 4 with other values");
-    tea_results_free(&s);
+    results_free(&s);
     unlink(a);
     unlink(b);
     unlink(c);
@@ -255,20 +255,20 @@ static void dedupe_keeps_the_noise_floor(void **state)
     char *plain = scratch("floor-a.csv", HEADER "lbm,ibs,4000,1,5,1,0.4,0.3,\n");
     char *floored = scratch("floor-b.csv", WRITTEN_HEADER "lbm,ibs,4000,1,5,1,0.4,0.3,,,,,0.2,0.1,,\n");
     char *other = scratch("floor-c.csv", WRITTEN_HEADER "lbm,ibs,4000,1,5,1,0.4,0.3,,,,,0.25,0.1,,\n");
-    tea_results_set s;
+    results_set s;
 
-    tea_results_init(&s);
-    assert_int_equal(tea_results_read(&s, plain), TEA_OK);
-    assert_int_equal(tea_results_read(&s, floored), TEA_OK);
-    assert_int_equal(tea_results_dedupe(&s), TEA_OK);
+    results_init(&s);
+    assert_int_equal(results_read(&s, plain), TEA_OK);
+    assert_int_equal(results_read(&s, floored), TEA_OK);
+    assert_int_equal(results_dedupe(&s), TEA_OK);
     assert_int_equal(s.count, 1);
     assert_string_equal(s.rows[0].file, plain);
     assert_true(s.rows[0].noise_floor[PICS_GRAN_INSN_COMPONENT] == 0.2);
     assert_true(s.rows[0].noise_floor[PICS_GRAN_INSN] == 0.1);
     assert_true(isnan(s.rows[0].noise_floor[PICS_GRAN_FUNC]));
-    assert_int_equal(tea_results_read(&s, other), TEA_OK);
-    assert_int_equal(tea_results_dedupe(&s), TEA_ERR_FORMAT);
-    tea_results_free(&s);
+    assert_int_equal(results_read(&s, other), TEA_OK);
+    assert_int_equal(results_dedupe(&s), TEA_ERR_FORMAT);
+    results_free(&s);
     unlink(plain);
     unlink(floored);
     unlink(other);
@@ -279,7 +279,7 @@ static void dedupe_keeps_the_noise_floor(void **state)
 
 static int compare_labels(const void *x, const void *y)
 {
-    return tea_results_scheme_compare(*(const char *const *)x, *(const char *const *)y);
+    return results_scheme_compare(*(const char *const *)x, *(const char *const *)y);
 }
 
 static void orders_schemes(void **state)
@@ -292,20 +292,20 @@ static void orders_schemes(void **state)
     qsort(labels, sizeof labels / sizeof labels[0], sizeof labels[0], compare_labels);
     for (size_t i = 0; i < sizeof labels / sizeof labels[0]; i++)
         assert_string_equal(labels[i], expected[i]);
-    assert_int_equal(tea_results_scheme_compare("ibs", "ibs"), 0);
-    assert_string_equal(tea_results_error_column(PICS_GRAN_INSN_COMPONENT), "error_insn_component");
-    assert_string_equal(tea_results_error_column(PICS_GRAN_INSN), "error_insn");
-    assert_string_equal(tea_results_error_column(PICS_GRAN_FUNC), "error_func");
-    assert_string_equal(tea_results_floor_column(PICS_GRAN_INSN_COMPONENT), "noise_floor_insn_component");
-    assert_string_equal(tea_results_floor_column(PICS_GRAN_FUNC), "noise_floor_func");
+    assert_int_equal(results_scheme_compare("ibs", "ibs"), 0);
+    assert_string_equal(results_error_column(PICS_GRAN_INSN_COMPONENT), "error_insn_component");
+    assert_string_equal(results_error_column(PICS_GRAN_INSN), "error_insn");
+    assert_string_equal(results_error_column(PICS_GRAN_FUNC), "error_func");
+    assert_string_equal(results_floor_column(PICS_GRAN_INSN_COMPONENT), "noise_floor_insn_component");
+    assert_string_equal(results_floor_column(PICS_GRAN_FUNC), "noise_floor_func");
 }
 
-/* What tea_results_write_row writes reads back to the same row; names that
+/* What results_write_row writes reads back to the same row; names that
  * need it are quoted (a leading '#' would otherwise make a comment). */
 static void writes_rows_that_read_back(void **state)
 {
     (void)state;
-    tea_results_row rows[2] = {
+    results_row rows[2] = {
         { .trace = "a,b",
           .scheme = "ibs:all",
           .freq_hz = 3333.333333333333,
@@ -327,14 +327,14 @@ static void writes_rows_that_read_back(void **state)
     };
     char *path = test_temp_path("written.csv");
     FILE *f = fopen(path, "w");
-    tea_results_set s;
+    results_set s;
     uint8_t *text;
     size_t size;
 
     assert_non_null(f);
-    tea_results_write_header(f);
+    results_write_header(f);
     for (int i = 0; i < 2; i++)
-        tea_results_write_row(f, &rows[i]);
+        results_write_row(f, &rows[i]);
     assert_int_equal(fclose(f), 0);
     test_read_file(path, &text, &size);
 #define WRITTEN WRITTEN_HEADER "\"a,b\",ibs:all,3333.33333333333,18446744073709551615,5,6,0.044997647,1.000000000,," \
@@ -345,15 +345,15 @@ static void writes_rows_that_read_back(void **state)
     assert_memory_equal(text, WRITTEN, size);
 #undef WRITTEN
     free(text);
-    tea_results_init(&s);
-    assert_int_equal(tea_results_read(&s, path), TEA_OK);
+    results_init(&s);
+    assert_int_equal(results_read(&s, path), TEA_OK);
     assert_int_equal(s.count, 2);
     for (int i = 0; i < 2; i++) {
         assert_string_equal(s.rows[i].trace, rows[i].trace);
         assert_string_equal(s.rows[i].scheme, rows[i].scheme);
         assert_int_equal(s.rows[i].seed, rows[i].seed);
         assert_int_equal(s.rows[i].samples, rows[i].samples);
-        for (int g = 0; g < TEA_RESULTS_GRANULARITIES; g++) {
+        for (int g = 0; g < RESULTS_GRANULARITIES; g++) {
             assert_int_equal(isnan(s.rows[i].error[g]), isnan(rows[i].error[g]));
             if (!isnan(rows[i].error[g]))
                 assert_true(s.rows[i].error[g] == rows[i].error[g]);
@@ -371,7 +371,7 @@ static void writes_rows_that_read_back(void **state)
     assert_null(s.rows[1].digest);
     assert_int_equal(s.rows[1].cycles, 0);
     assert_int_equal(s.rows[1].records, 0);
-    tea_results_free(&s);
+    results_free(&s);
     unlink(path);
     free(path);
 }
@@ -386,13 +386,13 @@ static void finds_trace_names_in_the_digest_column(void **state)
                                                        "nodigest,tea,4000,1,5,0,0.5,0.5,,,,\n");
     char *name;
 
-    assert_int_equal(tea_results_trace_name(path, "3cdd478deb2f956d", &name), TEA_OK);
+    assert_int_equal(results_trace_name(path, "3cdd478deb2f956d", &name), TEA_OK);
     assert_string_equal(name, "lbm");
     free(name);
-    assert_int_equal(tea_results_trace_name(path, "00000000000000ff", &name), TEA_OK);
+    assert_int_equal(results_trace_name(path, "00000000000000ff", &name), TEA_OK);
     assert_string_equal(name, "my, trace");
     free(name);
-    assert_int_equal(tea_results_trace_name(path, "1111111111111111", &name), TEA_OK);
+    assert_int_equal(results_trace_name(path, "1111111111111111", &name), TEA_OK);
     assert_null(name);
     unlink(path);
     free(path);
@@ -408,21 +408,21 @@ static void finds_trace_names_in_comments(void **state)
                                       "# trace nab: nab.tea, digest 00000000000000aa\n");
     char *name, *missing = test_temp_path("no-such.csv");
 
-    assert_int_equal(tea_results_trace_name(path, "3cdd478deb2f956d", &name), TEA_OK);
+    assert_int_equal(results_trace_name(path, "3cdd478deb2f956d", &name), TEA_OK);
     assert_string_equal(name, "lbm");
     free(name);
-    assert_int_equal(tea_results_trace_name(path, "00000000000000ff", &name), TEA_OK);
+    assert_int_equal(results_trace_name(path, "00000000000000ff", &name), TEA_OK);
     assert_string_equal(name, "my trace");
     free(name);
-    assert_int_equal(tea_results_trace_name(path, "00000000000000aa", &name), TEA_OK);
+    assert_int_equal(results_trace_name(path, "00000000000000aa", &name), TEA_OK);
     assert_string_equal(name, "nab");
     free(name);
     /* a prefix of a digest, another digest, a missing file: no name */
-    assert_int_equal(tea_results_trace_name(path, "00000000000000a", &name), TEA_OK);
+    assert_int_equal(results_trace_name(path, "00000000000000a", &name), TEA_OK);
     assert_null(name);
-    assert_int_equal(tea_results_trace_name(path, "1111111111111111", &name), TEA_OK);
+    assert_int_equal(results_trace_name(path, "1111111111111111", &name), TEA_OK);
     assert_null(name);
-    assert_int_equal(tea_results_trace_name(missing, "3cdd478deb2f956d", &name), TEA_OK);
+    assert_int_equal(results_trace_name(missing, "3cdd478deb2f956d", &name), TEA_OK);
     assert_null(name);
     unlink(path);
     free(path);
@@ -434,50 +434,50 @@ static void finds_trace_names_in_comments(void **state)
  * the one tea-FREQhz.pics, or a refusal that lists several or says none. */
 static void names_the_files_of_a_replay_directory(void **state)
 {
-    char name[TEA_RESULTS_NAME_MAX], *dir = test_temp_path("layout"), *found = NULL, *golden = NULL, *path;
+    char name[RESULTS_NAME_MAX], *dir = test_temp_path("layout"), *found = NULL, *golden = NULL, *path;
     (void)state;
 
-    tea_results_pics_name("ibs:all", 1, 4000, name, sizeof name);
+    results_pics_name("ibs:all", 1, 4000, name, sizeof name);
     assert_string_equal(name, "ibs-all-4000hz.pics");
-    tea_results_pics_name("tea", 0, 4000, name, sizeof name);
+    results_pics_name("tea", 0, 4000, name, sizeof name);
     assert_string_equal(name, "tea.pics");
-    assert_true(tea_results_is_dir_file("summary.json"));
-    assert_true(tea_results_is_dir_file("x.pics"));
-    assert_false(tea_results_is_dir_file(".pics"));
-    assert_false(tea_results_is_dir_file("notes.txt"));
-    path = tea_results_dir_file("out/", "golden.pics");
+    assert_true(results_is_dir_file("summary.json"));
+    assert_true(results_is_dir_file("x.pics"));
+    assert_false(results_is_dir_file(".pics"));
+    assert_false(results_is_dir_file("notes.txt"));
+    path = results_dir_file("out/", "golden.pics");
     assert_string_equal(path, "out/golden.pics");
     free(path);
 
     assert_int_equal(mkdir(dir, 0755), 0);
-    assert_true(tea_results_is_dir(dir));
+    assert_true(results_is_dir(dir));
     /* no golden.pics: not a replay directory */
-    assert_int_equal(tea_results_dir_pics(dir, "tea", "TEA", &found, &golden), TEA_ERR_USAGE);
+    assert_int_equal(results_dir_pics(dir, "tea", "TEA", &found, &golden), TEA_ERR_USAGE);
     assert_non_null(strstr(error_message(), "without golden.pics"));
-    path = tea_results_dir_file(dir, "golden.pics");
+    path = results_dir_file(dir, "golden.pics");
     test_write_file(path, "", 0);
     free(path);
-    assert_int_equal(tea_results_dir_pics(dir, "tea", "TEA", &found, &golden), TEA_ERR_USAGE);
+    assert_int_equal(results_dir_pics(dir, "tea", "TEA", &found, &golden), TEA_ERR_USAGE);
     assert_non_null(strstr(error_message(), "without TEA PICS"));
     /* one frequency: taken; two: listed in name order */
-    path = tea_results_dir_file(dir, "tea-4000hz.pics");
+    path = results_dir_file(dir, "tea-4000hz.pics");
     test_write_file(path, "", 0);
     free(path);
-    assert_int_equal(tea_results_dir_pics(dir, "tea", "TEA", &found, &golden), TEA_OK);
+    assert_int_equal(results_dir_pics(dir, "tea", "TEA", &found, &golden), TEA_OK);
     assert_non_null(strstr(found, "/tea-4000hz.pics"));
     assert_non_null(strstr(golden, "/golden.pics"));
     free(found);
     free(golden);
-    path = tea_results_dir_file(dir, "tea-1e+06hz.pics");
+    path = results_dir_file(dir, "tea-1e+06hz.pics");
     test_write_file(path, "", 0);
     free(path);
-    assert_int_equal(tea_results_dir_pics(dir, "tea", "TEA", &found, &golden), TEA_ERR_USAGE);
+    assert_int_equal(results_dir_pics(dir, "tea", "TEA", &found, &golden), TEA_ERR_USAGE);
     assert_non_null(strstr(error_message(), "at 2 frequencies: pass one of tea-1e+06hz.pics, tea-4000hz.pics"));
     assert_null(found);
     assert_null(golden);
     for (const char *const *n = (const char *const[]){ "golden.pics", "tea-4000hz.pics", "tea-1e+06hz.pics", NULL }; *n;
          n++) {
-        path = tea_results_dir_file(dir, *n);
+        path = results_dir_file(dir, *n);
         unlink(path);
         free(path);
     }

@@ -15,8 +15,8 @@
  * products) over the points less the first point (exact 128-bit
  * differences), so large values with small differences do not cancel.
  */
-#ifndef TEA_TEA_CORRELATE_H
-#define TEA_TEA_CORRELATE_H
+#ifndef TEA_RESULTS_CORRELATE_H
+#define TEA_RESULTS_CORRELATE_H
 
 #include "common/exact.h"
 #include "pics/pics.h"
@@ -26,39 +26,39 @@
 #include <stdint.h>
 
 /* One static instruction's point for one event. */
-typedef struct tea_correlate_point {
+typedef struct results_correlate_point {
     uint64_t occurrences;  /* µops of the instruction subject to the event */
     uint64_t value;        /* cycles x PICS_UNIT in the components containing the event */
-} tea_correlate_point;
+} results_correlate_point;
 
 /* A growing array of points. Zero-initialize before the first use. */
-typedef struct tea_correlate_points {
-    tea_correlate_point *items;
+typedef struct results_correlate_points {
+    results_correlate_point *items;
     size_t count, capacity;
-} tea_correlate_points;
+} results_correlate_points;
 
 /* Frees the array; it is empty afterwards. */
-void tea_correlate_points_free(tea_correlate_points *p);
+void results_correlate_points_free(results_correlate_points *p);
 
 /* For every event e, appends to points[e] the point of every static
  * instruction of the golden PICS `p` with at least `min_count` occurrences
  * of e (0: every instruction of the PICS, those without e as (0, 0)), in
  * address order. Errors: TEA_ERR_NOMEM; TEA_ERR_FORMAT when an
  * instruction's counts or values overflow 64 bits (not a real PICS). */
-int tea_correlate_collect(const pics *p, uint64_t min_count, tea_correlate_points points[TRACE_PSV_EVENT_COUNT]);
+int results_correlate_collect(const pics *p, uint64_t min_count, results_correlate_points points[TRACE_PSV_EVENT_COUNT]);
 
 /* The figures of one event over a set of points. */
-typedef struct tea_correlate_stats {
+typedef struct results_correlate_stats {
     size_t instructions;              /* points */
     exact_u128 occurrences;    /* their occurrences, summed */
     exact_u128 value;          /* their values, summed: cycles x PICS_UNIT */
     double r;                         /* Pearson's r in [-1, 1]; NaN when undefined */
-} tea_correlate_stats;
+} results_correlate_stats;
 
 /* Pearson's r of occurrences against values over `n` points (pts may be
  * NULL when n is 0), and the sums. r is NaN, never 0, when it is undefined:
  * fewer than two points (an event that never occurs has none) or either
  * side constant (zero variance). */
-void tea_correlate_compute(const tea_correlate_point *pts, size_t n, tea_correlate_stats *out);
+void results_correlate_compute(const results_correlate_point *pts, size_t n, results_correlate_stats *out);
 
 #endif

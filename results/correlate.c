@@ -11,30 +11,30 @@
 
 #define POINTS_INITIAL_CAPACITY 256
 
-void tea_correlate_points_free(tea_correlate_points *p)
+void results_correlate_points_free(results_correlate_points *p)
 {
     free(p->items);
     memset(p, 0, sizeof *p);
 }
 
-static int append_point(tea_correlate_points *p, uint64_t occurrences, uint64_t value)
+static int append_point(results_correlate_points *p, uint64_t occurrences, uint64_t value)
 {
     if (p->count == p->capacity) {
         size_t cap = p->capacity ? 2 * p->capacity : POINTS_INITIAL_CAPACITY;
-        tea_correlate_point *items = realloc(p->items, cap * sizeof *items);
+        results_correlate_point *items = realloc(p->items, cap * sizeof *items);
         if (!items)
             return error_set(TEA_ERR_NOMEM, "out of memory");
         p->items = items;
         p->capacity = cap;
     }
-    p->items[p->count++] = (tea_correlate_point){ .occurrences = occurrences, .value = value };
+    p->items[p->count++] = (results_correlate_point){ .occurrences = occurrences, .value = value };
     return TEA_OK;
 }
 
 /* Appends one instruction's points (its per-event sums). */
 static int flush_instruction(const uint64_t occurrences[TRACE_PSV_EVENT_COUNT],
                              const uint64_t values[TRACE_PSV_EVENT_COUNT], uint64_t min_count,
-                             tea_correlate_points points[TRACE_PSV_EVENT_COUNT])
+                             results_correlate_points points[TRACE_PSV_EVENT_COUNT])
 {
     int rc;
     for (int e = 0; e < TRACE_PSV_EVENT_COUNT; e++) {
@@ -44,7 +44,7 @@ static int flush_instruction(const uint64_t occurrences[TRACE_PSV_EVENT_COUNT],
     return TEA_OK;
 }
 
-int tea_correlate_collect(const pics *p, uint64_t min_count, tea_correlate_points points[TRACE_PSV_EVENT_COUNT])
+int results_correlate_collect(const pics *p, uint64_t min_count, results_correlate_points points[TRACE_PSV_EVENT_COUNT])
 {
     uint64_t occurrences[TRACE_PSV_EVENT_COUNT] = { 0 }, values[TRACE_PSV_EVENT_COUNT] = { 0 };
     pics_cell *cells = NULL;
@@ -77,7 +77,7 @@ done:
     return rc;
 }
 
-void tea_correlate_compute(const tea_correlate_point *pts, size_t n, tea_correlate_stats *out)
+void results_correlate_compute(const results_correlate_point *pts, size_t n, results_correlate_stats *out)
 {
     exact_i128 shift_x = 0, shift_y = 0; /* sums of the points less the first point */
     long double mean_x, mean_y, sxx = 0, syy = 0, sxy = 0, r;

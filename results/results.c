@@ -50,12 +50,12 @@ static const char *const column_names[COL_KNOWN] = {
     "noise_floor_insn_component", "noise_floor_insn", "noise_floor_func", "rules",
 };
 
-void tea_results_init(tea_results_set *s)
+void results_init(results_set *s)
 {
     memset(s, 0, sizeof *s);
 }
 
-static void row_free(tea_results_row *r)
+static void row_free(results_row *r)
 {
     free(r->trace);
     free(r->scheme);
@@ -63,7 +63,7 @@ static void row_free(tea_results_row *r)
     r->trace = r->scheme = r->digest = NULL;
 }
 
-void tea_results_free(tea_results_set *s)
+void results_free(results_set *s)
 {
     for (size_t i = 0; i < s->count; i++)
         row_free(&s->rows[i]);
@@ -71,17 +71,17 @@ void tea_results_free(tea_results_set *s)
         free(s->files[i]);
     free(s->rows);
     free(s->files);
-    tea_results_init(s);
+    results_init(s);
 }
 
-const char *tea_results_error_column(pics_granularity g)
+const char *results_error_column(pics_granularity g)
 {
-    return (unsigned)g < TEA_RESULTS_GRANULARITIES ? column_names[COL_ERROR_INSN_COMPONENT + g] : "?";
+    return (unsigned)g < RESULTS_GRANULARITIES ? column_names[COL_ERROR_INSN_COMPONENT + g] : "?";
 }
 
-const char *tea_results_floor_column(pics_granularity g)
+const char *results_floor_column(pics_granularity g)
 {
-    return (unsigned)g < TEA_RESULTS_GRANULARITIES ? column_names[COL_FLOOR_INSN_COMPONENT + g] : "?";
+    return (unsigned)g < RESULTS_GRANULARITIES ? column_names[COL_FLOOR_INSN_COMPONENT + g] : "?";
 }
 
 /* --- reading --------------------------------------------------------------------- */
@@ -201,7 +201,7 @@ static const char *field_of(const reader *rd, const csv_fields *f, int c)
 }
 
 /* Turns a data line's fields into `r` (strings malloc'd). */
-static int parse_row(const reader *rd, const csv_fields *f, tea_results_row *r)
+static int parse_row(const reader *rd, const csv_fields *f, results_row *r)
 {
     const char *trace = field_of(rd, f, COL_TRACE), *scheme = field_of(rd, f, COL_SCHEME);
     const char *text;
@@ -227,8 +227,8 @@ static int parse_row(const reader *rd, const csv_fields *f, tea_results_row *r)
         return line_error(rd, "cycles '%.*s' is not an unsigned integer", FIELD_QUOTE_MAX, text);
     if ((text = field_of(rd, f, COL_RECORDS)) && *text && !parse_u64(text, &r->records))
         return line_error(rd, "records '%.*s' is not an unsigned integer", FIELD_QUOTE_MAX, text);
-    for (int c = 0; c < 2 * TEA_RESULTS_GRANULARITIES; c++) {
-        int g = c % TEA_RESULTS_GRANULARITIES, floor = c >= TEA_RESULTS_GRANULARITIES;
+    for (int c = 0; c < 2 * RESULTS_GRANULARITIES; c++) {
+        int g = c % RESULTS_GRANULARITIES, floor = c >= RESULTS_GRANULARITIES;
         int column = (floor ? COL_FLOOR_INSN_COMPONENT : COL_ERROR_INSN_COMPONENT) + g;
         double *e = floor ? &r->noise_floor[g] : &r->error[g];
         *e = NAN;
@@ -256,11 +256,11 @@ static int parse_row(const reader *rd, const csv_fields *f, tea_results_row *r)
     return TEA_OK;
 }
 
-static int append_row(tea_results_set *s, const tea_results_row *r)
+static int append_row(results_set *s, const results_row *r)
 {
     if (s->count == s->capacity) {
         size_t cap = s->capacity ? 2 * s->capacity : 64;
-        tea_results_row *rows = realloc(s->rows, cap * sizeof *rows);
+        results_row *rows = realloc(s->rows, cap * sizeof *rows);
         if (!rows)
             return error_set(TEA_ERR_NOMEM, "out of memory");
         s->rows = rows;
@@ -273,12 +273,12 @@ static int append_row(tea_results_set *s, const tea_results_row *r)
 /* The file to read for `path`: itself, or DIR/summary.csv. malloc'd. */
 static int resolve_path(const char *path, char **out)
 {
-    *out = tea_results_is_dir(path) ? tea_results_dir_file(path, TEA_RESULTS_SUMMARY) : strdup(path);
+    *out = results_is_dir(path) ? results_dir_file(path, RESULTS_SUMMARY) : strdup(path);
     return *out ? TEA_OK : error_set(TEA_ERR_NOMEM, "out of memory");
 }
 
 /* Reads every line of an open file into `s`. */
-static int read_lines(tea_results_set *s, reader *rd, FILE *in)
+static int read_lines(results_set *s, reader *rd, FILE *in)
 {
     char *line = NULL;
     size_t cap = 0, n;
@@ -286,7 +286,7 @@ static int read_lines(tea_results_set *s, reader *rd, FILE *in)
     int rc = TEA_OK, quote, got;
 
     while ((got = textline_read(in, &line, &cap, TEXTLINE_MAX, &n)) != TEXTLINE_EOF) {
-        tea_results_row r;
+        results_row r;
 
         rd->line++;
         if (got == TEXTLINE_NUL) {
@@ -336,7 +336,7 @@ static int read_lines(tea_results_set *s, reader *rd, FILE *in)
     return rc;
 }
 
-int tea_results_read(tea_results_set *s, const char *path)
+int results_read(results_set *s, const char *path)
 {
     size_t first = s->count;
     reader rd = { 0 };
@@ -370,7 +370,7 @@ int tea_results_read(tea_results_set *s, const char *path)
 /* Orders rows by run (trace, scheme, freq_hz, seed), then by position. */
 static int compare_runs(const void *x, const void *y)
 {
-    const tea_results_row *a = *(const tea_results_row *const *)x, *b = *(const tea_results_row *const *)y;
+    const results_row *a = *(const results_row *const *)x, *b = *(const results_row *const *)y;
     int c;
     if ((c = strcmp(a->trace, b->trace)) != 0 || (c = strcmp(a->scheme, b->scheme)) != 0)
         return c;
@@ -381,7 +381,7 @@ static int compare_runs(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
-static int same_run(const tea_results_row *a, const tea_results_row *b)
+static int same_run(const results_row *a, const results_row *b)
 {
     return strcmp(a->trace, b->trace) == 0 && strcmp(a->scheme, b->scheme) == 0 && a->freq_hz == b->freq_hz
            && a->seed == b->seed;
@@ -396,11 +396,11 @@ static int same_fraction(double a, double b)
 /* Same figures, an empty error matching only an empty one; a noise floor
  * not computed (empty) matches any: a run with --noise-floor repeats one
  * without it. */
-static int same_values(const tea_results_row *a, const tea_results_row *b)
+static int same_values(const results_row *a, const results_row *b)
 {
     if (a->samples != b->samples || a->lost != b->lost)
         return 0;
-    for (int g = 0; g < TEA_RESULTS_GRANULARITIES; g++)
+    for (int g = 0; g < RESULTS_GRANULARITIES; g++)
         if (!same_fraction(a->error[g], b->error[g])
             || (!isnan(a->noise_floor[g]) && !isnan(b->noise_floor[g]) && a->noise_floor[g] != b->noise_floor[g]))
             return 0;
@@ -408,9 +408,9 @@ static int same_values(const tea_results_row *a, const tea_results_row *b)
 }
 
 /* Gives the kept row `a` the noise floors only its repeat `b` has. */
-static void take_floors(tea_results_row *a, const tea_results_row *b)
+static void take_floors(results_row *a, const results_row *b)
 {
-    for (int g = 0; g < TEA_RESULTS_GRANULARITIES; g++)
+    for (int g = 0; g < RESULTS_GRANULARITIES; g++)
         if (isnan(a->noise_floor[g]))
             a->noise_floor[g] = b->noise_floor[g];
 }
@@ -424,9 +424,9 @@ static void write_fraction(FILE *out, double x)
         fprintf(out, ",%.9f", x);
 }
 
-int tea_results_dedupe(tea_results_set *s)
+int results_dedupe(results_set *s)
 {
-    tea_results_row **order;
+    results_row **order;
     unsigned char *drop;
     size_t kept = 0;
     int rc = TEA_OK;
@@ -444,8 +444,8 @@ int tea_results_dedupe(tea_results_set *s)
         order[i] = &s->rows[i];
     qsort(order, s->count, sizeof *order, compare_runs);
     for (size_t i = 1, first = 0; i < s->count && rc == TEA_OK; i++) {
-        tea_results_row *a = order[first];
-        const tea_results_row *b = order[i];
+        results_row *a = order[first];
+        const results_row *b = order[i];
         if (!same_run(a, b)) {
             first = i;
             continue;
@@ -496,7 +496,7 @@ static void scheme_rank(const char *label, int *cls, size_t *index, const char *
     *suffix = label;
 }
 
-int tea_results_scheme_compare(const char *a, const char *b)
+int results_scheme_compare(const char *a, const char *b)
 {
     int ca, cb;
     size_t ia, ib;
@@ -513,21 +513,21 @@ int tea_results_scheme_compare(const char *a, const char *b)
 
 /* --- writing ---------------------------------------------------------------------- */
 
-void tea_results_write_header(FILE *out)
+void results_write_header(FILE *out)
 {
     for (int c = 0; c < COL_KNOWN; c++)
         fprintf(out, "%s%s", c ? "," : "", column_names[c]);
     fputc('\n', out);
 }
 
-void tea_results_write_row(FILE *out, const tea_results_row *r)
+void results_write_row(FILE *out, const results_row *r)
 {
     csv_data_field(out, r->trace);
     fputc(',', out);
     csv_data_field(out, r->scheme);
     fprintf(out, ",%.15g,%llu,%llu,%llu", r->freq_hz, (unsigned long long)r->seed, (unsigned long long)r->samples,
             (unsigned long long)r->lost);
-    for (int g = 0; g < TEA_RESULTS_GRANULARITIES; g++)
+    for (int g = 0; g < RESULTS_GRANULARITIES; g++)
         write_fraction(out, r->error[g]);
     fputc(',', out);
     if (r->digest) {
@@ -536,7 +536,7 @@ void tea_results_write_row(FILE *out, const tea_results_row *r)
     } else {
         fputs(",,", out); /* no digest: cycles and records unknown */
     }
-    for (int g = 0; g < TEA_RESULTS_GRANULARITIES; g++)
+    for (int g = 0; g < RESULTS_GRANULARITIES; g++)
         write_fraction(out, r->noise_floor[g]);
     fputc(',', out);
     csv_data_field(out, r->rules[0] ? r->rules : PICS_GOLDEN_RULES_DEFAULT);
@@ -573,27 +573,27 @@ static int trace_comment_name(const char *line, const char *digest, char **name)
  * `digest`, malloc'd, or NULL (no such row, or not a readable results CSV). */
 static int digest_column_name(const char *path, const char *digest, char **name)
 {
-    tea_results_set s;
+    results_set s;
     int rc;
 
     *name = NULL;
-    tea_results_init(&s);
-    rc = tea_results_read(&s, path);
+    results_init(&s);
+    rc = results_read(&s, path);
     if (rc == TEA_ERR_NOMEM) {
-        tea_results_free(&s);
+        results_free(&s);
         return rc;
     }
     for (size_t i = 0; i < s.count && !*name; i++) {
         if (s.rows[i].digest && strcmp(s.rows[i].digest, digest) == 0 && !(*name = strdup(s.rows[i].trace))) {
-            tea_results_free(&s);
+            results_free(&s);
             return error_set(TEA_ERR_NOMEM, "out of memory");
         }
     }
-    tea_results_free(&s);
+    results_free(&s);
     return TEA_OK;
 }
 
-int tea_results_trace_name(const char *path, const char *digest, char **name)
+int results_trace_name(const char *path, const char *digest, char **name)
 {
     FILE *in = fopen(path, "r");
     char *line = NULL;
@@ -620,7 +620,7 @@ int tea_results_trace_name(const char *path, const char *digest, char **name)
 /* Characters of file names listed in a message. */
 #define RESULTS_LISTED_MAX 1024
 
-char *tea_results_dir_file(const char *dir, const char *name)
+char *results_dir_file(const char *dir, const char *name)
 {
     size_t n = strlen(dir) + strlen(name) + 2;
     char *out = malloc(n);
@@ -629,7 +629,7 @@ char *tea_results_dir_file(const char *dir, const char *name)
     return out;
 }
 
-int tea_results_is_dir(const char *path)
+int results_is_dir(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
@@ -642,10 +642,10 @@ static int ends_with(const char *name, const char *suffix)
     return n > k && strcmp(name + n - k, suffix) == 0;
 }
 
-int tea_results_is_dir_file(const char *name)
+int results_is_dir_file(const char *name)
 {
-    return strcmp(name, TEA_RESULTS_SUMMARY) == 0 || strcmp(name, TEA_RESULTS_PROVENANCE) == 0
-           || ends_with(name, TEA_RESULTS_PICS_SUFFIX);
+    return strcmp(name, RESULTS_SUMMARY) == 0 || strcmp(name, RESULTS_PROVENANCE) == 0
+           || ends_with(name, RESULTS_PICS_SUFFIX);
 }
 
 /* LABEL[-FREQhz]SUFFIX with ':' as '-'. */
@@ -661,26 +661,26 @@ static void sampler_file_name(const char *label, int with_frequency, double freq
             *c = '-';
 }
 
-void tea_results_pics_name(const char *label, int with_frequency, double frequency_hz, char *buf, size_t size)
+void results_pics_name(const char *label, int with_frequency, double frequency_hz, char *buf, size_t size)
 {
-    sampler_file_name(label, with_frequency, frequency_hz, TEA_RESULTS_PICS_SUFFIX, buf, size);
+    sampler_file_name(label, with_frequency, frequency_hz, RESULTS_PICS_SUFFIX, buf, size);
 }
 
-void tea_results_floor_name(const char *label, int with_frequency, double frequency_hz, char *buf, size_t size)
+void results_floor_name(const char *label, int with_frequency, double frequency_hz, char *buf, size_t size)
 {
-    sampler_file_name(label, with_frequency, frequency_hz, TEA_RESULTS_FLOOR_SUFFIX, buf, size);
+    sampler_file_name(label, with_frequency, frequency_hz, RESULTS_FLOOR_SUFFIX, buf, size);
 }
 
-int tea_results_floor_path(const char *pics_path, char **floor_path)
+int results_floor_path(const char *pics_path, char **floor_path)
 {
-    size_t n = strlen(pics_path), keep = ends_with(pics_path, TEA_RESULTS_PICS_SUFFIX)
-                                             ? n - strlen(TEA_RESULTS_PICS_SUFFIX)
+    size_t n = strlen(pics_path), keep = ends_with(pics_path, RESULTS_PICS_SUFFIX)
+                                             ? n - strlen(RESULTS_PICS_SUFFIX)
                                              : n;
-    size_t size = keep + strlen(TEA_RESULTS_FLOOR_SUFFIX) + 1;
+    size_t size = keep + strlen(RESULTS_FLOOR_SUFFIX) + 1;
 
     if (!(*floor_path = malloc(size)))
         return error_set(TEA_ERR_NOMEM, "out of memory");
-    snprintf(*floor_path, size, "%.*s%s", (int)keep, pics_path, TEA_RESULTS_FLOOR_SUFFIX);
+    snprintf(*floor_path, size, "%.*s%s", (int)keep, pics_path, RESULTS_FLOOR_SUFFIX);
     return TEA_OK;
 }
 
@@ -734,8 +734,8 @@ static int frequency_files(const char *dir, const char *label, char ***out, size
         return error_set(TEA_ERR_IO, "%s: cannot read the directory: %s", dir, strerror(errno));
     while (rc == TEA_OK && (e = readdir(d)))
         if (strncmp(e->d_name, label, prefix) == 0 && e->d_name[prefix] == '-'
-            && ends_with(e->d_name + prefix + 1, TEA_RESULTS_PICS_SUFFIX)
-            && !ends_with(e->d_name + prefix + 1, TEA_RESULTS_FLOOR_SUFFIX))
+            && ends_with(e->d_name + prefix + 1, RESULTS_PICS_SUFFIX)
+            && !ends_with(e->d_name + prefix + 1, RESULTS_FLOOR_SUFFIX))
             rc = push_name(&names, &n, &cap, e->d_name);
     closedir(d);
     if (rc) {
@@ -749,20 +749,20 @@ static int frequency_files(const char *dir, const char *label, char ***out, size
     return TEA_OK;
 }
 
-int tea_results_dir_pics(const char *dir, const char *label, const char *display, char **pics_path, char **golden)
+int results_dir_pics(const char *dir, const char *label, const char *display, char **pics_path, char **golden)
 {
-    char listed[RESULTS_LISTED_MAX] = "", single[TEA_RESULTS_NAME_MAX];
+    char listed[RESULTS_LISTED_MAX] = "", single[RESULTS_NAME_MAX];
     char **names = NULL;
     size_t used = 0, count = 0;
     int rc = TEA_OK;
 
     *pics_path = *golden = NULL;
-    tea_results_pics_name(label, 0, 0, single, sizeof single);
-    if (!(*golden = tea_results_dir_file(dir, TEA_RESULTS_GOLDEN)) || !(*pics_path = tea_results_dir_file(dir, single)))
+    results_pics_name(label, 0, 0, single, sizeof single);
+    if (!(*golden = results_dir_file(dir, RESULTS_GOLDEN)) || !(*pics_path = results_dir_file(dir, single)))
         goto nomem;
     if (!is_file(*golden)) {
         rc = error_set(TEA_ERR_USAGE, "%s is a directory without %s, not a tea replay directory: pass a PICS file", dir,
-                       TEA_RESULTS_GOLDEN);
+                       RESULTS_GOLDEN);
         goto fail;
     }
     if (is_file(*pics_path))
@@ -774,7 +774,7 @@ int tea_results_dir_pics(const char *dir, const char *label, const char *display
             used += (size_t)snprintf(listed + used, sizeof listed - used, "%s%s", used ? ", " : "", names[i]);
     if (count == 1) {
         free(*pics_path);
-        *pics_path = tea_results_dir_file(dir, names[0]);
+        *pics_path = results_dir_file(dir, names[0]);
         free_names(names, count);
         if (!*pics_path)
             goto nomem;

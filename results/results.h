@@ -33,8 +33,8 @@
  *    column: default).
  * A file that breaks a rule is refused with its name and line number.
  */
-#ifndef TEA_TEA_RESULTS_H
-#define TEA_TEA_RESULTS_H
+#ifndef TEA_RESULTS_RESULTS_H
+#define TEA_RESULTS_RESULTS_H
 
 #include "pics/error.h"
 #include "pics/pics_file.h"
@@ -44,108 +44,108 @@
 #include <stdio.h>
 
 /* The error columns, indexed by pics_granularity. */
-#define TEA_RESULTS_GRANULARITIES 3
+#define RESULTS_GRANULARITIES 3
 
 /* One profiler run: a scheme on a trace at a frequency with a seed. */
-typedef struct tea_results_row {
+typedef struct results_row {
     char *trace;                /* the trace's (benchmark's) name */
     char *scheme;               /* tea, nci, ibs, spe, ris, maybe with a suffix (":all") */
     double freq_hz;             /* sampling frequency in Hz */
     uint64_t seed;
     uint64_t samples, lost;     /* sample points with and without a sample (0 without the column) */
-    double error[TEA_RESULTS_GRANULARITIES]; /* fractions 0..1 by pics_granularity; NaN: empty or no column */
-    double noise_floor[TEA_RESULTS_GRANULARITIES]; /* the noise floor's error, the same way */
+    double error[RESULTS_GRANULARITIES]; /* fractions 0..1 by pics_granularity; NaN: empty or no column */
+    double noise_floor[RESULTS_GRANULARITIES]; /* the noise floor's error, the same way */
     char *digest;               /* the trace's digest, or NULL when unknown */
     char rules[PICS_NAME_MAX];  /* the samplers' rule set ("default" without the column) */
     uint64_t cycles, records;   /* the trace's span and records (0 without a digest) */
     const char *file;           /* the file the row was read from (owned by the set) */
     unsigned long line;         /* its line there, from 1 */
-} tea_results_row;
+} results_row;
 
 /* Rows from any number of files, in reading order. */
-typedef struct tea_results_set {
-    tea_results_row *rows;
+typedef struct results_set {
+    results_row *rows;
     size_t count, capacity;
     char **files;               /* the paths the rows point to */
     size_t file_count;
-} tea_results_set;
+} results_set;
 
 /* An empty set. */
-void tea_results_init(tea_results_set *s);
+void results_init(results_set *s);
 
 /* Frees every row and path; the set is empty afterwards. */
-void tea_results_free(tea_results_set *s);
+void results_free(results_set *s);
 
 /* Reads the results CSV at `path` and appends its rows; a directory stands
  * for the summary.csv that `tea replay -o DIR` writes in it. Errors:
  * TEA_ERR_IO (cannot open or read), TEA_ERR_FORMAT ("FILE: line N: what";
  * also a file without any header), TEA_ERR_NOMEM. On an error the set keeps
  * only the rows of earlier files. */
-int tea_results_read(tea_results_set *s, const char *path);
+int results_read(results_set *s, const char *path);
 
 /* Removes rows that repeat an earlier row's run (same trace, scheme,
  * freq_hz and seed) with the same values, keeping the first (with the noise
  * floors a repeat has and it lacks: an empty floor matches any); the order
  * of the rest is kept. A repeat with other values is TEA_ERR_FORMAT naming both
  * lines; TEA_ERR_NOMEM. */
-int tea_results_dedupe(tea_results_set *s);
+int results_dedupe(results_set *s);
 
 /* The column of a granularity's error: "error_insn_component",
  * "error_insn", "error_func" ("?" for anything else). */
-const char *tea_results_error_column(pics_granularity g);
+const char *results_error_column(pics_granularity g);
 
 /* The column of a granularity's noise floor: "noise_floor_insn_component",
  * "noise_floor_insn", "noise_floor_func" ("?" for anything else). */
-const char *tea_results_floor_column(pics_granularity g);
+const char *results_floor_column(pics_granularity g);
 
 /* The order of scheme labels in tables: tea, nci, ibs, spe, ris; then the
  * same schemes with a suffix after ':' (e.g. "ibs:all"), by scheme then
  * suffix; then everything else by strcmp. Negative, 0 or positive. */
-int tea_results_scheme_compare(const char *a, const char *b);
+int results_scheme_compare(const char *a, const char *b);
 
 /* Writes the header line of the schema above. */
-void tea_results_write_header(FILE *out);
+void results_write_header(FILE *out);
 
 /* Writes one row in the schema: freq_hz with %.15g, errors with 9
  * decimals (empty when NaN), digest, cycles and records empty when digest
  * is NULL; `file` and `line` are not written. Write errors
  * surface when the stream is closed (outfile_commit). */
-void tea_results_write_row(FILE *out, const tea_results_row *r);
+void results_write_row(FILE *out, const results_row *r);
 
 /* --- the files of a replay directory (tea replay -o DIR) -------------------- */
 
-/* Its files: the golden PICS, one PICS per sampler (tea_results_pics_name),
+/* Its files: the golden PICS, one PICS per sampler (results_pics_name),
  * the results CSV of this file's schema and its provenance. */
-#define TEA_RESULTS_GOLDEN "golden.pics"
-#define TEA_RESULTS_SUMMARY "summary.csv"
-#define TEA_RESULTS_PROVENANCE "summary.json"
-#define TEA_RESULTS_PICS_SUFFIX ".pics"
+#define RESULTS_GOLDEN "golden.pics"
+#define RESULTS_SUMMARY "summary.csv"
+#define RESULTS_PROVENANCE "summary.json"
+#define RESULTS_PICS_SUFFIX ".pics"
 /* A sampler's noise floor (tea replay --noise-floor) beside its PICS. */
-#define TEA_RESULTS_FLOOR_SUFFIX ".floor.pics"
+#define RESULTS_FLOOR_SUFFIX ".floor.pics"
 /* Room for any of their names (a scheme label, a frequency, the suffix). */
-#define TEA_RESULTS_NAME_MAX 128
+#define RESULTS_NAME_MAX 128
 
 /* DIR/NAME (no doubled '/'), malloc'd; NULL when out of memory. */
-char *tea_results_dir_file(const char *dir, const char *name);
+char *results_dir_file(const char *dir, const char *name);
 
 /* True when `path` is a directory. */
-int tea_results_is_dir(const char *path);
+int results_is_dir(const char *path);
 
 /* True for the name of a file a replay writes into its directory. */
-int tea_results_is_dir_file(const char *name);
+int results_is_dir_file(const char *name);
 
 /* The file name of a sampler's PICS: LABEL.pics, ':' as '-' ("ibs-all"),
  * and LABEL-FREQhz.pics (%.15g) when `with_frequency`. */
-void tea_results_pics_name(const char *label, int with_frequency, double frequency_hz, char *buf, size_t size);
+void results_pics_name(const char *label, int with_frequency, double frequency_hz, char *buf, size_t size);
 
-/* The file name of a sampler's noise floor: as tea_results_pics_name, with
+/* The file name of a sampler's noise floor: as results_pics_name, with
  * the suffix .floor.pics ("ibs.floor.pics", "ibs-all-4000hz.floor.pics"). */
-void tea_results_floor_name(const char *label, int with_frequency, double frequency_hz, char *buf, size_t size);
+void results_floor_name(const char *label, int with_frequency, double frequency_hz, char *buf, size_t size);
 
 /* The noise floor's file beside the PICS at `pics_path`: its .pics suffix
  * replaced by (or, without one, followed by) .floor.pics, malloc'd. 0 or
  * TEA_ERR_NOMEM. */
-int tea_results_floor_path(const char *pics_path, char **floor_path);
+int results_floor_path(const char *pics_path, char **floor_path);
 
 /* The PICS of scheme `label` in replay directory `dir` and its golden PICS,
  * as malloc'd paths: LABEL.pics, or the one LABEL-FREQhz.pics. Errors:
@@ -153,7 +153,7 @@ int tea_results_floor_path(const char *pics_path, char **floor_path);
  * PICS of the scheme or several (the message, naming the scheme by
  * `display`, lists them and says to pass one with --golden), TEA_ERR_IO,
  * TEA_ERR_NOMEM. */
-int tea_results_dir_pics(const char *dir, const char *label, const char *display, char **pics_path, char **golden);
+int results_dir_pics(const char *dir, const char *label, const char *display, char **pics_path, char **golden);
 
 /* Finds the name of the trace with the given digest (16 hex digits) in a
  * results CSV: the trace column of the first row whose digest column
@@ -161,6 +161,6 @@ int tea_results_dir_pics(const char *dir, const char *label, const char *display
  * "# trace NAME: PATH, digest HEX, ...". Sets *name to a malloc'd copy, or
  * to NULL when the file cannot be read or names no such trace.
  * Returns 0 or TEA_ERR_NOMEM. */
-int tea_results_trace_name(const char *path, const char *digest, char **name);
+int results_trace_name(const char *path, const char *digest, char **name);
 
 #endif
