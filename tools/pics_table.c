@@ -4,21 +4,20 @@
  * paper's Figure 5 and its mean/max summary.
  *
  * The inputs are results CSVs (results/results.h): `tea replay` directories
- * (their summary.csv) or files such as `tea sweep` writes, in any mix. Rows
- * are traces in the order they first appear, columns the scheme labels in
- * results_scheme_compare order; a cell is the mean over seeds of the error at
- * the chosen granularity and frequency, and the `mean` and `max` rows are the
- * mean and maximum over the traces of the cells above them.
+ * (their summary.csv) or files such as `tea sweep` writes, in any mix. The
+ * table's numbers (cells as means over seeds, their intervals, the mean,
+ * max and noise floor rows) are results/table.h's; this file parses the
+ * options and writes them as Markdown, LaTeX, CSV and SVG.
  */
 #include "cli.h"
 #include "commands.h"
 #include "common/csv.h"
-#include "common/stats.h"
 #include "common/error.h"
 #include "common/outfile.h"
 #include "palette.h"
 #include "plot/chart.h"
 #include "results/results.h"
+#include "results/table.h"
 #include "pics/scheme.h"
 
 #include <math.h>
@@ -26,10 +25,8 @@
 #include <string.h>
 
 #define PERCENT 100.0L
-#define FREQ_TOLERANCE 1e-9      /* relative difference at which --freq matches a row's freq_hz */
 #define CSV_DECIMALS 9           /* fraction digits of error fractions in CSV, before trailing zeros go */
 #define NUMBER_MAX 64
-#define FREQ_LIST_MAX 512       /* bytes of the frequency list in a message */
 #define NAMES_MAX 256           /* bytes of the trace list in a warning */
 #define TITLE_MAX 160
 #define MISSING_SHOWN 5          /* traces named in a warning about missing results */
@@ -83,230 +80,27 @@ typedef struct table_request {
     const char *caption;       /* --caption */
 } table_request;
 
-/* One trace x scheme: the runs (seeds) averaged. */
-typedef struct table_cell {
-    size_t seeds;
-    long double sum;           /* of the error fractions */
-    double min, max;           /* fractions */
-    stats_sample spread;       /* the seeds' errors, for the 95 % interval of their mean */
-    long double floor_sum;     /* of the noise floors (fractions) of the seeds that have one */
-    size_t floor_seeds;
-} table_cell;
-
-/* The table, pointing into the results' rows. */
+/* The table's numbers (results/table.h) and how md, LaTeX and the SVG name
+ * each trace. */
 typedef struct table {
-    const char **traces, **schemes;
-    size_t trace_count, scheme_count;
-    table_cell *cells;         /* [trace][scheme] */
-    long double *mean, *max;   /* [scheme], fractions over the traces with a value; NaN: none */
-    long double *floor;        /* [scheme], the mean over the traces of their mean noise floor; NaN: none */
-    int floors;                /* some run has a noise floor (tea replay --noise-floor): the floor row */
-    double freq_hz;            /* the one frequency shown, or NaN with own_freqs */
-    int own_freqs;             /* each trace at its own frequency (tea replay --samples) */
-    double *trace_freq;        /* [trace]: the trace's frequency (own_freqs) */
-    char **trace_labels;       /* [trace]: how md, LaTeX and the SVG name it ("gzip (312 kHz)") */
-    int spread;                /* some cell averages more than one seed */
+    results_table t;
+    char **trace_labels;       /* [trace]: "gzip", or with own frequencies "gzip (312 kHz)" */
 } table;
 
-static void table_free(table *t)
+static void table_free(table *tb)
 {
-    for (size_t i = 0; t->trace_labels && i < t->trace_count; i++)
-        free(t->trace_labels[i]);
-    free(t->trace_labels);
-    free(t->trace_freq);
-    free(t->traces);
-    free(t->schemes);
-    free(t->cells);
-    free(t->mean);
-    free(t->max);
-    free(t->floor);
-}
-
-static const table_cell *cell_at(const table *t, size_t trace, size_t scheme)
-{
-    return &t->cells[trace * t->scheme_count + scheme];
-}
-
-/* --- choosing the frequency ------------------------------------------------------- */
-
-/* Index of `name` in names[0..n), or n. */
-static size_t find_name(const char *const *names, size_t n, const char *name)
-{
-    size_t i = 0;
-    while (i < n && strcmp(names[i], name) != 0)
-        i++;
-    return i;
-}
-
-
-static int compare_doubles(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return a < b ? -1 : a > b;
-}
-
-static int freq_matches(double row_hz, double wanted_hz)
-{
-    return fabs(row_hz - wanted_hz) <= FREQ_TOLERANCE * wanted_hz;
-}
-
-/* Own frequencies: when every trace's rows are at one frequency, each
- * trace is shown at its own (traces replayed with --samples K). 1 when so,
- * with t->trace_freq filled; 0 when some trace has several. */
-static int own_frequencies(const results_set *s, table *t)
-{
-    char *seen = calloc(t->trace_count ? t->trace_count : 1, 1);
-    int own = 1;
-
-    if (!seen)
-        return -1;
-    for (size_t i = 0; i < s->count && own; i++) {
-        size_t trace = find_name(t->traces, t->trace_count, s->rows[i].trace);
-        if (!seen[trace]++)
-            t->trace_freq[trace] = s->rows[i].freq_hz;
-        else
-            own = t->trace_freq[trace] == s->rows[i].freq_hz;
-    }
-    free(seen);
-    return own;
-}
-
-/* The frequency to show: --freq when some row has it, else the only one,
- * else each trace's own when each has one. A choice to make is a usage
- * error listing the frequencies there are. Needs the trace names
- * (collect_names). Returns an exit status. */
-static int choose_frequency(const table_request *req, const results_set *s, const char *command, table *t)
-{
-    double *hz = &t->freq_hz;
-    double *all = malloc(s->count * sizeof *all);
-    size_t distinct = 0;
-    char list[FREQ_LIST_MAX];
-    size_t used = 0;
-    int status = CLI_EXIT_OK;
-
-    if (!all)
-        return cli_fail(command, error_set(TEA_ERR_NOMEM, "out of memory"));
-    for (size_t i = 0; i < s->count; i++)
-        all[i] = s->rows[i].freq_hz;
-    qsort(all, s->count, sizeof *all, compare_doubles);
-    for (size_t i = 0; i < s->count; i++)
-        if (distinct == 0 || all[distinct - 1] != all[i])
-            all[distinct++] = all[i];
-    list[0] = '\0';
-    for (size_t i = 0; i < distinct && used < sizeof list; i++)
-        used += (size_t)snprintf(list + used, sizeof list - used, "%s%.15g", i ? ", " : "", all[i]);
-    if (req->has_freq) {
-        size_t i = 0;
-        while (i < distinct && !freq_matches(all[i], req->freq_hz))
-            i++;
-        if (i == distinct)
-            status = cli_usage_error(command, "no results at %.15g Hz; the results have %s Hz", req->freq_hz, list);
-        else
-            *hz = req->freq_hz;
-    } else if (distinct > 1) {
-        int own = (t->trace_freq = calloc(t->trace_count, sizeof *t->trace_freq)) ? own_frequencies(s, t) : -1;
-        if (own < 0)
-            status = cli_fail(command, error_set(TEA_ERR_NOMEM, "out of memory"));
-        else if (own)
-            t->own_freqs = 1, *hz = NAN;
-        else
-            status = cli_usage_error(command,
-                                     "the results hold %zu frequencies (%s Hz): choose one with --freq (traces "
-                                     "at one frequency each, as tea replay --samples makes them, combine)",
-                                     distinct, list);
-    } else {
-        *hz = all[0];
-    }
-    free(all);
-    return status;
-}
-
-/* --- building the table ----------------------------------------------------------- */
-
-static int compare_schemes(const void *x, const void *y)
-{
-    return results_scheme_compare(*(const char *const *)x, *(const char *const *)y);
-}
-
-/* The traces (first appearance) and schemes (table order) of every row, at
- * any frequency, so that the table's shape does not depend on --freq. */
-static int collect_names(const results_set *s, table *t)
-{
-    t->traces = malloc(s->count * sizeof *t->traces);
-    t->schemes = malloc(s->count * sizeof *t->schemes);
-    if (!t->traces || !t->schemes)
-        return error_set(TEA_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; i < s->count; i++) {
-        const results_row *r = &s->rows[i];
-        if (find_name(t->traces, t->trace_count, r->trace) == t->trace_count)
-            t->traces[t->trace_count++] = r->trace;
-        if (find_name(t->schemes, t->scheme_count, r->scheme) == t->scheme_count)
-            t->schemes[t->scheme_count++] = r->scheme;
-    }
-    qsort(t->schemes, t->scheme_count, sizeof *t->schemes, compare_schemes);
-    return TEA_OK;
-}
-
-/* Averages the rows at the table's frequency into the cells. */
-static int fill_cells(const table_request *req, const char *command, const results_set *s, table *t)
-{
-    size_t n = t->trace_count * t->scheme_count;
-    char *warned = calloc(t->trace_count ? t->trace_count : 1, 1); /* traces said to have no cycles */
-
-    t->cells = calloc(n, sizeof *t->cells);
-    t->mean = malloc(t->scheme_count * sizeof *t->mean);
-    t->max = malloc(t->scheme_count * sizeof *t->max);
-    t->floor = malloc(t->scheme_count * sizeof *t->floor);
-    if (!t->cells || !t->mean || !t->max || !t->floor || !warned) {
-        free(warned);
-        return error_set(TEA_ERR_NOMEM, "out of memory");
-    }
-    for (size_t i = 0; i < s->count; i++) {
-        const results_row *r = &s->rows[i];
-        double e = r->error[req->granularity];
-        size_t trace = find_name(t->traces, t->trace_count, r->trace);
-        table_cell *c;
-        if (!freq_matches(r->freq_hz, t->own_freqs ? t->trace_freq[trace] : t->freq_hz))
-            continue;
-        if (isnan(e) && req->granularity == PICS_GRAN_FUNC) {
-            free(warned);
-            return error_set(TEA_ERR_FORMAT,
-                             "%s: line %lu: no %s for trace %s, scheme %s (the run had no "
-                             "function symbols; choose another --granularity)",
-                             r->file, r->line, results_error_column(req->granularity), r->trace, r->scheme);
-        }
-        if (isnan(e)) {
-            /* A trace with no attributed cycles has no error: its row stays empty. */
-            if (!warned[trace]++)
-                fprintf(stderr, "%s: warning: trace %s (%s, line %lu) has no attributed cycles: its row is empty\n",
-                        command, r->trace, r->file, r->line);
-            continue;
-        }
-        c = &t->cells[trace * t->scheme_count + find_name(t->schemes, t->scheme_count, r->scheme)];
-        if (c->seeds == 0 || e < c->min)
-            c->min = e;
-        if (c->seeds == 0 || e > c->max)
-            c->max = e;
-        c->sum += e;
-        c->seeds++;
-        stats_add(&c->spread, e);
-        if (c->seeds > 1)
-            t->spread = 1;
-        if (!isnan(r->noise_floor[req->granularity])) {
-            c->floor_sum += r->noise_floor[req->granularity];
-            c->floor_seeds++;
-            t->floors = 1;
-        }
-    }
-    free(warned);
-    return TEA_OK;
+    for (size_t i = 0; tb->trace_labels && i < tb->t.trace_count; i++)
+        free(tb->trace_labels[i]);
+    free(tb->trace_labels);
+    results_table_free(&tb->t);
 }
 
 /* How md, LaTeX and the SVG name each trace: its name, and with own
  * frequencies the frequency after it ("gzip (312 kHz)"). */
-static int label_traces(table *t)
+static int label_traces(table *tb)
 {
-    if (!(t->trace_labels = calloc(t->trace_count ? t->trace_count : 1, sizeof *t->trace_labels)))
+    const results_table *t = &tb->t;
+    if (!(tb->trace_labels = calloc(t->trace_count ? t->trace_count : 1, sizeof *tb->trace_labels)))
         return error_set(TEA_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < t->trace_count; i++) {
         char hz[NUMBER_MAX] = "";
@@ -314,66 +108,37 @@ static int label_traces(table *t)
         if (t->own_freqs)
             plot_chart_format_si(t->trace_freq[i], hz, sizeof hz);
         n = strlen(t->traces[i]) + strlen(hz) + sizeof " (Hz)";
-        if (!(t->trace_labels[i] = malloc(n)))
+        if (!(tb->trace_labels[i] = malloc(n)))
             return error_set(TEA_ERR_NOMEM, "out of memory");
         if (t->own_freqs)
-            snprintf(t->trace_labels[i], n, "%s (%sHz)", t->traces[i], hz);
+            snprintf(tb->trace_labels[i], n, "%s (%sHz)", t->traces[i], hz);
         else
-            snprintf(t->trace_labels[i], n, "%s", t->traces[i]);
+            snprintf(tb->trace_labels[i], n, "%s", t->traces[i]);
     }
     return TEA_OK;
 }
 
-/* The noise floor row: per scheme, the mean over the traces of each one's
- * mean floor over its seeds (traces without a floor left out). */
-static void summarize_floors(table *t)
+/* The warnings: each trace without attributed cycles, then each scheme
+ * missing some trace (its mean and max cover the others). */
+static void warn(const char *command, const results_table *t)
 {
+    for (size_t i = 0; i < t->empty_count; i++)
+        fprintf(stderr, "%s: warning: trace %s (%s, line %lu) has no attributed cycles: its row is empty\n",
+                command, t->empty[i]->trace, t->empty[i]->file, t->empty[i]->line);
     for (size_t s = 0; s < t->scheme_count; s++) {
-        long double sum = 0;
-        size_t covered = 0;
-        for (size_t i = 0; i < t->trace_count; i++) {
-            const table_cell *c = cell_at(t, i, s);
-            if (c->floor_seeds) {
-                sum += c->floor_sum / (long double)c->floor_seeds;
-                covered++;
-            }
-        }
-        t->floor[s] = covered ? sum / (long double)covered : (long double)NAN;
-    }
-}
-
-/* The mean and max rows, and a warning for every scheme missing a trace. */
-static void summarize(const char *command, table *t)
-{
-    summarize_floors(t);
-    for (size_t s = 0; s < t->scheme_count; s++) {
-        long double sum = 0, max = 0;
-        size_t covered = 0, missing = 0;
+        size_t shown[MISSING_SHOWN], missing = results_table_missing(t, s, shown, MISSING_SHOWN);
         char names[NAMES_MAX];
         size_t used = 0;
 
+        if (!missing)
+            continue;
         names[0] = '\0';
-        for (size_t i = 0; i < t->trace_count; i++) {
-            const table_cell *c = cell_at(t, i, s);
-            long double v;
-            if (c->seeds == 0) {
-                if (missing++ < MISSING_SHOWN && used < sizeof names)
-                    used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", missing > 1 ? ", " : "",
-                                             t->traces[i]);
-                continue;
-            }
-            v = c->sum / (long double)c->seeds;
-            sum += v;
-            max = covered == 0 || v > max ? v : max;
-            covered++;
-        }
-        t->mean[s] = covered ? sum / (long double)covered : (long double)NAN;
-        t->max[s] = covered ? max : (long double)NAN;
-        if (missing)
-            fprintf(stderr, "%s: warning: scheme %s has no result%s%.15g%s for %zu of %zu traces (%s%s); its %s "
-                    "and %s cover %zu\n", command, t->schemes[s], t->own_freqs ? "" : " at ",
-                    t->own_freqs ? 0.0 : t->freq_hz, t->own_freqs ? "" : " Hz", missing, t->trace_count, names,
-                    missing > MISSING_SHOWN ? ", ..." : "", MEAN_LABEL, MAX_LABEL, covered);
+        for (size_t k = 0; k < missing && k < MISSING_SHOWN && used < sizeof names; k++)
+            used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", k ? ", " : "", t->traces[shown[k]]);
+        fprintf(stderr, "%s: warning: scheme %s has no result%s%.15g%s for %zu of %zu traces (%s%s); its %s "
+                "and %s cover %zu\n", command, t->schemes[s], t->own_freqs ? "" : " at ",
+                t->own_freqs ? 0.0 : t->freq_hz, t->own_freqs ? "" : " Hz", missing, t->trace_count, names,
+                missing > MISSING_SHOWN ? ", ..." : "", MEAN_LABEL, MAX_LABEL, t->trace_count - missing);
     }
 }
 
@@ -408,27 +173,6 @@ static void format_percent(long double fraction, int decimals, int trim, char *b
 static void format_fraction(long double fraction, char *buf, size_t size)
 {
     format_scaled(fraction, 1, CSV_DECIMALS, 1, buf, size);
-}
-
-static long double cell_mean(const table_cell *c)
-{
-    return c->seeds ? c->sum / (long double)c->seeds : (long double)NAN;
-}
-
-/* Half the 95 % interval of the cell's mean over its seeds (fraction); NaN
- * for one seed. */
-static double cell_half_interval(const table_cell *c)
-{
-    return stats_half_interval95(&c->spread);
-}
-
-/* The cell's 95 % interval (fractions), its foot cut at 0 since no error is
- * negative; NaN for one seed. */
-static void cell_interval(const table_cell *c, double *low, double *high)
-{
-    double mean = (double)cell_mean(c), half = cell_half_interval(c);
-    *low = isnan(half) ? NAN : fmax(mean - half, 0.0);
-    *high = isnan(half) ? NAN : mean + half;
 }
 
 /* Text with LaTeX's special characters escaped. */
@@ -467,7 +211,7 @@ static void md_escape(FILE *f, const char *text)
 }
 
 /* What the numbers are, for the comment line of every format. */
-static void describe(const table_request *req, const table *t, char *buf, size_t size)
+static void describe(const table_request *req, const results_table *t, char *buf, size_t size)
 {
     if (t->own_freqs)
         snprintf(buf, size, "pics table: error (%%) at %s granularity, each trace at its own frequency, mean over "
@@ -495,7 +239,7 @@ static int write_suffixed_field(FILE *f, const char *label, const char *suffix)
 
 /* The granularity and frequency columns of a CSV row (`trace`'s own
  * frequency with own_freqs; empty in the mean and max rows then). */
-static void write_csv_context(FILE *f, const table_request *req, const table *t, size_t trace)
+static void write_csv_context(FILE *f, const table_request *req, const results_table *t, size_t trace)
 {
     fprintf(f, ",%s,", pics_granularity_name(req->granularity));
     if (!t->own_freqs)
@@ -505,7 +249,7 @@ static void write_csv_context(FILE *f, const table_request *req, const table *t,
 }
 
 /* The CSV: a header line and rows only (TABLE_EPILOGUE), errors as fractions. */
-static int write_csv(FILE *f, const table_request *req, const table *t)
+static int write_csv(FILE *f, const table_request *req, const results_table *t)
 {
     char number[NUMBER_MAX];
     int rc;
@@ -527,17 +271,17 @@ static int write_csv(FILE *f, const table_request *req, const table *t)
         csv_data_field(f, t->traces[i]);
         write_csv_context(f, req, t, i);
         for (size_t s = 0; s < t->scheme_count; s++) {
-            format_fraction(cell_mean(cell_at(t, i, s)), number, sizeof number);
+            format_fraction(results_table_cell_mean(results_table_cell_at(t, i, s)), number, sizeof number);
             fprintf(f, ",%s", number);
         }
         for (size_t s = 0; t->spread && s < t->scheme_count; s++) {
-            const table_cell *c = cell_at(t, i, s);
+            const results_table_cell *c = results_table_cell_at(t, i, s);
             format_fraction(c->seeds ? c->min : NAN, number, sizeof number);
             fprintf(f, ",%s", number);
             format_fraction(c->seeds ? c->max : NAN, number, sizeof number);
             fprintf(f, ",%s", number);
             double low, high;
-            cell_interval(c, &low, &high);
+            results_table_cell_interval(c, &low, &high);
             format_fraction(low, number, sizeof number);
             fprintf(f, ",%s", number);
             format_fraction(high, number, sizeof number);
@@ -615,8 +359,9 @@ static const char *scheme_column(const table_request *req, const char *label, ch
  * caption line ("Table: TEXT") after the table and LaTeX a floating table
  * environment with \caption{TEXT} around the tabular.
  */
-static int write_text(FILE *f, const table_request *req, const table *t)
+static int write_text(FILE *f, const table_request *req, const table *tb)
 {
+    const results_table *t = &tb->t;
     char what[TITLE_MAX], name[SCHEME_NAME_MAX];
     long double *row = malloc((t->scheme_count ? t->scheme_count : 1) * sizeof *row);
     double *halves = malloc((t->scheme_count ? t->scheme_count : 1) * sizeof *halves);
@@ -658,10 +403,10 @@ static int write_text(FILE *f, const table_request *req, const table *t)
     }
     for (size_t i = 0; i < t->trace_count; i++) {
         for (size_t s = 0; s < t->scheme_count; s++) {
-            row[s] = cell_mean(cell_at(t, i, s));
-            halves[s] = cell_half_interval(cell_at(t, i, s));
+            row[s] = results_table_cell_mean(results_table_cell_at(t, i, s));
+            halves[s] = results_table_cell_half_interval(results_table_cell_at(t, i, s));
         }
-        write_text_row(f, req->format, t->trace_labels[i], NULL, row, halves, t->scheme_count, decimals,
+        write_text_row(f, req->format, tb->trace_labels[i], NULL, row, halves, t->scheme_count, decimals,
                        req->bold_best);
     }
     if (!md)
@@ -688,8 +433,9 @@ static int write_text(FILE *f, const table_request *req, const table *t)
 }
 
 /* The grouped bars: traces and the mean x schemes, in percent. */
-static int write_svg(const table_request *req, const table *t)
+static int write_svg(const table_request *req, const table *tb)
 {
+    const results_table *t = &tb->t;
     size_t groups = t->trace_count + 1, S = t->scheme_count;
     double *values = malloc(groups * S * sizeof *values);
     double *low = t->spread ? malloc(groups * S * sizeof *low) : NULL;
@@ -706,7 +452,7 @@ static int write_svg(const table_request *req, const table *t)
         goto done;
     }
     for (size_t g = 0; g < groups; g++) {
-        group_labels[g] = g < t->trace_count ? t->trace_labels[g] : MEAN_LABEL;
+        group_labels[g] = g < t->trace_count ? tb->trace_labels[g] : MEAN_LABEL;
         for (size_t s = 0; s < S; s++) {
             size_t k = g * S + s;
             if (g == t->trace_count) {
@@ -715,10 +461,10 @@ static int write_svg(const table_request *req, const table *t)
                     low[k] = high[k] = NAN;
                 continue;
             }
-            const table_cell *c = cell_at(t, g, s);
-            values[k] = (double)(cell_mean(c) * PERCENT);
+            const results_table_cell *c = results_table_cell_at(t, g, s);
+            values[k] = (double)(results_table_cell_mean(c) * PERCENT);
             if (low) {
-                cell_interval(c, &low[k], &high[k]);
+                results_table_cell_interval(c, &low[k], &high[k]);
                 low[k] *= PERCENT;
                 high[k] *= PERCENT;
             }
@@ -764,7 +510,7 @@ done:
     return rc;
 }
 
-static int write_table(const table_request *req, const table *t)
+static int write_table(const table_request *req, const table *tb)
 {
     outfile *out;
     int rc;
@@ -772,9 +518,9 @@ static int write_table(const table_request *req, const table *t)
     if ((rc = outfile_open(&out, req->out_path ? req->out_path : "-")))
         return rc;
     if (req->format == TABLE_CSV)
-        rc = write_csv(outfile_stream(out), req, t);
+        rc = write_csv(outfile_stream(out), req, &tb->t);
     else
-        rc = write_text(outfile_stream(out), req, t);
+        rc = write_text(outfile_stream(out), req, tb);
     if (rc) {
         outfile_abort(out);
         return rc;
@@ -782,57 +528,34 @@ static int write_table(const table_request *req, const table *t)
     return outfile_commit(out);
 }
 
-/* Refuses results of runs under different rules (tea replay --rules): their
- * errors measure different samplers. */
-static int same_rules(const results_set *s)
-{
-    for (size_t i = 1; i < s->count; i++) {
-        const results_row *a = &s->rows[0], *b = &s->rows[i];
-        if (strcmp(a->rules, b->rules) != 0)
-            return error_set(TEA_ERR_USAGE,
-                             "%s: line %lu comes from a run under the %s rules, %s: line %lu under the %s ones: "
-                             "table them apart",
-                             a->file, a->line, a->rules, b->file, b->line, b->rules);
-    }
-    return TEA_OK;
-}
-
 /* Reads the inputs, builds the table and writes it. Returns an exit status. */
 static int run_table(const table_request *req, const char *command)
 {
+    const results_table_request what = { req->granularity, req->has_freq, req->freq_hz };
     results_set s;
-    table t;
-    int rc = TEA_OK, status;
+    table tb;
+    int rc = TEA_OK, status = CLI_EXIT_OK;
 
     results_init(&s);
-    memset(&t, 0, sizeof t);
+    memset(&tb, 0, sizeof tb);
     for (size_t i = 0; i < req->input_count && rc == TEA_OK; i++)
         rc = results_read(&s, req->inputs[i]);
     if (rc == TEA_OK)
-        rc = same_rules(&s);
+        rc = results_table_check_rules(&s);
     if (rc == TEA_OK)
         rc = results_dedupe(&s);
     if (rc == TEA_OK && s.count == 0)
         rc = error_set(TEA_ERR_FORMAT, "no results in %s%s", req->inputs[0], req->input_count > 1 ? " ..." : "");
-    if (rc) {
-        status = cli_fail(command, rc);
-        goto done;
+    if (rc == TEA_OK && (rc = results_table_build(&tb.t, &s, &what)) == TEA_ERR_USAGE)
+        status = cli_usage_error(command, "%s", error_message()); /* the frequency to choose */
+    else if (rc == TEA_OK && (rc = label_traces(&tb)) == TEA_OK) {
+        warn(command, &tb.t);
+        if ((req->svg_path && (rc = write_svg(req, &tb))) || (rc = write_table(req, &tb)))
+            status = cli_fail(command, rc);
     }
-    if ((rc = collect_names(&s, &t))) {
+    if (rc && status == CLI_EXIT_OK)
         status = cli_fail(command, rc);
-        goto done;
-    }
-    if ((status = choose_frequency(req, &s, command, &t)) != CLI_EXIT_OK)
-        goto done;
-    if ((rc = fill_cells(req, command, &s, &t)) || (rc = label_traces(&t))) {
-        status = cli_fail(command, rc);
-        goto done;
-    }
-    summarize(command, &t);
-    if ((req->svg_path && (rc = write_svg(req, &t))) || (rc = write_table(req, &t)))
-        status = cli_fail(command, rc);
-done:
-    table_free(&t);
+    table_free(&tb);
     results_free(&s);
     return status;
 }
