@@ -4,7 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "parallel.h"
 #include "common/error.h"
-#include "common/threads.h"
+#include "common/pool.h"
 
 #include <assert.h>
 #include <pthread.h>
@@ -63,8 +63,6 @@ typedef struct parallel_run {
 
 typedef struct worker {
     parallel_run *run;
-    pthread_t thread;
-    int running;
     tea_replay *part;
     trace_frame_reader *reader;
     trace_batch scratch;        /* batches after the part's start: replayed, then dropped */
@@ -342,6 +340,7 @@ int tea_parallel_replay(tea_replay *whole, const trace_frames *f, unsigned threa
     worker *workers = NULL;
     trace_frame_reader *reader = NULL;  /* the calling thread's, for batches taggers wake in */
     trace_batch scratch = { 0 };
+    pool_threads threads_pool = { 0 };
     trace_totals *frame_totals = NULL;
     unsigned *end_window = NULL;
     size_t count = trace_frames_count(f);
@@ -390,24 +389,17 @@ int tea_parallel_replay(tea_replay *whole, const trace_frames *f, unsigned threa
         goto done;
     }
     sync_ok = 1;
-    threads_reserve(threads); /* asked for: granted even past the processors (common/threads.h) */
-    for (unsigned i = 0; i < threads && count; i++) {
-        if (pthread_create(&workers[i].thread, NULL, worker_main, &workers[i]) != 0) {
-            pthread_mutex_lock(&run.lock);
-            run.stop = 1;
-            pthread_cond_broadcast(&run.free_cond);
-            pthread_mutex_unlock(&run.lock);
-            rc = error_set(TEA_ERR_NOMEM, "cannot start a replay thread");
-            break;
-        }
-        workers[i].running = 1;
+    pool_claim(&threads_pool, threads, threads, 1); /* asked for: granted even past the processors */
+    if (count && pool_start(&threads_pool, worker_main, workers, sizeof *workers)) {
+        pthread_mutex_lock(&run.lock);
+        run.stop = 1;
+        pthread_cond_broadcast(&run.free_cond);
+        pthread_mutex_unlock(&run.lock);
+        rc = error_set(TEA_ERR_NOMEM, "cannot start a replay thread");
     }
     if (!rc)
         rc = consume_frames(&run, whole, reader, &scratch, frame_totals, end_window);
-    for (unsigned i = 0; i < threads; i++)
-        if (workers[i].running)
-            pthread_join(workers[i].thread, NULL);
-    threads_release(threads);
+    pool_join(&threads_pool);
     for (unsigned i = 0; i < threads && !rc && count; i++)
         rc = tea_replay_absorb(whole, workers[i].part);
     if (!rc)

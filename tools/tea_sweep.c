@@ -10,13 +10,13 @@
 #include "study.h"
 #include "common/error.h"
 #include "common/stats.h"
+#include "common/pool.h"
 #include "common/threads.h"
 #include "common/outfile.h"
 #include "palette.h"
 #include "plot/chart.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -55,16 +55,14 @@ typedef struct sweep_job {
     char message[SWEEP_MESSAGE_MAX];   /* the error of a failed job (messages are per thread) */
 } sweep_job;
 
-/* What the worker threads share. */
+/* What the worker threads share (common/pool.h runs them). */
 typedef struct sweep_pool {
     const study_request *req;
     sweep_job *jobs;
     size_t count;
-    size_t next;                       /* the next job to take; under `lock` */
-    size_t done;
+    size_t done;                       /* jobs done; in job_done, which the pool serializes */
     int quiet;                         /* -q: no line for a failed trace either */
-    progress_meter meter;              /* traces done, under `lock`; one trace: its records */
-    pthread_mutex_t lock;
+    progress_meter meter;              /* traces done (job_done); one trace: its records */
 } sweep_pool;
 
 /* Replays one trace, keeping only its rows (the PICS go with the engine). */
@@ -84,49 +82,34 @@ static void run_job(const study_request *req, sweep_job *job)
     }
 }
 
-/* A worker: takes jobs until none is left. */
-static void *worker(void *arg)
+/* Job i, on one of the pool's threads. */
+static void job_run(void *ctx, size_t i)
 {
-    sweep_pool *pool = arg;
-    for (;;) {
-        size_t i;
-        pthread_mutex_lock(&pool->lock);
-        i = pool->next < pool->count ? pool->next++ : pool->count;
-        pthread_mutex_unlock(&pool->lock);
-        if (i == pool->count)
-            return NULL;
-        run_job(pool->req, &pool->jobs[i]);
-        pthread_mutex_lock(&pool->lock);
-        pool->done++;
-        if (pool->jobs[i].rc && !pool->quiet) {
-            progress_hide(&pool->meter);
-            fprintf(stderr, "tea sweep: %s failed (%zu of %zu)\n", pool->jobs[i].path, pool->done, pool->count);
-        }
-        if (pool->count > 1) /* one trace: its records are counted instead */
-            progress_update(&pool->meter, pool->done);
-        pthread_mutex_unlock(&pool->lock);
-    }
+    sweep_pool *pool = ctx;
+    run_job(pool->req, &pool->jobs[i]);
 }
 
-/* Runs every job on `threads` threads (the calling one included). */
+/* After job i, one at a time (pool_for's lock): the failure line and the
+ * progress of several traces. */
+static void job_done(void *ctx, size_t i)
+{
+    sweep_pool *pool = ctx;
+    pool->done++;
+    if (pool->jobs[i].rc && !pool->quiet) {
+        progress_hide(&pool->meter);
+        fprintf(stderr, "tea sweep: %s failed (%zu of %zu)\n", pool->jobs[i].path, pool->done, pool->count);
+    }
+    if (pool->count > 1) /* one trace: its records are counted instead */
+        progress_update(&pool->meter, pool->done);
+}
+
+/* Runs every job on `threads` threads (the calling one included; -j is
+ * granted even past the processors, common/threads.h). */
 static int run_all(sweep_pool *pool, size_t threads)
 {
-    pthread_t tids[SWEEP_MAX_JOBS];
-    size_t started = 0;
-    int rc = TEA_OK;
+    int rc = pool_for(pool->count, (unsigned)threads, job_run, job_done, pool);
 
-    if (pthread_mutex_init(&pool->lock, NULL))
-        return error_set(TEA_ERR_NOMEM, "cannot create a mutex");
-    threads_reserve((unsigned)(threads - 1)); /* -j: granted even past the processors (common/threads.h) */
-    for (; started + 1 < threads; started++)
-        if (pthread_create(&tids[started], NULL, worker, pool))
-            break; /* fewer threads: the rest still runs */
-    worker(pool);
-    for (size_t i = 0; i < started; i++)
-        pthread_join(tids[i], NULL);
     progress_end(&pool->meter);
-    threads_release((unsigned)(threads - 1));
-    pthread_mutex_destroy(&pool->lock);
     for (size_t i = 0; i < pool->count && !rc; i++)
         if (pool->jobs[i].rc)
             rc = error_set(pool->jobs[i].rc, "%s", pool->jobs[i].message);

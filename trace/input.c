@@ -5,7 +5,7 @@
 #include "input.h"
 #include "parzstd.h"
 #include "../common/error.h"
-#include "../common/threads.h"
+#include "../common/pool.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -57,7 +57,7 @@ typedef struct chunk_slot {
  * thread (which alone touches the file, the read buffer and the zstd context
  * once started) and the caller. */
 typedef struct chunk_reader {
-    pthread_t thread;
+    pool_threads thread;     /* the background thread, drawn on the thread budget */
     pthread_mutex_t lock;
     pthread_cond_t changed;  /* a slot was filled or released, or stop was set */
     size_t chunk_size;       /* bytes per read */
@@ -147,7 +147,6 @@ struct trace_input {
      * otherwise), the rest of its last piece, and the stream's bytes still to
      * drop because the serial reader handed them out before it started */
     trace_parzstd *par;
-    unsigned par_threads; /* threads taken from the budget for it */
     const uint8_t *par_data;
     size_t par_left;
     uint64_t par_skip;
@@ -805,50 +804,21 @@ static void chunks_free(chunk_reader *cr)
 
 /* --- frames decompressed on several threads --------------------------------- */
 
-/* Threads for the frames of a multi-frame file: the `asked` count when the
- * user set one (granted even past the processors, as threads.h says), else
- * as many as the budget has room for. Fewer than two: none. */
-static unsigned par_take_threads(unsigned asked)
-{
-    unsigned n = 0;
-
-    if (asked) {
-        if (asked > TRACE_PARZSTD_MAX_WORKERS)
-            asked = TRACE_PARZSTD_MAX_WORKERS;
-        if (asked < 2)
-            return 0;
-        threads_reserve(asked);
-        return asked;
-    }
-    while (n < TRACE_PARZSTD_MAX_WORKERS && threads_try_one())
-        n++;
-    if (n < 2) {
-        threads_release(n);
-        return 0;
-    }
-    return n;
-}
-
 /* Starts decompressing the frames of a multi-frame regular file on several
- * threads, from the file's first frame; the content the serial reader has
- * handed out already is dropped from the front. TEA_ERR_UNSUPPORTED (or
- * NOMEM) leaves the input as it was. */
+ * threads, from the file's first frame: the `asked` count when the user set
+ * one, else as many as the thread budget has room for (trace/parzstd.h);
+ * the content the serial reader has handed out already is dropped from the
+ * front. TEA_ERR_UNSUPPORTED (or NOMEM) leaves the input as it was. */
 static int par_start(trace_input *in, unsigned asked)
 {
     struct stat st;
-    unsigned threads;
     int rc;
 
     if (!in->owns_file || (in->stream_started && in->stream_origin != 0) || fstat(fileno(in->file), &st) != 0
         || !S_ISREG(st.st_mode))
         return TEA_ERR_UNSUPPORTED;
-    if (!(threads = par_take_threads(asked)))
-        return TEA_ERR_UNSUPPORTED;
-    if ((rc = trace_parzstd_start(&in->par, fileno(in->file), (uint64_t)st.st_size, threads))) {
-        threads_release(threads);
+    if ((rc = trace_parzstd_start(&in->par, fileno(in->file), (uint64_t)st.st_size, asked)))
         return rc;
-    }
-    in->par_threads = threads;
     in->par_skip = in->delivered;
     in->par_left = 0;
     in->view_offset = in->consumed;
@@ -862,9 +832,7 @@ static void par_stop(trace_input *in)
     if (!in->par)
         return;
     trace_parzstd_free(in->par);
-    threads_release(in->par_threads);
     in->par = NULL;
-    in->par_threads = 0;
     in->par_left = 0;
 }
 
@@ -964,11 +932,10 @@ static void chunks_start(trace_input *in, size_t chunk_size, int raw)
     in->view_offset = in->consumed;
     in->view_frames = in->frames;
     in->chunks = cr;
-    started = threads_try_one(); /* a processor to spare (common/threads.h)? */
-    if (started && pthread_create(&cr->thread, NULL, chunk_main, in) != 0) {
-        threads_release(1);
-        started = 0;
-    }
+    /* a processor to spare (common/threads.h)? */
+    started = pool_claim(&cr->thread, 0, 1, 1) && pool_start(&cr->thread, chunk_main, in, 0) == TEA_OK;
+    if (!started)
+        pool_join(&cr->thread); /* gives back a claim whose thread could not start */
     if (!started) { /* read synchronously */
         in->chunks = NULL;
         pthread_cond_destroy(&cr->changed);
@@ -1003,8 +970,7 @@ static void chunks_stop(trace_input *in)
     cr->stop = 1;
     pthread_cond_broadcast(&cr->changed);
     pthread_mutex_unlock(&cr->lock);
-    pthread_join(cr->thread, NULL);
-    threads_release(1);
+    pool_join(&cr->thread);
     pthread_cond_destroy(&cr->changed);
     pthread_mutex_destroy(&cr->lock);
     chunks_free(cr);

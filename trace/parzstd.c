@@ -14,6 +14,7 @@
 #define ZSTD_STATIC_LINKING_ONLY /* ZSTD_getFrameHeader: a frame's header without its blocks */
 #include "parzstd.h"
 #include "../common/error.h"
+#include "../common/pool.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -59,8 +60,6 @@ typedef struct job {
 typedef struct worker {
     trace_parzstd *p;
     unsigned index;
-    pthread_t thread;
-    int running;
     ZSTD_DCtx *dctx;
     uint8_t *input; /* TRACE_PARZSTD_INPUT_SIZE compressed bytes */
     piece *pieces;  /* its TRACE_PARZSTD_PIECES pieces */
@@ -73,6 +72,7 @@ struct trace_parzstd {
     pthread_mutex_t lock;
     pthread_cond_t consumer_cond; /* a piece was queued or a job finished */
     pthread_cond_t worker_cond;   /* a piece came back, a job was freed, or stop */
+    pool_threads threads;  /* the workers' threads, drawn on the thread budget */
     worker *workers;
     unsigned worker_count;
     job *jobs; /* ring of job_count: job k is jobs[k % job_count] */
@@ -302,9 +302,7 @@ static void teardown(trace_parzstd *p)
     p->stop = 1;
     pthread_cond_broadcast(&p->worker_cond);
     pthread_mutex_unlock(&p->lock);
-    for (unsigned i = 0; p->workers && i < p->worker_count; i++)
-        if (p->workers[i].running)
-            pthread_join(p->workers[i].thread, NULL);
+    pool_join(&p->threads);
     for (unsigned i = 0; p->workers && i < p->worker_count; i++) {
         worker *w = &p->workers[i];
         for (unsigned k = 0; w->pieces && k < TRACE_PARZSTD_PIECES; k++)
@@ -342,31 +340,38 @@ static int worker_init(trace_parzstd *p, worker *w, unsigned index)
     return TEA_OK;
 }
 
-int trace_parzstd_start(trace_parzstd **out, int fd, uint64_t file_size, unsigned workers)
+int trace_parzstd_start(trace_parzstd **out, int fd, uint64_t file_size, unsigned asked)
 {
     trace_parzstd *p;
     uint64_t first_size;
+    unsigned workers;
     int is_data, rc = TEA_OK;
 
     *out = NULL;
-    if (workers < 2 || workers > TRACE_PARZSTD_MAX_WORKERS)
-        return TEA_ERR_UNSUPPORTED;
     if (!trace_parzstd_frame_size(fd, file_size, 0, &first_size, &is_data) || first_size == file_size)
         return TEA_ERR_UNSUPPORTED;
     if (!(p = calloc(1, sizeof *p)))
         return TEA_ERR_NOMEM;
+    /* Fewer than two workers: nothing to share. */
+    if (!(workers = pool_claim(&p->threads, asked, TRACE_PARZSTD_MAX_WORKERS, 2))) {
+        free(p);
+        return TEA_ERR_UNSUPPORTED;
+    }
     if (pthread_mutex_init(&p->lock, NULL)) {
+        pool_join(&p->threads);
         free(p);
         return TEA_ERR_NOMEM;
     }
     if (pthread_cond_init(&p->consumer_cond, NULL)) {
         pthread_mutex_destroy(&p->lock);
+        pool_join(&p->threads);
         free(p);
         return TEA_ERR_NOMEM;
     }
     if (pthread_cond_init(&p->worker_cond, NULL)) {
         pthread_cond_destroy(&p->consumer_cond);
         pthread_mutex_destroy(&p->lock);
+        pool_join(&p->threads);
         free(p);
         return TEA_ERR_NOMEM;
     }
@@ -381,12 +386,8 @@ int trace_parzstd_start(trace_parzstd **out, int fd, uint64_t file_size, unsigne
         rc = TEA_ERR_NOMEM;
     for (unsigned i = 0; !rc && i < workers; i++)
         rc = worker_init(p, &p->workers[i], i);
-    for (unsigned i = 0; !rc && i < workers; i++) {
-        if (pthread_create(&p->workers[i].thread, NULL, worker_main, &p->workers[i]) != 0)
-            rc = TEA_ERR_NOMEM;
-        else
-            p->workers[i].running = 1;
-    }
+    if (!rc)
+        rc = pool_start(&p->threads, worker_main, p->workers, sizeof *p->workers);
     if (rc) {
         teardown(p);
         free(p);

@@ -54,13 +54,16 @@ typedef struct trace_parzstd_end {
  * reader then says why). */
 int trace_parzstd_frame_size(int fd, uint64_t file_size, uint64_t offset, uint64_t *size, int *is_data);
 
-/* Starts `workers` threads (2 to TRACE_PARZSTD_MAX_WORKERS) decompressing the
- * frames of the regular file `fd` of `file_size` bytes from its first byte.
- * TEA_ERR_UNSUPPORTED when the file's first frame is all of it (one frame:
- * nothing to share) or cannot be sized; TEA_ERR_NOMEM when memory or threads
- * are short. Either way the caller reads serially. The file descriptor must
+/* Starts threads decompressing the frames of the regular file `fd` of
+ * `file_size` bytes from its first byte, drawn on the process's thread
+ * budget (common/pool.h): `asked` of them when it is not 0 (a user's
+ * --threads: granted even past the budget), else as many as the budget has
+ * room for; at most TRACE_PARZSTD_MAX_WORKERS. TEA_ERR_UNSUPPORTED when
+ * fewer than two threads would run, or the file's first frame is all of it
+ * (one frame: nothing to share) or cannot be sized; TEA_ERR_NOMEM when
+ * memory or threads are short. Either way the caller reads serially. The file descriptor must
  * stay open until trace_parzstd_free. */
-int trace_parzstd_start(trace_parzstd **out, int fd, uint64_t file_size, unsigned workers);
+int trace_parzstd_start(trace_parzstd **out, int fd, uint64_t file_size, unsigned asked);
 
 /* Hands out the next piece of decompressed content in stream order: returns
  * 1 with *data and *size (at least 1 byte, valid until the next call), or 0

@@ -8,6 +8,7 @@
 #include "objects.h"
 #include "tracedoctor.h"
 #include "../common/error.h"
+#include "../common/pool.h"
 #include "../common/threads.h"
 
 #include <assert.h>
@@ -56,7 +57,7 @@ typedef struct ahead_slot {
  * alone touches the input and the decoding state of the reader, until it is
  * joined. */
 typedef struct decoder_thread {
-    pthread_t thread;
+    pool_threads thread;      /* the thread, drawn on the thread budget (common/pool.h) */
     pthread_mutex_t lock;
     pthread_cond_t filled_cond; /* a slot was filled */
     pthread_cond_t freed_cond;  /* a slot was taken, or stop was set */
@@ -907,8 +908,7 @@ static void ahead_join(decoder_thread *a)
     a->stop = 1;
     pthread_cond_signal(&a->freed_cond);
     pthread_mutex_unlock(&a->lock);
-    pthread_join(a->thread, NULL);
-    threads_release(1);
+    pool_join(&a->thread);
     a->running = 0;
 }
 
@@ -974,10 +974,10 @@ static void start_background(trace_reader *r, const trace_batch *batch)
         goto fail;
     }
     cond_ok = 1;
-    if (!threads_try_one()) /* no processor to spare (common/threads.h): stay synchronous */
+    if (!pool_claim(&a->thread, 0, 1, 1)) /* no processor to spare (common/threads.h): stay synchronous */
         goto fail;
-    if (pthread_create(&a->thread, NULL, decoder_main, r) != 0) {
-        threads_release(1);
+    if (pool_start(&a->thread, decoder_main, r, 0) != TEA_OK) {
+        pool_join(&a->thread); /* gives the claim back */
         goto fail;
     }
     a->running = 1;
