@@ -2,6 +2,7 @@
  * pics_plot.c: `pics plot`, the top instructions' cycle stacks as an SVG
  * chart: one group per instruction, one stacked bar per PICS file (golden,
  * TEA, IBS, ... like the TEA paper's Figure 6), one segment per component.
+ * The numbers are view/stack.h's; this file labels and draws them.
  */
 #include "binary/symbolize.h"
 #include "cli.h"
@@ -12,7 +13,7 @@
 #include "plot/chart.h"
 #include "trace/psv.h"
 #include "view/report.h"
-#include "view/view.h"
+#include "view/stack.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -24,7 +25,6 @@
 #define PLOT_ELLIPSIS "..."
 #define PLOT_TITLE_MAX 160
 #define PLOT_DIGEST_SHOWN 8    /* hex digits of the trace digest in a title without a program */
-#define PERCENT 100.0
 
 #define PLOT_SYNOPSIS                                                                               \
     "Usage: pics plot FILE.pics... -o OUT.svg [OPTIONS]\n\n"                                       \
@@ -50,12 +50,6 @@ typedef struct plot_input {
     pics p;
 } plot_input;
 
-static int compare_pc(const void *a, const void *b)
-{
-    const uint64_t *x = a, *y = b;
-    return *x < *y ? -1 : *x > *y;
-}
-
 /* How a PC is labelled in the chart: function+0xOFFSET with a binary, else
  * its address in hex; cut to PLOT_LOCATION_SHOWN bytes (at a character
  * boundary) with an ellipsis, so that long C++ names do not swamp the chart. */
@@ -76,41 +70,6 @@ static char *plot_location(const binary_symbolizer *z, uint64_t pc, char *buf, s
         n--; /* not inside a UTF-8 sequence */
     snprintf(buf, size, "%.*s" PLOT_ELLIPSIS, (int)n, full);
     return buf;
-}
-
-/* The reference PICS's top `n` instructions by cycles (then by address),
- * into `pcs` (in chart order) with their count: the first rows of its view
- * by instruction. */
-static int rank_instructions(const pics *ref, uint64_t n, uint64_t **pcs, size_t *count)
-{
-    view v;
-    int rc;
-
-    *pcs = NULL;
-    *count = 0;
-    if ((rc = view_build(&v, ref, NULL, PICS_GRAN_INSN, NULL)))
-        return rc;
-    view_sort(&v, VIEW_ORDER_VALUE);
-    if ((rc = view_select(&v, n, 0.0)) == TEA_OK && !(*pcs = malloc((v.shown ? v.shown : 1) * sizeof **pcs)))
-        rc = error_set(TEA_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; rc == TEA_OK && i < v.shown; i++)
-        (*pcs)[i] = v.rows[i].key;
-    if (rc == TEA_OK)
-        *count = v.shown;
-    view_free(&v);
-    return rc;
-}
-
-/* Marks in `present` every PSV of a cell of `p` whose PC is among the
- * sorted `pcs`. */
-static void mark_components(const pics *p, const uint64_t *sorted_pcs, size_t n,
-                            unsigned char present[TRACE_PSV_VALUES])
-{
-    for (size_t i = 0; i < p->capacity; i++) {
-        const pics_cell *c = &p->slots[i];
-        if (c->used && bsearch(&c->pc, sorted_pcs, n, sizeof *sorted_pcs, compare_pc))
-            present[c->psv & TRACE_PSV_MASK_ALL] = 1;
-    }
 }
 
 /* "golden", or the scheme and its frequency ("tea 4kHz"). */
@@ -161,99 +120,64 @@ static int load_inputs(const plot_request *req, plot_input *in)
     return TEA_OK;
 }
 
-/* The chart's value of one cell: cycles scaled to the golden total, or
- * their share of it in percent. */
-static double plot_value(const plot_request *req, const plot_input *in, uint64_t value)
-{
-    double cycles = pics_value_cycles(&in->info, in->p.total, value);
-    double total = (double)in->info.golden_total / (double)(in->info.unit ? in->info.unit : PICS_UNIT);
-    if (!req->percent)
-        return cycles;
-    return total > 0 ? PERCENT * cycles / total : 0;
-}
-
 static int run_plot(const plot_request *req)
 {
     plot_input *in = calloc(req->files, sizeof *in);
-    uint64_t *pcs = NULL, *sorted = NULL;
-    size_t groups = 0, segments = 0, reference = 0;
-    unsigned char present[TRACE_PSV_VALUES] = { 0 };
-    uint16_t psvs[TRACE_PSV_VALUES];
+    view_stack_input *stack_in = calloc(req->files, sizeof *stack_in);
+    view_stack stack = { 0 };
+    size_t reference;
     char (*group_text)[PLOT_LABEL_MAX] = NULL, (*bar_text)[PLOT_LABEL_MAX] = NULL;
     char segment_text[TRACE_PSV_VALUES][TRACE_PSV_LABEL_MAX], segment_color[TRACE_PSV_VALUES][PLOT_CHART_COLOR_MAX];
     const char **group_labels = NULL, **bar_labels = NULL, *segment_labels[TRACE_PSV_VALUES],
                *segment_colors[TRACE_PSV_VALUES];
-    double *values = NULL;
     char title[PLOT_TITLE_MAX];
     binary_symbolizer *z = NULL;
     binary_symbolize_options sym;
     int rc;
 
-    if (!in)
-        return error_set(TEA_ERR_NOMEM, "out of memory");
+    if (!in || !stack_in) {
+        rc = error_set(TEA_ERR_NOMEM, "out of memory");
+        goto done;
+    }
     if ((rc = load_inputs(req, in)))
         goto done;
-    for (size_t i = 0; i < req->files; i++) {
-        if (pics_info_is_golden(&in[i].info)) {
-            reference = i;
-            break;
-        }
-    }
+    for (size_t i = 0; i < req->files; i++)
+        stack_in[i] = (view_stack_input){ &in[i].info, &in[i].p };
+    reference = view_stack_reference(stack_in, req->files);
     sym = req->sym;
     /* --adjust-vma auto scores the reference's PCs */
     if ((rc = view_report_symbolize(&z, &in[reference].info.program, &in[reference].info.objects, &in[reference].p, &sym)))
         goto done;
-    if ((rc = rank_instructions(&in[reference].p, req->top, &pcs, &groups)))
+    if ((rc = view_stack_build(&stack, stack_in, req->files, reference, req->top, req->percent)))
         goto done;
-    if (groups == 0) {
+    if (stack.groups == 0) {
         rc = error_set(TEA_ERR_FORMAT, "%s: no instruction to plot (the PICS is empty)", req->paths[reference]);
         goto done;
     }
-    sorted = malloc(groups * sizeof *sorted);
-    group_text = malloc(groups * sizeof *group_text);
-    group_labels = malloc(groups * sizeof *group_labels);
+    group_text = malloc(stack.groups * sizeof *group_text);
+    group_labels = malloc(stack.groups * sizeof *group_labels);
     bar_text = malloc(req->files * sizeof *bar_text);
     bar_labels = malloc(req->files * sizeof *bar_labels);
-    if (!sorted || !group_text || !group_labels || !bar_text || !bar_labels) {
+    if (!group_text || !group_labels || !bar_text || !bar_labels) {
         rc = error_set(TEA_ERR_NOMEM, "out of memory");
         goto done;
     }
-    memcpy(sorted, pcs, groups * sizeof *sorted);
-    qsort(sorted, groups, sizeof *sorted, compare_pc);
-    for (size_t i = 0; i < req->files; i++)
-        mark_components(&in[i].p, sorted, groups, present);
-    for (unsigned psv = 0; psv < TRACE_PSV_VALUES; psv++) {
-        if (!present[psv])
-            continue;
-        psvs[segments] = (uint16_t)psv;
-        trace_psv_label((uint16_t)psv, segment_text[segments], TRACE_PSV_LABEL_MAX);
-        palette_component_color((uint16_t)psv, segment_color[segments]);
-        segment_labels[segments] = segment_text[segments];
-        segment_colors[segments] = segment_color[segments];
-        segments++;
+    for (size_t k = 0; k < stack.segments; k++) {
+        trace_psv_label(stack.psvs[k], segment_text[k], TRACE_PSV_LABEL_MAX);
+        palette_component_color(stack.psvs[k], segment_color[k]);
+        segment_labels[k] = segment_text[k];
+        segment_colors[k] = segment_color[k];
     }
-    values = calloc(groups * req->files * (segments ? segments : 1), sizeof *values);
-    if (!values) {
-        rc = error_set(TEA_ERR_NOMEM, "out of memory");
-        goto done;
-    }
-    for (size_t g = 0; g < groups; g++) {
-        group_labels[g] = plot_location(z, pcs[g], group_text[g], PLOT_LABEL_MAX);
-        for (size_t b = 0; b < req->files; b++) {
-            for (size_t s = 0; s < segments; s++) {
-                const pics_cell *c = pics_find(&in[b].p, pcs[g], psvs[s]);
-                values[(g * req->files + b) * segments + s] = c ? plot_value(req, &in[b], c->value) : 0;
-            }
-        }
-    }
+    for (size_t g = 0; g < stack.groups; g++)
+        group_labels[g] = plot_location(z, stack.pcs[g], group_text[g], PLOT_LABEL_MAX);
     label_bars(req, in, bar_text);
     for (size_t b = 0; b < req->files; b++)
         bar_labels[b] = bar_text[b];
     if (palette_program(in[0].info.program.binary_path)) {
         snprintf(title, sizeof title, "%s: cycle stacks of the top %zu instructions",
-                 palette_program(in[0].info.program.binary_path), groups);
+                 palette_program(in[0].info.program.binary_path), stack.groups);
     } else {
-        snprintf(title, sizeof title, "Cycle stacks of the top %zu instructions (trace %.*s)", groups,
+        snprintf(title, sizeof title, "Cycle stacks of the top %zu instructions (trace %.*s)", stack.groups,
                  PLOT_DIGEST_SHOWN, in[0].info.trace_digest);
     }
 
@@ -263,32 +187,31 @@ static int run_plot(const plot_request *req)
             .y_label = req->percent ? "% of all cycles" : "cycles",
             .value_unit = "cycles",
             .format = req->percent ? PLOT_CHART_NUMBER_PERCENT : PLOT_CHART_NUMBER_PLAIN,
-            .groups = groups,
+            .groups = stack.groups,
             .bars = req->files,
-            .segments = segments,
+            .segments = stack.segments,
             .group_labels = group_labels,
             .bar_labels = bar_labels,
             .segment_labels = segment_labels,
             .segment_colors = segment_colors,
-            .values = values,
+            .values = stack.values,
         };
         rc = plot_chart_save_stacked_bars(req->out_path, &chart);
     }
 done:
     binary_symbolize_close(z);
-    for (size_t i = 0; i < req->files; i++) {
+    for (size_t i = 0; in && i < req->files; i++) {
         /* Also after a failed pics_read, which may leave its map allocated. */
         pics_info_free(&in[i].info);
         pics_free(&in[i].p);
     }
     free(in);
-    free(pcs);
-    free(sorted);
+    free(stack_in);
+    view_stack_free(&stack);
     free(group_text);
     free(group_labels);
     free(bar_text);
     free(bar_labels);
-    free(values);
     return rc;
 }
 

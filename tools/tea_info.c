@@ -6,12 +6,12 @@
 #include "common/error.h"
 #include "common/json.h"
 #include "common/progress.h"
-#include "common/stats.h"
 #include "golden/golden.h"
 #include "pics/pics_file.h"
 #include "trace/frames.h"
 #include "trace/objects.h"
 #include "trace/trace.h"
+#include "view/estimate.h"
 
 #include <math.h>
 #include <signal.h>
@@ -79,27 +79,6 @@ static int copy_objects(info_report *rep, trace_reader *reader)
     return TEA_OK;
 }
 
-/* The commits of each window of a sampled trace whose windows are known
- * at open, counted from its records as scan_trace reads them. */
-typedef struct window_counter {
-    const trace_sampling *s;
-    uint64_t *insns;
-    size_t k;                 /* the window of the last record counted */
-} window_counter;
-
-static void count_windows(window_counter *c, const trace_batch *batch)
-{
-    uint64_t *last_commit = c->insns + c->s->window_count;
-    for (size_t i = 0; i < batch->count; i++) {
-        const trace_record *r = &batch->records[i];
-        while (c->k + 1 < c->s->window_count && r->cycle > c->s->window_ends[c->k])
-            c->k++;
-        c->insns[c->k] += r->n_commit;
-        if (r->n_commit)
-            last_commit[c->k] = r->cycle;
-    }
-}
-
 /* The records a native trace file's index lists: the progress line's
  * total. 0 (unknown) where there is no index to read: standard input, a
  * pipe, a TraceDoctor trace, a damaged file (the scan says what is wrong). */
@@ -125,7 +104,7 @@ static int scan_trace(info_report *rep, const trace_open_options *opts, progress
 {
     trace_reader *reader = NULL;
     trace_batch batch = { 0 };
-    window_counter counter = { 0 };
+    view_estimate_counter counter = { 0 };
     golden g;
     uint64_t records = 0;
     int rc;
@@ -145,7 +124,7 @@ static int scan_trace(info_report *rep, const trace_open_options *opts, progress
                 rc = error_set(TEA_ERR_NOMEM, "out of memory");
                 goto done;
             }
-            counter = (window_counter){ &run->sampling, rep->window_insns, 0 };
+            view_estimate_counter_init(&counter, &run->sampling, rep->window_insns);
         }
     }
     for (;;) {
@@ -156,7 +135,7 @@ static int scan_trace(info_report *rep, const trace_open_options *opts, progress
         records += batch.count;
         progress_update(meter, records);
         if (counter.insns)
-            count_windows(&counter, &batch);
+            view_estimate_count(&counter, &batch);
         for (size_t i = 0; i < batch.count; i++)
             rep->commit_exceptions += batch.records[i].n_commit > 0 && (batch.records[i].flags & TRACE_REC_EXCEPTION);
         golden_feed(&g, &batch, NULL);
@@ -228,76 +207,6 @@ static const char *signal_name(uint32_t sig)
     return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal";
 }
 
-/* The instructions a sampled trace's windows stand for: every times the
- * windows (periodic) or their weights' sum (weighted). */
-static double sampled_instructions(const trace_sampling *s)
-{
-    double periods = 0;
-    for (size_t k = 0; k < s->window_count; k++)
-        periods += (double)trace_sampling_weight(s, k);
-    return (double)s->every * periods;
-}
-
-/* A sampled trace's estimate of the whole run's cycles: each window's
- * cycles per committed µop, their mean times the instructions the windows
- * stand for, and half the 95 % interval of that (Student's t over the
- * windows; NaN for one); weighted windows, the sum of each window's cycles
- * per µop times its weight and `every`, with no interval (NaN). `insns`
- * holds each window's commits as counted in the trace, then each one's
- * last commit cycle; without it (a trace from a pipe names its windows
- * only at its end) every window but the last is taken to hold `length`. A
- * window without commits (the core's last drain) adds its cycles to the
- * one before it. */
-static void sampled_estimate(const trace_sampling *s, const trace_totals *t, const uint64_t *insns, double *cycles,
-                             double *half)
-{
-    stats_sample cpi = { 0 };
-    uint64_t before = t->first_cycle, timed = s->length * (s->window_count - 1);
-    uint64_t held_cycles = 0, held_insns = 0, held_weight = 0; /* the window being gathered */
-    double weighted = 0; /* weighted windows: the sum of weight x cycles per µop */
-
-    for (size_t k = 0; k < s->window_count; k++) {
-        uint64_t n = insns ? insns[k] : k + 1 < s->window_count ? s->length : t->commits > timed ? t->commits - timed : 0;
-        /* weighted windows end, as the golden reference weights them, at their last commit:
-         * the cycles after it wait for the next window's first µop */
-        uint64_t end = trace_sampling_weighted(s) && insns && n && k + 1 < s->window_count
-                           ? insns[s->window_count + k]
-                           : s->window_ends[k];
-        if (n && held_insns) {
-            stats_add(&cpi, (double)held_cycles / (double)held_insns);
-            weighted += (double)held_weight * (double)held_cycles / (double)held_insns;
-            held_cycles = held_insns = 0;
-        }
-        if (!held_insns)
-            held_weight = trace_sampling_weight(s, k);
-        held_cycles += end - before;
-        held_insns += n;
-        before = end;
-    }
-    if (held_insns) {
-        stats_add(&cpi, (double)held_cycles / (double)held_insns);
-        weighted += (double)held_weight * (double)held_cycles / (double)held_insns;
-    }
-    if (trace_sampling_weighted(s)) {
-        /* chosen regions, not a random sample: no interval */
-        *cycles = weighted * (double)s->every;
-        *half = NAN;
-        return;
-    }
-    *cycles = stats_mean(&cpi) * sampled_instructions(s);
-    *half = stats_half_interval95(&cpi) * sampled_instructions(s);
-}
-
-/* The lightest weight of a weighted sampling's windows. */
-static uint64_t lightest(const trace_sampling *s)
-{
-    uint64_t w = UINT64_MAX;
-    for (size_t k = 0; k < s->window_count; k++)
-        if (trace_sampling_weight(s, k) < w)
-            w = trace_sampling_weight(s, k);
-    return w;
-}
-
 /* What a recorder knew of the run: the programs before the traced one, an
  * interrupt, the program's exit status, the region's time and rate, and a
  * sampled recording's windows with their estimate of the whole run. */
@@ -321,24 +230,24 @@ static void print_run(const trace_run *run, const trace_totals *t, const uint64_
                (double)t->commits / ((double)run->region_ns / NS_PER_S) / 1e6);
     if (run->sampling.every) {
         const trace_sampling *s = &run->sampling;
-        double cycles, half;
-        sampled_estimate(s, t, window_insns, &cycles, &half);
+        view_estimate e;
+        view_estimate_run(&e, s, t, window_insns);
         if (trace_sampling_weighted(s))
             printf("sampled:      %zu SimPoint regions of %llu instructions (%llu of warm-up at most), in "
                    "intervals of %llu;\n"
                    "              they stand for %.0f intervals (weights %llu to %llu)\n",
                    s->window_count, (unsigned long long)s->length, (unsigned long long)s->warmup,
-                   (unsigned long long)s->every, sampled_instructions(s) / (double)s->every,
-                   (unsigned long long)lightest(s), (unsigned long long)trace_sampling_heaviest(s));
+                   (unsigned long long)s->every, e.instructions / (double)s->every,
+                   (unsigned long long)e.lightest, (unsigned long long)e.heaviest);
         else
             printf("sampled:      %zu windows of %llu instructions, one every %llu (%llu of warm-up each);\n"
                    "              each cycle stands for %.6g\n",
                    s->window_count, (unsigned long long)s->length, (unsigned long long)s->every,
                    (unsigned long long)s->warmup, (double)s->every / (double)s->length);
-        printf("estimate:     %.6g cycles for %.6g instructions (%s)", cycles, sampled_instructions(s),
+        printf("estimate:     %.6g cycles for %.6g instructions (%s)", e.cycles, e.instructions,
                trace_sampling_weighted(s) ? "the intervals the regions stand for" : "the windows' periods");
-        if (!isnan(half))
-            printf(" +- %.3g (95 %%, Student's t over the windows)", half);
+        if (!isnan(e.half))
+            printf(" +- %.3g (95 %%, Student's t over the windows)", e.half);
         printf("\n");
     }
 }
@@ -417,8 +326,8 @@ static void json_run(json_writer *j, const trace_run *run, const trace_totals *t
     json_key(j, "sampling");
     if (run->sampling.every) {
         const trace_sampling *s = &run->sampling;
-        double cycles, half;
-        sampled_estimate(s, t, window_insns, &cycles, &half);
+        view_estimate e;
+        view_estimate_run(&e, s, t, window_insns);
         json_begin_object(j);
         json_key(j, "every");
         json_u64(j, s->every);
@@ -433,12 +342,12 @@ static void json_run(json_writer *j, const trace_run *run, const trace_totals *t
         json_key(j, "window_weights");
         json_u64_array(j, s->window_weights, s->window_count);
         json_key(j, "estimated_cycles");
-        json_double(j, cycles);
+        json_double(j, e.cycles);
         json_key(j, "estimated_cycles_ci95");
-        if (isnan(half))
+        if (isnan(e.half))
             json_null(j);
         else
-            json_double(j, half);
+            json_double(j, e.half);
         json_end(j);
     } else {
         json_null(j);

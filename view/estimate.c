@@ -1,0 +1,89 @@
+/*
+ * estimate.c: a sampled trace's estimate of the whole run (see estimate.h).
+ */
+#include "estimate.h"
+#include "common/stats.h"
+
+#include <math.h>
+
+void view_estimate_counter_init(view_estimate_counter *c, const trace_sampling *s, uint64_t *insns)
+{
+    *c = (view_estimate_counter){ s, insns, 0 };
+}
+
+void view_estimate_count(view_estimate_counter *c, const trace_batch *batch)
+{
+    uint64_t *last_commit = c->insns + c->s->window_count;
+    for (size_t i = 0; i < batch->count; i++) {
+        const trace_record *r = &batch->records[i];
+        while (c->k + 1 < c->s->window_count && r->cycle > c->s->window_ends[c->k])
+            c->k++;
+        c->insns[c->k] += r->n_commit;
+        if (r->n_commit)
+            last_commit[c->k] = r->cycle;
+    }
+}
+
+/* The instructions the windows stand for: every times the windows
+ * (periodic) or their weights' sum (weighted). */
+static double stands_for(const trace_sampling *s)
+{
+    double periods = 0;
+    for (size_t k = 0; k < s->window_count; k++)
+        periods += (double)trace_sampling_weight(s, k);
+    return (double)s->every * periods;
+}
+
+/* The lightest window's weight. */
+static uint64_t lightest(const trace_sampling *s)
+{
+    uint64_t w = UINT64_MAX;
+    for (size_t k = 0; k < s->window_count; k++)
+        if (trace_sampling_weight(s, k) < w)
+            w = trace_sampling_weight(s, k);
+    return w;
+}
+
+void view_estimate_run(view_estimate *e, const trace_sampling *s, const trace_totals *t, const uint64_t *insns)
+{
+    stats_sample cpi = { 0 };
+    uint64_t before = t->first_cycle, timed = s->length * (s->window_count - 1);
+    uint64_t held_cycles = 0, held_insns = 0, held_weight = 0; /* the window being gathered */
+    double weighted = 0; /* weighted windows: the sum of weight x cycles per µop */
+
+    for (size_t k = 0; k < s->window_count; k++) {
+        uint64_t n = insns                     ? insns[k]
+                     : k + 1 < s->window_count ? s->length
+                     : t->commits > timed      ? t->commits - timed
+                                               : 0;
+        /* weighted windows end at their last commit (estimate.h) */
+        uint64_t end = trace_sampling_weighted(s) && insns && n && k + 1 < s->window_count
+                           ? insns[s->window_count + k]
+                           : s->window_ends[k];
+        if (n && held_insns) {
+            stats_add(&cpi, (double)held_cycles / (double)held_insns);
+            weighted += (double)held_weight * (double)held_cycles / (double)held_insns;
+            held_cycles = held_insns = 0;
+        }
+        if (!held_insns)
+            held_weight = trace_sampling_weight(s, k);
+        held_cycles += end - before;
+        held_insns += n;
+        before = end;
+    }
+    if (held_insns) {
+        stats_add(&cpi, (double)held_cycles / (double)held_insns);
+        weighted += (double)held_weight * (double)held_cycles / (double)held_insns;
+    }
+    e->instructions = stands_for(s);
+    e->lightest = lightest(s);
+    e->heaviest = trace_sampling_heaviest(s);
+    if (trace_sampling_weighted(s)) {
+        /* chosen regions, not a random sample: no interval */
+        e->cycles = weighted * (double)s->every;
+        e->half = NAN;
+        return;
+    }
+    e->cycles = stats_mean(&cpi) * e->instructions;
+    e->half = stats_half_interval95(&cpi) * e->instructions;
+}

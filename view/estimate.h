@@ -1,0 +1,65 @@
+/*
+ * estimate.h: a sampled trace's estimate of the whole run (`tea info`).
+ *
+ * A sampled recording (tea record --sample, --simpoints) times windows of
+ * `length` instructions; each stands for a period of `every` instructions,
+ * or, weighted (SimPoint), for `weight` such periods. The run's cycles are
+ * estimated from each window's cycles per committed µop:
+ *
+ *     periodic:  mean over the windows of cycles/µops x every x windows,
+ *                +- t(0.975, windows - 1) x s / sqrt(windows) x every x
+ *                windows (Student's t over the windows, common/stats.h;
+ *                no interval for one window)
+ *     weighted:  the sum over the windows of weight x cycles/µops x every,
+ *                with no interval (chosen regions, not a random sample)
+ *
+ * A window's cycles run from the previous window's end (the first from the
+ * trace's first cycle) to its own end; a weighted window ends, as the golden
+ * reference weights it, at its last commit, the cycles after it waiting for
+ * the next window's first µop. A window without commits (the core's last
+ * drain) adds its cycles to the window before it.
+ */
+#ifndef TEA_VIEW_ESTIMATE_H
+#define TEA_VIEW_ESTIMATE_H
+
+#include "trace/objects.h"
+#include "trace/record.h"
+#include "trace/trace.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Counts each window's commits from the records, as a scan reads them:
+ * insns[k] the µops window k committed, insns[window_count + k] the cycle
+ * of its last commit. The caller owns `insns` (2 x window_count, zeroed). */
+typedef struct view_estimate_counter {
+    const trace_sampling *s;
+    uint64_t *insns;
+    size_t k;                  /* the window of the last record counted */
+} view_estimate_counter;
+
+/* A counter for the windows of `s` (known at the trace's open) into
+ * `insns`. */
+void view_estimate_counter_init(view_estimate_counter *c, const trace_sampling *s, uint64_t *insns);
+
+/* Counts the records of `batch` (the next of the trace, in order). */
+void view_estimate_count(view_estimate_counter *c, const trace_batch *batch);
+
+/* The estimate of a sampled run. */
+typedef struct view_estimate {
+    double cycles;             /* the whole run's cycles */
+    double half;               /* half the 95 % interval of `cycles`; NaN: none */
+    double instructions;       /* the instructions the windows stand for: every x the windows
+                                  (periodic) or their weights' sum (weighted) */
+    uint64_t lightest;         /* the lightest and heaviest window's weight (1 and 1 periodic) */
+    uint64_t heaviest;
+} view_estimate;
+
+/* The estimate of the run of sampling `s` (every > 0, at least one window)
+ * from the trace's totals `t` and the windows' commits `insns` counted by a
+ * view_estimate_counter; without them (NULL: a trace from a pipe names its
+ * windows only at its end) every window but the last is taken to hold
+ * `length` µops and the last the rest of the trace's commits. */
+void view_estimate_run(view_estimate *e, const trace_sampling *s, const trace_totals *t, const uint64_t *insns);
+
+#endif
