@@ -1,11 +1,16 @@
 /*
  * correlate.c: event occurrences against cycle impact (see correlate.h).
  */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "correlate.h"
+#include "results.h"
 #include "common/error.h"
 #include "common/exact.h"
 
+#include <libgen.h>
+#include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,4 +117,122 @@ void results_correlate_compute(const results_correlate_point *pts, size_t n, res
     r = sxy / sqrtl(sxx * syy);
     /* Rounding may step just outside [-1, 1] for perfectly linear data. */
     out->r = (double)(r > 1 ? 1 : r < -1 ? -1 : r);
+}
+
+/* --- the inputs of `pics correlate` ----------------------------------------- */
+
+/* Room for the "#N" a repeated name gets. */
+#define REPEAT_SUFFIX_MAX 32
+
+/* The trace's name (see results_correlate_load). */
+static int name_input(const char *file, const char *digest, char **name)
+{
+    char *copy = strdup(file), *dir, *summary = NULL, *base_copy = strdup(file), *base, resolved[PATH_MAX];
+    int rc = TEA_OK;
+    size_t n;
+
+    *name = NULL;
+    if (!copy || !base_copy) {
+        rc = error_set(TEA_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    dir = dirname(copy);
+    base = basename(base_copy);
+    if (!(summary = results_dir_file(dir, RESULTS_SUMMARY))) {
+        rc = error_set(TEA_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    if ((rc = results_trace_name(summary, digest, name)) || *name)
+        goto done;
+    if (strcmp(base, RESULTS_GOLDEN) == 0) {
+        /* The directory's own name, also for "." or "..". */
+        const char *d = realpath(dir, resolved) ? resolved : dir;
+        const char *slash = strrchr(d, '/');
+        *name = strdup(slash && slash[1] ? slash + 1 : d);
+    } else {
+        n = strlen(base);
+        if (n > strlen(RESULTS_PICS_SUFFIX) && strcmp(base + n - strlen(RESULTS_PICS_SUFFIX), RESULTS_PICS_SUFFIX) == 0)
+            base[n - strlen(RESULTS_PICS_SUFFIX)] = '\0';
+        *name = strdup(base);
+    }
+    if (!*name)
+        rc = error_set(TEA_ERR_NOMEM, "out of memory");
+done:
+    free(copy);
+    free(base_copy);
+    free(summary);
+    return rc;
+}
+
+int results_correlate_load(results_correlate_trace *t, results_correlate_trace *pooled, const char *path,
+                           uint64_t min_count)
+{
+    char *file = results_is_dir(path) ? results_dir_file(path, RESULTS_GOLDEN) : strdup(path);
+    pics_info info;
+    pics p;
+    int rc;
+
+    pics_info_init(&info);
+    memset(&p, 0, sizeof p);
+    if (!file)
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    if ((rc = pics_read(file, &info, &p)))
+        goto done;
+    if (!pics_info_is_golden(&info)) {
+        rc = error_set(TEA_ERR_FORMAT,
+                       "%s: a sampled PICS (scheme %s); correlation needs the golden reference "
+                       "(golden.pics from tea replay)",
+                       file, info.scheme);
+        goto done;
+    }
+    memcpy(t->digest, info.trace_digest, sizeof t->digest);
+    if ((rc = name_input(file, info.trace_digest, &t->name)))
+        goto done;
+    if ((rc = results_correlate_collect(&p, min_count, t->points))
+        || (rc = results_correlate_collect(&p, min_count, pooled->points)))
+        error_prefix(rc, "%s: ", file);
+done:
+    pics_free(&p);
+    pics_info_free(&info);
+    free(file);
+    return rc;
+}
+
+int results_correlate_unique_names(results_correlate_trace *traces, size_t count)
+{
+    size_t *same = calloc(count ? count : 1, sizeof *same);
+    if (!same)
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    for (size_t i = 1; i < count; i++)
+        for (size_t j = 0; j < i; j++)
+            same[i] += strcmp(traces[j].name, traces[i].name) == 0;
+    for (size_t i = 1; i < count; i++) {
+        size_t n = strlen(traces[i].name) + REPEAT_SUFFIX_MAX;
+        char *renamed;
+        if (!same[i])
+            continue;
+        if (!(renamed = malloc(n))) {
+            free(same);
+            return error_set(TEA_ERR_NOMEM, "out of memory");
+        }
+        snprintf(renamed, n, "%s#%zu", traces[i].name, same[i] + 1);
+        free(traces[i].name);
+        traces[i].name = renamed;
+    }
+    free(same);
+    return TEA_OK;
+}
+
+void results_correlate_finish(results_correlate_trace *t)
+{
+    for (int e = 0; e < TRACE_PSV_EVENT_COUNT; e++)
+        results_correlate_compute(t->points[e].items, t->points[e].count, &t->stats[e]);
+}
+
+void results_correlate_trace_free(results_correlate_trace *t)
+{
+    free(t->name);
+    for (int e = 0; e < TRACE_PSV_EVENT_COUNT; e++)
+        results_correlate_points_free(&t->points[e]);
+    memset(t, 0, sizeof *t);
 }

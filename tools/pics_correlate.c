@@ -10,7 +10,7 @@
  * every input together: instructions of different traces are different
  * points even at the same address.
  */
-#define _XOPEN_SOURCE 700 /* realpath */
+#define _POSIX_C_SOURCE 200809L /* strdup */
 #include "cli.h"
 #include "commands.h"
 #include "common/csv.h"
@@ -21,15 +21,11 @@
 #include "plot/chart.h"
 #include "results/correlate.h"
 #include "pics/pics_file.h"
-#include "results/results.h"
 #include "trace/psv.h"
 
-#include <libgen.h>
-#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #define POOLED_NAME "all"
 #define DEFAULT_MIN_COUNT 1
@@ -68,121 +64,6 @@ typedef struct correlate_request {
     uint64_t min_count;
 } correlate_request;
 
-/* One input, or the pooled row. */
-typedef struct trace_result {
-    char *name;
-    char digest[TRACE_DIGEST_LEN + 1];
-    results_correlate_points points[TRACE_PSV_EVENT_COUNT];
-    results_correlate_stats stats[TRACE_PSV_EVENT_COUNT];
-} trace_result;
-
-static void result_free(trace_result *t)
-{
-    free(t->name);
-    for (int e = 0; e < TRACE_PSV_EVENT_COUNT; e++)
-        results_correlate_points_free(&t->points[e]);
-}
-
-/* The trace's name (see the usage text). */
-static int name_input(const char *file, const char *digest, char **name)
-{
-    char *copy = strdup(file), *dir, *summary = NULL, *base_copy = strdup(file), *base, resolved[PATH_MAX];
-    int rc = TEA_OK;
-    size_t n;
-
-    *name = NULL;
-    if (!copy || !base_copy) {
-        rc = error_set(TEA_ERR_NOMEM, "out of memory");
-        goto done;
-    }
-    dir = dirname(copy);
-    base = basename(base_copy);
-    if (!(summary = results_dir_file(dir, RESULTS_SUMMARY))) {
-        rc = error_set(TEA_ERR_NOMEM, "out of memory");
-        goto done;
-    }
-    if ((rc = results_trace_name(summary, digest, name)) || *name)
-        goto done;
-    if (strcmp(base, RESULTS_GOLDEN) == 0) {
-        /* The directory's own name, also for "." or "..". */
-        const char *d = realpath(dir, resolved) ? resolved : dir;
-        const char *slash = strrchr(d, '/');
-        *name = strdup(slash && slash[1] ? slash + 1 : d);
-    } else {
-        n = strlen(base);
-        if (n > strlen(RESULTS_PICS_SUFFIX) && strcmp(base + n - strlen(RESULTS_PICS_SUFFIX), RESULTS_PICS_SUFFIX) == 0)
-            base[n - strlen(RESULTS_PICS_SUFFIX)] = '\0';
-        *name = strdup(base);
-    }
-    if (!*name)
-        rc = error_set(TEA_ERR_NOMEM, "out of memory");
-done:
-    free(copy);
-    free(base_copy);
-    free(summary);
-    return rc;
-}
-
-/* Gives later inputs with an earlier input's name a "#2", "#3", ... */
-static int unique_names(trace_result *in, size_t count)
-{
-    size_t *same = calloc(count ? count : 1, sizeof *same);
-    if (!same)
-        return error_set(TEA_ERR_NOMEM, "out of memory");
-    for (size_t i = 1; i < count; i++)
-        for (size_t j = 0; j < i; j++)
-            same[i] += strcmp(in[j].name, in[i].name) == 0;
-    for (size_t i = 1; i < count; i++) {
-        size_t n = strlen(in[i].name) + NUMBER_MAX;
-        char *renamed;
-        if (!same[i])
-            continue;
-        if (!(renamed = malloc(n))) {
-            free(same);
-            return error_set(TEA_ERR_NOMEM, "out of memory");
-        }
-        snprintf(renamed, n, "%s#%zu", in[i].name, same[i] + 1);
-        free(in[i].name);
-        in[i].name = renamed;
-    }
-    free(same);
-    return TEA_OK;
-}
-
-/* Reads one golden PICS into its points and the pooled points. */
-static int load_input(const correlate_request *req, const char *given, trace_result *t, trace_result *pooled)
-{
-    char *file = results_is_dir(given) ? results_dir_file(given, RESULTS_GOLDEN) : strdup(given);
-    pics_info info;
-    pics p;
-    int rc;
-
-    pics_info_init(&info);
-    memset(&p, 0, sizeof p);
-    if (!file)
-        return error_set(TEA_ERR_NOMEM, "out of memory");
-    if ((rc = pics_read(file, &info, &p)))
-        goto done;
-    if (!pics_info_is_golden(&info)) {
-        rc = error_set(TEA_ERR_FORMAT,
-                       "%s: a sampled PICS (scheme %s); correlation needs the golden reference "
-                       "(golden.pics from tea replay)",
-                       file, info.scheme);
-        goto done;
-    }
-    memcpy(t->digest, info.trace_digest, sizeof t->digest);
-    if ((rc = name_input(file, info.trace_digest, &t->name)))
-        goto done;
-    if ((rc = results_correlate_collect(&p, req->min_count, t->points))
-        || (rc = results_correlate_collect(&p, req->min_count, pooled->points)))
-        error_prefix(rc, "%s: ", file);
-done:
-    pics_free(&p);
-    pics_info_free(&info);
-    free(file);
-    return rc;
-}
-
 /* --- output ------------------------------------------------------------------------- */
 
 /* Units (cycles x PICS_UNIT) as cycles with CYCLE_DECIMALS digits, rounded
@@ -202,7 +83,7 @@ static void format_cycles(exact_u128 units, char *buf, size_t size)
     snprintf(buf, size, "%s.%0*llu", integer, CYCLE_DECIMALS, (unsigned long long)fraction);
 }
 
-static void write_csv_rows(FILE *f, const trace_result *t)
+static void write_csv_rows(FILE *f, const results_correlate_trace *t)
 {
     char occurrences[EXACT_U128_DIGITS_MAX], cycles[NUMBER_MAX];
     for (int e = 0; e < TRACE_PSV_EVENT_COUNT; e++) {
@@ -218,7 +99,8 @@ static void write_csv_rows(FILE *f, const trace_result *t)
     }
 }
 
-static int write_csv(const correlate_request *req, const trace_result *in, const trace_result *pooled)
+static int write_csv(const correlate_request *req, const results_correlate_trace *in,
+                     const results_correlate_trace *pooled)
 {
     outfile *out;
     int rc;
@@ -239,14 +121,15 @@ static size_t shown_count(const correlate_request *req)
     return req->count > 1 ? req->count + 1 : req->count;
 }
 
-static const trace_result *shown(const correlate_request *req, const trace_result *in, const trace_result *pooled,
-                                 size_t i)
+static const results_correlate_trace *shown(const correlate_request *req, const results_correlate_trace *in,
+                                            const results_correlate_trace *pooled, size_t i)
 {
     return i < req->count ? &in[i] : pooled;
 }
 
 /* The text summary: events x traces, r and the instructions taking part. */
-static void write_summary(FILE *f, const correlate_request *req, const trace_result *in, const trace_result *pooled)
+static void write_summary(FILE *f, const correlate_request *req, const results_correlate_trace *in,
+                          const results_correlate_trace *pooled)
 {
     size_t columns = shown_count(req);
     char cell[NUMBER_MAX];
@@ -263,7 +146,7 @@ static void write_summary(FILE *f, const correlate_request *req, const trace_res
     for (int e = 0; e < TRACE_PSV_EVENT_COUNT; e++) {
         fprintf(f, "%-8s", trace_psv_event_name((enum trace_psv_event)e));
         for (size_t c = 0; c < columns; c++) {
-            const trace_result *t = shown(req, in, pooled, c);
+            const results_correlate_trace *t = shown(req, in, pooled, c);
             const results_correlate_stats *s = &t->stats[e];
             int width = (int)(strlen(t->name) > TEXT_COLUMN_MIN ? strlen(t->name) : TEXT_COLUMN_MIN);
             if (isnan(s->r))
@@ -280,8 +163,8 @@ static void write_summary(FILE *f, const correlate_request *req, const trace_res
  * event in the event's own colour, the one it has in every figure
  * (palette_component_color of its single-event PSV), named in the legend;
  * negative r hangs below zero. */
-static int write_svg(const correlate_request *req, const trace_result *in,
-                     const trace_result *pooled)
+static int write_svg(const correlate_request *req, const results_correlate_trace *in,
+                     const results_correlate_trace *pooled)
 {
     size_t G = shown_count(req);
     double *values = malloc(G * TRACE_PSV_EVENT_COUNT * sizeof *values);
@@ -327,7 +210,7 @@ done:
 
 static int run_correlate(const correlate_request *req, const char *command)
 {
-    trace_result *in = calloc(req->count, sizeof *in), pooled;
+    results_correlate_trace *in = calloc(req->count, sizeof *in), pooled;
     int rc = TEA_OK;
 
     memset(&pooled, 0, sizeof pooled);
@@ -336,28 +219,26 @@ static int run_correlate(const correlate_request *req, const char *command)
         goto done;
     }
     for (size_t i = 0; i < req->count && rc == TEA_OK; i++)
-        rc = load_input(req, req->paths[i], &in[i], &pooled);
-    if (rc || (rc = unique_names(in, req->count)))
+        rc = results_correlate_load(&in[i], &pooled, req->paths[i], req->min_count);
+    if (rc || (rc = results_correlate_unique_names(in, req->count)))
         goto done;
     for (size_t i = 0; i < req->count; i++) {
         for (size_t j = 0; j < i; j++)
             if (strcmp(in[i].digest, in[j].digest) == 0)
                 fprintf(stderr, "%s: warning: %s and %s are the same trace (digest %s); the pooled row counts it "
                         "twice\n", command, in[j].name, in[i].name, in[i].digest);
-        for (int e = 0; e < TRACE_PSV_EVENT_COUNT; e++)
-            results_correlate_compute(in[i].points[e].items, in[i].points[e].count, &in[i].stats[e]);
+        results_correlate_finish(&in[i]);
     }
-    for (int e = 0; e < TRACE_PSV_EVENT_COUNT; e++)
-        results_correlate_compute(pooled.points[e].items, pooled.points[e].count, &pooled.stats[e]);
+    results_correlate_finish(&pooled);
     if ((req->svg_path && (rc = write_svg(req, in, &pooled))) || (rc = write_csv(req, in, &pooled)))
         goto done;
     /* The summary never mixes with a CSV on standard output. */
     write_summary(req->out_path && strcmp(req->out_path, "-") != 0 ? stdout : stderr, req, in, &pooled);
 done:
     for (size_t i = 0; in && i < req->count; i++)
-        result_free(&in[i]);
+        results_correlate_trace_free(&in[i]);
     free(in);
-    result_free(&pooled);
+    results_correlate_trace_free(&pooled);
     return rc;
 }
 

@@ -1,15 +1,22 @@
 /*
  * test_correlate.c: event occurrences against cycle impact (results/correlate):
  * Pearson's r on data worked out by hand, the undefined cases, large values
- * with small differences, and the points of a hand-built golden PICS.
+ * with small differences, the points of a hand-built golden PICS, and the
+ * inputs of pics correlate: golden PICS files and replay directories loaded
+ * and named, sampled PICS refused, repeated names numbered.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
 #include "common/error.h"
 #include "results/correlate.h"
+#include "results/results.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define EXACT 1e-15 /* r of exactly linear or hand-worked data, to rounding */
 
@@ -185,6 +192,113 @@ static void points_of_a_golden_pics(void **state)
     pics_free(&p);
 }
 
+/* Writes a PICS with one cell (0x10, ST-L1: `cycles` cycles in `uops`
+ * µops) under `scheme` and digest `digest` to `path`. */
+static void write_pics(const char *path, const char *scheme, const char *digest, uint64_t cycles, uint64_t uops)
+{
+    pics_info info;
+    pics p;
+
+    pics_info_init(&info);
+    snprintf(info.scheme, sizeof info.scheme, "%s", scheme);
+    snprintf(info.trace_digest, sizeof info.trace_digest, "%s", digest);
+    if (strcmp(scheme, "golden") != 0)
+        info.frequency_hz = 4000, info.period = 1000, info.clock_hz = 4000000;
+    assert_int_equal(pics_init(&p), TEA_OK);
+    assert_int_equal(pics_add(&p, 0x10, 1u << TRACE_PSV_ST_L1, cycles * PICS_UNIT, uops), TEA_OK);
+    info.golden_total = p.total;
+    assert_int_equal(pics_write(path, &info, &p), TEA_OK);
+    pics_free(&p);
+    pics_info_free(&info);
+}
+
+/* Three inputs: a replay directory "run" (its golden.pics, named by the
+ * directory), a golden PICS "lbm.pics" whose summary.csv beside it names
+ * its digest "lbm-ref", and a golden PICS "other.pics" named by its file.
+ * Each has one point for ST-L1, (2, 3), (4, 5), (6, 7) cycles; the pooled
+ * points are all three, in reading order. r of the pooled ST-L1 points:
+ * deviations (-2 0 2) and (-2 0 2) x PICS_UNIT: r = 1. A sampled PICS is
+ * refused; a repeated name becomes NAME#2, NAME#3. */
+static void loads_and_names_inputs(void **state)
+{
+    (void)state;
+    char *dir = test_temp_path("run"), *base = test_temp_path("inputs");
+    char golden[512], lbm[512], summary[512], other[512], sampled[512];
+    results_correlate_trace t[3], pooled, extra;
+    FILE *f;
+
+    memset(t, 0, sizeof t);
+    memset(&pooled, 0, sizeof pooled);
+    memset(&extra, 0, sizeof extra);
+    assert_int_equal(mkdir(dir, 0700), 0);
+    assert_int_equal(mkdir(base, 0700), 0);
+    snprintf(golden, sizeof golden, "%s/%s", dir, RESULTS_GOLDEN);
+    snprintf(lbm, sizeof lbm, "%s/lbm.pics", base);
+    snprintf(summary, sizeof summary, "%s/%s", base, RESULTS_SUMMARY);
+    snprintf(other, sizeof other, "%s/other.pics", base);
+    snprintf(sampled, sizeof sampled, "%s/tea.pics", base);
+    write_pics(golden, "golden", "00000000000000aa", 3, 2);
+    write_pics(lbm, "golden", "00000000000000bb", 5, 4);
+    write_pics(other, "golden", "00000000000000cc", 7, 6);
+    write_pics(sampled, "tea", "00000000000000cc", 1, 1);
+    assert_non_null(f = fopen(summary, "w"));
+    fputs("trace,scheme,freq_hz,seed,error_insn_component,digest\n"
+          "lbm-ref,tea,4000,1,0.1,00000000000000bb\n",
+          f);
+    fclose(f);
+
+    assert_int_equal(results_correlate_load(&t[0], &pooled, dir, 1), TEA_OK);
+    assert_int_equal(results_correlate_load(&t[1], &pooled, lbm, 1), TEA_OK);
+    assert_int_equal(results_correlate_load(&t[2], &pooled, other, 1), TEA_OK);
+    assert_string_equal(t[0].name, strrchr(dir, '/') + 1);
+    assert_string_equal(t[0].digest, "00000000000000aa");
+    assert_string_equal(t[1].name, "lbm-ref");
+    assert_string_equal(t[2].name, "other");
+    assert_int_equal(t[1].points[TRACE_PSV_ST_L1].count, 1);
+    assert_true(t[1].points[TRACE_PSV_ST_L1].items[0].occurrences == 4
+                && t[1].points[TRACE_PSV_ST_L1].items[0].value == 5 * PICS_UNIT);
+    assert_int_equal(pooled.points[TRACE_PSV_ST_L1].count, 3);
+    results_correlate_finish(&pooled);
+    assert_int_equal(pooled.stats[TRACE_PSV_ST_L1].instructions, 3);
+    assert_true(pooled.stats[TRACE_PSV_ST_L1].occurrences == 12);
+    assert_true(pooled.stats[TRACE_PSV_ST_L1].value == 15 * PICS_UNIT);
+    assert_float_equal(pooled.stats[TRACE_PSV_ST_L1].r, 1.0, EXACT);
+    results_correlate_finish(&t[0]);
+    assert_true(isnan(t[0].stats[TRACE_PSV_ST_L1].r)); /* one point */
+
+    assert_int_equal(results_correlate_load(&extra, &pooled, sampled, 1), TEA_ERR_FORMAT);
+    assert_contains(error_message(), "tea.pics: a sampled PICS (scheme tea); correlation needs the golden reference");
+    assert_int_equal(pooled.points[TRACE_PSV_ST_L1].count, 3); /* nothing added */
+
+    /* other, lbm-ref, other, other -> other, lbm-ref, other#2, other#3 */
+    free(t[0].name);
+    assert_non_null(t[0].name = strdup("other"));
+    free(t[1].name);
+    assert_non_null(t[1].name = strdup("lbm-ref"));
+    results_correlate_trace renamed[4] = { t[0], t[1], t[2], { 0 } };
+    assert_non_null(renamed[3].name = strdup("other"));
+    assert_int_equal(results_correlate_unique_names(renamed, 4), TEA_OK);
+    assert_string_equal(renamed[0].name, "other");
+    assert_string_equal(renamed[1].name, "lbm-ref");
+    assert_string_equal(renamed[2].name, "other#2");
+    assert_string_equal(renamed[3].name, "other#3");
+
+    for (size_t i = 0; i < 4; i++)
+        results_correlate_trace_free(&renamed[i]);
+    results_correlate_trace_free(&pooled);
+    results_correlate_trace_free(&extra);
+    assert_null(pooled.name);
+    unlink(golden);
+    unlink(lbm);
+    unlink(summary);
+    unlink(other);
+    unlink(sampled);
+    rmdir(dir);
+    rmdir(base);
+    free(dir);
+    free(base);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -192,6 +306,7 @@ int main(void)
         cmocka_unit_test(pearson_large_values),
         cmocka_unit_test(pearson_undefined),
         cmocka_unit_test(points_of_a_golden_pics),
+        cmocka_unit_test(loads_and_names_inputs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
