@@ -60,6 +60,37 @@ void emit_text(emit_cell *cell, const char *text)
     snprintf(cell->text, EMIT_CELL_MAX, "%s", text ? text : "");
 }
 
+/* Characters in UTF-8 `s`: its bytes but continuation bytes (10xxxxxx). */
+static size_t utf8_length(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xc0) != 0x80;
+    return n;
+}
+
+void emit_field_label(FILE *f, const char *label)
+{
+    size_t used = 0;
+    if (label) {
+        fprintf(f, "%s:", label);
+        used = utf8_length(label) + 1;
+    }
+    do
+        fputc(' ', f);
+    while (++used < EMIT_FIELD_WIDTH);
+}
+
+void emit_field(FILE *f, const char *label, const char *fmt, ...)
+{
+    va_list ap;
+    emit_field_label(f, label);
+    va_start(ap, fmt);
+    vfprintf(f, fmt, ap);
+    va_end(ap);
+    fputc('\n', f);
+}
+
 /* Asks column `c` for row `row`'s cell, into `cell` over `buf`. */
 static int fill(const emit_table *t, const emit_column *c, size_t row, emit_format format, emit_cell *cell, char *buf)
 {

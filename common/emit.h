@@ -120,6 +120,21 @@ void emit_printf(emit_cell *cell, const char *fmt, ...) __attribute__((format(pr
 /* A cell's text set to `text` (NULL: empty), cut to fit. */
 void emit_text(emit_cell *cell, const char *text);
 
+/* Key/value text (a record's fields, one per line, as `tea info` prints
+ * them): the label, its colon and blanks fill EMIT_FIELD_WIDTH characters
+ * (UTF-8 characters, not bytes), so that the values start in one column. */
+#define EMIT_FIELD_WIDTH 14
+
+/* Writes "label:" padded to EMIT_FIELD_WIDTH (a label as long or longer
+ * gets one blank); a NULL label writes the blanks alone, to continue the
+ * value above on a line of its own. The caller writes the value and its
+ * newline. */
+void emit_field_label(FILE *f, const char *label);
+
+/* One whole key/value line: emit_field_label, the value (printf-style) and
+ * a newline. */
+void emit_field(FILE *f, const char *label, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* The most fraction digits emit_fixed writes. */
 #define EMIT_FIXED_MAX_DECIMALS 9
 

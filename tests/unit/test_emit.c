@@ -208,6 +208,26 @@ static void a_cells_error_ends_the_table(void **state)
     free(out);
 }
 
+/* Key/value lines: values start at character 14 whatever the label's
+ * bytes (µ is two), a label of 13 characters or more gets one blank, and
+ * NULL continues the value above. */
+static void fields_align_their_values(void **state)
+{
+    char *out = NULL;
+    (void)state;
+
+    CAPTURE(out, (emit_field(f, "file", "%s", "t.tea"), emit_field(f, "µops", "%d committed", 7),
+                  emit_field(f, "exit status", "%u", 0u), emit_field(f, "a label too long", "x"),
+                  emit_field(f, NULL, "more"), (emit_field_label(f, "events"), fputs("a 1, b 2\n", f))));
+    assert_string_equal(out, "file:         t.tea\n"
+                             "µops:         7 committed\n"
+                             "exit status:  0\n"
+                             "a label too long: x\n"
+                             "              more\n"
+                             "events:       a 1, b 2\n");
+    free(out);
+}
+
 static void numbers_are_fixed_and_never_negative_zero(void **state)
 {
     char buf[64];
@@ -234,6 +254,7 @@ int main(void)
         cmocka_unit_test(json_table),
         cmocka_unit_test(a_cells_error_ends_the_table),
         cmocka_unit_test(numbers_are_fixed_and_never_negative_zero),
+        cmocka_unit_test(fields_align_their_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
