@@ -39,6 +39,11 @@
 
 #include <stddef.h>
 
+/* The names of the summary rows, below the traces' rows. */
+#define RESULTS_TABLE_MEAN "mean"
+#define RESULTS_TABLE_MAX "max"
+#define RESULTS_TABLE_FLOOR "noise floor"
+
 /* What to tabulate. */
 typedef struct results_table_request {
     pics_granularity granularity; /* the error column */

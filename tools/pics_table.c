@@ -11,7 +11,6 @@
  */
 #include "cli.h"
 #include "commands.h"
-#include "common/csv.h"
 #include "common/error.h"
 #include "common/outfile.h"
 #include "palette.h"
@@ -19,27 +18,20 @@
 #include "results/results.h"
 #include "results/table.h"
 #include "pics/scheme.h"
+#include "view/results_table.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define PERCENT 100.0L
-#define CSV_DECIMALS 9           /* fraction digits of error fractions in CSV, before trailing zeros go */
 #define NUMBER_MAX 64
 #define NAMES_MAX 256           /* bytes of the trace list in a warning */
 #define TITLE_MAX 160
 #define MISSING_SHOWN 5          /* traces named in a warning about missing results */
-#define MEAN_LABEL "mean"
-#define MAX_LABEL "max"
-#define FLOOR_LABEL "noise floor"
-#define MD_MISSING "\xe2\x80\x93"  /* an en dash */
-#define LATEX_MISSING "--"         /* an en dash in LaTeX */
 #define TEXT_DEFAULT_DECIMALS 1    /* fraction digits of percentages in md and latex */
 #define TEXT_MAX_DECIMALS 9        /* --precision's upper bound */
 #define SCHEME_NAME_MAX 64         /* a scheme's column name */
-
-typedef enum table_format { TABLE_MD = 0, TABLE_LATEX, TABLE_CSV } table_format;
 
 #define TABLE_SYNOPSIS                                                                              \
     "Usage: pics table RESULTS... [OPTIONS]\n\n"                                                   \
@@ -69,7 +61,7 @@ typedef enum table_format { TABLE_MD = 0, TABLE_LATEX, TABLE_CSV } table_format;
 typedef struct table_request {
     char **inputs;
     size_t input_count;
-    table_format format;
+    view_results_table_format format;
     pics_granularity granularity;
     int has_freq;
     double freq_hz;            /* --freq */
@@ -81,10 +73,12 @@ typedef struct table_request {
 } table_request;
 
 /* The table's numbers (results/table.h) and how md, LaTeX and the SVG name
- * each trace. */
+ * each trace and scheme. */
 typedef struct table {
     results_table t;
     char **trace_labels;       /* [trace]: "gzip", or with own frequencies "gzip (312 kHz)" */
+    const char **scheme_columns; /* [scheme]: the label, or with --names its name in prose */
+    char (*scheme_names)[SCHEME_NAME_MAX]; /* [scheme]: the names in prose */
 } table;
 
 static void table_free(table *tb)
@@ -92,16 +86,33 @@ static void table_free(table *tb)
     for (size_t i = 0; tb->trace_labels && i < tb->t.trace_count; i++)
         free(tb->trace_labels[i]);
     free(tb->trace_labels);
+    free(tb->scheme_columns);
+    free(tb->scheme_names);
     results_table_free(&tb->t);
 }
 
-/* How md, LaTeX and the SVG name each trace: its name, and with own
- * frequencies the frequency after it ("gzip (312 kHz)"). */
-static int label_traces(table *tb)
+/* The column name of a scheme label: the label, or with --names its name in
+ * prose (pics/scheme.h: TEA, NCI-TEA, IBS, SPE, RIS), "IBS (all events)" for
+ * ibs:all and "IBS:SUFFIX" for another suffix; labels of no known scheme
+ * stay as they are. */
+static const char *scheme_column(const table_request *req, const char *label, char *buf, size_t size)
+{
+    return req->names ? palette_scheme_display(label, buf, size) : label;
+}
+
+/* How md, LaTeX and the SVG name each trace (its name, and with own
+ * frequencies the frequency after it: "gzip (312 kHz)") and each scheme
+ * (scheme_column). */
+static int label_table(const table_request *req, table *tb)
 {
     const results_table *t = &tb->t;
-    if (!(tb->trace_labels = calloc(t->trace_count ? t->trace_count : 1, sizeof *tb->trace_labels)))
+    size_t schemes = t->scheme_count ? t->scheme_count : 1;
+    if (!(tb->trace_labels = calloc(t->trace_count ? t->trace_count : 1, sizeof *tb->trace_labels))
+        || !(tb->scheme_columns = calloc(schemes, sizeof *tb->scheme_columns))
+        || !(tb->scheme_names = calloc(schemes, sizeof *tb->scheme_names)))
         return error_set(TEA_ERR_NOMEM, "out of memory");
+    for (size_t s = 0; s < t->scheme_count; s++)
+        tb->scheme_columns[s] = scheme_column(req, t->schemes[s], tb->scheme_names[s], sizeof tb->scheme_names[s]);
     for (size_t i = 0; i < t->trace_count; i++) {
         char hz[NUMBER_MAX] = "";
         size_t n;
@@ -138,299 +149,11 @@ static void warn(const char *command, const results_table *t)
         fprintf(stderr, "%s: warning: scheme %s has no result%s%.15g%s for %zu of %zu traces (%s%s); its %s "
                 "and %s cover %zu\n", command, t->schemes[s], t->own_freqs ? "" : " at ",
                 t->own_freqs ? 0.0 : t->freq_hz, t->own_freqs ? "" : " Hz", missing, t->trace_count, names,
-                missing > MISSING_SHOWN ? ", ..." : "", MEAN_LABEL, MAX_LABEL, t->trace_count - missing);
+                missing > MISSING_SHOWN ? ", ..." : "", RESULTS_TABLE_MEAN, RESULTS_TABLE_MAX, t->trace_count - missing);
     }
 }
 
 /* --- writing ---------------------------------------------------------------------- */
-
-/* A fraction times `scale` (1, or PERCENT) with `decimals` digits; `trim`
- * drops trailing zeros (and a trailing point). "" for NaN. */
-static void format_scaled(long double fraction, long double scale, int decimals, int trim, char *buf, size_t size)
-{
-    size_t n;
-    if (isnan(fraction)) {
-        buf[0] = '\0';
-        return;
-    }
-    snprintf(buf, size, "%.*Lf", decimals, fraction * scale);
-    if (!trim || !strchr(buf, '.'))
-        return;
-    n = strlen(buf);
-    while (n > 0 && buf[n - 1] == '0')
-        buf[--n] = '\0';
-    if (n > 0 && buf[n - 1] == '.')
-        buf[--n] = '\0';
-}
-
-/* A fraction as a percentage with `decimals` digits (see format_scaled). */
-static void format_percent(long double fraction, int decimals, int trim, char *buf, size_t size)
-{
-    format_scaled(fraction, PERCENT, decimals, trim, buf, size);
-}
-
-/* A fraction as it is, as CSV writes errors (docs/pics-format.md, "Units"). */
-static void format_fraction(long double fraction, char *buf, size_t size)
-{
-    format_scaled(fraction, 1, CSV_DECIMALS, 1, buf, size);
-}
-
-/* Text with LaTeX's special characters escaped. */
-static void latex_escape(FILE *f, const char *text)
-{
-    for (const char *p = text; *p; p++) {
-        switch (*p) {
-        case '\\':
-            fputs("\\textbackslash{}", f);
-            break;
-        case '~':
-            fputs("\\textasciitilde{}", f);
-            break;
-        case '^':
-            fputs("\\textasciicircum{}", f);
-            break;
-        case '&': case '%': case '$': case '#': case '_': case '{': case '}':
-            fputc('\\', f);
-            fputc(*p, f);
-            break;
-        default:
-            fputc(*p, f);
-        }
-    }
-}
-
-/* Text with the characters Markdown would take as table or emphasis syntax
- * escaped. */
-static void md_escape(FILE *f, const char *text)
-{
-    for (const char *p = text; *p; p++) {
-        if (strchr("\\|*_`<>[]", *p))
-            fputc('\\', f);
-        fputc(*p, f);
-    }
-}
-
-/* What the numbers are, for the comment line of every format. */
-static void describe(const table_request *req, const results_table *t, char *buf, size_t size)
-{
-    if (t->own_freqs)
-        snprintf(buf, size, "pics table: error (%%) at %s granularity, each trace at its own frequency, mean over "
-                 "seeds%s", pics_granularity_name(req->granularity),
-                 t->spread ? " ± the 95 % interval of that mean (Student's t)" : "");
-    else
-        snprintf(buf, size, "pics table: error (%%) at %s granularity, %.15g Hz, mean over seeds%s",
-                 pics_granularity_name(req->granularity), t->freq_hz,
-                 t->spread ? " ± the 95 % interval of that mean (Student's t)" : "");
-}
-
-/* ",LABEL" + suffix as one CSV field. */
-static int write_suffixed_field(FILE *f, const char *label, const char *suffix)
-{
-    size_t n = strlen(label) + strlen(suffix) + 1;
-    char *name = malloc(n);
-    if (!name)
-        return error_set(TEA_ERR_NOMEM, "out of memory");
-    snprintf(name, n, "%s%s", label, suffix);
-    fputc(',', f);
-    csv_data_field(f, name);
-    free(name);
-    return TEA_OK;
-}
-
-/* The granularity and frequency columns of a CSV row (`trace`'s own
- * frequency with own_freqs; empty in the mean and max rows then). */
-static void write_csv_context(FILE *f, const table_request *req, const results_table *t, size_t trace)
-{
-    fprintf(f, ",%s,", pics_granularity_name(req->granularity));
-    if (!t->own_freqs)
-        fprintf(f, "%.15g", t->freq_hz);
-    else if (trace < t->trace_count)
-        fprintf(f, "%.15g", t->trace_freq[trace]);
-}
-
-/* The CSV: a header line and rows only (TABLE_EPILOGUE), errors as fractions. */
-static int write_csv(FILE *f, const table_request *req, const results_table *t)
-{
-    char number[NUMBER_MAX];
-    int rc;
-
-    fputs("trace,granularity,freq_hz", f);
-    for (size_t s = 0; s < t->scheme_count; s++) {
-        fputc(',', f);
-        csv_data_field(f, t->schemes[s]);
-    }
-    for (size_t s = 0; t->spread && s < t->scheme_count; s++) {
-        if ((rc = write_suffixed_field(f, t->schemes[s], "_min"))
-            || (rc = write_suffixed_field(f, t->schemes[s], "_max"))
-            || (rc = write_suffixed_field(f, t->schemes[s], "_ci_low"))
-            || (rc = write_suffixed_field(f, t->schemes[s], "_ci_high")))
-            return rc;
-    }
-    fputc('\n', f);
-    for (size_t i = 0; i < t->trace_count; i++) {
-        csv_data_field(f, t->traces[i]);
-        write_csv_context(f, req, t, i);
-        for (size_t s = 0; s < t->scheme_count; s++) {
-            format_fraction(results_table_cell_mean(results_table_cell_at(t, i, s)), number, sizeof number);
-            fprintf(f, ",%s", number);
-        }
-        for (size_t s = 0; t->spread && s < t->scheme_count; s++) {
-            const results_table_cell *c = results_table_cell_at(t, i, s);
-            format_fraction(c->seeds ? c->min : NAN, number, sizeof number);
-            fprintf(f, ",%s", number);
-            format_fraction(c->seeds ? c->max : NAN, number, sizeof number);
-            fprintf(f, ",%s", number);
-            double low, high;
-            results_table_cell_interval(c, &low, &high);
-            format_fraction(low, number, sizeof number);
-            fprintf(f, ",%s", number);
-            format_fraction(high, number, sizeof number);
-            fprintf(f, ",%s", number);
-        }
-        fputc('\n', f);
-    }
-    for (int row = 0; row < 2 + t->floors; row++) {
-        const long double *v = row == 0 ? t->mean : row == 1 ? t->max : t->floor;
-        fputs(row == 0 ? MEAN_LABEL : row == 1 ? MAX_LABEL : FLOOR_LABEL, f);
-        write_csv_context(f, req, t, SIZE_MAX);
-        for (size_t s = 0; s < t->scheme_count; s++) {
-            format_fraction(v[s], number, sizeof number);
-            fprintf(f, ",%s", number);
-        }
-        for (size_t s = 0; t->spread && s < t->scheme_count; s++)
-            fputs(",,,,", f);
-        fputc('\n', f);
-    }
-    return TEA_OK;
-}
-
-/* One Markdown or LaTeX body row: `label` (already escaped) and values with
- * `decimals` digits; with `bold_best`, every value shown as the row's
- * lowest (the best error; ties all) is bold. */
-static void write_text_row(FILE *f, table_format format, const char *label, const char *escaped_label,
-                           const long double *values, const double *halves, size_t count, int decimals,
-                           int bold_best)
-{
-    const char *sep = format == TABLE_MD ? " | " : " & ";
-    char number[NUMBER_MAX], best[NUMBER_MAX] = "";
-    long double lowest = NAN;
-
-    for (size_t s = 0; bold_best && s < count; s++)
-        if (!isnan(values[s]) && (isnan(lowest) || values[s] < lowest))
-            lowest = values[s];
-    format_percent(lowest, decimals, 0, best, sizeof best);
-    if (format == TABLE_MD)
-        fputs("| ", f);
-    if (escaped_label)
-        fputs(escaped_label, f);
-    else if (format == TABLE_MD)
-        md_escape(f, label);
-    else
-        latex_escape(f, label);
-    for (size_t s = 0; s < count; s++) {
-        format_percent(values[s], decimals, 0, number, sizeof number);
-        fputs(sep, f);
-        if (!number[0])
-            fputs(format == TABLE_MD ? MD_MISSING : LATEX_MISSING, f);
-        else if (best[0] && strcmp(number, best) == 0)
-            fprintf(f, format == TABLE_MD ? "**%s**" : "\\textbf{%s}", number);
-        else
-            fputs(number, f);
-        if (number[0] && halves && !isnan(halves[s])) {
-            char half[NUMBER_MAX];
-            format_percent(halves[s], decimals, 0, half, sizeof half);
-            fprintf(f, format == TABLE_MD ? " ± %s" : " $\\pm$ %s", half);
-        }
-    }
-    fputs(format == TABLE_MD ? " |\n" : " \\\\\n", f);
-}
-
-/* The column name of a scheme label: the label, or with --names its name in
- * prose (pics/scheme.h: TEA, NCI-TEA, IBS, SPE, RIS), "IBS (all events)" for
- * ibs:all and "IBS:SUFFIX" for another suffix; labels of no known scheme
- * stay as they are. */
-static const char *scheme_column(const table_request *req, const char *label, char *buf, size_t size)
-{
-    return req->names ? palette_scheme_display(label, buf, size) : label;
-}
-
-/*
- * The Markdown or LaTeX table. With --caption, Markdown gets a pandoc
- * caption line ("Table: TEXT") after the table and LaTeX a floating table
- * environment with \caption{TEXT} around the tabular.
- */
-static int write_text(FILE *f, const table_request *req, const table *tb)
-{
-    const results_table *t = &tb->t;
-    char what[TITLE_MAX], name[SCHEME_NAME_MAX];
-    long double *row = malloc((t->scheme_count ? t->scheme_count : 1) * sizeof *row);
-    double *halves = malloc((t->scheme_count ? t->scheme_count : 1) * sizeof *halves);
-    int md = req->format == TABLE_MD, decimals = (int)req->precision;
-
-    if (!row || !halves) {
-        free(row);
-        free(halves);
-        return error_set(TEA_ERR_NOMEM, "out of memory");
-    }
-
-    describe(req, t, what, sizeof what);
-    if (md) {
-        fprintf(f, "<!-- %s -->\n| trace", what);
-        for (size_t s = 0; s < t->scheme_count; s++) {
-            fputs(" | ", f);
-            md_escape(f, scheme_column(req, t->schemes[s], name, sizeof name));
-        }
-        fputs(" |\n|:---", f);
-        for (size_t s = 0; s < t->scheme_count; s++)
-            fputs("|---:", f);
-        fputs("|\n", f);
-    } else {
-        fprintf(f, "%% %s\n", what);
-        if (req->caption) {
-            fputs("\\begin{table}\n\\centering\n\\caption{", f);
-            latex_escape(f, req->caption);
-            fputs("}\n", f);
-        }
-        fputs("\\begin{tabular}{l", f);
-        for (size_t s = 0; s < t->scheme_count; s++)
-            fputc('r', f);
-        fputs("}\n\\toprule\ntrace", f);
-        for (size_t s = 0; s < t->scheme_count; s++) {
-            fputs(" & ", f);
-            latex_escape(f, scheme_column(req, t->schemes[s], name, sizeof name));
-        }
-        fputs(" \\\\\n\\midrule\n", f);
-    }
-    for (size_t i = 0; i < t->trace_count; i++) {
-        for (size_t s = 0; s < t->scheme_count; s++) {
-            row[s] = results_table_cell_mean(results_table_cell_at(t, i, s));
-            halves[s] = results_table_cell_half_interval(results_table_cell_at(t, i, s));
-        }
-        write_text_row(f, req->format, tb->trace_labels[i], NULL, row, halves, t->scheme_count, decimals,
-                       req->bold_best);
-    }
-    if (!md)
-        fputs("\\midrule\n", f);
-    write_text_row(f, req->format, MEAN_LABEL, md ? "**" MEAN_LABEL "**" : MEAN_LABEL, t->mean, NULL,
-                   t->scheme_count, decimals, req->bold_best);
-    write_text_row(f, req->format, MAX_LABEL, md ? "**" MAX_LABEL "**" : MAX_LABEL, t->max, NULL, t->scheme_count,
-                   decimals, req->bold_best);
-    if (t->floors)
-        write_text_row(f, req->format, FLOOR_LABEL, md ? "*" FLOOR_LABEL "*" : "\\textit{" FLOOR_LABEL "}",
-                       t->floor, NULL, t->scheme_count, decimals, 0);
-    if (!md)
-        fputs("\\bottomrule\n\\end{tabular}\n", f);
-    if (!md && req->caption)
-        fputs("\\end{table}\n", f);
-    if (md && req->caption) {
-        fputs("\nTable: ", f);
-        md_escape(f, req->caption);
-        fputc('\n', f);
-    }
-    free(row);
-    free(halves);
-    return TEA_OK;
-}
 
 /* The grouped bars: traces and the mean x schemes, in percent. */
 static int write_svg(const table_request *req, const table *tb)
@@ -442,17 +165,15 @@ static int write_svg(const table_request *req, const table *tb)
     double *high = t->spread ? malloc(groups * S * sizeof *high) : NULL;
     const char **group_labels = malloc(groups * sizeof *group_labels);
     const char **colors = malloc(S * sizeof *colors);
-    const char **series_labels = malloc(S * sizeof *series_labels);
-    char (*names)[SCHEME_NAME_MAX] = malloc(S * sizeof *names);
     char title[TITLE_MAX], hz[NUMBER_MAX];
     int rc;
 
-    if (!values || !group_labels || !colors || !series_labels || !names || (t->spread && (!low || !high))) {
+    if (!values || !group_labels || !colors || (t->spread && (!low || !high))) {
         rc = error_set(TEA_ERR_NOMEM, "out of memory");
         goto done;
     }
     for (size_t g = 0; g < groups; g++) {
-        group_labels[g] = g < t->trace_count ? tb->trace_labels[g] : MEAN_LABEL;
+        group_labels[g] = g < t->trace_count ? tb->trace_labels[g] : RESULTS_TABLE_MEAN;
         for (size_t s = 0; s < S; s++) {
             size_t k = g * S + s;
             if (g == t->trace_count) {
@@ -470,10 +191,8 @@ static int write_svg(const table_request *req, const table *tb)
             }
         }
     }
-    for (size_t s = 0; s < S; s++) {
+    for (size_t s = 0; s < S; s++)
         colors[s] = palette_scheme_color(t->schemes[s], s);
-        series_labels[s] = scheme_column(req, t->schemes[s], names[s], sizeof names[s]);
-    }
     if (t->own_freqs) {
         snprintf(title, sizeof title, "Error per trace and scheme (%s granularity, each trace at its own frequency)",
                  pics_granularity_name(req->granularity));
@@ -491,7 +210,7 @@ static int write_svg(const table_request *req, const table *tb)
             .groups = groups,
             .series = S,
             .group_labels = group_labels,
-            .series_labels = series_labels,
+            .series_labels = tb->scheme_columns,
             .series_colors = colors,
             .values = values,
             .low = low,
@@ -505,23 +224,26 @@ done:
     free(high);
     free(group_labels);
     free(colors);
-    free(series_labels);
-    free(names);
     return rc;
 }
 
 static int write_table(const table_request *req, const table *tb)
 {
+    const view_results_table_style style = {
+        .format = req->format,
+        .granularity = req->granularity,
+        .decimals = (int)req->precision,
+        .bold_best = req->bold_best,
+        .caption = req->caption,
+        .scheme_columns = tb->scheme_columns,
+        .trace_labels = (const char *const *)tb->trace_labels,
+    };
     outfile *out;
     int rc;
 
     if ((rc = outfile_open(&out, req->out_path ? req->out_path : "-")))
         return rc;
-    if (req->format == TABLE_CSV)
-        rc = write_csv(outfile_stream(out), req, &tb->t);
-    else
-        rc = write_text(outfile_stream(out), req, tb);
-    if (rc) {
+    if ((rc = view_results_table_write(outfile_stream(out), &tb->t, &style))) {
         outfile_abort(out);
         return rc;
     }
@@ -548,7 +270,7 @@ static int run_table(const table_request *req, const char *command)
         rc = error_set(TEA_ERR_FORMAT, "no results in %s%s", req->inputs[0], req->input_count > 1 ? " ..." : "");
     if (rc == TEA_OK && (rc = results_table_build(&tb.t, &s, &what)) == TEA_ERR_USAGE)
         status = cli_usage_error(command, "%s", error_message()); /* the frequency to choose */
-    else if (rc == TEA_OK && (rc = label_traces(&tb)) == TEA_OK) {
+    else if (rc == TEA_OK && (rc = label_table(req, &tb)) == TEA_OK) {
         warn(command, &tb.t);
         if ((req->svg_path && (rc = write_svg(req, &tb))) || (rc = write_table(req, &tb)))
             status = cli_fail(command, rc);
@@ -563,8 +285,8 @@ static int run_table(const table_request *req, const char *command)
 int cmd_pics_table(int argc, char **argv)
 {
     static const char *const formats[] = { "md", "latex", "csv", NULL };
-    static const int format_values[] = { TABLE_MD, TABLE_LATEX, TABLE_CSV };
-    table_request req = { .format = TABLE_MD, .granularity = PICS_GRAN_INSN_COMPONENT,
+    static const int format_values[] = { VIEW_RESULTS_TABLE_MD, VIEW_RESULTS_TABLE_LATEX, VIEW_RESULTS_TABLE_CSV };
+    table_request req = { .format = VIEW_RESULTS_TABLE_MD, .granularity = PICS_GRAN_INSN_COMPONENT,
                           .precision = TEXT_DEFAULT_DECIMALS };
     int rc;
     const cli_option options[] = {
