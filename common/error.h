@@ -10,6 +10,8 @@
 #ifndef TEA_COMMON_ERROR_H
 #define TEA_COMMON_ERROR_H
 
+#include <assert.h>
+
 enum {
     TEA_OK = 0,
     TEA_ERR_IO = -1,          /* reading or writing a file failed */
@@ -36,5 +38,27 @@ void error_clear(void);
 /* The process exit status for an error code: 2 for usage errors, 1 otherwise,
  * 0 for TEA_OK. */
 int error_exit_status(int code);
+
+/*
+ * Checks an argument of a library's entry point that a caller could get
+ * wrong (a NULL pointer, an index out of range), as libgit2's
+ * GIT_ASSERT_ARG does: where assert is active (Debug and sanitized builds)
+ * a false `expr` aborts at once, with the expression and the place; in
+ * Release it makes the function return TEA_ERR_USAGE with a message naming
+ * the function and the expression. Only in functions that return an int
+ * error code. `expr` is evaluated once in every build and must have no
+ * side effects.
+ */
+#ifdef NDEBUG
+#define TEA_ASSERT_ARG(expr) \
+    do { \
+        if (!(expr)) { \
+            error_set(TEA_ERR_USAGE, "%s: invalid argument: %s", __func__, #expr); \
+            return TEA_ERR_USAGE; /* a constant: callers' flow analysis sees the failure */ \
+        } \
+    } while (0)
+#else
+#define TEA_ASSERT_ARG(expr) assert(expr)
+#endif
 
 #endif
