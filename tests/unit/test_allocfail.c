@@ -5,11 +5,11 @@
  * and, in the sanitized build, leak nothing (LeakSanitizer checks at exit)
  * and never crash.
  *
- * The libraries' calls to malloc, calloc, realloc, strdup and strndup are
- * redirected here at link time (ld --wrap, tests/CMakeLists.txt): only the
- * project's static libraries are affected, never the C library's or zstd's
- * own allocations, and the real functions (ASan's, in the sanitized build)
- * do the work.
+ * The libraries' calls to malloc, calloc, realloc, strdup and strndup go
+ * through the fault tests' helper (test_alloc_each, tests/unit/testutil.h;
+ * ld --wrap, tests/CMakeLists.txt): only the project's static libraries
+ * are affected, never the C library's or zstd's own allocations, and the
+ * real functions (ASan's, in the sanitized build) do the work.
  *
  *   test_allocfail SEEDS_DIR     (fuzz/make-corpus's output: one folder per harness)
  */
@@ -27,63 +27,12 @@
 #include "trace/frames.h"
 #include "trace/record.h"
 #include "trace/trace.h"
+#include "testutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-void *__real_malloc(size_t size);
-void *__real_calloc(size_t n, size_t size);
-void *__real_realloc(void *p, size_t size);
-char *__real_strdup(const char *s);
-char *__real_strndup(const char *s, size_t n);
-void *__wrap_malloc(size_t size);
-void *__wrap_calloc(size_t n, size_t size);
-void *__wrap_realloc(void *p, size_t size);
-char *__wrap_strdup(const char *s);
-char *__wrap_strndup(const char *s, size_t n);
-
-/* The allocation to fail (1 = the first after arming), 0 = none; and
- * whether one has failed since. */
-static unsigned long fail_at, allocations;
-static int failed;
-
-static int inject(void)
-{
-    if (fail_at == 0)
-        return 0;
-    if (++allocations == fail_at) {
-        failed = 1;
-        return 1;
-    }
-    return 0;
-}
-
-void *__wrap_malloc(size_t size)
-{
-    return inject() ? NULL : __real_malloc(size);
-}
-
-void *__wrap_calloc(size_t n, size_t size)
-{
-    return inject() ? NULL : __real_calloc(n, size);
-}
-
-void *__wrap_realloc(void *p, size_t size)
-{
-    return inject() ? NULL : __real_realloc(p, size);
-}
-
-char *__wrap_strdup(const char *s)
-{
-    return inject() ? NULL : __real_strdup(s);
-}
-
-char *__wrap_strndup(const char *s, size_t n)
-{
-    return inject() ? NULL : __real_strndup(s, n);
-}
 
 /* Each reader over a whole input: 0 or the first error. */
 
@@ -158,8 +107,8 @@ static int read_frames(const char *path)
     if ((rc = trace_frames_open(&f, path)))
         return rc;
     n = trace_frames_count(f);
-    totals = __real_calloc(n ? n : 1, sizeof *totals);
-    windows = __real_calloc(n ? n : 1, sizeof *windows);
+    totals = test_alloc_calloc_unfailing(n ? n : 1, sizeof *totals);
+    windows = test_alloc_calloc_unfailing(n ? n : 1, sizeof *windows);
     if (!totals || !windows) {
         fprintf(stderr, "test_allocfail: out of memory\n");
         exit(1);
@@ -304,6 +253,18 @@ static const reader_case cases[] = {
     { "elf", "elf/symbols_prog.x86_64.elf", read_elf, 1 },
 };
 
+/* test_alloc_each's run: one reader case over its seed. */
+typedef struct case_run {
+    const reader_case *c;
+    const char *path;
+} case_run;
+
+static int run_case(void *ctx)
+{
+    const case_run *run = ctx;
+    return run->c->read(run->path);
+}
+
 int main(int argc, char **argv)
 {
     int bad = 0;
@@ -315,40 +276,19 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const reader_case *c = &cases[i];
         char path[4096];
+        case_run run = { c, path };
         unsigned long n;
-        int rc;
 
         snprintf(path, sizeof path, "%s/%s", argv[1], c->file);
         if (c->optional && access(path, F_OK) != 0) {
             printf("%s: skipped, no %s\n", c->name, path);
             continue;
         }
-        fail_at = 0;
-        if ((rc = c->read(path))) {
-            fprintf(stderr, "%s: %s does not read without injection: %s\n", c->name, path, error_message());
+        if (test_alloc_each(c->name, run_case, &run, &n)) {
             bad = 1;
             continue;
         }
-        for (n = 1;; n++) {
-            fail_at = n;
-            allocations = 0;
-            failed = 0;
-            rc = c->read(path);
-            fail_at = 0;
-            if (!failed) {
-                if (rc) {
-                    fprintf(stderr, "%s: fails without injection: %s\n", c->name, error_message());
-                    bad = 1;
-                }
-                break;
-            }
-            if (rc != 0 && rc != TEA_ERR_NOMEM) {
-                fprintf(stderr, "%s: allocation %lu failed: returned %d, not TEA_ERR_NOMEM (%s)\n", c->name, n, rc,
-                        error_message());
-                bad = 1;
-            }
-        }
-        printf("%s: %lu allocations, each failed once\n", c->name, n - 1);
+        printf("%s: %lu allocations, each failed once\n", c->name, n);
     }
     return bad;
 }

@@ -70,4 +70,32 @@ void assert_contains(const char *message, const char *needle);
  * when `counts`, the same counts) and the same total; `what` names the case. */
 void assert_pics_match(const pics *a, const pics *b, int counts, const char *what);
 
+/*
+ * Allocation-failure injection (testutil_alloc.c), the one helper of every
+ * fault test. In a test program linked with tea_allocfail_wrap
+ * (tests/CMakeLists.txt: ld --wrap of malloc, calloc, realloc, strdup and
+ * strndup), the calls of the project's code (the static libraries and the
+ * test itself) go through a counter that can fail one of them; those inside
+ * the C library (getline, fopen) and zstd are never failed.
+ */
+
+/* Arms the n-th allocation from now to fail (1: the next one), once;
+ * 0 disarms. */
+void test_alloc_fail_at(unsigned long n);
+
+/* Whether the armed allocation has failed since test_alloc_fail_at. */
+int test_alloc_failed(void);
+
+/* calloc that is never failed nor counted, for a test's own bookkeeping. */
+void *test_alloc_calloc_unfailing(size_t n, size_t size);
+
+/* Runs run(ctx) unarmed, where it must return 0, then with allocation n
+ * failing for n = 1, 2, ... until a run fails none: each of those runs
+ * must return 0 or TEA_ERR_NOMEM (code may do without what it could not
+ * get) and, in the sanitized build, leak nothing. Reports every other
+ * outcome on stderr, naming `what`. Stores in *count (when not NULL) how
+ * many allocations a whole run makes. Returns 0 when every run was as
+ * required, 1 otherwise. */
+int test_alloc_each(const char *what, int (*run)(void *ctx), void *ctx, unsigned long *count);
+
 #endif
