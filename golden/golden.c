@@ -92,6 +92,7 @@ size_t golden_intervals(golden *g, const trace_record *records, size_t count, co
         k += (size_t)golden_step(&s, &records[i], uops + records[i].first_uop, &out[k]);
     golden_run_end(g, &s);
     assert(k <= count && g->window <= TRACE_MAX_ROB); /* an interval per record at most */
+    assert(golden_check(g));
     return k;
 }
 
@@ -155,6 +156,7 @@ void golden_finish(golden *g, const golden_sink *sink)
         g->totals.attributed += window_end - iv.start;
     }
     g->pending_stalled = g->pending_drained = 0;
+    assert(golden_check(g));
     /* Every cycle after the origin is in exactly one state. */
     assert(g->totals.states[GOLDEN_COMPUTE] + g->totals.states[GOLDEN_STALLED] + g->totals.states[GOLDEN_DRAINED]
                + g->totals.states[GOLDEN_FLUSHED]
@@ -178,6 +180,7 @@ void golden_resume(golden *g, const trace_record *r, const trace_uop *uops, unsi
     if (n)
         take_cause_of(g, r, u);
     g->pending_stalled = g->pending_drained = 0;
+    assert(golden_check(g));
 }
 
 void golden_adopt_position(golden *dst, const golden *src)
@@ -186,6 +189,7 @@ void golden_adopt_position(golden *dst, const golden *src)
     *dst = *src;
     totals.last_cycle = src->last_cycle;
     dst->totals = totals;
+    assert(golden_check(dst));
 }
 
 void golden_add_totals(golden *dst, const golden *src)
@@ -193,9 +197,38 @@ void golden_add_totals(golden *dst, const golden *src)
     for (int s = 0; s < GOLDEN_STATE_COUNT; s++)
         dst->totals.states[s] += src->totals.states[s];
     dst->totals.attributed += src->totals.attributed;
+    assert(golden_check(dst));
 }
 
 const golden_totals *golden_get_totals(const golden *g)
 {
     return &g->totals;
+}
+
+int golden_check(const golden *g)
+{
+    uint64_t pending;
+
+    if (!g || (unsigned)g->rules >= GOLDEN_RULES_COUNT || g->window > TRACE_MAX_ROB
+        || (g->refilled && !g->flush_pending) || (g->flush_pending && (g->flush_cause.psv & ~TRACE_PSV_MASK_ALL)))
+        return 0;
+    pending = g->pending_stalled + g->pending_drained;
+    if (pending < g->pending_stalled) /* the two sum without wrapping */
+        return 0;
+    /* The totals are not checked against the position: in frame-parallel
+     * replay an instance's totals hold only its share of the cycles
+     * (golden_adopt_position, golden_add_totals). */
+    if (!g->started)
+        return pending == 0 && !g->flush_pending && !g->finished;
+    if (g->boundary > g->last_cycle || g->totals.last_cycle != g->last_cycle)
+        return 0;
+    if (g->finished)
+        return pending == 0;
+    /* Each record after the boundary classified its gap and, without
+     * commits, its own cycle; a refill moved those before it to Flushed,
+     * and its own cycle is pending again. */
+    if (g->refilled)
+        return g->refill_cycle > g->boundary && g->refill_cycle <= g->last_cycle
+               && pending == g->last_cycle - g->refill_cycle + 1;
+    return pending == g->last_cycle - g->boundary;
 }

@@ -455,4 +455,18 @@ void golden_add_totals(golden *dst, const golden *src);
 /* The classification so far (complete after golden_finish). */
 const golden_totals *golden_get_totals(const golden *g);
 
+/*
+ * Whether `g` is a state the golden reference can be in between records:
+ * a known rule set, a window within the largest ROB, a refill only after a
+ * pending flush cause and inside the open interval, the pending (classified,
+ * not yet charged) cycles exactly the open interval's cycles since its
+ * boundary or its refill, nothing pending before the origin or after
+ * golden_finish, and the totals' last cycle the state's. Returns 1 when
+ * sound, 0 otherwise, so that
+ * assert(golden_check(g)) reads as the claim; O(1), for phase boundaries of
+ * Debug builds (after each batch) and for tests. Not between
+ * golden_run_begin and golden_run_end, while `g` is stale.
+ */
+int golden_check(const golden *g);
+
 #endif

@@ -171,6 +171,9 @@ int model_core_create(model_core **out, const model_config *cfg, const model_sou
     model_core *m;
     int rc;
 
+    TEA_ASSERT_ARG(out != NULL);
+    TEA_ASSERT_ARG(cfg != NULL);
+    TEA_ASSERT_ARG(src != NULL && src->next != NULL);
     *out = NULL;
     if ((rc = model_config_check(cfg)))
         return rc;
@@ -953,10 +956,51 @@ static int end_window_if_drained(model_core *m, uint64_t cycle)
     return m->window_fn ? m->window_fn(m->window_ctx, cycle) : TEA_OK;
 }
 
+int model_core_check(const model_core *m)
+{
+    unsigned w, size, branch_at, memory = 0;
+    uint64_t last_seq = 0;
+    int seen = 0;
+
+    if (!m || !m->rob || m->core.width == 0)
+        return 0;
+    w = m->core.width;
+    size = m->core.rob_size;
+    if (size % w || m->rows != size / w || m->head >= size || m->tail_row >= m->rows || m->rows_used > m->rows
+        || m->rows_used * w < m->head % w || m->window != m->rows_used * w - m->head % w
+        || m->tail_row != (m->head / w + m->rows_used) % m->rows || m->lsq_used > m->core.lsq_size
+        || m->store_count > m->core.lsq_size || m->fetch_buffer.count > m->fetch_buffer.cap
+        || m->to_fetch.count > m->to_fetch.cap)
+        return 0;
+    /* Where the pending mispredicted branch stands from the head (past the
+     * window when none is pending). */
+    branch_at = m->mispredict_pending ? (m->mispredict_entry + size - m->head) % size : size;
+    if (m->mispredict_pending
+        && (m->mispredict_entry >= size || branch_at >= m->window || !m->rob[m->mispredict_entry].valid
+            || !m->rob[m->mispredict_entry].mispredict || m->rob[m->mispredict_entry].wrong_path))
+        return 0;
+    for (unsigned k = 0; k < size; k++) {
+        const rob_entry *e = &m->rob[(m->head + k) % size];
+        if (!e->valid)
+            continue;
+        if (k >= m->window || (e->wrong_path && k <= branch_at))
+            return 0;
+        memory += is_memory(&e->insn);
+        if (!e->wrong_path) {
+            if (seen && e->seq <= last_seq)
+                return 0;
+            last_seq = e->seq;
+            seen = 1;
+        }
+    }
+    return memory == m->lsq_used;
+}
+
 /* Hands the batch to the consumer and clears it. */
 static int emit_batch(model_core *m, model_emit_fn emit, void *ctx)
 {
     int rc = TEA_OK;
+    assert(model_core_check(m));
     if (m->batch.count > 0)
         rc = emit(ctx, &m->batch);
     trace_batch_clear(&m->batch);

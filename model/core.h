@@ -172,4 +172,17 @@ const struct model_bpred *model_core_bpred(const model_core *m);
 
 void model_core_free(model_core *m);
 
+/*
+ * Whether the model's ROB is sound between cycles: head and tail within
+ * the ROB, the rows in use from the head's row to the tail, the window
+ * (entries from the head to the end of the last row) what they hold, no
+ * entry valid outside it, the load/store queue counting the memory µops in
+ * it, the correct-path µops in program order (sequence numbers increasing
+ * from the head), and the wrong-path ones only behind a mispredicted
+ * branch that is pending. Returns 1 when sound, 0 otherwise, so that
+ * assert(model_core_check(m)) reads as the claim; O(ROB entries), for
+ * phase boundaries of Debug builds (each batch handed out) and for tests.
+ */
+int model_core_check(const model_core *m);
+
 #endif

@@ -3,6 +3,7 @@
  */
 #include "pics.h"
 #include "common/error.h"
+#include "trace/psv.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -104,6 +105,29 @@ const pics_cell *pics_find(const pics *p, uint64_t pc, uint16_t psv)
     return NULL;
 }
 
+int pics_check(const pics *p)
+{
+    size_t used = 0;
+    uint64_t sum = 0;
+
+    if (!p || !p->slots || p->capacity == 0 || (p->capacity & (p->capacity - 1)) != 0
+        || p->count * PICS_LOAD_DEN > p->capacity * PICS_LOAD_NUM)
+        return 0;
+    for (size_t i = 0; i < p->capacity; i++) {
+        const pics_cell *c = &p->slots[i];
+        if (!c->used)
+            continue;
+        /* The probe for the cell's key must end at this very slot: an
+         * empty slot before it would hide it, a slot of the same key before
+         * it would be a duplicate. */
+        if (c->psv & ~TRACE_PSV_MASK_ALL || pics_find(p, c->pc, c->psv) != c)
+            return 0;
+        used++;
+        sum += c->value;
+    }
+    return used == p->count && sum == p->total;
+}
+
 static int compare_cells(const void *a, const void *b)
 {
     const pics_cell *x = a, *y = b;
@@ -117,6 +141,7 @@ int pics_sorted(const pics *p, pics_cell **cells, size_t *n)
     size_t k = 0;
     *cells = NULL;
     *n = 0;
+    assert(pics_check(p)); /* before its cells are written or paired */
     if (p->count == 0)
         return TEA_OK;
     *cells = malloc(p->count * sizeof **cells);
@@ -163,6 +188,7 @@ int pics_merge_into(pics *dst, const pics *src)
 {
     uint64_t before = dst->total;
 
+    assert(pics_check(src) && pics_check(dst));
     /* Every cell is at most its PICS's total: totals that fit mean cells that fit. */
     if (dst->total + src->total < dst->total)
         return error_set(TEA_ERR_UNSUPPORTED,
@@ -176,6 +202,7 @@ int pics_merge_into(pics *dst, const pics *src)
             return rc;
     }
     assert(dst->total == before + src->total); /* merging conserves cycles  */
+    assert(pics_check(dst));
     (void)before; /* unused when NDEBUG compiles the assertion out */
     return TEA_OK;
 }
@@ -213,5 +240,6 @@ int pics_cache_flush(pics_cache *c)
             c->rc = rc;
         e->psv = PICS_CACHE_EMPTY_PSV;
     }
+    assert(pics_check(c->target)); /* a batch's or window's charges are in */
     return c->rc;
 }

@@ -153,4 +153,15 @@ int pics_distinct_pcs(const pics *p, uint64_t **pcs, size_t *n);
 /* Adds every cell of `src` to `dst`. Returns 0 or TEA_ERR_NOMEM. */
 int pics_merge_into(pics *dst, const pics *src);
 
+/*
+ * Whether `p` is a sound map: slots allocated, the capacity a power of two,
+ * the load at most one half, `count` the occupied slots, every occupied
+ * slot found by a probe from its home slot (so no empty slot cuts a probe
+ * short and no key sits in two slots), nine-bit PSVs, and `total` the sum
+ * of the values (modulo 2^64, as pics_add adds them). Returns 1 when sound,
+ * 0 otherwise, so that assert(pics_check(p)) reads as the claim; O(capacity)
+ * probes, for phase boundaries of Debug builds and for tests.
+ */
+int pics_check(const pics *p);
+
 #endif

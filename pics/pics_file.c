@@ -189,6 +189,10 @@ int pics_write_groups(const char *path, const pics_info *info, const pics *p, co
     FILE *f;
     int rc;
 
+    TEA_ASSERT_ARG(path != NULL);
+    TEA_ASSERT_ARG(info != NULL);
+    TEA_ASSERT_ARG(p != NULL);
+    TEA_ASSERT_ARG(groups != NULL || count == 0);
     if (count == 1 || count > PICS_MAX_GROUPS)
         return error_set(TEA_ERR_USAGE, "%s: %u window groups: none, or 2 to %d", path, count, PICS_MAX_GROUPS);
     if ((rc = pics_sorted(p, &cells, &n)))
@@ -584,13 +588,16 @@ int pics_read(const char *path, pics_info *info, pics *p)
 int pics_read_groups(const char *path, pics_info *info, pics *p, pics **groups_out)
 {
     pics *groups = NULL;
-    line_reader *lr = calloc(1, sizeof *lr);
+    line_reader *lr;
     unsigned major = 0, minor = 0;
     uint64_t objects_expected = 0; /* trace.objects */
     int eof, rc;
 
+    TEA_ASSERT_ARG(path != NULL);
+    TEA_ASSERT_ARG(info != NULL);
+    TEA_ASSERT_ARG(p != NULL);
     pics_info_init(info);
-    if (!lr)
+    if (!(lr = calloc(1, sizeof *lr)))
         return error_set(TEA_ERR_NOMEM, "out of memory");
     if ((rc = pics_init(p))) {
         free(lr);
@@ -686,6 +693,7 @@ done:
     }
     if (groups_out)
         *groups_out = groups;
+    assert(rc || pics_check(p));
     return rc;
 }
 

@@ -441,6 +441,7 @@ static void feed_run_golden(tea_replay *r, const trace_batch *batch, size_t firs
             on_interval(r, &iv);
     }
     golden_run_end(&r->golden, &s);
+    assert(golden_check(&r->golden));
 }
 
 int tea_replay_check_span(uint64_t origin, uint64_t last)

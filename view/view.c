@@ -67,6 +67,7 @@ int view_build(view *v, const pics *p, const pics *golden, pics_granularity g, c
     if (rc == TEA_OK && (rc = pics_pair_up(&gp, golden ? &gg : &empty, &v->pairing)) == TEA_OK) {
         v->cells = v->pairing.pairs;
         rc = make_rows(v);
+        assert(rc || view_check(v));
     }
     pics_free(&gp);
     pics_free(&gg);
@@ -172,15 +173,25 @@ static int by_key_only(const void *a, const void *b)
     return by_key(a, b);
 }
 
+/* A comparison of two rows for qsort. */
+typedef int (*row_compare)(const void *, const void *);
+
+/* The comparison that sorts rows in `order`. */
+static row_compare order_compare(view_order order)
+{
+    return order == VIEW_ORDER_VALUE                ? by_value
+           : order == VIEW_ORDER_CONTRIBUTION       ? by_contribution
+           : order == VIEW_ORDER_CONTRIBUTION_KEY ? by_contribution_key
+           : order == VIEW_ORDER_DIFF_KEY           ? by_diff_key
+                                                    : by_key_only;
+}
+
 void view_sort(view *v, view_order order)
 {
-    int (*cmp)(const void *, const void *) = order == VIEW_ORDER_VALUE                ? by_value
-                                             : order == VIEW_ORDER_CONTRIBUTION       ? by_contribution
-                                             : order == VIEW_ORDER_CONTRIBUTION_KEY ? by_contribution_key
-                                             : order == VIEW_ORDER_DIFF_KEY           ? by_diff_key
-                                                                                      : by_key_only;
-    qsort(v->rows, v->row_count, sizeof *v->rows, cmp);
+    qsort(v->rows, v->row_count, sizeof *v->rows, order_compare(order));
     v->shown = v->row_count;
+    v->order = order;
+    assert(view_check(v));
 }
 
 /* value / total, 0 for an empty PICS. */
@@ -214,6 +225,7 @@ int view_select(view *v, uint64_t top, double percent_limit)
     memcpy(v->rows + kept, others, dropped * sizeof *others);
     free(others);
     v->shown = top && kept > top ? (size_t)top : kept;
+    assert(view_check(v));
     return TEA_OK;
 }
 
@@ -261,4 +273,79 @@ int view_functions(const char *symbols_path, const binary_symbolizer *z, trace_s
         return TEA_OK;
     *from = binary_symbolize_binary(z);
     return binary_symbolize_symmap(z, BINARY_SYMBOLS_MAP_SECTION_GAPS, out);
+}
+
+/* Whether row r of `v` is the whole run of its key's components, with
+ * their sums and its difference's share. */
+static int row_sound(const view *v, const view_row *r)
+{
+    const pics_pairing *pr = &v->pairing;
+    uint64_t value = 0, golden = 0;
+    exact_u128 diff = 0;
+
+    if (r->count == 0 || r->first >= pr->count || r->count > pr->count - r->first
+        || (r->first > 0 && pr->pairs[r->first - 1].key == r->key)
+        || (r->first + r->count < pr->count && pr->pairs[r->first + r->count].key == r->key)
+        || (v->ranges && r->key > v->ranges->count))
+        return 0;
+    for (size_t k = r->first; k < r->first + r->count; k++) {
+        if (pr->pairs[k].key != r->key)
+            return 0;
+        value += pr->pairs[k].a;
+        golden += pr->pairs[k].b;
+        diff += pr->pairs[k].diff;
+    }
+    return value == r->value && golden == r->golden && diff == r->diff
+           && r->contribution == (v->has_golden ? pics_pairing_share(pr, r->diff) : 0.0);
+}
+
+int view_check(const view *v)
+{
+    const pics_pairing *pr;
+    row_compare cmp;
+    uint64_t value = 0, golden = 0, run_sum = 0, run_squares = 0, row_sum = 0, row_squares = 0;
+    exact_u128 diff = 0;
+    size_t runs = 0, covered = 0, descents = 0;
+
+    if (!v || v->shown > v->row_count || (unsigned)v->order > VIEW_ORDER_DIFF_KEY)
+        return 0;
+    pr = &v->pairing;
+    if (v->cells != pr->pairs || v->row_count > pr->count || (v->row_count && !v->rows) || (pr->count && !pr->pairs))
+        return 0;
+    /* The runs of components, by their first component. */
+    for (size_t k = 0; k < pr->count; k++) {
+        if (k > 0 && pr->pairs[k].key == pr->pairs[k - 1].key)
+            continue;
+        runs++;
+        run_sum += k;
+        run_squares += (uint64_t)k * k;
+    }
+    for (size_t i = 0; i < v->row_count; i++) {
+        const view_row *r = &v->rows[i];
+        if (!row_sound(v, r))
+            return 0;
+        covered += r->count;
+        value += r->value;
+        golden += r->golden;
+        diff += r->diff;
+        row_sum += r->first;
+        row_squares += (uint64_t)r->first * r->first;
+    }
+    /* Rows that are runs, as many as the runs and with the same firsts:
+     * each run is one row (a row twice would leave a run out, and change
+     * the sums). */
+    if (runs != v->row_count || row_sum != run_sum || row_squares != run_squares || covered != pr->count
+        || value != pr->total_a || golden != pr->total_b || diff != pr->total)
+        return 0;
+    cmp = order_compare(v->order);
+    for (size_t i = 1; i < v->row_count; i++) {
+        int c = cmp(&v->rows[i - 1], &v->rows[i]);
+        if (c == 0 || (c > 0 && i < v->shown))
+            return 0;
+        /* Past the shown rows: those view_select kept but cut, then those
+         * it dropped, each run in order. */
+        if (c > 0 && i > v->shown && ++descents > 1)
+            return 0;
+    }
+    return 1;
 }

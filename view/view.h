@@ -61,6 +61,7 @@ typedef struct view {
     view_row *rows;            /* in the order of the last sort */
     size_t row_count;
     size_t shown;              /* rows selected by view_select (all, until then) */
+    view_order order;          /* the order of the last sort (VIEW_ORDER_KEY as built) */
 } view;
 
 /* Builds the view of `p` (and `golden`, when not NULL) at granularity `g`:
@@ -114,6 +115,22 @@ int view_select(view *v, uint64_t top, double percent_limit);
 int view_cells_by_diff(const view *v, const pics_pair ***out, size_t *n);
 
 void view_free(view *v);
+
+/*
+ * Whether `v` is a sound view: every row a whole run of components of one
+ * key (nothing of its key outside first .. first + count), its value,
+ * golden value and difference their sums and its contribution its
+ * difference's share; one row per run of components (as many rows as runs,
+ * and the rows' first components sum, and sum squared, as the runs' do), so
+ * that the rows cover every component once; the rows' sums the pairing's
+ * totals; the shown rows sorted as v->order says (strictly: every order
+ * ends in the key) and the rows view_select cut off in at most two sorted
+ * runs; shown <= row_count. Returns 1 when sound, 0 otherwise, so that
+ * assert(view_check(v)) reads as the claim; O(components), for phase
+ * boundaries of Debug builds (after building, sorting, selecting) and for
+ * tests.
+ */
+int view_check(const view *v);
 
 /* The functions a command groups by, from the first of: the symbol map at
  * `symbols_path` (--symbols: "START END NAME" lines), else what the
