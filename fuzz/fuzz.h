@@ -15,7 +15,13 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Writes the bytes to a new file made with mkstemp in $TMPDIR (else /tmp)
+/* The name the readers that take bytes (trace_reader_open_memory,
+ * trace_frames_open_memory, pics_read_memory, ...) give the input in their
+ * messages. */
+#define FUZZ_INPUT_NAME "<fuzz input>"
+
+/* For the readers that take only a path, and for files a harness writes:
+ * writes the bytes to a new file made with mkstemp in $TMPDIR (else /tmp)
  * and stores its path in `path` (at least FUZZ_PATH_MAX bytes). Returns 0,
  * or -1 when the file cannot be made or written (nothing is left then). */
 #define FUZZ_PATH_MAX 4096

@@ -11,14 +11,11 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char path[FUZZ_PATH_MAX];
     trace_frames *f = NULL;
     trace_frame_reader *fr = NULL;
     trace_batch batch;
 
-    if (fuzz_write_temp(data, size, path))
-        return 0;
-    if (trace_frames_open(&f, path) == 0) {
+    if (trace_frames_open_memory(&f, data, size, FUZZ_INPUT_NAME) == 0) {
         size_t n = trace_frames_count(f);
         trace_totals *totals = calloc(n ? n : 1, sizeof *totals);
         unsigned *windows = calloc(n ? n : 1, sizeof *windows);
@@ -63,6 +60,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(windows);
         trace_frames_close(f);
     }
-    fuzz_remove_temp(path);
     return 0;
 }

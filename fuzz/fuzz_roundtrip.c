@@ -71,18 +71,20 @@ static int append(trace_batch *all, const trace_batch *b)
     return 0;
 }
 
-/* Reads `path` whole with the streaming reader into `rec`. */
-static void read_stream(const char *path, recording *rec)
+/* Reads the trace at `path`, or when `path` is NULL the `size` bytes at
+ * `data`, whole with the streaming reader into `rec`. */
+static void read_stream(const char *path, const uint8_t *data, size_t size, recording *rec)
 {
     trace_reader *r = NULL;
     trace_batch b;
-    int rc = -1;
+    int rc;
 
     memset(rec, 0, sizeof *rec);
     trace_header_init(&rec->header);
     if (trace_batch_init(&b, ROUNDTRIP_BATCH))
         return;
-    if (trace_reader_open(&r, path, NULL) == 0 && trace_header_copy(&rec->header, trace_reader_header(r)) == 0) {
+    rc = path ? trace_reader_open(&r, path, NULL) : trace_reader_open_memory(&r, data, size, FUZZ_INPUT_NAME, NULL);
+    if (rc == 0 && (rc = trace_header_copy(&rec->header, trace_reader_header(r))) == 0) {
         trace_reader_set_background(r, 0);
         while ((rc = trace_reader_read(r, &b)) == 0 && b.count > 0)
             if (append(&rec->all, &b)) {
@@ -213,19 +215,16 @@ static void check_threads(const char *path)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char in[FUZZ_PATH_MAX], native[FUZZ_PATH_MAX], td[FUZZ_PATH_MAX], back[FUZZ_PATH_MAX];
+    char native[FUZZ_PATH_MAX], td[FUZZ_PATH_MAX], back[FUZZ_PATH_MAX];
     recording orig, again;
 
-    if (fuzz_write_temp(data, size, in))
-        return 0;
-    read_stream(in, &orig);
-    fuzz_remove_temp(in);
+    read_stream(NULL, data, size, &orig);
     if (!orig.ok || fuzz_write_temp(NULL, 0, native)) {
         recording_free(&orig);
         return 0;
     }
     if (write_trace(&orig, native, TRACE_FORMAT_NATIVE) == 0) {
-        read_stream(native, &again);
+        read_stream(native, NULL, 0, &again);
         if (!again.ok || !same_records(&orig, &again))
             violated("a native rewrite reads back differently (streaming reader)");
         recording_free(&again);
@@ -236,13 +235,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check_threads(native);
         if (fuzz_write_temp(NULL, 0, td) == 0) {
             if (write_trace(&orig, td, TRACE_FORMAT_TRACEDOCTOR) == 0) {
-                read_stream(td, &again);
+                read_stream(td, NULL, 0, &again);
                 if (!again.ok || !same_records(&orig, &again))
                     violated("TraceDoctor tokens read back differently");
                 if (fuzz_write_temp(NULL, 0, back) == 0) {
                     if (write_trace(&again, back, TRACE_FORMAT_NATIVE) == 0) {
                         recording twice;
-                        read_stream(back, &twice);
+                        read_stream(back, NULL, 0, &twice);
                         if (!twice.ok || !same_records(&orig, &twice))
                             violated("native -> TraceDoctor -> native changed the records");
                         recording_free(&twice);

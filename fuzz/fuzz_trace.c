@@ -28,14 +28,11 @@ static void touch_objects(trace_reader *r)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char path[FUZZ_PATH_MAX];
     trace_reader *r = NULL;
     trace_batch batch;
 
-    if (fuzz_write_temp(data, size, path))
-        return 0;
     if (trace_batch_init(&batch, 256) == 0) {
-        if (trace_reader_open(&r, path, NULL) == 0) {
+        if (trace_reader_open_memory(&r, data, size, FUZZ_INPUT_NAME, NULL) == 0) {
             trace_reader_set_background(r, 0);
             touch_objects(r);
             while (trace_reader_read(r, &batch) == 0 && batch.count > 0)
@@ -47,6 +44,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         trace_batch_free(&batch);
     }
-    fuzz_remove_temp(path);
     return 0;
 }

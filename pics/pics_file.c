@@ -585,32 +585,24 @@ int pics_read(const char *path, pics_info *info, pics *p)
     return pics_read_groups(path, info, p, NULL);
 }
 
-int pics_read_groups(const char *path, pics_info *info, pics *p, pics **groups_out)
+/* pics_read_groups from the stream `f`, which messages call `path`;
+ * `info` is initialised. Leaves `f` open. */
+static int read_stream(FILE *f, const char *path, pics_info *info, pics *p, pics **groups_out)
 {
     pics *groups = NULL;
-    line_reader *lr;
+    line_reader *lr = calloc(1, sizeof *lr);
     unsigned major = 0, minor = 0;
     uint64_t objects_expected = 0; /* trace.objects */
     int eof, rc;
 
-    TEA_ASSERT_ARG(path != NULL);
-    TEA_ASSERT_ARG(info != NULL);
-    TEA_ASSERT_ARG(p != NULL);
-    pics_info_init(info);
-    if (!(lr = calloc(1, sizeof *lr)))
+    if (!lr)
         return error_set(TEA_ERR_NOMEM, "out of memory");
     if ((rc = pics_init(p))) {
         free(lr);
         return rc;
     }
     lr->path = path;
-    lr->f = fopen(path, "r");
-    if (!lr->f) {
-        rc = error_set(TEA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-        pics_free(p);
-        free(lr);
-        return rc;
-    }
+    lr->f = f;
     if ((rc = next_line(lr, &eof)))
         goto done;
     if (eof || sscanf(lr->line, PICS_MAGIC " %u.%u", &major, &minor) != 2) {
@@ -678,7 +670,6 @@ int pics_read_groups(const char *path, pics_info *info, pics *p, pics **groups_o
         rc = error_set(TEA_ERR_FORMAT, "%s: golden cells sum to %llu but golden_total says %llu", path,
                        (unsigned long long)p->total, (unsigned long long)info->golden_total);
 done:
-    fclose(lr->f);
     free(lr->line);
     for (size_t i = 0; i < lr->key_count; i++)
         free(lr->keys[i]);
@@ -694,6 +685,48 @@ done:
     if (groups_out)
         *groups_out = groups;
     assert(rc || pics_check(p));
+    return rc;
+}
+
+int pics_read_groups(const char *path, pics_info *info, pics *p, pics **groups_out)
+{
+    FILE *f;
+    int rc;
+
+    TEA_ASSERT_ARG(path != NULL);
+    TEA_ASSERT_ARG(info != NULL);
+    TEA_ASSERT_ARG(p != NULL);
+    pics_info_init(info);
+    if (!(f = fopen(path, "r")))
+        return error_set(TEA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    rc = read_stream(f, path, info, p, groups_out);
+    fclose(f);
+    return rc;
+}
+
+int pics_read_memory(const void *data, size_t size, const char *name, pics_info *info, pics *p)
+{
+    return pics_read_groups_memory(data, size, name, info, p, NULL);
+}
+
+int pics_read_groups_memory(const void *data, size_t size, const char *name, pics_info *info, pics *p,
+                            pics **groups_out)
+{
+    static char no_bytes[1]; /* what an empty buffer reads from */
+    FILE *f;
+    int rc;
+
+    TEA_ASSERT_ARG(data != NULL || size == 0);
+    TEA_ASSERT_ARG(name != NULL);
+    TEA_ASSERT_ARG(info != NULL);
+    TEA_ASSERT_ARG(p != NULL);
+    pics_info_init(info);
+    /* A stream over the caller's bytes, read only ("r"): the same line
+     * reader as a file's, so the same cells and the same errors. */
+    if (!(f = fmemopen(size ? (void *)(uintptr_t)data : no_bytes, size, "r")))
+        return error_set(TEA_ERR_IO, "%s: cannot read from memory: %s", name, strerror(errno));
+    rc = read_stream(f, name, info, p, groups_out);
+    fclose(f);
     return rc;
 }
 

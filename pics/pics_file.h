@@ -126,6 +126,14 @@ int pics_read(const char *path, pics_info *info, pics *p);
  * pics_groups_free. */
 int pics_read_groups(const char *path, pics_info *info, pics *p, pics **groups);
 
+/* pics_read and pics_read_groups from the `size` bytes at `data` (the
+ * whole file's content; they must stay unchanged during the call), which
+ * messages call `name` as they would call the file. The same cells and
+ * groups, or the same error, as a file with those bytes named `name`. */
+int pics_read_memory(const void *data, size_t size, const char *name, pics_info *info, pics *p);
+int pics_read_groups_memory(const void *data, size_t size, const char *name, pics_info *info, pics *p,
+                            pics **groups_out);
+
 /* Frees `count` group PICS and the array. */
 void pics_groups_free(pics *groups, uint64_t count);
 

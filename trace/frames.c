@@ -26,8 +26,9 @@
 #define INDEX_PREAMBLE_SIZE (TRACE_NATIVE_MAGIC_SIZE + 8)
 
 struct trace_frames {
-    int fd;
-    char *name;                 /* the path, for messages */
+    int fd;                     /* the file, or -1 when read from memory */
+    const uint8_t *data;        /* the caller's bytes (trace_frames_open_memory), or NULL */
+    char *name;                 /* the path (or the name given), for messages */
     uint64_t file_size;         /* bytes */
     trace_header header;
     trace_native_footer footer;
@@ -61,6 +62,14 @@ struct trace_frame_reader {
 static int read_at(const trace_frames *f, void *dst, size_t size, uint64_t offset, const char *what)
 {
     size_t done = 0;
+
+    if (f->data) {
+        if (offset > f->file_size || size > f->file_size - offset)
+            return error_set(TEA_ERR_FORMAT, "%s: %s at byte %llu is truncated", f->name, what,
+                             (unsigned long long)offset);
+        memcpy(dst, f->data + offset, size);
+        return TEA_OK;
+    }
     while (done < size) {
         ssize_t n = pread(f->fd, (uint8_t *)dst + done, size - done, (off_t)(offset + done));
         if (n < 0 && errno == EINTR)
@@ -105,7 +114,7 @@ static int read_metadata(const trace_frames *f, uint64_t offset, const char *wha
 static int load_header(trace_frames *f, uint64_t *end)
 {
     uint8_t *data;
-    uint32_t size;
+    uint32_t size = 0; /* set by read_metadata when it succeeds (gcc -O3 cannot tell) */
     int rc = read_metadata(f, 0, "native header", &data, &size);
 
     if (rc)
@@ -236,12 +245,51 @@ static int load_index(trace_frames *f, uint64_t data_start)
     return rc;
 }
 
+/* Reads and checks the header, footer, objects frame and index of `f`,
+ * whose file (or bytes), size and name are set. */
+static int load_metadata(trace_frames *f)
+{
+    uint64_t data_start = 0;
+    int rc, damaged;
+
+    if ((rc = load_header(f, &data_start)) || (rc = load_footer(f)) || (rc = load_objects(f, &damaged))
+        || (rc = load_index(f, data_start)))
+        return rc;
+    if (f->count && f->info[0].window != f->header.initial_window)
+        return error_set(TEA_ERR_FORMAT, "%s: the first frame's window disagrees with the header", f->name);
+    return TEA_OK;
+}
+
+int trace_frames_open_memory(trace_frames **out, const void *data, size_t size, const char *name)
+{
+    trace_frames *f;
+    int rc;
+
+    TEA_ASSERT_ARG(out != NULL);
+    TEA_ASSERT_ARG(data != NULL || size == 0);
+    TEA_ASSERT_ARG(name != NULL);
+    *out = NULL;
+    if (!(f = calloc(1, sizeof *f)) || !(f->name = strdup(name))) {
+        free(f);
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    }
+    trace_header_init(&f->header);
+    f->fd = -1;
+    f->data = size ? data : (const uint8_t *)"";
+    f->file_size = size;
+    if ((rc = load_metadata(f))) {
+        trace_frames_close(f);
+        return rc;
+    }
+    *out = f;
+    return TEA_OK;
+}
+
 int trace_frames_open(trace_frames **out, const char *path)
 {
     trace_frames *f;
     struct stat st;
-    uint64_t data_start = 0;
-    int rc, damaged;
+    int rc;
 
     *out = NULL;
     if (strcmp(path, "-") == 0)
@@ -268,13 +316,8 @@ int trace_frames_open(trace_frames **out, const char *path)
         goto fail;
     }
     f->file_size = (uint64_t)st.st_size;
-    if ((rc = load_header(f, &data_start)) || (rc = load_footer(f)) || (rc = load_objects(f, &damaged))
-        || (rc = load_index(f, data_start)))
+    if ((rc = load_metadata(f)))
         goto fail;
-    if (f->count && f->info[0].window != f->header.initial_window) {
-        rc = error_set(TEA_ERR_FORMAT, "%s: the first frame's window disagrees with the header", path);
-        goto fail;
-    }
     *out = f;
     return TEA_OK;
 fail:
@@ -301,11 +344,34 @@ const trace_run *trace_frames_run(const trace_frames *f)
     return &f->objects.run;
 }
 
+/* trace_objects_preload's work on `f`, whose file (or bytes), size and
+ * name are set. */
+static int preload_objects(trace_frames *f, trace_object_list *l)
+{
+    int rc, damaged = 0;
+
+    trace_header_init(&f->header);
+    rc = load_footer(f);
+    if (!rc)
+        rc = load_objects(f, &damaged);
+    /* Only a damaged objects frame is refused here; whatever else is
+     * wrong the stream reader diagnoses where it finds it. */
+    if (rc != TEA_ERR_NOMEM && !damaged)
+        rc = TEA_OK;
+    if (!rc) {
+        *l = f->objects;
+        memset(&f->objects, 0, sizeof f->objects);
+    }
+    trace_object_list_free(&f->objects);
+    trace_header_free(&f->header);
+    return rc;
+}
+
 int trace_objects_preload(const char *path, trace_object_list *l)
 {
     trace_frames f;
     struct stat st;
-    int rc, damaged = 0;
+    int rc = TEA_OK;
 
     memset(&f, 0, sizeof f);
     f.name = (char *)path;
@@ -315,25 +381,22 @@ int trace_objects_preload(const char *path, trace_object_list *l)
         return TEA_OK;
     if (fstat(f.fd, &st) == 0 && S_ISREG(st.st_mode)) {
         f.file_size = (uint64_t)st.st_size;
-        trace_header_init(&f.header);
-        rc = load_footer(&f);
-        if (!rc)
-            rc = load_objects(&f, &damaged);
-        /* Only a damaged objects frame is refused here; whatever else is
-         * wrong the stream reader diagnoses where it finds it. */
-        if (rc != TEA_ERR_NOMEM && !damaged)
-            rc = TEA_OK;
-        if (!rc) {
-            *l = f.objects;
-            memset(&f.objects, 0, sizeof f.objects);
-        }
-        trace_object_list_free(&f.objects);
-        trace_header_free(&f.header);
-    } else {
-        rc = TEA_OK;
+        rc = preload_objects(&f, l);
     }
     close(f.fd);
     return rc;
+}
+
+int trace_objects_preload_memory(const void *data, size_t size, const char *name, trace_object_list *l)
+{
+    trace_frames f;
+
+    memset(&f, 0, sizeof f);
+    f.fd = -1;
+    f.name = (char *)name;
+    f.data = size ? data : (const uint8_t *)"";
+    f.file_size = size;
+    return preload_objects(&f, l);
 }
 
 size_t trace_frames_count(const trace_frames *f)

@@ -50,6 +50,13 @@ typedef struct trace_frame_info {
  */
 int trace_frames_open(trace_frames **out, const char *path);
 
+/* trace_frames_open over the `size` bytes at `data`, a whole trace's
+ * content, which messages call `name` as they would call the file: the
+ * same frames, records and errors as a file of those bytes. The bytes are
+ * not copied and must stay unchanged until trace_frames_close (frame
+ * readers included). */
+int trace_frames_open_memory(trace_frames **out, const void *data, size_t size, const char *name);
+
 /* The trace's header. */
 const trace_header *trace_frames_header(const trace_frames *f);
 

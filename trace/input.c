@@ -120,6 +120,7 @@ struct trace_input {
     FILE *file;
     char *name;
     int owns_file;
+    int memory;            /* the file is a stream over the caller's bytes (fmemopen) */
     uint8_t *buf;          /* compressed (or raw) bytes read ahead */
     size_t pos, len;       /* unconsumed bytes are buf[pos..len) */
     int eof;               /* the file has no more bytes */
@@ -168,7 +169,9 @@ static void widen_pipe(int fd)
 #endif
 }
 
-int trace_input_open(trace_input **out, const char *path)
+/* A new input without a stream yet: its read buffer, its name for
+ * messages and its zstd context. `path` names it in the error. */
+static int input_new(trace_input **out, const char *path, const char *name)
 {
     trace_input *in = calloc(1, sizeof *in);
 
@@ -176,12 +179,47 @@ int trace_input_open(trace_input **out, const char *path)
     if (!in)
         return error_set(TEA_ERR_NOMEM, "%s: out of memory", path);
     in->buf = malloc(INPUT_BUFFER_SIZE);
-    in->name = strdup(strcmp(path, "-") == 0 ? "<stdin>" : path);
+    in->name = strdup(name);
     in->dctx = ZSTD_createDCtx();
     if (!in->buf || !in->name || !in->dctx) {
         trace_input_close(in);
         return error_set(TEA_ERR_NOMEM, "%s: out of memory", path);
     }
+    *out = in;
+    return TEA_OK;
+}
+
+int trace_input_open_memory(trace_input **out, const void *data, size_t size, const char *name)
+{
+    static char no_bytes[1]; /* what an empty buffer reads from */
+    trace_input *in;
+    int rc;
+
+    if ((rc = input_new(&in, name, name)))
+        return rc;
+    /* A stream over the caller's bytes, read only ("r"): every view reads
+     * it as it reads a file, so the bytes give what a file of them gives.
+     * It has no descriptor, so a multi-frame file's frames are read
+     * serially (the same content, par_start). */
+    in->file = fmemopen(size ? (void *)(uintptr_t)data : no_bytes, size, "r");
+    if (!in->file) {
+        int saved = errno;
+        trace_input_close(in);
+        return error_set(TEA_ERR_IO, "%s: cannot read from memory: %s", name, strerror(saved));
+    }
+    in->owns_file = 1;
+    in->memory = 1;
+    *out = in;
+    return TEA_OK;
+}
+
+int trace_input_open(trace_input **out, const char *path)
+{
+    trace_input *in;
+    int rc;
+
+    if ((rc = input_new(&in, path, strcmp(path, "-") == 0 ? "<stdin>" : path)))
+        return rc;
     if (strcmp(path, "-") == 0) {
         in->file = stdin;
         widen_pipe(fileno(stdin));
@@ -260,6 +298,7 @@ static int fill(trace_input *in, size_t want)
             in->eof = 1;
         }
     }
+    assert(in->pos <= in->len && in->len <= INPUT_BUFFER_SIZE); /* unconsumed bytes are buf[pos..len) */
     return TEA_OK;
 }
 
@@ -451,6 +490,7 @@ static int reserve_frame(trace_input *in, frame_buffer *fb, size_t size)
     if ((rc = grow_buffer(in, fb, cap)))
         return rc;
     in->frame_cap = cap;
+    assert(cap >= size && fb->cap >= cap); /* the output space offered fits the buffer */
     return TEA_OK;
 }
 
@@ -513,6 +553,7 @@ static int data_frame_step(trace_input *in, frame_buffer *fb, uint64_t offset, s
         out.pos = *pos;
         rc = decompress_step(in, &out, ret);
         *pos = out.pos;
+        assert(*pos <= in->frame_cap && in->frame_cap <= fb->cap); /* zstd wrote inside the buffer */
         if (rc)
             return rc;
     }
@@ -757,6 +798,7 @@ static int chunk_fill(trace_input *in, chunk_reader *cr, chunk_slot *slot)
         snprintf(slot->message, sizeof slot->message, "%s", error_message());
     slot->offset = in->consumed;
     slot->frames = in->frames;
+    assert(slot->got <= cr->chunk_size); /* the slot's buffer holds chunk_size bytes */
     return slot->rc == TEA_OK && slot->got == cr->chunk_size;
 }
 
@@ -814,8 +856,8 @@ static int par_start(trace_input *in, unsigned asked)
     struct stat st;
     int rc;
 
-    if (!in->owns_file || (in->stream_started && in->stream_origin != 0) || fstat(fileno(in->file), &st) != 0
-        || !S_ISREG(st.st_mode))
+    if (!in->owns_file || in->memory || (in->stream_started && in->stream_origin != 0)
+        || fstat(fileno(in->file), &st) != 0 || !S_ISREG(st.st_mode))
         return TEA_ERR_UNSUPPORTED;
     if ((rc = trace_parzstd_start(&in->par, fileno(in->file), (uint64_t)st.st_size, asked)))
         return rc;

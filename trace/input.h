@@ -33,6 +33,13 @@ typedef struct trace_input trace_input;
  * reason when the file cannot be opened. */
 int trace_input_open(trace_input **out, const char *path);
 
+/* Opens the `size` bytes at `data` as the content of a file called `name`
+ * in messages; the bytes are not copied and must stay unchanged until
+ * trace_input_close. Every view gives what it gives for a file of those
+ * bytes (a multi-frame file's frames are decompressed on one thread).
+ * TEA_ERR_NOMEM, TEA_ERR_IO when the C library cannot make the stream. */
+int trace_input_open_memory(trace_input **out, const void *data, size_t size, const char *name);
+
 /* The name used in messages ("<stdin>" for "-"). */
 const char *trace_input_name(const trace_input *in);
 

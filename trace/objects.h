@@ -176,4 +176,8 @@ int trace_object_list_decode(const uint8_t *data, size_t size, trace_object_list
  * TEA_ERR_NOMEM. Implemented in frames.c. */
 int trace_objects_preload(const char *path, trace_object_list *l);
 
+/* trace_objects_preload over the `size` bytes at `data`, a whole trace's
+ * content, which messages call `name`. Implemented in frames.c. */
+int trace_objects_preload_memory(const void *data, size_t size, const char *name, trace_object_list *l);
+
 #endif

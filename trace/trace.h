@@ -173,6 +173,15 @@ typedef struct trace_reader trace_reader;
  * unknown content, bad magic or version), each with a message naming the file. */
 int trace_reader_open(trace_reader **out, const char *path, const trace_open_options *opts);
 
+/* Opens the `size` bytes at `data`, a whole trace file's content, as
+ * trace_reader_open opens a file: messages call it `name` where they would
+ * name the file, and the records, header, objects, totals, statistics and
+ * errors are those of a file of those bytes named `name`. The bytes are
+ * not copied and must stay unchanged until trace_reader_close. For
+ * harnesses and tests that hold a trace in memory. */
+int trace_reader_open_memory(trace_reader **out, const void *data, size_t size, const char *name,
+                             const trace_open_options *opts);
+
 /* The trace's header (TraceDoctor: the defaults and options). */
 const trace_header *trace_reader_header(const trace_reader *r);
 
