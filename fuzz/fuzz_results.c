@@ -6,15 +6,11 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char path[FUZZ_PATH_MAX];
     results_set s;
 
-    if (fuzz_write_temp(data, size, path))
-        return 0;
     results_init(&s);
-    if (results_read(&s, path) == 0)
+    if (results_read_memory(&s, data, size, FUZZ_INPUT_NAME) == 0)
         (void)results_dedupe(&s);
     results_free(&s);
-    fuzz_remove_temp(path);
     return 0;
 }

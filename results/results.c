@@ -336,16 +336,18 @@ static int read_lines(results_set *s, reader *rd, FILE *in)
     return rc;
 }
 
-int results_read(results_set *s, const char *path)
+/* Reads the results CSV `file` names (malloc'd; the set owns it from here
+ * on, error or not): the file itself, or with `from_memory` the `size`
+ * bytes at `data`, through the same line reader (fmemopen). */
+static int read_file(results_set *s, char *file, int from_memory, const void *data, size_t size)
 {
+    static char no_bytes[1]; /* what an empty buffer reads from */
     size_t first = s->count;
     reader rd = { 0 };
-    char *file = NULL, **files;
+    char **files;
     FILE *in;
     int rc;
 
-    if ((rc = resolve_path(path, &file)))
-        return rc;
     files = realloc(s->files, (s->file_count + 1) * sizeof *files);
     if (!files) {
         free(file);
@@ -354,8 +356,10 @@ int results_read(results_set *s, const char *path)
     s->files = files;
     s->files[s->file_count++] = file;
     rd.path = file;
-    if (!(in = fopen(file, "r")))
-        return error_set(TEA_ERR_IO, "%s: cannot open: %s", file, strerror(errno));
+    in = from_memory ? fmemopen(size ? (void *)(uintptr_t)data : no_bytes, size, "r") : fopen(file, "r");
+    if (!in)
+        return error_set(TEA_ERR_IO, "%s: cannot %s: %s", file, from_memory ? "read from memory" : "open",
+                         strerror(errno));
     rc = read_lines(s, &rd, in);
     fclose(in);
     if (rc) {
@@ -363,6 +367,30 @@ int results_read(results_set *s, const char *path)
             row_free(&s->rows[--s->count]);
     }
     return rc;
+}
+
+int results_read(results_set *s, const char *path)
+{
+    char *file = NULL;
+    int rc;
+
+    TEA_ASSERT_ARG(s != NULL);
+    TEA_ASSERT_ARG(path != NULL);
+    if ((rc = resolve_path(path, &file)))
+        return rc;
+    return read_file(s, file, 0, NULL, 0);
+}
+
+int results_read_memory(results_set *s, const void *data, size_t size, const char *name)
+{
+    char *file;
+
+    TEA_ASSERT_ARG(s != NULL);
+    TEA_ASSERT_ARG(data != NULL || size == 0);
+    TEA_ASSERT_ARG(name != NULL);
+    if (!(file = strdup(name)))
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    return read_file(s, file, 1, data, size);
 }
 
 /* --- duplicates ------------------------------------------------------------------ */

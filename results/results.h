@@ -83,6 +83,11 @@ void results_free(results_set *s);
  * only the rows of earlier files. */
 int results_read(results_set *s, const char *path);
 
+/* results_read of the `size` bytes at `data`, a whole results CSV,
+ * which messages (and the rows' `file`) call `name`: the same rows, or the
+ * same error, as a file of those bytes named `name`. */
+int results_read_memory(results_set *s, const void *data, size_t size, const char *name);
+
 /* Removes rows that repeat an earlier row's run (same trace, scheme,
  * freq_hz and seed) with the same values, keeping the first (with the noise
  * floors a repeat has and it lacks: an empty floor matches any); the order

@@ -1,19 +1,22 @@
 /*
  * test_readers_memory.c: the readers that take a buffer as well as a path
- * (trace_reader_open_memory, trace_frames_open_memory, pics_read_memory)
+ * (trace_reader_open_memory, trace_frames_open_memory, pics_read_memory,
+ * results_read_memory)
  * give for the same bytes exactly what they give for a file: the same
  * records, header, objects, totals and statistics, or the same error code
  * and message (which names the file and the byte, as the name given is the
  * path). The inputs: every file of tests/data/badinput and the traces of
  * tests/data, a model trace written in each format (with objects and a
  * thread, in 64-record frames) and every one of those cut short or with a
- * byte changed; a PICS file with objects and window groups, likewise.
+ * byte changed; a PICS file with objects and window groups, likewise, and
+ * results CSVs.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
 
 #include "common/error.h"
 #include "pics/pics_file.h"
+#include "results/results.h"
 #include "trace/frames.h"
 #include "trace/objects.h"
 
@@ -447,12 +450,86 @@ static void pics_variants(void **state)
     pics_free(&groups[1]);
 }
 
+/* What a results CSV read gave, as text: code and message, every row. */
+static char *results_outcome(const char *path, int from_memory, const uint8_t *data, size_t size)
+{
+    results_set set;
+    char *text = NULL;
+    size_t text_size;
+    FILE *f = open_memstream(&text, &text_size);
+    int rc;
+
+    assert_non_null(f);
+    error_clear();
+    results_init(&set);
+    rc = from_memory ? results_read_memory(&set, data, size, path) : results_read(&set, path);
+    for (size_t i = 0; i < set.count; i++) {
+        const results_row *r = &set.rows[i];
+        fprintf(f, "%s:%lu %s %s %.17g %llu %llu %llu", r->file, r->line, r->trace, r->scheme, r->freq_hz,
+                (unsigned long long)r->seed, (unsigned long long)r->samples, (unsigned long long)r->lost);
+        for (int g = 0; g < RESULTS_GRANULARITIES; g++)
+            fprintf(f, " %.17g %.17g", r->error[g], r->noise_floor[g]);
+        fprintf(f, " %s %s %llu %llu\n", r->digest ? r->digest : "-", r->rules, (unsigned long long)r->cycles,
+                (unsigned long long)r->records);
+    }
+    fprintf(f, "rc %d: %s\n", rc, rc ? error_message() : "");
+    results_free(&set);
+    assert_int_equal(fclose(f), 0);
+    return text;
+}
+
+static void compare_results(const char *path, const uint8_t *data, size_t size)
+{
+    char *file = results_outcome(path, 0, NULL, 0), *memory = results_outcome(path, 1, data, size);
+    if (strcmp(file, memory) != 0)
+        fail_msg("%s: read from the file:\n%s\nread from memory:\n%s", path, file, memory);
+    free(file);
+    free(memory);
+}
+
+static void compare_results_file(const char *path)
+{
+    uint8_t *data;
+    size_t size;
+    test_read_file(path, &data, &size);
+    compare_results(path, data, size);
+    free(data);
+}
+
+/* A results CSV with comments, CRLF lines, a header again with other
+ * columns, quoting, noise floors and a digest, cut at every byte; and the
+ * bad inputs. */
+static void results_variants(void **state)
+{
+    static const char csv[] =
+        "# tea 0.1.0 replay: tea replay lbm.tea -o out\n"
+        "trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func,digest,cycles,records\r\n"
+        "lbm,tea,4000,1,2500,0,0.044997647,0.035638817,0.012,3cdd478deb2f956d,15015862,3000000\r\n"
+        "\n"
+        "trace,scheme,seed,freq_hz,error_insn,noise_floor_insn,rules\n"
+        "\"mcf, ref\",ibs:all,2,4000,0.25,0.125,tracedoctor\n"
+        "mcf,spe,3,4000,0.5,,default\n";
+    char *path = test_temp_path("mem.csv");
+    const uint8_t *data = (const uint8_t *)csv;
+    size_t size = sizeof csv - 1;
+    (void)state;
+
+    for (size_t cut = 0; cut <= size; cut++) {
+        test_write_file(path, data, cut);
+        compare_results(path, data, cut);
+    }
+    unlink(path);
+    free(path);
+    for_each_file(TEA_TEST_DATA "/badinput", compare_results_file);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(trace_test_data),
         cmocka_unit_test(trace_variants),
         cmocka_unit_test(pics_variants),
+        cmocka_unit_test(results_variants),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
