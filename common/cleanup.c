@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "cleanup.h"
 
+#include <assert.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -124,6 +125,8 @@ void cleanup_install(void)
 static int add(const char *path, pid_t pid, int is_dir)
 {
     int handle = -1;
+
+    assert(strlen(path) < CLEANUP_PATH_MAX); /* the callers refused longer paths */
     pthread_mutex_lock(&slots_lock);
     for (int i = 0; i < CLEANUP_SLOTS; i++) {
         if (!slots[i].used) {

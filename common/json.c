@@ -39,10 +39,17 @@ static void before_item(json_writer *j)
     }
 }
 
+/* before_item for a value: in an object, only after its key. */
+static void before_value(json_writer *j)
+{
+    assert(j->depth == 0 || j->is_array[j->depth] || j->after_key); /* an object's member has a key */
+    before_item(j);
+}
+
 static void begin(json_writer *j, int is_array)
 {
     assert(j->depth + 1 < JSON_MAX_DEPTH); /* the documents written nest less deeply */
-    before_item(j);
+    before_value(j);
     fputc(is_array ? '[' : '{', j->out);
     if (j->depth + 1 < JSON_MAX_DEPTH) {
         j->depth++;
@@ -65,6 +72,8 @@ void json_end(json_writer *j)
 {
     int was_array = j->is_array[j->depth];
     int had_items = j->count[j->depth] > 0;
+
+    assert(j->depth > 0 && !j->after_key); /* it closes an open container, and no key waits for its value */
     if (j->depth > 0)
         j->depth--;
     if (had_items)
@@ -113,7 +122,7 @@ void json_key(json_writer *j, const char *key)
 
 void json_string(json_writer *j, const char *s)
 {
-    before_item(j);
+    before_value(j);
     if (s)
         write_escaped(j->out, s);
     else
@@ -122,19 +131,19 @@ void json_string(json_writer *j, const char *s)
 
 void json_u64(json_writer *j, uint64_t v)
 {
-    before_item(j);
+    before_value(j);
     fprintf(j->out, "%" PRIu64, v);
 }
 
 void json_i64(json_writer *j, int64_t v)
 {
-    before_item(j);
+    before_value(j);
     fprintf(j->out, "%" PRId64, v);
 }
 
 void json_double(json_writer *j, double v)
 {
-    before_item(j);
+    before_value(j);
     if (isfinite(v)) {
         /* The shortest of %.15g/%.16g/%.17g that reads back exactly. */
         char buf[40];
@@ -151,13 +160,13 @@ void json_double(json_writer *j, double v)
 
 void json_bool(json_writer *j, int v)
 {
-    before_item(j);
+    before_value(j);
     fputs(v ? "true" : "false", j->out);
 }
 
 void json_null(json_writer *j)
 {
-    before_item(j);
+    before_value(j);
     fputs("null", j->out);
 }
 

@@ -79,6 +79,8 @@ int outdir_open(outdir **out, const char *dir, outdir_is_output is_output)
     outdir *d;
     int rc;
 
+    TEA_ASSERT_ARG(out != NULL);
+    TEA_ASSERT_ARG(dir != NULL);
     *out = NULL;
     if ((rc = outdir_check(dir)) || (rc = make_parents(dir)))
         return rc;

@@ -95,6 +95,8 @@ int outfile_open(outfile **out, const char *path)
     enum destination dest;
     int fd, rc;
 
+    TEA_ASSERT_ARG(out != NULL);
+    TEA_ASSERT_ARG(path != NULL);
     *out = NULL;
     if (!f || !(f->path = strdup(path)))
         goto nomem;
@@ -172,6 +174,8 @@ const char *outfile_path(const outfile *f)
 
 int outfile_write(outfile *f, const void *data, size_t size)
 {
+    TEA_ASSERT_ARG(f != NULL && f->stream != NULL);
+    TEA_ASSERT_ARG(data != NULL || size == 0);
     if (size && fwrite(data, 1, size, f->stream) != size)
         return error_set(TEA_ERR_IO, "%s: write failed: %s", f->path, strerror(errno));
     return TEA_OK;

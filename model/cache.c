@@ -219,6 +219,8 @@ static void install(model_cache *c, uint32_t slot, uint64_t line, uint8_t state,
                     model_cache_result *out)
 {
     uint64_t old = c->tag[slot];
+
+    assert(slot / c->ways == (line & c->set_mask)); /* the line's own set, the only one find_slot scans */
     if (old != INVALID_LINE) {
         uint8_t f = c->flags[slot];
         if (c->ready[slot] > cycle)
@@ -374,6 +376,7 @@ access_miss(model_cache *c, uint64_t line, int is_write, uint64_t cycle, model_c
     install(c, slot, line, state, cycle, out);
     if (idx >= 0)
         claim_mshr(c, idx, line, slot);
+    assert(start >= cycle); /* a miss leaves when asked, or when an MSHR frees later */
     c->stats.misses++;
     out->miss.addr = line << c->line_bits;
     out->miss.start = start;

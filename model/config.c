@@ -301,6 +301,8 @@ int model_config_set(model_config *c, const char *key, const char *value, const 
     if (v < k->min || v > k->max)
         return error_set(TEA_ERR_USAGE, "%s: %s = %llu is outside %llu-%llu", where, key, (unsigned long long)v,
                          (unsigned long long)k->min, (unsigned long long)k->max);
+    /* The key table's field lies inside the configuration. */
+    assert(k->offset + (k->type == KEY_U64 || k->type == KEY_BYTES ? sizeof v : sizeof(unsigned)) <= sizeof *c);
     field = (char *)c + k->offset;
     if (k->type == KEY_U64 || k->type == KEY_BYTES)
         memcpy(field, &v, sizeof v);
@@ -369,6 +371,9 @@ int model_config_parse_text(model_config *c, const char *text, const char *name)
     unsigned long line = 1;
     char where[512];
 
+    TEA_ASSERT_ARG(c != NULL);
+    TEA_ASSERT_ARG(text != NULL);
+    TEA_ASSERT_ARG(name != NULL);
     while (*s) {
         const char *e = strchr(s, '\n');
         int rc;
@@ -390,12 +395,14 @@ int model_config_parse_text(model_config *c, const char *text, const char *name)
 
 int model_config_load(model_config *c, const char *path)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f;
     char *text = NULL;
     size_t size = 0, cap = 0;
     int rc;
 
-    if (!f)
+    TEA_ASSERT_ARG(c != NULL);
+    TEA_ASSERT_ARG(path != NULL);
+    if (!(f = fopen(path, "rb")))
         return error_set(TEA_ERR_IO, "%s: %s", path, strerror(errno));
     for (;;) {
         size_t n;

@@ -158,6 +158,7 @@ static uint64_t llc_request(model_mem *m, uint64_t addr, uint64_t start, unsigne
         return r.ready > at_l1 ? r.ready : at_l1;
     default:
         llc_writebacks(m, &r);
+        assert(r.miss.start >= start); /* the LLC's miss leaves no earlier than the request arrives */
         fill = r.miss.start + m->cfg.llc_latency + m->cfg.dram_latency;
         model_cache_fill(m->llc, &r.miss, fill, INFO_DRAM);
         m->stats.dram_reads++;
@@ -194,6 +195,7 @@ l1_not_hit(model_mem *m, model_cache *l1, const model_cache_result *r, access_fl
     f->dram |= (uint8_t)dram;
     if (r->has_prefetch) {
         uint64_t pfill = llc_request(m, r->prefetch.addr, r->prefetch.start, &dram);
+        assert(pfill >= r->prefetch.start); /* so does the prefetched one */
         model_cache_fill(l1, &r->prefetch, pfill, dram ? INFO_DRAM : 0);
     }
     return fill;

@@ -281,11 +281,14 @@ static void build_function(model_workload *w, function *f, uint64_t *pc)
 
 int model_workload_create(model_workload **out, const char *name, uint64_t seed)
 {
-    const workload_params *p = find_params(name);
+    const workload_params *p;
     model_workload *w;
     uint64_t pc = CODE_BASE;
     size_t max_insns;
 
+    TEA_ASSERT_ARG(out != NULL);
+    TEA_ASSERT_ARG(name != NULL);
+    p = find_params(name);
     *out = NULL;
     if (!p)
         return error_set(TEA_ERR_USAGE, "unknown workload '%s' (see tea gen --list)", name);

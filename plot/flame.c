@@ -257,6 +257,7 @@ static int put_frames(FILE *out, const plot_flame_stack *stacks, const size_t *i
                 size_t j = i;
                 while (j < parents[p].j && same_prefix(first, &stacks[idx[j]], d))
                     weight += stacks[idx[j++]].weight;
+                assert(j > i); /* a run holds its first stack at least: the loop moves on */
                 if (min_width > 0 && span * (double)weight / (double)total < min_width) {
                     narrow += weight;
                     if (narrow_runs++ == 0)
@@ -265,6 +266,7 @@ static int put_frames(FILE *out, const plot_flame_stack *stacks, const size_t *i
                     put_frame(out, (*id)++, d + 1, offset, weight, total, first->frames[d], first->colors[d], unit,
                               FLAME_MARGIN + span * (double)offset / (double)total, y,
                               span * (double)weight / (double)total);
+                    assert(kept < n); /* a frame per run of stacks: never more than the stacks */
                     next[kept++] = (flame_parent){ i, j, offset, weight };
                     offset += weight;
                 }
@@ -330,6 +332,7 @@ static void legend_place(legend_cursor *c, const char *name, size_t *row, size_t
         c->row++;
         c->cell = 0;
     }
+    assert(c->cell + cells <= c->per_row); /* the entry ends inside its row: entries never overlap */
     *row = c->row;
     *cell = c->cell;
     c->cell += cells;

@@ -191,6 +191,7 @@ void plot_svg_end(plot_svg_writer *w)
 
 void plot_svg_group_begin(plot_svg_writer *w, const plot_svg_style *style, const char *title)
 {
+    assert(w->out && w->depth >= 1); /* inside the document: after plot_svg_begin, before plot_svg_end */
     if (w->depth >= PLOT_SVG_MAX_DEPTH) {
         w->depth++; /* counted so that the matching plot_svg_group_end stays balanced */
         return;
@@ -223,6 +224,7 @@ void plot_svg_group_end(plot_svg_writer *w)
 void plot_svg_rect(plot_svg_writer *w, double x, double y, double width, double height, const plot_svg_style *style,
                    const char *title)
 {
+    assert(w->out && w->depth >= 1); /* inside the document: after plot_svg_begin, before plot_svg_end */
     indent(w);
     fputs("<rect", w->out);
     put_number_attr(w->out, "x", x);
@@ -235,6 +237,7 @@ void plot_svg_rect(plot_svg_writer *w, double x, double y, double width, double 
 
 void plot_svg_line(plot_svg_writer *w, double x1, double y1, double x2, double y2, const plot_svg_style *style)
 {
+    assert(w->out && w->depth >= 1); /* inside the document: after plot_svg_begin, before plot_svg_end */
     indent(w);
     fputs("<line", w->out);
     put_number_attr(w->out, "x1", x1);
@@ -250,6 +253,8 @@ void plot_svg_polyline(plot_svg_writer *w, const double *xs, const double *ys, s
 {
     char xb[PLOT_SVG_NUMBER_MAX], yb[PLOT_SVG_NUMBER_MAX];
 
+    assert(w->out && w->depth >= 1); /* inside the document: after plot_svg_begin, before plot_svg_end */
+    assert(n == 0 || (xs && ys));
     indent(w);
     fputs("<polyline points=\"", w->out);
     for (size_t i = 0; i < n; i++)
@@ -262,6 +267,7 @@ void plot_svg_polyline(plot_svg_writer *w, const double *xs, const double *ys, s
 
 void plot_svg_circle(plot_svg_writer *w, double cx, double cy, double r, const plot_svg_style *style, const char *title)
 {
+    assert(w->out && w->depth >= 1); /* inside the document: after plot_svg_begin, before plot_svg_end */
     indent(w);
     fputs("<circle", w->out);
     put_number_attr(w->out, "cx", cx);
@@ -277,6 +283,7 @@ void plot_svg_text(plot_svg_writer *w, double x, double y, plot_svg_anchor ancho
     static const char *const anchors[] = { "start", "middle", "end" };
     char xb[PLOT_SVG_NUMBER_MAX], yb[PLOT_SVG_NUMBER_MAX], rb[PLOT_SVG_NUMBER_MAX];
 
+    assert(w->out && w->depth >= 1); /* inside the document: after plot_svg_begin, before plot_svg_end */
     indent(w);
     fputs("<text", w->out);
     put_number_attr(w->out, "x", x);

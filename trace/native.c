@@ -88,8 +88,10 @@ uint64_t trace_native_get_le(const uint8_t *p, unsigned bytes)
 
 static int put_field(trace_native_buffer *out, unsigned key, const void *value, size_t len)
 {
-    int rc = trace_native_buffer_reserve(out, TLV_HEADER_SIZE + len);
-    if (rc)
+    int rc;
+
+    assert(key <= UINT16_MAX && len <= UINT32_MAX); /* the TLV's u16 key and u32 length hold them */
+    if ((rc = trace_native_buffer_reserve(out, TLV_HEADER_SIZE + len)))
         return rc;
     put_le(out->data + out->size, key, 2);
     put_le(out->data + out->size + 2, len, 4);
@@ -281,6 +283,7 @@ static inline size_t put_varint(uint8_t *out, uint64_t v)
         v >>= 7;
     }
     out[n++] = (uint8_t)v;
+    assert(n <= VARINT_MAX_BYTES); /* seven bits a byte: 64 bits take ten */
     return n;
 }
 
@@ -351,6 +354,9 @@ size_t trace_native_encode_record(trace_native_codec *c, const trace_record *r, 
     int offsets = 0;
     size_t len = 0;
 
+    /* A checked record (trace_record_check): its commits fit the tag's
+     * bits, and its µops' offsets increase below the entries it retires. */
+    assert(r->n_commit <= TAG_COMMITS_MASK && n <= TRACE_MAX_RECORD_UOPS && r->retire >= natural_retire);
     for (unsigned i = 0; i < n; i++)
         if (uops[i].offset != i)
             offsets = 1;
@@ -379,6 +385,7 @@ size_t trace_native_encode_record(trace_native_codec *c, const trace_record *r, 
     if (offsets) {
         int prev = -1;
         for (unsigned i = 0; i < n; i++) {
+            assert(uops[i].offset > prev); /* a gap of zero or more */
             len += put_varint(out + len, (uint64_t)(uops[i].offset - prev - 1));
             prev = uops[i].offset;
         }
@@ -391,6 +398,7 @@ size_t trace_native_encode_record(trace_native_codec *c, const trace_record *r, 
         len += put_varint(out + len, r->dispatch);
     c->prev_cycle = r->cycle;
     c->frame_started = 1;
+    assert(len <= TRACE_NATIVE_MAX_RECORD_BYTES); /* what callers leave room for */
     return len;
 }
 
@@ -812,6 +820,8 @@ static size_t fast_record(fast_context *x, const uint8_t *p, trace_record *rec, 
     x->pc = at;
     for (unsigned i = 0; i < n; i++)
         trace_psv_count(x->psvs, uops[i].psv, x->events);
+    /* Only records this far from the frame's end come here: it read no further. */
+    assert((size_t)(q - p) <= FAST_RECORD_BYTES);
     return (size_t)(q - p);
 }
 

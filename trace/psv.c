@@ -4,6 +4,7 @@
 #include "psv.h"
 #include "../common/error.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,7 @@ char *trace_psv_label(uint16_t psv, char *buf, size_t size)
             break;
         used += (size_t)n;
     }
+    assert(used < size); /* the labels that fitted, NUL-terminated */
     return buf;
 }
 

@@ -9,6 +9,8 @@
 
 int trace_batch_init(trace_batch *batch, size_t capacity)
 {
+    TEA_ASSERT_ARG(batch != NULL);
+    TEA_ASSERT_ARG(capacity <= SIZE_MAX / TRACE_MAX_RECORD_UOPS); /* the µops' array is sized without wrapping */
     batch->head_valid = NULL;
     batch->records = calloc(capacity, sizeof *batch->records);
     batch->uops = calloc(capacity * TRACE_MAX_RECORD_UOPS, sizeof *batch->uops);
@@ -49,6 +51,10 @@ int trace_record_check(const trace_record *r, const trace_uop *uops, unsigned wi
     unsigned window;
     int prev = -1;
 
+    /* The stream's shape and the window come from a checked header and
+     * the records before: only the record is in question. */
+    TEA_ASSERT_ARG(width >= 1 && width <= TRACE_MAX_WIDTH && rob_size <= TRACE_MAX_ROB);
+    TEA_ASSERT_ARG(window_before <= rob_size);
     if (r->n_commit > width)
         return error_set(TEA_ERR_FORMAT, "%u µops commit in one cycle but the commit width is %u", r->n_commit, width);
     if (r->retire < n)

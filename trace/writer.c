@@ -130,6 +130,10 @@ int trace_writer_open(trace_writer **out, const char *path, const trace_header *
     trace_writer *w;
     int rc;
 
+    TEA_ASSERT_ARG(out != NULL);
+    TEA_ASSERT_ARG(path != NULL);
+    TEA_ASSERT_ARG(h != NULL);
+    TEA_ASSERT_ARG(opts != NULL);
     *out = NULL;
     if ((rc = check_options(h, opts)))
         return rc;
@@ -189,6 +193,8 @@ static int flush_native_frame(trace_writer *w)
     size = ZSTD_compress2(w->cctx, w->compressed.data, bound, w->staging.data, w->staging.size);
     if (ZSTD_isError(size))
         return error_set(TEA_ERR_IO, "%s: compression failed: %s", outfile_path(w->out), ZSTD_getErrorName(size));
+    /* zstd kept to the bound reserved; the index keeps a frame's content size in 32 bits */
+    assert(size <= bound && w->staging.size <= UINT32_MAX);
     w->frame.offset = w->offset;
     w->frame.compressed_size = size;
     w->frame.content_size = (uint32_t)w->staging.size;

@@ -20,6 +20,9 @@
 int view_report_input_load(view_report_input *in, const char *path, const char *golden_path)
 {
     int rc;
+
+    TEA_ASSERT_ARG(in != NULL);
+    TEA_ASSERT_ARG(path != NULL);
     memset(in, 0, sizeof *in);
     in->path = path;
     in->golden_path = golden_path;
@@ -234,7 +237,7 @@ int view_report_folded_cells(const view_report_input *in, view_report_folded **o
     uint64_t *weights = NULL;
     view_report_folded *rows = NULL;
     size_t count = 0, kept = 0;
-    exact_u128 den, target;
+    exact_u128 den, target, folded = 0;
     int rc;
 
     *out = NULL;
@@ -261,9 +264,16 @@ int view_report_folded_cells(const view_report_input *in, view_report_folded **o
                                            : (exact_u128)cells[i].value * info->golden_total;
     if ((rc = exact_round_shares(num, count, den, target, weights)))
         goto done;
-    for (size_t i = 0; i < count; i++)
+    for (size_t i = 0; i < count; i++) {
+        folded += weights[i];
         if (weights[i])
             rows[kept++] = (view_report_folded){ cells[i].pc, cells[i].psv, weights[i] };
+    }
+    /* The cells' fractions sum to the total's, whose rounding is the
+     * target: between the floors' sum and it plus one a cell, so the
+     * rounded cells sum to it exactly (exact_round_shares). */
+    assert(folded == target);
+    (void)folded; /* unused when NDEBUG compiles the assertion out */
     if (kept) {
         *out = rows;
         *n = kept;
@@ -341,6 +351,7 @@ static size_t collapse(const char *in, char open, char close, const char *with, 
         }
         out[n++] = in[i];
     }
+    assert(n < size); /* room was kept for the NUL */
     out[n] = '\0';
     return n;
 }

@@ -144,6 +144,8 @@ int view_topdown_analyse(trace_reader *reader, const trace_symmap *map, golden_t
     golden_topdown *td = NULL;
     int rc, weighted = 0;
 
+    TEA_ASSERT_ARG(reader != NULL);
+    TEA_ASSERT_ARG(out != NULL);
     *out = NULL;
     memset(&opts, 0, sizeof opts);
     opts.commit_width = trace_reader_header(reader)->commit_width;
@@ -260,6 +262,7 @@ int view_topdown_rows(const golden_topdown *td, long scope, enum golden_topdown_
         }
         free(cv);
     }
+    assert(n <= cap); /* a row per category, per component shown and per category's others */
     *rows = out;
     *count = n;
     return TEA_OK;
