@@ -172,6 +172,7 @@ static int emit(void *ctx, const trace_batch *batch)
     int rc;
     if (!p->writer && (rc = open_writer(p)))
         return rc;
+    assert(p->writer); /* open_writer succeeded */
     if ((rc = trace_writer_write(p->writer, batch)))
         return error_prefix(rc, "%s: ", p->out_path);
     if (batch->count) {
@@ -202,6 +203,7 @@ static int window_ended(void *ctx, uint64_t last_cycle)
     }
     if (p->window_count == TRACE_WINDOWS_MAX)
         return error_set(TEA_ERR_USAGE, "more than %u windows: choose a larger --sample-every", TRACE_WINDOWS_MAX);
+    assert(p->window_count < p->window_cap); /* room for one more end */
     assert(p->window_count == 0 || last_cycle > p->window_ends[p->window_count - 1]);
     p->window_ends[p->window_count++] = last_cycle;
     return TEA_OK;
@@ -310,6 +312,7 @@ static int object_has_function(const char *path, const char *name, const char **
     }
     if (*nclose < RECORD_RUN_SUGGESTIONS)
         *nclose += binary_symbols_suggest(s, name, close + *nclose, RECORD_RUN_SUGGESTIONS - *nclose);
+    assert(*nclose <= RECORD_RUN_SUGGESTIONS); /* suggest writes no more than the room it is given */
     *keep = s; /* the suggestions point into it */
     return 0;
 }
@@ -324,6 +327,7 @@ static void explain_start_at(const process *p)
     const record_session_object *objs = record_session_objects(p->session, &count);
     record_run_note n = { .kind = RECORD_RUN_NOTE_START_AT, .pid = p->pid };
 
+    assert(count <= RECORD_SESSION_OBJECTS_MAX); /* the session keeps no more objects: keep[] has room */
     for (size_t i = 0; i < count && !n.path; i++) {
         binary_symbols *s;
         if (object_has_function(objs[i].path, p->o->session.start_at, close, &nclose, &s))
@@ -379,6 +383,7 @@ static void append(char *buf, size_t size, size_t *len, const char *fmt, ...)
     va_end(ap);
     if (n > 0)
         *len = *len + (size_t)n < size ? *len + (size_t)n : size - 1;
+    assert(*len < size); /* the NUL stays inside the buffer */
 }
 
 /* Appends `count` threads and their instructions, thread `tid` marked
@@ -429,6 +434,7 @@ int record_run_thread_share(const record_run *run, record_run_share *share)
 {
     memset(share, 0, sizeof *share);
     trace_threads_sum(run->threads, run->thread_count, run->tid, &share->all, &share->recorded, &share->busiest);
+    assert(share->recorded <= share->all); /* the sum saturates: all - recorded never wraps */
     for (size_t i = 0; i < run->thread_count; i++)
         if (run->threads[i].tid == share->busiest)
             share->busiest_instructions = run->threads[i].instructions;
@@ -566,6 +572,8 @@ static int set_sampling(process *p, trace_sampling *s)
     } else if (p->have_last_cycle && p->last_cycle > *last_end) {
         *last_end = p->last_cycle;
     }
+    /* the windows reach the trace's last cycle */
+    assert(!p->have_last_cycle || (p->window_count && p->window_ends[p->window_count - 1] >= p->last_cycle));
     s->every = so->sample_every;
     s->length = so->sample_length;
     s->warmup = so->warmup;
@@ -833,6 +841,8 @@ static void children_finish(children *ch, record_run *run)
                 free(c->result.out_path);
             free(c);
         }
+        assert(ch->running == 0); /* every child's thread was joined */
+        assert(!run->children || run->child_count == count); /* each child's result moved */
         record_session_listener_close(ch->listener);
         ch->listener = NULL;
     }

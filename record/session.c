@@ -215,6 +215,7 @@ static const uint8_t *code_at(const record_session *v, uint64_t pc, size_t *avai
         *avail = o->map_size - off;
         if (*avail > o->pub.end - pc)
             *avail = o->pub.end - pc;
+        assert(*avail > 0); /* pc lies inside both the mapping and the file */
         return o->map + off;
     }
     return NULL;
@@ -414,6 +415,7 @@ static void maybe_grow(record_session *v)
 
     if ((v->table_count + 1) * 2 <= v->table_cap || !(bigger = calloc(cap, sizeof *bigger)))
         return;
+    assert((cap & (cap - 1)) == 0); /* a power of 2: slot_of and the probes mask with cap - 1 */
     v->table = bigger;
     v->table_cap = cap;
     for (size_t i = 0; i < cap / 2; i++) {
@@ -425,6 +427,7 @@ static void maybe_grow(record_session *v)
         v->table[s] = old[i];
     }
     free(old);
+    assert((v->table_count + 1) * 2 <= v->table_cap); /* at most half full again */
 }
 
 /* The memo slot of `pc`. */
@@ -478,6 +481,7 @@ static const decoded *lookup(record_session *v, uint64_t pc, unsigned trace_size
         if (!d->known)
             v->stats.undecodable++;
     }
+    assert(d->done && d->size > 0); /* decoded, with a size (a wrong path steps by it) */
     return d;
 }
 
@@ -497,6 +501,7 @@ static int refill(record_session *v)
         v->len -= v->pos;
         v->pos = 0;
     }
+    assert(v->len < READ_WORDS && v->partial < sizeof *v->buf); /* need() leaves room to read into */
     bytes = (uint8_t *)(v->buf + v->len);
     do
         n = read(v->fd, bytes + v->partial, (READ_WORDS - v->len) * sizeof *v->buf - v->partial);
@@ -569,6 +574,7 @@ static int read_object(record_session *v)
         return rc;
     if (!got)
         return ended_inside(v);
+    assert(v->pos + words <= v->len); /* the whole record is in the buffer */
     memcpy(path, v->buf + v->pos + TEAREC_STREAM_OBJECT_WORDS, (size_t)len);
     path[len] = '\0';
     v->pos += words;
@@ -619,6 +625,7 @@ static int read_exe(record_session *v)
         return rc;
     if (!got)
         return ended_inside(v);
+    assert(v->pos + words <= v->len); /* the whole record is in the buffer */
     memcpy(path, v->buf + v->pos + 1, (size_t)len);
     path[len] = '\0';
     v->pos += words;
@@ -658,6 +665,7 @@ static int read_code(record_session *v)
         memcpy(d->bytes, v->buf + v->pos + 1, len);
         d->nbytes = (uint8_t)len;
         if (d->done) {
+            assert(v->stats.static_insns > 0 && (d->known || v->stats.undecodable > 0)); /* lookup counted it */
             v->stats.static_insns--;
             v->stats.undecodable -= !d->known;
         }
@@ -700,6 +708,7 @@ static int read_thread(record_session *v)
         v->threads = grown;
         v->thread_cap = cap;
     }
+    assert(v->thread_count < v->thread_cap); /* a free slot */
     v->threads[v->thread_count].tid = (uint32_t)tid;
     v->threads[v->thread_count++].instructions = v->buf[v->pos + 1];
     v->pos += TEAREC_STREAM_THREAD_WORDS;
@@ -746,6 +755,7 @@ static const branch_memo *branch_at(record_session *v, uint64_t pc, branch_memo 
  * logs every exit of its blocks) are dropped. */
 static void train_branches(record_session *v, const uint64_t *pairs, size_t count)
 {
+    assert(count % 2 == 0); /* pairs: read_lines rejects an odd count */
     if (!v->branches)
         return;
     for (size_t i = 0; i + 1 < count; i += 2) {
@@ -924,6 +934,7 @@ static void make_insn(record_session *v, const pending_insn *p, uint64_t next_pc
         if (w > producer)
             producer = w;
     }
+    assert(producer < v->seq); /* producers came before this instruction */
     if (producer && v->seq - producer < MAX_DEP_DISTANCE)
         u->dep = (uint16_t)(v->seq - producer);
     for (unsigned i = 0; i < d->nwrites; i++)
@@ -1068,6 +1079,8 @@ int record_session_next_program(record_session *v, int *exec)
         if (rc)
             return rc;
     }
+    /* exec_pending: a later program's EXE record waits at pos */
+    assert(v->programs > 0 && v->pos < v->len && (v->buf[v->pos] >> TEAREC_STREAM_KIND_SHIFT) == TEAREC_STREAM_EXE);
     forget_program(v);
     if ((rc = read_exe(v)))
         return rc;
@@ -1196,6 +1209,7 @@ static char *starts_option(const record_session_options *opt, int *rc)
     for (size_t k = 0; k < opt->sample_start_count; k++)
         used += (size_t)snprintf(text + used, size - used, "%s%llu", k ? "," : "",
                                  (unsigned long long)opt->sample_starts[k]);
+    assert(used < size); /* 21 bytes per start hold its digits and comma */
     return text;
 }
 
@@ -1461,6 +1475,7 @@ int record_session_listen(record_session_listener **out)
         return error_set(TEA_ERR_NOMEM, "out of memory");
     snprintf(l->name, sizeof l->name, "%s-%ld-%u", LISTENER_PREFIX, (long)getpid(), atomic_fetch_add(&serial, 1));
     len = strlen(l->name);
+    assert(1 + len <= sizeof addr.sun_path); /* the name fits after the abstract namespace's NUL */
     memset(&addr, 0, sizeof addr);
     addr.sun_family = AF_UNIX;
     memcpy(addr.sun_path + 1, l->name, len); /* sun_path[0] = 0: the abstract namespace, no file */

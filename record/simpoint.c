@@ -5,6 +5,7 @@
 #include "simpoint.h"
 #include "common/error.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -107,6 +108,7 @@ static int read_lines(const char *path, int weighted, simpoint_line **lines, siz
             *lines = grown;
             room = grown_room;
         }
+        assert(*count < room && *count < RECORD_SIMPOINTS_MAX); /* a free slot, under the cap */
         (*lines)[(*count)++] = got;
     }
     if (!rc && ferror(f))
@@ -143,6 +145,8 @@ static int pair(record_simpoint_list *out, const simpoint_line *points, size_t n
                 size_t nw, const char *simpoints_path, const char *weights_path)
 {
     double sum = 0;
+
+    assert(np <= RECORD_SIMPOINTS_MAX && nw <= RECORD_SIMPOINTS_MAX); /* read_lines caps both files */
     for (size_t i = 0; i < nw; i++) {
         if (find_cluster(weights, i, weights[i].cluster) < i)
             return error_set(TEA_ERR_FORMAT, "%s: cluster %llu has two weights", weights_path,
@@ -164,6 +168,7 @@ static int pair(record_simpoint_list *out, const simpoint_line *points, size_t n
     }
     qsort(out->regions, np, sizeof *out->regions, by_interval);
     for (size_t i = 1; i < np; i++) {
+        assert(out->regions[i - 1].interval <= out->regions[i].interval); /* qsort: by interval */
         if (out->regions[i].interval == out->regions[i - 1].interval)
             return error_set(TEA_ERR_FORMAT, "%s: interval %llu is given twice", simpoints_path,
                              (unsigned long long)out->regions[i].interval);

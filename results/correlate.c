@@ -7,6 +7,7 @@
 #include "common/error.h"
 #include "common/exact.h"
 
+#include <assert.h>
 #include <libgen.h>
 #include <limits.h>
 #include <math.h>
@@ -32,6 +33,7 @@ static int append_point(results_correlate_points *p, uint64_t occurrences, uint6
         p->items = items;
         p->capacity = cap;
     }
+    assert(p->count < p->capacity); /* a free slot */
     p->items[p->count++] = (results_correlate_point){ .occurrences = occurrences, .value = value };
     return TEA_OK;
 }
@@ -60,6 +62,7 @@ int results_correlate_collect(const pics *p, uint64_t min_count, results_correla
         return rc;
     for (size_t i = 0; i < n; i++) {
         const pics_cell *c = &cells[i];
+        assert(i == 0 || cells[i - 1].pc <= c->pc); /* pics_sorted: an instruction's cells are adjacent */
         for (int e = 0; e < TRACE_PSV_EVENT_COUNT; e++) {
             if (!(c->psv & (1u << e)))
                 continue;
@@ -102,6 +105,7 @@ void results_correlate_compute(const results_correlate_point *pts, size_t n, res
     /* Undefined: no spread on one side (also fewer than two points). */
     if (!x_varies || !y_varies)
         return;
+    assert(n >= 2); /* a spread takes two points */
     /* Two passes over the points shifted by the first one, whose offsets
      * are exact in long double: values near 2^64 with small differences
      * keep every digit of those differences. */

@@ -197,18 +197,21 @@ static int parse_double(const char *text, double *out)
 /* The field of known column `c`, or NULL when the header has none. */
 static const char *field_of(const reader *rd, const csv_fields *f, int c)
 {
+    assert(rd->columns[c] < 0 || (size_t)rd->columns[c] < f->count); /* the line has the header's fields */
     return rd->columns[c] >= 0 ? f->items[rd->columns[c]] : NULL;
 }
 
 /* Turns a data line's fields into `r` (strings malloc'd). */
 static int parse_row(const reader *rd, const csv_fields *f, results_row *r)
 {
-    const char *trace = field_of(rd, f, COL_TRACE), *scheme = field_of(rd, f, COL_SCHEME);
-    const char *text;
+    const char *trace, *scheme, *text;
 
     memset(r, 0, sizeof *r);
     if (f->count != rd->header_fields)
         return line_error(rd, "%zu fields where the header has %zu", f->count, rd->header_fields);
+    trace = field_of(rd, f, COL_TRACE);
+    scheme = field_of(rd, f, COL_SCHEME);
+    assert(trace && scheme); /* a header names every required column (is_header) */
     if (!*trace)
         return line_error(rd, "empty trace name");
     if (!*scheme)
@@ -266,6 +269,7 @@ static int append_row(results_set *s, const results_row *r)
         s->rows = rows;
         s->capacity = cap;
     }
+    assert(s->count < s->capacity); /* a free slot */
     s->rows[s->count++] = *r;
     return TEA_OK;
 }
@@ -474,6 +478,7 @@ int results_dedupe(results_set *s)
     for (size_t i = 1, first = 0; i < s->count && rc == TEA_OK; i++) {
         results_row *a = order[first];
         const results_row *b = order[i];
+        assert(compare_runs(&order[i - 1], &order[i]) < 0); /* sorted by run, then position: a run is adjacent */
         if (!same_run(a, b)) {
             first = i;
             continue;
@@ -729,6 +734,7 @@ static int push_name(char ***names, size_t *n, size_t *cap, const char *name)
         *names = grown;
         *cap = grown_cap;
     }
+    assert(*n < *cap); /* a free slot */
     if (!((*names)[*n] = strdup(name)))
         return error_set(TEA_ERR_NOMEM, "out of memory");
     (*n)++;
@@ -797,9 +803,11 @@ int results_dir_pics(const char *dir, const char *label, const char *display, ch
         return TEA_OK;
     if ((rc = frequency_files(dir, label, &names, &count)))
         goto fail;
-    for (size_t i = 0; i < count; i++)
+    for (size_t i = 0; i < count; i++) {
+        assert(i == 0 || strcmp(names[i - 1], names[i]) < 0); /* sorted; a directory's names are distinct */
         if (used < sizeof listed)
             used += (size_t)snprintf(listed + used, sizeof listed - used, "%s%s", used ? ", " : "", names[i]);
+    }
     if (count == 1) {
         free(*pics_path);
         *pics_path = results_dir_file(dir, names[0]);

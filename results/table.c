@@ -4,6 +4,7 @@
 #include "table.h"
 #include "common/error.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,7 @@ void results_table_free(results_table *t)
 
 const results_table_cell *results_table_cell_at(const results_table *t, size_t trace, size_t scheme)
 {
+    assert(trace < t->trace_count && scheme < t->scheme_count); /* a cell of the table */
     return &t->cells[trace * t->scheme_count + scheme];
 }
 
@@ -111,6 +113,7 @@ static int own_frequencies(const results_set *s, results_table *t)
     }
     for (size_t i = 0; i < s->count && own; i++) {
         size_t trace = find_name(t->traces, t->trace_count, s->rows[i].trace);
+        assert(trace < t->trace_count); /* collect_names listed every row's trace */
         if (!seen[trace]++)
             t->trace_freq[trace] = s->rows[i].freq_hz;
         else
@@ -164,6 +167,7 @@ static int choose_frequency(const results_table_request *req, const results_set 
                            "at one frequency each, as tea replay --samples makes them, combine)",
                            distinct, list);
     } else {
+        assert(distinct == 1); /* results_table_build refused an empty set */
         t->freq_hz = all[0];
     }
     free(all);
@@ -215,6 +219,7 @@ static int fill_cells(const results_table_request *req, const results_set *s, re
         double e = r->error[req->granularity];
         size_t trace = find_name(t->traces, t->trace_count, r->trace);
         results_table_cell *c;
+        assert(trace < t->trace_count); /* collect_names listed every row's trace */
         if (!freq_matches(r->freq_hz, t->own_freqs ? t->trace_freq[trace] : t->freq_hz))
             continue;
         if (isnan(e) && req->granularity == PICS_GRAN_FUNC) {
@@ -226,8 +231,10 @@ static int fill_cells(const results_table_request *req, const results_set *s, re
         }
         if (isnan(e)) {
             /* A trace with no attributed cycles has no error: its row stays empty. */
-            if (!noted[trace]++)
+            if (!noted[trace]++) {
+                assert(t->empty_count < t->trace_count); /* one entry per trace at most */
                 t->empty[t->empty_count++] = r;
+            }
             continue;
         }
         c = &t->cells[trace * t->scheme_count + find_name(t->schemes, t->scheme_count, r->scheme)];
