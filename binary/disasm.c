@@ -50,6 +50,7 @@ int binary_disasm_open(binary_disasm **out, const char *arch)
     binary_disasm *d;
     cs_err err;
 
+    TEA_ASSERT_ARG(out != NULL);
     *out = NULL;
     for (size_t i = 0; i < sizeof ARCHES / sizeof ARCHES[0]; i++)
         if (arch && !strcmp(arch, ARCHES[i].name))
@@ -409,9 +410,12 @@ int binary_disasm_one(binary_disasm *d, uint64_t pc, const uint8_t *bytes, size_
     const uint8_t *p = bytes;
     size_t n = avail < BINARY_DISASM_MAX_BYTES ? avail : BINARY_DISASM_MAX_BYTES;
     uint64_t addr = pc;
-    cs_insn *in = d->insn;
+    cs_insn *in;
     unsigned flags;
 
+    TEA_ASSERT_ARG(d != NULL);
+    TEA_ASSERT_ARG(out != NULL);
+    in = d->insn;
     memset(out, 0, sizeof *out);
     out->pc = pc;
     if (!bytes || !avail)

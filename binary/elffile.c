@@ -19,6 +19,8 @@
 
 int binary_elffile_open(binary_elffile *f, const char *path)
 {
+    TEA_ASSERT_ARG(f != NULL);
+    TEA_ASSERT_ARG(path != NULL);
     f->fd = -1;
     f->elf = NULL;
     if (elf_version(EV_CURRENT) == EV_NONE)

@@ -217,6 +217,9 @@ static long function_of(const binary_symbols *s, uint64_t addr)
 {
     addr_in k = { s, addr };
     size_t lo = search_lower_bound(s->count, function_ends_at_or_below, &k);
+    /* The ranges are sorted and disjoint: the first ending past the
+     * address is the only one that can hold it. */
+    assert(lo == s->count || s->ranges[lo].end > addr);
     return lo < s->count && s->ranges[lo].start <= addr ? (long)lo : -1;
 }
 
@@ -1024,6 +1027,8 @@ int binary_symbols_open(binary_symbols **out, const char *path)
     GElf_Ehdr eh;
     int rc = TEA_OK;
 
+    TEA_ASSERT_ARG(out != NULL);
+    TEA_ASSERT_ARG(path != NULL);
     *out = NULL;
     if (!(s = calloc(1, sizeof *s)))
         return oom();
@@ -1304,8 +1309,10 @@ int binary_symbols_find_clones(const binary_symbols *s, const char *name, size_t
     if (!(all = malloc((s->name_count - lo + 1) * sizeof *all)))
         return oom();
     for (size_t i = lo; i < s->name_count && strncmp(s->names[i].name, name, len) == 0; i++)
-        if (binary_symbols_is_clone(s->names[i].name, name))
+        if (binary_symbols_is_clone(s->names[i].name, name)) {
+            assert(found < s->name_count - lo + 1); /* one slot per name from lo on */
             all[found++] = s->names[i].function;
+        }
     qsort(all, found, sizeof *all, compare_sizes);
     for (size_t i = 0; i < found; i++) {
         if (i > 0 && all[i] == all[i - 1])
@@ -1371,6 +1378,7 @@ size_t binary_symbols_suggest(const binary_symbols *s, const char *name, const c
         memmove(&distances[pos + 1], &distances[pos], (written - 1 - pos) * sizeof *distances);
         out[pos] = candidate_name;
         distances[pos] = d;
+        assert(pos < written && written <= max); /* within the caller's `max` entries */
     }
     return written;
 }
@@ -1392,6 +1400,7 @@ int binary_symbols_read(const binary_symbols *s, uint64_t pc, const uint8_t **by
                          s->path, pc, sec->name);
     *bytes = sec->data + (addr - sec->addr);
     *avail = (size_t)(sec->data_size - (addr - sec->addr));
+    assert(*avail > 0); /* the address is inside the section's contents */
     return TEA_OK;
 }
 

@@ -254,6 +254,8 @@ int binary_unwind_ranges(Elf *elf, binary_unwind_range **out, size_t *count, con
     static const char *const sections[] = { ".eh_frame", ".debug_frame" };
     int rc = TEA_OK;
 
+    TEA_ASSERT_ARG(elf != NULL);
+    TEA_ASSERT_ARG(out != NULL && count != NULL && table != NULL);
     *out = NULL;
     *count = 0;
     *table = NULL;
