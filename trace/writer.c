@@ -110,6 +110,9 @@ static int check_options(const trace_header *h, const trace_write_options *o)
     if (h->commit_width < 1 || h->commit_width > TRACE_MAX_WIDTH || h->rob_size < 1 || h->rob_size > TRACE_MAX_ROB
         || h->rob_size % h->commit_width)
         return error_set(TEA_ERR_USAGE, "invalid core shape: width %u, ROB %u", h->commit_width, h->rob_size);
+    if (h->initial_window > h->rob_size)
+        return error_set(TEA_ERR_USAGE, "%u ROB entries occupied at the start of a %u-entry ROB", h->initial_window,
+                         h->rob_size);
     if (o->format == TRACE_FORMAT_TRACEDOCTOR) {
         if (h->commit_width != TRACE_TD_SLOTS)
             return error_set(TEA_ERR_UNSUPPORTED, "TraceDoctor tokens describe a %d-wide ROB; this trace is %u-wide",
