@@ -530,7 +530,9 @@ static int set_weights(process *p, trace_sampling *s)
     uint64_t interval = o->simpoint_interval, intervals;
 
     assert(l && l->count && interval);
-    assert(p->window_count <= l->count); /* one window per region at most */
+    if (p->window_count > l->count) /* the tool's stream, not this code, said so */
+        return error_set(TEA_ERR_FORMAT, "the tool reported %zu windows for %zu SimPoint regions", p->window_count,
+                         l->count);
     if (vs->have_count) {
         intervals = vs->region_instructions / interval + (vs->region_instructions % interval != 0);
     } else {
