@@ -625,6 +625,7 @@ int tea_replay_finish(tea_replay *r)
     /* The golden PICS charges every attributed cycle, exactly once (weighted
      * windows: as often as its window's weight). */
     assert(r->wg.weights || r->golden_pics.total == golden_get_totals(&r->golden)->attributed * PICS_UNIT);
+    assert(pics_check(&r->golden_pics)); /* every charge is in */
     last = golden_get_totals(&r->golden)->last_cycle;
     for (size_t i = 0; i < r->cycle_count; i++) {
         tea_schedule *sched = &r->cycle[i].sched;
