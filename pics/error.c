@@ -136,20 +136,24 @@ static int all_groups_but(const pics *groups, unsigned count, unsigned skip, pic
     return rc;
 }
 
-int pics_error_jackknife(const pics *sampled_groups, const pics *golden_groups, unsigned count, pics_granularity g,
-                         const trace_symmap *syms, double *half)
+/* The jackknife of pics_error_jackknife: each group left out of the
+ * sampled PICS and, when `golden_groups` is not NULL, of the golden one;
+ * else the golden PICS is `golden`, whole, every time. */
+static int jackknife(const pics *sampled_groups, const pics *golden_groups, const pics *golden, unsigned count,
+                     pics_granularity g, const trace_symmap *syms, double *half)
 {
     stats_sample left_out = { 0 };
     int rc = TEA_OK;
 
     assert(count >= 2);
+    assert(golden_groups || golden);
     for (unsigned k = 0; k < count && !rc; k++) {
-        pics s, gold;
+        pics s, gold = { 0 };
         pics_error_result e;
         if ((rc = all_groups_but(sampled_groups, count, k, &s)))
             break;
-        if (!(rc = all_groups_but(golden_groups, count, k, &gold))) {
-            if (!(rc = pics_error_compute(&s, &gold, g, syms, &e))) {
+        if (!golden_groups || !(rc = all_groups_but(golden_groups, count, k, &gold))) {
+            if (!(rc = pics_error_compute(&s, golden_groups ? &gold : golden, g, syms, &e))) {
                 stats_add(&left_out, e.error);
                 pics_error_result_free(&e);
             }
@@ -162,4 +166,16 @@ int pics_error_jackknife(const pics *sampled_groups, const pics *golden_groups, 
     /* sqrt((n - 1) / n * m2) with m2 = (n - 1) s^2 */
     *half = stats_t975(count - 1) * (double)(count - 1) / sqrt((double)count) * stats_stddev(&left_out);
     return TEA_OK;
+}
+
+int pics_error_jackknife(const pics *sampled_groups, const pics *golden_groups, unsigned count, pics_granularity g,
+                         const trace_symmap *syms, double *half)
+{
+    return jackknife(sampled_groups, golden_groups, NULL, count, g, syms, half);
+}
+
+int pics_error_jackknife_whole(const pics *sampled_groups, unsigned count, const pics *golden, pics_granularity g,
+                               const trace_symmap *syms, double *half)
+{
+    return jackknife(sampled_groups, NULL, golden, count, g, syms, half);
 }

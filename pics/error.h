@@ -74,6 +74,14 @@ int pics_error_compute(const pics *sampled, const pics *golden, pics_granularity
 int pics_error_jackknife(const pics *sampled_groups, const pics *golden_groups, unsigned count, pics_granularity g,
                          const trace_symmap *syms, double *half);
 
+/* The same interval against a golden PICS that is not split by the sampled
+ * PICS's windows (another trace's, whole: pics error --across-traces):
+ * e_k is the error of the sampled PICS without group k against all of
+ * `golden`. It covers the choice of windows and the samples in them, not
+ * the golden trace's own noise (it has none: it is exact). */
+int pics_error_jackknife_whole(const pics *sampled_groups, unsigned count, const pics *golden, pics_granularity g,
+                               const trace_symmap *syms, double *half);
+
 void pics_error_result_free(pics_error_result *r);
 
 #endif
