@@ -10,6 +10,7 @@
 #include "common/error.h"
 #include "common/json.h"
 #include "common/outfile.h"
+#include "pics/across.h"
 #include "pics/error.h"
 #include "pics/pics_file.h"
 #include "trace/symmap.h"
@@ -112,7 +113,9 @@ int cmd_pics_export(int argc, char **argv)
 #define ERROR_SYNOPSIS                                                                                  \
     "Usage: pics error SAMPLED.pics GOLDEN.pics [OPTIONS]\n\n"                                         \
     "The error of a sampled PICS against the golden PICS of the same trace, sum |P - G| / 2C\n"        \
-    "(P scaled to the golden total C), then the instructions (or functions) contributing most.\n\n"    \
+    "(P scaled to the golden total C), then the instructions (or functions) contributing most.\n"      \
+    "With --across-traces, SAMPLED may be a PICS of another trace of the same program (a\n"            \
+    "sampled or SimPoint recording, another core configuration), golden ones included.\n\n"            \
     "Options:\n"
 
 #define ERROR_EPILOGUE                                                                                  \
@@ -124,7 +127,10 @@ int cmd_pics_export(int argc, char **argv)
     "On a sampled recording (tea record --sample-every), whose PICS tea replay splits by\n"           \
     "groups of windows, a line under the error gives its 95 % interval: the jackknife\n"           \
     "over the groups, which covers both the choice of windows and the scheme's samples\n"          \
-    "in them (docs/semantics.md, \"Sampled recordings\"). JSON: \"error_ci95\" (half-width).\n"
+    "in them (docs/semantics.md, \"Sampled recordings\"). JSON: \"error_ci95\" (half-width).\n"      \
+    "--across-traces matches PCs through the objects both traces list; a line says how\n"          \
+    "many instructions had no counterpart (their cycles count fully against the error;\n"       \
+    "JSON: \"unmatched_instructions\", \"unmatched_share\"; docs/semantics.md, \"Across traces\").\n"
 
 typedef struct error_request {
     const char *sampled_path, *golden_path, *binary_symbols_path;
@@ -133,6 +139,7 @@ typedef struct error_request {
     pics_granularity granularity;
     uint64_t top;
     int json;
+    int across;                    /* --across-traces */
 } error_request;
 
 /* The functions of func granularity, as tea replay computed error_func:
@@ -213,9 +220,19 @@ static void print_interval_text(double error, double half, uint64_t groups)
            100.0 * error, 100.0 * half, (unsigned long long)groups);
 }
 
-/* The error line, its interval's when `half` is known, and the top
+/* The line (text) on what --across-traces could not match. */
+static void print_unmatched_text(const error_request *req, const pics_across_stats *st)
+{
+    printf("across traces: %llu of %llu instructions of %s (%.4f%% of its cycles) have no counterpart in %s's "
+           "objects\n", (unsigned long long)st->unmatched_pcs, (unsigned long long)st->pcs, req->sampled_path,
+           100.0 * pics_across_unmatched_share(st), req->golden_path);
+}
+
+/* The error line, its interval's when `half` is known, what --across-traces
+ * could not match, and the top
  * contributors. */
-static int print_error_text(const error_request *req, const pics_info *si, view *v, double half)
+static int print_error_text(const error_request *req, const pics_info *si, view *v, double half,
+                            const pics_across_stats *across)
 {
     size_t count = contributors(v), shown = count < req->top ? count : (size_t)req->top;
     emit_column cols[VIEW_TABLE_CONTRIBUTION_COLUMNS_MAX];
@@ -228,6 +245,8 @@ static int print_error_text(const error_request *req, const pics_info *si, view 
     printf(", against %s)\n", req->golden_path);
     if (!isnan(half))
         print_interval_text(view_error(v), half, si->groups);
+    if (across)
+        print_unmatched_text(req, across);
     if (shown == 0)
         return TEA_OK;
     printf("top %zu contributors:\n", shown);
@@ -243,7 +262,8 @@ static void print_floor_text(const pics_info *fi, double floor, double error)
            100.0 * floor, (unsigned long long)fi->samples, 100.0 * (error - floor));
 }
 
-static int print_error_json(const error_request *req, view *v, double floor, double half)
+static int print_error_json(const error_request *req, view *v, double floor, double half,
+                            const pics_across_stats *across)
 {
     size_t count = contributors(v), shown = count < req->top ? count : (size_t)req->top;
     emit_column cols[VIEW_TABLE_CONTRIBUTION_COLUMNS_MAX];
@@ -265,6 +285,12 @@ static int print_error_json(const error_request *req, view *v, double floor, dou
         json_key(&j, "error_ci95");
         json_double(&j, half);
     }
+    if (across) {
+        json_key(&j, "unmatched_instructions");
+        json_u64(&j, across->unmatched_pcs);
+        json_key(&j, "unmatched_share");
+        json_double(&j, pics_across_unmatched_share(across));
+    }
     json_key(&j, req->granularity == PICS_GRAN_FUNC ? "functions" : "instructions");
     view_table_contribution_columns(v, EMIT_JSON, shown, cols, &table);
     if ((rc = emit_json_rows(&j, &table)))
@@ -272,6 +298,19 @@ static int print_error_json(const error_request *req, view *v, double floor, dou
     json_end(&j);
     json_finish(&j);
     return TEA_OK;
+}
+
+/* --across-traces: the sampled PICS, its window groups and its noise floor
+ * moved from the sampled trace's addresses (si) into the golden trace's
+ * (gi), in place. */
+static int move_across(const pics_info *si, const pics_info *gi, pics *sp, pics *sgroups, pics *fp, int has_floor,
+                       pics_across_stats *st)
+{
+    const pics_across_side from = { &si->program, &si->objects }, to = { &gi->program, &gi->objects };
+    int rc = pics_across_move_in_place(sp, &from, &to, st);
+    for (uint64_t k = 0; !rc && sgroups && k < si->groups; k++)
+        rc = pics_across_move_in_place(&sgroups[k], &from, &to, NULL);
+    return !rc && has_floor ? pics_across_move_in_place(fp, &from, &to, NULL) : rc;
 }
 
 static int run_error(const error_request *req)
@@ -282,6 +321,7 @@ static int run_error(const error_request *req)
     trace_symmap syms = { 0 };
     view v = { 0 };
     double floor = NAN, half = NAN;
+    pics_across_stats across = { 0 };
     int rc, has_floor = 0;
 
     pics_info_init(&si);
@@ -295,12 +335,15 @@ static int run_error(const error_request *req)
         rc = error_set(TEA_ERR_USAGE, "%s is a %s PICS, not the golden one", req->golden_path, gi.scheme);
         goto done;
     }
-    if (strcmp(si.trace_digest, gi.trace_digest) != 0) {
-        rc = error_set(TEA_ERR_USAGE, "%s and %s come from different traces (digest %s vs %s)", req->sampled_path,
-                       req->golden_path, si.trace_digest, gi.trace_digest);
+    if (!req->across && strcmp(si.trace_digest, gi.trace_digest) != 0) {
+        rc = error_set(TEA_ERR_USAGE, "%s and %s come from different traces (digest %s vs %s); --across-traces "
+                                      "compares PICS of different traces of one program",
+                       req->sampled_path, req->golden_path, si.trace_digest, gi.trace_digest);
         goto done;
     }
     if ((rc = pics_info_same_rules(&si, req->sampled_path, &gi, req->golden_path)))
+        goto done;
+    if (req->across && (rc = move_across(&si, &gi, &sp, sgroups, &fp, has_floor, &across)))
         goto done;
     if (req->granularity == PICS_GRAN_FUNC && (rc = load_functions(req, &gi, &syms)))
         goto done;
@@ -315,24 +358,26 @@ static int run_error(const error_request *req)
         floor = e.error;
         pics_error_result_free(&e);
     }
-    /* both split by the same windows (tea replay of a sampled trace); an
-     * interval that cannot be had costs only its line */
-    if (sgroups && ggroups && si.groups == gi.groups) {
-        rc = pics_error_jackknife(sgroups, ggroups, (unsigned)si.groups, req->granularity, &syms, &half);
+    /* the same windows on both sides (a sampled trace's replay), or across
+     * traces the sampled side's against the whole golden PICS; an interval
+     * that cannot be had costs only its line */
+    if (req->across ? sgroups && si.groups >= 2 : sgroups && ggroups && si.groups == gi.groups) {
+        rc = req->across
+                 ? pics_error_jackknife_whole(sgroups, (unsigned)si.groups, &gp, req->granularity, &syms, &half)
+                 : pics_error_jackknife(sgroups, ggroups, (unsigned)si.groups, req->granularity, &syms, &half);
         if (rc == TEA_ERR_NOMEM)
             goto done;
         if (rc)
             fprintf(stderr, "pics error: note: no interval: %s\n", error_message());
         rc = TEA_OK;
-    } else if (sgroups || ggroups) {
+    } else if (!req->across && (sgroups || ggroups)) {
         fprintf(stderr, "pics error: note: no interval: %s has %llu window groups, %s %llu\n", req->sampled_path,
                 (unsigned long long)si.groups, req->golden_path, (unsigned long long)gi.groups);
     }
-    if (req->json) {
-        rc = print_error_json(req, &v, floor, half);
-    } else if (!(rc = print_error_text(req, &si, &v, half)) && has_floor) {
+    if (req->json)
+        rc = print_error_json(req, &v, floor, half, req->across ? &across : NULL);
+    else if (!(rc = print_error_text(req, &si, &v, half, req->across ? &across : NULL)) && has_floor)
         print_floor_text(&fi, floor, view_error(&v));
-    }
 done:
     pics_groups_free(sgroups, si.groups);
     pics_groups_free(ggroups, gi.groups);
@@ -367,6 +412,8 @@ int cmd_pics_error(int argc, char **argv)
                    "the sampled PICS's noise floor (default: SAMPLED.floor.pics\n"
                    "when it exists, as tea replay --noise-floor writes it)"),
         CLI_FLAG("json", 0, &req.json, "print {\"error\": fraction, \"instructions\": [...]} instead"),
+        CLI_FLAG("across-traces", 0, &req.across, "SAMPLED may come from another trace of the same program:\n"
+                                                  "its PCs move into GOLDEN's addresses by their objects"),
         CLI_OPTION_HELP,
     };
     const cli_command command = CLI_COMMAND(ERROR_SYNOPSIS, ERROR_EPILOGUE, 20, options);

@@ -191,6 +191,32 @@ grep -q '^ *[0-9.]*% ± *[0-9.]*% ' out.txt || fail "pics report: no interval be
 run 0 "$PICS" report samp-r/golden.pics --top 2 --format csv
 awk -F, 'NR > 1 && ($(NF - 1) == "" || $NF == "" || $(NF - 1) > $(NF - 5) || $NF < $(NF - 5)) { bad = 1 }
          END { exit bad || NR < 2 }' out.txt || fail "pics report --format csv: no interval around the share: $(cat out.txt)"
+# pics error --across-traces: the sampled recording's golden PICS against a
+# full recording of the same region, a trace of its own (another digest):
+# both instructions of the loop have their counterparts (the same objects),
+# the error is small and has its interval over the sampled side's 20
+# window groups; without the option the digests are refused, naming it
+run 0 "$TEA" record -q -o whole.tea --start-at long_region --stop-at stop_here -- ./prog long out15w.txt 3
+run 0 "$TEA" replay -q whole.tea --schemes golden -o whole-r
+run 2 "$PICS" error samp-r/golden.pics whole-r/golden.pics
+contains err.txt "come from different traces"
+contains err.txt "--across-traces compares PICS of different traces of one program"
+run 0 "$PICS" error samp-r/golden.pics whole-r/golden.pics --across-traces
+grep -q '^error: [0-9]\.[0-9]*% (insn-component granularity; golden, against whole-r/golden.pics)$' out.txt ||
+    fail "--across-traces: the error is not under 10 %: $(head -n 1 out.txt)"
+contains out.txt "(jackknife over the 20 window groups of the sampled trace)"
+contains out.txt "across traces: 0 of 2 instructions of samp-r/golden.pics (0.0000% of its cycles) have no counterpart"
+run 0 "$PICS" error samp-r/golden.pics whole-r/golden.pics --across-traces --json
+contains out.txt '"unmatched_instructions": 0,'
+grep -q '"error_ci95": [0-9]' out.txt || fail "--across-traces --json: no error_ci95"
+# the same trace as TraceDoctor tokens (no objects: PCs stay as they are)
+# against itself natively: exactly 0, at every granularity
+run 0 "$TEA" convert whole.tea --to tracedoctor -o whole.td
+run 0 "$TEA" replay -q whole.td --schemes golden -o whole-td
+for g in insn-component insn func; do
+    run 0 "$PICS" error whole-td/golden.pics whole-r/golden.pics --across-traces --granularity "$g"
+    contains out.txt "error: 0.0000% ($g granularity"
+done
 # a golden PICS with window groups and a --golden that cannot be read: an
 # error naming the file, and nothing freed twice on the way out
 run 1 "$PICS" annotate samp-r/golden.pics --symbol long_region --golden nosuch.pics
