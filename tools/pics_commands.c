@@ -1,6 +1,7 @@
 /*
  * pics_commands.c: `pics export`, `pics error` and `pics merge`.
  */
+#include "view/error_report.h"
 #include "view/report.h"
 #include "view/table.h"
 #include "view/view.h"
@@ -140,6 +141,7 @@ typedef struct error_request {
     uint64_t top;
     int json;
     int across;                    /* --across-traces */
+    int by_component;              /* --by component */
 } error_request;
 
 /* The functions of func granularity, as tea replay computed error_func:
@@ -157,15 +159,6 @@ static int load_functions(const error_request *req, const pics_info *golden, tra
                        req->golden_path);
     free(from);
     return rc;
-}
-
-/* The rows of the view that contribute to the error (they come first). */
-static size_t contributors(const view *v)
-{
-    size_t n = 0;
-    while (n < v->row_count && v->rows[n].diff != 0)
-        n++;
-    return n;
 }
 
 /* The noise floor of the sampled PICS `si` (tea replay --noise-floor): the
@@ -211,93 +204,6 @@ static int read_floor(const error_request *req, const pics_info *si, pics_info *
 done:
     free(auto_path);
     return rc;
-}
-
-/* The error's interval line (text), when the PICS have window groups. */
-static void print_interval_text(double error, double half, uint64_t groups)
-{
-    printf("95 %% interval: %.4f%% ± %.4f%% (jackknife over the %llu window groups of the sampled trace)\n",
-           100.0 * error, 100.0 * half, (unsigned long long)groups);
-}
-
-/* The line (text) on what --across-traces could not match. */
-static void print_unmatched_text(const error_request *req, const pics_across_stats *st)
-{
-    printf("across traces: %llu of %llu instructions of %s (%.4f%% of its cycles) have no counterpart in %s's "
-           "objects\n", (unsigned long long)st->unmatched_pcs, (unsigned long long)st->pcs, req->sampled_path,
-           100.0 * pics_across_unmatched_share(st), req->golden_path);
-}
-
-/* The error line, its interval's when `half` is known, what --across-traces
- * could not match, and the top
- * contributors. */
-static int print_error_text(const error_request *req, const pics_info *si, view *v, double half,
-                            const pics_across_stats *across)
-{
-    size_t count = contributors(v), shown = count < req->top ? count : (size_t)req->top;
-    emit_column cols[VIEW_TABLE_CONTRIBUTION_COLUMNS_MAX];
-    emit_table table;
-    printf("error: %.4f%% (%s granularity; %s", 100.0 * view_error(v), pics_granularity_name(req->granularity),
-           si->scheme);
-    if (!pics_info_is_golden(si))
-        printf(" at %.6g Hz, %llu samples, %llu lost", si->frequency_hz, (unsigned long long)si->samples,
-               (unsigned long long)pics_info_lost(si));
-    printf(", against %s)\n", req->golden_path);
-    if (!isnan(half))
-        print_interval_text(view_error(v), half, si->groups);
-    if (across)
-        print_unmatched_text(req, across);
-    if (shown == 0)
-        return TEA_OK;
-    printf("top %zu contributors:\n", shown);
-    view_table_contribution_columns(v, EMIT_TEXT, shown, cols, &table);
-    return emit_text_rows(stdout, &table);
-}
-
-/* The noise floor's line (text) after the error's. */
-static void print_floor_text(const pics_info *fi, double floor, double error)
-{
-    printf("noise floor: %.4f%% (an exact attribution of the same %llu sample points; the scheme's bias is about "
-           "%+.4f points)\n",
-           100.0 * floor, (unsigned long long)fi->samples, 100.0 * (error - floor));
-}
-
-static int print_error_json(const error_request *req, view *v, double floor, double half,
-                            const pics_across_stats *across)
-{
-    size_t count = contributors(v), shown = count < req->top ? count : (size_t)req->top;
-    emit_column cols[VIEW_TABLE_CONTRIBUTION_COLUMNS_MAX];
-    emit_table table;
-    json_writer j;
-    int rc;
-
-    json_init(&j, stdout);
-    json_begin_object(&j);
-    json_key(&j, "error");
-    json_double(&j, view_error(v));
-    json_key(&j, "granularity");
-    json_string(&j, pics_granularity_name(req->granularity));
-    if (!isnan(floor)) {
-        json_key(&j, "noise_floor");
-        json_double(&j, floor);
-    }
-    if (!isnan(half)) {
-        json_key(&j, "error_ci95");
-        json_double(&j, half);
-    }
-    if (across) {
-        json_key(&j, "unmatched_instructions");
-        json_u64(&j, across->unmatched_pcs);
-        json_key(&j, "unmatched_share");
-        json_double(&j, pics_across_unmatched_share(across));
-    }
-    json_key(&j, req->granularity == PICS_GRAN_FUNC ? "functions" : "instructions");
-    view_table_contribution_columns(v, EMIT_JSON, shown, cols, &table);
-    if ((rc = emit_json_rows(&j, &table)))
-        return rc;
-    json_end(&j);
-    json_finish(&j);
-    return TEA_OK;
 }
 
 /* --across-traces: the sampled PICS, its window groups and its noise floor
@@ -374,10 +280,11 @@ static int run_error(const error_request *req)
         fprintf(stderr, "pics error: note: no interval: %s has %llu window groups, %s %llu\n", req->sampled_path,
                 (unsigned long long)si.groups, req->golden_path, (unsigned long long)gi.groups);
     }
-    if (req->json)
-        rc = print_error_json(req, &v, floor, half, req->across ? &across : NULL);
-    else if (!(rc = print_error_text(req, &si, &v, half, req->across ? &across : NULL)) && has_floor)
-        print_floor_text(&fi, floor, view_error(&v));
+    {
+        const view_error_report report = { req->sampled_path, req->golden_path, &si, &v, req->top, half, floor,
+                                           &fi, req->across ? &across : NULL, req->by_component };
+        rc = (req->json ? view_error_report_write_json : view_error_report_write_text)(stdout, &report);
+    }
 done:
     pics_groups_free(sgroups, si.groups);
     pics_groups_free(ggroups, gi.groups);
@@ -394,6 +301,8 @@ done:
 
 int cmd_pics_error(int argc, char **argv)
 {
+    static const char *const error_by_names[] = { "component", NULL };
+    static const int error_by_values[] = { 1 };
     error_request req;
     int rc;
     const cli_option options[] = {
@@ -412,6 +321,9 @@ int cmd_pics_error(int argc, char **argv)
                    "the sampled PICS's noise floor (default: SAMPLED.floor.pics\n"
                    "when it exists, as tea replay --noise-floor writes it)"),
         CLI_FLAG("json", 0, &req.json, "print {\"error\": fraction, \"instructions\": [...]} instead"),
+        CLI_ENUM("by", "WHAT", &req.by_component, error_by_names, error_by_values,
+                 "unknown split '%s' (component)", "split the error into the cells it comes from: component\n"
+                                                    "(one line per component; they add up to the error)"),
         CLI_FLAG("across-traces", 0, &req.across, "SAMPLED may come from another trace of the same program:\n"
                                                   "its PCs move into GOLDEN's addresses by their objects"),
         CLI_OPTION_HELP,
@@ -426,6 +338,8 @@ int cmd_pics_error(int argc, char **argv)
         return rc;
     if (argc - optind != 2)
         return cli_usage_error(argv[0], "expected SAMPLED.pics GOLDEN.pics");
+    if (req.by_component && req.granularity == PICS_GRAN_INSN)
+        return cli_usage_error(argv[0], "--by component needs the components: --granularity insn-component or func");
     req.sampled_path = argv[optind];
     req.golden_path = argv[optind + 1];
     if ((rc = run_error(&req)))

@@ -578,3 +578,93 @@ size_t view_table_cell_columns(view_table *t, emit_column *cols, emit_table *tab
     table->rows = t->cell_count;
     return n;
 }
+
+/* --- an error by component (pics error --by component) --------------------------------- */
+
+/* The text width of a component's label (ST-L1,ST-TLB,ST-LLC,DR-L1,FL-EX and
+ * more fit; longer labels push their row's columns on). */
+#define COMPONENT_LABEL_WIDTH 32
+/* The text width of a component's contribution: its heading's. */
+#define COMPONENT_CONTRIBUTION_WIDTH 12
+/* The text width of a share ("100.00%"). */
+#define COMPONENT_SHARE_WIDTH 8
+
+void view_table_components_init(view_table_components *c, const view *v, const view_component *items, size_t n)
+{
+    memset(c, 0, sizeof *c);
+    c->v = v;
+    c->items = items;
+    c->count = n;
+    c->granularity = v->granularity;
+    for (size_t i = 0; i < n; i++) {
+        c->total += items[i].value;
+        c->golden_total += items[i].golden;
+    }
+}
+
+static int component_label(void *ctx, size_t row, emit_format format, emit_cell *cell)
+{
+    const view_table_components *c = ctx;
+    char label[TRACE_PSV_LABEL_MAX];
+    (void)format;
+    emit_text(cell, view_component_label(c->granularity, c->items[row].psv, label, sizeof label));
+    return TEA_OK;
+}
+
+static int component_psv(void *ctx, size_t row, emit_format format, emit_cell *cell)
+{
+    const view_table_components *c = ctx;
+    (void)format;
+    emit_printf(cell, "%u", (unsigned)c->items[row].psv);
+    cell->json = EMIT_JSON_U64;
+    cell->count = c->items[row].psv;
+    return TEA_OK;
+}
+
+/* A fraction: a percentage with `decimals` digits in text, else
+ * EMIT_FIXED_MAX_DECIMALS digits (and a JSON number). */
+static void fraction_cell(emit_cell *cell, emit_format format, double x, int decimals)
+{
+    if (format == EMIT_TEXT)
+        emit_printf(cell, "%.*f%%", decimals, PERCENT * x);
+    else
+        emit_fixed(x, EMIT_FIXED_MAX_DECIMALS, cell->text, EMIT_CELL_MAX);
+    cell->json = EMIT_JSON_DOUBLE;
+    cell->number = x;
+}
+
+static int component_contribution(void *ctx, size_t row, emit_format format, emit_cell *cell)
+{
+    const view_table_components *c = ctx;
+    fraction_cell(cell, format, c->items[row].contribution, 4);
+    return TEA_OK;
+}
+
+static int component_share(void *ctx, size_t row, emit_format format, emit_cell *cell)
+{
+    const view_table_components *c = ctx;
+    uint64_t part = cell->index ? c->items[row].golden : c->items[row].value;
+    uint64_t whole = cell->index ? c->golden_total : c->total;
+    fraction_cell(cell, format, whole ? (double)part / (double)whole : 0.0, 2);
+    return TEA_OK;
+}
+
+void view_table_component_columns(view_table_components *c, emit_column *cols, emit_table *table)
+{
+    size_t n = 0;
+
+    cols[n++] = (emit_column){ "component", NULL, -COMPONENT_LABEL_WIDTH, 0, " ", EMIT_CSV_FIELD, component_label, 0 };
+    cols[n++] = (emit_column){ "psv", NULL, 3, 0, " ", EMIT_CSV_RAW, component_psv, 0 };
+    cols[n++] = (emit_column){ "contribution", NULL, COMPONENT_CONTRIBUTION_WIDTH, 0, " ", EMIT_CSV_RAW,
+                               component_contribution, 0 };
+    cols[n++] = (emit_column){ "share", NULL, COMPONENT_SHARE_WIDTH, 0, " ", EMIT_CSV_RAW, component_share, 0 };
+    cols[n++] = (emit_column){ "golden_share", "golden", COMPONENT_SHARE_WIDTH, 0, NULL, EMIT_CSV_RAW, component_share, 1 };
+    assert(n <= VIEW_TABLE_COMPONENT_COLUMNS_MAX);
+    memset(table, 0, sizeof *table);
+    table->columns = cols;
+    table->column_count = n;
+    table->ctx = c;
+    table->rows = c->count;
+    table->heading_prefix = "  ";
+    table->row_prefix = "  ";
+}

@@ -115,4 +115,27 @@ void view_table_cells_columns(view_table_cells *c, emit_format format, emit_colu
  * JSON); a table whose rows are v's. */
 void view_table_contribution_columns(view *v, emit_format format, size_t rows, emit_column *cols, emit_table *table);
 
+/* --- an error by component (pics error --by component) --------------------------------- */
+
+/* A view's components (view_components) as a table's context. */
+typedef struct view_table_components {
+    const view *v;
+    const view_component *items;
+    size_t count;
+    uint64_t total, golden_total;  /* the two PICS's raw totals: the components' sums */
+    pics_granularity granularity;  /* for the components' labels */
+} view_table_components;
+
+/* The most columns view_table_component_columns gives. */
+#define VIEW_TABLE_COMPONENT_COLUMNS_MAX 5
+
+/* Sets `c` over the `n` components `items` of `v`. */
+void view_table_components_init(view_table_components *c, const view *v, const view_component *items, size_t n);
+
+/* The columns of c's components: the component's label and PSV, its error
+ * contribution (text: a percentage; they sum to the error), and its share
+ * of the first PICS's cycles and of the golden PICS's (text: percentages;
+ * CSV and JSON: fractions). */
+void view_table_component_columns(view_table_components *c, emit_column *cols, emit_table *table);
+
 #endif

@@ -2,6 +2,8 @@
  * view.c: rows of PICS by key (see view.h).
  */
 #include "view.h"
+
+#include "trace/psv.h"
 #include "common/error.h"
 #include "common/search.h"
 
@@ -253,6 +255,52 @@ int view_cells_by_diff(const view *v, const pics_pair ***out, size_t *n)
     qsort(cells, v->pairing.count, sizeof *cells, cell_by_diff);
     *out = cells;
     *n = v->pairing.count;
+    return TEA_OK;
+}
+
+/* Components by difference, largest first, then by PSV. */
+static int component_by_diff(const void *a, const void *b)
+{
+    const view_component *x = a, *y = b;
+    if (x->diff != y->diff)
+        return x->diff > y->diff ? -1 : 1;
+    return x->psv < y->psv ? -1 : x->psv > y->psv;
+}
+
+int view_components(const view *v, view_component **out, size_t *n)
+{
+    view_component *by_psv = calloc(TRACE_PSV_VALUES, sizeof *by_psv);
+    exact_u128 diff = 0;
+    size_t used = 0;
+
+    *out = NULL;
+    *n = 0;
+    if (!by_psv)
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < v->pairing.count; i++) {
+        const pics_pair *c = &v->pairing.pairs[i];
+        view_component *k = &by_psv[c->psv & TRACE_PSV_MASK_ALL];
+        k->psv = c->psv;
+        k->value += c->a;
+        k->golden += c->b;
+        k->diff += c->diff;
+    }
+    for (size_t psv = 0; psv < TRACE_PSV_VALUES; psv++) {
+        view_component *k = &by_psv[psv];
+        if (!k->value && !k->golden && !k->diff)
+            continue;
+        k->contribution = pics_pairing_share(&v->pairing, k->diff);
+        diff += k->diff;
+        by_psv[used++] = *k; /* compacted in place: used <= psv */
+    }
+    assert(diff == v->pairing.total); /* every cell in one component */
+    if (!used) {
+        free(by_psv);
+        return TEA_OK;
+    }
+    qsort(by_psv, used, sizeof *by_psv, component_by_diff);
+    *out = by_psv;
+    *n = used;
     return TEA_OK;
 }
 

@@ -114,6 +114,23 @@ int view_select(view *v, uint64_t top, double percent_limit);
  * 0 or TEA_ERR_NOMEM. */
 int view_cells_by_diff(const view *v, const pics_pair ***out, size_t *n);
 
+/* One component's part of a view (pics error --by component): its cells
+ * (one PSV) summed over every row. */
+typedef struct view_component {
+    uint16_t psv;
+    uint64_t value, golden;  /* raw sums in the first and second PICS */
+    exact_u128 diff;         /* the sum of its cells' differences */
+    double contribution;     /* diff as a share of the pairing's denominator */
+} view_component;
+
+/* The components of `v`'s cells, largest difference first, then by PSV,
+ * in a malloc'd array of *n (NULL with *n = 0 for an empty view). Their
+ * differences sum to the view's, so their contributions sum to view_error;
+ * their values and golden values to the two PICS's totals. At
+ * PICS_GRAN_INSN, whose cells merge the components, there is one. 0 or
+ * TEA_ERR_NOMEM. */
+int view_components(const view *v, view_component **out, size_t *n);
+
 void view_free(view *v);
 
 /*

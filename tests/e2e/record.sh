@@ -185,6 +185,16 @@ grep -q '^95 % interval: [0-9.]*% ± [0-9.]*% (jackknife over the 20 window grou
     fail "pics error: no interval on a sampled trace: $(head -n 3 out.txt)"
 run 0 "$PICS" error samp-r/tea.pics samp-r/golden.pics --json
 grep -q '"error_ci95": [0-9]' out.txt || fail "pics error --json: no error_ci95"
+# --by component: the components' contributions add up to the error (--top
+# 0: no contributors, whose members are also "contribution")
+run 0 "$PICS" error samp-r/tea.pics samp-r/golden.pics --by component --json --top 0
+awk '/^  "error": / { e = $2 + 0 } /^      "contribution": / { s += $2; n++ }
+     END { d = s - e; exit !(n >= 1 && d < 1e-12 && d > -1e-12) }' out.txt ||
+    fail "pics error --by component: the contributions do not add up to the error: $(head -n 20 out.txt)"
+run 0 "$PICS" error samp-r/tea.pics samp-r/golden.pics --by component
+contains out.txt "error by component (contributions add up to the error):"
+run 2 "$PICS" error samp-r/tea.pics samp-r/golden.pics --by component --granularity insn
+contains err.txt "--by component needs the components"
 run 0 "$PICS" report samp-r/golden.pics --top 2
 contains out.txt "over 20 groups of the sampled trace's windows"
 grep -q '^ *[0-9.]*% ± *[0-9.]*% ' out.txt || fail "pics report: no interval beside the share: $(cat out.txt)"

@@ -392,12 +392,56 @@ static void table_in_three_formats(void **state)
     view_report_input_free(&in);
 }
 
+/* The error by component (pics error --by component) of the insn_component
+ * pair: base gathers (0x100, base) 12 and (0x200, base) 8 of 2CS = 96,
+ * 20/96; ST-L1 (0x100, ST-L1) 4/96; together the error, 24/96. Shares:
+ * sampled base (1 + 2) / 4 = 0.75, ST-L1 1/4; golden base (6 + 4) / 12,
+ * ST-L1 2/12. Largest difference first. Written through view/table's
+ * component columns as CSV. */
+static void by_component(void **state)
+{
+    pics g, p;
+    view v;
+    view_component *items = NULL;
+    view_table_components c;
+    emit_column cols[VIEW_TABLE_COMPONENT_COLUMNS_MAX];
+    emit_table table;
+    char *out = NULL;
+    size_t n = 0;
+    int rc = -1;
+    (void)state;
+
+    build(&g, golden_cells, COUNT(golden_cells));
+    build(&p, sampled_cells, COUNT(sampled_cells));
+    assert_int_equal(view_build(&v, &p, &g, PICS_GRAN_INSN_COMPONENT, NULL), TEA_OK);
+    assert_int_equal(view_components(&v, &items, &n), TEA_OK);
+    assert_int_equal(n, 2);
+    assert_int_equal(items[0].psv, 0);
+    assert_int_equal(items[1].psv, 1);
+    assert_true(fabs(items[0].contribution - 20.0 / 96) < 1e-12);
+    assert_true(fabs(items[1].contribution - 4.0 / 96) < 1e-12);
+    assert_true(fabs(items[0].contribution + items[1].contribution - view_error(&v)) < 1e-12);
+    view_table_components_init(&c, &v, items, n);
+    view_table_component_columns(&c, cols, &table);
+    CAPTURE(out, (emit_csv_header(f, &table), rc = emit_csv_rows(f, &table)));
+    assert_int_equal(rc, TEA_OK);
+    assert_string_equal(out, "component,psv,contribution,share,golden_share\n"
+                             "base,0,0.208333333,0.750000000,0.833333333\n"
+                             "ST-L1,1,0.041666667,0.250000000,0.166666667\n");
+    free(out);
+    free(items);
+    view_free(&v);
+    pics_free(&g);
+    pics_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(insn_component), cmocka_unit_test(insn), cmocka_unit_test(func),
         cmocka_unit_test(one_pics),       cmocka_unit_test(functions_order), cmocka_unit_test(fit_names),
         cmocka_unit_test(intervals),      cmocka_unit_test(table_in_three_formats),
+        cmocka_unit_test(by_component),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
