@@ -521,13 +521,16 @@ static int follow_programs(process *p, model_core **core)
 
 /* SimPoint's regions: each window's start and the intervals it stands
  * for, round(weight x the run's intervals), the run's intervals counted by
- * the tool to the program's end (a run cut short, by the last region's). */
+ * the tool to the program's end (a run cut short, by the last region's);
+ * regions that do not fit the run counted are refused
+ * (record_simpoint_check_fit). */
 static int set_weights(process *p, trace_sampling *s)
 {
     const record_run_options *o = p->o;
     const record_simpoint_list *l = o->simpoints;
     const record_session_stats *vs = record_session_get_stats(p->session);
     uint64_t interval = o->simpoint_interval, intervals;
+    int rc;
 
     assert(l && l->count && interval);
     if (p->window_count > l->count) /* the tool's stream, not this code, said so */
@@ -535,6 +538,8 @@ static int set_weights(process *p, trace_sampling *s)
                          l->count);
     if (vs->have_count) {
         intervals = vs->region_instructions / interval + (vs->region_instructions % interval != 0);
+        if ((rc = record_simpoint_check_fit(l, intervals, interval)))
+            return rc;
     } else {
         record_run_note n = { .kind = RECORD_RUN_NOTE_COUNT_UNKNOWN, .pid = p->pid };
         intervals = l->regions[l->count - 1].interval + 1;
@@ -544,13 +549,6 @@ static int set_weights(process *p, trace_sampling *s)
     if (!(p->weights = calloc(l->count, sizeof *p->weights)))
         return error_set(TEA_ERR_NOMEM, "out of memory");
     record_simpoint_integer_weights(l, intervals, p->weights);
-    if (vs->have_count && p->window_count < l->count) {
-        record_run_note n = { .kind = RECORD_RUN_NOTE_REGIONS_PAST_END, .pid = p->pid };
-        n.count = l->count - p->window_count;
-        n.regions = l->count;
-        n.instructions = vs->region_instructions;
-        say(o, &n);
-    }
     s->every = interval;
     s->window_starts = o->session.sample_starts;
     s->window_weights = p->weights;

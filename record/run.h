@@ -54,9 +54,6 @@ typedef enum record_run_note_kind {
      * recording ended early): the regions' weights are taken of `count`
      * intervals, the last region's. */
     RECORD_RUN_NOTE_COUNT_UNKNOWN,
-    /* SimPoint's regions: `count` of the `regions` lie past the program's
-     * end, after its `instructions`. */
-    RECORD_RUN_NOTE_REGIONS_PAST_END,
     /* Taking a forked child's stream failed: `message`. */
     RECORD_RUN_NOTE_CHILD_ERROR
 } record_run_note_kind;
@@ -73,9 +70,8 @@ typedef struct record_run_note {
     const char *message;      /* CHILD_ERROR */
     const char *const *names; /* START_AT: close names */
     size_t name_count;
-    uint64_t instructions;    /* HINT: recorded so far; EXEC: dropped; REGIONS_PAST_END: the program's */
-    uint64_t count;           /* START_AT: objects; COUNT_UNKNOWN: intervals; REGIONS_PAST_END: regions */
-    uint64_t regions;         /* REGIONS_PAST_END: all regions */
+    uint64_t instructions;    /* HINT: recorded so far; EXEC: dropped */
+    uint64_t count;           /* START_AT: objects; COUNT_UNKNOWN: intervals */
     double rate;              /* HINT: instructions per second (0 when no time passed) */
 } record_run_note;
 

@@ -203,6 +203,31 @@ done:
     return rc;
 }
 
+int record_simpoint_check_fit(const record_simpoint_list *l, uint64_t intervals, uint64_t interval)
+{
+    size_t past = 0;
+    uint64_t last;
+
+    TEA_ASSERT_ARG(l && l->count && interval);
+    last = l->regions[l->count - 1].interval; /* regions come by increasing interval */
+    for (size_t i = 0; i < l->count; i++)
+        past += l->regions[i].interval >= intervals;
+    if (past)
+        return error_set(TEA_ERR_USAGE,
+                         "%zu of the %zu SimPoint regions lie past the program's end: the run has %llu intervals of "
+                         "--simpoint-interval %llu instructions, the last region is interval %llu; are the files "
+                         "for this program, input and interval?",
+                         past, l->count, (unsigned long long)intervals, (unsigned long long)interval,
+                         (unsigned long long)last);
+    if (l->count >= 2 && intervals >= RECORD_SIMPOINT_TENTH_MIN_INTERVALS && (last + 1) * 10 <= intervals)
+        return error_set(TEA_ERR_USAGE,
+                         "every SimPoint region lies in the first tenth of the run: the last is interval %llu of "
+                         "the run's %llu intervals of --simpoint-interval %llu instructions; were the files made "
+                         "with a larger interval?",
+                         (unsigned long long)last, (unsigned long long)intervals, (unsigned long long)interval);
+    return TEA_OK;
+}
+
 void record_simpoint_integer_weights(const record_simpoint_list *l, uint64_t intervals, uint64_t *out)
 {
     for (size_t i = 0; i < l->count; i++) {

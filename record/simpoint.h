@@ -42,6 +42,20 @@ typedef struct record_simpoint_list {
  * RECORD_SIMPOINTS_MAX), TEA_ERR_NOMEM. */
 int record_simpoint_read(record_simpoint_list *out, const char *simpoints_path, const char *weights_path);
 
+/* A run has a first tenth to test (check_fit) from this many intervals. */
+#define RECORD_SIMPOINT_TENTH_MIN_INTERVALS 10
+
+/* Whether the regions of `l` fit the run the tool counted, `intervals`
+ * intervals of `interval` instructions: 0, or TEA_ERR_USAGE naming the
+ * interval when some regions lie past the run's end, or when every region
+ * of several lies in its first tenth (a run of
+ * RECORD_SIMPOINT_TENTH_MIN_INTERVALS or more): files made for another
+ * interval (10^7 given as 10^6 puts ten regions in the first 10^8
+ * instructions of a 10^9 run), program or input. A picker spreads the
+ * regions of several clusters over the run it profiled; one cluster's
+ * representative may well be the first interval. */
+int record_simpoint_check_fit(const record_simpoint_list *l, uint64_t intervals, uint64_t interval);
+
 /* The intervals each region stands for in a run of `intervals` of them:
  * round(weight * intervals), at least 1, into out[count]. */
 void record_simpoint_integer_weights(const record_simpoint_list *l, uint64_t intervals, uint64_t *out);

@@ -130,11 +130,6 @@ static void print_note(void *ctx, const record_run_note *n)
                         "ended early): the regions' weights are taken of %llu intervals, the last region's\n",
                 (unsigned long long)n->count);
         break;
-    case RECORD_RUN_NOTE_REGIONS_PAST_END:
-        fprintf(stderr, "tea record: warning: %zu of the %zu SimPoint regions lie past the program's end (%llu "
-                        "instructions): are the files for this program and input?\n",
-                (size_t)n->count, (size_t)n->regions, (unsigned long long)n->instructions);
-        break;
     case RECORD_RUN_NOTE_CHILD_ERROR:
         fprintf(stderr, "tea record: %s\n", n->message);
         break;

@@ -77,13 +77,20 @@ run 0 "$TEA" record -q -o spall.tea --start-at long_region --simpoints sp.txt --
 [ "$(json_number infoall.json warmup)" -eq 11000000 ] && [ "$(json_number infoall.json commits)" -eq 2000 ] ||
     fail "--sample-warmup all with --simpoints: warm-up $(json_number infoall.json warmup), expected 11000000"
 
-# a region past the program's end: warned, the others kept
+# regions that do not fit the run (files made for another interval,
+# program or input) are refused, naming the interval, and leave no trace:
+# one past the program's end (21 intervals), and every region in the
+# first tenth (intervals 0 and 1 of 21: 2 x 10 <= 21)
 printf '2 0\n400 1\n' >sp2.txt
-run 0 "$TEA" record -q -o sp2.tea --start-at long_region --simpoints sp2.txt --weights w.txt \
+run 2 "$TEA" record -q -o sp2.tea --start-at long_region --simpoints sp2.txt --weights w.txt \
     --simpoint-interval 1000000 --sample-length 1000 -- ./prog long out4.txt 3
-contains err.txt "1 of the 2 SimPoint regions lie past the program's end"
-"$TEA" info --json sp2.tea >info2.json
-[ "$(json_number info2.json windows)" -eq 1 ] || fail "a region past the end: $(json_number info2.json windows) windows"
+contains err.txt "1 of the 2 SimPoint regions lie past the program's end: the run has 21 intervals of --simpoint-interval 1000000 instructions"
+[ ! -e sp2.tea ] || fail "a refused SimPoint recording left its trace"
+printf '0 0\n1 1\n' >sp3.txt
+run 2 "$TEA" record -q -o sp3.tea --start-at long_region --simpoints sp3.txt --weights w.txt \
+    --simpoint-interval 1000000 --sample-length 1000 -- ./prog long out4.txt 3
+contains err.txt "every SimPoint region lies in the first tenth of the run: the last is interval 1 of the run's 21 intervals of --simpoint-interval 1000000 instructions"
+[ ! -e sp3.tea ] || fail "a refused SimPoint recording left its trace"
 
 # what does not go together, and bad files (named, with the line)
 run 2 "$TEA" record -q -o bad.tea --simpoints sp.txt -- ./prog plain out5.txt 1

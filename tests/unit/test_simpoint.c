@@ -104,12 +104,43 @@ static void takes_rounded_and_partial_weights(void **state)
     record_simpoint_free(&l);
 }
 
+/* Regions against the run the tool counted. Regions at intervals 5 and 58
+ * (files made at 10^7 given as 10^6, say): a run of 580 intervals has its
+ * first tenth end at interval 58, which the last region ends with (58 + 1
+ * = 59 > 58: it fits); at 590 intervals (59 x 10 = 590) every region lies
+ * in the first tenth and is refused, naming the interval. 58 intervals
+ * leave the last region (interval 58) past the end. Regions 0 and 1 fit
+ * a run of 19 intervals, not one of 20; one region (one cluster) may lie
+ * anywhere. */
+static void checks_the_regions_fit_the_run(void **state)
+{
+    record_simpoint_list l;
+    (void)state;
+    assert_int_equal(read_pair("5 0\n58 1\n", "0.5 0\n0.5 1\n", &l), 0);
+    assert_int_equal(record_simpoint_check_fit(&l, 580, 1000000), TEA_OK);
+    assert_int_equal(record_simpoint_check_fit(&l, 590, 1000000), TEA_ERR_USAGE);
+    assert_non_null(strstr(error_message(), "every SimPoint region lies in the first tenth of the run: the last is "
+                                            "interval 58 of the run's 590 intervals of --simpoint-interval 1000000"));
+    assert_int_equal(record_simpoint_check_fit(&l, 58, 1000000), TEA_ERR_USAGE);
+    assert_non_null(strstr(error_message(), "1 of the 2 SimPoint regions lie past the program's end: the run has 58 "
+                                            "intervals of --simpoint-interval 1000000 instructions"));
+    record_simpoint_free(&l);
+    assert_int_equal(read_pair("0 0\n1 1\n", "0.5 0\n0.5 1\n", &l), 0);
+    assert_int_equal(record_simpoint_check_fit(&l, 19, 100), TEA_OK);
+    assert_int_equal(record_simpoint_check_fit(&l, 20, 100), TEA_ERR_USAGE);
+    record_simpoint_free(&l);
+    assert_int_equal(read_pair("0 0\n", "1 0\n", &l), 0);
+    assert_int_equal(record_simpoint_check_fit(&l, 1000, 100), TEA_OK);
+    record_simpoint_free(&l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(reads_regions_in_interval_order),
         cmocka_unit_test(refuses_bad_files),
         cmocka_unit_test(takes_rounded_and_partial_weights),
+        cmocka_unit_test(checks_the_regions_fit_the_run),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
