@@ -12,8 +12,10 @@
 #include "common/cleanup.h"
 #include "common/error.h"
 #include "record/run.h"
+#include "view/estimate.h"
 
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -181,6 +183,23 @@ static void summarize(const record_run *run)
     fprintf(stderr, "%s\n", record_run_stop_reason(vs->stop));
 }
 
+/* After a sampled recording's summary (whose instructions and cycles are
+ * the windows'), the run its windows stand for, as tea info estimates it.
+ * A trace that cannot be read back costs only this line. */
+static void summarize_run(const record_run *run)
+{
+    const trace_open_options opts = { 0 };
+    view_estimate e;
+    int sampled;
+
+    if (view_estimate_file(run->out_path, &opts, &e, &sampled) || !sampled)
+        return;
+    fprintf(stderr, "tea record: %s: the run: estimated %.6g cycles", run->out_path, e.cycles);
+    if (!isnan(e.half))
+        fprintf(stderr, " +- %.3g (95 %%)", e.half);
+    fprintf(stderr, " for %.6g instructions (the figures above are its windows')\n", e.instructions);
+}
+
 /* Warns when the recorded thread ran under half of the program's
  * instructions, naming the thread that ran most and --thread. */
 static void warn_thread_share(const record_run *run)
@@ -271,8 +290,10 @@ static int record(record_request *req, int *exit_status)
     }
     rc = record_run_program(&req->run, &run);
     if (rc == TEA_OK) {
-        if (!quiet(req))
+        if (!quiet(req)) {
             summarize(&run);
+            summarize_run(&run);
+        }
         warn_thread_share(&run);
         *exit_status = finished_status(&run, quiet(req));
     }

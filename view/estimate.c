@@ -2,9 +2,11 @@
  * estimate.c: a sampled trace's estimate of the whole run (see estimate.h).
  */
 #include "estimate.h"
+#include "common/error.h"
 #include "common/stats.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 void view_estimate_counter_init(view_estimate_counter *c, const trace_sampling *s, uint64_t *insns)
 {
@@ -86,4 +88,38 @@ void view_estimate_run(view_estimate *e, const trace_sampling *s, const trace_to
     }
     e->cycles = stats_mean(&cpi) * e->instructions;
     e->half = stats_half_interval95(&cpi) * e->instructions;
+}
+
+int view_estimate_file(const char *path, const trace_open_options *opts, view_estimate *e, int *sampled)
+{
+    trace_reader *reader = NULL;
+    trace_batch batch = { 0 };
+    view_estimate_counter counter;
+    const trace_run *run;
+    uint64_t *insns = NULL;
+    int rc;
+
+    *sampled = 0;
+    if ((rc = trace_reader_open(&reader, path, opts)))
+        return rc;
+    if ((rc = trace_reader_run(reader, &run)) || !run->sampling.every || !run->sampling.window_count)
+        goto done; /* not sampled, or its windows only at its end (a pipe): nothing to count by */
+    if (!(insns = calloc(2 * run->sampling.window_count, sizeof *insns))) {
+        rc = error_set(TEA_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    view_estimate_counter_init(&counter, &run->sampling, insns);
+    if ((rc = trace_batch_init(&batch, TRACE_BATCH_RECORDS)))
+        goto done;
+    while (!(rc = trace_reader_read(reader, &batch)) && batch.count)
+        view_estimate_count(&counter, &batch);
+    if (!rc && !(rc = trace_reader_run(reader, &run))) {
+        view_estimate_run(e, &run->sampling, trace_reader_totals(reader), insns);
+        *sampled = 1;
+    }
+done:
+    trace_batch_free(&batch);
+    trace_reader_close(reader);
+    free(insns);
+    return rc;
 }

@@ -62,4 +62,12 @@ typedef struct view_estimate {
  * `length` µops and the last the rest of the trace's commits. */
 void view_estimate_run(view_estimate *e, const trace_sampling *s, const trace_totals *t, const uint64_t *insns);
 
+/* The estimate of the run the trace at `path` stands for, as tea info
+ * gives it (its windows' commits counted), reading the trace once: 0 with
+ * *sampled set when the trace is sampled (periodic or SimPoint), 0 with
+ * *sampled 0 (and `e` untouched) when it is not; errors of the reader,
+ * TEA_ERR_NOMEM. For the summaries of tea record and tea replay, which
+ * give the run beside the windows' own figures. */
+int view_estimate_file(const char *path, const trace_open_options *opts, view_estimate *e, int *sampled);
+
 #endif

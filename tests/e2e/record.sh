@@ -141,6 +141,14 @@ cmp -s a.pcs b.pcs || fail "--warmup recorded other instructions than --skip ove
 run 0 "$TEA" record -q -o samp.tea --start-at long_region --stop-at stop_here --sample-every 1000000 \
     --sample-length 1000 --sample-warmup 10000 -- ./prog long out15.txt 3
 [ "$(tail -n 1 out15.txt)" = done ] || fail "--sample-every: the program did not run to its end"
+# without -q the summary (the windows' instructions and cycles) is followed
+# by the run, as tea info estimates it
+run 0 "$TEA" record -o sampv.tea --start-at long_region --stop-at stop_here --sample-every 1000000 \
+    --sample-length 1000 --sample-warmup 10000 -- ./prog long out15v.txt 3
+contains err.txt "sampv.tea: 20000 instructions in "
+est=$("$TEA" info sampv.tea | sed -n 's/^estimate: *\([^ ]*\) cycles for .*/\1/p')
+contains err.txt "sampv.tea: the run: estimated $est cycles +- "
+contains err.txt "for 2e+07 instructions (the figures above are its windows')"
 [ "$(commits samp.tea)" -eq 20000 ] || fail "--sample-every: $(commits samp.tea) instructions timed, expected 20 * 1000"
 [ "$(json_number info.json windows)" -eq 20 ] || fail "--sample-every: $(json_number info.json windows) windows, expected 20"
 [ "$(json_number info.json every)" -eq 1000000 ] && [ "$(json_number info.json length)" -eq 1000 ] &&
@@ -171,6 +179,11 @@ awk -v e="$est" -v c="$cycles" 'BEGIN { exit !(e == c * 1000) }' ||
 # replay samples the windows as often as the whole run: at 4 kHz (a period
 # of 800,000 cycles at 3.2 GHz) every 800 of the trace's cycles
 run 0 "$TEA" replay -q samp.tea --schemes tea --freq 4k -o samp-r
+# its header gives the run the windows stand for, as tea info estimates it
+est=$("$TEA" info samp.tea | sed -n 's/^estimate: *\([^ ]*\) cycles for .*/\1/p')
+[ -n "$est" ] || fail "tea info samp.tea: no estimate line"
+contains out.txt "run:    estimated $est cycles +- "
+contains out.txt "for 2e+07 instructions, from the trace's 20 windows (the cycles above are theirs)"
 n=$(awk -F, '$2 == "tea" { print $5 }' samp-r/summary.csv)
 [ "$n" -ge $((cycles / 800)) ] && [ "$n" -le $((cycles / 800 + 1)) ] ||
     fail "--sample-every: TEA took $n samples, expected one per 800 of $cycles cycles"
