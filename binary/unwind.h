@@ -37,7 +37,8 @@ typedef struct binary_unwind_range {
 /* The FDE ranges of `elf`, sorted by start (duplicates removed; an FDE
  * whose encoding is not understood, or whose range is empty, is skipped):
  * *out is malloc'd (NULL when there are none) and *table names the section
- * read (".eh_frame", ".debug_frame") or NULL. Returns 0 or TEA_ERR_NOMEM;
+ * read (".eh_frame", ".debug_frame") or NULL. Returns 0 or TEA_ERR_NOMEM
+ * (TEA_ERR_USAGE for a NULL argument in a Release build, TEA_ASSERT_ARG);
  * a damaged table ends the walk where it stops making sense, keeping the
  * ranges before. */
 int binary_unwind_ranges(Elf *elf, binary_unwind_range **out, size_t *count, const char **table);
