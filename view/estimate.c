@@ -13,6 +13,20 @@ void view_estimate_counter_init(view_estimate_counter *c, const trace_sampling *
     *c = (view_estimate_counter){ s, insns, 0 };
 }
 
+int view_estimate_counter_open(view_estimate_counter *c, trace_reader *reader, uint64_t **insns)
+{
+    const trace_run *run;
+    int rc;
+
+    *insns = NULL;
+    if ((rc = trace_reader_run(reader, &run)) || !run->sampling.every || !run->sampling.window_count)
+        return rc;
+    if (!(*insns = calloc(2 * run->sampling.window_count, sizeof **insns)))
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    view_estimate_counter_init(c, &run->sampling, *insns);
+    return TEA_OK;
+}
+
 void view_estimate_count(view_estimate_counter *c, const trace_batch *batch)
 {
     uint64_t *last_commit = c->insns + c->s->window_count;
@@ -102,13 +116,8 @@ int view_estimate_file(const char *path, const trace_open_options *opts, view_es
     *sampled = 0;
     if ((rc = trace_reader_open(&reader, path, opts)))
         return rc;
-    if ((rc = trace_reader_run(reader, &run)) || !run->sampling.every || !run->sampling.window_count)
+    if ((rc = view_estimate_counter_open(&counter, reader, &insns)) || !insns)
         goto done; /* not sampled, or its windows only at its end (a pipe): nothing to count by */
-    if (!(insns = calloc(2 * run->sampling.window_count, sizeof *insns))) {
-        rc = error_set(TEA_ERR_NOMEM, "out of memory");
-        goto done;
-    }
-    view_estimate_counter_init(&counter, &run->sampling, insns);
     if ((rc = trace_batch_init(&batch, TRACE_BATCH_RECORDS)))
         goto done;
     while (!(rc = trace_reader_read(reader, &batch)) && batch.count)

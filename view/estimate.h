@@ -42,6 +42,13 @@ typedef struct view_estimate_counter {
  * `insns`. */
 void view_estimate_counter_init(view_estimate_counter *c, const trace_sampling *s, uint64_t *insns);
 
+/* Starts counting the windows of the trace `reader` reads when they are
+ * known at its open (a sampled trace file): *insns is then calloc'd (2 x
+ * the windows; the caller frees it) and `c` counts into it. *insns stays
+ * NULL for a trace that is not sampled or names its windows only at its
+ * end (a pipe). 0, the reader's error or TEA_ERR_NOMEM. */
+int view_estimate_counter_open(view_estimate_counter *c, trace_reader *reader, uint64_t **insns);
+
 /* Counts the records of `batch` (the next of the trace, in order). */
 void view_estimate_count(view_estimate_counter *c, const trace_batch *batch);
 

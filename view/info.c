@@ -90,19 +90,9 @@ static int scan_trace(view_info *rep, const trace_open_options *opts, progress_m
     if ((rc = trace_batch_init(&batch, TRACE_BATCH_RECORDS)))
         goto done;
     golden_init(&g, trace_reader_header(reader)->initial_window);
-    {
-        /* a file's windows are known at open: count each one's commits */
-        const trace_run *run;
-        if ((rc = trace_reader_run(reader, &run)))
-            goto done;
-        if (run->sampling.every && run->sampling.window_count) {
-            if (!(rep->window_insns = calloc(2 * run->sampling.window_count, sizeof *rep->window_insns))) {
-                rc = error_set(TEA_ERR_NOMEM, "out of memory");
-                goto done;
-            }
-            view_estimate_counter_init(&counter, &run->sampling, rep->window_insns);
-        }
-    }
+    /* a file's windows are known at open: count each one's commits */
+    if ((rc = view_estimate_counter_open(&counter, reader, &rep->window_insns)))
+        goto done;
     for (;;) {
         if ((rc = trace_reader_read(reader, &batch)))
             goto done;
