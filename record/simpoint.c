@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "simpoint.h"
 #include "common/error.h"
+#include "common/outfile.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -71,8 +72,26 @@ static int parse_line(const char *text, int weighted, simpoint_line *out)
     return *p == '\n' || *p == '\0' ? 0 : -1;
 }
 
-/* Reads every line of `path` into a new array. */
-static int read_lines(const char *path, int weighted, simpoint_line **lines, size_t *count)
+/* Whether `text` is the comment naming the interval (RECORD_SIMPOINT_INTERVAL_COMMENT
+ * and a number), the number into *interval. */
+static int comment_interval(const char *text, uint64_t *interval)
+{
+    const char *p = skip_blanks(text);
+    size_t n = strlen(RECORD_SIMPOINT_INTERVAL_COMMENT);
+    uint64_t v;
+
+    if (strncmp(p, RECORD_SIMPOINT_INTERVAL_COMMENT, n) != 0)
+        return 0;
+    p += n;
+    if (parse_u64(&p, &v) || v == 0 || (*p != ' ' && *p != '\n' && *p != '\0'))
+        return 0;
+    *interval = v;
+    return 1;
+}
+
+/* Reads every line of `path` into a new array, and the interval its
+ * comment names into *interval (when not NULL; 0 when none does). */
+static int read_lines(const char *path, int weighted, simpoint_line **lines, size_t *count, uint64_t *interval)
 {
     FILE *f = fopen(path, "r");
     char *text = NULL;
@@ -81,12 +100,16 @@ static int read_lines(const char *path, int weighted, simpoint_line **lines, siz
 
     *lines = NULL;
     *count = 0;
+    if (interval)
+        *interval = 0;
     if (!f)
         return error_set(TEA_ERR_IO, "%s: %s", path, strerror(errno));
     while (getline(&text, &cap, f) >= 0) {
         simpoint_line got;
         int r = parse_line(text, weighted, &got);
         line_no++;
+        if (r == 1 && interval && !*interval)
+            comment_interval(text, interval);
         if (r == 1)
             continue;
         if (r < 0) {
@@ -188,7 +211,8 @@ int record_simpoint_read(record_simpoint_list *out, const char *simpoints_path, 
     int rc;
 
     memset(out, 0, sizeof *out);
-    if ((rc = read_lines(simpoints_path, 0, &points, &np)) || (rc = read_lines(weights_path, 1, &weights, &nw)))
+    if ((rc = read_lines(simpoints_path, 0, &points, &np, &out->interval))
+        || (rc = read_lines(weights_path, 1, &weights, &nw, NULL)))
         goto done;
     if (!(out->regions = calloc(np, sizeof *out->regions))) {
         rc = error_set(TEA_ERR_NOMEM, "out of memory");
@@ -234,6 +258,44 @@ void record_simpoint_integer_weights(const record_simpoint_list *l, uint64_t int
         double n = floor(l->regions[i].weight * (double)intervals + 0.5);
         out[i] = n < 1 ? 1 : (uint64_t)n;
     }
+}
+
+/* One of the two files: `weighted` the weights, else the regions. */
+static int write_file(const record_simpoint_list *l, const char *path, int weighted, outfile **out)
+{
+    int rc = outfile_open(out, path);
+    if (!rc && !weighted && l->interval)
+        fprintf(outfile_stream(*out), "%s%llu instructions (exp-bbv's --interval-size)\n",
+                RECORD_SIMPOINT_INTERVAL_COMMENT, (unsigned long long)l->interval);
+    for (size_t i = 0; !rc && i < l->count; i++) {
+        const record_simpoint *r = &l->regions[i];
+        if (weighted)
+            fprintf(outfile_stream(*out), "%.9g %llu\n", r->weight, (unsigned long long)r->cluster);
+        else
+            fprintf(outfile_stream(*out), "%llu %llu\n", (unsigned long long)r->interval,
+                    (unsigned long long)r->cluster);
+    }
+    return rc;
+}
+
+int record_simpoint_write(const record_simpoint_list *l, const char *simpoints_path, const char *weights_path)
+{
+    outfile *regions = NULL, *weights = NULL;
+    int rc = write_file(l, simpoints_path, 0, &regions);
+    if (!rc)
+        rc = write_file(l, weights_path, 1, &weights);
+    /* both written before either is renamed into place (commit frees) */
+    if (!rc) {
+        rc = outfile_commit(regions);
+        regions = NULL;
+    }
+    if (!rc) {
+        rc = outfile_commit(weights);
+        weights = NULL;
+    }
+    outfile_abort(regions);
+    outfile_abort(weights);
+    return rc;
 }
 
 void record_simpoint_free(record_simpoint_list *l)

@@ -10,7 +10,9 @@
  *   --weights FILE     one line per cluster: "WEIGHT CLUSTER", the share of
  *                      all intervals (0 < WEIGHT <= 1) that the cluster holds.
  *
- * Blank lines and lines starting with '#' are skipped. Every region's
+ * Blank lines and lines starting with '#' are skipped, but for one: a
+ * line "# interval N ..." in the regions' file (as tea simpoint writes
+ * it) names the interval, N instructions, the files were made for. Every region's
  * cluster needs exactly one weight and every weight a region. The regions
  * come out in the order of their intervals.
  */
@@ -29,7 +31,12 @@ typedef struct record_simpoint {
 typedef struct record_simpoint_list {
     record_simpoint *regions; /* by increasing interval */
     size_t count;
+    uint64_t interval;         /* instructions per interval, as the regions' file names it; 0: it does not */
 } record_simpoint_list;
+
+/* The comment that names the interval, before the number. */
+#define RECORD_SIMPOINT_INTERVAL_COMMENT "# interval "
+
 
 /* Most regions a list holds. */
 #define RECORD_SIMPOINTS_MAX 4096
@@ -59,6 +66,11 @@ int record_simpoint_check_fit(const record_simpoint_list *l, uint64_t intervals,
 /* The intervals each region stands for in a run of `intervals` of them:
  * round(weight * intervals), at least 1, into out[count]. */
 void record_simpoint_integer_weights(const record_simpoint_list *l, uint64_t intervals, uint64_t *out);
+
+/* Writes `l` as SimPoint's two files (the format above; a weight with 9
+ * significant digits; the interval's comment first when l->interval), each whole or not at all (common/outfile.h). 0,
+ * TEA_ERR_USAGE (a path that cannot be an output), TEA_ERR_IO. */
+int record_simpoint_write(const record_simpoint_list *l, const char *simpoints_path, const char *weights_path);
 
 void record_simpoint_free(record_simpoint_list *l);
 

@@ -10,6 +10,7 @@ int cmd_tea_convert(int argc, char **argv);
 int cmd_tea_gen(int argc, char **argv);
 int cmd_tea_replay(int argc, char **argv);
 int cmd_tea_record(int argc, char **argv);
+int cmd_tea_simpoint(int argc, char **argv);
 int cmd_tea_topdown(int argc, char **argv);
 int cmd_tea_stalls(int argc, char **argv);
 int cmd_tea_sweep(int argc, char **argv);

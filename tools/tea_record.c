@@ -394,15 +394,20 @@ static int check_simpoints(const char *prog, record_request *req, uint64_t warmu
     if (vg->sample_every || vg->skip || vg->max_instructions || vg->stop_at || vg->warmup)
         return cli_usage_error(prog, "--simpoints does not go with --sample-every, --skip, --max-instructions, "
                                      "--stop-at or --warmup (use --sample-warmup)");
+    if ((rc = record_simpoint_read(&req->simpoints, req->simpoints_path, req->weights_path)))
+        return cli_fail(prog, rc);
+    /* the interval the files name (tea simpoint's) is the one they were made for */
+    if (l->interval && req->run.simpoint_interval && l->interval != req->run.simpoint_interval)
+        return cli_usage_error(prog, "%s was made for intervals of %llu instructions, not --simpoint-interval %llu",
+                               req->simpoints_path, (unsigned long long)l->interval,
+                               (unsigned long long)req->run.simpoint_interval);
     if (!req->run.simpoint_interval)
-        req->run.simpoint_interval = RECORD_SIMPOINT_INTERVAL;
+        req->run.simpoint_interval = l->interval ? l->interval : RECORD_SIMPOINT_INTERVAL;
     if (!vg->sample_length)
         vg->sample_length = req->run.simpoint_interval;
     if (vg->sample_length > req->run.simpoint_interval)
         return cli_usage_error(prog, "--sample-length %llu is over --simpoint-interval %llu",
                                (unsigned long long)vg->sample_length, (unsigned long long)req->run.simpoint_interval);
-    if ((rc = record_simpoint_read(&req->simpoints, req->simpoints_path, req->weights_path)))
-        return cli_fail(prog, rc);
     if (!(req->starts = calloc(l->count, sizeof *req->starts)))
         return cli_fail(prog, error_set(TEA_ERR_NOMEM, "out of memory"));
     for (size_t k = 0; k < l->count; k++) {
@@ -457,7 +462,7 @@ int cmd_tea_record(int argc, char **argv)
         CLI_STRING("weights", 0, "FILE", &req.weights_path,
                    "SimPoint 3's -saveSimpointWeights file ('WEIGHT CLUSTER')"),
         CLI_UINT("simpoint-interval", "N", &req.run.simpoint_interval, 1, UINT64_MAX, "invalid instruction count '%s'",
-                 "instructions per SimPoint interval, exp-bbv's\n--interval-size (default " CLI_STR(
+                 "instructions per SimPoint interval, exp-bbv's\n--interval-size (default: the one FILE names, as tea\nsimpoint writes it, else " CLI_STR(
                      RECORD_SIMPOINT_INTERVAL) "); each region\ntimes --sample-length of them (default all)"),
         CLI_STRING("start-at", 0, "FUNCTION", &vg->start_at, "start recording at FUNCTION's entry (any object)"),
         CLI_STRING("stop-at", 0, "FUNCTION", &vg->stop_at, "stop recording at FUNCTION's entry (recorded)"),

@@ -89,6 +89,9 @@
  *   MODE rdtscp:  runs RDTSCP when CPUID (leaf 0x80000001, EDX bit 27)
  *                 says the processor has it, as libhwy does at load time,
  *                 and writes "rdtscp BIT" first to OUTPUT_FILE
+ *   MODE phases:  runs long_region() once, then stream_region()
+ *                 PHASE_STREAMS times: two phases of known length (see
+ *                 tests/e2e/simpoint.sh)
  *   MODE longs:   runs long_region() on a second thread while the main
  *                 thread calls sched_yield() until it is done (Valgrind runs
  *                 the main thread for a moment at every switch)
@@ -130,6 +133,8 @@
     "2:\n  lea page_buf(%rip), %rax\n  mov $" PAGE_PAIRS_TEXT ", %ecx\n"                          \
     "3:\n  mov " first "(%rax), %r8\n  mov " second "(%rax), %r9\n  add $8192, %rax\n  dec %ecx\n" \
     "  jnz 3b\n  dec %edx\n  jnz 2b\n  call stop_here\n  ret\n.size " name ",.-" name "\n"
+
+#define PHASE_STREAMS 4
 
 #define BRANCH_PASSES 20000
 #define BRANCH_PASSES_TEXT STR(BRANCH_PASSES)
@@ -248,6 +253,10 @@ int main(int argc, char **argv)
             return 1;
     } else if ((run = region_of(argv[1]))) {
         run();
+    } else if (!strcmp(argv[1], "phases")) {
+        long_region();
+        for (int i = 0; i < PHASE_STREAMS; i++)
+            stream_region();
     } else if (!strcmp(argv[1], "longs")) {
         if (pthread_create(&t, NULL, run_long_region, NULL) != 0)
             return 1;

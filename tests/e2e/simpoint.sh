@@ -106,4 +106,42 @@ printf '0.25 0\n0.75 x\n' >wbad.txt
 run 1 "$TEA" record -q -o bad.tea --simpoints sp.txt --weights wbad.txt -- ./prog plain out5.txt 1
 contains err.txt "wbad.txt, line 2: expected \"WEIGHT CLUSTER\""
 [ ! -e bad.tea ] || fail "a refused recording left a trace"
+
+# tea simpoint on the program's two phases (mode phases): long_region's
+# 2 x 10^7 + 6 instructions, then stream_region's 4 x 2621604 (each pass
+# 2 + 16384 x 4 + 2, 40 passes, 4 around them) = 10486416, in intervals of
+# 2 x 10^5 after about 10^5 of start-up: phase A ends in interval 100.
+# Regions in both phases, each phase's weights within 5 % of its share of
+# the intervals' instructions.
+run 0 "$TEA" simpoint -o ph --interval 200000 --keep-bbv ph.bb -- ./prog phases out6.txt 1
+[ "$(tail -n 1 out6.txt)" = done ] || fail "tea simpoint: the program did not run to its end"
+contains out.txt "record them with"
+[ "$(sed -n 1p ph.simpoints)" = "# interval 200000 instructions (exp-bbv's --interval-size)" ] ||
+    fail "tea simpoint: ph.simpoints does not name the interval first: $(sed -n 1p ph.simpoints)"
+total=$(sed -n 's/^[0-9]* intervals of 200000 instructions (\([0-9]*\) in all);.*/\1/p' out.txt)
+[ -n "$total" ] || fail "tea simpoint: no summary line: $(head -n 1 out.txt)"
+paste -d' ' <(grep -v '^#' ph.simpoints) ph.weights >ph.joined
+awk -v total="$total" '
+    { if ($1 <= 100) a += $3; else b += $3; na += $1 <= 100; nb += $1 > 100 }
+    END { ta = 20000006 / total; tb = 10486416 / total
+          ok = na > 0 && nb > 0 && a > 0.95 * ta && a < 1.05 * ta && b > 0.95 * tb && b < 1.05 * tb
+          if (!ok) printf "phase A %d regions weighing %.4f (true %.4f), B %d weighing %.4f (true %.4f)\n", na, a, ta, nb, b, tb
+          exit !ok }' ph.joined >phases.txt || fail "tea simpoint: $(cat phases.txt)"
+# the same from the kept vectors, the same regions (the same seed)
+run 0 "$TEA" simpoint -o ph2 --interval 200000 --bbv ph.bb
+cmp -s ph.simpoints ph2.simpoints && cmp -s ph.weights ph2.weights || fail "tea simpoint --bbv: other regions"
+# tea record takes the interval from the file, and refuses another
+run 0 "$TEA" record -q -o ph.tea --simpoints ph.simpoints --weights ph.weights --sample-length 1000 \
+    -- ./prog phases out7.txt 1
+"$TEA" info --json ph.tea >phinfo.json || fail "tea info --json"
+[ "$(json_number phinfo.json every)" -eq 200000 ] || fail "tea record did not take the interval from ph.simpoints"
+run 2 "$TEA" record -q -o ph3.tea --simpoints ph.simpoints --weights ph.weights --simpoint-interval 1000000 \
+    -- ./prog phases out8.txt 1
+contains err.txt "ph.simpoints was made for intervals of 200000 instructions, not --simpoint-interval 1000000"
+[ ! -e ph3.tea ] || fail "a refused recording left a trace"
+run 2 "$TEA" simpoint -o x
+contains err.txt "missing PROGRAM"
+run 1 "$TEA" simpoint -o x --bbv wbad.txt
+contains err.txt "wbad.txt: no interval"
+[ ! -e x.simpoints ] && [ ! -e x.weights ] || fail "a refused tea simpoint left its files"
 echo "simpoint: ok"
