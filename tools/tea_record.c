@@ -12,7 +12,7 @@
 #include "common/cleanup.h"
 #include "common/error.h"
 #include "record/run.h"
-#include "view/estimate.h"
+#include "trace/estimate.h"
 
 #include <limits.h>
 #include <math.h>
@@ -189,10 +189,10 @@ static void summarize(const record_run *run)
 static void summarize_run(const record_run *run)
 {
     const trace_open_options opts = { 0 };
-    view_estimate e;
+    trace_estimate e;
     int sampled;
 
-    if (view_estimate_file(run->out_path, &opts, &e, &sampled) || !sampled)
+    if (trace_estimate_file(run->out_path, &opts, &e, &sampled) || !sampled)
         return;
     fprintf(stderr, "tea record: %s: the run: estimated %.6g cycles", run->out_path, e.cycles);
     if (!isnan(e.half))

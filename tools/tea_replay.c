@@ -12,7 +12,7 @@
 #include "study.h"
 #include "pics/pics_file.h"
 #include "results/results.h"
-#include "view/estimate.h"
+#include "trace/estimate.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -158,10 +158,10 @@ static void print_percent(double v, int width)
 static void print_run(const study_request *req, const tea_run *t)
 {
     const trace_sampling *s = &t->objects.run.sampling;
-    view_estimate e;
+    trace_estimate e;
     int sampled;
 
-    if (!s->every || view_estimate_file(t->path, &req->open, &e, &sampled) || !sampled)
+    if (!s->every || trace_estimate_file(t->path, &req->open, &e, &sampled) || !sampled)
         return;
     printf("run:    estimated %.6g cycles", e.cycles);
     if (!isnan(e.half))

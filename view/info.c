@@ -11,7 +11,7 @@
 #include "golden/golden.h"
 #include "pics/pics_file.h"
 #include "trace/frames.h"
-#include "view/estimate.h"
+#include "trace/estimate.h"
 
 #include <assert.h>
 #include <math.h>
@@ -80,7 +80,7 @@ static int scan_trace(view_info *rep, const trace_open_options *opts, progress_m
 {
     trace_reader *reader = NULL;
     trace_batch batch = { 0 };
-    view_estimate_counter counter = { 0 };
+    trace_estimate_counter counter = { 0 };
     golden g;
     uint64_t records = 0;
     int rc;
@@ -91,7 +91,7 @@ static int scan_trace(view_info *rep, const trace_open_options *opts, progress_m
         goto done;
     golden_init(&g, trace_reader_header(reader)->initial_window);
     /* a file's windows are known at open: count each one's commits */
-    if ((rc = view_estimate_counter_open(&counter, reader, &rep->window_insns)))
+    if ((rc = trace_estimate_counter_open(&counter, reader, &rep->window_insns)))
         goto done;
     for (;;) {
         if ((rc = trace_reader_read(reader, &batch)))
@@ -101,7 +101,7 @@ static int scan_trace(view_info *rep, const trace_open_options *opts, progress_m
         records += batch.count;
         progress_update(meter, records);
         if (counter.insns)
-            view_estimate_count(&counter, &batch);
+            trace_estimate_count(&counter, &batch);
         for (size_t i = 0; i < batch.count; i++)
             rep->commit_exceptions += batch.records[i].n_commit > 0 && (batch.records[i].flags & TRACE_REC_EXCEPTION);
         golden_feed(&g, &batch, NULL);
@@ -223,8 +223,8 @@ static void print_run(FILE *f, const trace_run *run, const trace_totals *t, cons
                (double)t->commits / ((double)run->region_ns / NS_PER_S) / 1e6);
     if (run->sampling.every) {
         const trace_sampling *s = &run->sampling;
-        view_estimate e;
-        view_estimate_run(&e, s, t, window_insns);
+        trace_estimate e;
+        trace_estimate_run(&e, s, t, window_insns);
         if (trace_sampling_weighted(s)) {
             emit_field(f, "sampled", "%zu SimPoint regions of %llu instructions (%llu of warm-up at most), in "
                                      "intervals of %llu;",
@@ -322,8 +322,8 @@ static void json_run(json_writer *j, const trace_run *run, const trace_totals *t
     json_key(j, "sampling");
     if (run->sampling.every) {
         const trace_sampling *s = &run->sampling;
-        view_estimate e;
-        view_estimate_run(&e, s, t, window_insns);
+        trace_estimate e;
+        trace_estimate_run(&e, s, t, window_insns);
         json_begin_object(j);
         json_key(j, "every");
         json_u64(j, s->every);

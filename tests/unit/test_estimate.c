@@ -8,7 +8,7 @@
  * t(0.975, df) is common/stats.c's (4.303 for df 2, 12.706 for df 1).
  */
 #include "testutil.h"
-#include "view/estimate.h"
+#include "trace/estimate.h"
 
 #include <math.h>
 #include <string.h>
@@ -40,7 +40,7 @@ static void counts_the_windows_commits(void **state)
     const uint64_t cycles[6] = { 10, 150, 151, 400, 500, 800 };
     const uint8_t commits[6] = { 2, 1, 3, 0, 4, 1 };
     uint64_t insns[6] = { 0 };
-    view_estimate_counter c;
+    trace_estimate_counter c;
 
     memset(records, 0, sizeof records);
     for (size_t i = 0; i < 6; i++) {
@@ -48,9 +48,9 @@ static void counts_the_windows_commits(void **state)
         records[i].n_commit = commits[i];
     }
     trace_batch first = { .records = records, .count = 2 }, second = { .records = records + 2, .count = 4 };
-    view_estimate_counter_init(&c, &PERIODIC, insns);
-    view_estimate_count(&c, &first);
-    view_estimate_count(&c, &second);
+    trace_estimate_counter_init(&c, &PERIODIC, insns);
+    trace_estimate_count(&c, &first);
+    trace_estimate_count(&c, &second);
     assert_int_equal(insns[0], 3);
     assert_int_equal(insns[1], 3);
     assert_int_equal(insns[2], 5);
@@ -72,16 +72,16 @@ static void periodic_windows(void **state)
     (void)state;
     const uint64_t insns[6] = { 100, 100, 100, 140, 390, 690 };
     const trace_totals t = { .first_cycle = 0, .last_cycle = 700, .commits = 300 };
-    view_estimate e;
+    trace_estimate e;
 
-    view_estimate_run(&e, &PERIODIC, &t, insns);
+    trace_estimate_run(&e, &PERIODIC, &t, insns);
     assert_close(e.cycles, 7000);
     assert_close(e.half, 4.303 * sqrt(7.0 / 12) / sqrt(3.0) * 3000);
     assert_close(e.half, 5692.3339457554675);
     assert_close(e.instructions, 3000);
     assert_int_equal(e.lightest, 1);
     assert_int_equal(e.heaviest, 1);
-    view_estimate_run(&e, &PERIODIC, &t, NULL);
+    trace_estimate_run(&e, &PERIODIC, &t, NULL);
     assert_close(e.cycles, 7000);
     assert_close(e.half, 5692.3339457554675);
 }
@@ -95,9 +95,9 @@ static void a_window_without_commits(void **state)
     (void)state;
     const uint64_t insns[6] = { 100, 0, 100, 140, 0, 690 };
     const trace_totals t = { .first_cycle = 0, .last_cycle = 700, .commits = 200 };
-    view_estimate e;
+    trace_estimate e;
 
-    view_estimate_run(&e, &PERIODIC, &t, insns);
+    trace_estimate_run(&e, &PERIODIC, &t, insns);
     assert_close(e.cycles, 10500);
     assert_close(e.half, 19059);
 }
@@ -110,9 +110,9 @@ static void one_window(void **state)
     const trace_sampling one = { .every = 1000, .length = 100, .window_ends = ENDS, .window_count = 1 };
     const uint64_t insns[2] = { 100, 140 };
     const trace_totals t = { .first_cycle = 0, .last_cycle = 150, .commits = 100 };
-    view_estimate e;
+    trace_estimate e;
 
-    view_estimate_run(&e, &one, &t, insns);
+    trace_estimate_run(&e, &one, &t, insns);
     assert_close(e.cycles, 1500);
     assert_true(isnan(e.half));
 }
@@ -133,15 +133,15 @@ static void weighted_windows(void **state)
                                .window_starts = starts, .window_weights = weights };
     const uint64_t insns[4] = { 100, 100, 250, 880 };
     const trace_totals t = { .first_cycle = 0, .last_cycle = 900, .commits = 200 };
-    view_estimate e;
+    trace_estimate e;
 
-    view_estimate_run(&e, &s, &t, insns);
+    trace_estimate_run(&e, &s, &t, insns);
     assert_close(e.cycles, 37500);
     assert_true(isnan(e.half));
     assert_close(e.instructions, 7000);
     assert_int_equal(e.lightest, 2);
     assert_int_equal(e.heaviest, 5);
-    view_estimate_run(&e, &s, &t, NULL);
+    trace_estimate_run(&e, &s, &t, NULL);
     assert_close(e.cycles, 36000);
 }
 

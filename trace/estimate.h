@@ -19,8 +19,8 @@
  * the next window's first µop. A window without commits (the core's last
  * drain) adds its cycles to the window before it.
  */
-#ifndef TEA_VIEW_ESTIMATE_H
-#define TEA_VIEW_ESTIMATE_H
+#ifndef TEA_TRACE_ESTIMATE_H
+#define TEA_TRACE_ESTIMATE_H
 
 #include "trace/objects.h"
 #include "trace/record.h"
@@ -32,42 +32,42 @@
 /* Counts each window's commits from the records, as a scan reads them:
  * insns[k] the µops window k committed, insns[window_count + k] the cycle
  * of its last commit. The caller owns `insns` (2 x window_count, zeroed). */
-typedef struct view_estimate_counter {
+typedef struct trace_estimate_counter {
     const trace_sampling *s;
     uint64_t *insns;
     size_t k;                  /* the window of the last record counted */
-} view_estimate_counter;
+} trace_estimate_counter;
 
 /* A counter for the windows of `s` (known at the trace's open) into
  * `insns`. */
-void view_estimate_counter_init(view_estimate_counter *c, const trace_sampling *s, uint64_t *insns);
+void trace_estimate_counter_init(trace_estimate_counter *c, const trace_sampling *s, uint64_t *insns);
 
 /* Starts counting the windows of the trace `reader` reads when they are
  * known at its open (a sampled trace file): *insns is then calloc'd (2 x
  * the windows; the caller frees it) and `c` counts into it. *insns stays
  * NULL for a trace that is not sampled or names its windows only at its
  * end (a pipe). 0, the reader's error or TEA_ERR_NOMEM. */
-int view_estimate_counter_open(view_estimate_counter *c, trace_reader *reader, uint64_t **insns);
+int trace_estimate_counter_open(trace_estimate_counter *c, trace_reader *reader, uint64_t **insns);
 
 /* Counts the records of `batch` (the next of the trace, in order). */
-void view_estimate_count(view_estimate_counter *c, const trace_batch *batch);
+void trace_estimate_count(trace_estimate_counter *c, const trace_batch *batch);
 
 /* The estimate of a sampled run. */
-typedef struct view_estimate {
+typedef struct trace_estimate {
     double cycles;             /* the whole run's cycles */
     double half;               /* half the 95 % interval of `cycles`; NaN: none */
     double instructions;       /* the instructions the windows stand for: every x the windows
                                   (periodic) or their weights' sum (weighted) */
     uint64_t lightest;         /* the lightest and heaviest window's weight (1 and 1 periodic) */
     uint64_t heaviest;
-} view_estimate;
+} trace_estimate;
 
 /* The estimate of the run of sampling `s` (every > 0, at least one window)
  * from the trace's totals `t` and the windows' commits `insns` counted by a
- * view_estimate_counter; without them (NULL: a trace from a pipe names its
+ * trace_estimate_counter; without them (NULL: a trace from a pipe names its
  * windows only at its end) every window but the last is taken to hold
  * `length` µops and the last the rest of the trace's commits. */
-void view_estimate_run(view_estimate *e, const trace_sampling *s, const trace_totals *t, const uint64_t *insns);
+void trace_estimate_run(trace_estimate *e, const trace_sampling *s, const trace_totals *t, const uint64_t *insns);
 
 /* The estimate of the run the trace at `path` stands for, as tea info
  * gives it (its windows' commits counted), reading the trace once: 0 with
@@ -75,6 +75,6 @@ void view_estimate_run(view_estimate *e, const trace_sampling *s, const trace_to
  * *sampled 0 (and `e` untouched) when it is not; errors of the reader,
  * TEA_ERR_NOMEM. For the summaries of tea record and tea replay, which
  * give the run beside the windows' own figures. */
-int view_estimate_file(const char *path, const trace_open_options *opts, view_estimate *e, int *sampled);
+int trace_estimate_file(const char *path, const trace_open_options *opts, trace_estimate *e, int *sampled);
 
 #endif

@@ -8,12 +8,12 @@
 #include <math.h>
 #include <stdlib.h>
 
-void view_estimate_counter_init(view_estimate_counter *c, const trace_sampling *s, uint64_t *insns)
+void trace_estimate_counter_init(trace_estimate_counter *c, const trace_sampling *s, uint64_t *insns)
 {
-    *c = (view_estimate_counter){ s, insns, 0 };
+    *c = (trace_estimate_counter){ s, insns, 0 };
 }
 
-int view_estimate_counter_open(view_estimate_counter *c, trace_reader *reader, uint64_t **insns)
+int trace_estimate_counter_open(trace_estimate_counter *c, trace_reader *reader, uint64_t **insns)
 {
     const trace_run *run;
     int rc;
@@ -23,11 +23,11 @@ int view_estimate_counter_open(view_estimate_counter *c, trace_reader *reader, u
         return rc;
     if (!(*insns = calloc(2 * run->sampling.window_count, sizeof **insns)))
         return error_set(TEA_ERR_NOMEM, "out of memory");
-    view_estimate_counter_init(c, &run->sampling, *insns);
+    trace_estimate_counter_init(c, &run->sampling, *insns);
     return TEA_OK;
 }
 
-void view_estimate_count(view_estimate_counter *c, const trace_batch *batch)
+void trace_estimate_count(trace_estimate_counter *c, const trace_batch *batch)
 {
     uint64_t *last_commit = c->insns + c->s->window_count;
     for (size_t i = 0; i < batch->count; i++) {
@@ -60,7 +60,7 @@ static uint64_t lightest(const trace_sampling *s)
     return w;
 }
 
-void view_estimate_run(view_estimate *e, const trace_sampling *s, const trace_totals *t, const uint64_t *insns)
+void trace_estimate_run(trace_estimate *e, const trace_sampling *s, const trace_totals *t, const uint64_t *insns)
 {
     stats_sample cpi = { 0 };
     uint64_t before = t->first_cycle, timed = s->length * (s->window_count - 1);
@@ -104,11 +104,11 @@ void view_estimate_run(view_estimate *e, const trace_sampling *s, const trace_to
     e->half = stats_half_interval95(&cpi) * e->instructions;
 }
 
-int view_estimate_file(const char *path, const trace_open_options *opts, view_estimate *e, int *sampled)
+int trace_estimate_file(const char *path, const trace_open_options *opts, trace_estimate *e, int *sampled)
 {
     trace_reader *reader = NULL;
     trace_batch batch = { 0 };
-    view_estimate_counter counter;
+    trace_estimate_counter counter;
     const trace_run *run;
     uint64_t *insns = NULL;
     int rc;
@@ -116,14 +116,14 @@ int view_estimate_file(const char *path, const trace_open_options *opts, view_es
     *sampled = 0;
     if ((rc = trace_reader_open(&reader, path, opts)))
         return rc;
-    if ((rc = view_estimate_counter_open(&counter, reader, &insns)) || !insns)
+    if ((rc = trace_estimate_counter_open(&counter, reader, &insns)) || !insns)
         goto done; /* not sampled, or its windows only at its end (a pipe): nothing to count by */
     if ((rc = trace_batch_init(&batch, TRACE_BATCH_RECORDS)))
         goto done;
     while (!(rc = trace_reader_read(reader, &batch)) && batch.count)
-        view_estimate_count(&counter, &batch);
+        trace_estimate_count(&counter, &batch);
     if (!rc && !(rc = trace_reader_run(reader, &run))) {
-        view_estimate_run(e, &run->sampling, trace_reader_totals(reader), insns);
+        trace_estimate_run(e, &run->sampling, trace_reader_totals(reader), insns);
         *sampled = 1;
     }
 done:
