@@ -41,13 +41,21 @@ enum {
     COL_FLOOR_INSN,
     COL_FLOOR_FUNC,
     COL_RULES,
+    COL_ERROR_LOW,
+    COL_ERROR_HIGH,
+    COL_RUN_CYCLES,
+    COL_RUN_CYCLES_LOW,
+    COL_RUN_CYCLES_HIGH,
+    COL_RUN_INSTRUCTIONS,
+    COL_SAMPLES_TARGET,
     COL_KNOWN,
     COL_REQUIRED = COL_SEED + 1 /* trace, scheme, freq_hz and seed must be there */
 };
 
 static const char *const column_names[COL_KNOWN] = {
     "trace", "scheme", "freq_hz", "seed", "samples", "lost", "error_insn_component", "error_insn", "error_func", "digest", "cycles", "records",
-    "noise_floor_insn_component", "noise_floor_insn", "noise_floor_func", "rules",
+    "noise_floor_insn_component", "noise_floor_insn", "noise_floor_func", "rules", "error_ci95_low", "error_ci95_high",
+    "run_cycles", "run_cycles_ci95_low", "run_cycles_ci95_high", "run_instructions", "samples_target",
 };
 
 void results_init(results_set *s)
@@ -201,10 +209,57 @@ static const char *field_of(const reader *rd, const csv_fields *f, int c)
     return rd->columns[c] >= 0 ? f->items[rd->columns[c]] : NULL;
 }
 
+/* The optional number of column `c` into *v: 1 when there, 0 when empty or
+ * no column, -1 (the error set) when not a number from lo to hi. */
+static int optional_number(const reader *rd, const csv_fields *f, int c, double lo, double hi, double *v)
+{
+    const char *text = field_of(rd, f, c);
+    *v = NAN;
+    if (!text || !*text)
+        return 0;
+    if (!parse_double(text, v) || *v < lo || *v > hi) {
+        if (isinf(hi))
+            line_error(rd, "%s '%.*s' is not a number of %g or more", column_names[c], FIELD_QUOTE_MAX, text, lo);
+        else
+            line_error(rd, "%s '%.*s' is not a number from %g to %g", column_names[c], FIELD_QUOTE_MAX, text, lo, hi);
+        return -1;
+    }
+    return 1;
+}
+
+/* error_ci95_low and _high: both or neither, low <= high. */
+static int parse_interval(const reader *rd, const csv_fields *f, results_row *r)
+{
+    int lo = optional_number(rd, f, COL_ERROR_LOW, 0, 1, &r->error_ci95[0]);
+    int hi = lo < 0 ? -1 : optional_number(rd, f, COL_ERROR_HIGH, 0, 1, &r->error_ci95[1]);
+    if (lo < 0 || hi < 0)
+        return TEA_ERR_FORMAT;
+    if (lo != hi || (lo && r->error_ci95[0] > r->error_ci95[1]))
+        return line_error(rd, "error_ci95_low and error_ci95_high: both or neither, low <= high");
+    r->has_error_ci95 = lo;
+    return TEA_OK;
+}
+
+/* run_cycles and run_instructions (both or neither), the interval optional. */
+static int parse_run(const reader *rd, const csv_fields *f, results_row *r)
+{
+    int cycles = optional_number(rd, f, COL_RUN_CYCLES, 0, INFINITY, &r->run_cycles);
+    int insns = cycles < 0 ? -1 : optional_number(rd, f, COL_RUN_INSTRUCTIONS, 0, INFINITY, &r->run_instructions);
+    int lo = insns < 0 ? -1 : optional_number(rd, f, COL_RUN_CYCLES_LOW, 0, INFINITY, &r->run_cycles_ci95[0]);
+    int hi = lo < 0 ? -1 : optional_number(rd, f, COL_RUN_CYCLES_HIGH, 0, INFINITY, &r->run_cycles_ci95[1]);
+    if (cycles < 0 || insns < 0 || lo < 0 || hi < 0)
+        return TEA_ERR_FORMAT;
+    if (cycles != insns || lo != hi || (lo && !cycles))
+        return line_error(rd, "run_cycles and run_instructions go together, and their interval with them");
+    r->has_run = cycles;
+    return TEA_OK;
+}
+
 /* Turns a data line's fields into `r` (strings malloc'd). */
 static int parse_row(const reader *rd, const csv_fields *f, results_row *r)
 {
     const char *trace, *scheme, *text;
+    int rc;
 
     memset(r, 0, sizeof *r);
     if (f->count != rd->header_fields)
@@ -241,6 +296,10 @@ static int parse_row(const reader *rd, const csv_fields *f, results_row *r)
             return line_error(rd, "%s '%.*s' is not a fraction from 0 to 1", column_names[column], FIELD_QUOTE_MAX,
                               text);
     }
+    if ((rc = parse_interval(rd, f, r)) || (rc = parse_run(rd, f, r)))
+        return rc;
+    if ((text = field_of(rd, f, COL_SAMPLES_TARGET)) && *text && (!parse_u64(text, &r->samples_target) || !r->samples_target))
+        return line_error(rd, "samples_target '%.*s' is not an integer of 1 or more", FIELD_QUOTE_MAX, text);
     text = field_of(rd, f, COL_RULES);
     if (text && *text && strcmp(text, PICS_GOLDEN_RULES_DEFAULT) != 0 && strcmp(text, PICS_RULES_TRACEDOCTOR) != 0)
         return line_error(rd, "rules '%.*s' is neither %s nor %s", FIELD_QUOTE_MAX, text, PICS_GOLDEN_RULES_DEFAULT,
@@ -447,6 +506,15 @@ static void take_floors(results_row *a, const results_row *b)
             a->noise_floor[g] = b->noise_floor[g];
 }
 
+/* ",NUMBER" with ten significant digits, or "," when unknown (NaN). */
+static void write_number(FILE *out, double x)
+{
+    if (isnan(x))
+        fputc(',', out);
+    else
+        fprintf(out, ",%.10g", x);
+}
+
 /* ",FRACTION" with nine decimals, or "," when unknown (NaN). */
 static void write_fraction(FILE *out, double x)
 {
@@ -573,6 +641,15 @@ void results_write_row(FILE *out, const results_row *r)
         write_fraction(out, r->noise_floor[g]);
     fputc(',', out);
     csv_data_field(out, r->rules[0] ? r->rules : PICS_GOLDEN_RULES_DEFAULT);
+    write_fraction(out, r->has_error_ci95 ? r->error_ci95[0] : NAN);
+    write_fraction(out, r->has_error_ci95 ? r->error_ci95[1] : NAN);
+    write_number(out, r->has_run ? r->run_cycles : NAN);
+    write_number(out, r->has_run ? r->run_cycles_ci95[0] : NAN);
+    write_number(out, r->has_run ? r->run_cycles_ci95[1] : NAN);
+    write_number(out, r->has_run ? r->run_instructions : NAN);
+    fputc(',', out);
+    if (r->samples_target)
+        fprintf(out, "%llu", (unsigned long long)r->samples_target);
     fputc('\n', out);
 }
 

@@ -8,9 +8,11 @@
  * and binaries) is in NAME.json beside the CSV (tea/run.h).
  *
  *     trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func,digest,cycles,records,
- *         noise_floor_insn_component,noise_floor_insn,noise_floor_func,rules      (one line in the file)
- *     lbm,tea,4000,1,2500,0,0.044997647,0.035638817,0.012000000,3cdd478deb2f956d,15015862,5353921,,,,default
- *     lbm,ibs:all,4000,1,2450,50,0.189869360,0.189869360,,3cdd478deb2f956d,15015862,5353921,,,,default
+ *         noise_floor_insn_component,noise_floor_insn,noise_floor_func,rules,error_ci95_low,error_ci95_high,
+ *         run_cycles,run_cycles_ci95_low,run_cycles_ci95_high,run_instructions,samples_target
+ *                                                                       (one line in the file)
+ *     lbm,tea,4000,1,2500,0,0.044997647,0.035638817,0.012000000,3cdd478deb2f956d,15015862,5353921,,,,default,,,,,,,
+ *     lbm,ibs:all,4000,1,2450,50,0.189869360,0.189869360,,3cdd478deb2f956d,15015862,5353921,,,,default,,,,,,,
  *
  * Reading rules (lenient: files of earlier versions read too):
  *  - A line starting with '#' is a comment, anywhere (earlier versions
@@ -30,7 +32,15 @@
  *    files), cycles and records its span and record count, all three
  *    optional (empty or no column: unknown); rules the samplers' rule set
  *    of the run (tea replay --rules: default or tracedoctor; empty or no
- *    column: default).
+ *    column: default); on a sampled trace, error_ci95_low and
+ *    error_ci95_high the 95 % interval of error_insn_component over the
+ *    trace's window groups (the jackknife of pics error, clamped to
+ *    [0, 1]; both empty when there is none), and run_cycles (with its 95 %
+ *    interval, empty for SimPoint's regions) and run_instructions the
+ *    whole run's estimate as tea info gives it (cycles and records are the
+ *    windows' own); samples_target the K of tea replay --samples K whose
+ *    frequency the run took (empty with --freq); all optional, empty when
+ *    unknown.
  * A file that breaks a rule is refused with its name and line number.
  */
 #ifndef TEA_RESULTS_RESULTS_H
@@ -58,6 +68,13 @@ typedef struct results_row {
     char *digest;               /* the trace's digest, or NULL when unknown */
     char rules[PICS_NAME_MAX];  /* the samplers' rule set ("default" without the column) */
     uint64_t cycles, records;   /* the trace's span and records (0 without a digest) */
+    int has_error_ci95;         /* error_ci95 holds the interval of error[PICS_GRAN_INSN_COMPONENT] */
+    double error_ci95[2];       /* low and high, fractions 0..1 */
+    int has_run;                /* a sampled trace's run: run_cycles and run_instructions hold */
+    double run_cycles;          /* the run's estimated cycles */
+    double run_cycles_ci95[2];  /* their 95 % interval, low and high; NaN: none (SimPoint's regions) */
+    double run_instructions;    /* the instructions the windows stand for */
+    uint64_t samples_target;    /* tea replay --samples K's K; 0: none (--freq) */
     const char *file;           /* the file the row was read from (owned by the set) */
     unsigned long line;         /* its line there, from 1 */
 } results_row;
@@ -111,9 +128,10 @@ int results_scheme_compare(const char *a, const char *b);
 /* Writes the header line of the schema above. */
 void results_write_header(FILE *out);
 
-/* Writes one row in the schema: freq_hz with %.15g, errors with 9
- * decimals (empty when NaN), digest, cycles and records empty when digest
- * is NULL; `file` and `line` are not written. Write errors
+/* Writes one row in the schema: freq_hz with %.15g, errors and their
+ * interval with 9 decimals (empty when NaN or not had), digest, cycles and
+ * records empty when digest is NULL, the run's figures with %.10g (empty
+ * when not had); `file` and `line` are not written. Write errors
  * surface when the stream is closed (outfile_commit). */
 void results_write_row(FILE *out, const results_row *r);
 

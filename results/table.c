@@ -14,6 +14,10 @@
 #define FREQ_TOLERANCE 1e-9
 /* Bytes of the list of frequencies in a message. */
 #define FREQ_LIST_MAX 512
+/* Between a scheme and a --samples target in a column's label (tea@1000). */
+#define SAMPLES_MARK '@'
+/* Room a label needs beyond its scheme: the mark, 20 digits, the NUL. */
+#define LABEL_SUFFIX_MAX 22
 
 int results_table_check_rules(const results_set *s)
 {
@@ -38,6 +42,8 @@ void results_table_free(results_table *t)
     free(t->floor);
     free(t->trace_freq);
     free(t->empty);
+    free(t->labels);
+    free(t->chosen);
     memset(t, 0, sizeof *t);
 }
 
@@ -54,12 +60,19 @@ long double results_table_cell_mean(const results_table_cell *c)
 
 double results_table_cell_half_interval(const results_table_cell *c)
 {
+    if (c->seeds == 1 && c->has_window_interval)
+        return c->window_interval[1] - (double)results_table_cell_mean(c);
     return stats_half_interval95(&c->spread);
 }
 
 void results_table_cell_interval(const results_table_cell *c, double *low, double *high)
 {
     double mean = (double)results_table_cell_mean(c), half = results_table_cell_half_interval(c);
+    if (c->seeds == 1 && c->has_window_interval) {
+        *low = c->window_interval[0];
+        *high = c->window_interval[1];
+        return;
+    }
     *low = isnan(half) ? NAN : fmax(mean - half, 0.0);
     *high = isnan(half) ? NAN : mean + half;
 }
@@ -176,9 +189,73 @@ static int choose_frequency(const results_table_request *req, const results_set 
 
 /* --- building the table ---------------------------------------------------------- */
 
+/* Column labels: schemes in results_scheme_compare order; SCHEME@K (by
+ * samples) by scheme, then K increasing. */
 static int compare_schemes(const void *x, const void *y)
 {
-    return results_scheme_compare(*(const char *const *)x, *(const char *const *)y);
+    const char *a = *(const char *const *)x, *b = *(const char *const *)y;
+    const char *at_a = strrchr(a, SAMPLES_MARK), *at_b = strrchr(b, SAMPLES_MARK);
+    char sa[PICS_NAME_MAX], sb[PICS_NAME_MAX];
+    unsigned long long ka, kb;
+    int c;
+
+    if (!at_a || !at_b)
+        return results_scheme_compare(a, b);
+    snprintf(sa, sizeof sa, "%.*s", (int)(at_a - a), a);
+    snprintf(sb, sizeof sb, "%.*s", (int)(at_b - b), b);
+    if ((c = results_scheme_compare(sa, sb)))
+        return c;
+    ka = strtoull(at_a + 1, NULL, 10);
+    kb = strtoull(at_b + 1, NULL, 10);
+    return ka < kb ? -1 : ka > kb;
+}
+
+/* Whether `target` is one of the request's --samples targets. */
+static int wanted_target(const results_table_request *req, uint64_t target)
+{
+    for (size_t i = 0; i < req->sample_count; i++)
+        if (req->samples[i] == target)
+            return 1;
+    return 0;
+}
+
+/* The rows of the request's --samples targets into t->chosen (shallow
+ * copies), *out the set of them; with several targets each row's scheme
+ * becomes its column's label, SCHEME@K, in t->labels. */
+static int choose_targets(const results_table_request *req, const results_set *s, results_table *t,
+                          results_set *out)
+{
+    size_t n = 0, used = 0, room = 0;
+
+    memset(out, 0, sizeof *out);
+    for (size_t i = 0; i < s->count; i++)
+        room += strlen(s->rows[i].scheme) + LABEL_SUFFIX_MAX;
+    t->chosen = malloc((s->count ? s->count : 1) * sizeof *t->chosen);
+    t->labels = malloc(room ? room : 1);
+    if (!t->chosen || !t->labels)
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    t->by_samples = req->sample_count > 1;
+    for (size_t i = 0; i < s->count; i++) {
+        results_row *r = &t->chosen[n];
+        if (!s->rows[i].samples_target || !wanted_target(req, s->rows[i].samples_target))
+            continue;
+        *r = s->rows[i];
+        if (t->by_samples) {
+            int len = snprintf(t->labels + used, room - used, "%s%c%llu", r->scheme, SAMPLES_MARK,
+                               (unsigned long long)r->samples_target);
+            assert(len > 0 && (size_t)len < room - used); /* room has each label's suffix */
+            r->scheme = t->labels + used;
+            used += (size_t)len + 1;
+        }
+        n++;
+    }
+    if (n == 0)
+        return error_set(TEA_ERR_USAGE, "no results of tea replay --samples %llu%s (the results hold runs at "
+                                        "--freq, or of other targets)",
+                         (unsigned long long)req->samples[0], req->sample_count > 1 ? " or the others asked for" : "");
+    out->rows = t->chosen;
+    out->count = n;
+    return TEA_OK;
 }
 
 /* The traces (first appearance) and schemes (table order) of every row, at
@@ -220,7 +297,7 @@ static int fill_cells(const results_table_request *req, const results_set *s, re
         size_t trace = find_name(t->traces, t->trace_count, r->trace);
         results_table_cell *c;
         assert(trace < t->trace_count); /* collect_names listed every row's trace */
-        if (!freq_matches(r->freq_hz, t->own_freqs ? t->trace_freq[trace] : t->freq_hz))
+        if (!t->by_samples && !freq_matches(r->freq_hz, t->own_freqs ? t->trace_freq[trace] : t->freq_hz))
             continue;
         if (isnan(e) && req->granularity == PICS_GRAN_FUNC) {
             rc = error_set(TEA_ERR_FORMAT,
@@ -245,6 +322,9 @@ static int fill_cells(const results_table_request *req, const results_set *s, re
         c->sum += e;
         c->seeds++;
         stats_add(&c->spread, e);
+        c->has_window_interval = r->has_error_ci95 && req->granularity == PICS_GRAN_INSN_COMPONENT;
+        if (c->has_window_interval)
+            memcpy(c->window_interval, r->error_ci95, sizeof c->window_interval);
         if (c->seeds > 1)
             t->spread = 1;
         if (!isnan(r->noise_floor[req->granularity])) {
@@ -255,6 +335,15 @@ static int fill_cells(const results_table_request *req, const results_set *s, re
     }
     free(noted);
     return rc;
+}
+
+/* Whether some cell of one seed shows its window interval: the table then
+ * has intervals (spread). */
+static void note_window_intervals(results_table *t)
+{
+    for (size_t i = 0; i < t->trace_count * t->scheme_count; i++)
+        if (t->cells[i].seeds == 1 && t->cells[i].has_window_interval)
+            t->window_intervals = t->spread = 1;
 }
 
 /* The summary rows (table.h): per scheme, the mean and max of the cells'
@@ -296,10 +385,24 @@ int results_table_build(results_table *t, const results_set *s, const results_ta
 {
     int rc;
 
+    results_set chosen;
+
     memset(t, 0, sizeof *t);
     if (s->count == 0)
         return error_set(TEA_ERR_FORMAT, "no results");
-    if ((rc = collect_names(s, t)) || (rc = choose_frequency(req, s, t)) || (rc = fill_cells(req, s, t)))
+    if (req->sample_count) {
+        if ((rc = choose_targets(req, s, t, &chosen)))
+            return rc;
+        s = &chosen;
+    }
+    if ((rc = collect_names(s, t)))
         return rc;
+    if (t->by_samples)
+        t->freq_hz = NAN;
+    else if ((rc = choose_frequency(req, s, t)))
+        return rc;
+    if ((rc = fill_cells(req, s, t)))
+        return rc;
+    note_window_intervals(t);
     return summarize(t);
 }

@@ -21,6 +21,18 @@
  *                                          common/stats.h; none for n = 1)
  *     interval = [max(mean - half, 0), mean + half]   (no error is negative)
  *
+ * A cell of one seed on a sampled trace whose row carries the error's
+ * interval over its window groups (error_ci95_low/high, tea replay's
+ * jackknife; insn-component granularity only) shows that interval instead:
+ * half = high - mean.
+ *
+ * With --samples (req->samples), only the rows of those tea replay
+ * --samples targets (samples_target) are tabulated: one target, each trace
+ * at its own frequency for it; several, one column per scheme and target,
+ * labelled SCHEME@K (schemes in table order, then K increasing), no
+ * frequency chosen (each trace's rows for a target are at its frequency for
+ * that target), and the summary rows per column.
+ *
  * A cell without rows is missing: it is left out of its scheme's summary
  * rows, which say over how many traces they go (results_table_missing).
  * The summary rows, per scheme: `mean`, the mean of the cells' means over
@@ -38,6 +50,7 @@
 #include "results/results.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* The names of the summary rows, below the traces' rows. */
 #define RESULTS_TABLE_MEAN "mean"
@@ -49,6 +62,8 @@ typedef struct results_table_request {
     pics_granularity granularity; /* the error column */
     int has_freq;                 /* a frequency was asked for (pics table --freq) */
     double freq_hz;               /* that frequency */
+    const uint64_t *samples;      /* tea replay --samples targets to tabulate (none: any row) */
+    size_t sample_count;
 } results_table_request;
 
 /* One trace x scheme: the runs (seeds) at the frequency shown. */
@@ -59,6 +74,8 @@ typedef struct results_table_cell {
     stats_sample spread;       /* the seeds' errors, for the 95 % interval of their mean */
     long double floor_sum;     /* of the noise floors (fractions) of the seeds that have one */
     size_t floor_seeds;        /* seeds with a noise floor */
+    int has_window_interval;   /* one seed whose row has error_ci95: window_interval holds it */
+    double window_interval[2]; /* low and high (fractions) */
 } results_table_cell;
 
 /* The table. Names point into the rows of the set it was built from, which
@@ -71,7 +88,11 @@ typedef struct results_table {
     long double *mean, *max;   /* [scheme], fractions over the traces with a cell; NaN: none */
     long double *floor;        /* [scheme], the mean over the traces of their mean noise floor; NaN: none */
     int floors;                /* some row at the frequency shown has a noise floor: the floor row */
-    int spread;                /* some cell averages more than one seed */
+    int spread;                /* some cell averages more than one seed, or shows a window interval */
+    int window_intervals;      /* some cell shows the interval over a sampled trace's window groups */
+    int by_samples;            /* several --samples targets: a column per scheme and target, no frequency */
+    char *labels;              /* with by_samples: the columns' labels (schemes[] point into it) */
+    results_row *chosen;       /* with req->samples: the rows of those targets (shallow copies) */
     double freq_hz;            /* the one frequency shown, or NaN with own_freqs */
     int own_freqs;             /* each trace at its own frequency (tea replay --samples) */
     double *trace_freq;        /* [trace_count] with own_freqs: each trace's frequency; else NULL */
@@ -103,12 +124,12 @@ const results_table_cell *results_table_cell_at(const results_table *t, size_t t
 /* The cell's mean error over its seeds (fraction); NaN when it is missing. */
 long double results_table_cell_mean(const results_table_cell *c);
 
-/* Half the 95 % interval of the cell's mean (fraction); NaN for fewer than
- * two seeds. */
+/* Half the 95 % interval of the cell's mean (fraction); for one seed, the
+ * window interval's upper half, or NaN. */
 double results_table_cell_half_interval(const results_table_cell *c);
 
 /* The cell's 95 % interval (fractions), its foot cut at 0 since no error is
- * negative; both NaN for fewer than two seeds. */
+ * negative; for one seed its window interval, or both NaN. */
 void results_table_cell_interval(const results_table_cell *c, double *low, double *high);
 
 /* The traces missing from scheme `scheme` (cells without rows): returns how

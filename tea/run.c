@@ -155,6 +155,7 @@ static void init_row(tea_run_row *row, const tea_sampler_spec *sp)
     tea_run_scheme_label(&labelled, row->label, sizeof row->label);
     for (int g = 0; g < TEA_RUN_GRANULARITIES; g++)
         row->error[g] = row->noise_floor[g] = NAN;
+    row->error_half = NAN;
 }
 
 /* The options' own samplers (the noise floor's pass), copied. */
@@ -213,6 +214,7 @@ static int build_specs(const tea_run_options *o, const trace_header *h, uint64_t
                 sp->rules = o->sampler_rules;
                 sp->llc_latency = h->llc_latency;
                 init_row(&t->rows[n], sp);
+                t->rows[n].samples_target = o->freq_targets && !o->period ? o->freq_targets[f] : 0;
                 n++;
             }
         }
@@ -490,6 +492,7 @@ static int choose_frequencies(const tea_run_options *o, const char *path, double
     *chosen = *o;
     chosen->freqs = freqs;
     chosen->freq_count = o->sample_target_count;
+    chosen->freq_targets = o->sample_targets;
     chosen->sample_target_count = 0;
     return TEA_OK;
 }
@@ -576,6 +579,17 @@ static int raise_default_frequency(const tea_run_options *o, const char *path, d
     return TEA_OK;
 }
 
+/* A sampled trace's run estimated from its windows, as tea info gives it:
+ * the trace read once more (a sampled trace is a small part of its run;
+ * one read from a pipe was refused before its replay). */
+static int estimate_run(const tea_run_options *o, tea_run *t)
+{
+    const trace_sampling *s = &t->objects.run.sampling;
+    if (!s->every || !s->window_count || strcmp(t->path, "-") == 0)
+        return TEA_OK;
+    return trace_estimate_file(t->path, &o->open, &t->estimate, &t->sampled);
+}
+
 int tea_run_trace(const tea_run_options *o, const char *path, tea_run *out)
 {
     double raised_freq, from_hz = 0, default_samples = 0;
@@ -626,8 +640,32 @@ int tea_run_trace(const tea_run_options *o, const char *path, tea_run *out)
         return rc;
     trace_digest(&out->header, &out->totals, out->digest);
     collect_samples(out);
+    if ((rc = estimate_run(o, out)))
+        return rc;
     if (o->noise_floor && !o->specs)
         return replay_floors(o, out);
+    return TEA_OK;
+}
+
+/* Row i's error_half: the jackknife over the window groups of a sampled
+ * trace, as pics error gives it (NaN without groups). */
+static int error_interval(tea_run *run, size_t i, const pics *reference)
+{
+    unsigned golden_count = 0, count = 0;
+    const pics *golden_groups = tea_replay_golden_groups(run->replay, &golden_count);
+    const pics *sampled = tea_replay_sampler_groups(run->replay, i, &count);
+    double half;
+    int rc;
+
+    run->rows[i].error_half = NAN;
+    if (reference->total == 0 || count < 2 || count != golden_count)
+        return TEA_OK;
+    rc = pics_error_jackknife(sampled, golden_groups, count, PICS_GRAN_INSN_COMPONENT, NULL, &half);
+    if (rc == TEA_ERR_NOMEM)
+        return rc;
+    /* a golden PICS left empty without a group has no interval, as in pics error */
+    if (rc == TEA_OK)
+        run->rows[i].error_half = half;
     return TEA_OK;
 }
 
@@ -648,6 +686,8 @@ int tea_run_errors(tea_run *run, const trace_symmap *functions)
     }
     for (size_t i = 0; i < run->row_count; i++) {
         tea_run_row *row = &run->rows[i];
+        if ((rc = error_interval(run, i, reference)))
+            return rc;
         for (int g = 0; g < TEA_RUN_GRANULARITIES; g++) {
             pics_granularity gran = (pics_granularity)g;
             pics_error_result e;
@@ -705,11 +745,26 @@ void tea_run_csv_trace(FILE *f, const tea_run *run)
             .seed = row->spec.seed,
             .samples = row->samples,
             .lost = row->lost,
+            .samples_target = row->samples_target,
             .digest = (char *)run->digest,
             .cycles = run->totals.last_cycle - run->totals.first_cycle,
             .records = run->totals.records,
         };
         snprintf(r.rules, sizeof r.rules, "%s", golden_rules_name(row->spec.rules));
+        if (!isnan(row->error_half) && !isnan(row->error[PICS_GRAN_INSN_COMPONENT])) {
+            double e = row->error[PICS_GRAN_INSN_COMPONENT];
+            r.has_error_ci95 = 1;
+            r.error_ci95[0] = e - row->error_half < 0 ? 0 : e - row->error_half;
+            r.error_ci95[1] = e + row->error_half > 1 ? 1 : e + row->error_half;
+        }
+        if (run->sampled) {
+            const trace_estimate *est = &run->estimate;
+            r.has_run = 1;
+            r.run_cycles = est->cycles;
+            r.run_cycles_ci95[0] = isnan(est->half) ? NAN : est->cycles - est->half;
+            r.run_cycles_ci95[1] = isnan(est->half) ? NAN : est->cycles + est->half;
+            r.run_instructions = est->instructions;
+        }
         static_assert(TEA_RUN_GRANULARITIES == RESULTS_GRANULARITIES, "one error column per granularity");
         for (int g = 0; g < TEA_RUN_GRANULARITIES; g++) {
             r.error[g] = row->error[g];

@@ -27,6 +27,7 @@
 #include "common/json.h"
 #include "pics/error.h"
 #include "pics/pics_file.h"
+#include "trace/estimate.h"
 #include "trace/symmap.h"
 #include "trace/trace.h"
 
@@ -54,6 +55,8 @@ typedef struct tea_run_options {
     uint64_t period;                 /* cycles; instead of freqs when not 0 */
     const uint64_t *sample_targets;  /* --samples: instead of freqs when sample_target_count is not 0, */
     size_t sample_target_count;      /* each a frequency per trace (tea_run_frequency_for_samples) */
+    const uint64_t *freq_targets;    /* with freqs: the --samples K each was chosen for (tea_run_trace
+                                        sets it); NULL: freqs as given */
     uint64_t first_seed;             /* seeds first_seed .. first_seed + seed_count - 1 */
     size_t seed_count;
     pics_jitter jitter;
@@ -81,10 +84,14 @@ typedef struct tea_run_row {
     tea_sampler_spec spec;
     char label[TEA_RUN_LABEL_MAX];             /* "tea", "ibs:all" */
     uint64_t samples, lost;                    /* lost: summed over the loss reasons */
+    uint64_t samples_target;                   /* the --samples K its frequency was chosen for; 0: --freq */
     double error[TEA_RUN_GRANULARITIES];       /* fractions, indexed by pics_granularity; NaN when unknown
                                                   (no golden cycles, no function symbols, not computed) */
     double noise_floor[TEA_RUN_GRANULARITIES]; /* the same for the sampler's noise floor (NaN without
                                                   options.noise_floor) */
+    double error_half;                         /* half the 95 % interval of error[PICS_GRAN_INSN_COMPONENT]
+                                                  over a sampled trace's window groups (the jackknife,
+                                                  pics_error_jackknife); NaN: no groups, not computed */
 } tea_run_row;
 
 /* One trace's run. */
@@ -104,6 +111,8 @@ typedef struct tea_run {
     double default_freq_hz;                    /* the default frequency options.default_min_samples raised
                                                   (0: not raised) */
     double default_samples;                    /* the sample points it would have given */
+    int sampled;                               /* a sampled trace (periodic or SimPoint): `estimate` holds */
+    trace_estimate estimate;                   /* ... the run's estimate from its windows (trace/estimate.h) */
 } tea_run;
 
 /*

@@ -128,6 +128,31 @@ int cli_parse_hz(const char *text, double *out)
     return 0;
 }
 
+int cli_parse_sample_counts(const char *list, uint64_t *out, size_t max, size_t *count)
+{
+    char *copy = strdup(list), *save = NULL;
+    int rc = TEA_OK;
+    if (!copy)
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    *count = 0;
+    for (char *f = strtok_r(copy, ",", &save); f && !rc; f = strtok_r(NULL, ",", &save)) {
+        double k;
+        if (cli_parse_hz(f, &k) || k < 1 || k != floor(k) || k > (double)UINT64_MAX / 2)
+            rc = error_set(TEA_ERR_USAGE, "invalid sample count '%s' (a whole number, k and M accepted)", f);
+        else if (*count == max)
+            rc = error_set(TEA_ERR_USAGE, "at most %zu sample counts", max);
+        for (size_t i = 0; i < *count && !rc; i++)
+            if (out[i] == (uint64_t)k)
+                rc = error_set(TEA_ERR_USAGE, "sample count '%s' given twice", f);
+        if (!rc)
+            out[(*count)++] = (uint64_t)k;
+    }
+    if (!rc && *count == 0)
+        rc = error_set(TEA_ERR_USAGE, "no sample count in '%s'", list);
+    free(copy);
+    return rc;
+}
+
 /* Whether an argument needs quoting to survive a POSIX shell. */
 static int needs_quotes(const char *s)
 {

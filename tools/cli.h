@@ -66,6 +66,11 @@ int cli_parse_trace_format(const char *command, const char *text, trace_format *
  * Returns 0, or -1 for anything but a finite positive number. */
 int cli_parse_hz(const char *text, double *out);
 
+/* Parses "1000,2k" (sample counts: whole numbers of 1 or more, k/M
+ * suffixes, none twice) into out[0..max), *count of them. Returns 0, or
+ * TEA_ERR_USAGE (TEA_ERR_NOMEM) with a message. */
+int cli_parse_sample_counts(const char *list, uint64_t *out, size_t max, size_t *count);
+
 /* The command line joined with spaces, arguments quoted where a shell would
  * need it; malloc'd, NULL on allocation failure. */
 char *cli_join_command(int argc, char **argv);

@@ -51,12 +51,19 @@
     "SCHEME_max, SCHEME_ci_low and SCHEME_ci_high per scheme (the lowest and highest\n"          \
     "seed's error and the 95 % interval of their mean by Student's t, cut at 0; empty\n"      \
     "in the mean and max rows). Markdown and LaTeX show such a cell as 'mean ± half-interval'.\n" \
+    "A cell of one seed on a sampled recording shows its error's interval over the trace's\n"  \
+    "window groups instead (summary.csv's error_ci95_low/high; insn-component only).\n"        \
     "Results at several frequencies need --freq, unless each trace has one frequency of\n"    \
     "its own (tea replay --samples K): then each trace is shown at its own, named beside\n"   \
     "it ('gzip (312kHz)'), and CSV rows give it in freq_hz (empty in the mean and max rows).\n"  \
+    "--samples K1,K2,... tabulates a sweep over sample counts: columns SCHEME@K, freq_hz\n"    \
+    "empty.\n"                                                                                 \
     "Results with noise floors (tea replay/sweep --noise-floor) add a last row, 'noise\n"      \
     "floor': per scheme the mean over the traces of its floor, the error an exact\n"          \
     "attribution has at the scheme's own sample points (docs/semantics.md).\n"
+
+/* Most --samples targets. */
+#define TABLE_SAMPLES_MAX 16
 
 typedef struct table_request {
     char **inputs;
@@ -70,6 +77,8 @@ typedef struct table_request {
     uint64_t precision;        /* --precision: decimals of md and latex */
     int bold_best;             /* --bold-best */
     const char *caption;       /* --caption */
+    uint64_t samples[TABLE_SAMPLES_MAX]; /* --samples: tea replay --samples targets */
+    size_t sample_count;
 } table_request;
 
 /* The table's numbers (results/table.h) and how md, LaTeX and the SVG name
@@ -146,9 +155,11 @@ static void warn(const char *command, const results_table *t)
         names[0] = '\0';
         for (size_t k = 0; k < missing && k < MISSING_SHOWN && used < sizeof names; k++)
             used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", k ? ", " : "", t->traces[shown[k]]);
-        fprintf(stderr, "%s: warning: scheme %s has no result%s%.15g%s for %zu of %zu traces (%s%s); its %s "
-                "and %s cover %zu\n", command, t->schemes[s], t->own_freqs ? "" : " at ",
-                t->own_freqs ? 0.0 : t->freq_hz, t->own_freqs ? "" : " Hz", missing, t->trace_count, names,
+        char at[NUMBER_MAX + sizeof " at  Hz"] = "";
+        if (!t->own_freqs && !t->by_samples)
+            snprintf(at, sizeof at, " at %.15g Hz", t->freq_hz);
+        fprintf(stderr, "%s: warning: scheme %s has no result%s for %zu of %zu traces (%s%s); its %s "
+                "and %s cover %zu\n", command, t->schemes[s], at, missing, t->trace_count, names,
                 missing > MISSING_SHOWN ? ", ..." : "", RESULTS_TABLE_MEAN, RESULTS_TABLE_MAX, t->trace_count - missing);
     }
 }
@@ -193,7 +204,10 @@ static int write_svg(const table_request *req, const table *tb)
     }
     for (size_t s = 0; s < S; s++)
         colors[s] = palette_scheme_color(t->schemes[s], s);
-    if (t->own_freqs) {
+    if (t->by_samples) {
+        snprintf(title, sizeof title, "Error per trace, scheme and --samples target (%s granularity)",
+                 pics_granularity_name(req->granularity));
+    } else if (t->own_freqs) {
         snprintf(title, sizeof title, "Error per trace and scheme (%s granularity, each trace at its own frequency)",
                  pics_granularity_name(req->granularity));
     } else {
@@ -253,7 +267,8 @@ static int write_table(const table_request *req, const table *tb)
 /* Reads the inputs, builds the table and writes it. Returns an exit status. */
 static int run_table(const table_request *req, const char *command)
 {
-    const results_table_request what = { req->granularity, req->has_freq, req->freq_hz };
+    const results_table_request what = { req->granularity, req->has_freq, req->freq_hz, req->samples,
+                                         req->sample_count };
     results_set s;
     table tb;
     int rc = TEA_OK, status = CLI_EXIT_OK;
@@ -282,6 +297,15 @@ static int run_table(const table_request *req, const char *command)
     return status;
 }
 
+/* --samples K[,K...]: the targets to tabulate. */
+static int samples_option(const char *command, const cli_option *opt, const char *arg)
+{
+    table_request *req = opt->dest;
+    if (cli_parse_sample_counts(arg, req->samples, TABLE_SAMPLES_MAX, &req->sample_count))
+        return cli_usage_error(command, "--samples: %s", error_message());
+    return CLI_CONTINUE;
+}
+
 int cmd_pics_table(int argc, char **argv)
 {
     static const char *const formats[] = { "md", "latex", "csv", NULL };
@@ -298,6 +322,9 @@ int cmd_pics_table(int argc, char **argv)
           .help = "the sampling frequency to show (k/M/G suffixes), required when\nthe results hold several",
           .type = CLI_TYPE_HZ, .dest = &req.freq_hz, .error = "invalid frequency '%s' (Hz, with an optional k, M or G)",
           .seen = &req.has_freq },
+        CLI_CALL("samples", 0, "K[,K...]", samples_option, &req,
+                 "only the runs of tea replay --samples K (each trace at its own\nfrequency for K); several K: "
+                 "a column per scheme and K\n(SCHEME@K), as a sweep over sample counts"),
         CLI_OPTION_SVG(&req.svg_path, "also draw the table as grouped bars (traces and the mean x\n"
                                       "schemes; whiskers: the 95 % interval over the seeds)"),
         CLI_FLAG("names", 0, &req.names, "name the schemes as in prose (TEA, NCI-TEA, IBS, SPE, RIS;\n"

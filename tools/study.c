@@ -137,27 +137,7 @@ int study_parse_freqs(study_request *req, const char *list)
 
 int study_parse_samples(study_request *req, const char *list)
 {
-    char *copy = strdup(list), *save = NULL;
-    int rc = TEA_OK;
-    if (!copy)
-        return error_set(TEA_ERR_NOMEM, "out of memory");
-    req->sample_target_count = 0;
-    for (char *f = strtok_r(copy, ",", &save); f && !rc; f = strtok_r(NULL, ",", &save)) {
-        double k;
-        if (cli_parse_hz(f, &k) || k < 1 || k != floor(k) || k > (double)UINT64_MAX / 2)
-            rc = error_set(TEA_ERR_USAGE, "invalid sample count '%s' (a whole number, k and M accepted)", f);
-        else if (req->sample_target_count == STUDY_MAX_FREQS)
-            rc = error_set(TEA_ERR_USAGE, "at most %d sample counts", STUDY_MAX_FREQS);
-        for (size_t i = 0; i < req->sample_target_count && !rc; i++)
-            if (req->sample_targets[i] == (uint64_t)k)
-                rc = error_set(TEA_ERR_USAGE, "sample count '%s' given twice", f);
-        if (!rc)
-            req->sample_targets[req->sample_target_count++] = (uint64_t)k;
-    }
-    if (!rc && req->sample_target_count == 0)
-        rc = error_set(TEA_ERR_USAGE, "no sample count in '%s'", list);
-    free(copy);
-    return rc;
+    return cli_parse_sample_counts(list, req->sample_targets, STUDY_MAX_FREQS, &req->sample_target_count);
 }
 
 int study_option_samples(const char *command, const cli_option *opt, const char *arg)

@@ -152,21 +152,20 @@ static void print_percent(double v, int width)
         printf(" %*.2f%%", width - 1, 100.0 * v);
 }
 
-/* A sampled trace's run, estimated from its windows as tea info does,
- * under the trace's line (whose cycles are the windows' own). A second
- * read that fails costs only this line. */
-static void print_run(const study_request *req, const tea_run *t)
+/* A sampled trace's run, estimated from its windows as tea info does
+ * (tea_run.estimate), under the trace's line (whose cycles are the
+ * windows' own). */
+static void print_run(const tea_run *t)
 {
     const trace_sampling *s = &t->objects.run.sampling;
-    trace_estimate e;
-    int sampled;
+    const trace_estimate *e = &t->estimate;
 
-    if (!s->every || trace_estimate_file(t->path, &req->open, &e, &sampled) || !sampled)
+    if (!t->sampled)
         return;
-    printf("run:    estimated %.6g cycles", e.cycles);
-    if (!isnan(e.half))
-        printf(" +- %.3g (95 %%)", e.half);
-    printf(" for %.6g instructions, from the trace's %zu %s (the cycles above are theirs)\n", e.instructions,
+    printf("run:    estimated %.6g cycles", e->cycles);
+    if (!isnan(e->half))
+        printf(" +- %.3g (95 %%)", e->half);
+    printf(" for %.6g instructions, from the trace's %zu %s (the cycles above are theirs)\n", e->instructions,
            s->window_count, trace_sampling_weighted(s) ? "SimPoint regions" : "windows");
 }
 
@@ -176,7 +175,7 @@ static void print_table(const study_request *req, const char *dir, const tea_run
     printf("trace:  %s (%llu cycles, %llu records; %llu cycles attributed)\n", t->path,
            (unsigned long long)(t->totals.last_cycle - t->totals.first_cycle), (unsigned long long)t->totals.records,
            (unsigned long long)g->attributed);
-    print_run(req, t);
+    print_run(t);
     printf("output: %s\n\n", dir);
     printf("%-8s %11s %10s %10s %9s %8s %10s %10s", "scheme", "freq_hz", "period", "samples", "lost", "error",
            "error_insn", "error_func");

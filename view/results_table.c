@@ -14,7 +14,7 @@
 #define PERCENT 100.0L
 #define CSV_DECIMALS 9           /* fraction digits of error fractions in CSV, before trailing zeros go */
 #define NUMBER_MAX 64
-#define TITLE_MAX 160
+#define TITLE_MAX 320
 #define MD_MISSING "\xe2\x80\x93"  /* an en dash */
 #define LATEX_MISSING "--"         /* an en dash in LaTeX */
 
@@ -84,17 +84,26 @@ static void md_escape(FILE *f, const char *text)
     }
 }
 
+/* Room for what the table is at: a frequency, or how it is chosen. */
+#define FREQ_TEXT_MAX 96
+
 /* What the numbers are, for the comment line of every format. */
 static void describe(const view_results_table_style *st, const results_table *t, char *buf, size_t size)
 {
-    if (t->own_freqs)
-        snprintf(buf, size, "pics table: error (%%) at %s granularity, each trace at its own frequency, mean over "
-                 "seeds%s", pics_granularity_name(st->granularity),
-                 t->spread ? " ± the 95 % interval of that mean (Student's t)" : "");
+    char where[FREQ_TEXT_MAX];
+    const char *interval = !t->spread ? ""
+                           : t->window_intervals ? " ± the 95 % interval of that mean (Student's t; of one seed on "
+                                                   "a sampled trace, the jackknife over its window groups)"
+                                                 : " ± the 95 % interval of that mean (Student's t)";
+
+    if (t->by_samples)
+        snprintf(where, sizeof where, "a column per scheme and tea replay --samples target (SCHEME@K)");
+    else if (t->own_freqs)
+        snprintf(where, sizeof where, "each trace at its own frequency");
     else
-        snprintf(buf, size, "pics table: error (%%) at %s granularity, %.15g Hz, mean over seeds%s",
-                 pics_granularity_name(st->granularity), t->freq_hz,
-                 t->spread ? " ± the 95 % interval of that mean (Student's t)" : "");
+        snprintf(where, sizeof where, "%.15g Hz", t->freq_hz);
+    snprintf(buf, size, "pics table: error (%%) at %s granularity, %s, mean over seeds%s",
+             pics_granularity_name(st->granularity), where, interval);
 }
 
 /* ",LABEL" + suffix as one CSV field. */
@@ -116,6 +125,8 @@ static int write_suffixed_field(FILE *f, const char *label, const char *suffix)
 static void write_csv_context(FILE *f, const view_results_table_style *st, const results_table *t, size_t trace)
 {
     fprintf(f, ",%s,", pics_granularity_name(st->granularity));
+    if (t->by_samples)
+        return; /* each trace x target at its own: empty */
     if (!t->own_freqs)
         fprintf(f, "%.15g", t->freq_hz);
     else if (trace < t->trace_count)

@@ -13,7 +13,7 @@ run 0 "$TEA" gen --workload mixed --cycles 300000 --seed 3 -o a.tea
 run 0 "$TEA" gen --workload memory --cycles 200000 --seed 4 -o b.tea
 printf '0x0 0x12000 low\n0x12000 0x100000000 high\n' >syms.txt
 
-RESULTS=trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func,digest,cycles,records,noise_floor_insn_component,noise_floor_insn,noise_floor_func,rules
+RESULTS=trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func,digest,cycles,records,noise_floor_insn_component,noise_floor_insn,noise_floor_func,rules,error_ci95_low,error_ci95_high,run_cycles,run_cycles_ci95_low,run_cycles_ci95_high,run_instructions,samples_target
 # list.txt: PATH|HEADER|ROWS (ROWS "-": at least one row, the count depends on the trace)
 : >list.txt
 expect() { printf '%s|%s|%s\n' "$1" "$2" "$3" >>list.txt; }

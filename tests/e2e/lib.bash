@@ -58,6 +58,13 @@ json_number() {
     sed -n "s/^ *\"$2\": \\([0-9.eE+-]*\\),\\{0,1\\}\$/\\1/p" "$1" | head -n 1
 }
 
+# csv_cell FILE SCHEME COLUMN: in a results CSV (a header line, no quoted
+# commas), the field of column COLUMN in the first row of scheme SCHEME
+csv_cell() {
+    awk -F, -v key="$2" -v col="$3" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+        $2 == key { print $(c[col]); exit }' "$1"
+}
+
 # same_figures A.json B.json: the two `tea info --json` outputs agree on every
 # figure (what differs between formats and files is left out)
 same_figures() {

@@ -198,6 +198,27 @@ grep -q '^95 % interval: [0-9.]*% ± [0-9.]*% (jackknife over the 20 window grou
     fail "pics error: no interval on a sampled trace: $(head -n 3 out.txt)"
 run 0 "$PICS" error samp-r/tea.pics samp-r/golden.pics --json
 grep -q '"error_ci95": [0-9]' out.txt || fail "pics error --json: no error_ci95"
+# summary.csv carries the error's interval as pics error gives it (clamped
+# at 0), and the run as tea info --json estimates it (cycles, their
+# interval, instructions), beside the windows' own cycles
+e=$(json_number out.txt error)
+h=$(json_number out.txt error_ci95)
+lo=$(csv_cell samp-r/summary.csv tea error_ci95_low)
+hi=$(csv_cell samp-r/summary.csv tea error_ci95_high)
+awk -v e="$e" -v h="$h" -v lo="$lo" -v hi="$hi" 'BEGIN { l = e - h; if (l < 0) l = 0
+    exit !(lo != "" && hi != "" && (lo - l)^2 < 1e-16 && (hi - e - h)^2 < 1e-16) }' ||
+    fail "summary.csv: error_ci95 [$lo, $hi], pics error gives $e +- $h"
+"$TEA" info --json samp.tea >info.json
+rc=$(csv_cell samp-r/summary.csv tea run_cycles)
+rl=$(csv_cell samp-r/summary.csv tea run_cycles_ci95_low)
+rh=$(csv_cell samp-r/summary.csv tea run_cycles_ci95_high)
+ri=$(csv_cell samp-r/summary.csv tea run_instructions)
+awk -v c="$rc" -v l="$rl" -v h="$rh" -v i="$ri" -v e="$(json_number info.json estimated_cycles)" \
+    -v eh="$(json_number info.json estimated_cycles_ci95)" 'function near(a, b) { return (a - b)^2 <= (1e-9 * b)^2 }
+    BEGIN { exit !(near(c, e) && near(l, e - eh) && near(h, e + eh) && i == 20000000) }' ||
+    fail "summary.csv: run $rc [$rl, $rh] for $ri instructions; tea info --json: $(grep estimated info.json)"
+[ "$(csv_cell samp-r/summary.csv tea cycles)" = "$(json_number info.json cycles)" ] ||
+    fail "summary.csv: cycles is not the windows' own"
 # --by component: the components' contributions add up to the error (--top
 # 0: no contributors, whose members are also "contribution")
 run 0 "$PICS" error samp-r/tea.pics samp-r/golden.pics --by component --json --top 0

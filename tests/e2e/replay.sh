@@ -46,7 +46,7 @@ done
 [ "$(wc -l <rn/summary.csv)" = 11 ] || fail "summary.csv should have a header and 10 rows"
 ! grep -q '^#' rn/summary.csv || fail "summary.csv: a comment line (provenance belongs in summary.json)"
 head -n 1 rn/summary.csv |
-    grep -qx 'trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func,digest,cycles,records,noise_floor_insn_component,noise_floor_insn,noise_floor_func,rules' ||
+    grep -qx 'trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func,digest,cycles,records,noise_floor_insn_component,noise_floor_insn,noise_floor_func,rules,error_ci95_low,error_ci95_high,run_cycles,run_cycles_ci95_low,run_cycles_ci95_high,run_instructions,samples_target' ||
     fail "summary.csv: line 1 is not the column names"
 digest=$(sed -n 's/^trace.digest //p' rn/golden.pics)
 [ -n "$digest" ] || fail "golden.pics: no digest line"

@@ -9,7 +9,7 @@ run 0 "$TEA" gen --workload memory --cycles 1000000 --seed 12 -o b.tea
 run 0 "$TEA" sweep a.tea b.tea --clock 10M --seeds 3 -j 2 -o sweep.csv --svg sweep.svg
 ! grep -v ': warning: ' err.txt | grep -q . || fail "progress printed with stderr in a file (tests/e2e/progress.sh tests the terminal)"
 head -n 1 sweep.csv |
-    grep -qx 'trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func,digest,cycles,records,noise_floor_insn_component,noise_floor_insn,noise_floor_func,rules' ||
+    grep -qx 'trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func,digest,cycles,records,noise_floor_insn_component,noise_floor_insn,noise_floor_func,rules,error_ci95_low,error_ci95_high,run_cycles,run_cycles_ci95_low,run_cycles_ci95_high,run_instructions,samples_target' ||
     fail "line 1 is not the column names"
 ! grep -q '^#' sweep.csv || fail "a comment line in sweep.csv"
 grep -q '"command_line": "tea sweep a.tea b.tea --clock 10M --seeds 3 -j 2 -o sweep.csv --svg sweep.svg"' sweep.json ||
@@ -88,7 +88,7 @@ head -n 1 out.txt | grep -q '^trace,scheme,' || fail "standard output: no header
 printf '0x0 0x10000 low\n0x10000 0x100000000 high\n' >syms.txt
 run 0 "$TEA" sweep b.tea --clock 10M --freqs 1k --seeds 2 --schemes ibs,ibs:all --symbols syms.txt -o v.csv
 [ "$(grep -c '^b,ibs:all,1000,' v.csv)" = 2 ] || fail "no ibs:all rows"
-grep -q '^b,ibs,1000,1,[0-9]*,[0-9]*,0\.[0-9]*,0\.[0-9]*,0\.[0-9]\{9\},[0-9a-f]\{16\},[1-9][0-9]*,[1-9][0-9]*,,,,default$' v.csv || fail "no error_func with --symbols"
+grep -q '^b,ibs,1000,1,[0-9]*,[0-9]*,0\.[0-9]*,0\.[0-9]*,0\.[0-9]\{9\},[0-9a-f]\{16\},[1-9][0-9]*,[1-9][0-9]*,,,,default,,,,,,,$' v.csv || fail "no error_func with --symbols"
 
 # bad input: nothing written
 run 1 "$TEA" sweep a.tea missing.tea -o bad.csv

@@ -224,6 +224,76 @@ contains out.txt "gzip,insn-component,312000,0.1,0.5"
 run 2 "$PICS" table own.csv a.csv
 contains err.txt "choose one with --freq (traces at one frequency each"
 
+# --- a sweep over sample counts (tea replay --samples 1000,2000,4000): each
+# trace's rows at its own frequency per target. --samples K: that target's
+# rows, each trace at its own frequency; several: a column per scheme and
+# target, every cell filled, the mean row per column. gzip tea 0.4, 0.2,
+# 0.1, ibs 0.6, 0.5, 0.45; xz tea 0.2, 0.1, 0.05, ibs 0.8, 0.7, 0.65: the
+# mean row tea 0.3, 0.15, 0.075, ibs 0.7, 0.6, 0.55. An old CSV without
+# the column has no target.
+T=$HEADER,samples_target
+cat >sweep.csv <<EOF
+$T
+gzip,tea,156000,1,1000,0,0.400000000,0.200000000,,1000
+gzip,ibs,156000,1,950,50,0.600000000,0.300000000,,1000
+gzip,tea,312000,1,2000,0,0.200000000,0.100000000,,2000
+gzip,ibs,312000,1,1900,100,0.500000000,0.250000000,,2000
+gzip,tea,624000,1,4000,0,0.100000000,0.050000000,,4000
+gzip,ibs,624000,1,3800,200,0.450000000,0.225000000,,4000
+xz,tea,625000,1,1000,0,0.200000000,0.100000000,,1000
+xz,ibs,625000,1,990,10,0.800000000,0.400000000,,1000
+xz,tea,1250000,1,2000,0,0.100000000,0.050000000,,2000
+xz,ibs,1250000,1,1980,20,0.700000000,0.350000000,,2000
+xz,tea,2500000,1,4000,0,0.050000000,0.025000000,,4000
+xz,ibs,2500000,1,3960,40,0.650000000,0.325000000,,4000
+EOF
+run 0 "$PICS" table sweep.csv --samples 1000,2000,4000 --format csv
+cat >want-sweep.csv <<EOF
+trace,granularity,freq_hz,tea@1000,tea@2000,tea@4000,ibs@1000,ibs@2000,ibs@4000
+gzip,insn-component,,0.4,0.2,0.1,0.6,0.5,0.45
+xz,insn-component,,0.2,0.1,0.05,0.8,0.7,0.65
+mean,insn-component,,0.3,0.15,0.075,0.7,0.6,0.55
+max,insn-component,,0.4,0.2,0.1,0.8,0.7,0.65
+EOF
+same out.txt want-sweep.csv
+run 0 "$PICS" table sweep.csv --samples 4k,1k,2k
+contains out.txt "a column per scheme and tea replay --samples target (SCHEME@K)"
+contains out.txt "| gzip | 40.0 | 20.0 | 10.0 | 60.0 | 50.0 | 45.0 |"
+run 0 "$PICS" table sweep.csv --samples 2000 --format csv
+cat >want-2k.csv <<EOF
+trace,granularity,freq_hz,tea,ibs
+gzip,insn-component,312000,0.2,0.5
+xz,insn-component,1250000,0.1,0.7
+mean,insn-component,,0.15,0.6
+max,insn-component,,0.2,0.7
+EOF
+same out.txt want-2k.csv
+run 2 "$PICS" table sweep.csv
+contains err.txt "choose one with --freq"
+run 2 "$PICS" table sweep.csv --samples 8000
+contains err.txt "no results of tea replay --samples 8000"
+run 2 "$PICS" table sweep.csv --samples 1000,1k
+contains err.txt "sample count '1k' given twice"
+
+# --- a sampled trace's error interval over its window groups (tea replay's
+# error_ci95): a cell of one seed shows it (gzip tea 5.0 ± 1.5: low 3.5,
+# high 6.5), cut at 0 below (xz tea 1.0: low 0, high 2.0, ± 1.0); in CSV as
+# the cell's interval, beside the seed's error as min and max.
+cat >jack.csv <<EOF
+$HEADER,error_ci95_low,error_ci95_high
+gzip,tea,4000,1,2000,0,0.050000000,0.040000000,,0.035000000,0.065000000
+xz,tea,4000,1,2000,0,0.010000000,0.008000000,,0.000000000,0.020000000
+EOF
+run 0 "$PICS" table jack.csv
+contains out.txt "of one seed on a sampled trace, the jackknife over its window groups"
+contains out.txt "| gzip | 5.0 ± 1.5 |"
+contains out.txt "| xz | 1.0 ± 1.0 |"
+run 0 "$PICS" table jack.csv --format csv
+contains out.txt "trace,granularity,freq_hz,tea,tea_min,tea_max,tea_ci_low,tea_ci_high"
+contains out.txt "gzip,insn-component,4000,0.05,0.05,0.05,0.035,0.065"
+run 0 "$PICS" table jack.csv --granularity insn --format csv
+! grep -q "ci_low" out.txt || fail "pics table: the window interval shown at insn granularity (it is insn-component's)"
+
 # --- SVG: groups = traces + mean, one bar per scheme, whiskers where seeds > 1
 run 0 "$PICS" table a.csv b.csv --freq 4k --svg t.svg -o /dev/null
 xmllint --noout t.svg || fail "t.svg is not well-formed XML"
@@ -298,6 +368,21 @@ awk -F, 'FILENAME != "out.txt" { if ($1 != "trace" && $2 == "tea") v[++n] = $7; 
 run 1 "$PICS" table rep1 --granularity func
 contains err.txt "rep1/summary.csv: line"
 contains err.txt "no error_func for trace mixed"
+
+# a sweep over three sample counts of tea replay --samples on two traces:
+# summary.csv names each run's target, and pics table --samples fills every
+# cell of its scheme x target columns
+run 0 "$TEA" gen --workload memory --cycles 300000 --seed 3 -o memory3.tea
+run 0 "$TEA" replay mixed.tea --samples 200,400,800 --schemes tea,ibs -o sweep-a
+run 0 "$TEA" replay memory3.tea --samples 200,400,800 --schemes tea,ibs -o sweep-b
+[ "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "samples_target") c = i; next }
+              { print $c }' sweep-a/summary.csv | tr '\n' ' ')" = "200 400 800 200 400 800 " ] ||
+    fail "tea replay --samples: summary.csv's samples_target: $(cat sweep-a/summary.csv)"
+run 0 "$PICS" table sweep-a sweep-b --samples 200,400,800 --format csv
+head -n 1 out.txt | grep -qx 'trace,granularity,freq_hz,tea@200,tea@400,tea@800,ibs@200,ibs@400,ibs@800' ||
+    fail "pics table --samples: columns $(head -n 1 out.txt)"
+[ "$(wc -l <out.txt)" -eq 5 ] && awk -F, '{ for (i = 4; i <= NF; i++) if ($i == "") exit 1 }' out.txt ||
+    fail "pics table --samples: an empty cell: $(cat out.txt)"
 
 # --- bad inputs
 printf '%s\nlbm,tea,4000,1,1,0,0.1,0.1\n' "$HEADER" >short.csv

@@ -19,13 +19,23 @@
 
 #define HEADER "trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func\n"
 #define HEADER_RULES "trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func,rules\n"
+/* HEADER's columns and the error's interval, the run's estimate, the --samples target. */
+#define HEADER_CI "trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func,error_ci95_low,error_ci95_high\n"
+#define HEADER_RUN "trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func,run_cycles,run_instructions\n"
+#define HEADER_TARGET "trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func,samples_target\n"
 /* HEADER's columns and the trace's identity. */
 #define IDENTITY_HEADER                                                                                             \
     "trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func,digest,cycles,records\n"
-/* The header results_write_header writes: IDENTITY_HEADER's columns, the noise floors and the rules. */
-#define WRITTEN_HEADER                                                                                              \
+/* IDENTITY_HEADER's columns, the noise floors and the rules (the header of earlier versions). */
+#define FLOOR_HEADER                                                                                                \
     "trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func,digest,cycles,records,"       \
     "noise_floor_insn_component,noise_floor_insn,noise_floor_func,rules\n"
+/* The header results_write_header writes: IDENTITY_HEADER's columns, the noise floors, the rules, the
+ * error's interval, the run's estimate and the --samples target. */
+#define WRITTEN_HEADER                                                                                              \
+    "trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func,digest,cycles,records,"       \
+    "noise_floor_insn_component,noise_floor_insn,noise_floor_func,rules,error_ci95_low,error_ci95_high,"             \
+    "run_cycles,run_cycles_ci95_low,run_cycles_ci95_high,run_instructions,samples_target\n"
 
 /* Writes `text` to a scratch file and returns its malloc'd path. */
 static char *scratch(const char *name, const char *text)
@@ -175,6 +185,17 @@ static void refuses_bad_lines(void **state)
         { HEADER_RULES "lbm,tea,4000,1,1,0,0.1,0.1,0.1,Tracedoctor\n", TEA_ERR_FORMAT,
           "line 2: rules 'Tracedoctor' is neither default nor tracedoctor" },
         { "", TEA_ERR_FORMAT, "no header line" },
+        { HEADER_CI "lbm,tea,4000,1,1,0,0.1,0.1,0.1,0.05,\n", TEA_ERR_FORMAT,
+          "line 2: error_ci95_low and error_ci95_high: both or neither" },
+        { HEADER_CI "lbm,tea,4000,1,1,0,0.1,0.1,0.1,0.2,0.1\n", TEA_ERR_FORMAT, "low <= high" },
+        { HEADER_CI "lbm,tea,4000,1,1,0,0.1,0.1,0.1,0.05,1.5\n", TEA_ERR_FORMAT,
+          "line 2: error_ci95_high '1.5' is not a number from 0 to 1" },
+        { HEADER_RUN "lbm,tea,4000,1,1,0,0.1,0.1,0.1,1e9,\n", TEA_ERR_FORMAT,
+          "line 2: run_cycles and run_instructions go together" },
+        { HEADER_RUN "lbm,tea,4000,1,1,0,0.1,0.1,0.1,-5,7\n", TEA_ERR_FORMAT,
+          "line 2: run_cycles '-5' is not a number of 0 or more" },
+        { HEADER_TARGET "lbm,tea,4000,1,1,0,0.1,0.1,0.1,0\n", TEA_ERR_FORMAT,
+          "line 2: samples_target '0' is not an integer of 1 or more" },
     };
     char *good = scratch("good.csv", HEADER "lbm,tea,4000,1,1,0,0.1,0.1,0.1\n");
 
@@ -253,8 +274,8 @@ static void dedupe_keeps_the_noise_floor(void **state)
 {
     (void)state;
     char *plain = scratch("floor-a.csv", HEADER "lbm,ibs,4000,1,5,1,0.4,0.3,\n");
-    char *floored = scratch("floor-b.csv", WRITTEN_HEADER "lbm,ibs,4000,1,5,1,0.4,0.3,,,,,0.2,0.1,,\n");
-    char *other = scratch("floor-c.csv", WRITTEN_HEADER "lbm,ibs,4000,1,5,1,0.4,0.3,,,,,0.25,0.1,,\n");
+    char *floored = scratch("floor-b.csv", FLOOR_HEADER "lbm,ibs,4000,1,5,1,0.4,0.3,,,,,0.2,0.1,,\n");
+    char *other = scratch("floor-c.csv", FLOOR_HEADER "lbm,ibs,4000,1,5,1,0.4,0.3,,,,,0.25,0.1,,\n");
     results_set s;
 
     results_init(&s);
@@ -317,13 +338,24 @@ static void writes_rows_that_read_back(void **state)
           .cycles = 15015862,
           .records = 5353921,
           .noise_floor = { 0.031, 0.02, NAN },
-          .rules = "tracedoctor" },
+          .rules = "tracedoctor",
+          .has_error_ci95 = 1,
+          .error_ci95 = { 0.03, 0.06 },
+          .has_run = 1,
+          .run_cycles = 1.5e9,
+          .run_cycles_ci95 = { 1.25e9, 1.75e9 },
+          .run_instructions = 2e9,
+          .samples_target = 100000 },
         { .trace = "#x",
           .scheme = "say \"hi\"",
           .freq_hz = 1e6,
           .seed = 0,
           .error = { 0, 0.5, 0.25 },
-          .noise_floor = { NAN, NAN, NAN } },
+          .noise_floor = { NAN, NAN, NAN },
+          .has_run = 1,
+          .run_cycles = 3e6,
+          .run_cycles_ci95 = { NAN, NAN },
+          .run_instructions = 4e6 },
     };
     char *path = test_temp_path("written.csv");
     FILE *f = fopen(path, "w");
@@ -338,9 +370,10 @@ static void writes_rows_that_read_back(void **state)
     assert_int_equal(fclose(f), 0);
     test_read_file(path, &text, &size);
 #define WRITTEN WRITTEN_HEADER "\"a,b\",ibs:all,3333.33333333333,18446744073709551615,5,6,0.044997647,1.000000000,," \
-                               "3cdd478deb2f956d,15015862,5353921,0.031000000,0.020000000,,tracedoctor\n" \
+                               "3cdd478deb2f956d,15015862,5353921,0.031000000,0.020000000,,tracedoctor," \
+                               "0.030000000,0.060000000,1500000000,1250000000,1750000000,2000000000,100000\n" \
                                "\"#x\",\"say \"\"hi\"\"\",1000000,0,0,0,0.000000000," \
-                               "0.500000000,0.250000000,,,,,,,default\n"
+                               "0.500000000,0.250000000,,,,,,,default,,,3000000,,,4000000,\n"
     assert_int_equal(size, strlen(WRITTEN));
     assert_memory_equal(text, WRITTEN, size);
 #undef WRITTEN
@@ -364,6 +397,14 @@ static void writes_rows_that_read_back(void **state)
     }
     assert_true(fabs(s.rows[0].freq_hz - rows[0].freq_hz) < 1e-9);
     assert_string_equal(s.rows[0].digest, "3cdd478deb2f956d");
+    /* the interval, the run and the target read back; the second row's run has no interval */
+    assert_true(s.rows[0].has_error_ci95 && s.rows[0].error_ci95[0] == 0.03 && s.rows[0].error_ci95[1] == 0.06);
+    assert_true(s.rows[0].has_run && s.rows[0].run_cycles == 1.5e9 && s.rows[0].run_instructions == 2e9);
+    assert_true(s.rows[0].run_cycles_ci95[0] == 1.25e9 && s.rows[0].run_cycles_ci95[1] == 1.75e9);
+    assert_int_equal(s.rows[0].samples_target, 100000);
+    assert_false(s.rows[1].has_error_ci95);
+    assert_true(s.rows[1].has_run && s.rows[1].run_cycles == 3e6 && isnan(s.rows[1].run_cycles_ci95[0]));
+    assert_int_equal(s.rows[1].samples_target, 0);
     assert_int_equal(s.rows[0].cycles, 15015862);
     assert_int_equal(s.rows[0].records, 5353921);
     assert_string_equal(s.rows[0].rules, "tracedoctor");

@@ -37,7 +37,7 @@ typedef struct fixture {
 static int setup(void **state)
 {
     fixture *fx = calloc(1, sizeof *fx);
-    const results_table_request req = { PICS_GRAN_INSN_COMPONENT, 0, 0 };
+    const results_table_request req = { .granularity = PICS_GRAN_INSN_COMPONENT };
     char *path = test_temp_path("results.csv");
 
     assert_non_null(fx);

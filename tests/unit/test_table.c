@@ -40,7 +40,7 @@ static void check_close(double actual, double expected, const char *what, int li
 }
 
 /* The request of most cases: insn-component errors, no --freq. */
-static const results_table_request INSN_COMPONENT = { PICS_GRAN_INSN_COMPONENT, 0, 0 };
+static const results_table_request INSN_COMPONENT = { .granularity = PICS_GRAN_INSN_COMPONENT };
 
 /* Reads `csv` (written to a scratch file) into `s`. */
 static void read_csv(results_set *s, const char *name, const char *csv)
@@ -214,8 +214,8 @@ static void chooses_the_frequency(void **state)
     (void)state;
     results_set s;
     results_table t;
-    const results_table_request at_4k = { PICS_GRAN_INSN_COMPONENT, 1, 4000.0 };
-    const results_table_request at_2k = { PICS_GRAN_INSN_COMPONENT, 1, 2000.0 };
+    const results_table_request at_4k = { .granularity = PICS_GRAN_INSN_COMPONENT, .has_freq = 1, .freq_hz = 4000.0 };
+    const results_table_request at_2k = { .granularity = PICS_GRAN_INSN_COMPONENT, .has_freq = 1, .freq_hz = 2000.0 };
 
     read_csv(&s, "freqs.csv", HEADER "a,tea,1000,1,10,0,0.1,0,\n"
                                      "a,tea,4000,1,10,0,0.4,0,\n"
@@ -265,7 +265,7 @@ static void empty_traces_and_missing_symbols(void **state)
     (void)state;
     results_set s;
     results_table t;
-    const results_table_request func = { PICS_GRAN_FUNC, 0, 0 };
+    const results_table_request func = { .granularity = PICS_GRAN_FUNC };
 
     read_csv(&s, "empty.csv", HEADER "a,tea,1000,1,10,0,0.1,0,0.05\n"
                                      "z,tea,1000,1,0,0,,,\n"
