@@ -53,7 +53,7 @@ digest=$(sed -n 's/^trace.digest //p' rn/golden.pics)
 span=$("$TEA" info --json m.tea | sed -n 's/^  "cycles": \([0-9]*\),$/\1/p')
 records=$("$TEA" info --json m.tea | sed -n 's/^  "records": \([0-9]*\),$/\1/p')
 [ -n "$span" ] && [ -n "$records" ] || fail "tea info --json: no cycles or records"
-grep -q "^m,ibs,1000000,1,[0-9]*,[0-9]*,0\.[0-9]\{9\},0\.[0-9]\{9\},,$digest,$span,$records,,,,default\$" rn/summary.csv ||
+grep -q "^m,ibs,1000000,1,[0-9]*,[0-9]*,0\.[0-9]\{9\},0\.[0-9]\{9\},,$digest,$span,$records,,,,default,,,,,,,\$" rn/summary.csv ||
     fail "summary.csv: an ibs row (no function error without symbols, the trace's digest and span)"
 grep -q '"tool": "tea [^"]*",' rn/summary.json || fail "summary.json: no tool"
 grep -q '"command_line": "tea replay m.tea --freq 100k,1M -o rn"' rn/summary.json ||
