@@ -226,6 +226,8 @@ int tea_replay_create(tea_replay **out, unsigned initial_window, const tea_sampl
             return error_set(TEA_ERR_USAGE, "sampler %zu: the sampling period must be at least one cycle", i);
         if (specs[i].listed && specs[i].scheme != PICS_SCHEME_TEA)
             return error_set(TEA_ERR_USAGE, "sampler %zu: only TEA samples a list of points", i);
+        if (specs[i].phases > TEA_TAGGER_PHASES_MAX)
+            return error_set(TEA_ERR_USAGE, "sampler %zu: more than %d phases", i, TEA_TAGGER_PHASES_MAX);
         if (reads_tokens(&specs[i]) && (specs[i].listed || specs[i].jitter != PICS_JITTER_NONE))
             return error_set(TEA_ERR_USAGE, "sampler %zu: the tracedoctor rules sample every period exactly "
                                             "(no jitter, no listed points)", i);
@@ -338,11 +340,11 @@ static int start(tea_replay *r, uint64_t origin)
             r->refs[i] = (sampler_ref){ SAMPLER_CYCLE, r->cycle_count++ };
         } else if (!r->part) {
             int rc = tea_tagger_init(&r->tags[r->tag_count], sp->scheme, sp->period, sp->jitter, sp->seed,
-                                     sp->event_mask, origin);
+                                     sp->event_mask, origin, sp->phases ? sp->phases : 1, sp->phase_period);
             if (rc)
                 return rc;
             if (r->wg.weights)
-                tea_schedule_set_windows(&r->tags[r->tag_count].cycles, r->wg.ends, r->wg.weights, r->wg.windows);
+                tea_tagger_set_windows(&r->tags[r->tag_count], r->wg.ends, r->wg.weights, r->wg.windows);
             r->tags[r->tag_count].keep_points = sp->keep_points;
             r->refs[i] = (sampler_ref){ SAMPLER_TAGGER, r->tag_count++ };
         }

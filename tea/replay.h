@@ -41,6 +41,10 @@ typedef struct tea_sampler_spec {
                                tea_replay_token instead of records (no jitter, listed or points) */
     unsigned llc_latency;   /* tracedoctor rules: memory latency (cycles) from which a data-cache
                                miss is ST-LLC (the trace header's) */
+    unsigned phases;        /* IBS, SPE, RIS: units pooled, each taking every phases-th sample point
+                               with a tag of its own (tea/tagger.h; 0 or 1: one unit, the paper's);
+                               on a sampled trace the run's period over the trace's (tea/run.h) */
+    uint64_t phase_period;  /* with phases > 1: each unit's period, the run's (0: phases x period) */
     int listed;             /* TEA only: sample exactly `points` instead of the period's schedule */
     const uint64_t *points; /* listed: the cycles (non-decreasing; the caller's, read until the */
     uint64_t point_count;   /* replay and its parts are freed) */
@@ -50,7 +54,8 @@ typedef struct tea_replay tea_replay;
 
 /* Prepares a replay of a trace whose ROB holds `initial_window` entries
  * before its first record. Errors: TEA_ERR_USAGE (a golden spec, period 0,
- * a listed spec of another scheme than TEA or with decreasing points),
+ * a listed spec of another scheme than TEA or with decreasing points, more
+ * than TEA_TAGGER_PHASES_MAX phases),
  * TEA_ERR_NOMEM. */
 int tea_replay_create(tea_replay **out, unsigned initial_window, const tea_sampler_spec *specs, size_t count);
 

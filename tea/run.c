@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "run.h"
 #include "parallel.h"
+#include "tagger.h"
 #include "results/results.h"
 #include "common/error.h"
 #include "trace/frames.h"
@@ -31,6 +32,16 @@ static double rounded_period(uint64_t clock_hz, double freq_hz, uint64_t every, 
 uint64_t tea_run_period(uint64_t clock_hz, double freq_hz)
 {
     return tea_run_sampled_period(clock_hz, freq_hz, 0, 0);
+}
+
+unsigned tea_run_tagger_phases(uint64_t clock_hz, double freq_hz, uint64_t every, uint64_t length)
+{
+    double m;
+    if (!every)
+        return 1;
+    m = floor((double)tea_run_period(clock_hz, freq_hz) / (double)tea_run_sampled_period(clock_hz, freq_hz, every, length)
+              + 0.5);
+    return m < 1 ? 1 : m > TEA_TAGGER_PHASES_MAX ? TEA_TAGGER_PHASES_MAX : (unsigned)m;
 }
 
 uint64_t tea_run_sampled_period(uint64_t clock_hz, double freq_hz, uint64_t every, uint64_t length)
@@ -204,6 +215,11 @@ static int build_specs(const tea_run_options *o, const trace_header *h, uint64_t
                 } else {
                     sp->period = tea_run_sampled_period(clock_hz, o->freqs[f], sampling->every, sampling->length);
                     sp->frequency_hz = o->freqs[f];
+                    /* a periodically sampled trace: taggers at the run's period, in phases */
+                    if (pics_scheme_tags(sc->scheme) && !trace_sampling_weighted(sampling)) {
+                        sp->phases = tea_run_tagger_phases(clock_hz, o->freqs[f], sampling->every, sampling->length);
+                        sp->phase_period = tea_run_period(clock_hz, o->freqs[f]);
+                    }
                 }
                 sp->scheme = sc->scheme;
                 sp->jitter = o->jitter;

@@ -133,6 +133,17 @@ uint64_t tea_run_period(uint64_t clock_hz, double freq_hz);
 uint64_t tea_run_sampled_period(uint64_t clock_hz, double freq_hz, uint64_t every, uint64_t length);
 
 /*
+ * The units (phases, tea/tagger.h) in which IBS, SPE and RIS sample a trace
+ * sampled periodically with `every` and `length` at freq_hz: the run's
+ * period over the trace's, round(tea_run_period / tea_run_sampled_period),
+ * from 1 to TEA_TAGGER_PHASES_MAX, so that each unit samples at the run's
+ * period and finds its own last tag as old as on the whole run
+ * (docs/semantics.md, "Taggers on a sampled trace"). 1 on a whole trace
+ * (every 0).
+ */
+unsigned tea_run_tagger_phases(uint64_t clock_hz, double freq_hz, uint64_t every, uint64_t length);
+
+/*
  * The frequency at which a trace standing for `cycles` cycles of the run
  * (trace_sampling_stands_for: last - first unsampled) at clock_hz gets
  * about `samples` sample points: samples * clock_hz / cycles, rounded to

@@ -17,58 +17,128 @@
 /* Random streams, kept apart from the cycle schedule's (the period). */
 #define RIS_STREAM 0x5249530000000000ull
 #define SPE_STREAM 0x5350450000000000ull
+/* Unit j > 0 of several mixes j into its streams' key this far up. */
+#define PHASE_STREAM_SHIFT 40
+
+/* The earliest next point and trigger of the units (the wake conditions). */
+static void refresh(tea_tagger *t)
+{
+    t->next_point = t->next_trigger = TEA_SCHEDULE_NEVER;
+    for (unsigned j = 0; j < t->phases; j++) {
+        const tea_tag_slot *s = &t->slots[j];
+        if (s->counting && s->trigger < t->next_trigger)
+            t->next_trigger = s->trigger;
+        else if (!s->counting && s->cycles.next < t->next_point)
+            t->next_point = s->cycles.next;
+    }
+}
+
+/* Unit j's points: the unit period from floor(j x unit_period / phases)
+ * after the origin (one unit: the tagger's own period from the origin,
+ * stream the period). */
+static void slot_init(tea_tagger *t, unsigned j, uint64_t origin)
+{
+    tea_tag_slot *s = &t->slots[j];
+    double offset = floor((double)j * (double)t->unit_period / (double)t->phases);
+    uint64_t start = offset >= (double)(UINT64_MAX - origin) ? UINT64_MAX : origin + (uint64_t)offset;
+    s->stream = j ? t->unit_period ^ ((uint64_t)j << PHASE_STREAM_SHIFT) : t->unit_period;
+    tea_schedule_init(&s->cycles, start, t->unit_period, t->jitter, t->seed, s->stream);
+}
 
 int tea_tagger_init(tea_tagger *t, pics_scheme scheme, uint64_t period, pics_jitter jitter, uint64_t seed,
-                    uint16_t mask, uint64_t origin)
+                    uint16_t mask, uint64_t origin, unsigned phases, uint64_t unit_period)
 {
     memset(t, 0, sizeof *t);
+    assert(phases >= 1 && phases <= TEA_TAGGER_PHASES_MAX); /* the caller's contract */
     t->scheme = scheme;
     t->mask = mask;
     t->period = period;
     t->jitter = jitter;
     t->seed = seed;
-    /* All schemes at one period share the cycle points: paired comparisons. */
-    tea_schedule_init(&t->cycles, origin, period, jitter, seed, period);
     t->lfsr = (uint16_t)(rng_hash64(seed, RIS_STREAM ^ period, 0) | 1u);
     t->target = &t->pics;
-    return pics_init(&t->pics);
+    t->phases = phases;
+    t->unit_period = phases == 1 ? period
+                     : unit_period ? unit_period
+                     : period > UINT64_MAX / phases ? UINT64_MAX : period * phases;
+    t->slots = calloc(phases, sizeof *t->slots);
+    t->active = malloc(phases * sizeof *t->active);
+    if (!t->slots || !t->active || pics_init(&t->pics)) {
+        free(t->slots);
+        free(t->active);
+        t->slots = NULL;
+        t->active = NULL;
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    }
+    /* One unit: all schemes at one period share the cycle points (paired comparisons). */
+    for (unsigned j = 0; j < phases; j++)
+        slot_init(t, j, origin);
+    refresh(t);
+    return TEA_OK;
+}
+
+void tea_tagger_set_windows(tea_tagger *t, const uint64_t *ends, const uint64_t *weights, uint64_t count)
+{
+    assert(t->phases == 1); /* weighted windows keep the run's period: no phases */
+    tea_schedule_set_windows(&t->slots[0].cycles, ends, weights, count);
+    refresh(t);
 }
 
 void tea_tagger_free(tea_tagger *t)
 {
     pics_free(&t->pics);
     free(t->points);
+    free(t->slots);
+    free(t->active);
     t->points = NULL;
+    t->slots = NULL;
+    t->active = NULL;
     t->point_count = t->point_capacity = 0;
 }
 
-/* A new tag is armed at a cycle sample point. */
-static void arm(tea_tagger *t)
+/* Unit `s` leaves idle: it joins the active list. */
+static void activate(tea_tagger *t, tea_tag_slot *s, int state)
 {
-    assert(t->state == TEA_TAG_IDLE); /* one tag at a time */
-    t->state = TEA_TAG_ARMED;
+    assert(s->state == TEA_TAG_IDLE && t->active_count < t->phases); /* one tag per unit */
+    s->state = state;
+    t->active[t->active_count++] = (unsigned)(s - t->slots);
+}
+
+/* The k-th active unit becomes idle and leaves the list (the last takes its
+ * place). */
+static void deactivate(tea_tagger *t, unsigned k)
+{
+    assert(k < t->active_count);
+    t->slots[t->active[k]].state = TEA_TAG_IDLE;
+    t->active[k] = t->active[--t->active_count];
+}
+
+/* A new tag is armed in unit `s` at a cycle sample point. */
+static void arm(tea_tagger *t, tea_tag_slot *s)
+{
+    activate(t, s, TEA_TAG_ARMED);
     if (t->scheme == PICS_SCHEME_RIS) {
         t->lfsr = (uint16_t)((t->lfsr >> 1) ^ (-(unsigned)(t->lfsr & 1u) & RIS_LFSR_TAPS));
-        t->skip = t->lfsr & RIS_SKIP_MASK;
+        s->skip = t->lfsr & RIS_SKIP_MASK;
     }
 }
 
-/* Starts SPE's next interval after ordinal `start`, sized to the dispatch
- * rate since the last interval was sized (`dispatched` entries by cycle
- * `cycle`), so that SPE samples about once per period. */
-static void spe_next_interval(tea_tagger *t, uint64_t start, uint64_t dispatched, uint64_t cycle)
+/* Starts unit s's next SPE interval after ordinal `start`, sized to the
+ * dispatch rate since its interval was last sized (`dispatched` entries by
+ * cycle `cycle`), so that the unit samples about once per its period. */
+static void spe_next_interval(tea_tagger *t, tea_tag_slot *s, uint64_t start, uint64_t dispatched, uint64_t cycle)
 {
     double size;
     uint64_t interval, u;
 
-    if (cycle > t->rate_cycle && dispatched > t->rate_dispatched)
-        t->rate = (double)(dispatched - t->rate_dispatched) / (double)(cycle - t->rate_cycle);
-    else if (t->rate <= 0)
-        t->rate = 1.0;
-    t->rate_cycle = cycle;
-    t->rate_dispatched = dispatched;
-    /* the period of the weighted window sized in (tea_schedule_set_windows), else t->period */
-    size = floor((double)tea_schedule_period_at(&t->cycles, cycle) * t->rate + 0.5);
+    if (cycle > s->rate_cycle && dispatched > s->rate_dispatched)
+        s->rate = (double)(dispatched - s->rate_dispatched) / (double)(cycle - s->rate_cycle);
+    else if (s->rate <= 0)
+        s->rate = 1.0;
+    s->rate_cycle = cycle;
+    s->rate_dispatched = dispatched;
+    /* the period of the weighted window sized in (tea_schedule_set_windows), else the unit's */
+    size = floor((double)tea_schedule_period_at(&s->cycles, cycle) * s->rate + 0.5);
     interval = size < 1.0 ? 1 : size > 1e18 ? (uint64_t)1e18 : (uint64_t)size;
     switch (t->jitter) {
     case PICS_JITTER_NONE:
@@ -76,24 +146,24 @@ static void spe_next_interval(tea_tagger *t, uint64_t start, uint64_t dispatched
         break;
     case PICS_JITTER_START: {
         /* a fixed fraction of every interval */
-        double f = (double)(rng_hash64(t->seed, SPE_STREAM ^ t->period, UINT64_MAX) >> 11) * 0x1.0p-53;
+        double f = (double)(rng_hash64(t->seed, SPE_STREAM ^ s->stream, UINT64_MAX) >> 11) * 0x1.0p-53;
         u = 1 + (uint64_t)(f * (double)interval);
         if (u > interval)
             u = interval;
         break;
     }
     default:
-        u = 1 + rng_hash_below(t->seed, SPE_STREAM ^ t->period, t->interval_index, interval);
+        u = 1 + rng_hash_below(t->seed, SPE_STREAM ^ s->stream, s->interval_index, interval);
         break;
     }
-    t->interval_index++;
-    t->trigger = start + u;
-    t->window_end = start + interval;
+    s->interval_index++;
+    s->trigger = start + u;
+    s->window_end = start + interval;
     assert(u >= 1 && u <= interval); /* the sample falls inside its interval */
 }
 
 /* Keeps the point of a sample taken (the noise floor's). */
-static int keep_point(tea_tagger *t)
+static int keep_point(tea_tagger *t, uint64_t point)
 {
     if (t->point_count == t->point_capacity) {
         uint64_t capacity = t->point_capacity ? 2 * t->point_capacity : 1024;
@@ -103,81 +173,130 @@ static int keep_point(tea_tagger *t)
         t->points = grown;
         t->point_capacity = capacity;
     }
-    /* one tag at a time, each armed after the last resolved */
-    assert(t->point_count == 0 || t->points[t->point_count - 1] <= t->point);
-    t->points[t->point_count++] = t->point;
+    /* one unit's tags resolve in the order they were armed (several units: sorted at the end) */
+    assert(t->phases > 1 || t->point_count == 0 || t->points[t->point_count - 1] <= point);
+    t->points[t->point_count++] = point;
     return TEA_OK;
 }
 
-/* Records a sample for a committed µop. */
-static int sample(tea_tagger *t, const trace_uop *u)
+/* Records a sample for a committed µop, standing for `point`. */
+static int sample(tea_tagger *t, const trace_uop *u, uint64_t point)
 {
     int rc;
     t->samples++;
-    if (t->keep_points && (rc = keep_point(t)))
+    if (t->keep_points && (rc = keep_point(t, point)))
         return rc;
     return pics_add(t->target, u->pc, (uint16_t)(u->psv & t->mask), PICS_UNIT, 1);
 }
 
-/* Follows the tag through this record's retirement and squash. */
-static int resolve(tea_tagger *t, const trace_record *r, const trace_uop *uops, const tea_rob_view *v)
+/* Follows the k-th active unit's tag through this record's retirement and
+ * squash; *resolved 1 when the unit went idle. */
+static int resolve(tea_tagger *t, unsigned k, const trace_record *r, const trace_uop *uops, const tea_rob_view *v,
+                   int *resolved)
 {
+    tea_tag_slot *s = &t->slots[t->active[k]];
+    uint64_t point = s->point;
+
     /* The followed entry is still in the window: the tagger sees every
      * record while a tag is in flight. */
-    assert(t->state == TEA_TAG_IN_FLIGHT && t->tag >= v->head && t->tag < v->tail);
-    if (t->tag >= v->head && t->tag < v->head + r->retire) {
-        unsigned offset = (unsigned)(t->tag - v->head), n = trace_record_uops(r);
-        t->state = TEA_TAG_IDLE;
+    assert(s->state == TEA_TAG_IN_FLIGHT && s->tag >= v->head && s->tag < v->tail);
+    *resolved = 0;
+    if (s->tag >= v->head && s->tag < v->head + r->retire) {
+        unsigned offset = (unsigned)(s->tag - v->head), n = trace_record_uops(r);
+        *resolved = 1;
+        deactivate(t, k);
         for (unsigned i = 0; i < n; i++) {
             if (uops[i].offset != offset)
                 continue;
             if (i < r->n_commit)
-                return sample(t, &uops[i]);
+                return sample(t, &uops[i], point);
             t->lost[PICS_LOST_EXCEPTION]++;
             return TEA_OK;
         }
         t->lost[PICS_LOST_EMPTY]++;
-    } else if (r->squash && t->tag + r->squash >= v->tail && t->tag < v->tail) {
-        t->state = TEA_TAG_IDLE;
+    } else if (r->squash && s->tag + r->squash >= v->tail && s->tag < v->tail) {
+        *resolved = 1;
+        deactivate(t, k);
         t->lost[PICS_LOST_SQUASHED]++;
     }
     return TEA_OK;
 }
 
-/* Picks an entry from this record's dispatch when armed or counting. */
-static void pick(tea_tagger *t, const trace_record *r, const tea_rob_view *v)
+/* An armed unit picks an entry of this record's row (`first` its first). */
+static void pick_armed(tea_tagger *t, tea_tag_slot *s, const trace_record *r, const tea_rob_view *v, uint64_t first)
 {
-    uint64_t first = v->tail - r->squash; /* the row lands here */
     uint64_t before = v->dispatched, after = before + r->dispatch;
 
-    if (t->state == TEA_TAG_ARMED) {
-        if (t->scheme == PICS_SCHEME_RIS && t->skip >= r->dispatch) {
-            t->skip -= r->dispatch;
-            return;
-        }
-        t->tag = first + (t->scheme == PICS_SCHEME_RIS ? t->skip : 0);
-        t->state = TEA_TAG_IN_FLIGHT;
-        assert(t->tag < first + r->dispatch); /* an entry of this record's row */
-        if (t->scheme != PICS_SCHEME_SPE || t->counting)
-            return;
-        /* SPE's first sample came from a cycle point; from here on it counts
-         * entries, starting with the one just tagged. */
-        t->counting = 1;
-        t->cycles.next = TEA_SCHEDULE_NEVER;
-        t->rate_cycle = v->origin; /* the first interval: the rate over the whole trace so far */
-        t->rate_dispatched = 0;
-        spe_next_interval(t, before + 1, after, r->cycle);
+    if (t->scheme == PICS_SCHEME_RIS && s->skip >= r->dispatch) {
+        s->skip -= r->dispatch;
+        return;
     }
-    while (t->counting && t->trigger <= after) {
-        if (t->state == TEA_TAG_IDLE) {
-            assert(t->trigger > before); /* an entry of this record's row */
-            t->tag = first + (t->trigger - before - 1);
-            t->point = r->cycle;
-            t->state = TEA_TAG_IN_FLIGHT;
+    s->tag = first + (t->scheme == PICS_SCHEME_RIS ? s->skip : 0);
+    s->state = TEA_TAG_IN_FLIGHT;
+    assert(s->tag < first + r->dispatch); /* an entry of this record's row */
+    if (t->scheme != PICS_SCHEME_SPE || s->counting)
+        return;
+    /* SPE's first sample came from a cycle point; from here on the unit
+     * counts entries, starting with the one just tagged. */
+    s->counting = 1;
+    s->cycles.next = TEA_SCHEDULE_NEVER;
+    s->rate_cycle = v->origin; /* the first interval: the rate over the whole trace so far */
+    s->rate_dispatched = 0;
+    spe_next_interval(t, s, before + 1, after, r->cycle);
+}
+
+/* Unit s's SPE intervals that end in this record's row: each samples its
+ * entry, or is a collision while the unit's tag is pending. */
+static void count_entries(tea_tagger *t, tea_tag_slot *s, const trace_record *r, const tea_rob_view *v,
+                          uint64_t first)
+{
+    uint64_t before = v->dispatched, after = before + r->dispatch;
+
+    while (s->counting && s->trigger <= after) {
+        if (s->state == TEA_TAG_IDLE) {
+            assert(s->trigger > before); /* an entry of this record's row */
+            activate(t, s, TEA_TAG_IN_FLIGHT);
+            s->tag = first + (s->trigger - before - 1);
+            s->point = r->cycle;
         } else {
             t->lost[PICS_LOST_BUSY]++; /* collision */
         }
-        spe_next_interval(t, t->window_end, after, r->cycle);
+        spe_next_interval(t, s, s->window_end, after, r->cycle);
+    }
+}
+
+/* Picks entries from this record's dispatch: every armed unit, then the
+ * SPE intervals that end in it. */
+static void pick(tea_tagger *t, const trace_record *r, const tea_rob_view *v)
+{
+    uint64_t first = v->tail - r->squash; /* the row lands here */
+
+    for (unsigned k = 0; k < t->active_count; k++)
+        if (t->slots[t->active[k]].state == TEA_TAG_ARMED)
+            pick_armed(t, &t->slots[t->active[k]], r, v, first);
+    if (t->scheme != PICS_SCHEME_SPE)
+        return;
+    for (unsigned j = 0; j < t->phases; j++)
+        count_entries(t, &t->slots[j], r, v, first);
+}
+
+/* Each unit's cycle sample points up to this record's cycle: the first
+ * arms an idle unit, the others (and all while its tag is pending) are
+ * lost as busy. */
+static void take_points(tea_tagger *t, const trace_record *r)
+{
+    for (unsigned j = 0; j < t->phases; j++) {
+        tea_tag_slot *s = &t->slots[j];
+        uint64_t first = s->cycles.next; /* the earliest point taken */
+        uint64_t points = s->counting ? 0 : tea_schedule_take(&s->cycles, r->cycle);
+        if (!points)
+            continue;
+        if (s->state == TEA_TAG_IDLE) {
+            arm(t, s);
+            s->point = first;
+            points--;
+        }
+        t->lost[PICS_LOST_BUSY] += points;
     }
 }
 
@@ -185,30 +304,39 @@ int tea_tagger_record(tea_tagger *t, const trace_record *r, const trace_uop *uop
 {
     int rc = TEA_OK;
 
-    if (!t->counting) {
-        uint64_t first = t->cycles.next; /* the earliest point taken, which arms an idle tagger */
-        uint64_t points = tea_schedule_take(&t->cycles, r->cycle);
-        if (points) {
-            if (t->state == TEA_TAG_IDLE) {
-                arm(t);
-                t->point = first;
-                points--;
-            }
-            t->lost[PICS_LOST_BUSY] += points;
+    if (r->cycle >= t->next_point)
+        take_points(t, r);
+    for (unsigned k = 0; k < t->active_count;) {
+        int resolved;
+        if (t->slots[t->active[k]].state != TEA_TAG_IN_FLIGHT) {
+            k++;
+            continue;
         }
+        if ((rc = resolve(t, k, r, uops, v, &resolved)))
+            return rc;
+        k += !resolved; /* a resolved unit's place holds the last active one now */
     }
-    if (t->state == TEA_TAG_IN_FLIGHT && (rc = resolve(t, r, uops, v)))
-        return rc;
-    if (r->dispatch && (t->state == TEA_TAG_ARMED || t->counting))
+    if (r->dispatch && (t->active_count || v->dispatched + r->dispatch >= t->next_trigger))
         pick(t, r, v);
+    refresh(t);
     return TEA_OK;
+}
+
+static int compare_points(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return a < b ? -1 : a > b;
 }
 
 void tea_tagger_finish(tea_tagger *t, uint64_t last_cycle)
 {
-    if (t->state != TEA_TAG_IDLE)
-        t->lost[PICS_LOST_END]++;
-    t->state = TEA_TAG_IDLE;
-    if (!t->counting)
-        t->lost[PICS_LOST_END] += tea_schedule_take(&t->cycles, last_cycle);
+    t->lost[PICS_LOST_END] += t->active_count;
+    while (t->active_count)
+        deactivate(t, 0);
+    for (unsigned j = 0; j < t->phases; j++)
+        if (!t->slots[j].counting)
+            t->lost[PICS_LOST_END] += tea_schedule_take(&t->slots[j].cycles, last_cycle);
+    refresh(t);
+    if (t->phases > 1 && t->point_count > 1)
+        qsort(t->points, t->point_count, sizeof *t->points, compare_points);
 }

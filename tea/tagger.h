@@ -25,6 +25,19 @@
  *        the first one). The first sample is taken at the first cycle sample
  *        point, like IBS.
  *
+ * Phases. A unit follows one tag at a time: a sample point that finds its
+ * tag still in flight is lost ("busy"). On a sampled recording the trace
+ * holds 1/r of the run's cycles (r = every / length), so a scheme that
+ * takes as many samples as on the whole run samples the trace r times as
+ * often, and a unit would find its own tag of P/r cycles ago in flight
+ * far more often than on the run, where that tag is P cycles old. With
+ * `phases` m > 1 the tagger is m units pooled, each with its own tag and
+ * its own points at m times the trace's period, the run's (unit j's
+ * periods start j periods of the trace after the origin; the jitter and
+ * the SPE intervals are the run's, drawn and sized per unit), so that each unit
+ * finds its own last tag as old as on the run. With m = 1 (every whole
+ * trace) it is the one unit.
+ *
  * With keep_points, each sample keeps the cycle it stands for (`points`):
  * the cycle sample point that armed its tag, or for SPE's counted samples
  * the cycle its entry was dispatched. The noise floor (docs/semantics.md)
@@ -59,26 +72,41 @@ enum tea_tag_state {
     TEA_TAG_IN_FLIGHT    /* following entry `tag` */
 };
 
-typedef struct tea_tagger {
-    pics_scheme scheme;         /* IBS, SPE or RIS */
-    uint16_t mask;             /* PSV bits reported */
-    uint64_t period;           /* P, cycles */
-    pics_jitter jitter;
-    uint64_t seed;
-    tea_schedule cycles;       /* cycle sample points (IBS, RIS; SPE's first) */
-    int counting;              /* SPE: now triggered by dispatched entries */
-    uint64_t trigger;          /* SPE: ordinal of the dispatched entry to sample */
-    uint64_t window_end;       /* SPE: ordinal ending the current interval */
-    uint64_t interval_index;   /* SPE: intervals begun, for the jitter stream */
-    uint64_t rate_cycle;       /* SPE: cycle and dispatched-entry count when the */
-    uint64_t rate_dispatched;  /*      current interval was sized */
-    double rate;               /* SPE: entries per cycle used for the last interval */
-    uint16_t lfsr;             /* RIS: state of the skip generator */
-    unsigned skip;             /* RIS: entries still to skip while armed */
+/* One unit of the tagger (a phase): its sample points and its tag. */
+typedef struct tea_tag_slot {
     int state;                 /* enum tea_tag_state */
     uint64_t tag;              /* IN_FLIGHT: the followed entry */
     uint64_t point;            /* ARMED, IN_FLIGHT: the cycle the tag stands for (its sample point;
                                   SPE counting: the cycle its entry was dispatched) */
+    unsigned skip;             /* RIS: entries still to skip while armed */
+    tea_schedule cycles;       /* the unit's cycle sample points (IBS, RIS; SPE's first) */
+    uint64_t stream;           /* the unit's random streams' key: its period, mixed with j past unit 0 */
+    int counting;              /* SPE: now triggered by dispatched entries */
+    uint64_t trigger;          /* SPE: ordinal of the dispatched entry to sample */
+    uint64_t window_end;       /* SPE: ordinal ending the current interval */
+    uint64_t interval_index;   /* SPE: intervals begun, for the jitter stream */
+    uint64_t rate_cycle;       /* SPE: cycle and dispatched-entry count when the unit's */
+    uint64_t rate_dispatched;  /*      interval was last sized */
+    double rate;               /* SPE: entries per cycle used for its last interval */
+} tea_tag_slot;
+
+/* Most phases a tagger takes. */
+#define TEA_TAGGER_PHASES_MAX 65536
+
+typedef struct tea_tagger {
+    pics_scheme scheme;         /* IBS, SPE or RIS */
+    uint16_t mask;             /* PSV bits reported */
+    uint64_t period;           /* P, cycles: between the points of all units together */
+    uint64_t unit_period;      /* each unit's period (P with one unit) */
+    pics_jitter jitter;
+    uint64_t seed;
+    uint16_t lfsr;             /* RIS: state of the skip generator */
+    unsigned phases;           /* units (1: one tag at a time, the paper's) */
+    tea_tag_slot *slots;       /* [phases] */
+    unsigned *active;          /* the units whose tag is armed or in flight, [active_count] */
+    unsigned active_count;
+    uint64_t next_point;       /* the earliest next cycle point of a unit not counting (NEVER: none) */
+    uint64_t next_trigger;     /* the earliest trigger of a counting unit (NEVER: none) */
     int keep_points;           /* keep `points` (set after init; a noise floor needs them) */
     uint64_t *points;          /* the point of every sample taken, in order (cycles, non-decreasing): */
     uint64_t point_count;      /* where the noise floor samples the golden reference */
@@ -90,25 +118,30 @@ typedef struct tea_tagger {
     uint64_t lost[PICS_LOST_REASONS];
 } tea_tagger;
 
-/* Sets up a tagger for trace origin `origin`. 0 or TEA_ERR_NOMEM. */
+/* Sets up a tagger for trace origin `origin` sampling every `period`
+ * cycles: one unit, or `phases` (2 to TEA_TAGGER_PHASES_MAX) each every
+ * `unit_period` cycles (0: phases x period), unit j's periods starting
+ * floor(j x unit_period / phases) cycles after the origin. 0 or
+ * TEA_ERR_NOMEM. */
 int tea_tagger_init(tea_tagger *t, pics_scheme scheme, uint64_t period, pics_jitter jitter, uint64_t seed,
-                    uint16_t mask, uint64_t origin);
+                    uint16_t mask, uint64_t origin, unsigned phases, uint64_t unit_period);
+
+/* Weighted windows (tea_schedule_set_windows) for a tagger of one unit. */
+void tea_tagger_set_windows(tea_tagger *t, const uint64_t *ends, const uint64_t *weights, uint64_t count);
 
 void tea_tagger_free(tea_tagger *t);
 
 /* The earliest cycle at which the tagger must see a record (0: every record). */
 static inline uint64_t tea_tagger_wake_cycle(const tea_tagger *t)
 {
-    if (t->state != TEA_TAG_IDLE)
-        return 0;
-    return t->counting ? TEA_SCHEDULE_NEVER : t->cycles.next;
+    return t->active_count ? 0 : t->next_point;
 }
 
 /* The dispatched-entry ordinal at which the tagger must see a record
  * (TEA_SCHEDULE_NEVER when it does not count entries). */
 static inline uint64_t tea_tagger_wake_entry(const tea_tagger *t)
 {
-    return t->counting ? t->trigger : TEA_SCHEDULE_NEVER;
+    return t->next_trigger;
 }
 
 /* Processes one record (any record is allowed; skipping records is allowed
@@ -117,7 +150,8 @@ static inline uint64_t tea_tagger_wake_entry(const tea_tagger *t)
 int tea_tagger_record(tea_tagger *t, const trace_record *r, const trace_uop *uops, const tea_rob_view *v);
 
 /* Ends the trace at `last_cycle`: pending tags and the remaining sample
- * points are lost ("end"). */
+ * points are lost ("end"); with several phases the kept points are put in
+ * order. */
 void tea_tagger_finish(tea_tagger *t, uint64_t last_cycle);
 
 #endif

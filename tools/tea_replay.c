@@ -169,6 +169,20 @@ static void print_run(const tea_run *t)
            s->window_count, trace_sampling_weighted(s) ? "SimPoint regions" : "windows");
 }
 
+/* On a sampled trace the taggers sample in units at the run's period: how
+ * many, under the run's line. */
+static void print_phases(const tea_run *t)
+{
+    for (size_t i = 0; i < t->row_count; i++) {
+        const tea_sampler_spec *sp = &t->rows[i].spec;
+        if (sp->phases <= 1)
+            continue;
+        printf("taggers: IBS, SPE and RIS each sample as %u units at the run's period (%llu cycles)\n", sp->phases,
+               (unsigned long long)sp->phase_period);
+        return;
+    }
+}
+
 static void print_table(const study_request *req, const char *dir, const tea_run *t)
 {
     const golden_totals *g = tea_replay_golden_totals(t->replay);
@@ -176,6 +190,7 @@ static void print_table(const study_request *req, const char *dir, const tea_run
            (unsigned long long)(t->totals.last_cycle - t->totals.first_cycle), (unsigned long long)t->totals.records,
            (unsigned long long)g->attributed);
     print_run(t);
+    print_phases(t);
     printf("output: %s\n\n", dir);
     printf("%-8s %11s %10s %10s %9s %8s %10s %10s", "scheme", "freq_hz", "period", "samples", "lost", "error",
            "error_insn", "error_func");

@@ -10,6 +10,7 @@
 #include "tea/tagger.h"
 #include "trace/psv.h"
 
+#include <math.h>
 #include <string.h>
 
 #define U PICS_UNIT
@@ -267,7 +268,7 @@ static void ris_mark(void **state)
     (void)state;
 
     /* The LFSR's first draw for this seed and period, by the documented rule. */
-    assert_int_equal(tea_tagger_init(&probe, PICS_SCHEME_RIS, 3, PICS_JITTER_NONE, 1, TRACE_PSV_MASK_ALL, 0), 0);
+    assert_int_equal(tea_tagger_init(&probe, PICS_SCHEME_RIS, 3, PICS_JITTER_NONE, 1, TRACE_PSV_MASK_ALL, 0, 1, 0), 0);
     lfsr = probe.lfsr;
     tea_tagger_free(&probe);
     lfsr = (lfsr >> 1) ^ ((lfsr & 1u) ? 0xB400u : 0u);
@@ -643,6 +644,95 @@ static void scheme_table(void **state)
     assert_string_equal(pics_lost_name(PICS_LOST_REASONS), "?");
 }
 
+/*
+ * Phases (tea/tagger.h): a pipeline where each cycle dispatches one entry
+ * and commits the one dispatched LIFETIME (10) cycles before, so that
+ * every tag lives exactly that long once picked. Four units at period 5
+ * are four units at 20: for each scheme, the share of busy points of four
+ * units at 5 is one unit's at 20, of four times the points, with and
+ * without the run's jitter (interval: within 3 points, 4 x 4000 points
+ * pooled). IBS by hand (its tag is picked at its point, and points are
+ * taken before commits): one unit at 20 never finds its tag pending; at 5
+ * it does at two points of three; two units at 5 (each at 10) at one of
+ * two. Several units keep their points in order (the noise floor samples
+ * them as a list).
+ */
+#define PIPE_LIFETIME 10
+#define PIPE_CYCLES 80000
+
+static void build_pipeline(test_stream *s)
+{
+    test_stream_init(s);
+    for (uint64_t c = 0; c < PIPE_CYCLES; c++) {
+        trace_uop u = { 0x1000 + 4 * (c % 16), 0, 0, 0 };
+        if (c < PIPE_LIFETIME)
+            rec(s, c, 0, 0, 0, 0, 1, 0, NULL);
+        else
+            rec(s, c, 1, 0, 1, 0, 1, 0, &u);
+    }
+}
+
+/* Replays sampler `sp` on `s`: its points (samples + losses), its busy
+ * losses and samples; checks its kept points are in order. */
+static void replay_one(const test_stream *s, const tea_sampler_spec *sp, uint64_t *points, uint64_t *busy,
+                       uint64_t *samples)
+{
+    tea_sampler_spec kept = *sp;
+    tea_replay *r;
+    const uint64_t *lost, *pts;
+    uint64_t count;
+
+    kept.keep_points = 1;
+    r = replay(s, 0, &kept, 1);
+    lost = tea_replay_sampler_lost(r, 0);
+    *samples = *points = tea_replay_sampler_samples(r, 0);
+    for (int k = 0; k < PICS_LOST_REASONS; k++)
+        *points += lost[k];
+    *busy = lost[PICS_LOST_BUSY];
+    pts = tea_replay_sampler_points(r, 0, &count);
+    assert_int_equal(count, *samples);
+    for (uint64_t k = 1; k < count; k++)
+        assert_true(pts[k - 1] <= pts[k]);
+    tea_replay_free(r);
+}
+
+/* Four units at period 5 against one at 20, with `jitter`, within `tolerance`. */
+static void four_units_as_one(const test_stream *s, pics_scheme scheme, pics_jitter jitter, double tolerance)
+{
+    tea_sampler_spec one = spec(scheme, 20, jitter), four = spec(scheme, 5, jitter);
+    uint64_t n1, b1, s1, n4, b4, s4; /* points, busy losses, samples */
+
+    four.phases = 4;
+    replay_one(s, &one, &n1, &b1, &s1);
+    replay_one(s, &four, &n4, &b4, &s4);
+    assert_true(n4 + 8 >= 4 * n1 && n4 <= 4 * n1 + 8);
+    assert_true(fabs((double)b4 / (double)n4 - (double)b1 / (double)n1) <= tolerance);
+}
+
+static void phases_sample_at_the_run_period(void **state)
+{
+    static const pics_scheme schemes[] = { PICS_SCHEME_IBS, PICS_SCHEME_SPE, PICS_SCHEME_RIS };
+    tea_sampler_spec one20 = spec(PICS_SCHEME_IBS, 20, PICS_JITTER_NONE), one5 = spec(PICS_SCHEME_IBS, 5, PICS_JITTER_NONE);
+    tea_sampler_spec two5 = one5;
+    uint64_t n, busy, samples;
+    test_stream s;
+    (void)state;
+
+    build_pipeline(&s);
+    for (size_t i = 0; i < sizeof schemes / sizeof schemes[0]; i++) {
+        four_units_as_one(&s, schemes[i], PICS_JITTER_NONE, 0.01);
+        four_units_as_one(&s, schemes[i], PICS_JITTER_INTERVAL, 0.03);
+    }
+    replay_one(&s, &one20, &n, &busy, &samples);
+    assert_int_equal(busy, 0);
+    replay_one(&s, &one5, &n, &busy, &samples);
+    assert_true(busy * 3 + 6 >= 2 * n && busy * 3 <= 2 * n + 6); /* two points in three */
+    two5.phases = 2;
+    replay_one(&s, &two5, &n, &busy, &samples);
+    assert_true(busy * 2 + 4 >= n && busy * 2 <= n + 4); /* one in two */
+    test_stream_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -659,6 +749,7 @@ int main(void)
         cmocka_unit_test(window_groups),
         cmocka_unit_test(weighted_windows),
         cmocka_unit_test(scheme_table),
+        cmocka_unit_test(phases_sample_at_the_run_period),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
