@@ -40,14 +40,14 @@ void trace_estimate_count(trace_estimate_counter *c, const trace_batch *batch)
     }
 }
 
-/* The instructions the windows stand for: every times the windows
- * (periodic) or their weights' sum (weighted). */
+/* The periods the windows stand for: the windows (periodic) or their
+ * weights' sum (weighted). */
 static double stands_for(const trace_sampling *s)
 {
     double periods = 0;
     for (size_t k = 0; k < s->window_count; k++)
         periods += (double)trace_sampling_weight(s, k);
-    return (double)s->every * periods;
+    return periods;
 }
 
 /* The lightest window's weight. */
@@ -65,7 +65,7 @@ void trace_estimate_run(trace_estimate *e, const trace_sampling *s, const trace_
     stats_sample cpi = { 0 };
     uint64_t before = t->first_cycle, timed = s->length * (s->window_count - 1);
     uint64_t held_cycles = 0, held_insns = 0, held_weight = 0; /* the window being gathered */
-    double weighted = 0; /* weighted windows: the sum of weight x cycles per µop */
+    double weighted_cycles = 0, weighted_insns = 0; /* weighted windows: the sums of weight x cycles, x µops */
 
     for (size_t k = 0; k < s->window_count; k++) {
         uint64_t n = insns                     ? insns[k]
@@ -78,7 +78,8 @@ void trace_estimate_run(trace_estimate *e, const trace_sampling *s, const trace_
                            : s->window_ends[k];
         if (n && held_insns) {
             stats_add(&cpi, (double)held_cycles / (double)held_insns);
-            weighted += (double)held_weight * (double)held_cycles / (double)held_insns;
+            weighted_cycles += (double)held_weight * (double)held_cycles;
+            weighted_insns += (double)held_weight * (double)held_insns;
             held_cycles = held_insns = 0;
         }
         if (!held_insns)
@@ -89,14 +90,19 @@ void trace_estimate_run(trace_estimate *e, const trace_sampling *s, const trace_
     }
     if (held_insns) {
         stats_add(&cpi, (double)held_cycles / (double)held_insns);
-        weighted += (double)held_weight * (double)held_cycles / (double)held_insns;
+        weighted_cycles += (double)held_weight * (double)held_cycles;
+        weighted_insns += (double)held_weight * (double)held_insns;
     }
-    e->instructions = stands_for(s);
+    e->periods = stands_for(s);
+    e->instructions = (double)s->every * e->periods;
     e->lightest = lightest(s);
     e->heaviest = trace_sampling_heaviest(s);
     if (trace_sampling_weighted(s)) {
-        /* chosen regions, not a random sample: no interval */
-        e->cycles = weighted * (double)s->every;
+        /* chosen regions, not a random sample: no interval; each window's
+         * L instructions (SimPoint's count) stand for its interval's I */
+        double scale = s->length ? (double)s->every / (double)s->length : 1;
+        e->cycles = weighted_cycles * scale;
+        e->instructions = weighted_insns * scale;
         e->half = NAN;
         return;
     }

@@ -10,8 +10,19 @@
  *                +- t(0.975, windows - 1) x s / sqrt(windows) x every x
  *                windows (Student's t over the windows, common/stats.h;
  *                no interval for one window)
- *     weighted:  the sum over the windows of weight x cycles/µops x every,
- *                with no interval (chosen regions, not a random sample)
+ *     weighted:  the sum over the windows of weight x cycles x every /
+ *                length, with no interval (chosen regions, not a random
+ *                sample): a window times `length` of its interval's
+ *                `every` instructions as SimPoint counts them (a
+ *                rep-prefixed string instruction once)
+ *
+ * The instructions are the model's commits in every mode (each pass of a
+ * rep-prefixed string instruction one, as tea record counts them
+ * elsewhere): every x the windows (periodic), the sum over the windows of
+ * weight x µops x every / length (weighted), so that instructions over
+ * cycles is the IPC a whole recording gives. (Without the windows' counts,
+ * from a pipe, every window but the last is taken to hold `length` µops,
+ * and the last the rest.)
  *
  * A window's cycles run from the previous window's end (the first from the
  * trace's first cycle) to its own end; a weighted window ends, as the golden
@@ -56,8 +67,11 @@ void trace_estimate_count(trace_estimate_counter *c, const trace_batch *batch);
 typedef struct trace_estimate {
     double cycles;             /* the whole run's cycles */
     double half;               /* half the 95 % interval of `cycles`; NaN: none */
-    double instructions;       /* the instructions the windows stand for: every x the windows
-                                  (periodic) or their weights' sum (weighted) */
+    double instructions;       /* the instructions the windows stand for (above), the model's
+                                  commits: every x the windows (periodic), the weighted windows'
+                                  µops scaled (weighted) */
+    double periods;            /* the periods (SimPoint's intervals) the windows stand for: the
+                                  windows (periodic), their weights' sum (weighted) */
     uint64_t lightest;         /* the lightest and heaviest window's weight (1 and 1 periodic) */
     uint64_t heaviest;
 } trace_estimate;

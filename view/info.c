@@ -230,8 +230,8 @@ static void print_run(FILE *f, const trace_run *run, const trace_totals *t, cons
                                      "intervals of %llu;",
                        s->window_count, (unsigned long long)s->length, (unsigned long long)s->warmup,
                        (unsigned long long)s->every);
-            emit_field(f, NULL, "they stand for %.0f intervals (weights %llu to %llu)",
-                       e.instructions / (double)s->every, (unsigned long long)e.lightest,
+            emit_field(f, NULL, "they stand for %.0f intervals (weights %llu to %llu)", e.periods,
+                       (unsigned long long)e.lightest,
                        (unsigned long long)e.heaviest);
         } else {
             emit_field(f, "sampled", "%zu windows of %llu instructions, one every %llu (%llu of warm-up each);",
@@ -241,7 +241,8 @@ static void print_run(FILE *f, const trace_run *run, const trace_totals *t, cons
         }
         emit_field_label(f, "estimate");
         fprintf(f, "%.6g cycles for %.6g instructions (%s)", e.cycles, e.instructions,
-                trace_sampling_weighted(s) ? "the intervals the regions stand for" : "the windows' periods");
+                trace_sampling_weighted(s) ? "the regions' commits scaled to the intervals they stand for"
+                                           : "the windows' periods");
         if (!isnan(e.half))
             fprintf(f, " +- %.3g (95 %%, Student's t over the windows)", e.half);
         fprintf(f, "\n");

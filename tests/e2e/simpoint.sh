@@ -28,7 +28,7 @@ tr -d ' \n' <info.json | grep -q '"window_starts":\[2000000,11000000\],"window_w
 run 0 "$TEA" info sp.tea
 contains out.txt "2 SimPoint regions of 1000 instructions (10000 of warm-up at most), in intervals of 1000000;"
 contains out.txt "they stand for 21 intervals (weights 5 to 16)"
-contains out.txt "for 2.1e+07 instructions (the intervals the regions stand for)"
+contains out.txt "for 2.1e+07 instructions (the regions' commits scaled to the intervals they stand for)"
 # the timed instructions are the loop's (region instruction 2 * 10^6 is a long_dec)
 run 0 "$TEA" replay -q sp.tea --schemes golden,tea,ibs --samples 200 -o r
 "$PICS" export r/golden.pics >cells.csv || fail "pics export"

@@ -145,6 +145,29 @@ static void weighted_windows(void **state)
     assert_close(e.cycles, 36000);
 }
 
+/* A SimPoint window that commits more µops than its L = 100 instructions
+ * (rep string passes: SimPoint counts the instruction once, the model each
+ * pass): the first window's 125 commits in 250 cycles stand for its
+ * interval's 1000 instructions (SimPoint's) as 10 x (250 cycles, 125
+ * commits): cycles (2 x 250 + 5 x 650) x 1000 / 100 = 37500, the same as
+ * without the passes; instructions, in commits, (2 x 125 + 5 x 100) x 10 =
+ * 7500; the periods (intervals) stay 2 + 5. */
+static void weighted_windows_count_commits(void **state)
+{
+    (void)state;
+    static const uint64_t ends[] = { 300, 900 }, starts[] = { 0, 5000 }, weights[] = { 2, 5 };
+    const trace_sampling s = { .every = 1000, .length = 100, .window_ends = ends, .window_count = 2,
+                               .window_starts = starts, .window_weights = weights };
+    const uint64_t insns[4] = { 125, 100, 250, 880 };
+    const trace_totals t = { .first_cycle = 0, .last_cycle = 900, .commits = 225 };
+    trace_estimate e;
+
+    trace_estimate_run(&e, &s, &t, insns);
+    assert_close(e.cycles, 37500);
+    assert_close(e.instructions, 7500);
+    assert_close(e.periods, 7);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -153,6 +176,7 @@ int main(void)
         cmocka_unit_test(a_window_without_commits),
         cmocka_unit_test(one_window),
         cmocka_unit_test(weighted_windows),
+        cmocka_unit_test(weighted_windows_count_commits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
