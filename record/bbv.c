@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -177,6 +178,7 @@ static void exec_valgrind(const char *valgrind, uint64_t interval, const char *b
 int record_bbv_run(const char *valgrind, uint64_t interval, const char *bb_path, char *const argv[],
                    int *exit_status)
 {
+    struct stat sb;
     pid_t pid;
     int st, handle;
 
@@ -200,10 +202,15 @@ int record_bbv_run(const char *valgrind, uint64_t interval, const char *bb_path,
     if (WIFSIGNALED(st))
         return error_set(TEA_ERR_IO, "valgrind --tool=exp-bbv ended by signal %d (%s)", WTERMSIG(st),
                          strsignal(WTERMSIG(st)));
-    if (WEXITSTATUS(st) == EXIT_CANNOT_RUN)
-        return error_set(TEA_ERR_USAGE, "cannot run %s under %s --tool=exp-bbv (see its message above)", argv[0],
-                         valgrind);
     *exit_status = WEXITSTATUS(st);
+    /* valgrind's own failures (no exp-bbv, a bad option) leave no vectors */
+    if (stat(bb_path, &sb) != 0 || sb.st_size == 0) {
+        if (WEXITSTATUS(st) == EXIT_CANNOT_RUN)
+            return error_set(TEA_ERR_USAGE, "cannot run %s under %s --tool=exp-bbv (see its message above)", argv[0],
+                             valgrind);
+        return error_set(TEA_ERR_IO, "%s --tool=exp-bbv wrote no vectors to %s (exit status %d; see its message "
+                                     "above)", valgrind, bb_path, WEXITSTATUS(st));
+    }
     return TEA_OK;
 }
 

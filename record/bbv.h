@@ -42,10 +42,11 @@ int record_bbv_read(record_bbv *out, const char *path, uint64_t seed);
 /* Runs `argv` (argv[0] the program, found in PATH as execvp does) under
  * `valgrind` (NULL: "valgrind" in PATH) --tool=exp-bbv with intervals of
  * `interval` instructions, its vectors written to `bb_path`; the program's
- * own output passes through. 0 once the program ran to its end (whatever
- * its exit status, returned in *exit_status); TEA_ERR_USAGE when valgrind
- * or the program cannot be run, TEA_ERR_IO when valgrind failed or a
- * signal ended the program. */
+ * own output passes through. 0 once the program ran to its end and the
+ * vectors are there (whatever its exit status, returned in
+ * *exit_status); TEA_ERR_USAGE when valgrind or the program cannot be
+ * run, TEA_ERR_IO when valgrind wrote no vectors or a signal ended the
+ * program. */
 int record_bbv_run(const char *valgrind, uint64_t interval, const char *bb_path, char *const argv[],
                    int *exit_status);
 

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Weights may sum to a little over one: SimPoint prints them rounded. */
 #define WEIGHT_SUM_SLACK 0.01
@@ -284,7 +285,12 @@ int record_simpoint_write(const record_simpoint_list *l, const char *simpoints_p
     int rc = write_file(l, simpoints_path, 0, &regions);
     if (!rc)
         rc = write_file(l, weights_path, 1, &weights);
-    /* both written before either is renamed into place (commit frees) */
+    /* both written out before either is renamed into place (commit frees);
+     * the regions taken back when the weights cannot follow them */
+    if (!rc && (fflush(outfile_stream(regions)) || ferror(outfile_stream(regions))))
+        rc = error_set(TEA_ERR_IO, "%s: cannot write", simpoints_path);
+    if (!rc && (fflush(outfile_stream(weights)) || ferror(outfile_stream(weights))))
+        rc = error_set(TEA_ERR_IO, "%s: cannot write", weights_path);
     if (!rc) {
         rc = outfile_commit(regions);
         regions = NULL;
@@ -292,6 +298,8 @@ int record_simpoint_write(const record_simpoint_list *l, const char *simpoints_p
     if (!rc) {
         rc = outfile_commit(weights);
         weights = NULL;
+        if (rc)
+            unlink(simpoints_path);
     }
     outfile_abort(regions);
     outfile_abort(weights);

@@ -20,6 +20,11 @@
 
 #define M RECORD_BBV_DIMS
 
+/* exp-bbv's intervals end at a block boundary: a little more than the
+ * interval on average (a relative slack and a block's instructions). */
+#define INTERVAL_SLACK 0.001
+#define BLOCK_MAX 256
+
 /* The least variance per dimension BIC takes: clusters of identical
  * intervals would otherwise have an infinite likelihood. */
 #define PICK_VARIANCE_MIN 1e-12
@@ -303,23 +308,43 @@ static int temp_bbv_path(char *path, size_t size, int *handle)
     return TEA_OK;
 }
 
+/* Whether the vectors were made with intervals of `interval` instructions:
+ * exp-bbv closes an interval at the first block boundary past it, so its
+ * intervals hold `interval` instructions and a block's few more. */
+static int check_interval(const record_bbv *b, uint64_t interval, const char *path)
+{
+    double mean = (double)b->instructions / (double)b->intervals;
+    if (mean >= (double)interval && mean <= (double)interval * (1 + INTERVAL_SLACK) + BLOCK_MAX)
+        return TEA_OK;
+    return error_set(TEA_ERR_USAGE, "%s: its intervals hold %.0f instructions on average, not the --interval %llu "
+                                    "they were said to be made with",
+                     path, mean, (unsigned long long)interval);
+}
+
 int record_pick_program(const record_pick_request *req, record_pick *out, int *exit_status)
 {
     char temp[PATH_MAX] = "";
     const char *bb_path = req->bbv_in ? req->bbv_in : req->bbv_out;
     record_bbv bbv = { 0 };
-    int rc = TEA_OK, handle = -1;
+    int rc = TEA_OK, handle = -1, made = 0;
 
     memset(out, 0, sizeof *out);
     *exit_status = 0;
     if (!req->argv && !req->bbv_in)
         return error_set(TEA_ERR_USAGE, "tea simpoint needs a program or exp-bbv's file");
-    if (!bb_path && !(rc = temp_bbv_path(temp, sizeof temp, &handle)))
+    if (!bb_path && !(rc = temp_bbv_path(temp, sizeof temp, &handle))) {
         bb_path = temp;
-    if (!rc && !req->bbv_in)
+        made = 1;
+    }
+    if (!rc && !req->bbv_in) {
+        if (!made)
+            unlink(bb_path); /* a kept file of an earlier run is no sign of this one's vectors */
         rc = record_bbv_run(req->valgrind, req->interval, bb_path, req->argv, exit_status);
+    }
     if (!rc)
         rc = record_bbv_read(&bbv, bb_path, req->pick.seed);
+    if (!rc)
+        rc = check_interval(&bbv, req->interval, bb_path);
     if (!rc)
         rc = record_pick_regions(&bbv, &req->pick, out);
     if (!rc) {
@@ -328,7 +353,7 @@ int record_pick_program(const record_pick_request *req, record_pick *out, int *e
         out->regions.interval = req->interval;
         rc = record_simpoint_write(&out->regions, req->simpoints_path, req->weights_path);
     }
-    if (*temp) {
+    if (made) {
         unlink(temp);
         cleanup_forget(handle);
     }

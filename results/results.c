@@ -489,7 +489,8 @@ static int same_fraction(double a, double b)
  * without it. */
 static int same_values(const results_row *a, const results_row *b)
 {
-    if (a->samples != b->samples || a->lost != b->lost)
+    if (a->samples != b->samples || a->lost != b->lost
+        || (a->samples_target && b->samples_target && a->samples_target != b->samples_target))
         return 0;
     for (int g = 0; g < RESULTS_GRANULARITIES; g++)
         if (!same_fraction(a->error[g], b->error[g])
@@ -498,12 +499,26 @@ static int same_values(const results_row *a, const results_row *b)
     return 1;
 }
 
-/* Gives the kept row `a` the noise floors only its repeat `b` has. */
+/* Gives the kept row `a` the noise floors and the optional figures (the
+ * error's interval, the run, the --samples target) only its repeat `b`
+ * has. */
 static void take_floors(results_row *a, const results_row *b)
 {
     for (int g = 0; g < RESULTS_GRANULARITIES; g++)
         if (isnan(a->noise_floor[g]))
             a->noise_floor[g] = b->noise_floor[g];
+    if (!a->has_error_ci95 && b->has_error_ci95) {
+        a->has_error_ci95 = 1;
+        memcpy(a->error_ci95, b->error_ci95, sizeof a->error_ci95);
+    }
+    if (!a->has_run && b->has_run) {
+        a->has_run = 1;
+        a->run_cycles = b->run_cycles;
+        memcpy(a->run_cycles_ci95, b->run_cycles_ci95, sizeof a->run_cycles_ci95);
+        a->run_instructions = b->run_instructions;
+    }
+    if (!a->samples_target)
+        a->samples_target = b->samples_target;
 }
 
 /* ",NUMBER" with ten significant digits, or "," when unknown (NaN). */

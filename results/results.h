@@ -107,9 +107,10 @@ int results_read_memory(results_set *s, const void *data, size_t size, const cha
 
 /* Removes rows that repeat an earlier row's run (same trace, scheme,
  * freq_hz and seed) with the same values, keeping the first (with the noise
- * floors a repeat has and it lacks: an empty floor matches any); the order
- * of the rest is kept. A repeat with other values is TEA_ERR_FORMAT naming both
- * lines; TEA_ERR_NOMEM. */
+ * floors, error interval, run and --samples target a repeat has and it
+ * lacks: an empty one matches any; two different targets are other
+ * values); the order of the rest is kept. A repeat with other values is
+ * TEA_ERR_FORMAT naming both lines; TEA_ERR_NOMEM. */
 int results_dedupe(results_set *s);
 
 /* The column of a granularity's error: "error_insn_component",

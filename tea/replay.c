@@ -498,6 +498,10 @@ int tea_replay_weight_windows(tea_replay *r, const uint64_t *ends, const uint64_
     assert(!r->started && !r->part && !r->wg.ends); /* before the first batch, once */
     if (windows == 0)
         return error_set(TEA_ERR_USAGE, "weighted windows: none given");
+    for (size_t i = 0; i < r->count; i++)
+        if (r->specs[i].phases > 1)
+            return error_set(TEA_ERR_USAGE, "sampler %zu: tagging units in phases and weighted windows do not "
+                                            "go together", i);
     for (size_t k = 0; k < windows; k++)
         if (weights[k] == 0 || (k && ends[k] <= ends[k - 1]))
             return error_set(TEA_ERR_USAGE, "weighted window %zu: a weight of 0 or an end that does not increase", k);

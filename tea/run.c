@@ -597,13 +597,21 @@ static int raise_default_frequency(const tea_run_options *o, const char *path, d
 
 /* A sampled trace's run estimated from its windows, as tea info gives it:
  * the trace read once more (a sampled trace is a small part of its run;
- * one read from a pipe was refused before its replay). */
+ * one read from a pipe was refused before its replay); not in the noise
+ * floor's pass (o->specs), whose rows are the first pass's. */
 static int estimate_run(const tea_run_options *o, tea_run *t)
 {
     const trace_sampling *s = &t->objects.run.sampling;
-    if (!s->every || !s->window_count || strcmp(t->path, "-") == 0)
+    int rc;
+    if (!s->every || !s->window_count || strcmp(t->path, "-") == 0 || o->specs)
         return TEA_OK;
-    return trace_estimate_file(t->path, &o->open, &t->estimate, &t->sampled);
+    rc = trace_estimate_file(t->path, &o->open, &t->estimate, &t->sampled);
+    if (rc == TEA_ERR_NOMEM)
+        return rc;
+    /* a second read that fails (a FIFO, a file replaced) costs only the estimate */
+    if (rc)
+        t->sampled = 0;
+    return TEA_OK;
 }
 
 int tea_run_trace(const tea_run_options *o, const char *path, tea_run *out)
@@ -773,12 +781,14 @@ void tea_run_csv_trace(FILE *f, const tea_run *run)
             r.error_ci95[0] = e - row->error_half < 0 ? 0 : e - row->error_half;
             r.error_ci95[1] = e + row->error_half > 1 ? 1 : e + row->error_half;
         }
-        if (run->sampled) {
+        if (run->sampled && isfinite(run->estimate.cycles) && isfinite(run->estimate.instructions)) {
             const trace_estimate *est = &run->estimate;
+            int interval = isfinite(est->half);
             r.has_run = 1;
             r.run_cycles = est->cycles;
-            r.run_cycles_ci95[0] = isnan(est->half) ? NAN : est->cycles - est->half;
-            r.run_cycles_ci95[1] = isnan(est->half) ? NAN : est->cycles + est->half;
+            /* no run has fewer than 0 cycles: the foot cut there, as the error's */
+            r.run_cycles_ci95[0] = !interval ? NAN : est->cycles > est->half ? est->cycles - est->half : 0;
+            r.run_cycles_ci95[1] = !interval ? NAN : est->cycles + est->half;
             r.run_instructions = est->instructions;
         }
         static_assert(TEA_RUN_GRANULARITIES == RESULTS_GRANULARITIES, "one error column per granularity");

@@ -266,18 +266,26 @@ static void count_entries(tea_tagger *t, tea_tag_slot *s, const trace_record *r,
 }
 
 /* Picks entries from this record's dispatch: every armed unit, then the
- * SPE intervals that end in it. */
-static void pick(tea_tagger *t, const trace_record *r, const tea_rob_view *v)
+ * SPE intervals that end in it (the units' only when one of their
+ * triggers is due, or one began counting). 1 when some unit's points or
+ * trigger moved (the wake conditions need refreshing), else 0. */
+static int pick(tea_tagger *t, const trace_record *r, const tea_rob_view *v)
 {
     uint64_t first = v->tail - r->squash; /* the row lands here */
+    int began = 0;
 
-    for (unsigned k = 0; k < t->active_count; k++)
-        if (t->slots[t->active[k]].state == TEA_TAG_ARMED)
-            pick_armed(t, &t->slots[t->active[k]], r, v, first);
-    if (t->scheme != PICS_SCHEME_SPE)
-        return;
+    for (unsigned k = 0; k < t->active_count; k++) {
+        tea_tag_slot *s = &t->slots[t->active[k]];
+        if (s->state != TEA_TAG_ARMED)
+            continue;
+        began |= t->scheme == PICS_SCHEME_SPE && !s->counting;
+        pick_armed(t, s, r, v, first);
+    }
+    if (t->scheme != PICS_SCHEME_SPE || (!began && v->dispatched + r->dispatch < t->next_trigger))
+        return began;
     for (unsigned j = 0; j < t->phases; j++)
         count_entries(t, &t->slots[j], r, v, first);
+    return 1;
 }
 
 /* Each unit's cycle sample points up to this record's cycle: the first
@@ -302,9 +310,9 @@ static void take_points(tea_tagger *t, const trace_record *r)
 
 int tea_tagger_record(tea_tagger *t, const trace_record *r, const trace_uop *uops, const tea_rob_view *v)
 {
-    int rc = TEA_OK;
+    int rc = TEA_OK, moved = r->cycle >= t->next_point; /* moved: some unit's points or trigger did */
 
-    if (r->cycle >= t->next_point)
+    if (moved)
         take_points(t, r);
     for (unsigned k = 0; k < t->active_count;) {
         int resolved;
@@ -317,8 +325,9 @@ int tea_tagger_record(tea_tagger *t, const trace_record *r, const trace_uop *uop
         k += !resolved; /* a resolved unit's place holds the last active one now */
     }
     if (r->dispatch && (t->active_count || v->dispatched + r->dispatch >= t->next_trigger))
-        pick(t, r, v);
-    refresh(t);
+        moved |= pick(t, r, v);
+    if (moved)
+        refresh(t);
     return TEA_OK;
 }
 

@@ -22,6 +22,7 @@
 /* HEADER's columns and the error's interval, the run's estimate, the --samples target. */
 #define HEADER_CI "trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func,error_ci95_low,error_ci95_high\n"
 #define HEADER_RUN "trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func,run_cycles,run_instructions\n"
+#define HEADER_NEW "trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func,error_ci95_low,error_ci95_high,run_cycles,run_cycles_ci95_low,run_cycles_ci95_high,run_instructions,samples_target\n"
 #define HEADER_TARGET "trace,scheme,freq_hz,seed,samples,lost,error_insn_component,error_insn,error_func,samples_target\n"
 /* HEADER's columns and the trace's identity. */
 #define IDENTITY_HEADER                                                                                             \
@@ -298,6 +299,36 @@ static void dedupe_keeps_the_noise_floor(void **state)
     free(other);
 }
 
+/* A repeat's error interval, run and --samples target go to the kept row
+ * that lacks them (an older file without the columns read first); two
+ * different targets are different runs' figures. */
+static void dedupe_keeps_the_new_columns(void **state)
+{
+    (void)state;
+    char *old_row = scratch("new-a.csv", HEADER "lbm,ibs,4000,1,5,1,0.4,0.3,\n");
+    char *new_row = scratch("new-b.csv", HEADER_NEW "lbm,ibs,4000,1,5,1,0.4,0.3,,0.3,0.5,2e9,,,3e9,1000\n");
+    char *other = scratch("new-c.csv", HEADER_NEW "lbm,ibs,4000,1,5,1,0.4,0.3,,,,,,,,2000\n");
+    results_set s;
+
+    results_init(&s);
+    assert_int_equal(results_read(&s, old_row), TEA_OK);
+    assert_int_equal(results_read(&s, new_row), TEA_OK);
+    assert_int_equal(results_dedupe(&s), TEA_OK);
+    assert_int_equal(s.count, 1);
+    assert_int_equal(s.rows[0].samples_target, 1000);
+    assert_true(s.rows[0].has_error_ci95 && s.rows[0].error_ci95[0] == 0.3 && s.rows[0].error_ci95[1] == 0.5);
+    assert_true(s.rows[0].has_run && s.rows[0].run_cycles == 2e9 && s.rows[0].run_instructions == 3e9);
+    assert_int_equal(results_read(&s, other), TEA_OK);
+    assert_int_equal(results_dedupe(&s), TEA_ERR_FORMAT);
+    results_free(&s);
+    unlink(old_row);
+    unlink(new_row);
+    unlink(other);
+    free(old_row);
+    free(new_row);
+    free(other);
+}
+
 static int compare_labels(const void *x, const void *y)
 {
     return results_scheme_compare(*(const char *const *)x, *(const char *const *)y);
@@ -535,6 +566,7 @@ int main(void)
         cmocka_unit_test(refuses_bad_lines),
         cmocka_unit_test(dedupes_identical_and_refuses_inconsistent_repeats),
         cmocka_unit_test(dedupe_keeps_the_noise_floor),
+        cmocka_unit_test(dedupe_keeps_the_new_columns),
         cmocka_unit_test(orders_schemes),
         cmocka_unit_test(writes_rows_that_read_back),
         cmocka_unit_test(finds_trace_names_in_comments),

@@ -3,7 +3,8 @@
  * (record/bbv.c, record/simpoint_pick.c): two phases of known length
  * found and weighted by their share exactly, the same regions for the same
  * seed, bad exp-bbv files refused naming the line, the written files read
- * back with their interval, and every allocation failure survived.
+ * back with their interval, files of another interval refused, and every
+ * allocation failure survived.
  */
 #include "record/simpoint_pick.h"
 #include "common/error.h"
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -26,6 +28,8 @@
 #define PHASE_A_FIRST_END 10
 #define PHASE_B_END 80
 #define INTERVALS 100
+/* Each interval's instructions (the file's counts sum to it). */
+#define PHASE_INTERVAL 2000
 
 /* The vectors as exp-bbv writes them, into a new file; its path. */
 static char *two_phase_file(void)
@@ -176,7 +180,7 @@ static record_pick_request request_of(const program_case *c)
 {
     record_pick_request r = { 0 };
     r.bbv_in = c->bb;
-    r.interval = 1000000;
+    r.interval = PHASE_INTERVAL;
     r.simpoints_path = c->simpoints;
     r.weights_path = c->weights;
     r.pick = default_options(1);
@@ -197,7 +201,7 @@ static void written_files_read_back(void **state)
     assert_int_equal(exit_status, 0);
     assert_int_equal(p.intervals, INTERVALS);
     assert_int_equal(record_simpoint_read(&l, c.simpoints, c.weights), 0);
-    assert_int_equal(l.interval, 1000000);
+    assert_int_equal(l.interval, PHASE_INTERVAL);
     assert_int_equal(l.count, p.regions.count);
     for (size_t i = 0; i < l.count; i++) {
         assert_int_equal(l.regions[i].interval, p.regions.regions[i].interval);
@@ -206,9 +210,15 @@ static void written_files_read_back(void **state)
     }
     record_simpoint_free(&l);
     record_pick_free(&p);
-    remove(c.bb);
     remove(c.simpoints);
     remove(c.weights);
+    /* files made with another interval are refused, naming it, and nothing is written */
+    r.interval = 10 * PHASE_INTERVAL;
+    assert_int_equal(record_pick_program(&r, &p, &exit_status), TEA_ERR_USAGE);
+    assert_non_null(strstr(error_message(), "hold 2000 instructions on average, not the --interval 20000"));
+    assert_int_equal(access(c.simpoints, F_OK), -1);
+    assert_int_equal(access(c.weights, F_OK), -1);
+    remove(c.bb);
     free(c.bb);
     free(c.simpoints);
     free(c.weights);
