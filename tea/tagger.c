@@ -20,17 +20,63 @@
 /* Unit j > 0 of several mixes j into its streams' key this far up. */
 #define PHASE_STREAM_SHIFT 40
 
-/* The earliest next point and trigger of the units (the wake conditions). */
+/* The units are kept in two binary min-heaps, so that a record costs the
+ * units it wakes, not all of them: by_point by each unit's next cycle
+ * point (a counting SPE unit's is NEVER: it sinks), by_trigger the
+ * counting SPE units by their trigger. Keys only grow. */
+
+static uint64_t point_key(const tea_tagger *t, unsigned j)
+{
+    return t->slots[j].cycles.next;
+}
+
+static uint64_t trigger_key(const tea_tagger *t, unsigned j)
+{
+    return t->slots[j].trigger;
+}
+
+/* Moves heap[k] down to its place (its key grew); heap_pos follows the
+ * point heap's moves. */
+static void sift_down(tea_tagger *t, unsigned *heap, unsigned n, unsigned k,
+                      uint64_t (*key)(const tea_tagger *, unsigned))
+{
+    for (;;) {
+        unsigned least = k, l = 2 * k + 1, r = l + 1, tmp;
+        if (l < n && key(t, heap[l]) < key(t, heap[least]))
+            least = l;
+        if (r < n && key(t, heap[r]) < key(t, heap[least]))
+            least = r;
+        if (least == k)
+            return;
+        tmp = heap[k];
+        heap[k] = heap[least];
+        heap[least] = tmp;
+        if (heap == t->by_point) {
+            t->heap_pos[heap[k]] = k;
+            t->heap_pos[heap[least]] = least;
+        }
+        k = least;
+    }
+}
+
+/* Adds counting unit j to by_trigger. */
+static void push_trigger(tea_tagger *t, unsigned j)
+{
+    unsigned k = t->triggers++;
+    assert(t->triggers <= t->phases); /* each unit counts once */
+    t->by_trigger[k] = j;
+    while (k && trigger_key(t, t->by_trigger[(k - 1) / 2]) > trigger_key(t, j)) {
+        t->by_trigger[k] = t->by_trigger[(k - 1) / 2];
+        k = (k - 1) / 2;
+    }
+    t->by_trigger[k] = j;
+}
+
+/* The wake conditions from the heaps' tops. */
 static void refresh(tea_tagger *t)
 {
-    t->next_point = t->next_trigger = TEA_SCHEDULE_NEVER;
-    for (unsigned j = 0; j < t->phases; j++) {
-        const tea_tag_slot *s = &t->slots[j];
-        if (s->counting && s->trigger < t->next_trigger)
-            t->next_trigger = s->trigger;
-        else if (!s->counting && s->cycles.next < t->next_point)
-            t->next_point = s->cycles.next;
-    }
+    t->next_point = point_key(t, t->by_point[0]);
+    t->next_trigger = t->triggers ? trigger_key(t, t->by_trigger[0]) : TEA_SCHEDULE_NEVER;
 }
 
 /* Unit j's points: the unit period from floor(j x unit_period / phases)
@@ -63,23 +109,27 @@ int tea_tagger_init(tea_tagger *t, pics_scheme scheme, uint64_t period, pics_jit
                      : period > UINT64_MAX / phases ? UINT64_MAX : period * phases;
     t->slots = calloc(phases, sizeof *t->slots);
     t->active = malloc(phases * sizeof *t->active);
-    if (!t->slots || !t->active || pics_init(&t->pics)) {
-        free(t->slots);
-        free(t->active);
-        t->slots = NULL;
-        t->active = NULL;
+    t->by_point = malloc(phases * sizeof *t->by_point);
+    t->by_trigger = malloc(phases * sizeof *t->by_trigger);
+    t->heap_pos = malloc(phases * sizeof *t->heap_pos);
+    if (!t->slots || !t->active || !t->by_point || !t->by_trigger || !t->heap_pos || pics_init(&t->pics)) {
+        tea_tagger_free(t);
         return error_set(TEA_ERR_NOMEM, "out of memory");
     }
     /* One unit: all schemes at one period share the cycle points (paired comparisons). */
-    for (unsigned j = 0; j < phases; j++)
+    for (unsigned j = 0; j < phases; j++) {
         slot_init(t, j, origin);
+        t->by_point[j] = t->heap_pos[j] = j;
+    }
+    for (unsigned k = phases / 2; k-- > 0;)
+        sift_down(t, t->by_point, phases, k, point_key);
     refresh(t);
     return TEA_OK;
 }
 
 void tea_tagger_set_windows(tea_tagger *t, const uint64_t *ends, const uint64_t *weights, uint64_t count)
 {
-    assert(t->phases == 1); /* weighted windows keep the run's period: no phases */
+    assert(t->phases == 1); /* weighted windows keep the run's period: no phases (one unit: no heap to mend) */
     tea_schedule_set_windows(&t->slots[0].cycles, ends, weights, count);
     refresh(t);
 }
@@ -90,9 +140,13 @@ void tea_tagger_free(tea_tagger *t)
     free(t->points);
     free(t->slots);
     free(t->active);
+    free(t->by_point);
+    free(t->by_trigger);
+    free(t->heap_pos);
     t->points = NULL;
     t->slots = NULL;
     t->active = NULL;
+    t->by_point = t->by_trigger = t->heap_pos = NULL;
     t->point_count = t->point_capacity = 0;
 }
 
@@ -240,19 +294,22 @@ static void pick_armed(tea_tagger *t, tea_tag_slot *s, const trace_record *r, co
      * counts entries, starting with the one just tagged. */
     s->counting = 1;
     s->cycles.next = TEA_SCHEDULE_NEVER;
+    sift_down(t, t->by_point, t->phases, t->heap_pos[s - t->slots], point_key);
     s->rate_cycle = v->origin; /* the first interval: the rate over the whole trace so far */
     s->rate_dispatched = 0;
     spe_next_interval(t, s, before + 1, after, r->cycle);
+    push_trigger(t, (unsigned)(s - t->slots));
 }
 
-/* Unit s's SPE intervals that end in this record's row: each samples its
- * entry, or is a collision while the unit's tag is pending. */
-static void count_entries(tea_tagger *t, tea_tag_slot *s, const trace_record *r, const tea_rob_view *v,
-                          uint64_t first)
+/* The SPE intervals that end in this record's row, earliest trigger
+ * first: each samples its entry, or is a collision while its unit's tag
+ * is pending. */
+static void count_entries(tea_tagger *t, const trace_record *r, const tea_rob_view *v, uint64_t first)
 {
     uint64_t before = v->dispatched, after = before + r->dispatch;
 
-    while (s->counting && s->trigger <= after) {
+    while (t->triggers && t->slots[t->by_trigger[0]].trigger <= after) {
+        tea_tag_slot *s = &t->slots[t->by_trigger[0]];
         if (s->state == TEA_TAG_IDLE) {
             assert(s->trigger > before); /* an entry of this record's row */
             activate(t, s, TEA_TAG_IN_FLIGHT);
@@ -262,14 +319,14 @@ static void count_entries(tea_tagger *t, tea_tag_slot *s, const trace_record *r,
             t->lost[PICS_LOST_BUSY]++; /* collision */
         }
         spe_next_interval(t, s, s->window_end, after, r->cycle);
+        sift_down(t, t->by_trigger, t->triggers, 0, trigger_key);
     }
 }
 
 /* Picks entries from this record's dispatch: every armed unit, then the
- * SPE intervals that end in it (the units' only when one of their
- * triggers is due, or one began counting). 1 when some unit's points or
- * trigger moved (the wake conditions need refreshing), else 0. */
-static int pick(tea_tagger *t, const trace_record *r, const tea_rob_view *v)
+ * SPE intervals that end in it (when a trigger is due, or a unit began
+ * counting). */
+static void pick(tea_tagger *t, const trace_record *r, const tea_rob_view *v)
 {
     uint64_t first = v->tail - r->squash; /* the row lands here */
     int began = 0;
@@ -281,38 +338,35 @@ static int pick(tea_tagger *t, const trace_record *r, const tea_rob_view *v)
         began |= t->scheme == PICS_SCHEME_SPE && !s->counting;
         pick_armed(t, s, r, v, first);
     }
-    if (t->scheme != PICS_SCHEME_SPE || (!began && v->dispatched + r->dispatch < t->next_trigger))
-        return began;
-    for (unsigned j = 0; j < t->phases; j++)
-        count_entries(t, &t->slots[j], r, v, first);
-    return 1;
+    if (t->scheme == PICS_SCHEME_SPE && (began || v->dispatched + r->dispatch >= t->next_trigger))
+        count_entries(t, r, v, first);
 }
 
-/* Each unit's cycle sample points up to this record's cycle: the first
- * arms an idle unit, the others (and all while its tag is pending) are
- * lost as busy. */
+/* Each unit's cycle sample points up to this record's cycle, earliest
+ * unit first: the first arms an idle unit, the others (and all while its
+ * tag is pending) are lost as busy. */
 static void take_points(tea_tagger *t, const trace_record *r)
 {
-    for (unsigned j = 0; j < t->phases; j++) {
-        tea_tag_slot *s = &t->slots[j];
+    while (point_key(t, t->by_point[0]) <= r->cycle) {
+        tea_tag_slot *s = &t->slots[t->by_point[0]];
         uint64_t first = s->cycles.next; /* the earliest point taken */
-        uint64_t points = s->counting ? 0 : tea_schedule_take(&s->cycles, r->cycle);
-        if (!points)
-            continue;
+        uint64_t points = tea_schedule_take(&s->cycles, r->cycle);
+        assert(points >= 1 && !s->counting); /* a due unit not counting (a counting one's key is NEVER) */
         if (s->state == TEA_TAG_IDLE) {
             arm(t, s);
             s->point = first;
             points--;
         }
         t->lost[PICS_LOST_BUSY] += points;
+        sift_down(t, t->by_point, t->phases, 0, point_key);
     }
 }
 
 int tea_tagger_record(tea_tagger *t, const trace_record *r, const trace_uop *uops, const tea_rob_view *v)
 {
-    int rc = TEA_OK, moved = r->cycle >= t->next_point; /* moved: some unit's points or trigger did */
+    int rc = TEA_OK;
 
-    if (moved)
+    if (r->cycle >= t->next_point)
         take_points(t, r);
     for (unsigned k = 0; k < t->active_count;) {
         int resolved;
@@ -325,9 +379,8 @@ int tea_tagger_record(tea_tagger *t, const trace_record *r, const trace_uop *uop
         k += !resolved; /* a resolved unit's place holds the last active one now */
     }
     if (r->dispatch && (t->active_count || v->dispatched + r->dispatch >= t->next_trigger))
-        moved |= pick(t, r, v);
-    if (moved)
-        refresh(t);
+        pick(t, r, v);
+    refresh(t);
     return TEA_OK;
 }
 
@@ -345,6 +398,8 @@ void tea_tagger_finish(tea_tagger *t, uint64_t last_cycle)
     for (unsigned j = 0; j < t->phases; j++)
         if (!t->slots[j].counting)
             t->lost[PICS_LOST_END] += tea_schedule_take(&t->slots[j].cycles, last_cycle);
+    for (unsigned k = t->phases / 2; k-- > 0;) /* the points moved: the heap again */
+        sift_down(t, t->by_point, t->phases, k, point_key);
     refresh(t);
     if (t->phases > 1 && t->point_count > 1)
         qsort(t->points, t->point_count, sizeof *t->points, compare_points);

@@ -105,6 +105,10 @@ typedef struct tea_tagger {
     tea_tag_slot *slots;       /* [phases] */
     unsigned *active;          /* the units whose tag is armed or in flight, [active_count] */
     unsigned active_count;
+    unsigned *by_point;        /* the units by their next cycle point, a binary min-heap of [phases] */
+    unsigned *by_trigger;      /* SPE: the counting units by their trigger, a min-heap of [triggers] */
+    unsigned *heap_pos;        /* each unit's place in by_point */
+    unsigned triggers;         /* counting units */
     uint64_t next_point;       /* the earliest next cycle point of a unit not counting (NEVER: none) */
     uint64_t next_trigger;     /* the earliest trigger of a counting unit (NEVER: none) */
     int keep_points;           /* keep `points` (set after init; a noise floor needs them) */
