@@ -19,6 +19,9 @@
 #define SPE_STREAM 0x5350450000000000ull
 /* Unit j > 0 of several mixes j into its streams' key this far up. */
 #define PHASE_STREAM_SHIFT 40
+/* The draw of a unit's lead point: an index no period and no start offset
+ * (UINT64_MAX) takes. */
+#define LEAD_INDEX (UINT64_MAX - 1)
 
 /* The units are kept in two binary min-heaps, so that a record costs the
  * units it wakes, not all of them: by_point by each unit's next cycle
@@ -27,7 +30,8 @@
 
 static uint64_t point_key(const tea_tagger *t, unsigned j)
 {
-    return t->slots[j].cycles.next;
+    const tea_tag_slot *s = &t->slots[j];
+    return s->lead < s->cycles.next ? s->lead : s->cycles.next;
 }
 
 static uint64_t trigger_key(const tea_tagger *t, unsigned j)
@@ -79,16 +83,26 @@ static void refresh(tea_tagger *t)
     t->next_trigger = t->triggers ? trigger_key(t, t->by_trigger[0]) : TEA_SCHEDULE_NEVER;
 }
 
-/* Unit j's points: the unit period from floor(j x unit_period / phases)
- * after the origin (one unit: the tagger's own period from the origin,
- * stream the period). */
+/* Unit j's points: periods of the unit period from floor(j x unit_period /
+ * phases) after the origin, and the period before them, which straddles
+ * the origin: its point (drawn as any period's) when it falls after the
+ * origin, the lead. A unit so takes unit_period / T of the points in any
+ * span T, even a trace shorter than its period. (One unit: the tagger's
+ * own period from the origin, stream the period, no lead.) */
 static void slot_init(tea_tagger *t, unsigned j, uint64_t origin)
 {
     tea_tag_slot *s = &t->slots[j];
-    double offset = floor((double)j * (double)t->unit_period / (double)t->phases);
-    uint64_t start = offset >= (double)(UINT64_MAX - origin) ? UINT64_MAX : origin + (uint64_t)offset;
-    s->stream = j ? t->unit_period ^ ((uint64_t)j << PHASE_STREAM_SHIFT) : t->unit_period;
-    tea_schedule_init(&s->cycles, start, t->unit_period, t->jitter, t->seed, s->stream);
+    uint64_t p = t->unit_period, u;
+    double offset = floor((double)j * (double)p / (double)t->phases);
+    uint64_t off = offset >= (double)(UINT64_MAX - origin) ? UINT64_MAX - origin : (uint64_t)offset;
+
+    s->stream = j ? p ^ ((uint64_t)j << PHASE_STREAM_SHIFT) : p;
+    tea_schedule_init(&s->cycles, origin + off, p, t->jitter, t->seed, s->stream);
+    u = t->jitter == PICS_JITTER_NONE    ? p
+        : t->jitter == PICS_JITTER_START ? s->cycles.offset
+                                         : 1 + rng_hash_below(t->seed, s->stream, LEAD_INDEX, p);
+    s->lead = j && off > p - u ? origin + off - (p - u) : TEA_SCHEDULE_NEVER;
+    assert(s->lead == TEA_SCHEDULE_NEVER || (s->lead > origin && s->lead <= origin + off)); /* before window 0 */
 }
 
 int tea_tagger_init(tea_tagger *t, pics_scheme scheme, uint64_t period, pics_jitter jitter, uint64_t seed,
@@ -293,7 +307,7 @@ static void pick_armed(tea_tagger *t, tea_tag_slot *s, const trace_record *r, co
     /* SPE's first sample came from a cycle point; from here on the unit
      * counts entries, starting with the one just tagged. */
     s->counting = 1;
-    s->cycles.next = TEA_SCHEDULE_NEVER;
+    s->cycles.next = s->lead = TEA_SCHEDULE_NEVER;
     sift_down(t, t->by_point, t->phases, t->heap_pos[s - t->slots], point_key);
     s->rate_cycle = v->origin; /* the first interval: the rate over the whole trace so far */
     s->rate_dispatched = 0;
@@ -349,8 +363,10 @@ static void take_points(tea_tagger *t, const trace_record *r)
 {
     while (point_key(t, t->by_point[0]) <= r->cycle) {
         tea_tag_slot *s = &t->slots[t->by_point[0]];
-        uint64_t first = s->cycles.next; /* the earliest point taken */
-        uint64_t points = tea_schedule_take(&s->cycles, r->cycle);
+        uint64_t first = point_key(t, t->by_point[0]); /* the earliest point taken */
+        uint64_t points = (s->lead <= r->cycle) + tea_schedule_take(&s->cycles, r->cycle);
+        if (s->lead <= r->cycle)
+            s->lead = TEA_SCHEDULE_NEVER;
         assert(points >= 1 && !s->counting); /* a due unit not counting (a counting one's key is NEVER) */
         if (s->state == TEA_TAG_IDLE) {
             arm(t, s);
@@ -395,9 +411,14 @@ void tea_tagger_finish(tea_tagger *t, uint64_t last_cycle)
     t->lost[PICS_LOST_END] += t->active_count;
     while (t->active_count)
         deactivate(t, 0);
-    for (unsigned j = 0; j < t->phases; j++)
-        if (!t->slots[j].counting)
-            t->lost[PICS_LOST_END] += tea_schedule_take(&t->slots[j].cycles, last_cycle);
+    for (unsigned j = 0; j < t->phases; j++) {
+        tea_tag_slot *s = &t->slots[j];
+        if (s->counting)
+            continue;
+        t->lost[PICS_LOST_END] += (s->lead <= last_cycle) + tea_schedule_take(&s->cycles, last_cycle);
+        if (s->lead <= last_cycle)
+            s->lead = TEA_SCHEDULE_NEVER;
+    }
     for (unsigned k = t->phases / 2; k-- > 0;) /* the points moved: the heap again */
         sift_down(t, t->by_point, t->phases, k, point_key);
     refresh(t);

@@ -32,8 +32,10 @@
  * often, and a unit would find its own tag of P/r cycles ago in flight
  * far more often than on the run, where that tag is P cycles old. With
  * `phases` m > 1 the tagger is m units pooled, each with its own tag and
- * its own points at m times the trace's period, the run's (unit j's
- * periods start j periods of the trace after the origin; the jitter and
+ * its own points at m times the trace's period, the run's (unit j's grid
+ * of periods offset by j periods of the trace, the period that straddles
+ * the trace's origin included, so that each unit takes its share of the
+ * points however short the trace; the jitter and
  * the SPE intervals are the run's, drawn and sized per unit), so that each unit
  * finds its own last tag as old as on the run. With m = 1 (every whole
  * trace) it is the one unit.
@@ -80,6 +82,8 @@ typedef struct tea_tag_slot {
                                   SPE counting: the cycle its entry was dispatched) */
     unsigned skip;             /* RIS: entries still to skip while armed */
     tea_schedule cycles;       /* the unit's cycle sample points (IBS, RIS; SPE's first) */
+    uint64_t lead;             /* the point of the unit's period that straddles the origin, before
+                                  `cycles`' first (NEVER: none, or taken) */
     uint64_t stream;           /* the unit's random streams' key: its period, mixed with j past unit 0 */
     int counting;              /* SPE: now triggered by dispatched entries */
     uint64_t trigger;          /* SPE: ordinal of the dispatched entry to sample */

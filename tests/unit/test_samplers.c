@@ -723,6 +723,15 @@ static void phases_sample_at_the_run_period(void **state)
         four_units_as_one(&s, schemes[i], PICS_JITTER_NONE, 0.01);
         four_units_as_one(&s, schemes[i], PICS_JITTER_INTERVAL, 0.03);
     }
+    /* a trace shorter than the units' period (16000 units at 10: each unit's
+     * period 160000, twice the trace): the units together still take a
+     * point every 10 cycles, 8000 of them, evenly (no jitter) or on average */
+    for (int jitter = 0; jitter < 2; jitter++) {
+        tea_sampler_spec many = spec(PICS_SCHEME_IBS, 10, jitter ? PICS_JITTER_INTERVAL : PICS_JITTER_NONE);
+        many.phases = 16000;
+        replay_one(&s, &many, &n, &busy, &samples);
+        assert_true(jitter ? n > 7600 && n < 8400 : n + 2 >= PIPE_CYCLES / 10 && n <= PIPE_CYCLES / 10);
+    }
     replay_one(&s, &one20, &n, &busy, &samples);
     assert_int_equal(busy, 0);
     replay_one(&s, &one5, &n, &busy, &samples);
