@@ -18,6 +18,7 @@
 #include "results/results.h"
 #include "results/table.h"
 #include "pics/scheme.h"
+#include "view/component_table.h"
 #include "view/results_table.h"
 
 #include <math.h>
@@ -57,7 +58,8 @@
     "its own (tea replay --samples K): then each trace is shown at its own, named beside\n"   \
     "it ('gzip (312kHz)'), and CSV rows give it in freq_hz (empty in the mean and max rows).\n"  \
     "--samples K1,K2,... tabulates a sweep over sample counts: columns SCHEME@K, freq_hz\n"    \
-    "empty.\n"                                                                                 \
+    "empty. --by component takes replay directories: per trace a row per component (its\n"   \
+    "golden share, each scheme's contribution) and an error row, their sum.\n"                \
     "Results with noise floors (tea replay/sweep --noise-floor) add a last row, 'noise\n"      \
     "floor': per scheme the mean over the traces of its floor, the error an exact\n"          \
     "attribution has at the scheme's own sample points (docs/semantics.md).\n"
@@ -79,6 +81,7 @@ typedef struct table_request {
     const char *caption;       /* --caption */
     uint64_t samples[TABLE_SAMPLES_MAX]; /* --samples: tea replay --samples targets */
     size_t sample_count;
+    int by_component;          /* --by component: the errors split, over replay directories */
 } table_request;
 
 /* The table's numbers (results/table.h) and how md, LaTeX and the SVG name
@@ -264,6 +267,31 @@ static int write_table(const table_request *req, const table *tb)
     return outfile_commit(out);
 }
 
+/* --by component: the replay directories' errors split by component
+ * (view/component_table.h), written as Markdown or CSV. */
+static int run_component_table(const table_request *req, const char *command)
+{
+    view_component_table t;
+    outfile *out = NULL;
+    int rc;
+
+    if (req->format == VIEW_RESULTS_TABLE_LATEX || req->svg_path || req->sample_count || req->has_freq
+        || req->granularity != PICS_GRAN_INSN_COMPONENT)
+        return cli_usage_error(command, "--by component writes md or csv of replay directories at insn-component "
+                                        "granularity (no --svg, --samples or --freq: one run per directory)");
+    rc = view_component_table_build(&t, req->inputs, req->input_count);
+    if (!rc && !(rc = outfile_open(&out, req->out_path ? req->out_path : "-"))) {
+        if ((rc = view_component_table_write(outfile_stream(out), &t, req->format == VIEW_RESULTS_TABLE_CSV,
+                                             (unsigned)req->precision)))
+            outfile_abort(out);
+        else
+            rc = outfile_commit(out);
+    }
+    view_component_table_free(&t);
+    return rc ? (rc == TEA_ERR_USAGE ? cli_usage_error(command, "%s", error_message()) : cli_fail(command, rc))
+              : CLI_EXIT_OK;
+}
+
 /* Reads the inputs, builds the table and writes it. Returns an exit status. */
 static int run_table(const table_request *req, const char *command)
 {
@@ -310,6 +338,8 @@ int cmd_pics_table(int argc, char **argv)
 {
     static const char *const formats[] = { "md", "latex", "csv", NULL };
     static const int format_values[] = { VIEW_RESULTS_TABLE_MD, VIEW_RESULTS_TABLE_LATEX, VIEW_RESULTS_TABLE_CSV };
+    static const char *const by_names[] = { "component", NULL };
+    static const int by_values[] = { 1 };
     table_request req = { .format = VIEW_RESULTS_TABLE_MD, .granularity = PICS_GRAN_INSN_COMPONENT,
                           .precision = TEXT_DEFAULT_DECIMALS };
     int rc;
@@ -322,6 +352,9 @@ int cmd_pics_table(int argc, char **argv)
           .help = "the sampling frequency to show (k/M/G suffixes), required when\nthe results hold several",
           .type = CLI_TYPE_HZ, .dest = &req.freq_hz, .error = "invalid frequency '%s' (Hz, with an optional k, M or G)",
           .seen = &req.has_freq },
+        CLI_ENUM("by", "WHAT", &req.by_component, by_names, by_values, "unknown split '%s' (component)",
+                 "component: each scheme's error split by the components of\nits cells (pics error --by component), "
+                 "over tea replay\ndirectories: a row per trace and component"),
         CLI_CALL("samples", 0, "K[,K...]", samples_option, &req,
                  "only the runs of tea replay --samples K (each trace at its own\nfrequency for K); several K: "
                  "a column per scheme and K\n(SCHEME@K), as a sweep over sample counts"),
@@ -348,5 +381,5 @@ int cmd_pics_table(int argc, char **argv)
         return cli_usage_error(argv[0], "expected at least one results CSV or replay directory");
     req.inputs = &argv[optind];
     req.input_count = (size_t)(argc - optind);
-    return run_table(&req, argv[0]);
+    return req.by_component ? run_component_table(&req, argv[0]) : run_table(&req, argv[0]);
 }

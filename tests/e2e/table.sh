@@ -369,6 +369,31 @@ run 1 "$PICS" table rep1 --granularity func
 contains err.txt "rep1/summary.csv: line"
 contains err.txt "no error_func for trace mixed"
 
+# --by component: each scheme's error split by component, over replay
+# directories: a scheme's contributions add up to its error row, which is
+# summary.csv's error_insn_component (to the CSVs' digits: each of some 50
+# contributions printed to 9 significant digits)
+run 0 "$PICS" table rep1 --by component --format csv
+head -n 1 out.txt | grep -qx 'trace,component,psv,golden_share,tea,nci,ibs,spe,ris' ||
+    fail "--by component: header $(head -n 1 out.txt)"
+# (a component's name may be quoted with commas: the numbers are the last
+# six fields, golden_share and the five schemes)
+awk -F, 'NR == FNR { if ($1 != "trace") want[$2] = $7; next }
+         FNR == 1 { for (i = NF - 4; i <= NF; i++) h[i - NF] = $i; next }
+         /^mixed,error,/ { for (i = NF - 4; i <= NF; i++) { d = sum[i - NF] - $i; e = $i - want[h[i - NF]]
+                                                          if (d > 1e-8 || d < -1e-8 || e > 1e-8 || e < -1e-8) bad = 1 }
+                           rows++; next }
+         { for (i = NF - 4; i <= NF; i++) sum[i - NF] += $i; g += $(NF - 5) }
+         END { d = g - 1; exit !(rows == 1 && !bad && d < 1e-9 && d > -1e-9) }' rep1/summary.csv out.txt ||
+    fail "--by component: contributions do not add up to the errors of summary.csv: $(cat out.txt)"
+run 0 "$PICS" table rep1 rep2 --by component
+contains out.txt "| mixed | **error** | 100.0 |"
+[ "$(grep -c '| \*\*error\*\* |' out.txt)" = 2 ] || fail "--by component: one error row per directory expected"
+run 2 "$PICS" table a.csv --by component
+contains err.txt "a.csv: --by component takes tea replay directories"
+run 2 "$PICS" table rep1 --by component --freq 4k
+contains err.txt "--by component writes md or csv of replay directories"
+
 # a sweep over three sample counts of tea replay --samples on two traces:
 # summary.csv names each run's target, and pics table --samples fills every
 # cell of its scheme x target columns
