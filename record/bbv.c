@@ -3,6 +3,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "bbv.h"
+#include "simpoint.h"
 #include "common/cleanup.h"
 #include "common/error.h"
 #include "common/rng.h"
@@ -35,20 +36,6 @@ static double direction(uint64_t seed, uint64_t id, unsigned dim)
     return (double)bits / (double)(1ull << 52) - 1.0;
 }
 
-/* Parses an unsigned decimal at *p (at least one digit) and moves past it. */
-static int parse_count(const char **p, uint64_t *v)
-{
-    char *end;
-    if (**p < '0' || **p > '9')
-        return -1;
-    errno = 0;
-    *v = strtoull(*p, &end, 10);
-    if (errno)
-        return -1;
-    *p = end;
-    return 0;
-}
-
 /* Projects one line "T:ID:COUNT :ID:COUNT ..." into point[]: the counts
  * summed into *total, the projection divided by it. 0 or -1 (malformed). */
 static int project_line(const char *line, uint64_t seed, double *point, uint64_t *total)
@@ -59,11 +46,10 @@ static int project_line(const char *line, uint64_t seed, double *point, uint64_t
     memset(point, 0, RECORD_BBV_DIMS * sizeof *point);
     for (;;) {
         uint64_t id, count;
-        while (*p == ' ' || *p == '\t' || *p == '\r')
-            p++;
+        p = record_skip_blanks(p);
         if (*p == '\0')
             break;
-        if (*p++ != ':' || parse_count(&p, &id) || *p++ != ':' || parse_count(&p, &count) || count == 0
+        if (*p++ != ':' || record_parse_u64(&p, &id) || *p++ != ':' || record_parse_u64(&p, &count) || count == 0
             || sum + count < sum)
             return -1;
         sum += count;

@@ -24,16 +24,14 @@ typedef struct simpoint_line {
     uint64_t cluster;
 } simpoint_line;
 
-/* Skips blanks. */
-static const char *skip_blanks(const char *p)
+const char *record_skip_blanks(const char *p)
 {
     while (*p == ' ' || *p == '\t' || *p == '\r')
         p++;
     return p;
 }
 
-/* Parses an unsigned decimal at *p; 0 or -1. */
-static int parse_u64(const char **p, uint64_t *v)
+int record_parse_u64(const char **p, uint64_t *v)
 {
     char *end;
     if (**p < '0' || **p > '9')
@@ -50,7 +48,7 @@ static int parse_u64(const char **p, uint64_t *v)
  * line to skip, -1 when malformed. */
 static int parse_line(const char *text, int weighted, simpoint_line *out)
 {
-    const char *p = skip_blanks(text);
+    const char *p = record_skip_blanks(text);
     char *end;
 
     if (*p == '\n' || *p == '\0' || *p == '#')
@@ -61,15 +59,15 @@ static int parse_line(const char *text, int weighted, simpoint_line *out)
         if (end == p || errno || !(out->weight > 0) || out->weight > 1)
             return -1;
         p = end;
-    } else if (parse_u64(&p, &out->first)) {
+    } else if (record_parse_u64(&p, &out->first)) {
         return -1;
     }
     if (*p != ' ' && *p != '\t')
         return -1;
-    p = skip_blanks(p);
-    if (parse_u64(&p, &out->cluster))
+    p = record_skip_blanks(p);
+    if (record_parse_u64(&p, &out->cluster))
         return -1;
-    p = skip_blanks(p);
+    p = record_skip_blanks(p);
     return *p == '\n' || *p == '\0' ? 0 : -1;
 }
 
@@ -77,14 +75,14 @@ static int parse_line(const char *text, int weighted, simpoint_line *out)
  * and a number), the number into *interval. */
 static int comment_interval(const char *text, uint64_t *interval)
 {
-    const char *p = skip_blanks(text);
+    const char *p = record_skip_blanks(text);
     size_t n = strlen(RECORD_SIMPOINT_INTERVAL_COMMENT);
     uint64_t v;
 
     if (strncmp(p, RECORD_SIMPOINT_INTERVAL_COMMENT, n) != 0)
         return 0;
     p += n;
-    if (parse_u64(&p, &v) || v == 0 || (*p != ' ' && *p != '\n' && *p != '\0'))
+    if (record_parse_u64(&p, &v) || v == 0 || (*p != ' ' && *p != '\n' && *p != '\0'))
         return 0;
     *interval = v;
     return 1;

@@ -74,4 +74,10 @@ int record_simpoint_write(const record_simpoint_list *l, const char *simpoints_p
 
 void record_simpoint_free(record_simpoint_list *l);
 
+/* The text of SimPoint's files and of exp-bbv's (record/bbv.c): past the
+ * blanks (spaces, tabs, a CR) at p; an unsigned decimal at *p (a digit
+ * first, no overflow) into *v, *p moved past it: 0, or -1 (nothing read). */
+const char *record_skip_blanks(const char *p);
+int record_parse_u64(const char **p, uint64_t *v);
+
 #endif
