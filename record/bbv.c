@@ -143,7 +143,7 @@ static void exec_valgrind(const char *valgrind, uint64_t interval, const char *b
     while (argv[argc])
         argc++;
     out_opt = malloc(strlen(bb_path) + sizeof "--bb-out-file=");
-    args = calloc(argc + 6, sizeof *args);
+    args = calloc(argc + 7, sizeof *args); /* 6 options, the program and its arguments, a NULL */
     if (!out_opt || !args)
         _exit(EXIT_CANNOT_RUN);
     snprintf(interval_opt, sizeof interval_opt, "--interval-size=%llu", (unsigned long long)interval);
