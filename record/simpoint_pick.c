@@ -321,6 +321,27 @@ static int check_interval(const record_bbv *b, uint64_t interval, const char *pa
                      path, mean, (unsigned long long)interval);
 }
 
+/* exp-bbv writes thread N's vectors (N > 1) to PATH.N, for Valgrind's
+ * thread numbers up to its default --max-threads. */
+#define BBV_THREADS_MAX 500
+
+/* Whether exp-bbv wrote a thread's vectors beside `path` (PATH.2 on). */
+static int other_threads(const char *path)
+{
+    char sibling[PATH_MAX];
+    return snprintf(sibling, sizeof sibling, "%s.2", path) < (int)sizeof sibling && access(sibling, F_OK) == 0;
+}
+
+/* Removes the other threads' files exp-bbv wrote beside the temporary
+ * `path`. */
+static void remove_thread_files(const char *path)
+{
+    char sibling[PATH_MAX];
+    for (int n = 2; n <= BBV_THREADS_MAX; n++)
+        if (snprintf(sibling, sizeof sibling, "%s.%d", path, n) < (int)sizeof sibling)
+            unlink(sibling);
+}
+
 int record_pick_program(const record_pick_request *req, record_pick *out, int *exit_status)
 {
     char temp[PATH_MAX] = "";
@@ -341,8 +362,9 @@ int record_pick_program(const record_pick_request *req, record_pick *out, int *e
             unlink(bb_path); /* a kept file of an earlier run is no sign of this one's vectors */
         rc = record_bbv_run(req->valgrind, req->interval, bb_path, req->argv, exit_status);
     }
-    if (!rc)
-        rc = record_bbv_read(&bbv, bb_path, req->pick.seed);
+    if (!rc && (rc = record_bbv_read(&bbv, bb_path, req->pick.seed)) == TEA_ERR_FORMAT && other_threads(bb_path))
+        rc = error_prefix(rc, "the recorded thread (Valgrind's thread 1, as tea record --simpoints times it) ran "
+                              "no whole interval; exp-bbv wrote the other threads' vectors to %s.N (--keep-bbv FILE keeps them): ", bb_path);
     if (!rc)
         rc = check_interval(&bbv, req->interval, bb_path);
     if (!rc)
@@ -355,6 +377,7 @@ int record_pick_program(const record_pick_request *req, record_pick *out, int *e
     }
     if (made) {
         unlink(temp);
+        remove_thread_files(temp);
         cleanup_forget(handle);
     }
     record_bbv_free(&bbv);

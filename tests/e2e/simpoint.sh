@@ -139,6 +139,16 @@ run 2 "$TEA" record -q -o ph3.tea --simpoints ph.simpoints --weights ph.weights 
     -- ./prog phases out8.txt 1
 contains err.txt "ph.simpoints was made for intervals of 200000 instructions, not --simpoint-interval 1000000"
 [ ! -e ph3.tea ] || fail "a refused recording left a trace"
+# a program whose work runs on a second thread: exp-bbv writes thread 1's
+# vectors (the thread tea record times) apart from the others'; too few
+# for an interval is said, naming the others' files, and nothing is left
+# behind (nor the temporary files of the threads)
+tmp_before=$(ls "${TMPDIR:-/tmp}" | grep -c '^tea-simpoint-' || true)
+run 1 "$TEA" simpoint --interval 1000000 -o th -- ./prog thread out9.txt 1
+contains err.txt "the recorded thread (Valgrind's thread 1, as tea record --simpoints times it) ran no whole interval"
+[ ! -e th.simpoints ] && [ ! -e th.weights ] || fail "a refused tea simpoint left its files"
+[ "$(ls "${TMPDIR:-/tmp}" | grep -c '^tea-simpoint-' || true)" = "$tmp_before" ] ||
+    fail "tea simpoint left exp-bbv's temporary files"
 run 2 "$TEA" simpoint -o x
 contains err.txt "missing PROGRAM"
 run 1 "$TEA" simpoint -o x --bbv wbad.txt
