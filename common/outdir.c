@@ -114,19 +114,43 @@ const char *outdir_path(const outdir *d)
     return d->temp;
 }
 
-/* Removes the files of directory `path` (one level) and the directory. */
-static void remove_tree(const char *path)
+/* The most levels of directories an output directory holds (a program's
+ * replay: DIR/cores/NAME/files). */
+#define OUTDIR_DEPTH_MAX 4
+
+/* Removes entry `name` of the directory open as `parent`: a file, or a
+ * directory with what it holds, up to `depth` levels down (symbolic links
+ * are removed, never followed). */
+static void remove_entry(int parent, const char *name, int depth)
 {
-    DIR *dir = opendir(path);
+    struct stat st;
+    int fd;
+    DIR *dir;
     struct dirent *e;
 
-    if (dir) {
-        while ((e = readdir(dir)))
-            if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-                unlinkat(dirfd(dir), e->d_name, 0);
-        closedir(dir);
+    if (fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return;
+    if (!S_ISDIR(st.st_mode)) {
+        unlinkat(parent, name, 0);
+        return;
     }
-    rmdir(path);
+    if (depth > 0 && (fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW)) >= 0) {
+        if ((dir = fdopendir(fd))) {
+            while ((e = readdir(dir)))
+                if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+                    remove_entry(dirfd(dir), e->d_name, depth - 1);
+            closedir(dir);
+        } else {
+            close(fd);
+        }
+    }
+    unlinkat(parent, name, AT_REMOVEDIR);
+}
+
+/* Removes directory `path` with what it holds. */
+static void remove_tree(const char *path)
+{
+    remove_entry(AT_FDCWD, path, OUTDIR_DEPTH_MAX);
 }
 
 /* Whether every entry of directory `path` is an output of a run. */
@@ -145,6 +169,15 @@ static int only_outputs(const char *path, outdir_is_output is_output)
     return only;
 }
 
+/* A directory of the new outputs replaces its namesake, which a rename
+ * cannot do while the old one holds files: the old one goes first. */
+static void replace_directory(int src, int dst, const char *name)
+{
+    struct stat st;
+    if (fstatat(src, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
+        remove_entry(dst, name, OUTDIR_DEPTH_MAX);
+}
+
 /* Moves each file of `d->temp` into `d->dest`, then removes the outputs of
  * an earlier run that this one did not write. */
 static int move_each(outdir *d)
@@ -161,13 +194,13 @@ static int move_each(outdir *d)
     if ((dir = opendir(d->dest))) {
         while ((e = readdir(dir)))
             if (d->is_output && d->is_output(e->d_name) && faccessat(src, e->d_name, F_OK, 0) != 0)
-                unlinkat(dst, e->d_name, 0);
+                remove_entry(dst, e->d_name, OUTDIR_DEPTH_MAX);
         closedir(dir);
     }
     if ((dir = opendir(d->temp))) {
         while (!rc && (e = readdir(dir)))
             if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0
-                && renameat(src, e->d_name, dst, e->d_name) != 0)
+                && (replace_directory(src, dst, e->d_name), renameat(src, e->d_name, dst, e->d_name) != 0))
                 rc = error_set(TEA_ERR_IO, "%s/%s: cannot move into place: %s", d->dest, e->d_name, strerror(errno));
         closedir(dir);
     }

@@ -770,7 +770,7 @@ static int ends_with(const char *name, const char *suffix)
 int results_is_dir_file(const char *name)
 {
     return strcmp(name, RESULTS_SUMMARY) == 0 || strcmp(name, RESULTS_PROVENANCE) == 0
-           || ends_with(name, RESULTS_PICS_SUFFIX);
+           || strcmp(name, RESULTS_CORES) == 0 || ends_with(name, RESULTS_PICS_SUFFIX);
 }
 
 /* LABEL[-FREQhz]SUFFIX with ':' as '-'. */

@@ -144,6 +144,10 @@ void results_write_row(FILE *out, const results_row *r);
 #define RESULTS_SUMMARY "summary.csv"
 #define RESULTS_PROVENANCE "summary.json"
 #define RESULTS_PICS_SUFFIX ".pics"
+/* A program's replay (several threads or cores, tea/program.h): the files
+ * above are the program's, and each core's own are in a directory of this
+ * folder named for the core (RESULTS_CORES/NAME/golden.pics, ...). */
+#define RESULTS_CORES "cores"
 /* A sampler's noise floor (tea replay --noise-floor) beside its PICS. */
 #define RESULTS_FLOOR_SUFFIX ".floor.pics"
 /* Room for any of their names (a scheme label, a frequency, the suffix). */

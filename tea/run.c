@@ -426,7 +426,7 @@ static void collect_samples(tea_run *t)
  * records: the cycles it stands for (a sampled recording's whole run), its
  * clock and a cycle's weight. TEA_ERR_UNSUPPORTED for a trace without an
  * index (TraceDoctor tokens, standard input). */
-static int indexed_extent(const char *path, double *cycles, uint64_t *clock_hz, double *cycle_weight)
+int tea_run_indexed_extent(const char *path, double *cycles, uint64_t *clock_hz, double *cycle_weight)
 {
     trace_frames *frames = NULL;
     int rc;
@@ -447,8 +447,8 @@ static int indexed_extent(const char *path, double *cycles, uint64_t *clock_hz, 
 /* What --samples needs of a trace before its replay: its cycles (last -
  * first), clock and sampling. A native file's index has them; any other
  * file is read once; standard input cannot be. */
-static int trace_extent(const tea_run_options *o, const char *path, double *cycles, uint64_t *clock_hz,
-                        double *cycle_weight)
+int tea_run_extent(const tea_run_options *o, const char *path, double *cycles, uint64_t *clock_hz,
+                   double *cycle_weight)
 {
     trace_reader *reader = NULL;
     trace_batch batch = { 0 };
@@ -457,7 +457,7 @@ static int trace_extent(const tea_run_options *o, const char *path, double *cycl
     *cycles = 0;
     *clock_hz = 0;
     *cycle_weight = 1;
-    if ((rc = indexed_extent(path, cycles, clock_hz, cycle_weight)) == TEA_OK) {
+    if ((rc = tea_run_indexed_extent(path, cycles, clock_hz, cycle_weight)) == TEA_OK) {
         /* known from the index */
     } else if (rc != TEA_ERR_UNSUPPORTED) {
         return rc;
@@ -495,7 +495,7 @@ static int choose_frequencies(const tea_run_options *o, const char *path, double
     double cycles = 0, cycle_weight = 1;
     int rc;
 
-    if ((rc = trace_extent(o, path, &cycles, &clock_hz, &cycle_weight)))
+    if ((rc = tea_run_extent(o, path, &cycles, &clock_hz, &cycle_weight)))
         return rc;
     for (size_t k = 0; k < o->sample_target_count; k++) {
         freqs[k] = tea_run_frequency_for_samples(o->sample_targets[k], clock_hz, cycles, cycle_weight);
@@ -578,7 +578,7 @@ static int raise_default_frequency(const tea_run_options *o, const char *path, d
     /* No index, or one that cannot be read: the length is unknown before the
      * replay, and the default stands (the replay reports what is wrong,
      * with the message every reader gives). */
-    if ((rc = indexed_extent(path, &cycles, &clock_hz, &cycle_weight)))
+    if ((rc = tea_run_indexed_extent(path, &cycles, &clock_hz, &cycle_weight)))
         return rc == TEA_ERR_NOMEM ? rc : TEA_OK;
     if (o->open.clock_hz)
         clock_hz = o->open.clock_hz;
@@ -693,6 +693,24 @@ static int error_interval(tea_run *run, size_t i, const pics *reference)
     return TEA_OK;
 }
 
+int tea_run_errors_of(const pics *sampled, const pics *reference, const trace_symmap *functions,
+                      double error[TEA_RUN_GRANULARITIES])
+{
+    for (int g = 0; g < TEA_RUN_GRANULARITIES; g++) {
+        pics_granularity gran = (pics_granularity)g;
+        pics_error_result e;
+        int rc;
+        error[g] = NAN;
+        if (reference->total == 0 || (gran == PICS_GRAN_FUNC && functions->count == 0))
+            continue;
+        if ((rc = pics_error_compute(sampled, reference, gran, functions, &e)))
+            return rc;
+        error[g] = e.error;
+        pics_error_result_free(&e);
+    }
+    return TEA_OK;
+}
+
 int tea_run_errors(tea_run *run, const trace_symmap *functions)
 {
     static const trace_symmap none;
@@ -709,20 +727,10 @@ int tea_run_errors(tea_run *run, const trace_symmap *functions)
             memcpy(run->rows[i].noise_floor, run->floor->rows[i].error, sizeof run->rows[i].noise_floor);
     }
     for (size_t i = 0; i < run->row_count; i++) {
-        tea_run_row *row = &run->rows[i];
-        if ((rc = error_interval(run, i, reference)))
+        if ((rc = error_interval(run, i, reference))
+            || (rc = tea_run_errors_of(tea_replay_sampler_pics(run->replay, i), reference, functions,
+                                       run->rows[i].error)))
             return rc;
-        for (int g = 0; g < TEA_RUN_GRANULARITIES; g++) {
-            pics_granularity gran = (pics_granularity)g;
-            pics_error_result e;
-            row->error[g] = NAN;
-            if (reference->total == 0 || (gran == PICS_GRAN_FUNC && functions->count == 0))
-                continue;
-            if ((rc = pics_error_compute(tea_replay_sampler_pics(run->replay, i), reference, gran, functions, &e)))
-                return rc;
-            row->error[g] = e.error;
-            pics_error_result_free(&e);
-        }
     }
     return TEA_OK;
 }
@@ -758,21 +766,21 @@ void tea_run_csv_begin(FILE *f)
     results_write_header(f);
 }
 
-void tea_run_csv_trace(FILE *f, const tea_run *run)
+void tea_run_csv_rows(FILE *f, const tea_run_csv_trace_facts *facts, const tea_run_row *rows, size_t count)
 {
-    for (size_t i = 0; i < run->row_count; i++) {
-        const tea_run_row *row = &run->rows[i];
+    for (size_t i = 0; i < count; i++) {
+        const tea_run_row *row = &rows[i];
         results_row r = {
-            .trace = (char *)run->name,
+            .trace = (char *)facts->name,
             .scheme = (char *)row->label,
             .freq_hz = row->spec.frequency_hz,
             .seed = row->spec.seed,
             .samples = row->samples,
             .lost = row->lost,
             .samples_target = row->samples_target,
-            .digest = (char *)run->digest,
-            .cycles = run->totals.last_cycle - run->totals.first_cycle,
-            .records = run->totals.records,
+            .digest = (char *)facts->digest,
+            .cycles = facts->cycles,
+            .records = facts->records,
         };
         snprintf(r.rules, sizeof r.rules, "%s", golden_rules_name(row->spec.rules));
         if (!isnan(row->error_half) && !isnan(row->error[PICS_GRAN_INSN_COMPONENT])) {
@@ -781,8 +789,8 @@ void tea_run_csv_trace(FILE *f, const tea_run *run)
             r.error_ci95[0] = e - row->error_half < 0 ? 0 : e - row->error_half;
             r.error_ci95[1] = e + row->error_half > 1 ? 1 : e + row->error_half;
         }
-        if (run->sampled && isfinite(run->estimate.cycles) && isfinite(run->estimate.instructions)) {
-            const trace_estimate *est = &run->estimate;
+        if (facts->estimate && isfinite(facts->estimate->cycles) && isfinite(facts->estimate->instructions)) {
+            const trace_estimate *est = facts->estimate;
             int interval = isfinite(est->half);
             r.has_run = 1;
             r.run_cycles = est->cycles;
@@ -798,6 +806,18 @@ void tea_run_csv_trace(FILE *f, const tea_run *run)
         }
         results_write_row(f, &r);
     }
+}
+
+void tea_run_csv_trace(FILE *f, const tea_run *run)
+{
+    tea_run_csv_trace_facts facts = {
+        .name = run->name,
+        .digest = run->digest,
+        .cycles = run->totals.last_cycle - run->totals.first_cycle,
+        .records = run->totals.records,
+        .estimate = run->sampled ? &run->estimate : NULL,
+    };
+    tea_run_csv_rows(f, &facts, run->rows, run->row_count);
 }
 
 int tea_run_json_path(const char *csv_path, char **json_path)

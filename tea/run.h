@@ -194,6 +194,25 @@ void tea_run_scheme_label(const tea_run_scheme *s, char *buf, size_t size);
  */
 int tea_run_trace(const tea_run_options *o, const char *path, tea_run *out);
 
+/* The trace's extent before its replay, from a native file's index alone
+ * (tea_run_indexed_extent; TEA_ERR_UNSUPPORTED for a trace without one:
+ * TraceDoctor tokens, standard input) or, for tea_run_extent, from one
+ * reading of any other file (standard input refused: it cannot be read
+ * twice): the cycles it stands for (a sampled recording's whole run,
+ * trace_sampling_stands_for), its clock (options' clock_hz when given, for
+ * tea_run_extent) and a cycle's weight (trace_sampling_cycle_weight). What
+ * --samples and the raised default need. */
+int tea_run_indexed_extent(const char *path, double *cycles, uint64_t *clock_hz, double *cycle_weight);
+int tea_run_extent(const tea_run_options *o, const char *path, double *cycles, uint64_t *clock_hz,
+                   double *cycle_weight);
+
+/* A sampled PICS's error against `reference` at instruction × component,
+ * instruction and (when `functions` has any range) function granularity,
+ * into error[] by pics_granularity; NaN where unknown (an empty reference,
+ * no functions). 0 or TEA_ERR_NOMEM. */
+int tea_run_errors_of(const pics *sampled, const pics *reference, const trace_symmap *functions,
+                      double error[TEA_RUN_GRANULARITIES]);
+
 /* Each sampler's error against the golden PICS at instruction × component,
  * instruction and (when `functions` has any range) function granularity,
  * and its noise floor's when the run has floors; NaN where unknown.
@@ -210,6 +229,18 @@ int tea_run_describe(const tea_run *run, size_t i, pics_info *info);
  * beside it (below). Write errors surface when the stream is closed. */
 void tea_run_csv_begin(FILE *f);
 void tea_run_csv_trace(FILE *f, const tea_run *run);
+
+/* What every row of a trace (or a program, tea/program.h) names in the
+ * results CSV. */
+typedef struct tea_run_csv_trace_facts {
+    const char *name;               /* the trace column */
+    const char *digest;
+    uint64_t cycles, records;       /* the span (last - first cycle) and records */
+    const trace_estimate *estimate; /* a sampled trace's run (run_* columns), or NULL */
+} tea_run_csv_trace_facts;
+
+/* The rows of `count` samplers of one trace: tea_run_csv_trace's body. */
+void tea_run_csv_rows(FILE *f, const tea_run_csv_trace_facts *facts, const tea_run_row *rows, size_t count);
 
 #define TEA_RUN_CSV_SUFFIX ".csv"
 #define TEA_RUN_JSON_SUFFIX ".json"

@@ -320,3 +320,35 @@ int study_run(const study_request *req, const char *path, tea_run *out)
     trace_symmap_free(&functions);
     return rc;
 }
+
+int study_run_program(const study_request *req, const char *const *paths, size_t count, study_core_fn on_core,
+                      void *ctx, tea_program *out, double *raised_from_hz)
+{
+    tea_run_options o = run_options(req), fixed;
+    double freqs[STUDY_MAX_FREQS];
+    trace_symmap functions, core_functions;
+    int rc;
+
+    memset(&functions, 0, sizeof functions);
+    if ((rc = tea_program_frequencies(&o, paths, count, freqs, &fixed, raised_from_hz)))
+        return rc;
+    for (size_t k = 0; !rc && k < count; k++) {
+        tea_run t;
+        if (!(rc = tea_run_trace(&fixed, paths[k], &t)) && !(rc = load_functions(req, &t, &core_functions))) {
+            rc = tea_run_errors(&t, &core_functions);
+            if (k == 0)
+                functions = core_functions;
+            else
+                trace_symmap_free(&core_functions);
+        }
+        if (!rc && on_core)
+            rc = on_core(ctx, k, &t);
+        if (!rc)
+            rc = tea_program_add(out, &t);
+        tea_run_free(&t);
+    }
+    if (!rc)
+        rc = tea_program_errors(out, &functions);
+    trace_symmap_free(&functions);
+    return rc;
+}

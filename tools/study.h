@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "tea/parallel.h"
+#include "tea/program.h"
 #include "tea/run.h"
 #include "trace/trace.h"
 
@@ -150,5 +151,22 @@ int study_parse_samples(study_request *req, const char *list);
  * PIE without a bias, no clear bias for auto), --elf's (binary_symbolize_open),
  * TEA_ERR_NOMEM. */
 int study_run(const study_request *req, const char *path, tea_run *out);
+
+/* Called with each core's finished run (errors computed) before it is
+ * added to the program: to write and print it. 0 or an error code that
+ * ends the study. */
+typedef int (*study_core_fn)(void *ctx, size_t k, const tea_run *core);
+
+/*
+ * study_run for a program of `count` cores (tea/program.h): the
+ * frequencies resolved for the program as a whole, then each core replayed
+ * with the same samplers and handed to `on_core`, then added to `out`
+ * (initialized by the caller with tea_program_init), whose errors are
+ * computed with the first core's functions. *raised_from_hz: the default
+ * frequency the program's length raised (0: none), as tea_run's
+ * default_freq_hz.
+ */
+int study_run_program(const study_request *req, const char *const *paths, size_t count, study_core_fn on_core,
+                      void *ctx, tea_program *out, double *raised_from_hz);
 
 #endif

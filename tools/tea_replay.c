@@ -14,18 +14,24 @@
 #include "results/results.h"
 #include "trace/estimate.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define REPLAY_PATH_MAX 4096
 
 #define REPLAY_SYNOPSIS                                                                                 \
-    "Usage: tea replay TRACE [OPTIONS] -o DIR\n\n"                                                     \
+    "Usage: tea replay TRACE... [OPTIONS] -o DIR\n\n"                                                  \
     "Replay a trace once through the golden reference and the sampling schemes, write each\n"          \
     "PICS to DIR (golden.pics, SCHEME.pics, or SCHEME-FREQhz.pics with several frequencies,\n"         \
     "plus summary.csv and its provenance summary.json) and print samples, losses and the\n"           \
     "error of each scheme.\n\n"                                                                        \
+    "Several traces, or a directory of FireSim's per-core files (TRACEFILE0-C0, -C1, ...),\n"         \
+    "are the cores of one program: each core is replayed with samplers of its own, its files\n"       \
+    "go to DIR/cores/NAME/, and DIR holds the program's: every PICS the exact sum of the\n"          \
+    "cores', the errors those of the sums (docs/semantics.md, \"Programs\").\n\n"                   \
     "Options:\n"
 #define REPLAY_EPILOGUE                                                                                 \
     "\n"                                                                                               \
@@ -89,7 +95,7 @@ static int write_pics(const tea_run *t, size_t i, int floor, const char *path)
 }
 
 /* Writes every PICS, summary.csv and its provenance summary.json into `dir`
- * (a temporary directory). */
+ * (a temporary directory, or a core's directory in it). */
 static int write_files(const study_request *req, const char *dir, const tea_run *t, const char *command_line)
 {
     char path[REPLAY_PATH_MAX];
@@ -183,37 +189,49 @@ static void print_phases(const tea_run *t)
     }
 }
 
-static void print_table(const study_request *req, const char *dir, const tea_run *t)
+/* The scheme table: a row per sampler (and golden's, when asked for). */
+static void print_rows(const study_request *req, const tea_run_row *rows, size_t count, int floors)
 {
-    const golden_totals *g = tea_replay_golden_totals(t->replay);
-    printf("trace:  %s (%llu cycles, %llu records; %llu cycles attributed)\n", t->path,
-           (unsigned long long)(t->totals.last_cycle - t->totals.first_cycle), (unsigned long long)t->totals.records,
-           (unsigned long long)g->attributed);
-    print_run(t);
-    print_phases(t);
-    printf("output: %s\n\n", dir);
     printf("%-8s %11s %10s %10s %9s %8s %10s %10s", "scheme", "freq_hz", "period", "samples", "lost", "error",
            "error_insn", "error_func");
-    if (t->floor)
+    if (floors)
         printf(" %11s", "noise_floor");
     putchar('\n');
     if (req->golden) {
         printf("%-8s %11s %10s %10s %9s %7.2f%% %9.2f%% %9.2f%%", "golden", "-", "-", "-", "-", 0.0, 0.0, 0.0);
-        if (t->floor)
+        if (floors)
             printf(" %10.2f%%", 0.0);
         putchar('\n');
     }
-    for (size_t i = 0; i < t->row_count; i++) {
-        const tea_run_row *row = &t->rows[i];
+    for (size_t i = 0; i < count; i++) {
+        const tea_run_row *row = &rows[i];
         printf("%-8s %11.6g %10llu %10llu %9llu", row->label, row->spec.frequency_hz,
                (unsigned long long)row->spec.period, (unsigned long long)row->samples, (unsigned long long)row->lost);
         print_percent(row->error[0], 8);
         print_percent(row->error[1], 10);
         print_percent(row->error[2], 10);
-        if (t->floor)
+        if (floors)
             print_percent(row->noise_floor[0], 11);
         putchar('\n');
     }
+}
+
+/* The trace's line: its span, records and the cycles golden attributed. */
+static void print_trace(const char *what, const tea_run *t)
+{
+    const golden_totals *g = tea_replay_golden_totals(t->replay);
+    printf("%s %s (%llu cycles, %llu records; %llu cycles attributed)\n", what, t->path,
+           (unsigned long long)(t->totals.last_cycle - t->totals.first_cycle), (unsigned long long)t->totals.records,
+           (unsigned long long)g->attributed);
+}
+
+static void print_table(const study_request *req, const char *dir, const tea_run *t)
+{
+    print_trace("trace: ", t);
+    print_run(t);
+    print_phases(t);
+    printf("output: %s\n\n", dir);
+    print_rows(req, t->rows, t->row_count, t->floor != NULL);
 }
 
 static int replay_main(const study_request *req, const char *trace_path, const char *dir, const char *command_line)
@@ -234,6 +252,174 @@ static int replay_main(const study_request *req, const char *trace_path, const c
         tea_run_warn_few_samples(&t, stderr, "tea replay", req->sample_target_count ? NULL : "--freq");
     }
     tea_run_free(&t);
+    return rc;
+}
+
+/* A program's replay (several cores) as it goes: where its cores' files go. */
+typedef struct program_replay {
+    const study_request *req;
+    const char *dir;                    /* the temporary output directory */
+    const char *command_line;
+    char (*names)[TEA_RUN_NAME_MAX];    /* each core's directory under RESULTS_CORES */
+} program_replay;
+
+/* Makes directory `path` (it may exist). */
+static int make_dir(const char *path)
+{
+    if (mkdir(path, 0777) != 0 && errno != EEXIST)
+        return error_set(TEA_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
+    return TEA_OK;
+}
+
+/* Writes a core's files into DIR/cores/NAME and prints its line. */
+static int write_core(void *ctx, size_t k, const tea_run *t)
+{
+    const program_replay *pr = ctx;
+    char path[REPLAY_PATH_MAX];
+    int rc;
+
+    snprintf(path, sizeof path, "%s/%s", pr->dir, RESULTS_CORES);
+    if ((rc = make_dir(path)))
+        return rc;
+    snprintf(path, sizeof path, "%s/%s/%s", pr->dir, RESULTS_CORES, pr->names[k]);
+    if ((rc = make_dir(path)) || (rc = write_files(pr->req, path, t, pr->command_line)))
+        return rc;
+    printf("core %s:", pr->names[k]);
+    print_trace("", t);
+    return TEA_OK;
+}
+
+/* Writes the program's PICS, summary.csv and summary.json into `dir`. */
+static int write_program(const study_request *req, const char *dir, const tea_program *p, const char *command_line)
+{
+    char path[REPLAY_PATH_MAX];
+    outfile *f;
+    int rc;
+
+    snprintf(path, sizeof path, "%s/%s", dir, RESULTS_GOLDEN);
+    if ((rc = pics_write(path, &p->golden.info, &p->golden.cells)))
+        return rc;
+    for (size_t i = 0; i < p->row_count; i++) {
+        sampler_file_name(req, dir, &p->rows[i], 0, path, sizeof path);
+        if ((rc = pics_write(path, &p->samplers[i].info, &p->samplers[i].cells)))
+            return rc;
+        if (p->floors) {
+            sampler_file_name(req, dir, &p->rows[i], 1, path, sizeof path);
+            if ((rc = pics_write(path, &p->floors[i].info, &p->floors[i].cells)))
+                return rc;
+        }
+    }
+    snprintf(path, sizeof path, "%s/%s", dir, RESULTS_SUMMARY);
+    if ((rc = outfile_open(&f, path)))
+        return rc;
+    tea_run_csv_begin(outfile_stream(f));
+    tea_program_csv(outfile_stream(f), p);
+    if ((rc = outfile_commit(f)))
+        return rc;
+    snprintf(path, sizeof path, "%s/%s", dir, RESULTS_PROVENANCE);
+    if ((rc = outfile_open(&f, path)))
+        return rc;
+    json_writer j;
+    json_init(&j, outfile_stream(f));
+    tea_run_json_begin(&j, cli_version(), "replay", command_line);
+    tea_program_json(&j, p);
+    tea_run_json_end(&j);
+    return outfile_commit(f);
+}
+
+/* Each core's directory name: the trace's name (tea_run_trace_name), with
+ * -K (K from 1, its place) where two cores' names are the same. */
+static void core_names(const char *const *paths, size_t count, char (*names)[TEA_RUN_NAME_MAX])
+{
+    for (size_t k = 0; k < count; k++)
+        tea_run_trace_name(paths[k], names[k], TEA_RUN_NAME_MAX);
+    for (size_t k = 0; k < count; k++) {
+        int clash = 0;
+        for (size_t j = 0; j < count && !clash; j++)
+            clash = j != k && strcmp(names[j], names[k]) == 0;
+        if (clash) {
+            char base[TEA_RUN_NAME_MAX];
+            memcpy(base, names[k], sizeof base);
+            snprintf(names[k], TEA_RUN_NAME_MAX, "%.100s-%zu", base, k + 1);
+        }
+    }
+}
+
+/* The program's name: its first core's, without a FireSim -C<core> end. */
+static void program_name(const char *const *paths, char *buf, size_t size)
+{
+    char *c;
+    tea_run_trace_name(paths[0], buf, size);
+    if ((c = strrchr(buf, '-')) && c[1] == 'C' && c[2] && strspn(c + 2, "0123456789") == strlen(c + 2))
+        *c = '\0';
+}
+
+/* Warns on standard error about each sampler that took fewer than
+ * TEA_RUN_MIN_SAMPLES samples over all the program's cores. */
+static void warn_few_program_samples(const tea_program *p)
+{
+    for (size_t i = 0; i < p->row_count; i++)
+        if (p->rows[i].samples < TEA_RUN_MIN_SAMPLES)
+            fprintf(stderr, "tea replay: warning: %s: %s at %.15g Hz took %llu samples over the program's %zu "
+                            "cores, fewer than %d: too few for the error to mean much (--samples K chooses "
+                            "the frequency for K)\n",
+                    p->name, p->rows[i].label, p->rows[i].spec.frequency_hz,
+                    (unsigned long long)p->rows[i].samples, p->cores, TEA_RUN_MIN_SAMPLES);
+}
+
+/* Replays `count` traces as the cores of one program into `dir`: each
+ * core's files under cores/NAME, the program's in `dir`. */
+static int replay_program(const study_request *req, const char *const *paths, size_t count, const char *dir,
+                          const char *command_line)
+{
+    study_request with_meter = *req;
+    progress_meter meter;
+    program_replay pr = { .req = req, .command_line = command_line };
+    char name[TEA_RUN_NAME_MAX];
+    double raised_from_hz = 0;
+    tea_program p;
+    outdir *d = NULL;
+    int rc;
+
+    if (!(pr.names = calloc(count, sizeof *pr.names)))
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    core_names(paths, count, pr.names);
+    program_name(paths, name, sizeof name);
+    tea_program_init(&p, name);
+    if ((rc = outdir_open(&d, dir, results_is_dir_file)))
+        goto done;
+    pr.dir = outdir_path(d);
+    if (strlen(pr.dir) + 2 * TEA_RUN_NAME_MAX + TEA_RUN_LABEL_MAX + 48 >= REPLAY_PATH_MAX) {
+        rc = error_set(TEA_ERR_USAGE, "output directory name too long: '%s'", dir);
+        goto done;
+    }
+    printf("program: %s, %zu cores\n", name, count);
+    progress_start(&meter, req->progress, stderr, "tea replay", "records", 0);
+    with_meter.meter = &meter;
+    rc = study_run_program(&with_meter, paths, count, write_core, &pr, &p, &raised_from_hz);
+    progress_end(&meter);
+    if (!rc)
+        rc = write_program(req, pr.dir, &p, command_line);
+    if (!rc) {
+        rc = outdir_commit(d);
+        d = NULL;
+    }
+    if (!rc) {
+        if (raised_from_hz > 0)
+            fprintf(stderr, "tea replay: %s: the default %.15g Hz gives the program's cores fewer than %d samples "
+                            "in all; replaying at %.15g Hz (--freq %.15g keeps the default)\n",
+                    name, raised_from_hz, TEA_RUN_DEFAULT_SAMPLES, p.rows ? p.rows[0].spec.frequency_hz : 0.0,
+                    raised_from_hz);
+        printf("program: %llu core-cycles, %llu records; %.0f cycles attributed\n", (unsigned long long)p.cycles,
+               (unsigned long long)p.records, (double)p.golden.info.golden_total / PICS_UNIT);
+        printf("output: %s (the program's; each core's under %s/)\n\n", dir, RESULTS_CORES);
+        print_rows(req, p.rows, p.row_count, p.floors != NULL);
+        warn_few_program_samples(&p);
+    }
+done:
+    outdir_abort(d);
+    tea_program_free(&p);
+    free(pr.names);
     return rc;
 }
 
@@ -290,8 +476,8 @@ static int parse_args(int argc, char **argv, study_request *req, const char **ou
 
     if ((rc = cli_parse(&command, argc, argv)) != CLI_CONTINUE)
         return rc;
-    if (optind != argc - 1)
-        return cli_usage_error(argv[0], optind == argc ? "missing TRACE" : "expected exactly one TRACE");
+    if (optind == argc)
+        return cli_usage_error(argv[0], "missing TRACE");
     if (!*out_dir)
         return cli_usage_error(argv[0], "missing -o DIR");
     if ((req->period != 0) + freq_given + samples_given > 1)
@@ -299,6 +485,29 @@ static int parse_args(int argc, char **argv, study_request *req, const char **ou
     if (!req->period && !freq_given && !samples_given)
         req->default_min_samples = TEA_RUN_DEFAULT_SAMPLES;
     return study_apply_rules(req);
+}
+
+/* One trace, several (the cores of one program), or a directory of
+ * FireSim's per-core files. */
+static int replay_traces(const study_request *req, const char *const *paths, size_t count, const char *dir,
+                         const char *command_line)
+{
+    char **files = NULL;
+    size_t file_count = 0;
+    int rc;
+
+    if (count == 1 && results_is_dir(paths[0])) {
+        if ((rc = tea_program_core_files(paths[0], &files, &file_count)))
+            return rc;
+        rc = replay_program(req, (const char *const *)files, file_count, dir, command_line);
+        tea_program_core_files_free(files, file_count);
+        return rc;
+    }
+    if (count == 1)
+        return replay_main(req, paths[0], dir, command_line);
+    if (count > TEA_PROGRAM_CORES_MAX)
+        return error_set(TEA_ERR_USAGE, "more than %d traces", TEA_PROGRAM_CORES_MAX);
+    return replay_program(req, paths, count, dir, command_line);
 }
 
 int cmd_tea_replay(int argc, char **argv)
@@ -312,7 +521,8 @@ int cmd_tea_replay(int argc, char **argv)
     if (!command_line)
         return cli_fail(argv[0], error_set(TEA_ERR_NOMEM, "out of memory"));
     if ((rc = parse_args(argc, argv, &req, &out_dir)) == CLI_CONTINUE) {
-        rc = replay_main(&req, argv[optind], out_dir, command_line);
+        rc = replay_traces(&req, (const char *const *)argv + optind, (size_t)(argc - optind), out_dir,
+                           command_line);
         rc = rc ? cli_fail(argv[0], rc) : CLI_EXIT_OK;
     }
     free(command_line);

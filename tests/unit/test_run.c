@@ -7,11 +7,13 @@
 #define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
 #include "common/error.h"
+#include "tea/program.h"
 #include "tea/run.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define CYCLES 200000
@@ -311,6 +313,105 @@ static void noise_floor_needs_a_file(void **state)
     free(path);
 }
 
+/* A program of two cores (tea/program.h): its golden and sampled PICS are
+ * the cores' summed cell for cell, its samples, losses, cycles and records
+ * theirs summed, its digest the sum of theirs; a core sampled at another
+ * period is refused, naming it. */
+static void programs_sum_their_cores(void **state)
+{
+    static const tea_run_scheme schemes[] = { { PICS_SCHEME_TEA, 0 }, { PICS_SCHEME_IBS, 0 } };
+    static const double freqs[] = { 1e6, 3e6 };
+    char *paths[2] = { write_trace("memory", 4, "core0.tea"), write_trace("mixed", 5, "core1.tea") };
+    tea_run_options o = two_by_two(schemes, freqs, 1);
+    tea_run runs[2];
+    tea_program p;
+    pics golden_sum, tea_sum;
+    uint64_t samples = 0, lost = 0, cycles = 0, records = 0, digests = 0;
+    char digest[TRACE_DIGEST_LEN + 1];
+    (void)state;
+
+    tea_program_init(&p, "prog");
+    assert_int_equal(pics_init(&golden_sum), 0);
+    assert_int_equal(pics_init(&tea_sum), 0);
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(tea_run_trace(&o, paths[k], &runs[k]), 0);
+        assert_int_equal(tea_program_add(&p, &runs[k]), 0);
+        add_cells(&golden_sum, tea_replay_golden(runs[k].replay));
+        add_cells(&tea_sum, tea_replay_sampler_pics(runs[k].replay, 0));
+        samples += runs[k].rows[5].samples;
+        lost += runs[k].rows[5].lost;
+        cycles += runs[k].totals.last_cycle - runs[k].totals.first_cycle;
+        records += runs[k].totals.records;
+        digests += strtoull(runs[k].digest, NULL, 16);
+    }
+    assert_int_equal(p.cores, 2);
+    assert_int_equal(p.row_count, 8);
+    assert_same_values(&p.golden.cells, &golden_sum);
+    assert_same_values(&p.samplers[0].cells, &tea_sum);
+    assert_true(p.rows[5].samples == samples && p.rows[5].lost == lost);
+    assert_true(p.cycles == cycles && p.records == records);
+    snprintf(digest, sizeof digest, "%016llx", (unsigned long long)digests);
+    assert_string_equal(p.digest, digest);
+    assert_true(p.golden.info.golden_total == golden_sum.total);
+    assert_int_equal(tea_program_errors(&p, NULL), 0);
+    assert_true(p.rows[0].error[0] >= 0 && p.rows[0].error[0] <= 1);
+    assert_true(isnan(p.rows[0].error[2])); /* no functions */
+
+    /* a core sampled otherwise */
+    o.period = 777;
+    tea_run_free(&runs[1]);
+    assert_int_equal(tea_run_trace(&o, paths[1], &runs[1]), 0);
+    assert_int_equal(tea_program_add(&p, &runs[1]), TEA_ERR_USAGE);
+    assert_contains(error_message(), "core1.tea");
+    for (int k = 0; k < 2; k++) {
+        tea_run_free(&runs[k]);
+        unlink(paths[k]);
+        free(paths[k]);
+    }
+    tea_program_free(&p);
+    pics_free(&golden_sum);
+    pics_free(&tea_sum);
+}
+
+/* FireSim's per-core files in a directory: by node, then core number
+ * (numerically), suffixes allowed; other names ignored; none refused. */
+static void finds_firesim_core_files(void **state)
+{
+    static const char *const names[] = { "TRACEFILE1-C0", "TRACEFILE0-C10.td.zst", "TRACEFILE0-C2", "notes.txt",
+                                         "TRACEFILE0-C", "x-C3y" };
+    static const char *const expected[] = { "TRACEFILE0-C2", "TRACEFILE0-C10.td.zst", "TRACEFILE1-C0" };
+    char *dir = test_temp_path("cores");
+    char **paths;
+    size_t count;
+    (void)state;
+
+    assert_int_equal(mkdir(dir, 0777), 0);
+    assert_int_equal(tea_program_core_files(dir, &paths, &count), TEA_ERR_USAGE);
+    assert_contains(error_message(), "no per-core trace files");
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+        char path[512];
+        FILE *f;
+        snprintf(path, sizeof path, "%s/%s", dir, names[k]);
+        assert_non_null(f = fopen(path, "w"));
+        fclose(f);
+    }
+    assert_int_equal(tea_program_core_files(dir, &paths, &count), 0);
+    assert_int_equal(count, 3);
+    for (size_t k = 0; k < count; k++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", dir, expected[k]);
+        assert_string_equal(paths[k], path);
+    }
+    tea_program_core_files_free(paths, count);
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", dir, names[k]);
+        unlink(path);
+    }
+    rmdir(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -321,6 +422,8 @@ int main(void)
         cmocka_unit_test(runs_at_a_period_and_reports_errors),
         cmocka_unit_test(noise_floors),
         cmocka_unit_test(noise_floor_needs_a_file),
+        cmocka_unit_test(programs_sum_their_cores),
+        cmocka_unit_test(finds_firesim_core_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

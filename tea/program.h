@@ -1,0 +1,105 @@
+/*
+ * program.h: a program's replay from its cores (docs/semantics.md,
+ * "Programs: several threads or cores").
+ *
+ * A multi-threaded recording (a trace per thread) or a multi-core FireSim
+ * run (a TraceDoctor file per core) is replayed core by core: each core's
+ * trace through a golden reference and samplers of its own (tea_run_trace
+ * with the same options, so that every sampler keeps its own schedule on
+ * every core, as per-core hardware does). The program's PICS are the exact
+ * sums of the cores' (pics_info_merge and pics_merge_into, what `pics merge`
+ * does with the cores' files), its samples and losses the sums of theirs,
+ * its errors those of its summed PICS against its summed golden PICS. Its
+ * cycles are core-cycles: the sum of every core's span.
+ *
+ * The cores must be replayed at the same frequencies: --samples and the
+ * raised default are resolved for the program as a whole first
+ * (tea_program_frequencies), since each core's own would differ.
+ *
+ * Use: tea_program_init, then per core tea_run_trace, tea_run_errors (for
+ * the core's own rows), tea_program_add, tea_run_free; then
+ * tea_program_errors and the writers; tea_program_free.
+ */
+#ifndef TEA_TEA_PROGRAM_H
+#define TEA_TEA_PROGRAM_H
+
+#include "run.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* The most cores (threads, FireSim cores) one program may have. */
+#define TEA_PROGRAM_CORES_MAX 4096
+
+/* One of the program's PICS: its provenance and cells. */
+typedef struct tea_program_pics {
+    pics_info info;
+    pics cells;
+} tea_program_pics;
+
+typedef struct tea_program {
+    char name[TEA_RUN_NAME_MAX];          /* the results' trace column */
+    size_t cores;                         /* cores added */
+    tea_program_pics golden;
+    tea_program_pics *samplers;           /* [row_count], in the cores' spec order */
+    tea_program_pics *floors;             /* [row_count] noise floors, or NULL without them */
+    tea_run_row *rows;                    /* samples and losses summed, errors of the sums */
+    size_t row_count;
+    uint64_t cycles;                      /* core-cycles: the cores' spans (last - first) summed */
+    uint64_t records;
+    char digest[TRACE_DIGEST_LEN + 1];    /* the summed PICS's: the sum of the cores' digests mod 2^64 */
+    int sampled;                          /* every core a sampled trace: `estimate` holds */
+    trace_estimate estimate;              /* cycles, instructions and periods summed, halves in quadrature */
+    trace_header header;                  /* the first core's (its program and clock) */
+} tea_program;
+
+/* An empty program called `name` (cut to TEA_RUN_NAME_MAX - 1 bytes). */
+void tea_program_init(tea_program *p, const char *name);
+
+/*
+ * The options for the program's cores at paths[0 .. count): `o` itself
+ * unless it asks for --samples (sample_target_count) or a default that the
+ * program's length would raise (default_min_samples); then *fixed is `o`
+ * with the frequencies chosen from the cores' cycles summed (their clock
+ * must agree), into `freqs` (at least max(1, sample_target_count)
+ * entries), and *raised_from_hz is the default raised (0: not raised).
+ * Errors as tea_run_extent's; TEA_ERR_USAGE for cores of different clocks.
+ */
+int tea_program_frequencies(const tea_run_options *o, const char *const *paths, size_t count, double *freqs,
+                            tea_run_options *fixed, double *raised_from_hz);
+
+/* Adds a replayed core (its golden PICS, every sampler's and noise floor's,
+ * samples, losses, span, records, digest and estimate). Every core must
+ * have the first one's samplers (labels, periods, seeds: what
+ * pics_info_merge requires) and clock. 0, TEA_ERR_USAGE (a core that does
+ * not match, its message naming it), TEA_ERR_NOMEM, TEA_ERR_UNSUPPORTED (a
+ * golden total past 2^64 units). */
+int tea_program_add(tea_program *p, const tea_run *core);
+
+/* Every row's error (and noise floor's) at the three granularities from the
+ * summed PICS. `functions` may be NULL. 0 or TEA_ERR_NOMEM. */
+int tea_program_errors(tea_program *p, const trace_symmap *functions);
+
+/* The program's rows of the results CSV (after tea_run_csv_begin). */
+void tea_program_csv(FILE *f, const tea_program *p);
+
+/* The program in a results CSV's provenance (tea_run_json_begin): as
+ * tea_run_json_trace, with "path" null and "cores" the count. */
+void tea_program_json(json_writer *j, const tea_program *p);
+
+void tea_program_free(tea_program *p);
+
+/*
+ * The per-core files of a multi-core FireSim run in directory `dir`: the
+ * regular files whose names end in -C<core>, maybe followed by suffixes
+ * (FireSim's TRACEFILE<node>-C<core>, TRACEFILE0-C1.td.zst), ordered by
+ * the node number before the -C, then the core number, then the name.
+ * *paths: a malloc'd array of *count malloc'd "DIR/NAME" paths
+ * (tea_program_core_files_free). TEA_ERR_USAGE when there are none (the
+ * message says which names count), TEA_ERR_IO, TEA_ERR_NOMEM.
+ */
+int tea_program_core_files(const char *dir, char ***paths, size_t *count);
+void tea_program_core_files_free(char **paths, size_t count);
+
+#endif
