@@ -1255,7 +1255,9 @@ static void build_args(char **args, char *text, size_t size, const record_sessio
         ADD_OPTION("--stop-at=%s", opt->stop_at);
     if (opt->wait_start)
         args[n++] = "--wait-start=yes";
-    if (opt->thread)
+    if (opt->threads)
+        ADD_OPTION("--threads=%s", opt->threads);
+    else if (opt->thread)
         ADD_OPTION("--thread=%u", (unsigned)opt->thread);
     if (opt->children_socket)
         ADD_OPTION("--tea-children=%s", opt->children_socket);
@@ -1446,6 +1448,215 @@ void record_session_close(record_session *v)
     free(v->buf);
     free(v->name);
     free(v);
+}
+
+/* --- several threads: the stream split ----------------------------------------- */
+
+/* Words a thread's stream collects before they are written to it. */
+#define SPLIT_WORDS 8192
+
+/* A recorded thread's stream. */
+typedef struct split_stream {
+    uint32_t tid;
+    int fd;                 /* the writing end; -1 once its reader is gone */
+    uint64_t buf[SPLIT_WORDS];
+    size_t len;
+} split_stream;
+
+struct record_session_splitter {
+    split_stream **streams;
+    size_t count, cap;
+    uint64_t *shared;       /* the program's, objects' and code records so far (a later thread's start) */
+    size_t shared_len, shared_cap;
+};
+
+/* Writes `n` words to a thread's stream; a reader that is gone drops it. */
+static void split_send(split_stream *t, const uint64_t *words, size_t n)
+{
+    const uint8_t *p = (const uint8_t *)words;
+    size_t left = n * sizeof *words;
+
+    while (left > 0 && t->fd >= 0) {
+        ssize_t k = send(t->fd, p, left, MSG_NOSIGNAL);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) { /* its recording failed and said why */
+            close(t->fd);
+            t->fd = -1;
+            return;
+        }
+        p += k;
+        left -= (size_t)k;
+    }
+}
+
+static void split_flush(split_stream *t)
+{
+    split_send(t, t->buf, t->len);
+    t->len = 0;
+}
+
+/* Adds `n` words to a thread's stream. */
+static void split_put(split_stream *t, const uint64_t *words, size_t n)
+{
+    if (t->len + n > SPLIT_WORDS)
+        split_flush(t);
+    if (n > SPLIT_WORDS) {
+        split_send(t, words, n);
+        return;
+    }
+    memcpy(t->buf + t->len, words, n * sizeof *words);
+    t->len += n;
+}
+
+/* Keeps a record every later thread's stream starts with. */
+static int split_share(record_session_splitter *sp, const uint64_t *words, size_t n)
+{
+    if (sp->shared_len + n > sp->shared_cap) {
+        size_t cap = sp->shared_cap ? sp->shared_cap : 4096;
+        uint64_t *grown;
+        while (cap < sp->shared_len + n)
+            cap *= 2;
+        if (!(grown = realloc(sp->shared, cap * sizeof *grown)))
+            return error_set(TEA_ERR_NOMEM, "out of memory");
+        sp->shared = grown;
+        sp->shared_cap = cap;
+    }
+    memcpy(sp->shared + sp->shared_len, words, n * sizeof *words);
+    sp->shared_len += n;
+    return TEA_OK;
+}
+
+/* The stream of thread `tid`, started (and handed to on_thread) when it
+ * has none yet. */
+static int split_stream_of(record_session_splitter *sp, uint32_t tid, record_session_thread_fn on_thread,
+                           void *ctx, split_stream **out)
+{
+    int fds[2], rc;
+    split_stream *t;
+
+    for (size_t k = 0; k < sp->count; k++)
+        if (sp->streams[k]->tid == tid) {
+            *out = sp->streams[k];
+            return TEA_OK;
+        }
+    if (sp->count == RECORD_SESSION_THREADS_MAX)
+        return error_set(TEA_ERR_UNSUPPORTED, "more than %d recorded threads", RECORD_SESSION_THREADS_MAX);
+    if (sp->count == sp->cap) {
+        size_t cap = sp->cap ? 2 * sp->cap : 8;
+        split_stream **grown = realloc(sp->streams, cap * sizeof *grown);
+        if (!grown)
+            return error_set(TEA_ERR_NOMEM, "out of memory");
+        sp->streams = grown;
+        sp->cap = cap;
+    }
+    if (!(t = calloc(1, sizeof *t)))
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
+        free(t);
+        return error_set(TEA_ERR_IO, "cannot make a stream for thread %u: %s", (unsigned)tid, strerror(errno));
+    }
+    t->tid = tid;
+    t->fd = fds[1];
+    sp->streams[sp->count++] = t;
+    if ((rc = on_thread(ctx, tid, fds[0])))
+        return rc;
+    split_put(t, sp->shared, sp->shared_len);
+    *out = t;
+    return TEA_OK;
+}
+
+/* The words of the record at buf + pos (its first word there). */
+static int split_record_words(record_session *v, size_t *words)
+{
+    uint64_t w = v->buf[v->pos];
+    int got, rc;
+
+    switch (w >> TEAREC_STREAM_KIND_SHIFT) {
+    case TEAREC_STREAM_THREAD:
+        *words = TEAREC_STREAM_THREAD_WORDS;
+        return TEA_OK;
+    case TEAREC_STREAM_CODE:
+        *words = TEAREC_STREAM_CODE_WORDS;
+        return TEA_OK;
+    case TEAREC_STREAM_EXE:
+        *words = 1 + ((w & TEAREC_STREAM_ADDR_MASK) + 7) / 8;
+        break;
+    case TEAREC_STREAM_LINES:
+        *words = 1 + (w & TEAREC_STREAM_ADDR_MASK);
+        break;
+    case TEAREC_STREAM_OBJECT:
+        *words = TEAREC_STREAM_OBJECT_WORDS; /* cut short: the caller's need() says so */
+        if ((rc = need(v, TEAREC_STREAM_OBJECT_WORDS, &got)) || !got)
+            return rc;
+        *words = TEAREC_STREAM_OBJECT_WORDS + (v->buf[v->pos + 3] + 7) / 8;
+        break;
+    default:
+        *words = 1;
+        return TEA_OK;
+    }
+    if (*words > TEAREC_STREAM_OBJECT_WORDS + TEAREC_STREAM_PATH_MAX / 8 + 1)
+        return error_set(TEA_ERR_FORMAT, "%s: a record of %zu words after %llu words", v->name, *words,
+                         (unsigned long long)v->stats.words);
+    return TEA_OK;
+}
+
+int record_session_split(record_session *v, record_session_thread_fn on_thread, void *ctx,
+                         record_session_splitter **out)
+{
+    record_session_splitter *sp = calloc(1, sizeof *sp);
+    split_stream *current = NULL;
+    uint32_t tid = 1; /* before the first SWITCH */
+    int got, rc = TEA_OK;
+
+    if (!(*out = sp))
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    while (!(rc = need(v, 1, &got)) && got) {
+        uint64_t w = v->buf[v->pos];
+        uint64_t kind = w >> TEAREC_STREAM_KIND_SHIFT;
+        size_t n = 1;
+        if ((rc = split_record_words(v, &n)) || (rc = need(v, n, &got)))
+            break;
+        if (!got) {
+            rc = ended_inside(v);
+            break;
+        }
+        const uint64_t *words = v->buf + v->pos;
+        if (kind == TEAREC_STREAM_SWITCH) {
+            tid = (uint32_t)(w & TEAREC_STREAM_THREAD_MASK);
+            current = NULL;
+        } else if (kind == TEAREC_STREAM_INSN || kind == TEAREC_STREAM_WARM || kind == TEAREC_STREAM_LOAD
+                   || kind == TEAREC_STREAM_STORE) {
+            if (!current && (rc = split_stream_of(sp, tid, on_thread, ctx, &current)))
+                break;
+            split_put(current, words, n);
+        } else {
+            if ((kind == TEAREC_STREAM_EXE || kind == TEAREC_STREAM_OBJECT || kind == TEAREC_STREAM_CODE)
+                && (rc = split_share(sp, words, n)))
+                break;
+            for (size_t k = 0; k < sp->count; k++)
+                split_put(sp->streams[k], words, n);
+        }
+        v->pos += n;
+        v->stats.words += n;
+    }
+    for (size_t k = 0; k < sp->count; k++)
+        split_flush(sp->streams[k]);
+    return rc;
+}
+
+void record_session_splitter_close(record_session_splitter *sp)
+{
+    if (!sp)
+        return;
+    for (size_t k = 0; k < sp->count; k++) {
+        if (sp->streams[k]->fd >= 0)
+            close(sp->streams[k]->fd);
+        free(sp->streams[k]);
+    }
+    free(sp->streams);
+    free(sp->shared);
+    free(sp);
 }
 
 /* --- forked children's streams ------------------------------------------------ */

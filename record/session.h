@@ -59,6 +59,9 @@ typedef struct record_session_options {
     int wait_start;           /* start at tea_record_start() */
     int kill_after;           /* kill the program when recording ends */
     uint32_t thread;          /* Valgrind's thread number; 0: the main thread (1) */
+    const char *threads;      /* several threads instead: "all" or numbers with commas ("1,3"); the
+                                 stream names each one's records (SWITCH) and is split
+                                 (record_session_split); not with sampling, skip or warmup; NULL: one */
     const model_config *warm_caches; /* the model whose L1 D, LLC and touched data pages the tool keeps
                                         warm through fast-forwards, handed to the model when one ends
                                         (record_session_set_lines); NULL: none */
@@ -193,6 +196,37 @@ const record_session_thread *record_session_threads(const record_session *v, siz
  * objects, program and statistics start afresh; the source can run again);
  * 0 at the end of the stream. Errors as the source's. */
 int record_session_next_program(record_session *v, int *exec);
+
+/* --- several threads ------------------------------------------------------------ */
+
+/* Receives a recorded thread's stream when its first record comes: `fd`
+ * reads a stream of the tool's format holding that thread's records and
+ * every record of the program's (its program, objects, code, thread counts
+ * and STOP), as a one-thread recording's stream would (open it with
+ * record_session_open_fd, which takes it over). 0, or an error code that
+ * ends the split. */
+typedef int (*record_session_thread_fn)(void *ctx, uint32_t tid, int fd);
+
+typedef struct record_session_splitter record_session_splitter;
+
+/*
+ * Reads the stream of a session spawned with `threads` to its end and
+ * splits it into one stream per recorded thread: a thread's INSN, WARM,
+ * LOAD and STORE records go to its own stream, every other record to all
+ * of them (to a thread that starts later, the program's, objects' and
+ * code records sent so far first). Writing blocks while a thread's reader
+ * lags; a reader that closes its end is dropped. The streams stay open in
+ * *out until record_session_splitter_close, so that the caller can wait
+ * for Valgrind (record_session_wait) before the threads' readers see
+ * their ends. *out is set also after an error. Errors: the stream's
+ * (TEA_ERR_FORMAT, TEA_ERR_IO), the callback's, TEA_ERR_NOMEM.
+ */
+int record_session_split(record_session *v, record_session_thread_fn on_thread, void *ctx,
+                         record_session_splitter **out);
+
+/* Closes every thread's stream (its reader sees the end) and frees `sp`.
+ * Safe on NULL. */
+void record_session_splitter_close(record_session_splitter *sp);
 
 /* Waits for Valgrind (and so the program) to end. *status is the program's
  * exit status (128 + signal number; -1 when it was killed after recording,

@@ -54,6 +54,11 @@
  *           stopped. One for each thread that ran, in increasing order of
  *           the number, right before the STOP; a number a later thread
  *           reused counts both. Streams before it have none.
+ *   SWITCH  one word: the thread (Valgrind's number, bits 0-31) whose INSN,
+ *           WARM, LOAD and STORE records follow, up to the next SWITCH.
+ *           Only with several threads recorded (--threads), before the
+ *           first record of a thread other than the one before; the
+ *           records before the first SWITCH are thread 1's.
  *   STOP    one word: recording ended: a STREAM_STOP_* reason (bits 0-7)
  *           | the number of threads the program had started (bits 8-39);
  *           nothing follows but the program's own end.
@@ -82,6 +87,7 @@
 #define TEAREC_STREAM_COUNT 10ull
 #define TEAREC_STREAM_LINES 11ull
 #define TEAREC_STREAM_THREAD 12ull
+#define TEAREC_STREAM_SWITCH 13ull
 #define TEAREC_STREAM_LINES_L1D 0ull
 #define TEAREC_STREAM_LINES_LLC 1ull
 #define TEAREC_STREAM_LINES_PAGES 2ull

@@ -206,6 +206,7 @@ static const HChar *clo_start_at = NULL;
 static const HChar *clo_stop_at = NULL;
 static Bool clo_wait_start = False;
 static Long clo_thread = MAIN_THREAD;
+static const HChar *clo_threads = NULL;  /* --threads=all|N,N,...: several threads (parse_threads) */
 static Long clo_sample_every = 0;        /* sampling: a window every N instructions (0: none) */
 static Long clo_sample_length = 0;       /* ... of this many timed instructions */
 static const HChar *clo_children = NULL; /* tea record's socket for children's streams, or NULL */
@@ -231,6 +232,21 @@ static ULong plan_warm = 0;      /* ... then warms */
 static Bool reps_once = False;
 static Bool hide_rdtscp = False; /* the host lacks RDTSCP: CPUID must not advertise it (tearec_post_clo_init) */
 static Addr last_insn_pc = 0;    /* the recorded thread's previous instruction (precise) */
+/* Several threads recorded (--threads): which (by Valgrind's number; all
+ * of them when every_thread), and the thread whose records the stream
+ * carries now (a SWITCH record changes it; thread 1 before the first). */
+static Bool several_threads = False;
+static Bool every_thread = False;
+static Bool *recorded_threads = NULL;   /* [SERIALS_MAX], by serial */
+/* With several threads, threads are known by serial numbers: 1 the main
+ * thread, then 2, 3, ... in the order they are created, never reused
+ * (Valgrind gives an ended thread's number to the next one it creates).
+ * serial_of maps Valgrind's number to the serial of the thread that has
+ * it now; SWITCH and THREAD records, and --threads's list, use serials. */
+#define SERIALS_MAX 65536
+static UInt *serial_of = NULL;          /* [VG_N_THREADS] */
+static UInt next_serial = MAIN_THREAD + 1;
+static UInt stream_serial = MAIN_THREAD;
 
 static ULong buf[BUF_WORDS];
 static UInt buf_len = 0;
@@ -249,8 +265,9 @@ static ULong threads_started = 0;   /* Valgrind reports the main thread's creati
  * of thread_insns (VG_N_THREADS entries, by Valgrind's number) whenever
  * another thread starts running, and when the THREAD records go out. */
 static ULong running_insns = 0;
-static ULong *thread_insns = NULL;
-static ThreadId counted_tid = MAIN_THREAD; /* the thread running_insns belongs to */
+static ULong *thread_insns = NULL;     /* [thread_slots]: by Valgrind's number, or by serial */
+static UInt thread_slots = 0;
+static UInt counted_tid = MAIN_THREAD;   /* the thread (number or serial) running_insns belongs to */
 static Bool cur_on = False;         /* the current instruction is recorded */
 /* Instructions that pass in fast translations before a switch to precise
  * ones (see "Fast-forward"): the recorded thread's count while it runs;
@@ -638,9 +655,9 @@ static void gate_update(void)
 
 /* The instructions counted since the last call go to the thread that ran
  * them; those counted from now on, to `tid`. */
-static void count_for(ThreadId tid)
+static void count_for(UInt tid)
 {
-    if (thread_insns && counted_tid < VG_N_THREADS)
+    if (thread_insns && counted_tid < thread_slots)
         thread_insns[counted_tid] += running_insns;
     running_insns = 0;
     counted_tid = tid;
@@ -653,7 +670,7 @@ static void put_threads(void)
     count_for(counted_tid);
     if (!thread_insns)
         return;
-    for (ThreadId tid = MAIN_THREAD; tid < VG_N_THREADS; tid++) {
+    for (UInt tid = MAIN_THREAD; tid < thread_slots; tid++) {
         if (!thread_insns[tid])
             continue;
         if (buf_len > BUF_WORDS - BUF_SLACK)
@@ -663,6 +680,22 @@ static void put_threads(void)
     }
 }
 
+/* Whether thread `tid` is recorded: the one of --thread, or one of
+ * --threads. */
+static Bool is_recorded(ThreadId tid)
+{
+    if (!several_threads)
+        return tid == (ThreadId)clo_thread;
+    return tid < VG_N_THREADS && (every_thread || (serial_of[tid] < SERIALS_MAX && recorded_threads[serial_of[tid]]));
+}
+
+/* What the thread counts and SWITCH records call a thread: Valgrind's
+ * number, or with several threads its serial. */
+static UInt thread_key(ThreadId tid)
+{
+    return several_threads && tid < VG_N_THREADS ? serial_of[tid] : (UInt)tid;
+}
+
 /* A thread starts running client code: the instructions counted so far
  * were the previous thread's; the recorded thread takes its count back;
  * another parks it and records nothing (cur_on is the last
@@ -670,8 +703,8 @@ static void put_threads(void)
 static void tearec_start_client_code(ThreadId tid, ULong blocks)
 {
     (void)blocks;
-    count_for(tid);
-    if (tid == (ThreadId)clo_thread) {
+    count_for(thread_key(tid));
+    if (is_recorded(tid)) {
         if (other_thread_running) {
             fast_left = fast_parked;
             other_thread_running = False;
@@ -826,14 +859,27 @@ static void put_window(void)
     window_pending = False;
 }
 
+/* With several threads, the SWITCH record before the first record of a
+ * thread other than the last one's (the buffer has room: the callers
+ * flushed for their own record, and BUF_SLACK covers both). */
+static void switch_to(ThreadId tid)
+{
+    UInt serial;
+    if (!several_threads || (serial = thread_key(tid)) == stream_serial)
+        return;
+    put(TEAREC_STREAM_SWITCH << TEAREC_STREAM_KIND_SHIFT | ((ULong)serial & TEAREC_STREAM_THREAD_MASK));
+    stream_serial = serial;
+}
+
 /* Before every instruction: `word` is its INSN record; `rep`: it is a
  * rep-prefixed string instruction, whose pass after a pass of its own is
  * no new instruction when counting reps once. */
 static void insn(ULong word, Bool rep)
 {
     Bool repeat;
+    ThreadId tid;
     cur_on = False;
-    if (state == REC_DONE || VG_(get_running_tid)() != (ThreadId)clo_thread)
+    if (state == REC_DONE || !is_recorded(tid = VG_(get_running_tid)()))
         return;
     if (window_pending)
         put_window();
@@ -860,6 +906,7 @@ static void insn(ULong word, Bool rep)
     if (state == REC_WARM) {
         if (buf_len > BUF_WORDS - BUF_SLACK)
             flush();
+        switch_to(tid);
         put((word & ~(0xfull << TEAREC_STREAM_KIND_SHIFT)) | TEAREC_STREAM_WARM << TEAREC_STREAM_KIND_SHIFT);
         cur_on = True;
         if (!repeat && --warm_left == 0)
@@ -874,6 +921,7 @@ static void insn(ULong word, Bool rep)
         state = REC_LAST;
     if (buf_len > BUF_WORDS - BUF_SLACK)
         flush();
+    switch_to(tid);
     put(word);
     recorded++;
     cur_on = True;
@@ -906,14 +954,14 @@ static VG_REGPARM(2) void on_mem(Addr addr, ULong kind_size)
 /* The entry of the --start-at function. */
 static void on_start_symbol(void)
 {
-    if (VG_(get_running_tid)() == (ThreadId)clo_thread && state == REC_WAIT)
+    if (is_recorded(VG_(get_running_tid)()) && state == REC_WAIT)
         start_recording();
 }
 
 /* The entry of the --stop-at function: record this instruction, then stop. */
 static void on_stop_symbol(void)
 {
-    if (VG_(get_running_tid)() != (ThreadId)clo_thread)
+    if (!is_recorded(VG_(get_running_tid)()))
         return;
     if (state == REC_ON)
         state = REC_ENTRY;
@@ -1766,9 +1814,13 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
 /* A thread is created: counted for the trace's header. */
 static void tearec_thread_created(ThreadId parent, ThreadId child)
 {
-    (void)parent;
-    (void)child;
     threads_started++;
+    if (!serial_of || child >= VG_N_THREADS)
+        return;
+    if (parent == VG_INVALID_THREADID) /* the main thread, serial 1 */
+        serial_of[child] = MAIN_THREAD;
+    else
+        serial_of[child] = next_serial < SERIALS_MAX ? next_serial++ : SERIALS_MAX;
 }
 
 /* Makes the images exec'd later use descriptor `fd` for the stream: the
@@ -1882,10 +1934,10 @@ static void tearec_post_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt 
 static Bool tearec_client_request(ThreadId tid, UWord *args, UWord *ret)
 {
     if (args[0] == TEAREC_STREAM_REQUEST_START) {
-        if (tid == (ThreadId)clo_thread)
+        if (is_recorded(tid))
             start_recording();
     } else if (args[0] == TEAREC_STREAM_REQUEST_STOP) {
-        if (tid == (ThreadId)clo_thread && state != REC_WAIT)
+        if (is_recorded(tid) && state != REC_WAIT)
             stop_recording(TEAREC_STREAM_STOP_REQUEST);
     } else {
         return False;
@@ -1904,6 +1956,7 @@ static Bool tearec_option(const HChar *arg)
     } else if VG_STR_CLO (arg, "--stop-at", clo_stop_at) {
     } else if VG_BOOL_CLO (arg, "--wait-start", clo_wait_start) {
     } else if VG_BINT_CLO (arg, "--thread", clo_thread, 1, VG_N_THREADS) {
+    } else if VG_STR_CLO (arg, "--threads", clo_threads) {
     } else if VG_STR_CLO (arg, "--tea-children", clo_children) {
     } else if VG_BINT_CLO (arg, "--sample-every", clo_sample_every, 0, (1LL << 62)) {
     } else if VG_BINT_CLO (arg, "--sample-length", clo_sample_length, 0, (1LL << 62)) {
@@ -1926,6 +1979,8 @@ static void tearec_usage(void)
      "    --stop-at=FUNCTION       stop after the entry instruction of FUNCTION\n"
      "    --wait-start=yes|no      start at tea_record_start() [no]\n"
      "    --thread=N               the thread to record (Valgrind's numbering) [1]\n"
+     "    --threads=all|N,N,...    record several threads instead, each instruction's\n"
+     "                             thread named by SWITCH records (no sampling)\n"
      "    --tea-children=NAME      forked children connect their streams to the\n"
      "                             abstract socket NAME (else they record nothing)\n"
      "    --sample-every=N         time a window in every N instructions [0: no]\n"
@@ -2001,6 +2056,36 @@ static void parse_starts(void)
     }
 }
 
+/* --threads=all or a list of thread numbers: the threads recorded. */
+static void parse_threads(void)
+{
+    const HChar *p = clo_threads;
+
+    several_threads = True;
+    recorded_threads = VG_(calloc)("tearec.recorded", SERIALS_MAX, sizeof *recorded_threads);
+    serial_of = VG_(calloc)("tearec.serials", VG_N_THREADS, sizeof *serial_of);
+    serial_of[MAIN_THREAD] = MAIN_THREAD;
+    if (VG_(strcmp)(p, "all") == 0) {
+        every_thread = True;
+        return;
+    }
+    while (*p) {
+        ULong v = 0;
+        if (*p < '0' || *p > '9')
+            VG_(fmsg_bad_option)("--threads", "needs all or thread numbers separated by commas\n");
+        for (; *p >= '0' && *p <= '9'; p++)
+            if ((v = v * 10 + (ULong)(*p - '0')) >= SERIALS_MAX)
+                VG_(fmsg_bad_option)("--threads", "thread numbers run from 1 to %d\n", SERIALS_MAX - 1);
+        if (v == 0)
+            VG_(fmsg_bad_option)("--threads", "thread numbers run from 1 to %d\n", SERIALS_MAX - 1);
+        recorded_threads[v] = True;
+        if (*p == ',')
+            p++;
+        else if (*p)
+            VG_(fmsg_bad_option)("--threads", "needs all or thread numbers separated by commas\n");
+    }
+}
+
 static void tearec_post_clo_init(void)
 {
     /* No superblocks across branches (so no chased jump or call inside a
@@ -2022,11 +2107,19 @@ static void tearec_post_clo_init(void)
             VG_(fmsg_bad_option)("--sample-starts", "needs at least one start\n");
         reps_once = True;
     }
+    if (clo_threads) {
+        if (clo_sample_every || clo_sample_starts || clo_skip || clo_warmup || clo_warm_caches
+            || clo_branch_warmup)
+            VG_(fmsg_bad_option)("--threads", "records whole threads: no --sample-every, --sample-starts, "
+                                              "--skip, --warmup, --warm-caches or --branch-warmup\n");
+        parse_threads();
+    }
     if (clo_warm_caches)
         parse_warm_caches();
     if (clo_branch_warmup)
         branch_buf = VG_(malloc)("tearec.branches", (BRANCH_BUF_ENTRIES + 1) * BRANCH_WORDS * sizeof *branch_buf);
-    thread_insns = VG_(calloc)("tearec.threads", VG_N_THREADS, sizeof *thread_insns);
+    thread_slots = several_threads ? SERIALS_MAX : VG_N_THREADS;
+    thread_insns = VG_(calloc)("tearec.threads", thread_slots, sizeof *thread_insns);
     tl_assert(sizeof *branch_buf * BRANCH_WORDS == 1u << BRANCH_SHIFT);
     if (clo_sample_every
         && (clo_sample_length < 1 || clo_sample_length >= clo_sample_every
