@@ -8,6 +8,7 @@
 #include "binary/symbols.h"
 #include "common/cleanup.h"
 #include "common/error.h"
+#include "common/outdir.h"
 
 #include <assert.h>
 #include <pthread.h>
@@ -57,6 +58,8 @@ typedef struct process {
     int hinted;             /* the note on --sample-every was given */
     trace_thread_count *threads; /* the traced program's threads that ran (the tool's counts) */
     size_t thread_count;
+    uint32_t tid;           /* the thread recorded (Valgrind's number) */
+    struct thread_group *group; /* several threads: the group whose exit status the trace keeps */
 } process;
 
 /* A forked child's recording: its process, its thread. */
@@ -81,11 +84,31 @@ typedef struct children {
     child_run *list;           /* the last taken first */
 } children;
 
+/* A recorded thread's recording (several threads): its process, reading
+ * the thread's stream split from the root's, on a thread of its own. */
+typedef struct thread_run {
+    process proc;
+    record_run_thread result;
+    pthread_t thread;
+} thread_run;
+
+/* The recorded threads of one program (record_session_split). */
+typedef struct thread_group {
+    const record_run_options *o;
+    outdir *dir;               /* OUT, a directory of the threads' traces */
+    thread_run **runs;
+    size_t count, cap;
+    pthread_mutex_t lock;
+    int have_lock;
+    int has_status, status;    /* the program's exit status, once Valgrind ended (under lock) */
+} thread_group;
+
 struct record_run_state {
     record_run_options options; /* with the session's children socket */
     process root;
     model_core *core;
     children ch;
+    thread_group group;
     int finished;               /* record_run_finish ran */
 };
 
@@ -410,7 +433,7 @@ void record_run_describe_threads(const record_run *run, char *buf, size_t size, 
  * recorded thread ran alone. */
 static void explain_threads(const process *p, char *buf, size_t size)
 {
-    uint32_t tid = recorded_tid(p->o), busiest;
+    uint32_t tid = p->tid, busiest;
     uint64_t all, mine;
     size_t len = 0;
 
@@ -593,7 +616,12 @@ static int finish_trace(process *p)
     facts.execs = p->execs;
     facts.exec_count = p->exec_count;
     facts.interrupted = (uint32_t)cleanup_interrupted();
-    if (p->root && p->status >= 0 && !facts.interrupted) {
+    if (p->group) { /* a thread's recording ends once Valgrind did */
+        pthread_mutex_lock(&p->group->lock);
+        p->status = p->group->has_status ? p->group->status : -1;
+        pthread_mutex_unlock(&p->group->lock);
+    }
+    if ((p->root || p->group) && p->status >= 0 && !facts.interrupted) {
         facts.has_exit_status = 1;
         facts.exit_status = (uint32_t)p->status;
     }
@@ -607,7 +635,7 @@ static int finish_trace(process *p)
     }
     if ((rc = add_objects(p)) || (rc = trace_writer_set_run(p->writer, &facts)))
         return rc;
-    if (vs->threads_seen && (rc = trace_writer_set_thread(p->writer, recorded_tid(p->o), vs->threads_seen)))
+    if (vs->threads_seen && (rc = trace_writer_set_thread(p->writer, p->tid, vs->threads_seen)))
         return rc;
     rc = trace_writer_finish(p->writer, NULL);
     p->writer = NULL;
@@ -727,6 +755,7 @@ static int start_child(children *ch, record_session *session, pid_t pid)
         return error_set(TEA_ERR_NOMEM, "out of memory");
     }
     c->proc.o = ch->o;
+    c->proc.tid = recorded_tid(ch->o);
     c->proc.out_path = c->result.out_path;
     c->proc.session = session;
     c->proc.pid = pid;
@@ -851,6 +880,175 @@ static void children_finish(children *ch, record_run *run)
     ch->have_lock = 0;
 }
 
+/* --- several threads ------------------------------------------------------------ */
+
+/* Whether a name in OUT is one of a several-thread recording's traces. */
+static int is_thread_trace(const char *name)
+{
+    size_t n = strlen(name), prefix = strlen(RECORD_RUN_THREAD_PREFIX), suffix = strlen(RECORD_SUFFIX);
+    return n > prefix + suffix && strncmp(name, RECORD_RUN_THREAD_PREFIX, prefix) == 0
+           && strcmp(name + n - suffix, RECORD_SUFFIX) == 0;
+}
+
+/* A recorded thread's thread: models its stream into its own trace. */
+static void *thread_main(void *arg)
+{
+    thread_run *t = arg;
+    model_core *core = NULL;
+
+    t->result.rc = record_stream(&t->proc, &core);
+    t->result.instructions = t->proc.instructions;
+    if (core)
+        t->result.model = *model_core_stats(core);
+    t->result.session = *record_session_get_stats(t->proc.session);
+    if (t->result.rc)
+        snprintf(t->result.message, sizeof t->result.message, "%s", error_message());
+    model_core_free(core);
+    return NULL;
+}
+
+/* record_session_split's callback: thread `tid`'s stream, recorded on a
+ * thread of its own into OUT/thread-TID.tea. */
+static int start_thread(void *ctx, uint32_t tid, int fd)
+{
+    thread_group *g = ctx;
+    const char *dir = outdir_path(g->dir);
+    size_t size = strlen(dir) + strlen(RECORD_RUN_THREAD_PREFIX) + strlen(RECORD_SUFFIX) + 16;
+    char name[32];
+    thread_run *t = calloc(1, sizeof *t);
+    int rc;
+
+    if (!t || !(t->result.out_path = malloc(size))) {
+        free(t);
+        close(fd);
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    }
+    snprintf(t->result.out_path, size, "%s/%s%u%s", dir, RECORD_RUN_THREAD_PREFIX, (unsigned)tid, RECORD_SUFFIX);
+    snprintf(name, sizeof name, "thread %u's stream", (unsigned)tid);
+    t->result.tid = tid;
+    t->proc.o = g->o;
+    t->proc.tid = tid;
+    t->proc.group = g;
+    t->proc.out_path = t->result.out_path;
+    if ((rc = record_session_open_fd(&t->proc.session, fd, name))) {
+        free(t->result.out_path);
+        free(t);
+        close(fd);
+        return rc;
+    }
+    if (g->count == g->cap) {
+        size_t cap = g->cap ? 2 * g->cap : 8;
+        thread_run **grown = realloc(g->runs, cap * sizeof *grown);
+        if (!grown) {
+            free_process(&t->proc);
+            free(t->result.out_path);
+            free(t);
+            return error_set(TEA_ERR_NOMEM, "out of memory");
+        }
+        g->runs = grown;
+        g->cap = cap;
+    }
+    if (pthread_create(&t->thread, NULL, thread_main, t) != 0) {
+        free_process(&t->proc);
+        free(t->result.out_path);
+        free(t);
+        return error_set(TEA_ERR_IO, "cannot start a thread");
+    }
+    g->runs[g->count++] = t;
+    return TEA_OK;
+}
+
+/* The program's threads (the tool's counts, which every thread's stream
+ * carries) from the first recorded thread's. */
+static void take_group_threads(thread_group *g, record_run *out)
+{
+    const process *p = &g->runs[0]->proc;
+    if (!p->thread_count || !(out->threads = malloc(p->thread_count * sizeof *out->threads)))
+        return;
+    memcpy(out->threads, p->threads, p->thread_count * sizeof *out->threads);
+    out->thread_count = p->thread_count;
+}
+
+/* The threads' recordings once their streams ended: joined, their results
+ * in out (paths as they will be once OUT is in place), the first failure
+ * returned. */
+static int join_threads(thread_group *g, record_run *out)
+{
+    int rc = TEA_OK;
+    size_t n = g->count ? g->count : 1, dest = strlen(out->out_path), temp = strlen(outdir_path(g->dir));
+
+    for (size_t k = 0; k < g->count; k++)
+        pthread_join(g->runs[k]->thread, NULL);
+    if (!(out->recorded = calloc(n, sizeof *out->recorded)))
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    for (size_t k = 0; k < g->count; k++) {
+        record_run_thread *r = &out->recorded[out->recorded_count++];
+        const char *file = g->runs[k]->result.out_path + temp;
+        *r = g->runs[k]->result;
+        if (!(r->out_path = malloc(dest + strlen(file) + 1)))
+            return error_set(TEA_ERR_NOMEM, "out of memory");
+        snprintf(r->out_path, dest + strlen(file) + 1, "%s%s", out->out_path, file);
+        out->instructions += r->instructions;
+        if (r->rc && !rc)
+            rc = error_set(r->rc, "thread %u: %s", (unsigned)r->tid, r->message);
+    }
+    return rc;
+}
+
+/* Several threads: the root's stream split into one per recorded thread
+ * (record_session_split), each recorded on a thread of its own into
+ * OUT/thread-N.tea; OUT appears once every one is written. */
+static int record_threads(record_run *out)
+{
+    record_run_state *st = out->state;
+    thread_group *g = &st->group;
+    record_session_splitter *sp = NULL;
+    int rc, wait_rc, status = 0;
+
+    g->o = &st->options;
+    pthread_mutex_init(&g->lock, NULL);
+    g->have_lock = 1;
+    if ((rc = outdir_open(&g->dir, st->options.out_path, is_thread_trace)))
+        return rc;
+    st->root.started = now();
+    rc = record_session_split(st->root.session, start_thread, g, &sp);
+    wait_rc = record_session_wait(st->root.session, &status);
+    pthread_mutex_lock(&g->lock);
+    g->has_status = !wait_rc;
+    g->status = status;
+    pthread_mutex_unlock(&g->lock);
+    record_session_splitter_close(sp); /* each thread's reader sees its end */
+    if (!rc)
+        rc = wait_rc;
+    out->status = status;
+    out->region_seconds = now() - st->root.started;
+    if (!rc && g->count == 0)
+        rc = error_set(TEA_ERR_IO, "no instruction was recorded (no recorded thread ran in the region)");
+    {
+        int join_rc = join_threads(g, out);
+        if (!rc)
+            rc = join_rc;
+    }
+    for (size_t k = 0; k < out->recorded_count; k++) {
+        const record_run_thread *r = &out->recorded[k];
+        out->model.cycles += r->model.cycles;
+        out->model.instructions += r->model.instructions;
+        out->model.committed += r->model.committed;
+    }
+    if (out->recorded_count) {
+        out->session = out->recorded[0].session;
+        take_group_threads(g, out);
+    }
+    if (rc) {
+        outdir_abort(g->dir);
+        g->dir = NULL;
+        return rc;
+    }
+    rc = outdir_commit(g->dir);
+    g->dir = NULL;
+    return rc;
+}
+
 /* --- the driver ---------------------------------------------------------------- */
 
 /* Starts `out` for options `o`: a copy of them, the root's process. */
@@ -865,6 +1063,7 @@ static int begin(const record_run_options *o, record_run *out)
     out->state->root.o = &out->state->options;
     out->state->root.out_path = o->out_path;
     out->state->root.root = 1;
+    out->state->root.tid = out->tid;
     return TEA_OK;
 }
 
@@ -909,7 +1108,7 @@ int record_run_program(const record_run_options *o, record_run *out)
     }
     if ((rc = record_session_spawn(&st->root.session, o->argv, &st->options.session)))
         return rc;
-    return record_root(out);
+    return o->session.threads ? record_threads(out) : record_root(out);
 }
 
 int record_run_stream(const record_run_options *o, record_session *session, record_run *out)
@@ -921,7 +1120,25 @@ int record_run_stream(const record_run_options *o, record_session *session, reco
         return rc;
     }
     out->state->root.session = session;
-    return record_root(out);
+    return o->session.threads ? record_threads(out) : record_root(out);
+}
+
+/* Frees the recorded threads' processes (joined by record_threads). */
+static void threads_finish(thread_group *g)
+{
+    for (size_t k = 0; k < g->count; k++) {
+        free_process(&g->runs[k]->proc);
+        free(g->runs[k]->result.out_path);
+        free(g->runs[k]);
+    }
+    free(g->runs);
+    g->runs = NULL;
+    g->count = g->cap = 0;
+    outdir_abort(g->dir);
+    g->dir = NULL;
+    if (g->have_lock)
+        pthread_mutex_destroy(&g->lock);
+    g->have_lock = 0;
 }
 
 void record_run_finish(record_run *run)
@@ -939,6 +1156,7 @@ void record_run_finish(record_run *run)
     if (cleanup_interrupted())
         record_session_kill_leftovers(tool_dir); /* children still running end too */
     children_finish(&st->ch, run);
+    threads_finish(&st->group);
     run->leftovers += record_session_kill_leftovers(tool_dir);
 }
 
@@ -948,6 +1166,9 @@ void record_run_free(record_run *run)
     for (size_t i = 0; i < run->child_count; i++)
         free(run->children[i].out_path);
     free(run->children);
+    for (size_t i = 0; i < run->recorded_count; i++)
+        free(run->recorded[i].out_path);
+    free(run->recorded);
     free(run->threads);
     free(run->state);
     memset(run, 0, sizeof *run);

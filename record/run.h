@@ -112,6 +112,22 @@ typedef struct record_run_child {
     uint64_t instructions;    /* recorded */
 } record_run_child;
 
+/* A recorded thread's recording (several threads, session.threads): its
+ * trace is OUT/thread-TID.tea. */
+typedef struct record_run_thread {
+    uint32_t tid;             /* Valgrind's number */
+    char *out_path;           /* OUT/thread-TID.tea */
+    int rc;                   /* 0: its trace is written */
+    char message[256];        /* the error, when rc != 0 */
+    uint64_t instructions;    /* recorded */
+    model_stats model;        /* its core's counters */
+    record_session_stats session; /* its stream's */
+} record_run_thread;
+
+/* The file name of a recorded thread's trace in OUT: this prefix, the
+ * thread's number, ".tea". */
+#define RECORD_RUN_THREAD_PREFIX "thread-"
+
 typedef struct record_run_state record_run_state;
 
 /* A recording's outcome. */
@@ -126,6 +142,9 @@ typedef struct record_run {
                                   recording, --kill-after) */
     trace_thread_count *threads; /* the threads of the program that ran, by number (none when unknown) */
     size_t thread_count;
+    record_run_thread *recorded; /* several threads: each recorded thread's, in the order they first ran
+                                    (out_path, model and session above: their sums, the first's) */
+    size_t recorded_count;
     record_run_child *children; /* record_run_finish: the forked children, the last taken first */
     size_t child_count;
     size_t forks_without_program; /* children that ran no program of their own (nothing recorded) */

@@ -73,7 +73,10 @@ typedef struct record_request {
     "--trace-children also records each forked child's programs into OUT.PID.tea.\n"                 \
     "FUNCTION may be fn_HEX, a function of a stripped object named by its ELF address.\n"              \
     "One thread is recorded (--thread; default the main thread): the summary names every\n"          \
-    "thread that ran with its instructions and warns when another one ran most.\n\n"                  \
+    "thread that ran with its instructions and warns when another one ran most.\n"                    \
+    "--thread all (or a list, 1,3) records every thread (those listed) through a core model\n"     \
+    "of its own; OUT is then a directory of one trace per thread, thread-N.tea, which tea\n"        \
+    "replay and tea info take as one program (docs/model.md, \"Threads\").\n\n"                      \
     "Exit status: 0 when the trace is written and the program exited with 0; 3 when the\n"           \
     "trace is written but the program exited otherwise; 130 (SIGINT) or 143 (SIGTERM) when\n"        \
     "recording was interrupted: the program is ended and the trace keeps what was recorded\n"         \
@@ -218,6 +221,21 @@ static void warn_thread_share(const record_run *run)
         fprintf(stderr, "the rest ran in %zu other threads (one thread is recorded: --thread)\n", share.others);
 }
 
+/* With several threads: each thread's line (unless quiet) and the errors. */
+static void summarize_threads(const record_run *run, int quiet_run)
+{
+    for (size_t k = 0; k < run->recorded_count; k++) {
+        const record_run_thread *t = &run->recorded[k];
+        if (t->rc)
+            fprintf(stderr, "tea record: thread %u: %s\n", (unsigned)t->tid, t->message);
+        else if (!quiet_run)
+            fprintf(stderr, "tea record: thread %u: %s: %llu instructions in %llu cycles (IPC %.2f)\n",
+                    (unsigned)t->tid, t->out_path, (unsigned long long)t->instructions,
+                    (unsigned long long)t->model.cycles,
+                    t->model.cycles ? (double)t->model.committed / (double)t->model.cycles : 0.0);
+    }
+}
+
 /* What tea record ends with once the trace is written. */
 static int finished_status(const record_run *run, int quiet_run)
 {
@@ -290,11 +308,17 @@ static int record(record_request *req, int *exit_status)
     }
     rc = record_run_program(&req->run, &run);
     if (rc == TEA_OK) {
-        if (!quiet(req)) {
-            summarize(&run);
-            summarize_run(&run);
+        if (run.recorded_count) {
+            summarize_threads(&run, quiet(req));
+            if (!quiet(req))
+                summarize(&run);
+        } else {
+            if (!quiet(req)) {
+                summarize(&run);
+                summarize_run(&run);
+            }
+            warn_thread_share(&run);
         }
-        warn_thread_share(&run);
         *exit_status = finished_status(&run, quiet(req));
     }
     record_run_finish(&run);
@@ -303,6 +327,36 @@ static int record(record_request *req, int *exit_status)
     free(command);
     free(tool_dir);
     return rc;
+}
+
+/* --thread N, all, or a list N,N,... into the record_session_options at
+ * opt->dest. */
+static int thread_option(const char *command, const cli_option *opt, const char *arg)
+{
+    record_session_options *vg = opt->dest;
+    const char *p = arg;
+    uint64_t n;
+
+    if (strcmp(arg, "all") != 0 && !strchr(arg, ',')) {
+        if (cli_parse_u64(arg, &n) || n < 1 || n > UINT32_MAX)
+            return cli_usage_error(command, "invalid thread number '%s'", arg);
+        vg->thread = (uint32_t)n;
+        vg->threads = NULL;
+        return CLI_CONTINUE;
+    }
+    while (strcmp(arg, "all") != 0 && *p) { /* a list: numbers from 1, one comma between */
+        char number[24];
+        size_t len = strcspn(p, ",");
+        if (len == 0 || len >= sizeof number)
+            return cli_usage_error(command, "invalid thread list '%s' (all, or numbers from 1 with commas)", arg);
+        memcpy(number, p, len);
+        number[len] = '\0';
+        if (cli_parse_u64(number, &n) || n < 1 || n > UINT32_MAX || (p[len] == ',' && !p[len + 1]))
+            return cli_usage_error(command, "invalid thread list '%s' (all, or numbers from 1 with commas)", arg);
+        p += len + (p[len] == ',');
+    }
+    vg->threads = arg;
+    return CLI_CONTINUE;
 }
 
 /* --sample-warmup all: every instruction between two windows warms the
@@ -470,8 +524,8 @@ int cmd_tea_record(int argc, char **argv)
         CLI_FLAG("kill-after", 0, &vg->kill_after, "kill the program when recording stops"),
         CLI_FLAG("trace-children", 0, &req.run.trace_children,
                  "also record the programs of forked child processes, each\nchild into OUT.PID.tea (the same region options apply)"),
-        CLI_UINT("thread", "N", &vg->thread, 1, UINT32_MAX, "invalid thread number '%s'",
-                 "record Valgrind's thread N (default 1, the main thread)"),
+        CLI_CALL("thread", 0, "N|all|LIST", thread_option, vg,
+                 "record Valgrind's thread N (default 1, the main thread);\nall, or a list 1,3: each of those threads into\nOUT/thread-N.tea (OUT a directory), whole"),
         CLI_UINT("hint-after", "N", &req.run.hint_after, 0, UINT64_MAX, "invalid instruction count '%s'",
                  "once a full (not sampled) recording passes N instructions,\nnote its rate and --sample-every on stderr (default\n" CLI_STR(
                      RECORD_HINT_AFTER) "; 0: never)"),
@@ -497,6 +551,12 @@ int cmd_tea_record(int argc, char **argv)
         return cli_usage_error(argv[0], "missing PROGRAM (use: tea record [OPTIONS] -- PROGRAM [ARGS...])");
     if (model_config_check(&req.run.model))
         return cli_usage_error(argv[0], "%s", error_message());
+    if (vg->threads
+        && (vg->sample_every || req.simpoints_path || vg->skip || vg->warmup || req.run.trace_children
+            || sample_warmup != UINT64_MAX || req.warm_caches > 0))
+        return cli_usage_error(argv[0], "--thread %s records whole threads: not with --sample-every, --simpoints, "
+                                        "--skip, --warmup, --warm-caches or --trace-children (yet)",
+                               vg->threads);
     if ((rc = check_simpoints(argv[0], &req, sample_warmup))
         || (rc = check_sampling(argv[0], &req.run.session, sample_warmup))) {
         free_request(&req);

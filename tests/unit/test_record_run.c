@@ -506,6 +506,100 @@ static void nothing_recorded(void **state)
     free(out);
 }
 
+/* A stream's head as every thread's starts: the program, its object, the
+ * loop's code. */
+static void program_head(stream *s, const char *prog)
+{
+    exe(s, prog);
+    object(s, prog);
+    loop_code(s);
+}
+
+static void switch_to(stream *s, uint32_t tid)
+{
+    put(s, kind(TEAREC_STREAM_SWITCH) | tid);
+}
+
+/* Several threads (session.threads): a stream of two threads' records
+ * interleaved (SWITCH records) is split, and each thread's trace holds
+ * exactly the model's records of that thread's instructions alone, with
+ * its own number as the recorded thread, the program's thread counts and
+ * exit status; the directory holds the two traces and nothing else. */
+static void threads_split(void **state)
+{
+    char *dir = test_temp_path("threads.tea"), *prog = test_temp_path("tprog");
+    stream s = { .n = 0 }, alone[2] = { { .n = 0 }, { .n = 0 } };
+    record_run_options o;
+    record_run run;
+    notes log = { .count = 0 };
+    (void)state;
+
+    test_write_file(prog, "not an ELF file\n", 16);
+    program_head(&s, prog);
+    iterations(&s, 0, 10);            /* thread 1 until the first SWITCH */
+    switch_to(&s, 2);
+    iterations(&s, 0, 20);
+    switch_to(&s, 1);
+    iterations(&s, 10, 30);
+    store(&s);
+    switch_to(&s, 2);
+    iterations(&s, 20, 20);
+    for (int t = 0; t < 2; t++) {
+        program_head(&alone[t], prog);
+        iterations(&alone[t], 0, 40);
+        if (t == 0)
+            store(&alone[t]);
+    }
+    for (int t = 0; t < 3; t++) {
+        stream *x = t == 2 ? &s : &alone[t];
+        thread_count(x, 1, 121);
+        thread_count(x, 2, 120);
+        stop(x, TEAREC_STREAM_STOP_EXIT, 2);
+    }
+
+    options(&o, dir, &log);
+    o.session.threads = "all";
+    assert_int_equal(record_run_stream(&o, open_stream(&s, "threads"), &run), TEA_OK);
+    assert_int_equal(run.recorded_count, 2);
+    assert_int_equal(run.instructions, 121 + 120);
+    assert_int_equal(run.status, 0);
+    for (size_t k = 0; k < run.recorded_count; k++) {
+        const record_run_thread *t = &run.recorded[k];
+        char want_path[512];
+        test_stream got, want;
+        trace_reader *r;
+        const trace_run *facts;
+        uint32_t tid, seen;
+
+        assert_int_equal(t->tid, k + 1);
+        assert_int_equal(t->rc, 0);
+        assert_int_equal(t->instructions, k == 0 ? 121 : 120);
+        snprintf(want_path, sizeof want_path, "%s/thread-%zu.tea", dir, k + 1);
+        assert_string_equal(t->out_path, want_path);
+        model_reference(&alone[k], &o.model, &want);
+        test_stream_init(&got);
+        assert_int_equal(test_stream_read(t->out_path, NULL, &got), 0);
+        assert_streams_equal(&got, &want);
+        assert_int_equal(trace_reader_open(&r, t->out_path, NULL), 0);
+        assert_int_equal(trace_reader_thread(r, &tid, &seen), 0);
+        assert_int_equal(tid, k + 1);
+        assert_int_equal(seen, 2);
+        assert_int_equal(trace_reader_run(r, &facts), 0);
+        assert_true(facts->has_exit_status);
+        assert_int_equal(facts->thread_count, 2);
+        trace_reader_close(r);
+        test_stream_free(&got);
+        test_stream_free(&want);
+        unlink(t->out_path);
+    }
+    record_run_finish(&run);
+    record_run_free(&run);
+    assert_int_equal(rmdir(dir), 0); /* nothing else in it */
+    unlink(prog);
+    free(dir);
+    free(prog);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -514,6 +608,7 @@ int main(void)
         cmocka_unit_test(sampled_windows),
         cmocka_unit_test(simpoint_weights),
         cmocka_unit_test(nothing_recorded),
+        cmocka_unit_test(threads_split),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
