@@ -294,6 +294,15 @@ typedef struct core_file {
 
 static int parse_core_name(const char *name, unsigned long long *node, unsigned long long *core)
 {
+    size_t digits = strspn(name + strlen(TEA_PROGRAM_THREAD_PREFIX), "0123456789");
+
+    /* tea record --thread all's thread-N.tea: the thread's number */
+    if (strncmp(name, TEA_PROGRAM_THREAD_PREFIX, strlen(TEA_PROGRAM_THREAD_PREFIX)) == 0 && digits
+        && strcmp(name + strlen(TEA_PROGRAM_THREAD_PREFIX) + digits, TEA_PROGRAM_THREAD_SUFFIX) == 0) {
+        *node = 0;
+        *core = strtoull(name + strlen(TEA_PROGRAM_THREAD_PREFIX), NULL, 10);
+        return 1;
+    }
     const char *end = strchr(name, '.');
     const char *stop = end ? end : name + strlen(name), *c = stop, *n;
 
@@ -371,7 +380,8 @@ int tea_program_core_files(const char *dir, char ***paths, size_t *count)
     closedir(d);
     if (!rc && n == 0)
         rc = error_set(TEA_ERR_USAGE, "%s: no per-core trace files (names ending in -C<core>, as FireSim's "
-                                      "TRACEFILE0-C0, maybe with suffixes: TRACEFILE0-C1.td.zst)",
+                                      "TRACEFILE0-C0, maybe with suffixes: TRACEFILE0-C1.td.zst; or tea "
+                                      "record --thread all's thread-N.tea)",
                        dir);
     if (!rc && !(*paths = malloc(n * sizeof **paths)))
         rc = error_set(TEA_ERR_NOMEM, "out of memory");

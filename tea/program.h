@@ -94,12 +94,19 @@ void tea_program_free(tea_program *p);
  * The per-core files of a multi-core FireSim run in directory `dir`: the
  * regular files whose names end in -C<core>, maybe followed by suffixes
  * (FireSim's TRACEFILE<node>-C<core>, TRACEFILE0-C1.td.zst), ordered by
- * the node number before the -C, then the core number, then the name.
+ * the node number before the -C, then the core number, then the name; or
+ * a recording's thread-N.tea (below), by N.
  * *paths: a malloc'd array of *count malloc'd "DIR/NAME" paths
  * (tea_program_core_files_free). TEA_ERR_USAGE when there are none (the
  * message says which names count), TEA_ERR_IO, TEA_ERR_NOMEM.
  */
 int tea_program_core_files(const char *dir, char ***paths, size_t *count);
+
+/* A recording of several threads (tea record --thread all) is a directory
+ * of thread-N.tea, N the thread's number: tea_program_core_files takes
+ * those too, by number (record/run.h's RECORD_RUN_THREAD_PREFIX). */
+#define TEA_PROGRAM_THREAD_PREFIX "thread-"
+#define TEA_PROGRAM_THREAD_SUFFIX ".tea"
 void tea_program_core_files_free(char **paths, size_t count);
 
 #endif

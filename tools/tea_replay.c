@@ -369,8 +369,8 @@ static void warn_few_program_samples(const tea_program *p)
 
 /* Replays `count` traces as the cores of one program into `dir`: each
  * core's files under cores/NAME, the program's in `dir`. */
-static int replay_program(const study_request *req, const char *const *paths, size_t count, const char *dir,
-                          const char *command_line)
+static int replay_program(const study_request *req, const char *const *paths, size_t count, const char *from_dir,
+                          const char *dir, const char *command_line)
 {
     study_request with_meter = *req;
     progress_meter meter;
@@ -384,7 +384,10 @@ static int replay_program(const study_request *req, const char *const *paths, si
     if (!(pr.names = calloc(count, sizeof *pr.names)))
         return error_set(TEA_ERR_NOMEM, "out of memory");
     core_names(paths, count, pr.names);
-    program_name(paths, name, sizeof name);
+    if (from_dir) /* a recording's or a FireSim run's directory names the program */
+        tea_run_trace_name(from_dir, name, sizeof name);
+    else
+        program_name(paths, name, sizeof name);
     tea_program_init(&p, name);
     if ((rc = outdir_open(&d, dir, results_is_dir_file)))
         goto done;
@@ -499,7 +502,7 @@ static int replay_traces(const study_request *req, const char *const *paths, siz
     if (count == 1 && results_is_dir(paths[0])) {
         if ((rc = tea_program_core_files(paths[0], &files, &file_count)))
             return rc;
-        rc = replay_program(req, (const char *const *)files, file_count, dir, command_line);
+        rc = replay_program(req, (const char *const *)files, file_count, paths[0], dir, command_line);
         tea_program_core_files_free(files, file_count);
         return rc;
     }
@@ -507,7 +510,7 @@ static int replay_traces(const study_request *req, const char *const *paths, siz
         return replay_main(req, paths[0], dir, command_line);
     if (count > TEA_PROGRAM_CORES_MAX)
         return error_set(TEA_ERR_USAGE, "more than %d traces", TEA_PROGRAM_CORES_MAX);
-    return replay_program(req, paths, count, dir, command_line);
+    return replay_program(req, paths, count, NULL, dir, command_line);
 }
 
 int cmd_tea_replay(int argc, char **argv)

@@ -533,3 +533,74 @@ void view_info_write_json(FILE *f, const view_info *rep)
     json_finish(&j);
 }
 
+
+/* A core's cycles (its span) and IPC. */
+static uint64_t core_cycles(const view_info *c)
+{
+    return c->totals.last_cycle - c->totals.first_cycle;
+}
+
+static double core_ipc(uint64_t commits, uint64_t cycles)
+{
+    return cycles ? (double)commits / (double)cycles : 0.0;
+}
+
+void view_info_write_program_text(FILE *f, const char *name, const view_info *cores, size_t count)
+{
+    uint64_t commits = 0, cycles = 0;
+
+    emit_field(f, "program", "%s, %zu cores (threads or FireSim cores; each a trace of its own)", name, count);
+    for (size_t k = 0; k < count; k++) {
+        const view_info *c = &cores[k];
+        emit_field_label(f, NULL);
+        fprintf(f, "%s", c->path);
+        if (c->objects.tid)
+            fprintf(f, " (thread %lu)", (unsigned long)c->objects.tid);
+        fprintf(f, ": %llu instructions, %llu cycles, IPC %.2f\n", (unsigned long long)c->totals.commits,
+                (unsigned long long)core_cycles(c), core_ipc(c->totals.commits, core_cycles(c)));
+        commits += c->totals.commits;
+        cycles += core_cycles(c);
+    }
+    emit_field(f, "in all", "%llu instructions, %llu core-cycles, IPC %.2f per core", (unsigned long long)commits,
+               (unsigned long long)cycles, core_ipc(commits, cycles));
+}
+
+void view_info_write_program_json(FILE *f, const char *name, const view_info *cores, size_t count)
+{
+    uint64_t commits = 0, cycles = 0;
+    json_writer j;
+
+    json_init(&j, f);
+    json_begin_object(&j);
+    json_key(&j, "program");
+    json_string(&j, name);
+    json_key(&j, "cores");
+    json_begin_array(&j);
+    for (size_t k = 0; k < count; k++) {
+        const view_info *c = &cores[k];
+        json_begin_object(&j);
+        json_key(&j, "file");
+        json_string(&j, c->path);
+        json_key(&j, "thread");
+        if (c->objects.tid)
+            json_u64(&j, c->objects.tid);
+        else
+            json_null(&j);
+        json_key(&j, "instructions");
+        json_u64(&j, c->totals.commits);
+        json_key(&j, "cycles");
+        json_u64(&j, core_cycles(c));
+        json_key(&j, "ipc");
+        json_double(&j, core_ipc(c->totals.commits, core_cycles(c)));
+        json_end(&j);
+        commits += c->totals.commits;
+        cycles += core_cycles(c);
+    }
+    json_end(&j);
+    json_key(&j, "instructions");
+    json_u64(&j, commits);
+    json_key(&j, "cycles");
+    json_u64(&j, cycles);
+    json_end(&j);
+    json_finish(&j);
+}

@@ -17,14 +17,14 @@ run 0 "$TEA" replay fs/TRACEFILE0-C1.td.zst --period 500 -o c1 -q
 c1_cycles=$(sed -n 's/.*records; \([0-9]*\) cycles attributed.*/\1/p' out.txt)
 [ -n "$c0_cycles" ] && [ -n "$c1_cycles" ] || fail "no attributed cycles in the single replays"
 
-# the directory, in core order, on one thread; the two files on two
+# the directory, in core order, on one thread and on two; the two files
 run 0 "$TEA" replay fs --period 500 --threads 1 -o prog1 -q
-contains out.txt "program: TRACEFILE0, 2 cores"
+contains out.txt "program: fs, 2 cores"
 contains out.txt "core TRACEFILE0-C0: fs/TRACEFILE0-C0.td.zst"
 contains out.txt "core TRACEFILE0-C1: fs/TRACEFILE0-C1.td.zst"
 contains out.txt "program: $((c0_cycles + c1_cycles)) core-cycles"
 contains out.txt "$((c0_cycles + c1_cycles)) cycles attributed"
-run 0 "$TEA" replay fs/TRACEFILE0-C0.td.zst fs/TRACEFILE0-C1.td.zst --period 500 --threads 2 -o prog2 -q
+run 0 "$TEA" replay fs --period 500 --threads 2 -o prog2 -q
 for f in prog1/*.pics prog1/summary.csv prog1/cores/*/*.pics prog1/cores/*/summary.csv; do
     cmp -s "$f" "prog2/${f#prog1/}" || fail "$f differs between --threads 1 and 2"
 done
@@ -49,7 +49,11 @@ paste -d, r0.txt r1.txt | while IFS=, read -r s0 n0 l0 s1 n1 l1; do
     echo "$s0,$((n0 + n1)),$((l0 + l1))"
 done >rsum.txt
 cmp -s rsum.txt rp.txt || { diff rsum.txt rp.txt >&2; fail "program samples and losses are not the cores' sums"; }
-grep -q '^TRACEFILE0,tea,' prog1/summary.csv || fail "the program's rows are not named TRACEFILE0"
+grep -q '^fs,tea,' prog1/summary.csv || fail "the program's rows are not named for its directory"
+run 0 "$TEA" replay fs/TRACEFILE0-C0.td.zst fs/TRACEFILE0-C1.td.zst --period 500 -o prog3 -q
+contains out.txt "program: TRACEFILE0, 2 cores"
+cmp -s prog1/golden.pics prog3/golden.pics || fail "the two files give another golden PICS than their directory"
+grep -q '^TRACEFILE0,tea,' prog3/summary.csv || fail "the rows of two files are not named TRACEFILE0"
 
 # every command reads the program's directory as any replay's
 run 0 "$PICS" report prog1 --top 2
@@ -58,7 +62,7 @@ run 0 "$PICS" error prog1/tea.pics prog1/golden.pics
 
 # --samples K: one frequency for the program, from its cores' cycles summed
 run 0 "$TEA" replay fs --samples 2000 --schemes golden,tea -o progk -q
-tea_samples=$(grep '^TRACEFILE0,tea,' progk/summary.csv | cut -d, -f5)
+tea_samples=$(grep '^fs,tea,' progk/summary.csv | cut -d, -f5)
 [ "$tea_samples" -ge 1990 ] && [ "$tea_samples" -le 2010 ] || fail "--samples 2000 gave TEA $tea_samples samples"
 f0=$(grep ',tea,' progk/cores/TRACEFILE0-C0/summary.csv | cut -d, -f3)
 f1=$(grep ',tea,' progk/cores/TRACEFILE0-C1/summary.csv | cut -d, -f3)

@@ -1,0 +1,116 @@
+/*
+ * record_pthreads.c: four threads doing different, known work, for
+ * tests/e2e/record_every_thread.sh (tea record --thread all). Valgrind
+ * numbers the main thread 1 and the others 2-5 in the order they are
+ * created here:
+ *   2 compute  an arithmetic loop of COMPUTE_LOOPS iterations in registers;
+ *   3 chase    a pointer chase through a CHASE_BYTES array in a random
+ *              cycle, CHASE_STEPS loads each waiting for the one before
+ *              (memory stalls);
+ *   4 branchy  a loop of data-dependent, unpredictable branches;
+ *   5 waiter   waits on a condition variable until the other three are
+ *              done, then ends (few instructions, blocked meanwhile).
+ * The main thread starts them, joins them and prints a checksum so that
+ * no work is optimized away.
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define COMPUTE_LOOPS 500000L
+#define CHASE_BYTES (8u << 20)
+#define CHASE_STEPS 100000L
+#define BRANCHY_LOOPS 300000L
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t done_cond = PTHREAD_COND_INITIALIZER;
+static int done;
+static uint64_t results[3];
+
+/* Tells the waiter that one more worker is done. */
+static void finished(void)
+{
+    pthread_mutex_lock(&lock);
+    done++;
+    pthread_cond_signal(&done_cond);
+    pthread_mutex_unlock(&lock);
+}
+
+static void *compute(void *arg)
+{
+    uint64_t x = 1;
+    (void)arg;
+    for (long i = 0; i < COMPUTE_LOOPS; i++)
+        x = x * 6364136223846793005ull + (uint64_t)i;
+    results[0] = x;
+    finished();
+    return NULL;
+}
+
+static void *chase(void *arg)
+{
+    size_t n = CHASE_BYTES / sizeof(size_t);
+    size_t *next = malloc(CHASE_BYTES), at = 0;
+    uint64_t seed = 12345;
+    (void)arg;
+    if (!next)
+        exit(1);
+    /* one random cycle through every slot (Sattolo's shuffle) */
+    for (size_t i = 0; i < n; i++)
+        next[i] = i;
+    for (size_t i = n - 1; i > 0; i--) {
+        size_t j, t;
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        j = (size_t)(seed >> 33) % i;
+        t = next[i];
+        next[i] = next[j];
+        next[j] = t;
+    }
+    for (long s = 0; s < CHASE_STEPS; s++)
+        at = next[at];
+    results[1] = at;
+    free(next);
+    finished();
+    return NULL;
+}
+
+static void *branchy(void *arg)
+{
+    uint64_t seed = 99, sum = 0;
+    (void)arg;
+    for (long i = 0; i < BRANCHY_LOOPS; i++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        if (seed >> 63)
+            sum += seed >> 40;
+        else
+            sum ^= seed;
+    }
+    results[2] = sum;
+    finished();
+    return NULL;
+}
+
+static void *waiter(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&lock);
+    while (done < 3)
+        pthread_cond_wait(&done_cond, &lock);
+    pthread_mutex_unlock(&lock);
+    return NULL;
+}
+
+int main(void)
+{
+    void *(*const work[])(void *) = { compute, chase, branchy, waiter };
+    pthread_t threads[4];
+
+    for (int i = 0; i < 4; i++)
+        if (pthread_create(&threads[i], NULL, work[i], NULL) != 0)
+            return 1;
+    for (int i = 0; i < 4; i++)
+        pthread_join(threads[i], NULL);
+    printf("%llu\n", (unsigned long long)(results[0] ^ results[1] ^ results[2]));
+    return 0;
+}

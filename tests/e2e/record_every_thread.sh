@@ -1,0 +1,103 @@
+# tea record --thread all on tests/data/record_pthreads.c: four threads
+# doing known work (2 compute, 3 pointer chase, 4 branchy, 5 waits on a
+# condition variable) besides the main thread. Each thread is timed by a
+# core of its own into OUT/thread-N.tea; each one's instructions are the
+# tool's own count of that thread (recorded whole: exact), and within 0.1 %
+# of callgrind's count per thread (another run, so the threads that meet
+# on the lock may differ by a few hundred); the chase thread's cycles are
+# mostly memory stalls; the waiter's are few; the program's golden PICS is
+# the exact sum of the threads'. A list records only its threads; a
+# program of one thread recorded with --thread all gives the trace of the
+# default (the same records, PICS cell for cell). Skipped (77) where
+# valgrind or tea's Valgrind tool is absent.
+. "$(dirname "$0")/lib.bash"
+
+need_tearec
+cc -O1 -no-pie -pthread -o pthreads "$DATA/record_pthreads.c" || fail "cannot build record_pthreads"
+
+run 0 "$TEA" record --thread all -o prog.tea -- ./pthreads
+for t in 1 2 3 4 5; do
+    [ -f prog.tea/thread-$t.tea ] || fail "no trace of thread $t"
+    contains err.txt "tea record: thread $t: prog.tea/thread-$t.tea: "
+done
+[ "$(ls prog.tea | wc -l)" -eq 5 ] || fail "prog.tea holds $(ls prog.tea | wc -l) files, expected 5"
+
+# each thread's instructions: its trace's commits, and the tool's count
+# of that thread, which every thread's trace lists
+"$TEA" info --json prog.tea/thread-1.tea >t1.json || fail "tea info thread-1.tea"
+tool_count() { # the tool's count of thread $1 in t1.json: the run's threads, "id" then "instructions"
+    sed -n '/"threads": \[/,/\]/{/^ *"id": '"$1"',$/{n;s/[^0-9]//gp;};}' t1.json
+}
+for t in 1 2 3 4 5; do
+    "$TEA" info --json prog.tea/thread-$t.tea >info.json || fail "tea info thread-$t.tea"
+    commits=$(json_number info.json commits)
+    [ "$(json_number info.json id)" = "$t" ] || fail "thread-$t.tea names thread $(json_number info.json id)"
+    [ "$commits" = "$(tool_count $t)" ] ||
+        fail "thread $t recorded $commits instructions, the tool counted $(tool_count $t)"
+    eval "n$t=$commits"
+    eval "c$t=$(json_number info.json cycles)"
+done
+run 0 "$TEA" info prog.tea
+contains out.txt "program:      prog, 5 cores"
+contains out.txt "prog.tea/thread-3.tea (thread 3): $n3 instructions, $c3 cycles"
+contains out.txt "in all:       $((n1 + n2 + n3 + n4 + n5)) instructions, $((c1 + c2 + c3 + c4 + c5)) core-cycles"
+
+# callgrind's count of each thread's function, inclusive (another run):
+# the thread's count adds its start and end (a few hundred instructions)
+if valgrind --tool=callgrind --callgrind-out-file=cg.out ./pthreads >/dev/null 2>&1 &&
+    callgrind_annotate --inclusive=yes --threshold=100 cg.out >cg.txt 2>&1; then
+    for pair in 2:compute 3:chase 4:branchy; do
+        t=${pair%%:*}
+        cg=$(grep ":${pair#*:} \[" cg.txt | sed 's/^ *\([0-9,]*\).*/\1/' | tr -d ,)
+        [ -n "$cg" ] || fail "callgrind_annotate lists no ${pair#*:}"
+        eval "mine=\$n$t"
+        [ "$mine" -ge $((cg - 100)) ] && [ "$mine" -le $((cg + 2000)) ] ||
+            fail "thread $t: $mine instructions, callgrind counts ${pair#*:} $cg"
+    done
+else
+    echo "callgrind did not run: no comparison with its counts"
+fi
+
+# the chase thread mostly waits for memory; the waiter runs a few cycles
+"$TEA" topdown --format csv prog.tea/thread-3.tea >chase.csv || fail "tea topdown thread-3"
+stalled=$(grep '^(all),states,stalled,,' chase.csv | cut -d, -f7)
+[ "${stalled%%.*}" -ge 60 ] || fail "the chase thread is stalled $stalled % of its cycles, expected most"
+mem=$(grep '^(all),states,stalled,"ST-L1,ST-TLB,ST-LLC",' chase.csv | cut -d, -f9)
+[ "${mem%%.*}" -ge 50 ] || fail "the chase thread's LLC-miss stalls are $mem %, expected most"
+[ $((c5 * 100)) -lt $((c1 + c2 + c3 + c4 + c5)) ] || fail "the waiter ran $c5 of the program's cycles"
+
+# the program's replay: its golden PICS is the threads' summed
+run 0 "$TEA" replay prog.tea --schemes golden,tea --period 10000 -o replay -q
+contains out.txt "program: prog, 5 cores"
+run 0 "$PICS" merge replay/cores/thread-*/golden.pics -o sum.pics
+cmp -s sum.pics replay/golden.pics || fail "the program's golden PICS is not the sum of the threads'"
+run 0 "$PICS" report replay --granularity func --top 1
+contains out.txt "chase"
+
+# a list: only those threads
+run 0 "$TEA" record -q --thread 2,4 -o some.tea -- ./pthreads
+[ "$(ls some.tea | tr '\n' ' ')" = "thread-2.tea thread-4.tea " ] || fail "--thread 2,4 wrote $(ls some.tea)"
+
+# not (yet) with sampling; a bad list
+run 2 "$TEA" record --thread all --sample-every 100000 -o s.tea -- ./pthreads
+contains err.txt "records whole threads"
+run 2 "$TEA" record --thread 1,,2 -o s.tea -- ./pthreads
+contains err.txt "invalid thread list"
+[ ! -e s.tea ] || fail "a refused recording left s.tea"
+
+# one thread: --thread all gives the default's trace
+build_record_prog
+run 0 "$TEA" record -q -o one.tea --start-at region --stop-at stop_here -- ./prog plain o1.txt 1000
+run 0 "$TEA" record -q --thread all -o all.tea --start-at region --stop-at stop_here -- ./prog plain o2.txt 1000
+[ "$(ls all.tea)" = "thread-1.tea" ] || fail "--thread all of one thread wrote $(ls all.tea)"
+for key in commits records cycles; do
+    "$TEA" info --json one.tea >a.json && "$TEA" info --json all.tea/thread-1.tea >b.json || fail "tea info"
+    [ "$(json_number a.json $key)" = "$(json_number b.json $key)" ] || fail "$key differs with --thread all"
+done
+run 0 "$TEA" replay one.tea --schemes golden -o r1 -q
+run 0 "$TEA" replay all.tea/thread-1.tea --schemes golden -o r2 -q
+grep -v '^[a-z]' r1/golden.pics >cells1.txt
+grep -v '^[a-z]' r2/golden.pics >cells2.txt
+[ -s cells1.txt ] && cmp -s cells1.txt cells2.txt || fail "the golden PICS differ with --thread all"
+
+echo "record_every_thread: OK"
