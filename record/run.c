@@ -659,6 +659,8 @@ static int record_stream(process *p, model_core **core)
         rc = take_threads(p);
     if (rc == TEA_OK && p->root)
         rc = record_session_wait(p->session, &p->status);
+    if (rc == TEA_OK && p->group && (!p->writer || p->instructions == 0))
+        return TEA_OK; /* a thread that timed nothing (no whole window) leaves no trace */
     if (rc == TEA_OK && (!p->writer || p->instructions == 0)) {
         char threads[RECORD_RUN_THREADS_TEXT];
         if (p->root && o->session.start_at && !cleanup_interrupted())
@@ -985,6 +987,9 @@ static int join_threads(thread_group *g, record_run *out)
         record_run_thread *r = &out->recorded[out->recorded_count++];
         const char *file = g->runs[k]->result.out_path + temp;
         *r = g->runs[k]->result;
+        r->out_path = NULL;
+        if (!r->rc && r->instructions == 0)
+            continue; /* timed nothing: no trace */
         if (!(r->out_path = malloc(dest + strlen(file) + 1)))
             return error_set(TEA_ERR_NOMEM, "out of memory");
         snprintf(r->out_path, dest + strlen(file) + 1, "%s%s", out->out_path, file);

@@ -116,8 +116,9 @@ typedef struct record_run_child {
  * trace is OUT/thread-TID.tea. */
 typedef struct record_run_thread {
     uint32_t tid;             /* Valgrind's number */
-    char *out_path;           /* OUT/thread-TID.tea */
-    int rc;                   /* 0: its trace is written */
+    char *out_path;           /* OUT/thread-TID.tea; NULL when it timed nothing (sampled: no whole
+                                 window) and left no trace */
+    int rc;                   /* 0: its trace is written (or it had none to write) */
     char message[256];        /* the error, when rc != 0 */
     uint64_t instructions;    /* recorded */
     model_stats model;        /* its core's counters */

@@ -1626,7 +1626,8 @@ int record_session_split(record_session *v, record_session_thread_fn on_thread, 
             tid = (uint32_t)(w & TEAREC_STREAM_THREAD_MASK);
             current = NULL;
         } else if (kind == TEAREC_STREAM_INSN || kind == TEAREC_STREAM_WARM || kind == TEAREC_STREAM_LOAD
-                   || kind == TEAREC_STREAM_STORE) {
+                   || kind == TEAREC_STREAM_STORE || kind == TEAREC_STREAM_WINDOW || kind == TEAREC_STREAM_LINES
+                   || kind == TEAREC_STREAM_COUNT) {
             if (!current && (rc = split_stream_of(sp, tid, on_thread, ctx, &current)))
                 break;
             split_put(current, words, n);

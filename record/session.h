@@ -61,7 +61,8 @@ typedef struct record_session_options {
     uint32_t thread;          /* Valgrind's thread number; 0: the main thread (1) */
     const char *threads;      /* several threads instead: "all" or numbers with commas ("1,3"); the
                                  stream names each one's records (SWITCH) and is split
-                                 (record_session_split); not with sampling, skip or warmup; NULL: one */
+                                 (record_session_split); each thread sampled on its own count with
+                                 sample_every; not with sample_starts or skip; NULL: one */
     const model_config *warm_caches; /* the model whose L1 D, LLC and touched data pages the tool keeps
                                         warm through fast-forwards, handed to the model when one ends
                                         (record_session_set_lines); NULL: none */
@@ -212,7 +213,8 @@ typedef struct record_session_splitter record_session_splitter;
 /*
  * Reads the stream of a session spawned with `threads` to its end and
  * splits it into one stream per recorded thread: a thread's INSN, WARM,
- * LOAD and STORE records go to its own stream, every other record to all
+ * LOAD, STORE, WINDOW, LINES and COUNT records (those after a SWITCH
+ * naming it) go to its own stream, every other record to all
  * of them (to a thread that starts later, the program's, objects' and
  * code records sent so far first). Writing blocks while a thread's reader
  * lags; a reader that closes its end is dropped. The streams stay open in

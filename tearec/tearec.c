@@ -116,6 +116,15 @@
  * every CPUID's answer (add_statement), as a native run there would see
  * it.
  *
+ * Several threads (--threads=all|LIST). Threads are numbered by creation
+ * (serials, never reused); every recorded thread's records follow a
+ * SWITCH record naming it, and tea record splits the stream by thread.
+ * With --sample-every each recorded thread has a recording state of its
+ * own (thread_ctx: its state, counters, fast-forward count, warm caches),
+ * held in the globals while it runs and swapped when another recorded
+ * thread starts running; translations are dual, so each block reads the
+ * running thread's state as it starts.
+ *
  * Programs and processes. tea record runs Valgrind with --trace-children=yes
  * so that an exec is followed: the new program starts a new image of this
  * tool, which goes on writing to the same stream (an EXE record first), and
@@ -278,6 +287,13 @@ static ULong fast_left = FAST_NEVER;
 static ULong fast_parked = FAST_NEVER;
 static Bool other_thread_running = False;
 static Bool fast_wanted = False; /* translate fast (dual blocks: run fast); precise blocks leave */
+static Bool fast_wanted_parked = False; /* the recorded thread's, while another runs (fast, in dual blocks) */
+/* Translations are dual (see "Dual blocks") in a sampled recording, and
+ * once the program starts a thread that is not recorded: such a thread
+ * then runs every block fast (fast_wanted, and a count that never ends),
+ * at about the speed of a fast-forward, instead of calling on_insn for
+ * nothing at every instruction of a precise one. */
+static Bool dual_blocks = False;
 /* The range an Ijk_InvalICache exit drops translations of: all code. */
 #define ALL_CODE_START 0x1000ULL
 #define ALL_CODE_LEN (~0xfffULL)
@@ -310,6 +326,7 @@ static Addr known_lo = 0, known_hi = 0; /* the last mapping checked */
 static void flush(void);
 static void put(ULong w);
 static void put_window(void);
+static void switch_to(ThreadId tid);
 typedef struct warm_cache {
     ULong *tag;
     ULong set_mask; /* sets - 1 (sets a power of 2) */
@@ -526,6 +543,7 @@ static void put_branches(void)
  * which no instruction has sent yet (the fast-forward's blocks run fast). */
 static void branch_drain(void)
 {
+    switch_to(VG_(get_running_tid)());
     if (window_pending)
         put_window();
     put_branches();
@@ -645,11 +663,13 @@ static void gate_update(void)
         pass = skip_left - 1;
         skip_left = 1;
     }
-    fast_wanted = pass != 0;
-    if (other_thread_running)
+    if (other_thread_running) {
         fast_parked = pass;
-    else
+        fast_wanted_parked = pass != 0;
+    } else {
         fast_left = pass;
+        fast_wanted = pass != 0;
+    }
     branch_gate();
 }
 
@@ -696,6 +716,144 @@ static UInt thread_key(ThreadId tid)
     return several_threads && tid < VG_N_THREADS ? serial_of[tid] : (UInt)tid;
 }
 
+/* --- several threads sampled: each one's recording state ------------------ */
+
+/* With several threads and --sample-every, every recorded thread skips,
+ * warms and times windows on its own instruction count: the globals of
+ * the recording state (state, the counters, the fast-forward's count,
+ * the warm caches' copies) are the running thread's, saved into its
+ * context when another recorded thread runs and loaded from the other's.
+ * Translations are dual, so that each block reads them as it starts.
+ * The branches a thread logged go out (to its stream) before the switch;
+ * the L1 D copy, whose tag array the translations name, is copied out and
+ * in; the LLC's and the pages' arrays are swapped. */
+typedef struct thread_ctx {
+    Bool used;
+    rec_state state;
+    ULong skip_left, warm_left, window_left, windows_ended, fast_left;
+    Bool window_pending, image_due, fast_wanted;
+    Addr last_insn_pc;
+    ULong *l1d_tags, *llc_tags;     /* the thread's copies (--warm-caches) */
+    ULong *page_set, page_set_cap, page_set_count, *page_new, page_new_count, page_new_cap, warm_last_page;
+} thread_ctx;
+static Bool per_thread_sampling = False; /* several threads and --sample-every */
+static thread_ctx *thread_ctxs = NULL;   /* [SERIALS_MAX] */
+static UInt ctx_serial = MAIN_THREAD;    /* whose state the globals hold */
+static Bool region_started = False;      /* start_recording ran: a thread's context starts it too */
+static Bool recording_over = False;      /* stop_recording ran: every thread's recording is done */
+static void start_recording(void);
+static void put_serial_switch(UInt serial);
+
+/* The warm caches' state of the thread whose context the globals hold,
+ * into `c`, and back. */
+static void warm_save(thread_ctx *c)
+{
+    ULong n = (warm_l1d.set_mask + 1) * warm_l1d.ways;
+    if (!c->l1d_tags)
+        c->l1d_tags = VG_(malloc)("tearec.ctx.l1d", n * sizeof *c->l1d_tags);
+    VG_(memcpy)(c->l1d_tags, warm_l1d.tag, n * sizeof *c->l1d_tags);
+    c->llc_tags = warm_llc.tag;
+    c->page_set = page_set;
+    c->page_set_cap = page_set_cap;
+    c->page_set_count = page_set_count;
+    c->page_new = page_new;
+    c->page_new_count = page_new_count;
+    c->page_new_cap = page_new_cap;
+    c->warm_last_page = warm_last_page;
+}
+
+/* A thread's warm caches into the globals; a thread new to them gets
+ * empty ones of its own. */
+static void warm_load(thread_ctx *c)
+{
+    ULong n = (warm_l1d.set_mask + 1) * warm_l1d.ways;
+    if (!c->llc_tags) {
+        warm_cache_init(&warm_llc, warm_llc.set_mask + 1, warm_llc.ways, warm_llc.prefetch);
+        warm_cache_clear(&warm_l1d);
+        page_set = page_new = NULL;
+        page_set_cap = page_set_count = page_new_count = page_new_cap = 0;
+        warm_last_page = WARM_INVALID;
+        return;
+    }
+    VG_(memcpy)(warm_l1d.tag, c->l1d_tags, n * sizeof *c->l1d_tags);
+    warm_llc.tag = c->llc_tags;
+    page_set = c->page_set;
+    page_set_cap = c->page_set_cap;
+    page_set_count = c->page_set_count;
+    page_new = c->page_new;
+    page_new_count = c->page_new_count;
+    page_new_cap = c->page_new_cap;
+    warm_last_page = c->warm_last_page;
+}
+
+/* Saves the globals into the context of ctx_serial; its logged branches
+ * go out first, to its stream. */
+static void ctx_save(void)
+{
+    thread_ctx *c = &thread_ctxs[ctx_serial];
+    if (branch_count) {
+        put_serial_switch(ctx_serial);
+        if (window_pending)
+            put_window();
+        put_branches();
+    }
+    c->used = True;
+    c->state = state;
+    c->skip_left = skip_left;
+    c->warm_left = warm_left;
+    c->window_left = window_left;
+    c->windows_ended = windows_ended;
+    c->fast_left = fast_left;
+    c->window_pending = window_pending;
+    c->image_due = image_due;
+    c->fast_wanted = fast_wanted;
+    c->last_insn_pc = last_insn_pc;
+    if (warm_on)
+        warm_save(c);
+}
+
+/* Loads the context of `serial` into the globals: a thread seen for the
+ * first time starts its region if the program's has started. */
+static void ctx_load(UInt serial)
+{
+    thread_ctx *c = &thread_ctxs[serial];
+    ctx_serial = serial;
+    cur_on = False;
+    if (warm_on)
+        warm_load(c);
+    if (!c->used) {
+        state = REC_WAIT;
+        window_left = windows_ended = 0;
+        window_pending = image_due = False;
+        last_insn_pc = 0;
+        gate_update();
+        if (region_started && !recording_over)
+            start_recording();
+        return;
+    }
+    state = recording_over ? REC_DONE : c->state;
+    skip_left = c->skip_left;
+    warm_left = c->warm_left;
+    window_left = c->window_left;
+    windows_ended = c->windows_ended;
+    fast_left = c->fast_left;
+    window_pending = c->window_pending;
+    image_due = c->image_due;
+    fast_wanted = c->fast_wanted;
+    last_insn_pc = c->last_insn_pc;
+    if (recording_over)
+        gate_update();
+}
+
+/* A recorded thread (serial) starts running: its context in the globals. */
+static void ctx_switch(UInt serial)
+{
+    if (serial == ctx_serial || serial >= SERIALS_MAX)
+        return;
+    ctx_save();
+    ctx_load(serial);
+}
+
 /* A thread starts running client code: the instructions counted so far
  * were the previous thread's; the recorded thread takes its count back;
  * another parks it and records nothing (cur_on is the last
@@ -707,11 +865,16 @@ static void tearec_start_client_code(ThreadId tid, ULong blocks)
     if (is_recorded(tid)) {
         if (other_thread_running) {
             fast_left = fast_parked;
+            fast_wanted = fast_wanted_parked;
             other_thread_running = False;
         }
+        if (per_thread_sampling)
+            ctx_switch(thread_key(tid));
     } else if (!other_thread_running) {
         fast_parked = fast_left;
+        fast_wanted_parked = fast_wanted;
         fast_left = FAST_NEVER;
+        fast_wanted = True; /* dual blocks run fast; fast and precise ones run as translated */
         other_thread_running = True;
         cur_on = False;
     }
@@ -752,6 +915,7 @@ static void stop_recording(ULong reason)
 {
     if (state == REC_DONE)
         return;
+    recording_over = True;
     state = REC_DONE;
     cur_on = False;
     gate_update();
@@ -788,6 +952,7 @@ static void start_recording(void)
 {
     if (state != REC_WAIT)
         return;
+    region_started = True;
     if (warm_on)
         warm_reset();
     skip_left = (ULong)clo_skip;
@@ -864,9 +1029,16 @@ static void put_window(void)
  * flushed for their own record, and BUF_SLACK covers both). */
 static void switch_to(ThreadId tid)
 {
-    UInt serial;
-    if (!several_threads || (serial = thread_key(tid)) == stream_serial)
+    if (several_threads)
+        put_serial_switch(thread_key(tid));
+}
+
+static void put_serial_switch(UInt serial)
+{
+    if (serial == stream_serial)
         return;
+    if (buf_len > BUF_WORDS - BUF_SLACK)
+        flush();
     put(TEAREC_STREAM_SWITCH << TEAREC_STREAM_KIND_SHIFT | ((ULong)serial & TEAREC_STREAM_THREAD_MASK));
     stream_serial = serial;
 }
@@ -881,6 +1053,8 @@ static void insn(ULong word, Bool rep)
     cur_on = False;
     if (state == REC_DONE || !is_recorded(tid = VG_(get_running_tid)()))
         return;
+    if (window_pending || image_due)
+        switch_to(tid);
     if (window_pending)
         put_window();
     if (image_due)
@@ -1719,7 +1893,7 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
     /* the region may start inside it: precise, and never left at its start
      * (on_insn counts its instructions while fast ones are wanted) */
     starts_region = block_starts_region(sb_in);
-    if (!clo_sample_every) {
+    if (!dual_blocks) {
         g.mode = translate_fast(insns) ? BLOCK_FAST : BLOCK_PRECISE;
         if (g.mode == BLOCK_FAST && starts_region) {
             g.mode = BLOCK_PRECISE;
@@ -1811,16 +1985,33 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
     return sb;
 }
 
-/* A thread is created: counted for the trace's header. */
+static void go_dual(ThreadId parent);
+
+/* A thread is created: counted for the trace's header; with several
+ * threads, given its serial. */
 static void tearec_thread_created(ThreadId parent, ThreadId child)
 {
     threads_started++;
+    go_dual(parent);
     if (!serial_of || child >= VG_N_THREADS)
         return;
     if (parent == VG_INVALID_THREADID) /* the main thread, serial 1 */
         serial_of[child] = MAIN_THREAD;
     else
         serial_of[child] = next_serial < SERIALS_MAX ? next_serial++ : SERIALS_MAX;
+}
+
+/* A second thread: unless every thread is recorded, translations turn
+ * dual (dual_blocks) from now on. Those made before stay correct: a fast
+ * one runs fast for a thread that is not recorded (its count never ends),
+ * and a precise one leaves at its start for it (fast is wanted), dropping
+ * every translation, so that the code is translated again, dual.
+ * (Translations cannot be dropped here, inside the clone's wrapper.) */
+static void go_dual(ThreadId parent)
+{
+    if (dual_blocks || parent == VG_INVALID_THREADID || state == REC_DONE || (several_threads && every_thread))
+        return;
+    dual_blocks = True;
 }
 
 /* Makes the images exec'd later use descriptor `fd` for the stream: the
@@ -1979,8 +2170,9 @@ static void tearec_usage(void)
      "    --stop-at=FUNCTION       stop after the entry instruction of FUNCTION\n"
      "    --wait-start=yes|no      start at tea_record_start() [no]\n"
      "    --thread=N               the thread to record (Valgrind's numbering) [1]\n"
-     "    --threads=all|N,N,...    record several threads instead, each instruction's\n"
-     "                             thread named by SWITCH records (no sampling)\n"
+     "    --threads=all|N,N,...    record several threads instead (numbered by\n"
+     "                             creation), named by SWITCH records; each one\n"
+     "                             sampled on its own count with --sample-every\n"
      "    --tea-children=NAME      forked children connect their streams to the\n"
      "                             abstract socket NAME (else they record nothing)\n"
      "    --sample-every=N         time a window in every N instructions [0: no]\n"
@@ -2108,12 +2300,16 @@ static void tearec_post_clo_init(void)
         reps_once = True;
     }
     if (clo_threads) {
-        if (clo_sample_every || clo_sample_starts || clo_skip || clo_warmup || clo_warm_caches
-            || clo_branch_warmup)
-            VG_(fmsg_bad_option)("--threads", "records whole threads: no --sample-every, --sample-starts, "
-                                              "--skip, --warmup, --warm-caches or --branch-warmup\n");
+        if (clo_sample_starts || clo_skip || (!clo_sample_every && (clo_warmup || clo_warm_caches || clo_branch_warmup)))
+            VG_(fmsg_bad_option)("--threads", "records whole threads, or windows of each (--sample-every): no "
+                                              "--sample-starts or --skip\n");
         parse_threads();
+        if (clo_sample_every) {
+            per_thread_sampling = True;
+            thread_ctxs = VG_(calloc)("tearec.ctxs", SERIALS_MAX, sizeof *thread_ctxs);
+        }
     }
+    dual_blocks = clo_sample_every != 0;
     if (clo_warm_caches)
         parse_warm_caches();
     if (clo_branch_warmup)

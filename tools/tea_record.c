@@ -228,6 +228,9 @@ static void summarize_threads(const record_run *run, int quiet_run)
         const record_run_thread *t = &run->recorded[k];
         if (t->rc)
             fprintf(stderr, "tea record: thread %u: %s\n", (unsigned)t->tid, t->message);
+        else if (!t->out_path && !quiet_run)
+            fprintf(stderr, "tea record: thread %u: timed nothing (it ran no whole window): no trace\n",
+                    (unsigned)t->tid);
         else if (!quiet_run)
             fprintf(stderr, "tea record: thread %u: %s: %llu instructions in %llu cycles (IPC %.2f)\n",
                     (unsigned)t->tid, t->out_path, (unsigned long long)t->instructions,
@@ -551,11 +554,9 @@ int cmd_tea_record(int argc, char **argv)
         return cli_usage_error(argv[0], "missing PROGRAM (use: tea record [OPTIONS] -- PROGRAM [ARGS...])");
     if (model_config_check(&req.run.model))
         return cli_usage_error(argv[0], "%s", error_message());
-    if (vg->threads
-        && (vg->sample_every || req.simpoints_path || vg->skip || vg->warmup || req.run.trace_children
-            || sample_warmup != UINT64_MAX || req.warm_caches > 0))
-        return cli_usage_error(argv[0], "--thread %s records whole threads: not with --sample-every, --simpoints, "
-                                        "--skip, --warmup, --warm-caches or --trace-children (yet)",
+    if (vg->threads && (req.simpoints_path || vg->skip || vg->warmup || req.run.trace_children))
+        return cli_usage_error(argv[0], "--thread %s records whole threads or windows of each (--sample-every): "
+                                        "not with --simpoints, --skip, --warmup or --trace-children (yet)",
                                vg->threads);
     if ((rc = check_simpoints(argv[0], &req, sample_warmup))
         || (rc = check_sampling(argv[0], &req.run.session, sample_warmup))) {

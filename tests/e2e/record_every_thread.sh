@@ -78,8 +78,37 @@ contains out.txt "chase"
 run 0 "$TEA" record -q --thread 2,4 -o some.tea -- ./pthreads
 [ "$(ls some.tea | tr '\n' ' ')" = "thread-2.tea thread-4.tea " ] || fail "--thread 2,4 wrote $(ls some.tea)"
 
-# not (yet) with sampling; a bad list
-run 2 "$TEA" record --thread all --sample-every 100000 -o s.tea -- ./pthreads
+# sampled: each thread skips, warms and times windows on its own count;
+# a thread that runs no whole window (the main one, the waiter) has no trace
+EVERY=200000
+run 0 "$TEA" record --thread all --sample-every $EVERY -o sampled.tea -- ./pthreads
+contains err.txt "tea record: thread 1: timed nothing (it ran no whole window): no trace"
+contains err.txt "tea record: thread 5: timed nothing (it ran no whole window): no trace"
+[ "$(ls sampled.tea | tr '\n' ' ')" = "thread-2.tea thread-3.tea thread-4.tea " ] ||
+    fail "sampled.tea holds $(ls sampled.tea | tr '\n' ' ')"
+est_sum=0
+for t in 2 3 4; do
+    run 0 "$TEA" info sampled.tea/thread-$t.tea
+    eval "n=\$n$t"
+    contains out.txt "sampled:      $((n / EVERY)) windows of 10000 instructions, one every $EVERY"
+    est=$(printf '%.0f' "$(sed -n 's/^estimate: *\([0-9.e+]*\) cycles.*/\1/p' out.txt)")
+    est_sum=$((est_sum + est))
+done
+# the branchy thread's run, estimated from its 15 windows, is its whole recording's within 3 %
+run 0 "$TEA" info sampled.tea/thread-4.tea
+est=$(printf '%.0f' "$(sed -n 's/^estimate: *\([0-9.e+]*\) cycles.*/\1/p' out.txt)")
+off=$((est > c4 ? est - c4 : c4 - est))
+[ $((off * 100)) -le $((3 * c4)) ] ||
+    fail "thread 4's estimate $est cycles is not within 3 % of its whole recording's $c4"
+# the program's run is its threads' estimates summed
+run 0 "$TEA" replay sampled.tea --schemes golden,tea -o sreplay -q
+run_cycles=$(printf '%.0f' "$(grep '^sampled,tea,' sreplay/summary.csv | cut -d, -f19)")
+off=$((run_cycles > est_sum ? run_cycles - est_sum : est_sum - run_cycles))
+[ $((off * 1000)) -le "$est_sum" ] ||
+    fail "the program's run_cycles $run_cycles is not its threads' estimates summed, $est_sum"
+
+# not (yet) with SimPoint's regions or --skip; a bad list
+run 2 "$TEA" record --thread all --skip 1000 -o s.tea -- ./pthreads
 contains err.txt "records whole threads"
 run 2 "$TEA" record --thread 1,,2 -o s.tea -- ./pthreads
 contains err.txt "invalid thread list"
