@@ -478,7 +478,9 @@ done
 # SIGTERM stops Valgrind and keeps what was recorded (record_programs.sh
 # covers interrupts in full): the trace and nothing else
 mkdir killdir
-"$TEA" record -q -o killdir/k.tea -- ./prog plain killdir/out.txt 100000000 2>/dev/null &
+# the program's output by its absolute path: pgrep below finds this
+# test's Valgrind, not that of the test's other run (e2e.record@AWK)
+"$TEA" record -q -o killdir/k.tea -- ./prog plain "$SCRATCH/killdir/out.txt" 100000000 2>/dev/null &
 pid=$!
 # wait for the first records (the writer's temporary file) however loaded
 # the machine is, then a moment more
@@ -492,7 +494,7 @@ wait $pid
 status=$?
 [ "$status" -eq 143 ] || fail "SIGTERM: tea record exited $status, expected 143"
 sleep 1
-pgrep -f "tearec.*killdir/out.txt" >/dev/null && fail "valgrind still runs after tea record was killed"
+pgrep -f "tearec.*$SCRATCH/killdir/out.txt" >/dev/null && fail "valgrind still runs after tea record was killed"
 [ "$(ls -A killdir | grep -v '^out.txt$')" = k.tea ] || fail "after SIGTERM: $(ls -A killdir), expected k.tea"
 run 0 "$TEA" info killdir/k.tea
 contains out.txt "interrupted by SIGTERM"
