@@ -261,6 +261,26 @@ void tea_program_json(json_writer *j, const tea_program *p)
     json_end(j);
 }
 
+int tea_program_as_run(const tea_program *p, const char *path, tea_run *out)
+{
+    memset(out, 0, sizeof *out);
+    trace_header_init(&out->header);
+    snprintf(out->name, sizeof out->name, "%s", p->name);
+    out->path = path;
+    out->totals.last_cycle = p->cycles;
+    out->totals.records = p->records;
+    snprintf(out->digest, sizeof out->digest, "%s", p->digest);
+    out->sampled = p->sampled;
+    out->estimate = p->estimate;
+    if (trace_header_copy(&out->header, &p->header)
+        || (p->row_count && !(out->rows = malloc(p->row_count * sizeof *out->rows))))
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    if (p->row_count)
+        memcpy(out->rows, p->rows, p->row_count * sizeof *out->rows);
+    out->row_count = p->row_count;
+    return TEA_OK;
+}
+
 static void free_pics(tea_program_pics *x)
 {
     pics_info_free(&x->info);

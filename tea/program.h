@@ -90,6 +90,14 @@ void tea_program_json(json_writer *j, const tea_program *p);
 
 void tea_program_free(tea_program *p);
 
+/* The program as a run without an engine (replay NULL), for what reads a
+ * run's rows (tea sweep's table, figure and warnings, the results CSV):
+ * its name, `path` (the caller's), the first core's header, totals of
+ * first cycle 0 and last cycle the core-cycles with the records, its
+ * digest, rows and estimate. `out` must be released with tea_run_free.
+ * 0 or TEA_ERR_NOMEM. */
+int tea_program_as_run(const tea_program *p, const char *path, tea_run *out);
+
 /*
  * The per-core files of a multi-core FireSim run in directory `dir`: the
  * regular files whose names end in -C<core>, maybe followed by suffixes

@@ -408,7 +408,7 @@ static int replay_program(const study_request *req, const char *const *paths, si
         d = NULL;
     }
     if (!rc) {
-        if (raised_from_hz > 0)
+        if (raised_from_hz > 0 && p.row_count)
             fprintf(stderr, "tea replay: %s: the default %.15g Hz gives the program's cores fewer than %d samples "
                             "in all; replaying at %.15g Hz (--freq %.15g keeps the default)\n",
                     name, raised_from_hz, TEA_RUN_DEFAULT_SAMPLES, p.rows ? p.rows[0].spec.frequency_hz : 0.0,

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "study.h"
+#include "results/results.h"
 #include "common/error.h"
 #include "common/stats.h"
 #include "common/pool.h"
@@ -40,7 +41,9 @@
     "--noise-floor, noise_floor_insn_component,noise_floor_insn,noise_floor_func (empty\n"         \
     "without it). A TRACE written\n"               \
     "TRACE:BINARY names its program (as --elf does for all); a TRACE that exists as a file\n"          \
-    "is never split.\n\n"                                                                              \
+    "is never split. A TRACE that is a directory of a program's cores (tea record --thread\n"        \
+    "all's thread-N.tea, FireSim's TRACEFILE0-C0 ...) is one program, as tea replay takes it:\n"    \
+    "its rows are the program's, named for the directory.\n\n"                                      \
     "A frequency at which a scheme takes fewer than 1000 samples on a trace gets a warning\n"      \
     "on standard error with the frequency that would give enough.\n\n"                          \
     "Options:\n"
@@ -65,13 +68,34 @@ typedef struct sweep_pool {
     progress_meter meter;              /* traces done (job_done); one trace: its records */
 } sweep_pool;
 
-/* Replays one trace, keeping only its rows (the PICS go with the engine). */
+/* A program's directory of cores (tea/program.h): replayed as one
+ * program, kept as a run of its rows. */
+static int run_program_job(const study_request *req, sweep_job *job)
+{
+    char **paths = NULL, name[TEA_RUN_NAME_MAX];
+    size_t count = 0;
+    double raised_from_hz = 0;
+    tea_program p;
+    int rc;
+
+    tea_run_trace_name(job->path, name, sizeof name);
+    tea_program_init(&p, name);
+    if (!(rc = tea_program_core_files(job->path, &paths, &count))
+        && !(rc = study_run_program(req, (const char *const *)paths, count, NULL, NULL, &p, &raised_from_hz)))
+        rc = tea_program_as_run(&p, job->path, &job->result);
+    tea_program_free(&p);
+    tea_program_core_files_free(paths, count);
+    return rc;
+}
+
+/* Replays one trace (or program), keeping only its rows (the PICS go with
+ * the engine). */
 static void run_job(const study_request *req, sweep_job *job)
 {
     study_request own = *req;
     if (job->elf)
         own.sym.elf_path = job->elf;
-    job->rc = study_run(&own, job->path, &job->result);
+    job->rc = results_is_dir(job->path) ? run_program_job(&own, job) : study_run(&own, job->path, &job->result);
     if (job->rc)
         snprintf(job->message, sizeof job->message, "%s", error_message());
     tea_replay_free(job->result.replay);

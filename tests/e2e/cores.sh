@@ -68,6 +68,12 @@ f0=$(grep ',tea,' progk/cores/TRACEFILE0-C0/summary.csv | cut -d, -f3)
 f1=$(grep ',tea,' progk/cores/TRACEFILE0-C1/summary.csv | cut -d, -f3)
 [ "$f0" = "$f1" ] || fail "the cores ran at different frequencies ($f0, $f1)"
 
+# tea sweep takes the directory as one program: the rows tea replay writes
+run 0 "$TEA" sweep fs --freq 6.4e6 --seeds 1 -q -o sweep.csv
+tail -n +2 sweep.csv >sweep-rows.txt
+tail -n +2 prog2/summary.csv >replay-rows.txt
+cmp -s sweep-rows.txt replay-rows.txt || { diff sweep-rows.txt replay-rows.txt >&2; fail "tea sweep's program rows differ from tea replay's"; }
+
 # a replay of one trace into a program's directory leaves no cores behind
 run 0 "$TEA" replay fs/TRACEFILE0-C0.td.zst --period 500 -o prog1 -q
 [ ! -e prog1/cores ] || fail "a one-trace replay left the program's cores/ in place"
