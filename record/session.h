@@ -61,8 +61,8 @@ typedef struct record_session_options {
     uint32_t thread;          /* Valgrind's thread number; 0: the main thread (1) */
     const char *threads;      /* several threads instead: "all" or numbers with commas ("1,3"); the
                                  stream names each one's records (SWITCH) and is split
-                                 (record_session_split); each thread sampled on its own count with
-                                 sample_every; not with sample_starts or skip; NULL: one */
+                                 (record_session_split); each thread skips, warms and is sampled on
+                                 its own count; not with sample_starts; NULL: one */
     const model_config *warm_caches; /* the model whose L1 D, LLC and touched data pages the tool keeps
                                         warm through fast-forwards, handed to the model when one ends
                                         (record_session_set_lines); NULL: none */

@@ -718,8 +718,9 @@ static UInt thread_key(ThreadId tid)
 
 /* --- several threads sampled: each one's recording state ------------------ */
 
-/* With several threads and --sample-every, every recorded thread skips,
- * warms and times windows on its own instruction count: the globals of
+/* With several threads and --sample-every (or --skip, --warmup), every
+ * recorded thread skips, warms and times windows on its own instruction
+ * count: the globals of
  * the recording state (state, the counters, the fast-forward's count,
  * the warm caches' copies) are the running thread's, saved into its
  * context when another recorded thread runs and loaded from the other's.
@@ -736,7 +737,7 @@ typedef struct thread_ctx {
     ULong *l1d_tags, *llc_tags;     /* the thread's copies (--warm-caches) */
     ULong *page_set, page_set_cap, page_set_count, *page_new, page_new_count, page_new_cap, warm_last_page;
 } thread_ctx;
-static Bool per_thread_sampling = False; /* several threads and --sample-every */
+static Bool per_thread_state = False; /* several threads and --sample-every, --skip or --warmup */
 static thread_ctx *thread_ctxs = NULL;   /* [SERIALS_MAX] */
 static UInt ctx_serial = MAIN_THREAD;    /* whose state the globals hold */
 static Bool region_started = False;      /* start_recording ran: a thread's context starts it too */
@@ -868,7 +869,7 @@ static void tearec_start_client_code(ThreadId tid, ULong blocks)
             fast_wanted = fast_wanted_parked;
             other_thread_running = False;
         }
-        if (per_thread_sampling)
+        if (per_thread_state)
             ctx_switch(thread_key(tid));
     } else if (!other_thread_running) {
         fast_parked = fast_left;
@@ -2300,16 +2301,16 @@ static void tearec_post_clo_init(void)
         reps_once = True;
     }
     if (clo_threads) {
-        if (clo_sample_starts || clo_skip || (!clo_sample_every && (clo_warmup || clo_warm_caches || clo_branch_warmup)))
-            VG_(fmsg_bad_option)("--threads", "records whole threads, or windows of each (--sample-every): no "
-                                              "--sample-starts or --skip\n");
+        if (clo_sample_starts)
+            VG_(fmsg_bad_option)("--threads", "times each thread's own windows (--sample-every): not "
+                                              "--sample-starts\n");
         parse_threads();
-        if (clo_sample_every) {
-            per_thread_sampling = True;
+        if (clo_sample_every || clo_skip || clo_warmup) {
+            per_thread_state = True;
             thread_ctxs = VG_(calloc)("tearec.ctxs", SERIALS_MAX, sizeof *thread_ctxs);
         }
     }
-    dual_blocks = clo_sample_every != 0;
+    dual_blocks = clo_sample_every != 0 || per_thread_state;
     if (clo_warm_caches)
         parse_warm_caches();
     if (clo_branch_warmup)
