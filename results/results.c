@@ -1,10 +1,11 @@
 /*
  * results.c: reading and writing results CSVs (see results.h).
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* strverscmp */
 #include "results.h"
 #include "common/csv.h"
 #include "common/error.h"
+#include "common/search.h"
 #include "common/textline.h"
 #include "pics/scheme.h"
 
@@ -927,4 +928,70 @@ fail:
     free(*golden);
     *pics_path = *golden = NULL;
     return rc;
+}
+
+/* Natural order of two names (strverscmp), for the sort with a context. */
+static int name_before(const void *a, const void *b, void *ctx)
+{
+    (void)ctx;
+    return strverscmp(*(char *const *)a, *(char *const *)b);
+}
+
+int results_dir_cores(const char *dir, char ***names, size_t *count)
+{
+    char *cores = results_dir_file(dir, RESULTS_CORES);
+    DIR *d;
+    struct dirent *e;
+    size_t n = 0, cap = 0;
+    char **list = NULL;
+    int rc = TEA_OK;
+
+    *names = NULL;
+    *count = 0;
+    if (!cores)
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    if (!(d = opendir(cores))) {
+        rc = errno == ENOENT ? error_set(TEA_ERR_USAGE, "%s: no %s/: a replay of one trace, not of a program's "
+                                                        "threads or cores", dir, RESULTS_CORES)
+                             : error_set(TEA_ERR_IO, "%s: %s", cores, strerror(errno));
+        free(cores);
+        return rc;
+    }
+    while (!rc && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        if (n == cap) {
+            size_t more = cap ? 2 * cap : 8;
+            char **grown = realloc(list, more * sizeof *list);
+            if (!grown) {
+                rc = error_set(TEA_ERR_NOMEM, "out of memory");
+                break;
+            }
+            list = grown;
+            cap = more;
+        }
+        if (!(list[n] = strdup(e->d_name)))
+            rc = error_set(TEA_ERR_NOMEM, "out of memory");
+        else
+            n++;
+    }
+    closedir(d);
+    free(cores);
+    if (!rc && n == 0)
+        rc = error_set(TEA_ERR_USAGE, "%s: %s/ holds no cores", dir, RESULTS_CORES);
+    if (rc) {
+        results_dir_cores_free(list, n);
+        return rc;
+    }
+    search_sort(list, n, sizeof *list, name_before, NULL);
+    *names = list;
+    *count = n;
+    return TEA_OK;
+}
+
+void results_dir_cores_free(char **names, size_t count)
+{
+    for (size_t i = 0; names && i < count; i++)
+        free(names[i]);
+    free(names);
 }

@@ -153,6 +153,14 @@ void results_write_row(FILE *out, const results_row *r);
 /* Room for any of their names (a scheme label, a frequency, the suffix). */
 #define RESULTS_NAME_MAX 128
 
+/* The cores of a program's replay directory: the names of the
+ * directories in DIR/RESULTS_CORES, in natural order (thread-2 before
+ * thread-10), as a malloc'd array of *count malloc'd names
+ * (results_dir_cores_free). TEA_ERR_USAGE when DIR has no cores (a
+ * replay of one trace), TEA_ERR_IO, TEA_ERR_NOMEM. */
+int results_dir_cores(const char *dir, char ***names, size_t *count);
+void results_dir_cores_free(char **names, size_t count);
+
 /* DIR/NAME (no doubled '/'), malloc'd; NULL when out of memory. */
 char *results_dir_file(const char *dir, const char *name);
 

@@ -8,6 +8,7 @@
 #include "view/interval.h"
 #include "view/report.h"
 #include "view/table.h"
+#include "view/threads.h"
 #include "view/view.h"
 #include "binary/symbolize.h"
 #include "cli.h"
@@ -24,6 +25,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +36,7 @@
 /* --- rows --------------------------------------------------------------------------- */
 
 typedef enum report_format { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON, FORMAT_FOLDED } report_format;
-typedef enum report_sort { SORT_CYCLES, SORT_ERROR } report_sort;
+typedef enum report_sort { SORT_CYCLES, SORT_ERROR, SORT_THREAD } report_sort;
 
 typedef struct report_request {
     const char *path, *golden_path, *out_path;
@@ -45,6 +47,8 @@ typedef struct report_request {
     pics_granularity granularity; /* rows and the error's cells (docs/usage.md, "Granularities") */
     report_sort sort;
     report_format format;
+    int threads;                  /* --threads: a program's rows by thread (view/threads.h) */
+    const char *dir;              /* the operand, when a replay directory */
 } report_request;
 
 /* Everything computed before printing. */
@@ -311,6 +315,130 @@ done:
     return rc;
 }
 
+/* --- by thread ------------------------------------------------------------------------------ */
+
+/* A program's cores: each one's PICS (the file the program's operand
+ * resolved to, in DIR/cores/NAME), symbolizer and functions. */
+typedef struct thread_inputs {
+    char **names;
+    size_t count;
+    view_report_input *in;
+    binary_symbolizer **z;
+    trace_symmap *groups;
+} thread_inputs;
+
+static void thread_inputs_free(thread_inputs *ti)
+{
+    for (size_t k = 0; ti->in && k < ti->count; k++) {
+        view_report_input_free(&ti->in[k]);
+        binary_symbolize_close(ti->z[k]);
+        trace_symmap_free(&ti->groups[k]);
+    }
+    free(ti->in);
+    free(ti->z);
+    free(ti->groups);
+    results_dir_cores_free(ti->names, ti->count);
+}
+
+/* Loads core k's PICS (the program's file name, in its directory), its
+ * symbolizer and, by function, its functions, and adds its rows. */
+static int add_thread(const report_request *req, thread_inputs *ti, size_t k, view_threads *t)
+{
+    const char *slash = strrchr(req->path, '/');
+    const char *file = slash ? slash + 1 : req->path;
+    binary_symbolize_options sym = req->sym;
+    char path[PATH_MAX];
+    const char *from;
+    int rc;
+
+    if ((size_t)snprintf(path, sizeof path, "%s/%s/%s/%s", req->dir, RESULTS_CORES, ti->names[k], file) >= sizeof path)
+        return error_set(TEA_ERR_USAGE, "%s/%s/%s: path too long", req->dir, RESULTS_CORES, ti->names[k]);
+    sym.note_stripped = k == 0; /* the cores share their binaries: said once */
+    if ((rc = view_report_input_load(&ti->in[k], path, NULL))
+        || (rc = view_report_symbolize(&ti->z[k], &ti->in[k].info.program, &ti->in[k].info.objects, &ti->in[k].p,
+                                       &sym)))
+        return rc;
+    if (req->granularity == PICS_GRAN_FUNC && (rc = view_functions(NULL, ti->z[k], &ti->groups[k], &from)))
+        return rc;
+    return view_threads_add(t, ti->names[k], &ti->in[k], ti->z[k], &ti->groups[k]);
+}
+
+/* Writes the rows by thread in the requested format. */
+static int print_threads(FILE *f, const report_request *req, view_threads *t, int objects)
+{
+    emit_column cols[VIEW_THREADS_COLUMNS_MAX];
+    emit_table table;
+    json_writer j;
+    int rc;
+
+    view_threads_columns(t, objects, cols, &table);
+    switch (req->format) {
+    case FORMAT_CSV:
+        emit_csv_header(f, &table);
+        return emit_csv_rows(f, &table);
+    case FORMAT_JSON:
+        json_init(&j, f);
+        json_begin_object(&j);
+        json_key(&j, "directory");
+        json_string(&j, req->dir);
+        json_key(&j, "cores");
+        json_u64(&j, t->core_count);
+        json_key(&j, "total_cycles");
+        json_double(&j, t->total);
+        json_key(&j, "rows");
+        if ((rc = emit_json_rows(&j, &table)))
+            return rc;
+        json_end(&j);
+        json_finish(&j);
+        return TEA_OK;
+    default:
+        fprintf(f, "# pics report of %s by thread: %zu cores, each one's %s\n", req->dir, t->core_count,
+                strrchr(req->path, '/') ? strrchr(req->path, '/') + 1 : req->path);
+        fprintf(f, "# total %.3f cycles (the cores' summed; shares are of it)\n", t->total);
+        fprintf(f, "# %zu of %zu %s, by %s\n#\n", t->shown, t->row_count,
+                req->granularity == PICS_GRAN_FUNC ? "functions" : "instructions",
+                req->sort == SORT_THREAD ? "thread, then cycles" : "cycles");
+        emit_text_heading(f, &table);
+        fputs("#\n", f);
+        return emit_text_rows(f, &table);
+    }
+}
+
+/* pics report DIR --threads: every core's rows in one table. */
+static int run_threads_report(const report_request *req)
+{
+    thread_inputs ti;
+    view_threads t;
+    outfile *out = NULL;
+    int rc, objects = 0;
+
+    memset(&ti, 0, sizeof ti);
+    view_threads_init(&t, req->granularity);
+    if ((rc = results_dir_cores(req->dir, &ti.names, &ti.count)))
+        return rc;
+    if (!(ti.in = calloc(ti.count, sizeof *ti.in)) || !(ti.z = calloc(ti.count, sizeof *ti.z))
+        || !(ti.groups = calloc(ti.count, sizeof *ti.groups))) {
+        rc = error_set(TEA_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t k = 0; k < ti.count && !rc; k++)
+        if (!(rc = add_thread(req, &ti, k, &t)))
+            objects = objects || binary_symbolize_has_objects(ti.z[k]);
+    if (rc)
+        goto done;
+    view_threads_sort(&t, req->sort == SORT_THREAD);
+    if ((rc = view_threads_select(&t, req->top, req->percent_limit)) || (rc = outfile_open(&out, req->out_path)))
+        goto done;
+    if ((rc = print_threads(outfile_stream(out), req, &t, objects)))
+        outfile_abort(out);
+    else
+        rc = outfile_commit(out);
+done:
+    view_threads_free(&t);
+    thread_inputs_free(&ti);
+    return rc;
+}
+
 /* --percent-limit P: a percentage from 0 to 100 into the double at
  * opt->dest. */
 static int percent_limit_option(const char *command, const cli_option *opt, const char *arg)
@@ -327,8 +455,8 @@ static int percent_limit_option(const char *command, const cli_option *opt, cons
 
 int cmd_pics_report(int argc, char **argv)
 {
-    static const char *const sorts[] = { "cycles", "error", NULL };
-    static const int sort_values[] = { SORT_CYCLES, SORT_ERROR };
+    static const char *const sorts[] = { "cycles", "error", "thread", NULL };
+    static const int sort_values[] = { SORT_CYCLES, SORT_ERROR, SORT_THREAD };
     static const char *const formats[] = { "text", "csv", "json", "folded", NULL };
     static const int format_values[] = { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON, FORMAT_FOLDED };
     report_request req;
@@ -343,8 +471,12 @@ int cmd_pics_report(int argc, char **argv)
         CLI_OPTION_ADDRESSES(&req.sym),
         CLI_UINT("top", "N", &req.top, 0, UINT64_MAX, "invalid count '%s'",
                  "rows to show (default " CLI_STR(REPORT_DEFAULT_TOP) "; 0: all)"),
-        CLI_ENUM("sort", "cycles|error", &req.sort, sorts, sort_values, "unknown sort key '%s' (cycles or error)",
-                 "order by cycles (default) or by error contribution (needs --golden)"),
+        CLI_ENUM("sort", "KEY", &req.sort, sorts, sort_values, "unknown sort key '%s' (cycles, error or thread)",
+                 "cycles (default), error contribution (needs --golden), or\n"
+                 "thread (with --threads: by thread, then cycles)"),
+        CLI_FLAG("threads", 0, &req.threads, "with a program's replay directory (tea replay of several\n"
+                                             "threads or cores): every core's rows in one table, a\n"
+                                             "thread column, shares of the program's cycles"),
         CLI_OPTION_GRANULARITY(&req.granularity, "rows: insn-component (default: instructions with their\n"
                                                  "stacks), insn (instructions, components summed) or func\n"
                                                  "(stacks summed per function); docs/usage.md"),
@@ -370,11 +502,19 @@ int cmd_pics_report(int argc, char **argv)
     if (optind != argc - 1)
         return cli_usage_error(argv[0], optind == argc ? "missing FILE.pics" : "expected exactly one FILE.pics");
     req.path = argv[optind];
+    req.dir = results_is_dir(req.path) ? req.path : NULL;
     char *owned[2];
     if ((rc = cli_replay_dir_operand(argv[0], &req.path, req.scheme, &req.golden_path, owned)))
         return cli_fail(argv[0], rc);
-    if (req.sort == SORT_ERROR && !req.golden_path)
-        rc = cli_usage_error(argv[0], "--sort error needs --golden GOLDEN.pics");
+    if (req.sort == SORT_ERROR && (!req.golden_path || req.threads))
+        rc = cli_usage_error(argv[0], "--sort error needs --golden GOLDEN.pics (and no --threads)");
+    else if ((req.threads || req.sort == SORT_THREAD) && (!req.dir || req.format == FORMAT_FOLDED || !req.threads))
+        rc = cli_usage_error(argv[0], "--threads (and --sort thread with it) takes a program's tea replay "
+                                      "directory, in text, csv or json");
+    else if (req.threads && (rc = run_threads_report(&req)))
+        rc = cli_fail(argv[0], rc);
+    else if (req.threads)
+        rc = CLI_EXIT_OK;
     else if ((rc = run_report(&req)))
         rc = cli_fail(argv[0], rc);
     else

@@ -60,6 +60,29 @@ run 0 "$PICS" report prog1 --top 2
 contains out.txt "total $((c0_cycles + c1_cycles)).000 cycles"
 run 0 "$PICS" error prog1/tea.pics prog1/golden.pics
 
+# pics report --threads: every core's instructions in one table, a thread
+# column, shares of the program; by thread, each core's rows sum to its
+# cycles (six decimals each, so to within a cycle)
+run 0 "$PICS" report prog1 --threads --top 0 --format csv
+[ "$(head -n 1 out.txt)" = "share,cycles,thread,location,address" ] || fail "pics report --threads CSV header: $(head -n 1 out.txt)"
+for core in TRACEFILE0-C0:$c0_cycles TRACEFILE0-C1:$c1_cycles; do
+    sum=0
+    for cycles in $(grep ",${core%%:*}," out.txt | cut -d, -f2); do
+        sum=$((sum + 10#${cycles%.*} * 1000000 + 10#${cycles#*.}))
+    done
+    want=$((${core#*:} * 1000000))
+    off=$((sum > want ? sum - want : want - sum))
+    [ "$off" -le 1000000 ] || fail "pics report --threads: ${core%%:*}'s rows sum to $sum micro-cycles, not $want"
+done
+run 0 "$PICS" report prog1 --threads --sort thread --top 3
+contains out.txt "# pics report of prog1 by thread: 2 cores, each one's golden.pics"
+contains out.txt "Thread"
+[ "$(grep -c ' TRACEFILE0-C0 ' out.txt)" -eq 3 ] || fail "--sort thread does not start with core 0's rows"
+run 2 "$PICS" report c0 --threads
+contains err.txt "c0: no cores/: a replay of one trace"
+run 2 "$PICS" report c0/golden.pics --threads
+contains err.txt "--threads (and --sort thread with it) takes a program's tea replay directory"
+
 # --samples K: one frequency for the program, from its cores' cycles summed
 run 0 "$TEA" replay fs --samples 2000 --schemes golden,tea -o progk -q
 tea_samples=$(grep '^fs,tea,' progk/summary.csv | cut -d, -f5)
