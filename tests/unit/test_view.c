@@ -2,7 +2,8 @@
  * test_view.c: views of PICS (view/view.c) on hand-computed rows at every
  * key (instruction with components, instruction, function, the PCs outside
  * every function), from one PICS and from a pair, their orders and cuts,
- * and long names fitted to a text column (view/report.c). Every expected
+ * long names fitted to a text column (view/report.c), and a program's rows
+ * by thread (view/threads.c). Every expected
  * value is worked out in the comments.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -12,6 +13,7 @@
 #include "view/interval.h"
 #include "view/report.h"
 #include "view/table.h"
+#include "view/threads.h"
 #include "view/view.h"
 
 #include <math.h>
@@ -392,6 +394,78 @@ static void table_in_three_formats(void **state)
     view_report_input_free(&in);
 }
 
+/* A program's rows by thread (view/threads): core a is the golden PICS
+ * above (12 cycles: 0x100 8, 0x200 4), core b a sampled PICS of 4 samples
+ * scaled to its golden total of 8 cycles (0x100 1 sample, 2 cycles; 0x200
+ * 3, 6 cycles). The program has 20 cycles; by cycles: a/0x100 8 (40 %),
+ * b/0x200 6 (30 %), a/0x200 4 (20 %), b/0x100 2 (10 %); by thread: a's two,
+ * then b's two. --top 2 keeps the first two; a 25 % limit keeps 8 and 6. */
+static void by_thread(void **state)
+{
+    static const cell_spec b_cells[] = { { 0x100, 0, 1 }, { 0x200, 0, 2 }, { 0x200, 1, 1 } };
+    view_report_input a, b;
+    binary_symbolize_options opts;
+    binary_symbolizer *z = NULL;
+    view_threads t;
+    emit_column cols[VIEW_THREADS_COLUMNS_MAX];
+    emit_table table;
+    char *out = NULL;
+    int rc = -1;
+    (void)state;
+
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    memset(&opts, 0, sizeof opts);
+    pics_info_init(&a.info);
+    pics_info_init(&b.info);
+    snprintf(a.info.scheme, sizeof a.info.scheme, "golden");
+    snprintf(b.info.scheme, sizeof b.info.scheme, "tea");
+    a.info.golden_total = 12 * U;
+    b.info.golden_total = 8 * U;
+    build(&a.p, golden_cells, COUNT(golden_cells));
+    build(&b.p, b_cells, COUNT(b_cells));
+    opts.command = "test";
+    assert_int_equal(binary_symbolize_open(&z, &a.info.program, &a.info.objects, &opts), TEA_OK);
+
+    view_threads_init(&t, PICS_GRAN_INSN_COMPONENT);
+    assert_int_equal(view_threads_add(&t, "a", &a, z, NULL), TEA_OK);
+    assert_int_equal(view_threads_add(&t, "b", &b, z, NULL), TEA_OK);
+    assert_true(fabs(t.total - 20) < EPS);
+    assert_int_equal(t.row_count, 4);
+    view_threads_sort(&t, 0);
+    assert_int_equal(view_threads_select(&t, 0, 0), TEA_OK);
+    view_threads_columns(&t, 0, cols, &table);
+    CAPTURE(out, (emit_csv_header(f, &table), rc = emit_csv_rows(f, &table)));
+    assert_int_equal(rc, TEA_OK);
+    assert_string_equal(out, "share,cycles,thread,location,address\n"
+                             "0.400000000,8.000000,a,0x100,0x100\n"
+                             "0.300000000,6.000000,b,0x200,0x200\n"
+                             "0.200000000,4.000000,a,0x200,0x200\n"
+                             "0.100000000,2.000000,b,0x100,0x100\n");
+    free(out);
+
+    view_threads_sort(&t, 1);
+    assert_int_equal(view_threads_select(&t, 2, 0), TEA_OK);
+    assert_int_equal(t.shown, 2);
+    view_threads_columns(&t, 0, cols, &table);
+    CAPTURE(out, (emit_text_heading(f, &table), rc = emit_text_rows(f, &table)));
+    assert_int_equal(rc, TEA_OK);
+    assert_contains(out, "    40.00%            8.000  a              0x100");
+    assert_contains(out, "    20.00%            4.000  a              0x200");
+    assert_null(strstr(out, "  b  "));
+    free(out);
+
+    view_threads_sort(&t, 0);
+    assert_int_equal(view_threads_select(&t, 0, 25), TEA_OK);
+    assert_int_equal(t.shown, 2);
+    assert_true(fabs(t.rows[0].cycles - 8) < EPS && fabs(t.rows[1].cycles - 6) < EPS);
+
+    view_threads_free(&t);
+    binary_symbolize_close(z);
+    view_report_input_free(&a);
+    view_report_input_free(&b);
+}
+
 /* The error by component (pics error --by component) of the insn_component
  * pair: base gathers (0x100, base) 12 and (0x200, base) 8 of 2CS = 96,
  * 20/96; ST-L1 (0x100, ST-L1) 4/96; together the error, 24/96. Shares:
@@ -441,7 +515,7 @@ int main(void)
         cmocka_unit_test(insn_component), cmocka_unit_test(insn), cmocka_unit_test(func),
         cmocka_unit_test(one_pics),       cmocka_unit_test(functions_order), cmocka_unit_test(fit_names),
         cmocka_unit_test(intervals),      cmocka_unit_test(table_in_three_formats),
-        cmocka_unit_test(by_component),
+        cmocka_unit_test(by_component),   cmocka_unit_test(by_thread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
