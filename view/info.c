@@ -545,24 +545,48 @@ static double core_ipc(uint64_t commits, uint64_t cycles)
     return cycles ? (double)commits / (double)cycles : 0.0;
 }
 
+/* A sampled core's estimate of its whole run (trace_estimate_run); 0
+ * when the core's trace is not sampled. */
+static int core_estimate(const view_info *c, trace_estimate *e)
+{
+    if (!c->objects.run.sampling.every)
+        return 0;
+    trace_estimate_run(e, &c->objects.run.sampling, &c->totals, c->window_insns);
+    return 1;
+}
+
 void view_info_write_program_text(FILE *f, const char *name, const view_info *cores, size_t count)
 {
     uint64_t commits = 0, cycles = 0;
+    double run_cycles = 0, run_insns = 0, half2 = 0;
+    size_t sampled = 0;
 
     emit_field(f, "program", "%s, %zu cores (threads or FireSim cores; each a trace of its own)", name, count);
     for (size_t k = 0; k < count; k++) {
         const view_info *c = &cores[k];
+        trace_estimate e;
         emit_field_label(f, NULL);
         fprintf(f, "%s", c->path);
         if (c->objects.tid)
             fprintf(f, " (thread %lu)", (unsigned long)c->objects.tid);
-        fprintf(f, ": %llu instructions, %llu cycles, IPC %.2f\n", (unsigned long long)c->totals.commits,
+        fprintf(f, ": %llu instructions, %llu cycles, IPC %.2f", (unsigned long long)c->totals.commits,
                 (unsigned long long)core_cycles(c), core_ipc(c->totals.commits, core_cycles(c)));
+        if (core_estimate(c, &e)) {
+            fprintf(f, "; the run: %.6g cycles for %.6g instructions", e.cycles, e.instructions);
+            run_cycles += e.cycles;
+            run_insns += e.instructions;
+            half2 += isnan(e.half) ? 0 : e.half * e.half;
+            sampled++;
+        }
+        fputc('\n', f);
         commits += c->totals.commits;
         cycles += core_cycles(c);
     }
     emit_field(f, "in all", "%llu instructions, %llu core-cycles, IPC %.2f per core", (unsigned long long)commits,
                (unsigned long long)cycles, core_ipc(commits, cycles));
+    if (sampled == count && count)
+        emit_field(f, "estimate", "%.6g core-cycles for %.6g instructions +- %.3g (95 %%; the cores' estimates "
+                                  "summed)", run_cycles, run_insns, sqrt(half2));
 }
 
 void view_info_write_program_json(FILE *f, const char *name, const view_info *cores, size_t count)
@@ -592,6 +616,12 @@ void view_info_write_program_json(FILE *f, const char *name, const view_info *co
         json_u64(&j, core_cycles(c));
         json_key(&j, "ipc");
         json_double(&j, core_ipc(c->totals.commits, core_cycles(c)));
+        trace_estimate e;
+        json_key(&j, "run_cycles");
+        if (core_estimate(c, &e))
+            json_double(&j, e.cycles);
+        else
+            json_null(&j);
         json_end(&j);
         commits += c->totals.commits;
         cycles += core_cycles(c);

@@ -55,7 +55,9 @@ void view_info_write_json(FILE *f, const view_info *rep);
 /* A program of several cores or threads (a directory of them, as tea
  * replay takes it, tea/program.h): each core's description, read with
  * view_info_read, listed by core with its instructions (µops committed),
- * cycles and IPC, then the program's sums (cycles as core-cycles). */
+ * cycles and IPC (and a sampled core's estimate of its run), then the
+ * program's sums (cycles as core-cycles; the estimates summed, their
+ * intervals' halves in quadrature, when every core is sampled). */
 void view_info_write_program_text(FILE *f, const char *name, const view_info *cores, size_t count);
 void view_info_write_program_json(FILE *f, const char *name, const view_info *cores, size_t count);
 

@@ -103,7 +103,10 @@ est=$(printf '%.0f' "$(sed -n 's/^estimate: *\([0-9.e+]*\) cycles.*/\1/p' out.tx
 off=$((est > c4 ? est - c4 : c4 - est))
 [ $((off * 100)) -le $((3 * c4)) ] ||
     fail "thread 4's estimate $est cycles is not within 3 % of its whole recording's $c4"
-# the program's run is its threads' estimates summed
+# the program's run is its threads' estimates summed (tea info, and the
+# run_cycles of tea replay's summary.csv)
+run 0 "$TEA" info sampled.tea
+contains out.txt "the cores' estimates summed"
 run 0 "$TEA" replay sampled.tea --schemes golden,tea -o sreplay -q
 run_cycles=$(printf '%.0f' "$(grep '^sampled,tea,' sreplay/summary.csv | cut -d, -f19)")
 off=$((run_cycles > est_sum ? run_cycles - est_sum : est_sum - run_cycles))
