@@ -85,16 +85,17 @@ typedef struct children {
 } children;
 
 /* A recorded thread's recording (several threads): its process, reading
- * the thread's stream split from the root's, on a thread of its own. */
+ * the thread's stream split from its process's, on a thread of its own. */
 typedef struct thread_run {
     process proc;
     record_run_thread result;
     pthread_t thread;
 } thread_run;
 
-/* The recorded threads of one program (record_session_split). */
+/* The recorded threads of one process (record_session_split). */
 typedef struct thread_group {
     const record_run_options *o;
+    long pid;                  /* the process: 0 the root, else a forked child */
     outdir *dir;               /* OUT, a directory of the threads' traces */
     thread_run **runs;
     size_t count, cap;
@@ -720,6 +721,34 @@ typedef struct child_arg {
     child_run *c;
 } child_arg;
 
+static int record_group(thread_group *g, const record_run_options *o, record_session *session, const char *out_path,
+                        record_run_thread **recorded, size_t *count, uint64_t *instructions, int *status);
+static void threads_finish(thread_group *g);
+
+/* A child of several threads (tea record --thread all): its threads into
+ * the directory OUT.PID.tea, as the root's are; it ran a program when a
+ * thread of it was recorded. */
+static int record_child_threads(child_run *c)
+{
+    thread_group *g = calloc(1, sizeof *g);
+    record_run_thread *recorded = NULL;
+    size_t count = 0;
+    int rc, status;
+
+    if (!g)
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    g->pid = c->proc.pid;
+    rc = record_group(g, c->proc.o, c->proc.session, c->result.out_path, &recorded, &count,
+                      &c->result.instructions, &status);
+    c->result.ran_program = g->count > 0;
+    for (size_t k = 0; k < count; k++)
+        free(recorded[k].out_path);
+    free(recorded);
+    threads_finish(g);
+    free(g);
+    return rc;
+}
+
 /* A child's thread: models its stream into its own trace. A child that
  * never ran a program (a fork that did not exec) leaves nothing. */
 static void *child_main(void *arg)
@@ -729,9 +758,15 @@ static void *child_main(void *arg)
     model_core *core = NULL;
 
     free(arg);
-    c->result.rc = record_stream(&c->proc, &core);
-    c->result.ran_program = record_session_get_program(c->proc.session)->exec_path != NULL;
-    c->result.instructions = c->proc.instructions;
+    if (c->proc.o->session.threads) {
+        c->result.rc = record_child_threads(c);
+        if (c->result.rc == TEA_ERR_IO && !c->result.ran_program)
+            c->result.rc = TEA_OK; /* a fork that ran no program of its own: nothing to record */
+    } else {
+        c->result.rc = record_stream(&c->proc, &core);
+        c->result.ran_program = record_session_get_program(c->proc.session)->exec_path != NULL;
+        c->result.instructions = c->proc.instructions;
+    }
     if (c->result.rc)
         snprintf(c->result.message, sizeof c->result.message, "%s", error_message());
     model_core_free(core);
@@ -929,6 +964,7 @@ static int start_thread(void *ctx, uint32_t tid, int fd)
     snprintf(name, sizeof name, "thread %u's stream", (unsigned)tid);
     t->result.tid = tid;
     t->proc.o = g->o;
+    t->proc.pid = g->pid;
     t->proc.tid = tid;
     t->proc.group = g;
     t->proc.out_path = t->result.out_path;
@@ -972,19 +1008,20 @@ static void take_group_threads(thread_group *g, record_run *out)
 }
 
 /* The threads' recordings once their streams ended: joined, their results
- * in out (paths as they will be once OUT is in place), the first failure
- * returned. */
-static int join_threads(thread_group *g, record_run *out)
+ * in *recorded (paths as they will be once `out_path` is in place), their
+ * instructions summed, the first failure returned. */
+static int join_threads(thread_group *g, const char *out_path, record_run_thread **recorded, size_t *count,
+                        uint64_t *instructions)
 {
     int rc = TEA_OK;
-    size_t n = g->count ? g->count : 1, dest = strlen(out->out_path), temp = strlen(outdir_path(g->dir));
+    size_t n = g->count ? g->count : 1, dest = strlen(out_path), temp = strlen(outdir_path(g->dir));
 
     for (size_t k = 0; k < g->count; k++)
         pthread_join(g->runs[k]->thread, NULL);
-    if (!(out->recorded = calloc(n, sizeof *out->recorded)))
+    if (!(*recorded = calloc(n, sizeof **recorded)))
         return error_set(TEA_ERR_NOMEM, "out of memory");
     for (size_t k = 0; k < g->count; k++) {
-        record_run_thread *r = &out->recorded[out->recorded_count++];
+        record_run_thread *r = &(*recorded)[(*count)++];
         const char *file = g->runs[k]->result.out_path + temp;
         *r = g->runs[k]->result;
         r->out_path = NULL;
@@ -992,48 +1029,66 @@ static int join_threads(thread_group *g, record_run *out)
             continue; /* timed nothing: no trace */
         if (!(r->out_path = malloc(dest + strlen(file) + 1)))
             return error_set(TEA_ERR_NOMEM, "out of memory");
-        snprintf(r->out_path, dest + strlen(file) + 1, "%s%s", out->out_path, file);
-        out->instructions += r->instructions;
+        snprintf(r->out_path, dest + strlen(file) + 1, "%s%s", out_path, file);
+        *instructions += r->instructions;
         if (r->rc && !rc)
             rc = error_set(r->rc, "thread %u: %s", (unsigned)r->tid, r->message);
     }
     return rc;
 }
 
-/* Several threads: the root's stream split into one per recorded thread
- * (record_session_split), each recorded on a thread of its own into
- * OUT/thread-N.tea; OUT appears once every one is written. */
-static int record_threads(record_run *out)
+/* One process's threads (several, tea record --thread all): `session`'s
+ * stream split into one per recorded thread (record_session_split), each
+ * recorded on a thread of its own into OUT_PATH/thread-N.tea, which
+ * appears once every one is written; Valgrind waited for (*status, as
+ * record_session_wait gives it); the threads' results in *recorded. */
+static int record_group(thread_group *g, const record_run_options *o, record_session *session, const char *out_path,
+                        record_run_thread **recorded, size_t *count, uint64_t *instructions, int *status)
 {
-    record_run_state *st = out->state;
-    thread_group *g = &st->group;
     record_session_splitter *sp = NULL;
-    int rc, wait_rc, status = 0;
+    int rc, wait_rc, join_rc;
 
-    g->o = &st->options;
+    g->o = o;
     pthread_mutex_init(&g->lock, NULL);
     g->have_lock = 1;
-    if ((rc = outdir_open(&g->dir, st->options.out_path, is_thread_trace)))
+    *status = 0;
+    if ((rc = outdir_open(&g->dir, out_path, is_thread_trace)))
         return rc;
-    st->root.started = now();
-    rc = record_session_split(st->root.session, start_thread, g, &sp);
-    wait_rc = record_session_wait(st->root.session, &status);
+    rc = record_session_split(session, start_thread, g, &sp);
+    wait_rc = record_session_wait(session, status);
     pthread_mutex_lock(&g->lock);
     g->has_status = !wait_rc;
-    g->status = status;
+    g->status = *status;
     pthread_mutex_unlock(&g->lock);
     record_session_splitter_close(sp); /* each thread's reader sees its end */
     if (!rc)
         rc = wait_rc;
-    out->status = status;
-    out->region_seconds = now() - st->root.started;
     if (!rc && g->count == 0)
         rc = error_set(TEA_ERR_IO, "no instruction was recorded (no recorded thread ran in the region)");
-    {
-        int join_rc = join_threads(g, out);
-        if (!rc)
-            rc = join_rc;
+    join_rc = join_threads(g, out_path, recorded, count, instructions);
+    if (!rc)
+        rc = join_rc;
+    if (rc) {
+        outdir_abort(g->dir);
+        g->dir = NULL;
+        return rc;
     }
+    rc = outdir_commit(g->dir);
+    g->dir = NULL;
+    return rc;
+}
+
+/* Several threads of the root: record_group, and what the summary says. */
+static int record_threads(record_run *out)
+{
+    record_run_state *st = out->state;
+    thread_group *g = &st->group;
+    int rc;
+
+    st->root.started = now();
+    rc = record_group(g, &st->options, st->root.session, st->options.out_path, &out->recorded,
+                      &out->recorded_count, &out->instructions, &out->status);
+    out->region_seconds = now() - st->root.started;
     for (size_t k = 0; k < out->recorded_count; k++) {
         const record_run_thread *r = &out->recorded[k];
         out->model.cycles += r->model.cycles;
@@ -1044,13 +1099,6 @@ static int record_threads(record_run *out)
         out->session = out->recorded[0].session;
         take_group_threads(g, out);
     }
-    if (rc) {
-        outdir_abort(g->dir);
-        g->dir = NULL;
-        return rc;
-    }
-    rc = outdir_commit(g->dir);
-    g->dir = NULL;
     return rc;
 }
 

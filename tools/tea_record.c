@@ -554,9 +554,9 @@ int cmd_tea_record(int argc, char **argv)
         return cli_usage_error(argv[0], "missing PROGRAM (use: tea record [OPTIONS] -- PROGRAM [ARGS...])");
     if (model_config_check(&req.run.model))
         return cli_usage_error(argv[0], "%s", error_message());
-    if (vg->threads && (req.simpoints_path || req.run.trace_children))
+    if (vg->threads && req.simpoints_path)
         return cli_usage_error(argv[0], "--thread %s records each thread on its own count: not with --simpoints "
-                                        "or --trace-children (yet)",
+                                        "(yet)",
                                vg->threads);
     if ((rc = check_simpoints(argv[0], &req, sample_warmup))
         || (rc = check_sampling(argv[0], &req.run.session, sample_warmup))) {

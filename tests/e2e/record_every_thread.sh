@@ -125,6 +125,15 @@ for t in 1 2 3 4; do
         fail "thread $t recorded $(json_number info.json commits) after --skip 100000 of $(tool_count $t)"
 done
 
+# --trace-children: a forked child's threads go to a directory of their own
+run 0 "$TEA" record --thread all --trace-children -o parent.tea -- sh -c './pthreads; true'
+child=$(ls -d parent.*.tea) || fail "no child recording beside parent.tea"
+[ "$(ls "$child" | tr '\n' ' ')" = "thread-1.tea thread-2.tea thread-3.tea thread-4.tea thread-5.tea " ] ||
+    fail "the child's recording $child holds $(ls "$child" | tr '\n' ' ')"
+contains err.txt "tea record: child "
+run 0 "$TEA" info "$child"
+contains out.txt ", 5 cores"
+
 # not (yet) with SimPoint's regions; a bad list
 run 2 "$TEA" record --thread all --simpoints x.simpoints --weights x.weights -o s.tea -- ./pthreads
 contains err.txt "records each thread on its own count"
