@@ -21,6 +21,34 @@ void tea_program_init(tea_program *p, const char *name)
     snprintf(p->name, sizeof p->name, "%s", name);
 }
 
+void tea_program_name(const char *const *paths, const char *from_dir, char *buf, size_t size)
+{
+    char *c;
+    if (from_dir) {
+        tea_run_trace_name(from_dir, buf, size);
+        return;
+    }
+    tea_run_trace_name(paths[0], buf, size);
+    if ((c = strrchr(buf, '-')) && c[1] == 'C' && c[2] && strspn(c + 2, "0123456789") == strlen(c + 2))
+        *c = '\0';
+}
+
+void tea_program_core_names(const char *const *paths, size_t count, char (*names)[TEA_RUN_NAME_MAX])
+{
+    for (size_t k = 0; k < count; k++)
+        tea_run_trace_name(paths[k], names[k], TEA_RUN_NAME_MAX);
+    for (size_t k = 0; k < count; k++) {
+        int clash = 0;
+        for (size_t j = 0; j < count && !clash; j++)
+            clash = j != k && strcmp(names[j], names[k]) == 0;
+        if (clash) {
+            char base[TEA_RUN_NAME_MAX];
+            memcpy(base, names[k], sizeof base);
+            snprintf(names[k], TEA_RUN_NAME_MAX, "%.100s-%zu", base, k + 1);
+        }
+    }
+}
+
 /* The cores' extents summed: their cycles, and their clock and a cycle's
  * weight, which must agree. `indexed_only`: from the indexes alone
  * (TEA_ERR_UNSUPPORTED when a core has none). */

@@ -54,6 +54,16 @@ typedef struct tea_program {
     trace_header header;                  /* the first core's (its program and clock) */
 } tea_program;
 
+/* The program's name: the directory's it came from (a recording's, a
+ * FireSim run's; `from_dir` not NULL), else its first core's without a
+ * FireSim -C<core> end ("TRACEFILE0-C0.td.zst" gives "TRACEFILE0"). */
+void tea_program_name(const char *const *paths, const char *from_dir, char *buf, size_t size);
+
+/* Each core's name (its directory in a program's replay directory): the
+ * trace's name (tea_run_trace_name), with -K (K from 1, its place) where
+ * two cores' names are the same. */
+void tea_program_core_names(const char *const *paths, size_t count, char (*names)[TEA_RUN_NAME_MAX]);
+
 /* An empty program called `name` (cut to TEA_RUN_NAME_MAX - 1 bytes). */
 void tea_program_init(tea_program *p, const char *name);
 

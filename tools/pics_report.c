@@ -317,52 +317,6 @@ done:
 
 /* --- by thread ------------------------------------------------------------------------------ */
 
-/* A program's cores: each one's PICS (the file the program's operand
- * resolved to, in DIR/cores/NAME), symbolizer and functions. */
-typedef struct thread_inputs {
-    char **names;
-    size_t count;
-    view_report_input *in;
-    binary_symbolizer **z;
-    trace_symmap *groups;
-} thread_inputs;
-
-static void thread_inputs_free(thread_inputs *ti)
-{
-    for (size_t k = 0; ti->in && k < ti->count; k++) {
-        view_report_input_free(&ti->in[k]);
-        binary_symbolize_close(ti->z[k]);
-        trace_symmap_free(&ti->groups[k]);
-    }
-    free(ti->in);
-    free(ti->z);
-    free(ti->groups);
-    results_dir_cores_free(ti->names, ti->count);
-}
-
-/* Loads core k's PICS (the program's file name, in its directory), its
- * symbolizer and, by function, its functions, and adds its rows. */
-static int add_thread(const report_request *req, thread_inputs *ti, size_t k, view_threads *t)
-{
-    const char *slash = strrchr(req->path, '/');
-    const char *file = slash ? slash + 1 : req->path;
-    binary_symbolize_options sym = req->sym;
-    char path[PATH_MAX];
-    const char *from;
-    int rc;
-
-    if ((size_t)snprintf(path, sizeof path, "%s/%s/%s/%s", req->dir, RESULTS_CORES, ti->names[k], file) >= sizeof path)
-        return error_set(TEA_ERR_USAGE, "%s/%s/%s: path too long", req->dir, RESULTS_CORES, ti->names[k]);
-    sym.note_stripped = k == 0; /* the cores share their binaries: said once */
-    if ((rc = view_report_input_load(&ti->in[k], path, NULL))
-        || (rc = view_report_symbolize(&ti->z[k], &ti->in[k].info.program, &ti->in[k].info.objects, &ti->in[k].p,
-                                       &sym)))
-        return rc;
-    if (req->granularity == PICS_GRAN_FUNC && (rc = view_functions(NULL, ti->z[k], &ti->groups[k], &from)))
-        return rc;
-    return view_threads_add(t, ti->names[k], &ti->in[k], ti->z[k], &ti->groups[k]);
-}
-
 /* Writes the rows by thread in the requested format. */
 static int print_threads(FILE *f, const report_request *req, view_threads *t, int objects)
 {
@@ -407,35 +361,25 @@ static int print_threads(FILE *f, const report_request *req, view_threads *t, in
 /* pics report DIR --threads: every core's rows in one table. */
 static int run_threads_report(const report_request *req)
 {
-    thread_inputs ti;
+    const char *slash = strrchr(req->path, '/');
+    binary_symbolize_options sym = req->sym;
     view_threads t;
     outfile *out = NULL;
-    int rc, objects = 0;
+    int rc;
 
-    memset(&ti, 0, sizeof ti);
+    sym.note_stripped = 1;
     view_threads_init(&t, req->granularity);
-    if ((rc = results_dir_cores(req->dir, &ti.names, &ti.count)))
-        return rc;
-    if (!(ti.in = calloc(ti.count, sizeof *ti.in)) || !(ti.z = calloc(ti.count, sizeof *ti.z))
-        || !(ti.groups = calloc(ti.count, sizeof *ti.groups))) {
-        rc = error_set(TEA_ERR_NOMEM, "out of memory");
-        goto done;
-    }
-    for (size_t k = 0; k < ti.count && !rc; k++)
-        if (!(rc = add_thread(req, &ti, k, &t)))
-            objects = objects || binary_symbolize_has_objects(ti.z[k]);
-    if (rc)
+    if ((rc = view_threads_load(&t, req->dir, slash ? slash + 1 : req->path, &sym)))
         goto done;
     view_threads_sort(&t, req->sort == SORT_THREAD);
     if ((rc = view_threads_select(&t, req->top, req->percent_limit)) || (rc = outfile_open(&out, req->out_path)))
         goto done;
-    if ((rc = print_threads(outfile_stream(out), req, &t, objects)))
+    if ((rc = print_threads(outfile_stream(out), req, &t, view_threads_has_objects(&t))))
         outfile_abort(out);
     else
         rc = outfile_commit(out);
 done:
     view_threads_free(&t);
-    thread_inputs_free(&ti);
     return rc;
 }
 

@@ -39,7 +39,7 @@ static int info_program(const char *prog, const char *dir, const trace_open_opti
         if ((rc = view_info_read(&cores[read], paths[read], opts, NULL)))
             break;
     if (!rc) {
-        tea_run_trace_name(dir, name, sizeof name);
+        tea_program_name(NULL, dir, name, sizeof name);
         if (json)
             view_info_write_program_json(stdout, name, cores, count);
         else

@@ -327,33 +327,6 @@ static int write_program(const study_request *req, const char *dir, const tea_pr
     return outfile_commit(f);
 }
 
-/* Each core's directory name: the trace's name (tea_run_trace_name), with
- * -K (K from 1, its place) where two cores' names are the same. */
-static void core_names(const char *const *paths, size_t count, char (*names)[TEA_RUN_NAME_MAX])
-{
-    for (size_t k = 0; k < count; k++)
-        tea_run_trace_name(paths[k], names[k], TEA_RUN_NAME_MAX);
-    for (size_t k = 0; k < count; k++) {
-        int clash = 0;
-        for (size_t j = 0; j < count && !clash; j++)
-            clash = j != k && strcmp(names[j], names[k]) == 0;
-        if (clash) {
-            char base[TEA_RUN_NAME_MAX];
-            memcpy(base, names[k], sizeof base);
-            snprintf(names[k], TEA_RUN_NAME_MAX, "%.100s-%zu", base, k + 1);
-        }
-    }
-}
-
-/* The program's name: its first core's, without a FireSim -C<core> end. */
-static void program_name(const char *const *paths, char *buf, size_t size)
-{
-    char *c;
-    tea_run_trace_name(paths[0], buf, size);
-    if ((c = strrchr(buf, '-')) && c[1] == 'C' && c[2] && strspn(c + 2, "0123456789") == strlen(c + 2))
-        *c = '\0';
-}
-
 /* Warns on standard error about each sampler that took fewer than
  * TEA_RUN_MIN_SAMPLES samples over all the program's cores. */
 static void warn_few_program_samples(const tea_program *p)
@@ -383,11 +356,8 @@ static int replay_program(const study_request *req, const char *const *paths, si
 
     if (!(pr.names = calloc(count, sizeof *pr.names)))
         return error_set(TEA_ERR_NOMEM, "out of memory");
-    core_names(paths, count, pr.names);
-    if (from_dir) /* a recording's or a FireSim run's directory names the program */
-        tea_run_trace_name(from_dir, name, sizeof name);
-    else
-        program_name(paths, name, sizeof name);
+    tea_program_core_names(paths, count, pr.names);
+    tea_program_name(paths, from_dir, name, sizeof name);
     tea_program_init(&p, name);
     if ((rc = outdir_open(&d, dir, results_is_dir_file)))
         goto done;

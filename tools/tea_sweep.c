@@ -78,7 +78,7 @@ static int run_program_job(const study_request *req, sweep_job *job)
     tea_program p;
     int rc;
 
-    tea_run_trace_name(job->path, name, sizeof name);
+    tea_program_name(NULL, job->path, name, sizeof name);
     tea_program_init(&p, name);
     if (!(rc = tea_program_core_files(job->path, &paths, &count))
         && !(rc = study_run_program(req, (const char *const *)paths, count, NULL, NULL, &p, &raised_from_hz)))

@@ -5,9 +5,11 @@
 #include "threads.h"
 #include "common/error.h"
 #include "common/search.h"
+#include "results/results.h"
 
 #include <assert.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,6 +81,52 @@ int view_threads_add(view_threads *t, const char *name, const view_report_input 
     t->total += view_report_cycles(in, 0, in->p.total);
     t->shown = t->row_count;
     return TEA_OK;
+}
+
+/* Loads core `name` of `dir` into `l` and adds it. */
+static int load_core(view_threads *t, view_threads_loaded *l, const char *dir, const char *name, const char *file,
+                     binary_symbolize_options sym)
+{
+    char path[PATH_MAX];
+    const char *from;
+    int rc;
+
+    if ((size_t)snprintf(path, sizeof path, "%s/%s/%s/%s", dir, RESULTS_CORES, name, file) >= sizeof path)
+        return error_set(TEA_ERR_USAGE, "%s/%s/%s: path too long", dir, RESULTS_CORES, name);
+    if ((rc = view_report_input_load(&l->in, path, NULL))
+        || (rc = view_report_symbolize(&l->z, &l->in.info.program, &l->in.info.objects, &l->in.p, &sym)))
+        return rc;
+    if (t->granularity == PICS_GRAN_FUNC && (rc = view_functions(NULL, l->z, &l->functions, &from)))
+        return rc;
+    return view_threads_add(t, name, &l->in, l->z, &l->functions);
+}
+
+int view_threads_load(view_threads *t, const char *dir, const char *file, const binary_symbolize_options *sym)
+{
+    char **names = NULL;
+    size_t count = 0;
+    int rc;
+
+    if ((rc = results_dir_cores(dir, &names, &count)))
+        return rc;
+    if (!(t->loaded = calloc(count, sizeof *t->loaded)))
+        rc = error_set(TEA_ERR_NOMEM, "out of memory");
+    for (size_t k = 0; !rc && k < count; k++) {
+        binary_symbolize_options one = *sym;
+        one.note_stripped = sym->note_stripped && k == 0; /* the cores share their binaries: said once */
+        t->loaded_count = k + 1;
+        rc = load_core(t, &t->loaded[k], dir, names[k], file, one);
+    }
+    results_dir_cores_free(names, count);
+    return rc;
+}
+
+int view_threads_has_objects(const view_threads *t)
+{
+    for (size_t k = 0; k < t->core_count; k++)
+        if (t->cores[k]->z && binary_symbolize_has_objects(t->cores[k]->z))
+            return 1;
+    return 0;
 }
 
 /* Largest cycles first, by thread first when `ctx` says so; ties by core
@@ -223,6 +271,12 @@ void view_threads_free(view_threads *t)
         free(t->cores[k]);
     }
     free(t->cores);
+    for (size_t k = 0; k < t->loaded_count; k++) {
+        view_report_input_free(&t->loaded[k].in);
+        binary_symbolize_close(t->loaded[k].z);
+        trace_symmap_free(&t->loaded[k].functions);
+    }
+    free(t->loaded);
     free(t->rows);
     free(t->names);
     memset(t, 0, sizeof *t);

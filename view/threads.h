@@ -41,10 +41,19 @@ typedef struct view_threads_row {
     uint64_t key;             /* the row's key (the PC, or 1 + the function's range) */
 } view_threads_row;
 
+/* What view_threads_load opened for a core and the table frees. */
+typedef struct view_threads_loaded {
+    view_report_input in;
+    binary_symbolizer *z;
+    trace_symmap functions;
+} view_threads_loaded;
+
 /* Every core's rows. */
 typedef struct view_threads {
     view_threads_core **cores;
     size_t core_count, core_cap;
+    view_threads_loaded *loaded;  /* view_threads_load's cores (NULL otherwise) */
+    size_t loaded_count;
     view_threads_row *rows;   /* sorted by view_threads_sort; rows[0 .. shown) are shown */
     size_t row_count, shown;
     view_table_names *names;  /* the shown rows' (view_threads_select) */
@@ -61,6 +70,18 @@ void view_threads_init(view_threads *t, pics_granularity g);
  * missing at PICS_GRAN_FUNC), TEA_ERR_NOMEM, the symbolizer's error. */
 int view_threads_add(view_threads *t, const char *name, const view_report_input *in, binary_symbolizer *z,
                      const trace_symmap *functions);
+
+/* Adds every core of a program's replay directory `dir` (its cores/ in
+ * natural order, results_dir_cores): each core's PICS named `file`
+ * (golden.pics, tea.pics, ... as the directory's own), symbolized with
+ * `sym` (the note on stripped binaries once) and, by function, its
+ * functions (view_functions). Errors: results_dir_cores's, the PICS
+ * reader's, the symbolizer's, TEA_ERR_NOMEM. */
+int view_threads_load(view_threads *t, const char *dir, const char *file, const binary_symbolize_options *sym);
+
+/* Whether any core's symbolizer lists executable objects (the object
+ * column's use). */
+int view_threads_has_objects(const view_threads *t);
 
 /* Sorts the rows, largest cycles first, or by thread (the cores' order)
  * and then by cycles; ties by address. */
