@@ -156,4 +156,14 @@ grep -v '^[a-z]' r1/golden.pics >cells1.txt
 grep -v '^[a-z]' r2/golden.pics >cells2.txt
 [ -s cells1.txt ] && cmp -s cells1.txt cells2.txt || fail "the golden PICS differ with --thread all"
 
+# ... and sampled: the same windows, cycles and estimate
+if command -v gzip >/dev/null; then
+    seq 1 30000 >text.txt
+    run 0 "$TEA" record -q --sample-every 200000 -o gz.tea -- gzip -9 -c text.txt
+    run 0 "$TEA" record -q --thread all --sample-every 200000 -o gzall.tea -- gzip -9 -c text.txt
+    "$TEA" info gz.tea | grep -E '^(cycles|µops|sampled|estimate):' >a.txt || fail "tea info gz.tea"
+    "$TEA" info gzall.tea/thread-1.tea | grep -E '^(cycles|µops|sampled|estimate):' >b.txt || fail "tea info gzall.tea"
+    [ "$(wc -l <a.txt)" -eq 4 ] && cmp -s a.txt b.txt || { diff a.txt b.txt >&2; fail "--thread all sampled differs"; }
+fi
+
 echo "record_every_thread: OK"
