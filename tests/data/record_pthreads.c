@@ -11,17 +11,23 @@
  *   5 waiter   waits on a condition variable until the other three are
  *              done, then ends (few instructions, blocked meanwhile).
  * The main thread starts them, joins them and prints a checksum so that
- * no work is optimized away.
+ * no work is optimized away. With the argument "small" every thread does
+ * an eighth of its work (SMALL_DIVISOR), for the checks that need threads
+ * but not their weight.
  */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define COMPUTE_LOOPS 500000L
 #define CHASE_BYTES (8u << 20)
 #define CHASE_STEPS 100000L
 #define BRANCHY_LOOPS 300000L
+#define SMALL_DIVISOR 8
+
+static long divisor = 1; /* SMALL_DIVISOR with "small" */
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t done_cond = PTHREAD_COND_INITIALIZER;
@@ -41,7 +47,7 @@ static void *compute(void *arg)
 {
     uint64_t x = 1;
     (void)arg;
-    for (long i = 0; i < COMPUTE_LOOPS; i++)
+    for (long i = 0; i < COMPUTE_LOOPS / divisor; i++)
         x = x * 6364136223846793005ull + (uint64_t)i;
     results[0] = x;
     finished();
@@ -50,8 +56,8 @@ static void *compute(void *arg)
 
 static void *chase(void *arg)
 {
-    size_t n = CHASE_BYTES / sizeof(size_t);
-    size_t *next = malloc(CHASE_BYTES), at = 0;
+    size_t n = CHASE_BYTES / divisor / sizeof(size_t);
+    size_t *next = malloc(CHASE_BYTES / divisor), at = 0;
     uint64_t seed = 12345;
     (void)arg;
     if (!next)
@@ -67,7 +73,7 @@ static void *chase(void *arg)
         next[i] = next[j];
         next[j] = t;
     }
-    for (long s = 0; s < CHASE_STEPS; s++)
+    for (long s = 0; s < CHASE_STEPS / divisor; s++)
         at = next[at];
     results[1] = at;
     free(next);
@@ -79,7 +85,7 @@ static void *branchy(void *arg)
 {
     uint64_t seed = 99, sum = 0;
     (void)arg;
-    for (long i = 0; i < BRANCHY_LOOPS; i++) {
+    for (long i = 0; i < BRANCHY_LOOPS / divisor; i++) {
         seed = seed * 6364136223846793005ull + 1442695040888963407ull;
         if (seed >> 63)
             sum += seed >> 40;
@@ -101,10 +107,13 @@ static void *waiter(void *arg)
     return NULL;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     void *(*const work[])(void *) = { compute, chase, branchy, waiter };
     pthread_t threads[4];
+
+    if (argc > 1 && strcmp(argv[1], "small") == 0)
+        divisor = SMALL_DIVISOR;
 
     for (int i = 0; i < 4; i++)
         if (pthread_create(&threads[i], NULL, work[i], NULL) != 0)

@@ -10,10 +10,10 @@
 
 need_tearec
 command -v xz >/dev/null || { echo "SKIP: xz is not installed"; exit 77; }
-seq 1 60000 >in.txt
-seq 1 20000 | rev >>in.txt
+seq 1 30000 >in.txt
+seq 1 10000 | rev >>in.txt
 
-run 0 "$TEA" record --thread all --sample-every 1000000 -o xz.tea -- xz -T2 -1 -c in.txt
+run 0 "$TEA" record --thread all --sample-every 500000 -o xz.tea -- xz -T2 -1 -c in.txt
 contains err.txt "tea record: thread 2: xz.tea/thread-2.tea: "
 [ -f xz.tea/thread-2.tea ] || fail "no trace of xz's worker"
 run 0 "$TEA" replay xz.tea --schemes golden,tea --samples 2000 -o replay -q
