@@ -4,8 +4,10 @@
  * numbers the main thread 1 and the others 2-5 in the order they are
  * created here:
  *   2 compute  an arithmetic loop of COMPUTE_LOOPS iterations in registers;
- *   3 chase    a pointer chase through a CHASE_BYTES array in a random
- *              cycle, CHASE_STEPS loads each waiting for the one before
+ *   3 chase    a pointer chase through a CHASE_BYTES array (twice the
+ *              model's LLC) in one cycle of CHASE_STRIDE elements a step
+ *              (a new line and page each time, no next-line prefetch
+ *              helps), CHASE_STEPS loads each waiting for the one before
  *              (memory stalls);
  *   4 branchy  a loop of data-dependent, unpredictable branches;
  *   5 waiter   waits on a condition variable until the other three are
@@ -22,7 +24,8 @@
 #include <string.h>
 
 #define COMPUTE_LOOPS 500000L
-#define CHASE_BYTES (8u << 20)
+#define CHASE_BYTES (4u << 20)
+#define CHASE_STRIDE 4099 /* odd: one cycle through a power-of-2 count */
 #define CHASE_STEPS 100000L
 #define BRANCHY_LOOPS 300000L
 #define SMALL_DIVISOR 8
@@ -58,21 +61,11 @@ static void *chase(void *arg)
 {
     size_t n = CHASE_BYTES / divisor / sizeof(size_t);
     size_t *next = malloc(CHASE_BYTES / divisor), at = 0;
-    uint64_t seed = 12345;
     (void)arg;
     if (!next)
         exit(1);
-    /* one random cycle through every slot (Sattolo's shuffle) */
     for (size_t i = 0; i < n; i++)
-        next[i] = i;
-    for (size_t i = n - 1; i > 0; i--) {
-        size_t j, t;
-        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-        j = (size_t)(seed >> 33) % i;
-        t = next[i];
-        next[i] = next[j];
-        next[j] = t;
-    }
+        next[i] = (i + CHASE_STRIDE) & (n - 1);
     for (long s = 0; s < CHASE_STEPS / divisor; s++)
         at = next[at];
     results[1] = at;

@@ -3,14 +3,14 @@
 # condition variable) besides the main thread. Each thread is timed by a
 # core of its own into OUT/thread-N.tea; each one's instructions are the
 # tool's own count of that thread (recorded whole: exact), and callgrind's
-# inclusive count of the thread's function within 2,000 (another run: the
+# inclusive count of the thread's function within 5,000 (another run: the
 # thread's start and end, and the lock the threads meet on); the chase
 # thread's cycles are mostly memory stalls; the waiter's are few; the
 # program's golden PICS is the exact sum of the threads'. Sampled, each
 # thread has its own windows and estimate; with --skip, each skips its own
 # first instructions. A list records only its threads; a program of one
 # thread recorded with --thread all gives the trace of the default (the
-# same records, PICS cell for cell). Skipped (77) where valgrind or tea's
+# same records, PICS cell for cell, and sampled the same windows). Skipped (77) where valgrind or tea's
 # Valgrind tool is absent.
 . "$(dirname "$0")/lib.bash"
 
@@ -54,7 +54,7 @@ if valgrind --tool=callgrind --callgrind-out-file=cg.out ./pthreads >/dev/null 2
         cg=$(grep ":${pair#*:} \[" cg.txt | sed 's/^ *\([0-9,]*\).*/\1/' | tr -d ,)
         [ -n "$cg" ] || fail "callgrind_annotate lists no ${pair#*:}"
         eval "mine=\$n$t"
-        [ "$mine" -ge $((cg - 2000)) ] && [ "$mine" -le $((cg + 2000)) ] ||
+        [ "$mine" -ge $((cg - 5000)) ] && [ "$mine" -le $((cg + 5000)) ] ||
             fail "thread $t: $mine instructions, callgrind counts ${pair#*:} $cg"
     done
 else
@@ -76,10 +76,6 @@ run 0 "$PICS" merge replay/cores/thread-*/golden.pics -o sum.pics
 cmp -s sum.pics replay/golden.pics || fail "the program's golden PICS is not the sum of the threads'"
 run 0 "$PICS" report replay --granularity func --top 1
 contains out.txt "chase"
-
-# a list: only those threads
-run 0 "$TEA" record -q --thread 2,4 -o some.tea -- ./pthreads small
-[ "$(ls some.tea | tr '\n' ' ')" = "thread-2.tea thread-4.tea " ] || fail "--thread 2,4 wrote $(ls some.tea)"
 
 # sampled: each thread skips, warms and times windows on its own count;
 # a thread that runs no whole window (the main one, the waiter) has no trace
@@ -119,13 +115,13 @@ off=$((run_cycles > est_sum ? run_cycles - est_sum : est_sum - run_cycles))
 [ $((off * 1000)) -le "$est_sum" ] ||
     fail "the program's run_cycles $run_cycles is not its threads' estimates summed, $est_sum"
 
-# --skip: each thread skips its own first instructions, then is recorded
-# whole (exact); the waiter runs fewer and has no trace
-run 0 "$TEA" record -q --thread all --skip 10000 -o skipped.tea -- ./pthreads small
-[ "$(ls skipped.tea | tr '\n' ' ')" = "thread-1.tea thread-2.tea thread-3.tea thread-4.tea " ] ||
-    fail "skipped.tea holds $(ls skipped.tea | tr '\n' ' ')"
+# a list, with --skip: only those threads, each skipping its own first
+# instructions, then recorded whole (exact)
+run 0 "$TEA" record -q --thread 1,3,4 --skip 10000 -o skipped.tea -- ./pthreads small
+[ "$(ls skipped.tea | tr '\n' ' ')" = "thread-1.tea thread-3.tea thread-4.tea " ] ||
+    fail "--thread 1,3,4 wrote $(ls skipped.tea | tr '\n' ' ')"
 "$TEA" info --json skipped.tea/thread-1.tea >t1.json || fail "tea info skipped thread-1.tea"
-for t in 1 2 3 4; do
+for t in 1 3 4; do
     "$TEA" info --json skipped.tea/thread-$t.tea >info.json || fail "tea info skipped thread-$t.tea"
     [ "$(json_number info.json commits)" -eq $(($(tool_count $t) - 10000)) ] ||
         fail "thread $t recorded $(json_number info.json commits) after --skip 10000 of $(tool_count $t)"
@@ -164,9 +160,9 @@ grep -v '^[a-z]' r2/golden.pics >cells2.txt
 
 # ... and sampled: the same windows, cycles and estimate
 if command -v gzip >/dev/null; then
-    seq 1 10000 >text.txt
-    run 0 "$TEA" record -q --sample-every 100000 -o gz.tea -- gzip -9 -c text.txt
-    run 0 "$TEA" record -q --thread all --sample-every 100000 -o gzall.tea -- gzip -9 -c text.txt
+    seq 1 3000 >text.txt
+    run 0 "$TEA" record -q --sample-every 50000 -o gz.tea -- gzip -9 -c text.txt
+    run 0 "$TEA" record -q --thread all --sample-every 50000 -o gzall.tea -- gzip -9 -c text.txt
     "$TEA" info gz.tea | grep -E '^(cycles|µops|sampled|estimate):' >a.txt || fail "tea info gz.tea"
     "$TEA" info gzall.tea/thread-1.tea | grep -E '^(cycles|µops|sampled|estimate):' >b.txt || fail "tea info gzall.tea"
     [ "$(wc -l <a.txt)" -eq 4 ] && cmp -s a.txt b.txt || { diff a.txt b.txt >&2; fail "--thread all sampled differs"; }
