@@ -38,6 +38,17 @@ for scheme in golden tea nci ibs spe ris; do
     cmp -s sum-$scheme.pics prog1/$scheme.pics || fail "the program's $scheme.pics is not the sum of the cores'"
 done
 
+# --noise-floor: every floor is the cores' floors summed, and TEA's floor
+# is its error, exactly, for the program as for a trace
+run 0 "$TEA" replay fs --period 500 --noise-floor --schemes golden,tea,ibs -o floors -q
+for scheme in tea ibs; do
+    run 0 "$PICS" merge floors/cores/*/$scheme.floor.pics -o sum-floor.pics
+    cmp -s sum-floor.pics floors/$scheme.floor.pics || fail "the program's $scheme.floor.pics is not the cores' sum"
+done
+tea_row=$(grep '^fs,tea,' floors/summary.csv) || fail "no tea row with floors"
+[ "$(echo "$tea_row" | cut -d, -f7)" = "$(echo "$tea_row" | cut -d, -f13)" ] ||
+    fail "the program's TEA floor is not its error: $tea_row"
+
 # the program's samples are the cores' summed, row by row
 rows() { tail -n +2 "$1" | cut -d, -f2,5,6; }
 rows c0/summary.csv >r0.txt
