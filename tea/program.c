@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "program.h"
 #include "common/error.h"
+#include "common/search.h"
 
 #include <assert.h>
 #include <ctype.h>
@@ -76,8 +77,8 @@ static int program_extent(const tea_run_options *o, const char *const *paths, si
     return TEA_OK;
 }
 
-int tea_program_frequencies(const tea_run_options *o, const char *const *paths, size_t count, double *freqs,
-                            tea_run_options *fixed, double *raised_from_hz)
+int tea_program_frequencies(const tea_run_options *o, const char *name, const char *const *paths, size_t count,
+                            double *freqs, tea_run_options *fixed, double *raised_from_hz)
 {
     double cycles = 0, cycle_weight = 1;
     uint64_t clock_hz = 0;
@@ -90,33 +91,17 @@ int tea_program_frequencies(const tea_run_options *o, const char *const *paths, 
     if (o->sample_target_count) {
         if ((rc = program_extent(o, paths, count, 0, &cycles, &clock_hz, &cycle_weight)))
             return rc;
-        for (size_t k = 0; k < o->sample_target_count; k++) {
-            freqs[k] = tea_run_frequency_for_samples(o->sample_targets[k], clock_hz, cycles, cycle_weight);
-            for (size_t j = 0; j < k; j++)
-                if (freqs[j] == freqs[k])
-                    return error_set(TEA_ERR_USAGE, "--samples %llu and %llu give the same frequency, %.15g Hz",
-                                     (unsigned long long)o->sample_targets[j],
-                                     (unsigned long long)o->sample_targets[k], freqs[k]);
-        }
-        fixed->freqs = freqs;
-        fixed->freq_count = o->sample_target_count;
-        fixed->freq_targets = o->sample_targets;
-        fixed->sample_target_count = 0;
-        return TEA_OK;
+        return tea_run_choose_frequencies(o, name, cycles, clock_hz, cycle_weight, freqs, fixed);
     }
     /* the default raised only where every core's index tells its length;
      * else the default stands, as for one trace */
     fixed->default_min_samples = 0;
-    if (!o->default_min_samples || o->period || o->freq_count != 1)
+    if (!tea_run_default_may_rise(o))
         return TEA_OK;
     rc = program_extent(o, paths, count, 1, &cycles, &clock_hz, &cycle_weight);
     if (rc == TEA_ERR_USAGE || rc == TEA_ERR_NOMEM)
         return rc;
-    if (rc || cycles <= 0 || clock_hz == 0
-        || o->freqs[0] * cycles / (double)clock_hz >= (double)o->default_min_samples)
-        return TEA_OK;
-    freqs[0] = tea_run_frequency_for_samples(o->default_min_samples, clock_hz, cycles, cycle_weight);
-    if (freqs[0] <= o->freqs[0])
+    if (rc || !(freqs[0] = tea_run_raised_default(o, cycles, clock_hz, cycle_weight)))
         return TEA_OK;
     *raised_from_hz = o->freqs[0];
     fixed->freqs = freqs;
@@ -257,44 +242,13 @@ int tea_program_errors(tea_program *p, const trace_symmap *functions)
     return TEA_OK;
 }
 
-void tea_program_csv(FILE *f, const tea_program *p)
-{
-    tea_run_csv_trace_facts facts = {
-        .name = p->name,
-        .digest = p->digest,
-        .cycles = p->cycles,
-        .records = p->records,
-        .estimate = p->sampled ? &p->estimate : NULL,
-    };
-    tea_run_csv_rows(f, &facts, p->rows, p->row_count);
-}
-
-void tea_program_json(json_writer *j, const tea_program *p)
-{
-    json_begin_object(j);
-    json_key(j, "name");
-    json_string(j, p->name);
-    json_key(j, "path");
-    json_null(j);
-    json_key(j, "cores");
-    json_u64(j, p->cores);
-    json_key(j, "digest");
-    json_string(j, p->digest);
-    json_key(j, "cycles");
-    json_u64(j, p->cycles);
-    json_key(j, "records");
-    json_u64(j, p->records);
-    json_key(j, "binary");
-    json_string(j, p->header.program.binary_path);
-    json_end(j);
-}
-
 int tea_program_as_run(const tea_program *p, const char *path, tea_run *out)
 {
     memset(out, 0, sizeof *out);
     trace_header_init(&out->header);
     snprintf(out->name, sizeof out->name, "%s", p->name);
     out->path = path;
+    out->cores = p->cores;
     out->totals.last_cycle = p->cycles;
     out->totals.records = p->records;
     snprintf(out->digest, sizeof out->digest, "%s", p->digest);
@@ -366,8 +320,9 @@ static int parse_core_name(const char *name, unsigned long long *node, unsigned 
     return 1;
 }
 
-static int core_file_before(const void *a, const void *b)
+static int core_file_before(const void *a, const void *b, void *ctx)
 {
+    (void)ctx;
     const core_file *x = a, *y = b;
     if (x->node != y->node)
         return x->node < y->node ? -1 : 1;
@@ -434,7 +389,7 @@ int tea_program_core_files(const char *dir, char ***paths, size_t *count)
     if (!rc && !(*paths = malloc(n * sizeof **paths)))
         rc = error_set(TEA_ERR_NOMEM, "out of memory");
     if (!rc) {
-        qsort(files, n, sizeof *files, core_file_before);
+        search_sort(files, n, sizeof *files, core_file_before, NULL);
         for (size_t k = 0; k < n; k++)
             (*paths)[k] = files[k].path;
         *count = n;

@@ -74,10 +74,11 @@ void tea_program_init(tea_program *p, const char *name);
  * with the frequencies chosen from the cores' cycles summed (their clock
  * must agree), into `freqs` (at least max(1, sample_target_count)
  * entries), and *raised_from_hz is the default raised (0: not raised).
- * Errors as tea_run_extent's; TEA_ERR_USAGE for cores of different clocks.
+ * Errors as tea_run_extent's; TEA_ERR_USAGE for cores of different clocks
+ * and, naming the program `name`, for two targets of one frequency.
  */
-int tea_program_frequencies(const tea_run_options *o, const char *const *paths, size_t count, double *freqs,
-                            tea_run_options *fixed, double *raised_from_hz);
+int tea_program_frequencies(const tea_run_options *o, const char *name, const char *const *paths, size_t count,
+                            double *freqs, tea_run_options *fixed, double *raised_from_hz);
 
 /* Adds a replayed core (its golden PICS, every sampler's and noise floor's,
  * samples, losses, span, records, digest and estimate). Every core must
@@ -91,21 +92,14 @@ int tea_program_add(tea_program *p, const tea_run *core);
  * summed PICS. `functions` may be NULL. 0 or TEA_ERR_NOMEM. */
 int tea_program_errors(tea_program *p, const trace_symmap *functions);
 
-/* The program's rows of the results CSV (after tea_run_csv_begin). */
-void tea_program_csv(FILE *f, const tea_program *p);
-
-/* The program in a results CSV's provenance (tea_run_json_begin): as
- * tea_run_json_trace, with "path" null and "cores" the count. */
-void tea_program_json(json_writer *j, const tea_program *p);
-
 void tea_program_free(tea_program *p);
 
 /* The program as a run without an engine (replay NULL), for what reads a
- * run's rows (tea sweep's table, figure and warnings, the results CSV):
- * its name, `path` (the caller's), the first core's header, totals of
- * first cycle 0 and last cycle the core-cycles with the records, its
- * digest, rows and estimate. `out` must be released with tea_run_free.
- * 0 or TEA_ERR_NOMEM. */
+ * run's rows (the results CSV and its provenance, tea sweep's figure and
+ * warnings): its name, `path` (the caller's; NULL: none), its cores, the
+ * first core's header, totals of first cycle 0 and last cycle the
+ * core-cycles with the records, its digest, rows and estimate. `out` must
+ * be released with tea_run_free. 0 or TEA_ERR_NOMEM. */
 int tea_program_as_run(const tea_program *p, const char *path, tea_run *out);
 
 /*

@@ -487,6 +487,25 @@ int tea_run_extent(const tea_run_options *o, const char *path, double *cycles, u
     return TEA_OK;
 }
 
+int tea_run_choose_frequencies(const tea_run_options *o, const char *name, double cycles, uint64_t clock_hz,
+                               double cycle_weight, double *freqs, tea_run_options *chosen)
+{
+    for (size_t k = 0; k < o->sample_target_count; k++) {
+        freqs[k] = tea_run_frequency_for_samples(o->sample_targets[k], clock_hz, cycles, cycle_weight);
+        for (size_t j = 0; j < k; j++)
+            if (freqs[j] == freqs[k])
+                return error_set(TEA_ERR_USAGE, "%s: --samples %llu and %llu give the same frequency, %.15g Hz",
+                                 name, (unsigned long long)o->sample_targets[j],
+                                 (unsigned long long)o->sample_targets[k], freqs[k]);
+    }
+    *chosen = *o;
+    chosen->freqs = freqs;
+    chosen->freq_count = o->sample_target_count;
+    chosen->freq_targets = o->sample_targets;
+    chosen->sample_target_count = 0;
+    return TEA_OK;
+}
+
 /* --samples: the options with one frequency per target for the trace at
  * `path`, into `freqs` (sample_target_count of them). */
 static int choose_frequencies(const tea_run_options *o, const char *path, double *freqs, tea_run_options *chosen)
@@ -497,20 +516,7 @@ static int choose_frequencies(const tea_run_options *o, const char *path, double
 
     if ((rc = tea_run_extent(o, path, &cycles, &clock_hz, &cycle_weight)))
         return rc;
-    for (size_t k = 0; k < o->sample_target_count; k++) {
-        freqs[k] = tea_run_frequency_for_samples(o->sample_targets[k], clock_hz, cycles, cycle_weight);
-        for (size_t j = 0; j < k; j++)
-            if (freqs[j] == freqs[k])
-                return error_set(TEA_ERR_USAGE, "%s: --samples %llu and %llu give the same frequency, %.15g Hz",
-                                 path, (unsigned long long)o->sample_targets[j],
-                                 (unsigned long long)o->sample_targets[k], freqs[k]);
-    }
-    *chosen = *o;
-    chosen->freqs = freqs;
-    chosen->freq_count = o->sample_target_count;
-    chosen->freq_targets = o->sample_targets;
-    chosen->sample_target_count = 0;
-    return TEA_OK;
+    return tea_run_choose_frequencies(o, path, cycles, clock_hz, cycle_weight, freqs, chosen);
 }
 
 /* The noise floor's sampler for row i: TEA with all nine events at the
@@ -565,6 +571,20 @@ static int replay_floors(const tea_run_options *o, tea_run *run)
  * default would give fewer than o->default_min_samples sample points, the
  * options at the frequency that gives that many, with *from_hz the default
  * and *default_samples its points; else *from_hz is 0. */
+int tea_run_default_may_rise(const tea_run_options *o)
+{
+    return o->default_min_samples && !o->period && o->freq_count == 1 && !o->sample_target_count && !o->specs;
+}
+
+double tea_run_raised_default(const tea_run_options *o, double cycles, uint64_t clock_hz, double cycle_weight)
+{
+    double freq;
+    if (cycles <= 0 || clock_hz == 0 || o->freqs[0] * cycles / (double)clock_hz >= (double)o->default_min_samples)
+        return 0;
+    freq = tea_run_frequency_for_samples(o->default_min_samples, clock_hz, cycles, cycle_weight);
+    return freq > o->freqs[0] ? freq : 0;
+}
+
 static int raise_default_frequency(const tea_run_options *o, const char *path, double *freq, tea_run_options *raised,
                                    double *from_hz, double *default_samples)
 {
@@ -573,7 +593,7 @@ static int raise_default_frequency(const tea_run_options *o, const char *path, d
     int rc;
 
     *from_hz = 0;
-    if (!o->default_min_samples || o->period || o->freq_count != 1 || o->sample_target_count || o->specs)
+    if (!tea_run_default_may_rise(o))
         return TEA_OK;
     /* No index, or one that cannot be read: the length is unknown before the
      * replay, and the default stands (the replay reports what is wrong,
@@ -582,10 +602,7 @@ static int raise_default_frequency(const tea_run_options *o, const char *path, d
         return rc == TEA_ERR_NOMEM ? rc : TEA_OK;
     if (o->open.clock_hz)
         clock_hz = o->open.clock_hz;
-    if (cycles <= 0 || clock_hz == 0 || o->freqs[0] * cycles / (double)clock_hz >= (double)o->default_min_samples)
-        return TEA_OK;
-    *freq = tea_run_frequency_for_samples(o->default_min_samples, clock_hz, cycles, cycle_weight);
-    if (*freq <= o->freqs[0])
+    if (!(*freq = tea_run_raised_default(o, cycles, clock_hz, cycle_weight)))
         return TEA_OK;
     *from_hz = o->freqs[0];
     *default_samples = o->freqs[0] * cycles / (double)clock_hz;
@@ -766,21 +783,21 @@ void tea_run_csv_begin(FILE *f)
     results_write_header(f);
 }
 
-void tea_run_csv_rows(FILE *f, const tea_run_csv_trace_facts *facts, const tea_run_row *rows, size_t count)
+void tea_run_csv_trace(FILE *f, const tea_run *run)
 {
-    for (size_t i = 0; i < count; i++) {
-        const tea_run_row *row = &rows[i];
+    for (size_t i = 0; i < run->row_count; i++) {
+        const tea_run_row *row = &run->rows[i];
         results_row r = {
-            .trace = (char *)facts->name,
+            .trace = (char *)run->name,
             .scheme = (char *)row->label,
             .freq_hz = row->spec.frequency_hz,
             .seed = row->spec.seed,
             .samples = row->samples,
             .lost = row->lost,
             .samples_target = row->samples_target,
-            .digest = (char *)facts->digest,
-            .cycles = facts->cycles,
-            .records = facts->records,
+            .digest = (char *)run->digest,
+            .cycles = run->totals.last_cycle - run->totals.first_cycle,
+            .records = run->totals.records,
         };
         snprintf(r.rules, sizeof r.rules, "%s", golden_rules_name(row->spec.rules));
         if (!isnan(row->error_half) && !isnan(row->error[PICS_GRAN_INSN_COMPONENT])) {
@@ -789,8 +806,8 @@ void tea_run_csv_rows(FILE *f, const tea_run_csv_trace_facts *facts, const tea_r
             r.error_ci95[0] = e - row->error_half < 0 ? 0 : e - row->error_half;
             r.error_ci95[1] = e + row->error_half > 1 ? 1 : e + row->error_half;
         }
-        if (facts->estimate && isfinite(facts->estimate->cycles) && isfinite(facts->estimate->instructions)) {
-            const trace_estimate *est = facts->estimate;
+        if (run->sampled && isfinite(run->estimate.cycles) && isfinite(run->estimate.instructions)) {
+            const trace_estimate *est = &run->estimate;
             int interval = isfinite(est->half);
             r.has_run = 1;
             r.run_cycles = est->cycles;
@@ -806,18 +823,6 @@ void tea_run_csv_rows(FILE *f, const tea_run_csv_trace_facts *facts, const tea_r
         }
         results_write_row(f, &r);
     }
-}
-
-void tea_run_csv_trace(FILE *f, const tea_run *run)
-{
-    tea_run_csv_trace_facts facts = {
-        .name = run->name,
-        .digest = run->digest,
-        .cycles = run->totals.last_cycle - run->totals.first_cycle,
-        .records = run->totals.records,
-        .estimate = run->sampled ? &run->estimate : NULL,
-    };
-    tea_run_csv_rows(f, &facts, run->rows, run->row_count);
 }
 
 int tea_run_json_path(const char *csv_path, char **json_path)
@@ -852,6 +857,10 @@ void tea_run_json_trace(json_writer *j, const tea_run *run)
     json_string(j, run->name);
     json_key(j, "path");
     json_string(j, run->path);
+    if (run->cores) {
+        json_key(j, "cores");
+        json_u64(j, run->cores);
+    }
     json_key(j, "digest");
     json_string(j, run->digest);
     json_key(j, "cycles");

@@ -111,6 +111,8 @@ typedef struct tea_run {
     double default_freq_hz;                    /* the default frequency options.default_min_samples raised
                                                   (0: not raised) */
     double default_samples;                    /* the sample points it would have given */
+    size_t cores;                              /* a program's cores (tea_program_as_run: no engine); 0 for a
+                                                  trace */
     int sampled;                               /* a sampled trace (periodic or SimPoint): `estimate` holds */
     trace_estimate estimate;                   /* ... the run's estimate from its windows (trace/estimate.h) */
 } tea_run;
@@ -206,6 +208,25 @@ int tea_run_indexed_extent(const char *path, double *cycles, uint64_t *clock_hz,
 int tea_run_extent(const tea_run_options *o, const char *path, double *cycles, uint64_t *clock_hz,
                    double *cycle_weight);
 
+/* --samples for a trace (or a program, tea/program.h) of `cycles` at
+ * clock_hz whose cycles each weigh cycle_weight (tea_run_extent): `o` with
+ * one frequency per target (tea_run_frequency_for_samples) in `freqs`
+ * (sample_target_count of them) and freq_targets set, into *chosen.
+ * TEA_ERR_USAGE, naming `name`, when two targets give one frequency. */
+int tea_run_choose_frequencies(const tea_run_options *o, const char *name, double cycles, uint64_t clock_hz,
+                               double cycle_weight, double *freqs, tea_run_options *chosen);
+
+/* Whether `o` runs the command's default frequency, which a trace whose
+ * length is known may raise (default_min_samples; no --period, --samples
+ * or listed samplers). */
+int tea_run_default_may_rise(const tea_run_options *o);
+
+/* The frequency the default rises to on a trace (or program) of `cycles`
+ * at clock_hz, cycles weighing cycle_weight: the one that gives
+ * default_min_samples sample points where the default gives fewer; 0 when
+ * the default stands. */
+double tea_run_raised_default(const tea_run_options *o, double cycles, uint64_t clock_hz, double cycle_weight);
+
 /* A sampled PICS's error against `reference` at instruction × component,
  * instruction and (when `functions` has any range) function granularity,
  * into error[] by pics_granularity; NaN where unknown (an empty reference,
@@ -230,18 +251,6 @@ int tea_run_describe(const tea_run *run, size_t i, pics_info *info);
 void tea_run_csv_begin(FILE *f);
 void tea_run_csv_trace(FILE *f, const tea_run *run);
 
-/* What every row of a trace (or a program, tea/program.h) names in the
- * results CSV. */
-typedef struct tea_run_csv_trace_facts {
-    const char *name;               /* the trace column */
-    const char *digest;
-    uint64_t cycles, records;       /* the span (last - first cycle) and records */
-    const trace_estimate *estimate; /* a sampled trace's run (run_* columns), or NULL */
-} tea_run_csv_trace_facts;
-
-/* The rows of `count` samplers of one trace: tea_run_csv_trace's body. */
-void tea_run_csv_rows(FILE *f, const tea_run_csv_trace_facts *facts, const tea_run_row *rows, size_t count);
-
 #define TEA_RUN_CSV_SUFFIX ".csv"
 #define TEA_RUN_JSON_SUFFIX ".json"
 
@@ -252,8 +261,9 @@ int tea_run_json_path(const char *csv_path, char **json_path);
 
 /* The provenance of a results CSV as one JSON object:
  *   {"tool": TOOL, "command": WHAT, "command_line": COMMAND_LINE,
- *    "traces": [{"name", "path", "digest", "cycles", "records",
- *                "binary" (null when the trace names none)}, ...]}
+ *    "traces": [{"name", "path", "cores" (a program's only), "digest",
+ *                "cycles", "records", "binary" (null when the trace names
+ *                none)}, ...]}
  * begin, then trace once per trace in the CSV's order, then end (which
  * finishes the document). */
 void tea_run_json_begin(json_writer *j, const char *tool, const char *what, const char *command_line);

@@ -330,7 +330,7 @@ int study_run_program(const study_request *req, const char *const *paths, size_t
     int rc;
 
     memset(&functions, 0, sizeof functions);
-    if ((rc = tea_program_frequencies(&o, paths, count, freqs, &fixed, raised_from_hz)))
+    if ((rc = tea_program_frequencies(&o, out->name, paths, count, freqs, &fixed, raised_from_hz)))
         return rc;
     for (size_t k = 0; !rc && k < count; k++) {
         tea_run t;

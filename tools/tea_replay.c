@@ -94,24 +94,14 @@ static int write_pics(const tea_run *t, size_t i, int floor, const char *path)
     return rc;
 }
 
-/* Writes every PICS, summary.csv and its provenance summary.json into `dir`
- * (a temporary directory, or a core's directory in it). */
-static int write_files(const study_request *req, const char *dir, const tea_run *t, const char *command_line)
+/* Writes summary.csv and its provenance summary.json of a trace's run, or
+ * of a program's (tea_program_as_run), into `dir`. */
+static int write_summary(const char *dir, const tea_run *t, const char *command_line)
 {
     char path[REPLAY_PATH_MAX];
     outfile *f;
     int rc;
 
-    snprintf(path, sizeof path, "%s/%s", dir, RESULTS_GOLDEN);
-    if ((rc = write_pics(t, SIZE_MAX, 0, path)))
-        return rc;
-    for (size_t i = 0; i < t->row_count; i++) {
-        for (int floor = 0; floor <= (t->floor != NULL); floor++) {
-            sampler_file_name(req, dir, &t->rows[i], floor, path, sizeof path);
-            if ((rc = write_pics(t, i, floor, path)))
-                return rc;
-        }
-    }
     snprintf(path, sizeof path, "%s/%s", dir, RESULTS_SUMMARY);
     if ((rc = outfile_open(&f, path)))
         return rc;
@@ -128,6 +118,26 @@ static int write_files(const study_request *req, const char *dir, const tea_run 
     tea_run_json_trace(&j, t);
     tea_run_json_end(&j);
     return outfile_commit(f);
+}
+
+/* Writes every PICS, summary.csv and its provenance summary.json into `dir`
+ * (a temporary directory, or a core's directory in it). */
+static int write_files(const study_request *req, const char *dir, const tea_run *t, const char *command_line)
+{
+    char path[REPLAY_PATH_MAX];
+    int rc;
+
+    snprintf(path, sizeof path, "%s/%s", dir, RESULTS_GOLDEN);
+    if ((rc = write_pics(t, SIZE_MAX, 0, path)))
+        return rc;
+    for (size_t i = 0; i < t->row_count; i++) {
+        for (int floor = 0; floor <= (t->floor != NULL); floor++) {
+            sampler_file_name(req, dir, &t->rows[i], floor, path, sizeof path);
+            if ((rc = write_pics(t, i, floor, path)))
+                return rc;
+        }
+    }
+    return write_summary(dir, t, command_line);
 }
 
 /* Writes the run's files beside `dir` and moves them in as a set
@@ -293,7 +303,7 @@ static int write_core(void *ctx, size_t k, const tea_run *t)
 static int write_program(const study_request *req, const char *dir, const tea_program *p, const char *command_line)
 {
     char path[REPLAY_PATH_MAX];
-    outfile *f;
+    tea_run t;
     int rc;
 
     snprintf(path, sizeof path, "%s/%s", dir, RESULTS_GOLDEN);
@@ -309,22 +319,10 @@ static int write_program(const study_request *req, const char *dir, const tea_pr
                 return rc;
         }
     }
-    snprintf(path, sizeof path, "%s/%s", dir, RESULTS_SUMMARY);
-    if ((rc = outfile_open(&f, path)))
-        return rc;
-    tea_run_csv_begin(outfile_stream(f));
-    tea_program_csv(outfile_stream(f), p);
-    if ((rc = outfile_commit(f)))
-        return rc;
-    snprintf(path, sizeof path, "%s/%s", dir, RESULTS_PROVENANCE);
-    if ((rc = outfile_open(&f, path)))
-        return rc;
-    json_writer j;
-    json_init(&j, outfile_stream(f));
-    tea_run_json_begin(&j, cli_version(), "replay", command_line);
-    tea_program_json(&j, p);
-    tea_run_json_end(&j);
-    return outfile_commit(f);
+    if ((rc = tea_program_as_run(p, NULL, &t)) == TEA_OK)
+        rc = write_summary(dir, &t, command_line);
+    tea_run_free(&t);
+    return rc;
 }
 
 /* Warns on standard error about each sampler that took fewer than
