@@ -745,6 +745,46 @@ static Bool recording_over = False;      /* stop_recording ran: every thread's r
 static void start_recording(void);
 static void put_serial_switch(UInt serial);
 
+/* The globals a recorded thread's context keeps, each named once: the
+ * global, and where in thread_ctx its copy is (ctx_copy). */
+typedef struct ctx_field {
+    void *global;
+    SizeT offset, size, member_size;
+} ctx_field;
+#define CTX_FIELD(global_, member_)                                                                      \
+    { &(global_), __builtin_offsetof(thread_ctx, member_), sizeof(global_), sizeof(((thread_ctx *)0)->member_) }
+/* The recording state. */
+static const ctx_field ctx_fields[] = {
+    CTX_FIELD(state, state),           CTX_FIELD(skip_left, skip_left),
+    CTX_FIELD(warm_left, warm_left),   CTX_FIELD(window_left, window_left),
+    CTX_FIELD(windows_ended, windows_ended), CTX_FIELD(fast_left, fast_left),
+    CTX_FIELD(window_pending, window_pending), CTX_FIELD(image_due, image_due),
+    CTX_FIELD(fast_wanted, fast_wanted), CTX_FIELD(last_insn_pc, last_insn_pc),
+};
+/* The warm caches' (--warm-caches): the LLC's and the pages' arrays (the
+ * L1 D's tags are copied whole: the translations name its array). */
+static const ctx_field warm_fields[] = {
+    CTX_FIELD(warm_llc.tag, llc_tags),         CTX_FIELD(page_set, page_set),
+    CTX_FIELD(page_set_cap, page_set_cap),     CTX_FIELD(page_set_count, page_set_count),
+    CTX_FIELD(page_new, page_new),             CTX_FIELD(page_new_count, page_new_count),
+    CTX_FIELD(page_new_cap, page_new_cap),     CTX_FIELD(warm_last_page, warm_last_page),
+};
+#define CTX_FIELDS(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Copies `n` fields between their globals and context `c`: into it when
+ * `save`, else out of it. */
+static void ctx_copy(const ctx_field *f, SizeT n, thread_ctx *c, Bool save)
+{
+    for (SizeT i = 0; i < n; i++) {
+        UChar *copy = (UChar *)c + f[i].offset;
+        tl_assert(f[i].size == f[i].member_size);
+        if (save)
+            VG_(memcpy)(copy, f[i].global, f[i].size);
+        else
+            VG_(memcpy)(f[i].global, copy, f[i].size);
+    }
+}
+
 /* The warm caches' state of the thread whose context the globals hold,
  * into `c`, and back. */
 static void warm_save(thread_ctx *c)
@@ -753,14 +793,7 @@ static void warm_save(thread_ctx *c)
     if (!c->l1d_tags)
         c->l1d_tags = VG_(malloc)("tearec.ctx.l1d", n * sizeof *c->l1d_tags);
     VG_(memcpy)(c->l1d_tags, warm_l1d.tag, n * sizeof *c->l1d_tags);
-    c->llc_tags = warm_llc.tag;
-    c->page_set = page_set;
-    c->page_set_cap = page_set_cap;
-    c->page_set_count = page_set_count;
-    c->page_new = page_new;
-    c->page_new_count = page_new_count;
-    c->page_new_cap = page_new_cap;
-    c->warm_last_page = warm_last_page;
+    ctx_copy(warm_fields, CTX_FIELDS(warm_fields), c, True);
 }
 
 /* A thread's warm caches into the globals; a thread new to them gets
@@ -777,14 +810,7 @@ static void warm_load(thread_ctx *c)
         return;
     }
     VG_(memcpy)(warm_l1d.tag, c->l1d_tags, n * sizeof *c->l1d_tags);
-    warm_llc.tag = c->llc_tags;
-    page_set = c->page_set;
-    page_set_cap = c->page_set_cap;
-    page_set_count = c->page_set_count;
-    page_new = c->page_new;
-    page_new_count = c->page_new_count;
-    page_new_cap = c->page_new_cap;
-    warm_last_page = c->warm_last_page;
+    ctx_copy(warm_fields, CTX_FIELDS(warm_fields), c, False);
 }
 
 /* Saves the globals into the context of ctx_serial; its logged branches
@@ -799,16 +825,7 @@ static void ctx_save(void)
         put_branches();
     }
     c->used = True;
-    c->state = state;
-    c->skip_left = skip_left;
-    c->warm_left = warm_left;
-    c->window_left = window_left;
-    c->windows_ended = windows_ended;
-    c->fast_left = fast_left;
-    c->window_pending = window_pending;
-    c->image_due = image_due;
-    c->fast_wanted = fast_wanted;
-    c->last_insn_pc = last_insn_pc;
+    ctx_copy(ctx_fields, CTX_FIELDS(ctx_fields), c, True);
     if (warm_on)
         warm_save(c);
 }
@@ -832,18 +849,11 @@ static void ctx_load(UInt serial)
             start_recording();
         return;
     }
-    state = recording_over ? REC_DONE : c->state;
-    skip_left = c->skip_left;
-    warm_left = c->warm_left;
-    window_left = c->window_left;
-    windows_ended = c->windows_ended;
-    fast_left = c->fast_left;
-    window_pending = c->window_pending;
-    image_due = c->image_due;
-    fast_wanted = c->fast_wanted;
-    last_insn_pc = c->last_insn_pc;
-    if (recording_over)
+    ctx_copy(ctx_fields, CTX_FIELDS(ctx_fields), c, False);
+    if (recording_over) {
+        state = REC_DONE;
         gate_update();
+    }
 }
 
 /* A recorded thread (serial) starts running: its context in the globals. */
