@@ -40,6 +40,18 @@ static void build(pics *p, const cell_spec *cells, size_t n)
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
+/* A report's input without a golden PICS: a `scheme` PICS of `cells` whose
+ * golden total is `golden_cycles`. */
+static void input(view_report_input *in, const char *scheme, uint64_t golden_cycles, const cell_spec *cells, size_t n)
+{
+    memset(in, 0, sizeof *in);
+    pics_info_init(&in->info);
+    pics_info_init(&in->ginfo);
+    snprintf(in->info.scheme, sizeof in->info.scheme, "%s", scheme);
+    in->info.golden_total = golden_cycles * U;
+    build(&in->p, cells, n);
+}
+
 /* Golden, C = 12 cycles: (0x100, base) 6, (0x100, ST-L1) 2, (0x200, base) 4.
  * Sampled, S = 4 samples: (0x100, base) 1, (0x100, ST-L1) 1, (0x200, base) 2;
  * scaled by C/S = 3: 3, 3, 6 cycles. */
@@ -336,16 +348,12 @@ static void table_in_three_formats(void **state)
     int rc = -1;
     (void)state;
 
-    memset(&in, 0, sizeof in);
     memset(&opts, 0, sizeof opts);
     memset(&iv, 0, sizeof iv);
-    pics_info_init(&in.info);
-    pics_info_init(&in.ginfo);
-    snprintf(in.info.scheme, sizeof in.info.scheme, "tea");
+    input(&in, "tea", 12, sampled_cells, COUNT(sampled_cells));
     snprintf(in.ginfo.scheme, sizeof in.ginfo.scheme, "golden");
-    in.info.golden_total = in.ginfo.golden_total = 12 * U;
+    in.ginfo.golden_total = 12 * U;
     build(&in.g, golden_cells, COUNT(golden_cells));
-    build(&in.p, sampled_cells, COUNT(sampled_cells));
     in.has_golden = 1;
     opts.command = "test";
     assert_int_equal(binary_symbolize_open(&z, &in.info.program, &in.info.objects, &opts), TEA_OK);
@@ -413,17 +421,9 @@ static void by_thread(void **state)
     int rc = -1;
     (void)state;
 
-    memset(&a, 0, sizeof a);
-    memset(&b, 0, sizeof b);
     memset(&opts, 0, sizeof opts);
-    pics_info_init(&a.info);
-    pics_info_init(&b.info);
-    snprintf(a.info.scheme, sizeof a.info.scheme, "golden");
-    snprintf(b.info.scheme, sizeof b.info.scheme, "tea");
-    a.info.golden_total = 12 * U;
-    b.info.golden_total = 8 * U;
-    build(&a.p, golden_cells, COUNT(golden_cells));
-    build(&b.p, b_cells, COUNT(b_cells));
+    input(&a, "golden", 12, golden_cells, COUNT(golden_cells));
+    input(&b, "tea", 8, b_cells, COUNT(b_cells));
     opts.command = "test";
     assert_int_equal(binary_symbolize_open(&z, &a.info.program, &a.info.objects, &opts), TEA_OK);
 
