@@ -77,21 +77,21 @@ static int program_extent(const tea_run_options *o, const char *const *paths, si
     return TEA_OK;
 }
 
-int tea_program_frequencies(const tea_run_options *o, const char *name, const char *const *paths, size_t count,
-                            double *freqs, tea_run_options *fixed, double *raised_from_hz)
+int tea_program_frequencies(tea_program *p, const tea_run_options *o, const char *const *paths, size_t count,
+                            double *freqs, tea_run_options *fixed)
 {
     double cycles = 0, cycle_weight = 1;
     uint64_t clock_hz = 0;
     int rc;
 
     *fixed = *o;
-    *raised_from_hz = 0;
+    p->default_freq_hz = p->default_samples = 0;
     if (o->specs)
         return TEA_OK;
     if (o->sample_target_count) {
         if ((rc = program_extent(o, paths, count, 0, &cycles, &clock_hz, &cycle_weight)))
             return rc;
-        return tea_run_choose_frequencies(o, name, cycles, clock_hz, cycle_weight, freqs, fixed);
+        return tea_run_choose_frequencies(o, p->name, cycles, clock_hz, cycle_weight, freqs, fixed);
     }
     /* the default raised only where every core's index tells its length;
      * else the default stands, as for one trace */
@@ -103,7 +103,8 @@ int tea_program_frequencies(const tea_run_options *o, const char *name, const ch
         return rc;
     if (rc || !(freqs[0] = tea_run_raised_default(o, cycles, clock_hz, cycle_weight)))
         return TEA_OK;
-    *raised_from_hz = o->freqs[0];
+    p->default_freq_hz = o->freqs[0];
+    p->default_samples = o->freqs[0] * cycles / (double)clock_hz;
     fixed->freqs = freqs;
     return TEA_OK;
 }
@@ -254,6 +255,8 @@ int tea_program_as_run(const tea_program *p, const char *path, tea_run *out)
     snprintf(out->digest, sizeof out->digest, "%s", p->digest);
     out->sampled = p->sampled;
     out->estimate = p->estimate;
+    out->default_freq_hz = p->default_freq_hz;
+    out->default_samples = p->default_samples;
     if (trace_header_copy(&out->header, &p->header)
         || (p->row_count && !(out->rows = malloc(p->row_count * sizeof *out->rows))))
         return error_set(TEA_ERR_NOMEM, "out of memory");

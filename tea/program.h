@@ -52,6 +52,9 @@ typedef struct tea_program {
     int sampled;                          /* every core a sampled trace: `estimate` holds */
     trace_estimate estimate;              /* cycles, instructions and periods summed, halves in quadrature */
     trace_header header;                  /* the first core's (its program and clock) */
+    double default_freq_hz;               /* the default frequency the program's length raised (0: not
+                                             raised; tea_program_frequencies), as tea_run's */
+    double default_samples;               /* the sample points it would have given the program */
 } tea_program;
 
 /* The program's name: the directory's it came from (a recording's, a
@@ -73,12 +76,13 @@ void tea_program_init(tea_program *p, const char *name);
  * program's length would raise (default_min_samples); then *fixed is `o`
  * with the frequencies chosen from the cores' cycles summed (their clock
  * must agree), into `freqs` (at least max(1, sample_target_count)
- * entries), and *raised_from_hz is the default raised (0: not raised).
- * Errors as tea_run_extent's; TEA_ERR_USAGE for cores of different clocks
- * and, naming the program `name`, for two targets of one frequency.
+ * entries), and p->default_freq_hz and p->default_samples say what the
+ * default was raised from (as tea_run's do). Errors as tea_run_extent's;
+ * TEA_ERR_USAGE for cores of different clocks and, naming the program,
+ * for two targets of one frequency.
  */
-int tea_program_frequencies(const tea_run_options *o, const char *name, const char *const *paths, size_t count,
-                            double *freqs, tea_run_options *fixed, double *raised_from_hz);
+int tea_program_frequencies(tea_program *p, const tea_run_options *o, const char *const *paths, size_t count,
+                            double *freqs, tea_run_options *fixed);
 
 /* Adds a replayed core (its golden PICS, every sampler's and noise floor's,
  * samples, losses, span, records, digest and estimate). Every core must
@@ -95,10 +99,11 @@ int tea_program_errors(tea_program *p, const trace_symmap *functions);
 void tea_program_free(tea_program *p);
 
 /* The program as a run without an engine (replay NULL), for what reads a
- * run's rows (the results CSV and its provenance, tea sweep's figure and
- * warnings): its name, `path` (the caller's; NULL: none), its cores, the
- * first core's header, totals of first cycle 0 and last cycle the
- * core-cycles with the records, its digest, rows and estimate. `out` must
+ * run's rows (the results CSV and its provenance, the figure, what the
+ * commands say of the frequencies and of too few samples): its name,
+ * `path` (the caller's; NULL: none), its cores, the first core's header,
+ * totals of first cycle 0 and last cycle the core-cycles with the records,
+ * its digest, rows, estimate and raised default. `out` must
  * be released with tea_run_free. 0 or TEA_ERR_NOMEM. */
 int tea_program_as_run(const tea_program *p, const char *path, tea_run *out);
 

@@ -322,7 +322,7 @@ int study_run(const study_request *req, const char *path, tea_run *out)
 }
 
 int study_run_program(const study_request *req, const char *const *paths, size_t count, study_core_fn on_core,
-                      void *ctx, tea_program *out, double *raised_from_hz)
+                      void *ctx, tea_program *out)
 {
     tea_run_options o = run_options(req), fixed;
     double freqs[STUDY_MAX_FREQS];
@@ -330,7 +330,7 @@ int study_run_program(const study_request *req, const char *const *paths, size_t
     int rc;
 
     memset(&functions, 0, sizeof functions);
-    if ((rc = tea_program_frequencies(&o, out->name, paths, count, freqs, &fixed, raised_from_hz)))
+    if ((rc = tea_program_frequencies(out, &o, paths, count, freqs, &fixed)))
         return rc;
     for (size_t k = 0; !rc && k < count; k++) {
         tea_run t;

@@ -162,11 +162,10 @@ typedef int (*study_core_fn)(void *ctx, size_t k, const tea_run *core);
  * frequencies resolved for the program as a whole, then each core replayed
  * with the same samplers and handed to `on_core`, then added to `out`
  * (initialized by the caller with tea_program_init), whose errors are
- * computed with the first core's functions. *raised_from_hz: the default
- * frequency the program's length raised (0: none), as tea_run's
- * default_freq_hz.
+ * computed with the first core's functions (out->default_freq_hz: the
+ * default the program's length raised, tea_program_frequencies).
  */
 int study_run_program(const study_request *req, const char *const *paths, size_t count, study_core_fn on_core,
-                      void *ctx, tea_program *out, double *raised_from_hz);
+                      void *ctx, tea_program *out);
 
 #endif

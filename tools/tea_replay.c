@@ -299,11 +299,12 @@ static int write_core(void *ctx, size_t k, const tea_run *t)
     return TEA_OK;
 }
 
-/* Writes the program's PICS, summary.csv and summary.json into `dir`. */
-static int write_program(const study_request *req, const char *dir, const tea_program *p, const char *command_line)
+/* Writes the program's PICS into `dir`, and summary.csv and summary.json
+ * of its run `as` (tea_program_as_run). */
+static int write_program(const study_request *req, const char *dir, const tea_program *p, const tea_run *as,
+                         const char *command_line)
 {
     char path[REPLAY_PATH_MAX];
-    tea_run t;
     int rc;
 
     snprintf(path, sizeof path, "%s/%s", dir, RESULTS_GOLDEN);
@@ -319,23 +320,7 @@ static int write_program(const study_request *req, const char *dir, const tea_pr
                 return rc;
         }
     }
-    if ((rc = tea_program_as_run(p, NULL, &t)) == TEA_OK)
-        rc = write_summary(dir, &t, command_line);
-    tea_run_free(&t);
-    return rc;
-}
-
-/* Warns on standard error about each sampler that took fewer than
- * TEA_RUN_MIN_SAMPLES samples over all the program's cores. */
-static void warn_few_program_samples(const tea_program *p)
-{
-    for (size_t i = 0; i < p->row_count; i++)
-        if (p->rows[i].samples < TEA_RUN_MIN_SAMPLES)
-            fprintf(stderr, "tea replay: warning: %s: %s at %.15g Hz took %llu samples over the program's %zu "
-                            "cores, fewer than %d: too few for the error to mean much (--samples K chooses "
-                            "the frequency for K)\n",
-                    p->name, p->rows[i].label, p->rows[i].spec.frequency_hz,
-                    (unsigned long long)p->rows[i].samples, p->cores, TEA_RUN_MIN_SAMPLES);
+    return write_summary(dir, as, command_line);
 }
 
 /* Replays `count` traces as the cores of one program into `dir`: each
@@ -347,8 +332,8 @@ static int replay_program(const study_request *req, const char *const *paths, si
     progress_meter meter;
     program_replay pr = { .req = req, .command_line = command_line };
     char name[TEA_RUN_NAME_MAX];
-    double raised_from_hz = 0;
     tea_program p;
+    tea_run as;
     outdir *d = NULL;
     int rc;
 
@@ -357,6 +342,7 @@ static int replay_program(const study_request *req, const char *const *paths, si
     tea_program_core_names(paths, count, pr.names);
     tea_program_name(paths, from_dir, name, sizeof name);
     tea_program_init(&p, name);
+    memset(&as, 0, sizeof as);
     if ((rc = outdir_open(&d, dir, results_is_dir_file)))
         goto done;
     pr.dir = outdir_path(d);
@@ -367,28 +353,26 @@ static int replay_program(const study_request *req, const char *const *paths, si
     printf("program: %s, %zu cores\n", name, count);
     progress_start(&meter, req->progress, stderr, "tea replay", "records", 0);
     with_meter.meter = &meter;
-    rc = study_run_program(&with_meter, paths, count, write_core, &pr, &p, &raised_from_hz);
+    rc = study_run_program(&with_meter, paths, count, write_core, &pr, &p);
     progress_end(&meter);
-    if (!rc)
-        rc = write_program(req, pr.dir, &p, command_line);
+    if (!rc && !(rc = tea_program_as_run(&p, NULL, &as)))
+        rc = write_program(req, pr.dir, &p, &as, command_line);
     if (!rc) {
         rc = outdir_commit(d);
         d = NULL;
     }
     if (!rc) {
-        if (raised_from_hz > 0 && p.row_count)
-            fprintf(stderr, "tea replay: %s: the default %.15g Hz gives the program's cores fewer than %d samples "
-                            "in all; replaying at %.15g Hz (--freq %.15g keeps the default)\n",
-                    name, raised_from_hz, TEA_RUN_DEFAULT_SAMPLES, p.rows ? p.rows[0].spec.frequency_hz : 0.0,
-                    raised_from_hz);
+        tea_run_say_chosen_frequencies(&as, req->sample_targets, req->sample_target_count, stderr, "tea replay");
+        tea_run_say_raised_default(&as, stderr, "tea replay");
         printf("program: %llu core-cycles, %llu records; %.0f cycles attributed\n", (unsigned long long)p.cycles,
                (unsigned long long)p.records, (double)p.golden.info.golden_total / PICS_UNIT);
         printf("output: %s (the program's; each core's under %s/)\n\n", dir, RESULTS_CORES);
         print_rows(req, p.rows, p.row_count, p.floors != NULL);
-        warn_few_program_samples(&p);
+        tea_run_warn_few_samples(&as, stderr, "tea replay", req->sample_target_count ? NULL : "--freq");
     }
 done:
     outdir_abort(d);
+    tea_run_free(&as);
     tea_program_free(&p);
     free(pr.names);
     return rc;

@@ -74,14 +74,13 @@ static int run_program_job(const study_request *req, sweep_job *job)
 {
     char **paths = NULL, name[TEA_RUN_NAME_MAX];
     size_t count = 0;
-    double raised_from_hz = 0;
     tea_program p;
     int rc;
 
     tea_program_name(NULL, job->path, name, sizeof name);
     tea_program_init(&p, name);
     if (!(rc = tea_program_core_files(job->path, &paths, &count))
-        && !(rc = study_run_program(req, (const char *const *)paths, count, NULL, NULL, &p, &raised_from_hz)))
+        && !(rc = study_run_program(req, (const char *const *)paths, count, NULL, NULL, &p)))
         rc = tea_program_as_run(&p, job->path, &job->result);
     tea_program_free(&p);
     tea_program_core_files_free(paths, count);
