@@ -158,25 +158,9 @@
 #include "pub_tool_xarray.h"
 #include "libvex_guest_amd64.h"
 
+#include "bbv.h"
+#include "core.h"
 #include "stream.h"
-
-/* Valgrind core internals beyond the tool interface. The tool is linked
- * statically against this Valgrind's libcoregrind, so a mismatch fails at
- * link time, never at run time:
- *   - whether an exec is run under Valgrind (its --trace-children), cleared
- *     in a forked child whose programs are not recorded;
- *   - the options an exec'd image is started with, where the stream's
- *     descriptor number is updated;
- *   - the first descriptor of Valgrind's own (the program sees those below),
- *     and the one holding the program's file, whose path it names;
- *   - fcntl and raw system calls (connect has no tool wrapper). */
-extern Bool VG_(clo_trace_children);
-extern XArray *VG_(args_for_valgrind);
-extern Int VG_(cl_exec_fd); /* the program's file, open (its path for /proc/self/exe) */
-extern Int VG_(fd_hard_limit);
-extern Int VG_(fcntl)(Int fd, Int cmd, Addr arg);
-extern SysRes VG_(do_syscall)(UWord sysno, RegWord a1, RegWord a2, RegWord a3, RegWord a4, RegWord a5, RegWord a6,
-                              RegWord a7, RegWord a8);
 
 /* The output buffer, in words; flushed when fewer than BUF_SLACK remain (the
  * most one instruction and its accesses, or one object record, can add). */
@@ -221,6 +205,8 @@ static Long clo_sample_length = 0;       /* ... of this many timed instructions 
 static const HChar *clo_children = NULL; /* tea record's socket for children's streams, or NULL */
 static const HChar *clo_sample_starts = NULL; /* listed windows: "S0,S1,..." */
 static const HChar *clo_warm_caches = NULL;   /* the caches to keep warm (parse_warm_caches) */
+static const HChar *clo_bbv_out = NULL;       /* --bbv-out=PREFIX: basic-block vectors per thread (bbv.h) */
+static Long clo_bbv_interval = 0;             /* ... in intervals of N instructions */
 static Long clo_branch_warmup = 0;            /* the branches of a fast-forward's last N instructions train
                                                  the predictor */
 
@@ -872,6 +858,10 @@ static void ctx_switch(UInt serial)
 static void tearec_start_client_code(ThreadId tid, ULong blocks)
 {
     (void)blocks;
+    if (clo_bbv_out) {
+        tearec_bbv_running(serial_of[tid]);
+        return;
+    }
     count_for(thread_key(tid));
     if (is_recorded(tid)) {
         if (other_thread_running) {
@@ -1874,6 +1864,39 @@ static Bool block_starts_region(const IRSB *sb)
     return False;
 }
 
+/* --bbv-out: the block as it runs (CPUID answers fixed, add_statement),
+ * with the count of its instructions through each exit (bbv.h; a rep's
+ * passes VEX unrolled in the block counting once). */
+static IRSB *bbv_instrument(IRSB *sb_in)
+{
+    IRSB *sb = deepCopyIRSBExceptStmts(sb_in);
+    Addr block = 0, first_rep = 0, last_rep = 0, prev = 0;
+    UInt seen = 0, exit = 0;
+
+    for (Int i = 0; i < sb_in->stmts_used; i++) {
+        IRStmt *st = sb_in->stmts[i];
+        if (!st)
+            continue;
+        if (st->tag == Ist_IMark) {
+            Addr pc = (Addr)st->Ist.IMark.addr;
+            Bool rep = is_rep_string(pc, st->Ist.IMark.len);
+            if (!seen) {
+                block = pc;
+                first_rep = rep ? pc : 0;
+            }
+            seen += !(rep && seen && pc == prev);
+            last_rep = rep ? pc : 0;
+            prev = pc;
+        } else if (st->tag == Ist_Exit && seen) {
+            tearec_bbv_add_count(sb, st->Ist.Exit.guard, block, exit++, seen, first_rep, last_rep);
+        }
+        add_statement(sb, st);
+    }
+    if (seen)
+        tearec_bbv_add_count(sb, NULL, block, exit, seen, first_rep, last_rep);
+    return sb;
+}
+
 static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const VexGuestLayout *layout,
                                const VexGuestExtents *vge, const VexArchInfo *archinfo_host, IRType gWordTy,
                                IRType hWordTy)
@@ -1897,6 +1920,8 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
     (void)hWordTy;
     if (gWordTy != Ity_I64)
         VG_(tool_panic)("tearec: 64-bit guests only");
+    if (clo_bbv_out)
+        return bbv_instrument(sb_in);
     if (state == REC_DONE)
         return only_cpuid_fixed(sb_in); /* nothing more to record */
     insns = block_insns(sb_in);
@@ -1998,6 +2023,13 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
 
 static void go_dual(ThreadId parent);
 
+/* A thread ends: with --bbv-out, its last interval is written. */
+static void tearec_thread_exit(ThreadId tid)
+{
+    if (clo_bbv_out && tid < VG_N_THREADS)
+        tearec_bbv_thread_exit(serial_of[tid]);
+}
+
 /* A thread is created: counted for the trace's header; with several
  * threads, given its serial. */
 static void tearec_thread_created(ThreadId parent, ThreadId child)
@@ -2098,6 +2130,10 @@ static void tearec_fork_child(ThreadId tid)
     Int parent_fd = clo_fd, fd = clo_children ? connect_child_stream() : -1;
 
     (void)tid;
+    if (clo_bbv_out) { /* the vectors are the parent's */
+        tearec_bbv_forget();
+        return;
+    }
     buf_len = 0;
     state = REC_DONE;
     cur_on = False;
@@ -2165,6 +2201,8 @@ static Bool tearec_option(const HChar *arg)
     } else if VG_STR_CLO (arg, "--sample-starts", clo_sample_starts) {
     } else if VG_STR_CLO (arg, "--warm-caches", clo_warm_caches) {
     } else if VG_BINT_CLO (arg, "--branch-warmup", clo_branch_warmup, 0, (1LL << 62)) {
+    } else if VG_STR_CLO (arg, "--bbv-out", clo_bbv_out) {
+    } else if VG_BINT_CLO (arg, "--bbv-interval", clo_bbv_interval, 1, (1LL << 62)) {
     } else
         return False;
     return True;
@@ -2194,7 +2232,10 @@ static void tearec_usage(void)
      "                             keep the L1 D, the LLC and the touched pages\n"
      "                             warm through fast-forwards; send them when one ends\n"
      "    --branch-warmup=N        send the branches of the last N instructions of\n"
-     "                             every fast-forward, to train the predictor [0]\n");
+     "                             every fast-forward, to train the predictor [0]\n"
+     "    --bbv-out=PREFIX         record nothing: write each thread's basic-block\n"
+     "                             vectors to PREFIX.N (N its number by creation)\n"
+     "    --bbv-interval=N         ... in intervals of N instructions\n");
 }
 
 static void tearec_debug_usage(void) {}
@@ -2299,6 +2340,16 @@ static void tearec_post_clo_init(void)
      * first branch jumped away. */
     VG_(clo_vex_control).guest_chase = False;
     hide_rdtscp = !host_has_rdtscp();
+    if (clo_bbv_out) {
+        if (clo_bbv_interval < 1)
+            VG_(fmsg_bad_option)("--bbv-out", "needs --bbv-interval=N\n");
+        serial_of = VG_(calloc)("tearec.serials", VG_N_THREADS, sizeof *serial_of);
+        serial_of[MAIN_THREAD] = MAIN_THREAD;
+        reps_once = True;
+        state = REC_DONE;
+        tearec_bbv_init(clo_bbv_out, (ULong)clo_bbv_interval);
+        return;
+    }
     if (clo_fd < 0)
         VG_(fmsg_bad_option)("--tea-fd", "tearec needs --tea-fd=N (it is started by tea record)\n");
     if (clo_sample_starts) {
@@ -2352,6 +2403,10 @@ static void tearec_post_clo_init(void)
 static void tearec_fini(Int exitcode)
 {
     (void)exitcode;
+    if (clo_bbv_out) {
+        tearec_bbv_fini();
+        return;
+    }
     put_count();
     stop_recording(TEAREC_STREAM_STOP_EXIT);
     flush();
@@ -2368,6 +2423,7 @@ static void tearec_pre_clo_init(void)
     VG_(needs_command_line_options)(tearec_option, tearec_usage, tearec_debug_usage);
     VG_(needs_client_requests)(tearec_client_request);
     VG_(track_pre_thread_ll_create)(tearec_thread_created);
+    VG_(track_pre_thread_ll_exit)(tearec_thread_exit);
     VG_(track_start_client_code)(tearec_start_client_code);
     VG_(needs_syscall_wrapper)(tearec_pre_syscall, tearec_post_syscall);
     VG_(atfork)(NULL, NULL, tearec_fork_child);
