@@ -22,6 +22,7 @@ typedef struct simpoint_line {
     double weight;
     uint64_t first;
     uint64_t cluster;
+    uint32_t thread; /* its section's thread, 0 before any */
 } simpoint_line;
 
 const char *record_skip_blanks(const char *p)
@@ -88,14 +89,37 @@ static int comment_interval(const char *text, uint64_t *interval)
     return 1;
 }
 
-/* Reads every line of `path` into a new array, and the interval its
- * comment names into *interval (when not NULL; 0 when none does). */
+/* Whether `text` is the comment that starts a thread's section
+ * (RECORD_SIMPOINT_THREAD_COMMENT and a number from 1), the number into
+ * *thread; -1 when it starts so but the number is not one. */
+static int comment_thread(const char *text, uint32_t *thread)
+{
+    const char *p = record_skip_blanks(text);
+    size_t n = strlen(RECORD_SIMPOINT_THREAD_COMMENT);
+    uint64_t v;
+
+    if (strncmp(p, RECORD_SIMPOINT_THREAD_COMMENT, n) != 0)
+        return 0;
+    p += n;
+    if (record_parse_u64(&p, &v) || v == 0 || v > UINT32_MAX)
+        return -1;
+    p = record_skip_blanks(p);
+    if (*p != '\n' && *p != '\0')
+        return -1;
+    *thread = (uint32_t)v;
+    return 1;
+}
+
+/* Reads every line of `path` into a new array (each with the thread of
+ * its section), and the interval its comment names into *interval (when
+ * not NULL; 0 when none does). */
 static int read_lines(const char *path, int weighted, simpoint_line **lines, size_t *count, uint64_t *interval)
 {
     FILE *f = fopen(path, "r");
     char *text = NULL;
     size_t cap = 0, line_no = 0, room = 0;
     int rc = TEA_OK;
+    uint32_t thread = 0;
 
     *lines = NULL;
     *count = 0;
@@ -109,8 +133,14 @@ static int read_lines(const char *path, int weighted, simpoint_line **lines, siz
         line_no++;
         if (r == 1 && interval && !*interval)
             comment_interval(text, interval);
+        if (r == 1 && comment_thread(text, &thread) < 0) {
+            rc = error_set(TEA_ERR_FORMAT, "%s, line %zu: expected \"%sN\" with N from 1", path, line_no,
+                           RECORD_SIMPOINT_THREAD_COMMENT);
+            break;
+        }
         if (r == 1)
             continue;
+        got.thread = thread;
         if (r < 0) {
             rc = error_set(TEA_ERR_FORMAT, "%s, line %zu: expected \"%s CLUSTER\"%s", path, line_no,
                            weighted ? "WEIGHT" : "INTERVAL", weighted ? " with 0 < WEIGHT <= 1" : "");
@@ -146,19 +176,46 @@ static int read_lines(const char *path, int weighted, simpoint_line **lines, siz
     return rc;
 }
 
-static int by_interval(const void *a, const void *b)
+/* By thread, then interval. */
+static int by_thread_interval(const void *a, const void *b)
 {
     const record_simpoint *x = a, *y = b;
+    if (x->thread != y->thread)
+        return x->thread < y->thread ? -1 : 1;
     return x->interval < y->interval ? -1 : x->interval > y->interval;
 }
 
-/* The index of `cluster` among the weights' lines, or `n` when absent. */
-static size_t find_cluster(const simpoint_line *weights, size_t n, uint64_t cluster)
+/* The index of thread `thread`'s `cluster` among the lines, or `n` when
+ * absent. */
+static size_t find_cluster(const simpoint_line *lines, size_t n, uint32_t thread, uint64_t cluster)
 {
     size_t i = 0;
-    while (i < n && weights[i].cluster != cluster)
+    while (i < n && (lines[i].cluster != cluster || lines[i].thread != thread))
         i++;
     return i;
+}
+
+/* " (thread N)" for a line in thread N's section, "" outside sections,
+ * into buf. */
+static const char *thread_note(uint32_t thread, char *buf, size_t size)
+{
+    if (!thread)
+        return "";
+    snprintf(buf, size, " (thread %u)", (unsigned)thread);
+    return buf;
+}
+
+/* Whether the lines are all in threads' sections or all outside. */
+static int sections_agree(const simpoint_line *lines, size_t n, const simpoint_line *other, size_t m)
+{
+    int sectioned = n ? lines[0].thread != 0 : 0;
+    for (size_t i = 0; i < n; i++)
+        if ((lines[i].thread != 0) != sectioned)
+            return 0;
+    for (size_t i = 0; i < m; i++)
+        if ((other[i].thread != 0) != sectioned)
+            return 0;
+    return 1;
 }
 
 /* Pairs each region with its cluster's weight: both files' clusters must
@@ -166,39 +223,46 @@ static size_t find_cluster(const simpoint_line *weights, size_t n, uint64_t clus
 static int pair(record_simpoint_list *out, const simpoint_line *points, size_t np, const simpoint_line *weights,
                 size_t nw, const char *simpoints_path, const char *weights_path)
 {
-    double sum = 0;
+    char note[32];
 
     assert(np <= RECORD_SIMPOINTS_MAX && nw <= RECORD_SIMPOINTS_MAX); /* read_lines caps both files */
+    if (!sections_agree(points, np, weights, nw))
+        return error_set(TEA_ERR_FORMAT, "%s and %s: every line in a \"%sN\" section, or none", simpoints_path,
+                         weights_path, RECORD_SIMPOINT_THREAD_COMMENT);
     for (size_t i = 0; i < nw; i++) {
-        if (find_cluster(weights, i, weights[i].cluster) < i)
-            return error_set(TEA_ERR_FORMAT, "%s: cluster %llu has two weights", weights_path,
-                             (unsigned long long)weights[i].cluster);
-        sum += weights[i].weight;
+        double sum = 0;
+        if (find_cluster(weights, i, weights[i].thread, weights[i].cluster) < i)
+            return error_set(TEA_ERR_FORMAT, "%s: cluster %llu%s has two weights", weights_path,
+                             (unsigned long long)weights[i].cluster, thread_note(weights[i].thread, note, sizeof note));
+        for (size_t j = 0; j <= i; j++) /* a thread's weights so far, checked at each of its lines */
+            sum += weights[j].thread == weights[i].thread ? weights[j].weight : 0;
+        if (sum > 1 + WEIGHT_SUM_SLACK)
+            return error_set(TEA_ERR_FORMAT, "%s: the weights%s sum to %.6g, more than 1", weights_path,
+                             thread_note(weights[i].thread, note, sizeof note), sum);
     }
-    if (sum > 1 + WEIGHT_SUM_SLACK)
-        return error_set(TEA_ERR_FORMAT, "%s: the weights sum to %.6g, more than 1", weights_path, sum);
     if (np != nw)
         return error_set(TEA_ERR_FORMAT, "%s has %zu regions and %s %zu weights: one weight per region's cluster",
                          simpoints_path, np, weights_path, nw);
     for (size_t i = 0; i < np; i++) {
-        size_t w = find_cluster(weights, nw, points[i].cluster);
+        size_t w = find_cluster(weights, nw, points[i].thread, points[i].cluster);
         if (w == nw)
-            return error_set(TEA_ERR_FORMAT, "%s: cluster %llu (interval %llu) has no weight in %s", simpoints_path,
-                             (unsigned long long)points[i].cluster, (unsigned long long)points[i].first,
-                             weights_path);
-        out->regions[i] = (record_simpoint){ points[i].first, points[i].cluster, weights[w].weight };
+            return error_set(TEA_ERR_FORMAT, "%s: cluster %llu%s (interval %llu) has no weight in %s", simpoints_path,
+                             (unsigned long long)points[i].cluster, thread_note(points[i].thread, note, sizeof note),
+                             (unsigned long long)points[i].first, weights_path);
+        out->regions[i] = (record_simpoint){ points[i].first, points[i].cluster, weights[w].weight, points[i].thread };
     }
-    qsort(out->regions, np, sizeof *out->regions, by_interval);
+    qsort(out->regions, np, sizeof *out->regions, by_thread_interval);
     for (size_t i = 1; i < np; i++) {
-        assert(out->regions[i - 1].interval <= out->regions[i].interval); /* qsort: by interval */
-        if (out->regions[i].interval == out->regions[i - 1].interval)
-            return error_set(TEA_ERR_FORMAT, "%s: interval %llu is given twice", simpoints_path,
-                             (unsigned long long)out->regions[i].interval);
+        const record_simpoint *r = &out->regions[i], *before = &out->regions[i - 1];
+        assert(by_thread_interval(before, r) <= 0); /* qsort: by thread, then interval */
+        if (r->thread == before->thread && r->interval == before->interval)
+            return error_set(TEA_ERR_FORMAT, "%s: interval %llu%s is given twice", simpoints_path,
+                             (unsigned long long)r->interval, thread_note(r->thread, note, sizeof note));
     }
     for (size_t i = 0; i < np; i++)
-        if (find_cluster(points, i, points[i].cluster) < i)
-            return error_set(TEA_ERR_FORMAT, "%s: cluster %llu has two regions", simpoints_path,
-                             (unsigned long long)points[i].cluster);
+        if (find_cluster(points, i, points[i].thread, points[i].cluster) < i)
+            return error_set(TEA_ERR_FORMAT, "%s: cluster %llu%s has two regions", simpoints_path,
+                             (unsigned long long)points[i].cluster, thread_note(points[i].thread, note, sizeof note));
     out->count = np;
     return TEA_OK;
 }
@@ -224,6 +288,23 @@ done:
     if (rc)
         record_simpoint_free(out);
     return rc;
+}
+
+int record_simpoint_threaded(const record_simpoint_list *l)
+{
+    return l->count && l->regions[0].thread != 0;
+}
+
+void record_simpoint_thread(const record_simpoint_list *l, uint32_t thread, record_simpoint_list *view)
+{
+    size_t first = 0, n = 0;
+    while (first < l->count && l->regions[first].thread != thread)
+        first++;
+    while (first + n < l->count && l->regions[first + n].thread == thread)
+        n++;
+    view->regions = n ? l->regions + first : NULL;
+    view->count = n;
+    view->interval = l->interval;
 }
 
 int record_simpoint_check_fit(const record_simpoint_list *l, uint64_t intervals, uint64_t interval)
@@ -268,6 +349,8 @@ static int write_file(const record_simpoint_list *l, const char *path, int weigh
                 RECORD_SIMPOINT_INTERVAL_COMMENT, (unsigned long long)l->interval);
     for (size_t i = 0; !rc && i < l->count; i++) {
         const record_simpoint *r = &l->regions[i];
+        if (r->thread && (i == 0 || l->regions[i - 1].thread != r->thread))
+            fprintf(outfile_stream(*out), "%s%u\n", RECORD_SIMPOINT_THREAD_COMMENT, (unsigned)r->thread);
         if (weighted)
             fprintf(outfile_stream(*out), "%.9g %llu\n", r->weight, (unsigned long long)r->cluster);
         else

@@ -10,11 +10,18 @@
  *   --weights FILE     one line per cluster: "WEIGHT CLUSTER", the share of
  *                      all intervals (0 < WEIGHT <= 1) that the cluster holds.
  *
- * Blank lines and lines starting with '#' are skipped, but for one: a
+ * Blank lines and lines starting with '#' are skipped, but for two: a
  * line "# interval N ..." in the regions' file (as tea simpoint writes
- * it) names the interval, N instructions, the files were made for. Every region's
- * cluster needs exactly one weight and every weight a region. The regions
- * come out in the order of their intervals.
+ * it) names the interval, N instructions, the files were made for; and a
+ * line "# thread N" starts thread N's section (tea simpoint --thread
+ * writes one per thread, in both files; N the thread's number by
+ * creation, 1 the main thread): the lines after it, to the next section,
+ * are that thread's regions and weights, each thread's as SimPoint 3
+ * writes one program's (a thread's own intervals, counted on its own
+ * instructions; clusters numbered per thread). Either every line is in a
+ * section or none is. Every region's cluster needs exactly one weight
+ * (of its thread) and every weight a region. The regions come out by
+ * thread, then in the order of their intervals.
  */
 #ifndef TEA_RECORD_SIMPOINT_H
 #define TEA_RECORD_SIMPOINT_H
@@ -25,17 +32,20 @@
 typedef struct record_simpoint {
     uint64_t interval;   /* the region's interval index */
     uint64_t cluster;    /* its cluster's id */
-    double weight;       /* the share of the run's intervals it stands for */
+    double weight;       /* the share of the run's (its thread's) intervals it stands for */
+    uint32_t thread;     /* its section's thread (from 1); 0: the file has no sections */
 } record_simpoint;
 
 typedef struct record_simpoint_list {
-    record_simpoint *regions; /* by increasing interval */
+    record_simpoint *regions; /* by thread, then increasing interval */
     size_t count;
     uint64_t interval;         /* instructions per interval, as the regions' file names it; 0: it does not */
 } record_simpoint_list;
 
 /* The comment that names the interval, before the number. */
 #define RECORD_SIMPOINT_INTERVAL_COMMENT "# interval "
+/* The comment that starts a thread's section, before its number. */
+#define RECORD_SIMPOINT_THREAD_COMMENT "# thread "
 
 
 /* Most regions a list holds. */
@@ -45,9 +55,17 @@ typedef struct record_simpoint_list {
  * name the file and line: TEA_ERR_IO (unreadable), TEA_ERR_FORMAT (a line
  * that is not two numbers, a weight outside (0, 1], an interval or cluster
  * given twice, a cluster without a weight or a weight without a region,
- * weights summing to more than 1.01, no region, more than
- * RECORD_SIMPOINTS_MAX), TEA_ERR_NOMEM. */
+ * weights summing to more than 1.01 (a thread's), no region, more than
+ * RECORD_SIMPOINTS_MAX, a line outside sections where others are in
+ * one), TEA_ERR_NOMEM. */
 int record_simpoint_read(record_simpoint_list *out, const char *simpoints_path, const char *weights_path);
+
+/* Whether the list's regions are threads' (the files had sections). */
+int record_simpoint_threaded(const record_simpoint_list *l);
+
+/* Thread `thread`'s regions of `l` into *view, which points into `l` (and
+ * is not freed): count 0 when it has none. */
+void record_simpoint_thread(const record_simpoint_list *l, uint32_t thread, record_simpoint_list *view);
 
 /* A run has a first tenth to test (check_fit) from this many intervals. */
 #define RECORD_SIMPOINT_TENTH_MIN_INTERVALS 10
@@ -68,7 +86,9 @@ int record_simpoint_check_fit(const record_simpoint_list *l, uint64_t intervals,
 void record_simpoint_integer_weights(const record_simpoint_list *l, uint64_t intervals, uint64_t *out);
 
 /* Writes `l` as SimPoint's two files (the format above; a weight with 9
- * significant digits; the interval's comment first when l->interval), each whole or not at all (common/outfile.h). 0,
+ * significant digits; the interval's comment first when l->interval; a
+ * section per thread when its regions have threads), each whole or not
+ * at all (common/outfile.h). 0,
  * TEA_ERR_USAGE (a path that cannot be an output), TEA_ERR_IO. */
 int record_simpoint_write(const record_simpoint_list *l, const char *simpoints_path, const char *weights_path);
 

@@ -442,7 +442,7 @@ static void simpoint_weights(void **state)
 {
     char *out = test_temp_path("simpoint.tea");
     stream s = { .n = 0 };
-    record_simpoint regions[2] = { { 0, 0, 0.2 }, { 3, 1, 0.8 } };
+    record_simpoint regions[2] = { { 0, 0, 0.2, 0 }, { 3, 1, 0.8, 0 } };
     record_simpoint_list list = { .regions = regions, .count = 2 };
     const uint64_t starts[2] = { 0, 30 };
     record_run_options o;

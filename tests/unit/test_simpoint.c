@@ -134,6 +134,76 @@ static void checks_the_regions_fit_the_run(void **state)
     record_simpoint_free(&l);
 }
 
+/* Whether the file at `path` holds exactly `text`. */
+static void assert_file_is(const char *path, const char *text)
+{
+    uint8_t *data;
+    size_t size;
+    test_read_file(path, &data, &size);
+    assert_int_equal(size, strlen(text));
+    assert_memory_equal(data, text, size);
+    free(data);
+}
+
+/* Threads' sections (tea simpoint --thread): each thread's regions with
+ * its own clusters' weights (cluster 0 in both threads, each thread's
+ * weights summing to 1), sorted by thread then interval; a thread's view;
+ * written back as the same sections. */
+static void reads_and_writes_threads_sections(void **state)
+{
+    record_simpoint_list l, view;
+    char *p = test_temp_path("threads.simpoints"), *w = test_temp_path("threads.weights");
+    (void)state;
+    assert_int_equal(read_pair("# interval 1000\n# thread 3\n9 0\n# thread 1\n4 1\n2 0\n",
+                               "# thread 1\n0.25 0\n0.75 1\n# thread 3\n1 0\n", &l),
+                     0);
+    assert_int_equal(l.count, 3);
+    assert_true(record_simpoint_threaded(&l));
+    assert_true(l.regions[0].thread == 1 && l.regions[0].interval == 2 && l.regions[0].weight == 0.25);
+    assert_true(l.regions[1].thread == 1 && l.regions[1].interval == 4 && l.regions[1].weight == 0.75);
+    assert_true(l.regions[2].thread == 3 && l.regions[2].interval == 9 && l.regions[2].weight == 1);
+    record_simpoint_thread(&l, 3, &view);
+    assert_true(view.count == 1 && view.regions == l.regions + 2 && view.interval == 1000);
+    record_simpoint_thread(&l, 2, &view);
+    assert_true(view.count == 0 && !view.regions);
+    assert_int_equal(record_simpoint_write(&l, p, w), 0);
+    assert_file_is(p, "# interval 1000 instructions (exp-bbv's --interval-size)\n# thread 1\n2 0\n4 1\n"
+                      "# thread 3\n9 0\n");
+    assert_file_is(w, "# thread 1\n0.25 0\n0.75 1\n# thread 3\n1 0\n");
+    record_simpoint_free(&l);
+    assert_int_equal(read_pair("1 0\n", "1 0\n", &l), 0);
+    assert_false(record_simpoint_threaded(&l));
+    record_simpoint_free(&l);
+    remove(p);
+    remove(w);
+    free(p);
+    free(w);
+}
+
+/* Sections checked per thread: a thread's weights over 1, a cluster with
+ * no weight in its own thread (thread 1 has cluster 1's), lines outside sections beside sections, a
+ * bad thread number. */
+static void refuses_bad_threads_sections(void **state)
+{
+    static const struct {
+        const char *points, *weights, *message;
+    } bad[] = {
+        { "# thread 1\n3 0\n4 1\n", "# thread 1\n0.6 0\n0.6 1\n", "the weights (thread 1) sum to 1.2" },
+        { "# thread 1\n3 0\n5 1\n# thread 2\n3 1\n", "# thread 1\n0.5 0\n0.5 1\n# thread 2\n1 0\n",
+          "cluster 1 (thread 2) (interval 3) has no weight" },
+        { "3 0\n# thread 2\n3 0\n", "1 0\n# thread 2\n1 0\n", "every line in a \"# thread N\" section, or none" },
+        { "# thread 0\n3 0\n", "# thread 0\n1 0\n", "simpoints, line 1: expected \"# thread N\" with N from 1" },
+        { "# thread 2\n3 0\n3 1\n", "# thread 2\n0.5 0\n0.5 1\n", "interval 3 (thread 2) is given twice" },
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        record_simpoint_list l;
+        assert_int_equal(read_pair(bad[i].points, bad[i].weights, &l), TEA_ERR_FORMAT);
+        if (!strstr(error_message(), bad[i].message))
+            fail_msg("case %zu: '%s' does not say '%s'", i, error_message(), bad[i].message);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -141,6 +211,8 @@ int main(void)
         cmocka_unit_test(refuses_bad_files),
         cmocka_unit_test(takes_rounded_and_partial_weights),
         cmocka_unit_test(checks_the_regions_fit_the_run),
+        cmocka_unit_test(reads_and_writes_threads_sections),
+        cmocka_unit_test(refuses_bad_threads_sections),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
