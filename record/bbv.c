@@ -3,6 +3,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "bbv.h"
+#include "session.h"
 #include "simpoint.h"
 #include "common/cleanup.h"
 #include "common/error.h"
@@ -11,6 +12,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,50 +135,64 @@ int record_bbv_read(record_bbv *out, const char *path, uint64_t seed)
     return rc;
 }
 
-/* The child's side of record_bbv_run: execs valgrind. */
-static void exec_valgrind(const char *valgrind, uint64_t interval, const char *bb_path, char *const argv[])
+/* How a vectors' run runs valgrind: the tool and its options. */
+typedef struct bbv_tool {
+    const char *name;          /* the tool's name (--tool=) */
+    const char *interval_opt;  /* its option for the interval, before the number */
+    const char *out_opt;       /* its option for the output, before the path */
+    const char *lib;           /* VALGRIND_LIB (the tool's directory), or NULL */
+} bbv_tool;
+
+static const bbv_tool exp_bbv = { "exp-bbv", "--interval-size=", "--bb-out-file=", NULL };
+
+/* The child's side of run_tool: execs valgrind. */
+static void exec_valgrind(const char *valgrind, const bbv_tool *tool, uint64_t interval, const char *out,
+                          char *const argv[])
 {
-    char interval_opt[64], *out_opt;
+    char interval_opt[64], tool_opt[64], *out_opt;
     size_t argc = 0, n = 0;
     char **args;
 
     while (argv[argc])
         argc++;
-    out_opt = malloc(strlen(bb_path) + sizeof "--bb-out-file=");
-    args = calloc(argc + 7, sizeof *args); /* 6 options, the program and its arguments, a NULL */
+    out_opt = malloc(strlen(out) + strlen(tool->out_opt) + 1);
+    args = calloc(argc + 8, sizeof *args); /* 7 options, the program and its arguments, a NULL */
     if (!out_opt || !args)
         _exit(EXIT_CANNOT_RUN);
-    snprintf(interval_opt, sizeof interval_opt, "--interval-size=%llu", (unsigned long long)interval);
-    sprintf(out_opt, "--bb-out-file=%s", bb_path);
+    snprintf(tool_opt, sizeof tool_opt, "--tool=%s", tool->name);
+    snprintf(interval_opt, sizeof interval_opt, "%s%llu", tool->interval_opt, (unsigned long long)interval);
+    sprintf(out_opt, "%s%s", tool->out_opt, out);
     args[n++] = (char *)valgrind;
     args[n++] = "-q";
-    args[n++] = "--tool=exp-bbv";
+    args[n++] = "--vgdb=no"; /* no gdbserver, whose FIFOs a killed Valgrind leaves behind */
+    args[n++] = tool_opt;
     args[n++] = interval_opt;
     args[n++] = out_opt;
     args[n++] = "--";
-    assert(n == 6); /* the room calloc made before argv */
+    assert(n == 7); /* the room calloc made before argv */
     memcpy(args + n, argv, argc * sizeof *args);
+    if (tool->lib)
+        setenv("VALGRIND_LIB", tool->lib, 1);
     execvp(valgrind, args);
     fprintf(stderr, "tea simpoint: cannot run %s: %s\n", valgrind, strerror(errno));
     _exit(EXIT_CANNOT_RUN);
 }
 
-int record_bbv_run(const char *valgrind, uint64_t interval, const char *bb_path, char *const argv[],
-                   int *exit_status)
+/* Runs `argv` under valgrind's `tool`, its vectors to `out`, to the
+ * program's end; its exit status into *exit_status. */
+static int run_tool(const char *valgrind, const bbv_tool *tool, uint64_t interval, const char *out,
+                    char *const argv[], int *exit_status)
 {
-    struct stat sb;
     pid_t pid;
     int st, handle;
 
-    if (!valgrind)
-        valgrind = "valgrind";
     if (!argv || !argv[0] || interval == 0)
         return error_set(TEA_ERR_USAGE, "record_bbv_run: no program or an interval of 0");
     fflush(NULL);
     if ((pid = fork()) < 0)
         return error_set(TEA_ERR_IO, "cannot start valgrind: %s", strerror(errno));
     if (pid == 0)
-        exec_valgrind(valgrind, interval, bb_path, argv);
+        exec_valgrind(valgrind, tool, interval, out, argv);
     handle = cleanup_add_child(pid);
     while (waitpid(pid, &st, 0) < 0) {
         if (errno != EINTR) {
@@ -186,16 +202,57 @@ int record_bbv_run(const char *valgrind, uint64_t interval, const char *bb_path,
     }
     cleanup_forget(handle);
     if (WIFSIGNALED(st))
-        return error_set(TEA_ERR_IO, "valgrind --tool=exp-bbv ended by signal %d (%s)", WTERMSIG(st),
+        return error_set(TEA_ERR_IO, "valgrind --tool=%s ended by signal %d (%s)", tool->name, WTERMSIG(st),
                          strsignal(WTERMSIG(st)));
     *exit_status = WEXITSTATUS(st);
+    return TEA_OK;
+}
+
+int record_bbv_run(const char *valgrind, uint64_t interval, const char *bb_path, char *const argv[],
+                   int *exit_status)
+{
+    struct stat sb;
+    int rc;
+
+    if (!valgrind)
+        valgrind = "valgrind";
+    if ((rc = run_tool(valgrind, &exp_bbv, interval, bb_path, argv, exit_status)))
+        return rc;
     /* valgrind's own failures (no exp-bbv, a bad option) leave no vectors */
     if (stat(bb_path, &sb) != 0 || sb.st_size == 0) {
-        if (WEXITSTATUS(st) == EXIT_CANNOT_RUN)
+        if (*exit_status == EXIT_CANNOT_RUN)
             return error_set(TEA_ERR_USAGE, "cannot run %s under %s --tool=exp-bbv (see its message above)", argv[0],
                              valgrind);
         return error_set(TEA_ERR_IO, "%s --tool=exp-bbv wrote no vectors to %s (exit status %d; see its message "
-                                     "above)", valgrind, bb_path, WEXITSTATUS(st));
+                                     "above)", valgrind, bb_path, *exit_status);
+    }
+    return TEA_OK;
+}
+
+int record_bbv_run_threads(const char *tool_dir, const char *valgrind, uint64_t interval, const char *prefix,
+                           char *const argv[], int *exit_status)
+{
+    bbv_tool tearec = { RECORD_SESSION_TOOL, "--bbv-interval=", "--bbv-out=", tool_dir };
+    char tool[PATH_MAX], first[PATH_MAX];
+    struct stat sb;
+    int rc;
+
+    if (!valgrind)
+        valgrind = "valgrind";
+    if (!tool_dir || snprintf(tool, sizeof tool, "%s/%s", tool_dir, RECORD_SESSION_TOOL_FILE) >= (int)sizeof tool
+        || access(tool, X_OK) != 0)
+        return error_set(TEA_ERR_IO, "the Valgrind tool %s is not built or installed (%s)", RECORD_SESSION_TOOL_FILE,
+                         tool_dir ? tool_dir : "no directory found");
+    if (snprintf(first, sizeof first, "%s.1", prefix) >= (int)sizeof first)
+        return error_set(TEA_ERR_USAGE, "%s: path too long", prefix);
+    if ((rc = run_tool(valgrind, &tearec, interval, prefix, argv, exit_status)))
+        return rc;
+    if (stat(first, &sb) != 0 || sb.st_size == 0) {
+        if (*exit_status == EXIT_CANNOT_RUN)
+            return error_set(TEA_ERR_USAGE, "cannot run %s under %s --tool=%s (see its message above)", argv[0],
+                             valgrind, RECORD_SESSION_TOOL);
+        return error_set(TEA_ERR_IO, "%s --tool=%s wrote no vectors to %s (exit status %d; see its message above)",
+                         valgrind, RECORD_SESSION_TOOL, first, *exit_status);
     }
     return TEA_OK;
 }

@@ -50,6 +50,16 @@ int record_bbv_read(record_bbv *out, const char *path, uint64_t seed);
 int record_bbv_run(const char *valgrind, uint64_t interval, const char *bb_path, char *const argv[],
                    int *exit_status);
 
+/* Runs `argv` as record_bbv_run does, but under this project's tool
+ * (RECORD_SESSION_TOOL from `tool_dir`, its --bbv-out mode), which writes
+ * each thread's vectors to PREFIX.N, N the thread's number by creation (1
+ * the main thread, never reused; exp-bbv's per-thread files are by
+ * Valgrind's thread slot, which a new thread takes over from one that
+ * ended). Errors as record_bbv_run's; TEA_ERR_IO too when the tool is not
+ * in `tool_dir`. */
+int record_bbv_run_threads(const char *tool_dir, const char *valgrind, uint64_t interval, const char *prefix,
+                           char *const argv[], int *exit_status);
+
 void record_bbv_free(record_bbv *b);
 
 #endif

@@ -543,20 +543,31 @@ static int follow_programs(process *p, model_core **core)
     }
 }
 
-/* SimPoint's regions: each window's start and the intervals it stands
- * for, round(weight x the run's intervals), the run's intervals counted by
+/* SimPoint's regions (a thread's, when the list has threads): each
+ * window's start and the intervals it stands for, round(weight x the
+ * run's intervals), the run's intervals counted by
  * the tool to the program's end (a run cut short, by the last region's);
  * regions that do not fit the run counted are refused
  * (record_simpoint_check_fit). */
 static int set_weights(process *p, trace_sampling *s)
 {
     const record_run_options *o = p->o;
-    const record_simpoint_list *l = o->simpoints;
     const record_session_stats *vs = record_session_get_stats(p->session);
+    const uint64_t *starts = o->session.sample_starts;
     uint64_t interval = o->simpoint_interval, intervals;
+    record_simpoint_list view = *o->simpoints;
+    const record_simpoint_list *l = &view;
     int rc;
 
-    assert(l && l->count && interval);
+    if (record_simpoint_threaded(o->simpoints)) { /* a thread's regions, and its starts beside them */
+        record_simpoint_thread(o->simpoints, p->tid, &view);
+        if (view.count)
+            starts += view.regions - o->simpoints->regions;
+    }
+    if (!l->count) /* the tool's stream, not this code, said so */
+        return error_set(TEA_ERR_FORMAT, "the tool reported windows of thread %u, which has no SimPoint region",
+                         (unsigned)p->tid);
+    assert(interval);
     if (p->window_count > l->count) /* the tool's stream, not this code, said so */
         return error_set(TEA_ERR_FORMAT, "the tool reported %zu windows for %zu SimPoint regions", p->window_count,
                          l->count);
@@ -574,7 +585,7 @@ static int set_weights(process *p, trace_sampling *s)
         return error_set(TEA_ERR_NOMEM, "out of memory");
     record_simpoint_integer_weights(l, intervals, p->weights);
     s->every = interval;
-    s->window_starts = o->session.sample_starts;
+    s->window_starts = starts;
     s->window_weights = p->weights;
     return TEA_OK;
 }

@@ -1191,11 +1191,13 @@ static int find_program(const char *name, char *found, size_t size)
 }
 
 /* The tool's --sample-starts option for listed windows (malloc'd), NULL
- * when there are none; *rc TEA_ERR_NOMEM when it could not be made. */
+ * when there are none; *rc TEA_ERR_NOMEM when it could not be made. With
+ * threads, each thread's starts after its number: "1:S,S;3:S". */
 static char *starts_option(const record_session_options *opt, int *rc)
 {
     static const char name[] = "--sample-starts=";
-    size_t size = sizeof name + opt->sample_start_count * 21, used; /* 20 digits and a comma each */
+    size_t size = sizeof name + opt->sample_start_count * 32, used; /* 20 digits, a comma, 11 for a thread */
+    const uint32_t *threads = opt->sample_start_threads;
     char *text;
 
     *rc = TEA_OK;
@@ -1206,10 +1208,14 @@ static char *starts_option(const record_session_options *opt, int *rc)
         return NULL;
     }
     used = (size_t)snprintf(text, size, "%s", name);
-    for (size_t k = 0; k < opt->sample_start_count; k++)
-        used += (size_t)snprintf(text + used, size - used, "%s%llu", k ? "," : "",
+    for (size_t k = 0; k < opt->sample_start_count; k++) {
+        int new_thread = threads && (k == 0 || threads[k] != threads[k - 1]);
+        if (new_thread)
+            used += (size_t)snprintf(text + used, size - used, "%s%u:", k ? ";" : "", (unsigned)threads[k]);
+        used += (size_t)snprintf(text + used, size - used, "%s%llu", k && !new_thread ? "," : "",
                                  (unsigned long long)opt->sample_starts[k]);
-    assert(used < size); /* 21 bytes per start hold its digits and comma */
+    }
+    assert(used < size); /* 32 bytes per start hold its digits, comma and thread */
     return text;
 }
 

@@ -54,6 +54,9 @@ typedef struct record_session_options {
                                       at least; NULL: none (not with sample_every, skip or
                                       max_instructions) */
     size_t sample_start_count;     /* 1 to RECORD_SESSION_STARTS_MAX */
+    const uint32_t *sample_start_threads; /* with threads: each listed window's thread (its starts
+                                             counted on that thread's instructions), by thread then
+                                             start; NULL: the recorded thread's */
     const char *start_at;     /* function whose entry starts recording, or NULL */
     const char *stop_at;      /* function whose entry ends it (entry included), or NULL */
     int wait_start;           /* start at tea_record_start() */
@@ -62,7 +65,7 @@ typedef struct record_session_options {
     const char *threads;      /* several threads instead: "all" or numbers with commas ("1,3"); the
                                  stream names each one's records (SWITCH) and is split
                                  (record_session_split); each thread skips, warms and is sampled on
-                                 its own count; not with sample_starts; NULL: one */
+                                 its own count (listed windows: sample_start_threads); NULL: one */
     const model_config *warm_caches; /* the model whose L1 D, LLC and touched data pages the tool keeps
                                         warm through fast-forwards, handed to the model when one ends
                                         (record_session_set_lines); NULL: none */

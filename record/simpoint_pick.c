@@ -10,6 +10,7 @@
 #include "common/rng.h"
 
 #include <assert.h>
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -342,6 +343,205 @@ static void remove_thread_files(const char *path)
             unlink(sibling);
 }
 
+/* --- several threads ---------------------------------------------------- */
+
+/* Whether thread `n` is one of `threads`: "all", or numbers with commas. */
+static int thread_selected(const char *threads, uint32_t n)
+{
+    const char *p = threads;
+    if (strcmp(threads, "all") == 0)
+        return 1;
+    while (*p) {
+        char *end;
+        unsigned long v = strtoul(p, &end, 10);
+        if (end == p)
+            return 0;
+        if (v == n)
+            return 1;
+        p = *end == ',' ? end + 1 : end;
+    }
+    return 0;
+}
+
+/* The directory and file name of `prefix` into dir[size] and *base. */
+static int split_prefix(const char *prefix, char *dir, size_t size, const char **base)
+{
+    const char *slash = strrchr(prefix, '/');
+    size_t n = slash ? (size_t)(slash - prefix) : 0;
+
+    *base = slash ? slash + 1 : prefix;
+    if (n + 2 > size)
+        return error_set(TEA_ERR_USAGE, "%s: path too long", prefix);
+    if (!slash)
+        strcpy(dir, ".");
+    else if (n == 0)
+        strcpy(dir, "/");
+    else {
+        memcpy(dir, prefix, n);
+        dir[n] = '\0';
+    }
+    return TEA_OK;
+}
+
+static int by_serial(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The threads N whose vectors PREFIX.N exist, ascending, into *out
+ * (malloc'd; *count 0 and NULL when none). */
+static int thread_files(const char *prefix, uint32_t **out, size_t *count)
+{
+    char dir[PATH_MAX];
+    const char *base;
+    size_t cap = 0, blen;
+    struct dirent *e;
+    DIR *d;
+    int rc;
+
+    *out = NULL;
+    *count = 0;
+    if ((rc = split_prefix(prefix, dir, sizeof dir, &base)))
+        return rc;
+    blen = strlen(base);
+    if (!(d = opendir(dir)))
+        return error_set(TEA_ERR_IO, "%s: %s", dir, strerror(errno));
+    while ((e = readdir(d))) {
+        const char *p = e->d_name + blen + 1;
+        char *end;
+        unsigned long n;
+        if (strncmp(e->d_name, base, blen) != 0 || e->d_name[blen] != '.' || *p < '1' || *p > '9')
+            continue;
+        errno = 0;
+        n = strtoul(p, &end, 10);
+        if (*end || errno || n > UINT32_MAX)
+            continue;
+        if (*count == cap) {
+            size_t grown_cap = cap ? 2 * cap : 16;
+            uint32_t *grown = realloc(*out, grown_cap * sizeof *grown);
+            if (!grown) {
+                rc = error_set(TEA_ERR_NOMEM, "out of memory");
+                break;
+            }
+            *out = grown;
+            cap = grown_cap;
+        }
+        (*out)[(*count)++] = (uint32_t)n;
+    }
+    closedir(d);
+    if (rc) {
+        free(*out);
+        *out = NULL;
+        *count = 0;
+        return rc;
+    }
+    qsort(*out, *count, sizeof **out, by_serial);
+    return TEA_OK;
+}
+
+/* Removes PREFIX.N for every N in `threads`. */
+static void remove_thread_vectors(const char *prefix, const uint32_t *threads, size_t count)
+{
+    char path[PATH_MAX];
+    for (size_t i = 0; i < count; i++)
+        if (snprintf(path, sizeof path, "%s.%u", prefix, (unsigned)threads[i]) < (int)sizeof path)
+            unlink(path);
+}
+
+/* Thread `n`'s regions picked from PREFIX.N: appended to out->regions
+ * with their thread, and its summary to out->threads. */
+static int pick_thread(const record_pick_request *req, const char *prefix, uint32_t n, record_pick *out)
+{
+    char path[PATH_MAX];
+    record_bbv bbv = { 0 };
+    record_pick one;
+    record_pick_thread *t = &out->threads[out->thread_count];
+    record_simpoint *grown;
+    int rc;
+
+    if (snprintf(path, sizeof path, "%s.%u", prefix, (unsigned)n) >= (int)sizeof path)
+        return error_set(TEA_ERR_USAGE, "%s: path too long", prefix);
+    if ((rc = record_bbv_read(&bbv, path, req->pick.seed)))
+        return rc;
+    rc = record_pick_regions(&bbv, &req->pick, &one);
+    if (!rc && !(grown = realloc(out->regions.regions, (out->regions.count + one.regions.count) * sizeof *grown)))
+        rc = error_set(TEA_ERR_NOMEM, "out of memory");
+    if (!rc) {
+        out->regions.regions = grown;
+        for (size_t i = 0; i < one.regions.count; i++) {
+            grown[out->regions.count + i] = one.regions.regions[i];
+            grown[out->regions.count + i].thread = n;
+        }
+        out->regions.count += one.regions.count;
+        *t = (record_pick_thread){ n, one.k, one.tried, bbv.intervals, bbv.instructions };
+        out->thread_count++;
+        out->intervals += bbv.intervals;
+        out->instructions += bbv.instructions;
+    }
+    if (!rc)
+        record_pick_free(&one);
+    record_bbv_free(&bbv);
+    return rc;
+}
+
+/* record_pick_program for req->threads: each selected thread's vectors
+ * (PREFIX.N, from the tool's --bbv-out run or req->bbv_in) picked on
+ * their own. */
+static int pick_threads(const record_pick_request *req, record_pick *out, int *exit_status)
+{
+    char temp[PATH_MAX] = "", prefix[PATH_MAX];
+    const char *tmpdir = getenv("TMPDIR");
+    uint32_t *threads = NULL;
+    size_t count = 0;
+    int rc = TEA_OK, handle = -1;
+
+    if (!tmpdir || !*tmpdir)
+        tmpdir = "/tmp";
+    if (req->bbv_in || req->bbv_out) {
+        snprintf(prefix, sizeof prefix, "%s", req->bbv_in ? req->bbv_in : req->bbv_out);
+    } else if (snprintf(temp, sizeof temp, "%s/tea-simpoint-XXXXXX", tmpdir) >= (int)sizeof temp) {
+        return error_set(TEA_ERR_USAGE, "TMPDIR is too long");
+    } else if (!mkdtemp(temp)) {
+        return error_set(TEA_ERR_IO, "cannot create a temporary directory in %s: %s", tmpdir, strerror(errno));
+    } else {
+        handle = cleanup_add_dir(temp);
+        snprintf(prefix, sizeof prefix, "%s/bbv", temp);
+    }
+    if (!req->bbv_in) {
+        /* a kept run's vectors are no sign of this one's */
+        if (req->bbv_out && !(rc = thread_files(prefix, &threads, &count)))
+            remove_thread_vectors(prefix, threads, count);
+        free(threads);
+        threads = NULL;
+        if (!rc)
+            rc = record_bbv_run_threads(req->tool_dir, req->valgrind, req->interval, prefix, req->argv, exit_status);
+    }
+    if (!rc)
+        rc = thread_files(prefix, &threads, &count);
+    if (!rc && !count)
+        rc = error_set(TEA_ERR_FORMAT, "no thread's vectors %s.N", prefix);
+    if (!rc && !(out->threads = calloc(count, sizeof *out->threads)))
+        rc = error_set(TEA_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; !rc && i < count; i++)
+        if (thread_selected(req->threads, threads[i]))
+            rc = pick_thread(req, prefix, threads[i], out);
+    if (!rc && !out->thread_count)
+        rc = error_set(TEA_ERR_USAGE, "none of the threads %s ran an instruction (the program ran %zu)", req->threads,
+                       count);
+    if (!rc) {
+        out->regions.interval = req->interval;
+        rc = record_simpoint_write(&out->regions, req->simpoints_path, req->weights_path);
+    }
+    if (*temp) {
+        remove_thread_vectors(prefix, threads, count);
+        rmdir(temp);
+        cleanup_forget(handle);
+    }
+    free(threads);
+    return rc;
+}
+
 int record_pick_program(const record_pick_request *req, record_pick *out, int *exit_status)
 {
     char temp[PATH_MAX] = "";
@@ -353,6 +553,11 @@ int record_pick_program(const record_pick_request *req, record_pick *out, int *e
     *exit_status = 0;
     if (!req->argv && !req->bbv_in)
         return error_set(TEA_ERR_USAGE, "tea simpoint needs a program or exp-bbv's file");
+    if (req->threads) {
+        if ((rc = pick_threads(req, out, exit_status)))
+            record_pick_free(out);
+        return rc;
+    }
     if (!bb_path && !(rc = temp_bbv_path(temp, sizeof temp, &handle))) {
         bb_path = temp;
         made = 1;
@@ -390,5 +595,6 @@ void record_pick_free(record_pick *p)
 {
     record_simpoint_free(&p->regions);
     free(p->bic);
+    free(p->threads);
     memset(p, 0, sizeof *p);
 }

@@ -48,14 +48,24 @@ typedef struct record_pick_options {
     uint64_t seed;        /* the initializations' */
 } record_pick_options;
 
+/* What the picking found for one thread (record_pick_request.threads). */
+typedef struct record_pick_thread {
+    uint32_t thread;       /* its number by creation, 1 the main thread */
+    unsigned k, tried;     /* as record_pick's */
+    size_t intervals;      /* its intervals (the last one partial) */
+    uint64_t instructions; /* ... and their instructions */
+} record_pick_thread;
+
 /* What the picking found. */
 typedef struct record_pick {
     record_simpoint_list regions; /* one per cluster, by increasing interval; cluster j the j-th */
     unsigned k;                   /* the clusters chosen */
     unsigned tried;               /* the K scored: 1 to tried */
     double *bic;                  /* bic[K - 1] for each K scored */
-    size_t intervals;             /* the run's intervals clustered */
+    size_t intervals;             /* the run's intervals clustered (every thread's) */
     uint64_t instructions;        /* ... and their instructions (exp-bbv's count) */
+    record_pick_thread *threads;  /* with req->threads: each thread's, by number (k, tried, bic unset) */
+    size_t thread_count;
 } record_pick;
 
 /* Picks regions from `bbv` into *out (freed with record_pick_free). 0,
@@ -69,6 +79,10 @@ typedef struct record_pick_request {
     const char *bbv_in;         /* exp-bbv's file to pick from instead of running a program */
     const char *bbv_out;        /* where to keep the file exp-bbv writes (NULL: a temporary file, removed) */
     const char *valgrind;       /* NULL: valgrind in PATH */
+    const char *threads;        /* "all" or a list "1,3": each thread's regions, from its own vectors
+                                   (record_bbv_run_threads; bbv_in, bbv_out: the PREFIX of PREFIX.N),
+                                   written in sections (simpoint.h); NULL: the main thread's (exp-bbv) */
+    const char *tool_dir;       /* with threads: the tool's directory (record_bbv_run_threads) */
     uint64_t interval;          /* instructions per interval (exp-bbv's --interval-size); with bbv_in,
                                    what the file was made with */
     const char *simpoints_path; /* the regions' file to write (with the interval's comment) */
@@ -78,6 +92,9 @@ typedef struct record_pick_request {
 
 /* Runs req->argv under exp-bbv (or reads req->bbv_in), picks its regions
  * into *out (freed with record_pick_free) and writes SimPoint's two files.
+ * With req->threads, each selected thread's on its own (a thread's last,
+ * partial interval is clustered too: the vectors are the tool's own, no
+ * interval check), in sections; TEA_ERR_USAGE when none of them ran.
  * *exit_status: the program's (0 with bbv_in). Errors as record_bbv_run,
  * record_bbv_read, record_pick_regions and record_simpoint_write give
  * them; no file is written on an error. */

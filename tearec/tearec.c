@@ -119,8 +119,10 @@
  * Several threads (--threads=all|LIST). Threads are numbered by creation
  * (serials, never reused); every recorded thread's records follow a
  * SWITCH record naming it, and tea record splits the stream by thread.
- * With --sample-every each recorded thread has a recording state of its
- * own (thread_ctx: its state, counters, fast-forward count, warm caches),
+ * With --sample-every (or --sample-starts, a list per thread: SimPoint's
+ * regions of each thread, on its own instruction count; the COUNT
+ * records go out for every thread at the end) each recorded thread has a
+ * recording state of its own (thread_ctx: its state, counters, fast-forward count, warm caches),
  * held in the globals while it runs and swapped when another recorded
  * thread starts running; translations are dual, so each block reads the
  * running thread's state as it starts.
@@ -214,7 +216,12 @@ static Long clo_branch_warmup = 0;            /* the branches of a fast-forward'
 #define MAX_STARTS 4096
 /* The skip after the last listed window: never ends (the tool counts on). */
 #define SKIP_FOREVER (1ULL << 62)
-static ULong starts[MAX_STARTS];
+static ULong all_starts[MAX_STARTS]; /* every thread's, by thread (parse_starts) */
+static UInt all_start_count = 0;
+static UInt *thread_first = NULL;    /* with --threads: [SERIALS_MAX] a thread's first in all_starts, */
+static UInt *thread_starts = NULL;   /* ... and how many are its */
+static Bool listed = False;          /* --sample-starts given */
+static ULong *starts = all_starts;   /* the recorded thread's (with several, the running one's) */
 static UInt start_count = 0;
 static ULong plan_from = 0;      /* listed: the position (instructions from the region's start) the plan starts at */
 static ULong plan_skip = 0;      /* ... the instructions it skips, */
@@ -720,6 +727,9 @@ typedef struct thread_ctx {
     ULong skip_left, warm_left, window_left, windows_ended, fast_left;
     Bool window_pending, image_due, fast_wanted;
     Addr last_insn_pc;
+    ULong plan_from, plan_skip, plan_warm; /* listed windows: the plan, */
+    ULong *starts;                  /* ... and the thread's starts */
+    UInt start_count;
     ULong *l1d_tags, *llc_tags;     /* the thread's copies (--warm-caches) */
     ULong *page_set, page_set_cap, page_set_count, *page_new, page_new_count, page_new_cap, warm_last_page;
 } thread_ctx;
@@ -746,6 +756,9 @@ static const ctx_field ctx_fields[] = {
     CTX_FIELD(windows_ended, windows_ended), CTX_FIELD(fast_left, fast_left),
     CTX_FIELD(window_pending, window_pending), CTX_FIELD(image_due, image_due),
     CTX_FIELD(fast_wanted, fast_wanted), CTX_FIELD(last_insn_pc, last_insn_pc),
+    CTX_FIELD(plan_from, plan_from),   CTX_FIELD(plan_skip, plan_skip),
+    CTX_FIELD(plan_warm, plan_warm),   CTX_FIELD(starts, starts),
+    CTX_FIELD(start_count, start_count),
 };
 /* The warm caches' (--warm-caches): the LLC's and the pages' arrays (the
  * L1 D's tags are copied whole: the translations name its array). */
@@ -816,6 +829,16 @@ static void ctx_save(void)
         warm_save(c);
 }
 
+/* Listed windows: thread `serial`'s starts into `starts` (none when the
+ * list names none of its). */
+static void listed_of(UInt serial)
+{
+    if (!thread_first)
+        return; /* one thread: all of them */
+    starts = all_starts + (serial < SERIALS_MAX ? thread_first[serial] : 0);
+    start_count = serial < SERIALS_MAX ? thread_starts[serial] : 0;
+}
+
 /* Loads the context of `serial` into the globals: a thread seen for the
  * first time starts its region if the program's has started. */
 static void ctx_load(UInt serial)
@@ -827,6 +850,8 @@ static void ctx_load(UInt serial)
         warm_load(c);
     if (!c->used) {
         state = REC_WAIT;
+        if (listed)
+            listed_of(serial);
         window_left = windows_ended = 0;
         window_pending = image_due = False;
         last_insn_pc = 0;
@@ -958,7 +983,7 @@ static void start_recording(void)
         warm_reset();
     skip_left = (ULong)clo_skip;
     warm_left = (ULong)clo_warmup;
-    if (start_count) {
+    if (listed) {
         plan_listed(0, 0); /* no --skip with listed windows */
     } else if (clo_sample_every) {
         /* the first window ends clo_sample_every instructions in */
@@ -977,7 +1002,7 @@ static void end_window(void)
 {
     windows_ended++;
     window_pending = True;
-    if (start_count) {
+    if (listed) {
         plan_listed((UInt)windows_ended, starts[windows_ended - 1] + (ULong)clo_sample_length);
     } else {
         window_left = (ULong)clo_sample_length;
@@ -1011,9 +1036,36 @@ static ULong listed_position(void)
 /* Listed windows, at the program's end: the COUNT record. */
 static void put_count(void)
 {
-    if (!start_count || state == REC_DONE || state == REC_WAIT)
+    if (!listed || state == REC_DONE || state == REC_WAIT)
         return;
     put(TEAREC_STREAM_COUNT << TEAREC_STREAM_KIND_SHIFT | (listed_position() & TEAREC_STREAM_COUNT_MASK));
+}
+
+/* Listed windows, at the program's end: the COUNT record of every
+ * recorded thread, each after the SWITCH to it (several threads). */
+static void put_counts(void)
+{
+    if (!per_thread_state) {
+        put_count();
+        return;
+    }
+    if (other_thread_running) { /* the last recorded thread's count, parked */
+        fast_left = fast_parked;
+        fast_wanted = fast_wanted_parked;
+        other_thread_running = False;
+    }
+    ctx_save();
+    for (UInt serial = MAIN_THREAD; serial < SERIALS_MAX; serial++) {
+        thread_ctx *c = &thread_ctxs[serial];
+        if (!c->used)
+            continue;
+        ctx_copy(ctx_fields, CTX_FIELDS(ctx_fields), c, False);
+        ctx_serial = serial;
+        if (state == REC_DONE || state == REC_WAIT)
+            continue;
+        put_serial_switch(serial);
+        put_count();
+    }
 }
 
 /* Sends the WINDOW record a finished window left due. */
@@ -1100,7 +1152,7 @@ static void insn(ULong word, Bool rep)
     put(word);
     recorded++;
     cur_on = True;
-    if ((clo_sample_every || start_count) && state == REC_ON && !repeat && --window_left == 0)
+    if ((clo_sample_every || listed) && state == REC_ON && !repeat && --window_left == 0)
         end_window();
 }
 
@@ -2227,7 +2279,8 @@ static void tearec_usage(void)
      "    --sample-every=N         time a window in every N instructions [0: no]\n"
      "    --sample-length=N        of N instructions, after --warmup's [0]\n"
      "    --sample-starts=S0,S1,.. time windows of --sample-length from these\n"
-     "                             instructions on (increasing; at most 4096)\n"
+     "                             instructions on (increasing; at most 4096);\n"
+     "                             with --threads, each thread's: N:S0,S1;N:S0,...\n"
      "    --warm-caches=L1SETS,L1WAYS,L1PF,LLCSETS,LLCWAYS,LLCPF,LINE,PAGE\n"
      "                             keep the L1 D, the LLC and the touched pages\n"
      "                             warm through fast-forwards; send them when one ends\n"
@@ -2274,30 +2327,66 @@ static void report_exe(void)
     }
 }
 
-/* Parses --sample-starts into starts[]: decimal numbers separated by
- * commas, each at least --sample-length after the one before. */
+/* Parses a decimal number at *p (moved past it) of at most `max`. */
+static ULong parse_number(const HChar **p, ULong max, const HChar *option, const HChar *what)
+{
+    ULong v = 0;
+    if (**p < '0' || **p > '9')
+        VG_(fmsg_bad_option)(option, "needs %s\n", what);
+    for (; **p >= '0' && **p <= '9'; (*p)++) {
+        if (v > (max - (ULong)(**p - '0')) / 10)
+            VG_(fmsg_bad_option)(option, "a number beyond %llu\n", max);
+        v = v * 10 + (ULong)(**p - '0');
+    }
+    return v;
+}
+
+/* Parses --sample-starts into all_starts[]: decimal numbers separated by
+ * commas, each at least --sample-length after the one before; with
+ * --threads, each thread's after its number and a colon, the threads
+ * separated by semicolons in increasing order ("1:S,S;3:S"), into
+ * thread_first[] and thread_starts[]. */
 static void parse_starts(void)
 {
+    static const HChar what[] = "numbers separated by commas (with --threads, N:S,S;N:S,...)";
     const HChar *p = clo_sample_starts;
-    while (*p) {
-        ULong v = 0;
-        if (*p < '0' || *p > '9' || start_count == MAX_STARTS)
-            VG_(fmsg_bad_option)("--sample-starts", "needs up to 4096 numbers separated by commas\n");
-        for (; *p >= '0' && *p <= '9'; p++) {
-            if (v > (SKIP_FOREVER - (ULong)(*p - '0')) / 10)
-                VG_(fmsg_bad_option)("--sample-starts", "a start beyond 2^62\n");
-            v = v * 10 + (ULong)(*p - '0');
-        }
-        if (start_count && v - starts[start_count - 1] < (ULong)clo_sample_length)
-            VG_(fmsg_bad_option)("--sample-starts", "starts must increase by --sample-length at least\n");
-        if (start_count && v < starts[start_count - 1])
-            VG_(fmsg_bad_option)("--sample-starts", "starts must increase\n");
-        starts[start_count++] = v;
-        if (*p == ',')
-            p++;
-        else if (*p)
-            VG_(fmsg_bad_option)("--sample-starts", "needs numbers separated by commas\n");
+    UInt first = 0;  /* the current thread's first start */
+    ULong thread = 0; /* ... and its number, with --threads */
+
+    if (clo_threads) {
+        thread_first = VG_(calloc)("tearec.starts.first", SERIALS_MAX, sizeof *thread_first);
+        thread_starts = VG_(calloc)("tearec.starts.count", SERIALS_MAX, sizeof *thread_starts);
     }
+    while (*p) {
+        ULong v;
+        if (clo_threads && (all_start_count == first)) {
+            ULong n = parse_number(&p, SERIALS_MAX - 1, "--sample-starts", what);
+            if (n <= thread || *p++ != ':')
+                VG_(fmsg_bad_option)("--sample-starts", "needs %s, threads in increasing order\n", what);
+            thread = n;
+            thread_first[thread] = first;
+        }
+        if (all_start_count == MAX_STARTS)
+            VG_(fmsg_bad_option)("--sample-starts", "needs up to 4096 starts\n");
+        v = parse_number(&p, SKIP_FOREVER, "--sample-starts", what);
+        if (all_start_count > first && v < all_starts[all_start_count - 1])
+            VG_(fmsg_bad_option)("--sample-starts", "starts must increase\n");
+        if (all_start_count > first && v - all_starts[all_start_count - 1] < (ULong)clo_sample_length)
+            VG_(fmsg_bad_option)("--sample-starts", "starts must increase by --sample-length at least\n");
+        all_starts[all_start_count++] = v;
+        if (clo_threads)
+            thread_starts[thread]++;
+        if (*p == ',') {
+            p++;
+        } else if (*p == ';' && clo_threads) {
+            p++;
+            first = all_start_count;
+        } else if (*p) {
+            VG_(fmsg_bad_option)("--sample-starts", "needs %s\n", what);
+        }
+    }
+    start_count = all_start_count;
+    listed_of(MAIN_THREAD);
 }
 
 /* --threads=all or a list of thread numbers: the threads recorded. */
@@ -2357,16 +2446,14 @@ static void tearec_post_clo_init(void)
             VG_(fmsg_bad_option)("--sample-starts", "needs --sample-length >= 1, and no --sample-every, "
                                                     "--skip or --max-instructions\n");
         parse_starts();
-        if (!start_count)
+        if (!all_start_count)
             VG_(fmsg_bad_option)("--sample-starts", "needs at least one start\n");
         reps_once = True;
+        listed = True;
     }
     if (clo_threads) {
-        if (clo_sample_starts)
-            VG_(fmsg_bad_option)("--threads", "times each thread's own windows (--sample-every): not "
-                                              "--sample-starts\n");
         parse_threads();
-        if (clo_sample_every || clo_skip || clo_warmup) {
+        if (clo_sample_every || clo_skip || clo_warmup || listed) {
             per_thread_state = True;
             thread_ctxs = VG_(calloc)("tearec.ctxs", SERIALS_MAX, sizeof *thread_ctxs);
         }
@@ -2407,7 +2494,7 @@ static void tearec_fini(Int exitcode)
         tearec_bbv_fini();
         return;
     }
-    put_count();
+    put_counts();
     stop_recording(TEAREC_STREAM_STOP_EXIT);
     flush();
 }

@@ -11,6 +11,8 @@
 #include "results/results.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <sched.h>
 #include <math.h>
 #include <stdarg.h>
@@ -198,6 +200,45 @@ char *cli_join_command(int argc, char **argv)
 const char *cli_version(void)
 {
     return "tea " TEA_VERSION;
+}
+
+/* Where the tool lies relative to the tea binary, in the build tree
+ * (build/bin/tea, build/libexec/tea/valgrind) and once installed
+ * (PREFIX/bin/tea, PREFIX/libexec/tea/valgrind). */
+#define CLI_TOOL_SUBDIR "/../libexec/tea/valgrind"
+
+char *cli_tool_dir(void)
+{
+    char exe[PATH_MAX], dir[PATH_MAX + sizeof CLI_TOOL_SUBDIR], *slash;
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+
+    if (n <= 0)
+        return NULL;
+    exe[n] = '\0';
+    if (!(slash = strrchr(exe, '/')))
+        return NULL;
+    *slash = '\0';
+    snprintf(dir, sizeof dir, "%s%s", exe, CLI_TOOL_SUBDIR);
+    return realpath(dir, NULL);
+}
+
+int cli_check_thread_list(const char *command, const char *arg)
+{
+    const char *p = arg;
+    uint64_t n;
+
+    while (strcmp(arg, "all") != 0 && *p) {
+        char number[24];
+        size_t len = strcspn(p, ",");
+        if (len == 0 || len >= sizeof number)
+            return cli_usage_error(command, "invalid thread list '%s' (all, or numbers from 1 with commas)", arg);
+        memcpy(number, p, len);
+        number[len] = '\0';
+        if (cli_parse_u64(number, &n) || n < 1 || n > UINT32_MAX || (p[len] == ',' && !p[len + 1]))
+            return cli_usage_error(command, "invalid thread list '%s' (all, or numbers from 1 with commas)", arg);
+        p += len + (p[len] == ',');
+    }
+    return *arg ? CLI_CONTINUE : cli_usage_error(command, "invalid thread list '' (all, or numbers from 1 with commas)");
 }
 
 int cli_option_adjust_vma(const char *command, const cli_option *opt, const char *arg)

@@ -328,5 +328,15 @@ int cli_dispatch(const char *program, const char *intro, const char *epilogue, c
 /* The program's version string, "tea <version>". */
 const char *cli_version(void);
 
+/* The directory of tea's Valgrind tool (VALGRIND_LIB for tea record and
+ * tea simpoint --thread), beside the tea binary's: ../libexec/tea/valgrind
+ * from its directory, in the build tree and once installed; malloc'd, or
+ * NULL when it is not there. */
+char *cli_tool_dir(void);
+
+/* Checks a list of threads: "all", or numbers from 1 with one comma
+ * between (1,3). CLI_CONTINUE, or a usage error's exit status (said). */
+int cli_check_thread_list(const char *command, const char *arg);
+
 
 #endif

@@ -23,10 +23,6 @@
 #include <unistd.h>
 
 #define RECORD_DEFAULT_OUTPUT "record.tea"
-/* Where the tool lies relative to the tea binary, in the build tree
- * (build/bin/tea, build/libexec/tea/valgrind) and once installed
- * (PREFIX/bin/tea, PREFIX/libexec/tea/valgrind). */
-#define RECORD_TOOL_SUBDIR "/../libexec/tea/valgrind"
 /* tea record's exit status when the trace was written but the program
  * exited with a non-zero status or was killed by a signal (docs). */
 #define RECORD_EXIT_PROGRAM_FAILED 3
@@ -53,6 +49,7 @@ typedef struct record_request {
     const char *simpoints_path, *weights_path; /* --simpoints, --weights */
     record_simpoint_list simpoints;            /* their regions, read before recording */
     uint64_t *starts;                          /* each region's first instruction (session.sample_starts) */
+    uint32_t *start_threads;                   /* ... and its thread (session.sample_start_threads) */
     int warm_caches;                           /* --warm-caches: 1 yes, 0 no, -1 not given */
 } record_request;
 
@@ -139,24 +136,6 @@ static void print_note(void *ctx, const record_run_note *n)
         fprintf(stderr, "tea record: %s\n", n->message);
         break;
     }
-}
-
-/* The tool's directory: beside the tea binary's (RECORD_TOOL_SUBDIR), or
- * NULL when it is not there. */
-static char *find_tool_dir(void)
-{
-    char exe[PATH_MAX], dir[PATH_MAX + sizeof RECORD_TOOL_SUBDIR], *slash, *real;
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-
-    if (n <= 0)
-        return NULL;
-    exe[n] = '\0';
-    if (!(slash = strrchr(exe, '/')))
-        return NULL;
-    *slash = '\0';
-    snprintf(dir, sizeof dir, "%s%s", exe, RECORD_TOOL_SUBDIR);
-    real = realpath(dir, NULL);
-    return real;
 }
 
 /* The summary line (unless -q), with the threads that ran when there
@@ -293,7 +272,7 @@ static void print_children(const record_run *run, int quiet_run)
 static int record(record_request *req, int *exit_status)
 {
     record_run run;
-    char *tool_dir = find_tool_dir();
+    char *tool_dir = cli_tool_dir();
     char generator[96];
     char *command = cli_join_command(req->argc_all, req->argv_all);
     int rc;
@@ -337,7 +316,6 @@ static int record(record_request *req, int *exit_status)
 static int thread_option(const char *command, const cli_option *opt, const char *arg)
 {
     record_session_options *vg = opt->dest;
-    const char *p = arg;
     uint64_t n;
 
     if (strcmp(arg, "all") != 0 && !strchr(arg, ',')) {
@@ -347,17 +325,8 @@ static int thread_option(const char *command, const cli_option *opt, const char 
         vg->threads = NULL;
         return CLI_CONTINUE;
     }
-    while (strcmp(arg, "all") != 0 && *p) { /* a list: numbers from 1, one comma between */
-        char number[24];
-        size_t len = strcspn(p, ",");
-        if (len == 0 || len >= sizeof number)
-            return cli_usage_error(command, "invalid thread list '%s' (all, or numbers from 1 with commas)", arg);
-        memcpy(number, p, len);
-        number[len] = '\0';
-        if (cli_parse_u64(number, &n) || n < 1 || n > UINT32_MAX || (p[len] == ',' && !p[len + 1]))
-            return cli_usage_error(command, "invalid thread list '%s' (all, or numbers from 1 with commas)", arg);
-        p += len + (p[len] == ',');
-    }
+    if (cli_check_thread_list(command, arg) != CLI_CONTINUE)
+        return CLI_EXIT_USAGE;
     vg->threads = arg;
     return CLI_CONTINUE;
 }
@@ -429,7 +398,9 @@ static void free_request(record_request *req)
 {
     record_simpoint_free(&req->simpoints);
     free(req->starts);
+    free(req->start_threads);
     req->starts = NULL;
+    req->start_threads = NULL;
 }
 
 /* Reads and checks --simpoints/--weights (`warmup` as check_sampling's):
@@ -439,6 +410,7 @@ static int check_simpoints(const char *prog, record_request *req, uint64_t warmu
 {
     record_session_options *vg = &req->run.session;
     const record_simpoint_list *l = &req->simpoints;
+    uint64_t last_start = 0;
     int rc;
 
     if (!req->simpoints_path && !req->weights_path) {
@@ -453,6 +425,14 @@ static int check_simpoints(const char *prog, record_request *req, uint64_t warmu
                                      "--stop-at or --warmup (use --sample-warmup)");
     if ((rc = record_simpoint_read(&req->simpoints, req->simpoints_path, req->weights_path)))
         return cli_fail(prog, rc);
+    if (vg->threads && !record_simpoint_threaded(l))
+        return cli_usage_error(prog, "--thread %s times each thread's own regions: %s has no \"%sN\" sections (tea "
+                                     "simpoint --thread makes them)",
+                               vg->threads, req->simpoints_path, RECORD_SIMPOINT_THREAD_COMMENT);
+    if (!vg->threads && record_simpoint_threaded(l))
+        return cli_usage_error(prog, "%s holds threads' regions (\"%sN\" sections): record them with --thread all "
+                                     "or a list",
+                               req->simpoints_path, RECORD_SIMPOINT_THREAD_COMMENT);
     /* the interval the files name (tea simpoint's) is the one they were made for */
     if (l->interval && req->run.simpoint_interval && l->interval != req->run.simpoint_interval)
         return cli_usage_error(prog, "%s was made for intervals of %llu instructions, not --simpoint-interval %llu",
@@ -465,7 +445,8 @@ static int check_simpoints(const char *prog, record_request *req, uint64_t warmu
     if (vg->sample_length > req->run.simpoint_interval)
         return cli_usage_error(prog, "--sample-length %llu is over --simpoint-interval %llu",
                                (unsigned long long)vg->sample_length, (unsigned long long)req->run.simpoint_interval);
-    if (!(req->starts = calloc(l->count, sizeof *req->starts)))
+    if (!(req->starts = calloc(l->count, sizeof *req->starts))
+        || !(req->start_threads = calloc(l->count, sizeof *req->start_threads)))
         return cli_fail(prog, error_set(TEA_ERR_NOMEM, "out of memory"));
     for (size_t k = 0; k < l->count; k++) {
         if (l->regions[k].interval >= RECORD_START_MAX / req->run.simpoint_interval)
@@ -473,15 +454,17 @@ static int check_simpoints(const char *prog, record_request *req, uint64_t warmu
                                    req->simpoints_path, (unsigned long long)l->regions[k].interval,
                                    (unsigned long long)req->run.simpoint_interval);
         req->starts[k] = l->regions[k].interval * req->run.simpoint_interval;
+        req->start_threads[k] = l->regions[k].thread;
+        last_start = req->starts[k] > last_start ? req->starts[k] : last_start;
     }
     vg->sample_starts = req->starts;
+    vg->sample_start_threads = vg->threads ? req->start_threads : NULL;
     req->run.simpoints = l;
     vg->sample_start_count = l->count;
     if (warmup == UINT64_MAX)
         warmup = RECORD_SAMPLE_WARMUP;
     /* all: whatever lies between a region and the one before it, at most its start */
-    vg->warmup = warmup == SAMPLE_WARMUP_ALL || warmup > req->starts[l->count - 1] ? req->starts[l->count - 1]
-                                                                                   : warmup;
+    vg->warmup = warmup == SAMPLE_WARMUP_ALL || warmup > last_start ? last_start : warmup;
     return 0;
 }
 
@@ -515,7 +498,7 @@ int cmd_tea_record(int argc, char **argv)
                      RECORD_BRANCH_WARMUP) " when sampling, 0 with --skip\nalone or --sample-warmup all; docs/semantics.md)"),
         CLI_STRING("simpoints", 0, "FILE", &req.simpoints_path,
                    "time SimPoint's regions instead (SimPoint 3's -saveSimpoints\nfile: 'INTERVAL CLUSTER' lines), "
-                   "each standing for its\ncluster's intervals (needs --weights; docs/semantics.md)"),
+                   "each standing for its\ncluster's intervals (needs --weights; docs/semantics.md;\nwith --thread, tea simpoint --thread's sections)"),
         CLI_STRING("weights", 0, "FILE", &req.weights_path,
                    "SimPoint 3's -saveSimpointWeights file ('WEIGHT CLUSTER')"),
         CLI_UINT("simpoint-interval", "N", &req.run.simpoint_interval, 1, UINT64_MAX, "invalid instruction count '%s'",
@@ -528,7 +511,7 @@ int cmd_tea_record(int argc, char **argv)
         CLI_FLAG("trace-children", 0, &req.run.trace_children,
                  "also record the programs of forked child processes, each\nchild into OUT.PID.tea (the same region options apply)"),
         CLI_CALL("thread", 0, "N|all|LIST", thread_option, vg,
-                 "record Valgrind's thread N (default 1, the main thread);\nall, or a list 1,3: each of those threads into\nOUT/thread-N.tea (OUT a directory), whole"),
+                 "record Valgrind's thread N (default 1, the main thread);\nall, or a list 1,3: each of those threads into\nOUT/thread-N.tea (OUT a directory), sampled on its own count"),
         CLI_UINT("hint-after", "N", &req.run.hint_after, 0, UINT64_MAX, "invalid instruction count '%s'",
                  "once a full (not sampled) recording passes N instructions,\nnote its rate and --sample-every on stderr (default\n" CLI_STR(
                      RECORD_HINT_AFTER) "; 0: never)"),
@@ -554,10 +537,6 @@ int cmd_tea_record(int argc, char **argv)
         return cli_usage_error(argv[0], "missing PROGRAM (use: tea record [OPTIONS] -- PROGRAM [ARGS...])");
     if (model_config_check(&req.run.model))
         return cli_usage_error(argv[0], "%s", error_message());
-    if (vg->threads && req.simpoints_path)
-        return cli_usage_error(argv[0], "--thread %s records each thread on its own count: not with --simpoints "
-                                        "(yet)",
-                               vg->threads);
     if ((rc = check_simpoints(argv[0], &req, sample_warmup))
         || (rc = check_sampling(argv[0], &req.run.session, sample_warmup))) {
         free_request(&req);

@@ -19,7 +19,9 @@
     "(random projection to 15 dimensions, k-means for K = 1 to --max-k, the BIC to choose K)\n"       \
     "and write PREFIX.simpoints and PREFIX.weights, SimPoint's two files, for\n"                      \
     "tea record --simpoints; the interval is named in PREFIX.simpoints, and tea record takes\n"       \
-    "it from there (docs/semantics.md, \"SimPoint\").\n\n"                                             \
+    "it from there (docs/semantics.md, \"SimPoint\"). With --thread, each thread's regions\n"         \
+    "from its own vectors (tea's Valgrind tool writes one file per thread), for\n"                    \
+    "tea record --thread.\n\n"                                                                        \
     "Options:\n"
 
 /* Default instructions per interval: 10^3 intervals in a run of 10^10. */
@@ -36,19 +38,45 @@ static char *with_suffix(const char *prefix, const char *suffix)
     return s;
 }
 
-/* The summary: the intervals, K and the regions. */
+/* The regions of thread `thread` (0: all, the list has no threads). */
+static void print_regions(const record_simpoint_list *l, uint32_t thread)
+{
+    for (size_t i = 0, k = 0; i < l->count; i++)
+        if (l->regions[i].thread == thread)
+            printf("  region %zu: interval %llu, weight %.4f\n", k++, (unsigned long long)l->regions[i].interval,
+                   l->regions[i].weight);
+}
+
+/* The summary: the intervals, K and the regions (each thread's). */
 static void print_summary(const record_pick_request *req, const record_pick *p, char *const *argv)
 {
-    printf("%zu intervals of %llu instructions (%llu in all); K = %u of 1 to %u by the BIC\n", p->intervals,
-           (unsigned long long)req->interval, (unsigned long long)p->instructions, p->k, p->tried);
-    for (size_t i = 0; i < p->regions.count; i++)
-        printf("  region %zu: interval %llu, weight %.4f\n", i, (unsigned long long)p->regions.regions[i].interval,
-               p->regions.regions[i].weight);
-    printf("wrote %s and %s; record them with\n  tea record --simpoints %s --weights %s --", req->simpoints_path,
-           req->weights_path, req->simpoints_path, req->weights_path);
+    if (!req->threads) {
+        printf("%zu intervals of %llu instructions (%llu in all); K = %u of 1 to %u by the BIC\n", p->intervals,
+               (unsigned long long)req->interval, (unsigned long long)p->instructions, p->k, p->tried);
+        print_regions(&p->regions, 0);
+    }
+    for (size_t t = 0; t < p->thread_count; t++) {
+        const record_pick_thread *th = &p->threads[t];
+        printf("thread %u: %zu intervals of %llu instructions (%llu in all); K = %u of 1 to %u by the BIC\n",
+               (unsigned)th->thread, th->intervals, (unsigned long long)req->interval,
+               (unsigned long long)th->instructions, th->k, th->tried);
+        print_regions(&p->regions, th->thread);
+    }
+    printf("wrote %s and %s; record them with\n  tea record%s%s --simpoints %s --weights %s --", req->simpoints_path,
+           req->weights_path, req->threads ? " --thread " : "", req->threads ? req->threads : "", req->simpoints_path,
+           req->weights_path);
     for (; argv && *argv; argv++)
         printf(" %s", *argv);
     printf("%s\n", argv ? "" : " PROGRAM [ARGS...]");
+}
+
+/* --thread all or a list, into the string at opt->dest. */
+static int thread_list_option(const char *command, const cli_option *opt, const char *arg)
+{
+    if (cli_check_thread_list(command, arg) != CLI_CONTINUE)
+        return CLI_EXIT_USAGE;
+    *(const char **)opt->dest = arg;
+    return CLI_CONTINUE;
 }
 
 int cmd_tea_simpoint(int argc, char **argv)
@@ -66,8 +94,10 @@ int cmd_tea_simpoint(int argc, char **argv)
         CLI_UINT("max-k", "K", &max_k, 1, 1000, "invalid cluster count '%s' (1-1000)",
                  "the most clusters tried (default " CLI_STR(RECORD_PICK_MAX_K_DEFAULT) ", SimPoint's)"),
         CLI_OPTION_SEED("S", &req.pick.seed, "the projection's and k-means' seed (default " CLI_STR(SIMPOINT_SEED_DEFAULT) ")"),
-        CLI_STRING("bbv", 0, "FILE", &req.bbv_in, "pick from exp-bbv's FILE instead of running a program\n(made with --interval's N)"),
-        CLI_STRING("keep-bbv", 0, "FILE", &req.bbv_out, "keep exp-bbv's file as FILE"),
+        CLI_STRING("bbv", 0, "FILE", &req.bbv_in, "pick from exp-bbv's FILE instead of running a program\n(made with --interval's N; with --thread, FILE.N)"),
+        CLI_STRING("keep-bbv", 0, "FILE", &req.bbv_out, "keep exp-bbv's file as FILE (with --thread, FILE.N)"),
+        CLI_CALL("thread", 0, "all|LIST", thread_list_option, &req.threads,
+                 "each thread's regions (all, or a list 1,3; numbered by\ncreation, as tea record --thread), in sections"),
         CLI_STRING("valgrind", 0, "PATH", &req.valgrind, "the valgrind to run (default: valgrind in PATH)"),
         CLI_OPTION_HELP,
     };
@@ -86,6 +116,7 @@ int cmd_tea_simpoint(int argc, char **argv)
     req.pick.max_k = max_k;
     req.pick.restarts = RECORD_PICK_RESTARTS_DEFAULT;
     req.pick.bic_threshold = RECORD_PICK_BIC_THRESHOLD_DEFAULT;
+    req.tool_dir = req.threads ? cli_tool_dir() : NULL;
     req.simpoints_path = with_suffix(prefix, ".simpoints");
     req.weights_path = with_suffix(prefix, ".weights");
     if (!req.simpoints_path || !req.weights_path)
@@ -103,5 +134,6 @@ int cmd_tea_simpoint(int argc, char **argv)
     }
     free((char *)req.simpoints_path);
     free((char *)req.weights_path);
+    free((char *)req.tool_dir);
     return exit_status;
 }

@@ -136,9 +136,7 @@ contains err.txt "tea record: child "
 run 0 "$TEA" info "$child"
 contains out.txt ", 5 cores"
 
-# not (yet) with SimPoint's regions; a bad list
-run 2 "$TEA" record --thread all --simpoints x.simpoints --weights x.weights -o s.tea -- ./pthreads small
-contains err.txt "records each thread on its own count"
+# a bad list (SimPoint's regions per thread: tests/e2e/simpoint_threads.sh)
 run 2 "$TEA" record --thread 1,,2 -o s.tea -- ./pthreads small
 contains err.txt "invalid thread list"
 [ ! -e s.tea ] || fail "a refused recording left s.tea"
