@@ -933,9 +933,7 @@ static void children_finish(children *ch, record_run *run)
 /* Whether a name in OUT is one of a several-thread recording's traces. */
 static int is_thread_trace(const char *name)
 {
-    size_t n = strlen(name), prefix = strlen(RECORD_RUN_THREAD_PREFIX), suffix = strlen(RECORD_SUFFIX);
-    return n > prefix + suffix && strncmp(name, RECORD_RUN_THREAD_PREFIX, prefix) == 0
-           && strcmp(name + n - suffix, RECORD_SUFFIX) == 0;
+    return trace_thread_file(name, NULL);
 }
 
 /* A recorded thread's thread: models its stream into its own trace. */
@@ -961,7 +959,7 @@ static int start_thread(void *ctx, uint32_t tid, int fd)
 {
     thread_group *g = ctx;
     const char *dir = outdir_path(g->dir);
-    size_t size = strlen(dir) + strlen(RECORD_RUN_THREAD_PREFIX) + strlen(RECORD_SUFFIX) + 16;
+    size_t size = strlen(dir) + strlen(TRACE_THREAD_FILE_PREFIX) + strlen(TRACE_THREAD_FILE_SUFFIX) + 16;
     char name[32];
     thread_run *t = calloc(1, sizeof *t);
     int rc;
@@ -971,7 +969,8 @@ static int start_thread(void *ctx, uint32_t tid, int fd)
         close(fd);
         return error_set(TEA_ERR_NOMEM, "out of memory");
     }
-    snprintf(t->result.out_path, size, "%s/%s%u%s", dir, RECORD_RUN_THREAD_PREFIX, (unsigned)tid, RECORD_SUFFIX);
+    snprintf(t->result.out_path, size, "%s/%s%u%s", dir, TRACE_THREAD_FILE_PREFIX, (unsigned)tid,
+             TRACE_THREAD_FILE_SUFFIX);
     snprintf(name, sizeof name, "thread %u's stream", (unsigned)tid);
     t->result.tid = tid;
     t->proc.o = g->o;

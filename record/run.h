@@ -125,10 +125,6 @@ typedef struct record_run_thread {
     record_session_stats session; /* its stream's */
 } record_run_thread;
 
-/* The file name of a recorded thread's trace in OUT: this prefix, the
- * thread's number, ".tea". */
-#define RECORD_RUN_THREAD_PREFIX "thread-"
-
 typedef struct record_run_state record_run_state;
 
 /* A recording's outcome. */

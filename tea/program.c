@@ -299,13 +299,12 @@ typedef struct core_file {
 
 static int parse_core_name(const char *name, unsigned long long *node, unsigned long long *core)
 {
-    size_t digits = strspn(name + strlen(TEA_PROGRAM_THREAD_PREFIX), "0123456789");
+    uint32_t tid;
 
     /* tea record --thread all's thread-N.tea: the thread's number */
-    if (strncmp(name, TEA_PROGRAM_THREAD_PREFIX, strlen(TEA_PROGRAM_THREAD_PREFIX)) == 0 && digits
-        && strcmp(name + strlen(TEA_PROGRAM_THREAD_PREFIX) + digits, TEA_PROGRAM_THREAD_SUFFIX) == 0) {
+    if (trace_thread_file(name, &tid)) {
         *node = 0;
-        *core = strtoull(name + strlen(TEA_PROGRAM_THREAD_PREFIX), NULL, 10);
+        *core = tid;
         return 1;
     }
     const char *end = strchr(name, '.');

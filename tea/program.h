@@ -120,10 +120,8 @@ int tea_program_as_run(const tea_program *p, const char *path, tea_run *out);
 int tea_program_core_files(const char *dir, char ***paths, size_t *count);
 
 /* A recording of several threads (tea record --thread all) is a directory
- * of thread-N.tea, N the thread's number: tea_program_core_files takes
- * those too, by number (record/run.h's RECORD_RUN_THREAD_PREFIX). */
-#define TEA_PROGRAM_THREAD_PREFIX "thread-"
-#define TEA_PROGRAM_THREAD_SUFFIX ".tea"
+ * of thread-N.tea (trace_thread_file): tea_program_core_files takes those
+ * too, by number. */
 void tea_program_core_files_free(char **paths, size_t count);
 
 #endif

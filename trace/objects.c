@@ -149,6 +149,24 @@ static int check_exec_path(const char *path)
     return check_object(&o);
 }
 
+int trace_thread_file(const char *name, uint32_t *tid)
+{
+    size_t prefix = strlen(TRACE_THREAD_FILE_PREFIX), digits;
+    unsigned long long n;
+
+    if (strncmp(name, TRACE_THREAD_FILE_PREFIX, prefix) != 0)
+        return 0;
+    digits = strspn(name + prefix, "0123456789");
+    if (!digits || digits > 10 || name[prefix] == '0' || strcmp(name + prefix + digits, TRACE_THREAD_FILE_SUFFIX) != 0)
+        return 0;
+    n = strtoull(name + prefix, NULL, 10);
+    if (n > UINT32_MAX)
+        return 0;
+    if (tid)
+        *tid = (uint32_t)n;
+    return 1;
+}
+
 void trace_threads_sum(const trace_thread_count *threads, size_t count, uint32_t tid, uint64_t *all,
                        uint64_t *of_tid, uint32_t *busiest)
 {

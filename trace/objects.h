@@ -85,6 +85,16 @@ typedef struct trace_thread_count {
 /* Most threads a run lists. */
 #define TRACE_THREADS_MAX 65536
 
+/* A recording of several threads (tea record --thread all) is a directory
+ * of one trace per thread, named thread-N.tea, N the thread's number
+ * (docs/trace-format.md, "Several threads or cores"). */
+#define TRACE_THREAD_FILE_PREFIX "thread-"
+#define TRACE_THREAD_FILE_SUFFIX ".tea"
+
+/* Whether `name` (a file name, no directory) is such a thread's trace;
+ * its number into *tid (when not NULL). */
+int trace_thread_file(const char *name, uint32_t *tid);
+
 /* What `count` threads ran: *all, the instructions of them all (UINT64_MAX
  * when the sum does not fit), *of_tid those of thread `tid` (0 when it is
  * not listed), and *busiest the number of the thread that ran most (the

@@ -124,9 +124,20 @@ static double percent(uint64_t part, uint64_t whole)
     return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
+/* Whether the trace is one thread's of a recording of several
+ * (OUT/thread-N.tea, N its recorded thread), where the others were
+ * recorded too. */
+static int is_programs_thread(const view_info *rep)
+{
+    const char *slash = rep->path ? strrchr(rep->path, '/') : NULL;
+    uint32_t tid;
+    return slash && trace_thread_file(slash + 1, &tid) && tid == rep->objects.tid;
+}
+
 /* The instructions a recording's threads ran (`run`'s), each thread's
  * part and whether it was recorded: the recorded thread, when it ran
- * under half of them, warns naming the thread that ran most. */
+ * under half of them, warns naming the thread that ran most (not a
+ * thread of a recording of several: tea info DIR lists them all). */
 static void warn_thread_share(view_info *rep)
 {
     const trace_run *run = &rep->objects.run;
@@ -134,7 +145,7 @@ static void warn_thread_share(view_info *rep)
     uint64_t all, mine;
 
     trace_threads_sum(run->threads, run->thread_count, tid, &all, &mine, &busiest);
-    if (run->thread_count < 2 || !mine || mine >= all - mine || busiest == tid)
+    if (run->thread_count < 2 || !mine || mine >= all - mine || busiest == tid || is_programs_thread(rep))
         return;
     for (size_t i = 0; i < run->thread_count; i++)
         if (run->threads[i].tid == busiest)

@@ -617,6 +617,24 @@ static void weighted_sampling(void **state)
  * a field of the wrong size and a second field are refused, by the writer
  * and, damaged, by the decoder naming the field's byte. A frame without
  * the field (every trace before it) reads with no threads. */
+/* A program's thread traces are named thread-N.tea, N from 1, no leading
+ * zero, a u32. */
+static void thread_file_names(void **state)
+{
+    uint32_t tid = 0;
+    (void)state;
+    assert_true(trace_thread_file("thread-1.tea", &tid) && tid == 1);
+    assert_true(trace_thread_file("thread-4294967295.tea", &tid) && tid == UINT32_MAX);
+    assert_true(trace_thread_file("thread-12.tea", NULL));
+    assert_false(trace_thread_file("thread-4294967296.tea", &tid));
+    assert_false(trace_thread_file("thread-0.tea", &tid));
+    assert_false(trace_thread_file("thread-01.tea", &tid));
+    assert_false(trace_thread_file("thread-.tea", &tid));
+    assert_false(trace_thread_file("thread-3.tea.zst", &tid));
+    assert_false(trace_thread_file("thread-3x.tea", &tid));
+    assert_false(trace_thread_file("record.tea", &tid));
+}
+
 static void run_threads(void **state)
 {
     const trace_thread_count threads[] = { { 1, 153012 }, { 2, 2050021 }, { 5, 40 } };
@@ -721,6 +739,7 @@ int main(void)
         cmocka_unit_test(run_sampling),
         cmocka_unit_test(weighted_sampling),
         cmocka_unit_test(run_threads),
+        cmocka_unit_test(thread_file_names),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
