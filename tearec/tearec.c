@@ -80,6 +80,20 @@
  * start, dropping every translation, and the code is translated again
  * without instrumentation.
  *
+ * Threads not recorded. Once the program starts a thread that is not
+ * recorded (a sampled recording's translations are dual anyway), each
+ * block is translated for the kind of thread that runs it: the recorded
+ * thread's mode, or fast for another (whose count never ends, so that it
+ * runs at about --tool=none's speed), and a block entered by the other
+ * kind leaves at its start dropping its own translation only, not every
+ * one, so that it is translated again for that kind. Code only one kind
+ * runs (an xz worker's compressor; the main thread's I/O) is translated
+ * once; a block that turned FLIPS_DUAL times (memcpy, the locks both
+ * kinds take) is translated dual, as above, and stays. Before this,
+ * every block was dual once a second thread started, and the guarded
+ * calls of the precise half held a worker that was not recorded to 24-32
+ * % of --tool=none's speed (bench/record, xz -T2).
+ *
  * Warm caches (--warm-caches=...). The model's data caches (L1 D and
  * LLC) hold what a whole run would have left in them only if every access
  * reaches them; a bounded warm-up before each window cannot bring a large
@@ -146,6 +160,7 @@
 #include "pub_tool_tooliface.h"
 #include "pub_tool_aspacemgr.h"
 #include "pub_tool_debuginfo.h"
+#include "pub_tool_hashtable.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
 #include "pub_tool_libcfile.h"
@@ -281,15 +296,19 @@ static ULong fast_parked = FAST_NEVER;
 static Bool other_thread_running = False;
 static Bool fast_wanted = False; /* translate fast (dual blocks: run fast); precise blocks leave */
 static Bool fast_wanted_parked = False; /* the recorded thread's, while another runs (fast, in dual blocks) */
-/* Translations are dual (see "Dual blocks") in a sampled recording, and
- * once the program starts a thread that is not recorded: such a thread
- * then runs every block fast (fast_wanted, and a count that never ends),
- * at about the speed of a fast-forward, instead of calling on_insn for
- * nothing at every instruction of a precise one. */
+/* Translations are dual (see "Dual blocks") in a sampled recording. */
 static Bool dual_blocks = False;
+/* Once the program starts a thread that is not recorded (see "Threads
+ * not recorded"), each block is translated for the thread that runs it
+ * first, and a switch exit drops that block alone. */
+static Bool thread_blocks = False;
 /* The range an Ijk_InvalICache exit drops translations of: all code. */
 #define ALL_CODE_START 0x1000ULL
 #define ALL_CODE_LEN (~0xfffULL)
+/* Threads not recorded: a block translated for one kind of thread
+ * (recorded or not) and then again for the other this many times is
+ * translated dual from then on. */
+#define FLIPS_DUAL 2
 
 static HChar fd_option[FD_OPTION_MAX]; /* "--tea-fd=N" for the images exec'd later */
 
@@ -470,7 +489,8 @@ static void warm_access(Addr addr, ULong size)
 /* Called for each access of a fast translation (--warm-caches). */
 static VG_REGPARM(2) void on_warm_mem(Addr addr, ULong size)
 {
-    warm_access(addr, size);
+    if (!other_thread_running) /* another thread's caches are its own */
+        warm_access(addr, size);
 }
 
 /* Starts a LINES record of `what` holding `n` addresses (at most
@@ -1633,13 +1653,57 @@ static void add_switch_exit(IRSB *sb, IRTemp leave, Addr pc, Int offset_ip)
     addStmtToIRSB(sb, IRStmt_Exit(IRExpr_RdTmp(leave), Ijk_InvalICache, IRConst_U64((ULong)pc), offset_ip));
 }
 
-/* Sets the range the switch exits drop translations of, once per block. */
-static void add_switch_range(IRSB *sb)
+/* Sets the range the switch exits drop translations of, once per block:
+ * all code, or with thread_blocks the block's own (`vge`, one extent:
+ * no chasing). */
+static void add_switch_range(IRSB *sb, const VexGuestExtents *vge)
 {
+    ULong start = ALL_CODE_START, len = ALL_CODE_LEN;
+    if (thread_blocks) {
+        tl_assert(vge->n_used == 1);
+        start = (ULong)vge->base[0];
+        len = vge->len[0] ? (ULong)vge->len[0] : 1;
+    }
     addStmtToIRSB(sb, IRStmt_Put(__builtin_offsetof(VexGuestAMD64State, guest_CMSTART),
-                                 IRExpr_Const(IRConst_U64(ALL_CODE_START))));
-    addStmtToIRSB(
-        sb, IRStmt_Put(__builtin_offsetof(VexGuestAMD64State, guest_CMLEN), IRExpr_Const(IRConst_U64(ALL_CODE_LEN))));
+                                 IRExpr_Const(IRConst_U64(start))));
+    addStmtToIRSB(sb, IRStmt_Put(__builtin_offsetof(VexGuestAMD64State, guest_CMLEN), IRExpr_Const(IRConst_U64(len))));
+}
+
+/* --- threads not recorded: a block's mode, by the thread that runs it ------ */
+
+/* A block's translations with thread_blocks: the mode of the last, and
+ * how often it turned from one to the other. */
+typedef struct block_flip {
+    struct block_flip *next; /* the hash table's (VgHashNode) */
+    UWord key;               /* the block's address */
+    block_mode last;
+    UInt flips;
+} block_flip;
+static VgHashTable *block_flips = NULL;
+
+/* The mode to translate the block at `pc` in, `mode` the one the running
+ * thread wants (fast or precise): `mode`, or dual once the block has
+ * turned FLIPS_DUAL times between the two (code the recorded thread and
+ * another both run, which would else be translated again at every
+ * switch). */
+static block_mode thread_block_mode(Addr pc, block_mode mode)
+{
+    block_flip *f;
+    if (!block_flips)
+        block_flips = VG_(HT_construct)("tearec.flips");
+    f = VG_(HT_lookup)(block_flips, (UWord)pc);
+    if (!f) {
+        f = VG_(malloc)("tearec.flip", sizeof *f);
+        f->key = (UWord)pc;
+        f->last = mode;
+        f->flips = 0;
+        VG_(HT_add_node)(block_flips, f);
+        return mode;
+    }
+    if (f->last != mode && f->flips < FLIPS_DUAL)
+        f->flips++;
+    f->last = mode;
+    return f->flips >= FLIPS_DUAL ? BLOCK_DUAL : mode;
 }
 
 /* The instructions a block starting at `pc` with `insns` of them takes off
@@ -1967,7 +2031,6 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
     Int i = 0;
 
     (void)closure;
-    (void)vge;
     (void)archinfo_host;
     (void)hWordTy;
     if (gWordTy != Ity_I64)
@@ -1987,6 +2050,8 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
             g.mode = BLOCK_PRECISE;
             stay = True;
         }
+        if (thread_blocks && !stay)
+            g.mode = thread_block_mode((Addr)vge->base[0], g.mode);
     }
     sb = deepCopyIRSBExceptStmts(sb_in);
     /* Statements before the first instruction mark stay as they are. */
@@ -1994,7 +2059,7 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
         addStmtToIRSB(sb, sb_in->stmts[i]);
         i++;
     }
-    add_switch_range(sb);
+    add_switch_range(sb, vge);
     for (; i < sb_in->stmts_used; i++) {
         IRStmt *st = sb_in->stmts[i];
         if (!st || st->tag == Ist_NoOp)
@@ -2073,7 +2138,7 @@ static IRSB *tearec_instrument(VgCallbackClosure *closure, IRSB *sb_in, const Ve
     return sb;
 }
 
-static void go_dual(ThreadId parent);
+static void go_thread_blocks(ThreadId parent);
 
 /* A thread ends: with --bbv-out, its last interval is written. */
 static void tearec_thread_exit(ThreadId tid)
@@ -2087,7 +2152,7 @@ static void tearec_thread_exit(ThreadId tid)
 static void tearec_thread_created(ThreadId parent, ThreadId child)
 {
     threads_started++;
-    go_dual(parent);
+    go_thread_blocks(parent);
     if (!serial_of || child >= VG_N_THREADS)
         return;
     if (parent == VG_INVALID_THREADID) /* the main thread, serial 1 */
@@ -2096,17 +2161,20 @@ static void tearec_thread_created(ThreadId parent, ThreadId child)
         serial_of[child] = next_serial < SERIALS_MAX ? next_serial++ : SERIALS_MAX;
 }
 
-/* A second thread: unless every thread is recorded, translations turn
- * dual (dual_blocks) from now on. Those made before stay correct: a fast
- * one runs fast for a thread that is not recorded (its count never ends),
- * and a precise one leaves at its start for it (fast is wanted), dropping
- * every translation, so that the code is translated again, dual.
- * (Translations cannot be dropped here, inside the clone's wrapper.) */
-static void go_dual(ThreadId parent)
+/* A second thread: unless every thread is recorded (or translations are
+ * dual already), each block is translated from now on for the kind of
+ * thread that runs it (thread_blocks, see "Threads not recorded"). Those
+ * made before stay correct: a fast one runs fast for a thread that is not
+ * recorded (its count never ends), and a precise one leaves at its start
+ * for it (fast is wanted), dropping every translation once, so that the
+ * code is translated again. (Translations cannot be dropped here, inside
+ * the clone's wrapper.) */
+static void go_thread_blocks(ThreadId parent)
 {
-    if (dual_blocks || parent == VG_INVALID_THREADID || state == REC_DONE || (several_threads && every_thread))
+    if (dual_blocks || thread_blocks || parent == VG_INVALID_THREADID || state == REC_DONE
+        || (several_threads && every_thread))
         return;
-    dual_blocks = True;
+    thread_blocks = True;
 }
 
 /* Makes the images exec'd later use descriptor `fd` for the stream: the
