@@ -490,7 +490,7 @@ static int pick_thread(const record_pick_request *req, const char *prefix, uint3
  * their own. */
 static int pick_threads(const record_pick_request *req, record_pick *out, int *exit_status)
 {
-    char temp[PATH_MAX] = "", prefix[PATH_MAX];
+    char temp[PATH_MAX] = "", prefix[PATH_MAX + sizeof "/bbv"];
     const char *tmpdir = getenv("TMPDIR");
     uint32_t *threads = NULL;
     size_t count = 0;
@@ -499,7 +499,9 @@ static int pick_threads(const record_pick_request *req, record_pick *out, int *e
     if (!tmpdir || !*tmpdir)
         tmpdir = "/tmp";
     if (req->bbv_in || req->bbv_out) {
-        snprintf(prefix, sizeof prefix, "%s", req->bbv_in ? req->bbv_in : req->bbv_out);
+        const char *given = req->bbv_in ? req->bbv_in : req->bbv_out;
+        if (snprintf(prefix, sizeof prefix, "%s", given) >= (int)sizeof prefix)
+            return error_set(TEA_ERR_USAGE, "%s: path too long", given);
     } else if (snprintf(temp, sizeof temp, "%s/tea-simpoint-XXXXXX", tmpdir) >= (int)sizeof temp) {
         return error_set(TEA_ERR_USAGE, "TMPDIR is too long");
     } else if (!mkdtemp(temp)) {

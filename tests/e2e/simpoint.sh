@@ -142,7 +142,10 @@ contains err.txt "ph.simpoints was made for intervals of 200000 instructions, no
 # a program whose work runs on a second thread: exp-bbv writes thread 1's
 # vectors (the thread tea record times) apart from the others'; too few
 # for an interval is said, naming the others' files, and nothing is left
-# behind (nor the temporary files of the threads)
+# behind (nor the temporary files of the threads), in a TMPDIR of this
+# test's own (another test's tea simpoint may be using the machine's)
+mkdir -p tmpdir
+export TMPDIR="$PWD/tmpdir"
 tmp_before=$(ls "${TMPDIR:-/tmp}" | grep -c '^tea-simpoint-' || true)
 run 1 "$TEA" simpoint --interval 1000000 -o th -- ./prog thread out9.txt 1
 contains err.txt "the recorded thread (Valgrind's thread 1, as tea record --simpoints times it) ran no whole interval"

@@ -13,6 +13,8 @@
 need_tearec
 cc -O1 -no-pie -pthread -o pthreads "$DATA/record_pthreads.c" || fail "cannot build record_pthreads"
 INTERVAL=100000
+mkdir -p tmpdir
+export TMPDIR="$PWD/tmpdir" # the vectors' temporary directory: this test's own
 
 run 0 "$TEA" simpoint --thread all --interval $INTERVAL -o sp --keep-bbv bbv -- ./pthreads
 [ "$(ls bbv.* | tr '\n' ' ')" = "bbv.1 bbv.2 bbv.3 bbv.4 bbv.5 " ] || fail "--keep-bbv kept $(ls bbv.* | tr '\n' ' ')"
@@ -87,5 +89,6 @@ contains err.txt "invalid thread list '0'"
 run 2 "$TEA" simpoint --thread 9 --interval $INTERVAL -o bad -- ./pthreads
 contains err.txt "none of the threads 9 ran an instruction (the program ran 5)"
 [ ! -e bad.simpoints ] || fail "a refused pick left bad.simpoints"
+[ -z "$(ls tmpdir)" ] || fail "tea simpoint --thread left $(ls tmpdir) in TMPDIR"
 
 echo "simpoint_threads: OK"
