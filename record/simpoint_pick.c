@@ -436,7 +436,8 @@ static int thread_files(const char *prefix, uint32_t **out, size_t *count)
         *count = 0;
         return rc;
     }
-    qsort(*out, *count, sizeof **out, by_serial);
+    if (*count)
+        qsort(*out, *count, sizeof **out, by_serial);
     return TEA_OK;
 }
 
