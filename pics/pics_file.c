@@ -93,7 +93,7 @@ int pics_info_is_golden(const pics_info *info)
 #define PICS_MAX_DIGITS 9
 
 /* The exact fraction num/den that a cell value stands for (see pics.h). */
-static void value_fraction(const pics_info *info, uint64_t total, uint64_t value, exact_u128 *num, exact_u128 *den)
+void pics_value_fraction(const pics_info *info, uint64_t total, uint64_t value, exact_u128 *num, exact_u128 *den)
 {
     if (pics_info_is_golden(info) || total == 0) {
         *num = total == 0 && !pics_info_is_golden(info) ? 0 : value;
@@ -107,7 +107,7 @@ static void value_fraction(const pics_info *info, uint64_t total, uint64_t value
 double pics_value_cycles(const pics_info *info, uint64_t total, uint64_t value)
 {
     exact_u128 num, den;
-    value_fraction(info, total, value, &num, &den);
+    pics_value_fraction(info, total, value, &num, &den);
     return (double)((long double)num / (long double)den);
 }
 
@@ -119,7 +119,7 @@ void pics_format_cycles(const pics_info *info, uint64_t total, uint64_t value, i
         digits = PICS_MAX_DIGITS; /* keeps (num % den) * 10^digits * 2 within 128 bits */
     for (int i = 0; i < digits; i++)
         scale *= 10;
-    value_fraction(info, total, value, &num, &den);
+    pics_value_fraction(info, total, value, &num, &den);
     assert(den > 0); /* the unit, or a non-zero total times it */
     whole = num / den;
     rest = ((num % den) * scale * 2 + den) / (2 * den); /* rounded half up */

@@ -15,6 +15,7 @@
 #include "pics/lost.h"
 #include "trace/objects.h"
 
+#include "common/exact.h"
 #include <stdint.h>
 
 #define PICS_FORMAT_MAJOR 1
@@ -98,6 +99,10 @@ int pics_info_is_golden(const pics_info *info);
  * sums to the golden total: value x golden_total / (total x unit). 0 when
  * the sampled PICS is empty. */
 double pics_value_cycles(const pics_info *info, uint64_t total, uint64_t value);
+
+/* The exact cycles a raw value stands for (as pics_value_cycles), as the
+ * fraction *num / *den (den > 0; every value of one PICS has the same den). */
+void pics_value_fraction(const pics_info *info, uint64_t total, uint64_t value, exact_u128 *num, exact_u128 *den);
 
 /* Writes the same quantity as an exact decimal rounded half up to `digits`
  * fraction digits (at most 9) into buf. */

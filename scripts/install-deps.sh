@@ -32,6 +32,10 @@ gcc-riscv64-linux-gnu binutils-riscv64-linux-gnu libxml2-utils"
 # python3: e2e.csvs parses every CSV the tools write with Python's csv module.
 # debuginfod: e2e.stripped serves a debug file with Debian's debuginfod server.
 PACKAGES="$PACKAGES python3 debuginfod"
+# zlib1g-dev: pics export --format pprof writes gzip (libelf-dev needs it too).
+# golang-go and golang-github-google-pprof-dev: e2e.pprof builds the real
+# pprof from Debian's source, offline, and reads the export back with it.
+PACKAGES="$PACKAGES zlib1g-dev golang-go golang-github-google-pprof-dev"
 # gawk and mawk: the tests' awk programs run under both (e2e.NAME@AWK, see
 # tests/CMakeLists.txt); Debian always has mawk, and with gawk installed
 # /usr/bin/awk is gawk, so the second run is mawk's.

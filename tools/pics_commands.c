@@ -2,6 +2,7 @@
  * pics_commands.c: `pics export`, `pics error` and `pics merge`.
  */
 #include "view/error_report.h"
+#include "view/pprof.h"
 #include "view/report.h"
 #include "view/table.h"
 #include "view/view.h"
@@ -9,6 +10,7 @@
 #include "commands.h"
 #include "common/emit.h"
 #include "common/error.h"
+#include "common/gzip.h"
 #include "common/json.h"
 #include "common/outfile.h"
 #include "pics/across.h"
@@ -29,10 +31,13 @@
 /* --- export ------------------------------------------------------------------ */
 
 #define EXPORT_SYNOPSIS                                                                                 \
-    "Usage: pics export FILE.pics [--format csv|json] [-o OUT]\n\n"                                    \
+    "Usage: pics export FILE.pics [--format csv|json|pprof] [-o OUT]\n\n"                              \
     "Print the cells of a PICS, cycles scaled to the golden total for sampled PICS.\n"                 \
     "CSV columns: pc,psv,component,cycles (pc in hex, psv 0-511, component its label,\n"               \
-    "cycles with six decimals, rows sorted by pc then psv).\n\n"                                       \
+    "cycles with six decimals, rows sorted by pc then psv). pprof: a gzip-compressed\n"              \
+    "profile.proto for pprof (-top, -diff_base, -tagfocus component=ST-LLC), each\n"                 \
+    "instruction a location in its function, cycles and instructions (golden) or\n"                 \
+    "samples as sample types, the component a label (docs/pics-format.md, \"pprof\").\n\n"          \
     "Options:\n"
 
 static int export_csv(FILE *f, view_table_cells *c)
@@ -72,38 +77,97 @@ static int export_json(FILE *f, view_table_cells *c)
     return TEA_OK;
 }
 
+/* The export's symbols (pprof): the functions and, with --source, the
+ * source lines of the binary the PICS names (or --elf) and its objects. */
+typedef struct export_symbols {
+    binary_symbolize_options sym;
+    trace_symmap functions;
+    binary_symbolizer *z;
+    char *from;
+} export_symbols;
+
+/* The PICS as pprof's profile, gzip-compressed (view/pprof.h). */
+static int export_pprof(FILE *f, view_table_cells *c, export_symbols *s, const char *command_line)
+{
+    view_pprof_input in;
+    protobuf_buf b;
+    int rc = view_report_functions(NULL, &c->info->program, &c->info->objects, c->p, &s->sym, &s->functions,
+                                   &s->from, &s->z);
+
+    if (rc)
+        return rc;
+    memset(&in, 0, sizeof in);
+    in.info = c->info;
+    in.p = c->p;
+    in.cells = c->cells;
+    in.count = c->count;
+    in.functions = s->functions.count ? &s->functions : NULL;
+    in.z = s->sym.source ? s->z : NULL;
+    in.comments = command_line ? &command_line : NULL;
+    in.comment_count = command_line != NULL;
+    protobuf_init(&b);
+    if (!(rc = view_pprof_encode(&in, &b)))
+        rc = gzip_write(f, b.data, b.size);
+    protobuf_free(&b);
+    return rc;
+}
+
+enum { EXPORT_CSV, EXPORT_JSON, EXPORT_PPROF };
+
 int cmd_pics_export(int argc, char **argv)
 {
-    static const char *const formats[] = { "csv", "json", NULL };
+    static const char *const formats[] = { "csv", "json", "pprof", NULL };
+    static const int format_values[] = { EXPORT_CSV, EXPORT_JSON, EXPORT_PPROF };
     const char *out_path = "-";
-    int json = 0, rc;
+    int format = EXPORT_CSV, rc;
+    export_symbols syms;
+    char *command_line = NULL;
     pics_info info;
     pics p;
     pics_cell *cells = NULL;
     size_t n = 0;
     outfile *out = NULL;
     const cli_option options[] = {
-        CLI_ENUM("format", "FORMAT", &json, formats, NULL, "unknown format '%s' (csv or json)", "csv (default) or json"),
+        CLI_ENUM("format", "FORMAT", &format, formats, format_values, "unknown format '%s' (csv, json or pprof)",
+                 "csv (default), json or pprof"),
+        CLI_OPTION_ELF(&syms.sym.elf_path, "pprof: the binary to symbolize with (default: the one the\n"
+                                           "trace names, if it exists; else addresses alone)"),
+        CLI_OPTION_ADJUST_VMA_AUTO(&syms.sym),
+        CLI_OPTION_NO_DEMANGLE(&syms.sym),
+        CLI_FLAG("source", 0, &syms.sym.source, "pprof: each location's source file and line (DWARF)"),
         CLI_OPTION_STDOUT_OUTPUT(&out_path),
         CLI_OPTION_HELP,
     };
     const cli_command command = CLI_COMMAND(EXPORT_SYNOPSIS, NULL, 20, options);
 
+    memset(&syms, 0, sizeof syms);
     if ((rc = cli_parse(&command, argc, argv)) != CLI_CONTINUE)
         return rc;
     if (optind != argc - 1)
         return cli_usage_error(argv[0], optind == argc ? "missing FILE.pics" : "expected exactly one FILE.pics");
+    if (format != EXPORT_PPROF && (syms.sym.elf_path || syms.sym.source || syms.sym.no_demangle
+                                   || syms.sym.has_adjust_vma || syms.sym.adjust_vma_auto))
+        return cli_usage_error(argv[0], "--elf, --adjust-vma, --no-demangle and --source go with --format pprof");
     if ((rc = pics_read(argv[optind], &info, &p)))
         return cli_fail(argv[0], rc);
     if (!(rc = pics_sorted(&p, &cells, &n)) && !(rc = outfile_open(&out, out_path))) {
         view_table_cells c = { &info, &p, cells, n };
-        rc = json ? export_json(outfile_stream(out), &c) : export_csv(outfile_stream(out), &c);
+        if (format == EXPORT_PPROF) {
+            command_line = cli_join_command(argc, argv);
+            rc = export_pprof(outfile_stream(out), &c, &syms, command_line);
+        } else {
+            rc = format == EXPORT_JSON ? export_json(outfile_stream(out), &c) : export_csv(outfile_stream(out), &c);
+        }
         if (rc)
             outfile_abort(out);
         else
             rc = outfile_commit(out);
     }
     free(cells);
+    free(command_line);
+    trace_symmap_free(&syms.functions);
+    binary_symbolize_close(syms.z);
+    free(syms.from);
     pics_info_free(&info);
     pics_free(&p);
     return rc ? cli_fail(argv[0], rc) : CLI_EXIT_OK;

@@ -90,6 +90,12 @@ diff <(sed -n '/^cells /,$p' r0/tea.pics) <(sed -n '/^cells /,$p' r1/tea.pics) >
 run 0 "$PICS" export --format json r1/tea.pics
 contains out.txt '"path": "/usr/bin/my prog"'
 contains out.txt '"id": 4242'
+# ... and pprof's profile names them as mappings (path and build-id; e2e.pprof
+# reads profiles with pprof itself): gzip, whole
+run 0 "$PICS" export --format pprof r1/golden.pics -o objects.pb.gz
+gzip -t objects.pb.gz || fail "the pprof export is no whole gzip file"
+gzip -dc objects.pb.gz >objects.pb
+grep -q "/usr/bin/my prog" objects.pb && grep -q 1a2b3c4d objects.pb || fail "the pprof export lacks the object"
 run 0 "$PICS" report r1/golden.pics
 contains out.txt "# thread 4242 recorded (3 in the program)"
 contains out.txt "# object /usr/bin/my prog: 0x555555554000-0x555555556000, load bias 0x555555554000, build-id 1a2b3c4d"

@@ -1,0 +1,364 @@
+/*
+ * pprof.c: a PICS as pprof's profile (see pprof.h).
+ */
+#define _POSIX_C_SOURCE 200809L /* strdup */
+#include "pprof.h"
+#include "common/error.h"
+#include "trace/psv.h"
+
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* profile.proto's field numbers. */
+enum {
+    PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE = 2, PROFILE_MAPPING = 3, PROFILE_LOCATION = 4,
+    PROFILE_FUNCTION = 5, PROFILE_STRING_TABLE = 6, PROFILE_PERIOD_TYPE = 11, PROFILE_PERIOD = 12,
+    PROFILE_COMMENT = 13, PROFILE_DEFAULT_SAMPLE_TYPE = 14
+};
+enum { VALUE_TYPE_TYPE = 1, VALUE_TYPE_UNIT = 2 };
+enum { SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2, SAMPLE_LABEL = 3 };
+enum { LABEL_KEY = 1, LABEL_STR = 2 };
+/* The sample types, in this order. */
+enum { VALUE_CYCLES, VALUE_INSTRUCTIONS, VALUE_SAMPLES, VALUE_TYPES };
+enum {
+    MAPPING_ID = 1, MAPPING_START = 2, MAPPING_LIMIT = 3, MAPPING_OFFSET = 4, MAPPING_FILENAME = 5,
+    MAPPING_BUILD_ID = 6, MAPPING_HAS_FUNCTIONS = 7, MAPPING_HAS_FILENAMES = 8, MAPPING_HAS_LINE_NUMBERS = 9
+};
+enum { LOCATION_ID = 1, LOCATION_MAPPING_ID = 2, LOCATION_ADDRESS = 3, LOCATION_LINE = 4 };
+enum { LINE_FUNCTION_ID = 1, LINE_LINE = 2 };
+enum { FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3, FUNCTION_FILENAME = 4 };
+
+/* Room for a source position "FILE:LINE". */
+#define SOURCE_MAX 4096
+/* Room for a name made from an address. */
+#define ADDRESS_NAME_MAX 32
+
+/* The string table: each string once, its index by a hash of it. */
+typedef struct strings {
+    char **text;     /* by index; text[0] = "" */
+    size_t count, cap;
+    size_t *slots;   /* index + 1 by hash (0: empty), a power of two */
+    size_t nslots;
+} strings;
+
+static uint64_t hash_text(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
+    return h;
+}
+
+/* Puts index `i` in its slot. */
+static void slot_put(strings *t, size_t i)
+{
+    size_t k = (size_t)hash_text(t->text[i]) & (t->nslots - 1);
+    while (t->slots[k])
+        k = (k + 1) & (t->nslots - 1);
+    t->slots[k] = i + 1;
+}
+
+/* The index of `s`, added when new; -1 when out of memory. */
+static long string_index(strings *t, const char *s)
+{
+    size_t k;
+    if (2 * (t->count + 1) > t->nslots) {
+        size_t n = t->nslots ? 2 * t->nslots : 1024;
+        size_t *grown = calloc(n, sizeof *grown);
+        if (!grown)
+            return -1;
+        free(t->slots);
+        t->slots = grown;
+        t->nslots = n;
+        for (size_t i = 0; i < t->count; i++)
+            slot_put(t, i);
+    }
+    for (k = (size_t)hash_text(s) & (t->nslots - 1); t->slots[k]; k = (k + 1) & (t->nslots - 1))
+        if (strcmp(t->text[t->slots[k] - 1], s) == 0)
+            return (long)(t->slots[k] - 1);
+    if (t->count == t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 1024;
+        char **grown = realloc(t->text, cap * sizeof *grown);
+        if (!grown)
+            return -1;
+        t->text = grown;
+        t->cap = cap;
+    }
+    if (!(t->text[t->count] = strdup(s)))
+        return -1;
+    t->slots[k] = ++t->count;
+    return (long)(t->count - 1);
+}
+
+static void strings_free(strings *t)
+{
+    for (size_t i = 0; i < t->count; i++)
+        free(t->text[i]);
+    free(t->text);
+    free(t->slots);
+    memset(t, 0, sizeof *t);
+}
+
+/* A function of the profile: its name and file (string indices). */
+typedef struct function {
+    long name, file;
+} function;
+
+/* What encoding builds besides the message. */
+typedef struct encoder {
+    const view_pprof_input *in;
+    strings strs;
+    function *functions;
+    size_t function_count, function_cap;
+    protobuf_buf msg, part, sub;
+    int rc;
+} encoder;
+
+/* The index of `s`, or 0 with e->rc set. */
+static uint64_t str(encoder *e, const char *s)
+{
+    long i = string_index(&e->strs, s);
+    if (i < 0) {
+        if (!e->rc)
+            e->rc = error_set(TEA_ERR_NOMEM, "out of memory");
+        return 0;
+    }
+    return (uint64_t)i;
+}
+
+/* A ValueType message as field `field`. */
+static void value_type(encoder *e, uint32_t field, const char *type, const char *unit)
+{
+    protobuf_reset(&e->part);
+    protobuf_varint(&e->part, VALUE_TYPE_TYPE, str(e, type));
+    protobuf_varint(&e->part, VALUE_TYPE_UNIT, str(e, unit));
+    protobuf_message(&e->msg, field, &e->part);
+}
+
+/* The objects' mappings (ids from 1, in the objects' order), or one for
+ * the program's binary spanning the cells' addresses. */
+static void mappings(encoder *e)
+{
+    const trace_object_list *ol = &e->in->info->objects;
+    const trace_program *prog = &e->in->info->program;
+    char id[2 * TRACE_BUILD_ID_MAX + 1];
+    int lines = e->in->z != NULL;
+
+    for (size_t k = 0; k < ol->count; k++) {
+        const trace_object *o = &ol->items[k];
+        for (uint32_t b = 0; b < o->build_id_len; b++)
+            snprintf(id + 2 * b, 3, "%02x", o->build_id[b]);
+        id[2 * o->build_id_len] = '\0';
+        protobuf_reset(&e->part);
+        protobuf_varint(&e->part, MAPPING_ID, k + 1);
+        protobuf_varint(&e->part, MAPPING_START, o->start);
+        protobuf_varint(&e->part, MAPPING_LIMIT, o->end);
+        protobuf_varint(&e->part, MAPPING_OFFSET, 0);
+        protobuf_varint(&e->part, MAPPING_FILENAME, str(e, o->path));
+        protobuf_varint(&e->part, MAPPING_BUILD_ID, str(e, id));
+        protobuf_varint(&e->part, MAPPING_HAS_FUNCTIONS, e->in->functions != NULL);
+        protobuf_varint(&e->part, MAPPING_HAS_FILENAMES, lines);
+        protobuf_varint(&e->part, MAPPING_HAS_LINE_NUMBERS, lines);
+        protobuf_message(&e->msg, PROFILE_MAPPING, &e->part);
+    }
+    if (ol->count || !e->in->count)
+        return;
+    protobuf_reset(&e->part);
+    protobuf_varint(&e->part, MAPPING_ID, 1);
+    protobuf_varint(&e->part, MAPPING_START, e->in->cells[0].pc);
+    protobuf_varint(&e->part, MAPPING_LIMIT, e->in->cells[e->in->count - 1].pc + 1);
+    protobuf_varint(&e->part, MAPPING_FILENAME, str(e, prog->binary_path ? prog->binary_path : ""));
+    protobuf_varint(&e->part, MAPPING_BUILD_ID, str(e, prog->build_id ? prog->build_id : ""));
+    protobuf_varint(&e->part, MAPPING_HAS_FUNCTIONS, e->in->functions != NULL);
+    protobuf_varint(&e->part, MAPPING_HAS_FILENAMES, lines);
+    protobuf_varint(&e->part, MAPPING_HAS_LINE_NUMBERS, lines);
+    protobuf_message(&e->msg, PROFILE_MAPPING, &e->part);
+}
+
+/* The mapping id of `pc`: its object's, 1 without objects, 0 when no
+ * object holds it. */
+static uint64_t mapping_of(const encoder *e, uint64_t pc)
+{
+    const trace_object_list *ol = &e->in->info->objects;
+    if (!ol->count)
+        return 1;
+    for (size_t k = 0; k < ol->count; k++)
+        if (pc >= ol->items[k].start && pc < ol->items[k].end)
+            return k + 1;
+    return 0;
+}
+
+/* The id of the function (name, file), added when new (ids from 1). */
+static uint64_t function_id(encoder *e, const char *name, const char *file)
+{
+    long n = (long)str(e, name), f = (long)str(e, file);
+    /* a function's PCs come together (address order): the last one, or a
+     * new entry (a name met again elsewhere gets another: pprof goes by
+     * name and file) */
+    if (e->function_count && e->functions[e->function_count - 1].name == n
+        && e->functions[e->function_count - 1].file == f)
+        return e->function_count;
+    if (e->function_count == e->function_cap) {
+        size_t cap = e->function_cap ? 2 * e->function_cap : 256;
+        function *grown = realloc(e->functions, cap * sizeof *grown);
+        if (!grown) {
+            if (!e->rc)
+                e->rc = error_set(TEA_ERR_NOMEM, "out of memory");
+            return 0;
+        }
+        e->functions = grown;
+        e->function_cap = cap;
+    }
+    e->functions[e->function_count++] = (function){ n, f };
+    return e->function_count;
+}
+
+/* The location of `pc` (id `id`): its mapping, its function and line. */
+static void location(encoder *e, uint64_t id, uint64_t pc)
+{
+    const trace_symmap *fm = e->in->functions;
+    long k = fm ? trace_symmap_find(fm, pc) : -1;
+    char source[SOURCE_MAX] = "", *colon;
+    uint64_t line = 0;
+
+    protobuf_reset(&e->part);
+    protobuf_varint(&e->part, LOCATION_ID, id);
+    protobuf_varint(&e->part, LOCATION_MAPPING_ID, mapping_of(e, pc));
+    protobuf_varint(&e->part, LOCATION_ADDRESS, pc);
+    if (k >= 0) {
+        if (e->in->z && binary_symbolize_source(e->in->z, pc, source, sizeof source) == 1
+            && (colon = strrchr(source, ':'))) {
+            *colon = '\0';
+            line = strtoull(colon + 1, NULL, 10);
+        }
+        protobuf_reset(&e->sub);
+        protobuf_varint(&e->sub, LINE_FUNCTION_ID, function_id(e, fm->entries[k].name, source));
+        if (line)
+            protobuf_varint(&e->sub, LINE_LINE, line);
+        protobuf_message(&e->part, LOCATION_LINE, &e->sub);
+    }
+    protobuf_message(&e->msg, PROFILE_LOCATION, &e->part);
+}
+
+/* A label (key `key`, a string index) of the sample in e->part. */
+static void add_label(encoder *e, uint64_t key, const char *value)
+{
+    protobuf_reset(&e->sub);
+    protobuf_varint(&e->sub, LABEL_KEY, key);
+    protobuf_varint(&e->sub, LABEL_STR, str(e, value));
+    protobuf_message(&e->part, SAMPLE_LABEL, &e->sub);
+}
+
+/* The component's label with '+' between events ("ST-L1+ST-LLC"): pprof's
+ * tag filters split their argument at commas. */
+static const char *component_label(uint16_t psv, char label[TRACE_PSV_LABEL_MAX])
+{
+    trace_psv_label(psv, label, TRACE_PSV_LABEL_MAX);
+    for (char *p = label; *p; p++)
+        if (*p == ',')
+            *p = '+';
+    return label;
+}
+
+/* The samples, one per cell (cycles rounded cumulatively, see pprof.h),
+ * and the locations, one per PC (ids from 1 in address order). */
+static void samples(encoder *e)
+{
+    const view_pprof_input *in = e->in;
+    exact_u128 sum = 0, den = 1, num;
+    uint64_t rounded = 0, loc = 0, values[VALUE_TYPES];
+    uint64_t component = str(e, "component"), event = str(e, "event");
+    int golden = pics_info_is_golden(in->info);
+    char label[TRACE_PSV_LABEL_MAX];
+
+    for (size_t i = 0; i < in->count && !e->rc; i++) {
+        const pics_cell *c = &in->cells[i];
+        uint64_t now;
+        if (i == 0 || c->pc != in->cells[i - 1].pc)
+            location(e, ++loc, c->pc);
+        pics_value_fraction(in->info, in->p->total, c->value, &num, &den);
+        assert(den > 0 && sum <= (exact_u128)-1 - num); /* a PICS's exact cycles fit 128 bits */
+        sum += num;
+        now = (uint64_t)((2 * sum + den) / (2 * den)); /* round(sum / den), halves up */
+        values[VALUE_CYCLES] = now - rounded;
+        values[VALUE_INSTRUCTIONS] = golden ? c->count : 0;
+        values[VALUE_SAMPLES] = golden ? 0 : c->count;
+        rounded = now;
+        protobuf_reset(&e->part);
+        protobuf_packed(&e->part, SAMPLE_LOCATION_ID, &loc, 1);
+        protobuf_packed(&e->part, SAMPLE_VALUE, values, VALUE_TYPES);
+        add_label(e, component, component_label(c->psv, label));
+        for (unsigned b = 0; b < TRACE_PSV_EVENT_COUNT; b++)
+            if (c->psv >> b & 1)
+                add_label(e, event, trace_psv_event_name((enum trace_psv_event)b));
+        protobuf_message(&e->msg, PROFILE_SAMPLE, &e->part);
+    }
+}
+
+/* The functions (after the locations made them). */
+static void functions(encoder *e)
+{
+    for (size_t i = 0; i < e->function_count; i++) {
+        protobuf_reset(&e->part);
+        protobuf_varint(&e->part, FUNCTION_ID, i + 1);
+        protobuf_varint(&e->part, FUNCTION_NAME, (uint64_t)e->functions[i].name);
+        protobuf_varint(&e->part, FUNCTION_SYSTEM_NAME, (uint64_t)e->functions[i].name);
+        protobuf_varint(&e->part, FUNCTION_FILENAME, (uint64_t)e->functions[i].file);
+        protobuf_message(&e->msg, PROFILE_FUNCTION, &e->part);
+    }
+}
+
+/* The provenance and the caller's comments. */
+static void comments(encoder *e)
+{
+    const pics_info *info = e->in->info;
+    char text[256];
+
+    snprintf(text, sizeof text, "tea PICS: scheme %s, trace digest %s, cycles %llu..%llu", info->scheme,
+             info->trace_digest, (unsigned long long)info->trace_first_cycle,
+             (unsigned long long)info->trace_last_cycle);
+    protobuf_varint(&e->msg, PROFILE_COMMENT, str(e, text));
+    for (size_t i = 0; i < e->in->comment_count; i++)
+        protobuf_varint(&e->msg, PROFILE_COMMENT, str(e, e->in->comments[i]));
+}
+
+int view_pprof_encode(const view_pprof_input *in, protobuf_buf *out)
+{
+    encoder e;
+    int golden = pics_info_is_golden(in->info);
+    int rc;
+
+    memset(&e, 0, sizeof e);
+    e.in = in;
+    protobuf_init(&e.msg);
+    protobuf_init(&e.part);
+    protobuf_init(&e.sub);
+    str(&e, ""); /* index 0 */
+    /* the same types in every export, so that pprof -diff_base takes any two */
+    value_type(&e, PROFILE_SAMPLE_TYPE, "cycles", "cycles");
+    value_type(&e, PROFILE_SAMPLE_TYPE, "instructions", "count");
+    value_type(&e, PROFILE_SAMPLE_TYPE, "samples", "count");
+    mappings(&e);
+    samples(&e);
+    functions(&e);
+    comments(&e);
+    value_type(&e, PROFILE_PERIOD_TYPE, "cycles", "cycles");
+    if (!golden && in->info->period)
+        protobuf_varint(&e.msg, PROFILE_PERIOD, in->info->period);
+    protobuf_varint(&e.msg, PROFILE_DEFAULT_SAMPLE_TYPE, str(&e, "cycles"));
+    for (size_t i = 0; i < e.strs.count; i++) /* last: every string is in the table now */
+        protobuf_string(&e.msg, PROFILE_STRING_TABLE, e.strs.text[i]);
+    rc = e.rc ? e.rc : e.msg.rc ? e.msg.rc : e.part.rc ? e.part.rc : e.sub.rc;
+    if (!rc) {
+        *out = e.msg;
+        protobuf_init(&e.msg);
+    }
+    protobuf_free(&e.msg);
+    protobuf_free(&e.part);
+    protobuf_free(&e.sub);
+    strings_free(&e.strs);
+    free(e.functions);
+    return rc;
+}

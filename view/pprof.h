@@ -1,0 +1,50 @@
+/*
+ * pprof.h: a PICS as pprof's profile (profile.proto, gzip-compressed by
+ * the caller), for `pics export --format pprof`.
+ *
+ * What the profile holds (docs/pics-format.md, "pprof"):
+ *   - three sample types, the same in every export (so that pprof
+ *     -diff_base takes any two): "cycles" (unit "cycles", the default),
+ *     "instructions" (unit "count": a golden PICS's µops that committed or
+ *     excepted; 0 in a sampled one) and "samples" (unit "count": a sampled
+ *     PICS's samples; 0 in a golden one);
+ *   - one sample per cell (instruction, component): its location, its
+ *     values, a label "component" holding the component's name with '+'
+ *     between events ("base", "ST-LLC", "ST-L1+FL-MB": pprof's tag
+ *     filters split at commas), and a label "event" per event of it, so
+ *     that `pprof -tagfocus component=ST-LLC` keeps one component and
+ *     `-tagfocus event=ST-LLC` every component with ST-LLC;
+ *   - one location per instruction address, with its function (and with
+ *     a symbolizer, its source line), and the mapping of the object it
+ *     lies in (path, build-id, run-time range);
+ *   - cycles as whole numbers: the cells' exact cycles (scaled to the
+ *     golden total for a sampled PICS) rounded cumulatively in address
+ *     order, so that the total, and the sum over any run of neighbouring
+ *     cells (a function's), is within half a cycle of the exact one;
+ *   - the provenance (scheme, trace, digest) as comments.
+ * A flat PICS gives stacks of one frame: the instruction's function.
+ */
+#ifndef TEA_VIEW_PPROF_H
+#define TEA_VIEW_PPROF_H
+
+#include "binary/symbolize.h"
+#include "common/protobuf.h"
+#include "pics/pics_file.h"
+#include "trace/symmap.h"
+
+typedef struct view_pprof_input {
+    const pics_info *info;
+    const pics *p;
+    const pics_cell *cells;          /* p's cells sorted by (pc, psv) (pics_sorted) */
+    size_t count;
+    const trace_symmap *functions;   /* the functions (view_report_functions); NULL: none */
+    binary_symbolizer *z;            /* source lines (opened with source on); NULL: none */
+    const char *const *comments;     /* more comments (the command line), or NULL */
+    size_t comment_count;
+} view_pprof_input;
+
+/* Encodes the profile of `in` into *out (an initialized buffer). 0,
+ * TEA_ERR_NOMEM. */
+int view_pprof_encode(const view_pprof_input *in, protobuf_buf *out);
+
+#endif
