@@ -104,6 +104,22 @@ void pics_value_fraction(const pics_info *info, uint64_t total, uint64_t value, 
     *den = (exact_u128)total * (info->unit ? info->unit : PICS_UNIT);
 }
 
+void pics_whole_cycles(const pics_info *info, uint64_t total, const pics_cell *cells, size_t n, uint64_t *out)
+{
+    exact_u128 sum = 0, num, den = 1;
+    uint64_t rounded = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        uint64_t now;
+        pics_value_fraction(info, total, cells[i].value, &num, &den);
+        assert(sum <= (exact_u128)-1 - num && sum + num <= ((exact_u128)-1 - den) / 2); /* fits 128 bits */
+        sum += num;
+        now = (uint64_t)((2 * sum + den) / (2 * den)); /* round(sum / den), halves up */
+        out[i] = now - rounded;
+        rounded = now;
+    }
+}
+
 double pics_value_cycles(const pics_info *info, uint64_t total, uint64_t value)
 {
     exact_u128 num, den;

@@ -104,6 +104,16 @@ double pics_value_cycles(const pics_info *info, uint64_t total, uint64_t value);
  * fraction *num / *den (den > 0; every value of one PICS has the same den). */
 void pics_value_fraction(const pics_info *info, uint64_t total, uint64_t value, exact_u128 *num, exact_u128 *den);
 
+/* The cycles of `n` cells of one PICS (info, its total), in the order
+ * given, as whole numbers into out[n], rounded cumulatively: out[0] + ...
+ * + out[i] is the exact cycles of cells 0 to i rounded to the nearest
+ * integer (halves up). So each out[i] is its cell's exact cycles rounded
+ * down or up, they sum to the total's cycles rounded, and any run of
+ * neighbouring cells (a function's, in address order) sums to within one
+ * cycle of its exact cycles. What `pics report --format folded`, `pics
+ * flamegraph` and `pics export --format pprof` weigh cells by. */
+void pics_whole_cycles(const pics_info *info, uint64_t total, const pics_cell *cells, size_t n, uint64_t *out);
+
 /* Writes the same quantity as an exact decimal rounded half up to `digits`
  * fraction digits (at most 9) into buf. */
 void pics_format_cycles(const pics_info *info, uint64_t total, uint64_t value, int digits, char *buf, size_t size);

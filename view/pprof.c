@@ -267,25 +267,23 @@ static const char *component_label(uint16_t psv, char label[TRACE_PSV_LABEL_MAX]
 static void samples(encoder *e)
 {
     const view_pprof_input *in = e->in;
-    exact_u128 sum = 0, den = 1, num;
-    uint64_t rounded = 0, loc = 0, values[VALUE_TYPES];
+    uint64_t loc = 0, values[VALUE_TYPES], *cycles = in->count ? malloc(in->count * sizeof *cycles) : NULL;
     uint64_t component = str(e, "component"), event = str(e, "event");
     int golden = pics_info_is_golden(in->info);
     char label[TRACE_PSV_LABEL_MAX];
 
+    if (in->count && !cycles) {
+        e->rc = error_set(TEA_ERR_NOMEM, "out of memory");
+        return;
+    }
+    pics_whole_cycles(in->info, in->p->total, in->cells, in->count, cycles);
     for (size_t i = 0; i < in->count && !e->rc; i++) {
         const pics_cell *c = &in->cells[i];
-        uint64_t now;
         if (i == 0 || c->pc != in->cells[i - 1].pc)
             location(e, ++loc, c->pc);
-        pics_value_fraction(in->info, in->p->total, c->value, &num, &den);
-        assert(den > 0 && sum <= (exact_u128)-1 - num); /* a PICS's exact cycles fit 128 bits */
-        sum += num;
-        now = (uint64_t)((2 * sum + den) / (2 * den)); /* round(sum / den), halves up */
-        values[VALUE_CYCLES] = now - rounded;
+        values[VALUE_CYCLES] = cycles[i];
         values[VALUE_INSTRUCTIONS] = golden ? c->count : 0;
         values[VALUE_SAMPLES] = golden ? 0 : c->count;
-        rounded = now;
         protobuf_reset(&e->part);
         protobuf_packed(&e->part, SAMPLE_LOCATION_ID, &loc, 1);
         protobuf_packed(&e->part, SAMPLE_VALUE, values, VALUE_TYPES);
@@ -295,6 +293,7 @@ static void samples(encoder *e)
                 add_label(e, event, trace_psv_event_name((enum trace_psv_event)b));
         protobuf_message(&e->msg, PROFILE_SAMPLE, &e->part);
     }
+    free(cycles);
 }
 
 /* The functions (after the locations made them). */

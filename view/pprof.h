@@ -17,10 +17,10 @@
  *   - one location per instruction address, with its function (and with
  *     a symbolizer, its source line), and the mapping of the object it
  *     lies in (path, build-id, run-time range);
- *   - cycles as whole numbers: the cells' exact cycles (scaled to the
- *     golden total for a sampled PICS) rounded cumulatively in address
- *     order, so that the total, and the sum over any run of neighbouring
- *     cells (a function's), is within half a cycle of the exact one;
+ *   - cycles as whole numbers (pics_whole_cycles), as pics report
+ *     --format folded gives them: rounded cumulatively in address order,
+ *     so that the total is the exact one rounded and a function's (its
+ *     cells are neighbours) within a cycle of its exact sum;
  *   - the provenance (scheme, trace, digest) as comments.
  * A flat PICS gives stacks of one frame: the instruction's function.
  */

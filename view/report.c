@@ -233,11 +233,10 @@ int view_report_folded_cells(const view_report_input *in, view_report_folded **o
     const pics_info *info = &in->info;
     uint64_t unit = info->unit ? info->unit : PICS_UNIT;
     pics_cell *cells = NULL;
-    exact_u128 *num = NULL;
     uint64_t *weights = NULL;
     view_report_folded *rows = NULL;
     size_t count = 0, kept = 0;
-    exact_u128 den, target, folded = 0;
+    exact_u128 target, folded = 0;
     int rc;
 
     *out = NULL;
@@ -246,34 +245,23 @@ int view_report_folded_cells(const view_report_input *in, view_report_folded **o
         return rc;
     if (count == 0 || in->p.total == 0)
         goto done;
-    if (!(num = malloc(count * sizeof *num)) || !(weights = malloc(count * sizeof *weights))
-        || !(rows = malloc(count * sizeof *rows))) {
+    if (!(weights = malloc(count * sizeof *weights)) || !(rows = malloc(count * sizeof *rows))) {
         rc = error_set(TEA_ERR_NOMEM, "out of memory");
         goto done;
     }
-    /* cycles of a cell = value * G / (S * unit) (sampled) or value / unit (golden) */
-    if (pics_info_is_golden(info)) {
-        den = unit;
-        target = ((exact_u128)in->p.total + den / 2) / den;
-    } else {
-        den = (exact_u128)in->p.total * unit;
-        target = ((exact_u128)info->golden_total + unit / 2) / unit;
-    }
-    for (size_t i = 0; i < count; i++)
-        num[i] = pics_info_is_golden(info) ? (exact_u128)cells[i].value
-                                           : (exact_u128)cells[i].value * info->golden_total;
-    if ((rc = exact_round_shares(num, count, den, target, weights)))
-        goto done;
+    /* the total's cycles, rounded: golden, total / unit; sampled, the golden total's */
+    target = pics_info_is_golden(info) ? ((exact_u128)in->p.total + unit / 2) / unit
+                                       : ((exact_u128)info->golden_total + unit / 2) / unit;
+    pics_whole_cycles(info, in->p.total, cells, count, weights);
     for (size_t i = 0; i < count; i++) {
         folded += weights[i];
         if (weights[i])
             rows[kept++] = (view_report_folded){ cells[i].pc, cells[i].psv, weights[i] };
     }
-    /* The cells' fractions sum to the total's, whose rounding is the
-     * target: between the floors' sum and it plus one a cell, so the
-     * rounded cells sum to it exactly (exact_round_shares). */
+    /* rounded cumulatively, the cells sum to the total rounded (pics_whole_cycles) */
     assert(folded == target);
     (void)folded; /* unused when NDEBUG compiles the assertion out */
+    (void)target;
     if (kept) {
         *out = rows;
         *n = kept;
@@ -282,7 +270,6 @@ int view_report_folded_cells(const view_report_input *in, view_report_folded **o
 done:
     free(rows);
     free(weights);
-    free(num);
     free(cells);
     return rc;
 }

@@ -98,10 +98,10 @@ typedef struct view_report_folded {
 } view_report_folded;
 
 /* The cells of in->p (not the golden PICS) in pics_sorted order with their
- * cycles rounded to whole numbers that sum to the total cycles rounded to
- * the nearest integer: each weight is its exact value rounded down or up,
- * the largest remainders up (exact_round_shares). Cells whose weight is 0
- * are left out. *out is malloc'd (NULL when *n is 0). What `pics report
+ * cycles as whole numbers (pics_whole_cycles: rounded cumulatively, each
+ * its exact value rounded down or up, summing to the total cycles rounded,
+ * a function's within one cycle of its exact sum). Cells whose weight is
+ * 0 are left out. *out is malloc'd (NULL when *n is 0). What `pics report
  * --format folded` and `pics flamegraph` draw. 0 or TEA_ERR_NOMEM. */
 int view_report_folded_cells(const view_report_input *in, view_report_folded **out, size_t *n);
 

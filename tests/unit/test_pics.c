@@ -625,6 +625,43 @@ static void test_cache_sums(void **state)
     pics_free(&cached);
 }
 
+/* Whole cycles, rounded cumulatively (pics_whole_cycles): three cells of
+ * 100/3 cycles give round(33.3) = 33, round(66.7) - 33 = 34, 100 - 67 =
+ * 33; ten cells of 0.4 cycles give 0 1 0 1 0 0 1 0 1 0 (round(0.4 k)
+ * differences), so every run of neighbours is within a cycle of 0.4 per
+ * cell (largest remainders would give the first four cells 1 each: 4
+ * cycles for five cells' 2.0). A sampled PICS scales to the golden total
+ * first: samples 1 and 2 of a golden total of 10 cycles are 3.33 and 6.67
+ * cycles, so 3 and 7. */
+static void test_whole_cycles(void **state)
+{
+    pics_info info;
+    pics_cell thirds[3], fifths[10], sampled[2];
+    uint64_t out[10];
+    static const uint64_t want_fifths[10] = { 0, 1, 0, 1, 0, 0, 1, 0, 1, 0 };
+    (void)state;
+    pics_info_init(&info);
+    snprintf(info.scheme, sizeof info.scheme, "golden");
+    memset(thirds, 0, sizeof thirds);
+    memset(fifths, 0, sizeof fifths);
+    memset(sampled, 0, sizeof sampled);
+    for (int i = 0; i < 3; i++)
+        thirds[i].value = PICS_UNIT * 100 / 3;
+    pics_whole_cycles(&info, 3 * (PICS_UNIT * 100 / 3), thirds, 3, out);
+    assert_true(out[0] == 33 && out[1] == 34 && out[2] == 33);
+    for (int i = 0; i < 10; i++)
+        fifths[i].value = PICS_UNIT * 2 / 5;
+    pics_whole_cycles(&info, 10 * (PICS_UNIT * 2 / 5), fifths, 10, out);
+    assert_memory_equal(out, want_fifths, sizeof want_fifths);
+    snprintf(info.scheme, sizeof info.scheme, "tea");
+    info.golden_total = 10 * PICS_UNIT;
+    sampled[0].value = PICS_UNIT;
+    sampled[1].value = 2 * PICS_UNIT;
+    pics_whole_cycles(&info, 3 * PICS_UNIT, sampled, 2, out);
+    assert_true(out[0] == 3 && out[1] == 7);
+    pics_info_free(&info);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -640,6 +677,7 @@ int main(void)
         cmocka_unit_test(test_groups_round_trip),
         cmocka_unit_test(test_tracedoctor_import),
         cmocka_unit_test(test_cache_sums),
+        cmocka_unit_test(test_whole_cycles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
