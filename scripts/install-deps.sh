@@ -159,6 +159,25 @@ if ! system_capstone_ok && ! capstone_sources_present; then
     fetch_capstone_sources
 fi
 
+# speedscope's page (the npm package, pinned): e2e.speedscope loads the
+# speedscope export in it with headless chromium. Fetched once into
+# build-deps/speedscope (git-ignored) where npm is installed; without it
+# that test's browser half is skipped, saying so.
+SPEEDSCOPE_VERSION=1.25.0
+SPEEDSCOPE_DIR="$ROOT/build-deps/speedscope"
+if [ ! -f "$SPEEDSCOPE_DIR/package/dist/release/index.html" ] && command -v npm >/dev/null 2>&1; then
+    echo "fetching speedscope $SPEEDSCOPE_VERSION (npm) into build-deps/speedscope" >&2
+    mkdir -p "$ROOT/build-deps"
+    tmp=$(mktemp -d "$ROOT/build-deps/speedscope.tmp.XXXXXX")
+    if (cd "$tmp" && npm pack -q "speedscope@$SPEEDSCOPE_VERSION" >/dev/null 2>&1 && tar xzf speedscope-*.tgz); then
+        rm -rf "$SPEEDSCOPE_DIR"
+        mv "$tmp" "$SPEEDSCOPE_DIR"
+    else
+        echo "could not fetch speedscope with npm: e2e.speedscope's browser half will be skipped" >&2
+        rm -rf "$tmp"
+    fi
+fi
+
 # libFuzzer: a program with -fsanitize=fuzzer must link; else the runtime of
 # the installed clang's major version is missing.
 libfuzzer_links() {

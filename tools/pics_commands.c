@@ -3,6 +3,7 @@
  */
 #include "view/error_report.h"
 #include "view/pprof.h"
+#include "view/speedscope.h"
 #include "view/report.h"
 #include "view/table.h"
 #include "view/view.h"
@@ -37,7 +38,8 @@
     "cycles with six decimals, rows sorted by pc then psv). pprof: a gzip-compressed\n"              \
     "profile.proto for pprof (-top, -diff_base, -tagfocus component=ST-LLC), each\n"                 \
     "instruction a location in its function, cycles and instructions (golden) or\n"                 \
-    "samples as sample types, the component a label (docs/pics-format.md, \"pprof\").\n\n"          \
+    "samples as sample types, the component a label (docs/pics-format.md, \"pprof\").\n"            \
+    "speedscope: its JSON file, a stack function;instruction;component per cell.\n\n"                \
     "Options:\n"
 
 static int export_csv(FILE *f, view_table_cells *c)
@@ -112,12 +114,30 @@ static int export_pprof(FILE *f, view_table_cells *c, export_symbols *s, const c
     return rc;
 }
 
-enum { EXPORT_CSV, EXPORT_JSON, EXPORT_PPROF };
+/* The PICS as speedscope's JSON file (view/speedscope.h). */
+static int export_speedscope(FILE *f, view_table_cells *c, export_symbols *s)
+{
+    view_speedscope_input in;
+    int rc = view_report_symbolize(&s->z, &c->info->program, &c->info->objects, c->p, &s->sym);
+
+    if (rc)
+        return rc;
+    memset(&in, 0, sizeof in);
+    in.info = c->info;
+    in.p = c->p;
+    in.cells = c->cells;
+    in.count = c->count;
+    in.z = s->z;
+    in.exporter = cli_version();
+    return view_speedscope_write(f, &in);
+}
+
+enum { EXPORT_CSV, EXPORT_JSON, EXPORT_PPROF, EXPORT_SPEEDSCOPE };
 
 int cmd_pics_export(int argc, char **argv)
 {
-    static const char *const formats[] = { "csv", "json", "pprof", NULL };
-    static const int format_values[] = { EXPORT_CSV, EXPORT_JSON, EXPORT_PPROF };
+    static const char *const formats[] = { "csv", "json", "pprof", "speedscope", NULL };
+    static const int format_values[] = { EXPORT_CSV, EXPORT_JSON, EXPORT_PPROF, EXPORT_SPEEDSCOPE };
     const char *out_path = "-";
     int format = EXPORT_CSV, rc;
     export_symbols syms;
@@ -128,10 +148,10 @@ int cmd_pics_export(int argc, char **argv)
     size_t n = 0;
     outfile *out = NULL;
     const cli_option options[] = {
-        CLI_ENUM("format", "FORMAT", &format, formats, format_values, "unknown format '%s' (csv, json or pprof)",
-                 "csv (default), json or pprof"),
-        CLI_OPTION_ELF(&syms.sym.elf_path, "pprof: the binary to symbolize with (default: the one the\n"
-                                           "trace names, if it exists; else addresses alone)"),
+        CLI_ENUM("format", "FORMAT", &format, formats, format_values,
+                 "unknown format '%s' (csv, json, pprof or speedscope)", "csv (default), json, pprof or speedscope"),
+        CLI_OPTION_ELF(&syms.sym.elf_path, "pprof, speedscope: the binary to symbolize with (default:\n"
+                                           "the one the trace names, if it exists; else addresses)"),
         CLI_OPTION_ADJUST_VMA_AUTO(&syms.sym),
         CLI_OPTION_NO_DEMANGLE(&syms.sym),
         CLI_FLAG("source", 0, &syms.sym.source, "pprof: each location's source file and line (DWARF)"),
@@ -145,9 +165,13 @@ int cmd_pics_export(int argc, char **argv)
         return rc;
     if (optind != argc - 1)
         return cli_usage_error(argv[0], optind == argc ? "missing FILE.pics" : "expected exactly one FILE.pics");
-    if (format != EXPORT_PPROF && (syms.sym.elf_path || syms.sym.source || syms.sym.no_demangle
-                                   || syms.sym.has_adjust_vma || syms.sym.adjust_vma_auto))
-        return cli_usage_error(argv[0], "--elf, --adjust-vma, --no-demangle and --source go with --format pprof");
+    if ((format == EXPORT_CSV || format == EXPORT_JSON)
+        && (syms.sym.elf_path || syms.sym.source || syms.sym.no_demangle || syms.sym.has_adjust_vma
+            || syms.sym.adjust_vma_auto))
+        return cli_usage_error(argv[0], "--elf, --adjust-vma, --no-demangle and --source go with --format pprof "
+                                        "or speedscope");
+    if (format == EXPORT_SPEEDSCOPE && syms.sym.source)
+        return cli_usage_error(argv[0], "--source goes with --format pprof");
     if ((rc = pics_read(argv[optind], &info, &p)))
         return cli_fail(argv[0], rc);
     if (!(rc = pics_sorted(&p, &cells, &n)) && !(rc = outfile_open(&out, out_path))) {
@@ -155,6 +179,8 @@ int cmd_pics_export(int argc, char **argv)
         if (format == EXPORT_PPROF) {
             command_line = cli_join_command(argc, argv);
             rc = export_pprof(outfile_stream(out), &c, &syms, command_line);
+        } else if (format == EXPORT_SPEEDSCOPE) {
+            rc = export_speedscope(outfile_stream(out), &c, &syms);
         } else {
             rc = format == EXPORT_JSON ? export_json(outfile_stream(out), &c) : export_csv(outfile_stream(out), &c);
         }

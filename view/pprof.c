@@ -1,9 +1,9 @@
 /*
  * pprof.c: a PICS as pprof's profile (see pprof.h).
  */
-#define _POSIX_C_SOURCE 200809L /* strdup */
 #include "pprof.h"
 #include "common/error.h"
+#include "common/strtab.h"
 #include "trace/psv.h"
 
 #include <assert.h>
@@ -35,72 +35,6 @@ enum { FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3, FUNCTION_FI
 /* Room for a name made from an address. */
 #define ADDRESS_NAME_MAX 32
 
-/* The string table: each string once, its index by a hash of it. */
-typedef struct strings {
-    char **text;     /* by index; text[0] = "" */
-    size_t count, cap;
-    size_t *slots;   /* index + 1 by hash (0: empty), a power of two */
-    size_t nslots;
-} strings;
-
-static uint64_t hash_text(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
-    return h;
-}
-
-/* Puts index `i` in its slot. */
-static void slot_put(strings *t, size_t i)
-{
-    size_t k = (size_t)hash_text(t->text[i]) & (t->nslots - 1);
-    while (t->slots[k])
-        k = (k + 1) & (t->nslots - 1);
-    t->slots[k] = i + 1;
-}
-
-/* The index of `s`, added when new; -1 when out of memory. */
-static long string_index(strings *t, const char *s)
-{
-    size_t k;
-    if (2 * (t->count + 1) > t->nslots) {
-        size_t n = t->nslots ? 2 * t->nslots : 1024;
-        size_t *grown = calloc(n, sizeof *grown);
-        if (!grown)
-            return -1;
-        free(t->slots);
-        t->slots = grown;
-        t->nslots = n;
-        for (size_t i = 0; i < t->count; i++)
-            slot_put(t, i);
-    }
-    for (k = (size_t)hash_text(s) & (t->nslots - 1); t->slots[k]; k = (k + 1) & (t->nslots - 1))
-        if (strcmp(t->text[t->slots[k] - 1], s) == 0)
-            return (long)(t->slots[k] - 1);
-    if (t->count == t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 1024;
-        char **grown = realloc(t->text, cap * sizeof *grown);
-        if (!grown)
-            return -1;
-        t->text = grown;
-        t->cap = cap;
-    }
-    if (!(t->text[t->count] = strdup(s)))
-        return -1;
-    t->slots[k] = ++t->count;
-    return (long)(t->count - 1);
-}
-
-static void strings_free(strings *t)
-{
-    for (size_t i = 0; i < t->count; i++)
-        free(t->text[i]);
-    free(t->text);
-    free(t->slots);
-    memset(t, 0, sizeof *t);
-}
-
 /* A function of the profile: its name and file (string indices). */
 typedef struct function {
     long name, file;
@@ -109,7 +43,7 @@ typedef struct function {
 /* What encoding builds besides the message. */
 typedef struct encoder {
     const view_pprof_input *in;
-    strings strs;
+    strtab strs;
     function *functions;
     size_t function_count, function_cap;
     protobuf_buf msg, part, sub;
@@ -119,10 +53,10 @@ typedef struct encoder {
 /* The index of `s`, or 0 with e->rc set. */
 static uint64_t str(encoder *e, const char *s)
 {
-    long i = string_index(&e->strs, s);
+    long i = strtab_index(&e->strs, s);
     if (i < 0) {
         if (!e->rc)
-            e->rc = error_set(TEA_ERR_NOMEM, "out of memory");
+            e->rc = TEA_ERR_NOMEM; /* the message is strtab_index's */
         return 0;
     }
     return (uint64_t)i;
@@ -331,6 +265,7 @@ int view_pprof_encode(const view_pprof_input *in, protobuf_buf *out)
 
     memset(&e, 0, sizeof e);
     e.in = in;
+    strtab_init(&e.strs);
     protobuf_init(&e.msg);
     protobuf_init(&e.part);
     protobuf_init(&e.sub);
@@ -357,7 +292,7 @@ int view_pprof_encode(const view_pprof_input *in, protobuf_buf *out)
     protobuf_free(&e.msg);
     protobuf_free(&e.part);
     protobuf_free(&e.sub);
-    strings_free(&e.strs);
+    strtab_free(&e.strs);
     free(e.functions);
     return rc;
 }

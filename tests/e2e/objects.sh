@@ -96,6 +96,8 @@ run 0 "$PICS" export --format pprof r1/golden.pics -o objects.pb.gz
 gzip -t objects.pb.gz || fail "the pprof export is no whole gzip file"
 gzip -dc objects.pb.gz >objects.pb
 grep -q "/usr/bin/my prog" objects.pb && grep -q 1a2b3c4d objects.pb || fail "the pprof export lacks the object"
+run 0 "$PICS" export --format speedscope r1/golden.pics -o objects.json
+contains objects.json '"type": "sampled"'
 run 0 "$PICS" report r1/golden.pics
 contains out.txt "# thread 4242 recorded (3 in the program)"
 contains out.txt "# object /usr/bin/my prog: 0x555555554000-0x555555556000, load bias 0x555555554000, build-id 1a2b3c4d"

@@ -1,0 +1,33 @@
+/*
+ * speedscope.h: a PICS as speedscope's JSON file (its file-format-schema:
+ * shared frames, one "sampled" profile), for `pics export --format
+ * speedscope`.
+ *
+ * Each cell is one stack of three frames, root first, as `pics report
+ * --format folded` writes it: the instruction's function, the instruction
+ * (function+0xOFF), and its component ("base", "ST-LLC", "ST-L1,FL-MB"),
+ * weighted by its whole cycles (pics_whole_cycles; cells of 0 left out);
+ * the profile's unit is "none" (cycles), its end value the total. The
+ * file's name and the profile's say the scheme and the binary.
+ */
+#ifndef TEA_VIEW_SPEEDSCOPE_H
+#define TEA_VIEW_SPEEDSCOPE_H
+
+#include "binary/symbolize.h"
+#include "pics/pics_file.h"
+
+#include <stdio.h>
+
+typedef struct view_speedscope_input {
+    const pics_info *info;
+    const pics *p;
+    const pics_cell *cells;   /* p's cells sorted by (pc, psv) (pics_sorted) */
+    size_t count;
+    const binary_symbolizer *z; /* names functions and instructions; NULL: addresses */
+    const char *exporter;     /* the "exporter" field (the tool's version) */
+} view_speedscope_input;
+
+/* Writes the file to `f`. 0, TEA_ERR_NOMEM. */
+int view_speedscope_write(FILE *f, const view_speedscope_input *in);
+
+#endif
