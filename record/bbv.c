@@ -233,9 +233,19 @@ int record_bbv_run_threads(const char *tool_dir, const char *valgrind, uint64_t 
                            char *const argv[], int *exit_status)
 {
     bbv_tool tearec = { RECORD_SESSION_TOOL, "--bbv-interval=", "--bbv-out=", tool_dir };
-    char tool[PATH_MAX], first[PATH_MAX];
+    char tool[PATH_MAX], first[PATH_MAX], cwd[PATH_MAX], absolute[2 * PATH_MAX];
     struct stat sb;
     int rc;
+
+    /* the tool opens a thread's file when its first interval ends, from
+     * the program's working directory then: a relative PREFIX is made
+     * absolute from ours */
+    if (prefix[0] != '/') {
+        if (!getcwd(cwd, sizeof cwd))
+            return error_set(TEA_ERR_IO, "cannot read the working directory: %s", strerror(errno));
+        snprintf(absolute, sizeof absolute, "%s/%s", cwd, prefix);
+        prefix = absolute;
+    }
 
     if (!valgrind)
         valgrind = "valgrind";

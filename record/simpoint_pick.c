@@ -536,8 +536,16 @@ static int pick_threads(const record_pick_request *req, record_pick *out, int *e
         out->regions.interval = req->interval;
         rc = record_simpoint_write(&out->regions, req->simpoints_path, req->weights_path);
     }
-    if (*temp) {
-        remove_thread_vectors(prefix, threads, count);
+    if (*temp) { /* every vectors file the run left, even after a failure */
+        uint32_t *left = NULL;
+        size_t n = 0;
+        char *message = rc ? strdup(error_message()) : NULL; /* listing again may set another */
+        if (thread_files(prefix, &left, &n) == TEA_OK)
+            remove_thread_vectors(prefix, left, n);
+        if (message)
+            error_set(rc, "%s", message);
+        free(message);
+        free(left);
         rmdir(temp);
         cleanup_forget(handle);
     }

@@ -1062,13 +1062,20 @@ static void put_count(void)
 }
 
 /* Listed windows, at the program's end: the COUNT record of every
- * recorded thread, each after the SWITCH to it (several threads). */
+ * recorded thread that has windows, each after the SWITCH to it (several
+ * threads); none once recording stopped (as put_count sends none). The
+ * globals end holding the last such thread's context, which
+ * stop_recording then stops. */
 static void put_counts(void)
 {
+    if (!listed)
+        return;
     if (!per_thread_state) {
         put_count();
         return;
     }
+    if (recording_over)
+        return;
     if (other_thread_running) { /* the last recorded thread's count, parked */
         fast_left = fast_parked;
         fast_wanted = fast_wanted_parked;
@@ -1077,7 +1084,9 @@ static void put_counts(void)
     ctx_save();
     for (UInt serial = MAIN_THREAD; serial < SERIALS_MAX; serial++) {
         thread_ctx *c = &thread_ctxs[serial];
-        if (!c->used)
+        /* the globals held thread 1's context before any recorded thread
+         * ran: a thread not recorded, or one without windows, counts nothing */
+        if (!c->used || !c->start_count || !(every_thread || recorded_threads[serial]))
             continue;
         ctx_copy(ctx_fields, CTX_FIELDS(ctx_fields), c, False);
         ctx_serial = serial;
@@ -1724,6 +1733,23 @@ static IRTemp add_block_count(IRSB *sb, Addr pc, UInt insns, Bool rep)
                               IRExpr_Const(IRConst_U64((ULong)insns))));
 }
 
+/* Counting reps once, a fast run forgets the last precise instruction
+ * (when `run_fast` holds; NULL: always): a rep string instruction entered
+ * after it is a new one. Not in another thread's run: the last precise
+ * instruction is the recorded thread's, which may be between two passes
+ * of a rep when the switch came. */
+static void add_forget_last_insn(IRSB *sb, IRExpr *run_fast)
+{
+    IRTemp other = add_tmp(sb, Ity_I8, IRExpr_Load(Iend_LE, Ity_I8, mkIRExpr_HWord((HWord)&other_thread_running)));
+    IRTemp own = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpEQ8, IRExpr_RdTmp(other), IRExpr_Const(IRConst_U8(0))));
+    IRExpr *forget = IRExpr_RdTmp(own);
+
+    tl_assert(sizeof last_insn_pc == 8 && sizeof other_thread_running == 1);
+    if (run_fast)
+        forget = IRExpr_RdTmp(add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_And1, run_fast, forget)));
+    addStmtToIRSB(sb, IRStmt_StoreG(Iend_LE, mkIRExpr_HWord((HWord)&last_insn_pc), IRExpr_Const(IRConst_U64(0)), forget));
+}
+
 /* A fast block's start, at its first instruction `pc`: leave when fewer
  * than its instructions (add_block_count) are left to pass, else take
  * them off. Counting reps once, every fast block forgets the last precise
@@ -1739,10 +1765,8 @@ static void add_fast_block_start(IRSB *sb, Addr pc, Int offset_ip, UInt insns, B
     add_switch_exit(sb, leave, pc, offset_ip);
     rest = add_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Sub64, IRExpr_RdTmp(left), IRExpr_RdTmp(count)));
     addStmtToIRSB(sb, IRStmt_Store(Iend_LE, counter, IRExpr_RdTmp(rest)));
-    if (reps_once) {
-        tl_assert(sizeof last_insn_pc == 8);
-        addStmtToIRSB(sb, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&last_insn_pc), IRExpr_Const(IRConst_U64(0))));
-    }
+    if (reps_once)
+        add_forget_last_insn(sb, NULL);
 }
 
 /* The recorded thread has fewer instructions left to pass than the fast
@@ -1790,8 +1814,7 @@ static IRTemp add_block_start(IRSB *sb, Addr pc, Int offset_ip, UInt insns, Bool
         run_fast = add_tmp(sb, Ity_I1, IRExpr_Binop(Iop_And1, IRExpr_RdTmp(wanted), IRExpr_RdTmp(enough)));
         addStmtToIRSB(sb, IRStmt_StoreG(Iend_LE, counter, IRExpr_RdTmp(rest), IRExpr_RdTmp(run_fast)));
         if (reps_once)
-            addStmtToIRSB(sb, IRStmt_StoreG(Iend_LE, mkIRExpr_HWord((HWord)&last_insn_pc),
-                                            IRExpr_Const(IRConst_U64(0)), IRExpr_RdTmp(run_fast)));
+            add_forget_last_insn(sb, IRExpr_RdTmp(run_fast));
     }
     di = unsafeIRDirty_0_N(0, "tearec_fast_ends", VG_(fnptr_to_fnentry)(fast_ends), mkIRExprVec_0());
     di->guard = IRExpr_RdTmp(ends);

@@ -62,8 +62,12 @@ static void print_summary(const record_pick_request *req, const record_pick *p, 
                (unsigned long long)th->instructions, th->k, th->tried);
         print_regions(&p->regions, th->thread);
     }
+    /* tea record's --thread N alone is one thread by Valgrind's number, with
+     * no sections: a list of one is recorded as all (the threads without a
+     * section time nothing) */
     printf("wrote %s and %s; record them with\n  tea record%s%s --simpoints %s --weights %s --", req->simpoints_path,
-           req->weights_path, req->threads ? " --thread " : "", req->threads ? req->threads : "", req->simpoints_path,
+           req->weights_path, req->threads ? " --thread " : "",
+           !req->threads ? "" : strchr(req->threads, ',') ? req->threads : "all", req->simpoints_path,
            req->weights_path);
     for (; argv && *argv; argv++)
         printf(" %s", *argv);

@@ -127,6 +127,18 @@ for t in 1 3 4; do
         fail "thread $t recorded $(json_number info.json commits) after --skip 10000 of $(tool_count $t)"
 done
 
+# --max-instructions counts every thread's timed instructions: recording
+# stops there, once (each thread's stream ends with one STOP), and the
+# threads that timed something have their traces
+run 0 "$TEA" record -q --thread all --sample-every 20000 --max-instructions 30000 -o maxed.tea -- ./pthreads small
+[ -n "$(ls maxed.tea)" ] || fail "--max-instructions with --thread all wrote no trace"
+total=0
+for f in maxed.tea/thread-*.tea; do
+    "$TEA" info --json "$f" >info.json || fail "tea info $f"
+    total=$((total + $(json_number info.json commits)))
+done
+[ "$total" -eq 30000 ] || fail "--max-instructions 30000 with --thread all timed $total"
+
 # --trace-children: a forked child's threads go to a directory of their own
 run 0 "$TEA" record --thread all --trace-children -o parent.tea -- sh -c './pthreads small; true'
 child=$(ls -d parent.*.tea) || fail "no child recording beside parent.tea"

@@ -76,6 +76,14 @@ run 0 "$TEA" simpoint --thread 2,4 --interval $INTERVAL -o two -- ./pthreads
 run 0 "$TEA" record -q --thread 2,4 --simpoints two.simpoints --weights two.weights -o two.tea -- ./pthreads
 [ "$(ls two.tea | tr '\n' ' ')" = "thread-2.tea thread-4.tea " ] || fail "--thread 2,4 wrote $(ls two.tea | tr '\n' ' ')"
 
+# a list of one: tea record's --thread N alone is Valgrind's thread N, with
+# no sections, so tea simpoint says --thread all; the threads without a
+# section time nothing and leave no trace
+run 0 "$TEA" simpoint --thread 3 --interval $INTERVAL -o one3 -- ./pthreads small
+contains out.txt "tea record --thread all --simpoints one3.simpoints --weights one3.weights"
+run 0 "$TEA" record --thread all --simpoints one3.simpoints --weights one3.weights -o one3.tea -- ./pthreads small
+[ "$(ls one3.tea | tr '\n' ' ')" = "thread-3.tea " ] || fail "a section of thread 3 wrote $(ls one3.tea | tr '\n' ' ')"
+
 # files and threads must agree; a bad list
 printf '0 0\n' >one.simpoints
 printf '1 0\n' >one.weights
