@@ -72,39 +72,49 @@ static int parse_line(const char *text, int weighted, simpoint_line *out)
     return *p == '\n' || *p == '\0' ? 0 : -1;
 }
 
-/* Whether `text` is the comment naming the interval (RECORD_SIMPOINT_INTERVAL_COMMENT
- * and a number), the number into *interval. */
-static int comment_interval(const char *text, uint64_t *interval)
+/* Whether `text` is a comment `prefix` and then a number from 1: 1 (the
+ * number into *v, *end past it), 0 when it does not start with `prefix`,
+ * -1 when no such number follows. */
+static int comment_number(const char *text, const char *prefix, uint64_t *v, const char **end)
 {
     const char *p = record_skip_blanks(text);
-    size_t n = strlen(RECORD_SIMPOINT_INTERVAL_COMMENT);
-    uint64_t v;
+    size_t n = strlen(prefix);
 
-    if (strncmp(p, RECORD_SIMPOINT_INTERVAL_COMMENT, n) != 0)
+    if (strncmp(p, prefix, n) != 0)
         return 0;
     p += n;
-    if (record_parse_u64(&p, &v) || v == 0 || (*p != ' ' && *p != '\n' && *p != '\0'))
+    if (record_parse_u64(&p, v) || *v == 0)
+        return -1;
+    *end = p;
+    return 1;
+}
+
+/* Whether `text` is the comment naming the interval (RECORD_SIMPOINT_INTERVAL_COMMENT
+ * and a number, then a blank or the line's end), the number into *interval. */
+static int comment_interval(const char *text, uint64_t *interval)
+{
+    const char *p;
+    uint64_t v;
+
+    if (comment_number(text, RECORD_SIMPOINT_INTERVAL_COMMENT, &v, &p) != 1 || (*p != ' ' && *p != '\n' && *p != '\0'))
         return 0;
     *interval = v;
     return 1;
 }
 
 /* Whether `text` is the comment that starts a thread's section
- * (RECORD_SIMPOINT_THREAD_COMMENT and a number from 1), the number into
- * *thread; -1 when it starts so but the number is not one. */
+ * (RECORD_SIMPOINT_THREAD_COMMENT and a number from 1, alone), the number
+ * into *thread; -1 when it starts so but the number is not one. */
 static int comment_thread(const char *text, uint32_t *thread)
 {
-    const char *p = record_skip_blanks(text);
-    size_t n = strlen(RECORD_SIMPOINT_THREAD_COMMENT);
+    const char *p;
     uint64_t v;
+    int r = comment_number(text, RECORD_SIMPOINT_THREAD_COMMENT, &v, &p);
 
-    if (strncmp(p, RECORD_SIMPOINT_THREAD_COMMENT, n) != 0)
-        return 0;
-    p += n;
-    if (record_parse_u64(&p, &v) || v == 0 || v > UINT32_MAX)
-        return -1;
+    if (r <= 0)
+        return r;
     p = record_skip_blanks(p);
-    if (*p != '\n' && *p != '\0')
+    if (v > UINT32_MAX || (*p != '\n' && *p != '\0'))
         return -1;
     *thread = (uint32_t)v;
     return 1;

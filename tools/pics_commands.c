@@ -99,10 +99,7 @@ static int export_pprof(FILE *f, view_table_cells *c, export_symbols *s, const c
     if (rc)
         return rc;
     memset(&in, 0, sizeof in);
-    in.info = c->info;
-    in.p = c->p;
-    in.cells = c->cells;
-    in.count = c->count;
+    in.pics = *c;
     in.functions = s->functions.count ? &s->functions : NULL;
     in.z = s->sym.source ? s->z : NULL;
     in.comments = command_line ? &command_line : NULL;
@@ -123,10 +120,7 @@ static int export_speedscope(FILE *f, view_table_cells *c, export_symbols *s)
     if (rc)
         return rc;
     memset(&in, 0, sizeof in);
-    in.info = c->info;
-    in.p = c->p;
-    in.cells = c->cells;
-    in.count = c->count;
+    in.pics = *c;
     in.z = s->z;
     in.exporter = cli_version();
     return view_speedscope_write(f, &in);

@@ -71,51 +71,48 @@ static void value_type(encoder *e, uint32_t field, const char *type, const char 
     protobuf_message(&e->msg, field, &e->part);
 }
 
-/* The objects' mappings (ids from 1, in the objects' order), or one for
- * the program's binary spanning the cells' addresses. */
-static void mappings(encoder *e)
+/* A Mapping message: id, run-time range, file and build-id (hex); what
+ * pprof may take from our locations (functions, files and lines). */
+static void mapping(encoder *e, uint64_t id, uint64_t start, uint64_t limit, const char *path, const char *build_id)
 {
-    const trace_object_list *ol = &e->in->info->objects;
-    const trace_program *prog = &e->in->info->program;
-    char id[2 * TRACE_BUILD_ID_MAX + 1];
     int lines = e->in->z != NULL;
 
-    for (size_t k = 0; k < ol->count; k++) {
-        const trace_object *o = &ol->items[k];
-        for (uint32_t b = 0; b < o->build_id_len; b++)
-            snprintf(id + 2 * b, 3, "%02x", o->build_id[b]);
-        id[2 * o->build_id_len] = '\0';
-        protobuf_reset(&e->part);
-        protobuf_varint(&e->part, MAPPING_ID, k + 1);
-        protobuf_varint(&e->part, MAPPING_START, o->start);
-        protobuf_varint(&e->part, MAPPING_LIMIT, o->end);
-        protobuf_varint(&e->part, MAPPING_OFFSET, 0);
-        protobuf_varint(&e->part, MAPPING_FILENAME, str(e, o->path));
-        protobuf_varint(&e->part, MAPPING_BUILD_ID, str(e, id));
-        protobuf_varint(&e->part, MAPPING_HAS_FUNCTIONS, e->in->functions != NULL);
-        protobuf_varint(&e->part, MAPPING_HAS_FILENAMES, lines);
-        protobuf_varint(&e->part, MAPPING_HAS_LINE_NUMBERS, lines);
-        protobuf_message(&e->msg, PROFILE_MAPPING, &e->part);
-    }
-    if (ol->count || !e->in->count)
-        return;
     protobuf_reset(&e->part);
-    protobuf_varint(&e->part, MAPPING_ID, 1);
-    protobuf_varint(&e->part, MAPPING_START, e->in->cells[0].pc);
-    protobuf_varint(&e->part, MAPPING_LIMIT, e->in->cells[e->in->count - 1].pc + 1);
-    protobuf_varint(&e->part, MAPPING_FILENAME, str(e, prog->binary_path ? prog->binary_path : ""));
-    protobuf_varint(&e->part, MAPPING_BUILD_ID, str(e, prog->build_id ? prog->build_id : ""));
+    protobuf_varint(&e->part, MAPPING_ID, id);
+    protobuf_varint(&e->part, MAPPING_START, start);
+    protobuf_varint(&e->part, MAPPING_LIMIT, limit);
+    protobuf_varint(&e->part, MAPPING_OFFSET, 0);
+    protobuf_varint(&e->part, MAPPING_FILENAME, str(e, path));
+    protobuf_varint(&e->part, MAPPING_BUILD_ID, str(e, build_id));
     protobuf_varint(&e->part, MAPPING_HAS_FUNCTIONS, e->in->functions != NULL);
     protobuf_varint(&e->part, MAPPING_HAS_FILENAMES, lines);
     protobuf_varint(&e->part, MAPPING_HAS_LINE_NUMBERS, lines);
     protobuf_message(&e->msg, PROFILE_MAPPING, &e->part);
 }
 
+/* The objects' mappings (ids from 1, in the objects' order), or one for
+ * the program's binary spanning the cells' addresses. */
+static void mappings(encoder *e)
+{
+    const trace_object_list *ol = &e->in->pics.info->objects;
+    const trace_program *prog = &e->in->pics.info->program;
+    char id[2 * TRACE_BUILD_ID_MAX + 1];
+
+    for (size_t k = 0; k < ol->count; k++) {
+        const trace_object *o = &ol->items[k];
+        trace_object_build_id_hex(o, id, sizeof id);
+        mapping(e, k + 1, o->start, o->end, o->path, id);
+    }
+    if (!ol->count && e->in->pics.count)
+        mapping(e, 1, e->in->pics.cells[0].pc, e->in->pics.cells[e->in->pics.count - 1].pc + 1,
+                prog->binary_path ? prog->binary_path : "", prog->build_id ? prog->build_id : "");
+}
+
 /* The mapping id of `pc`: its object's, 1 without objects, 0 when no
  * object holds it. */
 static uint64_t mapping_of(const encoder *e, uint64_t pc)
 {
-    const trace_object_list *ol = &e->in->info->objects;
+    const trace_object_list *ol = &e->in->pics.info->objects;
     if (!ol->count)
         return 1;
     for (size_t k = 0; k < ol->count; k++)
@@ -201,19 +198,19 @@ static const char *component_label(uint16_t psv, char label[TRACE_PSV_LABEL_MAX]
 static void samples(encoder *e)
 {
     const view_pprof_input *in = e->in;
-    uint64_t loc = 0, values[VALUE_TYPES], *cycles = in->count ? malloc(in->count * sizeof *cycles) : NULL;
+    uint64_t loc = 0, values[VALUE_TYPES], *cycles = in->pics.count ? malloc(in->pics.count * sizeof *cycles) : NULL;
     uint64_t component = str(e, "component"), event = str(e, "event");
-    int golden = pics_info_is_golden(in->info);
+    int golden = pics_info_is_golden(in->pics.info);
     char label[TRACE_PSV_LABEL_MAX];
 
-    if (in->count && !cycles) {
+    if (in->pics.count && !cycles) {
         e->rc = error_set(TEA_ERR_NOMEM, "out of memory");
         return;
     }
-    pics_whole_cycles(in->info, in->p->total, in->cells, in->count, cycles);
-    for (size_t i = 0; i < in->count && !e->rc; i++) {
-        const pics_cell *c = &in->cells[i];
-        if (i == 0 || c->pc != in->cells[i - 1].pc)
+    pics_whole_cycles(in->pics.info, in->pics.p->total, in->pics.cells, in->pics.count, cycles);
+    for (size_t i = 0; i < in->pics.count && !e->rc; i++) {
+        const pics_cell *c = &in->pics.cells[i];
+        if (i == 0 || c->pc != in->pics.cells[i - 1].pc)
             location(e, ++loc, c->pc);
         values[VALUE_CYCLES] = cycles[i];
         values[VALUE_INSTRUCTIONS] = golden ? c->count : 0;
@@ -246,7 +243,7 @@ static void functions(encoder *e)
 /* The provenance and the caller's comments. */
 static void comments(encoder *e)
 {
-    const pics_info *info = e->in->info;
+    const pics_info *info = e->in->pics.info;
     char text[256];
 
     snprintf(text, sizeof text, "tea PICS: scheme %s, trace digest %s, cycles %llu..%llu", info->scheme,
@@ -260,7 +257,7 @@ static void comments(encoder *e)
 int view_pprof_encode(const view_pprof_input *in, protobuf_buf *out)
 {
     encoder e;
-    int golden = pics_info_is_golden(in->info);
+    int golden = pics_info_is_golden(in->pics.info);
     int rc;
 
     memset(&e, 0, sizeof e);
@@ -279,8 +276,8 @@ int view_pprof_encode(const view_pprof_input *in, protobuf_buf *out)
     functions(&e);
     comments(&e);
     value_type(&e, PROFILE_PERIOD_TYPE, "cycles", "cycles");
-    if (!golden && in->info->period)
-        protobuf_varint(&e.msg, PROFILE_PERIOD, in->info->period);
+    if (!golden && in->pics.info->period)
+        protobuf_varint(&e.msg, PROFILE_PERIOD, in->pics.info->period);
     protobuf_varint(&e.msg, PROFILE_DEFAULT_SAMPLE_TYPE, str(&e, "cycles"));
     for (size_t i = 0; i < e.strs.count; i++) /* last: every string is in the table now */
         protobuf_string(&e.msg, PROFILE_STRING_TABLE, e.strs.text[i]);

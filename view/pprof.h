@@ -30,13 +30,11 @@
 #include "binary/symbolize.h"
 #include "common/protobuf.h"
 #include "pics/pics_file.h"
+#include "view/table.h"
 #include "trace/symmap.h"
 
 typedef struct view_pprof_input {
-    const pics_info *info;
-    const pics *p;
-    const pics_cell *cells;          /* p's cells sorted by (pc, psv) (pics_sorted) */
-    size_t count;
+    view_table_cells pics;           /* the PICS, its cells sorted by (pc, psv) (pics_sorted) */
     const trace_symmap *functions;   /* the functions (view_report_functions); NULL: none */
     binary_symbolizer *z;            /* source lines (opened with source on); NULL: none */
     const char *const *comments;     /* more comments (the command line), or NULL */

@@ -19,12 +19,12 @@
 static int frames_of(const view_speedscope_input *in, strtab *frames, long *stacks)
 {
     char text[BINARY_SYMBOLIZE_TEXT_MAX];
-    for (size_t i = 0; i < in->count; i++) {
-        uint64_t pc = in->cells[i].pc;
+    for (size_t i = 0; i < in->pics.count; i++) {
+        uint64_t pc = in->pics.cells[i].pc;
         long *s = stacks + STACK_FRAMES * i;
         if ((s[0] = strtab_index(frames, binary_symbolize_function(in->z, pc, text, sizeof text))) < 0
             || (s[1] = strtab_index(frames, binary_symbolize_location(in->z, pc, text, sizeof text))) < 0
-            || (s[2] = strtab_index(frames, trace_psv_label(in->cells[i].psv, text, sizeof text))) < 0)
+            || (s[2] = strtab_index(frames, trace_psv_label(in->pics.cells[i].psv, text, sizeof text))) < 0)
             return TEA_ERR_NOMEM;
     }
     return TEA_OK;
@@ -41,23 +41,23 @@ static void profile_name(const pics_info *info, char *buf, size_t size)
 int view_speedscope_write(FILE *f, const view_speedscope_input *in)
 {
     strtab frames;
-    long *stacks = in->count ? malloc(in->count * STACK_FRAMES * sizeof *stacks) : NULL;
-    uint64_t *weights = in->count ? malloc(in->count * sizeof *weights) : NULL, total = 0;
+    long *stacks = in->pics.count ? malloc(in->pics.count * STACK_FRAMES * sizeof *stacks) : NULL;
+    uint64_t *weights = in->pics.count ? malloc(in->pics.count * sizeof *weights) : NULL, total = 0;
     char name[256];
     json_writer j;
     int rc = TEA_OK;
 
     strtab_init(&frames);
-    if (in->count && (!stacks || !weights))
+    if (in->pics.count && (!stacks || !weights))
         rc = error_set(TEA_ERR_NOMEM, "out of memory");
     if (!rc)
         rc = frames_of(in, &frames, stacks);
     if (rc)
         goto done;
-    pics_whole_cycles(in->info, in->p->total, in->cells, in->count, weights);
-    for (size_t i = 0; i < in->count; i++)
+    pics_whole_cycles(in->pics.info, in->pics.p->total, in->pics.cells, in->pics.count, weights);
+    for (size_t i = 0; i < in->pics.count; i++)
         total += weights[i];
-    profile_name(in->info, name, sizeof name);
+    profile_name(in->pics.info, name, sizeof name);
     json_init(&j, f);
     json_begin_object(&j);
     json_key(&j, "$schema");
@@ -95,7 +95,7 @@ int view_speedscope_write(FILE *f, const view_speedscope_input *in)
     json_u64(&j, total);
     json_key(&j, "samples");
     json_begin_array(&j);
-    for (size_t i = 0; i < in->count; i++) {
+    for (size_t i = 0; i < in->pics.count; i++) {
         if (!weights[i])
             continue;
         json_begin_array(&j);
@@ -106,7 +106,7 @@ int view_speedscope_write(FILE *f, const view_speedscope_input *in)
     json_end(&j);
     json_key(&j, "weights");
     json_begin_array(&j);
-    for (size_t i = 0; i < in->count; i++)
+    for (size_t i = 0; i < in->pics.count; i++)
         if (weights[i])
             json_u64(&j, weights[i]);
     json_end(&j);

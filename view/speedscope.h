@@ -15,14 +15,12 @@
 
 #include "binary/symbolize.h"
 #include "pics/pics_file.h"
+#include "view/table.h"
 
 #include <stdio.h>
 
 typedef struct view_speedscope_input {
-    const pics_info *info;
-    const pics *p;
-    const pics_cell *cells;   /* p's cells sorted by (pc, psv) (pics_sorted) */
-    size_t count;
+    view_table_cells pics;    /* the PICS, its cells sorted by (pc, psv) (pics_sorted) */
     const binary_symbolizer *z; /* names functions and instructions; NULL: addresses */
     const char *exporter;     /* the "exporter" field (the tool's version) */
 } view_speedscope_input;

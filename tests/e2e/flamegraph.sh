@@ -21,12 +21,7 @@ close() {
 
 # A program with functions when the examples are built (x86-64 hosts), else
 # addresses only: both are flame graphs.
-ELF="$BIN/../examples/lbm"
-if [ -x "$ELF" ]; then
-    run 0 "$TEA" gen --elf "$ELF" --cycles 400000 --seed 2 -q -o t.tea
-else
-    run 0 "$TEA" gen --workload mixed --cycles 400000 --seed 2 -q -o t.tea
-fi
+gen_program_trace t.tea
 run 0 "$TEA" replay t.tea --period 97 --schemes golden,tea -q -o r
 
 for s in golden tea; do

@@ -47,6 +47,18 @@ run() {
     fi
 }
 
+# gen_program_trace OUT: a trace of 400,000 cycles (seed 2) into OUT over the
+# code of examples/lbm when the examples are built (x86-64 hosts: a program
+# with functions; $ELF names it), else of the mixed workload (addresses only)
+ELF="$BIN/../examples/lbm"
+gen_program_trace() {
+    if [ -x "$ELF" ]; then
+        run 0 "$TEA" gen --elf "$ELF" --cycles 400000 --seed 2 -q -o "$1"
+    else
+        run 0 "$TEA" gen --workload mixed --cycles 400000 --seed 2 -q -o "$1"
+    fi
+}
+
 # contains FILE TEXT: FILE contains the fixed string TEXT
 contains() {
     grep -qF -- "$2" "$1" || { echo "--- $1:" >&2; cat "$1" >&2; fail "'$1' lacks '$2'"; }

@@ -25,12 +25,7 @@ export HOME="$SCRATCH/home" # pprof keeps nothing there, but may look
 mkdir -p "$HOME"
 
 # a program with functions when the examples are built (x86-64 hosts), else addresses
-ELF="$BIN/../examples/lbm"
-if [ -x "$ELF" ]; then
-    run 0 "$TEA" gen --elf "$ELF" --cycles 400000 --seed 2 -q -o t.tea
-else
-    run 0 "$TEA" gen --workload mixed --cycles 400000 --seed 2 -q -o t.tea
-fi
+gen_program_trace t.tea
 run 0 "$TEA" replay t.tea --period 97 --schemes golden,tea -q -o r
 run 0 "$PICS" export --format pprof r/golden.pics -o golden.pb.gz
 run 0 "$PICS" export --format pprof r/tea.pics -o tea.pb.gz

@@ -10,12 +10,7 @@
 . "$(dirname "$0")/lib.bash"
 
 SRC=$(cd "$DATA/../.." && pwd)
-ELF="$BIN/../examples/lbm"
-if [ -x "$ELF" ]; then
-    run 0 "$TEA" gen --elf "$ELF" --cycles 400000 --seed 2 -q -o t.tea
-else
-    run 0 "$TEA" gen --workload mixed --cycles 400000 --seed 2 -q -o t.tea
-fi
+gen_program_trace t.tea
 run 0 "$TEA" replay t.tea --period 97 --schemes golden,tea -q -o r
 run 0 "$PICS" export --format speedscope r/golden.pics -o golden.json
 run 0 "$PICS" report r/golden.pics --format folded
