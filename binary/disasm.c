@@ -218,21 +218,23 @@ static unsigned riscv_flags(const cs_insn *in)
         flags |= BINARY_DISASM_F_BRANCH;
         if (m[0] == 'b' || has_prefix(m, "c.b"))
             flags |= BINARY_DISASM_F_CONDITIONAL;
-        if (!strcmp(m, "jr") && riscv_first_operand_is(ops, "ra"))
+        if (!strcmp(m, "jr") && (riscv_first_operand_is(ops, "ra") || riscv_first_operand_is(ops, "t0")))
             flags |= BINARY_DISASM_F_RETURN;
     } else if (!strcmp(m, "ret")) {
         flags |= BINARY_DISASM_F_BRANCH | BINARY_DISASM_F_RETURN;
     } else if (!strcmp(m, "c.jr")) {
-        flags |= BINARY_DISASM_F_BRANCH | (riscv_first_operand_is(ops, "ra") ? BINARY_DISASM_F_RETURN : 0u);
+        flags |= BINARY_DISASM_F_BRANCH
+                 | (riscv_first_operand_is(ops, "ra") || riscv_first_operand_is(ops, "t0") ? BINARY_DISASM_F_RETURN
+                                                                                           : 0u);
     } else if (!strcmp(m, "c.jal") || !strcmp(m, "c.jalr")) {
         flags |= BINARY_DISASM_F_BRANCH | BINARY_DISASM_F_CALL;
     } else if (!strcmp(m, "jal") || !strcmp(m, "jalr")) {
         /* The aliases `jal OFFSET` and `jalr RS` link in ra; the full forms
          * name the link register first. */
         flags |= BINARY_DISASM_F_BRANCH;
-        if (!strchr(ops, ',') || riscv_first_operand_is(ops, "ra"))
+        if (!strchr(ops, ',') || riscv_first_operand_is(ops, "ra") || riscv_first_operand_is(ops, "t0"))
             flags |= BINARY_DISASM_F_CALL;
-        else if (!strcmp(m, "jalr") && riscv_first_operand_is(ops, "zero") && strstr(ops, "(ra)"))
+        else if (!strcmp(m, "jalr") && riscv_first_operand_is(ops, "zero") && (strstr(ops, "(ra)") || strstr(ops, "(t0)")))
             flags |= BINARY_DISASM_F_RETURN;
     } else if (in_list(m, loads) || has_prefix(m, "lr.")) {
         flags |= BINARY_DISASM_F_LOAD;

@@ -804,6 +804,54 @@ char *binary_symbolize_target(const binary_symbolizer *z, uint64_t pc, char *buf
     return buf;
 }
 
+/* The start of the function holding `pc` in `s`, a cold part (GCC's
+ * NAME.cold, NAME.cold.N) counting as its function NAME when that exists;
+ * 0 outside every function. */
+static uint64_t function_start(const binary_symbols *s, uint64_t pc)
+{
+    binary_symbols_location loc;
+    binary_symbols_locate(s, pc, &loc);
+    if (loc.function < 0 || !loc.name)
+        return 0;
+    const char *cold = strstr(loc.name, ".cold");
+    if (cold && (cold[5] == '\0' || cold[5] == '.')) {
+        char name[BINARY_SYMBOLIZE_TEXT_MAX];
+        size_t found;
+        snprintf(name, sizeof name, "%.*s", (int)(cold - loc.name), loc.name);
+        if (binary_symbols_find_name(s, name, &found, 1) == 1)
+            return binary_symbols_function_at(s, found)->start;
+    }
+    return loc.start;
+}
+
+int binary_symbolize_classify(void *symbolizer, uint64_t pc, trace_insn_class *out)
+{
+    binary_symbolizer *z = symbolizer;
+    const object_unit *unusable;
+    binary_symbols *s = symbols_for(z, pc, &unusable);
+    const uint8_t *bytes;
+    size_t avail;
+    binary_disasm_insn insn;
+
+    *out = (trace_insn_class){ 0, TRACE_INSN_OTHER, 0 };
+    if (!s)
+        return TEA_OK;
+    out->function = function_start(s, pc);
+    if (disassembler_for(z, s) || binary_symbols_read(s, pc, &bytes, &avail)
+        || binary_disasm_one(z->dis, pc, bytes, avail, &insn)) {
+        error_clear();
+        return TEA_OK;
+    }
+    out->length = (uint8_t)insn.size;
+    if (insn.flags & BINARY_DISASM_F_CALL)
+        out->kind = TRACE_INSN_CALL;
+    else if (insn.flags & BINARY_DISASM_F_RETURN)
+        out->kind = TRACE_INSN_RETURN;
+    else if (insn.flags & BINARY_DISASM_F_BRANCH)
+        out->kind = TRACE_INSN_JUMP;
+    return TEA_OK;
+}
+
 int binary_symbolize_source(binary_symbolizer *z, uint64_t pc, char *buf, size_t size)
 {
     const object_unit *unusable;

@@ -58,6 +58,7 @@
 #define TEA_BINARY_SYMBOLIZE_H
 
 #include "binary/symbols.h"
+#include "trace/callpath.h"
 #include "trace/objects.h"
 #include "trace/symmap.h"
 #include "trace/trace.h"
@@ -202,6 +203,14 @@ char *binary_symbolize_target(const binary_symbolizer *z, uint64_t pc, char *buf
  * capstone cannot decode, a PC in no section of the binary, bytes that are
  * no instruction); callers showing many PCs print a placeholder instead. */
 int binary_symbolize_disasm(binary_symbolizer *z, uint64_t pc, char *buf, size_t size, unsigned *insn_size);
+
+/* What the instruction at the trace PC `pc` is to a call-path tracker
+ * (trace/callpath.h, a trace_classify_fn whose argument is the
+ * symbolizer): a call, a return, another control transfer or other, its
+ * length, and the start of its function (a cold part NAME.cold counting as
+ * NAME). An address no object holds or whose bytes do not decode is
+ * "other" of unknown length in no function: never an error. */
+int binary_symbolize_classify(void *symbolizer, uint64_t pc, trace_insn_class *out);
 
 /* The PC's source as "FILE:LINE" (the file's full path as DWARF names it).
  * Returns 1 when known, 0 when not (no --source, no DWARF, no line for it:

@@ -500,6 +500,7 @@ static void record_uop(model_core *m, trace_record *rec, const rob_entry *e, uns
     u->psv = (uint16_t)(e->psv | extra_psv);
     u->offset = (uint8_t)offset;
     u->pad_ = 0;
+    u->ctx = 0;
 }
 
 /* A committing µop leaves the load/store queue and the in-flight stores. */

@@ -428,6 +428,7 @@ static int get_uop(trace_native_codec *c, const uint8_t *data, size_t size, size
     u->pc = c->prev_pc + unzigzag(z);
     u->psv = (uint16_t)psv;
     u->pad_ = 0;
+    u->ctx = 0;
     c->prev_pc = u->pc;
     return TEA_OK;
 }
@@ -595,6 +596,7 @@ static inline uint64_t plain_uop(trace_uop *uops, unsigned i, uint64_t pc, uint8
     uops[i].psv = 0;
     uops[i].offset = (uint8_t)i;
     uops[i].pad_ = 0;
+    uops[i].ctx = 0;
     return pc;
 }
 
@@ -658,6 +660,7 @@ static inline size_t one_extra_record(const uint8_t *p, unsigned n, trace_uop *u
         uops[i].psv = (uint16_t)(extra & at_j);
         uops[i].offset = (uint8_t)i;
         uops[i].pad_ = 0;
+        uops[i].ctx = 0;
     }
     *psv = extra;
     return 2 + n + 1;
@@ -774,6 +777,7 @@ static size_t fast_record(fast_context *x, const uint8_t *p, trace_record *rec, 
         uops[i].psv = (uint16_t)psv;
         uops[i].offset = (uint8_t)i;
         uops[i].pad_ = 0;
+        uops[i].ctx = 0;
     }
     retire = n;
     if (ext & EXT_OFFSETS) {

@@ -47,7 +47,9 @@ typedef struct trace_uop {
     uint16_t psv;    /* nine-bit PSV as of commit (FL-EX set for an excepting µop) */
     uint8_t offset;  /* its ROB entry, counted from the head at the start of the cycle */
     uint8_t pad_;
+    uint32_t ctx;    /* its calling context (trace/callpath.h); TRACE_CONTEXT_ROOT (0) when none */
 } trace_uop;
+_Static_assert(sizeof(trace_uop) == 16, "a µop's context fits its padding");
 
 /* One cycle with activity at the ROB. The record's µops are
  * batch->uops[first_uop .. first_uop + n_commit (+1 if EXCEPTION)); a

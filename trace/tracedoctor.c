@@ -276,6 +276,7 @@ static int token_record(trace_td_decoder *d, const token_view *t, uint64_t cycle
             uops[n].psv = slot_psv(d, f, memlat);
             uops[n].offset = (uint8_t)(i - hb);
             uops[n].pad_ = 0;
+            uops[n].ctx = 0;
             n++;
             d->stats.memlat_nonzero += memlat > 0;
             d->stats.dcache_misses += (f & TRACE_TD_SLOT_DCACHE_MISS) != 0;
@@ -296,6 +297,7 @@ static int token_record(trace_td_decoder *d, const token_view *t, uint64_t cycle
         uops[n].psv = (uint16_t)(slot_psv(d, t->flags[exception_slot], memlat) | (1u << TRACE_PSV_FL_EX));
         uops[n].offset = (uint8_t)(exception_slot - (int)hb);
         uops[n].pad_ = 0;
+        uops[n].ctx = 0;
         rec->flags |= TRACE_REC_EXCEPTION;
         rec->retire = (uint8_t)(exception_slot - (int)hb + 1);
         d->stats.memlat_nonzero += memlat > 0;

@@ -1,0 +1,113 @@
+/*
+ * callpath.h: calling contexts (docs/semantics.md, "Calling contexts").
+ *
+ * A calling context is a path of calls from the root: node 0 is the root
+ * (no caller known), and every other node is (parent node, call-site
+ * address, callee entry). Nodes are interned: the same triple is the same
+ * id, and a parent's id is always smaller than its children's, so a table
+ * read in id order can be checked and rebuilt in one pass.
+ *
+ * The tracker rebuilds contexts from a stream of committed instructions in
+ * program order, as FirePerf does from a commit trace: it keeps a shadow
+ * call stack, pushed by calls and popped by returns, and follows the rules
+ * of docs/semantics.md for returns that skip frames (longjmp, exceptions),
+ * tail calls, jumps into other functions and control that arrives without
+ * a control-transfer instruction (signal handlers). It learns what each
+ * address holds from a classifier (binary/ decodes the program's code),
+ * asked once per distinct address.
+ */
+#ifndef TEA_TRACE_CALLPATH_H
+#define TEA_TRACE_CALLPATH_H
+
+#include "trace/record.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The root context: no call known (a flat PICS's every cell). */
+#define TRACE_CONTEXT_ROOT 0u
+/* Deepest context the tracker creates: calls below this depth (recursion
+ * deeper than it) are counted in the context at this depth. */
+#define TRACE_CONTEXT_MAX_DEPTH 256u
+/* Most contexts one table holds (ids fit a PICS cell's 32 bits). */
+#define TRACE_CONTEXT_MAX 0x7fffffffu
+
+typedef struct trace_context {
+    uint64_t site;   /* address of the call instruction in the parent (0: unknown caller) */
+    uint64_t entry;  /* address control entered the callee at */
+    uint32_t parent; /* parent node's id, smaller than this node's */
+    uint32_t depth;  /* calls from the root (the root: 0) */
+} trace_context;
+
+/* The calling-context tree: nodes[0] is the root once initialized. */
+typedef struct trace_contexts {
+    trace_context *nodes;
+    uint32_t count;       /* nodes in use, the root included */
+    uint32_t capacity;    /* nodes allocated */
+    uint32_t *index;      /* open-addressing table of node ids + 1 (0: empty) */
+    size_t index_slots;   /* a power of two */
+} trace_contexts;
+
+/* A table holding the root alone. 0 or TEA_ERR_NOMEM. */
+int trace_contexts_init(trace_contexts *t);
+
+/* Frees the table's memory and zeroes it (freeing a zeroed table is a no-op). */
+void trace_contexts_free(trace_contexts *t);
+
+/* The id of node (parent, site, entry), created when new. Errors:
+ * TEA_ERR_NOMEM, TEA_ERR_USAGE (parent not in the table, or the table
+ * full). */
+int trace_contexts_intern(trace_contexts *t, uint32_t parent, uint64_t site, uint64_t entry, uint32_t *id);
+
+/* Replaces dst with a copy of src. 0 or TEA_ERR_NOMEM. */
+int trace_contexts_copy(trace_contexts *dst, const trace_contexts *src);
+
+/* What an instruction is to the tracker. */
+enum trace_insn_kind {
+    TRACE_INSN_OTHER = 0,  /* no control transfer, or one the classifier could not decode */
+    TRACE_INSN_CALL = 1,   /* pushes a return address: x86 call; RISC-V jal/jalr with rd ra or t0 */
+    TRACE_INSN_RETURN = 2, /* returns through the pushed address: x86 ret; RISC-V jalr x0 through ra or t0 */
+    TRACE_INSN_JUMP = 3    /* any other branch or jump, direct or indirect, conditional or not */
+};
+
+typedef struct trace_insn_class {
+    uint64_t function; /* start of the function holding the address (0: none known) */
+    uint8_t kind;      /* enum trace_insn_kind */
+    uint8_t length;    /* bytes (0: unknown; the next instruction is then never a fall-through) */
+} trace_insn_class;
+
+/* The classifier: what the instruction at `pc` is. Returns 0, or a negative
+ * error the tracker passes on. */
+typedef int (*trace_classify_fn)(void *arg, uint64_t pc, trace_insn_class *out);
+
+typedef struct trace_callpath trace_callpath;
+
+/* A tracker adding contexts to `tree` (initialized, owned by the caller,
+ * who must keep it alive), asking `classify(arg, pc)` once per distinct
+ * address. 0 or TEA_ERR_NOMEM. */
+int trace_callpath_create(trace_callpath **out, trace_contexts *tree, trace_classify_fn classify, void *arg);
+
+void trace_callpath_free(trace_callpath *cp);
+
+/* The context of the next committed instruction at `pc` (after the previous
+ * one the tracker was given), into *ctx. A µop with the PC of the previous
+ * one is the same instruction (another of its µops, or a repeated string
+ * instruction), except after a return (`call f; ret` recursion returns to
+ * a return at the same address). 0, TEA_ERR_NOMEM, or the classifier's error. */
+int trace_callpath_step(trace_callpath *cp, uint64_t pc, uint32_t *ctx);
+
+/* The context an instruction at `pc` would have next, without moving the
+ * tracker (an excepting µop: it runs again, or never). As
+ * trace_callpath_step otherwise. */
+int trace_callpath_peek(trace_callpath *cp, uint64_t pc, uint32_t *ctx);
+
+/* Sets the context of every µop of `batch` (records in order): committed
+ * µops through trace_callpath_step, an excepting one through
+ * trace_callpath_peek. 0 or an error of trace_callpath_step. */
+int trace_callpath_batch(trace_callpath *cp, trace_batch *batch);
+
+/* The current depth of the shadow stack (frames, the bottom one included;
+ * 0 before the first instruction): for tests. */
+size_t trace_callpath_depth(const trace_callpath *cp);
+
+#endif
