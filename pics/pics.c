@@ -14,7 +14,6 @@
 #define PICS_LOAD_NUM 1u
 #define PICS_LOAD_DEN 2u
 
-#define slot_of pics_slot_of
 
 int pics_init(pics *p)
 {
@@ -29,6 +28,7 @@ int pics_init(pics *p)
 void pics_free(pics *p)
 {
     free(p->slots);
+    trace_contexts_free(&p->contexts);
     memset(p, 0, sizeof *p);
 }
 
@@ -45,29 +45,30 @@ static int grow(pics *p)
         size_t s;
         if (!c->used)
             continue;
-        s = slot_of(&bigger, c->pc, c->psv);
+        s = pics_slot_of_ctx(&bigger, c->ctx, c->pc, c->psv);
         while (bigger.slots[s].used)
             s = (s + 1) & (bigger.capacity - 1);
         bigger.slots[s] = *c;
     }
     bigger.count = p->count;
     bigger.total = p->total;
+    bigger.contexts = p->contexts;
     assert((bigger.capacity & (bigger.capacity - 1)) == 0); /* slot_of masks with capacity - 1 */
     free(p->slots);
     *p = bigger;
     return TEA_OK;
 }
 
-int pics_add_probe(pics *p, uint64_t pc, uint16_t psv, uint64_t value, uint64_t count)
+int pics_add_probe(pics *p, uint32_t ctx, uint64_t pc, uint16_t psv, uint64_t value, uint64_t count)
 {
-    size_t s = slot_of(p, pc, psv);
+    size_t s = pics_slot_of_ctx(p, ctx, pc, psv);
     pics_cell *c;
 
     for (;;) {
         c = &p->slots[s];
         if (!c->used)
             break;
-        if (c->pc == pc && c->psv == psv) {
+        if (c->pc == pc && c->psv == psv && c->ctx == ctx) {
             c->value += value;
             c->count += count;
             p->total += value;
@@ -79,9 +80,10 @@ int pics_add_probe(pics *p, uint64_t pc, uint16_t psv, uint64_t value, uint64_t 
         int rc = grow(p);
         if (rc)
             return rc;
-        return pics_add_probe(p, pc, psv, value, count);
+        return pics_add_probe(p, ctx, pc, psv, value, count);
     }
     c->used = 1;
+    c->ctx = ctx;
     c->pc = pc;
     c->psv = psv;
     c->value = value;
@@ -94,15 +96,46 @@ int pics_add_probe(pics *p, uint64_t pc, uint16_t psv, uint64_t value, uint64_t 
     return TEA_OK;
 }
 
-const pics_cell *pics_find(const pics *p, uint64_t pc, uint16_t psv)
+const pics_cell *pics_find_ctx(const pics *p, uint32_t ctx, uint64_t pc, uint16_t psv)
 {
-    size_t s = slot_of(p, pc, psv);
+    size_t s = pics_slot_of_ctx(p, ctx, pc, psv);
     while (p->slots[s].used) {
-        if (p->slots[s].pc == pc && p->slots[s].psv == psv)
+        if (p->slots[s].pc == pc && p->slots[s].psv == psv && p->slots[s].ctx == ctx)
             return &p->slots[s];
         s = (s + 1) & (p->capacity - 1);
     }
     return NULL;
+}
+
+const pics_cell *pics_find(const pics *p, uint64_t pc, uint16_t psv)
+{
+    return pics_find_ctx(p, TRACE_CONTEXT_ROOT, pc, psv);
+}
+
+int pics_set_contexts(pics *p, const trace_contexts *contexts)
+{
+    return trace_contexts_copy(&p->contexts, contexts);
+}
+
+int pics_flatten(pics *p)
+{
+    pics flat;
+    int rc;
+    if (!pics_has_contexts(p))
+        return TEA_OK;
+    if ((rc = pics_init(&flat)))
+        return rc;
+    for (size_t i = 0; i < p->capacity; i++) {
+        const pics_cell *c = &p->slots[i];
+        if (c->used && (rc = pics_add(&flat, c->pc, c->psv, c->value, c->count))) {
+            pics_free(&flat);
+            return rc;
+        }
+    }
+    assert(flat.total == p->total); /* the flat PICS is the exact sum over contexts */
+    pics_free(p);
+    *p = flat;
+    return TEA_OK;
 }
 
 int pics_check(const pics *p)
@@ -120,7 +153,8 @@ int pics_check(const pics *p)
         /* The probe for the cell's key must end at this very slot: an
          * empty slot before it would hide it, a slot of the same key before
          * it would be a duplicate. */
-        if (c->psv & ~TRACE_PSV_MASK_ALL || pics_find(p, c->pc, c->psv) != c)
+        if (c->psv & ~TRACE_PSV_MASK_ALL || pics_find_ctx(p, c->ctx, c->pc, c->psv) != c
+            || (c->ctx != TRACE_CONTEXT_ROOT && c->ctx >= p->contexts.count))
             return 0;
         used++;
         sum += c->value;
@@ -133,7 +167,9 @@ static int compare_cells(const void *a, const void *b)
     const pics_cell *x = a, *y = b;
     if (x->pc != y->pc)
         return x->pc < y->pc ? -1 : 1;
-    return (int)x->psv - (int)y->psv;
+    if (x->psv != y->psv)
+        return (int)x->psv - (int)y->psv;
+    return x->ctx < y->ctx ? -1 : x->ctx > y->ctx;
 }
 
 int pics_sorted(const pics *p, pics_cell **cells, size_t *n)
@@ -184,6 +220,31 @@ int pics_distinct_pcs(const pics *p, uint64_t **pcs, size_t *n)
     return TEA_OK;
 }
 
+/* The id in dst's contexts of each of `from`'s (created when missing;
+ * parents come before children, so one pass in id order), in a malloc'd
+ * array. */
+static int map_contexts(pics *dst, const trace_contexts *from, uint32_t **out)
+{
+    int rc;
+    *out = NULL;
+    if (!pics_has_contexts(dst) && (rc = trace_contexts_init(&dst->contexts)))
+        return rc;
+    uint32_t *ids = malloc((size_t)from->count * sizeof *ids);
+    if (!ids)
+        return error_set(TEA_ERR_NOMEM, "out of memory for %u calling contexts", from->count);
+    ids[0] = TRACE_CONTEXT_ROOT;
+    for (uint32_t i = 1; i < from->count; i++) {
+        const trace_context *c = &from->nodes[i];
+        assert(c->parent < i);
+        if ((rc = trace_contexts_intern(&dst->contexts, ids[c->parent], c->site, c->entry, &ids[i]))) {
+            free(ids);
+            return rc;
+        }
+    }
+    *out = ids;
+    return TEA_OK;
+}
+
 int pics_merge_into(pics *dst, const pics *src)
 {
     uint64_t before = dst->total;
@@ -195,12 +256,19 @@ int pics_merge_into(pics *dst, const pics *src)
                          "the merged PICS would exceed 2^64 units (%llu cycles at 1/%llu "
                          "cycle): refused rather than wrapped",
                          (unsigned long long)(UINT64_MAX / PICS_UNIT), (unsigned long long)PICS_UNIT);
+    uint32_t *ids = NULL;
+    int rc;
+    if (pics_has_contexts(src) && (rc = map_contexts(dst, &src->contexts, &ids)))
+        return rc;
     for (size_t i = 0; i < src->capacity; i++) {
         const pics_cell *c = &src->slots[i];
-        int rc;
-        if (c->used && (rc = pics_add(dst, c->pc, c->psv, c->value, c->count)))
+        if (c->used && (rc = pics_add_ctx(dst, ids ? ids[c->ctx] : TRACE_CONTEXT_ROOT, c->pc, c->psv, c->value,
+                                          c->count))) {
+            free(ids);
             return rc;
+        }
     }
+    free(ids);
     assert(dst->total == before + src->total); /* merging conserves cycles  */
     assert(pics_check(dst));
     (void)before; /* unused when NDEBUG compiles the assertion out */
@@ -217,13 +285,16 @@ void pics_cache_init(pics_cache *c, pics *target)
     c->scale = 1;
 }
 
-void pics_cache_replace(pics_cache *c, pics_cell *e, uint64_t pc, uint16_t psv, uint64_t value, uint64_t count)
+void pics_cache_replace(pics_cache *c, pics_cell *e, uint32_t ctx, uint64_t pc, uint16_t psv, uint64_t value,
+                        uint64_t count)
 {
     int rc;
     assert(psv != PICS_CACHE_EMPTY_PSV); /* PSVs are below 512: the empty mark is never a cell's */
     if (e->psv != PICS_CACHE_EMPTY_PSV
-        && (rc = pics_add(c->target, e->pc, e->psv, e->value * c->scale, e->count * c->scale)) && !c->rc)
+        && (rc = pics_add_ctx(c->target, e->ctx, e->pc, e->psv, e->value * c->scale, e->count * c->scale))
+        && !c->rc)
         c->rc = rc;
+    e->ctx = ctx;
     e->pc = pc;
     e->psv = psv;
     e->value = value;
@@ -236,7 +307,8 @@ int pics_cache_flush(pics_cache *c)
         pics_cell *e = &c->slots[i];
         int rc;
         if (e->psv != PICS_CACHE_EMPTY_PSV
-            && (rc = pics_add(c->target, e->pc, e->psv, e->value * c->scale, e->count * c->scale)) && !c->rc)
+            && (rc = pics_add_ctx(c->target, e->ctx, e->pc, e->psv, e->value * c->scale, e->count * c->scale))
+            && !c->rc)
             c->rc = rc;
         e->psv = PICS_CACHE_EMPTY_PSV;
     }

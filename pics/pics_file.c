@@ -172,8 +172,10 @@ static void write_objects(FILE *f, const trace_object_list *l)
 }
 
 /* The minor version a file needs: the highest of the features it has. */
-static int format_minor(const pics_info *info, unsigned groups)
+static int format_minor(const pics_info *info, const pics *p, unsigned groups)
 {
+    if (pics_has_contexts(p))
+        return PICS_FORMAT_MINOR_CONTEXTS;
     if (other_rules(info))
         return PICS_FORMAT_MINOR_RULES;
     if (groups)
@@ -187,9 +189,22 @@ static int format_minor(const pics_info *info, unsigned groups)
 static void write_group_values(FILE *f, const pics_cell *c, const pics *groups, unsigned count)
 {
     for (unsigned k = 0; k < count; k++) {
-        const pics_cell *g = pics_find(&groups[k], c->pc, c->psv);
+        const pics_cell *g = pics_find_ctx(&groups[k], c->ctx, c->pc, c->psv);
         fprintf(f, " %" PRIu64, g ? g->value : 0);
     }
+}
+
+/* The contexts section: `contexts N`, then a line `ID PARENT SITE ENTRY`
+ * per context but the root, in id order. Nothing for a flat PICS. */
+static void write_contexts(FILE *f, const pics *p)
+{
+    const trace_contexts *t = &p->contexts;
+    if (!pics_has_contexts(p))
+        return;
+    fprintf(f, "contexts %" PRIu32 "\n", t->count - 1);
+    for (uint32_t id = 1; id < t->count; id++)
+        fprintf(f, "%" PRIu32 " %" PRIu32 " 0x%" PRIx64 " 0x%" PRIx64 "\n", id, t->nodes[id].parent,
+                t->nodes[id].site, t->nodes[id].entry);
 }
 
 int pics_write(const char *path, const pics_info *info, const pics *p)
@@ -218,7 +233,7 @@ int pics_write_groups(const char *path, const pics_info *info, const pics *p, co
         return rc;
     }
     f = outfile_stream(out);
-    fprintf(f, "%s %d.%d\n", PICS_MAGIC, PICS_FORMAT_MAJOR, format_minor(info, count));
+    fprintf(f, "%s %d.%d\n", PICS_MAGIC, PICS_FORMAT_MAJOR, format_minor(info, p, count));
     fprintf(f, "scheme %s\n", info->scheme);
     fprintf(f, "unit %" PRIu64 "\n", info->unit);
     fprintf(f, "trace.digest %s\n", info->trace_digest[0] ? info->trace_digest : "-");
@@ -252,8 +267,11 @@ int pics_write_groups(const char *path, const pics_info *info, const pics *p, co
         fprintf(f, "noise_floor_of %s\n", info->noise_floor_of);
     if (count)
         fprintf(f, "groups %u\n", count);
+    write_contexts(f, p);
     fprintf(f, "cells %zu\n", n);
     for (size_t i = 0; i < n; i++) {
+        if (pics_has_contexts(p))
+            fprintf(f, "%" PRIu32 " ", cells[i].ctx);
         fprintf(f, "0x%" PRIx64 " %u %" PRIu64 " %" PRIu64, cells[i].pc, cells[i].psv, cells[i].value,
                 cells[i].count);
         write_group_values(f, &cells[i], groups, count);
@@ -514,8 +532,8 @@ static int apply_thread(const line_reader *lr, pics_info *info, const char *valu
 
 /* Adds a cell line's group values (fields f[0 .. count)) to the groups;
  * they must sum to the cell's value. */
-static int read_group_values(line_reader *lr, char **f, pics *groups, uint64_t count, uint64_t pc, uint16_t psv,
-                             uint64_t value)
+static int read_group_values(line_reader *lr, char **f, pics *groups, uint64_t count, uint32_t ctx, uint64_t pc,
+                             uint16_t psv, uint64_t value)
 {
     uint64_t sum = 0;
     for (uint64_t k = 0; k < count; k++) {
@@ -524,7 +542,7 @@ static int read_group_values(line_reader *lr, char **f, pics *groups, uint64_t c
         if (!parse_u64(f[k], &v) || sum + v < sum)
             return line_error(lr, "malformed group value");
         sum += v;
-        if (v && (rc = pics_add(&groups[k], pc, psv, v, 0)))
+        if (v && (rc = pics_add_ctx(&groups[k], ctx, pc, psv, v, 0)))
             return rc;
     }
     if (sum != value)
@@ -537,26 +555,32 @@ static int read_group_values(line_reader *lr, char **f, pics *groups, uint64_t c
 static int read_cells(line_reader *lr, uint64_t count, pics *p, pics *groups, uint64_t group_count)
 {
     int eof, rc;
+    const size_t lead = pics_has_contexts(p) ? 1 : 0; /* the context field */
     for (uint64_t i = 0; i < count; i++) {
-        uint64_t pc, psv, value, n;
-        char *f[4 + PICS_MAX_GROUPS];
-        size_t fields = 4 + (size_t)group_count;
+        uint64_t ctx = TRACE_CONTEXT_ROOT, pc, psv, value, n;
+        char *all[1 + 4 + PICS_MAX_GROUPS], **f = all + lead;
+        size_t fields = lead + 4 + (size_t)group_count;
         if ((rc = next_line(lr, &eof)))
             return rc;
         if (eof)
             return error_set(TEA_ERR_FORMAT, "%s: truncated: %llu of %llu cells", lr->path, (unsigned long long)i,
                              (unsigned long long)count);
-        if (split_fields(lr->line, f, fields) != fields || !parse_u64(f[0], &pc) || !parse_u64(f[1], &psv)
-            || psv > 0x1FF || !parse_u64(f[2], &value) || !parse_u64(f[3], &n))
-            return line_error(lr, group_count ? "malformed cell (expected: PC PSV VALUE COUNT and a value per group)"
-                                              : "malformed cell (expected: PC PSV VALUE COUNT)");
-        if (pics_find(p, pc, (uint16_t)psv))
+        if (split_fields(lr->line, all, fields) != fields || (lead && (!parse_u64(all[0], &ctx)
+                                                                        || ctx >= p->contexts.count))
+            || !parse_u64(f[0], &pc) || !parse_u64(f[1], &psv) || psv > 0x1FF || !parse_u64(f[2], &value)
+            || !parse_u64(f[3], &n))
+            return line_error(lr, lead ? "malformed cell (expected: CONTEXT PC PSV VALUE COUNT, a context of the file's, "
+                                         "and a value per group)"
+                                  : group_count ? "malformed cell (expected: PC PSV VALUE COUNT and a value per group)"
+                                                : "malformed cell (expected: PC PSV VALUE COUNT)");
+        if (pics_find_ctx(p, (uint32_t)ctx, pc, (uint16_t)psv))
             return line_error(lr, "duplicate cell");
         if (p->total + value < p->total)
             return line_error(lr, "cell values overflow");
-        if ((rc = pics_add(p, pc, (uint16_t)psv, value, n)))
+        if ((rc = pics_add_ctx(p, (uint32_t)ctx, pc, (uint16_t)psv, value, n)))
             return rc;
-        if (group_count && (rc = read_group_values(lr, f + 4, groups, group_count, pc, (uint16_t)psv, value)))
+        if (group_count
+            && (rc = read_group_values(lr, f + 4, groups, group_count, (uint32_t)ctx, pc, (uint16_t)psv, value)))
             return rc;
     }
     if ((rc = next_line(lr, &eof)))
@@ -601,9 +625,51 @@ int pics_read(const char *path, pics_info *info, pics *p)
     return pics_read_groups(path, info, p, NULL);
 }
 
+/* Reads a `contexts N` section's N lines into p's contexts: ids 1 to N in
+ * order, each parent an earlier id, no context twice. */
+static int read_contexts(line_reader *lr, const char *value, pics *p)
+{
+    uint64_t count;
+    int eof, rc;
+    if (!parse_u64(value, &count) || count == 0 || count >= TRACE_CONTEXT_MAX || pics_has_contexts(p))
+        return line_error(lr, "malformed or repeated context count");
+    if ((rc = trace_contexts_init(&p->contexts)))
+        return rc;
+    for (uint64_t i = 1; i <= count; i++) {
+        char *f[4];
+        uint64_t id, parent, site, entry;
+        uint32_t got;
+        if ((rc = next_line(lr, &eof)))
+            return rc;
+        if (eof)
+            return error_set(TEA_ERR_FORMAT, "%s: truncated: %llu of %llu contexts", lr->path,
+                             (unsigned long long)(i - 1), (unsigned long long)count);
+        if (split_fields(lr->line, f, 4) != 4 || !parse_u64(f[0], &id) || id != i || !parse_u64(f[1], &parent)
+            || parent >= id || !parse_u64(f[2], &site) || !parse_u64(f[3], &entry))
+            return line_error(lr, "malformed context (expected: ID PARENT SITE ENTRY, ids in order, each parent an "
+                                  "earlier id)");
+        if ((rc = trace_contexts_intern(&p->contexts, (uint32_t)parent, site, entry, &got)))
+            return rc;
+        if (got != id)
+            return line_error(lr, "duplicate context");
+    }
+    return TEA_OK;
+}
+
+/* Flattens a PICS read with contexts, and its groups. */
+static int drop_contexts(pics *p, pics *groups, uint64_t group_count)
+{
+    int rc = TEA_OK;
+    if (!pics_has_contexts(p))
+        return TEA_OK;
+    for (uint64_t k = 0; k < group_count && rc == TEA_OK; k++)
+        rc = pics_flatten(&groups[k]);
+    return rc ? rc : pics_flatten(p);
+}
+
 /* pics_read_groups from the stream `f`, which messages call `path`;
  * `info` is initialised. Leaves `f` open. */
-static int read_stream(FILE *f, const char *path, pics_info *info, pics *p, pics **groups_out)
+static int read_stream(FILE *f, const char *path, pics_info *info, pics *p, pics **groups_out, int keep_contexts)
 {
     pics *groups = NULL;
     line_reader *lr = calloc(1, sizeof *lr);
@@ -654,6 +720,11 @@ static int read_stream(FILE *f, const char *path, pics_info *info, pics *p, pics
                 rc = read_cells(lr, count, p, groups, info->groups);
             break;
         }
+        if (strcmp(lr->line, "contexts") == 0) {
+            if ((rc = read_contexts(lr, space + 1, p)))
+                goto done;
+            continue;
+        }
         if (strcmp(lr->line, "trace.object") == 0) {
             /* one line per object, in order: the only key that repeats */
             if ((rc = apply_object(lr, info, space + 1)))
@@ -685,6 +756,10 @@ static int read_stream(FILE *f, const char *path, pics_info *info, pics *p, pics
     if (rc == TEA_OK && pics_info_is_golden(info) && p->total != info->golden_total)
         rc = error_set(TEA_ERR_FORMAT, "%s: golden cells sum to %llu but golden_total says %llu", path,
                        (unsigned long long)p->total, (unsigned long long)info->golden_total);
+    if (rc == TEA_OK && pics_has_contexts(p))
+        info->contexts = p->contexts.count - 1;
+    if (rc == TEA_OK && !keep_contexts)
+        rc = drop_contexts(p, groups, info->groups);
 done:
     free(lr->line);
     for (size_t i = 0; i < lr->key_count; i++)
@@ -715,7 +790,23 @@ int pics_read_groups(const char *path, pics_info *info, pics *p, pics **groups_o
     pics_info_init(info);
     if (!(f = fopen(path, "r")))
         return error_set(TEA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    rc = read_stream(f, path, info, p, groups_out);
+    rc = read_stream(f, path, info, p, groups_out, 0);
+    fclose(f);
+    return rc;
+}
+
+int pics_read_contexts(const char *path, pics_info *info, pics *p)
+{
+    FILE *f;
+    int rc;
+
+    TEA_ASSERT_ARG(path != NULL);
+    TEA_ASSERT_ARG(info != NULL);
+    TEA_ASSERT_ARG(p != NULL);
+    pics_info_init(info);
+    if (!(f = fopen(path, "r")))
+        return error_set(TEA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    rc = read_stream(f, path, info, p, NULL, 1);
     fclose(f);
     return rc;
 }
@@ -741,7 +832,7 @@ int pics_read_groups_memory(const void *data, size_t size, const char *name, pic
      * reader as a file's, so the same cells and the same errors. */
     if (!(f = fmemopen(size ? (void *)(uintptr_t)data : no_bytes, size, "r")))
         return error_set(TEA_ERR_IO, "%s: cannot read from memory: %s", name, strerror(errno));
-    rc = read_stream(f, name, info, p, groups_out);
+    rc = read_stream(f, name, info, p, groups_out, 0);
     fclose(f);
     return rc;
 }

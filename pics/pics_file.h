@@ -30,6 +30,8 @@
 #define PICS_FORMAT_MINOR_GROUPS 3
 /* Minor version of a file whose samplers followed the tracedoctor rules (rules). */
 #define PICS_FORMAT_MINOR_RULES 4
+/* Minor version of a PICS with calling contexts (contexts, a context per cell). */
+#define PICS_FORMAT_MINOR_CONTEXTS 5
 /* Most window groups a PICS file may carry. */
 #define PICS_MAX_GROUPS 64
 #define PICS_NAME_MAX 32
@@ -70,6 +72,8 @@ typedef struct pics_info {
                                            sampler's label ("ibs", "ibs:all"); empty otherwise */
     uint64_t groups;                /* window groups the file's cells are split into (a sampled
                                        trace's PICS, golden or sampled; pics_read_groups), 0: none */
+    uint64_t contexts;              /* calling contexts the file had (the root not counted; 0: a
+                                       flat PICS), whether or not the reader kept them */
 } pics_info;
 
 /* Zeroes `info` (scheme empty, unit PICS_UNIT, merged 1, golden and
@@ -133,13 +137,19 @@ int pics_write_groups(const char *path, const pics_info *info, const pics *p, co
  * TEA_ERR_FORMAT (wrong magic or major version, malformed or truncated
  * lines, values that do not add up), each naming the file and line. A
  * file's window groups are checked and dropped (info->groups says how many
- * there were). */
+ * there were); so are its calling contexts: every reader but
+ * pics_read_contexts gives the flat PICS, the exact sum over contexts
+ * (info->contexts says how many there were). */
 int pics_read(const char *path, pics_info *info, pics *p);
 
 /* pics_read, keeping the window groups: *groups is a malloc'd array of
  * info->groups PICS (NULL when the file has none), to be released with
  * pics_groups_free. */
 int pics_read_groups(const char *path, pics_info *info, pics *p, pics **groups);
+
+/* pics_read keeping the calling contexts (p->contexts; none for a flat
+ * file): cells keyed by (context, PC, PSV). */
+int pics_read_contexts(const char *path, pics_info *info, pics *p);
 
 /* pics_read and pics_read_groups from the `size` bytes at `data` (the
  * whole file's content; they must stay unchanged during the call), which

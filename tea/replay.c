@@ -110,7 +110,7 @@ static inline __attribute__((always_inline)) void add(tea_replay *r, pics *p, co
                                                       uint64_t value, uint64_t count)
 {
     int rc;
-    if ((value || count) && (rc = pics_add(p, u->pc, (uint16_t)(u->psv & mask), value, count)) && !r->rc)
+    if ((value || count) && (rc = pics_add_ctx(p, u->ctx, u->pc, (uint16_t)(u->psv & mask), value, count)) && !r->rc)
         r->rc = rc;
 }
 
@@ -122,20 +122,20 @@ static inline __attribute__((always_inline)) void charge_golden(tea_replay *r, c
     const trace_uop *u = iv->uops;
 
     if (iv->has_flush_cause)
-        pics_cache_add(c, iv->flush_cause.pc, iv->flush_cause.psv, (iv->refill - iv->start) * PICS_UNIT, 0);
+        pics_cache_add(c, iv->flush_cause.ctx, iv->flush_cause.pc, iv->flush_cause.psv, (iv->refill - iv->start) * PICS_UNIT, 0);
     if (!u)
         return;
     if (iv->n_commit == 0) {
-        pics_cache_add(c, u[0].pc, iv->exception_psv, (iv->cycle - iv->refill + 1) * PICS_UNIT, 1);
+        pics_cache_add(c, u[0].ctx, u[0].pc, iv->exception_psv, (iv->cycle - iv->refill + 1) * PICS_UNIT, 1);
         return;
     }
     {
         uint64_t share = r->units.share[iv->n_commit];
-        pics_cache_add(c, u[0].pc, u[0].psv, (iv->cycle - iv->refill) * PICS_UNIT + share, 1);
+        pics_cache_add(c, u[0].ctx, u[0].pc, u[0].psv, (iv->cycle - iv->refill) * PICS_UNIT + share, 1);
         for (unsigned i = 1; i < iv->n_commit; i++)
-            pics_cache_add(c, u[i].pc, u[i].psv, share, 1);
+            pics_cache_add(c, u[i].ctx, u[i].pc, u[i].psv, share, 1);
         if (iv->exception) /* excepts in a cycle the commits take: counted, charged only its flush */
-            pics_cache_add(c, u[iv->n_commit].pc, iv->exception_psv, 0, 1);
+            pics_cache_add(c, u[iv->n_commit].ctx, u[iv->n_commit].pc, iv->exception_psv, 0, 1);
     }
 }
 
@@ -415,7 +415,7 @@ static size_t feed_plain(tea_replay *r, golden_run *s, const trace_record *recor
     end = records[done - 1].first_uop + records[done - 1].n_commit;
     assert(end - base <= REPLAY_RUN * GOLDEN_PLAIN_UOPS); /* the charges written */
     for (size_t j = base; j < end; j++)
-        pics_cache_add(&r->golden_cache, uops[j].pc, uops[j].psv, r->plain_charges[j - base], 1);
+        pics_cache_add(&r->golden_cache, uops[j].ctx, uops[j].pc, uops[j].psv, r->plain_charges[j - base], 1);
     return done;
 }
 

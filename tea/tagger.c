@@ -254,7 +254,7 @@ static int sample(tea_tagger *t, const trace_uop *u, uint64_t point)
     t->samples++;
     if (t->keep_points && (rc = keep_point(t, point)))
         return rc;
-    return pics_add(t->target, u->pc, (uint16_t)(u->psv & t->mask), PICS_UNIT, 1);
+    return pics_add_ctx(t->target, u->ctx, u->pc, (uint16_t)(u->psv & t->mask), PICS_UNIT, 1);
 }
 
 /* Follows the k-th active unit's tag through this record's retirement and

@@ -345,6 +345,73 @@ static void test_file_round_trip(void **state)
 
 /* Objects for the PICS tests: a main binary with a 20-byte build-id and a
  * library without one, its path with spaces. */
+/* A PICS with calling contexts: main (1) calls leaf from two sites (2, 3).
+ * Written and read with its contexts it is the same map; read flat, each
+ * (PC, PSV) sums its contexts; merged into a PICS whose contexts were made
+ * in another order, the paths (not the ids) decide. */
+static void test_contexts_round_trip_and_merge(void **state)
+{
+    pics p, back, flat, other;
+    pics_info info, read;
+    uint32_t id;
+    char *path = test_temp_path("contexts.pics");
+    (void)state;
+    assert_int_equal(pics_init(&p), TEA_OK);
+    assert_int_equal(trace_contexts_init(&p.contexts), TEA_OK);
+    assert_int_equal(trace_contexts_intern(&p.contexts, 0, 0, 0x1000, &id), TEA_OK);
+    assert_int_equal(trace_contexts_intern(&p.contexts, 1, 0x1004, 0x4000, &id), TEA_OK);
+    assert_int_equal(trace_contexts_intern(&p.contexts, 1, 0x1010, 0x4000, &id), TEA_OK);
+    assert_int_equal(id, 3);
+    assert_int_equal(pics_add_ctx(&p, 1, 0x1000, 0, 2 * U, 2), TEA_OK);
+    assert_int_equal(pics_add_ctx(&p, 2, 0x4000, 0, 3 * U, 3), TEA_OK);
+    assert_int_equal(pics_add_ctx(&p, 3, 0x4000, 0, 1 * U, 1), TEA_OK);
+    assert_int_equal(pics_add_ctx(&p, 3, 0x4000, 4, U / 2, 1), TEA_OK);
+    pics_info_init(&info);
+    strcpy(info.scheme, "golden");
+    info.golden_total = p.total;
+    assert_int_equal(pics_write(path, &info, &p), TEA_OK);
+
+    assert_int_equal(pics_read_contexts(path, &read, &back), TEA_OK);
+    assert_int_equal(read.contexts, 3);
+    assert_int_equal(back.contexts.count, 4);
+    assert_int_equal(back.contexts.nodes[3].site, 0x1010);
+    assert_int_equal(back.count, 4);
+    assert_int_equal(pics_find_ctx(&back, 2, 0x4000, 0)->value, 3 * U);
+    assert_int_equal(pics_find_ctx(&back, 3, 0x4000, 0)->count, 1);
+    pics_info_free(&read);
+
+    assert_int_equal(pics_read(path, &read, &flat), TEA_OK);
+    assert_int_equal(read.contexts, 3);
+    assert_false(pics_has_contexts(&flat));
+    assert_int_equal(flat.count, 3);
+    assert_int_equal(pics_find(&flat, 0x4000, 0)->value, 4 * U);
+    assert_int_equal(pics_find(&flat, 0x4000, 0)->count, 4);
+    assert_int_equal(flat.total, p.total);
+    pics_info_free(&read);
+
+    /* other: leaf's second path first, then main alone */
+    assert_int_equal(pics_init(&other), TEA_OK);
+    assert_int_equal(trace_contexts_init(&other.contexts), TEA_OK);
+    assert_int_equal(trace_contexts_intern(&other.contexts, 0, 0, 0x1000, &id), TEA_OK);
+    assert_int_equal(trace_contexts_intern(&other.contexts, 1, 0x1010, 0x4000, &id), TEA_OK);
+    assert_int_equal(pics_add_ctx(&other, 2, 0x4000, 0, U, 1), TEA_OK);
+    assert_int_equal(pics_merge_into(&other, &back), TEA_OK);
+    assert_int_equal(other.contexts.count, 4);
+    assert_int_equal(pics_find_ctx(&other, 2, 0x4000, 0)->value, 2 * U); /* site 0x1010: 1 + 1 */
+    assert_int_equal(pics_find_ctx(&other, 3, 0x4000, 0)->value, 3 * U); /* site 0x1004, new id 3 */
+    assert_int_equal(other.total, p.total + U);
+    assert_int_equal(pics_flatten(&other), TEA_OK);
+    assert_int_equal(pics_find(&other, 0x4000, 0)->value, 5 * U);
+
+    pics_free(&other);
+    pics_free(&flat);
+    pics_free(&back);
+    pics_free(&p);
+    pics_info_free(&info);
+    remove(path);
+    free(path);
+}
+
 static void two_objects(trace_object objs[2])
 {
     memset(objs, 0, 2 * sizeof objs[0]);
@@ -607,7 +674,7 @@ static void test_cache_sums(void **state)
             uint16_t psv = (uint16_t)(round % 3 == 0 ? 0 : (round * 37 + i) % TRACE_PSV_VALUES);
             value += 7;
             assert_int_equal(pics_add(&direct, pcs[i], psv, value, 1), 0);
-            pics_cache_add(&cache, pcs[i], psv, value, 1);
+            pics_cache_add(&cache, 0, pcs[i], psv, value, 1);
         }
     }
     assert_int_equal(pics_cache_flush(&cache), 0);
@@ -674,6 +741,7 @@ int main(void)
         cmocka_unit_test(test_empty),
         cmocka_unit_test(test_file_round_trip),
         cmocka_unit_test(test_objects_round_trip_and_merge),
+        cmocka_unit_test(test_contexts_round_trip_and_merge),
         cmocka_unit_test(test_groups_round_trip),
         cmocka_unit_test(test_tracedoctor_import),
         cmocka_unit_test(test_cache_sums),

@@ -80,10 +80,10 @@ static void assert_cell(const pics *p, uint64_t pc, uint16_t psv, uint64_t value
  */
 static void build_trace_a(test_stream *s)
 {
-    const trace_uop a[] = { { 0x10, 0, 0, 0 } }, bc[] = { { 0x14, 0, 0, 0 }, { 0x18, 0, 1, 0 } },
-                    d[] = { { 0x1c, 0, 0, 0 } },
-                    efgh[] = { { 0x20, 0, 0, 0 }, { 0x24, 0, 1, 0 }, { 0x28, 0, 2, 0 }, { 0x2c, 0, 3, 0 } },
-                    i[] = { { 0x30, 1u << TRACE_PSV_ST_L1, 0, 0 } };
+    const trace_uop a[] = { { 0x10, 0, 0, 0, 0 } }, bc[] = { { 0x14, 0, 0, 0, 0 }, { 0x18, 0, 1, 0, 0 } },
+                    d[] = { { 0x1c, 0, 0, 0, 0 } },
+                    efgh[] = { { 0x20, 0, 0, 0, 0 }, { 0x24, 0, 1, 0, 0 }, { 0x28, 0, 2, 0, 0 }, { 0x2c, 0, 3, 0, 0 } },
+                    i[] = { { 0x30, 1u << TRACE_PSV_ST_L1, 0, 0, 0 } };
     test_stream_init(s);
     rec(s, 0, 0, 0, 0, 0, 4, 0, NULL);
     rec(s, 1, 0, 0, 0, 0, 4, TRACE_REC_REFILL, NULL);
@@ -152,7 +152,7 @@ static void compute_stall_and_drain(void **state)
  */
 static void build_trace_b(test_stream *s)
 {
-    const trace_uop xb[] = { { 0x40, 0, 0, 0 }, { 0x44, FLMB, 1, 0 } }, y[] = { { 0x80, 0, 0, 0 } };
+    const trace_uop xb[] = { { 0x40, 0, 0, 0, 0 }, { 0x44, FLMB, 1, 0, 0 } }, y[] = { { 0x80, 0, 0, 0, 0 } };
     test_stream_init(s);
     rec(s, 0, 0, 0, 0, 0, 4, 0, NULL);
     rec(s, 1, 0, 0, 0, 0, 4, TRACE_REC_REFILL, NULL);
@@ -284,7 +284,7 @@ static void ris_mark(void **state)
     for (unsigned row = 0; row < 16; row++) {
         trace_uop u[4];
         for (unsigned k = 0; k < 4; k++)
-            u[k] = (trace_uop){ 0x1000 + 4 * (4 * row + k), 0, (uint8_t)k, 0 };
+            u[k] = (trace_uop){ 0x1000 + 4 * (4 * row + k), 0, (uint8_t)k, 0, 0 };
         rec(&s, cycle++, 4, 0, 4, 0, 0, 0, u);
     }
     r = replay(&s, 0, &sp, 1);
@@ -302,7 +302,7 @@ static void ris_mark(void **state)
 static void many_points_in_one_stall(void **state)
 {
     test_stream s;
-    const trace_uop load[] = { { 0x500, (1u << TRACE_PSV_ST_L1) | (1u << TRACE_PSV_ST_LLC), 0, 0 } };
+    const trace_uop load[] = { { 0x500, (1u << TRACE_PSV_ST_L1) | (1u << TRACE_PSV_ST_LLC), 0, 0, 0 } };
     tea_sampler_spec specs[3] = { spec(PICS_SCHEME_TEA, 10, PICS_JITTER_NONE),
                                   spec(PICS_SCHEME_TEA, 10, PICS_JITTER_INTERVAL),
                                   spec(PICS_SCHEME_NCI, 10, PICS_JITTER_START) };
@@ -664,7 +664,7 @@ static void build_pipeline(test_stream *s)
 {
     test_stream_init(s);
     for (uint64_t c = 0; c < PIPE_CYCLES; c++) {
-        trace_uop u = { 0x1000 + 4 * (c % 16), 0, 0, 0 };
+        trace_uop u = { 0x1000 + 4 * (c % 16), 0, 0, 0, 0 };
         if (c < PIPE_LIFETIME)
             rec(s, c, 0, 0, 0, 0, 1, 0, NULL);
         else
