@@ -710,6 +710,14 @@ const pics *tea_replay_sampler_pics(const tea_replay *r, size_t i)
     return outcome_of(r, i).pics;
 }
 
+int tea_replay_set_contexts(tea_replay *r, const trace_contexts *contexts)
+{
+    int rc = pics_set_contexts(&r->golden_pics, contexts);
+    for (size_t i = 0; i < r->count && rc == TEA_OK; i++)
+        rc = pics_set_contexts((pics *)(uintptr_t)outcome_of(r, i).pics, contexts);
+    return rc;
+}
+
 uint64_t tea_replay_sampler_samples(const tea_replay *r, size_t i)
 {
     return outcome_of(r, i).samples;

@@ -140,6 +140,11 @@ const golden_totals *tea_replay_golden_totals(const tea_replay *r);
 
 /* Sampler `i`'s raw PICS, its samples and losses. */
 const pics *tea_replay_sampler_pics(const tea_replay *r, size_t i);
+
+/* Gives the golden PICS and every sampler's a copy of the calling contexts
+ * their cells name (the µops' contexts of the records fed: trace/callpath.h).
+ * 0 or TEA_ERR_NOMEM. */
+int tea_replay_set_contexts(tea_replay *r, const trace_contexts *contexts);
 uint64_t tea_replay_sampler_samples(const tea_replay *r, size_t i);
 
 /* The cycles sampler i's samples stand for, when it is a tagger (IBS, SPE,

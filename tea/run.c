@@ -318,6 +318,7 @@ static int replay_stream(const tea_run_options *o, tea_run *t)
     trace_reader *reader = NULL;
     trace_batch batch = { 0 };
     char refused[512] = "";   /* why the engine refused the trace, reported once the file is read */
+    trace_callpath *tracker = NULL; /* o->classify: the calling contexts of the µops */
     uint64_t records = 0;
     int rc, refusal = TEA_OK;
 
@@ -344,6 +345,9 @@ static int replay_stream(const tea_run_options *o, tea_run *t)
         goto done;
     if (tea_replay_reads_tokens(t->replay) && (rc = trace_reader_set_token_sink(reader, tea_replay_token, t->replay)))
         goto done;
+    if (o->classify && ((rc = trace_contexts_init(&t->contexts))
+                        || (rc = trace_callpath_create(&tracker, &t->contexts, o->classify, o->classify_arg))))
+        goto done;
     for (;;) {
         if ((rc = trace_reader_read(reader, &batch)))
             goto done;
@@ -353,6 +357,8 @@ static int replay_stream(const tea_run_options *o, tea_run *t)
         progress_update(o->meter, records);
         if (refusal)
             continue;
+        if (tracker && (rc = trace_callpath_batch(tracker, &batch)))
+            goto done;
         if ((rc = tea_replay_feed(t->replay, &batch)) == TEA_ERR_UNSUPPORTED) {
             refusal = rc;
             snprintf(refused, sizeof refused, "%s", error_message());
@@ -375,6 +381,7 @@ static int replay_stream(const tea_run_options *o, tea_run *t)
     }
     t->totals = *trace_reader_totals(reader);
 done:
+    trace_callpath_free(tracker);
     trace_batch_free(&batch);
     trace_reader_close(reader);
     return rc;
@@ -670,7 +677,8 @@ int tea_run_trace(const tea_run_options *o, const char *path, tea_run *out)
     trace_header_init(&out->header);
     out->path = path;
     tea_run_trace_name(path, out->name, sizeof out->name);
-    if (threads > 1 && o->sampler_rules != GOLDEN_RULES_TRACEDOCTOR) { /* tokens come only from a stream */
+    /* tokens, and calling contexts, come only from a stream */
+    if (threads > 1 && o->sampler_rules != GOLDEN_RULES_TRACEDOCTOR && !o->classify) {
         rc = replay_frames(o, out, threads > TEA_PARALLEL_MAX_THREADS ? TEA_PARALLEL_MAX_THREADS : threads);
         if (rc && rc != TEA_ERR_NOMEM)
             discard_replay(out);
@@ -678,6 +686,8 @@ int tea_run_trace(const tea_run_options *o, const char *path, tea_run *out)
     if (rc && rc != TEA_ERR_NOMEM)
         rc = replay_stream(o, out);
     if (rc || (rc = tea_replay_finish(out->replay)))
+        return rc;
+    if (o->classify && (rc = tea_replay_set_contexts(out->replay, &out->contexts)))
         return rc;
     trace_digest(&out->header, &out->totals, out->digest);
     collect_samples(out);
@@ -950,6 +960,7 @@ void tea_run_free(tea_run *run)
         free(run->floor);
     }
     tea_replay_free(run->replay);
+    trace_contexts_free(&run->contexts);
     free(run->rows);
     trace_header_free(&run->header);
     trace_object_list_free(&run->objects);

@@ -22,6 +22,7 @@
 #define TEA_TEA_RUN_H
 
 #include "replay.h"
+#include "trace/callpath.h"
 #include "common/progress.h"
 #include "pics/scheme.h"
 #include "common/json.h"
@@ -77,6 +78,10 @@ typedef struct tea_run_options {
     uint64_t default_min_samples;    /* not 0: freqs is the command's default (one frequency), raised to
                                         give this many sample points where the trace's index tells its
                                         length and the default would give fewer (docs/usage.md) */
+    trace_classify_fn classify;      /* not NULL: calling contexts rebuilt from the committed
+                                        instructions (trace/callpath.h) with this classifier and
+                                        classify_arg, in every PICS; the trace is read as a stream */
+    void *classify_arg;
 } tea_run_options;
 
 /* One sampler's outcome. */
@@ -115,6 +120,8 @@ typedef struct tea_run {
                                                   trace */
     int sampled;                               /* a sampled trace (periodic or SimPoint): `estimate` holds */
     trace_estimate estimate;                   /* ... the run's estimate from its windows (trace/estimate.h) */
+    trace_contexts contexts;                   /* options.classify: the calling contexts of every PICS
+                                                  (count 0: none) */
 } tea_run;
 
 /*

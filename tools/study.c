@@ -10,6 +10,7 @@
 #include "common/error.h"
 #include "common/threads.h"
 #include "tea/parallel.h"
+#include "trace/pcs.h"
 #include "view/report.h"
 #include "view/view.h"
 
@@ -199,6 +200,9 @@ int study_apply_rules(study_request *req)
 
     if (req->sampler_rules != GOLDEN_RULES_TRACEDOCTOR)
         return CLI_CONTINUE;
+    if (req->call_paths)
+        return cli_usage_error(c, "--rules tracedoctor samples the TraceDoctor tokens as they are, without calling "
+                                  "contexts: not with --call-paths");
     if (req->golden_rules_given && req->rules != GOLDEN_RULES_TRACEDOCTOR)
         return cli_usage_error(c, "--rules tracedoctor replays the golden reference of the tracedoctor rules: "
                                   "drop --golden-rules %s",
@@ -308,13 +312,65 @@ static tea_run_options run_options(const study_request *req)
     return o;
 }
 
+/* --call-paths: the symbolizer whose binary_symbolize_classify tells the
+ * tracker what the trace's instructions are: the binary of --elf, else the
+ * one the trace names, and the objects it recorded, the bias as
+ * --adjust-vma gives it (auto: scored on the PCs of the trace's first 2^20
+ * records). */
+static int open_classifier(const study_request *req, const char *path, binary_symbolizer **z)
+{
+    binary_symbolize_options opts = req->sym;
+    trace_reader *r = NULL;
+    trace_object_list objects;
+    const trace_object *objs;
+    size_t count;
+    uint64_t *pcs = NULL;
+    int rc;
+
+    *z = NULL;
+    memset(&objects, 0, sizeof objects);
+    opts.command = req->command;
+    if ((rc = trace_reader_open(&r, path, &req->open)) || (rc = trace_reader_objects(r, &objs, &count)))
+        goto done;
+    for (size_t i = 0; i < count && rc == TEA_OK; i++)
+        rc = trace_object_list_add(&objects, &objs[i]);
+    if (rc)
+        goto done;
+    if (!opts.elf_path && !trace_reader_header(r)->program.binary_path && !count) {
+        rc = error_set(TEA_ERR_USAGE, "%s: --call-paths decodes the traced program: the trace names no binary, "
+                                      "give --elf BINARY",
+                       path);
+        goto done;
+    }
+    if (opts.adjust_vma_auto
+        && (rc = trace_pcs_prefix(path, &req->open, TRACE_PCS_DEFAULT_RECORDS, &pcs, &opts.auto_pc_count)))
+        goto done;
+    opts.auto_pcs = pcs;
+    rc = view_report_symbolize(z, &trace_reader_header(r)->program, &objects, NULL, &opts);
+done:
+    free(pcs);
+    trace_object_list_free(&objects);
+    trace_reader_close(r);
+    return rc;
+}
+
 int study_run(const study_request *req, const char *path, tea_run *out)
 {
     tea_run_options o = run_options(req);
+    binary_symbolizer *z = NULL;
     trace_symmap functions;
     int rc;
 
-    if ((rc = tea_run_trace(&o, path, out)) || (rc = load_functions(req, out, &functions)))
+    if (req->call_paths && (rc = open_classifier(req, path, &z))) {
+        memset(out, 0, sizeof *out);
+        trace_header_init(&out->header);
+        return rc;
+    }
+    o.classify = z ? binary_symbolize_classify : NULL;
+    o.classify_arg = z;
+    rc = tea_run_trace(&o, path, out);
+    binary_symbolize_close(z);
+    if (rc || (rc = load_functions(req, out, &functions)))
         return rc;
     rc = tea_run_errors(out, &functions);
     trace_symmap_free(&functions);
@@ -330,6 +386,9 @@ int study_run_program(const study_request *req, const char *const *paths, size_t
     int rc;
 
     memset(&functions, 0, sizeof functions);
+    if (req->call_paths)
+        return error_set(TEA_ERR_UNSUPPORTED, "--call-paths replays one trace: a program's cores are not "
+                                              "supported yet");
     if ((rc = tea_program_frequencies(out, &o, paths, count, freqs, &fixed)))
         return rc;
     for (size_t k = 0; !rc && k < count; k++) {

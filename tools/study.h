@@ -59,6 +59,8 @@ typedef struct study_request {
     progress_mode progress;                   /* -q/--progress (CLI_OPTIONS_PROGRESS) */
     progress_meter *meter;                    /* records replayed, or NULL (tea/run.h) */
     int noise_floor;                          /* --noise-floor: each sampler's floor (a second pass) */
+    int call_paths;                           /* --call-paths: calling contexts rebuilt from the trace
+                                                 with the binary (trace/callpath.h) */
     uint64_t default_min_samples;             /* not 0: freqs is the default, raised to give this many
                                                  samples where the trace's index tells its length
                                                  (tea_run_options.default_min_samples) */
@@ -97,6 +99,7 @@ typedef struct study_request {
 /* --noise-floor: each sampler's noise floor too (tea/run.h), from a second
  * pass over the trace. */
 #define STUDY_OPTION_NOISE_FLOOR(req, help_) CLI_FLAG("noise-floor", 0, &STUDY_REQ(req)->noise_floor, help_)
+#define STUDY_OPTION_CALL_PATHS(req, help_) CLI_FLAG("call-paths", 0, &STUDY_REQ(req)->call_paths, help_)
 #define STUDY_REQ(req) (1 ? (req) : (study_request *)0)
 int study_option_schemes(const char *command, const cli_option *opt, const char *arg);
 int study_option_freqs(const char *command, const cli_option *opt, const char *arg);

@@ -423,6 +423,10 @@ static int parse_args(int argc, char **argv, study_request *req, const char **ou
                                   "thread; so does an IBS, SPE or RIS period under two\n"
                                   "frame batches' cycles (about 4,000 for `mixed`), where\n"
                                   "the stream is faster. Results are identical for every N"),
+        STUDY_OPTION_CALL_PATHS(req, "calling contexts: the PICS's cells per call path, rebuilt\n"
+                                     "from the committed instructions with the binary (--elf,\n"
+                                     "else the trace's; docs/semantics.md, \"Calling contexts\");\n"
+                                     "the trace is read as a stream"),
         CLI_OPTIONS_PROGRESS(&req->progress),
         CLI_TRACE_OPTIONS(&req->open),
         CLI_OPTION_HELP,
