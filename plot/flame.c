@@ -121,13 +121,22 @@ typedef struct order_ctx {
     size_t depth;
 } order_ctx;
 
+/* A stack's frames. */
+static size_t frames_of(const plot_flame_stack *s, size_t depth)
+{
+    return s->depth ? s->depth : depth;
+}
+
 static int compare_stacks(const order_ctx *c, size_t a, size_t b)
 {
-    for (size_t d = 0; d < c->depth; d++) {
+    size_t da = frames_of(&c->stacks[a], c->depth), db = frames_of(&c->stacks[b], c->depth);
+    for (size_t d = 0; d < da && d < db; d++) {
         int r = strcmp(c->stacks[a].frames[d], c->stacks[b].frames[d]);
         if (r)
             return r;
     }
+    if (da != db) /* a prefix of the other: the shorter first */
+        return da < db ? -1 : 1;
     return a < b ? -1 : a > b;
 }
 
@@ -254,6 +263,11 @@ static int put_frames(FILE *out, const plot_flame_stack *stacks, const size_t *i
             for (size_t i = parents[p].i; i < parents[p].j;) {
                 const plot_flame_stack *first = &stacks[idx[i]];
                 uint64_t weight = 0;
+                if (frames_of(first, depth) <= d) { /* it ended at the parent (sorted first): a gap */
+                    offset += first->weight;
+                    i++;
+                    continue;
+                }
                 size_t j = i;
                 while (j < parents[p].j && same_prefix(first, &stacks[idx[j]], d))
                     weight += stacks[idx[j++]].weight;
@@ -401,6 +415,9 @@ int plot_flame_write(FILE *out, const plot_flame_options *o, const plot_flame_st
         return error_set(TEA_ERR_USAGE, "a flame graph's stacks have 1 to %d frames, not %zu", PLOT_FLAME_MAX_DEPTH,
                          depth);
     for (size_t i = 0; i < n; i++) {
+        if (stacks[i].depth > depth)
+            return error_set(TEA_ERR_USAGE, "a flame graph's stack has %zu frames, more than %zu", stacks[i].depth,
+                             depth);
         if (stacks[i].weight == 0)
             return error_set(TEA_ERR_USAGE, "a flame graph's stack has no weight");
         if (stacks[i].weight > FLAME_MAX_EXACT - total)

@@ -37,13 +37,15 @@
  * drops frames under its --minwidth of 0.1 pixels. */
 #define PLOT_FLAME_DEFAULT_MIN_WIDTH 0.1
 /* Deepest stack. */
-#define PLOT_FLAME_MAX_DEPTH 16
+#define PLOT_FLAME_MAX_DEPTH 512
 
-/* One stack: `depth` (the plot_flame_write argument) names and colours. */
+/* One stack: `depth` names and colours (0: the plot_flame_write argument,
+ * which is the most any stack has). */
 typedef struct plot_flame_stack {
     const char *const *frames;  /* names, outermost first; any text (escaped on output) */
     const char *const *colors;  /* "#rrggbb" per frame */
     uint64_t weight;            /* > 0 */
+    size_t depth;               /* frames, 1 to the plot_flame_write argument; 0: that argument */
 } plot_flame_stack;
 
 /* One entry of the legend under the frames: a colour and what it means. */
@@ -67,9 +69,11 @@ typedef struct plot_flame_options {
 } plot_flame_options;
 
 /*
- * Writes the flame graph of `n` stacks of `depth` frames (1 to
+ * Writes the flame graph of `n` stacks of at most `depth` frames (1 to
  * PLOT_FLAME_MAX_DEPTH) to `out`. Frames of equal prefixes are merged whatever the
- * order of the stacks; siblings are ordered by name. Siblings narrower than
+ * order of the stacks; siblings are ordered by name. A stack that ends
+ * below others of its prefix leaves its weight as a gap at the start of
+ * its last frame (that frame's self weight). Siblings narrower than
  * the minimum width are drawn as one frame at the end of their parent, "(N
  * others)" with their total weight (one alone keeps its name), and nothing
  * above them: the file stays small and the page quick however many tiny

@@ -166,7 +166,9 @@ int cmd_pics_export(int argc, char **argv)
                                         "or speedscope");
     if (format == EXPORT_SPEEDSCOPE && syms.sym.source)
         return cli_usage_error(argv[0], "--source goes with --format pprof");
-    if ((rc = pics_read(argv[optind], &info, &p)))
+    /* the viewers draw stacks: their exports keep the calling contexts */
+    if ((rc = format == EXPORT_PPROF || format == EXPORT_SPEEDSCOPE ? pics_read_contexts(argv[optind], &info, &p)
+                                                                     : pics_read(argv[optind], &info, &p)))
         return cli_fail(argv[0], rc);
     if (!(rc = pics_sorted(&p, &cells, &n)) && !(rc = outfile_open(&out, out_path))) {
         view_table_cells c = { &info, &p, cells, n };

@@ -4,6 +4,7 @@
  * those of `pics report --format folded`: function, instruction, component,
  * weighted by whole cycles (view_report_folded_cells).
  */
+#include "view/callpath.h"
 #include "view/report.h"
 #include "binary/symbolize.h"
 #include "cli.h"
@@ -17,7 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FLAME_FRAMES 3               /* function, instruction, component */
+#define FLAME_FRAMES 3               /* function, instruction, component (after the callers) */
+#define FLAME_MAX_FRAMES (VIEW_CALLPATH_MAX_CALLERS + FLAME_FRAMES)
+#define FLAME_CALLER_COLOR "#f7e8c8"    /* lighter sand: callers */
 #define FLAME_TITLE_MAX 256
 #define FLAME_FUNCTION_COLOR "#f2d9a6"  /* light sand: functions */
 #define FLAME_INSN_COLOR "#e3e3e3"      /* light grey: instructions */
@@ -76,15 +79,45 @@ static void build_legend(flame_legend *lg, const view_report_folded *rows, size_
     }
 }
 
-/* The frame names of one stack, kept until the SVG is written. */
+/* The frame names of one stack, kept until the SVG is written (the
+ * callers' names stay the view_callpath_names'). */
 typedef struct flame_names {
     char function[BINARY_SYMBOLIZE_TEXT_MAX];
     char insn[BINARY_SYMBOLIZE_TEXT_MAX];
     char component[TRACE_PSV_LABEL_MAX];
     char color[PLOT_CHART_COLOR_MAX];
-    const char *frames[FLAME_FRAMES];
-    const char *colors[FLAME_FRAMES];
+    const char **frames;  /* [FLAME_MAX_FRAMES] */
+    const char **colors;
 } flame_names;
+
+/* Room for one stack's frames and colours. */
+static int names_alloc(flame_names *nm)
+{
+    nm->frames = malloc(FLAME_MAX_FRAMES * sizeof *nm->frames);
+    nm->colors = malloc(FLAME_MAX_FRAMES * sizeof *nm->colors);
+    return nm->frames && nm->colors ? TEA_OK : error_set(TEA_ERR_NOMEM, "out of memory");
+}
+
+/* Fills stack i: the callers of its context, its function, instruction
+ * and component, and returns its depth. */
+static size_t fill_stack(flame_names *nm, const view_callpath_names *callers, const binary_symbolizer *z,
+                         const view_report_folded *row)
+{
+    size_t d = view_callpath_callers(callers, row->ctx, nm->frames);
+    for (size_t k = 0; k < d; k++)
+        nm->colors[k] = FLAME_CALLER_COLOR;
+    binary_symbolize_function(z, row->pc, nm->function, sizeof nm->function);
+    binary_symbolize_location(z, row->pc, nm->insn, sizeof nm->insn);
+    trace_psv_label(row->psv, nm->component, sizeof nm->component);
+    palette_component_color(row->psv, nm->color);
+    nm->frames[d] = nm->function;
+    nm->frames[d + 1] = nm->insn;
+    nm->frames[d + 2] = nm->component;
+    nm->colors[d] = FLAME_FUNCTION_COLOR;
+    nm->colors[d + 1] = FLAME_INSN_COLOR;
+    nm->colors[d + 2] = nm->color;
+    return d + FLAME_FRAMES;
+}
 
 static int run_flamegraph(const flame_request *req)
 {
@@ -98,11 +131,16 @@ static int run_flamegraph(const flame_request *req)
     char title[FLAME_TITLE_MAX];
     plot_flame_options fo = { NULL, "all", "cycles", 0, 0, NULL, 0 };
     flame_legend *legend = NULL;
+    view_callpath_names callers;
+    size_t depth = FLAME_FRAMES;
     int rc;
 
     memset(&in, 0, sizeof in);
-    if ((rc = view_report_input_load(&in, req->path, NULL)) || (rc = view_report_symbolize(&z, &in.info.program, &in.info.objects, &in.p, &req->sym))
-        || (rc = view_report_folded_cells(&in, &rows, &n)))
+    memset(&callers, 0, sizeof callers);
+    if ((rc = view_report_input_load_stacks(&in, req->path))
+        || (rc = view_report_symbolize(&z, &in.info.program, &in.info.objects, &in.p, &req->sym))
+        || (rc = view_report_folded_cells(&in, &rows, &n))
+        || (rc = view_callpath_names_init(&callers, &in.p.contexts, z)))
         goto done;
     if (n && (!(names = calloc(n, sizeof *names)) || !(stacks = calloc(n, sizeof *stacks)))) {
         rc = error_set(TEA_ERR_NOMEM, "out of memory");
@@ -110,24 +148,19 @@ static int run_flamegraph(const flame_request *req)
     }
     for (size_t i = 0; i < n; i++) {
         flame_names *nm = &names[i];
-        binary_symbolize_function(z, rows[i].pc, nm->function, sizeof nm->function);
-        binary_symbolize_location(z, rows[i].pc, nm->insn, sizeof nm->insn);
-        trace_psv_label(rows[i].psv, nm->component, sizeof nm->component);
-        palette_component_color(rows[i].psv, nm->color);
-        nm->frames[0] = nm->function;
-        nm->frames[1] = nm->insn;
-        nm->frames[2] = nm->component;
-        nm->colors[0] = FLAME_FUNCTION_COLOR;
-        nm->colors[1] = FLAME_INSN_COLOR;
-        nm->colors[2] = nm->color;
-        stacks[i] = (plot_flame_stack){ nm->frames, nm->colors, rows[i].weight };
+        if ((rc = names_alloc(nm)))
+            goto done;
+        stacks[i] = (plot_flame_stack){ nm->frames, nm->colors, rows[i].weight,
+                                        fill_stack(nm, &callers, z, &rows[i]) };
+        if (stacks[i].depth > depth)
+            depth = stacks[i].depth;
     }
     if (req->title) {
         fo.title = req->title;
     } else {
         const char *program = palette_program(in.info.program.binary_path);
-        snprintf(title, sizeof title, "%s: %s cycles by function, instruction and component",
-                 program ? program : "the trace", in.info.scheme);
+        snprintf(title, sizeof title, "%s: %s cycles by %sfunction, instruction and component",
+                 program ? program : "the trace", in.info.scheme, pics_has_contexts(&in.p) ? "call path, " : "");
         fo.title = title;
     }
     if (!(legend = malloc(sizeof *legend))) {
@@ -140,11 +173,16 @@ static int run_flamegraph(const flame_request *req)
     fo.min_width = req->min_width > 0 ? req->min_width : -1; /* plot/flame.h: negative keeps all */
     if ((rc = outfile_open(&out, req->out_path)))
         goto done;
-    if ((rc = plot_flame_write(outfile_stream(out), &fo, stacks, n, FLAME_FRAMES)))
+    if ((rc = plot_flame_write(outfile_stream(out), &fo, stacks, n, depth)))
         outfile_abort(out);
     else
         rc = outfile_commit(out);
 done:
+    for (size_t i = 0; names && i < n; i++) {
+        free(names[i].frames);
+        free(names[i].colors);
+    }
+    view_callpath_names_free(&callers);
     free(legend);
     free(stacks);
     free(names);

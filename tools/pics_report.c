@@ -11,6 +11,7 @@
 #include "view/threads.h"
 #include "view/view.h"
 #include "binary/symbolize.h"
+#include "view/callpath.h"
 #include "cli.h"
 #include "commands.h"
 #include "common/csv.h"
@@ -227,20 +228,34 @@ static void frame_name(char *dst, size_t size, const char *src)
     dst[i] = '\0';
 }
 
-/* Writes every cell of the PICS as "function;location;COMPONENT weight",
- * the weights those of view_report_folded_cells (whole cycles summing to the
- * total rounded). */
+/* Writes every cell of the PICS as "CALLER;...;function;location;COMPONENT
+ * weight" (the callers of the cell's calling context, root first, when the
+ * PICS has contexts: the file is read again keeping them), the weights
+ * those of view_report_folded_cells (whole cycles summing to the total
+ * rounded). */
 static int print_folded(FILE *f, report_data *d)
 {
+    view_report_input stacks;
+    view_callpath_names names;
     view_report_folded *rows = NULL;
     size_t n = 0;
     int rc;
 
-    if ((rc = view_report_folded_cells(&d->in, &rows, &n)))
+    memset(&names, 0, sizeof names);
+    if ((rc = view_report_input_load_stacks(&stacks, d->in.path)))
         return rc;
+    if ((rc = view_callpath_names_init(&names, &stacks.p.contexts, d->z))
+        || (rc = view_report_folded_cells(&stacks, &rows, &n)))
+        goto done;
     for (size_t i = 0; i < n; i++) {
         char function[BINARY_SYMBOLIZE_TEXT_MAX], location[BINARY_SYMBOLIZE_TEXT_MAX], label[TRACE_PSV_LABEL_MAX];
         char fn[BINARY_SYMBOLIZE_TEXT_MAX], loc[BINARY_SYMBOLIZE_TEXT_MAX];
+        const char *callers[VIEW_CALLPATH_MAX_CALLERS];
+        size_t depth = view_callpath_callers(&names, rows[i].ctx, callers);
+        for (size_t k = 0; k < depth; k++) {
+            frame_name(fn, sizeof fn, callers[k]);
+            fprintf(f, "%s;", fn);
+        }
         binary_symbolize_function(d->z, rows[i].pc, function, sizeof function);
         binary_symbolize_location(d->z, rows[i].pc, location, sizeof location);
         frame_name(fn, sizeof fn, function);
@@ -248,8 +263,11 @@ static int print_folded(FILE *f, report_data *d)
         fprintf(f, "%s;%s;%s %" PRIu64 "\n", fn, loc, trace_psv_label(rows[i].psv, label, sizeof label),
                 rows[i].weight);
     }
+done:
     free(rows);
-    return TEA_OK;
+    view_callpath_names_free(&names);
+    view_report_input_free(&stacks);
+    return rc;
 }
 
 /* --- the command ---------------------------------------------------------------------------- */

@@ -3,6 +3,8 @@
  */
 #include "pprof.h"
 #include "common/error.h"
+#include "common/search.h"
+#include "view/callpath.h"
 #include "common/strtab.h"
 #include "trace/psv.h"
 
@@ -46,6 +48,8 @@ typedef struct encoder {
     strtab strs;
     function *functions;
     size_t function_count, function_cap;
+    uint64_t *addrs;        /* every location's address, ascending: location i + 1 is addrs[i] */
+    size_t addr_count;
     protobuf_buf msg, part, sub;
     int rc;
 } encoder;
@@ -193,13 +197,80 @@ static const char *component_label(uint16_t psv, char label[TRACE_PSV_LABEL_MAX]
     return label;
 }
 
-/* The samples, one per cell (cycles rounded cumulatively, see pprof.h),
- * and the locations, one per PC (ids from 1 in address order). */
+static int compare_addr(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The locations, one per address (ids from 1 in address order): the
+ * cells' instructions and, with calling contexts, their call sites. */
+static void locations(encoder *e)
+{
+    const view_pprof_input *in = e->in;
+    const trace_contexts *t = &in->pics.p->contexts;
+    size_t n = 0, room = in->pics.count + t->count;
+    uint64_t *a = room ? malloc(room * sizeof *a) : NULL;
+
+    if (room && !a) {
+        e->rc = error_set(TEA_ERR_NOMEM, "out of memory");
+        return;
+    }
+    for (size_t i = 0; i < in->pics.count; i++)
+        a[n++] = in->pics.cells[i].pc;
+    for (uint32_t id = 1; id < t->count; id++)
+        if (t->nodes[id].site)
+            a[n++] = t->nodes[id].site;
+    if (n)
+        qsort(a, n, sizeof *a, compare_addr);
+    e->addr_count = 0;
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || a[i] != a[i - 1])
+            a[e->addr_count++] = a[i];
+    e->addrs = a;
+    for (size_t i = 0; i < e->addr_count && !e->rc; i++)
+        location(e, i + 1, a[i]);
+}
+
+typedef struct addr_key {
+    const uint64_t *addrs;
+    uint64_t addr;
+} addr_key;
+
+static int addr_below(size_t i, const void *ctx)
+{
+    const addr_key *k = ctx;
+    return k->addrs[i] < k->addr;
+}
+
+/* The id of the location at `addr` (one locations() made). */
+static uint64_t location_of(const encoder *e, uint64_t addr)
+{
+    addr_key k = { e->addrs, addr };
+    size_t i = search_lower_bound(e->addr_count, addr_below, &k);
+    assert(i < e->addr_count && e->addrs[i] == addr);
+    return i + 1;
+}
+
+/* A sample's locations, leaf first: its instruction, then the call sites
+ * of its context, innermost first. Their number. */
+static size_t stack_of(const encoder *e, const pics_cell *c, uint64_t *ids)
+{
+    uint64_t sites[VIEW_CALLPATH_MAX_CALLERS];
+    size_t n = view_callpath_sites(&e->in->pics.p->contexts, c->ctx, sites);
+    ids[0] = location_of(e, c->pc);
+    for (size_t k = 0; k < n; k++)
+        ids[1 + k] = location_of(e, sites[n - 1 - k]);
+    return 1 + n;
+}
+
+/* The samples, one per cell (cycles rounded cumulatively, see pprof.h). */
 static void samples(encoder *e)
 {
     const view_pprof_input *in = e->in;
-    uint64_t loc = 0, values[VALUE_TYPES], *cycles = in->pics.count ? malloc(in->pics.count * sizeof *cycles) : NULL;
+    uint64_t values[VALUE_TYPES], *cycles = in->pics.count ? malloc(in->pics.count * sizeof *cycles) : NULL;
     uint64_t component = str(e, "component"), event = str(e, "event");
+    uint64_t ids[1 + VIEW_CALLPATH_MAX_CALLERS];
     int golden = pics_info_is_golden(in->pics.info);
     char label[TRACE_PSV_LABEL_MAX];
 
@@ -210,13 +281,12 @@ static void samples(encoder *e)
     pics_whole_cycles(in->pics.info, in->pics.p->total, in->pics.cells, in->pics.count, cycles);
     for (size_t i = 0; i < in->pics.count && !e->rc; i++) {
         const pics_cell *c = &in->pics.cells[i];
-        if (i == 0 || c->pc != in->pics.cells[i - 1].pc)
-            location(e, ++loc, c->pc);
+        size_t depth = stack_of(e, c, ids);
         values[VALUE_CYCLES] = cycles[i];
         values[VALUE_INSTRUCTIONS] = golden ? c->count : 0;
         values[VALUE_SAMPLES] = golden ? 0 : c->count;
         protobuf_reset(&e->part);
-        protobuf_packed(&e->part, SAMPLE_LOCATION_ID, &loc, 1);
+        protobuf_packed(&e->part, SAMPLE_LOCATION_ID, ids, depth);
         protobuf_packed(&e->part, SAMPLE_VALUE, values, VALUE_TYPES);
         add_label(e, component, component_label(c->psv, label));
         for (unsigned b = 0; b < TRACE_PSV_EVENT_COUNT; b++)
@@ -272,6 +342,7 @@ int view_pprof_encode(const view_pprof_input *in, protobuf_buf *out)
     value_type(&e, PROFILE_SAMPLE_TYPE, "instructions", "count");
     value_type(&e, PROFILE_SAMPLE_TYPE, "samples", "count");
     mappings(&e);
+    locations(&e);
     samples(&e);
     functions(&e);
     comments(&e);
@@ -291,5 +362,6 @@ int view_pprof_encode(const view_pprof_input *in, protobuf_buf *out)
     protobuf_free(&e.sub);
     strtab_free(&e.strs);
     free(e.functions);
+    free(e.addrs);
     return rc;
 }

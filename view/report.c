@@ -17,7 +17,8 @@
 /* The narrowest component column of a stack table. */
 #define STACK_LABEL_MIN_WIDTH 16
 
-int view_report_input_load(view_report_input *in, const char *path, const char *golden_path)
+/* view_report_input_load, and with `contexts` view_report_input_load_stacks. */
+static int input_load(view_report_input *in, const char *path, const char *golden_path, int contexts)
 {
     int rc;
 
@@ -28,7 +29,8 @@ int view_report_input_load(view_report_input *in, const char *path, const char *
     in->golden_path = golden_path;
     pics_info_init(&in->info);
     pics_info_init(&in->ginfo);
-    if ((rc = pics_read_groups(path, &in->info, &in->p, &in->groups)))
+    if ((rc = contexts ? pics_read_contexts(path, &in->info, &in->p)
+                       : pics_read_groups(path, &in->info, &in->p, &in->groups)))
         return rc;
     in->group_count = in->groups ? in->info.groups : 0;
     if (in->groups && !pics_info_is_golden(&in->info)) {
@@ -59,6 +61,16 @@ int view_report_input_load(view_report_input *in, const char *path, const char *
     if (rc)
         view_report_input_free(in);
     return rc;
+}
+
+int view_report_input_load(view_report_input *in, const char *path, const char *golden_path)
+{
+    return input_load(in, path, golden_path, 0);
+}
+
+int view_report_input_load_stacks(view_report_input *in, const char *path)
+{
+    return input_load(in, path, NULL, 1);
 }
 
 int view_report_symbolize(binary_symbolizer **z, const trace_program *program, const trace_object_list *objects,
@@ -256,7 +268,7 @@ int view_report_folded_cells(const view_report_input *in, view_report_folded **o
     for (size_t i = 0; i < count; i++) {
         folded += weights[i];
         if (weights[i])
-            rows[kept++] = (view_report_folded){ cells[i].pc, cells[i].psv, weights[i] };
+            rows[kept++] = (view_report_folded){ cells[i].pc, cells[i].psv, cells[i].ctx, weights[i] };
     }
     /* rounded cumulatively, the cells sum to the total rounded (pics_whole_cycles) */
     assert(folded == target);

@@ -64,6 +64,11 @@ int view_report_functions(const char *symbols_path, const trace_program *program
  * golden or of another trace. Frees everything on failure. */
 int view_report_input_load(view_report_input *in, const char *path, const char *golden_path);
 
+/* Reads `path` keeping its calling contexts (pics_read_contexts; a flat
+ * PICS has none), without its groups and without a golden PICS: what the
+ * views that draw stacks load. Errors: those of pics_read. */
+int view_report_input_load_stacks(view_report_input *in, const char *path);
+
 void view_report_input_free(view_report_input *in);
 
 /* The exact cycles a raw value of the PICS (golden: of the golden PICS)
@@ -94,6 +99,7 @@ void view_report_print_stack(FILE *f, const view_report_input *in, pics_granular
 typedef struct view_report_folded {
     uint64_t pc;
     uint16_t psv;
+    uint32_t ctx;     /* the cell's calling context (0: the root, a flat PICS's) */
     uint64_t weight;
 } view_report_folded;
 

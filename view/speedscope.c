@@ -6,28 +6,68 @@
 #include "common/json.h"
 #include "common/strtab.h"
 #include "trace/psv.h"
+#include "view/callpath.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 /* The file format's schema, which the file names. */
 #define SPEEDSCOPE_SCHEMA "https://www.speedscope.app/file-format-schema.json"
-/* Frames a stack has: function, instruction, component. */
+/* Frames a stack has after its callers: function, instruction, component. */
 #define STACK_FRAMES 3
 
-/* The frames of every cell (stacks[3 i ...]) into `frames`. 0, TEA_ERR_NOMEM. */
-static int frames_of(const view_speedscope_input *in, strtab *frames, long *stacks)
+/* The stacks of the cells: cell i's frames (indices into `frames`) are
+ * stacks[start[i] .. start[i + 1]). */
+typedef struct stacks {
+    strtab frames;
+    long *stacks;
+    size_t *start;
+    size_t count, cap;
+} stacks;
+
+/* Appends frame `name` to the stacks. 0, TEA_ERR_NOMEM. */
+static int push_frame(stacks *st, const char *name)
+{
+    long k = strtab_index(&st->frames, name);
+    if (k < 0)
+        return TEA_ERR_NOMEM; /* the message is strtab_index's */
+    if (st->count == st->cap) {
+        size_t cap = st->cap ? 2 * st->cap : 1024;
+        long *n = realloc(st->stacks, cap * sizeof *n);
+        if (!n)
+            return error_set(TEA_ERR_NOMEM, "out of memory");
+        st->stacks = n;
+        st->cap = cap;
+    }
+    st->stacks[st->count++] = k;
+    return TEA_OK;
+}
+
+/* The frames of every cell: its context's callers (root first), its
+ * function, instruction and component. 0, TEA_ERR_NOMEM. */
+static int frames_of(const view_speedscope_input *in, stacks *st)
 {
     char text[BINARY_SYMBOLIZE_TEXT_MAX];
-    for (size_t i = 0; i < in->pics.count; i++) {
-        uint64_t pc = in->pics.cells[i].pc;
-        long *s = stacks + STACK_FRAMES * i;
-        if ((s[0] = strtab_index(frames, binary_symbolize_function(in->z, pc, text, sizeof text))) < 0
-            || (s[1] = strtab_index(frames, binary_symbolize_location(in->z, pc, text, sizeof text))) < 0
-            || (s[2] = strtab_index(frames, trace_psv_label(in->pics.cells[i].psv, text, sizeof text))) < 0)
-            return TEA_ERR_NOMEM;
+    const char *callers[VIEW_CALLPATH_MAX_CALLERS];
+    view_callpath_names names;
+    int rc = view_callpath_names_init(&names, &in->pics.p->contexts, in->z);
+
+    if (!rc && !(st->start = malloc((in->pics.count + 1) * sizeof *st->start)))
+        rc = error_set(TEA_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < in->pics.count && !rc; i++) {
+        const pics_cell *c = &in->pics.cells[i];
+        size_t depth = view_callpath_callers(&names, c->ctx, callers);
+        st->start[i] = st->count;
+        for (size_t k = 0; k < depth && !rc; k++)
+            rc = push_frame(st, callers[k]);
+        if (!rc && !(rc = push_frame(st, binary_symbolize_function(in->z, c->pc, text, sizeof text)))
+            && !(rc = push_frame(st, binary_symbolize_location(in->z, c->pc, text, sizeof text))))
+            rc = push_frame(st, trace_psv_label(c->psv, text, sizeof text));
     }
-    return TEA_OK;
+    if (!rc)
+        st->start[in->pics.count] = st->count;
+    view_callpath_names_free(&names);
+    return rc;
 }
 
 /* The name of the file and of its profile: the scheme, what it counts and
@@ -40,18 +80,18 @@ static void profile_name(const pics_info *info, char *buf, size_t size)
 
 int view_speedscope_write(FILE *f, const view_speedscope_input *in)
 {
-    strtab frames;
-    long *stacks = in->pics.count ? malloc(in->pics.count * STACK_FRAMES * sizeof *stacks) : NULL;
+    stacks st;
     uint64_t *weights = in->pics.count ? malloc(in->pics.count * sizeof *weights) : NULL, total = 0;
     char name[256];
     json_writer j;
     int rc = TEA_OK;
 
-    strtab_init(&frames);
-    if (in->pics.count && (!stacks || !weights))
+    memset(&st, 0, sizeof st);
+    strtab_init(&st.frames);
+    if (in->pics.count && !weights)
         rc = error_set(TEA_ERR_NOMEM, "out of memory");
     if (!rc)
-        rc = frames_of(in, &frames, stacks);
+        rc = frames_of(in, &st);
     if (rc)
         goto done;
     pics_whole_cycles(in->pics.info, in->pics.p->total, in->pics.cells, in->pics.count, weights);
@@ -72,10 +112,10 @@ int view_speedscope_write(FILE *f, const view_speedscope_input *in)
     json_begin_object(&j);
     json_key(&j, "frames");
     json_begin_array(&j);
-    for (size_t k = 0; k < frames.count; k++) {
+    for (size_t k = 0; k < st.frames.count; k++) {
         json_begin_object(&j);
         json_key(&j, "name");
-        json_string(&j, frames.text[k]);
+        json_string(&j, st.frames.text[k]);
         json_end(&j);
     }
     json_end(&j);
@@ -99,8 +139,8 @@ int view_speedscope_write(FILE *f, const view_speedscope_input *in)
         if (!weights[i])
             continue;
         json_begin_array(&j);
-        for (int k = 0; k < STACK_FRAMES; k++)
-            json_u64(&j, (uint64_t)stacks[STACK_FRAMES * i + k]);
+        for (size_t k = st.start[i]; k < st.start[i + 1]; k++)
+            json_u64(&j, (uint64_t)st.stacks[k]);
         json_end(&j);
     }
     json_end(&j);
@@ -115,8 +155,9 @@ int view_speedscope_write(FILE *f, const view_speedscope_input *in)
     json_end(&j);
     json_finish(&j);
 done:
-    strtab_free(&frames);
-    free(stacks);
+    strtab_free(&st.frames);
+    free(st.stacks);
+    free(st.start);
     free(weights);
     return rc;
 }

@@ -7,7 +7,8 @@
 // a function pointer, a tail call (tail_caller jumps to tail_target), a
 // longjmp out of two frames back into jumper, and a C++ exception thrown
 // three frames below catcher. Built with -O2: every function is kept out
-// of line, and only tail_caller's call is a tail call.
+// of line (leaf's store to a volatile keeps every call), and only
+// tail_caller's call is a tail call.
 #include <csetjmp>
 #include <cstdio>
 #include <cstdlib>
@@ -23,13 +24,21 @@ NOINLINE unsigned leaf(unsigned x)
     unsigned s = x;
     for (unsigned i = 0; i < 40; i++)
         s = s * 2654435761u + i;
+    sink = s; // a side effect: no two calls are merged into one
     return s;
 }
 
 NOINLINE unsigned a(unsigned x) { return leaf(x) + 1; }
 NOINLINE unsigned b(unsigned x) { return leaf(x) + 2; }
 
-NOINLINE unsigned rec(unsigned n) { return n == 0 ? leaf(n) : rec(n - 1) + 1; }
+NOINLINE unsigned rec(unsigned n)
+{
+    if (n == 0)
+        return leaf(n);
+    unsigned r = rec(n - 1);
+    sink = r; // after the call: no loop can replace the recursion
+    return r + 1;
+}
 
 NOINLINE unsigned by_pointer(unsigned x) { return leaf(x) ^ 3u; }
 
