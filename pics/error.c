@@ -23,6 +23,8 @@ const char *pics_granularity_name(pics_granularity g)
         return "insn";
     case PICS_GRAN_FUNC:
         return "func";
+    case PICS_GRAN_CALLPATH:
+        return "callpath";
     }
     return "?";
 }
@@ -35,8 +37,10 @@ int pics_granularity_parse(const char *name, pics_granularity *g)
         *g = PICS_GRAN_INSN;
     else if (strcmp(name, "func") == 0)
         *g = PICS_GRAN_FUNC;
+    else if (strcmp(name, "callpath") == 0)
+        *g = PICS_GRAN_CALLPATH;
     else
-        return error_set(TEA_ERR_USAGE, "unknown granularity '%s' (insn-component, insn or func)", name);
+        return error_set(TEA_ERR_USAGE, "unknown granularity '%s' (insn-component, insn, func or callpath)", name);
     return TEA_OK;
 }
 
@@ -68,7 +72,7 @@ static int contributions(const pics_pairing *pr, pics_granularity g, const trace
         c->contribution = pics_pairing_share(pr, sum);
         c->name = NULL;
         c->pc = group;
-        if (g == PICS_GRAN_FUNC) {
+        if (pics_granularity_ranged(g)) {
             assert(group <= syms->count);
             c->name = group ? syms->entries[group - 1].name : UNKNOWN_FUNCTION;
             c->pc = group ? syms->entries[group - 1].start : 0;
@@ -85,8 +89,8 @@ int pics_error_check(const pics *golden, pics_granularity g, const trace_symmap 
 {
     if (golden->total == 0)
         return error_set(TEA_ERR_USAGE, "the golden PICS is empty: no error can be computed");
-    if (g == PICS_GRAN_FUNC && !syms)
-        return error_set(TEA_ERR_USAGE, "function granularity needs symbols");
+    if (pics_granularity_ranged(g) && !syms)
+        return error_set(TEA_ERR_USAGE, "%s granularity needs symbols", g == PICS_GRAN_FUNC ? "function" : "call-path");
     return TEA_OK;
 }
 
@@ -95,7 +99,7 @@ int pics_error_compute(const pics *sampled, const pics *golden, pics_granularity
 {
     pics gagg = { 0 }, sagg = { 0 };
     pics_pairing pr = { 0 };
-    const trace_symmap *ranges = g == PICS_GRAN_FUNC ? syms : NULL;
+    const trace_symmap *ranges = pics_granularity_ranged(g) ? syms : NULL;
     int rc;
 
     memset(out, 0, sizeof *out);

@@ -26,10 +26,19 @@
 typedef enum pics_granularity {
     PICS_GRAN_INSN_COMPONENT = 0,      /* instruction x component */
     PICS_GRAN_INSN = 1, /* instruction, components summed */
-    PICS_GRAN_FUNC = 2       /* function x component */
+    PICS_GRAN_FUNC = 2,      /* function x component */
+    PICS_GRAN_CALLPATH = 3   /* call path x component: the cells keyed by call path (view/callpath.h),
+                                whose map `syms` names; computed as PICS_GRAN_FUNC is */
 } pics_granularity;
 
-/* "insn-component", "insn", "func". */
+/* True for the granularities whose rows are the ranges of a map (func,
+ * callpath); the others are by instruction. */
+static inline int pics_granularity_ranged(pics_granularity g)
+{
+    return g == PICS_GRAN_FUNC || g == PICS_GRAN_CALLPATH;
+}
+
+/* "insn-component", "insn", "func", "callpath". */
 const char *pics_granularity_name(pics_granularity g);
 
 /* Parses a granularity name; 0 or TEA_ERR_USAGE. */
@@ -52,7 +61,8 @@ typedef struct pics_error_result {
  * the message every command gives. */
 int pics_error_check(const pics *golden, pics_granularity g, const trace_symmap *syms);
 
-/* Compares `sampled` with `golden`. `syms` is required for PICS_GRAN_FUNC.
+/* Compares `sampled` with `golden`. `syms` is required for PICS_GRAN_FUNC
+ * and PICS_GRAN_CALLPATH.
  * A sampled PICS without any sample has error 1 (nothing matches).
  * Errors: TEA_ERR_USAGE (empty golden PICS, func without symbols),
  * TEA_ERR_NOMEM. */

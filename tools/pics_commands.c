@@ -1,6 +1,7 @@
 /*
  * pics_commands.c: `pics export`, `pics error` and `pics merge`.
  */
+#include "view/callpath.h"
 #include "view/error_report.h"
 #include "view/pprof.h"
 #include "view/speedscope.h"
@@ -319,10 +320,15 @@ static int run_error(const error_request *req)
     pics_info_init(&si);
     pics_info_init(&gi);
     pics_info_init(&fi);
-    if ((rc = pics_read_groups(req->sampled_path, &si, &sp, &sgroups))
-        || (rc = pics_read_groups(req->golden_path, &gi, &gp, &ggroups))
-        || (rc = read_floor(req, &si, &fi, &fp, &has_floor)))
+    if (req->granularity == PICS_GRAN_CALLPATH) { /* cells by context: no window groups, no floor */
+        if ((rc = pics_read_contexts(req->sampled_path, &si, &sp))
+            || (rc = pics_read_contexts(req->golden_path, &gi, &gp)))
+            goto done;
+    } else if ((rc = pics_read_groups(req->sampled_path, &si, &sp, &sgroups))
+               || (rc = pics_read_groups(req->golden_path, &gi, &gp, &ggroups))
+               || (rc = read_floor(req, &si, &fi, &fp, &has_floor))) {
         goto done;
+    }
     if (!pics_info_is_golden(&gi)) {
         rc = error_set(TEA_ERR_USAGE, "%s is a %s PICS, not the golden one", req->golden_path, gi.scheme);
         goto done;
@@ -337,8 +343,13 @@ static int run_error(const error_request *req)
         goto done;
     if (req->across && (rc = move_across(&si, &gi, &sp, sgroups, &fp, has_floor, &across)))
         goto done;
-    if (req->granularity == PICS_GRAN_FUNC && (rc = load_functions(req, &gi, &syms)))
+    if (pics_granularity_ranged(req->granularity) && (rc = load_functions(req, &gi, &syms)))
         goto done;
+    if (req->granularity == PICS_GRAN_CALLPATH) {
+        pics *const keyed[] = { &sp, &gp };
+        if ((rc = view_callpath_key_all(keyed, 2, &syms)))
+            goto done;
+    }
     if ((rc = pics_error_check(&gp, req->granularity, &syms))
         || (rc = view_build(&v, &sp, &gp, req->granularity, &syms)))
         goto done;
@@ -393,8 +404,9 @@ int cmd_pics_error(int argc, char **argv)
     int rc;
     const cli_option options[] = {
         CLI_OPTION_GRANULARITY(&req.granularity, "insn-component (instruction x component, default), insn\n"
-                                                 "(instruction only, components summed), or func (function x\n"
-                                                 "component)"),
+                                                 "(instruction only, components summed), func (function x\n"
+                                                 "component) or callpath (call path x component: PICS of\n"
+                                                 "tea replay --call-paths)"),
         CLI_OPTION_SYMBOLS(&req.binary_symbols_path, "symbol map for func: lines 'START END NAME' (END exclusive;\n"
                                                      "default: the functions of the binary the PICS records)"),
         CLI_OPTION_ELF(&req.sym.elf_path, "the binary whose functions func groups by (default: the\n"
@@ -426,6 +438,9 @@ int cmd_pics_error(int argc, char **argv)
         return cli_usage_error(argv[0], "expected SAMPLED.pics GOLDEN.pics");
     if (req.by_component && req.granularity == PICS_GRAN_INSN)
         return cli_usage_error(argv[0], "--by component needs the components: --granularity insn-component or func");
+    if (req.granularity == PICS_GRAN_CALLPATH && (req.across || req.floor_path))
+        return cli_usage_error(argv[0], "--granularity callpath compares two PICS of one trace: not with "
+                                        "--across-traces or --floor");
     req.sampled_path = argv[optind];
     req.golden_path = argv[optind + 1];
     if ((rc = run_error(&req)))

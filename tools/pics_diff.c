@@ -196,6 +196,9 @@ int cmd_pics_diff(int argc, char **argv)
     req.o.sym.command = argv[0];
     if ((rc = cli_parse(&command, argc, argv)) != CLI_CONTINUE)
         return rc;
+    if (req.o.granularity == PICS_GRAN_CALLPATH)
+        return cli_usage_error(argv[0], "--granularity callpath is pics report's and pics error's (PICS of tea "
+                                        "replay --call-paths)");
     if (argc - optind != 2)
         return cli_usage_error(argv[0], "expected A.pics B.pics");
     req.o.a_path = argv[optind];

@@ -137,7 +137,7 @@ static int run_flamegraph(const flame_request *req)
 
     memset(&in, 0, sizeof in);
     memset(&callers, 0, sizeof callers);
-    if ((rc = view_report_input_load_stacks(&in, req->path))
+    if ((rc = view_report_input_load_stacks(&in, req->path, NULL))
         || (rc = view_report_symbolize(&z, &in.info.program, &in.info.objects, &in.p, &req->sym))
         || (rc = view_report_folded_cells(&in, &rows, &n))
         || (rc = view_callpath_names_init(&callers, &in.p.contexts, z)))

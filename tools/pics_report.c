@@ -112,7 +112,9 @@ static int text_after_row(FILE *f, void *ctx, size_t row)
 
 static int print_text(FILE *f, const report_request *req, report_data *d)
 {
-    const char *what = req->granularity == PICS_GRAN_FUNC ? "functions" : "instructions";
+    const char *what = req->granularity == PICS_GRAN_CALLPATH ? "call paths"
+                       : req->granularity == PICS_GRAN_FUNC ? "functions"
+                                                             : "instructions";
     emit_column cols[VIEW_TABLE_COLUMNS_MAX];
     emit_table table;
     uint64_t shown_value = 0;
@@ -242,7 +244,7 @@ static int print_folded(FILE *f, report_data *d)
     int rc;
 
     memset(&names, 0, sizeof names);
-    if ((rc = view_report_input_load_stacks(&stacks, d->in.path)))
+    if ((rc = view_report_input_load_stacks(&stacks, d->in.path, NULL)))
         return rc;
     if ((rc = view_callpath_names_init(&names, &stacks.p.contexts, d->z))
         || (rc = view_report_folded_cells(&stacks, &rows, &n)))
@@ -292,15 +294,21 @@ static int run_report(const report_request *req)
     int rc;
 
     memset(&d, 0, sizeof d);
-    if ((rc = view_report_input_load(&d.in, req->path, req->golden_path)))
+    if ((rc = req->granularity == PICS_GRAN_CALLPATH ? view_report_input_load_stacks(&d.in, req->path, req->golden_path)
+                                                     : view_report_input_load(&d.in, req->path, req->golden_path)))
         return rc;
     sym = req->sym;
 
     sym.note_stripped = 1;
     if ((rc = view_report_symbolize(&d.z, &d.in.info.program, &d.in.info.objects, &d.in.p, &sym))) /* auto: the PCs shown */
         goto done;
-    if (req->granularity == PICS_GRAN_FUNC && (rc = view_functions(NULL, d.z, &d.groups, &from)))
+    if (pics_granularity_ranged(req->granularity) && (rc = view_functions(NULL, d.z, &d.groups, &from)))
         goto done;
+    if (req->granularity == PICS_GRAN_CALLPATH) {
+        pics *const keyed[] = { &d.in.p, &d.in.g };
+        if ((rc = view_callpath_key_all(keyed, 2, &d.groups)))
+            goto done;
+    }
     if ((rc = build_view(req, &d)))
         goto done;
     if ((rc = outfile_open(&out, req->out_path)))
@@ -440,8 +448,10 @@ int cmd_pics_report(int argc, char **argv)
                                              "threads or cores): every core's rows in one table, a\n"
                                              "thread column, shares of the program's cycles"),
         CLI_OPTION_GRANULARITY(&req.granularity, "rows: insn-component (default: instructions with their\n"
-                                                 "stacks), insn (instructions, components summed) or func\n"
-                                                 "(stacks summed per function); docs/usage.md"),
+                                                 "stacks), insn (instructions, components summed), func\n"
+                                                 "(stacks summed per function) or callpath (per call path\n"
+                                                 "'main;a;leaf', a PICS of tea replay --call-paths);\n"
+                                                 "docs/usage.md"),
         CLI_CALL("percent-limit", 0, "P", percent_limit_option, &req.percent_limit,
                  "hide rows below P % of the total (in the PICS and in the golden one)"),
         CLI_ENUM("format", "F", &req.format, formats, format_values,
@@ -473,6 +483,8 @@ int cmd_pics_report(int argc, char **argv)
     else if ((req.threads || req.sort == SORT_THREAD) && (!req.dir || req.format == FORMAT_FOLDED || !req.threads))
         rc = cli_usage_error(argv[0], "--threads (and --sort thread with it) takes a program's tea replay "
                                       "directory, in text, csv or json");
+    else if (req.threads && req.granularity == PICS_GRAN_CALLPATH)
+        rc = cli_usage_error(argv[0], "--threads shows instructions or functions, not --granularity callpath");
     else if (req.threads && (rc = run_threads_report(&req)))
         rc = cli_fail(argv[0], rc);
     else if (req.threads)

@@ -377,6 +377,9 @@ int cmd_pics_table(int argc, char **argv)
 
     if ((rc = cli_parse(&command, argc, argv)) != CLI_CONTINUE)
         return rc;
+    if (req.granularity == PICS_GRAN_CALLPATH)
+        return cli_usage_error(argv[0], "--granularity callpath is pics report's and pics error's (PICS of tea "
+                                        "replay --call-paths)");
     if (optind == argc)
         return cli_usage_error(argv[0], "expected at least one results CSV or replay directory");
     req.inputs = &argv[optind];

@@ -351,6 +351,9 @@ static int parse_args(int argc, char **argv, study_request *req, sweep_options *
 
     if ((rc = cli_parse(&command, argc, argv)) != CLI_CONTINUE)
         return rc;
+    if (o->granularity == PICS_GRAN_CALLPATH)
+        return cli_usage_error(argv[0], "--granularity callpath is pics report's and pics error's (PICS of tea "
+                                        "replay --call-paths)");
     if (freqs_given && samples_given)
         return cli_usage_error(argv[0], "--freqs and --samples exclude each other");
     if (optind == argc)

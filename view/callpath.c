@@ -85,3 +85,132 @@ size_t view_callpath_callers(const view_callpath_names *n, uint32_t ctx, const c
             names[k++] = n->site[path[i]];
     return k;
 }
+
+/* ---- the call-path granularity ---- */
+
+/* Room for a call path's text: a row's name holds as much
+ * (view_table_names). */
+#define CALLPATH_TEXT_MAX BINARY_SYMBOLIZE_TEXT_MAX
+
+void view_callpath_keys_init(view_callpath_keys *k)
+{
+    strtab_init(&k->paths);
+}
+
+void view_callpath_keys_free(view_callpath_keys *k)
+{
+    strtab_free(&k->paths);
+}
+
+/* The function name of `addr` in `functions`. */
+static const char *function_name(const trace_symmap *functions, uint64_t addr)
+{
+    long i = trace_symmap_find(functions, addr);
+    return i >= 0 ? functions->entries[i].name : "[unknown]";
+}
+
+/* The call path of a cell of context `ctx` at `pc`: its callers and its
+ * function, ';' between them (a path too long for the buffer keeps its
+ * innermost frames, after "..."). */
+static void path_text(const trace_contexts *t, const trace_symmap *functions, uint32_t ctx, uint64_t pc, char *buf,
+                      size_t size)
+{
+    uint64_t sites[VIEW_CALLPATH_MAX_CALLERS];
+    size_t n = view_callpath_sites(t, ctx, sites), len = 0, first = 0;
+    const char *leaf = function_name(functions, pc);
+    size_t need = strlen(leaf) + 1;
+
+    for (size_t k = n; k > 0; k--) { /* the innermost callers that fit */
+        size_t w = strlen(function_name(functions, sites[k - 1])) + 1;
+        if (need + w + 4 >= size) {
+            first = k;
+            break;
+        }
+        need += w;
+    }
+    buf[0] = '\0';
+    if (first)
+        len += (size_t)snprintf(buf, size, "...;");
+    for (size_t k = first; k < n; k++)
+        len += (size_t)snprintf(buf + len, size - len, "%s;", function_name(functions, sites[k]));
+    snprintf(buf + len, size - len, "%s", leaf);
+}
+
+int view_callpath_rekey(view_callpath_keys *k, const pics *p, const trace_symmap *functions, pics *out)
+{
+    char *text = malloc(CALLPATH_TEXT_MAX);
+    int rc = text ? pics_init(out) : error_set(TEA_ERR_NOMEM, "out of memory");
+
+    if (rc == TEA_OK && k->paths.count == 0 && strtab_index(&k->paths, "") < 0)
+        rc = TEA_ERR_NOMEM; /* index 0: no key */
+    for (size_t i = 0; i < p->capacity && rc == TEA_OK; i++) {
+        const pics_cell *c = &p->slots[i];
+        long key;
+        if (!c->used)
+            continue;
+        path_text(&p->contexts, functions, c->ctx, c->pc, text, CALLPATH_TEXT_MAX);
+        if ((key = strtab_index(&k->paths, text)) < 0)
+            rc = TEA_ERR_NOMEM;
+        else
+            rc = pics_add(out, (uint64_t)key, c->psv, c->value, c->count);
+    }
+    free(text);
+    if (rc == TEA_OK)
+        assert(out->total == p->total); /* rekeying moves cells, never cycles */
+    else if (text)
+        pics_free(out);
+    return rc;
+}
+
+int view_callpath_map(const view_callpath_keys *k, trace_symmap *out)
+{
+    memset(out, 0, sizeof *out);
+    if (k->paths.count <= 1)
+        return TEA_OK;
+    if (!(out->entries = calloc(k->paths.count - 1, sizeof *out->entries)))
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    for (size_t i = 1; i < k->paths.count; i++) {
+        trace_symmap_entry *e = &out->entries[out->count];
+        e->start = i;
+        e->end = i + 1;
+        if (!(e->name = strdup(k->paths.text[i]))) {
+            trace_symmap_free(out);
+            return error_set(TEA_ERR_NOMEM, "out of memory");
+        }
+        out->count++;
+    }
+    return TEA_OK;
+}
+
+int view_callpath_key_all(pics *const *ps, size_t n, trace_symmap *map)
+{
+    view_callpath_keys keys;
+    pics *keyed = calloc(n ? n : 1, sizeof *keyed);
+    trace_symmap paths;
+    size_t done = 0;
+    int rc = keyed ? TEA_OK : error_set(TEA_ERR_NOMEM, "out of memory");
+
+    view_callpath_keys_init(&keys);
+    for (; done < n && rc == TEA_OK; done++)
+        if (ps[done])
+            rc = view_callpath_rekey(&keys, ps[done], map, &keyed[done]);
+    if (rc == TEA_OK)
+        rc = view_callpath_map(&keys, &paths);
+    for (size_t i = 0; i < done; i++) {
+        if (!ps[i])
+            continue;
+        if (rc == TEA_OK) {
+            pics_free(ps[i]);
+            *ps[i] = keyed[i];
+        } else if (i + 1 < done) { /* the last one failed and freed its own */
+            pics_free(&keyed[i]);
+        }
+    }
+    if (rc == TEA_OK) {
+        trace_symmap_free(map);
+        *map = paths;
+    }
+    free(keyed);
+    view_callpath_keys_free(&keys);
+    return rc;
+}

@@ -13,7 +13,10 @@
 #define TEA_VIEW_CALLPATH_H
 
 #include "binary/symbolize.h"
+#include "common/strtab.h"
+#include "pics/pics.h"
 #include "trace/callpath.h"
+#include "trace/symmap.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -42,5 +45,38 @@ size_t view_callpath_sites(const trace_contexts *contexts, uint32_t ctx, uint64_
 /* The caller frames of context `ctx`, outermost first, into names[] (room
  * for VIEW_CALLPATH_MAX_CALLERS): their number. The names stay n's. */
 size_t view_callpath_callers(const view_callpath_names *n, uint32_t ctx, const char **names);
+
+/*
+ * The call-path granularity (pics report and pics error --granularity
+ * callpath): cells keyed by their stack of function names, "main;a;leaf"
+ * (the callers of their context and the function of their instruction,
+ * named by a function map), so that the views and the error by ranges
+ * (PICS_GRAN_CALLPATH, computed as PICS_GRAN_FUNC) take them: each call
+ * path is a range [K, K + 1) of a map whose name is the path. PICS keyed
+ * with one table (a sampled PICS and its golden one) share their keys.
+ */
+typedef struct view_callpath_keys {
+    strtab paths;  /* index K: the path of key K (index 0 unused) */
+} view_callpath_keys;
+
+void view_callpath_keys_init(view_callpath_keys *k);
+void view_callpath_keys_free(view_callpath_keys *k);
+
+/* `p`'s cells summed into `out` (initialized here, flat) by (call path key,
+ * PSV): values and counts exact, the total p's. `functions` names every
+ * address (VIEW_UNKNOWN_NAME-style "[unknown]" outside it). 0 or
+ * TEA_ERR_NOMEM. */
+int view_callpath_rekey(view_callpath_keys *k, const pics *p, const trace_symmap *functions, pics *out);
+
+/* The map of the keys: [K, K + 1) named by path K, for every key so far.
+ * 0 or TEA_ERR_NOMEM. */
+int view_callpath_map(const view_callpath_keys *k, trace_symmap *out);
+
+/* What the commands do for --granularity callpath: the `n` PICS ps[]
+ * (NULL entries skipped; a sampled PICS, its golden one, a noise floor)
+ * rekeyed in place with one table, and `map`, the function map on entry,
+ * replaced by the map of their call paths. 0 or TEA_ERR_NOMEM (then
+ * nothing changed). */
+int view_callpath_key_all(pics *const *ps, size_t n, trace_symmap *map);
 
 #endif

@@ -128,7 +128,9 @@ int view_error_report_write_json(FILE *f, const view_error_report *r)
     }
     if (r->by_component && (rc = write_components(f, &j, r)))
         return rc;
-    json_key(&j, r->v->granularity == PICS_GRAN_FUNC ? "functions" : "instructions");
+    json_key(&j, r->v->granularity == PICS_GRAN_CALLPATH ? "call_paths"
+                 : r->v->granularity == PICS_GRAN_FUNC ? "functions"
+                                                        : "instructions");
     view_table_contribution_columns(r->v, EMIT_JSON, shown(r), cols, &table);
     if ((rc = emit_json_rows(&j, &table)))
         return rc;

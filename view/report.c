@@ -40,7 +40,8 @@ static int input_load(view_report_input *in, const char *path, const char *golde
         in->group_count = 0;
     }
     if (golden_path) {
-        if ((rc = pics_read(golden_path, &in->ginfo, &in->g))) {
+        if ((rc = contexts ? pics_read_contexts(golden_path, &in->ginfo, &in->g)
+                           : pics_read(golden_path, &in->ginfo, &in->g))) {
             view_report_input_free(in); /* nothing left to free twice */
             return rc;
         }
@@ -68,9 +69,9 @@ int view_report_input_load(view_report_input *in, const char *path, const char *
     return input_load(in, path, golden_path, 0);
 }
 
-int view_report_input_load_stacks(view_report_input *in, const char *path)
+int view_report_input_load_stacks(view_report_input *in, const char *path, const char *golden_path)
 {
-    return input_load(in, path, NULL, 1);
+    return input_load(in, path, golden_path, 1);
 }
 
 int view_report_symbolize(binary_symbolizer **z, const trace_program *program, const trace_object_list *objects,

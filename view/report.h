@@ -64,10 +64,10 @@ int view_report_functions(const char *symbols_path, const trace_program *program
  * golden or of another trace. Frees everything on failure. */
 int view_report_input_load(view_report_input *in, const char *path, const char *golden_path);
 
-/* Reads `path` keeping its calling contexts (pics_read_contexts; a flat
- * PICS has none), without its groups and without a golden PICS: what the
- * views that draw stacks load. Errors: those of pics_read. */
-int view_report_input_load_stacks(view_report_input *in, const char *path);
+/* view_report_input_load keeping the calling contexts of both PICS
+ * (pics_read_contexts; a flat PICS has none), without window groups: what
+ * the views that draw stacks or rows by call path load. */
+int view_report_input_load_stacks(view_report_input *in, const char *path, const char *golden_path);
 
 void view_report_input_free(view_report_input *in);
 

@@ -25,7 +25,7 @@ int view_table_name_row(const view *v, binary_symbolizer *z, const view_row *r, 
     int rc;
 
     memset(n, 0, sizeof *n);
-    if (v->granularity == PICS_GRAN_FUNC) {
+    if (pics_granularity_ranged(v->granularity)) {
         snprintf(n->function, sizeof n->function, "%s", view_key_name(v, r->key));
         n->has_address = r->key != 0;
         n->address = view_key_address(v, r->key);
@@ -144,6 +144,17 @@ static int text_location(void *ctx, size_t row, emit_format format, emit_cell *c
     return rc;
 }
 
+/* A call path in full, the row's last column. */
+static int text_call_path(void *ctx, size_t row, emit_format format, emit_cell *cell)
+{
+    const view_table_names *n;
+    int rc = view_table_names_of(ctx, row, &n);
+    (void)format;
+    if (!rc)
+        emit_text(cell, n->location);
+    return rc;
+}
+
 static int text_address(void *ctx, size_t row, emit_format format, emit_cell *cell)
 {
     const view_table_names *n;
@@ -164,20 +175,24 @@ static int text_disassembly(void *ctx, size_t row, emit_format format, emit_cell
     const view_table_names *n;
     int rc = view_table_names_of(ctx, row, &n);
     (void)format;
-    if (!rc && t->v->granularity != PICS_GRAN_FUNC)
+    if (!rc && !pics_granularity_ranged(t->v->granularity))
         emit_text(cell, n->disassembly[0] ? n->disassembly : "-");
     return rc;
 }
 
 size_t view_table_text_columns(view_table *t, emit_column *cols, emit_table *table)
 {
-    int func = t->v->granularity == PICS_GRAN_FUNC;
+    int func = pics_granularity_ranged(t->v->granularity);
     size_t n = 0;
 
     cols[n++] = (emit_column){ "share", "Overhead", SHARE_WIDTH, SHARE_HEADING_WIDTH, " ", EMIT_CSV_RAW, text_share, 0 };
     if (t->iv->count)
         cols[n++] = (emit_column){ "share_ci", "±95%", 0, INTERVAL_HEADING_WIDTH, " ", EMIT_CSV_RAW, text_interval, 0 };
     cols[n++] = (emit_column){ "cycles", "Cycles", CYCLES_WIDTH, 0, "  ", EMIT_CSV_RAW, text_cycles, 0 };
+    if (t->v->granularity == PICS_GRAN_CALLPATH) { /* no object or address: a path of functions, in full */
+        cols[n++] = (emit_column){ "call_path", "Call path", 0, 0, NULL, EMIT_CSV_FIELD, text_call_path, 0 };
+        goto done;
+    }
     if (binary_symbolize_has_objects(t->z))
         cols[n++] = (emit_column){ "object", "Object", -VIEW_TABLE_OBJECT_WIDTH, 0, " ", EMIT_CSV_FIELD, text_object, 0 };
     cols[n++] = (emit_column){ "location", func ? "Function" : "Symbol", -VIEW_TABLE_LOCATION_WIDTH, 0, " ",
@@ -185,6 +200,7 @@ size_t view_table_text_columns(view_table *t, emit_column *cols, emit_table *tab
     cols[n++] = (emit_column){ "address", "Address", -ADDRESS_WIDTH, 0, " ", EMIT_CSV_RAW, text_address, 0 };
     cols[n++] = (emit_column){ "disassembly", func ? "" : "Disassembly", 0, 0, NULL, EMIT_CSV_FIELD,
                                text_disassembly, 0 };
+done:
     assert(n <= VIEW_TABLE_COLUMNS_MAX);
     memset(table, 0, sizeof *table);
     table->columns = cols;
@@ -508,6 +524,14 @@ static int contributor_name(void *ctx, size_t row, emit_format format, emit_cell
     return TEA_OK;
 }
 
+static int contributor_path(void *ctx, size_t row, emit_format format, emit_cell *cell)
+{
+    const view *v = ctx;
+    (void)format;
+    emit_text(cell, view_key_name(v, v->rows[row].key));
+    return TEA_OK;
+}
+
 static int contributor_address(void *ctx, size_t row, emit_format format, emit_cell *cell)
 {
     const view *v = ctx;
@@ -534,10 +558,14 @@ void view_table_contribution_columns(view *v, emit_format format, size_t rows, e
     size_t n = 0;
 
     assert(rows <= v->row_count);
-    if (v->ranges) /* a view by function has names */
+    if (v->granularity == PICS_GRAN_CALLPATH) /* a path in full, no address */
+        cols[n++] = (emit_column){ "call_path", NULL, 0, 0, " ", EMIT_CSV_FIELD, contributor_path, 0 };
+    else if (v->ranges) /* a view by function has names */
         cols[n++] = (emit_column){ "function", NULL, -VIEW_TABLE_CONTRIBUTOR_NAME_WIDTH, 0, " ", EMIT_CSV_FIELD,
                                    contributor_name, 0 };
-    cols[n++] = (emit_column){ "address", NULL, -CONTRIBUTOR_ADDRESS_WIDTH, 0, " ", EMIT_CSV_RAW, contributor_address, 0 };
+    if (v->granularity != PICS_GRAN_CALLPATH)
+        cols[n++] = (emit_column){ "address", NULL, -CONTRIBUTOR_ADDRESS_WIDTH, 0, " ", EMIT_CSV_RAW,
+                                   contributor_address, 0 };
     cols[n++] = (emit_column){ "contribution", NULL, CONTRIBUTION_WIDTH, 0, NULL, EMIT_CSV_RAW, contribution, 0 };
     assert(n <= VIEW_TABLE_CONTRIBUTION_COLUMNS_MAX);
     (void)format;
@@ -554,13 +582,17 @@ size_t view_table_cell_columns(view_table *t, emit_column *cols, emit_table *tab
     size_t n = 0;
 
     cols[n++] = (emit_column){ "rank", NULL, 0, 0, NULL, EMIT_CSV_RAW, cell_rank, 0 };
-    cols[n++] = (emit_column){ "address", NULL, 0, 0, NULL, EMIT_CSV_RAW, cell_address, 0 };
-    if (binary_symbolize_has_objects(t->z))
-        cols[n++] = (emit_column){ "object", NULL, 0, 0, NULL, EMIT_CSV_FIELD, cell_object, 0 };
-    cols[n++] = (emit_column){ "function", NULL, 0, 0, NULL, EMIT_CSV_FIELD, cell_function, 0 };
-    cols[n++] = (emit_column){ "location", NULL, 0, 0, NULL, EMIT_CSV_FIELD, cell_location, 0 };
-    cols[n++] = (emit_column){ "disassembly", NULL, 0, 0, NULL, EMIT_CSV_FIELD, cell_disassembly, 0 };
-    cols[n++] = (emit_column){ "source", NULL, 0, 0, NULL, EMIT_CSV_FIELD, cell_source, 0 };
+    if (t->v->granularity == PICS_GRAN_CALLPATH) { /* a path of functions: no address, object or line */
+        cols[n++] = (emit_column){ "call_path", NULL, 0, 0, NULL, EMIT_CSV_FIELD, cell_function, 0 };
+    } else {
+        cols[n++] = (emit_column){ "address", NULL, 0, 0, NULL, EMIT_CSV_RAW, cell_address, 0 };
+        if (binary_symbolize_has_objects(t->z))
+            cols[n++] = (emit_column){ "object", NULL, 0, 0, NULL, EMIT_CSV_FIELD, cell_object, 0 };
+        cols[n++] = (emit_column){ "function", NULL, 0, 0, NULL, EMIT_CSV_FIELD, cell_function, 0 };
+        cols[n++] = (emit_column){ "location", NULL, 0, 0, NULL, EMIT_CSV_FIELD, cell_location, 0 };
+        cols[n++] = (emit_column){ "disassembly", NULL, 0, 0, NULL, EMIT_CSV_FIELD, cell_disassembly, 0 };
+        cols[n++] = (emit_column){ "source", NULL, 0, 0, NULL, EMIT_CSV_FIELD, cell_source, 0 };
+    }
     cols[n++] = (emit_column){ "component", NULL, 0, 0, NULL, EMIT_CSV_FIELD, cell_component, 0 };
     cols[n++] = (emit_column){ "psv", NULL, 0, 0, NULL, EMIT_CSV_RAW, cell_psv, 0 };
     cols[n++] = (emit_column){ "cycles", NULL, 0, 0, NULL, EMIT_CSV_RAW, cell_cycles, 0 };

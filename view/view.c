@@ -51,12 +51,12 @@ const char *view_component_label(pics_granularity g, uint16_t psv, char *buf, si
 int view_build(view *v, const pics *p, const pics *golden, pics_granularity g, const trace_symmap *ranges)
 {
     pics gp = { 0 }, gg = { 0 }, empty = { 0 };
-    const trace_symmap *by = g == PICS_GRAN_FUNC ? ranges : NULL;
+    const trace_symmap *by = pics_granularity_ranged(g) ? ranges : NULL;
     int rc;
 
     memset(v, 0, sizeof *v);
-    if (g == PICS_GRAN_FUNC && !ranges)
-        return error_set(TEA_ERR_USAGE, "function granularity needs symbols");
+    if (pics_granularity_ranged(g) && !ranges)
+        return error_set(TEA_ERR_USAGE, "%s granularity needs symbols", g == PICS_GRAN_FUNC ? "function" : "call-path");
     v->granularity = g;
     v->ranges = by;
     v->has_golden = golden != NULL;
