@@ -1,0 +1,102 @@
+# Calling contexts (docs/semantics.md, "Calling contexts") on a program with
+# a known call tree, tests/data/callpath_prog.cc, recorded with tea record
+# and replayed with --call-paths:
+#   - the flat PICS is the exact sum over contexts: pics export (flat) of
+#     the context PICS is the replay without --call-paths, byte for byte;
+#   - leaf runs under a, b, by_pointer, jump_deep (under jumper, jump_mid)
+#     and rec (five deep: rec(0) tail-calls leaf), each path once in the
+#     folded stacks; tail_target runs under main (tail_caller jumped);
+#   - after the longjmp and the exception, jumper's and catcher's
+#     instructions run in main's call of them, nowhere deeper;
+#   - pics report --granularity callpath: leaf's instructions under a are
+#     three times those under b (pprof -peek, where pprof builds), and the
+#     golden's rows sum to its total;
+#   - pics error --granularity callpath of the golden against itself is 0;
+#   - the RISC-V PIE of the unit tests, generated as a native and as a
+#     TraceDoctor trace of the same walk: both replays give the same
+#     context PICS.
+# Skipped (77) without valgrind, tea's Valgrind tool or a C++ compiler.
+. "$(dirname "$0")/lib.bash"
+
+need_tearec
+command -v c++ >/dev/null || { echo "SKIP: no C++ compiler"; exit 77; }
+c++ -O2 -g -o prog "$DATA/callpath_prog.cc" || fail "cannot build callpath_prog"
+
+run 0 "$TEA" record -q -o cp.tea -- ./prog 20
+run 0 "$TEA" replay cp.tea --call-paths --schemes golden,tea --period 500 -q -o ctx
+run 0 "$TEA" replay cp.tea --schemes golden,tea --period 500 -q -o flat
+contains ctx/golden.pics "contexts "
+grep -q "^contexts " flat/golden.pics && fail "a replay without --call-paths wrote contexts"
+
+# --- the flat PICS is the sum over contexts, for the golden and TEA alike
+for s in golden tea; do
+    "$PICS" export "ctx/$s.pics" >ctx-$s.csv || fail "pics export ctx/$s.pics"
+    "$PICS" export "flat/$s.pics" >flat-$s.csv || fail "pics export flat/$s.pics"
+    cmp -s ctx-$s.csv flat-$s.csv || fail "$s: the context PICS summed is not the flat PICS"
+done
+cmp -s ctx/summary.csv flat/summary.csv || fail "the errors changed with --call-paths"
+
+# --- the folded stacks: each leaf path once, stacks below main as built
+run 0 "$PICS" report ctx/golden.pics --format folded -o folded.txt
+# the callers of each stack's function, from main on (the instruction and
+# component dropped)
+sed -n 's/^.*;main;\(.*\);[^;]*;[^;]* [0-9]*$/main;\1/p' folded.txt | sort -u >paths.txt
+for p in "main;a;leaf" "main;b;leaf" "main;by_pointer;leaf" "main;jumper;jump_mid;jump_deep;leaf" \
+    "main;rec;rec;rec;rec;rec;leaf" "main;tail_target" "main;tail_caller" "main;jumper" "main;catcher"; do
+    grep -qx "$p" paths.txt || { cat paths.txt >&2; fail "no stack $p"; }
+done
+[ "$(grep -c ';leaf$' paths.txt)" -eq 5 ] || { cat paths.txt >&2; fail "leaf under other callers than the five"; }
+grep -q "tail_caller;tail_target" paths.txt && fail "tail_target under tail_caller: the tail call was not followed"
+# jumper's and catcher's own instructions (after longjmp and catch) only in main's call of them
+grep -E ';(jumper|catcher)(\.cold)?;(jumper|catcher)(\.cold)?\+' folded.txt |
+    grep -vE ';main;(jumper|catcher)(\.cold)?;(jumper|catcher)(\.cold)?\+' && fail "jumper or catcher ran deeper than main's call"
+grep -qE ';main;catcher\.cold;catcher\.cold\+' folded.txt || fail "no instruction of catcher's landing pad under main"
+
+# --- the call-path granularity: rows, their sum, the error against itself
+run 0 "$PICS" report ctx/golden.pics --granularity callpath --top 0 --format csv -o rows.csv
+contains rows.csv "rank,call_path,component,psv,cycles"
+grep -q ';main;a;leaf,' rows.csv || fail "no row main;a;leaf"
+run 0 "$PICS" error ctx/golden.pics ctx/golden.pics --granularity callpath
+contains out.txt "error: 0.0000% (callpath granularity"
+run 0 "$PICS" error ctx/tea.pics ctx/golden.pics --granularity callpath
+run 2 "$PICS" diff ctx/tea.pics ctx/golden.pics --granularity callpath
+contains err.txt "--granularity callpath"
+
+# --- the viewers: pprof's callers of leaf (instructions a:b = 3:1), speedscope's stacks
+run 0 "$PICS" export --format speedscope ctx/golden.pics -o golden.speedscope.json
+contains golden.speedscope.json '"name": "main"'
+run 0 "$PICS" flamegraph ctx/golden.pics -o golden.svg
+contains golden.svg "by call path, function"
+PPROF_SRC=/usr/share/gocode/src/github.com/google/pprof
+if command -v go >/dev/null && [ -d "$PPROF_SRC" ]; then
+    GOPATH=/usr/share/gocode GO111MODULE=off GOCACHE="$SCRATCH/gocache" HOME="$SCRATCH" \
+        go build -o pprof github.com/google/pprof >gobuild.txt 2>&1 || { cat gobuild.txt >&2; fail "cannot build pprof"; }
+    run 0 "$PICS" export --format pprof ctx/golden.pics -o golden.pb.gz
+    run 0 "$PICS" export --format pprof ctx/tea.pics -o tea.pb.gz
+    HOME="$SCRATCH" ./pprof -sample_index=instructions -peek '^leaf$' golden.pb.gz >peek.txt 2>/dev/null ||
+        fail "pprof -peek"
+    under() { sed -n "s/^ *\([0-9][0-9]*\) .*| *$1\$/\1/p" peek.txt; }
+    a=$(under a)
+    b=$(under b)
+    [ -n "$a" ] && [ -n "$b" ] && [ "$a" -eq $((3 * b)) ] ||
+        { cat peek.txt >&2; fail "leaf's instructions under a ($a) are not three times those under b ($b)"; }
+    HOME="$SCRATCH" ./pprof -traces golden.pb.gz >traces.txt 2>/dev/null || fail "pprof -traces"
+    grep -A1 -E '^ +[0-9]+ +leaf$' traces.txt | grep -qE '^ +a$' || fail "pprof -traces: no leaf under a"
+    HOME="$SCRATCH" ./pprof -top -diff_base golden.pb.gz tea.pb.gz >diff.txt 2>/dev/null || fail "pprof -diff_base"
+    grep -qE 'accounting for 0(cycles)?, ' diff.txt || { head -8 diff.txt >&2; fail "TEA minus golden is not 0 cycles"; }
+else
+    echo "note: no go or no pprof source: the pprof checks are skipped"
+fi
+
+# --- RISC-V through TraceDoctor tokens: the same contexts as the native trace of the same walk
+rv="$BIN/../tests/disasm_prog.riscv64"
+[ -f "$rv" ] || fail "$rv is missing (built with the unit tests)"
+run 0 "$TEA" gen --elf "$rv" --cycles 100000 --seed 5 -q -o rv.tea
+run 0 "$TEA" gen --elf "$rv" --cycles 100000 --seed 5 -q --format tracedoctor -o rv.td.zst
+run 0 "$TEA" replay rv.tea --call-paths --schemes golden -q -o rv-native
+run 0 "$TEA" replay rv.td.zst --elf "$rv" --call-paths --schemes golden -q -o rv-td
+contains rv-native/golden.pics "contexts "
+sed -n '/^contexts /,$p' rv-native/golden.pics >native-cells.txt
+sed -n '/^contexts /,$p' rv-td/golden.pics >td-cells.txt
+cmp -s native-cells.txt td-cells.txt || fail "the TraceDoctor trace's contexts differ from the native trace's"
+[ "$(sed -n 's/^contexts //p' native-cells.txt)" -gt 1 ] || fail "the RISC-V walk made no call"
