@@ -12,6 +12,10 @@
 #define GZIP_WINDOW_BITS (MAX_WBITS + 16)
 /* zlib's default memory level. */
 #define GZIP_MEM_LEVEL 8
+/* Fast compression, as Go's runtime/pprof writes its profiles: on a
+ * pprof export of 18 million cells (cc1 with calling contexts) level 9
+ * took 40 of 68 s. */
+#define GZIP_LEVEL Z_BEST_SPEED
 /* Bytes compressed per write. */
 #define GZIP_CHUNK 65536
 
@@ -22,7 +26,7 @@ int gzip_write(FILE *f, const void *data, size_t size)
     int flush, zrc, rc = TEA_OK;
 
     memset(&z, 0, sizeof z);
-    if (deflateInit2(&z, Z_BEST_COMPRESSION, Z_DEFLATED, GZIP_WINDOW_BITS, GZIP_MEM_LEVEL, Z_DEFAULT_STRATEGY) != Z_OK)
+    if (deflateInit2(&z, GZIP_LEVEL, Z_DEFLATED, GZIP_WINDOW_BITS, GZIP_MEM_LEVEL, Z_DEFAULT_STRATEGY) != Z_OK)
         return error_set(TEA_ERR_NOMEM, "out of memory (zlib)");
     z.next_in = (unsigned char *)(uintptr_t)data;
     do {

@@ -1,6 +1,7 @@
 /*
  * textline.c: bounded line reading (see textline.h).
  */
+#define _POSIX_C_SOURCE 200809L /* getc_unlocked */
 #include "textline.h"
 
 #include <assert.h>
@@ -14,7 +15,9 @@ int textline_read(FILE *f, char **buf, size_t *cap, size_t max, size_t *len)
     size_t n = 0;
     int c, nul = 0;
 
-    while ((c = getc(f)) != EOF && c != '\n') {
+    /* a character at a time, without taking the stream's lock for each
+     * (18 million PICS lines: 5 s of 11 with getc) */
+    while ((c = getc_unlocked(f)) != EOF && c != '\n') {
         if (n == max)
             return TEXTLINE_TOO_LONG;
         if (n + 1 >= *cap) {

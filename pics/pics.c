@@ -32,11 +32,11 @@ void pics_free(pics *p)
     memset(p, 0, sizeof *p);
 }
 
-/* Doubles the table and reinserts every cell. */
-static int grow(pics *p)
+/* Reinserts every cell into a table of `capacity` slots (a power of two). */
+static int rehash(pics *p, size_t capacity)
 {
     pics bigger = { 0 };
-    bigger.capacity = p->capacity * 2;
+    bigger.capacity = capacity;
     bigger.slots = calloc(bigger.capacity, sizeof *bigger.slots);
     if (!bigger.slots)
         return error_set(TEA_ERR_NOMEM, "out of memory for a PICS of %zu cells", p->count);
@@ -57,6 +57,22 @@ static int grow(pics *p)
     free(p->slots);
     *p = bigger;
     return TEA_OK;
+}
+
+/* Doubles the table. */
+static int grow(pics *p)
+{
+    return rehash(p, p->capacity * 2);
+}
+
+int pics_reserve(pics *p, size_t cells)
+{
+    size_t capacity = p->capacity;
+    if (cells > PICS_RESERVE_MAX)
+        cells = PICS_RESERVE_MAX;
+    while (cells * PICS_LOAD_DEN > capacity * PICS_LOAD_NUM)
+        capacity *= 2;
+    return capacity == p->capacity ? TEA_OK : rehash(p, capacity);
 }
 
 int pics_add_probe(pics *p, uint32_t ctx, uint64_t pc, uint16_t psv, uint64_t value, uint64_t count)

@@ -61,6 +61,15 @@ static inline size_t pics_slot_of(const pics *p, uint64_t pc, uint16_t psv)
     return pics_slot_of_ctx(p, TRACE_CONTEXT_ROOT, pc, psv);
 }
 
+/* Most cells pics_reserve makes room for at once (a bigger map still
+ * grows as cells come): 2^24 cells, a table of 1 GiB. */
+#define PICS_RESERVE_MAX ((size_t)1 << 24)
+
+/* Makes room for `cells` cells (at most PICS_RESERVE_MAX) without growing
+ * again: what a reader that knows the count does before adding them. 0 or
+ * TEA_ERR_NOMEM. */
+int pics_reserve(pics *p, size_t cells);
+
 /* pics_add_ctx's general path: probing, inserting, growing. */
 int pics_add_probe(pics *p, uint32_t ctx, uint64_t pc, uint16_t psv, uint64_t value, uint64_t count);
 

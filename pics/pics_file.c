@@ -350,13 +350,20 @@ static int note_key(line_reader *lr, const char *key)
 static size_t split_fields(char *line, char **fields, size_t max)
 {
     size_t n = 0;
-    char *save = NULL;
-    for (char *t = strtok_r(line, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+    char *t = line;
+    for (;;) { /* as strtok_r(" ") would, a byte at a time (millions of cell lines) */
+        while (*t == ' ')
+            t++;
+        if (!*t)
+            return n;
         if (n == max)
             return max + 1;
         fields[n++] = t;
+        while (*t && *t != ' ')
+            t++;
+        if (*t)
+            *t++ = '\0';
     }
-    return n;
 }
 
 /* Parses a whole decimal (or 0x-hex) unsigned number: 1 when `s` is one,
@@ -550,12 +557,60 @@ static int read_group_values(line_reader *lr, char **f, pics *groups, uint64_t c
     return TEA_OK;
 }
 
-/* Reads `count` cell lines (each with its values in `group_count` groups),
- * then the "end" line. */
-static int read_cells(line_reader *lr, uint64_t count, pics *p, pics *groups, uint64_t group_count)
+/* A cell's key, in the order the writer sorts cells (pics_sorted). */
+typedef struct cell_key {
+    uint64_t pc;
+    uint64_t psv;
+    uint64_t ctx;
+} cell_key;
+
+static int key_before(const cell_key *a, const cell_key *b)
 {
-    int eof, rc;
+    if (a->pc != b->pc)
+        return a->pc < b->pc;
+    if (a->psv != b->psv)
+        return a->psv < b->psv;
+    return a->ctx < b->ctx;
+}
+
+/* Reads `count` cell lines (each with its values in `group_count` groups),
+ * then the "end" line. Cells in the writer's order (every file this tool
+ * writes) are told apart by that order; a cell out of order is checked
+ * against the map, except in a file with contexts, which must be in
+ * order. `flatten`: a file's contexts summed as they are read (the flat
+ * PICS; consecutive lines of one instruction and PSV add to one cell). */
+/* Where read_cells puts the cells of a file read as an array
+ * (pics_read_array): none when NULL. */
+typedef struct cell_array {
+    pics_cell *cells;
+    size_t count, cap;
+    uint64_t total;  /* the sum of the values (the map's total stays 0: it holds no cell) */
+} cell_array;
+
+/* Appends a cell to the array. */
+static int array_push(cell_array *a, const pics_cell *c)
+{
+    if (a->count == a->cap) {
+        size_t cap = a->cap ? 2 * a->cap : 4096;
+        pics_cell *n = realloc(a->cells, cap * sizeof *n);
+        if (!n)
+            return error_set(TEA_ERR_NOMEM, "out of memory for %zu cells", cap);
+        a->cells = n;
+        a->cap = cap;
+    }
+    a->cells[a->count++] = *c;
+    return TEA_OK;
+}
+
+static int read_cells(line_reader *lr, uint64_t count, pics *p, pics *groups, uint64_t group_count, int flatten,
+                      cell_array *array)
+{
+    int eof, rc, sorted = 1;
     const size_t lead = pics_has_contexts(p) ? 1 : 0; /* the context field */
+    cell_key prev = { 0, 0, 0 };
+    /* room for every cell at once, unless the contexts are summed away (far fewer cells) */
+    if (!array && !(flatten && lead) && (rc = pics_reserve(p, (size_t)(count < PICS_RESERVE_MAX ? count : PICS_RESERVE_MAX))))
+        return rc;
     for (uint64_t i = 0; i < count; i++) {
         uint64_t ctx = TRACE_CONTEXT_ROOT, pc, psv, value, n;
         char *all[1 + 4 + PICS_MAX_GROUPS], **f = all + lead;
@@ -573,10 +628,31 @@ static int read_cells(line_reader *lr, uint64_t count, pics *p, pics *groups, ui
                                          "and a value per group)"
                                   : group_count ? "malformed cell (expected: PC PSV VALUE COUNT and a value per group)"
                                                 : "malformed cell (expected: PC PSV VALUE COUNT)");
-        if (pics_find_ctx(p, (uint32_t)ctx, pc, (uint16_t)psv))
+        cell_key key = { pc, psv, ctx };
+        if (i > 0 && !key_before(&prev, &key)) {
+            if (lead)
+                return line_error(lr, "cell out of order or repeated (a file with contexts is sorted by PC, PSV "
+                                      "and context)");
+            sorted = 0;
+        }
+        prev = key;
+        if (!sorted && array)
+            return line_error(lr, "cell out of order or repeated (expected: sorted by PC, PSV and context)");
+        if (!sorted && pics_find_ctx(p, (uint32_t)ctx, pc, (uint16_t)psv))
             return line_error(lr, "duplicate cell");
         if (p->total + value < p->total)
             return line_error(lr, "cell values overflow");
+        if (array) { /* the cell as it is, the map untouched but for its total */
+            pics_cell cell = { pc, value, n, (uint16_t)psv, 1, 0, (uint32_t)ctx };
+            if (array->total + value < array->total)
+                return line_error(lr, "cell values overflow");
+            if ((rc = array_push(array, &cell)))
+                return rc;
+            array->total += value;
+            continue;
+        }
+        if (flatten)
+            ctx = TRACE_CONTEXT_ROOT;
         if ((rc = pics_add_ctx(p, (uint32_t)ctx, pc, (uint16_t)psv, value, n)))
             return rc;
         if (group_count
@@ -656,20 +732,11 @@ static int read_contexts(line_reader *lr, const char *value, pics *p)
     return TEA_OK;
 }
 
-/* Flattens a PICS read with contexts, and its groups. */
-static int drop_contexts(pics *p, pics *groups, uint64_t group_count)
-{
-    int rc = TEA_OK;
-    if (!pics_has_contexts(p))
-        return TEA_OK;
-    for (uint64_t k = 0; k < group_count && rc == TEA_OK; k++)
-        rc = pics_flatten(&groups[k]);
-    return rc ? rc : pics_flatten(p);
-}
 
 /* pics_read_groups from the stream `f`, which messages call `path`;
  * `info` is initialised. Leaves `f` open. */
-static int read_stream(FILE *f, const char *path, pics_info *info, pics *p, pics **groups_out, int keep_contexts)
+static int read_stream(FILE *f, const char *path, pics_info *info, pics *p, pics **groups_out, int keep_contexts,
+                       cell_array *array)
 {
     pics *groups = NULL;
     line_reader *lr = calloc(1, sizeof *lr);
@@ -716,8 +783,8 @@ static int read_stream(FILE *f, const char *path, pics_info *info, pics *p, pics
                 rc = line_error(lr, "malformed cell count");
                 goto done;
             }
-            if (!(rc = make_groups(lr, info->groups, &groups)))
-                rc = read_cells(lr, count, p, groups, info->groups);
+            if (!(rc = make_groups(lr, array ? 0 : info->groups, &groups)))
+                rc = read_cells(lr, count, p, groups, array ? 0 : info->groups, !keep_contexts, array);
             break;
         }
         if (strcmp(lr->line, "contexts") == 0) {
@@ -753,13 +820,13 @@ static int read_stream(FILE *f, const char *path, pics_info *info, pics *p, pics
     if (rc == TEA_OK && info->unit != PICS_UNIT)
         rc = error_set(TEA_ERR_FORMAT, "%s: unit %llu differs from this tool's %llu", path,
                        (unsigned long long)info->unit, PICS_UNIT);
-    if (rc == TEA_OK && pics_info_is_golden(info) && p->total != info->golden_total)
+    if (rc == TEA_OK && pics_info_is_golden(info) && (array ? array->total : p->total) != info->golden_total)
         rc = error_set(TEA_ERR_FORMAT, "%s: golden cells sum to %llu but golden_total says %llu", path,
-                       (unsigned long long)p->total, (unsigned long long)info->golden_total);
+                       (unsigned long long)(array ? array->total : p->total), (unsigned long long)info->golden_total);
     if (rc == TEA_OK && pics_has_contexts(p))
         info->contexts = p->contexts.count - 1;
-    if (rc == TEA_OK && !keep_contexts)
-        rc = drop_contexts(p, groups, info->groups);
+    if (rc == TEA_OK && !keep_contexts) /* the cells were summed as read: the table goes */
+        trace_contexts_free(&p->contexts);
 done:
     free(lr->line);
     for (size_t i = 0; i < lr->key_count; i++)
@@ -790,7 +857,7 @@ int pics_read_groups(const char *path, pics_info *info, pics *p, pics **groups_o
     pics_info_init(info);
     if (!(f = fopen(path, "r")))
         return error_set(TEA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    rc = read_stream(f, path, info, p, groups_out, 0);
+    rc = read_stream(f, path, info, p, groups_out, 0, NULL);
     fclose(f);
     return rc;
 }
@@ -806,9 +873,36 @@ int pics_read_contexts(const char *path, pics_info *info, pics *p)
     pics_info_init(info);
     if (!(f = fopen(path, "r")))
         return error_set(TEA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    rc = read_stream(f, path, info, p, NULL, 1);
+    rc = read_stream(f, path, info, p, NULL, 1, NULL);
     fclose(f);
     return rc;
+}
+
+int pics_read_array(const char *path, pics_info *info, pics *p, pics_cell **cells, size_t *n, uint64_t *total)
+{
+    cell_array a = { NULL, 0, 0, 0 };
+    FILE *f;
+    int rc;
+
+    TEA_ASSERT_ARG(path != NULL);
+    TEA_ASSERT_ARG(info != NULL);
+    TEA_ASSERT_ARG(p != NULL);
+    *cells = NULL;
+    *n = 0;
+    *total = 0;
+    pics_info_init(info);
+    if (!(f = fopen(path, "r")))
+        return error_set(TEA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    rc = read_stream(f, path, info, p, NULL, 1, &a);
+    fclose(f);
+    if (rc) {
+        free(a.cells);
+        return rc;
+    }
+    *cells = a.cells;
+    *n = a.count;
+    *total = a.total;
+    return TEA_OK;
 }
 
 int pics_read_memory(const void *data, size_t size, const char *name, pics_info *info, pics *p)
@@ -832,7 +926,7 @@ int pics_read_groups_memory(const void *data, size_t size, const char *name, pic
      * reader as a file's, so the same cells and the same errors. */
     if (!(f = fmemopen(size ? (void *)(uintptr_t)data : no_bytes, size, "r")))
         return error_set(TEA_ERR_IO, "%s: cannot read from memory: %s", name, strerror(errno));
-    rc = read_stream(f, name, info, p, groups_out, 0);
+    rc = read_stream(f, name, info, p, groups_out, 0, NULL);
     fclose(f);
     return rc;
 }

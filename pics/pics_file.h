@@ -151,6 +151,14 @@ int pics_read_groups(const char *path, pics_info *info, pics *p, pics **groups);
  * file): cells keyed by (context, PC, PSV). */
 int pics_read_contexts(const char *path, pics_info *info, pics *p);
 
+/* pics_read_contexts for files of millions of cells that a command keys
+ * or exports in the file's order without looking cells up: the cells as
+ * they are in the file (sorted by PC, PSV and context, each once; a file
+ * out of order is refused) in a malloc'd array of *n, their values'
+ * sum in *total, `p` holding the contexts but no cell (no hash table: a tenth of the time
+ * and memory on 18 million cells). Window groups are skipped. */
+int pics_read_array(const char *path, pics_info *info, pics *p, pics_cell **cells, size_t *n, uint64_t *total);
+
 /* pics_read and pics_read_groups from the `size` bytes at `data` (the
  * whole file's content; they must stay unchanged during the call), which
  * messages call `name` as they would call the file. The same cells and

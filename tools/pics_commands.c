@@ -94,7 +94,7 @@ static int export_pprof(FILE *f, view_table_cells *c, export_symbols *s, const c
 {
     view_pprof_input in;
     protobuf_buf b;
-    int rc = view_report_functions(NULL, &c->info->program, &c->info->objects, c->p, &s->sym, &s->functions,
+    int rc = view_report_functions(NULL, &c->info->program, &c->info->objects, NULL, &s->sym, &s->functions,
                                    &s->from, &s->z);
 
     if (rc)
@@ -116,7 +116,7 @@ static int export_pprof(FILE *f, view_table_cells *c, export_symbols *s, const c
 static int export_speedscope(FILE *f, view_table_cells *c, export_symbols *s)
 {
     view_speedscope_input in;
-    int rc = view_report_symbolize(&s->z, &c->info->program, &c->info->objects, c->p, &s->sym);
+    int rc = view_report_symbolize(&s->z, &c->info->program, &c->info->objects, NULL, &s->sym);
 
     if (rc)
         return rc;
@@ -129,6 +129,19 @@ static int export_speedscope(FILE *f, view_table_cells *c, export_symbols *s)
 
 enum { EXPORT_CSV, EXPORT_JSON, EXPORT_PPROF, EXPORT_SPEEDSCOPE };
 
+/* The distinct PCs of cells sorted by PC (a malloc'd array): what
+ * --adjust-vma auto scores. 0 or TEA_ERR_NOMEM. */
+static int distinct_pcs(const pics_cell *cells, size_t n, uint64_t **pcs, size_t *count)
+{
+    *count = 0;
+    if (!(*pcs = malloc((n ? n : 1) * sizeof **pcs)))
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || cells[i].pc != cells[i - 1].pc)
+            (*pcs)[(*count)++] = cells[i].pc;
+    return TEA_OK;
+}
+
 int cmd_pics_export(int argc, char **argv)
 {
     static const char *const formats[] = { "csv", "json", "pprof", "speedscope", NULL };
@@ -138,9 +151,10 @@ int cmd_pics_export(int argc, char **argv)
     export_symbols syms;
     char *command_line = NULL;
     pics_info info;
-    pics p;
+    pics p = { 0 };
     pics_cell *cells = NULL;
     size_t n = 0;
+    uint64_t total = 0, *pcs = NULL;
     outfile *out = NULL;
     const cli_option options[] = {
         CLI_ENUM("format", "FORMAT", &format, formats, format_values,
@@ -167,12 +181,25 @@ int cmd_pics_export(int argc, char **argv)
                                         "or speedscope");
     if (format == EXPORT_SPEEDSCOPE && syms.sym.source)
         return cli_usage_error(argv[0], "--source goes with --format pprof");
-    /* the viewers draw stacks: their exports keep the calling contexts */
-    if ((rc = format == EXPORT_PPROF || format == EXPORT_SPEEDSCOPE ? pics_read_contexts(argv[optind], &info, &p)
-                                                                     : pics_read(argv[optind], &info, &p)))
+    /* the viewers draw stacks: their exports keep the calling contexts, the
+     * cells as the file has them (sorted, perhaps millions); the others the
+     * flat PICS */
+    if (format == EXPORT_PPROF || format == EXPORT_SPEEDSCOPE) {
+        rc = pics_read_array(argv[optind], &info, &p, &cells, &n, &total);
+        if (!rc && syms.sym.adjust_vma_auto && !(rc = distinct_pcs(cells, n, &pcs, &syms.sym.auto_pc_count)))
+            syms.sym.auto_pcs = pcs;
+    } else if (!(rc = pics_read(argv[optind], &info, &p))) {
+        total = p.total;
+        rc = pics_sorted(&p, &cells, &n);
+    }
+    if (rc) {
+        free(cells);
+        pics_info_free(&info);
+        pics_free(&p);
         return cli_fail(argv[0], rc);
-    if (!(rc = pics_sorted(&p, &cells, &n)) && !(rc = outfile_open(&out, out_path))) {
-        view_table_cells c = { &info, &p, cells, n };
+    }
+    if (!(rc = outfile_open(&out, out_path))) {
+        view_table_cells c = { &info, total, &p.contexts, cells, n };
         if (format == EXPORT_PPROF) {
             command_line = cli_join_command(argc, argv);
             rc = export_pprof(outfile_stream(out), &c, &syms, command_line);
@@ -187,6 +214,7 @@ int cmd_pics_export(int argc, char **argv)
             rc = outfile_commit(out);
     }
     free(cells);
+    free(pcs);
     free(command_line);
     trace_symmap_free(&syms.functions);
     binary_symbolize_close(syms.z);
@@ -315,14 +343,17 @@ static int run_error(const error_request *req)
     view v = { 0 };
     double floor = NAN, half = NAN;
     pics_across_stats across = { 0 };
+    pics_cell *scells = NULL, *gcells = NULL; /* --granularity callpath: the cells as read */
+    size_t scount = 0, gcount = 0;
+    uint64_t stotal = 0, gtotal = 0;
     int rc, has_floor = 0;
 
     pics_info_init(&si);
     pics_info_init(&gi);
     pics_info_init(&fi);
     if (req->granularity == PICS_GRAN_CALLPATH) { /* cells by context: no window groups, no floor */
-        if ((rc = pics_read_contexts(req->sampled_path, &si, &sp))
-            || (rc = pics_read_contexts(req->golden_path, &gi, &gp)))
+        if ((rc = pics_read_array(req->sampled_path, &si, &sp, &scells, &scount, &stotal))
+            || (rc = pics_read_array(req->golden_path, &gi, &gp, &gcells, &gcount, &gtotal)))
             goto done;
     } else if ((rc = pics_read_groups(req->sampled_path, &si, &sp, &sgroups))
                || (rc = pics_read_groups(req->golden_path, &gi, &gp, &ggroups))
@@ -346,9 +377,14 @@ static int run_error(const error_request *req)
     if (pics_granularity_ranged(req->granularity) && (rc = load_functions(req, &gi, &syms)))
         goto done;
     if (req->granularity == PICS_GRAN_CALLPATH) {
-        pics *const keyed[] = { &sp, &gp };
-        if ((rc = view_callpath_key_all(keyed, 2, &syms)))
+        const view_callpath_input in[2] = { { &sp.contexts, scells, scount }, { &gp.contexts, gcells, gcount } };
+        pics out[2];
+        if ((rc = view_callpath_key_all(in, 2, &syms, out)))
             goto done;
+        pics_free(&sp);
+        pics_free(&gp);
+        sp = out[0];
+        gp = out[1];
     }
     if ((rc = pics_error_check(&gp, req->granularity, &syms))
         || (rc = view_build(&v, &sp, &gp, req->granularity, &syms)))
@@ -383,6 +419,8 @@ static int run_error(const error_request *req)
         rc = (req->json ? view_error_report_write_json : view_error_report_write_text)(stdout, &report);
     }
 done:
+    free(scells);
+    free(gcells);
     pics_groups_free(sgroups, si.groups);
     pics_groups_free(ggroups, gi.groups);
     view_free(&v);

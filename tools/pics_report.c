@@ -285,6 +285,28 @@ done:
     "pass (docs/usage.md, \"Words that mean one thing\").\n\n"                                 \
     "Options:\n"
 
+/* --granularity callpath: the cells read (view_report_input_load_array)
+ * keyed by call path into the PICS and the golden one, the function map
+ * replaced by the map of the paths (view/callpath.h). */
+static int key_by_call_path(report_data *d)
+{
+    const view_callpath_input in[2] = { { &d->in.p.contexts, d->in.cells, d->in.cell_count },
+                                        { &d->in.g.contexts, d->in.gcells, d->in.gcell_count } };
+    pics out[2];
+    int rc = view_callpath_key_all(in, 2, &d->groups, out);
+    if (rc)
+        return rc;
+    pics_free(&d->in.p);
+    pics_free(&d->in.g);
+    d->in.p = out[0];
+    d->in.g = out[1];
+    free(d->in.cells);
+    free(d->in.gcells);
+    d->in.cells = d->in.gcells = NULL;
+    d->in.cell_count = d->in.gcell_count = 0;
+    return TEA_OK;
+}
+
 static int run_report(const report_request *req)
 {
     report_data d;
@@ -294,7 +316,7 @@ static int run_report(const report_request *req)
     int rc;
 
     memset(&d, 0, sizeof d);
-    if ((rc = req->granularity == PICS_GRAN_CALLPATH ? view_report_input_load_stacks(&d.in, req->path, req->golden_path)
+    if ((rc = req->granularity == PICS_GRAN_CALLPATH ? view_report_input_load_array(&d.in, req->path, req->golden_path)
                                                      : view_report_input_load(&d.in, req->path, req->golden_path)))
         return rc;
     sym = req->sym;
@@ -304,11 +326,8 @@ static int run_report(const report_request *req)
         goto done;
     if (pics_granularity_ranged(req->granularity) && (rc = view_functions(NULL, d.z, &d.groups, &from)))
         goto done;
-    if (req->granularity == PICS_GRAN_CALLPATH) {
-        pics *const keyed[] = { &d.in.p, &d.in.g };
-        if ((rc = view_callpath_key_all(keyed, 2, &d.groups)))
-            goto done;
-    }
+    if (req->granularity == PICS_GRAN_CALLPATH && (rc = key_by_call_path(&d)))
+        goto done;
     if ((rc = build_view(req, &d)))
         goto done;
     if ((rc = outfile_open(&out, req->out_path)))

@@ -91,15 +91,23 @@ size_t view_callpath_callers(const view_callpath_names *n, uint32_t ctx, const c
 /* Room for a call path's text: a row's name holds as much
  * (view_table_names). */
 #define CALLPATH_TEXT_MAX BINARY_SYMBOLIZE_TEXT_MAX
+/* Slots of a new table of (callers, leaf) pairs. */
+#define PAIR_SLOTS_INITIAL 4096u
 
 void view_callpath_keys_init(view_callpath_keys *k)
 {
+    memset(k, 0, sizeof *k);
     strtab_init(&k->paths);
+    strtab_init(&k->callers);
 }
 
 void view_callpath_keys_free(view_callpath_keys *k)
 {
     strtab_free(&k->paths);
+    strtab_free(&k->callers);
+    free(k->pairs);
+    free(k->pair_keys);
+    memset(k, 0, sizeof *k);
 }
 
 /* The function name of `addr` in `functions`. */
@@ -109,56 +117,156 @@ static const char *function_name(const trace_symmap *functions, uint64_t addr)
     return i >= 0 ? functions->entries[i].name : "[unknown]";
 }
 
-/* The call path of a cell of context `ctx` at `pc`: its callers and its
- * function, ';' between them (a path too long for the buffer keeps its
- * innermost frames, after "..."). */
-static void path_text(const trace_contexts *t, const trace_symmap *functions, uint32_t ctx, uint64_t pc, char *buf,
-                      size_t size)
+/* The index in k->callers of context `ctx`'s caller prefix ("main;a;",
+ * "" for the root), memoized per context in memo[] (index + 1; 0: not
+ * yet), built from its parent's. -1 when out of memory. */
+static long callers_of(view_callpath_keys *k, const trace_contexts *t, const trace_symmap *functions, uint32_t ctx,
+                       uint32_t *memo)
 {
-    uint64_t sites[VIEW_CALLPATH_MAX_CALLERS];
-    size_t n = view_callpath_sites(t, ctx, sites), len = 0, first = 0;
-    const char *leaf = function_name(functions, pc);
-    size_t need = strlen(leaf) + 1;
-
-    for (size_t k = n; k > 0; k--) { /* the innermost callers that fit */
-        size_t w = strlen(function_name(functions, sites[k - 1])) + 1;
-        if (need + w + 4 >= size) {
-            first = k;
+    uint32_t path[VIEW_CALLPATH_MAX_CALLERS + 1];
+    size_t n = 0;
+    long index = -1;
+    /* up to the nearest context whose prefix is known (or the root) */
+    for (uint32_t id = ctx; t->count && memo[id] == 0; id = t->nodes[id].parent) {
+        path[n++] = id;
+        if (id == TRACE_CONTEXT_ROOT)
             break;
-        }
-        need += w;
     }
-    buf[0] = '\0';
-    if (first)
-        len += (size_t)snprintf(buf, size, "...;");
-    for (size_t k = first; k < n; k++)
-        len += (size_t)snprintf(buf + len, size - len, "%s;", function_name(functions, sites[k]));
-    snprintf(buf + len, size - len, "%s", leaf);
+    while (n > 0) {
+        uint32_t id = path[--n];
+        if (id == TRACE_CONTEXT_ROOT) {
+            index = strtab_index(&k->callers, "");
+        } else {
+            const char *up = k->callers.text[memo[t->nodes[id].parent] - 1];
+            const char *site = t->nodes[id].site ? function_name(functions, t->nodes[id].site) : NULL;
+            size_t len = strlen(up) + (site ? strlen(site) + 1 : 0) + 1;
+            char *text = malloc(len);
+            if (!text)
+                return -1;
+            snprintf(text, len, "%s%s%s", up, site ? site : "", site ? ";" : "");
+            index = strtab_index(&k->callers, text);
+            free(text);
+        }
+        if (index < 0)
+            return -1;
+        memo[id] = (uint32_t)index + 1;
+    }
+    return t->count ? (long)memo[ctx] - 1 : strtab_index(&k->callers, "");
 }
 
-int view_callpath_rekey(view_callpath_keys *k, const pics *p, const trace_symmap *functions, pics *out)
+/* The key of path `callers` + `leaf` (a path too long for a row's name
+ * keeps its innermost frames, after "...;"). -1 when out of memory. */
+static long path_key(view_callpath_keys *k, const char *callers, const char *leaf)
 {
-    char *text = malloc(CALLPATH_TEXT_MAX);
-    int rc = text ? pics_init(out) : error_set(TEA_ERR_NOMEM, "out of memory");
+    size_t len = strlen(callers) + strlen(leaf) + 1;
+    char *text = malloc(len), *shown;
+    long key;
+    if (!text)
+        return -1;
+    snprintf(text, len, "%s%s", callers, leaf);
+    shown = text;
+    if (len > CALLPATH_TEXT_MAX) {
+        shown = text + len - (CALLPATH_TEXT_MAX - 4); /* room for "...;" */
+        while (*shown && *shown != ';')
+            shown++;
+        if (*shown) {
+            shown -= 3;
+            memcpy(shown, "...;", 4);
+        } else { /* one name longer than a row's: cut */
+            shown = text;
+            text[CALLPATH_TEXT_MAX - 1] = '\0';
+        }
+    }
+    key = strtab_index(&k->paths, shown);
+    free(text);
+    return key;
+}
 
+/* Doubles the pair table. */
+static int pairs_grow(view_callpath_keys *k)
+{
+    size_t slots = k->pair_slots ? 2 * k->pair_slots : PAIR_SLOTS_INITIAL;
+    uint64_t *pairs = calloc(slots, sizeof *pairs);
+    uint32_t *keys = calloc(slots, sizeof *keys);
+    if (!pairs || !keys) {
+        free(pairs);
+        free(keys);
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < k->pair_slots; i++) {
+        size_t s;
+        if (!k->pairs[i])
+            continue;
+        for (s = (size_t)((k->pairs[i] * 0x9E3779B97F4A7C15ull) >> 20) & (slots - 1); pairs[s];
+             s = (s + 1) & (slots - 1)) {
+        }
+        pairs[s] = k->pairs[i];
+        keys[s] = k->pair_keys[i];
+    }
+    free(k->pairs);
+    free(k->pair_keys);
+    k->pairs = pairs;
+    k->pair_keys = keys;
+    k->pair_slots = slots;
+    return TEA_OK;
+}
+
+/* The key of a cell whose caller prefix is `callers` and whose function is
+ * functions->entries[leaf] (-1: none), through the pair table. */
+static int key_of(view_callpath_keys *k, const trace_symmap *functions, long callers, long leaf, uint64_t *key)
+{
+    uint64_t pair = (((uint64_t)callers << 32) | (uint64_t)(leaf + 1)) + 1;
+    size_t s;
+    long got;
+    int rc;
+    if ((k->pair_count + 1) * 2 > k->pair_slots && (rc = pairs_grow(k)))
+        return rc;
+    for (s = (size_t)((pair * 0x9E3779B97F4A7C15ull) >> 20) & (k->pair_slots - 1); k->pairs[s];
+         s = (s + 1) & (k->pair_slots - 1)) {
+        if (k->pairs[s] == pair) {
+            *key = k->pair_keys[s];
+            return TEA_OK;
+        }
+    }
+    got = path_key(k, k->callers.text[callers], leaf >= 0 ? functions->entries[leaf].name : "[unknown]");
+    if (got < 0)
+        return TEA_ERR_NOMEM; /* the message is strtab_index's */
+    k->pairs[s] = pair;
+    k->pair_keys[s] = (uint32_t)got;
+    k->pair_count++;
+    *key = (uint64_t)got;
+    return TEA_OK;
+}
+
+int view_callpath_rekey(view_callpath_keys *k, const trace_contexts *contexts, const pics_cell *cells, size_t n,
+                        const trace_symmap *functions, pics *out)
+{
+    uint32_t *memo = contexts->count ? calloc(contexts->count, sizeof *memo) : NULL;
+    uint64_t total = 0;
+    int rc;
+
+    memset(out, 0, sizeof *out);
+    rc = contexts->count && !memo ? error_set(TEA_ERR_NOMEM, "out of memory") : pics_init(out);
     if (rc == TEA_OK && k->paths.count == 0 && strtab_index(&k->paths, "") < 0)
         rc = TEA_ERR_NOMEM; /* index 0: no key */
-    for (size_t i = 0; i < p->capacity && rc == TEA_OK; i++) {
-        const pics_cell *c = &p->slots[i];
-        long key;
+    for (size_t i = 0; i < n && rc == TEA_OK; i++) {
+        const pics_cell *c = &cells[i];
+        long callers;
+        uint64_t key;
         if (!c->used)
             continue;
-        path_text(&p->contexts, functions, c->ctx, c->pc, text, CALLPATH_TEXT_MAX);
-        if ((key = strtab_index(&k->paths, text)) < 0)
-            rc = TEA_ERR_NOMEM;
-        else
-            rc = pics_add(out, (uint64_t)key, c->psv, c->value, c->count);
+        total += c->value;
+        if ((callers = callers_of(k, contexts, functions, c->ctx, memo)) < 0)
+            rc = error_set(TEA_ERR_NOMEM, "out of memory");
+        else if (!(rc = key_of(k, functions, callers, trace_symmap_find(functions, c->pc), &key)))
+            rc = pics_add(out, key, c->psv, c->value, c->count);
     }
-    free(text);
+    free(memo);
     if (rc == TEA_OK)
-        assert(out->total == p->total); /* rekeying moves cells, never cycles */
-    else if (text)
+        assert(out->total == total); /* rekeying moves cells, never cycles */
+    else
         pics_free(out);
+    (void)total; /* unused when NDEBUG compiles the assertion out */
     return rc;
 }
 
@@ -182,35 +290,25 @@ int view_callpath_map(const view_callpath_keys *k, trace_symmap *out)
     return TEA_OK;
 }
 
-int view_callpath_key_all(pics *const *ps, size_t n, trace_symmap *map)
+int view_callpath_key_all(const view_callpath_input *in, size_t n, trace_symmap *map, pics *out)
 {
     view_callpath_keys keys;
-    pics *keyed = calloc(n ? n : 1, sizeof *keyed);
     trace_symmap paths;
     size_t done = 0;
-    int rc = keyed ? TEA_OK : error_set(TEA_ERR_NOMEM, "out of memory");
+    int rc = TEA_OK;
 
     view_callpath_keys_init(&keys);
     for (; done < n && rc == TEA_OK; done++)
-        if (ps[done])
-            rc = view_callpath_rekey(&keys, ps[done], map, &keyed[done]);
+        rc = view_callpath_rekey(&keys, in[done].contexts, in[done].cells, in[done].count, map, &out[done]);
     if (rc == TEA_OK)
         rc = view_callpath_map(&keys, &paths);
-    for (size_t i = 0; i < done; i++) {
-        if (!ps[i])
-            continue;
-        if (rc == TEA_OK) {
-            pics_free(ps[i]);
-            *ps[i] = keyed[i];
-        } else if (i + 1 < done) { /* the last one failed and freed its own */
-            pics_free(&keyed[i]);
-        }
-    }
     if (rc == TEA_OK) {
         trace_symmap_free(map);
         *map = paths;
+    } else {
+        for (size_t i = 0; i < done; i++)
+            pics_free(&out[i]); /* a failed one freed its own: freeing again is a no-op */
     }
-    free(keyed);
     view_callpath_keys_free(&keys);
     return rc;
 }

@@ -56,27 +56,39 @@ size_t view_callpath_callers(const view_callpath_names *n, uint32_t ctx, const c
  * with one table (a sampled PICS and its golden one) share their keys.
  */
 typedef struct view_callpath_keys {
-    strtab paths;  /* index K: the path of key K (index 0 unused) */
+    strtab paths;     /* index K: the path of key K (index 0 unused) */
+    strtab callers;   /* the distinct caller prefixes ("main;a;"), by index */
+    uint64_t *pairs;  /* open addressing: (caller prefix index << 32 | leaf function + 1) + 1, 0 empty */
+    uint32_t *pair_keys; /* the key of each pair's slot */
+    size_t pair_slots, pair_count; /* slots: a power of two */
 } view_callpath_keys;
 
 void view_callpath_keys_init(view_callpath_keys *k);
 void view_callpath_keys_free(view_callpath_keys *k);
 
-/* `p`'s cells summed into `out` (initialized here, flat) by (call path key,
- * PSV): values and counts exact, the total p's. `functions` names every
- * address (VIEW_UNKNOWN_NAME-style "[unknown]" outside it). 0 or
- * TEA_ERR_NOMEM. */
-int view_callpath_rekey(view_callpath_keys *k, const pics *p, const trace_symmap *functions, pics *out);
+/* The `n` cells (of a PICS whose contexts are `contexts`; a map's used
+ * slots or pics_read_array's cells) summed into `out` (initialized here,
+ * flat) by (call path key, PSV): values and counts exact. `functions`
+ * names every address ("[unknown]" outside it). 0 or TEA_ERR_NOMEM. */
+int view_callpath_rekey(view_callpath_keys *k, const trace_contexts *contexts, const pics_cell *cells, size_t n,
+                        const trace_symmap *functions, pics *out);
 
 /* The map of the keys: [K, K + 1) named by path K, for every key so far.
  * 0 or TEA_ERR_NOMEM. */
 int view_callpath_map(const view_callpath_keys *k, trace_symmap *out);
 
-/* What the commands do for --granularity callpath: the `n` PICS ps[]
- * (NULL entries skipped; a sampled PICS, its golden one, a noise floor)
- * rekeyed in place with one table, and `map`, the function map on entry,
- * replaced by the map of their call paths. 0 or TEA_ERR_NOMEM (then
- * nothing changed). */
-int view_callpath_key_all(pics *const *ps, size_t n, trace_symmap *map);
+/* One PICS to key: its contexts and its cells. */
+typedef struct view_callpath_input {
+    const trace_contexts *contexts;
+    const pics_cell *cells;
+    size_t count;
+} view_callpath_input;
+
+/* What the commands do for --granularity callpath: the `n` PICS in[] (a
+ * sampled PICS and its golden one) keyed with one table into out[0..n)
+ * (initialized here), and `map`, the function map on entry, replaced by
+ * the map of their call paths. 0 or TEA_ERR_NOMEM (then nothing changed
+ * and out[] is empty). */
+int view_callpath_key_all(const view_callpath_input *in, size_t n, trace_symmap *map, pics *out);
 
 #endif

@@ -50,6 +50,7 @@ typedef struct encoder {
     size_t function_count, function_cap;
     uint64_t *addrs;        /* every location's address, ascending: location i + 1 is addrs[i] */
     size_t addr_count;
+    uint64_t *site_location; /* per context: its call site's location (0: none) */
     protobuf_buf msg, part, sub;
     int rc;
 } encoder;
@@ -203,12 +204,32 @@ static int compare_addr(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+typedef struct addr_key {
+    const uint64_t *addrs;
+    uint64_t addr;
+} addr_key;
+
+static int addr_below(size_t i, const void *ctx)
+{
+    const addr_key *k = ctx;
+    return k->addrs[i] < k->addr;
+}
+
+/* The id of the location at `addr` (one locations() made). */
+static uint64_t location_of(const encoder *e, uint64_t addr)
+{
+    addr_key k = { e->addrs, addr };
+    size_t i = search_lower_bound(e->addr_count, addr_below, &k);
+    assert(i < e->addr_count && e->addrs[i] == addr);
+    return i + 1;
+}
+
 /* The locations, one per address (ids from 1 in address order): the
  * cells' instructions and, with calling contexts, their call sites. */
 static void locations(encoder *e)
 {
     const view_pprof_input *in = e->in;
-    const trace_contexts *t = &in->pics.p->contexts;
+    const trace_contexts *t = in->pics.contexts;
     size_t n = 0, room = in->pics.count + t->count;
     uint64_t *a = room ? malloc(room * sizeof *a) : NULL;
 
@@ -230,38 +251,28 @@ static void locations(encoder *e)
     e->addrs = a;
     for (size_t i = 0; i < e->addr_count && !e->rc; i++)
         location(e, i + 1, a[i]);
+    if (t->count && !(e->site_location = calloc(t->count, sizeof *e->site_location))) {
+        e->rc = error_set(TEA_ERR_NOMEM, "out of memory");
+        return;
+    }
+    for (uint32_t id = 1; id < t->count; id++)
+        if (t->nodes[id].site)
+            e->site_location[id] = location_of(e, t->nodes[id].site);
 }
 
-typedef struct addr_key {
-    const uint64_t *addrs;
-    uint64_t addr;
-} addr_key;
-
-static int addr_below(size_t i, const void *ctx)
+/* A sample's locations, leaf first: its instruction (`pc_location`), then
+ * the call sites of its context, innermost first. Their number. */
+static size_t stack_of(const encoder *e, const pics_cell *c, uint64_t pc_location, uint64_t *ids)
 {
-    const addr_key *k = ctx;
-    return k->addrs[i] < k->addr;
-}
-
-/* The id of the location at `addr` (one locations() made). */
-static uint64_t location_of(const encoder *e, uint64_t addr)
-{
-    addr_key k = { e->addrs, addr };
-    size_t i = search_lower_bound(e->addr_count, addr_below, &k);
-    assert(i < e->addr_count && e->addrs[i] == addr);
-    return i + 1;
-}
-
-/* A sample's locations, leaf first: its instruction, then the call sites
- * of its context, innermost first. Their number. */
-static size_t stack_of(const encoder *e, const pics_cell *c, uint64_t *ids)
-{
-    uint64_t sites[VIEW_CALLPATH_MAX_CALLERS];
-    size_t n = view_callpath_sites(&e->in->pics.p->contexts, c->ctx, sites);
-    ids[0] = location_of(e, c->pc);
-    for (size_t k = 0; k < n; k++)
-        ids[1 + k] = location_of(e, sites[n - 1 - k]);
-    return 1 + n;
+    const trace_contexts *t = e->in->pics.contexts;
+    size_t n = 0;
+    ids[n++] = pc_location;
+    for (uint32_t id = c->ctx; t->count && id != TRACE_CONTEXT_ROOT; id = t->nodes[id].parent) {
+        assert(n <= VIEW_CALLPATH_MAX_CALLERS); /* a context is at most that deep */
+        if (e->site_location[id])
+            ids[n++] = e->site_location[id];
+    }
+    return n;
 }
 
 /* The samples, one per cell (cycles rounded cumulatively, see pprof.h). */
@@ -278,10 +289,14 @@ static void samples(encoder *e)
         e->rc = error_set(TEA_ERR_NOMEM, "out of memory");
         return;
     }
-    pics_whole_cycles(in->pics.info, in->pics.p->total, in->pics.cells, in->pics.count, cycles);
+    pics_whole_cycles(in->pics.info, in->pics.total, in->pics.cells, in->pics.count, cycles);
+    uint64_t pc_location = 0;
     for (size_t i = 0; i < in->pics.count && !e->rc; i++) {
         const pics_cell *c = &in->pics.cells[i];
-        size_t depth = stack_of(e, c, ids);
+        size_t depth;
+        if (i == 0 || c->pc != in->pics.cells[i - 1].pc) /* cells come by PC */
+            pc_location = location_of(e, c->pc);
+        depth = stack_of(e, c, pc_location, ids);
         values[VALUE_CYCLES] = cycles[i];
         values[VALUE_INSTRUCTIONS] = golden ? c->count : 0;
         values[VALUE_SAMPLES] = golden ? 0 : c->count;
@@ -343,7 +358,8 @@ int view_pprof_encode(const view_pprof_input *in, protobuf_buf *out)
     value_type(&e, PROFILE_SAMPLE_TYPE, "samples", "count");
     mappings(&e);
     locations(&e);
-    samples(&e);
+    if (!e.rc)
+        samples(&e);
     functions(&e);
     comments(&e);
     value_type(&e, PROFILE_PERIOD_TYPE, "cycles", "cycles");
@@ -363,5 +379,6 @@ int view_pprof_encode(const view_pprof_input *in, protobuf_buf *out)
     strtab_free(&e.strs);
     free(e.functions);
     free(e.addrs);
+    free(e.site_location);
     return rc;
 }

@@ -17,8 +17,25 @@
 /* The narrowest component column of a stack table. */
 #define STACK_LABEL_MIN_WIDTH 16
 
-/* view_report_input_load, and with `contexts` view_report_input_load_stacks. */
-static int input_load(view_report_input *in, const char *path, const char *golden_path, int contexts)
+/* How input_load reads a PICS. */
+enum { LOAD_FLAT, LOAD_CONTEXTS, LOAD_ARRAY };
+
+/* Reads one PICS as `how` says. */
+static int load_one(const char *path, int how, pics_info *info, pics *p, pics **groups, pics_cell **cells, size_t *n)
+{
+    uint64_t total;
+    switch (how) {
+    case LOAD_ARRAY:
+        return pics_read_array(path, info, p, cells, n, &total);
+    case LOAD_CONTEXTS:
+        return pics_read_contexts(path, info, p);
+    default:
+        return groups ? pics_read_groups(path, info, p, groups) : pics_read(path, info, p);
+    }
+}
+
+/* view_report_input_load, and its _stacks and _array forms (`how`). */
+static int input_load(view_report_input *in, const char *path, const char *golden_path, int how)
 {
     int rc;
 
@@ -29,8 +46,7 @@ static int input_load(view_report_input *in, const char *path, const char *golde
     in->golden_path = golden_path;
     pics_info_init(&in->info);
     pics_info_init(&in->ginfo);
-    if ((rc = contexts ? pics_read_contexts(path, &in->info, &in->p)
-                       : pics_read_groups(path, &in->info, &in->p, &in->groups)))
+    if ((rc = load_one(path, how, &in->info, &in->p, &in->groups, &in->cells, &in->cell_count)))
         return rc;
     in->group_count = in->groups ? in->info.groups : 0;
     if (in->groups && !pics_info_is_golden(&in->info)) {
@@ -40,8 +56,7 @@ static int input_load(view_report_input *in, const char *path, const char *golde
         in->group_count = 0;
     }
     if (golden_path) {
-        if ((rc = contexts ? pics_read_contexts(golden_path, &in->ginfo, &in->g)
-                           : pics_read(golden_path, &in->ginfo, &in->g))) {
+        if ((rc = load_one(golden_path, how, &in->ginfo, &in->g, NULL, &in->gcells, &in->gcell_count))) {
             view_report_input_free(in); /* nothing left to free twice */
             return rc;
         }
@@ -66,12 +81,17 @@ static int input_load(view_report_input *in, const char *path, const char *golde
 
 int view_report_input_load(view_report_input *in, const char *path, const char *golden_path)
 {
-    return input_load(in, path, golden_path, 0);
+    return input_load(in, path, golden_path, LOAD_FLAT);
 }
 
 int view_report_input_load_stacks(view_report_input *in, const char *path, const char *golden_path)
 {
-    return input_load(in, path, golden_path, 1);
+    return input_load(in, path, golden_path, LOAD_CONTEXTS);
+}
+
+int view_report_input_load_array(view_report_input *in, const char *path, const char *golden_path)
+{
+    return input_load(in, path, golden_path, LOAD_ARRAY);
 }
 
 int view_report_symbolize(binary_symbolizer **z, const trace_program *program, const trace_object_list *objects,
@@ -130,6 +150,8 @@ void view_report_input_free(view_report_input *in)
     pics_free(&in->p);
     pics_free(&in->g);
     pics_groups_free(in->groups, in->group_count);
+    free(in->cells);
+    free(in->gcells);
     memset(in, 0, sizeof *in);
 }
 

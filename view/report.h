@@ -31,6 +31,9 @@ typedef struct view_report_input {
     int has_golden;
     pics *groups;              /* p's window groups (a sampled trace's golden PICS), or NULL */
     uint64_t group_count;      /* info.groups when groups is not NULL, else 0 */
+    pics_cell *cells, *gcells; /* view_report_input_load_array: the cells of p and g as read (p and g
+                                  hold their contexts, no cell), until the command keys them */
+    size_t cell_count, gcell_count;
 } view_report_input;
 
 /* Opens the symbolizer of a traced `program` and the `objects` its trace
@@ -68,6 +71,11 @@ int view_report_input_load(view_report_input *in, const char *path, const char *
  * (pics_read_contexts; a flat PICS has none), without window groups: what
  * the views that draw stacks or rows by call path load. */
 int view_report_input_load_stacks(view_report_input *in, const char *path, const char *golden_path);
+
+/* view_report_input_load_stacks with the cells as arrays (pics_read_array:
+ * in->cells, in->gcells; p and g hold the contexts alone), for commands
+ * that key millions of cells (--granularity callpath) rather than show them. */
+int view_report_input_load_array(view_report_input *in, const char *path, const char *golden_path);
 
 void view_report_input_free(view_report_input *in);
 

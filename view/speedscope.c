@@ -25,12 +25,20 @@ typedef struct stacks {
     size_t count, cap;
 } stacks;
 
+static int push_index(stacks *st, long k);
+
 /* Appends frame `name` to the stacks. 0, TEA_ERR_NOMEM. */
 static int push_frame(stacks *st, const char *name)
 {
     long k = strtab_index(&st->frames, name);
     if (k < 0)
         return TEA_ERR_NOMEM; /* the message is strtab_index's */
+    return push_index(st, k);
+}
+
+/* Appends frame index `k`. */
+static int push_index(stacks *st, long k)
+{
     if (st->count == st->cap) {
         size_t cap = st->cap ? 2 * st->cap : 1024;
         long *n = realloc(st->stacks, cap * sizeof *n);
@@ -43,29 +51,50 @@ static int push_frame(stacks *st, const char *name)
     return TEA_OK;
 }
 
+/* The frame index of each context's call site's function (-1: none). */
+static int site_frames(stacks *st, const view_callpath_names *names, long **out)
+{
+    const trace_contexts *t = names->contexts;
+    long *f = t->count ? malloc(t->count * sizeof *f) : NULL;
+    *out = f;
+    if (t->count && !f)
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    for (uint32_t id = 0; id < t->count; id++)
+        if ((f[id] = names->site[id] ? strtab_index(&st->frames, names->site[id]) : -1) < 0 && names->site[id])
+            return TEA_ERR_NOMEM; /* the message is strtab_index's */
+    return TEA_OK;
+}
+
 /* The frames of every cell: its context's callers (root first), its
  * function, instruction and component. 0, TEA_ERR_NOMEM. */
 static int frames_of(const view_speedscope_input *in, stacks *st)
 {
     char text[BINARY_SYMBOLIZE_TEXT_MAX];
-    const char *callers[VIEW_CALLPATH_MAX_CALLERS];
+    const trace_contexts *t = in->pics.contexts;
+    long callers[VIEW_CALLPATH_MAX_CALLERS], *site = NULL;
     view_callpath_names names;
-    int rc = view_callpath_names_init(&names, &in->pics.p->contexts, in->z);
+    int rc = view_callpath_names_init(&names, t, in->z);
 
+    if (!rc)
+        rc = site_frames(st, &names, &site);
     if (!rc && !(st->start = malloc((in->pics.count + 1) * sizeof *st->start)))
         rc = error_set(TEA_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < in->pics.count && !rc; i++) {
         const pics_cell *c = &in->pics.cells[i];
-        size_t depth = view_callpath_callers(&names, c->ctx, callers);
+        size_t depth = 0;
+        for (uint32_t id = c->ctx; t->count && id != TRACE_CONTEXT_ROOT; id = t->nodes[id].parent)
+            if (site[id] >= 0)
+                callers[depth++] = site[id];
         st->start[i] = st->count;
-        for (size_t k = 0; k < depth && !rc; k++)
-            rc = push_frame(st, callers[k]);
+        while (depth > 0 && !rc) /* root first */
+            rc = push_index(st, callers[--depth]);
         if (!rc && !(rc = push_frame(st, binary_symbolize_function(in->z, c->pc, text, sizeof text)))
             && !(rc = push_frame(st, binary_symbolize_location(in->z, c->pc, text, sizeof text))))
             rc = push_frame(st, trace_psv_label(c->psv, text, sizeof text));
     }
     if (!rc)
         st->start[in->pics.count] = st->count;
+    free(site);
     view_callpath_names_free(&names);
     return rc;
 }
@@ -94,7 +123,7 @@ int view_speedscope_write(FILE *f, const view_speedscope_input *in)
         rc = frames_of(in, &st);
     if (rc)
         goto done;
-    pics_whole_cycles(in->pics.info, in->pics.p->total, in->pics.cells, in->pics.count, weights);
+    pics_whole_cycles(in->pics.info, in->pics.total, in->pics.cells, in->pics.count, weights);
     for (size_t i = 0; i < in->pics.count; i++)
         total += weights[i];
     profile_name(in->pics.info, name, sizeof name);

@@ -472,9 +472,9 @@ static int export_cycles(void *ctx, size_t i, emit_format format, emit_cell *cel
 {
     const view_table_cells *c = ctx;
     (void)format;
-    pics_format_cycles(c->info, c->p->total, c->cells[i].value, EXPORT_DIGITS, cell->text, EMIT_CELL_MAX);
+    pics_format_cycles(c->info, c->total, c->cells[i].value, EXPORT_DIGITS, cell->text, EMIT_CELL_MAX);
     cell->json = EMIT_JSON_DOUBLE;
-    cell->number = pics_value_cycles(c->info, c->p->total, c->cells[i].value);
+    cell->number = pics_value_cycles(c->info, c->total, c->cells[i].value);
     return TEA_OK;
 }
 

@@ -86,10 +86,12 @@ size_t view_table_cell_columns(view_table *t, emit_column *cols, emit_table *tab
 
 /* --- the cells of one PICS (pics export) --------------------------------------------- */
 
-/* A PICS's cells in pics_sorted order, as the context of their table. */
+/* A PICS's cells in pics_sorted order (a map's pics_sorted, or a file's
+ * pics_read_array), as the context of their table. */
 typedef struct view_table_cells {
     const pics_info *info;
-    const pics *p;
+    uint64_t total;                  /* the sum of the PICS's values */
+    const trace_contexts *contexts;  /* the contexts its cells name (count 0: none) */
     const pics_cell *cells;
     size_t count;
 } view_table_cells;

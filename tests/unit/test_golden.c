@@ -226,7 +226,7 @@ static void conservation_on_every_workload(void **state)
 static void append(test_stream *s, uint64_t cycle, unsigned n, uint8_t flags, uint16_t psv, unsigned dispatch)
 {
     trace_record r;
-    trace_uop u[2] = { { 0x100, psv, 0, 0 }, { 0x104, 0, 1, 0 } };
+    trace_uop u[2] = { { 0x100, psv, 0, 0, 0 }, { 0x104, 0, 1, 0, 0 } };
     memset(&r, 0, sizeof r);
     r.cycle = cycle;
     r.n_commit = (uint8_t)n;
@@ -265,7 +265,7 @@ static void trailing_cycles(void **state)
 
 /* Appends a record: cycle, commits n of the µops u (then an exception when
  * `flags` says so), retire/squash/dispatch entries. */
-static const trace_uop none = { 0, 0, 0, 0 };
+static const trace_uop none = { 0, 0, 0, 0, 0 };
 
 static void put(test_stream *s, uint64_t cycle, unsigned n, uint8_t flags, unsigned retire, unsigned squash,
                 unsigned dispatch, const trace_uop *u)
@@ -321,7 +321,7 @@ static void check_both_rules(const test_stream *s, unsigned window, const expect
  * The project keeps its ST-L1 beside FL-EX; the worker gives it FL-EX alone. */
 static void rules_exception_events(void **state)
 {
-    const trace_uop load = { 0x200, (1u << TRACE_PSV_ST_L1) | EX, 0, 0 }, next = { 0x204, 0, 0, 0 };
+    const trace_uop load = { 0x200, (1u << TRACE_PSV_ST_L1) | EX, 0, 0, 0 }, next = { 0x204, 0, 0, 0, 0 };
     const expected_cell cells[] = {
         { 0x200, (1u << TRACE_PSV_ST_L1) | EX, { CYC(5), 0 } },
         { 0x200, EX, { 0, CYC(5) } },
@@ -346,7 +346,7 @@ static void rules_exception_events(void **state)
  * the worker's flush-cause register starts empty, so 1..5 go to the next µop. */
 static void rules_origin_flush_cause(void **state)
 {
-    const trace_uop branch = { 0x300, MB, 0, 0 }, next = { 0x304, 0, 0, 0 };
+    const trace_uop branch = { 0x300, MB, 0, 0, 0 }, next = { 0x304, 0, 0, 0, 0 };
     const expected_cell cells[] = {
         { 0x300, MB, { CYC(2), 0 } },
         { 0x304, 0, { CYC(3), CYC(5) } },
@@ -368,7 +368,7 @@ static void rules_origin_flush_cause(void **state)
  * POPULATED. The project charges 3..6 to it; the worker leaves them out. */
 static void rules_trailing_window(void **state)
 {
-    const trace_uop fence = { 0x400, EX, 0, 0 };
+    const trace_uop fence = { 0x400, EX, 0, 0, 0 };
     const expected_cell cells[] = {
         { 0x400, EX, { CYC(6), CYC(2) } },
     };
@@ -398,8 +398,8 @@ static void rules_trailing_window(void **state)
  * go to 0x508. */
 static void rules_commit_and_exception(void **state)
 {
-    const trace_uop u[2] = { { 0x500, 0, 0, 0 }, { 0x504, (1u << TRACE_PSV_ST_TLB) | EX, 1, 0 } };
-    const trace_uop next = { 0x508, 0, 0, 0 };
+    const trace_uop u[2] = { { 0x500, 0, 0, 0, 0 }, { 0x504, (1u << TRACE_PSV_ST_TLB) | EX, 1, 0, 0 } };
+    const trace_uop next = { 0x508, 0, 0, 0, 0 };
     const expected_cell cells[] = {
         { 0x500, 0, { CYC(2), CYC(2) } },
         { 0x504, (1u << TRACE_PSV_ST_TLB) | EX, { CYC(2), 0 } },
@@ -425,8 +425,8 @@ static void rules_commit_and_exception(void **state)
  * in its flush-cause register and charges it the window 3..4. */
 static void rules_flush_cause_not_last(void **state)
 {
-    const trace_uop u[2] = { { 0x600, MB, 0, 0 }, { 0x604, 0, 1, 0 } };
-    const trace_uop next = { 0x608, 0, 0, 0 };
+    const trace_uop u[2] = { { 0x600, MB, 0, 0, 0 }, { 0x604, 0, 1, 0, 0 } };
+    const trace_uop next = { 0x608, 0, 0, 0, 0 };
     const expected_cell cells[] = {
         { 0x600, MB, { CYC(1) + UNIT / 2, CYC(3) + UNIT / 2 } },
         { 0x604, 0, { UNIT / 2, UNIT / 2 } },
@@ -449,9 +449,9 @@ static void rules_flush_cause_not_last(void **state)
  * the state it leaves, which golden_step then carries on from. */
 static void plain_run_by_hand(void **state)
 {
-    const trace_uop two[2] = { { 0x200, 0, 0, 0 }, { 0x204, MB, 1, 0 } };
-    const trace_uop four[4] = { { 0x208, 0, 0, 0 }, { 0x20c, 0, 1, 0 }, { 0x210, 0, 2, 0 }, { 0x214, 0, 3, 0 } };
-    const trace_uop one = { 0x300, 0, 0, 0 };
+    const trace_uop two[2] = { { 0x200, 0, 0, 0, 0 }, { 0x204, MB, 1, 0, 0 } };
+    const trace_uop four[4] = { { 0x208, 0, 0, 0, 0 }, { 0x20c, 0, 1, 0, 0 }, { 0x210, 0, 2, 0, 0 }, { 0x214, 0, 3, 0, 0 } };
+    const trace_uop one = { 0x300, 0, 0, 0, 0 };
     uint64_t charge[6 * GOLDEN_PLAIN_UOPS + GOLDEN_PLAIN_UOPS];
     golden_units units;
     test_stream s;

@@ -492,7 +492,7 @@ static void writers_refuse_impossible_records(void **state)
     r.n_commit = 1;
     r.retire = 1;
     {
-        trace_uop u = { 0x10, 0, 0, 0 };
+        trace_uop u = { 0x10, 0, 0, 0, 0 };
         test_stream_append(&s, &r, &u);
     }
     assert_int_equal(trace_writer_open(&w, path, &h, &native), 0);

@@ -84,14 +84,14 @@ static void records_round_trip(void **state)
     in[1].cycle = in[0].cycle + 1;    /* commits, one with a PSV, trailing empty entries */
     in[1].n_commit = 2;
     in[1].retire = 4;
-    uin[1][0] = (trace_uop){ 0xFFFFFFFFFFFFFFF0ull, 0, 0, 0 };
-    uin[1][1] = (trace_uop){ 0x10, 0x1FF, 1, 0 };
+    uin[1][0] = (trace_uop){ 0xFFFFFFFFFFFFFFF0ull, 0, 0, 0, 0 };
+    uin[1][1] = (trace_uop){ 0x10, 0x1FF, 1, 0, 0 };
     in[2].cycle = in[1].cycle + 100000; /* exception after a commit, offsets with a gap */
     in[2].n_commit = 1;
     in[2].flags = TRACE_REC_EXCEPTION | TRACE_REC_REFILL;
     in[2].retire = 3;
-    uin[2][0] = (trace_uop){ 0, 0, 0, 0 };
-    uin[2][1] = (trace_uop){ 0x8000000000000000ull, 1u << TRACE_PSV_FL_EX, 2, 0 };
+    uin[2][0] = (trace_uop){ 0, 0, 0, 0, 0 };
+    uin[2][1] = (trace_uop){ 0x8000000000000000ull, 1u << TRACE_PSV_FL_EX, 2, 0, 0 };
     in[3].cycle = in[2].cycle + 3; /* squash and an unusual dispatch count */
     in[3].squash = 300;
     in[4].cycle = in[3].cycle + 1;
@@ -100,7 +100,7 @@ static void records_round_trip(void **state)
     in[5].n_commit = 16;
     in[5].retire = 16;
     for (int k = 0; k < 16; k++)
-        uin[5][k] = (trace_uop){ 0x1000 + 4u * (unsigned)k, (uint16_t)k, (uint8_t)k, 0 };
+        uin[5][k] = (trace_uop){ 0x1000 + 4u * (unsigned)k, (uint16_t)k, (uint8_t)k, 0, 0 };
 
     trace_native_codec_frame_start(&enc, WIDTH);
     for (int i = 0; i < 6; i++)
@@ -308,7 +308,7 @@ static void fused_decoder_matches_reference(void **state)
  * a one-byte cycle delta past it is refused at the same record. */
 static void fused_decoder_cycle_limit(void **state)
 {
-    const trace_uop row[4] = { { 0x1000, 0, 0, 0 }, { 0x1004, 0, 1, 0 }, { 0x1008, 0, 2, 0 }, { 0x100c, 0, 3, 0 } };
+    const trace_uop row[4] = { { 0x1000, 0, 0, 0, 0 }, { 0x1004, 0, 1, 0, 0 }, { 0x1008, 0, 2, 0, 0 }, { 0x100c, 0, 3, 0, 0 } };
     test_stream s;
     trace_record r;
     uint8_t *frame;

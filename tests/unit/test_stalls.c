@@ -98,7 +98,7 @@ static void scenario_by_hand(void **state)
 /* Adds a stall of `length` cycles of a µop with `psv` as a one-µop interval. */
 static void add_stall(golden_stalls *st, uint16_t psv, uint64_t length)
 {
-    trace_uop u = { 0x400, psv, 0, 0 };
+    trace_uop u = { 0x400, psv, 0, 0, 0 };
     golden_interval iv;
     memset(&iv, 0, sizeof iv);
     iv.start = iv.refill = 100;

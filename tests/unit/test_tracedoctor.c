@@ -397,7 +397,7 @@ static void inexpressible_records_are_refused(void **state)
     trace_td_encoder e;
     trace_td_token t;
     trace_record r;
-    trace_uop u = { 0x10, 1u << TRACE_PSV_ST_LLC, 0, 0 };
+    trace_uop u = { 0x10, 1u << TRACE_PSV_ST_LLC, 0, 0, 0 };
     (void)state;
 
     trace_td_encoder_init(&e, ROB, LLC);
@@ -422,7 +422,7 @@ static void inexpressible_records_are_refused(void **state)
 
     /* BOOM never commits and excepts in one cycle: no token for it */
     {
-        trace_uop two[2] = { { 0x10, 0, 0, 0 }, { 0x14, 1u << TRACE_PSV_FL_EX, 1, 0 } };
+        trace_uop two[2] = { { 0x10, 0, 0, 0, 0 }, { 0x14, 1u << TRACE_PSV_FL_EX, 1, 0, 0 } };
         trace_td_encoder_init(&e, ROB, LLC);
         memset(&r, 0, sizeof r);
         r.n_commit = 1;
@@ -451,7 +451,7 @@ static void valid_bits_show_the_head_row(void **state)
     trace_td_encoder e;
     trace_td_token t;
     trace_record r;
-    trace_uop u = { 0x10, 0, 1, 0 };
+    trace_uop u = { 0x10, 0, 1, 0, 0 };
     uint16_t held;
     (void)state;
 
