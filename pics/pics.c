@@ -170,7 +170,7 @@ int pics_check(const pics *p)
          * empty slot before it would hide it, a slot of the same key before
          * it would be a duplicate. */
         if (c->psv & ~TRACE_PSV_MASK_ALL || pics_find_ctx(p, c->ctx, c->pc, c->psv) != c
-            || (c->ctx != TRACE_CONTEXT_ROOT && c->ctx >= p->contexts.count))
+            || (pics_has_contexts(p) && c->ctx >= p->contexts.count)) /* (a replay's PICS get the table last) */
             return 0;
         used++;
         sum += c->value;

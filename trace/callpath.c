@@ -138,10 +138,22 @@ typedef struct frame {
     uint64_t function; /* the function it runs (its entry's, or the one jumped into) */
     uint32_t node;     /* its context */
     uint32_t arrived;  /* 1: control arrived without a call (a signal handler's frame) */
+    uint64_t child_site, child_entry; /* its last call (a loop calls the same again): */
+    uint32_t child_node;              /* ... and that call's context, 0 when none yet */
 } frame;
+
+/* A context the tracker looked up lately (intern_cached). */
+typedef struct recent_node {
+    uint64_t site, entry;
+    uint32_t parent, id; /* id 0: empty (the root is nobody's child) */
+} recent_node;
+
+/* Entries of the tracker's cache of recent lookups (a power of two). */
+#define RECENT_NODES 65536u
 
 struct trace_callpath {
     trace_contexts *tree;
+    recent_node *recent;  /* direct-mapped by the context's hash: most calls, tail calls and PLT jumps repeat */
     trace_classify_fn classify;
     void *arg;
     class_slot *classes;  /* cache of the classifier's answers */
@@ -167,7 +179,8 @@ int trace_callpath_create(trace_callpath **out, trace_contexts *tree, trace_clas
     cp->classes = calloc(cp->class_slots, sizeof *cp->classes);
     cp->frame_capacity = 64;
     cp->frames = malloc(cp->frame_capacity * sizeof *cp->frames);
-    if (!cp->classes || !cp->frames) {
+    cp->recent = calloc(RECENT_NODES, sizeof *cp->recent);
+    if (!cp->classes || !cp->frames || !cp->recent) {
         trace_callpath_free(cp);
         return error_set(TEA_ERR_NOMEM, "out of memory for a call-path tracker");
     }
@@ -181,6 +194,7 @@ void trace_callpath_free(trace_callpath *cp)
         return;
     free(cp->classes);
     free(cp->frames);
+    free(cp->recent);
     free(cp);
 }
 
@@ -249,6 +263,21 @@ static frame *top(trace_callpath *cp)
     return &cp->frames[cp->depth - 1];
 }
 
+/* trace_contexts_intern through the cache of recent lookups. */
+static int intern_cached(trace_callpath *cp, uint32_t parent, uint64_t site, uint64_t entry, uint32_t *id)
+{
+    recent_node *r = &cp->recent[node_hash(parent, site, entry) & (RECENT_NODES - 1)];
+    int rc;
+    if (r->id && r->parent == parent && r->site == site && r->entry == entry) {
+        *id = r->id;
+        return TEA_OK;
+    }
+    if ((rc = trace_contexts_intern(cp->tree, parent, site, entry, id)))
+        return rc;
+    *r = (recent_node){ site, entry, parent, *id };
+    return TEA_OK;
+}
+
 /* The context of a frame running `function` entered at `entry` from the
  * call at `site` under the frame below it (the root for the bottom frame);
  * frames deeper than TRACE_CONTEXT_MAX_DEPTH share their parent's. */
@@ -258,7 +287,7 @@ static int frame_node(trace_callpath *cp, uint32_t parent, uint64_t site, uint64
         *node = parent;
         return TEA_OK;
     }
-    return trace_contexts_intern(cp->tree, parent, site, entry, node);
+    return intern_cached(cp, parent, site, entry, node);
 }
 
 /* Pushes a frame for a call at `site` entering `entry`, returning to `ret`. */
@@ -277,11 +306,19 @@ static int push(trace_callpath *cp, uint64_t site, uint64_t entry, uint64_t func
         cp->frames = n;
         cp->frame_capacity = cap;
     }
-    uint32_t node;
-    int rc = frame_node(cp, top(cp)->node, site, entry, &node);
-    if (rc)
-        return rc;
-    cp->frames[cp->depth++] = (frame){ ret, function, node, 0 };
+    frame *caller = top(cp);
+    uint32_t node = caller->child_node;
+    if (!node || caller->child_site != site || caller->child_entry != entry) {
+        /* a call not the frame's last one: the tree's index (a lookup that
+         * misses the caches on a big tree; most calls repeat the last) */
+        int rc = frame_node(cp, caller->node, site, entry, &node);
+        if (rc)
+            return rc;
+        caller->child_site = site;
+        caller->child_entry = entry;
+        caller->child_node = node;
+    }
+    cp->frames[cp->depth++] = (frame){ ret, function, node, 0, 0, 0, 0 };
     return TEA_OK;
 }
 
@@ -293,9 +330,10 @@ static int retarget(trace_callpath *cp, uint64_t entry, uint64_t function)
     frame *f = top(cp);
     const trace_context *c = &cp->tree->nodes[f->node];
     f->function = function;
+    f->child_node = 0; /* another function: its calls are other contexts */
     if (cp->depth > TRACE_CONTEXT_MAX_DEPTH)
         return TEA_OK; /* a frame sharing its ancestor's context keeps it */
-    return trace_contexts_intern(cp->tree, c->parent, c->site, entry, &f->node);
+    return intern_cached(cp, c->parent, c->site, entry, &f->node);
 }
 
 /* The innermost frame below the top running `function`, as a depth to cut
@@ -391,7 +429,7 @@ int trace_callpath_step(trace_callpath *cp, uint64_t pc, uint32_t *ctx)
         uint64_t function = cls.function ? cls.function : pc;
         if ((rc = trace_contexts_intern(cp->tree, TRACE_CONTEXT_ROOT, 0, function, &node)))
             return rc;
-        cp->frames[0] = (frame){ 0, cls.function, node, 0 };
+        cp->frames[0] = (frame){ 0, cls.function, node, 0, 0, 0, 0 };
         cp->depth = 1;
     } else {
         int fell_through = cp->prev.length && pc == cp->prev_pc + cp->prev.length;
