@@ -412,6 +412,37 @@ static void test_contexts_round_trip_and_merge(void **state)
     free(path);
 }
 
+/* Files with contexts that must be refused, each naming its line: a
+ * parent not before its child, a context twice, cells out of order, a
+ * cell of a context the file lacks. */
+static void test_contexts_refused(void **state)
+{
+    static const struct {
+        const char *contexts, *cells, *line;
+    } bad[] = {
+        { "1 0 0x0 0x10\n2 2 0x14 0x40\n", "1 0x10 0 720720 1\n", "line 7:" },
+        { "1 0 0x0 0x10\n2 0 0x0 0x10\n", "1 0x10 0 720720 1\n", "line 7: duplicate context" },
+        { "1 0 0x0 0x10\n2 1 0x14 0x40\n", "2 0x40 0 360360 1\n1 0x10 0 360360 1\n", "line 10: cell out of order" },
+        { "1 0 0x0 0x10\n2 1 0x14 0x40\n", "3 0x40 0 720720 1\n", "line 9: malformed cell" },
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char text[512];
+        unsigned cells = 0;
+        pics_info info;
+        pics p;
+        for (const char *c = bad[i].cells; *c; c++)
+            cells += *c == '\n';
+        snprintf(text, sizeof text,
+                 "tea-pics 1.5\nscheme golden\nunit 720720\ngolden_total 720720\ncontexts 2\n%scells %u\n%send\n",
+                 bad[i].contexts, cells, bad[i].cells);
+        assert_int_equal(pics_read_memory(text, strlen(text), "bad.pics", &info, &p), TEA_ERR_FORMAT);
+        if (!strstr(error_message(), bad[i].line))
+            fail_msg("case %zu: '%s' lacks '%s'", i, error_message(), bad[i].line);
+        error_clear();
+    }
+}
+
 static void two_objects(trace_object objs[2])
 {
     memset(objs, 0, 2 * sizeof objs[0]);
@@ -742,6 +773,7 @@ int main(void)
         cmocka_unit_test(test_file_round_trip),
         cmocka_unit_test(test_objects_round_trip_and_merge),
         cmocka_unit_test(test_contexts_round_trip_and_merge),
+        cmocka_unit_test(test_contexts_refused),
         cmocka_unit_test(test_groups_round_trip),
         cmocka_unit_test(test_tracedoctor_import),
         cmocka_unit_test(test_cache_sums),
