@@ -49,6 +49,7 @@ typedef struct report_request {
     report_sort sort;
     report_format format;
     int threads;                  /* --threads: a program's rows by thread (view/threads.h) */
+    int children;                 /* --children: functions with their callees (view/callpath.h) */
     const char *dir;              /* the operand, when a replay directory */
 } report_request;
 
@@ -360,6 +361,117 @@ done:
     return rc;
 }
 
+/* --- functions with their callees (--children) --------------------------------------------- */
+
+/* Prints the rows of --children: each function's total (with its
+ * callees) and self cycles, shares of the PICS's total, and for a golden
+ * PICS its instructions and cycles per instruction (self). */
+static void print_children(FILE *f, const report_request *req, const view_report_input *in,
+                           const binary_symbolizer *z, const view_callpath_function *rows, size_t n, uint64_t total)
+{
+    const double sum = pics_value_cycles(&in->info, total, total);
+    const int golden = pics_info_is_golden(&in->info);
+    size_t shown = req->top && req->top < n ? (size_t)req->top : n;
+    json_writer j;
+
+    if (req->format == FORMAT_CSV) {
+        fputs("function,total_cycles,total_share,self_cycles,self_share,instructions,cpi\n", f);
+    } else if (req->format == FORMAT_JSON) {
+        json_init(&j, f);
+        json_begin_object(&j);
+        json_key(&j, "file");
+        json_string(&j, in->path);
+        json_key(&j, "total_cycles");
+        json_double(&j, sum);
+        json_key(&j, "functions");
+        json_begin_array(&j);
+    } else {
+        view_report_print_header(f, "pics report", in, z);
+        fprintf(f, "# %zu of %zu functions with their callees (a function's total: every cell whose stack holds it)\n#\n",
+                shown, n);
+        fprintf(f, "# %9s %9s %16s %16s%s  %s\n#\n", "Children", "Self", "Cycles", "Self cycles",
+                golden ? "    Instructions     CPI" : "", "Function");
+    }
+    for (size_t i = 0; i < shown; i++) {
+        const view_callpath_function *r = &rows[i];
+        double t = pics_value_cycles(&in->info, total, r->total), s = pics_value_cycles(&in->info, total, r->self);
+        double cpi = golden && r->self_count ? s / (double)r->self_count : NAN;
+        if (req->format == FORMAT_CSV) {
+            csv_field(f, r->name);
+            fprintf(f, ",%.6f,%.9f,%.6f,%.9f,", t, sum ? t / sum : 0.0, s, sum ? s / sum : 0.0);
+            if (golden)
+                fprintf(f, "%llu,%.6f", (unsigned long long)r->self_count, isnan(cpi) ? 0.0 : cpi);
+            else
+                fputc(',', f);
+            fputc('\n', f);
+        } else if (req->format == FORMAT_JSON) {
+            json_begin_object(&j);
+            json_key(&j, "function");
+            json_string(&j, r->name);
+            json_key(&j, "total_cycles");
+            json_double(&j, t);
+            json_key(&j, "self_cycles");
+            json_double(&j, s);
+            json_key(&j, "instructions");
+            if (golden)
+                json_u64(&j, r->self_count);
+            else
+                json_null(&j);
+            json_end(&j);
+        } else {
+            fprintf(f, "  %8.2f%% %8.2f%% %16.3f %16.3f", sum ? PERCENT * t / sum : 0.0,
+                    sum ? PERCENT * s / sum : 0.0, t, s);
+            if (golden && r->self_count)
+                fprintf(f, " %15llu %7.3f", (unsigned long long)r->self_count, cpi);
+            else if (golden)
+                fprintf(f, " %15s %7s", "0", "-");
+            fprintf(f, "  %s\n", r->name);
+        }
+    }
+    if (req->format == FORMAT_JSON) {
+        json_end(&j);
+        json_end(&j);
+        json_finish(&j);
+    }
+}
+
+/* pics report --children: the PICS's cells with their contexts, the
+ * functions of the binary, every function's total and self. */
+static int run_children(const report_request *req)
+{
+    view_report_input in;
+    binary_symbolizer *z = NULL;
+    trace_symmap functions = { 0 };
+    view_callpath_function *rows = NULL;
+    size_t n = 0;
+    const char *from;
+    uint64_t total = 0;
+    outfile *out = NULL;
+    binary_symbolize_options sym = req->sym;
+    int rc;
+
+    sym.note_stripped = 1;
+    if ((rc = view_report_input_load_array(&in, req->path, NULL)))
+        return rc;
+    for (size_t i = 0; i < in.cell_count; i++)
+        total += in.cells[i].value;
+    if (!pics_has_contexts(&in.p))
+        rc = error_set(TEA_ERR_USAGE, "%s has no calling contexts: --children needs a PICS of tea replay "
+                                      "--call-paths", req->path);
+    if (!rc && !(rc = view_report_symbolize(&z, &in.info.program, &in.info.objects, NULL, &sym))
+        && !(rc = view_functions(NULL, z, &functions, &from))
+        && !(rc = view_callpath_children(&in.p.contexts, in.cells, in.cell_count, &functions, &rows, &n))
+        && !(rc = outfile_open(&out, req->out_path))) {
+        print_children(outfile_stream(out), req, &in, z, rows, n, total);
+        rc = outfile_commit(out);
+    }
+    free(rows);
+    trace_symmap_free(&functions);
+    binary_symbolize_close(z);
+    view_report_input_free(&in);
+    return rc;
+}
+
 /* --- by thread ------------------------------------------------------------------------------ */
 
 /* Writes the rows by thread in the requested format. */
@@ -463,6 +575,10 @@ int cmd_pics_report(int argc, char **argv)
         CLI_ENUM("sort", "KEY", &req.sort, sorts, sort_values, "unknown sort key '%s' (cycles, error or thread)",
                  "cycles (default), error contribution (needs --golden), or\n"
                  "thread (with --threads: by thread, then cycles)"),
+        CLI_FLAG("children", 0, &req.children, "functions with their callees, as perf report --children: each\n"
+                                               "one's total (every cell whose call path holds it) and\n"
+                                               "self cycles, with a golden PICS's instructions and CPI;\n"
+                                               "a PICS of tea replay --call-paths"),
         CLI_FLAG("threads", 0, &req.threads, "with a program's replay directory (tea replay of several\n"
                                              "threads or cores): every core's rows in one table, a\n"
                                              "thread column, shares of the program's cycles"),
@@ -502,6 +618,14 @@ int cmd_pics_report(int argc, char **argv)
     else if ((req.threads || req.sort == SORT_THREAD) && (!req.dir || req.format == FORMAT_FOLDED || !req.threads))
         rc = cli_usage_error(argv[0], "--threads (and --sort thread with it) takes a program's tea replay "
                                       "directory, in text, csv or json");
+    else if (req.children && (req.golden_path || req.threads || req.format == FORMAT_FOLDED || req.sort != SORT_CYCLES
+                              || req.granularity != PICS_GRAN_INSN_COMPONENT))
+        rc = cli_usage_error(argv[0], "--children ranks functions by cycles, in text, csv or json: not with --golden, "
+                                      "--threads, --sort, --granularity or --format folded");
+    else if (req.children && (rc = run_children(&req)))
+        rc = cli_fail(argv[0], rc);
+    else if (req.children)
+        rc = CLI_EXIT_OK;
     else if (req.threads && req.granularity == PICS_GRAN_CALLPATH)
         rc = cli_usage_error(argv[0], "--threads shows instructions or functions, not --granularity callpath");
     else if (req.threads && (rc = run_threads_report(&req)))

@@ -312,3 +312,108 @@ int view_callpath_key_all(const view_callpath_input *in, size_t n, trace_symmap 
     view_callpath_keys_free(&keys);
     return rc;
 }
+
+/* ---- functions with their callees ---- */
+
+/* Sums per (context, leaf function): the cells of one context and function
+ * go up its path once. */
+typedef struct leaf_sum {
+    uint32_t ctx;
+    uint32_t leaf;   /* index into the functions, functions->count for none */
+    uint64_t value, count;
+} leaf_sum;
+
+static int compare_leaf_sum(const void *a, const void *b)
+{
+    const leaf_sum *x = a, *y = b;
+    if (x->ctx != y->ctx)
+        return x->ctx < y->ctx ? -1 : 1;
+    return x->leaf < y->leaf ? -1 : x->leaf > y->leaf;
+}
+
+/* The cells summed per (context, leaf function), sorted, in *sums. */
+static int leaf_sums(const pics_cell *cells, size_t n, const trace_symmap *functions, leaf_sum **sums, size_t *count)
+{
+    leaf_sum *s = malloc((n ? n : 1) * sizeof *s);
+    size_t k = 0;
+    if (!s)
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        long f = trace_symmap_find(functions, cells[i].pc);
+        s[i] = (leaf_sum){ cells[i].ctx, f >= 0 ? (uint32_t)f : (uint32_t)functions->count, cells[i].value,
+                           cells[i].count };
+    }
+    if (n)
+        qsort(s, n, sizeof *s, compare_leaf_sum);
+    for (size_t i = 0; i < n; i++) {
+        if (k && s[k - 1].ctx == s[i].ctx && s[k - 1].leaf == s[i].leaf) {
+            s[k - 1].value += s[i].value;
+            s[k - 1].count += s[i].count;
+        } else {
+            s[k++] = s[i];
+        }
+    }
+    *sums = s;
+    *count = k;
+    return TEA_OK;
+}
+
+static int compare_function_rows(const void *a, const void *b)
+{
+    const view_callpath_function *x = a, *y = b;
+    if (x->total != y->total)
+        return x->total > y->total ? -1 : 1;
+    if (x->self != y->self)
+        return x->self > y->self ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+int view_callpath_children(const trace_contexts *contexts, const pics_cell *cells, size_t n,
+                           const trace_symmap *functions, view_callpath_function **rows, size_t *count)
+{
+    size_t nf = functions->count + 1, sum_count = 0, k = 0; /* the last: "[unknown]" */
+    view_callpath_function *f = calloc(nf, sizeof *f);
+    size_t *stamp = calloc(nf, sizeof *stamp); /* the sum that last counted each function, + 1 */
+    leaf_sum *sums = NULL;
+    int rc = f && stamp ? leaf_sums(cells, n, functions, &sums, &sum_count)
+                        : error_set(TEA_ERR_NOMEM, "out of memory");
+
+    *rows = NULL;
+    *count = 0;
+    for (size_t i = 0; i < sum_count && rc == TEA_OK; i++) {
+        const leaf_sum *s = &sums[i];
+        f[s->leaf].self += s->value;
+        f[s->leaf].self_count += s->count;
+        f[s->leaf].total += s->value;
+        stamp[s->leaf] = i + 1;
+        for (uint32_t id = s->ctx; contexts->count && id != TRACE_CONTEXT_ROOT; id = contexts->nodes[id].parent) {
+            long caller;
+            size_t c;
+            if (!contexts->nodes[id].site)
+                continue;
+            caller = trace_symmap_find(functions, contexts->nodes[id].site);
+            c = caller >= 0 ? (size_t)caller : functions->count;
+            if (stamp[c] != i + 1) { /* once per cell, whatever the recursion */
+                stamp[c] = i + 1;
+                f[c].total += s->value;
+            }
+        }
+    }
+    for (size_t i = 0; i < nf && rc == TEA_OK; i++) {
+        if (!f[i].total)
+            continue;
+        f[k] = f[i];
+        f[k++].name = i < functions->count ? functions->entries[i].name : "[unknown]";
+    }
+    free(stamp);
+    free(sums);
+    if (rc) {
+        free(f);
+        return rc;
+    }
+    if (k)
+        qsort(f, k, sizeof *f, compare_function_rows);
+    *rows = f;
+    *count = k;
+    return TEA_OK;
+}

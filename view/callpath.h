@@ -91,4 +91,25 @@ typedef struct view_callpath_input {
  * and out[] is empty). */
 int view_callpath_key_all(const view_callpath_input *in, size_t n, trace_symmap *map, pics *out);
 
+/*
+ * Functions with their callees (pics report --children, as perf report
+ * --children): each function's self value (cells whose instruction is in
+ * it) and its total (cells whose stack holds it anywhere: it, or a
+ * function it called, ran), each cell counted once per function however
+ * often recursion puts the function on its stack. Totals do not add up
+ * to the PICS's total; selves do.
+ */
+typedef struct view_callpath_function {
+    const char *name;        /* the function map's name ("[unknown]": outside it); not owned */
+    uint64_t self, total;    /* raw values (pics_value_cycles turns them into cycles) */
+    uint64_t self_count;     /* the self cells' counts (golden: instructions committed) */
+} view_callpath_function;
+
+/* The functions of `n` cells of a PICS with `contexts` (pics_read_array),
+ * named by `functions`, in a malloc'd array of *count sorted by total,
+ * then self, then name; functions without a value are left out. 0 or
+ * TEA_ERR_NOMEM. */
+int view_callpath_children(const trace_contexts *contexts, const pics_cell *cells, size_t n,
+                           const trace_symmap *functions, view_callpath_function **rows, size_t *count);
+
 #endif

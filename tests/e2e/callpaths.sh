@@ -12,6 +12,7 @@
 #     three times those under b (pprof -peek, where pprof builds), and the
 #     golden's rows sum to its total;
 #   - pics error --granularity callpath of the golden against itself is 0;
+#   - pics report --children: leaf's total is its self, a's is more;
 #   - the RISC-V PIE of the unit tests, generated as a native and as a
 #     TraceDoctor trace of the same walk: both replays give the same
 #     context PICS.
@@ -61,6 +62,17 @@ contains out.txt "error: 0.0000% (callpath granularity"
 run 0 "$PICS" error ctx/tea.pics ctx/golden.pics --granularity callpath
 run 2 "$PICS" diff ctx/tea.pics ctx/golden.pics --granularity callpath
 contains err.txt "--granularity callpath"
+
+# --- --children: each function's total holds its callees' cycles
+run 0 "$PICS" report ctx/golden.pics --children --top 0 --format csv -o children.csv
+contains children.csv "function,total_cycles,total_share,self_cycles,self_share,instructions,cpi"
+leaf_row=$(grep '^leaf,' children.csv) || fail "no row of leaf in --children"
+a_row=$(grep '^a,' children.csv) || fail "no row of a in --children"
+# leaf calls nothing: its total is its self; a calls leaf: its total is more than its self
+[ "$(echo "$leaf_row" | cut -d, -f2)" = "$(echo "$leaf_row" | cut -d, -f4)" ] || fail "leaf's total is not its self: $leaf_row"
+[ "$(echo "$a_row" | cut -d, -f2)" != "$(echo "$a_row" | cut -d, -f4)" ] || fail "a's total is its self: $a_row"
+run 2 "$PICS" report flat/golden.pics --children
+contains err.txt "has no calling contexts"
 
 # --- the viewers: pprof's callers of leaf (instructions a:b = 3:1), speedscope's stacks
 run 0 "$PICS" export --format speedscope ctx/golden.pics -o golden.speedscope.json
