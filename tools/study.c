@@ -386,14 +386,19 @@ int study_run_program(const study_request *req, const char *const *paths, size_t
     int rc;
 
     memset(&functions, 0, sizeof functions);
-    if (req->call_paths)
-        return error_set(TEA_ERR_UNSUPPORTED, "--call-paths replays one trace: a program's cores are not "
-                                              "supported yet");
     if ((rc = tea_program_frequencies(out, &o, paths, count, freqs, &fixed)))
         return rc;
     for (size_t k = 0; !rc && k < count; k++) {
         tea_run t;
-        if (!(rc = tea_run_trace(&fixed, paths[k], &t)) && !(rc = load_functions(req, &t, &core_functions))) {
+        tea_run_options core = fixed;
+        binary_symbolizer *z = NULL;
+        if (req->call_paths && (rc = open_classifier(req, paths[k], &z)))
+            break; /* each core's contexts from its own trace's objects; the program's merged by path */
+        core.classify = z ? binary_symbolize_classify : NULL;
+        core.classify_arg = z;
+        rc = tea_run_trace(&core, paths[k], &t);
+        binary_symbolize_close(z);
+        if (!rc && !(rc = load_functions(req, &t, &core_functions))) {
             rc = tea_run_errors(&t, &core_functions);
             if (k == 0)
                 functions = core_functions;

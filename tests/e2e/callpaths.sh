@@ -13,6 +13,8 @@
 #     golden's rows sum to its total;
 #   - pics error --granularity callpath of the golden against itself is 0;
 #   - pics report --children: leaf's total is its self, a's is more;
+#   - tests/data/record_pthreads.c recorded with --thread all: a thread's
+#     stack is __clone;start_thread;chase, the main thread's runs through main;
 #   - the RISC-V PIE of the unit tests, generated as a native and as a
 #     TraceDoctor trace of the same walk: both replays give the same
 #     context PICS.
@@ -99,6 +101,17 @@ if command -v go >/dev/null && [ -d "$PPROF_SRC" ]; then
 else
     echo "note: no go or no pprof source: the pprof checks are skipped"
 fi
+
+# --- every thread of a threaded program: each core's contexts, the program's merged by path
+cc -O1 -g -pthread -o pth "$DATA/record_pthreads.c" || fail "cannot build record_pthreads"
+run 0 "$TEA" record -q --thread all -o pth.d -- ./pth
+run 0 "$TEA" replay pth.d --call-paths --schemes golden -q -o pthr
+contains pthr/golden.pics "contexts "
+for core in pthr/cores/*; do
+    "$PICS" report "$core/golden.pics" --granularity callpath --top 0 --format csv 2>/dev/null
+done >thread-paths.csv
+grep -q ',__clone;start_thread;chase,' thread-paths.csv || fail "no thread's stack __clone;start_thread;chase"
+grep -q ';main;' thread-paths.csv || fail "the main thread has no stack through main"
 
 # --- RISC-V through TraceDoctor tokens: the same contexts as the native trace of the same walk
 rv="$BIN/../tests/disasm_prog.riscv64"
