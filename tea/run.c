@@ -348,6 +348,8 @@ static int replay_stream(const tea_run_options *o, tea_run *t)
     if (o->classify && ((rc = trace_contexts_init(&t->contexts))
                         || (rc = trace_callpath_create(&tracker, &t->contexts, o->classify, o->classify_arg))))
         goto done;
+    if (tracker) /* a sampled trace's windows start from an empty stack */
+        trace_callpath_set_windows(tracker, t->objects.run.sampling.window_ends, t->objects.run.sampling.window_count);
     for (;;) {
         if ((rc = trace_reader_read(reader, &batch)))
             goto done;

@@ -164,7 +164,16 @@ struct trace_callpath {
     size_t frame_capacity;
     uint64_t prev_pc;
     trace_insn_class prev; /* the previous instruction's class */
+    const uint64_t *window_ends; /* a sampled trace's windows (trace_callpath_set_windows), or NULL */
+    size_t window_count, window;  /* ... how many, and the one the records are in */
 };
+
+void trace_callpath_set_windows(trace_callpath *cp, const uint64_t *ends, size_t count)
+{
+    cp->window_ends = ends;
+    cp->window_count = count;
+    cp->window = 0;
+}
 
 int trace_callpath_create(trace_callpath **out, trace_contexts *tree, trace_classify_fn classify, void *arg)
 {
@@ -478,6 +487,10 @@ int trace_callpath_batch(trace_callpath *cp, trace_batch *batch)
         const trace_record *rec = &batch->records[r];
         trace_uop *u = batch->uops + rec->first_uop;
         int rc = TEA_OK;
+        while (cp->window < cp->window_count && rec->cycle > cp->window_ends[cp->window]) {
+            cp->window++; /* a fast-forward: its calls and returns were not seen */
+            cp->depth = 0;
+        }
         for (unsigned i = 0; i < rec->n_commit && rc == TEA_OK; i++)
             rc = trace_callpath_step(cp, u[i].pc, &u[i].ctx);
         if (rc == TEA_OK && (rec->flags & TRACE_REC_EXCEPTION))

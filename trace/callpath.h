@@ -96,6 +96,12 @@ void trace_callpath_free(trace_callpath *cp);
  * a return at the same address). 0, TEA_ERR_NOMEM, or the classifier's error. */
 int trace_callpath_step(trace_callpath *cp, uint64_t pc, uint32_t *ctx);
 
+/* A sampled trace's windows (the last cycle of each, increasing; kept by
+ * the caller): trace_callpath_batch starts each window from an empty
+ * stack, its first instruction's function under the root, since the
+ * fast-forward before it made calls and returns the trace does not hold. */
+void trace_callpath_set_windows(trace_callpath *cp, const uint64_t *ends, size_t count);
+
 /* The context an instruction at `pc` would have next, without moving the
  * tracker (an excepting µop: it runs again, or never). As
  * trace_callpath_step otherwise. */

@@ -309,6 +309,36 @@ static void batch_with_exception(void **state)
     close_fixture(&f);
 }
 
+/* A sampled trace's windows: the call before the fast-forward leaves no
+ * frame; the next window's first instruction is under the root. */
+static void windows_start_empty(void **state)
+{
+    fixture f;
+    trace_batch b;
+    trace_record rec;
+    const uint64_t ends[] = { 1 };
+    (void)state;
+    open_fixture(&f);
+    trace_callpath_set_windows(f.cp, ends, 1);
+    assert_int_equal(trace_batch_init(&b, 8), 0);
+    memset(&rec, 0, sizeof rec);
+    rec.cycle = 1;
+    rec.n_commit = 1;
+    rec.retire = 1;
+    b.uops[0] = (trace_uop){ MAIN + 4, 0, 0, 0, 0 };
+    trace_batch_commit(&b, &rec);
+    rec.cycle = 5; /* the next window */
+    b.uops[1] = (trace_uop){ A, 0, 0, 0, 0 };
+    trace_batch_commit(&b, &rec);
+    assert_int_equal(trace_callpath_batch(f.cp, &b), 0);
+    assert_int_equal(b.uops[0].ctx, 1);
+    assert_int_equal(b.uops[1].ctx, 2);
+    assert_node(&f, 2, TRACE_CONTEXT_ROOT, 0, A);
+    assert_int_equal(trace_callpath_depth(f.cp), 1);
+    trace_batch_free(&b);
+    close_fixture(&f);
+}
+
 /* Interning: the same triple the same id, a copy equal, a missing parent
  * refused, 100,000 nodes through many index growths. */
 static void interning(void **state)
@@ -345,6 +375,7 @@ int main(void)
         cmocka_unit_test(deep_recursion),           cmocka_unit_test(return_onto_return),
         cmocka_unit_test(signal_handler),           cmocka_unit_test(returns_above_the_start),
         cmocka_unit_test(batch_with_exception),     cmocka_unit_test(interning),
+        cmocka_unit_test(windows_start_empty),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
