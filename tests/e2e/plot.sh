@@ -179,7 +179,7 @@ run 2 "$PICS" diff r/golden.pics r/tea.pics --format xml
 run 2 "$PICS" diff r/golden.pics r/tea.pics --granularity func
 contains err.txt "needs --symbols"
 run 2 "$PICS" diff r/golden.pics r/tea.pics --granularity instruction
-contains err.txt "unknown granularity 'instruction' (insn-component, insn or func)"
+contains err.txt "unknown granularity 'instruction' (insn-component, insn, func or callpath)"
 printf 'hello\n' >notpics.pics
 run 1 "$PICS" plot notpics.pics -o bad.svg
 contains err.txt "not a PICS file"
