@@ -155,8 +155,9 @@ int pics_read_contexts(const char *path, pics_info *info, pics *p);
  * or exports in the file's order without looking cells up: the cells as
  * they are in the file (sorted by PC, PSV and context, each once; a file
  * out of order is refused) in a malloc'd array of *n, their values'
- * sum in *total, `p` holding the contexts but no cell (no hash table: a tenth of the time
- * and memory on 18 million cells). Window groups are skipped. */
+ * sum in *total, `p` holding the contexts but no cell (no hash table:
+ * on 18 million cells, a third of the time and of the memory). Window
+ * groups are skipped. */
 int pics_read_array(const char *path, pics_info *info, pics *p, pics_cell **cells, size_t *n, uint64_t *total);
 
 /* pics_read and pics_read_groups from the `size` bytes at `data` (the
