@@ -261,6 +261,19 @@ static int map_contexts(pics *dst, const trace_contexts *from, uint32_t **out)
     return TEA_OK;
 }
 
+int pics_cells_distinct_pcs(const pics_cell *cells, size_t n, uint64_t **pcs, size_t *count)
+{
+    *count = 0;
+    if (!(*pcs = malloc((n ? n : 1) * sizeof **pcs)))
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        assert(i == 0 || cells[i].pc >= cells[i - 1].pc); /* sorted by PC */
+        if (i == 0 || cells[i].pc != cells[i - 1].pc)
+            (*pcs)[(*count)++] = cells[i].pc;
+    }
+    return TEA_OK;
+}
+
 int pics_merge_into(pics *dst, const pics *src)
 {
     uint64_t before = dst->total;
@@ -278,8 +291,9 @@ int pics_merge_into(pics *dst, const pics *src)
         return rc;
     for (size_t i = 0; i < src->capacity; i++) {
         const pics_cell *c = &src->slots[i];
-        if (c->used && (rc = pics_add_ctx(dst, ids ? ids[c->ctx] : TRACE_CONTEXT_ROOT, c->pc, c->psv, c->value,
-                                          c->count))) {
+        /* a source without a table keeps its ids: a replay's window groups, merged
+         * before the replay gives its PICS the table (a flat one's are all 0) */
+        if (c->used && (rc = pics_add_ctx(dst, ids ? ids[c->ctx] : c->ctx, c->pc, c->psv, c->value, c->count))) {
             free(ids);
             return rc;
         }

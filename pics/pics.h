@@ -199,6 +199,11 @@ int pics_sorted(const pics *p, pics_cell **cells, size_t *n);
  * candidate load biases with (binary/symbolize.h). 0 or TEA_ERR_NOMEM. */
 int pics_distinct_pcs(const pics *p, uint64_t **pcs, size_t *n);
 
+/* pics_distinct_pcs of `n` cells sorted by PC (pics_sorted's, or a file's
+ * as pics_read_array gives them): a malloc'd array (never NULL on
+ * success). 0 or TEA_ERR_NOMEM. */
+int pics_cells_distinct_pcs(const pics_cell *cells, size_t n, uint64_t **pcs, size_t *count);
+
 /* Adds every cell of `src` to `dst`; the contexts of `src` are added to
  * those of `dst` (by their paths: ids are renumbered), a flat `src`'s cells
  * going to the root context. Returns 0 or TEA_ERR_NOMEM. */

@@ -655,7 +655,7 @@ static int read_cells(line_reader *lr, uint64_t count, pics *p, pics *groups, ui
             ctx = TRACE_CONTEXT_ROOT;
         if ((rc = pics_add_ctx(p, (uint32_t)ctx, pc, (uint16_t)psv, value, n)))
             return rc;
-        if (group_count
+        if (group_count && groups /* (the array reader skips them) */
             && (rc = read_group_values(lr, f + 4, groups, group_count, (uint32_t)ctx, pc, (uint16_t)psv, value)))
             return rc;
     }
@@ -728,6 +728,8 @@ static int read_contexts(line_reader *lr, const char *value, pics *p)
             return rc;
         if (got != id)
             return line_error(lr, "duplicate context");
+        if (p->contexts.nodes[got].depth > TRACE_CONTEXT_MAX_DEPTH) /* what every view's stack holds */
+            return line_error(lr, "context deeper than " TRACE_CONTEXT_MAX_DEPTH_TEXT " calls");
     }
     return TEA_OK;
 }
@@ -784,7 +786,7 @@ static int read_stream(FILE *f, const char *path, pics_info *info, pics *p, pics
                 goto done;
             }
             if (!(rc = make_groups(lr, array ? 0 : info->groups, &groups)))
-                rc = read_cells(lr, count, p, groups, array ? 0 : info->groups, !keep_contexts, array);
+                rc = read_cells(lr, count, p, groups, info->groups, !keep_contexts, array);
             break;
         }
         if (strcmp(lr->line, "contexts") == 0) {

@@ -129,18 +129,7 @@ static int export_speedscope(FILE *f, view_table_cells *c, export_symbols *s)
 
 enum { EXPORT_CSV, EXPORT_JSON, EXPORT_PPROF, EXPORT_SPEEDSCOPE };
 
-/* The distinct PCs of cells sorted by PC (a malloc'd array): what
- * --adjust-vma auto scores. 0 or TEA_ERR_NOMEM. */
-static int distinct_pcs(const pics_cell *cells, size_t n, uint64_t **pcs, size_t *count)
-{
-    *count = 0;
-    if (!(*pcs = malloc((n ? n : 1) * sizeof **pcs)))
-        return error_set(TEA_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; i < n; i++)
-        if (i == 0 || cells[i].pc != cells[i - 1].pc)
-            (*pcs)[(*count)++] = cells[i].pc;
-    return TEA_OK;
-}
+
 
 int cmd_pics_export(int argc, char **argv)
 {
@@ -186,7 +175,7 @@ int cmd_pics_export(int argc, char **argv)
      * flat PICS */
     if (format == EXPORT_PPROF || format == EXPORT_SPEEDSCOPE) {
         rc = pics_read_array(argv[optind], &info, &p, &cells, &n, &total);
-        if (!rc && syms.sym.adjust_vma_auto && !(rc = distinct_pcs(cells, n, &pcs, &syms.sym.auto_pc_count)))
+        if (!rc && syms.sym.adjust_vma_auto && !(rc = pics_cells_distinct_pcs(cells, n, &pcs, &syms.sym.auto_pc_count)))
             syms.sym.auto_pcs = pcs;
     } else if (!(rc = pics_read(argv[optind], &info, &p))) {
         total = p.total;

@@ -310,6 +310,7 @@ static int key_by_call_path(report_data *d)
 
 static int run_report(const report_request *req)
 {
+    uint64_t *pcs = NULL; /* --adjust-vma auto over an array's cells */
     report_data d;
     binary_symbolize_options sym;
     const char *from;
@@ -323,6 +324,10 @@ static int run_report(const report_request *req)
     sym = req->sym;
 
     sym.note_stripped = 1;
+    if (d.in.cells && sym.adjust_vma_auto /* cells as an array: auto scores their PCs */
+        && (rc = pics_cells_distinct_pcs(d.in.cells, d.in.cell_count, &pcs, &sym.auto_pc_count)))
+        goto done;
+    sym.auto_pcs = pcs ? pcs : sym.auto_pcs;
     if ((rc = view_report_symbolize(&d.z, &d.in.info.program, &d.in.info.objects, &d.in.p, &sym))) /* auto: the PCs shown */
         goto done;
     if (pics_granularity_ranged(req->granularity) && (rc = view_functions(NULL, d.z, &d.groups, &from)))
@@ -358,6 +363,7 @@ done:
     trace_symmap_free(&d.groups);
     binary_symbolize_close(d.z);
     view_report_input_free(&d.in);
+    free(pcs);
     return rc;
 }
 
@@ -443,6 +449,7 @@ static int run_children(const report_request *req)
     binary_symbolizer *z = NULL;
     trace_symmap functions = { 0 };
     view_callpath_function *rows = NULL;
+    uint64_t *pcs = NULL; /* --adjust-vma auto */
     size_t n = 0;
     const char *from;
     uint64_t total = 0;
@@ -458,6 +465,8 @@ static int run_children(const report_request *req)
     if (!pics_has_contexts(&in.p))
         rc = error_set(TEA_ERR_USAGE, "%s has no calling contexts: --children needs a PICS of tea replay "
                                       "--call-paths", req->path);
+    if (!rc && sym.adjust_vma_auto && !(rc = pics_cells_distinct_pcs(in.cells, in.cell_count, &pcs, &sym.auto_pc_count)))
+        sym.auto_pcs = pcs;
     if (!rc && !(rc = view_report_symbolize(&z, &in.info.program, &in.info.objects, NULL, &sym))
         && !(rc = view_functions(NULL, z, &functions, &from))
         && !(rc = view_callpath_children(&in.p.contexts, in.cells, in.cell_count, &functions, &rows, &n))
@@ -466,6 +475,7 @@ static int run_children(const report_request *req)
         rc = outfile_commit(out);
     }
     free(rows);
+    free(pcs);
     trace_symmap_free(&functions);
     binary_symbolize_close(z);
     view_report_input_free(&in);

@@ -29,6 +29,7 @@
 /* Deepest context the tracker creates: calls below this depth (recursion
  * deeper than it) are counted in the context at this depth. */
 #define TRACE_CONTEXT_MAX_DEPTH 256u
+#define TRACE_CONTEXT_MAX_DEPTH_TEXT "256"
 /* Most contexts one table holds (ids fit a PICS cell's 32 bits). */
 #define TRACE_CONTEXT_MAX 0x7fffffffu
 

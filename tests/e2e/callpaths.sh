@@ -102,6 +102,22 @@ else
     echo "note: no go or no pprof source: the pprof checks are skipped"
 fi
 
+# --- a sampled recording: window groups and contexts in one PICS, read by every view
+run 0 "$TEA" record -q --sample-every 100000 --sample-length 10000 -o sampled.tea -- ./prog 20
+run 0 "$TEA" replay sampled.tea --call-paths --schemes golden,tea --period 500 -q -o sctx
+run 0 "$TEA" replay sampled.tea --schemes golden,tea --period 500 -q -o sflat
+contains sctx/golden.pics "groups "
+contains sctx/golden.pics "contexts "
+for s in golden tea; do
+    "$PICS" export "sctx/$s.pics" >sctx-$s.csv || fail "pics export sctx/$s.pics"
+    "$PICS" export "sflat/$s.pics" >sflat-$s.csv || fail "pics export sflat/$s.pics"
+    cmp -s sctx-$s.csv sflat-$s.csv || fail "$s: a sampled recording's context PICS summed is not its flat PICS"
+done
+run 0 "$PICS" report sctx/golden.pics --granularity callpath --top 3
+run 0 "$PICS" report sctx/golden.pics --children --top 3
+run 0 "$PICS" error sctx/tea.pics sctx/golden.pics --granularity callpath
+run 0 "$PICS" export --format speedscope sctx/golden.pics -o sampled.speedscope.json
+
 # --- every thread of a threaded program: each core's contexts, the program's merged by path
 cc -O1 -g -pthread -o pth "$DATA/record_pthreads.c" || fail "cannot build record_pthreads"
 run 0 "$TEA" record -q --thread all -o pth.d -- ./pth

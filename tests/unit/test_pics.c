@@ -441,6 +441,23 @@ static void test_contexts_refused(void **state)
             fail_msg("case %zu: '%s' lacks '%s'", i, error_message(), bad[i].line);
         error_clear();
     }
+    { /* a chain of 257 calls: deeper than any view's stack */
+        const unsigned deep = TRACE_CONTEXT_MAX_DEPTH + 1;
+        size_t size = 64 * (deep + 8), len;
+        char *text = malloc(size);
+        pics_info info;
+        pics p;
+        assert_non_null(text);
+        len = (size_t)snprintf(text, size, "tea-pics 1.5\nscheme golden\nunit 720720\ngolden_total 720720\n"
+                                           "contexts %u\n", deep);
+        for (unsigned id = 1; id <= deep; id++)
+            len += (size_t)snprintf(text + len, size - len, "%u %u 0x%x 0x%x\n", id, id - 1, id, id + 1);
+        len += (size_t)snprintf(text + len, size - len, "cells 1\n1 0x10 0 720720 1\nend\n");
+        assert_int_equal(pics_read_memory(text, len, "deep.pics", &info, &p), TEA_ERR_FORMAT);
+        assert_non_null(strstr(error_message(), "line 262: context deeper than 256 calls"));
+        error_clear();
+        free(text);
+    }
 }
 
 static void two_objects(trace_object objs[2])
