@@ -848,55 +848,53 @@ done:
     return rc;
 }
 
-int pics_read_groups(const char *path, pics_info *info, pics *p, pics **groups_out)
+/* Opens `path` and reads it with read_stream (the one place a PICS file
+ * is opened): pics_read_groups, pics_read_contexts and pics_read_array,
+ * which check their arguments (their messages name them). */
+static int read_file(const char *path, pics_info *info, pics *p, pics **groups_out, int keep_contexts,
+                     cell_array *array)
 {
     FILE *f;
     int rc;
 
-    TEA_ASSERT_ARG(path != NULL);
-    TEA_ASSERT_ARG(info != NULL);
-    TEA_ASSERT_ARG(p != NULL);
     pics_info_init(info);
     if (!(f = fopen(path, "r")))
         return error_set(TEA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    rc = read_stream(f, path, info, p, groups_out, 0, NULL);
+    rc = read_stream(f, path, info, p, groups_out, keep_contexts, array);
     fclose(f);
     return rc;
 }
 
+/* The arguments every file reader takes, checked in the caller's name. */
+#define CHECK_READ_ARGS()                                                                            \
+    do {                                                                                             \
+        TEA_ASSERT_ARG(path != NULL);                                                                \
+        TEA_ASSERT_ARG(info != NULL);                                                                \
+        TEA_ASSERT_ARG(p != NULL);                                                                   \
+    } while (0)
+
+int pics_read_groups(const char *path, pics_info *info, pics *p, pics **groups_out)
+{
+    CHECK_READ_ARGS();
+    return read_file(path, info, p, groups_out, 0, NULL);
+}
+
 int pics_read_contexts(const char *path, pics_info *info, pics *p)
 {
-    FILE *f;
-    int rc;
-
-    TEA_ASSERT_ARG(path != NULL);
-    TEA_ASSERT_ARG(info != NULL);
-    TEA_ASSERT_ARG(p != NULL);
-    pics_info_init(info);
-    if (!(f = fopen(path, "r")))
-        return error_set(TEA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    rc = read_stream(f, path, info, p, NULL, 1, NULL);
-    fclose(f);
-    return rc;
+    CHECK_READ_ARGS();
+    return read_file(path, info, p, NULL, 1, NULL);
 }
 
 int pics_read_array(const char *path, pics_info *info, pics *p, pics_cell **cells, size_t *n, uint64_t *total)
 {
     cell_array a = { NULL, 0, 0, 0 };
-    FILE *f;
     int rc;
 
-    TEA_ASSERT_ARG(path != NULL);
-    TEA_ASSERT_ARG(info != NULL);
-    TEA_ASSERT_ARG(p != NULL);
+    CHECK_READ_ARGS();
+    rc = read_file(path, info, p, NULL, 1, &a);
     *cells = NULL;
     *n = 0;
     *total = 0;
-    pics_info_init(info);
-    if (!(f = fopen(path, "r")))
-        return error_set(TEA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    rc = read_stream(f, path, info, p, NULL, 1, &a);
-    fclose(f);
     if (rc) {
         free(a.cells);
         return rc;
