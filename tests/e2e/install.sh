@@ -74,10 +74,8 @@ if [ -f prefix/share/man/man1/tea-gen.1 ]; then
     ! grep -nE '(^|[^/])docs/' prefix/share/man/man1/*.1 || fail "a man page names docs/ of the source tree"
     contains prefix/share/man/man1/tea-replay.1 "$docdir/semantics.md"
     # every document a page names is installed
-    awk '{ gsub(/\\-/, "-")
-           while (match($0, /\/share\/doc\/tea\/[a-z-]+\.md/)) {
-               print substr($0, RSTART, RLENGTH); $0 = substr($0, RSTART + RLENGTH) } }' \
-        prefix/share/man/man1/*.1 | sort -u >docs-named.txt
+    sed 's/\\-/-/g' prefix/share/man/man1/*.1 | grep -oE '/share/doc/tea/[a-z-]+\.md' |
+        LC_ALL=C sort -u >docs-named.txt
     [ "$(wc -l <docs-named.txt)" -ge 5 ] || fail "the man pages name too few documents: $(cat docs-named.txt)"
     while read -r d; do
         [ -f "prefix$d" ] || fail "a man page names $d, which is not installed"
