@@ -5,10 +5,12 @@
  */
 #define _GNU_SOURCE
 #include "run.h"
+#include "binary/symbolize.h"
 #include "binary/symbols.h"
 #include "common/cleanup.h"
 #include "common/error.h"
 #include "common/outdir.h"
+#include "trace/callpath.h"
 
 #include <assert.h>
 #include <pthread.h>
@@ -60,6 +62,11 @@ typedef struct process {
     size_t thread_count;
     uint32_t tid;           /* the thread recorded (Valgrind's number) */
     struct thread_group *group; /* several threads: the group whose exit status the trace keeps */
+    /* o->call_paths: the µops' calling contexts (docs/semantics.md "Calling contexts") */
+    trace_contexts contexts;        /* the tree the trace keeps */
+    trace_callpath *tracker;        /* its shadow stack, fed the records in commit order */
+    binary_symbolizer *classifier;  /* what each address holds, from the objects mapped so far */
+    size_t classifier_objects;      /* ... how many it was opened with */
 } process;
 
 /* A forked child's recording: its process, its thread. */
@@ -188,6 +195,8 @@ static int open_writer(process *p)
     return rc;
 }
 
+static int add_contexts(process *p, const trace_batch *batch);
+
 /* The model's records: into the trace, opened at the first batch; the
  * last cycle and the last committing one are kept (set_sampling). */
 static int emit(void *ctx, const trace_batch *batch)
@@ -197,6 +206,8 @@ static int emit(void *ctx, const trace_batch *batch)
     if (!p->writer && (rc = open_writer(p)))
         return rc;
     assert(p->writer); /* open_writer succeeded */
+    if (p->o->call_paths && (rc = add_contexts(p, batch)))
+        return error_prefix(rc, "%s: calling contexts: ", p->out_path);
     if ((rc = trace_writer_write(p->writer, batch)))
         return error_prefix(rc, "%s: ", p->out_path);
     if (batch->count) {
@@ -257,8 +268,32 @@ static int hex_digit(char c)
     return -1;
 }
 
-/* Adds every executable mapping the tool reported to the trace, with its
+/* An executable mapping the tool reported, as a trace keeps it: with its
  * build-id and load bias when its file could be read. */
+static void session_object(const record_session_object *obj, trace_object *o)
+{
+    memset(o, 0, sizeof *o);
+    o->path = obj->path;
+    o->start = obj->start;
+    o->end = obj->end;
+    o->load_bias = obj->have_bias ? obj->load_bias : 0;
+    if (obj->build_id) {
+        size_t n = strlen(obj->build_id) / 2;
+        if (n > TRACE_BUILD_ID_MAX)
+            n = 0;
+        for (size_t k = 0; k < n; k++) {
+            int hi = hex_digit(obj->build_id[2 * k]), lo = hex_digit(obj->build_id[2 * k + 1]);
+            if (hi < 0 || lo < 0) {
+                n = 0;
+                break;
+            }
+            o->build_id[k] = (uint8_t)(hi << 4 | lo);
+        }
+        o->build_id_len = (uint32_t)n;
+    }
+}
+
+/* Adds every executable mapping the tool reported to the trace. */
 static int add_objects(process *p)
 {
     size_t count;
@@ -267,29 +302,87 @@ static int add_objects(process *p)
     for (size_t i = 0; i < count; i++) {
         trace_object o;
         int rc;
-        memset(&o, 0, sizeof o);
-        o.path = objs[i].path;
-        o.start = objs[i].start;
-        o.end = objs[i].end;
-        o.load_bias = objs[i].have_bias ? objs[i].load_bias : 0;
-        if (objs[i].build_id) {
-            size_t n = strlen(objs[i].build_id) / 2;
-            if (n > TRACE_BUILD_ID_MAX)
-                n = 0;
-            for (size_t k = 0; k < n; k++) {
-                int hi = hex_digit(objs[i].build_id[2 * k]), lo = hex_digit(objs[i].build_id[2 * k + 1]);
-                if (hi < 0 || lo < 0) {
-                    n = 0;
-                    break;
-                }
-                o.build_id[k] = (uint8_t)(hi << 4 | lo);
-            }
-            o.build_id_len = (uint32_t)n;
-        }
+        session_object(&objs[i], &o);
         if ((rc = trace_writer_add_object(p->writer, &o)))
             return error_prefix(rc, "%s: ", o.path);
     }
     return TEA_OK;
+}
+
+/* (Re)opens the classifier over the program and the objects mapped so far:
+ * binary/ decodes the instructions from their files, as tea replay
+ * --call-paths does from a trace's objects. */
+static int open_classifier(process *p)
+{
+    const record_session_program *prog = record_session_get_program(p->session);
+    binary_symbolize_options opts;
+    trace_object_list objects;
+    trace_program program;
+    size_t count;
+    const record_session_object *objs = record_session_objects(p->session, &count);
+    int rc = TEA_OK;
+
+    memset(&opts, 0, sizeof opts);
+    memset(&objects, 0, sizeof objects);
+    memset(&program, 0, sizeof program);
+    opts.command = p->o->command;
+    program.binary_path = prog->path;
+    program.build_id = prog->build_id;
+    program.load_bias = prog->load_bias;
+    program.has_load_bias = prog->have_bias;
+    for (size_t i = 0; i < count && rc == TEA_OK; i++) {
+        trace_object o;
+        session_object(&objs[i], &o);
+        rc = trace_object_list_add(&objects, &o);
+    }
+    binary_symbolize_close(p->classifier);
+    p->classifier = NULL;
+    if (rc == TEA_OK)
+        rc = binary_symbolize_open(&p->classifier, &program, &objects, &opts);
+    trace_object_list_free(&objects);
+    p->classifier_objects = count;
+    return rc;
+}
+
+/* The tracker's classifier: reopened whenever the program mapped more
+ * code (an object is reported before its code runs). */
+static int classify(void *ctx, uint64_t pc, trace_insn_class *out)
+{
+    process *p = ctx;
+    size_t count;
+    int rc;
+
+    record_session_objects(p->session, &count);
+    if ((!p->classifier || count != p->classifier_objects) && (rc = open_classifier(p)))
+        return rc;
+    return binary_symbolize_classify(p->classifier, pc, out);
+}
+
+/* The calling contexts of a batch of the model's records, before they are
+ * written: the tracker's shadow stack over the committed instructions, each
+ * sampled window from an empty stack (the fast-forward before it is not
+ * followed), as tea replay --call-paths rebuilds them. */
+static int add_contexts(process *p, const trace_batch *batch)
+{
+    int rc;
+    if (!p->tracker) {
+        if ((rc = trace_contexts_init(&p->contexts))
+            || (rc = trace_callpath_create(&p->tracker, &p->contexts, classify, p)))
+            return rc;
+    }
+    trace_callpath_update_windows(p->tracker, p->window_ends, p->window_count);
+    /* the model's batch is the recorder's to annotate: only its µops' contexts change */
+    return trace_callpath_batch(p->tracker, (trace_batch *)batch);
+}
+
+static void free_contexts(process *p)
+{
+    trace_callpath_free(p->tracker);
+    p->tracker = NULL;
+    binary_symbolize_close(p->classifier);
+    p->classifier = NULL;
+    p->classifier_objects = 0;
+    trace_contexts_free(&p->contexts);
 }
 
 /* A warm-up instruction: to the core's caches, TLBs and predictor. */
@@ -509,6 +602,7 @@ static int note_exec(process *p, const char *left, uint64_t instructions)
     grown[p->exec_count++].instructions = instructions;
     trace_writer_abort(p->writer);
     p->writer = NULL;
+    free_contexts(p); /* the contexts of the program left, with its records */
     n.path = path;
     n.next = record_session_get_program(p->session)->exec_path;
     say(p->o, &n);
@@ -645,6 +739,10 @@ static int finish_trace(process *p)
         facts.threads = p->threads;
         facts.thread_count = p->thread_count;
     }
+    if (p->tracker) {
+        facts.contexts = p->contexts.nodes;
+        facts.context_count = p->contexts.count;
+    }
     if ((rc = add_objects(p)) || (rc = trace_writer_set_run(p->writer, &facts)))
         return rc;
     if (vs->threads_seen && (rc = trace_writer_set_thread(p->writer, p->tid, vs->threads_seen)))
@@ -710,6 +808,7 @@ static void free_process(process *p)
     free(p->threads);
     p->threads = NULL;
     p->thread_count = 0;
+    free_contexts(p);
 }
 
 /* --- forked children (trace_children) ---------------------------------------- */

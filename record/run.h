@@ -98,6 +98,8 @@ typedef struct record_run_options {
     const record_simpoint_list *simpoints; /* listed windows (session.sample_starts): the regions they
                                               time, whose weights the trace keeps; NULL otherwise */
     uint64_t simpoint_interval;     /* instructions per SimPoint interval (with simpoints) */
+    int call_paths;                 /* each µop's calling context, and the tree, in the trace
+                                       (docs/semantics.md "Calling contexts") */
     record_run_note_fn note;        /* NULL: notes are dropped */
     void *note_ctx;
 } record_run_options;

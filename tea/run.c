@@ -361,6 +361,9 @@ static int replay_stream(const tea_run_options *o, tea_run *t)
             continue;
         if (tracker && (rc = trace_callpath_batch(tracker, &batch)))
             goto done;
+        if (o->flat && !tracker)
+            for (size_t i = 0; i < batch.uop_count; i++)
+                batch.uops[i].ctx = TRACE_CONTEXT_ROOT;
         if ((rc = tea_replay_feed(t->replay, &batch)) == TEA_ERR_UNSUPPORTED) {
             refusal = rc;
             snprintf(refused, sizeof refused, "%s", error_message());
@@ -380,6 +383,7 @@ static int replay_stream(const tea_run_options *o, tea_run *t)
         if (!(rc = trace_reader_objects(reader, &objs, &count)) && !(rc = trace_reader_thread(reader, &tid, &threads))
             && !(rc = trace_reader_run(reader, &run)) && !(rc = check_sampling_known(t, run)))
             rc = keep_objects(t, objs, count, tid, threads, run);
+
     }
     t->totals = *trace_reader_totals(reader);
 done:
@@ -405,6 +409,8 @@ static int replay_frames(const tea_run_options *o, tea_run *t, unsigned threads)
         size_t object_count;
         uint32_t tid, threads_seen;
         trace_frames_objects(frames, &objs, &object_count, &tid, &threads_seen);
+        if (o->flat)
+            trace_frames_drop_contexts(frames);
         if (!(rc = keep_objects(t, objs, object_count, tid, threads_seen, trace_frames_run(frames)))
             && (trace_sampling_groups(&t->objects.run.sampling)
                 || trace_sampling_weighted(&t->objects.run.sampling)))
@@ -689,7 +695,12 @@ int tea_run_trace(const tea_run_options *o, const char *path, tea_run *out)
         rc = replay_stream(o, out);
     if (rc || (rc = tea_replay_finish(out->replay)))
         return rc;
-    if (o->classify && (rc = tea_replay_set_contexts(out->replay, &out->contexts)))
+    /* the contexts the trace recorded, unless rebuilt or dropped */
+    if (!o->classify && !o->flat && out->objects.run.context_count > 1
+        && (rc = trace_contexts_from_nodes(&out->contexts, out->objects.run.contexts,
+                                           out->objects.run.context_count)))
+        return error_prefix(rc, "%s: ", path);
+    if (out->contexts.count > 1 && (rc = tea_replay_set_contexts(out->replay, &out->contexts)))
         return rc;
     trace_digest(&out->header, &out->totals, out->digest);
     collect_samples(out);

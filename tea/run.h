@@ -82,6 +82,8 @@ typedef struct tea_run_options {
                                         instructions (trace/callpath.h) with this classifier and
                                         classify_arg, in every PICS; the trace is read as a stream */
     void *classify_arg;
+    int flat;                        /* drop the calling contexts a trace records (tea record's): every
+                                        µop in the root context, as in a trace without them */
 } tea_run_options;
 
 /* One sampler's outcome. */
@@ -120,8 +122,8 @@ typedef struct tea_run {
                                                   trace */
     int sampled;                               /* a sampled trace (periodic or SimPoint): `estimate` holds */
     trace_estimate estimate;                   /* ... the run's estimate from its windows (trace/estimate.h) */
-    trace_contexts contexts;                   /* options.classify: the calling contexts of every PICS
-                                                  (count 0: none) */
+    trace_contexts contexts;                   /* the calling contexts of every PICS: options.classify's,
+                                                  else the trace's own unless options.flat (count 0: none) */
 } tea_run;
 
 /*

@@ -198,6 +198,8 @@ int study_apply_rules(study_request *req)
     const char *c = req->command;
     size_t kept = 0;
 
+    if (req->call_paths && req->flat)
+        return cli_usage_error(c, "--call-paths rebuilds the calling contexts and --flat drops them: give one");
     if (req->sampler_rules != GOLDEN_RULES_TRACEDOCTOR)
         return CLI_CONTINUE;
     if (req->call_paths)
@@ -309,6 +311,7 @@ static tea_run_options run_options(const study_request *req)
     o.meter = req->meter;
     o.noise_floor = req->noise_floor;
     o.default_min_samples = req->default_min_samples;
+    o.flat = req->flat;
     return o;
 }
 

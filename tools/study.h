@@ -61,6 +61,7 @@ typedef struct study_request {
     int noise_floor;                          /* --noise-floor: each sampler's floor (a second pass) */
     int call_paths;                           /* --call-paths: calling contexts rebuilt from the trace
                                                  with the binary (trace/callpath.h) */
+    int flat;                                 /* --flat: the contexts a trace records dropped */
     uint64_t default_min_samples;             /* not 0: freqs is the default, raised to give this many
                                                  samples where the trace's index tells its length
                                                  (tea_run_options.default_min_samples) */
@@ -100,6 +101,7 @@ typedef struct study_request {
  * pass over the trace. */
 #define STUDY_OPTION_NOISE_FLOOR(req, help_) CLI_FLAG("noise-floor", 0, &STUDY_REQ(req)->noise_floor, help_)
 #define STUDY_OPTION_CALL_PATHS(req, help_) CLI_FLAG("call-paths", 0, &STUDY_REQ(req)->call_paths, help_)
+#define STUDY_OPTION_FLAT(req, help_) CLI_FLAG("flat", 0, &STUDY_REQ(req)->flat, help_)
 #define STUDY_REQ(req) (1 ? (req) : (study_request *)0)
 int study_option_schemes(const char *command, const cli_option *opt, const char *arg);
 int study_option_freqs(const char *command, const cli_option *opt, const char *arg);

@@ -100,6 +100,9 @@ static int copy_objects(trace_reader *reader, trace_writer *writer, trace_format
         if (count || threads != TRACE_THREAD_UNKNOWN)
             fprintf(stderr, "tea convert: note: TraceDoctor tokens have no place for the trace's %zu executable "
                             "object%s and recorded thread; they are not kept\n", count, count == 1 ? "" : "s");
+        if (run->context_count > 1)
+            fprintf(stderr, "tea convert: note: nor for its %u calling contexts; tea replay --call-paths --elf "
+                            "BINARY rebuilds them from the tokens\n", run->context_count - 1);
         return TEA_OK;
     }
     for (size_t i = 0; i < count; i++)

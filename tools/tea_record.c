@@ -510,6 +510,8 @@ int cmd_tea_record(int argc, char **argv)
         CLI_FLAG("kill-after", 0, &vg->kill_after, "kill the program when recording stops"),
         CLI_FLAG("trace-children", 0, &req.run.trace_children,
                  "also record the programs of forked child processes, each\nchild into OUT.PID.tea (the same region options apply)"),
+        CLI_FLAG("call-paths", 0, &req.run.call_paths,
+                 "each instruction's calling context in the trace (its\nprogram's code decoded as it commits; docs/semantics.md,\n\"Calling contexts\"): tea replay keys the PICS by call path"),
         CLI_CALL("thread", 0, "N|all|LIST", thread_option, vg,
                  "record Valgrind's thread N (default 1, the main thread);\nall, or a list 1,3: each of those threads into\nOUT/thread-N.tea (OUT a directory), sampled on its own count"),
         CLI_UINT("hint-after", "N", &req.run.hint_after, 0, UINT64_MAX, "invalid instruction count '%s'",

@@ -426,7 +426,10 @@ static int parse_args(int argc, char **argv, study_request *req, const char **ou
         STUDY_OPTION_CALL_PATHS(req, "calling contexts: the PICS's cells per call path, rebuilt\n"
                                      "from the committed instructions with the binary (--elf,\n"
                                      "else the trace's; docs/semantics.md, \"Calling contexts\");\n"
-                                     "the trace is read as a stream"),
+                                     "the trace is read as a stream. A trace that tea record\n"
+                                     "wrote holds its own, used unless --flat"),
+        STUDY_OPTION_FLAT(req, "drop the calling contexts the trace records: flat PICS,\n"
+                               "the sums over contexts"),
         CLI_OPTIONS_PROGRESS(&req->progress),
         CLI_TRACE_OPTIONS(&req->open),
         CLI_OPTION_HELP,

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #define GOLDEN_MULTIPLIER 0x9E3779B97F4A7C15ull /* 2^64 / golden ratio */
+#define MIX_MULTIPLIER_1 0xFF51AFD7ED558CCDull  /* murmur3's 64-bit finalizer */
+#define MIX_MULTIPLIER_2 0xC4CEB9FE1A85EC53ull
 /* Nodes of a new table, and addresses of a new class cache (powers of two). */
 #define CONTEXTS_INITIAL 64u
 #define CLASS_SLOTS_INITIAL 1024u
@@ -19,8 +21,16 @@
 
 static size_t node_hash(uint32_t parent, uint64_t site, uint64_t entry)
 {
-    uint64_t h = (site ^ (entry << 17) ^ (entry >> 47) ^ ((uint64_t)parent << 40)) * GOLDEN_MULTIPLIER;
-    return (size_t)(h >> 20);
+    /* every input bit reaches the low bits the tables mask (murmur3's
+     * finalizer): one call site reached along many paths differs in the
+     * parent alone */
+    uint64_t h = site ^ (entry * GOLDEN_MULTIPLIER) ^ ((uint64_t)parent * MIX_MULTIPLIER_2);
+    h ^= h >> 33;
+    h *= MIX_MULTIPLIER_1;
+    h ^= h >> 33;
+    h *= MIX_MULTIPLIER_2;
+    h ^= h >> 33;
+    return (size_t)h;
 }
 
 /* Makes room for one more node and keeps the index under half full. */
@@ -103,6 +113,28 @@ int trace_contexts_intern(trace_contexts *t, uint32_t parent, uint64_t site, uin
     return TEA_OK;
 }
 
+int trace_contexts_from_nodes(trace_contexts *t, const trace_context *nodes, uint32_t count)
+{
+    trace_contexts built;
+    int rc = trace_contexts_init(&built);
+
+    for (uint32_t i = 1; !rc && i < count; i++) {
+        uint32_t id;
+        if (nodes[i].parent >= i)
+            rc = error_set(TEA_ERR_FORMAT, "calling context %u comes before its parent %u", i, nodes[i].parent);
+        else if (!(rc = trace_contexts_intern(&built, nodes[i].parent, nodes[i].site, nodes[i].entry, &id))
+                 && id != i)
+            rc = error_set(TEA_ERR_FORMAT, "calling context %u repeats context %u", i, id);
+    }
+    if (rc) {
+        trace_contexts_free(&built);
+        return rc;
+    }
+    trace_contexts_free(t);
+    *t = built;
+    return TEA_OK;
+}
+
 int trace_contexts_copy(trace_contexts *dst, const trace_contexts *src)
 {
     trace_contexts t;
@@ -167,6 +199,13 @@ struct trace_callpath {
     const uint64_t *window_ends; /* a sampled trace's windows (trace_callpath_set_windows), or NULL */
     size_t window_count, window;  /* ... how many, and the one the records are in */
 };
+
+void trace_callpath_update_windows(trace_callpath *cp, const uint64_t *ends, size_t count)
+{
+    assert(count >= cp->window_count); /* windows only ever end */
+    cp->window_ends = ends;
+    cp->window_count = count;
+}
 
 void trace_callpath_set_windows(trace_callpath *cp, const uint64_t *ends, size_t count)
 {

@@ -60,6 +60,12 @@ void trace_contexts_free(trace_contexts *t);
  * full). */
 int trace_contexts_intern(trace_contexts *t, uint32_t parent, uint64_t site, uint64_t entry, uint32_t *id);
 
+/* Replaces `t` with the table of `count` nodes in id order (the root
+ * first, each parent before its children, no node twice: a trace's tree,
+ * trace_run.contexts). 0, TEA_ERR_NOMEM, or TEA_ERR_FORMAT when the nodes
+ * break those rules. */
+int trace_contexts_from_nodes(trace_contexts *t, const trace_context *nodes, uint32_t count);
+
 /* Replaces dst with a copy of src. 0 or TEA_ERR_NOMEM. */
 int trace_contexts_copy(trace_contexts *dst, const trace_contexts *src);
 
@@ -102,6 +108,11 @@ int trace_callpath_step(trace_callpath *cp, uint64_t pc, uint32_t *ctx);
  * stack, its first instruction's function under the root, since the
  * fast-forward before it made calls and returns the trace does not hold. */
 void trace_callpath_set_windows(trace_callpath *cp, const uint64_t *ends, size_t count);
+
+/* As trace_callpath_set_windows, for a recorder whose windows end while
+ * it runs: `ends` (which may have moved) holds the windows ended so far,
+ * and the tracker stays in the window it is in. */
+void trace_callpath_update_windows(trace_callpath *cp, const uint64_t *ends, size_t count);
 
 /* The context an instruction at `pc` would have next, without moving the
  * tracker (an excepting µop: it runs again, or never). As

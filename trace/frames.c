@@ -38,6 +38,9 @@ struct trace_frames {
     size_t count;               /* data frames */
     trace_native_index_entry *entries;
     trace_frame_info *info;
+    uint64_t *context_at;       /* per data frame: file offset of its context frame's content (0: none) */
+    uint32_t *context_size;     /* ... and its size */
+    int drop_contexts;          /* trace_frames_drop_contexts */
 };
 
 struct trace_frame_reader {
@@ -55,6 +58,9 @@ struct trace_frame_reader {
     uint64_t last_cycle;        /* previous record's cycle, when totals.records > 0 */
     trace_totals totals;        /* the frame's records so far */
     int started, done, failed;
+    trace_native_contexts contexts; /* the frame's calling contexts (none: all in the root) */
+    uint8_t *context_bytes;     /* its context frame's content */
+    size_t context_capacity;
 };
 
 /* Reads exactly `size` bytes at `offset`; TEA_ERR_FORMAT when the file ends
@@ -132,7 +138,7 @@ static int load_footer(trace_frames *f)
 {
     const uint64_t frame_size = SKIPPABLE_HEADER_SIZE + TRACE_NATIVE_FOOTER_SIZE;
     uint8_t *data;
-    uint32_t size;
+    uint32_t size = 0;
     int rc;
 
     if (f->file_size < frame_size)
@@ -157,7 +163,7 @@ static int load_objects(trace_frames *f, int *damaged)
 {
     uint8_t head[SKIPPABLE_HEADER_SIZE], *data;
     uint64_t at;
-    uint32_t size;
+    uint32_t size = 0;
     size_t bad;
     int rc;
 
@@ -189,13 +195,32 @@ static int load_objects(trace_frames *f, int *damaged)
     return TEA_OK;
 }
 
+/* The bytes [at, end) before data frame k: its context frame, whose
+ * content's place it notes. TEA_ERR_UNSUPPORTED for anything else there
+ * (the stream reader says what). */
+static int find_context_frame(trace_frames *f, size_t k, uint64_t at, uint64_t end)
+{
+    uint8_t head[SKIPPABLE_HEADER_SIZE + TRACE_NATIVE_MAGIC_SIZE];
+    int rc;
+
+    if (end - at < sizeof head || (rc = read_at(f, head, sizeof head, at, "context frame")))
+        return error_set(TEA_ERR_UNSUPPORTED, "%s: index entry %zu does not match the file's layout", f->name, k);
+    if (trace_native_get_le(head, 4) != NATIVE_SKIPPABLE_MAGIC
+        || at + SKIPPABLE_HEADER_SIZE + trace_native_get_le(head + 4, 4) != end
+        || memcmp(head + SKIPPABLE_HEADER_SIZE, TRACE_NATIVE_CONTEXTS_MAGIC, TRACE_NATIVE_MAGIC_SIZE) != 0)
+        return error_set(TEA_ERR_UNSUPPORTED, "%s: index entry %zu does not match the file's layout", f->name, k);
+    f->context_at[k] = at + SKIPPABLE_HEADER_SIZE;
+    f->context_size[k] = (uint32_t)(end - f->context_at[k]);
+    return TEA_OK;
+}
+
 /* Reads the index and checks that the frames it lists tile the file from
  * `data_start` to the index, each with a first record number, cycles and
  * windows that can be right. */
 static int load_index(trace_frames *f, uint64_t data_start)
 {
     uint8_t *data;
-    uint32_t size;
+    uint32_t size = 0;
     uint64_t count, expect = data_start, records = 0;
     int rc;
 
@@ -223,13 +248,19 @@ static int load_index(trace_frames *f, uint64_t data_start)
     f->count = (size_t)count;
     f->entries = calloc(f->count ? f->count : 1, sizeof *f->entries);
     f->info = calloc(f->count ? f->count : 1, sizeof *f->info);
-    if (!f->entries || !f->info) {
+    f->context_at = calloc(f->count ? f->count : 1, sizeof *f->context_at);
+    f->context_size = calloc(f->count ? f->count : 1, sizeof *f->context_size);
+    if (!f->entries || !f->info || !f->context_at || !f->context_size) {
         free(data);
         return error_set(TEA_ERR_NOMEM, "out of memory");
     }
     for (size_t k = 0; k < f->count; k++) {
         trace_native_index_entry *e = &f->entries[k];
         trace_native_index_entry_decode(data + INDEX_PREAMBLE_SIZE + k * TRACE_NATIVE_INDEX_ENTRY_SIZE, e);
+        if (e->offset > expect && (rc = find_context_frame(f, k, expect, e->offset)))
+            break;
+        if (e->offset > expect)
+            expect = e->offset;
         if (e->offset != expect || e->compressed_size > f->footer.index_offset - expect
             || e->window > f->header.rob_size || (e->records && e->first_cycle > e->last_cycle) || e->reserved) {
             rc = error_set(TEA_ERR_UNSUPPORTED, "%s: index entry %zu does not match the file's layout", f->name, k);
@@ -337,6 +368,11 @@ void trace_frames_objects(const trace_frames *f, const trace_object **objs, size
     *count = f->objects.count;
     *tid = f->objects.tid;
     *threads_seen = f->objects.threads_seen;
+}
+
+void trace_frames_drop_contexts(trace_frames *f)
+{
+    f->drop_contexts = 1;
 }
 
 const trace_run *trace_frames_run(const trace_frames *f)
@@ -478,6 +514,8 @@ void trace_frames_close(trace_frames *f)
     trace_object_list_free(&f->objects);
     free(f->entries);
     free(f->info);
+    free(f->context_at);
+    free(f->context_size);
     free(f->name);
     free(f);
 }
@@ -506,6 +544,26 @@ static int reserve(uint8_t **buf, size_t *capacity, size_t size)
         return error_set(TEA_ERR_NOMEM, "out of memory for a frame of %zu bytes", size);
     *buf = bigger;
     *capacity = size;
+    return TEA_OK;
+}
+
+/* The calling contexts of frame k from its context frame, unless the
+ * trace has none or they are dropped. */
+static int load_frame_contexts(trace_frame_reader *fr, size_t k)
+{
+    const trace_frames *f = fr->frames;
+    uint32_t size = f->context_size[k];
+    int rc;
+
+    trace_native_contexts_frame_start(&fr->contexts);
+    if (!size || f->drop_contexts)
+        return TEA_OK;
+    if ((rc = reserve(&fr->context_bytes, &fr->context_capacity, size))
+        || (rc = read_at(f, fr->context_bytes, size, f->context_at[k], "context frame")))
+        return rc;
+    if ((rc = trace_native_contexts_decode(&fr->contexts, fr->context_bytes, size)))
+        return error_prefix(rc, "%s: frame at byte %llu: ", f->name,
+                            (unsigned long long)(f->context_at[k] - SKIPPABLE_HEADER_SIZE));
     return TEA_OK;
 }
 
@@ -545,6 +603,8 @@ int trace_frame_reader_start(trace_frame_reader *fr, size_t k)
                          (unsigned long long)e->offset, got, e->content_size);
     fr->size = got;
     fr->data = fr->content;
+    if ((rc = load_frame_contexts(fr, k)))
+        return rc;
     fr->started = 1;
     return TEA_OK;
 }
@@ -575,6 +635,12 @@ static int accept_record(trace_frame_reader *fr, const trace_record *rec, const 
 static int check_frame_end(const trace_frame_reader *fr)
 {
     const trace_frame_info *i = &fr->frames->info[fr->k];
+    uint32_t contexts = fr->frames->objects.run.context_count;
+    int rc;
+
+    if (fr->contexts.count && (rc = trace_native_contexts_check(&fr->contexts, contexts ? contexts : 1)))
+        return error_prefix(rc, "%s: frame at byte %llu: ", fr->frames->name,
+                            (unsigned long long)(fr->frames->context_at[fr->k] - SKIPPABLE_HEADER_SIZE));
     if (fr->totals.records != i->records
         || (i->records && (fr->totals.first_cycle != i->first_cycle || fr->totals.last_cycle != i->last_cycle)))
         return error_set(TEA_ERR_FORMAT,
@@ -597,7 +663,7 @@ int trace_frame_reader_read(trace_frame_reader *fr, trace_batch *batch)
     while (trace_batch_has_room(batch) && !fr->done) {
         trace_record rec;
         trace_uop *uops;
-        size_t start;
+        size_t start, first;
 
         if (fr->pos >= fr->size) {
             fr->done = 1;
@@ -607,7 +673,12 @@ int trace_frame_reader_read(trace_frame_reader *fr, trace_batch *batch)
         }
         stream.window = fr->window;
         stream.last_cycle = fr->last_cycle;
+        first = batch->count;
         if (trace_native_decode_batch(&fr->codec, fr->data, fr->size, &fr->pos, &stream, batch) > 0) {
+            if (fr->contexts.count) {
+                size_t from = batch->records[first].first_uop;
+                trace_native_contexts_apply(&fr->contexts, batch->uops + from, batch->uop_count - from);
+            }
             fr->window = stream.window;
             fr->last_cycle = stream.last_cycle;
             assert(fr->window <= f->header.rob_size); /* every decoded record was checked */
@@ -622,6 +693,8 @@ int trace_frame_reader_read(trace_frame_reader *fr, trace_batch *batch)
                               (unsigned long long)f->entries[fr->k].offset, start);
             break;
         }
+        if (fr->contexts.count)
+            trace_native_contexts_apply(&fr->contexts, uops, trace_record_uops(&rec));
         trace_batch_commit(batch, &rec);
     }
     if (rc) {
@@ -643,6 +716,7 @@ unsigned trace_frame_reader_window(const trace_frame_reader *fr)
 
 void trace_frame_reader_tell(const trace_frame_reader *fr, trace_frame_position *at)
 {
+    assert(fr->contexts.count == 0); /* positions are for frames without calling contexts */
     at->frame = fr->k;
     at->pos = fr->pos;
     at->prev_cycle = fr->codec.prev_cycle;
@@ -703,5 +777,7 @@ void trace_frame_reader_free(trace_frame_reader *fr)
     ZSTD_freeDCtx(fr->dctx);
     free(fr->compressed);
     free(fr->content);
+    free(fr->context_bytes);
+    trace_native_contexts_free(&fr->contexts);
     free(fr);
 }

@@ -42,7 +42,8 @@ typedef struct trace_frame_info {
 
 /*
  * Opens `path` for decoding by frame: reads the header, the footer and the
- * index, and checks that the data frames tile the file between the header
+ * index, and checks that the data frames (each after its context frame, if
+ * any) tile the file between the header
  * and the index. Errors: TEA_ERR_UNSUPPORTED when the file cannot be read
  * this way (standard input, a pipe, a TraceDoctor trace, a native trace with
  * an unusual layout: the streaming reader handles those), TEA_ERR_FORMAT for
@@ -71,6 +72,10 @@ void trace_frames_objects(const trace_frames *f, const trace_object **objs, size
 /* The run's facts of the trace's objects frame (all zeros when it has
  * none); valid until close. */
 const trace_run *trace_frames_run(const trace_frames *f);
+
+/* Frame readers created after this give every µop the root context, as
+ * if the trace recorded none (tea replay --flat). */
+void trace_frames_drop_contexts(trace_frames *f);
 
 /* Index entry `k` (k < trace_frames_count). */
 const trace_frame_info *trace_frames_info(const trace_frames *f, size_t k);
@@ -145,7 +150,9 @@ typedef struct trace_frame_data {
     size_t size, capacity;
 } trace_frame_data;
 
-/* Stores where the reader stands (after trace_frame_reader_start). */
+/* Stores where the reader stands (after trace_frame_reader_start), in a
+ * frame without calling contexts (trace_frames_drop_contexts, or a trace
+ * recorded without them). */
 void trace_frame_reader_tell(const trace_frame_reader *fr, trace_frame_position *at);
 
 /* Moves the current frame's bytes into `data` (whose old buffer the reader

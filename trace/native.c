@@ -3,12 +3,14 @@
  * (see native.h and docs/trace-format.md).
  */
 #include "native.h"
+#include "callpath.h"
 #include "../common/error.h"
 
 #include <assert.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zstd.h>
 
 /* Record tag byte. */
 #define TAG_COMMITS_MASK 0x1Fu  /* number of committing µops, 0..16 */
@@ -517,6 +519,200 @@ int trace_native_decode_record(trace_native_codec *c, const uint8_t *data, size_
     r->pad_ = 0;
     c->prev_cycle = r->cycle;
     c->frame_started = 1;
+    return TEA_OK;
+}
+
+/* --- context frames ------------------------------------------------------ */
+
+/* zstd level of a context frame's varints. */
+#define CONTEXTS_LEVEL 3
+/* Most bytes of varints one context frame holds (about 5 * 10^7 changes;
+ * a frame of the default 2^18 records needs 70 MB at worst). */
+#define CONTEXTS_MAX_RAW ((size_t)1 << 30)
+/* A zstd frame's header descriptor byte (after the 4-byte magic) and its
+ * content-checksum flag (RFC 8878, 3.1.1.1.1). */
+#define ZSTD_FRAME_DESCRIPTOR_AT 4
+#define ZSTD_DESCRIPTOR_CHECKSUM 0x04u
+
+void trace_native_contexts_frame_start(trace_native_contexts *c)
+{
+    c->count = c->next = 0;
+    c->uops = 0;
+    c->ctx = TRACE_CONTEXT_ROOT;
+    c->max_ctx = 0;
+}
+
+void trace_native_contexts_free(trace_native_contexts *c)
+{
+    free(c->changes);
+    memset(c, 0, sizeof *c);
+}
+
+static int contexts_push(trace_native_contexts *c, uint64_t uop, uint32_t ctx)
+{
+    if (c->count == c->capacity) {
+        size_t grown = c->capacity ? 2 * c->capacity : 256;
+        trace_native_context_change *p = realloc(c->changes, grown * sizeof *p);
+        if (!p)
+            return error_set(TEA_ERR_NOMEM, "out of memory");
+        c->changes = p;
+        c->capacity = grown;
+    }
+    c->changes[c->count++] = (trace_native_context_change){ uop, ctx };
+    if (ctx > c->max_ctx)
+        c->max_ctx = ctx;
+    return TEA_OK;
+}
+
+int trace_native_contexts_note(trace_native_contexts *c, const trace_uop *uops, size_t n)
+{
+    for (size_t i = 0; i < n; i++, c->uops++) {
+        int rc;
+        if (uops[i].ctx == c->ctx)
+            continue;
+        if ((rc = contexts_push(c, c->uops, uops[i].ctx)))
+            return rc;
+        c->ctx = uops[i].ctx;
+    }
+    return TEA_OK;
+}
+
+int trace_native_contexts_encode(const trace_native_contexts *c, trace_native_buffer *out)
+{
+    trace_native_buffer raw = { NULL, 0, 0 };
+    ZSTD_CCtx *cctx;
+    uint64_t prev = 0;
+    size_t bound, got;
+    int rc;
+
+    out->size = 0;
+    if (c->count == 0)
+        return TEA_OK;
+    if (VARINT_MAX_BYTES * (1 + 2 * c->count) > CONTEXTS_MAX_RAW) {
+        return error_set(TEA_ERR_USAGE, "%zu changes of calling context in one data frame: write smaller frames",
+                         c->count);
+    }
+    if ((rc = trace_native_buffer_reserve(&raw, VARINT_MAX_BYTES * (1 + 2 * c->count))))
+        return rc;
+    /* two columns, which compress better than pairs (cc1: by a quarter):
+     * the gaps to the change before (the first: its index), then each
+     * context as the difference from the one before (the first: from the
+     * root) */
+    raw.size += put_varint(raw.data, c->count);
+    for (size_t i = 0; i < c->count; i++) {
+        raw.size += put_varint(raw.data + raw.size, c->changes[i].uop - (i ? prev + 1 : 0));
+        prev = c->changes[i].uop;
+    }
+    for (size_t i = 0; i < c->count; i++)
+        raw.size += put_varint(raw.data + raw.size,
+                               zigzag((uint64_t)c->changes[i].ctx - (i ? c->changes[i - 1].ctx : TRACE_CONTEXT_ROOT)));
+    bound = ZSTD_compressBound(raw.size);
+    if ((rc = trace_native_buffer_reserve(out, TRACE_NATIVE_MAGIC_SIZE + bound))) {
+        trace_native_buffer_free(&raw);
+        return rc;
+    }
+    memcpy(out->data, TRACE_NATIVE_CONTEXTS_MAGIC, TRACE_NATIVE_MAGIC_SIZE);
+    /* with a checksum, as data frames have: a damaged byte is refused, never read as other contexts */
+    if (!(cctx = ZSTD_createCCtx())) {
+        trace_native_buffer_free(&raw);
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    }
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, CONTEXTS_LEVEL);
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
+    got = ZSTD_compress2(cctx, out->data + TRACE_NATIVE_MAGIC_SIZE, bound, raw.data, raw.size);
+    ZSTD_freeCCtx(cctx);
+    trace_native_buffer_free(&raw);
+    if (ZSTD_isError(got))
+        return error_set(TEA_ERR_IO, "compressing a context frame failed: %s", ZSTD_getErrorName(got));
+    out->size = TRACE_NATIVE_MAGIC_SIZE + got;
+    return TEA_OK;
+}
+
+/* Reads the changes from the varints of data[0..size). */
+static int contexts_parse(trace_native_contexts *c, const uint8_t *data, size_t size)
+{
+    size_t pos = 0;
+    uint64_t count = 0, gap = 0, ctx = 0, delta = 0, at = 0;
+    int rc;
+
+    if ((rc = get_varint(data, size, &pos, &count)))
+        return rc;
+    if (count == 0 || count > size / 2)
+        return error_set(TEA_ERR_FORMAT, "context frame: %llu changes in %zu bytes", (unsigned long long)count, size);
+    for (uint64_t i = 0; i < count; i++) {
+        if ((rc = get_varint(data, size, &pos, &gap)))
+            return rc;
+        if (gap > UINT32_MAX)
+            return error_set(TEA_ERR_FORMAT, "context frame: change %llu out of range", (unsigned long long)i);
+        at += gap + (i ? 1 : 0);
+        if ((rc = contexts_push(c, at, TRACE_CONTEXT_ROOT)))
+            return rc;
+    }
+    for (uint64_t i = 0; i < count; i++) {
+        uint64_t prev = i ? c->changes[i - 1].ctx : TRACE_CONTEXT_ROOT;
+        if ((rc = get_varint(data, size, &pos, &delta)))
+            return rc;
+        ctx = prev + unzigzag(delta);
+        if (ctx > TRACE_CONTEXT_MAX)
+            return error_set(TEA_ERR_FORMAT, "context frame: change %llu out of range", (unsigned long long)i);
+        if (ctx == prev)
+            return error_set(TEA_ERR_FORMAT, "context frame: change %llu changes nothing", (unsigned long long)i);
+        c->changes[i].ctx = (uint32_t)ctx;
+        if (ctx > c->max_ctx)
+            c->max_ctx = (uint32_t)ctx;
+    }
+    if (pos != size)
+        return error_set(TEA_ERR_FORMAT, "context frame: %zu bytes after its changes", size - pos);
+    return TEA_OK;
+}
+
+int trace_native_contexts_decode(trace_native_contexts *c, const uint8_t *data, size_t size)
+{
+    unsigned long long raw_size;
+    uint8_t *raw;
+    size_t got;
+    int rc;
+
+    trace_native_contexts_frame_start(c);
+    if (size < TRACE_NATIVE_MAGIC_SIZE || memcmp(data, TRACE_NATIVE_CONTEXTS_MAGIC, TRACE_NATIVE_MAGIC_SIZE) != 0)
+        return error_set(TEA_ERR_FORMAT, "context frame without its magic");
+    data += TRACE_NATIVE_MAGIC_SIZE;
+    size -= TRACE_NATIVE_MAGIC_SIZE;
+    raw_size = ZSTD_getFrameContentSize(data, size);
+    if (raw_size == ZSTD_CONTENTSIZE_ERROR || raw_size == ZSTD_CONTENTSIZE_UNKNOWN || raw_size == 0
+        || raw_size > CONTEXTS_MAX_RAW || size <= ZSTD_FRAME_DESCRIPTOR_AT
+        || !(data[ZSTD_FRAME_DESCRIPTOR_AT] & ZSTD_DESCRIPTOR_CHECKSUM))
+        return error_set(TEA_ERR_FORMAT, "context frame: no zstd frame of known size with a checksum");
+    if (!(raw = malloc((size_t)raw_size)))
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    got = ZSTD_decompress(raw, (size_t)raw_size, data, size);
+    if (ZSTD_isError(got) || got != raw_size)
+        rc = error_set(TEA_ERR_FORMAT, "context frame: %s",
+                       ZSTD_isError(got) ? ZSTD_getErrorName(got) : "shorter than its stated size");
+    else
+        rc = contexts_parse(c, raw, got);
+    free(raw);
+    if (rc)
+        trace_native_contexts_frame_start(c);
+    return rc;
+}
+
+void trace_native_contexts_apply(trace_native_contexts *c, trace_uop *uops, size_t n)
+{
+    for (size_t i = 0; i < n; i++, c->uops++) {
+        if (c->next < c->count && c->changes[c->next].uop == c->uops)
+            c->ctx = c->changes[c->next++].ctx;
+        uops[i].ctx = c->ctx;
+    }
+}
+
+int trace_native_contexts_check(const trace_native_contexts *c, uint32_t limit)
+{
+    if (c->next < c->count)
+        return error_set(TEA_ERR_FORMAT, "context frame: a change at µop %llu of a frame of %llu µops",
+                         (unsigned long long)c->changes[c->next].uop, (unsigned long long)c->uops);
+    if (c->count && c->max_ctx >= limit)
+        return error_set(TEA_ERR_FORMAT, "context frame: context %u, the trace has %u", c->max_ctx, limit);
     return TEA_OK;
 }
 

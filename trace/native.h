@@ -111,6 +111,54 @@ typedef struct trace_native_stream {
 size_t trace_native_decode_batch(trace_native_codec *c, const uint8_t *data, size_t size, size_t *pos,
                                  trace_native_stream *s, trace_batch *batch);
 
+/* Magic of a context frame: the skippable frame that precedes a data frame
+ * of a trace with calling contexts (docs/trace-format.md "Context frames"). */
+#define TRACE_NATIVE_CONTEXTS_MAGIC "TEACTXCH"
+
+/* One change of calling context within a data frame. */
+typedef struct trace_native_context_change {
+    uint64_t uop;  /* the µop's index in its frame (commits and excepting µops, in record order) */
+    uint32_t ctx;  /* its context, and that of the µops after it until the next change */
+} trace_native_context_change;
+
+/* A data frame's contexts: the changes, and where applying them stands.
+ * Zeroed is empty (every µop in context 0, the root). */
+typedef struct trace_native_contexts {
+    trace_native_context_change *changes; /* increasing µop indices */
+    size_t count, capacity;
+    size_t next;      /* the next change to apply */
+    uint64_t uops;    /* µops of the frame seen so far */
+    uint32_t ctx;     /* context of the µop seen last (0 before the first) */
+    uint32_t max_ctx; /* largest context among the changes */
+} trace_native_contexts;
+
+/* Starts a frame: no changes, no µops seen (the memory is kept). */
+void trace_native_contexts_frame_start(trace_native_contexts *c);
+
+void trace_native_contexts_free(trace_native_contexts *c);
+
+/* Writing: notes the contexts of the next `n` µops of the frame (a change
+ * wherever one differs from the µop before it). 0 or TEA_ERR_NOMEM. */
+int trace_native_contexts_note(trace_native_contexts *c, const trace_uop *uops, size_t n);
+
+/* The context frame's content for the changes noted (magic, then a zstd
+ * frame of varints), into `out` (cleared first); nothing when no µop left
+ * the root. 0, TEA_ERR_NOMEM or TEA_ERR_IO (compression failed). */
+int trace_native_contexts_encode(const trace_native_contexts *c, trace_native_buffer *out);
+
+/* Reading: the changes of a context frame's content (`size` bytes with the
+ * magic) into `c`, which starts its frame. TEA_ERR_FORMAT (a message
+ * without location) for damaged content; TEA_ERR_NOMEM. */
+int trace_native_contexts_decode(trace_native_contexts *c, const uint8_t *data, size_t size);
+
+/* Reading: gives the next `n` µops of the frame their contexts. */
+void trace_native_contexts_apply(trace_native_contexts *c, trace_uop *uops, size_t n);
+
+/* Reading, at the frame's end: TEA_ERR_FORMAT when a change names a µop
+ * beyond the frame's, or a context `limit` or above (the trace's context
+ * count); else 0. */
+int trace_native_contexts_check(const trace_native_contexts *c, uint32_t limit);
+
 /* What the index says about one data frame. */
 typedef struct trace_native_index_entry {
     uint64_t offset;          /* file offset of the frame */

@@ -30,6 +30,8 @@
 #define RUN_KEY_SAMPLING 5    /* u64 every, length, warmup, then u64 window ends */
 #define RUN_KEY_WEIGHTED 6    /* u64 every, length, warmup, then per window u64 start, weight, end */
 #define RUN_KEY_THREADS 7     /* per thread u32 number, u64 instructions */
+#define RUN_KEY_CONTEXTS 8    /* per calling context but the root, in id order: u32 parent, u64 site, u64 entry */
+#define RUN_CONTEXT_BYTES (OBJ_U32 + 2 * OBJ_U64)
 #define RUN_THREAD_BYTES (OBJ_U32 + OBJ_U64)
 #define RUN_SAMPLING_FIXED (3 * OBJ_U64)
 
@@ -92,7 +94,7 @@ int trace_object_list_add(trace_object_list *l, const trace_object *obj)
 int trace_run_present(const trace_run *run)
 {
     return run->exec_count > 0 || run->has_exit_status || run->interrupted || run->region_ns || run->sampling.every
-           || run->thread_count > 0;
+           || run->thread_count > 0 || run->context_count > 0;
 }
 
 int trace_object_list_present(const trace_object_list *l)
@@ -110,6 +112,7 @@ static void run_free(trace_run *run)
     free((uint64_t *)run->sampling.window_starts);
     free((uint64_t *)run->sampling.window_weights);
     free((trace_thread_count *)run->threads);
+    free((trace_context *)run->contexts);
     memset(run, 0, sizeof *run);
 }
 
@@ -123,6 +126,41 @@ static const char *threads_fault(const trace_thread_count *threads, size_t count
         if (threads[i].tid == 0 || (i && threads[i].tid <= threads[i - 1].tid))
             return "a thread numbered 0, or threads not in increasing order";
     return NULL;
+}
+
+/* Checks a calling-context tree as trace_run documents it: a root first,
+ * each node's parent before it, depths that count the calls, no deeper
+ * than the tracker goes, no node twice (an interning of the nodes gives
+ * them their own ids); NULL when sound (or absent), else what is wrong. */
+static const char *contexts_fault(const trace_context *nodes, uint32_t count)
+{
+    static const trace_context root = { 0, 0, TRACE_CONTEXT_ROOT, 0 };
+    const char *fault = NULL;
+    trace_contexts check;
+
+    if (count == 0)
+        return NULL;
+    if (count > TRACE_CONTEXT_MAX || !nodes)
+        return "too many calling contexts";
+    if (memcmp(&nodes[0], &root, sizeof root) != 0)
+        return "the first calling context is not the root";
+    if (trace_contexts_init(&check))
+        return "out of memory checking the calling contexts";
+    for (uint32_t i = 1; i < count && !fault; i++) {
+        const trace_context *c = &nodes[i];
+        uint32_t id;
+        if (c->parent >= i)
+            fault = "a calling context before its parent";
+        else if (c->depth != nodes[c->parent].depth + 1 || c->depth > TRACE_CONTEXT_MAX_DEPTH)
+            fault = "a calling context deeper than its parent by more than one call, or deeper than "
+                    TRACE_CONTEXT_MAX_DEPTH_TEXT;
+        else if (trace_contexts_intern(&check, c->parent, c->site, c->entry, &id))
+            fault = "out of memory checking the calling contexts";
+        else if (id != i)
+            fault = "a calling context given twice";
+    }
+    trace_contexts_free(&check);
+    return fault;
 }
 
 /* Copies n u64 into a new array (*out NULL for a NULL src). 0 or
@@ -202,6 +240,8 @@ int trace_object_list_set_run(trace_object_list *l, const trace_run *run)
         return error_set(TEA_ERR_USAGE, "sampled run: %s", fault);
     if ((fault = threads_fault(run->threads, run->thread_count)))
         return error_set(TEA_ERR_USAGE, "the run's threads: %s", fault);
+    if ((fault = contexts_fault(run->contexts, run->context_count)))
+        return error_set(TEA_ERR_USAGE, "the run's calling contexts: %s", fault);
     if (run->exec_count && !(execs = calloc(run->exec_count, sizeof *execs)))
         return error_set(TEA_ERR_NOMEM, "out of memory");
     copy.execs = execs;
@@ -209,6 +249,8 @@ int trace_object_list_set_run(trace_object_list *l, const trace_run *run)
     copy.sampling.window_ends = copy.sampling.window_starts = copy.sampling.window_weights = NULL;
     copy.threads = NULL;
     copy.thread_count = 0;
+    copy.contexts = NULL;
+    copy.context_count = 0;
     for (size_t i = 0; i < run->exec_count; i++, copy.exec_count++) {
         execs[i].instructions = run->execs[i].instructions;
         if (!(execs[i].path = strdup(run->execs[i].path))) {
@@ -234,6 +276,16 @@ int trace_object_list_set_run(trace_object_list *l, const trace_run *run)
         memcpy(threads, run->threads, run->thread_count * sizeof *threads);
         copy.threads = threads;
         copy.thread_count = run->thread_count;
+    }
+    if (run->context_count) {
+        trace_context *contexts = malloc((size_t)run->context_count * sizeof *contexts);
+        if (!contexts) {
+            run_free(&copy);
+            return error_set(TEA_ERR_NOMEM, "out of memory");
+        }
+        memcpy(contexts, run->contexts, (size_t)run->context_count * sizeof *contexts);
+        copy.contexts = contexts;
+        copy.context_count = run->context_count;
     }
     run_free(&l->run);
     l->run = copy;
@@ -304,6 +356,7 @@ static size_t run_size(const trace_run *run)
                                    + run->sampling.window_count * OBJ_U64 * window_words(&run->sampling)
                              : 0;
     n += run->thread_count ? RUN_FIELD_HEADER + run->thread_count * RUN_THREAD_BYTES : 0;
+    n += run->context_count ? RUN_FIELD_HEADER + (size_t)(run->context_count - 1) * RUN_CONTEXT_BYTES : 0;
     return n;
 }
 
@@ -353,6 +406,15 @@ static uint8_t *encode_run(const trace_run *run, uint8_t *p)
             put_le(p, run->threads[i].tid, OBJ_U32);
             put_le(p + OBJ_U32, run->threads[i].instructions, OBJ_U64);
             p += RUN_THREAD_BYTES;
+        }
+    }
+    if (run->context_count) {
+        p = put_field(p, RUN_KEY_CONTEXTS, (size_t)(run->context_count - 1) * RUN_CONTEXT_BYTES);
+        for (uint32_t i = 1; i < run->context_count; i++) {
+            put_le(p, run->contexts[i].parent, OBJ_U32);
+            put_le(p + OBJ_U32, run->contexts[i].site, OBJ_U64);
+            put_le(p + OBJ_U32 + OBJ_U64, run->contexts[i].entry, OBJ_U64);
+            p += RUN_CONTEXT_BYTES;
         }
     }
     return p;
@@ -497,6 +559,37 @@ static int decode_threads(const uint8_t *v, size_t len, trace_run *run, size_t a
     return TEA_OK;
 }
 
+/* Decodes a calling-context field's value (`len` bytes at v, the field at
+ * byte `at`) into `run`. */
+static int decode_contexts(const uint8_t *v, size_t len, trace_run *run, size_t at, size_t *bad)
+{
+    trace_context *nodes;
+    size_t count = len / RUN_CONTEXT_BYTES + 1;
+    const char *fault;
+
+    if (run->context_count)
+        return bad_frame(bad, at, "a second calling-context field");
+    if (len % RUN_CONTEXT_BYTES || count > TRACE_CONTEXT_MAX)
+        return bad_frame(bad, at, "calling-context field of the wrong size");
+    if (!(nodes = malloc(count * sizeof *nodes)))
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    nodes[0] = (trace_context){ 0, 0, TRACE_CONTEXT_ROOT, 0 };
+    for (size_t i = 1; i < count; i++) {
+        const uint8_t *c = v + (i - 1) * RUN_CONTEXT_BYTES;
+        nodes[i].parent = (uint32_t)get_le(c, OBJ_U32);
+        nodes[i].site = get_le(c + OBJ_U32, OBJ_U64);
+        nodes[i].entry = get_le(c + OBJ_U32 + OBJ_U64, OBJ_U64);
+        nodes[i].depth = nodes[i].parent < i ? nodes[nodes[i].parent].depth + 1 : 0;
+    }
+    if ((fault = contexts_fault(nodes, (uint32_t)count))) {
+        free(nodes);
+        return bad_frame(bad, at, fault);
+    }
+    run->contexts = nodes;
+    run->context_count = (uint32_t)count;
+    return TEA_OK;
+}
+
 /* Decodes the run's fields from data[pos..size) into `run`; unknown keys
  * are skipped, known ones must have their size. */
 static int decode_run(const uint8_t *data, size_t size, size_t pos, trace_run *run, size_t *bad)
@@ -547,6 +640,10 @@ static int decode_run(const uint8_t *data, size_t size, size_t pos, trace_run *r
             break;
         case RUN_KEY_THREADS:
             if ((rc = decode_threads(v, len, run, at, bad)))
+                return rc;
+            break;
+        case RUN_KEY_CONTEXTS:
+            if ((rc = decode_contexts(v, len, run, at, bad)))
                 return rc;
             break;
         default:

@@ -16,6 +16,7 @@
 #ifndef TEA_TRACE_OBJECTS_H
 #define TEA_TRACE_OBJECTS_H
 
+#include "callpath.h"
 #include "sampling.h"
 #include "trace.h"
 
@@ -116,6 +117,10 @@ typedef struct trace_run {
     const trace_thread_count *threads; /* the threads that ran, by increasing number (tea record lists
                                           them when several ran); NULL: unknown */
     size_t thread_count;
+    const trace_context *contexts; /* the calling-context tree the recorder built (trace/callpath.h:
+                                      nodes in id order, the root first; docs/semantics.md "Calling
+                                      contexts"): the µops' contexts are ids into it; NULL: none */
+    uint32_t context_count;        /* nodes, the root included (0: none) */
 } trace_run;
 
 /* Most programs a run lists before the traced one. */

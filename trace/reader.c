@@ -115,6 +115,10 @@ struct trace_reader {
     trace_object_list stream_objects; /* decoding state: the objects frame's content, unless preloaded */
     int shown_end;            /* trace_reader_read returned the end: stream_objects may be shown */
     uint64_t index_end;       /* file offset just after the index frame, once seen */
+    trace_native_contexts contexts; /* decoding state: the calling contexts of the data frame */
+    int contexts_pending;     /* a context frame was read; the next data frame is its */
+    uint64_t contexts_offset; /* file offset of the context frame of the data frame */
+    uint32_t max_ctx;         /* largest context of a µop read */
 };
 
 const trace_header *trace_reader_header(const trace_reader *r)
@@ -143,6 +147,7 @@ void trace_reader_close(trace_reader *r)
     trace_header_free(&r->header);
     trace_object_list_free(&r->objects);
     trace_object_list_free(&r->stream_objects);
+    trace_native_contexts_free(&r->contexts);
     free(r);
 }
 
@@ -716,12 +721,56 @@ static int read_footer(trace_reader *r, const trace_input_frame *f)
     return TEA_OK;
 }
 
+/* A context frame: its changes for the data frame that must follow. */
+static int read_contexts(trace_reader *r, const trace_input_frame *f)
+{
+    int rc;
+    if (r->contexts_pending || r->seen_index)
+        return error_set(TEA_ERR_FORMAT, "%s: context frame at byte %llu precedes no data frame",
+                         trace_input_name(r->in), (unsigned long long)f->offset);
+    if ((rc = trace_native_contexts_decode(&r->contexts, f->data, f->size)))
+        return error_prefix(rc, "%s: frame at byte %llu: ", trace_input_name(r->in), (unsigned long long)f->offset);
+    r->contexts_pending = 1;
+    r->contexts_offset = f->offset;
+    return TEA_OK;
+}
+
+/* The end of a data frame: its context frame named no µop beyond it. */
+static int end_contexts(trace_reader *r)
+{
+    int rc;
+    if (!r->in_data_frame || !r->contexts.count)
+        return TEA_OK;
+    if ((rc = trace_native_contexts_check(&r->contexts, UINT32_MAX)))
+        return error_prefix(rc, "%s: frame at byte %llu: ", trace_input_name(r->in),
+                            (unsigned long long)r->contexts_offset);
+    if (r->contexts.max_ctx > r->max_ctx)
+        r->max_ctx = r->contexts.max_ctx;
+    return TEA_OK;
+}
+
+/* The end of the trace: every µop's context is in the trace's tree. */
+static int check_context_ids(trace_reader *r)
+{
+    const trace_object_list *l = r->objects_preloaded ? &r->objects : &r->stream_objects;
+    uint32_t count = l->run.context_count;
+    if (r->contexts_pending)
+        return error_set(TEA_ERR_FORMAT, "%s: context frame at byte %llu precedes no data frame",
+                         trace_input_name(r->in), (unsigned long long)r->contexts_offset);
+    if (r->max_ctx && r->max_ctx >= count)
+        return error_set(TEA_ERR_FORMAT, "%s: a µop in calling context %u, but the trace's tree holds %u contexts",
+                         trace_input_name(r->in), r->max_ctx, count);
+    return TEA_OK;
+}
+
 /* Moves to the next frame; sets r->done at the end of the trace. */
 static int next_native_frame(trace_reader *r)
 {
     trace_input_frame f;
     int more, rc;
 
+    if ((rc = end_contexts(r)))
+        return rc;
     end_data_frame(r);
     for (;;) {
         if ((rc = trace_input_next_frame(r->in, &f, &more)))
@@ -731,7 +780,7 @@ static int next_native_frame(trace_reader *r)
                 return error_set(TEA_ERR_FORMAT, "%s: truncated native trace: no footer (file ends at byte %llu)",
                                  trace_input_name(r->in), (unsigned long long)trace_input_offset(r->in));
             r->done = 1;
-            return TEA_OK;
+            return check_context_ids(r);
         }
         if (r->seen_footer)
             return error_set(TEA_ERR_FORMAT, "%s: data after the footer at byte %llu", trace_input_name(r->in),
@@ -751,6 +800,9 @@ static int next_native_frame(trace_reader *r)
             r->frame_entry.content_size = (uint32_t)f.size;
             r->frame_entry.window = r->window;
             r->in_data_frame = 1;
+            if (!r->contexts_pending)
+                trace_native_contexts_frame_start(&r->contexts);
+            r->contexts_pending = 0;
             return TEA_OK;
         }
         if (f.variant == TRACE_NATIVE_SKIPPABLE_VARIANT && f.size >= TRACE_NATIVE_MAGIC_SIZE) {
@@ -760,6 +812,8 @@ static int next_native_frame(trace_reader *r)
                 rc = read_footer(r, &f);
             else if (memcmp(f.data, TRACE_OBJECTS_MAGIC, TRACE_NATIVE_MAGIC_SIZE) == 0)
                 rc = read_objects(r, &f);
+            else if (memcmp(f.data, TRACE_NATIVE_CONTEXTS_MAGIC, TRACE_NATIVE_MAGIC_SIZE) == 0)
+                rc = read_contexts(r, &f);
             else if (trace_native_is_header(f.data, f.size))
                 rc = error_set(TEA_ERR_FORMAT, "%s: second header at byte %llu (concatenated traces?)",
                                trace_input_name(r->in), (unsigned long long)f.offset);
@@ -792,6 +846,10 @@ static int read_native(trace_reader *r, trace_batch *batch)
         stream.last_cycle = r->last_cycle;
         fast = trace_native_decode_batch(&r->codec, r->frame, r->frame_size, &r->frame_pos, &stream, batch);
         if (fast > 0) {
+            if (r->contexts.count) {
+                size_t from = batch->records[first].first_uop;
+                trace_native_contexts_apply(&r->contexts, batch->uops + from, batch->uop_count - from);
+            }
             r->window = stream.window;
             r->last_cycle = stream.last_cycle;
             assert(r->window <= r->header.rob_size); /* every decoded record was checked */
@@ -811,6 +869,8 @@ static int read_native(trace_reader *r, trace_batch *batch)
                                 start);
         if ((rc = accept_record(r, &rec, uops)))
             return rc;
+        if (r->contexts.count)
+            trace_native_contexts_apply(&r->contexts, uops, trace_record_uops(&rec));
         if (r->frame_entry.records++ == 0)
             r->frame_entry.first_cycle = rec.cycle;
         r->frame_entry.last_cycle = rec.cycle;

@@ -34,6 +34,9 @@ struct trace_writer {
     trace_native_codec codec;
     trace_native_index_entry frame; /* summary of the frame being built */
     trace_native_buffer index;      /* index entries written so far */
+    trace_native_contexts contexts; /* the calling contexts of the frame being built */
+    trace_native_buffer context_frame; /* a context frame's content */
+    uint32_t max_ctx;               /* largest context of a µop written */
     uint64_t data_frames;
     trace_object_list objects;  /* executable objects and the recorded thread */
     /* TraceDoctor */
@@ -92,6 +95,8 @@ static void writer_free(trace_writer *w)
     trace_native_buffer_free(&w->staging);
     trace_native_buffer_free(&w->compressed);
     trace_native_buffer_free(&w->index);
+    trace_native_contexts_free(&w->contexts);
+    trace_native_buffer_free(&w->context_frame);
     trace_object_list_free(&w->objects);
     trace_header_free(&w->header);
     free(w);
@@ -198,6 +203,14 @@ static int flush_native_frame(trace_writer *w)
         return error_set(TEA_ERR_IO, "%s: compression failed: %s", outfile_path(w->out), ZSTD_getErrorName(size));
     /* zstd kept to the bound reserved; the index keeps a frame's content size in 32 bits */
     assert(size <= bound && w->staging.size <= UINT32_MAX);
+    /* the frame's calling contexts, if any left the root, in a context frame before it */
+    if ((rc = trace_native_contexts_encode(&w->contexts, &w->context_frame)))
+        return error_prefix(rc, "%s: ", outfile_path(w->out));
+    if (w->context_frame.size && (rc = write_skippable(w, w->context_frame.data, w->context_frame.size)))
+        return rc;
+    if (w->contexts.max_ctx > w->max_ctx)
+        w->max_ctx = w->contexts.max_ctx;
+    trace_native_contexts_frame_start(&w->contexts);
     w->frame.offset = w->offset;
     w->frame.compressed_size = size;
     w->frame.content_size = (uint32_t)w->staging.size;
@@ -226,6 +239,8 @@ static int write_native_record(trace_writer *w, const trace_record *r, const tra
         w->frame.first_cycle = r->cycle;
         w->frame.window = w->window;
     }
+    if ((rc = trace_native_contexts_note(&w->contexts, uops, trace_record_uops(r))))
+        return rc;
     len = trace_native_encode_record(&w->codec, r, uops, w->staging.data + w->staging.size);
     assert(len <= TRACE_NATIVE_MAX_RECORD_BYTES); /* within the room reserved */
     w->staging.size += len;
@@ -312,6 +327,9 @@ static int finish_native(trace_writer *w, const trace_notes *notes)
 
     if ((rc = flush_native_frame(w)))
         return rc;
+    if (w->max_ctx >= (w->objects.run.context_count ? w->objects.run.context_count : 1))
+        return error_set(TEA_ERR_USAGE, "%s: a µop in calling context %u, but the trace's tree holds %u contexts",
+                         outfile_path(w->out), w->max_ctx, w->objects.run.context_count);
     count = w->data_frames;
     assert(w->index.size == count * TRACE_NATIVE_INDEX_ENTRY_SIZE); /* one index entry per data frame */
     /* index: magic, entry count, entries */

@@ -232,6 +232,15 @@ static void print_run(FILE *f, const trace_run *run, const trace_totals *t, cons
     if (run->region_ns)
         emit_field(f, "region time", "%.3f s, %.2f M instructions/s", (double)run->region_ns / NS_PER_S,
                (double)t->commits / ((double)run->region_ns / NS_PER_S) / 1e6);
+    if (run->context_count > 1) {
+        uint32_t deepest = 0;
+        for (uint32_t i = 0; i < run->context_count; i++)
+            if (run->contexts[i].depth > deepest)
+                deepest = run->contexts[i].depth;
+        emit_field(f, "call paths", "%u calling contexts, the deepest %u calls below the root (tea replay keys its "
+                                    "PICS by them; --flat drops them)",
+                   run->context_count - 1, deepest);
+    }
     if (run->sampling.every) {
         const trace_sampling *s = &run->sampling;
         trace_estimate e;
@@ -331,6 +340,11 @@ static void json_run(json_writer *j, const trace_run *run, const trace_totals *t
     } else {
         json_null(j);
     }
+    json_key(j, "calling_contexts"); /* tea record --call-paths: the contexts below the root */
+    if (run->context_count > 1)
+        json_u64(j, run->context_count - 1);
+    else
+        json_null(j);
     json_key(j, "sampling");
     if (run->sampling.every) {
         const trace_sampling *s = &run->sampling;

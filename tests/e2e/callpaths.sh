@@ -17,7 +17,11 @@
 #     stack is __clone;start_thread;chase, the main thread's runs through main;
 #   - the RISC-V PIE of the unit tests, generated as a native and as a
 #     TraceDoctor trace of the same walk: both replays give the same
-#     context PICS.
+#     context PICS;
+#   - tea record --call-paths: the replay of the trace gives the PICS that
+#     --call-paths rebuilds from it, byte for byte (whole and sampled), by
+#     frames and as a stream; --flat its sum; tea convert keeps them; a
+#     damaged context frame is refused naming its byte.
 # Skipped (77) without valgrind, tea's Valgrind tool or a C++ compiler.
 . "$(dirname "$0")/lib.bash"
 
@@ -117,6 +121,50 @@ run 0 "$PICS" report sctx/golden.pics --granularity callpath --top 3
 run 0 "$PICS" report sctx/golden.pics --children --top 3
 run 0 "$PICS" error sctx/tea.pics sctx/golden.pics --granularity callpath
 run 0 "$PICS" export --format speedscope sctx/golden.pics -o sampled.speedscope.json
+
+# --- contexts recorded (tea record --call-paths): the replay keys the PICS by
+# them as --call-paths rebuilds them from the same trace, by frames and as a
+# stream; --flat drops them (the sum over contexts); tea convert keeps them
+run 0 "$TEA" record -q --call-paths -o rec.tea -- ./prog 20
+run 0 "$TEA" info rec.tea
+contains out.txt "call paths:"
+for mode in "" "--threads 1" "--call-paths" "--flat"; do
+    name=rec$(echo "$mode" | tr -d ' -')
+    run 0 "$TEA" replay rec.tea $mode --schemes golden,tea --period 500 -q -o "$name"
+done
+contains rec/golden.pics "contexts "
+grep -q "^contexts " recflat/golden.pics && fail "--flat wrote contexts"
+for s in golden tea; do
+    cmp -s rec/$s.pics recthreads1/$s.pics || fail "$s: the recorded contexts read by frames and as a stream differ"
+    cmp -s rec/$s.picsreccallpaths/$s.pics 2>/dev/null
+    cmp -s rec/$s.pics reccallpaths/$s.pics || fail "$s: the recorded contexts differ from those --call-paths rebuilds"
+    "$PICS" export "rec/$s.pics" >rec-$s.csv || fail "pics export rec/$s.pics"
+    "$PICS" export "recflat/$s.pics" >recflat-$s.csv || fail "pics export recflat/$s.pics"
+    cmp -s rec-$s.csv recflat-$s.csv || fail "$s: --flat is not the sum over the recorded contexts"
+done
+run 0 "$TEA" convert rec.tea -o rec-converted.tea
+run 0 "$TEA" replay rec-converted.tea --schemes golden -q -o rec-converted
+grep -v '^#' rec/golden.pics >a.txt
+grep -v '^#' rec-converted/golden.pics >b.txt
+cmp -s a.txt b.txt || fail "tea convert lost or changed the recorded contexts"
+# a sampled recording: each window from an empty stack, as the replay rebuilds it
+run 0 "$TEA" record -q --call-paths --sample-every 100000 --sample-length 10000 -o srec.tea -- ./prog 20
+run 0 "$TEA" replay srec.tea --schemes golden -q -o srec
+run 0 "$TEA" replay srec.tea --call-paths --schemes golden -q -o srec-rebuilt
+contains srec/golden.pics "contexts "
+cmp -s srec/golden.pics srec-rebuilt/golden.pics || fail "a sampled recording's contexts differ from the rebuilt ones"
+# a damaged context frame: its header descriptor byte (after the frame's
+# 8-byte skippable header, its 8-byte magic and zstd's 4-byte one) made
+# invalid; refused by frames and as a stream, naming the frame's byte
+at=$(grep -obUa TEACTXCH rec.tea | head -n 1 | cut -d: -f1)
+[ -n "$at" ] || fail "rec.tea has no context frame"
+cp rec.tea bad.tea
+printf '\377' | dd of=bad.tea bs=1 seek=$((at + 12)) conv=notrunc 2>/dev/null
+run 1 "$TEA" replay bad.tea --schemes golden -q -o bad
+contains err.txt "frame at byte $((at - 8)): context frame:"
+[ -e bad ] && fail "a refused trace left its output directory"
+run 1 "$TEA" replay bad.tea --threads 1 --schemes golden -q -o bad
+contains err.txt "frame at byte $((at - 8)): context frame:"
 
 # --- every thread of a threaded program: each core's contexts, the program's merged by path
 cc -O1 -g -pthread -o pth "$DATA/record_pthreads.c" || fail "cannot build record_pthreads"

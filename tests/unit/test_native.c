@@ -8,6 +8,7 @@
 #include "trace/native.h"
 
 #include <stdlib.h>
+#include <zstd.h>
 #include <string.h>
 
 #define WIDTH 4
@@ -347,6 +348,113 @@ static void fused_decoder_cycle_limit(void **state)
     test_stream_free(&s);
 }
 
+
+/* A context frame's content for hand-made varints `raw` (magic, zstd,
+ * with a checksum unless `checksum` is 0). */
+static size_t context_frame(const uint8_t *raw, size_t n, int checksum, uint8_t *out, size_t cap)
+{
+    size_t got;
+    memcpy(out, TRACE_NATIVE_CONTEXTS_MAGIC, TRACE_NATIVE_MAGIC_SIZE);
+    ZSTD_CCtx *cctx = ZSTD_createCCtx();
+    assert_non_null(cctx);
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, checksum);
+    got = ZSTD_compress2(cctx, out + TRACE_NATIVE_MAGIC_SIZE, cap - TRACE_NATIVE_MAGIC_SIZE, raw, n);
+    ZSTD_freeCCtx(cctx);
+    assert_false(ZSTD_isError(got));
+    return TRACE_NATIVE_MAGIC_SIZE + got;
+}
+
+/* Context frames: the changes noted from µops, encoded, decoded and
+ * applied give every µop its context back; a frame all in the root has
+ * none; damaged ones are refused. */
+static void context_frames(void **state)
+{
+    const uint32_t ctx[] = { 0, 0, 5, 5, 7, 0, 0, 2 };
+    enum { N = sizeof ctx / sizeof ctx[0] };
+    trace_uop u[N], back[N];
+    trace_native_contexts c, d;
+    trace_native_buffer out = { NULL, 0, 0 };
+    uint8_t frame[256];
+    /* two changes: gaps 1 and 0 (µops 1 and 2), contexts +3 (zigzag 6) and +0 */
+    const uint8_t same_twice[] = { 2, 1, 0, 6, 0 };
+    const uint8_t trailing[] = { 1, 0, 6, 9 };
+    const uint8_t none[] = { 0 };
+    (void)state;
+
+    memset(&c, 0, sizeof c);
+    memset(&d, 0, sizeof d);
+    memset(u, 0, sizeof u);
+    for (unsigned i = 0; i < N; i++)
+        u[i].ctx = ctx[i];
+    /* noted in two parts (two records): changes at µops 2, 4, 5, 7 */
+    assert_int_equal(trace_native_contexts_note(&c, u, 3), 0);
+    assert_int_equal(trace_native_contexts_note(&c, u + 3, N - 3), 0);
+    assert_int_equal(c.count, 4);
+    assert_int_equal(c.changes[0].uop, 2);
+    assert_int_equal(c.changes[0].ctx, 5);
+    assert_int_equal(c.changes[1].uop, 4);
+    assert_int_equal(c.changes[2].uop, 5);
+    assert_int_equal(c.changes[2].ctx, 0);
+    assert_int_equal(c.changes[3].uop, 7);
+    assert_int_equal(c.max_ctx, 7);
+    assert_int_equal(trace_native_contexts_encode(&c, &out), 0);
+    assert_memory_equal(out.data, "TEACTXCH", 8);
+    assert_int_equal(trace_native_contexts_decode(&d, out.data, out.size), 0);
+    assert_int_equal(d.count, 4);
+    memset(back, 0xFF, sizeof back);
+    trace_native_contexts_apply(&d, back, 5);
+    trace_native_contexts_apply(&d, back + 5, N - 5);
+    for (unsigned i = 0; i < N; i++)
+        assert_int_equal(back[i].ctx, ctx[i]);
+    assert_int_equal(trace_native_contexts_check(&d, 8), 0);
+    assert_int_equal(trace_native_contexts_check(&d, 7), TEA_ERR_FORMAT);
+    assert_contains(error_message(), "context 7, the trace has 7");
+    /* a frame shorter than its changes say */
+    assert_int_equal(trace_native_contexts_decode(&d, out.data, out.size), 0);
+    trace_native_contexts_apply(&d, back, 6);
+    assert_int_equal(trace_native_contexts_check(&d, 8), TEA_ERR_FORMAT);
+    assert_contains(error_message(), "a change at µop 7 of a frame of 6 µops");
+    /* all in the root: no frame */
+    trace_native_contexts_frame_start(&c);
+    memset(u, 0, sizeof u);
+    assert_int_equal(trace_native_contexts_note(&c, u, N), 0);
+    assert_int_equal(c.count, 0);
+    assert_int_equal(trace_native_contexts_encode(&c, &out), 0);
+    assert_int_equal(out.size, 0);
+    /* damaged */
+    assert_int_equal(trace_native_contexts_decode(&d, (const uint8_t *)"TEACTXCX????", 12), TEA_ERR_FORMAT);
+    assert_contains(error_message(), "without its magic");
+    assert_int_equal(trace_native_contexts_decode(&d, (const uint8_t *)"TEACTXCH\x28\xb5\x2f\xfd", 12),
+                     TEA_ERR_FORMAT);
+    assert_int_equal(trace_native_contexts_decode(&d, frame, context_frame(same_twice, sizeof same_twice, 1, frame,
+                                                                            sizeof frame)),
+                     TEA_ERR_FORMAT);
+    assert_contains(error_message(), "change 1 changes nothing");
+    assert_int_equal(trace_native_contexts_decode(&d, frame, context_frame(trailing, sizeof trailing, 1, frame,
+                                                                            sizeof frame)),
+                     TEA_ERR_FORMAT);
+    assert_contains(error_message(), "1 bytes after its changes");
+    assert_int_equal(trace_native_contexts_decode(&d, frame, context_frame(none, sizeof none, 1, frame, sizeof frame)),
+                     TEA_ERR_FORMAT);
+    assert_contains(error_message(), "0 changes");
+    assert_int_equal(d.count, 0); /* a refused frame leaves no change behind */
+    /* no checksum; a damaged checksum */
+    assert_int_equal(trace_native_contexts_decode(&d, frame, context_frame(trailing, 3, 0, frame, sizeof frame)),
+                     TEA_ERR_FORMAT);
+    assert_contains(error_message(), "with a checksum");
+    assert_int_equal(trace_native_contexts_encode(&c, &out), 0); /* c: all in the root again */
+    {
+        size_t n = context_frame(trailing, 3, 1, frame, sizeof frame);
+        assert_int_equal(trace_native_contexts_decode(&d, frame, n), 0);
+        frame[n - 1] ^= 0x40;
+        assert_int_equal(trace_native_contexts_decode(&d, frame, n), TEA_ERR_FORMAT);
+        assert_contains(error_message(), "checksum");
+    }
+    trace_native_buffer_free(&out);
+    trace_native_contexts_free(&c);
+    trace_native_contexts_free(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -356,6 +464,7 @@ int main(void)
         cmocka_unit_test(footer_and_index_round_trip),
         cmocka_unit_test(fused_decoder_matches_reference),
         cmocka_unit_test(fused_decoder_cycle_limit),
+        cmocka_unit_test(context_frames),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

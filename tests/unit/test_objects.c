@@ -423,7 +423,7 @@ static void run_facts(void **state)
     char *path = test_temp_path("run.tea");
     trace_write_options o = { TRACE_FORMAT_NATIVE, 0, 0, FRAME_RECORDS };
     const trace_exec execs[] = { { "/usr/bin/env", 251833 }, { "/usr/bin/bash", 7 } };
-    trace_run run = { execs, 2, 1, 3, SIGINT, 123456789, { 0, 0, 0, NULL, 0, NULL, NULL }, NULL, 0 };
+    trace_run run = { execs, 2, 1, 3, SIGINT, 123456789, { 0, 0, 0, NULL, 0, NULL, NULL }, NULL, 0, NULL, 0 };
     const trace_run *back;
     trace_object_list l, d;
     trace_writer *w;
@@ -728,6 +728,204 @@ static void run_threads(void **state)
     trace_object_list_free(&d);
 }
 
+
+/* --- calling contexts (docs/trace-format.md, "Context frames") --- */
+
+/* The tree of the context tests: the root, main at 0x1000 called from
+ * nowhere known, a called at 0x1040 from main's 0x1010, leaf from a's
+ * 0x1050. */
+static const trace_context context_tree[] = {
+    { 0, 0, TRACE_CONTEXT_ROOT, 0 },
+    { 0, 0x1000, 0, 1 },
+    { 0x1010, 0x1040, 1, 2 },
+    { 0x1050, 0x2000, 2, 3 },
+};
+#define CONTEXT_TREE_NODES 4u
+
+/* The model stream with µop i in context (i / 7) % 4, 0 for the µops of
+ * every 50th record: changes inside records and across frames. */
+static void stream_with_contexts(test_stream *s)
+{
+    test_stream_init(s);
+    for (size_t r = 0; r < model.count; r++) {
+        trace_uop uops[TRACE_MAX_RECORD_UOPS + 1];
+        const trace_record *rec = &model.records[r];
+        unsigned n = trace_record_uops(rec);
+        memcpy(uops, model.uops + rec->first_uop, n * sizeof *uops);
+        for (unsigned k = 0; k < n; k++)
+            uops[k].ctx = r % 50 ? (uint32_t)((rec->first_uop + k) / 7 % CONTEXT_TREE_NODES) : TRACE_CONTEXT_ROOT;
+        test_stream_append(s, rec, uops);
+    }
+}
+
+/* Writes `s` natively with the test tree (nodes: how many of it) into path. */
+static int write_contexts(const char *path, const test_stream *s, uint32_t nodes)
+{
+    trace_write_options o = { TRACE_FORMAT_NATIVE, 0, 0, FRAME_RECORDS };
+    trace_writer *w;
+    trace_batch b = test_stream_batch(s, 0, s->count);
+    trace_run run;
+    int rc;
+
+    memset(&run, 0, sizeof run);
+    run.contexts = context_tree;
+    run.context_count = nodes;
+    assert_int_equal(trace_writer_open(&w, path, &s->header, &o), 0);
+    assert_int_equal(trace_writer_write(w, &b), 0);
+    assert_int_equal(trace_writer_set_run(w, &run), 0);
+    rc = trace_writer_finish(w, NULL);
+    return rc;
+}
+
+/* Every frame of `path` through frame readers, in order, into `out`
+ * (frames whose contexts are dropped when `drop`). */
+static void read_by_frames(const char *path, int drop, test_stream *out)
+{
+    trace_frames *f;
+    trace_frame_reader *fr;
+    trace_batch batch;
+
+    test_stream_init(out);
+    if (trace_frames_open(&f, path))
+        fail_msg("%s", error_message());
+    if (drop)
+        trace_frames_drop_contexts(f);
+    assert_int_equal(trace_frames_run(f)->context_count, CONTEXT_TREE_NODES);
+    assert_int_equal(trace_frame_reader_create(&fr, f), 0);
+    assert_int_equal(trace_batch_init(&batch, 1000), 0);
+    for (size_t k = 0; k < trace_frames_count(f); k++) {
+        assert_int_equal(trace_frame_reader_start(fr, k), 0);
+        for (;;) {
+            if (trace_frame_reader_read(fr, &batch))
+                fail_msg("%s", error_message());
+            if (batch.count == 0)
+                break;
+            for (size_t i = 0; i < batch.count; i++)
+                test_stream_append(out, &batch.records[i], batch.uops + batch.records[i].first_uop);
+        }
+    }
+    trace_batch_free(&batch);
+    trace_frame_reader_free(fr);
+    trace_frames_close(f);
+}
+
+/* A trace with contexts: the stream reader (file and pipe) and the frame
+ * reader give every µop its context; dropped, the root; the tree comes
+ * back node for node; old readers' view (the records) is unchanged. */
+static void contexts_round_trip(void **state)
+{
+    char *path = test_temp_path("contexts.tea"), *plain = test_temp_path("no-contexts.tea");
+    char *fifo = test_temp_path("contexts.fifo");
+    test_stream with, back, flat;
+    trace_reader *r;
+    const trace_run *run;
+    trace_write_options o = { TRACE_FORMAT_NATIVE, 0, 0, FRAME_RECORDS };
+    pid_t child;
+    (void)state;
+
+    stream_with_contexts(&with);
+    assert_int_equal(write_contexts(path, &with, CONTEXT_TREE_NODES), 0);
+    assert_int_equal(test_stream_read(path, NULL, &back), 0);
+    assert_streams_equal(&with, &back);
+    test_stream_free(&back);
+    child = serve_fifo(path, fifo);
+    assert_int_equal(test_stream_read(fifo, NULL, &back), 0);
+    fifo_done(child, fifo);
+    assert_streams_equal(&with, &back);
+    test_stream_free(&back);
+    read_by_frames(path, 0, &back);
+    assert_streams_equal(&with, &back);
+    test_stream_free(&back);
+    /* dropped: the model's own µops, all in the root */
+    read_by_frames(path, 1, &flat);
+    assert_streams_equal(&model, &flat);
+    test_stream_free(&flat);
+    /* the tree, depths included */
+    assert_int_equal(trace_reader_open(&r, path, NULL), 0);
+    assert_int_equal(trace_reader_run(r, &run), 0);
+    assert_int_equal(run->context_count, CONTEXT_TREE_NODES);
+    assert_memory_equal(run->contexts, context_tree, sizeof context_tree);
+    trace_reader_close(r);
+    /* a µop in a context the tree lacks: the writer refuses the trace */
+    assert_int_equal(write_contexts(path, &with, CONTEXT_TREE_NODES - 1), TEA_ERR_USAGE);
+    assert_contains(error_message(), "a µop in calling context 3, but the trace's tree holds 3 contexts");
+    /* all in the root: the bytes of a trace without contexts, and its tree */
+    assert_int_equal(test_stream_write(&model, &model.header, &o, plain), 0);
+    {
+        uint8_t *a, *b;
+        size_t na, nb;
+        assert_int_equal(write_contexts(path, &model, CONTEXT_TREE_NODES), 0);
+        test_read_file(plain, &a, &na);
+        test_read_file(path, &b, &nb);
+        /* no context frame: header, data frames and index agree byte for
+         * byte; the objects frame with the tree stands before the footer */
+        assert_true(nb > na);
+        assert_memory_equal(a, b, na - SKIP_HEADER - TRACE_NATIVE_FOOTER_SIZE);
+        free(a);
+        free(b);
+    }
+    test_stream_free(&with);
+    unlink(path);
+    unlink(plain);
+    free(path);
+    free(plain);
+    free(fifo);
+}
+
+/* The tree in the objects frame: encoded and decoded node for node; trees
+ * that break its rules are refused naming the field's byte. */
+static void contexts_field(void **state)
+{
+    trace_context bad[CONTEXT_TREE_NODES];
+    trace_object_list l, d;
+    trace_run run;
+    uint8_t *data = NULL;
+    size_t size = 0, bad_at;
+    (void)state;
+
+    memset(&run, 0, sizeof run);
+    memset(&l, 0, sizeof l);
+    memset(&d, 0, sizeof d);
+    run.contexts = context_tree;
+    run.context_count = CONTEXT_TREE_NODES;
+    assert_int_equal(trace_object_list_set_run(&l, &run), 0);
+    assert_true(trace_object_list_present(&l));
+    assert_int_equal(trace_object_list_encode(&l, &data, &size), 0);
+    /* magic, thread, threads, count: 20; the field: 6 + 3 * (4 + 8 + 8) */
+    assert_int_equal(size, 20 + 6 + 60);
+    assert_int_equal(data[20], 8);
+    assert_int_equal(trace_object_list_decode(data, size, &d, &bad_at), 0);
+    assert_int_equal(d.run.context_count, CONTEXT_TREE_NODES);
+    assert_memory_equal(d.run.contexts, context_tree, sizeof context_tree);
+    /* leaf's parent made 3, itself (content byte 20 + 6 + 2 * 20) */
+    data[20 + 6 + 40] = 3;
+    assert_int_equal(trace_object_list_decode(data, size, &d, &bad_at), TEA_ERR_FORMAT);
+    assert_int_equal(bad_at, 20);
+    assert_contains(error_message(), "a calling context before its parent");
+    /* leaf made a's twin: parent 1, a's site and entry */
+    data[20 + 6 + 40] = 1;
+    memcpy(data + 20 + 6 + 44, data + 20 + 6 + 24, 16);
+    assert_int_equal(trace_object_list_decode(data, size, &d, &bad_at), TEA_ERR_FORMAT);
+    assert_contains(error_message(), "a calling context given twice");
+    /* a field cut inside a node */
+    data[20 + 2] = 59;
+    assert_int_equal(trace_object_list_decode(data, size - 1, &d, &bad_at), TEA_ERR_FORMAT);
+    assert_contains(error_message(), "calling-context field of the wrong size");
+    /* set_run checks the tree: no root first, a depth that skips a call */
+    memcpy(bad, context_tree, sizeof bad);
+    bad[0].site = 1;
+    run.contexts = bad;
+    assert_int_equal(trace_object_list_set_run(&l, &run), TEA_ERR_USAGE);
+    assert_contains(error_message(), "the first calling context is not the root");
+    memcpy(bad, context_tree, sizeof bad);
+    bad[3].depth = 5;
+    assert_int_equal(trace_object_list_set_run(&l, &run), TEA_ERR_USAGE);
+    assert_contains(error_message(), "deeper than its parent by more than one call");
+    free(data);
+    trace_object_list_free(&l);
+    trace_object_list_free(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -739,6 +937,8 @@ int main(void)
         cmocka_unit_test(run_sampling),
         cmocka_unit_test(weighted_sampling),
         cmocka_unit_test(run_threads),
+        cmocka_unit_test(contexts_round_trip),
+        cmocka_unit_test(contexts_field),
         cmocka_unit_test(thread_file_names),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

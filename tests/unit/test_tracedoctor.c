@@ -363,6 +363,7 @@ static void full_rob_is_told_from_empty(void **state)
     uint64_t cycle = 10, pc = 0x400;
     (void)state;
 
+    memset(u, 0, sizeof u); /* every field compared, the context included */
     test_stream_init(&s);
     for (int i = 0; window + TRACE_TD_SLOTS <= ROB; i++) { /* dispatch until full */
         memset(&r, 0, sizeof r);

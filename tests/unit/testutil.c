@@ -164,10 +164,11 @@ void assert_streams_equal(const test_stream *a, const test_stream *b)
                      y->flags, x->retire, y->retire, x->squash, y->squash, x->dispatch, y->dispatch);
         for (unsigned k = 0; k < trace_record_uops(x); k++) {
             const trace_uop *u = &a->uops[x->first_uop + k], *v = &b->uops[y->first_uop + k];
-            if (u->pc != v->pc || u->psv != v->psv || u->offset != v->offset)
-                fail_msg("record %zu (cycle %llu) µop %u differs: pc %llx/%llx psv %u/%u offset %u/%u", i,
-                         (unsigned long long)x->cycle, k, (unsigned long long)u->pc, (unsigned long long)v->pc,
-                         u->psv, v->psv, u->offset, v->offset);
+            if (u->pc != v->pc || u->psv != v->psv || u->offset != v->offset || u->ctx != v->ctx)
+                fail_msg("record %zu (cycle %llu) µop %u differs: pc %llx/%llx psv %u/%u offset %u/%u "
+                         "context %u/%u",
+                         i, (unsigned long long)x->cycle, k, (unsigned long long)u->pc, (unsigned long long)v->pc,
+                         u->psv, v->psv, u->offset, v->offset, u->ctx, v->ctx);
         }
     }
 }
