@@ -716,7 +716,6 @@ unsigned trace_frame_reader_window(const trace_frame_reader *fr)
 
 void trace_frame_reader_tell(const trace_frame_reader *fr, trace_frame_position *at)
 {
-    assert(fr->contexts.count == 0); /* positions are for frames without calling contexts */
     at->frame = fr->k;
     at->pos = fr->pos;
     at->prev_cycle = fr->codec.prev_cycle;
@@ -726,6 +725,9 @@ void trace_frame_reader_tell(const trace_frame_reader *fr, trace_frame_position 
     at->window = fr->window;
     at->last_cycle = fr->last_cycle;
     at->totals = fr->totals;
+    at->context_next = fr->contexts.next;
+    at->context_uops = fr->contexts.uops;
+    at->context_ctx = fr->contexts.ctx;
 }
 
 void trace_frame_reader_hand_over(trace_frame_reader *fr, trace_frame_data *data)
@@ -733,12 +735,18 @@ void trace_frame_reader_hand_over(trace_frame_reader *fr, trace_frame_data *data
     uint8_t *bytes = data->bytes;
     size_t capacity = data->capacity;
 
+    trace_native_contexts contexts = data->contexts;
+
+    assert(!fr->contexts.borrowed); /* a frame the reader started, not one it was seeked into */
     data->frame = fr->k;
     data->bytes = fr->content;
     data->capacity = fr->content_capacity;
     data->size = fr->size;
+    data->contexts = fr->contexts;
     fr->content = bytes;
     fr->content_capacity = capacity;
+    fr->contexts = contexts;
+    trace_native_contexts_frame_start(&fr->contexts);
     fr->data = NULL;
     fr->size = fr->pos = 0;
     fr->started = 0;
@@ -762,11 +770,21 @@ void trace_frame_reader_seek(trace_frame_reader *fr, const trace_frame_data *dat
     fr->totals = at->totals;
     fr->started = 1;
     fr->failed = 0;
+    /* the frame's changes, borrowed from `data`, applied from the position on */
+    if (!fr->contexts.borrowed)
+        trace_native_contexts_free(&fr->contexts);
+    fr->contexts = data->contexts;
+    fr->contexts.capacity = 0;
+    fr->contexts.borrowed = 1;
+    fr->contexts.next = at->context_next;
+    fr->contexts.uops = at->context_uops;
+    fr->contexts.ctx = at->context_ctx;
 }
 
 void trace_frame_data_free(trace_frame_data *data)
 {
     free(data->bytes);
+    trace_native_contexts_free(&data->contexts);
     memset(data, 0, sizeof *data);
 }
 

@@ -22,6 +22,7 @@
 #ifndef TEA_TRACE_FRAMES_H
 #define TEA_TRACE_FRAMES_H
 
+#include "native.h"
 #include "objects.h"
 #include "record.h"
 #include "trace.h"
@@ -140,6 +141,9 @@ typedef struct trace_frame_position {
     unsigned window;            /* ROB entries before the next record */
     uint64_t last_cycle;        /* cycle of the previous record */
     trace_totals totals;        /* the frame's records before the position */
+    size_t context_next;        /* its calling contexts: the next change to apply, */
+    uint64_t context_uops;      /* ... the µops seen, */
+    uint32_t context_ctx;       /* ... and the context of the last */
 } trace_frame_position;
 
 /* A frame's decompressed bytes, owned by whoever holds the struct. Start
@@ -148,15 +152,15 @@ typedef struct trace_frame_data {
     size_t frame;
     uint8_t *bytes;
     size_t size, capacity;
+    trace_native_contexts contexts; /* the frame's calling contexts (none: all in the root) */
 } trace_frame_data;
 
-/* Stores where the reader stands (after trace_frame_reader_start), in a
- * frame without calling contexts (trace_frames_drop_contexts, or a trace
- * recorded without them). */
+/* Stores where the reader stands (after trace_frame_reader_start). */
 void trace_frame_reader_tell(const trace_frame_reader *fr, trace_frame_position *at);
 
-/* Moves the current frame's bytes into `data` (whose old buffer the reader
- * keeps for its next frame), once the reader has read the frame to its end.
+/* Moves the current frame's bytes and calling contexts into `data` (whose
+ * old buffers the reader keeps for its next frame), once the reader has
+ * read the frame to its end.
  * The reader then needs trace_frame_reader_start again. */
 void trace_frame_reader_hand_over(trace_frame_reader *fr, trace_frame_data *data);
 

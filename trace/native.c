@@ -536,6 +536,11 @@ int trace_native_decode_record(trace_native_codec *c, const uint8_t *data, size_
 
 void trace_native_contexts_frame_start(trace_native_contexts *c)
 {
+    if (c->borrowed) {
+        c->changes = NULL;
+        c->capacity = 0;
+        c->borrowed = 0;
+    }
     c->count = c->next = 0;
     c->uops = 0;
     c->ctx = TRACE_CONTEXT_ROOT;
@@ -544,12 +549,14 @@ void trace_native_contexts_frame_start(trace_native_contexts *c)
 
 void trace_native_contexts_free(trace_native_contexts *c)
 {
-    free(c->changes);
+    if (!c->borrowed)
+        free(c->changes);
     memset(c, 0, sizeof *c);
 }
 
 static int contexts_push(trace_native_contexts *c, uint64_t uop, uint32_t ctx)
 {
+    assert(!c->borrowed); /* frame_start lets borrowed changes go */
     if (c->count == c->capacity) {
         size_t grown = c->capacity ? 2 * c->capacity : 256;
         trace_native_context_change *p = realloc(c->changes, grown * sizeof *p);

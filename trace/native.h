@@ -130,9 +130,11 @@ typedef struct trace_native_contexts {
     uint64_t uops;    /* µops of the frame seen so far */
     uint32_t ctx;     /* context of the µop seen last (0 before the first) */
     uint32_t max_ctx; /* largest context among the changes */
+    int borrowed;     /* the changes are another's (a frame handed over): never grown or freed here */
 } trace_native_contexts;
 
-/* Starts a frame: no changes, no µops seen (the memory is kept). */
+/* Starts a frame: no changes, no µops seen (the memory is kept, unless
+ * borrowed: then it is let go). */
 void trace_native_contexts_frame_start(trace_native_contexts *c);
 
 void trace_native_contexts_free(trace_native_contexts *c);

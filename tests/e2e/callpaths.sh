@@ -123,18 +123,19 @@ run 0 "$PICS" error sctx/tea.pics sctx/golden.pics --granularity callpath
 run 0 "$PICS" export --format speedscope sctx/golden.pics -o sampled.speedscope.json
 
 # --- contexts recorded (tea record --call-paths): the replay keys the PICS by
-# them as --call-paths rebuilds them from the same trace, by frames and as a
-# stream; --flat drops them (the sum over contexts); tea convert keeps them
+# them as --call-paths rebuilds them from the same trace, by frames (IBS's
+# tags read again from positions in handed-over frames) and as a stream;
+# --flat drops them (the sum over contexts); tea convert keeps them
 run 0 "$TEA" record -q --call-paths -o rec.tea -- ./prog 20
 run 0 "$TEA" info rec.tea
 contains out.txt "call paths:"
 for mode in "" "--threads 1" "--call-paths" "--flat"; do
     name=rec$(echo "$mode" | tr -d ' -')
-    run 0 "$TEA" replay rec.tea $mode --schemes golden,tea --period 500 -q -o "$name"
+    run 0 "$TEA" replay rec.tea $mode --schemes golden,tea,ibs --period 500 -q -o "$name"
 done
 contains rec/golden.pics "contexts "
 grep -q "^contexts " recflat/golden.pics && fail "--flat wrote contexts"
-for s in golden tea; do
+for s in golden tea ibs; do
     cmp -s rec/$s.pics recthreads1/$s.pics || fail "$s: the recorded contexts read by frames and as a stream differ"
     cmp -s rec/$s.picsreccallpaths/$s.pics 2>/dev/null
     cmp -s rec/$s.pics reccallpaths/$s.pics || fail "$s: the recorded contexts differ from those --call-paths rebuilds"

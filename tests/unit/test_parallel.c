@@ -51,6 +51,21 @@ static char *write_framed(const char *workload, uint64_t seed, uint32_t frame_re
     return path;
 }
 
+/* µops in a row in one context, and the contexts, of the traces with them. */
+#define CONTEXT_RUN 5
+#define CONTEXTS 6
+
+/* write_framed with calling contexts (context frames before the data frames). */
+static char *write_framed_contexts(const char *workload, uint64_t seed, uint32_t frame_records, test_stream *s)
+{
+    trace_write_options o = { TRACE_FORMAT_NATIVE, 0, 0, frame_records };
+    char *path = test_temp_path("framed-contexts.tea");
+    test_model_stream(workload, seed, CYCLES, s);
+    test_stream_set_contexts(s, CONTEXT_RUN, CONTEXTS);
+    assert_int_equal(test_stream_write_contexts(s, &s->header, &o, path, CONTEXTS), 0);
+    return path;
+}
+
 /* Every frame decoded on its own gives the stream's records, and the frames'
  * sequence gives the streaming reader's totals and statistics. */
 static void frames_decode_like_the_stream(void **state)
@@ -113,15 +128,17 @@ static void frames_decode_like_the_stream(void **state)
 
 /* Batches read again from the positions told before them, from bytes handed
  * over to another reader and in reverse order, are the batches first read,
- * with the same totals after them; the first reader goes on to other frames
- * with the buffer it got in exchange. */
+ * with the same totals after them (and the same calling contexts, of a
+ * trace with them); the first reader goes on to other frames with the
+ * buffer it got in exchange. */
 #define AGAIN_FRAME 500
 #define AGAIN_BATCH 50
 #define AGAIN_MAX_BATCHES (AGAIN_FRAME / AGAIN_BATCH + 2)
 static void frames_read_again_from_positions(void **state)
 {
     (void)state;
-    for (size_t w = 0; w < WORKLOADS; w++) {
+    for (size_t run = 0; run < 2 * WORKLOADS; run++) {
+        size_t w = run % WORKLOADS;
         test_stream model, first[AGAIN_MAX_BATCHES];
         trace_frame_position at[AGAIN_MAX_BATCHES];
         trace_totals after[AGAIN_MAX_BATCHES];
@@ -129,7 +146,8 @@ static void frames_read_again_from_positions(void **state)
         trace_frames *f;
         trace_frame_reader *fr, *again;
         trace_batch batch;
-        char *path = write_framed(workloads[w], 7, AGAIN_FRAME, &model);
+        char *path = run < WORKLOADS ? write_framed(workloads[w], 7, AGAIN_FRAME, &model)
+                                     : write_framed_contexts(workloads[w], 7, AGAIN_FRAME, &model);
         size_t most = 0; /* batches in the longest frame */
 
         assert_int_equal(trace_frames_open(&f, path), 0);

@@ -3,6 +3,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
+#include "trace/objects.h"
 #include "model/core.h"
 #include "model/workload.h"
 
@@ -149,6 +150,37 @@ int test_stream_write(const test_stream *s, const trace_header *h, const trace_w
         }
     }
     return trace_writer_finish(w, NULL);
+}
+
+void test_stream_set_contexts(test_stream *s, unsigned run, uint32_t contexts)
+{
+    for (size_t i = 0; i < s->uop_count; i++)
+        s->uops[i].ctx = (uint32_t)(i / run % contexts);
+}
+
+int test_stream_write_contexts(const test_stream *s, const trace_header *h, const trace_write_options *opts,
+                               const char *path, uint32_t contexts)
+{
+    trace_context *chain = calloc(contexts, sizeof *chain);
+    trace_writer *w;
+    trace_run run;
+    int rc;
+
+    assert_non_null(chain);
+    for (uint32_t i = 1; i < contexts; i++)
+        chain[i] = (trace_context){ 0x1000 + 16 * i, 0x2000 + 16 * i, i - 1, i };
+    memset(&run, 0, sizeof run);
+    run.contexts = chain;
+    run.context_count = contexts;
+    if ((rc = trace_writer_open(&w, path, h, opts)) == 0) {
+        trace_batch b = test_stream_batch(s, 0, s->count);
+        if ((rc = trace_writer_set_run(w, &run)) || (rc = trace_writer_write(w, &b)))
+            trace_writer_abort(w);
+        else
+            rc = trace_writer_finish(w, NULL);
+    }
+    free(chain);
+    return rc;
 }
 
 void assert_streams_equal(const test_stream *a, const test_stream *b)

@@ -56,6 +56,14 @@ int test_stream_write(const test_stream *s, const trace_header *h, const trace_w
 /* A batch view of the stream's records [first, first + count). */
 trace_batch test_stream_batch(const test_stream *s, size_t first, size_t count);
 
+/* Gives µop i of `s` the calling context (i / run) % contexts. */
+void test_stream_set_contexts(test_stream *s, unsigned run, uint32_t contexts);
+
+/* test_stream_write with a calling-context tree of `contexts` nodes (the
+ * root, then a chain: context i called from context i - 1) in the trace. */
+int test_stream_write_contexts(const test_stream *s, const trace_header *h, const trace_write_options *opts,
+                               const char *path, uint32_t contexts);
+
 /* Asserts that two streams hold identical records and µops. */
 void assert_streams_equal(const test_stream *a, const test_stream *b);
 
