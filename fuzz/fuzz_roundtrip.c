@@ -1,8 +1,9 @@
 /* Properties of the trace formats, checked on every trace the streaming
  * reader accepts (a difference aborts, which the fuzzer reports as a crash):
  *
- *  - round trip: its records written natively (in frames of a few records)
- *    read back the same, through the streaming reader and through the frame
+ *  - round trip: its records written natively (in frames of a few records,
+ *    with their calling contexts and tree) read back the same, through the
+ *    streaming reader and through the frame
  *    reader (stream against frames: a differential check of the two
  *    decoders); written as TraceDoctor tokens, where the format can express
  *    them, they read back the same too, and so does their native rewrite
@@ -16,6 +17,7 @@
 #include "tea/replay.h"
 #include "tea/run.h"
 #include "trace/frames.h"
+#include "trace/objects.h"
 #include "trace/record.h"
 #include "trace/trace.h"
 
@@ -30,10 +32,12 @@
 /* The sampling period of the replay check (cycles). */
 #define ROUNDTRIP_PERIOD 7
 
-/* Every record of a trace, with its µops, in one growing batch. */
+/* Every record of a trace, with its µops, in one growing batch, and its
+ * calling-context tree (what a native rewrite must carry with them). */
 typedef struct recording {
     trace_batch all;
     trace_header header;
+    trace_object_list objects; /* its run's contexts only */
     int ok;
 } recording;
 
@@ -92,6 +96,16 @@ static void read_stream(const char *path, const uint8_t *data, size_t size, reco
                 break;
             }
     }
+    if (rc == 0) {
+        const trace_run *run;
+        trace_run contexts;
+        memset(&contexts, 0, sizeof contexts);
+        if ((rc = trace_reader_run(r, &run)) == 0) {
+            contexts.contexts = run->contexts;
+            contexts.context_count = run->context_count;
+            rc = trace_object_list_set_run(&rec->objects, &contexts);
+        }
+    }
     rec->ok = rc == 0;
     trace_reader_close(r);
     trace_batch_free(&b);
@@ -127,8 +141,9 @@ static void read_frames(const char *path, recording *rec)
     trace_batch_free(&b);
 }
 
-/* True when two recordings hold the same records and µops. */
-static int same_records(const recording *a, const recording *b)
+/* True when two recordings hold the same records and µops (their
+ * contexts too when `contexts`: TraceDoctor tokens hold none). */
+static int same_records(const recording *a, const recording *b, int contexts)
 {
     if (a->all.count != b->all.count || a->all.uop_count != b->all.uop_count)
         return 0;
@@ -139,7 +154,8 @@ static int same_records(const recording *a, const recording *b)
             || x->squash != y->squash || x->dispatch != y->dispatch)
             return 0;
         for (size_t k = 0; k < trace_record_uops(x); k++)
-            if (ux[k].pc != uy[k].pc || ux[k].psv != uy[k].psv || ux[k].offset != uy[k].offset)
+            if (ux[k].pc != uy[k].pc || ux[k].psv != uy[k].psv || ux[k].offset != uy[k].offset
+                || (contexts && ux[k].ctx != uy[k].ctx))
                 return 0;
     }
     return 1;
@@ -147,6 +163,7 @@ static int same_records(const recording *a, const recording *b)
 
 static void recording_free(recording *rec)
 {
+    trace_object_list_free(&rec->objects);
     trace_batch_free(&rec->all);
     trace_header_free(&rec->header);
 }
@@ -160,7 +177,8 @@ static int write_trace(const recording *rec, const char *path, trace_format form
     int rc;
     if ((rc = trace_writer_open(&w, path, &rec->header, &o)))
         return rc;
-    if ((rc = trace_writer_write(w, &rec->all))) {
+    if ((format == TRACE_FORMAT_NATIVE && (rc = trace_writer_set_run(w, &rec->objects.run)))
+        || (rc = trace_writer_write(w, &rec->all))) {
         trace_writer_abort(w);
         return rc;
     }
@@ -174,7 +192,8 @@ static int same_pics(const pics *a, const pics *b)
         return 0;
     for (size_t i = 0; i < a->capacity; i++) {
         const pics_cell *c = &a->slots[i], *o;
-        if (c->used && (!(o = pics_find(b, c->pc, c->psv)) || o->value != c->value || o->count != c->count))
+        if (c->used
+            && (!(o = pics_find_ctx(b, c->ctx, c->pc, c->psv)) || o->value != c->value || o->count != c->count))
             return 0;
     }
     return 1;
@@ -225,24 +244,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (write_trace(&orig, native, TRACE_FORMAT_NATIVE) == 0) {
         read_stream(native, NULL, 0, &again);
-        if (!again.ok || !same_records(&orig, &again))
+        if (!again.ok || !same_records(&orig, &again, 1))
             violated("a native rewrite reads back differently (streaming reader)");
         recording_free(&again);
         read_frames(native, &again);
-        if (!again.ok || !same_records(&orig, &again))
+        if (!again.ok || !same_records(&orig, &again, 1))
             violated("a native rewrite reads back differently by frames than as a stream");
         recording_free(&again);
         check_threads(native);
         if (fuzz_write_temp(NULL, 0, td) == 0) {
             if (write_trace(&orig, td, TRACE_FORMAT_TRACEDOCTOR) == 0) {
                 read_stream(td, NULL, 0, &again);
-                if (!again.ok || !same_records(&orig, &again))
+                if (!again.ok || !same_records(&orig, &again, 0))
                     violated("TraceDoctor tokens read back differently");
                 if (fuzz_write_temp(NULL, 0, back) == 0) {
                     if (write_trace(&again, back, TRACE_FORMAT_NATIVE) == 0) {
                         recording twice;
                         read_stream(back, NULL, 0, &twice);
-                        if (!twice.ok || !same_records(&orig, &twice))
+                        if (!twice.ok || !same_records(&orig, &twice, 0))
                             violated("native -> TraceDoctor -> native changed the records");
                         recording_free(&twice);
                     }

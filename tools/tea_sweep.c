@@ -436,6 +436,7 @@ int cmd_tea_sweep(int argc, char **argv)
     study_request_init(&req, argv[0]);
     req.golden = 0;
     req.seed_count = SWEEP_DEFAULT_SEEDS;
+    req.flat = 1; /* rows only: their errors are the flat PICS's, which recorded contexts would only slow */
     if (!command_line)
         return cli_fail(argv[0], error_set(TEA_ERR_NOMEM, "out of memory"));
     if ((rc = study_parse_freqs(&req, SWEEP_DEFAULT_FREQS)))
