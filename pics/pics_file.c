@@ -1091,18 +1091,51 @@ void pics_provenance_json(json_writer *j, const pics_info *info, const char *pat
 
 /* True when two lists name the same objects in the same order and the same
  * thread. */
-static int same_objects(const trace_object_list *a, const trace_object_list *b)
+/* Whether two objects are one: the same file mapped at the same place. */
+static int same_object(const trace_object *x, const trace_object *y)
 {
-    if (a->count != b->count || a->tid != b->tid || a->threads_seen != b->threads_seen)
-        return 0;
-    for (size_t i = 0; i < a->count; i++) {
-        const trace_object *x = &a->items[i], *y = &b->items[i];
-        if (strcmp(x->path, y->path) != 0 || x->build_id_len != y->build_id_len
-            || memcmp(x->build_id, y->build_id, x->build_id_len) != 0 || x->load_bias != y->load_bias
-            || x->start != y->start || x->end != y->end)
-            return 0;
+    return strcmp(x->path, y->path) == 0 && x->build_id_len == y->build_id_len
+           && memcmp(x->build_id, y->build_id, x->build_id_len) == 0 && x->load_bias == y->load_bias
+           && x->start == y->start && x->end == y->end;
+}
+
+/* Merges src's objects into dst's. Lists of one address space (the threads
+ * of one process: no object of one overlaps another object of the other)
+ * give their union, in dst's order then src's new ones; lists that
+ * disagree (different runs) give none, as one list cannot describe both.
+ * The thread stays when it is the same, else it becomes unknown (a PICS
+ * of several threads). 0 or TEA_ERR_NOMEM. */
+static int merge_objects(trace_object_list *dst, const trace_object_list *src)
+{
+    size_t had = dst->count;
+
+    if (dst->tid != src->tid || dst->threads_seen != src->threads_seen) {
+        dst->tid = 0;
+        dst->threads_seen = TRACE_THREAD_UNKNOWN;
     }
-    return 1;
+    if ((had == 0) != (src->count == 0)) {
+        trace_object_list_free(dst); /* a list against none: unknown */
+        return TEA_OK;
+    }
+    for (size_t i = 0; i < src->count; i++) {
+        const trace_object *y = &src->items[i];
+        int known = 0, clash = 0;
+        for (size_t k = 0; k < had && !known && !clash; k++) {
+            const trace_object *x = &dst->items[k];
+            known = same_object(x, y);
+            clash = !known && x->start < y->end && y->start < x->end;
+        }
+        if (clash) {
+            trace_object_list_free(dst);
+            return TEA_OK;
+        }
+        if (!known) {
+            int rc = trace_object_list_add(dst, y);
+            if (rc)
+                return rc;
+        }
+    }
+    return TEA_OK;
 }
 
 int pics_info_merge(pics_info *dst, const pics_info *src)
@@ -1147,8 +1180,11 @@ int pics_info_merge(pics_info *dst, const pics_info *src)
         dst->program.binary_path = dst->program.build_id = NULL;
         dst->program.has_load_bias = 0;
     }
-    if (!same_objects(&dst->objects, &src->objects))
-        trace_object_list_free(&dst->objects);
+    {
+        int rc = merge_objects(&dst->objects, &src->objects);
+        if (rc)
+            return rc;
+    }
     if (dst->golden_total + src->golden_total < dst->golden_total || dst->samples + src->samples < dst->samples)
         return error_set(TEA_ERR_UNSUPPORTED,
                          "the merged golden total would exceed 2^64 units (%llu cycles): "

@@ -218,10 +218,12 @@ void pics_provenance_json(json_writer *j, const pics_info *info, const char *pat
 
 /* Merges `src` into `dst` (profiles of the same scheme and settings, e.g.
  * the same trace split in parts or several traces): values, counts, samples,
- * losses and golden totals add. The objects and thread stay when both lists
- * are the same (same objects in the same order, same thread) and are
- * dropped otherwise, as the binary is: one list cannot describe the address
- * spaces of different runs. TEA_ERR_USAGE when they are not mergeable. */
+ * losses and golden totals add. The objects of one address space (the
+ * threads of one process, whose lists may differ by what each saw mapped)
+ * give their union; lists that disagree (an object where the other has
+ * another) are dropped, as the binary is: one list cannot describe the
+ * address spaces of different runs. The thread stays when it is the same,
+ * else it becomes unknown. TEA_ERR_USAGE when they are not mergeable. */
 int pics_info_merge(pics_info *dst, const pics_info *src);
 
 #endif

@@ -103,17 +103,25 @@ contains out.txt "# thread 4242 recorded (3 in the program)"
 contains out.txt "# object /usr/bin/my prog: 0x555555554000-0x555555556000, load bias 0x555555554000, build-id 1a2b3c4d"
 contains out.txt "# object /lib/x86_64-linux-gnu/libc.so.6: 0x7ffff7dc0000-0x7ffff7f50000, load bias 0x7ffff7d9a000, build-id none"
 
-# pics merge: the same list stays, different lists are dropped (one list
-# cannot describe the address spaces of different runs)
+# pics merge: the same list stays; lists of one address space (no object
+# where the other has another: a process's threads) give their union; a
+# list against none, or lists that disagree, are dropped (one list cannot
+# describe the address spaces of different runs)
 run 0 "$PICS" merge r1/golden.pics r2/golden.pics -o same.pics
 contains same.pics "trace.objects 2"
 contains same.pics "trace.thread 4242 3"
 run 0 "$PICS" merge r1/golden.pics r0/golden.pics -o mixed.pics
-if grep -q "^trace.object\|^trace.thread" mixed.pics; then fail "merging different object lists kept one"; fi
-run 0 "$FIXTURE" plain.tea other.tea 4242 3 0x1000 0x2000 0 - /bin/other
+if grep -q "^trace.object\|^trace.thread" mixed.pics; then fail "merging a list with none kept one"; fi
+run 0 "$FIXTURE" plain.tea other.tea 4243 3 0x1000 0x2000 0 - /bin/other
 run 0 "$TEA" replay other.tea --period 200 -o rother
 run 0 "$PICS" merge r1/golden.pics rother/golden.pics -o other.pics
-if grep -q "^trace.object" other.pics; then fail "merging different object lists kept one"; fi
+contains other.pics "trace.objects 3"
+contains other.pics "/bin/other"
+if grep -q "^trace.thread" other.pics; then fail "two threads merged kept one thread"; fi
+run 0 "$FIXTURE" plain.tea clash.tea 4242 3 0x555555554000 0x555555556000 0 - /bin/clash
+run 0 "$TEA" replay clash.tea --period 200 -o rclash
+run 0 "$PICS" merge r1/golden.pics rclash/golden.pics -o clash.pics
+if grep -q "^trace.object" clash.pics; then fail "merging lists that disagree kept one"; fi
 
 # PICS files with damaged object lines are refused with the line
 sed 's/^trace.objects 2$/trace.objects 3/' r1/golden.pics >count.pics

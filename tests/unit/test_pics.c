@@ -490,8 +490,8 @@ static void objects_info(pics_info *info, size_t count, int thread)
 }
 
 /* The objects and thread survive a file round trip; a PICS with them is
- * format 1.1, one without stays 1.0; merging keeps equal lists and drops
- * different ones. */
+ * format 1.1, one without stays 1.0; merging keeps equal lists, unites the
+ * lists of one address space and drops lists that disagree. */
 static void test_objects_round_trip_and_merge(void **state)
 {
     char *path = test_temp_path("objects.pics");
@@ -531,19 +531,33 @@ static void test_objects_round_trip_and_merge(void **state)
     assert_int_equal(pics_info_merge(&read, &info), TEA_OK);
     assert_int_equal(read.objects.count, 2);
     assert_int_equal(read.objects.threads_seen, 4);
-    /* another thread: dropped, thread and objects alike */
+    /* another thread of the process: the objects stay, the thread is unknown */
     objects_info(&other, 2, 0);
     assert_int_equal(pics_info_merge(&read, &other), TEA_OK);
-    assert_int_equal(read.objects.count, 0);
+    assert_int_equal(read.objects.count, 2);
     assert_int_equal(read.objects.threads_seen, TRACE_THREAD_UNKNOWN);
     pics_info_free(&other);
     pics_info_free(&read);
-    /* one object fewer: dropped */
+    /* one object fewer (a thread that ended before a dlopen): the union */
     assert_int_equal(pics_info_copy(&read, &info), TEA_OK);
     objects_info(&other, 1, 1);
-    assert_int_equal(pics_info_merge(&read, &other), TEA_OK);
-    assert_int_equal(read.objects.count, 0);
+    assert_int_equal(pics_info_merge(&other, &read), TEA_OK);
+    assert_int_equal(other.objects.count, 2);
+    assert_string_equal(other.objects.items[1].path, want[1].path);
+    assert_int_equal(other.objects.threads_seen, 4);
     pics_info_free(&other);
+    /* another file where the program was: another run, dropped */
+    {
+        trace_object clash = want[0];
+        clash.path = "/usr/bin/other";
+        pics_info_init(&other);
+        strcpy(other.scheme, "golden");
+        strcpy(other.trace_digest, "0000000000000002");
+        assert_int_equal(pics_info_set_objects(&other, &clash, 1, 99, 4), TEA_OK);
+        assert_int_equal(pics_info_merge(&read, &other), TEA_OK);
+        assert_int_equal(read.objects.count, 0);
+        pics_info_free(&other);
+    }
     pics_info_free(&read);
 
     /* no objects, no thread: format 1.0 and no object keys */
