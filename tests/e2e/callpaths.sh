@@ -14,7 +14,9 @@
 #   - pics error --granularity callpath of the golden against itself is 0;
 #   - pics report --children: leaf's total is its self, a's is more;
 #   - tests/data/record_pthreads.c recorded with --thread all: a thread's
-#     stack is __clone;start_thread;chase, the main thread's runs through main;
+#     stack is __clone;start_thread;chase, the main thread's runs through main,
+#     in the program's PICS (the threads' objects united); recorded with
+#     --call-paths, the same contexts as rebuilt;
 #   - the RISC-V PIE of the unit tests, generated as a native and as a
 #     TraceDoctor trace of the same walk: both replays give the same
 #     context PICS;
@@ -172,11 +174,16 @@ cc -O1 -g -pthread -o pth "$DATA/record_pthreads.c" || fail "cannot build record
 run 0 "$TEA" record -q --thread all -o pth.d -- ./pth
 run 0 "$TEA" replay pth.d --call-paths --schemes golden -q -o pthr
 contains pthr/golden.pics "contexts "
-for core in pthr/cores/*; do
-    "$PICS" report "$core/golden.pics" --granularity callpath --top 0 --format csv 2>/dev/null
-done >thread-paths.csv
+# the program's PICS names the library functions (the threads' objects, united)
+contains pthr/golden.pics "trace.object "
+run 0 "$PICS" report pthr/golden.pics --granularity callpath --top 0 --format csv -o thread-paths.csv
 grep -q ',__clone;start_thread;chase,' thread-paths.csv || fail "no thread's stack __clone;start_thread;chase"
 grep -q ';main;' thread-paths.csv || fail "the main thread has no stack through main"
+# recorded with the contexts: the same program PICS
+run 0 "$TEA" record -q --call-paths --thread all -o pth-rec.d -- ./pth
+run 0 "$TEA" replay pth-rec.d --schemes golden -q -o pthrec
+run 0 "$TEA" replay pth-rec.d --call-paths --schemes golden -q -o pthrec-rebuilt
+cmp -s pthrec/golden.pics pthrec-rebuilt/golden.pics || fail "a threaded recording's contexts differ from the rebuilt ones"
 
 # --- RISC-V through TraceDoctor tokens: the same contexts as the native trace of the same walk
 rv="$BIN/../tests/disasm_prog.riscv64"
