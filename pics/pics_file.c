@@ -1174,6 +1174,11 @@ int pics_info_merge(pics_info *dst, const pics_info *src)
     if (src->trace_last_cycle > dst->trace_last_cycle)
         dst->trace_last_cycle = src->trace_last_cycle;
     dst->trace_records += src->trace_records;
+    /* objects of different programs are different address spaces, whatever their places */
+    int other_program = (dst->program.binary_path == NULL) != (src->program.binary_path == NULL)
+                        || (dst->program.binary_path && strcmp(dst->program.binary_path, src->program.binary_path) != 0);
+    if (other_program)
+        trace_object_list_free(&dst->objects);
     if (!dst->program.binary_path || !src->program.binary_path || strcmp(dst->program.binary_path, src->program.binary_path) != 0) {
         free(dst->program.binary_path);
         free(dst->program.build_id);

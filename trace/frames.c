@@ -206,6 +206,7 @@ static int find_context_frame(trace_frames *f, size_t k, uint64_t at, uint64_t e
     if (end - at < sizeof head || (rc = read_at(f, head, sizeof head, at, "context frame")))
         return error_set(TEA_ERR_UNSUPPORTED, "%s: index entry %zu does not match the file's layout", f->name, k);
     if (trace_native_get_le(head, 4) != NATIVE_SKIPPABLE_MAGIC
+        || trace_native_get_le(head + 4, 4) > TRACE_INPUT_MAX_FRAME_SIZE
         || at + SKIPPABLE_HEADER_SIZE + trace_native_get_le(head + 4, 4) != end
         || memcmp(head + SKIPPABLE_HEADER_SIZE, TRACE_NATIVE_CONTEXTS_MAGIC, TRACE_NATIVE_MAGIC_SIZE) != 0)
         return error_set(TEA_ERR_UNSUPPORTED, "%s: index entry %zu does not match the file's layout", f->name, k);
@@ -555,15 +556,23 @@ static int load_frame_contexts(trace_frame_reader *fr, size_t k)
     uint32_t size = f->context_size[k];
     int rc;
 
+    uint32_t limit = f->objects.run.context_count ? f->objects.run.context_count : 1;
+
     trace_native_contexts_frame_start(&fr->contexts);
-    if (!size || f->drop_contexts)
+    if (!size)
         return TEA_OK;
     if ((rc = reserve(&fr->context_bytes, &fr->context_capacity, size))
         || (rc = read_at(f, fr->context_bytes, size, f->context_at[k], "context frame")))
         return rc;
-    if ((rc = trace_native_contexts_decode(&fr->contexts, fr->context_bytes, size)))
+    if ((rc = trace_native_contexts_decode(&fr->contexts, fr->context_bytes, size, fr->size)))
         return error_prefix(rc, "%s: frame at byte %llu: ", f->name,
                             (unsigned long long)(f->context_at[k] - SKIPPABLE_HEADER_SIZE));
+    /* the tree is known at open: a context it lacks is refused before any µop names it */
+    if (fr->contexts.max_ctx >= limit)
+        return error_set(TEA_ERR_FORMAT, "%s: frame at byte %llu: context frame: context %u, the trace has %u", f->name,
+                         (unsigned long long)(f->context_at[k] - SKIPPABLE_HEADER_SIZE), fr->contexts.max_ctx, limit);
+    if (f->drop_contexts) /* checked as every reader checks it, then dropped */
+        trace_native_contexts_frame_start(&fr->contexts);
     return TEA_OK;
 }
 

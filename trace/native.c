@@ -526,9 +526,9 @@ int trace_native_decode_record(trace_native_codec *c, const uint8_t *data, size_
 
 /* zstd level of a context frame's varints. */
 #define CONTEXTS_LEVEL 3
-/* Most bytes of varints one context frame holds (about 5 * 10^7 changes;
- * a frame of the default 2^18 records needs 70 MB at worst). */
-#define CONTEXTS_MAX_RAW ((size_t)1 << 30)
+/* Most bytes of varints one context frame holds (about 1.3 * 10^7
+ * changes; a frame of the default 2^18 records needs 90 MB at worst). */
+#define CONTEXTS_MAX_RAW ((size_t)256 << 20)
 /* A zstd frame's header descriptor byte (after the 4-byte magic) and its
  * content-checksum flag (RFC 8878, 3.1.1.1.1). */
 #define ZSTD_FRAME_DESCRIPTOR_AT 4
@@ -554,7 +554,7 @@ void trace_native_contexts_free(trace_native_contexts *c)
     memset(c, 0, sizeof *c);
 }
 
-static int contexts_push(trace_native_contexts *c, uint64_t uop, uint32_t ctx)
+static int contexts_push(trace_native_contexts *c, uint32_t uop, uint32_t ctx)
 {
     assert(!c->borrowed); /* frame_start lets borrowed changes go */
     if (c->count == c->capacity) {
@@ -577,7 +577,8 @@ int trace_native_contexts_note(trace_native_contexts *c, const trace_uop *uops, 
         int rc;
         if (uops[i].ctx == c->ctx)
             continue;
-        if ((rc = contexts_push(c, c->uops, uops[i].ctx)))
+        assert(c->uops <= UINT32_MAX); /* a frame's content is under 2^32 bytes */
+        if ((rc = contexts_push(c, (uint32_t)c->uops, uops[i].ctx)))
             return rc;
         c->ctx = uops[i].ctx;
     }
@@ -635,8 +636,8 @@ int trace_native_contexts_encode(const trace_native_contexts *c, trace_native_bu
     return TEA_OK;
 }
 
-/* Reads the changes from the varints of data[0..size). */
-static int contexts_parse(trace_native_contexts *c, const uint8_t *data, size_t size)
+/* Reads the changes from the varints of data[0..size), at most `most`. */
+static int contexts_parse(trace_native_contexts *c, const uint8_t *data, size_t size, size_t most)
 {
     size_t pos = 0;
     uint64_t count = 0, gap = 0, ctx = 0, delta = 0, at = 0;
@@ -644,15 +645,22 @@ static int contexts_parse(trace_native_contexts *c, const uint8_t *data, size_t 
 
     if ((rc = get_varint(data, size, &pos, &count)))
         return rc;
-    if (count == 0 || count > size / 2)
-        return error_set(TEA_ERR_FORMAT, "context frame: %llu changes in %zu bytes", (unsigned long long)count, size);
+    if (count == 0 || count > size / 2 || count > most)
+        return error_set(TEA_ERR_FORMAT, "context frame: %llu changes in %zu bytes, for a data frame of %zu",
+                         (unsigned long long)count, size, most);
+    if (count > c->capacity) { /* all at once: the count is bounded by the data frame */
+        trace_native_context_change *p = realloc(c->changes, (size_t)count * sizeof *p);
+        if (!p)
+            return error_set(TEA_ERR_NOMEM, "out of memory");
+        c->changes = p;
+        c->capacity = (size_t)count;
+    }
     for (uint64_t i = 0; i < count; i++) {
         if ((rc = get_varint(data, size, &pos, &gap)))
             return rc;
-        if (gap > UINT32_MAX)
-            return error_set(TEA_ERR_FORMAT, "context frame: change %llu out of range", (unsigned long long)i);
-        at += gap + (i ? 1 : 0);
-        if ((rc = contexts_push(c, at, TRACE_CONTEXT_ROOT)))
+        if (gap >= most || (at += gap + (i ? 1 : 0)) >= most)
+            return error_set(TEA_ERR_FORMAT, "context frame: change %llu beyond the data frame", (unsigned long long)i);
+        if ((rc = contexts_push(c, (uint32_t)at, TRACE_CONTEXT_ROOT)))
             return rc;
     }
     for (uint64_t i = 0; i < count; i++) {
@@ -673,7 +681,7 @@ static int contexts_parse(trace_native_contexts *c, const uint8_t *data, size_t 
     return TEA_OK;
 }
 
-int trace_native_contexts_decode(trace_native_contexts *c, const uint8_t *data, size_t size)
+int trace_native_contexts_decode(trace_native_contexts *c, const uint8_t *data, size_t size, size_t frame_bytes)
 {
     unsigned long long raw_size;
     uint8_t *raw;
@@ -687,9 +695,12 @@ int trace_native_contexts_decode(trace_native_contexts *c, const uint8_t *data, 
     size -= TRACE_NATIVE_MAGIC_SIZE;
     raw_size = ZSTD_getFrameContentSize(data, size);
     if (raw_size == ZSTD_CONTENTSIZE_ERROR || raw_size == ZSTD_CONTENTSIZE_UNKNOWN || raw_size == 0
-        || raw_size > CONTEXTS_MAX_RAW || size <= ZSTD_FRAME_DESCRIPTOR_AT
-        || !(data[ZSTD_FRAME_DESCRIPTOR_AT] & ZSTD_DESCRIPTOR_CHECKSUM))
+        || size <= ZSTD_FRAME_DESCRIPTOR_AT || !(data[ZSTD_FRAME_DESCRIPTOR_AT] & ZSTD_DESCRIPTOR_CHECKSUM))
         return error_set(TEA_ERR_FORMAT, "context frame: no zstd frame of known size with a checksum");
+    /* two varints per change, one change per µop at most, a µop a byte at least */
+    if (raw_size > CONTEXTS_MAX_RAW || raw_size > (unsigned long long)2 * VARINT_MAX_BYTES * frame_bytes + VARINT_MAX_BYTES)
+        return error_set(TEA_ERR_FORMAT, "context frame: %llu bytes of changes for a data frame of %zu", raw_size,
+                         frame_bytes);
     if (!(raw = malloc((size_t)raw_size)))
         return error_set(TEA_ERR_NOMEM, "out of memory");
     got = ZSTD_decompress(raw, (size_t)raw_size, data, size);
@@ -697,7 +708,7 @@ int trace_native_contexts_decode(trace_native_contexts *c, const uint8_t *data, 
         rc = error_set(TEA_ERR_FORMAT, "context frame: %s",
                        ZSTD_isError(got) ? ZSTD_getErrorName(got) : "shorter than its stated size");
     else
-        rc = contexts_parse(c, raw, got);
+        rc = contexts_parse(c, raw, got, frame_bytes);
     free(raw);
     if (rc)
         trace_native_contexts_frame_start(c);

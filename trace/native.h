@@ -117,7 +117,8 @@ size_t trace_native_decode_batch(trace_native_codec *c, const uint8_t *data, siz
 
 /* One change of calling context within a data frame. */
 typedef struct trace_native_context_change {
-    uint64_t uop;  /* the µop's index in its frame (commits and excepting µops, in record order) */
+    uint32_t uop;  /* the µop's index in its frame (commits and excepting µops, in record order;
+                      a frame's content is under 2^32 bytes, and a µop takes one at least) */
     uint32_t ctx;  /* its context, and that of the µops after it until the next change */
 } trace_native_context_change;
 
@@ -149,9 +150,11 @@ int trace_native_contexts_note(trace_native_contexts *c, const trace_uop *uops, 
 int trace_native_contexts_encode(const trace_native_contexts *c, trace_native_buffer *out);
 
 /* Reading: the changes of a context frame's content (`size` bytes with the
- * magic) into `c`, which starts its frame. TEA_ERR_FORMAT (a message
+ * magic) into `c`, which starts its frame, for a data frame of
+ * `frame_bytes` bytes of content: it holds at most that many µops, so no
+ * more changes are taken (nor allocated for). TEA_ERR_FORMAT (a message
  * without location) for damaged content; TEA_ERR_NOMEM. */
-int trace_native_contexts_decode(trace_native_contexts *c, const uint8_t *data, size_t size);
+int trace_native_contexts_decode(trace_native_contexts *c, const uint8_t *data, size_t size, size_t frame_bytes);
 
 /* Reading: gives the next `n` µops of the frame their contexts. */
 void trace_native_contexts_apply(trace_native_contexts *c, trace_uop *uops, size_t n);

@@ -116,6 +116,7 @@ struct trace_reader {
     int shown_end;            /* trace_reader_read returned the end: stream_objects may be shown */
     uint64_t index_end;       /* file offset just after the index frame, once seen */
     trace_native_contexts contexts; /* decoding state: the calling contexts of the data frame */
+    trace_native_buffer context_frame; /* a context frame's content, until its data frame comes */
     int contexts_pending;     /* a context frame was read; the next data frame is its */
     uint64_t contexts_offset; /* file offset of the context frame of the data frame */
     uint32_t max_ctx;         /* largest context of a µop read */
@@ -148,6 +149,7 @@ void trace_reader_close(trace_reader *r)
     trace_object_list_free(&r->objects);
     trace_object_list_free(&r->stream_objects);
     trace_native_contexts_free(&r->contexts);
+    trace_native_buffer_free(&r->context_frame);
     free(r);
 }
 
@@ -721,17 +723,36 @@ static int read_footer(trace_reader *r, const trace_input_frame *f)
     return TEA_OK;
 }
 
-/* A context frame: its changes for the data frame that must follow. */
+/* A context frame: kept for the data frame that must follow, which it is
+ * decoded for (its changes are bounded by that frame's size). */
 static int read_contexts(trace_reader *r, const trace_input_frame *f)
 {
     int rc;
     if (r->contexts_pending || r->seen_index)
         return error_set(TEA_ERR_FORMAT, "%s: context frame at byte %llu precedes no data frame",
                          trace_input_name(r->in), (unsigned long long)f->offset);
-    if ((rc = trace_native_contexts_decode(&r->contexts, f->data, f->size)))
-        return error_prefix(rc, "%s: frame at byte %llu: ", trace_input_name(r->in), (unsigned long long)f->offset);
+    r->context_frame.size = 0;
+    if ((rc = trace_native_buffer_reserve(&r->context_frame, f->size)))
+        return rc;
+    memcpy(r->context_frame.data, f->data, f->size);
+    r->context_frame.size = f->size;
     r->contexts_pending = 1;
     r->contexts_offset = f->offset;
+    return TEA_OK;
+}
+
+/* The start of a data frame of `size` bytes: the changes of the context
+ * frame before it, if any. */
+static int start_contexts(trace_reader *r, size_t size)
+{
+    int rc;
+    trace_native_contexts_frame_start(&r->contexts);
+    if (!r->contexts_pending)
+        return TEA_OK;
+    r->contexts_pending = 0;
+    if ((rc = trace_native_contexts_decode(&r->contexts, r->context_frame.data, r->context_frame.size, size)))
+        return error_prefix(rc, "%s: frame at byte %llu: ", trace_input_name(r->in),
+                            (unsigned long long)r->contexts_offset);
     return TEA_OK;
 }
 
@@ -800,10 +821,7 @@ static int next_native_frame(trace_reader *r)
             r->frame_entry.content_size = (uint32_t)f.size;
             r->frame_entry.window = r->window;
             r->in_data_frame = 1;
-            if (!r->contexts_pending)
-                trace_native_contexts_frame_start(&r->contexts);
-            r->contexts_pending = 0;
-            return TEA_OK;
+            return start_contexts(r, f.size);
         }
         if (f.variant == TRACE_NATIVE_SKIPPABLE_VARIANT && f.size >= TRACE_NATIVE_MAGIC_SIZE) {
             if (memcmp(f.data, TRACE_NATIVE_INDEX_MAGIC, TRACE_NATIVE_MAGIC_SIZE) == 0)

@@ -351,7 +351,12 @@ static int finish_native(trace_writer *w, const trace_notes *notes)
         size_t size = 0;
         if ((rc = trace_object_list_encode(&w->objects, &bytes, &size)))
             return rc;
-        rc = write_skippable(w, bytes, size);
+        /* what every reader takes of a frame (a tree of 13 million calling contexts is more) */
+        rc = size > TRACE_INPUT_MAX_FRAME_SIZE
+                 ? error_set(TEA_ERR_UNSUPPORTED, "%s: the objects frame would be %zu bytes (%u calling contexts), "
+                                                  "more than the %u a reader takes",
+                             outfile_path(w->out), size, w->objects.run.context_count, TRACE_INPUT_MAX_FRAME_SIZE)
+                 : write_skippable(w, bytes, size);
         free(bytes);
         if (rc)
             return rc;

@@ -399,7 +399,7 @@ static void context_frames(void **state)
     assert_int_equal(c.max_ctx, 7);
     assert_int_equal(trace_native_contexts_encode(&c, &out), 0);
     assert_memory_equal(out.data, "TEACTXCH", 8);
-    assert_int_equal(trace_native_contexts_decode(&d, out.data, out.size), 0);
+    assert_int_equal(trace_native_contexts_decode(&d, out.data, out.size, N), 0);
     assert_int_equal(d.count, 4);
     memset(back, 0xFF, sizeof back);
     trace_native_contexts_apply(&d, back, 5);
@@ -410,7 +410,7 @@ static void context_frames(void **state)
     assert_int_equal(trace_native_contexts_check(&d, 7), TEA_ERR_FORMAT);
     assert_contains(error_message(), "context 7, the trace has 7");
     /* a frame shorter than its changes say */
-    assert_int_equal(trace_native_contexts_decode(&d, out.data, out.size), 0);
+    assert_int_equal(trace_native_contexts_decode(&d, out.data, out.size, N), 0);
     trace_native_contexts_apply(&d, back, 6);
     assert_int_equal(trace_native_contexts_check(&d, 8), TEA_ERR_FORMAT);
     assert_contains(error_message(), "a change at µop 7 of a frame of 6 µops");
@@ -422,32 +422,45 @@ static void context_frames(void **state)
     assert_int_equal(trace_native_contexts_encode(&c, &out), 0);
     assert_int_equal(out.size, 0);
     /* damaged */
-    assert_int_equal(trace_native_contexts_decode(&d, (const uint8_t *)"TEACTXCX????", 12), TEA_ERR_FORMAT);
+    assert_int_equal(trace_native_contexts_decode(&d, (const uint8_t *)"TEACTXCX????", 12, N), TEA_ERR_FORMAT);
     assert_contains(error_message(), "without its magic");
-    assert_int_equal(trace_native_contexts_decode(&d, (const uint8_t *)"TEACTXCH\x28\xb5\x2f\xfd", 12),
+    assert_int_equal(trace_native_contexts_decode(&d, (const uint8_t *)"TEACTXCH\x28\xb5\x2f\xfd", 12, N),
                      TEA_ERR_FORMAT);
     assert_int_equal(trace_native_contexts_decode(&d, frame, context_frame(same_twice, sizeof same_twice, 1, frame,
-                                                                            sizeof frame)),
+                                                                            sizeof frame), N),
                      TEA_ERR_FORMAT);
     assert_contains(error_message(), "change 1 changes nothing");
     assert_int_equal(trace_native_contexts_decode(&d, frame, context_frame(trailing, sizeof trailing, 1, frame,
-                                                                            sizeof frame)),
+                                                                            sizeof frame), N),
                      TEA_ERR_FORMAT);
     assert_contains(error_message(), "1 bytes after its changes");
-    assert_int_equal(trace_native_contexts_decode(&d, frame, context_frame(none, sizeof none, 1, frame, sizeof frame)),
+    assert_int_equal(trace_native_contexts_decode(&d, frame, context_frame(none, sizeof none, 1, frame, sizeof frame), N),
                      TEA_ERR_FORMAT);
     assert_contains(error_message(), "0 changes");
     assert_int_equal(d.count, 0); /* a refused frame leaves no change behind */
+    /* more changes than the data frame has bytes, or one beyond them: refused before allocating */
+    assert_int_equal(trace_native_contexts_encode(&c, &out), 0);
+    {
+        const uint8_t two[] = { 2, 0, 0, 6, 2 };   /* changes at µops 0 and 1 */
+        size_t n = context_frame(two, sizeof two, 1, frame, sizeof frame);
+        assert_int_equal(trace_native_contexts_decode(&d, frame, n, 2), 0);
+        assert_int_equal(trace_native_contexts_decode(&d, frame, n, 1), TEA_ERR_FORMAT);
+        assert_contains(error_message(), "2 changes in 5 bytes, for a data frame of 1");
+        const uint8_t far[] = { 1, 9, 6 };         /* a change at µop 9 */
+        n = context_frame(far, sizeof far, 1, frame, sizeof frame);
+        assert_int_equal(trace_native_contexts_decode(&d, frame, n, 9), TEA_ERR_FORMAT);
+        assert_contains(error_message(), "change 0 beyond the data frame");
+    }
     /* no checksum; a damaged checksum */
-    assert_int_equal(trace_native_contexts_decode(&d, frame, context_frame(trailing, 3, 0, frame, sizeof frame)),
+    assert_int_equal(trace_native_contexts_decode(&d, frame, context_frame(trailing, 3, 0, frame, sizeof frame), N),
                      TEA_ERR_FORMAT);
     assert_contains(error_message(), "with a checksum");
     assert_int_equal(trace_native_contexts_encode(&c, &out), 0); /* c: all in the root again */
     {
         size_t n = context_frame(trailing, 3, 1, frame, sizeof frame);
-        assert_int_equal(trace_native_contexts_decode(&d, frame, n), 0);
+        assert_int_equal(trace_native_contexts_decode(&d, frame, n, N), 0);
         frame[n - 1] ^= 0x40;
-        assert_int_equal(trace_native_contexts_decode(&d, frame, n), TEA_ERR_FORMAT);
+        assert_int_equal(trace_native_contexts_decode(&d, frame, n, N), TEA_ERR_FORMAT);
         assert_contains(error_message(), "checksum");
     }
     trace_native_buffer_free(&out);
