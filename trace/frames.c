@@ -38,8 +38,8 @@ struct trace_frames {
     size_t count;               /* data frames */
     trace_native_index_entry *entries;
     trace_frame_info *info;
-    uint64_t *context_at;       /* per data frame: file offset of its context frame's content (0: none) */
-    uint32_t *context_size;     /* ... and its size */
+    uint64_t *context_at;       /* per data frame: file offset of its context frame (0: none) */
+    uint32_t *context_size;     /* ... and its content's size */
     int drop_contexts;          /* trace_frames_drop_contexts */
 };
 
@@ -210,8 +210,8 @@ static int find_context_frame(trace_frames *f, size_t k, uint64_t at, uint64_t e
         || at + SKIPPABLE_HEADER_SIZE + trace_native_get_le(head + 4, 4) != end
         || memcmp(head + SKIPPABLE_HEADER_SIZE, TRACE_NATIVE_CONTEXTS_MAGIC, TRACE_NATIVE_MAGIC_SIZE) != 0)
         return error_set(TEA_ERR_UNSUPPORTED, "%s: index entry %zu does not match the file's layout", f->name, k);
-    f->context_at[k] = at + SKIPPABLE_HEADER_SIZE;
-    f->context_size[k] = (uint32_t)(end - f->context_at[k]);
+    f->context_at[k] = at;
+    f->context_size[k] = (uint32_t)(end - at - SKIPPABLE_HEADER_SIZE);
     return TEA_OK;
 }
 
@@ -554,23 +554,22 @@ static int load_frame_contexts(trace_frame_reader *fr, size_t k)
 {
     const trace_frames *f = fr->frames;
     uint32_t size = f->context_size[k];
-    int rc;
-
     uint32_t limit = f->objects.run.context_count ? f->objects.run.context_count : 1;
+    unsigned long long at = f->context_at[k];
+    int rc;
 
     trace_native_contexts_frame_start(&fr->contexts);
     if (!size)
         return TEA_OK;
     if ((rc = reserve(&fr->context_bytes, &fr->context_capacity, size))
-        || (rc = read_at(f, fr->context_bytes, size, f->context_at[k], "context frame")))
+        || (rc = read_at(f, fr->context_bytes, size, at + SKIPPABLE_HEADER_SIZE, "context frame")))
         return rc;
     if ((rc = trace_native_contexts_decode(&fr->contexts, fr->context_bytes, size, fr->size)))
-        return error_prefix(rc, "%s: frame at byte %llu: ", f->name,
-                            (unsigned long long)(f->context_at[k] - SKIPPABLE_HEADER_SIZE));
+        return error_prefix(rc, "%s: frame at byte %llu: ", f->name, at);
     /* the tree is known at open: a context it lacks is refused before any µop names it */
     if (fr->contexts.max_ctx >= limit)
         return error_set(TEA_ERR_FORMAT, "%s: frame at byte %llu: context frame: context %u, the trace has %u", f->name,
-                         (unsigned long long)(f->context_at[k] - SKIPPABLE_HEADER_SIZE), fr->contexts.max_ctx, limit);
+                         at, fr->contexts.max_ctx, limit);
     if (f->drop_contexts) /* checked as every reader checks it, then dropped */
         trace_native_contexts_frame_start(&fr->contexts);
     return TEA_OK;
@@ -644,12 +643,12 @@ static int accept_record(trace_frame_reader *fr, const trace_record *rec, const 
 static int check_frame_end(const trace_frame_reader *fr)
 {
     const trace_frame_info *i = &fr->frames->info[fr->k];
-    uint32_t contexts = fr->frames->objects.run.context_count;
     int rc;
 
-    if (fr->contexts.count && (rc = trace_native_contexts_check(&fr->contexts, contexts ? contexts : 1)))
+    /* its changes all named µops of the frame (their contexts were checked at the start) */
+    if (fr->contexts.count && (rc = trace_native_contexts_check(&fr->contexts, UINT32_MAX)))
         return error_prefix(rc, "%s: frame at byte %llu: ", fr->frames->name,
-                            (unsigned long long)(fr->frames->context_at[fr->k] - SKIPPABLE_HEADER_SIZE));
+                            (unsigned long long)fr->frames->context_at[fr->k]);
     if (fr->totals.records != i->records
         || (i->records && (fr->totals.first_cycle != i->first_cycle || fr->totals.last_cycle != i->last_cycle)))
         return error_set(TEA_ERR_FORMAT,

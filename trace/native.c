@@ -585,10 +585,10 @@ int trace_native_contexts_note(trace_native_contexts *c, const trace_uop *uops, 
     return TEA_OK;
 }
 
-int trace_native_contexts_encode(const trace_native_contexts *c, trace_native_buffer *out)
+int trace_native_contexts_encode(const trace_native_contexts *c, ZSTD_CCtx **cctx, trace_native_buffer *out)
 {
     trace_native_buffer raw = { NULL, 0, 0 };
-    ZSTD_CCtx *cctx;
+    const size_t raw_most = VARINT_MAX_BYTES * (1 + 2 * c->count);
     uint64_t prev = 0;
     size_t bound, got;
     int rc;
@@ -596,11 +596,16 @@ int trace_native_contexts_encode(const trace_native_contexts *c, trace_native_bu
     out->size = 0;
     if (c->count == 0)
         return TEA_OK;
-    if (VARINT_MAX_BYTES * (1 + 2 * c->count) > CONTEXTS_MAX_RAW) {
+    if (raw_most > CONTEXTS_MAX_RAW)
         return error_set(TEA_ERR_USAGE, "%zu changes of calling context in one data frame: write smaller frames",
                          c->count);
+    if (!*cctx) { /* with a checksum, as data frames have: a damaged byte is refused, never read as other contexts */
+        if (!(*cctx = ZSTD_createCCtx()))
+            return error_set(TEA_ERR_NOMEM, "out of memory");
+        ZSTD_CCtx_setParameter(*cctx, ZSTD_c_compressionLevel, CONTEXTS_LEVEL);
+        ZSTD_CCtx_setParameter(*cctx, ZSTD_c_checksumFlag, 1);
     }
-    if ((rc = trace_native_buffer_reserve(&raw, VARINT_MAX_BYTES * (1 + 2 * c->count))))
+    if ((rc = trace_native_buffer_reserve(&raw, raw_most)))
         return rc;
     /* two columns, which compress better than pairs (cc1: by a quarter):
      * the gaps to the change before (the first: its index), then each
@@ -620,15 +625,7 @@ int trace_native_contexts_encode(const trace_native_contexts *c, trace_native_bu
         return rc;
     }
     memcpy(out->data, TRACE_NATIVE_CONTEXTS_MAGIC, TRACE_NATIVE_MAGIC_SIZE);
-    /* with a checksum, as data frames have: a damaged byte is refused, never read as other contexts */
-    if (!(cctx = ZSTD_createCCtx())) {
-        trace_native_buffer_free(&raw);
-        return error_set(TEA_ERR_NOMEM, "out of memory");
-    }
-    ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, CONTEXTS_LEVEL);
-    ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
-    got = ZSTD_compress2(cctx, out->data + TRACE_NATIVE_MAGIC_SIZE, bound, raw.data, raw.size);
-    ZSTD_freeCCtx(cctx);
+    got = ZSTD_compress2(*cctx, out->data + TRACE_NATIVE_MAGIC_SIZE, bound, raw.data, raw.size);
     trace_native_buffer_free(&raw);
     if (ZSTD_isError(got))
         return error_set(TEA_ERR_IO, "compressing a context frame failed: %s", ZSTD_getErrorName(got));

@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <zstd.h>
 
 #define TRACE_NATIVE_VERSION_MAJOR 1
 #define TRACE_NATIVE_VERSION_MINOR 0
@@ -146,8 +147,11 @@ int trace_native_contexts_note(trace_native_contexts *c, const trace_uop *uops, 
 
 /* The context frame's content for the changes noted (magic, then a zstd
  * frame of varints), into `out` (cleared first); nothing when no µop left
- * the root. 0, TEA_ERR_NOMEM or TEA_ERR_IO (compression failed). */
-int trace_native_contexts_encode(const trace_native_contexts *c, trace_native_buffer *out);
+ * the root. `*cctx` is the compression context it sets up on first use
+ * (NULL before) and keeps for the next frame; the caller frees it with
+ * ZSTD_freeCCtx. 0, TEA_ERR_NOMEM, TEA_ERR_USAGE (changes beyond what a
+ * frame holds) or TEA_ERR_IO (compression failed). */
+int trace_native_contexts_encode(const trace_native_contexts *c, ZSTD_CCtx **cctx, trace_native_buffer *out);
 
 /* Reading: the changes of a context frame's content (`size` bytes with the
  * magic) into `c`, which starts its frame, for a data frame of

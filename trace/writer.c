@@ -36,6 +36,7 @@ struct trace_writer {
     trace_native_buffer index;      /* index entries written so far */
     trace_native_contexts contexts; /* the calling contexts of the frame being built */
     trace_native_buffer context_frame; /* a context frame's content */
+    ZSTD_CCtx *context_cctx;        /* ... and its compression (trace_native_contexts_encode) */
     uint32_t max_ctx;               /* largest context of a µop written */
     uint64_t data_frames;
     trace_object_list objects;  /* executable objects and the recorded thread */
@@ -97,6 +98,7 @@ static void writer_free(trace_writer *w)
     trace_native_buffer_free(&w->index);
     trace_native_contexts_free(&w->contexts);
     trace_native_buffer_free(&w->context_frame);
+    ZSTD_freeCCtx(w->context_cctx);
     trace_object_list_free(&w->objects);
     trace_header_free(&w->header);
     free(w);
@@ -204,7 +206,7 @@ static int flush_native_frame(trace_writer *w)
     /* zstd kept to the bound reserved; the index keeps a frame's content size in 32 bits */
     assert(size <= bound && w->staging.size <= UINT32_MAX);
     /* the frame's calling contexts, if any left the root, in a context frame before it */
-    if ((rc = trace_native_contexts_encode(&w->contexts, &w->context_frame)))
+    if ((rc = trace_native_contexts_encode(&w->contexts, &w->context_cctx, &w->context_frame)))
         return error_prefix(rc, "%s: ", outfile_path(w->out));
     if (w->context_frame.size && (rc = write_skippable(w, w->context_frame.data, w->context_frame.size)))
         return rc;
