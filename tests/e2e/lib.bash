@@ -5,6 +5,7 @@ set -u
 BIN=$1
 DATA=$2
 SCRATCH=$3
+E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 fail() {
     echo "FAIL: $*" >&2
     exit 1
@@ -22,16 +23,22 @@ cd "$SCRATCH" || exit 1
 export LC_ALL=C
 unset LANGUAGE
 
-# TEA_TEST_AWK=gawk|mawk|...: every `awk` the script and what it runs call
-# is that implementation (tests/CMakeLists.txt runs the scripts that use awk
-# a second time under the implementation /usr/bin/awk is not).
-if [ -n "${TEA_TEST_AWK:-}" ]; then
-    awk_path=$(command -v "$TEA_TEST_AWK") || { echo "SKIP: $TEA_TEST_AWK is not installed"; exit 77; }
-    mkdir -p "$SCRATCH/.awk"
-    ln -sf "$awk_path" "$SCRATCH/.awk/awk"
-    PATH="$SCRATCH/.awk:$PATH"
+# Every `awk` the script and what it runs call is tests/e2e/awk-both/awk,
+# which runs each program under both gawk and mawk and reports where they
+# disagree (tests/e2e/driver fails the test then). Where only one is
+# installed there is nothing to compare: plain awk runs, and the test says so.
+awk_default=$(command -v awk || true)
+if [ -n "$awk_default" ] && command -v gawk >/dev/null && command -v mawk >/dev/null; then
+    TEA_AWK_FIRST=$(readlink -f "$awk_default")
+    case ${TEA_AWK_FIRST##*/} in
+    gawk) TEA_AWK_SECOND=$(command -v mawk) ;;
+    *) TEA_AWK_SECOND=$(command -v gawk) ;;
+    esac
+    export TEA_AWK_FIRST TEA_AWK_SECOND
+    PATH="$E2E_DIR/awk-both:$PATH"
     export PATH
-    [ "$(command -v awk)" = "$SCRATCH/.awk/awk" ] || fail "cannot put $TEA_TEST_AWK first on PATH"
+else
+    echo "note: gawk and mawk are not both installed: awk programs are not compared across them" >&2
 fi
 
 # run EXPECTED_STATUS CMD...: runs CMD, keeps stdout/stderr in out.txt/err.txt
