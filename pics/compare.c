@@ -63,6 +63,7 @@ int pics_pair_up(const pics *a, const pics *b, pics_pairing *out)
         exact_u128 xa, xb;
         p->key = take_a ? ca[i].pc : cb[j].pc;
         p->psv = take_a ? ca[i].psv : cb[j].psv;
+        p->count_a = take_a ? ca[i].count : 0;
         p->a = take_a ? ca[i++].value : 0;
         p->b = take_b ? cb[j++].value : 0;
         xa = (exact_u128)p->a * ma;

@@ -38,6 +38,7 @@ int pics_group(const pics *src, const trace_symmap *ranges, int merge_psv, pics 
 typedef struct pics_pair {
     uint64_t key;
     uint64_t a, b;        /* the raw values in A and B (0 where absent) */
+    uint64_t count_a;     /* A's cell count (pics.h: golden, µops committed; sampled, samples; 0 where absent) */
     exact_u128 diff;      /* |a Tb - b Ta| (see the top of this file) */
     uint16_t psv;
 } pics_pair;

@@ -278,8 +278,10 @@ done:
 #define REPORT_SYNOPSIS                                                                             \
     "Usage: pics report FILE.pics [OPTIONS]\n\n"                                                   \
     "The instructions (or functions) of a PICS that take the most time, each with its cycle\n"     \
-    "stack, symbolized against the traced binary; with --golden, the golden stack beside it and\n" \
-    "each one's contribution to the error. Formats: docs/report-format.md.\n\n"                    \
+    "stack, symbolized against the traced binary: a golden PICS's rows with their instructions\n"  \
+    "(commits) and cycles per instruction, a sampled one's with their samples; with --golden,\n"   \
+    "the golden stack beside it and each one's contribution to the error. Formats:\n"             \
+    "docs/report-format.md.\n\n"                                                                 \
     "FILE may be a 'tea replay -o DIR' directory: its golden.pics is reported, or with\n"         \
     "--scheme S its S.pics (or its one S-FREQhz.pics) against its golden.pics (unless\n"         \
     "--golden names another); with several frequencies the message lists the files to\n"       \

@@ -17,6 +17,9 @@
 #define SHARE_HEADING_WIDTH 8 /* "Overhead" */
 #define INTERVAL_HEADING_WIDTH 9 /* "±95%": '±' is two bytes, so 8 columns */
 #define CYCLES_WIDTH 16
+/* ... and the instructions (or samples) and cycles-per-instruction ones. */
+#define COUNT_WIDTH 14
+#define CPI_WIDTH 9
 #define ADDRESS_WIDTH 18
 
 int view_table_name_row(const view *v, binary_symbolizer *z, const view_row *r, view_table_names *n)
@@ -47,6 +50,18 @@ int view_table_name_row(const view *v, binary_symbolizer *z, const view_row *r, 
     return TEA_OK;
 }
 
+/* What the first PICS's cell counts are: none where no cell of the view
+ * counts anything (a PICS imported without counts). */
+static view_table_counts counts_of(const view_report_input *in, const view *v)
+{
+    int any = 0;
+    for (size_t i = 0; i < v->row_count && !any; i++)
+        any = v->rows[i].count_a != 0;
+    if (!any)
+        return VIEW_COUNTS_NONE;
+    return pics_info_is_golden(&in->info) ? VIEW_COUNTS_INSTRUCTIONS : VIEW_COUNTS_SAMPLES;
+}
+
 int view_table_init(view_table *t, const view_report_input *in, const view *v, binary_symbolizer *z,
                     const view_intervals *iv)
 {
@@ -58,6 +73,7 @@ int view_table_init(view_table *t, const view_report_input *in, const view *v, b
     t->z = z;
     t->iv = iv;
     t->named = SIZE_MAX;
+    t->counts = counts_of(in, v);
     for (size_t i = 0; i < v->shown; i++)
         cells += v->rows[i].count;
     if (cells && (!(t->cell_row = malloc(cells * sizeof *t->cell_row))
@@ -121,6 +137,29 @@ static int text_cycles(void *ctx, size_t row, emit_format format, emit_cell *cel
     const view_table *t = ctx;
     (void)format;
     view_report_cycles_text(t->in, 0, t->v->rows[row].value, VIEW_REPORT_TEXT_DIGITS, cell->text, EMIT_CELL_MAX);
+    return TEA_OK;
+}
+
+/* A row's instructions (golden) or samples (sampled). */
+static int text_count(void *ctx, size_t row, emit_format format, emit_cell *cell)
+{
+    const view_table *t = ctx;
+    (void)format;
+    emit_printf(cell, "%" PRIu64, t->v->rows[row].count_a);
+    return TEA_OK;
+}
+
+/* A golden row's cycles per instruction ("-" for a row without commits:
+ * the cycles of a flush's or a drain's cells, for one). */
+static int text_cpi(void *ctx, size_t row, emit_format format, emit_cell *cell)
+{
+    const view_table *t = ctx;
+    const view_row *r = &t->v->rows[row];
+    (void)format;
+    if (r->count_a)
+        emit_printf(cell, "%.3f", view_report_cycles(t->in, 0, r->value) / (double)r->count_a);
+    else
+        emit_text(cell, "-");
     return TEA_OK;
 }
 
@@ -189,6 +228,17 @@ size_t view_table_text_columns(view_table *t, emit_column *cols, emit_table *tab
     if (t->iv->count)
         cols[n++] = (emit_column){ "share_ci", "±95%", 0, INTERVAL_HEADING_WIDTH, " ", EMIT_CSV_RAW, text_interval, 0 };
     cols[n++] = (emit_column){ "cycles", "Cycles", CYCLES_WIDTH, 0, "  ", EMIT_CSV_RAW, text_cycles, 0 };
+    switch (t->counts) {
+    case VIEW_COUNTS_INSTRUCTIONS:
+        cols[n++] = (emit_column){ "instructions", "Instructions", COUNT_WIDTH, 0, " ", EMIT_CSV_RAW, text_count, 0 };
+        cols[n++] = (emit_column){ "cpi", "CPI", CPI_WIDTH, 0, "  ", EMIT_CSV_RAW, text_cpi, 0 };
+        break;
+    case VIEW_COUNTS_SAMPLES:
+        cols[n++] = (emit_column){ "samples", "Samples", COUNT_WIDTH, 0, "  ", EMIT_CSV_RAW, text_count, 0 };
+        break;
+    case VIEW_COUNTS_NONE:
+        break;
+    }
     if (t->v->granularity == PICS_GRAN_CALLPATH) { /* no object or address: a path of functions, in full */
         cols[n++] = (emit_column){ "call_path", "Call path", 0, 0, NULL, EMIT_CSV_FIELD, text_call_path, 0 };
         goto done;
@@ -359,6 +409,35 @@ static int cell_cycles(void *ctx, size_t cell, emit_format format, emit_cell *ou
     const pics_pair *c = cell_at(ctx, cell, &r);
     (void)format;
     cycles_cell(ctx, c->a, 0, out);
+    return TEA_OK;
+}
+
+/* The cell's count as the column `kind` counts (instructions or samples):
+ * empty and null where the PICS counts the other or nothing. */
+static void count_cell(const view_table *t, size_t cell, view_table_counts kind, emit_cell *out)
+{
+    const view_row *r;
+    const pics_pair *c = cell_at(t, cell, &r);
+    if (t->counts != kind) {
+        out->json = EMIT_JSON_NULL;
+        return;
+    }
+    emit_printf(out, "%" PRIu64, c->count_a);
+    out->json = EMIT_JSON_U64;
+    out->count = c->count_a;
+}
+
+static int cell_instructions(void *ctx, size_t cell, emit_format format, emit_cell *out)
+{
+    (void)format;
+    count_cell(ctx, cell, VIEW_COUNTS_INSTRUCTIONS, out);
+    return TEA_OK;
+}
+
+static int cell_samples(void *ctx, size_t cell, emit_format format, emit_cell *out)
+{
+    (void)format;
+    count_cell(ctx, cell, VIEW_COUNTS_SAMPLES, out);
     return TEA_OK;
 }
 
@@ -595,6 +674,8 @@ size_t view_table_cell_columns(view_table *t, emit_column *cols, emit_table *tab
     }
     cols[n++] = (emit_column){ "component", NULL, 0, 0, NULL, EMIT_CSV_FIELD, cell_component, 0 };
     cols[n++] = (emit_column){ "psv", NULL, 0, 0, NULL, EMIT_CSV_RAW, cell_psv, 0 };
+    cols[n++] = (emit_column){ "instructions", NULL, 0, 0, NULL, EMIT_CSV_RAW, cell_instructions, 0 };
+    cols[n++] = (emit_column){ "samples", NULL, 0, 0, NULL, EMIT_CSV_RAW, cell_samples, 0 };
     cols[n++] = (emit_column){ "cycles", NULL, 0, 0, NULL, EMIT_CSV_RAW, cell_cycles, 0 };
     cols[n++] = (emit_column){ "share", NULL, 0, 0, NULL, EMIT_CSV_RAW, cell_share, 0 };
     cols[n++] = (emit_column){ "golden_cycles", NULL, 0, 0, NULL, EMIT_CSV_RAW, cell_golden_cycles, 0 };

@@ -44,6 +44,11 @@ typedef struct view_table_names {
  * and source line. 0, or the symbolizer's error for a source line. */
 int view_table_name_row(const view *v, binary_symbolizer *z, const view_row *r, view_table_names *n);
 
+/* What the first PICS's cell counts are (pics/pics.h): a golden PICS's
+ * µops committed (instructions), a sampled one's samples, or nothing (a
+ * PICS imported without counts). */
+typedef enum view_table_counts { VIEW_COUNTS_NONE, VIEW_COUNTS_INSTRUCTIONS, VIEW_COUNTS_SAMPLES } view_table_counts;
+
 /* A view's shown rows as a table: its context, whose columns are those of
  * view_table_text_columns or view_table_cell_columns. */
 typedef struct view_table {
@@ -51,6 +56,7 @@ typedef struct view_table {
     const view *v;
     binary_symbolizer *z;
     const view_intervals *iv;   /* share intervals (count 0: none) */
+    view_table_counts counts;   /* what the rows' and cells' count_a are */
     size_t *cell_row;           /* per cell of the shown rows (CSV, JSON): its row, */
     size_t *cell_pair;          /* and its index in v->cells */
     size_t cell_count;
@@ -70,16 +76,19 @@ void view_table_free(view_table *t);
 int view_table_names_of(view_table *t, size_t row, const view_table_names **names);
 
 /* The most columns the two lists below give. */
-#define VIEW_TABLE_COLUMNS_MAX 16
+#define VIEW_TABLE_COLUMNS_MAX 20
 
 /* The text table's columns, into cols (VIEW_TABLE_COLUMNS_MAX): share,
- * its interval (with intervals), cycles, object (when the symbolizer has
+ * its interval (with intervals), cycles, the row's instructions and cycles
+ * per instruction (a golden PICS) or its samples (a sampled one), object (when the symbolizer has
  * objects), location, address and disassembly; a table over t's shown rows
  * with the report's heading and row prefixes. Returns the column count. */
 size_t view_table_text_columns(view_table *t, emit_column *cols, emit_table *table);
 
 /* The CSV and JSON columns, one line per cell (rank, address, object,
- * function, location, disassembly, source, component, psv, cycles, share,
+ * function, location, disassembly, source, component, psv, instructions (a
+ * golden PICS's µops that committed in the cell), samples (a sampled
+ * PICS's samples in the cell), cycles, share,
  * golden_cycles, golden_share, error_contribution, share_ci_low/high);
  * the table's rows are t's cells. Returns the column count. */
 size_t view_table_cell_columns(view_table *t, emit_column *cols, emit_table *table);

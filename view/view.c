@@ -30,6 +30,7 @@ static int make_rows(view *v)
         for (; k < pr->count && pr->pairs[k].key == r->key; k++) {
             r->value += pr->pairs[k].a;
             r->golden += pr->pairs[k].b;
+            r->count_a += pr->pairs[k].count_a;
             r->diff += pr->pairs[k].diff;
         }
         r->count = k - r->first;

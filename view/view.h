@@ -38,6 +38,8 @@ typedef struct view_row {
     uint64_t key;          /* the PC, or 1 + the range's index (0: outside every range) */
     uint64_t value;        /* raw sum in the first PICS */
     uint64_t golden;       /* raw sum in the second PICS (0 without one) */
+    uint64_t count_a;      /* the first PICS's cell counts summed: a golden PICS's µops committed
+                              (instructions), a sampled one's samples */
     exact_u128 diff;       /* the sum of its components' differences (pics/compare.h) */
     double contribution;   /* diff as a share of the pairing's denominator (0 without a second PICS) */
     size_t first, count;   /* its components: view.cells[first .. first + count) */

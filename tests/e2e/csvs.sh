@@ -28,7 +28,7 @@ expect table.csv "trace,granularity,freq_hz,tea,nci,ibs,spe,ris,tea_min,tea_max,
 run 0 "$PICS" export rep/golden.pics -o export.csv
 expect export.csv "pc,psv,component,cycles" -
 run 0 "$PICS" report rep/tea-1000000hz.pics --golden rep/golden.pics --format csv --top 0 -o report.csv
-expect report.csv "rank,address,function,location,disassembly,source,component,psv,cycles,share,golden_cycles,golden_share,error_contribution,share_ci_low,share_ci_high" -
+expect report.csv "rank,address,function,location,disassembly,source,component,psv,instructions,samples,cycles,share,golden_cycles,golden_share,error_contribution,share_ci_low,share_ci_high" -
 run 0 "$PICS" diff rep/tea-1000000hz.pics rep/golden.pics --format csv -o diff.csv
 expect diff.csv "pc,location,psv,component,a_cycles,b_cycles,diff_cycles,share" -
 run 0 "$PICS" correlate rep/golden.pics -o correlate.csv

@@ -38,7 +38,7 @@ case "$top" in "libc.so.6 "*) ;; *) fail "the hottest function is '$top', expect
 # instructions: name+offset and disassembly from the object's own file
 run 0 "$PICS" report r/golden.pics --top 3
 contains out.txt "Object"
-awk '/^ +[0-9.]+%/ { print $3, $4, $6 }' out.txt >insn.rows
+awk '/^ +[0-9.]+%/ { print $5, $6, $8 }' out.txt >insn.rows
 [ "$(wc -l <insn.rows)" -eq 3 ] || fail "expected 3 instruction rows: $(cat out.txt)"
 while read -r object location insn; do
     [ "$object" = libc.so.6 ] || continue

@@ -34,8 +34,8 @@ contains true/summary.json "\"binary\": \"$rv_abs\""
 run 0 "$PICS" report true/golden.pics --granularity func --top 3
 contains out.txt "# binary $rv_abs"
 contains out.txt "load bias $bias"
-grep -q "^ *[0-9.]*% *[0-9.]* *mix " out.txt || fail "pics report without --elf does not name mix"
-awk '/^ *[0-9.]+% / { print $3 }' out.txt >true-functions.txt
+grep -q "^ *[0-9.]*% *[0-9.]* *[0-9]* *[0-9.-]* *mix " out.txt || fail "pics report without --elf does not name mix"
+awk '/^ *[0-9.]+% / { print $5 }' out.txt >true-functions.txt
 [ "$(wc -l <true-functions.txt)" -eq 3 ] || fail "expected three functions"
 
 # --- --adjust-vma auto finds the generator's bias and the same functions
@@ -43,7 +43,7 @@ run 0 "$TEA" replay rv.td.zst --elf "$rv" --adjust-vma auto --period 1000 --sche
 contains err.txt "--adjust-vma auto: load bias $bias ("
 [ "$(error_func auto/summary.csv tea)" = "$(error_func true/summary.csv tea)" ] || fail "auto: another error_func"
 run 0 "$PICS" report auto/golden.pics --granularity func --top 3
-awk '/^ *[0-9.]+% / { print $3 }' out.txt >auto-functions.txt
+awk '/^ *[0-9.]+% / { print $5 }' out.txt >auto-functions.txt
 cmp -s true-functions.txt auto-functions.txt || fail "auto names other functions: $(cat auto-functions.txt)"
 # pics report infers it too, over the PCs of the PICS it shows
 run 0 "$PICS" report auto/golden.pics --elf "$rv" --adjust-vma auto --top 1

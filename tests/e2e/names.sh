@@ -14,7 +14,7 @@ cxx="$TESTS/cxx_prog.x86_64"
 run 0 "$TEA" gen --elf "$plt" --load-bias 0x555555554000 --cycles 200000 -o plt.tea
 run 0 "$TEA" replay plt.tea --period 1000 --schemes tea -o plt
 run 0 "$PICS" report plt/golden.pics --granularity func --top 0
-grep -q "^ *[0-9.]*% *[0-9.]* *rand@plt " out.txt || fail "pics report does not name rand@plt"
+grep -q "^ *[0-9.]*% *[0-9.]* *[0-9]* *[0-9.-]* *rand@plt " out.txt || fail "pics report does not name rand@plt"
 plt_addr=$(LC_ALL=C objdump -d "$plt" | sed -n 's/^0*\([0-9a-f]*\) <rand@plt>:$/\1/p')
 [ -n "$plt_addr" ] || fail "objdump lists no rand@plt"
 contains out.txt "$(printf '0x%x' $((0x555555554000 + 0x$plt_addr)))"
@@ -62,15 +62,15 @@ objcopy --add-gnu-debuglink=plt.debug plt.stripped plt.linked
 run 0 "$PICS" report plt/golden.pics --elf plt.linked --granularity func --source
 contains out.txt "symbols from .symtab of the debug file"
 contains out.txt "# debug file $PWD/plt.debug"
-grep -q "^ *[0-9.]*% *[0-9.]* *plt_work " out.txt || fail "no plt_work through .gnu_debuglink"
+grep -q "^ *[0-9.]*% *[0-9.]* *[0-9]* *[0-9.-]* *plt_work " out.txt || fail "no plt_work through .gnu_debuglink"
 contains out.txt "plt_prog.c:"
 id=$(LC_ALL=C readelf -n "$plt" | sed -n 's/.*Build ID: //p')
 mkdir -p "root/.build-id/$(echo "$id" | cut -c1-2)"
 cp plt.debug "root/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-).debug"
 run 0 "$PICS" report plt/golden.pics --elf plt.stripped --granularity func
-grep -q "^ *[0-9.]*% *[0-9.]* *plt_work " out.txt && fail "a name without a debug file"
+grep -q "^ *[0-9.]*% *[0-9.]* *[0-9]* *[0-9.-]* *plt_work " out.txt && fail "a name without a debug file"
 TEA_DEBUG_ROOT="$PWD/root" run 0 "$PICS" report plt/golden.pics --elf plt.stripped --granularity func
-grep -q "^ *[0-9.]*% *[0-9.]* *plt_work " out.txt || fail "no plt_work through the build-id directory"
+grep -q "^ *[0-9.]*% *[0-9.]* *[0-9]* *[0-9.-]* *plt_work " out.txt || fail "no plt_work through the build-id directory"
 contains out.txt "# debug file $PWD/root/.build-id/"
 # a debug file of another binary (another build-id) is not taken
 cp "$TESTS/symbols_prog.x86_64-pie" other

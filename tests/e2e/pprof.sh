@@ -48,7 +48,7 @@ run 0 "$PPROF" -top -nodecount=100000 -nodefraction=0 -edgefraction=0 golden.pb.
 cp out.txt top.txt
 contains top.txt " of ${total}cycles total"
 checked=0
-while read -r share cycles name rest; do
+while read -r share cycles instructions cpi name rest; do
     whole=$(rounded "$cycles")
     line=$(grep -E " ${name//./\\.}\$" top.txt | head -n 1) || fail "pprof -top lists no $name"
     got=${line%%cycles*}

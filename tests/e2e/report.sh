@@ -101,23 +101,23 @@ contains text.txt "# golden golden.pics: error 25.0000% at insn-component granul
 contains text.txt "# 3 of 5 instructions, by cycles: 100.00% of the total"
 contains text.txt "# total 100.000 cycles"
 contains text.txt "# samples 10, lost 0"
-contains text.txt " 60.00% 60.000 hot+0x1 $(hex $((H + 1))) add rax, rbx"
+contains text.txt " 60.00% 60.000 6 hot+0x1 $(hex $((H + 1))) add rax, rbx"
 contains text.txt " base 40.000 66.67% | 30.000 75.00%"
 contains text.txt " ST-L1,ST-LLC 20.000 33.33% | 10.000 25.00%"
 contains text.txt " error contribution 10.0000% (golden 40.000 cycles, 40.00% of the total)"
-contains text.txt " 30.00% 30.000 cold+0x0 $(hex $C) nop"
-contains text.txt " 10.00% 10.000 hot+0x4 $(hex $((H + 4))) ret"
+contains text.txt " 30.00% 30.000 3 cold+0x0 $(hex $C) nop"
+contains text.txt " 10.00% 10.000 1 hot+0x4 $(hex $((H + 4))) ret"
 grep -q "0x10 " text.txt && fail "--top 3 shows a fourth row"
 # the order: hot+1, cold, hot+4
-grep -E '^ [0-9.]+% ' text.txt | awk '{ print $3 }' | tr '\n' ' ' >order.txt
+grep -E '^ [0-9.]+% ' text.txt | awk '{ print $4 }' | tr '\n' ' ' >order.txt
 [ "$(cat order.txt)" = "hot+0x1 cold+0x0 hot+0x4 " ] || fail "cycles order: $(cat order.txt)"
 
 # --- sort by error: hot+1 10 %, hot+4 5 % (10 cycles) before 0x10 5 % (0 cycles), cold 2.5 %, cold+1 2.5 %
 run 0 "$PICS" report tea.pics --golden golden.pics --elf prog --sort error --top 0
 tr -s ' ' <out.txt >text.txt
-grep -E '^ [0-9.]+% ' text.txt | awk '{ print $3 }' | tr '\n' ' ' >order.txt
+grep -E '^ [0-9.]+% ' text.txt | awk '{ print $4 }' | tr '\n' ' ' >order.txt
 [ "$(cat order.txt)" = "hot+0x1 hot+0x4 0x10 cold+0x0 cold+0x1 " ] || fail "error order: $(cat order.txt)"
-contains text.txt " 0.00% 0.000 0x10 0x10 -"
+contains text.txt " 0.00% 0.000 0 0x10 0x10 -"
 contains text.txt " error contribution 2.5000% (golden 5.000 cycles, 5.00% of the total)"
 run 2 "$PICS" report tea.pics --sort error
 contains err.txt "--sort error needs --golden"
@@ -133,11 +133,11 @@ grep -q "hot+0x4" out.txt && fail "--percent-limit 25 shows hot+0x4"
 # |30 - 25| / 200 = 0.025
 run 0 "$PICS" report tea.pics --golden golden.pics --elf prog --format csv --top 2
 head -n 1 out.txt | grep -qx \
-    'rank,address,function,location,disassembly,source,component,psv,cycles,share,golden_cycles,golden_share,error_contribution,share_ci_low,share_ci_high' ||
+    'rank,address,function,location,disassembly,source,component,psv,instructions,samples,cycles,share,golden_cycles,golden_share,error_contribution,share_ci_low,share_ci_high' ||
     fail "CSV header"
-contains out.txt "1,$(hex $((H + 1))),hot,hot+0x1,\"add rax, rbx\",,base,0,40.000000,0.400000000,30.000000,0.300000000,0.050000000"
-contains out.txt "1,$(hex $((H + 1))),hot,hot+0x1,\"add rax, rbx\",,\"ST-L1,ST-LLC\",5,20.000000,0.200000000,10.000000,0.100000000,0.050000000"
-contains out.txt "2,$(hex $C),cold,cold+0x0,nop,,base,0,30.000000,0.300000000,25.000000,0.250000000,0.025000000"
+contains out.txt "1,$(hex $((H + 1))),hot,hot+0x1,\"add rax, rbx\",,base,0,,4,40.000000,0.400000000,30.000000,0.300000000,0.050000000"
+contains out.txt "1,$(hex $((H + 1))),hot,hot+0x1,\"add rax, rbx\",,\"ST-L1,ST-LLC\",5,,2,20.000000,0.200000000,10.000000,0.100000000,0.050000000"
+contains out.txt "2,$(hex $C),cold,cold+0x0,nop,,base,0,,3,30.000000,0.300000000,25.000000,0.250000000,0.025000000"
 [ "$(wc -l <out.txt)" = 4 ] || fail "CSV: expected a header and 3 rows"
 # over every line the contributions add up to the error, 25 %
 run 0 "$PICS" report tea.pics --golden golden.pics --elf prog --format csv --top 0
@@ -145,7 +145,7 @@ awk -F, 'NR > 1 { s += $(NF - 2) } END { printf "%.9f\n", s }' out.txt | grep -q
     fail "CSV: the components' error contributions do not add up to the error"
 # without golden the golden columns are empty
 run 0 "$PICS" report tea.pics --elf prog --format csv --top 1
-contains out.txt "1,$(hex $((H + 1))),hot,hot+0x1,\"add rax, rbx\",,base,0,40.000000,0.400000000,,,"
+contains out.txt "1,$(hex $((H + 1))),hot,hot+0x1,\"add rax, rbx\",,base,0,,4,40.000000,0.400000000,,,"
 
 # --- JSON
 run 0 "$PICS" report tea.pics --golden golden.pics --elf prog --format json --top 1
@@ -165,15 +165,24 @@ contains out.txt '"component": "ST-L1,ST-LLC",'
 run 0 "$PICS" report tea.pics --golden golden.pics --elf prog --granularity func --top 0
 tr -s ' ' <out.txt >text.txt
 contains text.txt "error 15.0000% at func granularity"
-contains text.txt " 70.00% 70.000 hot $(hex $H)"
+contains text.txt " 70.00% 70.000 7 hot $(hex $H)"
 contains text.txt " base 50.000 71.43% | 50.000 83.33%"
-contains text.txt " 30.00% 30.000 cold $(hex $C)"
-contains text.txt " 0.00% 0.000 [unknown] -"
+contains text.txt " 30.00% 30.000 3 cold $(hex $C)"
+contains text.txt " 0.00% 0.000 0 [unknown] -"
 contains text.txt "# 3 of 3 functions"
+# the golden PICS's instructions (its commits) and cycles per instruction:
+# hot 30 + 2 + 20 = 52 in 60 cycles (1.154), cold 25 + 1 = 26 in 30
+# (1.154), [unknown] 3 in 10 (3.333); a sampled PICS shows its samples
+run 0 "$PICS" report golden.pics --elf prog --granularity func --top 0
+tr -s ' ' <out.txt >text.txt
+contains text.txt "# Overhead Cycles Instructions CPI Function"
+contains text.txt " 60.00% 60.000 52 1.154 hot $(hex $H)"
+contains text.txt " 30.00% 30.000 26 1.154 cold $(hex $C)"
+contains text.txt " 10.00% 10.000 3 3.333 [unknown] -"
 run 0 "$PICS" report golden.pics --elf prog --granularity func --format csv --top 0
 awk -F, 'NR > 1 && $3 == "hot" { s += $(NF - 6) } END { printf "%.6f\n", s }' out.txt | grep -qx 60.000000 ||
     fail "func CSV: hot's components do not sum to 60"
-contains out.txt ",[unknown],[unknown],,,base,0,10.000000,0.100000000,,,"
+contains out.txt ",[unknown],[unknown],,,base,0,3,,10.000000,0.100000000,,,"
 
 # --- folded stacks: integer cycles summing to the total
 run 0 "$PICS" report golden.pics --elf prog --format folded

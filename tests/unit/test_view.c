@@ -31,11 +31,13 @@ typedef struct cell_spec {
     uint64_t units;
 } cell_spec;
 
+/* A PICS of `cells`, each counting `units` (a sampled PICS's samples of
+ * one unit each). */
 static void build(pics *p, const cell_spec *cells, size_t n)
 {
     assert_int_equal(pics_init(p), TEA_OK);
     for (size_t i = 0; i < n; i++)
-        assert_int_equal(pics_add(p, cells[i].pc, cells[i].psv, cells[i].units * U, 1), TEA_OK);
+        assert_int_equal(pics_add(p, cells[i].pc, cells[i].psv, cells[i].units * U, cells[i].units), TEA_OK);
 }
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -332,7 +334,8 @@ static void fit_names(void **state)
  * 2, 4 of 12: 0.5, 1/6, 1/3. Contributions (over 2CS = 96): 12/96 =
  * 0.125, 4/96 = 0.0416..., 8/96 = 0.0833...; rows by contribution: 0x100
  * (16/96) first. Without a binary every PC is named by its address and
- * its function is "[unknown]". */
+ * its function is "[unknown]". The sampled PICS's samples: 1, 1 and 2
+ * (0x100's row 2); no instructions (not a golden PICS). */
 static void table_in_three_formats(void **state)
 {
     view_report_input in;
@@ -366,13 +369,14 @@ static void table_in_three_formats(void **state)
     view_table_cell_columns(&t, cols, &table);
     CAPTURE(out, (emit_csv_header(f, &table), rc = emit_csv_rows(f, &table)));
     assert_int_equal(rc, TEA_OK);
-    assert_string_equal(out, "rank,address,function,location,disassembly,source,component,psv,cycles,share,"
-                             "golden_cycles,golden_share,error_contribution,share_ci_low,share_ci_high\n"
-                             "1,0x100,[unknown],0x100,,,base,0,3.000000,0.250000000,6.000000,0.500000000,"
+    assert_string_equal(out, "rank,address,function,location,disassembly,source,component,psv,instructions,"
+                             "samples,cycles,share,golden_cycles,golden_share,error_contribution,share_ci_low,"
+                             "share_ci_high\n"
+                             "1,0x100,[unknown],0x100,,,base,0,,1,3.000000,0.250000000,6.000000,0.500000000,"
                              "0.125000000,,\n"
-                             "1,0x100,[unknown],0x100,,,ST-L1,1,3.000000,0.250000000,2.000000,0.166666667,"
+                             "1,0x100,[unknown],0x100,,,ST-L1,1,,1,3.000000,0.250000000,2.000000,0.166666667,"
                              "0.041666667,,\n"
-                             "2,0x200,[unknown],0x200,,,base,0,6.000000,0.500000000,4.000000,0.333333333,"
+                             "2,0x200,[unknown],0x200,,,base,0,,2,6.000000,0.500000000,4.000000,0.333333333,"
                              "0.083333333,,\n");
     free(out);
 
@@ -382,7 +386,8 @@ static void table_in_three_formats(void **state)
      * without window groups, null for the empty disassembly and source */
     assert_contains(out, "    \"rank\": 2,\n    \"address\": \"0x200\",\n    \"function\": \"[unknown]\",\n"
                          "    \"location\": \"0x200\",\n    \"disassembly\": null,\n    \"source\": null,\n"
-                         "    \"component\": \"base\",\n    \"psv\": 0,\n    \"cycles\": 6,\n    \"share\": 0.5,\n"
+                         "    \"component\": \"base\",\n    \"psv\": 0,\n    \"instructions\": null,\n"
+                         "    \"samples\": 2,\n    \"cycles\": 6,\n    \"share\": 0.5,\n"
                          "    \"golden_cycles\": 4,\n");
     assert_null(strstr(out, "share_ci_low"));
     free(out);
@@ -390,10 +395,75 @@ static void table_in_three_formats(void **state)
     view_table_text_columns(&t, cols, &table);
     CAPTURE(out, (emit_text_heading(f, &table), rc = emit_text_rows(f, &table)));
     assert_int_equal(rc, TEA_OK);
-    assert_string_equal(out, "# Overhead           Cycles  Symbol                                   Address            "
-                             "Disassembly\n"
-                             "     50.00%            6.000  0x100                                    0x100              -\n"
-                             "     50.00%            6.000  0x200                                    0x200              -\n");
+    assert_string_equal(out, "# Overhead           Cycles         Samples  Symbol                                   "
+                             "Address            Disassembly\n"
+                             "     50.00%            6.000               2  0x100                                    "
+                             "0x100              -\n"
+                             "     50.00%            6.000               2  0x200                                    "
+                             "0x200              -\n");
+    free(out);
+
+    view_table_free(&t);
+    view_free(&v);
+    binary_symbolize_close(z);
+    view_report_input_free(&in);
+}
+
+/* A golden PICS's rows with their instructions and cycles per instruction:
+ * 0x100 base 6 cycles in 3 commits and ST-L1 2 cycles in 1: 4
+ * instructions, 8 / 4 = 2.000 CPI; 0x200 4 cycles in 8 commits: 0.500 CPI;
+ * 0x300 a cycle of no commit (a flush's): "-". CSV gives each cell's
+ * commits as instructions and no samples. */
+static void golden_instructions(void **state)
+{
+    static const struct { uint64_t pc; uint16_t psv; uint64_t cycles, commits; } cells[] = {
+        { 0x100, 0, 6, 3 }, { 0x100, 1, 2, 1 }, { 0x200, 0, 4, 8 }, { 0x300, 0, 1, 0 },
+    };
+    view_report_input in;
+    binary_symbolize_options opts;
+    binary_symbolizer *z = NULL;
+    view_intervals iv;
+    view_table t;
+    view v;
+    emit_column cols[VIEW_TABLE_COLUMNS_MAX];
+    emit_table table;
+    char *out = NULL;
+    int rc = -1;
+    (void)state;
+
+    memset(&opts, 0, sizeof opts);
+    memset(&iv, 0, sizeof iv);
+    input(&in, "golden", 13, NULL, 0);
+    for (size_t i = 0; i < COUNT(cells); i++)
+        assert_int_equal(pics_add(&in.p, cells[i].pc, cells[i].psv, cells[i].cycles * U, cells[i].commits), TEA_OK);
+    opts.command = "test";
+    assert_int_equal(binary_symbolize_open(&z, &in.info.program, &in.info.objects, &opts), TEA_OK);
+    assert_int_equal(view_build(&v, &in.p, NULL, PICS_GRAN_INSN_COMPONENT, NULL), TEA_OK);
+    view_sort(&v, VIEW_ORDER_VALUE);
+    assert_int_equal(view_select(&v, 0, 0), TEA_OK);
+    assert_int_equal(view_table_init(&t, &in, &v, z, &iv), TEA_OK);
+    assert_int_equal(t.counts, VIEW_COUNTS_INSTRUCTIONS);
+
+    view_table_text_columns(&t, cols, &table);
+    CAPTURE(out, (emit_text_heading(f, &table), rc = emit_text_rows(f, &table)));
+    assert_int_equal(rc, TEA_OK);
+    assert_string_equal(out, "# Overhead           Cycles    Instructions       CPI  Symbol                          "
+                             "         Address            Disassembly\n"
+                             "     61.54%            8.000               4     2.000  0x100                           "
+                             "         0x100              -\n"
+                             "     30.77%            4.000               8     0.500  0x200                           "
+                             "         0x200              -\n"
+                             "      7.69%            1.000               0         -  0x300                           "
+                             "         0x300              -\n");
+    free(out);
+
+    view_table_cell_columns(&t, cols, &table);
+    CAPTURE(out, (emit_csv_header(f, &table), rc = emit_csv_rows(f, &table)));
+    assert_int_equal(rc, TEA_OK);
+    assert_contains(out, "1,0x100,[unknown],0x100,,,base,0,3,,6.000000,");
+    assert_contains(out, "1,0x100,[unknown],0x100,,,ST-L1,1,1,,2.000000,");
+    assert_contains(out, "2,0x200,[unknown],0x200,,,base,0,8,,4.000000,");
+    assert_contains(out, "3,0x300,[unknown],0x300,,,base,0,0,,1.000000,");
     free(out);
 
     view_table_free(&t);
@@ -515,6 +585,7 @@ int main(void)
         cmocka_unit_test(insn_component), cmocka_unit_test(insn), cmocka_unit_test(func),
         cmocka_unit_test(one_pics),       cmocka_unit_test(functions_order), cmocka_unit_test(fit_names),
         cmocka_unit_test(intervals),      cmocka_unit_test(table_in_three_formats),
+        cmocka_unit_test(golden_instructions),
         cmocka_unit_test(by_component),   cmocka_unit_test(by_thread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
