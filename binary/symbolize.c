@@ -833,7 +833,7 @@ int binary_symbolize_classify(void *symbolizer, uint64_t pc, trace_insn_class *o
     size_t avail;
     binary_disasm_insn insn;
 
-    *out = (trace_insn_class){ 0, TRACE_INSN_OTHER, 0 };
+    *out = (trace_insn_class){ .function = 0, .kind = TRACE_INSN_OTHER };
     if (!s)
         return TEA_OK;
     out->function = function_start(s, pc);
@@ -843,6 +843,7 @@ int binary_symbolize_classify(void *symbolizer, uint64_t pc, trace_insn_class *o
         return TEA_OK;
     }
     out->length = (uint8_t)insn.size;
+    out->target = insn.target;
     if (insn.flags & BINARY_DISASM_F_CALL)
         out->kind = TRACE_INSN_CALL;
     else if (insn.flags & BINARY_DISASM_F_RETURN)

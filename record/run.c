@@ -36,6 +36,17 @@
 #define RECORD_CHILD_PATH_EXTRA 32
 
 /* One process's recording: its stream, the programs it ran, its trace. */
+/* The stacks the tool unwound where sampled windows started
+ * (record_session_set_stacks), kept until the tracker reaches each
+ * window: window w's return addresses are returns[first[w] ..
+ * first[w] + count[w]). */
+typedef struct window_stacks {
+    uint64_t *returns;
+    size_t used, cap;       /* return addresses */
+    size_t *first, *count;
+    size_t windows, windows_cap;
+} window_stacks;
+
 typedef struct process {
     const record_run_options *o;
     const char *out_path;
@@ -67,6 +78,7 @@ typedef struct process {
     trace_callpath *tracker;        /* its shadow stack, fed the records in commit order */
     binary_symbolizer *classifier;  /* what each address holds, from the objects mapped so far */
     size_t classifier_objects;      /* ... how many it was opened with */
+    window_stacks stacks;           /* the stack each sampled window started on (the tool's) */
 } process;
 
 /* A forked child's recording: its process, its thread. */
@@ -358,10 +370,76 @@ static int classify(void *ctx, uint64_t pc, trace_insn_class *out)
     return binary_symbolize_classify(p->classifier, pc, out);
 }
 
+/* Whether the tool sends the stack each sampled window starts on: call
+ * paths in a sampled recording. */
+static int wants_window_stacks(const record_run_options *o)
+{
+    return o->call_paths && (o->session.sample_every || o->session.sample_starts);
+}
+
+/* The session's stacks callback: the stack window `window` starts on. */
+static int stack_arrived(void *ctx, uint64_t window, const uint64_t *returns, size_t count)
+{
+    window_stacks *w = &((process *)ctx)->stacks;
+    if (window < w->windows)
+        return error_set(TEA_ERR_FORMAT, "the tool sent window %llu's stack twice", (unsigned long long)window);
+    while (w->windows <= window) { /* windows the tool sent none for have none */
+        if (w->windows == w->windows_cap) {
+            size_t cap = w->windows_cap ? 2 * w->windows_cap : RECORD_WINDOWS_INITIAL;
+            size_t *first = realloc(w->first, cap * sizeof *first);
+            if (first)
+                w->first = first;
+            size_t *counts = first ? realloc(w->count, cap * sizeof *counts) : NULL;
+            if (!counts)
+                return error_set(TEA_ERR_NOMEM, "out of memory for the windows' stacks");
+            w->count = counts;
+            w->windows_cap = cap;
+        }
+        w->first[w->windows] = w->used;
+        w->count[w->windows++] = 0;
+    }
+    if (w->used + count > w->cap) {
+        size_t cap = w->cap ? 2 * w->cap : RECORD_WINDOWS_INITIAL;
+        while (cap < w->used + count)
+            cap *= 2;
+        uint64_t *grown = realloc(w->returns, cap * sizeof *grown);
+        if (!grown)
+            return error_set(TEA_ERR_NOMEM, "out of memory for the windows' stacks");
+        w->returns = grown;
+        w->cap = cap;
+    }
+    memcpy(w->returns + w->used, returns, count * sizeof *returns);
+    w->count[window] = count;
+    w->used += count;
+    return TEA_OK;
+}
+
+/* The tracker's stacks callback: window `window`'s, none when the tool
+ * sent none. */
+static int window_stack(void *arg, size_t window, const uint64_t **returns, size_t *count)
+{
+    const window_stacks *w = &((process *)arg)->stacks;
+    *returns = NULL;
+    *count = 0;
+    if (window < w->windows) {
+        *returns = w->returns + w->first[window];
+        *count = w->count[window];
+    }
+    return TEA_OK;
+}
+
+static void free_window_stacks(window_stacks *w)
+{
+    free(w->returns);
+    free(w->first);
+    free(w->count);
+    memset(w, 0, sizeof *w);
+}
+
 /* The calling contexts of a batch of the model's records, before they are
- * written: the tracker's shadow stack over the committed instructions, each
- * sampled window from an empty stack (the fast-forward before it is not
- * followed), as tea replay --call-paths rebuilds them. */
+ * written: the tracker's shadow stack over the committed instructions,
+ * each sampled window from the stack the tool unwound where it started
+ * (the fast-forward before it is not followed). */
 static int add_contexts(process *p, const trace_batch *batch)
 {
     int rc;
@@ -369,6 +447,8 @@ static int add_contexts(process *p, const trace_batch *batch)
         if ((rc = trace_contexts_init(&p->contexts))
             || (rc = trace_callpath_create(&p->tracker, &p->contexts, classify, p)))
             return rc;
+        if (wants_window_stacks(p->o))
+            trace_callpath_set_stacks(p->tracker, window_stack, p);
     }
     trace_callpath_update_windows(p->tracker, p->window_ends, p->window_count);
     /* the model's batch is the recorder's to annotate: only its µops' contexts change */
@@ -383,6 +463,7 @@ static void free_contexts(process *p)
     p->classifier = NULL;
     p->classifier_objects = 0;
     trace_contexts_free(&p->contexts);
+    free_window_stacks(&p->stacks);
 }
 
 /* A warm-up instruction: to the core's caches, TLBs and predictor. */
@@ -573,8 +654,11 @@ static int run_program(process *p, model_core **core)
     record_session_set_warm(p->session, warm, *core);
     record_session_set_lines(p->session, place_lines, *core);
     record_session_set_branches(p->session, train_branch, *core);
+    if (wants_window_stacks(p->o))
+        record_session_set_stacks(p->session, stack_arrived, p);
     model_core_set_window(*core, window_ended, p);
     p->window_count = 0; /* a program exec'd away from leaves none */
+    free_window_stacks(&p->stacks);
     p->have_last_cycle = p->have_last_commit = 0;
     if (p->root)
         model_core_set_progress(*core, progress, p);
@@ -1268,6 +1352,7 @@ int record_run_program(const record_run_options *o, record_run *out)
             return rc;
         st->options.session.children_socket = record_session_listener_name(st->ch.listener);
     }
+    st->options.session.window_stacks = wants_window_stacks(o);
     if ((rc = record_session_spawn(&st->root.session, o->argv, &st->options.session)))
         return rc;
     return o->session.threads ? record_threads(out) : record_root(out);

@@ -138,6 +138,8 @@ struct record_session {
     void *lines_ctx;
     record_session_warm_fn branches; /* where a fast-forward's branches go (NULL: dropped) */
     void *branches_ctx;
+    record_session_stack_fn stacks;  /* where sampled windows' stacks go (NULL: dropped) */
+    void *stacks_ctx;
     unsigned programs;     /* EXE records read: programs this process ran */
     int exec_pending;      /* an EXE record at buf + pos begins the next program */
     int truncated_ok;      /* the program was killed (--kill-after): the stream may end inside a record */
@@ -805,6 +807,27 @@ static int read_lines(record_session *v, uint64_t w, int deliver)
     return TEA_OK;
 }
 
+/* A STACK record `w` at buf + pos: the return addresses of the stack a
+ * sampled window's first instruction (the next INSN) runs on, handed to
+ * the stacks callback with the window's number when `deliver`. */
+static int read_stack(record_session *v, uint64_t w, int deliver)
+{
+    uint64_t count = w & TEAREC_STREAM_ADDR_MASK;
+    int got, rc;
+
+    if (count > TEAREC_STREAM_STACK_MAX)
+        return error_set(TEA_ERR_FORMAT, "%s: a STACK record of %llu frames after %llu words", v->name,
+                         (unsigned long long)count, (unsigned long long)v->stats.words);
+    if ((rc = need(v, 1 + (size_t)count, &got)))
+        return rc;
+    if (!got)
+        return ended_inside(v);
+    if (deliver && v->stacks && (rc = v->stacks(v->stacks_ctx, v->stats.windows, v->buf + v->pos + 1, (size_t)count)))
+        return rc;
+    v->pos += 1 + (size_t)count;
+    return TEA_OK;
+}
+
 /* Reads records until an instruction, adding memory accesses to the current
  * one; *got = 0 at the end of the stream or of the region. */
 static int read_instruction(record_session *v, pending_insn *out, int *got)
@@ -877,6 +900,10 @@ static int read_instruction(record_session *v, pending_insn *out, int *got)
             break;
         case TEAREC_STREAM_LINES:
             if ((rc = read_lines(v, w, 1)))
+                return rc;
+            break;
+        case TEAREC_STREAM_STACK:
+            if ((rc = read_stack(v, w, 1)))
                 return rc;
             break;
         case TEAREC_STREAM_STOP:
@@ -1048,6 +1075,8 @@ static int skip_record(record_session *v)
         return read_thread(v);
     case TEAREC_STREAM_LINES:
         return read_lines(v, w, 0);
+    case TEAREC_STREAM_STACK:
+        return read_stack(v, w, 0);
     case TEAREC_STREAM_CODE:
         return read_code(v);
     case TEAREC_STREAM_OBJECT:
@@ -1104,6 +1133,12 @@ void record_session_set_branches(record_session *v, record_session_warm_fn fn, v
 {
     v->branches = fn;
     v->branches_ctx = ctx;
+}
+
+void record_session_set_stacks(record_session *v, record_session_stack_fn fn, void *ctx)
+{
+    v->stacks = fn;
+    v->stacks_ctx = ctx;
 }
 
 /* A wrong-path instruction: whatever the program holds at `pc`. */
@@ -1269,6 +1304,8 @@ static void build_args(char **args, char *text, size_t size, const record_sessio
         ADD_OPTION("--tea-children=%s", opt->children_socket);
     if (opt->branch_warmup)
         ADD_OPTION("--branch-warmup=%llu", (unsigned long long)opt->branch_warmup);
+    if (opt->window_stacks)
+        ADD_OPTION("--call-paths=%s", "yes");
     if (opt->warm_caches) {
         const model_cache_config *l1 = &opt->warm_caches->mem.l1d, *llc = &opt->warm_caches->mem.llc;
         ADD_OPTION("--warm-caches=%llu,%u,%u,%llu,%u,%u,%u,%u",
@@ -1589,6 +1626,7 @@ static int split_record_words(record_session *v, size_t *words)
         *words = 1 + ((w & TEAREC_STREAM_ADDR_MASK) + 7) / 8;
         break;
     case TEAREC_STREAM_LINES:
+    case TEAREC_STREAM_STACK:
         *words = 1 + (w & TEAREC_STREAM_ADDR_MASK);
         break;
     case TEAREC_STREAM_OBJECT:
@@ -1633,7 +1671,7 @@ int record_session_split(record_session *v, record_session_thread_fn on_thread, 
             current = NULL;
         } else if (kind == TEAREC_STREAM_INSN || kind == TEAREC_STREAM_WARM || kind == TEAREC_STREAM_LOAD
                    || kind == TEAREC_STREAM_STORE || kind == TEAREC_STREAM_WINDOW || kind == TEAREC_STREAM_LINES
-                   || kind == TEAREC_STREAM_COUNT) {
+                   || kind == TEAREC_STREAM_COUNT || kind == TEAREC_STREAM_STACK) {
             if (!current && (rc = split_stream_of(sp, tid, on_thread, ctx, &current)))
                 break;
             split_put(current, words, n);

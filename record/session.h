@@ -72,6 +72,8 @@ typedef struct record_session_options {
     uint64_t branch_warmup;   /* the tool hands the branches of the last N instructions of every
                                  fast-forward to the model's predictor
                                  (record_session_set_branches); 0: none */
+    int window_stacks;        /* the tool sends the stack each sampled window starts on
+                                 (record_session_set_stacks) */
     const char *children_socket; /* --trace-children: the abstract Unix socket (its name without the
                                     leading NUL) a forked child connects its stream to; NULL: forked
                                     children record nothing and their execs run without Valgrind */
@@ -165,6 +167,15 @@ void record_session_set_lines(record_session *v, record_session_lines_fn fn, voi
  * taken, target): the predictor's training. */
 void record_session_set_branches(record_session *v, record_session_warm_fn fn, void *ctx);
 
+/* Receives the stack a sampled window's first instruction runs on
+ * (the tool's --call-paths): window `window` (0: the first), the return
+ * addresses of its frames innermost first (`count` 0: the tool could not
+ * unwind it). 0, or an error that ends the session's reading. */
+typedef int (*record_session_stack_fn)(void *ctx, uint64_t window, const uint64_t *returns, size_t count);
+
+/* Where they go (default: dropped). */
+void record_session_set_stacks(record_session *v, record_session_stack_fn fn, void *ctx);
+
 /* The model source over this session; valid while it lives. */
 model_source record_session_source(record_session *v);
 
@@ -216,7 +227,7 @@ typedef struct record_session_splitter record_session_splitter;
 /*
  * Reads the stream of a session spawned with `threads` to its end and
  * splits it into one stream per recorded thread: a thread's INSN, WARM,
- * LOAD, STORE, WINDOW, LINES and COUNT records (those after a SWITCH
+ * LOAD, STORE, WINDOW, LINES, COUNT and STACK records (those after a SWITCH
  * naming it) go to its own stream, every other record to all
  * of them (to a thread that starts later, the program's, objects' and
  * code records sent so far first). Writing blocks while a thread's reader

@@ -59,6 +59,12 @@
  *           Only with several threads recorded (--threads), before the
  *           first record of a thread other than the one before; the
  *           records before the first SWITCH are thread 1's.
+ *   STACK   with --call-paths, before the INSN of each sampled window's
+ *           first instruction: a count (bits 0-47, at most
+ *           TEAREC_STREAM_STACK_MAX), then that many return addresses of
+ *           the frames that instruction runs in, innermost first (the
+ *           address after each caller's call instruction), as Valgrind
+ *           unwinds the stack; count 0 when it could not.
  *   STOP    one word: recording ended: a STREAM_STOP_* reason (bits 0-7)
  *           | the number of threads the program had started (bits 8-39);
  *           nothing follows but the program's own end.
@@ -88,6 +94,8 @@
 #define TEAREC_STREAM_LINES 11ull
 #define TEAREC_STREAM_THREAD 12ull
 #define TEAREC_STREAM_SWITCH 13ull
+#define TEAREC_STREAM_STACK 14ull
+#define TEAREC_STREAM_STACK_MAX 256 /* frames a STACK record holds (TRACE_CONTEXT_MAX_DEPTH) */
 #define TEAREC_STREAM_LINES_L1D 0ull
 #define TEAREC_STREAM_LINES_LLC 1ull
 #define TEAREC_STREAM_LINES_PAGES 2ull

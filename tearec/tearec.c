@@ -169,6 +169,7 @@
 #include "pub_tool_machine.h"
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_options.h"
+#include "pub_tool_stacktrace.h"
 #include "pub_tool_threadstate.h"
 #include "pub_tool_vki.h"
 #include "pub_tool_vkiscnums.h"
@@ -224,6 +225,8 @@ static const HChar *clo_sample_starts = NULL; /* listed windows: "S0,S1,..." */
 static const HChar *clo_warm_caches = NULL;   /* the caches to keep warm (parse_warm_caches) */
 static const HChar *clo_bbv_out = NULL;       /* --bbv-out=PREFIX: basic-block vectors per thread (bbv.h) */
 static Long clo_bbv_interval = 0;             /* ... in intervals of N instructions */
+static Bool clo_call_paths = False;           /* --call-paths: each sampled window's first instruction
+                                                  sends the stack it runs on (STACK) */
 static Long clo_branch_warmup = 0;            /* the branches of a fast-forward's last N instructions train
                                                  the predictor */
 
@@ -275,6 +278,7 @@ static ULong warm_left = 0;
 static ULong recorded = 0;
 static ULong window_left = 0;       /* timed instructions left in the window (sampling) */
 static ULong windows_ended = 0;     /* windows completed (sampling) */
+static ULong stacks_sent = 0;       /* --call-paths: windows whose STACK went out (the last one's number + 1) */
 static Bool window_pending = False; /* a WINDOW record is due before the next instruction or branch batch */
 static ULong threads_started = 0;   /* Valgrind reports the main thread's creation too */
 /* Every thread's instructions (see "Thread counts"): each block adds its
@@ -338,6 +342,7 @@ static Addr known_lo = 0, known_hi = 0; /* the last mapping checked */
 static void flush(void);
 static void put(ULong w);
 static void put_window(void);
+static void put_stack(ThreadId tid, Addr pc);
 static void switch_to(ThreadId tid);
 typedef struct warm_cache {
     ULong *tag;
@@ -745,6 +750,7 @@ typedef struct thread_ctx {
     Bool used;
     rec_state state;
     ULong skip_left, warm_left, window_left, windows_ended, fast_left;
+    ULong stacks_sent;
     Bool window_pending, image_due, fast_wanted;
     Addr last_insn_pc;
     ULong plan_from, plan_skip, plan_warm; /* listed windows: the plan, */
@@ -778,7 +784,7 @@ static const ctx_field ctx_fields[] = {
     CTX_FIELD(fast_wanted, fast_wanted), CTX_FIELD(last_insn_pc, last_insn_pc),
     CTX_FIELD(plan_from, plan_from),   CTX_FIELD(plan_skip, plan_skip),
     CTX_FIELD(plan_warm, plan_warm),   CTX_FIELD(starts, starts),
-    CTX_FIELD(start_count, start_count),
+    CTX_FIELD(start_count, start_count), CTX_FIELD(stacks_sent, stacks_sent),
 };
 /* The warm caches' (--warm-caches): the LLC's and the pages' arrays (the
  * L1 D's tags are copied whole: the translations name its array). */
@@ -872,7 +878,7 @@ static void ctx_load(UInt serial)
         state = REC_WAIT;
         if (listed)
             listed_of(serial);
-        window_left = windows_ended = 0;
+        window_left = windows_ended = stacks_sent = 0;
         window_pending = image_due = False;
         last_insn_pc = 0;
         gate_update();
@@ -1097,6 +1103,24 @@ static void put_counts(void)
     }
 }
 
+/* Sends the STACK record of the instruction at `pc`, which starts a
+ * sampled window: the return addresses of the frames it runs in,
+ * innermost first, as Valgrind unwinds them (CFI, else frame pointers;
+ * add_precise_insn keeps the unwinding registers current before each
+ * instruction). None when the unwinding does not start at pc. */
+static void put_stack(ThreadId tid, Addr pc)
+{
+    Addr ips[TEAREC_STREAM_STACK_MAX + 1];
+    UInt n = VG_(get_StackTrace)(tid, ips, TEAREC_STREAM_STACK_MAX + 1, NULL, NULL, 0);
+    UInt frames = n > 1 && ips[0] == pc ? n - 1 : 0;
+
+    if (buf_len + 1 + frames > BUF_WORDS - BUF_SLACK)
+        flush();
+    put(TEAREC_STREAM_STACK << TEAREC_STREAM_KIND_SHIFT | frames);
+    for (UInt i = 1; i <= frames; i++)
+        put((ULong)ips[i] + 1); /* Valgrind names a call's last byte: the return address follows it */
+}
+
 /* Sends the WINDOW record a finished window left due. */
 static void put_window(void)
 {
@@ -1178,6 +1202,10 @@ static void insn(ULong word, Bool rep)
     if (buf_len > BUF_WORDS - BUF_SLACK)
         flush();
     switch_to(tid);
+    if (clo_call_paths && (clo_sample_every || listed) && stacks_sent != windows_ended + 1) {
+        put_stack(tid, (Addr)(word & TEAREC_STREAM_ADDR_MASK));
+        stacks_sent = windows_ended + 1;
+    }
     put(word);
     recorded++;
     cur_on = True;
@@ -1356,6 +1384,27 @@ typedef struct insn_guards {
     IRTemp run_fast, run_precise, recorded;
 } insn_guards;
 
+/* --call-paths: the guest's instruction, stack and frame pointers are
+ * current when on_insn runs (put_stack unwinds from them): the
+ * instruction pointer is set to the instruction's address, and the
+ * helper declares that it reads all three, so that VEX writes back the
+ * stack and frame pointers the instructions before it changed. */
+static void add_unwind_registers(IRSB *sb, IRDirty *di, Addr pc)
+{
+    static const Int offsets[] = { __builtin_offsetof(VexGuestAMD64State, guest_RIP),
+                                   __builtin_offsetof(VexGuestAMD64State, guest_RSP),
+                                   __builtin_offsetof(VexGuestAMD64State, guest_RBP) };
+    addStmtToIRSB(sb, IRStmt_Put(offsets[0], IRExpr_Const(IRConst_U64((ULong)pc))));
+    di->nFxState = sizeof offsets / sizeof offsets[0];
+    for (Int i = 0; i < di->nFxState; i++) {
+        di->fxState[i].fx = Ifx_Read;
+        di->fxState[i].offset = offsets[i];
+        di->fxState[i].size = sizeof(ULong);
+        di->fxState[i].nRepeats = 0;
+        di->fxState[i].repeatLen = 0;
+    }
+}
+
 /* An instruction (`word`, its INSN record) of a block that runs precise:
  * on_insn (in a dual block, when it runs precise). */
 static void add_precise_insn(IRSB *sb, ULong word, Bool rep, const insn_guards *g)
@@ -1365,6 +1414,8 @@ static void add_precise_insn(IRSB *sb, ULong word, Bool rep, const insn_guards *
                                     mkIRExprVec_1(mkIRExpr_HWord((HWord)word)));
     if (g->mode == BLOCK_DUAL)
         di->guard = IRExpr_RdTmp(g->run_precise);
+    if (clo_call_paths && (clo_sample_every || listed))
+        add_unwind_registers(sb, di, (Addr)(word & TEAREC_STREAM_ADDR_MASK));
     addStmtToIRSB(sb, IRStmt_Dirty(di));
 }
 
@@ -2344,6 +2395,7 @@ static Bool tearec_option(const HChar *arg)
     } else if VG_STR_CLO (arg, "--sample-starts", clo_sample_starts) {
     } else if VG_STR_CLO (arg, "--warm-caches", clo_warm_caches) {
     } else if VG_BINT_CLO (arg, "--branch-warmup", clo_branch_warmup, 0, (1LL << 62)) {
+    } else if VG_BOOL_CLO (arg, "--call-paths", clo_call_paths) {
     } else if VG_STR_CLO (arg, "--bbv-out", clo_bbv_out) {
     } else if VG_BINT_CLO (arg, "--bbv-interval", clo_bbv_interval, 1, (1LL << 62)) {
     } else
@@ -2377,6 +2429,8 @@ static void tearec_usage(void)
      "                             warm through fast-forwards; send them when one ends\n"
      "    --branch-warmup=N        send the branches of the last N instructions of\n"
      "                             every fast-forward, to train the predictor [0]\n"
+     "    --call-paths=yes|no      each sampled window's first instruction sends\n"
+     "                             the return addresses of its stack [no]\n"
      "    --bbv-out=PREFIX         record nothing: write each thread's basic-block\n"
      "                             vectors to PREFIX.N (N its number by creation)\n"
      "    --bbv-interval=N         ... in intervals of N instructions\n");

@@ -198,7 +198,17 @@ struct trace_callpath {
     trace_insn_class prev; /* the previous instruction's class */
     const uint64_t *window_ends; /* a sampled trace's windows (trace_callpath_set_windows), or NULL */
     size_t window_count, window;  /* ... how many, and the one the records are in */
+    trace_stack_fn stacks;        /* each window's stack at its start (trace_callpath_set_stacks), or NULL */
+    void *stacks_arg;
+    int window_fresh;             /* the window's first instruction is next: seed it from `stacks` */
 };
+
+void trace_callpath_set_stacks(trace_callpath *cp, trace_stack_fn stacks, void *arg)
+{
+    cp->stacks = stacks;
+    cp->stacks_arg = arg;
+    cp->window_fresh = stacks != NULL && cp->depth == 0;
+}
 
 void trace_callpath_update_windows(trace_callpath *cp, const uint64_t *ends, size_t count)
 {
@@ -288,7 +298,7 @@ static int class_of(trace_callpath *cp, uint64_t pc, trace_insn_class *out)
             return TEA_OK;
         }
     }
-    trace_insn_class cls = { 0, TRACE_INSN_OTHER, 0 };
+    trace_insn_class cls = { .function = 0, .kind = TRACE_INSN_OTHER };
     int rc = cp->classify(cp->arg, pc, &cls);
     if (rc)
         return rc;
@@ -504,6 +514,93 @@ int trace_callpath_step(trace_callpath *cp, uint64_t pc, uint32_t *ctx)
     return TEA_OK;
 }
 
+/* The lengths a call instruction may have, the likeliest first (x86-64:
+ * call rel32 5, call *disp32(%rip) 6, call *%reg 2 or 3, ...; RISC-V: jal
+ * and jalr 4, c.jalr 2), tried backwards from a return address. */
+static const uint8_t CALL_LENGTHS[] = { 5, 6, 2, 3, 4, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
+
+/* The call instruction that pushed return address `ret`: the first of
+ * CALL_LENGTHS whose bytes before `ret` decode as a call of that length.
+ * 0 and *site set, or 1 when none does, or the classifier's error. */
+static int call_before(trace_callpath *cp, uint64_t ret, uint64_t *site, trace_insn_class *cls)
+{
+    for (size_t i = 0; i < sizeof CALL_LENGTHS; i++) {
+        int rc;
+        if (ret < CALL_LENGTHS[i])
+            continue;
+        if ((rc = class_of(cp, ret - CALL_LENGTHS[i], cls)))
+            return rc;
+        if (cls->kind == TRACE_INSN_CALL && cls->length == CALL_LENGTHS[i]) {
+            *site = ret - CALL_LENGTHS[i];
+            return TEA_OK;
+        }
+    }
+    return 1;
+}
+
+/* A frame the call at `site` (class `call`) pushed, running now at `at`
+ * (class `now`): entered at the call's target, or, for an indirect call,
+ * at the start of the function it runs; retargeted when it runs another
+ * function than the one called (a tail call, a PLT stub's jump), as
+ * trace_callpath_step would have. */
+static int seed_frame(trace_callpath *cp, uint64_t site, const trace_insn_class *call, uint64_t ret,
+                      const trace_insn_class *now)
+{
+    uint64_t entry = call->target ? call->target : now->function;
+    trace_insn_class callee;
+    int rc;
+    if (!entry)
+        entry = site; /* an indirect call into code of no known function: its site names it */
+    if ((rc = class_of(cp, entry, &callee)) || (rc = push(cp, site, entry, callee.function, ret)))
+        return rc;
+    if (now->function && now->function != callee.function)
+        rc = retarget(cp, now->function, now->function);
+    return rc;
+}
+
+int trace_callpath_seed(trace_callpath *cp, uint64_t pc, const uint64_t *returns, size_t count)
+{
+    uint64_t sites[TRACE_CONTEXT_MAX_DEPTH];
+    trace_insn_class calls[TRACE_CONTEXT_MAX_DEPTH], bottom;
+    size_t kept = 0;
+    int rc;
+
+    cp->depth = 0;
+    if (count > TRACE_CONTEXT_MAX_DEPTH)
+        count = TRACE_CONTEXT_MAX_DEPTH; /* the innermost: deeper contexts share their ancestor's anyway */
+    for (; kept < count; kept++) {
+        if ((rc = call_before(cp, returns[kept], &sites[kept], &calls[kept])) < 0)
+            return rc;
+        if (rc)
+            break; /* no call before it: an unwinding the code does not confirm */
+    }
+    if (kept == 0)
+        return TEA_OK; /* the next step starts an empty stack at pc */
+    /* the bottom frame: the outermost caller kept, under the root */
+    if ((rc = class_of(cp, sites[kept - 1], &bottom)))
+        return rc;
+    {
+        uint32_t node;
+        uint64_t function = bottom.function ? bottom.function : sites[kept - 1];
+        if ((rc = trace_contexts_intern(cp->tree, TRACE_CONTEXT_ROOT, 0, function, &node)))
+            return rc;
+        cp->frames[0] = (frame){ 0, bottom.function, node, 0, 0, 0, 0 };
+        cp->depth = 1;
+    }
+    /* each call from the outermost in: its callee runs at the next call's site, or at pc */
+    for (size_t k = kept; k-- > 0;) {
+        uint64_t at = k ? sites[k - 1] : pc;
+        trace_insn_class here;
+        if ((rc = class_of(cp, at, &here)) || (rc = seed_frame(cp, sites[k], &calls[k], returns[k], &here)))
+            return rc;
+    }
+    /* no instruction before pc: its step keeps the stack (a control
+     * transfer of unknown length falls through nowhere) */
+    cp->prev_pc = 0;
+    cp->prev = (trace_insn_class){ .function = 0, .kind = TRACE_INSN_OTHER };
+    return TEA_OK;
+}
+
 int trace_callpath_peek(trace_callpath *cp, uint64_t pc, uint32_t *ctx)
 {
     if (cp->depth == 0 || cp->depth == CALLPATH_MAX_FRAMES) /* nothing to restore, or a push would drop frames */
@@ -529,6 +626,16 @@ int trace_callpath_batch(trace_callpath *cp, trace_batch *batch)
         while (cp->window < cp->window_count && rec->cycle > cp->window_ends[cp->window]) {
             cp->window++; /* a fast-forward: its calls and returns were not seen */
             cp->depth = 0;
+            cp->window_fresh = cp->stacks != NULL;
+        }
+        if (cp->window_fresh && (rec->n_commit || (rec->flags & TRACE_REC_EXCEPTION))) {
+            /* the window's first instruction: the stack the fast-forward left */
+            const uint64_t *returns = NULL;
+            size_t n = 0;
+            cp->window_fresh = 0;
+            if ((rc = cp->stacks(cp->stacks_arg, cp->window, &returns, &n))
+                || (rc = trace_callpath_seed(cp, u[0].pc, returns, n)))
+                return rc;
         }
         for (unsigned i = 0; i < rec->n_commit && rc == TEA_OK; i++)
             rc = trace_callpath_step(cp, u[i].pc, &u[i].ctx);

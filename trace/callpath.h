@@ -81,6 +81,7 @@ typedef struct trace_insn_class {
     uint64_t function; /* start of the function holding the address (0: none known) */
     uint8_t kind;      /* enum trace_insn_kind */
     uint8_t length;    /* bytes (0: unknown; the next instruction is then never a fall-through) */
+    uint64_t target;   /* a direct call's or jump's target (0: indirect, or not a transfer) */
 } trace_insn_class;
 
 /* The classifier: what the instruction at `pc` is. Returns 0, or a negative
@@ -113,6 +114,30 @@ void trace_callpath_set_windows(trace_callpath *cp, const uint64_t *ends, size_t
  * it runs: `ends` (which may have moved) holds the windows ended so far,
  * and the tracker stays in the window it is in. */
 void trace_callpath_update_windows(trace_callpath *cp, const uint64_t *ends, size_t count);
+
+/* Where a window's stack comes from (trace_callpath_set_stacks): the
+ * return addresses of the frames live at window `window`'s first
+ * instruction (0: the first window), innermost first, into *returns and
+ * *count (count 0: none known; the window starts from an empty stack).
+ * The array stays the caller's and must live until the next call. 0 or an
+ * error the tracker passes on. */
+typedef int (*trace_stack_fn)(void *arg, size_t window, const uint64_t **returns, size_t *count);
+
+/* A sampled recording's windows start from the stacks `stacks` gives
+ * (the recording tool unwinds the program's stack where each window
+ * starts) instead of an empty one: each window's first instruction gets
+ * the frames those return addresses imply, as if the tracker had followed
+ * the calls (docs/semantics.md, "Calling contexts"). NULL: empty stacks. */
+void trace_callpath_set_stacks(trace_callpath *cp, trace_stack_fn stacks, void *arg);
+
+/* Replaces the shadow stack with the frames live at the instruction at
+ * `pc`: `returns` (innermost first) are the addresses their calls will
+ * return to. Each return address's call instruction is found by decoding
+ * backwards; the frames from the first one without a call (or all of
+ * them) outwards are dropped, the outermost kept being the bottom frame
+ * under the root. The next trace_callpath_step at `pc` is that
+ * instruction. 0, TEA_ERR_NOMEM, or the classifier's error. */
+int trace_callpath_seed(trace_callpath *cp, uint64_t pc, const uint64_t *returns, size_t count);
 
 /* The context an instruction at `pc` would have next, without moving the
  * tracker (an excepting µop: it runs again, or never). As

@@ -21,9 +21,11 @@
 #     TraceDoctor trace of the same walk: both replays give the same
 #     context PICS;
 #   - tea record --call-paths: the replay of the trace gives the PICS that
-#     --call-paths rebuilds from it, byte for byte (whole and sampled), by
-#     frames and as a stream; --flat its sum; tea convert keeps them; a
-#     damaged context frame is refused naming its byte.
+#     --call-paths rebuilds from it, byte for byte, by frames and as a
+#     stream; --flat its sum; tea convert keeps them; a damaged context
+#     frame is refused naming its byte; a sampled recording's windows
+#     start from the stacks the tool unwound: only stacks of the whole
+#     recording, leaf under main;a and main;b.
 # Skipped (77) without valgrind, tea's Valgrind tool or a C++ compiler.
 . "$(dirname "$0")/lib.bash"
 
@@ -63,7 +65,7 @@ grep -qE ';main;catcher\.cold;catcher\.cold\+' folded.txt || fail "no instructio
 
 # --- the call-path granularity: rows, their sum, the error against itself
 run 0 "$PICS" report ctx/golden.pics --granularity callpath --top 0 --format csv -o rows.csv
-contains rows.csv "rank,call_path,component,psv,cycles"
+contains rows.csv "rank,call_path,component,psv,instructions,samples,cycles"
 grep -q ';main;a;leaf,' rows.csv || fail "no row main;a;leaf"
 run 0 "$PICS" error ctx/golden.pics ctx/golden.pics --granularity callpath
 contains out.txt "error: 0.0000% (callpath granularity"
@@ -150,12 +152,27 @@ run 0 "$TEA" replay rec-converted.tea --schemes golden -q -o rec-converted
 grep -v '^#' rec/golden.pics >a.txt
 grep -v '^#' rec-converted/golden.pics >b.txt
 cmp -s a.txt b.txt || fail "tea convert lost or changed the recorded contexts"
-# a sampled recording: each window from an empty stack, as the replay rebuilds it
+# a sampled recording: each window starts from the stack the tool unwound
+# where it started, so its stacks are the whole run's: leaf under main;a
+# and main;b, and no stack the whole recording lacks (the callers of each
+# folded line, its instruction, component and weight dropped); the replay
+# that rebuilds them starts each window empty, so leaf's callers there
+# are the window's own
 run 0 "$TEA" record -q --call-paths --sample-every 100000 --sample-length 10000 -o srec.tea -- ./prog 20
 run 0 "$TEA" replay srec.tea --schemes golden -q -o srec
-run 0 "$TEA" replay srec.tea --call-paths --schemes golden -q -o srec-rebuilt
 contains srec/golden.pics "contexts "
-cmp -s srec/golden.pics srec-rebuilt/golden.pics || fail "a sampled recording's contexts differ from the rebuilt ones"
+run 0 "$PICS" report srec/golden.pics --format folded -o srec-folded.txt
+run 0 "$PICS" report rec/golden.pics --format folded -o rec-folded.txt
+sed 's/;[^;]*;[^;]* [0-9]*$//' srec-folded.txt | sort -u >srec-stacks.txt
+sed 's/;[^;]*;[^;]* [0-9]*$//' rec-folded.txt | sort -u >rec-stacks.txt
+comm -23 srec-stacks.txt rec-stacks.txt >srec-extra.txt
+[ -s srec-extra.txt ] && { cat srec-extra.txt >&2; fail "a sampled recording has stacks the whole one lacks"; }
+grep -q ';main;a;leaf$' srec-stacks.txt || { cat srec-stacks.txt >&2; fail "no window in leaf under main;a"; }
+grep -q ';main;b;leaf$' srec-stacks.txt || { cat srec-stacks.txt >&2; fail "no window in leaf under main;b"; }
+grep -q '^_start;' srec-stacks.txt || { cat srec-stacks.txt >&2; fail "a window's stack does not reach _start"; }
+run 0 "$TEA" replay srec.tea --call-paths --schemes golden -q -o srec-rebuilt
+run 0 "$PICS" report srec-rebuilt/golden.pics --format folded -o srec-rebuilt-folded.txt
+grep -q '^_start;' srec-rebuilt-folded.txt && fail "the rebuilt windows know callers before the window"
 # a damaged context frame: its header descriptor byte (after the frame's
 # 8-byte skippable header, its 8-byte magic and zstd's 4-byte one) made
 # invalid; refused by frames and as a stream, naming the frame's byte

@@ -31,16 +31,25 @@ static const struct { uint64_t pc; uint8_t kind; } kinds[] = {
     { REC + 0x18, TRACE_INSN_RETURN },  { HANDLER + 0x04, TRACE_INSN_RETURN },
 };
 
+/* The direct calls' targets (the others are indirect). */
+static const struct { uint64_t pc, target; } targets[] = {
+    { MAIN + 0x04, A }, { MAIN + 0x08, B }, { A + 0x04, LEAF }, { A + 0x0c, LEAF }, { B + 0x04, LEAF },
+};
+
 static int classify(void *arg, uint64_t pc, trace_insn_class *out)
 {
     unsigned *calls = arg;
     (*calls)++;
     out->kind = TRACE_INSN_OTHER;
     out->length = 4;
+    out->target = 0;
     out->function = pc >= A_COLD && pc < UNKNOWN ? A : pc < UNKNOWN ? pc & ~(uint64_t)0xfff : 0;
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         if (kinds[i].pc == pc)
             out->kind = kinds[i].kind;
+    for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++)
+        if (targets[i].pc == pc)
+            out->target = targets[i].target;
     return 0;
 }
 
@@ -339,6 +348,126 @@ static void windows_start_empty(void **state)
     close_fixture(&f);
 }
 
+/* A stack unwound at leaf (called from a+4, a called from main+4):
+ * seeding gives the contexts stepping from main's start gives, and the
+ * returns go where the seeded return addresses say. */
+static void seed_as_stepped(void **state)
+{
+    fixture f;
+    const uint64_t returns[] = { A + 8, MAIN + 8 };
+    uint32_t ctx;
+    (void)state;
+    open_fixture(&f);
+    assert_int_equal(trace_callpath_seed(f.cp, LEAF, returns, 2), 0);
+    assert_int_equal(trace_callpath_depth(f.cp), 3);
+    assert_int_equal(step(&f, LEAF), 3);
+    assert_node(&f, 1, TRACE_CONTEXT_ROOT, 0, MAIN);
+    assert_node(&f, 2, 1, MAIN + 4, A);
+    assert_node(&f, 3, 2, A + 4, LEAF);
+    assert_int_equal(step(&f, LEAF + 4), 3);
+    assert_int_equal(step(&f, A + 8), 2); /* leaf's return, to the seeded a+8 */
+    assert_int_equal(step(&f, A + 0x0c), 2);
+    assert_int_equal(step(&f, LEAF), 4);
+    assert_node(&f, 4, 2, A + 0x0c, LEAF);
+    assert_int_equal(step(&f, LEAF + 4), 4);
+    assert_int_equal(step(&f, A + 0x10), 2);
+    assert_int_equal(step(&f, MAIN + 8), 1); /* a's return, to the seeded main+8 */
+    /* the same path stepped from main's start: the same ids */
+    trace_callpath_free(f.cp);
+    assert_int_equal(trace_callpath_create(&f.cp, &f.tree, classify, &f.classified), 0);
+    uint64_t pcs[] = { MAIN, MAIN + 4, A, A + 4, LEAF };
+    assert_int_equal(run(&f, pcs, 5), 3);
+    assert_int_equal(f.tree.count, 5);
+    /* a seeded window starting on a call: the call is followed */
+    assert_int_equal(trace_callpath_seed(f.cp, A + 4, (const uint64_t[]){ MAIN + 8 }, 1), 0);
+    assert_int_equal(step(&f, A + 4), 2);
+    assert_int_equal(trace_callpath_step(f.cp, LEAF, &ctx), 0);
+    assert_int_equal(ctx, 3);
+    close_fixture(&f);
+}
+
+/* Seeding's unusual frames: a frame running another function than its
+ * call's target (a tail call) is retargeted; an indirect call's callee is
+ * the function it runs; a return address with no call before it drops
+ * itself and every frame outside it; no return address, an empty stack. */
+static void seed_unusual_frames(void **state)
+{
+    fixture f;
+    (void)state;
+    open_fixture(&f);
+    /* at leaf, called from main+4 (whose call targets a): a tail-called leaf */
+    assert_int_equal(trace_callpath_seed(f.cp, LEAF + 4, (const uint64_t[]){ MAIN + 8 }, 1), 0);
+    assert_int_equal(step(&f, LEAF + 4), 3);
+    assert_node(&f, 1, TRACE_CONTEXT_ROOT, 0, MAIN);
+    assert_node(&f, 3, 1, MAIN + 4, LEAF);
+    /* at rec+8, called from rec+4 (no target: indirect) */
+    assert_int_equal(trace_callpath_seed(f.cp, REC + 8, (const uint64_t[]){ REC + 8 }, 1), 0);
+    assert_int_equal(step(&f, REC + 8), 5);
+    assert_node(&f, 4, TRACE_CONTEXT_ROOT, 0, REC);
+    assert_node(&f, 5, 4, REC + 4, REC);
+    /* at leaf from a+4, then an address after no call: a is the bottom */
+    assert_int_equal(trace_callpath_seed(f.cp, LEAF, (const uint64_t[]){ A + 8, UNKNOWN + 0x40 }, 2), 0);
+    assert_int_equal(trace_callpath_depth(f.cp), 2);
+    assert_int_equal(step(&f, LEAF), 7);
+    assert_node(&f, 6, TRACE_CONTEXT_ROOT, 0, A);
+    assert_node(&f, 7, 6, A + 4, LEAF);
+    /* nothing known: the instruction's function under the root */
+    assert_int_equal(trace_callpath_seed(f.cp, B, NULL, 0), 0);
+    assert_int_equal(trace_callpath_depth(f.cp), 0);
+    assert_int_equal(step(&f, B), 8);
+    assert_node(&f, 8, TRACE_CONTEXT_ROOT, 0, B);
+    close_fixture(&f);
+}
+
+/* The stacks callback of a sampled batch: window 0 none, window 1 main+8's. */
+static int window_stacks(void *arg, size_t window, const uint64_t **returns, size_t *count)
+{
+    static const uint64_t from_main[] = { MAIN + 0x0c };
+    unsigned *asked = arg;
+    (*asked)++;
+    *returns = window == 1 ? from_main : NULL;
+    *count = window == 1 ? 1 : 0;
+    return 0;
+}
+
+/* A sampled batch with stacks: each window's first instruction asks for
+ * its window's stack once; the second window starts in b under main. */
+static void windows_start_from_stacks(void **state)
+{
+    fixture f;
+    trace_batch b;
+    trace_record rec;
+    const uint64_t ends[] = { 1 };
+    unsigned asked = 0;
+    (void)state;
+    open_fixture(&f);
+    trace_callpath_set_windows(f.cp, ends, 1);
+    trace_callpath_set_stacks(f.cp, window_stacks, &asked);
+    assert_int_equal(trace_batch_init(&b, 8), 0);
+    memset(&rec, 0, sizeof rec);
+    rec.cycle = 1;
+    rec.n_commit = 1;
+    rec.retire = 1;
+    b.uops[0] = (trace_uop){ A, 0, 0, 0, 0 };
+    trace_batch_commit(&b, &rec);
+    rec.cycle = 5; /* the next window */
+    b.uops[1] = (trace_uop){ B + 4, 0, 0, 0, 0 };
+    trace_batch_commit(&b, &rec);
+    b.uops[2] = (trace_uop){ LEAF, 0, 0, 0, 0 };
+    trace_batch_commit(&b, &rec);
+    assert_int_equal(trace_callpath_batch(f.cp, &b), 0);
+    assert_int_equal(asked, 2);
+    assert_int_equal(b.uops[0].ctx, 1);
+    assert_node(&f, 1, TRACE_CONTEXT_ROOT, 0, A);
+    assert_int_equal(b.uops[1].ctx, 3);
+    assert_node(&f, 2, TRACE_CONTEXT_ROOT, 0, MAIN);
+    assert_node(&f, 3, 2, MAIN + 8, B);
+    assert_int_equal(b.uops[2].ctx, 4);
+    assert_node(&f, 4, 3, B + 4, LEAF);
+    trace_batch_free(&b);
+    close_fixture(&f);
+}
+
 /* Interning: the same triple the same id, a copy equal, a missing parent
  * refused, 100,000 nodes through many index growths. */
 static void interning(void **state)
@@ -375,7 +504,8 @@ int main(void)
         cmocka_unit_test(deep_recursion),           cmocka_unit_test(return_onto_return),
         cmocka_unit_test(signal_handler),           cmocka_unit_test(returns_above_the_start),
         cmocka_unit_test(batch_with_exception),     cmocka_unit_test(interning),
-        cmocka_unit_test(windows_start_empty),
+        cmocka_unit_test(windows_start_empty),      cmocka_unit_test(seed_as_stepped),
+        cmocka_unit_test(seed_unusual_frames),      cmocka_unit_test(windows_start_from_stacks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
