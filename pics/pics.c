@@ -202,6 +202,82 @@ int pics_check(const pics *p)
     return used == p->count && sum == p->total;
 }
 
+/* Cells sorted by a radix sort of RADIX_BITS-bit digits: the ctx's, the
+ * PSV's, then the PC's (least significant first); fewer cells by qsort. */
+#define RADIX_BITS 11u
+#define RADIX_BUCKETS (1u << RADIX_BITS)
+#define RADIX_CTX_DIGITS 3u  /* 32 bits */
+#define RADIX_PSV_DIGITS 2u  /* 16 bits */
+#define RADIX_PC_DIGITS 6u   /* 64 bits */
+#define RADIX_DIGITS (RADIX_CTX_DIGITS + RADIX_PSV_DIGITS + RADIX_PC_DIGITS)
+#define RADIX_MIN_CELLS 4096u
+
+/* Digit `d` (0: the least significant) of a cell's (pc, psv, ctx) key. */
+static inline size_t radix_digit(const pics_cell *c, unsigned d)
+{
+    uint64_t part;
+    unsigned shift;
+    if (d < RADIX_CTX_DIGITS) {
+        part = c->ctx;
+        shift = d * RADIX_BITS;
+    } else if (d < RADIX_CTX_DIGITS + RADIX_PSV_DIGITS) {
+        part = c->psv;
+        shift = (d - RADIX_CTX_DIGITS) * RADIX_BITS;
+    } else {
+        part = c->pc;
+        shift = (d - RADIX_CTX_DIGITS - RADIX_PSV_DIGITS) * RADIX_BITS;
+    }
+    return shift < 64 ? (size_t)(part >> shift) & (RADIX_BUCKETS - 1) : 0;
+}
+
+static int compare_cells(const void *a, const void *b);
+
+/* Sorts `n` cells by (pc, psv, ctx): one pass counts every digit, then
+ * each digit that differs between cells is a stable counting pass between
+ * the cells and a buffer of as many (digits all cells share are skipped:
+ * the PC's high bits, a flat PICS's contexts). 0 or TEA_ERR_NOMEM. */
+static int sort_cells(pics_cell *cells, size_t n)
+{
+    size_t (*counts)[RADIX_BUCKETS];
+    pics_cell *buf, *from = cells, *to;
+
+    if (n < RADIX_MIN_CELLS) {
+        qsort(cells, n, sizeof *cells, compare_cells);
+        return TEA_OK;
+    }
+    counts = calloc(RADIX_DIGITS, sizeof *counts);
+    buf = malloc(n * sizeof *buf);
+    if (!counts || !buf) {
+        free(counts);
+        free(buf);
+        return error_set(TEA_ERR_NOMEM, "out of memory sorting %zu cells", n);
+    }
+    for (size_t i = 0; i < n; i++)
+        for (unsigned d = 0; d < RADIX_DIGITS; d++)
+            counts[d][radix_digit(&cells[i], d)]++;
+    to = buf;
+    for (unsigned d = 0; d < RADIX_DIGITS; d++) {
+        size_t sum = 0;
+        if (counts[d][radix_digit(&from[0], d)] == n)
+            continue; /* every cell has this digit */
+        for (size_t b = 0; b < RADIX_BUCKETS; b++) {
+            size_t c = counts[d][b];
+            counts[d][b] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++)
+            to[counts[d][radix_digit(&from[i], d)]++] = from[i];
+        pics_cell *t = from;
+        from = to;
+        to = t;
+    }
+    if (from != cells)
+        memcpy(cells, from, n * sizeof *cells);
+    free(counts);
+    free(buf);
+    return TEA_OK;
+}
+
 static int compare_cells(const void *a, const void *b)
 {
     const pics_cell *x = a, *y = b;
@@ -227,7 +303,13 @@ int pics_sorted(const pics *p, pics_cell **cells, size_t *n)
         if (p->slots[i].used)
             (*cells)[k++] = p->slots[i];
     assert(k == p->count);
-    qsort(*cells, k, sizeof **cells, compare_cells);
+    if (sort_cells(*cells, k)) {
+        free(*cells);
+        *cells = NULL;
+        return TEA_ERR_NOMEM;
+    }
+    for (size_t i = 1; i < k; i++)
+        assert(compare_cells(&(*cells)[i - 1], &(*cells)[i]) < 0);
     *n = k;
     return TEA_OK;
 }

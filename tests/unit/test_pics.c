@@ -791,9 +791,48 @@ static void test_whole_cycles(void **state)
     pics_info_free(&info);
 }
 
+/* pics_sorted beyond its qsort threshold (the radix sort): 20,000 cells
+ * of keys spread over every digit of the PC, PSV and context, inserted in
+ * a scrambled order (a fixed linear congruential walk), come out strictly
+ * increasing by (pc, psv, ctx) with their values; a flat PICS's (every
+ * context 0, the PCs' high digits shared) as well. */
+static void test_sorted_many(void **state)
+{
+    enum { N = 20000 };
+    for (int flat = 0; flat <= 1; flat++) {
+        pics p;
+        pics_cell *cells = NULL;
+        size_t n = 0;
+        uint64_t x = 12345, sum = 0;
+        (void)state;
+        assert_int_equal(pics_init(&p), 0);
+        for (unsigned i = 0; i < N; i++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            uint64_t pc = flat ? 0x400000 + (x >> 40) % 4096 : x >> 8;
+            uint16_t psv = (uint16_t)((x >> 20) & 0x1ff);
+            uint32_t ctx = flat ? 0 : (uint32_t)(x >> 33);
+            assert_int_equal(pics_add_ctx(&p, ctx, pc, psv, i + 1, 1), 0);
+        }
+        assert_int_equal(pics_sorted(&p, &cells, &n), 0);
+        assert_int_equal(n, p.count);
+        assert_true(n > 4096);
+        for (size_t i = 0; i < n; i++) {
+            sum += cells[i].value;
+            if (i == 0)
+                continue;
+            const pics_cell *a = &cells[i - 1], *b = &cells[i];
+            assert_true(a->pc < b->pc || (a->pc == b->pc && (a->psv < b->psv || (a->psv == b->psv && a->ctx < b->ctx))));
+        }
+        assert_true(sum == p.total);
+        free(cells);
+        pics_free(&p);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sorted_many),
         cmocka_unit_test(test_insn_component),
         cmocka_unit_test(test_insn),
         cmocka_unit_test(test_func),
