@@ -127,11 +127,32 @@ static size_t frames_of(const plot_flame_stack *s, size_t depth)
     return s->depth ? s->depth : depth;
 }
 
+/* A stack's frame d: its prefix's, then its own. */
+static const char *frame_at(const plot_flame_stack *s, size_t d)
+{
+    return d < s->prefix_depth ? s->prefix[d] : s->frames[d - s->prefix_depth];
+}
+
+static const char *color_at(const plot_flame_stack *s, size_t d)
+{
+    return d < s->prefix_depth ? s->prefix_colors[d] : s->colors[d - s->prefix_depth];
+}
+
+/* Whether two frame names are equal (names are often the same pointer). */
+static int same_name(const char *a, const char *b)
+{
+    return a == b || !strcmp(a, b);
+}
+
 static int compare_stacks(const order_ctx *c, size_t a, size_t b)
 {
-    size_t da = frames_of(&c->stacks[a], c->depth), db = frames_of(&c->stacks[b], c->depth);
-    for (size_t d = 0; d < da && d < db; d++) {
-        int r = strcmp(c->stacks[a].frames[d], c->stacks[b].frames[d]);
+    const plot_flame_stack *x = &c->stacks[a], *y = &c->stacks[b];
+    size_t da = frames_of(x, c->depth), db = frames_of(y, c->depth), d = 0;
+    if (x->prefix == y->prefix) /* one prefix: the same names */
+        d = x->prefix_depth < y->prefix_depth ? x->prefix_depth : y->prefix_depth;
+    for (; d < da && d < db; d++) {
+        const char *fa = frame_at(x, d), *fb = frame_at(y, d);
+        int r = fa == fb ? 0 : strcmp(fa, fb);
         if (r)
             return r;
     }
@@ -158,13 +179,11 @@ static void sort_stacks(const order_ctx *c, size_t *idx, size_t *tmp, size_t n)
     memcpy(idx, tmp, n * sizeof *idx);
 }
 
-/* Whether stacks a and b share frames 0..d. */
-static int same_prefix(const plot_flame_stack *a, const plot_flame_stack *b, size_t d)
+/* Whether stacks a and b, which share frames 0..d-1 (a run of their
+ * parent's), share frame d too. */
+static int same_frame(const plot_flame_stack *a, const plot_flame_stack *b, size_t d)
 {
-    for (size_t i = 0; i <= d; i++)
-        if (strcmp(a->frames[i], b->frames[i]))
-            return 0;
-    return 1;
+    return same_name(frame_at(a, d), frame_at(b, d));
 }
 
 /* A label's colour on `fill` ("#rrggbb"): white on dark fills. */
@@ -269,7 +288,7 @@ static int put_frames(FILE *out, const plot_flame_stack *stacks, const size_t *i
                     continue;
                 }
                 size_t j = i;
-                while (j < parents[p].j && same_prefix(first, &stacks[idx[j]], d))
+                while (j < parents[p].j && frames_of(&stacks[idx[j]], depth) > d && same_frame(first, &stacks[idx[j]], d))
                     weight += stacks[idx[j++]].weight;
                 assert(j > i); /* a run holds its first stack at least: the loop moves on */
                 if (min_width > 0 && span * (double)weight / (double)total < min_width) {
@@ -277,7 +296,7 @@ static int put_frames(FILE *out, const plot_flame_stack *stacks, const size_t *i
                     if (narrow_runs++ == 0)
                         narrow_first = i;
                 } else {
-                    put_frame(out, (*id)++, d + 1, offset, weight, total, first->frames[d], first->colors[d], unit,
+                    put_frame(out, (*id)++, d + 1, offset, weight, total, frame_at(first, d), color_at(first, d), unit,
                               FLAME_MARGIN + span * (double)offset / (double)total, y,
                               span * (double)weight / (double)total);
                     assert(kept < n); /* a frame per run of stacks: never more than the stacks */
@@ -290,8 +309,8 @@ static int put_frames(FILE *out, const plot_flame_stack *stacks, const size_t *i
                 const plot_flame_stack *first = &stacks[idx[narrow_first]];
                 char name[FLAME_OTHERS_NAME_MAX];
                 snprintf(name, sizeof name, "(%zu others)", narrow_runs);
-                put_frame(out, (*id)++, d + 1, offset, narrow, total, narrow_runs == 1 ? first->frames[d] : name,
-                          narrow_runs == 1 ? first->colors[d] : FLAME_OTHERS_COLOR, unit,
+                put_frame(out, (*id)++, d + 1, offset, narrow, total, narrow_runs == 1 ? frame_at(first, d) : name,
+                          narrow_runs == 1 ? color_at(first, d) : FLAME_OTHERS_COLOR, unit,
                           FLAME_MARGIN + span * (double)offset / (double)total, y, span * (double)narrow / (double)total);
                 offset += narrow;
             }
@@ -418,6 +437,8 @@ int plot_flame_write(FILE *out, const plot_flame_options *o, const plot_flame_st
         if (stacks[i].depth > depth)
             return error_set(TEA_ERR_USAGE, "a flame graph's stack has %zu frames, more than %zu", stacks[i].depth,
                              depth);
+        if (stacks[i].prefix_depth >= frames_of(&stacks[i], depth))
+            return error_set(TEA_ERR_USAGE, "a flame graph's stack has no frames after its prefix");
         if (stacks[i].weight == 0)
             return error_set(TEA_ERR_USAGE, "a flame graph's stack has no weight");
         if (stacks[i].weight > FLAME_MAX_EXACT - total)

@@ -40,12 +40,18 @@
 #define PLOT_FLAME_MAX_DEPTH 512
 
 /* One stack: `depth` names and colours (0: the plot_flame_write argument,
- * which is the most any stack has). */
+ * which is the most any stack has): the `prefix_depth` of `prefix` (names
+ * many stacks share, such as a calling context's callers: kept once), then
+ * its own `frames`. */
 typedef struct plot_flame_stack {
-    const char *const *frames;  /* names, outermost first; any text (escaped on output) */
+    const char *const *frames;  /* names after the prefix, outermost first; any text (escaped on output) */
     const char *const *colors;  /* "#rrggbb" per frame */
     uint64_t weight;            /* > 0 */
-    size_t depth;               /* frames, 1 to the plot_flame_write argument; 0: that argument */
+    size_t depth;               /* frames, the prefix's included: 1 to the plot_flame_write argument;
+                                   0: that argument */
+    const char *const *prefix;         /* the first prefix_depth names (NULL when 0) */
+    const char *const *prefix_colors;  /* ... and their colours */
+    size_t prefix_depth;               /* less than depth */
 } plot_flame_stack;
 
 /* One entry of the legend under the frames: a colour and what it means. */

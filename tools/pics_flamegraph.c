@@ -4,6 +4,7 @@
  * those of `pics report --format folded`: function, instruction, component,
  * weighted by whole cycles (view_report_folded_cells).
  */
+#define _POSIX_C_SOURCE 200809L /* strdup */
 #include "view/callpath.h"
 #include "view/report.h"
 #include "binary/symbolize.h"
@@ -15,15 +16,16 @@
 #include "plot/flame.h"
 #include "trace/psv.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define FLAME_FRAMES 3               /* function, instruction, component (after the callers) */
-#define FLAME_MAX_FRAMES (VIEW_CALLPATH_MAX_CALLERS + FLAME_FRAMES)
 #define FLAME_CALLER_COLOR "#f7e8c8"    /* lighter sand: callers */
 #define FLAME_TITLE_MAX 256
 #define FLAME_FUNCTION_COLOR "#f2d9a6"  /* light sand: functions */
 #define FLAME_INSN_COLOR "#e3e3e3"      /* light grey: instructions */
+#define FLAME_PC_HASH 0x9e3779b97f4a7c15ull /* Fibonacci hashing of a PC into the name map */
 
 #define FLAMEGRAPH_SYNOPSIS                                                                         \
     "Usage: pics flamegraph FILE.pics -o OUT.svg [OPTIONS]\n\n"                                    \
@@ -79,44 +81,196 @@ static void build_legend(flame_legend *lg, const view_report_folded *rows, size_
     }
 }
 
-/* The frame names of one stack, kept until the SVG is written (the
- * callers' names stay the view_callpath_names'). */
-typedef struct flame_names {
-    char function[BINARY_SYMBOLIZE_TEXT_MAX];
-    char insn[BINARY_SYMBOLIZE_TEXT_MAX];
-    char component[TRACE_PSV_LABEL_MAX];
-    char color[PLOT_CHART_COLOR_MAX];
-    const char **frames;  /* [FLAME_MAX_FRAMES] */
-    const char **colors;
-} flame_names;
+/* The frames of every stack, each name kept once: a calling context's
+ * callers (the view_callpath_names' strings) as one prefix array shared by
+ * its stacks, an instruction's function and location per distinct PC, a
+ * component's label and colour per PSV; a stack's own frames are three
+ * pointers (function, instruction, component). Millions of cells of a
+ * context PICS then cost a few words each. */
+typedef struct flame_frames {
+    const view_callpath_names *callers;
+    const binary_symbolizer *z;
+    /* callers per context id: prefix[ctx] (NULL until asked), depth[ctx] */
+    const char ***prefix;
+    size_t *prefix_depth;
+    size_t contexts;
+    const char **caller_colors;          /* VIEW_CALLPATH_MAX_CALLERS of FLAME_CALLER_COLOR */
+    /* names per PC: an open-addressing map of pc to an index of names */
+    uint64_t *pcs;
+    uint32_t *pc_index;                  /* 1 + the name's index; 0: empty slot */
+    size_t pc_slots, pc_count;
+    char **function, **insn;             /* [pc_count] */
+    size_t names_cap;
+    char component[TRACE_PSV_VALUES][TRACE_PSV_LABEL_MAX];
+    char color[TRACE_PSV_VALUES][PLOT_CHART_COLOR_MAX];
+    const char *own_colors[TRACE_PSV_VALUES][FLAME_FRAMES]; /* function, instruction, component */
+    const char **own;                    /* [3 x stacks] */
+} flame_frames;
 
-/* Room for one stack's frames and colours. */
-static int names_alloc(flame_names *nm)
+static void frames_free(flame_frames *f)
 {
-    nm->frames = malloc(FLAME_MAX_FRAMES * sizeof *nm->frames);
-    nm->colors = malloc(FLAME_MAX_FRAMES * sizeof *nm->colors);
-    return nm->frames && nm->colors ? TEA_OK : error_set(TEA_ERR_NOMEM, "out of memory");
+    for (size_t c = 0; f->prefix && c < f->contexts; c++)
+        free(f->prefix[c]);
+    for (size_t i = 0; i < f->pc_count; i++) {
+        free(f->function[i]);
+        free(f->insn[i]);
+    }
+    free(f->prefix);
+    free(f->prefix_depth);
+    free(f->caller_colors);
+    free(f->pcs);
+    free(f->pc_index);
+    free(f->function);
+    free(f->insn);
+    free(f->own);
+    memset(f, 0, sizeof *f);
 }
 
-/* Fills stack i: the callers of its context, its function, instruction
- * and component, and returns its depth. */
-static size_t fill_stack(flame_names *nm, const view_callpath_names *callers, const binary_symbolizer *z,
-                         const view_report_folded *row)
+/* Prepares the tables for `n` stacks over `contexts` (0: a flat PICS). */
+static int frames_init(flame_frames *f, const view_callpath_names *callers, const binary_symbolizer *z,
+                       size_t contexts, size_t n)
 {
-    size_t d = view_callpath_callers(callers, row->ctx, nm->frames);
-    for (size_t k = 0; k < d; k++)
-        nm->colors[k] = FLAME_CALLER_COLOR;
-    binary_symbolize_function(z, row->pc, nm->function, sizeof nm->function);
-    binary_symbolize_location(z, row->pc, nm->insn, sizeof nm->insn);
-    trace_psv_label(row->psv, nm->component, sizeof nm->component);
-    palette_component_color(row->psv, nm->color);
-    nm->frames[d] = nm->function;
-    nm->frames[d + 1] = nm->insn;
-    nm->frames[d + 2] = nm->component;
-    nm->colors[d] = FLAME_FUNCTION_COLOR;
-    nm->colors[d + 1] = FLAME_INSN_COLOR;
-    nm->colors[d + 2] = nm->color;
-    return d + FLAME_FRAMES;
+    memset(f, 0, sizeof *f);
+    f->callers = callers;
+    f->z = z;
+    f->contexts = contexts;
+    f->pc_slots = 1024;
+    f->pcs = malloc(f->pc_slots * sizeof *f->pcs);
+    f->pc_index = calloc(f->pc_slots, sizeof *f->pc_index);
+    f->caller_colors = malloc(VIEW_CALLPATH_MAX_CALLERS * sizeof *f->caller_colors);
+    f->own = malloc((n ? n : 1) * FLAME_FRAMES * sizeof *f->own);
+    if (contexts) {
+        f->prefix = calloc(contexts, sizeof *f->prefix);
+        f->prefix_depth = calloc(contexts, sizeof *f->prefix_depth);
+    }
+    if (!f->pcs || !f->pc_index || !f->caller_colors || !f->own || (contexts && (!f->prefix || !f->prefix_depth))) {
+        frames_free(f);
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    }
+    for (size_t k = 0; k < VIEW_CALLPATH_MAX_CALLERS; k++)
+        f->caller_colors[k] = FLAME_CALLER_COLOR;
+    for (unsigned psv = 0; psv < TRACE_PSV_VALUES; psv++) {
+        trace_psv_label((uint16_t)psv, f->component[psv], sizeof f->component[psv]);
+        palette_component_color((uint16_t)psv, f->color[psv]);
+        f->own_colors[psv][0] = FLAME_FUNCTION_COLOR;
+        f->own_colors[psv][1] = FLAME_INSN_COLOR;
+        f->own_colors[psv][2] = f->color[psv];
+    }
+    return TEA_OK;
+}
+
+/* The callers of context `ctx`, named once per context. */
+static int frames_prefix(flame_frames *f, uint32_t ctx, const char *const **prefix, size_t *depth)
+{
+    const char *names[VIEW_CALLPATH_MAX_CALLERS];
+    *prefix = NULL;
+    *depth = 0;
+    if (!f->contexts)
+        return TEA_OK;
+    assert(ctx < f->contexts); /* a PICS's cells name contexts of its tree */
+    if (!f->prefix[ctx]) {
+        size_t d = view_callpath_callers(f->callers, ctx, names);
+        if (!(f->prefix[ctx] = malloc((d ? d : 1) * sizeof *f->prefix[ctx])))
+            return error_set(TEA_ERR_NOMEM, "out of memory");
+        memcpy(f->prefix[ctx], names, d * sizeof *names);
+        f->prefix_depth[ctx] = d;
+    }
+    *prefix = f->prefix[ctx];
+    *depth = f->prefix_depth[ctx];
+    return TEA_OK;
+}
+
+/* A PC's home slot in a map of `slots` (a power of two). */
+static size_t pc_slot(uint64_t pc, size_t slots)
+{
+    return (size_t)((pc * FLAME_PC_HASH) >> 32) & (slots - 1);
+}
+
+/* Doubles the PC map. */
+static int pcs_grow(flame_frames *f)
+{
+    size_t slots = f->pc_slots * 2;
+    uint64_t *pcs = malloc(slots * sizeof *pcs);
+    uint32_t *index = calloc(slots, sizeof *index);
+    if (!pcs || !index) {
+        free(pcs);
+        free(index);
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < f->pc_slots; i++) {
+        if (!f->pc_index[i])
+            continue;
+        size_t s = pc_slot(f->pcs[i], slots);
+        while (index[s])
+            s = (s + 1) & (slots - 1);
+        pcs[s] = f->pcs[i];
+        index[s] = f->pc_index[i];
+    }
+    free(f->pcs);
+    free(f->pc_index);
+    f->pcs = pcs;
+    f->pc_index = index;
+    f->pc_slots = slots;
+    return TEA_OK;
+}
+
+/* The function and location names of `pc` (symbolized once per PC). */
+static int frames_names(flame_frames *f, uint64_t pc, const char **function, const char **insn)
+{
+    size_t s = pc_slot(pc, f->pc_slots);
+    char fn[BINARY_SYMBOLIZE_TEXT_MAX], loc[BINARY_SYMBOLIZE_TEXT_MAX];
+    int rc;
+    while (f->pc_index[s] && f->pcs[s] != pc)
+        s = (s + 1) & (f->pc_slots - 1);
+    if (!f->pc_index[s]) {
+        if ((f->pc_count + 1) * 2 > f->pc_slots) {
+            if ((rc = pcs_grow(f)))
+                return rc;
+            return frames_names(f, pc, function, insn);
+        }
+        if (f->pc_count == f->names_cap) {
+            size_t cap = f->names_cap ? 2 * f->names_cap : 1024;
+            char **fns = realloc(f->function, cap * sizeof *fns);
+            if (fns)
+                f->function = fns;
+            char **insns = fns ? realloc(f->insn, cap * sizeof *insns) : NULL;
+            if (!insns)
+                return error_set(TEA_ERR_NOMEM, "out of memory");
+            f->insn = insns;
+            f->names_cap = cap;
+        }
+        binary_symbolize_function(f->z, pc, fn, sizeof fn);
+        binary_symbolize_location(f->z, pc, loc, sizeof loc);
+        f->function[f->pc_count] = strdup(fn);
+        f->insn[f->pc_count] = strdup(loc);
+        if (!f->function[f->pc_count] || !f->insn[f->pc_count]) {
+            free(f->function[f->pc_count]);
+            free(f->insn[f->pc_count]);
+            return error_set(TEA_ERR_NOMEM, "out of memory");
+        }
+        f->pcs[s] = pc;
+        f->pc_index[s] = (uint32_t)++f->pc_count;
+    }
+    *function = f->function[f->pc_index[s] - 1];
+    *insn = f->insn[f->pc_index[s] - 1];
+    return TEA_OK;
+}
+
+/* Stack i of `row`: the callers of its context as its prefix, then its
+ * function, instruction and component. */
+static int frames_stack(flame_frames *f, size_t i, const view_report_folded *row, plot_flame_stack *out)
+{
+    const char **own = f->own + i * FLAME_FRAMES;
+    const char *const *prefix;
+    size_t depth;
+    int rc;
+    if ((rc = frames_prefix(f, row->ctx, &prefix, &depth)) || (rc = frames_names(f, row->pc, &own[0], &own[1])))
+        return rc;
+    own[2] = f->component[row->psv];
+    *out = (plot_flame_stack){ .frames = own, .colors = f->own_colors[row->psv], .weight = row->weight,
+                               .depth = depth + FLAME_FRAMES, .prefix = prefix,
+                               .prefix_colors = f->caller_colors, .prefix_depth = depth };
+    return TEA_OK;
 }
 
 static int run_flamegraph(const flame_request *req)
@@ -124,7 +278,7 @@ static int run_flamegraph(const flame_request *req)
     view_report_input in;
     binary_symbolizer *z = NULL;
     view_report_folded *rows = NULL;
-    flame_names *names = NULL;
+    flame_frames frames;
     plot_flame_stack *stacks = NULL;
     outfile *out = NULL;
     size_t n = 0;
@@ -137,21 +291,21 @@ static int run_flamegraph(const flame_request *req)
 
     memset(&in, 0, sizeof in);
     memset(&callers, 0, sizeof callers);
+    memset(&frames, 0, sizeof frames);
     if ((rc = view_report_input_load_stacks(&in, req->path, NULL))
         || (rc = view_report_symbolize(&z, &in.info.program, &in.info.objects, &in.p, &req->sym))
         || (rc = view_report_folded_cells(&in, &rows, &n))
         || (rc = view_callpath_names_init(&callers, &in.p.contexts, z)))
         goto done;
-    if (n && (!(names = calloc(n, sizeof *names)) || !(stacks = calloc(n, sizeof *stacks)))) {
+    if ((rc = frames_init(&frames, &callers, z, in.p.contexts.count, n)))
+        goto done;
+    if (n && !(stacks = calloc(n, sizeof *stacks))) {
         rc = error_set(TEA_ERR_NOMEM, "out of memory");
         goto done;
     }
     for (size_t i = 0; i < n; i++) {
-        flame_names *nm = &names[i];
-        if ((rc = names_alloc(nm)))
+        if ((rc = frames_stack(&frames, i, &rows[i], &stacks[i])))
             goto done;
-        stacks[i] = (plot_flame_stack){ nm->frames, nm->colors, rows[i].weight,
-                                        fill_stack(nm, &callers, z, &rows[i]) };
         if (stacks[i].depth > depth)
             depth = stacks[i].depth;
     }
@@ -178,14 +332,10 @@ static int run_flamegraph(const flame_request *req)
     else
         rc = outfile_commit(out);
 done:
-    for (size_t i = 0; names && i < n; i++) {
-        free(names[i].frames);
-        free(names[i].colors);
-    }
+    frames_free(&frames);
     view_callpath_names_free(&callers);
     free(legend);
     free(stacks);
-    free(names);
     free(rows);
     binary_symbolize_close(z);
     view_report_input_free(&in);

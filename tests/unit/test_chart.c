@@ -286,7 +286,7 @@ static void flame_frames_by_hand(void **state)
     static const char *const s2[] = { "f<g>", "f+0x0", "base" };
     static const char *const s3[] = { "main", "main+0x4", "base" };
     static const char *const c[] = { "#111111", "#eeeeee", "#8bb5e4" };
-    const plot_flame_stack stacks[] = { { s1, c, 30, 0 }, { s2, c, 10, 0 }, { s3, c, 60, 0 } };
+    const plot_flame_stack stacks[] = { { s1, c, 30, 0, NULL, NULL, 0 }, { s2, c, 10, 0, NULL, NULL, 0 }, { s3, c, 60, 0, NULL, NULL, 0 } };
     plot_flame_options o = { "T", "all", "cycles", 220, 0, NULL, 0 }; /* span 200: 2 units per cycle */
     capture cap;
     char *again;
@@ -325,7 +325,7 @@ static void flame_frames_by_hand(void **state)
     capture_open(&cap);
     assert_int_equal(plot_flame_write(cap.f, &o, stacks, 3, 0), TEA_ERR_USAGE);
     {
-        const plot_flame_stack zero[] = { { s1, c, 0, 0 } };
+        const plot_flame_stack zero[] = { { s1, c, 0, 0, NULL, NULL, 0 } };
         assert_int_equal(plot_flame_write(cap.f, &o, zero, 1, 3), TEA_ERR_USAGE);
     }
     capture_close(&cap);
@@ -344,7 +344,7 @@ static void flame_merges_narrow_frames(void **state)
                              *const b2[] = { "B", "z", "ST-L1" }, *const cc[] = { "C", "x", "base" },
                              *const d[] = { "D", "x", "base" };
     static const char *const col[] = { "#111111", "#eeeeee", "#8bb5e4" };
-    const plot_flame_stack stacks[] = { { a, col, 900, 0 }, { b, col, 95, 0 }, { b2, col, 1, 0 }, { cc, col, 2, 0 }, { d, col, 2, 0 } };
+    const plot_flame_stack stacks[] = { { a, col, 900, 0, NULL, NULL, 0 }, { b, col, 95, 0, NULL, NULL, 0 }, { b2, col, 1, 0, NULL, NULL, 0 }, { cc, col, 2, 0, NULL, NULL, 0 }, { d, col, 2, 0, NULL, NULL, 0 } };
     const plot_flame_legend legend[] = { { "base", "#8bb5e4" }, { "ST-L1", "#d55e00" } };
     plot_flame_options o = { "T", "all", "cycles", 220, 1.0, legend, 2 };
     capture cap;
@@ -382,7 +382,7 @@ static void flame_legend_by_text_width(void **state)
 {
     static const char *const f[] = { "f" };
     static const char *const c[] = { "#111111" };
-    const plot_flame_stack stacks[] = { { f, c, 1, 0 } };
+    const plot_flame_stack stacks[] = { { f, c, 1, 0, NULL, NULL, 0 } };
     static const char long_name[] = "0123456789012345678901234567890123456789012345678901234567890123456789"
                                     "012345678901234567890123456789"; /* 100 characters: 684 units > 600 */
     const plot_flame_legend legend[] = {
