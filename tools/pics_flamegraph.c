@@ -278,6 +278,7 @@ static int run_flamegraph(const flame_request *req)
     view_report_input in;
     binary_symbolizer *z = NULL;
     view_report_folded *rows = NULL;
+    uint32_t *canon = NULL;
     flame_frames frames;
     plot_flame_stack *stacks = NULL;
     outfile *out = NULL;
@@ -295,7 +296,9 @@ static int run_flamegraph(const flame_request *req)
     if ((rc = view_report_input_load_stacks(&in, req->path, NULL))
         || (rc = view_report_symbolize(&z, &in.info.program, &in.info.objects, &in.p, &req->sym))
         || (rc = view_report_folded_cells(&in, &rows, &n))
-        || (rc = view_callpath_names_init(&callers, &in.p.contexts, z)))
+        || (rc = view_callpath_names_init(&callers, &in.p.contexts, z))
+        || (rc = view_callpath_canonical(&callers, &canon))
+        || (rc = view_report_folded_merge(rows, &n, canon)))
         goto done;
     if ((rc = frames_init(&frames, &callers, z, in.p.contexts.count, n)))
         goto done;
@@ -333,6 +336,7 @@ static int run_flamegraph(const flame_request *req)
         rc = outfile_commit(out);
 done:
     frames_free(&frames);
+    free(canon);
     view_callpath_names_free(&callers);
     free(legend);
     free(stacks);

@@ -235,12 +235,14 @@ static void frame_name(char *dst, size_t size, const char *src)
  * weight" (the callers of the cell's calling context, root first, when the
  * PICS has contexts: the file is read again keeping them), the weights
  * those of view_report_folded_cells (whole cycles summing to the total
- * rounded). */
+ * rounded); cells of contexts whose callers have the same names are one
+ * line (view_report_folded_merge). */
 static int print_folded(FILE *f, report_data *d)
 {
     view_report_input stacks;
     view_callpath_names names;
     view_report_folded *rows = NULL;
+    uint32_t *canon = NULL;
     size_t n = 0;
     int rc;
 
@@ -248,7 +250,9 @@ static int print_folded(FILE *f, report_data *d)
     if ((rc = view_report_input_load_stacks(&stacks, d->in.path, NULL)))
         return rc;
     if ((rc = view_callpath_names_init(&names, &stacks.p.contexts, d->z))
-        || (rc = view_report_folded_cells(&stacks, &rows, &n)))
+        || (rc = view_report_folded_cells(&stacks, &rows, &n))
+        || (rc = view_callpath_canonical(&names, &canon))
+        || (rc = view_report_folded_merge(rows, &n, canon)))
         goto done;
     for (size_t i = 0; i < n; i++) {
         char function[BINARY_SYMBOLIZE_TEXT_MAX], location[BINARY_SYMBOLIZE_TEXT_MAX], label[TRACE_PSV_LABEL_MAX];
@@ -267,6 +271,7 @@ static int print_folded(FILE *f, report_data *d)
                 rows[i].weight);
     }
 done:
+    free(canon);
     free(rows);
     view_callpath_names_free(&names);
     view_report_input_free(&stacks);

@@ -66,6 +66,63 @@ static size_t path_of(const trace_contexts *t, uint32_t ctx, uint32_t *path)
     return depth;
 }
 
+/* A (parent id, caller's name) pair of view_callpath_canonical's table:
+ * id 0 marks an empty slot (no context's stack is new at the root). */
+typedef struct canon_slot {
+    const char *name;
+    uint32_t parent, id;
+} canon_slot;
+
+/* FNV-1a over the name, mixed with the parent's id. */
+static size_t canon_hash(uint32_t parent, const char *name)
+{
+    uint64_t h = 0xcbf29ce484222325ull ^ parent;
+    for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+        h = (h ^ *c) * 0x100000001b3ull;
+    return (size_t)(h ^ (h >> 29));
+}
+
+int view_callpath_canonical(const view_callpath_names *n, uint32_t **canon)
+{
+    const trace_contexts *t = n->contexts;
+    canon_slot *table = NULL;
+    size_t slots = 2;
+    uint32_t next = 1, *c;
+
+    *canon = NULL;
+    if (!t || t->count == 0)
+        return TEA_OK;
+    while (slots < 2 * (size_t)t->count)
+        slots *= 2;
+    c = malloc(t->count * sizeof *c);
+    table = calloc(slots, sizeof *table);
+    if (!c || !table) {
+        free(c);
+        free(table);
+        return error_set(TEA_ERR_NOMEM, "out of memory merging %" PRIu32 " calling contexts", t->count);
+    }
+    c[TRACE_CONTEXT_ROOT] = 0;
+    for (uint32_t id = 1; id < t->count; id++) {
+        uint32_t parent = c[t->nodes[id].parent]; /* parents come first */
+        const char *name = n->site[id];
+        size_t s;
+        if (!name) { /* no frame of its own: its parent's stack */
+            c[id] = parent;
+            continue;
+        }
+        s = canon_hash(parent, name) & (slots - 1);
+        while (table[s].id && !(table[s].parent == parent && strcmp(table[s].name, name) == 0))
+            s = (s + 1) & (slots - 1);
+        if (!table[s].id)
+            table[s] = (canon_slot){ name, parent, next++ };
+        c[id] = table[s].id;
+    }
+    assert(next <= t->count); /* at most one id per context */
+    free(table);
+    *canon = c;
+    return TEA_OK;
+}
+
 size_t view_callpath_sites(const trace_contexts *contexts, uint32_t ctx, uint64_t *sites)
 {
     uint32_t path[VIEW_CALLPATH_MAX_CALLERS];

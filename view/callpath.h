@@ -38,6 +38,15 @@ int view_callpath_names_init(view_callpath_names *n, const trace_contexts *conte
 
 void view_callpath_names_free(view_callpath_names *n);
 
+/* One id per distinct stack of callers' names: (*canon)[ctx] is the same
+ * for two contexts exactly when view_callpath_callers names the same
+ * frames for both (call sites that differ in address, not in function),
+ * 0 for the root and the contexts without a named caller. *canon is
+ * malloc'd with a slot per context of n's table (NULL for a flat PICS's
+ * empty one). The views that draw stacks by name merge the cells of one
+ * id (view_report_folded_merge). 0 or TEA_ERR_NOMEM. */
+int view_callpath_canonical(const view_callpath_names *n, uint32_t **canon);
+
 /* The call sites of context `ctx`, outermost first, into sites[] (room for
  * VIEW_CALLPATH_MAX_CALLERS): their number. */
 size_t view_callpath_sites(const trace_contexts *contexts, uint32_t ctx, uint64_t *sites);

@@ -263,6 +263,63 @@ void view_report_print_stack(FILE *f, const view_report_input *in, pics_granular
     }
 }
 
+/* A row of a run of one PC and PSV, by its canonical context, then by
+ * its place (qsort). */
+typedef struct folded_key {
+    uint32_t canon;
+    size_t row;
+} folded_key;
+
+static int compare_folded_keys(const void *a, const void *b)
+{
+    const folded_key *x = a, *y = b;
+    if (x->canon != y->canon)
+        return x->canon < y->canon ? -1 : 1;
+    return x->row < y->row ? -1 : x->row > y->row;
+}
+
+int view_report_folded_merge(view_report_folded *rows, size_t *n, const uint32_t *canon)
+{
+    folded_key *keys;
+    size_t kept = 0;
+    uint64_t before = 0, after = 0;
+
+    if (!canon || *n < 2)
+        return TEA_OK;
+    if (!(keys = malloc(*n * sizeof *keys)))
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < *n; i++)
+        before += rows[i].weight;
+    for (size_t i = 0; i < *n;) {
+        size_t j = i;
+        while (j < *n && rows[j].pc == rows[i].pc && rows[j].psv == rows[i].psv)
+            j++;
+        if (j - i > 1) { /* cells sort by (pc, psv, ctx): one instruction's contexts are a run */
+            for (size_t k = i; k < j; k++)
+                keys[k - i] = (folded_key){ canon[rows[k].ctx], k };
+            qsort(keys, j - i, sizeof *keys, compare_folded_keys);
+            for (size_t a = 0, b; a < j - i; a = b) {
+                for (b = a + 1; b < j - i && keys[b].canon == keys[a].canon; b++) {
+                    rows[keys[a].row].weight += rows[keys[b].row].weight;
+                    rows[keys[b].row].weight = 0; /* merged into the group's first */
+                }
+            }
+        }
+        i = j;
+    }
+    for (size_t i = 0; i < *n; i++)
+        if (rows[i].weight)
+            rows[kept++] = rows[i];
+    for (size_t i = 0; i < kept; i++)
+        after += rows[i].weight;
+    assert(after == before); /* merging moves weight, never loses it */
+    (void)after;
+    (void)before;
+    *n = kept;
+    free(keys);
+    return TEA_OK;
+}
+
 int view_report_folded_cells(const view_report_input *in, view_report_folded **out, size_t *n)
 {
     const pics_info *info = &in->info;

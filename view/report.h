@@ -119,6 +119,14 @@ typedef struct view_report_folded {
  * --format folded` and `pics flamegraph` draw. 0 or TEA_ERR_NOMEM. */
 int view_report_folded_cells(const view_report_input *in, view_report_folded **out, size_t *n);
 
+/* Merges the rows of `rows` (view_report_folded_cells's order) that draw
+ * the same stack: one PC and PSV in contexts of one canonical id
+ * (view_callpath_canonical's `canon`; NULL: nothing to merge). Each
+ * group's weights are summed into its first row, the others removed; the
+ * order is otherwise kept, and the weights still sum to the total. 0 or
+ * TEA_ERR_NOMEM. */
+int view_report_folded_merge(view_report_folded *rows, size_t *n, const uint32_t *canon);
+
 /* Longest name view_report_fit works on (bytes, NUL included). */
 #define VIEW_REPORT_NAME_MAX BINARY_SYMBOLIZE_TEXT_MAX
 

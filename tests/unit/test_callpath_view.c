@@ -17,6 +17,7 @@
 #include "testutil.h"
 #include "common/error.h"
 #include "view/callpath.h"
+#include "view/report.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +64,44 @@ static void sites_and_callers(void **state)
     assert_int_equal(view_callpath_callers(&names, 6, callers), 3);
     assert_string_equal(callers[0], "0x110");
     assert_string_equal(callers[2], "0x210");
+    view_callpath_names_free(&names);
+    trace_contexts_free(&t);
+}
+
+/* Canonical contexts by their callers' names (sites named by function:
+ * 0x110 and 0x120 in main, 0x210 and 0x220 in a): 1 has no caller (0); 2
+ * and 3 are main's calls of a (1); 4 and 5 both have the callers main;a
+ * (2); 6 main;a;a (3). Folded rows merged by them: a's two contexts at
+ * 0x204 are one row of 5 + 7 cycles, the first's; leaf's 0x300 in 4 and 6
+ * stay two; nothing moves without ids. */
+static void canonical_and_merge(void **state)
+{
+    trace_contexts t;
+    view_callpath_names names;
+    uint32_t *canon = NULL;
+    static const char *const site_names[] = { NULL, NULL, "main", "main", "a", "a", "a" };
+    view_report_folded rows[] = { { 0x104, 0, 1, 10 }, { 0x204, 0, 2, 5 }, { 0x204, 0, 3, 7 },
+                                  { 0x300, 0, 4, 20 }, { 0x300, 0, 6, 8 }, { 0x304, 1, 4, 2 } };
+    size_t n = sizeof rows / sizeof rows[0];
+    (void)state;
+    build_contexts(&t);
+    names.contexts = &t;
+    names.site = calloc(t.count, sizeof *names.site);
+    assert_non_null(names.site);
+    for (uint32_t id = 0; id < t.count; id++)
+        names.site[id] = site_names[id] ? strdup(site_names[id]) : NULL;
+    assert_int_equal(view_callpath_canonical(&names, &canon), 0);
+    const uint32_t want[] = { 0, 0, 1, 1, 2, 2, 3 };
+    assert_memory_equal(canon, want, sizeof want);
+    assert_int_equal(view_report_folded_merge(rows, &n, NULL), 0);
+    assert_int_equal(n, 6);
+    assert_int_equal(view_report_folded_merge(rows, &n, canon), 0);
+    assert_int_equal(n, 5);
+    assert_true(rows[1].pc == 0x204 && rows[1].ctx == 2 && rows[1].weight == 12);
+    assert_true(rows[2].pc == 0x300 && rows[2].ctx == 4 && rows[2].weight == 20);
+    assert_true(rows[3].pc == 0x300 && rows[3].ctx == 6 && rows[3].weight == 8);
+    assert_true(rows[4].pc == 0x304 && rows[4].weight == 2);
+    free(canon);
     view_callpath_names_free(&names);
     trace_contexts_free(&t);
 }
@@ -137,6 +176,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sites_and_callers),
+        cmocka_unit_test(canonical_and_merge),
         cmocka_unit_test(keyed_by_call_path),
         cmocka_unit_test(functions_with_callees),
     };
