@@ -7,6 +7,7 @@
 #include "common/strtab.h"
 #include "trace/psv.h"
 #include "view/callpath.h"
+#include "view/report.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -65,37 +66,74 @@ static int site_frames(stacks *st, const view_callpath_names *names, long **out)
     return TEA_OK;
 }
 
-/* The frames of every cell: its context's callers (root first), its
- * function, instruction and component. 0, TEA_ERR_NOMEM. */
-static int frames_of(const view_speedscope_input *in, stacks *st)
+/* The frames of every row: its context's callers (root first), its
+ * function, instruction and component; an instruction's names looked up
+ * once for its run of rows (rows come in PC order). 0, TEA_ERR_NOMEM. */
+static int frames_of(const view_speedscope_input *in, const view_callpath_names *names,
+                     const view_report_folded *rows, size_t n, stacks *st)
 {
     char text[BINARY_SYMBOLIZE_TEXT_MAX];
     const trace_contexts *t = in->pics.contexts;
-    long callers[VIEW_CALLPATH_MAX_CALLERS], *site = NULL;
-    view_callpath_names names;
-    int rc = view_callpath_names_init(&names, t, in->z);
+    long callers[VIEW_CALLPATH_MAX_CALLERS], *site = NULL, function = -1, location = -1;
+    uint64_t named = 0;
+    int rc = site_frames(st, names, &site);
 
-    if (!rc)
-        rc = site_frames(st, &names, &site);
-    if (!rc && !(st->start = malloc((in->pics.count + 1) * sizeof *st->start)))
+    if (!rc && !(st->start = malloc((n + 1) * sizeof *st->start)))
         rc = error_set(TEA_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; i < in->pics.count && !rc; i++) {
-        const pics_cell *c = &in->pics.cells[i];
+    for (size_t i = 0; i < n && !rc; i++) {
+        const view_report_folded *r = &rows[i];
         size_t depth = 0;
-        for (uint32_t id = c->ctx; t->count && id != TRACE_CONTEXT_ROOT; id = t->nodes[id].parent)
+        for (uint32_t id = r->ctx; t->count && id != TRACE_CONTEXT_ROOT; id = t->nodes[id].parent)
             if (site[id] >= 0)
                 callers[depth++] = site[id];
         st->start[i] = st->count;
         while (depth > 0 && !rc) /* root first */
             rc = push_index(st, callers[--depth]);
-        if (!rc && !(rc = push_frame(st, binary_symbolize_function(in->z, c->pc, text, sizeof text)))
-            && !(rc = push_frame(st, binary_symbolize_location(in->z, c->pc, text, sizeof text))))
-            rc = push_frame(st, trace_psv_label(c->psv, text, sizeof text));
+        if (!rc && (i == 0 || r->pc != named)) {
+            function = strtab_index(&st->frames, binary_symbolize_function(in->z, r->pc, text, sizeof text));
+            location = strtab_index(&st->frames, binary_symbolize_location(in->z, r->pc, text, sizeof text));
+            if (function < 0 || location < 0)
+                rc = TEA_ERR_NOMEM; /* the message is strtab_index's */
+            named = r->pc;
+        }
+        if (!rc && !(rc = push_index(st, function)) && !(rc = push_index(st, location)))
+            rc = push_frame(st, trace_psv_label(r->psv, text, sizeof text));
     }
     if (!rc)
-        st->start[in->pics.count] = st->count;
+        st->start[n] = st->count;
     free(site);
-    view_callpath_names_free(&names);
+    return rc;
+}
+
+/* The rows the profile's samples are: every cell with its whole cycles
+ * (pics_whole_cycles), those of 0 left out, an instruction's cells of
+ * contexts whose callers have the same names merged (as pics report
+ * --format folded merges them). *rows malloc'd. 0, TEA_ERR_NOMEM. */
+static int sample_rows(const view_speedscope_input *in, const view_callpath_names *names,
+                       view_report_folded **rows, size_t *n)
+{
+    uint64_t *weights = in->pics.count ? malloc(in->pics.count * sizeof *weights) : NULL;
+    uint32_t *canon = NULL;
+    int rc = TEA_OK;
+
+    *rows = NULL;
+    *n = 0;
+    if (!in->pics.count)
+        return TEA_OK;
+    if (!weights || !(*rows = malloc(in->pics.count * sizeof **rows))) {
+        free(weights);
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    }
+    pics_whole_cycles(in->pics.info, in->pics.total, in->pics.cells, in->pics.count, weights);
+    for (size_t i = 0; i < in->pics.count; i++) {
+        const pics_cell *c = &in->pics.cells[i];
+        if (weights[i])
+            (*rows)[(*n)++] = (view_report_folded){ c->pc, c->psv, c->ctx, weights[i] };
+    }
+    free(weights);
+    if ((rc = view_callpath_canonical(names, &canon)) == TEA_OK)
+        rc = view_report_folded_merge(*rows, n, canon);
+    free(canon);
     return rc;
 }
 
@@ -110,22 +148,22 @@ static void profile_name(const pics_info *info, char *buf, size_t size)
 int view_speedscope_write(FILE *f, const view_speedscope_input *in)
 {
     stacks st;
-    uint64_t *weights = in->pics.count ? malloc(in->pics.count * sizeof *weights) : NULL, total = 0;
+    view_callpath_names names;
+    view_report_folded *rows = NULL;
+    uint64_t total = 0;
+    size_t n = 0;
     char name[256];
     json_writer j;
-    int rc = TEA_OK;
+    int rc;
 
     memset(&st, 0, sizeof st);
     strtab_init(&st.frames);
-    if (in->pics.count && !weights)
-        rc = error_set(TEA_ERR_NOMEM, "out of memory");
-    if (!rc)
-        rc = frames_of(in, &st);
-    if (rc)
+    if ((rc = view_callpath_names_init(&names, in->pics.contexts, in->z)))
+        return rc;
+    if ((rc = sample_rows(in, &names, &rows, &n)) || (rc = frames_of(in, &names, rows, n, &st)))
         goto done;
-    pics_whole_cycles(in->pics.info, in->pics.total, in->pics.cells, in->pics.count, weights);
-    for (size_t i = 0; i < in->pics.count; i++)
-        total += weights[i];
+    for (size_t i = 0; i < n; i++)
+        total += rows[i].weight;
     profile_name(in->pics.info, name, sizeof name);
     json_init(&j, f);
     json_begin_object(&j);
@@ -164,9 +202,7 @@ int view_speedscope_write(FILE *f, const view_speedscope_input *in)
     json_u64(&j, total);
     json_key(&j, "samples");
     json_begin_array(&j);
-    for (size_t i = 0; i < in->pics.count; i++) {
-        if (!weights[i])
-            continue;
+    for (size_t i = 0; i < n; i++) {
         json_begin_array(&j);
         for (size_t k = st.start[i]; k < st.start[i + 1]; k++)
             json_u64(&j, (uint64_t)st.stacks[k]);
@@ -175,9 +211,8 @@ int view_speedscope_write(FILE *f, const view_speedscope_input *in)
     json_end(&j);
     json_key(&j, "weights");
     json_begin_array(&j);
-    for (size_t i = 0; i < in->pics.count; i++)
-        if (weights[i])
-            json_u64(&j, weights[i]);
+    for (size_t i = 0; i < n; i++)
+        json_u64(&j, rows[i].weight);
     json_end(&j);
     json_end(&j);
     json_end(&j);
@@ -187,6 +222,7 @@ done:
     strtab_free(&st.frames);
     free(st.stacks);
     free(st.start);
-    free(weights);
+    free(rows);
+    view_callpath_names_free(&names);
     return rc;
 }

@@ -6,7 +6,9 @@
  * Each cell is one stack of three frames, root first, as `pics report
  * --format folded` writes it: the instruction's function, the instruction
  * (function+0xOFF), and its component ("base", "ST-LLC", "ST-L1,FL-MB"),
- * weighted by its whole cycles (pics_whole_cycles; cells of 0 left out);
+ * weighted by its whole cycles (pics_whole_cycles; cells of 0 left out;
+ * an instruction's cells of contexts whose callers have the same names
+ * one sample, as view_report_folded_merge merges them);
  * the profile's unit is "none" (cycles), its end value the total. The
  * file's name and the profile's say the scheme and the binary.
  */
