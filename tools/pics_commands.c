@@ -89,11 +89,18 @@ typedef struct export_symbols {
     char *from;
 } export_symbols;
 
-/* The PICS as pprof's profile, gzip-compressed (view/pprof.h). */
+/* A piece of the profile, to the gzip stream (a view_pprof_sink). */
+static int pprof_piece(void *ctx, const void *data, size_t size)
+{
+    return gzip_put(ctx, data, size);
+}
+
+/* The PICS as pprof's profile, gzip-compressed as it is encoded
+ * (view/pprof.h): the profile is never whole in memory. */
 static int export_pprof(FILE *f, view_table_cells *c, export_symbols *s, const char *command_line)
 {
     view_pprof_input in;
-    protobuf_buf b;
+    gzip_stream *g = NULL;
     int rc = view_report_functions(NULL, &c->info->program, &c->info->objects, NULL, &s->sym, &s->functions,
                                    &s->from, &s->z);
 
@@ -105,11 +112,11 @@ static int export_pprof(FILE *f, view_table_cells *c, export_symbols *s, const c
     in.z = s->sym.source ? s->z : NULL;
     in.comments = command_line ? &command_line : NULL;
     in.comment_count = command_line != NULL;
-    protobuf_init(&b);
-    if (!(rc = view_pprof_encode(&in, &b)))
-        rc = gzip_write(f, b.data, b.size);
-    protobuf_free(&b);
-    return rc;
+    if ((rc = gzip_open(&g, f)))
+        return rc;
+    rc = view_pprof_encode(&in, pprof_piece, g);
+    int end = gzip_close(g, rc == TEA_OK);
+    return rc ? rc : end;
 }
 
 /* The PICS as speedscope's JSON file (view/speedscope.h). */

@@ -52,8 +52,23 @@ typedef struct encoder {
     size_t addr_count;
     uint64_t *site_location; /* per context: its call site's location (0: none) */
     protobuf_buf msg, part, sub;
+    view_pprof_sink sink;   /* where msg's bytes go (flush) */
+    void *sink_ctx;
     int rc;
 } encoder;
+
+/* Hands msg's bytes to the sink once it holds `at_least` (0: whatever it
+ * holds): top-level fields are complete messages, so the profile is the
+ * pieces in order. */
+static void flush(encoder *e, size_t at_least)
+{
+    int rc;
+    if (e->rc || e->msg.rc || e->msg.size == 0 || e->msg.size < at_least)
+        return;
+    if ((rc = e->sink(e->sink_ctx, e->msg.data, e->msg.size)))
+        e->rc = rc;
+    protobuf_reset(&e->msg);
+}
 
 /* The index of `s`, or 0 with e->rc set. */
 static uint64_t str(encoder *e, const char *s)
@@ -308,6 +323,7 @@ static void samples(encoder *e)
             if (c->psv >> b & 1)
                 add_label(e, event, trace_psv_event_name((enum trace_psv_event)b));
         protobuf_message(&e->msg, PROFILE_SAMPLE, &e->part);
+        flush(e, VIEW_PPROF_PIECE);
     }
     free(cycles);
 }
@@ -339,7 +355,7 @@ static void comments(encoder *e)
         protobuf_varint(&e->msg, PROFILE_COMMENT, str(e, e->in->comments[i]));
 }
 
-int view_pprof_encode(const view_pprof_input *in, protobuf_buf *out)
+int view_pprof_encode(const view_pprof_input *in, view_pprof_sink sink, void *ctx)
 {
     encoder e;
     int golden = pics_info_is_golden(in->pics.info);
@@ -347,6 +363,8 @@ int view_pprof_encode(const view_pprof_input *in, protobuf_buf *out)
 
     memset(&e, 0, sizeof e);
     e.in = in;
+    e.sink = sink;
+    e.sink_ctx = ctx;
     strtab_init(&e.strs);
     protobuf_init(&e.msg);
     protobuf_init(&e.part);
@@ -368,11 +386,8 @@ int view_pprof_encode(const view_pprof_input *in, protobuf_buf *out)
     protobuf_varint(&e.msg, PROFILE_DEFAULT_SAMPLE_TYPE, str(&e, "cycles"));
     for (size_t i = 0; i < e.strs.count; i++) /* last: every string is in the table now */
         protobuf_string(&e.msg, PROFILE_STRING_TABLE, e.strs.text[i]);
+    flush(&e, 0);
     rc = e.rc ? e.rc : e.msg.rc ? e.msg.rc : e.part.rc ? e.part.rc : e.sub.rc;
-    if (!rc) {
-        *out = e.msg;
-        protobuf_init(&e.msg);
-    }
     protobuf_free(&e.msg);
     protobuf_free(&e.part);
     protobuf_free(&e.sub);

@@ -41,8 +41,15 @@ typedef struct view_pprof_input {
     size_t comment_count;
 } view_pprof_input;
 
-/* Encodes the profile of `in` into *out (an initialized buffer). 0,
- * TEA_ERR_NOMEM. */
-int view_pprof_encode(const view_pprof_input *in, protobuf_buf *out);
+/* Where the profile's bytes go, in order (a profile is its top-level
+ * fields one after the other, so it is handed over in pieces of about
+ * VIEW_PPROF_PIECE bytes as it is encoded). 0, or an error that ends the
+ * encoding. */
+typedef int (*view_pprof_sink)(void *ctx, const void *data, size_t size);
+#define VIEW_PPROF_PIECE (1u << 20)
+
+/* Encodes the profile of `in` to `sink`. 0, TEA_ERR_NOMEM, or the sink's
+ * error. */
+int view_pprof_encode(const view_pprof_input *in, view_pprof_sink sink, void *ctx);
 
 #endif
