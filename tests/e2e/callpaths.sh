@@ -154,25 +154,30 @@ grep -v '^#' rec-converted/golden.pics >b.txt
 cmp -s a.txt b.txt || fail "tea convert lost or changed the recorded contexts"
 # a sampled recording: each window starts from the stack the tool unwound
 # where it started, so its stacks are the whole run's: leaf under main;a
-# and main;b, and no stack the whole recording lacks (the callers of each
-# folded line, its instruction, component and weight dropped); the replay
-# that rebuilds them starts each window empty, so leaf's callers there
-# are the window's own
+# and main;b, and no call path the whole recording lacks (every call path
+# of each golden PICS, from pics report's text rows: the path is the last
+# column; the folded stacks would drop cells whose cycles round to 0);
+# the replay that rebuilds them starts each window empty, so leaf's
+# callers there are the window's own
 run 0 "$TEA" record -q --call-paths --sample-every 100000 --sample-length 10000 -o srec.tea -- ./prog 20
 run 0 "$TEA" replay srec.tea --schemes golden -q -o srec
 contains srec/golden.pics "contexts "
-run 0 "$PICS" report srec/golden.pics --format folded -o srec-folded.txt
-run 0 "$PICS" report rec/golden.pics --format folded -o rec-folded.txt
-sed 's/;[^;]*;[^;]* [0-9]*$//' srec-folded.txt | sort -u >srec-stacks.txt
-sed 's/;[^;]*;[^;]* [0-9]*$//' rec-folded.txt | sort -u >rec-stacks.txt
+# call_paths PICS OUT: the call paths of a golden PICS, sorted
+call_paths() {
+    "$PICS" report "$1" --granularity callpath --top 0 2>/dev/null |
+        sed -n 's/^ *[0-9.]*% *[0-9.]* *[0-9]* *[0-9.-]*  //p' | sort -u >"$2"
+}
+call_paths srec/golden.pics srec-stacks.txt
+call_paths rec/golden.pics rec-stacks.txt
+[ -s rec-stacks.txt ] || fail "no call path read from the whole recording's report"
 comm -23 srec-stacks.txt rec-stacks.txt >srec-extra.txt
-[ -s srec-extra.txt ] && { cat srec-extra.txt >&2; fail "a sampled recording has stacks the whole one lacks"; }
+[ -s srec-extra.txt ] && { cat srec-extra.txt >&2; fail "a sampled recording has call paths the whole one lacks"; }
 grep -q ';main;a;leaf$' srec-stacks.txt || { cat srec-stacks.txt >&2; fail "no window in leaf under main;a"; }
 grep -q ';main;b;leaf$' srec-stacks.txt || { cat srec-stacks.txt >&2; fail "no window in leaf under main;b"; }
 grep -q '^_start;' srec-stacks.txt || { cat srec-stacks.txt >&2; fail "a window's stack does not reach _start"; }
 run 0 "$TEA" replay srec.tea --call-paths --schemes golden -q -o srec-rebuilt
-run 0 "$PICS" report srec-rebuilt/golden.pics --format folded -o srec-rebuilt-folded.txt
-grep -q '^_start;' srec-rebuilt-folded.txt && fail "the rebuilt windows know callers before the window"
+call_paths srec-rebuilt/golden.pics srec-rebuilt-stacks.txt
+grep -q '^_start;' srec-rebuilt-stacks.txt && fail "the rebuilt windows know callers before the window"
 # a damaged context frame: its header descriptor byte (after the frame's
 # 8-byte skippable header, its 8-byte magic and zstd's 4-byte one) made
 # invalid; refused by frames and as a stream, naming the frame's byte
