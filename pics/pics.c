@@ -1,15 +1,14 @@
 /*
  * pics.c: the PICS hash map (see pics.h).
  */
-#define _DEFAULT_SOURCE /* madvise */
 #include "pics.h"
 #include "common/error.h"
+#include "common/hugemem.h"
 #include "trace/psv.h"
 
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #define PICS_INITIAL_CAPACITY 1024u
 /* Grow when more than half the slots are in use: short probes. */
@@ -34,26 +33,11 @@ void pics_free(pics *p)
     memset(p, 0, sizeof *p);
 }
 
-/* Bytes from which a table asks for huge pages, and their alignment. */
-#define HUGE_TABLE_BYTES ((size_t)2 << 20)
-
-/* A zeroed table of `n` cells. Large ones in huge pages where the kernel
- * gives them on request (transparent huge pages, "madvise"): a table of
- * millions of cells (calling contexts) is touched at random, and 4 KiB
- * pages cost a fault each and a TLB miss per access. */
+/* A zeroed table of `n` cells; a large one in huge pages (common/hugemem.h:
+ * a table of millions of cells, calling contexts, is touched at random). */
 static pics_cell *table_alloc(size_t n)
 {
-    size_t bytes = n * sizeof(pics_cell);
-    pics_cell *t;
-    if (bytes < HUGE_TABLE_BYTES)
-        return calloc(n, sizeof(pics_cell));
-    if (!(t = aligned_alloc(HUGE_TABLE_BYTES, bytes)))
-        return NULL;
-#ifdef MADV_HUGEPAGE
-    madvise(t, bytes, MADV_HUGEPAGE); /* advice only: a refusal changes nothing */
-#endif
-    memset(t, 0, bytes);
-    return t;
+    return hugemem_calloc(n, sizeof(pics_cell));
 }
 
 /* Reinserts every cell into a table of `capacity` slots (a power of two). */

@@ -9,6 +9,7 @@
 #include "binary/elffile.h"
 #include "common/cleanup.h"
 #include "common/error.h"
+#include "common/hugemem.h"
 #include "tearec/stream.h"
 
 #include <assert.h>
@@ -415,7 +416,7 @@ static void maybe_grow(record_session *v)
     size_t cap = v->table_cap * 2, s;
     decoded *bigger, *old = v->table;
 
-    if ((v->table_count + 1) * 2 <= v->table_cap || !(bigger = calloc(cap, sizeof *bigger)))
+    if ((v->table_count + 1) * 2 <= v->table_cap || !(bigger = hugemem_calloc(cap, sizeof *bigger)))
         return;
     assert((cap & (cap - 1)) == 0); /* a power of 2: slot_of and the probes mask with cap - 1 */
     v->table = bigger;

@@ -8,6 +8,7 @@
 #include "common/csv.h"
 #include "common/error.h"
 #include "common/exact.h"
+#include "common/hugemem.h"
 #include "common/json.h"
 #include "common/outfile.h"
 #include "common/progress.h"
@@ -542,6 +543,29 @@ static void cleanup_signals(void **state)
     free(path);
 }
 
+/* hugemem_calloc: a table under HUGEMEM_MIN_BYTES from calloc, one of 3 MiB
+ * aligned to 2 MiB; both zeroed and writable to their last byte; a count
+ * whose size overflows refused. */
+static void hugemem_tables(void **state)
+{
+    const size_t big = 3u << 20;
+    uint8_t *small = hugemem_calloc(100, 8), *large = hugemem_calloc(big / 8, 8);
+    (void)state;
+    assert_non_null(small);
+    assert_non_null(large);
+    assert_int_equal((uintptr_t)large % HUGEMEM_MIN_BYTES, 0);
+    for (size_t i = 0; i < 800; i++)
+        assert_int_equal(small[i], 0);
+    for (size_t i = 0; i < big; i += 4096)
+        assert_int_equal(large[i], 0);
+    assert_int_equal(large[big - 1], 0);
+    large[big - 1] = 1;
+    small[799] = 1;
+    assert_null(hugemem_calloc(SIZE_MAX / 4, 8));
+    free(small);
+    free(large);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -555,6 +579,7 @@ int main(void)
         cmocka_unit_test(exact_round_shares_largest_remainder),
         cmocka_unit_test(thread_budget),
         cmocka_unit_test(textline_bounds),
+        cmocka_unit_test(hugemem_tables),
         cmocka_unit_test(progress_counts_formatted),
         cmocka_unit_test(progress_modes_and_line),
         cmocka_unit_test(cleanup_signals),
