@@ -825,6 +825,10 @@ static int read_stack(record_session *v, uint64_t w, int deliver)
         return ended_inside(v);
     if (deliver && v->stacks && (rc = v->stacks(v->stacks_ctx, v->stats.windows, v->buf + v->pos + 1, (size_t)count)))
         return rc;
+    if (deliver) {
+        v->stats.stacks++;
+        v->stats.stacks_unwound += count > 0;
+    }
     v->pos += 1 + (size_t)count;
     return TEA_OK;
 }

@@ -124,6 +124,8 @@ typedef struct record_session_stats {
     uint64_t lines_placed;   /* cache lines and pages handed to the lines callback (warm_caches) */
     uint64_t branches_trained; /* branches of fast-forwards handed to the branches callback (branch_warmup) */
     uint64_t windows;        /* window boundaries read (sampling): windows - 1 ended */
+    uint64_t stacks;         /* windows' stacks read (window_stacks) */
+    uint64_t stacks_unwound; /* ... of at least one frame (the others start empty) */
     uint64_t region_instructions; /* listed windows: the recorded thread's instructions from the region's
                                      start to the program's end (the tool's COUNT), when have_count */
     int have_count;

@@ -156,6 +156,9 @@ static void summarize(const record_run *run)
     if (vs->warmed || vs->branches_trained)
         fprintf(stderr, "%llu warming instructions, %llu fast-forward branches trained; ",
                 (unsigned long long)vs->warmed, (unsigned long long)vs->branches_trained);
+    if (vs->stacks)
+        fprintf(stderr, "%llu of %llu windows started from the stack unwound there; ",
+                (unsigned long long)vs->stacks_unwound, (unsigned long long)vs->stacks);
     if (run->thread_count > 1) {
         char threads[RECORD_RUN_THREADS_TEXT];
         size_t len = (size_t)snprintf(threads, sizeof threads, "threads ran: ");

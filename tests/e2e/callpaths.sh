@@ -159,7 +159,11 @@ cmp -s a.txt b.txt || fail "tea convert lost or changed the recorded contexts"
 # column; the folded stacks would drop cells whose cycles round to 0);
 # the replay that rebuilds them starts each window empty, so leaf's
 # callers there are the window's own
-run 0 "$TEA" record -q --call-paths --sample-every 100000 --sample-length 10000 -o srec.tea -- ./prog 20
+run 0 "$TEA" record --call-paths --sample-every 100000 --sample-length 10000 -o srec.tea -- ./prog 20
+# every window's stack was unwound (the summary says how many)
+unwound=$(sed -n 's/.* \([0-9]*\) of \([0-9]*\) windows started from the stack unwound there;.*/\1 \2/p' err.txt)
+[ -n "$unwound" ] && [ "${unwound% *}" = "${unwound#* }" ] && [ "${unwound% *}" -gt 0 ] ||
+    fail "not every window started from an unwound stack: '$unwound'"
 run 0 "$TEA" replay srec.tea --schemes golden -q -o srec
 contains srec/golden.pics "contexts "
 # call_paths PICS OUT: the call paths of a golden PICS, sorted
