@@ -800,6 +800,7 @@ static int finish_trace(process *p)
 {
     const record_session_stats *vs = record_session_get_stats(p->session);
     trace_run facts;
+    uint32_t *counts = NULL;
     int rc;
 
     memset(&facts, 0, sizeof facts);
@@ -827,7 +828,22 @@ static int finish_trace(process *p)
         facts.contexts = p->contexts.nodes;
         facts.context_count = p->contexts.count;
     }
-    if ((rc = add_objects(p)) || (rc = trace_writer_set_run(p->writer, &facts)))
+    if (p->tracker && p->stacks.windows) { /* the windows' stacks, so that a replay rebuilds the same contexts */
+        if (!(counts = malloc(p->stacks.windows * sizeof *counts)))
+            return error_set(TEA_ERR_NOMEM, "out of memory");
+        for (size_t w = 0; w < p->stacks.windows; w++) {
+            assert(p->stacks.first[w] == (w ? p->stacks.first[w - 1] + p->stacks.count[w - 1] : 0));
+            counts[w] = (uint32_t)p->stacks.count[w];
+        }
+        facts.stack_counts = counts;
+        facts.stack_returns = p->stacks.returns;
+        facts.stack_windows = p->stacks.windows;
+    }
+    rc = add_objects(p);
+    if (!rc)
+        rc = trace_writer_set_run(p->writer, &facts);
+    free(counts);
+    if (rc)
         return rc;
     if (vs->threads_seen && (rc = trace_writer_set_thread(p->writer, p->tid, vs->threads_seen)))
         return rc;

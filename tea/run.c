@@ -313,12 +313,52 @@ static int group_windows(tea_run *t)
 /* Reads the trace once as a stream, feeding the engine. A trace the engine
  * refuses (too long for a PICS) is still read to its end, so that the file's
  * own errors are reported first, as tea info reports them. */
+/* A trace's windows' stacks (trace_run.stack_counts) for the tracker:
+ * where each window's return addresses begin. */
+typedef struct run_stacks {
+    const trace_run *run;
+    size_t *first;  /* [run->stack_windows] */
+} run_stacks;
+
+/* The offsets of each window's stack in run->stack_returns. 0 or
+ * TEA_ERR_NOMEM. */
+static int run_stacks_init(run_stacks *rs, const trace_run *run)
+{
+    size_t at = 0;
+    rs->run = run;
+    rs->first = NULL;
+    if (!run->stack_windows)
+        return TEA_OK;
+    if (!(rs->first = malloc(run->stack_windows * sizeof *rs->first)))
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    for (size_t w = 0; w < run->stack_windows; w++) {
+        rs->first[w] = at;
+        at += run->stack_counts[w];
+    }
+    return TEA_OK;
+}
+
+/* The tracker's stacks callback (trace/callpath.h): window `window`'s
+ * stack as the recording kept it, none past the listed windows. */
+static int run_stack(void *arg, size_t window, const uint64_t **returns, size_t *count)
+{
+    const run_stacks *rs = arg;
+    *returns = NULL;
+    *count = 0;
+    if (window < rs->run->stack_windows) {
+        *returns = rs->run->stack_returns + rs->first[window];
+        *count = rs->run->stack_counts[window];
+    }
+    return TEA_OK;
+}
+
 static int replay_stream(const tea_run_options *o, tea_run *t)
 {
     trace_reader *reader = NULL;
     trace_batch batch = { 0 };
     char refused[512] = "";   /* why the engine refused the trace, reported once the file is read */
     trace_callpath *tracker = NULL; /* o->classify: the calling contexts of the µops */
+    run_stacks stacks = { NULL, NULL };
     uint64_t records = 0;
     int rc, refusal = TEA_OK;
 
@@ -348,8 +388,13 @@ static int replay_stream(const tea_run_options *o, tea_run *t)
     if (o->classify && ((rc = trace_contexts_init(&t->contexts))
                         || (rc = trace_callpath_create(&tracker, &t->contexts, o->classify, o->classify_arg))))
         goto done;
-    if (tracker) /* a sampled trace's windows start from an empty stack */
+    if (tracker) /* a sampled trace's windows start from the stacks it kept, else empty */
         trace_callpath_set_windows(tracker, t->objects.run.sampling.window_ends, t->objects.run.sampling.window_count);
+    if (tracker && t->objects.run.stack_windows) {
+        if ((rc = run_stacks_init(&stacks, &t->objects.run)))
+            goto done;
+        trace_callpath_set_stacks(tracker, run_stack, &stacks);
+    }
     for (;;) {
         if ((rc = trace_reader_read(reader, &batch)))
             goto done;
@@ -388,6 +433,7 @@ static int replay_stream(const tea_run_options *o, tea_run *t)
     t->totals = *trace_reader_totals(reader);
 done:
     trace_callpath_free(tracker);
+    free(stacks.first);
     trace_batch_free(&batch);
     trace_reader_close(reader);
     return rc;

@@ -32,6 +32,7 @@
 #define RUN_KEY_THREADS 7     /* per thread u32 number, u64 instructions */
 #define RUN_KEY_CONTEXTS 8    /* per calling context but the root, in id order: u32 parent, u64 site, u64 entry */
 #define RUN_CONTEXT_BYTES (OBJ_U32 + 2 * OBJ_U64)
+#define RUN_KEY_STACKS 9      /* per sampled window, in order: u16 n, then n u64 return addresses */
 #define RUN_THREAD_BYTES (OBJ_U32 + OBJ_U64)
 #define RUN_SAMPLING_FIXED (3 * OBJ_U64)
 
@@ -94,12 +95,21 @@ int trace_object_list_add(trace_object_list *l, const trace_object *obj)
 int trace_run_present(const trace_run *run)
 {
     return run->exec_count > 0 || run->has_exit_status || run->interrupted || run->region_ns || run->sampling.every
-           || run->thread_count > 0 || run->context_count > 0;
+           || run->thread_count > 0 || run->context_count > 0 || run->stack_windows > 0;
 }
 
 int trace_object_list_present(const trace_object_list *l)
 {
     return l->count > 0 || l->threads_seen != TRACE_THREAD_UNKNOWN || trace_run_present(&l->run);
+}
+
+/* The return addresses of the windows' stacks. */
+static size_t stack_return_count(const trace_run *run)
+{
+    size_t n = 0;
+    for (size_t w = 0; w < run->stack_windows; w++)
+        n += run->stack_counts[w];
+    return n;
 }
 
 /* Frees the run's programs and empties it. */
@@ -113,6 +123,8 @@ static void run_free(trace_run *run)
     free((uint64_t *)run->sampling.window_weights);
     free((trace_thread_count *)run->threads);
     free((trace_context *)run->contexts);
+    free((uint32_t *)run->stack_counts);
+    free((uint64_t *)run->stack_returns);
     memset(run, 0, sizeof *run);
 }
 
@@ -242,6 +254,12 @@ int trace_object_list_set_run(trace_object_list *l, const trace_run *run)
         return error_set(TEA_ERR_USAGE, "the run's threads: %s", fault);
     if ((fault = contexts_fault(run->contexts, run->context_count)))
         return error_set(TEA_ERR_USAGE, "the run's calling contexts: %s", fault);
+    if (run->stack_windows > TRACE_WINDOWS_MAX)
+        return error_set(TEA_ERR_USAGE, "the run's window stacks: more than %u windows", TRACE_WINDOWS_MAX);
+    for (size_t w = 0; w < run->stack_windows; w++)
+        if (run->stack_counts[w] > TRACE_CONTEXT_MAX_DEPTH)
+            return error_set(TEA_ERR_USAGE, "the run's window stacks: window %zu has more than %u frames", w,
+                             TRACE_CONTEXT_MAX_DEPTH);
     if (run->exec_count && !(execs = calloc(run->exec_count, sizeof *execs)))
         return error_set(TEA_ERR_NOMEM, "out of memory");
     copy.execs = execs;
@@ -251,6 +269,9 @@ int trace_object_list_set_run(trace_object_list *l, const trace_run *run)
     copy.thread_count = 0;
     copy.contexts = NULL;
     copy.context_count = 0;
+    copy.stack_counts = NULL;
+    copy.stack_returns = NULL;
+    copy.stack_windows = 0;
     for (size_t i = 0; i < run->exec_count; i++, copy.exec_count++) {
         execs[i].instructions = run->execs[i].instructions;
         if (!(execs[i].path = strdup(run->execs[i].path))) {
@@ -286,6 +307,23 @@ int trace_object_list_set_run(trace_object_list *l, const trace_run *run)
         memcpy(contexts, run->contexts, (size_t)run->context_count * sizeof *contexts);
         copy.contexts = contexts;
         copy.context_count = run->context_count;
+    }
+    if (run->stack_windows) {
+        size_t n = stack_return_count(run);
+        uint32_t *counts = malloc(run->stack_windows * sizeof *counts);
+        uint64_t *addrs = malloc((n ? n : 1) * sizeof *addrs);
+        if (!counts || !addrs) {
+            free(counts);
+            free(addrs);
+            run_free(&copy);
+            return error_set(TEA_ERR_NOMEM, "out of memory");
+        }
+        memcpy(counts, run->stack_counts, run->stack_windows * sizeof *counts);
+        if (n)
+            memcpy(addrs, run->stack_returns, n * sizeof *addrs);
+        copy.stack_counts = counts;
+        copy.stack_returns = addrs;
+        copy.stack_windows = run->stack_windows;
     }
     run_free(&l->run);
     l->run = copy;
@@ -357,6 +395,7 @@ static size_t run_size(const trace_run *run)
                              : 0;
     n += run->thread_count ? RUN_FIELD_HEADER + run->thread_count * RUN_THREAD_BYTES : 0;
     n += run->context_count ? RUN_FIELD_HEADER + (size_t)(run->context_count - 1) * RUN_CONTEXT_BYTES : 0;
+    n += run->stack_windows ? RUN_FIELD_HEADER + run->stack_windows * OBJ_U16 + stack_return_count(run) * OBJ_U64 : 0;
     return n;
 }
 
@@ -415,6 +454,16 @@ static uint8_t *encode_run(const trace_run *run, uint8_t *p)
             put_le(p + OBJ_U32, run->contexts[i].site, OBJ_U64);
             put_le(p + OBJ_U32 + OBJ_U64, run->contexts[i].entry, OBJ_U64);
             p += RUN_CONTEXT_BYTES;
+        }
+    }
+    if (run->stack_windows) {
+        const uint64_t *r = run->stack_returns;
+        p = put_field(p, RUN_KEY_STACKS, run->stack_windows * OBJ_U16 + stack_return_count(run) * OBJ_U64);
+        for (size_t w = 0; w < run->stack_windows; w++) {
+            put_le(p, run->stack_counts[w], OBJ_U16);
+            p += OBJ_U16;
+            for (uint32_t k = 0; k < run->stack_counts[w]; k++, p += OBJ_U64)
+                put_le(p, *r++, OBJ_U64);
         }
     }
     return p;
@@ -590,6 +639,49 @@ static int decode_contexts(const uint8_t *v, size_t len, trace_run *run, size_t 
     return TEA_OK;
 }
 
+/* Decodes a window-stacks field's value (`len` bytes at v, the field at
+ * byte `at`) into `run`. */
+static int decode_stacks(const uint8_t *v, size_t len, trace_run *run, size_t at, size_t *bad)
+{
+    size_t windows = 0, returns = 0, pos = 0;
+    uint32_t *counts;
+    uint64_t *addrs;
+
+    if (run->stack_windows)
+        return bad_frame(bad, at, "a second window-stacks field");
+    while (pos < len) { /* first the sizes */
+        uint64_t n;
+        if (len - pos < OBJ_U16 || (n = get_le(v + pos, OBJ_U16)) > TRACE_CONTEXT_MAX_DEPTH
+            || (len - pos - OBJ_U16) / OBJ_U64 < n || windows == TRACE_WINDOWS_MAX)
+            return bad_frame(bad, at, "malformed window-stacks field");
+        pos += OBJ_U16 + (size_t)n * OBJ_U64;
+        returns += (size_t)n;
+        windows++;
+    }
+    if (!windows)
+        return bad_frame(bad, at, "an empty window-stacks field");
+    counts = malloc(windows * sizeof *counts);
+    addrs = malloc((returns ? returns : 1) * sizeof *addrs);
+    if (!counts || !addrs) {
+        free(counts);
+        free(addrs);
+        return error_set(TEA_ERR_NOMEM, "out of memory");
+    }
+    pos = 0;
+    returns = 0;
+    for (size_t w = 0; w < windows; w++) {
+        counts[w] = (uint32_t)get_le(v + pos, OBJ_U16);
+        pos += OBJ_U16;
+        for (uint32_t k = 0; k < counts[w]; k++, pos += OBJ_U64)
+            addrs[returns++] = get_le(v + pos, OBJ_U64);
+    }
+    assert(pos == len); /* the first pass measured it */
+    run->stack_counts = counts;
+    run->stack_returns = addrs;
+    run->stack_windows = windows;
+    return TEA_OK;
+}
+
 /* Decodes the run's fields from data[pos..size) into `run`; unknown keys
  * are skipped, known ones must have their size. */
 static int decode_run(const uint8_t *data, size_t size, size_t pos, trace_run *run, size_t *bad)
@@ -644,6 +736,10 @@ static int decode_run(const uint8_t *data, size_t size, size_t pos, trace_run *r
             break;
         case RUN_KEY_CONTEXTS:
             if ((rc = decode_contexts(v, len, run, at, bad)))
+                return rc;
+            break;
+        case RUN_KEY_STACKS:
+            if ((rc = decode_stacks(v, len, run, at, bad)))
                 return rc;
             break;
         default:

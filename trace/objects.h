@@ -121,6 +121,12 @@ typedef struct trace_run {
                                       nodes in id order, the root first; docs/semantics.md "Calling
                                       contexts"): the µops' contexts are ids into it; NULL: none */
     uint32_t context_count;        /* nodes, the root included (0: none) */
+    const uint32_t *stack_counts;  /* a sampled recording with contexts: window w's stack where it
+                                      started (the tool's unwinding) is the next stack_counts[w]
+                                      (at most TRACE_CONTEXT_MAX_DEPTH) return addresses of
+                                      stack_returns, innermost first; NULL: none kept */
+    const uint64_t *stack_returns;
+    size_t stack_windows;          /* windows listed (0: none) */
 } trace_run;
 
 /* Most programs a run lists before the traced one. */

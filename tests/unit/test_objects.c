@@ -423,7 +423,7 @@ static void run_facts(void **state)
     char *path = test_temp_path("run.tea");
     trace_write_options o = { TRACE_FORMAT_NATIVE, 0, 0, FRAME_RECORDS };
     const trace_exec execs[] = { { "/usr/bin/env", 251833 }, { "/usr/bin/bash", 7 } };
-    trace_run run = { execs, 2, 1, 3, SIGINT, 123456789, { 0, 0, 0, NULL, 0, NULL, NULL }, NULL, 0, NULL, 0 };
+    trace_run run = { execs, 2, 1, 3, SIGINT, 123456789, { 0, 0, 0, NULL, 0, NULL, NULL }, NULL, 0, NULL, 0, NULL, NULL, 0 };
     const trace_run *back;
     trace_object_list l, d;
     trace_writer *w;
@@ -874,6 +874,51 @@ static void contexts_round_trip(void **state)
 
 /* The tree in the objects frame: encoded and decoded node for node; trees
  * that break its rules are refused naming the field's byte. */
+/* The window-stacks field (run field 9): two windows, the first with
+ * return addresses 0x1005 and 0x2005, the second none; the field is 6 +
+ * 2 + 16 + 2 bytes and decodes to the same; a count above 256 frames, and
+ * a count the value cannot hold, refused naming the field's byte (20). */
+static void window_stacks_field(void **state)
+{
+    static const uint32_t counts[] = { 2, 0 };
+    static const uint64_t returns[] = { 0x1005, 0x2005 };
+    trace_object_list l, d;
+    trace_run run;
+    uint8_t *data = NULL;
+    size_t size = 0, bad_at;
+    (void)state;
+
+    memset(&run, 0, sizeof run);
+    memset(&l, 0, sizeof l);
+    memset(&d, 0, sizeof d);
+    run.stack_counts = counts;
+    run.stack_returns = returns;
+    run.stack_windows = 2;
+    assert_int_equal(trace_object_list_set_run(&l, &run), 0);
+    assert_true(trace_object_list_present(&l));
+    assert_int_equal(trace_object_list_encode(&l, &data, &size), 0);
+    assert_int_equal(size, 20 + 6 + 2 + 16 + 2);
+    assert_int_equal(data[20], 9);
+    assert_int_equal(trace_object_list_decode(data, size, &d, &bad_at), 0);
+    assert_int_equal(d.run.stack_windows, 2);
+    assert_memory_equal(d.run.stack_counts, counts, sizeof counts);
+    assert_memory_equal(d.run.stack_returns, returns, sizeof returns);
+    /* the first window's count made 257 */
+    data[20 + 6] = 1;
+    data[20 + 7] = 1;
+    assert_int_equal(trace_object_list_decode(data, size, &d, &bad_at), TEA_ERR_FORMAT);
+    assert_int_equal(bad_at, 20);
+    assert_contains(error_message(), "malformed window-stacks field");
+    /* 3 frames, which the 18 bytes after it cannot hold */
+    data[20 + 6] = 3;
+    data[20 + 7] = 0;
+    assert_int_equal(trace_object_list_decode(data, size, &d, &bad_at), TEA_ERR_FORMAT);
+    assert_contains(error_message(), "malformed window-stacks field");
+    free(data);
+    trace_object_list_free(&l);
+    trace_object_list_free(&d);
+}
+
 static void contexts_field(void **state)
 {
     trace_context bad[CONTEXT_TREE_NODES];
@@ -938,7 +983,7 @@ int main(void)
         cmocka_unit_test(weighted_sampling),
         cmocka_unit_test(run_threads),
         cmocka_unit_test(contexts_round_trip),
-        cmocka_unit_test(contexts_field),
+        cmocka_unit_test(contexts_field), cmocka_unit_test(window_stacks_field),
         cmocka_unit_test(thread_file_names),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
