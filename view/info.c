@@ -241,6 +241,14 @@ static void print_run(FILE *f, const trace_run *run, const trace_totals *t, cons
                                     "PICS by them; --flat drops them)",
                    run->context_count - 1, deepest);
     }
+    if (run->stack_windows) {
+        size_t unwound = 0;
+        for (size_t w = 0; w < run->stack_windows; w++)
+            unwound += run->stack_counts[w] > 0;
+        emit_field(f, "window stacks", "%zu of %zu sampled windows start from the stack the recording unwound "
+                                       "(tea replay --call-paths starts them there)",
+                   unwound, run->stack_windows);
+    }
     if (run->sampling.every) {
         const trace_sampling *s = &run->sampling;
         trace_estimate e;
@@ -343,6 +351,11 @@ static void json_run(json_writer *j, const trace_run *run, const trace_totals *t
     json_key(j, "calling_contexts"); /* tea record --call-paths: the contexts below the root */
     if (run->context_count > 1)
         json_u64(j, run->context_count - 1);
+    else
+        json_null(j);
+    json_key(j, "window_stacks"); /* the sampled windows whose stack the trace keeps */
+    if (run->stack_windows)
+        json_u64(j, run->stack_windows);
     else
         json_null(j);
     json_key(j, "sampling");

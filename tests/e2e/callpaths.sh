@@ -165,6 +165,8 @@ unwound=$(sed -n 's/.* \([0-9]*\) of \([0-9]*\) windows started from the stack u
     fail "not every window started from an unwound stack: '$unwound'"
 run 0 "$TEA" replay srec.tea --schemes golden -q -o srec
 contains srec/golden.pics "contexts "
+run 0 "$TEA" info srec.tea
+contains out.txt "window stacks: ${unwound% *} of ${unwound% *} sampled windows start from the stack the recording unwound"
 # call_paths PICS OUT: the call paths of a golden PICS, sorted
 call_paths() {
     "$PICS" report "$1" --granularity callpath --top 0 2>/dev/null |
