@@ -130,3 +130,16 @@ void protobuf_message(protobuf_buf *b, uint32_t field, const protobuf_buf *m)
     }
     protobuf_bytes(b, field, m->data, m->size);
 }
+
+void protobuf_append(protobuf_buf *b, const protobuf_buf *fields)
+{
+    if (fields->rc) {
+        if (!b->rc)
+            b->rc = fields->rc;
+        return;
+    }
+    if (fields->size == 0 || reserve(b, fields->size))
+        return;
+    memcpy(b->data + b->size, fields->data, fields->size);
+    b->size += fields->size;
+}

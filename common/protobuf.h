@@ -43,5 +43,8 @@ void protobuf_string(protobuf_buf *b, uint32_t field, const char *s);
 void protobuf_packed(protobuf_buf *b, uint32_t field, const uint64_t *v, size_t n);
 /* Field `field` as the nested message `m`. */
 void protobuf_message(protobuf_buf *b, uint32_t field, const protobuf_buf *m);
+/* The fields encoded in `fields` (of the same message as b's), appended
+ * as they are: fields encoded once and written many times. */
+void protobuf_append(protobuf_buf *b, const protobuf_buf *fields);
 
 #endif

@@ -51,6 +51,8 @@ typedef struct encoder {
     uint64_t *addrs;        /* every location's address, ascending: location i + 1 is addrs[i] */
     size_t addr_count;
     uint64_t *site_location; /* per context: its call site's location (0: none) */
+    protobuf_buf *psv_labels; /* [TRACE_PSV_VALUES]: a PSV's sample labels, encoded at its first sample */
+    uint8_t *psv_labeled;     /* [TRACE_PSV_VALUES]: psv_labels[psv] holds them */
     protobuf_buf msg, part, sub;
     view_pprof_sink sink;   /* where msg's bytes go (flush) */
     void *sink_ctx;
@@ -193,13 +195,13 @@ static void location(encoder *e, uint64_t id, uint64_t pc)
     protobuf_message(&e->msg, PROFILE_LOCATION, &e->part);
 }
 
-/* A label (key `key`, a string index) of the sample in e->part. */
-static void add_label(encoder *e, uint64_t key, const char *value)
+/* A label (key `key`, a string index) of a sample, into `to`. */
+static void add_label(encoder *e, protobuf_buf *to, uint64_t key, const char *value)
 {
     protobuf_reset(&e->sub);
     protobuf_varint(&e->sub, LABEL_KEY, key);
     protobuf_varint(&e->sub, LABEL_STR, str(e, value));
-    protobuf_message(&e->part, SAMPLE_LABEL, &e->sub);
+    protobuf_message(to, SAMPLE_LABEL, &e->sub);
 }
 
 /* The component's label with '+' between events ("ST-L1+ST-LLC"): pprof's
@@ -211,6 +213,31 @@ static const char *component_label(uint16_t psv, char label[TRACE_PSV_LABEL_MAX]
         if (*p == ',')
             *p = '+';
     return label;
+}
+
+/* The labels of a sample of `psv`: its component (key `component`) and
+ * each of its events (key `event`), encoded at the first sample of the
+ * PSV (interning their strings then, in the order the samples meet them)
+ * and copied into every later one. NULL with e->rc set when out of
+ * memory. */
+static const protobuf_buf *psv_labels(encoder *e, uint16_t psv, uint64_t component, uint64_t event)
+{
+    char label[TRACE_PSV_LABEL_MAX];
+    protobuf_buf *b;
+    if (!e->psv_labels && (!(e->psv_labels = calloc(TRACE_PSV_VALUES, sizeof *e->psv_labels))
+                           || !(e->psv_labeled = calloc(TRACE_PSV_VALUES, 1)))) {
+        e->rc = error_set(TEA_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    b = &e->psv_labels[psv];
+    if (!e->psv_labeled[psv]) {
+        add_label(e, b, component, component_label(psv, label));
+        for (unsigned k = 0; k < TRACE_PSV_EVENT_COUNT; k++)
+            if (psv >> k & 1)
+                add_label(e, b, event, trace_psv_event_name((enum trace_psv_event)k));
+        e->psv_labeled[psv] = 1;
+    }
+    return b;
 }
 
 static int compare_addr(const void *a, const void *b)
@@ -298,7 +325,6 @@ static void samples(encoder *e)
     uint64_t component = str(e, "component"), event = str(e, "event");
     uint64_t ids[1 + VIEW_CALLPATH_MAX_CALLERS];
     int golden = pics_info_is_golden(in->pics.info);
-    char label[TRACE_PSV_LABEL_MAX];
 
     if (in->pics.count && !cycles) {
         e->rc = error_set(TEA_ERR_NOMEM, "out of memory");
@@ -318,10 +344,10 @@ static void samples(encoder *e)
         protobuf_reset(&e->part);
         protobuf_packed(&e->part, SAMPLE_LOCATION_ID, ids, depth);
         protobuf_packed(&e->part, SAMPLE_VALUE, values, VALUE_TYPES);
-        add_label(e, component, component_label(c->psv, label));
-        for (unsigned b = 0; b < TRACE_PSV_EVENT_COUNT; b++)
-            if (c->psv >> b & 1)
-                add_label(e, event, trace_psv_event_name((enum trace_psv_event)b));
+        const protobuf_buf *labels = psv_labels(e, c->psv, component, event);
+        if (!labels)
+            break;
+        protobuf_append(&e->part, labels);
         protobuf_message(&e->msg, PROFILE_SAMPLE, &e->part);
         flush(e, VIEW_PPROF_PIECE);
     }
@@ -395,5 +421,9 @@ int view_pprof_encode(const view_pprof_input *in, view_pprof_sink sink, void *ct
     free(e.functions);
     free(e.addrs);
     free(e.site_location);
+    for (size_t i = 0; e.psv_labels && i < TRACE_PSV_VALUES; i++)
+        protobuf_free(&e.psv_labels[i]);
+    free(e.psv_labels);
+    free(e.psv_labeled);
     return rc;
 }

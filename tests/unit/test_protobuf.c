@@ -76,6 +76,17 @@ static void packed_and_nested(void **state)
     protobuf_varint(&m, 1, 150);
     protobuf_message(&b, 3, &m);
     assert_bytes(&b, nested, sizeof nested);
+    /* fields encoded once, appended as they are after the packed field:
+     * the same bytes as encoding both in place */
+    {
+        static const uint8_t both[] = { 0x22, 0x06, 0x03, 0x8e, 0x02, 0x9e, 0xa7, 0x05, 0x1a, 0x03, 0x08, 0x96, 0x01 };
+        protobuf_buf fields = b, out;
+        protobuf_init(&out);
+        protobuf_packed(&out, 4, v, 3);
+        protobuf_append(&out, &fields);
+        assert_bytes(&out, both, sizeof both);
+        protobuf_free(&out);
+    }
     protobuf_free(&b);
     protobuf_free(&m);
 }
