@@ -231,42 +231,44 @@ static void frame_name(char *dst, size_t size, const char *src)
     dst[i] = '\0';
 }
 
-/* Writes every cell of the PICS as "CALLER;...;function;location;COMPONENT
- * weight" (the callers of the cell's calling context, root first, when the
- * PICS has contexts: the file is read again keeping them), the weights
- * those of view_report_folded_cells (whole cycles summing to the total
- * rounded); cells of contexts whose callers have the same names are one
- * line (view_report_folded_merge). */
-static int print_folded(FILE *f, report_data *d)
+/* Writes every cell of `stacks` (a PICS read with its contexts) as
+ * "CALLER;...;function;location;COMPONENT weight" (the callers of the
+ * cell's calling context, root first), the weights those of
+ * view_report_folded_cells (whole cycles summing to the total rounded);
+ * cells of contexts whose callers have the same names are one line
+ * (view_report_folded_merge). An instruction's names are looked up once
+ * for its run of cells (they come by PC). */
+static int write_folded(FILE *f, const view_report_input *stacks, const binary_symbolizer *z)
 {
-    view_report_input stacks;
     view_callpath_names names;
     view_report_folded *rows = NULL;
     uint32_t *canon = NULL;
     size_t n = 0;
+    char fn[BINARY_SYMBOLIZE_TEXT_MAX], loc[BINARY_SYMBOLIZE_TEXT_MAX];
     int rc;
 
     memset(&names, 0, sizeof names);
-    if ((rc = view_report_input_load_stacks(&stacks, d->in.path, NULL)))
-        return rc;
-    if ((rc = view_callpath_names_init(&names, &stacks.p.contexts, d->z))
-        || (rc = view_report_folded_cells(&stacks, &rows, &n))
+    if ((rc = view_callpath_names_init(&names, &stacks->p.contexts, z))
+        || (rc = view_report_folded_cells(stacks, &rows, &n))
         || (rc = view_callpath_canonical(&names, &canon))
         || (rc = view_report_folded_merge(rows, &n, canon)))
         goto done;
     for (size_t i = 0; i < n; i++) {
-        char function[BINARY_SYMBOLIZE_TEXT_MAX], location[BINARY_SYMBOLIZE_TEXT_MAX], label[TRACE_PSV_LABEL_MAX];
-        char fn[BINARY_SYMBOLIZE_TEXT_MAX], loc[BINARY_SYMBOLIZE_TEXT_MAX];
+        char label[TRACE_PSV_LABEL_MAX], caller[BINARY_SYMBOLIZE_TEXT_MAX];
         const char *callers[VIEW_CALLPATH_MAX_CALLERS];
         size_t depth = view_callpath_callers(&names, rows[i].ctx, callers);
         for (size_t k = 0; k < depth; k++) {
-            frame_name(fn, sizeof fn, callers[k]);
-            fprintf(f, "%s;", fn);
+            frame_name(caller, sizeof caller, callers[k]);
+            fputs(caller, f);
+            fputc(';', f);
         }
-        binary_symbolize_function(d->z, rows[i].pc, function, sizeof function);
-        binary_symbolize_location(d->z, rows[i].pc, location, sizeof location);
-        frame_name(fn, sizeof fn, function);
-        frame_name(loc, sizeof loc, location);
+        if (i == 0 || rows[i].pc != rows[i - 1].pc) {
+            char function[BINARY_SYMBOLIZE_TEXT_MAX], location[BINARY_SYMBOLIZE_TEXT_MAX];
+            binary_symbolize_function(z, rows[i].pc, function, sizeof function);
+            binary_symbolize_location(z, rows[i].pc, location, sizeof location);
+            frame_name(fn, sizeof fn, function);
+            frame_name(loc, sizeof loc, location);
+        }
         fprintf(f, "%s;%s;%s %" PRIu64 "\n", fn, loc, trace_psv_label(rows[i].psv, label, sizeof label),
                 rows[i].weight);
     }
@@ -274,7 +276,44 @@ done:
     free(canon);
     free(rows);
     view_callpath_names_free(&names);
+    return rc;
+}
+
+/* The folded stacks of a report that read the PICS as a view (with
+ * --golden, which checked the pair): the file is read again keeping its
+ * contexts. */
+static int print_folded(FILE *f, report_data *d)
+{
+    view_report_input stacks;
+    int rc = view_report_input_load_stacks(&stacks, d->in.path, NULL);
+    if (!rc)
+        rc = write_folded(f, &stacks, d->z);
     view_report_input_free(&stacks);
+    return rc;
+}
+
+/* pics report --format folded without --golden: the PICS read once, with
+ * its contexts, named and written; no view built. */
+static int run_folded(const report_request *req)
+{
+    view_report_input in;
+    binary_symbolizer *z = NULL;
+    binary_symbolize_options sym = req->sym;
+    outfile *out = NULL;
+    int rc;
+
+    sym.note_stripped = 1;
+    if ((rc = view_report_input_load_stacks(&in, req->path, NULL)))
+        return rc;
+    if (!(rc = view_report_symbolize(&z, &in.info.program, &in.info.objects, &in.p, &sym))
+        && !(rc = outfile_open(&out, req->out_path))) {
+        if ((rc = write_folded(outfile_stream(out), &in, z)))
+            outfile_abort(out);
+        else
+            rc = outfile_commit(out);
+    }
+    binary_symbolize_close(z);
+    view_report_input_free(&in);
     return rc;
 }
 
@@ -324,6 +363,8 @@ static int run_report(const report_request *req)
     outfile *out = NULL;
     int rc;
 
+    if (req->format == FORMAT_FOLDED && !req->golden_path)
+        return run_folded(req);
     memset(&d, 0, sizeof d);
     if ((rc = req->granularity == PICS_GRAN_CALLPATH ? view_report_input_load_array(&d.in, req->path, req->golden_path)
                                                      : view_report_input_load(&d.in, req->path, req->golden_path)))
