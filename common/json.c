@@ -14,6 +14,7 @@ void json_init(json_writer *j, FILE *out)
     j->depth = 0;
     j->count[0] = 0;
     j->is_array[0] = 0;
+    j->is_inline[0] = 0;
     j->after_key = 0;
 }
 
@@ -34,7 +35,8 @@ static void before_item(json_writer *j)
     if (j->depth > 0) {
         if (j->count[j->depth] > 0)
             fputc(',', j->out);
-        indent(j);
+        if (!j->is_inline[j->depth])
+            indent(j);
         j->count[j->depth]++;
     }
 }
@@ -46,34 +48,42 @@ static void before_value(json_writer *j)
     before_item(j);
 }
 
-static void begin(json_writer *j, int is_array)
+static void begin(json_writer *j, int is_array, int is_inline)
 {
     assert(j->depth + 1 < JSON_MAX_DEPTH); /* the documents written nest less deeply */
+    assert(!j->is_inline[j->depth]);       /* an inline array holds scalars only */
     before_value(j);
     fputc(is_array ? '[' : '{', j->out);
     if (j->depth + 1 < JSON_MAX_DEPTH) {
         j->depth++;
         j->count[j->depth] = 0;
         j->is_array[j->depth] = is_array;
+        j->is_inline[j->depth] = is_inline;
     }
 }
 
 void json_begin_object(json_writer *j)
 {
-    begin(j, 0);
+    begin(j, 0, 0);
 }
 
 void json_begin_array(json_writer *j)
 {
-    begin(j, 1);
+    begin(j, 1, 0);
+}
+
+void json_begin_inline_array(json_writer *j)
+{
+    begin(j, 1, 1);
 }
 
 void json_end(json_writer *j)
 {
     int was_array = j->is_array[j->depth];
-    int had_items = j->count[j->depth] > 0;
+    int had_items = j->count[j->depth] > 0 && !j->is_inline[j->depth];
 
     assert(j->depth > 0 && !j->after_key); /* it closes an open container, and no key waits for its value */
+    j->is_inline[j->depth] = 0;
     if (j->depth > 0)
         j->depth--;
     if (had_items)

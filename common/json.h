@@ -4,7 +4,8 @@
  * Keeps track of nesting and commas so callers only say what to write:
  *   json_begin_object(&j); json_key(&j, "cycles"); json_u64(&j, 50); json_end(&j);
  * Output goes to a FILE*; strings are escaped per RFC 8259. Two-space
- * indentation, one member per line.
+ * indentation, one member per line; an inline array (of scalars: numbers,
+ * strings) on one line, "[1,2,3]", for long lists of numbers.
  */
 #ifndef TEA_COMMON_JSON_H
 #define TEA_COMMON_JSON_H
@@ -19,12 +20,15 @@ typedef struct json_writer {
     int depth;
     int count[JSON_MAX_DEPTH];   /* members written at each level */
     int is_array[JSON_MAX_DEPTH];
+    int is_inline[JSON_MAX_DEPTH]; /* an inline array: items on one line */
     int after_key;               /* a key was written, its value comes next */
 } json_writer;
 
 void json_init(json_writer *j, FILE *out);
 void json_begin_object(json_writer *j);
 void json_begin_array(json_writer *j);
+/* An array of scalars written on one line (no containers in it). */
+void json_begin_inline_array(json_writer *j);
 void json_end(json_writer *j);             /* closes the innermost object or array */
 void json_key(json_writer *j, const char *key);
 void json_string(json_writer *j, const char *s); /* NULL writes null */

@@ -202,15 +202,15 @@ int view_speedscope_write(FILE *f, const view_speedscope_input *in)
     json_u64(&j, total);
     json_key(&j, "samples");
     json_begin_array(&j);
-    for (size_t i = 0; i < n; i++) {
-        json_begin_array(&j);
+    for (size_t i = 0; i < n; i++) { /* a sample's frames on one line */
+        json_begin_inline_array(&j);
         for (size_t k = st.start[i]; k < st.start[i + 1]; k++)
             json_u64(&j, (uint64_t)st.stacks[k]);
         json_end(&j);
     }
     json_end(&j);
     json_key(&j, "weights");
-    json_begin_array(&j);
+    json_begin_inline_array(&j);
     for (size_t i = 0; i < n; i++)
         json_u64(&j, rows[i].weight);
     json_end(&j);

@@ -138,13 +138,23 @@ static void json_writer_output(void **state)
     json_key(&j, "e");
     json_begin_array(&j);
     json_end(&j);
+    json_key(&j, "i"); /* inline: an array of arrays of numbers, each on one line, and an empty one */
+    json_begin_array(&j);
+    json_begin_inline_array(&j);
+    json_u64(&j, 3);
+    json_u64(&j, 14);
+    json_end(&j);
+    json_begin_inline_array(&j);
+    json_end(&j);
+    json_end(&j);
     json_end(&j);
     json_finish(&j);
     fclose(out);
     test_read_file(path, &data, &size);
     data[size] = 0;
     assert_string_equal((char *)data,
-                        "{\n  \"a\": 1,\n  \"s\": \"q\\\"\\n\",\n  \"l\": [\n    0.1,\n    null\n  ],\n  \"e\": []\n}\n");
+                        "{\n  \"a\": 1,\n  \"s\": \"q\\\"\\n\",\n  \"l\": [\n    0.1,\n    null\n  ],\n  \"e\": [],\n"
+                        "  \"i\": [\n    [3,14],\n    []\n  ]\n}\n");
     free(data);
     unlink(path);
     free(path);
