@@ -15,6 +15,7 @@
 int view_callpath_names_init(view_callpath_names *n, const trace_contexts *contexts, const binary_symbolizer *z)
 {
     memset(n, 0, sizeof *n);
+    strtab_init(&n->names);
     n->contexts = contexts;
     if (contexts->count == 0)
         return TEA_OK;
@@ -29,20 +30,20 @@ int view_callpath_names_init(view_callpath_names *n, const trace_contexts *conte
             binary_symbolize_function(z, site, name, sizeof name);
         else
             snprintf(name, sizeof name, "0x%" PRIx64, site);
-        if (!(n->site[id] = strdup(name))) {
+        long k = strtab_index(&n->names, name);
+        if (k < 0) {
             view_callpath_names_free(n);
-            return error_set(TEA_ERR_NOMEM, "out of memory naming calling contexts");
+            return TEA_ERR_NOMEM; /* the message is strtab_index's */
         }
+        n->site[id] = n->names.text[k];
     }
     return TEA_OK;
 }
 
 void view_callpath_names_free(view_callpath_names *n)
 {
-    if (n->site && n->contexts)
-        for (uint32_t id = 0; id < n->contexts->count; id++)
-            free(n->site[id]);
-    free(n->site);
+    free((void *)n->site);
+    strtab_free(&n->names);
     memset(n, 0, sizeof *n);
 }
 

@@ -25,10 +25,13 @@
 #define VIEW_CALLPATH_MAX_CALLERS TRACE_CONTEXT_MAX_DEPTH
 
 /* The names of the call sites' functions, one per context (NULL for the
- * root and for a context without a known call site). */
+ * root and for a context without a known call site). Each name is kept
+ * once: contexts whose call sites are in one function share the pointer
+ * (the views that sort or merge stacks by name compare pointers first). */
 typedef struct view_callpath_names {
     const trace_contexts *contexts;
-    char **site;       /* [contexts->count] */
+    const char **site; /* [contexts->count], into `names` */
+    strtab names;      /* the distinct names */
 } view_callpath_names;
 
 /* Names every context's call site with `z` (binary_symbolize_function;

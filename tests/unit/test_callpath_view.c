@@ -64,6 +64,9 @@ static void sites_and_callers(void **state)
     assert_int_equal(view_callpath_callers(&names, 6, callers), 3);
     assert_string_equal(callers[0], "0x110");
     assert_string_equal(callers[2], "0x210");
+    /* contexts 4 and 6 are both called from 0x210: one name, kept once */
+    assert_ptr_equal(names.site[4], names.site[6]);
+    assert_true(names.site[2] != names.site[3]);
     view_callpath_names_free(&names);
     trace_contexts_free(&t);
 }
@@ -85,11 +88,15 @@ static void canonical_and_merge(void **state)
     size_t n = sizeof rows / sizeof rows[0];
     (void)state;
     build_contexts(&t);
+    memset(&names, 0, sizeof names);
+    strtab_init(&names.names);
     names.contexts = &t;
     names.site = calloc(t.count, sizeof *names.site);
     assert_non_null(names.site);
-    for (uint32_t id = 0; id < t.count; id++)
-        names.site[id] = site_names[id] ? strdup(site_names[id]) : NULL;
+    for (uint32_t id = 0; id < t.count; id++) { /* as view_callpath_names_init keeps them: each name once */
+        long k = site_names[id] ? strtab_index(&names.names, site_names[id]) : -1;
+        names.site[id] = k >= 0 ? names.names.text[k] : NULL;
+    }
     assert_int_equal(view_callpath_canonical(&names, &canon), 0);
     const uint32_t want[] = { 0, 0, 1, 1, 2, 2, 3 };
     assert_memory_equal(canon, want, sizeof want);
