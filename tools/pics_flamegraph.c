@@ -4,7 +4,6 @@
  * those of `pics report --format folded`: function, instruction, component,
  * weighted by whole cycles (view_report_folded_cells).
  */
-#define _POSIX_C_SOURCE 200809L /* strdup */
 #include "view/callpath.h"
 #include "view/report.h"
 #include "binary/symbolize.h"
@@ -12,6 +11,7 @@
 #include "commands.h"
 #include "common/error.h"
 #include "common/outfile.h"
+#include "common/strtab.h"
 #include "palette.h"
 #include "plot/flame.h"
 #include "trace/psv.h"
@@ -25,7 +25,6 @@
 #define FLAME_TITLE_MAX 256
 #define FLAME_FUNCTION_COLOR "#f2d9a6"  /* light sand: functions */
 #define FLAME_INSN_COLOR "#e3e3e3"      /* light grey: instructions */
-#define FLAME_PC_HASH 0x9e3779b97f4a7c15ull /* Fibonacci hashing of a PC into the name map */
 
 #define FLAMEGRAPH_SYNOPSIS                                                                         \
     "Usage: pics flamegraph FILE.pics -o OUT.svg [OPTIONS]\n\n"                                    \
@@ -83,7 +82,7 @@ static void build_legend(flame_legend *lg, const view_report_folded *rows, size_
 
 /* The frames of every stack, each name kept once: a calling context's
  * callers (the view_callpath_names' strings) as one prefix array shared by
- * its stacks, an instruction's function and location per distinct PC, a
+ * its stacks, functions' and instructions' names in a strtab, a
  * component's label and colour per PSV; a stack's own frames are three
  * pointers (function, instruction, component). Millions of cells of a
  * context PICS then cost a few words each. */
@@ -95,12 +94,9 @@ typedef struct flame_frames {
     size_t *prefix_depth;
     size_t contexts;
     const char **caller_colors;          /* VIEW_CALLPATH_MAX_CALLERS of FLAME_CALLER_COLOR */
-    /* names per PC: an open-addressing map of pc to an index of names */
-    uint64_t *pcs;
-    uint32_t *pc_index;                  /* 1 + the name's index; 0: empty slot */
-    size_t pc_slots, pc_count;
-    char **function, **insn;             /* [pc_count] */
-    size_t names_cap;
+    strtab names;                        /* the functions' and instructions' names, each once */
+    uint64_t named_pc;                   /* the PC named last (rows come by PC), */
+    const char *function, *insn;         /* ... its names (NULL: none named yet) */
     char component[TRACE_PSV_VALUES][TRACE_PSV_LABEL_MAX];
     char color[TRACE_PSV_VALUES][PLOT_CHART_COLOR_MAX];
     const char *own_colors[TRACE_PSV_VALUES][FLAME_FRAMES]; /* function, instruction, component */
@@ -111,17 +107,10 @@ static void frames_free(flame_frames *f)
 {
     for (size_t c = 0; f->prefix && c < f->contexts; c++)
         free(f->prefix[c]);
-    for (size_t i = 0; i < f->pc_count; i++) {
-        free(f->function[i]);
-        free(f->insn[i]);
-    }
     free(f->prefix);
     free(f->prefix_depth);
     free(f->caller_colors);
-    free(f->pcs);
-    free(f->pc_index);
-    free(f->function);
-    free(f->insn);
+    strtab_free(&f->names);
     free(f->own);
     memset(f, 0, sizeof *f);
 }
@@ -134,16 +123,14 @@ static int frames_init(flame_frames *f, const view_callpath_names *callers, cons
     f->callers = callers;
     f->z = z;
     f->contexts = contexts;
-    f->pc_slots = 1024;
-    f->pcs = malloc(f->pc_slots * sizeof *f->pcs);
-    f->pc_index = calloc(f->pc_slots, sizeof *f->pc_index);
+    strtab_init(&f->names);
     f->caller_colors = malloc(VIEW_CALLPATH_MAX_CALLERS * sizeof *f->caller_colors);
     f->own = malloc((n ? n : 1) * FLAME_FRAMES * sizeof *f->own);
     if (contexts) {
         f->prefix = calloc(contexts, sizeof *f->prefix);
         f->prefix_depth = calloc(contexts, sizeof *f->prefix_depth);
     }
-    if (!f->pcs || !f->pc_index || !f->caller_colors || !f->own || (contexts && (!f->prefix || !f->prefix_depth))) {
+    if (!f->caller_colors || !f->own || (contexts && (!f->prefix || !f->prefix_depth))) {
         frames_free(f);
         return error_set(TEA_ERR_NOMEM, "out of memory");
     }
@@ -180,79 +167,24 @@ static int frames_prefix(flame_frames *f, uint32_t ctx, const char *const **pref
     return TEA_OK;
 }
 
-/* A PC's home slot in a map of `slots` (a power of two). */
-static size_t pc_slot(uint64_t pc, size_t slots)
-{
-    return (size_t)((pc * FLAME_PC_HASH) >> 32) & (slots - 1);
-}
-
-/* Doubles the PC map. */
-static int pcs_grow(flame_frames *f)
-{
-    size_t slots = f->pc_slots * 2;
-    uint64_t *pcs = malloc(slots * sizeof *pcs);
-    uint32_t *index = calloc(slots, sizeof *index);
-    if (!pcs || !index) {
-        free(pcs);
-        free(index);
-        return error_set(TEA_ERR_NOMEM, "out of memory");
-    }
-    for (size_t i = 0; i < f->pc_slots; i++) {
-        if (!f->pc_index[i])
-            continue;
-        size_t s = pc_slot(f->pcs[i], slots);
-        while (index[s])
-            s = (s + 1) & (slots - 1);
-        pcs[s] = f->pcs[i];
-        index[s] = f->pc_index[i];
-    }
-    free(f->pcs);
-    free(f->pc_index);
-    f->pcs = pcs;
-    f->pc_index = index;
-    f->pc_slots = slots;
-    return TEA_OK;
-}
-
-/* The function and location names of `pc` (symbolized once per PC). */
+/* The function and location names of `pc`, each name kept once; a PC is
+ * named once, as rows come by PC (pics_sorted's order). */
 static int frames_names(flame_frames *f, uint64_t pc, const char **function, const char **insn)
 {
-    size_t s = pc_slot(pc, f->pc_slots);
-    char fn[BINARY_SYMBOLIZE_TEXT_MAX], loc[BINARY_SYMBOLIZE_TEXT_MAX];
-    int rc;
-    while (f->pc_index[s] && f->pcs[s] != pc)
-        s = (s + 1) & (f->pc_slots - 1);
-    if (!f->pc_index[s]) {
-        if ((f->pc_count + 1) * 2 > f->pc_slots) {
-            if ((rc = pcs_grow(f)))
-                return rc;
-            return frames_names(f, pc, function, insn);
-        }
-        if (f->pc_count == f->names_cap) {
-            size_t cap = f->names_cap ? 2 * f->names_cap : 1024;
-            char **fns = realloc(f->function, cap * sizeof *fns);
-            if (fns)
-                f->function = fns;
-            char **insns = fns ? realloc(f->insn, cap * sizeof *insns) : NULL;
-            if (!insns)
-                return error_set(TEA_ERR_NOMEM, "out of memory");
-            f->insn = insns;
-            f->names_cap = cap;
-        }
+    if (!f->function || pc != f->named_pc) {
+        char fn[BINARY_SYMBOLIZE_TEXT_MAX], loc[BINARY_SYMBOLIZE_TEXT_MAX];
+        long kf, kl;
+        assert(!f->function || pc > f->named_pc); /* rows by PC: never one named before */
         binary_symbolize_function(f->z, pc, fn, sizeof fn);
         binary_symbolize_location(f->z, pc, loc, sizeof loc);
-        f->function[f->pc_count] = strdup(fn);
-        f->insn[f->pc_count] = strdup(loc);
-        if (!f->function[f->pc_count] || !f->insn[f->pc_count]) {
-            free(f->function[f->pc_count]);
-            free(f->insn[f->pc_count]);
-            return error_set(TEA_ERR_NOMEM, "out of memory");
-        }
-        f->pcs[s] = pc;
-        f->pc_index[s] = (uint32_t)++f->pc_count;
+        if ((kf = strtab_index(&f->names, fn)) < 0 || (kl = strtab_index(&f->names, loc)) < 0)
+            return TEA_ERR_NOMEM; /* the message is strtab_index's */
+        f->function = f->names.text[kf];
+        f->insn = f->names.text[kl];
+        f->named_pc = pc;
     }
-    *function = f->function[f->pc_index[s] - 1];
-    *insn = f->insn[f->pc_index[s] - 1];
+    *function = f->function;
+    *insn = f->insn;
     return TEA_OK;
 }
 
